@@ -1,0 +1,66 @@
+/* algo.c - the algorithm registry (see algo.h).
+ *
+ * To add an algorithm: define `const dp_algo algo_NAME` in algo_NAME.c,
+ * declare it below and add it to the table. The first entry is the default.
+ */
+#include "algo.h"
+
+#include <string.h>
+
+extern const dp_algo algo_single;
+
+static const dp_algo *const registry[] = {
+	&algo_single,
+};
+
+#define NREG (sizeof registry / sizeof registry[0])
+
+void algo_opts_default(dp_algo_opts *o)
+{
+	o->contention = DP_CONT_PORT;
+	o->polish = true;
+}
+
+size_t algo_count(void)
+{
+	return NREG;
+}
+
+const dp_algo *algo_at(size_t i)
+{
+	return i < NREG ? registry[i] : NULL;
+}
+
+const dp_algo *algo_find(const char *name)
+{
+	for (size_t i = 0; i < NREG; i++)
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
+	return NULL;
+}
+
+const dp_algo *algo_default(void)
+{
+	return registry[0];
+}
+
+const char *algo_names(void)
+{
+	static char buf[512];
+	if (buf[0])
+		return buf;
+	size_t pos = 0;
+	for (size_t i = 0; i < NREG && pos < sizeof buf - 1; i++) {
+		size_t n = strlen(registry[i]->name);
+		if (pos + n + 3 >= sizeof buf)
+			break;
+		if (i) {
+			memcpy(buf + pos, ", ", 2);
+			pos += 2;
+		}
+		memcpy(buf + pos, registry[i]->name, n);
+		pos += n;
+	}
+	buf[pos] = '\0';
+	return buf;
+}

@@ -1,0 +1,85 @@
+/* algo.h - the algorithm registry and the interface every partitioner has.
+ *
+ * An algorithm takes (graph, machine, options, progress) and writes a device
+ * index for every op into placement. It must honour pins (op->pin >= 0) and
+ * colocation groups (all ops of a group on one device), poll the cancel flag
+ * (returning DP_ECANCELED) and report progress. It returns its best
+ * placement even when the memory caps cannot be met: the plan layer
+ * simulates it and reports the result as infeasible with the numbers.
+ *
+ * Algorithms must be deterministic: same input, same placement, bit for bit.
+ * They must not keep global state, so two may run in two threads at once.
+ */
+#ifndef DNNPART_ALGO_H
+#define DNNPART_ALGO_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "graph.h"
+#include "machine.h"
+#include "sim.h"
+
+/* Progress and cancellation. fn may be NULL; cancel may be NULL. fn is
+ * called from the thread that runs the algorithm. */
+typedef struct dp_progress {
+	void (*fn)(void *ud, const char *phase, double fraction);
+	void *ud;
+	atomic_int *cancel; /* nonzero: stop as soon as possible */
+} dp_progress;
+
+static inline bool progress_canceled(const dp_progress *p)
+{
+	return p && p->cancel && atomic_load(p->cancel) != 0;
+}
+
+static inline void progress_report(const dp_progress *p, const char *phase,
+				   double fraction)
+{
+	if (p && p->fn)
+		p->fn(p->ud, phase, fraction);
+}
+
+typedef struct dp_algo_opts {
+	dp_contention contention; /* the model the algorithm optimises for */
+	bool polish;              /* pardnn: run the polish phase (default on) */
+} dp_algo_opts;
+
+/* Defaults: port contention, polish on. */
+void algo_opts_default(dp_algo_opts *o);
+
+typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,
+				const dp_algo_opts *o, const dp_progress *p,
+				int32_t *placement, dp_err *err);
+
+typedef struct dp_algo {
+	const char *name;    /* user-facing name, e.g. "pardnn" */
+	const char *summary; /* one line for menus and --help */
+	const char *source;  /* paper or origin, one line */
+	dp_algo_fn run;
+} dp_algo;
+
+/* The registry, in display order; the first entry is the default. */
+size_t algo_count(void);
+const dp_algo *algo_at(size_t i);
+/* Finds an algorithm by name; NULL if unknown. */
+const dp_algo *algo_find(const char *name);
+/* The default algorithm (pardnn once registered). */
+const dp_algo *algo_default(void);
+/* "pardnn, single, mtopo, ..." for messages; static storage. */
+const char *algo_names(void);
+
+/* Shared helpers for algorithms (algo_common.c). */
+
+/* Checks that every pin names a device < m->k; DP_EINPUT naming the op. */
+dp_status algo_check_pins(const dp_graph *g, const dp_machine *m,
+			  dp_err *err);
+/* Forces pins and colocation onto a placement: pinned ops (and their whole
+ * group) go to the pin; every other group goes to the device of its first
+ * member (smallest op id). Used as a last step by simple algorithms. */
+void algo_apply_constraints(const dp_graph *g, int32_t *placement);
+
+#endif

@@ -1,0 +1,37 @@
+/* algo_common.c - helpers shared by the algorithms (see algo.h). */
+#include "algo.h"
+
+dp_status algo_check_pins(const dp_graph *g, const dp_machine *m, dp_err *err)
+{
+	for (uint32_t u = 0; u < g->nops; u++) {
+		int32_t pin = g->ops[u].pin;
+		if (pin >= m->k)
+			return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+					  "op '%s' is pinned to device %d but "
+					  "the machine has %d device%s (0..%d)",
+					  graph_op_name(g, u), pin, m->k,
+					  m->k == 1 ? "" : "s", m->k - 1);
+	}
+	return DP_OK;
+}
+
+void algo_apply_constraints(const dp_graph *g, int32_t *placement)
+{
+	/* groups: the pin of any member wins, else the first member's device */
+	for (uint32_t c = 0; c < g->ngroups; c++) {
+		uint32_t lo = g->group_off[c], hi = g->group_off[c + 1];
+		if (lo == hi)
+			continue;
+		int32_t dev = placement[g->group_ops[lo]];
+		for (uint32_t i = lo; i < hi; i++)
+			if (g->ops[g->group_ops[i]].pin >= 0) {
+				dev = g->ops[g->group_ops[i]].pin;
+				break;
+			}
+		for (uint32_t i = lo; i < hi; i++)
+			placement[g->group_ops[i]] = dev;
+	}
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].pin >= 0)
+			placement[u] = g->ops[u].pin;
+}

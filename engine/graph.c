@@ -1,0 +1,620 @@
+/* graph.c - graph storage, validation and topological order (see graph.h). */
+#include "graph.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/minheap.h"
+
+#define EMPTY UINT32_MAX
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static dp_status nomem(dp_err *err, const char *what)
+{
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory while storing %s", what);
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	uint64_t nc = *cap ? (uint64_t)*cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	if (nc > UINT32_MAX)
+		nc = UINT32_MAX;
+	void *q = realloc(*p, (size_t)nc * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = (uint32_t)nc;
+	return 0;
+}
+
+/* Appends s to the arena; returns its offset or UINT32_MAX on failure. */
+static uint32_t arena_add(dp_graph *g, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (g->strs_len + n > UINT32_MAX)
+		return EMPTY;
+	if (g->strs_len + n > g->strs_cap) {
+		size_t nc = g->strs_cap ? g->strs_cap * 2 : 4096;
+		while (nc < g->strs_len + n)
+			nc *= 2;
+		char *q = realloc(g->strs, nc);
+		if (!q)
+			return EMPTY;
+		g->strs = q;
+		g->strs_cap = nc;
+	}
+	memcpy(g->strs + g->strs_len, s, n);
+	uint32_t off = (uint32_t)g->strs_len;
+	g->strs_len += n;
+	return off;
+}
+
+dp_graph *graph_new(const char *name)
+{
+	dp_graph *g = calloc(1, sizeof *g);
+	if (!g)
+		return NULL;
+	g->name = strdup(name ? name : "");
+	g->source = strdup("");
+	g->strs = malloc(4096);
+	if (!g->name || !g->source || !g->strs) {
+		graph_free(g);
+		return NULL;
+	}
+	g->strs_cap = 4096;
+	g->strs[0] = '\0';
+	g->strs_len = 1;
+	g->hint.lat_us = -1;
+	return g;
+}
+
+void graph_free(dp_graph *g)
+{
+	if (!g)
+		return;
+	free(g->name);
+	free(g->source);
+	free(g->ops);
+	free(g->edges);
+	free(g->strs);
+	free(g->name_hash);
+	free(g->group_label);
+	free(g->group_hash);
+	free(g->intern_hash);
+	free(g->succ_off);
+	free(g->succ_edge);
+	free(g->pred_off);
+	free(g->pred_edge);
+	free(g->topo);
+	free(g->topo_pos);
+	free(g->group_off);
+	free(g->group_ops);
+	free(g);
+}
+
+static dp_status set_str(char **dst, const char *s, dp_err *err)
+{
+	char *c = strdup(s ? s : "");
+	if (!c)
+		return nomem(err, "a name");
+	free(*dst);
+	*dst = c;
+	return DP_OK;
+}
+
+dp_status graph_set_source(dp_graph *g, const char *path, dp_err *err)
+{
+	return set_str(&g->source, path, err);
+}
+
+dp_status graph_set_name(dp_graph *g, const char *name, dp_err *err)
+{
+	return set_str(&g->name, name, err);
+}
+
+/* Open-addressing table of uint32 values keyed by the string key(value).
+ * Rehashes when more than half full. */
+typedef const char *(*key_fn)(const dp_graph *g, uint32_t v);
+
+static const char *op_key(const dp_graph *g, uint32_t v)
+{
+	return g->strs + g->ops[v].name;
+}
+static const char *group_key(const dp_graph *g, uint32_t v)
+{
+	return g->strs + g->group_label[v];
+}
+static const char *intern_key(const dp_graph *g, uint32_t v)
+{
+	return g->strs + v;
+}
+
+static uint32_t table_find(const dp_graph *g, const uint32_t *tab, uint32_t cap,
+			   key_fn key, const char *s)
+{
+	if (!cap)
+		return EMPTY;
+	uint32_t i = (uint32_t)hash_str(s) & (cap - 1);
+	while (tab[i] != EMPTY) {
+		if (strcmp(key(g, tab[i]), s) == 0)
+			return tab[i];
+		i = (i + 1) & (cap - 1);
+	}
+	return EMPTY;
+}
+
+static int table_insert(const dp_graph *g, uint32_t **tab, uint32_t *cap,
+			uint32_t count, key_fn key, uint32_t v)
+{
+	if ((uint64_t)(count + 1) * 2 > *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 1024;
+		uint32_t *nt = malloc((size_t)nc * sizeof *nt);
+		if (!nt)
+			return -1;
+		memset(nt, 0xff, (size_t)nc * sizeof *nt);
+		for (uint32_t i = 0; i < *cap; i++) {
+			uint32_t w = (*tab)[i];
+			if (w == EMPTY)
+				continue;
+			uint32_t j = (uint32_t)hash_str(key(g, w)) & (nc - 1);
+			while (nt[j] != EMPTY)
+				j = (j + 1) & (nc - 1);
+			nt[j] = w;
+		}
+		free(*tab);
+		*tab = nt;
+		*cap = nc;
+	}
+	uint32_t j = (uint32_t)hash_str(key(g, v)) & (*cap - 1);
+	while ((*tab)[j] != EMPTY)
+		j = (j + 1) & (*cap - 1);
+	(*tab)[j] = v;
+	return 0;
+}
+
+uint32_t graph_find(const dp_graph *g, const char *name)
+{
+	return table_find(g, g->name_hash, g->name_hash_cap, op_key, name);
+}
+
+dp_status graph_add_op(dp_graph *g, const char *name, uint32_t *id,
+		       dp_err *err)
+{
+	if (g->finalized)
+		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+				  "graph_add_op on a finalized graph");
+	if (!name || !name[0])
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "op name must be a non-empty string");
+	if (graph_find(g, name) != EMPTY)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "duplicate op name '%s' (op names must be "
+				  "unique)",
+				  name);
+	if (g->nops >= DP_MAX_OPS)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "too many ops: at most %u are supported",
+				  DP_MAX_OPS);
+	if (grow((void **)&g->ops, &g->ops_cap, g->nops + 1, sizeof *g->ops))
+		return nomem(err, "ops");
+	uint32_t off = arena_add(g, name);
+	if (off == EMPTY)
+		return nomem(err, "op names");
+	dp_op *op = &g->ops[g->nops];
+	memset(op, 0, sizeof *op);
+	op->name = off;
+	op->colocate = -1;
+	op->pin = -1;
+	if (table_insert(g, &g->name_hash, &g->name_hash_cap, g->nops, op_key,
+			 g->nops))
+		return nomem(err, "the op name index");
+	*id = g->nops++;
+	return DP_OK;
+}
+
+static dp_status intern(dp_graph *g, const char *s, uint32_t *off,
+			dp_err *err)
+{
+	if (!s || !s[0]) {
+		*off = 0;
+		return DP_OK;
+	}
+	uint32_t o = table_find(g, g->intern_hash, g->intern_hash_cap,
+				intern_key, s);
+	if (o == EMPTY) {
+		o = arena_add(g, s);
+		if (o == EMPTY ||
+		    table_insert(g, &g->intern_hash, &g->intern_hash_cap,
+				 g->nintern, intern_key, o))
+			return nomem(err, "strings");
+		g->nintern++;
+	}
+	*off = o;
+	return DP_OK;
+}
+
+dp_status graph_set_type(dp_graph *g, uint32_t op, const char *type,
+			 dp_err *err)
+{
+	return intern(g, type, &g->ops[op].type, err);
+}
+
+dp_status graph_set_layer(dp_graph *g, uint32_t op, const char *layer,
+			  dp_err *err)
+{
+	return intern(g, layer, &g->ops[op].layer, err);
+}
+
+dp_status graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
+			     dp_err *err)
+{
+	if (!label || !label[0]) {
+		g->ops[op].colocate = -1;
+		return DP_OK;
+	}
+	uint32_t grp = table_find(g, g->group_hash, g->group_hash_cap,
+				  group_key, label);
+	if (grp == EMPTY) {
+		uint32_t off;
+		dp_status st = intern(g, label, &off, err);
+		if (st)
+			return st;
+		if (grow((void **)&g->group_label, &g->groups_cap,
+			 g->ngroups + 1, sizeof *g->group_label))
+			return nomem(err, "colocation groups");
+		g->group_label[g->ngroups] = off;
+		if (table_insert(g, &g->group_hash, &g->group_hash_cap,
+				 g->ngroups, group_key, g->ngroups))
+			return nomem(err, "colocation groups");
+		grp = g->ngroups++;
+	}
+	g->ops[op].colocate = (int32_t)grp;
+	return DP_OK;
+}
+
+dp_status graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
+			 int64_t bytes, bool control, dp_err *err)
+{
+	if (from >= g->nops || to >= g->nops)
+		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+				  "edge endpoint out of range");
+	if (from == to)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "self-loop on op '%s' (an op cannot depend "
+				  "on itself)",
+				  graph_op_name(g, from));
+	if (g->nedges >= DP_MAX_EDGES)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "too many edges: at most %u are supported",
+				  DP_MAX_EDGES);
+	if (grow((void **)&g->edges, &g->edges_cap, g->nedges + 1,
+		 sizeof *g->edges))
+		return nomem(err, "edges");
+	dp_edge *e = &g->edges[g->nedges++];
+	e->from = from;
+	e->to = to;
+	e->bytes = bytes;
+	e->control = control;
+	return DP_OK;
+}
+
+dp_status graph_check_number(const char *field, const char *opname, double v,
+			     dp_err *err)
+{
+	if (isfinite(v) && v >= 0)
+		return DP_OK;
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "%s of op '%s' must be a finite number >= 0, got %g",
+			  field, opname, v);
+}
+
+/* Builds off/idx CSR arrays of edge ids keyed by from (succ) or to (pred). */
+static int build_csr(const dp_graph *g, bool by_to, uint32_t **off_out,
+		     uint32_t **idx_out)
+{
+	uint32_t n = g->nops, m = g->nedges;
+	uint32_t *off = calloc((size_t)n + 1, sizeof *off);
+	uint32_t *idx = malloc((size_t)(m ? m : 1) * sizeof *idx);
+	if (!off || !idx) {
+		free(off);
+		free(idx);
+		return -1;
+	}
+	for (uint32_t e = 0; e < m; e++)
+		off[(by_to ? g->edges[e].to : g->edges[e].from) + 1]++;
+	for (uint32_t i = 0; i < n; i++)
+		off[i + 1] += off[i];
+	/* fill using a moving cursor per op, kept in idx order by edge id */
+	uint32_t *cur = malloc((size_t)(n ? n : 1) * sizeof *cur);
+	if (!cur) {
+		free(off);
+		free(idx);
+		return -1;
+	}
+	memcpy(cur, off, (size_t)n * sizeof *cur);
+	for (uint32_t e = 0; e < m; e++) {
+		uint32_t u = by_to ? g->edges[e].to : g->edges[e].from;
+		idx[cur[u]++] = e;
+	}
+	free(cur);
+	*off_out = off;
+	*idx_out = idx;
+	return 0;
+}
+
+/* Reports one cycle among the ops that Kahn's algorithm could not order
+ * (indeg > 0): walk predecessors that are still unordered until an op
+ * repeats. */
+static dp_status report_cycle(const dp_graph *g, const uint32_t *indeg,
+			      dp_err *err)
+{
+	uint32_t n = g->nops;
+	uint32_t start = 0;
+	while (start < n && indeg[start] == 0)
+		start++;
+	uint32_t *seen = malloc((size_t)n * sizeof *seen); /* step index + 1 */
+	uint32_t *walk = malloc((size_t)n * sizeof *walk);
+	if (!seen || !walk) {
+		free(seen);
+		free(walk);
+		return nomem(err, "the cycle report");
+	}
+	memset(seen, 0, (size_t)n * sizeof *seen);
+	uint32_t len = 0, u = start;
+	while (!seen[u]) {
+		seen[u] = ++len;
+		walk[len - 1] = u;
+		uint32_t next = EMPTY;
+		for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
+			uint32_t p = g->edges[g->pred_edge[i]].from;
+			if (indeg[p] > 0) {
+				next = p;
+				break;
+			}
+		}
+		if (next == EMPTY)
+			break; /* cannot happen: unordered ops have unordered preds */
+		u = next;
+	}
+	/* walk[first..len-1] is the cycle in predecessor order (walk[i+1]
+	 * feeds walk[i]) and walk[len-1] is fed by walk[first]; forward it
+	 * reads walk[first], walk[len-1], walk[len-2], ..., walk[first+1]. */
+	uint32_t first = seen[u] - 1, clen = len - first;
+	char names[900];
+	size_t pos = 0;
+	names[0] = '\0';
+	uint32_t shown = clen < 12 ? clen : 12;
+	for (uint32_t i = 0; i <= shown; i++) {
+		uint32_t v = i == 0 || i == clen ? walk[first] : walk[len - i];
+		const char *nm = i == shown && shown < clen ? NULL
+							    : graph_op_name(g, v);
+		int w = nm ? snprintf(names + pos, sizeof names - pos, "%s'%s'",
+				      i ? " -> " : "", nm)
+			   : snprintf(names + pos, sizeof names - pos, " -> ...");
+		if (w < 0 || (size_t)w >= sizeof names - pos)
+			break;
+		pos += (size_t)w;
+	}
+	free(seen);
+	free(walk);
+	return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+			  "the graph has a cycle of %u ops: %s", clen, names);
+}
+
+static dp_status build_topo(dp_graph *g, dp_err *err)
+{
+	uint32_t n = g->nops;
+	uint32_t *indeg = calloc((size_t)n + 1, sizeof *indeg);
+	g->topo = malloc(((size_t)n + 1) * sizeof *g->topo);
+	g->topo_pos = malloc(((size_t)n + 1) * sizeof *g->topo_pos);
+	dp_minheap h;
+	if (!indeg || !g->topo || !g->topo_pos || minheap_init(&h, n)) {
+		free(indeg);
+		return nomem(err, "the topological order");
+	}
+	for (uint32_t e = 0; e < g->nedges; e++)
+		indeg[g->edges[e].to]++;
+	for (uint32_t u = 0; u < n; u++)
+		if (!indeg[u])
+			minheap_push(&h, u);
+	uint32_t k = 0;
+	while (h.len) {
+		uint32_t u = minheap_pop(&h);
+		g->topo_pos[u] = k;
+		g->topo[k++] = u;
+		for (uint32_t i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
+			uint32_t v = g->edges[g->succ_edge[i]].to;
+			if (--indeg[v] == 0)
+				minheap_push(&h, v);
+		}
+	}
+	minheap_free(&h);
+	dp_status st = DP_OK;
+	if (k < n)
+		st = report_cycle(g, indeg, err);
+	free(indeg);
+	return st;
+}
+
+static dp_status build_groups(dp_graph *g, dp_err *err)
+{
+	uint32_t c = g->ngroups;
+	g->group_off = calloc((size_t)c + 1, sizeof *g->group_off);
+	uint32_t members = 0;
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].colocate >= 0)
+			members++;
+	g->group_ops = malloc((size_t)(members ? members : 1) *
+			      sizeof *g->group_ops);
+	if (!g->group_off || !g->group_ops)
+		return nomem(err, "colocation groups");
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].colocate >= 0)
+			g->group_off[g->ops[u].colocate + 1]++;
+	for (uint32_t i = 0; i < c; i++)
+		g->group_off[i + 1] += g->group_off[i];
+	uint32_t *cur = malloc((size_t)(c ? c : 1) * sizeof *cur);
+	if (!cur)
+		return nomem(err, "colocation groups");
+	memcpy(cur, g->group_off, (size_t)c * sizeof *cur);
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].colocate >= 0)
+			g->group_ops[cur[g->ops[u].colocate]++] = u;
+	free(cur);
+	/* every pinned member of a group must name the same device */
+	for (uint32_t grp = 0; grp < c; grp++) {
+		int32_t pin = -1;
+		uint32_t pinned_by = 0;
+		for (uint32_t i = g->group_off[grp]; i < g->group_off[grp + 1];
+		     i++) {
+			uint32_t u = g->group_ops[i];
+			if (g->ops[u].pin < 0)
+				continue;
+			if (pin >= 0 && g->ops[u].pin != pin)
+				return dp_err_set(
+					err, DP_EINPUT, g->source, 0, 0,
+					"colocation group '%s': op '%s' is "
+					"pinned to device %d but op '%s' to "
+					"device %d (a group must share one "
+					"device)",
+					graph_str(g, g->group_label[grp]),
+					graph_op_name(g, pinned_by), pin,
+					graph_op_name(g, u), g->ops[u].pin);
+			pin = g->ops[u].pin;
+			pinned_by = u;
+		}
+	}
+	return DP_OK;
+}
+
+dp_status graph_finalize(dp_graph *g, dp_err *err)
+{
+	if (g->finalized)
+		return DP_OK;
+	g->total_time_us = 0;
+	g->total_output_bytes = g->total_param_bytes = g->max_temp_bytes = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const dp_op *op = &g->ops[u];
+		const char *nm = graph_op_name(g, u);
+		dp_status st;
+		if ((st = graph_check_number("time_us", nm, op->time_us, err)) ||
+		    (st = graph_check_number("output_bytes", nm,
+					     (double)op->output_bytes, err)) ||
+		    (st = graph_check_number("param_bytes", nm,
+					     (double)op->param_bytes, err)) ||
+		    (st = graph_check_number("temp_bytes", nm,
+					     (double)op->temp_bytes, err))) {
+			if (err)
+				snprintf(err->file, sizeof err->file, "%s",
+					 g->source);
+			return st;
+		}
+		g->total_time_us += op->time_us;
+		g->total_output_bytes += op->output_bytes;
+		g->total_param_bytes += op->param_bytes;
+		if (op->temp_bytes > g->max_temp_bytes)
+			g->max_temp_bytes = op->temp_bytes;
+	}
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		dp_edge *ed = &g->edges[e];
+		if (ed->control)
+			ed->bytes = 0;
+		else if (ed->bytes < 0)
+			ed->bytes = g->ops[ed->from].output_bytes;
+	}
+	if (build_csr(g, false, &g->succ_off, &g->succ_edge) ||
+	    build_csr(g, true, &g->pred_off, &g->pred_edge))
+		return nomem(err, "adjacency lists");
+	dp_status st = build_topo(g, err);
+	if (st)
+		return st;
+	st = build_groups(g, err);
+	if (st)
+		return st;
+	g->finalized = true;
+	return DP_OK;
+}
+
+size_t graph_memory_bytes(const dp_graph *g)
+{
+	size_t b = sizeof *g;
+	b += (size_t)g->ops_cap * sizeof *g->ops;
+	b += (size_t)g->edges_cap * sizeof *g->edges;
+	b += g->strs_cap;
+	b += (size_t)(g->name_hash_cap + g->group_hash_cap + g->intern_hash_cap) *
+	     sizeof(uint32_t);
+	b += (size_t)g->groups_cap * sizeof(uint32_t);
+	if (g->finalized) {
+		b += 2 * ((size_t)g->nops + 1) * sizeof(uint32_t); /* offsets */
+		b += 2 * (size_t)g->nedges * sizeof(uint32_t);
+		b += 2 * (size_t)g->nops * sizeof(uint32_t); /* topo */
+		b += ((size_t)g->ngroups + 1 + g->nops) * sizeof(uint32_t);
+	}
+	return b;
+}
+
+double graph_critical_path(const dp_graph *g, double max_speed,
+			   uint32_t *path, uint32_t *len)
+{
+	uint32_t n = g->nops;
+	*len = 0;
+	if (n == 0)
+		return 0;
+	if (!(max_speed > 0))
+		max_speed = 1;
+	double *dist = malloc((size_t)n * sizeof *dist); /* longest path ending at u, inclusive */
+	uint32_t *from = malloc((size_t)n * sizeof *from);
+	if (!dist || !from) {
+		free(dist);
+		free(from);
+		return -1;
+	}
+	uint32_t best = g->topo[0];
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t u = g->topo[k];
+		double d = -1;
+		uint32_t f = EMPTY;
+		for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
+			uint32_t p = g->edges[g->pred_edge[i]].from;
+			if (dist[p] > d || (dist[p] == d && p < f)) {
+				d = dist[p];
+				f = p;
+			}
+		}
+		if (f == EMPTY)
+			d = 0;
+		dist[u] = d + g->ops[u].time_us / max_speed;
+		from[u] = f;
+		if (dist[u] > dist[best] || (dist[u] == dist[best] && u < best))
+			best = u;
+	}
+	double total = dist[best];
+	uint32_t cnt = 0;
+	for (uint32_t u = best; u != EMPTY; u = from[u])
+		cnt++;
+	if (path) {
+		uint32_t i = cnt;
+		for (uint32_t u = best; u != EMPTY; u = from[u])
+			path[--i] = u;
+	}
+	*len = cnt;
+	free(dist);
+	free(from);
+	return total;
+}

@@ -1,0 +1,55 @@
+/* plan.h - a placement with its simulated schedule and metrics.
+ *
+ * plan_run() runs an algorithm from the registry and then the simulator;
+ * plan_evaluate() simulates a placement made elsewhere. Both fill a dp_plan
+ * that owns its arrays (plan_free()). The simulator is run with detail on,
+ * so the plan carries the critical path, the live tensors at each peak and
+ * the memory curves.
+ */
+#ifndef DNNPART_PLAN_H
+#define DNNPART_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "algo.h"
+#include "err.h"
+#include "graph.h"
+#include "machine.h"
+#include "sim.h"
+
+typedef struct dp_plan {
+	uint32_t nops;
+	int k;
+	int32_t *placement;   /* nops device indices */
+	char algo[32];        /* algorithm name, or "eval" for a given placement */
+	dp_contention contention;
+	double plan_ms;       /* wall time the algorithm took (0 for eval) */
+	dp_sim_result sim;    /* schedule and per-device stats (with detail) */
+	dp_bounds bounds;
+	double xlb;           /* makespan / LB (1.0 when LB is 0) */
+	double speedup;       /* one-device time / makespan */
+	bool feasible;        /* every device's peak <= its cap */
+	/* whether all ops on one device of the first device's kind would fit
+	 * under the first device's cap (peak of the all-on-device-0 schedule) */
+	bool one_device_fits;
+	int64_t one_device_peak;
+} dp_plan;
+
+/* Runs algo on g/m and simulates the result. Errors from the algorithm
+ * (including DP_ECANCELED) are passed through; plan is then untouched. */
+dp_status plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
+		   const dp_algo_opts *o, const dp_progress *p, dp_plan *plan,
+		   dp_err *err);
+
+/* Simulates a given placement (copied) under contention c. */
+dp_status plan_evaluate(const dp_graph *g, const dp_machine *m,
+			const int32_t *placement, dp_contention c,
+			dp_plan *plan, dp_err *err);
+
+void plan_free(dp_plan *plan);
+
+/* Device with the largest overflow (peak - cap), or -1 when feasible. */
+int plan_worst_device(const dp_plan *plan);
+
+#endif

@@ -1,0 +1,37 @@
+/* units.h - human units for sizes, bandwidths and times.
+ *
+ * Sizes: "16GiB", "16g", "512MB", "1.5TB", "4096", "4096B". Decimal prefixes
+ * (kB, MB, GB, TB) are powers of 1000, binary ones (KiB, MiB, GiB, TiB) powers
+ * of 1024, a bare letter (k, m, g, t, case-insensitive) means the binary one.
+ * Bandwidths: a size per second, "130GB/s", "5.7GB/s", "900GiB/s", "1e9" (plain
+ * number = bytes/s). Times: "25us", "25µs", "2ms", "1.5s", "100ns", "25" (plain
+ * number = µs).
+ *
+ * Parse errors fill err (DP_EINPUT) with a message that quotes the text and
+ * says what was expected; the caller adds where the text came from.
+ */
+#ifndef DNNPART_UNITS_H
+#define DNNPART_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* Parses a size into bytes (>= 0, rounded to the nearest byte). */
+dp_status units_parse_bytes(const char *s, int64_t *bytes, dp_err *err);
+/* Parses a bandwidth into bytes per microsecond (> 0). */
+dp_status units_parse_bandwidth(const char *s, double *bytes_per_us,
+				dp_err *err);
+/* Parses a duration into microseconds (>= 0). */
+dp_status units_parse_time(const char *s, double *us, dp_err *err);
+
+/* Formats bytes with a binary prefix and 3 significant digits where useful:
+ * "0 B", "512 B", "1.50 KiB", "16.0 GiB". Returns buf. */
+char *units_fmt_bytes(int64_t bytes, char *buf, size_t size);
+/* Formats microseconds: "850 us", "12.5 ms", "3.20 s". Returns buf. */
+char *units_fmt_time(double us, char *buf, size_t size);
+/* Formats bytes/µs as a decimal rate: "130 GB/s", "5.7 GB/s". Returns buf. */
+char *units_fmt_bandwidth(double bytes_per_us, char *buf, size_t size);
+
+#endif

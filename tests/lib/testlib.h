@@ -1,0 +1,84 @@
+/* testlib.h - a small unit-test harness.
+ *
+ * A test file defines test functions and a table:
+ *
+ *   static void test_chain_two_devices(void) { CHECK_NEAR(m, 42.0, 1e-9); }
+ *   TEST_MAIN(TEST(test_chain_two_devices), TEST(test_other))
+ *
+ * Each test prints "ok - NAME" or "not ok - NAME: file:line: what failed"
+ * (TAP-like); tests/run.sh counts those lines across every suite. A CHECK
+ * records a failure and continues; REQUIRE returns from the test.
+ */
+#ifndef DNNPART_TESTLIB_H
+#define DNNPART_TESTLIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+int test_main(const struct test_case *cases, int n, int argc, char **argv);
+void test_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool test_failed(void);
+/* Directory of the repository's shared/ benchmarks ("../shared/benchmarks"
+ * relative to the repository root; DNNPART_SHARED overrides). */
+const char *test_shared_dir(void);
+/* Path of a file under the repository root (tests run from the root). */
+
+#define TEST(fn) {#fn, fn}
+#define TEST_MAIN(...)                                                      \
+	int main(int argc, char **argv)                                     \
+	{                                                                   \
+		static const struct test_case cases_[] = {__VA_ARGS__};     \
+		return test_main(cases_,                                    \
+				 (int)(sizeof cases_ / sizeof cases_[0]),   \
+				 argc, argv);                               \
+	}
+
+#define CHECK(c)                                                            \
+	do {                                                                \
+		if (!(c))                                                   \
+			test_fail(__FILE__, __LINE__, "CHECK(%s)", #c);     \
+	} while (0)
+#define REQUIRE(c)                                                          \
+	do {                                                                \
+		if (!(c)) {                                                 \
+			test_fail(__FILE__, __LINE__, "REQUIRE(%s)", #c);   \
+			return;                                             \
+		}                                                           \
+	} while (0)
+#define CHECK_INT(a, b)                                                     \
+	do {                                                                \
+		long long a_ = (long long)(a), b_ = (long long)(b);         \
+		if (a_ != b_)                                               \
+			test_fail(__FILE__, __LINE__, "%s == %lld, want %s == %lld", \
+				  #a, a_, #b, b_);                          \
+	} while (0)
+#define CHECK_NEAR(a, b, eps)                                               \
+	do {                                                                \
+		double a_ = (double)(a), b_ = (double)(b);                  \
+		if (!(a_ - b_ <= (eps) && b_ - a_ <= (eps)))                \
+			test_fail(__FILE__, __LINE__, "%s == %.9g, want %.9g (+-%g)", \
+				  #a, a_, b_, (double)(eps));               \
+	} while (0)
+#define CHECK_STR(a, b)                                                     \
+	do {                                                                \
+		const char *a_ = (a), *b_ = (b);                            \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0)                      \
+			test_fail(__FILE__, __LINE__, "%s == \"%s\", want \"%s\"", \
+				  #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} while (0)
+#define CHECK_CONTAINS(hay, needle)                                         \
+	do {                                                                \
+		const char *h_ = (hay), *n_ = (needle);                     \
+		if (!h_ || !strstr(h_, n_))                                 \
+			test_fail(__FILE__, __LINE__, "%s == \"%s\" does not contain \"%s\"", \
+				  #hay, h_ ? h_ : "(null)", n_);            \
+	} while (0)
+
+#endif

@@ -1,0 +1,89 @@
+/* cli.h - the batch command line: subcommand table and shared options.
+ *
+ * main() (tui/main.c) looks the first argument up in the command table
+ * (tui/commands.c) and calls its run function; `dnnpart GRAPH` without a
+ * subcommand opens the TUI. Each subcommand lives in tui/cmd_NAME.c and
+ * parses its own arguments with the shared helpers below, so that -k, --mem,
+ * --link, --bw, --lat, --contention, --json, --format mean the same
+ * everywhere. Commands print results to stdout and errors to stderr as
+ * "dnnpart: file:line:col: message" and return the exit code (DESIGN 6:
+ * 0 ok, 1 infeasible with --strict, 2 bad usage or input, 3 internal).
+ */
+#ifndef DNNPART_CLI_H
+#define DNNPART_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "algo.h"
+#include "err.h"
+#include "graph.h"
+#include "load.h"
+#include "machine.h"
+#include "plan.h"
+#include "sim.h"
+
+typedef struct cli_command {
+	const char *name;
+	const char *args;    /* synopsis after the name, for usage lines */
+	const char *summary; /* one line for `dnnpart --help` */
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	void (*help)(FILE *out);           /* full --help text */
+} cli_command;
+
+extern const cli_command cli_commands[];
+extern const int cli_ncommands;
+const cli_command *cli_find_command(const char *name);
+
+/* Options shared by the subcommands that take a graph and a machine. */
+typedef struct cli_opts {
+	const char *graph_path;
+	dp_format format;
+	int k;                 /* 0 = not given */
+	const char *mem;       /* --mem spec, NULL = not given */
+	const char *speeds;    /* --speed spec */
+	const char *link;      /* --link preset */
+	const char *bw;        /* --bw */
+	const char *lat;       /* --lat */
+	dp_contention contention;
+	const char *algo;      /* --algo */
+	const char *algos;     /* --algos (compare) */
+	bool json;
+	bool strict;
+	bool no_polish;
+	const char *out;       /* -o placement file */
+	const char *dot, *svg, *csv, *device_map, *tf_map; /* plan exports */
+} cli_opts;
+
+void cli_opts_init(cli_opts *o);
+
+/* Tries to consume one shared option at argv[*i] (advancing *i past its
+ * value). Returns 1 when consumed, 0 when the option is not a shared one,
+ * -1 on a usage error (already printed to stderr with the command name). */
+int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
+		     cli_opts *o);
+
+/* Loads o->graph_path (printing the error on failure). */
+int cli_load_graph(const cli_opts *o, dp_graph **g);
+/* Builds the machine: graph hint, then -k, --mem, --speed, --link/--bw/--lat.
+ * Returns 0 or an exit code after printing the error. */
+int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m);
+
+/* Prints "dnnpart: <formatted error>" to stderr; returns the exit code. */
+int cli_error(const dp_err *err);
+/* Prints "dnnpart CMD: message\nTry 'dnnpart CMD --help'." and returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The human table and the --json object for a plan (eval, plan). */
+void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
+		    const dp_plan *plan);
+void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
+			 const dp_plan *plan);
+
+/* Writes the exports requested by --dot/--svg/--csv/--device-map/--tf-map
+ * (tui/cli_exports.c). Returns 0 or an exit code after printing the error. */
+int cli_write_exports(const cli_opts *o, const dp_graph *g,
+		      const dp_machine *m, const dp_plan *plan);
+
+#endif
