@@ -8,9 +8,11 @@
 #include <string.h>
 
 extern const dp_algo algo_single;
+extern const dp_algo algo_mtopo;
 
 static const dp_algo *const registry[] = {
 	&algo_single,
+	&algo_mtopo,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])
