@@ -1,0 +1,322 @@
+/* test_mtopo.c - Baechi's m-TOPO placer: exact placements on small graphs,
+ * pins, colocation, the last device overflowing, determinism, cancel. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "lib/testlib.h"
+
+/* A machine built by hand so that these tests need only the algorithm. */
+typedef struct test_machine {
+	dp_machine m;
+	int64_t cap[8];
+	double speed[8];
+} test_machine;
+
+static void tm_init(test_machine *t, int k, int64_t cap)
+{
+	memset(t, 0, sizeof *t);
+	t->m.k = k;
+	t->m.cap = t->cap;
+	t->m.speed = t->speed;
+	t->m.bw = 130000;
+	t->m.lat = 25;
+	for (int d = 0; d < k; d++) {
+		t->cap[d] = cap;
+		t->speed[d] = 1.0;
+	}
+}
+
+/* op0 -> op1 -> ... -> op(n-1), each with output_bytes 100 (op memory 100),
+ * returned unfinalized so tests can add pins and groups. */
+static dp_graph *chain(int n)
+{
+	dp_graph *g = graph_new("chain");
+	char nm[32];
+	for (int i = 0; i < n; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "op%d", i);
+		graph_add_op(g, nm, &id, NULL);
+		g->ops[id].time_us = 10;
+		g->ops[id].output_bytes = 100;
+		if (i)
+			graph_add_edge(g, id - 1, id, -1, false, NULL);
+	}
+	return g;
+}
+
+static const dp_algo *mtopo(void)
+{
+	return algo_find("mtopo");
+}
+
+static void check_placement(const int32_t *got, const int32_t *want, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (got[i] != want[i])
+			test_fail(__FILE__, __LINE__,
+				  "op%d on device %d, want %d", i, got[i],
+				  want[i]);
+}
+
+static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
+		     const dp_progress *p, dp_err *err)
+{
+	dp_algo_opts o;
+	algo_opts_default(&o);
+	return mtopo()->run(g, m, &o, p, pl, err);
+}
+
+static void test_mtopo_is_registered_after_single(void)
+{
+	REQUIRE(mtopo() != NULL);
+	CHECK_STR(algo_at(0)->name, "single");
+	CHECK_STR(algo_at(1)->name, "mtopo");
+	CHECK_CONTAINS(algo_names(), "mtopo");
+}
+
+/* Six ops of 100 B on 2 unlimited devices: budget = 600/2 + 100 = 400, so
+ * device 0 takes op0..op3 (400 B) and op4 would make 500. */
+static void test_mtopo_fills_up_to_share_plus_largest(void)
+{
+	dp_graph *g = chain(6);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	test_machine t;
+	tm_init(&t, 2, DP_CAP_UNLIMITED);
+	int32_t pl[6];
+	dp_err err;
+	REQUIRE(run(g, &t.m, pl, NULL, &err) == DP_OK);
+	int32_t want[6] = {0, 0, 0, 0, 1, 1};
+	check_placement(pl, want, 6);
+	graph_free(g);
+}
+
+/* A cap below the share is the budget: device 0 (cap 250) takes 2 ops,
+ * device 1 (budget 400) the other 4. */
+static void test_mtopo_budget_is_capped_by_device_memory(void)
+{
+	dp_graph *g = chain(6);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	test_machine t;
+	tm_init(&t, 2, DP_CAP_UNLIMITED);
+	t.cap[0] = 250;
+	int32_t pl[6];
+	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
+	int32_t want[6] = {0, 0, 1, 1, 1, 1};
+	check_placement(pl, want, 6);
+	graph_free(g);
+}
+
+/* Caps of 100 B: device 0 is full after op0; the last device keeps taking
+ * everything that is left (the plan reports it over its cap). */
+static void test_mtopo_last_device_keeps_filling(void)
+{
+	dp_graph *g = chain(6);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	test_machine t;
+	tm_init(&t, 2, 100);
+	int32_t pl[6];
+	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
+	int32_t want[6] = {0, 1, 1, 1, 1, 1};
+	check_placement(pl, want, 6);
+	graph_free(g);
+}
+
+/* An op larger than the budget still goes to an empty device rather than
+ * skipping it. Ops: 100, 1000, 100, 100 on 3 devices with caps 500:
+ * budget = min(500, 1300/3 + 1000) = 500; op0 on 0, op1 (1000) does not fit
+ * on 0 (holds 100) -> device 1, which is empty, so it stays there; op2 does
+ * not fit on 1 -> device 2, op3 too. */
+static void test_mtopo_oversized_op_takes_an_empty_device(void)
+{
+	dp_graph *g = chain(4);
+	g->ops[1].output_bytes = 1000;
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	test_machine t;
+	tm_init(&t, 3, 500);
+	int32_t pl[4];
+	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
+	int32_t want[4] = {0, 1, 2, 2};
+	check_placement(pl, want, 4);
+	graph_free(g);
+}
+
+/* op1 pinned to device 1 counts there first (100 B); the fill puts op0, op2,
+ * op3, op4 on device 0 (400 B) and op5 on device 1. */
+static void test_mtopo_honours_pins(void)
+{
+	dp_graph *g = chain(6);
+	g->ops[1].pin = 1;
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	test_machine t;
+	tm_init(&t, 2, DP_CAP_UNLIMITED);
+	int32_t pl[6];
+	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
+	int32_t want[6] = {0, 1, 0, 0, 0, 1};
+	check_placement(pl, want, 6);
+	graph_free(g);
+}
+
+/* op1 and op4 form a group of 200 B, placed with op1: device 0 then holds
+ * op0, op1, op4 (300 B) and op2 (400 B); op3 and op5 go to device 1. */
+static void test_mtopo_places_colocation_group_as_a_unit(void)
+{
+	dp_graph *g = chain(6);
+	REQUIRE(graph_set_colocate(g, 1, "grp", NULL) == DP_OK);
+	REQUIRE(graph_set_colocate(g, 4, "grp", NULL) == DP_OK);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	test_machine t;
+	tm_init(&t, 2, DP_CAP_UNLIMITED);
+	int32_t pl[6];
+	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
+	int32_t want[6] = {0, 0, 0, 1, 0, 1};
+	check_placement(pl, want, 6);
+	graph_free(g);
+}
+
+/* A group with one pinned member goes whole to that pin. */
+static void test_mtopo_group_follows_a_pinned_member(void)
+{
+	dp_graph *g = chain(6);
+	REQUIRE(graph_set_colocate(g, 0, "grp", NULL) == DP_OK);
+	REQUIRE(graph_set_colocate(g, 5, "grp", NULL) == DP_OK);
+	g->ops[5].pin = 2;
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	test_machine t;
+	tm_init(&t, 3, DP_CAP_UNLIMITED);
+	int32_t pl[6];
+	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
+	CHECK_INT(pl[0], 2);
+	CHECK_INT(pl[5], 2);
+	/* budget 600/3 + 100 = 300: op1..op3 on device 0, op4 on device 1 */
+	CHECK_INT(pl[1], 0);
+	CHECK_INT(pl[3], 0);
+	CHECK_INT(pl[4], 1);
+	graph_free(g);
+}
+
+static void test_mtopo_rejects_pin_beyond_k(void)
+{
+	dp_graph *g = chain(3);
+	g->ops[2].pin = 5;
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	test_machine t;
+	tm_init(&t, 2, DP_CAP_UNLIMITED);
+	int32_t pl[3];
+	dp_err err;
+	CHECK_INT(run(g, &t.m, pl, NULL, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "op2");
+	CHECK_CONTAINS(err.msg, "device 5");
+	graph_free(g);
+}
+
+/* A random layered DAG with groups and pins (xorshift, fixed seed). */
+static dp_graph *random_dag(uint32_t n, uint64_t seed)
+{
+	dp_graph *g = graph_new("rand");
+	char nm[32];
+	uint64_t x = seed;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "n%u", i);
+		graph_add_op(g, nm, &id, NULL);
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		g->ops[id].time_us = (double)(x % 100);
+		g->ops[id].output_bytes = (int64_t)(x % 5000);
+		g->ops[id].param_bytes = (x >> 20) % 4 == 0 ? 3000 : 0;
+		if (i && (x >> 30) % 2 == 0)
+			graph_add_edge(g, (uint32_t)((x >> 8) % i), id, -1,
+				       false, NULL);
+		if (i > 1)
+			graph_add_edge(g, i - 1, id, -1, (x >> 40) % 7 == 0,
+				       NULL);
+		if ((x >> 44) % 11 == 0) {
+			snprintf(nm, sizeof nm, "g%u", (uint32_t)(x >> 50) % 9);
+			graph_set_colocate(g, id, nm, NULL);
+		}
+	}
+	g->ops[n / 2].pin = 3;
+	return g;
+}
+
+static void test_mtopo_random_dags_are_complete_and_deterministic(void)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		dp_graph *g = random_dag(300, seed * 7919);
+		REQUIRE(graph_finalize(g, NULL) == DP_OK);
+		test_machine t;
+		tm_init(&t, 4, 200000);
+		int32_t *a = malloc(g->nops * sizeof *a);
+		int32_t *b = malloc(g->nops * sizeof *b);
+		REQUIRE(a && b);
+		REQUIRE(run(g, &t.m, a, NULL, NULL) == DP_OK);
+		REQUIRE(run(g, &t.m, b, NULL, NULL) == DP_OK);
+		CHECK(memcmp(a, b, g->nops * sizeof *a) == 0);
+		for (uint32_t u = 0; u < g->nops; u++) {
+			CHECK(a[u] >= 0 && a[u] < 4);
+			if (g->ops[u].pin >= 0)
+				CHECK_INT(a[u], g->ops[u].pin);
+		}
+		for (uint32_t c = 0; c < g->ngroups; c++)
+			for (uint32_t i = g->group_off[c];
+			     i < g->group_off[c + 1]; i++)
+				CHECK_INT(a[g->group_ops[i]],
+					  a[g->group_ops[g->group_off[c]]]);
+		/* devices are filled in order: an unpinned, ungrouped op
+		 * never sits on a lower device than an earlier one */
+		int32_t last = 0;
+		for (uint32_t i = 0; i < g->nops; i++) {
+			uint32_t u = g->topo[i];
+			if (g->ops[u].pin >= 0 || g->ops[u].colocate >= 0)
+				continue;
+			CHECK(a[u] >= last);
+			last = a[u];
+		}
+		free(a);
+		free(b);
+		graph_free(g);
+	}
+}
+
+static int progress_calls;
+static double progress_last;
+static void on_progress(void *ud, const char *phase, double fraction)
+{
+	(void)ud;
+	(void)phase;
+	progress_calls++;
+	progress_last = fraction;
+}
+
+static void test_mtopo_reports_progress_and_can_be_canceled(void)
+{
+	dp_graph *g = chain(10);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	test_machine t;
+	tm_init(&t, 2, DP_CAP_UNLIMITED);
+	int32_t pl[10];
+	atomic_int cancel = 0;
+	dp_progress p = {on_progress, NULL, &cancel};
+	progress_calls = 0;
+	REQUIRE(run(g, &t.m, pl, &p, NULL) == DP_OK);
+	CHECK(progress_calls >= 2);
+	CHECK_NEAR(progress_last, 1.0, 0);
+	atomic_store(&cancel, 1);
+	dp_err err;
+	CHECK_INT(run(g, &t.m, pl, &p, &err), DP_ECANCELED);
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_mtopo_is_registered_after_single),
+	  TEST(test_mtopo_fills_up_to_share_plus_largest),
+	  TEST(test_mtopo_budget_is_capped_by_device_memory),
+	  TEST(test_mtopo_last_device_keeps_filling),
+	  TEST(test_mtopo_oversized_op_takes_an_empty_device),
+	  TEST(test_mtopo_honours_pins),
+	  TEST(test_mtopo_places_colocation_group_as_a_unit),
+	  TEST(test_mtopo_group_follows_a_pinned_member),
+	  TEST(test_mtopo_rejects_pin_beyond_k),
+	  TEST(test_mtopo_random_dags_are_complete_and_deterministic),
+	  TEST(test_mtopo_reports_progress_and_can_be_canceled))
