@@ -84,6 +84,15 @@ typedef struct dp_graph {
 
 	dp_machine_hint hint;
 
+	/* Loader notes for the front ends to report; 0 when not applicable. */
+	uint32_t cpu_pinned;    /* ops the input pins to the host CPU (ParDNN
+				   .place device -1, msr-fiddle supportedOnFpga
+				   false): kept out of the graph, so out of the K
+				   accelerators; dependencies through them are
+				   kept as control edges */
+	uint32_t unknown_names; /* side-file entries (durations, sizes, lists)
+				   naming no op of the graph; skipped */
+
 	/* ---- valid after graph_finalize() ---- */
 	bool finalized;
 	uint32_t *succ_off;   /* nops+1: out-edges of u are succ_edge[succ_off[u] .. succ_off[u+1]) */
