@@ -1,0 +1,815 @@
+/* load_pardnn.c - the ParDNN reference's input folder.
+ *
+ * ParDNN (Qararyah et al. 2021; github.com/ParCoreLab/pardnn) reads a
+ * TensorFlow training graph as a folder of text files. Files are found by
+ * pattern (when several match, the preferred name is taken; otherwise it is
+ * an error that lists them):
+ *
+ *   role          pattern              preferred when several   required
+ *   edges         *.dot                *src_sink*               yes
+ *   durations     *durations*.txt      *fixed*                  yes
+ *   tensor sizes  tensors_sz*.txt      tensors_sz_32_low.txt    yes
+ *   variables     var_nodes.txt                                 no
+ *   ref ops       ref_nodes.txt                                 no
+ *   no-ops        no_ops.txt                                    no
+ *   memory        memory.txt                                    no
+ *   colocations   *col*ocation*.txt    collocations.txt         no
+ *   placement     *.place              vanilla*                 no
+ *
+ * How each is read (the reference's rules, src/graph.cpp, unless said):
+ * - edges: `"a"->"b"` lines (quotes optional, `digraph{` and `}` lines
+ *   skipped). Ops are numbered by first appearance. The artificial `src`
+ *   and `snk` ops are kept, with time 0, so that placement files that list
+ *   them (the reference's do) still match; their edges are not loaded: they
+ *   only mark entries and exits, and an edge to snk would keep every exit
+ *   tensor alive until the end of the step.
+ * - durations: `name::µs`; an op without a line takes 1 µs, as in the
+ *   reference.
+ * - tensor sizes: `"name":: bytes`, the size of the op's output; every
+ *   data edge carries its producer's tensor size.
+ * - memory: `name::bytes`, the memory the op holds; without the file (or a
+ *   line for an op) it equals the tensor size.
+ * - variables hold their memory for the whole step (param_bytes) and have
+ *   no transient output; reading one from another device still moves its
+ *   tensor size.
+ * - ref ops (reads, assigns, optimizer applies) are colocated with every
+ *   variable they read directly (a predecessor in var_nodes.txt); a ref op
+ *   with no variable predecessor goes with the variable whose name is the
+ *   longest prefix of its own at a '/'. Groups merge when they share an op
+ *   (an apply op joins a weight and its momentum slot), and each group is
+ *   named after its first variable.
+ * - no-ops: edges into or out of them carry no data (control edges).
+ * - colocations: `a::b::c` per line, one group per line.
+ * - placement: `name device`; device -1 means TensorFlow ran the op on the
+ *   host CPU: such ops are kept out of the graph (see internal/load_host.h)
+ *   and counted in g->cpu_pinned. Other devices (the vanilla placement) are
+ *   not constraints and are ignored.
+ * - names in side files that no edge mentions are skipped and counted in
+ *   g->unknown_names; malformed lines are errors with file and line.
+ * - layer: the op's name scope, without a leading `gradients*` scope, cut to
+ *   two levels (`gradients/resnet_model/conv2d_8/...` -> `resnet_model/conv2d_8`).
+ */
+#include <dirent.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal/load_host.h"
+#include "load.h"
+
+#define NONE UINT32_MAX
+#define NAME_MAX_LEN 4096
+
+enum pd_role {
+	R_EDGES,
+	R_DUR,
+	R_TSZ,
+	R_VAR,
+	R_REF,
+	R_NOOP,
+	R_MEM,
+	R_COLOC,
+	R_PLACE,
+	R_COUNT
+};
+
+static const struct pd_role_def {
+	const char *what, *pattern, *prefer;
+	bool required;
+} roles[R_COUNT] = {
+	[R_EDGES] = {"edges file", "*.dot", "*src_sink*", true},
+	[R_DUR] = {"durations file", "*durations*.txt", "*fixed*", true},
+	[R_TSZ] = {"tensor sizes file", "tensors_sz*.txt",
+		   "tensors_sz_32_low.txt", true},
+	[R_VAR] = {"variable list", "var_nodes.txt", NULL, false},
+	[R_REF] = {"ref-op list", "ref_nodes.txt", NULL, false},
+	[R_NOOP] = {"no-op list", "no_ops.txt", NULL, false},
+	[R_MEM] = {"memory file", "memory.txt", NULL, false},
+	[R_COLOC] = {"colocations file", "*col*ocation*.txt",
+		     "collocations.txt", false},
+	[R_PLACE] = {"placement file", "*.place", "vanilla*", false},
+};
+
+enum pd_kind { K_OP, K_VAR, K_REF, K_NOOP, K_SRC, K_SNK };
+
+typedef struct pd_state {
+	const char *dir;
+	char *files[R_COUNT]; /* full paths, NULL when absent */
+	dp_graph *t;          /* every op of the edges file */
+	uint32_t *ef, *et;    /* edge endpoints as read */
+	uint32_t ne, ne_cap;
+	uint32_t n;           /* ops, fixed after the edges file */
+	uint8_t *kind;
+	double *time;
+	int64_t *tsz, *mem;
+	bool *host;
+	uint32_t *uf;         /* union-find parent for colocation */
+	uint32_t nhost;
+	char na[NAME_MAX_LEN], nb[NAME_MAX_LEN]; /* names being parsed */
+} pd_state;
+
+typedef dp_status (*pd_line_fn)(pd_state *s, const char *path, char *raw,
+				char *line, int lineno, dp_err *err);
+
+static dp_status nomem(dp_err *err)
+{
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory while loading a ParDNN folder");
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = malloc(a + b + 2);
+	if (p) {
+		memcpy(p, dir, a);
+		p[a] = '/';
+		memcpy(p + a + 1, name, b + 1);
+	}
+	return p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Picks the file for each role among the folder's regular files. */
+static dp_status find_files(pd_state *s, dp_err *err)
+{
+	DIR *d = opendir(s->dir);
+	if (!d)
+		return dp_err_set(err, DP_EIO, s->dir, 0, 0,
+				  "cannot read the folder");
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	dp_status st = DP_OK;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *full = path_join(s->dir, de->d_name);
+		struct stat sb;
+		if (!full) {
+			st = nomem(err);
+			break;
+		}
+		bool reg = stat(full, &sb) == 0 && S_ISREG(sb.st_mode);
+		free(full);
+		if (!reg)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			char **q = realloc(names, cap * sizeof *q);
+			if (!q) {
+				st = nomem(err);
+				break;
+			}
+			names = q;
+		}
+		if (!(names[n] = strdup(de->d_name))) {
+			st = nomem(err);
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (!st && n)
+		qsort(names, n, sizeof *names, cmp_str);
+	for (int r = 0; !st && r < R_COUNT; r++) {
+		const struct pd_role_def *rd = &roles[r];
+		size_t nmatch = 0, npref = 0, pick = 0;
+		char list[400] = "";
+		for (size_t i = 0; i < n; i++) {
+			if (fnmatch(rd->pattern, names[i], 0) != 0)
+				continue;
+			size_t l = strlen(list);
+			snprintf(list + l, sizeof list - l, "%s%s",
+				 nmatch ? ", " : "", names[i]);
+			if (nmatch++ == 0)
+				pick = i;
+			if (rd->prefer && fnmatch(rd->prefer, names[i], 0) == 0) {
+				if (npref++ == 0 || nmatch == 1)
+					pick = i;
+			}
+		}
+		if (nmatch == 0 && rd->required)
+			st = dp_err_set(
+				err, DP_EINPUT, s->dir, 0, 0,
+				"no %s (%s) in this folder; a ParDNN folder "
+				"holds an edges file *.dot, durations "
+				"*durations*.txt and tensor sizes "
+				"tensors_sz*.txt (see docs/formats.md)",
+				rd->what, rd->pattern);
+		else if (nmatch > 1 && npref != 1)
+			st = dp_err_set(err, DP_EINPUT, s->dir, 0, 0,
+					"several files could be the %s (%s): "
+					"%s; keep one%s%s",
+					rd->what, rd->pattern, list,
+					rd->prefer ? " or name the one to use "
+						     "like "
+						   : "",
+					rd->prefer ? rd->prefer : "");
+		else if (nmatch > 0 &&
+			 !(s->files[r] = path_join(s->dir, names[pick])))
+			st = nomem(err);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return st;
+}
+
+static char *trim(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t l = strlen(p);
+	while (l && (p[l - 1] == ' ' || p[l - 1] == '\t' || p[l - 1] == '\r'))
+		p[--l] = '\0';
+	return p;
+}
+
+/* Reads path and calls fn for each non-blank line (trimmed). */
+static dp_status read_lines(pd_state *s, const char *path, pd_line_fn fn,
+			    dp_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return dp_err_set(err, DP_EIO, path, 0, 0, "cannot open");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	dp_status st = DP_OK;
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 1 << 20;
+			char *q = realloc(buf, cap + 1);
+			if (!q) {
+				st = nomem(err);
+				break;
+			}
+			buf = q;
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (!st && ferror(f))
+		st = dp_err_set(err, DP_EIO, path, 0, 0, "read error");
+	fclose(f);
+	if (!st && memchr(buf, '\0', len))
+		st = dp_err_set(err, DP_EINPUT, path, 0, 0,
+				"file contains a NUL byte; expected text");
+	if (st) {
+		free(buf);
+		return st;
+	}
+	buf[len] = '\0';
+	int lineno = 0;
+	for (char *p = buf; *p && !st;) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		char *line = trim(p);
+		if (*line)
+			st = fn(s, path, p, line, lineno, err);
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	free(buf);
+	return st;
+}
+
+/* Parses a name at *p, "quoted" or bare (up to white space, "->" or "::"),
+ * into out (NAME_MAX_LEN bytes) and skips the white space after it.
+ * Returns false on a syntax error (then *p is where it was found). */
+static bool parse_name(char **p, char *out)
+{
+	char *s = *p;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	const char *name;
+	size_t n;
+	if (*s == '"') {
+		name = s + 1;
+		char *q = strchr(name, '"');
+		if (!q) {
+			*p = s;
+			return false;
+		}
+		n = (size_t)(q - name);
+		s = q + 1;
+	} else {
+		name = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '"' &&
+		       strncmp(s, "->", 2) != 0 && strncmp(s, "::", 2) != 0)
+			s++;
+		n = (size_t)(s - name);
+	}
+	if (n == 0 || n >= NAME_MAX_LEN) {
+		*p = s;
+		return false;
+	}
+	memcpy(out, name, n);
+	out[n] = '\0';
+	while (*s == ' ' || *s == '\t')
+		s++;
+	*p = s;
+	return true;
+}
+
+static dp_status bad_line(const char *path, int lineno, const char *raw,
+			  const char *at, const char *expected, dp_err *err)
+{
+	return dp_err_set(err, DP_EINPUT, path, lineno,
+			  at ? (int)(at - raw) + 1 : 0, "expected %s",
+			  expected);
+}
+
+/* ---- edges file ---- */
+
+static dp_status op_for(pd_state *s, const char *name, uint32_t *id,
+			dp_err *err)
+{
+	*id = graph_find(s->t, name);
+	if (*id != NONE)
+		return DP_OK;
+	return graph_add_op(s->t, name, id, err);
+}
+
+static dp_status edge_line(pd_state *s, const char *path, char *raw,
+			   char *line, int lineno, dp_err *err)
+{
+	static const char *want = "an edge line \"a\"->\"b\"";
+	size_t l = strlen(line);
+	if (line[l - 1] == ';')
+		line[--l] = '\0';
+	if (strcmp(line, "}") == 0 || strcmp(line, "{") == 0)
+		return DP_OK;
+	if ((strncmp(line, "digraph", 7) == 0 ||
+	     strncmp(line, "strict", 6) == 0) &&
+	    line[l - 1] == '{')
+		return DP_OK;
+	char *p = line;
+	if (!parse_name(&p, s->na) || strncmp(p, "->", 2) != 0)
+		return bad_line(path, lineno, raw, p, want, err);
+	p += 2;
+	if (!parse_name(&p, s->nb) || *p)
+		return bad_line(path, lineno, raw, p, want, err);
+	uint32_t u, v;
+	dp_status st;
+	if ((st = op_for(s, s->na, &u, err)) ||
+	    (st = op_for(s, s->nb, &v, err))) {
+		if (err) {
+			snprintf(err->file, sizeof err->file, "%s", path);
+			err->line = lineno;
+		}
+		return st;
+	}
+	if (u == v)
+		return dp_err_set(err, DP_EINPUT, path, lineno, 0,
+				  "edge from '%s' to itself", s->na);
+	if (s->ne == s->ne_cap) {
+		uint32_t nc = s->ne_cap ? s->ne_cap * 2 : 1024;
+		uint32_t *f = realloc(s->ef, (size_t)nc * sizeof *f);
+		if (f)
+			s->ef = f;
+		uint32_t *t = f ? realloc(s->et, (size_t)nc * sizeof *t) : NULL;
+		if (!t)
+			return nomem(err);
+		s->et = t;
+		s->ne_cap = nc;
+	}
+	s->ef[s->ne] = u;
+	s->et[s->ne++] = v;
+	return DP_OK;
+}
+
+/* ---- side files ---- */
+
+/* Splits "name::value" (the last "::"); returns the op id (NONE for an
+ * unknown name, counted) and the value text. */
+static dp_status name_value(pd_state *s, const char *path, char *raw,
+			    char *line, int lineno, const char *want,
+			    uint32_t *id, double *val, dp_err *err)
+{
+	char *sep = NULL;
+	for (char *q = strstr(line, "::"); q; q = strstr(q + 1, "::"))
+		sep = q;
+	if (!sep)
+		return bad_line(path, lineno, raw, line, want, err);
+	*sep = '\0';
+	char *vtext = trim(sep + 2), *end;
+	char *p = line;
+	if (!parse_name(&p, s->na) || *p)
+		return bad_line(path, lineno, raw, p, want, err);
+	*val = strtod(vtext, &end);
+	if (end == vtext || *trim(end) || !isfinite(*val) || *val < 0)
+		return dp_err_set(err, DP_EINPUT, path, lineno,
+				  (int)(vtext - raw) + 1,
+				  "expected %s: the value must be a number "
+				  ">= 0, got '%s'",
+				  want, vtext);
+	*id = graph_find(s->t, s->na);
+	if (*id == NONE)
+		s->t->unknown_names++;
+	return DP_OK;
+}
+
+static dp_status dur_line(pd_state *s, const char *path, char *raw,
+			  char *line, int lineno, dp_err *err)
+{
+	uint32_t id;
+	double v;
+	dp_status st = name_value(s, path, raw, line, lineno,
+				  "a duration line \"name::microseconds\"",
+				  &id, &v, err);
+	if (!st && id != NONE)
+		s->time[id] = v;
+	return st;
+}
+
+static dp_status bytes_line(pd_state *s, const char *path, char *raw,
+			    char *line, int lineno, int64_t *dst,
+			    dp_err *err)
+{
+	uint32_t id;
+	double v;
+	dp_status st = name_value(s, path, raw, line, lineno,
+				  "a size line \"name::bytes\"", &id, &v, err);
+	if (st)
+		return st;
+	if (v > 4e18)
+		return dp_err_set(err, DP_EINPUT, path, lineno, 0,
+				  "size %g bytes is too large", v);
+	if (id != NONE)
+		dst[id] = (int64_t)llround(v);
+	return DP_OK;
+}
+
+static dp_status tsz_line(pd_state *s, const char *path, char *raw,
+			  char *line, int lineno, dp_err *err)
+{
+	return bytes_line(s, path, raw, line, lineno, s->tsz, err);
+}
+
+static dp_status mem_line(pd_state *s, const char *path, char *raw,
+			  char *line, int lineno, dp_err *err)
+{
+	return bytes_line(s, path, raw, line, lineno, s->mem, err);
+}
+
+static dp_status list_line(pd_state *s, const char *path, char *raw,
+			   char *line, int lineno, uint8_t kind, dp_err *err)
+{
+	char *p = line;
+	if (!parse_name(&p, s->na) || *p)
+		return bad_line(path, lineno, raw, p, "one op name per line",
+				err);
+	uint32_t id = graph_find(s->t, s->na);
+	if (id == NONE)
+		s->t->unknown_names++;
+	else if (s->kind[id] != K_SRC && s->kind[id] != K_SNK)
+		s->kind[id] = kind; /* later lists win, as in the reference */
+	return DP_OK;
+}
+
+static dp_status var_line(pd_state *s, const char *path, char *raw,
+			  char *line, int lineno, dp_err *err)
+{
+	return list_line(s, path, raw, line, lineno, K_VAR, err);
+}
+static dp_status ref_line(pd_state *s, const char *path, char *raw,
+			  char *line, int lineno, dp_err *err)
+{
+	return list_line(s, path, raw, line, lineno, K_REF, err);
+}
+static dp_status noop_line(pd_state *s, const char *path, char *raw,
+			   char *line, int lineno, dp_err *err)
+{
+	return list_line(s, path, raw, line, lineno, K_NOOP, err);
+}
+
+static dp_status place_line(pd_state *s, const char *path, char *raw,
+			    char *line, int lineno, dp_err *err)
+{
+	static const char *want = "a placement line \"name device\"";
+	char *sp = NULL;
+	for (char *q = line; *q; q++)
+		if (*q == ' ' || *q == '\t')
+			sp = q;
+	if (!sp)
+		return bad_line(path, lineno, raw, line, want, err);
+	*sp = '\0';
+	char *dtext = sp + 1, *end;
+	long dev = strtol(dtext, &end, 10);
+	if (end == dtext || *end || dev < -1)
+		return dp_err_set(err, DP_EINPUT, path, lineno,
+				  (int)(dtext - raw) + 1,
+				  "expected %s: the device must be an integer "
+				  ">= -1 (-1 = host CPU), got '%s'",
+				  want, dtext);
+	char *p = trim(line);
+	if (!parse_name(&p, s->na) || *p)
+		return bad_line(path, lineno, raw, p, want, err);
+	uint32_t id = graph_find(s->t, s->na);
+	if (id == NONE)
+		s->t->unknown_names++;
+	else if (dev == -1 && s->kind[id] != K_SRC && s->kind[id] != K_SNK &&
+		 !s->host[id]) {
+		s->host[id] = true;
+		s->nhost++;
+	}
+	return DP_OK;
+}
+
+/* ---- colocation ---- */
+
+static uint32_t uf_find(uint32_t *uf, uint32_t x)
+{
+	while (uf[x] != x) {
+		uf[x] = uf[uf[x]];
+		x = uf[x];
+	}
+	return x;
+}
+
+/* Unites the sets of a and b; the smaller id becomes the root, so the
+ * result does not depend on the order of the unions. */
+static void uf_union(uint32_t *uf, uint32_t a, uint32_t b)
+{
+	a = uf_find(uf, a);
+	b = uf_find(uf, b);
+	if (a < b)
+		uf[b] = a;
+	else if (b < a)
+		uf[a] = b;
+}
+
+static dp_status coloc_line(pd_state *s, const char *path, char *raw,
+			    char *line, int lineno, dp_err *err)
+{
+	uint32_t first = NONE;
+	char *p = line;
+	for (;;) {
+		if (!parse_name(&p, s->na))
+			return bad_line(path, lineno, raw, p,
+					"a colocation line \"a::b::c\"", err);
+		uint32_t id = graph_find(s->t, s->na);
+		if (id == NONE)
+			s->t->unknown_names++;
+		else if (first == NONE)
+			first = id;
+		else
+			uf_union(s->uf, first, id);
+		if (!*p)
+			return DP_OK;
+		if (strncmp(p, "::", 2) != 0)
+			return bad_line(path, lineno, raw, p,
+					"a colocation line \"a::b::c\"", err);
+		p += 2;
+	}
+}
+
+/* Ref ops join every variable that feeds them; those fed by none join the
+ * variable whose name is their longest '/'-prefix. */
+static dp_status colocate_refs(pd_state *s, dp_err *err)
+{
+	bool *fed = calloc((size_t)s->n + 1, sizeof *fed);
+	if (!fed)
+		return nomem(err);
+	for (uint32_t e = 0; e < s->ne; e++) {
+		uint32_t a = s->ef[e], b = s->et[e];
+		if (s->kind[b] == K_REF && s->kind[a] == K_VAR) {
+			uf_union(s->uf, a, b);
+			fed[b] = true;
+		}
+	}
+	dp_status st = DP_OK;
+	for (uint32_t u = 0; u < s->n && !st; u++) {
+		if (s->kind[u] != K_REF || fed[u])
+			continue;
+		char *buf = strdup(graph_op_name(s->t, u));
+		if (!buf) {
+			st = nomem(err);
+			break;
+		}
+		for (char *sl = strrchr(buf, '/'); sl; sl = strrchr(buf, '/')) {
+			*sl = '\0';
+			uint32_t v = graph_find(s->t, buf);
+			if (v != NONE && s->kind[v] == K_VAR) {
+				uf_union(s->uf, u, v);
+				break;
+			}
+		}
+		free(buf);
+	}
+	free(fed);
+	return st;
+}
+
+/* Names each group of two or more ops after its first variable (else its
+ * first op) and stores the labels in s->t. */
+static dp_status label_groups(pd_state *s, dp_err *err)
+{
+	uint32_t n = s->n;
+	uint32_t *size = calloc((size_t)n + 1, sizeof *size);
+	uint32_t *label = malloc(((size_t)n + 1) * sizeof *label);
+	if (!size || !label) {
+		free(size);
+		free(label);
+		return nomem(err);
+	}
+	for (uint32_t u = 0; u < n; u++)
+		label[u] = NONE;
+	for (uint32_t u = 0; u < n; u++) {
+		uint32_t r = uf_find(s->uf, u);
+		size[r]++;
+		if (label[r] == NONE ||
+		    (s->kind[u] == K_VAR && s->kind[label[r]] != K_VAR))
+			label[r] = u;
+	}
+	dp_status st = DP_OK;
+	for (uint32_t u = 0; u < n && !st; u++) {
+		uint32_t r = uf_find(s->uf, u);
+		if (size[r] < 2)
+			continue;
+		/* a copy: the label is interned into the arena it comes from */
+		char *lab = strdup(graph_op_name(s->t, label[r]));
+		st = lab ? graph_set_colocate(s->t, u, lab, err) : nomem(err);
+		free(lab);
+	}
+	free(size);
+	free(label);
+	return st;
+}
+
+/* ---- building ---- */
+
+/* The op's name scope without a leading gradients* scope, two levels. */
+static void layer_of(const char *name, char *out, size_t size)
+{
+	if (strncmp(name, "gradients", 9) == 0 && strchr(name, '/'))
+		name = strchr(name, '/') + 1;
+	const char *last = strrchr(name, '/');
+	size_t n = last ? (size_t)(last - name) : 0;
+	const char *s1 = memchr(name, '/', n);
+	if (s1) {
+		const char *s2 = memchr(s1 + 1, '/', n - (size_t)(s1 + 1 - name));
+		if (s2)
+			n = (size_t)(s2 - name);
+	}
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, name, n);
+	out[n] = '\0';
+}
+
+static dp_status fill_ops(pd_state *s, dp_err *err)
+{
+	static const char *types[] = {[K_OP] = "",	 [K_VAR] = "Variable",
+				      [K_REF] = "RefOp", [K_NOOP] = "NoOp",
+				      [K_SRC] = "Source", [K_SNK] = "Sink"};
+	char buf[1024];
+	for (uint32_t u = 0; u < s->n; u++) {
+		dp_op *op = &s->t->ops[u];
+		uint8_t k = s->kind[u];
+		int64_t mem = s->mem[u] >= 0 ? s->mem[u] : s->tsz[u];
+		op->time_us = k == K_SRC || k == K_SNK ? 0.0 : s->time[u];
+		if (k == K_VAR)
+			op->param_bytes = mem;
+		else if (k == K_OP || k == K_REF)
+			op->output_bytes = mem;
+		layer_of(graph_op_name(s->t, u), buf, sizeof buf);
+		dp_status st;
+		if ((st = graph_set_type(s->t, u, types[k], err)) ||
+		    (st = graph_set_layer(s->t, u, buf, err)))
+			return st;
+	}
+	for (uint32_t e = 0; e < s->ne; e++) {
+		uint32_t a = s->ef[e], b = s->et[e];
+		uint8_t ka = s->kind[a], kb = s->kind[b];
+		if (ka == K_SRC || ka == K_SNK || kb == K_SRC || kb == K_SNK)
+			continue;
+		bool control = ka == K_NOOP || kb == K_NOOP;
+		dp_status st = graph_add_edge(s->t, a, b,
+					      control ? 0 : s->tsz[a], control,
+					      err);
+		if (st)
+			return st;
+	}
+	return DP_OK;
+}
+
+static dp_status alloc_arrays(pd_state *s, dp_err *err)
+{
+	size_t n = (size_t)s->n + 1;
+	s->kind = calloc(n, sizeof *s->kind);
+	s->time = malloc(n * sizeof *s->time);
+	s->tsz = calloc(n, sizeof *s->tsz);
+	s->mem = malloc(n * sizeof *s->mem);
+	s->host = calloc(n, sizeof *s->host);
+	s->uf = malloc(n * sizeof *s->uf);
+	if (!s->kind || !s->time || !s->tsz || !s->mem || !s->host || !s->uf)
+		return nomem(err);
+	for (uint32_t u = 0; u < s->n; u++) {
+		const char *nm = graph_op_name(s->t, u);
+		s->kind[u] = strcmp(nm, "src") == 0   ? K_SRC
+			     : strcmp(nm, "snk") == 0 ? K_SNK
+						      : K_OP;
+		s->time[u] = 1.0; /* the reference's default duration */
+		s->mem[u] = -1;
+		s->uf[u] = u;
+	}
+	return DP_OK;
+}
+
+static dp_status set_name(dp_graph *g, const char *dir, dp_err *err)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", dir);
+	size_t l = strlen(buf);
+	while (l > 1 && buf[l - 1] == '/')
+		buf[--l] = '\0';
+	const char *b = strrchr(buf, '/');
+	b = b && b[1] ? b + 1 : buf;
+	return graph_set_name(g, b, err);
+}
+
+static void free_state(pd_state *s)
+{
+	for (int r = 0; r < R_COUNT; r++)
+		free(s->files[r]);
+	free(s->ef);
+	free(s->et);
+	free(s->kind);
+	free(s->time);
+	free(s->tsz);
+	free(s->mem);
+	free(s->host);
+	free(s->uf);
+}
+
+dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err)
+{
+	static const pd_line_fn side[R_COUNT] = {
+		[R_DUR] = dur_line,   [R_TSZ] = tsz_line,
+		[R_VAR] = var_line,   [R_REF] = ref_line,
+		[R_NOOP] = noop_line, [R_MEM] = mem_line,
+		[R_PLACE] = place_line, [R_COLOC] = coloc_line,
+	};
+	/* order matters: kinds before placement (src/snk are never host)
+	 * and before colocation (ref ops need the variable list) */
+	static const int order[] = {R_DUR,  R_TSZ,   R_MEM,  R_VAR,
+				    R_REF,  R_NOOP,  R_PLACE, R_COLOC};
+	pd_state s;
+	memset(&s, 0, sizeof s);
+	s.dir = dir;
+	dp_status st = find_files(&s, err);
+	if (!st && !(s.t = graph_new(NULL)))
+		st = nomem(err);
+	if (!st)
+		st = graph_set_source(s.t, dir, err);
+	if (!st)
+		st = set_name(s.t, dir, err);
+	if (!st)
+		st = read_lines(&s, s.files[R_EDGES], edge_line, err);
+	if (!st && s.t->nops == 0)
+		st = dp_err_set(err, DP_EINPUT, s.files[R_EDGES], 0, 0,
+				"no edges; expected lines \"a\"->\"b\"");
+	if (!st) {
+		s.n = s.t->nops;
+		st = alloc_arrays(&s, err);
+	}
+	for (size_t i = 0; !st && i < sizeof order / sizeof order[0]; i++)
+		if (s.files[order[i]])
+			st = read_lines(&s, s.files[order[i]], side[order[i]],
+					err);
+	if (!st)
+		st = colocate_refs(&s, err);
+	if (!st)
+		st = label_groups(&s, err);
+	if (!st)
+		st = fill_ops(&s, err);
+	dp_graph *g = NULL;
+	if (!st && s.nhost) {
+		/* finalize the full graph for its adjacency lists, then
+		 * rebuild it without the host ops */
+		st = graph_finalize(s.t, err);
+		if (!st)
+			st = load_drop_host_ops(s.t, s.host, &g, err);
+	} else if (!st) {
+		g = s.t;
+		s.t = NULL;
+	}
+	graph_free(s.t);
+	free_state(&s);
+	if (st)
+		return st;
+	*out = g;
+	return DP_OK;
+}
