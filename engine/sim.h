@@ -142,6 +142,11 @@ typedef struct dp_bounds {
 	double one_device_us;
 } dp_bounds;
 void sim_bounds(const dp_graph *g, const dp_machine *m, dp_bounds *b);
+/* Like sim_bounds, but reports a failure to allocate the scratch space of
+ * the graph critical path (DP_ENOMEM; graph_cp_us is then 0), which
+ * sim_bounds silently ignores. */
+dp_status sim_bounds_checked(const dp_graph *g, const dp_machine *m,
+			     dp_bounds *b, dp_err *err);
 
 const char *sim_contention_name(dp_contention c);
 dp_status sim_contention_parse(const char *s, dp_contention *c, dp_err *err);

@@ -1,0 +1,206 @@
+/* plan.c - a placement with its simulated schedule and metrics (see plan.h).
+ *
+ * plan_run() times an algorithm, checks that what it returned is a valid
+ * placement (a broken algorithm is an internal error, not a bad plan), and
+ * simulates it with detail; plan_evaluate() simulates a given placement.
+ * Both add the bounds (DESIGN 3: LB, xLB, speedup) and whether the whole
+ * graph would fit on device 0 alone.
+ */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static dp_status nomem(dp_err *err, const char *what)
+{
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory while allocating %s for a plan", what);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* An algorithm's placement must put every op on a device, honour pins and
+ * keep colocation groups together (algo.h); anything else is a bug in the
+ * algorithm, reported with its name and the op. */
+static dp_status check_algo_placement(const dp_graph *g, const dp_machine *m,
+				      const char *algo, const int32_t *pl,
+				      dp_err *err)
+{
+	for (uint32_t u = 0; u < g->nops; u++) {
+		if (pl[u] < 0 || pl[u] >= m->k)
+			return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+					  "algorithm '%s' placed op '%s' on "
+					  "device %d; expected a device in "
+					  "0..%d",
+					  algo, graph_op_name(g, u), pl[u],
+					  m->k - 1);
+		if (g->ops[u].pin >= 0 && pl[u] != g->ops[u].pin)
+			return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+					  "algorithm '%s' placed op '%s' on "
+					  "device %d, but it is pinned to "
+					  "device %d",
+					  algo, graph_op_name(g, u), pl[u],
+					  g->ops[u].pin);
+	}
+	for (uint32_t c = 0; c < g->ngroups; c++) {
+		uint32_t lo = g->group_off[c], hi = g->group_off[c + 1];
+		for (uint32_t i = lo + 1; i < hi; i++) {
+			uint32_t a = g->group_ops[lo], b = g->group_ops[i];
+			if (pl[a] != pl[b])
+				return dp_err_set(
+					err, DP_EINTERNAL, NULL, 0, 0,
+					"algorithm '%s' split colocation group "
+					"'%s': op '%s' is on device %d but op "
+					"'%s' on device %d",
+					algo, graph_str(g, g->group_label[c]),
+					graph_op_name(g, a), pl[a],
+					graph_op_name(g, b), pl[b]);
+		}
+	}
+	return DP_OK;
+}
+
+/* Peak of device 0 when it runs every op (the one-device reference). The
+ * schedule of a placement that is all on device 0 already is that run. */
+static dp_status one_device_peak(dp_sim *s, const dp_graph *g,
+				 const int32_t *pl, const dp_sim_result *r,
+				 int64_t *peak, dp_err *err)
+{
+	bool all0 = true;
+	for (uint32_t u = 0; u < g->nops && all0; u++)
+		all0 = pl[u] == 0;
+	if (all0) {
+		*peak = r->dev[0].peak_bytes;
+		return DP_OK;
+	}
+	int32_t *zero = calloc(g->nops ? g->nops : 1, sizeof *zero);
+	if (!zero)
+		return nomem(err, "the one-device placement");
+	dp_sim_result r1;
+	memset(&r1, 0, sizeof r1);
+	dp_sim_opts o = {DP_CONT_PORT, false};
+	dp_status st = sim_run(s, zero, &o, &r1, err);
+	if (!st)
+		*peak = r1.dev[0].peak_bytes;
+	sim_result_free(&r1);
+	free(zero);
+	return st;
+}
+
+/* Simulates pl (taken over by the plan on success, freed on failure) and
+ * fills *plan. */
+static dp_status plan_simulate(const dp_graph *g, const dp_machine *m,
+			       int32_t *pl, const char *algo, dp_contention c,
+			       double plan_ms, dp_plan *plan, dp_err *err)
+{
+	dp_err local;
+	if (!err)
+		err = &local;
+	dp_plan p;
+	memset(&p, 0, sizeof p);
+	dp_sim *s = sim_new(g, m, err);
+	if (!s) {
+		free(pl);
+		return err->code;
+	}
+	dp_sim_opts o = {c, true};
+	dp_status st = sim_run(s, pl, &o, &p.sim, err);
+	if (!st)
+		st = one_device_peak(s, g, pl, &p.sim, &p.one_device_peak, err);
+	if (!st)
+		st = sim_bounds_checked(g, m, &p.bounds, err);
+	sim_free(s);
+	if (st) {
+		sim_result_free(&p.sim);
+		free(pl);
+		return st;
+	}
+	p.nops = g->nops;
+	p.k = m->k;
+	p.placement = pl;
+	snprintf(p.algo, sizeof p.algo, "%s", algo);
+	p.contention = c;
+	p.plan_ms = plan_ms;
+	p.xlb = p.bounds.lb_us > 0 ? p.sim.makespan / p.bounds.lb_us : 1.0;
+	p.speedup = p.sim.makespan > 0
+			    ? p.bounds.one_device_us / p.sim.makespan
+			    : 1.0;
+	p.feasible = p.sim.feasible;
+	p.one_device_fits = p.one_device_peak <= m->cap[0];
+	*plan = p;
+	return DP_OK;
+}
+
+dp_status plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
+		   const dp_algo_opts *o, const dp_progress *p, dp_plan *plan,
+		   dp_err *err)
+{
+	dp_algo_opts def;
+	if (!o) {
+		algo_opts_default(&def);
+		o = &def;
+	}
+	dp_status st = algo_check_pins(g, m, err);
+	if (st)
+		return st;
+	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
+	if (!pl)
+		return nomem(err, "the placement");
+	/* an algorithm that forgets an op is caught by the check below */
+	for (uint32_t u = 0; u < g->nops; u++)
+		pl[u] = -1;
+	double t0 = now_ms();
+	st = algo->run(g, m, o, p, pl, err);
+	double ms = now_ms() - t0;
+	if (!st)
+		st = check_algo_placement(g, m, algo->name, pl, err);
+	if (st) {
+		free(pl);
+		return st;
+	}
+	return plan_simulate(g, m, pl, algo->name, o->contention, ms, plan,
+			     err);
+}
+
+dp_status plan_evaluate(const dp_graph *g, const dp_machine *m,
+			const int32_t *placement, dp_contention c,
+			dp_plan *plan, dp_err *err)
+{
+	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
+	if (!pl)
+		return nomem(err, "the placement");
+	if (g->nops)
+		memcpy(pl, placement, (size_t)g->nops * sizeof *pl);
+	return plan_simulate(g, m, pl, "eval", c, 0, plan, err);
+}
+
+void plan_free(dp_plan *plan)
+{
+	if (!plan)
+		return;
+	free(plan->placement);
+	sim_result_free(&plan->sim);
+	memset(plan, 0, sizeof *plan);
+}
+
+int plan_worst_device(const dp_plan *plan)
+{
+	int worst = -1;
+	int64_t over = 0;
+	for (int d = 0; d < plan->sim.k; d++) {
+		const dp_device_stats *ds = &plan->sim.dev[d];
+		if (ds->peak_bytes > ds->cap_bytes &&
+		    ds->peak_bytes - ds->cap_bytes > over) {
+			over = ds->peak_bytes - ds->cap_bytes;
+			worst = d;
+		}
+	}
+	return worst;
+}
