@@ -7,6 +7,9 @@
 #ifndef DNNPART_EXPORT_H
 #define DNNPART_EXPORT_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "algo.h"
 #include "err.h"
 #include "graph.h"
@@ -36,5 +39,64 @@ dp_status export_write(const char *path, dp_export_kind kind,
 		       const dp_graph *g, const dp_machine *m,
 		       const dp_plan *plan, const dp_progress *progress,
 		       dp_err *err);
+
+/* ---- options and report (export_write uses the defaults) ---- */
+
+/* When DOT and SVG exports draw groups of ops instead of single ops. */
+typedef enum dp_export_coarsen {
+	DP_COARSEN_AUTO = 0, /* SVG: when the graph has more than max_nodes
+				ops; DOT: when it has more than
+				DP_EXPORT_DOT_FULL_MAX ops */
+	DP_COARSEN_NEVER,    /* one node per op, whatever the size */
+	DP_COARSEN_ALWAYS,   /* group by layer (else by runs) even when small */
+} dp_export_coarsen;
+
+/* Largest graph a DOT export writes op by op in DP_COARSEN_AUTO mode. */
+#define DP_EXPORT_DOT_FULL_MAX 200000u
+/* Default bound on the nodes of a coarsened picture. */
+#define DP_EXPORT_MAX_NODES 2000u
+/* Default time limit of an SVG layout, in seconds. */
+#define DP_EXPORT_TIMEOUT_S 120.0
+
+typedef struct dp_export_opts {
+	dp_export_coarsen coarsen;
+	uint32_t max_nodes; /* bound of a coarsened picture (>= 16);
+			       0 = DP_EXPORT_MAX_NODES */
+	double timeout_s;   /* SVG layout limit; <= 0 = DP_EXPORT_TIMEOUT_S */
+	const char *layout; /* SVG layout engine ("dot", "sfdp", ...);
+			       NULL = dot when small enough, else sfdp when
+			       installed, else dot with bounded effort */
+} dp_export_opts;
+
+/* What an export did, for the front end to tell the user. */
+typedef struct dp_export_report {
+	bool coarsened;     /* DOT/SVG: groups of ops were drawn */
+	uint32_t nodes;     /* DOT/SVG: nodes drawn */
+	uint32_t edges;     /* DOT/SVG: edges drawn */
+	char method[128];   /* DOT/SVG: how ops were grouped, "" if not */
+	char layout[32];    /* SVG: the layout engine used */
+	double layout_s;    /* SVG: seconds the layout and rendering took */
+	uint32_t split_layers; /* torch map: layers spread over several
+				  devices (listed under their majority
+				  device) */
+	uint32_t entries;   /* rows / keys / lines written */
+	char note[512];     /* one or two sentences worth showing; "" if none */
+} dp_export_report;
+
+/* Defaults: DP_COARSEN_AUTO, DP_EXPORT_MAX_NODES, DP_EXPORT_TIMEOUT_S,
+ * automatic layout. */
+void export_opts_default(dp_export_opts *o);
+
+/* export_write with options (NULL = defaults) and an optional report
+ * (may be NULL; cleared first, filled on success). */
+dp_status export_write_opts(const char *path, dp_export_kind kind,
+			    const dp_graph *g, const dp_machine *m,
+			    const dp_plan *plan, const dp_export_opts *opts,
+			    const dp_progress *progress,
+			    dp_export_report *report, dp_err *err);
+
+/* Parses "auto", "never", "always" for --coarsen. */
+dp_status export_coarsen_parse(const char *s, dp_export_coarsen *c,
+			       dp_err *err);
 
 #endif

@@ -1,0 +1,467 @@
+/* export.c - export kinds, dispatch, and the helpers every writer shares
+ * (locale-independent numbers, JSON and Graphviz string escaping, the
+ * device palette). See export.h and engine/internal/export_impl.h. */
+#include "export.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal/export_impl.h"
+#include "placement.h"
+
+/* ---- kinds ---- */
+
+static const struct {
+	const char *suffix;
+	dp_export_kind kind;
+} suffixes[] = {
+	/* longer suffixes first: "x.devmap.json" is a map, not a placement */
+	{".devmap.json", DP_EXPORT_DEVMAP_TORCH},
+	{".torch.json", DP_EXPORT_DEVMAP_TORCH},
+	{".tf.txt", DP_EXPORT_DEVMAP_TF},
+	{".dot", DP_EXPORT_DOT},
+	{".gv", DP_EXPORT_DOT},
+	{".svg", DP_EXPORT_SVG},
+	{".json", DP_EXPORT_JSON},
+	{".place", DP_EXPORT_PLACE},
+	{".csv", DP_EXPORT_CSV},
+};
+
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n > m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+dp_status export_kind_from_path(const char *path, dp_export_kind *kind,
+				dp_err *err)
+{
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+		if (ends_with_ci(path, suffixes[i].suffix)) {
+			*kind = suffixes[i].kind;
+			return DP_OK;
+		}
+	return dp_err_set(err, DP_EINPUT, path, 0, 0,
+			  "cannot tell the export format from the file name; "
+			  "expected one of .dot .gv .svg .json .place .csv "
+			  ".devmap.json (PyTorch device map) .tf.txt "
+			  "(TensorFlow device strings)");
+}
+
+const char *export_kind_name(dp_export_kind kind)
+{
+	switch (kind) {
+	case DP_EXPORT_DOT:
+		return "DOT";
+	case DP_EXPORT_SVG:
+		return "SVG";
+	case DP_EXPORT_JSON:
+		return "placement JSON";
+	case DP_EXPORT_PLACE:
+		return "ParDNN .place";
+	case DP_EXPORT_CSV:
+		return "CSV schedule";
+	case DP_EXPORT_DEVMAP_TORCH:
+		return "PyTorch device map";
+	case DP_EXPORT_DEVMAP_TF:
+		return "TensorFlow device strings";
+	}
+	return "unknown";
+}
+
+void export_opts_default(dp_export_opts *o)
+{
+	o->coarsen = DP_COARSEN_AUTO;
+	o->max_nodes = DP_EXPORT_MAX_NODES;
+	o->timeout_s = DP_EXPORT_TIMEOUT_S;
+	o->layout = NULL;
+}
+
+dp_status export_coarsen_parse(const char *s, dp_export_coarsen *c,
+			       dp_err *err)
+{
+	if (strcmp(s, "auto") == 0)
+		*c = DP_COARSEN_AUTO;
+	else if (strcmp(s, "never") == 0)
+		*c = DP_COARSEN_NEVER;
+	else if (strcmp(s, "always") == 0)
+		*c = DP_COARSEN_ALWAYS;
+	else
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad coarsening '%s': expected auto, never "
+				  "or always", s);
+	return DP_OK;
+}
+
+/* ---- dispatch ---- */
+
+static dp_status check_plan(const dp_graph *g, const dp_machine *m,
+			    const dp_plan *plan, dp_err *err)
+{
+	if (!g->finalized)
+		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+				  "export: the graph is not finalized");
+	if (plan->nops != g->nops || plan->sim.nops != g->nops)
+		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+				  "export: the plan has %u ops but the graph "
+				  "has %u",
+				  plan->nops, g->nops);
+	if (m && m->k != plan->k)
+		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+				  "export: the plan has %d devices but the "
+				  "machine has %d",
+				  plan->k, m->k);
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (plan->placement[u] < 0 || plan->placement[u] >= plan->k)
+			return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+					  "export: op '%s' is on device %d, "
+					  "outside 0..%d",
+					  graph_op_name(g, u),
+					  plan->placement[u], plan->k - 1);
+	return DP_OK;
+}
+
+dp_status export_write_opts(const char *path, dp_export_kind kind,
+			    const dp_graph *g, const dp_machine *m,
+			    const dp_plan *plan, const dp_export_opts *opts,
+			    const dp_progress *progress,
+			    dp_export_report *report, dp_err *err)
+{
+	dp_export_opts o;
+	dp_export_report scratch;
+	dp_export_report *rep = report ? report : &scratch;
+	memset(rep, 0, sizeof *rep);
+	if (opts)
+		o = *opts;
+	else
+		export_opts_default(&o);
+	if (o.max_nodes == 0)
+		o.max_nodes = DP_EXPORT_MAX_NODES;
+	if (o.max_nodes < 16)
+		o.max_nodes = 16;
+	if (!(o.timeout_s > 0))
+		o.timeout_s = DP_EXPORT_TIMEOUT_S;
+
+	dp_status st = check_plan(g, m, plan, err);
+	if (st)
+		return st;
+	if (progress_canceled(progress))
+		return dp_err_set(err, DP_ECANCELED, path, 0, 0,
+				  "export canceled; no file written");
+	switch (kind) {
+	case DP_EXPORT_DOT:
+		return export_dot_write(path, g, m, plan, &o, progress, rep,
+					err);
+	case DP_EXPORT_SVG:
+		return export_svg_write(path, g, m, plan, &o, progress, rep,
+					err);
+	case DP_EXPORT_JSON:
+		rep->entries = g->nops;
+		return placement_write_json(path, g, plan, err);
+	case DP_EXPORT_PLACE:
+		rep->entries = g->nops;
+		return placement_write_place(path, g, plan->placement, err);
+	case DP_EXPORT_CSV:
+		return export_csv_write(path, g, plan, rep, err);
+	case DP_EXPORT_DEVMAP_TORCH:
+		return export_torch_write(path, g, plan, rep, err);
+	case DP_EXPORT_DEVMAP_TF:
+		return export_tf_write(path, g, plan, rep, err);
+	}
+	return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
+			  "export: unknown kind %d", (int)kind);
+}
+
+dp_status export_write(const char *path, dp_export_kind kind,
+		       const dp_graph *g, const dp_machine *m,
+		       const dp_plan *plan, const dp_progress *progress,
+		       dp_err *err)
+{
+	return export_write_opts(path, kind, g, m, plan, NULL, progress, NULL,
+				 err);
+}
+
+/* ---- locale-independent numbers ---- */
+
+/* Rewrites the locale's decimal point in s (numbers only) as '.'. */
+static void fix_decimal_point(char *s)
+{
+	const struct lconv *lc = localeconv();
+	const char *dp = lc && lc->decimal_point ? lc->decimal_point : ".";
+	size_t n = strlen(dp);
+	if (n == 0 || strcmp(dp, ".") == 0)
+		return;
+	char *w = s;
+	for (const char *r = s; *r;) {
+		if (strncmp(r, dp, n) == 0) {
+			*w++ = '.';
+			r += n;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+/* fmt must format numbers only: a %s argument holding the locale's decimal
+ * point would be rewritten too. */
+char *xfmt(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	fix_decimal_point(buf);
+	return buf;
+}
+
+char *xfmt_double(double v, char *buf, size_t size)
+{
+	if (!isfinite(v))
+		return xfmt(buf, size, "%s", isnan(v) ? "nan" : "inf");
+	/* shortest of 15..17 digits that reads back exactly; the check runs
+	 * before the decimal point is rewritten, so strtod sees its locale */
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (prec == 17 || strtod(buf, NULL) == v)
+			break;
+	}
+	fix_decimal_point(buf);
+	return buf;
+}
+
+/* v with 3 significant digits and a unit. */
+static char *fmt3(double v, const char *unit, char *buf, size_t size)
+{
+	int dec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+	if (v == floor(v) && v < 1000)
+		dec = 0;
+	return xfmt(buf, size, "%.*f %s", dec, v, unit);
+}
+
+char *xfmt_bytes(int64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = {"B",   "KiB", "MiB",
+					    "GiB", "TiB", "PiB"};
+	if (bytes < 0)
+		bytes = 0;
+	if (bytes < 1024) {
+		snprintf(buf, size, "%lld B", (long long)bytes);
+		return buf;
+	}
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (v >= 999.5 && u < 5) { /* "1024 KiB" reads better as 1.00 MiB */
+		v /= 1024;
+		u++;
+	}
+	return fmt3(v, units[u], buf, size);
+}
+
+char *xfmt_time(double us, char *buf, size_t size)
+{
+	if (!(us > 0))
+		return xfmt(buf, size, "0 us");
+	if (us < 999.5)
+		return fmt3(us, "us", buf, size);
+	if (us < 999.5e3)
+		return fmt3(us / 1e3, "ms", buf, size);
+	return fmt3(us / 1e6, "s", buf, size);
+}
+
+/* ---- strings ---- */
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static int utf8_seq_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+	if (c >= 0xE0 && c <= 0xEF) {
+		if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+			return 0;
+		if (c == 0xE0 && s[1] < 0xA0)
+			return 0; /* overlong */
+		if (c == 0xED && s[1] >= 0xA0)
+			return 0; /* surrogate */
+		return 3;
+	}
+	if (c >= 0xF0 && c <= 0xF4) {
+		if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
+		    (s[3] & 0xC0) != 0x80)
+			return 0;
+		if (c == 0xF0 && s[1] < 0x90)
+			return 0;
+		if (c == 0xF4 && s[1] >= 0x90)
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+void json_put_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	putc('"', f);
+	while (*p) {
+		int n = utf8_seq_len(p);
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, (size_t)n, f);
+			p += n;
+			continue;
+		}
+		unsigned c = *p++;
+		switch (c) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (c < 0x20 || c == 0x7F)
+				fprintf(f, "\\u%04x", c);
+			else
+				putc((int)c, f);
+		}
+	}
+	putc('"', f);
+}
+
+void sbuf_reset(dp_sbuf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = '\0';
+}
+
+void sbuf_free(dp_sbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+static bool sbuf_reserve(dp_sbuf *b, size_t extra)
+{
+	if (b->oom)
+		return false;
+	if (b->len + extra + 1 <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 128;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *s = realloc(b->s, cap);
+	if (!s) {
+		b->oom = true;
+		return false;
+	}
+	b->s = s;
+	b->cap = cap;
+	return true;
+}
+
+static void sbuf_putn(dp_sbuf *b, const char *s, size_t n)
+{
+	if (!sbuf_reserve(b, n))
+		return;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void sbuf_puts(dp_sbuf *b, const char *s)
+{
+	sbuf_putn(b, s, strlen(s));
+}
+
+void sbuf_printf(dp_sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !sbuf_reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t chars = 0;
+	while (*p) {
+		if (max_chars && chars == max_chars) {
+			sbuf_puts(b, "...");
+			return;
+		}
+		int n = utf8_seq_len(p);
+		if (n == 0) {
+			sbuf_puts(b, "\xEF\xBF\xBD");
+			p++;
+		} else if (n > 1) {
+			sbuf_putn(b, (const char *)p, (size_t)n);
+			p += n;
+		} else if (*p == '\\') {
+			sbuf_puts(b, "\\\\");
+			p++;
+		} else if (*p < 0x20 || *p == 0x7F) {
+			sbuf_puts(b, "?");
+			p++;
+		} else {
+			sbuf_putn(b, (const char *)p, 1);
+			p++;
+		}
+		chars++;
+	}
+}
+
+/* ---- palette ---- */
+
+static const char *const tol_light[] = {
+	"#77AADD", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00",
+	"#EEDD88", "#EE8866", "#FFAABB", "#DDDDDD",
+};
+/* tol_light mixed 75% with white */
+static const char *const tol_light_tint[] = {
+	"#DDEAF6", "#E6F6FF", "#D0EEE6", "#EEF2CC", "#EAEABF",
+	"#FBF6E1", "#FBE1D9", "#FFEAEE", "#F6F6F6",
+};
+#define NPALETTE (sizeof tol_light / sizeof tol_light[0])
+
+const char *export_device_color(int dev)
+{
+	return tol_light[(size_t)(dev < 0 ? 0 : dev) % NPALETTE];
+}
+
+const char *export_device_tint(int dev)
+{
+	return tol_light_tint[(size_t)(dev < 0 ? 0 : dev) % NPALETTE];
+}

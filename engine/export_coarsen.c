@@ -1,0 +1,661 @@
+/* export_coarsen.c - the picture DOT and SVG exports draw (coarsen.h).
+ *
+ * Graphviz's dot needs seconds for a few thousand nodes and hours for a
+ * hundred thousand, so big graphs are drawn as groups of ops (DESIGN 6):
+ * first by `layer` scope and device, shortening the layer path until the
+ * groups fit; else by runs of consecutive ops of one device's schedule
+ * (its start order, which is a topological order of that device's ops).
+ * The schedule's critical path stays visible: its ops stay single nodes
+ * when there are few enough, otherwise their groups are marked.
+ */
+#include "internal/coarsen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CANCEL_EVERY 65536u
+
+static dp_status oom(dp_err *err)
+{
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory while preparing the export picture");
+}
+
+static dp_status canceled(dp_err *err)
+{
+	return dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
+			  "export canceled; no file written");
+}
+
+void coarsen_free(dp_coarse *c)
+{
+	free(c->nodes);
+	free(c->of);
+	free(c->edges);
+	free(c->strs);
+	memset(c, 0, sizeof *c);
+}
+
+static uint32_t arena_add(dp_coarse *c, const char *s, size_t n)
+{
+	if (c->strs_len + n + 1 > c->strs_cap) {
+		size_t cap = c->strs_cap ? c->strs_cap : 256;
+		while (cap < c->strs_len + n + 1)
+			cap *= 2;
+		char *p = realloc(c->strs, cap);
+		if (!p)
+			return UINT32_MAX;
+		c->strs = p;
+		c->strs_cap = cap;
+	}
+	uint32_t off = (uint32_t)c->strs_len;
+	memcpy(c->strs + off, s, n);
+	c->strs[off + n] = '\0';
+	c->strs_len += n + 1;
+	return off;
+}
+
+/* ---- the critical path ---- */
+
+/* Copies the plan's schedule critical path, or the graph's critical path
+ * when the plan carries none, into *cp / *cause. */
+static dp_status get_critical_path(const dp_graph *g, const dp_plan *plan,
+				   uint32_t **cp, uint8_t **cause,
+				   uint32_t *len)
+{
+	*cp = malloc(((size_t)g->nops + 1) * sizeof **cp);
+	*cause = malloc((size_t)g->nops + 1);
+	if (!*cp || !*cause)
+		return DP_ENOMEM;
+	if (plan->sim.cp_len > 0 && plan->sim.cp_ops) {
+		*len = plan->sim.cp_len;
+		memcpy(*cp, plan->sim.cp_ops, *len * sizeof **cp);
+		for (uint32_t i = 0; i < *len; i++)
+			(*cause)[i] = plan->sim.cp_cause
+					      ? plan->sim.cp_cause[i]
+					      : (uint8_t)(i ? DP_HOP_DATA
+							    : DP_HOP_START);
+		return DP_OK;
+	}
+	*len = 0;
+	if (g->nops == 0)
+		return DP_OK;
+	if (graph_critical_path(g, 1.0, *cp, len) < 0)
+		return DP_ENOMEM;
+	for (uint32_t i = 0; i < *len; i++)
+		(*cause)[i] = i == 0 ? DP_HOP_START
+			      : plan->placement[(*cp)[i - 1]] ==
+					      plan->placement[(*cp)[i]]
+				      ? DP_HOP_DATA
+				      : DP_HOP_TRANSFER;
+	return DP_OK;
+}
+
+/* ---- grouping by layer ---- */
+
+typedef struct pair {
+	uint64_t key; /* (group << 32) | dev; see the callers */
+	uint32_t idx;
+} pair;
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Length of the first depth components of layer s (separators '/' and
+ * '.'); the whole string when it has no more components. */
+static size_t prefix_len(const char *s, int depth)
+{
+	int seen = 0;
+	for (size_t i = 0; s[i]; i++)
+		if ((s[i] == '/' || s[i] == '.') && ++seen == depth)
+			return i;
+	return strlen(s);
+}
+
+static int layer_depth(const char *s)
+{
+	int d = 1;
+	for (; *s; s++)
+		d += *s == '/' || *s == '.';
+	return d;
+}
+
+/* Finds prefix ids for the distinct layers at one depth: ids[i] is the id
+ * of the prefix of layers[i]; equal prefixes get equal ids. Returns the
+ * number of distinct prefixes, or UINT32_MAX on allocation failure. The
+ * sort is by (length-limited) string content, so ids are deterministic. */
+typedef struct pref {
+	const char *s;
+	size_t n;
+	uint32_t idx;
+} pref;
+
+static int cmp_pref(const void *a, const void *b)
+{
+	const pref *x = a, *y = b;
+	size_t n = x->n < y->n ? x->n : y->n;
+	int c = memcmp(x->s, y->s, n);
+	if (c)
+		return c;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static uint32_t prefix_ids(const dp_graph *g, const uint32_t *layers,
+			   uint32_t nl, int depth, uint32_t *ids, pref *tmp)
+{
+	for (uint32_t i = 0; i < nl; i++) {
+		const char *s = graph_str(g, layers[i]);
+		tmp[i].s = s;
+		tmp[i].n = depth > 0 ? prefix_len(s, depth) : strlen(s);
+		tmp[i].idx = i;
+	}
+	qsort(tmp, nl, sizeof *tmp, cmp_pref);
+	uint32_t id = 0;
+	for (uint32_t i = 0; i < nl; i++) {
+		if (i > 0 && (tmp[i].n != tmp[i - 1].n ||
+			      memcmp(tmp[i].s, tmp[i - 1].s, tmp[i].n) != 0))
+			id++;
+		ids[tmp[i].idx] = id;
+	}
+	return nl ? id + 1 : 0;
+}
+
+/* Tries the layer grouping: sets of[] (provisional ids; kept ops must
+ * already have ids 0..nkept-1) and returns true when some depth fits the
+ * budget. Ops of no layer form one group per device. */
+static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
+			    const uint8_t *kept, uint32_t nkept,
+			    uint32_t budget, dp_coarse *c, bool *ok)
+{
+	*ok = false;
+	uint32_t n = g->nops, layered = 0, rest = 0;
+	for (uint32_t u = 0; u < n; u++)
+		if (!kept[u]) {
+			rest++;
+			layered += g->ops[u].layer != 0;
+		}
+	/* a picture of mostly "(no layer)" boxes says nothing: use runs */
+	if (rest == 0 || (uint64_t)layered * 10 < (uint64_t)rest * 9)
+		return DP_OK;
+
+	/* distinct layers */
+	uint32_t *layers = malloc((size_t)layered * sizeof *layers);
+	uint64_t *pairs = malloc((size_t)rest * sizeof *pairs);
+	if (!layers || !pairs) {
+		free(layers);
+		free(pairs);
+		return DP_ENOMEM;
+	}
+	uint32_t nl = 0;
+	for (uint32_t u = 0; u < n; u++)
+		if (!kept[u] && g->ops[u].layer)
+			layers[nl++] = g->ops[u].layer;
+	qsort(layers, nl, sizeof *layers, cmp_u32);
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < nl; i++)
+		if (w == 0 || layers[w - 1] != layers[i])
+			layers[w++] = layers[i];
+	nl = w;
+	/* (layer index + 1, dev) pairs present; 0 = no layer */
+	uint32_t np = 0;
+	for (uint32_t u = 0; u < n; u++) {
+		if (kept[u])
+			continue;
+		uint64_t li = 0;
+		if (g->ops[u].layer) {
+			uint32_t *hit = bsearch(&g->ops[u].layer, layers, nl,
+						sizeof *layers, cmp_u32);
+			li = (uint64_t)(hit - layers) + 1;
+		}
+		pairs[np++] = li << 32 | (uint32_t)plan->placement[u];
+	}
+	qsort(pairs, np, sizeof *pairs, cmp_u64);
+	w = 0;
+	for (uint32_t i = 0; i < np; i++)
+		if (w == 0 || pairs[w - 1] != pairs[i])
+			pairs[w++] = pairs[i];
+	np = w;
+
+	int maxdepth = 1;
+	for (uint32_t i = 0; i < nl; i++) {
+		int d = layer_depth(graph_str(g, layers[i]));
+		if (d > maxdepth)
+			maxdepth = d;
+	}
+	uint32_t *ids = malloc(((size_t)nl + 1) * sizeof *ids);
+	pref *tmp = malloc(((size_t)nl + 1) * sizeof *tmp);
+	uint64_t *keys = malloc(((size_t)np + 1) * sizeof *keys);
+	dp_status st = DP_OK;
+	if (!ids || !tmp || !keys) {
+		st = DP_ENOMEM;
+		goto out;
+	}
+	/* from whole names to one component: the finest that fits wins */
+	for (int depth = maxdepth; depth >= 1 && !*ok; depth--) {
+		uint32_t nprefix = prefix_ids(g, layers, nl, depth, ids, tmp);
+		for (uint32_t i = 0; i < np; i++) {
+			uint32_t li = (uint32_t)(pairs[i] >> 32);
+			uint64_t pid = li ? (uint64_t)ids[li - 1] + 1 : 0;
+			keys[i] = pid << 32 | (uint32_t)pairs[i];
+		}
+		qsort(keys, np, sizeof *keys, cmp_u64);
+		uint32_t groups = 0;
+		for (uint32_t i = 0; i < np; i++)
+			groups += i == 0 || keys[i] != keys[i - 1];
+		if (groups > budget)
+			continue;
+		*ok = true;
+		c->method = DP_COARSE_LAYER;
+		c->layer_depth = depth == maxdepth ? 0 : depth;
+		/* groups are numbered nkept.. in key order; labels are the
+		 * prefixes, stored once per prefix */
+		uint32_t *plabel = malloc(((size_t)nprefix + 1) *
+					  sizeof *plabel);
+		if (!plabel) {
+			st = DP_ENOMEM;
+			goto out;
+		}
+		for (uint32_t i = 0; i < nprefix + 1; i++)
+			plabel[i] = UINT32_MAX;
+		plabel[0] = 0;
+		for (uint32_t i = 0; i < nl; i++) {
+			uint32_t pid = ids[i] + 1;
+			if (plabel[pid] != UINT32_MAX)
+				continue;
+			const char *s = graph_str(g, layers[i]);
+			size_t len = c->layer_depth ? prefix_len(s, depth)
+						    : strlen(s);
+			plabel[pid] = arena_add(c, s, len);
+			if (plabel[pid] == UINT32_MAX) {
+				free(plabel);
+				st = DP_ENOMEM;
+				goto out;
+			}
+		}
+		uint32_t w2 = 0;
+		for (uint32_t i = 0; i < np; i++)
+			if (w2 == 0 || keys[w2 - 1] != keys[i])
+				keys[w2++] = keys[i];
+		/* provisional group id = nkept + index in keys[] */
+		c->n = nkept + w2;
+		c->nodes = calloc((size_t)c->n, sizeof *c->nodes);
+		if (!c->nodes) {
+			free(plabel);
+			st = DP_ENOMEM;
+			goto out;
+		}
+		for (uint32_t i = 0; i < w2; i++)
+			c->nodes[nkept + i].label =
+				plabel[(uint32_t)(keys[i] >> 32)];
+		for (uint32_t u = 0; u < n; u++) {
+			if (kept[u])
+				continue;
+			uint64_t pid = 0;
+			if (g->ops[u].layer) {
+				uint32_t *hit =
+					bsearch(&g->ops[u].layer, layers, nl,
+						sizeof *layers, cmp_u32);
+				pid = (uint64_t)ids[hit - layers] + 1;
+			}
+			uint64_t key = pid << 32 | (uint32_t)plan->placement[u];
+			uint64_t *hit = bsearch(&key, keys, w2, sizeof *keys,
+						cmp_u64);
+			c->of[u] = nkept + (uint32_t)(hit - keys);
+		}
+		free(plabel);
+	}
+out:
+	free(layers);
+	free(pairs);
+	free(ids);
+	free(tmp);
+	free(keys);
+	return st;
+}
+
+/* ---- grouping by runs of a device's schedule ---- */
+
+typedef struct sched_key {
+	int32_t dev;
+	uint32_t topo_pos;
+	double start;
+	uint32_t op;
+} sched_key;
+
+static int cmp_sched(const void *a, const void *b)
+{
+	const sched_key *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->topo_pos > y->topo_pos) - (x->topo_pos < y->topo_pos);
+}
+
+/* Number of nodes runs of at most len ops give, over the segments. */
+static uint64_t runs_count(const uint32_t *seg, uint32_t nseg, uint32_t len)
+{
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < nseg; i++)
+		total += (seg[i] + len - 1) / len;
+	return total;
+}
+
+/* Groups the ops that are not kept into runs: each device's schedule is
+ * cut at its kept ops into segments, and each segment into equal runs of
+ * at most run_len ops, the smallest run_len that fits the budget. */
+static dp_status group_runs(const dp_graph *g, const dp_plan *plan,
+			    const uint8_t *kept, uint32_t nkept,
+			    uint32_t budget, dp_coarse *c)
+{
+	uint32_t n = g->nops;
+	sched_key *ord = malloc(((size_t)n + 1) * sizeof *ord);
+	uint32_t *seg = malloc(((size_t)n + 1) * sizeof *seg);
+	if (!ord || !seg) {
+		free(ord);
+		free(seg);
+		return DP_ENOMEM;
+	}
+	for (uint32_t u = 0; u < n; u++)
+		ord[u] = (sched_key){plan->placement[u], g->topo_pos[u],
+				     plan->sim.start[u], u};
+	qsort(ord, n, sizeof *ord, cmp_sched);
+	uint32_t nseg = 0, maxseg = 1;
+	for (uint32_t i = 0; i < n;) {
+		if (kept[ord[i].op]) {
+			i++;
+			continue;
+		}
+		uint32_t j = i;
+		while (j < n && ord[j].dev == ord[i].dev && !kept[ord[j].op])
+			j++;
+		seg[nseg++] = j - i;
+		if (j - i > maxseg)
+			maxseg = j - i;
+		i = j;
+	}
+	uint32_t lo = 1, hi = maxseg;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (runs_count(seg, nseg, mid) <= budget)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	c->method = DP_COARSE_RUNS;
+	c->run_len = lo;
+	uint32_t id = nkept;
+	for (uint32_t i = 0, s = 0; i < n;) {
+		if (kept[ord[i].op]) {
+			i++;
+			continue;
+		}
+		uint32_t len = seg[s++];
+		uint32_t q = (len + lo - 1) / lo;
+		for (uint32_t r = 0; r < q; r++) {
+			uint32_t a = (uint32_t)((uint64_t)len * r / q);
+			uint32_t b = (uint32_t)((uint64_t)len * (r + 1) / q);
+			for (uint32_t k = a; k < b; k++)
+				c->of[ord[i + k].op] = id;
+			id++;
+		}
+		i += len;
+	}
+	free(ord);
+	free(seg);
+	c->n = id;
+	c->nodes = calloc((size_t)id + 1, sizeof *c->nodes);
+	return c->nodes ? DP_OK : DP_ENOMEM;
+}
+
+/* ---- nodes and edges ---- */
+
+/* Renumbers nodes by first appearance in topological order (so the DOT
+ * lists them in a readable order) and fills their statistics. */
+static dp_status finish_nodes(const dp_graph *g, const dp_plan *plan,
+			      const uint8_t *crit, dp_coarse *c)
+{
+	uint32_t *newid = malloc(((size_t)c->n + 1) * sizeof *newid);
+	if (!newid)
+		return DP_ENOMEM;
+	for (uint32_t i = 0; i < c->n; i++)
+		newid[i] = UINT32_MAX;
+	uint32_t next = 0;
+	for (uint32_t i = 0; i < g->nops; i++) {
+		uint32_t u = g->topo[i];
+		if (newid[c->of[u]] == UINT32_MAX)
+			newid[c->of[u]] = next++;
+	}
+	dp_cnode *nodes = calloc((size_t)next + 1, sizeof *nodes);
+	if (!nodes) {
+		free(newid);
+		return DP_ENOMEM;
+	}
+	for (uint32_t i = 0; i < c->n; i++)
+		if (newid[i] != UINT32_MAX)
+			nodes[newid[i]].label = c->nodes ? c->nodes[i].label
+							 : 0;
+	free(c->nodes);
+	c->nodes = nodes;
+	c->n = next;
+	const double *st = plan->sim.start, *en = plan->sim.end;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		uint32_t id = newid[c->of[u]];
+		c->of[u] = id;
+		dp_cnode *nd = &nodes[id];
+		const dp_op *op = &g->ops[u];
+		if (nd->nops == 0) {
+			nd->dev = plan->placement[u];
+			nd->op = nd->last_op = u;
+			nd->start = st[u];
+			nd->end = en[u];
+		} else {
+			uint32_t f = nd->op, l = nd->last_op;
+			if (st[u] < st[f] ||
+			    (st[u] == st[f] && g->topo_pos[u] < g->topo_pos[f]))
+				nd->op = u;
+			if (st[u] > st[l] ||
+			    (st[u] == st[l] && g->topo_pos[u] > g->topo_pos[l]))
+				nd->last_op = u;
+			if (st[u] < nd->start)
+				nd->start = st[u];
+			if (en[u] > nd->end)
+				nd->end = en[u];
+		}
+		nd->nops++;
+		nd->ncrit += crit[u];
+		nd->busy_us += en[u] - st[u];
+		nd->out_bytes += op->output_bytes;
+		nd->param_bytes += op->param_bytes;
+		if (op->temp_bytes > nd->temp_max)
+			nd->temp_max = op->temp_bytes;
+	}
+	free(newid);
+	return DP_OK;
+}
+
+static int cmp_cedge(const void *a, const void *b)
+{
+	const dp_cedge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->to > y->to) - (x->to < y->to);
+}
+
+/* Merges graph edges between nodes and flags the critical path's hops. */
+static dp_status build_edges(const dp_graph *g, const uint32_t *cp,
+			     const uint8_t *cause, uint32_t cp_len,
+			     const dp_progress *p, dp_coarse *c)
+{
+	size_t cap = (size_t)g->nedges + cp_len + 1;
+	dp_cedge *e = malloc(cap * sizeof *e);
+	if (!e)
+		return DP_ENOMEM;
+	size_t ne = 0;
+	for (uint32_t i = 0; i < g->nedges; i++) {
+		if ((i & (CANCEL_EVERY - 1)) == 0 && progress_canceled(p)) {
+			free(e);
+			return DP_ECANCELED;
+		}
+		const dp_edge *ge = &g->edges[i];
+		uint32_t a = c->of[ge->from], b = c->of[ge->to];
+		if (a == b)
+			continue;
+		e[ne++] = (dp_cedge){a, b, ge->control ? 0 : ge->bytes, 1,
+				     ge->control, 0};
+	}
+	for (uint32_t i = 1; i < cp_len; i++) {
+		uint32_t a = c->of[cp[i - 1]], b = c->of[cp[i]];
+		if (a != b)
+			e[ne++] = (dp_cedge){a, b, 0, 0, true, cause[i]};
+	}
+	qsort(e, ne, sizeof *e, cmp_cedge);
+	size_t w = 0;
+	for (size_t i = 0; i < ne; i++) {
+		if (w > 0 && e[w - 1].from == e[i].from &&
+		    e[w - 1].to == e[i].to) {
+			dp_cedge *m = &e[w - 1];
+			if (e[i].nedges) {
+				m->control = m->nedges ? m->control &&
+								 e[i].control
+						       : e[i].control;
+				m->nedges += e[i].nedges;
+				m->bytes += e[i].bytes;
+			}
+			if (e[i].hop > m->hop)
+				m->hop = e[i].hop;
+		} else {
+			e[w++] = e[i];
+		}
+	}
+	c->edges = e;
+	c->nedges = (uint32_t)w;
+	return DP_OK;
+}
+
+dp_status coarsen_build(const dp_graph *g, const dp_plan *plan,
+			dp_export_coarsen mode, uint32_t max_nodes,
+			uint32_t auto_limit, const dp_progress *p,
+			dp_coarse *c, dp_err *err)
+{
+	memset(c, 0, sizeof *c);
+	uint32_t n = g->nops;
+	uint32_t *cp = NULL, cp_len = 0;
+	uint8_t *cause = NULL, *crit = NULL, *kept = NULL;
+	dp_status st = get_critical_path(g, plan, &cp, &cause, &cp_len);
+	if (st)
+		goto fail;
+	c->cp_len = cp_len;
+	crit = calloc((size_t)n + 1, 1);
+	kept = calloc((size_t)n + 1, 1);
+	c->of = malloc(((size_t)n + 1) * sizeof *c->of);
+	if (!crit || !kept || !c->of || arena_add(c, "", 0) != 0) {
+		st = DP_ENOMEM;
+		goto fail;
+	}
+	for (uint32_t i = 0; i < cp_len; i++)
+		crit[cp[i]] = 1;
+
+	bool coarse = mode == DP_COARSEN_ALWAYS ||
+		      (mode == DP_COARSEN_AUTO && n > auto_limit);
+	if (!coarse) {
+		c->method = DP_COARSE_NONE;
+		c->cp_kept = true;
+		for (uint32_t u = 0; u < n; u++)
+			c->of[u] = u;
+		c->n = n;
+	} else {
+		/* keep the critical ops single while they take at most a
+		 * quarter of the picture (section comment above) */
+		c->cp_kept = cp_len <= max_nodes / 4;
+		for (int attempt = 0; attempt < 2; attempt++) {
+			uint32_t nkept = 0;
+			memset(kept, 0, n);
+			if (c->cp_kept)
+				for (uint32_t i = 0; i < cp_len; i++)
+					if (!kept[cp[i]]) {
+						kept[cp[i]] = 1;
+						c->of[cp[i]] = nkept++;
+					}
+			uint32_t budget = max_nodes - nkept;
+			bool ok = false;
+			st = try_layers(g, plan, kept, nkept, budget, c, &ok);
+			if (st)
+				goto fail;
+			if (!ok) {
+				st = group_runs(g, plan, kept, nkept, budget,
+						c);
+				if (st)
+					goto fail;
+			}
+			if (c->n <= max_nodes || !c->cp_kept)
+				break;
+			/* segments cut at the critical ops did not fit:
+			 * mark the critical path instead of keeping it */
+			free(c->nodes);
+			c->nodes = NULL;
+			c->cp_kept = false;
+		}
+		if (progress_canceled(p)) {
+			st = DP_ECANCELED;
+			goto fail;
+		}
+	}
+	st = finish_nodes(g, plan, crit, c);
+	if (!st)
+		st = build_edges(g, cp, cause, cp_len, p, c);
+	if (st)
+		goto fail;
+	free(cp);
+	free(cause);
+	free(crit);
+	free(kept);
+	return DP_OK;
+fail:
+	free(cp);
+	free(cause);
+	free(crit);
+	free(kept);
+	coarsen_free(c);
+	return st == DP_ECANCELED ? canceled(err) : oom(err);
+}
+
+void coarsen_describe(const dp_coarse *c, char *buf, size_t size)
+{
+	const char *cp = c->cp_kept ? "critical-path ops drawn singly"
+				    : "groups on the critical path drawn red";
+	switch (c->method) {
+	case DP_COARSE_NONE:
+		snprintf(buf, size, "%s", "");
+		break;
+	case DP_COARSE_LAYER:
+		if (c->layer_depth)
+			snprintf(buf, size,
+				 "grouped by layer prefix (%d level%s) and "
+				 "device; %s",
+				 c->layer_depth, c->layer_depth == 1 ? "" : "s",
+				 cp);
+		else
+			snprintf(buf, size,
+				 "grouped by layer and device; %s", cp);
+		break;
+	case DP_COARSE_RUNS:
+		snprintf(buf, size,
+			 "grouped into runs of up to %u consecutive ops of "
+			 "one device's schedule; %s",
+			 c->run_len, cp);
+		break;
+	}
+}

@@ -1,0 +1,447 @@
+/* export_svg.c - SVG of the partition, laid out by Graphviz in a child.
+ *
+ * Graphviz is not thread-safe, leaks per layout, prints its warnings to
+ * stderr and can take minutes on a large graph (DESIGN 6). So the layout
+ * runs in a forked child: it builds the graph with cgraph, lays it out with
+ * gvc and renders into the temporary file of an afile, then leaves with
+ * _exit. Its stdout and stderr go to a pipe that the parent reads, so
+ * Graphviz never prints over a terminal UI. The parent waits with a time
+ * limit, polls the cancel flag and reports progress; on cancel or timeout
+ * it kills the child. The file is renamed into place only on success.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gvc.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "afile.h"
+#include "internal/export_impl.h"
+
+/* dot lays out this many nodes in seconds; above it a graph that was not
+ * coarsened gets sfdp (when installed) or a dot with bounded effort. */
+#define DOT_FAST_NODES 2500u
+#define DOT_FAST_EDGES 20000u
+/* above this, dot's network simplex and crossing minimisation are bounded */
+#define DOT_BOUNDED_NODES 500u
+#define POLL_MS 50
+#define MSG_KEEP 4096
+
+enum child_exit {
+	CHILD_OK = 0,
+	CHILD_BUILD = 10,  /* building the graph failed */
+	CHILD_LAYOUT_MISSING = 11,
+	CHILD_LAYOUT = 12, /* gvLayout failed */
+	CHILD_RENDER = 13, /* gvRender failed */
+	CHILD_WRITE = 14,  /* writing the file failed */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- the child ---- */
+
+static bool has_layout(GVC_t *gvc, const char *name, char *avail,
+		       size_t size)
+{
+	int n = 0;
+	char **list = gvPluginList(gvc, "layout", &n, NULL);
+	bool found = false;
+	size_t len = 0;
+	avail[0] = '\0';
+	for (int i = 0; list && i < n; i++) {
+		if (strcmp(list[i], name) == 0)
+			found = true;
+		if (len < size)
+			len += (size_t)snprintf(avail + len, size - len, "%s%s",
+						i ? ", " : "", list[i]);
+		free(list[i]);
+	}
+	free(list);
+	return found;
+}
+
+/* dot with limits on its network simplex and crossing minimisation: a
+ * worse picture in bounded time. */
+static void bound_dot(Agraph_t *G)
+{
+	agsafeset(G, "nslimit", "3", "");
+	agsafeset(G, "nslimit1", "3", "");
+	agsafeset(G, "mclimit", "0.5", "");
+	agsafeset(G, "searchsize", "30", "");
+	agsafeset(G, "remincross", "false", "");
+}
+
+/* Force-directed layouts draw no clusters: list the devices in the graph
+ * label instead, so that the picture still says what each color is. */
+static void add_legend(Agraph_t *G)
+{
+	dp_sbuf sb = {0};
+	char *label = agget(G, "label");
+	sbuf_puts(&sb, label ? label : "");
+	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s)) {
+		char *l = agget(s, "label"), *c = agget(s, "color");
+		sbuf_printf(&sb, "\\n[%s] %s", c ? c : "", l ? l : "");
+	}
+	if (sb.s)
+		agsafeset(G, "label", sb.s, "");
+	sbuf_free(&sb);
+}
+
+static void child_say(int fd, const char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Runs in the child; never returns. */
+static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
+		       const dp_machine *m, const dp_plan *plan,
+		       const dp_coarse *c, const dp_export_opts *o)
+{
+	/* Ctrl-C reaches the whole process group: the parent decides and
+	 * kills this child itself, after cleaning up */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	dup2(msg_fd, STDERR_FILENO);
+	dup2(msg_fd, STDOUT_FILENO);
+
+	Agraph_t *G = NULL;
+	dp_err err;
+	if (export_dot_build(g, m, plan, c, true, NULL, &G, &err) != DP_OK) {
+		child_say(STDERR_FILENO, err.msg);
+		_exit(CHILD_BUILD);
+	}
+	GVC_t *gvc = gvContext();
+	if (!gvc)
+		_exit(CHILD_BUILD);
+	char avail[256];
+	const char *layout = o->layout;
+	if (layout) {
+		if (!has_layout(gvc, layout, avail, sizeof avail)) {
+			child_say(STDERR_FILENO, avail);
+			_exit(CHILD_LAYOUT_MISSING);
+		}
+	} else if (c->n <= DOT_FAST_NODES && c->nedges <= DOT_FAST_EDGES) {
+		layout = "dot";
+	} else {
+		layout = has_layout(gvc, "sfdp", avail, sizeof avail) ? "sfdp"
+								     : "dot";
+	}
+	if (strcmp(layout, "dot") == 0 && c->n > DOT_BOUNDED_NODES)
+		bound_dot(G);
+	if (strcmp(layout, "dot") != 0 && strcmp(layout, "fdp") != 0) {
+		add_legend(G);
+		agsafeset(G, "overlap", "prism", "");
+		agsafeset(G, "outputorder", "edgesfirst", "");
+	}
+	child_say(stat_fd, layout);
+	close(stat_fd);
+	if (gvLayout(gvc, G, layout) != 0)
+		_exit(CHILD_LAYOUT);
+	if (gvRender(gvc, G, "svg", out) != 0)
+		_exit(CHILD_RENDER);
+	if (fflush(out) != 0 || ferror(out))
+		_exit(CHILD_WRITE);
+	_exit(CHILD_OK);
+}
+
+/* ---- the parent ---- */
+
+typedef struct msgbuf {
+	char text[MSG_KEEP + 1];
+	size_t len;
+} msgbuf;
+
+/* Reads what is available on fd into b, keeping the last MSG_KEEP bytes.
+ * Returns false at end of file. */
+static bool drain(int fd, msgbuf *b)
+{
+	char tmp[1024];
+	ssize_t n = read(fd, tmp, sizeof tmp);
+	if (n == 0)
+		return false;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	size_t k = (size_t)n;
+	if (b->len + k > MSG_KEEP) {
+		size_t drop = b->len + k - MSG_KEEP;
+		if (drop > b->len)
+			drop = b->len;
+		memmove(b->text, b->text + drop, b->len - drop);
+		b->len -= drop;
+	}
+	if (k > MSG_KEEP)
+		k = MSG_KEEP;
+	memcpy(b->text + b->len, tmp + (size_t)n - k, k);
+	b->len += k;
+	b->text[b->len] = '\0';
+	return true;
+}
+
+/* The last line(s) of Graphviz's messages, for an error message. */
+static const char *msg_tail(msgbuf *b)
+{
+	while (b->len && (b->text[b->len - 1] == '\n' ||
+			  b->text[b->len - 1] == ' '))
+		b->text[--b->len] = '\0';
+	for (size_t i = 0; i < b->len; i++)
+		if (b->text[i] == '\n' || b->text[i] == '\t')
+			b->text[i] = ' ';
+	return b->len > 300 ? b->text + b->len - 300 : b->text;
+}
+
+typedef struct child {
+	pid_t pid;
+	int msg_fd, stat_fd;
+	msgbuf msg;
+	char layout[32];
+	size_t layout_len;
+	int status;
+	bool exited;
+} child;
+
+static void kill_child(child *ch)
+{
+	if (ch->exited)
+		return;
+	kill(ch->pid, SIGKILL);
+	while (waitpid(ch->pid, &ch->status, 0) < 0 && errno == EINTR)
+		;
+	ch->exited = true;
+}
+
+/* Waits for the child, reading its messages; returns DP_OK when it exited
+ * (status in ch->status), else the error after killing it. */
+static dp_status wait_child(child *ch, const char *path, const dp_coarse *c,
+			    const dp_export_opts *o, const dp_progress *p,
+			    double t0, dp_err *err)
+{
+	bool msg_open = true, stat_open = true;
+	for (;;) {
+		struct pollfd pf[2];
+		int npf = 0;
+		if (msg_open)
+			pf[npf++] = (struct pollfd){ch->msg_fd, POLLIN, 0};
+		if (stat_open)
+			pf[npf++] = (struct pollfd){ch->stat_fd, POLLIN, 0};
+		if (npf)
+			poll(pf, (nfds_t)npf, POLL_MS);
+		else
+			nanosleep(&(struct timespec){0, POLL_MS * 1000000L},
+				  NULL);
+		if (msg_open)
+			msg_open = drain(ch->msg_fd, &ch->msg);
+		if (stat_open) {
+			ssize_t n = read(ch->stat_fd, ch->layout + ch->layout_len,
+					 sizeof ch->layout - 1 - ch->layout_len);
+			if (n > 0)
+				ch->layout_len += (size_t)n;
+			else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+				stat_open = false;
+			ch->layout[ch->layout_len] = '\0';
+		}
+		if (!ch->exited) {
+			pid_t r = waitpid(ch->pid, &ch->status, WNOHANG);
+			if (r == ch->pid || (r < 0 && errno != EINTR))
+				ch->exited = true;
+			if (r < 0 && errno == ECHILD)
+				return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
+						  "lost the layout process "
+						  "(is SIGCHLD ignored?)");
+		}
+		if (ch->exited && !msg_open)
+			return DP_OK;
+		double el = now_s() - t0;
+		if (progress_canceled(p)) {
+			kill_child(ch);
+			return dp_err_set(err, DP_ECANCELED, path, 0, 0,
+					  "export canceled; no file written");
+		}
+		if (el > o->timeout_s) {
+			kill_child(ch);
+			char lim[32];
+			xfmt(lim, sizeof lim, "%g", o->timeout_s);
+			return dp_err_set(
+				err, DP_EIO, path, 0, 0,
+				"layout took longer than %s s (%s, %u nodes, "
+				"%u edges) and was stopped; try a smaller "
+				"picture (--coarsen always, --max-nodes), "
+				"another layout (--layout sfdp), a longer "
+				"--timeout, or export DOT and lay it out "
+				"yourself",
+				lim, ch->layout[0] ? ch->layout : "dot", c->n,
+				c->nedges);
+		}
+		if (ch->exited) /* the pipe is still open in a grandchild? */
+			msg_open = false;
+		char phase[64];
+		snprintf(phase, sizeof phase, "laying out (%s)",
+			 ch->layout[0] ? ch->layout : "starting");
+		/* the fraction shows the share of the time limit used */
+		progress_report(p, phase, 0.1 + 0.8 * el / o->timeout_s);
+	}
+}
+
+static dp_status child_error(child *ch, const char *path, dp_err *err)
+{
+	const char *tail = msg_tail(&ch->msg);
+	if (WIFSIGNALED(ch->status))
+		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
+				  "the Graphviz layout crashed (signal %d)%s%s",
+				  WTERMSIG(ch->status), tail[0] ? ": " : "",
+				  tail);
+	switch (WEXITSTATUS(ch->status)) {
+	case CHILD_LAYOUT_MISSING:
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "layout engine '%s' is not installed; "
+				  "available: %s",
+				  ch->layout[0] ? ch->layout : "?", tail);
+	case CHILD_BUILD:
+		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+				  "could not build the graph to lay out%s%s",
+				  tail[0] ? ": " : "", tail);
+	case CHILD_LAYOUT:
+		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
+				  "Graphviz could not lay out the graph "
+				  "(%s)%s%s",
+				  ch->layout, tail[0] ? ": " : "", tail);
+	case CHILD_RENDER:
+		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
+				  "Graphviz could not render SVG%s%s",
+				  tail[0] ? ": " : "", tail);
+	case CHILD_WRITE:
+		return dp_err_set(err, DP_EIO, path, 0, 0,
+				  "could not write the SVG (disk full?)");
+	default:
+		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
+				  "the layout process failed (exit %d)%s%s",
+				  WEXITSTATUS(ch->status), tail[0] ? ": " : "",
+				  tail);
+	}
+}
+
+static dp_status run_layout(dp_afile *af, const char *path,
+			    const dp_graph *g, const dp_machine *m,
+			    const dp_plan *plan, const dp_coarse *c,
+			    const dp_export_opts *o, const dp_progress *p,
+			    dp_export_report *rep, dp_err *err)
+{
+	int mp[2], sp[2];
+	if (pipe(mp) != 0)
+		return dp_err_set(err, DP_EIO, path, 0, 0,
+				  "could not create a pipe: %s",
+				  strerror(errno));
+	if (pipe(sp) != 0) {
+		close(mp[0]);
+		close(mp[1]);
+		return dp_err_set(err, DP_EIO, path, 0, 0,
+				  "could not create a pipe: %s",
+				  strerror(errno));
+	}
+	/* nothing buffered may be written twice by parent and child (the
+	 * child leaves with _exit, which flushes no other stream) */
+	fflush(af->f);
+	double t0 = now_s();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(mp[0]);
+		close(mp[1]);
+		close(sp[0]);
+		close(sp[1]);
+		return dp_err_set(err, DP_EIO, path, 0, 0,
+				  "could not start the layout process: %s",
+				  strerror(e));
+	}
+	if (pid == 0) {
+		close(mp[0]);
+		close(sp[0]);
+		child_main(mp[1], sp[1], af->f, g, m, plan, c, o);
+	}
+	close(mp[1]);
+	close(sp[1]);
+	child ch;
+	memset(&ch, 0, sizeof ch);
+	ch.pid = pid;
+	ch.msg_fd = mp[0];
+	ch.stat_fd = sp[0];
+	fcntl(mp[0], F_SETFL, fcntl(mp[0], F_GETFL) | O_NONBLOCK);
+	fcntl(sp[0], F_SETFL, fcntl(sp[0], F_GETFL) | O_NONBLOCK);
+	dp_status st = wait_child(&ch, path, c, o, p, t0, err);
+	close(mp[0]);
+	close(sp[0]);
+	if (st)
+		return st;
+	if (!WIFEXITED(ch.status) || WEXITSTATUS(ch.status) != CHILD_OK)
+		return child_error(&ch, path, err);
+	struct stat sb;
+	if (fstat(fileno(af->f), &sb) != 0 || sb.st_size == 0)
+		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
+				  "Graphviz wrote nothing%s%s",
+				  ch.msg.len ? ": " : "", msg_tail(&ch.msg));
+	/* the file offset is shared with the child: move the parent's
+	 * stream to the end so that nothing could overwrite the SVG */
+	fseek(af->f, 0, SEEK_END);
+	snprintf(rep->layout, sizeof rep->layout, "%s", ch.layout);
+	rep->layout_s = now_s() - t0;
+	return DP_OK;
+}
+
+dp_status export_svg_write(const char *path, const dp_graph *g,
+			   const dp_machine *m, const dp_plan *plan,
+			   const dp_export_opts *o, const dp_progress *p,
+			   dp_export_report *rep, dp_err *err)
+{
+	dp_coarse c;
+	progress_report(p, "preparing the picture", 0.0);
+	dp_status st = coarsen_build(g, plan, o->coarsen, o->max_nodes,
+				     o->max_nodes, p, &c, err);
+	if (st)
+		return st;
+	dp_afile af;
+	st = afile_open(&af, path, err);
+	if (st) {
+		coarsen_free(&c);
+		return st;
+	}
+	progress_report(p, "laying out", 0.1);
+	st = run_layout(&af, path, g, m, plan, &c, o, p, rep, err);
+	if (!st && progress_canceled(p))
+		st = dp_err_set(err, DP_ECANCELED, path, 0, 0,
+				"export canceled; no file written");
+	if (st) {
+		afile_abort(&af);
+	} else {
+		st = afile_commit(&af, err);
+	}
+	if (!st) {
+		rep->coarsened = c.method != DP_COARSE_NONE;
+		rep->nodes = c.n;
+		rep->edges = c.nedges;
+		coarsen_describe(&c, rep->method, sizeof rep->method);
+		if (rep->coarsened)
+			snprintf(rep->note, sizeof rep->note,
+				 "%s: %u ops drawn as %u nodes, %s", path,
+				 g->nops, c.n, rep->method);
+		progress_report(p, "done", 1.0);
+	}
+	coarsen_free(&c);
+	return st;
+}

@@ -1,0 +1,89 @@
+/* export_impl.h - shared pieces of the export writers (engine/export*.c).
+ *
+ * Numbers in exported files are written locale-independently: the TUI may
+ * run under any LC_NUMERIC, so every formatter here writes '.' as the
+ * decimal point whatever the locale says. Strings that come from the input
+ * (op names, layers) may hold anything; the escapers below turn invalid
+ * UTF-8 into U+FFFD so that JSON and SVG output stays well-formed.
+ */
+#ifndef DNNPART_EXPORT_IMPL_H
+#define DNNPART_EXPORT_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../export.h"
+#include "coarsen.h"
+
+/* snprintf whose output uses '.' as the decimal point in every locale.
+ * Returns buf. */
+char *xfmt(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Shortest decimal text that reads back as exactly v ("12.5", "1e-07"). */
+char *xfmt_double(double v, char *buf, size_t size);
+/* "512 B", "1.50 KiB", "16.0 GiB" (3 significant digits). */
+char *xfmt_bytes(int64_t bytes, char *buf, size_t size);
+/* "850 us", "12.5 ms", "3.20 s". */
+char *xfmt_time(double us, char *buf, size_t size);
+
+/* Writes s as a JSON string literal (quotes included). */
+void json_put_string(FILE *f, const char *s);
+
+/* Appends s to the buffer as text for a Graphviz escString attribute:
+ * backslashes doubled, control characters shown as '?', invalid UTF-8 as
+ * U+FFFD, at most max_chars characters (then "..."; 0 = no limit). */
+typedef struct dp_sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+} dp_sbuf;
+void sbuf_reset(dp_sbuf *b);
+void sbuf_free(dp_sbuf *b);
+void sbuf_puts(dp_sbuf *b, const char *s);
+void sbuf_printf(dp_sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars);
+
+/* Device colors: Paul Tol's "light" scheme, readable in print and by
+ * colour-blind readers; cycles after 9 devices. */
+const char *export_device_color(int dev);
+/* A paler tint of the same color, for the device's cluster background. */
+const char *export_device_tint(int dev);
+/* The color of the critical path (Tol "vibrant" red). */
+#define EXPORT_CRIT_COLOR "#CC3311"
+
+/* Builds the Graphviz graph of picture c (export_dot.c): one cluster_devN
+ * subgraph per device, ops or groups as nodes, the critical path in red.
+ * render: for a layout in this process (SVG): node names are made safe for
+ * XML, empty devices get a placeholder node so that their cluster shows,
+ * and the input-format attributes (time_us, bytes, ...) are left out. The
+ * caller agclose()s *out. */
+struct Agraph_s;
+dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
+			   const dp_plan *plan, const dp_coarse *c,
+			   bool render, const dp_progress *p,
+			   struct Agraph_s **out, dp_err *err);
+
+/* The per-kind writers behind export_write_opts. Each writes through afile
+ * (nothing at path unless it succeeds) and may fill rep. */
+dp_status export_dot_write(const char *path, const dp_graph *g,
+			   const dp_machine *m, const dp_plan *plan,
+			   const dp_export_opts *o, const dp_progress *p,
+			   dp_export_report *rep, dp_err *err);
+dp_status export_svg_write(const char *path, const dp_graph *g,
+			   const dp_machine *m, const dp_plan *plan,
+			   const dp_export_opts *o, const dp_progress *p,
+			   dp_export_report *rep, dp_err *err);
+dp_status export_csv_write(const char *path, const dp_graph *g,
+			   const dp_plan *plan, dp_export_report *rep,
+			   dp_err *err);
+dp_status export_torch_write(const char *path, const dp_graph *g,
+			     const dp_plan *plan, dp_export_report *rep,
+			     dp_err *err);
+dp_status export_tf_write(const char *path, const dp_graph *g,
+			  const dp_plan *plan, dp_export_report *rep,
+			  dp_err *err);
+
+#endif
