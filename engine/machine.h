@@ -34,7 +34,7 @@ typedef struct dp_link_preset {
 } dp_link_preset;
 
 /* The presets: pardnn (130 GB/s, 25 us), baechi (5.7 GB/s, 134 us), pcie4
- * (~25 GB/s, 10 us), nvlink (~150 GB/s, 5 us). Terminated by a NULL name. */
+ * (25 GB/s, 10 us), nvlink (300 GB/s, 5 us). Terminated by a NULL name. */
 extern const dp_link_preset machine_link_presets[];
 /* Finds a preset by name; NULL if unknown. */
 const dp_link_preset *machine_find_link(const char *name);

@@ -1,0 +1,198 @@
+/* afile.c - output files that appear whole or not at all (see afile.h).
+ *
+ * The temporary file is created with open(O_CREAT | O_EXCL, 0666) rather
+ * than mkstemp() so that the user's umask applies as for any new file; an
+ * existing target keeps its permission bits. rename() within one folder is
+ * atomic, so a reader sees the old file or the new one, never a mix.
+ */
+#include "afile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Folder part of path ("." when it has none). Caller frees. */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	size_t n = (size_t)(slash - path);
+	char *d = malloc(n + 1);
+	if (d) {
+		memcpy(d, path, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+static void afile_release(dp_afile *af)
+{
+	free(af->path);
+	free(af->tmp);
+	af->path = NULL;
+	af->tmp = NULL;
+	af->f = NULL;
+}
+
+dp_status afile_open(dp_afile *af, const char *path, dp_err *err)
+{
+	memset(af, 0, sizeof *af);
+	if (!path || !path[0])
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "empty output file name");
+	size_t plen = strlen(path);
+	if (path[plen - 1] == '/')
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "is a folder name; expected a file name");
+	struct stat st;
+	bool exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode))
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "is a folder; expected a file name");
+	char *dir = folder_of(path);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t tlen = strlen(dir ? dir : "") + strlen(base) + 32;
+	af->path = strdup(path);
+	af->tmp = malloc(tlen);
+	if (!dir || !af->path || !af->tmp) {
+		free(dir);
+		afile_release(af);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory opening '%s'", path);
+	}
+	struct stat dst;
+	if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+		dp_status s = dp_err_set(err, DP_EIO, path, 0, 0,
+					 "cannot write: folder '%s' does not "
+					 "exist",
+					 dir);
+		free(dir);
+		afile_release(af);
+		return s;
+	}
+	/* ".NAME.tmpXXXXXX" with a suffix from pid, time and a counter;
+	 * O_EXCL makes a clash a retry, never an overwrite. */
+	static const char digits[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t seed = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
+			(uint64_t)ts.tv_sec * 2654435761u ^ (uintptr_t)af;
+	int fd = -1, saved = 0;
+	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		char suffix[7];
+		uint64_t x = seed + (uint64_t)attempt * 0x9e3779b97f4a7c15ull;
+		for (int i = 0; i < 6; i++) {
+			x ^= x >> 29;
+			x *= 0xbf58476d1ce4e5b9ull;
+			suffix[i] = digits[(x >> 40) % (sizeof digits - 1)];
+		}
+		suffix[6] = '\0';
+		if (strcmp(dir, ".") == 0 && !strchr(path, '/'))
+			snprintf(af->tmp, tlen, ".%s.tmp%s", base, suffix);
+		else
+			snprintf(af->tmp, tlen, "%s%s.%s.tmp%s", dir,
+				 strcmp(dir, "/") == 0 ? "" : "/", base,
+				 suffix);
+		fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			  0666);
+		saved = errno;
+		if (fd < 0 && saved != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		dp_status s = dp_err_set(err, DP_EIO, path, 0, 0,
+					 "cannot create a file in folder "
+					 "'%s': %s",
+					 dir, strerror(saved));
+		free(dir);
+		afile_release(af);
+		return s;
+	}
+	free(dir);
+	if (exists)
+		(void)fchmod(fd, st.st_mode & 07777);
+	af->f = fdopen(fd, "w");
+	if (!af->f) {
+		saved = errno;
+		close(fd);
+		unlink(af->tmp);
+		dp_status s = dp_err_set(err, DP_EIO, path, 0, 0,
+					 "cannot write: %s", strerror(saved));
+		afile_release(af);
+		return s;
+	}
+	return DP_OK;
+}
+
+dp_status afile_commit(dp_afile *af, dp_err *err)
+{
+	if (!af->f)
+		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+				  "afile_commit on a file that is not open");
+	int saved = 0;
+	const char *step = NULL;
+	if (ferror(af->f)) {
+		step = "writing";
+		saved = EIO;
+	} else if (fflush(af->f) != 0) {
+		step = "writing";
+		saved = errno;
+	} else if (fsync(fileno(af->f)) != 0 && errno != EINVAL) {
+		/* EINVAL: the file system does not sync (e.g. a pipe) */
+		step = "syncing";
+		saved = errno;
+	}
+	if (fclose(af->f) != 0 && !step) {
+		step = "closing";
+		saved = errno;
+	}
+	af->f = NULL;
+	if (!step && rename(af->tmp, af->path) != 0) {
+		step = "renaming the temporary file onto";
+		saved = errno;
+	}
+	if (step) {
+		unlink(af->tmp);
+		dp_status s = dp_err_set(err, DP_EIO, af->path, 0, 0,
+					 "error while %s the file (nothing "
+					 "was changed): %s",
+					 step, strerror(saved));
+		afile_release(af);
+		return s;
+	}
+	/* make the rename itself durable; failure here loses nothing */
+	char *dir = folder_of(af->path);
+	if (dir) {
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			(void)fsync(dfd);
+			close(dfd);
+		}
+		free(dir);
+	}
+	afile_release(af);
+	return DP_OK;
+}
+
+void afile_abort(dp_afile *af)
+{
+	if (!af)
+		return;
+	if (af->f) {
+		fclose(af->f);
+		af->f = NULL;
+	}
+	if (af->tmp)
+		unlink(af->tmp);
+	afile_release(af);
+}

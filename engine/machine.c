@@ -1,0 +1,316 @@
+/* machine.c - devices, caps, speeds and link presets (see machine.h). */
+#include "machine.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+/* Bandwidths in bytes per µs (1 GB/s = 1000 bytes/µs, decimal GB). */
+const dp_link_preset machine_link_presets[] = {
+	{"pardnn", 130000.0, 25.0,
+	 "130 GB/s + 25 us: the setting of the ParDNN reference"},
+	{"baechi", 5700.0, 134.0,
+	 "5.7 GB/s + 134 us: the setting of the Baechi paper"},
+	{"pcie4", 25000.0, 10.0, "25 GB/s + 10 us: PCIe 4.0 x16, effective"},
+	{"nvlink", 300000.0, 5.0, "300 GB/s + 5 us: NVLink 3, per direction"},
+	{NULL, 0, 0, NULL},
+};
+
+const dp_link_preset *machine_find_link(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (const dp_link_preset *p = machine_link_presets; p->name; p++)
+		if (strcmp(p->name, name) == 0)
+			return p;
+	return NULL;
+}
+
+const char *machine_link_names(void)
+{
+	return "pardnn, baechi, pcie4, nvlink";
+}
+
+static dp_status check_k(int k, dp_err *err)
+{
+	if (k < 1 || k > DP_MAX_DEVICES)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad number of devices %d: expected 1 to %d",
+				  k, DP_MAX_DEVICES);
+	return DP_OK;
+}
+
+dp_status machine_init(dp_machine *m, int k, dp_err *err)
+{
+	memset(m, 0, sizeof *m);
+	dp_status st = check_k(k, err);
+	if (st)
+		return st;
+	m->cap = malloc((size_t)k * sizeof *m->cap);
+	m->speed = malloc((size_t)k * sizeof *m->speed);
+	if (!m->cap || !m->speed) {
+		machine_free(m);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory for %d devices", k);
+	}
+	m->k = k;
+	for (int d = 0; d < k; d++) {
+		m->cap[d] = DP_CAP_UNLIMITED;
+		m->speed[d] = 1.0;
+	}
+	return machine_set_link(m, "pardnn", err);
+}
+
+void machine_free(dp_machine *m)
+{
+	if (!m)
+		return;
+	free(m->cap);
+	free(m->speed);
+	m->cap = NULL;
+	m->speed = NULL;
+	m->k = 0;
+}
+
+dp_status machine_copy(dp_machine *dst, const dp_machine *src, dp_err *err)
+{
+	dp_machine t = *src;
+	t.cap = malloc((size_t)src->k * sizeof *t.cap);
+	t.speed = malloc((size_t)src->k * sizeof *t.speed);
+	if (!t.cap || !t.speed) {
+		free(t.cap);
+		free(t.speed);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory copying a machine");
+	}
+	memcpy(t.cap, src->cap, (size_t)src->k * sizeof *t.cap);
+	memcpy(t.speed, src->speed, (size_t)src->k * sizeof *t.speed);
+	*dst = t;
+	return DP_OK;
+}
+
+dp_status machine_resize(dp_machine *m, int k, dp_err *err)
+{
+	dp_status st = check_k(k, err);
+	if (st)
+		return st;
+	int64_t *cap = malloc((size_t)k * sizeof *cap);
+	double *speed = malloc((size_t)k * sizeof *speed);
+	if (!cap || !speed) {
+		free(cap);
+		free(speed);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory for %d devices", k);
+	}
+	for (int d = 0; d < k; d++) {
+		int from = d < m->k ? d : m->k - 1;
+		cap[d] = from >= 0 ? m->cap[from] : DP_CAP_UNLIMITED;
+		speed[d] = from >= 0 ? m->speed[from] : 1.0;
+	}
+	free(m->cap);
+	free(m->speed);
+	m->cap = cap;
+	m->speed = speed;
+	m->k = k;
+	return DP_OK;
+}
+
+/* Splits a comma list into at most max trimmed entries (in place, in buf).
+ * Returns the number of entries, or -1 when there are more than max. */
+static int split_list(char *buf, char **items, int max)
+{
+	int n = 0;
+	char *p = buf;
+	for (;;) {
+		char *c = strchr(p, ',');
+		if (c)
+			*c = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		char *e = p + strlen(p);
+		while (e > p && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		if (n >= max)
+			return -1;
+		items[n++] = p;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	return n;
+}
+
+/* Parses a per-device list (one entry for all or exactly m->k) with
+ * parse_one, which writes entry i into out[i]. what names the setting in
+ * messages ("cap", "speed"). */
+typedef dp_status (*entry_fn)(const char *text, void *out, int i,
+			      dp_err *err);
+
+static dp_status parse_per_device(const dp_machine *m, const char *spec,
+				  const char *what, entry_fn fn, void *out,
+				  dp_err *err)
+{
+	if (!spec)
+		spec = "";
+	size_t len = strlen(spec);
+	char *buf = malloc(len + 1);
+	char **items = malloc(((size_t)m->k + 1) * sizeof *items);
+	if (!buf || !items) {
+		free(buf);
+		free(items);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory parsing %ss", what);
+	}
+	memcpy(buf, spec, len + 1);
+	int n = split_list(buf, items, m->k + 1);
+	dp_status st = DP_OK;
+	if (n < 0 || (n != 1 && n != m->k)) {
+		int count = 1;
+		for (const char *p = spec; *p; p++)
+			count += *p == ',';
+		st = dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				"%s list '%s' has %d entries but the machine "
+				"has %d device%s: give one %s for all devices "
+				"or exactly %d, separated by commas",
+				what, spec, count, m->k, m->k == 1 ? "" : "s",
+				what, m->k);
+	}
+	for (int d = 0; !st && d < m->k; d++) {
+		const char *text = items[n == 1 ? 0 : d];
+		dp_err e;
+		dp_err_clear(&e);
+		if (fn(text, out, d, &e) != DP_OK) {
+			if (n == 1)
+				st = dp_err_set(err, e.code, NULL, 0, 0,
+						"%s '%s': %s", what, text,
+						e.msg);
+			else
+				st = dp_err_set(err, e.code, NULL, 0, 0,
+						"%s entry %d of %d ('%s'): %s",
+						what, d + 1, n, text, e.msg);
+		}
+	}
+	free(buf);
+	free(items);
+	return st;
+}
+
+static dp_status cap_entry(const char *text, void *out, int i, dp_err *err)
+{
+	int64_t *caps = out;
+	if (strcasecmp(text, "inf") == 0 || strcasecmp(text, "none") == 0 ||
+	    strcasecmp(text, "unlimited") == 0) {
+		caps[i] = DP_CAP_UNLIMITED;
+		return DP_OK;
+	}
+	return units_parse_bytes(text, &caps[i], err);
+}
+
+static dp_status speed_entry(const char *text, void *out, int i, dp_err *err)
+{
+	double *speeds = out, v;
+	size_t n = units_scan_number(text, &v);
+	if (!n || text[n] != '\0')
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "expected a number > 0 such as 1 or 0.5");
+	if (!(v > 0) || !isfinite(v))
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "a speed must be a finite number > 0");
+	speeds[i] = v;
+	return DP_OK;
+}
+
+dp_status machine_set_caps(dp_machine *m, const char *spec, dp_err *err)
+{
+	int64_t *caps = malloc((size_t)m->k * sizeof *caps);
+	if (!caps)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory parsing caps");
+	dp_status st = parse_per_device(m, spec, "cap", cap_entry, caps, err);
+	if (!st)
+		memcpy(m->cap, caps, (size_t)m->k * sizeof *caps);
+	free(caps);
+	return st;
+}
+
+dp_status machine_set_speeds(dp_machine *m, const char *spec, dp_err *err)
+{
+	double *speeds = malloc((size_t)m->k * sizeof *speeds);
+	if (!speeds)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory parsing speeds");
+	dp_status st =
+		parse_per_device(m, spec, "speed", speed_entry, speeds, err);
+	if (!st)
+		memcpy(m->speed, speeds, (size_t)m->k * sizeof *speeds);
+	free(speeds);
+	return st;
+}
+
+dp_status machine_set_link(dp_machine *m, const char *preset, dp_err *err)
+{
+	const dp_link_preset *p = machine_find_link(preset);
+	if (!p)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "unknown link preset '%s': expected one of "
+				  "%s (or give --bw and --lat)",
+				  preset ? preset : "", machine_link_names());
+	m->bw = p->bw;
+	m->lat = p->lat;
+	snprintf(m->link_name, sizeof m->link_name, "%s", p->name);
+	return DP_OK;
+}
+
+dp_status machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
+				 dp_err *err)
+{
+	int k = h && h->devices > 0 ? h->devices : 1;
+	if (k > DP_MAX_DEVICES) {
+		memset(m, 0, sizeof *m);
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "the graph's machine settings ask for %d "
+				  "devices: at most %d are supported",
+				  k, DP_MAX_DEVICES);
+	}
+	dp_status st = machine_init(m, k, err);
+	if (st || !h)
+		return st;
+	if (h->memory_bytes > 0)
+		for (int d = 0; d < k; d++)
+			m->cap[d] = h->memory_bytes;
+	if (h->bw_bytes_per_us > 0) {
+		m->bw = h->bw_bytes_per_us;
+		snprintf(m->link_name, sizeof m->link_name, "custom");
+	}
+	if (h->lat_us >= 0) {
+		m->lat = h->lat_us;
+		snprintf(m->link_name, sizeof m->link_name, "custom");
+	}
+	/* a hint equal to a preset keeps the preset's name */
+	for (const dp_link_preset *p = machine_link_presets; p->name; p++)
+		if (p->bw == m->bw && p->lat == m->lat)
+			snprintf(m->link_name, sizeof m->link_name, "%s",
+				 p->name);
+	return DP_OK;
+}
+
+double machine_sum_speed(const dp_machine *m)
+{
+	double s = 0;
+	for (int d = 0; d < m->k; d++)
+		s += m->speed[d];
+	return s;
+}
+
+double machine_max_speed(const dp_machine *m)
+{
+	double s = 0;
+	for (int d = 0; d < m->k; d++)
+		if (m->speed[d] > s)
+			s = m->speed[d];
+	return s;
+}

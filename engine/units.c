@@ -1,0 +1,369 @@
+/* units.c - human units for sizes, bandwidths and times (see units.h).
+ *
+ * Numbers are scanned with our own grammar (no hex, no "nan"/"inf") and
+ * converted with strtod in a locale-independent way, because the TUI calls
+ * setlocale() for wide characters and a comma decimal point must never turn
+ * "1.5GiB" into an error or "1,5" into a number.
+ */
+#include "units.h"
+
+#include <ctype.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIZE_UNITS "B, kB, MB, GB, TB, KiB, MiB, GiB, TiB (or k, m, g, t)"
+#define MAX_BYTES 4611686018427387904.0 /* 2^62 */
+
+/* The locale's decimal point ("." in the C locale). */
+static const char *decimal_point(void)
+{
+	const struct lconv *lc = localeconv();
+	return lc && lc->decimal_point && lc->decimal_point[0]
+		       ? lc->decimal_point
+		       : ".";
+}
+
+size_t units_scan_number(const char *s, double *v)
+{
+	size_t i = 0, digits = 0;
+	if (s[i] == '+' || s[i] == '-')
+		i++;
+	while (isdigit((unsigned char)s[i])) {
+		i++;
+		digits++;
+	}
+	size_t dot = (size_t)-1;
+	if (s[i] == '.') {
+		dot = i++;
+		while (isdigit((unsigned char)s[i])) {
+			i++;
+			digits++;
+		}
+	}
+	if (!digits)
+		return 0;
+	if (s[i] == 'e' || s[i] == 'E') {
+		size_t j = i + 1;
+		if (s[j] == '+' || s[j] == '-')
+			j++;
+		if (isdigit((unsigned char)s[j])) {
+			while (isdigit((unsigned char)s[j]))
+				j++;
+			i = j;
+		}
+	}
+	/* strtod with the locale's decimal point in place of '.' */
+	const char *dp = decimal_point();
+	size_t dpl = strlen(dp);
+	char stack[128];
+	char *buf = i + dpl < sizeof stack ? stack : malloc(i + dpl + 1);
+	if (!buf)
+		return 0;
+	size_t o = 0;
+	for (size_t k = 0; k < i; k++) {
+		if (k == dot) {
+			memcpy(buf + o, dp, dpl);
+			o += dpl;
+		} else {
+			buf[o++] = s[k];
+		}
+	}
+	buf[o] = '\0';
+	char *end;
+	*v = strtod(buf, &end);
+	size_t used = (size_t)(end - buf) == o ? i : 0;
+	if (buf != stack)
+		free(buf);
+	return used;
+}
+
+/* Replaces the locale's decimal point in s (printf output) by '.'. */
+static void fix_decimal_point(char *s)
+{
+	const char *dp = decimal_point();
+	if (strcmp(dp, ".") == 0)
+		return;
+	char *p = strstr(s, dp);
+	if (!p)
+		return;
+	size_t dpl = strlen(dp);
+	*p = '.';
+	memmove(p + 1, p + dpl, strlen(p + dpl) + 1);
+}
+
+char *units_fmt_num(double v, char *buf, size_t size)
+{
+	if (size == 0)
+		return buf;
+	if (!isfinite(v)) {
+		snprintf(buf, size, "null");
+		return buf;
+	}
+	/* the shortest of %.15g / %.17g that reads back as v */
+	char tmp[64];
+	double back;
+	snprintf(tmp, sizeof tmp, "%.15g", v);
+	fix_decimal_point(tmp);
+	if (units_scan_number(tmp, &back) == 0 || back != v) {
+		snprintf(tmp, sizeof tmp, "%.17g", v);
+		fix_decimal_point(tmp);
+	}
+	snprintf(buf, size, "%s", tmp);
+	return buf;
+}
+
+/* Copies s without leading/trailing white space into buf; returns its
+ * length, or -1 when it does not fit. */
+static int trimmed(const char *s, char *buf, size_t size)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n >= size)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* Multiplier of a size unit ("" and "B" = 1); 0 when unknown. Prefix
+ * letters are case-insensitive; kB..TB decimal, KiB..TiB and bare letters
+ * binary (DESIGN 2). */
+static double size_unit(const char *u)
+{
+	static const char prefixes[] = "kmgt";
+	if (!u[0])
+		return 1;
+	if ((u[0] == 'B' || u[0] == 'b') && !u[1])
+		return 1;
+	const char *p = strchr(prefixes, tolower((unsigned char)u[0]));
+	if (!p || !u[0])
+		return 0;
+	int e = (int)(p - prefixes) + 1;
+	const char *rest = u + 1;
+	if (!rest[0])
+		return pow(1024, e);
+	if ((rest[0] == 'B' || rest[0] == 'b') && !rest[1])
+		return pow(1000, e);
+	if ((rest[0] == 'i' || rest[0] == 'I') &&
+	    (rest[1] == 'B' || rest[1] == 'b') && !rest[2])
+		return pow(1024, e);
+	return 0;
+}
+
+/* Splits "12.5 GiB" into a number and the unit text after optional
+ * spaces. Returns 0 when there is no leading number. */
+static int split_number(const char *t, double *v, const char **unit)
+{
+	size_t n = units_scan_number(t, v);
+	if (!n)
+		return 0;
+	const char *u = t + n;
+	while (*u == ' ')
+		u++;
+	*unit = u;
+	return 1;
+}
+
+dp_status units_parse_bytes(const char *s, int64_t *bytes, dp_err *err)
+{
+	char t[256];
+	int n = trimmed(s ? s : "", t, sizeof t);
+	if (n == 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "empty size: expected a number with an "
+				  "optional unit " SIZE_UNITS);
+	if (n < 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad size '%.40s...': too long", s);
+	double v, mult = 0;
+	const char *u;
+	if (split_number(t, &v, &u))
+		mult = size_unit(u);
+	if (mult == 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad size '%s': expected a number with an "
+				  "optional unit " SIZE_UNITS,
+				  t);
+	if (v < 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad size '%s': must not be negative", t);
+	double b = v * mult;
+	if (!(b <= MAX_BYTES))
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad size '%s': too large (at most 2^62 "
+				  "bytes = 4 EiB)",
+				  t);
+	*bytes = (int64_t)llround(b);
+	return DP_OK;
+}
+
+dp_status units_parse_bandwidth(const char *s, double *bytes_per_us,
+				dp_err *err)
+{
+	char t[256];
+	int n = trimmed(s ? s : "", t, sizeof t);
+	static const char expect[] =
+		"expected bytes per second such as 130GB/s, 5.7GB/s or "
+		"900GiB/s (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB per "
+		"second; a plain number is bytes/s)";
+	if (n == 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "empty bandwidth: %s", expect);
+	if (n < 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad bandwidth '%.40s...': too long", s);
+	double v, mult = 0;
+	const char *u;
+	if (split_number(t, &v, &u)) {
+		if (!u[0]) {
+			mult = 1;
+		} else {
+			size_t ul = strlen(u);
+			if (ul >= 2 && strcmp(u + ul - 2, "/s") == 0) {
+				char pre[16];
+				if (ul - 2 < sizeof pre) {
+					memcpy(pre, u, ul - 2);
+					pre[ul - 2] = '\0';
+					/* "/s" alone means bytes per second */
+					mult = pre[0] ? size_unit(pre) : 1;
+				}
+			}
+		}
+	}
+	if (mult == 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad bandwidth '%s': %s", t, expect);
+	double bps = v * mult;
+	if (!(bps > 0) || !isfinite(bps))
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad bandwidth '%s': must be a finite "
+				  "number > 0",
+				  t);
+	*bytes_per_us = bps / 1e6;
+	return DP_OK;
+}
+
+dp_status units_parse_time(const char *s, double *us, dp_err *err)
+{
+	char t[256];
+	int n = trimmed(s ? s : "", t, sizeof t);
+	static const char expect[] =
+		"expected a number with an optional unit ns, us, µs, ms, s "
+		"(a plain number is µs)";
+	if (n == 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0, "empty time: %s",
+				  expect);
+	if (n < 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad time '%.40s...': too long", s);
+	static const struct {
+		const char *u;
+		double mult;
+	} units[] = {
+		{"", 1},	 {"us", 1},	  {"\xc2\xb5s", 1}, /* µ */
+		{"\xce\xbcs", 1}, /* Greek mu */ {"ns", 1e-3}, {"ms", 1e3},
+		{"s", 1e6},
+	};
+	double v, mult = 0;
+	const char *u;
+	if (split_number(t, &v, &u))
+		for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (strcasecmp(u, units[i].u) == 0) {
+				mult = units[i].mult;
+				break;
+			}
+	if (mult == 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad time '%s': %s", t, expect);
+	if (v < 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad time '%s': must not be negative", t);
+	double r = v * mult;
+	if (!isfinite(r))
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad time '%s': too large", t);
+	*us = r;
+	return DP_OK;
+}
+
+/* Three significant digits: 1.50, 12.5, 850 (values >= 1000 unrounded). */
+static void fmt3(char *buf, size_t size, double v, const char *unit)
+{
+	char num[32];
+	const char *fmt = v < 9.995 ? "%.2f" : v < 99.95 ? "%.1f" : "%.0f";
+	snprintf(num, sizeof num, fmt, v);
+	fix_decimal_point(num);
+	snprintf(buf, size, "%s %s", num, unit);
+}
+
+char *units_fmt_bytes(int64_t bytes, char *buf, size_t size)
+{
+	static const char *const names[] = {"KiB", "MiB", "GiB", "TiB",
+					    "PiB", "EiB"};
+	if (size == 0)
+		return buf;
+	const char *sign = bytes < 0 ? "-" : "";
+	double v = bytes < 0 ? -(double)bytes : (double)bytes;
+	if (v < 1024) {
+		snprintf(buf, size, "%s%.0f B", sign, v);
+		return buf;
+	}
+	int i = -1;
+	while (v >= 1024 && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	char tmp[96];
+	fmt3(tmp, sizeof tmp, v, names[i]);
+	snprintf(buf, size, "%s%s", sign, tmp);
+	return buf;
+}
+
+char *units_fmt_time(double us, char *buf, size_t size)
+{
+	if (size == 0)
+		return buf;
+	if (!isfinite(us)) {
+		snprintf(buf, size, "%s", us > 0 ? "inf" : "-");
+		return buf;
+	}
+	const char *sign = us < 0 ? "-" : "";
+	double v = fabs(us);
+	char tmp[96];
+	if (v < 999.5)
+		fmt3(tmp, sizeof tmp, v, "us");
+	else if (v < 999.5e3)
+		fmt3(tmp, sizeof tmp, v / 1e3, "ms");
+	else
+		fmt3(tmp, sizeof tmp, v / 1e6, "s");
+	/* whole microseconds read better without decimals: "850 us" */
+	if (v < 999.5 && v == floor(v))
+		snprintf(tmp, sizeof tmp, "%.0f us", v);
+	snprintf(buf, size, "%s%s", sign, tmp);
+	return buf;
+}
+
+char *units_fmt_bandwidth(double bytes_per_us, char *buf, size_t size)
+{
+	static const char *const names[] = {"B/s",  "kB/s", "MB/s",
+					    "GB/s", "TB/s", "PB/s"};
+	if (size == 0)
+		return buf;
+	double v = bytes_per_us * 1e6;
+	int i = 0;
+	while (v >= 999.5 && i < 5) {
+		v /= 1000;
+		i++;
+	}
+	char num[32];
+	snprintf(num, sizeof num, "%.3g", v);
+	fix_decimal_point(num);
+	snprintf(buf, size, "%s %s", num, names[i]);
+	return buf;
+}

@@ -1,0 +1,235 @@
+/* test_units.c - human units: sizes, bandwidths, times, formatting. */
+#include <math.h>
+#include <string.h>
+
+#include "lib/testlib.h"
+#include "units.h"
+
+#define GIB (1024.0 * 1024 * 1024)
+
+static void test_units_sizes_parse_every_unit(void)
+{
+	static const struct {
+		const char *text;
+		int64_t want;
+	} cases[] = {
+		{"0", 0},
+		{"4096", 4096},
+		{"4096B", 4096},
+		{"4096 b", 4096},
+		{"1kB", 1000},
+		{"1KB", 1000},
+		{"1KiB", 1024},
+		{"1k", 1024},
+		{"1K", 1024},
+		{"512MB", 512000000},
+		{"2MiB", 2 * 1048576},
+		{"2 MiB", 2 * 1048576},
+		{"  2m  ", 2 * 1048576},
+		{"16GiB", 16 * 1073741824LL},
+		{"16g", 16 * 1073741824LL},
+		{"16G", 16 * 1073741824LL},
+		{"16GB", 16000000000LL},
+		{"1.5TB", 1500000000000LL},
+		{"1TiB", 1099511627776LL},
+		{"1t", 1099511627776LL},
+		{"0.5KiB", 512},
+		{"1e3", 1000},
+		{"1.5", 2}, /* rounded to the nearest byte */
+		{"+7", 7},
+		{"4194304TiB", 4611686018427387904LL}, /* 2^62, the largest */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int64_t b = -1;
+		dp_err err;
+		dp_err_clear(&err);
+		dp_status st = units_parse_bytes(cases[i].text, &b, &err);
+		if (st != DP_OK || b != cases[i].want)
+			test_fail(__FILE__, __LINE__,
+				  "'%s': status %d, %lld bytes, want %lld (%s)",
+				  cases[i].text, st, (long long)b,
+				  (long long)cases[i].want, err.msg);
+	}
+}
+
+static void test_units_bad_size_says_what_was_expected(void)
+{
+	dp_err err;
+	int64_t b = 77;
+	CHECK_INT(units_parse_bytes("16GX", &b, &err), DP_EINPUT);
+	CHECK_STR(err.msg, "bad size '16GX': expected a number with an "
+			   "optional unit B, kB, MB, GB, TB, KiB, MiB, GiB, "
+			   "TiB (or k, m, g, t)");
+	CHECK_INT(b, 77); /* untouched on error */
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{"", "empty size"},
+		{"   ", "empty size"},
+		{"-5", "must not be negative"},
+		{"-1GiB", "must not be negative"},
+		{"nan", "bad size 'nan': expected a number"},
+		{"inf", "bad size 'inf': expected a number"},
+		{"NaN GiB", "expected a number"},
+		{"GiB", "bad size 'GiB'"},
+		{"0x10", "bad size '0x10'"},
+		{"1.5.5", "bad size '1.5.5'"},
+		{"1,5GiB", "bad size '1,5GiB'"},
+		{"16 G B", "bad size '16 G B'"},
+		{"16Gi", "bad size '16Gi'"},
+		{"16PB", "bad size '16PB'"},
+		{"16iB", "bad size '16iB'"},
+		{"1e400", "too large"},
+		{"4194305TiB", "too large (at most 2^62 bytes"},
+		{"99999999999999999999", "too large"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		dp_err_clear(&err);
+		dp_status st = units_parse_bytes(bad[i].text, &b, &err);
+		if (st != DP_EINPUT || !strstr(err.msg, bad[i].want))
+			test_fail(__FILE__, __LINE__,
+				  "'%s': status %d, message \"%s\", want "
+				  "DP_EINPUT with \"%s\"",
+				  bad[i].text, st, err.msg, bad[i].want);
+	}
+	CHECK_INT(units_parse_bytes(NULL, &b, &err), DP_EINPUT);
+}
+
+static void test_units_bandwidth_is_bytes_per_us(void)
+{
+	static const struct {
+		const char *text;
+		double want; /* bytes per µs */
+	} cases[] = {
+		{"130GB/s", 130000},   {"5.7GB/s", 5700},
+		{"25 GB/s", 25000},    {"900GiB/s", 900 * GIB / 1e6},
+		{"1e9", 1000},	       {"1000000", 1},
+		{"1MB/s", 1},	       {"8B/s", 8e-6},
+		{"1/s", 1e-6},	       {"2kB/s", 2e-3},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double v = -1;
+		dp_err err;
+		dp_status st = units_parse_bandwidth(cases[i].text, &v, &err);
+		if (st != DP_OK || fabs(v - cases[i].want) > 1e-9 * cases[i].want)
+			test_fail(__FILE__, __LINE__,
+				  "'%s': status %d, %.9g, want %.9g",
+				  cases[i].text, st, v, cases[i].want);
+	}
+	static const char *const bad[] = {"130GB", "0",	    "-1GB/s",
+					  "abc",   "130XB/s", "",
+					  "0GB/s", "1e400GB/s", "GB/s"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		double v;
+		dp_err err;
+		dp_err_clear(&err);
+		if (units_parse_bandwidth(bad[i], &v, &err) != DP_EINPUT ||
+		    !strstr(err.msg, "bandwidth"))
+			test_fail(__FILE__, __LINE__,
+				  "'%s' accepted or bad message \"%s\"",
+				  bad[i], err.msg);
+	}
+	dp_err err;
+	double v;
+	units_parse_bandwidth("130GB", &v, &err);
+	CHECK_CONTAINS(err.msg, "such as 130GB/s");
+}
+
+static void test_units_time_is_microseconds(void)
+{
+	static const struct {
+		const char *text;
+		double want;
+	} cases[] = {
+		{"25us", 25},	 {"25µs", 25},	  {"25\xce\xbcs", 25},
+		{"25", 25},	 {"2ms", 2000},	  {"1.5s", 1.5e6},
+		{"100ns", 0.1},	 {"0", 0},	  {" 3 ms ", 3000},
+		{"2MS", 2000},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double v = -1;
+		dp_err err;
+		dp_status st = units_parse_time(cases[i].text, &v, &err);
+		if (st != DP_OK || fabs(v - cases[i].want) > 1e-12)
+			test_fail(__FILE__, __LINE__,
+				  "'%s': status %d, %.9g, want %.9g",
+				  cases[i].text, st, v, cases[i].want);
+	}
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{"2x", "bad time '2x': expected a number with an optional "
+		       "unit ns, us, µs, ms, s (a plain number is µs)"},
+		{"-1ms", "must not be negative"},
+		{"", "empty time"},
+		{"inf", "bad time 'inf'"},
+		{"ms", "bad time 'ms'"},
+		{"1e308s", "too large"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		double v;
+		dp_err err;
+		dp_err_clear(&err);
+		if (units_parse_time(bad[i].text, &v, &err) != DP_EINPUT ||
+		    !strstr(err.msg, bad[i].want))
+			test_fail(__FILE__, __LINE__,
+				  "'%s': message \"%s\", want \"%s\"",
+				  bad[i].text, err.msg, bad[i].want);
+	}
+}
+
+static void test_units_format_three_digits(void)
+{
+	char b[64];
+	CHECK_STR(units_fmt_bytes(0, b, sizeof b), "0 B");
+	CHECK_STR(units_fmt_bytes(512, b, sizeof b), "512 B");
+	CHECK_STR(units_fmt_bytes(1023, b, sizeof b), "1023 B");
+	CHECK_STR(units_fmt_bytes(1536, b, sizeof b), "1.50 KiB");
+	CHECK_STR(units_fmt_bytes(100LL << 20, b, sizeof b), "100 MiB");
+	CHECK_STR(units_fmt_bytes(16LL << 30, b, sizeof b), "16.0 GiB");
+	CHECK_STR(units_fmt_bytes(-2048, b, sizeof b), "-2.00 KiB");
+	CHECK_STR(units_fmt_time(850, b, sizeof b), "850 us");
+	CHECK_STR(units_fmt_time(0.5, b, sizeof b), "0.50 us");
+	CHECK_STR(units_fmt_time(12500, b, sizeof b), "12.5 ms");
+	CHECK_STR(units_fmt_time(3.2e6, b, sizeof b), "3.20 s");
+	CHECK_STR(units_fmt_bandwidth(130000, b, sizeof b), "130 GB/s");
+	CHECK_STR(units_fmt_bandwidth(5700, b, sizeof b), "5.7 GB/s");
+	CHECK_STR(units_fmt_bandwidth(0.5, b, sizeof b), "500 kB/s");
+	/* a short buffer truncates, never overflows */
+	char small[4];
+	units_fmt_bytes(16LL << 30, small, sizeof small);
+	CHECK_INT(strlen(small), 3);
+}
+
+static void test_units_fmt_num_round_trips(void)
+{
+	static const double vals[] = {0,      0.1,	1.0 / 3, 1048576,
+				      -2.5,   1e-300, 6.02214076e23,
+				      12.25,  130000};
+	char b[40];
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		units_fmt_num(vals[i], b, sizeof b);
+		double back;
+		size_t n = units_scan_number(b, &back);
+		if (n != strlen(b) || back != vals[i])
+			test_fail(__FILE__, __LINE__,
+				  "%.17g -> \"%s\" -> %.17g", vals[i], b,
+				  back);
+	}
+	CHECK_STR(units_fmt_num(0.1, b, sizeof b), "0.1");
+	CHECK_STR(units_fmt_num(1048576, b, sizeof b), "1048576");
+	CHECK_STR(units_fmt_num(NAN, b, sizeof b), "null");
+	double v;
+	CHECK_INT(units_scan_number("12.5ms", &v), 4);
+	CHECK_NEAR(v, 12.5, 0);
+	CHECK_INT(units_scan_number("abc", &v), 0);
+	CHECK_INT(units_scan_number(".5", &v), 2);
+	CHECK_INT(units_scan_number("1e", &v), 1); /* "e" is not an exponent */
+}
+
+TEST_MAIN(TEST(test_units_sizes_parse_every_unit),
+	  TEST(test_units_bad_size_says_what_was_expected),
+	  TEST(test_units_bandwidth_is_bytes_per_us),
+	  TEST(test_units_time_is_microseconds),
+	  TEST(test_units_format_three_digits),
+	  TEST(test_units_fmt_num_round_trips))
