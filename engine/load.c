@@ -1,0 +1,441 @@
+/* load.c - reading graph files: format detection by content and dispatch
+ * to the per-format loaders (see load.h).
+ */
+#include "load.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal/json_scan.h"
+#include "units.h"
+
+#define FORMAT_LIST                                                          \
+	"native dnnpart JSON (an object with an \"ops\" array), msr-fiddle "  \
+	"JSON (\"nodes\" and \"maxFPGAs\"), Graphviz DOT (starting with "     \
+	"digraph, graph or strict), a PipeDream graph.txt (lines like "       \
+	"'node1 -- Input0 -- forward_compute_time=...') or a ParDNN folder"
+
+static const char *const format_names[] = {
+	[DP_FMT_AUTO] = "auto",		[DP_FMT_JSON] = "json",
+	[DP_FMT_DOT] = "dot",		[DP_FMT_PARDNN] = "pardnn",
+	[DP_FMT_FIDDLE] = "fiddle",	[DP_FMT_PIPEDREAM] = "pipedream",
+};
+
+const char *load_format_name(dp_format f)
+{
+	if ((unsigned)f < sizeof format_names / sizeof format_names[0])
+		return format_names[f];
+	return "unknown";
+}
+
+dp_status load_format_parse(const char *s, dp_format *f, dp_err *err)
+{
+	static const struct {
+		const char *name;
+		dp_format f;
+	} aliases[] = {
+		{"auto", DP_FMT_AUTO},	     {"json", DP_FMT_JSON},
+		{"native", DP_FMT_JSON},     {"dot", DP_FMT_DOT},
+		{"gv", DP_FMT_DOT},	     {"pardnn", DP_FMT_PARDNN},
+		{"fiddle", DP_FMT_FIDDLE},   {"msr-fiddle", DP_FMT_FIDDLE},
+		{"pipedream", DP_FMT_PIPEDREAM},
+	};
+	for (size_t i = 0; s && i < sizeof aliases / sizeof aliases[0]; i++)
+		if (strcasecmp(s, aliases[i].name) == 0) {
+			*f = aliases[i].f;
+			return DP_OK;
+		}
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "unknown format '%s': expected one of auto, json, "
+			  "dot, pardnn, fiddle, pipedream",
+			  s ? s : "");
+}
+
+void load_line_col(const char *text, size_t off, int *line, int *col)
+{
+	int l = 1;
+	size_t ls = 0;
+	const char *p = text;
+	const char *end = text + off;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break;
+		l++;
+		p = nl + 1;
+		ls = (size_t)(p - text);
+	}
+	*line = l;
+	*col = (int)(off - ls) + 1;
+}
+
+dp_status load_read_file(const char *path, size_t max_bytes, char **text,
+			 size_t *len, dp_err *err)
+{
+	*text = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return dp_err_set(err, DP_EIO, path, 0, 0,
+				  "cannot open: %s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return dp_err_set(err, DP_EIO, path, 0, 0, "cannot read: %s",
+				  strerror(e));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "is a folder; expected a file");
+	}
+	char a[32], b[32];
+	if (max_bytes && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size > (uint64_t)max_bytes) {
+		close(fd);
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "the file is %s, more than the %s this "
+				  "machine can hold in memory for loading",
+				  units_fmt_bytes(st.st_size, a, sizeof a),
+				  units_fmt_bytes((int64_t)max_bytes, b,
+						  sizeof b));
+	}
+	/* regular files: one buffer of the right size; others (pipes):
+	 * grow as data comes */
+	size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+	size_t n = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+				  "out of memory: cannot hold the file (%s)",
+				  units_fmt_bytes((int64_t)cap, a, sizeof a));
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (max_bytes && n >= max_bytes) {
+				free(buf);
+				close(fd);
+				return dp_err_set(err, DP_EINPUT, path, 0, 0,
+						  "the input is more than the "
+						  "%s this machine can hold in "
+						  "memory for loading",
+						  units_fmt_bytes(
+							  (int64_t)max_bytes,
+							  a, sizeof a));
+			}
+			char *q = realloc(buf, cap * 2);
+			if (!q) {
+				free(buf);
+				close(fd);
+				return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+						  "out of memory reading the "
+						  "file");
+			}
+			buf = q;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return dp_err_set(err, DP_EIO, path, 0, 0,
+					  "read error: %s", strerror(e));
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return DP_OK;
+}
+
+/* The most a graph file may be: half the physical memory, because the
+ * graph built from it needs room too. 0 (no limit) when unknown. */
+static size_t load_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES);
+	long psize = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || psize <= 0)
+		return 0;
+	unsigned long long mem = (unsigned long long)pages * (unsigned long long)psize;
+	mem /= 2;
+	return mem > (size_t)-1 ? (size_t)-1 : (size_t)mem;
+}
+
+/* What detection learned from a JSON text's top-level keys. */
+typedef struct json_keys {
+	bool ops_array, nodes, max_fpgas, source_id;
+	char format[32];
+} json_keys;
+
+/* Does the first element of the array at js->pos have a "sourceId"? */
+static bool first_has_source_id(jscan *js)
+{
+	jscan_iter it;
+	bool has;
+	size_t s, e;
+	if (jscan_array_begin(js, &it, "edges") ||
+	    jscan_array_next(js, &it, &has) || !has ||
+	    jscan_peek(js) != '{' || jscan_value(js, &s, &e))
+		return false;
+	return jscan_member_offset(js->text, s, e, "sourceId") != s;
+}
+
+/* Walks the top-level object collecting the keys detection needs. Stops at
+ * the first syntax error (detection is generous; the loader reports it). */
+static void scan_json_keys(const char *text, size_t len, json_keys *k)
+{
+	memset(k, 0, sizeof *k);
+	dp_err e;
+	jscan js;
+	jscan_init(&js, NULL, text, len, &e);
+	jscan_iter it;
+	bool has;
+	if (jscan_object_begin(&js, &it, "the top-level object"))
+		goto out;
+	while (!jscan_object_next(&js, &it, &has, NULL) && has) {
+		char key[32];
+		snprintf(key, sizeof key, "%s", js.sbuf);
+		int c = jscan_peek(&js);
+		if (strcmp(key, "ops") == 0 && c == '[') {
+			k->ops_array = true;
+		} else if (strcmp(key, "nodes") == 0) {
+			k->nodes = true;
+		} else if (strcmp(key, "maxFPGAs") == 0) {
+			k->max_fpgas = true;
+		} else if (strcmp(key, "format") == 0 && c == '"') {
+			if (jscan_string(&js))
+				break;
+			snprintf(k->format, sizeof k->format, "%s", js.sbuf);
+			continue;
+		} else if (strcmp(key, "edges") == 0 && c == '[') {
+			size_t at = js.pos;
+			k->source_id = first_has_source_id(&js);
+			js.pos = at;
+		}
+		if (jscan_value(&js, NULL, NULL))
+			break;
+	}
+out:
+	jscan_free(&js);
+}
+
+/* True when the text's first non-blank line looks like a PipeDream node
+ * line: "nodeN -- ". */
+static bool looks_pipedream(const char *p)
+{
+	if (strncmp(p, "node", 4) != 0)
+		return false;
+	p += 4;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return strncmp(p, " -- ", 4) == 0;
+}
+
+/* Skips white space and DOT comments (C, C++ and '#' lines). */
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end) {
+		if (isspace((unsigned char)*p)) {
+			p++;
+		} else if (p + 1 < end && p[0] == '/' && p[1] == '/') {
+			while (p < end && *p != '\n')
+				p++;
+		} else if (p + 1 < end && p[0] == '/' && p[1] == '*') {
+			const char *q = strstr(p + 2, "*/");
+			p = q ? q + 2 : end;
+		} else if (*p == '#') {
+			while (p < end && *p != '\n')
+				p++;
+		} else {
+			break;
+		}
+	}
+	return p;
+}
+
+static bool is_keyword(const char *p, const char *end, const char *kw)
+{
+	size_t n = strlen(kw);
+	return (size_t)(end - p) >= n && strncasecmp(p, kw, n) == 0 &&
+	       (p + n == end || !(isalnum((unsigned char)p[n]) || p[n] == '_'));
+}
+
+/* Detects the format of text; path is used for messages. */
+static dp_status detect_text(const char *path, const char *text, size_t len,
+			     dp_format *fmt, dp_err *err)
+{
+	const char *end = text + len;
+	const char *p = text;
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	const char *first = p;
+	while (first < end && isspace((unsigned char)*first))
+		first++;
+	if (first == end)
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "empty file: expected a graph in one of "
+				  "these formats: " FORMAT_LIST);
+	if (*first == '{') {
+		json_keys k;
+		scan_json_keys(text, len, &k);
+		if (strcmp(k.format, "dnnpart-placement") == 0)
+			return dp_err_set(err, DP_EINPUT, path, 0, 0,
+					  "this is a dnnpart placement file, "
+					  "not a graph (give it as the "
+					  "PLACEMENT argument of eval)");
+		if (strcmp(k.format, "dnnpart-graph") == 0 || k.ops_array) {
+			*fmt = DP_FMT_JSON;
+			return DP_OK;
+		}
+		if ((k.nodes && k.max_fpgas) || k.source_id) {
+			*fmt = DP_FMT_FIDDLE;
+			return DP_OK;
+		}
+		return dp_err_set(err, DP_EINPUT, path, 1, 1,
+				  "JSON of an unknown kind: expected a native "
+				  "dnnpart graph (\"format\": "
+				  "\"dnnpart-graph\" or an \"ops\" array) or "
+				  "msr-fiddle JSON (\"nodes\" and "
+				  "\"maxFPGAs\"); use --format to force one");
+	}
+	if (looks_pipedream(first)) {
+		*fmt = DP_FMT_PIPEDREAM;
+		return DP_OK;
+	}
+	const char *q = skip_blank(p, end);
+	if (is_keyword(q, end, "digraph") || is_keyword(q, end, "graph") ||
+	    is_keyword(q, end, "strict")) {
+		*fmt = DP_FMT_DOT;
+		return DP_OK;
+	}
+	return dp_err_set(err, DP_EINPUT, path, 0, 0,
+			  "cannot tell the format of this file: expected " FORMAT_LIST
+			  "; use --format to force one");
+}
+
+dp_status load_detect(const char *path, dp_format *fmt, dp_err *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return dp_err_set(err, DP_EIO, path, 0, 0, "cannot open: %s",
+				  strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		*fmt = DP_FMT_PARDNN;
+		return DP_OK;
+	}
+	char *text;
+	size_t len;
+	dp_status s = load_read_file(path, load_limit(), &text, &len, err);
+	if (s)
+		return s;
+	s = detect_text(path, text, len, fmt, err);
+	free(text);
+	return s;
+}
+
+/* "dir/name.ext" -> "name". Caller frees. */
+static char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	const char *dot = strrchr(b, '.');
+	size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+	char *r = malloc(n + 1);
+	if (r) {
+		memcpy(r, b, n);
+		r[n] = '\0';
+	}
+	return r;
+}
+
+static dp_status not_available(const char *path, dp_format f, dp_err *err)
+{
+	return dp_err_set(err, DP_EINPUT, path, 0, 0,
+			  "the %s format is recognised but its loader is "
+			  "not available in this build",
+			  load_format_name(f));
+}
+
+dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
+		     dp_err *err)
+{
+	dp_err_clear(err);
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return dp_err_set(err, DP_EIO, path, 0, 0, "cannot open: %s",
+				  strerror(errno));
+	bool dir = S_ISDIR(st.st_mode);
+	if (dir && fmt != DP_FMT_AUTO && fmt != DP_FMT_PARDNN)
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "is a folder, but the %s format is a single "
+				  "file",
+				  load_format_name(fmt));
+	if (dir)
+		return not_available(path, DP_FMT_PARDNN, err);
+	if (fmt == DP_FMT_PARDNN)
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "the pardnn format is a folder of files; "
+				  "this is a file");
+
+	char *text;
+	size_t len;
+	dp_status s = load_read_file(path, load_limit(), &text, &len, err);
+	if (s)
+		return s;
+	if (fmt == DP_FMT_AUTO)
+		s = detect_text(path, text, len, &fmt, err);
+	dp_graph *g = NULL;
+	if (!s) {
+		switch (fmt) {
+		case DP_FMT_JSON:
+			s = load_json(path, text, len, &g, err);
+			break;
+		case DP_FMT_DOT:
+			s = load_dot(path, text, len, &g, err);
+			break;
+		default:
+			s = not_available(path, fmt, err);
+			break;
+		}
+	}
+	free(text);
+	if (!s && !g->name[0]) {
+		char *b = base_name(path);
+		s = b ? graph_set_name(g, b, err)
+		      : dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				   "out of memory");
+		free(b);
+	}
+	if (!s)
+		s = graph_set_source(g, path, err);
+	if (!s) {
+		s = graph_finalize(g, err);
+		if (s && err && !err->file[0])
+			snprintf(err->file, sizeof err->file, "%s", path);
+	}
+	if (s) {
+		graph_free(g);
+		return s;
+	}
+	*out = g;
+	return DP_OK;
+}

@@ -1,0 +1,375 @@
+/* load_dot.c - graphs in Graphviz DOT, read with cgraph (DESIGN 5,
+ * docs/formats.md).
+ *
+ * Node attributes carry the op fields under the JSON names (time_us,
+ * output_bytes, param_bytes, temp_bytes, type, layer, colocate, pin), edge
+ * attributes bytes and control; graph attributes devices, memory, bandwidth
+ * and latency give machine defaults. A node without time_us takes 1 µs, as
+ * the ParDNN reference does for ops without a profile.
+ *
+ * cgraph reports problems through a process-wide error function, so loading
+ * holds a lock and routes messages to a function of ours that collects
+ * them: nothing is printed and syntax errors become a dp_err with the line
+ * Graphviz names. cgraph keeps no line numbers for nodes, so errors in
+ * attribute values name the node and the first line that mentions it.
+ */
+#include <cgraph.h>
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "load.h"
+#include "machine.h"
+#include "units.h"
+
+static pthread_mutex_t dot_lock = PTHREAD_MUTEX_INITIALIZER;
+/* messages cgraph reported during the current load (under dot_lock) */
+static char dot_msgs[2048];
+static size_t dot_msgs_len;
+
+static int collect_message(char *msg)
+{
+	size_t n = strlen(msg);
+	if (dot_msgs_len + n >= sizeof dot_msgs)
+		n = sizeof dot_msgs - 1 - dot_msgs_len;
+	memcpy(dot_msgs + dot_msgs_len, msg, n);
+	dot_msgs_len += n;
+	dot_msgs[dot_msgs_len] = '\0';
+	return 0;
+}
+
+/* Turns cgraph's collected messages into an error: the first line that
+ * says "Error", with "in line N" taken as the position. */
+static dp_status syntax_error(const char *path, dp_err *err)
+{
+	const char *m = strstr(dot_msgs, "Error");
+	if (!m)
+		m = dot_msgs;
+	const char *nl = strchr(m, '\n');
+	int n = nl ? (int)(nl - m) : (int)strlen(m);
+	int line = 0;
+	const char *in = strstr(m, "in line ");
+	if (in && in < m + n)
+		line = atoi(in + 8);
+	/* "Error: <stdin>: syntax error in line 3 near 'x'" -> the part
+	 * after the source name reads best */
+	const char *msg = m;
+	const char *colon = strstr(m, ": ");
+	if (colon && colon < m + n) {
+		const char *second = strstr(colon + 2, ": ");
+		msg = second && second < m + n ? second + 2 : colon + 2;
+	}
+	int mlen = n - (int)(msg - m);
+	if (mlen <= 0)
+		return dp_err_set(err, DP_EINPUT, path, line, 0,
+				  "not a valid DOT graph: expected digraph "
+				  "NAME { ... }");
+	return dp_err_set(err, DP_EINPUT, path, line, 0,
+			  "DOT %.*s (expected a graph such as: digraph g "
+			  "{ a -> b; })",
+			  mlen, msg);
+}
+
+/* Is text[i..i+n) the name as a token (quoted or bare)? */
+static bool token_at(const char *text, size_t i, size_t n, size_t len)
+{
+	char before = i ? text[i - 1] : ' ';
+	char after = i + n < len ? text[i + n] : ' ';
+	bool word_before = isalnum((unsigned char)before) || before == '_' ||
+			   before == '.';
+	bool word_after = isalnum((unsigned char)after) || after == '_' ||
+			  after == '.';
+	return !word_before && !word_after;
+}
+
+/* Line of the first line mentioning name (and attr, when given), or of the
+ * first mentioning name; 0 when not found. */
+static int guess_line(const char *text, const char *name, const char *attr)
+{
+	size_t len = strlen(text), nl = strlen(name);
+	int first = 0;
+	int line = 1;
+	const char *p = text;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+		for (size_t i = 0; nl && i + nl <= ll; i++) {
+			if (memcmp(p + i, name, nl) != 0 ||
+			    !token_at(text, (size_t)(p - text) + i, nl, len))
+				continue;
+			if (!first)
+				first = line;
+			if (!attr)
+				return line;
+			size_t al = strlen(attr);
+			for (size_t j = 0; j + al <= ll; j++)
+				if (memcmp(p + j, attr, al) == 0)
+					return line;
+			break;
+		}
+		if (!eol)
+			break;
+		p = eol + 1;
+		line++;
+	}
+	return first;
+}
+
+typedef struct dload {
+	const char *path;
+	const char *text;
+	dp_graph *g;
+	Agraph_t *ag;
+	dp_err *err;
+	/* attribute symbols (NULL when no object declares them) */
+	Agsym_t *time, *out, *param, *temp, *type, *layer, *coloc, *pin;
+	Agsym_t *ebytes, *econtrol;
+} dload;
+
+static const char *attr(void *obj, Agsym_t *sym)
+{
+	if (!sym)
+		return NULL;
+	const char *v = agxget(obj, sym);
+	return v && v[0] ? v : NULL;
+}
+
+/* Error about a value: node or edge, with a guessed line. */
+static dp_status value_error(dload *D, const char *what, const char *name,
+			     const char *field, const char *msg)
+{
+	return dp_err_set(D->err, DP_EINPUT, D->path,
+			  guess_line(D->text, name, field), 0,
+			  "%s '%s', attribute %s: %s", what, name, field, msg);
+}
+
+static dp_status size_attr(dload *D, void *obj, Agsym_t *sym,
+			   const char *name, int64_t *out)
+{
+	const char *v = attr(obj, sym);
+	dp_err e;
+	if (v && units_parse_bytes(v, out, &e))
+		return value_error(D, "node", name, sym->name, e.msg);
+	return DP_OK;
+}
+
+static dp_status read_node(dload *D, Agnode_t *n)
+{
+	const char *name = agnameof(n);
+	uint32_t id;
+	dp_err e;
+	if (graph_add_op(D->g, name, &id, &e))
+		return dp_err_set(D->err, e.code, D->path,
+				  guess_line(D->text, name, NULL), 0, "%s",
+				  e.msg);
+	dp_op *op = &D->g->ops[id];
+	const char *v = attr(n, D->time);
+	op->time_us = 1.0; /* ParDNN's default for unprofiled ops */
+	if (v && units_parse_time(v, &op->time_us, &e))
+		return value_error(D, "node", name, "time_us", e.msg);
+	dp_status st;
+	if ((st = size_attr(D, n, D->out, name, &op->output_bytes)) ||
+	    (st = size_attr(D, n, D->param, name, &op->param_bytes)) ||
+	    (st = size_attr(D, n, D->temp, name, &op->temp_bytes)))
+		return st;
+	if ((v = attr(n, D->pin))) {
+		double d;
+		size_t k = units_scan_number(v, &d);
+		if (!k || v[k] || d != (double)(long)d || d < -1 ||
+		    d >= DP_MAX_DEVICES) {
+			char msg[160];
+			snprintf(msg, sizeof msg,
+				 "expected an integer from -1 (not pinned) to "
+				 "%d, got '%.40s'",
+				 DP_MAX_DEVICES - 1, v);
+			return value_error(D, "node", name, "pin", msg);
+		}
+		op->pin = (int32_t)d;
+	}
+	if (((v = attr(n, D->type)) && graph_set_type(D->g, id, v, &e)) ||
+	    ((v = attr(n, D->layer)) && graph_set_layer(D->g, id, v, &e)) ||
+	    ((v = attr(n, D->coloc)) && graph_set_colocate(D->g, id, v, &e)))
+		return dp_err_set(D->err, e.code, D->path, 0, 0, "%s", e.msg);
+	return DP_OK;
+}
+
+static int cmp_edge_seq(const void *a, const void *b)
+{
+	uint64_t x = AGSEQ(*(Agedge_t *const *)a);
+	uint64_t y = AGSEQ(*(Agedge_t *const *)b);
+	return x < y ? -1 : x > y;
+}
+
+static dp_status read_edge(dload *D, Agedge_t *ed)
+{
+	const char *from = agnameof(agtail(ed)), *to = agnameof(aghead(ed));
+	uint32_t a = graph_find(D->g, from), b = graph_find(D->g, to);
+	char label[600];
+	snprintf(label, sizeof label, "%s -> %s", from, to);
+	if (a == b)
+		return dp_err_set(D->err, DP_EINPUT, D->path,
+				  guess_line(D->text, from, NULL), 0,
+				  "self-loop on node '%s' (an op cannot "
+				  "depend on itself)",
+				  from);
+	int64_t bytes = -1;
+	dp_err e;
+	const char *v = attr(ed, D->ebytes);
+	if (v && units_parse_bytes(v, &bytes, &e))
+		return dp_err_set(D->err, DP_EINPUT, D->path,
+				  guess_line(D->text, to, "bytes"), 0,
+				  "edge '%s', attribute bytes: %s", label,
+				  e.msg);
+	bool control = false;
+	if ((v = attr(ed, D->econtrol))) {
+		if (!strcasecmp(v, "true") || !strcmp(v, "1") ||
+		    !strcasecmp(v, "yes"))
+			control = true;
+		else if (strcasecmp(v, "false") && strcmp(v, "0") &&
+			 strcasecmp(v, "no"))
+			return dp_err_set(D->err, DP_EINPUT, D->path,
+					  guess_line(D->text, to, "control"),
+					  0,
+					  "edge '%s', attribute control: "
+					  "expected true or false, got '%.40s'",
+					  label, v);
+	}
+	if (graph_add_edge(D->g, a, b, bytes, control, &e))
+		return dp_err_set(D->err, e.code, D->path, 0, 0, "%s", e.msg);
+	return DP_OK;
+}
+
+/* Graph attributes devices, memory, bandwidth, latency -> g->hint. */
+static dp_status read_hint(dload *D)
+{
+	dp_machine_hint *h = &D->g->hint;
+	dp_err e;
+	const char *v;
+	if ((v = agget(D->ag, "devices")) && v[0]) {
+		double d;
+		size_t k = units_scan_number(v, &d);
+		if (!k || v[k] || d != (double)(long)d || d < 1 ||
+		    d > DP_MAX_DEVICES)
+			return dp_err_set(D->err, DP_EINPUT, D->path,
+					  guess_line(D->text, "devices", NULL),
+					  0,
+					  "graph attribute devices: expected "
+					  "an integer from 1 to %d, got "
+					  "'%.40s'",
+					  DP_MAX_DEVICES, v);
+		h->devices = (int)d;
+	}
+	if ((v = agget(D->ag, "memory")) && v[0] &&
+	    units_parse_bytes(v, &h->memory_bytes, &e))
+		return dp_err_set(D->err, DP_EINPUT, D->path,
+				  guess_line(D->text, "memory", NULL), 0,
+				  "graph attribute memory: %s", e.msg);
+	if ((v = agget(D->ag, "bandwidth")) && v[0] &&
+	    units_parse_bandwidth(v, &h->bw_bytes_per_us, &e))
+		return dp_err_set(D->err, DP_EINPUT, D->path,
+				  guess_line(D->text, "bandwidth", NULL), 0,
+				  "graph attribute bandwidth: %s", e.msg);
+	if ((v = agget(D->ag, "latency")) && v[0] &&
+	    units_parse_time(v, &h->lat_us, &e))
+		return dp_err_set(D->err, DP_EINPUT, D->path,
+				  guess_line(D->text, "latency", NULL), 0,
+				  "graph attribute latency: %s", e.msg);
+	return DP_OK;
+}
+
+static dp_status read_graph(dload *D)
+{
+	Agraph_t *ag = D->ag;
+	D->time = agattr(ag, AGNODE, "time_us", NULL);
+	D->out = agattr(ag, AGNODE, "output_bytes", NULL);
+	D->param = agattr(ag, AGNODE, "param_bytes", NULL);
+	D->temp = agattr(ag, AGNODE, "temp_bytes", NULL);
+	D->type = agattr(ag, AGNODE, "type", NULL);
+	D->layer = agattr(ag, AGNODE, "layer", NULL);
+	D->coloc = agattr(ag, AGNODE, "colocate", NULL);
+	D->pin = agattr(ag, AGNODE, "pin", NULL);
+	D->ebytes = agattr(ag, AGEDGE, "bytes", NULL);
+	D->econtrol = agattr(ag, AGEDGE, "control", NULL);
+
+	const char *gname = agnameof(ag);
+	if (gname && gname[0] && gname[0] != '%' &&
+	    graph_set_name(D->g, gname, D->err))
+		return DP_ENOMEM;
+	dp_status st = read_hint(D);
+	if (st)
+		return st;
+	/* ops in order of first appearance (cgraph's node sequence) */
+	for (Agnode_t *n = agfstnode(ag); n; n = agnxtnode(ag, n))
+		if ((st = read_node(D, n)))
+			return st;
+	if (D->g->nops == 0)
+		return dp_err_set(D->err, DP_EINPUT, D->path, 0, 0,
+				  "the graph has no nodes (expected at least "
+				  "one op)");
+	/* edges in file order: cgraph lists them per tail node, so sort
+	 * them by their creation sequence */
+	size_t ne = (size_t)agnedges(ag);
+	Agedge_t **edges = malloc((ne ? ne : 1) * sizeof *edges);
+	if (!edges)
+		return dp_err_set(D->err, DP_ENOMEM, D->path, 0, 0,
+				  "out of memory for %zu edges", ne);
+	size_t k = 0;
+	for (Agnode_t *n = agfstnode(ag); n; n = agnxtnode(ag, n))
+		for (Agedge_t *e = agfstout(ag, n); e && k < ne;
+		     e = agnxtout(ag, e))
+			edges[k++] = e;
+	qsort(edges, k, sizeof *edges, cmp_edge_seq);
+	for (size_t i = 0; i < k && !st; i++)
+		st = read_edge(D, edges[i]);
+	free(edges);
+	return st;
+}
+
+dp_status load_dot(const char *path, const char *text, size_t len,
+		   dp_graph **out, dp_err *err)
+{
+	(void)len; /* cgraph reads up to the NUL that load_read_file adds */
+	dload D;
+	memset(&D, 0, sizeof D);
+	D.path = path;
+	D.text = text;
+	D.err = err;
+	D.g = graph_new(NULL);
+	if (!D.g)
+		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+				  "out of memory");
+	pthread_mutex_lock(&dot_lock);
+	dot_msgs_len = 0;
+	dot_msgs[0] = '\0';
+	agusererrf prev = agseterrf(collect_message);
+	agerrlevel_t prev_level = agseterr(AGWARN);
+	D.ag = agmemread(text);
+	dp_status st;
+	if (!D.ag) {
+		st = syntax_error(path, err);
+	} else {
+		st = read_graph(&D);
+		agclose(D.ag);
+	}
+	agseterr(prev_level);
+	agseterrf(prev);
+	pthread_mutex_unlock(&dot_lock);
+	if (!st && !D.g->name[0]) {
+		const char *b = strrchr(path, '/');
+		b = b ? b + 1 : path;
+		const char *dot = strrchr(b, '.');
+		int n = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
+		char nm[256];
+		snprintf(nm, sizeof nm, "%.*s", n, b);
+		st = graph_set_name(D.g, nm, err);
+	}
+	if (st) {
+		graph_free(D.g);
+		return st;
+	}
+	*out = D.g;
+	return DP_OK;
+}

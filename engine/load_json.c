@@ -1,0 +1,568 @@
+/* load_json.c - the native dnnpart JSON graph format (DESIGN 5,
+ * docs/formats.md).
+ *
+ * Files may hold millions of ops, so the file is never parsed into one cJSON
+ * tree: the streaming scanner (json_scan.c) walks the top-level object and
+ * the "ops" and "edges" arrays, and each element (one small object) is
+ * parsed by cJSON on its own and freed before the next. Peak memory is the
+ * text plus the graph plus one element. Errors inside an element are mapped
+ * back to the line and column of the offending member in the file.
+ */
+#include <cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/json_scan.h"
+#include "load.h"
+#include "machine.h"
+#include "units.h"
+
+#define MAX_BYTES 4611686018427387904.0 /* 2^62, as units.c */
+
+typedef struct jload {
+	jscan js;
+	dp_graph *g;
+	const char *path;
+	dp_err *err;
+	/* the element being read: "ops"/"edges", its index and extent */
+	const char *arr;
+	bool indexed; /* "ops[3]" rather than "machine" */
+	uint32_t idx;
+	size_t s, e;
+} jload;
+
+static const char *kind_of(const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return "string";
+	if (cJSON_IsNumber(v))
+		return "number";
+	if (cJSON_IsBool(v))
+		return "boolean";
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsArray(v))
+		return "array";
+	return "object";
+}
+
+/* Error "ARR[IDX].FIELD: message" at the field's value in the file (at the
+ * element itself when field is NULL or absent). */
+static dp_status field_error(jload *L, const char *field, const char *fmt,
+			     ...) __attribute__((format(printf, 3, 4)));
+static dp_status field_error(jload *L, const char *field, const char *fmt,
+			     ...)
+{
+	char msg[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	size_t off = field ? jscan_member_offset(L->js.text, L->s, L->e, field)
+			   : L->s;
+	char where[64] = "";
+	if (L->indexed)
+		snprintf(where, sizeof where, "%s[%u]", L->arr, L->idx);
+	else if (L->arr)
+		snprintf(where, sizeof where, "%s", L->arr);
+	return jscan_error_at(&L->js, off, "%s%s%s: %s", where,
+			      field && where[0] ? "." : "", field ? field : "",
+			      msg);
+}
+
+/* Optional string member; *out = NULL when absent or null. */
+static dp_status get_string(jload *L, const cJSON *obj, const char *field,
+			    const char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
+	*out = NULL;
+	if (!v || cJSON_IsNull(v))
+		return DP_OK;
+	if (!cJSON_IsString(v))
+		return field_error(L, field, "expected a string, got %s",
+				   kind_of(v));
+	*out = v->valuestring;
+	return DP_OK;
+}
+
+/* Optional number >= 0 member (time_us). */
+static dp_status get_time(jload *L, const cJSON *obj, const char *field,
+			  double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
+	if (!v || cJSON_IsNull(v))
+		return DP_OK;
+	if (!cJSON_IsNumber(v))
+		return field_error(L, field,
+				   "expected a number >= 0, got %s",
+				   kind_of(v));
+	if (!isfinite(v->valuedouble) || v->valuedouble < 0)
+		return field_error(L, field,
+				   "expected a finite number >= 0, got %g",
+				   v->valuedouble);
+	*out = v->valuedouble;
+	return DP_OK;
+}
+
+/* Optional size member: a number of bytes or a string with units.
+ * *given tells whether it was there. */
+static dp_status get_size(jload *L, const cJSON *obj, const char *field,
+			  int64_t *out, bool *given)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
+	if (given)
+		*given = false;
+	if (!v || cJSON_IsNull(v))
+		return DP_OK;
+	if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+		if (!isfinite(d) || d < 0 || d > MAX_BYTES)
+			return field_error(L, field,
+					   "expected a number of bytes from 0 "
+					   "to 2^62, got %g",
+					   d);
+		*out = (int64_t)llround(d);
+	} else if (cJSON_IsString(v)) {
+		dp_err e;
+		if (units_parse_bytes(v->valuestring, out, &e))
+			return field_error(L, field, "%s", e.msg);
+	} else {
+		return field_error(L, field,
+				   "expected a number of bytes or a size "
+				   "string such as \"1MiB\", got %s",
+				   kind_of(v));
+	}
+	if (given)
+		*given = true;
+	return DP_OK;
+}
+
+static dp_status read_op(jload *L, const cJSON *o)
+{
+	dp_graph *g = L->g;
+	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(o, "name");
+	if (!nv)
+		return field_error(L, NULL,
+				   "missing \"name\" (every op needs a unique "
+				   "name)");
+	if (!cJSON_IsString(nv) || !nv->valuestring[0])
+		return field_error(L, "name",
+				   "expected a non-empty string, got %s",
+				   cJSON_IsString(nv) ? "\"\"" : kind_of(nv));
+	uint32_t prev = graph_find(g, nv->valuestring);
+	if (prev != UINT32_MAX)
+		return field_error(L, "name",
+				   "duplicate op name '%s' (first defined "
+				   "as ops[%u]); op names must be unique",
+				   nv->valuestring, prev);
+	uint32_t id;
+	dp_err e;
+	if (graph_add_op(g, nv->valuestring, &id, &e))
+		return field_error(L, "name", "%s", e.msg);
+	dp_op *op = &g->ops[id];
+	const char *s;
+	dp_status st;
+	if ((st = get_string(L, o, "type", &s)))
+		return st;
+	if (s && graph_set_type(g, id, s, &e))
+		return dp_err_set(L->err, e.code, L->path, 0, 0, "%s", e.msg);
+	if ((st = get_string(L, o, "layer", &s)))
+		return st;
+	if (s && graph_set_layer(g, id, s, &e))
+		return dp_err_set(L->err, e.code, L->path, 0, 0, "%s", e.msg);
+	op = &g->ops[id];
+	if ((st = get_time(L, o, "time_us", &op->time_us)) ||
+	    (st = get_size(L, o, "output_bytes", &op->output_bytes, NULL)) ||
+	    (st = get_size(L, o, "param_bytes", &op->param_bytes, NULL)) ||
+	    (st = get_size(L, o, "temp_bytes", &op->temp_bytes, NULL)))
+		return st;
+
+	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(o, "pin");
+	if (pv && !cJSON_IsNull(pv)) {
+		double d = cJSON_IsNumber(pv) ? pv->valuedouble : 0.5;
+		if (!cJSON_IsNumber(pv) || d != floor(d) || d < -1 ||
+		    d >= DP_MAX_DEVICES)
+			return field_error(L, "pin",
+					   "expected an integer from -1 (not "
+					   "pinned) to %d, got %s",
+					   DP_MAX_DEVICES - 1,
+					   cJSON_IsNumber(pv) ? "a number out "
+								"of range"
+							      : kind_of(pv));
+		op->pin = (int32_t)d;
+	}
+
+	/* colocation labels: strings, or integers as written by converters
+	 * of formats that number their groups */
+	const cJSON *cv = cJSON_GetObjectItemCaseSensitive(o, "colocate");
+	if (cv && !cJSON_IsNull(cv)) {
+		char num[32];
+		const char *label;
+		if (cJSON_IsString(cv)) {
+			label = cv->valuestring;
+		} else if (cJSON_IsNumber(cv) &&
+			   cv->valuedouble == floor(cv->valuedouble) &&
+			   fabs(cv->valuedouble) < 1e15) {
+			snprintf(num, sizeof num, "%.0f", cv->valuedouble);
+			label = num;
+		} else {
+			return field_error(L, "colocate",
+					   "expected a group label (a string "
+					   "or an integer), got %s",
+					   kind_of(cv));
+		}
+		if (graph_set_colocate(g, id, label, &e))
+			return dp_err_set(L->err, e.code, L->path, 0, 0, "%s",
+					  e.msg);
+	}
+	return DP_OK;
+}
+
+/* An endpoint member of an edge: a known op name. */
+static dp_status get_endpoint(jload *L, const cJSON *o, const char *field,
+			      uint32_t *id)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
+	if (!v)
+		return field_error(L, NULL,
+				   "missing \"%s\" (every edge needs \"from\" "
+				   "and \"to\" op names)",
+				   field);
+	if (!cJSON_IsString(v))
+		return field_error(L, field, "expected an op name, got %s",
+				   kind_of(v));
+	*id = graph_find(L->g, v->valuestring);
+	if (*id == UINT32_MAX)
+		return field_error(L, field, "unknown op '%s'",
+				   v->valuestring);
+	return DP_OK;
+}
+
+static dp_status read_edge(jload *L, const cJSON *o)
+{
+	uint32_t from, to;
+	dp_status st;
+	if ((st = get_endpoint(L, o, "from", &from)) ||
+	    (st = get_endpoint(L, o, "to", &to)))
+		return st;
+	int64_t bytes = -1;
+	bool given;
+	if ((st = get_size(L, o, "bytes", &bytes, &given)))
+		return st;
+	if (!given)
+		bytes = -1;
+	bool control = false;
+	const cJSON *cv = cJSON_GetObjectItemCaseSensitive(o, "control");
+	if (cv && !cJSON_IsNull(cv)) {
+		if (!cJSON_IsBool(cv))
+			return field_error(L, "control",
+					   "expected true or false, got %s",
+					   kind_of(cv));
+		control = cJSON_IsTrue(cv);
+	}
+	if (from == to)
+		return field_error(L, "to",
+				   "self-loop on op '%s' (an op cannot depend "
+				   "on itself)",
+				   graph_op_name(L->g, from));
+	dp_err e;
+	if (graph_add_edge(L->g, from, to, bytes, control, &e))
+		return field_error(L, NULL, "%s", e.msg);
+	return DP_OK;
+}
+
+/* Reads the array at the current position, one element at a time. */
+static dp_status read_array(jload *L, const char *arr,
+			    dp_status (*fn)(jload *, const cJSON *))
+{
+	jscan *js = &L->js;
+	jscan_iter it;
+	dp_status st = jscan_array_begin(js, &it, arr);
+	if (st)
+		return st;
+	L->arr = arr;
+	L->indexed = true;
+	for (L->idx = 0;; L->idx++) {
+		bool has;
+		if ((st = jscan_array_next(js, &it, &has)))
+			return st;
+		if (!has)
+			break;
+		if (jscan_peek(js) != '{')
+			return jscan_error_at(js, js->pos,
+					      "%s[%u]: expected an object, got "
+					      "%s",
+					      arr, L->idx, jscan_kind(js));
+		if ((st = jscan_value(js, &L->s, &L->e)))
+			return st;
+		const char *endp = NULL;
+		cJSON *item = cJSON_ParseWithLengthOpts(
+			js->text + L->s, L->e - L->s, &endp, false);
+		if (!item) {
+			size_t off = endp && endp >= js->text + L->s
+					     ? (size_t)(endp - js->text)
+					     : L->s;
+			return jscan_error_at(js, off,
+					      "%s[%u]: cannot read this element "
+					      "(a \\u escape that is not valid "
+					      "UTF-16, or out of memory)",
+					      arr, L->idx);
+		}
+		st = fn(L, item);
+		cJSON_Delete(item);
+		if (st)
+			return st;
+	}
+	L->arr = NULL;
+	L->indexed = false;
+	return DP_OK;
+}
+
+/* The optional "machine" block: defaults for the command line. */
+static dp_status read_machine(jload *L)
+{
+	jscan *js = &L->js;
+	if (jscan_peek(js) != '{')
+		return jscan_error_at(js, js->pos,
+				      "machine: expected an object, got %s",
+				      jscan_kind(js));
+	dp_status st = jscan_value(js, &L->s, &L->e);
+	if (st)
+		return st;
+	cJSON *m = cJSON_ParseWithLengthOpts(js->text + L->s, L->e - L->s,
+					     NULL, false);
+	if (!m)
+		return jscan_error_at(js, L->s,
+				      "machine: cannot read this object");
+	L->arr = "machine";
+	L->indexed = false;
+	dp_machine_hint *h = &L->g->hint;
+	dp_err e;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "devices");
+	if (v && !cJSON_IsNull(v)) {
+		if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+		    v->valuedouble < 1 || v->valuedouble > DP_MAX_DEVICES) {
+			st = field_error(L, "devices",
+					 "expected an integer from 1 to %d, got %s",
+					 DP_MAX_DEVICES,
+					 cJSON_IsNumber(v) ? "a number out of "
+							     "range"
+							   : kind_of(v));
+			goto out;
+		}
+		h->devices = (int)v->valuedouble;
+	}
+	bool given;
+	int64_t mem = 0;
+	if ((st = get_size(L, m, "memory", &mem, &given)))
+		goto out;
+	if (given)
+		h->memory_bytes = mem;
+	v = cJSON_GetObjectItemCaseSensitive(m, "bandwidth");
+	if (v && !cJSON_IsNull(v)) {
+		if (cJSON_IsNumber(v) && v->valuedouble > 0 &&
+		    isfinite(v->valuedouble)) {
+			h->bw_bytes_per_us = v->valuedouble / 1e6;
+		} else if (cJSON_IsString(v)) {
+			if (units_parse_bandwidth(v->valuestring,
+						  &h->bw_bytes_per_us, &e)) {
+				st = field_error(L, "bandwidth", "%s", e.msg);
+				goto out;
+			}
+		} else {
+			st = field_error(L, "bandwidth",
+					 "expected bytes per second (a number "
+					 "> 0) or a string such as "
+					 "\"130GB/s\", got %s",
+					 cJSON_IsNumber(v) ? "a number <= 0"
+							   : kind_of(v));
+			goto out;
+		}
+	}
+	v = cJSON_GetObjectItemCaseSensitive(m, "latency");
+	if (v && !cJSON_IsNull(v)) {
+		if (cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+		    isfinite(v->valuedouble)) {
+			h->lat_us = v->valuedouble;
+		} else if (cJSON_IsString(v)) {
+			if (units_parse_time(v->valuestring, &h->lat_us, &e)) {
+				st = field_error(L, "latency", "%s", e.msg);
+				goto out;
+			}
+		} else {
+			st = field_error(L, "latency",
+					 "expected microseconds (a number >= "
+					 "0) or a string such as \"25us\", "
+					 "got %s",
+					 cJSON_IsNumber(v) ? "a negative number"
+							   : kind_of(v));
+			goto out;
+		}
+	}
+out:
+	L->arr = NULL;
+	cJSON_Delete(m);
+	return st;
+}
+
+/* A top-level string member (name, format). */
+static dp_status top_string(jload *L, const char *key)
+{
+	if (jscan_peek(&L->js) != '"')
+		return jscan_error_at(&L->js, L->js.pos,
+				      "%s: expected a string, got %s", key,
+				      jscan_kind(&L->js));
+	return jscan_string(&L->js);
+}
+
+static dp_status read_top(jload *L)
+{
+	jscan *js = &L->js;
+	jscan_iter it;
+	dp_status st = jscan_object_begin(js, &it, "the top-level object");
+	if (st)
+		return st;
+	size_t ops_at = 0, edges_at = 0;
+	bool have_ops = false, have_edges = false;
+	for (;;) {
+		bool has;
+		size_t key_off;
+		if ((st = jscan_object_next(js, &it, &has, &key_off)))
+			return st;
+		if (!has)
+			break;
+		char key[16];
+		snprintf(key, sizeof key, "%s", js->sbuf);
+		bool known = js->slen < sizeof key;
+		if (known && strcmp(key, "ops") == 0) {
+			if (have_ops)
+				return jscan_error_at(js, key_off,
+						      "duplicate member "
+						      "\"ops\"");
+			have_ops = true;
+			jscan_peek(js);
+			ops_at = js->pos;
+			if ((st = read_array(L, "ops", read_op)))
+				return st;
+			if (have_edges) { /* edges came first: read them now */
+				size_t here = js->pos;
+				js->pos = edges_at;
+				if ((st = read_array(L, "edges", read_edge)))
+					return st;
+				js->pos = here;
+			}
+		} else if (known && strcmp(key, "edges") == 0) {
+			if (have_edges)
+				return jscan_error_at(js, key_off,
+						      "duplicate member "
+						      "\"edges\"");
+			have_edges = true;
+			jscan_peek(js);
+			edges_at = js->pos;
+			if (have_ops) {
+				if ((st = read_array(L, "edges", read_edge)))
+					return st;
+			} else if ((st = jscan_value(js, NULL, NULL))) {
+				return st;
+			}
+		} else if (known && strcmp(key, "machine") == 0) {
+			if ((st = read_machine(L)))
+				return st;
+		} else if (known && strcmp(key, "name") == 0) {
+			if ((st = top_string(L, "name")))
+				return st;
+			if (graph_set_name(L->g, js->sbuf, L->err))
+				return L->err ? L->err->code : DP_ENOMEM;
+		} else if (known && strcmp(key, "format") == 0) {
+			jscan_peek(js);
+			size_t at = js->pos;
+			if ((st = top_string(L, "format")))
+				return st;
+			if (strcmp(js->sbuf, "dnnpart-graph") != 0)
+				return jscan_error_at(
+					js, at,
+					"format: expected \"dnnpart-graph\", "
+					"got \"%s\"%s",
+					js->sbuf,
+					strcmp(js->sbuf, "dnnpart-placement")
+							== 0
+						? " (this is a placement file, "
+						  "not a graph)"
+						: "");
+		} else if (known && strcmp(key, "version") == 0) {
+			size_t s, e;
+			if ((st = jscan_value(js, &s, &e)))
+				return st;
+			double v;
+			size_t n = units_scan_number(js->text + s, &v);
+			if (n != e - s || v != floor(v) || v < 1)
+				return jscan_error_at(js, s,
+						      "version: expected the "
+						      "integer 1");
+			if (v > 1)
+				return jscan_error_at(
+					js, s,
+					"version: this file is format version "
+					"%.0f; this dnnpart reads version 1",
+					v);
+		} else if ((st = jscan_value(js, NULL, NULL))) {
+			/* unknown members are ignored so the format can grow */
+			return st;
+		}
+	}
+	if ((st = jscan_end(js)))
+		return st;
+	if (!have_ops)
+		return jscan_error_at(js, 0,
+				      "missing the \"ops\" array: a native "
+				      "dnnpart graph is an object with \"ops\" "
+				      "(and usually \"edges\")");
+	if (L->g->nops == 0)
+		return jscan_error_at(js, ops_at,
+				      "ops: the graph has no ops (expected at "
+				      "least one)");
+	return DP_OK;
+}
+
+dp_status load_json(const char *path, const char *text, size_t len,
+		    dp_graph **out, dp_err *err)
+{
+	jload L;
+	memset(&L, 0, sizeof L);
+	L.path = path;
+	L.err = err;
+	L.g = graph_new(NULL);
+	if (!L.g)
+		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+				  "out of memory");
+	jscan_init(&L.js, path, text, len, err);
+	if (jscan_peek(&L.js) == -1) {
+		jscan_free(&L.js);
+		graph_free(L.g);
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "empty file: expected a JSON object");
+	}
+	dp_status st = read_top(&L);
+	jscan_free(&L.js);
+	if (!st && !L.g->name[0]) {
+		/* default name: the file's base name without extension */
+		const char *b = strrchr(path, '/');
+		b = b ? b + 1 : path;
+		const char *dot = strrchr(b, '.');
+		int n = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
+		char nm[256];
+		snprintf(nm, sizeof nm, "%.*s", n, b);
+		st = graph_set_name(L.g, nm, err);
+	}
+	if (st) {
+		if (err && !err->file[0])
+			snprintf(err->file, sizeof err->file, "%s", path);
+		graph_free(L.g);
+		return st;
+	}
+	*out = L.g;
+	return DP_OK;
+}
