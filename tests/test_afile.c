@@ -1,0 +1,191 @@
+/* test_afile.c - output files appear whole or not at all. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "afile.h"
+#include "lib/testlib.h"
+
+/* A fresh empty folder under /tmp; caller frees the name. */
+static char *make_dir(void)
+{
+	char tmpl[] = "/tmp/dnnpart-afile-XXXXXX";
+	char *d = mkdtemp(tmpl);
+	return d ? strdup(d) : NULL;
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	static char buf[4096];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void remove_dir(char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[512];
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+			unlink(p);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+	free(dir);
+}
+
+static void test_afile_commit_replaces_the_file(void)
+{
+	char *dir = make_dir();
+	REQUIRE(dir);
+	char path[512];
+	snprintf(path, sizeof path, "%s/out.json", dir);
+	write_file(path, "old\n");
+	dp_afile af;
+	dp_err err;
+	REQUIRE(afile_open(&af, path, &err) == DP_OK);
+	/* the temporary is a hidden sibling; the old file is still there */
+	CHECK_CONTAINS(af.tmp, "/.out.json.tmp");
+	CHECK_INT(count_entries(dir), 2);
+	CHECK_STR(slurp(path), "old\n");
+	fputs("new content\n", af.f);
+	REQUIRE(afile_commit(&af, &err) == DP_OK);
+	CHECK_STR(slurp(path), "new content\n");
+	CHECK_INT(count_entries(dir), 1); /* no temporary left */
+	CHECK(af.f == NULL && af.tmp == NULL);
+	remove_dir(dir);
+}
+
+static void test_afile_abort_leaves_old_file_intact(void)
+{
+	char *dir = make_dir();
+	REQUIRE(dir);
+	char path[512];
+	snprintf(path, sizeof path, "%s/plan.place", dir);
+	write_file(path, "a 0\nb 1\n");
+	dp_afile af;
+	dp_err err;
+	REQUIRE(afile_open(&af, path, &err) == DP_OK);
+	fputs("half-writ", af.f);
+	afile_abort(&af);
+	CHECK_STR(slurp(path), "a 0\nb 1\n");
+	CHECK_INT(count_entries(dir), 1);
+	afile_abort(&af); /* a second abort is harmless */
+	/* an aborted new file never appears */
+	char path2[512];
+	snprintf(path2, sizeof path2, "%s/new.json", dir);
+	REQUIRE(afile_open(&af, path2, &err) == DP_OK);
+	afile_abort(&af);
+	CHECK(access(path2, F_OK) != 0);
+	CHECK_INT(count_entries(dir), 1);
+	remove_dir(dir);
+}
+
+static void test_afile_keeps_permissions_of_existing_file(void)
+{
+	char *dir = make_dir();
+	REQUIRE(dir);
+	char path[512];
+	snprintf(path, sizeof path, "%s/x.txt", dir);
+	write_file(path, "x");
+	chmod(path, 0640);
+	dp_afile af;
+	dp_err err;
+	REQUIRE(afile_open(&af, path, &err) == DP_OK);
+	fputs("y", af.f);
+	REQUIRE(afile_commit(&af, &err) == DP_OK);
+	struct stat st;
+	REQUIRE(stat(path, &st) == 0);
+	CHECK_INT(st.st_mode & 0777, 0640);
+	remove_dir(dir);
+}
+
+static void test_afile_missing_or_unwritable_folder_is_named(void)
+{
+	dp_afile af;
+	dp_err err;
+	CHECK_INT(afile_open(&af, "/tmp/dnnpart-no-such-dir/x/out.json", &err),
+		  DP_EIO);
+	CHECK_CONTAINS(err.msg, "folder '/tmp/dnnpart-no-such-dir/x' does "
+				"not exist");
+	CHECK_STR(err.file, "/tmp/dnnpart-no-such-dir/x/out.json");
+	/* /proc refuses new files even to root */
+	CHECK_INT(afile_open(&af, "/proc/dnnpart-test.json", &err), DP_EIO);
+	CHECK_CONTAINS(err.msg, "cannot create a file in folder '/proc'");
+	if (geteuid() != 0) {
+		char *dir = make_dir();
+		REQUIRE(dir);
+		chmod(dir, 0555);
+		char path[512];
+		snprintf(path, sizeof path, "%s/out.json", dir);
+		CHECK_INT(afile_open(&af, path, &err), DP_EIO);
+		CHECK_CONTAINS(err.msg, "cannot create a file in folder");
+		CHECK_CONTAINS(err.msg, dir);
+		chmod(dir, 0755);
+		remove_dir(dir);
+	}
+	CHECK_INT(afile_open(&af, "/tmp", &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "is a folder");
+	CHECK_INT(afile_open(&af, "", &err), DP_EINPUT);
+}
+
+static void test_afile_relative_path_in_current_folder(void)
+{
+	char *dir = make_dir();
+	REQUIRE(dir);
+	char cwd[1024];
+	REQUIRE(getcwd(cwd, sizeof cwd));
+	REQUIRE(chdir(dir) == 0);
+	dp_afile af;
+	dp_err err;
+	dp_status st = afile_open(&af, "rel.txt", &err);
+	if (st == DP_OK) {
+		CHECK(strncmp(af.tmp, ".rel.txt.tmp", 12) == 0);
+		fputs("r", af.f);
+		st = afile_commit(&af, &err);
+	}
+	CHECK_INT(st, DP_OK);
+	CHECK_STR(slurp("rel.txt"), "r");
+	REQUIRE(chdir(cwd) == 0);
+	remove_dir(dir);
+}
+
+TEST_MAIN(TEST(test_afile_commit_replaces_the_file),
+	  TEST(test_afile_abort_leaves_old_file_intact),
+	  TEST(test_afile_keeps_permissions_of_existing_file),
+	  TEST(test_afile_missing_or_unwritable_folder_is_named),
+	  TEST(test_afile_relative_path_in_current_folder))
