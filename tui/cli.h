@@ -23,6 +23,9 @@
 #include "plan.h"
 #include "sim.h"
 
+/* The version `dnnpart --version` prints. */
+#define DNNPART_VERSION "0.1.0"
+
 typedef struct cli_command {
 	const char *name;
 	const char *args;    /* synopsis after the name, for usage lines */
@@ -63,6 +66,18 @@ void cli_opts_init(cli_opts *o);
 int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		     cli_opts *o);
 
+/* Parses a whole number from lo to hi given to option opt; returns 0, or 2
+ * after printing a usage error that names the option and the range. */
+int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
+		  long hi, long *v);
+
+/* Prints the help lines of the shared graph/machine options (-k, --mem,
+ * --speed, --link, --bw, --lat, --contention, --format), for the --help
+ * texts of the commands that accept them. */
+void cli_help_machine_opts(FILE *out);
+/* Prints the commands with their synopsis and summary (dnnpart --help). */
+void cli_print_commands(FILE *out);
+
 /* Loads o->graph_path (printing the error on failure). */
 int cli_load_graph(const cli_opts *o, dp_graph **g);
 /* Builds the machine: graph hint, then -k, --mem, --speed, --link/--bw/--lat.
@@ -80,6 +95,11 @@ void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
 		    const dp_plan *plan);
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 			 const dp_plan *plan);
+
+/* Prints a cJSON tree (pretty, exact numbers, '.' as decimal point) with a
+ * newline and frees it; prints "null" when o is NULL. */
+struct cJSON;
+void cli_print_json(FILE *out, struct cJSON *o);
 
 /* Writes the exports requested by --dot/--svg/--csv/--device-map/--tf-map
  * (tui/cli_exports.c). Returns 0 or an exit code after printing the error. */

@@ -1,0 +1,326 @@
+/* cli_common.c - option parsing and set-up shared by the subcommands (see
+ * cli.h), so that -k, --mem, --link, ... mean the same everywhere and bad
+ * values are caught before a large graph is loaded.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "units.h"
+
+void cli_opts_init(cli_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->format = DP_FMT_AUTO;
+	o->contention = DP_CONT_PORT;
+}
+
+int cli_error(const dp_err *err)
+{
+	char buf[2048];
+	fprintf(stderr, "dnnpart: %s\n", dp_err_format(err, buf, sizeof buf));
+	return dp_status_exit_code(err->code);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "dnnpart %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'dnnpart %s --help'.\n", cmd);
+	return 2;
+}
+
+/* Matches argv[*i] against an option that takes a value, in the forms
+ * "NAME VALUE" and "NAME=VALUE" (and "-kVALUE" for a one-letter short
+ * name). Returns 1 with *val set, 0 when it is not this option, -1 when the
+ * value is missing (error printed). */
+static int opt_value(const char *cmd, int argc, char **argv, int *i,
+		     const char *name, const char *alias, const char **val)
+{
+	const char *a = argv[*i];
+	const char *names[2] = {name, alias};
+	for (int n = 0; n < 2; n++) {
+		const char *nm = names[n];
+		if (!nm)
+			continue;
+		size_t l = strlen(nm);
+		if (strncmp(a, nm, l) != 0)
+			continue;
+		if (a[l] == '=') {
+			*val = a + l + 1;
+			return 1;
+		}
+		if (a[l] == '\0') {
+			if (*i + 1 >= argc) {
+				cli_usage_error(cmd, "option %s needs a value",
+						nm);
+				return -1;
+			}
+			*val = argv[++*i];
+			return 1;
+		}
+		if (l == 2 && nm[0] == '-' && nm[1] != '-') {
+			*val = a + l; /* -k4 */
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
+		  long hi, long *v)
+{
+	char *end;
+	errno = 0;
+	long x = strtol(s, &end, 10);
+	if (!s[0] || *end || errno == ERANGE || x < lo || x > hi)
+		return cli_usage_error(cmd,
+				       "bad %s '%s': expected a whole number "
+				       "from %ld to %ld",
+				       opt, s, lo, hi);
+	*v = x;
+	return 0;
+}
+
+/* Checks a comma list of sizes ("16GiB" or "16GiB,8GiB,inf"). */
+static int check_caps(const char *cmd, const char *spec)
+{
+	char item[256];
+	const char *p = spec;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n >= sizeof item)
+			n = sizeof item - 1;
+		memcpy(item, p, n);
+		item[n] = '\0';
+		int64_t b;
+		dp_err err;
+		if (strcmp(item, "inf") && strcmp(item, "none") &&
+		    units_parse_bytes(item, &b, &err))
+			return cli_usage_error(cmd, "bad --mem: %s", err.msg);
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
+		     cli_opts *o)
+{
+	const char *a = argv[*i], *v;
+	dp_err err;
+	int r;
+	if (!strcmp(a, "--json")) {
+		o->json = true;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "-k", "--devices", &v))) {
+		long k;
+		if (r < 0 || cli_parse_int(cmd, "-k", v, 1, DP_MAX_DEVICES, &k))
+			return -1;
+		o->k = (int)k;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--mem", NULL, &v))) {
+		if (r < 0 || check_caps(cmd, v))
+			return -1;
+		o->mem = v;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--speed", NULL, &v))) {
+		if (r < 0)
+			return -1;
+		o->speeds = v;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--link", NULL, &v))) {
+		if (r < 0)
+			return -1;
+		if (!machine_find_link(v)) {
+			cli_usage_error(cmd,
+					"unknown link preset '%s' (known: %s)",
+					v, machine_link_names());
+			return -1;
+		}
+		o->link = v;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--bw", NULL, &v))) {
+		double bw;
+		if (r < 0)
+			return -1;
+		if (units_parse_bandwidth(v, &bw, &err)) {
+			cli_usage_error(cmd, "bad --bw: %s", err.msg);
+			return -1;
+		}
+		o->bw = v;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--lat", NULL, &v))) {
+		double lat;
+		if (r < 0)
+			return -1;
+		if (units_parse_time(v, &lat, &err)) {
+			cli_usage_error(cmd, "bad --lat: %s", err.msg);
+			return -1;
+		}
+		o->lat = v;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--contention", NULL, &v))) {
+		if (r < 0)
+			return -1;
+		if (sim_contention_parse(v, &o->contention, &err)) {
+			cli_usage_error(cmd, "bad --contention: %s", err.msg);
+			return -1;
+		}
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--format", NULL, &v))) {
+		if (r < 0)
+			return -1;
+		if (load_format_parse(v, &o->format, &err)) {
+			cli_usage_error(cmd, "bad --format: %s", err.msg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+void cli_help_machine_opts(FILE *out)
+{
+	fprintf(out,
+		"machine (defaults: the graph file's \"machine\" block, else 1 "
+		"device, no cap):\n"
+		"  -k, --devices K    number of devices, 1..%d\n"
+		"  --mem CAPS         memory cap per device: one size for all "
+		"(16GiB, 512MB,\n"
+		"                     16g) or a comma list with one per device "
+		"(16g,16g,8g);\n"
+		"                     inf or none = unlimited\n"
+		"  --speed S          speed factor per device: one for all or a "
+		"comma list\n"
+		"                     (op time = time_us / speed; default 1)\n"
+		"  --link PRESET      link preset: %s\n"
+		"                     (default pardnn: 130 GB/s, 25 us)\n"
+		"  --bw BW            link bandwidth (130GB/s, 900GiB/s); "
+		"overrides --link\n"
+		"  --lat LAT          link latency (25us, 2ms); overrides "
+		"--link\n"
+		"  --contention M     port (default: one send and one receive "
+		"at a time per\n"
+		"                     device) or none (transfers never wait)\n"
+		"input:\n"
+		"  --format F         force the graph format: json, dot, "
+		"pardnn, fiddle,\n"
+		"                     pipedream (default: detected from the "
+		"content)\n",
+		DP_MAX_DEVICES, machine_link_names());
+}
+
+int cli_load_graph(const cli_opts *o, dp_graph **g)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	if (graph_load(o->graph_path, o->format, g, &err))
+		return cli_error(&err);
+	/* loader notes: the user should know what was left out */
+	if ((*g)->cpu_pinned)
+		fprintf(stderr,
+			"dnnpart: warning: %s: %u op%s pinned to the host CPU "
+			"%s kept out of the graph (dependencies through them "
+			"became control edges)\n",
+			o->graph_path, (*g)->cpu_pinned,
+			(*g)->cpu_pinned == 1 ? "" : "s",
+			(*g)->cpu_pinned == 1 ? "is" : "are");
+	if ((*g)->unknown_names)
+		fprintf(stderr,
+			"dnnpart: warning: %s: %u side-file entr%s named no op "
+			"of the graph and %s skipped\n",
+			o->graph_path, (*g)->unknown_names,
+			(*g)->unknown_names == 1 ? "y" : "ies",
+			(*g)->unknown_names == 1 ? "was" : "were");
+	return 0;
+}
+
+/* Entries in a comma list (0 for NULL). */
+static int list_len(const char *s)
+{
+	if (!s)
+		return 0;
+	int n = 1;
+	for (; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+/* Prints a machine set-up error as coming from the option. */
+static int machine_error(const char *opt, const dp_err *err)
+{
+	fprintf(stderr, "dnnpart: %s: %s\n", opt, err->msg);
+	return dp_status_exit_code(err->code);
+}
+
+int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	if (machine_init_from_hint(m, &g->hint, &err)) {
+		/* the hint came from the graph file */
+		if (!err.file[0])
+			snprintf(err.file, sizeof err.file, "%s",
+				 o->graph_path ? o->graph_path : "");
+		return cli_error(&err);
+	}
+	/* without -k or a machine block, a list of caps or speeds says how
+	 * many devices there are */
+	int k = o->k;
+	if (!k && g->hint.devices <= 0) {
+		int n = list_len(o->mem);
+		if (list_len(o->speeds) > n)
+			n = list_len(o->speeds);
+		if (n > 1)
+			k = n;
+	}
+	if (k && k != m->k && machine_resize(m, k, &err))
+		goto fail_k;
+	if (o->mem && machine_set_caps(m, o->mem, &err))
+		goto fail_mem;
+	if (o->speeds && machine_set_speeds(m, o->speeds, &err)) {
+		machine_free(m);
+		return machine_error("--speed", &err);
+	}
+	if (o->link && machine_set_link(m, o->link, &err)) {
+		machine_free(m);
+		return machine_error("--link", &err);
+	}
+	if (o->bw) {
+		if (units_parse_bandwidth(o->bw, &m->bw, &err)) {
+			machine_free(m);
+			return machine_error("--bw", &err);
+		}
+		snprintf(m->link_name, sizeof m->link_name, "custom");
+	}
+	if (o->lat) {
+		if (units_parse_time(o->lat, &m->lat, &err)) {
+			machine_free(m);
+			return machine_error("--lat", &err);
+		}
+		snprintf(m->link_name, sizeof m->link_name, "custom");
+	}
+	return 0;
+fail_k:
+	machine_free(m);
+	return machine_error("-k", &err);
+fail_mem:
+	machine_free(m);
+	return machine_error("--mem", &err);
+}

@@ -1,0 +1,277 @@
+/* cli_print.c - a plan as a human table and as JSON (eval, plan).
+ *
+ * The table: summary lines, one row per device, then the start of the
+ * schedule's critical path. The JSON carries the same numbers unrounded
+ * (cJSON prints the shortest decimal that reads back exactly, with '.'
+ * whatever the locale).
+ */
+#include <cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "units.h"
+
+/* Hops of the schedule critical path the table shows. */
+#define CP_SHOWN 10
+
+static void print_link(FILE *out, const dp_machine *m)
+{
+	char bw[32], lat[32];
+	fprintf(out, "%s (%s, %s)", m->link_name,
+		units_fmt_bandwidth(m->bw, bw, sizeof bw),
+		units_fmt_time(m->lat, lat, sizeof lat));
+}
+
+static bool uniform_caps(const dp_machine *m)
+{
+	for (int d = 1; d < m->k; d++)
+		if (m->cap[d] != m->cap[0])
+			return false;
+	return true;
+}
+
+static void print_caps(FILE *out, const dp_machine *m)
+{
+	char b[32];
+	if (uniform_caps(m)) {
+		if (m->cap[0] == DP_CAP_UNLIMITED)
+			fprintf(out, "no memory cap");
+		else
+			fprintf(out, "%s each",
+				units_fmt_bytes(m->cap[0], b, sizeof b));
+		return;
+	}
+	fprintf(out, "caps ");
+	for (int d = 0; d < m->k; d++)
+		fprintf(out, "%s%s", d ? "," : "",
+			m->cap[d] == DP_CAP_UNLIMITED
+				? "inf"
+				: units_fmt_bytes(m->cap[d], b, sizeof b));
+}
+
+static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
+			  const dp_plan *p)
+{
+	char a[32], b[32], c[32], x[40];
+	fprintf(out, "graph        %s", g->name);
+	if (g->source && g->source[0])
+		fprintf(out, "  (%s)", g->source);
+	fprintf(out, "\nsize         %u ops, %u edges\n", g->nops, g->nedges);
+	fprintf(out, "machine      %d device%s, ", m->k, m->k == 1 ? "" : "s");
+	print_caps(out, m);
+	fprintf(out, "\nlink         ");
+	print_link(out, m);
+	fprintf(out, ", contention %s\n", sim_contention_name(p->contention));
+	if (!strcmp(p->algo, "eval")) {
+		fprintf(out, "algorithm    none (a given placement)\n");
+	} else {
+		fprintf(out, "algorithm    %s\n", p->algo);
+		fprintf(out, "plan time    %.3f ms\n", p->plan_ms);
+	}
+	fprintf(out, "makespan     %s  (%s us)\n",
+		units_fmt_time(p->sim.makespan, a, sizeof a),
+		units_fmt_num(p->sim.makespan, x, sizeof x));
+	fprintf(out,
+		"lower bound  %s = max(graph critical path %s, work / speeds "
+		"%s); makespan = %.2f x LB\n",
+		units_fmt_time(p->bounds.lb_us, a, sizeof a),
+		units_fmt_time(p->bounds.graph_cp_us, b, sizeof b),
+		units_fmt_time(p->bounds.work_bound_us, c, sizeof c), p->xlb);
+	fprintf(out, "speedup      %.2f x one device (%s alone", p->speedup,
+		units_fmt_time(p->bounds.one_device_us, a, sizeof a));
+	if (m->cap[0] == DP_CAP_UNLIMITED)
+		fprintf(out, ", peak %s)\n",
+			units_fmt_bytes(p->one_device_peak, b, sizeof b));
+	else
+		fprintf(out, "; it would %s: peak %s, cap %s)\n",
+			p->one_device_fits ? "fit" : "not fit",
+			units_fmt_bytes(p->one_device_peak, b, sizeof b),
+			units_fmt_bytes(m->cap[0], c, sizeof c));
+	int worst = plan_worst_device(p);
+	if (worst < 0) {
+		fprintf(out, "memory       feasible: every device within its "
+			     "cap\n");
+		return;
+	}
+	int over = 0;
+	for (int d = 0; d < p->k; d++)
+		over += p->sim.dev[d].peak_bytes > p->sim.dev[d].cap_bytes;
+	const dp_device_stats *w = &p->sim.dev[worst];
+	fprintf(out,
+		"memory       INFEASIBLE: device %d is over its cap by %s "
+		"(peak %s, cap %s)",
+		worst, units_fmt_bytes(w->peak_bytes - w->cap_bytes, a, sizeof a),
+		units_fmt_bytes(w->peak_bytes, b, sizeof b),
+		units_fmt_bytes(w->cap_bytes, c, sizeof c));
+	if (over > 1)
+		fprintf(out, "; %d devices over", over);
+	fprintf(out, "\n");
+}
+
+static void print_devices(FILE *out, const dp_plan *p)
+{
+	char busy[32], peak[32], cap[32], in[32], outb[32], use[16];
+	fprintf(out, "\n%6s %8s %10s %6s %10s %10s %6s %10s %10s\n", "device",
+		"ops", "busy", "busy%", "peak", "cap", "use%", "comm in",
+		"comm out");
+	for (int d = 0; d < p->k; d++) {
+		const dp_device_stats *s = &p->sim.dev[d];
+		double frac = p->sim.makespan > 0
+				      ? 100.0 * s->busy_us / p->sim.makespan
+				      : 0.0;
+		if (s->cap_bytes == DP_CAP_UNLIMITED) {
+			snprintf(cap, sizeof cap, "none");
+			snprintf(use, sizeof use, "-");
+		} else {
+			units_fmt_bytes(s->cap_bytes, cap, sizeof cap);
+			snprintf(use, sizeof use, "%.1f%%",
+				 s->cap_bytes > 0 ? 100.0 * (double)s->peak_bytes /
+							    (double)s->cap_bytes
+						  : 0.0);
+		}
+		fprintf(out, "%6d %8u %10s %5.1f%% %10s %10s %6s %10s %10s%s\n",
+			d, s->ops, units_fmt_time(s->busy_us, busy, sizeof busy),
+			frac, units_fmt_bytes(s->peak_bytes, peak, sizeof peak),
+			cap, use,
+			units_fmt_bytes(s->comm_in_bytes, in, sizeof in),
+			units_fmt_bytes(s->comm_out_bytes, outb, sizeof outb),
+			s->peak_bytes > s->cap_bytes ? "  OVER" : "");
+	}
+}
+
+static void print_critical_path(FILE *out, const dp_graph *g,
+				const dp_plan *p)
+{
+	const dp_sim_result *r = &p->sim;
+	if (!r->cp_len)
+		return;
+	char st[32], en[32];
+	fprintf(out, "\nschedule critical path: %u op%s, ends at %s\n",
+		r->cp_len, r->cp_len == 1 ? "" : "s",
+		units_fmt_time(r->makespan, st, sizeof st));
+	fprintf(out, "%4s %6s %10s %10s  %-9s %s\n", "#", "device", "start",
+		"end", "cause", "op");
+	uint32_t shown = r->cp_len < CP_SHOWN ? r->cp_len : CP_SHOWN;
+	for (uint32_t i = 0; i < shown; i++) {
+		uint32_t u = r->cp_ops[i];
+		fprintf(out, "%4u %6d %10s %10s  %-9s %s\n", i + 1,
+			p->placement[u],
+			units_fmt_time(r->start[u], st, sizeof st),
+			units_fmt_time(r->end[u], en, sizeof en),
+			sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]),
+			graph_op_name(g, u));
+	}
+	if (r->cp_len > shown)
+		fprintf(out, "   ... %u more\n", r->cp_len - shown);
+}
+
+void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
+		    const dp_plan *plan)
+{
+	print_summary(out, g, m, plan);
+	print_devices(out, plan);
+	print_critical_path(out, g, plan);
+}
+
+/* ---- JSON ---- */
+
+static void num(cJSON *o, const char *key, double v)
+{
+	cJSON_AddNumberToObject(o, key, v);
+}
+
+static cJSON *plan_json(const dp_graph *g, const dp_machine *m,
+			const dp_plan *p)
+{
+	const dp_sim_result *r = &p->sim;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "graph", g->name);
+	cJSON_AddStringToObject(o, "source", g->source ? g->source : "");
+	num(o, "ops", g->nops);
+	num(o, "edges", g->nedges);
+	num(o, "k", p->k);
+	cJSON *link = cJSON_AddObjectToObject(o, "link");
+	cJSON_AddStringToObject(link, "name", m->link_name);
+	num(link, "bandwidth_bytes_per_s", m->bw * 1e6);
+	num(link, "latency_us", m->lat);
+	cJSON_AddStringToObject(o, "contention",
+				sim_contention_name(p->contention));
+	cJSON_AddStringToObject(o, "algorithm", p->algo);
+	num(o, "plan_ms", p->plan_ms);
+	num(o, "makespan_us", r->makespan);
+	num(o, "lower_bound_us", p->bounds.lb_us);
+	num(o, "graph_critical_path_us", p->bounds.graph_cp_us);
+	num(o, "work_bound_us", p->bounds.work_bound_us);
+	num(o, "xlb", p->xlb);
+	num(o, "one_device_us", p->bounds.one_device_us);
+	num(o, "speedup", p->speedup);
+	num(o, "one_device_peak_bytes", (double)p->one_device_peak);
+	cJSON_AddBoolToObject(o, "one_device_fits", p->one_device_fits);
+	cJSON_AddBoolToObject(o, "feasible", p->feasible);
+	int worst = plan_worst_device(p);
+	if (worst < 0)
+		cJSON_AddNullToObject(o, "worst_device");
+	else
+		num(o, "worst_device", worst);
+	num(o, "cut_bytes", (double)r->cut_bytes);
+	num(o, "cut_edges", r->cut_edges);
+	num(o, "transfers", r->nxfers);
+
+	cJSON *devs = cJSON_AddArrayToObject(o, "devices");
+	for (int d = 0; d < p->k; d++) {
+		const dp_device_stats *s = &r->dev[d];
+		cJSON *e = cJSON_CreateObject();
+		num(e, "index", d);
+		num(e, "ops", s->ops);
+		num(e, "busy_us", s->busy_us);
+		num(e, "speed", m->speed[d]);
+		num(e, "param_bytes", (double)s->param_bytes);
+		num(e, "peak_bytes", (double)s->peak_bytes);
+		num(e, "peak_time_us", s->peak_time);
+		if (s->cap_bytes == DP_CAP_UNLIMITED)
+			cJSON_AddNullToObject(e, "cap_bytes");
+		else
+			num(e, "cap_bytes", (double)s->cap_bytes);
+		num(e, "comm_in_bytes", (double)s->comm_in_bytes);
+		num(e, "comm_out_bytes", (double)s->comm_out_bytes);
+		num(e, "comm_in_us", s->comm_in_us);
+		num(e, "comm_out_us", s->comm_out_us);
+		num(e, "transfers_in", s->xfers_in);
+		num(e, "transfers_out", s->xfers_out);
+		cJSON_AddItemToArray(devs, e);
+	}
+
+	cJSON *cp = cJSON_AddArrayToObject(o, "critical_path");
+	cJSON *hops = cJSON_AddArrayToObject(o, "critical_path_hops");
+	for (uint32_t i = 0; i < r->cp_len; i++) {
+		uint32_t u = r->cp_ops[i];
+		cJSON_AddItemToArray(cp,
+				     cJSON_CreateString(graph_op_name(g, u)));
+		cJSON *h = cJSON_CreateObject();
+		cJSON_AddStringToObject(h, "op", graph_op_name(g, u));
+		num(h, "device", p->placement[u]);
+		cJSON_AddStringToObject(
+			h, "cause", sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));
+		num(h, "start_us", r->start[u]);
+		num(h, "end_us", r->end[u]);
+		cJSON_AddItemToArray(hops, h);
+	}
+	return o;
+}
+
+/* Prints a cJSON tree and frees it; "null" if building it ran out of
+ * memory (cJSON returns NULL then). */
+void cli_print_json(FILE *out, cJSON *o)
+{
+	char *s = o ? cJSON_Print(o) : NULL;
+	fprintf(out, "%s\n", s ? s : "null");
+	free(s);
+	cJSON_Delete(o);
+}
+
+void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
+			 const dp_plan *plan)
+{
+	cli_print_json(out, plan_json(g, m, plan));
+}

@@ -1,0 +1,148 @@
+/* cmd_eval.c - `dnnpart eval GRAPH PLACEMENT`: simulate a placement made
+ * elsewhere (a dnnpart placement JSON or a ParDNN .place file) on the
+ * machine the options describe, and print the same report as `plan`.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "placement.h"
+
+void cmd_eval_help(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart eval GRAPH PLACEMENT [-k K] [--mem CAPS] "
+		"[--speed S]\n"
+		"                    [--link PRESET | --bw BW --lat LAT] "
+		"[--contention port|none]\n"
+		"                    [--json] [--strict] [--format F]\n"
+		"\n"
+		"Simulates PLACEMENT (a dnnpart placement .json or a ParDNN "
+		".place file with\n"
+		"'name device' lines) and prints the makespan, lower bound, "
+		"per-device load,\n"
+		"memory peak against the cap, communication and the "
+		"schedule's critical path.\n"
+		"Ops the placement leaves out go to the device of their "
+		"heaviest placed\n"
+		"neighbour, with a warning that counts them. Without -k and a "
+		"machine block\n"
+		"in the graph file, K is the number of devices the placement "
+		"uses.\n"
+		"\n");
+	cli_help_machine_opts(out);
+	fprintf(out,
+		"output:\n"
+		"  --json             print one JSON object instead of the "
+		"table\n"
+		"  --strict           exit 1 when a device is over its cap\n"
+		"  -h, --help         this text\n");
+}
+
+int cmd_eval_run(int argc, char **argv)
+{
+	cli_opts o;
+	cli_opts_init(&o);
+	const char *place_path = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			cmd_eval_help(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--strict")) {
+			o.strict = true;
+			continue;
+		}
+		int r = cli_parse_common("eval", argc, argv, &i, &o);
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (a[0] == '-' && a[1])
+			return cli_usage_error("eval", "unknown option '%s'",
+					       a);
+		if (!o.graph_path)
+			o.graph_path = a;
+		else if (!place_path)
+			place_path = a;
+		else
+			return cli_usage_error("eval",
+					       "unexpected argument '%s' (expected "
+					       "GRAPH PLACEMENT)",
+					       a);
+	}
+	if (!o.graph_path || !place_path)
+		return cli_usage_error("eval", "missing %s (expected GRAPH "
+					       "PLACEMENT)",
+				       o.graph_path ? "PLACEMENT" : "GRAPH");
+
+	dp_graph *g;
+	int rc = cli_load_graph(&o, &g);
+	if (rc)
+		return rc;
+	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
+	if (!pl) {
+		fprintf(stderr, "dnnpart: out of memory for a placement of %u "
+				"ops\n",
+			g->nops);
+		graph_free(g);
+		return 2;
+	}
+	dp_placement_info info;
+	memset(&info, 0, sizeof info);
+	dp_err err;
+	dp_err_clear(&err);
+	if (placement_read(place_path, g, pl, &info, &err)) {
+		rc = cli_error(&err);
+		goto out_pl;
+	}
+	if (info.omitted)
+		fprintf(stderr,
+			"dnnpart: warning: %s leaves out %u of the %u ops; "
+			"each was put on the device of its heaviest placed "
+			"neighbour\n",
+			place_path, info.omitted, g->nops);
+	if (info.cpu_pinned)
+		fprintf(stderr,
+			"dnnpart: warning: %s puts %u op%s on the CPU (device "
+			"-1); placed like left-out ops\n",
+			place_path, info.cpu_pinned,
+			info.cpu_pinned == 1 ? "" : "s");
+	/* K: -k, else the file's machine block, else what the placement
+	 * uses */
+	if (!o.k && g->hint.devices <= 0 && info.devices > 1)
+		o.k = info.devices > DP_MAX_DEVICES ? DP_MAX_DEVICES
+						    : info.devices;
+	dp_machine m;
+	if ((rc = cli_make_machine(&o, g, &m)))
+		goto out_pl;
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (pl[u] >= m.k) {
+			fprintf(stderr,
+				"dnnpart: %s: op '%s' is placed on device %d, "
+				"but the machine has %d device%s (set -k to at "
+				"least %d)\n",
+				place_path, graph_op_name(g, u), pl[u], m.k,
+				m.k == 1 ? "" : "s", pl[u] + 1);
+			rc = 2;
+			goto out_m;
+		}
+	dp_plan plan;
+	if (plan_evaluate(g, &m, pl, o.contention, &plan, &err)) {
+		rc = cli_error(&err);
+		goto out_m;
+	}
+	if (o.json)
+		cli_print_plan_json(stdout, g, &m, &plan);
+	else
+		cli_print_plan(stdout, g, &m, &plan);
+	rc = o.strict && !plan.feasible ? 1 : 0;
+	plan_free(&plan);
+out_m:
+	machine_free(&m);
+out_pl:
+	free(pl);
+	graph_free(g);
+	return rc;
+}

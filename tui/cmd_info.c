@@ -1,0 +1,302 @@
+/* cmd_info.c - `dnnpart info GRAPH`: what a graph holds, before any
+ * placement: size, total work, the graph critical path (no communication),
+ * parallelism, memory totals, colocation, pins, op types and the machine
+ * block of the file.
+ */
+#include <cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "units.h"
+
+/* Op types shown, most frequent first. */
+#define TYPES_SHOWN 6
+
+typedef struct type_count {
+	uint32_t type; /* string offset; 0 = no type */
+	uint32_t count;
+} type_count;
+
+typedef struct graph_facts {
+	uint32_t control_edges, grouped_ops, pinned_ops, path_len;
+	double cp_us, parallelism;
+	int64_t param, output, temp, total, largest;
+	uint32_t largest_op;
+	type_count *types; /* distinct types, most frequent first */
+	uint32_t ntypes;
+} graph_facts;
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static const dp_graph *sort_graph; /* for cmp_types (qsort has no context) */
+
+static int cmp_types(const void *a, const void *b)
+{
+	const type_count *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(graph_str(sort_graph, x->type),
+		      graph_str(sort_graph, y->type));
+}
+
+/* Fills f; returns 0, or an exit code after printing the error. */
+static int gather(const dp_graph *g, graph_facts *f)
+{
+	memset(f, 0, sizeof *f);
+	for (uint32_t e = 0; e < g->nedges; e++)
+		f->control_edges += g->edges[e].control;
+	f->largest = -1;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const dp_op *op = &g->ops[u];
+		int64_t mem = op->param_bytes + op->output_bytes +
+			      op->temp_bytes;
+		f->param += op->param_bytes;
+		f->output += op->output_bytes;
+		f->temp += op->temp_bytes;
+		f->total += mem;
+		if (mem > f->largest) {
+			f->largest = mem;
+			f->largest_op = u;
+		}
+		f->grouped_ops += op->colocate >= 0;
+		f->pinned_ops += op->pin >= 0;
+	}
+	f->cp_us = graph_critical_path(g, 1.0, NULL, &f->path_len);
+	uint32_t *t = malloc(((size_t)g->nops + 1) * sizeof *t);
+	f->types = malloc(((size_t)g->nops + 1) * sizeof *f->types);
+	if (f->cp_us < 0 || !t || !f->types) {
+		free(t);
+		free(f->types);
+		fprintf(stderr, "dnnpart: out of memory summarising %s\n",
+			g->name);
+		return 2;
+	}
+	f->parallelism = f->cp_us > 0 ? g->total_time_us / f->cp_us : 0;
+	for (uint32_t u = 0; u < g->nops; u++)
+		t[u] = g->ops[u].type;
+	qsort(t, g->nops, sizeof *t, cmp_u32);
+	for (uint32_t i = 0; i < g->nops; i++) {
+		if (i == 0 || t[i] != t[i - 1])
+			f->types[f->ntypes++] = (type_count){t[i], 0};
+		f->types[f->ntypes - 1].count++;
+	}
+	free(t);
+	sort_graph = g;
+	qsort(f->types, f->ntypes, sizeof *f->types, cmp_types);
+	return 0;
+}
+
+static const char *type_name(const dp_graph *g, uint32_t off)
+{
+	return off ? graph_str(g, off) : "(none)";
+}
+
+static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
+			const graph_facts *f)
+{
+	char a[32], b[32], c[32], x[40];
+	fprintf(out, "graph          %s  (%s)\n", g->name, g->source);
+	if (fmt != DP_FMT_AUTO)
+		fprintf(out, "format         %s\n", load_format_name(fmt));
+	fprintf(out, "ops            %u\n", g->nops);
+	fprintf(out, "edges          %u (%u control)\n", g->nedges,
+		f->control_edges);
+	fprintf(out, "total work     %s  (%s us)\n",
+		units_fmt_time(g->total_time_us, a, sizeof a),
+		units_fmt_num(g->total_time_us, x, sizeof x));
+	fprintf(out,
+		"critical path  %s over %u ops  (%s us; compute only, no "
+		"communication)\n",
+		units_fmt_time(f->cp_us, a, sizeof a), f->path_len,
+		units_fmt_num(f->cp_us, x, sizeof x));
+	fprintf(out, "parallelism    %.2f  (total work / critical path)\n",
+		f->parallelism);
+	fprintf(out, "memory         params %s, outputs %s, temp %s (largest "
+		     "%s)\n",
+		units_fmt_bytes(f->param, a, sizeof a),
+		units_fmt_bytes(f->output, b, sizeof b),
+		units_fmt_bytes(f->temp, c, sizeof c),
+		units_fmt_bytes(g->max_temp_bytes, x, sizeof x));
+	fprintf(out, "               %s in all (param + output + temp of every "
+		     "op)\n",
+		units_fmt_bytes(f->total, a, sizeof a));
+	if (g->nops)
+		fprintf(out, "largest op     %s  (%s)\n",
+			graph_op_name(g, f->largest_op),
+			units_fmt_bytes(f->largest, a, sizeof a));
+	fprintf(out, "colocation     %u group%s, %u ops in them\n", g->ngroups,
+		g->ngroups == 1 ? "" : "s", f->grouped_ops);
+	fprintf(out, "pinned         %u op%s\n", f->pinned_ops,
+		f->pinned_ops == 1 ? "" : "s");
+	fprintf(out, "op types       %u:", f->ntypes);
+	for (uint32_t i = 0; i < f->ntypes && i < TYPES_SHOWN; i++)
+		fprintf(out, "%s %s %u", i ? "," : "",
+			type_name(g, f->types[i].type), f->types[i].count);
+	if (f->ntypes > TYPES_SHOWN)
+		fprintf(out, ", ...");
+	fprintf(out, "\n");
+	const dp_machine_hint *h = &g->hint;
+	if (h->devices <= 0 && h->memory_bytes <= 0 && h->bw_bytes_per_us <= 0 &&
+	    h->lat_us < 0) {
+		fprintf(out, "machine        none in the file (default: 1 "
+			     "device, no cap)\n");
+		return;
+	}
+	fprintf(out, "machine        from the file:");
+	if (h->devices > 0)
+		fprintf(out, " %d device%s", h->devices,
+			h->devices == 1 ? "" : "s");
+	if (h->memory_bytes > 0)
+		fprintf(out, " %s each",
+			units_fmt_bytes(h->memory_bytes, a, sizeof a));
+	if (h->bw_bytes_per_us > 0)
+		fprintf(out, " bandwidth %s",
+			units_fmt_bandwidth(h->bw_bytes_per_us, a, sizeof a));
+	if (h->lat_us >= 0)
+		fprintf(out, " latency %s",
+			units_fmt_time(h->lat_us, a, sizeof a));
+	fprintf(out, "\n");
+}
+
+static cJSON *info_json(const dp_graph *g, dp_format fmt,
+			const graph_facts *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "graph", g->name);
+	cJSON_AddStringToObject(o, "source", g->source);
+	cJSON_AddStringToObject(o, "format", load_format_name(fmt));
+	cJSON_AddNumberToObject(o, "ops", g->nops);
+	cJSON_AddNumberToObject(o, "edges", g->nedges);
+	cJSON_AddNumberToObject(o, "control_edges", f->control_edges);
+	cJSON_AddNumberToObject(o, "total_time_us", g->total_time_us);
+	cJSON_AddNumberToObject(o, "critical_path_us", f->cp_us);
+	cJSON_AddNumberToObject(o, "critical_path_ops", f->path_len);
+	cJSON_AddNumberToObject(o, "parallelism", f->parallelism);
+	cJSON_AddNumberToObject(o, "param_bytes", (double)f->param);
+	cJSON_AddNumberToObject(o, "output_bytes", (double)f->output);
+	cJSON_AddNumberToObject(o, "temp_bytes", (double)f->temp);
+	cJSON_AddNumberToObject(o, "max_temp_bytes", (double)g->max_temp_bytes);
+	cJSON_AddNumberToObject(o, "total_memory_bytes", (double)f->total);
+	if (g->nops) {
+		cJSON *l = cJSON_AddObjectToObject(o, "largest_op");
+		cJSON_AddStringToObject(l, "name",
+					graph_op_name(g, f->largest_op));
+		cJSON_AddNumberToObject(l, "bytes", (double)f->largest);
+	} else {
+		cJSON_AddNullToObject(o, "largest_op");
+	}
+	cJSON_AddNumberToObject(o, "colocation_groups", g->ngroups);
+	cJSON_AddNumberToObject(o, "grouped_ops", f->grouped_ops);
+	cJSON_AddNumberToObject(o, "pinned_ops", f->pinned_ops);
+	cJSON_AddNumberToObject(o, "cpu_pinned_left_out", g->cpu_pinned);
+	cJSON *types = cJSON_AddArrayToObject(o, "op_types");
+	for (uint32_t i = 0; i < f->ntypes; i++) {
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "type",
+					graph_str(g, f->types[i].type));
+		cJSON_AddNumberToObject(t, "count", f->types[i].count);
+		cJSON_AddItemToArray(types, t);
+	}
+	const dp_machine_hint *h = &g->hint;
+	if (h->devices <= 0 && h->memory_bytes <= 0 && h->bw_bytes_per_us <= 0 &&
+	    h->lat_us < 0) {
+		cJSON_AddNullToObject(o, "machine");
+		return o;
+	}
+	cJSON *m = cJSON_AddObjectToObject(o, "machine");
+	if (h->devices > 0)
+		cJSON_AddNumberToObject(m, "devices", h->devices);
+	if (h->memory_bytes > 0)
+		cJSON_AddNumberToObject(m, "memory_bytes",
+					(double)h->memory_bytes);
+	if (h->bw_bytes_per_us > 0)
+		cJSON_AddNumberToObject(m, "bandwidth_bytes_per_s",
+					h->bw_bytes_per_us * 1e6);
+	if (h->lat_us >= 0)
+		cJSON_AddNumberToObject(m, "latency_us", h->lat_us);
+	return o;
+}
+
+void cmd_info_help(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart info GRAPH [--json] [--format F]\n"
+		"\n"
+		"Summarises a graph without placing it: ops and edges, total "
+		"work (sum of\n"
+		"time_us), the graph critical path (longest compute path, no "
+		"communication),\n"
+		"parallelism (work / critical path), memory totals, the "
+		"largest op,\n"
+		"colocation groups, pins, op types and the file's machine "
+		"block.\n"
+		"\n"
+		"options:\n"
+		"  --json             print one JSON object instead of the "
+		"table\n"
+		"  --format F         force the graph format: json, dot, "
+		"pardnn, fiddle,\n"
+		"                     pipedream (default: detected from the "
+		"content)\n"
+		"  -h, --help         this text\n");
+}
+
+int cmd_info_run(int argc, char **argv)
+{
+	cli_opts o;
+	cli_opts_init(&o);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			cmd_info_help(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--json")) {
+			o.json = true;
+			continue;
+		}
+		if (!strncmp(a, "--format", 8)) {
+			int r = cli_parse_common("info", argc, argv, &i, &o);
+			if (r < 0)
+				return 2;
+			if (r > 0)
+				continue;
+		}
+		if (a[0] == '-' && a[1])
+			return cli_usage_error("info", "unknown option '%s'",
+					       a);
+		if (o.graph_path)
+			return cli_usage_error("info",
+					       "one graph at a time: got '%s' "
+					       "after '%s'",
+					       a, o.graph_path);
+		o.graph_path = a;
+	}
+	if (!o.graph_path)
+		return cli_usage_error("info", "missing GRAPH (a graph file "
+					       "or ParDNN folder)");
+	dp_format fmt = o.format;
+	dp_err err;
+	if (fmt == DP_FMT_AUTO && load_detect(o.graph_path, &fmt, &err))
+		fmt = DP_FMT_AUTO; /* graph_load reports the problem below */
+	dp_graph *g;
+	int rc = cli_load_graph(&o, &g);
+	if (rc)
+		return rc;
+	graph_facts f;
+	rc = gather(g, &f);
+	if (!rc) {
+		if (o.json)
+			cli_print_json(stdout, info_json(g, fmt, &f));
+		else
+			print_human(stdout, g, fmt, &f);
+		free(f.types);
+	}
+	graph_free(g);
+	return rc;
+}

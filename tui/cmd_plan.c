@@ -1,0 +1,255 @@
+/* cmd_plan.c - `dnnpart plan GRAPH`: partition a graph with an algorithm
+ * from the registry, simulate the result, print it and optionally save the
+ * placement (-o) and exports (--dot, --svg, ...).
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "placement.h"
+
+void cmd_plan_help(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart plan GRAPH [-k K] [--mem CAPS] [--algo NAME] "
+		"[--no-polish]\n"
+		"                    [--link PRESET | --bw BW --lat LAT] "
+		"[--contention port|none]\n"
+		"                    [-o placement.json|.place] [--json] "
+		"[--strict]\n"
+		"                    [--dot F] [--svg F] [--csv F] "
+		"[--device-map F] [--tf-map F]\n"
+		"\n"
+		"Partitions GRAPH onto K devices with an algorithm, simulates "
+		"the placement\n"
+		"and prints makespan, lower bound, speedup, per-device load, "
+		"memory peak\n"
+		"against the cap, communication and the schedule's critical "
+		"path. A plan that\n"
+		"cannot meet the caps is still printed, marked INFEASIBLE.\n"
+		"\n"
+		"algorithm:\n"
+		"  --algo NAME        one of (default first):\n");
+	for (size_t i = 0; i < algo_count(); i++)
+		fprintf(out, "                       %-8s %s\n", algo_at(i)->name,
+			algo_at(i)->summary);
+	fprintf(out, "  --no-polish        pardnn: skip the polish phase\n");
+	cli_help_machine_opts(out);
+	fprintf(out,
+		"output:\n"
+		"  -o FILE            save the placement: .json (dnnpart, with "
+		"metrics) or\n"
+		"                     .place (ParDNN 'name device' lines)\n"
+		"  --dot/--svg/--csv F, --device-map F, --tf-map F\n"
+		"                     exports of the plan (see docs/cli.md)\n"
+		"  --json             print one JSON object instead of the "
+		"table\n"
+		"  --strict           exit 1 when the plan is infeasible\n"
+		"  -h, --help         this text\n"
+		"\n"
+		"Output files are written to a temporary name and renamed "
+		"into place.\n");
+}
+
+/* Ctrl-C cancels the algorithm (it polls the flag); a second one kills. */
+static atomic_int plan_cancel;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	atomic_store(&plan_cancel, 1);
+	signal(SIGINT, SIG_DFL);
+}
+
+/* Progress on a terminal: one line on stderr, redrawn when it changes. */
+typedef struct tty_progress {
+	char phase[64];
+	int percent;
+	bool shown;
+} tty_progress;
+
+static void on_progress(void *ud, const char *phase, double fraction)
+{
+	tty_progress *t = ud;
+	int pc = (int)(fraction * 100.0);
+	if (pc == t->percent && !strncmp(phase, t->phase, sizeof t->phase - 1))
+		return;
+	t->percent = pc;
+	snprintf(t->phase, sizeof t->phase, "%s", phase);
+	fprintf(stderr, "\r\033[Kplanning: %s %d%%", t->phase, pc);
+	fflush(stderr);
+	t->shown = true;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* One of the export options: returns 1 when argv[*i] was one. */
+static int export_opt(int argc, char **argv, int *i, cli_opts *o, int *err)
+{
+	static const char *const names[] = {"--dot", "--svg", "--csv",
+					    "--device-map", "--tf-map"};
+	const char **slots[] = {&o->dot, &o->svg, &o->csv, &o->device_map,
+				&o->tf_map};
+	for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+		size_t l = strlen(names[n]);
+		const char *a = argv[*i];
+		if (strncmp(a, names[n], l) || (a[l] && a[l] != '='))
+			continue;
+		if (a[l] == '=') {
+			*slots[n] = a + l + 1;
+		} else if (*i + 1 < argc) {
+			*slots[n] = argv[++*i];
+		} else {
+			*err = cli_usage_error("plan",
+					       "option %s needs a file name",
+					       names[n]);
+			return 1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, cli_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int err = 0;
+		if (!strcmp(a, "--strict")) {
+			o->strict = true;
+		} else if (!strcmp(a, "--no-polish")) {
+			o->no_polish = true;
+		} else if (!strcmp(a, "--algo") || !strncmp(a, "--algo=", 7) ||
+			   !strcmp(a, "-o") || !strncmp(a, "-o=", 3)) {
+			bool algo = a[1] == '-';
+			const char *v = strchr(a, '=');
+			if (v) {
+				v++;
+			} else if (i + 1 < argc) {
+				v = argv[++i];
+			} else {
+				return cli_usage_error("plan",
+						       "option %s needs a value",
+						       a);
+			}
+			if (algo)
+				o->algo = v;
+			else
+				o->out = v;
+		} else if (export_opt(argc, argv, &i, o, &err)) {
+			if (err)
+				return err;
+		} else {
+			int r = cli_parse_common("plan", argc, argv, &i, o);
+			if (r < 0)
+				return 2;
+			if (r > 0)
+				continue;
+			if (a[0] == '-' && a[1])
+				return cli_usage_error(
+					"plan", "unknown option '%s'", a);
+			if (o->graph_path)
+				return cli_usage_error(
+					"plan",
+					"one graph at a time: got '%s' after "
+					"'%s'",
+					a, o->graph_path);
+			o->graph_path = a;
+		}
+	}
+	if (!o->graph_path)
+		return cli_usage_error("plan", "missing GRAPH (a graph file "
+					       "or ParDNN folder)");
+	if (o->algo && !algo_find(o->algo))
+		return cli_usage_error("plan",
+				       "unknown algorithm '%s' (known: %s)",
+				       o->algo, algo_names());
+	if (o->out && !has_suffix(o->out, ".json") &&
+	    !has_suffix(o->out, ".place"))
+		return cli_usage_error("plan",
+				       "-o %s: expected a file name ending in "
+				       ".json (dnnpart placement) or .place "
+				       "(ParDNN)",
+				       o->out);
+	return 0;
+}
+
+static int save_placement(const cli_opts *o, const dp_graph *g,
+			  const dp_plan *plan)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	dp_status st = has_suffix(o->out, ".place")
+			       ? placement_write_place(o->out, g,
+						       plan->placement, &err)
+			       : placement_write_json(o->out, g, plan, &err);
+	return st ? cli_error(&err) : 0;
+}
+
+int cmd_plan_run(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cmd_plan_help(stdout);
+			return 0;
+		}
+	cli_opts o;
+	cli_opts_init(&o);
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc;
+	const dp_algo *algo = o.algo ? algo_find(o.algo) : algo_default();
+	dp_graph *g;
+	if ((rc = cli_load_graph(&o, &g)))
+		return rc;
+	dp_machine m;
+	if ((rc = cli_make_machine(&o, g, &m))) {
+		graph_free(g);
+		return rc;
+	}
+	dp_algo_opts ao;
+	algo_opts_default(&ao);
+	ao.contention = o.contention;
+	ao.polish = !o.no_polish;
+	tty_progress tp = {"", -1, false};
+	dp_progress prog = {NULL, &tp, &plan_cancel};
+	if (isatty(STDERR_FILENO))
+		prog.fn = on_progress;
+	atomic_store(&plan_cancel, 0);
+	signal(SIGINT, on_sigint);
+	dp_plan plan;
+	dp_err err;
+	dp_err_clear(&err);
+	dp_status st = plan_run(g, &m, algo, &ao, &prog, &plan, &err);
+	signal(SIGINT, SIG_DFL);
+	if (tp.shown)
+		fprintf(stderr, "\r\033[K");
+	if (st) {
+		rc = cli_error(&err);
+		goto out;
+	}
+	/* plan_run simulates under the model the algorithm optimised for,
+	 * which is the one the user chose */
+	if (o.out && (rc = save_placement(&o, g, &plan)))
+		goto out_plan;
+	if (o.json) {
+		cli_print_plan_json(stdout, g, &m, &plan);
+	} else {
+		cli_print_plan(stdout, g, &m, &plan);
+		if (o.out)
+			printf("\nplacement written to %s\n", o.out);
+	}
+	rc = o.strict && !plan.feasible ? 1 : 0;
+out_plan:
+	plan_free(&plan);
+out:
+	machine_free(&m);
+	graph_free(g);
+	return rc;
+}

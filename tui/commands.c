@@ -1,0 +1,47 @@
+/* commands.c - the table of batch subcommands (see cli.h).
+ *
+ * One line per command in CLI_COMMANDS below: X(name, synopsis, summary).
+ * It declares cmd_NAME_run() and cmd_NAME_help() (defined in
+ * tui/cmd_NAME.c) and adds the command to the table that main() dispatches
+ * on and `dnnpart --help` lists, so the two cannot drift apart. The order is
+ * the order of `dnnpart --help`.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+#define CLI_COMMANDS(X)                                                      \
+	X(info, "GRAPH [--json]",                                            \
+	  "ops, edges, work, critical path and memory of a graph")            \
+	X(plan, "GRAPH [-k K] [--mem CAPS] [--algo NAME] [-o FILE]",         \
+	  "partition a graph with an algorithm and show the result")         \
+	X(eval, "GRAPH PLACEMENT [-k K] [--mem CAPS]",                       \
+	  "simulate a placement made elsewhere")                              \
+	X(gen, "--ops N [--seed S] [-k K --mem CAP] -o FILE.json",           \
+	  "write a synthetic training graph of N ops")
+
+#define CLI_DECLARE(name, args, summary)                                     \
+	int cmd_##name##_run(int argc, char **argv);                          \
+	void cmd_##name##_help(FILE *out);
+CLI_COMMANDS(CLI_DECLARE)
+
+#define CLI_ENTRY(name, args, summary)                                       \
+	{#name, args, summary, cmd_##name##_run, cmd_##name##_help},
+const cli_command cli_commands[] = {CLI_COMMANDS(CLI_ENTRY)};
+
+const int cli_ncommands = (int)(sizeof cli_commands / sizeof cli_commands[0]);
+
+const cli_command *cli_find_command(const char *name)
+{
+	for (int i = 0; i < cli_ncommands; i++)
+		if (strcmp(cli_commands[i].name, name) == 0)
+			return &cli_commands[i];
+	return NULL;
+}
+
+void cli_print_commands(FILE *out)
+{
+	for (int i = 0; i < cli_ncommands; i++)
+		fprintf(out, "  %-8s %s\n", cli_commands[i].name,
+			cli_commands[i].summary);
+}

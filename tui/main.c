@@ -1,0 +1,85 @@
+/* main.c - dnnpart's entry point: batch subcommands, help and version.
+ *
+ * `dnnpart COMMAND ...` runs a batch subcommand from the table in
+ * commands.c; `dnnpart help COMMAND` and `dnnpart COMMAND --help` print its
+ * help. Exit codes (DESIGN 6): 0 ok, 1 infeasible plan with --strict,
+ * 2 bad usage or bad input, 3 internal error.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart COMMAND [ARGS...]\n"
+		"       dnnpart help COMMAND | dnnpart COMMAND --help\n"
+		"       dnnpart --version\n"
+		"\n"
+		"Partitions the computational graph of one DNN training step "
+		"across K\n"
+		"accelerators and simulates the result (after ParDNN, "
+		"Qararyah et al. 2021).\n"
+		"\n"
+		"commands:\n");
+	cli_print_commands(out);
+	fprintf(out, "\nExit codes: 0 ok, 1 plan infeasible (with --strict), "
+		     "2 bad usage or input,\n3 internal error. See docs/cli.md."
+		     "\n");
+}
+
+static int help_for(const char *name)
+{
+	const cli_command *c = cli_find_command(name);
+	if (!c) {
+		fprintf(stderr,
+			"dnnpart: no help for '%s': not a command. Commands:\n",
+			name);
+		cli_print_commands(stderr);
+		return 2;
+	}
+	c->help(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *a = argv[1];
+	if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(a, "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		return help_for(argv[2]);
+	}
+	if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+		printf("dnnpart %s\n", DNNPART_VERSION);
+		return 0;
+	}
+	const cli_command *c = cli_find_command(a);
+	if (c)
+		return c->run(argc - 1, argv + 1);
+	if (a[0] == '-') {
+		fprintf(stderr,
+			"dnnpart: unknown option '%s'\n"
+			"Try 'dnnpart --help'.\n",
+			a);
+		return 2;
+	}
+	fprintf(stderr,
+		"dnnpart: '%s' is not a dnnpart command (opening a graph in "
+		"the interactive\nviewer is not available in this build). "
+		"Commands:\n",
+		a);
+	cli_print_commands(stderr);
+	return 2;
+}
