@@ -1,0 +1,263 @@
+/* test_load_fiddle.c - msr-fiddle (NeurIPS'20) JSON graphs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "lib/testlib.h"
+#include "load.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)n + 1);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	if (b) {
+		b[n] = '\0';
+		*len = (size_t)n;
+	}
+	return b;
+}
+
+static dp_graph *load_file(const char *path, dp_err *err)
+{
+	size_t len = 0;
+	dp_err_clear(err);
+	char *text = slurp(path, &len);
+	if (!text) {
+		dp_err_set(err, DP_EIO, path, 0, 0, "cannot read");
+		return NULL;
+	}
+	dp_graph *g = NULL;
+	dp_status st = load_fiddle(path, text, len, &g, err);
+	free(text);
+	if (st)
+		return NULL;
+	if (graph_finalize(g, err)) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static dp_graph *load_shared(const char *rel, dp_err *err)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/msr-fiddle/throughput-inputs/%s",
+		 test_shared_dir(), rel);
+	return load_file(path, err);
+}
+
+static int64_t edge_bytes_sum(const dp_graph *g)
+{
+	int64_t s = 0;
+	for (uint32_t e = 0; e < g->nedges; e++)
+		s += g->edges[e].bytes;
+	return s;
+}
+
+static uint32_t group_members(const dp_graph *g)
+{
+	return g->ngroups ? g->group_off[g->ngroups] : 0;
+}
+
+/* Expected numbers from Python's json module, independently of the loader:
+ *   d = json.load(f); ns = d['nodes']
+ *   len(ns), len(d['edges']), sum(fpgaLatency) * 1000, sum(round(size)),
+ *   colorClasses used by >= 2 nodes and their members, sum of edge sizes
+ * LayerGraphs/resnet50_training.json: 354 386 462381.000 38821912904
+ *   177 groups / 354 members, edge bytes 44245176328
+ * OperatorGraphs/bert_L-12_training.json: 2012 2751 1891742.322
+ *   23270902776, 417 groups / 1973 members, edge bytes 35996798256 */
+static void test_fiddle_resnet50_layer_training(void)
+{
+	dp_err err;
+	dp_graph *g = load_shared("LayerGraphs/resnet50_training.json", &err);
+	REQUIRE(g);
+	CHECK_STR(g->name, "resnet50_training");
+	CHECK_INT(g->nops, 354);
+	CHECK_INT(g->nedges, 386);
+	CHECK_NEAR(g->total_time_us, 462381.0, 1e-3);
+	CHECK_INT(g->total_param_bytes, 38821912904);
+	CHECK_INT(g->total_output_bytes, 0);
+	CHECK_INT(g->ngroups, 177);
+	CHECK_INT(group_members(g), 354);
+	CHECK_INT(edge_bytes_sum(g), 44245176328);
+	CHECK_INT(g->hint.devices, 6);
+	CHECK_INT(g->hint.memory_bytes, 17185374208);
+	CHECK_INT(g->cpu_pinned, 0);
+	/* node77 (fw) and node77grad (bw) share colorClass 77 */
+	uint32_t f = graph_find(g, "node77"), b = graph_find(g, "node77grad");
+	REQUIRE(f != UINT32_MAX && b != UINT32_MAX);
+	CHECK_INT(g->ops[f].colocate, g->ops[b].colocate);
+	CHECK_STR(graph_str(g, g->group_label[g->ops[f].colocate]), "color77");
+	CHECK_NEAR(g->ops[f].time_us, 1236.0, 1e-9);
+	CHECK_INT(g->ops[f].param_bytes, 205524992);
+	CHECK_STR(graph_str(g, g->ops[f].type), "forward");
+	CHECK_STR(graph_str(g, g->ops[b].type), "backward");
+	CHECK_STR(graph_str(g, g->ops[b].layer), "class77");
+	graph_free(g);
+}
+
+static void test_fiddle_bert_operator_training(void)
+{
+	dp_err err;
+	dp_graph *g = load_shared("OperatorGraphs/bert_L-12_training.json",
+				  &err);
+	REQUIRE(g);
+	CHECK_INT(g->nops, 2012);
+	CHECK_INT(g->nedges, 2751);
+	CHECK_NEAR(g->total_time_us, 1891742.322, 1e-3);
+	CHECK_INT(g->total_param_bytes, 23270902776);
+	CHECK_INT(g->ngroups, 417);
+	CHECK_INT(group_members(g), 1973);
+	CHECK_INT(edge_bytes_sum(g), 35996798256);
+	graph_free(g);
+}
+
+/* Every shared msr-fiddle file loads and is acyclic. */
+static void test_fiddle_every_shared_file_loads(void)
+{
+	static const char *files[] = {
+		"LayerGraphs/bert24_inference.json",
+		"LayerGraphs/bert24_training.json",
+		"LayerGraphs/gnmt_inference.json",
+		"LayerGraphs/gnmt_training.json",
+		"LayerGraphs/inceptionv3_inference.json",
+		"LayerGraphs/inceptionv3_training.json",
+		"LayerGraphs/resnet50_inference.json",
+		"LayerGraphs/resnet50_training.json",
+		"OperatorGraphs/bert_L-12_training.json",
+		"OperatorGraphs/bert_l-12_inference.json",
+		"OperatorGraphs/bert_l-3_inference.json",
+		"OperatorGraphs/bert_l-3_training.json",
+		"OperatorGraphs/bert_l-6_inference.json",
+		"OperatorGraphs/bert_l-6_training.json",
+		"OperatorGraphs/resnet50_inference.json",
+		"OperatorGraphs/resnet50_training.json",
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		dp_err err;
+		dp_graph *g = load_shared(files[i], &err);
+		if (!g) {
+			char buf[1600];
+			test_fail(__FILE__, __LINE__, "%s: %s", files[i],
+				  dp_err_format(&err, buf, sizeof buf));
+			continue;
+		}
+		CHECK(g->nops > 0 && g->hint.devices > 0);
+		graph_free(g);
+	}
+}
+
+/* fiddle_host.json: "lookup" is not supported on an accelerator. */
+static void test_fiddle_host_node_left_out(void)
+{
+	dp_err err;
+	dp_graph *g = load_file("tests/data/real/fiddle_host.json", &err);
+	REQUIRE(g);
+	CHECK_INT(g->nops, 4); /* embed dense dense_grad node14 */
+	CHECK_INT(g->cpu_pinned, 1);
+	CHECK(graph_find(g, "lookup") == UINT32_MAX);
+	uint32_t e = graph_find(g, "embed"), d = graph_find(g, "dense"),
+		 dg = graph_find(g, "dense_grad"), n14 = graph_find(g, "node14");
+	REQUIRE(e != UINT32_MAX && d != UINT32_MAX && dg != UINT32_MAX &&
+		n14 != UINT32_MAX);
+	/* dense->dense_grad 128, dense_grad->node14 (no size: producer's
+	 * 500), embed->dense through the host op: control */
+	CHECK_INT(g->nedges, 3);
+	bool bypass = false;
+	for (uint32_t i = 0; i < g->nedges; i++) {
+		const dp_edge *ed = &g->edges[i];
+		if (ed->from == d && ed->to == dg)
+			CHECK_INT(ed->bytes, 128);
+		else if (ed->from == dg && ed->to == n14)
+			CHECK_INT(ed->bytes, 500);
+		else if (ed->from == e && ed->to == d)
+			bypass = ed->control;
+		else
+			test_fail(__FILE__, __LINE__, "unexpected edge %u",
+				  i);
+	}
+	CHECK(bypass);
+	CHECK_NEAR(g->total_time_us, 6500.0, 1e-9);
+	CHECK_INT(g->total_param_bytes, 2000);
+	CHECK_INT(g->ngroups, 1); /* color2; color1 has one node */
+	CHECK_INT(g->ops[d].colocate, g->ops[dg].colocate);
+	CHECK_INT(g->ops[e].colocate, -1);
+	CHECK_STR(graph_str(g, g->ops[d].layer), "layer3");
+	CHECK_STR(graph_str(g, g->ops[dg].layer), "class2");
+	CHECK_INT(g->hint.devices, 3);
+	CHECK_INT(g->hint.memory_bytes, 4096);
+	graph_free(g);
+}
+
+static void expect_error(const char *file, int line, int col,
+			 const char *needle)
+{
+	char path[512];
+	snprintf(path, sizeof path, "tests/data/real/%s", file);
+	dp_err err;
+	dp_graph *g = load_file(path, &err);
+	CHECK(g == NULL);
+	graph_free(g);
+	CHECK_INT(err.code, DP_EINPUT);
+	CHECK_STR(err.file, path);
+	CHECK_INT(err.line, line);
+	if (col)
+		CHECK_INT(err.col, col);
+	CHECK_CONTAINS(err.msg, needle);
+}
+
+static void test_fiddle_malformed_files_name_file_line_and_column(void)
+{
+	/* line 3: `           {"id": 2, "fpgaLatency": "fast", ...`: the
+	 * value starts at column 37 */
+	expect_error("fiddle_bad_latency.json", 3, 37,
+		     "nodes[1]: \"fpgaLatency\" must be a number");
+	expect_error("fiddle_unknown_id.json", 5, 0,
+		     "edges[1]: \"destId\" 7 names no node");
+	expect_error("fiddle_syntax.json", 4, 0, "JSON syntax error");
+	expect_error("fiddle_duplicate_id.json", 3, 0,
+		     "nodes[1]: duplicate \"id\" 1");
+	expect_error("fiddle_missing_size.json", 2, 12,
+		     "nodes[0]: missing \"size\"");
+	expect_error("fiddle_bad_devices.json", 1, 14,
+		     "\"maxFPGAs\" must be an integer from 1 to 1024");
+}
+
+static void test_fiddle_rejects_trailing_text_and_non_objects(void)
+{
+	dp_graph *g = NULL;
+	dp_err err;
+	const char *t1 = "{\"nodes\": [], \"edges\": []} x";
+	CHECK_INT(load_fiddle("t1.json", t1, strlen(t1), &g, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "unexpected text after the JSON object");
+	CHECK_INT(err.col, 28);
+	const char *t2 = "[1, 2]";
+	CHECK_INT(load_fiddle("t2.json", t2, strlen(t2), &g, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "expected a JSON object");
+	const char *t3 = "{\"nodes\": [], \"edges\": {}}";
+	CHECK_INT(load_fiddle("t3.json", t3, strlen(t3), &g, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "\"edges\" holding an array");
+	CHECK_INT(err.col, 24);
+}
+
+TEST_MAIN(TEST(test_fiddle_resnet50_layer_training),
+	  TEST(test_fiddle_bert_operator_training),
+	  TEST(test_fiddle_every_shared_file_loads),
+	  TEST(test_fiddle_host_node_left_out),
+	  TEST(test_fiddle_malformed_files_name_file_line_and_column),
+	  TEST(test_fiddle_rejects_trailing_text_and_non_objects))
