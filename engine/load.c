@@ -180,7 +180,7 @@ static size_t load_limit(void)
 
 /* What detection learned from a JSON text's top-level keys. */
 typedef struct json_keys {
-	bool ops_array, nodes, max_fpgas, source_id;
+	bool ops_array /* an "ops" member */, nodes, max_fpgas, source_id;
 	char format[32];
 } json_keys;
 
@@ -213,7 +213,9 @@ static void scan_json_keys(const char *text, size_t len, json_keys *k)
 		char key[32];
 		snprintf(key, sizeof key, "%s", js.sbuf);
 		int c = jscan_peek(&js);
-		if (strcmp(key, "ops") == 0 && c == '[') {
+		if (strcmp(key, "ops") == 0) {
+			/* any type: the loader then says "ops" must be an
+			 * array, which helps more than "unknown kind" */
 			k->ops_array = true;
 		} else if (strcmp(key, "nodes") == 0) {
 			k->nodes = true;
@@ -389,8 +391,18 @@ dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
 				  "is a folder, but the %s format is a single "
 				  "file",
 				  load_format_name(fmt));
-	if (dir)
-		return not_available(path, DP_FMT_PARDNN, err);
+	if (dir) {
+		dp_graph *pg = NULL;
+		dp_status ps = load_pardnn(path, &pg, err);
+		if (!ps)
+			ps = graph_finalize(pg, err);
+		if (ps) {
+			graph_free(pg);
+			return ps;
+		}
+		*out = pg;
+		return DP_OK;
+	}
 	if (fmt == DP_FMT_PARDNN)
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "the pardnn format is a folder of files; "
@@ -411,6 +423,12 @@ dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
 			break;
 		case DP_FMT_DOT:
 			s = load_dot(path, text, len, &g, err);
+			break;
+		case DP_FMT_FIDDLE:
+			s = load_fiddle(path, text, len, &g, err);
+			break;
+		case DP_FMT_PIPEDREAM:
+			s = load_pipedream(path, text, len, &g, err);
 			break;
 		default:
 			s = not_available(path, fmt, err);
