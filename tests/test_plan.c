@@ -1,0 +1,296 @@
+/* test_plan.c - the plan layer: bounds, xLB, speedup, feasibility, the
+ * one-device reference, the worst device, and plan_run's checks of what an
+ * algorithm returns. */
+#include <string.h>
+
+#include "algo.h"
+#include "graph.h"
+#include "lib/testlib.h"
+#include "machine.h"
+#include "plan.h"
+
+typedef struct tmach {
+	dp_machine m;
+	int64_t cap[4];
+	double speed[4];
+} tmach;
+
+static void tmach_init(tmach *tm, int k)
+{
+	memset(tm, 0, sizeof *tm);
+	tm->m.k = k;
+	tm->m.cap = tm->cap;
+	tm->m.speed = tm->speed;
+	tm->m.bw = 100;
+	tm->m.lat = 2;
+	for (int d = 0; d < 4; d++) {
+		tm->cap[d] = DP_CAP_UNLIMITED;
+		tm->speed[d] = 1.0;
+	}
+}
+
+/* The chain of docs/simulator.md: a(10us, out 1000, param 100) -> b(20us,
+ * out 500) -> c(5us, param 50). On [0, 0, 1] with 100 B/us and 2 us it ends
+ * at 42 with peaks 1600 (device 0) and 550 (device 1).
+ * Bounds: graph critical path 35, work 35 / 2 = 17.5, LB 35; xLB 42/35;
+ * one device: 35 us, speedup 35/42.
+ * All on device 0: a [0,10), b [10,30), c [30,35); params 150, a's output
+ * [0,30), b's [10,35): peak 150 + 1500 = 1650 at 10. */
+static dp_graph *chain(void)
+{
+	dp_graph *g = graph_new("chain");
+	uint32_t a, b, c;
+	graph_add_op(g, "a", &a, NULL);
+	graph_add_op(g, "b", &b, NULL);
+	graph_add_op(g, "c", &c, NULL);
+	g->ops[a].time_us = 10;
+	g->ops[a].output_bytes = 1000;
+	g->ops[a].param_bytes = 100;
+	g->ops[b].time_us = 20;
+	g->ops[b].output_bytes = 500;
+	g->ops[c].time_us = 5;
+	g->ops[c].param_bytes = 50;
+	graph_add_edge(g, a, b, -1, false, NULL);
+	graph_add_edge(g, b, c, -1, false, NULL);
+	graph_finalize(g, NULL);
+	return g;
+}
+
+static void test_plan_evaluate_metrics(void)
+{
+	dp_graph *g = chain();
+	tmach tm;
+	tmach_init(&tm, 2);
+	tm.cap[0] = 1600;
+	int32_t pl[] = {0, 0, 1};
+	dp_plan plan;
+	dp_err err;
+	REQUIRE(plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, &err) ==
+		DP_OK);
+	CHECK_STR(plan.algo, "eval");
+	CHECK_INT(plan.nops, 3);
+	CHECK_INT(plan.k, 2);
+	CHECK_INT(plan.placement[2], 1);
+	CHECK_NEAR(plan.plan_ms, 0, 0);
+	CHECK_NEAR(plan.sim.makespan, 42, 0);
+	CHECK_NEAR(plan.bounds.graph_cp_us, 35, 0);
+	CHECK_NEAR(plan.bounds.work_bound_us, 17.5, 0);
+	CHECK_NEAR(plan.bounds.lb_us, 35, 0);
+	CHECK_NEAR(plan.bounds.one_device_us, 35, 0);
+	CHECK_NEAR(plan.xlb, 42.0 / 35.0, 1e-15);
+	CHECK_NEAR(plan.speedup, 35.0 / 42.0, 1e-15);
+	/* device 0 peaks at exactly its cap: still feasible */
+	CHECK(plan.feasible);
+	CHECK_INT(plan_worst_device(&plan), -1);
+	/* but the whole graph on device 0 would not fit */
+	CHECK_INT(plan.one_device_peak, 1650);
+	CHECK(!plan.one_device_fits);
+	/* detail is on: the critical path is there */
+	CHECK_INT(plan.sim.cp_len, 3);
+	plan_free(&plan);
+	CHECK(plan.placement == NULL);
+	tm.cap[0] = 1650;
+	REQUIRE(plan_evaluate(g, &tm.m, pl, DP_CONT_NONE, &plan, &err) ==
+		DP_OK);
+	CHECK(plan.one_device_fits);
+	CHECK_INT(plan.contention, DP_CONT_NONE);
+	plan_free(&plan);
+	graph_free(g);
+}
+
+static void test_plan_worst_device_is_largest_overflow(void)
+{
+	dp_graph *g = chain();
+	tmach tm;
+	tmach_init(&tm, 2);
+	int32_t pl[] = {0, 0, 1};
+	dp_plan plan;
+	tm.cap[0] = 1000; /* over by 600 */
+	tm.cap[1] = 100;  /* over by 450 */
+	REQUIRE(plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, NULL) ==
+		DP_OK);
+	CHECK(!plan.feasible);
+	CHECK_INT(plan_worst_device(&plan), 0);
+	plan_free(&plan);
+	tm.cap[0] = 1500; /* over by 100 */
+	REQUIRE(plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, NULL) ==
+		DP_OK);
+	CHECK_INT(plan_worst_device(&plan), 1);
+	plan_free(&plan);
+	graph_free(g);
+}
+
+static void test_plan_evaluate_rejects_bad_device(void)
+{
+	dp_graph *g = chain();
+	tmach tm;
+	tmach_init(&tm, 2);
+	int32_t pl[] = {0, 3, 1};
+	dp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	dp_err err;
+	CHECK_INT(plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "'b'");
+	CHECK(plan.placement == NULL);
+	graph_free(g);
+}
+
+/* Test algorithms: a fixed split, one that ignores pins and colocation,
+ * one that is canceled. */
+static dp_status algo_split_run(const dp_graph *g, const dp_machine *m,
+				const dp_algo_opts *o, const dp_progress *p,
+				int32_t *pl, dp_err *err)
+{
+	(void)m, (void)o, (void)p, (void)err;
+	for (uint32_t u = 0; u < g->nops; u++)
+		pl[u] = u + 1 == g->nops ? 1 : 0;
+	return DP_OK;
+}
+static const dp_algo algo_split = {"split", "last op on device 1", "test",
+				   algo_split_run};
+
+static dp_status algo_all0_run(const dp_graph *g, const dp_machine *m,
+			       const dp_algo_opts *o, const dp_progress *p,
+			       int32_t *pl, dp_err *err)
+{
+	(void)m, (void)o, (void)p, (void)err;
+	memset(pl, 0, g->nops * sizeof *pl);
+	return DP_OK;
+}
+static const dp_algo algo_all0 = {"all0", "ignores constraints", "test",
+				  algo_all0_run};
+
+static dp_status algo_forgets_run(const dp_graph *g, const dp_machine *m,
+				  const dp_algo_opts *o, const dp_progress *p,
+				  int32_t *pl, dp_err *err)
+{
+	(void)m, (void)o, (void)p, (void)err;
+	for (uint32_t u = 0; u + 1 < g->nops; u++)
+		pl[u] = 0;
+	return DP_OK;
+}
+static const dp_algo algo_forgets = {"forgets", "leaves the last op out",
+				     "test", algo_forgets_run};
+
+static int canceled_calls;
+static dp_status algo_canceled_run(const dp_graph *g, const dp_machine *m,
+				   const dp_algo_opts *o, const dp_progress *p,
+				   int32_t *pl, dp_err *err)
+{
+	(void)g, (void)m, (void)o, (void)p, (void)pl;
+	canceled_calls++;
+	return dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "canceled");
+}
+static const dp_algo algo_canceled = {"canceled", "always canceled", "test",
+				      algo_canceled_run};
+
+static void test_plan_run_simulates_the_algorithm(void)
+{
+	dp_graph *g = chain();
+	tmach tm;
+	tmach_init(&tm, 2);
+	dp_algo_opts o;
+	algo_opts_default(&o);
+	o.contention = DP_CONT_NONE;
+	dp_plan plan;
+	dp_err err;
+	REQUIRE(plan_run(g, &tm.m, &algo_split, &o, NULL, &plan, &err) ==
+		DP_OK);
+	CHECK_STR(plan.algo, "split");
+	CHECK_INT(plan.contention, DP_CONT_NONE);
+	CHECK(plan.plan_ms >= 0);
+	CHECK_NEAR(plan.sim.makespan, 42, 0);
+	CHECK_INT(plan.sim.dev[0].peak_bytes, 1600);
+	plan_free(&plan);
+	/* the registry's single: all on device 0, speedup 1 */
+	const dp_algo *single = algo_find("single");
+	REQUIRE(single);
+	REQUIRE(plan_run(g, &tm.m, single, NULL, NULL, &plan, &err) == DP_OK);
+	CHECK_NEAR(plan.sim.makespan, 35, 0);
+	CHECK_NEAR(plan.speedup, 1, 0);
+	CHECK_NEAR(plan.xlb, 1, 0);
+	CHECK_INT(plan.one_device_peak, 1650);
+	CHECK_INT(plan.sim.dev[0].peak_bytes, 1650);
+	plan_free(&plan);
+	graph_free(g);
+}
+
+static void test_plan_run_rejects_pin_violation(void)
+{
+	dp_graph *g = graph_new("pins");
+	uint32_t a, b;
+	graph_add_op(g, "a", &a, NULL);
+	graph_add_op(g, "b", &b, NULL);
+	g->ops[b].pin = 1;
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	tmach tm;
+	tmach_init(&tm, 2);
+	dp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	plan.xlb = 7; /* untouched on error */
+	dp_err err;
+	CHECK_INT(plan_run(g, &tm.m, &algo_all0, NULL, NULL, &plan, &err),
+		  DP_EINTERNAL);
+	CHECK_CONTAINS(err.msg, "algorithm 'all0'");
+	CHECK_CONTAINS(err.msg, "op 'b'");
+	CHECK_CONTAINS(err.msg, "pinned to device 1");
+	CHECK_NEAR(plan.xlb, 7, 0);
+	CHECK(plan.placement == NULL);
+	/* a pin beyond the machine is bad input, found before the run */
+	tmach_init(&tm, 1);
+	canceled_calls = 0;
+	CHECK_INT(plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "pinned to device 1");
+	CHECK_INT(canceled_calls, 0);
+	graph_free(g);
+}
+
+static void test_plan_run_rejects_split_group_and_unplaced_op(void)
+{
+	dp_graph *g = graph_new("groups");
+	uint32_t a, b;
+	graph_add_op(g, "a", &a, NULL);
+	graph_add_op(g, "b", &b, NULL);
+	graph_set_colocate(g, a, "var", NULL);
+	graph_set_colocate(g, b, "var", NULL);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	tmach tm;
+	tmach_init(&tm, 2);
+	dp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	dp_err err;
+	CHECK_INT(plan_run(g, &tm.m, &algo_split, NULL, NULL, &plan, &err),
+		  DP_EINTERNAL);
+	CHECK_CONTAINS(err.msg, "algorithm 'split' split colocation group "
+				"'var'");
+	CHECK_INT(plan_run(g, &tm.m, &algo_forgets, NULL, NULL, &plan, &err),
+		  DP_EINTERNAL);
+	CHECK_CONTAINS(err.msg, "placed op 'b' on device -1");
+	CHECK(plan.placement == NULL);
+	graph_free(g);
+}
+
+static void test_plan_run_passes_algorithm_errors_through(void)
+{
+	dp_graph *g = chain();
+	tmach tm;
+	tmach_init(&tm, 2);
+	dp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	dp_err err;
+	CHECK_INT(plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
+		  DP_ECANCELED);
+	CHECK_STR(err.msg, "canceled");
+	CHECK(plan.placement == NULL);
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_plan_evaluate_metrics),
+	  TEST(test_plan_worst_device_is_largest_overflow),
+	  TEST(test_plan_evaluate_rejects_bad_device),
+	  TEST(test_plan_run_simulates_the_algorithm),
+	  TEST(test_plan_run_rejects_pin_violation),
+	  TEST(test_plan_run_rejects_split_group_and_unplaced_op),
+	  TEST(test_plan_run_passes_algorithm_errors_through))
