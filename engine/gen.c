@@ -195,7 +195,10 @@ static dp_status fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 		     int64_t wbytes, uint32_t *id)
 {
 	dp_status st;
-	uint32_t w = NONE;
+	uint32_t w = NONE, inputs[MAXIN];
+	/* copied first: id may point into in (x = f(x)) */
+	memcpy(inputs, in, (size_t)nin * sizeof *in);
+	in = inputs;
 	snprintf(s->name, sizeof s->name, "%s/%s", s->scope, suffix);
 	if (wbytes > 0) {
 		/* weights + Adam's first and second moments stay resident */
