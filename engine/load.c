@@ -319,6 +319,12 @@ static dp_status detect_text(const char *path, const char *text, size_t len,
 				  "msr-fiddle JSON (\"nodes\" and "
 				  "\"maxFPGAs\"); use --format to force one");
 	}
+	if (*first == '[')
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "JSON with an array at the top level: "
+				  "expected an object, such as a native "
+				  "dnnpart graph {\"ops\": [...], \"edges\": "
+				  "[...]}");
 	if (looks_pipedream(first)) {
 		*fmt = DP_FMT_PIPEDREAM;
 		return DP_OK;
@@ -354,16 +360,24 @@ dp_status load_detect(const char *path, dp_format *fmt, dp_err *err)
 	return s;
 }
 
-/* "dir/name.ext" -> "name". Caller frees. */
+/* "dir/name.ext" -> "name", "dir/folder/" -> "folder". Caller frees. */
 static char *base_name(const char *path)
 {
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	const char *dot = strrchr(b, '.');
-	size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+	size_t end = strlen(path);
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	size_t start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	size_t n = end - start;
+	for (size_t i = end; i > start + 1; i--)
+		if (path[i - 1] == '.') {
+			n = i - 1 - start;
+			break;
+		}
 	char *r = malloc(n + 1);
 	if (r) {
-		memcpy(r, b, n);
+		memcpy(r, path + start, n);
 		r[n] = '\0';
 	}
 	return r;
@@ -391,32 +405,23 @@ dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
 				  "is a folder, but the %s format is a single "
 				  "file",
 				  load_format_name(fmt));
-	if (dir) {
-		dp_graph *pg = NULL;
-		dp_status ps = load_pardnn(path, &pg, err);
-		if (!ps)
-			ps = graph_finalize(pg, err);
-		if (ps) {
-			graph_free(pg);
-			return ps;
-		}
-		*out = pg;
-		return DP_OK;
-	}
-	if (fmt == DP_FMT_PARDNN)
+	if (!dir && fmt == DP_FMT_PARDNN)
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "the pardnn format is a folder of files; "
 				  "this is a file");
 
-	char *text;
-	size_t len;
-	dp_status s = load_read_file(path, load_limit(), &text, &len, err);
-	if (s)
-		return s;
-	if (fmt == DP_FMT_AUTO)
-		s = detect_text(path, text, len, &fmt, err);
+	char *text = NULL;
+	size_t len = 0;
+	dp_status s = DP_OK;
 	dp_graph *g = NULL;
-	if (!s) {
+	if (dir) {
+		s = load_pardnn(path, &g, err);
+	} else {
+		s = load_read_file(path, load_limit(), &text, &len, err);
+		if (!s && fmt == DP_FMT_AUTO)
+			s = detect_text(path, text, len, &fmt, err);
+	}
+	if (!s && !dir) {
 		switch (fmt) {
 		case DP_FMT_JSON:
 			s = load_json(path, text, len, &g, err);

@@ -182,16 +182,17 @@ static dp_status read_op(jload *L, const cJSON *o)
 
 	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(o, "pin");
 	if (pv && !cJSON_IsNull(pv)) {
-		double d = cJSON_IsNumber(pv) ? pv->valuedouble : 0.5;
-		if (!cJSON_IsNumber(pv) || d != floor(d) || d < -1 ||
-		    d >= DP_MAX_DEVICES)
+		if (!cJSON_IsNumber(pv))
 			return field_error(L, "pin",
 					   "expected an integer from -1 (not "
 					   "pinned) to %d, got %s",
-					   DP_MAX_DEVICES - 1,
-					   cJSON_IsNumber(pv) ? "a number out "
-								"of range"
-							      : kind_of(pv));
+					   DP_MAX_DEVICES - 1, kind_of(pv));
+		double d = pv->valuedouble;
+		if (d != floor(d) || d < -1 || d >= DP_MAX_DEVICES)
+			return field_error(L, "pin",
+					   "expected an integer from -1 (not "
+					   "pinned) to %d, got %g",
+					   DP_MAX_DEVICES - 1, d);
 		op->pin = (int32_t)d;
 	}
 
@@ -345,12 +346,14 @@ static dp_status read_machine(jload *L)
 	if (v && !cJSON_IsNull(v)) {
 		if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
 		    v->valuedouble < 1 || v->valuedouble > DP_MAX_DEVICES) {
+			char got[32];
+			if (cJSON_IsNumber(v))
+				snprintf(got, sizeof got, "%g", v->valuedouble);
+			else
+				snprintf(got, sizeof got, "%s", kind_of(v));
 			st = field_error(L, "devices",
 					 "expected an integer from 1 to %d, got %s",
-					 DP_MAX_DEVICES,
-					 cJSON_IsNumber(v) ? "a number out of "
-							     "range"
-							   : kind_of(v));
+					 DP_MAX_DEVICES, got);
 			goto out;
 		}
 		h->devices = (int)v->valuedouble;
