@@ -1,0 +1,787 @@
+/* test_sim_random.c - simulator invariants on seeded random DAGs.
+ *
+ * Every case is checked against the rules of DESIGN.md 3.1 recomputed here
+ * independently: durations, arrivals and availability, one transfer per
+ * (op, target device) with the right size and timing, device exclusivity,
+ * work conservation, priority order, port exclusivity, bounds, cut counts,
+ * device statistics, memory peaks / live tensors / curves by brute force,
+ * the critical path's hops, and bit-for-bit determinism.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "lib/testlib.h"
+#include "machine.h"
+#include "sim.h"
+
+typedef struct tmach {
+	dp_machine m;
+	int64_t cap[8];
+	double speed[8];
+} tmach;
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t rndn(uint32_t n)
+{
+	return (uint32_t)(rnd() % n);
+}
+
+/* A random DAG of n ops: ops are created in a shuffled order so that op
+ * numbers and topological order differ; each op takes up to four inputs
+ * from earlier positions (some control, some with explicit bytes, some
+ * duplicated). Times include zeros and fractions. */
+static dp_graph *random_dag(uint32_t n)
+{
+	dp_graph *g = graph_new("rand");
+	uint32_t *perm = malloc(n * sizeof *perm);
+	for (uint32_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t j = rndn(i), t = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	char name[32];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id;
+		snprintf(name, sizeof name, "op%u", i);
+		graph_add_op(g, name, &id, NULL);
+		dp_op *o = &g->ops[id];
+		uint32_t r = rndn(10);
+		o->time_us = r < 2 ? 0 : r < 6 ? (double)(1 + rndn(20))
+					       : (double)rndn(100000) / 1000.0;
+		o->output_bytes = rndn(5) ? (int64_t)rndn(5000) : 0;
+		o->param_bytes = rndn(3) == 0 ? (int64_t)rndn(3000) : 0;
+		o->temp_bytes = rndn(3) == 0 ? (int64_t)rndn(4000) : 0;
+	}
+	/* position p holds op perm[p]; edges go from lower to higher positions */
+	for (uint32_t p = 1; p < n; p++) {
+		uint32_t nin = rndn(5);
+		for (uint32_t j = 0; j < nin; j++) {
+			uint32_t q = rndn(p);
+			bool ctrl = rndn(8) == 0;
+			int64_t bytes = rndn(3) == 0 ? (int64_t)rndn(6000) : -1;
+			graph_add_edge(g, perm[q], perm[p], bytes, ctrl, NULL);
+		}
+	}
+	free(perm);
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static void random_machine(tmach *tm, int k)
+{
+	static const double bws[] = {1, 10, 100, 1000.5};
+	static const double lats[] = {0, 0, 1, 2.5, 25};
+	static const double speeds[] = {1, 1, 0.5, 2, 1.5};
+	memset(tm, 0, sizeof *tm);
+	tm->m.k = k;
+	tm->m.cap = tm->cap;
+	tm->m.speed = tm->speed;
+	tm->m.bw = bws[rndn(4)];
+	tm->m.lat = lats[rndn(5)];
+	for (int d = 0; d < 8; d++) {
+		tm->cap[d] = rndn(2) ? DP_CAP_UNLIMITED : (int64_t)rndn(20000);
+		tm->speed[d] = rndn(2) ? 1.0 : speeds[rndn(5)];
+	}
+}
+
+/* ---- independent recomputation ---- */
+
+typedef struct ctx {
+	const dp_graph *g;
+	const dp_machine *m;
+	const int32_t *pl;
+	dp_contention c;
+	const dp_sim_result *r;
+	const double *rank;
+	uint64_t seed;
+	bool failed;
+} ctx;
+
+#define FAIL(cx, ...)                                                       \
+	do {                                                                \
+		if (!(cx)->failed)                                          \
+			test_fail(__FILE__, __LINE__, __VA_ARGS__);         \
+		(cx)->failed = true;                                        \
+		return;                                                     \
+	} while (0)
+
+static const dp_transfer *find_xfer(const ctx *cx, uint32_t u, int32_t b)
+{
+	const dp_transfer *found = NULL;
+	for (uint32_t i = 0; i < cx->r->nxfers; i++)
+		if (cx->r->xfers[i].op == u && cx->r->xfers[i].dst == b) {
+			if (found)
+				return NULL; /* two: as bad as none */
+			found = &cx->r->xfers[i];
+		}
+	return found;
+}
+
+/* -1 when a cut data edge has no (or two) transfers */
+static double arrival(const ctx *cx, const dp_edge *e)
+{
+	const dp_sim_result *r = cx->r;
+	if (cx->pl[e->from] == cx->pl[e->to])
+		return r->end[e->from];
+	if (e->control)
+		return r->end[e->from] + cx->m->lat;
+	const dp_transfer *x = find_xfer(cx, e->from, cx->pl[e->to]);
+	return x ? x->end : -1;
+}
+
+static void check_ops_and_transfers(ctx *cx)
+{
+	const dp_graph *g = cx->g;
+	const dp_sim_result *r = cx->r;
+	const int32_t *pl = cx->pl;
+	double ms = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		double dur = g->ops[u].time_us / cx->m->speed[pl[u]];
+		if (r->end[u] != r->start[u] + dur || r->start[u] < 0)
+			FAIL(cx, "seed %llu: op %u runs [%g,%g), duration %g",
+			     (unsigned long long)cx->seed, u, r->start[u],
+			     r->end[u], dur);
+		if (r->end[u] > ms)
+			ms = r->end[u];
+	}
+	if (r->makespan != ms)
+		FAIL(cx, "seed %llu: makespan %g, last end %g",
+		     (unsigned long long)cx->seed, r->makespan, ms);
+	int64_t cut_bytes = 0;
+	double prev_t = 0;
+	for (uint32_t i = 0; i < r->nxfers; i++) {
+		const dp_transfer *x = &r->xfers[i];
+		uint32_t u = x->op;
+		int64_t want = -1;
+		for (uint32_t j = 0; j < g->nedges; j++) {
+			const dp_edge *e = &g->edges[j];
+			if (e->from == u && !e->control && pl[e->to] == x->dst &&
+			    e->bytes > want)
+				want = e->bytes;
+		}
+		if (x->src != pl[u] || x->dst == x->src || want < 0 ||
+		    x->bytes != want)
+			FAIL(cx, "seed %llu: transfer %u of op %u %d->%d with "
+				 "%lld bytes, want %lld",
+			     (unsigned long long)cx->seed, i, u, x->src, x->dst,
+			     (long long)x->bytes, (long long)want);
+		double c = cx->m->lat + (double)x->bytes / cx->m->bw;
+		if (x->end != x->start + c || x->start < r->end[u] ||
+		    (cx->c == DP_CONT_NONE && x->start != r->end[u]))
+			FAIL(cx, "seed %llu: transfer %u [%g,%g) of op ending "
+				 "%g, cost %g",
+			     (unsigned long long)cx->seed, i, x->start, x->end,
+			     r->end[u], c);
+		/* created when the producer ends: in time order; per op in
+		 * increasing target device */
+		if (r->end[u] < prev_t)
+			FAIL(cx, "seed %llu: transfers out of time order",
+			     (unsigned long long)cx->seed);
+		prev_t = r->end[u];
+		if (i > 0 && r->xfers[i - 1].op == u &&
+		    r->xfers[i - 1].dst >= x->dst)
+			FAIL(cx, "seed %llu: op %u's transfers not in device "
+				 "order",
+			     (unsigned long long)cx->seed, u);
+		cut_bytes += x->bytes;
+	}
+	/* one transfer per cut (op, device) pair, and a cut count */
+	uint32_t pairs = 0, cut = 0;
+	for (uint32_t u = 0; u < g->nops; u++)
+		for (int b = 0; b < cx->m->k; b++) {
+			if (b == pl[u])
+				continue;
+			bool need = false;
+			for (uint32_t i = g->succ_off[u]; i < g->succ_off[u + 1];
+			     i++) {
+				const dp_edge *e = &g->edges[g->succ_edge[i]];
+				if (!e->control && pl[e->to] == b)
+					need = true;
+			}
+			if (need && !find_xfer(cx, u, b))
+				FAIL(cx, "seed %llu: op %u feeds device %d "
+					 "without exactly one transfer",
+				     (unsigned long long)cx->seed, u, b);
+			pairs += need;
+		}
+	for (uint32_t j = 0; j < g->nedges; j++)
+		cut += pl[g->edges[j].from] != pl[g->edges[j].to];
+	if (pairs != r->nxfers || cut != r->cut_edges ||
+	    cut_bytes != r->cut_bytes)
+		FAIL(cx, "seed %llu: %u transfers for %u pairs; cut %u/%u; "
+			 "bytes %lld/%lld",
+		     (unsigned long long)cx->seed, r->nxfers, pairs,
+		     r->cut_edges, cut, (long long)r->cut_bytes,
+		     (long long)cut_bytes);
+}
+
+static void check_precedence(ctx *cx)
+{
+	const dp_graph *g = cx->g;
+	const dp_sim_result *r = cx->r;
+	for (uint32_t v = 0; v < g->nops; v++) {
+		double av = 0;
+		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+			double a = arrival(cx, &g->edges[g->pred_edge[i]]);
+			if (a < 0)
+				FAIL(cx, "seed %llu: input of op %u never "
+					 "arrives",
+				     (unsigned long long)cx->seed, v);
+			if (a > av)
+				av = a;
+		}
+		if (r->avail[v] != av || r->start[v] < av)
+			FAIL(cx, "seed %llu: op %u available %g (want %g), "
+				 "starts %g",
+			     (unsigned long long)cx->seed, v, r->avail[v], av,
+			     r->start[v]);
+	}
+}
+
+/* Per device: no overlap, no idling while an op is available, and the
+ * highest-priority available op goes first. */
+static void check_devices(ctx *cx)
+{
+	const dp_graph *g = cx->g;
+	const dp_sim_result *r = cx->r;
+	uint32_t n = g->nops;
+	uint32_t *ops = malloc((n ? n : 1) * sizeof *ops);
+	for (int d = 0; d < cx->m->k && !cx->failed; d++) {
+		uint32_t cnt = 0;
+		for (uint32_t u = 0; u < n; u++)
+			if (cx->pl[u] == d)
+				ops[cnt++] = u;
+		/* insertion sort by (start, end) */
+		for (uint32_t i = 1; i < cnt; i++) {
+			uint32_t x = ops[i], j = i;
+			for (; j > 0 && (r->start[ops[j - 1]] > r->start[x] ||
+					 (r->start[ops[j - 1]] == r->start[x] &&
+					  r->end[ops[j - 1]] > r->end[x]));
+			     j--)
+				ops[j] = ops[j - 1];
+			ops[j] = x;
+		}
+		for (uint32_t i = 0; i + 1 < cnt; i++)
+			if (r->end[ops[i]] > r->start[ops[i + 1]]) {
+				cx->failed = true;
+				test_fail(__FILE__, __LINE__,
+					  "seed %llu: ops %u and %u overlap on "
+					  "device %d",
+					  (unsigned long long)cx->seed, ops[i],
+					  ops[i + 1], d);
+			}
+		for (uint32_t i = 0; i < cnt && !cx->failed; i++) {
+			uint32_t v = ops[i];
+			/* idle gaps: before the first op and between ops */
+			for (uint32_t j = 0; j <= i; j++) {
+				double x = j ? r->end[ops[j - 1]] : 0;
+				double y = r->start[ops[j]];
+				if (x < y && x < r->start[v] && r->avail[v] < y) {
+					cx->failed = true;
+					test_fail(__FILE__, __LINE__,
+						  "seed %llu: device %d idles "
+						  "on [%g,%g) while op %u is "
+						  "available",
+						  (unsigned long long)cx->seed,
+						  d, x, y, v);
+					break;
+				}
+			}
+			for (uint32_t j = 0; j < cnt; j++) {
+				uint32_t w = ops[j];
+				if (!(r->avail[v] < r->start[w] &&
+				      r->start[w] < r->start[v]))
+					continue;
+				bool before = cx->rank[w] > cx->rank[v] ||
+					      (cx->rank[w] == cx->rank[v] &&
+					       g->topo_pos[w] < g->topo_pos[v]);
+				if (!before) {
+					cx->failed = true;
+					test_fail(__FILE__, __LINE__,
+						  "seed %llu: op %u started "
+						  "before op %u of higher "
+						  "priority",
+						  (unsigned long long)cx->seed,
+						  w, v);
+					break;
+				}
+			}
+		}
+	}
+	free(ops);
+}
+
+static void check_ports_and_stats(ctx *cx)
+{
+	const dp_graph *g = cx->g;
+	const dp_sim_result *r = cx->r;
+	for (int d = 0; d < cx->m->k; d++) {
+		uint32_t ops = 0, xin = 0, xout = 0;
+		double busy = 0;
+		int64_t in = 0, out = 0, par = 0;
+		for (uint32_t u = 0; u < g->nops; u++)
+			if (cx->pl[u] == d) {
+				ops++;
+				busy += r->end[u] - r->start[u];
+				par += g->ops[u].param_bytes;
+			}
+		for (uint32_t i = 0; i < r->nxfers; i++) {
+			const dp_transfer *x = &r->xfers[i];
+			if (x->src == d) {
+				xout++;
+				out += x->bytes;
+			}
+			if (x->dst == d) {
+				xin++;
+				in += x->bytes;
+			}
+			if (cx->c != DP_CONT_PORT)
+				continue;
+			/* port: no two sends (receives) of d overlap */
+			for (uint32_t j = i + 1; j < r->nxfers; j++) {
+				const dp_transfer *y = &r->xfers[j];
+				bool same = (x->src == d && y->src == d) ||
+					    (x->dst == d && y->dst == d);
+				if (same && x->start < y->end &&
+				    y->start < x->end)
+					FAIL(cx, "seed %llu: transfers %u and "
+						 "%u share a port of device %d",
+					     (unsigned long long)cx->seed, i, j,
+					     d);
+			}
+		}
+		const dp_device_stats *s = &r->dev[d];
+		if (s->ops != ops || s->xfers_in != xin || s->xfers_out != xout ||
+		    s->comm_in_bytes != in || s->comm_out_bytes != out ||
+		    s->param_bytes != par || s->cap_bytes != cx->m->cap[d] ||
+		    fabs(s->busy_us - busy) > 1e-9 * (1 + busy))
+			FAIL(cx, "seed %llu: device %d statistics differ",
+			     (unsigned long long)cx->seed, d);
+	}
+	dp_bounds b;
+	sim_bounds(g, cx->m, &b);
+	if (r->makespan < b.lb_us * (1 - 1e-12) - 1e-9)
+		FAIL(cx, "seed %llu: makespan %g below the lower bound %g",
+		     (unsigned long long)cx->seed, r->makespan, b.lb_us);
+}
+
+/* ---- memory by brute force ---- */
+
+typedef struct ival {
+	int32_t dev, kind;
+	uint32_t op;
+	int64_t bytes;
+	double alloc, free;
+} ival;
+
+/* Every non-empty interval, from the rules, without the simulator's help. */
+static uint32_t intervals(const ctx *cx, ival *iv)
+{
+	const dp_graph *g = cx->g;
+	const dp_sim_result *r = cx->r;
+	uint32_t n = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		int32_t d = cx->pl[u];
+		int64_t ob = g->ops[u].output_bytes;
+		double f = r->end[u];
+		for (uint32_t j = 0; j < g->nedges; j++) {
+			const dp_edge *e = &g->edges[j];
+			if (e->from != u || e->control)
+				continue;
+			if (e->bytes > ob)
+				ob = e->bytes;
+			if (cx->pl[e->to] == d && r->end[e->to] > f)
+				f = r->end[e->to];
+		}
+		for (uint32_t i = 0; i < r->nxfers; i++)
+			if (r->xfers[i].op == u && r->xfers[i].end > f)
+				f = r->xfers[i].end;
+		if (ob > 0 && f > r->start[u])
+			iv[n++] = (ival){d, DP_MEM_OUTPUT, u, ob, r->start[u], f};
+		if (g->ops[u].temp_bytes > 0 && r->end[u] > r->start[u])
+			iv[n++] = (ival){d, DP_MEM_TEMP, u, g->ops[u].temp_bytes,
+					 r->start[u], r->end[u]};
+	}
+	for (uint32_t i = 0; i < r->nxfers; i++) {
+		const dp_transfer *x = &r->xfers[i];
+		double f = x->end;
+		for (uint32_t j = 0; j < g->nedges; j++) {
+			const dp_edge *e = &g->edges[j];
+			if (e->from == x->op && !e->control &&
+			    cx->pl[e->to] == x->dst && r->end[e->to] > f)
+				f = r->end[e->to];
+		}
+		if (x->bytes > 0 && f > x->start)
+			iv[n++] = (ival){x->dst, DP_MEM_COPY, x->op, x->bytes,
+					 x->start, f};
+	}
+	return n;
+}
+
+static int64_t level_at(const ival *iv, uint32_t n, int32_t d, int64_t par,
+			double t, double makespan)
+{
+	if (makespan > 0 && t >= makespan)
+		return 0;
+	int64_t s = par;
+	for (uint32_t i = 0; i < n; i++)
+		if (iv[i].dev == d && iv[i].alloc <= t && t < iv[i].free)
+			s += iv[i].bytes;
+	return s;
+}
+
+static void check_memory(ctx *cx, bool detail)
+{
+	const dp_graph *g = cx->g;
+	const dp_sim_result *r = cx->r;
+	ival *iv = malloc((3 * g->nops + r->nxfers + 1) * sizeof *iv);
+	uint32_t n = intervals(cx, iv);
+	bool feasible = true;
+	for (int d = 0; d < cx->m->k && !cx->failed; d++) {
+		const dp_device_stats *s = &r->dev[d];
+		int64_t peak = s->param_bytes;
+		double pt = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (iv[i].dev != d)
+				continue;
+			int64_t l = level_at(iv, n, d, s->param_bytes,
+					     iv[i].alloc, r->makespan);
+			if (l > peak || (l == peak && iv[i].alloc < pt)) {
+				peak = l;
+				pt = iv[i].alloc;
+			}
+		}
+		if (s->peak_bytes != peak || s->peak_time != pt) {
+			cx->failed = true;
+			test_fail(__FILE__, __LINE__,
+				  "seed %llu: device %d peak %lld at %g, brute "
+				  "force %lld at %g",
+				  (unsigned long long)cx->seed, d,
+				  (long long)s->peak_bytes, s->peak_time,
+				  (long long)peak, pt);
+			break;
+		}
+		feasible = feasible && peak <= cx->m->cap[d];
+		if (!detail)
+			continue;
+		/* live tensors add up to the peak and are live then */
+		int64_t sum = 0;
+		for (uint32_t i = r->live_off[d]; i < r->live_off[d + 1]; i++) {
+			const dp_live_tensor *t = &r->live[i];
+			sum += t->bytes;
+			bool ok = t->kind == DP_MEM_PARAM
+					  ? cx->pl[t->op] == d
+					  : t->alloc <= pt && pt < t->free;
+			if (!ok) {
+				cx->failed = true;
+				test_fail(__FILE__, __LINE__,
+					  "seed %llu: live tensor %u of device "
+					  "%d is not live at %g",
+					  (unsigned long long)cx->seed, i, d,
+					  pt);
+			}
+		}
+		if (sum != peak) {
+			cx->failed = true;
+			test_fail(__FILE__, __LINE__,
+				  "seed %llu: live tensors of device %d add up "
+				  "to %lld, peak %lld",
+				  (unsigned long long)cx->seed, d,
+				  (long long)sum, (long long)peak);
+		}
+		/* the curve: increasing times from 0, right level at every
+		 * interval end point (where the level can change) */
+		uint32_t c0 = r->curve_off[d], c1 = r->curve_off[d + 1];
+		if (c1 <= c0 || r->curve[c0].t != 0) {
+			cx->failed = true;
+			test_fail(__FILE__, __LINE__,
+				  "seed %llu: curve of device %d does not "
+				  "start at 0",
+				  (unsigned long long)cx->seed, d);
+			break;
+		}
+		for (uint32_t i = c0 + 1; i < c1; i++)
+			if (r->curve[i].t <= r->curve[i - 1].t)
+				FAIL(cx, "seed %llu: curve times not increasing",
+				     (unsigned long long)cx->seed);
+		for (uint32_t i = 0; i <= 2 * n; i++) {
+			double t = i == 2 * n ? 0
+				   : i % 2    ? iv[i / 2].free
+					      : iv[i / 2].alloc;
+			if (i < 2 * n && iv[i / 2].dev != d)
+				continue;
+			uint32_t p = c0;
+			while (p + 1 < c1 && r->curve[p + 1].t <= t)
+				p++;
+			int64_t want = level_at(iv, n, d, s->param_bytes, t,
+						r->makespan);
+			if (r->curve[p].bytes != want)
+				FAIL(cx, "seed %llu: device %d curve says %lld "
+					 "at %g, brute force %lld",
+				     (unsigned long long)cx->seed, d,
+				     (long long)r->curve[p].bytes, t,
+				     (long long)want);
+		}
+	}
+	if (!cx->failed && feasible != r->feasible)
+		test_fail(__FILE__, __LINE__, "seed %llu: feasible %d, want %d",
+			  (unsigned long long)cx->seed, r->feasible, feasible);
+	free(iv);
+}
+
+/* ---- critical path ---- */
+
+static void check_critical_path(ctx *cx)
+{
+	const dp_graph *g = cx->g;
+	const dp_sim_result *r = cx->r;
+	if (g->nops == 0)
+		return;
+	uint32_t last = 0;
+	for (uint32_t u = 1; u < g->nops; u++)
+		if (r->end[u] > r->end[last])
+			last = u;
+	if (r->cp_len == 0 || r->cp_ops[r->cp_len - 1] != last ||
+	    r->cp_cause[0] != DP_HOP_START || r->start[r->cp_ops[0]] != 0)
+		FAIL(cx, "seed %llu: critical path does not run from a start "
+			 "at 0 to the last op",
+		     (unsigned long long)cx->seed);
+	for (uint32_t i = 1; i < r->cp_len; i++) {
+		uint32_t u = r->cp_ops[i - 1], v = r->cp_ops[i];
+		int cause = r->cp_cause[i];
+		if (cause == DP_HOP_DEVICE) {
+			if (cx->pl[u] != cx->pl[v] ||
+			    !(r->start[v] > r->avail[v]) ||
+			    r->end[u] != r->start[v] ||
+			    r->start[u] > r->start[v])
+				FAIL(cx, "seed %llu: bad device hop %u -> %u",
+				     (unsigned long long)cx->seed, u, v);
+			continue;
+		}
+		/* data or transfer: the input that arrived last */
+		uint32_t best = UINT32_MAX;
+		double ba = -1;
+		for (uint32_t j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) {
+			const dp_edge *e = &g->edges[g->pred_edge[j]];
+			double a = arrival(cx, e);
+			if (a > ba || (a == ba && e->from < best)) {
+				ba = a;
+				best = e->from;
+			}
+		}
+		int want = cx->pl[u] == cx->pl[v] ? DP_HOP_DATA
+						  : DP_HOP_TRANSFER;
+		if (best != u || cause != want ||
+		    r->start[v] != r->avail[v] || !(r->avail[v] > 0))
+			FAIL(cx, "seed %llu: bad hop %u -> %u (cause %d)",
+			     (unsigned long long)cx->seed, u, v, cause);
+	}
+}
+
+/* Upward ranks recomputed from DESIGN 3.1 (same expression order, so they
+ * must agree to the bit). */
+static bool ranks_match(const dp_graph *g, const dp_machine *m,
+			const double *rank)
+{
+	double *want = malloc((g->nops + 1) * sizeof *want);
+	double sum = 0;
+	for (int d = 0; d < m->k; d++)
+		sum += m->speed[d];
+	double mean = sum / m->k, f = (double)(m->k - 1) / m->k;
+	bool ok = true;
+	for (uint32_t i = g->nops; i-- > 0;) {
+		uint32_t u = g->topo[i];
+		double best = 0;
+		for (uint32_t j = 0; j < g->nedges; j++) {
+			const dp_edge *e = &g->edges[j];
+			if (e->from != u)
+				continue;
+			double c = m->k == 1 ? 0
+				   : e->control
+					   ? f * m->lat
+					   : f * (m->lat + (double)e->bytes / m->bw);
+			if (c + want[e->to] > best)
+				best = c + want[e->to];
+		}
+		want[u] = g->ops[u].time_us / mean + best;
+		ok = ok && want[u] == rank[u];
+	}
+	free(want);
+	return ok;
+}
+
+/* ---- determinism ---- */
+
+static bool same_result(const dp_sim_result *a, const dp_sim_result *b,
+			bool detail)
+{
+	size_t n = a->nops;
+	if (a->nops != b->nops || a->k != b->k || a->nxfers != b->nxfers ||
+	    a->makespan != b->makespan || a->feasible != b->feasible ||
+	    a->cut_bytes != b->cut_bytes || a->cut_edges != b->cut_edges)
+		return false;
+	if (n && (memcmp(a->start, b->start, n * sizeof *a->start) ||
+		  memcmp(a->end, b->end, n * sizeof *a->end) ||
+		  memcmp(a->avail, b->avail, n * sizeof *a->avail)))
+		return false;
+	for (uint32_t i = 0; i < a->nxfers; i++) {
+		const dp_transfer *x = &a->xfers[i], *y = &b->xfers[i];
+		if (x->op != y->op || x->src != y->src || x->dst != y->dst ||
+		    x->bytes != y->bytes || x->start != y->start ||
+		    x->end != y->end)
+			return false;
+	}
+	for (int d = 0; d < a->k; d++) {
+		const dp_device_stats *x = &a->dev[d], *y = &b->dev[d];
+		if (x->ops != y->ops || x->busy_us != y->busy_us ||
+		    x->comm_in_bytes != y->comm_in_bytes ||
+		    x->comm_out_bytes != y->comm_out_bytes ||
+		    x->comm_in_us != y->comm_in_us ||
+		    x->comm_out_us != y->comm_out_us ||
+		    x->peak_bytes != y->peak_bytes ||
+		    x->peak_time != y->peak_time)
+			return false;
+	}
+	if (!detail)
+		return true;
+	if (a->cp_len != b->cp_len ||
+	    memcmp(a->cp_ops, b->cp_ops, a->cp_len * sizeof *a->cp_ops) ||
+	    memcmp(a->cp_cause, b->cp_cause, a->cp_len) ||
+	    memcmp(a->live_off, b->live_off,
+		   ((size_t)a->k + 1) * sizeof *a->live_off) ||
+	    memcmp(a->curve_off, b->curve_off,
+		   ((size_t)a->k + 1) * sizeof *a->curve_off))
+		return false;
+	for (uint32_t i = 0; i < a->live_off[a->k]; i++) {
+		const dp_live_tensor *x = &a->live[i], *y = &b->live[i];
+		if (x->op != y->op || x->kind != y->kind ||
+		    x->bytes != y->bytes || x->alloc != y->alloc ||
+		    x->free != y->free)
+			return false;
+	}
+	for (uint32_t i = 0; i < a->curve_off[a->k]; i++)
+		if (a->curve[i].t != b->curve[i].t ||
+		    a->curve[i].bytes != b->curve[i].bytes)
+			return false;
+	return true;
+}
+
+/* One random case: graph, machine, placement; both contention models, with
+ * and without detail, checked and re-run. */
+static void run_case(uint64_t seed, uint32_t n, int kmax)
+{
+	rng = seed * 0x2545f4914f6cdd1dull + 1;
+	dp_graph *g = random_dag(n);
+	if (!g) {
+		test_fail(__FILE__, __LINE__, "seed %llu: bad graph",
+			  (unsigned long long)seed);
+		return;
+	}
+	tmach tm;
+	int k = 1 + (int)rndn((uint32_t)kmax);
+	random_machine(&tm, k);
+	int32_t *pl = malloc((n ? n : 1) * sizeof *pl);
+	int mode = (int)rndn(5);
+	for (uint32_t u = 0; u < n; u++)
+		pl[u] = mode == 0 ? k - 1 : (int32_t)rndn((uint32_t)k);
+	dp_err err;
+	dp_sim *s = sim_new(g, &tm.m, &err);
+	if (!s) {
+		test_fail(__FILE__, __LINE__, "seed %llu: sim_new: %s",
+			  (unsigned long long)seed, err.msg);
+		graph_free(g);
+		free(pl);
+		return;
+	}
+	if (!ranks_match(g, &tm.m, sim_ranks(s)))
+		test_fail(__FILE__, __LINE__, "seed %llu: ranks differ",
+			  (unsigned long long)seed);
+	dp_sim_result r, r2, r3;
+	memset(&r, 0, sizeof r);
+	memset(&r2, 0, sizeof r2);
+	memset(&r3, 0, sizeof r3);
+	for (int c = 0; c < 2; c++) {
+		for (int detail = 1; detail >= 0; detail--) {
+			dp_sim_opts o = {(dp_contention)c, detail};
+			if (sim_run(s, pl, &o, &r, &err) != DP_OK) {
+				test_fail(__FILE__, __LINE__,
+					  "seed %llu: sim_run: %s",
+					  (unsigned long long)seed, err.msg);
+				goto out;
+			}
+			ctx cx = {g, &tm.m, pl, (dp_contention)c, &r,
+				  sim_ranks(s), seed, false};
+			check_ops_and_transfers(&cx);
+			if (!cx.failed)
+				check_precedence(&cx);
+			if (!cx.failed)
+				check_devices(&cx);
+			if (!cx.failed)
+				check_ports_and_stats(&cx);
+			if (!cx.failed)
+				check_memory(&cx, detail);
+			if (!cx.failed && detail)
+				check_critical_path(&cx);
+			if (cx.failed)
+				goto out;
+			/* the same again, and with a fresh simulator */
+			dp_sim *s2 = sim_new(g, &tm.m, &err);
+			if (!s2 || sim_run(s, pl, &o, &r2, &err) != DP_OK ||
+			    sim_run(s2, pl, &o, &r3, &err) != DP_OK ||
+			    !same_result(&r, &r2, detail) ||
+			    !same_result(&r, &r3, detail)) {
+				test_fail(__FILE__, __LINE__,
+					  "seed %llu: runs differ",
+					  (unsigned long long)seed);
+				sim_free(s2);
+				goto out;
+			}
+			sim_free(s2);
+		}
+	}
+out:
+	sim_result_free(&r);
+	sim_result_free(&r2);
+	sim_result_free(&r3);
+	sim_free(s);
+	free(pl);
+	graph_free(g);
+}
+
+static void test_sim_random_small_graphs(void)
+{
+	for (uint64_t seed = 1; seed <= 300 && !test_failed(); seed++)
+		run_case(seed, 1 + (uint32_t)(seed % 40), 5);
+}
+
+static void test_sim_random_many_devices(void)
+{
+	for (uint64_t seed = 1000; seed < 1060 && !test_failed(); seed++)
+		run_case(seed, 20 + (uint32_t)(seed % 60), 8);
+}
+
+static void test_sim_random_larger_graphs(void)
+{
+	for (uint64_t seed = 5000; seed < 5003 && !test_failed(); seed++)
+		run_case(seed, 400, 8);
+}
+
+TEST_MAIN(TEST(test_sim_random_small_graphs),
+	  TEST(test_sim_random_many_devices),
+	  TEST(test_sim_random_larger_graphs))
