@@ -1,0 +1,242 @@
+/* test_load_dot.c - Graphviz DOT graphs: attributes, defaults, order,
+ * errors with lines, Graphviz kept quiet. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/testlib.h"
+#include "load.h"
+
+#define D "tests/data/"
+
+static dp_graph *load_ok(const char *path)
+{
+	dp_graph *g = NULL;
+	dp_err err;
+	dp_status st = graph_load(path, DP_FMT_AUTO, &g, &err);
+	if (st != DP_OK) {
+		char buf[1600];
+		test_fail(__FILE__, __LINE__, "loading %s: %s", path,
+			  dp_err_format(&err, buf, sizeof buf));
+		return NULL;
+	}
+	return g;
+}
+
+static void test_dot_attributes_and_defaults(void)
+{
+	dp_graph *g = load_ok(D "dot_attrs.dot");
+	REQUIRE(g);
+	CHECK_STR(g->name, "model");
+	REQUIRE(g->nops == 4 && g->nedges == 4);
+	uint32_t in = graph_find(g, "in"), conv = graph_find(g, "conv"),
+		 relu = graph_find(g, "relu"), late = graph_find(g, "late");
+	CHECK(in == 0 && conv == 1 && relu == 2 && late == 3);
+	CHECK_NEAR(g->ops[in].time_us, 0, 0); /* explicit 0 stays 0 */
+	CHECK_INT(g->ops[in].output_bytes, 1048576);
+	CHECK_STR(graph_str(g, g->ops[in].type), "Op"); /* node default */
+	const dp_op *c = &g->ops[conv];
+	CHECK_NEAR(c->time_us, 120.5, 0);
+	CHECK_INT(c->output_bytes, 4096);
+	CHECK_INT(c->param_bytes, 2048);
+	CHECK_INT(c->temp_bytes, 512);
+	CHECK_STR(graph_str(g, c->type), "Conv2D");
+	CHECK_STR(graph_str(g, c->layer), "block1");
+	CHECK_INT(c->pin, 1);
+	CHECK(c->colocate >= 0 && c->colocate == g->ops[relu].colocate);
+	CHECK_NEAR(g->ops[relu].time_us, 2000, 0); /* "2ms" */
+	/* missing time_us: 1 µs as ParDNN; other fields 0 */
+	CHECK_NEAR(g->ops[late].time_us, 1, 0);
+	CHECK_INT(g->ops[late].output_bytes, 0);
+	CHECK_INT(g->ops[late].pin, -1);
+	CHECK_INT(g->ops[late].colocate, -1);
+	/* edges in file order, bytes resolved */
+	CHECK(g->edges[0].from == in && g->edges[0].to == conv);
+	CHECK_INT(g->edges[0].bytes, 512 * 1024);
+	CHECK(g->edges[1].from == conv && g->edges[1].to == relu);
+	CHECK_INT(g->edges[1].bytes, 4096);
+	CHECK(g->edges[2].control && g->edges[2].from == in);
+	CHECK_INT(g->edges[2].bytes, 0);
+	CHECK(!g->edges[3].control);
+	/* graph attributes: machine defaults */
+	CHECK_INT(g->hint.devices, 2);
+	CHECK_INT(g->hint.memory_bytes, 8LL << 30);
+	CHECK_NEAR(g->hint.bw_bytes_per_us, 25000, 1e-9);
+	CHECK_NEAR(g->hint.lat_us, 10, 0);
+	graph_free(g);
+}
+
+static void test_dot_op_order_is_first_appearance(void)
+{
+	dp_graph *g = load_ok(D "dot_order.dot");
+	REQUIRE(g);
+	static const char *const want[] = {"b", "d", "a", "c", "e"};
+	REQUIRE(g->nops == 5);
+	for (uint32_t i = 0; i < 5; i++)
+		CHECK_STR(graph_op_name(g, i), want[i]);
+	/* edges: b->d, c->b, e->a, a->c in file order */
+	CHECK_STR(graph_op_name(g, g->edges[2].from), "e");
+	CHECK_STR(graph_op_name(g, g->edges[3].from), "a");
+	CHECK_STR(g->name, "dot_order"); /* anonymous graph: file name */
+	/* the same file gives the same graph every time */
+	dp_graph *h = load_ok(D "dot_order.dot");
+	REQUIRE(h);
+	for (uint32_t i = 0; i < 5; i++)
+		CHECK_STR(graph_op_name(h, i), graph_op_name(g, i));
+	for (uint32_t e = 0; e < g->nedges; e++)
+		CHECK(g->edges[e].from == h->edges[e].from &&
+		      g->edges[e].to == h->edges[e].to);
+	graph_free(g);
+	graph_free(h);
+}
+
+static void test_dot_undirected_and_strict(void)
+{
+	dp_graph *g = load_ok(D "dot_undirected.dot");
+	REQUIRE(g);
+	CHECK_INT(g->nops, 3);
+	CHECK_INT(g->nedges, 2); /* strict merges p -- q twice */
+	CHECK_STR(graph_op_name(g, g->edges[0].from), "p");
+	CHECK_STR(graph_op_name(g, g->edges[1].to), "r");
+	CHECK_INT(g->edges[1].bytes, 10);
+	graph_free(g);
+}
+
+static const struct {
+	const char *file;
+	int line;
+	const char *msg;
+} bad_files[] = {
+	{"dot_bad_syntax.dot", 3, "DOT syntax error in line 3 near ';'"},
+	{"dot_bad_time.dot", 4,
+	 "node 'b', attribute time_us: bad time 'abc': expected a number"},
+	{"dot_bad_pin.dot", 2,
+	 "node 'a', attribute pin: expected an integer from -1 (not pinned) "
+	 "to 1023, got '2.5'"},
+	{"dot_bad_control.dot", 3,
+	 "edge 'b -> c', attribute control: expected true or false, got "
+	 "'maybe'"},
+	{"dot_bad_self_loop.dot", 3, "self-loop on node 'loop'"},
+	{"dot_bad_size.dot", 2,
+	 "node 'x', attribute output_bytes: bad size '12 parsecs'"},
+	{"dot_bad_devices.dot", 2,
+	 "graph attribute devices: expected an integer from 1 to 1024"},
+	{"dot_bad_empty.dot", 0, "the graph has no nodes"},
+};
+
+static void test_dot_errors_name_the_line(void)
+{
+	for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
+		char path[256];
+		snprintf(path, sizeof path, D "%s", bad_files[i].file);
+		dp_graph *g = NULL;
+		dp_err err;
+		dp_err_clear(&err);
+		dp_status st = graph_load(path, DP_FMT_AUTO, &g, &err);
+		if (st != DP_EINPUT || g) {
+			test_fail(__FILE__, __LINE__, "%s: status %d", path, st);
+			graph_free(g);
+			continue;
+		}
+		if (strcmp(err.file, path) || err.line != bad_files[i].line ||
+		    strncmp(err.msg, bad_files[i].msg,
+			    strlen(bad_files[i].msg)))
+			test_fail(__FILE__, __LINE__,
+				  "%s: got %s:%d: %s; want line %d: %s...",
+				  bad_files[i].file, err.file, err.line,
+				  err.msg, bad_files[i].line, bad_files[i].msg);
+	}
+}
+
+/* Graphviz would print "Error: ... syntax error" on stderr; the loader
+ * routes it into the error value instead. */
+static void test_dot_syntax_error_prints_nothing(void)
+{
+	char path[] = "/tmp/dnnpart-stderr-XXXXXX";
+	int fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	dp_graph *g = NULL;
+	dp_err err;
+	dp_status a = graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err);
+	static const char warn[] = "digraph w { a -> b; a [label=<<b>unclosed]; }";
+	dp_status b = load_dot("warn.dot", warn, sizeof warn - 1, &g, &err);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	struct stat st;
+	fstat(fd, &st);
+	close(fd);
+	unlink(path);
+	CHECK_INT(a, DP_EINPUT);
+	CHECK_INT(b, DP_EINPUT);
+	CHECK_INT(st.st_size, 0);
+}
+
+/* A failed parse must not poison the next one (cgraph keeps parser state
+ * in globals). */
+static void test_dot_good_after_bad(void)
+{
+	dp_graph *g = NULL;
+	dp_err err;
+	CHECK_INT(graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err),
+		  DP_EINPUT);
+	g = load_ok(D "dot_attrs.dot");
+	REQUIRE(g);
+	CHECK_INT(g->nops, 4);
+	graph_free(g);
+}
+
+/* cgraph's scanner kept the rest of the last line it read for the next
+ * parse: a second graph on the closing line became the next file's graph. */
+static void test_dot_nothing_leaks_into_the_next_parse(void)
+{
+	static const char two[] = "digraph one { a -> b } digraph two { x -> y }\n";
+	static const char next[] = "digraph n {\n p -> q -> r\n}\n";
+	static const char bad[] = "digraph m {\n  u -> ;\n}\n";
+	dp_graph *g = NULL;
+	dp_err err;
+	REQUIRE(load_dot("two.dot", two, sizeof two - 1, &g, &err) == DP_OK);
+	CHECK_STR(g->name, "one"); /* the first graph of a file is read */
+	graph_free(g);
+	g = NULL;
+	REQUIRE(load_dot("next.dot", next, sizeof next - 1, &g, &err) ==
+		DP_OK);
+	CHECK_STR(g->name, "n");
+	CHECK_INT(g->nops, 3);
+	CHECK(graph_find(g, "x") == UINT32_MAX);
+	graph_free(g);
+	/* after a file ending in a newline, lines still count from 1 */
+	CHECK_INT(load_dot("bad.dot", bad, sizeof bad - 1, &g, &err),
+		  DP_EINPUT);
+	CHECK_INT(err.line, 2);
+}
+
+static void test_dot_real_pardnn_edges_file(void)
+{
+	char path[512];
+	snprintf(path, sizeof path,
+		 "%s/pardnn-resnet/crn_src_sink_low.dot", test_shared_dir());
+	dp_graph *g = load_ok(path);
+	REQUIRE(g);
+	/* the counts the benchmark README states for this graph */
+	CHECK_INT(g->nops, 6094);
+	CHECK_INT(g->nedges, 12222);
+	CHECK_STR(graph_op_name(g, 0), "iterator");
+	CHECK_NEAR(g->total_time_us, 6094, 0); /* no times: 1 µs each */
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_dot_attributes_and_defaults),
+	  TEST(test_dot_op_order_is_first_appearance),
+	  TEST(test_dot_undirected_and_strict),
+	  TEST(test_dot_errors_name_the_line),
+	  TEST(test_dot_syntax_error_prints_nothing),
+	  TEST(test_dot_good_after_bad),
+	  TEST(test_dot_nothing_leaks_into_the_next_parse),
+	  TEST(test_dot_real_pardnn_edges_file))
