@@ -1,0 +1,705 @@
+/* actions.c - key and mouse actions on the state (see actions.h). */
+#include "actions.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "screen.h"
+#include "units.h"
+#include "views.h"
+
+#define ZOOM_MAX (1 << 20)
+
+/* ---- helpers ---- */
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static int page(const vstate *st)
+{
+	int p = st->main_rows - 3;
+	return p < 1 ? 1 : p;
+}
+
+static void select_device(vstate *st, int d)
+{
+	st->dev = clampi(d, 0, state_ndev(st) - 1);
+	st->mem_scroll = 0;
+}
+
+static void set_view(vstate *st, view_id v)
+{
+	if (v == st->view)
+		return;
+	if (v == VIEW_OP || v == VIEW_HELP)
+		st->back = st->view == VIEW_HELP ? st->back : st->view;
+	st->view = v;
+	if (v == VIEW_HELP)
+		st->help_scroll = 0;
+}
+
+static unsigned show_view(vstate *st, view_id v)
+{
+	set_view(st, v);
+	if (v == VIEW_COMPARE && !st->cmp_valid && !st->comparing) {
+		state_compare_reset(st);
+		st->cmp_valid = true;
+		return AR_REDRAW | AR_COMPARE;
+	}
+	return AR_REDRAW;
+}
+
+/* The settings changed: a plan job, and in Compare a new comparison. */
+static unsigned rerun(vstate *st)
+{
+	state_settings_changed(st);
+	st->status[0] = '\0';
+	if (st->view != VIEW_COMPARE)
+		return AR_REDRAW | AR_RERUN;
+	st->cmp_valid = true;
+	return AR_REDRAW | AR_RERUN | AR_COMPARE;
+}
+
+int64_t actions_cap_step(int64_t cap, int64_t peak, bool raise)
+{
+	if (cap == DP_CAP_UNLIMITED) {
+		/* from no cap, m starts just under the current peak */
+		if (raise || peak <= 0)
+			return 0;
+		return fmt_round_bytes((double)peak * 0.8);
+	}
+	int64_t v = fmt_round_bytes((double)cap * (raise ? 1.25 : 0.8));
+	if (v == cap)
+		v = raise ? cap + 1 : cap - 1;
+	return v < 1 ? 1 : v;
+}
+
+static int64_t device_peak(const vstate *st, int d)
+{
+	if (st->plan && d < st->plan->sim.k)
+		return st->plan->sim.dev[d].peak_bytes;
+	return 0;
+}
+
+static void open_prompt(vstate *st, prompt_kind k, const char *label,
+			const char *init)
+{
+	st->prompt = k;
+	snprintf(st->plabel, sizeof st->plabel, "%s", label);
+	snprintf(st->pbuf, sizeof st->pbuf, "%s", init ? init : "");
+}
+
+/* ---- the Ops view: search ---- */
+
+static unsigned search_step(vstate *st, int dir, bool include_cursor)
+{
+	if (!st->search[0]) {
+		state_status(st, false, "no search yet: / starts one");
+		return AR_REDRAW;
+	}
+	if (state_prepare(st) != DP_OK) {
+		state_status(st, true, "out of memory sorting the ops");
+		return AR_REDRAW;
+	}
+	uint32_t n = st->ops_n;
+	for (uint32_t i = include_cursor ? 0 : 1; i <= n && n; i++) {
+		uint32_t at = dir > 0 ? (st->ops_cursor + i) % n
+				      : (st->ops_cursor + n - i % n) % n;
+		if (state_op_matches(st, st->ops_idx[at], st->search)) {
+			st->ops_cursor = at;
+			state_status(st, false, "'%s': %s", st->search,
+				     graph_op_name(st->g, st->ops_idx[at]));
+			return AR_REDRAW;
+		}
+	}
+	state_status(st, true, "no op matches '%s'%s", st->search,
+		     st->filter[0] ? " among the filtered ones" : "");
+	return AR_REDRAW;
+}
+
+/* ---- the line editor ---- */
+
+static unsigned prompt_submit(vstate *st)
+{
+	prompt_kind k = st->prompt;
+	char text[sizeof st->pbuf];
+	/* trim blanks at both ends */
+	const char *s = st->pbuf;
+	while (*s == ' ')
+		s++;
+	snprintf(text, sizeof text, "%s", s);
+	size_t n = strlen(text);
+	while (n && text[n - 1] == ' ')
+		text[--n] = '\0';
+	st->prompt = PROMPT_NONE;
+	dp_err err;
+	dp_err_clear(&err);
+	char a[32];
+	switch (k) {
+	case PROMPT_CAP: {
+		int d = st->dev;
+		if (d >= st->m.k)
+			return AR_REDRAW;
+		int64_t v;
+		if (strcmp(text, "inf") == 0 || strcmp(text, "none") == 0 ||
+		    strcmp(text, "unlimited") == 0) {
+			v = DP_CAP_UNLIMITED;
+		} else if (units_parse_bytes(text, &v, &err) != DP_OK) {
+			state_status(st, true, "cap not changed: %s", err.msg);
+			return AR_REDRAW;
+		} else if (v <= 0) {
+			state_status(st, true,
+				     "cap not changed: a cap must be more than "
+				     "0 bytes (inf for none)");
+			return AR_REDRAW;
+		}
+		st->m.cap[d] = v;
+		unsigned r = rerun(st);
+		state_status(st, false, "GPU%d cap %s", d,
+			     fmt_cap(v, a, sizeof a));
+		return r;
+	}
+	case PROMPT_CAP_ALL: {
+		dp_machine tmp;
+		if (machine_copy(&tmp, &st->m, &err) != DP_OK) {
+			state_status(st, true, "%s", err.msg);
+			return AR_REDRAW;
+		}
+		if (machine_set_caps(&tmp, text, &err) != DP_OK) {
+			machine_free(&tmp);
+			state_status(st, true, "caps not changed: %s", err.msg);
+			return AR_REDRAW;
+		}
+		machine_free(&st->m);
+		st->m = tmp;
+		unsigned r = rerun(st);
+		state_status(st, false, "caps set to %s", text);
+		return r;
+	}
+	case PROMPT_SEARCH:
+		snprintf(st->search, sizeof st->search, "%s", text);
+		if (!text[0]) {
+			state_status(st, false, "search cleared");
+			return AR_REDRAW;
+		}
+		return search_step(st, 1, true);
+	case PROMPT_FILTER:
+		snprintf(st->filter, sizeof st->filter, "%s", text);
+		st->ops_dirty = true;
+		st->ops_cursor = st->ops_scroll = 0;
+		state_status(st, false, text[0] ? "filter '%s'" : "filter cleared",
+			     text);
+		return AR_REDRAW;
+	case PROMPT_OPEN:
+	case PROMPT_SAVE:
+	case PROMPT_EXPORT:
+		if (!text[0]) {
+			state_status(st, true, "no file name given");
+			return AR_REDRAW;
+		}
+		st->io = k;
+		snprintf(st->io_path, sizeof st->io_path, "%s", text);
+		return AR_REDRAW | AR_IO;
+	case PROMPT_NONE:
+		break;
+	}
+	return AR_REDRAW;
+}
+
+static void prompt_backspace(vstate *st)
+{
+	size_t n = strlen(st->pbuf);
+	/* drop one UTF-8 codepoint */
+	while (n > 0) {
+		n--;
+		if (((unsigned char)st->pbuf[n] & 0xc0) != 0x80)
+			break;
+	}
+	st->pbuf[n] = '\0';
+}
+
+static unsigned prompt_key(vstate *st, int key)
+{
+	size_t n = strlen(st->pbuf);
+	switch (key) {
+	case VK_ENTER:
+	case '\n':
+		return prompt_submit(st);
+	case VK_ESC:
+		st->prompt = PROMPT_NONE;
+		state_status(st, false, "cancelled");
+		return AR_REDRAW;
+	case VK_BACKSPACE:
+	case 8:
+		prompt_backspace(st);
+		return AR_REDRAW;
+	case VK_CTRL_U:
+		st->pbuf[0] = '\0';
+		return AR_REDRAW;
+	case VK_CTRL_W:
+		while (n && st->pbuf[n - 1] == ' ')
+			st->pbuf[--n] = '\0';
+		while (n && st->pbuf[n - 1] != ' ' && st->pbuf[n - 1] != '/')
+			st->pbuf[--n] = '\0';
+		return AR_REDRAW;
+	default:
+		break;
+	}
+	if (key < 32 || key >= VK_BASE || key == 127)
+		return 0; /* other special keys do nothing while typing */
+	char e[4];
+	int len = utf8_encode((uint32_t)key, e);
+	if (n + (size_t)len < sizeof st->pbuf) {
+		memcpy(st->pbuf + n, e, (size_t)len);
+		st->pbuf[n + (size_t)len] = '\0';
+	}
+	return AR_REDRAW;
+}
+
+/* ---- movement ---- */
+
+static int list_len(const vstate *st)
+{
+	switch (st->view) {
+	case VIEW_CRITICAL:
+		return st->plan ? (int)st->plan->sim.cp_len : 0;
+	case VIEW_OPS:
+		return (int)st->ops_n;
+	case VIEW_COMPARE:
+		return st->ncmp;
+	default:
+		return 0;
+	}
+}
+
+/* Moves the selection of the current view by delta rows. */
+static unsigned move(vstate *st, int delta)
+{
+	int n = list_len(st);
+	switch (st->view) {
+	case VIEW_DEVICES:
+	case VIEW_TIMELINE:
+	case VIEW_MEMORY:
+		select_device(st, st->dev + delta);
+		break;
+	case VIEW_CRITICAL:
+		st->cp_cursor = clampi(st->cp_cursor + delta, 0, n - 1);
+		st->cp_scroll = view_scroll_for(st->cp_cursor, st->cp_scroll,
+						page(st), n);
+		break;
+	case VIEW_OPS: {
+		int c = clampi((int)st->ops_cursor + delta, 0, n - 1);
+		st->ops_cursor = (uint32_t)(c < 0 ? 0 : c);
+		st->ops_scroll = (uint32_t)view_scroll_for(
+			(int)st->ops_cursor, (int)st->ops_scroll, page(st), n);
+		break;
+	}
+	case VIEW_OP:
+		st->op_scroll = clampi(st->op_scroll + delta, 0, 1 << 30);
+		break;
+	case VIEW_COMPARE:
+		st->cmp_cursor = clampi(st->cmp_cursor + delta, 0, n - 1);
+		break;
+	case VIEW_HELP:
+		st->help_scroll = clampi(st->help_scroll + delta, 0,
+					 view_help_lines());
+		break;
+	}
+	return AR_REDRAW;
+}
+
+/* Scrolls the time window by a quarter of its width. */
+static void scroll_time(vstate *st, int dir)
+{
+	double w = 1.0 / st->tl_zoom;
+	double l = st->tl_left + dir * w / 4;
+	if (l > 1 - w)
+		l = 1 - w;
+	st->tl_left = l < 0 ? 0 : l;
+}
+
+static void zoom(vstate *st, bool in)
+{
+	int z = st->tl_zoom;
+	int nz = in ? (z < ZOOM_MAX ? z * 2 : z) : (z > 1 ? z / 2 : 1);
+	double center = st->tl_left + 0.5 / z;
+	double l = center - 0.5 / nz;
+	if (l > 1 - 1.0 / nz)
+		l = 1 - 1.0 / nz;
+	st->tl_zoom = nz;
+	st->tl_left = l < 0 ? 0 : l;
+}
+
+static unsigned sideways(vstate *st, int dir)
+{
+	if (st->view == VIEW_TIMELINE || st->view == VIEW_MEMORY)
+		scroll_time(st, dir);
+	else
+		select_device(st, st->dev + dir);
+	return AR_REDRAW;
+}
+
+static unsigned enter(vstate *st)
+{
+	switch (st->view) {
+	case VIEW_OPS:
+		if (st->ops_cursor < st->ops_n) {
+			st->op = st->ops_idx[st->ops_cursor];
+			st->op_scroll = 0;
+			set_view(st, VIEW_OP);
+		}
+		break;
+	case VIEW_CRITICAL:
+		if (st->plan && st->cp_cursor < (int)st->plan->sim.cp_len) {
+			st->op = st->plan->sim.cp_ops[st->cp_cursor];
+			st->op_scroll = 0;
+			set_view(st, VIEW_OP);
+		}
+		break;
+	case VIEW_COMPARE: {
+		const cmp_row *row = &st->cmp[st->cmp_cursor];
+		if (row->status != CMP_DONE) {
+			state_status(st, true, "%s has no result to adopt yet",
+				     row->algo->name);
+			return AR_REDRAW;
+		}
+		const char *name = row->algo->name;
+		if (state_compare_adopt(st, st->cmp_cursor)) {
+			state_status(st, false, "adopted %s", name);
+			return AR_REDRAW | AR_CANCEL_PLAN;
+		}
+		state_status(st, false, "%s: rerunning on the current settings",
+			     name);
+		return AR_REDRAW | AR_RERUN;
+	}
+	default:
+		break;
+	}
+	return AR_REDRAW;
+}
+
+static unsigned escape(vstate *st)
+{
+	if (st->view == VIEW_HELP) {
+		st->view = st->back;
+		return AR_REDRAW;
+	}
+	if (st->running || st->comparing)
+		return AR_REDRAW | AR_CANCEL;
+	if (st->view == VIEW_OP) {
+		st->view = st->back == VIEW_OP ? VIEW_OPS : st->back;
+		return AR_REDRAW;
+	}
+	st->status[0] = '\0';
+	return AR_REDRAW;
+}
+
+/* ---- machine and plan ---- */
+
+static unsigned change_devices(vstate *st, int delta)
+{
+	int k = st->m.k + delta;
+	if (k < 1) {
+		state_status(st, true, "one device is the minimum");
+		return AR_REDRAW;
+	}
+	if (k > DP_MAX_DEVICES) {
+		state_status(st, true, "%d devices is the maximum",
+			     DP_MAX_DEVICES);
+		return AR_REDRAW;
+	}
+	dp_err err;
+	if (machine_resize(&st->m, k, &err) != DP_OK) {
+		state_status(st, true, "%s", err.msg);
+		return AR_REDRAW;
+	}
+	unsigned r = rerun(st);
+	if (st->dev >= k && k < state_ndev(st) && !st->plan)
+		st->dev = k - 1;
+	state_status(st, false, "K=%d", k);
+	return r;
+}
+
+static unsigned change_cap(vstate *st, bool raise)
+{
+	int d = st->dev;
+	char a[32], b[32];
+	if (d >= st->m.k) {
+		state_status(st, true, "GPU%d is not in the machine any more", d);
+		return AR_REDRAW;
+	}
+	int64_t old = st->m.cap[d];
+	int64_t v = actions_cap_step(old, device_peak(st, d), raise);
+	if (v == 0) {
+		state_status(st, true,
+			     raise ? "GPU%d has no cap to raise"
+				   : "GPU%d has no cap and no peak yet: c types one",
+			     d);
+		return AR_REDRAW;
+	}
+	st->m.cap[d] = v;
+	unsigned r = rerun(st);
+	state_status(st, false, "GPU%d cap %s (was %s)", d,
+		     fmt_cap(v, a, sizeof a), fmt_cap(old, b, sizeof b));
+	return r;
+}
+
+static unsigned change_bandwidth(vstate *st, bool raise)
+{
+	double bw = raise ? st->m.bw * 2 : st->m.bw / 2;
+	if (!(bw >= 1e-6) || !(bw <= 1e12)) {
+		state_status(st, true, "bandwidth out of range");
+		return AR_REDRAW;
+	}
+	st->m.bw = bw;
+	snprintf(st->m.link_name, sizeof st->m.link_name, "custom");
+	unsigned r = rerun(st);
+	char a[32];
+	state_status(st, false, "bandwidth %s",
+		     units_fmt_bandwidth(bw, a, sizeof a));
+	return r;
+}
+
+static unsigned change_algo(vstate *st, int dir)
+{
+	size_t n = algo_count(), i = 0;
+	while (i < n && algo_at(i) != st->algo)
+		i++;
+	i = (i + n + (size_t)(dir > 0 ? 1 : n - 1)) % n;
+	st->algo = algo_at(i);
+	state_algo_changed(st);
+	state_status(st, false, "algorithm %s: %s", st->algo->name,
+		     st->algo->summary);
+	return AR_REDRAW | AR_RERUN;
+}
+
+static unsigned sort_change(vstate *st, int dir)
+{
+	if (st->view != VIEW_OPS)
+		set_view(st, VIEW_OPS);
+	if (dir == 0)
+		st->sort_desc = !st->sort_desc;
+	else
+		st->sort = (ops_sort)((st->sort + SORT_COUNT + dir) % SORT_COUNT);
+	st->ops_dirty = true;
+	state_status(st, false, "sorted by %s%s", ops_sort_name(st->sort),
+		     st->sort_desc ? ", descending" : "");
+	return AR_REDRAW;
+}
+
+static unsigned file_prompt(vstate *st, prompt_kind k)
+{
+	char def[512];
+	const char *name = st->g->name && st->g->name[0] ? st->g->name : "plan";
+	if (k != PROMPT_OPEN && !st->plan) {
+		state_status(st, true, "no plan yet to %s",
+			     k == PROMPT_SAVE ? "save" : "export");
+		return AR_REDRAW;
+	}
+	switch (k) {
+	case PROMPT_SAVE:
+		snprintf(def, sizeof def, "%s.placement.json", name);
+		open_prompt(st, k, "Save placement to: ", def);
+		break;
+	case PROMPT_EXPORT:
+		snprintf(def, sizeof def, "%s.dot", name);
+		open_prompt(st, k,
+			    "Export to (.dot .svg .json .place .csv): ", def);
+		break;
+	default:
+		open_prompt(st, k, "Open graph: ",
+			    st->g->source ? st->g->source : "");
+		break;
+	}
+	return AR_REDRAW;
+}
+
+unsigned actions_run(vstate *st, key_action act, int key)
+{
+	char a[32];
+	switch (act) {
+	case ACT_NONE:
+	case ACT_COUNT:
+		return 0;
+	case ACT_QUIT:
+		return AR_QUIT;
+	case ACT_HELP:
+		if (st->view == VIEW_HELP)
+			st->view = st->back;
+		else
+			set_view(st, VIEW_HELP);
+		return AR_REDRAW;
+	case ACT_REDRAW:
+		return AR_REDRAW | AR_FULL_REDRAW;
+	case ACT_NEXT_VIEW:
+	case ACT_PREV_VIEW: {
+		int v = st->view == VIEW_HELP ? (int)st->back : (int)st->view;
+		v = (v + VIEW_COUNT + (act == ACT_NEXT_VIEW ? 1 : -1)) %
+		    VIEW_COUNT;
+		return show_view(st, (view_id)v);
+	}
+	case ACT_VIEW:
+		if (key >= '1' && key < '1' + VIEW_COUNT)
+			return show_view(st, (view_id)(key - '1'));
+		return 0;
+	case ACT_ENTER:
+		return enter(st);
+	case ACT_ESCAPE:
+		return escape(st);
+	case ACT_UP:
+		return move(st, -1);
+	case ACT_DOWN:
+		return move(st, 1);
+	case ACT_LEFT:
+		return sideways(st, -1);
+	case ACT_RIGHT:
+		return sideways(st, 1);
+	case ACT_PAGE_UP:
+		if (st->view == VIEW_MEMORY) {
+			st->mem_scroll = clampi(st->mem_scroll - page(st), 0,
+						1 << 30);
+			return AR_REDRAW;
+		}
+		return move(st, -page(st));
+	case ACT_PAGE_DOWN:
+		if (st->view == VIEW_MEMORY) {
+			st->mem_scroll = clampi(st->mem_scroll + page(st), 0,
+						1 << 30);
+			return AR_REDRAW;
+		}
+		return move(st, page(st));
+	case ACT_TOP:
+	case ACT_BOTTOM:
+		if (st->view == VIEW_TIMELINE || st->view == VIEW_MEMORY) {
+			st->tl_left = act == ACT_TOP ? 0 : 1.0;
+			scroll_time(st, 0);
+			return AR_REDRAW;
+		}
+		return move(st, act == ACT_TOP ? -(1 << 30) : (1 << 30));
+	case ACT_ZOOM_IN:
+	case ACT_ZOOM_OUT:
+		zoom(st, act == ACT_ZOOM_IN);
+		if (st->view != VIEW_TIMELINE && st->view != VIEW_MEMORY)
+			set_view(st, VIEW_TIMELINE);
+		return AR_REDRAW;
+	case ACT_DEV_ADD:
+		return change_devices(st, 1);
+	case ACT_DEV_REMOVE:
+		return change_devices(st, -1);
+	case ACT_CAP_LOWER:
+		return change_cap(st, false);
+	case ACT_CAP_RAISE:
+		return change_cap(st, true);
+	case ACT_CAP_TYPE: {
+		if (st->dev >= st->m.k)
+			return AR_REDRAW;
+		char label[96];
+		snprintf(label, sizeof label,
+			 "Cap for GPU%d (e.g. 16GiB, 800MB, inf): ", st->dev);
+		open_prompt(st, PROMPT_CAP, label,
+			    fmt_size_input(st->m.cap[st->dev], a, sizeof a));
+		return AR_REDRAW;
+	}
+	case ACT_CAP_TYPE_ALL:
+		open_prompt(st, PROMPT_CAP_ALL,
+			    "Caps for all devices (16GiB, or 16GiB,8GiB,...): ",
+			    fmt_size_input(st->m.cap[0], a, sizeof a));
+		return AR_REDRAW;
+	case ACT_BW_LOWER:
+	case ACT_BW_RAISE:
+		return change_bandwidth(st, act == ACT_BW_RAISE);
+	case ACT_ALGO_NEXT:
+		return change_algo(st, 1);
+	case ACT_ALGO_PREV:
+		return change_algo(st, -1);
+	case ACT_CONTENTION:
+		st->contention = st->contention == DP_CONT_PORT ? DP_CONT_NONE
+								: DP_CONT_PORT;
+		{
+			unsigned r = rerun(st);
+			state_status(st, false, "contention %s",
+				     sim_contention_name(st->contention));
+			return r;
+		}
+	case ACT_RERUN:
+		if (st->view == VIEW_COMPARE) {
+			state_compare_reset(st);
+			st->cmp_valid = true;
+			return AR_REDRAW | AR_COMPARE;
+		}
+		st->status[0] = '\0';
+		return AR_REDRAW | AR_RERUN;
+	case ACT_SEARCH:
+		set_view(st, VIEW_OPS);
+		open_prompt(st, PROMPT_SEARCH, "Search: ", st->search);
+		return AR_REDRAW;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+		set_view(st, VIEW_OPS);
+		return search_step(st, act == ACT_SEARCH_NEXT ? 1 : -1, false);
+	case ACT_FILTER:
+		set_view(st, VIEW_OPS);
+		open_prompt(st, PROMPT_FILTER, "Filter (name, type or layer): ",
+			    st->filter);
+		return AR_REDRAW;
+	case ACT_SORT_NEXT:
+		return sort_change(st, 1);
+	case ACT_SORT_PREV:
+		return sort_change(st, -1);
+	case ACT_SORT_INVERT:
+		return sort_change(st, 0);
+	case ACT_SAVE:
+		return file_prompt(st, PROMPT_SAVE);
+	case ACT_EXPORT:
+		return file_prompt(st, PROMPT_EXPORT);
+	case ACT_OPEN:
+		return file_prompt(st, PROMPT_OPEN);
+	}
+	return 0;
+}
+
+unsigned actions_key(vstate *st, int key)
+{
+	if (key == VK_RESIZE)
+		return AR_REDRAW;
+	if (st->prompt != PROMPT_NONE)
+		return prompt_key(st, key);
+	const key_binding *b = keys_find(key);
+	if (!b)
+		return 0;
+	return actions_run(st, b->act, key);
+}
+
+unsigned actions_mouse(vstate *st, int w, int h, int x, int y,
+		       mouse_kind kind)
+{
+	if (st->prompt != PROMPT_NONE)
+		return 0;
+	if (kind == MOUSE_WHEEL_UP || kind == MOUSE_WHEEL_DOWN) {
+		int dir = kind == MOUSE_WHEEL_UP ? -1 : 1;
+		if (st->view == VIEW_TIMELINE || st->view == VIEW_MEMORY) {
+			scroll_time(st, dir);
+			return AR_REDRAW;
+		}
+		return move(st, 3 * dir);
+	}
+	vhit hit = screen_hit(st, w, h, x, y);
+	switch (hit.kind) {
+	case HIT_DEVICE:
+		select_device(st, hit.index);
+		return AR_REDRAW;
+	case HIT_TAB:
+		return show_view(st, (view_id)hit.index);
+	case HIT_FKEY: {
+		const key_binding *b = keys_fkey(hit.index);
+		return b ? actions_run(st, b->act, VK_F1 + hit.index - 1) : 0;
+	}
+	case HIT_MAIN:
+	case HIT_NONE:
+		break;
+	}
+	return 0;
+}

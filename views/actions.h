@@ -1,0 +1,53 @@
+/* actions.h - what keys and clicks do to the state.
+ *
+ * Each action is a function of the state that returns a bitmask saying what
+ * the front end must do next (after htop's Action.c): redraw, start a rerun
+ * or a comparison, cancel the running job, quit, or carry out a submitted
+ * prompt that needs files (open, save, export: st->io, st->io_path). Actions
+ * never run the engine's algorithms and never touch files or the terminal,
+ * so tests drive them directly. Navigation keys never change the settings
+ * or the plan.
+ */
+#ifndef DNNPART_VIEWS_ACTIONS_H
+#define DNNPART_VIEWS_ACTIONS_H
+
+#include "keys.h"
+#include "state.h"
+
+enum {
+	AR_REDRAW = 1 << 0,      /* the screen changed */
+	AR_RERUN = 1 << 1,       /* settings changed: start a plan job */
+	AR_COMPARE = 1 << 2,     /* start a compare job */
+	AR_CANCEL = 1 << 3,      /* cancel the running and queued jobs */
+	AR_QUIT = 1 << 4,
+	AR_IO = 1 << 5,          /* st->io / st->io_path need the front end */
+	AR_FULL_REDRAW = 1 << 6, /* repaint the terminal from scratch */
+	AR_CANCEL_PLAN = 1 << 7, /* cancel the plan job only (adopted plan) */
+};
+
+/* Handles one key: the line editor's when a prompt is open, else the key
+ * table's action. Returns AR_* bits. */
+unsigned actions_key(vstate *st, int key);
+
+/* Runs one action of the key table (key is the key that triggered it, for
+ * ACT_VIEW's number). */
+unsigned actions_run(vstate *st, key_action act, int key);
+
+typedef enum mouse_kind {
+	MOUSE_CLICK = 0,
+	MOUSE_WHEEL_UP,
+	MOUSE_WHEEL_DOWN,
+} mouse_kind;
+
+/* Handles a mouse event at (x, y) on a w x h screen: a click on a device
+ * selects it, on a tab shows that view, on the function-key bar runs the
+ * key; the wheel scrolls the main view. */
+unsigned actions_mouse(vstate *st, int w, int h, int x, int y,
+		       mouse_kind kind);
+
+/* The cap m / M set from cap (DP_CAP_UNLIMITED for none) or, when the cap
+ * is unlimited, from the device's peak; 0 when there is nothing to go on.
+ * Exposed for tests. */
+int64_t actions_cap_step(int64_t cap, int64_t peak, bool raise);
+
+#endif

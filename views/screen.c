@@ -1,0 +1,460 @@
+/* screen.c - the frame around the views (see screen.h). */
+#include "screen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bar.h"
+#include "fmt.h"
+#include "keys.h"
+#include "units.h"
+#include "views.h"
+
+static const view_draw_fn view_draw[VIEW_COUNT + 1] = {
+	view_devices_draw, view_timeline_draw, view_memory_draw,
+	view_critical_draw, view_ops_draw,     view_op_draw,
+	view_compare_draw,  view_help_draw,
+};
+
+/* Tab labels: full names when they fit, else short ones. */
+static const char *const tab_short[VIEW_COUNT] = {
+	"Devices", "Timeline", "Memory", "Critical", "Ops", "Op", "Compare",
+};
+
+static int tabs_width(bool full)
+{
+	int w = 0;
+	for (int v = 0; v < VIEW_COUNT; v++)
+		w += text_width(full ? view_name((view_id)v) : tab_short[v]) +
+		     4 + (v ? 1 : 0);
+	return w;
+}
+
+bool screen_tab_span(view_id v, int w, int *x0, int *x1)
+{
+	if ((int)v < 0 || v >= VIEW_COUNT)
+		return false;
+	bool full = tabs_width(true) <= w;
+	int x = 0;
+	for (int i = 0; i < VIEW_COUNT; i++) {
+		const char *name = full ? view_name((view_id)i) : tab_short[i];
+		int tw = text_width(name) + 4; /* " 1 Name " */
+		if (i == (int)v) {
+			*x0 = x;
+			*x1 = x + tw;
+			return x + tw <= w;
+		}
+		x += tw + 1;
+	}
+	return false;
+}
+
+/* Width of F-key slot labels: the label plus a space, widened up to 7
+ * cells when the screen has room (htop's even spacing). */
+static int fkey_label_width(int n, int w)
+{
+	const key_binding *b = keys_fkey(n);
+	int lw = b ? text_width(b->bar) + 1 : 1;
+	int keys = 0;
+	for (int i = 1; i <= 10; i++)
+		keys += i < 10 ? 2 : 3;
+	int even = (w - keys) / 10;
+	if (even > 7)
+		even = 7;
+	if (even > lw && keys + 10 * even <= w)
+		lw = even;
+	return lw;
+}
+
+bool screen_fkey_span(int n, int w, int *x0, int *x1)
+{
+	if (n < 1 || n > 10)
+		return false;
+	int x = 0;
+	for (int i = 1; i <= 10; i++) {
+		int sw = (i < 10 ? 2 : 3) + fkey_label_width(i, w);
+		if (i == n) {
+			*x0 = x;
+			*x1 = x + sw;
+			return x + sw <= w;
+		}
+		x += sw;
+	}
+	return false;
+}
+
+int screen_panel_first(const vstate *st, int rows)
+{
+	int n = state_ndev(st);
+	int first = 0;
+	if (rows < 1)
+		return 0;
+	if (st->dev >= rows)
+		first = st->dev - rows + 1;
+	if (first > n - rows)
+		first = n - rows;
+	return first < 0 ? 0 : first;
+}
+
+/* ---- header and summary ---- */
+
+/* Appends segment s to row y if it fits in whole; returns the new x. */
+static int segment(vgrid *g, int x, int y, int w, vstyle st, const char *s)
+{
+	int tw = text_width(s);
+	if (x + tw > w)
+		return w; /* drop it and everything after it */
+	grid_puts(g, x, y, tw, st, s);
+	return x + tw + 2;
+}
+
+static void draw_header(const vstate *st, vgrid *g, vrect r)
+{
+	char buf[160], a[32], b[32], c[32];
+	grid_fill(g, r, ' ', ST_HEADER);
+	int x = 1, y = r.y;
+	snprintf(buf, sizeof buf, "%.40s", st->g->name ? st->g->name : "graph");
+	x = segment(g, x, y, r.w, ST_HEADER, buf);
+	snprintf(buf, sizeof buf, "K=%d", st->m.k);
+	x = segment(g, x, y, r.w, ST_HEADER, buf);
+	snprintf(buf, sizeof buf, "algo %s", st->algo->name);
+	x = segment(g, x, y, r.w, ST_HEADER, buf);
+	snprintf(buf, sizeof buf, "%s ops", fmt_count(st->g->nops, a, sizeof a));
+	x = segment(g, x, y, r.w, ST_HEADER, buf);
+	snprintf(buf, sizeof buf, "%s edges",
+		 fmt_count(st->g->nedges, a, sizeof a));
+	x = segment(g, x, y, r.w, ST_HEADER, buf);
+	snprintf(buf, sizeof buf, "link %s %s %s", st->m.link_name,
+		 units_fmt_bandwidth(st->m.bw, b, sizeof b),
+		 units_fmt_time(st->m.lat, c, sizeof c));
+	x = segment(g, x, y, r.w, ST_HEADER, buf);
+	snprintf(buf, sizeof buf, "contention %s",
+		 sim_contention_name(st->contention));
+	segment(g, x, y, r.w, ST_HEADER, buf);
+}
+
+/* The verdict on memory: "FEASIBLE", or the worst device and how far it is
+ * over, in the longest form that leaves room (level 0 longest). */
+static void verdict(const dp_plan *p, int level, char *buf, size_t size)
+{
+	char a[32], b[32], c[32];
+	int worst = plan_worst_device(p);
+	if (worst < 0 || worst >= p->sim.k) {
+		snprintf(buf, size, "FEASIBLE");
+		return;
+	}
+	const dp_device_stats *d = &p->sim.dev[worst];
+	int over = 0;
+	for (int i = 0; i < p->sim.k; i++)
+		if (p->sim.dev[i].cap_bytes != DP_CAP_UNLIMITED &&
+		    p->sim.dev[i].peak_bytes > p->sim.dev[i].cap_bytes)
+			over++;
+	units_fmt_bytes(d->peak_bytes - d->cap_bytes, a, sizeof a);
+	if (level == 0)
+		snprintf(buf, size,
+			 "INFEASIBLE: GPU%d over by %s (peak %s, cap %s)%s",
+			 worst, a, units_fmt_bytes(d->peak_bytes, b, sizeof b),
+			 units_fmt_bytes(d->cap_bytes, c, sizeof c),
+			 over > 1 ? " and more" : "");
+	else if (level == 1)
+		snprintf(buf, size, "INFEASIBLE: GPU%d over by %s%s", worst, a,
+			 over > 1 ? " and more" : "");
+	else
+		snprintf(buf, size, "INFEASIBLE GPU%d +%s", worst, a);
+}
+
+static void draw_summary(const vstate *st, vgrid *g, vrect r)
+{
+	const dp_plan *p = st->plan;
+	char buf[256], lb[48], sp[48], a[32];
+	int y = r.y, x = 1;
+	if (!p) {
+		if (st->plan_error[0])
+			grid_printf(g, x, y, r.w - 1, ST_ERROR, "no plan: %s",
+				    st->plan_error);
+		else if (st->running)
+			grid_printf(g, x, y, r.w - 1, ST_DIM,
+				    "planning with %s...", st->algo->name);
+		else
+			grid_puts(g, x, y, r.w - 1, ST_DIM,
+				  "no plan yet (r runs one)");
+		return;
+	}
+	bool stale = state_plan_stale(st);
+	vstyle n = stale ? ST_STALE : ST_NORMAL;
+	const char *tag = stale ? (st->running ? "STALE (rerunning)"
+					       : "STALE (r reruns)")
+				: "";
+	int right = r.w - (stale ? text_width(tag) + 2 : 0);
+	snprintf(buf, sizeof buf, "%s:", p->algo);
+	x = segment(g, x, y, right, stale ? ST_STALE : ST_HEADER, buf) - 1;
+	snprintf(buf, sizeof buf, "makespan %s",
+		 units_fmt_time(p->sim.makespan, a, sizeof a));
+	x = segment(g, x, y, right, n, buf);
+	/* the verdict comes before the ratios, so that it is never the part
+	 * a narrow screen drops */
+	snprintf(lb, sizeof lb, "\xc3\x97LB %.2f", p->xlb);
+	snprintf(sp, sizeof sp, "speedup %.2f\xc3\x97", p->speedup);
+	int level = 0;
+	for (; level < 2; level++) {
+		verdict(p, level, buf, sizeof buf);
+		if (x + text_width(buf) + 2 + text_width(lb) + 2 +
+			    text_width(sp) <= right)
+			break;
+	}
+	verdict(p, level, buf, sizeof buf);
+	bool ok = plan_worst_device(p) < 0;
+	x = segment(g, x, y, right, stale ? ST_STALE : ok ? ST_OK : ST_ERROR,
+		    buf);
+	x = segment(g, x, y, right, n, lb);
+	x = segment(g, x, y, right, n, sp);
+	snprintf(buf, sizeof buf, "planned in %s",
+		 units_fmt_time(p->plan_ms * 1000.0, a, sizeof a));
+	segment(g, x, y, right, ST_DIM, buf);
+	if (stale)
+		grid_puts_right(g, r.w - 1, y, ST_STALE, tag);
+}
+
+/* ---- devices panel ---- */
+
+static void draw_panel_head(const vstate *st, const vlayout *l, vgrid *g)
+{
+	int y = l->panel_head.y;
+	grid_puts(g, l->x_name, y, l->w_name, ST_DIM, "Dev");
+	grid_puts(g, l->x_load + 1, y, l->w_load - 1, ST_DIM, "Load (busy)");
+	grid_puts(g, l->x_mem + 1, y, l->w_mem - 1, ST_DIM,
+		  "Memory peak (\xe2\x94\x83 cap)");
+	grid_puts(g, l->x_memtxt, y, l->w_memtxt, ST_DIM, "peak/cap");
+	if (l->w_comm)
+		grid_puts(g, l->x_comm, y, l->w_comm, ST_DIM,
+			  "comm in / out");
+	int n = state_ndev(st);
+	if (n > l->panel_rows) {
+		char buf[64];
+		int first = screen_panel_first(st, l->panel_rows);
+		snprintf(buf, sizeof buf, " GPU%d-%d of %d ", first,
+			 first + l->panel_rows - 1, n);
+		grid_puts_right(g, l->w, y, ST_DIM, buf);
+	}
+}
+
+static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g,
+			   int d, int y)
+{
+	const dp_plan *p = st->plan;
+	bool stale = state_plan_stale(st);
+	char buf[96], a[32], b[32];
+	snprintf(buf, sizeof buf, "GPU%d", d);
+	grid_puts_fit(g, l->x_name, y, l->w_name - 1,
+		      d == st->dev ? ST_SELECTED : ST_NORMAL, buf);
+	if (!p || d >= p->sim.k) {
+		int64_t cap = d < st->m.k ? st->m.cap[d] : DP_CAP_UNLIMITED;
+		snprintf(buf, sizeof buf, "%s; cap %s",
+			 p ? "new device: waiting for the rerun"
+			   : "waiting for the first plan",
+			 fmt_cap(cap, a, sizeof a));
+		grid_puts(g, l->x_load, y, l->w - l->x_load, ST_DIM, buf);
+		return;
+	}
+	const dp_device_stats *s = &p->sim.dev[d];
+	vstyle num = stale ? ST_STALE : ST_NORMAL;
+	double mk = p->sim.makespan;
+	bar_load(g, l->x_load, y, l->w_load, mk > 0 ? s->busy_us / mk : 0,
+		 stale);
+	grid_puts_right(g, l->x_pct + l->w_pct, y, num,
+			fmt_pct(s->busy_us, mk, buf, sizeof buf));
+	bar_memory(g, l->x_mem, y, l->w_mem, s->peak_bytes, s->cap_bytes,
+		   stale);
+	bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
+		    s->peak_bytes > s->cap_bytes;
+	snprintf(buf, sizeof buf, "%s/%s", units_fmt_bytes(s->peak_bytes, a,
+							    sizeof a),
+		 fmt_cap(s->cap_bytes, b, sizeof b));
+	int x = l->x_memtxt;
+	x += grid_puts(g, x, y, l->w_memtxt, num, buf);
+	if (over)
+		grid_puts(g, x + 1, y, l->x_memtxt + l->w_memtxt - x - 1,
+			  stale ? ST_STALE : ST_BAR_OVER, "OVER");
+	if (l->w_comm) {
+		snprintf(buf, sizeof buf, "in %s out %s",
+			 units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
+			 units_fmt_bytes(s->comm_out_bytes, b, sizeof b));
+		grid_puts(g, l->x_comm, y, l->w_comm, stale ? ST_STALE : ST_DIM,
+			  buf);
+	}
+}
+
+static void draw_panel(const vstate *st, const vlayout *l, vgrid *g)
+{
+	draw_panel_head(st, l, g);
+	int n = state_ndev(st);
+	int first = screen_panel_first(st, l->panel_rows);
+	for (int i = 0; i < l->panel_rows && first + i < n; i++)
+		draw_panel_row(st, l, g, first + i, l->panel.y + i);
+}
+
+/* ---- tabs, status line, key bar ---- */
+
+static void draw_tabs(const vstate *st, vgrid *g, vrect r)
+{
+	bool full = tabs_width(true) <= r.w;
+	for (int v = 0; v < VIEW_COUNT; v++) {
+		int x0, x1;
+		if (!screen_tab_span((view_id)v, r.w, &x0, &x1))
+			break;
+		char buf[48];
+		snprintf(buf, sizeof buf, " %d %s ", v + 1,
+			 full ? view_name((view_id)v) : tab_short[v]);
+		grid_puts(g, x0, r.y, x1 - x0,
+			  st->view == (view_id)v ? ST_TAB_ACTIVE : ST_TAB, buf);
+	}
+	if (st->view == VIEW_HELP && tabs_width(full) + 9 <= r.w)
+		grid_puts_right(g, r.w, r.y, ST_TAB_ACTIVE, " ? Help ");
+}
+
+static void draw_status(const vstate *st, vgrid *g, vrect r)
+{
+	int y = r.y, x = 0;
+	if (st->prompt != PROMPT_NONE) {
+		x += grid_puts(g, x, y, r.w, ST_PROMPT, st->plabel);
+		/* show the end of a long input */
+		const char *s = st->pbuf;
+		int room = r.w - x - 1;
+		while (room > 0 && text_width(s) > room)
+			utf8_next(&s);
+		x += grid_puts(g, x, y, room, ST_PROMPT, s);
+		grid_put(g, x, y, ' ', ST_SELECTED); /* the cursor */
+		return;
+	}
+	char buf[200];
+	if (st->running || st->comparing) {
+		if (st->fraction >= 0)
+			snprintf(buf, sizeof buf,
+				 "%s %s: %s %3.0f%% %.1fs (Esc cancels)",
+				 st->running ? "rerunning" : "comparing",
+				 st->running ? st->algo->name : "all",
+				 st->phase[0] ? st->phase : "starting",
+				 100.0 * st->fraction, st->elapsed_s);
+		else
+			snprintf(buf, sizeof buf,
+				 "%s %s: %s %.1fs (Esc cancels)",
+				 st->running ? "rerunning" : "comparing",
+				 st->running ? st->algo->name : "all",
+				 st->phase[0] ? st->phase : "starting",
+				 st->elapsed_s);
+		x += grid_puts(g, x, y, r.w, ST_HEADER, buf);
+		x += 2;
+	}
+	if (st->status[0])
+		grid_puts(g, x, y, r.w - x, st->status_error ? ST_ERROR : ST_NORMAL,
+			  st->status);
+	else if (!st->running && state_plan_stale(st))
+		grid_puts(g, x, y, r.w - x, ST_STALE,
+			  "the plan shown is for earlier settings: r reruns");
+}
+
+static void draw_keys(vgrid *g, vrect r)
+{
+	grid_fill(g, r, ' ', ST_KEYLABEL);
+	for (int n = 1; n <= 10; n++) {
+		int x0, x1;
+		if (!screen_fkey_span(n, r.w, &x0, &x1))
+			break;
+		const key_binding *b = keys_fkey(n);
+		char k[8];
+		snprintf(k, sizeof k, "F%d", n);
+		int kw = grid_puts(g, x0, r.y, x1 - x0, ST_KEY, k);
+		grid_puts(g, x0 + kw, r.y, x1 - x0 - kw, ST_KEYLABEL,
+			  b ? b->bar : "");
+	}
+}
+
+static void draw_too_small(vgrid *g)
+{
+	char buf[128];
+	snprintf(buf, sizeof buf, "terminal too small: %dx%d", g->w, g->h);
+	int y = g->h / 2 - 1;
+	if (y < 0)
+		y = 0;
+	view_message(g, (vrect){0, y, g->w, 1}, ST_ERROR, buf);
+	snprintf(buf, sizeof buf, "dnnpart needs at least %dx%d", LAYOUT_MIN_W,
+		 LAYOUT_MIN_H);
+	view_message(g, (vrect){0, y + 1, g->w, 1}, ST_NORMAL, buf);
+	view_message(g, (vrect){0, y + 2, g->w, 1}, ST_DIM, "q quits");
+}
+
+static void draw_main(const vstate *st, vgrid *g, vrect r)
+{
+	bool needs_plan = st->view != VIEW_HELP && st->view != VIEW_COMPARE;
+	if (needs_plan && !st->plan) {
+		char buf[STATE_TEXT_MAX + 32];
+		if (st->running)
+			snprintf(buf, sizeof buf, "planning with %s: %s",
+				 st->algo->name,
+				 st->phase[0] ? st->phase : "starting");
+		else if (st->plan_error[0])
+			snprintf(buf, sizeof buf, "no plan: %s", st->plan_error);
+		else
+			snprintf(buf, sizeof buf, "no plan yet: r runs %s",
+				 st->algo->name);
+		view_message(g, r, st->plan_error[0] ? ST_ERROR : ST_DIM, buf);
+		return;
+	}
+	view_draw[st->view](st, g, r);
+}
+
+void screen_draw(const vstate *st, vgrid *g)
+{
+	grid_clear(g);
+	vlayout l;
+	layout_compute(g->w, g->h, state_ndev(st), &l);
+	if (l.too_small) {
+		draw_too_small(g);
+		return;
+	}
+	draw_header(st, g, l.header);
+	draw_summary(st, g, l.summary);
+	draw_panel(st, &l, g);
+	draw_tabs(st, g, l.tabs);
+	draw_main(st, g, l.main);
+	draw_status(st, g, l.status);
+	draw_keys(g, l.keys);
+}
+
+vhit screen_hit(const vstate *st, int w, int h, int x, int y)
+{
+	vhit hit = {HIT_NONE, 0};
+	vlayout l;
+	layout_compute(w, h, state_ndev(st), &l);
+	if (l.too_small)
+		return hit;
+	if (rect_contains(l.panel, x, y)) {
+		int d = screen_panel_first(st, l.panel_rows) + (y - l.panel.y);
+		if (d < state_ndev(st)) {
+			hit.kind = HIT_DEVICE;
+			hit.index = d;
+		}
+	} else if (rect_contains(l.tabs, x, y)) {
+		for (int v = 0; v < VIEW_COUNT; v++) {
+			int x0, x1;
+			if (screen_tab_span((view_id)v, w, &x0, &x1) &&
+			    x >= x0 && x < x1) {
+				hit.kind = HIT_TAB;
+				hit.index = v;
+			}
+		}
+	} else if (rect_contains(l.keys, x, y)) {
+		for (int n = 1; n <= 10; n++) {
+			int x0, x1;
+			if (screen_fkey_span(n, w, &x0, &x1) && x >= x0 &&
+			    x < x1) {
+				hit.kind = HIT_FKEY;
+				hit.index = n;
+			}
+		}
+	} else if (rect_contains(l.main, x, y)) {
+		hit.kind = HIT_MAIN;
+		hit.index = y - l.main.y;
+	}
+	return hit;
+}

@@ -1,0 +1,442 @@
+/* state.c - the explorer's state and its caches (see state.h). */
+#include "state.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const view_names[VIEW_COUNT + 1] = {
+	"Devices", "Timeline", "Memory", "Critical path",
+	"Ops",     "Op detail", "Compare", "Help",
+};
+static const char *const view_keys[VIEW_COUNT + 1] = {
+	"devices", "timeline", "memory", "critical",
+	"ops",     "op",       "compare", "help",
+};
+static const char *const sort_names[SORT_COUNT] = {
+	"start", "name", "type", "device", "duration", "output", "params",
+};
+
+const char *view_name(view_id v)
+{
+	return (unsigned)v <= VIEW_COUNT ? view_names[v] : "?";
+}
+
+const char *view_key(view_id v)
+{
+	return (unsigned)v <= VIEW_COUNT ? view_keys[v] : "?";
+}
+
+int view_parse(const char *s)
+{
+	for (int v = 0; v <= VIEW_COUNT; v++)
+		if (strcmp(s, view_keys[v]) == 0)
+			return v;
+	if (strcmp(s, "cp") == 0 || strcmp(s, "critical-path") == 0)
+		return VIEW_CRITICAL;
+	if (strcmp(s, "detail") == 0 || strcmp(s, "op-detail") == 0)
+		return VIEW_OP;
+	return -1;
+}
+
+const char *ops_sort_name(ops_sort s)
+{
+	return (unsigned)s < SORT_COUNT ? sort_names[s] : "?";
+}
+
+static void reset_selection(vstate *st)
+{
+	st->view = VIEW_DEVICES;
+	st->back = VIEW_DEVICES;
+	st->dev = 0;
+	st->op = UINT32_MAX;
+	st->tl_zoom = 1;
+	st->tl_left = 0;
+	st->mem_scroll = 0;
+	st->cp_cursor = st->cp_scroll = 0;
+	st->devv_scroll = 0;
+	st->op_scroll = 0;
+	st->help_scroll = 0;
+	st->ops_cursor = st->ops_scroll = 0;
+	st->ops_n = 0;
+	st->ops_dirty = true;
+	st->prepared_for = NULL;
+	st->cmp_cursor = 0;
+}
+
+static void free_plan(dp_plan **p)
+{
+	if (*p) {
+		plan_free(*p);
+		free(*p);
+		*p = NULL;
+	}
+}
+
+static void free_compare(vstate *st)
+{
+	for (int i = 0; i < st->ncmp; i++)
+		if (st->cmp[i].has_plan) {
+			plan_free(&st->cmp[i].plan);
+			st->cmp[i].has_plan = false;
+		}
+}
+
+/* Per-op arrays sized for the current graph. */
+static dp_status alloc_op_arrays(vstate *st, dp_err *err)
+{
+	size_t n = st->g->nops ? st->g->nops : 1;
+	uint32_t *idx = malloc(n * sizeof *idx);
+	uint8_t *cp = calloc(n, 1);
+	if (!idx || !cp) {
+		free(idx);
+		free(cp);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory for the views of %u ops",
+				  st->g->nops);
+	}
+	free(st->ops_idx);
+	free(st->on_cp);
+	st->ops_idx = idx;
+	st->on_cp = cp;
+	return DP_OK;
+}
+
+dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
+		     const dp_algo *algo, dp_contention c, dp_err *err)
+{
+	memset(st, 0, sizeof *st);
+	st->g = g;
+	dp_status s = alloc_op_arrays(st, err);
+	if (s == DP_OK)
+		s = machine_copy(&st->m, m, err);
+	int n = (int)algo_count();
+	if (s == DP_OK) {
+		st->cmp = calloc((size_t)(n ? n : 1), sizeof *st->cmp);
+		if (!st->cmp)
+			s = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				       "out of memory");
+	}
+	if (s != DP_OK) {
+		if (st->m.cap)
+			machine_free(&st->m);
+		free(st->ops_idx);
+		free(st->on_cp);
+		free(st->cmp);
+		memset(st, 0, sizeof *st);
+		return s;
+	}
+	st->ncmp = n;
+	st->algo = algo ? algo : algo_default();
+	st->contention = c;
+	st->gen = 1;
+	st->sort = SORT_START;
+	reset_selection(st);
+	state_compare_reset(st);
+	return DP_OK;
+}
+
+void state_free(vstate *st)
+{
+	free_plan(&st->plan);
+	free_compare(st);
+	free(st->cmp);
+	free(st->ops_idx);
+	free(st->on_cp);
+	machine_free(&st->m);
+	graph_free(st->g);
+	memset(st, 0, sizeof *st);
+}
+
+dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err)
+{
+	dp_graph *old = st->g;
+	st->g = g;
+	dp_status s = alloc_op_arrays(st, err);
+	if (s != DP_OK) {
+		st->g = old;
+		return s;
+	}
+	graph_free(old);
+	free_plan(&st->plan);
+	st->plan_error[0] = '\0';
+	st->filter[0] = st->search[0] = '\0';
+	reset_selection(st);
+	state_settings_changed(st);
+	return DP_OK;
+}
+
+void state_set_plan(vstate *st, dp_plan *plan, unsigned gen)
+{
+	dp_plan *p = malloc(sizeof *p);
+	if (!p) {
+		/* keep the old plan; the caller's is released */
+		plan_free(plan);
+		memset(plan, 0, sizeof *plan);
+		state_status(st, true, "out of memory keeping the new plan");
+		return;
+	}
+	*p = *plan;
+	memset(plan, 0, sizeof *plan);
+	free_plan(&st->plan);
+	st->plan = p;
+	st->plan_gen = gen;
+	st->plan_error[0] = '\0';
+	st->ops_dirty = true;
+	st->prepared_for = NULL;
+	int n = state_ndev(st);
+	if (st->dev >= n)
+		st->dev = n - 1;
+}
+
+void state_settings_changed(vstate *st)
+{
+	st->gen++;
+	state_compare_reset(st);
+}
+
+bool state_plan_stale(const vstate *st)
+{
+	return st->plan && st->plan_gen != st->gen;
+}
+
+void state_status(vstate *st, bool error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(st->status, sizeof st->status, fmt, ap);
+	va_end(ap);
+	st->status_error = error;
+}
+
+void state_compare_reset(vstate *st)
+{
+	free_compare(st);
+	for (int i = 0; i < st->ncmp; i++) {
+		memset(&st->cmp[i], 0, sizeof st->cmp[i]);
+		st->cmp[i].algo = algo_at((size_t)i);
+		st->cmp[i].status = CMP_WAITING;
+	}
+	st->cmp_gen = st->gen;
+	st->cmp_valid = false;
+}
+
+void state_algo_changed(vstate *st)
+{
+	bool current = st->cmp_gen == st->gen;
+	st->gen++;
+	if (current)
+		st->cmp_gen = st->gen;
+}
+
+void state_compare_done(vstate *st, int i, dp_plan *plan)
+{
+	if (i < 0 || i >= st->ncmp) {
+		plan_free(plan);
+		return;
+	}
+	cmp_row *r = &st->cmp[i];
+	if (r->has_plan)
+		plan_free(&r->plan);
+	r->status = CMP_DONE;
+	r->makespan = plan->sim.makespan;
+	r->xlb = plan->xlb;
+	r->speedup = plan->speedup;
+	r->plan_ms = plan->plan_ms;
+	r->feasible = plan->feasible;
+	r->cut_bytes = plan->sim.cut_bytes;
+	r->worst = plan_worst_device(plan);
+	r->over_bytes = 0;
+	if (r->worst >= 0 && r->worst < plan->sim.k)
+		r->over_bytes = plan->sim.dev[r->worst].peak_bytes -
+				plan->sim.dev[r->worst].cap_bytes;
+	r->plan = *plan;
+	r->has_plan = true;
+	r->err[0] = '\0';
+	memset(plan, 0, sizeof *plan);
+}
+
+void state_compare_failed(vstate *st, int i, const char *msg)
+{
+	if (i < 0 || i >= st->ncmp)
+		return;
+	cmp_row *r = &st->cmp[i];
+	if (r->has_plan)
+		plan_free(&r->plan);
+	r->has_plan = false;
+	r->status = CMP_FAILED;
+	snprintf(r->err, sizeof r->err, "%s", msg);
+}
+
+bool state_compare_adopt(vstate *st, int i)
+{
+	if (i < 0 || i >= st->ncmp)
+		return false;
+	cmp_row *r = &st->cmp[i];
+	st->algo = r->algo;
+	bool current = st->cmp_gen == st->gen;
+	state_algo_changed(st);
+	if (!current || !r->has_plan)
+		return false;
+	dp_plan p = r->plan;
+	r->has_plan = false;
+	memset(&r->plan, 0, sizeof r->plan);
+	state_set_plan(st, &p, st->gen);
+	return true;
+}
+
+int state_ndev(const vstate *st)
+{
+	int n = st->m.k;
+	if (st->plan && st->plan->k > n)
+		n = st->plan->k;
+	return n < 1 ? 1 : n;
+}
+
+/* ---- the Ops index ---- */
+
+/* Case-insensitive substring test. */
+static bool contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (n == 0)
+		return true;
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < n && hay[i] &&
+		       tolower((unsigned char)hay[i]) ==
+			       tolower((unsigned char)needle[i]))
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+bool state_op_matches(const vstate *st, uint32_t u, const char *text)
+{
+	const dp_op *op = &st->g->ops[u];
+	return contains_ci(graph_op_name(st->g, u), text) ||
+	       contains_ci(graph_str(st->g, op->type), text) ||
+	       contains_ci(graph_str(st->g, op->layer), text);
+}
+
+static int cmp_num(double a, double b)
+{
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* Compares two ops under the state's sort; ties by op id, so the order is
+ * total and the table deterministic. */
+static int op_cmp(const vstate *st, uint32_t a, uint32_t b)
+{
+	const dp_graph *g = st->g;
+	const dp_plan *p = st->plan;
+	int c = 0;
+	switch (st->sort) {
+	case SORT_START:
+		c = p ? cmp_num(p->sim.start[a], p->sim.start[b]) : 0;
+		break;
+	case SORT_NAME:
+		c = strcmp(graph_op_name(g, a), graph_op_name(g, b));
+		break;
+	case SORT_TYPE:
+		c = strcmp(graph_str(g, g->ops[a].type),
+			   graph_str(g, g->ops[b].type));
+		break;
+	case SORT_DEVICE:
+		c = p ? p->placement[a] - p->placement[b] : 0;
+		if (c == 0 && p)
+			c = cmp_num(p->sim.start[a], p->sim.start[b]);
+		break;
+	case SORT_DURATION:
+		c = p ? cmp_num(p->sim.end[a] - p->sim.start[a],
+				p->sim.end[b] - p->sim.start[b])
+		      : cmp_num(g->ops[a].time_us, g->ops[b].time_us);
+		break;
+	case SORT_OUTPUT:
+		c = cmp_num((double)g->ops[a].output_bytes,
+			    (double)g->ops[b].output_bytes);
+		break;
+	case SORT_PARAMS:
+		c = cmp_num((double)g->ops[a].param_bytes,
+			    (double)g->ops[b].param_bytes);
+		break;
+	case SORT_COUNT:
+		break;
+	}
+	if (st->sort_desc)
+		c = -c;
+	if (c == 0)
+		c = a < b ? -1 : a > b ? 1 : 0;
+	return c;
+}
+
+/* Bottom-up merge sort (qsort has no context argument in C11). */
+static dp_status sort_ops(const vstate *st, uint32_t *v, uint32_t n)
+{
+	if (n < 2)
+		return DP_OK;
+	uint32_t *tmp = malloc((size_t)n * sizeof *tmp);
+	if (!tmp)
+		return DP_ENOMEM;
+	uint32_t *src = v, *dst = tmp;
+	for (uint64_t w = 1; w < n; w *= 2) {
+		for (uint64_t lo = 0; lo < n; lo += 2 * w) {
+			uint64_t mid = lo + w < n ? lo + w : n;
+			uint64_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			uint64_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = op_cmp(st, src[i], src[j]) <= 0
+						   ? src[i++]
+						   : src[j++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		uint32_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, (size_t)n * sizeof *v);
+	free(tmp);
+	return DP_OK;
+}
+
+dp_status state_prepare(vstate *st)
+{
+	const dp_plan *p = st->plan;
+	if (st->prepared_for != p) {
+		memset(st->on_cp, 0, st->g->nops ? st->g->nops : 1);
+		if (p && p->nops == st->g->nops)
+			for (uint32_t i = 0; i < p->sim.cp_len; i++)
+				st->on_cp[p->sim.cp_ops[i]] = 1;
+		st->prepared_for = p;
+		st->ops_dirty = true;
+	}
+	if (!st->ops_dirty)
+		return DP_OK;
+	uint32_t sel = st->ops_cursor < st->ops_n ? st->ops_idx[st->ops_cursor]
+						   : UINT32_MAX;
+	uint32_t n = 0;
+	for (uint32_t u = 0; u < st->g->nops; u++)
+		if (!st->filter[0] || state_op_matches(st, u, st->filter))
+			st->ops_idx[n++] = u;
+	st->ops_n = n;
+	dp_status s = sort_ops(st, st->ops_idx, n);
+	st->ops_dirty = false;
+	/* keep the cursor on the same op when it is still listed */
+	st->ops_cursor = 0;
+	for (uint32_t i = 0; sel != UINT32_MAX && i < n; i++)
+		if (st->ops_idx[i] == sel) {
+			st->ops_cursor = i;
+			break;
+		}
+	if (st->ops_scroll > st->ops_cursor)
+		st->ops_scroll = st->ops_cursor;
+	return s;
+}

@@ -1,0 +1,216 @@
+/* state.h - the explorer's whole state, as one struct.
+ *
+ * The session's settings (graph, machine, algorithm, contention), the last
+ * good plan, what a rerun in progress reports, the Compare table, the
+ * selection and scroll positions of every view, the status line and the
+ * line editor. Views draw from it (a view is a pure function of the state
+ * and its rectangle); actions (actions.h) change it; the front end (tui/)
+ * runs the engine and feeds results back in. It never talks to a terminal
+ * and never starts a thread, so tests drive it directly.
+ *
+ * Ownership: the state owns everything it points to (graph, machine, plans,
+ * caches); state_free() releases it. Not thread-safe: the front end's UI
+ * thread is its only user.
+ */
+#ifndef DNNPART_VIEWS_STATE_H
+#define DNNPART_VIEWS_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "algo.h"
+#include "graph.h"
+#include "machine.h"
+#include "plan.h"
+#include "sim.h"
+
+typedef enum view_id {
+	VIEW_DEVICES = 0,
+	VIEW_TIMELINE,
+	VIEW_MEMORY,
+	VIEW_CRITICAL,
+	VIEW_OPS,
+	VIEW_OP,
+	VIEW_COMPARE,
+	VIEW_COUNT,           /* views reachable by Tab and number keys */
+	VIEW_HELP = VIEW_COUNT, /* the help screen, over any view */
+} view_id;
+
+/* Sort keys of the Ops view. */
+typedef enum ops_sort {
+	SORT_START = 0, /* schedule order */
+	SORT_NAME,
+	SORT_TYPE,
+	SORT_DEVICE,
+	SORT_DURATION,
+	SORT_OUTPUT,
+	SORT_PARAMS,
+	SORT_COUNT
+} ops_sort;
+
+typedef enum prompt_kind {
+	PROMPT_NONE = 0,
+	PROMPT_CAP,     /* cap of the selected device */
+	PROMPT_CAP_ALL, /* cap of every device */
+	PROMPT_SEARCH,  /* Ops view search */
+	PROMPT_FILTER,  /* Ops view filter */
+	PROMPT_OPEN,    /* another graph */
+	PROMPT_SAVE,    /* placement file */
+	PROMPT_EXPORT,  /* DOT/SVG/JSON/... export */
+} prompt_kind;
+
+typedef enum cmp_status {
+	CMP_WAITING = 0,
+	CMP_RUNNING,
+	CMP_DONE,
+	CMP_FAILED,
+} cmp_status;
+
+/* One algorithm in the Compare table. */
+typedef struct cmp_row {
+	const dp_algo *algo;
+	cmp_status status;
+	/* when status == CMP_DONE: the plan's numbers, and the plan itself
+	 * until it is adopted (Enter moves it to the state) */
+	double makespan, xlb, speedup, plan_ms;
+	bool feasible;
+	int worst;           /* plan_worst_device() */
+	int64_t over_bytes;  /* the worst device's peak - cap */
+	int64_t cut_bytes;
+	bool has_plan;
+	dp_plan plan;
+	char err[200];       /* when status == CMP_FAILED */
+} cmp_row;
+
+#define STATE_TEXT_MAX 256
+
+typedef struct vstate {
+	/* ---- settings ---- */
+	dp_graph *g;            /* owned */
+	dp_machine m;           /* owned; the settings the next rerun uses */
+	const dp_algo *algo;
+	dp_contention contention;
+	unsigned gen;           /* bumped by every change of the settings */
+
+	/* ---- the last good plan ---- */
+	dp_plan *plan;          /* owned; NULL before the first one */
+	unsigned plan_gen;      /* settings generation it was made for */
+	char plan_error[STATE_TEXT_MAX]; /* last rerun failure, "" if none */
+
+	/* ---- a rerun in progress (the front end keeps these current) ---- */
+	bool running;           /* a plan job is running or queued */
+	bool comparing;         /* a compare job is running or queued */
+	char phase[48];
+	double fraction;        /* 0..1, < 0 when unknown */
+	double elapsed_s;
+
+	/* ---- Compare view ---- */
+	cmp_row *cmp;           /* algo_count() rows, owned */
+	int ncmp;
+	unsigned cmp_gen;       /* settings generation of the table */
+	bool cmp_valid;         /* the table was (or is being) computed */
+	int cmp_cursor;
+
+	/* ---- navigation (never changes the plan) ---- */
+	view_id view;
+	view_id back;           /* where Esc returns from help / op detail */
+	int dev;                /* selected device */
+	uint32_t op;            /* selected op (Op detail), UINT32_MAX = none */
+	int main_rows;          /* rows of the main view at the last draw */
+	int tl_zoom;            /* timeline zoom, 1 = whole step */
+	double tl_left;         /* timeline left edge as a fraction of the
+				   makespan, 0..1 */
+	int mem_scroll;         /* live-tensor list */
+	int cp_cursor, cp_scroll;
+	int devv_scroll;
+	int op_scroll;
+	int help_scroll;
+
+	/* Ops view: a sorted, filtered index of ops (state_prepare) */
+	ops_sort sort;
+	bool sort_desc;
+	char filter[64];
+	char search[64];
+	uint32_t *ops_idx;      /* owned, nops entries, first ops_n used */
+	uint32_t ops_n;
+	uint32_t ops_cursor, ops_scroll;
+	bool ops_dirty;
+
+	/* per-op flags of the current plan: 1 = on the schedule's critical
+	 * path (state_prepare) */
+	uint8_t *on_cp;         /* owned, nops entries */
+	const dp_plan *prepared_for;
+
+	/* ---- status line and line editor ---- */
+	char status[STATE_TEXT_MAX];
+	bool status_error;
+	prompt_kind prompt;
+	char pbuf[512];
+	char plabel[96];
+	/* a submitted prompt that needs the front end (open, save, export) */
+	prompt_kind io;
+	char io_path[512];
+} vstate;
+
+/* Initialises st for graph g (taking ownership) and machine m (copied),
+ * with algorithm algo and contention c. Returns DP_OK or DP_ENOMEM; on
+ * failure the graph is still the caller's. */
+dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
+		     const dp_algo *algo, dp_contention c, dp_err *err);
+void state_free(vstate *st);
+
+/* Replaces the graph (the old one is freed with its plans): used by `o`.
+ * The machine keeps its settings; selection and caches are reset. */
+dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err);
+
+/* Installs a new plan made for settings generation gen (ownership of plan's
+ * arrays moves to the state; plan is zeroed). */
+void state_set_plan(vstate *st, dp_plan *plan, unsigned gen);
+
+/* Records that the settings changed: bumps gen and marks the Compare table
+ * out of date. */
+void state_settings_changed(vstate *st);
+
+/* Whether the plan on screen was made for other settings than the current
+ * ones (a rerun is pending, running or was cancelled). */
+bool state_plan_stale(const vstate *st);
+
+/* Sets the status line (printf-style); error chooses the error style. */
+void state_status(vstate *st, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Rebuilds the caches views read (critical-path flags, the Ops index) when
+ * the plan, the sort or the filter changed. Call before drawing. Returns
+ * DP_OK or DP_ENOMEM. */
+dp_status state_prepare(vstate *st);
+
+/* Whether op u's name, type or layer contains text (case-insensitive). */
+bool state_op_matches(const vstate *st, uint32_t u, const char *text);
+
+/* Clears the Compare table to "waiting" rows for the current settings. */
+void state_compare_reset(vstate *st);
+/* Stores the plan of Compare row i (ownership moves; plan is zeroed) or
+ * its failure message. */
+void state_compare_done(vstate *st, int i, dp_plan *plan);
+void state_compare_failed(vstate *st, int i, const char *msg);
+/* Adopts Compare row i: its algorithm becomes the session's and its plan
+ * (made for the current settings) the one on screen. Returns false when
+ * the row has no plan to adopt (the caller then reruns). */
+bool state_compare_adopt(vstate *st, int i);
+
+/* Records that only the algorithm changed: bumps gen but keeps a Compare
+ * table made for the same machine. */
+void state_algo_changed(vstate *st);
+
+/* Number of device rows the panel shows: the larger of the plan's and the
+ * settings' device counts. */
+int state_ndev(const vstate *st);
+
+/* Display names. */
+const char *view_name(view_id v);  /* "Devices", "Timeline", ... */
+const char *view_key(view_id v);   /* "devices", "timeline", ... */
+/* Parses a view key (also accepts "cp" and "critical"); -1 if unknown. */
+int view_parse(const char *s);
+const char *ops_sort_name(ops_sort s);
+
+#endif

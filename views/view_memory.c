@@ -1,0 +1,192 @@
+/* view_memory.c - memory over time per device against its cap, and the
+ * tensors live at the selected device's peak (DESIGN 3: memory rules). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bar.h"
+#include "fmt.h"
+#include "units.h"
+#include "views.h"
+
+#define LABEL_W 7
+#define NUM_W 22
+
+/* Largest memory of device d in each of n columns of [t0, t0 + n*dt). */
+static void column_max(const dp_sim_result *s, int d, double t0, double dt,
+		       int n, int64_t *out)
+{
+	uint32_t lo = s->curve_off[d], hi = s->curve_off[d + 1];
+	uint32_t i = lo;
+	int64_t cur = 0;
+	/* value in force at t0 */
+	while (i < hi && s->curve[i].t <= t0)
+		cur = s->curve[i++].bytes;
+	for (int c = 0; c < n; c++) {
+		double cb = t0 + (c + 1) * dt;
+		int64_t m = cur;
+		while (i < hi && s->curve[i].t < cb) {
+			cur = s->curve[i++].bytes;
+			if (cur > m)
+				m = cur;
+		}
+		out[c] = m;
+	}
+}
+
+static void draw_sparkline(vgrid *g, int x, int y, const int64_t *v, int n,
+			   int64_t peak, int64_t cap, bool stale)
+{
+	double s = cap == DP_CAP_UNLIMITED ? (double)peak : 1.25 * (double)cap;
+	if ((double)peak > s)
+		s = (double)peak;
+	for (int c = 0; c < n; c++) {
+		uint32_t ch;
+		vstyle st;
+		if (cap != DP_CAP_UNLIMITED && v[c] > cap) {
+			ch = GLYPH_OVER;
+			st = ST_BAR_OVER;
+		} else if (v[c] <= 0 || s <= 0) {
+			ch = ' ';
+			st = ST_NORMAL;
+		} else {
+			int lvl = (int)((double)v[c] / s * 8 + 0.999);
+			if (lvl < 1)
+				lvl = 1;
+			if (lvl > 8)
+				lvl = 8;
+			ch = 0x2580u + (uint32_t)lvl; /* ▁ .. █ */
+			st = cap != DP_CAP_UNLIMITED &&
+					     (double)v[c] >= 0.9 * (double)cap
+				     ? ST_BAR_WARN
+				     : ST_BAR_OK;
+		}
+		if (stale && ch != ' ')
+			st = ST_STALE;
+		grid_put(g, x + c, y, ch, st);
+	}
+}
+
+static int live_cmp(const void *a, const void *b)
+{
+	const dp_live_tensor *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	return x->kind - y->kind;
+}
+
+static void draw_live(const vstate *st, vgrid *g, vrect r)
+{
+	const dp_plan *p = st->plan;
+	int d = st->dev;
+	char buf[256], a[32], b[32], c[32];
+	if (d >= p->sim.k) {
+		grid_printf(g, r.x, r.y, r.w, ST_DIM,
+			    "GPU%d is new: its memory shows after the rerun", d);
+		return;
+	}
+	const dp_device_stats *s = &p->sim.dev[d];
+	uint32_t lo = p->sim.live_off[d], hi = p->sim.live_off[d + 1];
+	int n = (int)(hi - lo);
+	snprintf(buf, sizeof buf,
+		 "Live on GPU%d at its peak: %s at %s, %d tensors (cap %s)", d,
+		 units_fmt_bytes(s->peak_bytes, a, sizeof a),
+		 units_fmt_time(s->peak_time, b, sizeof b), n,
+		 fmt_cap(s->cap_bytes, c, sizeof c));
+	grid_puts(g, r.x, r.y, r.w, ST_NORMAL, buf);
+	if (r.h < 3)
+		return;
+	int ty = r.y + 1;
+	int wb = 10, wk = 7, wt = 10;
+	int wop = r.w - wb - wk - 2 * wt;
+	if (wop < 10)
+		wop = 10;
+	int x = r.x;
+	grid_fill(g, (vrect){r.x, ty, r.w, 1}, ' ', ST_HEADER);
+	grid_puts_fit(g, x, ty, wb, ST_HEADER, "bytes");
+	grid_puts_fit(g, x += wb, ty, wk, ST_HEADER, "kind");
+	grid_puts_fit(g, x += wk, ty, wop, ST_HEADER, "op");
+	grid_puts_fit(g, x += wop, ty, wt, ST_HEADER, "from");
+	grid_puts_fit(g, x += wt, ty, wt, ST_HEADER, "until");
+	int rows = r.h - 2;
+	dp_live_tensor *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+	if (!v)
+		return;
+	memcpy(v, p->sim.live + lo, (size_t)n * sizeof *v);
+	qsort(v, (size_t)n, sizeof *v, live_cmp);
+	int first = st->mem_scroll;
+	if (first > n - rows)
+		first = n - rows;
+	if (first < 0)
+		first = 0;
+	vstyle num = state_plan_stale(st) ? ST_STALE : ST_NORMAL;
+	for (int i = 0; i < rows && first + i < n; i++) {
+		const dp_live_tensor *t = &v[first + i];
+		int y = ty + 1 + i;
+		x = r.x;
+		grid_puts_fit(g, x, y, wb - 1, num,
+			      units_fmt_bytes(t->bytes, a, sizeof a));
+		grid_puts_fit(g, x += wb, y, wk - 1, ST_DIM,
+			      sim_mem_kind_name((dp_mem_kind)t->kind));
+		grid_puts_fit(g, x += wk, y, wop - 1,
+			      st->on_cp[t->op] ? ST_CRITICAL : num,
+			      graph_op_name(st->g, t->op));
+		grid_puts_fit(g, x += wop, y, wt - 1, ST_DIM,
+			      units_fmt_time(t->alloc, a, sizeof a));
+		grid_puts_fit(g, x += wt, y, wt - 1, ST_DIM,
+			      units_fmt_time(t->free, a, sizeof a));
+	}
+	view_scroll_note(g, r, ty, first, rows, n);
+	free(v);
+}
+
+void view_memory_draw(const vstate *st, vgrid *g, vrect r)
+{
+	const dp_plan *p = st->plan;
+	int k = p->sim.k;
+	int n = r.w - LABEL_W - NUM_W;
+	if (n < 4 || r.h < 3 || !p->sim.curve_off) {
+		view_message(g, r, ST_DIM, "no memory detail in this plan");
+		return;
+	}
+	/* device rows take up to half the view; the live list the rest */
+	int rows = (r.h - 1) / 2;
+	if (rows > k)
+		rows = k;
+	if (rows < 1)
+		rows = 1;
+	int sel = st->dev < k ? st->dev : k - 1;
+	int first = view_scroll_for(sel, 0, rows, k);
+	double t0, t1;
+	view_time_window(st, &t0, &t1);
+	double dt = (t1 - t0) / n;
+	int64_t *v = malloc((size_t)n * sizeof *v);
+	if (!v)
+		return;
+	bool stale = state_plan_stale(st);
+	char lab[16], a[32], b[32], buf[80];
+	for (int i = 0; i < rows; i++) {
+		int d = first + i, y = r.y + i;
+		const dp_device_stats *s = &p->sim.dev[d];
+		grid_puts_fit(g, r.x, y, LABEL_W - 1,
+			      d == st->dev ? ST_SELECTED : ST_NORMAL,
+			      view_dev_label(d, lab, sizeof lab));
+		column_max(&p->sim, d, t0, dt > 0 ? dt : 1, n, v);
+		draw_sparkline(g, r.x + LABEL_W, y, v, n, s->peak_bytes,
+			       s->cap_bytes, stale);
+		bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
+			    s->peak_bytes > s->cap_bytes;
+		snprintf(buf, sizeof buf, "%s/%s%s",
+			 units_fmt_bytes(s->peak_bytes, a, sizeof a),
+			 fmt_cap(s->cap_bytes, b, sizeof b), over ? " OVER" : "");
+		grid_puts(g, r.x + LABEL_W + n + 1, y, NUM_W - 1,
+			  over && !stale ? ST_BAR_OVER
+					 : stale ? ST_STALE : ST_NORMAL,
+			  buf);
+	}
+	free(v);
+	draw_live(st, g, (vrect){r.x, r.y + rows + 1, r.w, r.h - rows - 1});
+	view_scroll_note(g, r, r.y + rows, first, rows, k);
+}

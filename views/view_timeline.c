@@ -1,0 +1,127 @@
+/* view_timeline.c - a Gantt chart: one row per device, time across, ops on
+ * the schedule's critical path highlighted (DESIGN 3: the critical path is
+ * what the TUI highlights). Zoom and scroll come from the state. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bar.h"
+#include "units.h"
+#include "views.h"
+
+#define LABEL_W 7
+
+/* Per visible (device, column) cell: busy time and what it holds. */
+typedef struct tl_cell {
+	double busy;
+	uint8_t crit, sel;
+} tl_cell;
+
+static void draw_axis(vgrid *g, int x, int y, int n, double t0, double dt)
+{
+	char buf[32];
+	int step = 14;
+	for (int c = 0; c < n; c += step) {
+		units_fmt_time(t0 + c * dt, buf, sizeof buf);
+		grid_put(g, x + c, y, 0x2502u, ST_DIM);
+		int room = c + step <= n ? step - 2 : n - c - 1;
+		grid_puts(g, x + c + 1, y, room, ST_DIM, buf);
+	}
+}
+
+static void draw_legend(const vstate *st, vgrid *g, vrect r, int y,
+			double t0, double t1)
+{
+	char buf[160], a[32], b[32], c[32];
+	int x = r.x;
+	grid_put(g, x, y, GLYPH_FULL, ST_BAR_OK);
+	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " busy  ");
+	grid_put(g, x, y, GLYPH_HALF, ST_BAR_OK);
+	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " partly  ");
+	grid_put(g, x, y, GLYPH_CRIT, ST_CRITICAL);
+	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " critical path  ");
+	snprintf(buf, sizeof buf, "%s-%s of %s, zoom %d\xc3\x97 (z/Z, \xe2\x86\x90/\xe2\x86\x92)",
+		 units_fmt_time(t0, a, sizeof a), units_fmt_time(t1, b, sizeof b),
+		 units_fmt_time(st->plan->sim.makespan, c, sizeof c),
+		 st->tl_zoom);
+	grid_puts(g, x, y, r.x + r.w - x, ST_DIM, buf);
+}
+
+void view_timeline_draw(const vstate *st, vgrid *g, vrect r)
+{
+	const dp_plan *p = st->plan;
+	int k = p->sim.k;
+	int n = r.w - LABEL_W;
+	int rows = r.h - 2; /* axis on top, legend at the bottom */
+	if (n < 4 || rows < 1)
+		return;
+	if (rows > k)
+		rows = k;
+	int sel = st->dev < k ? st->dev : k - 1;
+	int first = view_scroll_for(sel, 0, rows, k);
+	double t0, t1;
+	view_time_window(st, &t0, &t1);
+	double dt = (t1 - t0) / n;
+	draw_axis(g, r.x + LABEL_W, r.y, n, t0, dt);
+	view_scroll_note(g, r, r.y, first, rows, k);
+	tl_cell *cells = calloc((size_t)rows * (size_t)n, sizeof *cells);
+	if (!cells) {
+		view_message(g, r, ST_ERROR, "out of memory drawing the timeline");
+		return;
+	}
+	bool stale = state_plan_stale(st);
+	if (dt > 0) {
+		for (uint32_t u = 0; u < p->nops; u++) {
+			int d = p->placement[u] - first;
+			double s = p->sim.start[u], e = p->sim.end[u];
+			if (d < 0 || d >= rows || e <= t0 || s >= t1)
+				continue;
+			long c0 = (long)floor((s - t0) / dt);
+			long c1 = (long)floor((e - t0) / dt);
+			if (c0 < 0)
+				c0 = 0;
+			if (c1 > n - 1)
+				c1 = n - 1;
+			for (long c = c0; c <= c1; c++) {
+				double ca = t0 + c * dt, cb = ca + dt;
+				double ov = (e < cb ? e : cb) - (s > ca ? s : ca);
+				tl_cell *tc = &cells[(size_t)d * n + c];
+				if (ov > 0)
+					tc->busy += ov;
+				if (st->on_cp[u])
+					tc->crit = 1;
+				if (u == st->op)
+					tc->sel = 1;
+			}
+		}
+	}
+	char lab[16];
+	for (int i = 0; i < rows; i++) {
+		int y = r.y + 1 + i, d = first + i;
+		grid_puts_fit(g, r.x, y, LABEL_W - 1,
+			      d == st->dev ? ST_SELECTED : ST_NORMAL,
+			      view_dev_label(d, lab, sizeof lab));
+		for (int c = 0; c < n; c++) {
+			const tl_cell *tc = &cells[(size_t)i * n + c];
+			uint32_t ch = ' ';
+			vstyle sty = ST_NORMAL;
+			if (tc->crit) {
+				ch = GLYPH_CRIT;
+				sty = ST_CRITICAL;
+			} else if (tc->busy >= 0.5 * dt) {
+				ch = GLYPH_FULL;
+				sty = ST_BAR_OK;
+			} else if (tc->busy > 0) {
+				ch = GLYPH_HALF;
+				sty = ST_BAR_OK;
+			}
+			if (tc->sel)
+				sty = ST_SELECTED;
+			else if (stale && ch != ' ')
+				sty = ST_STALE;
+			grid_put(g, r.x + LABEL_W + c, y, ch, sty);
+		}
+	}
+	free(cells);
+	draw_legend(st, g, r, r.y + r.h - 1, t0, t1);
+}
