@@ -9,10 +9,18 @@
 
 extern const dp_algo algo_single;
 extern const dp_algo algo_mtopo;
+extern const dp_algo algo_metf;
+extern const dp_algo algo_heft;
+extern const dp_algo algo_metis;
+extern const dp_algo algo_contig;
 
 static const dp_algo *const registry[] = {
 	&algo_single,
 	&algo_mtopo,
+	&algo_metf,
+	&algo_heft,
+	&algo_metis,
+	&algo_contig,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])

@@ -1,0 +1,348 @@
+/* algo_heft.c - HEFT with insertion and a memory eligibility check.
+ *
+ * Topcuoglu, Hariri, Wu, IEEE TPDS 2002: upward ranks with average
+ * computation and communication costs (section 4.1, eq. 7), tasks in
+ * decreasing rank, each on the processor that gives it the earliest finish
+ * time, inserted into the earliest idle gap that can hold it (section 4.2).
+ * The memory check (listsched.h) is this project's addition, the same one
+ * m-ETF uses. The core (heft_run) is exposed in internal/heft.h so that the
+ * paper's 10-task example can be checked with its own cost matrix.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "internal/heft.h"
+#include "internal/listsched.h"
+
+typedef struct slot {
+	double s, f;
+} slot;
+
+typedef struct slots {
+	slot *a;
+	uint32_t len, cap;
+} slots;
+
+/* Earliest start >= ready of a task of length dur on a processor whose busy
+ * slots are ps (sorted, disjoint): the first idle gap that holds it, else
+ * after the last slot (insertion-based policy, section 4.2). *pos is where
+ * the new slot goes. */
+static double slot_find(const slots *ps, double ready, double dur,
+			uint32_t *pos)
+{
+	uint32_t lo = 0, hi = ps->len;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ps->a[mid].f <= ready)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	double t = ready;
+	for (uint32_t i = lo; i < ps->len; i++) {
+		if (t + dur <= ps->a[i].s) {
+			*pos = i;
+			return t;
+		}
+		if (ps->a[i].f > t)
+			t = ps->a[i].f;
+	}
+	*pos = ps->len;
+	return t;
+}
+
+static int slot_insert(slots *ps, uint32_t pos, double s, double f)
+{
+	if (ps->len == ps->cap) {
+		uint32_t nc = ps->cap ? ps->cap * 2 : 16;
+		slot *q = realloc(ps->a, (size_t)nc * sizeof *q);
+		if (!q)
+			return -1;
+		ps->a = q;
+		ps->cap = nc;
+	}
+	memmove(ps->a + pos + 1, ps->a + pos,
+		(size_t)(ps->len - pos) * sizeof *ps->a);
+	ps->a[pos] = (slot){s, f};
+	ps->len++;
+	return 0;
+}
+
+typedef struct ranked {
+	double rank;
+	uint32_t pos; /* topological index */
+	uint32_t op;
+} ranked;
+
+static int ranked_cmp(const void *pa, const void *pb)
+{
+	const ranked *a = pa, *b = pb;
+	if (a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static double cost(const heft_problem *pb, uint32_t v, int p)
+{
+	if (pb->w)
+		return pb->w[(size_t)v * (size_t)pb->k + (size_t)p];
+	return pb->g->ops[v].time_us / pb->speed[p];
+}
+
+/* Earliest time v's inputs are all on processor p. */
+static double ready_on(const heft_problem *pb, const heft_schedule *out,
+		       uint32_t v, int p)
+{
+	const dp_graph *g = pb->g;
+	double ready = 0.0;
+	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+		uint32_t e = g->pred_edge[i];
+		uint32_t u = g->edges[e].from;
+		double t = out->finish[u] + (out->proc[u] != p ? pb->comm[e] : 0);
+		if (t > ready)
+			ready = t;
+	}
+	return ready;
+}
+
+typedef struct heft_work {
+	ranked *order;
+	double *wbar;
+	double *est, *eft; /* per processor, for the task at hand */
+	uint32_t *pos;
+	slots *busy;
+	ls_cons cons;
+} heft_work;
+
+static void work_free(heft_work *w, int k)
+{
+	free(w->order);
+	free(w->wbar);
+	free(w->est);
+	free(w->eft);
+	free(w->pos);
+	if (w->busy)
+		for (int p = 0; p < k; p++)
+			free(w->busy[p].a);
+	free(w->busy);
+	ls_cons_free(&w->cons);
+}
+
+/* Picks v's processor among the allowed ones; fills w->est/eft/pos. */
+static int choose(const heft_problem *pb, heft_schedule *out, heft_work *w,
+		  uint32_t v)
+{
+	int k = pb->k;
+	int32_t only = ls_cons_device(&w->cons, v);
+	int lo = only >= 0 ? only : 0, hi = only >= 0 ? only + 1 : k;
+	int best = -1;
+	for (int p = lo; p < hi; p++) {
+		double dur = cost(pb, v, p);
+		double ready = ready_on(pb, out, v, p);
+		w->est[p] = slot_find(&w->busy[p], ready, dur, &w->pos[p]);
+		w->eft[p] = w->est[p] + dur;
+		if (pb->mem && ls_mem_over(pb->mem, v, p) > 0)
+			continue;
+		if (best < 0 || w->eft[p] < w->eft[best])
+			best = p;
+	}
+	if (best >= 0 || !pb->mem)
+		return best;
+	/* Nothing fits at the clock: count the releases due by each start
+	 * (the task may start later than the clock), then the least overflow. */
+	for (int p = lo; p < hi; p++) {
+		double t = w->est[p] > pb->mem->clock ? w->est[p] : pb->mem->clock;
+		if (ls_mem_over_at(pb->mem, v, p, t) > 0)
+			continue;
+		if (best < 0 || w->eft[p] < w->eft[best])
+			best = p;
+	}
+	if (best >= 0)
+		return best;
+	int64_t best_over = 0;
+	for (int p = lo; p < hi; p++) {
+		int64_t ov = ls_mem_over(pb->mem, v, p);
+		if (best < 0 || ov < best_over ||
+		    (ov == best_over && w->eft[p] < w->eft[best])) {
+			best = p;
+			best_over = ov;
+		}
+	}
+	out->overflowed = true;
+	return best;
+}
+
+static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
+		  uint32_t v, int p)
+{
+	const dp_graph *g = pb->g;
+	double s = w->est[p], f = w->eft[p];
+	out->proc[v] = p;
+	out->start[v] = s;
+	out->finish[v] = f;
+	if (f > out->makespan)
+		out->makespan = f;
+	ls_cons_place(&w->cons, v, p);
+	if (slot_insert(&w->busy[p], w->pos[p], s, f))
+		return -1;
+	if (!pb->mem)
+		return 0;
+	ls_mem_advance(pb->mem, s);
+	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+		uint32_t e = g->pred_edge[i];
+		const dp_edge *ed = &g->edges[e];
+		uint32_t u = ed->from;
+		if (ed->control || out->proc[u] == p)
+			continue;
+		if (ls_mem_add_copy(pb->mem, u, p, ed->bytes, out->finish[u],
+				    out->finish[u] + pb->comm[e]))
+			return -1;
+	}
+	return ls_mem_place(pb->mem, v, s, f);
+}
+
+dp_status heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
+{
+	const dp_graph *g = pb->g;
+	uint32_t n = g->nops;
+	int k = pb->k;
+	heft_work w;
+	memset(&w, 0, sizeof w);
+	dp_status st = ls_cons_init(&w.cons, g, err);
+	if (st)
+		return st;
+	w.order = malloc(((size_t)n + 1) * sizeof *w.order);
+	w.wbar = malloc(((size_t)n + 1) * sizeof *w.wbar);
+	w.est = malloc((size_t)k * sizeof *w.est);
+	w.eft = malloc((size_t)k * sizeof *w.eft);
+	w.pos = malloc((size_t)k * sizeof *w.pos);
+	w.busy = calloc((size_t)k, sizeof *w.busy);
+	if (!w.order || !w.wbar || !w.est || !w.eft || !w.pos || !w.busy)
+		goto nomem;
+
+	/* average computation cost of each task over the processors */
+	for (uint32_t v = 0; v < n; v++) {
+		double sum = 0;
+		for (int p = 0; p < k; p++)
+			sum += cost(pb, v, p);
+		w.wbar[v] = sum / k;
+	}
+	ls_upward_ranks(g, w.wbar, pb->rank_comm, out->rank);
+	for (uint32_t v = 0; v < n; v++) {
+		w.order[v] = (ranked){out->rank[v], g->topo_pos[v], v};
+		out->proc[v] = -1;
+		out->start[v] = out->finish[v] = 0;
+	}
+	/* decreasing rank is a topological order: rank(u) >= rank(v) for an
+	 * edge u->v, and equal ranks fall back on the topological index */
+	qsort(w.order, n, sizeof *w.order, ranked_cmp);
+	out->makespan = 0;
+	out->overflowed = false;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if ((i & 1023) == 0) {
+			if (progress_canceled(pb->progress)) {
+				work_free(&w, k);
+				return dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
+						  "canceled");
+			}
+			progress_report(pb->progress, "heft",
+					(double)i / (n ? n : 1));
+		}
+		uint32_t v = w.order[i].op;
+		int p = choose(pb, out, &w, v);
+		if (commit(pb, out, &w, v, p))
+			goto nomem;
+	}
+	work_free(&w, k);
+	return DP_OK;
+nomem:
+	work_free(&w, k);
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory while scheduling %u ops with HEFT", n);
+}
+
+/* ---- the registry entry ---- */
+
+typedef struct heft_ctx {
+	const dp_graph *g;
+	const dp_machine *m;
+	const dp_progress *p;
+	double *comm;
+	heft_schedule sched;
+} heft_ctx;
+
+static dp_status heft_attempt(void *vctx, const int64_t *cap,
+			      int32_t *placement, bool *overflowed,
+			      dp_err *err)
+{
+	heft_ctx *c = vctx;
+	ls_mem mem;
+	dp_status st = ls_mem_init(&mem, c->g, c->m->k, c->sched.proc, cap,
+				   err);
+	if (st)
+		return st;
+	heft_problem pb = {
+		.g = c->g,
+		.k = c->m->k,
+		.w = NULL,
+		.speed = c->m->speed,
+		.comm = c->comm,
+		.rank_comm = c->comm,
+		.mem = &mem,
+		.progress = c->p,
+	};
+	st = heft_run(&pb, &c->sched, err);
+	ls_mem_free(&mem);
+	if (st)
+		return st;
+	memcpy(placement, c->sched.proc, (size_t)c->g->nops * sizeof *placement);
+	*overflowed = c->sched.overflowed;
+	return DP_OK;
+}
+
+static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
+			       const dp_algo_opts *o, const dp_progress *p,
+			       int32_t *placement, dp_err *err)
+{
+	dp_status st = algo_check_pins(g, m, err);
+	if (st)
+		return st;
+	size_t n = (size_t)g->nops + 1;
+	heft_ctx c = {.g = g, .m = m, .p = p};
+	c.comm = malloc(((size_t)g->nedges + 1) * sizeof *c.comm);
+	c.sched.proc = malloc(n * sizeof *c.sched.proc);
+	c.sched.start = malloc(n * sizeof *c.sched.start);
+	c.sched.finish = malloc(n * sizeof *c.sched.finish);
+	c.sched.rank = malloc(n * sizeof *c.sched.rank);
+	if (!c.comm || !c.sched.proc || !c.sched.start || !c.sched.finish ||
+	    !c.sched.rank) {
+		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				"out of memory for HEFT on %u ops", g->nops);
+		goto out;
+	}
+	/* uniform links: the average over processor pairs of L + data / B
+	 * is the cost itself (paper section 3) */
+	for (uint32_t e = 0; e < g->nedges; e++)
+		c.comm[e] = m->k > 1 ? ls_edge_comm(g, m, e) : 0.0;
+	st = ls_verify(g, m, o ? o->contention : DP_CONT_PORT, heft_attempt,
+		       &c, p, placement, err);
+	if (!st)
+		progress_report(p, "heft", 1.0);
+out:
+	free(c.comm);
+	free(c.sched.proc);
+	free(c.sched.start);
+	free(c.sched.finish);
+	free(c.sched.rank);
+	return st;
+}
+
+const dp_algo algo_heft = {
+	.name = "heft",
+	.summary = "HEFT: rank-ordered earliest finish time with insertion, "
+		   "memory-checked",
+	.source = "Topcuoglu, Hariri, Wu, IEEE TPDS 2002",
+	.run = heft_algo_run,
+};

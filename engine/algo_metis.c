@@ -1,0 +1,373 @@
+/* algo_metis.c - METIS k-way partitioning of the undirected op graph.
+ *
+ * Karypis and Kumar, "A fast and high quality multilevel scheme for
+ * partitioning irregular graphs", SIAM J. Sci. Comput. 1998; libmetis 5
+ * (METIS_PartGraphKway, multi-constraint: Karypis and Kumar, SC 1998).
+ *
+ * The graph handed to METIS: one vertex per op, except that a colocation
+ * group is one vertex and all ops pinned to one device (with their groups)
+ * are one vertex; edges made undirected, parallel and anti-parallel edges
+ * merged (weights added), self-loops dropped. Two vertex weights, balanced
+ * separately: time_us and memory (param + output + temp bytes), each scaled
+ * to integers; target shares per part follow the device speeds (time) and
+ * caps (memory). Edge weight: bytes (at least 1, so control edges count),
+ * scaled to fit idx_t. METIS minimises the total weight of cut edges.
+ * The fixed seed makes it deterministic.
+ *
+ * What it ignores: edge direction and time order (a cut edge costs the same
+ * whether or not the transfer is on the critical path), latency, and when
+ * memory is live (it balances sums). The simulator then schedules the
+ * placement. Pins: METIS does not know which part is which device, so
+ * parts are renamed afterwards to put the pinned vertices on their devices
+ * (heaviest first); pinned ops whose part went to another device are then
+ * moved to their pin.
+ */
+#include <math.h>
+#include <metis.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "internal/listsched.h"
+
+#define VWGT_SCALE ((double)(1 << 26))   /* each constraint's total */
+#define EWGT_TOTAL ((double)(1 << 28))   /* all edge weights, both ways */
+
+typedef struct epair {
+	idx_t a, b; /* a < b */
+	double w;
+} epair;
+
+static int epair_cmp(const void *pa, const void *pb)
+{
+	const epair *x = pa, *y = pb;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return (x->b > y->b) - (x->b < y->b);
+}
+
+typedef struct mgraph {
+	idx_t nv;
+	uint32_t *vmap;  /* op -> vertex */
+	int32_t *vpin;   /* vertex -> device it is pinned to, or -1 */
+	double *vtime, *vmem;
+	idx_t *xadj, *adjncy, *adjwgt, *vwgt;
+	epair *pairs;
+} mgraph;
+
+static void mgraph_free(mgraph *mg)
+{
+	free(mg->vmap);
+	free(mg->vpin);
+	free(mg->vtime);
+	free(mg->vmem);
+	free(mg->xadj);
+	free(mg->adjncy);
+	free(mg->adjwgt);
+	free(mg->vwgt);
+	free(mg->pairs);
+}
+
+/* Contracts groups and per-device pins into vertices (vmap, vpin). */
+static int contract(const dp_graph *g, const ls_cons *cons, int k,
+		    mgraph *mg)
+{
+	uint32_t n = g->nops;
+	int32_t *pin_v = malloc((size_t)k * sizeof *pin_v);
+	int32_t *grp_v = malloc(((size_t)g->ngroups + 1) * sizeof *grp_v);
+	mg->vmap = malloc(((size_t)n + 1) * sizeof *mg->vmap);
+	mg->vpin = malloc(((size_t)n + 1) * sizeof *mg->vpin);
+	mg->vtime = calloc((size_t)n + 1, sizeof *mg->vtime);
+	mg->vmem = calloc((size_t)n + 1, sizeof *mg->vmem);
+	if (!pin_v || !grp_v || !mg->vmap || !mg->vpin || !mg->vtime ||
+	    !mg->vmem) {
+		free(pin_v);
+		free(grp_v);
+		return -1;
+	}
+	for (int d = 0; d < k; d++)
+		pin_v[d] = -1;
+	for (uint32_t c = 0; c < g->ngroups; c++)
+		grp_v[c] = -1;
+	idx_t nv = 0;
+	for (uint32_t u = 0; u < n; u++) {
+		int32_t pin = cons->forced[u], grp = g->ops[u].colocate;
+		int32_t *slot = pin >= 0 ? &pin_v[pin]
+				: grp >= 0 ? &grp_v[grp] : NULL;
+		uint32_t v;
+		if (slot && *slot >= 0) {
+			v = (uint32_t)*slot;
+		} else {
+			v = (uint32_t)nv++;
+			mg->vpin[v] = pin;
+			if (slot)
+				*slot = (int32_t)v;
+		}
+		mg->vmap[u] = v;
+		const dp_op *op = &g->ops[u];
+		mg->vtime[v] += op->time_us;
+		mg->vmem[v] += (double)op->param_bytes +
+			       (double)op->output_bytes + (double)op->temp_bytes;
+	}
+	mg->nv = nv;
+	free(pin_v);
+	free(grp_v);
+	return 0;
+}
+
+/* Undirected, merged, weighted adjacency in CSR form for METIS. */
+static int build_adjacency(const dp_graph *g, mgraph *mg)
+{
+	uint32_t np = 0;
+	mg->pairs = malloc(((size_t)g->nedges + 1) * sizeof *mg->pairs);
+	mg->xadj = calloc((size_t)mg->nv + 1, sizeof *mg->xadj);
+	if (!mg->pairs || !mg->xadj)
+		return -1;
+	double total = 0;
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		const dp_edge *ed = &g->edges[e];
+		idx_t a = (idx_t)mg->vmap[ed->from], b = (idx_t)mg->vmap[ed->to];
+		if (a == b)
+			continue;
+		mg->pairs[np++] = (epair){a < b ? a : b, a < b ? b : a,
+					  ed->control ? 0.0 : (double)ed->bytes};
+	}
+	qsort(mg->pairs, np, sizeof *mg->pairs, epair_cmp);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < np; i++) {
+		if (m && mg->pairs[m - 1].a == mg->pairs[i].a &&
+		    mg->pairs[m - 1].b == mg->pairs[i].b)
+			mg->pairs[m - 1].w += mg->pairs[i].w;
+		else
+			mg->pairs[m++] = mg->pairs[i];
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		total += 2 * mg->pairs[i].w;
+		mg->xadj[mg->pairs[i].a + 1]++;
+		mg->xadj[mg->pairs[i].b + 1]++;
+	}
+	for (idx_t v = 0; v < mg->nv; v++)
+		mg->xadj[v + 1] += mg->xadj[v];
+	size_t nadj = (size_t)mg->xadj[mg->nv];
+	mg->adjncy = malloc((nadj + 1) * sizeof *mg->adjncy);
+	mg->adjwgt = malloc((nadj + 1) * sizeof *mg->adjwgt);
+	idx_t *fill = malloc(((size_t)mg->nv + 1) * sizeof *fill);
+	if (!mg->adjncy || !mg->adjwgt || !fill) {
+		free(fill);
+		return -1;
+	}
+	memcpy(fill, mg->xadj, (size_t)mg->nv * sizeof *fill);
+	/* bytes scaled so that the sum over both directions fits idx_t with
+	 * room to spare; every edge weighs at least 1 */
+	double scale = total > EWGT_TOTAL ? total / EWGT_TOTAL : 1.0;
+	for (uint32_t i = 0; i < m; i++) {
+		double w = floor(mg->pairs[i].w / scale + 0.5);
+		idx_t iw = w < 1 ? 1 : (idx_t)w;
+		idx_t a = mg->pairs[i].a, b = mg->pairs[i].b;
+		mg->adjncy[fill[a]] = b;
+		mg->adjwgt[fill[a]++] = iw;
+		mg->adjncy[fill[b]] = a;
+		mg->adjwgt[fill[b]++] = iw;
+	}
+	free(fill);
+	return 0;
+}
+
+/* Integer vertex weights: each constraint scaled to a total of VWGT_SCALE
+ * (all ones when a constraint is zero everywhere, which METIS rejects). */
+static int vertex_weights(mgraph *mg)
+{
+	mg->vwgt = malloc(((size_t)mg->nv * 2 + 1) * sizeof *mg->vwgt);
+	if (!mg->vwgt)
+		return -1;
+	for (int c = 0; c < 2; c++) {
+		const double *x = c == 0 ? mg->vtime : mg->vmem;
+		double total = 0;
+		for (idx_t v = 0; v < mg->nv; v++)
+			total += x[v];
+		for (idx_t v = 0; v < mg->nv; v++)
+			mg->vwgt[2 * v + c] =
+				total > 0 ? (idx_t)floor(x[v] / total *
+							 VWGT_SCALE + 0.5)
+					  : 1;
+	}
+	return 0;
+}
+
+/* Target share of each part per constraint: speeds for time, caps for
+ * memory (equal shares when a cap is unlimited or all are zero). */
+static void target_shares(const dp_machine *m, real_t *tp)
+{
+	int k = m->k;
+	double ssum = machine_sum_speed(m), csum = 0;
+	bool finite = true;
+	for (int d = 0; d < k; d++) {
+		if (m->cap[d] == DP_CAP_UNLIMITED)
+			finite = false;
+		else
+			csum += (double)m->cap[d];
+	}
+	if (csum <= 0)
+		finite = false;
+	for (int c = 0; c < 2; c++) {
+		double left = 1.0;
+		for (int d = 0; d < k; d++) {
+			double s = c == 0 ? m->speed[d] / ssum
+				   : finite ? (double)m->cap[d] / csum
+					    : 1.0 / k;
+			/* a zero share makes METIS refuse the input */
+			if (s < 1e-6)
+				s = 1e-6;
+			if (d == k - 1)
+				s = left > 1e-6 ? left : 1e-6;
+			tp[2 * d + c] = (real_t)s;
+			left -= (double)tp[2 * d + c];
+		}
+	}
+}
+
+/* Renames parts so that pinned vertices land on their devices: pinned
+ * vertices in decreasing time weight claim (part, device) when both are
+ * free; other parts keep their order on the devices left. */
+static void map_parts(const mgraph *mg, const idx_t *part, int k,
+		      int32_t *to_dev)
+{
+	int32_t *owner = malloc((size_t)k * sizeof *owner);
+	idx_t *pins = malloc(((size_t)mg->nv + 1) * sizeof *pins);
+	for (int p = 0; p < k; p++)
+		to_dev[p] = -1;
+	if (!owner || !pins) {
+		for (int p = 0; p < k; p++)
+			to_dev[p] = p;
+		free(owner);
+		free(pins);
+		return;
+	}
+	for (int d = 0; d < k; d++)
+		owner[d] = -1;
+	idx_t npins = 0;
+	for (idx_t v = 0; v < mg->nv; v++)
+		if (mg->vpin[v] >= 0)
+			pins[npins++] = v;
+	/* at most k pinned vertices: a selection sort is plenty */
+	for (idx_t i = 0; i < npins; i++) {
+		idx_t best = i;
+		for (idx_t j = i + 1; j < npins; j++)
+			if (mg->vtime[pins[j]] > mg->vtime[pins[best]])
+				best = j;
+		idx_t t = pins[i];
+		pins[i] = pins[best];
+		pins[best] = t;
+		idx_t p = part[pins[i]];
+		int32_t d = mg->vpin[pins[i]];
+		if (to_dev[p] < 0 && owner[d] < 0) {
+			to_dev[p] = d;
+			owner[d] = (int32_t)p;
+		}
+	}
+	int d = 0;
+	for (int p = 0; p < k; p++) {
+		if (to_dev[p] >= 0)
+			continue;
+		while (owner[d] >= 0)
+			d++;
+		to_dev[p] = d;
+		owner[d] = p;
+	}
+	free(owner);
+	free(pins);
+}
+
+static dp_status metis_run(const dp_graph *g, const dp_machine *m,
+			   const dp_algo_opts *o, const dp_progress *p,
+			   int32_t *placement, dp_err *err)
+{
+	(void)o;
+	dp_status st = algo_check_pins(g, m, err);
+	if (st)
+		return st;
+	int k = m->k;
+	mgraph mg;
+	memset(&mg, 0, sizeof mg);
+	ls_cons cons;
+	if ((st = ls_cons_init(&cons, g, err)))
+		return st;
+	idx_t *part = NULL;
+	real_t *tp = NULL;
+	int32_t *to_dev = NULL;
+	progress_report(p, "metis", 0.0);
+	if (contract(g, &cons, k, &mg))
+		goto nomem;
+	part = malloc(((size_t)mg.nv + 1) * sizeof *part);
+	to_dev = malloc((size_t)k * sizeof *to_dev);
+	if (!part || !to_dev)
+		goto nomem;
+	if (k == 1 || mg.nv <= k) {
+		/* nothing for METIS to do (it refuses nparts > nvtxs): one
+		 * vertex per part */
+		for (idx_t v = 0; v < mg.nv; v++)
+			part[v] = k == 1 ? 0 : v;
+	} else {
+		if (build_adjacency(g, &mg) || vertex_weights(&mg))
+			goto nomem;
+		tp = malloc((size_t)k * 2 * sizeof *tp);
+		if (!tp)
+			goto nomem;
+		target_shares(m, tp);
+		if (progress_canceled(p)) {
+			st = dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
+					"canceled");
+			goto out;
+		}
+		progress_report(p, "metis", 0.2);
+		idx_t options[METIS_NOPTIONS];
+		METIS_SetDefaultOptions(options);
+		options[METIS_OPTION_SEED] = 1;
+		options[METIS_OPTION_NUMBERING] = 0;
+		idx_t nv = mg.nv, ncon = 2, nparts = k, objval = 0;
+		real_t ubvec[2] = {1.05f, 1.10f};
+		int rc = METIS_PartGraphKway(&nv, &ncon, mg.xadj, mg.adjncy,
+					     mg.vwgt, NULL, mg.adjwgt, &nparts,
+					     tp, ubvec, options, &objval, part);
+		if (rc != METIS_OK) {
+			st = dp_err_set(err,
+					rc == METIS_ERROR_MEMORY ? DP_ENOMEM
+								 : DP_EINTERNAL,
+					NULL, 0, 0,
+					"METIS_PartGraphKway failed (code %d) "
+					"on %ld vertices into %d parts",
+					rc, (long)nv, k);
+			goto out;
+		}
+	}
+	if (progress_canceled(p)) {
+		st = dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "canceled");
+		goto out;
+	}
+	map_parts(&mg, part, k, to_dev);
+	for (uint32_t u = 0; u < g->nops; u++) {
+		placement[u] = to_dev[part[mg.vmap[u]]];
+		if (cons.forced[u] >= 0)
+			placement[u] = cons.forced[u];
+	}
+	progress_report(p, "metis", 1.0);
+	goto out;
+nomem:
+	st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			"out of memory preparing %u ops for METIS", g->nops);
+out:
+	ls_cons_free(&cons);
+	mgraph_free(&mg);
+	free(part);
+	free(tp);
+	free(to_dev);
+	return st;
+}
+
+const dp_algo algo_metis = {
+	.name = "metis",
+	.summary = "METIS k-way min edge cut, time and memory balanced "
+		   "(ignores direction and time order)",
+	.source = "Karypis and Kumar, SIAM J. Sci. Comput. 1998 (libmetis 5)",
+	.run = metis_run,
+};

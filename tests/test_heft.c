@@ -1,0 +1,255 @@
+/* test_heft.c - the HEFT core on the paper's example, and the heft
+ * algorithm's memory check, pins and colocation. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "graph.h"
+#include "internal/heft.h"
+#include "internal/listsched.h"
+#include "lib/testlib.h"
+#include "machine.h"
+#include "plan.h"
+
+/* Topcuoglu et al. 2002, Fig. 2: ten tasks, edge weights = communication
+ * costs, and the computation cost table on processors P1..P3. */
+static const int paper_edges[][3] = {
+	{1, 2, 18}, {1, 3, 12}, {1, 4, 9},  {1, 5, 11}, {1, 6, 14},
+	{2, 8, 19}, {2, 9, 16}, {3, 7, 23}, {4, 8, 27}, {4, 9, 23},
+	{5, 9, 13}, {6, 8, 15}, {7, 10, 17}, {8, 10, 11}, {9, 10, 13},
+};
+static const double paper_w[10][3] = {
+	{14, 16, 9}, {13, 19, 18}, {11, 13, 19}, {13, 8, 17}, {12, 13, 10},
+	{13, 16, 9}, {7, 15, 11},  {5, 11, 14},  {18, 12, 20}, {21, 7, 16},
+};
+
+static dp_graph *paper_graph(double *comm)
+{
+	dp_graph *g = graph_new("heft-fig2");
+	char nm[8];
+	for (int i = 1; i <= 10; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "n%d", i);
+		graph_add_op(g, nm, &id, NULL);
+	}
+	for (size_t e = 0; e < sizeof paper_edges / sizeof paper_edges[0];
+	     e++) {
+		graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
+			       (uint32_t)paper_edges[e][1] - 1, 0, false, NULL);
+		comm[e] = paper_edges[e][2];
+	}
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static void test_heft_paper_example_makespan_80(void)
+{
+	double comm[15];
+	dp_graph *g = paper_graph(comm);
+	REQUIRE(g);
+	int32_t proc[10];
+	double start[10], finish[10], rank[10];
+	heft_schedule s = {proc, start, finish, rank, 0, false};
+	heft_problem pb = {.g = g,
+			   .k = 3,
+			   .w = &paper_w[0][0],
+			   .comm = comm,
+			   .rank_comm = comm};
+	dp_err err;
+	REQUIRE(heft_run(&pb, &s, &err) == DP_OK);
+	CHECK_NEAR(s.makespan, 80, 1e-9);
+	CHECK(!s.overflowed);
+	/* Table 2 of the paper: upward ranks */
+	static const double want_rank[10] = {108.0,  77.0,   80.0,   80.0,
+					     69.0,   63.333, 42.667, 35.667,
+					     44.333, 14.667};
+	for (int i = 0; i < 10; i++)
+		CHECK_NEAR(rank[i], want_rank[i], 1e-3);
+	/* Fig. 4(a): n1 on P3 [0, 9], n10 on P2 [73, 80], n4 on P2 [18, 26],
+	 * n8 inserted on P1 [57, 62] */
+	CHECK_INT(proc[0], 2);
+	CHECK_NEAR(start[0], 0, 1e-9);
+	CHECK_NEAR(finish[0], 9, 1e-9);
+	CHECK_INT(proc[9], 1);
+	CHECK_NEAR(start[9], 73, 1e-9);
+	CHECK_INT(proc[3], 1);
+	CHECK_NEAR(start[3], 18, 1e-9);
+	CHECK_INT(proc[7], 0);
+	CHECK_NEAR(start[7], 57, 1e-9);
+	graph_free(g);
+}
+
+static void test_heft_inserts_into_idle_gap(void)
+{
+	/* a -> b (long comm) and an independent short op c on one processor:
+	 * with insertion, c fills the gap before b */
+	dp_graph *g = graph_new("gap");
+	uint32_t a, b, c, d;
+	graph_add_op(g, "a", &a, NULL);
+	graph_add_op(g, "b", &b, NULL);
+	graph_add_op(g, "c", &c, NULL);
+	graph_add_op(g, "d", &d, NULL);
+	graph_add_edge(g, a, b, 0, false, NULL);
+	graph_add_edge(g, b, d, 0, false, NULL);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	/* one processor: b waits for nothing but a, c is shorter and
+	 * lower-ranked, so it goes after d unless it fits in a gap; make a gap
+	 * by giving b a late ready time through a huge cost of a on p0 */
+	double w[4] = {10, 10, 3, 10};
+	double comm[2] = {0, 0};
+	int32_t proc[4];
+	double st[4], fi[4], rk[4];
+	heft_schedule s = {proc, st, fi, rk, 0, false};
+	heft_problem pb = {.g = g, .k = 1, .w = w, .comm = comm,
+			   .rank_comm = comm};
+	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
+	CHECK_NEAR(s.makespan, 33, 1e-9);
+	CHECK_NEAR(st[c], 30, 1e-9); /* lowest rank, no gap: at the end */
+	graph_free(g);
+
+	/* two processors, comm makes a gap on p1 that the short op fills */
+	g = graph_new("gap2");
+	uint32_t x, y, z;
+	graph_add_op(g, "x", &x, NULL);
+	graph_add_op(g, "y", &y, NULL);
+	graph_add_op(g, "z", &z, NULL);
+	graph_add_edge(g, x, y, 0, false, NULL);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	/* x only cheap on p0, y only cheap on p1 (arrives at 10 + 5 = 15),
+	 * z: rank lowest, cheap on p1, fits in [0, 15) there */
+	double w2[6] = {10, 100, 100, 10, 50, 4};
+	double comm2[1] = {5};
+	int32_t proc2[3];
+	double st2[3], fi2[3], rk2[3];
+	heft_schedule s2 = {proc2, st2, fi2, rk2, 0, false};
+	heft_problem pb2 = {.g = g, .k = 2, .w = w2, .comm = comm2,
+			    .rank_comm = comm2};
+	REQUIRE(heft_run(&pb2, &s2, NULL) == DP_OK);
+	CHECK_INT(proc2[y], 1);
+	CHECK_NEAR(st2[y], 15, 1e-9);
+	CHECK_INT(proc2[z], 1);
+	CHECK_NEAR(st2[z], 0, 1e-9);
+	CHECK_NEAR(s2.makespan, 25, 1e-9);
+	graph_free(g);
+}
+
+/* Two independent ops with big outputs: one device cannot hold both, so
+ * the memory check sends the second elsewhere even though it would finish
+ * earlier on device 0 in a pure-time view (device 1 is slower). */
+static void test_heft_memory_check_moves_op(void)
+{
+	dp_graph *g = graph_new("mem");
+	uint32_t a, b;
+	graph_add_op(g, "a", &a, NULL);
+	graph_add_op(g, "b", &b, NULL);
+	g->ops[a].time_us = 10;
+	g->ops[b].time_us = 10;
+	g->ops[a].param_bytes = 600;
+	g->ops[b].param_bytes = 600;
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(machine_set_caps(&m, "1000", NULL) == DP_OK);
+	REQUIRE(machine_set_speeds(&m, "1,0.25", NULL) == DP_OK);
+	const dp_algo *h = algo_find("heft");
+	REQUIRE(h);
+	dp_algo_opts o;
+	algo_opts_default(&o);
+	dp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	REQUIRE(plan_run(g, &m, h, &o, NULL, &plan, NULL) == DP_OK);
+	CHECK(plan.placement[a] != plan.placement[b]);
+	CHECK(plan.feasible);
+
+	/* without caps, both go to the fast device */
+	REQUIRE(machine_set_caps(&m, "inf", NULL) == DP_OK);
+	plan_free(&plan);
+	memset(&plan, 0, sizeof plan);
+	REQUIRE(plan_run(g, &m, h, &o, NULL, &plan, NULL) == DP_OK);
+	CHECK_INT(plan.placement[a], 0);
+	CHECK_INT(plan.placement[b], 0);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_heft_honours_pins_and_groups(void)
+{
+	double comm[15];
+	dp_graph *g = graph_new("pins");
+	char nm[8];
+	for (int i = 1; i <= 10; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "n%d", i);
+		graph_add_op(g, nm, &id, NULL);
+		g->ops[id].time_us = paper_w[i - 1][0];
+	}
+	for (size_t e = 0; e < 15; e++) {
+		graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
+			       (uint32_t)paper_edges[e][1] - 1, 0, false, NULL);
+		comm[e] = paper_edges[e][2];
+	}
+	g->ops[9].pin = 2;
+	graph_set_colocate(g, 1, "grp", NULL);
+	graph_set_colocate(g, 7, "grp", NULL);
+	graph_set_colocate(g, 4, "grp2", NULL);
+	graph_set_colocate(g, 8, "grp2", NULL);
+	g->ops[8].pin = 1;
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	int32_t proc[10];
+	double st[10], fi[10], rk[10];
+	heft_schedule s = {proc, st, fi, rk, 0, false};
+	heft_problem pb = {.g = g, .k = 3, .w = &paper_w[0][0], .comm = comm,
+			   .rank_comm = comm};
+	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
+	CHECK_INT(proc[9], 2);
+	CHECK_INT(proc[1], proc[7]);
+	CHECK_INT(proc[4], 1);
+	CHECK_INT(proc[8], 1);
+	/* precedence holds in HEFT's own schedule */
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		uint32_t u = g->edges[e].from, v = g->edges[e].to;
+		double need = fi[u] + (proc[u] != proc[v] ? comm[e] : 0);
+		CHECK(st[v] >= need - 1e-9);
+	}
+	graph_free(g);
+}
+
+static void test_heft_cancel(void)
+{
+	dp_graph *g = graph_new("c");
+	uint32_t prev = 0;
+	for (int i = 0; i < 3000; i++) {
+		char nm[16];
+		uint32_t id;
+		snprintf(nm, sizeof nm, "o%d", i);
+		graph_add_op(g, nm, &id, NULL);
+		g->ops[id].time_us = 1;
+		if (i)
+			graph_add_edge(g, prev, id, -1, false, NULL);
+		prev = id;
+	}
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	atomic_int cancel = 1;
+	dp_progress p = {NULL, NULL, &cancel};
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	dp_algo_opts o;
+	algo_opts_default(&o);
+	dp_err err;
+	CHECK_INT(algo_find("heft")->run(g, &m, &o, &p, pl, &err),
+		  DP_ECANCELED);
+	free(pl);
+	machine_free(&m);
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_heft_paper_example_makespan_80),
+	  TEST(test_heft_inserts_into_idle_gap),
+	  TEST(test_heft_memory_check_moves_op),
+	  TEST(test_heft_honours_pins_and_groups), TEST(test_heft_cancel))

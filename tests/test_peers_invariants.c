@@ -1,0 +1,383 @@
+/* test_peers_invariants.c - metf, heft, metis and contig on many graphs:
+ * random DAGs made here, generated training graphs (gen.h) and the real
+ * graphs in ../shared/benchmarks. For each plan: every op on a valid device,
+ * pins and colocation groups respected, a plan called feasible is under
+ * every cap in the simulator (and one called infeasible is over one),
+ * evaluating the placement again reproduces the makespan and peaks, and a
+ * second run gives the same placement bit for bit. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "algo.h"
+#include "gen.h"
+#include "graph.h"
+#include "lib/testlib.h"
+#include "load.h"
+#include "machine.h"
+#include "plan.h"
+
+static const char *const peers[] = {"metf", "heft", "metis", "contig"};
+#define NPEERS (sizeof peers / sizeof peers[0])
+
+/* ---- random DAGs ---- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+static uint32_t rng_below(uint64_t *s, uint32_t n)
+{
+	return n ? (uint32_t)(rng_next(s) % n) : 0;
+}
+
+/* n ops; each op takes 1..3 inputs from the 40 ops before it (some control,
+ * some with explicit bytes, now and then a parallel edge). With
+ * constraints, a few groups of 2..4 ops and a few ops pinned to device 0
+ * or 1 (so the machine needs k >= 2). */
+static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
+{
+	uint64_t s = seed * 2654435761u + 17;
+	dp_graph *g = graph_new("random");
+	char nm[32];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "op%u", i);
+		if (graph_add_op(g, nm, &id, NULL)) {
+			graph_free(g);
+			return NULL;
+		}
+		dp_op *op = &g->ops[id];
+		op->time_us = rng_below(&s, 8) == 0 ? 0 : rng_below(&s, 200);
+		op->output_bytes = (int64_t)rng_below(&s, 1 << 20);
+		op->param_bytes =
+			rng_below(&s, 4) == 0 ? (int64_t)rng_below(&s, 4 << 20)
+					      : 0;
+		op->temp_bytes =
+			rng_below(&s, 5) == 0 ? (int64_t)rng_below(&s, 1 << 19)
+					      : 0;
+		uint32_t nin = i ? 1 + rng_below(&s, 3) : 0;
+		for (uint32_t j = 0; j < nin; j++) {
+			uint32_t span = i < 40 ? i : 40;
+			uint32_t from = i - 1 - rng_below(&s, span);
+			bool ctl = rng_below(&s, 10) == 0;
+			int64_t bytes = rng_below(&s, 6) == 0
+						? (int64_t)rng_below(&s, 1 << 21)
+						: -1;
+			graph_add_edge(g, from, id, ctl ? 0 : bytes, ctl, NULL);
+			if (rng_below(&s, 30) == 0)
+				graph_add_edge(g, from, id, -1, false, NULL);
+		}
+	}
+	if (constraints && n >= 4) {
+		for (uint32_t c = 0; c < n / 20 + 1; c++) {
+			snprintf(nm, sizeof nm, "grp%u", c);
+			uint32_t size = 2 + rng_below(&s, 3);
+			for (uint32_t j = 0; j < size; j++) {
+				uint32_t u = rng_below(&s, n);
+				if (g->ops[u].colocate < 0)
+					graph_set_colocate(g, u, nm, NULL);
+			}
+		}
+		for (uint32_t j = 0; j < n / 30 + 1; j++) {
+			uint32_t u = rng_below(&s, n);
+			if (g->ops[u].colocate < 0)
+				g->ops[u].pin = (int32_t)rng_below(&s, 2);
+		}
+	}
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* ---- checks ---- */
+
+static int64_t single_device_peak(const dp_graph *g, const dp_machine *m)
+{
+	int32_t *zero = calloc(g->nops + 1, sizeof *zero);
+	dp_plan p;
+	memset(&p, 0, sizeof p);
+	int64_t peak = -1;
+	if (zero && plan_evaluate(g, m, zero, DP_CONT_PORT, &p, NULL) == DP_OK)
+		peak = p.sim.dev[0].peak_bytes;
+	plan_free(&p);
+	free(zero);
+	return peak;
+}
+
+static bool placement_ok(const dp_graph *g, const dp_machine *m,
+			 const int32_t *pl, const char *what)
+{
+	for (uint32_t u = 0; u < g->nops; u++) {
+		if (pl[u] < 0 || pl[u] >= m->k) {
+			test_fail(__FILE__, __LINE__, "%s: op %u on device %d",
+				  what, u, pl[u]);
+			return false;
+		}
+		if (g->ops[u].pin >= 0 && pl[u] != g->ops[u].pin) {
+			test_fail(__FILE__, __LINE__, "%s: pinned op %u moved",
+				  what, u);
+			return false;
+		}
+	}
+	for (uint32_t c = 0; c < g->ngroups; c++)
+		for (uint32_t i = g->group_off[c] + 1; i < g->group_off[c + 1];
+		     i++)
+			if (pl[g->group_ops[i]] !=
+			    pl[g->group_ops[g->group_off[c]]]) {
+				test_fail(__FILE__, __LINE__,
+					  "%s: group %u split", what, c);
+				return false;
+			}
+	return true;
+}
+
+/* Plans g on m with algo and checks every invariant. Returns the plan's
+ * feasibility (false also when the run failed). */
+static bool check_algo(const dp_graph *g, const dp_machine *m,
+		       const char *name, const char *what)
+{
+	const dp_algo *a = algo_find(name);
+	if (!a) {
+		test_fail(__FILE__, __LINE__, "algorithm %s not registered",
+			  name);
+		return false;
+	}
+	dp_algo_opts o;
+	algo_opts_default(&o);
+	dp_plan p1, p2, ev;
+	memset(&p1, 0, sizeof p1);
+	memset(&p2, 0, sizeof p2);
+	memset(&ev, 0, sizeof ev);
+	dp_err err;
+	char tag[256];
+	snprintf(tag, sizeof tag, "%s %s k=%d", name, what, m->k);
+	if (plan_run(g, m, a, &o, NULL, &p1, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "%s: plan failed: %s", tag,
+			  err.msg);
+		return false;
+	}
+	bool feasible = p1.feasible;
+	placement_ok(g, m, p1.placement, tag);
+	bool any_over = false;
+	for (int d = 0; d < m->k; d++)
+		if (p1.sim.dev[d].peak_bytes > m->cap[d])
+			any_over = true;
+	if (p1.feasible == any_over)
+		test_fail(__FILE__, __LINE__,
+			  "%s: feasible=%d but a device over its cap=%d", tag,
+			  p1.feasible, any_over);
+	/* eval of the returned placement reproduces the plan */
+	if (plan_evaluate(g, m, p1.placement, o.contention, &ev, &err) !=
+	    DP_OK) {
+		test_fail(__FILE__, __LINE__, "%s: eval failed: %s", tag,
+			  err.msg);
+	} else {
+		if (ev.sim.makespan != p1.sim.makespan)
+			test_fail(__FILE__, __LINE__,
+				  "%s: eval makespan %.9g, plan %.9g", tag,
+				  ev.sim.makespan, p1.sim.makespan);
+		for (int d = 0; d < m->k; d++)
+			if (ev.sim.dev[d].peak_bytes != p1.sim.dev[d].peak_bytes)
+				test_fail(__FILE__, __LINE__,
+					  "%s: eval peak differs on %d", tag, d);
+		if (p1.sim.makespan + 1e-6 < p1.bounds.lb_us)
+			test_fail(__FILE__, __LINE__,
+				  "%s: makespan %.9g below LB %.9g", tag,
+				  p1.sim.makespan, p1.bounds.lb_us);
+	}
+	/* determinism */
+	if (plan_run(g, m, a, &o, NULL, &p2, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "%s: second plan failed", tag);
+	} else if (memcmp(p1.placement, p2.placement,
+			  g->nops * sizeof *p1.placement) != 0 ||
+		   p1.sim.makespan != p2.sim.makespan) {
+		test_fail(__FILE__, __LINE__, "%s: not deterministic", tag);
+	}
+	plan_free(&p1);
+	plan_free(&p2);
+	plan_free(&ev);
+	return feasible;
+}
+
+static void set_caps(dp_machine *m, int64_t cap)
+{
+	for (int d = 0; d < m->k; d++)
+		m->cap[d] = cap;
+}
+
+/* ---- tests ---- */
+
+static void test_peers_are_registered_in_order(void)
+{
+	size_t at[NPEERS];
+	for (size_t i = 0; i < NPEERS; i++) {
+		at[i] = SIZE_MAX;
+		for (size_t j = 0; j < algo_count(); j++)
+			if (strcmp(algo_at(j)->name, peers[i]) == 0)
+				at[i] = j;
+		CHECK(at[i] != SIZE_MAX);
+		if (i)
+			CHECK(at[i] == at[i - 1] + 1);
+	}
+	CHECK(algo_find("mtopo") && at[0] != SIZE_MAX &&
+	      strcmp(algo_at(at[0] - 1)->name, "mtopo") == 0);
+}
+
+static void test_peers_on_random_dags(void)
+{
+	static const uint32_t sizes[] = {1, 2, 3, 7, 20, 64, 150, 400};
+	int feasible_when_roomy = 0, roomy_runs = 0;
+	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+		for (int cons = 0; cons < 2; cons++) {
+			dp_graph *g = random_dag(si * 7 + (uint64_t)cons,
+						 sizes[si], cons);
+			REQUIRE(g);
+			for (int k = cons ? 2 : 1; k <= 5; k += 2) {
+				dp_machine m;
+				REQUIRE(machine_init(&m, k, NULL) == DP_OK);
+				if (k == 3)
+					machine_set_speeds(&m, "1,0.5,2", NULL);
+				int64_t one = single_device_peak(g, &m);
+				REQUIRE(one >= 0);
+				/* unlimited, room for everything on each
+				 * device, a tight share, and impossible */
+				int64_t caps[4] = {DP_CAP_UNLIMITED, one,
+						   one / k + one / 8 + 1, 1};
+				for (int c = 0; c < 4; c++) {
+					set_caps(&m, caps[c]);
+					char what[64];
+					snprintf(what, sizeof what,
+						 "dag%u/%d cap%d", sizes[si],
+						 cons, c);
+					for (size_t a = 0; a < NPEERS; a++) {
+						bool f = check_algo(g, &m,
+								    peers[a],
+								    what);
+						if (c == 0 && !f)
+							test_fail(__FILE__,
+								  __LINE__,
+								  "%s: %s "
+								  "infeasible "
+								  "without caps",
+								  peers[a],
+								  what);
+						if (c == 1 && a < 2) {
+							roomy_runs++;
+							feasible_when_roomy += f;
+						}
+					}
+				}
+				machine_free(&m);
+			}
+			graph_free(g);
+		}
+	}
+	/* m-ETF and HEFT check memory as they place: with room for the whole
+	 * graph on every device, they must stay feasible */
+	CHECK_INT(feasible_when_roomy, roomy_runs);
+}
+
+static void test_peers_on_generated_graphs(void)
+{
+	static const uint32_t sizes[] = {200, 2000};
+	for (size_t si = 0; si < 2; si++) {
+		dp_gen_opts go;
+		gen_opts_default(&go);
+		go.ops = sizes[si];
+		go.seed = 3 + si;
+		dp_graph *g = NULL;
+		REQUIRE(gen_graph(&go, &g, NULL) == DP_OK);
+		dp_machine m;
+		REQUIRE(machine_init(&m, 4, NULL) == DP_OK);
+		int64_t one = single_device_peak(g, &m);
+		int64_t caps[2] = {DP_CAP_UNLIMITED, one / 3};
+		for (int c = 0; c < 2; c++) {
+			set_caps(&m, caps[c]);
+			char what[64];
+			snprintf(what, sizeof what, "gen%u cap%d", sizes[si], c);
+			for (size_t a = 0; a < NPEERS; a++)
+				check_algo(g, &m, peers[a], what);
+		}
+		machine_free(&m);
+		graph_free(g);
+	}
+}
+
+/* Every loadable graph under a folder of the shared benchmarks. */
+static void run_shared(const char *path, int *loaded)
+{
+	dp_graph *g = NULL;
+	dp_err err;
+	if (graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "cannot load %s: %s", path,
+			  err.msg);
+		return;
+	}
+	(*loaded)++;
+	dp_machine m;
+	if (machine_init_from_hint(&m, &g->hint, NULL) != DP_OK) {
+		graph_free(g);
+		return;
+	}
+	if (m.k < 2)
+		machine_resize(&m, 4, NULL);
+	/* the file's caps when it has them; else a third of one device's peak
+	 * (tight, may be infeasible: that must then be reported honestly) */
+	if (g->hint.memory_bytes <= 0)
+		set_caps(&m, single_device_peak(g, &m) / 3 + 1);
+	for (size_t a = 0; a < NPEERS; a++)
+		check_algo(g, &m, peers[a], path);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_peers_on_shared_benchmarks(void)
+{
+	char path[1600];
+	const char *base = test_shared_dir();
+	struct stat sb;
+	snprintf(path, sizeof path, "%s/pardnn-resnet", base);
+	if (stat(path, &sb) != 0) {
+		printf("# %s missing: shared benchmarks skipped\n", path);
+		return;
+	}
+	int loaded = 0;
+	run_shared(path, &loaded);
+	static const char *const dirs[] = {
+		"msr-fiddle/throughput-inputs/LayerGraphs",
+		"msr-fiddle/throughput-inputs/OperatorGraphs", "pipedream"};
+	for (size_t i = 0; i < 3; i++) {
+		char dir[1024];
+		snprintf(dir, sizeof dir, "%s/%s", base, dirs[i]);
+		struct dirent **ents = NULL;
+		int ne = scandir(dir, &ents, NULL, alphasort);
+		for (int j = 0; j < ne; j++) {
+			const char *nm = ents[j]->d_name;
+			if (nm[0] != '.') {
+				if (i == 2)
+					snprintf(path, sizeof path,
+						 "%s/%s/graph.txt", dir, nm);
+				else
+					snprintf(path, sizeof path, "%s/%s", dir,
+						 nm);
+				if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+					run_shared(path, &loaded);
+			}
+			free(ents[j]);
+		}
+		free(ents);
+	}
+	/* 1 ParDNN folder + 16 msr-fiddle files + 8 PipeDream profiles */
+	CHECK_INT(loaded, 25);
+}
+
+TEST_MAIN(TEST(test_peers_are_registered_in_order),
+	  TEST(test_peers_on_random_dags),
+	  TEST(test_peers_on_generated_graphs),
+	  TEST(test_peers_on_shared_benchmarks))
