@@ -49,21 +49,30 @@ bool screen_tab_span(view_id v, int w, int *x0, int *x1)
 	return false;
 }
 
-/* Width of F-key slot labels: the label plus a space, widened up to 7
- * cells when the screen has room (htop's even spacing). */
-static int fkey_label_width(int n, int w)
+static int fkey_natural(int n)
 {
 	const key_binding *b = keys_fkey(n);
-	int lw = b ? text_width(b->bar) + 1 : 1;
-	int keys = 0;
-	for (int i = 1; i <= 10; i++)
-		keys += i < 10 ? 2 : 3;
-	int even = (w - keys) / 10;
-	if (even > 7)
-		even = 7;
-	if (even > lw && keys + 10 * even <= w)
-		lw = even;
-	return lw;
+	return b ? text_width(b->bar) + 1 : 1;
+}
+
+/* Width of F-key slot labels: the label plus a space, all widened to the
+ * same width (up to 7 cells) when the screen has room: htop's even
+ * spacing. */
+static int fkey_label_width(int n, int w)
+{
+	int keys = 9 * 2 + 3;
+	for (int even = 7; even > 0; even--) {
+		int total = keys;
+		for (int i = 1; i <= 10; i++) {
+			int lw = fkey_natural(i);
+			total += lw > even ? lw : even;
+		}
+		if (total <= w) {
+			int lw = fkey_natural(n);
+			return lw > even ? lw : even;
+		}
+	}
+	return fkey_natural(n);
 }
 
 bool screen_fkey_span(int n, int w, int *x0, int *x1)

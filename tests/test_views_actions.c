@@ -1,0 +1,476 @@
+/* test_views_actions.c - what keys and clicks do to the explorer's state:
+ * navigation never changes the plan, live controls change the settings
+ * and ask for a rerun, prompts parse units and keep the last good state on
+ * bad input, and the key table is consistent. */
+#include <stdio.h>
+#include <string.h>
+
+#include "actions.h"
+#include "fmt.h"
+#include "keys.h"
+#include "layout.h"
+#include "lib/testlib.h"
+#include "screen.h"
+#include "state.h"
+#include "test_views_fixture.h"
+
+static unsigned type(vstate *st, const char *s)
+{
+	unsigned r = 0;
+	for (const char *p = s; *p; p++)
+		r |= actions_key(st, (unsigned char)*p);
+	return r;
+}
+
+static bool same_machine(const dp_machine *a, const dp_machine *b)
+{
+	if (a->k != b->k || a->bw != b->bw || a->lat != b->lat)
+		return false;
+	for (int d = 0; d < a->k; d++)
+		if (a->cap[d] != b->cap[d] || a->speed[d] != b->speed[d])
+			return false;
+	return true;
+}
+
+static void test_navigation_never_changes_the_plan(void)
+{
+	vstate st;
+	fx_state(&st, true);
+	dp_machine before;
+	machine_copy(&before, &st.m, NULL);
+	const dp_plan *plan = st.plan;
+	unsigned gen = st.gen;
+	const dp_algo *algo = st.algo;
+	for (int v = 0; v <= VIEW_HELP; v++) {
+		for (int i = 0; i < key_table_len; i++) {
+			const key_binding *b = &key_table[i];
+			if (!b->navigation || b->act == ACT_ESCAPE)
+				continue;
+			for (int j = 0; j < KEY_MAX_CODES && b->keys[j]; j++) {
+				st.view = (view_id)v;
+				st.prompt = PROMPT_NONE;
+				unsigned r = actions_key(&st, b->keys[j]);
+				CHECK(!(r & (AR_RERUN | AR_CANCEL |
+					     AR_CANCEL_PLAN)));
+				/* leave prompts the keys open without typing */
+				actions_key(&st, VK_ESC);
+			}
+		}
+	}
+	CHECK(st.plan == plan);
+	CHECK_INT(st.gen, gen);
+	CHECK(st.algo == algo);
+	CHECK(same_machine(&st.m, &before));
+	machine_free(&before);
+	state_free(&st);
+}
+
+static void test_tab_reaches_every_view_and_wraps(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	bool seen[VIEW_COUNT] = {false};
+	for (int i = 0; i < VIEW_COUNT; i++) {
+		seen[st.view] = true;
+		actions_key(&st, VK_TAB);
+	}
+	for (int v = 0; v < VIEW_COUNT; v++)
+		CHECK(seen[v]);
+	CHECK_INT(st.view, VIEW_DEVICES);
+	actions_key(&st, VK_BTAB);
+	CHECK_INT(st.view, VIEW_COMPARE);
+	actions_key(&st, '3');
+	CHECK_INT(st.view, VIEW_MEMORY);
+	/* entering Compare for the first time asks for a comparison */
+	vstate s2;
+	fx_state(&s2, false);
+	CHECK(actions_key(&s2, '7') & AR_COMPARE);
+	CHECK(s2.cmp_valid);
+	state_free(&s2);
+	state_free(&st);
+}
+
+static void test_help_opens_and_esc_returns(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	actions_key(&st, '2');
+	actions_key(&st, '?');
+	CHECK_INT(st.view, VIEW_HELP);
+	actions_key(&st, VK_DOWN);
+	CHECK_INT(st.help_scroll, 1);
+	actions_key(&st, VK_ESC);
+	CHECK_INT(st.view, VIEW_TIMELINE);
+	actions_key(&st, VK_F1);
+	CHECK_INT(st.view, VIEW_HELP);
+	actions_key(&st, VK_F1);
+	CHECK_INT(st.view, VIEW_TIMELINE);
+	state_free(&st);
+}
+
+static void test_plus_minus_change_device_count(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	unsigned gen = st.gen;
+	unsigned r = actions_key(&st, '+');
+	CHECK(r & AR_RERUN);
+	CHECK_INT(st.m.k, 4);
+	CHECK(st.gen != gen);
+	CHECK(state_plan_stale(&st));
+	CHECK_INT(state_ndev(&st), 4);
+	/* the new device copies the last one's cap */
+	CHECK_INT(st.m.cap[3], st.m.cap[2]);
+	CHECK(actions_key(&st, '-') & AR_RERUN);
+	CHECK(actions_key(&st, VK_F7) & AR_RERUN);
+	CHECK(actions_key(&st, '-') & AR_RERUN);
+	CHECK_INT(st.m.k, 1);
+	r = actions_key(&st, '-');
+	CHECK(!(r & AR_RERUN));
+	CHECK_INT(st.m.k, 1);
+	CHECK(st.status_error);
+	CHECK_CONTAINS(st.status, "minimum");
+	state_free(&st);
+}
+
+static void test_m_and_M_step_the_selected_cap(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	st.dev = 0; /* 1 GiB */
+	CHECK(actions_key(&st, 'm') & AR_RERUN);
+	CHECK_INT(st.m.cap[0], fmt_round_bytes(1024.0 * MiB * 0.8));
+	CHECK_CONTAINS(st.status, "GPU0 cap 819 MiB");
+	actions_key(&st, 'M');
+	CHECK_INT(st.m.cap[0], 1024 * MiB); /* 819 MiB * 1.25 rounds back */
+	/* GPU2 has no cap: m starts under its peak (24 MiB) */
+	st.dev = 2;
+	CHECK(actions_key(&st, 'm') & AR_RERUN);
+	CHECK_INT(st.m.cap[2], fmt_round_bytes(24.0 * MiB * 0.8));
+	CHECK(st.m.cap[2] < 24 * MiB);
+	/* nothing to raise on a device without a cap */
+	st.m.cap[2] = DP_CAP_UNLIMITED;
+	CHECK(!(actions_key(&st, 'M') & AR_RERUN));
+	CHECK(st.status_error);
+	CHECK_INT(actions_cap_step(100, 0, false), 80);
+	CHECK_INT(actions_cap_step(1, 0, false), 1);
+	CHECK_INT(actions_cap_step(DP_CAP_UNLIMITED, 0, false), 0);
+	state_free(&st);
+}
+
+static void test_cap_prompt_parses_units_and_keeps_state_on_error(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	st.dev = 1;
+	actions_key(&st, 'c');
+	CHECK_INT(st.prompt, PROMPT_CAP);
+	CHECK_STR(st.pbuf, "256MiB");
+	actions_key(&st, VK_CTRL_U);
+	type(&st, "8 parsecs");
+	unsigned gen = st.gen;
+	unsigned r = actions_key(&st, VK_ENTER);
+	CHECK(!(r & AR_RERUN));
+	CHECK_INT(st.prompt, PROMPT_NONE);
+	CHECK_INT(st.m.cap[1], 256 * MiB);
+	CHECK_INT(st.gen, gen);
+	CHECK(st.status_error);
+	CHECK_CONTAINS(st.status, "cap not changed");
+	actions_key(&st, 'c');
+	actions_key(&st, VK_CTRL_U);
+	type(&st, "1.5GiB");
+	r = actions_key(&st, '\n');
+	CHECK(r & AR_RERUN);
+	CHECK_INT(st.m.cap[1], 1536 * MiB);
+	CHECK(!st.status_error);
+	actions_key(&st, 'c');
+	actions_key(&st, VK_CTRL_U);
+	type(&st, "inf");
+	actions_key(&st, VK_ENTER);
+	CHECK(st.m.cap[1] == DP_CAP_UNLIMITED);
+	/* Esc abandons a prompt without a change */
+	actions_key(&st, 'c');
+	type(&st, "1");
+	actions_key(&st, VK_ESC);
+	CHECK(st.m.cap[1] == DP_CAP_UNLIMITED);
+	CHECK_INT(st.prompt, PROMPT_NONE);
+	state_free(&st);
+}
+
+static void test_cap_all_prompt(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	actions_key(&st, 'C');
+	actions_key(&st, VK_CTRL_U);
+	type(&st, "4GiB,2GiB");
+	CHECK(!(actions_key(&st, VK_ENTER) & AR_RERUN)); /* 2 of 3 */
+	CHECK(st.status_error);
+	CHECK_INT(st.m.cap[0], 1024 * MiB);
+	actions_key(&st, 'C');
+	actions_key(&st, VK_CTRL_U);
+	type(&st, "4GiB,2GiB,1GiB");
+	CHECK(actions_key(&st, VK_ENTER) & AR_RERUN);
+	CHECK_INT(st.m.cap[0], 4096 * MiB);
+	CHECK_INT(st.m.cap[2], 1024 * MiB);
+	state_free(&st);
+}
+
+static void test_bandwidth_and_algorithm_keys(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	double bw = st.m.bw;
+	CHECK(actions_key(&st, 'b') & AR_RERUN);
+	CHECK_NEAR(st.m.bw, bw / 2, 1e-9);
+	CHECK_STR(st.m.link_name, "custom");
+	actions_key(&st, 'B');
+	CHECK_NEAR(st.m.bw, bw, 1e-9);
+	const dp_algo *a0 = st.algo;
+	unsigned gen = st.gen;
+	CHECK(actions_key(&st, 'a') & AR_RERUN);
+	CHECK(st.gen != gen);
+	if (algo_count() > 1)
+		CHECK(st.algo != a0);
+	for (size_t i = 1; i < algo_count(); i++)
+		actions_key(&st, 'a');
+	CHECK(st.algo == a0); /* wraps around the registry */
+	actions_key(&st, 'a');
+	actions_key(&st, 'A');
+	CHECK(st.algo == a0);
+	CHECK(actions_key(&st, 't') & AR_RERUN);
+	CHECK_INT(st.contention, DP_CONT_NONE);
+	state_free(&st);
+}
+
+static void test_escape_cancels_a_running_job(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	st.running = true;
+	CHECK(actions_key(&st, VK_ESC) & AR_CANCEL);
+	st.running = false;
+	CHECK(!(actions_key(&st, VK_ESC) & AR_CANCEL));
+	state_free(&st);
+}
+
+static void test_ops_search_filter_sort(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	actions_key(&st, '/');
+	CHECK_INT(st.view, VIEW_OPS);
+	CHECK_INT(st.prompt, PROMPT_SEARCH);
+	type(&st, "attn");
+	actions_key(&st, VK_ENTER);
+	state_prepare(&st);
+	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
+	actions_key(&st, 'n');
+	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn1");
+	actions_key(&st, 'n');
+	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
+		  "grad_attn");
+	actions_key(&st, 'n'); /* wraps */
+	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
+	actions_key(&st, 'N');
+	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
+		  "grad_attn");
+	actions_key(&st, '/');
+	actions_key(&st, VK_CTRL_U);
+	type(&st, "nothing-like-this");
+	actions_key(&st, VK_ENTER);
+	CHECK(st.status_error);
+	/* filter by layer text */
+	actions_key(&st, '\\');
+	type(&st, "enc/1");
+	actions_key(&st, VK_ENTER);
+	state_prepare(&st);
+	CHECK_INT(st.ops_n, 3); /* attn1, mlp1, grad_attn */
+	/* sort by name */
+	actions_key(&st, '\\');
+	actions_key(&st, VK_CTRL_U);
+	actions_key(&st, VK_ENTER);
+	while (st.sort != SORT_NAME)
+		actions_key(&st, '>');
+	state_prepare(&st);
+	CHECK_INT(st.ops_n, 10);
+	for (uint32_t i = 1; i < st.ops_n; i++)
+		CHECK(strcmp(graph_op_name(st.g, st.ops_idx[i - 1]),
+			     graph_op_name(st.g, st.ops_idx[i])) < 0);
+	actions_key(&st, 'I');
+	state_prepare(&st);
+	CHECK_STR(graph_op_name(st.g, st.ops_idx[0]), "update");
+	state_free(&st);
+}
+
+static void test_enter_opens_op_detail_and_esc_goes_back(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	actions_key(&st, '4'); /* critical path */
+	actions_key(&st, VK_DOWN);
+	actions_key(&st, VK_DOWN);
+	actions_key(&st, VK_ENTER);
+	CHECK_INT(st.view, VIEW_OP);
+	CHECK_STR(graph_op_name(st.g, st.op), "attn0");
+	actions_key(&st, VK_ESC);
+	CHECK_INT(st.view, VIEW_CRITICAL);
+	actions_key(&st, '5');
+	actions_key(&st, 'G');
+	actions_key(&st, VK_ENTER);
+	CHECK_STR(graph_op_name(st.g, st.op), "update");
+	state_free(&st);
+}
+
+static void test_compare_enter_adopts_the_row(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	actions_key(&st, '7');
+	REQUIRE(st.ncmp >= 1);
+	dp_machine m;
+	fx_machine(&m, true);
+	dp_plan p;
+	fx_plan(&p, &m);
+	machine_free(&m);
+	int row = st.ncmp - 1;
+	state_compare_done(&st, row, &p);
+	st.cmp_cursor = row;
+	const dp_plan *old = st.plan;
+	unsigned r = actions_key(&st, VK_ENTER);
+	CHECK(r & AR_CANCEL_PLAN);
+	CHECK(st.algo == st.cmp[row].algo);
+	CHECK(st.plan != old);
+	CHECK(!state_plan_stale(&st));
+	CHECK(!st.plan->feasible);
+	CHECK_CONTAINS(st.status, "adopted");
+	/* a row with nothing to adopt says so */
+	if (st.ncmp > 1) {
+		st.cmp_cursor = 0;
+		actions_key(&st, VK_ENTER);
+		CHECK(st.status_error);
+	}
+	state_free(&st);
+}
+
+static void test_mouse_selects_devices_tabs_and_keys(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	vlayout l;
+	layout_compute(100, 30, state_ndev(&st), &l);
+	actions_mouse(&st, 100, 30, 10, l.panel.y + 2, MOUSE_CLICK);
+	CHECK_INT(st.dev, 2);
+	int x0, x1;
+	REQUIRE(screen_tab_span(VIEW_MEMORY, 100, &x0, &x1));
+	actions_mouse(&st, 100, 30, x0 + 1, l.tabs.y, MOUSE_CLICK);
+	CHECK_INT(st.view, VIEW_MEMORY);
+	REQUIRE(screen_fkey_span(10, 100, &x0, &x1));
+	CHECK(actions_mouse(&st, 100, 30, x0, l.keys.y, MOUSE_CLICK) & AR_QUIT);
+	actions_key(&st, '5');
+	actions_mouse(&st, 100, 30, 5, l.main.y + 3, MOUSE_WHEEL_DOWN);
+	CHECK_INT(st.ops_cursor, 3);
+	/* below the minimum size clicks do nothing */
+	CHECK_INT(actions_mouse(&st, 60, 20, 1, 1, MOUSE_CLICK), 0);
+	state_free(&st);
+}
+
+static void test_file_prompts_hand_over_to_the_front_end(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	actions_key(&st, 's');
+	CHECK_INT(st.prompt, PROMPT_SAVE);
+	CHECK_STR(st.pbuf, "toy-transformer.placement.json");
+	unsigned r = actions_key(&st, VK_ENTER);
+	CHECK(r & AR_IO);
+	CHECK_INT(st.io, PROMPT_SAVE);
+	CHECK_STR(st.io_path, "toy-transformer.placement.json");
+	actions_key(&st, 'o');
+	actions_key(&st, VK_CTRL_U);
+	CHECK(!(actions_key(&st, VK_ENTER) & AR_IO)); /* empty name */
+	CHECK(st.status_error);
+	/* backspace removes whole UTF-8 characters */
+	actions_key(&st, 'e');
+	actions_key(&st, VK_CTRL_U);
+	actions_key(&st, 0xb5);
+	actions_key(&st, 'x');
+	CHECK_STR(st.pbuf, "\xc2\xb5x");
+	actions_key(&st, VK_BACKSPACE);
+	actions_key(&st, VK_BACKSPACE);
+	CHECK_STR(st.pbuf, "");
+	actions_key(&st, VK_ESC);
+	state_free(&st);
+}
+
+static void test_key_table_is_consistent(void)
+{
+	/* no key code has two bindings */
+	for (int i = 0; i < key_table_len; i++)
+		for (int j = 0; j < KEY_MAX_CODES && key_table[i].keys[j]; j++)
+			CHECK(keys_find(key_table[i].keys[j]) == &key_table[i]);
+	/* every F-key slot is taken once; every action has a key */
+	for (int n = 1; n <= 10; n++) {
+		int count = 0;
+		for (int i = 0; i < key_table_len; i++)
+			count += key_table[i].fkey == n;
+		CHECK_INT(count, 1);
+		const key_binding *b = keys_fkey(n);
+		REQUIRE(b);
+		CHECK(keys_find(VK_F1 + n - 1) == b);
+	}
+	for (int a = ACT_NONE + 1; a < ACT_COUNT; a++) {
+		bool found = false;
+		for (int i = 0; i < key_table_len; i++)
+			found |= key_table[i].act == (key_action)a;
+		if (!found)
+			test_fail(__FILE__, __LINE__, "action %d has no key", a);
+	}
+	/* the keys the issue names */
+	static const struct {
+		int key;
+		key_action act;
+	} named[] = {
+		{'+', ACT_DEV_ADD},     {'-', ACT_DEV_REMOVE},
+		{'m', ACT_CAP_LOWER},   {'M', ACT_CAP_RAISE},
+		{'c', ACT_CAP_TYPE},    {'C', ACT_CAP_TYPE_ALL},
+		{'b', ACT_BW_LOWER},    {'B', ACT_BW_RAISE},
+		{'a', ACT_ALGO_NEXT},   {'r', ACT_RERUN},
+		{'s', ACT_SAVE},        {'o', ACT_OPEN},
+		{'e', ACT_EXPORT},      {'?', ACT_HELP},
+		{VK_F1, ACT_HELP},      {'q', ACT_QUIT},
+		{VK_F10, ACT_QUIT},     {VK_CTRL_L, ACT_REDRAW},
+		{'/', ACT_SEARCH},      {'n', ACT_SEARCH_NEXT},
+		{'N', ACT_SEARCH_PREV}, {VK_TAB, ACT_NEXT_VIEW},
+		{VK_BTAB, ACT_PREV_VIEW}, {'j', ACT_DOWN},
+		{'k', ACT_UP},          {'g', ACT_TOP},
+		{'G', ACT_BOTTOM},      {VK_PGUP, ACT_PAGE_UP},
+		{VK_PGDN, ACT_PAGE_DOWN}, {VK_ESC, ACT_ESCAPE},
+	};
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+		const key_binding *b = keys_find(named[i].key);
+		char nm[32];
+		if (!b || b->act != named[i].act)
+			test_fail(__FILE__, __LINE__, "key %s: wrong binding",
+				  keys_name(named[i].key, nm, sizeof nm));
+	}
+	char nm[32];
+	CHECK_STR(keys_name(VK_F5, nm, sizeof nm), "F5");
+	CHECK_STR(keys_name(VK_CTRL_L, nm, sizeof nm), "Ctrl-L");
+	CHECK_STR(keys_name(VK_PGDN, nm, sizeof nm), "PgDn");
+}
+
+TEST_MAIN(TEST(test_navigation_never_changes_the_plan),
+	  TEST(test_tab_reaches_every_view_and_wraps),
+	  TEST(test_help_opens_and_esc_returns),
+	  TEST(test_plus_minus_change_device_count),
+	  TEST(test_m_and_M_step_the_selected_cap),
+	  TEST(test_cap_prompt_parses_units_and_keeps_state_on_error),
+	  TEST(test_cap_all_prompt), TEST(test_bandwidth_and_algorithm_keys),
+	  TEST(test_escape_cancels_a_running_job),
+	  TEST(test_ops_search_filter_sort),
+	  TEST(test_enter_opens_op_detail_and_esc_goes_back),
+	  TEST(test_compare_enter_adopts_the_row),
+	  TEST(test_mouse_selects_devices_tabs_and_keys),
+	  TEST(test_file_prompts_hand_over_to_the_front_end),
+	  TEST(test_key_table_is_consistent))
