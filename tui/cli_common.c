@@ -104,7 +104,7 @@ static int check_caps(const char *cmd, const char *spec)
 		dp_err err;
 		if (strcmp(item, "inf") && strcmp(item, "none") &&
 		    units_parse_bytes(item, &b, &err))
-			return cli_usage_error(cmd, "bad --mem: %s", err.msg);
+			return cli_usage_error(cmd, "--mem: %s", err.msg);
 		if (!comma)
 			return 0;
 		p = comma + 1;
@@ -157,7 +157,7 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		if (r < 0)
 			return -1;
 		if (units_parse_bandwidth(v, &bw, &err)) {
-			cli_usage_error(cmd, "bad --bw: %s", err.msg);
+			cli_usage_error(cmd, "--bw: %s", err.msg);
 			return -1;
 		}
 		o->bw = v;
@@ -168,7 +168,7 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		if (r < 0)
 			return -1;
 		if (units_parse_time(v, &lat, &err)) {
-			cli_usage_error(cmd, "bad --lat: %s", err.msg);
+			cli_usage_error(cmd, "--lat: %s", err.msg);
 			return -1;
 		}
 		o->lat = v;
@@ -178,7 +178,7 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		if (r < 0)
 			return -1;
 		if (sim_contention_parse(v, &o->contention, &err)) {
-			cli_usage_error(cmd, "bad --contention: %s", err.msg);
+			cli_usage_error(cmd, "--contention: %s", err.msg);
 			return -1;
 		}
 		return 1;
@@ -187,7 +187,7 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		if (r < 0)
 			return -1;
 		if (load_format_parse(v, &o->format, &err)) {
-			cli_usage_error(cmd, "bad --format: %s", err.msg);
+			cli_usage_error(cmd, "--format: %s", err.msg);
 			return -1;
 		}
 		return 1;

@@ -127,7 +127,7 @@ int cmd_gen_run(int argc, char **argv)
 			if (!(v = value(argc, argv, &i, 5, &rc)))
 				return rc;
 			if (units_parse_bytes(v, &go.memory_bytes, &err))
-				return cli_usage_error("gen", "bad --mem: %s",
+				return cli_usage_error("gen", "--mem: %s",
 						       err.msg);
 			if (go.memory_bytes <= 0)
 				return cli_usage_error(

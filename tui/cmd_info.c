@@ -147,18 +147,25 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 			     "device, no cap)\n");
 		return;
 	}
+	const char *sep = " ";
 	fprintf(out, "machine        from the file:");
-	if (h->devices > 0)
-		fprintf(out, " %d device%s", h->devices,
+	if (h->devices > 0) {
+		fprintf(out, "%s%d device%s", sep, h->devices,
 			h->devices == 1 ? "" : "s");
-	if (h->memory_bytes > 0)
-		fprintf(out, " %s each",
+		sep = ", ";
+	}
+	if (h->memory_bytes > 0) {
+		fprintf(out, "%s%s each", sep,
 			units_fmt_bytes(h->memory_bytes, a, sizeof a));
-	if (h->bw_bytes_per_us > 0)
-		fprintf(out, " bandwidth %s",
+		sep = ", ";
+	}
+	if (h->bw_bytes_per_us > 0) {
+		fprintf(out, "%sbandwidth %s", sep,
 			units_fmt_bandwidth(h->bw_bytes_per_us, a, sizeof a));
+		sep = ", ";
+	}
 	if (h->lat_us >= 0)
-		fprintf(out, " latency %s",
+		fprintf(out, "%slatency %s", sep,
 			units_fmt_time(h->lat_us, a, sizeof a));
 	fprintf(out, "\n");
 }

@@ -10,6 +10,29 @@
 #include "cli.h"
 #include "placement.h"
 
+/* "    name     summary" with the summary wrapped at 79 columns. */
+static void print_wrapped(FILE *out, const char *name, const char *text)
+{
+	enum { INDENT = 20, WIDTH = 79 };
+	int col = fprintf(out, "    %-16s", name);
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		size_t w = strcspn(p, " ");
+		if (!w)
+			break;
+		if (col > INDENT && col + 1 + (int)w > WIDTH) {
+			fprintf(out, "\n%*s", INDENT, "");
+			col = INDENT;
+		}
+		col += fprintf(out, "%s%.*s", col > INDENT ? " " : "", (int)w,
+			       p);
+		p += w;
+	}
+	fprintf(out, "\n");
+}
+
 void cmd_plan_help(FILE *out)
 {
 	fprintf(out,
@@ -31,10 +54,9 @@ void cmd_plan_help(FILE *out)
 		"cannot meet the caps is still printed, marked INFEASIBLE.\n"
 		"\n"
 		"algorithm:\n"
-		"  --algo NAME        one of (default first):\n");
+		"  --algo NAME        one of (the first is the default):\n");
 	for (size_t i = 0; i < algo_count(); i++)
-		fprintf(out, "                       %-8s %s\n", algo_at(i)->name,
-			algo_at(i)->summary);
+		print_wrapped(out, algo_at(i)->name, algo_at(i)->summary);
 	fprintf(out, "  --no-polish        pardnn: skip the polish phase\n");
 	cli_help_machine_opts(out);
 	fprintf(out,
