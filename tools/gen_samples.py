@@ -1,0 +1,854 @@
+#!/usr/bin/env python3
+"""gen_samples.py - op-level training graphs of real architectures.
+
+Writes sample_graphs/*.json (the native dnnpart format, one op or edge per
+line) for: GPT-2 small and XL, BERT-large, ResNet-50, Inception-v3 and a
+2-layer LSTM language model like ParDNN's Word-RNN. Each graph is one
+training step: forward ops, their backward (gradient) ops made by reverse-
+mode differentiation of the forward graph, and one optimizer update per
+weight tensor.
+
+Cost model (sample_graphs/README.md says the same):
+- reference GPU: NVIDIA V100-SXM2 16 GB, fp32: 15.7 TFLOP/s peak at 50 %
+  efficiency, 900 GB/s HBM2 at 70 %; op time = 3 us (kernel launch) +
+  max(FLOPs / 7.85 TFLOP/s, bytes moved / 630 GB/s) (a roofline);
+- tensors are fp32 (4 bytes) except integer token ids and labels (4 bytes
+  too, int32); sizes are exact products of the real shapes;
+- a weight is a Variable op holding param_bytes = weight + optimizer state
+  for the whole step (Adam: 2 extra copies; SGD with momentum: 1); its
+  update op (ApplyAdam / ApplyMomentum) is colocated with it; gradients are
+  transient outputs of the backward ops;
+- backward: every forward op on a path from a weight to the loss gets a
+  gradient op (MatMul/Conv get separate input- and weight-gradient ops,
+  as TensorFlow does); tensors the gradient needs (inputs, or the output
+  for ReLU/Tanh/Sigmoid/Exp/Softmax...) are edges from the forward op, so
+  they stay alive until the backward has used them; a tensor consumed by
+  several ops gets an AddN that sums its gradients.
+
+Python 3 standard library only; the output is deterministic. Usage:
+  python3 tools/gen_samples.py [--out sample_graphs] [--only NAME]
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+DT = 4  # bytes per element (fp32 / int32)
+
+# ---- reference GPU (roofline) ----
+PEAK_FLOPS = 15.7e12
+FLOP_EFF = 0.5
+MEM_BW = 900e9
+MEM_EFF = 0.7
+LAUNCH_US = 3.0
+
+
+def op_time_us(flops, bytes_moved):
+    """Roofline time of one kernel on the reference GPU, in microseconds."""
+    compute = flops / (PEAK_FLOPS * FLOP_EFF)
+    memory = bytes_moved / (MEM_BW * MEM_EFF)
+    return round(LAUNCH_US + 1e6 * max(compute, memory), 3)
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+class T:
+    """A forward tensor: the output of one op."""
+
+    __slots__ = ("name", "shape", "bytes", "grad")
+
+    def __init__(self, name, shape, grad, nbytes=None):
+        self.name = name
+        self.shape = tuple(shape)
+        self.bytes = nbytes if nbytes is not None else numel(shape) * DT
+        self.grad = grad  # True when a weight influences it
+
+
+class Var:
+    __slots__ = ("name", "shape", "bytes", "layer", "grads")
+
+    def __init__(self, name, shape, layer):
+        self.name = name
+        self.shape = tuple(shape)
+        self.bytes = numel(shape) * DT
+        self.layer = layer
+        self.grads = []  # (op name) producing a gradient of this weight
+
+
+class Rec:
+    """What the backward pass needs to know about one forward op."""
+
+    __slots__ = ("out", "type", "inputs", "weights", "flops", "save_in",
+                 "save_out", "dx_needs_w", "layer", "wflops", "wsave")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw.get(k))
+
+
+class Net:
+    """Builds a training graph: forward ops by the model builders, then
+    backward() and update() add the rest."""
+
+    def __init__(self, name, optimizer):
+        self.name = name
+        self.optimizer = optimizer  # "adam" or "momentum"
+        self.ops = []
+        self.index = {}
+        self.edges = {}  # (from, to) -> bytes; insertion ordered
+        self.recs = []
+        self.vars = []
+        self.layer = ""
+
+    # -- low level --
+    def _op(self, name, typ, time_us, out_bytes, layer, param=0,
+            coloc=None):
+        if name in self.index:
+            raise ValueError("duplicate op name " + name)
+        o = {"name": name, "type": typ, "time_us": time_us,
+             "output_bytes": out_bytes}
+        if param:
+            o["param_bytes"] = param
+        if layer:
+            o["layer"] = layer
+        if coloc:
+            o["colocate"] = coloc
+        self.index[name] = len(self.ops)
+        self.ops.append(o)
+        return name
+
+    def _edge(self, a, b, nbytes):
+        key = (a, b)
+        if self.edges.get(key, -1) < nbytes:
+            self.edges[key] = nbytes
+
+    # -- forward building blocks --
+    def data(self, name, shape):
+        self._op(name, "Input", 0.0, numel(shape) * DT, self.layer)
+        return T(name, shape, False)
+
+    def var(self, name, shape):
+        v = Var(name, shape, self.layer)
+        state = 2 if self.optimizer == "adam" else 1
+        self._op(name, "Variable", 0.0, 0, self.layer,
+                 param=v.bytes * (1 + state), coloc=name)
+        self.vars.append(v)
+        return v
+
+    def op(self, name, typ, inputs, shape, flops, weights=(), save_in=(),
+           save_out=False, dx_needs_w=False, wflops=None, wsave=(0,),
+           out_bytes=None, extra_bytes=0):
+        """A forward op. inputs: tensors; weights: Vars it reads. save_in:
+        indices of inputs its gradient needs; save_out: the gradient needs
+        its output; dx_needs_w: the input gradient needs the weights
+        (MatMul, Conv); wflops: FLOPs of the weight gradient; wsave: inputs
+        the weight gradient needs."""
+        out = T(name, shape, any(t.grad for t in inputs) or bool(weights),
+                out_bytes)
+        moved = (sum(t.bytes for t in inputs) + sum(w.bytes for w in weights)
+                 + out.bytes + extra_bytes)
+        self._op(name, typ, op_time_us(flops, moved), out.bytes, self.layer)
+        for t in inputs:
+            self._edge(t.name, name, t.bytes)
+        for w in weights:
+            self._edge(w.name, name, w.bytes)
+        self.recs.append(Rec(out=out, type=typ, inputs=list(inputs),
+                             weights=list(weights), flops=flops,
+                             save_in=tuple(save_in), save_out=save_out,
+                             dx_needs_w=dx_needs_w, layer=self.layer,
+                             wflops=wflops if wflops is not None else flops,
+                             wsave=tuple(i for i in wsave
+                                         if i < len(inputs))))
+        return out
+
+    # -- common layers --
+    def matmul(self, name, x, w):
+        """x [..., K] times w [K, N]."""
+        k, n = w.shape
+        m = numel(x.shape) // k
+        return self.op(name, "MatMul", [x], x.shape[:-1] + (n,),
+                       2 * m * k * n, weights=[w], save_in=(0,),
+                       dx_needs_w=True)
+
+    def bias_add(self, name, x, b):
+        return self.op(name, "BiasAdd", [x], x.shape, numel(x.shape),
+                       weights=[b], wflops=numel(x.shape), wsave=())
+
+    def dense(self, scope, x, n_out, bias=True):
+        w = self.var(scope + "/w", (x.shape[-1], n_out))
+        y = self.matmul(scope + "/matmul", x, w)
+        if bias:
+            b = self.var(scope + "/b", (n_out,))
+            y = self.bias_add(scope + "/add", y, b)
+        return y
+
+    def ew(self, name, typ, inputs, flops_per=1, save_in=(), save_out=False,
+           shape=None):
+        shape = shape or inputs[0].shape
+        return self.op(name, typ, inputs, shape, flops_per * numel(shape),
+                       save_in=save_in, save_out=save_out)
+
+    def reduce(self, name, typ, x, shape, save_in=(), save_out=False):
+        return self.op(name, typ, [x], shape, numel(x.shape),
+                       save_in=save_in, save_out=save_out)
+
+    def scale(self, name, x, typ="Mul"):
+        """Multiply by a constant: the gradient needs nothing saved."""
+        return self.ew(name, typ, [x])
+
+    def layer_norm(self, scope, x):
+        """GPT-2's norm(): u = mean(x); s = mean((x-u)^2);
+        x = (x-u) * rsqrt(s + eps); x*g + b (TensorFlow primitive ops)."""
+        red = x.shape[:-1] + (1,)
+        u = self.reduce(scope + "/mean", "Mean", x, red)
+        d = self.ew(scope + "/sub", "Sub", [x, u])
+        sq = self.ew(scope + "/square", "Square", [d], save_in=(0,))
+        s = self.reduce(scope + "/variance", "Mean", sq, red)
+        e = self.ew(scope + "/add_eps", "Add", [s])
+        r = self.ew(scope + "/rsqrt", "Rsqrt", [e], 4, save_out=True)
+        n = self.ew(scope + "/normalize", "Mul", [d, r], save_in=(0, 1))
+        g = self.var(scope + "/g", (x.shape[-1],))
+        y = self.op(scope + "/scale", "Mul", [n], n.shape, numel(n.shape),
+                    weights=[g], dx_needs_w=True,
+                    wflops=2 * numel(n.shape))
+        b = self.var(scope + "/b", (x.shape[-1],))
+        return self.bias_add(scope + "/shift", y, b)
+
+    def gelu(self, scope, x):
+        """0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))), op by op."""
+        p = self.ew(scope + "/pow", "Pow", [x], 2, save_in=(0,))
+        c = self.scale(scope + "/mul_c", p)
+        a = self.ew(scope + "/add", "Add", [x, c])
+        s = self.scale(scope + "/mul_sqrt", a)
+        t = self.ew(scope + "/tanh", "Tanh", [s], 4, save_out=True)
+        o = self.ew(scope + "/add_one", "Add", [t])
+        h = self.scale(scope + "/mul_half", x)
+        return self.ew(scope + "/mul", "Mul", [h, o], save_in=(0, 1))
+
+    def softmax_ops(self, scope, x):
+        """GPT-2's softmax(): x - max, exp, / sum."""
+        red = x.shape[:-1] + (1,)
+        m = self.reduce(scope + "/max", "Max", x, red, save_in=(0,),
+                        save_out=True)
+        d = self.ew(scope + "/sub", "Sub", [x, m])
+        e = self.ew(scope + "/exp", "Exp", [d], 4, save_out=True)
+        s = self.reduce(scope + "/sum", "Sum", e, red)
+        return self.ew(scope + "/truediv", "RealDiv", [e, s], save_in=(0, 1),
+                       save_out=True)
+
+    # -- backward and update --
+    def backward(self, loss):
+        grads = {}  # tensor name -> [(op, bytes)]
+        for r in reversed(self.recs):
+            out = r.out
+            self.layer = r.layer
+            if out.name == loss.name:
+                dout = None
+            else:
+                parts = grads.get(out.name)
+                if not parts:
+                    continue
+                if len(parts) == 1:
+                    dout = parts[0]
+                else:
+                    nm = out.name + "/grad_sum"
+                    k = len(parts)
+                    self._op(nm, "AddN",
+                             op_time_us(k * numel(out.shape),
+                                        (k + 1) * out.bytes),
+                             out.bytes, r.layer)
+                    for p in parts:
+                        self._edge(p, nm, out.bytes)
+                    dout = nm
+            need = [t for t in r.inputs if t.grad]
+            saved = [r.inputs[i] for i in r.save_in]
+            if r.save_out:
+                saved.append(out)
+            if need:
+                nm = out.name + "/grad"
+                gbytes = sum(t.bytes for t in need)
+                moved = (out.bytes + sum(t.bytes for t in saved) + gbytes
+                         + (sum(w.bytes for w in r.weights)
+                            if r.dx_needs_w else 0))
+                flops = r.flops if r.dx_needs_w else 2 * r.flops
+                self._op(nm, r.type + "Grad", op_time_us(flops, moved),
+                         gbytes, r.layer)
+                if dout:
+                    self._edge(dout, nm, out.bytes)
+                for t in saved:
+                    self._edge(t.name, nm, t.bytes)
+                if r.dx_needs_w:
+                    for w in r.weights:
+                        self._edge(w.name, nm, w.bytes)
+                for t in need:
+                    grads.setdefault(t.name, []).append(nm)
+            for w in r.weights:
+                nm = out.name + "/grad_" + w.name.rsplit("/", 1)[-1]
+                acts = [r.inputs[i] for i in r.wsave]
+                moved = out.bytes + sum(t.bytes for t in acts) + w.bytes
+                self._op(nm, r.type + "GradWeight",
+                         op_time_us(r.wflops, moved), w.bytes, r.layer)
+                if dout:
+                    self._edge(dout, nm, out.bytes)
+                for t in acts:
+                    self._edge(t.name, nm, t.bytes)
+                w.grads.append(nm)
+
+    def update(self):
+        adam = self.optimizer == "adam"
+        for v in self.vars:
+            self.layer = v.layer
+            if not v.grads:
+                continue  # not trained (no path to the loss)
+            # gradients of a shared weight are summed as they arrive (as
+            # PyTorch accumulates into .grad), so each is freed early
+            g = v.grads[0]
+            for i, p in enumerate(v.grads[1:]):
+                acc = "%s/grad_acc_%d" % (v.name, i + 1)
+                self._op(acc, "Add", op_time_us(v.bytes // DT, 3 * v.bytes),
+                         v.bytes, v.layer)
+                self._edge(g, acc, v.bytes)
+                self._edge(p, acc, v.bytes)
+                g = acc
+            n = v.bytes // DT
+            if adam:  # read p g m v, write p m v; ~12 flops per element
+                nm = self._op(v.name + "/adam", "ApplyAdam",
+                              op_time_us(12 * n, 7 * v.bytes), 0, v.layer,
+                              coloc=v.name)
+            else:  # read p g m, write p m
+                nm = self._op(v.name + "/momentum", "ApplyMomentum",
+                              op_time_us(4 * n, 5 * v.bytes), 0, v.layer,
+                              coloc=v.name)
+            self._edge(g, nm, v.bytes)
+
+    def params(self):
+        return sum(v.bytes for v in self.vars) // DT
+
+    def write(self, path, description, machine):
+        lines = ['{"format":"dnnpart-graph","version":1,"name":%s,'
+                 % json.dumps(self.name)]
+        lines.append('"description":%s,' % json.dumps(description))
+        lines.append('"machine":%s,' % json.dumps(machine,
+                                                   separators=(",", ":")))
+        lines.append('"ops":[')
+        for i, o in enumerate(self.ops):
+            lines.append(json.dumps(o, separators=(",", ":")) +
+                         ("," if i + 1 < len(self.ops) else ""))
+        lines.append('],"edges":[')
+        items = list(self.edges.items())
+        for i, ((a, b), nb) in enumerate(items):
+            e = {"from": a, "to": b}
+            if nb == 0:
+                e["control"] = True
+            else:
+                e["bytes"] = nb
+            lines.append(json.dumps(e, separators=(",", ":")) +
+                         ("," if i + 1 < len(items) else ""))
+        lines.append("]}")
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- models --
+
+def lookup(net, name, ids, table, shape):
+    """Embedding lookup (GatherV2): the weight gradient is a scatter of the
+    output gradient; the ids are saved for it."""
+    return net.op(name, "GatherV2", [ids] if ids else [], shape,
+                  numel(shape), weights=[table], wflops=numel(shape),
+                  wsave=(0,) if ids else ())
+
+
+def xent(net, name, logits, labels, shape):
+    """SparseSoftmaxCrossEntropyWithLogits: one fused op whose gradient
+    needs the logits (softmax) and the labels."""
+    return net.op(name, "SparseSoftmaxCrossEntropyWithLogits",
+                  [logits, labels], shape, 5 * numel(logits.shape),
+                  save_in=(0, 1))
+
+
+def heads(net, name, x, b, h, s, dh):
+    return net.ew(name, "Transpose", [x], 0, shape=(b, h, s, dh))
+
+
+def gpt2(name, n_layer, d, n_head, batch, seq, vocab=50257, n_ctx=1024):
+    """GPT-2 (Radford et al. 2019) after the reference TensorFlow model.py:
+    pre-LN blocks, norm() and gelu() as primitive ops, fused QKV, tied
+    input/output embedding, no dropout (the reference has none)."""
+    net = Net(name, "adam")
+    B, S, D, H, dh = batch, seq, d, n_head, d // n_head
+    net.layer = "input"
+    ids = net.data("input_ids", (B, S))
+    labels = net.data("labels", (B, S))
+    net.layer = "embed"
+    wte = net.var("model/wte", (vocab, D))
+    wpe = net.var("model/wpe", (n_ctx, D))
+    te = lookup(net, "model/wte_lookup", ids, wte, (B, S, D))
+    pe = lookup(net, "model/wpe_lookup", None, wpe, (S, D))
+    x = net.ew("model/embed_add", "Add", [te, pe], shape=(B, S, D))
+    for i in range(n_layer):
+        p = "model/h%d" % i
+        net.layer = p + "/attn"
+        a = net.layer_norm(p + "/ln_1", x)
+        c = net.dense(p + "/attn/c_attn", a, 3 * D)
+        qkv = []
+        for part in "qkv":
+            t = net.ew(p + "/attn/split_" + part, "Split", [c], 0,
+                       shape=(B, S, D))
+            qkv.append(heads(net, p + "/attn/heads_" + part, t, B, H, S, dh))
+        q, k, v = qkv
+        w = net.op(p + "/attn/qk", "BatchMatMul", [q, k], (B, H, S, S),
+                   2 * B * H * S * S * dh, save_in=(0, 1))
+        w = net.scale(p + "/attn/scale", w)
+        w = net.scale(p + "/attn/mask_mul", w)
+        w = net.ew(p + "/attn/mask_sub", "Sub", [w])
+        w = net.softmax_ops(p + "/attn/softmax", w)
+        o = net.op(p + "/attn/av", "BatchMatMul", [w, v], (B, H, S, dh),
+                   2 * B * H * S * S * dh, save_in=(0, 1))
+        o = net.ew(p + "/attn/merge_heads", "Transpose", [o], 0,
+                   shape=(B, S, D))
+        o = net.dense(p + "/attn/c_proj", o, D)
+        x = net.ew(p + "/add_1", "Add", [x, o])
+        net.layer = p + "/mlp"
+        m = net.layer_norm(p + "/ln_2", x)
+        h = net.dense(p + "/mlp/c_fc", m, 4 * D)
+        h = net.gelu(p + "/mlp/gelu", h)
+        h = net.dense(p + "/mlp/c_proj", h, D)
+        x = net.ew(p + "/add_2", "Add", [x, h])
+    net.layer = "head"
+    x = net.layer_norm("model/ln_f", x)
+    logits = net.op("model/logits", "MatMul", [x], (B, S, vocab),
+                    2 * B * S * D * vocab, weights=[wte], save_in=(0,),
+                    dx_needs_w=True)
+    per = xent(net, "loss/xent", logits, labels, (B, S))
+    loss = net.reduce("loss/mean", "Mean", per, ())
+    net.backward(loss)
+    net.update()
+    return net
+
+
+def bert(name, n_layer, d, n_head, d_ff, batch, seq, vocab=30522,
+         n_pos=512, n_pred=80):
+    """BERT (Devlin et al. 2019) pre-training step after the reference
+    TensorFlow modeling.py / run_pretraining.py: post-LN blocks, separate
+    Q/K/V dense layers, fused Softmax, dropout as one op, GELU and
+    LayerNorm as primitive ops, masked-LM head on n_pred positions per
+    sequence with the output layer tied to the word embedding, and the
+    next-sentence head."""
+    net = Net(name, "adam")
+    B, S, D, H, dh = batch, seq, d, n_head, d // n_head
+    net.layer = "input"
+    ids = net.data("input_ids", (B, S))
+    types = net.data("segment_ids", (B, S))
+    mask = net.data("input_mask", (B, S))
+    pos = net.data("masked_lm_positions", (B, n_pred))
+    mlm_labels = net.data("masked_lm_ids", (B * n_pred,))
+    nsp_labels = net.data("next_sentence_labels", (B,))
+    adder = net.ew("bert/attention_mask", "Mul", [mask], 2,
+                   shape=(B, 1, 1, S))
+    net.layer = "bert/embeddings"
+    wemb = net.var("bert/embeddings/word_embeddings", (vocab, D))
+    temb = net.var("bert/embeddings/token_type_embeddings", (2, D))
+    pemb = net.var("bert/embeddings/position_embeddings", (n_pos, D))
+    x = lookup(net, "bert/embeddings/word_lookup", ids, wemb, (B, S, D))
+    t = lookup(net, "bert/embeddings/type_lookup", types, temb, (B, S, D))
+    pe = lookup(net, "bert/embeddings/position_lookup", None, pemb, (S, D))
+    x = net.ew("bert/embeddings/add_type", "Add", [x, t])
+    x = net.ew("bert/embeddings/add_position", "Add", [x, pe])
+    x = net.layer_norm("bert/embeddings/LayerNorm", x)
+    x = net.ew("bert/embeddings/dropout", "Dropout", [x], 2, save_out=True)
+    for i in range(n_layer):
+        p = "bert/encoder/layer_%d" % i
+        net.layer = p + "/attention"
+        qkv = []
+        for part in ("query", "key", "value"):
+            y = net.dense(p + "/attention/self/" + part, x, D)
+            qkv.append(heads(net, p + "/attention/self/" + part + "_heads",
+                             y, B, H, S, dh))
+        q, k, v = qkv
+        w = net.op(p + "/attention/self/qk", "BatchMatMul", [q, k],
+                   (B, H, S, S), 2 * B * H * S * S * dh, save_in=(0, 1))
+        w = net.scale(p + "/attention/self/scale", w)
+        w = net.ew(p + "/attention/self/add_mask", "Add", [w, adder])
+        w = net.ew(p + "/attention/self/softmax", "Softmax", [w], 5,
+                   save_out=True)
+        w = net.ew(p + "/attention/self/dropout", "Dropout", [w], 2,
+                   save_out=True)
+        o = net.op(p + "/attention/self/av", "BatchMatMul", [w, v],
+                   (B, H, S, dh), 2 * B * H * S * S * dh, save_in=(0, 1))
+        o = net.ew(p + "/attention/self/merge_heads", "Transpose", [o], 0,
+                   shape=(B, S, D))
+        o = net.dense(p + "/attention/output/dense", o, D)
+        o = net.ew(p + "/attention/output/dropout", "Dropout", [o], 2,
+                   save_out=True)
+        o = net.ew(p + "/attention/output/add", "Add", [o, x])
+        x = net.layer_norm(p + "/attention/output/LayerNorm", o)
+        net.layer = p + "/ffn"
+        h = net.dense(p + "/intermediate/dense", x, d_ff)
+        h = net.gelu(p + "/intermediate/gelu", h)
+        h = net.dense(p + "/output/dense", h, D)
+        h = net.ew(p + "/output/dropout", "Dropout", [h], 2, save_out=True)
+        h = net.ew(p + "/output/add", "Add", [h, x])
+        x = net.layer_norm(p + "/output/LayerNorm", h)
+    net.layer = "cls/predictions"
+    g = net.op("cls/predictions/gather", "GatherV2", [x, pos],
+               (B * n_pred, D), B * n_pred * D, save_in=(1,))
+    g = net.dense("cls/predictions/transform/dense", g, D)
+    g = net.gelu("cls/predictions/transform/gelu", g)
+    g = net.layer_norm("cls/predictions/transform/LayerNorm", g)
+    logits = net.op("cls/predictions/logits", "MatMul", [g],
+                    (B * n_pred, vocab), 2 * B * n_pred * D * vocab,
+                    weights=[wemb], save_in=(0,), dx_needs_w=True)
+    ob = net.var("cls/predictions/output_bias", (vocab,))
+    logits = net.bias_add("cls/predictions/bias_add", logits, ob)
+    mlm = xent(net, "cls/predictions/xent", logits, mlm_labels,
+               (B * n_pred,))
+    mlm = net.reduce("cls/predictions/mean", "Mean", mlm, ())
+    net.layer = "cls/seq_relationship"
+    first = net.ew("bert/pooler/first_token", "StridedSlice", [x], 0,
+                   shape=(B, D))
+    pooled = net.dense("bert/pooler/dense", first, D)
+    pooled = net.ew("bert/pooler/tanh", "Tanh", [pooled], 4, save_out=True)
+    nsp = net.dense("cls/seq_relationship/dense", pooled, 2)
+    nsp = xent(net, "cls/seq_relationship/xent", nsp, nsp_labels, (B,))
+    nsp = net.reduce("cls/seq_relationship/mean", "Mean", nsp, ())
+    net.layer = "loss"
+    loss = net.ew("loss/total", "Add", [mlm, nsp], shape=())
+    net.backward(loss)
+    net.update()
+    return net
+
+
+def conv(net, name, x, cout, k, stride=1, kw=None, padding="same"):
+    """2-D convolution, NCHW shapes, no bias (a batch norm follows)."""
+    kh, kw = k, (kw or k)
+    b, cin, h, w = x.shape
+    if padding == "same":
+        ho, wo = -(-h // stride), -(-w // stride)
+    else:  # valid
+        ho, wo = (h - kh) // stride + 1, (w - kw) // stride + 1
+    wt = net.var(name + "/weights", (kh, kw, cin, cout))
+    flops = 2 * b * ho * wo * cout * cin * kh * kw
+    return net.op(name + "/Conv2D", "Conv2D", [x], (b, cout, ho, wo), flops,
+                  weights=[wt], save_in=(0,), dx_needs_w=True)
+
+
+def batch_norm(net, name, x):
+    """FusedBatchNorm with scale and offset (gamma, beta) trained."""
+    c = x.shape[1]
+    v = net.var(name + "/gamma_beta", (2, c))
+    return net.op(name + "/FusedBatchNorm", "FusedBatchNorm", [x], x.shape,
+                  8 * numel(x.shape), weights=[v], save_in=(0,),
+                  dx_needs_w=True, wflops=4 * numel(x.shape))
+
+
+def relu(net, name, x):
+    return net.ew(name, "Relu", [x], save_out=True)
+
+
+def conv_bn(net, name, x, cout, k, stride=1, kw=None, padding="same",
+            act=True):
+    y = conv(net, name, x, cout, k, stride, kw, padding)
+    y = batch_norm(net, name + "/BatchNorm", y)
+    return relu(net, name + "/Relu", y) if act else y
+
+
+def pool(net, name, typ, x, k, stride, padding="same"):
+    b, c, h, w = x.shape
+    if padding == "same":
+        ho, wo = -(-h // stride), -(-w // stride)
+    else:
+        ho, wo = (h - k) // stride + 1, (w - k) // stride + 1
+    shape = (b, c, ho, wo)
+    # max pooling's gradient needs the input and the output
+    return net.op(name, typ, [x], shape, numel(shape) * k * k,
+                  save_in=(0,) if typ == "MaxPool" else (),
+                  save_out=typ == "MaxPool")
+
+
+def classifier(net, x, labels, n_classes, scope):
+    b, c = x.shape[0], x.shape[1]
+    g = net.op(scope + "/global_pool", "Mean", [x], (b, c), numel(x.shape))
+    logits = net.dense(scope + "/logits", g, n_classes)
+    return xent(net, scope + "/xent", logits, labels, (b,))
+
+
+def resnet50(batch=64, size=224):
+    """ResNet-50 v1 (He et al. 2016) as in torchvision/TF-slim: bottleneck
+    blocks [3, 4, 6, 3], stride on the 3x3 conv, projection shortcuts."""
+    net = Net("resnet50", "momentum")
+    net.layer = "input"
+    x = net.data("images", (batch, 3, size, size))
+    labels = net.data("labels", (batch,))
+    net.layer = "stem"
+    x = conv_bn(net, "conv1", x, 64, 7, 2)
+    x = pool(net, "pool1/MaxPool", "MaxPool", x, 3, 2)
+    for si, (n, w) in enumerate([(3, 64), (4, 128), (6, 256), (3, 512)]):
+        for bi in range(n):
+            p = "block%d/unit%d" % (si + 1, bi + 1)
+            net.layer = p
+            stride = 2 if bi == 0 and si > 0 else 1
+            sc = x
+            if bi == 0:
+                sc = conv_bn(net, p + "/shortcut", x, 4 * w, 1, stride,
+                             act=False)
+            y = conv_bn(net, p + "/conv1", x, w, 1)
+            y = conv_bn(net, p + "/conv2", y, w, 3, stride)
+            y = conv_bn(net, p + "/conv3", y, 4 * w, 1, act=False)
+            y = net.ew(p + "/add", "Add", [y, sc])
+            x = relu(net, p + "/Relu", y)
+    net.layer = "logits"
+    per = classifier(net, x, labels, 1000, "logits")
+    loss = net.reduce("loss/mean", "Mean", per, ())
+    net.backward(loss)
+    net.update()
+    return net
+
+
+def concat(net, name, parts):
+    b, _, h, w = parts[0].shape
+    c = sum(t.shape[1] for t in parts)
+    return net.ew(name, "ConcatV2", parts, 0, shape=(b, c, h, w))
+
+
+def inception_v3(batch=32, size=299):
+    """Inception-v3 (Szegedy et al. 2016) as in torchvision /
+    TF-slim inception_v3: every conv is conv + batch norm + ReLU; the
+    auxiliary classifier after Mixed_6e is part of the training step."""
+    net = Net("inception-v3", "momentum")
+    net.layer = "input"
+    x = net.data("images", (batch, 3, size, size))
+    labels = net.data("labels", (batch,))
+    net.layer = "stem"
+    x = conv_bn(net, "Conv2d_1a_3x3", x, 32, 3, 2, padding="valid")
+    x = conv_bn(net, "Conv2d_2a_3x3", x, 32, 3, padding="valid")
+    x = conv_bn(net, "Conv2d_2b_3x3", x, 64, 3)
+    x = pool(net, "MaxPool_3a_3x3", "MaxPool", x, 3, 2, "valid")
+    x = conv_bn(net, "Conv2d_3b_1x1", x, 80, 1, padding="valid")
+    x = conv_bn(net, "Conv2d_4a_3x3", x, 192, 3, padding="valid")
+    x = pool(net, "MaxPool_5a_3x3", "MaxPool", x, 3, 2, "valid")
+
+    def block_a(p, x, pool_ch):
+        net.layer = p
+        b0 = conv_bn(net, p + "/Branch_0/Conv2d_0a_1x1", x, 64, 1)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0a_1x1", x, 48, 1)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0b_5x5", b1, 64, 5)
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0a_1x1", x, 64, 1)
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0b_3x3", b2, 96, 3)
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0c_3x3", b2, 96, 3)
+        b3 = pool(net, p + "/Branch_3/AvgPool_0a_3x3", "AvgPool", x, 3, 1)
+        b3 = conv_bn(net, p + "/Branch_3/Conv2d_0b_1x1", b3, pool_ch, 1)
+        return concat(net, p + "/concat", [b0, b1, b2, b3])
+
+    def block_b(p, x):
+        net.layer = p
+        b0 = conv_bn(net, p + "/Branch_0/Conv2d_1a_3x3", x, 384, 3, 2,
+                     padding="valid")
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0a_1x1", x, 64, 1)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0b_3x3", b1, 96, 3)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_1a_3x3", b1, 96, 3, 2,
+                     padding="valid")
+        b2 = pool(net, p + "/Branch_2/MaxPool_1a_3x3", "MaxPool", x, 3, 2,
+                  "valid")
+        return concat(net, p + "/concat", [b0, b1, b2])
+
+    def block_c(p, x, c7):
+        net.layer = p
+        b0 = conv_bn(net, p + "/Branch_0/Conv2d_0a_1x1", x, 192, 1)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0a_1x1", x, c7, 1)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0b_1x7", b1, c7, 1, kw=7)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0c_7x1", b1, 192, 7, kw=1)
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0a_1x1", x, c7, 1)
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0b_7x1", b2, c7, 7, kw=1)
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0c_1x7", b2, c7, 1, kw=7)
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0d_7x1", b2, c7, 7, kw=1)
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0e_1x7", b2, 192, 1, kw=7)
+        b3 = pool(net, p + "/Branch_3/AvgPool_0a_3x3", "AvgPool", x, 3, 1)
+        b3 = conv_bn(net, p + "/Branch_3/Conv2d_0b_1x1", b3, 192, 1)
+        return concat(net, p + "/concat", [b0, b1, b2, b3])
+
+    def block_d(p, x):
+        net.layer = p
+        b0 = conv_bn(net, p + "/Branch_0/Conv2d_0a_1x1", x, 192, 1)
+        b0 = conv_bn(net, p + "/Branch_0/Conv2d_1a_3x3", b0, 320, 3, 2,
+                     padding="valid")
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0a_1x1", x, 192, 1)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0b_1x7", b1, 192, 1, kw=7)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0c_7x1", b1, 192, 7, kw=1)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_1a_3x3", b1, 192, 3, 2,
+                     padding="valid")
+        b2 = pool(net, p + "/Branch_2/MaxPool_1a_3x3", "MaxPool", x, 3, 2,
+                  "valid")
+        return concat(net, p + "/concat", [b0, b1, b2])
+
+    def block_e(p, x):
+        net.layer = p
+        b0 = conv_bn(net, p + "/Branch_0/Conv2d_0a_1x1", x, 320, 1)
+        b1 = conv_bn(net, p + "/Branch_1/Conv2d_0a_1x1", x, 384, 1)
+        b1 = concat(net, p + "/Branch_1/concat", [
+            conv_bn(net, p + "/Branch_1/Conv2d_0b_1x3", b1, 384, 1, kw=3),
+            conv_bn(net, p + "/Branch_1/Conv2d_0b_3x1", b1, 384, 3, kw=1)])
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0a_1x1", x, 448, 1)
+        b2 = conv_bn(net, p + "/Branch_2/Conv2d_0b_3x3", b2, 384, 3)
+        b2 = concat(net, p + "/Branch_2/concat", [
+            conv_bn(net, p + "/Branch_2/Conv2d_0c_1x3", b2, 384, 1, kw=3),
+            conv_bn(net, p + "/Branch_2/Conv2d_0d_3x1", b2, 384, 3, kw=1)])
+        b3 = pool(net, p + "/Branch_3/AvgPool_0a_3x3", "AvgPool", x, 3, 1)
+        b3 = conv_bn(net, p + "/Branch_3/Conv2d_0b_1x1", b3, 192, 1)
+        return concat(net, p + "/concat", [b0, b1, b2, b3])
+
+    x = block_a("Mixed_5b", x, 32)
+    x = block_a("Mixed_5c", x, 64)
+    x = block_a("Mixed_5d", x, 64)
+    x = block_b("Mixed_6a", x)
+    for p, c7 in (("Mixed_6b", 128), ("Mixed_6c", 160), ("Mixed_6d", 160),
+                  ("Mixed_6e", 192)):
+        x = block_c(p, x, c7)
+    net.layer = "AuxLogits"
+    a = pool(net, "AuxLogits/AvgPool_1a_5x5", "AvgPool", x, 5, 3, "valid")
+    a = conv_bn(net, "AuxLogits/Conv2d_1b_1x1", a, 128, 1)
+    a = conv_bn(net, "AuxLogits/Conv2d_2a_5x5", a, 768, 5, padding="valid")
+    aux = classifier(net, a, labels, 1000, "AuxLogits")
+    x = block_d("Mixed_7a", x)
+    x = block_e("Mixed_7b", x)
+    x = block_e("Mixed_7c", x)
+    net.layer = "Logits"
+    main = classifier(net, x, labels, 1000, "Logits")
+    net.layer = "loss"
+    m = net.reduce("loss/main_mean", "Mean", main, ())
+    a = net.reduce("loss/aux_mean", "Mean", aux, ())
+    a = net.scale("loss/aux_weight", a)
+    loss = net.ew("loss/total", "Add", [m, a], shape=())
+    net.backward(loss)
+    net.update()
+    return net
+
+
+def lstm_lm(vocab=10000, emb=1024, hidden=1024, layers=2, steps=200,
+            batch=64):
+    """A 2-layer LSTM word language model like ParDNN's Word-RNN (the
+    TensorFlow word-rnn model: embedding, static_rnn over `steps` unrolled
+    time steps with BasicLSTMCell as primitive ops, outputs concatenated
+    into one softmax layer, sequence loss)."""
+    net = Net("lstm-lm", "adam")
+    B, H = batch, hidden
+    net.layer = "input"
+    ids = net.data("input_ids", (B, steps))
+    labels = net.data("targets", (B * steps,))
+    net.layer = "embedding"
+    table = net.var("embedding", (vocab, emb))
+    e = lookup(net, "embedding_lookup", ids, table, (B, steps, emb))
+    xs = [net.ew("split/step_%d" % t, "Split", [e], 0, shape=(B, emb))
+          for t in range(steps)]
+    for l in range(layers):
+        p = "rnn/multi_rnn_cell/cell_%d" % l
+        net.layer = p
+        w = net.var(p + "/kernel", (xs[0].shape[1] + H, 4 * H))
+        b = net.var(p + "/bias", (4 * H,))
+        h = c = None
+        outs = []
+        for t in range(steps):
+            q = "%s/step_%d" % (p, t)
+            net.layer = "%s/t%d" % (p, t // 25 * 25)
+            x = xs[t]
+            xh = net.ew(q + "/concat", "ConcatV2", [x, h] if h else [x], 0,
+                        shape=(B, x.shape[1] + H))
+            z = net.matmul(q + "/matmul", xh, w)
+            z = net.bias_add(q + "/bias_add", z, b)
+            i, g, f, o = [net.ew(q + "/split_" + n, "Split", [z], 0,
+                                 shape=(B, H)) for n in "igfo"]
+            i = net.ew(q + "/sigmoid_i", "Sigmoid", [i], 4, save_out=True)
+            f = net.ew(q + "/sigmoid_f", "Sigmoid", [f], 4, save_out=True)
+            o = net.ew(q + "/sigmoid_o", "Sigmoid", [o], 4, save_out=True)
+            g = net.ew(q + "/tanh_g", "Tanh", [g], 4, save_out=True)
+            ig = net.ew(q + "/mul_ig", "Mul", [i, g], save_in=(0, 1))
+            if c is not None:
+                fc = net.ew(q + "/mul_fc", "Mul", [f, c], save_in=(0, 1))
+                c = net.ew(q + "/add_c", "Add", [fc, ig])
+            else:
+                c = ig
+            tc = net.ew(q + "/tanh_c", "Tanh", [c], 4, save_out=True)
+            h = net.ew(q + "/mul_h", "Mul", [o, tc], save_in=(0, 1))
+            outs.append(h)
+        xs = outs
+    net.layer = "softmax"
+    out = net.ew("rnn/concat_outputs", "ConcatV2", xs, 0,
+                 shape=(B * steps, H))
+    logits = net.dense("softmax", out, vocab)
+    per = xent(net, "loss/xent", logits, labels, (B * steps,))
+    loss = net.reduce("loss/mean", "Mean", per, ())
+    net.backward(loss)
+    net.update()
+    return net
+
+
+# name -> (builder, description, machine hint)
+MODELS = {
+    "gpt2-small": (
+        lambda: gpt2("gpt2-small", 12, 768, 12, batch=8, seq=1024),
+        "GPT-2 small (124M parameters; 12 layers, d=768, 12 heads), "
+        "training step, batch 8 x 1024 tokens, fp32, Adam",
+        {"devices": 4, "memory": "16GiB"}),
+    "gpt2-xl": (
+        lambda: gpt2("gpt2-xl", 48, 1600, 25, batch=1, seq=1024),
+        "GPT-2 XL (1.56B parameters; 48 layers, d=1600, 25 heads), "
+        "training step, batch 1 x 1024 tokens, fp32, Adam",
+        {"devices": 8, "memory": "16GiB"}),
+    "bert-large": (
+        lambda: bert("bert-large", 24, 1024, 16, 4096, batch=4, seq=512),
+        "BERT-large (335M parameters; 24 layers, d=1024, 16 heads) "
+        "pre-training step (masked LM on 80 positions + next sentence), "
+        "batch 4 x 512 tokens, fp32, Adam",
+        {"devices": 4, "memory": "16GiB"}),
+    "resnet50": (
+        lambda: resnet50(batch=64, size=224),
+        "ResNet-50 v1 (25.6M parameters), training step, batch 64 of "
+        "224x224 images, fp32, SGD with momentum",
+        {"devices": 2, "memory": "16GiB"}),
+    "inception-v3": (
+        lambda: inception_v3(batch=32, size=299),
+        "Inception-v3 with its auxiliary classifier (27.2M parameters), "
+        "training step, batch 32 of 299x299 images, fp32, SGD with momentum",
+        {"devices": 2, "memory": "16GiB"}),
+    "lstm-lm": (
+        lambda: lstm_lm(),
+        "2-layer LSTM word language model like ParDNN's Word-RNN "
+        "(vocabulary 10000, embedding 1024, hidden 1024; 37M parameters), "
+        "unrolled over 200 steps, batch 64, fp32, Adam",
+        {"devices": 4, "memory": "16GiB"}),
+}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="sample_graphs")
+    ap.add_argument("--only", choices=sorted(MODELS))
+    ap.add_argument("--stats", action="store_true",
+                    help="print ops, edges, parameters, total time")
+    a = ap.parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    for name, (build, desc, machine) in MODELS.items():
+        if a.only and name != a.only:
+            continue
+        net = build()
+        path = os.path.join(a.out, name + ".json")
+        net.write(path, desc, machine)
+        if a.stats:
+            work = sum(o["time_us"] for o in net.ops)
+            print("%-13s %6d ops %6d edges %10.1fM params %9.1f ms work" %
+                  (name, len(net.ops), len(net.edges), net.params() / 1e6,
+                   work / 1000), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
