@@ -1,0 +1,346 @@
+/* test_placement.c - placement files: JSON and .place, round trips,
+ * omitted and CPU-pinned ops, errors with lines. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/testlib.h"
+#include "load.h"
+#include "machine.h"
+#include "placement.h"
+
+#define D "tests/data/"
+
+/* a b c d e f g iso: a->b (100), c->b (300), b->d (50), d->e (10),
+ * f->g (5); iso has no edges. */
+static dp_graph *small_graph(void)
+{
+	static const char *const names[] = {"a", "b", "c", "d",
+					    "e", "f", "g", "iso"};
+	dp_graph *g = graph_new("t");
+	for (int i = 0; i < 8; i++) {
+		uint32_t id;
+		if (graph_add_op(g, names[i], &id, NULL))
+			return NULL;
+	}
+	graph_add_edge(g, 0, 1, 100, false, NULL);
+	graph_add_edge(g, 2, 1, 300, false, NULL);
+	graph_add_edge(g, 1, 3, 50, false, NULL);
+	graph_add_edge(g, 3, 4, 10, false, NULL);
+	graph_add_edge(g, 5, 6, 5, false, NULL);
+	if (graph_finalize(g, NULL)) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static char *temp_path(const char *suffix)
+{
+	static char path[64];
+	snprintf(path, sizeof path, "/tmp/dnnpart-place-XXXXXX%s", suffix);
+	int fd = mkstemps(path, (int)strlen(suffix));
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	return path;
+}
+
+static void test_placement_json_omitted_and_cpu_ops(void)
+{
+	dp_graph *g = small_graph();
+	REQUIRE(g);
+	int32_t pl[8];
+	dp_placement_info info;
+	dp_err err;
+	REQUIRE(placement_read(D "placement_ok.json", g, pl, &info, &err) ==
+		DP_OK);
+	CHECK_INT(info.devices, 4);
+	CHECK_INT(info.cpu_pinned, 1); /* b: -1 */
+	CHECK_INT(info.omitted, 4);    /* d f g iso */
+	CHECK_INT(pl[0], 1);
+	CHECK_INT(pl[2], 2);
+	CHECK_INT(pl[4], 3);
+	CHECK_INT(pl[1], 2); /* b: heaviest placed neighbour is c (300) */
+	CHECK_INT(pl[3], 3); /* d: its only placed neighbour is e */
+	CHECK_INT(pl[5], 0); /* f, g: nothing placed nearby */
+	CHECK_INT(pl[6], 0);
+	CHECK_INT(pl[7], 0);
+	graph_free(g);
+}
+
+static void test_placement_place_with_crlf_and_tabs(void)
+{
+	dp_graph *g = small_graph();
+	REQUIRE(g);
+	int32_t pl[8];
+	dp_placement_info info;
+	dp_err err;
+	REQUIRE(placement_read(D "place_crlf.place", g, pl, &info, &err) ==
+		DP_OK);
+	CHECK_INT(info.devices, 4); /* 1 + the largest device */
+	CHECK_INT(info.omitted, 5);
+	CHECK_INT(info.cpu_pinned, 0);
+	CHECK_INT(pl[0], 1);
+	CHECK_INT(pl[1], 2);
+	CHECK_INT(pl[4], 3);
+	graph_free(g);
+}
+
+/* Chains of omitted ops follow their placed ends; ties go to the
+ * neighbour with the smaller op id. */
+static void test_placement_omitted_chains_and_ties(void)
+{
+	static const char *const names[] = {"x",  "y",  "z", "w",
+					    "s0", "s1", "s2", "u",
+					    "p1", "t1", "p2"};
+	dp_graph *g = graph_new("chains");
+	for (int i = 0; i < 11; i++) {
+		uint32_t id;
+		REQUIRE(graph_add_op(g, names[i], &id, NULL) == DP_OK);
+	}
+	graph_add_edge(g, 0, 1, 1, false, NULL);
+	graph_add_edge(g, 1, 2, 1, false, NULL);
+	graph_add_edge(g, 2, 3, 1, false, NULL);
+	graph_add_edge(g, 4, 5, 1, false, NULL);
+	graph_add_edge(g, 5, 6, 1, false, NULL);
+	graph_add_edge(g, 6, 7, 1, false, NULL);
+	graph_add_edge(g, 8, 9, 7, false, NULL);
+	graph_add_edge(g, 9, 10, 7, false, NULL);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	char *path = temp_path(".place");
+	REQUIRE(path);
+	FILE *f = fopen(path, "w");
+	REQUIRE(f);
+	fputs("x 1\nu 2\np1 3\np2 1\n", f);
+	fclose(f);
+	int32_t pl[11];
+	dp_placement_info info;
+	dp_err err;
+	dp_status st = placement_read(path, g, pl, &info, &err);
+	unlink(path);
+	REQUIRE(st == DP_OK);
+	CHECK_INT(info.omitted, 7);
+	/* x -> y -> z -> w: all follow x */
+	CHECK_INT(pl[1], 1);
+	CHECK_INT(pl[2], 1);
+	CHECK_INT(pl[3], 1);
+	/* s0 -> s1 -> s2 -> u: all follow u, even the source s0 */
+	CHECK_INT(pl[6], 2);
+	CHECK_INT(pl[5], 2);
+	CHECK_INT(pl[4], 2);
+	/* t1 between p1 (dev 3) and p2 (dev 1), equal bytes: p1 wins */
+	CHECK_INT(pl[9], 3);
+	graph_free(g);
+}
+
+static const struct {
+	const char *file;
+	int line, col;
+	const char *msg;
+} bad_files[] = {
+	{"place_bad_unknown.place", 3, 1,
+	 "unknown op 'zzz': the graph 't' has no op of that name"},
+	{"place_bad_device.place", 4, 3,
+	 "bad device '1024': expected an integer from -1 (CPU) to 1023"},
+	{"place_bad_device_neg.place", 1, 3, "bad device '-2'"},
+	{"place_bad_line.place", 2, 1,
+	 "expected 'NAME DEVICE' (an op name, a space and a device number), "
+	 "got 'justonetoken'"},
+	{"place_bad_dup.place", 3, 1, "op 'a' is placed twice (first on line 1)"},
+	{"placement_bad_unknown.json", 4, 4, "unknown op 'nope'"},
+	{"placement_bad_devices.json", 3, 21,
+	 "device 3 is out of range: the file says \"devices\": 2 on line 4"},
+	{"placement_bad_value.json", 1, 29,
+	 "placement of 'b': expected a device number from -1 (CPU) to 1023"},
+	{"placement_bad_format.json", 1, 12,
+	 "format: expected \"dnnpart-placement\", got \"dnnpart-graph\" (this "
+	 "is a graph file, not a placement)"},
+	{"placement_bad_no_map.json", 1, 1,
+	 "missing the \"placement\" object"},
+};
+
+static void test_placement_errors_name_the_line(void)
+{
+	dp_graph *g = small_graph();
+	REQUIRE(g);
+	int32_t pl[8];
+	for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
+		char path[256];
+		snprintf(path, sizeof path, D "%s", bad_files[i].file);
+		dp_err err;
+		dp_err_clear(&err);
+		dp_status st = placement_read(path, g, pl, NULL, &err);
+		if (st != DP_EINPUT || strcmp(err.file, path) ||
+		    err.line != bad_files[i].line ||
+		    err.col != bad_files[i].col ||
+		    strncmp(err.msg, bad_files[i].msg,
+			    strlen(bad_files[i].msg)))
+			test_fail(__FILE__, __LINE__,
+				  "%s: status %d, got %s:%d:%d: %s; want "
+				  "%d:%d: %s",
+				  bad_files[i].file, st, err.file, err.line,
+				  err.col, err.msg, bad_files[i].line,
+				  bad_files[i].col, bad_files[i].msg);
+	}
+	dp_err err;
+	char *path = temp_path(".place");
+	REQUIRE(path);
+	CHECK_INT(placement_read(path, g, pl, NULL, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "empty file");
+	unlink(path);
+	graph_free(g);
+}
+
+/* A plan filled by hand: the writer reads only its fields. */
+static void fill_plan(dp_plan *p, int32_t *pl, dp_device_stats *dev)
+{
+	memset(p, 0, sizeof *p);
+	p->nops = 8;
+	p->k = 3;
+	p->placement = pl;
+	snprintf(p->algo, sizeof p->algo, "mtopo");
+	p->contention = DP_CONT_PORT;
+	p->sim.k = 3;
+	p->sim.makespan = 123.5;
+	p->sim.dev = dev;
+	p->bounds.lb_us = 100;
+	p->xlb = 1.235;
+	p->speedup = 2.5;
+	p->feasible = false;
+	for (int d = 0; d < 3; d++) {
+		memset(&dev[d], 0, sizeof dev[d]);
+		dev[d].ops = (uint32_t)(d + 2);
+		dev[d].busy_us = 10.25 * (d + 1);
+		dev[d].peak_bytes = 1000 * (d + 1);
+		dev[d].cap_bytes = d == 2 ? DP_CAP_UNLIMITED : 1500;
+		dev[d].comm_in_bytes = 7 * d;
+		dev[d].comm_out_bytes = 11 * d;
+	}
+}
+
+static void test_placement_json_round_trip_with_metrics(void)
+{
+	dp_graph *g = small_graph();
+	REQUIRE(g);
+	int32_t pl[8] = {0, 1, 2, 0, 1, 2, 0, 1};
+	dp_device_stats dev[3];
+	dp_plan plan;
+	fill_plan(&plan, pl, dev);
+	char *path = temp_path(".json");
+	REQUIRE(path);
+	dp_err err;
+	REQUIRE(placement_write_json(path, g, &plan, &err) == DP_OK);
+	int32_t back[8];
+	dp_placement_info info;
+	REQUIRE(placement_read(path, g, back, &info, &err) == DP_OK);
+	CHECK(memcmp(back, pl, sizeof pl) == 0);
+	CHECK_INT(info.devices, 3);
+	CHECK_INT(info.omitted, 0);
+	/* the metrics, read with an independent JSON parser */
+	char *text;
+	size_t len;
+	REQUIRE(load_read_file(path, 0, &text, &len, &err) == DP_OK);
+	unlink(path);
+	cJSON *j = cJSON_Parse(text);
+	free(text);
+	REQUIRE(j);
+	CHECK_STR(cJSON_GetObjectItem(j, "format")->valuestring,
+		  "dnnpart-placement");
+	CHECK_STR(cJSON_GetObjectItem(j, "graph")->valuestring, "t");
+	CHECK_STR(cJSON_GetObjectItem(j, "algorithm")->valuestring, "mtopo");
+	CHECK_INT(cJSON_GetObjectItem(j, "devices")->valueint, 3);
+	cJSON *m = cJSON_GetObjectItem(j, "metrics");
+	REQUIRE(m);
+	CHECK_NEAR(cJSON_GetObjectItem(m, "makespan_us")->valuedouble, 123.5, 0);
+	CHECK_NEAR(cJSON_GetObjectItem(m, "lower_bound_us")->valuedouble, 100, 0);
+	CHECK_NEAR(cJSON_GetObjectItem(m, "xlb")->valuedouble, 1.235, 0);
+	CHECK_NEAR(cJSON_GetObjectItem(m, "speedup")->valuedouble, 2.5, 0);
+	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(m, "feasible")));
+	CHECK_STR(cJSON_GetObjectItem(m, "contention")->valuestring, "port");
+	cJSON *devs = cJSON_GetObjectItem(m, "devices");
+	REQUIRE(cJSON_GetArraySize(devs) == 3);
+	cJSON *d1 = cJSON_GetArrayItem(devs, 1);
+	CHECK_INT(cJSON_GetObjectItem(d1, "index")->valueint, 1);
+	CHECK_INT(cJSON_GetObjectItem(d1, "ops")->valueint, 3);
+	CHECK_NEAR(cJSON_GetObjectItem(d1, "busy_us")->valuedouble, 20.5, 0);
+	CHECK_INT(cJSON_GetObjectItem(d1, "peak_bytes")->valuedouble, 2000);
+	CHECK_INT(cJSON_GetObjectItem(d1, "cap_bytes")->valuedouble, 1500);
+	CHECK_INT(cJSON_GetObjectItem(d1, "comm_in_bytes")->valuedouble, 7);
+	CHECK_INT(cJSON_GetObjectItem(d1, "comm_out_bytes")->valuedouble, 11);
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(devs, 2),
+					       "cap_bytes")));
+	cJSON *map = cJSON_GetObjectItem(j, "placement");
+	CHECK_INT(cJSON_GetArraySize(map), 8);
+	CHECK_INT(cJSON_GetObjectItem(map, "iso")->valueint, 1);
+	cJSON_Delete(j);
+	graph_free(g);
+}
+
+static void test_placement_place_round_trip(void)
+{
+	dp_graph *g = small_graph();
+	REQUIRE(g);
+	int32_t pl[8] = {3, 2, 1, 0, 0, 1, 2, 3};
+	char *path = temp_path(".place");
+	REQUIRE(path);
+	dp_err err;
+	REQUIRE(placement_write_place(path, g, pl, &err) == DP_OK);
+	char *text;
+	size_t len;
+	REQUIRE(load_read_file(path, 0, &text, &len, &err) == DP_OK);
+	CHECK_STR(text, "a 3\nb 2\nc 1\nd 0\ne 0\nf 1\ng 2\niso 3\n");
+	free(text);
+	int32_t back[8];
+	dp_placement_info info;
+	REQUIRE(placement_read(path, g, back, &info, &err) == DP_OK);
+	unlink(path);
+	CHECK(memcmp(back, pl, sizeof pl) == 0);
+	CHECK_INT(info.devices, 4);
+	CHECK_INT(info.omitted, 0);
+	/* a failed write leaves nothing behind */
+	CHECK_INT(placement_write_place("/tmp/dnnpart-no-such-dir/p.place", g,
+					pl, &err),
+		  DP_EIO);
+	CHECK_CONTAINS(err.msg, "does not exist");
+	graph_free(g);
+}
+
+static void test_placement_real_pardnn_reference(void)
+{
+	char gpath[512], ppath[512];
+	snprintf(gpath, sizeof gpath, "%s/pardnn-resnet/crn_src_sink_low.dot",
+		 test_shared_dir());
+	snprintf(ppath, sizeof ppath,
+		 "%s/pardnn-resnet/reference/pardnn-cpp-K4.place",
+		 test_shared_dir());
+	dp_graph *g = NULL;
+	dp_err err;
+	REQUIRE(graph_load(gpath, DP_FMT_DOT, &g, &err) == DP_OK);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	REQUIRE(pl);
+	dp_placement_info info;
+	dp_status st = placement_read(ppath, g, pl, &info, &err);
+	CHECK_INT(st, DP_OK);
+	CHECK_INT(info.devices, 4);
+	CHECK_INT(info.omitted + info.cpu_pinned > 0, 1);
+	int used[4] = {0, 0, 0, 0};
+	for (uint32_t u = 0; u < g->nops; u++) {
+		CHECK(pl[u] >= 0 && pl[u] < 4);
+		if (pl[u] >= 0 && pl[u] < 4)
+			used[pl[u]]++;
+	}
+	CHECK(used[0] && used[1] && used[2] && used[3]);
+	free(pl);
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_placement_json_omitted_and_cpu_ops),
+	  TEST(test_placement_place_with_crlf_and_tabs),
+	  TEST(test_placement_omitted_chains_and_ties),
+	  TEST(test_placement_errors_name_the_line),
+	  TEST(test_placement_json_round_trip_with_metrics),
+	  TEST(test_placement_place_round_trip),
+	  TEST(test_placement_real_pardnn_reference))
