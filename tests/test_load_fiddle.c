@@ -255,7 +255,29 @@ static void test_fiddle_rejects_trailing_text_and_non_objects(void)
 	CHECK_INT(err.col, 24);
 }
 
+/* graph_load recognises the format by content. */
+static void test_fiddle_graph_load_detects_format(void)
+{
+	char path[512];
+	snprintf(path, sizeof path,
+		 "%s/msr-fiddle/throughput-inputs/OperatorGraphs/"
+		 "bert_l-3_inference.json",
+		 test_shared_dir());
+	dp_err err;
+	dp_format f = DP_FMT_AUTO;
+	CHECK_INT(load_detect(path, &f, &err), DP_OK);
+	CHECK_INT(f, DP_FMT_FIDDLE);
+	dp_graph *g = NULL;
+	REQUIRE(graph_load(path, DP_FMT_AUTO, &g, &err) == DP_OK);
+	CHECK_INT(g->nops, 235); /* python: len(d['nodes']) */
+	CHECK_INT(g->nedges, 250);
+	CHECK_INT(g->hint.devices, 3);
+	CHECK_STR(g->name, "bert_l-3_inference");
+	graph_free(g);
+}
+
 TEST_MAIN(TEST(test_fiddle_resnet50_layer_training),
+	  TEST(test_fiddle_graph_load_detects_format),
 	  TEST(test_fiddle_bert_operator_training),
 	  TEST(test_fiddle_every_shared_file_loads),
 	  TEST(test_fiddle_host_node_left_out),

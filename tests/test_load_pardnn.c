@@ -1,10 +1,14 @@
 /* test_load_pardnn.c - the ParDNN reference's input folder. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
 #include "lib/testlib.h"
 #include "load.h"
+#include "machine.h"
+#include "placement.h"
+#include "plan.h"
 
 static dp_graph *load_dir(const char *dir, dp_err *err)
 {
@@ -225,7 +229,83 @@ static void test_pardnn_not_a_folder(void)
 	CHECK_STR(err.file, "tests/data/real/no_such_folder");
 }
 
+/* graph_load detects a folder as a ParDNN folder. */
+static void test_pardnn_graph_load_detects_folder(void)
+{
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/pardnn-resnet", test_shared_dir());
+	dp_format f = DP_FMT_AUTO;
+	dp_err err;
+	CHECK_INT(load_detect(dir, &f, &err), DP_OK);
+	CHECK_INT(f, DP_FMT_PARDNN);
+	dp_graph *g = NULL;
+	REQUIRE(graph_load(dir, DP_FMT_AUTO, &g, &err) == DP_OK);
+	CHECK(g->finalized);
+	CHECK_INT(g->nops, 6094);
+	graph_free(g);
+}
+
+/* The reference's own K=4 placements evaluate on 4 devices with the
+ * pardnn link, in both contention models. They list src and snk but not
+ * the no-ops: comm -23 of the graph's names and the file's names gives
+ * 368 for pardnn-cpp-K4.place (all in no_ops.txt) and 327 for
+ * pardnn-python-K4.place. */
+static void test_pardnn_reference_placements_evaluate(void)
+{
+	static const struct {
+		const char *file;
+		uint32_t omitted;
+	} refs[] = {{"pardnn-cpp-K4.place", 368},
+		    {"pardnn-python-K4.place", 327}};
+	dp_err err;
+	dp_graph *g = load_resnet(&err);
+	REQUIRE(g);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 4, &err) == DP_OK);
+	REQUIRE(machine_set_link(&m, "pardnn", &err) == DP_OK);
+	int32_t *pl = calloc(g->nops, sizeof *pl);
+	REQUIRE(pl);
+	for (size_t i = 0; i < 2; i++) {
+		char path[600];
+		snprintf(path, sizeof path, "%s/pardnn-resnet/reference/%s",
+			 test_shared_dir(), refs[i].file);
+		dp_placement_info info;
+		if (placement_read(path, g, pl, &info, &err)) {
+			char buf[1600];
+			test_fail(__FILE__, __LINE__, "%s",
+				  dp_err_format(&err, buf, sizeof buf));
+			continue;
+		}
+		CHECK_INT(info.omitted, refs[i].omitted);
+		CHECK_INT(info.cpu_pinned, 0);
+		uint32_t per[4] = {0, 0, 0, 0};
+		for (uint32_t u = 0; u < g->nops; u++)
+			if (pl[u] >= 0 && pl[u] < 4)
+				per[pl[u]]++;
+		CHECK_INT(per[0] + per[1] + per[2] + per[3], g->nops);
+		for (int c = 0; c < 2; c++) {
+			dp_plan p;
+			memset(&p, 0, sizeof p);
+			dp_status st = plan_evaluate(
+				g, &m, pl, c ? DP_CONT_NONE : DP_CONT_PORT, &p,
+				&err);
+			CHECK_INT(st, DP_OK);
+			if (!st) {
+				CHECK(p.sim.makespan >= p.bounds.lb_us);
+				CHECK(p.feasible); /* no caps */
+				CHECK(p.sim.cut_edges > 0);
+			}
+			plan_free(&p);
+		}
+	}
+	free(pl);
+	machine_free(&m);
+	graph_free(g);
+}
+
 TEST_MAIN(TEST(test_pardnn_resnet_counts_and_totals),
+	  TEST(test_pardnn_graph_load_detects_folder),
+	  TEST(test_pardnn_reference_placements_evaluate),
 	  TEST(test_pardnn_resnet_variables_and_refs),
 	  TEST(test_pardnn_tiny_folder_by_hand),
 	  TEST(test_pardnn_malformed_folders_name_file_and_line),

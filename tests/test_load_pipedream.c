@@ -262,7 +262,29 @@ static void test_pipedream_empty_file_is_an_error(void)
 	CHECK_CONTAINS(err.msg, "no layer lines");
 }
 
+/* graph_load recognises graph.txt by content and builds the same graph. */
+static void test_pipedream_graph_load_detects_format(void)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/pipedream/vgg16/graph.txt",
+		 test_shared_dir());
+	dp_err err;
+	dp_format f = DP_FMT_AUTO;
+	CHECK_INT(load_detect(path, &f, &err), DP_OK);
+	CHECK_INT(f, DP_FMT_PIPEDREAM);
+	dp_graph *g = NULL, *h = load_file(path, &err);
+	REQUIRE(h);
+	REQUIRE(graph_load(path, DP_FMT_AUTO, &g, &err) == DP_OK);
+	CHECK_INT(g->nops, h->nops);
+	CHECK_INT(g->nedges, h->nedges);
+	CHECK_NEAR(g->total_time_us, h->total_time_us, 0);
+	CHECK_STR(g->name, "vgg16");
+	graph_free(g);
+	graph_free(h);
+}
+
 TEST_MAIN(TEST(test_pipedream_resnet50_counts_and_totals),
+	  TEST(test_pipedream_graph_load_detects_format),
 	  TEST(test_pipedream_layer_becomes_forward_and_backward),
 	  TEST(test_pipedream_gnmt_lists_and_several_inputs),
 	  TEST(test_pipedream_every_shared_profile_loads),

@@ -1,0 +1,185 @@
+/* test_sample_graphs.c - every sample graph loads and plans; the default
+ * that `make run` opens exists. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "graph.h"
+#include "lib/testlib.h"
+#include "load.h"
+#include "machine.h"
+#include "plan.h"
+
+#define MAX_SAMPLES 32
+
+/* The sample graph files, sorted. Returns how many. */
+static int list_samples(char names[][256])
+{
+	DIR *d = opendir("sample_graphs");
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < MAX_SAMPLES) {
+		size_t l = strlen(de->d_name);
+		if (l > 5 && strcmp(de->d_name + l - 5, ".json") == 0)
+			snprintf(names[n++], 256, "sample_graphs/%s",
+				 de->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof names[0],
+	      (int (*)(const void *, const void *))strcmp);
+	return n;
+}
+
+static void test_samples_six_architectures_present(void)
+{
+	char names[MAX_SAMPLES][256];
+	int n = list_samples(names);
+	CHECK_INT(n, 6);
+	static const char *want[] = {"bert-large", "gpt2-small", "gpt2-xl",
+				     "inception-v3", "lstm-lm", "resnet50"};
+	for (int i = 0; i < 6 && i < n; i++) {
+		char p[256];
+		snprintf(p, sizeof p, "sample_graphs/%s.json", want[i]);
+		CHECK_STR(names[i], p);
+	}
+}
+
+static void test_samples_default_names_a_sample(void)
+{
+	FILE *f = fopen("sample_graphs/DEFAULT", "r");
+	REQUIRE(f);
+	char line[256] = "";
+	CHECK(fgets(line, sizeof line, f) != NULL);
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	CHECK_STR(line, "sample_graphs/gpt2-small.json");
+	FILE *g = fopen(line, "r");
+	CHECK(g != NULL);
+	if (g)
+		fclose(g);
+}
+
+/* Structure every generated training graph has: a machine hint, weights
+ * (Variable ops holding param memory) each colocated with exactly one
+ * update op, and forward, backward and update ops. */
+static void check_structure(const dp_graph *g, const char *path)
+{
+	CHECK(g->hint.devices >= 2);
+	CHECK_INT(g->hint.memory_bytes, 16LL << 30);
+	uint32_t vars = 0, updates = 0, grads = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const char *t = graph_str(g, g->ops[u].type);
+		if (strcmp(t, "Variable") == 0) {
+			vars++;
+			if (g->ops[u].param_bytes <= 0 || g->ops[u].colocate < 0)
+				test_fail(__FILE__, __LINE__,
+					  "%s: variable %s has no memory or "
+					  "group",
+					  path, graph_op_name(g, u));
+		} else if (strcmp(t, "ApplyAdam") == 0 ||
+			   strcmp(t, "ApplyMomentum") == 0) {
+			updates++;
+		} else if (strstr(t, "Grad")) {
+			grads++;
+		}
+	}
+	CHECK(vars > 0);
+	CHECK_INT(updates, vars); /* every weight is trained */
+	CHECK(grads > g->nops / 4);
+	/* each group: one Variable and its update */
+	CHECK_INT(g->ngroups, vars);
+	for (uint32_t c = 0; c < g->ngroups; c++)
+		CHECK_INT(g->group_off[c + 1] - g->group_off[c], 2);
+}
+
+static void test_samples_load_and_plan_single_and_mtopo(void)
+{
+	char names[MAX_SAMPLES][256];
+	int n = list_samples(names);
+	REQUIRE(n > 0);
+	const dp_algo *single = algo_find("single"), *mtopo = algo_find("mtopo");
+	REQUIRE(single && mtopo);
+	for (int i = 0; i < n; i++) {
+		dp_err err;
+		dp_graph *g = NULL;
+		if (graph_load(names[i], DP_FMT_AUTO, &g, &err)) {
+			char buf[1600];
+			test_fail(__FILE__, __LINE__, "%s",
+				  dp_err_format(&err, buf, sizeof buf));
+			continue;
+		}
+		CHECK(g->nops >= 500);
+		check_structure(g, names[i]);
+		dp_machine m;
+		REQUIRE(machine_init_from_hint(&m, &g->hint, &err) == DP_OK);
+		dp_algo_opts o;
+		algo_opts_default(&o);
+		dp_plan p1, p2;
+		memset(&p1, 0, sizeof p1);
+		memset(&p2, 0, sizeof p2);
+		if (plan_run(g, &m, single, &o, NULL, &p1, &err) ||
+		    plan_run(g, &m, mtopo, &o, NULL, &p2, &err)) {
+			char buf[1600];
+			test_fail(__FILE__, __LINE__, "%s: %s", names[i],
+				  dp_err_format(&err, buf, sizeof buf));
+		} else {
+			/* one device runs every op back to back */
+			CHECK_NEAR(p1.sim.makespan, g->total_time_us,
+				   1e-6 * g->total_time_us);
+			/* mtopo spreads the ops over the K devices */
+			int used = 0;
+			for (int d = 0; d < p2.k; d++)
+				used += p2.sim.dev[d].ops > 0;
+			CHECK(used >= 2);
+			CHECK(p2.sim.makespan > 0 &&
+			      p2.sim.makespan >= p2.bounds.lb_us - 1e-6);
+		}
+		plan_free(&p1);
+		plan_free(&p2);
+		machine_free(&m);
+		graph_free(g);
+	}
+}
+
+/* GPT-2 XL cannot be trained on one 16 GiB device: its weights with Adam
+ * state alone are 1,557,611,200 parameters x 12 bytes. */
+static void test_samples_gpt2_xl_does_not_fit_one_device(void)
+{
+	dp_err err;
+	dp_graph *g = NULL;
+	REQUIRE(graph_load("sample_graphs/gpt2-xl.json", DP_FMT_AUTO, &g,
+			   &err) == DP_OK);
+	CHECK_INT(g->total_param_bytes, 1557611200LL * 12);
+	CHECK(g->total_param_bytes > (16LL << 30));
+	graph_free(g);
+}
+
+/* Spot checks of exact sizes: ResNet-50's first convolution outputs
+ * 64 x 64 x 112 x 112 fp32 values; its kernel is 7 x 7 x 3 x 64 weights
+ * with one momentum copy. */
+static void test_samples_resnet50_exact_sizes(void)
+{
+	dp_err err;
+	dp_graph *g = NULL;
+	REQUIRE(graph_load("sample_graphs/resnet50.json", DP_FMT_AUTO, &g,
+			   &err) == DP_OK);
+	uint32_t c = graph_find(g, "conv1/Conv2D");
+	uint32_t w = graph_find(g, "conv1/weights");
+	REQUIRE(c != UINT32_MAX && w != UINT32_MAX);
+	CHECK_INT(g->ops[c].output_bytes, 64LL * 64 * 112 * 112 * 4);
+	CHECK_INT(g->ops[w].param_bytes, 7 * 7 * 3 * 64 * 4 * 2);
+	CHECK_INT(g->ops[w].colocate,
+		  g->ops[graph_find(g, "conv1/weights/momentum")].colocate);
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_samples_six_architectures_present),
+	  TEST(test_samples_default_names_a_sample),
+	  TEST(test_samples_load_and_plan_single_and_mtopo),
+	  TEST(test_samples_gpt2_xl_does_not_fit_one_device),
+	  TEST(test_samples_resnet50_exact_sizes))
