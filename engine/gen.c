@@ -74,7 +74,7 @@ enum kind {
 static const struct kind_info {
 	const char *type, *grad_type; /* grad_type NULL: no gradient op */
 	bool save_in, save_out; /* what the backward op reads from forward */
-	unsigned grad_x2;       /* gradient time = forward time * grad_x2 / 2 */
+	unsigned grad_x2;	/* gradient time = forward time * grad_x2 / 2 */
 } kinds[NKINDS] = {
 	[K_DATA] = {"IteratorGetNext", NULL, false, false, 0},
 	[K_CONV] = {"Conv2D", "Conv2DBackprop", true, false, 4},
@@ -85,8 +85,7 @@ static const struct kind_info {
 	[K_MAXPOOL] = {"MaxPool", "MaxPoolGrad", true, true, 3},
 	[K_MEAN] = {"Mean", "MeanGrad", false, false, 2},
 	[K_MATMUL] = {"MatMul", "MatMulGrad", true, false, 4},
-	[K_LOSS] = {"SoftmaxCrossEntropyWithLogits", "LossGrad", true, true,
-		    2},
+	[K_LOSS] = {"SoftmaxCrossEntropyWithLogits", "LossGrad", true, true, 2},
 	[K_DROPOUT] = {"Dropout", "DropoutGrad", false, true, 2},
 	[K_METRIC] = {"InTopK", NULL, false, false, 0},
 };
@@ -103,12 +102,12 @@ static int64_t act_bytes(shape s)
 /* One forward op, remembered to build its gradient. */
 typedef struct fwd_rec {
 	uint32_t op, weight; /* weight: its variable op, or NONE */
-	uint32_t grad;       /* gradient op, or NONE */
+	uint32_t grad;	     /* gradient op, or NONE */
 	uint32_t in[MAXIN];
 	uint8_t nin, kind;
-	int64_t wbytes;  /* weight tensor bytes (0: none) */
-	uint64_t ns;     /* forward time */
-	int64_t temp;    /* forward workspace */
+	int64_t wbytes; /* weight tensor bytes (0: none) */
+	uint64_t ns;	/* forward time */
+	int64_t temp;	/* forward workspace */
 } fwd_rec;
 
 typedef struct gen {
@@ -203,8 +202,8 @@ static dp_status fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 	if (wbytes > 0) {
 		/* weights + Adam's first and second moments stay resident */
 		snprintf(s->buf, sizeof s->buf, "%s/w", s->name);
-		if ((st = add_op(s, s->buf, "VariableV2", s->scope,
-				 VAR_READ_NS, wbytes, 3 * wbytes, 0, &w)) ||
+		if ((st = add_op(s, s->buf, "VariableV2", s->scope, VAR_READ_NS,
+				 wbytes, 3 * wbytes, 0, &w)) ||
 		    (st = graph_set_colocate(s->g, w, s->buf, s->err)))
 			return st;
 	}
@@ -214,8 +213,7 @@ static dp_status fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 	for (int i = 0; i < nin; i++)
 		if ((st = graph_add_edge(s->g, in[i], *id, -1, false, s->err)))
 			return st;
-	if (w != NONE &&
-	    (st = graph_add_edge(s->g, w, *id, -1, false, s->err)))
+	if (w != NONE && (st = graph_add_edge(s->g, w, *id, -1, false, s->err)))
 		return st;
 	if (s->nf == s->fcap) {
 		uint32_t nc = s->fcap ? s->fcap * 2 : 1024;
@@ -290,8 +288,7 @@ static dp_status maxpool(gen *s, const char *suffix, uint32_t x, shape in,
 
 /* conv-BN-ReLU-conv-BN + skip (projected when the shape changes), ReLU:
  * 22 ops, 30 with the projection. */
-static dp_status residual(gen *s, uint32_t x, shape in, shape out,
-			  uint32_t *y)
+static dp_status residual(gen *s, uint32_t x, shape in, shape out, uint32_t *y)
 {
 	uint32_t c1, b1, r1, c2, b2, skip = x, p, a[2];
 	dp_status st;
@@ -337,8 +334,8 @@ static void incep_draw(gen *s, incep *ic)
 	ic->nb = 2 + rng_below(s, 3);
 	for (uint32_t b = 0; b < ic->nb; b++) {
 		ic->depth[b] = 1 + rng_below(s, 3);
-		ic->pool[b] = b == ic->nb - 1 && ic->nb >= 3 &&
-			      rng_below(s, 2) == 0;
+		ic->pool[b] =
+			b == ic->nb - 1 && ic->nb >= 3 && rng_below(s, 2) == 0;
 	}
 }
 
@@ -351,10 +348,9 @@ static dp_status inception(gen *s, const incep *ic, uint32_t x, shape sh,
 	dp_status st;
 	char suf[32];
 	for (uint32_t b = 0; b < ic->nb; b++) {
-		shape bin = sh, bout = {b + 1 == ic->nb
-						? sh.c - cb * (ic->nb - 1)
-						: cb,
-					sh.h};
+		shape bin = sh,
+		      bout = {b + 1 == ic->nb ? sh.c - cb * (ic->nb - 1) : cb,
+			      sh.h};
 		uint32_t cur = x;
 		if (ic->pool[b]) {
 			snprintf(suf, sizeof suf, "br%u/pool", b);
@@ -421,8 +417,8 @@ static dp_status forward(gen *s, uint32_t *logits, uint32_t *labels)
 			}
 			if (used + cost > end)
 				break;
-			snprintf(s->scope, sizeof s->scope, "s%u/b%u",
-				 st_i + 1, blk++);
+			snprintf(s->scope, sizeof s->scope, "s%u/b%u", st_i + 1,
+				 blk++);
 			st = res ? residual(s, x, cur, want, &y)
 				 : inception(s, &ic, x, cur, &y);
 			if (st)
@@ -519,8 +515,7 @@ static dp_status backward(gen *s)
 			return st;
 		if (r->weight == NONE)
 			continue;
-		if ((st = graph_add_edge(g, r->weight, gid, -1, false,
-					 s->err)))
+		if ((st = graph_add_edge(g, r->weight, gid, -1, false, s->err)))
 			return st;
 		const char *wname = graph_op_name(g, r->weight);
 		snprintf(s->name, sizeof s->name, "update/%s", wname);

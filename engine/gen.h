@@ -30,11 +30,11 @@
 #define DP_GEN_MAX_OPS 20000000u
 
 typedef struct dp_gen_opts {
-	uint32_t ops;          /* exact op count, DP_GEN_MIN_OPS..DP_GEN_MAX_OPS */
-	uint64_t seed;         /* any value; same seed, same graph */
-	int devices;           /* machine hint written with the graph; 0 = none */
-	int64_t memory_bytes;  /* per-device cap hint; 0 = none */
-	const char *name;      /* graph name; NULL = "synthetic-N" */
+	uint32_t ops;  /* exact op count, DP_GEN_MIN_OPS..DP_GEN_MAX_OPS */
+	uint64_t seed; /* any value; same seed, same graph */
+	int devices;   /* machine hint written with the graph; 0 = none */
+	int64_t memory_bytes; /* per-device cap hint; 0 = none */
+	const char *name;     /* graph name; NULL = "synthetic-N" */
 } dp_gen_opts;
 
 /* ops 10000, seed 1, no machine hint, default name. */

@@ -29,7 +29,7 @@ static bool starts(const char *s, const char *prefix)
 
 static void test_gen_makes_exactly_the_requested_op_count(void)
 {
-	static const uint32_t sizes[] = {22,  23,   24,   35,    36,
+	static const uint32_t sizes[] = {22,  23,   24,	  35,	 36,
 					 101, 1000, 4097, 10000, 100000};
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		dp_graph *g = make(sizes[i], 7);
@@ -109,8 +109,8 @@ static void test_gen_has_training_structure(void)
 	uint32_t loss = graph_find(g, "head/loss");
 	uint32_t lossgrad = graph_find(g, "grad/head/loss");
 	REQUIRE(loss != UINT32_MAX && lossgrad != UINT32_MAX);
-	uint32_t nadd = 0, nconcat = 0, nvar = 0, nupd = 0, ngrad = 0,
-		 nfwd = 0, saved = 0;
+	uint32_t nadd = 0, nconcat = 0, nvar = 0, nupd = 0, ngrad = 0, nfwd = 0,
+		 saved = 0;
 	for (uint32_t u = 0; u < g->nops; u++) {
 		const char *nm = graph_op_name(g, u);
 		const char *ty = graph_str(g, g->ops[u].type);
@@ -135,15 +135,17 @@ static void test_gen_has_training_structure(void)
 			CHECK_STR(ty, "ApplyAdam");
 			REQUIRE(g->ops[u].colocate >= 0);
 			/* colocated with its variable, named after it */
-			CHECK_STR(graph_str(g, g->group_label[g->ops[u].colocate]),
+			CHECK_STR(graph_str(g,
+					    g->group_label[g->ops[u].colocate]),
 				  nm + strlen("update/"));
 		} else if (starts(nm, "grad/")) {
 			ngrad++;
 			/* its forward op exists */
-			CHECK(graph_find(g, nm + strlen("grad/")) != UINT32_MAX);
+			CHECK(graph_find(g, nm + strlen("grad/")) !=
+			      UINT32_MAX);
 			CHECK(g->pred_off[u + 1] > g->pred_off[u]);
-			for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1];
-			     i++) {
+			for (uint32_t i = g->pred_off[u];
+			     i < g->pred_off[u + 1]; i++) {
 				uint32_t p = g->edges[g->pred_edge[i]].from;
 				if (!starts(graph_op_name(g, p), "grad/"))
 					saved++;

@@ -101,7 +101,8 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	fprintf(out,
 		"memory       INFEASIBLE: device %d is over its cap by %s "
 		"(peak %s, cap %s)",
-		worst, units_fmt_bytes(w->peak_bytes - w->cap_bytes, a, sizeof a),
+		worst,
+		units_fmt_bytes(w->peak_bytes - w->cap_bytes, a, sizeof a),
 		units_fmt_bytes(w->peak_bytes, b, sizeof b),
 		units_fmt_bytes(w->cap_bytes, c, sizeof c));
 	if (over > 1)
@@ -126,22 +127,22 @@ static void print_devices(FILE *out, const dp_plan *p)
 		} else {
 			units_fmt_bytes(s->cap_bytes, cap, sizeof cap);
 			snprintf(use, sizeof use, "%.1f%%",
-				 s->cap_bytes > 0 ? 100.0 * (double)s->peak_bytes /
-							    (double)s->cap_bytes
-						  : 0.0);
+				 s->cap_bytes > 0
+					 ? 100.0 * (double)s->peak_bytes /
+						   (double)s->cap_bytes
+					 : 0.0);
 		}
 		fprintf(out, "%6d %8u %10s %5.1f%% %10s %10s %6s %10s %10s%s\n",
-			d, s->ops, units_fmt_time(s->busy_us, busy, sizeof busy),
-			frac, units_fmt_bytes(s->peak_bytes, peak, sizeof peak),
-			cap, use,
-			units_fmt_bytes(s->comm_in_bytes, in, sizeof in),
+			d, s->ops,
+			units_fmt_time(s->busy_us, busy, sizeof busy), frac,
+			units_fmt_bytes(s->peak_bytes, peak, sizeof peak), cap,
+			use, units_fmt_bytes(s->comm_in_bytes, in, sizeof in),
 			units_fmt_bytes(s->comm_out_bytes, outb, sizeof outb),
 			s->peak_bytes > s->cap_bytes ? "  OVER" : "");
 	}
 }
 
-static void print_critical_path(FILE *out, const dp_graph *g,
-				const dp_plan *p)
+static void print_critical_path(FILE *out, const dp_graph *g, const dp_plan *p)
 {
 	const dp_sim_result *r = &p->sim;
 	if (!r->cp_len)
@@ -252,7 +253,8 @@ static cJSON *plan_json(const dp_graph *g, const dp_machine *m,
 		cJSON_AddStringToObject(h, "op", graph_op_name(g, u));
 		num(h, "device", p->placement[u]);
 		cJSON_AddStringToObject(
-			h, "cause", sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));
+			h, "cause",
+			sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));
 		num(h, "start_us", r->start[u]);
 		num(h, "end_us", r->end[u]);
 		cJSON_AddItemToArray(hops, h);

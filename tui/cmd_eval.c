@@ -67,14 +67,16 @@ int cmd_eval_run(int argc, char **argv)
 		else if (!place_path)
 			place_path = a;
 		else
-			return cli_usage_error("eval",
-					       "unexpected argument '%s' (expected "
-					       "GRAPH PLACEMENT)",
-					       a);
+			return cli_usage_error(
+				"eval",
+				"unexpected argument '%s' (expected "
+				"GRAPH PLACEMENT)",
+				a);
 	}
 	if (!o.graph_path || !place_path)
-		return cli_usage_error("eval", "missing %s (expected GRAPH "
-					       "PLACEMENT)",
+		return cli_usage_error("eval",
+				       "missing %s (expected GRAPH "
+				       "PLACEMENT)",
 				       o.graph_path ? "PLACEMENT" : "GRAPH");
 
 	dp_graph *g;
@@ -83,8 +85,9 @@ int cmd_eval_run(int argc, char **argv)
 		return rc;
 	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
 	if (!pl) {
-		fprintf(stderr, "dnnpart: out of memory for a placement of %u "
-				"ops\n",
+		fprintf(stderr,
+			"dnnpart: out of memory for a placement of %u "
+			"ops\n",
 			g->nops);
 		graph_free(g);
 		return 2;

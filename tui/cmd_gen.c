@@ -25,7 +25,8 @@ void cmd_gen_help(FILE *out)
 		"tensor colocated\n"
 		"with its variable. Times are FLOP- and bandwidth-based for a "
 		"V100-class GPU;\n"
-		"sizes are fp32 tensor sizes at batch 16. The same options give "
+		"sizes are fp32 tensor sizes at batch 16. The same options "
+		"give "
 		"the same file\n"
 		"on every machine.\n"
 		"\n"
@@ -68,8 +69,7 @@ static int parse_ops(const char *s, uint32_t *ops)
 }
 
 /* Value of "--opt V" or "--opt=V"; NULL (with *rc = 2) when missing. */
-static const char *value(int argc, char **argv, int *i, size_t namelen,
-			 int *rc)
+static const char *value(int argc, char **argv, int *i, size_t namelen, int *rc)
 {
 	const char *a = argv[*i];
 	if (a[namelen] == '=')
@@ -131,8 +131,9 @@ int cmd_gen_run(int argc, char **argv)
 						       err.msg);
 			if (go.memory_bytes <= 0)
 				return cli_usage_error(
-					"gen", "bad --mem '%s': a cap must be "
-					       "larger than 0",
+					"gen",
+					"bad --mem '%s': a cap must be "
+					"larger than 0",
 					v);
 		} else if (is_opt(a, "--name")) {
 			if (!(v = value(argc, argv, &i, 6, &rc)))
@@ -143,8 +144,8 @@ int cmd_gen_run(int argc, char **argv)
 				return rc;
 			out = v;
 		} else {
-			return cli_usage_error("gen", "unexpected argument '%s'",
-					       a);
+			return cli_usage_error("gen",
+					       "unexpected argument '%s'", a);
 		}
 	}
 	if (!have_ops)

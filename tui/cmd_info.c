@@ -53,8 +53,8 @@ static int gather(const dp_graph *g, graph_facts *f)
 	f->largest = -1;
 	for (uint32_t u = 0; u < g->nops; u++) {
 		const dp_op *op = &g->ops[u];
-		int64_t mem = op->param_bytes + op->output_bytes +
-			      op->temp_bytes;
+		int64_t mem =
+			op->param_bytes + op->output_bytes + op->temp_bytes;
 		f->param += op->param_bytes;
 		f->output += op->output_bytes;
 		f->temp += op->temp_bytes;
@@ -116,14 +116,16 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 		units_fmt_num(f->cp_us, x, sizeof x));
 	fprintf(out, "parallelism    %.2f  (total work / critical path)\n",
 		f->parallelism);
-	fprintf(out, "memory         params %s, outputs %s, temp %s (largest "
-		     "%s)\n",
+	fprintf(out,
+		"memory         params %s, outputs %s, temp %s (largest "
+		"%s)\n",
 		units_fmt_bytes(f->param, a, sizeof a),
 		units_fmt_bytes(f->output, b, sizeof b),
 		units_fmt_bytes(f->temp, c, sizeof c),
 		units_fmt_bytes(g->max_temp_bytes, x, sizeof x));
-	fprintf(out, "               %s in all (param + output + temp of every "
-		     "op)\n",
+	fprintf(out,
+		"               %s in all (param + output + temp of every "
+		"op)\n",
 		units_fmt_bytes(f->total, a, sizeof a));
 	if (g->nops)
 		fprintf(out, "largest op     %s  (%s)\n",
@@ -141,8 +143,8 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 		fprintf(out, ", ...");
 	fprintf(out, "\n");
 	const dp_machine_hint *h = &g->hint;
-	if (h->devices <= 0 && h->memory_bytes <= 0 && h->bw_bytes_per_us <= 0 &&
-	    h->lat_us < 0) {
+	if (h->devices <= 0 && h->memory_bytes <= 0 &&
+	    h->bw_bytes_per_us <= 0 && h->lat_us < 0) {
 		fprintf(out, "machine        none in the file (default: 1 "
 			     "device, no cap)\n");
 		return;
@@ -170,8 +172,7 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 	fprintf(out, "\n");
 }
 
-static cJSON *info_json(const dp_graph *g, dp_format fmt,
-			const graph_facts *f)
+static cJSON *info_json(const dp_graph *g, dp_format fmt, const graph_facts *f)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "graph", g->name);
@@ -210,8 +211,8 @@ static cJSON *info_json(const dp_graph *g, dp_format fmt,
 		cJSON_AddItemToArray(types, t);
 	}
 	const dp_machine_hint *h = &g->hint;
-	if (h->devices <= 0 && h->memory_bytes <= 0 && h->bw_bytes_per_us <= 0 &&
-	    h->lat_us < 0) {
+	if (h->devices <= 0 && h->memory_bytes <= 0 &&
+	    h->bw_bytes_per_us <= 0 && h->lat_us < 0) {
 		cJSON_AddNullToObject(o, "machine");
 		return o;
 	}

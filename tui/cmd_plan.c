@@ -156,9 +156,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 			} else if (i + 1 < argc) {
 				v = argv[++i];
 			} else {
-				return cli_usage_error("plan",
-						       "option %s needs a value",
-						       a);
+				return cli_usage_error(
+					"plan", "option %s needs a value", a);
 			}
 			if (algo)
 				o->algo = v;
