@@ -125,11 +125,12 @@ void sim_free(dp_sim *s)
 	free(s->rank);
 	free(s->prio);
 	free(s->by_prio);
+	free(s->ptime);
 	free(s->indeg);
 	free(s->succ_to);
 	free(s->succ_bytes);
 	free(s->out_bytes);
-	free(s->missing);
+	free(s->node);
 	free(s->prev_on_dev);
 	free(s->xoff);
 	free(s->xnum);
@@ -275,6 +276,7 @@ static dp_status compute_priorities(dp_sim *s, dp_err *err)
 	for (uint32_t p = 0; p < s->n; p++) {
 		s->by_prio[p] = keys[p].op;
 		s->prio[keys[p].op] = p;
+		s->ptime[p] = g->ops[keys[p].op].time_us;
 	}
 	free(keys);
 	return DP_OK;
@@ -309,11 +311,12 @@ dp_sim *sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
 	s->rank = malloc(n * sizeof *s->rank);
 	s->prio = malloc(n * sizeof *s->prio);
 	s->by_prio = malloc(n * sizeof *s->by_prio);
+	s->ptime = malloc(n * sizeof *s->ptime);
 	s->indeg = malloc(n * sizeof *s->indeg);
 	s->succ_to = malloc(ne * sizeof *s->succ_to);
 	s->succ_bytes = malloc(ne * sizeof *s->succ_bytes);
 	s->out_bytes = malloc(n * sizeof *s->out_bytes);
-	s->missing = malloc(n * sizeof *s->missing);
+	s->node = malloc(n * sizeof *s->node);
 	s->prev_on_dev = malloc(n * sizeof *s->prev_on_dev);
 	s->xoff = malloc(n * sizeof *s->xoff);
 	s->xnum = malloc(n * sizeof *s->xnum);
@@ -336,8 +339,8 @@ dp_sim *sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
 	s->last_t = malloc(k * sizeof *s->last_t);
 	s->dcount = malloc((k + 1) * sizeof *s->dcount);
 	s->hist = malloc(6 * 2048 * sizeof *s->hist);
-	if (!s->rank || !s->prio || !s->by_prio || !s->indeg || !s->succ_to ||
-	    !s->succ_bytes || !s->out_bytes || !s->missing ||
+	if (!s->rank || !s->prio || !s->by_prio || !s->ptime || !s->indeg ||
+	    !s->succ_to || !s->succ_bytes || !s->out_bytes || !s->node ||
 	    !s->prev_on_dev || !s->xoff || !s->xnum || !s->outfree ||
 	    !s->ready || !s->ev || !s->rbase || !s->rlen || !s->running ||
 	    !s->last || !s->send_free || !s->recv_free || !s->xend ||
@@ -481,7 +484,7 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 		uint32_t w = s->succ_to[i];
 		if (w & SIM_CTRL)
 			continue;
-		uint32_t b = (uint32_t)pl[w];
+		uint32_t b = (uint32_t)s->node[w].dev;
 		if (b == d)
 			continue;
 		if (s->xbytes[b] < 0) {
@@ -532,19 +535,20 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 	}
 	for (uint32_t i = lo; i < hi; i++) {
 		uint32_t w = s->succ_to[i], v = w & ~SIM_CTRL;
-		uint32_t b = (uint32_t)pl[v];
+		sim_node *nd = &s->node[v];
+		uint32_t b = (uint32_t)nd->dev;
 		double a = t;
 		if (b != d) {
 			r->cut_edges++;
 			a = (w & SIM_CTRL) ? t + s->lat : s->xend[b];
 		}
-		if (a > r->avail[v])
-			r->avail[v] = a;
-		if (--s->missing[v] == 0) {
-			if (r->avail[v] <= t)
+		if (a > nd->avail)
+			nd->avail = a;
+		if (--nd->missing == 0) {
+			if (nd->avail <= t)
 				make_ready(s, v, b);
 			else
-				ev_push(s, r->avail[v], 0x80000000u | v);
+				ev_push(s, nd->avail, 0x80000000u | v);
 		}
 	}
 	for (uint32_t i = 0; i < nt; i++)
@@ -557,16 +561,15 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
  * other, so the order of the dirty list does not matter. */
 static uint32_t start_phase(dp_sim *s, double t, dp_sim_result *r)
 {
-	const dp_graph *g = s->g;
 	uint32_t started = 0;
 	for (uint32_t i = 0; i < s->ndirty; i++) {
 		uint32_t d = s->dirty[i];
 		s->dirty_flag[d] = 0;
 		if (s->running[d] != SIM_NONE || s->rlen[d] == 0)
 			continue;
-		uint32_t v = s->by_prio[ready_pop(s->ready + s->rbase[d],
-						  &s->rlen[d])];
-		double dur = g->ops[v].time_us / s->m->speed[d];
+		uint32_t p = ready_pop(s->ready + s->rbase[d], &s->rlen[d]);
+		uint32_t v = s->by_prio[p];
+		double dur = s->ptime[p] / s->m->speed[d];
 		r->start[v] = t;
 		r->end[v] = t + dur;
 		s->running[d] = v;
@@ -590,11 +593,10 @@ static void run_reset(dp_sim *s, const int32_t *pl, dp_sim_result *r)
 		dp_device_stats *ds = &r->dev[pl[u]];
 		ds->ops++;
 		ds->param_bytes += g->ops[u].param_bytes;
-		s->missing[u] = s->indeg[u];
+		s->node[u] = (sim_node){0, s->indeg[u], pl[u]};
 		s->prev_on_dev[u] = SIM_NONE;
 		s->xnum[u] = 0;
 		s->xoff[u] = 0;
-		r->avail[u] = 0;
 		r->start[u] = 0;
 		r->end[u] = 0;
 	}
@@ -659,9 +661,11 @@ static dp_status run_schedule(dp_sim *s, const int32_t *pl, dp_contention c,
 				  "started",
 				  s->n - started, s->n);
 	double ms = 0;
-	for (uint32_t u = 0; u < s->n; u++)
+	for (uint32_t u = 0; u < s->n; u++) {
+		r->avail[u] = s->node[u].avail;
 		if (r->end[u] > ms)
 			ms = r->end[u];
+	}
 	r->makespan = ms;
 	return DP_OK;
 }

@@ -24,6 +24,15 @@ typedef struct sim_event {
 	uint32_t key;
 } sim_event;
 
+/* What the event loop touches for each consumer of an ending op, packed so
+ * that it is one memory access: latest arrival so far, producers not yet
+ * ended, device. */
+typedef struct sim_node {
+	double avail;
+	uint32_t missing;
+	int32_t dev;
+} sim_node;
+
 /* A memory event for the sweep: key = time bits << 1 | is_alloc (frees sort
  * before allocations at one instant), val = device << 53 | bytes. */
 typedef struct sim_mem_event {
@@ -42,13 +51,14 @@ struct dp_sim {
 	double *rank;        /* n: upward rank */
 	uint32_t *prio;      /* n: priority index of each op, 0 = first */
 	uint32_t *by_prio;   /* n: op of each priority index */
+	double *ptime;       /* n: time_us of the op of each priority index */
 	uint32_t *indeg;     /* n: number of in-edges (data and control) */
 	uint32_t *succ_to;   /* nedges, CSR order of g: consumer | SIM_CTRL */
 	int64_t *succ_bytes; /* nedges: data bytes (0 for control) */
 	int64_t *out_bytes;  /* n: max(output_bytes, largest out-edge bytes) */
 
 	/* per-run scratch, per op */
-	uint32_t *missing;     /* producers not yet ended */
+	sim_node *node;
 	uint32_t *prev_on_dev; /* op that ran just before on the same device */
 	uint32_t *xoff;        /* first transfer of the op (creation order) */
 	uint16_t *xnum;        /* number of its transfers (< DP_MAX_DEVICES) */
