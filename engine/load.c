@@ -350,6 +350,24 @@ dp_status load_detect(const char *path, dp_format *fmt, dp_err *err)
 		*fmt = DP_FMT_PARDNN;
 		return DP_OK;
 	}
+	/* the first MiB decides for nearly every file; only when it does not
+	 * (a JSON file whose telling keys come late) is the whole file read */
+	enum { PREFIX = 1 << 20 };
+	if (S_ISREG(st.st_mode) && st.st_size > PREFIX) {
+		char *buf = malloc(PREFIX + 1);
+		FILE *f = buf ? fopen(path, "rb") : NULL;
+		size_t n = f ? fread(buf, 1, PREFIX, f) : 0;
+		if (f)
+			fclose(f);
+		dp_status s = DP_EIO;
+		if (n > 0) {
+			buf[n] = '\0';
+			s = detect_text(path, buf, n, fmt, NULL);
+		}
+		free(buf);
+		if (s == DP_OK)
+			return DP_OK;
+	}
 	char *text;
 	size_t len;
 	dp_status s = load_read_file(path, load_limit(), &text, &len, err);

@@ -114,6 +114,28 @@ static void test_detect_other_tools_formats(void)
 	unlink(p);
 }
 
+/* Detection reads the first MiB; a JSON file whose telling key comes
+ * later is still detected (by reading the whole file). */
+static void test_detect_key_after_the_first_mib(void)
+{
+	char path[] = "/tmp/dnnpart-late-XXXXXX";
+	int fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	REQUIRE(f);
+	fputs("{\"edges\": [", f);
+	for (int i = 0; i < 40000; i++)
+		fprintf(f, "%s{\"from\": \"op%d\", \"to\": \"op%d\"}",
+			i ? ", " : "", i, i + 1);
+	fputs("],\n \"ops\": [{\"name\": \"op0\"}]}\n", f);
+	long size = ftell(f);
+	fclose(f);
+	CHECK(size > (1 << 20));
+	dp_err err;
+	CHECK_INT(detect(path, &err), DP_FMT_JSON);
+	unlink(path);
+}
+
 static void test_detect_refuses_with_a_useful_message(void)
 {
 	dp_err err;
@@ -252,6 +274,7 @@ static void test_graph_load_forced_formats(void)
 
 TEST_MAIN(TEST(test_detect_native_and_dot_by_content),
 	  TEST(test_detect_other_tools_formats),
+	  TEST(test_detect_key_after_the_first_mib),
 	  TEST(test_detect_refuses_with_a_useful_message),
 	  TEST(test_format_names_and_parse), TEST(test_line_col_of_offsets),
 	  TEST(test_read_file_errors_and_limit),
