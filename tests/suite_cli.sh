@@ -18,6 +18,8 @@
 #
 #   UPDATE=1 sh tests/suite_cli.sh   rewrites .out/.err/.rc from the current
 #                                    binary; review the diff before committing.
+#   sh tests/suite_cli.sh NAME...    runs (or with UPDATE=1 rewrites) only the
+#                                    named cases, and skips the large one.
 #
 # The last case generates a 1,000,000-op graph and runs info, plan and eval
 # on it (issue 2: the CLI handles a graph of that size).
@@ -117,8 +119,18 @@ if [ ! -x "$DNNPART" ]; then
 	exit 1
 fi
 
+# wanted NAME: true when no names were given or NAME is one of them
+wanted() {
+	[ -z "$ONLY" ] && return 0
+	case " $ONLY " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+ONLY="$*"
+
 for f in tests/cli/*.args tests/cli/*.sh; do
 	[ -f "$f" ] || continue
+	n=${f##*/}
+	wanted "${n%.*}" || continue
 	run_case "$f"
 done
 
@@ -149,5 +161,5 @@ scale_1m() {
 	fi
 	echo "ok - cli/scale_1m_ops"
 }
-[ "$UPDATE" = 1 ] || scale_1m
+[ "$UPDATE" = 1 ] || [ -n "$ONLY" ] || scale_1m
 exit 0

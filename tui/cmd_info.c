@@ -135,13 +135,21 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 		g->ngroups == 1 ? "" : "s", f->grouped_ops);
 	fprintf(out, "pinned         %u op%s\n", f->pinned_ops,
 		f->pinned_ops == 1 ? "" : "s");
-	fprintf(out, "op types       %u:", f->ntypes);
-	for (uint32_t i = 0; i < f->ntypes && i < TYPES_SHOWN; i++)
-		fprintf(out, "%s %s %u", i ? "," : "",
-			type_name(g, f->types[i].type), f->types[i].count);
-	if (f->ntypes > TYPES_SHOWN)
-		fprintf(out, ", ...");
-	fprintf(out, "\n");
+	/* "Type count" items, wrapped at 79 columns under the value column */
+	int col = fprintf(out, "op types       %u:", f->ntypes);
+	for (uint32_t i = 0; i < f->ntypes && i < TYPES_SHOWN; i++) {
+		char item[160];
+		int n = snprintf(item, sizeof item, " %s %u%s",
+				 type_name(g, f->types[i].type),
+				 f->types[i].count,
+				 i + 1 < f->ntypes ? "," : "");
+		if (col + n > 79) {
+			fprintf(out, "\n              ");
+			col = 14;
+		}
+		col += fprintf(out, "%s", item);
+	}
+	fprintf(out, "%s\n", f->ntypes > TYPES_SHOWN ? " ..." : "");
 	const dp_machine_hint *h = &g->hint;
 	if (h->devices <= 0 && h->memory_bytes <= 0 &&
 	    h->bw_bytes_per_us <= 0 && h->lat_us < 0) {
