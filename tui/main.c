@@ -9,11 +9,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tui.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: dnnpart COMMAND [ARGS...]\n"
+		"usage: dnnpart GRAPH [-k K] [--mem CAPS] [--algo NAME]   "
+		"(the explorer)\n"
+		"       dnnpart COMMAND [ARGS...]\n"
 		"       dnnpart help COMMAND | dnnpart COMMAND --help\n"
 		"       dnnpart --version\n"
 		"\n"
@@ -75,11 +78,6 @@ int main(int argc, char **argv)
 			a);
 		return 2;
 	}
-	fprintf(stderr,
-		"dnnpart: '%s' is not a dnnpart command (opening a graph in "
-		"the interactive\nviewer is not available in this build). "
-		"Commands:\n",
-		a);
-	cli_print_commands(stderr);
-	return 2;
+	/* not a command: a graph to open in the explorer (tui/tui_main.c) */
+	return tui_main(argc, argv);
 }

@@ -88,5 +88,5 @@ void view_critical_draw(const vstate *st, vgrid *g, vrect r)
 			 graph_str(st->g, st->g->ops[u].type));
 		grid_puts_fit(g, x += wc, y, wop, ns, buf);
 	}
-	view_scroll_note(g, r, r.y + 1, first, rows, (int)n);
+	view_scroll_note(g, r, r.y, first, rows, (int)n);
 }

@@ -87,5 +87,5 @@ void view_ops_draw(const vstate *st, vgrid *g, vrect r)
 			grid_puts(g, x += wb, y, wc, sel ? ns : ST_CRITICAL,
 				  "*");
 	}
-	view_scroll_note(g, r, r.y + 1, first, rows, n);
+	view_scroll_note(g, r, r.y, first, rows, n);
 }

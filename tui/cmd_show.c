@@ -1,0 +1,239 @@
+/* cmd_show.c - `dnnpart show GRAPH --view NAME`: one screen of the explorer
+ * as plain text, for reports, scripts and tests. It plans the graph the way
+ * the explorer would (same state, same views, same layout) and prints the
+ * grid without escape codes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "grid.h"
+#include "screen.h"
+#include "state.h"
+#include "tui.h"
+
+void cmd_show_help(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart show GRAPH [--view NAME] [--width W] "
+		"[--height H] [--ascii]\n"
+		"                    [-k K] [--mem CAPS] [--algo NAME] "
+		"[--device D] [--op NAME]\n"
+		"\n"
+		"Plans GRAPH and prints one screen of the explorer as plain "
+		"text (UTF-8, or\n"
+		"ASCII with --ascii), exactly as `dnnpart GRAPH` would show "
+		"it.\n"
+		"\n"
+		"  --view NAME        devices (default), timeline, memory, "
+		"critical, ops, op,\n"
+		"                     compare, help\n"
+		"  --width W          columns (default 100, at least %d for the "
+		"full screen)\n"
+		"  --height H         rows (default 30, at least %d)\n"
+		"  --ascii            ASCII stand-ins for block and box "
+		"characters\n"
+		"  --algo NAME        algorithm: %s\n"
+		"  --device D         the selected device (default 0)\n"
+		"  --op NAME          the op of the op view (default: the last "
+		"op of the\n"
+		"                     critical path)\n",
+		80, 24, algo_names());
+	cli_help_machine_opts(out);
+}
+
+/* Runs every algorithm into the Compare table. */
+static void compare_all(vstate *st)
+{
+	st->cmp_valid = true;
+	for (int i = 0; i < st->ncmp; i++) {
+		dp_algo_opts ao;
+		algo_opts_default(&ao);
+		ao.contention = st->contention;
+		dp_plan p;
+		dp_err err;
+		dp_err_clear(&err);
+		memset(&p, 0, sizeof p);
+		if (plan_run(st->g, &st->m, st->cmp[i].algo, &ao, NULL, &p,
+			     &err) == DP_OK) {
+			state_compare_done(st, i, &p);
+		} else {
+			char msg[1200];
+			state_compare_failed(st, i,
+					     dp_err_format(&err, msg, sizeof msg));
+		}
+	}
+}
+
+static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
+		long h, long dev, const char *opname, bool ascii)
+{
+	dp_graph *g;
+	int rc;
+	if ((rc = cli_load_graph(o, &g)))
+		return rc;
+	dp_machine m;
+	if ((rc = cli_make_machine(o, g, &m))) {
+		graph_free(g);
+		return rc;
+	}
+	uint32_t op = UINT32_MAX;
+	if (opname) {
+		op = graph_find(g, opname);
+		if (op == UINT32_MAX) {
+			fprintf(stderr, "dnnpart show: --op: no op named '%s' in "
+					"%s\n",
+				opname, o->graph_path);
+			machine_free(&m);
+			graph_free(g);
+			return 2;
+		}
+	}
+	vstate st;
+	dp_err err;
+	dp_err_clear(&err);
+	if (state_init(&st, g, &m, algo, o->contention, &err) != DP_OK) {
+		machine_free(&m);
+		graph_free(g);
+		return cli_error(&err);
+	}
+	machine_free(&m);
+	dp_algo_opts ao;
+	algo_opts_default(&ao);
+	ao.contention = o->contention;
+	dp_plan p;
+	memset(&p, 0, sizeof p);
+	if (plan_run(st.g, &st.m, algo, &ao, NULL, &p, &err) != DP_OK) {
+		rc = cli_error(&err);
+		state_free(&st);
+		return rc;
+	}
+	state_set_plan(&st, &p, st.gen);
+	if (dev >= state_ndev(&st)) {
+		fprintf(stderr,
+			"dnnpart show: --device: %ld is not a device (0..%d)\n",
+			dev, state_ndev(&st) - 1);
+		state_free(&st);
+		return 2;
+	}
+	st.dev = (int)dev;
+	st.view = (view_id)view;
+	st.op = op;
+	if (op == UINT32_MAX && st.plan->sim.cp_len)
+		st.op = st.plan->sim.cp_ops[st.plan->sim.cp_len - 1];
+	if (view == VIEW_COMPARE)
+		compare_all(&st);
+	vgrid grid;
+	vlayout l;
+	layout_compute((int)w, (int)h, state_ndev(&st), &l);
+	st.main_rows = l.main.h;
+	if (grid_init(&grid, (int)w, (int)h) != 0 ||
+	    state_prepare(&st) != DP_OK) {
+		fprintf(stderr, "dnnpart show: out of memory\n");
+		state_free(&st);
+		grid_free(&grid);
+		return 2;
+	}
+	screen_draw(&st, &grid);
+	char *text = grid_to_text(&grid, ascii);
+	rc = 0;
+	if (!text || fputs(text, stdout) == EOF || fflush(stdout) != 0) {
+		fprintf(stderr, "dnnpart show: cannot write the output\n");
+		rc = 2;
+	}
+	free(text);
+	grid_free(&grid);
+	state_free(&st);
+	return rc;
+}
+
+int cmd_show_run(int argc, char **argv)
+{
+	cli_opts o;
+	cli_opts_init(&o);
+	const dp_algo *algo = algo_default();
+	int view = VIEW_DEVICES;
+	long w = 100, h = 30, dev = 0;
+	const char *opname = NULL;
+	bool ascii = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int r = cli_parse_common("show", argc, argv, &i, &o);
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			cmd_show_help(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--ascii")) {
+			ascii = true;
+			continue;
+		}
+		/* options with a value: "--name VALUE" or "--name=VALUE" */
+		enum { O_VIEW, O_WIDTH, O_HEIGHT, O_ALGO, O_DEVICE, O_OP, O_N };
+		static const char *const names[O_N] = {
+			"--view", "--width", "--height", "--algo", "--device",
+			"--op"};
+		const char *eq = strchr(a, '=');
+		size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+		int opt = -1;
+		for (int k = 0; k < O_N; k++)
+			if (strlen(names[k]) == nl && !strncmp(a, names[k], nl))
+				opt = k;
+		const char *v = NULL;
+		if (opt >= 0) {
+			if (eq)
+				v = eq + 1;
+			else if (i + 1 < argc)
+				v = argv[++i];
+			else
+				return cli_usage_error(
+					"show", "option %s needs a value",
+					names[opt]);
+		}
+		if (opt == O_VIEW) {
+			view = view_parse(v);
+			if (view < 0)
+				return cli_usage_error(
+					"show",
+					"--view: unknown view '%s' (expected "
+					"devices, timeline, memory, critical, "
+					"ops, op, compare or help)",
+					v);
+		} else if (opt == O_WIDTH) {
+			if (cli_parse_int("show", "--width", v, 1, 1000, &w))
+				return 2;
+		} else if (opt == O_HEIGHT) {
+			if (cli_parse_int("show", "--height", v, 1, 1000, &h))
+				return 2;
+		} else if (opt == O_DEVICE) {
+			if (cli_parse_int("show", "--device", v, 0,
+					  DP_MAX_DEVICES - 1, &dev))
+				return 2;
+		} else if (opt == O_OP) {
+			opname = v;
+		} else if (opt == O_ALGO) {
+			algo = algo_find(v);
+			if (!algo)
+				return cli_usage_error(
+					"show",
+					"--algo: unknown algorithm '%s' "
+					"(expected one of: %s)",
+					v, algo_names());
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage_error("show", "unknown option '%s'", a);
+		} else if (o.graph_path) {
+			return cli_usage_error("show",
+					       "one graph at a time: got '%s' "
+					       "and '%s'",
+					       o.graph_path, a);
+		} else {
+			o.graph_path = a;
+		}
+	}
+	if (!o.graph_path)
+		return cli_usage_error("show", "no graph given");
+	return show(&o, algo, view, w, h, dev, opname, ascii);
+}

@@ -1,0 +1,365 @@
+/* tui_main.c - `dnnpart GRAPH`: the explorer's set-up and main loop.
+ *
+ * The loop is short (htop): wait on stdin and the worker's pipe with
+ * poll(), apply finished results to the state, translate input into
+ * actions, act on the bits they return (rerun, compare, cancel, files,
+ * quit), draw. Signal handlers only set a flag (nvtop); a terminal resize
+ * arrives as a key from curses. While a job runs the loop wakes ten times
+ * a second to show its progress and elapsed time.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "actions.h"
+#include "cli.h"
+#include "layout.h"
+#include "screen.h"
+#include "tui.h"
+#include "tui_session.h"
+#include "tui_term.h"
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+void tui_help(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart GRAPH [-k K] [--mem CAPS] [--algo NAME] "
+		"[--link PRESET]\n"
+		"                     [--color=auto|always|never] [--no-mouse]\n"
+		"\n"
+		"Opens the interactive explorer on GRAPH: devices with load and "
+		"memory bars,\n"
+		"timeline, memory, critical path, ops and a comparison of every "
+		"algorithm.\n"
+		"Keys: ? shows them all; + - devices, m M c C caps, a "
+		"algorithm, q quits.\n"
+		"See docs/tui.md.\n"
+		"\n"
+		"  --algo NAME        starting algorithm: %s\n"
+		"  --color WHEN       auto (default; NO_COLOR turns color off), "
+		"always, never\n"
+		"  --no-mouse         leave the mouse to the terminal\n",
+		algo_names());
+	cli_help_machine_opts(out);
+}
+
+void session_rerun(tui_session *s)
+{
+	vstate *st = &s->st;
+	dp_err err;
+	dp_err_clear(&err);
+	if (worker_submit(s->w, JOB_PLAN, st->g, &st->m, st->algo,
+			  st->contention, st->gen, &err) != DP_OK) {
+		state_status(st, true, "cannot start the rerun: %s", err.msg);
+		return;
+	}
+	st->running = true;
+	st->plan_error[0] = '\0';
+}
+
+void session_compare(tui_session *s)
+{
+	vstate *st = &s->st;
+	dp_err err;
+	dp_err_clear(&err);
+	if (worker_submit(s->w, JOB_COMPARE, st->g, &st->m, st->algo,
+			  st->contention, st->gen, &err) != DP_OK) {
+		state_status(st, true, "cannot start the comparison: %s",
+			     err.msg);
+		return;
+	}
+	st->comparing = true;
+	st->cmp_valid = true;
+}
+
+static vgrid screen_grid;
+
+void session_draw(tui_session *s)
+{
+	int w, h;
+	term_size(&w, &h);
+	if ((screen_grid.w != w || screen_grid.h != h) &&
+	    grid_resize(&screen_grid, w, h) != 0)
+		return;
+	vlayout l;
+	layout_compute(w, h, state_ndev(&s->st), &l);
+	s->st.main_rows = l.main.h;
+	if (state_prepare(&s->st) != DP_OK)
+		state_status(&s->st, true, "out of memory preparing the views");
+	screen_draw(&s->st, &screen_grid);
+	term_draw(&screen_grid, s->full_redraw);
+	s->full_redraw = false;
+}
+
+/* Mirrors the worker's progress into the state; marks compare rows whose
+ * job ended without them as cancelled. */
+static void sync_progress(tui_session *s)
+{
+	vstate *st = &s->st;
+	worker_status ws;
+	worker_get_status(s->w, &ws);
+	st->running = ws.plan_queued;
+	bool was_comparing = st->comparing;
+	st->comparing = ws.compare_queued;
+	if (ws.busy) {
+		snprintf(st->phase, sizeof st->phase, "%s", ws.phase);
+		st->fraction = ws.fraction;
+		st->elapsed_s = ws.elapsed_s;
+	} else {
+		st->phase[0] = '\0';
+		st->fraction = -1;
+		st->elapsed_s = 0;
+	}
+	if (ws.busy && ws.kind == JOB_COMPARE && st->cmp_gen == st->gen &&
+	    ws.row >= 0 && ws.row < st->ncmp &&
+	    st->cmp[ws.row].status == CMP_WAITING)
+		st->cmp[ws.row].status = CMP_RUNNING;
+	if (was_comparing && !st->comparing)
+		for (int i = 0; i < st->ncmp; i++)
+			if (st->cmp[i].status == CMP_WAITING ||
+			    st->cmp[i].status == CMP_RUNNING)
+				state_compare_failed(st, i, "cancelled");
+}
+
+static void apply_result(tui_session *s, tui_result *r)
+{
+	vstate *st = &s->st;
+	if (r->g != st->g)
+		return; /* made for a graph that is gone */
+	if (r->kind == JOB_COMPARE) {
+		if (r->gen != st->cmp_gen)
+			return;
+		if (r->status == DP_OK)
+			state_compare_done(st, r->row, &r->plan);
+		else
+			state_compare_failed(st, r->row,
+					     r->status == DP_ECANCELED
+						     ? "cancelled"
+						     : r->msg);
+		return;
+	}
+	if (r->status == DP_ECANCELED)
+		return;
+	if (r->status != DP_OK) {
+		if (r->gen == st->gen) {
+			snprintf(st->plan_error, sizeof st->plan_error, "%.250s",
+				 r->msg);
+			state_status(st, true, "%s failed: %s", st->algo->name,
+				     r->msg);
+		}
+		return;
+	}
+	/* a newer plan than the one on screen: show it (stale if the
+	 * settings moved on meanwhile) */
+	if (!st->plan || r->gen >= st->plan_gen)
+		state_set_plan(st, &r->plan, r->gen);
+}
+
+static void take_results(tui_session *s)
+{
+	tui_result *r;
+	while ((r = worker_take(s->w))) {
+		apply_result(s, r);
+		worker_result_free(r);
+	}
+}
+
+/* Acts on the bits an action returned; false when the session ends. */
+static bool handle(tui_session *s, unsigned bits)
+{
+	vstate *st = &s->st;
+	if (bits & AR_QUIT)
+		return false;
+	if (bits & AR_CANCEL) {
+		worker_cancel(s->w, false);
+		state_status(st, false,
+			     "cancelled; the plan on screen is for earlier "
+			     "settings (r reruns)");
+	}
+	if (bits & AR_CANCEL_PLAN)
+		worker_cancel(s->w, true);
+	if (bits & AR_RERUN)
+		session_rerun(s);
+	if (bits & AR_COMPARE)
+		session_compare(s);
+	if (bits & AR_FULL_REDRAW)
+		s->full_redraw = true;
+	if (bits & AR_IO)
+		session_do_io(s);
+	return true;
+}
+
+static int parse_args(int argc, char **argv, cli_opts *o, color_mode *color,
+		      bool *no_mouse, const dp_algo **algo)
+{
+	*color = COLOR_AUTO;
+	*no_mouse = false;
+	*algo = algo_default();
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int r = cli_parse_common("explorer", argc, argv, &i, o);
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (!strcmp(a, "--no-mouse")) {
+			*no_mouse = true;
+		} else if (!strncmp(a, "--color=", 8) || !strcmp(a, "--color")) {
+			const char *v = a[7] == '=' ? a + 8
+					: i + 1 < argc ? argv[++i]
+						       : "";
+			int c = term_color_parse(v);
+			if (c < 0)
+				return cli_usage_error(
+					"explorer",
+					"--color: expected auto, always or "
+					"never, got '%s'",
+					v);
+			*color = (color_mode)c;
+		} else if (!strncmp(a, "--algo=", 7) || !strcmp(a, "--algo")) {
+			const char *v = a[6] == '=' ? a + 7
+					: i + 1 < argc ? argv[++i]
+						       : "";
+			*algo = algo_find(v);
+			if (!*algo)
+				return cli_usage_error(
+					"explorer",
+					"--algo: unknown algorithm '%s' "
+					"(expected one of: %s)",
+					v, algo_names());
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			tui_help(stdout);
+			return -1;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage_error("explorer",
+					       "unknown option '%s'", a);
+		} else if (o->graph_path) {
+			return cli_usage_error(
+				"explorer",
+				"one graph at a time: got '%s' and '%s'",
+				o->graph_path, a);
+		} else {
+			o->graph_path = a;
+		}
+	}
+	if (!o->graph_path)
+		return cli_usage_error("explorer", "no graph given");
+	/* `dnnpart plna`: most likely a mistyped command, not a file */
+	if (access(o->graph_path, F_OK) != 0 &&
+	    !strpbrk(o->graph_path, "/.")) {
+		fprintf(stderr,
+			"dnnpart: '%s' is neither a command nor a graph file. "
+			"Commands:\n",
+			o->graph_path);
+		cli_print_commands(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+static void loop(tui_session *s)
+{
+	vstate *st = &s->st;
+	bool dirty = true;
+	for (;;) {
+		if (got_signal)
+			return;
+		sync_progress(s);
+		if (dirty || st->running || st->comparing)
+			session_draw(s);
+		dirty = false;
+		struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0},
+					{worker_fd(s->w), POLLIN, 0}};
+		int timeout = st->running || st->comparing ? 100 : -1;
+		int n = poll(fds, 2, timeout);
+		if (n < 0 && errno != EINTR)
+			return;
+		if (got_signal)
+			return;
+		take_results(s);
+		dirty = true;
+		term_event ev;
+		while (term_read(&ev)) {
+			unsigned bits = 0;
+			if (ev.mouse) {
+				int w, h;
+				term_size(&w, &h);
+				bits = actions_mouse(st, w, h, ev.mx, ev.my,
+						     ev.mkind);
+			} else if (ev.key) {
+				bits = actions_key(st, ev.key);
+			}
+			if (!handle(s, bits))
+				return;
+		}
+		if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+			return; /* the terminal went away */
+	}
+}
+
+int tui_main(int argc, char **argv)
+{
+	cli_opts o;
+	cli_opts_init(&o);
+	color_mode color;
+	bool no_mouse;
+	const dp_algo *algo;
+	int rc = parse_args(argc, argv, &o, &color, &no_mouse, &algo);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	dp_graph *g;
+	if ((rc = cli_load_graph(&o, &g)))
+		return rc;
+	dp_machine m;
+	if ((rc = cli_make_machine(&o, g, &m))) {
+		graph_free(g);
+		return rc;
+	}
+	tui_session s;
+	memset(&s, 0, sizeof s);
+	dp_err err;
+	dp_err_clear(&err);
+	if (state_init(&s.st, g, &m, algo, o.contention, &err) != DP_OK) {
+		machine_free(&m);
+		graph_free(g);
+		return cli_error(&err);
+	}
+	machine_free(&m);
+	s.w = worker_new(&err);
+	if (!s.w) {
+		state_free(&s.st);
+		return cli_error(&err);
+	}
+	char msg[256];
+	if (term_init(color, no_mouse, msg, sizeof msg) != 0) {
+		fprintf(stderr, "dnnpart: %s\n", msg);
+		worker_free(s.w);
+		state_free(&s.st);
+		return 2;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	session_rerun(&s);
+	loop(&s);
+	term_fini();
+	worker_free(s.w);
+	state_free(&s.st);
+	grid_free(&screen_grid);
+	if (got_signal && got_signal != SIGINT)
+		return 128 + got_signal;
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* tui_session.h - the explorer's running session: the state, the worker
+ * and the glue between them (tui_main.c runs the loop; tui_io.c carries
+ * out the prompts that need files). UI thread only.
+ */
+#ifndef DNNPART_TUI_SESSION_H
+#define DNNPART_TUI_SESSION_H
+
+#include <stdbool.h>
+
+#include "state.h"
+#include "tui_worker.h"
+
+typedef struct tui_session {
+	vstate st;
+	tui_worker *w;
+	bool full_redraw;
+} tui_session;
+
+/* Starts a plan job for the current settings. */
+void session_rerun(tui_session *s);
+/* Starts a compare job for the current settings. */
+void session_compare(tui_session *s);
+/* Draws the screen now (used before a blocking file operation so that the
+ * status line says what is happening). */
+void session_draw(tui_session *s);
+
+/* Carries out st.io (open, save, export) and reports in the status line. */
+void session_do_io(tui_session *s);
+
+#endif
