@@ -13,6 +13,7 @@
 
 #include "graph.h"
 #include "lib/testlib.h"
+#include "load.h"
 #include "machine.h"
 #include "sim.h"
 
@@ -682,30 +683,27 @@ static bool same_result(const dp_sim_result *a, const dp_sim_result *b,
 	return true;
 }
 
-/* One random case: graph, machine, placement; both contention models, with
- * and without detail, checked and re-run. */
-static void run_case(uint64_t seed, uint32_t n, int kmax)
+/* One case on g: a random machine of up to kmax devices and a placement
+ * (all on one device, contiguous stages of the topological order, or
+ * random); both contention models, with and without detail, checked and
+ * re-run. */
+static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 {
-	rng = seed * 0x2545f4914f6cdd1dull + 1;
-	dp_graph *g = random_dag(n);
-	if (!g) {
-		test_fail(__FILE__, __LINE__, "seed %llu: bad graph",
-			  (unsigned long long)seed);
-		return;
-	}
+	uint32_t n = g->nops;
 	tmach tm;
 	int k = 1 + (int)rndn((uint32_t)kmax);
 	random_machine(&tm, k);
 	int32_t *pl = malloc((n ? n : 1) * sizeof *pl);
 	int mode = (int)rndn(5);
 	for (uint32_t u = 0; u < n; u++)
-		pl[u] = mode == 0 ? k - 1 : (int32_t)rndn((uint32_t)k);
+		pl[u] = mode == 0   ? k - 1
+			: mode == 1 ? (int32_t)((uint64_t)g->topo_pos[u] * k / n)
+				    : (int32_t)rndn((uint32_t)k);
 	dp_err err;
 	dp_sim *s = sim_new(g, &tm.m, &err);
 	if (!s) {
 		test_fail(__FILE__, __LINE__, "seed %llu: sim_new: %s",
 			  (unsigned long long)seed, err.msg);
-		graph_free(g);
 		free(pl);
 		return;
 	}
@@ -761,19 +759,55 @@ out:
 	sim_result_free(&r3);
 	sim_free(s);
 	free(pl);
+}
+
+static void run_case(uint64_t seed, uint32_t n, int kmax)
+{
+	rng = seed * 0x2545f4914f6cdd1dull + 1;
+	dp_graph *g = random_dag(n);
+	if (!g) {
+		test_fail(__FILE__, __LINE__, "seed %llu: bad graph",
+			  (unsigned long long)seed);
+		return;
+	}
+	check_graph(seed, g, kmax);
 	graph_free(g);
 }
 
 static void test_sim_random_small_graphs(void)
 {
-	for (uint64_t seed = 1; seed <= 300 && !test_failed(); seed++)
-		run_case(seed, 1 + (uint32_t)(seed % 40), 5);
+	for (uint64_t seed = 1; seed <= 500 && !test_failed(); seed++)
+		run_case(seed, 1 + (uint32_t)(seed % 50), 5);
 }
 
 static void test_sim_random_many_devices(void)
 {
-	for (uint64_t seed = 1000; seed < 1060 && !test_failed(); seed++)
+	for (uint64_t seed = 1000; seed < 1100 && !test_failed(); seed++)
 		run_case(seed, 20 + (uint32_t)(seed % 60), 8);
+}
+
+/* Real profiled training graphs (PipeDream's profiles, loaded as forward,
+ * backward and parameter ops), several machines and placements each. */
+static void test_sim_invariants_on_real_graphs(void)
+{
+	static const char *const models[] = {"resnet18", "gnmt", "vgg16"};
+	for (size_t i = 0; i < 3; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/pipedream/%s/graph.txt",
+			 test_shared_dir(), models[i]);
+		dp_graph *g = NULL;
+		dp_err err;
+		if (graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
+			test_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
+			continue;
+		}
+		CHECK(g->nops > 20);
+		for (uint64_t seed = 1; seed <= 6 && !test_failed(); seed++) {
+			rng = seed * 7919 + i;
+			check_graph(seed, g, 6);
+		}
+		graph_free(g);
+	}
 }
 
 static void test_sim_random_larger_graphs(void)
@@ -784,4 +818,5 @@ static void test_sim_random_larger_graphs(void)
 
 TEST_MAIN(TEST(test_sim_random_small_graphs),
 	  TEST(test_sim_random_many_devices),
+	  TEST(test_sim_invariants_on_real_graphs),
 	  TEST(test_sim_random_larger_graphs))
