@@ -25,19 +25,15 @@
 #include "machine.h"
 #include "units.h"
 
-/* cgraph 2.42's DOT scanner (flex, prefix "aag") keeps its input buffer
- * between agmemread() calls: what followed the closing brace on the last
- * line it read is lexed at the start of the next parse, so a second graph
- * on that line became the next file's graph and a trailing newline shifted
- * the next file's error lines by one. Each parse therefore gets a fresh
- * scanner buffer, freed afterwards. libcgraph exports these functions but
- * its headers do not declare them; they are weak so that a cgraph without
- * them still links (and parses as before). */
-typedef struct yy_buffer_state *dot_scan_buffer;
-extern dot_scan_buffer aag_create_buffer(FILE *f, int size)
-	__attribute__((weak));
-extern void aag_switch_to_buffer(dot_scan_buffer b) __attribute__((weak));
-extern void aag_delete_buffer(dot_scan_buffer b) __attribute__((weak));
+/* cgraph 2.42's DOT scanner (flex) keeps its input buffer between
+ * agmemread() calls: what followed the closing brace on the last line it
+ * read is lexed at the start of the next parse, so a second graph on that
+ * line became the next file's graph and a trailing newline shifted the next
+ * file's error lines by one. aglexbad() flushes that buffer (cgraph calls it
+ * itself after a syntax error); we call it before and after each parse.
+ * libcgraph exports it without declaring it in its headers, so it is
+ * declared weak: a cgraph without it still links. */
+extern void aglexbad(void) __attribute__((weak));
 
 static pthread_mutex_t dot_lock = PTHREAD_MUTEX_INITIALIZER;
 /* messages cgraph reported during the current load (under dot_lock) */
@@ -360,15 +356,11 @@ dp_status load_dot(const char *path, const char *text, size_t len,
 	dot_msgs[0] = '\0';
 	agusererrf prev = agseterrf(collect_message);
 	agerrlevel_t prev_level = agseterr(AGWARN);
-	dot_scan_buffer scan = NULL;
-	if (aag_create_buffer && aag_switch_to_buffer && aag_delete_buffer) {
-		scan = aag_create_buffer(NULL, 16384);
-		if (scan)
-			aag_switch_to_buffer(scan);
-	}
+	if (aglexbad)
+		aglexbad();
 	D.ag = agmemread(text);
-	if (scan)
-		aag_delete_buffer(scan);
+	if (aglexbad)
+		aglexbad();
 	dp_status st;
 	if (!D.ag) {
 		st = syntax_error(path, err);

@@ -1,5 +1,6 @@
 /* test_load_dot.c - Graphviz DOT graphs: attributes, defaults, order,
  * errors with lines, Graphviz kept quiet. */
+#include <cgraph.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,22 @@ static void test_dot_nothing_leaks_into_the_next_parse(void)
 	CHECK_INT(err.line, 2);
 }
 
+/* Other code (exports, their tests) uses cgraph's parser directly: after
+ * the loader, cgraph must still parse, and without our leftovers. */
+static void test_dot_cgraph_still_usable_after_loading(void)
+{
+	static const char mine[] = "digraph a { p -> q } digraph junk { j }\n";
+	dp_graph *g = NULL;
+	dp_err err;
+	REQUIRE(load_dot("a.dot", mine, sizeof mine - 1, &g, &err) == DP_OK);
+	graph_free(g);
+	Agraph_t *G = agmemread("digraph other { x -> y -> z }");
+	REQUIRE(G);
+	CHECK_STR(agnameof(G), "other");
+	CHECK_INT(agnnodes(G), 3);
+	agclose(G);
+}
+
 static void test_dot_real_pardnn_edges_file(void)
 {
 	char path[512];
@@ -239,4 +256,5 @@ TEST_MAIN(TEST(test_dot_attributes_and_defaults),
 	  TEST(test_dot_syntax_error_prints_nothing),
 	  TEST(test_dot_good_after_bad),
 	  TEST(test_dot_nothing_leaks_into_the_next_parse),
+	  TEST(test_dot_cgraph_still_usable_after_loading),
 	  TEST(test_dot_real_pardnn_edges_file))
