@@ -337,8 +337,12 @@ dp_status sim_memory(dp_sim *s, const int32_t *pl, bool detail,
 	for (int d = 0; d < k; d++)
 		if (r->dev[d].peak_bytes > r->dev[d].cap_bytes)
 			r->feasible = false;
-	if (!detail)
+	if (!detail) {
+		/* no stale detail from an earlier run: empty lists */
+		memset(r->live_off, 0, ((size_t)k + 1) * sizeof *r->live_off);
+		memset(r->curve_off, 0, ((size_t)k + 1) * sizeof *r->curve_off);
 		return DP_OK;
+	}
 	st = build_curves(s, ev, n, r, err);
 	if (!st)
 		st = build_live(s, pl, r, err);

@@ -736,6 +736,14 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 				check_memory(&cx, detail);
 			if (!cx.failed && detail)
 				check_critical_path(&cx);
+			if (!cx.failed && !detail &&
+			    (r.cp_len || r.live_off[k] || r.curve_off[k])) {
+				test_fail(__FILE__, __LINE__,
+					  "seed %llu: detail left over from an "
+					  "earlier run",
+					  (unsigned long long)seed);
+				cx.failed = true;
+			}
 			if (cx.failed)
 				goto out;
 			/* the same again, and with a fresh simulator */
