@@ -17,6 +17,8 @@
 	  "partition a graph with an algorithm and show the result")         \
 	X(eval, "GRAPH PLACEMENT [-k K] [--mem CAPS]",                       \
 	  "simulate a placement made elsewhere")                              \
+	X(compare, "GRAPH [-k K] [--mem CAPS] [--algos A,B,...] [--json]",     \
+	  "every algorithm side by side on one graph and machine")          \
 	X(gen, "--ops N [--seed S] [-k K --mem CAP] -o FILE.json",           \
 	  "write a synthetic training graph of N ops")
 

@@ -1,0 +1,443 @@
+/* cmd_compare.c - `dnnpart compare GRAPH`: every algorithm (or those given
+ * with --algos) on the same graph, machine and simulator, one row each:
+ * makespan, x lower bound, speedup vs one device, feasibility, the largest
+ * peak / cap, cross-device bytes, cut edges and planning time. The best
+ * feasible row (shortest makespan, first on ties) is marked with '*'.
+ */
+#include <cJSON.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "units.h"
+
+void cmd_compare_help(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart compare GRAPH [-k K] [--mem CAPS] "
+		"[--algos A,B,...] [--json]\n"
+		"                       [--link PRESET | --bw BW --lat LAT] "
+		"[--contention port|none]\n"
+		"                       [--no-polish] [--strict]\n"
+		"\n"
+		"Runs every registered algorithm (or the ones listed) on GRAPH "
+		"and one machine,\n"
+		"simulates each placement with the same cost model and prints "
+		"one row per\n"
+		"algorithm:\n"
+		"  makespan   simulated time of one training step\n"
+		"  xLB        makespan / lower bound (max of the graph's "
+		"critical path and\n"
+		"             total work / sum of device speeds)\n"
+		"  speedup    time on one device / makespan\n"
+		"  feasible   every device's memory peak within its cap\n"
+		"  peak/cap   the largest peak / cap over the devices "
+		"(- when uncapped)\n"
+		"  cross-dev  bytes sent between devices; cut edges: edges "
+		"whose ends are on\n"
+		"             different devices\n"
+		"  plan time  wall time the algorithm took\n"
+		"The best feasible row (shortest makespan) is marked '*'.\n"
+		"\n"
+		"algorithms:\n"
+		"  --algos LIST       comma list, in the order to show (default: "
+		"all):\n"
+		"                     %s\n"
+		"  --no-polish        pardnn: skip the polish phase\n",
+		algo_names());
+	cli_help_machine_opts(out);
+	fprintf(out,
+		"output:\n"
+		"  --json             one JSON object: the graph, the machine, "
+		"the bounds and\n"
+		"                     an \"algorithms\" array with the same "
+		"numbers unrounded\n"
+		"  --strict           exit 1 when no algorithm met the caps\n"
+		"  -h, --help         this text\n");
+}
+
+/* Ctrl-C cancels the algorithm that is running; a second one kills. */
+static atomic_int compare_cancel;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	atomic_store(&compare_cancel, 1);
+	signal(SIGINT, SIG_DFL);
+}
+
+typedef struct tty_progress {
+	const char *algo;
+	int percent;
+	bool shown;
+} tty_progress;
+
+static void on_progress(void *ud, const char *phase, double fraction)
+{
+	tty_progress *t = ud;
+	(void)phase;
+	int pc = (int)(fraction * 100.0);
+	if (pc == t->percent)
+		return;
+	t->percent = pc;
+	fprintf(stderr, "\r\033[Kcomparing: %s %d%%", t->algo, pc);
+	fflush(stderr);
+	t->shown = true;
+}
+
+/* Splits --algos into algorithms; prints a usage error and returns 2 on an
+ * unknown or repeated name. */
+static int parse_algos(const char *spec, const dp_algo **out, size_t *n)
+{
+	*n = 0;
+	const char *p = spec;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char name[64];
+		if (len == 0 || len >= sizeof name)
+			return cli_usage_error("compare",
+					       "--algos: expected a comma list "
+					       "of algorithm names (%s), got "
+					       "'%s'",
+					       algo_names(), spec);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		const dp_algo *a = algo_find(name);
+		if (!a)
+			return cli_usage_error("compare",
+					       "--algos: unknown algorithm '%s' "
+					       "(known: %s)",
+					       name, algo_names());
+		for (size_t i = 0; i < *n; i++)
+			if (out[i] == a)
+				return cli_usage_error(
+					"compare",
+					"--algos: '%s' is listed twice", name);
+		out[(*n)++] = a;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, cli_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--strict")) {
+			o->strict = true;
+		} else if (!strcmp(a, "--no-polish")) {
+			o->no_polish = true;
+		} else if (!strcmp(a, "--algos") || !strncmp(a, "--algos=", 8)) {
+			if (a[7] == '=')
+				o->algos = a + 8;
+			else if (i + 1 < argc)
+				o->algos = argv[++i];
+			else
+				return cli_usage_error(
+					"compare", "option --algos needs a "
+						   "comma list of algorithms");
+		} else {
+			int r = cli_parse_common("compare", argc, argv, &i, o);
+			if (r < 0)
+				return 2;
+			if (r > 0)
+				continue;
+			if (a[0] == '-' && a[1])
+				return cli_usage_error(
+					"compare", "unknown option '%s'", a);
+			if (o->graph_path)
+				return cli_usage_error(
+					"compare",
+					"one graph at a time: got '%s' after "
+					"'%s'",
+					a, o->graph_path);
+			o->graph_path = a;
+		}
+	}
+	if (!o->graph_path)
+		return cli_usage_error("compare", "missing GRAPH (a graph file "
+						  "or ParDNN folder)");
+	return 0;
+}
+
+/* The largest peak / cap over the capped devices; < 0 when none is capped. */
+static double max_peak_ratio(const dp_plan *p)
+{
+	double best = -1.0;
+	for (int d = 0; d < p->k; d++) {
+		const dp_device_stats *s = &p->sim.dev[d];
+		if (s->cap_bytes == DP_CAP_UNLIMITED)
+			continue;
+		double r = s->cap_bytes > 0 ? (double)s->peak_bytes /
+						      (double)s->cap_bytes
+				: s->peak_bytes > 0 ? 1e9
+						    : 0.0;
+		if (r > best)
+			best = r;
+	}
+	return best;
+}
+
+/* Index of the best feasible plan (shortest makespan, first on ties), or
+ * -1 when none is feasible. ok[i] says whether plan i exists. */
+static int best_plan(const dp_plan *plans, const bool *ok, size_t n)
+{
+	int best = -1;
+	for (size_t i = 0; i < n; i++)
+		if (ok[i] && plans[i].feasible &&
+		    (best < 0 ||
+		     plans[i].sim.makespan < plans[best].sim.makespan))
+			best = (int)i;
+	return best;
+}
+
+static void print_header(const dp_graph *g, const dp_machine *m,
+			 const dp_contention c, const dp_bounds *b)
+{
+	char x[32], y[32], z[32];
+	printf("graph        %s", g->name);
+	if (g->source && g->source[0])
+		printf("  (%s)", g->source);
+	printf("\nsize         %u ops, %u edges\n", g->nops, g->nedges);
+	printf("machine      %d device%s, ", m->k, m->k == 1 ? "" : "s");
+	bool uniform = true;
+	for (int d = 1; d < m->k; d++)
+		uniform = uniform && m->cap[d] == m->cap[0];
+	if (uniform && m->cap[0] == DP_CAP_UNLIMITED) {
+		printf("no memory cap");
+	} else if (uniform) {
+		printf("%s each", units_fmt_bytes(m->cap[0], x, sizeof x));
+	} else {
+		printf("caps ");
+		for (int d = 0; d < m->k; d++)
+			printf("%s%s", d ? "," : "",
+			       m->cap[d] == DP_CAP_UNLIMITED
+				       ? "inf"
+				       : units_fmt_bytes(m->cap[d], x, sizeof x));
+	}
+	printf("\nlink         %s (%s, %s), contention %s\n", m->link_name,
+	       units_fmt_bandwidth(m->bw, x, sizeof x),
+	       units_fmt_time(m->lat, y, sizeof y), sim_contention_name(c));
+	printf("lower bound  %s = max(graph critical path %s, work / speeds "
+	       "%s)\n",
+	       units_fmt_time(b->lb_us, x, sizeof x),
+	       units_fmt_time(b->graph_cp_us, y, sizeof y),
+	       units_fmt_time(b->work_bound_us, z, sizeof z));
+	printf("one device   %s with every op on device 0\n\n",
+	       units_fmt_time(b->one_device_us, x, sizeof x));
+}
+
+static void print_table(const dp_algo **algos, const dp_plan *plans,
+			const bool *ok, size_t n)
+{
+	int best = best_plan(plans, ok, n);
+	printf("  %-10s %10s %7s %8s %8s %8s %11s %9s %10s\n", "algorithm",
+	       "makespan", "xLB", "speedup", "feasible", "peak/cap",
+	       "cross-dev", "cut edges", "plan time");
+	for (size_t i = 0; i < n; i++) {
+		char t[32], b[32], pt[32], ratio[32];
+		if (!ok[i]) {
+			printf("  %-10s %10s\n", algos[i]->name, "error");
+			continue;
+		}
+		const dp_plan *p = &plans[i];
+		double r = max_peak_ratio(p);
+		if (r < 0)
+			snprintf(ratio, sizeof ratio, "-");
+		else if (r < 10)
+			snprintf(ratio, sizeof ratio, "%.0f%%", r * 100.0);
+		else /* a tiny cap: a factor reads better than 409600% */
+			snprintf(ratio, sizeof ratio, "%.0fx", r);
+		printf("%c %-10s %10s %7.2f %8.2f %8s %8s %11s %9u %10s\n",
+		       (int)i == best ? '*' : ' ', algos[i]->name,
+		       units_fmt_time(p->sim.makespan, t, sizeof t), p->xlb,
+		       p->speedup, p->feasible ? "yes" : "NO", ratio,
+		       units_fmt_bytes(p->sim.cut_bytes, b, sizeof b),
+		       p->sim.cut_edges,
+		       units_fmt_time(p->plan_ms * 1000.0, pt, sizeof pt));
+	}
+	if (best >= 0)
+		printf("\nbest: %s (*: the shortest makespan among the "
+		       "feasible plans)\n",
+		       algos[best]->name);
+	else
+		printf("\nno algorithm met the memory caps\n");
+}
+
+static void num(cJSON *o, const char *key, double v)
+{
+	cJSON_AddNumberToObject(o, key, v);
+}
+
+static cJSON *compare_json(const dp_graph *g, const dp_machine *m,
+			   dp_contention c, const dp_bounds *b,
+			   const dp_algo **algos, const dp_plan *plans,
+			   const bool *ok, size_t n)
+{
+	int best = best_plan(plans, ok, n);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "graph", g->name);
+	cJSON_AddStringToObject(o, "source", g->source ? g->source : "");
+	num(o, "ops", g->nops);
+	num(o, "edges", g->nedges);
+	num(o, "k", m->k);
+	cJSON *caps = cJSON_AddArrayToObject(o, "caps_bytes");
+	for (int d = 0; d < m->k; d++)
+		cJSON_AddItemToArray(caps, m->cap[d] == DP_CAP_UNLIMITED
+						   ? cJSON_CreateNull()
+						   : cJSON_CreateNumber(
+							     (double)m->cap[d]));
+	cJSON *link = cJSON_AddObjectToObject(o, "link");
+	cJSON_AddStringToObject(link, "name", m->link_name);
+	num(link, "bandwidth_bytes_per_s", m->bw * 1e6);
+	num(link, "latency_us", m->lat);
+	cJSON_AddStringToObject(o, "contention", sim_contention_name(c));
+	num(o, "lower_bound_us", b->lb_us);
+	num(o, "graph_critical_path_us", b->graph_cp_us);
+	num(o, "work_bound_us", b->work_bound_us);
+	num(o, "one_device_us", b->one_device_us);
+	if (best >= 0)
+		cJSON_AddStringToObject(o, "best", algos[best]->name);
+	else
+		cJSON_AddNullToObject(o, "best");
+	cJSON *arr = cJSON_AddArrayToObject(o, "algorithms");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", algos[i]->name);
+		cJSON_AddBoolToObject(e, "ok", ok[i]);
+		if (ok[i]) {
+			const dp_plan *p = &plans[i];
+			num(e, "makespan_us", p->sim.makespan);
+			num(e, "xlb", p->xlb);
+			num(e, "speedup", p->speedup);
+			cJSON_AddBoolToObject(e, "feasible", p->feasible);
+			double r = max_peak_ratio(p);
+			if (r < 0)
+				cJSON_AddNullToObject(e, "max_peak_over_cap");
+			else
+				num(e, "max_peak_over_cap", r);
+			int w = plan_worst_device(p);
+			if (w < 0)
+				cJSON_AddNullToObject(e, "worst_device");
+			else
+				num(e, "worst_device", w);
+			num(e, "cut_bytes", (double)p->sim.cut_bytes);
+			num(e, "cut_edges", p->sim.cut_edges);
+			num(e, "transfers", p->sim.nxfers);
+			num(e, "plan_ms", p->plan_ms);
+		}
+		cJSON_AddBoolToObject(e, "best", (int)i == best);
+		cJSON_AddItemToArray(arr, e);
+	}
+	return o;
+}
+
+int cmd_compare_run(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cmd_compare_help(stdout);
+			return 0;
+		}
+	cli_opts o;
+	cli_opts_init(&o);
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc;
+	size_t n = algo_count();
+	const dp_algo **algos = calloc(n + 1, sizeof *algos);
+	dp_plan *plans = calloc(n + 1, sizeof *plans);
+	bool *ok = calloc(n + 1, sizeof *ok);
+	if (!algos || !plans || !ok) {
+		free(algos);
+		free(plans);
+		free(ok);
+		fprintf(stderr, "dnnpart: out of memory\n");
+		return 2;
+	}
+	if (o.algos) {
+		rc = parse_algos(o.algos, algos, &n);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			algos[i] = algo_at(i);
+	}
+	dp_graph *g = NULL;
+	dp_machine m;
+	memset(&m, 0, sizeof m);
+	if (rc || (rc = cli_load_graph(&o, &g)))
+		goto out;
+	if ((rc = cli_make_machine(&o, g, &m)))
+		goto out;
+	dp_err err;
+	dp_err_clear(&err);
+	/* a bad pin is the input's fault, not any one algorithm's */
+	if (algo_check_pins(g, &m, &err)) {
+		rc = cli_error(&err);
+		goto out;
+	}
+	dp_algo_opts ao;
+	algo_opts_default(&ao);
+	ao.contention = o.contention;
+	ao.polish = !o.no_polish;
+	tty_progress tp = {"", -1, false};
+	dp_progress prog = {NULL, &tp, &compare_cancel};
+	if (isatty(STDERR_FILENO))
+		prog.fn = on_progress;
+	atomic_store(&compare_cancel, 0);
+	signal(SIGINT, on_sigint);
+	int failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		tp.algo = algos[i]->name;
+		tp.percent = -1;
+		dp_err_clear(&err);
+		dp_status st =
+			plan_run(g, &m, algos[i], &ao, &prog, &plans[i], &err);
+		if (tp.shown)
+			fprintf(stderr, "\r\033[K");
+		if (st == DP_ECANCELED) {
+			signal(SIGINT, SIG_DFL);
+			rc = cli_error(&err);
+			goto out;
+		}
+		if (st) {
+			/* keep comparing the others; the row says error */
+			fprintf(stderr, "dnnpart: %s: ", algos[i]->name);
+			char buf[2048];
+			fprintf(stderr, "%s\n", dp_err_format(&err, buf, sizeof buf));
+			int code = dp_status_exit_code(st);
+			if (code > failed)
+				failed = code;
+			continue;
+		}
+		ok[i] = true;
+	}
+	signal(SIGINT, SIG_DFL);
+	dp_bounds b;
+	sim_bounds(g, &m, &b);
+	if (o.json) {
+		cli_print_json(stdout, compare_json(g, &m, o.contention, &b,
+						    algos, plans, ok, n));
+	} else {
+		print_header(g, &m, o.contention, &b);
+		print_table(algos, plans, ok, n);
+	}
+	if (failed)
+		rc = failed;
+	else if (o.strict && best_plan(plans, ok, n) < 0)
+		rc = 1;
+out:
+	for (size_t i = 0; i < n; i++)
+		if (ok[i])
+			plan_free(&plans[i]);
+	free(algos);
+	free(plans);
+	free(ok);
+	machine_free(&m);
+	graph_free(g);
+	return rc;
+}
