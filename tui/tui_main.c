@@ -181,9 +181,12 @@ static bool handle(tui_session *s, unsigned bits)
 		return false;
 	if (bits & AR_CANCEL) {
 		worker_cancel(s->w, false);
-		state_status(st, false,
-			     "cancelled; the plan on screen is for earlier "
-			     "settings (r reruns)");
+		state_status(st, false, "%s",
+			     !st->plan ? "cancelled; no plan yet (r runs one)"
+			     : state_plan_stale(st)
+				     ? "cancelled; the plan on screen is for "
+				       "earlier settings (r reruns)"
+				     : "cancelled");
 	}
 	if (bits & AR_CANCEL_PLAN)
 		worker_cancel(s->w, true);
@@ -297,6 +300,10 @@ static void loop(tui_session *s)
 						     ev.mkind);
 			} else if (ev.key) {
 				bits = actions_key(st, ev.key);
+				/* the terminal may have moved cells around while
+				 * resizing: repaint all of it */
+				if (ev.key == VK_RESIZE)
+					s->full_redraw = true;
 			}
 			if (!handle(s, bits))
 				return;

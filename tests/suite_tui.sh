@@ -1,0 +1,340 @@
+#!/bin/sh
+# suite_tui.sh - the explorer end to end in a real terminal: a private tmux
+# server runs `dnnpart GRAPH`, keys go in with send-keys, the screen comes
+# back with capture-pane. Every wait polls with a timeout (no fixed sleeps
+# for the program to catch up). Prints "ok - NAME" / "not ok - NAME: why".
+# Environment: DNNPART (the binary), BUILD.
+set -u
+: "${DNNPART:=$PWD/dnnpart}"
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "# tmux is not installed: skipping the end-to-end explorer tests"
+	echo "# (Debian: apt-get install tmux)"
+	exit 0
+fi
+if [ ! -x "$DNNPART" ]; then
+	echo "not ok - suite_tui_setup: no dnnpart binary at $DNNPART"
+	exit 1
+fi
+
+tmp=$(mktemp -d)
+SOCK="dnnpart-test-$$"
+T="tmux -L $SOCK -f /dev/null"
+cleanup() {
+	$T kill-server >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+ok() { echo "ok - $1"; }
+notok() {
+	echo "not ok - $1: $2"
+	echo "# screen:"
+	screen | sed 's/^/#   /'
+}
+
+screen() { $T capture-pane -p -t tui 2>/dev/null; }
+# Row N (1-based) of the screen.
+row() { screen | sed -n "${1}p"; }
+
+# wait_for PATTERN [SECONDS]: polls the screen until grep -E finds PATTERN.
+wait_for() {
+	pat=$1
+	limit=${2:-15}
+	end=$(($(date +%s) + limit))
+	while :; do
+		if screen | grep -Eq -- "$pat"; then
+			return 0
+		fi
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# wait_row N PATTERN [SECONDS]: polls until row N matches.
+wait_row() {
+	n=$1
+	pat=$2
+	limit=${3:-15}
+	end=$(($(date +%s) + limit))
+	while :; do
+		if row "$n" | grep -Eq -- "$pat"; then
+			return 0
+		fi
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# wait_settled: no rerun in progress (the status line says "rerunning"
+# while one runs, the summary says STALE until the new plan is in).
+wait_settled() {
+	end=$(($(date +%s) + ${1:-20}))
+	while :; do
+		s=$(screen)
+		if ! echo "$s" | grep -Eq 'rerunning|comparing|STALE|planning'; then
+			return 0
+		fi
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+keys() { $T send-keys -t tui "$@"; }
+
+# A small generated training graph: plans in milliseconds.
+graph=$tmp/g.json
+if ! "$DNNPART" gen --ops 400 --seed 7 -o "$graph" >/dev/null 2>"$tmp/gen.err"; then
+	echo "not ok - suite_tui_setup: dnnpart gen failed: $(cat "$tmp/gen.err")"
+	exit 1
+fi
+
+# ---- open a graph ----
+$T new-session -d -s tui -x 100 -y 30 \
+	"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen \"$DNNPART\" \"$graph\" -k 2 --mem 4GiB --algo pardnn; echo \"dnnpart exited with \$?\"; exec sleep 60"
+
+if wait_row 2 'pardnn: makespan' && wait_for 'F10Quit' && wait_settled; then
+	if row 1 | grep -q 'synthetic-400' && row 1 | grep -q 'K=2' &&
+		row 4 | grep -q '^GPU0 \[' && row 5 | grep -q '^GPU1 \['; then
+		ok tui_opens_a_graph
+	else
+		notok tui_opens_a_graph "header or device rows missing"
+	fi
+else
+	notok tui_opens_a_graph "no plan on screen"
+	exit 1
+fi
+
+# ---- + adds a device ----
+keys +
+if wait_row 1 'K=3' && wait_row 6 '^GPU2 \[' && wait_settled &&
+	! screen | grep -q 'waiting for the rerun'; then
+	ok tui_plus_adds_a_device
+else
+	notok tui_plus_adds_a_device "no K=3 header or GPU2 row"
+fi
+
+# ---- m lowers the selected device's cap and the plan reruns ----
+before=$(row 4)
+keys m
+if wait_row 4 '3\.20 GiB' && wait_settled; then
+	after=$(row 4)
+	bar_before=$(echo "$before" | sed 's/\].*//; s/.*\[//')
+	if [ "$before" != "$after" ] &&
+		screen | grep -q 'GPU0 cap 3.20 GiB (was 4.00 GiB)'; then
+		ok tui_m_lowers_the_cap_and_reruns
+	else
+		notok tui_m_lowers_the_cap_and_reruns "row did not change: $after"
+	fi
+	: "$bar_before"
+else
+	notok tui_m_lowers_the_cap_and_reruns "no 3.20 GiB cap on GPU0"
+fi
+
+# ---- a cap too small: infeasible, naming the device ----
+keys C C-u 1MiB Enter
+if wait_row 2 'INFEASIBLE:? GPU[0-9]' && wait_settled &&
+	screen | grep -q 'OVER'; then
+	ok tui_too_small_cap_is_infeasible_with_the_device_named
+else
+	notok tui_too_small_cap_is_infeasible_with_the_device_named \
+		"no INFEASIBLE GPUn verdict"
+fi
+# a bad cap keeps the session: status line error, caps unchanged
+keys c C-u '8 parsecs' Enter
+if wait_for 'cap not changed' && row 4 | grep -q '1.00 MiB'; then
+	ok tui_bad_cap_goes_to_the_status_line
+else
+	notok tui_bad_cap_goes_to_the_status_line "no error in the status line"
+fi
+keys C C-u 4GiB Enter
+wait_settled
+
+# ---- a switches the algorithm ----
+algo0=$(row 1 | sed -n 's/.*algo \([a-z0-9_-]*\).*/\1/p')
+keys a
+if wait_row 1 "algo [a-z]" && wait_settled; then
+	algo1=$(row 1 | sed -n 's/.*algo \([a-z0-9_-]*\).*/\1/p')
+	if [ -n "$algo1" ] && [ "$algo1" != "$algo0" ] &&
+		row 2 | grep -q "^ $algo1:"; then
+		ok tui_a_switches_algorithm
+	else
+		notok tui_a_switches_algorithm "algo '$algo0' -> '$algo1'"
+	fi
+else
+	notok tui_a_switches_algorithm "no header after a"
+fi
+keys A
+wait_settled
+
+# ---- Tab reaches every view ----
+# the main view starts below the panel (3 devices): row 8 is the tab bar
+pass=1
+for want in '│0 us' 'Live on GPU0' 'waited' 'ops  sorted by' \
+	'no op selected' 'algorithms on K=3' 'Dev +ops +busy'; do
+	keys Tab
+	if ! wait_for "$want" 10; then
+		pass=0
+		notok tui_tab_reaches_every_view "no '$want' after Tab"
+		break
+	fi
+done
+[ $pass = 1 ] && ok tui_tab_reaches_every_view
+# Compare fills in every algorithm's row
+keys 7
+if wait_settled 30 && ! screen | grep -Eq 'waiting|running\.\.\.'; then
+	ok tui_compare_fills_every_row
+else
+	notok tui_compare_fills_every_row "rows still waiting"
+fi
+keys 1
+
+# ---- ? shows the help, Esc closes it ----
+keys '?'
+if wait_for 'dnnpart explorer: keys' && screen | grep -q 'next view'; then
+	keys Escape
+	if wait_for 'Dev +ops +busy'; then
+		ok tui_help_shows_and_closes
+	else
+		notok tui_help_shows_and_closes "Esc did not close the help"
+	fi
+else
+	notok tui_help_shows_and_closes "no help screen"
+fi
+
+# ---- resizing keeps the screen sane ----
+sane() { # W H: header, key bar, nothing past the size
+	w=$1
+	h=$2
+	s=$(screen)
+	[ "$(echo "$s" | wc -l)" -eq "$h" ] || return 1
+	echo "$s" | sed -n 1p | grep -q 'synthetic-400' || return 1
+	echo "$s" | sed -n "${h}p" | grep -q 'F1Help' || return 1
+	echo "$s" | sed -n "${h}p" | grep -q 'F10Quit' || return 1
+	# characters, not bytes: the bars are UTF-8
+	echo "$s" | LC_ALL=C.UTF-8 sed 's/./x/g' |
+		awk -v w="$w" '{ if (length($0) > w) bad = 1 } END { exit bad }'
+}
+# wait_sane W H: tmux shows the old cells until the explorer redraws
+wait_sane() {
+	end=$(($(date +%s) + 10))
+	while ! sane "$1" "$2"; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+for size in 80x24 200x60 100x30; do
+	w=${size%x*}
+	h=${size#*x}
+	$T resize-window -t tui -x "$w" -y "$h"
+	if wait_sane "$w" "$h"; then
+		ok "tui_resize_${size}_keeps_the_screen_sane"
+	else
+		notok "tui_resize_${size}_keeps_the_screen_sane" "screen broken"
+	fi
+done
+$T resize-window -t tui -x 60 -y 20
+if wait_for 'terminal too small: 60x20'; then
+	$T resize-window -t tui -x 100 -y 30
+	if wait_sane 100 30; then
+		ok tui_too_small_terminal_says_so_and_recovers
+	else
+		notok tui_too_small_terminal_says_so_and_recovers "no recovery"
+	fi
+else
+	notok tui_too_small_terminal_says_so_and_recovers "no message"
+fi
+# resize during a rerun
+keys +
+$T resize-window -t tui -x 120 -y 40
+if wait_sane 120 40 && wait_settled && row 1 | grep -q 'K=4'; then
+	ok tui_resize_during_a_rerun
+else
+	notok tui_resize_during_a_rerun "no K=4 screen at 120x40"
+fi
+
+# ---- the mouse: a click on a tab shows that view ----
+tabrow=$(screen | grep -n ' 1 Devices ' | head -n 1 | cut -d: -f1)
+if [ -n "$tabrow" ]; then
+	# X10 mouse report: ESC [ M, then 32 + button, 32 + column, 32 + row
+	# (1-based); " 3 Memory " starts at column 26 on a wide screen
+	cx=$(printf '%x' $((32 + 28)))
+	cy=$(printf '%x' $((32 + tabrow)))
+	keys -H 1b 5b 4d 20 "$cx" "$cy"
+	keys -H 1b 5b 4d 23 "$cx" "$cy"
+	if wait_for 'Live on GPU' 5; then
+		ok tui_mouse_click_on_a_tab
+	else
+		notok tui_mouse_click_on_a_tab "no Memory view after the click"
+	fi
+	keys 1
+else
+	notok tui_mouse_click_on_a_tab "no tab row"
+fi
+
+# ---- s saves the placement; o opens another graph or says why not ----
+keys s C-u "$tmp/saved.json" Enter
+if wait_for 'saved the .* placement to' 10 && [ -s "$tmp/saved.json" ] &&
+	grep -q '"dnnpart-placement"' "$tmp/saved.json"; then
+	ok tui_s_saves_the_placement
+else
+	notok tui_s_saves_the_placement "no placement file"
+fi
+keys o C-u "$tmp/missing.json" Enter
+if wait_for 'missing.json' 5 && row 1 | grep -q 'synthetic-400'; then
+	ok tui_open_error_keeps_the_session
+else
+	notok tui_open_error_keeps_the_session "no error or graph lost"
+fi
+"$DNNPART" gen --ops 100 --seed 3 -o "$tmp/other.json" >/dev/null 2>&1
+keys o C-u "$tmp/other.json" Enter
+if wait_row 1 'synthetic-100 ' && wait_row 2 'makespan' && wait_settled; then
+	ok tui_o_opens_another_graph
+else
+	notok tui_o_opens_another_graph "no synthetic-100 on screen"
+fi
+
+# ---- q exits with status 0 and a clean terminal ----
+keys q
+if wait_for 'dnnpart exited with 0' 10; then
+	if screen | grep -Eq 'F10Quit|synthetic-400|GPU0'; then
+		notok tui_q_exits_cleanly "explorer left on the screen"
+	else
+		ok tui_q_exits_cleanly
+	fi
+else
+	notok tui_q_exits_cleanly "no exit status 0"
+fi
+
+# ---- Esc cancels a long rerun; the session goes on ----
+big=$tmp/big.json
+if "$DNNPART" gen --ops 100000 --seed 1 -o "$big" >/dev/null 2>&1; then
+	$T kill-session -t tui >/dev/null 2>&1
+	$T new-session -d -s tui -x 100 -y 30 \
+		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen \"$DNNPART\" \"$big\" -k 8; echo \"dnnpart exited with \$?\"; exec sleep 60"
+	if wait_for 'rerunning pardnn' 20; then
+		keys Escape
+		t0=$(date +%s)
+		if wait_for 'cancelled' 5 && wait_settled 5; then
+			echo "# the rerun stopped $(($(date +%s) - t0)) s after Esc"
+			keys Tab
+			if wait_for '│0 us|no plan' 3; then
+				ok tui_esc_cancels_a_rerun
+			else
+				notok tui_esc_cancels_a_rerun "no response after cancel"
+			fi
+		else
+			notok tui_esc_cancels_a_rerun "still rerunning after Esc"
+		fi
+	else
+		notok tui_esc_cancels_a_rerun "no rerun in progress on screen"
+	fi
+	keys q
+	if wait_for 'dnnpart exited with 0' 10; then
+		ok tui_q_during_or_after_a_cancelled_rerun_exits_0
+	else
+		notok tui_q_during_or_after_a_cancelled_rerun_exits_0 "no exit 0"
+	fi
+else
+	echo "not ok - tui_esc_cancels_a_rerun: dnnpart gen --ops 100000 failed"
+fi
