@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+extern const dp_algo algo_pardnn;
 extern const dp_algo algo_single;
 extern const dp_algo algo_mtopo;
 extern const dp_algo algo_metf;
@@ -15,6 +16,7 @@ extern const dp_algo algo_metis;
 extern const dp_algo algo_contig;
 
 static const dp_algo *const registry[] = {
+	&algo_pardnn,
 	&algo_single,
 	&algo_mtopo,
 	&algo_metf,

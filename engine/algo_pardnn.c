@@ -1,0 +1,490 @@
+/* algo_pardnn.c - the pardnn algorithm: entry point, phases, shared helpers.
+ *
+ * ParDNN after Qararyah et al., Parallel Computing 2021 (arXiv 2008.08636),
+ * Sec. 4: slicing (algo_pardnn_slice.c), mapping (algo_pardnn_map.c),
+ * refinement (algo_pardnn_refine.c) and the memory heuristic
+ * (algo_pardnn_memory.c); then our polish (algo_pardnn_polish.c) and, last,
+ * our safeguard below: the all-on-the-fastest-device placement is simulated
+ * too and kept if it is better, so pardnn is never worse than one device
+ * when one device fits. See docs/algorithms.md.
+ *
+ * Cost: slicing and mapping are O(K (V + E) + V log V). Everything after
+ * mapping is driven by simulations, and their number is bounded by a budget
+ * that shrinks with graph size (pd_budget), so the whole run stays close to
+ * linear in V + E.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/pardnn.h"
+
+/* Simulations allowed in one run: PD_BUDGET_WORK / (V + E), clamped. The
+ * work unit is an op or an edge visited by one simulation. */
+#define PD_BUDGET_WORK 4e6
+#define PD_BUDGET_MIN 8u
+#define PD_BUDGET_MAX 300u
+
+void pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
+		 double f)
+{
+	if (f < 0)
+		f = 0;
+	if (f > 1)
+		f = 1;
+	progress_report(c->p, phase, lo + (hi - lo) * f);
+}
+
+dp_status pd_check_cancel(pd_ctx *c)
+{
+	if (progress_canceled(c->p))
+		return dp_err_set(c->err, DP_ECANCELED, NULL, 0, 0,
+				  "pardnn: canceled");
+	return DP_OK;
+}
+
+bool pd_better(const pd_score *a, const pd_score *b)
+{
+	if (a->over != b->over)
+		return a->over < b->over;
+	return a->makespan < b->makespan - 1e-12 * fabs(b->makespan);
+}
+
+uint32_t pd_sims_left(const pd_ctx *c)
+{
+	return c->sims < c->sim_budget ? c->sim_budget - c->sims : 0;
+}
+
+dp_status pd_simulate(pd_ctx *c, bool detail, pd_score *sc)
+{
+	dp_status st = pd_check_cancel(c);
+	if (st)
+		return st;
+	c->so.detail = detail;
+	c->res_is_cur = false;
+	st = sim_run(c->sim, c->place, &c->so, &c->res, c->err);
+	if (st)
+		return st;
+	c->sims++;
+	c->res_is_cur = detail;
+	if (sc) {
+		sc->makespan = c->res.makespan;
+		sc->over = 0;
+		for (int d = 0; d < c->k; d++) {
+			int64_t cap = c->m->cap[d], peak = c->res.dev[d].peak_bytes;
+			if (peak > cap)
+				sc->over += peak - cap;
+		}
+	}
+	return DP_OK;
+}
+
+uint32_t pd_rep(const dp_graph *g, uint32_t u)
+{
+	int32_t grp = g->ops[u].colocate;
+	return grp >= 0 ? g->group_ops[g->group_off[grp]] : u;
+}
+
+const uint32_t *pd_unit(const dp_graph *g, const uint32_t *self,
+			uint32_t *len)
+{
+	int32_t grp = g->ops[*self].colocate;
+	if (grp < 0) {
+		*len = 1;
+		return self;
+	}
+	*len = g->group_off[grp + 1] - g->group_off[grp];
+	return g->group_ops + g->group_off[grp];
+}
+
+int32_t pd_move_unit(pd_ctx *c, uint32_t rep, int32_t to)
+{
+	int32_t from = c->place[rep];
+	uint32_t len;
+	const uint32_t *mem = pd_unit(c->g, &rep, &len);
+	for (uint32_t i = 0; i < len; i++)
+		c->place[mem[i]] = to;
+	return from;
+}
+
+double pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to)
+{
+	const dp_graph *g = c->g;
+	uint32_t len;
+	const uint32_t *mem = pd_unit(g, &rep, &len);
+	int32_t from = c->place[rep], grp = g->ops[rep].colocate;
+	double delta = 0;
+	for (uint32_t i = 0; i < len; i++) {
+		uint32_t u = mem[i];
+		for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
+			uint32_t e = g->pred_edge[j], x = g->edges[e].from;
+			if (grp >= 0 && g->ops[x].colocate == grp)
+				continue;
+			int32_t dx = c->place[x];
+			delta += (dx != to ? c->c[e] : 0) - (dx != from ? c->c[e] : 0);
+		}
+		for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+			uint32_t e = g->succ_edge[j], x = g->edges[e].to;
+			if (grp >= 0 && g->ops[x].colocate == grp)
+				continue;
+			int32_t dx = c->place[x];
+			delta += (dx != to ? c->c[e] : 0) - (dx != from ? c->c[e] : 0);
+		}
+	}
+	return delta;
+}
+
+void pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta)
+{
+	const dp_graph *g = c->g;
+	uint32_t len;
+	const uint32_t *mem = pd_unit(g, &rep, &len);
+	int32_t from = c->place[rep], grp = g->ops[rep].colocate;
+	for (int d = 0; d < c->k; d++)
+		delta[d] = 0;
+	/* with on[x] the cost of the unit's edges to ops on device x and T
+	 * their total: delta[e] = (T - on[e]) - (T - on[from]) */
+	for (uint32_t i = 0; i < len; i++) {
+		uint32_t u = mem[i];
+		for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
+			uint32_t e = g->pred_edge[j], x = g->edges[e].from;
+			if (grp >= 0 && g->ops[x].colocate == grp)
+				continue;
+			delta[c->place[x]] -= c->c[e];
+		}
+		for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+			uint32_t e = g->succ_edge[j], x = g->edges[e].to;
+			if (grp >= 0 && g->ops[x].colocate == grp)
+				continue;
+			delta[c->place[x]] -= c->c[e];
+		}
+	}
+	double on_from = -delta[from];
+	for (int d = 0; d < c->k; d++)
+		delta[d] += on_from;
+}
+
+int32_t pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ)
+{
+	const dp_graph *g = c->g;
+	uint32_t len;
+	const uint32_t *mem = pd_unit(g, &rep, &len);
+	int32_t grp = g->ops[rep].colocate, dev = -1;
+	for (uint32_t m = 0; m < len; m++) {
+		uint32_t u = mem[m];
+		uint32_t lo = succ ? g->succ_off[u] : g->pred_off[u];
+		uint32_t hi = succ ? g->succ_off[u + 1] : g->pred_off[u + 1];
+		for (uint32_t i = lo; i < hi; i++) {
+			const dp_edge *e =
+				&g->edges[succ ? g->succ_edge[i] : g->pred_edge[i]];
+			uint32_t x = succ ? e->to : e->from;
+			if (grp >= 0 && g->ops[x].colocate == grp)
+				continue;
+			if (dev >= 0 && c->place[x] != dev)
+				return -1;
+			dev = c->place[x];
+		}
+	}
+	return dev == c->place[rep] ? -1 : dev;
+}
+
+#define PD_COPY_SCAN 64
+
+/* Whether producer p already has a data consumer on device e outside the
+ * unit of grp (then a copy of p's output is on e anyway). High fan-out
+ * producers are not scanned to the end: past PD_COPY_SCAN consumers the
+ * answer is "no", which only overestimates what a move brings. */
+static bool copy_already_on(const pd_ctx *c, uint32_t p, int32_t e,
+			    int32_t grp, uint32_t self)
+{
+	const dp_graph *g = c->g;
+	uint32_t lo = g->succ_off[p], hi = g->succ_off[p + 1];
+	if (hi - lo > PD_COPY_SCAN)
+		hi = lo + PD_COPY_SCAN;
+	for (uint32_t i = lo; i < hi; i++) {
+		const dp_edge *ed = &g->edges[g->succ_edge[i]];
+		uint32_t y = ed->to;
+		if (ed->control || y == self || c->place[y] != e ||
+		    (grp >= 0 && g->ops[y].colocate == grp))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/* Bytes the unit of rep would add to device e at e's peak time in the last
+ * simulation: its params, the temps and outputs of members live then, and
+ * copies of inputs from other devices that e does not hold yet. */
+int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e)
+{
+	const dp_graph *g = c->g;
+	const dp_sim_result *r = &c->res;
+	double t = r->dev[e].peak_time;
+	int32_t grp = g->ops[rep].colocate;
+	uint32_t len;
+	const uint32_t *mem = pd_unit(g, &rep, &len);
+	int64_t need = 0;
+	for (uint32_t i = 0; i < len; i++) {
+		uint32_t u = mem[i];
+		const dp_op *op = &g->ops[u];
+		need += op->param_bytes;
+		if (r->start[u] <= t && t < r->end[u])
+			need += op->temp_bytes;
+		double last = r->end[u];
+		for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+			uint32_t y = g->edges[g->succ_edge[j]].to;
+			if (r->end[y] > last)
+				last = r->end[y];
+		}
+		if (r->start[u] <= t && t < last)
+			need += op->output_bytes;
+		for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
+			const dp_edge *ed = &g->edges[g->pred_edge[j]];
+			uint32_t p = ed->from;
+			if (ed->control || c->place[p] == e ||
+			    (grp >= 0 && g->ops[p].colocate == grp))
+				continue;
+			if (r->end[p] <= t && t < r->end[u] &&
+			    !copy_already_on(c, p, e, grp, u))
+				need += ed->bytes;
+		}
+	}
+	return need;
+}
+
+void pd_stamp_next(pd_ctx *c)
+{
+	if (++c->stamp_gen == 0) {
+		memset(c->stamp, 0, (size_t)c->n * sizeof *c->stamp);
+		c->stamp_gen = 1;
+	}
+}
+
+bool pd_stamp_set(pd_ctx *c, uint32_t u)
+{
+	if (c->stamp[u] == c->stamp_gen)
+		return true;
+	c->stamp[u] = c->stamp_gen;
+	return false;
+}
+
+dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
+		       pd_accept_fn accept, bool detail, uint32_t max_sims,
+		       uint32_t *kept)
+{
+	*kept = 0;
+	/* keep the first proposal per unit, drop fixed and no-op moves */
+	uint32_t np = 0;
+	pd_stamp_next(c);
+	for (uint32_t i = 0; i < nmv; i++) {
+		uint32_t rep = pd_rep(c->g, mv[i].rep);
+		int32_t to = mv[i].to;
+		if (c->fix[rep] >= 0 || to < 0 || to >= c->k ||
+		    c->place[rep] == to || pd_stamp_set(c, rep))
+			continue;
+		mv[np++] = (pd_move){rep, to, -1};
+	}
+	uint32_t used = 0, chunk = np;
+	while (chunk > 0 && np > 0 && used < max_sims) {
+		uint32_t left = 0; /* moves not accepted yet, compacted */
+		for (uint32_t s = 0; s < np && used < max_sims; s += chunk) {
+			uint32_t e = s + chunk < np ? s + chunk : np, moved = 0;
+			for (uint32_t i = s; i < e; i++) {
+				mv[i].from = -1;
+				if (c->place[mv[i].rep] == mv[i].to)
+					continue;
+				mv[i].from = pd_move_unit(c, mv[i].rep, mv[i].to);
+				moved++;
+			}
+			if (!moved)
+				continue;
+			pd_score sc;
+			dp_status st = pd_simulate(c, detail, &sc);
+			if (st)
+				return st;
+			used++;
+			if (accept(&c->cur, &sc)) {
+				c->cur = sc;
+				*kept += moved;
+				continue;
+			}
+			for (uint32_t i = e; i-- > s;)
+				if (mv[i].from >= 0)
+					pd_move_unit(c, mv[i].rep, mv[i].from);
+			c->res_is_cur = false;
+			for (uint32_t i = s; i < e; i++)
+				mv[left++] = mv[i];
+		}
+		/* the budget ends the loop before unreached chunks matter */
+		np = left;
+		if (chunk == 1)
+			break;
+		chunk = (chunk + 1) / 2;
+	}
+	return DP_OK;
+}
+
+/* Ours (not in the paper): the all-on-one-device placement (the fastest
+ * device; pins kept) is a candidate as well. One simulation, always run,
+ * outside the budget. */
+static dp_status safeguard_single(pd_ctx *c)
+{
+	int32_t *saved = malloc((size_t)c->n * sizeof *saved);
+	if (!saved)
+		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory in pardnn");
+	memcpy(saved, c->place, (size_t)c->n * sizeof *saved);
+	for (uint32_t u = 0; u < c->n; u++)
+		c->place[u] = c->fix[u] >= 0 ? c->fix[u] : c->devorder[0];
+	pd_score sc;
+	dp_status st = pd_simulate(c, false, &sc);
+	if (!st && pd_better(&sc, &c->cur))
+		c->cur = sc;
+	else
+		memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
+	c->res_is_cur = false;
+	free(saved);
+	return st;
+}
+
+dp_status pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
+		      const dp_algo_opts *o, const dp_progress *p, dp_err *err)
+{
+	memset(c, 0, sizeof *c);
+	c->g = g;
+	c->m = m;
+	c->o = o;
+	c->p = p;
+	c->err = err;
+	c->n = g->nops;
+	c->k = m->k;
+	uint32_t n = c->n;
+	c->w = malloc(((size_t)n + 1) * sizeof *c->w);
+	c->c = malloc(((size_t)g->nedges + 1) * sizeof *c->c);
+	c->fix = malloc(((size_t)n + 1) * sizeof *c->fix);
+	c->place = malloc(((size_t)n + 1) * sizeof *c->place);
+	c->stamp = calloc((size_t)n + 1, sizeof *c->stamp);
+	c->devorder = malloc((size_t)c->k * sizeof *c->devorder);
+	if (!c->w || !c->c || !c->fix || !c->place || !c->stamp ||
+	    !c->devorder)
+		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory for pardnn on %u ops", n);
+	c->mean_speed = machine_sum_speed(m) / m->k;
+	if (!(c->mean_speed > 0))
+		c->mean_speed = 1;
+	for (uint32_t u = 0; u < n; u++) {
+		c->w[u] = g->ops[u].time_us / c->mean_speed;
+		c->fix[u] = g->ops[u].pin;
+	}
+	/* the pin of any member fixes the whole group */
+	for (uint32_t grp = 0; grp < g->ngroups; grp++) {
+		int32_t pin = -1;
+		for (uint32_t i = g->group_off[grp]; i < g->group_off[grp + 1];
+		     i++)
+			if (g->ops[g->group_ops[i]].pin >= 0)
+				pin = g->ops[g->group_ops[i]].pin;
+		if (pin >= 0)
+			for (uint32_t i = g->group_off[grp];
+			     i < g->group_off[grp + 1]; i++)
+				c->fix[g->group_ops[i]] = pin;
+	}
+	/* the uniform link: what a cut edge costs (control: latency only) */
+	for (uint32_t e = 0; e < g->nedges; e++)
+		c->c[e] = c->k > 1 ? machine_comm(m, 0, 1, g->edges[e].bytes)
+				   : 0.0;
+	for (int d = 0; d < c->k; d++) {
+		int i = d;
+		while (i > 0 && m->speed[c->devorder[i - 1]] < m->speed[d]) {
+			c->devorder[i] = c->devorder[i - 1];
+			i--;
+		}
+		c->devorder[i] = d;
+	}
+	return DP_OK;
+}
+
+void pd_ctx_free(pd_ctx *c)
+{
+	free(c->w);
+	free(c->c);
+	free(c->fix);
+	free(c->place);
+	free(c->stamp);
+	free(c->devorder);
+	free(c->path_of);
+	free(c->path_off);
+	free(c->path_ops);
+	free(c->tlev);
+	free(c->blev);
+	sim_result_free(&c->res);
+	sim_free(c->sim);
+}
+
+static uint32_t pd_budget(const dp_graph *g)
+{
+	double size = (double)g->nops + (double)g->nedges + 1.0;
+	double b = PD_BUDGET_WORK / size;
+	if (b < PD_BUDGET_MIN)
+		return PD_BUDGET_MIN;
+	if (b > PD_BUDGET_MAX)
+		return PD_BUDGET_MAX;
+	return (uint32_t)b;
+}
+
+static dp_status pardnn_phases(pd_ctx *c)
+{
+	dp_status st;
+	if ((st = pd_slice(c)) || (st = pd_map(c)))
+		return st;
+	if ((st = pd_check_cancel(c)))
+		return st;
+	pd_progress(c, "refinement", 0.35, 0.6, 0.0);
+	c->sim = sim_new(c->g, c->m, c->err);
+	if (!c->sim)
+		return c->err && c->err->code ? c->err->code : DP_ENOMEM;
+	c->so.contention = c->o->contention;
+	c->sim_budget = pd_budget(c->g);
+	if ((st = pd_simulate(c, true, &c->cur)) || (st = pd_refine(c)) ||
+	    (st = pd_memory(c)))
+		return st;
+	if (c->o->polish && (st = pd_polish(c)))
+		return st;
+	return safeguard_single(c);
+}
+
+static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
+			    const dp_algo_opts *o, const dp_progress *p,
+			    int32_t *placement, dp_err *err)
+{
+	dp_status st = algo_check_pins(g, m, err);
+	if (st)
+		return st;
+	dp_algo_opts defaults;
+	if (!o) {
+		algo_opts_default(&defaults);
+		o = &defaults;
+	}
+	pd_ctx c;
+	st = pd_ctx_init(&c, g, m, o, p, err);
+	if (!st && c.n > 0 && c.k == 1) {
+		/* one device: nothing to partition */
+		for (uint32_t u = 0; u < c.n; u++)
+			c.place[u] = c.fix[u] >= 0 ? c.fix[u] : 0;
+	} else if (!st && c.n > 0) {
+		st = pardnn_phases(&c);
+	}
+	if (!st)
+		pd_progress(&c, c.o->polish ? "polish" : "memory", 0, 1, 1);
+	if (!st)
+		memcpy(placement, c.place, (size_t)c.n * sizeof *placement);
+	pd_ctx_free(&c);
+	return st;
+}
+
+const dp_algo algo_pardnn = {
+	.name = "pardnn",
+	.summary = "ParDNN: critical-path slicing, load/comm mapping, "
+		   "refinement, memory-overflow moves (default)",
+	.source = "Qararyah et al., Parallel Computing 2021 (arXiv 2008.08636)",
+	.run = pardnn_run,
+};

@@ -1,0 +1,340 @@
+/* algo_pardnn_memory.c - pardnn step 4: the memory-overflow heuristic.
+ *
+ * Paper (arXiv 2008.08636, Sec. 4, memory heuristic): while a device is
+ * over its memory cap, take the ops that hold memory at its peak and move
+ * them, cheapest first by (communication the move adds + 1) / (bytes it
+ * frees), to the device with the most headroom on which they still fit.
+ *
+ * The memory model is the simulator's time-resolved one (DESIGN 3.1): each
+ * round simulates with detail, and the live tensors at each over-cap
+ * device's peak say who holds memory there:
+ *   - a param or temp entry is held by its op: moving the op frees it;
+ *   - an output or a received copy that still has consumers to run on the
+ *     device after the peak is held by those consumers: moving them away
+ *     frees it (the producer's output then leaves by a transfer right after
+ *     it ends), so each pending consumer is credited its share;
+ *   - an output without pending local consumers (the op is running or a
+ *     transfer out is in flight) is credited to its op.
+ * Candidates are moved, cheapest ratio first, until the credited bytes
+ * cover the device's overflow; the target's headroom is reduced by what
+ * the move brings, so one round does not pile everything onto one device.
+ *
+ * Termination (unlike the reference, which can loop forever when its
+ * detection and move thresholds differ): a unit never moves back to a device
+ * it left in this phase, it moves at most PD_MEM_MAX_MOVES times, every round
+ * moves at least one unit or the phase stops, and there are at most
+ * PD_MEM_MAX_ROUNDS rounds within the simulation budget. The best placement
+ * seen (least overflow, then makespan) is kept. When no move helps, that
+ * best placement is returned and the plan layer reports it infeasible with
+ * each device's peak and cap. Pinned units never move; colocation groups
+ * move whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/pardnn.h"
+
+#define PD_MEM_MAX_MOVES 4
+#define PD_MEM_MAX_ROUNDS 64
+#define PD_MEM_MIN_ROUNDS 6
+
+typedef struct mcand {
+	double key;
+	uint32_t rep;
+	int64_t freed;
+} mcand;
+
+static int mcand_cmp(const void *a, const void *b)
+{
+	const mcand *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->rep < y->rep ? -1 : x->rep > y->rep;
+}
+
+typedef struct mstate {
+	int64_t *credit;   /* n: bytes credited to a unit (by rep) */
+	uint32_t *touched; /* reps with credit, this device */
+	uint32_t ntouched;
+	int16_t *left;     /* n * PD_MEM_MAX_MOVES: devices a unit left */
+	uint8_t *nmoves;   /* n */
+	int64_t *head;     /* k: headroom (cap - peak - planned) */
+	double *cdelta;    /* k: scratch for pd_comm_delta_all */
+	mcand *cand;
+	int32_t *best;     /* best placement seen */
+} mstate;
+
+static void credit_add(mstate *s, uint32_t rep, int64_t bytes)
+{
+	if (bytes <= 0)
+		return;
+	if (s->credit[rep] == 0)
+		s->touched[s->ntouched++] = rep;
+	s->credit[rep] += bytes;
+}
+
+static bool has_left(const mstate *s, uint32_t rep, int32_t dev)
+{
+	for (uint32_t i = 0; i < s->nmoves[rep]; i++)
+		if (s->left[(size_t)rep * PD_MEM_MAX_MOVES + i] == dev)
+			return true;
+	return false;
+}
+
+/* The device a unit on d should go to: among devices it has not left
+ * before where what it brings fits (within the headroom, or nothing at all
+ * on a device already over its cap), the one where the move adds the least
+ * communication, ties: the most headroom left after the move, then the
+ * smaller device. -1 if none; *need gets what it brings there and *comm
+ * the communication it adds (>= 0). */
+static int32_t best_target(const pd_ctx *c, const mstate *s, uint32_t rep,
+			   int32_t d, int64_t *need, double *comm)
+{
+	int32_t best = -1;
+	int64_t best_left = 0;
+	double best_comm = 0;
+	pd_comm_delta_all(c, rep, s->cdelta);
+	for (int32_t e = 0; e < c->k; e++) {
+		if (e == d || has_left(s, rep, e))
+			continue;
+		int64_t nd = pd_need_on(c, rep, e);
+		if (nd > (s->head[e] > 0 ? s->head[e] : 0))
+			continue;
+		int64_t left = s->head[e] - nd;
+		double cm = s->cdelta[e] > 0 ? s->cdelta[e] : 0;
+		if (best < 0 || cm < best_comm ||
+		    (cm == best_comm && left > best_left)) {
+			best = e;
+			best_left = left;
+			best_comm = cm;
+			*need = nd;
+		}
+	}
+	*comm = best_comm;
+	return best;
+}
+
+/* Credits the holders of the memory live at device d's peak. */
+static void credit_holders(const pd_ctx *c, mstate *s, int32_t d)
+{
+	const dp_graph *g = c->g;
+	const dp_sim_result *r = &c->res;
+	double peak_t = r->dev[d].peak_time;
+	for (uint32_t i = r->live_off[d]; i < r->live_off[d + 1]; i++) {
+		const dp_live_tensor *lt = &r->live[i];
+		uint32_t x = lt->op;
+		if (lt->kind == DP_MEM_PARAM || lt->kind == DP_MEM_TEMP) {
+			credit_add(s, pd_rep(g, x), lt->bytes);
+			continue;
+		}
+		/* output or copy: pending consumers on d hold it */
+		int32_t grp = g->ops[x].colocate;
+		uint32_t np = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			for (uint32_t j = g->succ_off[x]; j < g->succ_off[x + 1];
+			     j++) {
+				const dp_edge *e = &g->edges[g->succ_edge[j]];
+				uint32_t y = e->to;
+				if (e->control || c->place[y] != d ||
+				    !(r->end[y] > peak_t) ||
+				    (grp >= 0 && g->ops[y].colocate == grp))
+					continue;
+				if (pass == 0)
+					np++;
+				else
+					credit_add(s, pd_rep(g, y),
+						   lt->bytes / (int64_t)np);
+			}
+			if (np == 0)
+				break;
+		}
+		if (np == 0 && lt->kind == DP_MEM_OUTPUT)
+			credit_add(s, pd_rep(g, x), lt->bytes);
+	}
+}
+
+/* Binary min-heap of candidates by (key, rep). */
+static bool mc_less(const mcand *a, const mcand *b)
+{
+	return mcand_cmp(a, b) < 0;
+}
+
+static void mc_down(mcand *h, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		if (l < n && mc_less(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && mc_less(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		mcand t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void mc_push(mcand *h, uint32_t *n, mcand v)
+{
+	uint32_t i = (*n)++;
+	while (i > 0 && mc_less(&v, &h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static mcand mc_pop(mcand *h, uint32_t *n)
+{
+	mcand top = h[0];
+	h[0] = h[--*n];
+	mc_down(h, *n, 0);
+	return top;
+}
+
+/* (communication the move adds + 1) / bytes it frees, for the unit of rep
+ * going to its best target now; -1 when it fits nowhere. */
+static double move_key(const pd_ctx *c, const mstate *s, uint32_t rep,
+		       int32_t d, int64_t freed, int32_t *to, int64_t *need)
+{
+	double comm;
+	*to = best_target(c, s, rep, d, need, &comm);
+	if (*to < 0)
+		return -1;
+	return (comm + 1.0) / (double)freed;
+}
+
+/* Plans the moves off device d for this round; returns how many. The
+ * candidates are taken cheapest first; a candidate's key is computed again
+ * when it comes up, with the moves made so far, so that a neighbour of an
+ * op that just moved (whose edge to it no longer costs anything there)
+ * follows it and chains move together instead of being cut at every op. */
+static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
+{
+	const dp_sim_result *r = &c->res;
+	int64_t overflow = r->dev[d].peak_bytes - c->m->cap[d];
+	s->ntouched = 0;
+	credit_holders(c, s, d);
+	uint32_t nc = 0;
+	for (uint32_t i = 0; i < s->ntouched; i++) {
+		uint32_t rep = s->touched[i];
+		int64_t freed = s->credit[rep], need;
+		int32_t e;
+		if (c->fix[rep] >= 0 || c->place[rep] != d ||
+		    s->nmoves[rep] >= PD_MEM_MAX_MOVES ||
+		    c->stamp[rep] == c->stamp_gen)
+			continue;
+		double key = move_key(c, s, rep, d, freed, &e, &need);
+		if (key >= 0)
+			s->cand[nc++] = (mcand){key, rep, freed};
+	}
+	for (uint32_t i = 0; i < s->ntouched; i++)
+		s->credit[s->touched[i]] = 0;
+	for (uint32_t i = nc / 2; i-- > 0;)
+		mc_down(s->cand, nc, i);
+	int64_t got = 0;
+	uint32_t moved = 0, rechecks = 4 * nc + 64;
+	while (nc > 0 && got < overflow) {
+		mcand m = mc_pop(s->cand, &nc);
+		int64_t need = 0;
+		int32_t e;
+		double key = move_key(c, s, m.rep, d, m.freed, &e, &need);
+		if (key < 0)
+			continue;
+		if (rechecks > 0 && nc > 0 && key > m.key &&
+		    key > s->cand[0].key) {
+			rechecks--;
+			m.key = key;
+			mc_push(s->cand, &nc, m);
+			continue;
+		}
+		s->left[(size_t)m.rep * PD_MEM_MAX_MOVES + s->nmoves[m.rep]++] =
+			(int16_t)d;
+		pd_stamp_set(c, m.rep); /* one move per unit and round */
+		pd_move_unit(c, m.rep, e);
+		s->head[e] -= need;
+		s->head[d] += m.freed;
+		got += m.freed;
+		moved++;
+	}
+	return moved;
+}
+
+static void mstate_free(mstate *s)
+{
+	free(s->credit);
+	free(s->touched);
+	free(s->left);
+	free(s->nmoves);
+	free(s->head);
+	free(s->cdelta);
+	free(s->cand);
+	free(s->best);
+}
+
+dp_status pd_memory(pd_ctx *c)
+{
+	dp_status st = DP_OK;
+	pd_progress(c, "memory", 0.6, 0.85, 0.0);
+	if (!c->res_is_cur && (st = pd_simulate(c, true, &c->cur)))
+		return st;
+	if (c->cur.over == 0) {
+		pd_progress(c, "memory", 0.6, 0.85, 1.0);
+		return DP_OK;
+	}
+	size_t n = c->n;
+	mstate s = {0};
+	s.credit = calloc(n, sizeof *s.credit);
+	s.touched = malloc(n * sizeof *s.touched);
+	s.left = malloc(n * PD_MEM_MAX_MOVES * sizeof *s.left);
+	s.nmoves = calloc(n, sizeof *s.nmoves);
+	s.head = malloc((size_t)c->k * sizeof *s.head);
+	s.cdelta = malloc((size_t)c->k * sizeof *s.cdelta);
+	s.cand = malloc(n * sizeof *s.cand);
+	s.best = malloc(n * sizeof *s.best);
+	if (!s.credit || !s.touched || !s.left || !s.nmoves || !s.head ||
+	    !s.cand || !s.best || !s.cdelta) {
+		mstate_free(&s);
+		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory in the pardnn memory phase");
+	}
+	memcpy(s.best, c->place, n * sizeof *s.best);
+	pd_score best = c->cur;
+	/* most of what is left; polish gets the rest */
+	uint32_t rounds = pd_sims_left(c) * 3 / 4;
+	if (rounds < PD_MEM_MIN_ROUNDS)
+		rounds = PD_MEM_MIN_ROUNDS;
+	if (rounds > PD_MEM_MAX_ROUNDS)
+		rounds = PD_MEM_MAX_ROUNDS;
+	for (uint32_t round = 0; round < rounds && c->cur.over > 0; round++) {
+		for (int e = 0; e < c->k; e++) {
+			int64_t cap = c->m->cap[e], peak = c->res.dev[e].peak_bytes;
+			s.head[e] = cap == DP_CAP_UNLIMITED ? INT64_MAX / 4
+							    : cap - peak;
+		}
+		pd_stamp_next(c);
+		uint32_t moved = 0;
+		for (int d = 0; d < c->k; d++)
+			if (c->res.dev[d].peak_bytes > c->m->cap[d])
+				moved += relieve_device(c, &s, d);
+		if (moved == 0)
+			break; /* no unit can go anywhere it fits */
+		if ((st = pd_simulate(c, true, &c->cur)))
+			break;
+		if (pd_better(&c->cur, &best)) {
+			best = c->cur;
+			memcpy(s.best, c->place, n * sizeof *s.best);
+		}
+		pd_progress(c, "memory", 0.6, 0.85, (double)(round + 1) / rounds);
+	}
+	if (!st && memcmp(s.best, c->place, n * sizeof *s.best) != 0) {
+		memcpy(c->place, s.best, n * sizeof *s.best);
+		c->cur = best;
+		c->res_is_cur = false;
+	}
+	mstate_free(&s);
+	pd_progress(c, "memory", 0.6, 0.85, 1.0);
+	return st;
+}

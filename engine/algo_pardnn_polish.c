@@ -1,0 +1,164 @@
+/* algo_pardnn_polish.c - pardnn polish: memory-safe local moves (ours).
+ *
+ * Not in the paper. After the memory phase the placement respects the caps
+ * (when it can), but the moves that got it there were chosen for bytes, not
+ * time. Polish walks the schedule's critical path again and proposes local
+ * moves of ops on device boundaries:
+ *   - at a hop where the path crosses devices (a transfer), the later op to
+ *     the earlier op's device, and the earlier op to the later op's device;
+ *   - at a hop where an op waited for the previous op on its device, the op
+ *     to the device where its inputs would arrive first (ties: the least
+ *     busy device), among devices whose peak leaves room for it.
+ * A move is kept only when the simulator says the makespan went down and
+ * the memory overflow did not grow (so a feasible plan stays feasible).
+ * Moves are tried together, then in halves (pd_try_moves), within the
+ * simulation budget. `--no-polish` (dp_algo_opts.polish = false) skips it.
+ */
+#include <stdlib.h>
+
+#include "internal/pardnn.h"
+
+#define PD_POLISH_MAX_ROUNDS 16
+
+static bool accept_polish(const pd_score *cur, const pd_score *cand)
+{
+	pd_score a = {cur->over, cand->makespan};
+	return cand->over <= cur->over && pd_better(&a, cur);
+}
+
+/* Whether the unit of rep is expected to fit on e: what it brings at e's
+ * peak is within e's headroom (anything fits where there is no cap). */
+static bool fits_on(const pd_ctx *c, uint32_t rep, int32_t e)
+{
+	int64_t cap = c->m->cap[e];
+	if (cap == DP_CAP_UNLIMITED)
+		return true;
+	int64_t head = cap - c->res.dev[e].peak_bytes;
+	return head >= 0 && pd_need_on(c, rep, e) <= head;
+}
+
+/* Device other than v's where v's inputs would arrive first, among devices
+ * with room for v's unit; -1 if none. */
+static int32_t earliest_input_device(const pd_ctx *c, uint32_t v)
+{
+	const dp_graph *g = c->g;
+	const dp_sim_result *r = &c->res;
+	uint32_t rep = pd_rep(g, v);
+	int32_t best = -1;
+	double best_t = 0;
+	for (int32_t e = 0; e < c->k; e++) {
+		if (e == c->place[v] || !fits_on(c, rep, e))
+			continue;
+		double t = 0;
+		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+			uint32_t ed = g->pred_edge[i], p = g->edges[ed].from;
+			double a = r->end[p] + (c->place[p] != e ? c->c[ed] : 0);
+			if (a > t)
+				t = a;
+		}
+		if (best < 0 || t < best_t ||
+		    (t == best_t && r->dev[e].busy_us < r->dev[best].busy_us)) {
+			best = e;
+			best_t = t;
+		}
+	}
+	return best;
+}
+
+typedef struct scored_move {
+	double gain;
+	pd_move mv;
+} scored_move;
+
+static int scored_cmp(const void *a, const void *b)
+{
+	const scored_move *x = a, *y = b;
+	if (x->gain != y->gain)
+		return x->gain > y->gain ? -1 : 1;
+	return x->mv.rep < y->mv.rep ? -1 : x->mv.rep > y->mv.rep;
+}
+
+/* Proposals in the order they are tried: the critical path's hops first
+ * (in path order), then units whose outside neighbours all sit on one other
+ * device, most communication saved first. Moves that are not expected to
+ * fit their target's memory are left out. */
+static uint32_t polish_moves(pd_ctx *c, pd_move *mv, scored_move *sm)
+{
+	const dp_sim_result *r = &c->res;
+	uint32_t nm = 0, ns = 0;
+	for (uint32_t i = 1; i < r->cp_len; i++) {
+		uint32_t a = r->cp_ops[i - 1], b = r->cp_ops[i];
+		if (r->cp_cause[i] == DP_HOP_TRANSFER &&
+		    c->place[a] != c->place[b]) {
+			if (fits_on(c, pd_rep(c->g, b), c->place[a]))
+				mv[nm++] = (pd_move){b, c->place[a], -1};
+			if (fits_on(c, pd_rep(c->g, a), c->place[b]))
+				mv[nm++] = (pd_move){a, c->place[b], -1};
+		} else if (r->cp_cause[i] == DP_HOP_DEVICE && c->fix[b] < 0) {
+			int32_t e = earliest_input_device(c, b);
+			if (e >= 0)
+				mv[nm++] = (pd_move){b, e, -1};
+		}
+	}
+	pd_stamp_next(c);
+	for (uint32_t u = 0; u < c->n; u++) {
+		uint32_t rep = pd_rep(c->g, u);
+		if (c->fix[rep] >= 0 || pd_stamp_set(c, rep))
+			continue;
+		int32_t e = pd_sole_neighbour_device(c, rep, true);
+		if (e < 0)
+			e = pd_sole_neighbour_device(c, rep, false);
+		if (e < 0 || !fits_on(c, rep, e))
+			continue;
+		double saved = -pd_comm_delta(c, rep, e);
+		if (saved > 0)
+			sm[ns++] = (scored_move){saved, {rep, e, -1}};
+	}
+	qsort(sm, ns, sizeof *sm, scored_cmp);
+	for (uint32_t i = 0; i < ns; i++)
+		mv[nm++] = sm[i].mv;
+	return nm;
+}
+
+dp_status pd_polish(pd_ctx *c)
+{
+	dp_status st = DP_OK;
+	pd_move *mv = NULL;
+	scored_move *sm = malloc(((size_t)c->n + 1) * sizeof *sm);
+	size_t mcap = 0;
+	if (!sm)
+		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory in pardnn polish");
+	pd_progress(c, "polish", 0.85, 1.0, 0.0);
+	for (uint32_t round = 0; round < PD_POLISH_MAX_ROUNDS; round++) {
+		uint32_t left = pd_sims_left(c);
+		if (left < 2)
+			break;
+		if (!c->res_is_cur && (st = pd_simulate(c, true, &c->cur)))
+			break;
+		size_t need = 2 * (size_t)c->res.cp_len + c->n + 1;
+		if (need > mcap) {
+			pd_move *nmv = realloc(mv, need * sizeof *mv);
+			if (!nmv) {
+				st = dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+						"out of memory in pardnn polish");
+				break;
+			}
+			mv = nmv;
+			mcap = need;
+		}
+		uint32_t nm = polish_moves(c, mv, sm), kept = 0;
+		if (nm == 0)
+			break;
+		if ((st = pd_try_moves(c, mv, nm, accept_polish, true,
+				       pd_sims_left(c), &kept)))
+			break;
+		pd_progress(c, "polish", 0.85, 1.0,
+			    (double)(round + 1) / PD_POLISH_MAX_ROUNDS);
+		if (kept == 0)
+			break;
+	}
+	free(mv);
+	free(sm);
+	return st;
+}

@@ -1,0 +1,173 @@
+/* pardnn.h - shared state of the pardnn algorithm (internal).
+ *
+ * The algorithm follows Qararyah et al., "A computational-graph partitioning
+ * method for training memory-constrained DNNs" (Parallel Computing 2021,
+ * arXiv 2008.08636), Sec. 4, in phases that each live in their own file:
+ *
+ *   algo_pardnn_slice.c   step 1, slicing into primary and secondary paths
+ *   algo_pardnn_map.c     step 2, mapping secondary paths onto the K groups
+ *   algo_pardnn_refine.c  step 3, op switching and critical-path iterations
+ *   algo_pardnn_memory.c  step 4, the memory-overflow heuristic
+ *   algo_pardnn_polish.c  our addition: memory-safe local moves
+ *   algo_pardnn.c         entry point, shared helpers, simulation budget
+ *
+ * Every accept/reject decision on the makespan or on memory after mapping is
+ * taken on a sim_run() of the one simulator (DESIGN 3); the estimates used
+ * before (levels, loads, communication) only order and propose moves.
+ *
+ * Colocation: slicing and mapping work on single ops; right after mapping
+ * every colocation group is put on one device (by a work-weighted vote), and
+ * from then on a group only ever moves whole ("units" below). A unit is a
+ * colocation group, or a single op outside any group; it is named by its
+ * representative, the smallest op id among its members. Pinned ops (and the
+ * whole group of a pinned op) are fixed before slicing and never move.
+ *
+ * Progress: the fraction reported is of the whole run, monotonic, with the
+ * phase names "slicing", "mapping", "refinement", "memory", "polish".
+ */
+#ifndef DNNPART_INTERNAL_PARDNN_H
+#define DNNPART_INTERNAL_PARDNN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "algo.h"
+#include "err.h"
+#include "graph.h"
+#include "machine.h"
+#include "sim.h"
+
+#define PD_NONE UINT32_MAX
+
+/* Score of a simulated placement: memory overflow first (sum over devices
+ * of max(0, peak - cap)), then makespan. */
+typedef struct pd_score {
+	int64_t over;
+	double makespan;
+} pd_score;
+
+/* One proposed move of a unit (rep = representative op) to device `to`;
+ * `from` is filled when the move is applied, so it can be undone. */
+typedef struct pd_move {
+	uint32_t rep;
+	int32_t to;
+	int32_t from;
+} pd_move;
+
+typedef struct pd_ctx {
+	const dp_graph *g;
+	const dp_machine *m;
+	const dp_algo_opts *o;
+	const dp_progress *p;
+	dp_err *err;
+	uint32_t n;
+	int k;
+
+	double mean_speed;
+	double *w;        /* n: node weight, time_us / mean speed (µs) */
+	double *c;        /* nedges: cost of the edge when cut (µs) */
+	int32_t *fix;     /* n: device the op must stay on, -1 = free */
+	int32_t *devorder; /* k: devices by speed, fastest first (stable) */
+
+	/* slicing (step 1) */
+	uint32_t npaths;    /* paths 0..k-1 are the primaries (maybe empty) */
+	uint32_t *path_of;  /* n: path of each op, PD_NONE for fixed ops */
+	uint32_t *path_off; /* npaths+1 */
+	uint32_t *path_ops; /* ops of all paths, each path head first */
+	double *tlev;       /* n: top level with primary-internal edges free */
+	double *blev;       /* n: bottom level, same weights */
+
+	/* the current placement and its score (valid once simulated) */
+	int32_t *place;
+	pd_score cur;
+
+	/* simulator */
+	dp_sim *sim;
+	dp_sim_result res; /* result of the last simulation */
+	bool res_is_cur;   /* res is a detail run of exactly c->place */
+	dp_sim_opts so;
+	uint32_t sims;        /* simulations run so far */
+	uint32_t sim_budget;  /* total simulations allowed (size-scaled) */
+
+	/* scratch: n stamps for dedup of units (see pd_stamp_*) */
+	uint32_t *stamp;
+	uint32_t stamp_gen;
+} pd_ctx;
+
+/* Fills c for g on m: weights, edge costs, fixed devices, device order and
+ * the placement buffer (c->place, not yet filled). pd_ctx_free() releases
+ * what the phases allocated too. */
+dp_status pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
+		      const dp_algo_opts *o, const dp_progress *p, dp_err *err);
+void pd_ctx_free(pd_ctx *c);
+
+/* ---- phases ---- */
+dp_status pd_slice(pd_ctx *c);
+dp_status pd_map(pd_ctx *c);
+dp_status pd_refine(pd_ctx *c);
+dp_status pd_memory(pd_ctx *c);
+dp_status pd_polish(pd_ctx *c);
+
+/* ---- shared helpers (algo_pardnn.c) ---- */
+
+/* Reports overall progress: phase name and the fraction of the whole run
+ * reached at lo + (hi - lo) * f. */
+void pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
+		 double f);
+/* DP_ECANCELED (with a message) when the caller's cancel flag is set. */
+dp_status pd_check_cancel(pd_ctx *c);
+
+/* Simulates c->place (detail: fill the critical path and live tensors) into
+ * c->res and stores its score in *sc (may be NULL). Counts the run. */
+dp_status pd_simulate(pd_ctx *c, bool detail, pd_score *sc);
+/* True when a is strictly better than b (less overflow, else a makespan
+ * lower by more than a relative 1e-12). */
+bool pd_better(const pd_score *a, const pd_score *b);
+/* Simulations left in the budget. */
+uint32_t pd_sims_left(const pd_ctx *c);
+
+/* Representative op of u's unit and the unit's members. `self` must point
+ * to storage holding u; for an op outside any group, the members are
+ * {*self}. */
+uint32_t pd_rep(const dp_graph *g, uint32_t u);
+const uint32_t *pd_unit(const dp_graph *g, const uint32_t *self,
+			uint32_t *len);
+/* Moves the whole unit of rep to device `to`; returns the device it was on. */
+int32_t pd_move_unit(pd_ctx *c, uint32_t rep, int32_t to);
+/* Change of the summed cut-edge cost (c->c, µs) if the unit of rep moved
+ * from its device to `to` (negative = communication saved). Edges inside
+ * the unit do not count. */
+double pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to);
+/* pd_comm_delta for every device at once: delta[d] for d < k (k entries;
+ * delta[own device] = 0). One pass over the unit's edges. */
+void pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta);
+
+/* Bytes the unit of rep would add to device e at e's peak time in the last
+ * simulation (c->res, any detail): its params, the temps and outputs of
+ * members live at that time, and copies of inputs from other devices that
+ * e does not hold yet. An estimate: the next simulation decides. */
+int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e);
+
+/* The device that all the unit's children (succ) or parents outside the
+ * unit sit on, if it is one device other than the unit's own; else -1. */
+int32_t pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ);
+
+/* Applies moves in chunks, simulating after each chunk and keeping it when
+ * accept(current, candidate) holds; a rejected chunk is undone. Starts with
+ * one chunk of all moves, then halves the chunk size while no chunk of a
+ * pass was accepted, until single moves or max_sims simulations. Moves of
+ * fixed units, of units already at their target, and repeated units are
+ * skipped. c->cur must hold the score of c->place on entry; on return it
+ * holds the score of the kept placement (c->res is not guaranteed to match
+ * it). *kept counts accepted moves. */
+typedef bool (*pd_accept_fn)(const pd_score *cur, const pd_score *cand);
+dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
+		       pd_accept_fn accept, bool detail, uint32_t max_sims,
+		       uint32_t *kept);
+
+/* Stamps for deduplication: pd_stamp_next() starts a new generation;
+ * pd_stamp_set() marks u and returns whether it was already marked. */
+void pd_stamp_next(pd_ctx *c);
+bool pd_stamp_set(pd_ctx *c, uint32_t u);
+
+#endif
