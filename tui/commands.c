@@ -20,7 +20,9 @@
 	X(compare, "GRAPH [-k K] [--mem CAPS] [--algos A,B,...] [--json]",     \
 	  "every algorithm side by side on one graph and machine")          \
 	X(gen, "--ops N [--seed S] [-k K --mem CAP] -o FILE.json",           \
-	  "write a synthetic training graph of N ops")
+	  "write a synthetic training graph of N ops")                       \
+	X(show, "GRAPH [--view NAME] [--width W] [--height H]",               \
+	  "print one screen of the explorer as plain text")
 
 #define CLI_DECLARE(name, args, summary)                                     \
 	int cmd_##name##_run(int argc, char **argv);                          \
