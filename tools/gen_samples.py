@@ -74,10 +74,10 @@ class T:
 class Var:
     __slots__ = ("name", "shape", "bytes", "layer", "grads")
 
-    def __init__(self, name, shape, layer):
+    def __init__(self, name, shape, layer, nbytes=None):
         self.name = name
         self.shape = tuple(shape)
-        self.bytes = numel(shape) * DT
+        self.bytes = nbytes if nbytes is not None else numel(shape) * DT
         self.layer = layer
         self.grads = []  # (op name) producing a gradient of this weight
 
@@ -134,8 +134,8 @@ class Net:
         self._op(name, "Input", 0.0, numel(shape) * DT, self.layer)
         return T(name, shape, False)
 
-    def var(self, name, shape):
-        v = Var(name, shape, self.layer)
+    def var(self, name, shape, nbytes=None):
+        v = Var(name, shape, self.layer, nbytes)
         state = 2 if self.optimizer == "adam" else 1
         self._op(name, "Variable", 0.0, 0, self.layer,
                  param=v.bytes * (1 + state), coloc=name)
@@ -148,8 +148,8 @@ class Net:
         """A forward op. inputs: tensors; weights: Vars it reads. save_in:
         indices of inputs its gradient needs; save_out: the gradient needs
         its output; dx_needs_w: the input gradient needs the weights
-        (MatMul, Conv); wflops: FLOPs of the weight gradient; wsave: inputs
-        the weight gradient needs."""
+        (MatMul, Conv); wflops: FLOPs of the weight gradient (one number,
+        or one per weight); wsave: inputs the weight gradient needs."""
         out = T(name, shape, any(t.grad for t in inputs) or bool(weights),
                 out_bytes)
         moved = (sum(t.bytes for t in inputs) + sum(w.bytes for w in weights)
@@ -289,12 +289,14 @@ class Net:
                         self._edge(w.name, nm, w.bytes)
                 for t in need:
                     grads.setdefault(t.name, []).append(nm)
-            for w in r.weights:
+            for wi, w in enumerate(r.weights):
                 nm = out.name + "/grad_" + w.name.rsplit("/", 1)[-1]
                 acts = [r.inputs[i] for i in r.wsave]
                 moved = out.bytes + sum(t.bytes for t in acts) + w.bytes
+                wf = (r.wflops[wi] if isinstance(r.wflops, (list, tuple))
+                      else r.wflops)
                 self._op(nm, r.type + "GradWeight",
-                         op_time_us(r.wflops, moved), w.bytes, r.layer)
+                         op_time_us(wf, moved), w.bytes, r.layer)
                 if dout:
                     self._edge(dout, nm, out.bytes)
                 for t in acts:
@@ -335,8 +337,9 @@ class Net:
         lines = ['{"format":"dnnpart-graph","version":1,"name":%s,'
                  % json.dumps(self.name)]
         lines.append('"description":%s,' % json.dumps(description))
-        lines.append('"machine":%s,' % json.dumps(machine,
-                                                   separators=(",", ":")))
+        if machine:
+            lines.append('"machine":%s,' % json.dumps(
+                machine, separators=(",", ":")))
         lines.append('"ops":[')
         for i, o in enumerate(self.ops):
             lines.append(json.dumps(o, separators=(",", ":")) +

@@ -1,0 +1,105 @@
+#!/bin/sh
+# suite_pytorch.sh - the PyTorch bridge (tools/from_pytorch.py).
+#
+# Runs only where Debian's python3-torch is installed (/usr/bin/python3 can
+# import torch); otherwise it prints one honest skip line. Checks:
+# - the demo CNN exports to a graph dnnpart loads, with the op count worked
+#   out by hand below, and that plans on two devices;
+# - the export is deterministic (two runs, same bytes);
+# - the demo transformer exports and loads;
+# - --measure times ops with torch.profiler (on the CPU here);
+# - a model torch.fx cannot trace is an error with exit status 2.
+set -u
+: "${DNNPART:=$PWD/dnnpart}"
+PY=${DNNPART_TORCH_PYTHON:-/usr/bin/python3}
+if ! "$PY" -c "import torch, torch.fx" >/dev/null 2>&1; then
+	echo "ok - pytorch bridge skipped: python3-torch not installed ($PY cannot import torch) (skip)"
+	exit 0
+fi
+TMP=$(mktemp -d /tmp/dnnpart-torch.XXXXXX) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { echo "ok - pytorch/$1"; }
+fail() { echo "not ok - pytorch/$1: $2"; }
+
+# DemoCNN: conv1 bn1 relu conv2 bn2 add relu_1 pool fc (flatten is a view,
+# folded) = 9 forward ops; inputs x and labels = 2; parameters conv1.weight,
+# bn1.weight, bn1.bias, conv2.weight, bn2.weight, bn2.bias, fc.weight,
+# fc.bias = 8 Variables + 8 updates; the [32, 10] output gets a
+# cross-entropy loss = 1; gradient ops for the loss and every forward op
+# whose input needs a gradient (all but conv1, whose input is the data) = 9;
+# one weight gradient per parameter = 8; relu's output feeds conv2 and the
+# add, so its gradients are summed = 1. Total 46 ops, 8 colocation groups.
+if "$PY" tools/from_pytorch.py --demo cnn -o "$TMP/cnn.json" >"$TMP/log" 2>&1; then
+	if "$DNNPART" info "$TMP/cnn.json" >"$TMP/info" 2>&1; then
+		if grep -q '^ops  *46$' "$TMP/info" &&
+			grep -q '^colocation  *8 groups, 16 ops' "$TMP/info"; then
+			ok cnn-export-loads
+		else
+			fail cnn-export-loads "want 46 ops in 8 groups: $(grep -E '^(ops|colocation)' "$TMP/info" | tr '\n' ' ')"
+		fi
+	else
+		fail cnn-export-loads "dnnpart info failed: $(head -n 1 "$TMP/info")"
+	fi
+	if "$DNNPART" plan "$TMP/cnn.json" -k 2 --algo mtopo >"$TMP/plan" 2>&1 &&
+		grep -q '^makespan' "$TMP/plan"; then
+		ok cnn-plans
+	else
+		fail cnn-plans "$(head -n 3 "$TMP/plan" | tr '\n' ' ')"
+	fi
+	"$PY" tools/from_pytorch.py --demo cnn -o "$TMP/cnn2.json" >/dev/null 2>&1
+	if cmp -s "$TMP/cnn.json" "$TMP/cnn2.json"; then
+		ok export-deterministic
+	else
+		fail export-deterministic "two exports of the same model differ"
+	fi
+else
+	fail cnn-export-loads "from_pytorch.py failed: $(tail -n 2 "$TMP/log" | tr '\n' ' ')"
+fi
+
+if "$PY" tools/from_pytorch.py --demo transformer -o "$TMP/tr.json" \
+	--devices 2 --memory 8GiB >"$TMP/log" 2>&1 &&
+	"$DNNPART" info "$TMP/tr.json" >"$TMP/info" 2>&1 &&
+	grep -q 'from the file: 2 devices, 8.00 GiB each' "$TMP/info"; then
+	ok transformer-export-loads
+else
+	fail transformer-export-loads "$(tail -n 2 "$TMP/log" "$TMP/info" | tr '\n' ' ')"
+fi
+
+if "$PY" tools/from_pytorch.py --demo mlp --measure -o "$TMP/mlp.json" \
+	>"$TMP/log" 2>&1 && grep -q 'measured with torch.profiler' "$TMP/mlp.json" &&
+	"$DNNPART" info "$TMP/mlp.json" >/dev/null 2>&1; then
+	ok measured-times
+else
+	fail measured-times "$(tail -n 2 "$TMP/log" | tr '\n' ' ')"
+fi
+
+# data-dependent control flow cannot be traced
+cat >"$TMP/untraceable.py" <<'EOF'
+import torch
+
+
+class Branchy(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        if x.sum() > 0:
+            return self.fc(x)
+        return x
+
+
+def build():
+    return Branchy()
+EOF
+(cd "$TMP" && "$PY" "$OLDPWD/tools/from_pytorch.py" untraceable:build \
+	--input 2x4 -o "$TMP/u.json") >"$TMP/log" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q 'cannot trace the model' "$TMP/log" &&
+	[ ! -e "$TMP/u.json" ]; then
+	ok untraceable-model-exit-2
+else
+	fail untraceable-model-exit-2 "exit $rc: $(tail -n 1 "$TMP/log")"
+fi
+exit 0

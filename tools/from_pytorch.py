@@ -1,0 +1,566 @@
+#!/usr/bin/env python3
+"""from_pytorch.py - export a PyTorch model's training step as a dnnpart graph.
+
+The forward graph is traced with torch.fx (symbolic_trace) and run once on
+the example inputs (ShapeProp) for every tensor's shape, dtype and whether a
+weight influences it. From it, the training step is built the way
+tools/gen_samples.py builds the sample graphs (same code): one op per traced
+call (views, reshapes and tuple indexing are folded into their producer),
+one Variable op per parameter holding weight + optimizer state, a loss op,
+gradient ops by reverse-mode differentiation (input gradient and one weight
+gradient per parameter), and one optimizer update per parameter, colocated
+with its Variable. Buffers (batch-norm running statistics) are persistent
+memory of the op that owns them.
+
+Times are FLOP-based on a reference GPU (roofline: V100 fp32 by default, see
+--peak-tflops and friends), or, with --measure, measured with torch.profiler
+for each op in isolation (forward, input gradient and each weight gradient)
+on the GPU when one is present, else on the CPU (then they are CPU times).
+
+Usage:
+  /usr/bin/python3 tools/from_pytorch.py PACKAGE.MODULE:FACTORY \\
+      --input 8x3x224x224 [--input 8:long ...] -o model.json
+  /usr/bin/python3 tools/from_pytorch.py --demo mlp -o mlp.json
+or from Python:
+  sys.path.insert(0, "tools"); import from_pytorch
+  from_pytorch.export(model, (x,), "model.json")
+See docs/pytorch.md.
+"""
+
+import argparse
+import importlib
+import operator
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_samples as gs  # noqa: E402  (the shared training-graph builder)
+
+try:
+    import torch
+    import torch.fx
+    import torch.nn as nn
+    from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
+except ImportError as e:  # pragma: no cover - reported to the user
+    sys.stderr.write("from_pytorch.py: PyTorch is not available (%s); on "
+                     "Debian install python3-torch and run /usr/bin/python3\n"
+                     % e)
+    sys.exit(2)
+
+# ---- what a call does, for the backward pass ----
+
+# calls that only re-describe a tensor: folded into the producer
+VIEW_METHODS = {"view", "reshape", "permute", "transpose", "flatten",
+                "unsqueeze", "squeeze", "expand", "expand_as", "t",
+                "contiguous", "view_as", "reshape_as", "unflatten",
+                "narrow", "chunk", "split", "unbind", "detach", "type_as",
+                "to", "float", "half", "double", "long", "int", "bool"}
+VIEW_FUNCS = {torch.flatten, torch.reshape, torch.transpose, torch.permute,
+              torch.squeeze, torch.unsqueeze, torch.t, torch.narrow,
+              torch.chunk, torch.split, torch.unbind, operator.getitem}
+NO_TENSOR_METHODS = {"size", "dim", "numel"}
+# ops whose gradient needs only the output gradient (and shapes)
+SAVE_NONE = {"add", "sub", "neg", "cat", "sum", "mean", "iadd", "isub",
+             "Identity", "Flatten", "AdaptiveAvgPool2d", "AvgPool2d",
+             "AdaptiveAvgPool1d", "AvgPool1d"}
+# ops whose gradient needs their output
+SAVE_OUT = {"relu", "relu_", "sigmoid", "tanh", "exp", "softmax",
+            "log_softmax", "dropout", "ReLU", "Sigmoid", "Tanh", "Softmax",
+            "LogSoftmax", "Dropout", "Dropout2d", "ReLU6", "ELU", "Hardtanh"}
+TRANSCENDENTAL = {"exp", "tanh", "sigmoid", "gelu", "erf", "softmax",
+                  "log_softmax", "log", "sqrt", "rsqrt", "pow", "GELU",
+                  "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "SiLU", "silu"}
+MATMUL_FUNCS = {"matmul", "bmm", "mm", "baddbmm", "addmm", "linear",
+                "einsum"}
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def metas(m):
+    """The TensorMetadata inside a (nested) ShapeProp result."""
+    if isinstance(m, TensorMetadata):
+        return [m]
+    if isinstance(m, (list, tuple)):
+        return [t for x in m for t in metas(x)]
+    if isinstance(m, dict):
+        return [t for x in m.values() for t in metas(x)]
+    return []
+
+
+def elem_size(dtype):
+    return torch.empty((), dtype=dtype).element_size()
+
+
+def meta_bytes(ms):
+    return sum(numel(t.shape) * elem_size(t.dtype) for t in ms)
+
+
+def call_name(node, gm):
+    """Type of a call: the module class, the function or method name."""
+    if node.op == "call_module":
+        return type(gm.get_submodule(node.target)).__name__
+    if node.op == "call_method":
+        return node.target
+    t = node.target
+    return getattr(t, "__name__", str(t)).lstrip("_")
+
+
+def fw_flops(node, gm, typ, ins, outs):
+    """Forward FLOPs of a call, from its shapes (multiply-add = 2)."""
+    out_n = sum(numel(t.shape) for t in outs)
+    in_n = sum(numel(t.shape) for t in ins)
+    if node.op == "call_module":
+        m = gm.get_submodule(node.target)
+        if isinstance(m, nn.Linear):
+            return 2 * out_n * m.in_features
+        if isinstance(m, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
+            k = numel(m.kernel_size)
+            return 2 * out_n * (m.in_channels // m.groups) * k
+        if isinstance(m, (nn.ConvTranspose1d, nn.ConvTranspose2d,
+                          nn.ConvTranspose3d)):
+            k = numel(m.kernel_size)
+            return 2 * in_n * (m.out_channels // m.groups) * k
+        if isinstance(m, (nn.LSTM, nn.GRU, nn.RNN)):
+            gates = {"LSTM": 4, "GRU": 3}.get(typ, 1)
+            x = ins[0].shape
+            steps_batch = numel(x[:-1])
+            dirs = 2 if m.bidirectional else 1
+            total, width = 0, m.input_size
+            for _ in range(m.num_layers):
+                total += (2 * steps_batch * (width + m.hidden_size) * gates *
+                          m.hidden_size * dirs)
+                width = m.hidden_size * dirs
+            return total
+        if isinstance(m, nn.MultiheadAttention):
+            q = ins[0].shape  # (L, N, E) or (N, L, E)
+            e = m.embed_dim
+            tokens = numel(q[:-1])
+            seq = max(q[0], q[1]) if len(q) == 3 else q[0]
+            return 2 * tokens * e * e * 4 + 4 * tokens * seq * e
+        if isinstance(m, (nn.MaxPool2d, nn.AvgPool2d, nn.MaxPool1d,
+                          nn.AvgPool1d)):
+            return out_n * numel(m.kernel_size if isinstance(
+                m.kernel_size, tuple) else (m.kernel_size,) * (
+                    2 if "2d" in typ else 1))
+        if "Norm" in typ:
+            return 8 * out_n
+    if typ in MATMUL_FUNCS or node.target is operator.matmul:
+        a = ins[0].shape if ins else (1,)
+        k = a[-1] if len(a) else 1
+        if typ == "linear" and len(ins) > 1:
+            k = ins[1].shape[-1]
+        return 2 * out_n * k
+    if typ in ("conv1d", "conv2d", "conv3d") and len(ins) > 1:
+        w = ins[1].shape
+        return 2 * out_n * numel(w[1:])
+    per = 4 if typ in TRANSCENDENTAL else 1
+    return per * max(out_n, in_n)
+
+
+def module_of(target):
+    """"layer1.0.conv1" -> "layer1.0" (the layer label)."""
+    return target.rsplit(".", 1)[0] if "." in target else target
+
+
+def build(model, example_inputs, name, optimizer="adam", loss="auto",
+          labels_classes=None):
+    """Traces model and returns (net, gm, info) with the training graph."""
+    model = model.train()
+    gm = torch.fx.symbolic_trace(model)
+    ShapeProp(gm).propagate(*example_inputs)
+    net = gs.Net(name, optimizer)
+    tens = {}     # fx node -> gs.T (after folding views)
+    layer_of = {}
+    vars_ = {}    # parameter qualified name -> gs.Var
+    info = {"ops": {}}  # fx node name -> op name (for --measure)
+    params = dict(gm.named_parameters())
+
+    def var_for(qual):
+        if qual not in vars_:
+            p = params[qual]
+            vars_[qual] = net.var(qual, tuple(p.shape),
+                                  nbytes=p.numel() * p.element_size())
+        return vars_[qual]
+
+    out_node = None
+    for node in gm.graph.nodes:
+        ms = metas(node.meta.get("tensor_meta"))
+        ins = [tens[a] for a in node.all_input_nodes if a in tens]
+        in_layers = [layer_of[a] for a in node.all_input_nodes
+                     if a in layer_of]
+        net.layer = in_layers[0] if in_layers else "input"
+        if node.op == "placeholder":
+            net.layer = "input"
+            nb = meta_bytes(ms)
+            net._op("input:" + node.name, "Input", 0.0, nb, "input")
+            shape = tuple(ms[0].shape) if ms else ()
+            tens[node] = gs.T("input:" + node.name, shape, False, nb)
+            layer_of[node] = "input"
+            continue
+        if node.op == "output":
+            out_node = node
+            continue
+        if node.op == "get_attr":
+            if node.target in params:
+                v = var_for(node.target)
+                # a parameter used directly: a tensor that needs gradients
+                tens[node] = gs.T(v.name, v.shape, True, 0)
+                tens[node].bytes = v.bytes
+                layer_of[node] = module_of(node.target)
+            continue
+        typ = call_name(node, gm)
+        if not ms:
+            continue  # size(), dim(): shape arithmetic, no tensor
+        if ((node.op == "call_method" and node.target in VIEW_METHODS) or
+                (node.op == "call_function" and node.target in VIEW_FUNCS)):
+            if ins:
+                src = ins[0]
+                tens[node] = gs.T(src.name, tuple(ms[0].shape), src.grad,
+                                  meta_bytes(ms) if node.target is
+                                  operator.getitem else src.bytes)
+                layer_of[node] = in_layers[0] if in_layers else "input"
+            continue
+        weights, extra_param = [], 0
+        if node.op == "call_module":
+            mod = gm.get_submodule(node.target)
+            net.layer = module_of(node.target)
+            for pn, _ in mod.named_parameters():
+                weights.append(var_for(node.target + "." + pn))
+            extra_param = sum(b.numel() * b.element_size()
+                              for b in mod.buffers())
+        # a parameter passed as an argument (F.linear(x, self.w)) is a
+        # weight of this op, not an activation
+        var_names = {v.name: v for v in vars_.values()}
+        acts = [t for t in ins if t.name not in var_names]
+        for t in ins:
+            v = var_names.get(t.name)
+            if v is not None and v not in weights:
+                weights.append(v)
+        in_ms = [m for a in node.all_input_nodes if a in tens
+                 for m in metas(a.meta.get("tensor_meta"))]
+        flops = fw_flops(node, gm, typ, in_ms, ms)
+        if typ in SAVE_NONE:
+            save_in, save_out = (), False
+        elif typ in SAVE_OUT:
+            save_in, save_out = (), True
+        else:
+            save_in, save_out = tuple(range(len(acts))), False
+        has_w = bool(weights)
+        # a matrix or kernel costs as much again for its gradient; a bias or
+        # a norm's scale is a reduction over the output gradient
+        out_n = sum(numel(m.shape) for m in ms)
+        wflops = [flops if len(w.shape) >= 2 else 2 * out_n
+                  for w in weights]
+        t = net.op(node.name, typ, acts, tuple(ms[0].shape), flops,
+                   weights=weights, save_in=save_in, save_out=save_out,
+                   dx_needs_w=has_w, wsave=(0,) if acts else (),
+                   wflops=wflops, out_bytes=meta_bytes(ms))
+        if extra_param:
+            net.ops[net.index[node.name]]["param_bytes"] = extra_param
+        t.grad = any(m.requires_grad for m in ms)
+        tens[node] = t
+        layer_of[node] = net.layer
+        info["ops"][node.name] = node
+    if out_node is None:
+        raise ValueError("the traced graph has no output")
+    outs = [tens[a] for a in out_node.all_input_nodes if a in tens]
+    if not outs:
+        raise ValueError("the model returns no tensor")
+    logits = outs[0]
+    net.layer = "loss"
+    if loss == "auto":
+        loss = "xent" if len(logits.shape) == 2 else "mean"
+    if loss == "xent":
+        b = logits.shape[0]
+        lab = net._op("input:labels", "Input", 0.0, 8 * b, "input")
+        labels = gs.T(lab, (b,), False, 8 * b)
+        per = net.op("loss/cross_entropy", "CrossEntropyLoss",
+                     [logits, labels], (), 5 * gs.numel(logits.shape),
+                     save_in=(0, 1))
+    else:
+        per = net.op("loss/mean", "Mean", [logits], (),
+                     gs.numel(logits.shape))
+    net.backward(per)
+    net.update()
+    info["gm"] = gm
+    info["vars"] = vars_
+    return net, gm, info
+
+
+def _profile_us(fn, device, reps=3):
+    """Device time of fn() in microseconds, measured with torch.profiler
+    (sum of the self time of every event), averaged over reps runs."""
+    from torch.profiler import ProfilerActivity, profile
+    acts = [ProfilerActivity.CPU]
+    if device.type == "cuda":
+        acts.append(ProfilerActivity.CUDA)
+    fn()  # warm up
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    with profile(activities=acts) as prof:
+        for _ in range(reps):
+            fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+    total = 0.0
+    for e in prof.key_averages():
+        total += (e.self_cuda_time_total if device.type == "cuda"
+                  else e.self_cpu_time_total)
+    return total / reps
+
+
+def measure(net, gm, info, example_inputs):
+    """Replaces FLOP-based times by measured ones: each traced call runs in
+    isolation on its recorded inputs; forward, input gradient and each
+    weight gradient are timed separately."""
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    gm = gm.to(device)
+    env = {}
+
+    class Rec(torch.fx.Interpreter):
+        def run_node(self, n):
+            r = super().run_node(n)
+            env[n] = r
+            return r
+
+    Rec(gm).run(*[x.to(device) for x in example_inputs])
+
+    def load(a):
+        v = env[a] if isinstance(a, torch.fx.Node) else a
+        if isinstance(v, torch.Tensor) and v.is_floating_point():
+            return v.detach().requires_grad_(v.requires_grad)
+        return v
+
+    def set_time(opname, us):
+        if opname in net.index:
+            net.ops[net.index[opname]]["time_us"] = round(max(us, 0.0), 3)
+
+    for name, node in info["ops"].items():
+        args = torch.fx.node.map_arg(node.args, load)
+        kwargs = torch.fx.node.map_arg(node.kwargs, load)
+        if node.op == "call_module":
+            fn = gm.get_submodule(node.target)
+        elif node.op == "call_method":
+            fn = None
+        else:
+            fn = node.target
+
+        def run():
+            if fn is None:
+                return getattr(args[0], node.target)(*args[1:], **kwargs)
+            return fn(*args, **kwargs)
+
+        with torch.no_grad():
+            set_time(name, _profile_us(run, device))
+        out = run()
+        outs = [o for o in (out if isinstance(out, (tuple, list)) else [out])
+                if isinstance(o, torch.Tensor) and o.requires_grad]
+        if not outs:
+            continue
+        grads = [torch.ones_like(o) for o in outs]
+        xs = [a for a in args if isinstance(a, torch.Tensor) and
+              a.requires_grad]
+        if xs:
+            set_time(name + "/grad", _profile_us(
+                lambda: torch.autograd.grad(outs, xs, grads,
+                                            retain_graph=True,
+                                            allow_unused=True), device))
+        if node.op == "call_module":
+            for pn, p in fn.named_parameters():
+                qual = node.target + "." + pn
+                set_time(name + "/grad_" + qual, _profile_us(
+                    lambda p=p: torch.autograd.grad(
+                        outs, [p], grads, retain_graph=True,
+                        allow_unused=True), device))
+    return device
+
+
+def export(model, example_inputs, path, name=None, optimizer="adam",
+           loss="auto", measure_times=False, machine=None,
+           description=None):
+    """Writes the training graph of model on example_inputs to path (the
+    native dnnpart JSON). Returns a short summary string."""
+    name = name or type(model).__name__
+    net, gm, info = build(model, example_inputs, name, optimizer, loss)
+    how = ("FLOP-based on %.1f TFLOP/s at %d %%, %.0f GB/s at %d %%"
+           % (gs.PEAK_FLOPS / 1e12, round(100 * gs.FLOP_EFF),
+              gs.MEM_BW / 1e9, round(100 * gs.MEM_EFF)))
+    if measure_times:
+        dev = measure(net, gm, info, example_inputs)
+        how = "measured with torch.profiler on " + (
+            torch.cuda.get_device_name(0) if dev.type == "cuda" else
+            "the CPU")
+    desc = description or ("%s exported by tools/from_pytorch.py; inputs %s;"
+                           " optimizer %s; times %s" % (
+                               name, ", ".join(
+                                   "x".join(str(d) for d in x.shape)
+                                   for x in example_inputs),
+                               optimizer, how))
+    net.write(path, desc, machine or {})
+    return "%s: %d ops, %d edges, %.2fM parameters; times %s" % (
+        path, len(net.ops), len(net.edges), net.params() / 1e6, how)
+
+
+# ---- demo models (used by tests/suite_pytorch.sh and docs/pytorch.md) ----
+
+class DemoMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(784, 512)
+        self.fc2 = nn.Linear(512, 256)
+        self.fc3 = nn.Linear(256, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.fc1(x.flatten(1)))
+        x = torch.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+class DemoCNN(nn.Module):
+    """A small residual CNN with batch norm (CIFAR-sized)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 32, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(32)
+        self.conv2 = nn.Conv2d(32, 32, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(32)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.bn1(self.conv1(x)))
+        z = self.bn2(self.conv2(y))
+        y = torch.relu(y + z)
+        return self.fc(self.pool(y).flatten(1))
+
+
+class DemoTransformer(nn.Module):
+    """One pre-LN transformer block (single head) on token embeddings."""
+
+    def __init__(self, vocab=1000, d=128):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, 4 * d)
+        self.fc2 = nn.Linear(4 * d, d)
+        self.head = nn.Linear(d, vocab)
+        self.d = d  # not x.shape: unpacking a traced shape fails in fx
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        d = self.d
+        h = self.qkv(self.ln1(x))
+        q, k, v = h[..., :d], h[..., d:2 * d], h[..., 2 * d:]
+        att = torch.softmax(q @ k.transpose(1, 2) / 8.0, dim=-1)
+        x = x + self.proj(att @ v)
+        x = x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
+        return self.head(x)
+
+
+DEMOS = {
+    "mlp": (DemoMLP, lambda: (torch.randn(64, 1, 28, 28),)),
+    "cnn": (DemoCNN, lambda: (torch.randn(32, 3, 32, 32),)),
+    "transformer": (DemoTransformer,
+                    lambda: (torch.randint(0, 1000, (8, 64)),)),
+}
+
+
+def parse_input(spec):
+    """"8x3x224x224" (float32) or "8x128:long" -> a random tensor."""
+    shape, _, kind = spec.partition(":")
+    dims = tuple(int(d) for d in shape.lower().split("x") if d)
+    if kind in ("", "float", "float32"):
+        return torch.randn(*dims)
+    if kind in ("long", "int64", "int"):
+        return torch.randint(0, 2, dims)
+    raise argparse.ArgumentTypeError("unknown input kind '%s' (expected "
+                                     "float or long)" % kind)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(
+        description="Export a PyTorch model's training step as a dnnpart "
+                    "graph (native JSON).")
+    ap.add_argument("model", nargs="?",
+                    help="MODULE:FACTORY, a callable returning an "
+                         "nn.Module (e.g. mypkg.models:build)")
+    ap.add_argument("--demo", choices=sorted(DEMOS),
+                    help="export a built-in demo model instead")
+    ap.add_argument("--input", action="append", type=parse_input,
+                    metavar="SHAPE[:long]",
+                    help="example input, e.g. 8x3x224x224 or 8x128:long; "
+                         "repeat for several inputs")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--name")
+    ap.add_argument("--optimizer", choices=("adam", "momentum"),
+                    default="adam")
+    ap.add_argument("--loss", choices=("auto", "xent", "mean"),
+                    default="auto",
+                    help="auto: cross-entropy for [batch, classes] outputs, "
+                         "else the mean")
+    ap.add_argument("--measure", action="store_true",
+                    help="measure op times with torch.profiler (GPU if "
+                         "present, else CPU)")
+    ap.add_argument("--peak-tflops", type=float, default=15.7)
+    ap.add_argument("--efficiency", type=float, default=0.5)
+    ap.add_argument("--mem-gbs", type=float, default=900.0)
+    ap.add_argument("--mem-efficiency", type=float, default=0.7)
+    ap.add_argument("--devices", type=int,
+                    help="machine block: default device count")
+    ap.add_argument("--memory", help="machine block: memory per device, "
+                                     "e.g. 16GiB")
+    a = ap.parse_args(argv)
+    gs.PEAK_FLOPS = a.peak_tflops * 1e12
+    gs.FLOP_EFF = a.efficiency
+    gs.MEM_BW = a.mem_gbs * 1e9
+    gs.MEM_EFF = a.mem_efficiency
+    torch.manual_seed(0)
+    if a.demo:
+        cls, inputs = DEMOS[a.demo]
+        model, example = cls(), inputs()
+        name = a.name or "demo-" + a.demo
+    else:
+        if not a.model or ":" not in a.model:
+            ap.error("give MODULE:FACTORY or --demo NAME")
+        if not a.input:
+            ap.error("give the example input shape(s) with --input")
+        mod, _, fn = a.model.partition(":")
+        sys.path.insert(0, os.getcwd())
+        try:
+            factory = getattr(importlib.import_module(mod), fn)
+        except (ImportError, AttributeError) as e:
+            sys.stderr.write("from_pytorch.py: cannot load %s: %s (expected "
+                             "MODULE:FACTORY, importable from the current "
+                             "folder)\n" % (a.model, e))
+            return 2
+        model = factory()
+        example = tuple(a.input)
+        name = a.name or type(model).__name__
+    machine = {}
+    if a.devices:
+        machine["devices"] = a.devices
+    if a.memory:
+        machine["memory"] = a.memory
+    try:
+        summary = export(model, example, a.output, name, a.optimizer,
+                         a.loss, a.measure, machine)
+    except torch.fx.proxy.TraceError as e:
+        sys.stderr.write("from_pytorch.py: torch.fx cannot trace the model: "
+                         "%s\n(data-dependent control flow cannot be traced;"
+                         " see docs/pytorch.md)\n" % e)
+        return 2
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
