@@ -10,7 +10,8 @@
  * merged (weights added), self-loops dropped. Two vertex weights, balanced
  * separately: time_us and memory (param + output + temp bytes), each scaled
  * to integers; target shares per part follow the device speeds (time) and
- * caps (memory). Edge weight: bytes (at least 1, so control edges count),
+ * caps (memory). Without any cap, memory is left out (ncon = 1): balancing
+ * it would only pull against the time balance on unequal devices. Edge weight: bytes (at least 1, so control edges count),
  * scaled to fit idx_t. METIS minimises the total weight of cut edges.
  * The fixed seed makes it deterministic.
  *
@@ -173,20 +174,21 @@ static int build_adjacency(const dp_graph *g, mgraph *mg)
 	return 0;
 }
 
-/* Integer vertex weights: each constraint scaled to a total of VWGT_SCALE
- * (all ones when a constraint is zero everywhere, which METIS rejects). */
-static int vertex_weights(mgraph *mg)
+/* Integer vertex weights, ncon per vertex: each constraint scaled to a
+ * total of VWGT_SCALE (all ones when a constraint is zero everywhere, which
+ * METIS rejects). */
+static int vertex_weights(mgraph *mg, int ncon)
 {
 	mg->vwgt = malloc(((size_t)mg->nv * 2 + 1) * sizeof *mg->vwgt);
 	if (!mg->vwgt)
 		return -1;
-	for (int c = 0; c < 2; c++) {
+	for (int c = 0; c < ncon; c++) {
 		const double *x = c == 0 ? mg->vtime : mg->vmem;
 		double total = 0;
 		for (idx_t v = 0; v < mg->nv; v++)
 			total += x[v];
 		for (idx_t v = 0; v < mg->nv; v++)
-			mg->vwgt[2 * v + c] =
+			mg->vwgt[ncon * v + c] =
 				total > 0 ? (idx_t)floor(x[v] / total *
 							 VWGT_SCALE + 0.5)
 					  : 1;
@@ -194,34 +196,44 @@ static int vertex_weights(mgraph *mg)
 	return 0;
 }
 
+/* Whether memory is a constraint: some device has a finite cap. Without
+ * one, balancing memory would only fight the time balance. */
+static bool any_cap(const dp_machine *m)
+{
+	for (int d = 0; d < m->k; d++)
+		if (m->cap[d] != DP_CAP_UNLIMITED)
+			return true;
+	return false;
+}
+
 /* Target share of each part per constraint: speeds for time, caps for
- * memory (equal shares when a cap is unlimited or all are zero). */
-static void target_shares(const dp_machine *m, real_t *tp)
+ * memory (an unlimited cap counts as the largest finite one; equal shares
+ * when every cap is 0). */
+static void target_shares(const dp_machine *m, int ncon, real_t *tp)
 {
 	int k = m->k;
-	double ssum = machine_sum_speed(m), csum = 0;
-	bool finite = true;
-	for (int d = 0; d < k; d++) {
-		if (m->cap[d] == DP_CAP_UNLIMITED)
-			finite = false;
-		else
-			csum += (double)m->cap[d];
-	}
-	if (csum <= 0)
-		finite = false;
-	for (int c = 0; c < 2; c++) {
+	double ssum = machine_sum_speed(m), csum = 0, cmax = 0;
+	for (int d = 0; d < k; d++)
+		if (m->cap[d] != DP_CAP_UNLIMITED && (double)m->cap[d] > cmax)
+			cmax = (double)m->cap[d];
+	for (int d = 0; d < k; d++)
+		csum += m->cap[d] == DP_CAP_UNLIMITED ? cmax : (double)m->cap[d];
+	for (int c = 0; c < ncon; c++) {
 		double left = 1.0;
 		for (int d = 0; d < k; d++) {
+			double cap = m->cap[d] == DP_CAP_UNLIMITED
+					     ? cmax
+					     : (double)m->cap[d];
 			double s = c == 0 ? m->speed[d] / ssum
-				   : finite ? (double)m->cap[d] / csum
-					    : 1.0 / k;
+				   : csum > 0 ? cap / csum
+					      : 1.0 / k;
 			/* a zero share makes METIS refuse the input */
 			if (s < 1e-6)
 				s = 1e-6;
 			if (d == k - 1)
 				s = left > 1e-6 ? left : 1e-6;
-			tp[2 * d + c] = (real_t)s;
-			left -= (double)tp[2 * d + c];
+			tp[ncon * d + c] = (real_t)s;
+			left -= (double)tp[ncon * d + c];
 		}
 	}
 }
@@ -308,12 +320,13 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 		for (idx_t v = 0; v < mg.nv; v++)
 			part[v] = k == 1 ? 0 : v;
 	} else {
-		if (build_adjacency(g, &mg) || vertex_weights(&mg))
+		idx_t ncon = any_cap(m) ? 2 : 1;
+		if (build_adjacency(g, &mg) || vertex_weights(&mg, (int)ncon))
 			goto nomem;
 		tp = malloc((size_t)k * 2 * sizeof *tp);
 		if (!tp)
 			goto nomem;
-		target_shares(m, tp);
+		target_shares(m, (int)ncon, tp);
 		if (progress_canceled(p)) {
 			st = dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
 					"canceled");
@@ -324,7 +337,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 		METIS_SetDefaultOptions(options);
 		options[METIS_OPTION_SEED] = 1;
 		options[METIS_OPTION_NUMBERING] = 0;
-		idx_t nv = mg.nv, ncon = 2, nparts = k, objval = 0;
+		idx_t nv = mg.nv, nparts = k, objval = 0;
 		real_t ubvec[2] = {1.05f, 1.10f};
 		int rc = METIS_PartGraphKway(&nv, &ncon, mg.xadj, mg.adjncy,
 					     mg.vwgt, NULL, mg.adjwgt, &nparts,

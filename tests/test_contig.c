@@ -1,0 +1,198 @@
+/* test_contig.c - contiguous stages: exact splits of chains by time, by
+ * speed and under caps, overflow spread when caps cannot be met, groups and
+ * pins counted in their stage, contiguity, determinism, cancel. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "graph.h"
+#include "lib/testlib.h"
+#include "machine.h"
+#include "plan.h"
+
+/* op0 -> op1 -> ... with the given times and params, unfinalized. */
+static dp_graph *chain(int n, const double *t, const int64_t *param)
+{
+	dp_graph *g = graph_new("chain");
+	char nm[16];
+	for (int i = 0; i < n; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "op%d", i);
+		graph_add_op(g, nm, &id, NULL);
+		g->ops[id].time_us = t ? t[i] : 1;
+		g->ops[id].param_bytes = param ? param[i] : 0;
+		if (i)
+			graph_add_edge(g, id - 1, id, -1, false, NULL);
+	}
+	return g;
+}
+
+static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
+		     const dp_progress *p)
+{
+	dp_algo_opts o;
+	algo_opts_default(&o);
+	return algo_find("contig")->run(g, m, &o, p, pl, NULL);
+}
+
+static void want(const int32_t *got, const int32_t *exp, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (got[i] != exp[i])
+			test_fail(__FILE__, __LINE__,
+				  "op%d on device %d, want %d", i, got[i],
+				  exp[i]);
+}
+
+static void test_contig_equal_chain_splits_evenly(void)
+{
+	dp_graph *g = chain(8, NULL, NULL);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 4, NULL) == DP_OK);
+	int32_t pl[8];
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	want(pl, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3}, 8);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* Device 1 is three times faster: max(a / 1, (8 - a) / 3) is least at
+ * a = 2. */
+static void test_contig_follows_speeds(void)
+{
+	dp_graph *g = chain(8, NULL, NULL);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(machine_set_speeds(&m, "1,3", NULL) == DP_OK);
+	int32_t pl[8];
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	want(pl, (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1}, 8);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* By time alone the largest stage is 10 at best, and the greedy fill
+ * gives [10] [1 1 1 1 1] [] (the last device idle); but five params of 100
+ * do not fit a cap of 250: the split becomes [10 1] [1 1] [1 1] (largest
+ * stage 11), and the simulator agrees that it fits. */
+static void test_contig_respects_caps(void)
+{
+	double t[6] = {10, 1, 1, 1, 1, 1};
+	int64_t par[6] = {100, 100, 100, 100, 100, 100};
+	dp_graph *g = chain(6, t, par);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 3, NULL) == DP_OK);
+	int32_t pl[6];
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	want(pl, (const int32_t[]){0, 1, 1, 1, 1, 1}, 6);
+	REQUIRE(machine_set_caps(&m, "250", NULL) == DP_OK);
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	want(pl, (const int32_t[]){0, 0, 1, 1, 2, 2}, 6);
+	dp_plan p;
+	memset(&p, 0, sizeof p);
+	REQUIRE(plan_evaluate(g, &m, pl, DP_CONT_PORT, &p, NULL) == DP_OK);
+	CHECK(p.feasible);
+	plan_free(&p);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* Six params of 100 on two devices of 200: no split fits; the caps are
+ * scaled by the least factor that allows one (1.5), so each device holds
+ * three ops and overflows by the same amount. The plan says infeasible. */
+static void test_contig_spreads_overflow(void)
+{
+	int64_t par[6] = {100, 100, 100, 100, 100, 100};
+	double t[6] = {1, 1, 1, 1, 1, 50};
+	dp_graph *g = chain(6, t, par);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(machine_set_caps(&m, "200", NULL) == DP_OK);
+	dp_plan p;
+	memset(&p, 0, sizeof p);
+	REQUIRE(plan_run(g, &m, algo_find("contig"), NULL, NULL, &p, NULL) ==
+		DP_OK);
+	want(p.placement, (const int32_t[]){0, 0, 0, 1, 1, 1}, 6);
+	CHECK(!p.feasible);
+	CHECK_INT(p.sim.dev[0].peak_bytes, 300);
+	CHECK_INT(p.sim.dev[1].peak_bytes, 300);
+	plan_free(&p);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* A group {op0, op7} goes with op0 and its time counts there: with 8 unit
+ * ops on 2 devices, stage 0 takes op0..op2 plus op7 (4), stage 1 op3..op6.
+ * A pinned op counts on its device from the start. */
+static void test_contig_groups_and_pins_count_in_their_stage(void)
+{
+	dp_graph *g = chain(8, NULL, NULL);
+	graph_set_colocate(g, 0, "g", NULL);
+	graph_set_colocate(g, 7, "g", NULL);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	int32_t pl[8];
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	want(pl, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0}, 8);
+	machine_free(&m);
+	graph_free(g);
+
+	/* op1 pinned to device 1: device 1 starts with 1 unit, so stage 0
+	 * takes op0, op2, op3, op4 (4) and stage 1 op5..op7 + op1 (4) */
+	g = chain(8, NULL, NULL);
+	g->ops[1].pin = 1;
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	want(pl, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1}, 8);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* On a branching DAG without groups or pins the devices never go back
+ * along the order; the run is deterministic and can be canceled. */
+static void test_contig_stages_are_contiguous(void)
+{
+	dp_graph *g = graph_new("dag");
+	char nm[16];
+	for (uint32_t i = 0; i < 300; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "o%u", i);
+		graph_add_op(g, nm, &id, NULL);
+		g->ops[id].time_us = 1 + (i * 31) % 17;
+		g->ops[id].output_bytes = 1000 + (i * 7919) % 5000;
+		g->ops[id].temp_bytes = (i % 7) * 300;
+		if (i > 2) {
+			graph_add_edge(g, i - 1 - (i * 13) % 3, id, -1, false,
+				       NULL);
+			graph_add_edge(g, (i * 17) % i, id, -1, false, NULL);
+		}
+	}
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 5, NULL) == DP_OK);
+	REQUIRE(machine_set_caps(&m, "60KiB", NULL) == DP_OK);
+	int32_t pl[300], pl2[300];
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	for (uint32_t i = 1; i < 300; i++)
+		CHECK(pl[g->topo[i]] >= pl[g->topo[i - 1]]);
+	CHECK_INT(pl[g->topo[299]], 4); /* all five devices used */
+	REQUIRE(run(g, &m, pl2, NULL) == DP_OK);
+	CHECK(memcmp(pl, pl2, sizeof pl) == 0);
+	atomic_int cancel = 1;
+	dp_progress p = {NULL, NULL, &cancel};
+	CHECK_INT(run(g, &m, pl, &p), DP_ECANCELED);
+	machine_free(&m);
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_contig_equal_chain_splits_evenly),
+	  TEST(test_contig_follows_speeds), TEST(test_contig_respects_caps),
+	  TEST(test_contig_spreads_overflow),
+	  TEST(test_contig_groups_and_pins_count_in_their_stage),
+	  TEST(test_contig_stages_are_contiguous))

@@ -1,0 +1,217 @@
+/* test_metis.c - METIS k-way: clusters cut at their light edge, time
+ * balance by device speed, groups contracted, pins honoured by renaming
+ * parts, K = 1 and K > ops without METIS, determinism, cancel. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "graph.h"
+#include "lib/testlib.h"
+#include "machine.h"
+
+static uint32_t op(dp_graph *g, const char *name, double t, int64_t out)
+{
+	uint32_t id = UINT32_MAX;
+	graph_add_op(g, name, &id, NULL);
+	g->ops[id].time_us = t;
+	g->ops[id].output_bytes = out;
+	return id;
+}
+
+static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
+		     const dp_progress *p)
+{
+	dp_algo_opts o;
+	algo_opts_default(&o);
+	return algo_find("metis")->run(g, m, &o, p, pl, NULL);
+}
+
+/* Two cliques-ish clusters of 8 ops with heavy edges inside, joined by one
+ * light edge: a 2-way cut separates them. pin_b pins an op of cluster B to
+ * device 0 (then the parts are renamed so that B is device 0). */
+static dp_graph *two_clusters(int pin_b)
+{
+	dp_graph *g = graph_new("clusters");
+	char nm[16];
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i < 8; i++) {
+			snprintf(nm, sizeof nm, "%c%d", c ? 'b' : 'a', i);
+			op(g, nm, 10, 1 << 20);
+		}
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i < 8; i++)
+			for (int j = i + 1; j < 8; j++)
+				graph_add_edge(g, (uint32_t)(c * 8 + i),
+					       (uint32_t)(c * 8 + j), 1 << 20,
+					       false, NULL);
+	graph_add_edge(g, 7, 8, 16, false, NULL); /* the light bridge */
+	if (pin_b >= 0)
+		g->ops[12].pin = pin_b;
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static void test_metis_cuts_the_light_edge(void)
+{
+	for (int pin = -1; pin <= 1; pin++) {
+		dp_graph *g = two_clusters(pin);
+		REQUIRE(g);
+		dp_machine m;
+		REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+		int32_t pl[16];
+		REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+		for (int i = 1; i < 8; i++) {
+			CHECK_INT(pl[i], pl[0]);
+			CHECK_INT(pl[8 + i], pl[8]);
+		}
+		CHECK(pl[0] != pl[8]);
+		if (pin >= 0)
+			CHECK_INT(pl[8], pin); /* parts renamed to the pin */
+		machine_free(&m);
+		graph_free(g);
+	}
+}
+
+/* n independent ops of random-ish time; device 0 is three times faster:
+ * it gets about three quarters of the work, and no device more than its
+ * target share + 10% + the largest op. */
+static void test_metis_balances_time_by_speed(void)
+{
+	dp_graph *g = graph_new("bal");
+	char nm[16];
+	double total = 0, maxop = 0;
+	for (int i = 0; i < 400; i++) {
+		snprintf(nm, sizeof nm, "o%d", i);
+		double t = 1 + (i * 37) % 50;
+		op(g, nm, t, 1000);
+		total += t;
+		if (t > maxop)
+			maxop = t;
+		if (i % 10)
+			graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
+				       false, NULL);
+	}
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(machine_set_speeds(&m, "3,1", NULL) == DP_OK);
+	int32_t pl[400];
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	double w[2] = {0, 0};
+	for (uint32_t v = 0; v < g->nops; v++)
+		w[pl[v]] += g->ops[v].time_us;
+	CHECK(w[0] <= 0.75 * total * 1.10 + maxop);
+	CHECK(w[1] <= 0.25 * total * 1.10 + maxop);
+	CHECK(w[0] > 2 * w[1]);
+	/* same again: deterministic (fixed seed) */
+	int32_t pl2[400];
+	REQUIRE(run(g, &m, pl2, NULL) == DP_OK);
+	CHECK(memcmp(pl, pl2, sizeof pl) == 0);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_metis_keeps_groups_and_pins(void)
+{
+	dp_graph *g = graph_new("grp");
+	char nm[16];
+	for (int i = 0; i < 40; i++) {
+		snprintf(nm, sizeof nm, "o%d", i);
+		op(g, nm, 10, 4096);
+		if (i)
+			graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
+				       false, NULL);
+	}
+	graph_set_colocate(g, 0, "far", NULL);
+	graph_set_colocate(g, 39, "far", NULL);
+	graph_set_colocate(g, 20, "far", NULL);
+	g->ops[5].pin = 2;
+	g->ops[30].pin = 2;
+	g->ops[35].pin = 0;
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 3, NULL) == DP_OK);
+	int32_t pl[40];
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	CHECK_INT(pl[0], pl[39]);
+	CHECK_INT(pl[0], pl[20]);
+	CHECK_INT(pl[5], 2);
+	CHECK_INT(pl[30], 2);
+	CHECK_INT(pl[35], 0);
+	for (uint32_t v = 0; v < 40; v++)
+		CHECK(pl[v] >= 0 && pl[v] < 3);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* K = 1: all on device 0; K larger than the (contracted) vertex count: one
+ * vertex per device, METIS not called (it would refuse). */
+static void test_metis_small_cases(void)
+{
+	dp_graph *g = graph_new("small");
+	op(g, "x", 1, 1);
+	op(g, "y", 1, 1);
+	op(g, "z", 1, 1);
+	graph_add_edge(g, 0, 1, -1, false, NULL);
+	graph_set_colocate(g, 1, "yz", NULL);
+	graph_set_colocate(g, 2, "yz", NULL);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 1, NULL) == DP_OK);
+	int32_t pl[3] = {-1, -1, -1};
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	CHECK(pl[0] == 0 && pl[1] == 0 && pl[2] == 0);
+	machine_free(&m);
+	REQUIRE(machine_init(&m, 5, NULL) == DP_OK);
+	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
+	CHECK(pl[0] != pl[1]);
+	CHECK_INT(pl[1], pl[2]);
+	CHECK(pl[0] < 5 && pl[1] < 5);
+	machine_free(&m);
+	graph_free(g);
+
+	/* an empty graph */
+	g = graph_new("empty");
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(machine_init(&m, 4, NULL) == DP_OK);
+	CHECK_INT(run(g, &m, pl, NULL), DP_OK);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* Control edges (no bytes) and parallel/anti-parallel pairs are accepted
+ * (merged, weight at least 1); zero time everywhere is not an error. */
+static void test_metis_odd_weights(void)
+{
+	dp_graph *g = graph_new("odd");
+	char nm[16];
+	for (int i = 0; i < 30; i++) {
+		snprintf(nm, sizeof nm, "o%d", i);
+		op(g, nm, 0, 0);
+	}
+	for (int i = 1; i < 30; i++) {
+		graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, 0, true, NULL);
+		graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1, false,
+			       NULL);
+	}
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 3, NULL) == DP_OK);
+	int32_t pl[30];
+	CHECK_INT(run(g, &m, pl, NULL), DP_OK);
+	for (int i = 0; i < 30; i++)
+		CHECK(pl[i] >= 0 && pl[i] < 3);
+	atomic_int cancel = 1;
+	dp_progress p = {NULL, NULL, &cancel};
+	CHECK_INT(run(g, &m, pl, &p), DP_ECANCELED);
+	machine_free(&m);
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_metis_cuts_the_light_edge),
+	  TEST(test_metis_balances_time_by_speed),
+	  TEST(test_metis_keeps_groups_and_pins), TEST(test_metis_small_cases),
+	  TEST(test_metis_odd_weights))
