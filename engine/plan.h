@@ -37,12 +37,18 @@ typedef struct dp_plan {
 } dp_plan;
 
 /* Runs algo on g/m and simulates the result. Errors from the algorithm
- * (including DP_ECANCELED) are passed through; plan is then untouched. */
+ * (including DP_ECANCELED) are passed through; plan is then untouched.
+ * The placement it returns must put every op on a device in 0..k-1 and
+ * honour pins and colocation groups, else DP_EINTERNAL naming the algorithm
+ * and the op. On success *plan is overwritten (free an earlier plan in it
+ * first); o may be NULL (defaults), p may be NULL. */
 dp_status plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
 		   const dp_algo_opts *o, const dp_progress *p, dp_plan *plan,
 		   dp_err *err);
 
-/* Simulates a given placement (copied) under contention c. */
+/* Simulates a given placement (copied) under contention c. Devices out of
+ * range are DP_EINPUT naming the op; pins and colocation are not enforced
+ * here (a placement made elsewhere is priced as it is). */
 dp_status plan_evaluate(const dp_graph *g, const dp_machine *m,
 			const int32_t *placement, dp_contention c,
 			dp_plan *plan, dp_err *err);

@@ -100,7 +100,11 @@ typedef struct dp_sim_result {
 	int64_t cut_bytes;   /* sum of bytes of all transfers */
 	uint32_t cut_edges;  /* data or control edges whose ends differ in device */
 
-	/* detail (only when opts.detail) */
+	/* detail (only when opts.detail; a run without detail leaves cp_len
+	 * 0 and the live and curve lists empty). Params are a device's base
+	 * level for the whole step; its curve ends with (makespan, 0) when the
+	 * makespan is > 0. Live tensors: per device, ops in id order (param,
+	 * output, temp), then received copies in transfer order. */
 	uint32_t *cp_ops;    /* schedule critical path, first op first */
 	uint8_t *cp_cause;   /* dp_hop_cause of each entry */
 	uint32_t cp_len;
