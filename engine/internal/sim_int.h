@@ -1,6 +1,7 @@
-/* sim_int.h - the simulator's private state, shared by sim.c (setup and the
- * event loop), sim_memory.c (memory intervals and peaks) and sim_path.c (the
- * schedule's critical path). Not a public header.
+/* sim_int.h - the simulator's private state, shared by sim_setup.c (checks
+ * and priorities), sim.c (the event loop), sim_memory.c (memory intervals
+ * and peaks) and sim_path.c (the schedule's critical path). Not a public
+ * header.
  */
 #ifndef DNNPART_SIM_INT_H
 #define DNNPART_SIM_INT_H
