@@ -109,7 +109,8 @@ static size_t member_offset(const char *t, size_t len, size_t start,
 				while (j < len && isspace((unsigned char)t[j]))
 					j++;
 				if (j < len && t[j] == ':') {
-					for (j++; j < len && isspace((unsigned char)t[j]);)
+					for (j++; j < len &&
+						  isspace((unsigned char)t[j]);)
 						j++;
 					return j;
 				}
@@ -155,12 +156,12 @@ static size_t element_offset(const char *t, size_t len, const char *key,
 
 /* An error about member key of element idx of array what ("nodes",
  * "edges"); key NULL points at the element itself. */
-static dp_status bad(fd_state *s, const char *what, int idx,
-		     const char *key, const char *fmt, ...)
+static dp_status bad(fd_state *s, const char *what, int idx, const char *key,
+		     const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
-static dp_status bad(fd_state *s, const char *what, int idx,
-		     const char *key, const char *fmt, ...)
+static dp_status bad(fd_state *s, const char *what, int idx, const char *key,
+		     const char *fmt, ...)
 {
 	size_t off = element_offset(s->text, s->len, what, idx);
 	if (key)
@@ -241,8 +242,8 @@ static uint32_t find_id(const fd_id *ids, uint32_t n, double id)
 static dp_status read_hint(fd_state *s, const cJSON *root)
 {
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "maxFPGAs");
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root,
-							  "maxSizePerFPGA");
+	const cJSON *m =
+		cJSON_GetObjectItemCaseSensitive(root, "maxSizePerFPGA");
 	int line, col;
 	if (k) {
 		if (!cJSON_IsNumber(k) || !is_int(k->valuedouble) ||
@@ -250,8 +251,7 @@ static dp_status read_hint(fd_state *s, const cJSON *root)
 			line_col(s->text,
 				 member_offset(s->text, s->len, 0, "maxFPGAs"),
 				 &line, &col);
-			return dp_err_set(s->err, DP_EINPUT, s->path, line,
-					  col,
+			return dp_err_set(s->err, DP_EINPUT, s->path, line, col,
 					  "\"maxFPGAs\" must be an integer "
 					  "from 1 to 1024");
 		}
@@ -264,8 +264,7 @@ static dp_status read_hint(fd_state *s, const cJSON *root)
 				 member_offset(s->text, s->len, 0,
 					       "maxSizePerFPGA"),
 				 &line, &col);
-			return dp_err_set(s->err, DP_EINPUT, s->path, line,
-					  col,
+			return dp_err_set(s->err, DP_EINPUT, s->path, line, col,
 					  "\"maxSizePerFPGA\" must be a number "
 					  "of bytes > 0");
 		}
@@ -378,15 +377,15 @@ static dp_status read_nodes(fd_state *s, const cJSON *nodes, double *colors,
 				   &supported)))
 			return st;
 		id = cJSON_GetObjectItemCaseSensitive(nd, "id")->valuedouble;
-		const cJSON *jc = cJSON_GetObjectItemCaseSensitive(nd,
-								   "colorClass");
+		const cJSON *jc =
+			cJSON_GetObjectItemCaseSensitive(nd, "colorClass");
 		have_cc = jc != NULL;
 		if (jc && (!cJSON_IsNumber(jc) || !is_int(jc->valuedouble)))
 			return bad(s, "nodes", idx, "colorClass",
 				   "\"colorClass\" must be an integer");
 		cc = jc ? jc->valuedouble : 0;
-		const cJSON *jl = cJSON_GetObjectItemCaseSensitive(nd,
-								   "layerId");
+		const cJSON *jl =
+			cJSON_GetObjectItemCaseSensitive(nd, "layerId");
 		have_lid = jl && cJSON_IsNumber(jl) && is_int(jl->valuedouble);
 		lid = have_lid ? jl->valuedouble : 0;
 		const cJSON *jn = cJSON_GetObjectItemCaseSensitive(nd, "name");
@@ -403,9 +402,8 @@ static dp_status read_nodes(fd_state *s, const cJSON *nodes, double *colors,
 				       : st;
 		g->ops[op].time_us = lat * MS_TO_US;
 		g->ops[op].param_bytes = (int64_t)llround(size);
-		if ((st = graph_set_type(g, op,
-					 backward ? "backward" : "forward",
-					 s->err)))
+		if ((st = graph_set_type(
+			     g, op, backward ? "backward" : "forward", s->err)))
 			return st;
 		if (have_lid || have_cc) {
 			snprintf(buf, sizeof buf, "%s%.0f",
@@ -424,8 +422,7 @@ static dp_status read_nodes(fd_state *s, const cJSON *nodes, double *colors,
 	return colocate_colors(s, colors);
 }
 
-static dp_status read_edges(fd_state *s, const cJSON *edges,
-			    const fd_id *ids)
+static dp_status read_edges(fd_state *s, const cJSON *edges, const fd_id *ids)
 {
 	dp_graph *g = s->g;
 	int idx = 0;
@@ -438,8 +435,8 @@ static dp_status read_edges(fd_state *s, const cJSON *edges,
 		static const char *keys[2] = {"sourceId", "destId"};
 		uint32_t end[2];
 		for (int k = 0; k < 2; k++) {
-			const cJSON *j = cJSON_GetObjectItemCaseSensitive(
-				ed, keys[k]);
+			const cJSON *j =
+				cJSON_GetObjectItemCaseSensitive(ed, keys[k]);
 			if (!j)
 				return bad(s, "edges", idx, NULL,
 					   "missing \"%s\" (a node id)",
@@ -451,8 +448,8 @@ static dp_status read_edges(fd_state *s, const cJSON *edges,
 			end[k] = find_id(ids, g->nops, j->valuedouble);
 			if (end[k] == UINT32_MAX)
 				return bad(s, "edges", idx, keys[k],
-					   "\"%s\" %.0f names no node",
-					   keys[k], j->valuedouble);
+					   "\"%s\" %.0f names no node", keys[k],
+					   j->valuedouble);
 		}
 		if (end[0] == end[1])
 			return bad(s, "edges", idx, NULL,

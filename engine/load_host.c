@@ -27,8 +27,7 @@ static dp_status copy_op(const dp_graph *t, uint32_t u, dp_graph *g,
 		return st;
 	if (src->colocate >= 0 &&
 	    (st = graph_set_colocate(
-		     g, *id, graph_str(t, t->group_label[src->colocate]),
-		     err)))
+		     g, *id, graph_str(t, t->group_label[src->colocate]), err)))
 		return st;
 	dp_op *dst = &g->ops[*id];
 	dst->pin = src->pin;
@@ -57,8 +56,7 @@ static dp_status bypass_into(const dp_graph *t, const bool *host,
 	}
 	while (top) {
 		uint32_t c = stack[--top];
-		for (uint32_t i = t->pred_off[c]; i < t->pred_off[c + 1];
-		     i++) {
+		for (uint32_t i = t->pred_off[c]; i < t->pred_off[c + 1]; i++) {
 			uint32_t p = t->edges[t->pred_edge[i]].from;
 			if (host[p]) {
 				if (seen[p] != mark) {

@@ -49,285 +49,39 @@
  * - layer: the op's name scope, without a leading `gradients*` scope, cut to
  *   two levels (`gradients/resnet_model/conv2d_8/...` -> `resnet_model/conv2d_8`).
  */
-#include <dirent.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "internal/load_host.h"
+#include "internal/pardnn_folder.h"
 #include "load.h"
 
 #define NONE UINT32_MAX
-#define NAME_MAX_LEN 4096
-
-enum pd_role {
-	R_EDGES,
-	R_DUR,
-	R_TSZ,
-	R_VAR,
-	R_REF,
-	R_NOOP,
-	R_MEM,
-	R_COLOC,
-	R_PLACE,
-	R_COUNT
-};
-
-static const struct pd_role_def {
-	const char *what, *pattern, *prefer;
-	bool required;
-} roles[R_COUNT] = {
-	[R_EDGES] = {"edges file", "*.dot", "*src_sink*", true},
-	[R_DUR] = {"durations file", "*durations*.txt", "*fixed*", true},
-	[R_TSZ] = {"tensor sizes file", "tensors_sz*.txt",
-		   "tensors_sz_32_low.txt", true},
-	[R_VAR] = {"variable list", "var_nodes.txt", NULL, false},
-	[R_REF] = {"ref-op list", "ref_nodes.txt", NULL, false},
-	[R_NOOP] = {"no-op list", "no_ops.txt", NULL, false},
-	[R_MEM] = {"memory file", "memory.txt", NULL, false},
-	[R_COLOC] = {"colocations file", "*col*ocation*.txt",
-		     "collocations.txt", false},
-	[R_PLACE] = {"placement file", "*.place", "vanilla*", false},
-};
 
 enum pd_kind { K_OP, K_VAR, K_REF, K_NOOP, K_SRC, K_SNK };
 
 typedef struct pd_state {
 	const char *dir;
 	char *files[R_COUNT]; /* full paths, NULL when absent */
-	dp_graph *t;          /* every op of the edges file */
+	dp_graph *t;	      /* every op of the edges file */
 	uint32_t *ef, *et;    /* edge endpoints as read */
 	uint32_t ne, ne_cap;
-	uint32_t n;           /* ops, fixed after the edges file */
+	uint32_t n; /* ops, fixed after the edges file */
 	uint8_t *kind;
 	double *time;
 	int64_t *tsz, *mem;
 	bool *host;
-	uint32_t *uf;         /* union-find parent for colocation */
+	uint32_t *uf; /* union-find parent for colocation */
 	uint32_t nhost;
-	char na[NAME_MAX_LEN], nb[NAME_MAX_LEN]; /* names being parsed */
+	char na[PD_NAME_MAX], nb[PD_NAME_MAX]; /* names being parsed */
 } pd_state;
-
-typedef dp_status (*pd_line_fn)(pd_state *s, const char *path, char *raw,
-				char *line, int lineno, dp_err *err);
 
 static dp_status nomem(dp_err *err)
 {
 	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 			  "out of memory while loading a ParDNN folder");
-}
-
-static char *path_join(const char *dir, const char *name)
-{
-	size_t a = strlen(dir), b = strlen(name);
-	char *p = malloc(a + b + 2);
-	if (p) {
-		memcpy(p, dir, a);
-		p[a] = '/';
-		memcpy(p + a + 1, name, b + 1);
-	}
-	return p;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Picks the file for each role among the folder's regular files. */
-static dp_status find_files(pd_state *s, dp_err *err)
-{
-	DIR *d = opendir(s->dir);
-	if (!d)
-		return dp_err_set(err, DP_EIO, s->dir, 0, 0,
-				  "cannot read the folder");
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	dp_status st = DP_OK;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char *full = path_join(s->dir, de->d_name);
-		struct stat sb;
-		if (!full) {
-			st = nomem(err);
-			break;
-		}
-		bool reg = stat(full, &sb) == 0 && S_ISREG(sb.st_mode);
-		free(full);
-		if (!reg)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			char **q = realloc(names, cap * sizeof *q);
-			if (!q) {
-				st = nomem(err);
-				break;
-			}
-			names = q;
-		}
-		if (!(names[n] = strdup(de->d_name))) {
-			st = nomem(err);
-			break;
-		}
-		n++;
-	}
-	closedir(d);
-	if (!st && n)
-		qsort(names, n, sizeof *names, cmp_str);
-	for (int r = 0; !st && r < R_COUNT; r++) {
-		const struct pd_role_def *rd = &roles[r];
-		size_t nmatch = 0, npref = 0, pick = 0;
-		char list[400] = "";
-		for (size_t i = 0; i < n; i++) {
-			if (fnmatch(rd->pattern, names[i], 0) != 0)
-				continue;
-			size_t l = strlen(list);
-			snprintf(list + l, sizeof list - l, "%s%s",
-				 nmatch ? ", " : "", names[i]);
-			if (nmatch++ == 0)
-				pick = i;
-			if (rd->prefer && fnmatch(rd->prefer, names[i], 0) == 0) {
-				if (npref++ == 0 || nmatch == 1)
-					pick = i;
-			}
-		}
-		if (nmatch == 0 && rd->required)
-			st = dp_err_set(
-				err, DP_EINPUT, s->dir, 0, 0,
-				"no %s (%s) in this folder; a ParDNN folder "
-				"holds an edges file *.dot, durations "
-				"*durations*.txt and tensor sizes "
-				"tensors_sz*.txt (see docs/formats.md)",
-				rd->what, rd->pattern);
-		else if (nmatch > 1 && npref != 1)
-			st = dp_err_set(err, DP_EINPUT, s->dir, 0, 0,
-					"several files could be the %s (%s): "
-					"%s; keep one%s%s",
-					rd->what, rd->pattern, list,
-					rd->prefer ? " or name the one to use "
-						     "like "
-						   : "",
-					rd->prefer ? rd->prefer : "");
-		else if (nmatch > 0 &&
-			 !(s->files[r] = path_join(s->dir, names[pick])))
-			st = nomem(err);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return st;
-}
-
-static char *trim(char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	size_t l = strlen(p);
-	while (l && (p[l - 1] == ' ' || p[l - 1] == '\t' || p[l - 1] == '\r'))
-		p[--l] = '\0';
-	return p;
-}
-
-/* Reads path and calls fn for each non-blank line (trimmed). */
-static dp_status read_lines(pd_state *s, const char *path, pd_line_fn fn,
-			    dp_err *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return dp_err_set(err, DP_EIO, path, 0, 0, "cannot open");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	dp_status st = DP_OK;
-	for (;;) {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 1 << 20;
-			char *q = realloc(buf, cap + 1);
-			if (!q) {
-				st = nomem(err);
-				break;
-			}
-			buf = q;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (!st && ferror(f))
-		st = dp_err_set(err, DP_EIO, path, 0, 0, "read error");
-	fclose(f);
-	if (!st && memchr(buf, '\0', len))
-		st = dp_err_set(err, DP_EINPUT, path, 0, 0,
-				"file contains a NUL byte; expected text");
-	if (st) {
-		free(buf);
-		return st;
-	}
-	buf[len] = '\0';
-	int lineno = 0;
-	for (char *p = buf; *p && !st;) {
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		lineno++;
-		char *line = trim(p);
-		if (*line)
-			st = fn(s, path, p, line, lineno, err);
-		p = nl ? nl + 1 : p + strlen(p);
-	}
-	free(buf);
-	return st;
-}
-
-/* Parses a name at *p, "quoted" or bare (up to white space, "->" or "::"),
- * into out (NAME_MAX_LEN bytes) and skips the white space after it.
- * Returns false on a syntax error (then *p is where it was found). */
-static bool parse_name(char **p, char *out)
-{
-	char *s = *p;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	const char *name;
-	size_t n;
-	if (*s == '"') {
-		name = s + 1;
-		char *q = strchr(name, '"');
-		if (!q) {
-			*p = s;
-			return false;
-		}
-		n = (size_t)(q - name);
-		s = q + 1;
-	} else {
-		name = s;
-		while (*s && *s != ' ' && *s != '\t' && *s != '"' &&
-		       strncmp(s, "->", 2) != 0 && strncmp(s, "::", 2) != 0)
-			s++;
-		n = (size_t)(s - name);
-	}
-	if (n == 0 || n >= NAME_MAX_LEN) {
-		*p = s;
-		return false;
-	}
-	memcpy(out, name, n);
-	out[n] = '\0';
-	while (*s == ' ' || *s == '\t')
-		s++;
-	*p = s;
-	return true;
-}
-
-static dp_status bad_line(const char *path, int lineno, const char *raw,
-			  const char *at, const char *expected, dp_err *err)
-{
-	return dp_err_set(err, DP_EINPUT, path, lineno,
-			  at ? (int)(at - raw) + 1 : 0, "expected %s",
-			  expected);
 }
 
 /* ---- edges file ---- */
@@ -341,9 +95,10 @@ static dp_status op_for(pd_state *s, const char *name, uint32_t *id,
 	return graph_add_op(s->t, name, id, err);
 }
 
-static dp_status edge_line(pd_state *s, const char *path, char *raw,
-			   char *line, int lineno, dp_err *err)
+static dp_status edge_line(void *ctx, const char *path, char *raw, char *line,
+			   int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	static const char *want = "an edge line \"a\"->\"b\"";
 	size_t l = strlen(line);
 	if (line[l - 1] == ';')
@@ -355,11 +110,11 @@ static dp_status edge_line(pd_state *s, const char *path, char *raw,
 	    line[l - 1] == '{')
 		return DP_OK;
 	char *p = line;
-	if (!parse_name(&p, s->na) || strncmp(p, "->", 2) != 0)
-		return bad_line(path, lineno, raw, p, want, err);
+	if (!pardnn_parse_name(&p, s->na) || strncmp(p, "->", 2) != 0)
+		return pardnn_bad_line(path, lineno, raw, p, want, err);
 	p += 2;
-	if (!parse_name(&p, s->nb) || *p)
-		return bad_line(path, lineno, raw, p, want, err);
+	if (!pardnn_parse_name(&p, s->nb) || *p)
+		return pardnn_bad_line(path, lineno, raw, p, want, err);
 	uint32_t u, v;
 	dp_status st;
 	if ((st = op_for(s, s->na, &u, err)) ||
@@ -401,14 +156,14 @@ static dp_status name_value(pd_state *s, const char *path, char *raw,
 	for (char *q = strstr(line, "::"); q; q = strstr(q + 1, "::"))
 		sep = q;
 	if (!sep)
-		return bad_line(path, lineno, raw, line, want, err);
+		return pardnn_bad_line(path, lineno, raw, line, want, err);
 	*sep = '\0';
-	char *vtext = trim(sep + 2), *end;
+	char *vtext = pardnn_trim(sep + 2), *end;
 	char *p = line;
-	if (!parse_name(&p, s->na) || *p)
-		return bad_line(path, lineno, raw, p, want, err);
+	if (!pardnn_parse_name(&p, s->na) || *p)
+		return pardnn_bad_line(path, lineno, raw, p, want, err);
 	*val = strtod(vtext, &end);
-	if (end == vtext || *trim(end) || !isfinite(*val) || *val < 0)
+	if (end == vtext || *pardnn_trim(end) || !isfinite(*val) || *val < 0)
 		return dp_err_set(err, DP_EINPUT, path, lineno,
 				  (int)(vtext - raw) + 1,
 				  "expected %s: the value must be a number "
@@ -420,22 +175,22 @@ static dp_status name_value(pd_state *s, const char *path, char *raw,
 	return DP_OK;
 }
 
-static dp_status dur_line(pd_state *s, const char *path, char *raw,
-			  char *line, int lineno, dp_err *err)
+static dp_status dur_line(void *ctx, const char *path, char *raw, char *line,
+			  int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	uint32_t id;
 	double v;
 	dp_status st = name_value(s, path, raw, line, lineno,
-				  "a duration line \"name::microseconds\"",
-				  &id, &v, err);
+				  "a duration line \"name::microseconds\"", &id,
+				  &v, err);
 	if (!st && id != NONE)
 		s->time[id] = v;
 	return st;
 }
 
 static dp_status bytes_line(pd_state *s, const char *path, char *raw,
-			    char *line, int lineno, int64_t *dst,
-			    dp_err *err)
+			    char *line, int lineno, int64_t *dst, dp_err *err)
 {
 	uint32_t id;
 	double v;
@@ -451,25 +206,27 @@ static dp_status bytes_line(pd_state *s, const char *path, char *raw,
 	return DP_OK;
 }
 
-static dp_status tsz_line(pd_state *s, const char *path, char *raw,
-			  char *line, int lineno, dp_err *err)
+static dp_status tsz_line(void *ctx, const char *path, char *raw, char *line,
+			  int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	return bytes_line(s, path, raw, line, lineno, s->tsz, err);
 }
 
-static dp_status mem_line(pd_state *s, const char *path, char *raw,
-			  char *line, int lineno, dp_err *err)
+static dp_status mem_line(void *ctx, const char *path, char *raw, char *line,
+			  int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	return bytes_line(s, path, raw, line, lineno, s->mem, err);
 }
 
-static dp_status list_line(pd_state *s, const char *path, char *raw,
-			   char *line, int lineno, uint8_t kind, dp_err *err)
+static dp_status list_line(pd_state *s, const char *path, char *raw, char *line,
+			   int lineno, uint8_t kind, dp_err *err)
 {
 	char *p = line;
-	if (!parse_name(&p, s->na) || *p)
-		return bad_line(path, lineno, raw, p, "one op name per line",
-				err);
+	if (!pardnn_parse_name(&p, s->na) || *p)
+		return pardnn_bad_line(path, lineno, raw, p,
+				       "one op name per line", err);
 	uint32_t id = graph_find(s->t, s->na);
 	if (id == NONE)
 		s->t->unknown_names++;
@@ -478,32 +235,36 @@ static dp_status list_line(pd_state *s, const char *path, char *raw,
 	return DP_OK;
 }
 
-static dp_status var_line(pd_state *s, const char *path, char *raw,
-			  char *line, int lineno, dp_err *err)
+static dp_status var_line(void *ctx, const char *path, char *raw, char *line,
+			  int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	return list_line(s, path, raw, line, lineno, K_VAR, err);
 }
-static dp_status ref_line(pd_state *s, const char *path, char *raw,
-			  char *line, int lineno, dp_err *err)
+static dp_status ref_line(void *ctx, const char *path, char *raw, char *line,
+			  int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	return list_line(s, path, raw, line, lineno, K_REF, err);
 }
-static dp_status noop_line(pd_state *s, const char *path, char *raw,
-			   char *line, int lineno, dp_err *err)
+static dp_status noop_line(void *ctx, const char *path, char *raw, char *line,
+			   int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	return list_line(s, path, raw, line, lineno, K_NOOP, err);
 }
 
-static dp_status place_line(pd_state *s, const char *path, char *raw,
-			    char *line, int lineno, dp_err *err)
+static dp_status place_line(void *ctx, const char *path, char *raw, char *line,
+			    int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	static const char *want = "a placement line \"name device\"";
 	char *sp = NULL;
 	for (char *q = line; *q; q++)
 		if (*q == ' ' || *q == '\t')
 			sp = q;
 	if (!sp)
-		return bad_line(path, lineno, raw, line, want, err);
+		return pardnn_bad_line(path, lineno, raw, line, want, err);
 	*sp = '\0';
 	char *dtext = sp + 1, *end;
 	long dev = strtol(dtext, &end, 10);
@@ -513,9 +274,9 @@ static dp_status place_line(pd_state *s, const char *path, char *raw,
 				  "expected %s: the device must be an integer "
 				  ">= -1 (-1 = host CPU), got '%s'",
 				  want, dtext);
-	char *p = trim(line);
-	if (!parse_name(&p, s->na) || *p)
-		return bad_line(path, lineno, raw, p, want, err);
+	char *p = pardnn_trim(line);
+	if (!pardnn_parse_name(&p, s->na) || *p)
+		return pardnn_bad_line(path, lineno, raw, p, want, err);
 	uint32_t id = graph_find(s->t, s->na);
 	if (id == NONE)
 		s->t->unknown_names++;
@@ -550,15 +311,17 @@ static void uf_union(uint32_t *uf, uint32_t a, uint32_t b)
 		uf[a] = b;
 }
 
-static dp_status coloc_line(pd_state *s, const char *path, char *raw,
-			    char *line, int lineno, dp_err *err)
+static dp_status coloc_line(void *ctx, const char *path, char *raw, char *line,
+			    int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	uint32_t first = NONE;
 	char *p = line;
 	for (;;) {
-		if (!parse_name(&p, s->na))
-			return bad_line(path, lineno, raw, p,
-					"a colocation line \"a::b::c\"", err);
+		if (!pardnn_parse_name(&p, s->na))
+			return pardnn_bad_line(path, lineno, raw, p,
+					       "a colocation line \"a::b::c\"",
+					       err);
 		uint32_t id = graph_find(s->t, s->na);
 		if (id == NONE)
 			s->t->unknown_names++;
@@ -569,8 +332,9 @@ static dp_status coloc_line(pd_state *s, const char *path, char *raw,
 		if (!*p)
 			return DP_OK;
 		if (strncmp(p, "::", 2) != 0)
-			return bad_line(path, lineno, raw, p,
-					"a colocation line \"a::b::c\"", err);
+			return pardnn_bad_line(path, lineno, raw, p,
+					       "a colocation line \"a::b::c\"",
+					       err);
 		p += 2;
 	}
 }
@@ -659,7 +423,8 @@ static void layer_of(const char *name, char *out, size_t size)
 	size_t n = last ? (size_t)(last - name) : 0;
 	const char *s1 = memchr(name, '/', n);
 	if (s1) {
-		const char *s2 = memchr(s1 + 1, '/', n - (size_t)(s1 + 1 - name));
+		const char *s2 =
+			memchr(s1 + 1, '/', n - (size_t)(s1 + 1 - name));
 		if (s2)
 			n = (size_t)(s2 - name);
 	}
@@ -671,9 +436,9 @@ static void layer_of(const char *name, char *out, size_t size)
 
 static dp_status fill_ops(pd_state *s, dp_err *err)
 {
-	static const char *types[] = {[K_OP] = "",	 [K_VAR] = "Variable",
-				      [K_REF] = "RefOp", [K_NOOP] = "NoOp",
-				      [K_SRC] = "Source", [K_SNK] = "Sink"};
+	static const char *types[] = {
+		[K_OP] = "",	   [K_VAR] = "Variable", [K_REF] = "RefOp",
+		[K_NOOP] = "NoOp", [K_SRC] = "Source",	 [K_SNK] = "Sink"};
 	char buf[1024];
 	for (uint32_t u = 0; u < s->n; u++) {
 		dp_op *op = &s->t->ops[u];
@@ -696,9 +461,8 @@ static dp_status fill_ops(pd_state *s, dp_err *err)
 		if (ka == K_SRC || ka == K_SNK || kb == K_SRC || kb == K_SNK)
 			continue;
 		bool control = ka == K_NOOP || kb == K_NOOP;
-		dp_status st = graph_add_edge(s->t, a, b,
-					      control ? 0 : s->tsz[a], control,
-					      err);
+		dp_status st = graph_add_edge(
+			s->t, a, b, control ? 0 : s->tsz[a], control, err);
 		if (st)
 			return st;
 	}
@@ -757,19 +521,19 @@ static void free_state(pd_state *s)
 dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 {
 	static const pd_line_fn side[R_COUNT] = {
-		[R_DUR] = dur_line,   [R_TSZ] = tsz_line,
-		[R_VAR] = var_line,   [R_REF] = ref_line,
-		[R_NOOP] = noop_line, [R_MEM] = mem_line,
+		[R_DUR] = dur_line,	[R_TSZ] = tsz_line,
+		[R_VAR] = var_line,	[R_REF] = ref_line,
+		[R_NOOP] = noop_line,	[R_MEM] = mem_line,
 		[R_PLACE] = place_line, [R_COLOC] = coloc_line,
 	};
 	/* order matters: kinds before placement (src/snk are never host)
 	 * and before colocation (ref ops need the variable list) */
-	static const int order[] = {R_DUR,  R_TSZ,   R_MEM,  R_VAR,
-				    R_REF,  R_NOOP,  R_PLACE, R_COLOC};
+	static const int order[] = {R_DUR, R_TSZ,  R_MEM,   R_VAR,
+				    R_REF, R_NOOP, R_PLACE, R_COLOC};
 	pd_state s;
 	memset(&s, 0, sizeof s);
 	s.dir = dir;
-	dp_status st = find_files(&s, err);
+	dp_status st = pardnn_find_files(dir, s.files, err);
 	if (!st && !(s.t = graph_new(NULL)))
 		st = nomem(err);
 	if (!st)
@@ -777,7 +541,7 @@ dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	if (!st)
 		st = set_name(s.t, dir, err);
 	if (!st)
-		st = read_lines(&s, s.files[R_EDGES], edge_line, err);
+		st = pardnn_read_lines(s.files[R_EDGES], edge_line, &s, err);
 	if (!st && s.t->nops == 0)
 		st = dp_err_set(err, DP_EINPUT, s.files[R_EDGES], 0, 0,
 				"no edges; expected lines \"a\"->\"b\"");
@@ -787,8 +551,8 @@ dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	}
 	for (size_t i = 0; !st && i < sizeof order / sizeof order[0]; i++)
 		if (s.files[order[i]])
-			st = read_lines(&s, s.files[order[i]], side[order[i]],
-					err);
+			st = pardnn_read_lines(s.files[order[i]],
+					       side[order[i]], &s, err);
 	if (!st)
 		st = colocate_refs(&s, err);
 	if (!st)

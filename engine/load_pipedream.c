@@ -38,8 +38,8 @@
 #define MS_TO_US 1000.0
 
 typedef struct pd_layer {
-	uint32_t fw;     /* op id of the forward op */
-	uint32_t bw;     /* op id of the backward op, UINT32_MAX for inputs */
+	uint32_t fw; /* op id of the forward op */
+	uint32_t bw; /* op id of the backward op, UINT32_MAX for inputs */
 	double fw_ms, bw_ms;
 	double act, param; /* bytes */
 	bool input;
@@ -82,8 +82,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
-static dp_status syntax(const pd_state *s, int line, int col,
-			dp_err *err, const char *what)
+static dp_status syntax(const pd_state *s, int line, int col, dp_err *err,
+			const char *what)
 {
 	return dp_err_set(err, DP_EINPUT, s->path, line, col,
 			  "%s; expected a layer line 'nodeN -- Description -- "
@@ -219,7 +219,8 @@ static dp_status parse_layer(pd_state *s, char *ln, int line, dp_err *err)
 {
 	char *sep = strstr(ln, " -- ");
 	if (!sep)
-		return syntax(s, line, 1, err, "no ' -- ' after the layer name");
+		return syntax(s, line, 1, err,
+			      "no ' -- ' after the layer name");
 	char *last = sep, *q;
 	while ((q = strstr(last + 4, " -- ")))
 		last = q;
@@ -309,11 +310,12 @@ static dp_status resolve_edges(pd_state *s, dp_err *err)
 			const char *nm = s->edge_names[2 * i + k];
 			uint32_t l = layer_of(s, nm);
 			if (l == UINT32_MAX)
-				return dp_err_set(err, DP_EINPUT, s->path,
-						  s->edge_lines[i], 0,
-						  "edge names layer '%s', which "
-						  "no layer line declares",
-						  nm);
+				return dp_err_set(
+					err, DP_EINPUT, s->path,
+					s->edge_lines[i], 0,
+					"edge names layer '%s', which "
+					"no layer line declares",
+					nm);
 			if (k == 0)
 				s->edges[i].from = l;
 			else

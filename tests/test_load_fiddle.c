@@ -111,8 +111,8 @@ static void test_fiddle_resnet50_layer_training(void)
 static void test_fiddle_bert_operator_training(void)
 {
 	dp_err err;
-	dp_graph *g = load_shared("OperatorGraphs/bert_L-12_training.json",
-				  &err);
+	dp_graph *g =
+		load_shared("OperatorGraphs/bert_L-12_training.json", &err);
 	REQUIRE(g);
 	CHECK_INT(g->nops, 2012);
 	CHECK_INT(g->nedges, 2751);
@@ -169,7 +169,8 @@ static void test_fiddle_host_node_left_out(void)
 	CHECK_INT(g->cpu_pinned, 1);
 	CHECK(graph_find(g, "lookup") == UINT32_MAX);
 	uint32_t e = graph_find(g, "embed"), d = graph_find(g, "dense"),
-		 dg = graph_find(g, "dense_grad"), n14 = graph_find(g, "node14");
+		 dg = graph_find(g, "dense_grad"),
+		 n14 = graph_find(g, "node14");
 	REQUIRE(e != UINT32_MAX && d != UINT32_MAX && dg != UINT32_MAX &&
 		n14 != UINT32_MAX);
 	/* dense->dense_grad 128, dense_grad->node14 (no size: producer's
@@ -185,8 +186,7 @@ static void test_fiddle_host_node_left_out(void)
 		else if (ed->from == e && ed->to == d)
 			bypass = ed->control;
 		else
-			test_fail(__FILE__, __LINE__, "unexpected edge %u",
-				  i);
+			test_fail(__FILE__, __LINE__, "unexpected edge %u", i);
 	}
 	CHECK(bypass);
 	CHECK_NEAR(g->total_time_us, 6500.0, 1e-9);
@@ -240,17 +240,14 @@ static void test_fiddle_rejects_trailing_text_and_non_objects(void)
 	dp_graph *g = NULL;
 	dp_err err;
 	const char *t1 = "{\"nodes\": [], \"edges\": []} x";
-	CHECK_INT(load_fiddle("t1.json", t1, strlen(t1), &g, &err),
-		  DP_EINPUT);
+	CHECK_INT(load_fiddle("t1.json", t1, strlen(t1), &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "unexpected text after the JSON object");
 	CHECK_INT(err.col, 28);
 	const char *t2 = "[1, 2]";
-	CHECK_INT(load_fiddle("t2.json", t2, strlen(t2), &g, &err),
-		  DP_EINPUT);
+	CHECK_INT(load_fiddle("t2.json", t2, strlen(t2), &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "expected a JSON object");
 	const char *t3 = "{\"nodes\": [], \"edges\": {}}";
-	CHECK_INT(load_fiddle("t3.json", t3, strlen(t3), &g, &err),
-		  DP_EINPUT);
+	CHECK_INT(load_fiddle("t3.json", t3, strlen(t3), &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "\"edges\" holding an array");
 	CHECK_INT(err.col, 24);
 }

@@ -170,7 +170,8 @@ static void test_pardnn_tiny_folder_by_hand(void)
 	CHECK_INT(g->total_param_bytes, 400);
 	CHECK_INT(g->total_output_bytes, 400 + 1000 + 64 + 8);
 	CHECK_INT(g->ngroups, 2);
-	CHECK_INT(g->ops[op(g, "w")].colocate, g->ops[op(g, "w/read")].colocate);
+	CHECK_INT(g->ops[op(g, "w")].colocate,
+		  g->ops[op(g, "w/read")].colocate);
 	CHECK_INT(g->ops[op(g, "mm")].colocate, g->ops[op(g, "out")].colocate);
 	CHECK(g->ops[op(g, "mm")].colocate != g->ops[op(g, "w")].colocate);
 	CHECK_INT(g->ops[op(g, "x")].colocate, -1);
@@ -309,5 +310,4 @@ TEST_MAIN(TEST(test_pardnn_resnet_counts_and_totals),
 	  TEST(test_pardnn_resnet_variables_and_refs),
 	  TEST(test_pardnn_tiny_folder_by_hand),
 	  TEST(test_pardnn_malformed_folders_name_file_and_line),
-	  TEST(test_pardnn_bad_edge_has_column),
-	  TEST(test_pardnn_not_a_folder))
+	  TEST(test_pardnn_bad_edge_has_column), TEST(test_pardnn_not_a_folder))

@@ -182,10 +182,9 @@ static void test_pipedream_gnmt_lists_and_several_inputs(void)
 /* Every shared PipeDream profile loads and is acyclic. */
 static void test_pipedream_every_shared_profile_loads(void)
 {
-	static const char *models[] = {"alexnet", "vgg16", "resnet18",
-				       "resnet50", "resnext50",
-				       "squeezenet1_0", "nasnetamobile",
-				       "gnmt"};
+	static const char *models[] = {
+		"alexnet",   "vgg16",	      "resnet18",      "resnet50",
+		"resnext50", "squeezenet1_0", "nasnetamobile", "gnmt"};
 	for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
 		dp_err err;
 		dp_graph *g = load_shared(models[i], &err);
@@ -203,15 +202,15 @@ static void test_pipedream_every_shared_profile_loads(void)
 static void test_pipedream_small_graph_by_hand(void)
 {
 	dp_err err;
-	dp_graph *g = load_text(
-		"node1 -- Input -- forward_compute_time=7.0, "
-		"backward_compute_time=0.0, activation_size=100.0, "
-		"parameter_size=0.0\n"
-		"node2 -- Linear(4, 4) -- forward_compute_time=0.5, "
-		"backward_compute_time=1.5, activation_size=200.0, "
-		"parameter_size=64.0\n"
-		"\tnode1 -- node2\n",
-		&err);
+	dp_graph *g =
+		load_text("node1 -- Input -- forward_compute_time=7.0, "
+			  "backward_compute_time=0.0, activation_size=100.0, "
+			  "parameter_size=0.0\n"
+			  "node2 -- Linear(4, 4) -- forward_compute_time=0.5, "
+			  "backward_compute_time=1.5, activation_size=200.0, "
+			  "parameter_size=64.0\n"
+			  "\tnode1 -- node2\n",
+			  &err);
 	REQUIRE(g);
 	CHECK_STR(g->name, "mem");
 	CHECK_INT(g->nops, 3);
@@ -242,8 +241,7 @@ static void expect_error(const char *file, int line, const char *needle)
 
 static void test_pipedream_malformed_files_name_file_and_line(void)
 {
-	expect_error("pipedream_bad_number.txt", 2,
-		     "not a number or a list");
+	expect_error("pipedream_bad_number.txt", 2, "not a number or a list");
 	expect_error("pipedream_missing_attr.txt", 3,
 		     "no parameter_size= attribute");
 	expect_error("pipedream_unknown_edge.txt", 4,

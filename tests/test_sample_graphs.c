@@ -40,8 +40,8 @@ static void test_samples_six_architectures_present(void)
 	char names[MAX_SAMPLES][256];
 	int n = list_samples(names);
 	CHECK_INT(n, 6);
-	static const char *want[] = {"bert-large", "gpt2-small", "gpt2-xl",
-				     "inception-v3", "lstm-lm", "resnet50"};
+	static const char *want[] = {"bert-large",   "gpt2-small", "gpt2-xl",
+				     "inception-v3", "lstm-lm",	   "resnet50"};
 	for (int i = 0; i < 6 && i < n; i++) {
 		char p[256];
 		snprintf(p, sizeof p, "sample_graphs/%s.json", want[i]);
@@ -76,7 +76,8 @@ static void check_structure(const dp_graph *g, const char *path)
 		const char *t = graph_str(g, g->ops[u].type);
 		if (strcmp(t, "Variable") == 0) {
 			vars++;
-			if (g->ops[u].param_bytes <= 0 || g->ops[u].colocate < 0)
+			if (g->ops[u].param_bytes <= 0 ||
+			    g->ops[u].colocate < 0)
 				test_fail(__FILE__, __LINE__,
 					  "%s: variable %s has no memory or "
 					  "group",
@@ -102,7 +103,8 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
 	char names[MAX_SAMPLES][256];
 	int n = list_samples(names);
 	REQUIRE(n > 0);
-	const dp_algo *single = algo_find("single"), *mtopo = algo_find("mtopo");
+	const dp_algo *single = algo_find("single"),
+		      *mtopo = algo_find("mtopo");
 	REQUIRE(single && mtopo);
 	for (int i = 0; i < n; i++) {
 		dp_err err;
