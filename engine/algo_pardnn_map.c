@@ -246,10 +246,9 @@ dp_status pd_map(pd_ctx *c)
 			}
 		}
 		int best = 0;
-		double bcost = 0, len = hi - lo;
+		double bcost = 0;
 		for (int d = 0; d < k; d++) {
-			double busy = (load[d] + work) / c->m->speed[d];
-			double cost = (busy > len ? busy - len : 0) - comm[d];
+			double cost = (load[d] + work) / c->m->speed[d] - comm[d];
 			if (d == 0 || cost < bcost ||
 			    (cost == bcost && comm[d] > comm[best])) {
 				best = d;

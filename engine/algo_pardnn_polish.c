@@ -15,6 +15,7 @@
  * simulation budget. `--no-polish` (dp_algo_opts.polish = false) skips it.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal/pardnn.h"
 
@@ -120,6 +121,76 @@ static uint32_t polish_moves(pd_ctx *c, pd_move *mv, scored_move *sm)
 	return nm;
 }
 
+/* Tries emptying whole devices: the least busy device first, all its free
+ * units to the device it exchanges the most data with. When communication
+ * costs more than the parallelism gains (port contention on a graph with
+ * little parallelism), fewer devices run faster. Each device is tried at
+ * most once (K - 1 simulations at most); a merge is kept only when
+ * accept_polish agrees. */
+static dp_status merge_devices(pd_ctx *c, int32_t *saved)
+{
+	const dp_graph *g = c->g;
+	int k = c->k;
+	double *busy = calloc((size_t)k * ((size_t)k + 1), sizeof *busy);
+	if (!busy)
+		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory in pardnn polish");
+	double *xchg = busy + k; /* k x k: cut-edge cost between devices */
+	dp_status st = DP_OK;
+	uint8_t tried[DP_MAX_DEVICES] = {0};
+	for (int tries = 0; tries < k - 1 && pd_sims_left(c) > 1; tries++) {
+		memset(busy, 0, (size_t)k * ((size_t)k + 1) * sizeof *busy);
+		uint32_t fixed_on[DP_MAX_DEVICES] = {0};
+		for (uint32_t u = 0; u < c->n; u++) {
+			busy[c->place[u]] += c->w[u] / c->m->speed[c->place[u]];
+			if (c->fix[u] >= 0)
+				fixed_on[c->place[u]]++;
+		}
+		for (uint32_t e = 0; e < g->nedges; e++) {
+			int32_t a = c->place[g->edges[e].from];
+			int32_t b = c->place[g->edges[e].to];
+			if (a != b) {
+				xchg[(size_t)a * k + b] += c->c[e];
+				xchg[(size_t)b * k + a] += c->c[e];
+			}
+		}
+		/* the least busy device that holds work and talks to another */
+		int32_t d = -1, to = -1;
+		for (int32_t x = 0; x < k; x++) {
+			if (busy[x] <= 0 || fixed_on[x] > 0 || tried[x])
+				continue;
+			int32_t y = -1;
+			for (int32_t z = 0; z < k; z++)
+				if (z != x && xchg[(size_t)x * k + z] > 0 &&
+				    (y < 0 || xchg[(size_t)x * k + z] >
+						      xchg[(size_t)x * k + y]))
+					y = z;
+			if (y >= 0 && (d < 0 || busy[x] < busy[d])) {
+				d = x;
+				to = y;
+			}
+		}
+		if (d < 0)
+			break;
+		memcpy(saved, c->place, (size_t)c->n * sizeof *saved);
+		for (uint32_t u = 0; u < c->n; u++)
+			if (c->place[u] == d)
+				c->place[u] = to;
+		pd_score sc;
+		if ((st = pd_simulate(c, true, &sc)))
+			break;
+		if (!accept_polish(&c->cur, &sc)) {
+			memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
+			c->res_is_cur = false;
+			tried[d] = 1;
+			continue;
+		}
+		c->cur = sc;
+	}
+	free(busy);
+	return st;
+}
+
 dp_status pd_polish(pd_ctx *c)
 {
 	dp_status st = DP_OK;
@@ -130,7 +201,15 @@ dp_status pd_polish(pd_ctx *c)
 		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory in pardnn polish");
 	pd_progress(c, "polish", 0.85, 1.0, 0.0);
-	for (uint32_t round = 0; round < PD_POLISH_MAX_ROUNDS; round++) {
+	int32_t *saved = malloc((size_t)c->n * sizeof *saved);
+	if (!saved) {
+		free(sm);
+		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory in pardnn polish");
+	}
+	st = merge_devices(c, saved);
+	free(saved);
+	for (uint32_t round = 0; !st && round < PD_POLISH_MAX_ROUNDS; round++) {
 		uint32_t left = pd_sims_left(c);
 		if (left < 2)
 			break;
