@@ -14,9 +14,9 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: dnnpart GRAPH [-k K] [--mem CAPS] [--algo NAME]   "
+		"usage: dnnpart COMMAND [ARGS...]\n"
+		"       dnnpart GRAPH [-k K] [--mem CAPS] [--algo NAME]   "
 		"(the explorer)\n"
-		"       dnnpart COMMAND [ARGS...]\n"
 		"       dnnpart help COMMAND | dnnpart COMMAND --help\n"
 		"       dnnpart --version\n"
 		"\n"
