@@ -14,8 +14,10 @@
 /* Per visible (device, column) cell: busy time and what it holds. */
 typedef struct tl_cell {
 	double busy;
-	uint8_t crit, sel;
+	uint8_t crit, sel, in;
 } tl_cell;
+
+#define GLYPH_XFER 0x2500u /* ─ a transfer arriving */
 
 static void draw_axis(vgrid *g, int x, int y, int n, double t0, double dt)
 {
@@ -30,7 +32,7 @@ static void draw_axis(vgrid *g, int x, int y, int n, double t0, double dt)
 }
 
 static void draw_legend(const vstate *st, vgrid *g, vrect r, int y,
-			double t0, double t1)
+			double t0, double t1, int lanes)
 {
 	char buf[160], a[32], b[32], c[32];
 	int x = r.x;
@@ -40,11 +42,18 @@ static void draw_legend(const vstate *st, vgrid *g, vrect r, int y,
 	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " partly  ");
 	grid_put(g, x, y, GLYPH_CRIT, ST_CRITICAL);
 	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " critical path  ");
-	snprintf(buf, sizeof buf, "%s-%s of %s, zoom %d\xc3\x97 (z/Z, \xe2\x86\x90/\xe2\x86\x92)",
+	if (lanes > 1) {
+		grid_put(g, x, y, GLYPH_XFER, ST_BAR_WARN);
+		x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " receiving  ");
+	}
+	snprintf(buf, sizeof buf, "%s-%s of %s, zoom %d\xc3\x97",
 		 units_fmt_time(t0, a, sizeof a), units_fmt_time(t1, b, sizeof b),
 		 units_fmt_time(st->plan->sim.makespan, c, sizeof c),
 		 st->tl_zoom);
-	grid_puts(g, x, y, r.x + r.w - x, ST_DIM, buf);
+	x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM, buf);
+	const char *hint = " (z/Z zoom, \xe2\x86\x90/\xe2\x86\x92 scroll)";
+	if (x + text_width(hint) <= r.x + r.w)
+		grid_puts(g, x, y, r.x + r.w - x, ST_DIM, hint);
 }
 
 void view_timeline_draw(const vstate *st, vgrid *g, vrect r)
@@ -55,6 +64,10 @@ void view_timeline_draw(const vstate *st, vgrid *g, vrect r)
 	int rows = r.h - 2; /* axis on top, legend at the bottom */
 	if (n < 4 || rows < 1)
 		return;
+	/* with room for it, each device gets a second lane showing the
+	 * transfers it receives */
+	int lanes = rows >= 2 * k ? 2 : 1;
+	rows /= lanes;
 	if (rows > k)
 		rows = k;
 	int sel = st->dev < k ? st->dev : k - 1;
@@ -70,37 +83,47 @@ void view_timeline_draw(const vstate *st, vgrid *g, vrect r)
 		return;
 	}
 	bool stale = state_plan_stale(st);
-	if (dt > 0) {
-		for (uint32_t u = 0; u < p->nops; u++) {
-			int d = p->placement[u] - first;
-			double s = p->sim.start[u], e = p->sim.end[u];
-			if (d < 0 || d >= rows || e <= t0 || s >= t1)
-				continue;
-			long c0 = (long)floor((s - t0) / dt);
-			long c1 = (long)floor((e - t0) / dt);
-			if (c0 < 0)
-				c0 = 0;
-			if (c1 > n - 1)
-				c1 = n - 1;
-			for (long c = c0; c <= c1; c++) {
-				double ca = t0 + c * dt, cb = ca + dt;
-				double ov = (e < cb ? e : cb) - (s > ca ? s : ca);
-				tl_cell *tc = &cells[(size_t)d * n + c];
-				if (ov > 0)
-					tc->busy += ov;
-				if (st->on_cp[u])
-					tc->crit = 1;
-				if (u == st->op)
-					tc->sel = 1;
-			}
+	for (uint32_t u = 0; dt > 0 && u < p->nops; u++) {
+		int d = p->placement[u] - first;
+		double s = p->sim.start[u], e = p->sim.end[u];
+		if (d < 0 || d >= rows || e <= t0 || s >= t1)
+			continue;
+		long c0 = (long)floor((s - t0) / dt);
+		long c1 = (long)floor((e - t0) / dt);
+		if (c0 < 0)
+			c0 = 0;
+		if (c1 > n - 1)
+			c1 = n - 1;
+		for (long c = c0; c <= c1; c++) {
+			double ca = t0 + c * dt, cb = ca + dt;
+			double ov = (e < cb ? e : cb) - (s > ca ? s : ca);
+			tl_cell *tc = &cells[(size_t)d * n + c];
+			if (ov > 0)
+				tc->busy += ov;
+			if (st->on_cp[u])
+				tc->crit = 1;
+			if (u == st->op)
+				tc->sel = 1;
 		}
+	}
+	for (uint32_t i = 0; lanes > 1 && dt > 0 && i < p->sim.nxfers; i++) {
+		const dp_transfer *x = &p->sim.xfers[i];
+		int d = x->dst - first;
+		if (d < 0 || d >= rows || x->end <= t0 || x->start >= t1)
+			continue;
+		long c0 = (long)floor((x->start - t0) / dt);
+		long c1 = (long)floor((x->end - t0) / dt);
+		for (long c = c0 < 0 ? 0 : c0; c <= c1 && c < n; c++)
+			cells[(size_t)d * n + c].in = 1;
 	}
 	char lab[16];
 	for (int i = 0; i < rows; i++) {
-		int y = r.y + 1 + i, d = first + i;
+		int y = r.y + 1 + i * lanes, d = first + i;
 		grid_puts_fit(g, r.x, y, LABEL_W - 1,
 			      d == st->dev ? ST_SELECTED : ST_NORMAL,
 			      view_dev_label(d, lab, sizeof lab));
+		if (lanes > 1)
+			grid_puts(g, r.x + 2, y + 1, LABEL_W - 3, ST_DIM, "in");
 		for (int c = 0; c < n; c++) {
 			const tl_cell *tc = &cells[(size_t)i * n + c];
 			uint32_t ch = ' ';
@@ -120,8 +143,11 @@ void view_timeline_draw(const vstate *st, vgrid *g, vrect r)
 			else if (stale && ch != ' ')
 				sty = ST_STALE;
 			grid_put(g, r.x + LABEL_W + c, y, ch, sty);
+			if (lanes > 1 && tc->in)
+				grid_put(g, r.x + LABEL_W + c, y + 1, GLYPH_XFER,
+					 stale ? ST_STALE : ST_BAR_WARN);
 		}
 	}
 	free(cells);
-	draw_legend(st, g, r, r.y + r.h - 1, t0, t1);
+	draw_legend(st, g, r, r.y + r.h - 1, t0, t1, lanes);
 }
