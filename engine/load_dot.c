@@ -15,6 +15,7 @@
  */
 #include <cgraph.h>
 #include <ctype.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,7 +189,7 @@ static dp_status read_node(dload *D, Agnode_t *n)
 	if ((v = attr(n, D->pin))) {
 		double d;
 		size_t k = units_scan_number(v, &d);
-		if (!k || v[k] || d != (double)(long)d || d < -1 ||
+		if (!k || v[k] || d != floor(d) || d < -1 ||
 		    d >= DP_MAX_DEVICES) {
 			char msg[160];
 			snprintf(msg, sizeof msg,
@@ -261,7 +262,7 @@ static dp_status read_hint(dload *D)
 	if ((v = agget(D->ag, "devices")) && v[0]) {
 		double d;
 		size_t k = units_scan_number(v, &d);
-		if (!k || v[k] || d != (double)(long)d || d < 1 ||
+		if (!k || v[k] || d != floor(d) || d < 1 ||
 		    d > DP_MAX_DEVICES)
 			return dp_err_set(D->err, DP_EINPUT, D->path,
 					  guess_line(D->text, "devices", NULL),
