@@ -180,14 +180,16 @@ static unsigned prompt_submit(vstate *st)
 		return r;
 	}
 	case PROMPT_SEARCH:
-		snprintf(st->search, sizeof st->search, "%s", text);
+		snprintf(st->search, sizeof st->search, "%.*s",
+			 (int)sizeof st->search - 1, text);
 		if (!text[0]) {
 			state_status(st, false, "search cleared");
 			return AR_REDRAW;
 		}
 		return search_step(st, 1, true);
 	case PROMPT_FILTER:
-		snprintf(st->filter, sizeof st->filter, "%s", text);
+		snprintf(st->filter, sizeof st->filter, "%.*s",
+			 (int)sizeof st->filter - 1, text);
 		st->ops_dirty = true;
 		st->ops_cursor = st->ops_scroll = 0;
 		state_status(st, false, text[0] ? "filter '%s'" : "filter cleared",

@@ -370,7 +370,7 @@ static void draw_keys(vgrid *g, vrect r)
 		if (!screen_fkey_span(n, r.w, &x0, &x1))
 			break;
 		const key_binding *b = keys_fkey(n);
-		char k[8];
+		char k[16];
 		snprintf(k, sizeof k, "F%d", n);
 		int kw = grid_puts(g, x0, r.y, x1 - x0, ST_KEY, k);
 		grid_puts(g, x0 + kw, r.y, x1 - x0 - kw, ST_KEYLABEL,
