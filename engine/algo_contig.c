@@ -67,6 +67,7 @@ typedef struct contig {
 	double *ptime;       /* n+1: prefix sums of the time each position
 				brings to its stage */
 	uint32_t *next_free; /* n+1: the first free position at or after */
+	uint8_t *free_pos;   /* per position: is_free of the op there */
 	uint32_t *last_in;   /* per position: scratch for memory checks */
 	int64_t *diff;       /* n+2: scratch difference array */
 	uint32_t *seen;      /* per op: token of the check that counted a
@@ -137,8 +138,10 @@ static void build_loads(contig *c)
 		c->ptime[t + 1] = c->ptime[t] + w;
 	}
 	c->next_free[n] = n;
-	for (uint32_t t = n; t-- > 0;)
-		c->next_free[t] = is_free(c, g->topo[t]) ? t : c->next_free[t + 1];
+	for (uint32_t t = n; t-- > 0;) {
+		c->free_pos[t] = is_free(c, g->topo[t]);
+		c->next_free[t] = c->free_pos[t] ? t : c->next_free[t + 1];
+	}
 }
 
 /* Whether the free ops of positions [a, b) fit into cap with the fixed load
@@ -153,38 +156,35 @@ static bool segment_fits(contig *c, uint32_t a, uint32_t b, int64_t base,
 		memset(c->seen, 0, (size_t)g->nops * sizeof *c->seen);
 		c->token = 1;
 	}
+	/* params, group loads and copies; the last consumer inside the
+	 * segment of each output (t grows, so the last write wins) */
 	double fixed = (double)base;
 	for (uint32_t t = a; t < b; t++) {
 		uint32_t v = g->topo[t];
 		c->last_in[t] = t;
-		if (!is_free(c, v))
+		if (!c->free_pos[t])
 			continue;
 		fixed += (double)g->ops[v].param_bytes;
 		if (g->ops[v].colocate >= 0)
 			fixed += (double)c->grp_mem[g->ops[v].colocate];
-	}
-	for (uint32_t t = a; t < b && fixed <= cap; t++) {
-		uint32_t v = g->topo[t];
-		if (!is_free(c, v))
-			continue;
 		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
 			const dp_edge *e = &g->edges[g->pred_edge[i]];
 			if (e->control)
 				continue;
 			uint32_t pu = g->topo_pos[e->from];
-			if (pu >= a && is_free(c, e->from)) {
-				c->last_in[pu] = t; /* t grows: the last one */
+			if (pu >= a && c->free_pos[pu]) {
+				c->last_in[pu] = t;
 			} else if (c->seen[e->from] != c->token) {
 				c->seen[e->from] = c->token;
 				fixed += (double)e->bytes;
 			}
 		}
+		if (fixed > cap)
+			return false;
 	}
-	if (fixed > cap)
-		return false;
 	memset(c->diff, 0, ((size_t)(b - a) + 1) * sizeof *c->diff);
 	for (uint32_t t = a; t < b; t++)
-		if (is_free(c, g->topo[t])) {
+		if (c->free_pos[t]) {
 			int64_t out = g->ops[g->topo[t]].output_bytes;
 			c->diff[t - a] += out;
 			c->diff[c->last_in[t] - a + 1] -= out;
@@ -192,10 +192,9 @@ static bool segment_fits(contig *c, uint32_t a, uint32_t b, int64_t base,
 	int64_t live = 0, peak = 0;
 	for (uint32_t t = a; t < b; t++) {
 		live += c->diff[t - a];
-		uint32_t v = g->topo[t];
-		if (!is_free(c, v))
+		if (!c->free_pos[t])
 			continue;
-		int64_t now = live + g->ops[v].temp_bytes;
+		int64_t now = live + g->ops[g->topo[t]].temp_bytes;
 		if (now > peak)
 			peak = now;
 	}
@@ -324,7 +323,10 @@ static int split(contig *c, double t)
 static int bisect(contig *c, bool on_time, double lo, double hi,
 		  const dp_progress *p, double *out)
 {
-	for (int it = 0; it < 64 && hi - lo > 1e-9 * hi; it++) {
+	/* the time bound to 1e-9; the cap scale only spreads an overflow, so
+	 * 1% is plenty (and each of its rounds costs fresh checks) */
+	double tol = on_time ? 1e-9 : 1e-2;
+	for (int it = 0; it < 64 && hi - lo > tol * hi; it++) {
 		if (progress_canceled(p))
 			return -2;
 		double mid = lo + (hi - lo) / 2;
@@ -356,6 +358,7 @@ static void contig_free(contig *c)
 	free(c->base_mem);
 	free(c->ptime);
 	free(c->next_free);
+	free(c->free_pos);
 	free(c->last_in);
 	free(c->diff);
 	free(c->seen);
@@ -378,12 +381,14 @@ static dp_status contig_alloc(contig *c, dp_err *err)
 	c->base_mem = malloc(k * sizeof *c->base_mem);
 	c->ptime = malloc((n + 1) * sizeof *c->ptime);
 	c->next_free = malloc((n + 1) * sizeof *c->next_free);
+	c->free_pos = malloc(n + 1);
 	c->last_in = malloc((n + 1) * sizeof *c->last_in);
 	c->diff = malloc((n + 2) * sizeof *c->diff);
 	c->seen = calloc(n + 1, sizeof *c->seen);
 	c->end = malloc(k * sizeof *c->end);
 	if (!c->leader || !c->grp_time || !c->grp_mem || !c->base_time ||
-	    !c->base_mem || !c->ptime || !c->next_free || !c->last_in ||
+	    !c->base_mem || !c->ptime || !c->next_free || !c->free_pos ||
+	    !c->last_in ||
 	    !c->diff || !c->seen || !c->end)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for contig on %u ops",

@@ -90,21 +90,13 @@ static double cost(const heft_problem *pb, uint32_t v, int p)
 	return pb->g->ops[v].time_us / pb->speed[p];
 }
 
-/* Earliest time v's inputs are all on processor p. */
-static double ready_on(const heft_problem *pb, const heft_schedule *out,
-		       uint32_t v, int p)
-{
-	const dp_graph *g = pb->g;
-	double ready = 0.0;
-	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
-		uint32_t e = g->pred_edge[i];
-		uint32_t u = g->edges[e].from;
-		double t = out->finish[u] + (out->proc[u] != p ? pb->comm[e] : 0);
-		if (t > ready)
-			ready = t;
-	}
-	return ready;
-}
+/* A transfer of a task's output to a processor, shared by every consumer
+ * there (ports mode only). */
+typedef struct xfer_rec {
+	int32_t proc;
+	uint32_t next; /* next record of the same task, UINT32_MAX = none */
+	double end;
+} xfer_rec;
 
 typedef struct heft_work {
 	ranked *order;
@@ -113,7 +105,107 @@ typedef struct heft_work {
 	uint32_t *pos;
 	slots *busy;
 	ls_cons cons;
+	/* ports mode */
+	double *send_free, *recv_free, *send_tmp;
+	uint32_t *send_stamp, stamp;
+	uint32_t *xfer_head; /* per task */
+	uint32_t *in_stamp;  /* per task: handled in this ready_on call */
+	double *tmp_end;     /* per task: its tentative arrival there */
+	xfer_rec *xfers;
+	uint32_t nxfers, xfers_cap;
 } heft_work;
+
+static xfer_rec *xfer_find(const heft_work *w, uint32_t u, int p)
+{
+	for (uint32_t i = w->xfer_head[u]; i != UINT32_MAX; i = w->xfers[i].next)
+		if (w->xfers[i].proc == p)
+			return &w->xfers[i];
+	return NULL;
+}
+
+/* Ports mode: when the transfer of u's output over edge e to p, which does
+ * not exist yet, would end. With reserve, the ports are taken and the
+ * transfer recorded (returns -1 when out of memory); else the ports are
+ * only taken in scratch copies for this task (w->stamp). */
+static double xfer_new(const heft_problem *pb, const heft_schedule *out,
+		       heft_work *w, uint32_t u, uint32_t e, int p,
+		       bool reserve)
+{
+	int src = out->proc[u];
+	double t = out->finish[u];
+	double sf = w->send_free[src];
+	if (!reserve && w->send_stamp[src] == w->stamp)
+		sf = w->send_tmp[src];
+	double rf = reserve ? w->recv_free[p] : w->send_tmp[pb->k];
+	if (sf > t)
+		t = sf;
+	if (rf > t)
+		t = rf;
+	double end = t + pb->comm[e];
+	if (!reserve) {
+		w->send_tmp[src] = end;
+		w->send_stamp[src] = w->stamp;
+		w->send_tmp[pb->k] = end;
+		return end;
+	}
+	w->send_free[src] = w->recv_free[p] = end;
+	if (w->nxfers == w->xfers_cap) {
+		uint32_t nc = w->xfers_cap ? w->xfers_cap * 2 : 256;
+		xfer_rec *q = realloc(w->xfers, (size_t)nc * sizeof *q);
+		if (!q)
+			return -1;
+		w->xfers = q;
+		w->xfers_cap = nc;
+	}
+	w->xfers[w->nxfers] = (xfer_rec){p, w->xfer_head[u], end};
+	w->xfer_head[u] = w->nxfers++;
+	return end;
+}
+
+/* Earliest time v's inputs are all on processor p: each edge on its own
+ * (the paper), or, in ports mode, through one port-reserving transfer per
+ * (producer, processor) as the simulator does. reserve: ports mode only,
+ * take the ports for real (returns -1 when out of memory). */
+static double ready_on(const heft_problem *pb, const heft_schedule *out,
+		       heft_work *w, uint32_t v, int p, bool reserve)
+{
+	const dp_graph *g = pb->g;
+	double ready = 0.0;
+	if (pb->ports) {
+		if (++w->stamp == 0) {
+			memset(w->send_stamp, 0, (size_t)pb->k * sizeof *w->send_stamp);
+			memset(w->in_stamp, 0, (size_t)g->nops * sizeof *w->in_stamp);
+			w->stamp = 1;
+		}
+		w->send_tmp[pb->k] = w->recv_free[p];
+	}
+	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+		uint32_t e = g->pred_edge[i];
+		uint32_t u = g->edges[e].from;
+		double t;
+		if (out->proc[u] == p) {
+			t = out->finish[u];
+		} else if (!pb->ports || g->edges[e].control) {
+			t = out->finish[u] + pb->comm[e];
+		} else {
+			const xfer_rec *x = xfer_find(w, u, p);
+			if (x) {
+				t = x->end; /* also a second edge, reserved */
+			} else if (w->in_stamp[u] == w->stamp) {
+				t = w->tmp_end[u]; /* a second edge of u */
+			} else {
+				t = xfer_new(pb, out, w, u, e, p, reserve);
+				if (t < 0)
+					return -1;
+				w->in_stamp[u] = w->stamp;
+				w->tmp_end[u] = t;
+			}
+		}
+		if (t > ready)
+			ready = t;
+	}
+	return ready;
+}
 
 static void work_free(heft_work *w, int k)
 {
@@ -127,6 +219,14 @@ static void work_free(heft_work *w, int k)
 			free(w->busy[p].a);
 	free(w->busy);
 	ls_cons_free(&w->cons);
+	free(w->send_free);
+	free(w->recv_free);
+	free(w->send_tmp);
+	free(w->send_stamp);
+	free(w->xfer_head);
+	free(w->in_stamp);
+	free(w->tmp_end);
+	free(w->xfers);
 }
 
 /* Picks v's processor among the allowed ones; fills w->est/eft/pos. */
@@ -139,7 +239,7 @@ static int choose(const heft_problem *pb, heft_schedule *out, heft_work *w,
 	int best = -1;
 	for (int p = lo; p < hi; p++) {
 		double dur = cost(pb, v, p);
-		double ready = ready_on(pb, out, v, p);
+		double ready = ready_on(pb, out, w, v, p, false);
 		w->est[p] = slot_find(&w->busy[p], ready, dur, &w->pos[p]);
 		w->eft[p] = w->est[p] + dur;
 		if (pb->mem && ls_mem_over(pb->mem, v, p) > 0)
@@ -178,6 +278,16 @@ static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
 {
 	const dp_graph *g = pb->g;
 	double s = w->est[p], f = w->eft[p];
+	if (pb->ports) {
+		/* take the ports; same state as the estimate, same times */
+		double ready = ready_on(pb, out, w, v, p, true);
+		if (ready < 0)
+			return -1;
+		if (ready > s) {
+			s = slot_find(&w->busy[p], ready, f - s, &w->pos[p]);
+			f = s + (w->eft[p] - w->est[p]);
+		}
+	}
 	out->proc[v] = p;
 	out->start[v] = s;
 	out->finish[v] = f;
@@ -195,8 +305,10 @@ static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
 		uint32_t u = ed->from;
 		if (ed->control || out->proc[u] == p)
 			continue;
+		const xfer_rec *x = pb->ports ? xfer_find(w, u, p) : NULL;
+		double end = x ? x->end : out->finish[u] + pb->comm[e];
 		if (ls_mem_add_copy(pb->mem, u, p, ed->bytes, out->finish[u],
-				    out->finish[u] + pb->comm[e]))
+				    end))
 			return -1;
 	}
 	return ls_mem_place(pb->mem, v, s, f);
@@ -220,6 +332,20 @@ dp_status heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 	w.busy = calloc((size_t)k, sizeof *w.busy);
 	if (!w.order || !w.wbar || !w.est || !w.eft || !w.pos || !w.busy)
 		goto nomem;
+	if (pb->ports) {
+		w.send_free = calloc((size_t)k, sizeof *w.send_free);
+		w.recv_free = calloc((size_t)k, sizeof *w.recv_free);
+		w.send_tmp = calloc((size_t)k + 1, sizeof *w.send_tmp);
+		w.send_stamp = calloc((size_t)k, sizeof *w.send_stamp);
+		w.xfer_head = malloc(((size_t)n + 1) * sizeof *w.xfer_head);
+		w.in_stamp = calloc((size_t)n + 1, sizeof *w.in_stamp);
+		w.tmp_end = malloc(((size_t)n + 1) * sizeof *w.tmp_end);
+		if (!w.send_free || !w.recv_free || !w.send_tmp ||
+		    !w.send_stamp || !w.xfer_head || !w.in_stamp || !w.tmp_end)
+			goto nomem;
+		for (uint32_t v = 0; v < n; v++)
+			w.xfer_head[v] = UINT32_MAX;
+	}
 
 	/* average computation cost of each task over the processors */
 	for (uint32_t v = 0; v < n; v++) {
@@ -270,6 +396,7 @@ typedef struct heft_ctx {
 	const dp_machine *m;
 	const dp_progress *p;
 	double *comm;
+	bool ports;
 	heft_schedule sched;
 } heft_ctx;
 
@@ -290,6 +417,7 @@ static dp_status heft_attempt(void *vctx, const int64_t *cap,
 		.speed = c->m->speed,
 		.comm = c->comm,
 		.rank_comm = c->comm,
+		.ports = c->ports,
 		.mem = &mem,
 		.progress = c->p,
 	};
@@ -311,6 +439,7 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 		return st;
 	size_t n = (size_t)g->nops + 1;
 	heft_ctx c = {.g = g, .m = m, .p = p};
+	c.ports = o && o->contention == DP_CONT_PORT && m->k > 1;
 	c.comm = malloc(((size_t)g->nedges + 1) * sizeof *c.comm);
 	c.sched.proc = malloc(n * sizeof *c.sched.proc);
 	c.sched.start = malloc(n * sizeof *c.sched.start);

@@ -137,6 +137,46 @@ static void test_heft_inserts_into_idle_gap(void)
 	graph_free(g);
 }
 
+/* Ports mode: a and b on P0 feed c and d on P1 (each edge costs 10). a's
+ * transfer holds P0's send port and P1's receive port over [5, 15], so
+ * b's, ready at 10, runs [15, 25]; e, a second consumer of a on P1, shares
+ * a's transfer and fills the gap at 16. Without ports d starts at 20. */
+static void test_heft_ports_mode_shares_and_serialises(void)
+{
+	dp_graph *g = graph_new("ports");
+	uint32_t a, b, c, d, e;
+	graph_add_op(g, "a", &a, NULL);
+	graph_add_op(g, "b", &b, NULL);
+	graph_add_op(g, "c", &c, NULL);
+	graph_add_op(g, "d", &d, NULL);
+	graph_add_op(g, "e", &e, NULL);
+	graph_add_edge(g, a, c, 0, false, NULL);
+	graph_add_edge(g, b, d, 0, false, NULL);
+	graph_add_edge(g, a, e, 0, false, NULL);
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	double w[10] = {5, 100, 5, 100, 100, 1, 100, 1, 100, 1};
+	double comm[3] = {10, 10, 10};
+	int32_t proc[5];
+	double st[5], fi[5], rk[5];
+	heft_schedule s = {proc, st, fi, rk, 0, false};
+	heft_problem pb = {.g = g, .k = 2, .w = w, .comm = comm,
+			   .rank_comm = comm, .ports = false};
+	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
+	CHECK_NEAR(st[d], 20, 1e-9);
+	pb.ports = true;
+	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
+	CHECK_INT(proc[a], 0);
+	CHECK_INT(proc[b], 0);
+	CHECK_INT(proc[c], 1);
+	CHECK_INT(proc[d], 1);
+	CHECK_INT(proc[e], 1);
+	CHECK_NEAR(st[c], 15, 1e-9);
+	CHECK_NEAR(st[d], 25, 1e-9);
+	CHECK_NEAR(st[e], 16, 1e-9);
+	CHECK_NEAR(s.makespan, 26, 1e-9);
+	graph_free(g);
+}
+
 /* Two independent ops with big outputs: one device cannot hold both, so
  * the memory check sends the second elsewhere even though it would finish
  * earlier on device 0 in a pure-time view (device 1 is slower). */
@@ -251,5 +291,6 @@ static void test_heft_cancel(void)
 
 TEST_MAIN(TEST(test_heft_paper_example_makespan_80),
 	  TEST(test_heft_inserts_into_idle_gap),
+	  TEST(test_heft_ports_mode_shares_and_serialises),
 	  TEST(test_heft_memory_check_moves_op),
 	  TEST(test_heft_honours_pins_and_groups), TEST(test_heft_cancel))

@@ -6,7 +6,8 @@
  * Tasks are the ops of a finalized graph (its edges give precedence). The
  * cost of task i on processor p is w[i*k+p], or time_us / speed[p] when w is
  * NULL; an edge costs comm[e] when its ends are on different processors
- * (0 otherwise), each edge on its own (the paper's model, no contention).
+ * (0 otherwise), each edge on its own (the paper's model, no contention),
+ * or, with ports, through port-reserving shared transfers.
  * Pins and colocation groups of the graph are honoured. With mem set, a
  * processor is eligible for a task only when the task fits there now under
  * the simulator's liveness rules (listsched.h); when none is, the task goes
@@ -30,6 +31,12 @@ typedef struct heft_problem {
 	const double *speed;     /* k speeds, used when w is NULL */
 	const double *comm;      /* per edge: cost across processors */
 	const double *rank_comm; /* per edge: average cost for the ranks */
+	bool ports;              /* false: each edge costs comm on its own,
+				    as in the paper; true: the simulator's
+				    port model (one transfer per output and
+				    processor, one send and one receive at a
+				    time per processor, in the order HEFT
+				    places the consumers) */
 	ls_mem *mem;             /* NULL: no memory check; else its dev
 				    array must be out->proc */
 	const dp_progress *progress;
