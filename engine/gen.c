@@ -196,7 +196,8 @@ static dp_status fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 	dp_status st;
 	uint32_t w = NONE, inputs[MAXIN];
 	/* copied first: id may point into in (x = f(x)) */
-	memcpy(inputs, in, (size_t)nin * sizeof *in);
+	for (int i = 0; i < nin; i++)
+		inputs[i] = in[i];
 	in = inputs;
 	snprintf(s->name, sizeof s->name, "%s/%s", s->scope, suffix);
 	if (wbytes > 0) {
