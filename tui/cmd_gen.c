@@ -35,7 +35,8 @@ void cmd_gen_help(FILE *out)
 		"(10k, 1M) are\n"
 		"                     thousands and millions\n"
 		"  --seed S           PRNG seed, 0..2^64-1 (default 1)\n"
-		"  -k, --devices K    write a machine block with K devices\n"
+		"  -k, --k, --devices K\n"
+		"                     write a machine block with K devices\n"
 		"  --mem CAP          ... and this memory cap per device "
 		"(16GiB)\n"
 		"  --name NAME        graph name (default synthetic-N)\n"
@@ -114,10 +115,19 @@ int cmd_gen_run(int argc, char **argv)
 					"bad --seed '%s': expected a whole "
 					"number >= 0",
 					v);
-		} else if (is_opt(a, "-k") || is_opt(a, "--devices")) {
+		} else if (!strncmp(a, "-k", 2) && a[2] >= '0' && a[2] <= '9') {
+			long k; /* -k4 */
+			if ((rc = cli_parse_int("gen", "-k", a + 2, 1,
+						DP_MAX_DEVICES, &k)))
+				return rc;
+			go.devices = (int)k;
+		} else if (is_opt(a, "-k") || is_opt(a, "--k") ||
+			   is_opt(a, "--devices")) {
 			long k;
-			if (!(v = value(argc, argv, &i, a[1] == '-' ? 9 : 2,
-					&rc)) ||
+			size_t len = is_opt(a, "--devices") ? 9
+				     : is_opt(a, "--k")	    ? 3
+							    : 2;
+			if (!(v = value(argc, argv, &i, len, &rc)) ||
 			    (rc = cli_parse_int("gen", "-k", v, 1,
 						DP_MAX_DEVICES, &k)))
 				return rc;
