@@ -50,32 +50,32 @@
 #define NONE UINT32_MAX
 
 typedef struct memo_slot {
-	uint64_t key;     /* a * K + stage, + 1 (0 = empty) */
+	uint64_t key;	  /* a * K + stage, + 1 (0 = empty) */
 	uint32_t ok, bad; /* see memo_get */
 } memo_slot;
 
 typedef struct contig {
 	const dp_graph *g;
 	const dp_machine *m;
-	double r;            /* the cap scale in force */
-	ls_cons cons;        /* forced[v]: the pin of v or of its group */
+	double r;	     /* the cap scale in force */
+	ls_cons cons;	     /* forced[v]: the pin of v or of its group */
 	uint32_t *leader;    /* per group: its earliest member in the order */
 	double *grp_time;    /* per group: time of the other members */
 	int64_t *grp_mem;    /* per group: bytes of the other members */
 	double *base_time;   /* per device: time of the ops forced there */
 	int64_t *base_mem;   /* per device: bytes of the ops forced there */
-	double *ptime;       /* n+1: prefix sums of the time each position
+	double *ptime;	     /* n+1: prefix sums of the time each position
 				brings to its stage */
 	uint32_t *next_free; /* n+1: the first free position at or after */
 	uint8_t *free_pos;   /* per position: is_free of the op there */
 	uint32_t *last_in;   /* per position: scratch for memory checks */
-	int64_t *diff;       /* n+2: scratch difference array */
-	uint32_t *seen;      /* per op: token of the check that counted a
+	int64_t *diff;	     /* n+2: scratch difference array */
+	uint32_t *seen;	     /* per op: token of the check that counted a
 				copy of its output */
 	uint32_t token;
 	memo_slot *memo;
 	uint32_t memo_cap, memo_len;
-	uint32_t *end;       /* per stage: one past its last position */
+	uint32_t *end; /* per stage: one past its last position */
 } contig;
 
 static int64_t op_bytes(const dp_op *op)
@@ -216,7 +216,8 @@ static memo_slot *memo_get(contig *c, uint32_t a, int i)
 			if (!c->memo[s].key)
 				continue;
 			uint32_t h = (uint32_t)(c->memo[s].key *
-						0x9E3779B97F4A7C15ull >> 32) &
+							0x9E3779B97F4A7C15ull >>
+						32) &
 				     (nc - 1);
 			while (q[h].key)
 				h = (h + 1) & (nc - 1);
@@ -388,8 +389,7 @@ static dp_status contig_alloc(contig *c, dp_err *err)
 	c->end = malloc(k * sizeof *c->end);
 	if (!c->leader || !c->grp_time || !c->grp_mem || !c->base_time ||
 	    !c->base_mem || !c->ptime || !c->next_free || !c->free_pos ||
-	    !c->last_in ||
-	    !c->diff || !c->seen || !c->end)
+	    !c->last_in || !c->diff || !c->seen || !c->end)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for contig on %u ops",
 				  g->nops);
@@ -414,7 +414,8 @@ static int find_scale(contig *c, const dp_progress *p)
 	for (uint32_t e = 0; e < g->nedges; e++)
 		total += (double)g->edges[e].bytes;
 	for (int d = 0; d < m->k; d++)
-		if (m->cap[d] != DP_CAP_UNLIMITED && (double)m->cap[d] > max_cap)
+		if (m->cap[d] != DP_CAP_UNLIMITED &&
+		    (double)m->cap[d] > max_cap)
 			max_cap = (double)m->cap[d];
 	double hi = max_cap > 0 ? total / max_cap + 2.0 : INFINITY;
 	for (int i = 0; i < 64 && !isinf(hi); i++) {

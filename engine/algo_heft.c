@@ -117,7 +117,8 @@ typedef struct heft_work {
 
 static xfer_rec *xfer_find(const heft_work *w, uint32_t u, int p)
 {
-	for (uint32_t i = w->xfer_head[u]; i != UINT32_MAX; i = w->xfers[i].next)
+	for (uint32_t i = w->xfer_head[u]; i != UINT32_MAX;
+	     i = w->xfers[i].next)
 		if (w->xfers[i].proc == p)
 			return &w->xfers[i];
 	return NULL;
@@ -173,8 +174,10 @@ static double ready_on(const heft_problem *pb, const heft_schedule *out,
 	double ready = 0.0;
 	if (pb->ports) {
 		if (++w->stamp == 0) {
-			memset(w->send_stamp, 0, (size_t)pb->k * sizeof *w->send_stamp);
-			memset(w->in_stamp, 0, (size_t)g->nops * sizeof *w->in_stamp);
+			memset(w->send_stamp, 0,
+			       (size_t)pb->k * sizeof *w->send_stamp);
+			memset(w->in_stamp, 0,
+			       (size_t)g->nops * sizeof *w->in_stamp);
 			w->stamp = 1;
 		}
 		w->send_tmp[pb->k] = w->recv_free[p];
@@ -252,7 +255,8 @@ static int choose(const heft_problem *pb, heft_schedule *out, heft_work *w,
 	/* Nothing fits at the clock: count the releases due by each start
 	 * (the task may start later than the clock), then the least overflow. */
 	for (int p = lo; p < hi; p++) {
-		double t = w->est[p] > pb->mem->clock ? w->est[p] : pb->mem->clock;
+		double t =
+			w->est[p] > pb->mem->clock ? w->est[p] : pb->mem->clock;
 		if (ls_mem_over_at(pb->mem, v, p, t) > 0)
 			continue;
 		if (best < 0 || w->eft[p] < w->eft[best])
@@ -401,13 +405,12 @@ typedef struct heft_ctx {
 } heft_ctx;
 
 static dp_status heft_attempt(void *vctx, const int64_t *cap,
-			      int32_t *placement, bool *overflowed,
-			      dp_err *err)
+			      int32_t *placement, bool *overflowed, dp_err *err)
 {
 	heft_ctx *c = vctx;
 	ls_mem mem;
-	dp_status st = ls_mem_init(&mem, c->g, c->m->k, c->sched.proc, cap,
-				   err);
+	dp_status st =
+		ls_mem_init(&mem, c->g, c->m->k, c->sched.proc, cap, err);
 	if (st)
 		return st;
 	heft_problem pb = {
@@ -425,7 +428,8 @@ static dp_status heft_attempt(void *vctx, const int64_t *cap,
 	ls_mem_free(&mem);
 	if (st)
 		return st;
-	memcpy(placement, c->sched.proc, (size_t)c->g->nops * sizeof *placement);
+	memcpy(placement, c->sched.proc,
+	       (size_t)c->g->nops * sizeof *placement);
 	*overflowed = c->sched.overflowed;
 	return DP_OK;
 }
@@ -455,8 +459,8 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 	 * is the cost itself (paper section 3) */
 	for (uint32_t e = 0; e < g->nedges; e++)
 		c.comm[e] = m->k > 1 ? ls_edge_comm(g, m, e) : 0.0;
-	st = ls_verify(g, m, o ? o->contention : DP_CONT_PORT, heft_attempt,
-		       &c, p, placement, err);
+	st = ls_verify(g, m, o ? o->contention : DP_CONT_PORT, heft_attempt, &c,
+		       p, placement, err);
 	if (!st)
 		progress_report(p, "heft", 1.0);
 out:

@@ -43,11 +43,11 @@ typedef struct metf {
 	const dp_progress *p;
 	uint32_t n;
 	int k;
-	double *rank;     /* upward rank, computed once */
+	double *rank; /* upward rank, computed once */
 	/* per attempt */
 	int32_t *dev;
 	double *start, *end;
-	uint32_t *npred;  /* predecessors not placed yet */
+	uint32_t *npred; /* predecessors not placed yet */
 	double *dev_free, *send_free, *recv_free;
 	double *send_tmp; /* scratch for tentative port times */
 	uint32_t *send_stamp, stamp;
@@ -75,8 +75,8 @@ static int oplist_push(oplist *l, uint32_t v)
 
 /* Transfer of u's output (bytes) to device d: start and end, using and, when
  * reserve is set, reserving the ports (DESIGN 3.1, contention `port`). */
-static double xfer(metf *s, uint32_t u, int32_t d, int64_t bytes,
-		   bool reserve, double *xstart)
+static double xfer(metf *s, uint32_t u, int32_t d, int64_t bytes, bool reserve,
+		   double *xstart)
 {
 	int32_t src = s->dev[u];
 	double dur = machine_comm(s->m, src, d, bytes);
@@ -120,7 +120,8 @@ static double arrival(metf *s, uint32_t v, int32_t d)
 			t = s->end[u] + s->m->lat;
 		} else {
 			ls_copy *c = ls_mem_copy(&s->mem, u, d);
-			t = c ? c->xfer_end : xfer(s, u, d, in->bytes, false, &xs);
+			t = c ? c->xfer_end
+			      : xfer(s, u, d, in->bytes, false, &xs);
 		}
 		if (t > arr)
 			arr = t;
@@ -163,7 +164,8 @@ static int candidate(metf *s, int32_t d, cand *c)
 		ls_entry e;
 		while (ah->len && ls_heap_top(ah)->key <= free_at) {
 			ls_heap_pop(ah, &e);
-			if (s->dev[e.op] < 0 && ls_heap_push(rh, entry(s, e.op, 0)))
+			if (s->dev[e.op] < 0 &&
+			    ls_heap_push(rh, entry(s, e.op, 0)))
 				return -1;
 		}
 		bool in_ready = rh->len > 0;
@@ -201,8 +203,8 @@ static int candidate(metf *s, int32_t d, cand *c)
 	}
 }
 
-static bool cand_before(const metf *s, const cand *a, int32_t da,
-			const cand *b, int32_t db)
+static bool cand_before(const metf *s, const cand *a, int32_t da, const cand *b,
+			int32_t db)
 {
 	if (a->est != b->est)
 		return a->est < b->est;
@@ -337,12 +339,12 @@ static void attempt_free(metf *s)
 static dp_status nomem(dp_err *err, uint32_t n)
 {
 	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while scheduling %u ops with m-ETF", n);
+			  "out of memory while scheduling %u ops with m-ETF",
+			  n);
 }
 
-static dp_status metf_attempt(void *ctx, const int64_t *cap,
-			      int32_t *placement, bool *overflowed,
-			      dp_err *err)
+static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
+			      bool *overflowed, dp_err *err)
 {
 	metf *s = ctx;
 	const dp_graph *g = s->g;
@@ -365,8 +367,8 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap,
 	s->blocked = calloc(kk, sizeof *s->blocked);
 	s->c = calloc(kk, sizeof *s->c);
 	if (!s->dev || !s->start || !s->end || !s->npred || !s->dev_free ||
-	    !s->send_free || !s->recv_free || !s->send_tmp ||
-	    !s->send_stamp || !s->arr || !s->rdy || !s->blocked || !s->c) {
+	    !s->send_free || !s->recv_free || !s->send_tmp || !s->send_stamp ||
+	    !s->arr || !s->rdy || !s->blocked || !s->c) {
 		attempt_free(s);
 		return nomem(err, n);
 	}
@@ -397,8 +399,9 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap,
 				if (candidate(s, d, &s->c[d]))
 					goto oom;
 				if (s->c[d].ok &&
-				    (best < 0 || cand_before(s, &s->c[d], d,
-							     &s->c[best], best)))
+				    (best < 0 ||
+				     cand_before(s, &s->c[d], d, &s->c[best],
+						 best)))
 					best = d;
 			}
 			if (best >= 0) {
@@ -407,8 +410,9 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap,
 				ls_heap_pop(c->in_ready ? &s->rdy[best]
 							: &s->arr[best],
 					    &e);
-				double at = c->est > s->mem.clock ? c->est
-								   : s->mem.clock;
+				double at = c->est > s->mem.clock
+						    ? c->est
+						    : s->mem.clock;
 				if (place(s, c->op, best, at))
 					goto oom;
 				break;

@@ -31,8 +31,8 @@
 #include "algo.h"
 #include "internal/listsched.h"
 
-#define VWGT_SCALE ((double)(1 << 26))   /* each constraint's total */
-#define EWGT_TOTAL ((double)(1 << 28))   /* all edge weights, both ways */
+#define VWGT_SCALE ((double)(1 << 26)) /* each constraint's total */
+#define EWGT_TOTAL ((double)(1 << 28)) /* all edge weights, both ways */
 
 typedef struct epair {
 	idx_t a, b; /* a < b */
@@ -49,8 +49,8 @@ static int epair_cmp(const void *pa, const void *pb)
 
 typedef struct mgraph {
 	idx_t nv;
-	uint32_t *vmap;  /* op -> vertex */
-	int32_t *vpin;   /* vertex -> device it is pinned to, or -1 */
+	uint32_t *vmap; /* op -> vertex */
+	int32_t *vpin;	/* vertex -> device it is pinned to, or -1 */
 	double *vtime, *vmem;
 	idx_t *xadj, *adjncy, *adjwgt, *vwgt;
 	epair *pairs;
@@ -70,8 +70,7 @@ static void mgraph_free(mgraph *mg)
 }
 
 /* Contracts groups and per-device pins into vertices (vmap, vpin). */
-static int contract(const dp_graph *g, const ls_cons *cons, int k,
-		    mgraph *mg)
+static int contract(const dp_graph *g, const ls_cons *cons, int k, mgraph *mg)
 {
 	uint32_t n = g->nops;
 	int32_t *pin_v = malloc((size_t)k * sizeof *pin_v);
@@ -93,8 +92,9 @@ static int contract(const dp_graph *g, const ls_cons *cons, int k,
 	idx_t nv = 0;
 	for (uint32_t u = 0; u < n; u++) {
 		int32_t pin = cons->forced[u], grp = g->ops[u].colocate;
-		int32_t *slot = pin >= 0 ? &pin_v[pin]
-				: grp >= 0 ? &grp_v[grp] : NULL;
+		int32_t *slot = pin >= 0   ? &pin_v[pin]
+				: grp >= 0 ? &grp_v[grp]
+					   : NULL;
 		uint32_t v;
 		if (slot && *slot >= 0) {
 			v = (uint32_t)*slot;
@@ -108,7 +108,8 @@ static int contract(const dp_graph *g, const ls_cons *cons, int k,
 		const dp_op *op = &g->ops[u];
 		mg->vtime[v] += op->time_us;
 		mg->vmem[v] += (double)op->param_bytes +
-			       (double)op->output_bytes + (double)op->temp_bytes;
+			       (double)op->output_bytes +
+			       (double)op->temp_bytes;
 	}
 	mg->nv = nv;
 	free(pin_v);
@@ -127,11 +128,13 @@ static int build_adjacency(const dp_graph *g, mgraph *mg)
 	double total = 0;
 	for (uint32_t e = 0; e < g->nedges; e++) {
 		const dp_edge *ed = &g->edges[e];
-		idx_t a = (idx_t)mg->vmap[ed->from], b = (idx_t)mg->vmap[ed->to];
+		idx_t a = (idx_t)mg->vmap[ed->from],
+		      b = (idx_t)mg->vmap[ed->to];
 		if (a == b)
 			continue;
-		mg->pairs[np++] = (epair){a < b ? a : b, a < b ? b : a,
-					  ed->control ? 0.0 : (double)ed->bytes};
+		mg->pairs[np++] =
+			(epair){a < b ? a : b, a < b ? b : a,
+				ed->control ? 0.0 : (double)ed->bytes};
 	}
 	qsort(mg->pairs, np, sizeof *mg->pairs, epair_cmp);
 	uint32_t m = 0;
@@ -190,7 +193,8 @@ static int vertex_weights(mgraph *mg, int ncon)
 		for (idx_t v = 0; v < mg->nv; v++)
 			mg->vwgt[ncon * v + c] =
 				total > 0 ? (idx_t)floor(x[v] / total *
-							 VWGT_SCALE + 0.5)
+								 VWGT_SCALE +
+							 0.5)
 					  : 1;
 	}
 	return 0;
@@ -217,14 +221,15 @@ static void target_shares(const dp_machine *m, int ncon, real_t *tp)
 		if (m->cap[d] != DP_CAP_UNLIMITED && (double)m->cap[d] > cmax)
 			cmax = (double)m->cap[d];
 	for (int d = 0; d < k; d++)
-		csum += m->cap[d] == DP_CAP_UNLIMITED ? cmax : (double)m->cap[d];
+		csum += m->cap[d] == DP_CAP_UNLIMITED ? cmax
+						      : (double)m->cap[d];
 	for (int c = 0; c < ncon; c++) {
 		double left = 1.0;
 		for (int d = 0; d < k; d++) {
 			double cap = m->cap[d] == DP_CAP_UNLIMITED
 					     ? cmax
 					     : (double)m->cap[d];
-			double s = c == 0 ? m->speed[d] / ssum
+			double s = c == 0     ? m->speed[d] / ssum
 				   : csum > 0 ? cap / csum
 					      : 1.0 / k;
 			/* a zero share makes METIS refuse the input */

@@ -241,8 +241,8 @@ static int64_t over_with(ls_mem *m, uint32_t v, int32_t d, int64_t cur)
 	int64_t nonparam = sat_add(cur, need);
 	if (m->peak[d] > nonparam)
 		nonparam = m->peak[d];
-	int64_t total = sat_add(sat_add(m->params[d], op->param_bytes),
-				nonparam);
+	int64_t total =
+		sat_add(sat_add(m->params[d], op->param_bytes), nonparam);
 	return total - m->cap[d];
 }
 
@@ -436,8 +436,8 @@ int ls_mem_place(ls_mem *m, uint32_t v, double s, double f)
 
 /* ---- helpers ---- */
 
-void ls_upward_ranks(const dp_graph *g, const double *wbar,
-		     const double *cbar, double *rank)
+void ls_upward_ranks(const dp_graph *g, const double *wbar, const double *cbar,
+		     double *rank)
 {
 	for (uint32_t i = g->nops; i-- > 0;) {
 		uint32_t u = g->topo[i];

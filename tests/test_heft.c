@@ -15,19 +15,19 @@
 /* Topcuoglu et al. 2002, Fig. 2: ten tasks, edge weights = communication
  * costs, and the computation cost table on processors P1..P3. */
 static const int paper_edges[][3] = {
-	{1, 2, 18}, {1, 3, 12}, {1, 4, 9},  {1, 5, 11}, {1, 6, 14},
-	{2, 8, 19}, {2, 9, 16}, {3, 7, 23}, {4, 8, 27}, {4, 9, 23},
+	{1, 2, 18}, {1, 3, 12}, {1, 4, 9},   {1, 5, 11},  {1, 6, 14},
+	{2, 8, 19}, {2, 9, 16}, {3, 7, 23},  {4, 8, 27},  {4, 9, 23},
 	{5, 9, 13}, {6, 8, 15}, {7, 10, 17}, {8, 10, 11}, {9, 10, 13},
 };
 static const double paper_w[10][3] = {
-	{14, 16, 9}, {13, 19, 18}, {11, 13, 19}, {13, 8, 17}, {12, 13, 10},
-	{13, 16, 9}, {7, 15, 11},  {5, 11, 14},  {18, 12, 20}, {21, 7, 16},
+	{14, 16, 9}, {13, 19, 18}, {11, 13, 19}, {13, 8, 17},  {12, 13, 10},
+	{13, 16, 9}, {7, 15, 11},  {5, 11, 14},	 {18, 12, 20}, {21, 7, 16},
 };
 
 static dp_graph *paper_graph(double *comm)
 {
 	dp_graph *g = graph_new("heft-fig2");
-	char nm[8];
+	char nm[16];
 	for (int i = 1; i <= 10; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "n%d", i);
@@ -104,8 +104,8 @@ static void test_heft_inserts_into_idle_gap(void)
 	int32_t proc[4];
 	double st[4], fi[4], rk[4];
 	heft_schedule s = {proc, st, fi, rk, 0, false};
-	heft_problem pb = {.g = g, .k = 1, .w = w, .comm = comm,
-			   .rank_comm = comm};
+	heft_problem pb = {
+		.g = g, .k = 1, .w = w, .comm = comm, .rank_comm = comm};
 	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
 	CHECK_NEAR(s.makespan, 33, 1e-9);
 	CHECK_NEAR(st[c], 30, 1e-9); /* lowest rank, no gap: at the end */
@@ -126,8 +126,8 @@ static void test_heft_inserts_into_idle_gap(void)
 	int32_t proc2[3];
 	double st2[3], fi2[3], rk2[3];
 	heft_schedule s2 = {proc2, st2, fi2, rk2, 0, false};
-	heft_problem pb2 = {.g = g, .k = 2, .w = w2, .comm = comm2,
-			    .rank_comm = comm2};
+	heft_problem pb2 = {
+		.g = g, .k = 2, .w = w2, .comm = comm2, .rank_comm = comm2};
 	REQUIRE(heft_run(&pb2, &s2, NULL) == DP_OK);
 	CHECK_INT(proc2[y], 1);
 	CHECK_NEAR(st2[y], 15, 1e-9);
@@ -159,8 +159,12 @@ static void test_heft_ports_mode_shares_and_serialises(void)
 	int32_t proc[5];
 	double st[5], fi[5], rk[5];
 	heft_schedule s = {proc, st, fi, rk, 0, false};
-	heft_problem pb = {.g = g, .k = 2, .w = w, .comm = comm,
-			   .rank_comm = comm, .ports = false};
+	heft_problem pb = {.g = g,
+			   .k = 2,
+			   .w = w,
+			   .comm = comm,
+			   .rank_comm = comm,
+			   .ports = false};
 	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
 	CHECK_NEAR(st[d], 20, 1e-9);
 	pb.ports = true;
@@ -221,7 +225,7 @@ static void test_heft_honours_pins_and_groups(void)
 {
 	double comm[15];
 	dp_graph *g = graph_new("pins");
-	char nm[8];
+	char nm[16];
 	for (int i = 1; i <= 10; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "n%d", i);
@@ -243,7 +247,10 @@ static void test_heft_honours_pins_and_groups(void)
 	int32_t proc[10];
 	double st[10], fi[10], rk[10];
 	heft_schedule s = {proc, st, fi, rk, 0, false};
-	heft_problem pb = {.g = g, .k = 3, .w = &paper_w[0][0], .comm = comm,
+	heft_problem pb = {.g = g,
+			   .k = 3,
+			   .w = &paper_w[0][0],
+			   .comm = comm,
 			   .rank_comm = comm};
 	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
 	CHECK_INT(proc[9], 2);

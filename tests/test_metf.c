@@ -127,7 +127,7 @@ static void test_metf_counts_liveness_not_sums(void)
 	dp_graph *g = graph_new("chain");
 	uint32_t prev = 0;
 	for (int i = 0; i < 10; i++) {
-		char nm[8];
+		char nm[16];
 		snprintf(nm, sizeof nm, "c%d", i);
 		uint32_t id = op(g, nm, 10, 1000, 0);
 		if (i)
@@ -229,8 +229,8 @@ static void test_metf_pins_groups_determinism_cancel(void)
 	CHECK_INT(p.placement[21], 0);
 	CHECK_INT(p.placement[33], 0);
 	REQUIRE(run_plan(g, &m, &q));
-	CHECK(memcmp(p.placement, q.placement,
-		     g->nops * sizeof *p.placement) == 0);
+	CHECK(memcmp(p.placement, q.placement, g->nops * sizeof *p.placement) ==
+	      0);
 	plan_free(&p);
 	plan_free(&q);
 

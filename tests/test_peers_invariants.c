@@ -53,20 +53,21 @@ static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 		dp_op *op = &g->ops[id];
 		op->time_us = rng_below(&s, 8) == 0 ? 0 : rng_below(&s, 200);
 		op->output_bytes = (int64_t)rng_below(&s, 1 << 20);
-		op->param_bytes =
-			rng_below(&s, 4) == 0 ? (int64_t)rng_below(&s, 4 << 20)
-					      : 0;
-		op->temp_bytes =
-			rng_below(&s, 5) == 0 ? (int64_t)rng_below(&s, 1 << 19)
-					      : 0;
+		op->param_bytes = rng_below(&s, 4) == 0
+					  ? (int64_t)rng_below(&s, 4 << 20)
+					  : 0;
+		op->temp_bytes = rng_below(&s, 5) == 0
+					 ? (int64_t)rng_below(&s, 1 << 19)
+					 : 0;
 		uint32_t nin = i ? 1 + rng_below(&s, 3) : 0;
 		for (uint32_t j = 0; j < nin; j++) {
 			uint32_t span = i < 40 ? i : 40;
 			uint32_t from = i - 1 - rng_below(&s, span);
 			bool ctl = rng_below(&s, 10) == 0;
-			int64_t bytes = rng_below(&s, 6) == 0
-						? (int64_t)rng_below(&s, 1 << 21)
-						: -1;
+			int64_t bytes =
+				rng_below(&s, 6) == 0
+					? (int64_t)rng_below(&s, 1 << 21)
+					: -1;
 			graph_add_edge(g, from, id, ctl ? 0 : bytes, ctl, NULL);
 			if (rng_below(&s, 30) == 0)
 				graph_add_edge(g, from, id, -1, false, NULL);
@@ -139,8 +140,8 @@ static bool placement_ok(const dp_graph *g, const dp_machine *m,
 
 /* Plans g on m with algo and checks every invariant. Returns the plan's
  * feasibility (false also when the run failed). */
-static bool check_algo(const dp_graph *g, const dp_machine *m,
-		       const char *name, const char *what)
+static bool check_algo(const dp_graph *g, const dp_machine *m, const char *name,
+		       const char *what)
 {
 	const dp_algo *a = algo_find(name);
 	if (!a) {
@@ -183,9 +184,11 @@ static bool check_algo(const dp_graph *g, const dp_machine *m,
 				  "%s: eval makespan %.9g, plan %.9g", tag,
 				  ev.sim.makespan, p1.sim.makespan);
 		for (int d = 0; d < m->k; d++)
-			if (ev.sim.dev[d].peak_bytes != p1.sim.dev[d].peak_bytes)
+			if (ev.sim.dev[d].peak_bytes !=
+			    p1.sim.dev[d].peak_bytes)
 				test_fail(__FILE__, __LINE__,
-					  "%s: eval peak differs on %d", tag, d);
+					  "%s: eval peak differs on %d", tag,
+					  d);
 		if (p1.sim.makespan + 1e-6 < p1.bounds.lb_us)
 			test_fail(__FILE__, __LINE__,
 				  "%s: makespan %.9g below LB %.9g", tag,
@@ -256,20 +259,20 @@ static void test_peers_on_random_dags(void)
 						 "dag%u/%d cap%d", sizes[si],
 						 cons, c);
 					for (size_t a = 0; a < NPEERS; a++) {
-						bool f = check_algo(g, &m,
-								    peers[a],
-								    what);
+						bool f = check_algo(
+							g, &m, peers[a], what);
 						if (c == 0 && !f)
-							test_fail(__FILE__,
-								  __LINE__,
-								  "%s: %s "
-								  "infeasible "
-								  "without caps",
-								  peers[a],
-								  what);
+							test_fail(
+								__FILE__,
+								__LINE__,
+								"%s: %s "
+								"infeasible "
+								"without caps",
+								peers[a], what);
 						if (c == 1 && a < 2) {
 							roomy_runs++;
-							feasible_when_roomy += f;
+							feasible_when_roomy +=
+								f;
 						}
 					}
 				}
@@ -300,7 +303,8 @@ static void test_peers_on_generated_graphs(void)
 		for (int c = 0; c < 2; c++) {
 			set_caps(&m, caps[c]);
 			char what[64];
-			snprintf(what, sizeof what, "gen%u cap%d", sizes[si], c);
+			snprintf(what, sizeof what, "gen%u cap%d", sizes[si],
+				 c);
 			for (size_t a = 0; a < NPEERS; a++)
 				check_algo(g, &m, peers[a], what);
 		}
@@ -364,8 +368,8 @@ static void test_peers_on_shared_benchmarks(void)
 					snprintf(path, sizeof path,
 						 "%s/%s/graph.txt", dir, nm);
 				else
-					snprintf(path, sizeof path, "%s/%s", dir,
-						 nm);
+					snprintf(path, sizeof path, "%s/%s",
+						 dir, nm);
 				if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
 					run_shared(path, &loaded);
 			}
@@ -378,6 +382,5 @@ static void test_peers_on_shared_benchmarks(void)
 }
 
 TEST_MAIN(TEST(test_peers_are_registered_in_order),
-	  TEST(test_peers_on_random_dags),
-	  TEST(test_peers_on_generated_graphs),
+	  TEST(test_peers_on_random_dags), TEST(test_peers_on_generated_graphs),
 	  TEST(test_peers_on_shared_benchmarks))

@@ -42,7 +42,8 @@ void cmd_compare_help(FILE *out)
 		"The best feasible row (shortest makespan) is marked '*'.\n"
 		"\n"
 		"algorithms:\n"
-		"  --algos LIST       comma list, in the order to show (default: "
+		"  --algos LIST       comma list, in the order to show "
+		"(default: "
 		"all):\n"
 		"                     %s\n"
 		"  --no-polish        pardnn: skip the polish phase\n",
@@ -107,10 +108,11 @@ static int parse_algos(const char *spec, const dp_algo **out, size_t *n)
 		name[len] = '\0';
 		const dp_algo *a = algo_find(name);
 		if (!a)
-			return cli_usage_error("compare",
-					       "--algos: unknown algorithm '%s' "
-					       "(known: %s)",
-					       name, algo_names());
+			return cli_usage_error(
+				"compare",
+				"--algos: unknown algorithm '%s' "
+				"(known: %s)",
+				name, algo_names());
 		for (size_t i = 0; i < *n; i++)
 			if (out[i] == a)
 				return cli_usage_error(
@@ -132,7 +134,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 			o->strict = true;
 		} else if (!strcmp(a, "--no-polish")) {
 			o->no_polish = true;
-		} else if (!strcmp(a, "--algos") || !strncmp(a, "--algos=", 8)) {
+		} else if (!strcmp(a, "--algos") ||
+			   !strncmp(a, "--algos=", 8)) {
 			if (a[7] == '=')
 				o->algos = a + 8;
 			else if (i + 1 < argc)
@@ -175,8 +178,8 @@ static double max_peak_ratio(const dp_plan *p)
 			continue;
 		double r = s->cap_bytes > 0 ? (double)s->peak_bytes /
 						      (double)s->cap_bytes
-				: s->peak_bytes > 0 ? 1e9
-						    : 0.0;
+			   : s->peak_bytes > 0 ? 1e9
+					       : 0.0;
 		if (r > best)
 			best = r;
 	}
@@ -218,7 +221,8 @@ static void print_header(const dp_graph *g, const dp_machine *m,
 			printf("%s%s", d ? "," : "",
 			       m->cap[d] == DP_CAP_UNLIMITED
 				       ? "inf"
-				       : units_fmt_bytes(m->cap[d], x, sizeof x));
+				       : units_fmt_bytes(m->cap[d], x,
+							 sizeof x));
 	}
 	printf("\nlink         %s (%s, %s), contention %s\n", m->link_name,
 	       units_fmt_bandwidth(m->bw, x, sizeof x),
@@ -288,10 +292,10 @@ static cJSON *compare_json(const dp_graph *g, const dp_machine *m,
 	num(o, "k", m->k);
 	cJSON *caps = cJSON_AddArrayToObject(o, "caps_bytes");
 	for (int d = 0; d < m->k; d++)
-		cJSON_AddItemToArray(caps, m->cap[d] == DP_CAP_UNLIMITED
-						   ? cJSON_CreateNull()
-						   : cJSON_CreateNumber(
-							     (double)m->cap[d]));
+		cJSON_AddItemToArray(
+			caps, m->cap[d] == DP_CAP_UNLIMITED
+				      ? cJSON_CreateNull()
+				      : cJSON_CreateNumber((double)m->cap[d]));
 	cJSON *link = cJSON_AddObjectToObject(o, "link");
 	cJSON_AddStringToObject(link, "name", m->link_name);
 	num(link, "bandwidth_bytes_per_s", m->bw * 1e6);
@@ -408,7 +412,8 @@ int cmd_compare_run(int argc, char **argv)
 			/* keep comparing the others; the row says error */
 			fprintf(stderr, "dnnpart: %s: ", algos[i]->name);
 			char buf[2048];
-			fprintf(stderr, "%s\n", dp_err_format(&err, buf, sizeof buf));
+			fprintf(stderr, "%s\n",
+				dp_err_format(&err, buf, sizeof buf));
 			int code = dp_status_exit_code(st);
 			if (code > failed)
 				failed = code;

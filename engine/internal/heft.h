@@ -26,28 +26,28 @@
 
 typedef struct heft_problem {
 	const dp_graph *g;
-	int k;                   /* processors, >= 1 */
-	const double *w;         /* n*k costs, or NULL */
-	const double *speed;     /* k speeds, used when w is NULL */
-	const double *comm;      /* per edge: cost across processors */
+	int k;			 /* processors, >= 1 */
+	const double *w;	 /* n*k costs, or NULL */
+	const double *speed;	 /* k speeds, used when w is NULL */
+	const double *comm;	 /* per edge: cost across processors */
 	const double *rank_comm; /* per edge: average cost for the ranks */
-	bool ports;              /* false: each edge costs comm on its own,
+	bool ports;		 /* false: each edge costs comm on its own,
 				    as in the paper; true: the simulator's
 				    port model (one transfer per output and
 				    processor, one send and one receive at a
 				    time per processor, in the order HEFT
 				    places the consumers) */
-	ls_mem *mem;             /* NULL: no memory check; else its dev
+	ls_mem *mem;		 /* NULL: no memory check; else its dev
 				    array must be out->proc */
 	const dp_progress *progress;
 } heft_problem;
 
 typedef struct heft_schedule {
-	int32_t *proc;           /* n: caller-allocated */
-	double *start, *finish;  /* n: caller-allocated */
-	double *rank;            /* n: caller-allocated, upward ranks */
+	int32_t *proc;		/* n: caller-allocated */
+	double *start, *finish; /* n: caller-allocated */
+	double *rank;		/* n: caller-allocated, upward ranks */
 	double makespan;
-	bool overflowed;         /* some task fitted on no processor */
+	bool overflowed; /* some task fitted on no processor */
 } heft_schedule;
 
 /* Ranks the tasks by upward rank (average cost over processors plus the

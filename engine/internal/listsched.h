@@ -90,10 +90,10 @@ typedef struct ls_input {
  * shared by every consumer of u there (DESIGN 3.1). */
 typedef struct ls_copy {
 	int32_t dev;
-	uint32_t next;      /* next copy of the same op, UINT32_MAX = none */
+	uint32_t next; /* next copy of the same op, UINT32_MAX = none */
 	int64_t bytes;
 	double xfer_start, xfer_end;
-	double free_at;     /* max(transfer end, ends of consumers there) */
+	double free_at; /* max(transfer end, ends of consumers there) */
 } ls_copy;
 
 typedef struct ls_free_ev {
@@ -105,26 +105,26 @@ typedef struct ls_free_ev {
 typedef struct ls_mem {
 	const dp_graph *g;
 	int k;
-	const int32_t *dev;    /* the scheduler's placement (-1 = not yet) */
-	const int64_t *cap;    /* k budgets checked by ls_mem_fits */
-	int64_t *params;       /* k: param_bytes of the ops placed there */
-	int64_t *cur;          /* k: other bytes live at the clock */
-	int64_t *peak;         /* k: the largest cur seen so far */
-	bool *freed;           /* k: memory was released since the flag was
+	const int32_t *dev; /* the scheduler's placement (-1 = not yet) */
+	const int64_t *cap; /* k budgets checked by ls_mem_over */
+	int64_t *params;    /* k: param_bytes of the ops placed there */
+	int64_t *cur;	    /* k: other bytes live at the clock */
+	int64_t *peak;	    /* k: the largest cur seen so far */
+	bool *freed;	    /* k: memory was released since the flag was
 				  last cleared by the scheduler */
-	double clock;          /* allocations happen at the clock */
+	double clock;	    /* allocations happen at the clock */
 
-	uint32_t *open_cons;   /* per op: data consumers not placed yet */
-	double *out_free;      /* per op: when its output can be released */
-	uint32_t *copy_head;   /* per op: first ls_copy, UINT32_MAX = none */
+	uint32_t *open_cons; /* per op: data consumers not placed yet */
+	double *out_free;    /* per op: when its output can be released */
+	uint32_t *copy_head; /* per op: first ls_copy, UINT32_MAX = none */
 	ls_copy *copies;
 	uint32_t ncopies, copies_cap;
-	uint32_t *stamp;       /* per op: dedup of inputs in ls_mem_inputs */
+	uint32_t *stamp; /* per op: dedup of inputs in ls_mem_inputs */
 	uint32_t stamp_gen;
-	struct ls_input *in;   /* the distinct inputs of op in_op */
+	struct ls_input *in; /* the distinct inputs of op in_op */
 	uint32_t nin, in_op;
 
-	ls_free_ev *ev;        /* min-heap of pending releases by time */
+	ls_free_ev *ev; /* min-heap of pending releases by time */
 	uint32_t nev, ev_cap;
 } ls_mem;
 
@@ -172,8 +172,8 @@ int ls_mem_place(ls_mem *m, uint32_t v, double s, double f);
 
 /* Upward ranks: rank(u) = wbar[u] + max over successors v of (cbar[e] +
  * rank(v)) in reverse topological order (Topcuoglu et al. 2002, eq. 7). */
-void ls_upward_ranks(const dp_graph *g, const double *wbar,
-		     const double *cbar, double *rank);
+void ls_upward_ranks(const dp_graph *g, const double *wbar, const double *cbar,
+		     double *rank);
 
 /* Communication cost of edge e between two different devices: latency for a
  * control edge, latency + bytes / bandwidth otherwise. */
