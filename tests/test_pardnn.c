@@ -8,7 +8,10 @@
 #include "graph.h"
 #include "internal/pardnn.h"
 #include "lib/testlib.h"
+#include "load.h"
 #include "machine.h"
+#include "placement.h"
+#include "plan.h"
 #include "sim.h"
 
 /* ---- fixtures ---- */
@@ -699,6 +702,113 @@ static void test_pardnn_cancel_returns_canceled(void)
 	graph_free(g);
 }
 
+
+/* ---- the plan layer reports what pardnn could not meet ---- */
+
+static void test_pardnn_infeasible_caps_reported_by_plan(void)
+{
+	rand_opts ro = {300, 13, 3, true, false};
+	dp_graph *g = random_dag(&ro);
+	REQUIRE(g != NULL);
+	int64_t largest = 0;
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].param_bytes > largest)
+			largest = g->ops[u].param_bytes;
+	dp_machine m;
+	machine_with(&m, 3, largest / 2);
+	dp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	dp_err err;
+	REQUIRE(plan_run(g, &m, algo_find("pardnn"), NULL, NULL, &plan,
+			 &err) == DP_OK);
+	CHECK(!plan.feasible);
+	int d = plan_worst_device(&plan);
+	REQUIRE(d >= 0 && d < 3);
+	/* the numbers a user sees: the peak over the cap on that device */
+	CHECK(plan.sim.dev[d].peak_bytes > plan.sim.dev[d].cap_bytes);
+	CHECK_INT(plan.sim.dev[d].cap_bytes, largest / 2);
+	CHECK_STR(plan.algo, "pardnn");
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* ---- quality on the ParDNN authors' ResNet graph ---- */
+
+static double plan_makespan(const dp_graph *g, const dp_machine *m,
+			    const int32_t *pl, dp_contention cont)
+{
+	dp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	if (plan_evaluate(g, m, pl, cont, &plan, NULL))
+		return -1;
+	double ms = plan.feasible ? plan.sim.makespan : -1;
+	plan_free(&plan);
+	return ms;
+}
+
+/* With --link pardnn, in both contention models: never slower than one
+ * device (K = 2, 4, 8) and, at K = 4, not slower than either reference
+ * placement (the authors' C++ and Python implementations). */
+static void test_pardnn_resnet_beats_reference_placements(void)
+{
+	char dir[512], ref[600];
+	snprintf(dir, sizeof dir, "%s/pardnn-resnet", test_shared_dir());
+	dp_graph *g = NULL;
+	dp_err err;
+	if (graph_load(dir, DP_FMT_AUTO, &g, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "cannot load %s: %s", dir,
+			  err.msg);
+		return;
+	}
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	int32_t *one = calloc(g->nops, sizeof *one);
+	for (int ci = 0; ci < 2; ci++) {
+		dp_contention cont = ci ? DP_CONT_NONE : DP_CONT_PORT;
+		for (int k = 2; k <= 8; k *= 2) {
+			dp_machine m;
+			machine_with(&m, k, DP_CAP_UNLIMITED);
+			REQUIRE(machine_set_link(&m, "pardnn", NULL) == DP_OK);
+			dp_algo_opts o;
+			algo_opts_default(&o);
+			o.contention = cont;
+			REQUIRE(run_algo("pardnn", g, &m, &o, pl, &err) ==
+				DP_OK);
+			double ours = plan_makespan(g, &m, pl, cont);
+			double single = plan_makespan(g, &m, one, cont);
+			REQUIRE(ours > 0 && single > 0);
+			if (ours > single)
+				test_fail(__FILE__, __LINE__,
+					  "%s K=%d: pardnn %.0f us > one "
+					  "device %.0f us",
+					  sim_contention_name(cont), k, ours,
+					  single);
+			static const char *refs[] = {"pardnn-cpp-K4.place",
+						     "pardnn-python-K4.place"};
+			for (int r = 0; k == 4 && r < 2; r++) {
+				snprintf(ref, sizeof ref, "%s/reference/%s",
+					 dir, refs[r]);
+				dp_placement_info info;
+				int32_t *rp = malloc(g->nops * sizeof *rp);
+				REQUIRE(placement_read(ref, g, rp, &info,
+						       &err) == DP_OK);
+				double theirs = plan_makespan(g, &m, rp, cont);
+				free(rp);
+				if (ours > theirs)
+					test_fail(__FILE__, __LINE__,
+						  "%s K=4: pardnn %.0f us > "
+						  "%s %.0f us",
+						  sim_contention_name(cont),
+						  ours, refs[r], theirs);
+			}
+			machine_free(&m);
+		}
+	}
+	free(pl);
+	free(one);
+	graph_free(g);
+}
+
 TEST_MAIN(TEST(test_pardnn_is_the_default_algorithm),
 	  TEST(test_pardnn_slicing_covers_every_op_with_chains),
 	  TEST(test_pardnn_first_primary_is_the_critical_path),
@@ -715,4 +825,6 @@ TEST_MAIN(TEST(test_pardnn_is_the_default_algorithm),
 	  TEST(test_pardnn_rejects_pin_beyond_k),
 	  TEST(test_pardnn_polish_never_hurts),
 	  TEST(test_pardnn_reports_phases_in_order),
-	  TEST(test_pardnn_cancel_returns_canceled))
+	  TEST(test_pardnn_cancel_returns_canceled),
+	  TEST(test_pardnn_infeasible_caps_reported_by_plan),
+	  TEST(test_pardnn_resnet_beats_reference_placements))

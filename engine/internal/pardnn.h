@@ -154,12 +154,12 @@ int32_t pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ);
 
 /* Applies moves in chunks, simulating after each chunk and keeping it when
  * accept(current, candidate) holds; a rejected chunk is undone. Starts with
- * one chunk of all moves, then halves the chunk size while no chunk of a
- * pass was accepted, until single moves or max_sims simulations. Moves of
- * fixed units, of units already at their target, and repeated units are
- * skipped. c->cur must hold the score of c->place on entry; on return it
- * holds the score of the kept placement (c->res is not guaranteed to match
- * it). *kept counts accepted moves. */
+ * one chunk of all moves, then passes over the moves not kept yet with
+ * chunks of half the size, down to single moves, within max_sims
+ * simulations. Moves of fixed units, of units already at their target, and
+ * repeated units are skipped. c->cur must hold the score of c->place on
+ * entry; on return it holds the score of the kept placement (c->res
+ * matches it only when c->res_is_cur). *kept counts accepted moves. */
 typedef bool (*pd_accept_fn)(const pd_score *cur, const pd_score *cand);
 dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
 		       pd_accept_fn accept, bool detail, uint32_t max_sims,
