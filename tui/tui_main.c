@@ -360,6 +360,9 @@ int tui_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	state_status(&s.st, false,
+		     "? lists every key: + - devices, m M c caps, a algorithm, "
+		     "Tab views, q quits");
 	session_rerun(&s);
 	loop(&s);
 	term_fini();

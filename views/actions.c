@@ -18,6 +18,14 @@ static int clampi(int v, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* v + d clamped to [lo, hi], without overflow for any d (G moves by a huge
+ * step). */
+static int add_clamp(int v, int d, int lo, int hi)
+{
+	long long r = (long long)v + d;
+	return r < lo ? lo : r > hi ? hi : (int)r;
+}
+
 static int page(const vstate *st)
 {
 	int p = st->main_rows - 3;
@@ -285,29 +293,29 @@ static unsigned move(vstate *st, int delta)
 	case VIEW_DEVICES:
 	case VIEW_TIMELINE:
 	case VIEW_MEMORY:
-		select_device(st, st->dev + delta);
+		select_device(st, add_clamp(st->dev, delta, 0, DP_MAX_DEVICES));
 		break;
 	case VIEW_CRITICAL:
-		st->cp_cursor = clampi(st->cp_cursor + delta, 0, n - 1);
+		st->cp_cursor = add_clamp(st->cp_cursor, delta, 0, n - 1);
 		st->cp_scroll = view_scroll_for(st->cp_cursor, st->cp_scroll,
 						page(st), n);
 		break;
 	case VIEW_OPS: {
-		int c = clampi((int)st->ops_cursor + delta, 0, n - 1);
+		int c = add_clamp((int)st->ops_cursor, delta, 0, n - 1);
 		st->ops_cursor = (uint32_t)(c < 0 ? 0 : c);
 		st->ops_scroll = (uint32_t)view_scroll_for(
 			(int)st->ops_cursor, (int)st->ops_scroll, page(st), n);
 		break;
 	}
 	case VIEW_OP:
-		st->op_scroll = clampi(st->op_scroll + delta, 0, 1 << 30);
+		st->op_scroll = add_clamp(st->op_scroll, delta, 0, 1 << 30);
 		break;
 	case VIEW_COMPARE:
-		st->cmp_cursor = clampi(st->cmp_cursor + delta, 0, n - 1);
+		st->cmp_cursor = add_clamp(st->cmp_cursor, delta, 0, n - 1);
 		break;
 	case VIEW_HELP:
-		st->help_scroll = clampi(st->help_scroll + delta, 0,
-					 view_help_lines());
+		st->help_scroll = add_clamp(st->help_scroll, delta, 0,
+					    view_help_lines());
 		break;
 	}
 	return AR_REDRAW;
@@ -561,15 +569,15 @@ unsigned actions_run(vstate *st, key_action act, int key)
 		return sideways(st, 1);
 	case ACT_PAGE_UP:
 		if (st->view == VIEW_MEMORY) {
-			st->mem_scroll = clampi(st->mem_scroll - page(st), 0,
-						1 << 30);
+			st->mem_scroll = add_clamp(st->mem_scroll, -page(st), 0,
+						   1 << 30);
 			return AR_REDRAW;
 		}
 		return move(st, -page(st));
 	case ACT_PAGE_DOWN:
 		if (st->view == VIEW_MEMORY) {
-			st->mem_scroll = clampi(st->mem_scroll + page(st), 0,
-						1 << 30);
+			st->mem_scroll = add_clamp(st->mem_scroll, page(st), 0,
+						   1 << 30);
 			return AR_REDRAW;
 		}
 		return move(st, page(st));
