@@ -23,7 +23,9 @@
  * detection and move thresholds differ): a unit never moves back to a device
  * it left in this phase, it moves at most PD_MEM_MAX_MOVES times, every round
  * moves at least one unit or the phase stops, and there are at most
- * PD_MEM_MAX_ROUNDS rounds within the simulation budget. The best placement
+ * PD_MEM_MAX_ROUNDS rounds: as many as the simulation budget allows (at
+ * least PD_MEM_MIN_ROUNDS), and past that, while the least overflow seen
+ * still fell in the last three rounds, up to twice as many plus four. The best placement
  * seen (least overflow, then makespan) is kept. When no move helps, that
  * best placement is returned and the plan layer reports it infeasible with
  * each device's peak and cap. Pinned units never move; colocation groups
@@ -308,7 +310,15 @@ dp_status pd_memory(pd_ctx *c)
 		rounds = PD_MEM_MIN_ROUNDS;
 	if (rounds > PD_MEM_MAX_ROUNDS)
 		rounds = PD_MEM_MAX_ROUNDS;
-	for (uint32_t round = 0; round < rounds && c->cur.over > 0; round++) {
+	/* meeting the caps matters more than the budget: past it, rounds go
+	 * on while the least overflow seen fell in the last three rounds, up
+	 * to twice as many plus four */
+	uint32_t hard = 2 * rounds + 4 < PD_MEM_MAX_ROUNDS ? 2 * rounds + 4
+							    : PD_MEM_MAX_ROUNDS;
+	uint32_t last_gain = 0;
+	for (uint32_t round = 0; c->cur.over > 0 && round < hard &&
+				 (round < rounds || round < last_gain + 3);
+	     round++) {
 		for (int e = 0; e < c->k; e++) {
 			int64_t cap = c->m->cap[e], peak = c->res.dev[e].peak_bytes;
 			s.head[e] = cap == DP_CAP_UNLIMITED ? INT64_MAX / 4
@@ -323,11 +333,13 @@ dp_status pd_memory(pd_ctx *c)
 			break; /* no unit can go anywhere it fits */
 		if ((st = pd_simulate(c, true, &c->cur)))
 			break;
+		if (c->cur.over < best.over)
+			last_gain = round + 1;
 		if (pd_better(&c->cur, &best)) {
 			best = c->cur;
 			memcpy(s.best, c->place, n * sizeof *s.best);
 		}
-		pd_progress(c, "memory", 0.6, 0.85, (double)(round + 1) / rounds);
+		pd_progress(c, "memory", 0.6, 0.85, (double)(round + 1) / hard);
 	}
 	if (!st && memcmp(s.best, c->place, n * sizeof *s.best) != 0) {
 		memcpy(c->place, s.best, n * sizeof *s.best);
