@@ -25,7 +25,7 @@
  * moves at least one unit or the phase stops, and there are at most
  * PD_MEM_MAX_ROUNDS rounds: as many as the simulation budget allows (at
  * least PD_MEM_MIN_ROUNDS), and past that, while the least overflow seen
- * still fell in the last three rounds, up to twice as many plus four. The best placement
+ * still fell in the last three rounds, up to twice as many. The best placement
  * seen (least overflow, then makespan) is kept. When no move helps, that
  * best placement is returned and the plan layer reports it infeasible with
  * each device's peak and cap. Pinned units never move; colocation groups
@@ -312,9 +312,9 @@ dp_status pd_memory(pd_ctx *c)
 		rounds = PD_MEM_MAX_ROUNDS;
 	/* meeting the caps matters more than the budget: past it, rounds go
 	 * on while the least overflow seen fell in the last three rounds, up
-	 * to twice as many plus four */
-	uint32_t hard = 2 * rounds + 4 < PD_MEM_MAX_ROUNDS ? 2 * rounds + 4
-							    : PD_MEM_MAX_ROUNDS;
+	 * to twice as many */
+	uint32_t hard = 2 * rounds < PD_MEM_MAX_ROUNDS ? 2 * rounds
+						      : PD_MEM_MAX_ROUNDS;
 	uint32_t last_gain = 0;
 	for (uint32_t round = 0; c->cur.over > 0 && round < hard &&
 				 (round < rounds || round < last_gain + 3);
