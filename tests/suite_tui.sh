@@ -7,6 +7,52 @@
 set -u
 : "${DNNPART:=$PWD/dnnpart}"
 
+# ---- dnnpart show: one screen as plain text (no terminal needed) ----
+showdir=$(mktemp -d)
+"$DNNPART" gen --ops 300 --seed 5 -o "$showdir/g.json" >/dev/null 2>&1
+show_case() { # NAME EXPECTED_RC GREP_PATTERN ARGS...
+	name=$1
+	want=$2
+	pat=$3
+	shift 3
+	"$DNNPART" show "$@" >"$showdir/out" 2>"$showdir/err"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "not ok - $name: exit status $rc, want $want ($(head -n 2 "$showdir/err"))"
+	elif ! cat "$showdir/out" "$showdir/err" | grep -Eq -- "$pat"; then
+		echo "not ok - $name: no '$pat' in the output"
+	else
+		echo "ok - $name"
+	fi
+}
+show_case show_timeline_80x24 0 'critical path' "$showdir/g.json" \
+	--view timeline --width 80 --height 24 -k 3
+if [ "$(wc -l <"$showdir/out")" -eq 24 ] &&
+	! LC_ALL=C grep -q "$(printf '\033')" "$showdir/out" &&
+	tail -n 1 "$showdir/out" | grep -q 'F10Quit'; then
+	echo "ok - show_prints_24_plain_lines"
+else
+	echo "not ok - show_prints_24_plain_lines: $(wc -l <"$showdir/out") lines or escape codes"
+fi
+show_case show_ascii_has_no_utf8 0 'GPU2 \[' "$showdir/g.json" --view devices \
+	--ascii -k 3
+if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$showdir/out"; then
+	echo "not ok - show_ascii_is_ascii: bytes above 127 with --ascii"
+else
+	echo "ok - show_ascii_is_ascii"
+fi
+show_case show_every_view_200x60 0 'algorithms on K=2' "$showdir/g.json" \
+	--view compare --width 200 --height 60 -k 2
+show_case show_too_small 0 'terminal too small: 60x20' "$showdir/g.json" \
+	--width 60 --height 20
+show_case show_infeasible_names_the_device 0 'INFEASIBLE:? GPU[0-9]' \
+	"$showdir/g.json" -k 2 --mem 1MiB
+show_case show_bad_view 2 "unknown view 'nope'" "$showdir/g.json" --view nope
+show_case show_bad_op 2 "no op named 'nosuch'" "$showdir/g.json" --view op \
+	--op nosuch
+show_case show_missing_graph 2 'missing.json' "$showdir/missing.json"
+rm -rf "$showdir"
+
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "# tmux is not installed: skipping the end-to-end explorer tests"
 	echo "# (Debian: apt-get install tmux)"

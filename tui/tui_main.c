@@ -276,6 +276,9 @@ static void loop(tui_session *s)
 	for (;;) {
 		if (got_signal)
 			return;
+		/* results first, so that a finished job never shows as
+		 * "stale, not running" for a frame */
+		take_results(s);
 		sync_progress(s);
 		if (dirty || st->running || st->comparing)
 			session_draw(s);
@@ -288,7 +291,6 @@ static void loop(tui_session *s)
 			return;
 		if (got_signal)
 			return;
-		take_results(s);
 		dirty = true;
 		term_event ev;
 		while (term_read(&ev)) {

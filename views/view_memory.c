@@ -147,7 +147,7 @@ void view_memory_draw(const vstate *st, vgrid *g, vrect r)
 	const dp_plan *p = st->plan;
 	int k = p->sim.k;
 	int n = r.w - LABEL_W - NUM_W;
-	if (n < 4 || r.h < 3 || !p->sim.curve_off) {
+	if (n < 4 || r.h < 3 || !p->sim.curve_off || !p->sim.live_off) {
 		view_message(g, r, ST_DIM, "no memory detail in this plan");
 		return;
 	}
