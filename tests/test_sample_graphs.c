@@ -16,7 +16,7 @@
 #define MAX_SAMPLES 32
 
 /* The sample graph files, sorted. Returns how many. */
-static int list_samples(char names[][256])
+static int list_samples(char names[][512])
 {
 	DIR *d = opendir("sample_graphs");
 	if (!d)
@@ -26,7 +26,7 @@ static int list_samples(char names[][256])
 	while ((de = readdir(d)) && n < MAX_SAMPLES) {
 		size_t l = strlen(de->d_name);
 		if (l > 5 && strcmp(de->d_name + l - 5, ".json") == 0)
-			snprintf(names[n++], 256, "sample_graphs/%s",
+			snprintf(names[n++], 512, "sample_graphs/%s",
 				 de->d_name);
 	}
 	closedir(d);
@@ -37,13 +37,13 @@ static int list_samples(char names[][256])
 
 static void test_samples_six_architectures_present(void)
 {
-	char names[MAX_SAMPLES][256];
+	char names[MAX_SAMPLES][512];
 	int n = list_samples(names);
 	CHECK_INT(n, 6);
 	static const char *want[] = {"bert-large",   "gpt2-small", "gpt2-xl",
 				     "inception-v3", "lstm-lm",	   "resnet50"};
 	for (int i = 0; i < 6 && i < n; i++) {
-		char p[256];
+		char p[512];
 		snprintf(p, sizeof p, "sample_graphs/%s.json", want[i]);
 		CHECK_STR(names[i], p);
 	}
@@ -53,7 +53,7 @@ static void test_samples_default_names_a_sample(void)
 {
 	FILE *f = fopen("sample_graphs/DEFAULT", "r");
 	REQUIRE(f);
-	char line[256] = "";
+	char line[512] = "";
 	CHECK(fgets(line, sizeof line, f) != NULL);
 	fclose(f);
 	line[strcspn(line, "\n")] = '\0';
@@ -100,7 +100,7 @@ static void check_structure(const dp_graph *g, const char *path)
 
 static void test_samples_load_and_plan_single_and_mtopo(void)
 {
-	char names[MAX_SAMPLES][256];
+	char names[MAX_SAMPLES][512];
 	int n = list_samples(names);
 	REQUIRE(n > 0);
 	const dp_algo *single = algo_find("single"),
