@@ -81,8 +81,8 @@ dp_status afile_open(dp_afile *af, const char *path, dp_err *err)
 	}
 	/* ".NAME.tmpXXXXXX" with a suffix from pid, time and a counter;
 	 * O_EXCL makes a clash a retry, never an overwrite. */
-	static const char digits[] =
-		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO"
+				     "PQRSTUVWXYZ0123456789";
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	uint64_t seed = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^

@@ -58,8 +58,7 @@ dp_status jscan_error_at(jscan *js, size_t off, const char *fmt, ...)
 }
 
 /* "'x'", "end of file" or "byte 0x01" for the byte at off. */
-static const char *describe(const jscan *js, size_t off, char *buf,
-			    size_t size)
+static const char *describe(const jscan *js, size_t off, char *buf, size_t size)
 {
 	if (off >= js->len)
 		snprintf(buf, size, "end of file");
@@ -184,7 +183,8 @@ static dp_status scan_string(jscan *js, bool decode)
 	while (js->pos < js->len) {
 		unsigned char c = (unsigned char)js->text[js->pos];
 		if (c == '"') {
-			if (decode && sbuf_put(js, js->text + run, js->pos - run))
+			if (decode &&
+			    sbuf_put(js, js->text + run, js->pos - run))
 				return dp_err_set(js->err, DP_ENOMEM, js->path,
 						  0, 0, "out of memory");
 			js->pos++;
@@ -211,7 +211,8 @@ static dp_status scan_string(jscan *js, bool decode)
 		const char *simple = strchr("\"\\/bfnrt", e);
 		if (simple && e) {
 			static const char out[] = "\"\\/\b\f\n\r\t";
-			if (decode && sbuf_put(js, &out[simple - "\"\\/bfnrt"], 1))
+			if (decode &&
+			    sbuf_put(js, &out[simple - "\"\\/bfnrt"], 1))
 				return dp_err_set(js->err, DP_ENOMEM, js->path,
 						  0, 0, "out of memory");
 			js->pos++;
@@ -344,7 +345,8 @@ static dp_status unclosed(jscan *js, char open, size_t at)
 	int line, col;
 	load_line_col(js->text, at, &line, &col);
 	char what[160];
-	snprintf(what, sizeof what, "',' or '%c' to continue the %s opened at "
+	snprintf(what, sizeof what,
+		 "',' or '%c' to continue the %s opened at "
 		 "line %d, column %d",
 		 open == '{' ? '}' : ']', open == '{' ? "object" : "array",
 		 line, col);

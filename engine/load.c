@@ -17,16 +17,16 @@
 #include "internal/json_scan.h"
 #include "units.h"
 
-#define FORMAT_LIST                                                          \
-	"native dnnpart JSON (an object with an \"ops\" array), msr-fiddle "  \
-	"JSON (\"nodes\" and \"maxFPGAs\"), Graphviz DOT (starting with "     \
-	"digraph, graph or strict), a PipeDream graph.txt (lines like "       \
+#define FORMAT_LIST                                                            \
+	"native dnnpart JSON (an object with an \"ops\" array), msr-fiddle "   \
+	"JSON (\"nodes\" and \"maxFPGAs\"), Graphviz DOT (starting with "      \
+	"digraph, graph or strict), a PipeDream graph.txt (lines like "        \
 	"'node1 -- Input0 -- forward_compute_time=...') or a ParDNN folder"
 
 static const char *const format_names[] = {
-	[DP_FMT_AUTO] = "auto",		[DP_FMT_JSON] = "json",
-	[DP_FMT_DOT] = "dot",		[DP_FMT_PARDNN] = "pardnn",
-	[DP_FMT_FIDDLE] = "fiddle",	[DP_FMT_PIPEDREAM] = "pipedream",
+	[DP_FMT_AUTO] = "auto",	    [DP_FMT_JSON] = "json",
+	[DP_FMT_DOT] = "dot",	    [DP_FMT_PARDNN] = "pardnn",
+	[DP_FMT_FIDDLE] = "fiddle", [DP_FMT_PIPEDREAM] = "pipedream",
 };
 
 const char *load_format_name(dp_format f)
@@ -42,10 +42,14 @@ dp_status load_format_parse(const char *s, dp_format *f, dp_err *err)
 		const char *name;
 		dp_format f;
 	} aliases[] = {
-		{"auto", DP_FMT_AUTO},	     {"json", DP_FMT_JSON},
-		{"native", DP_FMT_JSON},     {"dot", DP_FMT_DOT},
-		{"gv", DP_FMT_DOT},	     {"pardnn", DP_FMT_PARDNN},
-		{"fiddle", DP_FMT_FIDDLE},   {"msr-fiddle", DP_FMT_FIDDLE},
+		{"auto", DP_FMT_AUTO},
+		{"json", DP_FMT_JSON},
+		{"native", DP_FMT_JSON},
+		{"dot", DP_FMT_DOT},
+		{"gv", DP_FMT_DOT},
+		{"pardnn", DP_FMT_PARDNN},
+		{"fiddle", DP_FMT_FIDDLE},
+		{"msr-fiddle", DP_FMT_FIDDLE},
 		{"pipedream", DP_FMT_PIPEDREAM},
 	};
 	for (size_t i = 0; s && i < sizeof aliases / sizeof aliases[0]; i++)
@@ -84,8 +88,8 @@ dp_status load_read_file(const char *path, size_t max_bytes, char **text,
 	*len = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return dp_err_set(err, DP_EIO, path, 0, 0,
-				  "cannot open: %s", strerror(errno));
+		return dp_err_set(err, DP_EIO, path, 0, 0, "cannot open: %s",
+				  strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int e = errno;
@@ -102,12 +106,12 @@ dp_status load_read_file(const char *path, size_t max_bytes, char **text,
 	if (max_bytes && S_ISREG(st.st_mode) &&
 	    (uint64_t)st.st_size > (uint64_t)max_bytes) {
 		close(fd);
-		return dp_err_set(err, DP_EINPUT, path, 0, 0,
-				  "the file is %s, more than the %s this "
-				  "machine can hold in memory for loading",
-				  units_fmt_bytes(st.st_size, a, sizeof a),
-				  units_fmt_bytes((int64_t)max_bytes, b,
-						  sizeof b));
+		return dp_err_set(
+			err, DP_EINPUT, path, 0, 0,
+			"the file is %s, more than the %s this "
+			"machine can hold in memory for loading",
+			units_fmt_bytes(st.st_size, a, sizeof a),
+			units_fmt_bytes((int64_t)max_bytes, b, sizeof b));
 	}
 	/* regular files: one buffer of the right size; others (pipes):
 	 * grow as data comes */
@@ -125,13 +129,13 @@ dp_status load_read_file(const char *path, size_t max_bytes, char **text,
 			if (max_bytes && n >= max_bytes) {
 				free(buf);
 				close(fd);
-				return dp_err_set(err, DP_EINPUT, path, 0, 0,
-						  "the input is more than the "
-						  "%s this machine can hold in "
-						  "memory for loading",
-						  units_fmt_bytes(
-							  (int64_t)max_bytes,
-							  a, sizeof a));
+				return dp_err_set(
+					err, DP_EINPUT, path, 0, 0,
+					"the input is more than the "
+					"%s this machine can hold in "
+					"memory for loading",
+					units_fmt_bytes((int64_t)max_bytes, a,
+							sizeof a));
 			}
 			char *q = realloc(buf, cap * 2);
 			if (!q) {
@@ -173,7 +177,8 @@ static size_t load_limit(void)
 	long psize = sysconf(_SC_PAGESIZE);
 	if (pages <= 0 || psize <= 0)
 		return 0;
-	unsigned long long mem = (unsigned long long)pages * (unsigned long long)psize;
+	unsigned long long mem =
+		(unsigned long long)pages * (unsigned long long)psize;
 	mem /= 2;
 	return mem > (size_t)-1 ? (size_t)-1 : (size_t)mem;
 }
@@ -191,8 +196,8 @@ static bool first_has_source_id(jscan *js)
 	bool has;
 	size_t s, e;
 	if (jscan_array_begin(js, &it, "edges") ||
-	    jscan_array_next(js, &it, &has) || !has ||
-	    jscan_peek(js) != '{' || jscan_value(js, &s, &e))
+	    jscan_array_next(js, &it, &has) || !has || jscan_peek(js) != '{' ||
+	    jscan_value(js, &s, &e))
 		return false;
 	return jscan_member_offset(js->text, s, e, "sourceId") != s;
 }
@@ -335,9 +340,10 @@ static dp_status detect_text(const char *path, const char *text, size_t len,
 		*fmt = DP_FMT_DOT;
 		return DP_OK;
 	}
-	return dp_err_set(err, DP_EINPUT, path, 0, 0,
-			  "cannot tell the format of this file: expected " FORMAT_LIST
-			  "; use --format to force one");
+	return dp_err_set(
+		err, DP_EINPUT, path, 0, 0,
+		"cannot tell the format of this file: expected " FORMAT_LIST
+		"; use --format to force one");
 }
 
 dp_status load_detect(const char *path, dp_format *fmt, dp_err *err)
@@ -462,8 +468,7 @@ dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
 	if (!s && !g->name[0]) {
 		char *b = base_name(path);
 		s = b ? graph_set_name(g, b, err)
-		      : dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-				   "out of memory");
+		      : dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory");
 		free(b);
 	}
 	if (!s)

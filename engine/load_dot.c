@@ -91,8 +91,8 @@ static bool token_at(const char *text, size_t i, size_t n, size_t len)
 	char after = i + n < len ? text[i + n] : ' ';
 	bool word_before = isalnum((unsigned char)before) || before == '_' ||
 			   before == '.';
-	bool word_after = isalnum((unsigned char)after) || after == '_' ||
-			  after == '.';
+	bool word_after =
+		isalnum((unsigned char)after) || after == '_' || after == '.';
 	return !word_before && !word_after;
 }
 
@@ -157,8 +157,8 @@ static dp_status value_error(dload *D, const char *what, const char *name,
 			  "%s '%s', attribute %s: %s", what, name, field, msg);
 }
 
-static dp_status size_attr(dload *D, void *obj, Agsym_t *sym,
-			   const char *name, int64_t *out)
+static dp_status size_attr(dload *D, void *obj, Agsym_t *sym, const char *name,
+			   int64_t *out)
 {
 	const char *v = attr(obj, sym);
 	dp_err e;
@@ -242,8 +242,7 @@ static dp_status read_edge(dload *D, Agedge_t *ed)
 		else if (strcasecmp(v, "false") && strcmp(v, "0") &&
 			 strcasecmp(v, "no"))
 			return dp_err_set(D->err, DP_EINPUT, D->path,
-					  guess_line(D->text, to, "control"),
-					  0,
+					  guess_line(D->text, to, "control"), 0,
 					  "edge '%s', attribute control: "
 					  "expected true or false, got '%.40s'",
 					  label, v);
@@ -262,8 +261,7 @@ static dp_status read_hint(dload *D)
 	if ((v = agget(D->ag, "devices")) && v[0]) {
 		double d;
 		size_t k = units_scan_number(v, &d);
-		if (!k || v[k] || d != floor(d) || d < 1 ||
-		    d > DP_MAX_DEVICES)
+		if (!k || v[k] || d != floor(d) || d < 1 || d > DP_MAX_DEVICES)
 			return dp_err_set(D->err, DP_EINPUT, D->path,
 					  guess_line(D->text, "devices", NULL),
 					  0,
@@ -350,8 +348,7 @@ dp_status load_dot(const char *path, const char *text, size_t len,
 	D.err = err;
 	D.g = graph_new(NULL);
 	if (!D.g)
-		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
-				  "out of memory");
+		return dp_err_set(err, DP_ENOMEM, path, 0, 0, "out of memory");
 	pthread_mutex_lock(&dot_lock);
 	dot_msgs_len = 0;
 	dot_msgs[0] = '\0';

@@ -51,10 +51,9 @@ static const char *kind_of(const cJSON *v)
 
 /* Error "ARR[IDX].FIELD: message" at the field's value in the file (at the
  * element itself when field is NULL or absent). */
-static dp_status field_error(jload *L, const char *field, const char *fmt,
-			     ...) __attribute__((format(printf, 3, 4)));
-static dp_status field_error(jload *L, const char *field, const char *fmt,
-			     ...)
+static dp_status field_error(jload *L, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static dp_status field_error(jload *L, const char *field, const char *fmt, ...)
 {
 	char msg[900];
 	va_list ap;
@@ -96,8 +95,7 @@ static dp_status get_time(jload *L, const cJSON *obj, const char *field,
 	if (!v || cJSON_IsNull(v))
 		return DP_OK;
 	if (!cJSON_IsNumber(v))
-		return field_error(L, field,
-				   "expected a number >= 0, got %s",
+		return field_error(L, field, "expected a number >= 0, got %s",
 				   kind_of(v));
 	if (!isfinite(v->valuedouble) || v->valuedouble < 0)
 		return field_error(L, field,
@@ -237,8 +235,7 @@ static dp_status get_endpoint(jload *L, const cJSON *o, const char *field,
 				   kind_of(v));
 	*id = graph_find(L->g, v->valuestring);
 	if (*id == UINT32_MAX)
-		return field_error(L, field, "unknown op '%s'",
-				   v->valuestring);
+		return field_error(L, field, "unknown op '%s'", v->valuestring);
 	return DP_OK;
 }
 
@@ -306,11 +303,12 @@ static dp_status read_array(jload *L, const char *arr,
 			size_t off = endp && endp >= js->text + L->s
 					     ? (size_t)(endp - js->text)
 					     : L->s;
-			return jscan_error_at(js, off,
-					      "%s[%u]: cannot read this element "
-					      "(a \\u escape that is not valid "
-					      "UTF-16, or out of memory)",
-					      arr, L->idx);
+			return jscan_error_at(
+				js, off,
+				"%s[%u]: cannot read this element "
+				"(a \\u escape that is not valid "
+				"UTF-16, or out of memory)",
+				arr, L->idx);
 		}
 		st = fn(L, item);
 		cJSON_Delete(item);
@@ -333,8 +331,8 @@ static dp_status read_machine(jload *L)
 	dp_status st = jscan_value(js, &L->s, &L->e);
 	if (st)
 		return st;
-	cJSON *m = cJSON_ParseWithLengthOpts(js->text + L->s, L->e - L->s,
-					     NULL, false);
+	cJSON *m = cJSON_ParseWithLengthOpts(js->text + L->s, L->e - L->s, NULL,
+					     false);
 	if (!m)
 		return jscan_error_at(js, L->s,
 				      "machine: cannot read this object");
@@ -344,16 +342,18 @@ static dp_status read_machine(jload *L)
 	dp_err e;
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "devices");
 	if (v && !cJSON_IsNull(v)) {
-		if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+		if (!cJSON_IsNumber(v) ||
+		    v->valuedouble != floor(v->valuedouble) ||
 		    v->valuedouble < 1 || v->valuedouble > DP_MAX_DEVICES) {
 			char got[32];
 			if (cJSON_IsNumber(v))
 				snprintf(got, sizeof got, "%g", v->valuedouble);
 			else
 				snprintf(got, sizeof got, "%s", kind_of(v));
-			st = field_error(L, "devices",
-					 "expected an integer from 1 to %d, got %s",
-					 DP_MAX_DEVICES, got);
+			st = field_error(
+				L, "devices",
+				"expected an integer from 1 to %d, got %s",
+				DP_MAX_DEVICES, got);
 			goto out;
 		}
 		h->devices = (int)v->valuedouble;
@@ -490,8 +490,8 @@ static dp_status read_top(jload *L)
 					"format: expected \"dnnpart-graph\", "
 					"got \"%s\"%s",
 					js->sbuf,
-					strcmp(js->sbuf, "dnnpart-placement")
-							== 0
+					strcmp(js->sbuf, "dnnpart-placement") ==
+							0
 						? " (this is a placement file, "
 						  "not a graph)"
 						: "");
@@ -539,8 +539,7 @@ dp_status load_json(const char *path, const char *text, size_t len,
 	L.err = err;
 	L.g = graph_new(NULL);
 	if (!L.g)
-		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
-				  "out of memory");
+		return dp_err_set(err, DP_ENOMEM, path, 0, 0, "out of memory");
 	jscan_init(&L.js, path, text, len, err);
 	if (jscan_peek(&L.js) == -1) {
 		jscan_free(&L.js);

@@ -147,8 +147,7 @@ static int split_list(char *buf, char **items, int max)
 /* Parses a per-device list (one entry for all or exactly m->k) with
  * parse_one, which writes entry i into out[i]. what names the setting in
  * messages ("cap", "speed"). */
-typedef dp_status (*entry_fn)(const char *text, void *out, int i,
-			      dp_err *err);
+typedef dp_status (*entry_fn)(const char *text, void *out, int i, dp_err *err);
 
 static dp_status parse_per_device(const dp_machine *m, const char *spec,
 				  const char *what, entry_fn fn, void *out,

@@ -26,7 +26,7 @@
 typedef struct pread {
 	const char *path;
 	const dp_graph *g;
-	int32_t *dev;     /* per op: device, -1 (CPU) or UNSET */
+	int32_t *dev; /* per op: device, -1 (CPU) or UNSET */
 	/* per op, where the file placed it (0 = not placed): the line for
 	 * .place, the offset + 1 for JSON (turned into a line only for a
 	 * message, so that reading stays linear) */
@@ -117,12 +117,13 @@ static dp_status read_place(pread *P, char *text)
 						  s);
 			int32_t dev;
 			if (!parse_device(sp, strlen(sp), &dev))
-				return dp_err_set(P->err, DP_EINPUT, P->path,
-						  line, (int)(sp - p) + 1,
-						  "bad device '%.40s': expected "
-						  "an integer from -1 (CPU) to "
-						  "%d",
-						  sp, DP_MAX_DEVICES - 1);
+				return dp_err_set(
+					P->err, DP_EINPUT, P->path, line,
+					(int)(sp - p) + 1,
+					"bad device '%.40s': expected "
+					"an integer from -1 (CPU) to "
+					"%d",
+					sp, DP_MAX_DEVICES - 1);
 			char *ne = sp;
 			while (ne > s && isspace((unsigned char)ne[-1]))
 				ne--;
@@ -167,7 +168,8 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 			break;
 		int32_t dev;
 		if (js->text[s] == '"' || js->text[s] == '{' ||
-		    js->text[s] == '[' || !parse_device(js->text + s, e - s, &dev)) {
+		    js->text[s] == '[' ||
+		    !parse_device(js->text + s, e - s, &dev)) {
 			st = jscan_error_at(js, s,
 					    "placement of '%s': expected a "
 					    "device number from -1 (CPU) to %d",
@@ -184,8 +186,7 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 	return st;
 }
 
-static dp_status read_json(pread *P, const char *text, size_t len,
-			   int *devices)
+static dp_status read_json(pread *P, const char *text, size_t len, int *devices)
 {
 	jscan js;
 	jscan_init(&js, P->path, text, len, P->err);
@@ -280,12 +281,11 @@ static void fill_omitted(const dp_graph *g, int32_t *dev,
 			int64_t best_bytes = -1;
 			uint32_t best_op = UINT32_MAX;
 			for (int dir = 0; dir < 2; dir++) {
-				const uint32_t *off = dir ? g->pred_off
-							  : g->succ_off;
-				const uint32_t *idx = dir ? g->pred_edge
-							  : g->succ_edge;
-				for (uint32_t i = off[u]; i < off[u + 1];
-				     i++) {
+				const uint32_t *off =
+					dir ? g->pred_off : g->succ_off;
+				const uint32_t *idx =
+					dir ? g->pred_edge : g->succ_edge;
+				for (uint32_t i = off[u]; i < off[u + 1]; i++) {
 					const dp_edge *e = &g->edges[idx[i]];
 					uint32_t v = dir ? e->from : e->to;
 					if (from[v] < 0)
@@ -425,7 +425,8 @@ dp_status placement_write_json(const char *path, const dp_graph *g,
 	fputs(",\n    \"devices\": [", f);
 	for (int d = 0; plan->sim.dev && d < plan->k; d++) {
 		const dp_device_stats *ds = &plan->sim.dev[d];
-		fprintf(f, "%s\n      {\"index\": %d, \"ops\": %u, \"busy_us\": ",
+		fprintf(f,
+			"%s\n      {\"index\": %d, \"ops\": %u, \"busy_us\": ",
 			d ? "," : "", d, ds->ops);
 		put_num(f, ds->busy_us);
 		fprintf(f, ", \"peak_bytes\": %lld, \"cap_bytes\": ",

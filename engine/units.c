@@ -266,9 +266,10 @@ dp_status units_parse_time(const char *s, double *us, dp_err *err)
 		const char *u;
 		double mult;
 	} units[] = {
-		{"", 1},	 {"us", 1},	  {"\xc2\xb5s", 1}, /* µ */
-		{"\xce\xbcs", 1}, /* Greek mu */ {"ns", 1e-3}, {"ms", 1e3},
-		{"s", 1e6},
+		{"", 1},	  {"us", 1},
+		{"\xc2\xb5s", 1}, /* µ */
+		{"\xce\xbcs", 1}, /* Greek mu */ {"ns", 1e-3},
+		{"ms", 1e3},	  {"s", 1e6},
 	};
 	double v, mult = 0;
 	const char *u;
@@ -304,8 +305,8 @@ static void fmt3(char *buf, size_t size, double v, const char *unit)
 
 char *units_fmt_bytes(int64_t bytes, char *buf, size_t size)
 {
-	static const char *const names[] = {"KiB", "MiB", "GiB", "TiB",
-					    "PiB", "EiB"};
+	static const char *const names[] = {"KiB", "MiB", "GiB",
+					    "TiB", "PiB", "EiB"};
 	if (size == 0)
 		return buf;
 	const char *sign = bytes < 0 ? "-" : "";

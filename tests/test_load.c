@@ -69,7 +69,8 @@ static void test_detect_other_tools_formats(void)
 	snprintf(path, sizeof path, "%s/pardnn-resnet", sh);
 	CHECK_INT(detect(path, &err), DP_FMT_PARDNN);
 	/* the ParDNN folder's edge list is itself a DOT file */
-	snprintf(path, sizeof path, "%s/pardnn-resnet/crn_src_sink_low.dot", sh);
+	snprintf(path, sizeof path, "%s/pardnn-resnet/crn_src_sink_low.dot",
+		 sh);
 	CHECK_INT(detect(path, &err), DP_FMT_DOT);
 	static const char *const models[] = {
 		"alexnet",  "gnmt",	 "nasnetamobile", "resnet18",
@@ -182,10 +183,14 @@ static void test_format_names_and_parse(void)
 		const char *text;
 		dp_format f;
 	} ok[] = {
-		{"auto", DP_FMT_AUTO},	     {"json", DP_FMT_JSON},
-		{"native", DP_FMT_JSON},     {"DOT", DP_FMT_DOT},
-		{"gv", DP_FMT_DOT},	     {"pardnn", DP_FMT_PARDNN},
-		{"fiddle", DP_FMT_FIDDLE},   {"msr-fiddle", DP_FMT_FIDDLE},
+		{"auto", DP_FMT_AUTO},
+		{"json", DP_FMT_JSON},
+		{"native", DP_FMT_JSON},
+		{"DOT", DP_FMT_DOT},
+		{"gv", DP_FMT_DOT},
+		{"pardnn", DP_FMT_PARDNN},
+		{"fiddle", DP_FMT_FIDDLE},
+		{"msr-fiddle", DP_FMT_FIDDLE},
 		{"pipedream", DP_FMT_PIPEDREAM},
 	};
 	dp_err err;

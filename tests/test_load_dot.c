@@ -138,7 +138,8 @@ static void test_dot_errors_name_the_line(void)
 		dp_err_clear(&err);
 		dp_status st = graph_load(path, DP_FMT_AUTO, &g, &err);
 		if (st != DP_EINPUT || g) {
-			test_fail(__FILE__, __LINE__, "%s: status %d", path, st);
+			test_fail(__FILE__, __LINE__, "%s: status %d", path,
+				  st);
 			graph_free(g);
 			continue;
 		}
@@ -165,7 +166,8 @@ static void test_dot_syntax_error_prints_nothing(void)
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_status a = graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err);
-	static const char warn[] = "digraph w { a -> b; a [label=<<b>unclosed]; }";
+	static const char warn[] =
+		"digraph w { a -> b; a [label=<<b>unclosed]; }";
 	dp_status b = load_dot("warn.dot", warn, sizeof warn - 1, &g, &err);
 	fflush(stderr);
 	dup2(saved, 2);
@@ -197,7 +199,8 @@ static void test_dot_good_after_bad(void)
  * parse: a second graph on the closing line became the next file's graph. */
 static void test_dot_nothing_leaks_into_the_next_parse(void)
 {
-	static const char two[] = "digraph one { a -> b } digraph two { x -> y }\n";
+	static const char two[] =
+		"digraph one { a -> b } digraph two { x -> y }\n";
 	static const char next[] = "digraph n {\n p -> q -> r\n}\n";
 	static const char bad[] = "digraph m {\n  u -> ;\n}\n";
 	dp_graph *g = NULL;
@@ -206,8 +209,7 @@ static void test_dot_nothing_leaks_into_the_next_parse(void)
 	CHECK_STR(g->name, "one"); /* the first graph of a file is read */
 	graph_free(g);
 	g = NULL;
-	REQUIRE(load_dot("next.dot", next, sizeof next - 1, &g, &err) ==
-		DP_OK);
+	REQUIRE(load_dot("next.dot", next, sizeof next - 1, &g, &err) == DP_OK);
 	CHECK_STR(g->name, "n");
 	CHECK_INT(g->nops, 3);
 	CHECK(graph_find(g, "x") == UINT32_MAX);
@@ -237,8 +239,8 @@ static void test_dot_cgraph_still_usable_after_loading(void)
 static void test_dot_real_pardnn_edges_file(void)
 {
 	char path[512];
-	snprintf(path, sizeof path,
-		 "%s/pardnn-resnet/crn_src_sink_low.dot", test_shared_dir());
+	snprintf(path, sizeof path, "%s/pardnn-resnet/crn_src_sink_low.dot",
+		 test_shared_dir());
 	dp_graph *g = load_ok(path);
 	REQUIRE(g);
 	/* the counts the benchmark README states for this graph */

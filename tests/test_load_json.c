@@ -46,7 +46,7 @@ static void test_json_every_field_is_read(void)
 	CHECK(oa->colocate >= 0 && oa->colocate == ob->colocate);
 	CHECK_STR(graph_str(g, g->group_label[oa->colocate]), "g1");
 	CHECK_INT(ob->pin, 1);
-	CHECK_INT(ob->output_bytes, 1000); /* "1kB" */
+	CHECK_INT(ob->output_bytes, 1000);     /* "1kB" */
 	CHECK_STR(graph_str(g, ob->type), ""); /* null = not given */
 	CHECK_NEAR(ob->time_us, 3, 0);
 	/* an integer colocation label becomes its decimal text */
@@ -82,7 +82,7 @@ static void test_json_defaults_and_basename(void)
 	CHECK_INT(g->ops[1].pin, -1);
 	CHECK_INT(g->ops[1].colocate, -1);
 	CHECK_INT(g->edges[0].bytes, 100);
-	CHECK_INT(g->hint.devices, 0);	 /* no machine block */
+	CHECK_INT(g->hint.devices, 0); /* no machine block */
 	CHECK(g->hint.lat_us < 0);
 	graph_free(g);
 }
@@ -124,8 +124,7 @@ static const struct {
 	 "ops[2].name: duplicate op name 'a' (first defined as ops[0])"},
 	{"json_bad_unknown_endpoint.json", 7, 11,
 	 "edges[3].to: unknown op 'foo'"},
-	{"json_bad_self_loop.json", 2, 32,
-	 "edges[0].to: self-loop on op 'a'"},
+	{"json_bad_self_loop.json", 2, 32, "edges[0].to: self-loop on op 'a'"},
 	{"json_bad_missing_name.json", 2, 5, "ops[0]: missing \"name\""},
 	{"json_bad_truncated.json", 3, 15,
 	 "unexpected end of file, expected ',' or '}' to continue the object "
@@ -183,7 +182,8 @@ static void test_json_errors_have_exact_positions(void)
 		dp_err_clear(&err);
 		dp_status st = graph_load(path, DP_FMT_AUTO, &g, &err);
 		if (st != DP_EINPUT || g != NULL) {
-			test_fail(__FILE__, __LINE__, "%s: status %d", path, st);
+			test_fail(__FILE__, __LINE__, "%s: status %d", path,
+				  st);
 			graph_free(g);
 			continue;
 		}
@@ -215,9 +215,9 @@ static void test_json_cycle_is_named_with_the_file(void)
 
 static void test_json_loader_direct_from_text(void)
 {
-	static const char text[] =
-		"{\"name\": \"t\", \"ops\": [{\"name\": \"u\", \"time_us\": 1e2}],"
-		" \"future\": {\"nested\": [[[1]]]}}";
+	static const char text[] = "{\"name\": \"t\", \"ops\": [{\"name\": "
+				   "\"u\", \"time_us\": 1e2}],"
+				   " \"future\": {\"nested\": [[[1]]]}}";
 	dp_graph *g = NULL;
 	dp_err err;
 	REQUIRE(load_json("mem.json", text, sizeof text - 1, &g, &err) ==
@@ -228,9 +228,9 @@ static void test_json_loader_direct_from_text(void)
 	graph_free(g);
 	static const char placement[] =
 		"{\"format\": \"dnnpart-placement\", \"ops\": []}";
-	CHECK_INT(load_json("p.json", placement, sizeof placement - 1, &g,
-			    &err),
-		  DP_EINPUT);
+	CHECK_INT(
+		load_json("p.json", placement, sizeof placement - 1, &g, &err),
+		DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "this is a placement file, not a graph");
 	CHECK_INT(load_json("e.json", "  ", 2, &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "empty file");
@@ -238,7 +238,8 @@ static void test_json_loader_direct_from_text(void)
 	size_t n = 2000;
 	char *deep = malloc(2 * n + 64);
 	REQUIRE(deep);
-	size_t k = (size_t)sprintf(deep, "{\"ops\": [{\"name\": \"a\"}], \"x\": ");
+	size_t k =
+		(size_t)sprintf(deep, "{\"ops\": [{\"name\": \"a\"}], \"x\": ");
 	for (size_t i = 0; i < n; i++)
 		deep[k++] = '[';
 	for (size_t i = 0; i < n; i++)
@@ -265,7 +266,8 @@ static void test_json_large_generated_graph(void)
 	      f);
 	for (unsigned i = 0; i < n; i++)
 		fprintf(f,
-			"%s{\"name\":\"op%u\",\"type\":\"T%u\",\"time_us\":%u.5,"
+			"%s{\"name\":\"op%u\",\"type\":\"T%u\",\"time_us\":%u."
+			"5,"
 			"\"output_bytes\":%u,\"layer\":\"l%u\"}\n",
 			i ? "," : "", i, i % 7, i % 100, 1000 + i, i / 1000);
 	fputs("],\n\"edges\":[\n", f);
@@ -274,7 +276,9 @@ static void test_json_large_generated_graph(void)
 	for (unsigned i = 0; i < n; i++)
 		for (int s = 0; s < 3; s++)
 			if (i + step[s] < n)
-				fprintf(f, "%s{\"from\":\"op%u\",\"to\":\"op%u\"}\n",
+				fprintf(f,
+					"%s{\"from\":\"op%u\",\"to\":\"op%u\"}"
+					"\n",
 					edges++ ? "," : "", i, i + step[s]);
 	fputs("]}\n", f);
 	fclose(f);

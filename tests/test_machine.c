@@ -194,7 +194,7 @@ static void test_machine_from_hint(void)
 TEST_MAIN(TEST(test_machine_init_defaults),
 	  TEST(test_machine_device_count_is_checked),
 	  TEST(test_machine_caps_one_for_all_or_one_each),
-	  TEST(test_machine_bad_caps_name_the_entry),
-	  TEST(test_machine_speeds), TEST(test_machine_link_presets),
+	  TEST(test_machine_bad_caps_name_the_entry), TEST(test_machine_speeds),
+	  TEST(test_machine_link_presets),
 	  TEST(test_machine_resize_copies_last_device),
 	  TEST(test_machine_copy_is_deep), TEST(test_machine_from_hint))

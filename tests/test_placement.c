@@ -93,9 +93,8 @@ static void test_placement_place_with_crlf_and_tabs(void)
  * neighbour with the smaller op id. */
 static void test_placement_omitted_chains_and_ties(void)
 {
-	static const char *const names[] = {"x",  "y",  "z", "w",
-					    "s0", "s1", "s2", "u",
-					    "p1", "t1", "p2"};
+	static const char *const names[] = {"x",  "y", "z",  "w",  "s0", "s1",
+					    "s2", "u", "p1", "t1", "p2"};
 	dp_graph *g = graph_new("chains");
 	for (int i = 0; i < 11; i++) {
 		uint32_t id;
@@ -149,7 +148,8 @@ static const struct {
 	{"place_bad_line.place", 2, 1,
 	 "expected 'NAME DEVICE' (an op name, a space and a device number), "
 	 "got 'justonetoken'"},
-	{"place_bad_dup.place", 3, 1, "op 'a' is placed twice (first on line 1)"},
+	{"place_bad_dup.place", 3, 1,
+	 "op 'a' is placed twice (first on line 1)"},
 	{"placement_bad_unknown.json", 4, 4, "unknown op 'nope'"},
 	{"placement_bad_devices.json", 3, 21,
 	 "device 3 is out of range: the file says \"devices\": 2 on line 4"},
@@ -158,8 +158,7 @@ static const struct {
 	{"placement_bad_format.json", 1, 12,
 	 "format: expected \"dnnpart-placement\", got \"dnnpart-graph\" (this "
 	 "is a graph file, not a placement)"},
-	{"placement_bad_no_map.json", 1, 1,
-	 "missing the \"placement\" object"},
+	{"placement_bad_no_map.json", 1, 1, "missing the \"placement\" object"},
 };
 
 static void test_placement_errors_name_the_line(void)
@@ -254,8 +253,10 @@ static void test_placement_json_round_trip_with_metrics(void)
 	CHECK_INT(cJSON_GetObjectItem(j, "devices")->valueint, 3);
 	cJSON *m = cJSON_GetObjectItem(j, "metrics");
 	REQUIRE(m);
-	CHECK_NEAR(cJSON_GetObjectItem(m, "makespan_us")->valuedouble, 123.5, 0);
-	CHECK_NEAR(cJSON_GetObjectItem(m, "lower_bound_us")->valuedouble, 100, 0);
+	CHECK_NEAR(cJSON_GetObjectItem(m, "makespan_us")->valuedouble, 123.5,
+		   0);
+	CHECK_NEAR(cJSON_GetObjectItem(m, "lower_bound_us")->valuedouble, 100,
+		   0);
 	CHECK_NEAR(cJSON_GetObjectItem(m, "xlb")->valuedouble, 1.235, 0);
 	CHECK_NEAR(cJSON_GetObjectItem(m, "speedup")->valuedouble, 2.5, 0);
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(m, "feasible")));
@@ -270,8 +271,8 @@ static void test_placement_json_round_trip_with_metrics(void)
 	CHECK_INT(cJSON_GetObjectItem(d1, "cap_bytes")->valuedouble, 1500);
 	CHECK_INT(cJSON_GetObjectItem(d1, "comm_in_bytes")->valuedouble, 7);
 	CHECK_INT(cJSON_GetObjectItem(d1, "comm_out_bytes")->valuedouble, 11);
-	CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(devs, 2),
-					       "cap_bytes")));
+	CHECK(cJSON_IsNull(
+		cJSON_GetObjectItem(cJSON_GetArrayItem(devs, 2), "cap_bytes")));
 	cJSON *map = cJSON_GetObjectItem(j, "placement");
 	CHECK_INT(cJSON_GetArraySize(map), 8);
 	CHECK_INT(cJSON_GetObjectItem(map, "iso")->valueint, 1);

@@ -101,23 +101,24 @@ static void test_units_bandwidth_is_bytes_per_us(void)
 		const char *text;
 		double want; /* bytes per µs */
 	} cases[] = {
-		{"130GB/s", 130000},   {"5.7GB/s", 5700},
-		{"25 GB/s", 25000},    {"900GiB/s", 900 * GIB / 1e6},
-		{"1e9", 1000},	       {"1000000", 1},
-		{"1MB/s", 1},	       {"8B/s", 8e-6},
-		{"1/s", 1e-6},	       {"2kB/s", 2e-3},
+		{"130GB/s", 130000}, {"5.7GB/s", 5700},
+		{"25 GB/s", 25000},  {"900GiB/s", 900 * GIB / 1e6},
+		{"1e9", 1000},	     {"1000000", 1},
+		{"1MB/s", 1},	     {"8B/s", 8e-6},
+		{"1/s", 1e-6},	     {"2kB/s", 2e-3},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		double v = -1;
 		dp_err err;
 		dp_status st = units_parse_bandwidth(cases[i].text, &v, &err);
-		if (st != DP_OK || fabs(v - cases[i].want) > 1e-9 * cases[i].want)
+		if (st != DP_OK ||
+		    fabs(v - cases[i].want) > 1e-9 * cases[i].want)
 			test_fail(__FILE__, __LINE__,
 				  "'%s': status %d, %.9g, want %.9g",
 				  cases[i].text, st, v, cases[i].want);
 	}
-	static const char *const bad[] = {"130GB", "0",	    "-1GB/s",
-					  "abc",   "130XB/s", "",
+	static const char *const bad[] = {"130GB", "0",		"-1GB/s",
+					  "abc",   "130XB/s",	"",
 					  "0GB/s", "1e400GB/s", "GB/s"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		double v;
@@ -126,8 +127,8 @@ static void test_units_bandwidth_is_bytes_per_us(void)
 		if (units_parse_bandwidth(bad[i], &v, &err) != DP_EINPUT ||
 		    !strstr(err.msg, "bandwidth"))
 			test_fail(__FILE__, __LINE__,
-				  "'%s' accepted or bad message \"%s\"",
-				  bad[i], err.msg);
+				  "'%s' accepted or bad message \"%s\"", bad[i],
+				  err.msg);
 	}
 	dp_err err;
 	double v;
@@ -141,9 +142,9 @@ static void test_units_time_is_microseconds(void)
 		const char *text;
 		double want;
 	} cases[] = {
-		{"25us", 25},	 {"25µs", 25},	  {"25\xce\xbcs", 25},
-		{"25", 25},	 {"2ms", 2000},	  {"1.5s", 1.5e6},
-		{"100ns", 0.1},	 {"0", 0},	  {" 3 ms ", 3000},
+		{"25us", 25},	{"25µs", 25},  {"25\xce\xbcs", 25},
+		{"25", 25},	{"2ms", 2000}, {"1.5s", 1.5e6},
+		{"100ns", 0.1}, {"0", 0},      {" 3 ms ", 3000},
 		{"2MS", 2000},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -203,9 +204,9 @@ static void test_units_format_three_digits(void)
 
 static void test_units_fmt_num_round_trips(void)
 {
-	static const double vals[] = {0,      0.1,	1.0 / 3, 1048576,
-				      -2.5,   1e-300, 6.02214076e23,
-				      12.25,  130000};
+	static const double vals[] = {0,     0.1,    1.0 / 3,	    1048576,
+				      -2.5,  1e-300, 6.02214076e23, 12.25,
+				      130000};
 	char b[40];
 	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
 		units_fmt_num(vals[i], b, sizeof b);
@@ -213,8 +214,7 @@ static void test_units_fmt_num_round_trips(void)
 		size_t n = units_scan_number(b, &back);
 		if (n != strlen(b) || back != vals[i])
 			test_fail(__FILE__, __LINE__,
-				  "%.17g -> \"%s\" -> %.17g", vals[i], b,
-				  back);
+				  "%.17g -> \"%s\" -> %.17g", vals[i], b, back);
 	}
 	CHECK_STR(units_fmt_num(0.1, b, sizeof b), "0.1");
 	CHECK_STR(units_fmt_num(1048576, b, sizeof b), "1048576");

@@ -20,18 +20,19 @@
 #include "err.h"
 
 typedef struct jscan {
-	const char *text; /* whole file (NUL-terminated at text[len] or beyond) */
-	size_t len;       /* scanning stops here */
+	const char
+		*text; /* whole file (NUL-terminated at text[len] or beyond) */
+	size_t len;    /* scanning stops here */
 	size_t pos;
 	const char *path; /* for messages */
 	dp_err *err;
-	char *sbuf;       /* last decoded string (jscan_string) */
+	char *sbuf; /* last decoded string (jscan_string) */
 	size_t slen, scap;
 } jscan;
 
 /* A position inside an object or array being iterated. */
 typedef struct jscan_iter {
-	size_t open;      /* offset of its '{' or '[' */
+	size_t open; /* offset of its '{' or '[' */
 	bool first;
 	const char *what; /* "the top-level object", "ops", ... for messages */
 } jscan_iter;
