@@ -13,61 +13,8 @@
 
 #include "algo.h"
 #include "internal/heft.h"
+#include "internal/heft_slots.h"
 #include "internal/listsched.h"
-
-typedef struct slot {
-	double s, f;
-} slot;
-
-typedef struct slots {
-	slot *a;
-	uint32_t len, cap;
-} slots;
-
-/* Earliest start >= ready of a task of length dur on a processor whose busy
- * slots are ps (sorted, disjoint): the first idle gap that holds it, else
- * after the last slot (insertion-based policy, section 4.2). *pos is where
- * the new slot goes. */
-static double slot_find(const slots *ps, double ready, double dur,
-			uint32_t *pos)
-{
-	uint32_t lo = 0, hi = ps->len;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ps->a[mid].f <= ready)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	double t = ready;
-	for (uint32_t i = lo; i < ps->len; i++) {
-		if (t + dur <= ps->a[i].s) {
-			*pos = i;
-			return t;
-		}
-		if (ps->a[i].f > t)
-			t = ps->a[i].f;
-	}
-	*pos = ps->len;
-	return t;
-}
-
-static int slot_insert(slots *ps, uint32_t pos, double s, double f)
-{
-	if (ps->len == ps->cap) {
-		uint32_t nc = ps->cap ? ps->cap * 2 : 16;
-		slot *q = realloc(ps->a, (size_t)nc * sizeof *q);
-		if (!q)
-			return -1;
-		ps->a = q;
-		ps->cap = nc;
-	}
-	memmove(ps->a + pos + 1, ps->a + pos,
-		(size_t)(ps->len - pos) * sizeof *ps->a);
-	ps->a[pos] = (slot){s, f};
-	ps->len++;
-	return 0;
-}
 
 typedef struct ranked {
 	double rank;
@@ -102,8 +49,8 @@ typedef struct heft_work {
 	ranked *order;
 	double *wbar;
 	double *est, *eft; /* per processor, for the task at hand */
-	uint32_t *pos;
-	slots *busy;
+	hs_pos *pos;
+	heft_slots *busy;
 	ls_cons cons;
 	/* ports mode */
 	double *send_free, *recv_free, *send_tmp;
@@ -219,7 +166,7 @@ static void work_free(heft_work *w, int k)
 	free(w->pos);
 	if (w->busy)
 		for (int p = 0; p < k; p++)
-			free(w->busy[p].a);
+			heft_slots_free(&w->busy[p]);
 	free(w->busy);
 	ls_cons_free(&w->cons);
 	free(w->send_free);
@@ -243,7 +190,8 @@ static int choose(const heft_problem *pb, heft_schedule *out, heft_work *w,
 	for (int p = lo; p < hi; p++) {
 		double dur = cost(pb, v, p);
 		double ready = ready_on(pb, out, w, v, p, false);
-		w->est[p] = slot_find(&w->busy[p], ready, dur, &w->pos[p]);
+		w->est[p] =
+			heft_slots_find(&w->busy[p], ready, dur, &w->pos[p]);
 		w->eft[p] = w->est[p] + dur;
 		if (pb->mem && ls_mem_over(pb->mem, v, p) > 0)
 			continue;
@@ -288,7 +236,8 @@ static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
 		if (ready < 0)
 			return -1;
 		if (ready > s) {
-			s = slot_find(&w->busy[p], ready, f - s, &w->pos[p]);
+			s = heft_slots_find(&w->busy[p], ready, f - s,
+					    &w->pos[p]);
 			f = s + (w->eft[p] - w->est[p]);
 		}
 	}
@@ -298,7 +247,7 @@ static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
 	if (f > out->makespan)
 		out->makespan = f;
 	ls_cons_place(&w->cons, v, p);
-	if (slot_insert(&w->busy[p], w->pos[p], s, f))
+	if (heft_slots_insert(&w->busy[p], w->pos[p], s, f))
 		return -1;
 	if (!pb->mem)
 		return 0;

@@ -7,6 +7,7 @@
 #include "algo.h"
 #include "graph.h"
 #include "internal/heft.h"
+#include "internal/heft_slots.h"
 #include "internal/listsched.h"
 #include "lib/testlib.h"
 #include "machine.h"
@@ -135,6 +136,60 @@ static void test_heft_inserts_into_idle_gap(void)
 	CHECK_NEAR(st2[z], 0, 1e-9);
 	CHECK_NEAR(s2.makespan, 25, 1e-9);
 	graph_free(g);
+}
+
+/* The blocked gap index gives exactly the plain scan's answers: random
+ * ready times and durations (some zero), 5000 insertions, checked against
+ * a flat sorted array scanned from the first interval ending after ready. */
+static void test_heft_slots_match_plain_scan(void)
+{
+	static double fs[5000], ff[5000];
+	uint32_t n = 0;
+	heft_slots hs = {0};
+	uint64_t r = 12345;
+	for (int it = 0; it < 5000; it++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		double ready = (double)((r >> 33) % 200000) / 8.0;
+		double dur = (r >> 20) % 7 == 0 ? 0 : (double)((r >> 40) % 64);
+		/* plain scan */
+		uint32_t lo = 0;
+		while (lo < n && ff[lo] <= ready)
+			lo++;
+		double t = ready;
+		uint32_t at = n;
+		for (uint32_t i = lo; i < n; i++) {
+			if (t + dur <= fs[i]) {
+				at = i;
+				break;
+			}
+			if (ff[i] > t)
+				t = ff[i];
+		}
+		hs_pos pos;
+		double got = heft_slots_find(&hs, ready, dur, &pos);
+		if (got != t) {
+			test_fail(__FILE__, __LINE__,
+				  "step %d: start %.9g, want %.9g", it, got, t);
+			break;
+		}
+		REQUIRE(heft_slots_insert(&hs, pos, t, t + dur) == 0);
+		memmove(fs + at + 1, fs + at, (n - at) * sizeof *fs);
+		memmove(ff + at + 1, ff + at, (n - at) * sizeof *ff);
+		fs[at] = t;
+		ff[at] = t + dur;
+		n++;
+	}
+	/* the blocks hold the same intervals in the same order */
+	uint32_t k = 0;
+	for (uint32_t b = 0; b < hs.nb; b++)
+		for (uint32_t i = 0; i < hs.b[b]->len; i++, k++)
+			if (k < n &&
+			    (hs.b[b]->s[i] != fs[k] || hs.b[b]->f[i] != ff[k]))
+				test_fail(__FILE__, __LINE__,
+					  "interval %u differs", k);
+	CHECK_INT(k, n);
+	CHECK(hs.nb > 1);
+	heft_slots_free(&hs);
 }
 
 /* Ports mode: a and b on P0 feed c and d on P1 (each edge costs 10). a's
@@ -298,6 +353,7 @@ static void test_heft_cancel(void)
 
 TEST_MAIN(TEST(test_heft_paper_example_makespan_80),
 	  TEST(test_heft_inserts_into_idle_gap),
+	  TEST(test_heft_slots_match_plain_scan),
 	  TEST(test_heft_ports_mode_shares_and_serialises),
 	  TEST(test_heft_memory_check_moves_op),
 	  TEST(test_heft_honours_pins_and_groups), TEST(test_heft_cancel))
