@@ -252,6 +252,67 @@ int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e)
 	return need;
 }
 
+void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need,
+		 uint8_t *mark)
+{
+	const dp_graph *g = c->g;
+	const dp_sim_result *r = &c->res;
+	int k = c->k;
+	int32_t grp = g->ops[rep].colocate;
+	uint32_t len;
+	const uint32_t *mem = pd_unit(g, &rep, &len);
+	for (int e = 0; e < k; e++) {
+		need[e] = 0;
+		mark[e] = 0;
+	}
+	for (uint32_t i = 0; i < len; i++) {
+		uint32_t u = mem[i];
+		const dp_op *op = &g->ops[u];
+		double last = r->end[u];
+		for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+			uint32_t y = g->edges[g->succ_edge[j]].to;
+			if (r->end[y] > last)
+				last = r->end[y];
+		}
+		for (int e = 0; e < k; e++) {
+			double t = r->dev[e].peak_time;
+			need[e] += op->param_bytes;
+			if (r->start[u] <= t && t < r->end[u])
+				need[e] += op->temp_bytes;
+			if (r->start[u] <= t && t < last)
+				need[e] += op->output_bytes;
+		}
+		for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
+			const dp_edge *ed = &g->edges[g->pred_edge[j]];
+			uint32_t p = ed->from;
+			if (ed->control || (grp >= 0 && g->ops[p].colocate == grp))
+				continue;
+			/* devices that hold a copy of p anyway: p's own and
+			 * those of its other consumers (the first
+			 * PD_COPY_SCAN of them) */
+			uint32_t lo = g->succ_off[p], hi = g->succ_off[p + 1];
+			if (hi - lo > PD_COPY_SCAN)
+				hi = lo + PD_COPY_SCAN;
+			mark[c->place[p]] = 1;
+			for (uint32_t x = lo; x < hi; x++) {
+				const dp_edge *ey = &g->edges[g->succ_edge[x]];
+				uint32_t y = ey->to;
+				if (!ey->control && y != u &&
+				    !(grp >= 0 && g->ops[y].colocate == grp))
+					mark[c->place[y]] = 1;
+			}
+			for (int e = 0; e < k; e++) {
+				double t = r->dev[e].peak_time;
+				if (!mark[e] && r->end[p] <= t && t < r->end[u])
+					need[e] += ed->bytes;
+			}
+			mark[c->place[p]] = 0;
+			for (uint32_t x = lo; x < hi; x++)
+				mark[c->place[g->edges[g->succ_edge[x]].to]] = 0;
+		}
+	}
+}
+
 void pd_stamp_next(pd_ctx *c)
 {
 	if (++c->stamp_gen == 0) {

@@ -39,6 +39,7 @@
 #define PD_MEM_MAX_MOVES 4
 #define PD_MEM_MAX_ROUNDS 64
 #define PD_MEM_MIN_ROUNDS 6
+#define PD_MEM_MAX_CANDS 4096u
 
 typedef struct mcand {
 	double key;
@@ -62,6 +63,8 @@ typedef struct mstate {
 	uint8_t *nmoves;   /* n */
 	int64_t *head;     /* k: headroom (cap - peak - planned) */
 	double *cdelta;    /* k: scratch for pd_comm_delta_all */
+	int64_t *need;     /* k: scratch for pd_need_all */
+	uint8_t *mark;     /* k: scratch for pd_need_all */
 	mcand *cand;
 	int32_t *best;     /* best placement seen */
 } mstate;
@@ -96,10 +99,11 @@ static int32_t best_target(const pd_ctx *c, const mstate *s, uint32_t rep,
 	int64_t best_left = 0;
 	double best_comm = 0;
 	pd_comm_delta_all(c, rep, s->cdelta);
+	pd_need_all(c, rep, s->need, s->mark);
 	for (int32_t e = 0; e < c->k; e++) {
 		if (e == d || has_left(s, rep, e))
 			continue;
-		int64_t nd = pd_need_on(c, rep, e);
+		int64_t nd = s->need[e];
 		if (nd > (s->head[e] > 0 ? s->head[e] : 0))
 			continue;
 		int64_t left = s->head[e] - nd;
@@ -222,18 +226,32 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < s->ntouched; i++) {
 		uint32_t rep = s->touched[i];
-		int64_t freed = s->credit[rep], need;
-		int32_t e;
 		if (c->fix[rep] >= 0 || c->place[rep] != d ||
 		    s->nmoves[rep] >= PD_MEM_MAX_MOVES ||
 		    c->stamp[rep] == c->stamp_gen)
 			continue;
-		double key = move_key(c, s, rep, d, freed, &e, &need);
-		if (key >= 0)
-			s->cand[nc++] = (mcand){key, rep, freed};
+		s->cand[nc++] = (mcand){-(double)s->credit[rep], rep,
+					s->credit[rep]};
 	}
 	for (uint32_t i = 0; i < s->ntouched; i++)
 		s->credit[s->touched[i]] = 0;
+	/* on big graphs only the largest holders are weighed this round */
+	if (nc > PD_MEM_MAX_CANDS) {
+		qsort(s->cand, nc, sizeof *s->cand, mcand_cmp);
+		nc = PD_MEM_MAX_CANDS;
+	}
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < nc; i++) {
+		int64_t need;
+		int32_t e;
+		double key = move_key(c, s, s->cand[i].rep, d, s->cand[i].freed,
+				      &e, &need);
+		if (key >= 0) {
+			s->cand[kept] = s->cand[i];
+			s->cand[kept++].key = key;
+		}
+	}
+	nc = kept;
 	for (uint32_t i = nc / 2; i-- > 0;)
 		mc_down(s->cand, nc, i);
 	int64_t got = 0;
@@ -272,6 +290,8 @@ static void mstate_free(mstate *s)
 	free(s->nmoves);
 	free(s->head);
 	free(s->cdelta);
+	free(s->need);
+	free(s->mark);
 	free(s->cand);
 	free(s->best);
 }
@@ -294,10 +314,12 @@ dp_status pd_memory(pd_ctx *c)
 	s.nmoves = calloc(n, sizeof *s.nmoves);
 	s.head = malloc((size_t)c->k * sizeof *s.head);
 	s.cdelta = malloc((size_t)c->k * sizeof *s.cdelta);
+	s.need = malloc((size_t)c->k * sizeof *s.need);
+	s.mark = malloc((size_t)c->k * sizeof *s.mark);
 	s.cand = malloc(n * sizeof *s.cand);
 	s.best = malloc(n * sizeof *s.best);
 	if (!s.credit || !s.touched || !s.left || !s.nmoves || !s.head ||
-	    !s.cand || !s.best || !s.cdelta) {
+	    !s.cand || !s.best || !s.cdelta || !s.need || !s.mark) {
 		mstate_free(&s);
 		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory in the pardnn memory phase");

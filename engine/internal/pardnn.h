@@ -147,6 +147,10 @@ void pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta);
  * members live at that time, and copies of inputs from other devices that
  * e does not hold yet. An estimate: the next simulation decides. */
 int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e);
+/* pd_need_on for every device at once into need (k entries); mark is k
+ * bytes of scratch. */
+void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need,
+		 uint8_t *mark);
 
 /* The device that all the unit's children (succ) or parents outside the
  * unit sit on, if it is one device other than the unit's own; else -1. */
