@@ -79,7 +79,8 @@ notok() {
 	screen | sed 's/^/#   /'
 }
 
-screen() { $T capture-pane -p -t tui 2>/dev/null; }
+S=tui # the session the helpers talk to
+screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
 # Row N (1-based) of the screen.
 row() { screen | sed -n "${1}p"; }
 
@@ -126,7 +127,7 @@ wait_settled() {
 	done
 }
 
-keys() { $T send-keys -t tui "$@"; }
+keys() { $T send-keys -t "$S" "$@"; }
 
 # A small generated training graph: plans in milliseconds.
 graph=$tmp/g.json
@@ -355,9 +356,11 @@ fi
 # ---- Esc cancels a long rerun; the session goes on ----
 big=$tmp/big.json
 if "$DNNPART" gen --ops 100000 --seed 1 -o "$big" >/dev/null 2>&1; then
-	$T kill-session -t tui >/dev/null 2>&1
-	$T new-session -d -s tui -x 100 -y 30 \
+	# a second session first: killing the last one would stop the server
+	$T new-session -d -s big -x 100 -y 30 \
 		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen \"$DNNPART\" \"$big\" -k 8; echo \"dnnpart exited with \$?\"; exec sleep 60"
+	$T kill-session -t tui >/dev/null 2>&1
+	S=big
 	if wait_for 'rerunning pardnn' 20; then
 		keys Escape
 		t0=$(date +%s)

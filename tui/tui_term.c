@@ -2,6 +2,7 @@
 #include "tui_term.h"
 
 #include <curses.h>
+#include <term.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,7 @@ int term_init(color_mode mode, bool no_mouse, char *msg, int size)
 	nonl();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
+	scrollok(stdscr, FALSE);
 	curs_set(0);
 	const char *nc = getenv("NO_COLOR");
 	bool want = mode == COLOR_ALWAYS ||
@@ -140,11 +142,34 @@ int term_init(color_mode mode, bool no_mouse, char *msg, int size)
 	return 0;
 }
 
+/* Sets the terminal's scrolling region to the whole screen. curses keeps
+ * the region it last set (for its scrolling optimisation) and does not
+ * reset it when the terminal is resized; a region of the old height left on
+ * a taller screen makes tmux carry explorer lines over to the normal screen
+ * on exit. */
+static void reset_scroll_region(void)
+{
+	char *csr = tigetstr("csr");
+	if (csr && csr != (char *)-1) {
+		/* putp writes through stdio, curses through its own buffer
+		 * (flushed at the end of every refresh): flush now so that
+		 * the order on the terminal is the order of the calls */
+		putp(tparm(csr, 0, LINES - 1));
+		fflush(stdout);
+	}
+}
+
 void term_fini(void)
 {
 	if (!active)
 		return;
 	active = false;
+	/* leave a blank alternate screen: when the terminal was resized
+	 * while it was shown, tmux may carry some of its lines over to the
+	 * normal screen on the way out */
+	erase();
+	refresh();
+	reset_scroll_region();
 	endwin();
 }
 
@@ -160,8 +185,10 @@ void term_size(int *w, int *h)
 
 void term_draw(const vgrid *g, bool full)
 {
-	if (full)
+	if (full) {
+		reset_scroll_region();
 		clearok(curscr, TRUE);
+	}
 	int sw, sh;
 	getmaxyx(stdscr, sh, sw);
 	for (int y = 0; y < g->h && y < sh; y++) {
@@ -174,12 +201,9 @@ void term_draw(const vgrid *g, bool full)
 			cchar_t cc;
 			setcchar(&cc, wc, (attr_t)(attr & ~A_COLOR),
 				 (short)PAIR_NUMBER(attr), NULL);
-			/* the last cell of the screen: add without moving the
-			 * cursor past it (which would scroll) */
-			if (y == sh - 1 && x == sw - 1)
-				mvins_wch(y, x, &cc);
-			else
-				mvadd_wch(y, x, &cc);
+			/* at the last cell of the screen this returns ERR
+			 * (the cursor cannot move on) but stores the cell */
+			mvadd_wch(y, x, &cc);
 		}
 	}
 	refresh();
