@@ -327,6 +327,12 @@ if wait_for 'saved the .* placement to' 10 && [ -s "$tmp/saved.json" ] &&
 else
 	notok tui_s_saves_the_placement "no placement file"
 fi
+keys e C-u "$tmp/plan.dot" Enter
+if wait_for 'exported .*plan.dot' 20 && grep -q 'cluster' "$tmp/plan.dot"; then
+	ok tui_e_exports_dot
+else
+	notok tui_e_exports_dot "no DOT file with device clusters"
+fi
 keys o C-u "$tmp/missing.json" Enter
 if wait_for 'missing.json' 5 && row 1 | grep -q 'synthetic-400'; then
 	ok tui_open_error_keeps_the_session
@@ -352,6 +358,37 @@ if wait_for 'dnnpart exited with 0' 10; then
 else
 	notok tui_q_exits_cleanly "no exit status 0"
 fi
+
+# ---- colors: NO_COLOR gives the monochrome scheme, --color=always colors ----
+# capture-pane -e shows the cells' attributes as SGR sequences
+color_session() { # NAME ENV ARGS
+	$T new-session -d -s "$1" -x 100 -y 30 \
+		"env LANG=C.UTF-8 TERM=screen $2 \"$DNNPART\" \"$graph\" -k 2 --mem 1MiB $3; exec sleep 60"
+}
+sgr_colors() { # SESSION: prints the color SGR codes (30-47) on its screen
+	$T capture-pane -p -e -t "$1" | grep -o "$(printf '\033')\[[0-9;]*m" |
+		tr ';' '\n' | sed 's/.*\[//; s/m$//' | grep -E '^(3[0-7]|4[0-7])$' |
+		sort -u | tr '\n' ' '
+}
+color_session mono "NO_COLOR=1" ""
+color_session always "NO_COLOR=1" "--color=always"
+S=mono
+wait_row 2 'INFEASIBLE' && wait_settled
+S=always
+wait_row 2 'INFEASIBLE' && wait_settled
+mono=$(sgr_colors mono)
+echo "# color codes: NO_COLOR: '$mono'"
+always=$(sgr_colors always)
+echo "# color codes: --color=always: '$always'"
+if [ -z "$mono" ] && [ -n "$always" ] &&
+	$T capture-pane -p -t mono | grep -q '!!!'; then
+	ok tui_no_color_is_monochrome_and_over_cap_still_shows
+else
+	echo "not ok - tui_no_color_is_monochrome_and_over_cap_still_shows: colors '$mono' with NO_COLOR, '$always' with --color=always"
+fi
+S=tui
+$T kill-session -t mono >/dev/null 2>&1
+$T kill-session -t always >/dev/null 2>&1
 
 # ---- Esc cancels a long rerun; the session goes on ----
 big=$tmp/big.json
