@@ -23,7 +23,7 @@ static void check_layout(int w, int h, int ndev)
 	if (small)
 		return;
 	vrect parts[] = {l.header, l.summary, l.panel_head, l.panel,
-			 l.tabs,   l.main,    l.status,     l.keys};
+			 l.tabs,   l.main,    l.status,	    l.keys};
 	int n = (int)(sizeof parts / sizeof parts[0]);
 	int rows = 0;
 	for (int i = 0; i < n; i++) {
@@ -44,16 +44,16 @@ static void check_layout(int w, int h, int ndev)
 		test_fail(__FILE__, __LINE__, "%dx%d K=%d: %d rows of %d used",
 			  w, h, ndev, rows, h);
 	if (l.main.h < LAYOUT_MIN_MAIN)
-		test_fail(__FILE__, __LINE__, "%dx%d K=%d: main view %d rows", w,
-			  h, ndev, l.main.h);
+		test_fail(__FILE__, __LINE__, "%dx%d K=%d: main view %d rows",
+			  w, h, ndev, l.main.h);
 	int want = ndev < l.panel.h ? ndev : l.panel.h;
-	if (l.panel_rows != l.panel.h || l.panel_rows < 1 || l.panel_rows > ndev ||
-	    want != l.panel_rows)
+	if (l.panel_rows != l.panel.h || l.panel_rows < 1 ||
+	    l.panel_rows > ndev || want != l.panel_rows)
 		test_fail(__FILE__, __LINE__, "%dx%d K=%d: panel rows %d", w, h,
 			  ndev, l.panel_rows);
 	/* the panel's columns are in order, apart and inside the width */
-	int xs[][2] = {{l.x_name, l.w_name},     {l.x_load, l.w_load},
-		       {l.x_pct, l.w_pct},       {l.x_mem, l.w_mem},
+	int xs[][2] = {{l.x_name, l.w_name},	 {l.x_load, l.w_load},
+		       {l.x_pct, l.w_pct},	 {l.x_mem, l.w_mem},
 		       {l.x_memtxt, l.w_memtxt}, {l.x_comm, l.w_comm}};
 	int end = 0;
 	for (int i = 0; i < 6; i++) {
@@ -67,8 +67,8 @@ static void check_layout(int w, int h, int ndev)
 	}
 	/* every device name fits its column */
 	if (l.w_name < 4 + (ndev > 10) + (ndev > 100) + (ndev > 1000))
-		test_fail(__FILE__, __LINE__, "%dx%d K=%d: name column %d", w, h,
-			  ndev, l.w_name);
+		test_fail(__FILE__, __LINE__, "%dx%d K=%d: name column %d", w,
+			  h, ndev, l.w_name);
 }
 
 static void test_layout_every_size_and_device_count(void)
@@ -105,8 +105,8 @@ static void test_tabs_and_fkeys_fit_apart(void)
 		for (int v = 0; v < VIEW_COUNT; v++) {
 			int x0, x1;
 			if (!screen_tab_span((view_id)v, w, &x0, &x1)) {
-				test_fail(__FILE__, __LINE__, "w %d: tab %d hidden",
-					  w, v);
+				test_fail(__FILE__, __LINE__,
+					  "w %d: tab %d hidden", w, v);
 				return;
 			}
 			CHECK(x0 >= end && x1 <= w && x1 > x0);

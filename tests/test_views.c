@@ -37,7 +37,8 @@ static char *render_styled(const vstate *st, int w, int h)
 	screen_draw(st, &g);
 	char *t = grid_to_text(&g, false);
 	size_t tl = t ? strlen(t) : 0;
-	char *out = t ? malloc(tl + 16 + (size_t)h * ((size_t)w + 1) + 1) : NULL;
+	char *out =
+		t ? malloc(tl + 16 + (size_t)h * ((size_t)w + 1) + 1) : NULL;
 	if (out) {
 		memcpy(out, t, tl);
 		size_t pos = tl;
@@ -98,7 +99,8 @@ static void check_golden(const char *name, const char *text)
 	char *want = read_all(path);
 	if (!want) {
 		test_fail(__FILE__, __LINE__,
-			  "missing %s (DNNPART_UPDATE_GOLDEN=1 writes it)", path);
+			  "missing %s (DNNPART_UPDATE_GOLDEN=1 writes it)",
+			  path);
 		return;
 	}
 	if (strcmp(want, text) != 0) {
@@ -190,8 +192,8 @@ static void test_screen_too_small_below_80x24(void)
 {
 	vstate st;
 	fx_state(&st, false);
-	static const int sizes[][2] = {{79, 24}, {80, 23}, {20, 5}, {1, 1},
-				       {0, 0},   {200, 10}};
+	static const int sizes[][2] = {{79, 24}, {80, 23}, {20, 5},
+				       {1, 1},	 {0, 0},   {200, 10}};
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		char *t = render(&st, sizes[i][0], sizes[i][1]);
 		REQUIRE(t);
@@ -220,8 +222,9 @@ static void test_summary_names_the_device_over_its_cap(void)
 	CHECK(!row_contains(t, 3, "OVER"));
 	free(t);
 	t = render(&st, 200, 60);
-	CHECK(row_contains(t, 1, "INFEASIBLE: GPU1 over by 20.0 MiB (peak 120 "
-				 "MiB, cap 100 MiB)"));
+	CHECK(row_contains(t, 1,
+			   "INFEASIBLE: GPU1 over by 20.0 MiB (peak 120 "
+			   "MiB, cap 100 MiB)"));
 	free(t);
 	state_free(&st);
 	fx_state(&st, false);
@@ -353,7 +356,8 @@ static void test_views_survive_every_size(void)
 				char *t = render(&st, w, h);
 				REQUIRE(t);
 				if (w >= 80 && h >= 24) {
-					CHECK(row_contains(t, 0, "toy-transformer"));
+					CHECK(row_contains(t, 0,
+							   "toy-transformer"));
 					CHECK(row_contains(t, h - 1, "F1Help"));
 				}
 				free(t);

@@ -268,13 +268,11 @@ static void test_ops_search_filter_sort(void)
 	actions_key(&st, 'n');
 	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn1");
 	actions_key(&st, 'n');
-	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
-		  "grad_attn");
+	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
 	actions_key(&st, 'n'); /* wraps */
 	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
 	actions_key(&st, 'N');
-	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
-		  "grad_attn");
+	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
 	actions_key(&st, '/');
 	actions_key(&st, VK_CTRL_U);
 	type(&st, "nothing-like-this");
@@ -424,28 +422,44 @@ static void test_key_table_is_consistent(void)
 		for (int i = 0; i < key_table_len; i++)
 			found |= key_table[i].act == (key_action)a;
 		if (!found)
-			test_fail(__FILE__, __LINE__, "action %d has no key", a);
+			test_fail(__FILE__, __LINE__, "action %d has no key",
+				  a);
 	}
 	/* the keys the issue names */
 	static const struct {
 		int key;
 		key_action act;
 	} named[] = {
-		{'+', ACT_DEV_ADD},     {'-', ACT_DEV_REMOVE},
-		{'m', ACT_CAP_LOWER},   {'M', ACT_CAP_RAISE},
-		{'c', ACT_CAP_TYPE},    {'C', ACT_CAP_TYPE_ALL},
-		{'b', ACT_BW_LOWER},    {'B', ACT_BW_RAISE},
-		{'a', ACT_ALGO_NEXT},   {'r', ACT_RERUN},
-		{'s', ACT_SAVE},        {'o', ACT_OPEN},
-		{'e', ACT_EXPORT},      {'?', ACT_HELP},
-		{VK_F1, ACT_HELP},      {'q', ACT_QUIT},
-		{VK_F10, ACT_QUIT},     {VK_CTRL_L, ACT_REDRAW},
-		{'/', ACT_SEARCH},      {'n', ACT_SEARCH_NEXT},
-		{'N', ACT_SEARCH_PREV}, {VK_TAB, ACT_NEXT_VIEW},
-		{VK_BTAB, ACT_PREV_VIEW}, {'j', ACT_DOWN},
-		{'k', ACT_UP},          {'g', ACT_TOP},
-		{'G', ACT_BOTTOM},      {VK_PGUP, ACT_PAGE_UP},
-		{VK_PGDN, ACT_PAGE_DOWN}, {VK_ESC, ACT_ESCAPE},
+		{'+', ACT_DEV_ADD},
+		{'-', ACT_DEV_REMOVE},
+		{'m', ACT_CAP_LOWER},
+		{'M', ACT_CAP_RAISE},
+		{'c', ACT_CAP_TYPE},
+		{'C', ACT_CAP_TYPE_ALL},
+		{'b', ACT_BW_LOWER},
+		{'B', ACT_BW_RAISE},
+		{'a', ACT_ALGO_NEXT},
+		{'r', ACT_RERUN},
+		{'s', ACT_SAVE},
+		{'o', ACT_OPEN},
+		{'e', ACT_EXPORT},
+		{'?', ACT_HELP},
+		{VK_F1, ACT_HELP},
+		{'q', ACT_QUIT},
+		{VK_F10, ACT_QUIT},
+		{VK_CTRL_L, ACT_REDRAW},
+		{'/', ACT_SEARCH},
+		{'n', ACT_SEARCH_NEXT},
+		{'N', ACT_SEARCH_PREV},
+		{VK_TAB, ACT_NEXT_VIEW},
+		{VK_BTAB, ACT_PREV_VIEW},
+		{'j', ACT_DOWN},
+		{'k', ACT_UP},
+		{'g', ACT_TOP},
+		{'G', ACT_BOTTOM},
+		{VK_PGUP, ACT_PAGE_UP},
+		{VK_PGDN, ACT_PAGE_DOWN},
+		{VK_ESC, ACT_ESCAPE},
 	};
 	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
 		const key_binding *b = keys_find(named[i].key);

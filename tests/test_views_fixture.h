@@ -52,14 +52,29 @@ static const dp_transfer fx_xfers[] = {
 
 static const dp_mem_point fx_curve[] = {
 	/* GPU0 */
-	{0, 68 * MiB}, {10, 76 * MiB}, {30, 84 * MiB}, {41, 72 * MiB},
-	{101, 80 * MiB}, {120, 88 * MiB}, {130, 72 * MiB}, {140, 64 * MiB},
+	{0, 68 * MiB},
+	{10, 76 * MiB},
+	{30, 84 * MiB},
+	{41, 72 * MiB},
+	{101, 80 * MiB},
+	{120, 88 * MiB},
+	{130, 72 * MiB},
+	{140, 64 * MiB},
 	/* GPU1 */
-	{0, 32 * MiB}, {30, 40 * MiB}, {35, 48 * MiB}, {75, 56 * MiB},
-	{115, 120 * MiB}, {140, 100 * MiB}, {210, 32 * MiB},
+	{0, 32 * MiB},
+	{30, 40 * MiB},
+	{35, 48 * MiB},
+	{75, 56 * MiB},
+	{115, 120 * MiB},
+	{140, 100 * MiB},
+	{210, 32 * MiB},
 	/* GPU2 */
-	{0, 0}, {35, 8 * MiB}, {41, 16 * MiB}, {71, 24 * MiB},
-	{107, 8 * MiB}, {108, 0},
+	{0, 0},
+	{35, 8 * MiB},
+	{41, 16 * MiB},
+	{71, 24 * MiB},
+	{107, 8 * MiB},
+	{108, 0},
 };
 static const uint32_t fx_curve_off[4] = {0, 8, 15, 21};
 
@@ -82,10 +97,9 @@ static const dp_live_tensor fx_live[] = {
 static const uint32_t fx_live_off[4] = {0, 3, 8, 11};
 
 static const uint32_t fx_cp[] = {0, 1, 2, 4, 6, 7, 8, 9};
-static const uint8_t fx_cp_cause[] = {DP_HOP_START,    DP_HOP_DATA,
-				      DP_HOP_TRANSFER, DP_HOP_DATA,
-				      DP_HOP_TRANSFER, DP_HOP_DATA,
-				      DP_HOP_TRANSFER, DP_HOP_DATA};
+static const uint8_t fx_cp_cause[] = {
+	DP_HOP_START,	 DP_HOP_DATA, DP_HOP_TRANSFER, DP_HOP_DATA,
+	DP_HOP_TRANSFER, DP_HOP_DATA, DP_HOP_TRANSFER, DP_HOP_DATA};
 #define FX_CPLEN 8
 
 static void *fx_dup(const void *p, size_t n)
@@ -196,8 +210,7 @@ static void fx_state(vstate *st, bool over)
 {
 	dp_machine m;
 	fx_machine(&m, over);
-	state_init(st, fx_graph(), &m, algo_find("single"), DP_CONT_PORT,
-		   NULL);
+	state_init(st, fx_graph(), &m, algo_find("single"), DP_CONT_PORT, NULL);
 	dp_plan p;
 	fx_plan(&p, &m);
 	state_set_plan(st, &p, st->gen);

@@ -28,7 +28,8 @@ void cmd_show_help(FILE *out)
 		"  --view NAME        devices (default), timeline, memory, "
 		"critical, ops, op,\n"
 		"                     compare, help\n"
-		"  --width W          columns (default 100, at least %d for the "
+		"  --width W          columns (default 100, at least %d for "
+		"the "
 		"full screen)\n"
 		"  --height H         rows (default 30, at least %d)\n"
 		"  --ascii            ASCII stand-ins for block and box "
@@ -59,8 +60,8 @@ static void compare_all(vstate *st)
 			state_compare_done(st, i, &p);
 		} else {
 			char msg[1200];
-			state_compare_failed(st, i,
-					     dp_err_format(&err, msg, sizeof msg));
+			state_compare_failed(
+				st, i, dp_err_format(&err, msg, sizeof msg));
 		}
 	}
 }
@@ -81,8 +82,9 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 	if (opname) {
 		op = graph_find(g, opname);
 		if (op == UINT32_MAX) {
-			fprintf(stderr, "dnnpart show: --op: no op named '%s' in "
-					"%s\n",
+			fprintf(stderr,
+				"dnnpart show: --op: no op named '%s' in "
+				"%s\n",
 				opname, o->graph_path);
 			machine_free(&m);
 			graph_free(g);
@@ -173,9 +175,9 @@ int cmd_show_run(int argc, char **argv)
 		}
 		/* options with a value: "--name VALUE" or "--name=VALUE" */
 		enum { O_VIEW, O_WIDTH, O_HEIGHT, O_ALGO, O_DEVICE, O_OP, O_N };
-		static const char *const names[O_N] = {
-			"--view", "--width", "--height", "--algo", "--device",
-			"--op"};
+		static const char *const names[O_N] = {"--view",   "--width",
+						       "--height", "--algo",
+						       "--device", "--op"};
 		const char *eq = strchr(a, '=');
 		size_t nl = eq ? (size_t)(eq - a) : strlen(a);
 		int opt = -1;
@@ -223,7 +225,8 @@ int cmd_show_run(int argc, char **argv)
 					"(expected one of: %s)",
 					v, algo_names());
 		} else if (a[0] == '-' && a[1]) {
-			return cli_usage_error("show", "unknown option '%s'", a);
+			return cli_usage_error("show", "unknown option '%s'",
+					       a);
 		} else if (o.graph_path) {
 			return cli_usage_error("show",
 					       "one graph at a time: got '%s' "

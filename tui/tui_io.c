@@ -26,7 +26,8 @@ static void do_open(tui_session *s, const char *path)
 	dp_err_clear(&err);
 	char msg[1200];
 	if (graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
-		state_status(st, true, "%s", dp_err_format(&err, msg, sizeof msg));
+		state_status(st, true, "%s",
+			     dp_err_format(&err, msg, sizeof msg));
 		return;
 	}
 	/* nothing may still run on the old graph when it is freed */
@@ -51,11 +52,11 @@ static void do_save(tui_session *s, const char *path)
 	vstate *st = &s->st;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status rc = ends_with(path, ".place")
-			       ? placement_write_place(path, st->g,
-						       st->plan->placement, &err)
-			       : placement_write_json(path, st->g, st->plan,
-						      &err);
+	dp_status rc =
+		ends_with(path, ".place")
+			? placement_write_place(path, st->g,
+						st->plan->placement, &err)
+			: placement_write_json(path, st->g, st->plan, &err);
 	char msg[1200];
 	if (rc != DP_OK)
 		state_status(st, true, "not saved: %s",

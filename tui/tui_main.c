@@ -34,18 +34,22 @@ void tui_help(FILE *out)
 	fprintf(out,
 		"usage: dnnpart GRAPH [-k K] [--mem CAPS] [--algo NAME] "
 		"[--link PRESET]\n"
-		"                     [--color=auto|always|never] [--no-mouse]\n"
+		"                     [--color=auto|always|never] "
+		"[--no-mouse]\n"
 		"\n"
-		"Opens the interactive explorer on GRAPH: devices with load and "
+		"Opens the interactive explorer on GRAPH: devices with load "
+		"and "
 		"memory bars,\n"
-		"timeline, memory, critical path, ops and a comparison of every "
+		"timeline, memory, critical path, ops and a comparison of "
+		"every "
 		"algorithm.\n"
 		"Keys: ? shows them all; + - devices, m M c C caps, a "
 		"algorithm, q quits.\n"
 		"See docs/tui.md.\n"
 		"\n"
 		"  --algo NAME        starting algorithm: %s\n"
-		"  --color WHEN       auto (default; NO_COLOR turns color off), "
+		"  --color WHEN       auto (default; NO_COLOR turns color "
+		"off), "
 		"always, never\n"
 		"  --no-mouse         leave the mouse to the terminal\n",
 		algo_names());
@@ -151,8 +155,8 @@ static void apply_result(tui_session *s, tui_result *r)
 		return;
 	if (r->status != DP_OK) {
 		if (r->gen == st->gen) {
-			snprintf(st->plan_error, sizeof st->plan_error, "%.250s",
-				 r->msg);
+			snprintf(st->plan_error, sizeof st->plan_error,
+				 "%.250s", r->msg);
 			state_status(st, true, "%s failed: %s", st->algo->name,
 				     r->msg);
 		}
@@ -216,8 +220,9 @@ static int parse_args(int argc, char **argv, cli_opts *o, color_mode *color,
 			continue;
 		if (!strcmp(a, "--no-mouse")) {
 			*no_mouse = true;
-		} else if (!strncmp(a, "--color=", 8) || !strcmp(a, "--color")) {
-			const char *v = a[7] == '=' ? a + 8
+		} else if (!strncmp(a, "--color=", 8) ||
+			   !strcmp(a, "--color")) {
+			const char *v = a[7] == '='    ? a + 8
 					: i + 1 < argc ? argv[++i]
 						       : "";
 			int c = term_color_parse(v);
@@ -229,7 +234,7 @@ static int parse_args(int argc, char **argv, cli_opts *o, color_mode *color,
 					v);
 			*color = (color_mode)c;
 		} else if (!strncmp(a, "--algo=", 7) || !strcmp(a, "--algo")) {
-			const char *v = a[6] == '=' ? a + 7
+			const char *v = a[6] == '='    ? a + 7
 					: i + 1 < argc ? argv[++i]
 						       : "";
 			*algo = algo_find(v);
@@ -257,8 +262,7 @@ static int parse_args(int argc, char **argv, cli_opts *o, color_mode *color,
 	if (!o->graph_path)
 		return cli_usage_error("explorer", "no graph given");
 	/* `dnnpart plna`: most likely a mistyped command, not a file */
-	if (access(o->graph_path, F_OK) != 0 &&
-	    !strpbrk(o->graph_path, "/.")) {
+	if (access(o->graph_path, F_OK) != 0 && !strpbrk(o->graph_path, "/.")) {
 		fprintf(stderr,
 			"dnnpart: '%s' is neither a command nor a graph file. "
 			"Commands:\n",

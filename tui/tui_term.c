@@ -2,11 +2,11 @@
 #include "tui_term.h"
 
 #include <curses.h>
-#include <term.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <term.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -84,7 +84,8 @@ static void setup_styles(void)
 			style_attr[s] = color_scheme[s].attr;
 			continue;
 		}
-		init_pair((short)(s + 1), color_scheme[s].fg, color_scheme[s].bg);
+		init_pair((short)(s + 1), color_scheme[s].fg,
+			  color_scheme[s].bg);
 		style_attr[s] = (int)COLOR_PAIR(s + 1) | color_scheme[s].attr;
 	}
 }
@@ -97,9 +98,10 @@ int term_style_attr(vstyle s)
 int term_init(color_mode mode, bool no_mouse, char *msg, int size)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		snprintf(msg, (size_t)size,
-			 "the explorer needs a terminal (stdin and stdout); "
-			 "for text output use 'dnnpart show' or 'dnnpart plan'");
+		snprintf(
+			msg, (size_t)size,
+			"the explorer needs a terminal (stdin and stdout); "
+			"for text output use 'dnnpart show' or 'dnnpart plan'");
 		return -1;
 	}
 	setlocale(LC_ALL, "");
@@ -125,8 +127,8 @@ int term_init(color_mode mode, bool no_mouse, char *msg, int size)
 	scrollok(stdscr, FALSE);
 	curs_set(0);
 	const char *nc = getenv("NO_COLOR");
-	bool want = mode == COLOR_ALWAYS ||
-		    (mode == COLOR_AUTO && !(nc && nc[0]));
+	bool want =
+		mode == COLOR_ALWAYS || (mode == COLOR_AUTO && !(nc && nc[0]));
 	use_color = want && has_colors();
 	if (use_color) {
 		start_color();
@@ -194,7 +196,8 @@ void term_draw(const vgrid *g, bool full)
 	for (int y = 0; y < g->h && y < sh; y++) {
 		for (int x = 0; x < g->w && x < sw; x++) {
 			const vcell *c = grid_cell_const(g, x, y);
-			int attr = style_attr[c->style < ST_COUNT ? c->style : 0];
+			int attr =
+				style_attr[c->style < ST_COUNT ? c->style : 0];
 			wchar_t wc[2] = {utf8 ? (wchar_t)c->ch
 					      : (wchar_t)glyph_ascii(c->ch),
 					 0};
@@ -212,19 +215,32 @@ void term_draw(const vgrid *g, bool full)
 static int translate_key(int code)
 {
 	switch (code) {
-	case KEY_UP: return VK_UP;
-	case KEY_DOWN: return VK_DOWN;
-	case KEY_LEFT: return VK_LEFT;
-	case KEY_RIGHT: return VK_RIGHT;
-	case KEY_PPAGE: return VK_PGUP;
-	case KEY_NPAGE: return VK_PGDN;
-	case KEY_HOME: return VK_HOME;
-	case KEY_END: return VK_END;
-	case KEY_BTAB: return VK_BTAB;
-	case KEY_DC: return VK_DELETE;
-	case KEY_ENTER: return VK_ENTER;
-	case KEY_BACKSPACE: return VK_BACKSPACE;
-	case KEY_RESIZE: return VK_RESIZE;
+	case KEY_UP:
+		return VK_UP;
+	case KEY_DOWN:
+		return VK_DOWN;
+	case KEY_LEFT:
+		return VK_LEFT;
+	case KEY_RIGHT:
+		return VK_RIGHT;
+	case KEY_PPAGE:
+		return VK_PGUP;
+	case KEY_NPAGE:
+		return VK_PGDN;
+	case KEY_HOME:
+		return VK_HOME;
+	case KEY_END:
+		return VK_END;
+	case KEY_BTAB:
+		return VK_BTAB;
+	case KEY_DC:
+		return VK_DELETE;
+	case KEY_ENTER:
+		return VK_ENTER;
+	case KEY_BACKSPACE:
+		return VK_BACKSPACE;
+	case KEY_RESIZE:
+		return VK_RESIZE;
 	}
 	if (code >= KEY_F(1) && code <= KEY_F(12))
 		return VK_F1 + (code - KEY_F(1));
@@ -250,7 +266,8 @@ bool term_read(term_event *ev)
 				ev->mkind = MOUSE_WHEEL_UP;
 			else if (me.bstate & BUTTON5_PRESSED)
 				ev->mkind = MOUSE_WHEEL_DOWN;
-			else if (me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))
+			else if (me.bstate &
+				 (BUTTON1_PRESSED | BUTTON1_CLICKED))
 				ev->mkind = MOUSE_CLICK;
 			else
 				ev->mouse = false;

@@ -12,7 +12,8 @@
 #include "grid.h"
 
 typedef enum color_mode {
-	COLOR_AUTO = 0, /* color when the terminal has it and NO_COLOR is unset */
+	COLOR_AUTO =
+		0, /* color when the terminal has it and NO_COLOR is unset */
 	COLOR_ALWAYS,
 	COLOR_NEVER,
 } color_mode;
@@ -35,7 +36,7 @@ void term_draw(const vgrid *g, bool full);
 
 /* An input event: a key code, or a mouse event. */
 typedef struct term_event {
-	int key;          /* views key code; 0 = nothing */
+	int key; /* views key code; 0 = nothing */
 	bool mouse;
 	mouse_kind mkind;
 	int mx, my;

@@ -25,7 +25,7 @@ typedef struct job {
 struct tui_worker {
 	pthread_t thread;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;      /* a job was queued, or stop */
+	pthread_cond_t cv;	/* a job was queued, or stop */
 	pthread_cond_t idle_cv; /* the worker became idle */
 	int pipe_rd, pipe_wr;
 	bool stop;
@@ -34,7 +34,7 @@ struct tui_worker {
 	bool busy;
 	job_kind cur_kind;
 	int cur_row;
-	atomic_int cancel;      /* the running job's flag */
+	atomic_int cancel; /* the running job's flag */
 
 	char phase[48];
 	double fraction;
@@ -254,7 +254,11 @@ dp_status worker_submit(tui_worker *w, job_kind kind, const dp_graph *g,
 			const dp_machine *m, const dp_algo *algo,
 			dp_contention c, unsigned gen, dp_err *err)
 {
-	job j = {.used = true, .kind = kind, .g = g, .algo = algo, .c = c,
+	job j = {.used = true,
+		 .kind = kind,
+		 .g = g,
+		 .algo = algo,
+		 .c = c,
 		 .gen = gen};
 	if (machine_copy(&j.m, m, err) != DP_OK)
 		return err ? err->code : DP_ENOMEM;
@@ -325,7 +329,8 @@ void worker_get_status(tui_worker *w, worker_status *s)
 	pthread_mutex_lock(&w->mu);
 	s->busy = w->busy;
 	s->kind = w->cur_kind;
-	s->plan_queued = w->pending_plan.used || (w->busy && w->cur_kind == JOB_PLAN);
+	s->plan_queued =
+		w->pending_plan.used || (w->busy && w->cur_kind == JOB_PLAN);
 	s->compare_queued = w->pending_compare.used ||
 			    (w->busy && w->cur_kind == JOB_COMPARE);
 	s->row = w->cur_row;

@@ -30,23 +30,23 @@ typedef enum job_kind {
 
 typedef struct tui_result {
 	job_kind kind;
-	const dp_graph *g;  /* the graph the job ran on */
-	unsigned gen;       /* the settings generation it was submitted with */
-	int row;            /* compare: registry index of the algorithm */
-	dp_status status;   /* DP_OK, DP_ECANCELED or an error */
-	char msg[300];      /* the error, formatted */
-	dp_plan plan;       /* when status == DP_OK */
+	const dp_graph *g; /* the graph the job ran on */
+	unsigned gen;	   /* the settings generation it was submitted with */
+	int row;	   /* compare: registry index of the algorithm */
+	dp_status status;  /* DP_OK, DP_ECANCELED or an error */
+	char msg[300];	   /* the error, formatted */
+	dp_plan plan;	   /* when status == DP_OK */
 	struct tui_result *next;
 } tui_result;
 
 typedef struct worker_status {
-	bool busy;            /* a job is running */
-	job_kind kind;        /* of the running job */
-	bool plan_queued;     /* a plan job is running or pending */
-	bool compare_queued;  /* a compare job is running or pending */
-	int row;              /* compare: the algorithm running */
+	bool busy;	     /* a job is running */
+	job_kind kind;	     /* of the running job */
+	bool plan_queued;    /* a plan job is running or pending */
+	bool compare_queued; /* a compare job is running or pending */
+	int row;	     /* compare: the algorithm running */
 	char phase[48];
-	double fraction;      /* < 0 when unknown */
+	double fraction; /* < 0 when unknown */
 	double elapsed_s;
 } worker_status;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "prompt.h"
 #include "screen.h"
 #include "units.h"
 #include "views.h"
@@ -60,8 +61,7 @@ static unsigned show_view(vstate *st, view_id v)
 	return AR_REDRAW;
 }
 
-/* The settings changed: a plan job, and in Compare a new comparison. */
-static unsigned rerun(vstate *st)
+unsigned actions_rerun(vstate *st)
 {
 	state_settings_changed(st);
 	st->status[0] = '\0';
@@ -90,183 +90,6 @@ static int64_t device_peak(const vstate *st, int d)
 	if (st->plan && d < st->plan->sim.k)
 		return st->plan->sim.dev[d].peak_bytes;
 	return 0;
-}
-
-static void open_prompt(vstate *st, prompt_kind k, const char *label,
-			const char *init)
-{
-	st->prompt = k;
-	snprintf(st->plabel, sizeof st->plabel, "%s", label);
-	snprintf(st->pbuf, sizeof st->pbuf, "%s", init ? init : "");
-}
-
-/* ---- the Ops view: search ---- */
-
-static unsigned search_step(vstate *st, int dir, bool include_cursor)
-{
-	if (!st->search[0]) {
-		state_status(st, false, "no search yet: / starts one");
-		return AR_REDRAW;
-	}
-	if (state_prepare(st) != DP_OK) {
-		state_status(st, true, "out of memory sorting the ops");
-		return AR_REDRAW;
-	}
-	uint32_t n = st->ops_n;
-	for (uint32_t i = include_cursor ? 0 : 1; i <= n && n; i++) {
-		uint32_t at = dir > 0 ? (st->ops_cursor + i) % n
-				      : (st->ops_cursor + n - i % n) % n;
-		if (state_op_matches(st, st->ops_idx[at], st->search)) {
-			st->ops_cursor = at;
-			state_status(st, false, "'%s': %s", st->search,
-				     graph_op_name(st->g, st->ops_idx[at]));
-			return AR_REDRAW;
-		}
-	}
-	state_status(st, true, "no op matches '%s'%s", st->search,
-		     st->filter[0] ? " among the filtered ones" : "");
-	return AR_REDRAW;
-}
-
-/* ---- the line editor ---- */
-
-static unsigned prompt_submit(vstate *st)
-{
-	prompt_kind k = st->prompt;
-	char text[sizeof st->pbuf];
-	/* trim blanks at both ends */
-	const char *s = st->pbuf;
-	while (*s == ' ')
-		s++;
-	snprintf(text, sizeof text, "%s", s);
-	size_t n = strlen(text);
-	while (n && text[n - 1] == ' ')
-		text[--n] = '\0';
-	st->prompt = PROMPT_NONE;
-	dp_err err;
-	dp_err_clear(&err);
-	char a[32];
-	switch (k) {
-	case PROMPT_CAP: {
-		int d = st->dev;
-		if (d >= st->m.k)
-			return AR_REDRAW;
-		int64_t v;
-		if (strcmp(text, "inf") == 0 || strcmp(text, "none") == 0 ||
-		    strcmp(text, "unlimited") == 0) {
-			v = DP_CAP_UNLIMITED;
-		} else if (units_parse_bytes(text, &v, &err) != DP_OK) {
-			state_status(st, true, "cap not changed: %s", err.msg);
-			return AR_REDRAW;
-		} else if (v <= 0) {
-			state_status(st, true,
-				     "cap not changed: a cap must be more than "
-				     "0 bytes (inf for none)");
-			return AR_REDRAW;
-		}
-		st->m.cap[d] = v;
-		unsigned r = rerun(st);
-		state_status(st, false, "GPU%d cap %s", d,
-			     fmt_cap(v, a, sizeof a));
-		return r;
-	}
-	case PROMPT_CAP_ALL: {
-		dp_machine tmp;
-		if (machine_copy(&tmp, &st->m, &err) != DP_OK) {
-			state_status(st, true, "%s", err.msg);
-			return AR_REDRAW;
-		}
-		if (machine_set_caps(&tmp, text, &err) != DP_OK) {
-			machine_free(&tmp);
-			state_status(st, true, "caps not changed: %s", err.msg);
-			return AR_REDRAW;
-		}
-		machine_free(&st->m);
-		st->m = tmp;
-		unsigned r = rerun(st);
-		state_status(st, false, "caps set to %s", text);
-		return r;
-	}
-	case PROMPT_SEARCH:
-		snprintf(st->search, sizeof st->search, "%.*s",
-			 (int)sizeof st->search - 1, text);
-		if (!text[0]) {
-			state_status(st, false, "search cleared");
-			return AR_REDRAW;
-		}
-		return search_step(st, 1, true);
-	case PROMPT_FILTER:
-		snprintf(st->filter, sizeof st->filter, "%.*s",
-			 (int)sizeof st->filter - 1, text);
-		st->ops_dirty = true;
-		st->ops_cursor = st->ops_scroll = 0;
-		state_status(st, false, text[0] ? "filter '%s'" : "filter cleared",
-			     text);
-		return AR_REDRAW;
-	case PROMPT_OPEN:
-	case PROMPT_SAVE:
-	case PROMPT_EXPORT:
-		if (!text[0]) {
-			state_status(st, true, "no file name given");
-			return AR_REDRAW;
-		}
-		st->io = k;
-		snprintf(st->io_path, sizeof st->io_path, "%s", text);
-		return AR_REDRAW | AR_IO;
-	case PROMPT_NONE:
-		break;
-	}
-	return AR_REDRAW;
-}
-
-static void prompt_backspace(vstate *st)
-{
-	size_t n = strlen(st->pbuf);
-	/* drop one UTF-8 codepoint */
-	while (n > 0) {
-		n--;
-		if (((unsigned char)st->pbuf[n] & 0xc0) != 0x80)
-			break;
-	}
-	st->pbuf[n] = '\0';
-}
-
-static unsigned prompt_key(vstate *st, int key)
-{
-	size_t n = strlen(st->pbuf);
-	switch (key) {
-	case VK_ENTER:
-	case '\n':
-		return prompt_submit(st);
-	case VK_ESC:
-		st->prompt = PROMPT_NONE;
-		state_status(st, false, "cancelled");
-		return AR_REDRAW;
-	case VK_BACKSPACE:
-	case 8:
-		prompt_backspace(st);
-		return AR_REDRAW;
-	case VK_CTRL_U:
-		st->pbuf[0] = '\0';
-		return AR_REDRAW;
-	case VK_CTRL_W:
-		while (n && st->pbuf[n - 1] == ' ')
-			st->pbuf[--n] = '\0';
-		while (n && st->pbuf[n - 1] != ' ' && st->pbuf[n - 1] != '/')
-			st->pbuf[--n] = '\0';
-		return AR_REDRAW;
-	default:
-		break;
-	}
-	if (key < 32 || key >= VK_BASE || key == 127)
-		return 0; /* other special keys do nothing while typing */
-	char e[4];
-	int len = utf8_encode((uint32_t)key, e);
-	if (n + (size_t)len < sizeof st->pbuf) {
-		memcpy(st->pbuf + n, e, (size_t)len);
-		st->pbuf[n + (size_t)len] = '\0';
-	}
-	return AR_REDRAW;
 }
 
 /* ---- movement ---- */
@@ -314,8 +137,8 @@ static unsigned move(vstate *st, int delta)
 		st->cmp_cursor = add_clamp(st->cmp_cursor, delta, 0, n - 1);
 		break;
 	case VIEW_HELP:
-		st->help_scroll = add_clamp(st->help_scroll, delta, 0,
-					    view_help_lines());
+		st->help_scroll =
+			add_clamp(st->help_scroll, delta, 0, view_help_lines());
 		break;
 	}
 	return AR_REDRAW;
@@ -426,7 +249,7 @@ static unsigned change_devices(vstate *st, int delta)
 		state_status(st, true, "%s", err.msg);
 		return AR_REDRAW;
 	}
-	unsigned r = rerun(st);
+	unsigned r = actions_rerun(st);
 	if (st->dev >= k && k < state_ndev(st) && !st->plan)
 		st->dev = k - 1;
 	state_status(st, false, "K=%d", k);
@@ -438,20 +261,22 @@ static unsigned change_cap(vstate *st, bool raise)
 	int d = st->dev;
 	char a[32], b[32];
 	if (d >= st->m.k) {
-		state_status(st, true, "GPU%d is not in the machine any more", d);
+		state_status(st, true, "GPU%d is not in the machine any more",
+			     d);
 		return AR_REDRAW;
 	}
 	int64_t old = st->m.cap[d];
 	int64_t v = actions_cap_step(old, device_peak(st, d), raise);
 	if (v == 0) {
-		state_status(st, true,
-			     raise ? "GPU%d has no cap to raise"
-				   : "GPU%d has no cap and no peak yet: c types one",
-			     d);
+		state_status(
+			st, true,
+			raise ? "GPU%d has no cap to raise"
+			      : "GPU%d has no cap and no peak yet: c types one",
+			d);
 		return AR_REDRAW;
 	}
 	st->m.cap[d] = v;
-	unsigned r = rerun(st);
+	unsigned r = actions_rerun(st);
 	state_status(st, false, "GPU%d cap %s (was %s)", d,
 		     fmt_cap(v, a, sizeof a), fmt_cap(old, b, sizeof b));
 	return r;
@@ -466,7 +291,7 @@ static unsigned change_bandwidth(vstate *st, bool raise)
 	}
 	st->m.bw = bw;
 	snprintf(st->m.link_name, sizeof st->m.link_name, "custom");
-	unsigned r = rerun(st);
+	unsigned r = actions_rerun(st);
 	char a[32];
 	state_status(st, false, "bandwidth %s",
 		     units_fmt_bandwidth(bw, a, sizeof a));
@@ -493,7 +318,8 @@ static unsigned sort_change(vstate *st, int dir)
 	if (dir == 0)
 		st->sort_desc = !st->sort_desc;
 	else
-		st->sort = (ops_sort)((st->sort + SORT_COUNT + dir) % SORT_COUNT);
+		st->sort =
+			(ops_sort)((st->sort + SORT_COUNT + dir) % SORT_COUNT);
 	st->ops_dirty = true;
 	state_status(st, false, "sorted by %s%s", ops_sort_name(st->sort),
 		     st->sort_desc ? ", descending" : "");
@@ -512,16 +338,16 @@ static unsigned file_prompt(vstate *st, prompt_kind k)
 	switch (k) {
 	case PROMPT_SAVE:
 		snprintf(def, sizeof def, "%s.placement.json", name);
-		open_prompt(st, k, "Save placement to: ", def);
+		prompt_open(st, k, "Save placement to: ", def);
 		break;
 	case PROMPT_EXPORT:
 		snprintf(def, sizeof def, "%s.dot", name);
-		open_prompt(st, k,
+		prompt_open(st, k,
 			    "Export to (.dot .svg .json .place .csv): ", def);
 		break;
 	default:
-		open_prompt(st, k, "Open graph: ",
-			    st->g->source ? st->g->source : "");
+		prompt_open(st, k,
+			    "Open graph: ", st->g->source ? st->g->source : "");
 		break;
 	}
 	return AR_REDRAW;
@@ -576,8 +402,8 @@ unsigned actions_run(vstate *st, key_action act, int key)
 		return move(st, -page(st));
 	case ACT_PAGE_DOWN:
 		if (st->view == VIEW_MEMORY) {
-			st->mem_scroll = add_clamp(st->mem_scroll, page(st), 0,
-						   1 << 30);
+			st->mem_scroll =
+				add_clamp(st->mem_scroll, page(st), 0, 1 << 30);
 			return AR_REDRAW;
 		}
 		return move(st, page(st));
@@ -609,12 +435,12 @@ unsigned actions_run(vstate *st, key_action act, int key)
 		char label[96];
 		snprintf(label, sizeof label,
 			 "Cap for GPU%d (e.g. 16GiB, 800MB, inf): ", st->dev);
-		open_prompt(st, PROMPT_CAP, label,
+		prompt_open(st, PROMPT_CAP, label,
 			    fmt_size_input(st->m.cap[st->dev], a, sizeof a));
 		return AR_REDRAW;
 	}
 	case ACT_CAP_TYPE_ALL:
-		open_prompt(st, PROMPT_CAP_ALL,
+		prompt_open(st, PROMPT_CAP_ALL,
 			    "Caps for all devices (16GiB, or 16GiB,8GiB,...): ",
 			    fmt_size_input(st->m.cap[0], a, sizeof a));
 		return AR_REDRAW;
@@ -629,7 +455,7 @@ unsigned actions_run(vstate *st, key_action act, int key)
 		st->contention = st->contention == DP_CONT_PORT ? DP_CONT_NONE
 								: DP_CONT_PORT;
 		{
-			unsigned r = rerun(st);
+			unsigned r = actions_rerun(st);
 			state_status(st, false, "contention %s",
 				     sim_contention_name(st->contention));
 			return r;
@@ -644,16 +470,17 @@ unsigned actions_run(vstate *st, key_action act, int key)
 		return AR_REDRAW | AR_RERUN;
 	case ACT_SEARCH:
 		set_view(st, VIEW_OPS);
-		open_prompt(st, PROMPT_SEARCH, "Search: ", st->search);
+		prompt_open(st, PROMPT_SEARCH, "Search: ", st->search);
 		return AR_REDRAW;
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
 		set_view(st, VIEW_OPS);
-		return search_step(st, act == ACT_SEARCH_NEXT ? 1 : -1, false);
+		return prompt_search(st, act == ACT_SEARCH_NEXT ? 1 : -1,
+				     false);
 	case ACT_FILTER:
 		set_view(st, VIEW_OPS);
-		open_prompt(st, PROMPT_FILTER, "Filter (name, type or layer): ",
-			    st->filter);
+		prompt_open(st, PROMPT_FILTER,
+			    "Filter (name, type or layer): ", st->filter);
 		return AR_REDRAW;
 	case ACT_SORT_NEXT:
 		return sort_change(st, 1);
@@ -683,8 +510,7 @@ unsigned actions_key(vstate *st, int key)
 	return actions_run(st, b->act, key);
 }
 
-unsigned actions_mouse(vstate *st, int w, int h, int x, int y,
-		       mouse_kind kind)
+unsigned actions_mouse(vstate *st, int w, int h, int x, int y, mouse_kind kind)
 {
 	if (st->prompt != PROMPT_NONE)
 		return 0;

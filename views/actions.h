@@ -15,12 +15,12 @@
 #include "state.h"
 
 enum {
-	AR_REDRAW = 1 << 0,      /* the screen changed */
-	AR_RERUN = 1 << 1,       /* settings changed: start a plan job */
-	AR_COMPARE = 1 << 2,     /* start a compare job */
-	AR_CANCEL = 1 << 3,      /* cancel the running and queued jobs */
+	AR_REDRAW = 1 << 0,  /* the screen changed */
+	AR_RERUN = 1 << 1,   /* settings changed: start a plan job */
+	AR_COMPARE = 1 << 2, /* start a compare job */
+	AR_CANCEL = 1 << 3,  /* cancel the running and queued jobs */
 	AR_QUIT = 1 << 4,
-	AR_IO = 1 << 5,          /* st->io / st->io_path need the front end */
+	AR_IO = 1 << 5,		 /* st->io / st->io_path need the front end */
 	AR_FULL_REDRAW = 1 << 6, /* repaint the terminal from scratch */
 	AR_CANCEL_PLAN = 1 << 7, /* cancel the plan job only (adopted plan) */
 };
@@ -42,8 +42,7 @@ typedef enum mouse_kind {
 /* Handles a mouse event at (x, y) on a w x h screen: a click on a device
  * selects it, on a tab shows that view, on the function-key bar runs the
  * key; the wheel scrolls the main view. */
-unsigned actions_mouse(vstate *st, int w, int h, int x, int y,
-		       mouse_kind kind);
+unsigned actions_mouse(vstate *st, int w, int h, int x, int y, mouse_kind kind);
 
 /* The cap m / M set from cap (DP_CAP_UNLIMITED for none) or, when the cap
  * is unlimited, from the device's peak; 0 when there is nothing to go on.

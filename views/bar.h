@@ -17,11 +17,11 @@
 
 #include "grid.h"
 
-#define GLYPH_FULL 0x2588u  /* █ */
-#define GLYPH_CAP 0x2503u   /* ┃ */
+#define GLYPH_FULL 0x2588u /* █ */
+#define GLYPH_CAP 0x2503u  /* ┃ */
 #define GLYPH_OVER ((uint32_t)'!')
-#define GLYPH_CRIT 0x2593u  /* ▓ critical-path op in the timeline */
-#define GLYPH_HALF 0x258cu  /* ▌ */
+#define GLYPH_CRIT 0x2593u /* ▓ critical-path op in the timeline */
+#define GLYPH_HALF 0x258cu /* ▌ */
 
 /* Draws a bar of w cells (brackets included) at (x, y) filled to frac
  * (0..1, clamped). stale dims it. */

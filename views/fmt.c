@@ -33,8 +33,7 @@ char *fmt_cap(int64_t cap, char *buf, size_t size)
 	return units_fmt_bytes(cap, buf, size);
 }
 
-static const char *const bin_units[] = {"B", "KiB", "MiB", "GiB", "TiB",
-					"PiB"};
+static const char *const bin_units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 
 /* The binary unit index that shows bytes as 1 <= v < 1024. */
 static int unit_of(double bytes, double *v)

@@ -6,9 +6,9 @@
 #include <string.h>
 
 static const char *const style_names[ST_COUNT] = {
-	"normal",   "header", "bar_ok",   "bar_warn",  "bar_over", "cap_mark",
-	"critical", "selected", "stale",  "dim",       "error",    "ok",
-	"key",      "keylabel", "tab",    "tab_active", "prompt",
+	"normal",   "header",	"bar_ok", "bar_warn",	"bar_over", "cap_mark",
+	"critical", "selected", "stale",  "dim",	"error",    "ok",
+	"key",	    "keylabel", "tab",	  "tab_active", "prompt",
 };
 
 const char *style_name(vstyle s)
@@ -97,23 +97,45 @@ char glyph_ascii(uint32_t cp)
 	if (cp >= 0x20 && cp < 0x7f)
 		return (char)cp;
 	switch (cp) {
-	case 0x00d7: return 'x';  /* multiplication sign */
-	case 0x00b5: return 'u';  /* micro */
-	case 0x00b7: return '.';  /* middle dot */
-	case 0x2026: return '~';  /* ellipsis */
-	case 0x2013: case 0x2014: return '-';
-	case 0x2022: return '*';
-	case 0x2190: return '<';
-	case 0x2192: return '>';
-	case 0x2191: case 0x25b2: return '^';
-	case 0x2193: case 0x25bc: return 'v';
-	case 0x2500: case 0x2501: return '-';
-	case 0x2502: case 0x2503: return '|';
-	case 0x2588: return '#';  /* full block */
-	case 0x2593: return '%';  /* dark shade: critical path */
-	case 0x2592: return ':';  /* medium shade */
-	case 0x2591: return '.';  /* light shade */
-	case 0x25c6: return '*';
+	case 0x00d7:
+		return 'x'; /* multiplication sign */
+	case 0x00b5:
+		return 'u'; /* micro */
+	case 0x00b7:
+		return '.'; /* middle dot */
+	case 0x2026:
+		return '~'; /* ellipsis */
+	case 0x2013:
+	case 0x2014:
+		return '-';
+	case 0x2022:
+		return '*';
+	case 0x2190:
+		return '<';
+	case 0x2192:
+		return '>';
+	case 0x2191:
+	case 0x25b2:
+		return '^';
+	case 0x2193:
+	case 0x25bc:
+		return 'v';
+	case 0x2500:
+	case 0x2501:
+		return '-';
+	case 0x2502:
+	case 0x2503:
+		return '|';
+	case 0x2588:
+		return '#'; /* full block */
+	case 0x2593:
+		return '%'; /* dark shade: critical path */
+	case 0x2592:
+		return ':'; /* medium shade */
+	case 0x2591:
+		return '.'; /* light shade */
+	case 0x25c6:
+		return '*';
 	}
 	if (cp >= 0x2581 && cp <= 0x2587) /* lower eighths: sparklines */
 		return "_.-=+*#"[cp - 0x2581];
@@ -226,8 +248,8 @@ int grid_puts(vgrid *g, int x, int y, int maxw, vstyle st, const char *s)
 	return n;
 }
 
-int grid_printf(vgrid *g, int x, int y, int maxw, vstyle st,
-		const char *fmt, ...)
+int grid_printf(vgrid *g, int x, int y, int maxw, vstyle st, const char *fmt,
+		...)
 {
 	char buf[1024];
 	va_list ap;

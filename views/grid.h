@@ -57,8 +57,8 @@ void grid_restyle(vgrid *g, vrect r, vstyle st);
 /* Writes UTF-8 text at (x, y), at most maxw cells (maxw < 0: to the grid's
  * right edge). Returns the number of cells written. */
 int grid_puts(vgrid *g, int x, int y, int maxw, vstyle st, const char *s);
-int grid_printf(vgrid *g, int x, int y, int maxw, vstyle st,
-		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int grid_printf(vgrid *g, int x, int y, int maxw, vstyle st, const char *fmt,
+		...) __attribute__((format(printf, 6, 7)));
 /* Writes s into exactly w cells: padded with blanks, or cut with a '~'
  * in the last cell when it does not fit. */
 void grid_puts_fit(vgrid *g, int x, int y, int w, vstyle st, const char *s);

@@ -4,7 +4,9 @@
 
 #include <stdio.h>
 
+/* clang-format off */
 #define K(...) {__VA_ARGS__, 0}
+/* clang-format on */
 
 const key_binding key_table[] = {
 	/* views */
@@ -12,8 +14,8 @@ const key_binding key_table[] = {
 	{K(VK_BTAB), "Shift-Tab", 0, NULL, "previous view", ACT_PREV_VIEW,
 	 KG_VIEWS, true},
 	{K('1', '2', '3', '4', '5', '6', '7'), "1-7", 0, NULL,
-	 "views: Devices Timeline Memory Critical Ops Op Compare",
-	 ACT_VIEW, KG_VIEWS, true},
+	 "views: Devices Timeline Memory Critical Ops Op Compare", ACT_VIEW,
+	 KG_VIEWS, true},
 	{K(VK_ENTER, '\n'), "Enter", 0, NULL,
 	 "open the op under the cursor; in Compare: adopt the algorithm",
 	 ACT_ENTER, KG_VIEWS, true},
@@ -28,8 +30,8 @@ const key_binding key_table[] = {
 
 	/* navigation */
 	{K(VK_UP, 'k'), "Up k", 0, NULL,
-	 "previous row; previous device in Devices, Timeline, Memory",
-	 ACT_UP, KG_NAVIGATE, true},
+	 "previous row; previous device in Devices, Timeline, Memory", ACT_UP,
+	 KG_NAVIGATE, true},
 	{K(VK_DOWN, 'j'), "Down j", 0, NULL,
 	 "next row; next device in Devices, Timeline, Memory", ACT_DOWN,
 	 KG_NAVIGATE, true},
@@ -37,8 +39,8 @@ const key_binding key_table[] = {
 	 "previous device; scroll time back in Timeline and Memory", ACT_LEFT,
 	 KG_NAVIGATE, true},
 	{K(VK_RIGHT, 'l'), "Right l", 0, NULL,
-	 "next device; scroll time forward in Timeline and Memory",
-	 ACT_RIGHT, KG_NAVIGATE, true},
+	 "next device; scroll time forward in Timeline and Memory", ACT_RIGHT,
+	 KG_NAVIGATE, true},
 	{K(VK_PGUP), "PgUp", 0, NULL, "page up", ACT_PAGE_UP, KG_NAVIGATE,
 	 true},
 	{K(VK_PGDN, ' '), "PgDn Space", 0, NULL, "page down", ACT_PAGE_DOWN,
@@ -47,8 +49,8 @@ const key_binding key_table[] = {
 	 ACT_TOP, KG_NAVIGATE, true},
 	{K('G', VK_END), "G End", 0, NULL, "last row; end of the step",
 	 ACT_BOTTOM, KG_NAVIGATE, true},
-	{K('z'), "z", 0, NULL, "zoom the timeline in", ACT_ZOOM_IN,
-	 KG_NAVIGATE, true},
+	{K('z'), "z", 0, NULL, "zoom the timeline in", ACT_ZOOM_IN, KG_NAVIGATE,
+	 true},
 	{K('Z'), "Z", 0, NULL, "zoom the timeline out", ACT_ZOOM_OUT,
 	 KG_NAVIGATE, true},
 
@@ -84,11 +86,10 @@ const key_binding key_table[] = {
 	 KG_PLAN, false},
 
 	/* ops view */
-	{K('/', VK_F3), "/ F3", 3, "Search", "search ops by name, type or layer",
-	 ACT_SEARCH, KG_OPS, true},
+	{K('/', VK_F3), "/ F3", 3, "Search",
+	 "search ops by name, type or layer", ACT_SEARCH, KG_OPS, true},
 	{K('n'), "n", 0, NULL, "next match", ACT_SEARCH_NEXT, KG_OPS, true},
-	{K('N'), "N", 0, NULL, "previous match", ACT_SEARCH_PREV, KG_OPS,
-	 true},
+	{K('N'), "N", 0, NULL, "previous match", ACT_SEARCH_PREV, KG_OPS, true},
 	{K('\\', VK_F4), "\\ F4", 4, "Filter",
 	 "show only ops whose name, type or layer contains a text", ACT_FILTER,
 	 KG_OPS, true},
@@ -96,17 +97,16 @@ const key_binding key_table[] = {
 	 ACT_SORT_NEXT, KG_OPS, true},
 	{K('<', ','), "<", 0, NULL, "sort by the previous column",
 	 ACT_SORT_PREV, KG_OPS, true},
-	{K('I'), "I", 0, NULL, "invert the sort order", ACT_SORT_INVERT,
-	 KG_OPS, true},
+	{K('I'), "I", 0, NULL, "invert the sort order", ACT_SORT_INVERT, KG_OPS,
+	 true},
 
 	/* files */
-	{K('s'), "s", 0, NULL, "save the placement (JSON, or .place)",
-	 ACT_SAVE, KG_FILES, true},
+	{K('s'), "s", 0, NULL, "save the placement (JSON, or .place)", ACT_SAVE,
+	 KG_FILES, true},
 	{K('e'), "e", 0, NULL,
 	 "export the plan (.dot .svg .json .place .csv by extension)",
 	 ACT_EXPORT, KG_FILES, true},
-	{K('o'), "o", 0, NULL, "open another graph", ACT_OPEN, KG_FILES,
-	 false},
+	{K('o'), "o", 0, NULL, "open another graph", ACT_OPEN, KG_FILES, false},
 };
 
 const int key_table_len = (int)(sizeof key_table / sizeof key_table[0]);
@@ -141,8 +141,8 @@ const char *key_group_name(key_group g)
 const char *keys_name(int key, char *buf, int size)
 {
 	static const char *const special[] = {
-		"Up",   "Down", "Left",      "Right",  "PgUp", "PgDn",
-		"Home", "End",  "Shift-Tab", "Delete", "Resize",
+		"Up",	"Down", "Left",	     "Right",  "PgUp",	 "PgDn",
+		"Home", "End",	"Shift-Tab", "Delete", "Resize",
 	};
 	if (key > VK_BASE && key <= VK_RESIZE)
 		snprintf(buf, (size_t)size, "%s", special[key - VK_BASE - 1]);

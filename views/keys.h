@@ -54,9 +54,9 @@ typedef enum key_action {
 	ACT_REDRAW,
 	ACT_NEXT_VIEW,
 	ACT_PREV_VIEW,
-	ACT_VIEW,        /* the number key's view */
-	ACT_ENTER,       /* open the op / adopt the algorithm */
-	ACT_ESCAPE,      /* close help, cancel a rerun, leave op detail */
+	ACT_VIEW,   /* the number key's view */
+	ACT_ENTER,  /* open the op / adopt the algorithm */
+	ACT_ESCAPE, /* close help, cancel a rerun, leave op detail */
 	ACT_UP,
 	ACT_DOWN,
 	ACT_LEFT,
@@ -107,13 +107,13 @@ typedef enum key_group {
 
 typedef struct key_binding {
 	int keys[KEY_MAX_CODES]; /* codes that trigger it, 0-terminated */
-	const char *names;       /* as the help shows them: "q F10" */
-	int fkey;                /* 1..10 when it has a slot in the F-key bar */
-	const char *bar;         /* its label there ("Quit") */
-	const char *help;        /* one line for the help screen */
+	const char *names;	 /* as the help shows them: "q F10" */
+	int fkey;		 /* 1..10 when it has a slot in the F-key bar */
+	const char *bar;	 /* its label there ("Quit") */
+	const char *help;	 /* one line for the help screen */
 	key_action act;
 	key_group group;
-	bool navigation;         /* never changes the settings or the plan */
+	bool navigation; /* never changes the settings or the plan */
 } key_binding;
 
 extern const key_binding key_table[];

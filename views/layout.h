@@ -26,12 +26,12 @@ typedef struct vlayout {
 	int panel_rows; /* devices visible at once (panel.h) */
 
 	/* columns of a devices-panel row; a width of 0 = not shown */
-	int x_name, w_name;     /* "GPU12" */
-	int x_load, w_load;     /* compute-load bar, brackets included */
-	int x_pct, w_pct;       /* " 78%" */
-	int x_mem, w_mem;       /* memory bar, brackets included */
+	int x_name, w_name;	/* "GPU12" */
+	int x_load, w_load;	/* compute-load bar, brackets included */
+	int x_pct, w_pct;	/* " 78%" */
+	int x_mem, w_mem;	/* memory bar, brackets included */
 	int x_memtxt, w_memtxt; /* "12.1 GiB/16.0 GiB OVER" */
-	int x_comm, w_comm;     /* "in 1.20 GiB out 800 MiB" (wide screens) */
+	int x_comm, w_comm;	/* "in 1.20 GiB out 800 MiB" (wide screens) */
 } vlayout;
 
 /* Computes the layout of a w x h screen showing ndev devices (>= 1). */

@@ -11,8 +11,8 @@
 #include "views.h"
 
 static const view_draw_fn view_draw[VIEW_COUNT + 1] = {
-	view_devices_draw, view_timeline_draw, view_memory_draw,
-	view_critical_draw, view_ops_draw,     view_op_draw,
+	view_devices_draw,  view_timeline_draw, view_memory_draw,
+	view_critical_draw, view_ops_draw,	view_op_draw,
 	view_compare_draw,  view_help_draw,
 };
 
@@ -128,7 +128,8 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "algo %s", st->algo->name);
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
-	snprintf(buf, sizeof buf, "%s ops", fmt_count(st->g->nops, a, sizeof a));
+	snprintf(buf, sizeof buf, "%s ops",
+		 fmt_count(st->g->nops, a, sizeof a));
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "%s edges",
 		 fmt_count(st->g->nedges, a, sizeof a));
@@ -191,9 +192,9 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 	}
 	bool stale = state_plan_stale(st);
 	vstyle n = stale ? ST_STALE : ST_NORMAL;
-	const char *tag = stale ? (st->running ? "STALE (rerunning)"
-					       : "STALE (r reruns)")
-				: "";
+	const char *tag =
+		stale ? (st->running ? "STALE (rerunning)" : "STALE (r reruns)")
+		      : "";
 	int right = r.w - (stale ? text_width(tag) + 2 : 0);
 	snprintf(buf, sizeof buf, "%s:", p->algo);
 	x = segment(g, x, y, right, stale ? ST_STALE : ST_HEADER, buf) - 1;
@@ -208,12 +209,16 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 	for (; level < 2; level++) {
 		verdict(p, level, buf, sizeof buf);
 		if (x + text_width(buf) + 2 + text_width(lb) + 2 +
-			    text_width(sp) <= right)
+			    text_width(sp) <=
+		    right)
 			break;
 	}
 	verdict(p, level, buf, sizeof buf);
 	bool ok = plan_worst_device(p) < 0;
-	x = segment(g, x, y, right, stale ? ST_STALE : ok ? ST_OK : ST_ERROR,
+	x = segment(g, x, y, right,
+		    stale ? ST_STALE
+		    : ok  ? ST_OK
+			  : ST_ERROR,
 		    buf);
 	x = segment(g, x, y, right, n, lb);
 	x = segment(g, x, y, right, n, sp);
@@ -235,8 +240,7 @@ static void draw_panel_head(const vstate *st, const vlayout *l, vgrid *g)
 		  "Memory peak (\xe2\x94\x83 cap)");
 	grid_puts(g, l->x_memtxt, y, l->w_memtxt, ST_DIM, "peak/cap");
 	if (l->w_comm)
-		grid_puts(g, l->x_comm, y, l->w_comm, ST_DIM,
-			  "comm in / out");
+		grid_puts(g, l->x_comm, y, l->w_comm, ST_DIM, "comm in / out");
 	int n = state_ndev(st);
 	if (n > l->panel_rows) {
 		char buf[64];
@@ -247,8 +251,8 @@ static void draw_panel_head(const vstate *st, const vlayout *l, vgrid *g)
 	}
 }
 
-static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g,
-			   int d, int y)
+static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g, int d,
+			   int y)
 {
 	const dp_plan *p = st->plan;
 	bool stale = state_plan_stale(st);
@@ -276,8 +280,8 @@ static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g,
 		   stale);
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
 		    s->peak_bytes > s->cap_bytes;
-	snprintf(buf, sizeof buf, "%s/%s", units_fmt_bytes(s->peak_bytes, a,
-							    sizeof a),
+	snprintf(buf, sizeof buf, "%s/%s",
+		 units_fmt_bytes(s->peak_bytes, a, sizeof a),
 		 fmt_cap(s->cap_bytes, b, sizeof b));
 	int x = l->x_memtxt;
 	x += grid_puts(g, x, y, l->w_memtxt, num, buf);
@@ -355,8 +359,8 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		x += 2;
 	}
 	if (st->status[0])
-		grid_puts(g, x, y, r.w - x, st->status_error ? ST_ERROR : ST_NORMAL,
-			  st->status);
+		grid_puts(g, x, y, r.w - x,
+			  st->status_error ? ST_ERROR : ST_NORMAL, st->status);
 	else if (!st->running && state_plan_stale(st))
 		grid_puts(g, x, y, r.w - x, ST_STALE,
 			  "the plan shown is for earlier settings: r reruns");
@@ -402,7 +406,8 @@ static void draw_main(const vstate *st, vgrid *g, vrect r)
 				 st->algo->name,
 				 st->phase[0] ? st->phase : "starting");
 		else if (st->plan_error[0])
-			snprintf(buf, sizeof buf, "no plan: %s", st->plan_error);
+			snprintf(buf, sizeof buf, "no plan: %s",
+				 st->plan_error);
 		else
 			snprintf(buf, sizeof buf, "no plan yet: r runs %s",
 				 st->algo->name);

@@ -8,12 +8,12 @@
 #include <string.h>
 
 static const char *const view_names[VIEW_COUNT + 1] = {
-	"Devices", "Timeline", "Memory", "Critical path",
-	"Ops",     "Op detail", "Compare", "Help",
+	"Devices", "Timeline",	"Memory",  "Critical path",
+	"Ops",	   "Op detail", "Compare", "Help",
 };
 static const char *const view_keys[VIEW_COUNT + 1] = {
-	"devices", "timeline", "memory", "critical",
-	"ops",     "op",       "compare", "help",
+	"devices", "timeline", "memory",  "critical",
+	"ops",	   "op",       "compare", "help",
 };
 static const char *const sort_names[SORT_COUNT] = {
 	"start", "name", "type", "device", "duration", "output", "params",
@@ -421,7 +421,7 @@ dp_status state_prepare(vstate *st)
 	if (!st->ops_dirty)
 		return DP_OK;
 	uint32_t sel = st->ops_cursor < st->ops_n ? st->ops_idx[st->ops_cursor]
-						   : UINT32_MAX;
+						  : UINT32_MAX;
 	uint32_t n = 0;
 	for (uint32_t u = 0; u < st->g->nops; u++)
 		if (!st->filter[0] || state_op_matches(st, u, st->filter))

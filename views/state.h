@@ -32,7 +32,7 @@ typedef enum view_id {
 	VIEW_OPS,
 	VIEW_OP,
 	VIEW_COMPARE,
-	VIEW_COUNT,           /* views reachable by Tab and number keys */
+	VIEW_COUNT,		/* views reachable by Tab and number keys */
 	VIEW_HELP = VIEW_COUNT, /* the help screen, over any view */
 } view_id;
 
@@ -50,13 +50,13 @@ typedef enum ops_sort {
 
 typedef enum prompt_kind {
 	PROMPT_NONE = 0,
-	PROMPT_CAP,     /* cap of the selected device */
+	PROMPT_CAP,	/* cap of the selected device */
 	PROMPT_CAP_ALL, /* cap of every device */
-	PROMPT_SEARCH,  /* Ops view search */
-	PROMPT_FILTER,  /* Ops view filter */
-	PROMPT_OPEN,    /* another graph */
-	PROMPT_SAVE,    /* placement file */
-	PROMPT_EXPORT,  /* DOT/SVG/JSON/... export */
+	PROMPT_SEARCH,	/* Ops view search */
+	PROMPT_FILTER,	/* Ops view filter */
+	PROMPT_OPEN,	/* another graph */
+	PROMPT_SAVE,	/* placement file */
+	PROMPT_EXPORT,	/* DOT/SVG/JSON/... export */
 } prompt_kind;
 
 typedef enum cmp_status {
@@ -74,53 +74,53 @@ typedef struct cmp_row {
 	 * until it is adopted (Enter moves it to the state) */
 	double makespan, xlb, speedup, plan_ms;
 	bool feasible;
-	int worst;           /* plan_worst_device() */
-	int64_t over_bytes;  /* the worst device's peak - cap */
+	int worst;	    /* plan_worst_device() */
+	int64_t over_bytes; /* the worst device's peak - cap */
 	int64_t cut_bytes;
 	bool has_plan;
 	dp_plan plan;
-	char err[200];       /* when status == CMP_FAILED */
+	char err[200]; /* when status == CMP_FAILED */
 } cmp_row;
 
 #define STATE_TEXT_MAX 256
 
 typedef struct vstate {
 	/* ---- settings ---- */
-	dp_graph *g;            /* owned */
-	dp_machine m;           /* owned; the settings the next rerun uses */
+	dp_graph *g;  /* owned */
+	dp_machine m; /* owned; the settings the next rerun uses */
 	const dp_algo *algo;
 	dp_contention contention;
-	unsigned gen;           /* bumped by every change of the settings */
+	unsigned gen; /* bumped by every change of the settings */
 
 	/* ---- the last good plan ---- */
-	dp_plan *plan;          /* owned; NULL before the first one */
-	unsigned plan_gen;      /* settings generation it was made for */
+	dp_plan *plan;	   /* owned; NULL before the first one */
+	unsigned plan_gen; /* settings generation it was made for */
 	char plan_error[STATE_TEXT_MAX]; /* last rerun failure, "" if none */
 
 	/* ---- a rerun in progress (the front end keeps these current) ---- */
-	bool running;           /* a plan job is running or queued */
-	bool comparing;         /* a compare job is running or queued */
+	bool running;	/* a plan job is running or queued */
+	bool comparing; /* a compare job is running or queued */
 	char phase[48];
-	double fraction;        /* 0..1, < 0 when unknown */
+	double fraction; /* 0..1, < 0 when unknown */
 	double elapsed_s;
 
 	/* ---- Compare view ---- */
-	cmp_row *cmp;           /* algo_count() rows, owned */
+	cmp_row *cmp; /* algo_count() rows, owned */
 	int ncmp;
-	unsigned cmp_gen;       /* settings generation of the table */
-	bool cmp_valid;         /* the table was (or is being) computed */
+	unsigned cmp_gen; /* settings generation of the table */
+	bool cmp_valid;	  /* the table was (or is being) computed */
 	int cmp_cursor;
 
 	/* ---- navigation (never changes the plan) ---- */
 	view_id view;
-	view_id back;           /* where Esc returns from help / op detail */
-	int dev;                /* selected device */
-	uint32_t op;            /* selected op (Op detail), UINT32_MAX = none */
-	int main_rows;          /* rows of the main view at the last draw */
-	int tl_zoom;            /* timeline zoom, 1 = whole step */
-	double tl_left;         /* timeline left edge as a fraction of the
+	view_id back;	/* where Esc returns from help / op detail */
+	int dev;	/* selected device */
+	uint32_t op;	/* selected op (Op detail), UINT32_MAX = none */
+	int main_rows;	/* rows of the main view at the last draw */
+	int tl_zoom;	/* timeline zoom, 1 = whole step */
+	double tl_left; /* timeline left edge as a fraction of the
 				   makespan, 0..1 */
-	int mem_scroll;         /* live-tensor list */
+	int mem_scroll; /* live-tensor list */
 	int cp_cursor, cp_scroll;
 	int devv_scroll;
 	int op_scroll;
@@ -131,14 +131,14 @@ typedef struct vstate {
 	bool sort_desc;
 	char filter[64];
 	char search[64];
-	uint32_t *ops_idx;      /* owned, nops entries, first ops_n used */
+	uint32_t *ops_idx; /* owned, nops entries, first ops_n used */
 	uint32_t ops_n;
 	uint32_t ops_cursor, ops_scroll;
 	bool ops_dirty;
 
 	/* per-op flags of the current plan: 1 = on the schedule's critical
 	 * path (state_prepare) */
-	uint8_t *on_cp;         /* owned, nops entries */
+	uint8_t *on_cp; /* owned, nops entries */
 	const dp_plan *prepared_for;
 
 	/* ---- status line and line editor ---- */
@@ -207,8 +207,8 @@ void state_algo_changed(vstate *st);
 int state_ndev(const vstate *st);
 
 /* Display names. */
-const char *view_name(view_id v);  /* "Devices", "Timeline", ... */
-const char *view_key(view_id v);   /* "devices", "timeline", ... */
+const char *view_name(view_id v); /* "Devices", "Timeline", ... */
+const char *view_key(view_id v);  /* "devices", "timeline", ... */
 /* Parses a view key (also accepts "cp" and "critical"); -1 if unknown. */
 int view_parse(const char *s);
 const char *ops_sort_name(ops_sort s);

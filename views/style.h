@@ -10,20 +10,20 @@
 
 typedef enum vstyle {
 	ST_NORMAL = 0,
-	ST_HEADER,     /* title line, table headers */
-	ST_BAR_OK,     /* a bar's fill within its limit */
-	ST_BAR_WARN,   /* a bar's fill close to its limit (>= 90 % of the cap) */
-	ST_BAR_OVER,   /* memory beyond the cap */
-	ST_CAP_MARK,   /* the cap's position on a memory bar */
-	ST_CRITICAL,   /* on the schedule's critical path */
-	ST_SELECTED,   /* the selected device, row or op */
-	ST_STALE,      /* numbers of a plan that a rerun is replacing */
-	ST_DIM,        /* secondary text */
-	ST_ERROR,      /* error messages, infeasible verdicts */
-	ST_OK,         /* positive verdicts ("feasible") */
-	ST_KEY,        /* a key name in the function-key bar or the help */
-	ST_KEYLABEL,   /* the label beside a key in the function-key bar */
-	ST_TAB,        /* an inactive view tab */
+	ST_HEADER,   /* title line, table headers */
+	ST_BAR_OK,   /* a bar's fill within its limit */
+	ST_BAR_WARN, /* a bar's fill close to its limit (>= 90 % of the cap) */
+	ST_BAR_OVER, /* memory beyond the cap */
+	ST_CAP_MARK, /* the cap's position on a memory bar */
+	ST_CRITICAL, /* on the schedule's critical path */
+	ST_SELECTED, /* the selected device, row or op */
+	ST_STALE,    /* numbers of a plan that a rerun is replacing */
+	ST_DIM,	     /* secondary text */
+	ST_ERROR,    /* error messages, infeasible verdicts */
+	ST_OK,	     /* positive verdicts ("feasible") */
+	ST_KEY,	     /* a key name in the function-key bar or the help */
+	ST_KEYLABEL, /* the label beside a key in the function-key bar */
+	ST_TAB,	     /* an inactive view tab */
 	ST_TAB_ACTIVE, /* the active view tab */
 	ST_PROMPT,     /* the line editor in the status line */
 	ST_COUNT

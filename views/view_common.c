@@ -45,8 +45,7 @@ void view_message(vgrid *g, vrect r, vstyle st, const char *msg)
 	grid_puts(g, x, r.y + r.h / 2, r.x + r.w - x, st, msg);
 }
 
-void view_scroll_note(vgrid *g, vrect r, int y, int first, int shown,
-		      int total)
+void view_scroll_note(vgrid *g, vrect r, int y, int first, int shown, int total)
 {
 	if (total <= shown || shown <= 0)
 		return;

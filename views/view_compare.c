@@ -78,7 +78,10 @@ void view_compare_draw(const vstate *st, vgrid *g, vrect r)
 				 units_fmt_bytes(row->over_bytes, b, sizeof b));
 		x += wt;
 		grid_puts(g, x, y, r.x + r.w - x,
-			  sel ? ns : row->feasible ? ST_OK : ST_ERROR, buf);
+			  sel		  ? ns
+			  : row->feasible ? ST_OK
+					  : ST_ERROR,
+			  buf);
 	}
 	const dp_algo *al = st->cmp[cur].algo;
 	snprintf(buf, sizeof buf, "%s: %s (%s)", al->name, al->summary,

@@ -10,9 +10,12 @@
 static vstyle cause_style(dp_hop_cause c)
 {
 	switch (c) {
-	case DP_HOP_TRANSFER: return ST_BAR_WARN;
-	case DP_HOP_DEVICE: return ST_CRITICAL;
-	default: return ST_DIM;
+	case DP_HOP_TRANSFER:
+		return ST_BAR_WARN;
+	case DP_HOP_DEVICE:
+		return ST_CRITICAL;
+	default:
+		return ST_DIM;
 	}
 }
 
@@ -74,9 +77,9 @@ void view_critical_draw(const vstate *st, vgrid *g, vrect r)
 		grid_puts_fit(g, x, y, wi - 1, ns, buf);
 		grid_puts_fit(g, x += wi, y, wt - 1, ns,
 			      units_fmt_time(s->start[u], a, sizeof a));
-		grid_puts_fit(g, x += wt, y, wt - 1, ns,
-			      units_fmt_time(s->end[u] - s->start[u], a,
-					     sizeof a));
+		grid_puts_fit(
+			g, x += wt, y, wt - 1, ns,
+			units_fmt_time(s->end[u] - s->start[u], a, sizeof a));
 		grid_puts_fit(g, x += wt, y, wt - 1, sel ? ns : ST_DIM,
 			      h ? units_fmt_time(gap, a, sizeof a) : "");
 		snprintf(buf, sizeof buf, "GPU%d", p->placement[u]);

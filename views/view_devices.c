@@ -8,19 +8,31 @@
 #include "units.h"
 #include "views.h"
 
-enum { C_DEV, C_OPS, C_BUSY, C_IDLE, C_UTIL, C_IN, C_OUT, C_PEAK, C_AT,
-       C_CAP, C_HEAD, NCOL };
+enum {
+	C_DEV,
+	C_OPS,
+	C_BUSY,
+	C_IDLE,
+	C_UTIL,
+	C_IN,
+	C_OUT,
+	C_PEAK,
+	C_AT,
+	C_CAP,
+	C_HEAD,
+	NCOL
+};
 
 static const struct {
 	const char *title;
 	int w;
 	int prio; /* columns with a higher number go first when space is short */
 } cols[NCOL] = {
-	[C_DEV] = {"Dev", 7, 0},      [C_OPS] = {"ops", 8, 1},
-	[C_BUSY] = {"busy", 10, 0},   [C_IDLE] = {"idle", 10, 2},
-	[C_UTIL] = {"util", 5, 1},    [C_IN] = {"comm in", 10, 1},
-	[C_OUT] = {"comm out", 10, 1}, [C_PEAK] = {"peak", 10, 0},
-	[C_AT] = {"peak at", 10, 2},  [C_CAP] = {"cap", 10, 0},
+	[C_DEV] = {"Dev", 7, 0},	[C_OPS] = {"ops", 8, 1},
+	[C_BUSY] = {"busy", 10, 0},	[C_IDLE] = {"idle", 10, 2},
+	[C_UTIL] = {"util", 5, 1},	[C_IN] = {"comm in", 10, 1},
+	[C_OUT] = {"comm out", 10, 1},	[C_PEAK] = {"peak", 10, 0},
+	[C_AT] = {"peak at", 10, 2},	[C_CAP] = {"cap", 10, 0},
 	[C_HEAD] = {"headroom", 12, 2},
 };
 
@@ -60,7 +72,8 @@ static void device_row(const vstate *st, vgrid *g, int x, int y, int d,
 	cell(g, &x, y, C_DEV, show, d == st->dev ? ST_SELECTED : n,
 	     view_dev_label(d, b, sizeof b));
 	cell(g, &x, y, C_OPS, show, n, fmt_count(s->ops, b, sizeof b));
-	cell(g, &x, y, C_BUSY, show, n, units_fmt_time(s->busy_us, b, sizeof b));
+	cell(g, &x, y, C_BUSY, show, n,
+	     units_fmt_time(s->busy_us, b, sizeof b));
 	cell(g, &x, y, C_IDLE, show, n,
 	     units_fmt_time(mk - s->busy_us > 0 ? mk - s->busy_us : 0, b,
 			    sizeof b));
@@ -73,7 +86,8 @@ static void device_row(const vstate *st, vgrid *g, int x, int y, int d,
 		    s->peak_bytes > s->cap_bytes;
 	cell(g, &x, y, C_PEAK, show, over && !stale ? ST_BAR_OVER : n,
 	     units_fmt_bytes(s->peak_bytes, b, sizeof b));
-	cell(g, &x, y, C_AT, show, n, units_fmt_time(s->peak_time, b, sizeof b));
+	cell(g, &x, y, C_AT, show, n,
+	     units_fmt_time(s->peak_time, b, sizeof b));
 	cell(g, &x, y, C_CAP, show, n, fmt_cap(s->cap_bytes, b, sizeof b));
 	if (s->cap_bytes == DP_CAP_UNLIMITED) {
 		snprintf(b, sizeof b, "-");
@@ -108,14 +122,15 @@ static int detail_lines(const vstate *st, char lines[][200], int max)
 			 units_fmt_bytes(s->peak_bytes, b, sizeof b),
 			 units_fmt_time(s->peak_time, c, sizeof c), live);
 		if (n < max)
-			snprintf(lines[n++], 200,
-				 "  transfers in %u (%s, %s)  out %u (%s, %s)",
-				 s->xfers_in,
-				 units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
-				 units_fmt_time(s->comm_in_us, b, sizeof b),
-				 s->xfers_out,
-				 units_fmt_bytes(s->comm_out_bytes, c, sizeof c),
-				 units_fmt_time(s->comm_out_us, d2, sizeof d2));
+			snprintf(
+				lines[n++], 200,
+				"  transfers in %u (%s, %s)  out %u (%s, %s)",
+				s->xfers_in,
+				units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
+				units_fmt_time(s->comm_in_us, b, sizeof b),
+				s->xfers_out,
+				units_fmt_bytes(s->comm_out_bytes, c, sizeof c),
+				units_fmt_time(s->comm_out_us, d2, sizeof d2));
 	}
 	if (n < max)
 		snprintf(lines[n++], 200,

@@ -9,10 +9,14 @@
 
 static const char *const legend[] = {
 	"Devices panel",
-	"  Load   [\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x8c   ] busy time / makespan",
-	"  Memory [\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88   \xe2\x94\x83   ] peak against the cap \xe2\x94\x83 "
+	"  Load   [\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x8c   ] busy "
+	"time / makespan",
+	"  Memory [\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88   \xe2\x94\x83   ] "
+	"peak against the cap \xe2\x94\x83 "
 	"(the cap sits at 80 % of the bar)",
-	"  Over   [\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x94\x83!!!] memory beyond the cap, "
+	"  Over   "
+	"[\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x94"
+	"\x83!!!] memory beyond the cap, "
 	"also marked OVER",
 	"Timeline",
 	"  \xe2\x96\x88 busy  \xe2\x96\x8c partly busy  \xe2\x96\x93 on the "
@@ -32,7 +36,8 @@ static vstyle help_line(int i, char *buf, size_t size, const char **names)
 	*names = NULL;
 	for (int gr = 0; gr < KG_COUNT; gr++) {
 		if (i == 0) {
-			snprintf(buf, size, "%s", key_group_name((key_group)gr));
+			snprintf(buf, size, "%s",
+				 key_group_name((key_group)gr));
 			return ST_HEADER;
 		}
 		i--;

@@ -84,7 +84,8 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 	char buf[256], a[32], b[32], c[32];
 	if (d >= p->sim.k) {
 		grid_printf(g, r.x, r.y, r.w, ST_DIM,
-			    "GPU%d is new: its memory shows after the rerun", d);
+			    "GPU%d is new: its memory shows after the rerun",
+			    d);
 		return;
 	}
 	const dp_device_stats *s = &p->sim.dev[d];
@@ -180,10 +181,12 @@ void view_memory_draw(const vstate *st, vgrid *g, vrect r)
 			    s->peak_bytes > s->cap_bytes;
 		snprintf(buf, sizeof buf, "%s/%s%s",
 			 units_fmt_bytes(s->peak_bytes, a, sizeof a),
-			 fmt_cap(s->cap_bytes, b, sizeof b), over ? " OVER" : "");
+			 fmt_cap(s->cap_bytes, b, sizeof b),
+			 over ? " OVER" : "");
 		grid_puts(g, r.x + LABEL_W + n + 1, y, NUM_W - 1,
 			  over && !stale ? ST_BAR_OVER
-					 : stale ? ST_STALE : ST_NORMAL,
+			  : stale	 ? ST_STALE
+					 : ST_NORMAL,
 			  buf);
 	}
 	free(v);

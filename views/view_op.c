@@ -9,8 +9,7 @@
 #include "views.h"
 
 /* The transfer of producer u's output to device dst, or NULL. */
-static const dp_transfer *find_xfer(const dp_sim_result *s, uint32_t u,
-				    int dst)
+static const dp_transfer *find_xfer(const dp_sim_result *s, uint32_t u, int dst)
 {
 	for (uint32_t i = 0; i < s->nxfers; i++)
 		if (s->xfers[i].op == u && s->xfers[i].dst == dst)
@@ -30,7 +29,8 @@ static void edge_line(const vstate *st, vgrid *g, int x, int y, int w,
 	int wop = w - 48;
 	if (wop < 16)
 		wop = 16;
-	grid_puts_fit(g, x, y, wop - 1, st->on_cp[other] ? ST_CRITICAL : ST_NORMAL,
+	grid_puts_fit(g, x, y, wop - 1,
+		      st->on_cp[other] ? ST_CRITICAL : ST_NORMAL,
 		      graph_op_name(st->g, other));
 	snprintf(buf, sizeof buf, "GPU%d", dev_o);
 	grid_puts_fit(g, x + wop, y, 6, ST_NORMAL, buf);
@@ -82,7 +82,8 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 		 units_fmt_time(p->sim.end[u], b, sizeof b),
 		 units_fmt_time(p->sim.end[u] - p->sim.start[u], c, sizeof c),
 		 st->on_cp[u] ? "  on the critical path" : "");
-	grid_puts(g, r.x, y++, r.w, st->on_cp[u] ? ST_CRITICAL : ST_NORMAL, buf);
+	grid_puts(g, r.x, y++, r.w, st->on_cp[u] ? ST_CRITICAL : ST_NORMAL,
+		  buf);
 	snprintf(buf, sizeof buf,
 		 "output %s  params %s  temp %s  inputs ready at %s",
 		 units_fmt_bytes(op->output_bytes, a, sizeof a),
@@ -96,8 +97,9 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 			 op->colocate >= 0
 				 ? graph_str(gr, gr->group_label[op->colocate])
 				 : "-",
-			 op->pin >= 0 ? (snprintf(a, sizeof a, "GPU%d", op->pin), a)
-				      : "-");
+			 op->pin >= 0
+				 ? (snprintf(a, sizeof a, "GPU%d", op->pin), a)
+				 : "-");
 		grid_puts(g, r.x, y++, r.w, ST_DIM, buf);
 	}
 	/* the list: "Predecessors" title, preds, blank, "Successors", succs */
@@ -128,7 +130,8 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 			grid_fill(g, (vrect){r.x, yy, r.w, 1}, ' ', ST_HEADER);
 			grid_puts(g, r.x, yy, r.w, ST_HEADER, buf);
 		} else {
-			uint32_t e = gr->succ_edge[gr->succ_off[u] + li - np - 3];
+			uint32_t e =
+				gr->succ_edge[gr->succ_off[u] + li - np - 3];
 			uint32_t to = gr->edges[e].to;
 			edge_line(st, g, r.x + 2, yy, r.w - 2, e, false,
 				  find_xfer(&p->sim, u, p->placement[to]));

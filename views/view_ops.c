@@ -34,9 +34,9 @@ void view_ops_draw(const vstate *st, vgrid *g, vrect r)
 		ops_sort key;
 		const char *title;
 	} heads[] = {
-		{SORT_NAME, "op"},        {SORT_TYPE, "type"},
-		{SORT_DEVICE, "dev"},     {SORT_START, "start"},
-		{SORT_DURATION, "dur"},   {SORT_OUTPUT, "output"},
+		{SORT_NAME, "op"},	 {SORT_TYPE, "type"},
+		{SORT_DEVICE, "dev"},	 {SORT_START, "start"},
+		{SORT_DURATION, "dur"},	 {SORT_OUTPUT, "output"},
 		{SORT_PARAMS, "params"},
 	};
 	int widths[] = {wname, wtype, wd, wt, wt, wb, wb};
@@ -44,7 +44,8 @@ void view_ops_draw(const vstate *st, vgrid *g, vrect r)
 	for (int i = 0; i < 7; i++) {
 		snprintf(buf, sizeof buf, "%s%s", heads[i].title,
 			 heads[i].key == st->sort
-				 ? (st->sort_desc ? "\xe2\x96\xbc" : "\xe2\x96\xb2")
+				 ? (st->sort_desc ? "\xe2\x96\xbc"
+						  : "\xe2\x96\xb2")
 				 : "");
 		grid_puts_fit(g, x, y, widths[i], ST_HEADER, buf);
 		x += widths[i];

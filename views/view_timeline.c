@@ -31,8 +31,8 @@ static void draw_axis(vgrid *g, int x, int y, int n, double t0, double dt)
 	}
 }
 
-static void draw_legend(const vstate *st, vgrid *g, vrect r, int y,
-			double t0, double t1, int lanes)
+static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, double t0,
+			double t1, int lanes)
 {
 	char buf[160], a[32], b[32], c[32];
 	int x = r.x;
@@ -47,7 +47,8 @@ static void draw_legend(const vstate *st, vgrid *g, vrect r, int y,
 		x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " receiving  ");
 	}
 	snprintf(buf, sizeof buf, "%s-%s of %s, zoom %d\xc3\x97",
-		 units_fmt_time(t0, a, sizeof a), units_fmt_time(t1, b, sizeof b),
+		 units_fmt_time(t0, a, sizeof a),
+		 units_fmt_time(t1, b, sizeof b),
 		 units_fmt_time(st->plan->sim.makespan, c, sizeof c),
 		 st->tl_zoom);
 	x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM, buf);
@@ -79,7 +80,8 @@ void view_timeline_draw(const vstate *st, vgrid *g, vrect r)
 	view_scroll_note(g, r, r.y, first, rows, k);
 	tl_cell *cells = calloc((size_t)rows * (size_t)n, sizeof *cells);
 	if (!cells) {
-		view_message(g, r, ST_ERROR, "out of memory drawing the timeline");
+		view_message(g, r, ST_ERROR,
+			     "out of memory drawing the timeline");
 		return;
 	}
 	bool stale = state_plan_stale(st);
@@ -144,7 +146,8 @@ void view_timeline_draw(const vstate *st, vgrid *g, vrect r)
 				sty = ST_STALE;
 			grid_put(g, r.x + LABEL_W + c, y, ch, sty);
 			if (lanes > 1 && tc->in)
-				grid_put(g, r.x + LABEL_W + c, y + 1, GLYPH_XFER,
+				grid_put(g, r.x + LABEL_W + c, y + 1,
+					 GLYPH_XFER,
 					 stale ? ST_STALE : ST_BAR_WARN);
 		}
 	}

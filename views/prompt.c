@@ -1,0 +1,187 @@
+/* prompt.c - the line editor in the status line and the prompts' effects
+ * (see prompt.h). */
+#include "prompt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "actions.h"
+#include "fmt.h"
+#include "grid.h"
+#include "units.h"
+
+void prompt_open(vstate *st, prompt_kind k, const char *label, const char *init)
+{
+	st->prompt = k;
+	snprintf(st->plabel, sizeof st->plabel, "%s", label);
+	snprintf(st->pbuf, sizeof st->pbuf, "%s", init ? init : "");
+}
+
+/* ---- the Ops view: search ---- */
+
+unsigned prompt_search(vstate *st, int dir, bool include_cursor)
+{
+	if (!st->search[0]) {
+		state_status(st, false, "no search yet: / starts one");
+		return AR_REDRAW;
+	}
+	if (state_prepare(st) != DP_OK) {
+		state_status(st, true, "out of memory sorting the ops");
+		return AR_REDRAW;
+	}
+	uint32_t n = st->ops_n;
+	for (uint32_t i = include_cursor ? 0 : 1; i <= n && n; i++) {
+		uint32_t at = dir > 0 ? (st->ops_cursor + i) % n
+				      : (st->ops_cursor + n - i % n) % n;
+		if (state_op_matches(st, st->ops_idx[at], st->search)) {
+			st->ops_cursor = at;
+			state_status(st, false, "'%s': %s", st->search,
+				     graph_op_name(st->g, st->ops_idx[at]));
+			return AR_REDRAW;
+		}
+	}
+	state_status(st, true, "no op matches '%s'%s", st->search,
+		     st->filter[0] ? " among the filtered ones" : "");
+	return AR_REDRAW;
+}
+
+/* ---- the line editor ---- */
+
+static unsigned prompt_submit(vstate *st)
+{
+	prompt_kind k = st->prompt;
+	char text[sizeof st->pbuf];
+	/* trim blanks at both ends */
+	const char *s = st->pbuf;
+	while (*s == ' ')
+		s++;
+	snprintf(text, sizeof text, "%s", s);
+	size_t n = strlen(text);
+	while (n && text[n - 1] == ' ')
+		text[--n] = '\0';
+	st->prompt = PROMPT_NONE;
+	dp_err err;
+	dp_err_clear(&err);
+	char a[32];
+	switch (k) {
+	case PROMPT_CAP: {
+		int d = st->dev;
+		if (d >= st->m.k)
+			return AR_REDRAW;
+		int64_t v;
+		if (strcmp(text, "inf") == 0 || strcmp(text, "none") == 0 ||
+		    strcmp(text, "unlimited") == 0) {
+			v = DP_CAP_UNLIMITED;
+		} else if (units_parse_bytes(text, &v, &err) != DP_OK) {
+			state_status(st, true, "cap not changed: %s", err.msg);
+			return AR_REDRAW;
+		} else if (v <= 0) {
+			state_status(st, true,
+				     "cap not changed: a cap must be more than "
+				     "0 bytes (inf for none)");
+			return AR_REDRAW;
+		}
+		st->m.cap[d] = v;
+		unsigned r = actions_rerun(st);
+		state_status(st, false, "GPU%d cap %s", d,
+			     fmt_cap(v, a, sizeof a));
+		return r;
+	}
+	case PROMPT_CAP_ALL: {
+		dp_machine tmp;
+		if (machine_copy(&tmp, &st->m, &err) != DP_OK) {
+			state_status(st, true, "%s", err.msg);
+			return AR_REDRAW;
+		}
+		if (machine_set_caps(&tmp, text, &err) != DP_OK) {
+			machine_free(&tmp);
+			state_status(st, true, "caps not changed: %s", err.msg);
+			return AR_REDRAW;
+		}
+		machine_free(&st->m);
+		st->m = tmp;
+		unsigned r = actions_rerun(st);
+		state_status(st, false, "caps set to %s", text);
+		return r;
+	}
+	case PROMPT_SEARCH:
+		snprintf(st->search, sizeof st->search, "%.*s",
+			 (int)sizeof st->search - 1, text);
+		if (!text[0]) {
+			state_status(st, false, "search cleared");
+			return AR_REDRAW;
+		}
+		return prompt_search(st, 1, true);
+	case PROMPT_FILTER:
+		snprintf(st->filter, sizeof st->filter, "%.*s",
+			 (int)sizeof st->filter - 1, text);
+		st->ops_dirty = true;
+		st->ops_cursor = st->ops_scroll = 0;
+		state_status(st, false,
+			     text[0] ? "filter '%s'" : "filter cleared", text);
+		return AR_REDRAW;
+	case PROMPT_OPEN:
+	case PROMPT_SAVE:
+	case PROMPT_EXPORT:
+		if (!text[0]) {
+			state_status(st, true, "no file name given");
+			return AR_REDRAW;
+		}
+		st->io = k;
+		snprintf(st->io_path, sizeof st->io_path, "%s", text);
+		return AR_REDRAW | AR_IO;
+	case PROMPT_NONE:
+		break;
+	}
+	return AR_REDRAW;
+}
+
+static void prompt_backspace(vstate *st)
+{
+	size_t n = strlen(st->pbuf);
+	/* drop one UTF-8 codepoint */
+	while (n > 0) {
+		n--;
+		if (((unsigned char)st->pbuf[n] & 0xc0) != 0x80)
+			break;
+	}
+	st->pbuf[n] = '\0';
+}
+
+unsigned prompt_key(vstate *st, int key)
+{
+	size_t n = strlen(st->pbuf);
+	switch (key) {
+	case VK_ENTER:
+	case '\n':
+		return prompt_submit(st);
+	case VK_ESC:
+		st->prompt = PROMPT_NONE;
+		state_status(st, false, "cancelled");
+		return AR_REDRAW;
+	case VK_BACKSPACE:
+	case 8:
+		prompt_backspace(st);
+		return AR_REDRAW;
+	case VK_CTRL_U:
+		st->pbuf[0] = '\0';
+		return AR_REDRAW;
+	case VK_CTRL_W:
+		while (n && st->pbuf[n - 1] == ' ')
+			st->pbuf[--n] = '\0';
+		while (n && st->pbuf[n - 1] != ' ' && st->pbuf[n - 1] != '/')
+			st->pbuf[--n] = '\0';
+		return AR_REDRAW;
+	default:
+		break;
+	}
+	if (key < 32 || key >= VK_BASE || key == 127)
+		return 0; /* other special keys do nothing while typing */
+	char e[4];
+	int len = utf8_encode((uint32_t)key, e);
+	if (n + (size_t)len < sizeof st->pbuf) {
+		memcpy(st->pbuf + n, e, (size_t)len);
+		st->pbuf[n + (size_t)len] = '\0';
+	}
+	return AR_REDRAW;
+}

@@ -1,0 +1,29 @@
+/* prompt.h - the status line's editor and what a submitted prompt does
+ * (internal to views/; actions.c opens prompts and hands keys over).
+ *
+ * A prompt asks for a cap (c, C), a search or filter text (/, \) or a file
+ * name (s, e, o). Enter submits: caps are parsed with units and applied,
+ * with a status-line error and no change on bad input; search and filter
+ * apply to the Ops view; file names go to the front end (AR_IO).
+ */
+#ifndef DNNPART_VIEWS_PROMPT_H
+#define DNNPART_VIEWS_PROMPT_H
+
+#include <stdbool.h>
+
+#include "state.h"
+
+/* Opens the editor with a label and an initial text. */
+void prompt_open(vstate *st, prompt_kind k, const char *label,
+		 const char *init);
+/* Handles one key while a prompt is open; returns AR_* bits. */
+unsigned prompt_key(vstate *st, int key);
+/* Moves the Ops cursor to the next (dir > 0) or previous match of the
+ * search text, from the cursor (include_cursor) or the row after it. */
+unsigned prompt_search(vstate *st, int dir, bool include_cursor);
+
+/* Records a change of the settings (actions.c): a plan job, and in
+ * Compare a new comparison. Returns AR_* bits. */
+unsigned actions_rerun(vstate *st);
+
+#endif
