@@ -4,17 +4,74 @@
  * device). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "units.h"
 #include "views.h"
 
-/* The transfer of producer u's output to device dst, or NULL. */
-static const dp_transfer *find_xfer(const dp_sim_result *s, uint32_t u, int dst)
+/* The transfers that touch op u: its output's, by target device, and
+ * those that bring a predecessor's output to u's device. One pass over the
+ * plan's transfers per draw, so a draw costs O(transfers), not O(transfers
+ * x edges) on large graphs. */
+typedef struct op_xfers {
+	const dp_transfer **out; /* k entries */
+	uint32_t *pred;		 /* sorted, distinct predecessor ids */
+	const dp_transfer **in;	 /* aligned with pred */
+	uint32_t npred;
+} op_xfers;
+
+static int u32_cmp(const void *a, const void *b)
 {
-	for (uint32_t i = 0; i < s->nxfers; i++)
-		if (s->xfers[i].op == u && s->xfers[i].dst == dst)
-			return &s->xfers[i];
-	return NULL;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void op_xfers_free(op_xfers *x)
+{
+	free(x->out);
+	free(x->pred);
+	free(x->in);
+}
+
+static bool op_xfers_build(const vstate *st, uint32_t u, op_xfers *x)
+{
+	const dp_graph *g = st->g;
+	const dp_sim_result *s = &st->plan->sim;
+	uint32_t lo = g->pred_off[u], hi = g->pred_off[u + 1];
+	memset(x, 0, sizeof *x);
+	x->out = calloc((size_t)s->k, sizeof *x->out);
+	x->pred = malloc((size_t)(hi - lo + 1) * sizeof *x->pred);
+	x->in = calloc((size_t)(hi - lo + 1), sizeof *x->in);
+	if (!x->out || !x->pred || !x->in) {
+		op_xfers_free(x);
+		return false;
+	}
+	for (uint32_t i = lo; i < hi; i++)
+		x->pred[i - lo] = g->edges[g->pred_edge[i]].from;
+	qsort(x->pred, hi - lo, sizeof *x->pred, u32_cmp);
+	for (uint32_t i = 0; i < hi - lo; i++)
+		if (x->npred == 0 || x->pred[x->npred - 1] != x->pred[i])
+			x->pred[x->npred++] = x->pred[i];
+	int dev = st->plan->placement[u];
+	for (uint32_t i = 0; i < s->nxfers; i++) {
+		const dp_transfer *t = &s->xfers[i];
+		if (t->op == u && t->dst >= 0 && t->dst < s->k) {
+			x->out[t->dst] = t;
+		} else if (t->dst == dev) {
+			uint32_t *at = bsearch(&t->op, x->pred, x->npred,
+					       sizeof *x->pred, u32_cmp);
+			if (at)
+				x->in[at - x->pred] = t;
+		}
+	}
+	return true;
+}
+
+/* The transfer of predecessor p's output to u's device, or NULL. */
+static const dp_transfer *xfer_in(const op_xfers *x, uint32_t p)
+{
+	uint32_t *at = bsearch(&p, x->pred, x->npred, sizeof *x->pred, u32_cmp);
+	return at ? x->in[at - x->pred] : NULL;
 }
 
 /* One edge line: the other op, its device, bytes and the cost. */
@@ -112,6 +169,12 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 		first = total - rows;
 	if (first < 0)
 		first = 0;
+	op_xfers xf;
+	if (!op_xfers_build(st, u, &xf)) {
+		grid_puts(g, r.x, y, r.w, ST_ERROR,
+			  "out of memory listing the edges");
+		return;
+	}
 	for (int i = 0; i < rows && first + i < total; i++) {
 		int li = first + i, yy = y + i;
 		if (li == 0) {
@@ -122,7 +185,7 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 			uint32_t e = gr->pred_edge[gr->pred_off[u] + li - 1];
 			uint32_t from = gr->edges[e].from;
 			edge_line(st, g, r.x + 2, yy, r.w - 2, e, true,
-				  find_xfer(&p->sim, from, p->placement[u]));
+				  xfer_in(&xf, from));
 		} else if (li == (int)np + 1) {
 			continue;
 		} else if (li == (int)np + 2) {
@@ -134,8 +197,9 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 				gr->succ_edge[gr->succ_off[u] + li - np - 3];
 			uint32_t to = gr->edges[e].to;
 			edge_line(st, g, r.x + 2, yy, r.w - 2, e, false,
-				  find_xfer(&p->sim, u, p->placement[to]));
+				  xf.out[p->placement[to]]);
 		}
 	}
+	op_xfers_free(&xf);
 	view_scroll_note(g, r, y, first, rows, total);
 }
