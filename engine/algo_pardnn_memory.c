@@ -40,6 +40,7 @@
 #define PD_MEM_MAX_ROUNDS 64
 #define PD_MEM_MIN_ROUNDS 6
 #define PD_MEM_MAX_CANDS 4096u
+#define PD_MEM_NEIGHBOURS 64u
 
 typedef struct mcand {
 	double key;
@@ -219,6 +220,7 @@ static double move_key(const pd_ctx *c, const mstate *s, uint32_t rep,
  * follows it and chains move together instead of being cut at every op. */
 static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 {
+	const dp_graph *g = c->g;
 	const dp_sim_result *r = &c->res;
 	int64_t overflow = r->dev[d].peak_bytes - c->m->cap[d];
 	s->ntouched = 0;
@@ -249,6 +251,7 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 		if (key >= 0) {
 			s->cand[kept] = s->cand[i];
 			s->cand[kept++].key = key;
+			s->credit[s->cand[i].rep] = s->cand[i].freed;
 		}
 	}
 	nc = kept;
@@ -258,6 +261,8 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 	uint32_t moved = 0, rechecks = 4 * nc + 64;
 	while (nc > 0 && got < overflow) {
 		mcand m = mc_pop(s->cand, &nc);
+		if (c->stamp[m.rep] == c->stamp_gen)
+			continue; /* moved already (a stale heap entry) */
 		int64_t need = 0;
 		int32_t e;
 		double key = move_key(c, s, m.rep, d, m.freed, &e, &need);
@@ -278,7 +283,44 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 		s->head[d] += m.freed;
 		got += m.freed;
 		moved++;
+		/* the unit's candidate neighbours are cheaper to move now
+		 * (their edge to it is no longer cut there): key them again
+		 * so that a chain follows its first op */
+		uint32_t len, pushed = 0, rep = m.rep;
+		const uint32_t *mem = pd_unit(g, &rep, &len);
+		for (uint32_t i = 0; i < len && pushed < PD_MEM_NEIGHBOURS; i++) {
+			uint32_t u = mem[i];
+			for (int dir = 0; dir < 2; dir++) {
+				uint32_t lo = dir ? g->succ_off[u] : g->pred_off[u];
+				uint32_t hi = dir ? g->succ_off[u + 1]
+						  : g->pred_off[u + 1];
+				for (uint32_t j = lo;
+				     j < hi && pushed < PD_MEM_NEIGHBOURS &&
+				     nc < c->n;
+				     j++) {
+					const dp_edge *ed =
+						&g->edges[dir ? g->succ_edge[j]
+							      : g->pred_edge[j]];
+					uint32_t v = pd_rep(g, dir ? ed->to
+								   : ed->from);
+					if (s->credit[v] <= 0 ||
+					    c->stamp[v] == c->stamp_gen ||
+					    c->place[v] != d)
+						continue;
+					double k2 = move_key(c, s, v, d,
+							     s->credit[v], &e,
+							     &need);
+					if (k2 < 0)
+						continue;
+					mc_push(s->cand, &nc,
+						(mcand){k2, v, s->credit[v]});
+					pushed++;
+				}
+			}
+		}
 	}
+	for (uint32_t i = 0; i < s->ntouched; i++)
+		s->credit[s->touched[i]] = 0;
 	return moved;
 }
 
