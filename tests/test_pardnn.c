@@ -359,6 +359,46 @@ static void test_pardnn_critical_path_stays_side_branches_move_k4(void)
 	check_branches_moved(4);
 }
 
+
+/* The critical path goes to the fastest device. */
+static void test_pardnn_critical_path_on_fastest_device(void)
+{
+	dp_graph *g = chain_with_branches();
+	REQUIRE(g != NULL);
+	dp_machine m;
+	machine_with(&m, 4, DP_CAP_UNLIMITED);
+	REQUIRE(machine_set_link(&m, "pardnn", NULL) == DP_OK);
+	REQUIRE(machine_set_speeds(&m, "1,1,3,1", NULL) == DP_OK);
+	int32_t pl[16];
+	REQUIRE(run_algo("pardnn", g, &m, NULL, pl, NULL) == DP_OK);
+	char nm[32];
+	for (int i = 0; i < 10; i++) {
+		snprintf(nm, sizeof nm, "c%d", i);
+		CHECK_INT(pl[graph_find(g, nm)], 2);
+	}
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* Every op pinned: nothing is free to move, pins are the placement. */
+static void test_pardnn_every_op_pinned(void)
+{
+	rand_opts ro = {120, 6, 3, false, false};
+	dp_graph *g = random_dag(&ro);
+	REQUIRE(g != NULL);
+	for (uint32_t u = 0; u < g->nops; u++)
+		g->ops[u].pin = (int32_t)(u % 3);
+	dp_machine m;
+	machine_with(&m, 3, 1);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	REQUIRE(run_algo("pardnn", g, &m, NULL, pl, NULL) == DP_OK);
+	for (uint32_t u = 0; u < g->nops; u++)
+		CHECK_INT(pl[u], (int32_t)(u % 3));
+	free(pl);
+	machine_free(&m);
+	graph_free(g);
+}
+
 /* ---- invariants over many graphs ---- */
 
 static void check_one(const dp_graph *g, int k, int64_t cap,
@@ -815,6 +855,8 @@ TEST_MAIN(TEST(test_pardnn_is_the_default_algorithm),
 	  TEST(test_pardnn_mapping_places_every_op_and_keeps_groups),
 	  TEST(test_pardnn_critical_path_stays_side_branches_move_k2),
 	  TEST(test_pardnn_critical_path_stays_side_branches_move_k4),
+	  TEST(test_pardnn_critical_path_on_fastest_device),
+	  TEST(test_pardnn_every_op_pinned),
 	  TEST(test_pardnn_random_graphs_invariants),
 	  TEST(test_pardnn_training_graphs_invariants),
 	  TEST(test_pardnn_cap_below_largest_op_terminates),
