@@ -75,14 +75,18 @@ static dp_graph *random_dag(uint32_t n)
 		if (graph_add_op(g, nm, &id, NULL))
 			return NULL;
 		g->ops[id].time_us = 1 + (double)(rng(&s) % 200);
-		g->ops[id].output_bytes = 1024 + (int64_t)(rng(&s) % (4u << 20));
+		g->ops[id].output_bytes =
+			1024 + (int64_t)(rng(&s) % (4u << 20));
 		if (rng(&s) % 4 == 0)
-			g->ops[id].param_bytes = (int64_t)(rng(&s) % (8u << 20));
+			g->ops[id].param_bytes =
+				(int64_t)(rng(&s) % (8u << 20));
 		uint32_t nin = i ? 1 + (uint32_t)(rng(&s) % 3) : 0;
 		for (uint32_t j = 0; j < nin; j++)
-			graph_add_edge(g, id - 1 - (uint32_t)(rng(&s) %
-							     (i < 64 ? i : 64)),
-				       id, -1, false, NULL);
+			graph_add_edge(
+				g,
+				id - 1 -
+					(uint32_t)(rng(&s) % (i < 64 ? i : 64)),
+				id, -1, false, NULL);
 	}
 	if (!g || graph_finalize(g, NULL))
 		return NULL;
@@ -138,8 +142,10 @@ int main(int argc, char **argv)
 			dp_machine m;
 			machine_init(&m, k, NULL);
 			if (cap_frac > 0) {
-				int64_t cap = (int64_t)(cap_frac *
-							(double)one_device_peak(g) / k);
+				int64_t cap =
+					(int64_t)(cap_frac *
+						  (double)one_device_peak(g) /
+						  k);
 				for (int d = 0; d < k; d++)
 					m.cap[d] = cap;
 			}
@@ -168,7 +174,8 @@ int main(int argc, char **argv)
 			double te = now_s();
 			struct rusage ru;
 			getrusage(RUSAGE_SELF, &ru);
-			printf("ops=%u edges=%u k=%d time=%.3fs [%s ] sim=%.3fs "
+			printf("ops=%u edges=%u k=%d time=%.3fs [%s ] "
+			       "sim=%.3fs "
 			       "makespan=%.0fus feasible=%d maxrss=%ldMiB\n",
 			       g->nops, g->nedges, k, t1 - t0, pc.line, te - ts,
 			       r.makespan, r.feasible, ru.ru_maxrss / 1024);

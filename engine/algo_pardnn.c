@@ -71,7 +71,8 @@ dp_status pd_simulate(pd_ctx *c, bool detail, pd_score *sc)
 		sc->makespan = c->res.makespan;
 		sc->over = 0;
 		for (int d = 0; d < c->k; d++) {
-			int64_t cap = c->m->cap[d], peak = c->res.dev[d].peak_bytes;
+			int64_t cap = c->m->cap[d],
+				peak = c->res.dev[d].peak_bytes;
 			if (peak > cap)
 				sc->over += peak - cap;
 		}
@@ -85,8 +86,7 @@ uint32_t pd_rep(const dp_graph *g, uint32_t u)
 	return grp >= 0 ? g->group_ops[g->group_off[grp]] : u;
 }
 
-const uint32_t *pd_unit(const dp_graph *g, const uint32_t *self,
-			uint32_t *len)
+const uint32_t *pd_unit(const dp_graph *g, const uint32_t *self, uint32_t *len)
 {
 	int32_t grp = g->ops[*self].colocate;
 	if (grp < 0) {
@@ -121,14 +121,16 @@ double pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to)
 			if (grp >= 0 && g->ops[x].colocate == grp)
 				continue;
 			int32_t dx = c->place[x];
-			delta += (dx != to ? c->c[e] : 0) - (dx != from ? c->c[e] : 0);
+			delta += (dx != to ? c->c[e] : 0) -
+				 (dx != from ? c->c[e] : 0);
 		}
 		for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
 			uint32_t e = g->succ_edge[j], x = g->edges[e].to;
 			if (grp >= 0 && g->ops[x].colocate == grp)
 				continue;
 			int32_t dx = c->place[x];
-			delta += (dx != to ? c->c[e] : 0) - (dx != from ? c->c[e] : 0);
+			delta += (dx != to ? c->c[e] : 0) -
+				 (dx != from ? c->c[e] : 0);
 		}
 	}
 	return delta;
@@ -175,8 +177,8 @@ int32_t pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ)
 		uint32_t lo = succ ? g->succ_off[u] : g->pred_off[u];
 		uint32_t hi = succ ? g->succ_off[u + 1] : g->pred_off[u + 1];
 		for (uint32_t i = lo; i < hi; i++) {
-			const dp_edge *e =
-				&g->edges[succ ? g->succ_edge[i] : g->pred_edge[i]];
+			const dp_edge *e = &g->edges[succ ? g->succ_edge[i]
+							  : g->pred_edge[i]];
 			uint32_t x = succ ? e->to : e->from;
 			if (grp >= 0 && g->ops[x].colocate == grp)
 				continue;
@@ -194,8 +196,8 @@ int32_t pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ)
  * unit of grp (then a copy of p's output is on e anyway). High fan-out
  * producers are not scanned to the end: past PD_COPY_SCAN consumers the
  * answer is "no", which only overestimates what a move brings. */
-static bool copy_already_on(const pd_ctx *c, uint32_t p, int32_t e,
-			    int32_t grp, uint32_t self)
+static bool copy_already_on(const pd_ctx *c, uint32_t p, int32_t e, int32_t grp,
+			    uint32_t self)
 {
 	const dp_graph *g = c->g;
 	uint32_t lo = g->succ_off[p], hi = g->succ_off[p + 1];
@@ -252,8 +254,7 @@ int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e)
 	return need;
 }
 
-void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need,
-		 uint8_t *mark)
+void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark)
 {
 	const dp_graph *g = c->g;
 	const dp_sim_result *r = &c->res;
@@ -285,7 +286,8 @@ void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need,
 		for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
 			const dp_edge *ed = &g->edges[g->pred_edge[j]];
 			uint32_t p = ed->from;
-			if (ed->control || (grp >= 0 && g->ops[p].colocate == grp))
+			if (ed->control ||
+			    (grp >= 0 && g->ops[p].colocate == grp))
 				continue;
 			/* devices that hold a copy of p anyway: p's own and
 			 * those of its other consumers (the first
@@ -308,7 +310,8 @@ void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need,
 			}
 			mark[c->place[p]] = 0;
 			for (uint32_t x = lo; x < hi; x++)
-				mark[c->place[g->edges[g->succ_edge[x]].to]] = 0;
+				mark[c->place[g->edges[g->succ_edge[x]].to]] =
+					0;
 		}
 	}
 }
@@ -354,7 +357,8 @@ dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
 				mv[i].from = -1;
 				if (c->place[mv[i].rep] == mv[i].to)
 					continue;
-				mv[i].from = pd_move_unit(c, mv[i].rep, mv[i].to);
+				mv[i].from =
+					pd_move_unit(c, mv[i].rep, mv[i].to);
 				moved++;
 			}
 			if (!moved)
@@ -426,8 +430,7 @@ dp_status pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
 	c->place = malloc(((size_t)n + 1) * sizeof *c->place);
 	c->stamp = calloc((size_t)n + 1, sizeof *c->stamp);
 	c->devorder = malloc((size_t)c->k * sizeof *c->devorder);
-	if (!c->w || !c->c || !c->fix || !c->place || !c->stamp ||
-	    !c->devorder)
+	if (!c->w || !c->c || !c->fix || !c->place || !c->stamp || !c->devorder)
 		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for pardnn on %u ops", n);
 	c->mean_speed = machine_sum_speed(m) / m->k;

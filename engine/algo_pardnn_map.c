@@ -45,7 +45,7 @@ static int tkey_cmp(const void *a, const void *b)
 typedef struct fenwick {
 	uint32_t nb; /* buckets (1-based tree of nb nodes) */
 	int k;
-	double *t;   /* (nb + 1) * k */
+	double *t; /* (nb + 1) * k */
 } fenwick;
 
 /* Adds v to group d at bucket i (0-based). */
@@ -56,8 +56,7 @@ static void fen_add(fenwick *f, uint32_t i, int d, double v)
 }
 
 /* out[d] += sum of buckets [0, i) for every group d. */
-static void fen_prefix(const fenwick *f, uint32_t i, double sign,
-		       double *out)
+static void fen_prefix(const fenwick *f, uint32_t i, double sign, double *out)
 {
 	for (uint32_t x = i; x > 0; x -= x & (0u - x)) {
 		const double *row = f->t + (size_t)x * (size_t)f->k;
@@ -173,7 +172,8 @@ dp_status pd_map(pd_ctx *c)
 			d = c->devorder[c->path_of[u]];
 		c->place[u] = d;
 		if (d >= 0)
-			f.t[((size_t)bucket_of(pos[u], n, f.nb) + 1) * (size_t)k +
+			f.t[((size_t)bucket_of(pos[u], n, f.nb) + 1) *
+				    (size_t)k +
 			    (size_t)d] += c->w[u];
 	}
 	/* linear-time Fenwick construction from the raw bucket sums */
@@ -230,15 +230,15 @@ dp_status pd_map(pd_ctx *c)
 		for (uint32_t i = lo_i; i < hi_i; i++) {
 			uint32_t u = c->path_ops[i];
 			work += c->w[u];
-			for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1];
-			     j++) {
+			for (uint32_t j = g->pred_off[u];
+			     j < g->pred_off[u + 1]; j++) {
 				uint32_t e = g->pred_edge[j];
 				int32_t d = c->place[g->edges[e].from];
 				if (d >= 0)
 					comm[d] += c->c[e];
 			}
-			for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1];
-			     j++) {
+			for (uint32_t j = g->succ_off[u];
+			     j < g->succ_off[u + 1]; j++) {
 				uint32_t e = g->succ_edge[j];
 				int32_t d = c->place[g->edges[e].to];
 				if (d >= 0)
@@ -248,7 +248,8 @@ dp_status pd_map(pd_ctx *c)
 		int best = 0;
 		double bcost = 0;
 		for (int d = 0; d < k; d++) {
-			double cost = (load[d] + work) / c->m->speed[d] - comm[d];
+			double cost =
+				(load[d] + work) / c->m->speed[d] - comm[d];
 			if (d == 0 || cost < bcost ||
 			    (cost == bcost && comm[d] > comm[best])) {
 				best = d;

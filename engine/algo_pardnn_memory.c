@@ -60,14 +60,14 @@ typedef struct mstate {
 	int64_t *credit;   /* n: bytes credited to a unit (by rep) */
 	uint32_t *touched; /* reps with credit, this device */
 	uint32_t ntouched;
-	int16_t *left;     /* n * PD_MEM_MAX_MOVES: devices a unit left */
-	uint8_t *nmoves;   /* n */
-	int64_t *head;     /* k: headroom (cap - peak - planned) */
-	double *cdelta;    /* k: scratch for pd_comm_delta_all */
-	int64_t *need;     /* k: scratch for pd_need_all */
-	uint8_t *mark;     /* k: scratch for pd_need_all */
+	int16_t *left;	 /* n * PD_MEM_MAX_MOVES: devices a unit left */
+	uint8_t *nmoves; /* n */
+	int64_t *head;	 /* k: headroom (cap - peak - planned) */
+	double *cdelta;	 /* k: scratch for pd_comm_delta_all */
+	int64_t *need;	 /* k: scratch for pd_need_all */
+	uint8_t *mark;	 /* k: scratch for pd_need_all */
 	mcand *cand;
-	int32_t *best;     /* best placement seen */
+	int32_t *best; /* best placement seen */
 } mstate;
 
 static void credit_add(mstate *s, uint32_t rep, int64_t bytes)
@@ -138,8 +138,8 @@ static void credit_holders(const pd_ctx *c, mstate *s, int32_t d)
 		int32_t grp = g->ops[x].colocate;
 		uint32_t np = 0;
 		for (int pass = 0; pass < 2; pass++) {
-			for (uint32_t j = g->succ_off[x]; j < g->succ_off[x + 1];
-			     j++) {
+			for (uint32_t j = g->succ_off[x];
+			     j < g->succ_off[x + 1]; j++) {
 				const dp_edge *e = &g->edges[g->succ_edge[j]];
 				uint32_t y = e->to;
 				if (e->control || c->place[y] != d ||
@@ -232,8 +232,8 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 		    s->nmoves[rep] >= PD_MEM_MAX_MOVES ||
 		    c->stamp[rep] == c->stamp_gen)
 			continue;
-		s->cand[nc++] = (mcand){-(double)s->credit[rep], rep,
-					s->credit[rep]};
+		s->cand[nc++] =
+			(mcand){-(double)s->credit[rep], rep, s->credit[rep]};
 	}
 	for (uint32_t i = 0; i < s->ntouched; i++)
 		s->credit[s->touched[i]] = 0;
@@ -288,10 +288,12 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 		 * so that a chain follows its first op */
 		uint32_t len, pushed = 0, rep = m.rep;
 		const uint32_t *mem = pd_unit(g, &rep, &len);
-		for (uint32_t i = 0; i < len && pushed < PD_MEM_NEIGHBOURS; i++) {
+		for (uint32_t i = 0; i < len && pushed < PD_MEM_NEIGHBOURS;
+		     i++) {
 			uint32_t u = mem[i];
 			for (int dir = 0; dir < 2; dir++) {
-				uint32_t lo = dir ? g->succ_off[u] : g->pred_off[u];
+				uint32_t lo =
+					dir ? g->succ_off[u] : g->pred_off[u];
 				uint32_t hi = dir ? g->succ_off[u + 1]
 						  : g->pred_off[u + 1];
 				for (uint32_t j = lo;
@@ -300,7 +302,8 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 				     j++) {
 					const dp_edge *ed =
 						&g->edges[dir ? g->succ_edge[j]
-							      : g->pred_edge[j]];
+							      : g->pred_edge
+									  [j]];
 					uint32_t v = pd_rep(g, dir ? ed->to
 								   : ed->from);
 					if (s->credit[v] <= 0 ||
@@ -377,14 +380,15 @@ dp_status pd_memory(pd_ctx *c)
 	/* meeting the caps matters more than the budget: past it, rounds go
 	 * on while the least overflow seen fell in the last three rounds, up
 	 * to twice as many */
-	uint32_t hard = 2 * rounds < PD_MEM_MAX_ROUNDS ? 2 * rounds
-						      : PD_MEM_MAX_ROUNDS;
+	uint32_t hard =
+		2 * rounds < PD_MEM_MAX_ROUNDS ? 2 * rounds : PD_MEM_MAX_ROUNDS;
 	uint32_t last_gain = 0;
 	for (uint32_t round = 0; c->cur.over > 0 && round < hard &&
 				 (round < rounds || round < last_gain + 3);
 	     round++) {
 		for (int e = 0; e < c->k; e++) {
-			int64_t cap = c->m->cap[e], peak = c->res.dev[e].peak_bytes;
+			int64_t cap = c->m->cap[e],
+				peak = c->res.dev[e].peak_bytes;
 			s.head[e] = cap == DP_CAP_UNLIMITED ? INT64_MAX / 4
 							    : cap - peak;
 		}

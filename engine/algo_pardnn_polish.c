@@ -53,7 +53,8 @@ static int32_t earliest_input_device(const pd_ctx *c, uint32_t v)
 		double t = 0;
 		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
 			uint32_t ed = g->pred_edge[i], p = g->edges[ed].from;
-			double a = r->end[p] + (c->place[p] != e ? c->c[ed] : 0);
+			double a =
+				r->end[p] + (c->place[p] != e ? c->c[ed] : 0);
 			if (a > t)
 				t = a;
 		}
@@ -219,8 +220,9 @@ dp_status pd_polish(pd_ctx *c)
 		if (need > mcap) {
 			pd_move *nmv = realloc(mv, need * sizeof *mv);
 			if (!nmv) {
-				st = dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-						"out of memory in pardnn polish");
+				st = dp_err_set(
+					c->err, DP_ENOMEM, NULL, 0, 0,
+					"out of memory in pardnn polish");
 				break;
 			}
 			mv = nmv;

@@ -58,7 +58,8 @@ static dp_status switch_ops(pd_ctx *c)
 			continue;
 		int32_t d = c->place[u];
 		double saved_comm = -pd_comm_delta(c, u, e);
-		double wd = c->w[u] / c->m->speed[d], we = c->w[u] / c->m->speed[e];
+		double wd = c->w[u] / c->m->speed[d],
+		       we = c->w[u] / c->m->speed[e];
 		double before = load[d] > load[e] ? load[d] : load[e];
 		double after = load[d] - wd > load[e] + we ? load[d] - wd
 							   : load[e] + we;

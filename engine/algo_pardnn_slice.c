@@ -86,8 +86,8 @@ static uint32_t heaviest_child(const pd_ctx *c, uint32_t u,
 
 /* Appends a path starting at u to the path arrays, walking to the heaviest
  * child not yet removed; marks its ops removed. */
-static void walk_path(pd_ctx *c, uint32_t u, uint8_t *removed,
-		      const double *b, const double *ec, uint32_t *nout)
+static void walk_path(pd_ctx *c, uint32_t u, uint8_t *removed, const double *b,
+		      const double *ec, uint32_t *nout)
 {
 	uint32_t id = c->npaths;
 	while (u != PD_NONE) {
@@ -159,8 +159,8 @@ dp_status pd_slice(pd_ctx *c)
 	c->path_of = malloc(((size_t)n + 1) * sizeof *c->path_of);
 	c->path_ops = malloc(((size_t)n + 1) * sizeof *c->path_ops);
 	/* at most k primaries plus one path per free op */
-	c->path_off = malloc(((size_t)n + (size_t)c->k + 1) *
-			     sizeof *c->path_off);
+	c->path_off =
+		malloc(((size_t)n + (size_t)c->k + 1) * sizeof *c->path_off);
 	c->tlev = malloc(((size_t)n + 1) * sizeof *c->tlev);
 	c->blev = malloc(((size_t)n + 1) * sizeof *c->blev);
 	if (!removed || !b || !ec || !c->path_of || !c->path_ops ||
@@ -184,7 +184,8 @@ dp_status pd_slice(pd_ctx *c)
 		uint32_t start = PD_NONE;
 		for (uint32_t k = 0; k < n; k++) {
 			uint32_t u = g->topo[k];
-			if (!removed[u] && (start == PD_NONE || b[u] > b[start]))
+			if (!removed[u] &&
+			    (start == PD_NONE || b[u] > b[start]))
 				start = u;
 		}
 		if (start == PD_NONE) {

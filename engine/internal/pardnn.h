@@ -64,9 +64,9 @@ typedef struct pd_ctx {
 	int k;
 
 	double mean_speed;
-	double *w;        /* n: node weight, time_us / mean speed (µs) */
-	double *c;        /* nedges: cost of the edge when cut (µs) */
-	int32_t *fix;     /* n: device the op must stay on, -1 = free */
+	double *w;	   /* n: node weight, time_us / mean speed (µs) */
+	double *c;	   /* nedges: cost of the edge when cut (µs) */
+	int32_t *fix;	   /* n: device the op must stay on, -1 = free */
 	int32_t *devorder; /* k: devices by speed, fastest first (stable) */
 
 	/* slicing (step 1) */
@@ -74,8 +74,8 @@ typedef struct pd_ctx {
 	uint32_t *path_of;  /* n: path of each op, PD_NONE for fixed ops */
 	uint32_t *path_off; /* npaths+1 */
 	uint32_t *path_ops; /* ops of all paths, each path head first */
-	double *tlev;       /* n: top level with primary-internal edges free */
-	double *blev;       /* n: bottom level, same weights */
+	double *tlev;	    /* n: top level with primary-internal edges free */
+	double *blev;	    /* n: bottom level, same weights */
 
 	/* the current placement and its score (valid once simulated) */
 	int32_t *place;
@@ -86,8 +86,8 @@ typedef struct pd_ctx {
 	dp_sim_result res; /* result of the last simulation */
 	bool res_is_cur;   /* res is a detail run of exactly c->place */
 	dp_sim_opts so;
-	uint32_t sims;        /* simulations run so far */
-	uint32_t sim_budget;  /* total simulations allowed (size-scaled) */
+	uint32_t sims;	     /* simulations run so far */
+	uint32_t sim_budget; /* total simulations allowed (size-scaled) */
 
 	/* scratch: n stamps for dedup of units (see pd_stamp_*) */
 	uint32_t *stamp;
@@ -130,8 +130,7 @@ uint32_t pd_sims_left(const pd_ctx *c);
  * to storage holding u; for an op outside any group, the members are
  * {*self}. */
 uint32_t pd_rep(const dp_graph *g, uint32_t u);
-const uint32_t *pd_unit(const dp_graph *g, const uint32_t *self,
-			uint32_t *len);
+const uint32_t *pd_unit(const dp_graph *g, const uint32_t *self, uint32_t *len);
 /* Moves the whole unit of rep to device `to`; returns the device it was on. */
 int32_t pd_move_unit(pd_ctx *c, uint32_t rep, int32_t to);
 /* Change of the summed cut-edge cost (c->c, µs) if the unit of rep moved
@@ -149,8 +148,7 @@ void pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta);
 int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e);
 /* pd_need_on for every device at once into need (k entries); mark is k
  * bytes of scratch. */
-void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need,
-		 uint8_t *mark);
+void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark);
 
 /* The device that all the unit's children (succ) or parents outside the
  * unit sit on, if it is one device other than the unit's own; else -1. */

@@ -1,0 +1,221 @@
+/* pardnn_fixtures.h - graphs, machines and checks shared by the pardnn
+ * tests (test_pardnn.c, test_pardnn_invariants.c). Header-only: static
+ * inline functions, so a test that does not use one gets no warning. */
+#ifndef DNNPART_TESTS_PARDNN_FIXTURES_H
+#define DNNPART_TESTS_PARDNN_FIXTURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "gen.h"
+#include "graph.h"
+#include "lib/testlib.h"
+#include "machine.h"
+#include "sim.h"
+
+static inline uint64_t rng(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+typedef struct rand_opts {
+	uint32_t n;
+	uint64_t seed;
+	int k;	     /* pins go to devices < k */
+	bool groups; /* colocation groups of a few ops */
+	bool pins;   /* a few pinned ops */
+} rand_opts;
+
+/* A random DAG: each op takes 1-3 inputs from the 24 ops before it; times
+ * 1-200 µs, outputs 1 KiB-4 MiB, a quarter of the ops hold parameters. */
+static inline dp_graph *random_dag(const rand_opts *o)
+{
+	dp_graph *g = graph_new("random");
+	uint64_t s = o->seed * 7919 + 17;
+	char nm[48];
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "op%u", i);
+		if (graph_add_op(g, nm, &id, NULL)) {
+			graph_free(g);
+			return NULL;
+		}
+		dp_op *op = &g->ops[id];
+		op->time_us = 1 + (double)(rng(&s) % 200);
+		op->output_bytes = 1024 + (int64_t)(rng(&s) % (4u << 20));
+		if (rng(&s) % 4 == 0)
+			op->param_bytes = (int64_t)(rng(&s) % (8u << 20));
+		if (rng(&s) % 8 == 0)
+			op->temp_bytes = (int64_t)(rng(&s) % (1u << 20));
+		if (o->groups && i % 10 == 3) {
+			snprintf(nm, sizeof nm, "grp%u", i / 50);
+			graph_set_colocate(g, id, nm, NULL);
+		} else if (o->pins && i % 97 == 5) {
+			op->pin = (int32_t)((i / 97) % (uint32_t)o->k);
+		}
+		uint32_t nin = i ? 1 + (uint32_t)(rng(&s) % 3) : 0;
+		for (uint32_t j = 0; j < nin; j++) {
+			uint32_t back =
+				1 + (uint32_t)(rng(&s) % (i < 24 ? i : 24));
+			graph_add_edge(g, id - back, id, -1, rng(&s) % 16 == 0,
+				       NULL);
+		}
+	}
+	if (graph_finalize(g, NULL)) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static inline dp_graph *training_graph(uint32_t ops, uint64_t seed)
+{
+	dp_gen_opts o;
+	gen_opts_default(&o);
+	o.ops = ops;
+	o.seed = seed;
+	dp_graph *g = NULL;
+	if (gen_graph(&o, &g, NULL))
+		return NULL;
+	return g;
+}
+
+static inline void machine_with(dp_machine *m, int k, int64_t cap)
+{
+	machine_init(m, k, NULL);
+	for (int d = 0; d < k; d++)
+		m->cap[d] = cap;
+}
+
+typedef struct sim_out {
+	double makespan;
+	bool feasible;
+	int64_t over; /* recomputed from the peaks and caps */
+	int64_t max_peak;
+} sim_out;
+
+static inline dp_status simulate(const dp_graph *g, const dp_machine *m,
+				 const int32_t *pl, dp_contention cont,
+				 sim_out *out)
+{
+	dp_err err;
+	dp_sim *s = sim_new(g, m, &err);
+	if (!s)
+		return err.code;
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	dp_sim_opts so = {cont, false};
+	dp_status st = sim_run(s, pl, &so, &r, &err);
+	if (!st) {
+		out->makespan = r.makespan;
+		out->feasible = r.feasible;
+		out->over = 0;
+		out->max_peak = 0;
+		for (int d = 0; d < m->k; d++) {
+			if (r.dev[d].peak_bytes > m->cap[d])
+				out->over += r.dev[d].peak_bytes - m->cap[d];
+			if (r.dev[d].peak_bytes > out->max_peak)
+				out->max_peak = r.dev[d].peak_bytes;
+		}
+	}
+	sim_result_free(&r);
+	sim_free(s);
+	return st;
+}
+
+static inline dp_status run_algo(const char *name, const dp_graph *g,
+				 const dp_machine *m, const dp_algo_opts *o,
+				 int32_t *pl, dp_err *err)
+{
+	const dp_algo *a = algo_find(name);
+	if (!a)
+		return DP_EINTERNAL;
+	dp_algo_opts def;
+	algo_opts_default(&def);
+	return a->run(g, m, o ? o : &def, NULL, pl, err);
+}
+
+/* Every op on a device of m, pins kept, each colocation group on one
+ * device. Returns false (after recording failures) when not. */
+static inline bool placement_valid(const dp_graph *g, const dp_machine *m,
+				   const int32_t *pl)
+{
+	bool ok = true;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		if (pl[u] < 0 || pl[u] >= m->k) {
+			test_fail(__FILE__, __LINE__, "op %u on device %d", u,
+				  pl[u]);
+			return false;
+		}
+		if (g->ops[u].pin >= 0 && pl[u] != g->ops[u].pin) {
+			test_fail(__FILE__, __LINE__,
+				  "op %u pinned to %d placed on %d", u,
+				  g->ops[u].pin, pl[u]);
+			ok = false;
+		}
+	}
+	for (uint32_t c = 0; c < g->ngroups; c++)
+		for (uint32_t i = g->group_off[c] + 1; i < g->group_off[c + 1];
+		     i++)
+			if (pl[g->group_ops[i]] != pl[g->group_ops[i - 1]]) {
+				test_fail(__FILE__, __LINE__,
+					  "colocation group %u split", c);
+				return false;
+			}
+	return ok;
+}
+
+static inline int64_t one_device_peak(const dp_graph *g)
+{
+	dp_machine m;
+	machine_with(&m, 1, DP_CAP_UNLIMITED);
+	int32_t *pl = calloc(g->nops, sizeof *pl);
+	sim_out so = {0};
+	simulate(g, &m, pl, DP_CONT_PORT, &so);
+	free(pl);
+	machine_free(&m);
+	return so.max_peak;
+}
+
+/* A chain c0..c9 of 100 µs ops (the critical path) and three side branches
+ * of two 100 µs ops each, from c0 to c9. Splitting the branches off the
+ * chain's device is the only way to run faster than one device. */
+static inline dp_graph *chain_with_branches(void)
+{
+	dp_graph *g = graph_new("branches");
+	uint32_t ch[10], br[3][2], id;
+	char nm[32];
+	for (int i = 0; i < 10; i++) {
+		snprintf(nm, sizeof nm, "c%d", i);
+		graph_add_op(g, nm, &id, NULL);
+		g->ops[id].time_us = 100;
+		g->ops[id].output_bytes = 4096;
+		ch[i] = id;
+		if (i)
+			graph_add_edge(g, ch[i - 1], id, -1, false, NULL);
+	}
+	for (int b = 0; b < 3; b++)
+		for (int j = 0; j < 2; j++) {
+			snprintf(nm, sizeof nm, "b%d_%d", b, j);
+			graph_add_op(g, nm, &id, NULL);
+			g->ops[id].time_us = 100;
+			g->ops[id].output_bytes = 4096;
+			br[b][j] = id;
+			graph_add_edge(g, j ? br[b][0] : ch[0], id, -1, false,
+				       NULL);
+			if (j)
+				graph_add_edge(g, id, ch[9], -1, false, NULL);
+		}
+	if (graph_finalize(g, NULL)) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+#endif
