@@ -1,0 +1,168 @@
+/* bench.c - main() of the benchmark driver (make bench, make bench-quick).
+ *
+ *   build/bench/dnnpart-bench [--quick] [--only SECTIONS] [--tight F]
+ *                             [--limit S] [--results DIR] [--graphs DIR]
+ *                             [--shared DIR] [--samples DIR]
+ *
+ * Runs the scale, quality and interactive sections (bench.h), printing
+ * their tables and writing bench/results/[quick-]SECTION.json. Run it from
+ * the repository root. Exit status: 0, or 1 when a measurement failed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart-bench [--quick] [--only scale,quality,"
+		"interactive] [--tight F]\n"
+		"                     [--limit S] [--results DIR] [--graphs "
+		"DIR] [--shared DIR]\n"
+		"                     [--samples DIR]\n"
+		"\n"
+		"Speed and memory against graph size, quality against lower "
+		"bounds and peers,\n"
+		"and the explorer's rerun latency (docs/benchmarks.md). Run "
+		"from the repository\n"
+		"root; results go to bench/results/.\n"
+		"\n"
+		"  --quick        about a minute: fewer sizes, K values and "
+		"runs\n"
+		"  --only LIST    sections to run (default: all)\n"
+		"  --tight F      tight caps = F x one-device peak / K "
+		"(default 1.1)\n"
+		"  --limit S      skip an algorithm at a size when it is "
+		"predicted to take more\n"
+		"                 than S seconds per run (default 60; quick "
+		"20)\n"
+		"  --results DIR  where result files go (bench/results)\n"
+		"  --graphs DIR   where generated graphs go "
+		"(build/bench/graphs)\n"
+		"  --shared DIR   the shared benchmark graphs "
+		"(../shared/benchmarks)\n"
+		"  --samples DIR  the sample graphs (sample_graphs)\n");
+}
+
+static bool has_section(const char *only, const char *name)
+{
+	if (!only)
+		return true;
+	size_t n = strlen(name);
+	for (const char *p = only; (p = strstr(p, name)); p += n)
+		if ((p == only || p[-1] == ',') &&
+		    (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
+/* Whether every item of the comma list names a section. */
+static bool valid_sections(const char *only)
+{
+	static const char *names[] = {"scale", "quality", "interactive"};
+	const char *p = only;
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		bool ok = false;
+		for (int s = 0; s < 3; s++)
+			ok |= strlen(names[s]) == n &&
+			      strncmp(p, names[s], n) == 0;
+		if (!ok)
+			return false;
+		if (!p[n])
+			return true;
+		p += n + 1;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--child") == 0)
+		return bench_scale_child(argc - 2, argv + 2);
+	static char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0) {
+		fprintf(stderr, "bench: cannot find this program's path\n");
+		return 2;
+	}
+	self[n] = '\0';
+	bench_cfg cfg = {
+		.quick = false,
+		.results_dir = "bench/results",
+		.graphs_dir = "build/bench/graphs",
+		.shared_dir = "../shared/benchmarks",
+		.samples_dir = "sample_graphs",
+		.self = self,
+		.tight = 1.1,
+		.limit_s = -1,
+	};
+	const char *only = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--quick")) {
+			cfg.quick = true;
+		} else if (!strcmp(a, "--full")) {
+			cfg.quick = false;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (v && !strcmp(a, "--only")) {
+			only = v;
+			i++;
+		} else if (v && !strcmp(a, "--tight")) {
+			cfg.tight = atof(v);
+			i++;
+		} else if (v && !strcmp(a, "--limit")) {
+			cfg.limit_s = atof(v);
+			i++;
+		} else if (v && !strcmp(a, "--results")) {
+			cfg.results_dir = v;
+			i++;
+		} else if (v && !strcmp(a, "--graphs")) {
+			cfg.graphs_dir = v;
+			i++;
+		} else if (v && !strcmp(a, "--shared")) {
+			cfg.shared_dir = v;
+			i++;
+		} else if (v && !strcmp(a, "--samples")) {
+			cfg.samples_dir = v;
+			i++;
+		} else {
+			fprintf(stderr,
+				"dnnpart-bench: unknown or incomplete "
+				"option '%s'\n",
+				a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!(cfg.tight > 0)) {
+		fprintf(stderr, "dnnpart-bench: --tight must be > 0\n");
+		return 2;
+	}
+	if (cfg.limit_s <= 0)
+		cfg.limit_s = cfg.quick ? 20 : 60;
+	if (only && !valid_sections(only)) {
+		fprintf(stderr,
+			"dnnpart-bench: --only: expected a comma list of "
+			"scale, quality, interactive; got '%s'\n",
+			only);
+		return 2;
+	}
+	bench_print_env(&cfg);
+	double t0 = bench_now();
+	int rc = 0;
+	if (has_section(only, "scale"))
+		rc |= bench_scale(&cfg);
+	if (has_section(only, "quality"))
+		rc |= bench_quality(&cfg);
+	if (has_section(only, "interactive"))
+		rc |= bench_interactive(&cfg);
+	printf("dnnpart-bench: %s run done in %.0f s%s\n",
+	       cfg.quick ? "quick" : "full", bench_now() - t0,
+	       rc ? " (some measurements failed, see above)" : "");
+	return rc;
+}

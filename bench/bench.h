@@ -1,0 +1,104 @@
+/* bench.h - the benchmark driver's shared pieces (bench/, not the engine).
+ *
+ * build/bench/dnnpart-bench runs three sections and prints their tables:
+ *   scale        load and planning time, peak RSS against graph size
+ *                (bench_scale.c; every measurement in its own process);
+ *   quality      makespan, xLB, speedup and feasibility of every algorithm
+ *                on every real and sample graph (bench_quality.c);
+ *   interactive  cap change -> new plan on screen, through the explorer's
+ *                worker and views (bench_interactive.c).
+ * Each section also writes bench/results/[quick-]SECTION.json (and .tsv
+ * files for the plots) through engine/afile.h.
+ *
+ * This is a front end: it prints and it may exit. Timing lives here only,
+ * never in tests (DESIGN 7).
+ */
+#ifndef DNNPART_BENCH_H
+#define DNNPART_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#include "afile.h"
+#include "algo.h"
+#include "graph.h"
+
+typedef struct bench_cfg {
+	bool quick;		 /* the minute-long run (make bench-quick) */
+	const char *results_dir; /* bench/results */
+	const char *graphs_dir;	 /* generated inputs (build/bench/graphs) */
+	const char *shared_dir;	 /* ../shared/benchmarks */
+	const char *samples_dir; /* sample_graphs */
+	const char *self;	 /* this binary, for the scale children */
+	double tight;		 /* tight caps: tight x one-device peak / K */
+	double limit_s;		 /* skip/kill a planning run past this */
+} bench_cfg;
+
+/* ---- bench_util.c ---- */
+
+/* Monotonic clock in seconds. */
+double bench_now(void);
+/* Median of n values (n >= 1); v is sorted in place. */
+double bench_median(double *v, int n);
+/* Growth exponent between (n1, t1) and (n2, t2): log(t2/t1)/log(n2/n1);
+ * NAN when a time is not positive. */
+double bench_growth(double n1, double t1, double n2, double t2);
+/* Geometric mean of n positive values (NAN when n == 0). */
+double bench_geomean(const double *v, int n);
+
+/* A child process: its exit status, wall time, peak RSS and stdout. */
+typedef struct bench_child {
+	int exit_code;	/* exit status, or 128 + signal */
+	bool timed_out; /* killed after the time limit */
+	double wall_s;
+	long maxrss_kb; /* peak resident set of the child (wait4) */
+	char out[8192]; /* its stdout (cut at the buffer's end) */
+} bench_child;
+
+/* Starts argv[0] with posix_spawn (a vfork: the child's peak RSS is its
+ * own, not a copy of this process's), collects its stdout, and waits for it
+ * at most timeout_s seconds (then kills it). Returns 0, or -1 when it could
+ * not be started (message on stderr). */
+int bench_spawn(char *const argv[], double timeout_s, bench_child *c);
+
+/* Describes this machine and run for the result files: mode, date (UTC),
+ * git commit, CPU model, nproc, memory, load average at the start. */
+cJSON *bench_env_json(const bench_cfg *cfg, const char *section);
+/* Prints the same in one line to stdout. */
+void bench_print_env(const bench_cfg *cfg);
+
+/* Path of result file NAME ([quick-]NAME under results_dir) in buf. */
+const char *bench_result_path(const bench_cfg *cfg, const char *name, char *buf,
+			      size_t size);
+/* Writes root (consumed) as bench/results/[quick-]NAME, atomically.
+ * Returns 0 or -1 (message on stderr). */
+int bench_write_json(const bench_cfg *cfg, const char *name, cJSON *root);
+/* Opens result file NAME for writing through afile. 0 or -1. */
+int bench_open_result(const bench_cfg *cfg, const char *name, dp_afile *af);
+/* Commits it; 0 or -1 (message on stderr). */
+int bench_commit_result(dp_afile *af);
+
+/* Adds a number to a JSON object, or null when v is not finite. */
+void bench_json_num(cJSON *o, const char *key, double v);
+
+/* One-device peak memory of g (all ops on device 0, no cap): the base of
+ * the "tight" caps. -1 on failure (message on stderr). */
+int64_t bench_one_device_peak(const dp_graph *g);
+
+/* ---- sections ---- */
+int bench_scale(const bench_cfg *cfg);
+int bench_quality(const bench_cfg *cfg);
+int bench_interactive(const bench_cfg *cfg);
+
+/* The ParDNN reference placements beside our pardnn (part of quality);
+ * adds "reference" to root. */
+int bench_reference(const bench_cfg *cfg, cJSON *root);
+
+/* The scale section's child modes (argv after "--child"). */
+int bench_scale_child(int argc, char **argv);
+
+#endif
