@@ -108,4 +108,32 @@ format:
 clean:
 	rm -rf build build-asan build-fuzz dnnpart
 
+# Benchmarks (bench/, docs/benchmarks.md): the driver build/bench/dnnpart-bench
+# links the explorer's worker (tui/tui_worker.c) to time reruns the way the
+# explorer runs them. bench_pardnn.c and bench_peers.c are standalone tools.
+BENCH_TOOL_SRC := bench/bench_pardnn.c bench/bench_peers.c
+BENCH_SRC := $(filter-out $(BENCH_TOOL_SRC),$(sort $(wildcard bench/bench*.c)))
+BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
+BENCH_BIN := $(BUILD)/bench/dnnpart-bench
+BENCH_TOOLS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard $(BENCH_TOOL_SRC)))
+
+$(BENCH_BIN): $(BENCH_OBJ) $(BUILD)/tui/tui_worker.o $(LIBVIEWS) $(LIBENGINE)
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BUILD)/tui/tui_worker.o $(LIBVIEWS) $(LIBENGINE) $(ENGINE_LIBS)
+
+$(BENCH_TOOLS): $(BUILD)/bench/%: bench/%.c $(LIBENGINE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBENGINE) $(ENGINE_LIBS)
+
+# full: sizes to 1M ops, several runs (20-30 minutes on 2 cores), the
+# explorer's key latency in tmux, then the plots (gnuplot)
+bench: all $(BENCH_BIN) $(BENCH_TOOLS)
+	$(BENCH_BIN)
+	sh bench/bench_tui.sh 100000 20
+	sh bench/plot.sh
+
+bench-quick: $(BENCH_BIN)
+	$(BENCH_BIN) --quick
+
+-include $(BENCH_OBJ:.o=.d)
+
 -include $(ENGINE_OBJ:.o=.d) $(VIEWS_OBJ:.o=.d) $(TUI_OBJ:.o=.d) $(TEST_BIN:=.d)
