@@ -503,12 +503,34 @@ static dp_status build_groups(dp_graph *g, dp_err *err)
 	return DP_OK;
 }
 
+/* Adds v to *sum unless the sum would pass DP_MAX_GRAPH_BYTES (see
+ * graph.h); v is >= 0 (checked before). */
+static bool add_graph_bytes(int64_t *sum, int64_t v)
+{
+	if (v > DP_MAX_GRAPH_BYTES - *sum)
+		return false;
+	*sum += v;
+	return true;
+}
+
+static dp_status too_many_bytes(const dp_graph *g, const char *where,
+				const char *name, dp_err *err)
+{
+	return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+			  "the sizes in the graph add up to more than 4 PiB "
+			  "(2^52 bytes) at %s '%s': the output, param and "
+			  "temp bytes of every op and the bytes of every edge "
+			  "must stay under that in total",
+			  where, name);
+}
+
 dp_status graph_finalize(dp_graph *g, dp_err *err)
 {
 	if (g->finalized)
 		return DP_OK;
 	g->total_time_us = 0;
 	g->total_output_bytes = g->total_param_bytes = g->max_temp_bytes = 0;
+	int64_t all_bytes = 0;
 	for (uint32_t u = 0; u < g->nops; u++) {
 		const dp_op *op = &g->ops[u];
 		const char *nm = graph_op_name(g, u);
@@ -525,7 +547,18 @@ dp_status graph_finalize(dp_graph *g, dp_err *err)
 					 g->source);
 			return st;
 		}
+		if (!add_graph_bytes(&all_bytes, op->output_bytes) ||
+		    !add_graph_bytes(&all_bytes, op->param_bytes) ||
+		    !add_graph_bytes(&all_bytes, op->temp_bytes))
+			return too_many_bytes(g, "op", nm, err);
 		g->total_time_us += op->time_us;
+		if (!(g->total_time_us <= DP_MAX_GRAPH_TIME_US))
+			return dp_err_set(
+				err, DP_EINPUT, g->source, 0, 0,
+				"the op times add up to more than 1e15 us "
+				"(about 31 years) at op '%s' (time_us %g): "
+				"times this large are not supported",
+				nm, op->time_us);
 		g->total_output_bytes += op->output_bytes;
 		g->total_param_bytes += op->param_bytes;
 		if (op->temp_bytes > g->max_temp_bytes)
@@ -537,6 +570,9 @@ dp_status graph_finalize(dp_graph *g, dp_err *err)
 			ed->bytes = 0;
 		else if (ed->bytes < 0)
 			ed->bytes = g->ops[ed->from].output_bytes;
+		if (!add_graph_bytes(&all_bytes, ed->bytes))
+			return too_many_bytes(g, "the edge from",
+					      graph_op_name(g, ed->from), err);
 	}
 	if (build_csr(g, false, &g->succ_off, &g->succ_edge) ||
 	    build_csr(g, true, &g->pred_off, &g->pred_edge))

@@ -25,6 +25,15 @@
 /* Largest graph accepted: ids are 32-bit and a few arrays are per edge. */
 #define DP_MAX_OPS 50000000u
 #define DP_MAX_EDGES 200000000u
+/* Largest sum of every op's output, param and temp bytes and every edge's
+ * bytes (4 PiB). Every memory or traffic total the simulator and the
+ * algorithms keep in int64 is at most this sum (a transfer carries one
+ * edge's bytes), so capping it keeps those sums from overflowing. */
+#define DP_MAX_GRAPH_BYTES ((int64_t)1 << 52)
+/* Largest sum of every op's time_us (1e15 µs, about 31 years): with device
+ * speeds of at least 1e-6 and links of at least 1 B/s, every time the
+ * simulator computes stays a finite double. */
+#define DP_MAX_GRAPH_TIME_US 1e15
 
 typedef struct dp_op {
 	uint32_t name;      /* offset into g->strs; unique */
