@@ -219,6 +219,12 @@ static dp_status speed_entry(const char *text, void *out, int i, dp_err *err)
 	if (!(v > 0) || !isfinite(v))
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "a speed must be a finite number > 0");
+	/* beyond these, op times leave the range of finite doubles
+	 * (docs/reliability.md) */
+	if (v < 1e-6 || v > 1e6)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "a speed must be from 1e-6 to 1e6 (a factor "
+				  "of the reference device's speed)");
 	speeds[i] = v;
 	return DP_OK;
 }

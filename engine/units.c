@@ -16,6 +16,9 @@
 
 #define SIZE_UNITS "B, kB, MB, GB, TB, KiB, MiB, GiB, TiB (or k, m, g, t)"
 #define MAX_BYTES 4611686018427387904.0 /* 2^62 */
+#define UNITS_MIN_BW 1.0                 /* bytes per second */
+#define UNITS_MAX_BW 1e18
+#define UNITS_MAX_TIME_US 1e15 /* = DP_MAX_GRAPH_TIME_US (graph.h) */
 
 /* The locale's decimal point ("." in the C locale). */
 static const char *decimal_point(void)
@@ -245,6 +248,13 @@ dp_status units_parse_bandwidth(const char *s, double *bytes_per_us,
 				  "bad bandwidth '%s': must be a finite "
 				  "number > 0",
 				  t);
+	/* outside this range transfer times stop being finite numbers
+	 * (4 PiB at 1e-300 B/s) or meaningful; docs/reliability.md */
+	if (bps < UNITS_MIN_BW || bps > UNITS_MAX_BW)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad bandwidth '%s': out of range (expected "
+				  "from 1 B/s to 1 EB/s)",
+				  t);
 	*bytes_per_us = bps / 1e6;
 	return DP_OK;
 }
@@ -286,9 +296,11 @@ dp_status units_parse_time(const char *s, double *us, dp_err *err)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "bad time '%s': must not be negative", t);
 	double r = v * mult;
-	if (!isfinite(r))
+	if (!isfinite(r) || r > UNITS_MAX_TIME_US)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad time '%s': too large", t);
+				  "bad time '%s': too large (at most 1e15 us, "
+				  "about 31 years)",
+				  t);
 	*us = r;
 	return DP_OK;
 }
