@@ -16,6 +16,10 @@ CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -g
 ifeq ($(SAN),1)
 OPT := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDSAN := -fsanitize=address,undefined
+else ifeq ($(SAN),fuzz)
+# `make fuzz`: clang with libFuzzer's coverage hooks (fuzz/, docs/reliability.md)
+OPT := -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDSAN := -fsanitize=address,undefined
 else
 OPT := -O2
 LDSAN :=
@@ -42,7 +46,7 @@ LIBENGINE := $(BUILD)/libdnnpart.a
 LIBVIEWS := $(BUILD)/libviews.a
 BIN := $(BUILD)/dnnpart
 
-.PHONY: all deps check-deps test check-asan format clean help run bench bench-quick fuzz
+.PHONY: all deps check-deps test check-asan format clean help run bench bench-quick fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: check-deps $(BIN)
@@ -98,6 +102,23 @@ test: all $(TEST_BIN)
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 test
+
+# libFuzzer targets, one per loader (fuzz/fuzz_*.c): `make fuzz` builds them
+# with clang into build-fuzz/ and runs each for FUZZ_SECONDS (fuzz/run.sh;
+# FUZZ_TARGETS=json,dot picks some).
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
+
+$(BUILD)/fuzz/%: fuzz/%.c fuzz/fuzz_util.h $(LIBENGINE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(LIBENGINE) $(ENGINE_LIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz SAN=fuzz CC=clang fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS=$(FUZZ_TARGETS) sh fuzz/run.sh
 
 run: deps all
 	./dnnpart $(or $(GRAPH),$(shell cat sample_graphs/DEFAULT 2>/dev/null),sample_graphs/default.json)
