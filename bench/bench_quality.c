@@ -503,6 +503,14 @@ int bench_quality(const bench_cfg *cfg)
 
 	char *paths[MAX_GRAPHS];
 	int np = find_graphs(cfg, paths);
+	if (np == 0) {
+		fprintf(stderr, "bench: quality: no graphs found in %s or %s\n",
+			cfg->samples_dir, cfg->shared_dir);
+		return 1;
+	}
+	if (!is_dir(cfg->shared_dir))
+		printf("(%s not found: the sample graphs only)\n",
+		       cfg->shared_dir);
 	printf("== quality: makespan against the lower bound and the peers "
 	       "==\n");
 	printf("%d graphs (sample_graphs/ and %s); K in {", np,

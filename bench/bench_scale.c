@@ -187,8 +187,8 @@ static void check_skip(const bench_cfg *cfg, const scale_row *rows, int nrows,
 	double pred = p->plan_med * pow((double)r->ops / p->ops, g);
 	if (pred > cfg->limit_s)
 		snprintf(r->skip, sizeof r->skip,
-			 "%.2f s at %u ops grown with exponent %.2f predicts "
-			 "%.0f s per run, over the %.0f s limit",
+			 "%.3g s at %u ops grown with exponent %.2f predicts "
+			 "%.3g s per run, over the %.3g s limit",
 			 p->plan_med, p->ops, g, pred, cfg->limit_s);
 }
 
