@@ -108,6 +108,65 @@ void graph_free(dp_graph *g)
 	free(g);
 }
 
+/* Offset of the first byte of s that does not start a well-formed UTF-8
+ * sequence (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF),
+ * or -1 when s is all UTF-8. Names and labels are shown on terminals and
+ * written into JSON, where other bytes would garble both. */
+static long utf8_bad_at(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	for (long i = 0; s[i];) {
+		unsigned c = s[i];
+		int n;
+		unsigned lo = 0x80, hi = 0xBF; /* range of the second byte */
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xC2 && c <= 0xDF) {
+			n = 1;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			n = 2;
+			if (c == 0xE0)
+				lo = 0xA0; /* overlong */
+			else if (c == 0xED)
+				hi = 0x9F; /* surrogates */
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			n = 3;
+			if (c == 0xF0)
+				lo = 0x90; /* overlong */
+			else if (c == 0xF4)
+				hi = 0x8F; /* past U+10FFFF */
+		} else {
+			return i;
+		}
+		if (s[i + 1] < lo || s[i + 1] > hi)
+			return i;
+		for (int k = 2; k <= n; k++)
+			if ((s[i + k] & 0xC0) != 0x80)
+				return i;
+		i += n + 1;
+	}
+	return -1;
+}
+
+/* DP_EINPUT when s is not UTF-8, naming what it is and where it breaks. */
+static dp_status check_utf8(const char *what, const char *s, dp_err *err)
+{
+	long at = utf8_bad_at(s);
+	if (at < 0)
+		return DP_OK;
+	int shown = at > 40 ? 40 : (int)at;
+	/* the shown part starts on a character, not inside one */
+	while (shown < at && (s[at - shown] & 0xC0) == 0x80)
+		shown--;
+	return dp_err_set(
+		err, DP_EINPUT, NULL, 0, 0,
+		"%s is not valid UTF-8: byte 0x%02X %s%s%.*s%s "
+		"(names must be UTF-8 text)",
+		what, (unsigned char)s[at], at ? "after \"" : "at its start",
+		at > shown ? "..." : "", shown, s + at - shown, at ? "\"" : "");
+}
+
 static dp_status set_str(char **dst, const char *s, dp_err *err)
 {
 	char *c = strdup(s ? s : "");
@@ -125,7 +184,14 @@ dp_status graph_set_source(dp_graph *g, const char *path, dp_err *err)
 
 dp_status graph_set_name(dp_graph *g, const char *name, dp_err *err)
 {
-	return set_str(&g->name, name, err);
+	dp_status st = set_str(&g->name, name, err);
+	/* the name often comes from the file's name, which may be in any
+	 * encoding: rather than refuse the graph, bytes that are not UTF-8
+	 * become '?' (the name is shown and written into JSON) */
+	long at;
+	while (!st && (at = utf8_bad_at(g->name)) >= 0)
+		g->name[at] = '?';
+	return st;
 }
 
 /* Open-addressing table of uint32 values keyed by the string key(value).
@@ -202,6 +268,8 @@ dp_status graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 	if (!name || !name[0])
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "op name must be a non-empty string");
+	if (check_utf8("op name", name, err))
+		return DP_EINPUT;
 	if (graph_find(g, name) != EMPTY)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "duplicate op name '%s' (op names must be "
@@ -228,8 +296,8 @@ dp_status graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 	return DP_OK;
 }
 
-static dp_status intern(dp_graph *g, const char *s, uint32_t *off,
-			dp_err *err)
+static dp_status intern(dp_graph *g, const char *s, const char *what,
+			uint32_t *off, dp_err *err)
 {
 	if (!s || !s[0]) {
 		*off = 0;
@@ -238,6 +306,8 @@ static dp_status intern(dp_graph *g, const char *s, uint32_t *off,
 	uint32_t o = table_find(g, g->intern_hash, g->intern_hash_cap,
 				intern_key, s);
 	if (o == EMPTY) {
+		if (check_utf8(what, s, err))
+			return DP_EINPUT;
 		o = arena_add(g, s);
 		if (o == EMPTY ||
 		    table_insert(g, &g->intern_hash, &g->intern_hash_cap,
@@ -252,13 +322,13 @@ static dp_status intern(dp_graph *g, const char *s, uint32_t *off,
 dp_status graph_set_type(dp_graph *g, uint32_t op, const char *type,
 			 dp_err *err)
 {
-	return intern(g, type, &g->ops[op].type, err);
+	return intern(g, type, "op type", &g->ops[op].type, err);
 }
 
 dp_status graph_set_layer(dp_graph *g, uint32_t op, const char *layer,
 			  dp_err *err)
 {
-	return intern(g, layer, &g->ops[op].layer, err);
+	return intern(g, layer, "layer", &g->ops[op].layer, err);
 }
 
 dp_status graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
@@ -272,7 +342,8 @@ dp_status graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
 				  group_key, label);
 	if (grp == EMPTY) {
 		uint32_t off;
-		dp_status st = intern(g, label, &off, err);
+		dp_status st =
+			intern(g, label, "colocation label", &off, err);
 		if (st)
 			return st;
 		if (grow((void **)&g->group_label, &g->groups_cap,

@@ -203,7 +203,9 @@ static dp_status read_node(dload *D, Agnode_t *n)
 	if (((v = attr(n, D->type)) && graph_set_type(D->g, id, v, &e)) ||
 	    ((v = attr(n, D->layer)) && graph_set_layer(D->g, id, v, &e)) ||
 	    ((v = attr(n, D->coloc)) && graph_set_colocate(D->g, id, v, &e)))
-		return dp_err_set(D->err, e.code, D->path, 0, 0, "%s", e.msg);
+		return dp_err_set(D->err, e.code, D->path,
+				  guess_line(D->text, name, NULL), 0, "%s",
+				  e.msg);
 	return DP_OK;
 }
 

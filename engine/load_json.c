@@ -72,6 +72,15 @@ static dp_status field_error(jload *L, const char *field, const char *fmt, ...)
 			      msg);
 }
 
+/* A label the graph refused (not UTF-8): at the field, as other field
+ * errors; out of memory keeps its code. */
+static dp_status label_error(jload *L, const char *field, const dp_err *e)
+{
+	if (e->code != DP_EINPUT)
+		return dp_err_set(L->err, e->code, L->path, 0, 0, "%s", e->msg);
+	return field_error(L, field, "%s", e->msg);
+}
+
 /* Optional string member; *out = NULL when absent or null. */
 static dp_status get_string(jload *L, const cJSON *obj, const char *field,
 			    const char **out)
@@ -166,11 +175,11 @@ static dp_status read_op(jload *L, const cJSON *o)
 	if ((st = get_string(L, o, "type", &s)))
 		return st;
 	if (s && graph_set_type(g, id, s, &e))
-		return dp_err_set(L->err, e.code, L->path, 0, 0, "%s", e.msg);
+		return label_error(L, "type", &e);
 	if ((st = get_string(L, o, "layer", &s)))
 		return st;
 	if (s && graph_set_layer(g, id, s, &e))
-		return dp_err_set(L->err, e.code, L->path, 0, 0, "%s", e.msg);
+		return label_error(L, "layer", &e);
 	op = &g->ops[id];
 	if ((st = get_time(L, o, "time_us", &op->time_us)) ||
 	    (st = get_size(L, o, "output_bytes", &op->output_bytes, NULL)) ||
@@ -214,8 +223,7 @@ static dp_status read_op(jload *L, const cJSON *o)
 					   kind_of(cv));
 		}
 		if (graph_set_colocate(g, id, label, &e))
-			return dp_err_set(L->err, e.code, L->path, 0, 0, "%s",
-					  e.msg);
+			return label_error(L, "colocate", &e);
 	}
 	return DP_OK;
 }

@@ -248,6 +248,13 @@ static dp_status parse_layer(pd_state *s, char *ln, int line, dp_err *err)
 	desc[tl] = '\0';
 	L->input = is_input_type(desc);
 	st = graph_add_op(s->g, name, &L->fw, err);
+	if (!st) {
+		dp_op *op = &s->g->ops[L->fw];
+		op->time_us = L->input ? 0.0 : L->fw_ms * MS_TO_US;
+		op->output_bytes = (int64_t)llround(L->act);
+		if (!(st = graph_set_type(s->g, L->fw, desc, err)))
+			st = graph_set_layer(s->g, L->fw, name, err);
+	}
 	if (st) {
 		if (err) {
 			snprintf(err->file, sizeof err->file, "%s", s->path);
@@ -256,12 +263,6 @@ static dp_status parse_layer(pd_state *s, char *ln, int line, dp_err *err)
 		}
 		return st;
 	}
-	dp_op *op = &s->g->ops[L->fw];
-	op->time_us = L->input ? 0.0 : L->fw_ms * MS_TO_US;
-	op->output_bytes = (int64_t)llround(L->act);
-	if ((st = graph_set_type(s->g, L->fw, desc, err)) ||
-	    (st = graph_set_layer(s->g, L->fw, name, err)))
-		return st;
 	L->bw = UINT32_MAX;
 	s->nlayers++;
 	return DP_OK;

@@ -1,0 +1,122 @@
+/* test_utf8_names.c - names and labels must be UTF-8 (graph.c): they are
+ * shown on terminals and written into JSON, so a byte that is not UTF-8 is
+ * an input error naming what and where; a graph's own name, often taken
+ * from a file name in any encoding, is repaired instead.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "lib/testlib.h"
+
+static dp_status add(const char *name, dp_err *err)
+{
+	dp_graph *g = graph_new("t");
+	uint32_t id;
+	dp_err_clear(err);
+	dp_status s = graph_add_op(g, name, &id, err);
+	graph_free(g);
+	return s;
+}
+
+static void test_utf8_names_accept_every_well_formed_length(void)
+{
+	dp_err err;
+	CHECK_INT(add("plain/ascii_0", &err), DP_OK);
+	CHECK_INT(add("caf\xc3\xa9", &err), DP_OK);	       /* 2 bytes */
+	CHECK_INT(add("\xe2\x86\x92 arrow", &err), DP_OK);     /* 3 bytes */
+	CHECK_INT(add("\xed\x9f\xbf", &err), DP_OK);	       /* U+D7FF */
+	CHECK_INT(add("emoji \xf0\x9f\x98\x80", &err), DP_OK); /* 4 bytes */
+	CHECK_INT(add("\xf4\x8f\xbf\xbf", &err), DP_OK);       /* U+10FFFF */
+}
+
+static void test_utf8_names_refuse_malformed_bytes(void)
+{
+	static const struct {
+		const char *name, *why;
+	} bad[] = {
+		{"a\xff", "a lone 0xFF"},
+		{"\x80", "a continuation byte first"},
+		{"ab\xc3", "a sequence cut by the end"},
+		{"\xc3(", "a sequence cut by ASCII"},
+		{"\xc0\xaf", "an overlong '/'"},
+		{"\xe0\x80\xaf", "an overlong 3-byte form"},
+		{"\xf0\x80\x80\xaf", "an overlong 4-byte form"},
+		{"\xed\xa0\x80", "a UTF-16 surrogate"},
+		{"\xf4\x90\x80\x80", "past U+10FFFF"},
+		{"\xf5\x80\x80\x80", "a 0xF5 lead byte"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		dp_err err;
+		if (add(bad[i].name, &err) != DP_EINPUT ||
+		    !strstr(err.msg, "op name is not valid UTF-8"))
+			test_fail(__FILE__, __LINE__,
+				  "%s: accepted or bad message \"%s\"",
+				  bad[i].why, err.msg);
+	}
+}
+
+static void test_utf8_message_shows_only_valid_text(void)
+{
+	dp_err err;
+	CHECK_INT(add("w\xc3\xa9ight\xff", &err), DP_EINPUT);
+	CHECK_STR(err.msg, "op name is not valid UTF-8: byte 0xFF after "
+			   "\"w\xc3\xa9ight\" (names must be UTF-8 text)");
+	CHECK_INT(add("\xfe", &err), DP_EINPUT);
+	CHECK_STR(err.msg, "op name is not valid UTF-8: byte 0xFE at its "
+			   "start (names must be UTF-8 text)");
+	/* a long prefix is cut to its last 40 bytes or fewer, never inside a
+	 * character: 30 'x' then 10 two-byte characters then a bad byte */
+	char name[64];
+	memset(name, 'x', 30);
+	for (int i = 0; i < 10; i++)
+		memcpy(name + 30 + 2 * i, "\xc3\xa9", 2);
+	strcpy(name + 50, "\xff");
+	CHECK_INT(add(name, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "after \"...xxxxxxxxxxxxxxxxxxxx\xc3\xa9");
+	/* 2 'x' then 15 three-byte arrows: the last 40 bytes would start
+	 * inside an arrow, so 39 (13 whole arrows) are shown */
+	memset(name, 'x', 2);
+	for (int i = 0; i < 15; i++)
+		memcpy(name + 2 + 3 * i, "\xe2\x86\x92", 3);
+	strcpy(name + 47, "\xff");
+	CHECK_INT(add(name, &err), DP_EINPUT);
+	char want[64] = "after \"...";
+	for (int i = 0; i < 13; i++)
+		strcat(want, "\xe2\x86\x92");
+	strcat(want, "\" (names");
+	CHECK_CONTAINS(err.msg, want);
+}
+
+static void test_utf8_labels_are_checked_too(void)
+{
+	dp_err err;
+	dp_graph *g = graph_new("t");
+	uint32_t id;
+	REQUIRE(graph_add_op(g, "a", &id, &err) == DP_OK);
+	CHECK_INT(graph_set_type(g, id, "Mat\xffMul", &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "op type is not valid UTF-8: byte 0xFF");
+	CHECK_INT(graph_set_layer(g, id, "\xc0", &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "layer is not valid UTF-8");
+	CHECK_INT(graph_set_colocate(g, id, "g\x80", &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "colocation label is not valid UTF-8");
+	CHECK_INT(graph_set_type(g, id, "MatMul", &err), DP_OK);
+	graph_free(g);
+}
+
+static void test_utf8_graph_name_is_repaired(void)
+{
+	dp_err err;
+	dp_graph *g = graph_new("t");
+	CHECK_INT(graph_set_name(g, "r\xe9sum\xe9-net", &err), DP_OK);
+	CHECK_STR(g->name, "r?sum?-net");
+	CHECK_INT(graph_set_name(g, "r\xc3\xa9sum\xc3\xa9", &err), DP_OK);
+	CHECK_STR(g->name, "r\xc3\xa9sum\xc3\xa9");
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_utf8_names_accept_every_well_formed_length),
+	  TEST(test_utf8_names_refuse_malformed_bytes),
+	  TEST(test_utf8_message_shows_only_valid_text),
+	  TEST(test_utf8_labels_are_checked_too),
+	  TEST(test_utf8_graph_name_is_repaired))
