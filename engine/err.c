@@ -4,6 +4,57 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "internal/utf8.h"
+
+/* Length of the character at s if a terminal shows it as text: UTF-8 that
+ * is neither a C0 control, DEL, nor a C1 control (U+0080..U+009F, which
+ * some terminals take as escape sequences); 0 otherwise. */
+static int printable_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	if (u[0] < 0x20 || u[0] == 0x7F)
+		return 0;
+	if (u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F)
+		return 0;
+	return utf8_seq_len(s);
+}
+
+/* Rewrites the NUL-terminated text in buf (size bytes) so that every byte
+ * that printable_len() refuses reads "\xNN": messages quote input files
+ * and paths, which may hold anything, and front ends print them on a
+ * terminal. Truncates at a whole character. */
+static void escape_text(char *buf, size_t size)
+{
+	size_t i = 0;
+	int n;
+	while (buf[i] && (n = printable_len(buf + i)) > 0)
+		i += (size_t)n;
+	if (!buf[i])
+		return; /* the usual case: nothing to escape */
+	char out[1024];
+	size_t cap = size < sizeof out ? size : sizeof out;
+	size_t o = i < cap ? i : cap - 1;
+	memcpy(out, buf, o);
+	while (buf[i]) {
+		n = printable_len(buf + i);
+		if (n > 0) {
+			if (o + (size_t)n >= cap)
+				break;
+			memcpy(out + o, buf + i, (size_t)n);
+			o += (size_t)n;
+			i += (size_t)n;
+		} else {
+			if (o + 4 >= cap)
+				break;
+			snprintf(out + o, 5, "\\x%02X", (unsigned char)buf[i]);
+			o += 4;
+			i++;
+		}
+	}
+	out[o] = '\0';
+	memcpy(buf, out, o + 1);
+}
+
 void dp_err_clear(dp_err *err)
 {
 	if (!err)
@@ -25,6 +76,8 @@ dp_status dp_err_setv(dp_err *err, dp_status code, const char *file, int line,
 	err->line = line;
 	err->col = col;
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	escape_text(err->file, sizeof err->file);
+	escape_text(err->msg, sizeof err->msg);
 	return code;
 }
 
@@ -56,6 +109,8 @@ char *dp_err_format(const dp_err *err, char *buf, unsigned long size)
 		snprintf(buf, size, "%s: %s", err->file, err->msg);
 	else
 		snprintf(buf, size, "%s", err->msg);
+	/* again here: some callers fill err->file directly */
+	escape_text(buf, size);
 	return buf;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal/minheap.h"
+#include "internal/utf8.h"
 
 #define EMPTY UINT32_MAX
 
@@ -108,44 +109,15 @@ void graph_free(dp_graph *g)
 	free(g);
 }
 
-/* Offset of the first byte of s that does not start a well-formed UTF-8
- * sequence (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF),
- * or -1 when s is all UTF-8. Names and labels are shown on terminals and
+/* Offset of the first byte of s that is not part of well-formed UTF-8, or
+ * -1 when s is all UTF-8. Names and labels are shown on terminals and
  * written into JSON, where other bytes would garble both. */
-static long utf8_bad_at(const char *str)
+static long utf8_bad_at(const char *s)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	for (long i = 0; s[i];) {
-		unsigned c = s[i];
-		int n;
-		unsigned lo = 0x80, hi = 0xBF; /* range of the second byte */
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if (c >= 0xC2 && c <= 0xDF) {
-			n = 1;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			n = 2;
-			if (c == 0xE0)
-				lo = 0xA0; /* overlong */
-			else if (c == 0xED)
-				hi = 0x9F; /* surrogates */
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			n = 3;
-			if (c == 0xF0)
-				lo = 0x90; /* overlong */
-			else if (c == 0xF4)
-				hi = 0x8F; /* past U+10FFFF */
-		} else {
+	long i = 0;
+	for (int n; s[i]; i += n)
+		if (!(n = utf8_seq_len(s + i)))
 			return i;
-		}
-		if (s[i + 1] < lo || s[i + 1] > hi)
-			return i;
-		for (int k = 2; k <= n; k++)
-			if ((s[i + k] & 0xC0) != 0x80)
-				return i;
-		i += n + 1;
-	}
 	return -1;
 }
 

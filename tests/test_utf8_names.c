@@ -1,7 +1,9 @@
-/* test_utf8_names.c - names and labels must be UTF-8 (graph.c): they are
- * shown on terminals and written into JSON, so a byte that is not UTF-8 is
- * an input error naming what and where; a graph's own name, often taken
- * from a file name in any encoding, is repaired instead.
+/* test_utf8_names.c - text from input files is safe to show: names and
+ * labels must be UTF-8 (graph.c), since they are shown on terminals and
+ * written into JSON, so a byte that is not UTF-8 is an input error naming
+ * what and where; a graph's own name, often taken from a file name in any
+ * encoding, is repaired instead; error messages, which quote files and
+ * paths, escape bytes a terminal would act on (err.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,8 +117,42 @@ static void test_utf8_graph_name_is_repaired(void)
 	graph_free(g);
 }
 
+/* Found with tests/bad/dot_binary_after_header.dot: the DOT syntax error
+ * quoted a raw 0x01 byte, and a .place file of binary garbage printed it
+ * all, escape sequences included, onto the user's terminal. */
+static void test_error_messages_escape_terminal_controls(void)
+{
+	dp_err err;
+	dp_err_set(&err, DP_EINPUT, "dir/\x1b]0;title\x07.json", 3, 4,
+		   "got '%s'", "\x1b[31mred\x7f");
+	CHECK_STR(err.file, "dir/\\x1B]0;title\\x07.json");
+	CHECK_STR(err.msg, "got '\\x1B[31mred\\x7F'");
+	/* bytes that are not UTF-8, and C1 controls such as U+009B (CSI) */
+	dp_err_set(&err, DP_EINPUT, NULL, 0, 0, "a\xff" "b \xc2\x9b \xc2\xb5s");
+	CHECK_STR(err.msg, "a\\xFFb \\xC2\\x9B \xc2\xb5s");
+	/* already escaped text stays as it is when passed on */
+	dp_err e2;
+	dp_err_set(&e2, DP_EINPUT, NULL, 0, 0, "%s", err.msg);
+	CHECK_STR(e2.msg, err.msg);
+	/* a long run is cut at a whole escape, within the buffer */
+	char junk[1100];
+	memset(junk, 1, sizeof junk - 1);
+	junk[sizeof junk - 1] = '\0';
+	dp_err_set(&err, DP_EINPUT, NULL, 0, 0, "%s", junk);
+	size_t n = strlen(err.msg);
+	CHECK(n < sizeof err.msg && n % 4 == 0 && n >= sizeof err.msg - 8);
+	CHECK_STR(err.msg + n - 4, "\\x01");
+	/* a file written straight into the struct is escaped when shown */
+	dp_err_clear(&err);
+	strcpy(err.file, "a\x1b.json");
+	strcpy(err.msg, "bad");
+	char buf[128];
+	CHECK_STR(dp_err_format(&err, buf, sizeof buf), "a\\x1B.json: bad");
+}
+
 TEST_MAIN(TEST(test_utf8_names_accept_every_well_formed_length),
 	  TEST(test_utf8_names_refuse_malformed_bytes),
 	  TEST(test_utf8_message_shows_only_valid_text),
 	  TEST(test_utf8_labels_are_checked_too),
-	  TEST(test_utf8_graph_name_is_repaired))
+	  TEST(test_utf8_graph_name_is_repaired),
+	  TEST(test_error_messages_escape_terminal_controls))
