@@ -126,6 +126,22 @@ dp_status load_read_file(const char *path, size_t max_bytes, char **text,
 	}
 	for (;;) {
 		if (n + 1 >= cap) {
+			/* full: a regular file is normally at its end here,
+			 * so look for one more byte before doubling (else a
+			 * file would need twice its size to be read) */
+			char probe;
+			ssize_t r = read(fd, &probe, 1);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				int e = errno;
+				free(buf);
+				close(fd);
+				return dp_err_set(err, DP_EIO, path, 0, 0,
+						  "read error: %s", strerror(e));
+			}
+			if (r == 0)
+				break;
 			if (max_bytes && n >= max_bytes) {
 				free(buf);
 				close(fd);
@@ -141,12 +157,17 @@ dp_status load_read_file(const char *path, size_t max_bytes, char **text,
 			if (!q) {
 				free(buf);
 				close(fd);
-				return dp_err_set(err, DP_ENOMEM, path, 0, 0,
-						  "out of memory reading the "
-						  "file");
+				return dp_err_set(
+					err, DP_ENOMEM, path, 0, 0,
+					"out of memory reading the file (more "
+					"than %s)",
+					units_fmt_bytes((int64_t)n, a,
+							sizeof a));
 			}
 			buf = q;
 			cap *= 2;
+			buf[n++] = probe;
+			continue;
 		}
 		ssize_t r = read(fd, buf + n, cap - 1 - n);
 		if (r < 0 && errno == EINTR)

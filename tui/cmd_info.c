@@ -6,6 +6,7 @@
 #include <cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "units.h"
@@ -298,7 +299,12 @@ int cmd_info_run(int argc, char **argv)
 					       "or ParDNN folder)");
 	dp_format fmt = o.format;
 	dp_err err;
-	if (fmt == DP_FMT_AUTO && load_detect(o.graph_path, &fmt, &err))
+	/* detection reads the file, which a pipe cannot give twice: there
+	 * the format line is left out rather than the graph lost */
+	struct stat st;
+	if (fmt == DP_FMT_AUTO && stat(o.graph_path, &st) == 0 &&
+	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) &&
+	    load_detect(o.graph_path, &fmt, &err))
 		fmt = DP_FMT_AUTO; /* graph_load reports the problem below */
 	dp_graph *g;
 	int rc = cli_load_graph(&o, &g);
