@@ -200,6 +200,17 @@ static dp_status get_number(fd_state *s, const cJSON *obj, const char *what,
 	return DP_OK;
 }
 
+/* A "size" read by get_number must also fit the graph's byte counts
+ * (1e300 became a negative int64 and a message without a position). */
+static dp_status check_size(fd_state *s, const char *what, int idx, double v)
+{
+	if (v <= 4611686018427387904.0) /* 2^62, as units.c */
+		return DP_OK;
+	return bad(s, what, idx, "size",
+		   "\"size\" must be a number of bytes from 0 to 2^62, got %g",
+		   v);
+}
+
 /* A boolean member that may also be 0/1; def when absent. */
 static dp_status get_flag(fd_state *s, const cJSON *obj, int idx,
 			  const char *key, bool def, bool *v)
@@ -371,6 +382,7 @@ static dp_status read_nodes(fd_state *s, const cJSON *nodes, double *colors,
 				     &lat, &have)) ||
 		    (st = get_number(s, nd, "nodes", idx, "size", true, &size,
 				     &have)) ||
+		    (st = check_size(s, "nodes", idx, size)) ||
 		    (st = get_flag(s, nd, idx, "isBackwardNode", false,
 				   &backward)) ||
 		    (st = get_flag(s, nd, idx, "supportedOnFpga", true,
@@ -459,6 +471,8 @@ static dp_status read_edges(fd_state *s, const cJSON *edges, const fd_id *ids)
 		bool have;
 		dp_status st = get_number(s, ed, "edges", idx, "size", false,
 					  &size, &have);
+		if (!st)
+			st = check_size(s, "edges", idx, size);
 		if (st)
 			return st;
 		int64_t bytes = have ? (int64_t)llround(size)
@@ -533,6 +547,30 @@ static dp_status set_name(dp_graph *g, const char *path, dp_err *err)
 	return graph_set_name(g, buf, err);
 }
 
+/* Brackets open at offset off of JSON text (outside strings): cJSON stops
+ * at CJSON_NESTING_LIMIT levels, which is not a syntax error to report. */
+static int open_brackets(const char *text, size_t off)
+{
+	int depth = 0;
+	bool in_str = false;
+	for (size_t i = 0; i < off; i++) {
+		char c = text[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == '[' || c == '{') {
+			depth++;
+		} else if (c == ']' || c == '}') {
+			depth--;
+		}
+	}
+	return depth;
+}
+
 dp_status load_fiddle(const char *path, const char *text, size_t len,
 		      dp_graph **out, dp_err *err)
 {
@@ -543,6 +581,10 @@ dp_status load_fiddle(const char *path, const char *text, size_t len,
 		int line, col;
 		size_t off = end && end >= text ? (size_t)(end - text) : 0;
 		line_col(text, off, &line, &col);
+		if (open_brackets(text, off) >= CJSON_NESTING_LIMIT)
+			return dp_err_set(err, DP_EINPUT, path, line, col,
+					  "nesting deeper than %d levels",
+					  CJSON_NESTING_LIMIT);
 		return dp_err_set(err, DP_EINPUT, path, line, col,
 				  "JSON syntax error (expected a value, ',' "
 				  "or a closing bracket here)");
