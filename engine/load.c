@@ -367,6 +367,44 @@ static dp_status detect_text(const char *path, const char *text, size_t len,
 		"; use --format to force one");
 }
 
+/* Detection from the first MiB of a large regular file, so that a huge
+ * file of the wrong kind (or of zeros) fails without being read whole.
+ * Returns 1 when decided (*fmt set), -1 when decidedly no graph (err
+ * filled), 0 when only the whole file can tell (JSON whose telling keys
+ * come late) or the file is small. */
+static int detect_by_prefix(const char *path, const struct stat *st,
+			    dp_format *fmt, dp_err *err)
+{
+	enum { PREFIX = 1 << 20 };
+	if (!S_ISREG(st->st_mode) || st->st_size <= PREFIX)
+		return 0;
+	char *buf = malloc(PREFIX + 1);
+	FILE *f = buf ? fopen(path, "rb") : NULL;
+	size_t n = f ? fread(buf, 1, PREFIX, f) : 0;
+	if (f)
+		fclose(f);
+	int r = 0;
+	if (n > 0) {
+		buf[n] = '\0';
+		if (detect_text(path, buf, n, fmt, NULL) == DP_OK) {
+			r = 1;
+		} else {
+			const char *p = buf;
+			if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+				p += 3;
+			while (p < buf + n && isspace((unsigned char)*p))
+				p++;
+			/* only JSON can need more than its start */
+			if (p < buf + n && *p != '{') {
+				detect_text(path, buf, n, fmt, err);
+				r = -1;
+			}
+		}
+	}
+	free(buf);
+	return r;
+}
+
 dp_status load_detect(const char *path, dp_format *fmt, dp_err *err)
 {
 	struct stat st;
@@ -379,22 +417,11 @@ dp_status load_detect(const char *path, dp_format *fmt, dp_err *err)
 	}
 	/* the first MiB decides for nearly every file; only when it does not
 	 * (a JSON file whose telling keys come late) is the whole file read */
-	enum { PREFIX = 1 << 20 };
-	if (S_ISREG(st.st_mode) && st.st_size > PREFIX) {
-		char *buf = malloc(PREFIX + 1);
-		FILE *f = buf ? fopen(path, "rb") : NULL;
-		size_t n = f ? fread(buf, 1, PREFIX, f) : 0;
-		if (f)
-			fclose(f);
-		dp_status s = DP_EIO;
-		if (n > 0) {
-			buf[n] = '\0';
-			s = detect_text(path, buf, n, fmt, NULL);
-		}
-		free(buf);
-		if (s == DP_OK)
-			return DP_OK;
-	}
+	int r = detect_by_prefix(path, &st, fmt, err);
+	if (r > 0)
+		return DP_OK;
+	if (r < 0)
+		return err ? err->code : DP_EINPUT;
 	char *text;
 	size_t len;
 	dp_status s = load_read_file(path, load_limit(), &text, &len, err);
@@ -459,6 +486,9 @@ dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
 	size_t len = 0;
 	dp_status s = DP_OK;
 	dp_graph *g = NULL;
+	if (!dir && fmt == DP_FMT_AUTO &&
+	    detect_by_prefix(path, &st, &fmt, err) < 0)
+		return err ? err->code : DP_EINPUT;
 	if (dir) {
 		s = load_pardnn(path, &g, err);
 	} else {
