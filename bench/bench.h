@@ -74,9 +74,11 @@ void bench_print_env(const bench_cfg *cfg);
 /* Path of result file NAME ([quick-]NAME under results_dir) in buf. */
 const char *bench_result_path(const bench_cfg *cfg, const char *name, char *buf,
 			      size_t size);
-/* Writes root (consumed) as bench/results/[quick-]NAME, atomically.
- * Returns 0 or -1 (message on stderr). */
-int bench_write_json(const bench_cfg *cfg, const char *name, cJSON *root);
+/* Writes root (consumed) as bench/results/[quick-]NAME, atomically;
+ * indented when pretty, else one line per top-level entry of a compact
+ * print (large results). Returns 0 or -1 (message on stderr). */
+int bench_write_json(const bench_cfg *cfg, const char *name, cJSON *root,
+		     bool pretty);
 /* Opens result file NAME for writing through afile. 0 or -1. */
 int bench_open_result(const bench_cfg *cfg, const char *name, dp_afile *af);
 /* Commits it; 0 or -1 (message on stderr). */
@@ -84,6 +86,8 @@ int bench_commit_result(dp_afile *af);
 
 /* Adds a number to a JSON object, or null when v is not finite. */
 void bench_json_num(cJSON *o, const char *key, double v);
+/* The same, rounded to a multiple of unit (results need no more). */
+void bench_json_round(cJSON *o, const char *key, double v, double unit);
 
 /* One-device peak memory of g (all ops on device 0, no cap): the base of
  * the "tight" caps. -1 on failure (message on stderr). */

@@ -381,7 +381,7 @@ int bench_interactive(const bench_cfg *cfg)
 		printf("\n");
 		free(r);
 	}
-	if (bench_write_json(cfg, "interactive.json", root) != 0)
+	if (bench_write_json(cfg, "interactive.json", root, true) != 0)
 		rc = 1;
 	printf("\n");
 	return rc;

@@ -239,8 +239,8 @@ static cJSON *case_json(const qcase *c)
 		cJSON_AddNumberToObject(o, "cap_bytes", (double)c->cap);
 	else
 		cJSON_AddNullToObject(o, "cap_bytes");
-	bench_json_num(o, "lb_us", c->lb);
-	bench_json_num(o, "one_device_us", c->one_device);
+	bench_json_round(o, "lb_us", c->lb, 1e-3);
+	bench_json_round(o, "one_device_us", c->one_device, 1e-3);
 	cJSON *rs = cJSON_AddArrayToObject(o, "results");
 	for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++) {
 		const algo_res *r = &c->r[a];
@@ -248,12 +248,12 @@ static cJSON *case_json(const qcase *c)
 		cJSON_AddStringToObject(j, "algo", algo_at(a)->name);
 		cJSON_AddBoolToObject(j, "ok", r->ok);
 		if (r->ok) {
-			bench_json_num(j, "makespan_us", r->makespan);
-			bench_json_num(j, "xlb", r->xlb);
-			bench_json_num(j, "speedup", r->speedup);
+			bench_json_round(j, "makespan_us", r->makespan, 1e-3);
+			bench_json_round(j, "xlb", r->xlb, 1e-6);
+			bench_json_round(j, "speedup", r->speedup, 1e-6);
 			cJSON_AddBoolToObject(j, "feasible", r->feasible);
 			cJSON_AddBoolToObject(j, "best", r->best);
-			bench_json_num(j, "plan_ms", r->plan_ms);
+			bench_json_round(j, "plan_ms", r->plan_ms, 1e-3);
 		}
 		cJSON_AddItemToArray(rs, j);
 	}
@@ -581,7 +581,7 @@ int bench_quality(const bench_cfg *cfg)
 	print_losses(cs, nc, root);
 	printf("\n");
 	rc |= bench_reference(cfg, root);
-	if (bench_write_json(cfg, "quality.json", root) != 0 ||
+	if (bench_write_json(cfg, "quality.json", root, false) != 0 ||
 	    write_plot_data(cfg, cs, nc, ks, nks, caps, ncaps) != 0)
 		rc = 1;
 	printf("\n");

@@ -496,7 +496,7 @@ int bench_scale(const bench_cfg *cfg)
 	}
 	print_goals(rows, nrows, root);
 	printf("\n");
-	if (bench_write_json(cfg, "scale.json", root) != 0 ||
+	if (bench_write_json(cfg, "scale.json", root, true) != 0 ||
 	    write_plot_data(cfg, si, nsizes, rows, nrows) != 0)
 		rc = 1;
 	free(rows);

@@ -261,22 +261,63 @@ int bench_commit_result(dp_afile *af)
 	return 0;
 }
 
-int bench_write_json(const bench_cfg *cfg, const char *name, cJSON *root)
+/* Compact JSON with one line per top-level entry and per element of a
+ * top-level array: small enough to commit, and diffs stay readable. */
+static int write_lines(FILE *f, const cJSON *root)
 {
-	char *text = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!text) {
-		fprintf(stderr, "bench: out of memory writing %s\n", name);
-		return -1;
+	fputs("{\n", f);
+	for (const cJSON *it = root->child; it; it = it->next) {
+		/* keys are this program's own identifiers: nothing to escape */
+		fprintf(f, "\"%s\": ", it->string);
+		if (cJSON_IsArray(it)) {
+			fputs("[\n", f);
+			for (const cJSON *e = it->child; e; e = e->next) {
+				char *t = cJSON_PrintUnformatted(e);
+				if (!t)
+					return -1;
+				fprintf(f, "  %s%s\n", t, e->next ? "," : "");
+				free(t);
+			}
+			fputs("]", f);
+		} else {
+			char *t = cJSON_PrintUnformatted(it);
+			if (!t)
+				return -1;
+			fputs(t, f);
+			free(t);
+		}
+		fputs(it->next ? ",\n" : "\n", f);
 	}
+	fputs("}\n", f);
+	return 0;
+}
+
+int bench_write_json(const bench_cfg *cfg, const char *name, cJSON *root,
+		     bool pretty)
+{
 	dp_afile af;
 	if (bench_open_result(cfg, name, &af) != 0) {
-		free(text);
+		cJSON_Delete(root);
 		return -1;
 	}
-	fputs(text, af.f);
-	fputc('\n', af.f);
-	free(text);
+	int rc = 0;
+	if (pretty) {
+		char *text = cJSON_Print(root);
+		if (text) {
+			fputs(text, af.f);
+			fputc('\n', af.f);
+		}
+		rc = text ? 0 : -1;
+		free(text);
+	} else {
+		rc = write_lines(af.f, root);
+	}
+	cJSON_Delete(root);
+	if (rc != 0) {
+		fprintf(stderr, "bench: out of memory writing %s\n", name);
+		afile_abort(&af);
+		return -1;
+	}
 	return bench_commit_result(&af);
 }
 
@@ -286,6 +327,11 @@ void bench_json_num(cJSON *o, const char *key, double v)
 		cJSON_AddNumberToObject(o, key, v);
 	else
 		cJSON_AddNullToObject(o, key);
+}
+
+void bench_json_round(cJSON *o, const char *key, double v, double unit)
+{
+	bench_json_num(o, key, round(v / unit) * unit);
 }
 
 int64_t bench_one_device_peak(const dp_graph *g)

@@ -31,6 +31,11 @@ gnuplot <<GP
 data = "$RES/${PRE}scale_plot.tsv"
 stats data using 1 nooutput
 nblocks = STATS_blocks
+# series 1-7: each algorithm at the first K without caps; 8 on: pardnn in
+# the other configurations, in shades of pardnn's red with other points
+# (solid lines: some SVG renderers draw dashes badly)
+colors = "#d62728 #1f77b4 #ff7f0e #2ca02c #9467bd #8c564b #17becf #ff9896 #8b0000 #e377c2 #d62728 #d62728"
+points = "7 7 7 7 7 7 7 5 9 13 11 15"
 set terminal svg size 900,600 dynamic font "sans,12" background rgb "white"
 set output "$tmp1"
 set title "dnnpart: planning time against graph size (dnnpart gen --seed 1; link pardnn, port contention)"
@@ -44,8 +49,9 @@ set key outside right top
 set grid
 plot data index 0 using 1:2 with linespoints lw 4 pt 6 lc rgb "gray70" \
 	title columnheader(2), \
-     for [i=1:nblocks-1] data index i using 1:2 with linespoints lw 1.5 \
-	pt 7 ps 0.8 title columnheader(2)
+     for [i=1:nblocks-1] data index i using 1:2 with linespoints \
+	lw (i == 1 || i > 7 ? 2.5 : 1.5) pt int(word(points, i)) ps 1 \
+	lc rgb word(colors, i) title columnheader(2)
 GP
 
 gnuplot <<GP
