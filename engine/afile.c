@@ -71,9 +71,12 @@ dp_status afile_open(dp_afile *af, const char *path, dp_err *err)
 	}
 	struct stat dst;
 	if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+		bool there = stat(dir, &dst) == 0;
 		dp_status s = dp_err_set(err, DP_EIO, path, 0, 0,
-					 "cannot write: folder '%s' does not "
-					 "exist",
+					 there ? "cannot write: '%s' is not "
+						 "a folder"
+					       : "cannot write: folder '%s' "
+						 "does not exist",
 					 dir);
 		free(dir);
 		afile_release(af);
