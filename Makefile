@@ -145,7 +145,7 @@ $(BENCH_TOOLS): $(BUILD)/bench/%: bench/%.c $(LIBENGINE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBENGINE) $(ENGINE_LIBS)
 
-# full: sizes to 1M ops, several runs (20-30 minutes on 2 cores), the
+# full: sizes to 1M ops, several runs (about 8 minutes on 2 cores), the
 # explorer's key latency in tmux, then the plots (gnuplot)
 bench: all $(BENCH_BIN) $(BENCH_TOOLS)
 	$(BENCH_BIN)
