@@ -1,0 +1,158 @@
+/* gen_json.c - the native JSON writer of gen.h (gen_write_json).
+ *
+ * It streams ops and edges with fputs/fprintf through a 1 MiB buffer, so that
+ * a 1,000,000-op graph is written in about a second; the file goes through
+ * afile (temporary name, renamed on success), so a failure leaves nothing.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "afile.h"
+#include "gen.h"
+#include "units.h"
+
+static void put_str(FILE *f, const char *s)
+{
+	putc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			putc('\\', f);
+			putc(c, f);
+		} else if (c == '\n') {
+			fputs("\\n", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c < 0x20) {
+			fprintf(f, "\\u%04x", c);
+		} else {
+			putc(c, f);
+		}
+	}
+	putc('"', f);
+}
+
+static void put_num(FILE *f, double v)
+{
+	char b[40];
+	fputs(units_fmt_num(v, b, sizeof b), f);
+}
+
+/* A size as the shortest exact unit string: "16GiB", "512MiB", "1000". */
+static void put_size(FILE *f, int64_t b)
+{
+	static const char *const units[] = {"TiB", "GiB", "MiB", "KiB"};
+	for (int i = 0; i < 4; i++) {
+		int64_t m = (int64_t)1 << (10 * (4 - i));
+		if (b >= m && b % m == 0) {
+			fprintf(f, "\"%" PRId64 "%s\"", b / m, units[i]);
+			return;
+		}
+	}
+	fprintf(f, "\"%" PRId64 "\"", b);
+}
+
+static void put_machine(FILE *f, const dp_machine_hint *h)
+{
+	const char *sep = "";
+	fputs("\"machine\":{", f);
+	if (h->devices > 0) {
+		fprintf(f, "\"devices\":%d", h->devices);
+		sep = ",";
+	}
+	if (h->memory_bytes > 0) {
+		fprintf(f, "%s\"memory\":", sep);
+		put_size(f, h->memory_bytes);
+		sep = ",";
+	}
+	if (h->bw_bytes_per_us > 0) {
+		char b[40];
+		/* bytes per second, a plain number: exact for any value */
+		fprintf(f, "%s\"bandwidth\":\"%sB/s\"", sep,
+			units_fmt_num(h->bw_bytes_per_us * 1e6, b, sizeof b));
+		sep = ",";
+	}
+	if (h->lat_us >= 0) {
+		char b[40];
+		fprintf(f, "%s\"latency\":\"%sus\"", sep,
+			units_fmt_num(h->lat_us, b, sizeof b));
+	}
+	fputs("},\n", f);
+}
+
+static void put_op(FILE *f, const dp_graph *g, uint32_t u)
+{
+	const dp_op *op = &g->ops[u];
+	fputs("{\"name\":", f);
+	put_str(f, graph_op_name(g, u));
+	if (op->type) {
+		fputs(",\"type\":", f);
+		put_str(f, graph_str(g, op->type));
+	}
+	if (op->layer) {
+		fputs(",\"layer\":", f);
+		put_str(f, graph_str(g, op->layer));
+	}
+	fputs(",\"time_us\":", f);
+	put_num(f, op->time_us);
+	fprintf(f, ",\"output_bytes\":%" PRId64, op->output_bytes);
+	if (op->param_bytes)
+		fprintf(f, ",\"param_bytes\":%" PRId64, op->param_bytes);
+	if (op->temp_bytes)
+		fprintf(f, ",\"temp_bytes\":%" PRId64, op->temp_bytes);
+	if (op->colocate >= 0) {
+		fputs(",\"colocate\":", f);
+		put_str(f, graph_str(g, g->group_label[op->colocate]));
+	}
+	if (op->pin >= 0)
+		fprintf(f, ",\"pin\":%d", (int)op->pin);
+	putc('}', f);
+}
+
+static void put_edge(FILE *f, const dp_graph *g, const dp_edge *e)
+{
+	fputs("{\"from\":", f);
+	put_str(f, graph_op_name(g, e->from));
+	fputs(",\"to\":", f);
+	put_str(f, graph_op_name(g, e->to));
+	if (e->control)
+		fputs(",\"control\":true", f);
+	else if (e->bytes >= 0 && e->bytes != g->ops[e->from].output_bytes)
+		fprintf(f, ",\"bytes\":%" PRId64, e->bytes);
+	putc('}', f);
+}
+
+dp_status gen_write_json(const char *path, const dp_graph *g, dp_err *err)
+{
+	dp_afile af;
+	dp_status st = afile_open(&af, path, err);
+	if (st)
+		return st;
+	FILE *f = af.f;
+	/* a large buffer: the writer is a long run of small writes */
+	char *vbuf = malloc(1 << 20);
+	if (vbuf)
+		setvbuf(f, vbuf, _IOFBF, 1 << 20);
+	fputs("{\"format\":\"dnnpart-graph\",\"version\":1,\"name\":", f);
+	put_str(f, g->name ? g->name : "");
+	fputs(",\n", f);
+	const dp_machine_hint *h = &g->hint;
+	if (h->devices > 0 || h->memory_bytes > 0 || h->bw_bytes_per_us > 0 ||
+	    h->lat_us >= 0)
+		put_machine(f, h);
+	fputs("\"ops\":[\n", f);
+	for (uint32_t u = 0; u < g->nops; u++) {
+		put_op(f, g, u);
+		fputs(u + 1 < g->nops ? ",\n" : "\n", f);
+	}
+	fputs("],\n\"edges\":[\n", f);
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		put_edge(f, g, &g->edges[e]);
+		fputs(e + 1 < g->nedges ? ",\n" : "\n", f);
+	}
+	fputs("]}\n", f);
+	st = afile_commit(&af, err);
+	free(vbuf); /* only now: the stream used it until it was closed */
+	return st;
+}
