@@ -8,6 +8,7 @@
 #include "afile.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,8 +35,43 @@ static char *folder_of(const char *path)
 	return d;
 }
 
+/* The temporary files of open afiles, for afile_remove_pending(): plain
+ * pointers to af->tmp, claimed and cleared with atomic exchanges so that a
+ * signal handler can read them at any moment. */
+enum { PENDING_MAX = 16 };
+static _Atomic(char *) pending[PENDING_MAX];
+
+static void pending_add(char *tmp)
+{
+	for (int i = 0; i < PENDING_MAX; i++) {
+		char *none = NULL;
+		if (atomic_compare_exchange_strong(&pending[i], &none, tmp))
+			return;
+	}
+	/* all slots taken: this one is not tracked (still removed on any
+	 * ordinary failure, only not on a signal) */
+}
+
+static void pending_drop(char *tmp)
+{
+	for (int i = 0; tmp && i < PENDING_MAX; i++) {
+		char *want = tmp;
+		atomic_compare_exchange_strong(&pending[i], &want, NULL);
+	}
+}
+
+void afile_remove_pending(void)
+{
+	for (int i = 0; i < PENDING_MAX; i++) {
+		char *p = atomic_load(&pending[i]);
+		if (p)
+			unlink(p);
+	}
+}
+
 static void afile_release(dp_afile *af)
 {
+	pending_drop(af->tmp);
 	free(af->path);
 	free(af->tmp);
 	af->path = NULL;
@@ -122,6 +158,7 @@ dp_status afile_open(dp_afile *af, const char *path, dp_err *err)
 		return s;
 	}
 	free(dir);
+	pending_add(af->tmp);
 	if (exists)
 		(void)fchmod(fd, st.st_mode & 07777);
 	af->f = fdopen(fd, "w");
@@ -145,8 +182,13 @@ dp_status afile_commit(dp_afile *af, dp_err *err)
 	int saved = 0;
 	const char *step = NULL;
 	if (ferror(af->f)) {
+		/* the failed write's errno is gone; writing what is still
+		 * buffered usually fails again for the same reason (disk
+		 * full, file too large), which tells the user more than EIO */
 		step = "writing";
-		saved = EIO;
+		clearerr(af->f);
+		errno = 0;
+		saved = fflush(af->f) != 0 && errno ? errno : EIO;
 	} else if (fflush(af->f) != 0) {
 		step = "writing";
 		saved = errno;

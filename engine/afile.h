@@ -24,4 +24,10 @@ dp_status afile_open(dp_afile *af, const char *path, dp_err *err);
 dp_status afile_commit(dp_afile *af, dp_err *err);
 void afile_abort(dp_afile *af);
 
+/* Removes the temporary file of every afile still open (up to 16 at a
+ * time are tracked). Async-signal-safe: for a front end's handler of a
+ * signal that ends the process (SIGTERM, SIGHUP, SIGINT), so that a killed
+ * write leaves neither a partial file nor a stray temporary one. */
+void afile_remove_pending(void);
+
 #endif

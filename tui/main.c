@@ -5,11 +5,40 @@
  * help. Exit codes (DESIGN 6): 0 ok, 1 infeasible plan with --strict,
  * 2 bad usage or bad input, 3 internal error.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "afile.h"
 #include "cli.h"
 #include "tui.h"
+
+/* A batch command killed while it writes a file leaves the old file as it
+ * was (afile.h) and, through this, no temporary file either. Commands that
+ * cancel on Ctrl-C install their own SIGINT handler over this one; the
+ * explorer installs its own for all three. */
+static void on_fatal_signal(int sig)
+{
+	afile_remove_pending();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_fatal_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction sa, old;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		/* a signal the shell ignores (SIGINT of a background job)
+		 * stays ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
 
 static void usage(FILE *out)
 {
@@ -68,6 +97,7 @@ int main(int argc, char **argv)
 		printf("dnnpart %s\n", DNNPART_VERSION);
 		return 0;
 	}
+	catch_fatal_signals();
 	const cli_command *c = cli_find_command(a);
 	if (c)
 		return c->run(argc - 1, argv + 1);
