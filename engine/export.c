@@ -445,14 +445,15 @@ void sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars)
 
 /* ---- palette ---- */
 
+/* ordered so that neighbouring devices differ most */
 static const char *const tol_light[] = {
-	"#77AADD", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00",
-	"#EEDD88", "#EE8866", "#FFAABB", "#DDDDDD",
+	"#77AADD", "#EE8866", "#44BB99", "#EEDD88", "#FFAABB",
+	"#99DDFF", "#BBCC33", "#AAAA00", "#DDDDDD",
 };
 /* tol_light mixed 75% with white */
 static const char *const tol_light_tint[] = {
-	"#DDEAF6", "#E6F6FF", "#D0EEE6", "#EEF2CC", "#EAEABF",
-	"#FBF6E1", "#FBE1D9", "#FFEAEE", "#F6F6F6",
+	"#DDEAF6", "#FBE1D9", "#D0EEE6", "#FBF6E1", "#FFEAEE",
+	"#E6F6FF", "#EEF2CC", "#EAEABF", "#F6F6F6",
 };
 #define NPALETTE (sizeof tol_light / sizeof tol_light[0])
 

@@ -56,7 +56,7 @@ static const char *cap_text(int64_t cap, char *buf, size_t size)
 }
 
 static void graph_label(dot_ctx *x, const dp_graph *g, const dp_machine *m,
-			const dp_plan *plan, const dp_coarse *c)
+			const dp_plan *plan, const dp_coarse *c, int time_ranks)
 {
 	char a[64], b[64];
 	dp_sbuf *sb = &x->sb;
@@ -83,7 +83,18 @@ static void graph_label(dot_ctx *x, const dp_graph *g, const dp_machine *m,
 		sbuf_printf(sb,
 			    "\\nCOARSENED: %u ops drawn as %u nodes, %s",
 			    g->nops, c->n, how);
+		if (c->edges_all > c->nedges)
+			sbuf_printf(sb,
+				    "\\n%u of %u edges between groups drawn: "
+				    "the critical path and each group's "
+				    "largest input",
+				    c->nedges, c->edges_all);
 	}
+	if (time_ranks > 0)
+		sbuf_printf(sb,
+			    "\\nrows follow the schedule: top to bottom are "
+			    "%d windows of the step's time",
+			    time_ranks);
 	set(x->root, agattr(x->root, AGRAPH, "label", ""), sb->s);
 }
 
@@ -100,11 +111,15 @@ static void cluster_label(dot_ctx *x, const dp_plan *plan, int d)
 	cap_text(s->cap_bytes, cap, sizeof cap);
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED && s->cap_bytes > 0 &&
 		    s->peak_bytes > s->cap_bytes;
+	bool capped = s->cap_bytes != DP_CAP_UNLIMITED && s->cap_bytes > 0;
 	sbuf_reset(&x->sb);
-	sbuf_printf(&x->sb,
-		    "GPU %d: %u op%s, busy %s (%s%%)\\npeak memory %s %s %s%s",
-		    d, s->ops, s->ops == 1 ? "" : "s", busy, pct, peak,
-		    over ? ">" : "of", cap, over ? " - OVER CAP" : "");
+	sbuf_printf(&x->sb, "GPU %d: %u op%s, busy %s (%s%%)\\npeak memory %s",
+		    d, s->ops, s->ops == 1 ? "" : "s", busy, pct, peak);
+	if (!capped)
+		sbuf_puts(&x->sb, " (no cap)");
+	else
+		sbuf_printf(&x->sb, " %s %s%s", over ? ">" : "of", cap,
+			    over ? " - OVER CAP" : "");
 }
 
 static void op_label(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
@@ -381,6 +396,8 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 		sbuf_puts(&x->sb, "next on the same device");
 	else if (ce->control)
 		sbuf_puts(&x->sb, "control dependency");
+	else if (dt == dh)
+		sbuf_printf(&x->sb, "%s on GPU %d", b, dt);
 	else
 		sbuf_printf(&x->sb, "%s, GPU %d -> GPU %d", b, dt, dh);
 	if (ce->nedges > 1)
@@ -410,9 +427,47 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 		set(e, x->e_control, "true");
 }
 
+/* Puts the nodes into rank=same groups by the time window of their start,
+ * with an invisible chain of anchors that keeps the windows in order: dot
+ * then lays the picture out like a timeline, and an edge crosses at most
+ * `windows` ranks, however long it is in the graph. */
+static bool rank_by_time(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
+			 const dp_coarse *c, int windows, Agnode_t **nodes)
+{
+	Agraph_t **sub = calloc((size_t)windows, sizeof *sub);
+	if (!sub)
+		return false;
+	double span = plan->sim.makespan > 0 ? plan->sim.makespan : 1.0;
+	Agnode_t *prev = NULL;
+	char name[64];
+	for (int w = 0; w < windows; w++) {
+		snprintf(name, sizeof name, "time_window_%d", w);
+		for (int i = 0; graph_find(g, name) != UINT32_MAX; i++)
+			snprintf(name, sizeof name, "time_window_%d_%d", w, i);
+		sub[w] = agsubg(x->root, name, 1);
+		agsafeset(sub[w], "rank", "same", "");
+		Agnode_t *a = agnode(sub[w], name, 1);
+		agxset(a, x->n_label, "");
+		agxset(a, x->n_style, "invis");
+		agsafeset(a, "shape", "point", "box");
+		if (prev) {
+			Agedge_t *e = agedge(x->root, prev, a, NULL, 1);
+			agxset(e, x->e_style, "invis");
+		}
+		prev = a;
+	}
+	for (uint32_t id = 0; id < c->n; id++) {
+		int w = (int)(c->nodes[id].start / span * windows);
+		w = w < 0 ? 0 : w >= windows ? windows - 1 : w;
+		agsubnode(sub[w], nodes[id], 1);
+	}
+	free(sub);
+	return true;
+}
+
 dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
 			   const dp_plan *plan, const dp_coarse *c,
-			   bool render, const dp_progress *p,
+			   bool render, int time_ranks, const dp_progress *p,
 			   struct Agraph_s **out, dp_err *err)
 {
 	dot_ctx x;
@@ -440,7 +495,7 @@ dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
 				cause[u] = 0;
 
 	declare(&x, render);
-	graph_label(&x, g, m, plan, c);
+	graph_label(&x, g, m, plan, c, time_ranks);
 	make_clusters(&x, plan, render);
 	for (uint32_t id = 0; id < c->n; id++) {
 		if ((id & (CANCEL_EVERY - 1)) == 0 && progress_canceled(p))
@@ -451,8 +506,16 @@ dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
 	for (uint32_t i = 0; i < c->nedges; i++) {
 		if ((i & (CANCEL_EVERY - 1)) == 0 && progress_canceled(p))
 			goto canceled;
+		/* an op-by-op DOT stays a graph dnnpart can load: a hop that
+		 * waited for the device, which is no graph edge, is left out
+		 * there (its ops are still red) */
+		if (c->edges[i].nedges == 0 && !render &&
+		    c->method == DP_COARSE_NONE)
+			continue;
 		add_edge(&x, c, &c->edges[i], render, nodes);
 	}
+	if (time_ranks > 0 && !rank_by_time(&x, g, plan, c, time_ranks, nodes))
+		x.sb.oom = true;
 	if (x.sb.oom) {
 		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				"out of memory while building the DOT graph");
@@ -486,7 +549,7 @@ dp_status export_dot_write(const char *path, const dp_graph *g,
 	if (st)
 		return st;
 	Agraph_t *dot = NULL;
-	st = export_dot_build(g, m, plan, &c, false, p, &dot, err);
+	st = export_dot_build(g, m, plan, &c, false, 0, p, &dot, err);
 	if (st) {
 		coarsen_free(&c);
 		return st;

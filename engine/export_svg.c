@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gvc.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -28,8 +29,9 @@
  * coarsened gets sfdp (when installed) or a dot with bounded effort. */
 #define DOT_FAST_NODES 2500u
 #define DOT_FAST_EDGES 20000u
-/* above this, dot's network simplex and crossing minimisation are bounded */
-#define DOT_BOUNDED_NODES 500u
+/* above this, dot's effort is bounded (bound_dot) */
+#define DOT_BOUNDED_NODES 300u
+#define DOT_BOUNDED_EDGES 600u
 #define POLL_MS 50
 #define MSG_KEEP 4096
 
@@ -71,15 +73,19 @@ static bool has_layout(GVC_t *gvc, const char *name, char *avail,
 	return found;
 }
 
-/* dot with limits on its network simplex and crossing minimisation: a
- * worse picture in bounded time. */
+/* dot with limits on its network simplex (ranking and x coordinates),
+ * crossing minimisation and edge routing: a plainer picture in bounded
+ * time. Measured on coarsened training graphs, routing spline edges around
+ * tens of thousands of virtual nodes took most of the time; straight lines
+ * cost almost nothing. */
 static void bound_dot(Agraph_t *G)
 {
-	agsafeset(G, "nslimit", "3", "");
-	agsafeset(G, "nslimit1", "3", "");
-	agsafeset(G, "mclimit", "0.5", "");
+	agsafeset(G, "nslimit", "0.2", "");
+	agsafeset(G, "nslimit1", "0.2", "");
+	agsafeset(G, "mclimit", "0.2", "");
 	agsafeset(G, "searchsize", "30", "");
 	agsafeset(G, "remincross", "false", "");
+	agsafeset(G, "splines", "line", "");
 }
 
 /* Force-directed layouts draw no clusters: list the devices in the graph
@@ -110,6 +116,10 @@ static void child_say(int fd, const char *s)
 	}
 }
 
+/* dot lays out a picture whose edges cross up to this many ranks in total
+ * in seconds; above it the ranks follow the schedule's time instead. */
+#define STRUCT_MAX_VIRTUAL 2000u
+
 /* Runs in the child; never returns. */
 static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 		       const dp_machine *m, const dp_plan *plan,
@@ -122,12 +132,6 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 	dup2(msg_fd, STDERR_FILENO);
 	dup2(msg_fd, STDOUT_FILENO);
 
-	Agraph_t *G = NULL;
-	dp_err err;
-	if (export_dot_build(g, m, plan, c, true, NULL, &G, &err) != DP_OK) {
-		child_say(STDERR_FILENO, err.msg);
-		_exit(CHILD_BUILD);
-	}
 	GVC_t *gvc = gvContext();
 	if (!gvc)
 		_exit(CHILD_BUILD);
@@ -144,14 +148,30 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 		layout = has_layout(gvc, "sfdp", avail, sizeof avail) ? "sfdp"
 								     : "dot";
 	}
-	if (strcmp(layout, "dot") == 0 && c->n > DOT_BOUNDED_NODES)
+	bool dot = strcmp(layout, "dot") == 0;
+	/* training graphs have long edges (activations kept for the backward
+	 * pass): ranked by structure they can keep dot busy for hours */
+	int windows = 0;
+	if (dot && coarsen_layout_cost(c) > STRUCT_MAX_VIRTUAL) {
+		windows = (int)(2.0 * sqrt((double)c->n));
+		windows = windows < 8 ? 8 : windows > 60 ? 60 : windows;
+	}
+	Agraph_t *G = NULL;
+	dp_err err;
+	if (export_dot_build(g, m, plan, c, true, windows, NULL, &G, &err) !=
+	    DP_OK) {
+		child_say(STDERR_FILENO, err.msg);
+		_exit(CHILD_BUILD);
+	}
+	if (dot && (windows || c->n > DOT_BOUNDED_NODES ||
+		    c->nedges > DOT_BOUNDED_EDGES))
 		bound_dot(G);
-	if (strcmp(layout, "dot") != 0 && strcmp(layout, "fdp") != 0) {
+	if (!dot && strcmp(layout, "fdp") != 0) {
 		add_legend(G);
 		agsafeset(G, "overlap", "prism", "");
 		agsafeset(G, "outputorder", "edgesfirst", "");
 	}
-	child_say(stat_fd, layout);
+	child_say(stat_fd, windows ? "dot, ranked by time" : layout);
 	close(stat_fd);
 	if (gvLayout(gvc, G, layout) != 0)
 		_exit(CHILD_LAYOUT);
@@ -299,7 +319,8 @@ static dp_status wait_child(child *ch, const char *path, const dp_coarse *c,
 	}
 }
 
-static dp_status child_error(child *ch, const char *path, dp_err *err)
+static dp_status child_error(child *ch, const char *path,
+			     const dp_export_opts *o, dp_err *err)
 {
 	const char *tail = msg_tail(&ch->msg);
 	if (WIFSIGNALED(ch->status))
@@ -312,7 +333,7 @@ static dp_status child_error(child *ch, const char *path, dp_err *err)
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "layout engine '%s' is not installed; "
 				  "available: %s",
-				  ch->layout[0] ? ch->layout : "?", tail);
+				  o->layout ? o->layout : "?", tail);
 	case CHILD_BUILD:
 		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
 				  "could not build the graph to lay out%s%s",
@@ -390,7 +411,7 @@ static dp_status run_layout(dp_afile *af, const char *path,
 	if (st)
 		return st;
 	if (!WIFEXITED(ch.status) || WEXITSTATUS(ch.status) != CHILD_OK)
-		return child_error(&ch, path, err);
+		return child_error(&ch, path, o, err);
 	struct stat sb;
 	if (fstat(fileno(af->f), &sb) != 0 || sb.st_size == 0)
 		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,

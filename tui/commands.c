@@ -21,6 +21,8 @@
 	  "every algorithm side by side on one graph and machine")          \
 	X(gen, "--ops N [--seed S] [-k K --mem CAP] -o FILE.json",           \
 	  "write a synthetic training graph of N ops")                       \
+	X(export, "GRAPH PLACEMENT [--svg F] [--dot F] [--csv F] [-o F]",   \
+	  "write a placement as DOT/SVG, CSV or framework device maps")      \
 	X(show, "GRAPH [--view NAME] [--width W] [--height H]",               \
 	  "print one screen of the explorer as plain text")
 

@@ -10,6 +10,12 @@
  * marked. Edges between two nodes are merged into one that carries the sum
  * of their bytes; the critical path's hops are flagged on the edges, and a
  * hop that waited for the device (no graph edge) becomes an extra edge.
+ *
+ * A coarsened picture is also thinned: groups of a training graph are
+ * joined by many long edges (forward activations feed the backward pass),
+ * and dot's time grows with their length (one virtual node per rank
+ * crossed). It keeps the critical path's edges and, for each node, its
+ * largest input; the rest are counted in edges_all and left out.
  */
 #ifndef DNNPART_COARSEN_H
 #define DNNPART_COARSEN_H
@@ -60,6 +66,8 @@ typedef struct dp_coarse {
 	uint32_t *of;       /* nops entries: node of each op */
 	uint32_t nedges;
 	dp_cedge *edges;    /* sorted by (from, to) */
+	uint32_t edges_all; /* edges between nodes before a coarsened
+			       picture was thinned (see coarsen_build) */
 	char *strs;         /* label arena, offset 0 = "" */
 	size_t strs_len, strs_cap;
 } dp_coarse;
@@ -74,6 +82,11 @@ dp_status coarsen_build(const dp_graph *g, const dp_plan *plan,
 			uint32_t auto_limit, const dp_progress *p,
 			dp_coarse *c, dp_err *err);
 void coarsen_free(dp_coarse *c);
+
+/* About how many virtual nodes dot's layering of picture c would create
+ * (one per rank an edge crosses, ranks from the longest path over edges
+ * that go forward in node order). dot's time grows with it. */
+uint64_t coarsen_layout_cost(const dp_coarse *c);
 
 /* "grouped by layer", "grouped by layer prefix (2 levels)", "runs of up to
  * 57 ops of one device's schedule", "" when not coarsened. */

@@ -58,12 +58,14 @@ const char *export_device_tint(int dev);
  * subgraph per device, ops or groups as nodes, the critical path in red.
  * render: for a layout in this process (SVG): node names are made safe for
  * XML, empty devices get a placeholder node so that their cluster shows,
- * and the input-format attributes (time_us, bytes, ...) are left out. The
- * caller agclose()s *out. */
+ * and the input-format attributes (time_us, bytes, ...) are left out.
+ * time_ranks > 0: dot's ranks are that many windows of the schedule's time
+ * (rank=same groups), instead of the graph's structure. The caller
+ * agclose()s *out. */
 struct Agraph_s;
 dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
 			   const dp_plan *plan, const dp_coarse *c,
-			   bool render, const dp_progress *p,
+			   bool render, int time_ranks, const dp_progress *p,
 			   struct Agraph_s **out, dp_err *err);
 
 /* The per-kind writers behind export_write_opts. Each writes through afile

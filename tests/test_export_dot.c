@@ -1,0 +1,427 @@
+/* test_export_dot.c - DOT export: read back with cgraph, one cluster per
+ * device holding exactly its ops, the critical path bold and red, cross-
+ * device edges labelled, coarsening of big graphs, files written whole. */
+#include <cgraph.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "lib/testlib.h"
+#include "load.h"
+#include "machine.h"
+#include "plan.h"
+
+#define CRIT "#CC3311"
+
+static char tmpdir[64];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[256];
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof tmpdir, "/tmp/dnnpart-dot-XXXXXX");
+		if (!mkdtemp(tmpdir))
+			return NULL;
+	}
+	snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+/* Files in tmpdir whose name starts with prefix (temporary files are
+ * ".NAME.tmpXXXXXX"). */
+static int count_files(const char *prefix)
+{
+	DIR *d = opendir(tmpdir);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
+		    const char *layer)
+{
+	uint32_t id;
+	graph_add_op(g, name, &id, NULL);
+	g->ops[id].time_us = t;
+	g->ops[id].output_bytes = out;
+	if (layer)
+		graph_set_layer(g, id, layer, NULL);
+	return id;
+}
+
+/* A fork and join across two devices with awkward names:
+ *   in -> left -> join -> out, in -> "right, \"quoted\"\\x" -> join. */
+static dp_graph *fork_join(void)
+{
+	dp_graph *g = graph_new("fork join");
+	uint32_t in = add(g, "in", 10, 1 << 20, "stem");
+	uint32_t l = add(g, "left", 50, 2 << 20, "block/left");
+	uint32_t r = add(g, "right, \"quoted\"\\x", 20, 3 << 20, "block/right");
+	uint32_t j = add(g, "join", 10, 1 << 20, "block/join");
+	uint32_t o = add(g, "out", 5, 4096, "head");
+	g->ops[l].param_bytes = 8 << 20;
+	graph_add_edge(g, in, l, -1, false, NULL);
+	graph_add_edge(g, in, r, -1, false, NULL);
+	graph_add_edge(g, l, j, -1, false, NULL);
+	graph_add_edge(g, r, j, -1, false, NULL);
+	graph_add_edge(g, j, o, -1, false, NULL);
+	graph_add_edge(g, in, o, 0, true, NULL); /* a control edge */
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
+		 dp_plan *plan)
+{
+	dp_err err;
+	memset(plan, 0, sizeof *plan);
+	if (machine_init(m, k, &err) != DP_OK)
+		return false;
+	if (plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) != DP_OK) {
+		fprintf(stderr, "plan_evaluate: %s\n", err.msg);
+		return false;
+	}
+	return true;
+}
+
+static Agraph_t *read_dot(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	Agraph_t *G = agread(f, NULL);
+	fclose(f);
+	return G;
+}
+
+static const char *get(void *obj, const char *attr)
+{
+	char *v = agget(obj, (char *)attr);
+	return v ? v : "";
+}
+
+static bool on_path(const dp_plan *plan, uint32_t u)
+{
+	for (uint32_t i = 0; i < plan->sim.cp_len; i++)
+		if (plan->sim.cp_ops[i] == u)
+			return true;
+	return false;
+}
+
+static bool is_hop(const dp_plan *plan, uint32_t a, uint32_t b)
+{
+	for (uint32_t i = 1; i < plan->sim.cp_len; i++)
+		if (plan->sim.cp_ops[i - 1] == a && plan->sim.cp_ops[i] == b)
+			return true;
+	return false;
+}
+
+static void test_dot_has_one_cluster_per_device_with_its_ops(void)
+{
+	dp_graph *g = fork_join();
+	REQUIRE(g);
+	int32_t pl[] = {0, 0, 1, 1, 0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 3, pl, &m, &plan)); /* device 2 stays empty */
+	const char *path = tmp_path("fj.dot");
+	dp_err err;
+	REQUIRE(export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
+		DP_OK);
+	Agraph_t *G = read_dot(path);
+	REQUIRE(G);
+	int clusters = 0, devs[3] = {0};
+	uint32_t seen[5] = {0};
+	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s)) {
+		int d = -1;
+		REQUIRE(sscanf(agnameof(s), "cluster_dev%d", &d) == 1);
+		REQUIRE(d >= 0 && d < 3);
+		devs[d]++;
+		clusters++;
+		CHECK_CONTAINS(get(s, "label"), "GPU");
+		CHECK_CONTAINS(get(s, "label"), "peak memory");
+		for (Agnode_t *n = agfstnode(s); n; n = agnxtnode(s, n)) {
+			uint32_t u = graph_find(g, agnameof(n));
+			REQUIRE(u != UINT32_MAX);
+			CHECK_INT(pl[u], d);
+			seen[u]++;
+			CHECK_INT(atoi(get(n, "device")), d);
+		}
+	}
+	CHECK_INT(clusters, 3);
+	for (int d = 0; d < 3; d++)
+		CHECK_INT(devs[d], 1);
+	for (int u = 0; u < 5; u++)
+		CHECK_INT(seen[u], 1);
+	CHECK_INT(agnnodes(G), 5);
+	/* each device has its own fill color */
+	Agraph_t *c0 = agsubg(G, "cluster_dev0", 0), *c1 = agsubg(G, "cluster_dev1", 0);
+	REQUIRE(c0 && c1);
+	CHECK(strcmp(get(c0, "fillcolor"), get(c1, "fillcolor")) != 0);
+	Agnode_t *in = agnode(G, "in", 0), *join = agnode(G, "join", 0);
+	REQUIRE(in && join);
+	CHECK(strcmp(get(in, "fillcolor"), get(join, "fillcolor")) != 0);
+	agclose(G);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_dot_marks_the_critical_path_and_only_it(void)
+{
+	dp_graph *g = fork_join();
+	REQUIRE(g);
+	int32_t pl[] = {0, 0, 1, 1, 0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(plan.sim.cp_len >= 3);
+	const char *path = tmp_path("cp.dot");
+	dp_err err;
+	REQUIRE(export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
+		DP_OK);
+	Agraph_t *G = read_dot(path);
+	REQUIRE(G);
+	int crit_nodes = 0, crit_edges = 0;
+	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n)) {
+		uint32_t u = graph_find(g, agnameof(n));
+		REQUIRE(u != UINT32_MAX);
+		bool red = strcmp(get(n, "color"), CRIT) == 0 &&
+			   strcmp(get(n, "penwidth"), "3") == 0 &&
+			   strstr(get(n, "style"), "bold") != NULL;
+		CHECK_INT(red, on_path(&plan, u));
+		CHECK_INT(strcmp(get(n, "critical"), "true") == 0,
+			  on_path(&plan, u));
+		crit_nodes += red;
+		for (Agedge_t *e = agfstout(G, n); e; e = agnxtout(G, e)) {
+			uint32_t a = graph_find(g, agnameof(agtail(e)));
+			uint32_t b = graph_find(g, agnameof(aghead(e)));
+			bool ered = strcmp(get(e, "color"), CRIT) == 0 &&
+				    strcmp(get(e, "penwidth"), "3") == 0;
+			CHECK_INT(ered, is_hop(&plan, a, b));
+			crit_edges += ered;
+			/* cross-device data edges carry their bytes */
+			bool cross = pl[a] != pl[b] && !get(e, "control")[0];
+			CHECK_INT(get(e, "label")[0] != '\0', cross);
+		}
+	}
+	CHECK_INT(crit_nodes, plan.sim.cp_len);
+	/* a hop that waited for the device has no graph edge: an op-by-op
+	 * DOT stays a loadable graph, so it draws none */
+	int hops = 0;
+	for (uint32_t i = 1; i < plan.sim.cp_len; i++)
+		hops += plan.sim.cp_cause[i] != DP_HOP_DEVICE;
+	CHECK_INT(crit_edges, hops);
+	/* the label of the transfer left -> join names its size */
+	Agnode_t *l = agnode(G, "left", 0), *j = agnode(G, "join", 0);
+	REQUIRE(l && j);
+	Agedge_t *e = agedge(G, l, j, NULL, 0);
+	REQUIRE(e);
+	CHECK_STR(get(e, "label"), "2 MiB");
+	CHECK_STR(get(e, "bytes"), "2097152");
+	CHECK(agnode(G, "right, \"quoted\"\\x", 0) != NULL);
+	agclose(G);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_dot_loads_back_as_the_same_graph(void)
+{
+	dp_graph *g = fork_join();
+	REQUIRE(g);
+	int32_t pl[] = {0, 1, 1, 0, 0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 2, pl, &m, &plan));
+	const char *path = tmp_path("back.dot");
+	dp_err err;
+	REQUIRE(export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
+		DP_OK);
+	dp_graph *h = NULL;
+	if (graph_load(path, DP_FMT_DOT, &h, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "reload: %s", err.msg);
+		goto out;
+	}
+	CHECK_INT(h->nops, g->nops);
+	CHECK_INT(h->nedges, g->nedges);
+	for (uint32_t u = 0; u < g->nops; u++) {
+		uint32_t v = graph_find(h, graph_op_name(g, u));
+		REQUIRE(v != UINT32_MAX);
+		CHECK_NEAR(h->ops[v].time_us, g->ops[u].time_us, 0);
+		CHECK_INT(h->ops[v].output_bytes, g->ops[u].output_bytes);
+		CHECK_INT(h->ops[v].param_bytes, g->ops[u].param_bytes);
+		CHECK_STR(graph_str(h, h->ops[v].layer),
+			  graph_str(g, g->ops[u].layer));
+	}
+	uint32_t controls = 0;
+	for (uint32_t i = 0; i < h->nedges; i++)
+		controls += h->edges[i].control;
+	CHECK_INT(controls, 1);
+	graph_free(h);
+out:
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* A chain with skip connections; op i is in layer
+ * "stage{i/(n/4)}/block{i/100}/unit{i/10}". */
+static dp_graph *layered(uint32_t n)
+{
+	dp_graph *g = graph_new("layered");
+	char name[32], layer[64];
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "op%u", i);
+		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
+			 i / (n / 4), i / 100, i / 10);
+		uint32_t id = add(g, name, 1 + (i * 7) % 13,
+				  1024 * (1 + i % 5), layer);
+		if (i)
+			graph_add_edge(g, id - 1, id, -1, false, NULL);
+		if (i >= 5 && i % 3 == 0)
+			graph_add_edge(g, id - 5, id, -1, false, NULL);
+	}
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* A 30,000-op graph is coarsened for DOT when asked: at most
+ * max_nodes nodes, every op counted once, one cluster per device. */
+static void test_dot_coarsened_groups_cover_every_op(void)
+{
+	dp_graph *g = layered(30000);
+	dp_err err;
+	REQUIRE(g);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	REQUIRE(pl);
+	for (uint32_t i = 0; i < g->nops; i++) /* 4 contiguous stages */
+		pl[g->topo[i]] = (int32_t)((uint64_t)i * 4 / g->nops);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 4, pl, &m, &plan));
+	dp_export_opts o;
+	export_opts_default(&o);
+	o.coarsen = DP_COARSEN_ALWAYS;
+	o.max_nodes = 500;
+	dp_export_report rep;
+	const char *path = tmp_path("coarse.dot");
+	REQUIRE(export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
+				  &rep, &err) == DP_OK);
+	CHECK(rep.coarsened);
+	CHECK(rep.nodes <= 500);
+	CHECK_CONTAINS(rep.method, "layer");
+	Agraph_t *G = read_dot(path);
+	REQUIRE(G);
+	CHECK_CONTAINS(get(G, "label"), "COARSENED");
+	CHECK_INT(agnnodes(G), rep.nodes);
+	long total = 0;
+	int clusters = 0;
+	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s), clusters++)
+		for (Agnode_t *n = agfstnode(s); n; n = agnxtnode(s, n)) {
+			const char *ops = get(n, "ops");
+			int d = atoi(get(n, "device"));
+			total += ops[0] ? atol(ops) : 1;
+			int cd = -1;
+			sscanf(agnameof(s), "cluster_dev%d", &cd);
+			CHECK_INT(d, cd);
+			if (!ops[0]) { /* a single op: a critical one, kept */
+				uint32_t u = graph_find(g, agnameof(n));
+				REQUIRE(u != UINT32_MAX);
+				CHECK(on_path(&plan, u));
+				CHECK_INT(pl[u], d);
+			}
+		}
+	CHECK_INT(clusters, 4);
+	CHECK_INT(total, g->nops);
+	agclose(G);
+	free(pl);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void raise_cancel(void *ud, const char *phase, double f)
+{
+	(void)phase;
+	(void)f;
+	atomic_store((atomic_int *)ud, 1);
+}
+
+static void test_dot_failure_or_cancel_keeps_the_old_file(void)
+{
+	dp_graph *g = fork_join();
+	REQUIRE(g);
+	int32_t pl[] = {0, 0, 1, 1, 0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 2, pl, &m, &plan));
+	const char *path = tmp_path("keep.dot");
+	FILE *f = fopen(path, "w");
+	REQUIRE(f);
+	fputs("old\n", f);
+	fclose(f);
+	atomic_int cancel = 0;
+	dp_progress p = {raise_cancel, &cancel, &cancel};
+	dp_err err;
+	CHECK_INT(export_write(path, DP_EXPORT_DOT, g, &m, &plan, &p, &err),
+		  DP_ECANCELED);
+	char buf[16] = {0};
+	f = fopen(path, "r");
+	REQUIRE(f);
+	CHECK(fgets(buf, sizeof buf, f) != NULL);
+	fclose(f);
+	CHECK_STR(buf, "old\n");
+	CHECK_INT(count_files(".keep.dot"), 0);
+	/* a folder that does not exist: an error naming the file */
+	CHECK(export_write("/nonexistent-dir/x.dot", DP_EXPORT_DOT, g, &m,
+			   &plan, NULL, &err) != DP_OK);
+	CHECK_CONTAINS(err.file, "/nonexistent-dir/x.dot");
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void cleanup(void)
+{
+	if (!tmpdir[0])
+		return;
+	DIR *d = opendir(tmpdir);
+	if (d) {
+		char p[512];
+		for (struct dirent *e; (e = readdir(d));) {
+			if (e->d_name[0] == '.' &&
+			    (!e->d_name[1] || !strcmp(e->d_name, "..")))
+				continue;
+			snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(tmpdir);
+}
+
+static void test_dot_cleanup(void)
+{
+	cleanup();
+	CHECK(access(tmpdir, F_OK) != 0);
+}
+
+TEST_MAIN(TEST(test_dot_has_one_cluster_per_device_with_its_ops),
+	  TEST(test_dot_marks_the_critical_path_and_only_it),
+	  TEST(test_dot_loads_back_as_the_same_graph),
+	  TEST(test_dot_coarsened_groups_cover_every_op),
+	  TEST(test_dot_failure_or_cancel_keeps_the_old_file),
+	  TEST(test_dot_cleanup))

@@ -1,0 +1,523 @@
+/* test_export_svg.c - SVG export: well-formed XML that shows every device,
+ * big graphs coarsened before layout, cancel and timeout stop the layout
+ * process and leave no file, Graphviz problems reported, not printed. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "lib/testlib.h"
+#include "load.h"
+#include "machine.h"
+#include "plan.h"
+
+static char tmpdir[64];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[256];
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof tmpdir, "/tmp/dnnpart-svg-XXXXXX");
+		if (!mkdtemp(tmpdir))
+			return NULL;
+	}
+	snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static int count_files(const char *prefix)
+{
+	DIR *d = opendir(tmpdir);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* ---- a small XML well-formedness checker ---- */
+
+typedef struct xml {
+	const char *s, *p;
+	char why[160];
+} xml;
+
+static bool xfail(xml *x, const char *why)
+{
+	snprintf(x->why, sizeof x->why, "%s at byte %ld", why,
+		 (long)(x->p - x->s));
+	return false;
+}
+
+static bool name_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       c == ':' || (unsigned char)c >= 0x80 ||
+	       (!first && ((c >= '0' && c <= '9') || c == '-' || c == '.'));
+}
+
+static size_t xname(xml *x)
+{
+	size_t n = 0;
+	while (name_char(x->p[n], n == 0))
+		n++;
+	return n;
+}
+
+/* Character data or an attribute value up to stop: entities must be
+ * known, no '<', no control characters other than tab, CR, LF. */
+static bool chars(xml *x, char stop)
+{
+	for (; *x->p && *x->p != stop; x->p++) {
+		unsigned char c = (unsigned char)*x->p;
+		if (c == '<' && stop != '<')
+			return xfail(x, "'<' inside a value");
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			return xfail(x, "control character");
+		if (c == '&') {
+			const char *semi = strchr(x->p, ';');
+			if (!semi || semi - x->p > 10)
+				return xfail(x, "bad entity");
+			size_t n = (size_t)(semi - x->p);
+			bool ok = (n == 4 && !strncmp(x->p, "&amp", 4)) ||
+				  (n == 3 && !strncmp(x->p, "&lt", 3)) ||
+				  (n == 3 && !strncmp(x->p, "&gt", 3)) ||
+				  (n == 5 && !strncmp(x->p, "&quot", 5)) ||
+				  (n == 5 && !strncmp(x->p, "&apos", 5)) ||
+				  (n > 2 && x->p[1] == '#');
+			if (!ok)
+				return xfail(x, "unknown entity");
+			x->p = semi;
+		}
+	}
+	return true;
+}
+
+static bool skip_until(xml *x, const char *end)
+{
+	const char *e = strstr(x->p, end);
+	if (!e)
+		return xfail(x, "unterminated markup");
+	x->p = e + strlen(end);
+	return true;
+}
+
+static bool xml_well_formed(const char *doc, char *why, size_t size)
+{
+	xml x = {doc, doc, ""};
+	const char *stack[256];
+	size_t lens[256];
+	int depth = 0;
+	bool root_done = false, ok = true;
+	while (ok && *x.p) {
+		if (*x.p != '<') {
+			if (depth == 0 && !strchr(" \t\r\n", *x.p)) {
+				ok = xfail(&x, "text outside the root");
+				break;
+			}
+			ok = chars(&x, '<');
+			continue;
+		}
+		if (!strncmp(x.p, "<?", 2)) {
+			ok = skip_until(&x, "?>");
+		} else if (!strncmp(x.p, "<!--", 4)) {
+			ok = skip_until(&x, "-->");
+		} else if (!strncmp(x.p, "<!DOCTYPE", 9)) {
+			ok = depth == 0 && !root_done ? skip_until(&x, ">")
+						      : xfail(&x, "DOCTYPE");
+		} else if (!strncmp(x.p, "<![CDATA[", 9)) {
+			ok = depth > 0 ? skip_until(&x, "]]>")
+				       : xfail(&x, "CDATA outside");
+		} else if (x.p[1] == '/') {
+			x.p += 2;
+			size_t n = xname(&x);
+			if (depth == 0 || n != lens[depth - 1] ||
+			    strncmp(x.p, stack[depth - 1], n)) {
+				ok = xfail(&x, "mismatched end tag");
+				break;
+			}
+			x.p += n;
+			while (strchr(" \t\r\n", *x.p) && *x.p)
+				x.p++;
+			if (*x.p != '>') {
+				ok = xfail(&x, "bad end tag");
+				break;
+			}
+			x.p++;
+			if (--depth == 0)
+				root_done = true;
+		} else {
+			x.p++;
+			size_t n = xname(&x);
+			if (n == 0 || (depth == 0 && root_done) || depth == 256) {
+				ok = xfail(&x, "bad start tag");
+				break;
+			}
+			const char *name = x.p;
+			x.p += n;
+			for (;;) {
+				while (*x.p && strchr(" \t\r\n", *x.p))
+					x.p++;
+				if (*x.p == '>' || !strncmp(x.p, "/>", 2))
+					break;
+				size_t an = xname(&x);
+				if (an == 0) {
+					ok = xfail(&x, "bad attribute");
+					break;
+				}
+				x.p += an;
+				if (*x.p != '=' || (x.p[1] != '"' && x.p[1] != '\'')) {
+					ok = xfail(&x, "attribute without a quoted value");
+					break;
+				}
+				char q = x.p[1];
+				x.p += 2;
+				if (!(ok = chars(&x, q)))
+					break;
+				if (*x.p != q) {
+					ok = xfail(&x, "unterminated value");
+					break;
+				}
+				x.p++;
+			}
+			if (!ok)
+				break;
+			if (*x.p == '>') {
+				stack[depth] = name;
+				lens[depth++] = n;
+				x.p++;
+			} else {
+				x.p += 2;
+				if (depth == 0)
+					root_done = true;
+			}
+		}
+	}
+	if (ok && (depth != 0 || !root_done))
+		ok = xfail(&x, "document not closed");
+	snprintf(why, size, "%s", x.why);
+	return ok;
+}
+
+/* ---- graphs ---- */
+
+static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
+		    const char *layer)
+{
+	uint32_t id;
+	graph_add_op(g, name, &id, NULL);
+	g->ops[id].time_us = t;
+	g->ops[id].output_bytes = out;
+	if (layer)
+		graph_set_layer(g, id, layer, NULL);
+	return id;
+}
+
+/* Names that XML must escape, a control character and invalid UTF-8. */
+static dp_graph *awkward(void)
+{
+	dp_graph *g = graph_new("a <b> & \"c\"");
+	uint32_t a = add(g, "x<y", 10, 1 << 20, "l<1>");
+	uint32_t b = add(g, "p&q", 20, 1 << 20, "l&2");
+	uint32_t c = add(g, "bad\x01" "byte\xff", 5, 4096, NULL);
+	uint32_t d = add(g, "caf\xc3\xa9 \"quoted\"", 5, 4096, NULL);
+	graph_add_edge(g, a, b, -1, false, NULL);
+	graph_add_edge(g, b, c, -1, false, NULL);
+	graph_add_edge(g, a, d, -1, false, NULL);
+	graph_add_edge(g, d, c, -1, false, NULL);
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* A chain with skip connections in layers "stage/block/unit". */
+static dp_graph *layered(uint32_t n)
+{
+	dp_graph *g = graph_new("layered");
+	char name[32], layer[64];
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "op%u", i);
+		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
+			 i / (n / 4), i / 100, i / 10);
+		uint32_t id = add(g, name, 1 + (i * 7) % 13,
+				  1024 * (1 + i % 5), layer);
+		if (i)
+			graph_add_edge(g, id - 1, id, -1, false, NULL);
+		if (i >= 5 && i % 3 == 0)
+			graph_add_edge(g, id - 5, id, -1, false, NULL);
+	}
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* Contiguous stages of the topological order, or round robin. */
+static int32_t *split(const dp_graph *g, int k, bool round_robin)
+{
+	int32_t *pl = malloc((g->nops + 1) * sizeof *pl);
+	for (uint32_t i = 0; pl && i < g->nops; i++)
+		pl[g->topo[i]] = round_robin ? (int32_t)(i % (uint32_t)k)
+					     : (int32_t)((uint64_t)i * (uint32_t)k /
+							 g->nops);
+	return pl;
+}
+
+static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
+		 dp_plan *plan)
+{
+	dp_err err;
+	memset(plan, 0, sizeof *plan);
+	if (machine_init(m, k, &err) != DP_OK)
+		return false;
+	return plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
+}
+
+/* ---- tests ---- */
+
+static void test_svg_checker_rejects_broken_xml(void)
+{
+	char why[160];
+	CHECK(xml_well_formed("<?xml version=\"1.0\"?>\n<a x=\"1\"><b/>t</a>\n",
+			      why, sizeof why));
+	CHECK(!xml_well_formed("<a><b></a></b>", why, sizeof why));
+	CHECK(!xml_well_formed("<a x=\"<\"/>", why, sizeof why));
+	CHECK(!xml_well_formed("<a>&nbsp;</a>", why, sizeof why));
+	CHECK(!xml_well_formed("<a>\x01</a>", why, sizeof why));
+	CHECK(!xml_well_formed("<a>", why, sizeof why));
+	CHECK(!xml_well_formed("<a/><b/>", why, sizeof why));
+}
+
+static void test_svg_is_well_formed_and_shows_every_device(void)
+{
+	dp_graph *g = awkward();
+	REQUIRE(g);
+	int32_t pl[] = {0, 1, 1, 0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 3, pl, &m, &plan)); /* device 2 has no ops */
+	const char *path = tmp_path("awk.svg");
+	dp_err err;
+	dp_export_report rep;
+	dp_status st = export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
+					 NULL, NULL, &rep, &err);
+	if (st != DP_OK)
+		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
+	char *svg = slurp(path);
+	REQUIRE(svg);
+	char why[160];
+	if (!xml_well_formed(svg, why, sizeof why))
+		test_fail(__FILE__, __LINE__, "SVG not well-formed: %s", why);
+	CHECK_CONTAINS(svg, "<svg");
+	CHECK_CONTAINS(svg, "<title>cluster_dev0</title>");
+	CHECK_CONTAINS(svg, "<title>cluster_dev1</title>");
+	CHECK_CONTAINS(svg, "<title>cluster_dev2</title>");
+	CHECK_CONTAINS(svg, ">GPU 2: 0 ops");
+	CHECK_CONTAINS(svg, "x&lt;y");
+	CHECK_CONTAINS(svg, "p&amp;q");
+	CHECK_CONTAINS(svg, "#cc3311"); /* the critical path */
+	CHECK_STR(rep.layout, "dot");
+	CHECK(!rep.coarsened);
+	free(svg);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* 100,000 ops: coarsened to at most 2,000 nodes before the layout, so the
+ * export ends in bounded time (bounded by the coarsening and the layout
+ * time limit, not by a timer here). */
+static void test_svg_of_100k_ops_is_coarsened(void)
+{
+	dp_graph *g = layered(100000);
+	REQUIRE(g);
+	int32_t *pl = split(g, 4, false);
+	REQUIRE(pl);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 4, pl, &m, &plan));
+	const char *path = tmp_path("big.svg");
+	dp_err err;
+	dp_export_report rep;
+	dp_status st = export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
+					 NULL, NULL, &rep, &err);
+	if (st != DP_OK)
+		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
+	CHECK(rep.coarsened);
+	CHECK(rep.nodes <= DP_EXPORT_MAX_NODES);
+	CHECK(rep.nodes >= 4);
+	CHECK_CONTAINS(rep.note, "100000 ops drawn as");
+	char *svg = slurp(path);
+	REQUIRE(svg);
+	char why[160];
+	if (!xml_well_formed(svg, why, sizeof why))
+		test_fail(__FILE__, __LINE__, "SVG not well-formed: %s", why);
+	CHECK_CONTAINS(svg, "COARSENED");
+	for (int d = 0; d < 4; d++) {
+		char t[64];
+		snprintf(t, sizeof t, "<title>cluster_dev%d</title>", d);
+		CHECK_CONTAINS(svg, t);
+	}
+	free(svg);
+	free(pl);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void cancel_in_layout(void *ud, const char *phase, double f)
+{
+	(void)f;
+	if (!strncmp(phase, "laying out", 10))
+		atomic_store((atomic_int *)ud, 1);
+}
+
+static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
+{
+	dp_graph *g = layered(4000);
+	REQUIRE(g);
+	int32_t *pl = split(g, 4, true);
+	REQUIRE(pl);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 4, pl, &m, &plan));
+	const char *path = tmp_path("cancel.svg");
+	FILE *f = fopen(path, "w");
+	REQUIRE(f);
+	fputs("old picture\n", f);
+	fclose(f);
+	atomic_int cancel = 0;
+	dp_progress p = {cancel_in_layout, &cancel, &cancel};
+	dp_export_opts o;
+	export_opts_default(&o);
+	o.coarsen = DP_COARSEN_NEVER;
+	dp_err err;
+	CHECK_INT(export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, &p,
+				    NULL, &err),
+		  DP_ECANCELED);
+	char *s = slurp(path);
+	REQUIRE(s);
+	CHECK_STR(s, "old picture\n");
+	free(s);
+	CHECK_INT(count_files(".cancel.svg"), 0);
+	/* the layout process was killed and reaped */
+	errno = 0;
+	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
+	/* and a fresh name is not created at all */
+	atomic_store(&cancel, 0);
+	CHECK_INT(export_write_opts(tmp_path("new.svg"), DP_EXPORT_SVG, g, &m,
+				    &plan, &o, &p, NULL, &err),
+		  DP_ECANCELED);
+	CHECK_INT(count_files("new.svg"), 0);
+	CHECK_INT(count_files(".new.svg"), 0);
+	free(pl);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_svg_layout_over_the_time_limit_is_stopped(void)
+{
+	dp_graph *g = layered(3000);
+	REQUIRE(g);
+	int32_t *pl = split(g, 4, true);
+	REQUIRE(pl);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 4, pl, &m, &plan));
+	dp_export_opts o;
+	export_opts_default(&o);
+	o.coarsen = DP_COARSEN_NEVER;
+	o.layout = "dot";
+	o.timeout_s = 0.05;
+	dp_err err;
+	const char *path = tmp_path("slow.svg");
+	CHECK_INT(export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
+				    NULL, &err),
+		  DP_EIO);
+	CHECK_CONTAINS(err.msg, "layout took longer than 0.05 s");
+	CHECK_CONTAINS(err.msg, "--max-nodes");
+	CHECK(access(path, F_OK) != 0);
+	CHECK_INT(count_files(".slow.svg"), 0);
+	free(pl);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_svg_unknown_layout_names_the_installed_ones(void)
+{
+	dp_graph *g = awkward();
+	REQUIRE(g);
+	int32_t pl[] = {0, 1, 1, 0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 2, pl, &m, &plan));
+	dp_export_opts o;
+	export_opts_default(&o);
+	o.layout = "nosuch";
+	dp_err err;
+	const char *path = tmp_path("nolayout.svg");
+	CHECK_INT(export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
+				    NULL, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "'nosuch' is not installed");
+	CHECK_CONTAINS(err.msg, "dot");
+	CHECK(access(path, F_OK) != 0);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_svg_cleanup(void)
+{
+	if (!tmpdir[0])
+		return;
+	DIR *d = opendir(tmpdir);
+	if (d) {
+		char p[512];
+		for (struct dirent *e; (e = readdir(d));) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	CHECK(rmdir(tmpdir) == 0);
+}
+
+TEST_MAIN(TEST(test_svg_checker_rejects_broken_xml),
+	  TEST(test_svg_is_well_formed_and_shows_every_device),
+	  TEST(test_svg_of_100k_ops_is_coarsened),
+	  TEST(test_svg_cancel_leaves_no_file_and_keeps_the_old),
+	  TEST(test_svg_layout_over_the_time_limit_is_stopped),
+	  TEST(test_svg_unknown_layout_names_the_installed_ones),
+	  TEST(test_svg_cleanup))

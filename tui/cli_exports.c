@@ -1,0 +1,159 @@
+/* cli_exports.c - exports from the batch commands (see cli_exports.h). */
+#include "cli_exports.h"
+
+#include <cJSON.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Ctrl-C raises the flag; the export stops, kills its layout process and
+ * removes its temporary file. A second Ctrl-C kills at once. */
+static atomic_int export_cancel;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	atomic_store(&export_cancel, 1);
+	signal(SIGINT, SIG_DFL);
+}
+
+typedef struct tty_progress {
+	const char *path;
+	char phase[64];
+	int percent;
+	bool shown;
+} tty_progress;
+
+static void on_progress(void *ud, const char *phase, double fraction)
+{
+	tty_progress *t = ud;
+	int pc = (int)(fraction * 100.0);
+	if (pc > 100)
+		pc = 100;
+	if (pc == t->percent && !strncmp(phase, t->phase, sizeof t->phase - 1))
+		return;
+	t->percent = pc;
+	snprintf(t->phase, sizeof t->phase, "%s", phase);
+	fprintf(stderr, "\r\033[Kexporting %s: %s %d%%", t->path, t->phase, pc);
+	fflush(stderr);
+	t->shown = true;
+}
+
+static void print_line(FILE *out, const cli_export_job *j,
+		       const dp_export_report *r, const dp_graph *g)
+{
+	fprintf(out, "wrote %s (%s", j->path, export_kind_name(j->kind));
+	switch (j->kind) {
+	case DP_EXPORT_DOT:
+	case DP_EXPORT_SVG:
+		fprintf(out, ", %u node%s", r->nodes, r->nodes == 1 ? "" : "s");
+		if (r->coarsened)
+			fprintf(out, " for %u ops", g->nops);
+		if (r->layout[0])
+			fprintf(out, ", layout %s in %.1f s", r->layout,
+				r->layout_s);
+		break;
+	case DP_EXPORT_DEVMAP_TORCH:
+		fprintf(out, ", %u layer%s", r->entries,
+			r->entries == 1 ? "" : "s");
+		break;
+	default:
+		fprintf(out, ", %u op%s", r->entries, r->entries == 1 ? "" : "s");
+	}
+	fprintf(out, ")\n");
+}
+
+static cJSON *job_json(const cli_export_job *j, const dp_export_report *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", j->path);
+	cJSON_AddStringToObject(o, "kind", export_kind_name(j->kind));
+	if (j->kind == DP_EXPORT_DOT || j->kind == DP_EXPORT_SVG) {
+		cJSON_AddNumberToObject(o, "nodes", r->nodes);
+		cJSON_AddNumberToObject(o, "edges", r->edges);
+		cJSON_AddBoolToObject(o, "coarsened", r->coarsened);
+		cJSON_AddStringToObject(o, "grouping", r->method);
+		if (j->kind == DP_EXPORT_SVG) {
+			cJSON_AddStringToObject(o, "layout", r->layout);
+			cJSON_AddNumberToObject(o, "layout_s", r->layout_s);
+		}
+	} else {
+		cJSON_AddNumberToObject(o, "entries", r->entries);
+	}
+	if (j->kind == DP_EXPORT_DEVMAP_TORCH)
+		cJSON_AddNumberToObject(o, "split_layers", r->split_layers);
+	cJSON_AddStringToObject(o, "note", r->note);
+	return o;
+}
+
+int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
+		    const dp_machine *m, const dp_plan *plan,
+		    const dp_export_opts *eo, FILE *out, bool json)
+{
+	if (n == 0)
+		return 0;
+	cJSON *root = json ? cJSON_CreateObject() : NULL;
+	cJSON *arr = root ? cJSON_AddArrayToObject(root, "exports") : NULL;
+	int rc = 0;
+	atomic_store(&export_cancel, 0);
+	void (*old)(int) = signal(SIGINT, on_sigint);
+	for (int i = 0; i < n && rc == 0; i++) {
+		tty_progress tp = {jobs[i].path, "", -1, false};
+		dp_progress prog = {NULL, &tp, &export_cancel};
+		if (isatty(STDERR_FILENO))
+			prog.fn = on_progress;
+		dp_export_report rep;
+		dp_err err;
+		dp_err_clear(&err);
+		dp_status st = export_write_opts(jobs[i].path, jobs[i].kind, g,
+						 m, plan, eo, &prog, &rep, &err);
+		if (tp.shown)
+			fprintf(stderr, "\r\033[K");
+		if (st) {
+			if (st == DP_ECANCELED)
+				fprintf(stderr,
+					"dnnpart: %s: export interrupted; the "
+					"file was not written\n",
+					jobs[i].path);
+			rc = st == DP_ECANCELED ? 2 : cli_error(&err);
+			break;
+		}
+		if (rep.note[0])
+			fprintf(stderr, "dnnpart: note: %s\n", rep.note);
+		if (arr)
+			cJSON_AddItemToArray(arr, job_json(&jobs[i], &rep));
+		else if (out)
+			print_line(out, &jobs[i], &rep, g);
+	}
+	signal(SIGINT, old == SIG_ERR ? SIG_DFL : old);
+	if (root) {
+		if (rc == 0 && out)
+			cli_print_json(out, root);
+		else
+			cJSON_Delete(root);
+	}
+	return rc;
+}
+
+int cli_write_exports(const cli_opts *o, const dp_graph *g,
+		      const dp_machine *m, const dp_plan *plan)
+{
+	cli_export_job jobs[5];
+	int n = 0;
+	if (o->dot)
+		jobs[n++] = (cli_export_job){o->dot, DP_EXPORT_DOT};
+	if (o->svg)
+		jobs[n++] = (cli_export_job){o->svg, DP_EXPORT_SVG};
+	if (o->csv)
+		jobs[n++] = (cli_export_job){o->csv, DP_EXPORT_CSV};
+	if (o->device_map)
+		jobs[n++] = (cli_export_job){o->device_map,
+					     DP_EXPORT_DEVMAP_TORCH};
+	if (o->tf_map)
+		jobs[n++] = (cli_export_job){o->tf_map, DP_EXPORT_DEVMAP_TF};
+	/* plan prints its report on stdout; the files written go to stderr
+	 * so that --json output stays one object */
+	return cli_run_exports(jobs, n, g, m, plan, NULL,
+			       o->json ? NULL : stderr, false);
+}

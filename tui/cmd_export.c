@@ -1,0 +1,302 @@
+/* cmd_export.c - `dnnpart export GRAPH PLACEMENT --svg F ...`: simulate a
+ * saved placement and write it for reports (DOT, SVG) and for the
+ * frameworks that run it (CSV schedule, PyTorch device map, TensorFlow
+ * device strings, dnnpart JSON, ParDNN .place). docs/export.md.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_exports.h"
+#include "placement.h"
+
+#define MAX_JOBS 32
+
+void cmd_export_help(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart export GRAPH PLACEMENT [--svg F] [--dot F] "
+		"[--csv F]\n"
+		"                      [--device-map F] [--tf-map F] [-o F]... "
+		"[--json]\n"
+		"                      [--coarsen auto|never|always] "
+		"[--max-nodes N]\n"
+		"                      [--layout ENGINE] [--timeout SECONDS] "
+		"[machine options]\n"
+		"\n"
+		"Simulates PLACEMENT (a dnnpart placement .json or a ParDNN "
+		".place file) on\n"
+		"the machine the options describe and writes it out:\n"
+		"  --dot F            Graphviz DOT: one cluster per device, "
+		"critical path red\n"
+		"  --svg F            the same laid out by Graphviz (in a "
+		"child process)\n"
+		"  --csv F            op,device,start_us,end_us per op\n"
+		"  --device-map F     PyTorch / Accelerate device_map: "
+		"{\"layer\": \"cuda:N\"}\n"
+		"  --tf-map F         TensorFlow device strings: 'op "
+		"/device:GPU:N' lines\n"
+		"  -o F               kind from the name: .dot .gv .svg .json "
+		".place .csv\n"
+		"                     .devmap.json (PyTorch map) .tf.txt "
+		"(TensorFlow); repeatable\n"
+		"picture (DOT, SVG):\n"
+		"  --coarsen MODE     auto (default: SVG above --max-nodes "
+		"ops, DOT above\n"
+		"                     %u ops), never, or always: draw groups "
+		"of ops, by layer\n"
+		"                     and device, else runs of one device's "
+		"schedule\n"
+		"  --max-nodes N      most nodes of a coarsened picture "
+		"(default %u)\n"
+		"  --layout ENGINE    Graphviz layout for SVG: dot, sfdp, "
+		"neato, ... (default:\n"
+		"                     dot when small enough, else sfdp)\n"
+		"  --timeout S        stop an SVG layout after S seconds "
+		"(default %g)\n"
+		"\n",
+		DP_EXPORT_DOT_FULL_MAX, DP_EXPORT_MAX_NODES,
+		DP_EXPORT_TIMEOUT_S);
+	cli_help_machine_opts(out);
+	fprintf(out,
+		"output:\n"
+		"  --json             print one JSON object listing the files "
+		"written\n"
+		"  -h, --help         this text\n"
+		"\n"
+		"Every file is written to a temporary name and renamed into "
+		"place; Ctrl-C,\n"
+		"an error or a layout over the time limit leaves no partial "
+		"file and an\n"
+		"existing file as it was. See docs/export.md.\n");
+}
+
+typedef struct export_args {
+	cli_opts o;
+	const char *place_path;
+	cli_export_job jobs[MAX_JOBS];
+	int njobs;
+	dp_export_opts eo;
+} export_args;
+
+/* "--name VALUE" or "--name=VALUE": 1 with *v set, 0 if not this option,
+ * -1 after a usage error. */
+static int value_opt(int argc, char **argv, int *i, const char *name,
+		     const char **v)
+{
+	const char *a = argv[*i];
+	size_t l = strlen(name);
+	if (strncmp(a, name, l) || (a[l] && a[l] != '='))
+		return 0;
+	if (a[l] == '=') {
+		*v = a + l + 1;
+	} else if (*i + 1 < argc) {
+		*v = argv[++*i];
+	} else {
+		cli_usage_error("export", "option %s needs a value", name);
+		return -1;
+	}
+	return 1;
+}
+
+static int add_job(export_args *x, const char *path, dp_export_kind kind)
+{
+	if (x->njobs == MAX_JOBS)
+		return cli_usage_error("export", "at most %d files at once",
+				       MAX_JOBS);
+	if (!path[0])
+		return cli_usage_error("export", "empty file name");
+	x->jobs[x->njobs++] = (cli_export_job){path, kind};
+	return 0;
+}
+
+static int parse_number(const char *opt, const char *v, double lo, double hi,
+			double *out)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(v, &end);
+	if (!v[0] || *end || errno || !(d >= lo && d <= hi))
+		return cli_usage_error("export",
+				       "bad %s '%s': expected a number from "
+				       "%g to %g",
+				       opt, v, lo, hi);
+	*out = d;
+	return 0;
+}
+
+/* The export-only options; 1 when argv[*i] was one, -1 on error. */
+static int export_opt(int argc, char **argv, int *i, export_args *x)
+{
+	static const struct {
+		const char *name;
+		dp_export_kind kind;
+	} kinds[] = {
+		{"--dot", DP_EXPORT_DOT},
+		{"--svg", DP_EXPORT_SVG},
+		{"--csv", DP_EXPORT_CSV},
+		{"--device-map", DP_EXPORT_DEVMAP_TORCH},
+		{"--tf-map", DP_EXPORT_DEVMAP_TF},
+	};
+	const char *v;
+	int r;
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+		if ((r = value_opt(argc, argv, i, kinds[k].name, &v)))
+			return r < 0 || add_job(x, v, kinds[k].kind) ? -1 : 1;
+	if ((r = value_opt(argc, argv, i, "-o", &v))) {
+		dp_export_kind kind;
+		dp_err err;
+		if (r < 0)
+			return -1;
+		if (export_kind_from_path(v, &kind, &err)) {
+			cli_usage_error("export", "-o %s: %s", v, err.msg);
+			return -1;
+		}
+		return add_job(x, v, kind) ? -1 : 1;
+	}
+	if ((r = value_opt(argc, argv, i, "--coarsen", &v))) {
+		dp_err err;
+		if (r < 0)
+			return -1;
+		if (export_coarsen_parse(v, &x->eo.coarsen, &err)) {
+			cli_usage_error("export", "%s", err.msg);
+			return -1;
+		}
+		return 1;
+	}
+	if ((r = value_opt(argc, argv, i, "--max-nodes", &v))) {
+		long n;
+		if (r < 0 || cli_parse_int("export", "--max-nodes", v, 16,
+					   1000000, &n))
+			return -1;
+		x->eo.max_nodes = (uint32_t)n;
+		return 1;
+	}
+	if ((r = value_opt(argc, argv, i, "--timeout", &v))) {
+		if (r < 0 || parse_number("--timeout", v, 0.1, 86400,
+					  &x->eo.timeout_s))
+			return -1;
+		return 1;
+	}
+	if ((r = value_opt(argc, argv, i, "--layout", &v))) {
+		if (r < 0)
+			return -1;
+		x->eo.layout = v;
+		return 1;
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, export_args *x)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int r = export_opt(argc, argv, &i, x);
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		r = cli_parse_common("export", argc, argv, &i, &x->o);
+		if (r < 0)
+			return 2;
+		if (r > 0)
+			continue;
+		if (a[0] == '-' && a[1])
+			return cli_usage_error("export", "unknown option '%s'",
+					       a);
+		if (!x->o.graph_path)
+			x->o.graph_path = a;
+		else if (!x->place_path)
+			x->place_path = a;
+		else
+			return cli_usage_error("export",
+					       "unexpected argument '%s' "
+					       "(expected GRAPH PLACEMENT)",
+					       a);
+	}
+	if (!x->o.graph_path || !x->place_path)
+		return cli_usage_error("export",
+				       "missing %s (expected GRAPH PLACEMENT)",
+				       x->o.graph_path ? "PLACEMENT" : "GRAPH");
+	if (x->njobs == 0)
+		return cli_usage_error("export",
+				       "nothing to write: give --svg F, --dot "
+				       "F, --csv F, --device-map F, --tf-map F "
+				       "or -o F");
+	return 0;
+}
+
+int cmd_export_run(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cmd_export_help(stdout);
+			return 0;
+		}
+	export_args x;
+	memset(&x, 0, sizeof x);
+	cli_opts_init(&x.o);
+	export_opts_default(&x.eo);
+	int rc = parse(argc, argv, &x);
+	if (rc)
+		return rc;
+	dp_graph *g;
+	if ((rc = cli_load_graph(&x.o, &g)))
+		return rc;
+	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
+	if (!pl) {
+		fprintf(stderr,
+			"dnnpart: out of memory for a placement of %u ops\n",
+			g->nops);
+		graph_free(g);
+		return 2;
+	}
+	dp_placement_info info;
+	memset(&info, 0, sizeof info);
+	dp_err err;
+	dp_err_clear(&err);
+	if (placement_read(x.place_path, g, pl, &info, &err)) {
+		rc = cli_error(&err);
+		goto out_pl;
+	}
+	if (info.omitted)
+		fprintf(stderr,
+			"dnnpart: warning: %s leaves out %u of the %u ops; "
+			"each was put on the device of its heaviest placed "
+			"neighbour\n",
+			x.place_path, info.omitted, g->nops);
+	/* K: -k, else the graph's machine block, else what the placement
+	 * uses (as eval does) */
+	if (!x.o.k && g->hint.devices <= 0 && info.devices > 1)
+		x.o.k = info.devices > DP_MAX_DEVICES ? DP_MAX_DEVICES
+						      : info.devices;
+	dp_machine m;
+	if ((rc = cli_make_machine(&x.o, g, &m)))
+		goto out_pl;
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (pl[u] >= m.k) {
+			fprintf(stderr,
+				"dnnpart: %s: op '%s' is placed on device %d, "
+				"but the machine has %d device%s (set -k to at "
+				"least %d)\n",
+				x.place_path, graph_op_name(g, u), pl[u], m.k,
+				m.k == 1 ? "" : "s", pl[u] + 1);
+			rc = 2;
+			goto out_m;
+		}
+	dp_plan plan;
+	if (plan_evaluate(g, &m, pl, x.o.contention, &plan, &err)) {
+		rc = cli_error(&err);
+		goto out_m;
+	}
+	rc = cli_run_exports(x.jobs, x.njobs, g, &m, &plan, &x.eo, stdout,
+			     x.o.json);
+	plan_free(&plan);
+out_m:
+	machine_free(&m);
+out_pl:
+	free(pl);
+	graph_free(g);
+	return rc;
+}
