@@ -129,6 +129,11 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 	 * kills this child itself, after cleaning up */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
+	/* a handler inherited from the front end (e.g. one that removes
+	 * pending temporary files) must not run here */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
 	dup2(msg_fd, STDERR_FILENO);
 	dup2(msg_fd, STDOUT_FILENO);
 

@@ -266,6 +266,10 @@ int cmd_plan_run(int argc, char **argv)
 		if (o.out)
 			printf("\nplacement written to %s\n", o.out);
 	}
+	/* exports after the report: a layout over its time limit still
+	 * leaves the plan on screen */
+	if ((rc = cli_write_exports(&o, g, &m, &plan)))
+		goto out_plan;
 	rc = o.strict && !plan.feasible ? 1 : 0;
 out_plan:
 	plan_free(&plan);
