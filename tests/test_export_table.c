@@ -1,0 +1,491 @@
+/* test_export_table.c - placement exports: kinds by file name, the CSV
+ * schedule read back exactly (RFC 4180 quoting), numbers that ignore the
+ * locale, the PyTorch device map listing every layer once under the right
+ * device, TensorFlow device strings, JSON and .place through export_write. */
+#include <cJSON.h>
+#include <dirent.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "lib/testlib.h"
+#include "machine.h"
+#include "placement.h"
+#include "plan.h"
+
+static char tmpdir[64];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[256];
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof tmpdir, "/tmp/dnnpart-table-XXXXXX");
+		if (!mkdtemp(tmpdir))
+			return NULL;
+	}
+	snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static uint32_t add(dp_graph *g, const char *name, double t, int64_t par,
+		    const char *layer)
+{
+	uint32_t id;
+	graph_add_op(g, name, &id, NULL);
+	g->ops[id].time_us = t;
+	g->ops[id].output_bytes = 4096;
+	g->ops[id].param_bytes = par;
+	if (layer)
+		graph_set_layer(g, id, layer, NULL);
+	return id;
+}
+
+/* Layers: "enc.0" on one device; "enc.1" split, its parameters on
+ * device 1; "enc.2" split without parameters, most compute on device 1;
+ * two ops without a layer, listed under their own names. Names that CSV
+ * must quote. */
+static const char *const names[] = {
+	"embed", "a,b", "q\"uote", "new\nline", " lead", "x.1", "x.2", "head",
+	"loss",
+};
+static const char *const layers[] = {
+	"enc.0", "enc.0", "enc.1", "enc.1", "enc.2", "enc.2", "enc.2", NULL,
+	NULL,
+};
+static const double times[] = {10, 20, 100, 1, 5, 4, 10, 3, 2};
+static const int64_t params[] = {0, 0, 0, 1 << 20, 0, 0, 0, 0, 0};
+static const int32_t place[] = {0, 0, 0, 1, 0, 0, 1, 1, 0};
+#define NOPS 9
+
+static dp_graph *mapped(void)
+{
+	dp_graph *g = graph_new("mapped");
+	for (int i = 0; i < NOPS; i++) {
+		uint32_t id = add(g, names[i], times[i], params[i], layers[i]);
+		if (i)
+			graph_add_edge(g, id - 1, id, -1, false, NULL);
+	}
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
+		 dp_plan *plan)
+{
+	dp_err err;
+	memset(plan, 0, sizeof *plan);
+	if (machine_init(m, k, &err) != DP_OK)
+		return false;
+	return plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
+}
+
+/* ---- an RFC 4180 reader ---- */
+
+/* Reads one field at *p into out (size); returns the delimiter that ended
+ * it (',', '\n' or '\0'), or -1 on a malformed quoted field. */
+static int csv_field(const char **p, char *out, size_t size)
+{
+	size_t n = 0;
+	const char *s = *p;
+	if (*s == '"') {
+		s++;
+		for (;;) {
+			if (*s == '\0')
+				return -1;
+			if (*s == '"') {
+				if (s[1] == '"') {
+					s += 2;
+					if (n + 1 < size)
+						out[n++] = '"';
+					continue;
+				}
+				s++;
+				break;
+			}
+			if (n + 1 < size)
+				out[n++] = *s;
+			s++;
+		}
+		if (*s != ',' && *s != '\n' && *s != '\0')
+			return -1;
+	} else {
+		while (*s && *s != ',' && *s != '\n') {
+			if (*s == '"')
+				return -1;
+			if (n + 1 < size)
+				out[n++] = *s;
+			s++;
+		}
+	}
+	out[n] = '\0';
+	int d = *s;
+	*p = *s ? s + 1 : s;
+	return d;
+}
+
+/* ---- tests ---- */
+
+static void test_export_kind_follows_the_file_name(void)
+{
+	static const struct {
+		const char *path;
+		dp_export_kind kind;
+	} cases[] = {
+		{"a.dot", DP_EXPORT_DOT},
+		{"dir.x/a.gv", DP_EXPORT_DOT},
+		{"A.SVG", DP_EXPORT_SVG},
+		{"p.json", DP_EXPORT_JSON},
+		{"p.place", DP_EXPORT_PLACE},
+		{"s.csv", DP_EXPORT_CSV},
+		{"m.devmap.json", DP_EXPORT_DEVMAP_TORCH},
+		{"m.torch.json", DP_EXPORT_DEVMAP_TORCH},
+		{"m.tf.txt", DP_EXPORT_DEVMAP_TF},
+	};
+	dp_err err;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		dp_export_kind k = (dp_export_kind)-1;
+		CHECK_INT(export_kind_from_path(cases[i].path, &k, &err), DP_OK);
+		CHECK_INT(k, cases[i].kind);
+	}
+	dp_export_kind k;
+	CHECK_INT(export_kind_from_path("picture.png", &k, &err), DP_EINPUT);
+	CHECK_STR(err.file, "picture.png");
+	CHECK_CONTAINS(err.msg, ".svg");
+	CHECK_CONTAINS(err.msg, ".devmap.json");
+	CHECK_INT(export_kind_from_path(".txt", &k, &err), DP_EINPUT);
+	dp_export_coarsen c;
+	CHECK_INT(export_coarsen_parse("always", &c, &err), DP_OK);
+	CHECK_INT(c, DP_COARSEN_ALWAYS);
+	CHECK_INT(export_coarsen_parse("sometimes", &c, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "auto, never or always");
+}
+
+static void test_csv_reads_back_exactly(void)
+{
+	dp_graph *g = mapped();
+	REQUIRE(g);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 2, place, &m, &plan));
+	const char *path = tmp_path("s.csv");
+	dp_err err;
+	dp_export_report rep;
+	REQUIRE(export_write_opts(path, DP_EXPORT_CSV, g, &m, &plan, NULL,
+				  NULL, &rep, &err) == DP_OK);
+	CHECK_INT(rep.entries, NOPS);
+	char *text = slurp(path);
+	REQUIRE(text);
+	const char *p = text;
+	char f[4][128];
+	for (int c = 0; c < 4; c++)
+		CHECK_INT(csv_field(&p, f[c], sizeof f[c]), c < 3 ? ',' : '\n');
+	CHECK_STR(f[0], "op");
+	CHECK_STR(f[3], "end_us");
+	int rows = 0;
+	while (*p) {
+		for (int c = 0; c < 4; c++) {
+			int d = csv_field(&p, f[c], sizeof f[c]);
+			REQUIRE(d == (c < 3 ? ',' : '\n'));
+		}
+		uint32_t u = graph_find(g, f[0]);
+		REQUIRE(u != UINT32_MAX);
+		CHECK_INT(atoi(f[1]), place[u]);
+		CHECK(strtod(f[2], NULL) == plan.sim.start[u]);
+		CHECK(strtod(f[3], NULL) == plan.sim.end[u]);
+		rows++;
+	}
+	CHECK_INT(rows, NOPS);
+	/* quoting only where needed */
+	CHECK_CONTAINS(text, "\nembed,0,");
+	CHECK_CONTAINS(text, "\n\"a,b\",0,");
+	CHECK_CONTAINS(text, "\n\"q\"\"uote\",0,");
+	CHECK_CONTAINS(text, "\n\"new\nline\",1,");
+	CHECK_CONTAINS(text, "\n\" lead\",0,");
+	free(text);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* A locale whose decimal point is a comma: de_DE if the system has it,
+ * else compiled into the test's folder with localedef (LOCPATH). */
+static bool comma_locale(void)
+{
+	if (setlocale(LC_NUMERIC, "de_DE.UTF-8"))
+		return true;
+	char cmd[256];
+	snprintf(cmd, sizeof cmd,
+		 "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1",
+		 tmpdir);
+	if (system(cmd) != 0)
+		return false;
+	setenv("LOCPATH", tmpdir, 1);
+	return setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL;
+}
+
+static void test_numbers_use_a_dot_in_any_locale(void)
+{
+	dp_graph *g = mapped();
+	REQUIRE(g);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(tmp_path("x"));
+	if (!comma_locale()) {
+		printf("# no comma locale here (localedef failed): checked "
+		       "in the C locale only\n");
+	} else {
+		char probe[16];
+		snprintf(probe, sizeof probe, "%.1f", 1.5);
+		CHECK_STR(probe, "1,5"); /* the locale is really active */
+	}
+	char csv[256], dot[256];
+	snprintf(csv, sizeof csv, "%s", tmp_path("loc.csv"));
+	snprintf(dot, sizeof dot, "%s", tmp_path("loc.dot"));
+	dp_err err;
+	REQUIRE(export_write(csv, DP_EXPORT_CSV, g, &m, &plan, NULL, &err) ==
+		DP_OK);
+	REQUIRE(export_write(dot, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
+		DP_OK);
+	setlocale(LC_NUMERIC, "C");
+	char *text = slurp(csv);
+	REQUIRE(text);
+	/* every row has exactly 4 fields once names are unquoted */
+	const char *p = strchr(text, '\n') + 1;
+	char f[4][128];
+	int rows = 0;
+	while (*p) {
+		for (int c = 0; c < 4; c++)
+			REQUIRE(csv_field(&p, f[c], sizeof f[c]) ==
+				(c < 3 ? ',' : '\n'));
+		uint32_t u = graph_find(g, f[0]);
+		REQUIRE(u != UINT32_MAX);
+		CHECK(strtod(f[3], NULL) == plan.sim.end[u]);
+		rows++;
+	}
+	CHECK_INT(rows, NOPS);
+	free(text);
+	text = slurp(dot);
+	REQUIRE(text);
+	/* busy share, times and memory all written with a '.' */
+	CHECK(strstr(text, "%)") != NULL);
+	CHECK(strstr(text, ",0%)") == NULL && strstr(text, ",5 us") == NULL);
+	char want[64];
+	snprintf(want, sizeof want, "time_us=%g", times[1]);
+	CHECK_CONTAINS(text, want);
+	free(text);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_torch_map_lists_every_layer_once(void)
+{
+	dp_graph *g = mapped();
+	REQUIRE(g);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 2, place, &m, &plan));
+	const char *path = tmp_path("m.devmap.json");
+	dp_err err;
+	dp_export_report rep;
+	REQUIRE(export_write_opts(path, DP_EXPORT_DEVMAP_TORCH, g, &m, &plan,
+				  NULL, NULL, &rep, &err) == DP_OK);
+	char *text = slurp(path);
+	REQUIRE(text);
+	cJSON *j = cJSON_Parse(text);
+	REQUIRE(j && cJSON_IsObject(j));
+	static const struct {
+		const char *key, *dev;
+	} want[] = {
+		{"enc.0", "cuda:0"}, /* one device */
+		{"enc.1", "cuda:1"}, /* split: its parameters are on 1 */
+		{"enc.2", "cuda:1"}, /* split, no parameters: compute 10 > 9 */
+		{"head", "cuda:1"},  /* no layer: its own name */
+		{"loss", "cuda:0"},
+	};
+	int n = 0;
+	for (cJSON *it = j->child; it; it = it->next, n++) {
+		REQUIRE(n < 5);
+		/* in input order, each once */
+		CHECK_STR(it->string, want[n].key);
+		CHECK(cJSON_IsString(it));
+		CHECK_STR(it->valuestring, want[n].dev);
+	}
+	CHECK_INT(n, 5);
+	CHECK_INT(rep.entries, 5);
+	CHECK_INT(rep.split_layers, 2);
+	CHECK_CONTAINS(rep.note, "2 layers are split");
+	CHECK_CONTAINS(rep.note, "enc.1 (cuda:0 1 op, cuda:1 1 op)");
+	CHECK_CONTAINS(rep.note, "enc.2 (cuda:0 2 ops, cuda:1 1 op)");
+	cJSON_Delete(j);
+	free(text);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_tf_map_has_one_line_per_op(void)
+{
+	dp_graph *g = graph_new("tf");
+	static const char *const tfnames[] = {"conv/Conv2D", "bn 1",
+					      "grad/conv"};
+	for (int i = 0; i < 3; i++) {
+		uint32_t id = add(g, tfnames[i], 5, 0, NULL);
+		if (i)
+			graph_add_edge(g, id - 1, id, -1, false, NULL);
+	}
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	int32_t pl[] = {1, 0, 2};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 3, pl, &m, &plan));
+	const char *path = tmp_path("m.tf.txt");
+	dp_err err;
+	REQUIRE(export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
+			     &err) == DP_OK);
+	char *text = slurp(path);
+	REQUIRE(text);
+	CHECK_STR(text, "conv/Conv2D /device:GPU:1\nbn 1 /device:GPU:0\n"
+			"grad/conv /device:GPU:2\n");
+	free(text);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+
+	/* a name with a line break cannot be a line: an error, no file */
+	g = mapped();
+	REQUIRE(g);
+	REQUIRE(eval(g, 2, place, &m, &plan));
+	path = tmp_path("bad.tf.txt");
+	CHECK_INT(export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
+			       &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "line break");
+	CHECK(access(path, F_OK) != 0);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_json_and_place_read_back(void)
+{
+	dp_graph *g = graph_new("jp");
+	for (int i = 0; i < 4; i++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "op%d", i);
+		uint32_t id = add(g, nm, 5, 0, NULL);
+		if (i)
+			graph_add_edge(g, id - 1, id, -1, false, NULL);
+	}
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	int32_t pl[] = {0, 1, 1, 0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 2, pl, &m, &plan));
+	char json_path[256], place_path[256];
+	snprintf(json_path, sizeof json_path, "%s", tmp_path("p.json"));
+	snprintf(place_path, sizeof place_path, "%s", tmp_path("p.place"));
+	const char *paths[] = {json_path, place_path};
+	for (int i = 0; i < 2; i++) {
+		dp_export_kind k;
+		dp_err err;
+		REQUIRE(export_kind_from_path(paths[i], &k, &err) == DP_OK);
+		REQUIRE(export_write(paths[i], k, g, &m, &plan, NULL, &err) ==
+			DP_OK);
+		int32_t back[4] = {-1, -1, -1, -1};
+		dp_placement_info info;
+		if (placement_read(paths[i], g, back, &info, &err) != DP_OK) {
+			test_fail(__FILE__, __LINE__, "%s: %s", paths[i],
+				  err.msg);
+			continue;
+		}
+		for (int u = 0; u < 4; u++)
+			CHECK_INT(back[u], pl[u]);
+	}
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_canceled_or_failed_export_keeps_the_old_file(void)
+{
+	dp_graph *g = mapped();
+	REQUIRE(g);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 2, place, &m, &plan));
+	const char *path = tmp_path("old.csv");
+	FILE *f = fopen(path, "w");
+	REQUIRE(f);
+	fputs("old\n", f);
+	fclose(f);
+	atomic_int cancel = 1;
+	dp_progress p = {NULL, NULL, &cancel};
+	dp_err err;
+	CHECK_INT(export_write(path, DP_EXPORT_CSV, g, &m, &plan, &p, &err),
+		  DP_ECANCELED);
+	char *text = slurp(path);
+	REQUIRE(text);
+	CHECK_STR(text, "old\n");
+	free(text);
+	CHECK(export_write("/nonexistent-dir/m.devmap.json",
+			   DP_EXPORT_DEVMAP_TORCH, g, &m, &plan, NULL,
+			   &err) != DP_OK);
+	CHECK_CONTAINS(err.file, "/nonexistent-dir/m.devmap.json");
+	/* a plan for another graph is refused, not written */
+	dp_plan other = plan;
+	other.nops = plan.nops - 1;
+	CHECK_INT(export_write(tmp_path("o.csv"), DP_EXPORT_CSV, g, &m, &other,
+			       NULL, &err),
+		  DP_EINTERNAL);
+	CHECK(access(tmp_path("o.csv"), F_OK) != 0);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+static void test_table_cleanup(void)
+{
+	if (getenv("KEEP"))
+		return;
+	if (!tmpdir[0])
+		return;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	CHECK(system(cmd) == 0);
+	CHECK(access(tmpdir, F_OK) != 0);
+}
+
+TEST_MAIN(TEST(test_export_kind_follows_the_file_name),
+	  TEST(test_csv_reads_back_exactly),
+	  TEST(test_numbers_use_a_dot_in_any_locale),
+	  TEST(test_torch_map_lists_every_layer_once),
+	  TEST(test_tf_map_has_one_line_per_op),
+	  TEST(test_json_and_place_read_back),
+	  TEST(test_canceled_or_failed_export_keeps_the_old_file),
+	  TEST(test_table_cleanup))
