@@ -1,4 +1,5 @@
 /* test_gen.c - the synthetic graph generator and the native JSON writer. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -6,6 +7,10 @@
 #include "gen.h"
 #include "lib/testlib.h"
 #include "load.h"
+#include "machine.h"
+#include "plan.h"
+
+#define GiB ((int64_t)1 << 30)
 
 static dp_graph *make(uint32_t ops, uint64_t seed)
 {
@@ -18,6 +23,17 @@ static dp_graph *make(uint32_t ops, uint64_t seed)
 	dp_err_clear(&err);
 	if (gen_graph(&o, &g, &err) != DP_OK)
 		test_fail(__FILE__, __LINE__, "gen_graph(%u): %s", ops,
+			  err.msg);
+	return g;
+}
+
+static dp_graph *make_opts(const dp_gen_opts *o)
+{
+	dp_graph *g = NULL;
+	dp_err err;
+	dp_err_clear(&err);
+	if (gen_graph(o, &g, &err) != DP_OK)
+		test_fail(__FILE__, __LINE__, "gen_graph(%u): %s", o->ops,
 			  err.msg);
 	return g;
 }
@@ -41,6 +57,28 @@ static void test_gen_makes_exactly_the_requested_op_count(void)
 		CHECK(g->nedges < 3u * g->nops);
 		graph_free(g);
 	}
+	/* towers and scale fixed by hand, down to the fewest ops 8 towers
+	 * need: data, stem, 8 means, concat, fc, loss and their gradients */
+	static const uint32_t forced[][5] = {
+		/* ops, towers, width, batch, image */
+		{38, 8, 0, 0, 0},      {39, 8, 0, 0, 0},    {60, 8, 0, 0, 0},
+		{501, 3, 8, 4, 64},    {5001, 1, 4, 1, 32}, {5002, 6, 0, 2, 0},
+		{20001, 2, 16, 0, 96},
+	};
+	for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
+		dp_gen_opts o;
+		gen_opts_default(&o);
+		o.ops = forced[i][0];
+		o.towers = forced[i][1];
+		o.width = forced[i][2];
+		o.batch = forced[i][3];
+		o.image = forced[i][4];
+		dp_graph *g = make_opts(&o);
+		REQUIRE(g);
+		CHECK_INT(g->nops, forced[i][0]);
+		CHECK(g->finalized);
+		graph_free(g);
+	}
 }
 
 static void test_gen_rejects_counts_out_of_range(void)
@@ -54,6 +92,34 @@ static void test_gen_rejects_counts_out_of_range(void)
 	CHECK_CONTAINS(err.msg, "expected an op count from 22");
 	o.ops = DP_GEN_MAX_OPS + 1;
 	CHECK_INT(gen_graph(&o, &g, &err), DP_EINPUT);
+	CHECK(g == NULL);
+
+	/* scale fields out of range, each named with its range */
+	static const struct {
+		uint32_t ops, towers, width, batch, image;
+		const char *msg;
+	} bad[] = {
+		{1000, 33, 0, 0, 0, "expected towers from 1 to 32"},
+		{1000, 0, 3, 0, 0, "expected width from 4 to 1024"},
+		{1000, 0, 1025, 0, 0, "expected width from 4 to 1024"},
+		{1000, 0, 0, 4097, 0, "expected batch from 1 to 4096"},
+		{1000, 0, 0, 0, 100, "a multiple of 32"},
+		{1000, 0, 0, 0, 2080, "expected image from 32 to 2048"},
+		{37, 8, 0, 0, 0, "with 8 towers: expected at least 38 ops"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		gen_opts_default(&o);
+		o.ops = bad[i].ops;
+		o.towers = bad[i].towers;
+		o.width = bad[i].width;
+		o.batch = bad[i].batch;
+		o.image = bad[i].image;
+		dp_err_clear(&err);
+		CHECK_INT(gen_graph(&o, &g, &err), DP_EINPUT);
+		CHECK_CONTAINS(err.msg, bad[i].msg);
+		dp_gen_scale sc;
+		CHECK_INT(gen_scale(&o, &sc, &err), DP_EINPUT);
+	}
 	CHECK(g == NULL);
 }
 
@@ -188,6 +254,215 @@ static void test_gen_sizes_and_times_are_sane(void)
 	graph_free(g);
 }
 
+/* Peak of the all-on-one-device schedule, as `plan --algo single -k 1`. */
+static int64_t one_device_peak(const dp_graph *g)
+{
+	dp_machine m;
+	dp_plan p;
+	memset(&p, 0, sizeof p);
+	int32_t *zero = calloc(g->nops, sizeof *zero);
+	int64_t peak = -1;
+	if (zero && machine_init(&m, 1, NULL) == DP_OK) {
+		if (plan_evaluate(g, &m, zero, DP_CONT_PORT, &p, NULL) == DP_OK)
+			peak = p.sim.dev[0].peak_bytes;
+		plan_free(&p);
+		machine_free(&m);
+	}
+	free(zero);
+	return peak;
+}
+
+static double parallelism(const dp_graph *g)
+{
+	uint32_t len;
+	double cp = graph_critical_path(g, 1.0, NULL, &len);
+	return cp > 0 ? g->total_time_us / cp : 0;
+}
+
+/* The rule without building: towers grow with size, the estimate stays in
+ * the band however deep the model gets (1M ops too: only dry runs). */
+static void test_gen_scale_rule_keeps_memory_in_band(void)
+{
+	static const uint32_t sizes[] = {1000, 10000, 100000, 1000000};
+	static const uint32_t towers[] = {1, 2, 4, 5};
+	uint32_t last_width = UINT32_MAX;
+	for (size_t i = 0; i < 4; i++) {
+		dp_gen_opts o;
+		gen_opts_default(&o);
+		o.ops = sizes[i];
+		dp_gen_scale sc;
+		dp_err err;
+		REQUIRE(gen_scale(&o, &sc, &err) == DP_OK);
+		CHECK_INT(sc.towers, towers[i]);
+		CHECK(sc.width >= 4 && sc.width <= 64);
+		CHECK(sc.width <= last_width); /* deeper models are thinner */
+		last_width = sc.width;
+		CHECK(sc.image >= 32 && sc.image <= 224 && sc.image % 32 == 0);
+		CHECK(sc.batch >= 1 && sc.batch <= 64);
+		CHECK(sc.weight_bytes > 0 && sc.act_bytes > 0);
+		if (sizes[i] >= 10000) {
+			CHECK(sc.batch >= 8);
+			CHECK(sc.estimate_bytes >= 16 * GiB);
+			CHECK(sc.estimate_bytes <= 24 * GiB);
+		} else {
+			/* a small model is not blown up to fill the target */
+			CHECK_INT(sc.width, 64);
+			CHECK_INT(sc.batch, 64);
+			CHECK(sc.estimate_bytes < 16 * GiB);
+		}
+	}
+}
+
+/* What the simulator says, for the default options: one step needs 16-28
+ * GiB on one device (more than one 8 or 16 GiB device, well within 4 x 8
+ * GiB), and the rule's estimate is that peak within 10%. */
+static void test_gen_one_device_peak_is_in_band(void)
+{
+	static const uint32_t sizes[][2] = {
+		{10000, 1}, {30000, 2}, {100000, 1}};
+	for (size_t i = 0; i < 3; i++) {
+		dp_gen_opts o;
+		gen_opts_default(&o);
+		o.ops = sizes[i][0];
+		o.seed = sizes[i][1];
+		dp_gen_scale sc;
+		REQUIRE(gen_scale(&o, &sc, NULL) == DP_OK);
+		dp_graph *g = make_opts(&o);
+		REQUIRE(g);
+		int64_t peak = one_device_peak(g);
+		if (peak < 16 * GiB || peak > 28 * GiB)
+			test_fail(__FILE__, __LINE__,
+				  "%u ops: one-device peak %.2f GiB, want "
+				  "16-28 GiB",
+				  o.ops, (double)peak / (double)GiB);
+		int64_t diff = peak - sc.estimate_bytes;
+		if (diff < 0)
+			diff = -diff;
+		if (diff > peak / 10)
+			test_fail(__FILE__, __LINE__,
+				  "%u ops: estimate %.2f GiB, peak %.2f GiB",
+				  o.ops,
+				  (double)sc.estimate_bytes / (double)GiB,
+				  (double)peak / (double)GiB);
+		/* the memory is activations, not an absurd weight count */
+		CHECK(g->total_param_bytes < peak / 2);
+		graph_free(g);
+	}
+}
+
+/* Towers make the graph wide: work / critical path >= 3 from 100k ops;
+ * a one-tower model is close to a chain. */
+static void test_gen_parallelism_grows_with_size(void)
+{
+	dp_graph *small = make(2000, 1), *big = make(100000, 1);
+	REQUIRE(small && big);
+	double ps = parallelism(small), pb = parallelism(big);
+	if (pb < 3.0)
+		test_fail(__FILE__, __LINE__,
+			  "100k ops: parallelism %.2f, want >= 3", pb);
+	CHECK(ps >= 1.0 && ps < 2.0);
+	CHECK(pb > ps);
+	graph_free(small);
+	graph_free(big);
+}
+
+/* Options fix the scale; the rule fills in only what is left. */
+static void test_gen_scale_options_are_respected(void)
+{
+	dp_gen_opts o;
+	gen_opts_default(&o);
+	o.ops = 3000;
+	o.towers = 3;
+	o.width = 8;
+	o.batch = 4;
+	o.image = 64;
+	dp_gen_scale sc;
+	REQUIRE(gen_scale(&o, &sc, NULL) == DP_OK);
+	CHECK_INT(sc.towers, 3);
+	CHECK_INT(sc.width, 8);
+	CHECK_INT(sc.batch, 4);
+	CHECK_INT(sc.image, 64);
+	dp_graph *g = make_opts(&o);
+	REQUIRE(g);
+	uint32_t img = graph_find(g, "data/images");
+	REQUIRE(img != UINT32_MAX);
+	CHECK_INT(g->ops[img].output_bytes, 4 * 3 * 64 * 64 * 4);
+	/* stem: 7x7 conv from 3 to 8 channels (+ Adam's moments) */
+	uint32_t w = graph_find(g, "stem/conv/w");
+	REQUIRE(w != UINT32_MAX);
+	CHECK_INT(g->ops[w].param_bytes, 3 * 7 * 7 * 3 * 8 * 4);
+	CHECK(graph_find(g, "t2/s1/b0/conv1") != UINT32_MAX ||
+	      graph_find(g, "t2/s1/b0/br0/conv0") != UINT32_MAX);
+	CHECK(graph_find(g, "head/mean2") != UINT32_MAX);
+	CHECK(graph_find(g, "head/mean3") == UINT32_MAX);
+	graph_free(g);
+
+	/* only the batch fixed: the rule picks width and image around it */
+	gen_opts_default(&o);
+	o.ops = 100000;
+	o.batch = 2;
+	REQUIRE(gen_scale(&o, &sc, NULL) == DP_OK);
+	CHECK_INT(sc.batch, 2);
+	CHECK_INT(sc.image, 224); /* 2 samples fit at the largest image */
+	CHECK(sc.estimate_bytes < 16 * GiB);
+}
+
+/* Where a stage begins, each tower's projected skip reads the next
+ * tower's features (a ring), so the towers are not disjoint. */
+static void test_gen_towers_exchange_where_stages_begin(void)
+{
+	dp_graph *g = make(20000, 4);
+	REQUIRE(g);
+	uint32_t nexch = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const char *nm = graph_op_name(g, u);
+		size_t l = strlen(nm);
+		unsigned t, st, b;
+		if (l < 5 || strcmp(nm + l - 5, "/proj") ||
+		    sscanf(nm, "t%u/s%u/b%u/", &t, &st, &b) != 3)
+			continue;
+		for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
+			uint32_t p = g->edges[g->pred_edge[i]].from;
+			const char *pn = graph_op_name(g, p);
+			if (!strcmp(graph_str(g, g->ops[p].type), "VariableV2"))
+				continue;
+			unsigned pt;
+			REQUIRE(sscanf(pn, "t%u/", &pt) == 1);
+			CHECK_INT(pt, (t + 1) % 3);
+			nexch++;
+		}
+	}
+	CHECK_INT(nexch, 3 * 3); /* 3 towers, stages 2-4 */
+	graph_free(g);
+}
+
+/* Each optimizer update depends only on its weight gradient and its
+ * variable, and nothing waits for it. */
+static void test_gen_updates_are_independent(void)
+{
+	dp_graph *g = make(10000, 9);
+	REQUIRE(g);
+	uint32_t n = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const char *nm = graph_op_name(g, u);
+		if (!starts(nm, "update/"))
+			continue;
+		n++;
+		CHECK_INT(g->succ_off[u + 1] - g->succ_off[u], 0);
+		REQUIRE(g->pred_off[u + 1] - g->pred_off[u] == 2);
+		for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
+			const dp_edge *e = &g->edges[g->pred_edge[i]];
+			const char *pn = graph_op_name(g, e->from);
+			if (e->control)
+				CHECK_STR(pn, nm + strlen("update/"));
+			else
+				CHECK(starts(pn, "grad/"));
+		}
+	}
+	CHECK(n > 100);
+	graph_free(g);
+}
+
 static char tmpdir[64];
 
 static const char *tmp_path(const char *name, char *buf, size_t size)
@@ -271,6 +546,12 @@ TEST_MAIN(TEST(test_gen_makes_exactly_the_requested_op_count),
 	  TEST(test_gen_is_deterministic_and_seeded),
 	  TEST(test_gen_has_training_structure),
 	  TEST(test_gen_sizes_and_times_are_sane),
+	  TEST(test_gen_scale_rule_keeps_memory_in_band),
+	  TEST(test_gen_one_device_peak_is_in_band),
+	  TEST(test_gen_parallelism_grows_with_size),
+	  TEST(test_gen_scale_options_are_respected),
+	  TEST(test_gen_towers_exchange_where_stages_begin),
+	  TEST(test_gen_updates_are_independent),
 	  TEST(test_gen_json_reads_back_identically),
 	  TEST(test_gen_json_escapes_names),
 	  TEST(test_gen_json_write_failure_leaves_no_file))

@@ -13,28 +13,45 @@ void cmd_gen_help(FILE *out)
 	fprintf(out,
 		"usage: dnnpart gen --ops N [--seed S] [-k K] [--mem CAP] "
 		"[--name NAME]\n"
+		"                   [--towers T] [--width W] [--batch B] "
+		"[--image I]\n"
 		"                   -o FILE.json\n"
 		"\n"
 		"Writes a synthetic training graph of exactly N ops as native "
 		"dnnpart JSON: a\n"
-		"ResNet/Inception-like CNN (stem, four stages of residual and "
-		"branch-and-join\n"
-		"blocks, classifier, loss), its mirrored backward pass with "
-		"forward->backward\n"
-		"edges for saved activations, and an Adam update per weight "
-		"tensor colocated\n"
-		"with its variable. Times are FLOP- and bandwidth-based for a "
-		"V100-class GPU;\n"
-		"sizes are fp32 tensor sizes at batch 16. The same options "
-		"give "
-		"the same file\n"
-		"on every machine.\n"
+		"multi-tower ResNet/Inception-like CNN (stem; T towers of four "
+		"stages of residual\n"
+		"and branch-and-join blocks that exchange features where a "
+		"stage begins; a\n"
+		"classifier over the towers; loss), its mirrored backward pass "
+		"with\n"
+		"forward->backward edges for saved activations, and an Adam "
+		"update per weight\n"
+		"tensor colocated with its variable. Times are FLOP- and "
+		"bandwidth-based for a\n"
+		"V100-class GPU; sizes are fp32 tensor sizes. The same options "
+		"give the same\n"
+		"file on every machine.\n"
+		"\n"
+		"Scale rule: depth grows with N; towers grow too (1 below 4k "
+		"ops, +1 each time N\n"
+		"quadruples, at most 8), and width, image size and batch are "
+		"chosen so that the\n"
+		"step's peak memory on one device is about %lld GiB, whatever "
+		"N. Any of them\n"
+		"can be fixed; the rule fills in the others. The model chosen "
+		"is printed.\n"
 		"\n"
 		"options:\n"
 		"  --ops N            op count, %u..%u; k and M suffixes "
 		"(10k, 1M) are\n"
 		"                     thousands and millions\n"
 		"  --seed S           PRNG seed, 0..2^64-1 (default 1)\n"
+		"  --towers T         parallel towers, 1..%u\n"
+		"  --width W          stage-1 channels per tower, 4..%u\n"
+		"  --batch B          samples per step, 1..%u\n"
+		"  --image I          image side in pixels, a multiple of 32 "
+		"up to %u\n"
 		"  -k, --k, --devices K\n"
 		"                     write a machine block with K devices\n"
 		"  --mem CAP          ... and this memory cap per device "
@@ -43,7 +60,9 @@ void cmd_gen_help(FILE *out)
 		"  -o FILE            output file (written to a temporary name "
 		"and renamed)\n"
 		"  -h, --help         this text\n",
-		DP_GEN_MIN_OPS, DP_GEN_MAX_OPS);
+		(long long)(DP_GEN_MEMORY_TARGET >> 30), DP_GEN_MIN_OPS,
+		DP_GEN_MAX_OPS, DP_GEN_MAX_TOWERS, DP_GEN_MAX_WIDTH,
+		DP_GEN_MAX_BATCH, DP_GEN_MAX_IMAGE);
 }
 
 /* "10000", "10k", "1M" (decimal thousands and millions). */
@@ -85,6 +104,35 @@ static bool is_opt(const char *a, const char *name)
 {
 	size_t l = strlen(name);
 	return !strncmp(a, name, l) && (a[l] == '\0' || a[l] == '=');
+}
+
+/* --towers, --width, --batch, --image: a whole number in the field's
+ * range (gen_scale() checks the image's multiple of 32). */
+static int parse_scale(int argc, char **argv, int *i, dp_gen_opts *go)
+{
+	static const struct {
+		const char *name;
+		long max;
+	} f[] = {{"--towers", DP_GEN_MAX_TOWERS},
+		 {"--width", DP_GEN_MAX_WIDTH},
+		 {"--batch", DP_GEN_MAX_BATCH},
+		 {"--image", DP_GEN_MAX_IMAGE}};
+	uint32_t *dst[] = {&go->towers, &go->width, &go->batch, &go->image};
+	int rc = 0;
+	for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+		if (!is_opt(argv[*i], f[k].name))
+			continue;
+		long v;
+		const char *s = value(argc, argv, i, strlen(f[k].name), &rc);
+		if (!s)
+			return rc;
+		long lo = k == 1 ? 4 : k == 3 ? 32 : 1;
+		if ((rc = cli_parse_int("gen", f[k].name, s, lo, f[k].max, &v)))
+			return rc;
+		*dst[k] = (uint32_t)v;
+		return 0;
+	}
+	return cli_usage_error("gen", "unexpected argument '%s'", argv[*i]);
 }
 
 int cmd_gen_run(int argc, char **argv)
@@ -145,6 +193,10 @@ int cmd_gen_run(int argc, char **argv)
 					"bad --mem '%s': a cap must be "
 					"larger than 0",
 					v);
+		} else if (is_opt(a, "--towers") || is_opt(a, "--width") ||
+			   is_opt(a, "--batch") || is_opt(a, "--image")) {
+			if ((rc = parse_scale(argc, argv, &i, &go)))
+				return rc;
 		} else if (is_opt(a, "--name")) {
 			if (!(v = value(argc, argv, &i, 6, &rc)))
 				return rc;
@@ -165,14 +217,30 @@ int cmd_gen_run(int argc, char **argv)
 	dp_graph *g;
 	dp_err err;
 	dp_err_clear(&err);
+	dp_gen_scale sc;
+	if (gen_scale(&go, &sc, &err))
+		return cli_error(&err);
+	/* the rule's choice, so that gen_graph() need not search again */
+	go.towers = sc.towers;
+	go.width = sc.width;
+	go.batch = sc.batch;
+	go.image = sc.image;
 	if (gen_graph(&go, &g, &err))
 		return cli_error(&err);
 	if (gen_write_json(out, g, &err)) {
 		graph_free(g);
 		return cli_error(&err);
 	}
+	char wb[32], ab[32], eb[32];
 	printf("wrote %s: graph %s, %u ops, %u edges, seed %llu\n", out,
 	       g->name, g->nops, g->nedges, (unsigned long long)go.seed);
+	printf("model: %u tower%s of width %u, batch %u, %ux%u images; "
+	       "weights %s, activations %s, estimated one-device peak %s\n",
+	       sc.towers, sc.towers == 1 ? "" : "s", sc.width, sc.batch,
+	       sc.image, sc.image,
+	       units_fmt_bytes(sc.weight_bytes, wb, sizeof wb),
+	       units_fmt_bytes(sc.act_bytes, ab, sizeof ab),
+	       units_fmt_bytes(sc.estimate_bytes, eb, sizeof eb));
 	graph_free(g);
 	return 0;
 }
