@@ -101,7 +101,7 @@ static int64_t one_device_peak(const dp_graph *g)
 	dp_sim *s = sim_new(g, &m, NULL);
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
-	dp_sim_opts so = {DP_CONT_PORT, false};
+	dp_sim_opts so = {.contention = DP_CONT_PORT, .detail = false};
 	int64_t peak = 0;
 	if (s && !sim_run(s, pl, &so, &r, NULL))
 		peak = r.dev[0].peak_bytes;
@@ -168,7 +168,7 @@ int main(int argc, char **argv)
 			dp_sim *s = sim_new(g, &m, NULL);
 			dp_sim_result r;
 			memset(&r, 0, sizeof r);
-			dp_sim_opts so = {DP_CONT_PORT, false};
+			dp_sim_opts so = {.contention = DP_CONT_PORT, .detail = false};
 			double ts = now_s();
 			sim_run(s, pl, &so, &r, NULL);
 			double te = now_s();

@@ -344,7 +344,7 @@ int64_t bench_one_device_peak(const dp_graph *g)
 	dp_sim *s = pl ? sim_new(g, &m, &err) : NULL;
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
-	dp_sim_opts so = {DP_CONT_PORT, false};
+	dp_sim_opts so = {.contention = DP_CONT_PORT, .detail = false};
 	int64_t peak = -1;
 	if (s && sim_run(s, pl, &so, &r, &err) == DP_OK)
 		peak = r.dev[0].peak_bytes;

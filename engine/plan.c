@@ -85,7 +85,7 @@ static dp_status one_device_peak(dp_sim *s, const dp_graph *g,
 		return nomem(err, "the one-device placement");
 	dp_sim_result r1;
 	memset(&r1, 0, sizeof r1);
-	dp_sim_opts o = {DP_CONT_PORT, false};
+	dp_sim_opts o = {.contention = DP_CONT_PORT, .detail = false};
 	dp_status st = sim_run(s, zero, &o, &r1, err);
 	if (!st)
 		*peak = r1.dev[0].peak_bytes;
@@ -110,7 +110,7 @@ static dp_status plan_simulate(const dp_graph *g, const dp_machine *m,
 		free(pl);
 		return err->code;
 	}
-	dp_sim_opts o = {c, true};
+	dp_sim_opts o = {.contention = c, .detail = true};
 	dp_status st = sim_run(s, pl, &o, &p.sim, err);
 	if (!st)
 		st = one_device_peak(s, g, pl, &p.sim, &p.one_device_peak, err);

@@ -390,16 +390,57 @@ static dp_status run_schedule(dp_sim *s, const int32_t *pl, dp_contention c,
 	return DP_OK;
 }
 
-dp_status sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
-		  dp_sim_result *r, dp_err *err)
+/* Computes the parts of the last run's result that o asks for and that are
+ * not there yet (s->done). Live tensors and curves come out of one memory
+ * sweep: when either is missing, the sweep runs again for everything asked
+ * for so far (peaks are deterministic, so nothing already there changes). */
+static dp_status finish_parts(dp_sim *s, const int32_t *pl,
+			      const dp_sim_opts *o, dp_sim_result *r,
+			      dp_err *err)
 {
-	dp_sim_opts def = {DP_CONT_PORT, false};
-	if (!o)
-		o = &def;
+	bool mem = !o->skip_memory;
+	bool live = mem && o->detail && !o->skip_live;
+	bool curves = mem && o->detail && !o->skip_curves;
+	dp_status st = DP_OK;
+	if (o->detail && (st = result_reserve(r, s->n, s->k, true, err)))
+		return st;
+	if (mem && (!(s->done & SIM_DONE_MEMORY) ||
+		    (live && !(s->done & SIM_DONE_LIVE)) ||
+		    (curves && !(s->done & SIM_DONE_CURVES)))) {
+		live = live || (s->done & SIM_DONE_LIVE);
+		curves = curves || (s->done & SIM_DONE_CURVES);
+		s->done &= ~(SIM_DONE_MEMORY | SIM_DONE_LIVE | SIM_DONE_CURVES);
+		if ((st = sim_memory(s, pl, live, curves, r, err)))
+			return st;
+		s->done |= SIM_DONE_MEMORY | (live ? SIM_DONE_LIVE : 0u) |
+			   (curves ? SIM_DONE_CURVES : 0u);
+	}
+	if (o->detail && !(s->done & SIM_DONE_PATH)) {
+		if ((st = sim_critical_path(s, pl, r, err)))
+			return st;
+		s->done |= SIM_DONE_PATH;
+	}
+	return DP_OK;
+}
+
+static dp_status check_opts(const dp_sim_opts *o, dp_err *err)
+{
 	if (o->contention != DP_CONT_PORT && o->contention != DP_CONT_NONE)
 		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
 				  "unknown contention model %d",
 				  (int)o->contention);
+	return DP_OK;
+}
+
+dp_status sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
+		  dp_sim_result *r, dp_err *err)
+{
+	dp_sim_opts def = {.contention = DP_CONT_PORT};
+	if (!o)
+		o = &def;
+	dp_status st = check_opts(o, err);
+	if (st)
+		return st;
 	for (uint32_t u = 0; u < s->n; u++)
 		if (placement[u] < 0 || placement[u] >= s->k)
 			return dp_err_set(err, DP_EINPUT, s->g->source, 0, 0,
@@ -407,14 +448,32 @@ dp_status sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 					  "expected a device in 0..%d",
 					  graph_op_name(s->g, u), placement[u],
 					  s->k - 1);
-	dp_status st = result_reserve(r, s->n, s->k, o->detail, err);
+	s->last_res = NULL;
+	s->done = 0;
+	st = result_reserve(r, s->n, s->k, o->detail, err);
 	if (st)
 		return st;
 	run_reset(s, placement, r);
 	st = run_schedule(s, placement, o->contention, r, err);
-	if (!st)
-		st = sim_memory(s, placement, o->detail, r, err);
-	if (!st && o->detail)
-		st = sim_critical_path(s, placement, r, err);
-	return st;
+	if (st)
+		return st;
+	s->last_res = r;
+	sim_memory_skipped(s, r); /* until the memory pass replaces it */
+	return finish_parts(s, placement, o, r, err);
+}
+
+dp_status sim_finish(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
+		     dp_sim_result *r, dp_err *err)
+{
+	dp_sim_opts def = {.contention = DP_CONT_PORT};
+	if (!o)
+		o = &def;
+	dp_status st = check_opts(o, err);
+	if (st)
+		return st;
+	if (!r || r != s->last_res)
+		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+				  "sim_finish: the result is not the one of "
+				  "the simulator's last run");
+	return finish_parts(s, placement, o, r, err);
 }

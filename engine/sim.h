@@ -85,6 +85,25 @@ typedef struct dp_sim_opts {
 	 * memory curves, the schedule critical path. Search loops leave it
 	 * off; reports turn it on. */
 	bool detail;
+	/* Skip the memory pass (false, the default of a zeroed struct, computes
+	 * memory as always). The schedule is identical either way (start, end,
+	 * avail, transfers, makespan, busy and communication statistics, cut
+	 * counts); what is skipped is the sweep over memory intervals, about
+	 * half of a run. Then has_memory is false, each device's peak_bytes is
+	 * its param_bytes (a lower bound of its real peak) with peak_time 0,
+	 * feasible is false only when params alone exceed a cap, and the live
+	 * tensors and curves are empty (with detail the critical path is still
+	 * filled). For search loops that compare makespans where no device has
+	 * a cap, or that reject on the makespan before they look at memory
+	 * (sim_finish() adds the memory pass to an accepted candidate): with
+	 * finite caps a move can make a feasible plan infeasible, so a caller
+	 * that keeps a plan must have its peaks. */
+	bool skip_memory;
+	/* With detail: leave out the live tensors at the peaks (skip_live) or
+	 * the memory curves (skip_curves); the lists are then empty. Peaks and
+	 * the critical path are still computed. */
+	bool skip_live;
+	bool skip_curves;
 } dp_sim_opts;
 
 typedef struct dp_sim_result {
@@ -97,6 +116,7 @@ typedef struct dp_sim_result {
 	dp_device_stats *dev; /* k entries */
 	double makespan;
 	bool feasible;       /* every device's peak <= its cap */
+	bool has_memory;     /* peaks were computed (false after skip_memory) */
 	int64_t cut_bytes;   /* sum of bytes of all transfers */
 	uint32_t cut_edges;  /* data or control edges whose ends differ in device */
 
@@ -129,9 +149,23 @@ void sim_free(dp_sim *s);
 const double *sim_ranks(const dp_sim *s);
 
 /* Simulates placement (nops device indices) and fills r. r must be zeroed
- * before its first use (or be a result from an earlier run). */
+ * before its first use (or be a result from an earlier run). o may be NULL
+ * (port contention, no detail, memory computed). */
 dp_status sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 		  dp_sim_result *r, dp_err *err);
+
+/* Completes r, the result of this simulator's last sim_run() (with the
+ * same placement; no other run in between), with the parts that run
+ * skipped and o asks for: the memory pass when it ran with skip_memory and
+ * o->skip_memory is false, and with o->detail the critical path, live
+ * tensors and curves (each unless o skips it). Parts already there are not
+ * computed again; the result is then exactly what sim_run() with o would
+ * have given. Lets a search loop simulate a candidate without memory,
+ * reject it on its makespan, and pay for the memory pass only for the
+ * candidates it may keep. DP_EINTERNAL when r is not the last run's result
+ * (the simulator's scratch state belongs to its last run). */
+dp_status sim_finish(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
+		     dp_sim_result *r, dp_err *err);
 
 void sim_result_free(dp_sim_result *r);
 

@@ -1,6 +1,7 @@
 /* sim_memory.c - time-resolved memory per device (DESIGN 3.1, "Memory
- * intervals"): peaks always; with detail, the tensors live at each peak and
- * the memory curves.
+ * intervals"): peaks always; when asked, the tensors live at each peak and
+ * the memory curves. A run with skip_memory calls sim_memory_skipped()
+ * instead.
  *
  * Every tensor is a half-open interval [alloc, free) of bytes on a device:
  *   output of u on dev(u): [start(u), max(end(u), ends of its local data
@@ -293,7 +294,28 @@ static dp_status build_live(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 	return DP_OK;
 }
 
-dp_status sim_memory(dp_sim *s, const int32_t *pl, bool detail,
+static void set_feasible(const dp_sim *s, dp_sim_result *r)
+{
+	r->feasible = true;
+	for (int d = 0; d < s->k; d++)
+		if (r->dev[d].peak_bytes > r->dev[d].cap_bytes)
+			r->feasible = false;
+}
+
+void sim_memory_skipped(dp_sim *s, dp_sim_result *r)
+{
+	int k = s->k;
+	for (int d = 0; d < k; d++) {
+		r->dev[d].peak_bytes = r->dev[d].param_bytes;
+		r->dev[d].peak_time = 0;
+	}
+	set_feasible(s, r);
+	r->has_memory = false;
+	memset(r->live_off, 0, ((size_t)k + 1) * sizeof *r->live_off);
+	memset(r->curve_off, 0, ((size_t)k + 1) * sizeof *r->curve_off);
+}
+
+dp_status sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
 		     dp_sim_result *r, dp_err *err)
 {
 	dp_status st = free_times(s, pl, r, err);
@@ -333,18 +355,16 @@ dp_status sim_memory(dp_sim *s, const int32_t *pl, bool detail,
 			r->dev[d].peak_time = key_time(ev[i].key);
 		}
 	}
-	r->feasible = true;
-	for (int d = 0; d < k; d++)
-		if (r->dev[d].peak_bytes > r->dev[d].cap_bytes)
-			r->feasible = false;
-	if (!detail) {
-		/* no stale detail from an earlier run: empty lists */
+	set_feasible(s, r);
+	r->has_memory = true;
+	/* no stale detail from an earlier run: lists not asked for are empty */
+	if (!live)
 		memset(r->live_off, 0, ((size_t)k + 1) * sizeof *r->live_off);
+	if (!curves)
 		memset(r->curve_off, 0, ((size_t)k + 1) * sizeof *r->curve_off);
-		return DP_OK;
-	}
-	st = build_curves(s, ev, n, r, err);
-	if (!st)
+	if (curves)
+		st = build_curves(s, ev, n, r, err);
+	if (!st && live)
 		st = build_live(s, pl, r, err);
 	return st;
 }

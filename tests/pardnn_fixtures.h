@@ -109,7 +109,7 @@ static inline dp_status simulate(const dp_graph *g, const dp_machine *m,
 		return err.code;
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
-	dp_sim_opts so = {cont, false};
+	dp_sim_opts so = {.contention = cont, .detail = false};
 	dp_status st = sim_run(s, pl, &so, &r, &err);
 	if (!st) {
 		out->makespan = r.makespan;

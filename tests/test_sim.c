@@ -61,7 +61,7 @@ static bool run(const dp_graph *g, const dp_machine *m, const int32_t *pl,
 		test_fail(__FILE__, __LINE__, "sim_new: %s", err.msg);
 		return false;
 	}
-	dp_sim_opts o = {c, true};
+	dp_sim_opts o = {.contention = c, .detail = true};
 	dp_status st = sim_run(s, pl, &o, r, &err);
 	sim_free(s);
 	if (st) {

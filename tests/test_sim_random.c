@@ -716,7 +716,7 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 	memset(&r3, 0, sizeof r3);
 	for (int c = 0; c < 2; c++) {
 		for (int detail = 1; detail >= 0; detail--) {
-			dp_sim_opts o = {(dp_contention)c, detail};
+			dp_sim_opts o = {.contention = (dp_contention)c, .detail = detail};
 			if (sim_run(s, pl, &o, &r, &err) != DP_OK) {
 				test_fail(__FILE__, __LINE__,
 					  "seed %llu: sim_run: %s",

@@ -90,12 +90,28 @@ struct dp_sim {
 	sim_mem_event *mev, *mtmp;
 	size_t cap_mev;
 	uint32_t *hist;         /* radix sort histograms */
+
+	/* what the last run computed, for sim_finish() */
+	const dp_sim_result *last_res; /* its result, NULL before any run */
+	unsigned done;                 /* SIM_DONE_* bits */
 };
 
-/* sim_memory.c: computes peaks (always) and, with detail, the live tensors
- * at each peak and the memory curves. Needs start/end/xfers in r. */
-dp_status sim_memory(dp_sim *s, const int32_t *pl, bool detail,
+/* Parts of a result computed after the schedule (sim_run, sim_finish). */
+enum {
+	SIM_DONE_MEMORY = 1u, /* peaks and feasibility */
+	SIM_DONE_LIVE = 2u,   /* live tensors at the peaks */
+	SIM_DONE_CURVES = 4u, /* memory curves */
+	SIM_DONE_PATH = 8u,   /* the schedule's critical path */
+};
+
+/* sim_memory.c: computes peaks (always) and, when asked, the live tensors
+ * at each peak and the memory curves (lists not asked for are left empty).
+ * Needs start/end/xfers in r. */
+dp_status sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
 		     dp_sim_result *r, dp_err *err);
+/* sim_memory.c: the result of a run that skipped memory: has_memory false,
+ * peaks = params at time 0, feasibility on params alone, empty lists. */
+void sim_memory_skipped(dp_sim *s, dp_sim_result *r);
 
 /* sim_path.c: the schedule's critical path (DESIGN 3.1) into r->cp_*. */
 dp_status sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,

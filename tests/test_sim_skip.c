@@ -1,0 +1,320 @@
+/* test_sim_skip.c - the simulator's skip options and sim_finish().
+ *
+ * skip_memory must leave the schedule exactly as a full run makes it
+ * (start, end, avail, transfers, makespan, statistics, critical path) on
+ * many random graphs, machines and placements; sim_finish() must then add
+ * exactly what a full run computes (peaks, feasibility, live tensors,
+ * curves); skip_live / skip_curves leave only their list out; a zeroed
+ * dp_sim_opts is today's full run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "lib/testlib.h"
+#include "machine.h"
+#include "sim.h"
+
+static uint64_t rng_state;
+
+static uint32_t rndn(uint32_t n)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)((z ^ (z >> 31)) % n);
+}
+
+/* A random DAG: zero and fractional times, control edges, explicit edge
+ * bytes, params and temps; op numbers differ from the topological order. */
+static dp_graph *random_dag(uint32_t n)
+{
+	dp_graph *g = graph_new("skip");
+	uint32_t *perm = malloc(n * sizeof *perm);
+	for (uint32_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t j = rndn(i), t = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	char name[32];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id;
+		snprintf(name, sizeof name, "op%u", i);
+		graph_add_op(g, name, &id, NULL);
+		dp_op *o = &g->ops[id];
+		uint32_t r = rndn(10);
+		o->time_us = r < 2   ? 0
+			     : r < 6 ? (double)(1 + rndn(20))
+				     : (double)rndn(100000) / 1000.0;
+		o->output_bytes = rndn(5) ? (int64_t)rndn(5000) : 0;
+		o->param_bytes = rndn(3) == 0 ? (int64_t)rndn(3000) : 0;
+		o->temp_bytes = rndn(3) == 0 ? (int64_t)rndn(4000) : 0;
+	}
+	for (uint32_t p = 1; p < n; p++) {
+		uint32_t nin = rndn(5);
+		for (uint32_t j = 0; j < nin; j++) {
+			bool ctrl = rndn(8) == 0;
+			int64_t bytes = rndn(3) == 0 ? (int64_t)rndn(6000) : -1;
+			graph_add_edge(g, perm[rndn(p)], perm[p], bytes, ctrl,
+				       NULL);
+		}
+	}
+	free(perm);
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+typedef struct tmach {
+	dp_machine m;
+	int64_t cap[8];
+	double speed[8];
+} tmach;
+
+static void random_machine(tmach *tm, int k)
+{
+	static const double bws[] = {1, 10, 100, 1000.5};
+	static const double lats[] = {0, 1, 2.5, 25};
+	memset(tm, 0, sizeof *tm);
+	tm->m.k = k;
+	tm->m.cap = tm->cap;
+	tm->m.speed = tm->speed;
+	tm->m.bw = bws[rndn(4)];
+	tm->m.lat = lats[rndn(4)];
+	for (int d = 0; d < 8; d++) {
+		tm->cap[d] = rndn(2) ? DP_CAP_UNLIMITED : (int64_t)rndn(20000);
+		tm->speed[d] = rndn(2) ? 1.0 : 0.5 + (double)rndn(4) * 0.5;
+	}
+}
+
+/* The schedule parts of two results are identical, bit for bit. */
+static bool same_schedule(const dp_sim_result *a, const dp_sim_result *b)
+{
+	if (a->nops != b->nops || a->k != b->k || a->nxfers != b->nxfers ||
+	    a->makespan != b->makespan || a->cut_bytes != b->cut_bytes ||
+	    a->cut_edges != b->cut_edges)
+		return false;
+	for (uint32_t u = 0; u < a->nops; u++)
+		if (a->start[u] != b->start[u] || a->end[u] != b->end[u] ||
+		    a->avail[u] != b->avail[u])
+			return false;
+	for (uint32_t i = 0; i < a->nxfers; i++) {
+		const dp_transfer *x = &a->xfers[i], *y = &b->xfers[i];
+		if (x->op != y->op || x->src != y->src || x->dst != y->dst ||
+		    x->bytes != y->bytes || x->start != y->start ||
+		    x->end != y->end)
+			return false;
+	}
+	for (int d = 0; d < a->k; d++) {
+		const dp_device_stats *x = &a->dev[d], *y = &b->dev[d];
+		if (x->ops != y->ops || x->busy_us != y->busy_us ||
+		    x->comm_in_bytes != y->comm_in_bytes ||
+		    x->comm_out_bytes != y->comm_out_bytes ||
+		    x->comm_in_us != y->comm_in_us ||
+		    x->comm_out_us != y->comm_out_us ||
+		    x->xfers_in != y->xfers_in ||
+		    x->xfers_out != y->xfers_out ||
+		    x->param_bytes != y->param_bytes ||
+		    x->cap_bytes != y->cap_bytes)
+			return false;
+	}
+	return true;
+}
+
+static bool same_path(const dp_sim_result *a, const dp_sim_result *b)
+{
+	if (a->cp_len != b->cp_len)
+		return false;
+	for (uint32_t i = 0; i < a->cp_len; i++)
+		if (a->cp_ops[i] != b->cp_ops[i] ||
+		    a->cp_cause[i] != b->cp_cause[i])
+			return false;
+	return true;
+}
+
+static bool same_peaks(const dp_sim_result *a, const dp_sim_result *b)
+{
+	if (a->feasible != b->feasible || a->has_memory != b->has_memory)
+		return false;
+	for (int d = 0; d < a->k; d++)
+		if (a->dev[d].peak_bytes != b->dev[d].peak_bytes ||
+		    a->dev[d].peak_time != b->dev[d].peak_time)
+			return false;
+	return true;
+}
+
+static bool same_live(const dp_sim_result *a, const dp_sim_result *b)
+{
+	for (int d = 0; d <= a->k; d++)
+		if (a->live_off[d] != b->live_off[d])
+			return false;
+	for (uint32_t i = 0; i < a->live_off[a->k]; i++) {
+		const dp_live_tensor *x = &a->live[i], *y = &b->live[i];
+		if (x->op != y->op || x->kind != y->kind ||
+		    x->bytes != y->bytes || x->alloc != y->alloc ||
+		    x->free != y->free)
+			return false;
+	}
+	return true;
+}
+
+static bool same_curves(const dp_sim_result *a, const dp_sim_result *b)
+{
+	for (int d = 0; d <= a->k; d++)
+		if (a->curve_off[d] != b->curve_off[d])
+			return false;
+	for (uint32_t i = 0; i < a->curve_off[a->k]; i++)
+		if (a->curve[i].t != b->curve[i].t ||
+		    a->curve[i].bytes != b->curve[i].bytes)
+			return false;
+	return true;
+}
+
+static bool lists_empty(const dp_sim_result *r, bool live, bool curves)
+{
+	for (int d = 0; d <= r->k; d++)
+		if ((live && r->live_off[d] != 0) ||
+		    (curves && r->curve_off[d] != 0))
+			return false;
+	return true;
+}
+
+/* Peaks of a run without memory: params at time 0; feasible only says
+ * whether params alone fit. */
+static bool skipped_peaks(const dp_sim_result *r, const dp_machine *m)
+{
+	bool fits = true;
+	for (int d = 0; d < r->k; d++) {
+		if (r->dev[d].peak_bytes != r->dev[d].param_bytes ||
+		    r->dev[d].peak_time != 0)
+			return false;
+		if (r->dev[d].param_bytes > m->cap[d])
+			fits = false;
+	}
+	return !r->has_memory && r->feasible == fits;
+}
+
+static void check_case(const dp_graph *g, const dp_machine *m,
+		       const int32_t *pl, dp_contention c, int *checked)
+{
+	dp_err err = {0};
+	dp_sim *s = sim_new(g, m, &err);
+	REQUIRE(s);
+	dp_sim_result full = {0}, part = {0}, reused = {0};
+	dp_sim_opts of = {.contention = c, .detail = true};
+	dp_sim_opts os = {
+		.contention = c, .detail = false, .skip_memory = true};
+	dp_sim_opts op = {.contention = c, .detail = true, .skip_memory = true};
+	REQUIRE(sim_run(s, pl, &of, &full, &err) == DP_OK);
+	CHECK(full.has_memory);
+
+	/* no memory, no detail: same schedule, params as peaks */
+	REQUIRE(sim_run(s, pl, &os, &part, &err) == DP_OK);
+	CHECK(same_schedule(&full, &part));
+	CHECK(skipped_peaks(&part, m));
+	CHECK(lists_empty(&part, true, true));
+	CHECK(part.cp_len == 0);
+	/* sim_finish adds the whole detail: exactly the full run */
+	REQUIRE(sim_finish(s, pl, &of, &part, &err) == DP_OK);
+	CHECK(same_schedule(&full, &part) && same_peaks(&full, &part));
+	CHECK(same_path(&full, &part) && same_live(&full, &part) &&
+	      same_curves(&full, &part));
+
+	/* detail without memory: the critical path, nothing of memory */
+	REQUIRE(sim_run(s, pl, &op, &part, &err) == DP_OK);
+	CHECK(same_schedule(&full, &part) && same_path(&full, &part));
+	CHECK(skipped_peaks(&part, m) && lists_empty(&part, true, true));
+	/* peaks only, then the lists one at a time */
+	dp_sim_opts peaks = {.contention = c};
+	REQUIRE(sim_finish(s, pl, &peaks, &part, &err) == DP_OK);
+	CHECK(same_peaks(&full, &part) && lists_empty(&part, true, true));
+	dp_sim_opts live = {
+		.contention = c, .detail = true, .skip_curves = true};
+	REQUIRE(sim_finish(s, pl, &live, &part, &err) == DP_OK);
+	CHECK(same_live(&full, &part) && lists_empty(&part, false, true));
+	REQUIRE(sim_finish(s, pl, &of, &part, &err) == DP_OK);
+	CHECK(same_live(&full, &part) && same_curves(&full, &part));
+	CHECK(same_peaks(&full, &part) && same_path(&full, &part));
+
+	/* skip_live, skip_curves in one run */
+	dp_sim_opts nolive = {
+		.contention = c, .detail = true, .skip_live = true};
+	REQUIRE(sim_run(s, pl, &nolive, &reused, &err) == DP_OK);
+	CHECK(same_peaks(&full, &reused) && same_path(&full, &reused));
+	CHECK(same_curves(&full, &reused) && lists_empty(&reused, true, false));
+
+	/* a result of an earlier run cannot be finished */
+	CHECK(sim_finish(s, pl, &of, &part, &err) == DP_EINTERNAL);
+	CHECK(err.code == DP_EINTERNAL);
+	err = (dp_err){0};
+	(*checked)++;
+	sim_result_free(&full);
+	sim_result_free(&part);
+	sim_result_free(&reused);
+	sim_free(s);
+}
+
+static void test_sim_skip_memory_same_schedule_on_random_graphs(void)
+{
+	rng_state = 20261121;
+	int checked = 0;
+	for (int i = 0; i < 120 && !test_failed(); i++) {
+		uint32_t n = 1 + rndn(i < 100 ? 60 : 600);
+		dp_graph *g = random_dag(n);
+		REQUIRE(g);
+		tmach tm;
+		random_machine(&tm, 1 + (int)rndn(8));
+		int32_t *pl = malloc(n * sizeof *pl);
+		/* random, staged (runs of ops on one device) and all on one */
+		int kind = i % 3;
+		for (uint32_t u = 0; u < n; u++)
+			pl[u] = kind == 0   ? (int32_t)rndn((uint32_t)tm.m.k)
+				: kind == 1 ? (int32_t)((g->topo_pos[u] *
+							 (uint32_t)tm.m.k) /
+							n)
+					    : 0;
+		check_case(g, &tm.m, pl, i & 1 ? DP_CONT_NONE : DP_CONT_PORT,
+			   &checked);
+		free(pl);
+		graph_free(g);
+	}
+	CHECK_INT(checked, 120);
+}
+
+static void test_sim_zeroed_opts_compute_memory(void)
+{
+	rng_state = 7;
+	dp_graph *g = random_dag(40);
+	REQUIRE(g);
+	tmach tm;
+	random_machine(&tm, 3);
+	int32_t pl[40];
+	for (int u = 0; u < 40; u++)
+		pl[u] = u % 3;
+	dp_err err = {0};
+	dp_sim *s = sim_new(g, &tm.m, &err);
+	REQUIRE(s);
+	dp_sim_opts zero;
+	memset(&zero, 0, sizeof zero);
+	dp_sim_result a = {0}, b = {0};
+	REQUIRE(sim_run(s, pl, &zero, &a, &err) == DP_OK);
+	REQUIRE(sim_run(s, pl, NULL, &b, &err) == DP_OK);
+	CHECK(a.has_memory && b.has_memory);
+	CHECK(same_schedule(&a, &b) && same_peaks(&a, &b));
+	int64_t most = 0;
+	for (int d = 0; d < 3; d++)
+		if (a.dev[d].peak_bytes - a.dev[d].param_bytes > most)
+			most = a.dev[d].peak_bytes - a.dev[d].param_bytes;
+	CHECK(most > 0); /* tensors counted, not only params */
+	sim_result_free(&a);
+	sim_result_free(&b);
+	sim_free(s);
+	graph_free(g);
+}
+
+TEST_MAIN(TEST(test_sim_skip_memory_same_schedule_on_random_graphs),
+	  TEST(test_sim_zeroed_opts_compute_memory))
