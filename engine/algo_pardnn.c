@@ -55,28 +55,109 @@ uint32_t pd_sims_left(const pd_ctx *c)
 	return c->sims < c->sim_budget ? c->sim_budget - c->sims : 0;
 }
 
-dp_status pd_simulate(pd_ctx *c, bool detail, pd_score *sc)
+/* The parts a simulation must compute for need: live tensors come with
+ * peaks, and without caps peaks are not needed (the overflow is 0). */
+static unsigned need_parts(const pd_ctx *c, unsigned need)
+{
+	need |= PD_SCHED;
+	if (need & PD_LIVE)
+		need |= PD_MEM;
+	else if (!c->capped)
+		need &= ~(unsigned)PD_MEM;
+	return need;
+}
+
+/* Simulator options for the parts in need (memory curves are never read
+ * here). */
+static void set_opts(pd_ctx *c, unsigned need)
+{
+	c->so.detail = (need & (PD_PATH | PD_LIVE)) != 0;
+	c->so.skip_memory = !(need & PD_MEM);
+	c->so.skip_live = !(need & PD_LIVE);
+	c->so.skip_curves = true;
+}
+
+/* What a run or finish with c->so gave: detail always brings the path. */
+static unsigned parts_of_opts(const pd_ctx *c)
+{
+	unsigned has = PD_SCHED;
+	if (!c->so.skip_memory)
+		has |= PD_MEM;
+	if (c->so.detail)
+		has |= PD_PATH;
+	if (c->so.detail && !c->so.skip_memory && !c->so.skip_live)
+		has |= PD_LIVE;
+	return has;
+}
+
+static void score_of_res(const pd_ctx *c, pd_score *sc)
+{
+	if (!sc)
+		return;
+	sc->makespan = c->res.makespan;
+	sc->over = 0;
+	if (!c->res.has_memory)
+		return;
+	for (int d = 0; d < c->k; d++) {
+		int64_t cap = c->m->cap[d], peak = c->res.dev[d].peak_bytes;
+		if (peak > cap)
+			sc->over += peak - cap;
+	}
+}
+
+dp_status pd_simulate(pd_ctx *c, unsigned need, pd_score *sc)
 {
 	dp_status st = pd_check_cancel(c);
 	if (st)
 		return st;
-	c->so.detail = detail;
-	c->res_is_cur = false;
+	set_opts(c, need_parts(c, need));
+	c->res_has = 0;
 	st = sim_run(c->sim, c->place, &c->so, &c->res, c->err);
 	if (st)
 		return st;
 	c->sims++;
-	c->res_is_cur = detail;
-	if (sc) {
-		sc->makespan = c->res.makespan;
-		sc->over = 0;
-		for (int d = 0; d < c->k; d++) {
-			int64_t cap = c->m->cap[d],
-				peak = c->res.dev[d].peak_bytes;
-			if (peak > cap)
-				sc->over += peak - cap;
-		}
+	c->res_has = parts_of_opts(c);
+	score_of_res(c, sc);
+	return DP_OK;
+}
+
+dp_status pd_ensure(pd_ctx *c, unsigned need, pd_score *sc)
+{
+	need = need_parts(c, need);
+	if (!c->res_has)
+		return pd_simulate(c, need, sc);
+	if ((c->res_has & need) != need) {
+		/* c->res is the simulator's last run: add what is missing */
+		set_opts(c, need | c->res_has);
+		dp_status st =
+			sim_finish(c->sim, c->place, &c->so, &c->res, c->err);
+		if (st)
+			return st;
+		c->res_has |= parts_of_opts(c);
 	}
+	score_of_res(c, sc);
+	return DP_OK;
+}
+
+dp_status pd_try_current(pd_ctx *c, bool *kept)
+{
+	*kept = false;
+	pd_score sc;
+	dp_status st = pd_simulate(c, PD_SCHED, &sc);
+	if (st)
+		return st;
+	/* the makespan first: most candidates fail here, before any memory */
+	pd_score faster = {c->cur.over, sc.makespan};
+	if (!pd_better(&faster, &c->cur))
+		return DP_OK;
+	if (c->capped) {
+		if ((st = pd_ensure(c, PD_MEM, &sc)))
+			return st;
+		if (sc.over > c->cur.over)
+			return DP_OK;
+	}
+	c->cur = sc;
+	*kept = true;
 	return DP_OK;
 }
 
@@ -332,8 +413,7 @@ bool pd_stamp_set(pd_ctx *c, uint32_t u)
 	return false;
 }
 
-dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
-		       pd_accept_fn accept, bool detail, uint32_t max_sims,
+dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
 		       uint32_t *kept)
 {
 	*kept = 0;
@@ -363,20 +443,19 @@ dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
 			}
 			if (!moved)
 				continue;
-			pd_score sc;
-			dp_status st = pd_simulate(c, detail, &sc);
+			bool ok;
+			dp_status st = pd_try_current(c, &ok);
 			if (st)
 				return st;
 			used++;
-			if (accept(&c->cur, &sc)) {
-				c->cur = sc;
+			if (ok) {
 				*kept += moved;
 				continue;
 			}
 			for (uint32_t i = e; i-- > s;)
 				if (mv[i].from >= 0)
 					pd_move_unit(c, mv[i].rep, mv[i].from);
-			c->res_is_cur = false;
+			c->res_has = 0;
 			for (uint32_t i = s; i < e; i++)
 				mv[left++] = mv[i];
 		}
@@ -402,12 +481,12 @@ static dp_status safeguard_single(pd_ctx *c)
 	for (uint32_t u = 0; u < c->n; u++)
 		c->place[u] = c->fix[u] >= 0 ? c->fix[u] : c->devorder[0];
 	pd_score sc;
-	dp_status st = pd_simulate(c, false, &sc);
+	dp_status st = pd_simulate(c, PD_MEM, &sc);
 	if (!st && pd_better(&sc, &c->cur))
 		c->cur = sc;
 	else
 		memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
-	c->res_is_cur = false;
+	c->res_has = 0;
 	free(saved);
 	return st;
 }
@@ -508,8 +587,11 @@ static dp_status pardnn_phases(pd_ctx *c)
 		return c->err && c->err->code ? c->err->code : DP_ENOMEM;
 	c->so.contention = c->o->contention;
 	c->sim_budget = pd_budget(c->g);
-	if ((st = pd_simulate(c, true, &c->cur)) || (st = pd_refine(c)) ||
-	    (st = pd_memory(c)))
+	for (int d = 0; d < c->k; d++)
+		if (c->m->cap[d] != DP_CAP_UNLIMITED)
+			c->capped = true;
+	if ((st = pd_simulate(c, PD_PATH | PD_MEM, &c->cur)) ||
+	    (st = pd_refine(c)) || (st = pd_memory(c)))
 		return st;
 	if (c->o->polish && (st = pd_polish(c)))
 		return st;

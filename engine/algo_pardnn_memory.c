@@ -345,9 +345,10 @@ dp_status pd_memory(pd_ctx *c)
 {
 	dp_status st = DP_OK;
 	pd_progress(c, "memory", 0.6, 0.85, 0.0);
-	if (!c->res_is_cur && (st = pd_simulate(c, true, &c->cur)))
+	/* without caps nothing can be over: no memory pass at all */
+	if (c->capped && (st = pd_ensure(c, PD_LIVE, &c->cur)))
 		return st;
-	if (c->cur.over == 0) {
+	if (!c->capped || c->cur.over == 0) {
 		pd_progress(c, "memory", 0.6, 0.85, 1.0);
 		return DP_OK;
 	}
@@ -399,7 +400,7 @@ dp_status pd_memory(pd_ctx *c)
 				moved += relieve_device(c, &s, d);
 		if (moved == 0)
 			break; /* no unit can go anywhere it fits */
-		if ((st = pd_simulate(c, true, &c->cur)))
+		if ((st = pd_simulate(c, PD_LIVE, &c->cur)))
 			break;
 		if (c->cur.over < best.over)
 			last_gain = round + 1;
@@ -412,7 +413,7 @@ dp_status pd_memory(pd_ctx *c)
 	if (!st && memcmp(s.best, c->place, n * sizeof *s.best) != 0) {
 		memcpy(c->place, s.best, n * sizeof *s.best);
 		c->cur = best;
-		c->res_is_cur = false;
+		c->res_has = 0;
 	}
 	mstate_free(&s);
 	pd_progress(c, "memory", 0.6, 0.85, 1.0);

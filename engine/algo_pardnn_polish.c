@@ -21,12 +21,6 @@
 
 #define PD_POLISH_MAX_ROUNDS 16
 
-static bool accept_polish(const pd_score *cur, const pd_score *cand)
-{
-	pd_score a = {cur->over, cand->makespan};
-	return cand->over <= cur->over && pd_better(&a, cur);
-}
-
 /* Whether the unit of rep is expected to fit on e: what it brings at e's
  * peak is within e's headroom (anything fits where there is no cap). */
 static bool fits_on(const pd_ctx *c, uint32_t rep, int32_t e)
@@ -127,7 +121,7 @@ static uint32_t polish_moves(pd_ctx *c, pd_move *mv, scored_move *sm)
  * costs more than the parallelism gains (port contention on a graph with
  * little parallelism), fewer devices run faster. Each device is tried at
  * most once (K - 1 simulations at most); a merge is kept only when
- * accept_polish agrees. */
+ * pd_try_current() agrees. */
 static dp_status merge_devices(pd_ctx *c, int32_t *saved)
 {
 	const dp_graph *g = c->g;
@@ -177,16 +171,14 @@ static dp_status merge_devices(pd_ctx *c, int32_t *saved)
 		for (uint32_t u = 0; u < c->n; u++)
 			if (c->place[u] == d)
 				c->place[u] = to;
-		pd_score sc;
-		if ((st = pd_simulate(c, true, &sc)))
+		bool kept;
+		if ((st = pd_try_current(c, &kept)))
 			break;
-		if (!accept_polish(&c->cur, &sc)) {
+		if (!kept) {
 			memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
-			c->res_is_cur = false;
+			c->res_has = 0;
 			tried[d] = 1;
-			continue;
 		}
-		c->cur = sc;
 	}
 	free(busy);
 	return st;
@@ -214,7 +206,7 @@ dp_status pd_polish(pd_ctx *c)
 		uint32_t left = pd_sims_left(c);
 		if (left < 2)
 			break;
-		if (!c->res_is_cur && (st = pd_simulate(c, true, &c->cur)))
+		if ((st = pd_ensure(c, PD_PATH | PD_MEM, &c->cur)))
 			break;
 		size_t need = 2 * (size_t)c->res.cp_len + c->n + 1;
 		if (need > mcap) {
@@ -231,8 +223,7 @@ dp_status pd_polish(pd_ctx *c)
 		uint32_t nm = polish_moves(c, mv, sm), kept = 0;
 		if (nm == 0)
 			break;
-		if ((st = pd_try_moves(c, mv, nm, accept_polish, true,
-				       pd_sims_left(c), &kept)))
+		if ((st = pd_try_moves(c, mv, nm, pd_sims_left(c), &kept)))
 			break;
 		pd_progress(c, "polish", 0.85, 1.0,
 			    (double)(round + 1) / PD_POLISH_MAX_ROUNDS);

@@ -22,13 +22,6 @@
 
 #include "internal/pardnn.h"
 
-/* Lower makespan without more memory overflow. */
-static bool accept_faster(const pd_score *cur, const pd_score *cand)
-{
-	pd_score a = {cur->over, cand->makespan};
-	return cand->over <= cur->over && pd_better(&a, cur);
-}
-
 static dp_status switch_ops(pd_ctx *c)
 {
 	const dp_graph *g = c->g;
@@ -71,14 +64,12 @@ static dp_status switch_ops(pd_ctx *c)
 		}
 	}
 	if (moved) {
-		pd_score before = c->cur, sc;
-		if ((st = pd_simulate(c, true, &sc)))
+		bool kept;
+		if ((st = pd_try_current(c, &kept)))
 			goto out;
-		if (accept_faster(&before, &sc)) {
-			c->cur = sc;
-		} else {
+		if (!kept) {
 			memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
-			c->res_is_cur = false;
+			c->res_has = 0;
 		}
 	}
 out:
@@ -87,7 +78,7 @@ out:
 	return st;
 }
 
-/* Moves proposed by the critical path of the detail simulation in c->res. */
+/* Moves proposed by the critical path of the simulation in c->res. */
 static uint32_t cp_moves(const pd_ctx *c, pd_move *mv)
 {
 	const dp_sim_result *r = &c->res;
@@ -121,7 +112,7 @@ dp_status pd_refine(pd_ctx *c)
 		uint32_t spent = c->sims - start;
 		if (spent + 2 > budget)
 			break;
-		if (!c->res_is_cur && (st = pd_simulate(c, true, &c->cur)))
+		if ((st = pd_ensure(c, PD_PATH | PD_MEM, &c->cur)))
 			break;
 		if (!mv) {
 			mv = malloc(((size_t)c->res.cp_len + 1) * sizeof *mv);
@@ -146,8 +137,7 @@ dp_status pd_refine(pd_ctx *c)
 		if (nm == 0)
 			break;
 		spent = c->sims - start;
-		if ((st = pd_try_moves(c, mv, nm, accept_faster, true,
-				       budget - spent, &kept)))
+		if ((st = pd_try_moves(c, mv, nm, budget - spent, &kept)))
 			break;
 		pd_progress(c, "refinement", 0.35, 0.6,
 			    0.2 + 0.8 * (r + 1) / rounds);

@@ -46,6 +46,16 @@ typedef struct pd_score {
 	double makespan;
 } pd_score;
 
+/* Parts of a simulation result a phase needs (pd_simulate, pd_ensure).
+ * Only what is asked for is computed: without caps the memory pass never
+ * runs outside the memory phase (the overflow is 0 whatever the peaks). */
+enum {
+	PD_SCHED = 1u, /* the schedule and makespan (every run has them) */
+	PD_MEM = 2u, /* peaks, so the score's overflow (dropped without caps) */
+	PD_PATH = 4u, /* the schedule's critical path */
+	PD_LIVE = 8u, /* the tensors live at each peak (with PD_MEM) */
+};
+
 /* One proposed move of a unit (rep = representative op) to device `to`;
  * `from` is filled when the move is applied, so it can be undone. */
 typedef struct pd_move {
@@ -84,7 +94,9 @@ typedef struct pd_ctx {
 	/* simulator */
 	dp_sim *sim;
 	dp_sim_result res; /* result of the last simulation */
-	bool res_is_cur;   /* res is a detail run of exactly c->place */
+	unsigned res_has;  /* PD_* parts of res valid for c->place; 0 when
+			      res is of another placement */
+	bool capped;	   /* some device has a memory cap */
 	dp_sim_opts so;
 	uint32_t sims;	     /* simulations run so far */
 	uint32_t sim_budget; /* total simulations allowed (size-scaled) */
@@ -117,9 +129,21 @@ void pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
 /* DP_ECANCELED (with a message) when the caller's cancel flag is set. */
 dp_status pd_check_cancel(pd_ctx *c);
 
-/* Simulates c->place (detail: fill the critical path and live tensors) into
- * c->res and stores its score in *sc (may be NULL). Counts the run. */
-dp_status pd_simulate(pd_ctx *c, bool detail, pd_score *sc);
+/* Simulates c->place into c->res with the parts in need (PD_*) and stores
+ * its score in *sc (may be NULL; its overflow is 0 unless the peaks were
+ * computed, i.e. need has PD_MEM and some device has a cap). Counts the
+ * run against the budget. */
+dp_status pd_simulate(pd_ctx *c, unsigned need, pd_score *sc);
+/* Makes c->res a result of c->place with the parts in need: nothing when
+ * it is one already, the missing parts of the same run when c->res is of
+ * c->place (sim_finish; not a new simulation), else pd_simulate(). */
+dp_status pd_ensure(pd_ctx *c, unsigned need, pd_score *sc);
+/* Judges c->place, already changed by some moves, against c->cur: it is
+ * kept (*kept, and c->cur becomes its score) when its makespan is lower
+ * and, with caps, its overflow is not higher (so a feasible plan stays
+ * feasible). Its memory pass runs only when the makespan is lower. One
+ * simulation; the caller undoes the moves when it is not kept. */
+dp_status pd_try_current(pd_ctx *c, bool *kept);
 /* True when a is strictly better than b (less overflow, else a makespan
  * lower by more than a relative 1e-12). */
 bool pd_better(const pd_score *a, const pd_score *b);
@@ -154,17 +178,15 @@ void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark);
  * unit sit on, if it is one device other than the unit's own; else -1. */
 int32_t pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ);
 
-/* Applies moves in chunks, simulating after each chunk and keeping it when
- * accept(current, candidate) holds; a rejected chunk is undone. Starts with
- * one chunk of all moves, then passes over the moves not kept yet with
- * chunks of half the size, down to single moves, within max_sims
- * simulations. Moves of fixed units, of units already at their target, and
- * repeated units are skipped. c->cur must hold the score of c->place on
- * entry; on return it holds the score of the kept placement (c->res
- * matches it only when c->res_is_cur). *kept counts accepted moves. */
-typedef bool (*pd_accept_fn)(const pd_score *cur, const pd_score *cand);
-dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
-		       pd_accept_fn accept, bool detail, uint32_t max_sims,
+/* Applies moves in chunks, simulating after each chunk and keeping it as
+ * pd_try_current() decides; a rejected chunk is undone. Starts with one
+ * chunk of all moves, then passes over the moves not kept yet with chunks
+ * of half the size, down to single moves, within max_sims simulations.
+ * Moves of fixed units, of units already at their target, and repeated
+ * units are skipped. c->cur must hold the score of c->place on entry; on
+ * return it holds the score of the kept placement (c->res matches it only
+ * when c->res_has is not 0). *kept counts accepted moves. */
+dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
 		       uint32_t *kept);
 
 /* Stamps for deduplication: pd_stamp_next() starts a new generation;
