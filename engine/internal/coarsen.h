@@ -83,6 +83,13 @@ dp_status coarsen_build(const dp_graph *g, const dp_plan *plan,
 			dp_coarse *c, dp_err *err);
 void coarsen_free(dp_coarse *c);
 
+/* Fills c->edges from g's edges and the critical path (cp, with the cause
+ * of each hop) once c->of and c->nodes are set; thins a coarsened picture
+ * (export_coarsen_edges.c). DP_ENOMEM or DP_ECANCELED, without a message. */
+dp_status coarsen_edges(const dp_graph *g, const uint32_t *cp,
+			const uint8_t *cause, uint32_t cp_len,
+			const dp_progress *p, dp_coarse *c);
+
 /* About how many virtual nodes dot's layering of picture c would create
  * (one per rank an edge crosses, ranks from the longest path over edges
  * that go forward in node order). dot's time grows with it. */
