@@ -322,7 +322,8 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 				  &rep, &err) == DP_OK);
 	CHECK(rep.coarsened);
 	CHECK(rep.nodes <= 500);
-	CHECK_CONTAINS(rep.method, "layer");
+	/* 3,000 units and 300 blocks: the layer paths are cut to 2 levels */
+	CHECK_CONTAINS(rep.method, "layer prefix (2 levels)");
 	Agraph_t *G = read_dot(path);
 	REQUIRE(G);
 	CHECK_CONTAINS(get(G, "label"), "COARSENED");
@@ -345,6 +346,68 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 			}
 		}
 	CHECK_INT(clusters, 4);
+	CHECK_INT(total, g->nops);
+	agclose(G);
+	free(pl);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* Without layers, a wide graph is grouped into runs of each device's
+ * schedule; its short critical path (a chain of ten heavy ops on device 0,
+ * while devices 1 and 2 finish early) stays as single red ops. */
+static void test_dot_runs_keep_a_short_critical_path(void)
+{
+	dp_graph *g = graph_new("wide");
+	char name[32];
+	for (uint32_t i = 0; i < 6000; i++) {
+		bool heavy = i < 10;
+		snprintf(name, sizeof name, "c%u_%u", i / 3, i % 3);
+		uint32_t id = add(g, name, heavy ? 1000 : 1, 512, NULL);
+		if (heavy ? i > 0 : (i % 3) != 1)
+			graph_add_edge(g, id - 1, id, -1, false, NULL);
+	}
+	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	REQUIRE(pl);
+	for (uint32_t u = 0; u < g->nops; u++)
+		pl[u] = u < 10 ? 0 : 1 + (int32_t)(((u - 10) / 3) % 2);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 3, pl, &m, &plan));
+	REQUIRE(plan.sim.cp_len <= 25);
+	dp_export_opts o;
+	export_opts_default(&o);
+	o.coarsen = DP_COARSEN_ALWAYS;
+	o.max_nodes = 100;
+	dp_export_report rep;
+	dp_err err;
+	const char *path = tmp_path("runs.dot");
+	REQUIRE(export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
+				  &rep, &err) == DP_OK);
+	CHECK_CONTAINS(rep.method, "runs of up to");
+	CHECK_CONTAINS(rep.method, "critical-path ops drawn singly");
+	CHECK(rep.nodes <= 100);
+	Agraph_t *G = read_dot(path);
+	REQUIRE(G);
+	long total = 0;
+	uint32_t singles = 0;
+	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n)) {
+		const char *ops = get(n, "ops");
+		total += ops[0] ? atol(ops) : 1;
+		bool red = strcmp(get(n, "color"), CRIT) == 0;
+		if (!ops[0]) {
+			uint32_t u = graph_find(g, agnameof(n));
+			REQUIRE(u != UINT32_MAX);
+			CHECK(on_path(&plan, u));
+			CHECK(red);
+			singles++;
+		} else {
+			CHECK(!red); /* no group holds a critical op */
+		}
+	}
+	CHECK_INT(singles, plan.sim.cp_len);
 	CHECK_INT(total, g->nops);
 	agclose(G);
 	free(pl);
@@ -423,5 +486,6 @@ TEST_MAIN(TEST(test_dot_has_one_cluster_per_device_with_its_ops),
 	  TEST(test_dot_marks_the_critical_path_and_only_it),
 	  TEST(test_dot_loads_back_as_the_same_graph),
 	  TEST(test_dot_coarsened_groups_cover_every_op),
+	  TEST(test_dot_runs_keep_a_short_critical_path),
 	  TEST(test_dot_failure_or_cancel_keeps_the_old_file),
 	  TEST(test_dot_cleanup))
