@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "load.h"
 #include "machine.h"
@@ -35,6 +37,71 @@
  * libcgraph exports it without declaring it in its headers, so it is
  * declared weak: a cgraph without it still links. */
 extern void aglexbad(void) __attribute__((weak));
+
+/* cgraph 2.42 dereferences NULL when an allocation fails inside
+ * agmemread(), so a DOT file too large for the memory left crashed the
+ * process (found under ulimit -v) instead of failing. Its parse needs about
+ * DOT_BYTES_PER_ITEM per node and per edge on top of the text (measured:
+ * some 225 bytes, whatever the attributes), so the loader estimates the
+ * count from the text and refuses up front when that much memory is not
+ * available. */
+#define DOT_BYTES_PER_ITEM 256
+
+/* Nodes and edges a DOT text may declare, from above: one edge per "->"
+ * or "--", and as many nodes as there are edges or statements (lines, and
+ * ';' within a line), whichever is more. */
+static size_t dot_items(const char *text, size_t len)
+{
+	size_t edges = 0, stmts = 1;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (c == '\n' || (c == ';' && i + 1 < len &&
+				  text[i + 1] != '\n' && text[i + 1] != '\r'))
+			stmts++;
+		else if (c == '-' && i + 1 < len &&
+			 (text[i + 1] == '>' || text[i + 1] == '-'))
+			edges++, i++;
+	}
+	return edges + (edges > stmts ? edges : stmts);
+}
+
+/* Bytes this process can still allocate: the address-space limit less
+ * what is mapped, and what the system has available (memory and swap);
+ * SIZE_MAX when neither is known. */
+static size_t memory_headroom(void)
+{
+	size_t room = SIZE_MAX;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		unsigned long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		if (f) {
+			if (fscanf(f, "%lu", &pages) != 1)
+				pages = 0;
+			fclose(f);
+		}
+		size_t used = (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+		room = rl.rlim_cur > used ? (size_t)rl.rlim_cur - used : 0;
+	}
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (f) {
+		char line[128];
+		unsigned long long kb, avail = 0;
+		bool have = false;
+		while (fgets(line, sizeof line, f)) {
+			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+				avail += kb * 1024;
+				have = true;
+			} else if (sscanf(line, "SwapFree: %llu kB", &kb) == 1) {
+				avail += kb * 1024;
+			}
+		}
+		fclose(f);
+		if (have && avail < room)
+			room = (size_t)avail;
+	}
+	return room;
+}
 
 static pthread_mutex_t dot_lock = PTHREAD_MUTEX_INITIALIZER;
 /* messages cgraph reported during the current load (under dot_lock) */
@@ -342,7 +409,26 @@ static dp_status read_graph(dload *D)
 dp_status load_dot(const char *path, const char *text, size_t len,
 		   dp_graph **out, dp_err *err)
 {
-	(void)len; /* cgraph reads up to the NUL that load_read_file adds */
+	/* cgraph reads up to the NUL that load_read_file adds */
+	size_t items = dot_items(text, len);
+	size_t need = items > (SIZE_MAX - len) / DOT_BYTES_PER_ITEM
+			      ? SIZE_MAX
+			      : len + items * DOT_BYTES_PER_ITEM;
+	size_t room = memory_headroom();
+	if (need > room) {
+		char a[32], b[32], c[32];
+		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+				  "out of memory: the DOT file is %s and "
+				  "Graphviz needs about %s to read it, more "
+				  "than the %s left",
+				  units_fmt_bytes((int64_t)len, a, sizeof a),
+				  units_fmt_bytes(need > INT64_MAX ? INT64_MAX
+								   : (int64_t)need,
+						  b, sizeof b),
+				  units_fmt_bytes(room > INT64_MAX ? INT64_MAX
+								   : (int64_t)room,
+						  c, sizeof c));
+	}
 	dload D;
 	memset(&D, 0, sizeof D);
 	D.path = path;

@@ -16,7 +16,8 @@
 # generated into a temporary folder: 100,000 nested JSON arrays and DOT
 # subgraphs (no stack overflow), a 1 GB sparse file (refused from its first
 # MiB, without reading it), a 1 GB file that only JSON can tell (refused
-# under a memory limit, not killed), a 10 MB op name.
+# under a memory limit, not killed), a DOT file too large for the memory
+# left, a 10 MB op name.
 #
 #   UPDATE=1 sh tests/suite_bad_inputs.sh   rewrites the stderr lines of
 #       every .expect from the current binary (review the diff!)
@@ -162,6 +163,22 @@ if ! "$DNNPART" --version 2>/dev/null | grep -q asan &&
 		ulimit -v 400000 2>/dev/null || exit 0
 		gen_case json_1gb_under_400mb_of_memory 2 \
 			"$g: out of memory: cannot hold the file \(1.00 GiB\)" \
+			info "$g"
+	)
+	rm -f "$g"
+fi
+
+# a DOT file too large for the memory left: cgraph crashed (NULL
+# dereference) when an allocation failed inside its parser; now the loader
+# refuses it up front. 600,000 edges in 8 MB need about 300 MB.
+g=$TMP/many_edges.dot
+if ! nm "$DNNPART" 2>/dev/null | grep -q __asan_init; then
+	awk 'BEGIN { print "digraph {"; for (i = 1; i < 600000; i++)
+		printf "%d->%d\n", int(i / 2), i; print "}" }' >"$g"
+	(
+		ulimit -v 200000 2>/dev/null || exit 0
+		gen_case dot_too_large_for_the_memory_left 2 \
+			"$g: out of memory: the DOT file is 8.27 MiB and Graphviz needs about 301 MiB to read it, more than the .* left" \
 			info "$g"
 	)
 	rm -f "$g"
