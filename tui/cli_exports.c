@@ -7,15 +7,40 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Ctrl-C raises the flag; the export stops, kills its layout process and
- * removes its temporary file. A second Ctrl-C kills at once. */
+/* Ctrl-C (or SIGTERM, SIGHUP) raises the flag; the export stops, kills its
+ * layout process and removes its temporary file. A second signal acts as
+ * usual. Signals the shell ignores (a background job's SIGINT) stay
+ * ignored. */
 static atomic_int export_cancel;
+static const int cancel_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSIGNALS (sizeof cancel_signals / sizeof cancel_signals[0])
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
 	atomic_store(&export_cancel, 1);
-	signal(SIGINT, SIG_DFL);
+	signal(sig, SIG_DFL);
+}
+
+static void catch_signals(struct sigaction *old, bool *caught)
+{
+	for (size_t i = 0; i < NSIGNALS; i++) {
+		caught[i] = false;
+		if (sigaction(cancel_signals[i], NULL, &old[i]) != 0 ||
+		    old[i].sa_handler == SIG_IGN)
+			continue;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		caught[i] = sigaction(cancel_signals[i], &sa, NULL) == 0;
+	}
+}
+
+static void restore_signals(const struct sigaction *old, const bool *caught)
+{
+	for (size_t i = 0; i < NSIGNALS; i++)
+		if (caught[i])
+			sigaction(cancel_signals[i], &old[i], NULL);
 }
 
 typedef struct tty_progress {
@@ -97,7 +122,9 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 	cJSON *arr = root ? cJSON_AddArrayToObject(root, "exports") : NULL;
 	int rc = 0;
 	atomic_store(&export_cancel, 0);
-	void (*old)(int) = signal(SIGINT, on_sigint);
+	struct sigaction old[NSIGNALS];
+	bool caught[NSIGNALS];
+	catch_signals(old, caught);
 	for (int i = 0; i < n && rc == 0; i++) {
 		tty_progress tp = {jobs[i].path, "", -1, false};
 		dp_progress prog = {NULL, &tp, &export_cancel};
@@ -126,7 +153,7 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 		else if (out)
 			print_line(out, &jobs[i], &rep, g);
 	}
-	signal(SIGINT, old == SIG_ERR ? SIG_DFL : old);
+	restore_signals(old, caught);
 	if (root) {
 		if (rc == 0 && out)
 			cli_print_json(out, root);

@@ -1,0 +1,105 @@
+#!/bin/sh
+# suite_export.sh - `dnnpart export` from the command line: usage errors,
+# the --json listing, a layout over its time limit, and a signal during an
+# SVG layout, which must stop the layout process too (no Graphviz child left
+# running, no file, no temporary file).
+set -u
+: "${DNNPART:=$PWD/dnnpart}"
+TMP=$(mktemp -d /tmp/dnnpart-export.XXXXXX) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+if [ ! -x "$DNNPART" ]; then
+	echo "not ok - export_setup: no binary at $DNNPART (run make first)"
+	exit 1
+fi
+G=sample_graphs/lstm-lm.json   # 16,011 ops: a long layout when not coarsened
+S=sample_graphs/resnet50.json  # 695 ops
+P=$TMP/lstm.json
+Q=$TMP/resnet.json
+if ! "$DNNPART" plan "$G" -k 4 --algo mtopo -o "$P" >/dev/null 2>"$TMP/se" ||
+	! "$DNNPART" plan "$S" -k 4 --algo mtopo -o "$Q" >/dev/null 2>>"$TMP/se"; then
+	echo "not ok - export_setup: $(head -c 300 "$TMP/se")"
+	exit 1
+fi
+
+# expect NAME RC PATTERN ARGS...: dnnpart ARGS exits with RC and its stderr
+# matches PATTERN (grep -E).
+expect() {
+	name=$1
+	want=$2
+	pat=$3
+	shift 3
+	timeout 300 "$DNNPART" "$@" >"$TMP/so" 2>"$TMP/se" </dev/null
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "not ok - $name: exit status $rc, want $want: $(head -c 300 "$TMP/se")"
+	elif ! grep -Eq -- "$pat" "$TMP/se"; then
+		echo "not ok - $name: stderr does not match '$pat': $(head -c 300 "$TMP/se")"
+	else
+		echo "ok - $name"
+	fi
+}
+
+expect export_nothing_to_write 2 "nothing to write: give --svg F" \
+	export "$S" "$Q" -k 4
+expect export_unknown_extension 2 "expected one of .dot .gv .svg" \
+	export "$S" "$Q" -k 4 -o "$TMP/x.png"
+expect export_bad_coarsen 2 "expected auto, never or always" \
+	export "$S" "$Q" -k 4 --coarsen sometimes --svg "$TMP/x.svg"
+expect export_bad_max_nodes 2 "bad --max-nodes '3'" \
+	export "$S" "$Q" -k 4 --max-nodes 3 --svg "$TMP/x.svg"
+expect export_unknown_layout 2 "layout engine 'nosuch' is not installed; available: .*dot" \
+	export "$S" "$Q" -k 4 --layout nosuch --svg "$TMP/x.svg"
+expect export_too_few_devices 2 "is placed on device [23], but the machine has 2 devices" \
+	export "$S" "$Q" -k 2 --csv "$TMP/x.csv"
+expect export_layout_time_limit 2 "layout took longer than 0.1 s \\(dot.*695 nodes" \
+	export "$S" "$Q" -k 4 --coarsen never --layout dot --timeout 0.1 \
+	--svg "$TMP/slow.svg"
+if [ -e "$TMP/slow.svg" ] || ls -a "$TMP" | grep -q '\.tmp'; then
+	echo "not ok - export_layout_time_limit_leaves_nothing: $(ls -a "$TMP" | tr '\n' ' ')"
+else
+	echo "ok - export_layout_time_limit_leaves_nothing"
+fi
+
+# --json lists every file written, with its kind
+expect export_json_listing 0 "note: .*695 ops drawn as" \
+	export "$S" "$Q" -k 4 --json --coarsen always --svg "$TMP/a.svg" \
+	-o "$TMP/a.csv" --device-map "$TMP/a.devmap.json"
+n=$(grep -c '"path":' "$TMP/so")
+if [ "$n" -eq 3 ] && grep -q '"kind":.*"CSV schedule"' "$TMP/so" &&
+	grep -q '"coarsened":.*true' "$TMP/so" && [ -s "$TMP/a.svg" ]; then
+	echo "ok - export_json_lists_the_files"
+else
+	echo "not ok - export_json_lists_the_files: $(head -c 300 "$TMP/so")"
+fi
+
+# a signal during the layout: the export stops, its layout child is gone
+for sig in TERM HUP; do
+	name=export_sig${sig}_stops_the_layout
+	out=$TMP/big-$sig.svg
+	"$DNNPART" export "$G" "$P" --coarsen never --svg "$out" \
+		>/dev/null 2>"$TMP/se" </dev/null &
+	pid=$!
+	end=$(($(date +%s) + 120))
+	while ! ls -a "$TMP" | grep -q "^\.big-$sig\.svg\.tmp" &&
+		kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.05
+	done
+	sleep 0.3 # the layout child is running by now
+	kill -s "$sig" "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	sleep 0.2
+	left=$(pgrep -f -- "--svg $out" 2>/dev/null | tr '\n' ' ')
+	if [ "$rc" -ne 2 ]; then
+		echo "not ok - $name: exit status $rc, want 2: $(head -c 300 "$TMP/se")"
+	elif ! grep -q "export interrupted; the file was not written" "$TMP/se"; then
+		echo "not ok - $name: $(head -c 300 "$TMP/se")"
+	elif [ -e "$out" ] || ls -a "$TMP" | grep -q "^\.big-$sig"; then
+		echo "not ok - $name: left $(ls -a "$TMP" | grep "big-$sig" | tr '\n' ' ')"
+	elif [ -n "$left" ]; then
+		echo "not ok - $name: layout process still running: $left"
+	else
+		echo "ok - $name"
+	fi
+done
