@@ -64,8 +64,9 @@ typedef struct dp_export_opts {
 			       0 = DP_EXPORT_MAX_NODES */
 	double timeout_s;   /* SVG layout limit; <= 0 = DP_EXPORT_TIMEOUT_S */
 	const char *layout; /* SVG layout engine ("dot", "sfdp", ...);
-			       NULL = dot when small enough, else sfdp when
-			       installed, else dot with bounded effort */
+			       NULL = dot (ranked by the schedule's time and
+			       with bounded effort when its edges are long),
+			       or sfdp above 2,500 nodes when installed */
 } dp_export_opts;
 
 /* What an export did, for the front end to tell the user. */
