@@ -33,9 +33,11 @@ typedef struct dot_ctx {
 		*e_control, *e_critical;
 } dot_ctx;
 
+/* v may be NULL when a label buffer could not grow (the build then fails
+ * with DP_ENOMEM): cgraph is given "" meanwhile. */
 static void set(void *obj, Agsym_t *sym, const char *v)
 {
-	agxset(obj, sym, (char *)v);
+	agxset(obj, sym, (char *)(v ? v : ""));
 }
 
 static Agsym_t *decl(Agraph_t *g, int kind, const char *name,
