@@ -139,7 +139,8 @@ static dp_status remember(gen *s, uint32_t id, uint32_t w, int kind,
 	r->grad = GEN_NONE;
 	r->in0 = s->nins;
 	r->nin = (uint8_t)nin;
-	memcpy(s->ins + s->nins, in, (size_t)nin * sizeof *in);
+	if (nin > 0) /* data ops have none, and ins may not exist yet */
+		memcpy(s->ins + s->nins, in, (size_t)nin * sizeof *in);
 	s->nins += (uint32_t)nin;
 	r->kind = (uint8_t)kind;
 	r->wbytes = wbytes;
@@ -166,6 +167,8 @@ static void dry_fwd(gen *s, int kind, const uint32_t *in, int nin, int64_t out,
 			s->dry.saved = add_sat(s->dry.saved, d->size[x]);
 		}
 	}
+	/* in range: each forward op is one of the target's ops, and the
+	 * scratch holds one entry per op */
 	*id = s->dry_id++;
 	d->size[*id] = out;
 	d->flags[*id] = ki->grad_type ? GEN_HAS_GRAD : 0;
