@@ -90,52 +90,74 @@ static unsigned parts_of_opts(const pd_ctx *c)
 	return has;
 }
 
-static void score_of_res(const pd_ctx *c, pd_score *sc)
+static void score_of(const pd_ctx *c, const dp_sim_result *r, pd_score *sc)
 {
 	if (!sc)
 		return;
-	sc->makespan = c->res.makespan;
+	sc->makespan = r->makespan;
 	sc->over = 0;
-	if (!c->res.has_memory)
+	if (!r->has_memory)
 		return;
 	for (int d = 0; d < c->k; d++) {
-		int64_t cap = c->m->cap[d], peak = c->res.dev[d].peak_bytes;
+		int64_t cap = c->m->cap[d], peak = r->dev[d].peak_bytes;
 		if (peak > cap)
 			sc->over += peak - cap;
 	}
 }
 
-dp_status pd_simulate(pd_ctx *c, unsigned need, pd_score *sc)
+/* Runs the simulator on c->place into r with the parts in need; *has gets
+ * the parts it has. Counts the run. */
+static dp_status run_into(pd_ctx *c, dp_sim_result *r, unsigned need,
+			  unsigned *has)
 {
 	dp_status st = pd_check_cancel(c);
 	if (st)
 		return st;
 	set_opts(c, need_parts(c, need));
-	c->res_has = 0;
-	st = sim_run(c->sim, c->place, &c->so, &c->res, c->err);
+	c->res_last = false;
+	st = sim_run(c->sim, c->place, &c->so, r, c->err);
 	if (st)
 		return st;
 	c->sims++;
-	c->res_has = parts_of_opts(c);
-	score_of_res(c, sc);
+	*has = parts_of_opts(c);
+	return DP_OK;
+}
+
+/* Adds the parts in need to r, the simulator's last run; *has grows. */
+static dp_status finish_into(pd_ctx *c, dp_sim_result *r, unsigned need,
+			     unsigned *has)
+{
+	need = need_parts(c, need);
+	if ((*has & need) == need)
+		return DP_OK;
+	set_opts(c, need | *has);
+	dp_status st = sim_finish(c->sim, c->place, &c->so, r, c->err);
+	if (st)
+		return st;
+	*has |= parts_of_opts(c);
+	return DP_OK;
+}
+
+dp_status pd_simulate(pd_ctx *c, unsigned need, pd_score *sc)
+{
+	c->res_has = 0;
+	dp_status st = run_into(c, c->res, need, &c->res_has);
+	if (st)
+		return st;
+	c->res_last = true;
+	score_of(c, c->res, sc);
 	return DP_OK;
 }
 
 dp_status pd_ensure(pd_ctx *c, unsigned need, pd_score *sc)
 {
 	need = need_parts(c, need);
-	if (!c->res_has)
+	if (!c->res_has || ((c->res_has & need) != need && !c->res_last))
 		return pd_simulate(c, need, sc);
-	if ((c->res_has & need) != need) {
-		/* c->res is the simulator's last run: add what is missing */
-		set_opts(c, need | c->res_has);
-		dp_status st =
-			sim_finish(c->sim, c->place, &c->so, &c->res, c->err);
-		if (st)
-			return st;
-		c->res_has |= parts_of_opts(c);
-	}
-	score_of_res(c, sc);
+	dp_status st = finish_into(c, c->res, need, &c->res_has);
+	if (st)
+		return st;
+	score_of(c, c->res, sc);
 	return DP_OK;
 }
 
@@ -143,19 +165,30 @@ dp_status pd_try_current(pd_ctx *c, bool *kept)
 {
 	*kept = false;
 	pd_score sc;
-	dp_status st = pd_simulate(c, PD_SCHED, &sc);
+	unsigned has = 0;
+	dp_status st = run_into(c, c->spare, PD_SCHED, &has);
 	if (st)
 		return st;
+	score_of(c, c->spare, &sc);
 	/* the makespan first: most candidates fail here, before any memory */
 	pd_score faster = {c->cur.over, sc.makespan};
 	if (!pd_better(&faster, &c->cur))
 		return DP_OK;
 	if (c->capped) {
-		if ((st = pd_ensure(c, PD_MEM, &sc)))
+		if ((st = finish_into(c, c->spare, PD_MEM, &has)))
 			return st;
+		score_of(c, c->spare, &sc);
 		if (sc.over > c->cur.over)
 			return DP_OK;
 	}
+	/* kept: add what the next round reads while the run is the last one */
+	if ((st = finish_into(c, c->spare, PD_PATH | PD_MEM, &has)))
+		return st;
+	dp_sim_result *r = c->res;
+	c->res = c->spare;
+	c->spare = r;
+	c->res_has = has;
+	c->res_last = true;
 	c->cur = sc;
 	*kept = true;
 	return DP_OK;
@@ -301,7 +334,7 @@ static bool copy_already_on(const pd_ctx *c, uint32_t p, int32_t e, int32_t grp,
 int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e)
 {
 	const dp_graph *g = c->g;
-	const dp_sim_result *r = &c->res;
+	const dp_sim_result *r = c->res;
 	double t = r->dev[e].peak_time;
 	int32_t grp = g->ops[rep].colocate;
 	uint32_t len;
@@ -338,7 +371,7 @@ int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e)
 void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark)
 {
 	const dp_graph *g = c->g;
-	const dp_sim_result *r = &c->res;
+	const dp_sim_result *r = c->res;
 	int k = c->k;
 	int32_t grp = g->ops[rep].colocate;
 	uint32_t len;
@@ -455,7 +488,6 @@ dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
 			for (uint32_t i = e; i-- > s;)
 				if (mv[i].from >= 0)
 					pd_move_unit(c, mv[i].rep, mv[i].from);
-			c->res_has = 0;
 			for (uint32_t i = s; i < e; i++)
 				mv[left++] = mv[i];
 		}
@@ -500,6 +532,8 @@ dp_status pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
 	c->o = o;
 	c->p = p;
 	c->err = err;
+	c->res = &c->rbuf[0];
+	c->spare = &c->rbuf[1];
 	c->n = g->nops;
 	c->k = m->k;
 	uint32_t n = c->n;
@@ -559,7 +593,8 @@ void pd_ctx_free(pd_ctx *c)
 	free(c->path_ops);
 	free(c->tlev);
 	free(c->blev);
-	sim_result_free(&c->res);
+	sim_result_free(&c->rbuf[0]);
+	sim_result_free(&c->rbuf[1]);
 	sim_free(c->sim);
 }
 

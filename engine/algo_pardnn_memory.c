@@ -125,7 +125,7 @@ static int32_t best_target(const pd_ctx *c, const mstate *s, uint32_t rep,
 static void credit_holders(const pd_ctx *c, mstate *s, int32_t d)
 {
 	const dp_graph *g = c->g;
-	const dp_sim_result *r = &c->res;
+	const dp_sim_result *r = c->res;
 	double peak_t = r->dev[d].peak_time;
 	for (uint32_t i = r->live_off[d]; i < r->live_off[d + 1]; i++) {
 		const dp_live_tensor *lt = &r->live[i];
@@ -221,7 +221,7 @@ static double move_key(const pd_ctx *c, const mstate *s, uint32_t rep,
 static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 {
 	const dp_graph *g = c->g;
-	const dp_sim_result *r = &c->res;
+	const dp_sim_result *r = c->res;
 	int64_t overflow = r->dev[d].peak_bytes - c->m->cap[d];
 	s->ntouched = 0;
 	credit_holders(c, s, d);
@@ -389,14 +389,14 @@ dp_status pd_memory(pd_ctx *c)
 	     round++) {
 		for (int e = 0; e < c->k; e++) {
 			int64_t cap = c->m->cap[e],
-				peak = c->res.dev[e].peak_bytes;
+				peak = c->res->dev[e].peak_bytes;
 			s.head[e] = cap == DP_CAP_UNLIMITED ? INT64_MAX / 4
 							    : cap - peak;
 		}
 		pd_stamp_next(c);
 		uint32_t moved = 0;
 		for (int d = 0; d < c->k; d++)
-			if (c->res.dev[d].peak_bytes > c->m->cap[d])
+			if (c->res->dev[d].peak_bytes > c->m->cap[d])
 				moved += relieve_device(c, &s, d);
 		if (moved == 0)
 			break; /* no unit can go anywhere it fits */

@@ -28,7 +28,7 @@ static bool fits_on(const pd_ctx *c, uint32_t rep, int32_t e)
 	int64_t cap = c->m->cap[e];
 	if (cap == DP_CAP_UNLIMITED)
 		return true;
-	int64_t head = cap - c->res.dev[e].peak_bytes;
+	int64_t head = cap - c->res->dev[e].peak_bytes;
 	return head >= 0 && pd_need_on(c, rep, e) <= head;
 }
 
@@ -37,7 +37,7 @@ static bool fits_on(const pd_ctx *c, uint32_t rep, int32_t e)
 static int32_t earliest_input_device(const pd_ctx *c, uint32_t v)
 {
 	const dp_graph *g = c->g;
-	const dp_sim_result *r = &c->res;
+	const dp_sim_result *r = c->res;
 	uint32_t rep = pd_rep(g, v);
 	int32_t best = -1;
 	double best_t = 0;
@@ -80,7 +80,7 @@ static int scored_cmp(const void *a, const void *b)
  * fit their target's memory are left out. */
 static uint32_t polish_moves(pd_ctx *c, pd_move *mv, scored_move *sm)
 {
-	const dp_sim_result *r = &c->res;
+	const dp_sim_result *r = c->res;
 	uint32_t nm = 0, ns = 0;
 	for (uint32_t i = 1; i < r->cp_len; i++) {
 		uint32_t a = r->cp_ops[i - 1], b = r->cp_ops[i];
@@ -174,9 +174,8 @@ static dp_status merge_devices(pd_ctx *c, int32_t *saved)
 		bool kept;
 		if ((st = pd_try_current(c, &kept)))
 			break;
-		if (!kept) {
+		if (!kept) { /* c->res is still the result of saved */
 			memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
-			c->res_has = 0;
 			tried[d] = 1;
 		}
 	}
@@ -208,7 +207,7 @@ dp_status pd_polish(pd_ctx *c)
 			break;
 		if ((st = pd_ensure(c, PD_PATH | PD_MEM, &c->cur)))
 			break;
-		size_t need = 2 * (size_t)c->res.cp_len + c->n + 1;
+		size_t need = 2 * (size_t)c->res->cp_len + c->n + 1;
 		if (need > mcap) {
 			pd_move *nmv = realloc(mv, need * sizeof *mv);
 			if (!nmv) {

@@ -67,10 +67,8 @@ static dp_status switch_ops(pd_ctx *c)
 		bool kept;
 		if ((st = pd_try_current(c, &kept)))
 			goto out;
-		if (!kept) {
+		if (!kept) /* c->res is still the result of saved */
 			memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
-			c->res_has = 0;
-		}
 	}
 out:
 	free(load);
@@ -78,10 +76,10 @@ out:
 	return st;
 }
 
-/* Moves proposed by the critical path of the simulation in c->res. */
+/* Moves proposed by the critical path of the current result (c->res). */
 static uint32_t cp_moves(const pd_ctx *c, pd_move *mv)
 {
-	const dp_sim_result *r = &c->res;
+	const dp_sim_result *r = c->res;
 	uint32_t nm = 0;
 	for (uint32_t i = 1; i < r->cp_len; i++) {
 		if (r->cp_cause[i] != DP_HOP_TRANSFER)
@@ -115,7 +113,7 @@ dp_status pd_refine(pd_ctx *c)
 		if ((st = pd_ensure(c, PD_PATH | PD_MEM, &c->cur)))
 			break;
 		if (!mv) {
-			mv = malloc(((size_t)c->res.cp_len + 1) * sizeof *mv);
+			mv = malloc(((size_t)c->res->cp_len + 1) * sizeof *mv);
 			if (!mv) {
 				st = dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
 						"out of memory in pardnn "
@@ -123,8 +121,8 @@ dp_status pd_refine(pd_ctx *c)
 				break;
 			}
 		} else {
-			pd_move *nmv = realloc(mv, ((size_t)c->res.cp_len + 1) *
-							   sizeof *mv);
+			pd_move *nmv = realloc(
+				mv, ((size_t)c->res->cp_len + 1) * sizeof *mv);
 			if (!nmv) {
 				st = dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
 						"out of memory in pardnn "

@@ -93,10 +93,17 @@ typedef struct pd_ctx {
 
 	/* simulator */
 	dp_sim *sim;
-	dp_sim_result res; /* result of the last simulation */
-	unsigned res_has;  /* PD_* parts of res valid for c->place; 0 when
-			      res is of another placement */
-	bool capped;	   /* some device has a memory cap */
+	/* Two result buffers: *res is the current placement's result (when
+	 * res_has is not 0), candidates run into *spare, and a kept
+	 * candidate's buffer becomes *res, so a rejected candidate never
+	 * costs a new simulation of the placement it was tried against. */
+	dp_sim_result rbuf[2];
+	dp_sim_result *res, *spare;
+	unsigned res_has; /* PD_* parts of *res valid for c->place; 0 when
+			     *res is of another placement */
+	bool res_last;	  /* *res is the simulator's last run (so
+			     sim_finish can add parts to it) */
+	bool capped;	  /* some device has a memory cap */
 	dp_sim_opts so;
 	uint32_t sims;	     /* simulations run so far */
 	uint32_t sim_budget; /* total simulations allowed (size-scaled) */
@@ -142,7 +149,10 @@ dp_status pd_ensure(pd_ctx *c, unsigned need, pd_score *sc);
  * kept (*kept, and c->cur becomes its score) when its makespan is lower
  * and, with caps, its overflow is not higher (so a feasible plan stays
  * feasible). Its memory pass runs only when the makespan is lower. One
- * simulation; the caller undoes the moves when it is not kept. */
+ * simulation, into c->spare: a kept candidate's result becomes c->res
+ * with its critical path (and peaks, with caps), which the next round
+ * reads; when it is not kept, the caller must undo exactly its moves, and
+ * c->res stays the result of the placement restored. */
 dp_status pd_try_current(pd_ctx *c, bool *kept);
 /* True when a is strictly better than b (less overflow, else a makespan
  * lower by more than a relative 1e-12). */
@@ -165,8 +175,8 @@ double pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to);
  * delta[own device] = 0). One pass over the unit's edges. */
 void pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta);
 
-/* Bytes the unit of rep would add to device e at e's peak time in the last
- * simulation (c->res, any detail): its params, the temps and outputs of
+/* Bytes the unit of rep would add to device e at e's peak time in the
+ * current result (c->res, with peaks): its params, the temps and outputs of
  * members live at that time, and copies of inputs from other devices that
  * e does not hold yet. An estimate: the next simulation decides. */
 int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e);
