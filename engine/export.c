@@ -81,8 +81,7 @@ void export_opts_default(dp_export_opts *o)
 	o->layout = NULL;
 }
 
-dp_status export_coarsen_parse(const char *s, dp_export_coarsen *c,
-			       dp_err *err)
+dp_status export_coarsen_parse(const char *s, dp_export_coarsen *c, dp_err *err)
 {
 	if (strcmp(s, "auto") == 0)
 		*c = DP_COARSEN_AUTO;
@@ -93,7 +92,8 @@ dp_status export_coarsen_parse(const char *s, dp_export_coarsen *c,
 	else
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "bad coarsening '%s': expected auto, never "
-				  "or always", s);
+				  "or always",
+				  s);
 	return DP_OK;
 }
 
@@ -176,10 +176,9 @@ dp_status export_write_opts(const char *path, dp_export_kind kind,
 			  "export: unknown kind %d", (int)kind);
 }
 
-dp_status export_write(const char *path, dp_export_kind kind,
-		       const dp_graph *g, const dp_machine *m,
-		       const dp_plan *plan, const dp_progress *progress,
-		       dp_err *err)
+dp_status export_write(const char *path, dp_export_kind kind, const dp_graph *g,
+		       const dp_machine *m, const dp_plan *plan,
+		       const dp_progress *progress, dp_err *err)
 {
 	return export_write_opts(path, kind, g, m, plan, NULL, progress, NULL,
 				 err);

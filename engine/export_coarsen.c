@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static dp_status oom(dp_err *err)
 {
 	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
@@ -260,8 +259,8 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 		c->layer_depth = depth == maxdepth ? 0 : depth;
 		/* groups are numbered nkept.. in key order; labels are the
 		 * prefixes, stored once per prefix */
-		uint32_t *plabel = malloc(((size_t)nprefix + 1) *
-					  sizeof *plabel);
+		uint32_t *plabel =
+			malloc(((size_t)nprefix + 1) * sizeof *plabel);
 		if (!plabel) {
 			st = DP_ENOMEM;
 			goto out;
@@ -309,8 +308,8 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 				pid = (uint64_t)ids[hit - layers] + 1;
 			}
 			uint64_t key = pid << 32 | (uint32_t)plan->placement[u];
-			uint64_t *hit = bsearch(&key, keys, w2, sizeof *keys,
-						cmp_u64);
+			uint64_t *hit =
+				bsearch(&key, keys, w2, sizeof *keys, cmp_u64);
 			c->of[u] = nkept + (uint32_t)(hit - keys);
 		}
 		free(plabel);
@@ -446,8 +445,8 @@ static dp_status finish_nodes(const dp_graph *g, const dp_plan *plan,
 	}
 	for (uint32_t i = 0; i < c->n; i++)
 		if (newid[i] != UINT32_MAX)
-			nodes[newid[i]].label = c->nodes ? c->nodes[i].label
-							 : 0;
+			nodes[newid[i]].label =
+				c->nodes ? c->nodes[i].label : 0;
 	free(c->nodes);
 	c->nodes = nodes;
 	c->n = next;
@@ -489,8 +488,8 @@ static dp_status finish_nodes(const dp_graph *g, const dp_plan *plan,
 
 dp_status coarsen_build(const dp_graph *g, const dp_plan *plan,
 			dp_export_coarsen mode, uint32_t max_nodes,
-			uint32_t auto_limit, const dp_progress *p,
-			dp_coarse *c, dp_err *err)
+			uint32_t auto_limit, const dp_progress *p, dp_coarse *c,
+			dp_err *err)
 {
 	memset(c, 0, sizeof *c);
 	uint32_t n = g->nops;
@@ -590,8 +589,8 @@ void coarsen_describe(const dp_coarse *c, char *buf, size_t size)
 				 c->layer_depth, c->layer_depth == 1 ? "" : "s",
 				 cp);
 		else
-			snprintf(buf, size,
-				 "grouped by layer and device; %s", cp);
+			snprintf(buf, size, "grouped by layer and device; %s",
+				 cp);
 		break;
 	case DP_COARSE_RUNS:
 		snprintf(buf, size,

@@ -45,8 +45,8 @@ static dp_status thin_edges(dp_coarse *c)
 }
 
 dp_status coarsen_edges(const dp_graph *g, const uint32_t *cp,
-		       const uint8_t *cause, uint32_t cp_len,
-		       const dp_progress *p, dp_coarse *c)
+			const uint8_t *cause, uint32_t cp_len,
+			const dp_progress *p, dp_coarse *c)
 {
 	size_t cap = (size_t)g->nedges + cp_len + 1;
 	dp_cedge *e = malloc(cap * sizeof *e);
@@ -62,8 +62,8 @@ dp_status coarsen_edges(const dp_graph *g, const uint32_t *cp,
 		uint32_t a = c->of[ge->from], b = c->of[ge->to];
 		if (a == b)
 			continue;
-		e[ne++] = (dp_cedge){a, b, ge->control ? 0 : ge->bytes, 1,
-				     ge->control, 0};
+		e[ne++] = (dp_cedge){
+			a, b, ge->control ? 0 : ge->bytes, 1, ge->control, 0};
 	}
 	for (uint32_t i = 1; i < cp_len; i++) {
 		uint32_t a = c->of[cp[i - 1]], b = c->of[cp[i]];
@@ -77,9 +77,9 @@ dp_status coarsen_edges(const dp_graph *g, const uint32_t *cp,
 		    e[w - 1].to == e[i].to) {
 			dp_cedge *m = &e[w - 1];
 			if (e[i].nedges) {
-				m->control = m->nedges ? m->control &&
-								 e[i].control
-						       : e[i].control;
+				m->control =
+					m->nedges ? m->control && e[i].control
+						  : e[i].control;
 				m->nedges += e[i].nedges;
 				m->bytes += e[i].bytes;
 			}

@@ -26,8 +26,8 @@ typedef struct dot_ctx {
 	/* node attributes */
 	Agsym_t *n_label, *n_tooltip, *n_fill, *n_color, *n_pen, *n_style,
 		*n_device, *n_critical, *n_ops;
-	Agsym_t *n_time, *n_out, *n_param, *n_temp, *n_type, *n_layer,
-		*n_coloc, *n_pin, *n_start, *n_end;
+	Agsym_t *n_time, *n_out, *n_param, *n_temp, *n_type, *n_layer, *n_coloc,
+		*n_pin, *n_start, *n_end;
 	/* edge attributes */
 	Agsym_t *e_label, *e_tooltip, *e_color, *e_pen, *e_style, *e_bytes,
 		*e_control, *e_critical;
@@ -40,8 +40,7 @@ static void set(void *obj, Agsym_t *sym, const char *v)
 	agxset(obj, sym, (char *)(v ? v : ""));
 }
 
-static Agsym_t *decl(Agraph_t *g, int kind, const char *name,
-		     const char *dflt)
+static Agsym_t *decl(Agraph_t *g, int kind, const char *name, const char *dflt)
 {
 	return agattr(g, kind, (char *)name, (char *)dflt);
 }
@@ -75,15 +74,15 @@ static void graph_label(dot_ctx *x, const dp_graph *g, const dp_machine *m,
 		sbuf_puts(sb, ", fits");
 	} else {
 		int w = plan_worst_device(plan);
-		sbuf_printf(sb, ", OVER the memory cap on GPU %d", w < 0 ? 0 : w);
+		sbuf_printf(sb, ", OVER the memory cap on GPU %d",
+			    w < 0 ? 0 : w);
 	}
 	sbuf_printf(sb, "\\ncritical path (bold red): %u op%s", c->cp_len,
 		    c->cp_len == 1 ? "" : "s");
 	if (c->method != DP_COARSE_NONE) {
 		char how[128];
 		coarsen_describe(c, how, sizeof how);
-		sbuf_printf(sb,
-			    "\\nCOARSENED: %u ops drawn as %u nodes, %s",
+		sbuf_printf(sb, "\\nCOARSENED: %u ops drawn as %u nodes, %s",
 			    g->nops, c->n, how);
 		if (c->edges_all > c->nedges)
 			sbuf_printf(sb,
@@ -131,9 +130,9 @@ static void op_label(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	char t[48], o[48], p[48];
 	sbuf_reset(&x->sb);
 	sbuf_put_label(&x->sb, graph_op_name(g, u), NAME_CHARS);
-	sbuf_printf(&x->sb, "\\n%s",
-		    xfmt_time(plan->sim.end[u] - plan->sim.start[u], t,
-			      sizeof t));
+	sbuf_printf(
+		&x->sb, "\\n%s",
+		xfmt_time(plan->sim.end[u] - plan->sim.start[u], t, sizeof t));
 	if (op->output_bytes)
 		sbuf_printf(&x->sb, ", out %s",
 			    xfmt_bytes(op->output_bytes, o, sizeof o));
@@ -169,11 +168,11 @@ static void op_tooltip(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 		sbuf_put_label(sb, graph_str(g, op->type), 0);
 		sbuf_puts(sb, ")");
 	}
-	sbuf_printf(sb, "\\nGPU %d, %s .. %s (%s)", plan->placement[u],
-		    xfmt_time(plan->sim.start[u], a, sizeof a),
-		    xfmt_time(plan->sim.end[u], b, sizeof b),
-		    xfmt_time(plan->sim.end[u] - plan->sim.start[u], c,
-			      sizeof c));
+	sbuf_printf(
+		sb, "\\nGPU %d, %s .. %s (%s)", plan->placement[u],
+		xfmt_time(plan->sim.start[u], a, sizeof a),
+		xfmt_time(plan->sim.end[u], b, sizeof b),
+		xfmt_time(plan->sim.end[u] - plan->sim.start[u], c, sizeof c));
 	sbuf_printf(sb, "\\noutput %s, params %s, temp %s",
 		    xfmt_bytes(op->output_bytes, a, sizeof a),
 		    xfmt_bytes(op->param_bytes, d, sizeof d),
@@ -194,7 +193,8 @@ static void group_label(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
 	dp_sbuf *sb = &x->sb;
 	sbuf_reset(sb);
 	if (nd->label) {
-		sbuf_put_label(sb, c->strs + nd->label, tooltip ? 0 : NAME_CHARS);
+		sbuf_put_label(sb, c->strs + nd->label,
+			       tooltip ? 0 : NAME_CHARS);
 	} else if (c->method == DP_COARSE_LAYER) {
 		sbuf_puts(sb, "(ops without a layer)");
 	} else {
@@ -231,9 +231,9 @@ static bool is_single(const dp_coarse *c, const dp_cnode *nd)
 /* The node's name: the op's name for a single op (when render, only if it
  * is safe to show in SVG: valid UTF-8 without control characters), else a
  * made-up name that no op has. Returns the op name or buf. */
-static const char *node_name(dot_ctx *x, const dp_graph *g,
-			     const dp_coarse *c, const dp_cnode *nd,
-			     uint32_t id, bool render, char *buf, size_t size)
+static const char *node_name(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
+			     const dp_cnode *nd, uint32_t id, bool render,
+			     char *buf, size_t size)
 {
 	if (is_single(c, nd)) {
 		const char *name = graph_op_name(g, nd->op);
@@ -367,14 +367,16 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 		return;
 	const dp_op *op = &g->ops[nd->op];
 	set(n, x->n_time, xfmt_double(op->time_us, x->num, sizeof x->num));
-	set(n, x->n_out, xfmt(x->num, sizeof x->num, "%lld",
-			      (long long)op->output_bytes));
+	set(n, x->n_out,
+	    xfmt(x->num, sizeof x->num, "%lld", (long long)op->output_bytes));
 	if (op->param_bytes)
-		set(n, x->n_param, xfmt(x->num, sizeof x->num, "%lld",
-					(long long)op->param_bytes));
+		set(n, x->n_param,
+		    xfmt(x->num, sizeof x->num, "%lld",
+			 (long long)op->param_bytes));
 	if (op->temp_bytes)
-		set(n, x->n_temp, xfmt(x->num, sizeof x->num, "%lld",
-				       (long long)op->temp_bytes));
+		set(n, x->n_temp,
+		    xfmt(x->num, sizeof x->num, "%lld",
+			 (long long)op->temp_bytes));
 	if (op->type)
 		set(n, x->n_type, graph_str(g, op->type));
 	if (op->layer)
@@ -405,8 +407,7 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 	if (ce->nedges > 1)
 		sbuf_printf(&x->sb, " (%u edges)", ce->nedges);
 	if (ce->hop)
-		sbuf_printf(&x->sb, "; critical path: %s",
-			    cause_text(ce->hop));
+		sbuf_printf(&x->sb, "; critical path: %s", cause_text(ce->hop));
 	set(e, x->e_tooltip, x->sb.s);
 	if (dt != dh && ce->bytes > 0)
 		set(e, x->e_label, b);
@@ -423,8 +424,8 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 		set(e, x->e_style, style);
 	if (render || c->method != DP_COARSE_NONE || ce->nedges == 0)
 		return;
-	set(e, x->e_bytes, xfmt(x->num, sizeof x->num, "%lld",
-				(long long)ce->bytes));
+	set(e, x->e_bytes,
+	    xfmt(x->num, sizeof x->num, "%lld", (long long)ce->bytes));
 	if (ce->control)
 		set(e, x->e_control, "true");
 }
@@ -468,8 +469,8 @@ static bool rank_by_time(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 }
 
 dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
-			   const dp_plan *plan, const dp_coarse *c,
-			   bool render, int time_ranks, const dp_progress *p,
+			   const dp_plan *plan, const dp_coarse *c, bool render,
+			   int time_ranks, const dp_progress *p,
 			   struct Agraph_s **out, dp_err *err)
 {
 	dot_ctx x;
@@ -493,7 +494,8 @@ dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
 		cause[plan->sim.cp_ops[i]] = (int8_t)(cpc ? cpc[i] : 0);
 	if (plan->sim.cp_len == 0)
 		for (uint32_t u = 0; u < g->nops; u++)
-			if (c->nodes[c->of[u]].ncrit && c->nodes[c->of[u]].nops == 1)
+			if (c->nodes[c->of[u]].ncrit &&
+			    c->nodes[c->of[u]].nops == 1)
 				cause[u] = 0;
 
 	declare(&x, render);

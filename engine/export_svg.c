@@ -37,7 +37,7 @@
 
 enum child_exit {
 	CHILD_OK = 0,
-	CHILD_BUILD = 10,  /* building the graph failed */
+	CHILD_BUILD = 10, /* building the graph failed */
 	CHILD_LAYOUT_MISSING = 11,
 	CHILD_LAYOUT = 12, /* gvLayout failed */
 	CHILD_RENDER = 13, /* gvRender failed */
@@ -53,8 +53,7 @@ static double now_s(void)
 
 /* ---- the child ---- */
 
-static bool has_layout(GVC_t *gvc, const char *name, char *avail,
-		       size_t size)
+static bool has_layout(GVC_t *gvc, const char *name, char *avail, size_t size)
 {
 	int n = 0;
 	char **list = gvPluginList(gvc, "layout", &n, NULL);
@@ -151,7 +150,7 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 		layout = "dot";
 	} else {
 		layout = has_layout(gvc, "sfdp", avail, sizeof avail) ? "sfdp"
-								     : "dot";
+								      : "dot";
 	}
 	bool dot = strcmp(layout, "dot") == 0;
 	/* training graphs have long edges (activations kept for the backward
@@ -223,8 +222,8 @@ static bool drain(int fd, msgbuf *b)
 /* The last line(s) of Graphviz's messages, for an error message. */
 static const char *msg_tail(msgbuf *b)
 {
-	while (b->len && (b->text[b->len - 1] == '\n' ||
-			  b->text[b->len - 1] == ' '))
+	while (b->len &&
+	       (b->text[b->len - 1] == '\n' || b->text[b->len - 1] == ' '))
 		b->text[--b->len] = '\0';
 	for (size_t i = 0; i < b->len; i++)
 		if (b->text[i] == '\n' || b->text[i] == '\t')
@@ -274,8 +273,9 @@ static dp_status wait_child(child *ch, const char *path, const dp_coarse *c,
 		if (msg_open)
 			msg_open = drain(ch->msg_fd, &ch->msg);
 		if (stat_open) {
-			ssize_t n = read(ch->stat_fd, ch->layout + ch->layout_len,
-					 sizeof ch->layout - 1 - ch->layout_len);
+			ssize_t n =
+				read(ch->stat_fd, ch->layout + ch->layout_len,
+				     sizeof ch->layout - 1 - ch->layout_len);
 			if (n > 0)
 				ch->layout_len += (size_t)n;
 			else if (n == 0 || (errno != EAGAIN && errno != EINTR))
@@ -363,11 +363,11 @@ static dp_status child_error(child *ch, const char *path,
 	}
 }
 
-static dp_status run_layout(dp_afile *af, const char *path,
-			    const dp_graph *g, const dp_machine *m,
-			    const dp_plan *plan, const dp_coarse *c,
-			    const dp_export_opts *o, const dp_progress *p,
-			    dp_export_report *rep, dp_err *err)
+static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
+			    const dp_machine *m, const dp_plan *plan,
+			    const dp_coarse *c, const dp_export_opts *o,
+			    const dp_progress *p, dp_export_report *rep,
+			    dp_err *err)
 {
 	int mp[2], sp[2];
 	if (pipe(mp) != 0)

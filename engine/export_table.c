@@ -112,8 +112,8 @@ static bool share_better(const share *a, const share *b)
 	return a->dev < b->dev;
 }
 
-static void note_split(dp_export_report *rep, const char *key,
-		       const share *sh, int nsh)
+static void note_split(dp_export_report *rep, const char *key, const share *sh,
+		       int nsh)
 {
 	size_t len = strlen(rep->note);
 	if (len >= sizeof rep->note - 64)
@@ -178,8 +178,8 @@ dp_status export_torch_write(const char *path, const dp_graph *g,
 		for (int s = 1; s < nsh; s++)
 			if (share_better(&sh[s], &sh[best]))
 				best = s;
-		ent[nent++] = (map_entry){ko[i].key, first, sh[best].dev,
-					  nsh > 1};
+		ent[nent++] =
+			(map_entry){ko[i].key, first, sh[best].dev, nsh > 1};
 		if (nsh > 1) {
 			rep->split_layers++;
 			note_split(rep, ko[i].key, sh, nsh);

@@ -164,7 +164,8 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 		CHECK_INT(seen[u], 1);
 	CHECK_INT(agnnodes(G), 5);
 	/* each device has its own fill color */
-	Agraph_t *c0 = agsubg(G, "cluster_dev0", 0), *c1 = agsubg(G, "cluster_dev1", 0);
+	Agraph_t *c0 = agsubg(G, "cluster_dev0", 0),
+		 *c1 = agsubg(G, "cluster_dev1", 0);
 	REQUIRE(c0 && c1);
 	CHECK(strcmp(get(c0, "fillcolor"), get(c1, "fillcolor")) != 0);
 	Agnode_t *in = agnode(G, "in", 0), *join = agnode(G, "join", 0);
@@ -284,8 +285,8 @@ static dp_graph *layered(uint32_t n)
 		snprintf(name, sizeof name, "op%u", i);
 		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
 			 i / (n / 4), i / 100, i / 10);
-		uint32_t id = add(g, name, 1 + (i * 7) % 13,
-				  1024 * (1 + i % 5), layer);
+		uint32_t id = add(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
+				  layer);
 		if (i)
 			graph_add_edge(g, id - 1, id, -1, false, NULL);
 		if (i >= 5 && i % 3 == 0)

@@ -173,7 +173,8 @@ static bool xml_well_formed(const char *doc, char *why, size_t size)
 		} else {
 			x.p++;
 			size_t n = xname(&x);
-			if (n == 0 || (depth == 0 && root_done) || depth == 256) {
+			if (n == 0 || (depth == 0 && root_done) ||
+			    depth == 256) {
 				ok = xfail(&x, "bad start tag");
 				break;
 			}
@@ -190,8 +191,10 @@ static bool xml_well_formed(const char *doc, char *why, size_t size)
 					break;
 				}
 				x.p += an;
-				if (*x.p != '=' || (x.p[1] != '"' && x.p[1] != '\'')) {
-					ok = xfail(&x, "attribute without a quoted value");
+				if (*x.p != '=' ||
+				    (x.p[1] != '"' && x.p[1] != '\'')) {
+					ok = xfail(&x, "attribute without a "
+						       "quoted value");
 					break;
 				}
 				char q = x.p[1];
@@ -243,7 +246,10 @@ static dp_graph *awkward(void)
 	dp_graph *g = graph_new("a <b> & \"c\"");
 	uint32_t a = add(g, "x<y", 10, 1 << 20, "l<1>");
 	uint32_t b = add(g, "p&q", 20, 1 << 20, "l&2");
-	uint32_t c = add(g, "bad\x01" "byte\xff", 5, 4096, NULL);
+	uint32_t c = add(g,
+			 "bad\x01"
+			 "byte\xff",
+			 5, 4096, NULL);
 	uint32_t d = add(g, "caf\xc3\xa9 \"quoted\"", 5, 4096, NULL);
 	graph_add_edge(g, a, b, -1, false, NULL);
 	graph_add_edge(g, b, c, -1, false, NULL);
@@ -265,8 +271,8 @@ static dp_graph *layered(uint32_t n)
 		snprintf(name, sizeof name, "op%u", i);
 		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
 			 i / (n / 4), i / 100, i / 10);
-		uint32_t id = add(g, name, 1 + (i * 7) % 13,
-				  1024 * (1 + i % 5), layer);
+		uint32_t id = add(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
+				  layer);
 		if (i)
 			graph_add_edge(g, id - 1, id, -1, false, NULL);
 		if (i >= 5 && i % 3 == 0)
@@ -285,8 +291,8 @@ static int32_t *split(const dp_graph *g, int k, bool round_robin)
 	int32_t *pl = malloc((g->nops + 1) * sizeof *pl);
 	for (uint32_t i = 0; pl && i < g->nops; i++)
 		pl[g->topo[i]] = round_robin ? (int32_t)(i % (uint32_t)k)
-					     : (int32_t)((uint64_t)i * (uint32_t)k /
-							 g->nops);
+					     : (int32_t)((uint64_t)i *
+							 (uint32_t)k / g->nops);
 	return pl;
 }
 

@@ -66,12 +66,12 @@ static uint32_t add(dp_graph *g, const char *name, double t, int64_t par,
  * two ops without a layer, listed under their own names. Names that CSV
  * must quote. */
 static const char *const names[] = {
-	"embed", "a,b", "q\"uote", "new\nline", " lead", "x.1", "x.2", "head",
-	"loss",
+	"embed", "a,b", "q\"uote", "new\nline", " lead",
+	"x.1",	 "x.2", "head",	   "loss",
 };
 static const char *const layers[] = {
-	"enc.0", "enc.0", "enc.1", "enc.1", "enc.2", "enc.2", "enc.2", NULL,
-	NULL,
+	"enc.0", "enc.0", "enc.1", "enc.1", "enc.2",
+	"enc.2", "enc.2", NULL,	   NULL,
 };
 static const double times[] = {10, 20, 100, 1, 5, 4, 10, 3, 2};
 static const int64_t params[] = {0, 0, 0, 1 << 20, 0, 0, 0, 0, 0};
@@ -168,7 +168,8 @@ static void test_export_kind_follows_the_file_name(void)
 	dp_err err;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		dp_export_kind k = (dp_export_kind)-1;
-		CHECK_INT(export_kind_from_path(cases[i].path, &k, &err), DP_OK);
+		CHECK_INT(export_kind_from_path(cases[i].path, &k, &err),
+			  DP_OK);
 		CHECK_INT(k, cases[i].kind);
 	}
 	dp_export_kind k;
@@ -194,8 +195,8 @@ static void test_csv_reads_back_exactly(void)
 	const char *path = tmp_path("s.csv");
 	dp_err err;
 	dp_export_report rep;
-	REQUIRE(export_write_opts(path, DP_EXPORT_CSV, g, &m, &plan, NULL,
-				  NULL, &rep, &err) == DP_OK);
+	REQUIRE(export_write_opts(path, DP_EXPORT_CSV, g, &m, &plan, NULL, NULL,
+				  &rep, &err) == DP_OK);
 	CHECK_INT(rep.entries, NOPS);
 	char *text = slurp(path);
 	REQUIRE(text);

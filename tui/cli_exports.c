@@ -84,7 +84,8 @@ static void print_line(FILE *out, const cli_export_job *j,
 			r->entries == 1 ? "" : "s");
 		break;
 	default:
-		fprintf(out, ", %u op%s", r->entries, r->entries == 1 ? "" : "s");
+		fprintf(out, ", %u op%s", r->entries,
+			r->entries == 1 ? "" : "s");
 	}
 	fprintf(out, ")\n");
 }
@@ -133,8 +134,9 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 		dp_export_report rep;
 		dp_err err;
 		dp_err_clear(&err);
-		dp_status st = export_write_opts(jobs[i].path, jobs[i].kind, g,
-						 m, plan, eo, &prog, &rep, &err);
+		dp_status st =
+			export_write_opts(jobs[i].path, jobs[i].kind, g, m,
+					  plan, eo, &prog, &rep, &err);
 		if (tp.shown)
 			fprintf(stderr, "\r\033[K");
 		if (st) {
@@ -163,8 +165,8 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 	return rc;
 }
 
-int cli_write_exports(const cli_opts *o, const dp_graph *g,
-		      const dp_machine *m, const dp_plan *plan)
+int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
+		      const dp_plan *plan)
 {
 	cli_export_job jobs[5];
 	int n = 0;
@@ -175,8 +177,8 @@ int cli_write_exports(const cli_opts *o, const dp_graph *g,
 	if (o->csv)
 		jobs[n++] = (cli_export_job){o->csv, DP_EXPORT_CSV};
 	if (o->device_map)
-		jobs[n++] = (cli_export_job){o->device_map,
-					     DP_EXPORT_DEVMAP_TORCH};
+		jobs[n++] =
+			(cli_export_job){o->device_map, DP_EXPORT_DEVMAP_TORCH};
 	if (o->tf_map)
 		jobs[n++] = (cli_export_job){o->tf_map, DP_EXPORT_DEVMAP_TF};
 	/* plan prints its report on stdout; the files written go to stderr

@@ -167,15 +167,15 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 	}
 	if ((r = value_opt(argc, argv, i, "--max-nodes", &v))) {
 		long n;
-		if (r < 0 || cli_parse_int("export", "--max-nodes", v, 16,
-					   1000000, &n))
+		if (r < 0 ||
+		    cli_parse_int("export", "--max-nodes", v, 16, 1000000, &n))
 			return -1;
 		x->eo.max_nodes = (uint32_t)n;
 		return 1;
 	}
 	if ((r = value_opt(argc, argv, i, "--timeout", &v))) {
-		if (r < 0 || parse_number("--timeout", v, 0.1, 86400,
-					  &x->eo.timeout_s))
+		if (r < 0 ||
+		    parse_number("--timeout", v, 0.1, 86400, &x->eo.timeout_s))
 			return -1;
 		return 1;
 	}

@@ -31,44 +31,44 @@
 typedef enum dp_coarse_method {
 	DP_COARSE_NONE = 0, /* one node per op */
 	DP_COARSE_LAYER,    /* (layer or layer prefix, device) groups */
-	DP_COARSE_RUNS,     /* runs of one device's schedule */
+	DP_COARSE_RUNS,	    /* runs of one device's schedule */
 } dp_coarse_method;
 
 typedef struct dp_cnode {
 	int32_t dev;
 	uint32_t nops;
-	uint32_t op;        /* its op when nops == 1, else its first op in
+	uint32_t op;	   /* its op when nops == 1, else its first op in
 			       schedule order */
-	uint32_t last_op;   /* its last op in schedule order */
-	uint32_t ncrit;     /* schedule critical-path ops inside */
-	uint32_t label;     /* offset into c->strs: layer (prefix) or "" */
-	double busy_us;     /* sum of the scheduled durations of its ops */
-	double start, end;  /* earliest start and latest end of its ops */
+	uint32_t last_op;  /* its last op in schedule order */
+	uint32_t ncrit;	   /* schedule critical-path ops inside */
+	uint32_t label;	   /* offset into c->strs: layer (prefix) or "" */
+	double busy_us;	   /* sum of the scheduled durations of its ops */
+	double start, end; /* earliest start and latest end of its ops */
 	int64_t out_bytes, param_bytes, temp_max;
 } dp_cnode;
 
 typedef struct dp_cedge {
-	uint32_t from, to;  /* node ids, from != to */
-	int64_t bytes;      /* sum of data bytes of the graph edges merged */
-	uint32_t nedges;    /* graph edges merged (0: a device-order hop) */
-	bool control;       /* every merged edge is a control edge */
-	uint8_t hop;        /* 0, or the dp_hop_cause of a critical hop */
+	uint32_t from, to; /* node ids, from != to */
+	int64_t bytes;	   /* sum of data bytes of the graph edges merged */
+	uint32_t nedges;   /* graph edges merged (0: a device-order hop) */
+	bool control;	   /* every merged edge is a control edge */
+	uint8_t hop;	   /* 0, or the dp_hop_cause of a critical hop */
 } dp_cedge;
 
 typedef struct dp_coarse {
 	dp_coarse_method method;
-	int layer_depth;    /* LAYER: path components kept (0 = whole) */
-	uint32_t run_len;   /* RUNS: most ops in one node */
-	bool cp_kept;       /* critical-path ops are nodes of their own */
-	uint32_t cp_len;    /* ops on the critical path drawn */
+	int layer_depth;  /* LAYER: path components kept (0 = whole) */
+	uint32_t run_len; /* RUNS: most ops in one node */
+	bool cp_kept;	  /* critical-path ops are nodes of their own */
+	uint32_t cp_len;  /* ops on the critical path drawn */
 	uint32_t n;
 	dp_cnode *nodes;
-	uint32_t *of;       /* nops entries: node of each op */
+	uint32_t *of; /* nops entries: node of each op */
 	uint32_t nedges;
 	dp_cedge *edges;    /* sorted by (from, to) */
 	uint32_t edges_all; /* edges between nodes before a coarsened
 			       picture was thinned (see coarsen_build) */
-	char *strs;         /* label arena, offset 0 = "" */
+	char *strs;	    /* label arena, offset 0 = "" */
 	size_t strs_len, strs_cap;
 } dp_coarse;
 
@@ -79,8 +79,8 @@ typedef struct dp_coarse {
  * memory, DP_ECANCELED when p's cancel flag is raised. */
 dp_status coarsen_build(const dp_graph *g, const dp_plan *plan,
 			dp_export_coarsen mode, uint32_t max_nodes,
-			uint32_t auto_limit, const dp_progress *p,
-			dp_coarse *c, dp_err *err);
+			uint32_t auto_limit, const dp_progress *p, dp_coarse *c,
+			dp_err *err);
 void coarsen_free(dp_coarse *c);
 
 /* Fills c->edges from g's edges and the critical path (cp, with the cause

@@ -64,8 +64,8 @@ const char *export_device_tint(int dev);
  * agclose()s *out. */
 struct Agraph_s;
 dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
-			   const dp_plan *plan, const dp_coarse *c,
-			   bool render, int time_ranks, const dp_progress *p,
+			   const dp_plan *plan, const dp_coarse *c, bool render,
+			   int time_ranks, const dp_progress *p,
 			   struct Agraph_s **out, dp_err *err);
 
 /* The per-kind writers behind export_write_opts. Each writes through afile
