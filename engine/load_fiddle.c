@@ -42,8 +42,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "internal/json_scan.h"
 #include "internal/load_host.h"
 #include "load.h"
+#include "units.h"
 
 #define MS_TO_US 1000.0
 
@@ -585,6 +587,24 @@ dp_status load_fiddle(const char *path, const char *text, size_t len,
 			return dp_err_set(err, DP_EINPUT, path, line, col,
 					  "nesting deeper than %d levels",
 					  CJSON_NESTING_LIMIT);
+		/* cJSON fails the same way when it runs out of memory (it
+		 * said "syntax error" under ulimit -v): text the scanner
+		 * finds well-formed is a memory error */
+		jscan js;
+		dp_err scan_err;
+		jscan_init(&js, path, text, len, &scan_err);
+		dp_status vs = jscan_value(&js, NULL, NULL);
+		if (!vs)
+			vs = jscan_end(&js);
+		jscan_free(&js);
+		if (!vs) {
+			char a[32];
+			return dp_err_set(
+				err, DP_ENOMEM, path, 0, 0,
+				"out of memory: the file is %s and reading "
+				"msr-fiddle JSON needs about ten times that",
+				units_fmt_bytes((int64_t)len, a, sizeof a));
+		}
 		return dp_err_set(err, DP_EINPUT, path, line, col,
 				  "JSON syntax error (expected a value, ',' "
 				  "or a closing bracket here)");
@@ -610,6 +630,8 @@ dp_status load_fiddle(const char *path, const char *text, size_t len,
 		st = parse(&s, root, &g);
 	cJSON_Delete(root);
 	graph_free(s.g);
+	if (st == DP_ENOMEM && err && !err->file[0])
+		snprintf(err->file, sizeof err->file, "%s", path);
 	if (st)
 		return st;
 	*out = g;

@@ -184,6 +184,24 @@ if ! nm "$DNNPART" 2>/dev/null | grep -q __asan_init; then
 	rm -f "$g"
 fi
 
+# msr-fiddle JSON too large for the memory left: cJSON's failure read as
+# "JSON syntax error"; now it is named as a memory error, with the file
+g=$TMP/big_fiddle.json
+if ! nm "$DNNPART" 2>/dev/null | grep -q __asan_init; then
+	awk 'BEGIN { printf "{\"maxSizePerFPGA\": 1e9, \"maxFPGAs\": 4, \"nodes\": [";
+		for (i = 0; i < 200000; i++)
+			printf "%s{\"id\": %d, \"fpgaLatency\": 0.5, \"size\": 1000.0}",
+				i ? ", " : "", i;
+		printf "], \"edges\": []}\n" }' >"$g"
+	(
+		ulimit -v 100000 2>/dev/null || exit 0
+		gen_case fiddle_too_large_for_the_memory_left 2 \
+			"^dnnpart: $g: out of memory" \
+			info "$g"
+	)
+	rm -f "$g"
+fi
+
 # a 10 MB op name is a name like any other, and a message quoting it stays
 # one line of bounded length
 g=$TMP/long_name.json
