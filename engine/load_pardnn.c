@@ -572,6 +572,10 @@ dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	}
 	graph_free(s.t);
 	free_state(&s);
+	/* memory errors come from deep inside without a file: name the
+	 * folder */
+	if (st == DP_ENOMEM && err && !err->file[0])
+		snprintf(err->file, sizeof err->file, "%s", dir);
 	if (st)
 		return st;
 	*out = g;

@@ -202,6 +202,24 @@ if ! nm "$DNNPART" 2>/dev/null | grep -q __asan_init; then
 	rm -f "$g"
 fi
 
+# a ParDNN folder too large for the memory left: the message names it
+g=$TMP/big_pardnn
+if ! nm "$DNNPART" 2>/dev/null | grep -q __asan_init && mkdir "$g"; then
+	awk 'BEGIN { print "digraph{"; print "\"src\"->\"n1\"";
+		for (i = 2; i <= 600000; i++) printf "\"n%d\"->\"n%d\"\n", int(i / 2), i;
+		print "}" }' >"$g/g_src_sink.dot"
+	awk 'BEGIN { for (i = 1; i <= 600000; i++) printf "n%d::%d\n", i, i % 50 }' \
+		>"$g/nodes_average_durations_fixed.txt"
+	awk 'BEGIN { for (i = 1; i <= 600000; i++) printf "\"n%d\":: 1000\n", i }' \
+		>"$g/tensors_sz_32_low.txt"
+	(
+		ulimit -v 40000 2>/dev/null || exit 0
+		gen_case pardnn_too_large_for_the_memory_left 2 \
+			"^dnnpart: $g(/[a-z_0-9]+\.(dot|txt))?(:[0-9]+)*: out of memory" info "$g"
+	)
+	rm -rf "$g"
+fi
+
 # a 10 MB op name is a name like any other, and a message quoting it stays
 # one line of bounded length
 g=$TMP/long_name.json
