@@ -29,7 +29,7 @@
  * colocated with it, fed by the gradient of the weights only: the updates
  * are independent of each other.
  *
- * Costs are those of the reference GPU below, computed in integer
+ * Costs are those of the reference GPU (gen_impl.h), computed in integer
  * nanoseconds with a +-10% jitter from the PRNG; sizes are the fp32 tensor
  * sizes. The op count is exact: blocks are added while they fit the budget,
  * then the smallest blocks and 2-op dropout layers, tower by tower, and, for
@@ -184,7 +184,10 @@ static dp_status forward(gen *s)
 	for (uint32_t t = 0; t < T; t++) {
 		char suf[32];
 		gen_shape p = {sh[t].c, 1};
-		snprintf(suf, sizeof suf, T > 1 ? "mean%u" : "mean", t);
+		if (T > 1)
+			snprintf(suf, sizeof suf, "mean%u", t);
+		else
+			snprintf(suf, sizeof suf, "mean");
 		if ((st = gen_fwd(
 			     s, suf, K_MEAN, &xs[t], 1, gen_act_bytes(s, p),
 			     gen_kernel_ns(
