@@ -46,7 +46,7 @@ LIBENGINE := $(BUILD)/libdnnpart.a
 LIBVIEWS := $(BUILD)/libviews.a
 BIN := $(BUILD)/dnnpart
 
-.PHONY: all deps check-deps test check-asan format clean help run bench bench-quick fuzz fuzz-build
+.PHONY: all deps check-deps test test-run check-asan format clean help run bench bench-quick fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: check-deps $(BIN)
@@ -97,11 +97,17 @@ $(TESTLIB_OBJ): tests/lib/testlib.c tests/lib/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -c $< -o $@
 
-test: all $(TEST_BIN)
+# `make test`, `make check-asan` and `make run` install missing Debian
+# packages first, then build in a second make so that the pkg-config flags
+# are read after the install (a fresh machine has no pkg-config at first).
+test: deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: all $(TEST_BIN)
 	@BUILD=$(BUILD) DNNPART=$(abspath $(BIN)) sh tests/run.sh
 
-check-asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 test
+check-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 test-run
 
 # libFuzzer targets, one per loader (fuzz/fuzz_*.c): `make fuzz` builds them
 # with clang into build-fuzz/ and runs each for FUZZ_SECONDS (fuzz/run.sh;
@@ -120,7 +126,8 @@ fuzz:
 	@$(MAKE) --no-print-directory BUILD=build-fuzz SAN=fuzz CC=clang fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS=$(FUZZ_TARGETS) sh fuzz/run.sh
 
-run: deps all
+run: deps
+	@$(MAKE) --no-print-directory all
 	./dnnpart $(or $(GRAPH),$(shell cat sample_graphs/DEFAULT 2>/dev/null),sample_graphs/default.json)
 
 format:
