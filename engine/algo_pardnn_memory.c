@@ -39,7 +39,12 @@
 #define PD_MEM_MAX_MOVES 4
 #define PD_MEM_MAX_ROUNDS 64
 #define PD_MEM_MIN_ROUNDS 6
+/* Holders weighed per device and round: the largest PD_MEM_MAX_CANDS, or
+ * one in PD_MEM_CANDS_DIV of the ops on bigger graphs (keying a holder
+ * costs a pass over its edges for every device, so this bounds a round;
+ * with 4096 alone a 1M-op graph needed more rounds than it may run). */
 #define PD_MEM_MAX_CANDS 4096u
+#define PD_MEM_CANDS_DIV 32u
 #define PD_MEM_NEIGHBOURS 64u
 
 typedef struct mcand {
@@ -286,9 +291,12 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 	for (uint32_t i = 0; i < s->ntouched; i++)
 		s->credit[s->touched[i]] = 0;
 	/* on big graphs only the largest holders are weighed this round */
-	if (nc > PD_MEM_MAX_CANDS) {
-		select_smallest(s->cand, nc, PD_MEM_MAX_CANDS);
-		nc = PD_MEM_MAX_CANDS;
+	uint32_t most = c->n / PD_MEM_CANDS_DIV > PD_MEM_MAX_CANDS
+				? c->n / PD_MEM_CANDS_DIV
+				: PD_MEM_MAX_CANDS;
+	if (nc > most) {
+		select_smallest(s->cand, nc, most);
+		nc = most;
 	}
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < nc; i++) {
