@@ -207,6 +207,7 @@ static size_t load_limit(void)
 /* What detection learned from a JSON text's top-level keys. */
 typedef struct json_keys {
 	bool ops_array /* an "ops" member */, nodes, max_fpgas, source_id;
+	bool nomem; /* the scan ran out of memory: nothing can be told */
 	char format[32];
 } json_keys;
 
@@ -229,6 +230,7 @@ static void scan_json_keys(const char *text, size_t len, json_keys *k)
 {
 	memset(k, 0, sizeof *k);
 	dp_err e;
+	dp_err_clear(&e);
 	jscan js;
 	jscan_init(&js, NULL, text, len, &e);
 	jscan_iter it;
@@ -261,6 +263,7 @@ static void scan_json_keys(const char *text, size_t len, json_keys *k)
 			break;
 	}
 out:
+	k->nomem = e.code == DP_ENOMEM;
 	jscan_free(&js);
 }
 
@@ -325,6 +328,10 @@ static dp_status detect_text(const char *path, const char *text, size_t len,
 	if (*first == '{') {
 		json_keys k;
 		scan_json_keys(text, len, &k);
+		if (k.nomem)
+			return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+					  "out of memory while telling the "
+					  "file's format");
 		if (strcmp(k.format, "dnnpart-placement") == 0)
 			return dp_err_set(err, DP_EINPUT, path, 0, 0,
 					  "this is a dnnpart placement file, "

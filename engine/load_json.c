@@ -343,7 +343,9 @@ static dp_status read_machine(jload *L)
 					     false);
 	if (!m)
 		return jscan_error_at(js, L->s,
-				      "machine: cannot read this object");
+				      "machine: cannot read this object (a \\u "
+				      "escape that is not valid UTF-16, or out "
+				      "of memory)");
 	L->arr = "machine";
 	L->indexed = false;
 	dp_machine_hint *h = &L->g->hint;

@@ -9,6 +9,7 @@
  * error that lists them, rather than a silent guess.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,8 +62,9 @@ dp_status pardnn_find_files(const char *dir, char *files[R_COUNT], dp_err *err)
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return dp_err_set(err, DP_EIO, dir, 0, 0,
-				  "cannot read the folder");
+		return dp_err_set(err, errno == ENOMEM ? DP_ENOMEM : DP_EIO, dir,
+				  0, 0, "cannot read the folder: %s",
+				  strerror(errno));
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	dp_status st = DP_OK;
@@ -158,7 +160,9 @@ dp_status pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return dp_err_set(err, DP_EIO, path, 0, 0, "cannot open");
+		return dp_err_set(err, errno == ENOMEM ? DP_ENOMEM : DP_EIO,
+				  path, 0, 0, "cannot open: %s",
+				  strerror(errno));
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	dp_status st = DP_OK;

@@ -111,6 +111,11 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 		return rc;
 	}
 	state_set_plan(&st, &p, st.gen);
+	if (!st.plan) { /* state_set_plan could not keep it */
+		fprintf(stderr, "dnnpart show: out of memory\n");
+		state_free(&st);
+		return 2;
+	}
 	if (dev >= state_ndev(&st)) {
 		fprintf(stderr,
 			"dnnpart show: --device: %ld is not a device (0..%d)\n",
