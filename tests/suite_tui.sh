@@ -333,11 +333,37 @@ if wait_for 'exported .*plan.dot' 20 && grep -q 'cluster' "$tmp/plan.dot"; then
 else
 	notok tui_e_exports_dot "no DOT file with device clusters"
 fi
+# the DOT export runs in the background; what it wrote loads back as a graph
+if [ -s "$tmp/plan.dot" ] &&
+	"$DNNPART" info "$tmp/plan.dot" >"$tmp/info.out" 2>&1 &&
+	grep -q '400' "$tmp/info.out"; then
+	ok tui_e_dot_loads_back
+else
+	notok tui_e_dot_loads_back "dnnpart info: $(head -n 2 "$tmp/info.out" 2>/dev/null)"
+fi
+keys e C-u "$tmp/plan.json" Enter
+if wait_for 'exported .*plan.json' 20 &&
+	grep -q '"dnnpart-placement"' "$tmp/plan.json" &&
+	grep -q '"metrics"' "$tmp/plan.json"; then
+	ok tui_e_exports_json
+else
+	notok tui_e_exports_json "no placement JSON with metrics"
+fi
 keys o C-u "$tmp/missing.json" Enter
 if wait_for 'missing.json' 5 && row 1 | grep -q 'synthetic-400'; then
 	ok tui_open_error_keeps_the_session
 else
 	notok tui_open_error_keeps_the_session "no error or graph lost"
+fi
+# a malformed file: its position in the status line, the old graph stays
+printf '{"format":"dnnpart-graph","version":1,\n"ops":[{"name":"a",]}\n' \
+	>"$tmp/bad.json"
+keys o C-u "$tmp/bad.json" Enter
+if wait_for 'not opened: .*bad.json:2' 10 && row 1 | grep -q 'synthetic-400' &&
+	row 2 | grep -q 'makespan'; then
+	ok tui_o_malformed_file_keeps_the_old_graph
+else
+	notok tui_o_malformed_file_keeps_the_old_graph "no error with a line or graph lost"
 fi
 "$DNNPART" gen --ops 100 --seed 3 -o "$tmp/other.json" >/dev/null 2>&1
 keys o C-u "$tmp/other.json" Enter
@@ -423,4 +449,72 @@ if "$DNNPART" gen --ops 100000 --seed 1 -o "$big" >/dev/null 2>&1; then
 	fi
 else
 	echo "not ok - tui_esc_cancels_a_rerun: dnnpart gen --ops 100000 failed"
+fi
+
+# ---- e to .svg runs in the background: progress on the status line, the
+# UI responds, one file job at a time, Esc cancels and no file appears; a
+# rerun is not held up by an export; q during an export exits at once ----
+# 1,900 ops stay under the coarsening bound: dot lays out every op, which
+# takes tens of seconds (seconds on a fast machine), while planning takes
+# milliseconds.
+mid=$tmp/mid.json
+if "$DNNPART" gen --ops 1900 --seed 2 -o "$mid" >/dev/null 2>"$tmp/gen.err"; then
+	$T new-session -d -s exp -x 120 -y 30 \
+		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen \"$DNNPART\" \"$mid\" -k 4; echo \"dnnpart exited with \$?\"; exec sleep 60"
+	S=exp
+	mkdir -p "$tmp/out"
+	if wait_row 2 'makespan' 20 && wait_settled 20; then
+		keys e C-u "$tmp/out/mid.svg" Enter
+		if wait_for 'exporting mid.svg: .*Esc cancels' 10; then
+			ok tui_e_svg_shows_progress
+		else
+			notok tui_e_svg_shows_progress "no 'exporting mid.svg' line"
+		fi
+		# the UI answers keys while the export runs
+		keys Tab
+		if wait_for '│0 us' 5 && screen | grep -q 'exporting mid.svg'; then
+			ok tui_keys_work_during_an_export
+		else
+			notok tui_keys_work_during_an_export "Tab did not reach Timeline"
+		fi
+		# a second file job waits its turn, and says why
+		keys o
+		if wait_for 'exporting .*mid.svg is still running' 5; then
+			ok tui_one_file_job_at_a_time
+		else
+			notok tui_one_file_job_at_a_time "no 'still running' message"
+		fi
+		keys Escape
+		t0=$(date +%s)
+		if wait_for 'cancelled: .*mid.svg not exported' 15 &&
+			! screen | grep -q 'exporting mid.svg' &&
+			[ -z "$(ls -A "$tmp/out")" ]; then
+			echo "# the export stopped $(($(date +%s) - t0)) s after Esc"
+			ok tui_esc_cancels_an_export_and_writes_nothing
+		else
+			notok tui_esc_cancels_an_export_and_writes_nothing \
+				"still exporting, or files: $(ls -A "$tmp/out")"
+		fi
+		# a rerun while an export runs finishes on its own time
+		keys e C-u "$tmp/out/again.svg" Enter
+		wait_for 'exporting again.svg' 10
+		keys +
+		if wait_row 1 'K=5' 10 && wait_settled 10; then
+			ok tui_rerun_during_an_export
+		else
+			notok tui_rerun_during_an_export "no K=5 plan while exporting"
+		fi
+	else
+		notok tui_e_svg_shows_progress "no plan for the 1,900-op graph"
+	fi
+	# q while the export may still run: it is cancelled, nothing is left
+	keys q
+	if wait_for 'dnnpart exited with 0' 20 &&
+		! ls -A "$tmp/out" | grep -q tmp; then
+		ok tui_q_during_an_export_exits_0
+	else
+		notok tui_q_during_an_export_exits_0 "no exit 0, or $(ls -A "$tmp/out")"
+	fi
+else
+	echo "not ok - tui_e_svg_shows_progress: dnnpart gen --ops 1900 failed: $(cat "$tmp/gen.err")"
 fi

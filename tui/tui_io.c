@@ -1,12 +1,18 @@
 /* tui_io.c - the prompts that need files: open another graph, save the
- * placement, export the plan. They run on the UI thread (Graphviz is not
- * thread-safe, and the worker only plans); the status line says what is
- * happening before each starts and how it went after. Failures keep the
- * session as it was. */
+ * placement, export the plan.
+ *
+ * Open and export run in the background (tui_filejob.h): a big file takes
+ * seconds to load and an SVG layout up to its time limit, and the screen
+ * must not freeze meanwhile. The status line shows their phase, progress
+ * and elapsed time; Esc cancels. One runs at a time, on the one thread that
+ * uses Graphviz. Saving a placement is a quick write and runs at once.
+ * Every failure keeps the session as it was: a graph replaces the old one
+ * only once it has loaded.
+ */
+#include <stdio.h>
 #include <string.h>
 
 #include "export.h"
-#include "load.h"
 #include "placement.h"
 #include "tui_session.h"
 
@@ -16,35 +22,17 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static void do_open(tui_session *s, const char *path)
+static void start_open(tui_session *s, const char *path)
 {
 	vstate *st = &s->st;
-	state_status(st, false, "loading %s ...", path);
-	session_draw(s);
-	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
-	char msg[1200];
-	if (graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
-		state_status(st, true, "%s",
-			     dp_err_format(&err, msg, sizeof msg));
+	if (filejob_open(s->files, path, &err) != DP_OK) {
+		state_status(st, true, "not opened: %s", err.msg);
 		return;
 	}
-	/* nothing may still run on the old graph when it is freed */
-	worker_cancel(s->w, false);
-	worker_wait_idle(s->w);
-	tui_result *r;
-	while ((r = worker_take(s->w)))
-		worker_result_free(r);
-	st->running = st->comparing = false;
-	if (state_set_graph(st, g, &err) != DP_OK) {
-		graph_free(g);
-		state_status(st, true, "%s", err.msg);
-		return;
-	}
-	state_status(st, false, "opened %s: %u ops, %u edges", path, g->nops,
-		     g->nedges);
-	session_rerun(s);
+	st->status[0] = '\0';
+	session_sync_file_job(s);
 }
 
 static void do_save(tui_session *s, const char *path)
@@ -66,12 +54,11 @@ static void do_save(tui_session *s, const char *path)
 			     st->plan->algo, path);
 }
 
-static void do_export(tui_session *s, const char *path)
+static void start_export(tui_session *s, const char *path)
 {
 	vstate *st = &s->st;
 	dp_err err;
 	dp_err_clear(&err);
-	char msg[1200];
 	if (state_plan_stale(st)) {
 		state_status(st, true,
 			     "the plan on screen is for earlier settings: "
@@ -83,17 +70,15 @@ static void do_export(tui_session *s, const char *path)
 		state_status(st, true, "%s", err.msg);
 		return;
 	}
-	state_status(st, false, "exporting %s ...", path);
-	session_draw(s);
-	dp_export_report rep;
-	if (export_write_opts(path, kind, st->g, &st->m, st->plan, NULL, NULL,
-			      &rep, &err) != DP_OK) {
+	if (filejob_export(s->files, path, kind, st->g, &st->m, st->plan,
+			   &err) != DP_OK) {
+		char msg[1200];
 		state_status(st, true, "not exported: %s",
 			     dp_err_format(&err, msg, sizeof msg));
 		return;
 	}
-	state_status(st, false, "exported %s (%s)%s%s", path,
-		     export_kind_name(kind), rep.note[0] ? ": " : "", rep.note);
+	st->status[0] = '\0';
+	session_sync_file_job(s);
 }
 
 void session_do_io(tui_session *s)
@@ -101,9 +86,11 @@ void session_do_io(tui_session *s)
 	vstate *st = &s->st;
 	prompt_kind k = st->io;
 	st->io = PROMPT_NONE;
+	/* a job that ended since the last look no longer holds the runner */
+	session_take_file_result(s);
 	switch (k) {
 	case PROMPT_OPEN:
-		do_open(s, st->io_path);
+		start_open(s, st->io_path);
 		break;
 	case PROMPT_SAVE:
 		if (st->plan)
@@ -111,9 +98,93 @@ void session_do_io(tui_session *s)
 		break;
 	case PROMPT_EXPORT:
 		if (st->plan)
-			do_export(s, st->io_path);
+			start_export(s, st->io_path);
 		break;
 	default:
 		break;
 	}
+}
+
+/* Replaces the session's graph with g (taken over). */
+static void opened(tui_session *s, dp_graph *g, const char *path)
+{
+	vstate *st = &s->st;
+	dp_err err;
+	dp_err_clear(&err);
+	/* nothing may still run on the old graph when it is freed (the file
+	 * runner is idle: this is its result) */
+	worker_cancel(s->w, false);
+	worker_wait_idle(s->w);
+	tui_result *r;
+	while ((r = worker_take(s->w)))
+		worker_result_free(r);
+	st->running = st->comparing = false;
+	if (state_set_graph(st, g, &err) != DP_OK) {
+		graph_free(g);
+		state_status(st, true, "not opened: %s", err.msg);
+		return;
+	}
+	state_status(st, false, "opened %s: %u ops, %u edges", path, g->nops,
+		     g->nedges);
+	session_rerun(s);
+}
+
+static void exported(vstate *st, const filejob_result *r)
+{
+	const dp_export_report *rep = &r->rep;
+	char what[96] = "";
+	if (r->ekind == DP_EXPORT_DOT || r->ekind == DP_EXPORT_SVG)
+		snprintf(what, sizeof what, " (%u nodes, %u edges%s)",
+			 rep->nodes, rep->edges,
+			 rep->coarsened ? ", coarsened" : "");
+	else if (rep->entries)
+		snprintf(what, sizeof what, " (%u entries)", rep->entries);
+	state_status(st, false, "exported the %s plan as %s to %s%s in %.1fs%s%s",
+		     r->algo, export_kind_name(r->ekind), r->path, what,
+		     r->elapsed_s, rep->note[0] ? ": " : "", rep->note);
+}
+
+void session_take_file_result(tui_session *s)
+{
+	vstate *st = &s->st;
+	filejob_result *r = filejob_take(s->files);
+	if (!r)
+		return;
+	bool open = r->kind == FILEJOB_OPEN;
+	if (r->status == DP_ECANCELED)
+		state_status(st, false, "cancelled: %s %s", r->path,
+			     open ? "not opened, the graph stays"
+				  : "not exported, no file written");
+	else if (r->status != DP_OK)
+		state_status(st, true, "not %s: %s",
+			     open ? "opened" : "exported", r->msg);
+	else if (open) {
+		dp_graph *g = r->g;
+		r->g = NULL;
+		opened(s, g, r->path);
+	} else
+		exported(st, r);
+	filejob_result_free(r);
+	session_sync_file_job(s);
+}
+
+void session_sync_file_job(tui_session *s)
+{
+	vstate *st = &s->st;
+	filejob_status fs;
+	filejob_get_status(s->files, &fs);
+	if (!fs.busy) {
+		st->file_job = PROMPT_NONE;
+		st->file_cancelling = false;
+		st->file_path[0] = st->file_phase[0] = '\0';
+		st->file_fraction = -1;
+		st->file_elapsed_s = 0;
+		return;
+	}
+	st->file_job = fs.kind == FILEJOB_OPEN ? PROMPT_OPEN : PROMPT_EXPORT;
+	st->file_cancelling = fs.cancelling;
+	snprintf(st->file_path, sizeof st->file_path, "%s", fs.path);
+	snprintf(st->file_phase, sizeof st->file_phase, "%s", fs.phase);
+	st->file_fraction = fs.fraction;
+	st->file_elapsed_s = fs.elapsed_s;
 }

@@ -1,14 +1,16 @@
 /* tui_main.c - `dnnpart GRAPH`: the explorer's set-up and main loop.
  *
- * The loop is short (htop): wait on stdin and the worker's pipe with
- * poll(), apply finished results to the state, translate input into
- * actions, act on the bits they return (rerun, compare, cancel, files,
- * quit), draw. Signal handlers only set a flag (nvtop); a terminal resize
- * arrives as a key from curses. While a job runs the loop wakes ten times
- * a second to show its progress and elapsed time.
+ * The loop is short (htop): wait on stdin, the rerun worker's pipe and
+ * the file job's pipe with poll(), apply finished results to the state,
+ * translate input into actions, act on the bits they return (rerun,
+ * compare, cancel, files, quit), draw. Signal handlers only set a flag
+ * (nvtop); a terminal resize arrives as a key from curses. While a job
+ * runs the loop wakes ten times a second to show its progress and elapsed
+ * time.
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,17 @@ static volatile sig_atomic_t got_signal;
 static void on_signal(int sig)
 {
 	got_signal = sig;
+}
+
+/* In the SVG export's layout child (forked by the file job's thread, which
+ * blocks every signal so that they reach the UI thread): the child starts
+ * with the signals a process normally gets, so that a SIGTERM or a hangup
+ * stops it like any process (export_svg.c sets their dispositions). */
+static void unblock_signals_in_child(void)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
 void tui_help(FILE *out)
@@ -109,6 +122,7 @@ void session_draw(tui_session *s)
 static void sync_progress(tui_session *s)
 {
 	vstate *st = &s->st;
+	session_sync_file_job(s);
 	worker_status ws;
 	worker_get_status(s->w, &ws);
 	st->running = ws.plan_queued;
@@ -194,6 +208,12 @@ static bool handle(tui_session *s, unsigned bits)
 	}
 	if (bits & AR_CANCEL_PLAN)
 		worker_cancel(s->w, true);
+	if (bits & AR_CANCEL_FILE) {
+		filejob_cancel(s->files);
+		/* the progress line says "cancelling" until it has stopped */
+		session_sync_file_job(s);
+		st->status[0] = '\0';
+	}
 	if (bits & AR_RERUN)
 		session_rerun(s);
 	if (bits & AR_COMPARE)
@@ -283,14 +303,17 @@ static void loop(tui_session *s)
 		/* results first, so that a finished job never shows as
 		 * "stale, not running" for a frame */
 		take_results(s);
+		session_take_file_result(s);
 		sync_progress(s);
-		if (dirty || st->running || st->comparing)
+		bool busy = st->running || st->comparing ||
+			    st->file_job != PROMPT_NONE;
+		if (dirty || busy)
 			session_draw(s);
 		dirty = false;
-		struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0},
-					{worker_fd(s->w), POLLIN, 0}};
-		int timeout = st->running || st->comparing ? 100 : -1;
-		int n = poll(fds, 2, timeout);
+		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0},
+					{worker_fd(s->w), POLLIN, 0},
+					{filejob_fd(s->files), POLLIN, 0}};
+		int n = poll(fds, 3, busy ? 100 : -1);
 		if (n < 0 && errno != EINTR)
 			return;
 		if (got_signal)
@@ -352,9 +375,16 @@ int tui_main(int argc, char **argv)
 		state_free(&s.st);
 		return cli_error(&err);
 	}
+	s.files = filejob_new(&err);
+	if (!s.files) {
+		worker_free(s.w);
+		state_free(&s.st);
+		return cli_error(&err);
+	}
 	char msg[256];
 	if (term_init(color, no_mouse, msg, sizeof msg) != 0) {
 		fprintf(stderr, "dnnpart: %s\n", msg);
+		filejob_free(s.files);
 		worker_free(s.w);
 		state_free(&s.st);
 		return 2;
@@ -366,12 +396,20 @@ int tui_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* the SVG export waits for its layout child: a SIGCHLD that the
+	 * explorer's parent left ignored (exec keeps that) would make the
+	 * child's exit status vanish ("lost the layout process") */
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &sa, NULL);
+	pthread_atfork(NULL, NULL, unblock_signals_in_child);
 	state_status(&s.st, false,
 		     "? lists every key: + - devices, m M c caps, a algorithm, "
 		     "Tab views, q quits");
 	session_rerun(&s);
 	loop(&s);
 	term_fini();
+	/* a load in progress cannot be stopped: this waits for it */
+	filejob_free(s.files);
 	worker_free(s.w);
 	state_free(&s.st);
 	grid_free(&screen_grid);

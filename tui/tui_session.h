@@ -1,6 +1,7 @@
-/* tui_session.h - the explorer's running session: the state, the worker
- * and the glue between them (tui_main.c runs the loop; tui_io.c carries
- * out the prompts that need files). UI thread only.
+/* tui_session.h - the explorer's running session: the state, the rerun
+ * worker, the file job runner and the glue between them (tui_main.c runs
+ * the loop; tui_io.c carries out the prompts that need files). UI thread
+ * only.
  */
 #ifndef DNNPART_TUI_SESSION_H
 #define DNNPART_TUI_SESSION_H
@@ -8,11 +9,13 @@
 #include <stdbool.h>
 
 #include "state.h"
+#include "tui_filejob.h"
 #include "tui_worker.h"
 
 typedef struct tui_session {
 	vstate st;
 	tui_worker *w;
+	filejob *files; /* open and export, in the background */
 	bool full_redraw;
 } tui_session;
 
@@ -24,7 +27,13 @@ void session_compare(tui_session *s);
  * status line says what is happening). */
 void session_draw(tui_session *s);
 
-/* Carries out st.io (open, save, export) and reports in the status line. */
+/* Carries out st.io: starts an open or an export in the background, or
+ * saves at once; reports in the status line. */
 void session_do_io(tui_session *s);
+/* Applies a finished open or export, if any (the new graph replaces the
+ * old one only when it loaded; errors go to the status line). */
+void session_take_file_result(tui_session *s);
+/* Mirrors the file job's progress into the state. */
+void session_sync_file_job(tui_session *s);
 
 #endif

@@ -220,6 +220,10 @@ static unsigned escape(vstate *st)
 		st->view = st->back;
 		return AR_REDRAW;
 	}
+	/* the file job first: it is what the user asked for last, and a
+	 * second Esc still reaches the rerun */
+	if (st->file_job != PROMPT_NONE && !st->file_cancelling)
+		return AR_REDRAW | AR_CANCEL_FILE;
 	if (st->running || st->comparing)
 		return AR_REDRAW | AR_CANCEL;
 	if (st->view == VIEW_OP) {
@@ -333,6 +337,15 @@ static unsigned file_prompt(vstate *st, prompt_kind k)
 	if (k != PROMPT_OPEN && !st->plan) {
 		state_status(st, true, "no plan yet to %s",
 			     k == PROMPT_SAVE ? "save" : "export");
+		return AR_REDRAW;
+	}
+	/* one file job at a time (Graphviz is not thread-safe); saving is
+	 * quick and runs at once */
+	if (k != PROMPT_SAVE && st->file_job != PROMPT_NONE) {
+		state_status(st, true, "%s %s is still running: Esc cancels it",
+			     st->file_job == PROMPT_OPEN ? "opening"
+							 : "exporting",
+			     st->file_path);
 		return AR_REDRAW;
 	}
 	switch (k) {

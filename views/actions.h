@@ -23,6 +23,7 @@ enum {
 	AR_IO = 1 << 5,		 /* st->io / st->io_path need the front end */
 	AR_FULL_REDRAW = 1 << 6, /* repaint the terminal from scratch */
 	AR_CANCEL_PLAN = 1 << 7, /* cancel the plan job only (adopted plan) */
+	AR_CANCEL_FILE = 1 << 8, /* cancel the file job (st->file_job) */
 };
 
 /* Handles one key: the line editor's when a prompt is open, else the key

@@ -56,7 +56,7 @@ typedef enum key_action {
 	ACT_PREV_VIEW,
 	ACT_VIEW,   /* the number key's view */
 	ACT_ENTER,  /* open the op / adopt the algorithm */
-	ACT_ESCAPE, /* close help, cancel a rerun, leave op detail */
+	ACT_ESCAPE, /* close help, cancel an export/open/rerun, leave op detail */
 	ACT_UP,
 	ACT_DOWN,
 	ACT_LEFT,

@@ -340,6 +340,25 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		return;
 	}
 	char buf[200];
+	if (st->file_job != PROMPT_NONE) {
+		/* the file's name, not its folder: the line is short */
+		const char *base = strrchr(st->file_path, '/');
+		base = base && base[1] ? base + 1 : st->file_path;
+		char pct[16] = "";
+		if (st->file_fraction >= 0)
+			snprintf(pct, sizeof pct, " %3.0f%%",
+				 100.0 * st->file_fraction);
+		snprintf(buf, sizeof buf, "%s %.64s: %s%s %.1fs (%s)",
+			 st->file_cancelling		 ? "cancelling"
+			 : st->file_job == PROMPT_OPEN ? "opening"
+						       : "exporting",
+			 base, st->file_phase[0] ? st->file_phase : "starting",
+			 pct, st->file_elapsed_s,
+			 st->file_cancelling ? "waiting for it to stop"
+					     : "Esc cancels");
+		x += grid_puts(g, x, y, r.w, ST_HEADER, buf);
+		x += 2;
+	}
 	if (st->running || st->comparing) {
 		if (st->fraction >= 0)
 			snprintf(buf, sizeof buf,

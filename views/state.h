@@ -104,6 +104,15 @@ typedef struct vstate {
 	double fraction; /* 0..1, < 0 when unknown */
 	double elapsed_s;
 
+	/* ---- a file job in progress: open or export, on a thread of the
+	 * front end's (it keeps these current; PROMPT_NONE when none runs) */
+	prompt_kind file_job;
+	bool file_cancelling; /* Esc was pressed: it is stopping */
+	char file_path[512];
+	char file_phase[48];
+	double file_fraction; /* 0..1, < 0 when unknown */
+	double file_elapsed_s;
+
 	/* ---- Compare view ---- */
 	cmp_row *cmp; /* algo_count() rows, owned */
 	int ncmp;

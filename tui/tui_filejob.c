@@ -1,0 +1,327 @@
+/* tui_filejob.c - open and export on a background thread (see
+ * tui_filejob.h). A thread per job: jobs are rare and long, and a thread
+ * that exists only while a job runs needs no queue and no wake-ups. */
+#include "tui_filejob.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "load.h"
+
+struct filejob {
+	pthread_mutex_t mu;
+	int pipe_rd, pipe_wr;
+
+	/* the job (set before its thread starts, read by it only) */
+	bool live; /* a thread was started and not joined yet */
+	pthread_t thread;
+	filejob_kind kind;
+	char path[512];
+	const dp_graph *g;
+	dp_machine m;
+	int32_t *placement;
+	dp_contention contention;
+	char algo[32];
+	double plan_ms;
+	dp_export_kind ekind;
+	atomic_int cancel;
+
+	/* progress (under mu) */
+	char phase[48];
+	double fraction;
+	struct timespec started;
+
+	/* allocated when the job starts, so the thread needs no memory to
+	 * report; done says it is filled in (under mu) */
+	filejob_result *result;
+	bool done;
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Progress callback: runs on the job's thread, inside the engine. */
+static void on_progress(void *ud, const char *phase, double fraction)
+{
+	filejob *fj = ud;
+	pthread_mutex_lock(&fj->mu);
+	snprintf(fj->phase, sizeof fj->phase, "%s", phase ? phase : "");
+	fj->fraction = fraction;
+	pthread_mutex_unlock(&fj->mu);
+}
+
+static void run_open(filejob *fj, filejob_result *r, dp_err *err)
+{
+	on_progress(fj, "reading", -1);
+	r->status = graph_load(fj->path, DP_FMT_AUTO, &r->g, err);
+	/* a load cannot stop half-way: a cancelled one is thrown away */
+	if (r->status == DP_OK && atomic_load(&fj->cancel)) {
+		graph_free(r->g);
+		r->g = NULL;
+		r->status = dp_err_set(err, DP_ECANCELED, fj->path, 0, 0,
+				       "cancelled; not opened");
+	}
+}
+
+static void run_export(filejob *fj, filejob_result *r, dp_err *err)
+{
+	dp_progress p = {on_progress, fj, &fj->cancel};
+	dp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	on_progress(fj, "simulating the plan", -1);
+	r->status = plan_evaluate(fj->g, &fj->m, fj->placement, fj->contention,
+				  &plan, err);
+	if (r->status != DP_OK)
+		return;
+	/* the plan on screen, not an "eval" of it */
+	snprintf(plan.algo, sizeof plan.algo, "%s", fj->algo);
+	plan.plan_ms = fj->plan_ms;
+	if (progress_canceled(&p))
+		r->status = dp_err_set(err, DP_ECANCELED, fj->path, 0, 0,
+				       "export canceled; no file written");
+	else
+		r->status = export_write_opts(fj->path, fj->ekind, fj->g,
+					      &fj->m, &plan, NULL, &p, &r->rep,
+					      err);
+	plan_free(&plan);
+}
+
+static void *job_main(void *arg)
+{
+	filejob *fj = arg;
+	filejob_result *r = fj->result;
+	dp_err err;
+	dp_err_clear(&err);
+	if (fj->kind == FILEJOB_OPEN)
+		run_open(fj, r, &err);
+	else
+		run_export(fj, r, &err);
+	if (r->status != DP_OK)
+		dp_err_format(&err, r->msg, sizeof r->msg);
+	pthread_mutex_lock(&fj->mu);
+	r->elapsed_s = since(&fj->started);
+	fj->done = true;
+	pthread_mutex_unlock(&fj->mu);
+	char b = 1;
+	/* non-blocking: a full pipe already wakes the UI */
+	ssize_t n = write(fj->pipe_wr, &b, 1);
+	(void)n;
+	return NULL;
+}
+
+filejob *filejob_new(dp_err *err)
+{
+	filejob *fj = calloc(1, sizeof *fj);
+	if (!fj) {
+		dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	int fds[2];
+	if (pipe(fds) != 0) {
+		dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+			   "cannot create the file job's pipe: %s",
+			   strerror(errno));
+		free(fj);
+		return NULL;
+	}
+	fj->pipe_rd = fds[0];
+	fj->pipe_wr = fds[1];
+	for (int i = 0; i < 2; i++) {
+		fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+		/* the SVG layout child must not hold the explorer's pipe */
+		fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+	}
+	pthread_mutex_init(&fj->mu, NULL);
+	atomic_init(&fj->cancel, 0);
+	return fj;
+}
+
+/* Joins a finished or cancelled job's thread and frees its inputs. */
+static void join_job(filejob *fj)
+{
+	if (!fj->live)
+		return;
+	pthread_join(fj->thread, NULL);
+	fj->live = false;
+	machine_free(&fj->m);
+	free(fj->placement);
+	fj->placement = NULL;
+	fj->g = NULL;
+	filejob_result_free(fj->result); /* NULL when it was taken */
+	fj->result = NULL;
+	fj->done = false;
+}
+
+void filejob_free(filejob *fj)
+{
+	if (!fj)
+		return;
+	atomic_store(&fj->cancel, 1);
+	join_job(fj);
+	close(fj->pipe_rd);
+	close(fj->pipe_wr);
+	pthread_mutex_destroy(&fj->mu);
+	free(fj);
+}
+
+int filejob_fd(const filejob *fj)
+{
+	return fj->pipe_rd;
+}
+
+static dp_status busy_error(const filejob *fj, dp_err *err)
+{
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "%s %s is still running (Esc cancels it)",
+			  fj->kind == FILEJOB_OPEN ? "opening" : "exporting",
+			  fj->path);
+}
+
+/* Starts the thread for the job set up in fj (signals blocked in it: they
+ * go to the UI thread, whose handlers only set a flag). */
+static dp_status start(filejob *fj, dp_err *err)
+{
+	filejob_result *r = calloc(1, sizeof *r);
+	if (!r) {
+		machine_free(&fj->m);
+		free(fj->placement);
+		fj->placement = NULL;
+		return dp_err_set(err, DP_ENOMEM, fj->path, 0, 0,
+				  "out of memory");
+	}
+	r->kind = fj->kind;
+	r->ekind = fj->ekind;
+	snprintf(r->path, sizeof r->path, "%s", fj->path);
+	snprintf(r->algo, sizeof r->algo, "%s", fj->algo);
+	fj->result = r;
+	fj->done = false;
+	atomic_store(&fj->cancel, 0);
+	fj->phase[0] = '\0';
+	fj->fraction = -1;
+	clock_gettime(CLOCK_MONOTONIC, &fj->started);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&fj->thread, NULL, job_main, fj);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		machine_free(&fj->m);
+		free(fj->placement);
+		fj->placement = NULL;
+		filejob_result_free(r);
+		fj->result = NULL;
+		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+				  "cannot start a thread for %s: %s", fj->path,
+				  strerror(rc));
+	}
+	fj->live = true;
+	return DP_OK;
+}
+
+dp_status filejob_open(filejob *fj, const char *path, dp_err *err)
+{
+	if (fj->live)
+		return busy_error(fj, err);
+	fj->kind = FILEJOB_OPEN;
+	snprintf(fj->path, sizeof fj->path, "%s", path);
+	fj->g = NULL;
+	fj->algo[0] = '\0';
+	memset(&fj->m, 0, sizeof fj->m);
+	fj->placement = NULL;
+	return start(fj, err);
+}
+
+dp_status filejob_export(filejob *fj, const char *path, dp_export_kind kind,
+			 const dp_graph *g, const dp_machine *m,
+			 const dp_plan *plan, dp_err *err)
+{
+	if (fj->live)
+		return busy_error(fj, err);
+	if (plan->nops != g->nops || plan->k != m->k)
+		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
+				  "the plan (%u ops, K=%d) is not for this "
+				  "graph and machine (%u ops, K=%d)",
+				  plan->nops, plan->k, g->nops, m->k);
+	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
+	if (!pl)
+		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+				  "out of memory copying the placement");
+	if (g->nops)
+		memcpy(pl, plan->placement, (size_t)g->nops * sizeof *pl);
+	if (machine_copy(&fj->m, m, err) != DP_OK) {
+		free(pl);
+		return err ? err->code : DP_ENOMEM;
+	}
+	fj->kind = FILEJOB_EXPORT;
+	snprintf(fj->path, sizeof fj->path, "%s", path);
+	fj->g = g;
+	fj->placement = pl;
+	fj->contention = plan->contention;
+	snprintf(fj->algo, sizeof fj->algo, "%s", plan->algo);
+	fj->plan_ms = plan->plan_ms;
+	fj->ekind = kind;
+	return start(fj, err);
+}
+
+void filejob_cancel(filejob *fj)
+{
+	if (fj->live)
+		atomic_store(&fj->cancel, 1);
+}
+
+filejob_result *filejob_take(filejob *fj)
+{
+	char buf[16];
+	while (read(fj->pipe_rd, buf, sizeof buf) > 0)
+		;
+	if (!fj->live)
+		return NULL;
+	pthread_mutex_lock(&fj->mu);
+	bool done = fj->done;
+	pthread_mutex_unlock(&fj->mu);
+	if (!done)
+		return NULL;
+	/* the thread has nothing left to do but return: joining is quick */
+	filejob_result *r = fj->result;
+	fj->result = NULL;
+	join_job(fj);
+	return r;
+}
+
+void filejob_result_free(filejob_result *r)
+{
+	if (!r)
+		return;
+	graph_free(r->g);
+	free(r);
+}
+
+void filejob_get_status(filejob *fj, filejob_status *s)
+{
+	memset(s, 0, sizeof *s);
+	s->fraction = -1;
+	if (!fj->live)
+		return;
+	s->busy = true;
+	s->kind = fj->kind;
+	s->cancelling = atomic_load(&fj->cancel) != 0;
+	snprintf(s->path, sizeof s->path, "%s", fj->path);
+	pthread_mutex_lock(&fj->mu);
+	snprintf(s->phase, sizeof s->phase, "%s", fj->phase);
+	s->fraction = fj->fraction;
+	s->elapsed_s = since(&fj->started);
+	pthread_mutex_unlock(&fj->mu);
+}
