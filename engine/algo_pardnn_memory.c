@@ -25,7 +25,8 @@
  * moves at least one unit or the phase stops, and there are at most
  * PD_MEM_MAX_ROUNDS rounds: as many as the simulation budget allows (at
  * least PD_MEM_MIN_ROUNDS), and past that, while the least overflow seen
- * still fell in the last three rounds, up to twice as many. The best placement
+ * still fell in the last three rounds, up to twice as many (at least
+ * PD_MEM_MIN_HARD). More rounds never make the result worse: the best placement
  * seen (least overflow, then makespan) is kept. When no move helps, that
  * best placement is returned and the plan layer reports it infeasible with
  * each device's peak and cap. Pinned units never move; colocation groups
@@ -39,6 +40,7 @@
 #define PD_MEM_MAX_MOVES 4
 #define PD_MEM_MAX_ROUNDS 64
 #define PD_MEM_MIN_ROUNDS 6
+#define PD_MEM_MIN_HARD 16
 /* Holders weighed per device and round: the largest PD_MEM_MAX_CANDS, or
  * one in PD_MEM_CANDS_DIV of the ops on bigger graphs (keying a holder
  * costs a pass over its edges for every device, so this bounds a round;
@@ -442,9 +444,12 @@ dp_status pd_memory(pd_ctx *c)
 		rounds = PD_MEM_MAX_ROUNDS;
 	/* meeting the caps matters more than the budget: past it, rounds go
 	 * on while the least overflow seen fell in the last three rounds, up
-	 * to twice as many */
+	 * to twice as many, and at least PD_MEM_MIN_HARD (the last few MB of
+	 * a 1M-op graph's overflow took a 13th and 14th round) */
 	uint32_t hard =
-		2 * rounds < PD_MEM_MAX_ROUNDS ? 2 * rounds : PD_MEM_MAX_ROUNDS;
+		2 * rounds > PD_MEM_MIN_HARD ? 2 * rounds : PD_MEM_MIN_HARD;
+	if (hard > PD_MEM_MAX_ROUNDS)
+		hard = PD_MEM_MAX_ROUNDS;
 	uint32_t last_gain = 0;
 	for (uint32_t round = 0; c->cur.over > 0 && round < hard &&
 				 (round < rounds || round < last_gain + 3);
