@@ -404,13 +404,14 @@ dp_status pd_memory(pd_ctx *c)
 {
 	dp_status st = DP_OK;
 	pd_progress(c, "memory", 0.6, 0.85, 0.0);
-	/* without caps nothing can be over: no memory pass at all */
-	if (c->capped && (st = pd_ensure(c, PD_LIVE, &c->cur)))
-		return st;
-	if (!c->capped || c->cur.over == 0) {
+	/* c->cur has the current overflow (0 without caps): a plan within
+	 * its caps needs no memory pass here at all */
+	if (c->cur.over == 0) {
 		pd_progress(c, "memory", 0.6, 0.85, 1.0);
 		return DP_OK;
 	}
+	if ((st = pd_ensure(c, PD_LIVE, &c->cur)))
+		return st;
 	size_t n = c->n;
 	mstate s = {0};
 	s.credit = calloc(n, sizeof *s.credit);
