@@ -479,7 +479,7 @@ if "$DNNPART" gen --ops 1900 --seed 2 -o "$mid" >/dev/null 2>"$tmp/gen.err"; the
 		fi
 		# a second file job waits its turn, and says why
 		keys o
-		if wait_for 'exporting .*mid.svg is still running' 5; then
+		if wait_for 'busy exporting: Esc cancels it first  exporting mid.svg' 5; then
 			ok tui_one_file_job_at_a_time
 		else
 			notok tui_one_file_job_at_a_time "no 'still running' message"

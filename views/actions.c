@@ -342,10 +342,10 @@ static unsigned file_prompt(vstate *st, prompt_kind k)
 	/* one file job at a time (Graphviz is not thread-safe); saving is
 	 * quick and runs at once */
 	if (k != PROMPT_SAVE && st->file_job != PROMPT_NONE) {
-		state_status(st, true, "%s %s is still running: Esc cancels it",
+		/* short: it shares the line with the job's progress */
+		state_status(st, true, "busy %s: Esc cancels it first",
 			     st->file_job == PROMPT_OPEN ? "opening"
-							 : "exporting",
-			     st->file_path);
+							 : "exporting");
 		return AR_REDRAW;
 	}
 	switch (k) {

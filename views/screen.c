@@ -340,6 +340,14 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		return;
 	}
 	char buf[200];
+	bool busy = st->file_job != PROMPT_NONE || st->running || st->comparing;
+	/* an error while a job runs is news (a key refused, a bad cap): it
+	 * goes first, in at most half the line, so the progress still shows */
+	bool error_first = busy && st->status[0] && st->status_error;
+	if (error_first) {
+		x += grid_puts(g, x, y, r.w / 2, ST_ERROR, st->status);
+		x += 2;
+	}
 	if (st->file_job != PROMPT_NONE) {
 		/* the file's name, not its folder: the line is short */
 		const char *base = strrchr(st->file_path, '/');
@@ -377,7 +385,7 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		x += grid_puts(g, x, y, r.w, ST_HEADER, buf);
 		x += 2;
 	}
-	if (st->status[0])
+	if (st->status[0] && !error_first)
 		grid_puts(g, x, y, r.w - x,
 			  st->status_error ? ST_ERROR : ST_NORMAL, st->status);
 	else if (!st->running && state_plan_stale(st))
