@@ -93,9 +93,9 @@ static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 		r->status = dp_err_set(err, DP_ECANCELED, fj->path, 0, 0,
 				       "export canceled; no file written");
 	else
-		r->status = export_write_opts(fj->path, fj->ekind, fj->g,
-					      &fj->m, &plan, NULL, &p, &r->rep,
-					      err);
+		r->status =
+			export_write_opts(fj->path, fj->ekind, fj->g, &fj->m,
+					  &plan, NULL, &p, &r->rep, err);
 	plan_free(&plan);
 }
 

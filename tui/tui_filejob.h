@@ -42,17 +42,17 @@ typedef enum filejob_kind {
 typedef struct filejob_result {
 	filejob_kind kind;
 	char path[512];
-	dp_status status;	/* DP_OK, DP_ECANCELED or an error */
-	char msg[1200];		/* the error, formatted */
-	dp_graph *g;		/* open, DP_OK: the graph (the caller's) */
-	dp_export_kind ekind;	/* export: the kind written */
-	char algo[32];		/* export: the plan's algorithm */
-	dp_export_report rep;	/* export, DP_OK: what it wrote */
-	double elapsed_s;	/* how long the job ran */
+	dp_status status;     /* DP_OK, DP_ECANCELED or an error */
+	char msg[1200];	      /* the error, formatted */
+	dp_graph *g;	      /* open, DP_OK: the graph (the caller's) */
+	dp_export_kind ekind; /* export: the kind written */
+	char algo[32];	      /* export: the plan's algorithm */
+	dp_export_report rep; /* export, DP_OK: what it wrote */
+	double elapsed_s;     /* how long the job ran */
 } filejob_result;
 
 typedef struct filejob_status {
-	bool busy;	 /* a job runs, or its result is not taken yet */
+	bool busy; /* a job runs, or its result is not taken yet */
 	filejob_kind kind;
 	bool cancelling; /* filejob_cancel() was called for it */
 	char path[512];

@@ -139,9 +139,10 @@ static void exported(vstate *st, const filejob_result *r)
 			 rep->coarsened ? ", coarsened" : "");
 	else if (rep->entries)
 		snprintf(what, sizeof what, " (%u entries)", rep->entries);
-	state_status(st, false, "exported the %s plan as %s to %s%s in %.1fs%s%s",
-		     r->algo, export_kind_name(r->ekind), r->path, what,
-		     r->elapsed_s, rep->note[0] ? ": " : "", rep->note);
+	state_status(st, false,
+		     "exported the %s plan as %s to %s%s in %.1fs%s%s", r->algo,
+		     export_kind_name(r->ekind), r->path, what, r->elapsed_s,
+		     rep->note[0] ? ": " : "", rep->note);
 }
 
 void session_take_file_result(tui_session *s)

@@ -54,8 +54,8 @@ typedef enum key_action {
 	ACT_REDRAW,
 	ACT_NEXT_VIEW,
 	ACT_PREV_VIEW,
-	ACT_VIEW,   /* the number key's view */
-	ACT_ENTER,  /* open the op / adopt the algorithm */
+	ACT_VIEW,  /* the number key's view */
+	ACT_ENTER, /* open the op / adopt the algorithm */
 	ACT_ESCAPE, /* close help, cancel an export/open/rerun, leave op detail */
 	ACT_UP,
 	ACT_DOWN,

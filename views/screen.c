@@ -357,7 +357,7 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 			snprintf(pct, sizeof pct, " %3.0f%%",
 				 100.0 * st->file_fraction);
 		snprintf(buf, sizeof buf, "%s %.64s: %s%s %.1fs (%s)",
-			 st->file_cancelling		 ? "cancelling"
+			 st->file_cancelling	       ? "cancelling"
 			 : st->file_job == PROMPT_OPEN ? "opening"
 						       : "exporting",
 			 base, st->file_phase[0] ? st->file_phase : "starting",
