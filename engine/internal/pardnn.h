@@ -87,7 +87,9 @@ typedef struct pd_ctx {
 	double *tlev;	    /* n: top level with primary-internal edges free */
 	double *blev;	    /* n: bottom level, same weights */
 
-	/* the current placement and its score (valid once simulated) */
+	/* the current placement and its score (valid once simulated; its
+	 * overflow is exact whenever a device has a cap, because every kept
+	 * placement's peaks are computed, and 0 without caps) */
 	int32_t *place;
 	pd_score cur;
 
