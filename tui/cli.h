@@ -86,6 +86,9 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m);
 
 /* Prints "dnnpart: <formatted error>" to stderr; returns the exit code. */
 int cli_error(const dp_err *err);
+/* Formats microseconds for people: rounded to the nanosecond, shortest
+ * digits, '.' decimal point ("1375689.585"); --json keeps every digit. */
+char *cli_fmt_us(double us, char *buf, size_t size);
 /* Prints "dnnpart CMD: message\nTry 'dnnpart CMD --help'." and returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,4 +325,13 @@ fail_k:
 fail_mem:
 	machine_free(m);
 	return machine_error("--mem", &err);
+}
+
+char *cli_fmt_us(double us, char *buf, size_t size)
+{
+	/* sums of many op times carry float noise (1375689.5849999979):
+	 * nanoseconds are as exact as any input is */
+	double r = isfinite(us) && fabs(us) < 1e15 ? round(us * 1000.0) / 1000.0
+						     : us;
+	return units_fmt_num(r, buf, size);
 }

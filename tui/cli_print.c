@@ -71,7 +71,7 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	}
 	fprintf(out, "makespan     %s  (%s us)\n",
 		units_fmt_time(p->sim.makespan, a, sizeof a),
-		units_fmt_num(p->sim.makespan, x, sizeof x));
+		cli_fmt_us(p->sim.makespan, x, sizeof x));
 	fprintf(out,
 		"lower bound  %s = max(graph critical path %s, work / speeds "
 		"%s); makespan = %.2f x LB\n",

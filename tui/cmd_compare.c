@@ -5,6 +5,7 @@
  * feasible row (shortest makespan, first on ties) is marked with '*'.
  */
 #include <cJSON.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +169,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 	return 0;
 }
 
-/* The largest peak / cap over the capped devices; < 0 when none is capped. */
+/* The largest peak / cap over the capped devices; < 0 when none is capped,
+ * infinite when a device with a cap of 0 holds anything. */
 static double max_peak_ratio(const dp_plan *p)
 {
 	double best = -1.0;
@@ -178,7 +180,7 @@ static double max_peak_ratio(const dp_plan *p)
 			continue;
 		double r = s->cap_bytes > 0 ? (double)s->peak_bytes /
 						      (double)s->cap_bytes
-			   : s->peak_bytes > 0 ? 1e9
+			   : s->peak_bytes > 0 ? INFINITY
 					       : 0.0;
 		if (r > best)
 			best = r;
@@ -253,6 +255,8 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 		double r = max_peak_ratio(p);
 		if (r < 0)
 			snprintf(ratio, sizeof ratio, "-");
+		else if (isinf(r)) /* some memory on a device capped at 0 */
+			snprintf(ratio, sizeof ratio, "cap 0");
 		else if (r < 10)
 			snprintf(ratio, sizeof ratio, "%.0f%%", r * 100.0);
 		else /* a tiny cap: a factor reads better than 409600% */

@@ -109,12 +109,12 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 		f->control_edges);
 	fprintf(out, "total work     %s  (%s us)\n",
 		units_fmt_time(g->total_time_us, a, sizeof a),
-		units_fmt_num(g->total_time_us, x, sizeof x));
+		cli_fmt_us(g->total_time_us, x, sizeof x));
 	fprintf(out,
 		"critical path  %s over %u ops  (%s us; compute only, no "
 		"communication)\n",
 		units_fmt_time(f->cp_us, a, sizeof a), f->path_len,
-		units_fmt_num(f->cp_us, x, sizeof x));
+		cli_fmt_us(f->cp_us, x, sizeof x));
 	fprintf(out, "parallelism    %.2f  (total work / critical path)\n",
 		f->parallelism);
 	fprintf(out,
