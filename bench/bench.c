@@ -6,8 +6,11 @@
  *
  * Runs the scale, quality and interactive sections (bench.h), printing
  * their tables and writing bench/results/[quick-]SECTION.json. Run it from
- * the repository root. Exit status: 0, or 1 when a measurement failed.
+ * the repository root. Exit status: 0, 1 when a measurement failed, 2 on a
+ * bad option.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,6 +80,24 @@ static bool valid_sections(const char *only)
 	}
 }
 
+/* Reads the number after OPT; a value that is not a number > 0 (text,
+ * trailing junk, 0, negative, inf, nan) is an error naming the option, since
+ * atof() would silently turn it into 0 and the default would run instead. */
+static bool parse_positive(const char *opt, const char *v, double *out)
+{
+	char *end = NULL;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (end == v || *end != '\0' || errno || !(x > 0) || !isfinite(x)) {
+		fprintf(stderr,
+			"dnnpart-bench: %s: expected a number > 0, got '%s'\n",
+			opt, v);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--child") == 0)
@@ -96,7 +117,7 @@ int main(int argc, char **argv)
 		.samples_dir = "sample_graphs",
 		.self = self,
 		.tight = 1.1,
-		.limit_s = -1,
+		.limit_s = 0,
 	};
 	const char *only = NULL;
 	for (int i = 1; i < argc; i++) {
@@ -113,10 +134,12 @@ int main(int argc, char **argv)
 			only = v;
 			i++;
 		} else if (v && !strcmp(a, "--tight")) {
-			cfg.tight = atof(v);
+			if (!parse_positive(a, v, &cfg.tight))
+				return 2;
 			i++;
 		} else if (v && !strcmp(a, "--limit")) {
-			cfg.limit_s = atof(v);
+			if (!parse_positive(a, v, &cfg.limit_s))
+				return 2;
 			i++;
 		} else if (v && !strcmp(a, "--results")) {
 			cfg.results_dir = v;
@@ -139,11 +162,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!(cfg.tight > 0)) {
-		fprintf(stderr, "dnnpart-bench: --tight must be > 0\n");
-		return 2;
-	}
-	if (cfg.limit_s <= 0)
+	if (cfg.limit_s <= 0) /* not given */
 		cfg.limit_s = cfg.quick ? 20 : 60;
 	if (only && !valid_sections(only)) {
 		fprintf(stderr,
