@@ -63,10 +63,11 @@ typedef struct dp_export_opts {
 	uint32_t max_nodes; /* bound of a coarsened picture (>= 16);
 			       0 = DP_EXPORT_MAX_NODES */
 	double timeout_s;   /* SVG layout limit; <= 0 = DP_EXPORT_TIMEOUT_S */
-	const char *layout; /* SVG layout engine ("dot", "sfdp", ...);
-			       NULL = dot (ranked by the schedule's time and
-			       with bounded effort when its edges are long),
-			       or sfdp above 2,500 nodes when installed */
+	const char *layout; /* SVG layout: "timeline" (devices as columns,
+			       nodes placed in start order by dnnpart) or
+			       a Graphviz engine ("dot", "sfdp", ...);
+			       NULL = dot for a small picture with short
+			       edges, else timeline (docs/export.md) */
 } dp_export_opts;
 
 /* What an export did, for the front end to tell the user. */

@@ -25,10 +25,10 @@
 #include "afile.h"
 #include "internal/export_impl.h"
 
-/* dot lays out this many nodes in seconds; above it a graph that was not
- * coarsened gets sfdp (when installed) or a dot with bounded effort. */
-#define DOT_FAST_NODES 2500u
-#define DOT_FAST_EDGES 20000u
+/* dot with device clusters lays out this many nodes and edges in seconds
+ * when its edges are short (see auto_layout); above it, the timeline. */
+#define DOT_STRUCT_NODES 400u
+#define DOT_STRUCT_EDGES 800u
 /* above this, dot's effort is bounded (bound_dot) */
 #define DOT_BOUNDED_NODES 300u
 #define DOT_BOUNDED_EDGES 600u
@@ -103,6 +103,167 @@ static void add_legend(Agraph_t *G)
 	sbuf_free(&sb);
 }
 
+/* ---- the timeline layout ----
+ *
+ * dot with device clusters spends minutes in crossing minimisation once a
+ * picture has a few hundred nodes joined by long edges (a 587-node picture
+ * of a 3,000-op training graph ran past 120 s, even ranked by time and with
+ * bounded effort; the same graph without clusters took 0.4 s). The timeline
+ * places the nodes itself, in time linear in the picture: one column per
+ * device (its cluster), the nodes of a device top to bottom in the order
+ * they start, each as low as its start time says unless the one above
+ * pushes it further down. Graphviz's "nop" layout then keeps these
+ * positions, draws the clusters in the boxes given and routes the edges as
+ * straight lines. */
+
+typedef struct tl_node {
+	Agnode_t *n;
+	double start, w, h;
+} tl_node;
+
+static int tl_cmp(const void *a, const void *b)
+{
+	const tl_node *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Size in points of a label of Helvetica at `pt` points: lines are split
+ * at the escString "\n"; a character is taken as wide as a digit or
+ * capital (0.62 em), so that a label rarely outgrows its estimate. */
+static void tl_label_size(const char *label, double pt, double *w, double *h)
+{
+	size_t lines = 1, cur = 0, widest = 0;
+	for (const char *s = label ? label : ""; *s; s++) {
+		if (s[0] == '\\' &&
+		    (s[1] == 'n' || s[1] == 'l' || s[1] == 'r')) {
+			lines++;
+			widest = cur > widest ? cur : widest;
+			cur = 0;
+			s++;
+		} else if (((unsigned char)*s & 0xC0) != 0x80) {
+			cur++; /* one per UTF-8 character */
+		}
+	}
+	widest = cur > widest ? cur : widest;
+	*w = (double)widest * pt * 0.62;
+	*h = (double)lines * pt * 1.2;
+}
+
+/* pos of a node, in points */
+static void tl_set_pos(Agnode_t *n, double x, double y)
+{
+	char buf[64];
+	agsafeset(n, "pos", xfmt(buf, sizeof buf, "%.2f,%.2f", x, y), "");
+}
+
+/* bb (lower left, upper right) of a graph or cluster, in points */
+static void tl_set_bb(Agraph_t *g, double x0, double y0, double x1, double y1)
+{
+	char buf[128];
+	agsafeset(g, "bb",
+		  xfmt(buf, sizeof buf, "%.2f,%.2f,%.2f,%.2f", x0, y0, x1, y1),
+		  "");
+}
+
+#define TL_PAD 12.0	/* points inside a cluster's box */
+#define TL_COL_GAP 48.0 /* points between columns */
+#define TL_ROW_GAP 10.0 /* points between nodes of a column */
+#define TL_TITLE 36.0	/* room for a cluster's two-line title */
+
+/* Places the nodes of every cluster_devN of G; false when out of memory. */
+static bool timeline_place(Agraph_t *G)
+{
+	int nclust = 0;
+	size_t most = 0;
+	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s)) {
+		nclust++;
+		size_t n = (size_t)agnnodes(s);
+		most = n > most ? n : most;
+	}
+	tl_node *tn = malloc((most ? most : 1) * sizeof *tn);
+	double *colw = calloc((size_t)nclust + 1, sizeof *colw);
+	if (!tn || !colw) {
+		free(tn);
+		free(colw);
+		return false;
+	}
+	/* the step's time becomes height: the tallest column's own height is
+	 * the step's length, so that time and stacking agree roughly */
+	double span = 0, tallest = 0;
+	int ci = 0;
+	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s), ci++) {
+		double sum = 0, w = 0, h;
+		for (Agnode_t *n = agfstnode(s); n; n = agnxtnode(s, n)) {
+			char *e = agget(n, "end_us");
+			double end = e && *e ? strtod(e, NULL) : 0;
+			span = end > span ? end : span;
+			double nw, nh;
+			tl_label_size(agget(n, "label"), 10, &nw, &nh);
+			sum += nh + 16 + TL_ROW_GAP;
+			w = nw + 24 > w ? nw + 24 : w;
+		}
+		tl_label_size(agget(s, "label"), 12, &colw[ci], &h);
+		colw[ci] = w > colw[ci] ? w : colw[ci];
+		tallest = sum > tallest ? sum : tallest;
+	}
+	double scale = span > 0 ? tallest / span : 0;
+	/* columns in device order, left to right; y grows downwards here and
+	 * is flipped below (Graphviz's y grows upwards) */
+	double x = 0, bottom = 0;
+	ci = 0;
+	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s), ci++) {
+		size_t k = 0;
+		for (Agnode_t *n = agfstnode(s); n; n = agnxtnode(s, n)) {
+			char *st = agget(n, "start_us");
+			tn[k].n = n;
+			tn[k].start = st && *st ? strtod(st, NULL) : 0;
+			tl_label_size(agget(n, "label"), 10, &tn[k].w,
+				      &tn[k].h);
+			tn[k].h += 16;
+			k++;
+		}
+		qsort(tn, k, sizeof *tn, tl_cmp);
+		double y = TL_TITLE, cx = x + TL_PAD + colw[ci] / 2;
+		char wbuf[32];
+		xfmt(wbuf, sizeof wbuf, "%.3f", colw[ci] / 72.0);
+		for (size_t i = 0; i < k; i++) {
+			double want = TL_TITLE + tn[i].start * scale;
+			y = want > y ? want : y;
+			tl_set_pos(tn[i].n, cx, -(y + tn[i].h / 2));
+			agsafeset(tn[i].n, "width", wbuf, "");
+			y += tn[i].h + TL_ROW_GAP;
+		}
+		bottom = y > bottom ? y : bottom;
+		x += colw[ci] + 2 * TL_PAD + TL_COL_GAP;
+	}
+	/* every column as tall as the tallest, so the boxes line up */
+	x = 0;
+	ci = 0;
+	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s), ci++) {
+		double x1 = x + colw[ci] + 2 * TL_PAD;
+		tl_set_bb(s, x, -(bottom + TL_PAD), x1, 0);
+		x = x1 + TL_COL_GAP;
+	}
+	tl_set_bb(G, -TL_PAD, -(bottom + 2 * TL_PAD), x - TL_COL_GAP + TL_PAD,
+		  TL_PAD);
+	free(tn);
+	free(colw);
+	return true;
+}
+
+/* The graph title says how the picture reads. */
+static void timeline_title(Agraph_t *G)
+{
+	dp_sbuf sb = {0};
+	char *label = agget(G, "label");
+	sbuf_puts(&sb, label ? label : "");
+	sbuf_puts(&sb, "\\ntimeline: one column per device, its ops top to "
+		       "bottom in the order they start");
+	if (sb.s)
+		agsafeset(G, "label", sb.s, "");
+	sbuf_free(&sb);
+}
+
 static void child_say(int fd, const char *s)
 {
 	size_t n = strlen(s);
@@ -116,14 +277,33 @@ static void child_say(int fd, const char *s)
 }
 
 /* dot lays out a picture whose edges cross up to this many ranks in total
- * in seconds; above it the ranks follow the schedule's time instead. */
+ * in seconds (with its device clusters); above it the ranks follow the
+ * schedule's time instead when dot is asked for by name. */
 #define STRUCT_MAX_VIRTUAL 2000u
+
+/* The layout of the picture when none was asked for: dot, ranked by the
+ * graph's structure, while it is small and its edges short (measured on
+ * this project's graphs: a few seconds at most), else the timeline, whose
+ * time is linear in the picture. */
+static const char *auto_layout(const dp_coarse *c)
+{
+	if (c->n <= DOT_STRUCT_NODES && c->nedges <= DOT_STRUCT_EDGES &&
+	    coarsen_layout_cost(c) <= STRUCT_MAX_VIRTUAL)
+		return "dot";
+	return "timeline";
+}
 
 /* Runs in the child; never returns. */
 static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 		       const dp_machine *m, const dp_plan *plan,
 		       const dp_coarse *c, const dp_export_opts *o)
 {
+	/* the child inherits the signal mask of the thread that forked it
+	 * (a front end's worker thread may block everything): unblock all,
+	 * or a SIGTERM sent to this child would stay pending forever */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Ctrl-C reaches the whole process group: the parent decides and
 	 * kills this child itself, after cleaning up */
 	signal(SIGINT, SIG_IGN);
@@ -140,17 +320,20 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 	if (!gvc)
 		_exit(CHILD_BUILD);
 	char avail[256];
-	const char *layout = o->layout;
-	if (layout) {
-		if (!has_layout(gvc, layout, avail, sizeof avail)) {
+	const char *layout = o->layout ? o->layout : auto_layout(c);
+	bool timeline = strcmp(layout, "timeline") == 0;
+	if (timeline && !has_layout(gvc, "nop", avail, sizeof avail)) {
+		if (o->layout) { /* asked for by name: say why not */
 			child_say(STDERR_FILENO, avail);
 			_exit(CHILD_LAYOUT_MISSING);
 		}
-	} else if (c->n <= DOT_FAST_NODES && c->nedges <= DOT_FAST_EDGES) {
-		layout = "dot";
-	} else {
-		layout = has_layout(gvc, "sfdp", avail, sizeof avail) ? "sfdp"
-								      : "dot";
+		layout = "dot"; /* a Graphviz without neato's plugin */
+		timeline = false;
+	}
+	if (o->layout && !timeline &&
+	    !has_layout(gvc, layout, avail, sizeof avail)) {
+		child_say(STDERR_FILENO, avail);
+		_exit(CHILD_LAYOUT_MISSING);
 	}
 	bool dot = strcmp(layout, "dot") == 0;
 	/* training graphs have long edges (activations kept for the backward
@@ -170,12 +353,21 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 	if (dot && (windows || c->n > DOT_BOUNDED_NODES ||
 		    c->nedges > DOT_BOUNDED_EDGES))
 		bound_dot(G);
-	if (!dot && strcmp(layout, "fdp") != 0) {
+	if (timeline) {
+		if (!timeline_place(G))
+			_exit(CHILD_BUILD);
+		timeline_title(G);
+		agsafeset(G, "splines", "line", "");
+		agsafeset(G, "outputorder", "edgesfirst", "");
+		layout = "nop";
+	} else if (!dot && strcmp(layout, "fdp") != 0) {
 		add_legend(G);
 		agsafeset(G, "overlap", "prism", "");
 		agsafeset(G, "outputorder", "edgesfirst", "");
 	}
-	child_say(stat_fd, windows ? "dot, ranked by time" : layout);
+	child_say(stat_fd, timeline  ? "timeline"
+			   : windows ? "dot, ranked by time"
+				     : layout);
 	close(stat_fd);
 	if (gvLayout(gvc, G, layout) != 0)
 		_exit(CHILD_LAYOUT);
@@ -308,7 +500,7 @@ static dp_status wait_child(child *ch, const char *path, const dp_coarse *c,
 				"layout took longer than %s s (%s, %u nodes, "
 				"%u edges) and was stopped; try a smaller "
 				"picture (--coarsen always, --max-nodes), "
-				"another layout (--layout sfdp), a longer "
+				"another layout (--layout timeline), a longer "
 				"--timeout, or export DOT and lay it out "
 				"yourself",
 				lim, ch->layout[0] ? ch->layout : "dot", c->n,
@@ -328,6 +520,13 @@ static dp_status child_error(child *ch, const char *path,
 			     const dp_export_opts *o, dp_err *err)
 {
 	const char *tail = msg_tail(&ch->msg);
+	if (WIFSIGNALED(ch->status) && (WTERMSIG(ch->status) == SIGTERM ||
+					WTERMSIG(ch->status) == SIGKILL))
+		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
+				  "the layout process was stopped by signal "
+				  "%d (%s) from outside; no file written",
+				  WTERMSIG(ch->status),
+				  strsignal(WTERMSIG(ch->status)));
 	if (WIFSIGNALED(ch->status))
 		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
 				  "the Graphviz layout crashed (signal %d)%s%s",
@@ -337,8 +536,10 @@ static dp_status child_error(child *ch, const char *path,
 	case CHILD_LAYOUT_MISSING:
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "layout engine '%s' is not installed; "
-				  "available: %s",
-				  o->layout ? o->layout : "?", tail);
+				  "available: %s%s",
+				  o->layout ? o->layout : "?",
+				  strstr(tail, "nop") ? "timeline, " : "",
+				  tail);
 	case CHILD_BUILD:
 		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
 				  "could not build the graph to lay out%s%s",

@@ -73,6 +73,23 @@ else
 	echo "not ok - export_json_lists_the_files: $(head -c 300 "$TMP/so")"
 fi
 
+# a mid-size training graph: dot with device clusters ran past the 120 s
+# limit on its picture (587 groups joined by long edges); the timeline
+# layout draws it, every device a column
+if "$DNNPART" gen --ops 3000 -o "$TMP/g3k.json" >/dev/null 2>"$TMP/se"; then
+	expect plan_svg_3000_ops_is_a_timeline 0 \
+		"g3k.svg \(SVG, [0-9]+ nodes for 3000 ops, layout timeline" \
+		plan "$TMP/g3k.json" -k 4 --mem 8GiB --svg "$TMP/g3k.svg"
+	n=$(grep -c '<title>cluster_dev[0-3]</title>' "$TMP/g3k.svg" 2>/dev/null)
+	if [ "${n:-0}" -eq 4 ]; then
+		echo "ok - plan_svg_3000_ops_shows_every_device"
+	else
+		echo "not ok - plan_svg_3000_ops_shows_every_device: ${n:-0} of 4 clusters"
+	fi
+else
+	echo "not ok - plan_svg_3000_ops_gen: $(head -c 300 "$TMP/se")"
+fi
+
 # a signal during the layout: the export stops, its layout child is gone
 for sig in TERM HUP; do
 	name=export_sig${sig}_stops_the_layout

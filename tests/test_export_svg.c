@@ -3,12 +3,16 @@
  * process and leave no file, Graphviz problems reported, not printed. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "algo.h"
 #include "export.h"
+#include "gen.h"
 #include "lib/testlib.h"
 #include "load.h"
 #include "machine.h"
@@ -502,6 +506,115 @@ static void test_svg_unknown_layout_names_the_installed_ones(void)
 	graph_free(g);
 }
 
+/* A mid-size training graph (3,000 generated ops, K=4 under 8 GiB caps, as
+ * `dnnpart plan --svg` makes it): its coarsened picture has hundreds of
+ * groups joined by long edges, on which dot with device clusters ran past
+ * the 120 s limit even ranked by time. The automatic choice lays it out as
+ * a timeline: it succeeds (no time limit hit) and shows every device. */
+static void test_svg_of_a_3000_op_training_graph_is_a_timeline(void)
+{
+	dp_gen_opts go;
+	gen_opts_default(&go);
+	go.ops = 3000;
+	dp_graph *g = NULL;
+	dp_err err;
+	REQUIRE(gen_graph(&go, &g, &err) == DP_OK);
+	dp_machine m;
+	REQUIRE(machine_init(&m, 4, &err) == DP_OK);
+	REQUIRE(machine_set_caps(&m, "8GiB", &err) == DP_OK);
+	dp_plan plan;
+	memset(&plan, 0, sizeof plan);
+	REQUIRE(plan_run(g, &m, algo_default(), NULL, NULL, &plan, &err) ==
+		DP_OK);
+	const char *path = tmp_path("g3k.svg");
+	dp_export_report rep;
+	dp_status st = export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
+					 NULL, NULL, &rep, &err);
+	if (st != DP_OK)
+		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
+	CHECK_STR(rep.layout, "timeline");
+	CHECK(rep.coarsened);
+	CHECK(rep.nodes >= 100); /* a real picture, not a handful of boxes */
+	char *svg = slurp(path);
+	REQUIRE(svg);
+	char why[160];
+	if (!xml_well_formed(svg, why, sizeof why))
+		test_fail(__FILE__, __LINE__, "SVG not well-formed: %s", why);
+	CHECK_CONTAINS(svg, "COARSENED");
+	CHECK_CONTAINS(svg, "timeline: one column per device");
+	CHECK_CONTAINS(svg, "#cc3311"); /* the critical path */
+	for (int d = 0; d < 4; d++) {
+		char t[64];
+		snprintf(t, sizeof t, "<title>cluster_dev%d</title>", d);
+		CHECK_CONTAINS(svg, t);
+		snprintf(t, sizeof t, ">GPU %d: ", d);
+		CHECK_CONTAINS(svg, t);
+	}
+	free(svg);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
+/* Sends SIGTERM, once, to every child of this (single-threaded) test
+ * process while the layout runs. */
+static void term_children(void *ud, const char *phase, double f)
+{
+	(void)f;
+	int *sent = ud;
+	if (*sent || strncmp(phase, "laying out", 10) != 0)
+		return;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/self/task/%d/children", (int)getpid());
+	FILE *cf = fopen(p, "r");
+	if (!cf)
+		return;
+	for (int pid; fscanf(cf, "%d", &pid) == 1;) {
+		kill(pid, SIGTERM);
+		(*sent)++;
+	}
+	fclose(cf);
+}
+
+/* A front end may fork the layout from a thread that blocks signals; the
+ * child unblocks them, so a SIGTERM stops it (before, it stayed pending and
+ * the layout ran on to its end). */
+static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
+{
+	dp_graph *g = layered(3000);
+	REQUIRE(g);
+	int32_t *pl = split(g, 4, true);
+	REQUIRE(pl);
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 4, pl, &m, &plan));
+	sigset_t term, old;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	REQUIRE(pthread_sigmask(SIG_BLOCK, &term, &old) == 0);
+	dp_export_opts o;
+	export_opts_default(&o);
+	o.coarsen = DP_COARSEN_NEVER;
+	o.layout = "dot"; /* 3,000 ops by dot: longer than the test waits */
+	o.timeout_s = 60;
+	int sent = 0;
+	dp_progress p = {term_children, &sent, NULL};
+	dp_err err;
+	const char *path = tmp_path("term.svg");
+	dp_status st = export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
+					 &p, NULL, &err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	CHECK(sent >= 1);
+	CHECK_INT(st, DP_EINTERNAL);
+	CHECK_CONTAINS(err.msg, "stopped by signal 15");
+	CHECK(access(path, F_OK) != 0);
+	CHECK_INT(count_files(".term.svg"), 0);
+	free(pl);
+	plan_free(&plan);
+	machine_free(&m);
+	graph_free(g);
+}
+
 static void test_svg_cleanup(void)
 {
 	if (!tmpdir[0])
@@ -526,4 +639,6 @@ TEST_MAIN(TEST(test_svg_checker_rejects_broken_xml),
 	  TEST(test_svg_cancel_leaves_no_file_and_keeps_the_old),
 	  TEST(test_svg_layout_over_the_time_limit_is_stopped),
 	  TEST(test_svg_unknown_layout_names_the_installed_ones),
+	  TEST(test_svg_of_a_3000_op_training_graph_is_a_timeline),
+	  TEST(test_svg_layout_child_takes_sigterm_when_forked_blocked),
 	  TEST(test_svg_cleanup))
