@@ -29,7 +29,11 @@
 #include <string.h>
 
 #include "algo.h"
+
 #include "internal/listsched.h"
+
+/* Fewest vertices per part before METIS is asked for fewer parts. */
+#define METIS_MIN_VERTICES_PER_PART 8
 
 #define VWGT_SCALE ((double)(1 << 26)) /* each constraint's total */
 #define EWGT_TOTAL ((double)(1 << 28)) /* all edge weights, both ways */
@@ -343,10 +347,23 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 		options[METIS_OPTION_SEED] = 1;
 		options[METIS_OPTION_NUMBERING] = 0;
 		idx_t nv = mg.nv, nparts = k, objval = 0;
+		/* libmetis prints "Cannot bisect a graph with 0 vertices" and
+		 * "too many parts" to stdout (over the explorer's screen) when
+		 * a part would get fewer than a handful of vertices (seen on
+		 * 70 vertices into 16 parts); a tiny graph then uses fewer,
+		 * equal parts, and the extra devices stay empty */
+		real_t *shares = tp;
+		if (nv < (idx_t)METIS_MIN_VERTICES_PER_PART * k) {
+			nparts = nv / METIS_MIN_VERTICES_PER_PART;
+			if (nparts < 2)
+				nparts = 2;
+			shares = NULL;
+		}
 		real_t ubvec[2] = {1.05f, 1.10f};
 		int rc = METIS_PartGraphKway(&nv, &ncon, mg.xadj, mg.adjncy,
 					     mg.vwgt, NULL, mg.adjwgt, &nparts,
-					     tp, ubvec, options, &objval, part);
+					     shares, ubvec, options, &objval,
+					     part);
 		if (rc != METIS_OK) {
 			st = dp_err_set(err,
 					rc == METIS_ERROR_MEMORY ? DP_ENOMEM
