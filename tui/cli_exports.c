@@ -15,10 +15,14 @@ static atomic_int export_cancel;
 static const int cancel_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSIGNALS (sizeof cancel_signals / sizeof cancel_signals[0])
 
+/* Every signal of the set only cancels: the export stops within a second
+ * and removes its temporary file. (Falling back to the default action on a
+ * second signal let `timeout`, which signals both the process and its
+ * group, kill dnnpart before it cleaned up.) */
 static void on_signal(int sig)
 {
+	(void)sig;
 	atomic_store(&export_cancel, 1);
-	signal(sig, SIG_DFL);
 }
 
 static void catch_signals(struct sigaction *old, bool *caught)
