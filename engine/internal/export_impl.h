@@ -57,7 +57,7 @@ const char *export_device_tint(int dev);
 /* Builds the Graphviz graph of picture c (export_dot.c): one cluster_devN
  * subgraph per device, ops or groups as nodes, the critical path in red.
  * render: for a layout in this process (SVG): node names are made safe for
- * XML, empty devices get a placeholder node so that their cluster shows,
+ * XML, empty devices get an "(no ops)" node so that their cluster shows,
  * and the input-format attributes (time_us, bytes, ...) are left out.
  * time_ranks > 0: dot's ranks are that many windows of the schedule's time
  * (rank=same groups), instead of the graph's structure. The caller
