@@ -78,6 +78,13 @@ void cli_help_machine_opts(FILE *out);
 /* Prints the commands with their synopsis and summary (dnnpart --help). */
 void cli_print_commands(FILE *out);
 
+/* Takes a non-option argument a as the command's GRAPH: an unknown option
+ * or a second graph is a usage error. Returns 0, or 2 after printing. */
+int cli_take_graph_arg(const char *cmd, const char *a, cli_opts *o);
+/* Returns 0 when o->graph_path is set, else prints "missing GRAPH" and
+ * returns 2. */
+int cli_require_graph(const char *cmd, const cli_opts *o);
+
 /* Loads o->graph_path (printing the error on failure). */
 int cli_load_graph(const cli_opts *o, dp_graph **g);
 /* Builds the machine: graph hint, then -k, --mem, --speed, --link/--bw/--lat.

@@ -335,3 +335,24 @@ char *cli_fmt_us(double us, char *buf, size_t size)
 						     : us;
 	return units_fmt_num(r, buf, size);
 }
+
+int cli_take_graph_arg(const char *cmd, const char *a, cli_opts *o)
+{
+	if (a[0] == '-' && a[1])
+		return cli_usage_error(cmd, "unknown option '%s'", a);
+	if (o->graph_path)
+		return cli_usage_error(cmd,
+				       "one graph at a time: got '%s' after "
+				       "'%s'",
+				       a, o->graph_path);
+	o->graph_path = a;
+	return 0;
+}
+
+int cli_require_graph(const char *cmd, const cli_opts *o)
+{
+	if (o->graph_path)
+		return 0;
+	return cli_usage_error(cmd, "missing GRAPH (a graph file or ParDNN "
+				    "folder)");
+}

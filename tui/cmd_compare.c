@@ -151,21 +151,12 @@ static int parse(int argc, char **argv, cli_opts *o)
 				return 2;
 			if (r > 0)
 				continue;
-			if (a[0] == '-' && a[1])
-				return cli_usage_error(
-					"compare", "unknown option '%s'", a);
-			if (o->graph_path)
-				return cli_usage_error(
-					"compare",
-					"one graph at a time: got '%s' after "
-					"'%s'",
-					a, o->graph_path);
-			o->graph_path = a;
+			if (cli_take_graph_arg("compare", a, o))
+				return 2;
 		}
 	}
-	if (!o->graph_path)
-		return cli_usage_error("compare", "missing GRAPH (a graph file "
-						  "or ParDNN folder)");
+	if (cli_require_graph("compare", o))
+		return 2;
 	return 0;
 }
 

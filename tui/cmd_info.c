@@ -284,19 +284,11 @@ int cmd_info_run(int argc, char **argv)
 			if (r > 0)
 				continue;
 		}
-		if (a[0] == '-' && a[1])
-			return cli_usage_error("info", "unknown option '%s'",
-					       a);
-		if (o.graph_path)
-			return cli_usage_error("info",
-					       "one graph at a time: got '%s' "
-					       "after '%s'",
-					       a, o.graph_path);
-		o.graph_path = a;
+		if (cli_take_graph_arg("info", a, &o))
+			return 2;
 	}
-	if (!o.graph_path)
-		return cli_usage_error("info", "missing GRAPH (a graph file "
-					       "or ParDNN folder)");
+	if (cli_require_graph("info", &o))
+		return 2;
 	dp_format fmt = o.format;
 	dp_err err;
 	/* detection reads the file, which a pipe cannot give twice: there

@@ -172,21 +172,12 @@ static int parse(int argc, char **argv, cli_opts *o)
 				return 2;
 			if (r > 0)
 				continue;
-			if (a[0] == '-' && a[1])
-				return cli_usage_error(
-					"plan", "unknown option '%s'", a);
-			if (o->graph_path)
-				return cli_usage_error(
-					"plan",
-					"one graph at a time: got '%s' after "
-					"'%s'",
-					a, o->graph_path);
-			o->graph_path = a;
+			if (cli_take_graph_arg("plan", a, o))
+				return 2;
 		}
 	}
-	if (!o->graph_path)
-		return cli_usage_error("plan", "missing GRAPH (a graph file "
-					       "or ParDNN folder)");
+	if (cli_require_graph("plan", o))
+		return 2;
 	if (o->algo && !algo_find(o->algo))
 		return cli_usage_error("plan",
 				       "unknown algorithm '%s' (known: %s)",

@@ -229,19 +229,11 @@ int cmd_show_run(int argc, char **argv)
 					"--algo: unknown algorithm '%s' "
 					"(expected one of: %s)",
 					v, algo_names());
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage_error("show", "unknown option '%s'",
-					       a);
-		} else if (o.graph_path) {
-			return cli_usage_error("show",
-					       "one graph at a time: got '%s' "
-					       "and '%s'",
-					       o.graph_path, a);
-		} else {
-			o.graph_path = a;
+		} else if (cli_take_graph_arg("show", a, &o)) {
+			return 2;
 		}
 	}
-	if (!o.graph_path)
-		return cli_usage_error("show", "no graph given");
+	if (cli_require_graph("show", &o))
+		return 2;
 	return show(&o, algo, view, w, h, dev, opname, ascii);
 }
