@@ -25,63 +25,14 @@ typedef struct tmach {
 
 static uint64_t rng;
 
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static uint32_t rndn(uint32_t n)
 {
-	return (uint32_t)(rnd() % n);
+	return test_randn(&rng, n);
 }
 
-/* A random DAG of n ops: ops are created in a shuffled order so that op
- * numbers and topological order differ; each op takes up to four inputs
- * from earlier positions (some control, some with explicit bytes, some
- * duplicated). Times include zeros and fractions. */
 static dp_graph *random_dag(uint32_t n)
 {
-	dp_graph *g = graph_new("rand");
-	uint32_t *perm = malloc(n * sizeof *perm);
-	for (uint32_t i = 0; i < n; i++)
-		perm[i] = i;
-	for (uint32_t i = n; i > 1; i--) {
-		uint32_t j = rndn(i), t = perm[i - 1];
-		perm[i - 1] = perm[j];
-		perm[j] = t;
-	}
-	char name[32];
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t id;
-		snprintf(name, sizeof name, "op%u", i);
-		graph_add_op(g, name, &id, NULL);
-		dp_op *o = &g->ops[id];
-		uint32_t r = rndn(10);
-		o->time_us = r < 2 ? 0 : r < 6 ? (double)(1 + rndn(20))
-					       : (double)rndn(100000) / 1000.0;
-		o->output_bytes = rndn(5) ? (int64_t)rndn(5000) : 0;
-		o->param_bytes = rndn(3) == 0 ? (int64_t)rndn(3000) : 0;
-		o->temp_bytes = rndn(3) == 0 ? (int64_t)rndn(4000) : 0;
-	}
-	/* position p holds op perm[p]; edges go from lower to higher positions */
-	for (uint32_t p = 1; p < n; p++) {
-		uint32_t nin = rndn(5);
-		for (uint32_t j = 0; j < nin; j++) {
-			uint32_t q = rndn(p);
-			bool ctrl = rndn(8) == 0;
-			int64_t bytes = rndn(3) == 0 ? (int64_t)rndn(6000) : -1;
-			graph_add_edge(g, perm[q], perm[p], bytes, ctrl, NULL);
-		}
-	}
-	free(perm);
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_random_dag(&rng, n, "rand");
 }
 
 static void random_machine(tmach *tm, int k)

@@ -19,54 +19,12 @@ static uint64_t rng_state;
 
 static uint32_t rndn(uint32_t n)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (uint32_t)((z ^ (z >> 31)) % n);
+	return test_randn(&rng_state, n);
 }
 
-/* A random DAG: zero and fractional times, control edges, explicit edge
- * bytes, params and temps; op numbers differ from the topological order. */
 static dp_graph *random_dag(uint32_t n)
 {
-	dp_graph *g = graph_new("skip");
-	uint32_t *perm = malloc(n * sizeof *perm);
-	for (uint32_t i = 0; i < n; i++)
-		perm[i] = i;
-	for (uint32_t i = n; i > 1; i--) {
-		uint32_t j = rndn(i), t = perm[i - 1];
-		perm[i - 1] = perm[j];
-		perm[j] = t;
-	}
-	char name[32];
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t id;
-		snprintf(name, sizeof name, "op%u", i);
-		graph_add_op(g, name, &id, NULL);
-		dp_op *o = &g->ops[id];
-		uint32_t r = rndn(10);
-		o->time_us = r < 2   ? 0
-			     : r < 6 ? (double)(1 + rndn(20))
-				     : (double)rndn(100000) / 1000.0;
-		o->output_bytes = rndn(5) ? (int64_t)rndn(5000) : 0;
-		o->param_bytes = rndn(3) == 0 ? (int64_t)rndn(3000) : 0;
-		o->temp_bytes = rndn(3) == 0 ? (int64_t)rndn(4000) : 0;
-	}
-	for (uint32_t p = 1; p < n; p++) {
-		uint32_t nin = rndn(5);
-		for (uint32_t j = 0; j < nin; j++) {
-			bool ctrl = rndn(8) == 0;
-			int64_t bytes = rndn(3) == 0 ? (int64_t)rndn(6000) : -1;
-			graph_add_edge(g, perm[rndn(p)], perm[p], bytes, ctrl,
-				       NULL);
-		}
-	}
-	free(perm);
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_random_dag(&rng_state, n, "skip");
 }
 
 typedef struct tmach {

@@ -61,3 +61,73 @@ int test_main(const struct test_case *cases, int n, int argc, char **argv)
 	}
 	return failed ? 1 : 0;
 }
+
+uint64_t test_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint32_t test_randn(uint64_t *state, uint32_t n)
+{
+	return (uint32_t)(test_rand(state) % n);
+}
+
+dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
+{
+	dp_graph *g = graph_new(name);
+	uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
+	if (!g || !perm) {
+		graph_free(g);
+		free(perm);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t j = test_randn(state, i), t = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	char nm[32];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "op%u", i);
+		graph_add_op(g, nm, &id, NULL);
+		dp_op *o = &g->ops[id];
+		uint32_t r = test_randn(state, 10);
+		o->time_us = r < 2   ? 0
+			     : r < 6 ? (double)(1 + test_randn(state, 20))
+				     : (double)test_randn(state, 100000) /
+					       1000.0;
+		o->output_bytes = test_randn(state, 5)
+					  ? (int64_t)test_randn(state, 5000)
+					  : 0;
+		o->param_bytes = test_randn(state, 3) == 0
+					 ? (int64_t)test_randn(state, 3000)
+					 : 0;
+		o->temp_bytes = test_randn(state, 3) == 0
+					? (int64_t)test_randn(state, 4000)
+					: 0;
+	}
+	/* position p holds op perm[p]; edges go from lower to higher positions */
+	for (uint32_t p = 1; p < n; p++) {
+		uint32_t nin = test_randn(state, 5);
+		for (uint32_t j = 0; j < nin; j++) {
+			uint32_t q = test_randn(state, p);
+			bool ctrl = test_randn(state, 8) == 0;
+			int64_t bytes = test_randn(state, 3) == 0
+						? (int64_t)test_randn(state, 6000)
+						: -1;
+			graph_add_edge(g, perm[q], perm[p], bytes, ctrl, NULL);
+		}
+	}
+	free(perm);
+	if (graph_finalize(g, NULL) != DP_OK) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}

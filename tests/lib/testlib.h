@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "graph.h"
+
 struct test_case {
 	const char *name;
 	void (*fn)(void);
@@ -28,7 +30,16 @@ bool test_failed(void);
 /* Directory of the repository's shared/ benchmarks ("../shared/benchmarks"
  * relative to the repository root; DNNPART_SHARED overrides). */
 const char *test_shared_dir(void);
-/* Path of a file under the repository root (tests run from the root). */
+/* splitmix64 step on *state: a seeded, portable random stream. */
+uint64_t test_rand(uint64_t *state);
+/* A number in 0..n-1 from test_rand. */
+uint32_t test_randn(uint64_t *state, uint32_t n);
+/* A finalized random DAG of n ops named NAME: ops are created in a shuffled
+ * order so that op numbers and topological order differ; each op takes up
+ * to four inputs from earlier positions (some control, some with explicit
+ * bytes, some duplicated); times include zeros and fractions; some ops have
+ * params and temps. NULL on failure. */
+dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name);
 
 #define TEST(fn) {#fn, fn}
 #define TEST_MAIN(...)                                                      \
