@@ -44,25 +44,6 @@ static int count_files(const char *prefix)
 	return n;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-		free(s);
-		s = NULL;
-	}
-	if (s)
-		s[n] = '\0';
-	fclose(f);
-	return s;
-}
-
 /* ---- a small XML well-formedness checker ---- */
 
 typedef struct xml {
@@ -340,7 +321,7 @@ static void test_svg_is_well_formed_and_shows_every_device(void)
 					 NULL, NULL, &rep, &err);
 	if (st != DP_OK)
 		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
-	char *svg = slurp(path);
+	char *svg = test_read_file(path, NULL);
 	REQUIRE(svg);
 	char why[160];
 	if (!xml_well_formed(svg, why, sizeof why))
@@ -384,7 +365,7 @@ static void test_svg_of_100k_ops_is_coarsened(void)
 	CHECK(rep.nodes <= DP_EXPORT_MAX_NODES);
 	CHECK(rep.nodes >= 4);
 	CHECK_CONTAINS(rep.note, "100000 ops drawn as");
-	char *svg = slurp(path);
+	char *svg = test_read_file(path, NULL);
 	REQUIRE(svg);
 	char why[160];
 	if (!xml_well_formed(svg, why, sizeof why))
@@ -432,7 +413,7 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	CHECK_INT(export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, &p,
 				    NULL, &err),
 		  DP_ECANCELED);
-	char *s = slurp(path);
+	char *s = test_read_file(path, NULL);
 	REQUIRE(s);
 	CHECK_STR(s, "old picture\n");
 	free(s);
@@ -535,7 +516,7 @@ static void test_svg_of_a_3000_op_training_graph_is_a_timeline(void)
 	CHECK_STR(rep.layout, "timeline");
 	CHECK(rep.coarsened);
 	CHECK(rep.nodes >= 100); /* a real picture, not a handful of boxes */
-	char *svg = slurp(path);
+	char *svg = test_read_file(path, NULL);
 	REQUIRE(svg);
 	char why[160];
 	if (!xml_well_formed(svg, why, sizeof why))

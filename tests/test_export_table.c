@@ -29,25 +29,6 @@ static const char *tmp_path(const char *name)
 	return buf;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-		free(s);
-		s = NULL;
-	}
-	if (s)
-		s[n] = '\0';
-	fclose(f);
-	return s;
-}
-
 static uint32_t add(dp_graph *g, const char *name, double t, int64_t par,
 		    const char *layer)
 {
@@ -198,7 +179,7 @@ static void test_csv_reads_back_exactly(void)
 	REQUIRE(export_write_opts(path, DP_EXPORT_CSV, g, &m, &plan, NULL, NULL,
 				  &rep, &err) == DP_OK);
 	CHECK_INT(rep.entries, NOPS);
-	char *text = slurp(path);
+	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
 	const char *p = text;
 	char f[4][128];
@@ -273,7 +254,7 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	REQUIRE(export_write(dot, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
 		DP_OK);
 	setlocale(LC_NUMERIC, "C");
-	char *text = slurp(csv);
+	char *text = test_read_file(csv, NULL);
 	REQUIRE(text);
 	/* every row has exactly 4 fields once names are unquoted */
 	const char *p = strchr(text, '\n') + 1;
@@ -290,7 +271,7 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	}
 	CHECK_INT(rows, NOPS);
 	free(text);
-	text = slurp(dot);
+	text = test_read_file(dot, NULL);
 	REQUIRE(text);
 	/* busy share, times and memory all written with a '.' */
 	CHECK(strstr(text, "%)") != NULL);
@@ -316,7 +297,7 @@ static void test_torch_map_lists_every_layer_once(void)
 	dp_export_report rep;
 	REQUIRE(export_write_opts(path, DP_EXPORT_DEVMAP_TORCH, g, &m, &plan,
 				  NULL, NULL, &rep, &err) == DP_OK);
-	char *text = slurp(path);
+	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
 	cJSON *j = cJSON_Parse(text);
 	REQUIRE(j && cJSON_IsObject(j));
@@ -369,7 +350,7 @@ static void test_tf_map_has_one_line_per_op(void)
 	dp_err err;
 	REQUIRE(export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
 			     &err) == DP_OK);
-	char *text = slurp(path);
+	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
 	CHECK_STR(text, "conv/Conv2D /device:GPU:1\nbn 1 /device:GPU:0\n"
 			"grad/conv /device:GPU:2\n");
@@ -450,7 +431,7 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 	dp_err err;
 	CHECK_INT(export_write(path, DP_EXPORT_CSV, g, &m, &plan, &p, &err),
 		  DP_ECANCELED);
-	char *text = slurp(path);
+	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
 	CHECK_STR(text, "old\n");
 	free(text);

@@ -13,23 +13,9 @@
 
 #define D "tests/data/"
 
-static dp_graph *load_ok(const char *path)
-{
-	dp_graph *g = NULL;
-	dp_err err;
-	dp_status st = graph_load(path, DP_FMT_AUTO, &g, &err);
-	if (st != DP_OK) {
-		char buf[1600];
-		test_fail(__FILE__, __LINE__, "loading %s: %s", path,
-			  dp_err_format(&err, buf, sizeof buf));
-		return NULL;
-	}
-	return g;
-}
-
 static void test_dot_attributes_and_defaults(void)
 {
-	dp_graph *g = load_ok(D "dot_attrs.dot");
+	dp_graph *g = test_load_ok(D "dot_attrs.dot");
 	REQUIRE(g);
 	CHECK_STR(g->name, "model");
 	REQUIRE(g->nops == 4 && g->nedges == 4);
@@ -72,7 +58,7 @@ static void test_dot_attributes_and_defaults(void)
 
 static void test_dot_op_order_is_first_appearance(void)
 {
-	dp_graph *g = load_ok(D "dot_order.dot");
+	dp_graph *g = test_load_ok(D "dot_order.dot");
 	REQUIRE(g);
 	static const char *const want[] = {"b", "d", "a", "c", "e"};
 	REQUIRE(g->nops == 5);
@@ -83,7 +69,7 @@ static void test_dot_op_order_is_first_appearance(void)
 	CHECK_STR(graph_op_name(g, g->edges[3].from), "a");
 	CHECK_STR(g->name, "dot_order"); /* anonymous graph: file name */
 	/* the same file gives the same graph every time */
-	dp_graph *h = load_ok(D "dot_order.dot");
+	dp_graph *h = test_load_ok(D "dot_order.dot");
 	REQUIRE(h);
 	for (uint32_t i = 0; i < 5; i++)
 		CHECK_STR(graph_op_name(h, i), graph_op_name(g, i));
@@ -96,7 +82,7 @@ static void test_dot_op_order_is_first_appearance(void)
 
 static void test_dot_undirected_and_strict(void)
 {
-	dp_graph *g = load_ok(D "dot_undirected.dot");
+	dp_graph *g = test_load_ok(D "dot_undirected.dot");
 	REQUIRE(g);
 	CHECK_INT(g->nops, 3);
 	CHECK_INT(g->nedges, 2); /* strict merges p -- q twice */
@@ -189,7 +175,7 @@ static void test_dot_good_after_bad(void)
 	dp_err err;
 	CHECK_INT(graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err),
 		  DP_EINPUT);
-	g = load_ok(D "dot_attrs.dot");
+	g = test_load_ok(D "dot_attrs.dot");
 	REQUIRE(g);
 	CHECK_INT(g->nops, 4);
 	graph_free(g);
@@ -241,7 +227,7 @@ static void test_dot_real_pardnn_edges_file(void)
 	char path[512];
 	snprintf(path, sizeof path, "%s/pardnn-resnet/crn_src_sink_low.dot",
 		 test_shared_dir());
-	dp_graph *g = load_ok(path);
+	dp_graph *g = test_load_ok(path);
 	REQUIRE(g);
 	/* the counts the benchmark README states for this graph */
 	CHECK_INT(g->nops, 6094);

@@ -10,23 +10,9 @@
 
 #define D "tests/data/"
 
-static dp_graph *load_ok(const char *path)
-{
-	dp_graph *g = NULL;
-	dp_err err;
-	dp_status st = graph_load(path, DP_FMT_AUTO, &g, &err);
-	if (st != DP_OK) {
-		char buf[1600];
-		test_fail(__FILE__, __LINE__, "loading %s: %s", path,
-			  dp_err_format(&err, buf, sizeof buf));
-		return NULL;
-	}
-	return g;
-}
-
 static void test_json_every_field_is_read(void)
 {
-	dp_graph *g = load_ok(D "json_full.json");
+	dp_graph *g = test_load_ok(D "json_full.json");
 	REQUIRE(g);
 	CHECK_STR(g->name, "tiny");
 	CHECK_STR(g->source, D "json_full.json");
@@ -72,7 +58,7 @@ static void test_json_every_field_is_read(void)
 
 static void test_json_defaults_and_basename(void)
 {
-	dp_graph *g = load_ok(D "json_minimal.json");
+	dp_graph *g = test_load_ok(D "json_minimal.json");
 	REQUIRE(g);
 	CHECK_STR(g->name, "json_minimal");
 	CHECK_INT(g->nops, 2);
@@ -89,7 +75,7 @@ static void test_json_defaults_and_basename(void)
 
 static void test_json_edges_may_come_before_ops(void)
 {
-	dp_graph *g = load_ok(D "json_edges_first.json");
+	dp_graph *g = test_load_ok(D "json_edges_first.json");
 	REQUIRE(g);
 	CHECK_INT(g->nedges, 1);
 	CHECK_INT(g->edges[0].from, graph_find(g, "p"));
@@ -99,14 +85,14 @@ static void test_json_edges_may_come_before_ops(void)
 
 static void test_json_machine_numbers_and_bom(void)
 {
-	dp_graph *g = load_ok(D "json_machine_numbers.json");
+	dp_graph *g = test_load_ok(D "json_machine_numbers.json");
 	REQUIRE(g);
 	CHECK_INT(g->hint.devices, 2);
 	CHECK_INT(g->hint.memory_bytes, 1000);
 	CHECK_NEAR(g->hint.bw_bytes_per_us, 5700, 1e-9); /* bytes/s given */
 	CHECK_NEAR(g->hint.lat_us, 134, 0);		 /* µs given */
 	graph_free(g);
-	g = load_ok(D "json_bom.json");
+	g = test_load_ok(D "json_bom.json");
 	REQUIRE(g);
 	CHECK_INT(g->nops, 1);
 	graph_free(g);
@@ -282,7 +268,7 @@ static void test_json_large_generated_graph(void)
 					edges++ ? "," : "", i, i + step[s]);
 	fputs("]}\n", f);
 	fclose(f);
-	dp_graph *g = load_ok(path);
+	dp_graph *g = test_load_ok(path);
 	unlink(path);
 	REQUIRE(g);
 	CHECK_INT(g->nops, n);

@@ -7,32 +7,11 @@
 #include "lib/testlib.h"
 #include "load.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	if (b) {
-		b[n] = '\0';
-		*len = (size_t)n;
-	}
-	return b;
-}
-
 /* Loads and finalizes; NULL (and err filled) on failure. */
 static dp_graph *load_file(const char *path, dp_err *err)
 {
 	size_t len = 0;
-	char *text = slurp(path, &len);
+	char *text = test_read_file(path, &len);
 	if (!text) {
 		dp_err_set(err, DP_EIO, path, 0, 0, "cannot read");
 		return NULL;

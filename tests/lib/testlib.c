@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load.h"
+
 static bool cur_failed;
 static char cur_msg[2048];
 
@@ -127,6 +129,30 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
 	free(perm);
 	if (graph_finalize(g, NULL) != DP_OK) {
 		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+	char *text = NULL;
+	size_t n = 0;
+	if (load_read_file(path, 0, &text, &n, NULL) != DP_OK)
+		return NULL;
+	if (len)
+		*len = n;
+	return text;
+}
+
+dp_graph *test_load_ok(const char *path)
+{
+	dp_graph *g = NULL;
+	dp_err err;
+	if (graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
+		char buf[1600];
+		test_fail(__FILE__, __LINE__, "loading %s: %s", path,
+			  dp_err_format(&err, buf, sizeof buf));
 		return NULL;
 	}
 	return g;
