@@ -1,7 +1,10 @@
 # dnnpart - see `make help`.
 #
-# Layout: engine/ -> build/libdnnpart.a, views/ -> build/libviews.a,
-# tui/ -> ./dnnpart, tests/test_*.c -> build/tests/test_*.
+# Layout (docs/architecture.md): engine/**/ -> build/libdnnpart.a (public
+# headers in include/dnnpart/), jobs/ -> build/libjobs.a, views/ ->
+# build/libviews.a, cli/ + tui/ + main.c -> ./dnnpart, tests/test_*.c ->
+# build/tests/test_*. Each layer compiles with only the include paths it may
+# use (LAYER_INC below), so a wrong include fails the build.
 # `make check-asan` builds the same into build-asan/ with ASan + UBSan.
 
 CC ?= cc
@@ -28,21 +31,49 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(ENGINE_PKGS) $(TUI_PKGS) 2>/dev/null)
 ENGINE_LIBS := $(shell pkg-config --libs $(ENGINE_PKGS) 2>/dev/null) -lmetis -lm -lpthread
 TUI_LIBS := $(shell pkg-config --libs $(TUI_PKGS) 2>/dev/null)
-CFLAGS := $(CFLAGS_BASE) $(OPT) $(PKG_CFLAGS) -Iengine -Iviews -Itui $(EXTRA_CFLAGS)
+CFLAGS := $(CFLAGS_BASE) $(OPT) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS := $(LDSAN) $(EXTRA_LDFLAGS)
 
-ENGINE_SRC := $(sort $(wildcard engine/*.c))
+# The include paths of each layer: what it may see. The engine sees its
+# public headers and its private ones (engine/internal/); everything above it
+# sees only the public ones, plus the layers below it that it builds on.
+INC_ENGINE := -Iinclude -Iengine
+INC_JOBS := -Iinclude -Ijobs
+INC_VIEWS := -Iinclude -Iviews
+INC_CLI := -Iinclude -Icli -Ijobs -Iviews
+INC_TUI := -Iinclude -Itui -Icli -Ijobs -Iviews
+INC_MAIN := -Iinclude -Icli -Itui
+INC_TESTS := -Iinclude -Iengine -Ijobs -Iviews -Icli -Itui -Itests
+INC_BENCH := -Iinclude -Ijobs -Iviews -Ibench
+INC_FUZZ := -Iinclude -Iengine -Ifuzz
+
+ENGINE_SRC := $(sort $(shell find engine -name '*.c'))
+JOBS_SRC := $(sort $(wildcard jobs/*.c))
 VIEWS_SRC := $(sort $(wildcard views/*.c))
-TUI_SRC := $(sort $(wildcard tui/*.c))
+CLI_SRC := $(sort $(wildcard cli/*.c))
+TUI_SRC := $(sort $(wildcard tui/*.c)) main.c
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TESTLIB_SRC := $(sort $(wildcard tests/lib/*.c))
 
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+JOBS_OBJ := $(JOBS_SRC:%.c=$(BUILD)/%.o)
 VIEWS_OBJ := $(VIEWS_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ := $(TUI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TESTLIB_OBJ := $(BUILD)/tests/lib/testlib.o
+# tests/lib/failmalloc.c is an LD_PRELOAD shim, built by its suite
+TESTLIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tests/lib/failmalloc.c,$(TESTLIB_SRC)))
+
+$(ENGINE_OBJ): LAYER_INC := $(INC_ENGINE)
+$(JOBS_OBJ): LAYER_INC := $(INC_JOBS)
+$(VIEWS_OBJ): LAYER_INC := $(INC_VIEWS)
+$(CLI_OBJ): LAYER_INC := $(INC_CLI)
+$(filter-out $(BUILD)/main.o,$(TUI_OBJ)): LAYER_INC := $(INC_TUI)
+$(BUILD)/main.o: LAYER_INC := $(INC_MAIN)
+$(TESTLIB_OBJ): LAYER_INC := $(INC_TESTS)
 
 LIBENGINE := $(BUILD)/libdnnpart.a
+LIBJOBS := $(BUILD)/libjobs.a
 LIBVIEWS := $(BUILD)/libviews.a
 BIN := $(BUILD)/dnnpart
 
@@ -75,9 +106,13 @@ check-deps:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(LAYER_INC) -MMD -MP -c $< -o $@
 
 $(LIBENGINE): $(ENGINE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIBJOBS): $(JOBS_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -86,16 +121,12 @@ $(LIBVIEWS): $(VIEWS_OBJ)
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^ $(if $(VIEWS_OBJ),,)
 
-$(BIN): $(TUI_OBJ) $(LIBVIEWS) $(LIBENGINE)
-	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(LIBVIEWS) $(LIBENGINE) $(TUI_LIBS) $(ENGINE_LIBS)
+$(BIN): $(TUI_OBJ) $(CLI_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE)
+	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(CLI_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE) $(TUI_LIBS) $(ENGINE_LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBVIEWS) $(LIBENGINE)
+$(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -MMD -MP $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBVIEWS) $(LIBENGINE) $(ENGINE_LIBS)
-
-$(TESTLIB_OBJ): tests/lib/testlib.c tests/lib/testlib.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -c $< -o $@
+	$(CC) $(CFLAGS) $(INC_TESTS) -MMD -MP $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE) $(ENGINE_LIBS)
 
 # `make test`, `make check-asan` and `make run` install missing Debian
 # packages first, then build in a second make so that the pkg-config flags
@@ -118,7 +149,7 @@ FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
 
 $(BUILD)/fuzz/%: fuzz/%.c fuzz/fuzz_util.h $(LIBENGINE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(LIBENGINE) $(ENGINE_LIBS)
+	$(CC) $(CFLAGS) $(INC_FUZZ) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(LIBENGINE) $(ENGINE_LIBS)
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -131,13 +162,13 @@ run: deps
 	./dnnpart $(or $(GRAPH),$(shell cat sample_graphs/DEFAULT 2>/dev/null),sample_graphs/default.json)
 
 format:
-	clang-format -i $(ENGINE_SRC) $(VIEWS_SRC) $(TUI_SRC) $(TEST_SRC) $(wildcard engine/*.h engine/internal/*.h views/*.h tui/*.h tests/lib/*.[ch])
+	clang-format -i $(ENGINE_SRC) $(JOBS_SRC) $(VIEWS_SRC) $(CLI_SRC) $(TUI_SRC) $(TEST_SRC) $(wildcard include/dnnpart/*.h engine/internal/*.h jobs/*.h views/*.h cli/*.h tui/*.h tests/lib/*.[ch])
 
 clean:
 	rm -rf build build-asan build-fuzz dnnpart
 
 # Benchmarks (bench/, docs/benchmarks.md): the driver build/bench/dnnpart-bench
-# links the explorer's worker (tui/tui_worker.c) to time reruns the way the
+# links the explorer's worker (jobs/worker.c) to time reruns the way the
 # explorer runs them. bench_pardnn.c and bench_peers.c are standalone tools.
 BENCH_TOOL_SRC := bench/bench_pardnn.c bench/bench_peers.c
 BENCH_SRC := $(filter-out $(BENCH_TOOL_SRC),$(sort $(wildcard bench/bench*.c)))
@@ -145,12 +176,14 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 BENCH_BIN := $(BUILD)/bench/dnnpart-bench
 BENCH_TOOLS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard $(BENCH_TOOL_SRC)))
 
-$(BENCH_BIN): $(BENCH_OBJ) $(BUILD)/tui/tui_worker.o $(LIBVIEWS) $(LIBENGINE)
-	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BUILD)/tui/tui_worker.o $(LIBVIEWS) $(LIBENGINE) $(ENGINE_LIBS)
+$(BENCH_OBJ): LAYER_INC := $(INC_BENCH)
+
+$(BENCH_BIN): $(BENCH_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE)
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE) $(ENGINE_LIBS)
 
 $(BENCH_TOOLS): $(BUILD)/bench/%: bench/%.c $(LIBENGINE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBENGINE) $(ENGINE_LIBS)
+	$(CC) $(CFLAGS) $(INC_ENGINE) -Ibench $(LDFLAGS) -o $@ $< $(LIBENGINE) $(ENGINE_LIBS)
 
 # full: sizes to 1M ops, several runs (about 8 minutes on 2 cores), the
 # explorer's key latency in tmux, then the plots (gnuplot)
@@ -164,4 +197,4 @@ bench-quick: $(BENCH_BIN)
 
 -include $(BENCH_OBJ:.o=.d)
 
--include $(ENGINE_OBJ:.o=.d) $(VIEWS_OBJ:.o=.d) $(TUI_OBJ:.o=.d) $(TEST_BIN:=.d)
+-include $(ENGINE_OBJ:.o=.d) $(JOBS_OBJ:.o=.d) $(VIEWS_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TUI_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) $(TEST_BIN:=.d)

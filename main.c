@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "afile.h"
+#include "dnnpart/afile.h"
 #include "cli.h"
 #include "tui.h"
 

@@ -8,7 +8,7 @@
  *   interactive  cap change -> new plan on screen, through the explorer's
  *                worker and views (bench_interactive.c).
  * Each section also writes bench/results/[quick-]SECTION.json (and .tsv
- * files for the plots) through engine/afile.h.
+ * files for the plots) through include/dnnpart/afile.h.
  *
  * This is a front end: it prints and it may exit. Timing lives here only,
  * never in tests (DESIGN 7).
@@ -23,9 +23,9 @@
 
 #include <cJSON.h>
 
-#include "afile.h"
-#include "algo.h"
-#include "graph.h"
+#include "dnnpart/afile.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
 
 typedef struct bench_cfg {
 	bool quick;		 /* the minute-long run (make bench-quick) */

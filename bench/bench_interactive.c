@@ -3,7 +3,7 @@
  *
  * Method. The explorer (tui/tui_main.c) reruns the engine like this: a key
  * goes to actions_key() (views/actions.c), whose AR_RERUN bit makes the
- * session submit a plan job to the worker thread (tui/tui_worker.c,
+ * session submit a plan job to the worker thread (jobs/worker.c,
  * worker_submit); the worker runs plan_run() and signals its pipe; the UI
  * loop, blocked in poll() on stdin and that pipe, takes the result
  * (worker_take), installs it (state_set_plan), prepares the views
@@ -36,12 +36,12 @@
 
 #include "actions.h"
 #include "bench.h"
-#include "gen.h"
+#include "dnnpart/gen.h"
 #include "keys.h"
 #include "layout.h"
 #include "screen.h"
 #include "state.h"
-#include "tui_worker.h"
+#include "worker.h"
 
 #define MAX_KEYS 8192
 #define TYPIST_PERIOD_S 0.020
@@ -336,7 +336,7 @@ int bench_interactive(const bench_cfg *cfg)
 	const int *reruns = cfg->quick ? reruns_quick : reruns_full;
 	printf("== interactive: a cap change to the new plan on screen, and "
 	       "the input loop meanwhile ==\n");
-	printf("the explorer's own worker (tui/tui_worker.c) and views, its "
+	printf("the explorer's own worker (jobs/worker.c) and views, its "
 	       "loop's order of calls, a %dx%d\nscreen (no terminal); pardnn, "
 	       "K=4; m / M on GPU0 alternately; a view key (1-5) every %.0f "
 	       "ms\n\n",

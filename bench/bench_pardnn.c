@@ -1,6 +1,6 @@
 /* bench_pardnn.c - speed and memory of the pardnn algorithm vs graph size.
  *
- * Builds a synthetic training graph with engine/gen.h (or, with --random, a
+ * Builds a synthetic training graph with include/dnnpart/gen.h (or, with --random, a
  * random layered DAG), runs pardnn on it and prints one line per size:
  * ops, edges, K, the wall time of the algorithm and of each phase (from its
  * progress reports), the number of simulations, makespan, feasibility and
@@ -22,11 +22,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "algo.h"
-#include "gen.h"
-#include "graph.h"
-#include "machine.h"
-#include "sim.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/gen.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 
 static double now_s(void)
 {

@@ -1,7 +1,7 @@
 /* bench_peers.c - speed of the peer algorithms (metf, heft, metis, contig,
  * or any registered ones) vs graph size.
  *
- * Builds synthetic training graphs with engine/gen.h, runs each algorithm
+ * Builds synthetic training graphs with include/dnnpart/gen.h, runs each algorithm
  * on each and prints one line per (size, algorithm): ops, edges, K, the
  * algorithm's wall time (best of --reps runs), the simulated makespan and
  * x lower bound, feasibility, and the process's peak resident memory.
@@ -23,11 +23,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "algo.h"
-#include "gen.h"
-#include "graph.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/gen.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 static double now_ms(void)
 {

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 
 #include "bench.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 #define MAX_ALGOS 16
 #define MAX_GRAPHS 128

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "bench.h"
-#include "load.h"
-#include "machine.h"
-#include "placement.h"
-#include "plan.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/placement.h"
+#include "dnnpart/plan.h"
 
 #define MAX_REFS 8
 

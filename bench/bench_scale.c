@@ -1,6 +1,6 @@
 /* bench_scale.c - speed and memory against graph size.
  *
- * Inputs: synthetic training graphs of 10k, 100k and 1M ops (engine/gen.h,
+ * Inputs: synthetic training graphs of 10k, 100k and 1M ops (include/dnnpart/gen.h,
  * seed 1, so the same bytes on every machine), written as native JSON under
  * build/bench/graphs. For each size: loading the file (the floor any
  * partitioner pays), the one-device peak (the base of the tight caps), and
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 #include "bench.h"
-#include "gen.h"
+#include "dnnpart/gen.h"
 
 #define MAX_RUNS 9
 #define MAX_ROWS 256

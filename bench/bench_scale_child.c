@@ -19,9 +19,9 @@
 #include <sys/resource.h>
 
 #include "bench.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 typedef struct phase_clock {
 	char phase[32];

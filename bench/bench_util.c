@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "machine.h"
-#include "sim.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 
 extern char **environ;
 

@@ -1,8 +1,8 @@
 /* cli.h - the batch command line: subcommand table and shared options.
  *
- * main() (tui/main.c) looks the first argument up in the command table
- * (tui/commands.c) and calls its run function; `dnnpart GRAPH` without a
- * subcommand opens the TUI. Each subcommand lives in tui/cmd_NAME.c and
+ * main() (main.c) looks the first argument up in the command table
+ * (cli/commands.c) and calls its run function; `dnnpart GRAPH` without a
+ * subcommand opens the TUI. Each subcommand lives in cli/cmd_NAME.c and
  * parses its own arguments with the shared helpers below, so that -k, --mem,
  * --link, --bw, --lat, --contention, --json, --format mean the same
  * everywhere. Commands print results to stdout and errors to stderr as
@@ -15,13 +15,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "algo.h"
-#include "err.h"
-#include "graph.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
-#include "sim.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/err.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
+#include "dnnpart/sim.h"
 
 /* The version `dnnpart --version` prints. */
 #define DNNPART_VERSION "0.1.0"
@@ -112,7 +112,7 @@ struct cJSON;
 void cli_print_json(FILE *out, struct cJSON *o);
 
 /* Writes the exports requested by --dot/--svg/--csv/--device-map/--tf-map
- * (tui/cli_exports.c). Returns 0 or an exit code after printing the error. */
+ * (cli/cli_exports.c). Returns 0 or an exit code after printing the error. */
 int cli_write_exports(const cli_opts *o, const dp_graph *g,
 		      const dp_machine *m, const dp_plan *plan);
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "units.h"
+#include "dnnpart/units.h"
 
 void cli_opts_init(cli_opts *o)
 {

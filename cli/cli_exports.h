@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "export.h"
+#include "dnnpart/export.h"
 
 /* One file to write and its kind. */
 typedef struct cli_export_job {

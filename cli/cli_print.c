@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "units.h"
+#include "dnnpart/units.h"
 
 /* Hops of the schedule critical path the table shows. */
 #define CP_SHOWN 10

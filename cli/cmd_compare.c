@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "units.h"
+#include "dnnpart/units.h"
 
 void cmd_compare_help(FILE *out)
 {

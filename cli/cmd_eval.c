@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "placement.h"
+#include "dnnpart/placement.h"
 
 void cmd_eval_help(FILE *out)
 {

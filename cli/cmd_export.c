@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "cli_exports.h"
-#include "placement.h"
+#include "dnnpart/placement.h"
 
 #define MAX_JOBS 32
 

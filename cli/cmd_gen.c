@@ -1,12 +1,12 @@
 /* cmd_gen.c - `dnnpart gen --ops N -o FILE.json`: write a deterministic
- * synthetic training graph (engine/gen.h) for tests and benchmarks.
+ * synthetic training graph (include/dnnpart/gen.h) for tests and benchmarks.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "gen.h"
-#include "units.h"
+#include "dnnpart/gen.h"
+#include "dnnpart/units.h"
 
 void cmd_gen_help(FILE *out)
 {

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "units.h"
+#include "dnnpart/units.h"
 
 /* Op types shown, most frequent first. */
 #define TYPES_SHOWN 6

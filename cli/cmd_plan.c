@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "placement.h"
+#include "dnnpart/placement.h"
 
 /* "    name     summary" with the summary wrapped at 79 columns. */
 static void print_wrapped(FILE *out, const char *name, const char *text)

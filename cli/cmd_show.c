@@ -10,7 +10,7 @@
 #include "grid.h"
 #include "screen.h"
 #include "state.h"
-#include "tui.h"
+
 
 void cmd_show_help(FILE *out)
 {

@@ -2,7 +2,7 @@
  *
  * One line per command in CLI_COMMANDS below: X(name, synopsis, summary).
  * It declares cmd_NAME_run() and cmd_NAME_help() (defined in
- * tui/cmd_NAME.c) and adds the command to the table that main() dispatches
+ * cli/cmd_NAME.c) and adds the command to the table that main() dispatches
  * on and `dnnpart --help` lists, so the two cannot drift apart. The order is
  * the order of `dnnpart --help`.
  */

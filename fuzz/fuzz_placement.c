@@ -3,7 +3,7 @@
  * then simulated as `dnnpart eval` does.
  */
 #include "fuzz_util.h"
-#include "placement.h"
+#include "dnnpart/placement.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

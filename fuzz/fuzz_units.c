@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "fuzz_util.h"
-#include "units.h"
+#include "dnnpart/units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,12 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "algo.h"
-#include "err.h"
-#include "graph.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/err.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 /* Aborts with a message: libFuzzer records the input as a crash. */
 static inline void fuzz_fail(const char *what, const dp_err *err)

@@ -1,7 +1,7 @@
 /* tui_filejob.c - open and export on a background thread (see
  * tui_filejob.h). A thread per job: jobs are rare and long, and a thread
  * that exists only while a job runs needs no queue and no wake-ups. */
-#include "tui_filejob.h"
+#include "filejob.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "dnnpart/load.h"
 
 struct filejob {
 	pthread_mutex_t mu;

@@ -28,11 +28,11 @@
 
 #include <stdbool.h>
 
-#include "err.h"
-#include "export.h"
-#include "graph.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/err.h"
+#include "dnnpart/export.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 typedef enum filejob_kind {
 	FILEJOB_OPEN = 0,

@@ -1,5 +1,5 @@
 /* tui_worker.c - the rerun thread (see tui_worker.h). */
-#include "tui_worker.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,11 +17,11 @@
 
 #include <stdbool.h>
 
-#include "algo.h"
-#include "err.h"
-#include "graph.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/err.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 typedef enum job_kind {
 	JOB_PLAN = 0,

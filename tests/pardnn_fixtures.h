@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
-#include "gen.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/gen.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "machine.h"
-#include "sim.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 
 static inline uint64_t rng(uint64_t *s)
 {

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "afile.h"
+#include "dnnpart/afile.h"
 #include "lib/testlib.h"
 
 /* A fresh empty folder under /tmp; caller frees the name. */

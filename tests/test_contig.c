@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 /* op0 -> op1 -> ... with the given times and params, unfinalized. */
 static dp_graph *chain(int n, const double *t, const int64_t *param)

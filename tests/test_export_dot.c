@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "dnnpart/export.h"
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 #define CRIT "#CC3311"
 

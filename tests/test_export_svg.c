@@ -10,13 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "algo.h"
-#include "export.h"
-#include "gen.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/export.h"
+#include "dnnpart/gen.h"
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 static char tmpdir[64];
 

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "dnnpart/export.h"
 #include "lib/testlib.h"
-#include "machine.h"
-#include "placement.h"
-#include "plan.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/placement.h"
+#include "dnnpart/plan.h"
 
 static char tmpdir[64];
 

@@ -4,11 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gen.h"
+#include "dnnpart/gen.h"
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 #define GiB ((int64_t)1 << 30)
 

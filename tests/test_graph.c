@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "graph.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
 
 static dp_graph *chain(int n)

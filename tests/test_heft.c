@@ -4,14 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"
 #include "lib/testlib.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 /* Topcuoglu et al. 2002, Fig. 2: ten tasks, edge weights = communication
  * costs, and the computation cost table on processors P1..P3. */

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
-#include "units.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
+#include "dnnpart/units.h"
 
 /* Loads native JSON text and finalizes it; returns the status. */
 static dp_status load_text(const char *text, dp_err *err)

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "lib/testlib.h"
-#include "load.h"
+#include "dnnpart/load.h"
 
 #define D "tests/data/"
 

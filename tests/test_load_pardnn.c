@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
-#include "placement.h"
-#include "plan.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/placement.h"
+#include "dnnpart/plan.h"
 
 static dp_graph *load_dir(const char *dir, dp_err *err)
 {

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "load.h"
+#include "dnnpart/load.h"
 
 /* Loads and finalizes; NULL (and err filled) on failure. */
 static dp_graph *load_file(const char *path, dp_err *err)

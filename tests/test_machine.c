@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "lib/testlib.h"
-#include "machine.h"
+#include "dnnpart/machine.h"
 
 #define GIB 1073741824LL
 

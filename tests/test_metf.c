@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
 		   int64_t param)

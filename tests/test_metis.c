@@ -5,11 +5,11 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "algo.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
 
 static uint32_t op(dp_graph *g, const char *name, double t, int64_t out)
 {

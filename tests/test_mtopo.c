@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
+#include "dnnpart/algo.h"
 #include "lib/testlib.h"
 
 /* A machine built by hand so that these tests need only the algorithm. */

@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "afile.h"
+#include "dnnpart/afile.h"
 #include "lib/testlib.h"
 
 static char dir[64];

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
-#include "gen.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/gen.h"
+#include "dnnpart/graph.h"
 #include "internal/pardnn.h"
 #include "lib/testlib.h"
-#include "machine.h"
+#include "dnnpart/machine.h"
 #include "pardnn_fixtures.h"
-#include "sim.h"
+#include "dnnpart/sim.h"
 
 /* ---- registry ---- */
 

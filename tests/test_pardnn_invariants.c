@@ -5,16 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
-#include "gen.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/gen.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
 #include "pardnn_fixtures.h"
-#include "placement.h"
-#include "plan.h"
-#include "sim.h"
+#include "dnnpart/placement.h"
+#include "dnnpart/plan.h"
+#include "dnnpart/sim.h"
 
 /* ---- invariants over many graphs ---- */
 

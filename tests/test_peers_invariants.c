@@ -10,13 +10,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "algo.h"
-#include "gen.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/gen.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 static const char *const peers[] = {"metf", "heft", "metis", "contig"};
 #define NPEERS (sizeof peers / sizeof peers[0])

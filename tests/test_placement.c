@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
-#include "placement.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/placement.h"
 
 #define D "tests/data/"
 

@@ -3,11 +3,11 @@
  * algorithm returns. */
 #include <string.h>
 
-#include "algo.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 typedef struct tmach {
 	dp_machine m;

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
-#include "graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 
 #define MAX_SAMPLES 32
 

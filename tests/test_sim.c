@@ -6,10 +6,10 @@
  */
 #include <string.h>
 
-#include "graph.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "machine.h"
-#include "sim.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 
 typedef struct tmach {
 	dp_machine m;

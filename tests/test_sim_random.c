@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "load.h"
-#include "machine.h"
-#include "sim.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 
 typedef struct tmach {
 	dp_machine m;

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
-#include "machine.h"
-#include "sim.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 
 static uint64_t rng_state;
 

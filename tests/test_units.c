@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "lib/testlib.h"
-#include "units.h"
+#include "dnnpart/units.h"
 
 #define GIB (1024.0 * 1024 * 1024)
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include "dnnpart/graph.h"
 #include "lib/testlib.h"
 
 static dp_status add(const char *name, dp_err *err)

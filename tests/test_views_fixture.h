@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
-#include "machine.h"
-#include "plan.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 #include "state.h"
 
 #define MiB (1024LL * 1024)

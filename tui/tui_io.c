@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "export.h"
-#include "placement.h"
+#include "dnnpart/export.h"
+#include "dnnpart/placement.h"
 #include "tui_session.h"
 
 static bool ends_with(const char *s, const char *suffix)

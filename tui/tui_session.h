@@ -9,8 +9,8 @@
 #include <stdbool.h>
 
 #include "state.h"
-#include "tui_filejob.h"
-#include "tui_worker.h"
+#include "filejob.h"
+#include "worker.h"
 
 typedef struct tui_session {
 	vstate st;

@@ -7,7 +7,7 @@
 #include "fmt.h"
 #include "prompt.h"
 #include "screen.h"
-#include "units.h"
+#include "dnnpart/units.h"
 #include "views.h"
 
 #define ZOOM_MAX (1 << 20)

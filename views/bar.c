@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "machine.h"
+#include "dnnpart/machine.h"
 
 void bar_load(vgrid *g, int x, int y, int w, double frac, bool stale)
 {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "machine.h"
-#include "units.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/units.h"
 
 char *fmt_count(uint64_t n, char *buf, size_t size)
 {

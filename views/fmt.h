@@ -1,4 +1,4 @@
-/* fmt.h - short number formats for the screen (on top of engine/units.h). */
+/* fmt.h - short number formats for the screen (on top of include/dnnpart/units.h). */
 #ifndef DNNPART_VIEWS_FMT_H
 #define DNNPART_VIEWS_FMT_H
 

@@ -8,7 +8,7 @@
 #include "actions.h"
 #include "fmt.h"
 #include "grid.h"
-#include "units.h"
+#include "dnnpart/units.h"
 
 void prompt_open(vstate *st, prompt_kind k, const char *label, const char *init)
 {

@@ -7,7 +7,7 @@
 #include "bar.h"
 #include "fmt.h"
 #include "keys.h"
-#include "units.h"
+#include "dnnpart/units.h"
 #include "views.h"
 
 static const view_draw_fn view_draw[VIEW_COUNT + 1] = {

@@ -18,11 +18,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "algo.h"
-#include "graph.h"
-#include "machine.h"
-#include "plan.h"
-#include "sim.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
+#include "dnnpart/sim.h"
 
 typedef enum view_id {
 	VIEW_DEVICES = 0,

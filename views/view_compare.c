@@ -3,7 +3,7 @@
  * adopts the row under the cursor). */
 #include <stdio.h>
 
-#include "units.h"
+#include "dnnpart/units.h"
 #include "views.h"
 
 void view_compare_draw(const vstate *st, vgrid *g, vrect r)

@@ -4,7 +4,7 @@
  * for the device). */
 #include <stdio.h>
 
-#include "units.h"
+#include "dnnpart/units.h"
 #include "views.h"
 
 static vstyle cause_style(dp_hop_cause c)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "units.h"
+#include "dnnpart/units.h"
 #include "views.h"
 
 enum {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units.h"
+#include "dnnpart/units.h"
 #include "views.h"
 
 /* The transfers that touch op u: its output's, by target device, and

@@ -2,7 +2,7 @@
  * built by state_prepare; `/` searches, `\` filters, `<` `>` sort). */
 #include <stdio.h>
 
-#include "units.h"
+#include "dnnpart/units.h"
 #include "views.h"
 
 void view_ops_draw(const vstate *st, vgrid *g, vrect r)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "bar.h"
-#include "units.h"
+#include "dnnpart/units.h"
 #include "views.h"
 
 #define LABEL_W 7

@@ -3,7 +3,7 @@
  * To add an algorithm: define `const dp_algo algo_NAME` in algo_NAME.c,
  * declare it below and add it to the table. The first entry is the default.
  */
-#include "algo.h"
+#include "dnnpart/algo.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* algo_common.c - helpers shared by the algorithms (see algo.h). */
-#include "algo.h"
+#include "dnnpart/algo.h"
 
 dp_status algo_check_pins(const dp_graph *g, const dp_machine *m, dp_err *err)
 {

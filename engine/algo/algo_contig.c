@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
+#include "dnnpart/algo.h"
 #include "internal/listsched.h"
 
 #define NONE UINT32_MAX

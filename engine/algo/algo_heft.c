@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
+#include "dnnpart/algo.h"
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"

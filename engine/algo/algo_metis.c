@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
+#include "dnnpart/algo.h"
 
 #include "internal/listsched.h"
 

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo.h"
+#include "dnnpart/algo.h"
 
 /* How often (in ops) progress is reported and the cancel flag polled. */
 #define MTOPO_POLL 65536u

@@ -1,7 +1,7 @@
 /* algo_single.c - everything on device 0 (pins still honoured). */
 #include <string.h>
 
-#include "algo.h"
+#include "dnnpart/algo.h"
 
 static dp_status single_run(const dp_graph *g, const dp_machine *m,
 			    const dp_algo_opts *o, const dp_progress *p,

@@ -5,7 +5,7 @@
  * existing target keeps its permission bits. rename() within one folder is
  * atomic, so a reader sees the old file or the new one, never a mix.
  */
-#include "afile.h"
+#include "dnnpart/afile.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /* err.c - error values (see err.h). */
-#include "err.h"
+#include "dnnpart/err.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* graph.c - graph storage, validation and topological order (see graph.h). */
-#include "graph.h"
+#include "dnnpart/graph.h"
 
 #include <math.h>
 #include <stdio.h>

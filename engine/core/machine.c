@@ -1,5 +1,5 @@
 /* machine.c - devices, caps, speeds and link presets (see machine.h). */
-#include "machine.h"
+#include "dnnpart/machine.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units.h"
+#include "dnnpart/units.h"
 
 /* Bandwidths in bytes per µs (1 GB/s = 1000 bytes/µs, decimal GB). */
 const dp_link_preset machine_link_presets[] = {

@@ -5,7 +5,7 @@
  * setlocale() for wide characters and a comma decimal point must never turn
  * "1.5GiB" into an error or "1,5" into a number.
  */
-#include "units.h"
+#include "dnnpart/units.h"
 
 #include <ctype.h>
 #include <locale.h>

@@ -1,7 +1,7 @@
 /* export.c - export kinds, dispatch, and the helpers every writer shares
  * (locale-independent numbers, JSON and Graphviz string escaping, the
  * device palette). See export.h and engine/internal/export_impl.h. */
-#include "export.h"
+#include "dnnpart/export.h"
 
 #include <locale.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "internal/export_impl.h"
-#include "placement.h"
+#include "dnnpart/placement.h"
 
 /* ---- kinds ---- */
 

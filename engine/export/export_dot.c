@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afile.h"
+#include "dnnpart/afile.h"
 #include "internal/export_impl.h"
 
 #define NAME_CHARS 40 /* longest op name shown in a label */

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "afile.h"
+#include "dnnpart/afile.h"
 #include "internal/export_impl.h"
 
 /* dot with device clusters lays out this many nodes and edges in seconds

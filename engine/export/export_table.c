@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afile.h"
+#include "dnnpart/afile.h"
 #include "internal/export_impl.h"
 
 /* ---- CSV: op,device,start_us,end_us (RFC 4180 quoting) ---- */

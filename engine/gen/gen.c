@@ -39,7 +39,7 @@
  * scale rule measures a candidate model that way. The PRNG draws are the
  * same in both runs, so the dry run measures exactly the graph built later.
  */
-#include "gen.h"
+#include "dnnpart/gen.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "afile.h"
-#include "gen.h"
-#include "units.h"
+#include "dnnpart/afile.h"
+#include "dnnpart/gen.h"
+#include "dnnpart/units.h"
 
 static void put_str(FILE *f, const char *s)
 {

@@ -23,10 +23,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../err.h"
-#include "../export.h"
-#include "../graph.h"
-#include "../plan.h"
+#include "dnnpart/err.h"
+#include "dnnpart/export.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/plan.h"
 
 typedef enum dp_coarse_method {
 	DP_COARSE_NONE = 0, /* one node per op */

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../export.h"
+#include "dnnpart/export.h"
 #include "coarsen.h"
 
 /* snprintf whose output uses '.' as the decimal point in every locale.

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "gen.h"
-#include "graph.h"
+#include "dnnpart/err.h"
+#include "dnnpart/gen.h"
+#include "dnnpart/graph.h"
 
 #define GEN_NONE UINT32_MAX
 #define GEN_CLASSES 1000u

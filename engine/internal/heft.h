@@ -19,9 +19,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../algo.h"
-#include "../err.h"
-#include "../graph.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/err.h"
+#include "dnnpart/graph.h"
 #include "listsched.h"
 
 typedef struct heft_problem {

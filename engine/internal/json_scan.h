@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "err.h"
+#include "dnnpart/err.h"
 
 typedef struct jscan {
 	const char

@@ -12,8 +12,8 @@
 
 #include <stdbool.h>
 
-#include "../err.h"
-#include "../graph.h"
+#include "dnnpart/err.h"
+#include "dnnpart/graph.h"
 
 /* Builds in *out a new, unfinalized graph with every op of the finalized
  * graph t except those with host[u] set (same order, names, fields,

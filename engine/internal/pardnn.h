@@ -31,11 +31,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "algo.h"
-#include "err.h"
-#include "graph.h"
-#include "machine.h"
-#include "sim.h"
+#include "dnnpart/algo.h"
+#include "dnnpart/err.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 
 #define PD_NONE UINT32_MAX
 

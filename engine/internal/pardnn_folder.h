@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "../err.h"
+#include "dnnpart/err.h"
 
 #define PD_NAME_MAX 4096 /* longest op name, including the NUL */
 

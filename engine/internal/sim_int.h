@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "sim.h"
+#include "dnnpart/sim.h"
 
 #define SIM_NONE UINT32_MAX
 /* High bit of a compact successor entry: the edge is a control edge. */

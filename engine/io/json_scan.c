@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
+#include "dnnpart/load.h"
 
 #define MAX_DEPTH 512
 

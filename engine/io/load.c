@@ -1,7 +1,7 @@
 /* load.c - reading graph files: format detection by content and dispatch
  * to the per-format loaders (see load.h).
  */
-#include "load.h"
+#include "dnnpart/load.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "internal/json_scan.h"
-#include "units.h"
+#include "dnnpart/units.h"
 
 #define FORMAT_LIST                                                            \
 	"native dnnpart JSON (an object with an \"ops\" array), msr-fiddle "   \

@@ -24,9 +24,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "load.h"
-#include "machine.h"
-#include "units.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/units.h"
 
 /* cgraph 2.42's DOT scanner (flex) keeps its input buffer between
  * agmemread() calls: what followed the closing brace on the last line it

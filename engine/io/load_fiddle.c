@@ -44,8 +44,8 @@
 
 #include "internal/json_scan.h"
 #include "internal/load_host.h"
-#include "load.h"
-#include "units.h"
+#include "dnnpart/load.h"
+#include "dnnpart/units.h"
 
 #define MS_TO_US 1000.0
 

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "internal/json_scan.h"
-#include "load.h"
-#include "machine.h"
-#include "units.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/units.h"
 
 #define MAX_BYTES 4611686018427387904.0 /* 2^62, as units.c */
 

@@ -56,7 +56,7 @@
 
 #include "internal/load_host.h"
 #include "internal/pardnn_folder.h"
-#include "load.h"
+#include "dnnpart/load.h"
 
 #define NONE UINT32_MAX
 

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
+#include "dnnpart/load.h"
 
 #define MS_TO_US 1000.0
 

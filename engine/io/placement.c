@@ -7,7 +7,7 @@
  * most communication, so that evaluating the file measures the placement
  * its author meant rather than an artefact of the gaps.
  */
-#include "placement.h"
+#include "dnnpart/placement.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afile.h"
+#include "dnnpart/afile.h"
 #include "internal/json_scan.h"
-#include "load.h"
-#include "machine.h"
-#include "units.h"
+#include "dnnpart/load.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/units.h"
 
 #define UNSET (-2)
 

@@ -6,7 +6,7 @@
  * Both add the bounds (DESIGN 3: LB, xLB, speedup) and whether the whole
  * graph would fit on device 0 alone.
  */
-#include "plan.h"
+#include "dnnpart/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * most: when its last producer ends, it is either available at once or at
  * its latest arrival. That keeps a run at O((V + E) log V).
  */
-#include "sim.h"
+#include "dnnpart/sim.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
+#include "dnnpart/load.h"
 
 static bool cur_failed;
 static char cur_msg[2048];

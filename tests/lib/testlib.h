@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "graph.h"
+#include "dnnpart/graph.h"
 
 struct test_case {
 	const char *name;
