@@ -73,6 +73,7 @@ $(BUILD)/main.o: LAYER_INC := $(INC_MAIN)
 $(TESTLIB_OBJ): LAYER_INC := $(INC_TESTS)
 
 LIBENGINE := $(BUILD)/libdnnpart.a
+LIBENGINE_INTERNAL := $(BUILD)/libdnnpart-internal.a
 LIBJOBS := $(BUILD)/libjobs.a
 LIBVIEWS := $(BUILD)/libviews.a
 BIN := $(BUILD)/dnnpart
@@ -108,7 +109,16 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LAYER_INC) -MMD -MP -c $< -o $@
 
+# libdnnpart.a exports the public API alone: the engine's objects linked into
+# one, with every internal (dpi_) symbol made local. Tests of internals, the
+# fuzz targets and the benchmark tools link libdnnpart-internal.a instead.
 $(LIBENGINE): $(ENGINE_OBJ)
+	@rm -f $@ $(BUILD)/dnnpart.o
+	$(LD) -r -o $(BUILD)/dnnpart.o $^
+	objcopy --wildcard --localize-symbol='dpi_*' $(BUILD)/dnnpart.o
+	ar rcs $@ $(BUILD)/dnnpart.o
+
+$(LIBENGINE_INTERNAL): $(ENGINE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -124,9 +134,9 @@ $(LIBVIEWS): $(VIEWS_OBJ)
 $(BIN): $(TUI_OBJ) $(CLI_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE)
 	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(CLI_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE) $(TUI_LIBS) $(ENGINE_LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE)
+$(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE_INTERNAL)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(INC_TESTS) -MMD -MP $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE) $(ENGINE_LIBS)
+	$(CC) $(CFLAGS) $(INC_TESTS) -MMD -MP $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE_INTERNAL) $(ENGINE_LIBS)
 
 # `make test`, `make check-asan` and `make run` install missing Debian
 # packages first, then build in a second make so that the pkg-config flags
@@ -147,9 +157,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
 
-$(BUILD)/fuzz/%: fuzz/%.c fuzz/fuzz_util.h $(LIBENGINE)
+$(BUILD)/fuzz/%: fuzz/%.c fuzz/fuzz_util.h $(LIBENGINE_INTERNAL)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(INC_FUZZ) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(LIBENGINE) $(ENGINE_LIBS)
+	$(CC) $(CFLAGS) $(INC_FUZZ) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(LIBENGINE_INTERNAL) $(ENGINE_LIBS)
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -181,9 +191,9 @@ $(BENCH_OBJ): LAYER_INC := $(INC_BENCH)
 $(BENCH_BIN): $(BENCH_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIBVIEWS) $(LIBJOBS) $(LIBENGINE) $(ENGINE_LIBS)
 
-$(BENCH_TOOLS): $(BUILD)/bench/%: bench/%.c $(LIBENGINE)
+$(BENCH_TOOLS): $(BUILD)/bench/%: bench/%.c $(LIBENGINE_INTERNAL)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(INC_ENGINE) -Ibench $(LDFLAGS) -o $@ $< $(LIBENGINE) $(ENGINE_LIBS)
+	$(CC) $(CFLAGS) $(INC_ENGINE) -Ibench $(LDFLAGS) -o $@ $< $(LIBENGINE_INTERNAL) $(ENGINE_LIBS)
 
 # full: sizes to 1M ops, several runs (about 8 minutes on 2 cores), the
 # explorer's key latency in tmux, then the plots (gnuplot)

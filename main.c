@@ -19,7 +19,7 @@
  * explorer installs its own for all three. */
 static void on_fatal_signal(int sig)
 {
-	afile_remove_pending();
+	dp_afile_remove_pending();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

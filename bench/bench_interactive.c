@@ -4,7 +4,7 @@
  * Method. The explorer (tui/tui_main.c) reruns the engine like this: a key
  * goes to actions_key() (views/actions.c), whose AR_RERUN bit makes the
  * session submit a plan job to the worker thread (jobs/worker.c,
- * worker_submit); the worker runs plan_run() and signals its pipe; the UI
+ * worker_submit); the worker runs dp_plan_run() and signals its pipe; the UI
  * loop, blocked in poll() on stdin and that pipe, takes the result
  * (worker_take), installs it (state_set_plan), prepares the views
  * (state_prepare) and draws the screen (screen_draw into a grid, then
@@ -207,28 +207,28 @@ static int run_size(uint32_t n, int reruns, size_result *res)
 {
 	memset(res, 0, sizeof *res);
 	dp_gen_opts go;
-	gen_opts_default(&go);
+	dp_gen_opts_default(&go);
 	go.ops = n;
 	go.seed = 1;
 	dp_graph *g = NULL;
 	dp_err err;
-	if (gen_graph(&go, &g, &err) != DP_OK) {
+	if (dp_gen_graph(&go, &g, &err) != DP_OK) {
 		fprintf(stderr, "bench: gen %u: %s\n", n, err.msg);
 		return -1;
 	}
 	res->ops = g->nops;
 	res->edges = g->nedges;
 	dp_machine m;
-	machine_init(&m, 4, &err);
+	dp_machine_init(&m, 4, &err);
 	session s;
 	memset(&s, 0, sizeof s);
-	if (state_init(&s.st, g, &m, algo_default(), DP_CONT_PORT, &err) !=
+	if (state_init(&s.st, g, &m, dp_algo_default(), DP_CONT_PORT, &err) !=
 	    DP_OK) {
-		machine_free(&m);
-		graph_free(g);
+		dp_machine_free(&m);
+		dp_graph_free(g);
 		return -1;
 	}
-	machine_free(&m);
+	dp_machine_free(&m);
 	s.w = worker_new(&err);
 	if (!s.w || grid_init(&s.grid, GRID_W, GRID_H) != 0) {
 		fprintf(stderr, "bench: cannot start the worker: %s\n",

@@ -66,13 +66,13 @@ static uint64_t rng(uint64_t *s)
 /* Random layered DAG: 1-3 inputs from the 64 ops before, times 1-200 µs. */
 static dp_graph *random_dag(uint32_t n)
 {
-	dp_graph *g = graph_new("random");
+	dp_graph *g = dp_graph_new("random");
 	uint64_t s = 12345;
 	char nm[32];
 	for (uint32_t i = 0; i < n && g; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "op%u", i);
-		if (graph_add_op(g, nm, &id, NULL))
+		if (dp_graph_add_op(g, nm, &id, NULL))
 			return NULL;
 		g->ops[id].time_us = 1 + (double)(rng(&s) % 200);
 		g->ops[id].output_bytes =
@@ -82,13 +82,13 @@ static dp_graph *random_dag(uint32_t n)
 				(int64_t)(rng(&s) % (8u << 20));
 		uint32_t nin = i ? 1 + (uint32_t)(rng(&s) % 3) : 0;
 		for (uint32_t j = 0; j < nin; j++)
-			graph_add_edge(
+			dp_graph_add_edge(
 				g,
 				id - 1 -
 					(uint32_t)(rng(&s) % (i < 64 ? i : 64)),
 				id, -1, false, NULL);
 	}
-	if (!g || graph_finalize(g, NULL))
+	if (!g || dp_graph_finalize(g, NULL))
 		return NULL;
 	return g;
 }
@@ -96,19 +96,19 @@ static dp_graph *random_dag(uint32_t n)
 static int64_t one_device_peak(const dp_graph *g)
 {
 	dp_machine m;
-	machine_init(&m, 1, NULL);
+	dp_machine_init(&m, 1, NULL);
 	int32_t *pl = calloc(g->nops ? g->nops : 1, sizeof *pl);
-	dp_sim *s = sim_new(g, &m, NULL);
+	dp_sim *s = dp_sim_new(g, &m, NULL);
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
 	dp_sim_opts so = {.contention = DP_CONT_PORT, .detail = false};
 	int64_t peak = 0;
-	if (s && !sim_run(s, pl, &so, &r, NULL))
+	if (s && !dp_sim_run(s, pl, &so, &r, NULL))
 		peak = r.dev[0].peak_bytes;
-	sim_result_free(&r);
-	sim_free(s);
+	dp_sim_result_free(&r);
+	dp_sim_free(s);
 	free(pl);
-	machine_free(&m);
+	dp_machine_free(&m);
 	return peak;
 }
 
@@ -132,15 +132,15 @@ int main(int argc, char **argv)
 				g = random_dag(n);
 			} else {
 				dp_gen_opts o;
-				gen_opts_default(&o);
+				dp_gen_opts_default(&o);
 				o.ops = n;
-				if (gen_graph(&o, &g, &err))
+				if (dp_gen_graph(&o, &g, &err))
 					fprintf(stderr, "gen: %s\n", err.msg);
 			}
 			if (!g)
 				return 2;
 			dp_machine m;
-			machine_init(&m, k, NULL);
+			dp_machine_init(&m, k, NULL);
 			if (cap_frac > 0) {
 				int64_t cap =
 					(int64_t)(cap_frac *
@@ -154,10 +154,10 @@ int main(int argc, char **argv)
 			memset(&pc, 0, sizeof pc);
 			dp_progress p = {on_progress, &pc, NULL};
 			dp_algo_opts ao;
-			algo_opts_default(&ao);
+			dp_algo_opts_default(&ao);
 			double t0 = now_s();
 			pc.t0 = t0;
-			dp_status st = algo_find("pardnn")->run(g, &m, &ao, &p,
+			dp_status st = dp_algo_find("pardnn")->run(g, &m, &ao, &p,
 								pl, &err);
 			double t1 = now_s();
 			on_progress(&pc, "end", 1);
@@ -165,12 +165,12 @@ int main(int argc, char **argv)
 				fprintf(stderr, "pardnn: %s\n", err.msg);
 				return 3;
 			}
-			dp_sim *s = sim_new(g, &m, NULL);
+			dp_sim *s = dp_sim_new(g, &m, NULL);
 			dp_sim_result r;
 			memset(&r, 0, sizeof r);
 			dp_sim_opts so = {.contention = DP_CONT_PORT, .detail = false};
 			double ts = now_s();
-			sim_run(s, pl, &so, &r, NULL);
+			dp_sim_run(s, pl, &so, &r, NULL);
 			double te = now_s();
 			struct rusage ru;
 			getrusage(RUSAGE_SELF, &ru);
@@ -180,11 +180,11 @@ int main(int argc, char **argv)
 			       g->nops, g->nedges, k, t1 - t0, pc.line, te - ts,
 			       r.makespan, r.feasible, ru.ru_maxrss / 1024);
 			fflush(stdout);
-			sim_result_free(&r);
-			sim_free(s);
+			dp_sim_result_free(&r);
+			dp_sim_free(s);
 			free(pl);
-			machine_free(&m);
-			graph_free(g);
+			dp_machine_free(&m);
+			dp_graph_free(g);
 		}
 	}
 	return 0;

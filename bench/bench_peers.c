@@ -55,47 +55,47 @@ static int bench_size(uint32_t n, int k, double cap_frac, const char *algos,
 		      int reps)
 {
 	dp_gen_opts go;
-	gen_opts_default(&go);
+	dp_gen_opts_default(&go);
 	go.ops = n;
 	dp_graph *g = NULL;
 	dp_err err;
-	if (gen_graph(&go, &g, &err)) {
+	if (dp_gen_graph(&go, &g, &err)) {
 		fprintf(stderr, "gen %u: %s\n", n, err.msg);
 		return 1;
 	}
 	dp_machine m;
-	if (machine_init(&m, k, &err)) {
+	if (dp_machine_init(&m, k, &err)) {
 		fprintf(stderr, "machine: %s\n", err.msg);
-		graph_free(g);
+		dp_graph_free(g);
 		return 1;
 	}
 	int32_t *pl = calloc(g->nops, sizeof *pl);
 	if (!pl) {
-		graph_free(g);
-		machine_free(&m);
+		dp_graph_free(g);
+		dp_machine_free(&m);
 		return 1;
 	}
 	if (cap_frac > 0) {
 		dp_plan one;
 		memset(&one, 0, sizeof one);
-		if (plan_evaluate(g, &m, pl, DP_CONT_PORT, &one, &err) == DP_OK)
+		if (dp_plan_evaluate(g, &m, pl, DP_CONT_PORT, &one, &err) == DP_OK)
 			for (int d = 0; d < k; d++)
 				m.cap[d] = (int64_t)((double)one.sim.dev[0]
 							     .peak_bytes *
 						     cap_frac / k);
-		plan_free(&one);
+		dp_plan_free(&one);
 	}
 	char list[512];
 	snprintf(list, sizeof list, "%s", algos);
 	for (char *save = NULL, *a = strtok_r(list, ",", &save); a;
 	     a = strtok_r(NULL, ",", &save)) {
-		const dp_algo *al = algo_find(a);
+		const dp_algo *al = dp_algo_find(a);
 		if (!al) {
 			fprintf(stderr, "unknown algorithm %s\n", a);
 			continue;
 		}
 		dp_algo_opts o;
-		algo_opts_default(&o);
+		dp_algo_opts_default(&o);
 		double best = -1;
 		dp_status st = DP_OK;
 		for (int r = 0; r < reps && !st; r++) {
@@ -111,7 +111,7 @@ static int bench_size(uint32_t n, int k, double cap_frac, const char *algos,
 		}
 		dp_plan p;
 		memset(&p, 0, sizeof p);
-		if (plan_evaluate(g, &m, pl, o.contention, &p, &err)) {
+		if (dp_plan_evaluate(g, &m, pl, o.contention, &p, &err)) {
 			fprintf(stderr, "simulate: %s\n", err.msg);
 			continue;
 		}
@@ -119,11 +119,11 @@ static int bench_size(uint32_t n, int k, double cap_frac, const char *algos,
 		       g->nops, g->nedges, k, a, best, p.sim.makespan, p.xlb,
 		       p.feasible ? "yes" : "no", peak_rss_kb());
 		fflush(stdout);
-		plan_free(&p);
+		dp_plan_free(&p);
 	}
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 	return 0;
 }
 

@@ -155,7 +155,7 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 {
 	dp_machine m;
 	dp_err err;
-	if (machine_init(&m, c->k, &err) != DP_OK)
+	if (dp_machine_init(&m, c->k, &err) != DP_OK)
 		return;
 	c->cap = 0;
 	if (cl->factor > 0) {
@@ -166,19 +166,19 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 			m.cap[d] = c->cap;
 	}
 	dp_bounds b;
-	sim_bounds(g, &m, &b);
+	dp_sim_bounds(g, &m, &b);
 	c->lb = b.lb_us;
 	c->one_device = b.one_device_us;
-	for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
 		dp_plan p;
 		memset(&p, 0, sizeof p);
 		dp_err_clear(&err);
 		algo_res *r = &c->r[a];
-		if (plan_run(g, &m, algo_at(a), NULL, NULL, &p, &err) !=
+		if (dp_plan_run(g, &m, dp_algo_at(a), NULL, NULL, &p, &err) !=
 		    DP_OK) {
 			char msg[1200];
 			fprintf(stderr, "bench: %s on %s: %s\n",
-				algo_at(a)->name, c->graph,
+				dp_algo_at(a)->name, c->graph,
 				dp_err_format(&err, msg, sizeof msg));
 			continue;
 		}
@@ -189,15 +189,15 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 		r->feasible = p.feasible;
 		r->plan_ms = p.plan_ms;
 		c->any_feasible |= p.feasible;
-		plan_free(&p);
+		dp_plan_free(&p);
 	}
-	machine_free(&m);
+	dp_machine_free(&m);
 	/* best: the shortest feasible makespan; ties (within 1e-9) all count */
 	double best = INFINITY;
-	for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
 		if (c->r[a].ok && c->r[a].feasible && c->r[a].makespan < best)
 			best = c->r[a].makespan;
-	for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
 		c->r[a].best = c->r[a].ok && c->r[a].feasible &&
 			       c->r[a].makespan <= best * (1 + 1e-9);
 }
@@ -205,8 +205,8 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 static void print_case_header(void)
 {
 	printf("%-34s %6s %3s %-5s %9s", "graph", "ops", "K", "caps", "LB ms");
-	for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++)
-		printf(" %7s", algo_at(a)->name);
+	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
+		printf(" %7s", dp_algo_at(a)->name);
 	printf("\n");
 }
 
@@ -214,7 +214,7 @@ static void print_case(const qcase *c)
 {
 	printf("%-34.34s %6u %3d %-5s %9.1f", c->graph, c->ops, c->k, c->caps,
 	       c->lb / 1000);
-	for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
 		const algo_res *r = &c->r[a];
 		if (!r->ok)
 			printf(" %7s", "error");
@@ -242,10 +242,10 @@ static cJSON *case_json(const qcase *c)
 	bench_json_round(o, "lb_us", c->lb, 1e-3);
 	bench_json_round(o, "one_device_us", c->one_device, 1e-3);
 	cJSON *rs = cJSON_AddArrayToObject(o, "results");
-	for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
 		const algo_res *r = &c->r[a];
 		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "algo", algo_at(a)->name);
+		cJSON_AddStringToObject(j, "algo", dp_algo_at(a)->name);
 		cJSON_AddBoolToObject(j, "ok", r->ok);
 		if (r->ok) {
 			bench_json_round(j, "makespan_us", r->makespan, 1e-3);
@@ -270,7 +270,7 @@ typedef struct algo_sum {
 /* Geometric means over the cases selected by caps (NULL = all). */
 static void summarize(const qcase *cs, int nc, const char *caps, algo_sum *sum)
 {
-	size_t na = algo_count() < MAX_ALGOS ? algo_count() : MAX_ALGOS;
+	size_t na = dp_algo_count() < MAX_ALGOS ? dp_algo_count() : MAX_ALGOS;
 	double *x = malloc((size_t)(nc ? nc : 1) * sizeof *x);
 	double *y = malloc((size_t)(nc ? nc : 1) * sizeof *y);
 	double *z = malloc((size_t)(nc ? nc : 1) * sizeof *z);
@@ -329,11 +329,11 @@ static void print_summary(const char *title, const algo_sum *sum)
 	printf("%-8s %6s %9s %6s %10s %10s %10s %8s %9s\n", "algo", "cases",
 	       "feasible", "best", "gmean xLB", "feasible", "common", "(cases)",
 	       "gmean spd");
-	for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
 		const algo_sum *s = &sum[a];
 		char g1[16], g2[16], g3[16];
 		printf("%-8s %6d %9d %6d %10s %10s %10s %8d %9.3f\n",
-		       algo_at(a)->name, s->cases, s->feasible, s->best,
+		       dp_algo_at(a)->name, s->cases, s->feasible, s->best,
 		       fmt4(s->gm_xlb, g1), fmt4(s->gm_feasible, g2),
 		       fmt4(s->gm_common, g3), s->common, s->gm_speedup);
 	}
@@ -344,10 +344,10 @@ static cJSON *summary_json(const char *caps, const algo_sum *sum)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "caps", caps ? caps : "all");
 	cJSON *arr = cJSON_AddArrayToObject(o, "algorithms");
-	for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
 		const algo_sum *s = &sum[a];
 		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "algo", algo_at(a)->name);
+		cJSON_AddStringToObject(j, "algo", dp_algo_at(a)->name);
 		cJSON_AddNumberToObject(j, "cases", s->cases);
 		cJSON_AddNumberToObject(j, "feasible", s->feasible);
 		cJSON_AddNumberToObject(j, "best", s->best);
@@ -368,11 +368,11 @@ static cJSON *summary_json(const char *caps, const algo_sum *sum)
  * makespan against the best feasible one, the largest gaps first. */
 static void print_losses(const qcase *cs, int nc, cJSON *root)
 {
-	const dp_algo *pd = algo_find("pardnn");
+	const dp_algo *pd = dp_algo_find("pardnn");
 	if (!pd)
 		return;
 	size_t ia = 0;
-	while (algo_at(ia) != pd)
+	while (dp_algo_at(ia) != pd)
 		ia++;
 	typedef struct loss {
 		int i;
@@ -392,7 +392,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 			ls[nl].gap = INFINITY;
 		} else {
 			double best = INFINITY;
-			for (size_t a = 0; a < algo_count() && a < MAX_ALGOS;
+			for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS;
 			     a++)
 				if (c->r[a].best)
 					best = c->r[a].makespan;
@@ -415,12 +415,12 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 		const qcase *c = &cs[ls[j].i];
 		char winners[128] = "";
 		size_t pos = 0;
-		for (size_t a = 0; a < algo_count() && a < MAX_ALGOS; a++)
+		for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
 			if (c->r[a].best && pos < sizeof winners)
 				pos += (size_t)snprintf(winners + pos,
 							sizeof winners - pos,
 							"%s%s", pos ? "," : "",
-							algo_at(a)->name);
+							dp_algo_at(a)->name);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "graph", c->graph);
 		cJSON_AddNumberToObject(o, "k", c->k);
@@ -455,10 +455,10 @@ static int write_plot_data(const bench_cfg *cfg, const qcase *cs, int nc,
 	for (int k = 0; k < nks; k++)
 		fprintf(af.f, "\t\"K=%d\"", ks[k]);
 	fprintf(af.f, "\n");
-	size_t na = algo_count() < MAX_ALGOS ? algo_count() : MAX_ALGOS;
+	size_t na = dp_algo_count() < MAX_ALGOS ? dp_algo_count() : MAX_ALGOS;
 	double *x = malloc((size_t)(nc ? nc : 1) * sizeof *x);
 	for (size_t a = 0; a < na && x; a++) {
-		fprintf(af.f, "%s", algo_at(a)->name);
+		fprintf(af.f, "%s", dp_algo_at(a)->name);
 		for (int k = 0; k < nks; k++) {
 			int n = 0;
 			for (int i = 0; i < nc; i++)
@@ -475,7 +475,7 @@ static int write_plot_data(const bench_cfg *cfg, const qcase *cs, int nc,
 		fprintf(af.f, "\t\"caps %s\"", cl[l].name);
 	fprintf(af.f, "\n");
 	for (size_t a = 0; a < na; a++) {
-		fprintf(af.f, "%s", algo_at(a)->name);
+		fprintf(af.f, "%s", dp_algo_at(a)->name);
 		for (int l = 0; l < ncl; l++) {
 			int n = 0, f = 0;
 			for (int i = 0; i < nc; i++)
@@ -536,7 +536,7 @@ int bench_quality(const bench_cfg *cfg)
 		dp_err err;
 		dp_err_clear(&err);
 		char *name = display_name(paths[i]);
-		if (graph_load(paths[i], DP_FMT_AUTO, &g, &err) != DP_OK) {
+		if (dp_graph_load(paths[i], DP_FMT_AUTO, &g, &err) != DP_OK) {
 			char msg[1200];
 			fprintf(stderr, "bench: %s\n",
 				dp_err_format(&err, msg, sizeof msg));
@@ -558,7 +558,7 @@ int bench_quality(const bench_cfg *cfg)
 				print_case(c);
 				cJSON_AddItemToArray(jcases, case_json(c));
 			}
-		graph_free(g);
+		dp_graph_free(g);
 	}
 	printf("(%d cases in %.0f s)\n", nc, bench_now() - t0);
 	algo_sum sum[MAX_ALGOS];

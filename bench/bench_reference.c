@@ -2,7 +2,7 @@
  *
  * The .place files in ../shared/benchmarks/pardnn-resnet/reference are the
  * placements the reference implementations (C++ and Python) made for the
- * ResNet graph of that folder at K = 4. They are priced by our simulator (plan_evaluate;
+ * ResNet graph of that folder at K = 4. They are priced by our simulator (dp_plan_evaluate;
  * ops a file leaves out go to their heaviest placed neighbour's device, as
  * `dnnpart eval` does) beside our pardnn (with and without its polish
  * phase) and the one-device plan, at K = 4, link pardnn (the reference's
@@ -69,7 +69,7 @@ static void run_ours(const dp_graph *g, const dp_machine *m, dp_contention c,
 		     bool polish, ref_row *r)
 {
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	o.contention = c;
 	o.polish = polish;
 	snprintf(r->name, sizeof r->name, "pardnn%s (dnnpart)",
@@ -77,9 +77,9 @@ static void run_ours(const dp_graph *g, const dp_machine *m, dp_contention c,
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	dp_err err;
-	if (plan_run(g, m, algo_find("pardnn"), &o, NULL, &p, &err) == DP_OK)
+	if (dp_plan_run(g, m, dp_algo_find("pardnn"), &o, NULL, &p, &err) == DP_OK)
 		fill(r, &p);
-	plan_free(&p);
+	dp_plan_free(&p);
 }
 
 static void run_eval(const dp_graph *g, const dp_machine *m, dp_contention c,
@@ -97,15 +97,15 @@ static void run_eval(const dp_graph *g, const dp_machine *m, dp_contention c,
 	char msg[1200];
 	if (!pl) {
 		fprintf(stderr, "bench: out of memory\n");
-	} else if (placement_read(path, g, pl, &info, &err) != DP_OK ||
-		   plan_evaluate(g, m, pl, c, &p, &err) != DP_OK) {
+	} else if (dp_placement_read(path, g, pl, &info, &err) != DP_OK ||
+		   dp_plan_evaluate(g, m, pl, c, &p, &err) != DP_OK) {
 		fprintf(stderr, "bench: %s\n",
 			dp_err_format(&err, msg, sizeof msg));
 	} else {
 		fill(r, &p);
 		r->omitted = info.omitted + info.cpu_pinned;
 	}
-	plan_free(&p);
+	dp_plan_free(&p);
 	free(pl);
 }
 
@@ -117,9 +117,9 @@ static void run_single(const dp_graph *g, const dp_machine *m, dp_contention c,
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	dp_err err;
-	if (pl && plan_evaluate(g, m, pl, c, &p, &err) == DP_OK)
+	if (pl && dp_plan_evaluate(g, m, pl, c, &p, &err) == DP_OK)
 		fill(r, &p);
-	plan_free(&p);
+	dp_plan_free(&p);
 	free(pl);
 }
 
@@ -139,17 +139,17 @@ int bench_reference(const bench_cfg *cfg, cJSON *root)
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_machine m;
-	if (graph_load(dir, DP_FMT_AUTO, &g, &err) != DP_OK ||
-	    machine_init(&m, 4, &err) != DP_OK) {
+	if (dp_graph_load(dir, DP_FMT_AUTO, &g, &err) != DP_OK ||
+	    dp_machine_init(&m, 4, &err) != DP_OK) {
 		char msg[1200];
 		fprintf(stderr, "bench: %s\n",
 			dp_err_format(&err, msg, sizeof msg));
-		graph_free(g);
+		dp_graph_free(g);
 		for (int i = 0; i < nrefs; i++)
 			free(refs[i]);
 		return 1;
 	}
-	machine_set_link(&m, "pardnn", &err);
+	dp_machine_set_link(&m, "pardnn", &err);
 	cJSON *arr = cJSON_AddArrayToObject(root, "reference");
 	printf("  %-10s %-34s %12s %7s %8s %9s\n", "contention", "placement",
 	       "makespan ms", "xLB", "speedup", "plan ms");
@@ -168,13 +168,13 @@ int bench_reference(const bench_cfg *cfg, cJSON *root)
 			const ref_row *r = &rows[i];
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "contention",
-						sim_contention_name(cs[ci]));
+						dp_sim_contention_name(cs[ci]));
 			cJSON_AddStringToObject(o, "placement", r->name);
 			cJSON_AddBoolToObject(o, "ok", r->ok);
 			if (!r->ok) {
 				rc = 1;
 				printf("  %-10s %-34s failed\n",
-				       sim_contention_name(cs[ci]), r->name);
+				       dp_sim_contention_name(cs[ci]), r->name);
 				cJSON_AddItemToArray(arr, o);
 				continue;
 			}
@@ -186,7 +186,7 @@ int bench_reference(const bench_cfg *cfg, cJSON *root)
 			cJSON_AddNumberToObject(o, "omitted_ops", r->omitted);
 			cJSON_AddItemToArray(arr, o);
 			printf("  %-10s %-34s %12.3f %7.4f %8.3f %9.1f",
-			       sim_contention_name(cs[ci]), r->name,
+			       dp_sim_contention_name(cs[ci]), r->name,
 			       r->makespan / 1000, r->xlb, r->speedup,
 			       r->plan_ms);
 			if (r->omitted)
@@ -196,8 +196,8 @@ int bench_reference(const bench_cfg *cfg, cJSON *root)
 			printf("\n");
 		}
 	}
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 	for (int i = 0; i < nrefs; i++)
 		free(refs[i]);
 	return rc;

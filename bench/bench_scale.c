@@ -64,20 +64,20 @@ static int make_graph(uint32_t n, const char *path, double *secs)
 {
 	double t0 = bench_now();
 	dp_gen_opts o;
-	gen_opts_default(&o);
+	dp_gen_opts_default(&o);
 	o.ops = n;
 	o.seed = 1;
 	dp_graph *g = NULL;
 	dp_err err;
 	char msg[1200];
-	if (gen_graph(&o, &g, &err) != DP_OK ||
-	    gen_write_json(path, g, &err) != DP_OK) {
+	if (dp_gen_graph(&o, &g, &err) != DP_OK ||
+	    dp_gen_write_json(path, g, &err) != DP_OK) {
 		fprintf(stderr, "bench: gen %u: %s\n", n,
 			dp_err_format(&err, msg, sizeof msg));
-		graph_free(g);
+		dp_graph_free(g);
 		return -1;
 	}
-	graph_free(g);
+	dp_graph_free(g);
 	*secs = bench_now() - t0;
 	return 0;
 }
@@ -473,13 +473,13 @@ int bench_scale(const bench_cfg *cfg)
 		print_header();
 		for (int ki = 0; ki < nks; ki++)
 			for (int t = 0; t < 2; t++)
-				for (size_t a = 0; a < algo_count(); a++) {
+				for (size_t a = 0; a < dp_algo_count(); a++) {
 					if (nrows == MAX_ROWS)
 						break;
 					scale_row *r = &rows[nrows++];
 					r->k = ks[ki];
 					r->tight = t;
-					r->algo = algo_at(a)->name;
+					r->algo = dp_algo_at(a)->name;
 					if (measure_row(cfg, rows, nrows - 1, r,
 							path, runs[s],
 							&si[s]) != 0)

@@ -60,7 +60,7 @@ static int load_timed(const char *path, dp_graph **g, double *secs)
 	dp_err err;
 	dp_err_clear(&err);
 	double t0 = bench_now();
-	dp_status st = graph_load(path, DP_FMT_AUTO, g, &err);
+	dp_status st = dp_graph_load(path, DP_FMT_AUTO, g, &err);
 	*secs = bench_now() - t0;
 	return st == DP_OK ? 0 : child_error(&err);
 }
@@ -76,7 +76,7 @@ static int child_load(const char *path, int runs)
 		if (r == 0)
 			printf("graph %u %u\n", g->nops, g->nedges);
 		printf("load %.6f\n", t);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 	return 0;
 }
@@ -89,7 +89,7 @@ static int child_peak(const char *path)
 	if (rc)
 		return rc;
 	int64_t peak = bench_one_device_peak(g);
-	graph_free(g);
+	dp_graph_free(g);
 	if (peak < 0) {
 		printf("error one-device simulation failed\n");
 		return 3;
@@ -101,7 +101,7 @@ static int child_peak(const char *path)
 static int child_plan(const char *path, const char *algo_name, int k,
 		      long long cap, int runs)
 {
-	const dp_algo *algo = algo_find(algo_name);
+	const dp_algo *algo = dp_algo_find(algo_name);
 	if (!algo) {
 		printf("error unknown algorithm %s\n", algo_name);
 		return 2;
@@ -115,8 +115,8 @@ static int child_plan(const char *path, const char *algo_name, int k,
 	dp_machine m;
 	dp_err err;
 	dp_err_clear(&err);
-	if (machine_init(&m, k, &err) != DP_OK) {
-		graph_free(g);
+	if (dp_machine_init(&m, k, &err) != DP_OK) {
+		dp_graph_free(g);
 		return child_error(&err);
 	}
 	for (int d = 0; d < k && cap > 0; d++)
@@ -127,7 +127,7 @@ static int child_plan(const char *path, const char *algo_name, int k,
 		return 2;
 	}
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	phase_clock pc;
 	for (int r = 0; r < runs; r++) {
 		memset(&pc, 0, sizeof pc);
@@ -139,8 +139,8 @@ static int child_plan(const char *path, const char *algo_name, int k,
 		on_progress(&pc, "end", 1);
 		if (st != DP_OK) {
 			free(pl);
-			machine_free(&m);
-			graph_free(g);
+			dp_machine_free(&m);
+			dp_graph_free(g);
 			return child_error(&err);
 		}
 		printf("plan %.6f\n", t1 - t0);
@@ -154,15 +154,15 @@ static int child_plan(const char *path, const char *algo_name, int k,
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	double t0 = bench_now();
-	dp_status st = plan_evaluate(g, &m, pl, o.contention, &plan, &err);
+	dp_status st = dp_plan_evaluate(g, &m, pl, o.contention, &plan, &err);
 	double t1 = bench_now();
 	if (st == DP_OK)
 		printf("result %.3f %.6f %d %.6f\n", plan.sim.makespan,
 		       plan.xlb, plan.feasible ? 1 : 0, t1 - t0);
-	plan_free(&plan);
+	dp_plan_free(&plan);
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 	return st == DP_OK ? 0 : child_error(&err);
 }
 

@@ -237,7 +237,7 @@ int bench_open_result(const bench_cfg *cfg, const char *name, dp_afile *af)
 	bench_result_path(cfg, name, path, sizeof path);
 	mkdir(cfg->results_dir, 0777);
 	dp_err err;
-	if (afile_open(af, path, &err) != DP_OK) {
+	if (dp_afile_open(af, path, &err) != DP_OK) {
 		char msg[1200];
 		fprintf(stderr, "bench: %s\n",
 			dp_err_format(&err, msg, sizeof msg));
@@ -251,7 +251,7 @@ int bench_commit_result(dp_afile *af)
 	char path[1024];
 	snprintf(path, sizeof path, "%s", af->path ? af->path : "");
 	dp_err err;
-	if (afile_commit(af, &err) != DP_OK) {
+	if (dp_afile_commit(af, &err) != DP_OK) {
 		char msg[1200];
 		fprintf(stderr, "bench: %s\n",
 			dp_err_format(&err, msg, sizeof msg));
@@ -315,7 +315,7 @@ int bench_write_json(const bench_cfg *cfg, const char *name, cJSON *root,
 	cJSON_Delete(root);
 	if (rc != 0) {
 		fprintf(stderr, "bench: out of memory writing %s\n", name);
-		afile_abort(&af);
+		dp_afile_abort(&af);
 		return -1;
 	}
 	return bench_commit_result(&af);
@@ -338,22 +338,22 @@ int64_t bench_one_device_peak(const dp_graph *g)
 {
 	dp_machine m;
 	dp_err err;
-	if (machine_init(&m, 1, &err) != DP_OK)
+	if (dp_machine_init(&m, 1, &err) != DP_OK)
 		return -1;
 	int32_t *pl = calloc(g->nops ? g->nops : 1, sizeof *pl);
-	dp_sim *s = pl ? sim_new(g, &m, &err) : NULL;
+	dp_sim *s = pl ? dp_sim_new(g, &m, &err) : NULL;
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
 	dp_sim_opts so = {.contention = DP_CONT_PORT, .detail = false};
 	int64_t peak = -1;
-	if (s && sim_run(s, pl, &so, &r, &err) == DP_OK)
+	if (s && dp_sim_run(s, pl, &so, &r, &err) == DP_OK)
 		peak = r.dev[0].peak_bytes;
 	else
 		fprintf(stderr, "bench: one-device simulation of %s failed\n",
 			g->name);
-	sim_result_free(&r);
-	sim_free(s);
+	dp_sim_result_free(&r);
+	dp_sim_free(s);
 	free(pl);
-	machine_free(&m);
+	dp_machine_free(&m);
 	return peak;
 }

@@ -104,7 +104,7 @@ static int check_caps(const char *cmd, const char *spec)
 		int64_t b;
 		dp_err err;
 		if (strcmp(item, "inf") && strcmp(item, "none") &&
-		    units_parse_bytes(item, &b, &err))
+		    dp_units_parse_bytes(item, &b, &err))
 			return cli_usage_error(cmd, "--mem: %s", err.msg);
 		if (!comma)
 			return 0;
@@ -144,10 +144,10 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 	if ((r = opt_value(cmd, argc, argv, i, "--link", NULL, &v))) {
 		if (r < 0)
 			return -1;
-		if (!machine_find_link(v)) {
+		if (!dp_machine_find_link(v)) {
 			cli_usage_error(cmd,
 					"unknown link preset '%s' (known: %s)",
-					v, machine_link_names());
+					v, dp_machine_link_names());
 			return -1;
 		}
 		o->link = v;
@@ -157,7 +157,7 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		double bw;
 		if (r < 0)
 			return -1;
-		if (units_parse_bandwidth(v, &bw, &err)) {
+		if (dp_units_parse_bandwidth(v, &bw, &err)) {
 			cli_usage_error(cmd, "--bw: %s", err.msg);
 			return -1;
 		}
@@ -168,7 +168,7 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		double lat;
 		if (r < 0)
 			return -1;
-		if (units_parse_time(v, &lat, &err)) {
+		if (dp_units_parse_time(v, &lat, &err)) {
 			cli_usage_error(cmd, "--lat: %s", err.msg);
 			return -1;
 		}
@@ -178,7 +178,7 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 	if ((r = opt_value(cmd, argc, argv, i, "--contention", NULL, &v))) {
 		if (r < 0)
 			return -1;
-		if (sim_contention_parse(v, &o->contention, &err)) {
+		if (dp_sim_contention_parse(v, &o->contention, &err)) {
 			cli_usage_error(cmd, "--contention: %s", err.msg);
 			return -1;
 		}
@@ -187,7 +187,7 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 	if ((r = opt_value(cmd, argc, argv, i, "--format", NULL, &v))) {
 		if (r < 0)
 			return -1;
-		if (load_format_parse(v, &o->format, &err)) {
+		if (dp_load_format_parse(v, &o->format, &err)) {
 			cli_usage_error(cmd, "--format: %s", err.msg);
 			return -1;
 		}
@@ -225,14 +225,14 @@ void cli_help_machine_opts(FILE *out)
 		"pardnn, fiddle,\n"
 		"                     pipedream (default: detected from the "
 		"content)\n",
-		DP_MAX_DEVICES, machine_link_names());
+		DP_MAX_DEVICES, dp_machine_link_names());
 }
 
 int cli_load_graph(const cli_opts *o, dp_graph **g)
 {
 	dp_err err;
 	dp_err_clear(&err);
-	if (graph_load(o->graph_path, o->format, g, &err))
+	if (dp_graph_load(o->graph_path, o->format, g, &err))
 		return cli_error(&err);
 	/* loader notes: the user should know what was left out */
 	if ((*g)->cpu_pinned)
@@ -275,7 +275,7 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
 {
 	dp_err err;
 	dp_err_clear(&err);
-	if (machine_init_from_hint(m, &g->hint, &err)) {
+	if (dp_machine_init_from_hint(m, &g->hint, &err)) {
 		/* the hint came from the graph file */
 		if (!err.file[0])
 			snprintf(err.file, sizeof err.file, "%s",
@@ -292,38 +292,38 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
 		if (n > 1)
 			k = n;
 	}
-	if (k && k != m->k && machine_resize(m, k, &err))
+	if (k && k != m->k && dp_machine_resize(m, k, &err))
 		goto fail_k;
-	if (o->mem && machine_set_caps(m, o->mem, &err))
+	if (o->mem && dp_machine_set_caps(m, o->mem, &err))
 		goto fail_mem;
-	if (o->speeds && machine_set_speeds(m, o->speeds, &err)) {
-		machine_free(m);
+	if (o->speeds && dp_machine_set_speeds(m, o->speeds, &err)) {
+		dp_machine_free(m);
 		return machine_error("--speed", &err);
 	}
-	if (o->link && machine_set_link(m, o->link, &err)) {
-		machine_free(m);
+	if (o->link && dp_machine_set_link(m, o->link, &err)) {
+		dp_machine_free(m);
 		return machine_error("--link", &err);
 	}
 	if (o->bw) {
-		if (units_parse_bandwidth(o->bw, &m->bw, &err)) {
-			machine_free(m);
+		if (dp_units_parse_bandwidth(o->bw, &m->bw, &err)) {
+			dp_machine_free(m);
 			return machine_error("--bw", &err);
 		}
 		snprintf(m->link_name, sizeof m->link_name, "custom");
 	}
 	if (o->lat) {
-		if (units_parse_time(o->lat, &m->lat, &err)) {
-			machine_free(m);
+		if (dp_units_parse_time(o->lat, &m->lat, &err)) {
+			dp_machine_free(m);
 			return machine_error("--lat", &err);
 		}
 		snprintf(m->link_name, sizeof m->link_name, "custom");
 	}
 	return 0;
 fail_k:
-	machine_free(m);
+	dp_machine_free(m);
 	return machine_error("-k", &err);
 fail_mem:
-	machine_free(m);
+	dp_machine_free(m);
 	return machine_error("--mem", &err);
 }
 
@@ -333,7 +333,7 @@ char *cli_fmt_us(double us, char *buf, size_t size)
 	 * nanoseconds are as exact as any input is */
 	double r = isfinite(us) && fabs(us) < 1e15 ? round(us * 1000.0) / 1000.0
 						     : us;
-	return units_fmt_num(r, buf, size);
+	return dp_units_fmt_num(r, buf, size);
 }
 
 int cli_take_graph_arg(const char *cmd, const char *a, cli_opts *o)

@@ -72,7 +72,7 @@ static void on_progress(void *ud, const char *phase, double fraction)
 static void print_line(FILE *out, const cli_export_job *j,
 		       const dp_export_report *r, const dp_graph *g)
 {
-	fprintf(out, "wrote %s (%s", j->path, export_kind_name(j->kind));
+	fprintf(out, "wrote %s (%s", j->path, dp_export_kind_name(j->kind));
 	switch (j->kind) {
 	case DP_EXPORT_DOT:
 	case DP_EXPORT_SVG:
@@ -98,7 +98,7 @@ static cJSON *job_json(const cli_export_job *j, const dp_export_report *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "path", j->path);
-	cJSON_AddStringToObject(o, "kind", export_kind_name(j->kind));
+	cJSON_AddStringToObject(o, "kind", dp_export_kind_name(j->kind));
 	if (j->kind == DP_EXPORT_DOT || j->kind == DP_EXPORT_SVG) {
 		cJSON_AddNumberToObject(o, "nodes", r->nodes);
 		cJSON_AddNumberToObject(o, "edges", r->edges);
@@ -139,7 +139,7 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 		dp_err err;
 		dp_err_clear(&err);
 		dp_status st =
-			export_write_opts(jobs[i].path, jobs[i].kind, g, m,
+			dp_export_write_opts(jobs[i].path, jobs[i].kind, g, m,
 					  plan, eo, &prog, &rep, &err);
 		if (tp.shown)
 			fprintf(stderr, "\r\033[K");

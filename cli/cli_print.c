@@ -19,8 +19,8 @@ static void print_link(FILE *out, const dp_machine *m)
 {
 	char bw[32], lat[32];
 	fprintf(out, "%s (%s, %s)", m->link_name,
-		units_fmt_bandwidth(m->bw, bw, sizeof bw),
-		units_fmt_time(m->lat, lat, sizeof lat));
+		dp_units_fmt_bandwidth(m->bw, bw, sizeof bw),
+		dp_units_fmt_time(m->lat, lat, sizeof lat));
 }
 
 static bool uniform_caps(const dp_machine *m)
@@ -39,7 +39,7 @@ static void print_caps(FILE *out, const dp_machine *m)
 			fprintf(out, "no memory cap");
 		else
 			fprintf(out, "%s each",
-				units_fmt_bytes(m->cap[0], b, sizeof b));
+				dp_units_fmt_bytes(m->cap[0], b, sizeof b));
 		return;
 	}
 	fprintf(out, "caps ");
@@ -47,7 +47,7 @@ static void print_caps(FILE *out, const dp_machine *m)
 		fprintf(out, "%s%s", d ? "," : "",
 			m->cap[d] == DP_CAP_UNLIMITED
 				? "inf"
-				: units_fmt_bytes(m->cap[d], b, sizeof b));
+				: dp_units_fmt_bytes(m->cap[d], b, sizeof b));
 }
 
 static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
@@ -62,7 +62,7 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	print_caps(out, m);
 	fprintf(out, "\nlink         ");
 	print_link(out, m);
-	fprintf(out, ", contention %s\n", sim_contention_name(p->contention));
+	fprintf(out, ", contention %s\n", dp_sim_contention_name(p->contention));
 	if (!strcmp(p->algo, "eval")) {
 		fprintf(out, "algorithm    none (a given placement)\n");
 	} else {
@@ -70,25 +70,25 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 		fprintf(out, "plan time    %.3f ms\n", p->plan_ms);
 	}
 	fprintf(out, "makespan     %s  (%s us)\n",
-		units_fmt_time(p->sim.makespan, a, sizeof a),
+		dp_units_fmt_time(p->sim.makespan, a, sizeof a),
 		cli_fmt_us(p->sim.makespan, x, sizeof x));
 	fprintf(out,
 		"lower bound  %s = max(graph critical path %s, work / speeds "
 		"%s); makespan = %.2f x LB\n",
-		units_fmt_time(p->bounds.lb_us, a, sizeof a),
-		units_fmt_time(p->bounds.graph_cp_us, b, sizeof b),
-		units_fmt_time(p->bounds.work_bound_us, c, sizeof c), p->xlb);
+		dp_units_fmt_time(p->bounds.lb_us, a, sizeof a),
+		dp_units_fmt_time(p->bounds.graph_cp_us, b, sizeof b),
+		dp_units_fmt_time(p->bounds.work_bound_us, c, sizeof c), p->xlb);
 	fprintf(out, "speedup      %.2f x one device (%s alone", p->speedup,
-		units_fmt_time(p->bounds.one_device_us, a, sizeof a));
+		dp_units_fmt_time(p->bounds.one_device_us, a, sizeof a));
 	if (m->cap[0] == DP_CAP_UNLIMITED)
 		fprintf(out, ", peak %s)\n",
-			units_fmt_bytes(p->one_device_peak, b, sizeof b));
+			dp_units_fmt_bytes(p->one_device_peak, b, sizeof b));
 	else
 		fprintf(out, "; it would %s: peak %s, cap %s)\n",
 			p->one_device_fits ? "fit" : "not fit",
-			units_fmt_bytes(p->one_device_peak, b, sizeof b),
-			units_fmt_bytes(m->cap[0], c, sizeof c));
-	int worst = plan_worst_device(p);
+			dp_units_fmt_bytes(p->one_device_peak, b, sizeof b),
+			dp_units_fmt_bytes(m->cap[0], c, sizeof c));
+	int worst = dp_plan_worst_device(p);
 	if (worst < 0) {
 		fprintf(out, "memory       feasible: every device within its "
 			     "cap\n");
@@ -102,9 +102,9 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 		"memory       INFEASIBLE: device %d is over its cap by %s "
 		"(peak %s, cap %s)",
 		worst,
-		units_fmt_bytes(w->peak_bytes - w->cap_bytes, a, sizeof a),
-		units_fmt_bytes(w->peak_bytes, b, sizeof b),
-		units_fmt_bytes(w->cap_bytes, c, sizeof c));
+		dp_units_fmt_bytes(w->peak_bytes - w->cap_bytes, a, sizeof a),
+		dp_units_fmt_bytes(w->peak_bytes, b, sizeof b),
+		dp_units_fmt_bytes(w->cap_bytes, c, sizeof c));
 	if (over > 1)
 		fprintf(out, "; %d devices over", over);
 	fprintf(out, "\n");
@@ -125,7 +125,7 @@ static void print_devices(FILE *out, const dp_plan *p)
 			snprintf(cap, sizeof cap, "none");
 			snprintf(use, sizeof use, "-");
 		} else {
-			units_fmt_bytes(s->cap_bytes, cap, sizeof cap);
+			dp_units_fmt_bytes(s->cap_bytes, cap, sizeof cap);
 			snprintf(use, sizeof use, "%.1f%%",
 				 s->cap_bytes > 0
 					 ? 100.0 * (double)s->peak_bytes /
@@ -134,10 +134,10 @@ static void print_devices(FILE *out, const dp_plan *p)
 		}
 		fprintf(out, "%6d %8u %10s %5.1f%% %10s %10s %6s %10s %10s%s\n",
 			d, s->ops,
-			units_fmt_time(s->busy_us, busy, sizeof busy), frac,
-			units_fmt_bytes(s->peak_bytes, peak, sizeof peak), cap,
-			use, units_fmt_bytes(s->comm_in_bytes, in, sizeof in),
-			units_fmt_bytes(s->comm_out_bytes, outb, sizeof outb),
+			dp_units_fmt_time(s->busy_us, busy, sizeof busy), frac,
+			dp_units_fmt_bytes(s->peak_bytes, peak, sizeof peak), cap,
+			use, dp_units_fmt_bytes(s->comm_in_bytes, in, sizeof in),
+			dp_units_fmt_bytes(s->comm_out_bytes, outb, sizeof outb),
 			s->peak_bytes > s->cap_bytes ? "  OVER" : "");
 	}
 }
@@ -150,7 +150,7 @@ static void print_critical_path(FILE *out, const dp_graph *g, const dp_plan *p)
 	char st[32], en[32];
 	fprintf(out, "\nschedule critical path: %u op%s, ends at %s\n",
 		r->cp_len, r->cp_len == 1 ? "" : "s",
-		units_fmt_time(r->makespan, st, sizeof st));
+		dp_units_fmt_time(r->makespan, st, sizeof st));
 	fprintf(out, "%4s %6s %10s %10s  %-9s %s\n", "#", "device", "start",
 		"end", "cause", "op");
 	uint32_t shown = r->cp_len < CP_SHOWN ? r->cp_len : CP_SHOWN;
@@ -158,9 +158,9 @@ static void print_critical_path(FILE *out, const dp_graph *g, const dp_plan *p)
 		uint32_t u = r->cp_ops[i];
 		fprintf(out, "%4u %6d %10s %10s  %-9s %s\n", i + 1,
 			p->placement[u],
-			units_fmt_time(r->start[u], st, sizeof st),
-			units_fmt_time(r->end[u], en, sizeof en),
-			sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]),
+			dp_units_fmt_time(r->start[u], st, sizeof st),
+			dp_units_fmt_time(r->end[u], en, sizeof en),
+			dp_sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]),
 			graph_op_name(g, u));
 	}
 	if (r->cp_len > shown)
@@ -197,7 +197,7 @@ static cJSON *plan_json(const dp_graph *g, const dp_machine *m,
 	num(link, "bandwidth_bytes_per_s", m->bw * 1e6);
 	num(link, "latency_us", m->lat);
 	cJSON_AddStringToObject(o, "contention",
-				sim_contention_name(p->contention));
+				dp_sim_contention_name(p->contention));
 	cJSON_AddStringToObject(o, "algorithm", p->algo);
 	num(o, "plan_ms", p->plan_ms);
 	num(o, "makespan_us", r->makespan);
@@ -210,7 +210,7 @@ static cJSON *plan_json(const dp_graph *g, const dp_machine *m,
 	num(o, "one_device_peak_bytes", (double)p->one_device_peak);
 	cJSON_AddBoolToObject(o, "one_device_fits", p->one_device_fits);
 	cJSON_AddBoolToObject(o, "feasible", p->feasible);
-	int worst = plan_worst_device(p);
+	int worst = dp_plan_worst_device(p);
 	if (worst < 0)
 		cJSON_AddNullToObject(o, "worst_device");
 	else
@@ -254,7 +254,7 @@ static cJSON *plan_json(const dp_graph *g, const dp_machine *m,
 		num(h, "device", p->placement[u]);
 		cJSON_AddStringToObject(
 			h, "cause",
-			sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));
+			dp_sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));
 		num(h, "start_us", r->start[u]);
 		num(h, "end_us", r->end[u]);
 		cJSON_AddItemToArray(hops, h);

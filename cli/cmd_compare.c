@@ -48,7 +48,7 @@ void cmd_compare_help(FILE *out)
 		"all):\n"
 		"                     %s\n"
 		"  --no-polish        pardnn: skip the polish phase\n",
-		algo_names());
+		dp_algo_names());
 	cli_help_machine_opts(out);
 	fprintf(out,
 		"output:\n"
@@ -104,16 +104,16 @@ static int parse_algos(const char *spec, const dp_algo **out, size_t *n)
 					       "--algos: expected a comma list "
 					       "of algorithm names (%s), got "
 					       "'%s'",
-					       algo_names(), spec);
+					       dp_algo_names(), spec);
 		memcpy(name, p, len);
 		name[len] = '\0';
-		const dp_algo *a = algo_find(name);
+		const dp_algo *a = dp_algo_find(name);
 		if (!a)
 			return cli_usage_error(
 				"compare",
 				"--algos: unknown algorithm '%s' "
 				"(known: %s)",
-				name, algo_names());
+				name, dp_algo_names());
 		for (size_t i = 0; i < *n; i++)
 			if (out[i] == a)
 				return cli_usage_error(
@@ -207,26 +207,26 @@ static void print_header(const dp_graph *g, const dp_machine *m,
 	if (uniform && m->cap[0] == DP_CAP_UNLIMITED) {
 		printf("no memory cap");
 	} else if (uniform) {
-		printf("%s each", units_fmt_bytes(m->cap[0], x, sizeof x));
+		printf("%s each", dp_units_fmt_bytes(m->cap[0], x, sizeof x));
 	} else {
 		printf("caps ");
 		for (int d = 0; d < m->k; d++)
 			printf("%s%s", d ? "," : "",
 			       m->cap[d] == DP_CAP_UNLIMITED
 				       ? "inf"
-				       : units_fmt_bytes(m->cap[d], x,
+				       : dp_units_fmt_bytes(m->cap[d], x,
 							 sizeof x));
 	}
 	printf("\nlink         %s (%s, %s), contention %s\n", m->link_name,
-	       units_fmt_bandwidth(m->bw, x, sizeof x),
-	       units_fmt_time(m->lat, y, sizeof y), sim_contention_name(c));
+	       dp_units_fmt_bandwidth(m->bw, x, sizeof x),
+	       dp_units_fmt_time(m->lat, y, sizeof y), dp_sim_contention_name(c));
 	printf("lower bound  %s = max(graph critical path %s, work / speeds "
 	       "%s)\n",
-	       units_fmt_time(b->lb_us, x, sizeof x),
-	       units_fmt_time(b->graph_cp_us, y, sizeof y),
-	       units_fmt_time(b->work_bound_us, z, sizeof z));
+	       dp_units_fmt_time(b->lb_us, x, sizeof x),
+	       dp_units_fmt_time(b->graph_cp_us, y, sizeof y),
+	       dp_units_fmt_time(b->work_bound_us, z, sizeof z));
 	printf("one device   %s with every op on device 0\n\n",
-	       units_fmt_time(b->one_device_us, x, sizeof x));
+	       dp_units_fmt_time(b->one_device_us, x, sizeof x));
 }
 
 static void print_table(const dp_algo **algos, const dp_plan *plans,
@@ -254,11 +254,11 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 			snprintf(ratio, sizeof ratio, "%.0fx", r);
 		printf("%c %-10s %10s %7.2f %8.2f %8s %8s %11s %9u %10s\n",
 		       (int)i == best ? '*' : ' ', algos[i]->name,
-		       units_fmt_time(p->sim.makespan, t, sizeof t), p->xlb,
+		       dp_units_fmt_time(p->sim.makespan, t, sizeof t), p->xlb,
 		       p->speedup, p->feasible ? "yes" : "NO", ratio,
-		       units_fmt_bytes(p->sim.cut_bytes, b, sizeof b),
+		       dp_units_fmt_bytes(p->sim.cut_bytes, b, sizeof b),
 		       p->sim.cut_edges,
-		       units_fmt_time(p->plan_ms * 1000.0, pt, sizeof pt));
+		       dp_units_fmt_time(p->plan_ms * 1000.0, pt, sizeof pt));
 	}
 	if (best >= 0)
 		printf("\nbest: %s (*: the shortest makespan among the "
@@ -295,7 +295,7 @@ static cJSON *compare_json(const dp_graph *g, const dp_machine *m,
 	cJSON_AddStringToObject(link, "name", m->link_name);
 	num(link, "bandwidth_bytes_per_s", m->bw * 1e6);
 	num(link, "latency_us", m->lat);
-	cJSON_AddStringToObject(o, "contention", sim_contention_name(c));
+	cJSON_AddStringToObject(o, "contention", dp_sim_contention_name(c));
 	num(o, "lower_bound_us", b->lb_us);
 	num(o, "graph_critical_path_us", b->graph_cp_us);
 	num(o, "work_bound_us", b->work_bound_us);
@@ -320,7 +320,7 @@ static cJSON *compare_json(const dp_graph *g, const dp_machine *m,
 				cJSON_AddNullToObject(e, "max_peak_over_cap");
 			else
 				num(e, "max_peak_over_cap", r);
-			int w = plan_worst_device(p);
+			int w = dp_plan_worst_device(p);
 			if (w < 0)
 				cJSON_AddNullToObject(e, "worst_device");
 			else
@@ -348,7 +348,7 @@ int cmd_compare_run(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc;
-	size_t n = algo_count();
+	size_t n = dp_algo_count();
 	const dp_algo **algos = calloc(n + 1, sizeof *algos);
 	dp_plan *plans = calloc(n + 1, sizeof *plans);
 	bool *ok = calloc(n + 1, sizeof *ok);
@@ -363,7 +363,7 @@ int cmd_compare_run(int argc, char **argv)
 		rc = parse_algos(o.algos, algos, &n);
 	} else {
 		for (size_t i = 0; i < n; i++)
-			algos[i] = algo_at(i);
+			algos[i] = dp_algo_at(i);
 	}
 	dp_graph *g = NULL;
 	dp_machine m;
@@ -375,12 +375,12 @@ int cmd_compare_run(int argc, char **argv)
 	dp_err err;
 	dp_err_clear(&err);
 	/* a bad pin is the input's fault, not any one algorithm's */
-	if (algo_check_pins(g, &m, &err)) {
+	if (dp_algo_check_pins(g, &m, &err)) {
 		rc = cli_error(&err);
 		goto out;
 	}
 	dp_algo_opts ao;
-	algo_opts_default(&ao);
+	dp_algo_opts_default(&ao);
 	ao.contention = o.contention;
 	ao.polish = !o.no_polish;
 	tty_progress tp = {"", -1, false};
@@ -395,7 +395,7 @@ int cmd_compare_run(int argc, char **argv)
 		tp.percent = -1;
 		dp_err_clear(&err);
 		dp_status st =
-			plan_run(g, &m, algos[i], &ao, &prog, &plans[i], &err);
+			dp_plan_run(g, &m, algos[i], &ao, &prog, &plans[i], &err);
 		if (tp.shown)
 			fprintf(stderr, "\r\033[K");
 		if (st == DP_ECANCELED) {
@@ -418,7 +418,7 @@ int cmd_compare_run(int argc, char **argv)
 	}
 	signal(SIGINT, SIG_DFL);
 	dp_bounds b;
-	sim_bounds(g, &m, &b);
+	dp_sim_bounds(g, &m, &b);
 	if (o.json) {
 		cli_print_json(stdout, compare_json(g, &m, o.contention, &b,
 						    algos, plans, ok, n));
@@ -433,11 +433,11 @@ int cmd_compare_run(int argc, char **argv)
 out:
 	for (size_t i = 0; i < n; i++)
 		if (ok[i])
-			plan_free(&plans[i]);
+			dp_plan_free(&plans[i]);
 	free(algos);
 	free(plans);
 	free(ok);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 	return rc;
 }

@@ -89,14 +89,14 @@ int cmd_eval_run(int argc, char **argv)
 			"dnnpart: out of memory for a placement of %u "
 			"ops\n",
 			g->nops);
-		graph_free(g);
+		dp_graph_free(g);
 		return 2;
 	}
 	dp_placement_info info;
 	memset(&info, 0, sizeof info);
 	dp_err err;
 	dp_err_clear(&err);
-	if (placement_read(place_path, g, pl, &info, &err)) {
+	if (dp_placement_read(place_path, g, pl, &info, &err)) {
 		rc = cli_error(&err);
 		goto out_pl;
 	}
@@ -132,7 +132,7 @@ int cmd_eval_run(int argc, char **argv)
 			goto out_m;
 		}
 	dp_plan plan;
-	if (plan_evaluate(g, &m, pl, o.contention, &plan, &err)) {
+	if (dp_plan_evaluate(g, &m, pl, o.contention, &plan, &err)) {
 		rc = cli_error(&err);
 		goto out_m;
 	}
@@ -141,11 +141,11 @@ int cmd_eval_run(int argc, char **argv)
 	else
 		cli_print_plan(stdout, g, &m, &plan);
 	rc = o.strict && !plan.feasible ? 1 : 0;
-	plan_free(&plan);
+	dp_plan_free(&plan);
 out_m:
-	machine_free(&m);
+	dp_machine_free(&m);
 out_pl:
 	free(pl);
-	graph_free(g);
+	dp_graph_free(g);
 	return rc;
 }

@@ -151,7 +151,7 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 		dp_err err;
 		if (r < 0)
 			return -1;
-		if (export_kind_from_path(v, &kind, &err)) {
+		if (dp_export_kind_from_path(v, &kind, &err)) {
 			cli_usage_error("export", "-o %s: %s", v, err.msg);
 			return -1;
 		}
@@ -161,7 +161,7 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 		dp_err err;
 		if (r < 0)
 			return -1;
-		if (export_coarsen_parse(v, &x->eo.coarsen, &err)) {
+		if (dp_export_coarsen_parse(v, &x->eo.coarsen, &err)) {
 			cli_usage_error("export", "%s", err.msg);
 			return -1;
 		}
@@ -239,7 +239,7 @@ int cmd_export_run(int argc, char **argv)
 	export_args x;
 	memset(&x, 0, sizeof x);
 	cli_opts_init(&x.o);
-	export_opts_default(&x.eo);
+	dp_export_opts_default(&x.eo);
 	int rc = parse(argc, argv, &x);
 	if (rc)
 		return rc;
@@ -251,14 +251,14 @@ int cmd_export_run(int argc, char **argv)
 		fprintf(stderr,
 			"dnnpart: out of memory for a placement of %u ops\n",
 			g->nops);
-		graph_free(g);
+		dp_graph_free(g);
 		return 2;
 	}
 	dp_placement_info info;
 	memset(&info, 0, sizeof info);
 	dp_err err;
 	dp_err_clear(&err);
-	if (placement_read(x.place_path, g, pl, &info, &err)) {
+	if (dp_placement_read(x.place_path, g, pl, &info, &err)) {
 		rc = cli_error(&err);
 		goto out_pl;
 	}
@@ -288,17 +288,17 @@ int cmd_export_run(int argc, char **argv)
 			goto out_m;
 		}
 	dp_plan plan;
-	if (plan_evaluate(g, &m, pl, x.o.contention, &plan, &err)) {
+	if (dp_plan_evaluate(g, &m, pl, x.o.contention, &plan, &err)) {
 		rc = cli_error(&err);
 		goto out_m;
 	}
 	rc = cli_run_exports(x.jobs, x.njobs, g, &m, &plan, &x.eo, stdout,
 			     x.o.json);
-	plan_free(&plan);
+	dp_plan_free(&plan);
 out_m:
-	machine_free(&m);
+	dp_machine_free(&m);
 out_pl:
 	free(pl);
-	graph_free(g);
+	dp_graph_free(g);
 	return rc;
 }

@@ -107,7 +107,7 @@ static bool is_opt(const char *a, const char *name)
 }
 
 /* --towers, --width, --batch, --image: a whole number in the field's
- * range (gen_scale() checks the image's multiple of 32). */
+ * range (dp_gen_compute_scale() checks the image's multiple of 32). */
 static int parse_scale(int argc, char **argv, int *i, dp_gen_opts *go)
 {
 	static const struct {
@@ -138,7 +138,7 @@ static int parse_scale(int argc, char **argv, int *i, dp_gen_opts *go)
 int cmd_gen_run(int argc, char **argv)
 {
 	dp_gen_opts go;
-	gen_opts_default(&go);
+	dp_gen_opts_default(&go);
 	bool have_ops = false;
 	const char *out = NULL, *v;
 	int rc = 0;
@@ -184,7 +184,7 @@ int cmd_gen_run(int argc, char **argv)
 			dp_err err;
 			if (!(v = value(argc, argv, &i, 5, &rc)))
 				return rc;
-			if (units_parse_bytes(v, &go.memory_bytes, &err))
+			if (dp_units_parse_bytes(v, &go.memory_bytes, &err))
 				return cli_usage_error("gen", "--mem: %s",
 						       err.msg);
 			if (go.memory_bytes <= 0)
@@ -218,17 +218,17 @@ int cmd_gen_run(int argc, char **argv)
 	dp_err err;
 	dp_err_clear(&err);
 	dp_gen_scale sc;
-	if (gen_scale(&go, &sc, &err))
+	if (dp_gen_compute_scale(&go, &sc, &err))
 		return cli_error(&err);
-	/* the rule's choice, so that gen_graph() need not search again */
+	/* the rule's choice, so that dp_gen_graph() need not search again */
 	go.towers = sc.towers;
 	go.width = sc.width;
 	go.batch = sc.batch;
 	go.image = sc.image;
-	if (gen_graph(&go, &g, &err))
+	if (dp_gen_graph(&go, &g, &err))
 		return cli_error(&err);
-	if (gen_write_json(out, g, &err)) {
-		graph_free(g);
+	if (dp_gen_write_json(out, g, &err)) {
+		dp_graph_free(g);
 		return cli_error(&err);
 	}
 	char wb[32], ab[32], eb[32];
@@ -238,9 +238,9 @@ int cmd_gen_run(int argc, char **argv)
 	       "weights %s, activations %s, estimated one-device peak %s\n",
 	       sc.towers, sc.towers == 1 ? "" : "s", sc.width, sc.batch,
 	       sc.image, sc.image,
-	       units_fmt_bytes(sc.weight_bytes, wb, sizeof wb),
-	       units_fmt_bytes(sc.act_bytes, ab, sizeof ab),
-	       units_fmt_bytes(sc.estimate_bytes, eb, sizeof eb));
-	graph_free(g);
+	       dp_units_fmt_bytes(sc.weight_bytes, wb, sizeof wb),
+	       dp_units_fmt_bytes(sc.act_bytes, ab, sizeof ab),
+	       dp_units_fmt_bytes(sc.estimate_bytes, eb, sizeof eb));
+	dp_graph_free(g);
 	return 0;
 }

@@ -67,7 +67,7 @@ static int gather(const dp_graph *g, graph_facts *f)
 		f->grouped_ops += op->colocate >= 0;
 		f->pinned_ops += op->pin >= 0;
 	}
-	f->cp_us = graph_critical_path(g, 1.0, NULL, &f->path_len);
+	f->cp_us = dp_graph_critical_path(g, 1.0, NULL, &f->path_len);
 	uint32_t *t = malloc(((size_t)g->nops + 1) * sizeof *t);
 	f->types = malloc(((size_t)g->nops + 1) * sizeof *f->types);
 	if (f->cp_us < 0 || !t || !f->types) {
@@ -103,35 +103,35 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 	char a[32], b[32], c[32], x[40];
 	fprintf(out, "graph          %s  (%s)\n", g->name, g->source);
 	if (fmt != DP_FMT_AUTO)
-		fprintf(out, "format         %s\n", load_format_name(fmt));
+		fprintf(out, "format         %s\n", dp_load_format_name(fmt));
 	fprintf(out, "ops            %u\n", g->nops);
 	fprintf(out, "edges          %u (%u control)\n", g->nedges,
 		f->control_edges);
 	fprintf(out, "total work     %s  (%s us)\n",
-		units_fmt_time(g->total_time_us, a, sizeof a),
+		dp_units_fmt_time(g->total_time_us, a, sizeof a),
 		cli_fmt_us(g->total_time_us, x, sizeof x));
 	fprintf(out,
 		"critical path  %s over %u ops  (%s us; compute only, no "
 		"communication)\n",
-		units_fmt_time(f->cp_us, a, sizeof a), f->path_len,
+		dp_units_fmt_time(f->cp_us, a, sizeof a), f->path_len,
 		cli_fmt_us(f->cp_us, x, sizeof x));
 	fprintf(out, "parallelism    %.2f  (total work / critical path)\n",
 		f->parallelism);
 	fprintf(out,
 		"memory         params %s, outputs %s, temp %s (largest "
 		"%s)\n",
-		units_fmt_bytes(f->param, a, sizeof a),
-		units_fmt_bytes(f->output, b, sizeof b),
-		units_fmt_bytes(f->temp, c, sizeof c),
-		units_fmt_bytes(g->max_temp_bytes, x, sizeof x));
+		dp_units_fmt_bytes(f->param, a, sizeof a),
+		dp_units_fmt_bytes(f->output, b, sizeof b),
+		dp_units_fmt_bytes(f->temp, c, sizeof c),
+		dp_units_fmt_bytes(g->max_temp_bytes, x, sizeof x));
 	fprintf(out,
 		"               %s in all (param + output + temp of every "
 		"op)\n",
-		units_fmt_bytes(f->total, a, sizeof a));
+		dp_units_fmt_bytes(f->total, a, sizeof a));
 	if (g->nops)
 		fprintf(out, "largest op     %s  (%s)\n",
 			graph_op_name(g, f->largest_op),
-			units_fmt_bytes(f->largest, a, sizeof a));
+			dp_units_fmt_bytes(f->largest, a, sizeof a));
 	fprintf(out, "colocation     %u group%s, %u ops in them\n", g->ngroups,
 		g->ngroups == 1 ? "" : "s", f->grouped_ops);
 	fprintf(out, "pinned         %u op%s\n", f->pinned_ops,
@@ -167,17 +167,17 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 	}
 	if (h->memory_bytes > 0) {
 		fprintf(out, "%s%s each", sep,
-			units_fmt_bytes(h->memory_bytes, a, sizeof a));
+			dp_units_fmt_bytes(h->memory_bytes, a, sizeof a));
 		sep = ", ";
 	}
 	if (h->bw_bytes_per_us > 0) {
 		fprintf(out, "%sbandwidth %s", sep,
-			units_fmt_bandwidth(h->bw_bytes_per_us, a, sizeof a));
+			dp_units_fmt_bandwidth(h->bw_bytes_per_us, a, sizeof a));
 		sep = ", ";
 	}
 	if (h->lat_us >= 0)
 		fprintf(out, "%slatency %s", sep,
-			units_fmt_time(h->lat_us, a, sizeof a));
+			dp_units_fmt_time(h->lat_us, a, sizeof a));
 	fprintf(out, "\n");
 }
 
@@ -186,7 +186,7 @@ static cJSON *info_json(const dp_graph *g, dp_format fmt, const graph_facts *f)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "graph", g->name);
 	cJSON_AddStringToObject(o, "source", g->source);
-	cJSON_AddStringToObject(o, "format", load_format_name(fmt));
+	cJSON_AddStringToObject(o, "format", dp_load_format_name(fmt));
 	cJSON_AddNumberToObject(o, "ops", g->nops);
 	cJSON_AddNumberToObject(o, "edges", g->nedges);
 	cJSON_AddNumberToObject(o, "control_edges", f->control_edges);
@@ -296,8 +296,8 @@ int cmd_info_run(int argc, char **argv)
 	struct stat st;
 	if (fmt == DP_FMT_AUTO && stat(o.graph_path, &st) == 0 &&
 	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) &&
-	    load_detect(o.graph_path, &fmt, &err))
-		fmt = DP_FMT_AUTO; /* graph_load reports the problem below */
+	    dp_load_detect(o.graph_path, &fmt, &err))
+		fmt = DP_FMT_AUTO; /* dp_graph_load reports the problem below */
 	dp_graph *g;
 	int rc = cli_load_graph(&o, &g);
 	if (rc)
@@ -311,6 +311,6 @@ int cmd_info_run(int argc, char **argv)
 			print_human(stdout, g, fmt, &f);
 		free(f.types);
 	}
-	graph_free(g);
+	dp_graph_free(g);
 	return rc;
 }

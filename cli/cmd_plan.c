@@ -55,8 +55,8 @@ void cmd_plan_help(FILE *out)
 		"\n"
 		"algorithm:\n"
 		"  --algo NAME        one of (the first is the default):\n");
-	for (size_t i = 0; i < algo_count(); i++)
-		print_wrapped(out, algo_at(i)->name, algo_at(i)->summary);
+	for (size_t i = 0; i < dp_algo_count(); i++)
+		print_wrapped(out, dp_algo_at(i)->name, dp_algo_at(i)->summary);
 	fprintf(out, "  --no-polish        pardnn: skip the polish phase\n");
 	cli_help_machine_opts(out);
 	fprintf(out,
@@ -178,10 +178,10 @@ static int parse(int argc, char **argv, cli_opts *o)
 	}
 	if (cli_require_graph("plan", o))
 		return 2;
-	if (o->algo && !algo_find(o->algo))
+	if (o->algo && !dp_algo_find(o->algo))
 		return cli_usage_error("plan",
 				       "unknown algorithm '%s' (known: %s)",
-				       o->algo, algo_names());
+				       o->algo, dp_algo_names());
 	if (o->out && !has_suffix(o->out, ".json") &&
 	    !has_suffix(o->out, ".place"))
 		return cli_usage_error("plan",
@@ -198,9 +198,9 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
 	dp_err err;
 	dp_err_clear(&err);
 	dp_status st = has_suffix(o->out, ".place")
-			       ? placement_write_place(o->out, g,
+			       ? dp_placement_write_place(o->out, g,
 						       plan->placement, &err)
-			       : placement_write_json(o->out, g, plan, &err);
+			       : dp_placement_write_json(o->out, g, plan, &err);
 	return st ? cli_error(&err) : 0;
 }
 
@@ -216,17 +216,17 @@ int cmd_plan_run(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc;
-	const dp_algo *algo = o.algo ? algo_find(o.algo) : algo_default();
+	const dp_algo *algo = o.algo ? dp_algo_find(o.algo) : dp_algo_default();
 	dp_graph *g;
 	if ((rc = cli_load_graph(&o, &g)))
 		return rc;
 	dp_machine m;
 	if ((rc = cli_make_machine(&o, g, &m))) {
-		graph_free(g);
+		dp_graph_free(g);
 		return rc;
 	}
 	dp_algo_opts ao;
-	algo_opts_default(&ao);
+	dp_algo_opts_default(&ao);
 	ao.contention = o.contention;
 	ao.polish = !o.no_polish;
 	tty_progress tp = {"", -1, false};
@@ -238,7 +238,7 @@ int cmd_plan_run(int argc, char **argv)
 	dp_plan plan;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status st = plan_run(g, &m, algo, &ao, &prog, &plan, &err);
+	dp_status st = dp_plan_run(g, &m, algo, &ao, &prog, &plan, &err);
 	signal(SIGINT, SIG_DFL);
 	if (tp.shown)
 		fprintf(stderr, "\r\033[K");
@@ -246,7 +246,7 @@ int cmd_plan_run(int argc, char **argv)
 		rc = cli_error(&err);
 		goto out;
 	}
-	/* plan_run simulates under the model the algorithm optimised for,
+	/* dp_plan_run simulates under the model the algorithm optimised for,
 	 * which is the one the user chose */
 	if (o.out && (rc = save_placement(&o, g, &plan)))
 		goto out_plan;
@@ -263,9 +263,9 @@ int cmd_plan_run(int argc, char **argv)
 		goto out_plan;
 	rc = o.strict && !plan.feasible ? 1 : 0;
 out_plan:
-	plan_free(&plan);
+	dp_plan_free(&plan);
 out:
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 	return rc;
 }

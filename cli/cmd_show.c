@@ -39,7 +39,7 @@ void cmd_show_help(FILE *out)
 		"  --op NAME          the op of the op view (default: the last "
 		"op of the\n"
 		"                     critical path)\n",
-		80, 24, algo_names());
+		80, 24, dp_algo_names());
 	cli_help_machine_opts(out);
 }
 
@@ -49,13 +49,13 @@ static void compare_all(vstate *st)
 	st->cmp_valid = true;
 	for (int i = 0; i < st->ncmp; i++) {
 		dp_algo_opts ao;
-		algo_opts_default(&ao);
+		dp_algo_opts_default(&ao);
 		ao.contention = st->contention;
 		dp_plan p;
 		dp_err err;
 		dp_err_clear(&err);
 		memset(&p, 0, sizeof p);
-		if (plan_run(st->g, &st->m, st->cmp[i].algo, &ao, NULL, &p,
+		if (dp_plan_run(st->g, &st->m, st->cmp[i].algo, &ao, NULL, &p,
 			     &err) == DP_OK) {
 			state_compare_done(st, i, &p);
 		} else {
@@ -75,19 +75,19 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 		return rc;
 	dp_machine m;
 	if ((rc = cli_make_machine(o, g, &m))) {
-		graph_free(g);
+		dp_graph_free(g);
 		return rc;
 	}
 	uint32_t op = UINT32_MAX;
 	if (opname) {
-		op = graph_find(g, opname);
+		op = dp_graph_find(g, opname);
 		if (op == UINT32_MAX) {
 			fprintf(stderr,
 				"dnnpart show: --op: no op named '%s' in "
 				"%s\n",
 				opname, o->graph_path);
-			machine_free(&m);
-			graph_free(g);
+			dp_machine_free(&m);
+			dp_graph_free(g);
 			return 2;
 		}
 	}
@@ -95,17 +95,17 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 	dp_err err;
 	dp_err_clear(&err);
 	if (state_init(&st, g, &m, algo, o->contention, &err) != DP_OK) {
-		machine_free(&m);
-		graph_free(g);
+		dp_machine_free(&m);
+		dp_graph_free(g);
 		return cli_error(&err);
 	}
-	machine_free(&m);
+	dp_machine_free(&m);
 	dp_algo_opts ao;
-	algo_opts_default(&ao);
+	dp_algo_opts_default(&ao);
 	ao.contention = o->contention;
 	dp_plan p;
 	memset(&p, 0, sizeof p);
-	if (plan_run(st.g, &st.m, algo, &ao, NULL, &p, &err) != DP_OK) {
+	if (dp_plan_run(st.g, &st.m, algo, &ao, NULL, &p, &err) != DP_OK) {
 		rc = cli_error(&err);
 		state_free(&st);
 		return rc;
@@ -158,7 +158,7 @@ int cmd_show_run(int argc, char **argv)
 {
 	cli_opts o;
 	cli_opts_init(&o);
-	const dp_algo *algo = algo_default();
+	const dp_algo *algo = dp_algo_default();
 	int view = VIEW_DEVICES;
 	long w = 100, h = 30, dev = 0;
 	const char *opname = NULL;
@@ -222,13 +222,13 @@ int cmd_show_run(int argc, char **argv)
 		} else if (opt == O_OP) {
 			opname = v;
 		} else if (opt == O_ALGO) {
-			algo = algo_find(v);
+			algo = dp_algo_find(v);
 			if (!algo)
 				return cli_usage_error(
 					"show",
 					"--algo: unknown algorithm '%s' "
 					"(expected one of: %s)",
-					v, algo_names());
+					v, dp_algo_names());
 		} else if (cli_take_graph_arg("show", a, &o)) {
 			return 2;
 		}

@@ -1,4 +1,4 @@
-/* fuzz_detect.c - libFuzzer target: graph_load() on a file of arbitrary
+/* fuzz_detect.c - libFuzzer target: dp_graph_load() on a file of arbitrary
  * bytes with the format left to detection, the path `dnnpart info FILE`
  * takes (read the file, detect by content, load, finalize).
  */
@@ -12,16 +12,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status s = graph_load(path, DP_FMT_AUTO, &g, &err);
+	dp_status s = dp_graph_load(path, DP_FMT_AUTO, &g, &err);
 	fuzz_check_error(s, &err);
 	if (s == DP_OK) {
 		if (!g || !g->finalized)
-			fuzz_fail("graph_load succeeded without a finalized "
+			fuzz_fail("dp_graph_load succeeded without a finalized "
 				  "graph",
 				  NULL);
-		graph_free(g);
+		dp_graph_free(g);
 	} else if (g) {
-		fuzz_fail("a failed graph_load returned a graph", &err);
+		fuzz_fail("a failed dp_graph_load returned a graph", &err);
 	}
 	return 0;
 }

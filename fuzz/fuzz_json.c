@@ -1,4 +1,4 @@
-/* fuzz_json.c - libFuzzer target: the native dnnpart JSON loader (load_json) on
+/* fuzz_json.c - libFuzzer target: the native dnnpart JSON loader (dp_load_json) on
  * arbitrary bytes, then what a loaded graph goes through (fuzz_util.h).
  */
 #include "fuzz_util.h"
@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status s = load_json("fuzz.in", text, size, &g, &err);
+	dp_status s = dp_load_json("fuzz.in", text, size, &g, &err);
 	free(text);
 	fuzz_after_load(s, g, &err);
 	return 0;

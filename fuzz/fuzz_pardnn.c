@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status s = load_pardnn(dir, &g, &err);
+	dp_status s = dp_load_pardnn(dir, &g, &err);
 	fuzz_after_load(s, g, &err);
 	return 0;
 }

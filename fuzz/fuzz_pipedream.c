@@ -1,4 +1,4 @@
-/* fuzz_pipedream.c - libFuzzer target: the PipeDream graph.txt loader (load_pipedream) on
+/* fuzz_pipedream.c - libFuzzer target: the PipeDream graph.txt loader (dp_load_pipedream) on
  * arbitrary bytes, then what a loaded graph goes through (fuzz_util.h).
  */
 #include "fuzz_util.h"
@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status s = load_pipedream("fuzz.in", text, size, &g, &err);
+	dp_status s = dp_load_pipedream("fuzz.in", text, size, &g, &err);
 	free(text);
 	fuzz_after_load(s, g, &err);
 	return 0;

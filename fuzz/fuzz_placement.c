@@ -29,9 +29,9 @@ static const dp_graph *fixed_graph(void)
 	static dp_graph *g;
 	if (!g) {
 		dp_err err;
-		if (load_json("fz.json", graph_text, sizeof graph_text - 1, &g,
+		if (dp_load_json("fz.json", graph_text, sizeof graph_text - 1, &g,
 			      &err) ||
-		    graph_finalize(g, &err))
+		    dp_graph_finalize(g, &err))
 			fuzz_fail("the fixed graph does not load", &err);
 	}
 	return g;
@@ -45,28 +45,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp_placement_info info;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status s = placement_read(path, g, pl, &info, &err);
+	dp_status s = dp_placement_read(path, g, pl, &info, &err);
 	fuzz_check_error(s, &err);
 	if (s != DP_OK)
 		return 0;
 	int k = info.devices < 1 ? 1 : info.devices;
 	if (k > DP_MAX_DEVICES)
-		fuzz_fail("placement_read accepted more devices than "
+		fuzz_fail("dp_placement_read accepted more devices than "
 			  "DP_MAX_DEVICES",
 			  NULL);
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (pl[u] < 0 || pl[u] >= DP_MAX_DEVICES)
-			fuzz_fail("placement_read left an op without a device",
+			fuzz_fail("dp_placement_read left an op without a device",
 				  NULL);
 	dp_machine m;
-	if (machine_init(&m, k, &err))
-		fuzz_fail("machine_init failed", &err);
+	if (dp_machine_init(&m, k, &err))
+		fuzz_fail("dp_machine_init failed", &err);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	s = plan_evaluate(g, &m, pl, DP_CONT_PORT, &plan, &err);
+	s = dp_plan_evaluate(g, &m, pl, DP_CONT_PORT, &plan, &err);
 	fuzz_check_error(s, &err);
 	if (s == DP_OK)
-		plan_free(&plan);
-	machine_free(&m);
+		dp_plan_free(&plan);
+	dp_machine_free(&m);
 	return 0;
 }

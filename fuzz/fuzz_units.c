@@ -26,63 +26,63 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	int64_t bytes = -1;
 	dp_err_clear(&err);
-	dp_status st = units_parse_bytes(s, &bytes, &err);
+	dp_status st = dp_units_parse_bytes(s, &bytes, &err);
 	check_parse(st, &err);
 	if (st == DP_OK) {
 		if (bytes < 0 || bytes > ((int64_t)1 << 62))
-			fuzz_fail("units_parse_bytes out of 0..2^62", NULL);
-		units_fmt_bytes(bytes, buf, sizeof buf);
+			fuzz_fail("dp_units_parse_bytes out of 0..2^62", NULL);
+		dp_units_fmt_bytes(bytes, buf, sizeof buf);
 	}
 
 	double bw = -1;
 	dp_err_clear(&err);
-	st = units_parse_bandwidth(s, &bw, &err);
+	st = dp_units_parse_bandwidth(s, &bw, &err);
 	check_parse(st, &err);
 	if (st == DP_OK) {
 		if (!(bw > 0) || !isfinite(bw))
-			fuzz_fail("units_parse_bandwidth not finite > 0", NULL);
-		units_fmt_bandwidth(bw, buf, sizeof buf);
+			fuzz_fail("dp_units_parse_bandwidth not finite > 0", NULL);
+		dp_units_fmt_bandwidth(bw, buf, sizeof buf);
 	}
 
 	double us = -1;
 	dp_err_clear(&err);
-	st = units_parse_time(s, &us, &err);
+	st = dp_units_parse_time(s, &us, &err);
 	check_parse(st, &err);
 	if (st == DP_OK) {
 		if (!(us >= 0) || !isfinite(us))
-			fuzz_fail("units_parse_time not finite >= 0", NULL);
-		units_fmt_time(us, buf, sizeof buf);
+			fuzz_fail("dp_units_parse_time not finite >= 0", NULL);
+		dp_units_fmt_time(us, buf, sizeof buf);
 	}
 
 	double v = 0;
-	size_t n = units_scan_number(s, &v);
+	size_t n = dp_units_scan_number(s, &v);
 	if (n > size)
-		fuzz_fail("units_scan_number read past the text", NULL);
+		fuzz_fail("dp_units_scan_number read past the text", NULL);
 	if (n) {
-		/* what units_fmt_num writes must scan back to the same value */
-		units_fmt_num(v, buf, sizeof buf);
+		/* what dp_units_fmt_num writes must scan back to the same value */
+		dp_units_fmt_num(v, buf, sizeof buf);
 		double w = 0;
 		if (isfinite(v) &&
-		    (units_scan_number(buf, &w) != strlen(buf) || w != v))
-			fuzz_fail("units_fmt_num does not read back", NULL);
+		    (dp_units_scan_number(buf, &w) != strlen(buf) || w != v))
+			fuzz_fail("dp_units_fmt_num does not read back", NULL);
 	}
 
 	dp_machine m;
-	if (machine_init(&m, 3, &err))
-		fuzz_fail("machine_init failed", &err);
+	if (dp_machine_init(&m, 3, &err))
+		fuzz_fail("dp_machine_init failed", &err);
 	dp_err_clear(&err);
-	st = machine_set_caps(&m, s, &err);
+	st = dp_machine_set_caps(&m, s, &err);
 	check_parse(st, &err);
 	for (int d = 0; st == DP_OK && d < m.k; d++)
 		if (m.cap[d] < 0)
-			fuzz_fail("machine_set_caps stored a negative cap",
+			fuzz_fail("dp_machine_set_caps stored a negative cap",
 				  NULL);
 	dp_err_clear(&err);
-	check_parse(machine_set_speeds(&m, s, &err), &err);
+	check_parse(dp_machine_set_speeds(&m, s, &err), &err);
 	for (int d = 0; d < m.k; d++)
 		if (!(m.speed[d] > 0) || !isfinite(m.speed[d]))
 			fuzz_fail("a speed not finite > 0", NULL);
-	machine_free(&m);
+	dp_machine_free(&m);
 	free(s);
 	return 0;
 }

@@ -37,7 +37,7 @@ static inline void fuzz_fail(const char *what, const dp_err *err)
 	abort();
 }
 
-/* The data as a NUL-terminated string, as load_read_file() gives it. */
+/* The data as a NUL-terminated string, as dp_load_read_file() gives it. */
 static inline char *fuzz_text(const uint8_t *data, size_t size)
 {
 	char *t = malloc(size + 1);
@@ -78,23 +78,23 @@ static inline void fuzz_after_load(dp_status s, dp_graph *g, const dp_err *lerr)
 		fuzz_fail("a successful load returned no graph", NULL);
 	dp_err err;
 	dp_err_clear(&err);
-	s = graph_finalize(g, &err);
+	s = dp_graph_finalize(g, &err);
 	fuzz_check_error(s, &err);
 	if (s == DP_OK && g->nops > 0 && g->nops <= 64) {
 		dp_machine m;
-		if (machine_init_from_hint(&m, &g->hint, &err) == DP_OK) {
-			if (m.k < 2 && machine_resize(&m, 2, &err) != DP_OK)
-				fuzz_fail("machine_resize(2) failed", &err);
-			const dp_algo *a = algo_find("pardnn");
+		if (dp_machine_init_from_hint(&m, &g->hint, &err) == DP_OK) {
+			if (m.k < 2 && dp_machine_resize(&m, 2, &err) != DP_OK)
+				fuzz_fail("dp_machine_resize(2) failed", &err);
+			const dp_algo *a = dp_algo_find("pardnn");
 			dp_plan plan;
 			memset(&plan, 0, sizeof plan);
-			if (a && plan_run(g, &m, a, NULL, NULL, &plan, &err) ==
+			if (a && dp_plan_run(g, &m, a, NULL, NULL, &plan, &err) ==
 					 DP_OK)
-				plan_free(&plan);
-			machine_free(&m);
+				dp_plan_free(&plan);
+			dp_machine_free(&m);
 		}
 	}
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* A private folder for targets that need files (removed at exit). */

@@ -66,10 +66,10 @@ static void on_progress(void *ud, const char *phase, double fraction)
 static void run_open(filejob *fj, filejob_result *r, dp_err *err)
 {
 	on_progress(fj, "reading", -1);
-	r->status = graph_load(fj->path, DP_FMT_AUTO, &r->g, err);
+	r->status = dp_graph_load(fj->path, DP_FMT_AUTO, &r->g, err);
 	/* a load cannot stop half-way: a cancelled one is thrown away */
 	if (r->status == DP_OK && atomic_load(&fj->cancel)) {
-		graph_free(r->g);
+		dp_graph_free(r->g);
 		r->g = NULL;
 		r->status = dp_err_set(err, DP_ECANCELED, fj->path, 0, 0,
 				       "cancelled; not opened");
@@ -82,7 +82,7 @@ static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	on_progress(fj, "simulating the plan", -1);
-	r->status = plan_evaluate(fj->g, &fj->m, fj->placement, fj->contention,
+	r->status = dp_plan_evaluate(fj->g, &fj->m, fj->placement, fj->contention,
 				  &plan, err);
 	if (r->status != DP_OK)
 		return;
@@ -94,9 +94,9 @@ static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 				       "export canceled; no file written");
 	else
 		r->status =
-			export_write_opts(fj->path, fj->ekind, fj->g, &fj->m,
+			dp_export_write_opts(fj->path, fj->ekind, fj->g, &fj->m,
 					  &plan, NULL, &p, &r->rep, err);
-	plan_free(&plan);
+	dp_plan_free(&plan);
 }
 
 static void *job_main(void *arg)
@@ -156,7 +156,7 @@ static void join_job(filejob *fj)
 		return;
 	pthread_join(fj->thread, NULL);
 	fj->live = false;
-	machine_free(&fj->m);
+	dp_machine_free(&fj->m);
 	free(fj->placement);
 	fj->placement = NULL;
 	fj->g = NULL;
@@ -196,7 +196,7 @@ static dp_status start(filejob *fj, dp_err *err)
 {
 	filejob_result *r = calloc(1, sizeof *r);
 	if (!r) {
-		machine_free(&fj->m);
+		dp_machine_free(&fj->m);
 		free(fj->placement);
 		fj->placement = NULL;
 		return dp_err_set(err, DP_ENOMEM, fj->path, 0, 0,
@@ -218,7 +218,7 @@ static dp_status start(filejob *fj, dp_err *err)
 	int rc = pthread_create(&fj->thread, NULL, job_main, fj);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		machine_free(&fj->m);
+		dp_machine_free(&fj->m);
 		free(fj->placement);
 		fj->placement = NULL;
 		filejob_result_free(r);
@@ -261,7 +261,7 @@ dp_status filejob_export(filejob *fj, const char *path, dp_export_kind kind,
 				  "out of memory copying the placement");
 	if (g->nops)
 		memcpy(pl, plan->placement, (size_t)g->nops * sizeof *pl);
-	if (machine_copy(&fj->m, m, err) != DP_OK) {
+	if (dp_machine_copy(&fj->m, m, err) != DP_OK) {
 		free(pl);
 		return err ? err->code : DP_ENOMEM;
 	}
@@ -305,7 +305,7 @@ void filejob_result_free(filejob_result *r)
 {
 	if (!r)
 		return;
-	graph_free(r->g);
+	dp_graph_free(r->g);
 	free(r);
 }
 

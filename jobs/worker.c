@@ -95,12 +95,12 @@ static tui_result *run_one(tui_worker *w, const job *j, const dp_algo *algo,
 	r->gen = j->gen;
 	r->row = row;
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	o.contention = j->c;
 	dp_progress p = {on_progress, w, &w->cancel};
 	dp_err err;
 	dp_err_clear(&err);
-	r->status = plan_run(j->g, &j->m, algo, &o, &p, &r->plan, &err);
+	r->status = dp_plan_run(j->g, &j->m, algo, &o, &p, &r->plan, &err);
 	if (r->status != DP_OK) {
 		dp_err_format(&err, r->msg, sizeof r->msg);
 		memset(&r->plan, 0, sizeof r->plan);
@@ -116,15 +116,15 @@ static void run_job(tui_worker *w, job *j)
 			push_result(w, r);
 		return;
 	}
-	for (size_t i = 0; i < algo_count(); i++) {
+	for (size_t i = 0; i < dp_algo_count(); i++) {
 		if (atomic_load(&w->cancel))
 			break;
 		pthread_mutex_lock(&w->mu);
 		w->cur_row = (int)i;
-		snprintf(w->phase, sizeof w->phase, "%s", algo_at(i)->name);
+		snprintf(w->phase, sizeof w->phase, "%s", dp_algo_at(i)->name);
 		w->fraction = -1;
 		pthread_mutex_unlock(&w->mu);
-		tui_result *r = run_one(w, j, algo_at(i), (int)i);
+		tui_result *r = run_one(w, j, dp_algo_at(i), (int)i);
 		if (r)
 			push_result(w, r);
 	}
@@ -161,7 +161,7 @@ static void *worker_main(void *arg)
 		clock_gettime(CLOCK_MONOTONIC, &w->started);
 		pthread_mutex_unlock(&w->mu);
 		run_job(w, &j);
-		machine_free(&j.m);
+		dp_machine_free(&j.m);
 		pthread_mutex_lock(&w->mu);
 	}
 	w->busy = false;
@@ -218,7 +218,7 @@ tui_worker *worker_new(dp_err *err)
 static void drop_job(job *j)
 {
 	if (j->used)
-		machine_free(&j->m);
+		dp_machine_free(&j->m);
 	j->used = false;
 }
 
@@ -260,7 +260,7 @@ dp_status worker_submit(tui_worker *w, job_kind kind, const dp_graph *g,
 		 .algo = algo,
 		 .c = c,
 		 .gen = gen};
-	if (machine_copy(&j.m, m, err) != DP_OK)
+	if (dp_machine_copy(&j.m, m, err) != DP_OK)
 		return err ? err->code : DP_ENOMEM;
 	pthread_mutex_lock(&w->mu);
 	if (kind == JOB_PLAN) {
@@ -320,7 +320,7 @@ void worker_result_free(tui_result *r)
 {
 	if (!r)
 		return;
-	plan_free(&r->plan);
+	dp_plan_free(&r->plan);
 	free(r);
 }
 

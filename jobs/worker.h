@@ -2,11 +2,11 @@
  *
  * The UI thread submits jobs (a plan with one algorithm, or a comparison of
  * every algorithm) with a private copy of the settings; the worker runs
- * plan_run() on them and queues the results. A job submitted while another
+ * dp_plan_run() on them and queues the results. A job submitted while another
  * runs supersedes it: the running job is cancelled (its atomic flag) and the
  * newest pending job runs next. Each finished result (and each compare row)
  * writes a byte to a self-pipe, so the UI can poll() stdin and the worker at
- * once. The worker only runs plan_run: no Graphviz, no curses, no files.
+ * once. The worker only runs dp_plan_run: no Graphviz, no curses, no files.
  *
  * Ownership: results are the caller's once taken (worker_result_free). The
  * graph passed to a job must stay alive until the job's result is taken or

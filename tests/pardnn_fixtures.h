@@ -35,14 +35,14 @@ typedef struct rand_opts {
  * 1-200 µs, outputs 1 KiB-4 MiB, a quarter of the ops hold parameters. */
 static inline dp_graph *random_dag(const rand_opts *o)
 {
-	dp_graph *g = graph_new("random");
+	dp_graph *g = dp_graph_new("random");
 	uint64_t s = o->seed * 7919 + 17;
 	char nm[48];
 	for (uint32_t i = 0; i < o->n; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "op%u", i);
-		if (graph_add_op(g, nm, &id, NULL)) {
-			graph_free(g);
+		if (dp_graph_add_op(g, nm, &id, NULL)) {
+			dp_graph_free(g);
 			return NULL;
 		}
 		dp_op *op = &g->ops[id];
@@ -54,7 +54,7 @@ static inline dp_graph *random_dag(const rand_opts *o)
 			op->temp_bytes = (int64_t)(rng(&s) % (1u << 20));
 		if (o->groups && i % 10 == 3) {
 			snprintf(nm, sizeof nm, "grp%u", i / 50);
-			graph_set_colocate(g, id, nm, NULL);
+			dp_graph_set_colocate(g, id, nm, NULL);
 		} else if (o->pins && i % 97 == 5) {
 			op->pin = (int32_t)((i / 97) % (uint32_t)o->k);
 		}
@@ -62,12 +62,12 @@ static inline dp_graph *random_dag(const rand_opts *o)
 		for (uint32_t j = 0; j < nin; j++) {
 			uint32_t back =
 				1 + (uint32_t)(rng(&s) % (i < 24 ? i : 24));
-			graph_add_edge(g, id - back, id, -1, rng(&s) % 16 == 0,
+			dp_graph_add_edge(g, id - back, id, -1, rng(&s) % 16 == 0,
 				       NULL);
 		}
 	}
-	if (graph_finalize(g, NULL)) {
-		graph_free(g);
+	if (dp_graph_finalize(g, NULL)) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -76,18 +76,18 @@ static inline dp_graph *random_dag(const rand_opts *o)
 static inline dp_graph *training_graph(uint32_t ops, uint64_t seed)
 {
 	dp_gen_opts o;
-	gen_opts_default(&o);
+	dp_gen_opts_default(&o);
 	o.ops = ops;
 	o.seed = seed;
 	dp_graph *g = NULL;
-	if (gen_graph(&o, &g, NULL))
+	if (dp_gen_graph(&o, &g, NULL))
 		return NULL;
 	return g;
 }
 
 static inline void machine_with(dp_machine *m, int k, int64_t cap)
 {
-	machine_init(m, k, NULL);
+	dp_machine_init(m, k, NULL);
 	for (int d = 0; d < k; d++)
 		m->cap[d] = cap;
 }
@@ -104,13 +104,13 @@ static inline dp_status simulate(const dp_graph *g, const dp_machine *m,
 				 sim_out *out)
 {
 	dp_err err;
-	dp_sim *s = sim_new(g, m, &err);
+	dp_sim *s = dp_sim_new(g, m, &err);
 	if (!s)
 		return err.code;
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
 	dp_sim_opts so = {.contention = cont, .detail = false};
-	dp_status st = sim_run(s, pl, &so, &r, &err);
+	dp_status st = dp_sim_run(s, pl, &so, &r, &err);
 	if (!st) {
 		out->makespan = r.makespan;
 		out->feasible = r.feasible;
@@ -123,8 +123,8 @@ static inline dp_status simulate(const dp_graph *g, const dp_machine *m,
 				out->max_peak = r.dev[d].peak_bytes;
 		}
 	}
-	sim_result_free(&r);
-	sim_free(s);
+	dp_sim_result_free(&r);
+	dp_sim_free(s);
 	return st;
 }
 
@@ -132,11 +132,11 @@ static inline dp_status run_algo(const char *name, const dp_graph *g,
 				 const dp_machine *m, const dp_algo_opts *o,
 				 int32_t *pl, dp_err *err)
 {
-	const dp_algo *a = algo_find(name);
+	const dp_algo *a = dp_algo_find(name);
 	if (!a)
 		return DP_EINTERNAL;
 	dp_algo_opts def;
-	algo_opts_default(&def);
+	dp_algo_opts_default(&def);
 	return a->run(g, m, o ? o : &def, NULL, pl, err);
 }
 
@@ -178,7 +178,7 @@ static inline int64_t one_device_peak(const dp_graph *g)
 	sim_out so = {0};
 	simulate(g, &m, pl, DP_CONT_PORT, &so);
 	free(pl);
-	machine_free(&m);
+	dp_machine_free(&m);
 	return so.max_peak;
 }
 
@@ -187,32 +187,32 @@ static inline int64_t one_device_peak(const dp_graph *g)
  * chain's device is the only way to run faster than one device. */
 static inline dp_graph *chain_with_branches(void)
 {
-	dp_graph *g = graph_new("branches");
+	dp_graph *g = dp_graph_new("branches");
 	uint32_t ch[10], br[3][2], id;
 	char nm[32];
 	for (int i = 0; i < 10; i++) {
 		snprintf(nm, sizeof nm, "c%d", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 		g->ops[id].time_us = 100;
 		g->ops[id].output_bytes = 4096;
 		ch[i] = id;
 		if (i)
-			graph_add_edge(g, ch[i - 1], id, -1, false, NULL);
+			dp_graph_add_edge(g, ch[i - 1], id, -1, false, NULL);
 	}
 	for (int b = 0; b < 3; b++)
 		for (int j = 0; j < 2; j++) {
 			snprintf(nm, sizeof nm, "b%d_%d", b, j);
-			graph_add_op(g, nm, &id, NULL);
+			dp_graph_add_op(g, nm, &id, NULL);
 			g->ops[id].time_us = 100;
 			g->ops[id].output_bytes = 4096;
 			br[b][j] = id;
-			graph_add_edge(g, j ? br[b][0] : ch[0], id, -1, false,
+			dp_graph_add_edge(g, j ? br[b][0] : ch[0], id, -1, false,
 				       NULL);
 			if (j)
-				graph_add_edge(g, id, ch[9], -1, false, NULL);
+				dp_graph_add_edge(g, id, ch[9], -1, false, NULL);
 		}
-	if (graph_finalize(g, NULL)) {
-		graph_free(g);
+	if (dp_graph_finalize(g, NULL)) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;

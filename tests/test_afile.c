@@ -77,13 +77,13 @@ static void test_afile_commit_replaces_the_file(void)
 	write_file(path, "old\n");
 	dp_afile af;
 	dp_err err;
-	REQUIRE(afile_open(&af, path, &err) == DP_OK);
+	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	/* the temporary is a hidden sibling; the old file is still there */
 	CHECK_CONTAINS(af.tmp, "/.out.json.tmp");
 	CHECK_INT(count_entries(dir), 2);
 	CHECK_STR(slurp(path), "old\n");
 	fputs("new content\n", af.f);
-	REQUIRE(afile_commit(&af, &err) == DP_OK);
+	REQUIRE(dp_afile_commit(&af, &err) == DP_OK);
 	CHECK_STR(slurp(path), "new content\n");
 	CHECK_INT(count_entries(dir), 1); /* no temporary left */
 	CHECK(af.f == NULL && af.tmp == NULL);
@@ -99,17 +99,17 @@ static void test_afile_abort_leaves_old_file_intact(void)
 	write_file(path, "a 0\nb 1\n");
 	dp_afile af;
 	dp_err err;
-	REQUIRE(afile_open(&af, path, &err) == DP_OK);
+	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("half-writ", af.f);
-	afile_abort(&af);
+	dp_afile_abort(&af);
 	CHECK_STR(slurp(path), "a 0\nb 1\n");
 	CHECK_INT(count_entries(dir), 1);
-	afile_abort(&af); /* a second abort is harmless */
+	dp_afile_abort(&af); /* a second abort is harmless */
 	/* an aborted new file never appears */
 	char path2[512];
 	snprintf(path2, sizeof path2, "%s/new.json", dir);
-	REQUIRE(afile_open(&af, path2, &err) == DP_OK);
-	afile_abort(&af);
+	REQUIRE(dp_afile_open(&af, path2, &err) == DP_OK);
+	dp_afile_abort(&af);
 	CHECK(access(path2, F_OK) != 0);
 	CHECK_INT(count_entries(dir), 1);
 	remove_dir(dir);
@@ -125,9 +125,9 @@ static void test_afile_keeps_permissions_of_existing_file(void)
 	chmod(path, 0640);
 	dp_afile af;
 	dp_err err;
-	REQUIRE(afile_open(&af, path, &err) == DP_OK);
+	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("y", af.f);
-	REQUIRE(afile_commit(&af, &err) == DP_OK);
+	REQUIRE(dp_afile_commit(&af, &err) == DP_OK);
 	struct stat st;
 	REQUIRE(stat(path, &st) == 0);
 	CHECK_INT(st.st_mode & 0777, 0640);
@@ -138,13 +138,13 @@ static void test_afile_missing_or_unwritable_folder_is_named(void)
 {
 	dp_afile af;
 	dp_err err;
-	CHECK_INT(afile_open(&af, "/tmp/dnnpart-no-such-dir/x/out.json", &err),
+	CHECK_INT(dp_afile_open(&af, "/tmp/dnnpart-no-such-dir/x/out.json", &err),
 		  DP_EIO);
 	CHECK_CONTAINS(err.msg, "folder '/tmp/dnnpart-no-such-dir/x' does "
 				"not exist");
 	CHECK_STR(err.file, "/tmp/dnnpart-no-such-dir/x/out.json");
 	/* /proc refuses new files even to root */
-	CHECK_INT(afile_open(&af, "/proc/dnnpart-test.json", &err), DP_EIO);
+	CHECK_INT(dp_afile_open(&af, "/proc/dnnpart-test.json", &err), DP_EIO);
 	CHECK_CONTAINS(err.msg, "cannot create a file in folder '/proc'");
 	if (geteuid() != 0) {
 		char *dir = make_dir();
@@ -152,15 +152,15 @@ static void test_afile_missing_or_unwritable_folder_is_named(void)
 		chmod(dir, 0555);
 		char path[512];
 		snprintf(path, sizeof path, "%s/out.json", dir);
-		CHECK_INT(afile_open(&af, path, &err), DP_EIO);
+		CHECK_INT(dp_afile_open(&af, path, &err), DP_EIO);
 		CHECK_CONTAINS(err.msg, "cannot create a file in folder");
 		CHECK_CONTAINS(err.msg, dir);
 		chmod(dir, 0755);
 		remove_dir(dir);
 	}
-	CHECK_INT(afile_open(&af, "/tmp", &err), DP_EINPUT);
+	CHECK_INT(dp_afile_open(&af, "/tmp", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "is a folder");
-	CHECK_INT(afile_open(&af, "", &err), DP_EINPUT);
+	CHECK_INT(dp_afile_open(&af, "", &err), DP_EINPUT);
 }
 
 static void test_afile_relative_path_in_current_folder(void)
@@ -172,11 +172,11 @@ static void test_afile_relative_path_in_current_folder(void)
 	REQUIRE(chdir(dir) == 0);
 	dp_afile af;
 	dp_err err;
-	dp_status st = afile_open(&af, "rel.txt", &err);
+	dp_status st = dp_afile_open(&af, "rel.txt", &err);
 	if (st == DP_OK) {
 		CHECK(strncmp(af.tmp, ".rel.txt.tmp", 12) == 0);
 		fputs("r", af.f);
-		st = afile_commit(&af, &err);
+		st = dp_afile_commit(&af, &err);
 	}
 	CHECK_INT(st, DP_OK);
 	CHECK_STR(slurp("rel.txt"), "r");

@@ -13,16 +13,16 @@
 /* op0 -> op1 -> ... with the given times and params, unfinalized. */
 static dp_graph *chain(int n, const double *t, const int64_t *param)
 {
-	dp_graph *g = graph_new("chain");
+	dp_graph *g = dp_graph_new("chain");
 	char nm[16];
 	for (int i = 0; i < n; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "op%d", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 		g->ops[id].time_us = t ? t[i] : 1;
 		g->ops[id].param_bytes = param ? param[i] : 0;
 		if (i)
-			graph_add_edge(g, id - 1, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
 	return g;
 }
@@ -31,8 +31,8 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		     const dp_progress *p)
 {
 	dp_algo_opts o;
-	algo_opts_default(&o);
-	return algo_find("contig")->run(g, m, &o, p, pl, NULL);
+	dp_algo_opts_default(&o);
+	return dp_algo_find("contig")->run(g, m, &o, p, pl, NULL);
 }
 
 static void want(const int32_t *got, const int32_t *exp, int n)
@@ -47,14 +47,14 @@ static void want(const int32_t *got, const int32_t *exp, int n)
 static void test_contig_equal_chain_splits_evenly(void)
 {
 	dp_graph *g = chain(8, NULL, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 4, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	want(pl, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3}, 8);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* Device 1 is three times faster: max(a / 1, (8 - a) / 3) is least at
@@ -62,15 +62,15 @@ static void test_contig_equal_chain_splits_evenly(void)
 static void test_contig_follows_speeds(void)
 {
 	dp_graph *g = chain(8, NULL, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(machine_set_speeds(&m, "1,3", NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_set_speeds(&m, "1,3", NULL) == DP_OK);
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	want(pl, (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1}, 8);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* By time alone the largest stage is 10 at best, and the greedy fill
@@ -82,22 +82,22 @@ static void test_contig_respects_caps(void)
 	double t[6] = {10, 1, 1, 1, 1, 1};
 	int64_t par[6] = {100, 100, 100, 100, 100, 100};
 	dp_graph *g = chain(6, t, par);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
 	int32_t pl[6];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	want(pl, (const int32_t[]){0, 1, 1, 1, 1, 1}, 6);
-	REQUIRE(machine_set_caps(&m, "250", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "250", NULL) == DP_OK);
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	want(pl, (const int32_t[]){0, 0, 1, 1, 2, 2}, 6);
 	dp_plan p;
 	memset(&p, 0, sizeof p);
-	REQUIRE(plan_evaluate(g, &m, pl, DP_CONT_PORT, &p, NULL) == DP_OK);
+	REQUIRE(dp_plan_evaluate(g, &m, pl, DP_CONT_PORT, &p, NULL) == DP_OK);
 	CHECK(p.feasible);
-	plan_free(&p);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* Six params of 100 on two devices of 200: no split fits; the caps are
@@ -108,21 +108,21 @@ static void test_contig_spreads_overflow(void)
 	int64_t par[6] = {100, 100, 100, 100, 100, 100};
 	double t[6] = {1, 1, 1, 1, 1, 50};
 	dp_graph *g = chain(6, t, par);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(machine_set_caps(&m, "200", NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "200", NULL) == DP_OK);
 	dp_plan p;
 	memset(&p, 0, sizeof p);
-	REQUIRE(plan_run(g, &m, algo_find("contig"), NULL, NULL, &p, NULL) ==
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("contig"), NULL, NULL, &p, NULL) ==
 		DP_OK);
 	want(p.placement, (const int32_t[]){0, 0, 0, 1, 1, 1}, 6);
 	CHECK(!p.feasible);
 	CHECK_INT(p.sim.dev[0].peak_bytes, 300);
 	CHECK_INT(p.sim.dev[1].peak_bytes, 300);
-	plan_free(&p);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* A group {op0, op7} goes with op0 and its time counts there: with 8 unit
@@ -131,52 +131,52 @@ static void test_contig_spreads_overflow(void)
 static void test_contig_groups_and_pins_count_in_their_stage(void)
 {
 	dp_graph *g = chain(8, NULL, NULL);
-	graph_set_colocate(g, 0, "g", NULL);
-	graph_set_colocate(g, 7, "g", NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_set_colocate(g, 0, "g", NULL);
+	dp_graph_set_colocate(g, 7, "g", NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	want(pl, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0}, 8);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 
 	/* op1 pinned to device 1: device 1 starts with 1 unit, so stage 0
 	 * takes op0, op2, op3, op4 (4) and stage 1 op5..op7 + op1 (4) */
 	g = chain(8, NULL, NULL);
 	g->ops[1].pin = 1;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	want(pl, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1}, 8);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* On a branching DAG without groups or pins the devices never go back
  * along the order; the run is deterministic and can be canceled. */
 static void test_contig_stages_are_contiguous(void)
 {
-	dp_graph *g = graph_new("dag");
+	dp_graph *g = dp_graph_new("dag");
 	char nm[16];
 	for (uint32_t i = 0; i < 300; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "o%u", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 		g->ops[id].time_us = 1 + (i * 31) % 17;
 		g->ops[id].output_bytes = 1000 + (i * 7919) % 5000;
 		g->ops[id].temp_bytes = (i % 7) * 300;
 		if (i > 2) {
-			graph_add_edge(g, i - 1 - (i * 13) % 3, id, -1, false,
+			dp_graph_add_edge(g, i - 1 - (i * 13) % 3, id, -1, false,
 				       NULL);
-			graph_add_edge(g, (i * 17) % i, id, -1, false, NULL);
+			dp_graph_add_edge(g, (i * 17) % i, id, -1, false, NULL);
 		}
 	}
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 5, NULL) == DP_OK);
-	REQUIRE(machine_set_caps(&m, "60KiB", NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 5, NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "60KiB", NULL) == DP_OK);
 	int32_t pl[300], pl2[300];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	for (uint32_t i = 1; i < 300; i++)
@@ -187,8 +187,8 @@ static void test_contig_stages_are_contiguous(void)
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	CHECK_INT(run(g, &m, pl, &p), DP_ECANCELED);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_contig_equal_chain_splits_evenly),

@@ -47,11 +47,11 @@ static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
 		    const char *layer)
 {
 	uint32_t id;
-	graph_add_op(g, name, &id, NULL);
+	dp_graph_add_op(g, name, &id, NULL);
 	g->ops[id].time_us = t;
 	g->ops[id].output_bytes = out;
 	if (layer)
-		graph_set_layer(g, id, layer, NULL);
+		dp_graph_set_layer(g, id, layer, NULL);
 	return id;
 }
 
@@ -59,21 +59,21 @@ static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
  *   in -> left -> join -> out, in -> "right, \"quoted\"\\x" -> join. */
 static dp_graph *fork_join(void)
 {
-	dp_graph *g = graph_new("fork join");
+	dp_graph *g = dp_graph_new("fork join");
 	uint32_t in = add(g, "in", 10, 1 << 20, "stem");
 	uint32_t l = add(g, "left", 50, 2 << 20, "block/left");
 	uint32_t r = add(g, "right, \"quoted\"\\x", 20, 3 << 20, "block/right");
 	uint32_t j = add(g, "join", 10, 1 << 20, "block/join");
 	uint32_t o = add(g, "out", 5, 4096, "head");
 	g->ops[l].param_bytes = 8 << 20;
-	graph_add_edge(g, in, l, -1, false, NULL);
-	graph_add_edge(g, in, r, -1, false, NULL);
-	graph_add_edge(g, l, j, -1, false, NULL);
-	graph_add_edge(g, r, j, -1, false, NULL);
-	graph_add_edge(g, j, o, -1, false, NULL);
-	graph_add_edge(g, in, o, 0, true, NULL); /* a control edge */
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
+	dp_graph_add_edge(g, in, l, -1, false, NULL);
+	dp_graph_add_edge(g, in, r, -1, false, NULL);
+	dp_graph_add_edge(g, l, j, -1, false, NULL);
+	dp_graph_add_edge(g, r, j, -1, false, NULL);
+	dp_graph_add_edge(g, j, o, -1, false, NULL);
+	dp_graph_add_edge(g, in, o, 0, true, NULL); /* a control edge */
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -84,10 +84,10 @@ static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 {
 	dp_err err;
 	memset(plan, 0, sizeof *plan);
-	if (machine_init(m, k, &err) != DP_OK)
+	if (dp_machine_init(m, k, &err) != DP_OK)
 		return false;
-	if (plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) != DP_OK) {
-		fprintf(stderr, "plan_evaluate: %s\n", err.msg);
+	if (dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) != DP_OK) {
+		fprintf(stderr, "dp_plan_evaluate: %s\n", err.msg);
 		return false;
 	}
 	return true;
@@ -135,7 +135,7 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	REQUIRE(eval(g, 3, pl, &m, &plan)); /* device 2 stays empty */
 	const char *path = tmp_path("fj.dot");
 	dp_err err;
-	REQUIRE(export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
+	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
 		DP_OK);
 	Agraph_t *G = read_dot(path);
 	REQUIRE(G);
@@ -150,7 +150,7 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 		CHECK_CONTAINS(get(s, "label"), "GPU");
 		CHECK_CONTAINS(get(s, "label"), "peak memory");
 		for (Agnode_t *n = agfstnode(s); n; n = agnxtnode(s, n)) {
-			uint32_t u = graph_find(g, agnameof(n));
+			uint32_t u = dp_graph_find(g, agnameof(n));
 			REQUIRE(u != UINT32_MAX);
 			CHECK_INT(pl[u], d);
 			seen[u]++;
@@ -172,9 +172,9 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	REQUIRE(in && join);
 	CHECK(strcmp(get(in, "fillcolor"), get(join, "fillcolor")) != 0);
 	agclose(G);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_dot_marks_the_critical_path_and_only_it(void)
@@ -188,13 +188,13 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	REQUIRE(plan.sim.cp_len >= 3);
 	const char *path = tmp_path("cp.dot");
 	dp_err err;
-	REQUIRE(export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
+	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
 		DP_OK);
 	Agraph_t *G = read_dot(path);
 	REQUIRE(G);
 	int crit_nodes = 0, crit_edges = 0;
 	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n)) {
-		uint32_t u = graph_find(g, agnameof(n));
+		uint32_t u = dp_graph_find(g, agnameof(n));
 		REQUIRE(u != UINT32_MAX);
 		bool red = strcmp(get(n, "color"), CRIT) == 0 &&
 			   strcmp(get(n, "penwidth"), "3") == 0 &&
@@ -204,8 +204,8 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 			  on_path(&plan, u));
 		crit_nodes += red;
 		for (Agedge_t *e = agfstout(G, n); e; e = agnxtout(G, e)) {
-			uint32_t a = graph_find(g, agnameof(agtail(e)));
-			uint32_t b = graph_find(g, agnameof(aghead(e)));
+			uint32_t a = dp_graph_find(g, agnameof(agtail(e)));
+			uint32_t b = dp_graph_find(g, agnameof(aghead(e)));
 			bool ered = strcmp(get(e, "color"), CRIT) == 0 &&
 				    strcmp(get(e, "penwidth"), "3") == 0;
 			CHECK_INT(ered, is_hop(&plan, a, b));
@@ -231,9 +231,9 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	CHECK_STR(get(e, "bytes"), "2097152");
 	CHECK(agnode(G, "right, \"quoted\"\\x", 0) != NULL);
 	agclose(G);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_dot_loads_back_as_the_same_graph(void)
@@ -246,17 +246,17 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	REQUIRE(eval(g, 2, pl, &m, &plan));
 	const char *path = tmp_path("back.dot");
 	dp_err err;
-	REQUIRE(export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
+	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
 		DP_OK);
 	dp_graph *h = NULL;
-	if (graph_load(path, DP_FMT_DOT, &h, &err) != DP_OK) {
+	if (dp_graph_load(path, DP_FMT_DOT, &h, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "reload: %s", err.msg);
 		goto out;
 	}
 	CHECK_INT(h->nops, g->nops);
 	CHECK_INT(h->nedges, g->nedges);
 	for (uint32_t u = 0; u < g->nops; u++) {
-		uint32_t v = graph_find(h, graph_op_name(g, u));
+		uint32_t v = dp_graph_find(h, graph_op_name(g, u));
 		REQUIRE(v != UINT32_MAX);
 		CHECK_NEAR(h->ops[v].time_us, g->ops[u].time_us, 0);
 		CHECK_INT(h->ops[v].output_bytes, g->ops[u].output_bytes);
@@ -268,18 +268,18 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	for (uint32_t i = 0; i < h->nedges; i++)
 		controls += h->edges[i].control;
 	CHECK_INT(controls, 1);
-	graph_free(h);
+	dp_graph_free(h);
 out:
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* A chain with skip connections; op i is in layer
  * "stage{i/(n/4)}/block{i/100}/unit{i/10}". */
 static dp_graph *layered(uint32_t n)
 {
-	dp_graph *g = graph_new("layered");
+	dp_graph *g = dp_graph_new("layered");
 	char name[32], layer[64];
 	for (uint32_t i = 0; i < n; i++) {
 		snprintf(name, sizeof name, "op%u", i);
@@ -288,12 +288,12 @@ static dp_graph *layered(uint32_t n)
 		uint32_t id = add(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
 				  layer);
 		if (i)
-			graph_add_edge(g, id - 1, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 		if (i >= 5 && i % 3 == 0)
-			graph_add_edge(g, id - 5, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 5, id, -1, false, NULL);
 	}
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -314,12 +314,12 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 	dp_plan plan;
 	REQUIRE(eval(g, 4, pl, &m, &plan));
 	dp_export_opts o;
-	export_opts_default(&o);
+	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_ALWAYS;
 	o.max_nodes = 500;
 	dp_export_report rep;
 	const char *path = tmp_path("coarse.dot");
-	REQUIRE(export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
+	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
 				  &rep, &err) == DP_OK);
 	CHECK(rep.coarsened);
 	CHECK(rep.nodes <= 500);
@@ -340,7 +340,7 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 			sscanf(agnameof(s), "cluster_dev%d", &cd);
 			CHECK_INT(d, cd);
 			if (!ops[0]) { /* a single op: a critical one, kept */
-				uint32_t u = graph_find(g, agnameof(n));
+				uint32_t u = dp_graph_find(g, agnameof(n));
 				REQUIRE(u != UINT32_MAX);
 				CHECK(on_path(&plan, u));
 				CHECK_INT(pl[u], d);
@@ -350,9 +350,9 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 	CHECK_INT(total, g->nops);
 	agclose(G);
 	free(pl);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* Without layers, a wide graph is grouped into runs of each device's
@@ -360,16 +360,16 @@ static void test_dot_coarsened_groups_cover_every_op(void)
  * while devices 1 and 2 finish early) stays as single red ops. */
 static void test_dot_runs_keep_a_short_critical_path(void)
 {
-	dp_graph *g = graph_new("wide");
+	dp_graph *g = dp_graph_new("wide");
 	char name[32];
 	for (uint32_t i = 0; i < 6000; i++) {
 		bool heavy = i < 10;
 		snprintf(name, sizeof name, "c%u_%u", i / 3, i % 3);
 		uint32_t id = add(g, name, heavy ? 1000 : 1, 512, NULL);
 		if (heavy ? i > 0 : (i % 3) != 1)
-			graph_add_edge(g, id - 1, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	REQUIRE(pl);
 	for (uint32_t u = 0; u < g->nops; u++)
@@ -379,13 +379,13 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 	REQUIRE(eval(g, 3, pl, &m, &plan));
 	REQUIRE(plan.sim.cp_len <= 25);
 	dp_export_opts o;
-	export_opts_default(&o);
+	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_ALWAYS;
 	o.max_nodes = 100;
 	dp_export_report rep;
 	dp_err err;
 	const char *path = tmp_path("runs.dot");
-	REQUIRE(export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
+	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
 				  &rep, &err) == DP_OK);
 	CHECK_CONTAINS(rep.method, "runs of up to");
 	CHECK_CONTAINS(rep.method, "critical-path ops drawn singly");
@@ -399,7 +399,7 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 		total += ops[0] ? atol(ops) : 1;
 		bool red = strcmp(get(n, "color"), CRIT) == 0;
 		if (!ops[0]) {
-			uint32_t u = graph_find(g, agnameof(n));
+			uint32_t u = dp_graph_find(g, agnameof(n));
 			REQUIRE(u != UINT32_MAX);
 			CHECK(on_path(&plan, u));
 			CHECK(red);
@@ -412,9 +412,9 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 	CHECK_INT(total, g->nops);
 	agclose(G);
 	free(pl);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void raise_cancel(void *ud, const char *phase, double f)
@@ -440,7 +440,7 @@ static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 	atomic_int cancel = 0;
 	dp_progress p = {raise_cancel, &cancel, &cancel};
 	dp_err err;
-	CHECK_INT(export_write(path, DP_EXPORT_DOT, g, &m, &plan, &p, &err),
+	CHECK_INT(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, &p, &err),
 		  DP_ECANCELED);
 	char buf[16] = {0};
 	f = fopen(path, "r");
@@ -450,12 +450,12 @@ static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 	CHECK_STR(buf, "old\n");
 	CHECK_INT(count_files(".keep.dot"), 0);
 	/* a folder that does not exist: an error naming the file */
-	CHECK(export_write("/nonexistent-dir/x.dot", DP_EXPORT_DOT, g, &m,
+	CHECK(dp_export_write("/nonexistent-dir/x.dot", DP_EXPORT_DOT, g, &m,
 			   &plan, NULL, &err) != DP_OK);
 	CHECK_CONTAINS(err.file, "/nonexistent-dir/x.dot");
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void cleanup(void)

@@ -217,18 +217,18 @@ static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
 		    const char *layer)
 {
 	uint32_t id;
-	graph_add_op(g, name, &id, NULL);
+	dp_graph_add_op(g, name, &id, NULL);
 	g->ops[id].time_us = t;
 	g->ops[id].output_bytes = out;
 	if (layer)
-		graph_set_layer(g, id, layer, NULL);
+		dp_graph_set_layer(g, id, layer, NULL);
 	return id;
 }
 
 /* Names that XML must escape, a control character and invalid UTF-8. */
 static dp_graph *awkward(void)
 {
-	dp_graph *g = graph_new("a <b> & \"c\"");
+	dp_graph *g = dp_graph_new("a <b> & \"c\"");
 	uint32_t a = add(g, "x<y", 10, 1 << 20, "l<1>");
 	uint32_t b = add(g, "p&q", 20, 1 << 20, "l&2");
 	uint32_t c = add(g,
@@ -236,12 +236,12 @@ static dp_graph *awkward(void)
 			 "byte\xff",
 			 5, 4096, NULL);
 	uint32_t d = add(g, "caf\xc3\xa9 \"quoted\"", 5, 4096, NULL);
-	graph_add_edge(g, a, b, -1, false, NULL);
-	graph_add_edge(g, b, c, -1, false, NULL);
-	graph_add_edge(g, a, d, -1, false, NULL);
-	graph_add_edge(g, d, c, -1, false, NULL);
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
+	dp_graph_add_edge(g, a, b, -1, false, NULL);
+	dp_graph_add_edge(g, b, c, -1, false, NULL);
+	dp_graph_add_edge(g, a, d, -1, false, NULL);
+	dp_graph_add_edge(g, d, c, -1, false, NULL);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -250,7 +250,7 @@ static dp_graph *awkward(void)
 /* A chain with skip connections in layers "stage/block/unit". */
 static dp_graph *layered(uint32_t n)
 {
-	dp_graph *g = graph_new("layered");
+	dp_graph *g = dp_graph_new("layered");
 	char name[32], layer[64];
 	for (uint32_t i = 0; i < n; i++) {
 		snprintf(name, sizeof name, "op%u", i);
@@ -259,12 +259,12 @@ static dp_graph *layered(uint32_t n)
 		uint32_t id = add(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
 				  layer);
 		if (i)
-			graph_add_edge(g, id - 1, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 		if (i >= 5 && i % 3 == 0)
-			graph_add_edge(g, id - 5, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 5, id, -1, false, NULL);
 	}
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -286,9 +286,9 @@ static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 {
 	dp_err err;
 	memset(plan, 0, sizeof *plan);
-	if (machine_init(m, k, &err) != DP_OK)
+	if (dp_machine_init(m, k, &err) != DP_OK)
 		return false;
-	return plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
+	return dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
 }
 
 /* ---- tests ---- */
@@ -317,7 +317,7 @@ static void test_svg_is_well_formed_and_shows_every_device(void)
 	const char *path = tmp_path("awk.svg");
 	dp_err err;
 	dp_export_report rep;
-	dp_status st = export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
+	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
 					 NULL, NULL, &rep, &err);
 	if (st != DP_OK)
 		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
@@ -337,9 +337,9 @@ static void test_svg_is_well_formed_and_shows_every_device(void)
 	CHECK_STR(rep.layout, "dot");
 	CHECK(!rep.coarsened);
 	free(svg);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* 100,000 ops: coarsened to at most 2,000 nodes before the layout, so the
@@ -357,7 +357,7 @@ static void test_svg_of_100k_ops_is_coarsened(void)
 	const char *path = tmp_path("big.svg");
 	dp_err err;
 	dp_export_report rep;
-	dp_status st = export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
+	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
 					 NULL, NULL, &rep, &err);
 	if (st != DP_OK)
 		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
@@ -378,9 +378,9 @@ static void test_svg_of_100k_ops_is_coarsened(void)
 	}
 	free(svg);
 	free(pl);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void cancel_in_layout(void *ud, const char *phase, double f)
@@ -407,10 +407,10 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	atomic_int cancel = 0;
 	dp_progress p = {cancel_in_layout, &cancel, &cancel};
 	dp_export_opts o;
-	export_opts_default(&o);
+	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_NEVER;
 	dp_err err;
-	CHECK_INT(export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, &p,
+	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, &p,
 				    NULL, &err),
 		  DP_ECANCELED);
 	char *s = test_read_file(path, NULL);
@@ -423,15 +423,15 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
 	/* and a fresh name is not created at all */
 	atomic_store(&cancel, 0);
-	CHECK_INT(export_write_opts(tmp_path("new.svg"), DP_EXPORT_SVG, g, &m,
+	CHECK_INT(dp_export_write_opts(tmp_path("new.svg"), DP_EXPORT_SVG, g, &m,
 				    &plan, &o, &p, NULL, &err),
 		  DP_ECANCELED);
 	CHECK_INT(count_files("new.svg"), 0);
 	CHECK_INT(count_files(".new.svg"), 0);
 	free(pl);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_svg_layout_over_the_time_limit_is_stopped(void)
@@ -444,13 +444,13 @@ static void test_svg_layout_over_the_time_limit_is_stopped(void)
 	dp_plan plan;
 	REQUIRE(eval(g, 4, pl, &m, &plan));
 	dp_export_opts o;
-	export_opts_default(&o);
+	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_NEVER;
 	o.layout = "dot";
 	o.timeout_s = 0.05;
 	dp_err err;
 	const char *path = tmp_path("slow.svg");
-	CHECK_INT(export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
+	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
 				    NULL, &err),
 		  DP_EIO);
 	CHECK_CONTAINS(err.msg, "layout took longer than 0.05 s");
@@ -458,9 +458,9 @@ static void test_svg_layout_over_the_time_limit_is_stopped(void)
 	CHECK(access(path, F_OK) != 0);
 	CHECK_INT(count_files(".slow.svg"), 0);
 	free(pl);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_svg_unknown_layout_names_the_installed_ones(void)
@@ -472,19 +472,19 @@ static void test_svg_unknown_layout_names_the_installed_ones(void)
 	dp_plan plan;
 	REQUIRE(eval(g, 2, pl, &m, &plan));
 	dp_export_opts o;
-	export_opts_default(&o);
+	dp_export_opts_default(&o);
 	o.layout = "nosuch";
 	dp_err err;
 	const char *path = tmp_path("nolayout.svg");
-	CHECK_INT(export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
+	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
 				    NULL, &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "'nosuch' is not installed");
 	CHECK_CONTAINS(err.msg, "dot");
 	CHECK(access(path, F_OK) != 0);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* A mid-size training graph (3,000 generated ops, K=4 under 8 GiB caps, as
@@ -495,21 +495,21 @@ static void test_svg_unknown_layout_names_the_installed_ones(void)
 static void test_svg_of_a_3000_op_training_graph_is_a_timeline(void)
 {
 	dp_gen_opts go;
-	gen_opts_default(&go);
+	dp_gen_opts_default(&go);
 	go.ops = 3000;
 	dp_graph *g = NULL;
 	dp_err err;
-	REQUIRE(gen_graph(&go, &g, &err) == DP_OK);
+	REQUIRE(dp_gen_graph(&go, &g, &err) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 4, &err) == DP_OK);
-	REQUIRE(machine_set_caps(&m, "8GiB", &err) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 4, &err) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "8GiB", &err) == DP_OK);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	REQUIRE(plan_run(g, &m, algo_default(), NULL, NULL, &plan, &err) ==
+	REQUIRE(dp_plan_run(g, &m, dp_algo_default(), NULL, NULL, &plan, &err) ==
 		DP_OK);
 	const char *path = tmp_path("g3k.svg");
 	dp_export_report rep;
-	dp_status st = export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
+	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
 					 NULL, NULL, &rep, &err);
 	if (st != DP_OK)
 		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
@@ -532,9 +532,9 @@ static void test_svg_of_a_3000_op_training_graph_is_a_timeline(void)
 		CHECK_CONTAINS(svg, t);
 	}
 	free(svg);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* Sends SIGTERM, once, to every child of this (single-threaded) test
@@ -574,7 +574,7 @@ static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
 	sigaddset(&term, SIGTERM);
 	REQUIRE(pthread_sigmask(SIG_BLOCK, &term, &old) == 0);
 	dp_export_opts o;
-	export_opts_default(&o);
+	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_NEVER;
 	o.layout = "dot"; /* 3,000 ops by dot: longer than the test waits */
 	o.timeout_s = 60;
@@ -582,7 +582,7 @@ static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
 	dp_progress p = {term_children, &sent, NULL};
 	dp_err err;
 	const char *path = tmp_path("term.svg");
-	dp_status st = export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
+	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
 					 &p, NULL, &err);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	CHECK(sent >= 1);
@@ -591,9 +591,9 @@ static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
 	CHECK(access(path, F_OK) != 0);
 	CHECK_INT(count_files(".term.svg"), 0);
 	free(pl);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_svg_cleanup(void)

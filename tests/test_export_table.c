@@ -1,7 +1,7 @@
 /* test_export_table.c - placement exports: kinds by file name, the CSV
  * schedule read back exactly (RFC 4180 quoting), numbers that ignore the
  * locale, the PyTorch device map listing every layer once under the right
- * device, TensorFlow device strings, JSON and .place through export_write. */
+ * device, TensorFlow device strings, JSON and .place through dp_export_write. */
 #include <cJSON.h>
 #include <dirent.h>
 #include <locale.h>
@@ -33,12 +33,12 @@ static uint32_t add(dp_graph *g, const char *name, double t, int64_t par,
 		    const char *layer)
 {
 	uint32_t id;
-	graph_add_op(g, name, &id, NULL);
+	dp_graph_add_op(g, name, &id, NULL);
 	g->ops[id].time_us = t;
 	g->ops[id].output_bytes = 4096;
 	g->ops[id].param_bytes = par;
 	if (layer)
-		graph_set_layer(g, id, layer, NULL);
+		dp_graph_set_layer(g, id, layer, NULL);
 	return id;
 }
 
@@ -61,14 +61,14 @@ static const int32_t place[] = {0, 0, 0, 1, 0, 0, 1, 1, 0};
 
 static dp_graph *mapped(void)
 {
-	dp_graph *g = graph_new("mapped");
+	dp_graph *g = dp_graph_new("mapped");
 	for (int i = 0; i < NOPS; i++) {
 		uint32_t id = add(g, names[i], times[i], params[i], layers[i]);
 		if (i)
-			graph_add_edge(g, id - 1, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -79,9 +79,9 @@ static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 {
 	dp_err err;
 	memset(plan, 0, sizeof *plan);
-	if (machine_init(m, k, &err) != DP_OK)
+	if (dp_machine_init(m, k, &err) != DP_OK)
 		return false;
-	return plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
+	return dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
 }
 
 /* ---- an RFC 4180 reader ---- */
@@ -149,20 +149,20 @@ static void test_export_kind_follows_the_file_name(void)
 	dp_err err;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		dp_export_kind k = (dp_export_kind)-1;
-		CHECK_INT(export_kind_from_path(cases[i].path, &k, &err),
+		CHECK_INT(dp_export_kind_from_path(cases[i].path, &k, &err),
 			  DP_OK);
 		CHECK_INT(k, cases[i].kind);
 	}
 	dp_export_kind k;
-	CHECK_INT(export_kind_from_path("picture.png", &k, &err), DP_EINPUT);
+	CHECK_INT(dp_export_kind_from_path("picture.png", &k, &err), DP_EINPUT);
 	CHECK_STR(err.file, "picture.png");
 	CHECK_CONTAINS(err.msg, ".svg");
 	CHECK_CONTAINS(err.msg, ".devmap.json");
-	CHECK_INT(export_kind_from_path(".txt", &k, &err), DP_EINPUT);
+	CHECK_INT(dp_export_kind_from_path(".txt", &k, &err), DP_EINPUT);
 	dp_export_coarsen c;
-	CHECK_INT(export_coarsen_parse("always", &c, &err), DP_OK);
+	CHECK_INT(dp_export_coarsen_parse("always", &c, &err), DP_OK);
 	CHECK_INT(c, DP_COARSEN_ALWAYS);
-	CHECK_INT(export_coarsen_parse("sometimes", &c, &err), DP_EINPUT);
+	CHECK_INT(dp_export_coarsen_parse("sometimes", &c, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "auto, never or always");
 }
 
@@ -176,7 +176,7 @@ static void test_csv_reads_back_exactly(void)
 	const char *path = tmp_path("s.csv");
 	dp_err err;
 	dp_export_report rep;
-	REQUIRE(export_write_opts(path, DP_EXPORT_CSV, g, &m, &plan, NULL, NULL,
+	REQUIRE(dp_export_write_opts(path, DP_EXPORT_CSV, g, &m, &plan, NULL, NULL,
 				  &rep, &err) == DP_OK);
 	CHECK_INT(rep.entries, NOPS);
 	char *text = test_read_file(path, NULL);
@@ -193,7 +193,7 @@ static void test_csv_reads_back_exactly(void)
 			int d = csv_field(&p, f[c], sizeof f[c]);
 			REQUIRE(d == (c < 3 ? ',' : '\n'));
 		}
-		uint32_t u = graph_find(g, f[0]);
+		uint32_t u = dp_graph_find(g, f[0]);
 		REQUIRE(u != UINT32_MAX);
 		CHECK_INT(atoi(f[1]), place[u]);
 		CHECK(strtod(f[2], NULL) == plan.sim.start[u]);
@@ -208,9 +208,9 @@ static void test_csv_reads_back_exactly(void)
 	CHECK_CONTAINS(text, "\n\"new\nline\",1,");
 	CHECK_CONTAINS(text, "\n\" lead\",0,");
 	free(text);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* A locale whose decimal point is a comma: de_DE if the system has it,
@@ -249,9 +249,9 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	snprintf(csv, sizeof csv, "%s", tmp_path("loc.csv"));
 	snprintf(dot, sizeof dot, "%s", tmp_path("loc.dot"));
 	dp_err err;
-	REQUIRE(export_write(csv, DP_EXPORT_CSV, g, &m, &plan, NULL, &err) ==
+	REQUIRE(dp_export_write(csv, DP_EXPORT_CSV, g, &m, &plan, NULL, &err) ==
 		DP_OK);
-	REQUIRE(export_write(dot, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
+	REQUIRE(dp_export_write(dot, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
 		DP_OK);
 	setlocale(LC_NUMERIC, "C");
 	char *text = test_read_file(csv, NULL);
@@ -264,7 +264,7 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 		for (int c = 0; c < 4; c++)
 			REQUIRE(csv_field(&p, f[c], sizeof f[c]) ==
 				(c < 3 ? ',' : '\n'));
-		uint32_t u = graph_find(g, f[0]);
+		uint32_t u = dp_graph_find(g, f[0]);
 		REQUIRE(u != UINT32_MAX);
 		CHECK(strtod(f[3], NULL) == plan.sim.end[u]);
 		rows++;
@@ -280,9 +280,9 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	snprintf(want, sizeof want, "time_us=%g", times[1]);
 	CHECK_CONTAINS(text, want);
 	free(text);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_torch_map_lists_every_layer_once(void)
@@ -295,7 +295,7 @@ static void test_torch_map_lists_every_layer_once(void)
 	const char *path = tmp_path("m.devmap.json");
 	dp_err err;
 	dp_export_report rep;
-	REQUIRE(export_write_opts(path, DP_EXPORT_DEVMAP_TORCH, g, &m, &plan,
+	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DEVMAP_TORCH, g, &m, &plan,
 				  NULL, NULL, &rep, &err) == DP_OK);
 	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
@@ -326,65 +326,65 @@ static void test_torch_map_lists_every_layer_once(void)
 	CHECK_CONTAINS(rep.note, "enc.2 (cuda:0 2 ops, cuda:1 1 op)");
 	cJSON_Delete(j);
 	free(text);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_tf_map_has_one_line_per_op(void)
 {
-	dp_graph *g = graph_new("tf");
+	dp_graph *g = dp_graph_new("tf");
 	static const char *const tfnames[] = {"conv/Conv2D", "bn 1",
 					      "grad/conv"};
 	for (int i = 0; i < 3; i++) {
 		uint32_t id = add(g, tfnames[i], 5, 0, NULL);
 		if (i)
-			graph_add_edge(g, id - 1, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	int32_t pl[] = {1, 0, 2};
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 3, pl, &m, &plan));
 	const char *path = tmp_path("m.tf.txt");
 	dp_err err;
-	REQUIRE(export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
+	REQUIRE(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
 			     &err) == DP_OK);
 	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
 	CHECK_STR(text, "conv/Conv2D /device:GPU:1\nbn 1 /device:GPU:0\n"
 			"grad/conv /device:GPU:2\n");
 	free(text);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 
 	/* a name with a line break cannot be a line: an error, no file */
 	g = mapped();
 	REQUIRE(g);
 	REQUIRE(eval(g, 2, place, &m, &plan));
 	path = tmp_path("bad.tf.txt");
-	CHECK_INT(export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
+	CHECK_INT(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
 			       &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "line break");
 	CHECK(access(path, F_OK) != 0);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_json_and_place_read_back(void)
 {
-	dp_graph *g = graph_new("jp");
+	dp_graph *g = dp_graph_new("jp");
 	for (int i = 0; i < 4; i++) {
 		char nm[8];
 		snprintf(nm, sizeof nm, "op%d", i);
 		uint32_t id = add(g, nm, 5, 0, NULL);
 		if (i)
-			graph_add_edge(g, id - 1, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	int32_t pl[] = {0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
@@ -396,12 +396,12 @@ static void test_json_and_place_read_back(void)
 	for (int i = 0; i < 2; i++) {
 		dp_export_kind k;
 		dp_err err;
-		REQUIRE(export_kind_from_path(paths[i], &k, &err) == DP_OK);
-		REQUIRE(export_write(paths[i], k, g, &m, &plan, NULL, &err) ==
+		REQUIRE(dp_export_kind_from_path(paths[i], &k, &err) == DP_OK);
+		REQUIRE(dp_export_write(paths[i], k, g, &m, &plan, NULL, &err) ==
 			DP_OK);
 		int32_t back[4] = {-1, -1, -1, -1};
 		dp_placement_info info;
-		if (placement_read(paths[i], g, back, &info, &err) != DP_OK) {
+		if (dp_placement_read(paths[i], g, back, &info, &err) != DP_OK) {
 			test_fail(__FILE__, __LINE__, "%s: %s", paths[i],
 				  err.msg);
 			continue;
@@ -409,9 +409,9 @@ static void test_json_and_place_read_back(void)
 		for (int u = 0; u < 4; u++)
 			CHECK_INT(back[u], pl[u]);
 	}
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_canceled_or_failed_export_keeps_the_old_file(void)
@@ -429,26 +429,26 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	dp_err err;
-	CHECK_INT(export_write(path, DP_EXPORT_CSV, g, &m, &plan, &p, &err),
+	CHECK_INT(dp_export_write(path, DP_EXPORT_CSV, g, &m, &plan, &p, &err),
 		  DP_ECANCELED);
 	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
 	CHECK_STR(text, "old\n");
 	free(text);
-	CHECK(export_write("/nonexistent-dir/m.devmap.json",
+	CHECK(dp_export_write("/nonexistent-dir/m.devmap.json",
 			   DP_EXPORT_DEVMAP_TORCH, g, &m, &plan, NULL,
 			   &err) != DP_OK);
 	CHECK_CONTAINS(err.file, "/nonexistent-dir/m.devmap.json");
 	/* a plan for another graph is refused, not written */
 	dp_plan other = plan;
 	other.nops = plan.nops - 1;
-	CHECK_INT(export_write(tmp_path("o.csv"), DP_EXPORT_CSV, g, &m, &other,
+	CHECK_INT(dp_export_write(tmp_path("o.csv"), DP_EXPORT_CSV, g, &m, &other,
 			       NULL, &err),
 		  DP_EINTERNAL);
 	CHECK(access(tmp_path("o.csv"), F_OK) != 0);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_table_cleanup(void)

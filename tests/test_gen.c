@@ -15,14 +15,14 @@
 static dp_graph *make(uint32_t ops, uint64_t seed)
 {
 	dp_gen_opts o;
-	gen_opts_default(&o);
+	dp_gen_opts_default(&o);
 	o.ops = ops;
 	o.seed = seed;
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
-	if (gen_graph(&o, &g, &err) != DP_OK)
-		test_fail(__FILE__, __LINE__, "gen_graph(%u): %s", ops,
+	if (dp_gen_graph(&o, &g, &err) != DP_OK)
+		test_fail(__FILE__, __LINE__, "dp_gen_graph(%u): %s", ops,
 			  err.msg);
 	return g;
 }
@@ -32,8 +32,8 @@ static dp_graph *make_opts(const dp_gen_opts *o)
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
-	if (gen_graph(o, &g, &err) != DP_OK)
-		test_fail(__FILE__, __LINE__, "gen_graph(%u): %s", o->ops,
+	if (dp_gen_graph(o, &g, &err) != DP_OK)
+		test_fail(__FILE__, __LINE__, "dp_gen_graph(%u): %s", o->ops,
 			  err.msg);
 	return g;
 }
@@ -55,7 +55,7 @@ static void test_gen_makes_exactly_the_requested_op_count(void)
 		CHECK(g->finalized);
 		CHECK(g->nedges > g->nops);
 		CHECK(g->nedges < 3u * g->nops);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 	/* towers and scale fixed by hand, down to the fewest ops 8 towers
 	 * need: data, stem, 8 means, concat, fc, loss and their gradients */
@@ -67,7 +67,7 @@ static void test_gen_makes_exactly_the_requested_op_count(void)
 	};
 	for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
 		dp_gen_opts o;
-		gen_opts_default(&o);
+		dp_gen_opts_default(&o);
 		o.ops = forced[i][0];
 		o.towers = forced[i][1];
 		o.width = forced[i][2];
@@ -77,21 +77,21 @@ static void test_gen_makes_exactly_the_requested_op_count(void)
 		REQUIRE(g);
 		CHECK_INT(g->nops, forced[i][0]);
 		CHECK(g->finalized);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 }
 
 static void test_gen_rejects_counts_out_of_range(void)
 {
 	dp_gen_opts o;
-	gen_opts_default(&o);
+	dp_gen_opts_default(&o);
 	dp_graph *g = NULL;
 	dp_err err;
 	o.ops = DP_GEN_MIN_OPS - 1;
-	CHECK_INT(gen_graph(&o, &g, &err), DP_EINPUT);
+	CHECK_INT(dp_gen_graph(&o, &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "expected an op count from 22");
 	o.ops = DP_GEN_MAX_OPS + 1;
-	CHECK_INT(gen_graph(&o, &g, &err), DP_EINPUT);
+	CHECK_INT(dp_gen_graph(&o, &g, &err), DP_EINPUT);
 	CHECK(g == NULL);
 
 	/* scale fields out of range, each named with its range */
@@ -108,17 +108,17 @@ static void test_gen_rejects_counts_out_of_range(void)
 		{37, 8, 0, 0, 0, "with 8 towers: expected at least 38 ops"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		gen_opts_default(&o);
+		dp_gen_opts_default(&o);
 		o.ops = bad[i].ops;
 		o.towers = bad[i].towers;
 		o.width = bad[i].width;
 		o.batch = bad[i].batch;
 		o.image = bad[i].image;
 		dp_err_clear(&err);
-		CHECK_INT(gen_graph(&o, &g, &err), DP_EINPUT);
+		CHECK_INT(dp_gen_graph(&o, &g, &err), DP_EINPUT);
 		CHECK_CONTAINS(err.msg, bad[i].msg);
 		dp_gen_scale sc;
-		CHECK_INT(gen_scale(&o, &sc, &err), DP_EINPUT);
+		CHECK_INT(dp_gen_compute_scale(&o, &sc, &err), DP_EINPUT);
 	}
 	CHECK(g == NULL);
 }
@@ -162,9 +162,9 @@ static void test_gen_is_deterministic_and_seeded(void)
 	 * graph must be the same on every machine */
 	CHECK_STR(graph_op_name(a, 3), "stem/conv");
 	CHECK_STR(graph_op_name(a, a->nops - 1), "update/stem/conv/w");
-	graph_free(a);
-	graph_free(b);
-	graph_free(c);
+	dp_graph_free(a);
+	dp_graph_free(b);
+	dp_graph_free(c);
 }
 
 /* Training structure: forward, loss, mirrored backward, updates. */
@@ -172,8 +172,8 @@ static void test_gen_has_training_structure(void)
 {
 	dp_graph *g = make(20000, 3);
 	REQUIRE(g);
-	uint32_t loss = graph_find(g, "head/loss");
-	uint32_t lossgrad = graph_find(g, "grad/head/loss");
+	uint32_t loss = dp_graph_find(g, "head/loss");
+	uint32_t lossgrad = dp_graph_find(g, "grad/head/loss");
 	REQUIRE(loss != UINT32_MAX && lossgrad != UINT32_MAX);
 	uint32_t nadd = 0, nconcat = 0, nvar = 0, nupd = 0, ngrad = 0, nfwd = 0,
 		 saved = 0;
@@ -207,7 +207,7 @@ static void test_gen_has_training_structure(void)
 		} else if (starts(nm, "grad/")) {
 			ngrad++;
 			/* its forward op exists */
-			CHECK(graph_find(g, nm + strlen("grad/")) !=
+			CHECK(dp_graph_find(g, nm + strlen("grad/")) !=
 			      UINT32_MAX);
 			CHECK(g->pred_off[u + 1] > g->pred_off[u]);
 			for (uint32_t i = g->pred_off[u];
@@ -230,7 +230,7 @@ static void test_gen_has_training_structure(void)
 	/* one gradient op per forward op except the accuracy metric */
 	CHECK(ngrad == nfwd || ngrad + 1 == nfwd);
 	CHECK(saved > ngrad / 2); /* forward -> backward edges */
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_gen_sizes_and_times_are_sane(void)
@@ -251,7 +251,7 @@ static void test_gen_sizes_and_times_are_sane(void)
 	CHECK(g->total_param_bytes < ((int64_t)20 << 30));
 	/* a training step of a few ops per ms, not microseconds or hours */
 	CHECK(g->total_time_us > 1e4 && g->total_time_us < 1e8);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Peak of the all-on-one-device schedule, as `plan --algo single -k 1`. */
@@ -262,11 +262,11 @@ static int64_t one_device_peak(const dp_graph *g)
 	memset(&p, 0, sizeof p);
 	int32_t *zero = calloc(g->nops, sizeof *zero);
 	int64_t peak = -1;
-	if (zero && machine_init(&m, 1, NULL) == DP_OK) {
-		if (plan_evaluate(g, &m, zero, DP_CONT_PORT, &p, NULL) == DP_OK)
+	if (zero && dp_machine_init(&m, 1, NULL) == DP_OK) {
+		if (dp_plan_evaluate(g, &m, zero, DP_CONT_PORT, &p, NULL) == DP_OK)
 			peak = p.sim.dev[0].peak_bytes;
-		plan_free(&p);
-		machine_free(&m);
+		dp_plan_free(&p);
+		dp_machine_free(&m);
 	}
 	free(zero);
 	return peak;
@@ -275,7 +275,7 @@ static int64_t one_device_peak(const dp_graph *g)
 static double parallelism(const dp_graph *g)
 {
 	uint32_t len;
-	double cp = graph_critical_path(g, 1.0, NULL, &len);
+	double cp = dp_graph_critical_path(g, 1.0, NULL, &len);
 	return cp > 0 ? g->total_time_us / cp : 0;
 }
 
@@ -288,11 +288,11 @@ static void test_gen_scale_rule_keeps_memory_in_band(void)
 	uint32_t last_width = UINT32_MAX;
 	for (size_t i = 0; i < 4; i++) {
 		dp_gen_opts o;
-		gen_opts_default(&o);
+		dp_gen_opts_default(&o);
 		o.ops = sizes[i];
 		dp_gen_scale sc;
 		dp_err err;
-		REQUIRE(gen_scale(&o, &sc, &err) == DP_OK);
+		REQUIRE(dp_gen_compute_scale(&o, &sc, &err) == DP_OK);
 		CHECK_INT(sc.towers, towers[i]);
 		CHECK(sc.width >= 4 && sc.width <= 64);
 		CHECK(sc.width <= last_width); /* deeper models are thinner */
@@ -322,11 +322,11 @@ static void test_gen_one_device_peak_is_in_band(void)
 		{10000, 1}, {30000, 2}, {100000, 1}};
 	for (size_t i = 0; i < 3; i++) {
 		dp_gen_opts o;
-		gen_opts_default(&o);
+		dp_gen_opts_default(&o);
 		o.ops = sizes[i][0];
 		o.seed = sizes[i][1];
 		dp_gen_scale sc;
-		REQUIRE(gen_scale(&o, &sc, NULL) == DP_OK);
+		REQUIRE(dp_gen_compute_scale(&o, &sc, NULL) == DP_OK);
 		dp_graph *g = make_opts(&o);
 		REQUIRE(g);
 		int64_t peak = one_device_peak(g);
@@ -346,7 +346,7 @@ static void test_gen_one_device_peak_is_in_band(void)
 				  (double)peak / (double)GiB);
 		/* the memory is activations, not an absurd weight count */
 		CHECK(g->total_param_bytes < peak / 2);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 }
 
@@ -362,46 +362,46 @@ static void test_gen_parallelism_grows_with_size(void)
 			  "100k ops: parallelism %.2f, want >= 3", pb);
 	CHECK(ps >= 1.0 && ps < 2.0);
 	CHECK(pb > ps);
-	graph_free(small);
-	graph_free(big);
+	dp_graph_free(small);
+	dp_graph_free(big);
 }
 
 /* Options fix the scale; the rule fills in only what is left. */
 static void test_gen_scale_options_are_respected(void)
 {
 	dp_gen_opts o;
-	gen_opts_default(&o);
+	dp_gen_opts_default(&o);
 	o.ops = 3000;
 	o.towers = 3;
 	o.width = 8;
 	o.batch = 4;
 	o.image = 64;
 	dp_gen_scale sc;
-	REQUIRE(gen_scale(&o, &sc, NULL) == DP_OK);
+	REQUIRE(dp_gen_compute_scale(&o, &sc, NULL) == DP_OK);
 	CHECK_INT(sc.towers, 3);
 	CHECK_INT(sc.width, 8);
 	CHECK_INT(sc.batch, 4);
 	CHECK_INT(sc.image, 64);
 	dp_graph *g = make_opts(&o);
 	REQUIRE(g);
-	uint32_t img = graph_find(g, "data/images");
+	uint32_t img = dp_graph_find(g, "data/images");
 	REQUIRE(img != UINT32_MAX);
 	CHECK_INT(g->ops[img].output_bytes, 4 * 3 * 64 * 64 * 4);
 	/* stem: 7x7 conv from 3 to 8 channels (+ Adam's moments) */
-	uint32_t w = graph_find(g, "stem/conv/w");
+	uint32_t w = dp_graph_find(g, "stem/conv/w");
 	REQUIRE(w != UINT32_MAX);
 	CHECK_INT(g->ops[w].param_bytes, 3 * 7 * 7 * 3 * 8 * 4);
-	CHECK(graph_find(g, "t2/s1/b0/conv1") != UINT32_MAX ||
-	      graph_find(g, "t2/s1/b0/br0/conv0") != UINT32_MAX);
-	CHECK(graph_find(g, "head/mean2") != UINT32_MAX);
-	CHECK(graph_find(g, "head/mean3") == UINT32_MAX);
-	graph_free(g);
+	CHECK(dp_graph_find(g, "t2/s1/b0/conv1") != UINT32_MAX ||
+	      dp_graph_find(g, "t2/s1/b0/br0/conv0") != UINT32_MAX);
+	CHECK(dp_graph_find(g, "head/mean2") != UINT32_MAX);
+	CHECK(dp_graph_find(g, "head/mean3") == UINT32_MAX);
+	dp_graph_free(g);
 
 	/* only the batch fixed: the rule picks width and image around it */
-	gen_opts_default(&o);
+	dp_gen_opts_default(&o);
 	o.ops = 100000;
 	o.batch = 2;
-	REQUIRE(gen_scale(&o, &sc, NULL) == DP_OK);
+	REQUIRE(dp_gen_compute_scale(&o, &sc, NULL) == DP_OK);
 	CHECK_INT(sc.batch, 2);
 	CHECK_INT(sc.image, 224); /* 2 samples fit at the largest image */
 	CHECK(sc.estimate_bytes < 16 * GiB);
@@ -433,7 +433,7 @@ static void test_gen_towers_exchange_where_stages_begin(void)
 		}
 	}
 	CHECK_INT(nexch, 3 * 3); /* 3 towers, stages 2-4 */
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Each optimizer update depends only on its weight gradient and its
@@ -460,7 +460,7 @@ static void test_gen_updates_are_independent(void)
 		}
 	}
 	CHECK(n > 100);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static char tmpdir[64];
@@ -479,18 +479,18 @@ static const char *tmp_path(const char *name, char *buf, size_t size)
 static void test_gen_json_reads_back_identically(void)
 {
 	dp_gen_opts o;
-	gen_opts_default(&o);
+	dp_gen_opts_default(&o);
 	o.ops = 3001;
 	o.seed = 5;
 	o.devices = 4;
 	o.memory_bytes = (int64_t)16 << 30;
 	dp_graph *g = NULL, *back = NULL;
 	dp_err err;
-	REQUIRE(gen_graph(&o, &g, &err) == DP_OK);
+	REQUIRE(dp_gen_graph(&o, &g, &err) == DP_OK);
 	char path[128];
 	tmp_path("g.json", path, sizeof path);
-	REQUIRE(gen_write_json(path, g, &err) == DP_OK);
-	dp_status st = graph_load(path, DP_FMT_AUTO, &back, &err);
+	REQUIRE(dp_gen_write_json(path, g, &err) == DP_OK);
+	dp_status st = dp_graph_load(path, DP_FMT_AUTO, &back, &err);
 	if (st)
 		test_fail(__FILE__, __LINE__, "reload: %s:%d:%d: %s", err.file,
 			  err.line, err.col, err.msg);
@@ -500,32 +500,32 @@ static void test_gen_json_reads_back_identically(void)
 	CHECK_INT(back->hint.memory_bytes, (int64_t)16 << 30);
 	CHECK_STR(back->name, "synthetic-3001");
 	unlink(path);
-	graph_free(g);
-	graph_free(back);
+	dp_graph_free(g);
+	dp_graph_free(back);
 }
 
 static void test_gen_json_escapes_names(void)
 {
-	dp_graph *g = graph_new("odd \"name\"");
+	dp_graph *g = dp_graph_new("odd \"name\"");
 	uint32_t a, b;
-	REQUIRE(graph_add_op(g, "a\"q\\b", &a, NULL) == DP_OK);
-	REQUIRE(graph_add_op(g, "tab\there", &b, NULL) == DP_OK);
+	REQUIRE(dp_graph_add_op(g, "a\"q\\b", &a, NULL) == DP_OK);
+	REQUIRE(dp_graph_add_op(g, "tab\there", &b, NULL) == DP_OK);
 	g->ops[a].time_us = 0.1; /* not exact in binary: needs 17 digits */
 	g->ops[b].output_bytes = 7;
-	REQUIRE(graph_add_edge(g, a, b, 3, false, NULL) == DP_OK);
-	REQUIRE(graph_add_edge(g, a, b, -1, true, NULL) == DP_OK);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_add_edge(g, a, b, 3, false, NULL) == DP_OK);
+	REQUIRE(dp_graph_add_edge(g, a, b, -1, true, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	char path[128];
 	tmp_path("odd.json", path, sizeof path);
 	dp_err err;
-	REQUIRE(gen_write_json(path, g, &err) == DP_OK);
+	REQUIRE(dp_gen_write_json(path, g, &err) == DP_OK);
 	dp_graph *back = NULL;
-	REQUIRE(graph_load(path, DP_FMT_JSON, &back, &err) == DP_OK);
+	REQUIRE(dp_graph_load(path, DP_FMT_JSON, &back, &err) == DP_OK);
 	CHECK(same_graph(g, back));
 	CHECK_STR(back->name, "odd \"name\"");
 	unlink(path);
-	graph_free(g);
-	graph_free(back);
+	dp_graph_free(g);
+	dp_graph_free(back);
 }
 
 static void test_gen_json_write_failure_leaves_no_file(void)
@@ -533,10 +533,10 @@ static void test_gen_json_write_failure_leaves_no_file(void)
 	dp_graph *g = make(100, 1);
 	REQUIRE(g);
 	dp_err err;
-	CHECK(gen_write_json("/nonexistent-dir/x/g.json", g, &err) != DP_OK);
+	CHECK(dp_gen_write_json("/nonexistent-dir/x/g.json", g, &err) != DP_OK);
 	CHECK(err.msg[0] != '\0');
 	CHECK(access("/nonexistent-dir/x/g.json", F_OK) != 0);
-	graph_free(g);
+	dp_graph_free(g);
 	if (tmpdir[0])
 		rmdir(tmpdir);
 }

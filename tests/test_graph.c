@@ -7,16 +7,16 @@
 
 static dp_graph *chain(int n)
 {
-	dp_graph *g = graph_new("chain");
+	dp_graph *g = dp_graph_new("chain");
 	char nm[32];
 	for (int i = 0; i < n; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "op%d", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 		g->ops[id].time_us = 10;
 		g->ops[id].output_bytes = 100 * (i + 1);
 		if (i)
-			graph_add_edge(g, id - 1, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
 	return g;
 }
@@ -25,7 +25,7 @@ static void test_graph_finalize_builds_csr_and_topo(void)
 {
 	dp_graph *g = chain(4);
 	dp_err err;
-	REQUIRE(graph_finalize(g, &err) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, &err) == DP_OK);
 	CHECK_INT(g->nops, 4);
 	CHECK_INT(g->nedges, 3);
 	CHECK_INT(g->succ_off[1] - g->succ_off[0], 1);
@@ -36,43 +36,43 @@ static void test_graph_finalize_builds_csr_and_topo(void)
 	CHECK_INT(g->edges[0].bytes, 100);
 	CHECK_INT(g->edges[2].bytes, 300);
 	CHECK_NEAR(g->total_time_us, 40, 0);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_graph_topo_takes_smallest_ready_op(void)
 {
-	dp_graph *g = graph_new("t");
+	dp_graph *g = dp_graph_new("t");
 	uint32_t a, b, c, d;
-	graph_add_op(g, "a", &a, NULL);
-	graph_add_op(g, "b", &b, NULL);
-	graph_add_op(g, "c", &c, NULL);
-	graph_add_op(g, "d", &d, NULL);
-	graph_add_edge(g, d, a, -1, false, NULL); /* d before a */
-	graph_add_edge(g, c, b, -1, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_op(g, "a", &a, NULL);
+	dp_graph_add_op(g, "b", &b, NULL);
+	dp_graph_add_op(g, "c", &c, NULL);
+	dp_graph_add_op(g, "d", &d, NULL);
+	dp_graph_add_edge(g, d, a, -1, false, NULL); /* d before a */
+	dp_graph_add_edge(g, c, b, -1, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* ready at first: c, d -> c; then b (smallest ready), d, a */
 	CHECK_INT(g->topo[0], c);
 	CHECK_INT(g->topo[1], b);
 	CHECK_INT(g->topo[2], d);
 	CHECK_INT(g->topo[3], a);
 	CHECK_INT(g->topo_pos[a], 3);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_graph_cycle_names_its_ops(void)
 {
-	dp_graph *g = graph_new("cyc");
+	dp_graph *g = dp_graph_new("cyc");
 	uint32_t s, x, y, z;
-	graph_add_op(g, "start", &s, NULL);
-	graph_add_op(g, "x", &x, NULL);
-	graph_add_op(g, "y", &y, NULL);
-	graph_add_op(g, "z", &z, NULL);
-	graph_add_edge(g, s, x, -1, false, NULL);
-	graph_add_edge(g, x, y, -1, false, NULL);
-	graph_add_edge(g, y, z, -1, false, NULL);
-	graph_add_edge(g, z, x, -1, false, NULL);
+	dp_graph_add_op(g, "start", &s, NULL);
+	dp_graph_add_op(g, "x", &x, NULL);
+	dp_graph_add_op(g, "y", &y, NULL);
+	dp_graph_add_op(g, "z", &z, NULL);
+	dp_graph_add_edge(g, s, x, -1, false, NULL);
+	dp_graph_add_edge(g, x, y, -1, false, NULL);
+	dp_graph_add_edge(g, y, z, -1, false, NULL);
+	dp_graph_add_edge(g, z, x, -1, false, NULL);
 	dp_err err;
-	CHECK_INT(graph_finalize(g, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_finalize(g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "cycle of 3 ops");
 	CHECK_CONTAINS(err.msg, "'x'");
 	CHECK_CONTAINS(err.msg, "'y'");
@@ -82,23 +82,23 @@ static void test_graph_cycle_names_its_ops(void)
 	CHECK(strstr(err.msg, "'x' -> 'y' -> 'z' -> 'x'") ||
 	      strstr(err.msg, "'y' -> 'z' -> 'x' -> 'y'") ||
 	      strstr(err.msg, "'z' -> 'x' -> 'y' -> 'z'"));
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_graph_rejects_duplicates_and_self_loops(void)
 {
-	dp_graph *g = graph_new("d");
+	dp_graph *g = dp_graph_new("d");
 	uint32_t a, b;
 	dp_err err;
-	CHECK_INT(graph_add_op(g, "a", &a, &err), DP_OK);
-	CHECK_INT(graph_add_op(g, "a", &b, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_add_op(g, "a", &a, &err), DP_OK);
+	CHECK_INT(dp_graph_add_op(g, "a", &b, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "duplicate op name 'a'");
-	CHECK_INT(graph_add_op(g, "", &b, &err), DP_EINPUT);
-	CHECK_INT(graph_add_edge(g, a, a, -1, false, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_add_op(g, "", &b, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_add_edge(g, a, a, -1, false, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "self-loop on op 'a'");
-	CHECK_INT(graph_find(g, "a"), a);
-	CHECK_INT(graph_find(g, "nope"), UINT32_MAX);
-	graph_free(g);
+	CHECK_INT(dp_graph_find(g, "a"), a);
+	CHECK_INT(dp_graph_find(g, "nope"), UINT32_MAX);
+	dp_graph_free(g);
 }
 
 static void test_graph_rejects_bad_numbers(void)
@@ -106,81 +106,81 @@ static void test_graph_rejects_bad_numbers(void)
 	dp_graph *g = chain(2);
 	g->ops[1].time_us = NAN;
 	dp_err err;
-	CHECK_INT(graph_finalize(g, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_finalize(g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "time_us of op 'op1'");
-	graph_free(g);
+	dp_graph_free(g);
 	g = chain(2);
 	g->ops[0].param_bytes = -5;
-	CHECK_INT(graph_finalize(g, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_finalize(g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "param_bytes of op 'op0'");
-	graph_free(g);
-	CHECK_INT(graph_check_number("x", "y", INFINITY, &err), DP_EINPUT);
-	CHECK_INT(graph_check_number("x", "y", 0, &err), DP_OK);
+	dp_graph_free(g);
+	CHECK_INT(dp_graph_check_number("x", "y", INFINITY, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_check_number("x", "y", 0, &err), DP_OK);
 }
 
 static void test_graph_colocation_groups(void)
 {
 	dp_graph *g = chain(4);
-	graph_set_colocate(g, 0, "w", NULL);
-	graph_set_colocate(g, 3, "w", NULL);
-	graph_set_colocate(g, 2, "v", NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_set_colocate(g, 0, "w", NULL);
+	dp_graph_set_colocate(g, 3, "w", NULL);
+	dp_graph_set_colocate(g, 2, "v", NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	CHECK_INT(g->ngroups, 2);
 	CHECK_INT(g->group_off[1] - g->group_off[0], 2);
 	CHECK_INT(g->group_ops[g->group_off[0]], 0);
 	CHECK_INT(g->group_ops[g->group_off[0] + 1], 3);
 	CHECK_STR(graph_str(g, g->group_label[1]), "v");
-	graph_free(g);
+	dp_graph_free(g);
 
 	g = chain(3);
-	graph_set_colocate(g, 0, "w", NULL);
-	graph_set_colocate(g, 1, "w", NULL);
+	dp_graph_set_colocate(g, 0, "w", NULL);
+	dp_graph_set_colocate(g, 1, "w", NULL);
 	g->ops[0].pin = 0;
 	g->ops[1].pin = 1;
 	dp_err err;
-	CHECK_INT(graph_finalize(g, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_finalize(g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "colocation group 'w'");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_graph_strings_are_interned(void)
 {
 	dp_graph *g = chain(3);
-	graph_set_type(g, 0, "MatMul", NULL);
-	graph_set_type(g, 2, "MatMul", NULL);
-	graph_set_layer(g, 1, "enc/0", NULL);
+	dp_graph_set_type(g, 0, "MatMul", NULL);
+	dp_graph_set_type(g, 2, "MatMul", NULL);
+	dp_graph_set_layer(g, 1, "enc/0", NULL);
 	CHECK_INT(g->ops[0].type, g->ops[2].type);
 	CHECK_STR(graph_str(g, g->ops[2].type), "MatMul");
 	CHECK_STR(graph_str(g, g->ops[1].layer), "enc/0");
 	CHECK_STR(graph_str(g, g->ops[0].layer), "");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_graph_critical_path(void)
 {
 	/* a(5) -> b(1) -> d(1); a -> c(7) -> d: CP a c d = 13 */
-	dp_graph *g = graph_new("cp");
+	dp_graph *g = dp_graph_new("cp");
 	uint32_t a, b, c, d, path[4], len;
-	graph_add_op(g, "a", &a, NULL);
-	graph_add_op(g, "b", &b, NULL);
-	graph_add_op(g, "c", &c, NULL);
-	graph_add_op(g, "d", &d, NULL);
+	dp_graph_add_op(g, "a", &a, NULL);
+	dp_graph_add_op(g, "b", &b, NULL);
+	dp_graph_add_op(g, "c", &c, NULL);
+	dp_graph_add_op(g, "d", &d, NULL);
 	g->ops[a].time_us = 5;
 	g->ops[b].time_us = 1;
 	g->ops[c].time_us = 7;
 	g->ops[d].time_us = 1;
-	graph_add_edge(g, a, b, -1, false, NULL);
-	graph_add_edge(g, a, c, -1, false, NULL);
-	graph_add_edge(g, b, d, -1, false, NULL);
-	graph_add_edge(g, c, d, -1, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
-	CHECK_NEAR(graph_critical_path(g, 1.0, path, &len), 13, 1e-12);
+	dp_graph_add_edge(g, a, b, -1, false, NULL);
+	dp_graph_add_edge(g, a, c, -1, false, NULL);
+	dp_graph_add_edge(g, b, d, -1, false, NULL);
+	dp_graph_add_edge(g, c, d, -1, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	CHECK_NEAR(dp_graph_critical_path(g, 1.0, path, &len), 13, 1e-12);
 	REQUIRE(len == 3);
 	CHECK_INT(path[0], a);
 	CHECK_INT(path[1], c);
 	CHECK_INT(path[2], d);
-	CHECK_NEAR(graph_critical_path(g, 2.0, NULL, &len), 6.5, 1e-12);
-	graph_free(g);
+	CHECK_NEAR(dp_graph_critical_path(g, 2.0, NULL, &len), 6.5, 1e-12);
+	dp_graph_free(g);
 }
 
 static void test_graph_many_ops_hash_index(void)
@@ -190,12 +190,12 @@ static void test_graph_many_ops_hash_index(void)
 	int bad = 0;
 	for (int i = 0; i < 20000; i += 7) {
 		snprintf(nm, sizeof nm, "op%d", i);
-		if (graph_find(g, nm) != (uint32_t)i)
+		if (dp_graph_find(g, nm) != (uint32_t)i)
 			bad++;
 	}
 	CHECK_INT(bad, 0);
-	CHECK(graph_finalize(g, NULL) == DP_OK);
-	graph_free(g);
+	CHECK(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_graph_finalize_builds_csr_and_topo),

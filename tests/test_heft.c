@@ -27,21 +27,21 @@ static const double paper_w[10][3] = {
 
 static dp_graph *paper_graph(double *comm)
 {
-	dp_graph *g = graph_new("heft-fig2");
+	dp_graph *g = dp_graph_new("heft-fig2");
 	char nm[16];
 	for (int i = 1; i <= 10; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "n%d", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 	}
 	for (size_t e = 0; e < sizeof paper_edges / sizeof paper_edges[0];
 	     e++) {
-		graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
+		dp_graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
 			       (uint32_t)paper_edges[e][1] - 1, 0, false, NULL);
 		comm[e] = paper_edges[e][2];
 	}
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -61,7 +61,7 @@ static void test_heft_paper_example_makespan_80(void)
 			   .comm = comm,
 			   .rank_comm = comm};
 	dp_err err;
-	REQUIRE(heft_run(&pb, &s, &err) == DP_OK);
+	REQUIRE(dpi_heft_run(&pb, &s, &err) == DP_OK);
 	CHECK_NEAR(s.makespan, 80, 1e-9);
 	CHECK(!s.overflowed);
 	/* Table 2 of the paper: upward ranks */
@@ -81,22 +81,22 @@ static void test_heft_paper_example_makespan_80(void)
 	CHECK_NEAR(start[3], 18, 1e-9);
 	CHECK_INT(proc[7], 0);
 	CHECK_NEAR(start[7], 57, 1e-9);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_heft_inserts_into_idle_gap(void)
 {
 	/* a -> b (long comm) and an independent short op c on one processor:
 	 * with insertion, c fills the gap before b */
-	dp_graph *g = graph_new("gap");
+	dp_graph *g = dp_graph_new("gap");
 	uint32_t a, b, c, d;
-	graph_add_op(g, "a", &a, NULL);
-	graph_add_op(g, "b", &b, NULL);
-	graph_add_op(g, "c", &c, NULL);
-	graph_add_op(g, "d", &d, NULL);
-	graph_add_edge(g, a, b, 0, false, NULL);
-	graph_add_edge(g, b, d, 0, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_op(g, "a", &a, NULL);
+	dp_graph_add_op(g, "b", &b, NULL);
+	dp_graph_add_op(g, "c", &c, NULL);
+	dp_graph_add_op(g, "d", &d, NULL);
+	dp_graph_add_edge(g, a, b, 0, false, NULL);
+	dp_graph_add_edge(g, b, d, 0, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* one processor: b waits for nothing but a, c is shorter and
 	 * lower-ranked, so it goes after d unless it fits in a gap; make a gap
 	 * by giving b a late ready time through a huge cost of a on p0 */
@@ -107,19 +107,19 @@ static void test_heft_inserts_into_idle_gap(void)
 	heft_schedule s = {proc, st, fi, rk, 0, false};
 	heft_problem pb = {
 		.g = g, .k = 1, .w = w, .comm = comm, .rank_comm = comm};
-	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
+	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
 	CHECK_NEAR(s.makespan, 33, 1e-9);
 	CHECK_NEAR(st[c], 30, 1e-9); /* lowest rank, no gap: at the end */
-	graph_free(g);
+	dp_graph_free(g);
 
 	/* two processors, comm makes a gap on p1 that the short op fills */
-	g = graph_new("gap2");
+	g = dp_graph_new("gap2");
 	uint32_t x, y, z;
-	graph_add_op(g, "x", &x, NULL);
-	graph_add_op(g, "y", &y, NULL);
-	graph_add_op(g, "z", &z, NULL);
-	graph_add_edge(g, x, y, 0, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_op(g, "x", &x, NULL);
+	dp_graph_add_op(g, "y", &y, NULL);
+	dp_graph_add_op(g, "z", &z, NULL);
+	dp_graph_add_edge(g, x, y, 0, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* x only cheap on p0, y only cheap on p1 (arrives at 10 + 5 = 15),
 	 * z: rank lowest, cheap on p1, fits in [0, 15) there */
 	double w2[6] = {10, 100, 100, 10, 50, 4};
@@ -129,13 +129,13 @@ static void test_heft_inserts_into_idle_gap(void)
 	heft_schedule s2 = {proc2, st2, fi2, rk2, 0, false};
 	heft_problem pb2 = {
 		.g = g, .k = 2, .w = w2, .comm = comm2, .rank_comm = comm2};
-	REQUIRE(heft_run(&pb2, &s2, NULL) == DP_OK);
+	REQUIRE(dpi_heft_run(&pb2, &s2, NULL) == DP_OK);
 	CHECK_INT(proc2[y], 1);
 	CHECK_NEAR(st2[y], 15, 1e-9);
 	CHECK_INT(proc2[z], 1);
 	CHECK_NEAR(st2[z], 0, 1e-9);
 	CHECK_NEAR(s2.makespan, 25, 1e-9);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* The blocked gap index gives exactly the plain scan's answers: random
@@ -166,13 +166,13 @@ static void test_heft_slots_match_plain_scan(void)
 				t = ff[i];
 		}
 		hs_pos pos;
-		double got = heft_slots_find(&hs, ready, dur, &pos);
+		double got = dpi_heft_slots_find(&hs, ready, dur, &pos);
 		if (got != t) {
 			test_fail(__FILE__, __LINE__,
 				  "step %d: start %.9g, want %.9g", it, got, t);
 			break;
 		}
-		REQUIRE(heft_slots_insert(&hs, pos, t, t + dur) == 0);
+		REQUIRE(dpi_heft_slots_insert(&hs, pos, t, t + dur) == 0);
 		memmove(fs + at + 1, fs + at, (n - at) * sizeof *fs);
 		memmove(ff + at + 1, ff + at, (n - at) * sizeof *ff);
 		fs[at] = t;
@@ -189,7 +189,7 @@ static void test_heft_slots_match_plain_scan(void)
 					  "interval %u differs", k);
 	CHECK_INT(k, n);
 	CHECK(hs.nb > 1);
-	heft_slots_free(&hs);
+	dpi_heft_slots_free(&hs);
 }
 
 /* Ports mode: a and b on P0 feed c and d on P1 (each edge costs 10). a's
@@ -198,17 +198,17 @@ static void test_heft_slots_match_plain_scan(void)
  * a's transfer and fills the gap at 16. Without ports d starts at 20. */
 static void test_heft_ports_mode_shares_and_serialises(void)
 {
-	dp_graph *g = graph_new("ports");
+	dp_graph *g = dp_graph_new("ports");
 	uint32_t a, b, c, d, e;
-	graph_add_op(g, "a", &a, NULL);
-	graph_add_op(g, "b", &b, NULL);
-	graph_add_op(g, "c", &c, NULL);
-	graph_add_op(g, "d", &d, NULL);
-	graph_add_op(g, "e", &e, NULL);
-	graph_add_edge(g, a, c, 0, false, NULL);
-	graph_add_edge(g, b, d, 0, false, NULL);
-	graph_add_edge(g, a, e, 0, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_op(g, "a", &a, NULL);
+	dp_graph_add_op(g, "b", &b, NULL);
+	dp_graph_add_op(g, "c", &c, NULL);
+	dp_graph_add_op(g, "d", &d, NULL);
+	dp_graph_add_op(g, "e", &e, NULL);
+	dp_graph_add_edge(g, a, c, 0, false, NULL);
+	dp_graph_add_edge(g, b, d, 0, false, NULL);
+	dp_graph_add_edge(g, a, e, 0, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	double w[10] = {5, 100, 5, 100, 100, 1, 100, 1, 100, 1};
 	double comm[3] = {10, 10, 10};
 	int32_t proc[5];
@@ -220,10 +220,10 @@ static void test_heft_ports_mode_shares_and_serialises(void)
 			   .comm = comm,
 			   .rank_comm = comm,
 			   .ports = false};
-	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
+	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
 	CHECK_NEAR(st[d], 20, 1e-9);
 	pb.ports = true;
-	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
+	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
 	CHECK_INT(proc[a], 0);
 	CHECK_INT(proc[b], 0);
 	CHECK_INT(proc[c], 1);
@@ -233,7 +233,7 @@ static void test_heft_ports_mode_shares_and_serialises(void)
 	CHECK_NEAR(st[d], 25, 1e-9);
 	CHECK_NEAR(st[e], 16, 1e-9);
 	CHECK_NEAR(s.makespan, 26, 1e-9);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Two independent ops with big outputs: one device cannot hold both, so
@@ -241,64 +241,64 @@ static void test_heft_ports_mode_shares_and_serialises(void)
  * earlier on device 0 in a pure-time view (device 1 is slower). */
 static void test_heft_memory_check_moves_op(void)
 {
-	dp_graph *g = graph_new("mem");
+	dp_graph *g = dp_graph_new("mem");
 	uint32_t a, b;
-	graph_add_op(g, "a", &a, NULL);
-	graph_add_op(g, "b", &b, NULL);
+	dp_graph_add_op(g, "a", &a, NULL);
+	dp_graph_add_op(g, "b", &b, NULL);
 	g->ops[a].time_us = 10;
 	g->ops[b].time_us = 10;
 	g->ops[a].param_bytes = 600;
 	g->ops[b].param_bytes = 600;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(machine_set_caps(&m, "1000", NULL) == DP_OK);
-	REQUIRE(machine_set_speeds(&m, "1,0.25", NULL) == DP_OK);
-	const dp_algo *h = algo_find("heft");
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "1000", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_speeds(&m, "1,0.25", NULL) == DP_OK);
+	const dp_algo *h = dp_algo_find("heft");
 	REQUIRE(h);
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	REQUIRE(plan_run(g, &m, h, &o, NULL, &plan, NULL) == DP_OK);
+	REQUIRE(dp_plan_run(g, &m, h, &o, NULL, &plan, NULL) == DP_OK);
 	CHECK(plan.placement[a] != plan.placement[b]);
 	CHECK(plan.feasible);
 
 	/* without caps, both go to the fast device */
-	REQUIRE(machine_set_caps(&m, "inf", NULL) == DP_OK);
-	plan_free(&plan);
+	REQUIRE(dp_machine_set_caps(&m, "inf", NULL) == DP_OK);
+	dp_plan_free(&plan);
 	memset(&plan, 0, sizeof plan);
-	REQUIRE(plan_run(g, &m, h, &o, NULL, &plan, NULL) == DP_OK);
+	REQUIRE(dp_plan_run(g, &m, h, &o, NULL, &plan, NULL) == DP_OK);
 	CHECK_INT(plan.placement[a], 0);
 	CHECK_INT(plan.placement[b], 0);
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_heft_honours_pins_and_groups(void)
 {
 	double comm[15];
-	dp_graph *g = graph_new("pins");
+	dp_graph *g = dp_graph_new("pins");
 	char nm[16];
 	for (int i = 1; i <= 10; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "n%d", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 		g->ops[id].time_us = paper_w[i - 1][0];
 	}
 	for (size_t e = 0; e < 15; e++) {
-		graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
+		dp_graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
 			       (uint32_t)paper_edges[e][1] - 1, 0, false, NULL);
 		comm[e] = paper_edges[e][2];
 	}
 	g->ops[9].pin = 2;
-	graph_set_colocate(g, 1, "grp", NULL);
-	graph_set_colocate(g, 7, "grp", NULL);
-	graph_set_colocate(g, 4, "grp2", NULL);
-	graph_set_colocate(g, 8, "grp2", NULL);
+	dp_graph_set_colocate(g, 1, "grp", NULL);
+	dp_graph_set_colocate(g, 7, "grp", NULL);
+	dp_graph_set_colocate(g, 4, "grp2", NULL);
+	dp_graph_set_colocate(g, 8, "grp2", NULL);
 	g->ops[8].pin = 1;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	int32_t proc[10];
 	double st[10], fi[10], rk[10];
 	heft_schedule s = {proc, st, fi, rk, 0, false};
@@ -307,7 +307,7 @@ static void test_heft_honours_pins_and_groups(void)
 			   .w = &paper_w[0][0],
 			   .comm = comm,
 			   .rank_comm = comm};
-	REQUIRE(heft_run(&pb, &s, NULL) == DP_OK);
+	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
 	CHECK_INT(proc[9], 2);
 	CHECK_INT(proc[1], proc[7]);
 	CHECK_INT(proc[4], 1);
@@ -318,37 +318,37 @@ static void test_heft_honours_pins_and_groups(void)
 		double need = fi[u] + (proc[u] != proc[v] ? comm[e] : 0);
 		CHECK(st[v] >= need - 1e-9);
 	}
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_heft_cancel(void)
 {
-	dp_graph *g = graph_new("c");
+	dp_graph *g = dp_graph_new("c");
 	uint32_t prev = 0;
 	for (int i = 0; i < 3000; i++) {
 		char nm[16];
 		uint32_t id;
 		snprintf(nm, sizeof nm, "o%d", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 		g->ops[id].time_us = 1;
 		if (i)
-			graph_add_edge(g, prev, id, -1, false, NULL);
+			dp_graph_add_edge(g, prev, id, -1, false, NULL);
 		prev = id;
 	}
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	dp_err err;
-	CHECK_INT(algo_find("heft")->run(g, &m, &o, &p, pl, &err),
+	CHECK_INT(dp_algo_find("heft")->run(g, &m, &o, &p, pl, &err),
 		  DP_ECANCELED);
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_heft_paper_example_makespan_80),

@@ -19,16 +19,16 @@ static dp_status load_text(const char *text, dp_err *err)
 {
 	dp_graph *g = NULL;
 	dp_err_clear(err);
-	dp_status s = load_json("t.json", text, strlen(text), &g, err);
+	dp_status s = dp_load_json("t.json", text, strlen(text), &g, err);
 	if (!s) {
-		graph_set_source(g, "t.json", err);
-		s = graph_finalize(g, err);
+		dp_graph_set_source(g, "t.json", err);
+		s = dp_graph_finalize(g, err);
 	}
-	graph_free(g);
+	dp_graph_free(g);
 	return s;
 }
 
-/* Found by fuzz_json: two ops of 2^62 bytes each made graph_finalize's
+/* Found by fuzz_json: two ops of 2^62 bytes each made dp_graph_finalize's
  * int64 totals overflow (UBSan: signed integer overflow). */
 static void test_graph_sizes_over_4_pib_are_an_error(void)
 {
@@ -73,25 +73,25 @@ static void test_graph_edge_bytes_count_in_the_total(void)
 static void test_graph_api_sizes_cannot_overflow(void)
 {
 	dp_err err;
-	dp_graph *g = graph_new("api");
+	dp_graph *g = dp_graph_new("api");
 	REQUIRE(g);
 	uint32_t a, b;
-	REQUIRE(graph_add_op(g, "a", &a, &err) == DP_OK);
-	REQUIRE(graph_add_op(g, "b", &b, &err) == DP_OK);
+	REQUIRE(dp_graph_add_op(g, "a", &a, &err) == DP_OK);
+	REQUIRE(dp_graph_add_op(g, "b", &b, &err) == DP_OK);
 	g->ops[a].output_bytes = INT64_MAX;
 	g->ops[b].param_bytes = INT64_MAX;
-	CHECK_INT(graph_finalize(g, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_finalize(g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "more than 4 PiB");
-	graph_free(g);
+	dp_graph_free(g);
 
-	g = graph_new("api2");
+	g = dp_graph_new("api2");
 	REQUIRE(g);
-	REQUIRE(graph_add_op(g, "a", &a, &err) == DP_OK);
-	REQUIRE(graph_add_op(g, "b", &b, &err) == DP_OK);
-	REQUIRE(graph_add_edge(g, a, b, INT64_MAX, false, &err) == DP_OK);
-	CHECK_INT(graph_finalize(g, &err), DP_EINPUT);
+	REQUIRE(dp_graph_add_op(g, "a", &a, &err) == DP_OK);
+	REQUIRE(dp_graph_add_op(g, "b", &b, &err) == DP_OK);
+	REQUIRE(dp_graph_add_edge(g, a, b, INT64_MAX, false, &err) == DP_OK);
+	CHECK_INT(dp_graph_finalize(g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "at the edge from 'a'");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Op times of 1e308 made every total infinite: the CLI printed "inf",
@@ -121,15 +121,15 @@ static void test_units_bandwidth_range_is_1_b_to_1_eb_per_second(void)
 {
 	dp_err err;
 	double bw = -1;
-	CHECK_INT(units_parse_bandwidth("1B/s", &bw, &err), DP_OK);
+	CHECK_INT(dp_units_parse_bandwidth("1B/s", &bw, &err), DP_OK);
 	CHECK_NEAR(bw, 1e-6, 1e-18);
-	CHECK_INT(units_parse_bandwidth("1000000TB/s", &bw, &err), DP_OK);
-	CHECK_INT(units_parse_bandwidth("1e-300", &bw, &err), DP_EINPUT);
+	CHECK_INT(dp_units_parse_bandwidth("1000000TB/s", &bw, &err), DP_OK);
+	CHECK_INT(dp_units_parse_bandwidth("1e-300", &bw, &err), DP_EINPUT);
 	CHECK_STR(err.msg, "bad bandwidth '1e-300': out of range (expected "
 			   "from 1 B/s to 1 EB/s)");
-	CHECK_INT(units_parse_bandwidth("0.5/s", &bw, &err), DP_EINPUT);
-	CHECK_INT(units_parse_bandwidth("1000001TB/s", &bw, &err), DP_EINPUT);
-	CHECK_INT(units_parse_bandwidth("1e20", &bw, &err), DP_EINPUT);
+	CHECK_INT(dp_units_parse_bandwidth("0.5/s", &bw, &err), DP_EINPUT);
+	CHECK_INT(dp_units_parse_bandwidth("1000001TB/s", &bw, &err), DP_EINPUT);
+	CHECK_INT(dp_units_parse_bandwidth("1e20", &bw, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "out of range");
 }
 
@@ -137,28 +137,28 @@ static void test_units_time_is_at_most_1e15_us(void)
 {
 	dp_err err;
 	double us = -1;
-	CHECK_INT(units_parse_time("1e15", &us, &err), DP_OK);
+	CHECK_INT(dp_units_parse_time("1e15", &us, &err), DP_OK);
 	CHECK_NEAR(us, 1e15, 0);
-	CHECK_INT(units_parse_time("1e9s", &us, &err), DP_OK);
-	CHECK_INT(units_parse_time("1.1e9s", &us, &err), DP_EINPUT);
+	CHECK_INT(dp_units_parse_time("1e9s", &us, &err), DP_OK);
+	CHECK_INT(dp_units_parse_time("1.1e9s", &us, &err), DP_EINPUT);
 	CHECK_STR(err.msg, "bad time '1.1e9s': too large (at most 1e15 us, "
 			   "about 31 years)");
-	CHECK_INT(units_parse_time("1e300", &us, &err), DP_EINPUT);
+	CHECK_INT(dp_units_parse_time("1e300", &us, &err), DP_EINPUT);
 }
 
 static void test_machine_speed_range_is_1e_minus6_to_1e6(void)
 {
 	dp_machine m;
 	dp_err err;
-	REQUIRE(machine_init(&m, 2, &err) == DP_OK);
-	CHECK_INT(machine_set_speeds(&m, "1e-6,1e6", &err), DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, &err) == DP_OK);
+	CHECK_INT(dp_machine_set_speeds(&m, "1e-6,1e6", &err), DP_OK);
 	CHECK_NEAR(m.speed[0], 1e-6, 0);
 	CHECK_NEAR(m.speed[1], 1e6, 0);
-	CHECK_INT(machine_set_speeds(&m, "1e-300,1", &err), DP_EINPUT);
+	CHECK_INT(dp_machine_set_speeds(&m, "1e-300,1", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "a speed must be from 1e-6 to 1e6");
-	CHECK_INT(machine_set_speeds(&m, "1,2e6", &err), DP_EINPUT);
+	CHECK_INT(dp_machine_set_speeds(&m, "1,2e6", &err), DP_EINPUT);
 	CHECK_NEAR(m.speed[0], 1e-6, 0); /* untouched on error */
-	machine_free(&m);
+	dp_machine_free(&m);
 }
 
 /* At every limit at once the simulator's numbers stay finite: the
@@ -172,27 +172,27 @@ static void test_plan_at_the_limits_is_finite(void)
 		"1125899906842624},{\"name\":\"b\",\"time_us\":3e14},"
 		"{\"name\":\"c\",\"time_us\":3e14}],\"edges\":[{\"from\":\"a\","
 		"\"to\":\"b\"},{\"from\":\"a\",\"to\":\"c\"}]}";
-	REQUIRE(load_json("t.json", text, strlen(text), &g, &err) == DP_OK);
-	REQUIRE(graph_finalize(g, &err) == DP_OK);
+	REQUIRE(dp_load_json("t.json", text, strlen(text), &g, &err) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, &err) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 3, &err) == DP_OK);
-	REQUIRE(machine_set_speeds(&m, "1e-6,1e-6,1e6", &err) == DP_OK);
-	REQUIRE(units_parse_bandwidth("1B/s", &m.bw, &err) == DP_OK);
-	REQUIRE(units_parse_time("1e15", &m.lat, &err) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 3, &err) == DP_OK);
+	REQUIRE(dp_machine_set_speeds(&m, "1e-6,1e-6,1e6", &err) == DP_OK);
+	REQUIRE(dp_units_parse_bandwidth("1B/s", &m.bw, &err) == DP_OK);
+	REQUIRE(dp_units_parse_time("1e15", &m.lat, &err) == DP_OK);
 	int32_t pl[3] = {0, 1, 2};
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	REQUIRE(plan_evaluate(g, &m, pl, DP_CONT_PORT, &plan, &err) == DP_OK);
+	REQUIRE(dp_plan_evaluate(g, &m, pl, DP_CONT_PORT, &plan, &err) == DP_OK);
 	CHECK(isfinite(plan.sim.makespan) && plan.sim.makespan > 1e20);
 	CHECK(isfinite(plan.xlb) && isfinite(plan.speedup));
-	plan_free(&plan);
-	const dp_algo *a = algo_find("pardnn");
+	dp_plan_free(&plan);
+	const dp_algo *a = dp_algo_find("pardnn");
 	REQUIRE(a);
-	REQUIRE(plan_run(g, &m, a, NULL, NULL, &plan, &err) == DP_OK);
+	REQUIRE(dp_plan_run(g, &m, a, NULL, NULL, &plan, &err) == DP_OK);
 	CHECK(isfinite(plan.sim.makespan));
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_graph_sizes_over_4_pib_are_an_error),

@@ -1,5 +1,5 @@
 /* test_load.c - format detection by content, format names, reading files,
- * line/column mapping, graph_load's dispatch. */
+ * line/column mapping, dp_graph_load's dispatch. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@ static int detect(const char *path, dp_err *err)
 {
 	dp_format f = DP_FMT_AUTO;
 	dp_err_clear(err);
-	if (load_detect(path, &f, err) != DP_OK)
+	if (dp_load_detect(path, &f, err) != DP_OK)
 		return -1;
 	return (int)f;
 }
@@ -196,33 +196,33 @@ static void test_format_names_and_parse(void)
 	dp_err err;
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
 		dp_format f = (dp_format)-1;
-		CHECK_INT(load_format_parse(ok[i].text, &f, &err), DP_OK);
+		CHECK_INT(dp_load_format_parse(ok[i].text, &f, &err), DP_OK);
 		CHECK_INT(f, ok[i].f);
 	}
 	dp_format f;
-	CHECK_INT(load_format_parse("xml", &f, &err), DP_EINPUT);
+	CHECK_INT(dp_load_format_parse("xml", &f, &err), DP_EINPUT);
 	CHECK_STR(err.msg, "unknown format 'xml': expected one of auto, json, "
 			   "dot, pardnn, fiddle, pipedream");
-	CHECK_STR(load_format_name(DP_FMT_JSON), "json");
-	CHECK_STR(load_format_name(DP_FMT_PIPEDREAM), "pipedream");
-	CHECK_STR(load_format_name((dp_format)99), "unknown");
+	CHECK_STR(dp_load_format_name(DP_FMT_JSON), "json");
+	CHECK_STR(dp_load_format_name(DP_FMT_PIPEDREAM), "pipedream");
+	CHECK_STR(dp_load_format_name((dp_format)99), "unknown");
 }
 
 static void test_line_col_of_offsets(void)
 {
 	static const char t[] = "ab\ncd\n\nxyz";
 	int l, c;
-	load_line_col(t, 0, &l, &c);
+	dp_load_line_col(t, 0, &l, &c);
 	CHECK(l == 1 && c == 1);
-	load_line_col(t, 2, &l, &c); /* the newline itself */
+	dp_load_line_col(t, 2, &l, &c); /* the newline itself */
 	CHECK(l == 1 && c == 3);
-	load_line_col(t, 3, &l, &c);
+	dp_load_line_col(t, 3, &l, &c);
 	CHECK(l == 2 && c == 1);
-	load_line_col(t, 6, &l, &c);
+	dp_load_line_col(t, 6, &l, &c);
 	CHECK(l == 3 && c == 1);
-	load_line_col(t, 9, &l, &c);
+	dp_load_line_col(t, 9, &l, &c);
 	CHECK(l == 4 && c == 3);
-	load_line_col(t, sizeof t - 1, &l, &c); /* end of text */
+	dp_load_line_col(t, sizeof t - 1, &l, &c); /* end of text */
 	CHECK(l == 4 && c == 4);
 }
 
@@ -231,17 +231,17 @@ static void test_read_file_errors_and_limit(void)
 	char *text = (char *)1;
 	size_t len = 7;
 	dp_err err;
-	CHECK_INT(load_read_file("/tmp/dnnpart-no-such-file", 0, &text, &len,
+	CHECK_INT(dp_load_read_file("/tmp/dnnpart-no-such-file", 0, &text, &len,
 				 &err),
 		  DP_EIO);
 	CHECK(text == NULL && len == 0);
 	CHECK_CONTAINS(err.msg, "cannot open: No such file");
-	CHECK_INT(load_read_file("tests", 0, &text, &len, &err), DP_EINPUT);
+	CHECK_INT(dp_load_read_file("tests", 0, &text, &len, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "is a folder");
-	CHECK_INT(load_read_file(D "json_minimal.json", 10, &text, &len, &err),
+	CHECK_INT(dp_load_read_file(D "json_minimal.json", 10, &text, &len, &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "more than the 10 B this machine can hold");
-	REQUIRE(load_read_file(D "json_minimal.json", 0, &text, &len, &err) ==
+	REQUIRE(dp_load_read_file(D "json_minimal.json", 0, &text, &len, &err) ==
 		DP_OK);
 	CHECK_INT(len, strlen(text));
 	CHECK(strncmp(text, "{\"ops\"", 6) == 0);
@@ -253,28 +253,28 @@ static void test_graph_load_forced_formats(void)
 	dp_graph *g = NULL;
 	dp_err err;
 	/* forcing DOT on a JSON file: the DOT parser's complaint */
-	CHECK_INT(graph_load(D "json_minimal.json", DP_FMT_DOT, &g, &err),
+	CHECK_INT(dp_graph_load(D "json_minimal.json", DP_FMT_DOT, &g, &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "DOT syntax error");
 	CHECK_INT(err.line, 1);
 	/* forcing JSON on a DOT file */
-	CHECK_INT(graph_load(D "dot_attrs.dot", DP_FMT_JSON, &g, &err),
+	CHECK_INT(dp_graph_load(D "dot_attrs.dot", DP_FMT_JSON, &g, &err),
 		  DP_EINPUT);
 	CHECK_INT(err.line, 1);
 	CHECK_INT(err.col, 1);
 	CHECK_CONTAINS(err.msg, "expected an object '{' for the top-level "
 				"object, got '/'");
-	CHECK_INT(graph_load("tests/data", DP_FMT_JSON, &g, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_load("tests/data", DP_FMT_JSON, &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "is a folder, but the json format is a single "
 				"file");
-	CHECK_INT(graph_load(D "dot_attrs.dot", DP_FMT_PARDNN, &g, &err),
+	CHECK_INT(dp_graph_load(D "dot_attrs.dot", DP_FMT_PARDNN, &g, &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "folder");
 	CHECK(g == NULL);
-	REQUIRE(graph_load(D "dot_attrs.dot", DP_FMT_DOT, &g, &err) == DP_OK);
+	REQUIRE(dp_graph_load(D "dot_attrs.dot", DP_FMT_DOT, &g, &err) == DP_OK);
 	CHECK(g->finalized);
 	CHECK_STR(g->source, D "dot_attrs.dot");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_detect_native_and_dot_by_content),

@@ -19,8 +19,8 @@ static void test_dot_attributes_and_defaults(void)
 	REQUIRE(g);
 	CHECK_STR(g->name, "model");
 	REQUIRE(g->nops == 4 && g->nedges == 4);
-	uint32_t in = graph_find(g, "in"), conv = graph_find(g, "conv"),
-		 relu = graph_find(g, "relu"), late = graph_find(g, "late");
+	uint32_t in = dp_graph_find(g, "in"), conv = dp_graph_find(g, "conv"),
+		 relu = dp_graph_find(g, "relu"), late = dp_graph_find(g, "late");
 	CHECK(in == 0 && conv == 1 && relu == 2 && late == 3);
 	CHECK_NEAR(g->ops[in].time_us, 0, 0); /* explicit 0 stays 0 */
 	CHECK_INT(g->ops[in].output_bytes, 1048576);
@@ -53,7 +53,7 @@ static void test_dot_attributes_and_defaults(void)
 	CHECK_INT(g->hint.memory_bytes, 8LL << 30);
 	CHECK_NEAR(g->hint.bw_bytes_per_us, 25000, 1e-9);
 	CHECK_NEAR(g->hint.lat_us, 10, 0);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_dot_op_order_is_first_appearance(void)
@@ -76,8 +76,8 @@ static void test_dot_op_order_is_first_appearance(void)
 	for (uint32_t e = 0; e < g->nedges; e++)
 		CHECK(g->edges[e].from == h->edges[e].from &&
 		      g->edges[e].to == h->edges[e].to);
-	graph_free(g);
-	graph_free(h);
+	dp_graph_free(g);
+	dp_graph_free(h);
 }
 
 static void test_dot_undirected_and_strict(void)
@@ -89,7 +89,7 @@ static void test_dot_undirected_and_strict(void)
 	CHECK_STR(graph_op_name(g, g->edges[0].from), "p");
 	CHECK_STR(graph_op_name(g, g->edges[1].to), "r");
 	CHECK_INT(g->edges[1].bytes, 10);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static const struct {
@@ -122,11 +122,11 @@ static void test_dot_errors_name_the_line(void)
 		dp_graph *g = NULL;
 		dp_err err;
 		dp_err_clear(&err);
-		dp_status st = graph_load(path, DP_FMT_AUTO, &g, &err);
+		dp_status st = dp_graph_load(path, DP_FMT_AUTO, &g, &err);
 		if (st != DP_EINPUT || g) {
 			test_fail(__FILE__, __LINE__, "%s: status %d", path,
 				  st);
-			graph_free(g);
+			dp_graph_free(g);
 			continue;
 		}
 		if (strcmp(err.file, path) || err.line != bad_files[i].line ||
@@ -151,10 +151,10 @@ static void test_dot_syntax_error_prints_nothing(void)
 	dup2(fd, 2);
 	dp_graph *g = NULL;
 	dp_err err;
-	dp_status a = graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err);
+	dp_status a = dp_graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err);
 	static const char warn[] =
 		"digraph w { a -> b; a [label=<<b>unclosed]; }";
-	dp_status b = load_dot("warn.dot", warn, sizeof warn - 1, &g, &err);
+	dp_status b = dp_load_dot("warn.dot", warn, sizeof warn - 1, &g, &err);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -173,12 +173,12 @@ static void test_dot_good_after_bad(void)
 {
 	dp_graph *g = NULL;
 	dp_err err;
-	CHECK_INT(graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err),
+	CHECK_INT(dp_graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err),
 		  DP_EINPUT);
 	g = test_load_ok(D "dot_attrs.dot");
 	REQUIRE(g);
 	CHECK_INT(g->nops, 4);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* cgraph's scanner kept the rest of the last line it read for the next
@@ -191,17 +191,17 @@ static void test_dot_nothing_leaks_into_the_next_parse(void)
 	static const char bad[] = "digraph m {\n  u -> ;\n}\n";
 	dp_graph *g = NULL;
 	dp_err err;
-	REQUIRE(load_dot("two.dot", two, sizeof two - 1, &g, &err) == DP_OK);
+	REQUIRE(dp_load_dot("two.dot", two, sizeof two - 1, &g, &err) == DP_OK);
 	CHECK_STR(g->name, "one"); /* the first graph of a file is read */
-	graph_free(g);
+	dp_graph_free(g);
 	g = NULL;
-	REQUIRE(load_dot("next.dot", next, sizeof next - 1, &g, &err) == DP_OK);
+	REQUIRE(dp_load_dot("next.dot", next, sizeof next - 1, &g, &err) == DP_OK);
 	CHECK_STR(g->name, "n");
 	CHECK_INT(g->nops, 3);
-	CHECK(graph_find(g, "x") == UINT32_MAX);
-	graph_free(g);
+	CHECK(dp_graph_find(g, "x") == UINT32_MAX);
+	dp_graph_free(g);
 	/* after a file ending in a newline, lines still count from 1 */
-	CHECK_INT(load_dot("bad.dot", bad, sizeof bad - 1, &g, &err),
+	CHECK_INT(dp_load_dot("bad.dot", bad, sizeof bad - 1, &g, &err),
 		  DP_EINPUT);
 	CHECK_INT(err.line, 2);
 }
@@ -213,8 +213,8 @@ static void test_dot_cgraph_still_usable_after_loading(void)
 	static const char mine[] = "digraph a { p -> q } digraph junk { j }\n";
 	dp_graph *g = NULL;
 	dp_err err;
-	REQUIRE(load_dot("a.dot", mine, sizeof mine - 1, &g, &err) == DP_OK);
-	graph_free(g);
+	REQUIRE(dp_load_dot("a.dot", mine, sizeof mine - 1, &g, &err) == DP_OK);
+	dp_graph_free(g);
 	Agraph_t *G = agmemread("digraph other { x -> y -> z }");
 	REQUIRE(G);
 	CHECK_STR(agnameof(G), "other");
@@ -234,7 +234,7 @@ static void test_dot_real_pardnn_edges_file(void)
 	CHECK_INT(g->nedges, 12222);
 	CHECK_STR(graph_op_name(g, 0), "iterator");
 	CHECK_NEAR(g->total_time_us, 6094, 0); /* no times: 1 µs each */
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_dot_attributes_and_defaults),

@@ -17,12 +17,12 @@ static dp_graph *load_file(const char *path, dp_err *err)
 		return NULL;
 	}
 	dp_graph *g = NULL;
-	dp_status st = load_fiddle(path, text, len, &g, err);
+	dp_status st = dp_load_fiddle(path, text, len, &g, err);
 	free(text);
 	if (st)
 		return NULL;
-	if (graph_finalize(g, err)) {
-		graph_free(g);
+	if (dp_graph_finalize(g, err)) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -75,7 +75,7 @@ static void test_fiddle_resnet50_layer_training(void)
 	CHECK_INT(g->hint.memory_bytes, 17185374208);
 	CHECK_INT(g->cpu_pinned, 0);
 	/* node77 (fw) and node77grad (bw) share colorClass 77 */
-	uint32_t f = graph_find(g, "node77"), b = graph_find(g, "node77grad");
+	uint32_t f = dp_graph_find(g, "node77"), b = dp_graph_find(g, "node77grad");
 	REQUIRE(f != UINT32_MAX && b != UINT32_MAX);
 	CHECK_INT(g->ops[f].colocate, g->ops[b].colocate);
 	CHECK_STR(graph_str(g, g->group_label[g->ops[f].colocate]), "color77");
@@ -84,7 +84,7 @@ static void test_fiddle_resnet50_layer_training(void)
 	CHECK_STR(graph_str(g, g->ops[f].type), "forward");
 	CHECK_STR(graph_str(g, g->ops[b].type), "backward");
 	CHECK_STR(graph_str(g, g->ops[b].layer), "class77");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_fiddle_bert_operator_training(void)
@@ -100,7 +100,7 @@ static void test_fiddle_bert_operator_training(void)
 	CHECK_INT(g->ngroups, 417);
 	CHECK_INT(group_members(g), 1973);
 	CHECK_INT(edge_bytes_sum(g), 35996798256);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Every shared msr-fiddle file loads and is acyclic. */
@@ -134,7 +134,7 @@ static void test_fiddle_every_shared_file_loads(void)
 			continue;
 		}
 		CHECK(g->nops > 0 && g->hint.devices > 0);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 }
 
@@ -146,10 +146,10 @@ static void test_fiddle_host_node_left_out(void)
 	REQUIRE(g);
 	CHECK_INT(g->nops, 4); /* embed dense dense_grad node14 */
 	CHECK_INT(g->cpu_pinned, 1);
-	CHECK(graph_find(g, "lookup") == UINT32_MAX);
-	uint32_t e = graph_find(g, "embed"), d = graph_find(g, "dense"),
-		 dg = graph_find(g, "dense_grad"),
-		 n14 = graph_find(g, "node14");
+	CHECK(dp_graph_find(g, "lookup") == UINT32_MAX);
+	uint32_t e = dp_graph_find(g, "embed"), d = dp_graph_find(g, "dense"),
+		 dg = dp_graph_find(g, "dense_grad"),
+		 n14 = dp_graph_find(g, "node14");
 	REQUIRE(e != UINT32_MAX && d != UINT32_MAX && dg != UINT32_MAX &&
 		n14 != UINT32_MAX);
 	/* dense->dense_grad 128, dense_grad->node14 (no size: producer's
@@ -177,7 +177,7 @@ static void test_fiddle_host_node_left_out(void)
 	CHECK_STR(graph_str(g, g->ops[dg].layer), "class2");
 	CHECK_INT(g->hint.devices, 3);
 	CHECK_INT(g->hint.memory_bytes, 4096);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void expect_error(const char *file, int line, int col,
@@ -188,7 +188,7 @@ static void expect_error(const char *file, int line, int col,
 	dp_err err;
 	dp_graph *g = load_file(path, &err);
 	CHECK(g == NULL);
-	graph_free(g);
+	dp_graph_free(g);
 	CHECK_INT(err.code, DP_EINPUT);
 	CHECK_STR(err.file, path);
 	CHECK_INT(err.line, line);
@@ -219,19 +219,19 @@ static void test_fiddle_rejects_trailing_text_and_non_objects(void)
 	dp_graph *g = NULL;
 	dp_err err;
 	const char *t1 = "{\"nodes\": [], \"edges\": []} x";
-	CHECK_INT(load_fiddle("t1.json", t1, strlen(t1), &g, &err), DP_EINPUT);
+	CHECK_INT(dp_load_fiddle("t1.json", t1, strlen(t1), &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "unexpected text after the JSON object");
 	CHECK_INT(err.col, 28);
 	const char *t2 = "[1, 2]";
-	CHECK_INT(load_fiddle("t2.json", t2, strlen(t2), &g, &err), DP_EINPUT);
+	CHECK_INT(dp_load_fiddle("t2.json", t2, strlen(t2), &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "expected a JSON object");
 	const char *t3 = "{\"nodes\": [], \"edges\": {}}";
-	CHECK_INT(load_fiddle("t3.json", t3, strlen(t3), &g, &err), DP_EINPUT);
+	CHECK_INT(dp_load_fiddle("t3.json", t3, strlen(t3), &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "\"edges\" holding an array");
 	CHECK_INT(err.col, 24);
 }
 
-/* graph_load recognises the format by content. */
+/* dp_graph_load recognises the format by content. */
 static void test_fiddle_graph_load_detects_format(void)
 {
 	char path[512];
@@ -241,15 +241,15 @@ static void test_fiddle_graph_load_detects_format(void)
 		 test_shared_dir());
 	dp_err err;
 	dp_format f = DP_FMT_AUTO;
-	CHECK_INT(load_detect(path, &f, &err), DP_OK);
+	CHECK_INT(dp_load_detect(path, &f, &err), DP_OK);
 	CHECK_INT(f, DP_FMT_FIDDLE);
 	dp_graph *g = NULL;
-	REQUIRE(graph_load(path, DP_FMT_AUTO, &g, &err) == DP_OK);
+	REQUIRE(dp_graph_load(path, DP_FMT_AUTO, &g, &err) == DP_OK);
 	CHECK_INT(g->nops, 235); /* python: len(d['nodes']) */
 	CHECK_INT(g->nedges, 250);
 	CHECK_INT(g->hint.devices, 3);
 	CHECK_STR(g->name, "bert_l-3_inference");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_fiddle_resnet50_layer_training),

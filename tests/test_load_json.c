@@ -18,8 +18,8 @@ static void test_json_every_field_is_read(void)
 	CHECK_STR(g->source, D "json_full.json");
 	CHECK_INT(g->nops, 3);
 	CHECK_INT(g->nedges, 3);
-	uint32_t a = graph_find(g, "a"), b = graph_find(g, "b"),
-		 c = graph_find(g, "c\xc3\xa9"); /* "c\u00e9" decoded */
+	uint32_t a = dp_graph_find(g, "a"), b = dp_graph_find(g, "b"),
+		 c = dp_graph_find(g, "c\xc3\xa9"); /* "c\u00e9" decoded */
 	REQUIRE(a == 0 && b == 1 && c == 2);
 	const dp_op *oa = &g->ops[a], *ob = &g->ops[b], *oc = &g->ops[c];
 	CHECK_STR(graph_str(g, oa->type), "MatMul");
@@ -53,7 +53,7 @@ static void test_json_every_field_is_read(void)
 	CHECK_INT(g->hint.memory_bytes, 16LL << 30);
 	CHECK_NEAR(g->hint.bw_bytes_per_us, 130000, 1e-9);
 	CHECK_NEAR(g->hint.lat_us, 25, 0);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_json_defaults_and_basename(void)
@@ -70,7 +70,7 @@ static void test_json_defaults_and_basename(void)
 	CHECK_INT(g->edges[0].bytes, 100);
 	CHECK_INT(g->hint.devices, 0); /* no machine block */
 	CHECK(g->hint.lat_us < 0);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_json_edges_may_come_before_ops(void)
@@ -78,9 +78,9 @@ static void test_json_edges_may_come_before_ops(void)
 	dp_graph *g = test_load_ok(D "json_edges_first.json");
 	REQUIRE(g);
 	CHECK_INT(g->nedges, 1);
-	CHECK_INT(g->edges[0].from, graph_find(g, "p"));
+	CHECK_INT(g->edges[0].from, dp_graph_find(g, "p"));
 	CHECK_INT(g->edges[0].bytes, 3072);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_json_machine_numbers_and_bom(void)
@@ -91,11 +91,11 @@ static void test_json_machine_numbers_and_bom(void)
 	CHECK_INT(g->hint.memory_bytes, 1000);
 	CHECK_NEAR(g->hint.bw_bytes_per_us, 5700, 1e-9); /* bytes/s given */
 	CHECK_NEAR(g->hint.lat_us, 134, 0);		 /* µs given */
-	graph_free(g);
+	dp_graph_free(g);
 	g = test_load_ok(D "json_bom.json");
 	REQUIRE(g);
 	CHECK_INT(g->nops, 1);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Each bad file, with the exact position and the start of the message. */
@@ -166,11 +166,11 @@ static void test_json_errors_have_exact_positions(void)
 		dp_graph *g = NULL;
 		dp_err err;
 		dp_err_clear(&err);
-		dp_status st = graph_load(path, DP_FMT_AUTO, &g, &err);
+		dp_status st = dp_graph_load(path, DP_FMT_AUTO, &g, &err);
 		if (st != DP_EINPUT || g != NULL) {
 			test_fail(__FILE__, __LINE__, "%s: status %d", path,
 				  st);
-			graph_free(g);
+			dp_graph_free(g);
 			continue;
 		}
 		if (strcmp(err.file, path) != 0 ||
@@ -190,7 +190,7 @@ static void test_json_cycle_is_named_with_the_file(void)
 {
 	dp_graph *g = NULL;
 	dp_err err;
-	CHECK_INT(graph_load(D "json_bad_cycle.json", DP_FMT_AUTO, &g, &err),
+	CHECK_INT(dp_graph_load(D "json_bad_cycle.json", DP_FMT_AUTO, &g, &err),
 		  DP_EINPUT);
 	CHECK(g == NULL);
 	CHECK_STR(err.file, D "json_bad_cycle.json");
@@ -206,19 +206,19 @@ static void test_json_loader_direct_from_text(void)
 				   " \"future\": {\"nested\": [[[1]]]}}";
 	dp_graph *g = NULL;
 	dp_err err;
-	REQUIRE(load_json("mem.json", text, sizeof text - 1, &g, &err) ==
+	REQUIRE(dp_load_json("mem.json", text, sizeof text - 1, &g, &err) ==
 		DP_OK);
-	CHECK(!g->finalized); /* graph_load finalizes, the loader does not */
+	CHECK(!g->finalized); /* dp_graph_load finalizes, the loader does not */
 	CHECK_STR(g->name, "t");
 	CHECK_NEAR(g->ops[0].time_us, 100, 0);
-	graph_free(g);
+	dp_graph_free(g);
 	static const char placement[] =
 		"{\"format\": \"dnnpart-placement\", \"ops\": []}";
 	CHECK_INT(
-		load_json("p.json", placement, sizeof placement - 1, &g, &err),
+		dp_load_json("p.json", placement, sizeof placement - 1, &g, &err),
 		DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "this is a placement file, not a graph");
-	CHECK_INT(load_json("e.json", "  ", 2, &g, &err), DP_EINPUT);
+	CHECK_INT(dp_load_json("e.json", "  ", 2, &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "empty file");
 	/* deep nesting in an ignored member is bounded, not a crash */
 	size_t n = 2000;
@@ -232,7 +232,7 @@ static void test_json_loader_direct_from_text(void)
 		deep[k++] = ']';
 	deep[k++] = '}';
 	deep[k] = '\0';
-	CHECK_INT(load_json("deep.json", deep, k, &g, &err), DP_EINPUT);
+	CHECK_INT(dp_load_json("deep.json", deep, k, &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "nesting deeper than");
 	free(deep);
 }
@@ -280,7 +280,7 @@ static void test_json_large_generated_graph(void)
 	CHECK_INT(g->ops[123456].output_bytes, 124456);
 	CHECK_STR(graph_str(g, g->ops[123456].layer), "l123");
 	CHECK_INT(g->topo[n - 1], n - 1);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_json_every_field_is_read),

@@ -14,10 +14,10 @@ static dp_graph *load_dir(const char *dir, dp_err *err)
 {
 	dp_graph *g = NULL;
 	dp_err_clear(err);
-	if (load_pardnn(dir, &g, err))
+	if (dp_load_pardnn(dir, &g, err))
 		return NULL;
-	if (graph_finalize(g, err)) {
-		graph_free(g);
+	if (dp_graph_finalize(g, err)) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -32,7 +32,7 @@ static dp_graph *load_resnet(dp_err *err)
 
 static uint32_t op(const dp_graph *g, const char *name)
 {
-	return graph_find(g, name);
+	return dp_graph_find(g, name);
 }
 
 static const dp_edge *edge(const dp_graph *g, const char *a, const char *b)
@@ -94,7 +94,7 @@ static void test_pardnn_resnet_counts_and_totals(void)
 	}
 	CHECK_INT(members, 2546);
 	CHECK_INT(largest, 18);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_pardnn_resnet_variables_and_refs(void)
@@ -135,7 +135,7 @@ static void test_pardnn_resnet_variables_and_refs(void)
 		CHECK_STR(graph_str(g, g->ops[gr].layer),
 			  "resnet_model/conv2d_8");
 	CHECK_STR(graph_str(g, g->ops[k].layer), "resnet_model/conv2d");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_pardnn_tiny_folder_by_hand(void)
@@ -175,7 +175,7 @@ static void test_pardnn_tiny_folder_by_hand(void)
 	CHECK_INT(g->ops[op(g, "mm")].colocate, g->ops[op(g, "out")].colocate);
 	CHECK(g->ops[op(g, "mm")].colocate != g->ops[op(g, "w")].colocate);
 	CHECK_INT(g->ops[op(g, "x")].colocate, -1);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void expect_error(const char *dir, const char *file, int line,
@@ -190,7 +190,7 @@ static void expect_error(const char *dir, const char *file, int line,
 	dp_err err;
 	dp_graph *g = load_dir(path, &err);
 	CHECK(g == NULL);
-	graph_free(g);
+	dp_graph_free(g);
 	CHECK_INT(err.code, DP_EINPUT);
 	CHECK_STR(err.file, want);
 	CHECK_INT(err.line, line);
@@ -230,20 +230,20 @@ static void test_pardnn_not_a_folder(void)
 	CHECK_STR(err.file, "tests/data/real/no_such_folder");
 }
 
-/* graph_load detects a folder as a ParDNN folder. */
+/* dp_graph_load detects a folder as a ParDNN folder. */
 static void test_pardnn_graph_load_detects_folder(void)
 {
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/pardnn-resnet", test_shared_dir());
 	dp_format f = DP_FMT_AUTO;
 	dp_err err;
-	CHECK_INT(load_detect(dir, &f, &err), DP_OK);
+	CHECK_INT(dp_load_detect(dir, &f, &err), DP_OK);
 	CHECK_INT(f, DP_FMT_PARDNN);
 	dp_graph *g = NULL;
-	REQUIRE(graph_load(dir, DP_FMT_AUTO, &g, &err) == DP_OK);
+	REQUIRE(dp_graph_load(dir, DP_FMT_AUTO, &g, &err) == DP_OK);
 	CHECK(g->finalized);
 	CHECK_INT(g->nops, 6094);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* The reference's own K=4 placements evaluate on 4 devices with the
@@ -262,8 +262,8 @@ static void test_pardnn_reference_placements_evaluate(void)
 	dp_graph *g = load_resnet(&err);
 	REQUIRE(g);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 4, &err) == DP_OK);
-	REQUIRE(machine_set_link(&m, "pardnn", &err) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 4, &err) == DP_OK);
+	REQUIRE(dp_machine_set_link(&m, "pardnn", &err) == DP_OK);
 	int32_t *pl = calloc(g->nops, sizeof *pl);
 	REQUIRE(pl);
 	for (size_t i = 0; i < 2; i++) {
@@ -271,7 +271,7 @@ static void test_pardnn_reference_placements_evaluate(void)
 		snprintf(path, sizeof path, "%s/pardnn-resnet/reference/%s",
 			 test_shared_dir(), refs[i].file);
 		dp_placement_info info;
-		if (placement_read(path, g, pl, &info, &err)) {
+		if (dp_placement_read(path, g, pl, &info, &err)) {
 			char buf[1600];
 			test_fail(__FILE__, __LINE__, "%s",
 				  dp_err_format(&err, buf, sizeof buf));
@@ -287,7 +287,7 @@ static void test_pardnn_reference_placements_evaluate(void)
 		for (int c = 0; c < 2; c++) {
 			dp_plan p;
 			memset(&p, 0, sizeof p);
-			dp_status st = plan_evaluate(
+			dp_status st = dp_plan_evaluate(
 				g, &m, pl, c ? DP_CONT_NONE : DP_CONT_PORT, &p,
 				&err);
 			CHECK_INT(st, DP_OK);
@@ -296,12 +296,12 @@ static void test_pardnn_reference_placements_evaluate(void)
 				CHECK(p.feasible); /* no caps */
 				CHECK(p.sim.cut_edges > 0);
 			}
-			plan_free(&p);
+			dp_plan_free(&p);
 		}
 	}
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_pardnn_resnet_counts_and_totals),

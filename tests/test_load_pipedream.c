@@ -17,12 +17,12 @@ static dp_graph *load_file(const char *path, dp_err *err)
 		return NULL;
 	}
 	dp_graph *g = NULL;
-	dp_status st = load_pipedream(path, text, len, &g, err);
+	dp_status st = dp_load_pipedream(path, text, len, &g, err);
 	free(text);
 	if (st)
 		return NULL;
-	if (graph_finalize(g, err)) {
-		graph_free(g);
+	if (dp_graph_finalize(g, err)) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -31,10 +31,10 @@ static dp_graph *load_file(const char *path, dp_err *err)
 static dp_graph *load_text(const char *text, dp_err *err)
 {
 	dp_graph *g = NULL;
-	if (load_pipedream("mem/graph.txt", text, strlen(text), &g, err))
+	if (dp_load_pipedream("mem/graph.txt", text, strlen(text), &g, err))
 		return NULL;
-	if (graph_finalize(g, err)) {
-		graph_free(g);
+	if (dp_graph_finalize(g, err)) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -50,7 +50,7 @@ static dp_graph *load_shared(const char *model, dp_err *err)
 
 static uint32_t op(const dp_graph *g, const char *name)
 {
-	return graph_find(g, name);
+	return dp_graph_find(g, name);
 }
 
 static bool has_edge(const dp_graph *g, const char *a, const char *b,
@@ -100,7 +100,7 @@ static void test_pipedream_resnet50_counts_and_totals(void)
 	CHECK_STR(graph_str(g, g->ops[in].type), "Input");
 	CHECK(op(g, "node1_bw") == UINT32_MAX);
 	CHECK_INT(g->cpu_pinned, 0);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* node76 -- Conv2d(128, 512, ...) -- forward_compute_time=1.318,
@@ -136,7 +136,7 @@ static void test_pipedream_layer_becomes_forward_and_backward(void)
 	CHECK(has_edge(g, "node76", "node76_bw", &bytes)); /* saved output */
 	CHECK_INT(bytes, 205520896);
 	CHECK(!has_edge(g, "node75_bw", "node76_bw", NULL));
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* gnmt: three input layers (Input0..2) and list-valued activation sizes
@@ -155,7 +155,7 @@ static void test_pipedream_gnmt_lists_and_several_inputs(void)
 	uint32_t lstm = op(g, "node7");
 	REQUIRE(lstm != UINT32_MAX);
 	CHECK_INT(g->ops[lstm].output_bytes, 6291456 + 131072 + 131072);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Every shared PipeDream profile loads and is acyclic. */
@@ -174,7 +174,7 @@ static void test_pipedream_every_shared_profile_loads(void)
 			continue;
 		}
 		CHECK(g->nops > 0 && g->total_time_us > 0);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 }
 
@@ -200,7 +200,7 @@ static void test_pipedream_small_graph_by_hand(void)
 	CHECK(has_edge(g, "node1", "node2_bw", &b));
 	CHECK_INT(b, 100);
 	CHECK_INT(g->ops[op(g, "node2_bw")].output_bytes, 0);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void expect_error(const char *file, int line, const char *needle)
@@ -211,7 +211,7 @@ static void expect_error(const char *file, int line, const char *needle)
 	dp_err_clear(&err);
 	dp_graph *g = load_file(path, &err);
 	CHECK(g == NULL);
-	graph_free(g);
+	dp_graph_free(g);
 	CHECK_INT(err.code, DP_EINPUT);
 	CHECK_STR(err.file, path);
 	CHECK_INT(err.line, line);
@@ -239,7 +239,7 @@ static void test_pipedream_empty_file_is_an_error(void)
 	CHECK_CONTAINS(err.msg, "no layer lines");
 }
 
-/* graph_load recognises graph.txt by content and builds the same graph. */
+/* dp_graph_load recognises graph.txt by content and builds the same graph. */
 static void test_pipedream_graph_load_detects_format(void)
 {
 	char path[512];
@@ -247,17 +247,17 @@ static void test_pipedream_graph_load_detects_format(void)
 		 test_shared_dir());
 	dp_err err;
 	dp_format f = DP_FMT_AUTO;
-	CHECK_INT(load_detect(path, &f, &err), DP_OK);
+	CHECK_INT(dp_load_detect(path, &f, &err), DP_OK);
 	CHECK_INT(f, DP_FMT_PIPEDREAM);
 	dp_graph *g = NULL, *h = load_file(path, &err);
 	REQUIRE(h);
-	REQUIRE(graph_load(path, DP_FMT_AUTO, &g, &err) == DP_OK);
+	REQUIRE(dp_graph_load(path, DP_FMT_AUTO, &g, &err) == DP_OK);
 	CHECK_INT(g->nops, h->nops);
 	CHECK_INT(g->nedges, h->nedges);
 	CHECK_NEAR(g->total_time_us, h->total_time_us, 0);
 	CHECK_STR(g->name, "vgg16");
-	graph_free(g);
-	graph_free(h);
+	dp_graph_free(g);
+	dp_graph_free(h);
 }
 
 TEST_MAIN(TEST(test_pipedream_resnet50_counts_and_totals),

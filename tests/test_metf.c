@@ -14,7 +14,7 @@ static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
 		   int64_t param)
 {
 	uint32_t id = UINT32_MAX;
-	graph_add_op(g, name, &id, NULL);
+	dp_graph_add_op(g, name, &id, NULL);
 	g->ops[id].time_us = t;
 	g->ops[id].output_bytes = out;
 	g->ops[id].param_bytes = param;
@@ -24,10 +24,10 @@ static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
 static bool run_plan(const dp_graph *g, const dp_machine *m, dp_plan *p)
 {
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	memset(p, 0, sizeof *p);
 	dp_err err;
-	if (plan_run(g, m, algo_find("metf"), &o, NULL, p, &err) != DP_OK) {
+	if (dp_plan_run(g, m, dp_algo_find("metf"), &o, NULL, p, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "metf failed: %s", err.msg);
 		return false;
 	}
@@ -38,30 +38,30 @@ static bool run_plan(const dp_graph *g, const dp_machine *m, dp_plan *p)
  * device, because moving its second op costs a transfer. */
 static void test_metf_spreads_independent_ops_keeps_chains(void)
 {
-	dp_graph *g = graph_new("t");
+	dp_graph *g = dp_graph_new("t");
 	uint32_t a = op(g, "a", 100, 1 << 20, 0);
 	uint32_t b = op(g, "b", 100, 1 << 20, 0);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK(p.placement[a] != p.placement[b]);
 	CHECK_NEAR(p.sim.makespan, 100, 1e-9);
-	plan_free(&p);
-	graph_free(g);
+	dp_plan_free(&p);
+	dp_graph_free(g);
 
-	g = graph_new("chain");
+	g = dp_graph_new("chain");
 	uint32_t c = op(g, "c", 100, 1 << 20, 0);
 	uint32_t d = op(g, "d", 100, 1 << 20, 0);
-	graph_add_edge(g, c, d, -1, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_edge(g, c, d, -1, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[c], p.placement[d]);
 	CHECK_NEAR(p.sim.makespan, 200, 1e-9);
-	plan_free(&p);
-	graph_free(g);
-	machine_free(&m);
+	dp_plan_free(&p);
+	dp_graph_free(g);
+	dp_machine_free(&m);
 }
 
 /* With a third ready op, ETF starts it where it can start first: after c
@@ -70,15 +70,15 @@ static void test_metf_spreads_independent_ops_keeps_chains(void)
  * go to the smaller topological index) and d the other device at 133. */
 static void test_metf_takes_earliest_start_pair(void)
 {
-	dp_graph *g = graph_new("etf");
+	dp_graph *g = dp_graph_new("etf");
 	uint32_t a = op(g, "a", 100, 1 << 20, 0);
 	uint32_t b = op(g, "b", 100, 1 << 20, 0);
 	uint32_t c = op(g, "c", 100, 1 << 20, 0);
 	uint32_t d = op(g, "d", 100, 1 << 20, 0);
-	graph_add_edge(g, c, d, -1, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_edge(g, c, d, -1, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[c], 0); /* highest rank first, device 0 */
@@ -86,37 +86,37 @@ static void test_metf_takes_earliest_start_pair(void)
 	CHECK_INT(p.placement[b], 0);
 	CHECK_INT(p.placement[d], 1);
 	CHECK_NEAR(p.sim.makespan, 200 + 25 + 1048576 / 130000.0, 1e-6);
-	plan_free(&p);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* Params of both ops do not fit one device: the second goes to the slow
  * device although it would finish earlier on the fast one. */
 static void test_metf_memory_makes_device_ineligible(void)
 {
-	dp_graph *g = graph_new("mem");
+	dp_graph *g = dp_graph_new("mem");
 	uint32_t a = op(g, "a", 10, 0, 600);
 	uint32_t b = op(g, "b", 10, 0, 600);
-	graph_add_edge(g, a, b, 0, true, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_edge(g, a, b, 0, true, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(machine_set_speeds(&m, "1,0.1", NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_set_speeds(&m, "1,0.1", NULL) == DP_OK);
 	dp_plan p;
-	REQUIRE(machine_set_caps(&m, "inf", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "inf", NULL) == DP_OK);
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[a], 0);
 	CHECK_INT(p.placement[b], 0);
-	plan_free(&p);
-	REQUIRE(machine_set_caps(&m, "1000", NULL) == DP_OK);
+	dp_plan_free(&p);
+	REQUIRE(dp_machine_set_caps(&m, "1000", NULL) == DP_OK);
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[a], 0);
 	CHECK_INT(p.placement[b], 1);
 	CHECK(p.feasible);
-	plan_free(&p);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* A chain whose outputs are big: each output dies when its consumer ends,
@@ -124,50 +124,50 @@ static void test_metf_memory_makes_device_ineligible(void)
  * must see that (liveness) instead of summing all outputs. */
 static void test_metf_counts_liveness_not_sums(void)
 {
-	dp_graph *g = graph_new("chain");
+	dp_graph *g = dp_graph_new("chain");
 	uint32_t prev = 0;
 	for (int i = 0; i < 10; i++) {
 		char nm[16];
 		snprintf(nm, sizeof nm, "c%d", i);
 		uint32_t id = op(g, nm, 10, 1000, 0);
 		if (i)
-			graph_add_edge(g, prev, id, -1, false, NULL);
+			dp_graph_add_edge(g, prev, id, -1, false, NULL);
 		prev = id;
 	}
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(machine_set_caps(&m, "2000", NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "2000", NULL) == DP_OK);
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK(p.feasible);
 	for (uint32_t v = 1; v < g->nops; v++)
 		CHECK_INT(p.placement[v], p.placement[0]);
 	CHECK_INT(p.sim.dev[p.placement[0]].peak_bytes, 2000);
-	plan_free(&p);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* Nothing fits anywhere: the op goes where it overflows least, and the
  * plan says infeasible with the numbers. */
 static void test_metf_overflows_least_when_nothing_fits(void)
 {
-	dp_graph *g = graph_new("big");
+	dp_graph *g = dp_graph_new("big");
 	uint32_t a = op(g, "a", 10, 0, 2000);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 3, NULL) == DP_OK);
-	REQUIRE(machine_set_caps(&m, "1000,1500,500", NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "1000,1500,500", NULL) == DP_OK);
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[a], 1);
 	CHECK(!p.feasible);
-	CHECK_INT(plan_worst_device(&p), 1);
+	CHECK_INT(dp_plan_worst_device(&p), 1);
 	CHECK_INT(p.sim.dev[1].peak_bytes, 2000);
-	plan_free(&p);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* An op waits for memory to be released instead of overflowing: b's temp
@@ -176,50 +176,50 @@ static void test_metf_overflows_least_when_nothing_fits(void)
  * 1 (400 over instead of 700); waiting puts it on device 0, feasibly. */
 static void test_metf_waits_for_release(void)
 {
-	dp_graph *g = graph_new("wait");
+	dp_graph *g = dp_graph_new("wait");
 	uint32_t a = op(g, "a", 10, 800, 0);
 	uint32_t a2 = op(g, "a2", 10, 0, 0);
 	uint32_t b = op(g, "b", 10, 0, 0);
 	g->ops[b].temp_bytes = 900;
-	graph_add_edge(g, a, a2, -1, false, NULL);
+	dp_graph_add_edge(g, a, a2, -1, false, NULL);
 	g->ops[a].pin = 0;
 	g->ops[a2].pin = 0;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(machine_set_caps(&m, "1000,500", NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "1000,500", NULL) == DP_OK);
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[b], 0);
 	CHECK(p.feasible);
 	CHECK_INT(p.sim.dev[0].peak_bytes, 900);
-	plan_free(&p);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_metf_pins_groups_determinism_cancel(void)
 {
-	dp_graph *g = graph_new("pg");
+	dp_graph *g = dp_graph_new("pg");
 	char nm[16];
 	for (int i = 0; i < 60; i++) {
 		snprintf(nm, sizeof nm, "o%d", i);
 		uint32_t id = op(g, nm, 5 + (i * 7) % 13, 1000 + i, 0);
 		if (i >= 3)
-			graph_add_edge(g, (uint32_t)(i * 5 % i), id, -1, false,
+			dp_graph_add_edge(g, (uint32_t)(i * 5 % i), id, -1, false,
 				       NULL);
 	}
 	g->ops[10].pin = 2;
 	g->ops[20].pin = 1;
-	graph_set_colocate(g, 5, "g", NULL);
-	graph_set_colocate(g, 40, "g", NULL);
-	graph_set_colocate(g, 59, "g", NULL);
-	graph_set_colocate(g, 21, "h", NULL);
-	graph_set_colocate(g, 33, "h", NULL);
+	dp_graph_set_colocate(g, 5, "g", NULL);
+	dp_graph_set_colocate(g, 40, "g", NULL);
+	dp_graph_set_colocate(g, 59, "g", NULL);
+	dp_graph_set_colocate(g, 21, "h", NULL);
+	dp_graph_set_colocate(g, 33, "h", NULL);
 	g->ops[33].pin = 0;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
 	dp_plan p, q;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[10], 2);
@@ -231,19 +231,19 @@ static void test_metf_pins_groups_determinism_cancel(void)
 	REQUIRE(run_plan(g, &m, &q));
 	CHECK(memcmp(p.placement, q.placement, g->nops * sizeof *p.placement) ==
 	      0);
-	plan_free(&p);
-	plan_free(&q);
+	dp_plan_free(&p);
+	dp_plan_free(&q);
 
 	atomic_int cancel = 1;
 	dp_progress pr = {NULL, NULL, &cancel};
 	int32_t pl[60];
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	dp_err err;
-	CHECK_INT(algo_find("metf")->run(g, &m, &o, &pr, pl, &err),
+	CHECK_INT(dp_algo_find("metf")->run(g, &m, &o, &pr, pl, &err),
 		  DP_ECANCELED);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* Progress goes from 0 to 1 for the metf phase. */
@@ -260,21 +260,21 @@ static void on_progress(void *ud, const char *phase, double f)
 
 static void test_metf_reports_progress(void)
 {
-	dp_graph *g = graph_new("p");
+	dp_graph *g = dp_graph_new("p");
 	op(g, "x", 1, 0, 0);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	dp_progress pr = {on_progress, NULL, NULL};
 	int32_t pl[1];
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	reports = 0;
-	CHECK_INT(algo_find("metf")->run(g, &m, &o, &pr, pl, NULL), DP_OK);
+	CHECK_INT(dp_algo_find("metf")->run(g, &m, &o, &pr, pl, NULL), DP_OK);
 	CHECK(reports >= 2);
 	CHECK_NEAR(last_fraction, 1.0, 0);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_metf_spreads_independent_ops_keeps_chains),

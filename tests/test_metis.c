@@ -14,7 +14,7 @@
 static uint32_t op(dp_graph *g, const char *name, double t, int64_t out)
 {
 	uint32_t id = UINT32_MAX;
-	graph_add_op(g, name, &id, NULL);
+	dp_graph_add_op(g, name, &id, NULL);
 	g->ops[id].time_us = t;
 	g->ops[id].output_bytes = out;
 	return id;
@@ -24,8 +24,8 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		     const dp_progress *p)
 {
 	dp_algo_opts o;
-	algo_opts_default(&o);
-	return algo_find("metis")->run(g, m, &o, p, pl, NULL);
+	dp_algo_opts_default(&o);
+	return dp_algo_find("metis")->run(g, m, &o, p, pl, NULL);
 }
 
 /* Two cliques-ish clusters of 8 ops with heavy edges inside, joined by one
@@ -33,7 +33,7 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
  * device 0 (then the parts are renamed so that B is device 0). */
 static dp_graph *two_clusters(int pin_b)
 {
-	dp_graph *g = graph_new("clusters");
+	dp_graph *g = dp_graph_new("clusters");
 	char nm[16];
 	for (int c = 0; c < 2; c++)
 		for (int i = 0; i < 8; i++) {
@@ -43,14 +43,14 @@ static dp_graph *two_clusters(int pin_b)
 	for (int c = 0; c < 2; c++)
 		for (int i = 0; i < 8; i++)
 			for (int j = i + 1; j < 8; j++)
-				graph_add_edge(g, (uint32_t)(c * 8 + i),
+				dp_graph_add_edge(g, (uint32_t)(c * 8 + i),
 					       (uint32_t)(c * 8 + j), 1 << 20,
 					       false, NULL);
-	graph_add_edge(g, 7, 8, 16, false, NULL); /* the light bridge */
+	dp_graph_add_edge(g, 7, 8, 16, false, NULL); /* the light bridge */
 	if (pin_b >= 0)
 		g->ops[12].pin = pin_b;
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -62,7 +62,7 @@ static void test_metis_cuts_the_light_edge(void)
 		dp_graph *g = two_clusters(pin);
 		REQUIRE(g);
 		dp_machine m;
-		REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
+		REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 		int32_t pl[16];
 		REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 		for (int i = 1; i < 8; i++) {
@@ -72,8 +72,8 @@ static void test_metis_cuts_the_light_edge(void)
 		CHECK(pl[0] != pl[8]);
 		if (pin >= 0)
 			CHECK_INT(pl[8], pin); /* parts renamed to the pin */
-		machine_free(&m);
-		graph_free(g);
+		dp_machine_free(&m);
+		dp_graph_free(g);
 	}
 }
 
@@ -82,7 +82,7 @@ static void test_metis_cuts_the_light_edge(void)
  * target share + 10% + the largest op. */
 static void test_metis_balances_time_by_speed(void)
 {
-	dp_graph *g = graph_new("bal");
+	dp_graph *g = dp_graph_new("bal");
 	char nm[16];
 	double total = 0, maxop = 0;
 	for (int i = 0; i < 400; i++) {
@@ -93,13 +93,13 @@ static void test_metis_balances_time_by_speed(void)
 		if (t > maxop)
 			maxop = t;
 		if (i % 10)
-			graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
+			dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
 				       false, NULL);
 	}
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(machine_set_speeds(&m, "3,1", NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(dp_machine_set_speeds(&m, "3,1", NULL) == DP_OK);
 	int32_t pl[400];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	double w[2] = {0, 0};
@@ -112,30 +112,30 @@ static void test_metis_balances_time_by_speed(void)
 	int32_t pl2[400];
 	REQUIRE(run(g, &m, pl2, NULL) == DP_OK);
 	CHECK(memcmp(pl, pl2, sizeof pl) == 0);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_metis_keeps_groups_and_pins(void)
 {
-	dp_graph *g = graph_new("grp");
+	dp_graph *g = dp_graph_new("grp");
 	char nm[16];
 	for (int i = 0; i < 40; i++) {
 		snprintf(nm, sizeof nm, "o%d", i);
 		op(g, nm, 10, 4096);
 		if (i)
-			graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
+			dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
 				       false, NULL);
 	}
-	graph_set_colocate(g, 0, "far", NULL);
-	graph_set_colocate(g, 39, "far", NULL);
-	graph_set_colocate(g, 20, "far", NULL);
+	dp_graph_set_colocate(g, 0, "far", NULL);
+	dp_graph_set_colocate(g, 39, "far", NULL);
+	dp_graph_set_colocate(g, 20, "far", NULL);
 	g->ops[5].pin = 2;
 	g->ops[30].pin = 2;
 	g->ops[35].pin = 0;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
 	int32_t pl[40];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_INT(pl[0], pl[39]);
@@ -145,43 +145,43 @@ static void test_metis_keeps_groups_and_pins(void)
 	CHECK_INT(pl[35], 0);
 	for (uint32_t v = 0; v < 40; v++)
 		CHECK(pl[v] >= 0 && pl[v] < 3);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* K = 1: all on device 0; K larger than the (contracted) vertex count: one
  * vertex per device, METIS not called (it would refuse). */
 static void test_metis_small_cases(void)
 {
-	dp_graph *g = graph_new("small");
+	dp_graph *g = dp_graph_new("small");
 	op(g, "x", 1, 1);
 	op(g, "y", 1, 1);
 	op(g, "z", 1, 1);
-	graph_add_edge(g, 0, 1, -1, false, NULL);
-	graph_set_colocate(g, 1, "yz", NULL);
-	graph_set_colocate(g, 2, "yz", NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_edge(g, 0, 1, -1, false, NULL);
+	dp_graph_set_colocate(g, 1, "yz", NULL);
+	dp_graph_set_colocate(g, 2, "yz", NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 1, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 1, NULL) == DP_OK);
 	int32_t pl[3] = {-1, -1, -1};
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK(pl[0] == 0 && pl[1] == 0 && pl[2] == 0);
-	machine_free(&m);
-	REQUIRE(machine_init(&m, 5, NULL) == DP_OK);
+	dp_machine_free(&m);
+	REQUIRE(dp_machine_init(&m, 5, NULL) == DP_OK);
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK(pl[0] != pl[1]);
 	CHECK_INT(pl[1], pl[2]);
 	CHECK(pl[0] < 5 && pl[1] < 5);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 
 	/* an empty graph */
-	g = graph_new("empty");
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
-	REQUIRE(machine_init(&m, 4, NULL) == DP_OK);
+	g = dp_graph_new("empty");
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 	CHECK_INT(run(g, &m, pl, NULL), DP_OK);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* libmetis prints "Cannot bisect a graph with 0 vertices" to stdout when a
@@ -194,9 +194,9 @@ static void test_metis_tiny_graph_many_devices_prints_nothing(void)
 	snprintf(path, sizeof path, "%s/pipedream/gnmt/graph.txt",
 		 test_shared_dir());
 	dp_graph *g = NULL;
-	REQUIRE(graph_load(path, DP_FMT_AUTO, &g, NULL) == DP_OK);
+	REQUIRE(dp_graph_load(path, DP_FMT_AUTO, &g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 16, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 16, NULL) == DP_OK);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	REQUIRE(pl != NULL);
 	fflush(stdout);
@@ -220,28 +220,28 @@ static void test_metis_tiny_graph_many_devices_prints_nothing(void)
 	}
 	CHECK(nused >= 2);
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* Control edges (no bytes) and parallel/anti-parallel pairs are accepted
  * (merged, weight at least 1); zero time everywhere is not an error. */
 static void test_metis_odd_weights(void)
 {
-	dp_graph *g = graph_new("odd");
+	dp_graph *g = dp_graph_new("odd");
 	char nm[16];
 	for (int i = 0; i < 30; i++) {
 		snprintf(nm, sizeof nm, "o%d", i);
 		op(g, nm, 0, 0);
 	}
 	for (int i = 1; i < 30; i++) {
-		graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, 0, true, NULL);
-		graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1, false,
+		dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, 0, true, NULL);
+		dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1, false,
 			       NULL);
 	}
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
 	int32_t pl[30];
 	CHECK_INT(run(g, &m, pl, NULL), DP_OK);
 	for (int i = 0; i < 30; i++)
@@ -249,8 +249,8 @@ static void test_metis_odd_weights(void)
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	CHECK_INT(run(g, &m, pl, &p), DP_ECANCELED);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_metis_cuts_the_light_edge),

@@ -31,23 +31,23 @@ static void tm_init(test_machine *t, int k, int64_t cap)
  * returned unfinalized so tests can add pins and groups. */
 static dp_graph *chain(int n)
 {
-	dp_graph *g = graph_new("chain");
+	dp_graph *g = dp_graph_new("chain");
 	char nm[32];
 	for (int i = 0; i < n; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "op%d", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 		g->ops[id].time_us = 10;
 		g->ops[id].output_bytes = 100;
 		if (i)
-			graph_add_edge(g, id - 1, id, -1, false, NULL);
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
 	return g;
 }
 
 static const dp_algo *mtopo(void)
 {
-	return algo_find("mtopo");
+	return dp_algo_find("mtopo");
 }
 
 static void check_placement(const int32_t *got, const int32_t *want, int n)
@@ -63,23 +63,23 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		     const dp_progress *p, dp_err *err)
 {
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	return mtopo()->run(g, m, &o, p, pl, err);
 }
 
 static void test_mtopo_is_registered_after_single(void)
 {
 	REQUIRE(mtopo() != NULL);
-	size_t single = algo_count(), mt = algo_count();
-	for (size_t i = 0; i < algo_count(); i++) {
-		if (algo_at(i) == algo_find("single"))
+	size_t single = dp_algo_count(), mt = dp_algo_count();
+	for (size_t i = 0; i < dp_algo_count(); i++) {
+		if (dp_algo_at(i) == dp_algo_find("single"))
 			single = i;
-		if (algo_at(i) == mtopo())
+		if (dp_algo_at(i) == mtopo())
 			mt = i;
 	}
-	CHECK(single < algo_count());
+	CHECK(single < dp_algo_count());
 	CHECK_INT(mt, single + 1);
-	CHECK_CONTAINS(algo_names(), "mtopo");
+	CHECK_CONTAINS(dp_algo_names(), "mtopo");
 }
 
 /* Six ops of 100 B on 2 unlimited devices: budget = 600/2 + 100 = 400, so
@@ -87,7 +87,7 @@ static void test_mtopo_is_registered_after_single(void)
 static void test_mtopo_fills_up_to_share_plus_largest(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine t;
 	tm_init(&t, 2, DP_CAP_UNLIMITED);
 	int32_t pl[6];
@@ -95,7 +95,7 @@ static void test_mtopo_fills_up_to_share_plus_largest(void)
 	REQUIRE(run(g, &t.m, pl, NULL, &err) == DP_OK);
 	int32_t want[6] = {0, 0, 0, 0, 1, 1};
 	check_placement(pl, want, 6);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* A cap below the share is the budget: device 0 (cap 250) takes 2 ops,
@@ -103,7 +103,7 @@ static void test_mtopo_fills_up_to_share_plus_largest(void)
 static void test_mtopo_budget_is_capped_by_device_memory(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine t;
 	tm_init(&t, 2, DP_CAP_UNLIMITED);
 	t.cap[0] = 250;
@@ -111,7 +111,7 @@ static void test_mtopo_budget_is_capped_by_device_memory(void)
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[6] = {0, 0, 1, 1, 1, 1};
 	check_placement(pl, want, 6);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Caps of 100 B: device 0 is full after op0; the last device keeps taking
@@ -119,14 +119,14 @@ static void test_mtopo_budget_is_capped_by_device_memory(void)
 static void test_mtopo_last_device_keeps_filling(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine t;
 	tm_init(&t, 2, 100);
 	int32_t pl[6];
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[6] = {0, 1, 1, 1, 1, 1};
 	check_placement(pl, want, 6);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* An op larger than the budget still goes to an empty device rather than
@@ -138,14 +138,14 @@ static void test_mtopo_oversized_op_takes_an_empty_device(void)
 {
 	dp_graph *g = chain(4);
 	g->ops[1].output_bytes = 1000;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine t;
 	tm_init(&t, 3, 500);
 	int32_t pl[4];
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[4] = {0, 1, 2, 2};
 	check_placement(pl, want, 4);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* op1 pinned to device 1 counts there first (100 B); the fill puts op0, op2,
@@ -154,14 +154,14 @@ static void test_mtopo_honours_pins(void)
 {
 	dp_graph *g = chain(6);
 	g->ops[1].pin = 1;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine t;
 	tm_init(&t, 2, DP_CAP_UNLIMITED);
 	int32_t pl[6];
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[6] = {0, 1, 0, 0, 0, 1};
 	check_placement(pl, want, 6);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* op1 and op4 form a group of 200 B, placed with op1: device 0 then holds
@@ -169,26 +169,26 @@ static void test_mtopo_honours_pins(void)
 static void test_mtopo_places_colocation_group_as_a_unit(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(graph_set_colocate(g, 1, "grp", NULL) == DP_OK);
-	REQUIRE(graph_set_colocate(g, 4, "grp", NULL) == DP_OK);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_set_colocate(g, 1, "grp", NULL) == DP_OK);
+	REQUIRE(dp_graph_set_colocate(g, 4, "grp", NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine t;
 	tm_init(&t, 2, DP_CAP_UNLIMITED);
 	int32_t pl[6];
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[6] = {0, 0, 0, 1, 0, 1};
 	check_placement(pl, want, 6);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* A group with one pinned member goes whole to that pin. */
 static void test_mtopo_group_follows_a_pinned_member(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(graph_set_colocate(g, 0, "grp", NULL) == DP_OK);
-	REQUIRE(graph_set_colocate(g, 5, "grp", NULL) == DP_OK);
+	REQUIRE(dp_graph_set_colocate(g, 0, "grp", NULL) == DP_OK);
+	REQUIRE(dp_graph_set_colocate(g, 5, "grp", NULL) == DP_OK);
 	g->ops[5].pin = 2;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine t;
 	tm_init(&t, 3, DP_CAP_UNLIMITED);
 	int32_t pl[6];
@@ -199,14 +199,14 @@ static void test_mtopo_group_follows_a_pinned_member(void)
 	CHECK_INT(pl[1], 0);
 	CHECK_INT(pl[3], 0);
 	CHECK_INT(pl[4], 1);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_mtopo_rejects_pin_beyond_k(void)
 {
 	dp_graph *g = chain(3);
 	g->ops[2].pin = 5;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine t;
 	tm_init(&t, 2, DP_CAP_UNLIMITED);
 	int32_t pl[3];
@@ -214,19 +214,19 @@ static void test_mtopo_rejects_pin_beyond_k(void)
 	CHECK_INT(run(g, &t.m, pl, NULL, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "op2");
 	CHECK_CONTAINS(err.msg, "device 5");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* A random layered DAG with groups and pins (xorshift, fixed seed). */
 static dp_graph *random_dag(uint32_t n, uint64_t seed)
 {
-	dp_graph *g = graph_new("rand");
+	dp_graph *g = dp_graph_new("rand");
 	char nm[32];
 	uint64_t x = seed;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "n%u", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
@@ -234,14 +234,14 @@ static dp_graph *random_dag(uint32_t n, uint64_t seed)
 		g->ops[id].output_bytes = (int64_t)(x % 5000);
 		g->ops[id].param_bytes = (x >> 20) % 4 == 0 ? 3000 : 0;
 		if (i && (x >> 30) % 2 == 0)
-			graph_add_edge(g, (uint32_t)((x >> 8) % i), id, -1,
+			dp_graph_add_edge(g, (uint32_t)((x >> 8) % i), id, -1,
 				       false, NULL);
 		if (i > 1)
-			graph_add_edge(g, i - 1, id, -1, (x >> 40) % 7 == 0,
+			dp_graph_add_edge(g, i - 1, id, -1, (x >> 40) % 7 == 0,
 				       NULL);
 		if ((x >> 44) % 11 == 0) {
 			snprintf(nm, sizeof nm, "g%u", (uint32_t)(x >> 50) % 9);
-			graph_set_colocate(g, id, nm, NULL);
+			dp_graph_set_colocate(g, id, nm, NULL);
 		}
 	}
 	g->ops[n / 2].pin = 3;
@@ -252,7 +252,7 @@ static void test_mtopo_random_dags_are_complete_and_deterministic(void)
 {
 	for (uint64_t seed = 1; seed <= 20; seed++) {
 		dp_graph *g = random_dag(300, seed * 7919);
-		REQUIRE(graph_finalize(g, NULL) == DP_OK);
+		REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 		test_machine t;
 		tm_init(&t, 4, 200000);
 		int32_t *a = malloc(g->nops * sizeof *a);
@@ -283,7 +283,7 @@ static void test_mtopo_random_dags_are_complete_and_deterministic(void)
 		}
 		free(a);
 		free(b);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 }
 
@@ -300,7 +300,7 @@ static void on_progress(void *ud, const char *phase, double fraction)
 static void test_mtopo_reports_progress_and_can_be_canceled(void)
 {
 	dp_graph *g = chain(10);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine t;
 	tm_init(&t, 2, DP_CAP_UNLIMITED);
 	int32_t pl[10];
@@ -313,7 +313,7 @@ static void test_mtopo_reports_progress_and_can_be_canceled(void)
 	atomic_store(&cancel, 1);
 	dp_err err;
 	CHECK_INT(run(g, &t.m, pl, &p, &err), DP_ECANCELED);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_mtopo_is_registered_after_single),

@@ -91,10 +91,10 @@ static void test_failed_write_keeps_the_old_file_and_says_why(void)
 	REQUIRE(setrlimit(RLIMIT_FSIZE, &lim) == 0);
 	dp_afile af;
 	dp_err err;
-	REQUIRE(afile_open(&af, path, &err) == DP_OK);
+	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	for (int i = 0; i < 10000; i++)
 		fputs("0123456789", af.f);
-	dp_status st = afile_commit(&af, &err);
+	dp_status st = dp_afile_commit(&af, &err);
 	setrlimit(RLIMIT_FSIZE, &old);
 	signal(SIGXFSZ, oldsig);
 	CHECK_INT(st, DP_EIO);
@@ -105,7 +105,7 @@ static void test_failed_write_keeps_the_old_file_and_says_why(void)
 	remove_dir();
 }
 
-/* A process stopped while writing: afile_remove_pending(), which the
+/* A process stopped while writing: dp_afile_remove_pending(), which the
  * command line calls from its signal handler, removes the temporary
  * files of every afile still open, and then nothing more is removed. */
 static void test_remove_pending_clears_open_temporary_files(void)
@@ -117,21 +117,21 @@ static void test_remove_pending_clears_open_temporary_files(void)
 	write_text(p1, "old a\n");
 	dp_afile a, b;
 	dp_err err;
-	REQUIRE(afile_open(&a, p1, &err) == DP_OK);
-	REQUIRE(afile_open(&b, p2, &err) == DP_OK);
+	REQUIRE(dp_afile_open(&a, p1, &err) == DP_OK);
+	REQUIRE(dp_afile_open(&b, p2, &err) == DP_OK);
 	fputs("half of a new file", a.f);
 	fflush(a.f);
 	CHECK_INT(entries(), 3); /* a.json and two temporary files */
-	afile_remove_pending();
+	dp_afile_remove_pending();
 	CHECK_INT(entries(), 1);
 	CHECK_STR(read_text(p1), "old a\n");
-	afile_abort(&a);
-	afile_abort(&b);
+	dp_afile_abort(&a);
+	dp_afile_abort(&b);
 	/* a committed file is no longer pending */
-	REQUIRE(afile_open(&a, p1, &err) == DP_OK);
+	REQUIRE(dp_afile_open(&a, p1, &err) == DP_OK);
 	fputs("new a\n", a.f);
-	REQUIRE(afile_commit(&a, &err) == DP_OK);
-	afile_remove_pending();
+	REQUIRE(dp_afile_commit(&a, &err) == DP_OK);
+	dp_afile_remove_pending();
 	CHECK_STR(read_text(p1), "new a\n");
 	CHECK_INT(entries(), 1);
 	remove_dir();
@@ -148,13 +148,13 @@ static void test_many_open_files_still_commit(void)
 	char path[128];
 	for (int i = 0; i < N; i++) {
 		snprintf(path, sizeof path, "%s/f%d.txt", dir, i);
-		REQUIRE(afile_open(&af[i], path, &err) == DP_OK);
+		REQUIRE(dp_afile_open(&af[i], path, &err) == DP_OK);
 		fprintf(af[i].f, "%d\n", i);
 	}
 	CHECK_INT(entries(), N);
 	for (int i = 0; i < N; i++)
-		CHECK_INT(afile_commit(&af[i], &err), DP_OK);
-	afile_remove_pending();
+		CHECK_INT(dp_afile_commit(&af[i], &err), DP_OK);
+	dp_afile_remove_pending();
 	CHECK_INT(entries(), N);
 	snprintf(path, sizeof path, "%s/f19.txt", dir);
 	CHECK_STR(read_text(path), "19\n");

@@ -18,11 +18,11 @@
 
 static void test_pardnn_is_the_default_algorithm(void)
 {
-	const dp_algo *a = algo_default();
+	const dp_algo *a = dp_algo_default();
 	REQUIRE(a != NULL);
 	CHECK_STR(a->name, "pardnn");
-	CHECK(algo_find("pardnn") == a);
-	CHECK(strstr(algo_names(), "pardnn") == algo_names());
+	CHECK(dp_algo_find("pardnn") == a);
+	CHECK(strstr(dp_algo_names(), "pardnn") == dp_algo_names());
 }
 
 /* ---- slicing ---- */
@@ -35,11 +35,11 @@ static void test_pardnn_slicing_covers_every_op_with_chains(void)
 	dp_machine m;
 	machine_with(&m, 4, DP_CAP_UNLIMITED);
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	pd_ctx c;
 	dp_err err;
-	REQUIRE(pd_ctx_init(&c, g, &m, &o, NULL, &err) == DP_OK);
-	REQUIRE(pd_slice(&c) == DP_OK);
+	REQUIRE(dpi_pd_ctx_init(&c, g, &m, &o, NULL, &err) == DP_OK);
+	REQUIRE(dpi_pd_slice(&c) == DP_OK);
 	CHECK(c.npaths >= 4);
 	uint32_t covered = 0;
 	for (uint32_t p = 0; p < c.npaths; p++) {
@@ -64,9 +64,9 @@ static void test_pardnn_slicing_covers_every_op_with_chains(void)
 		fixed += c.fix[u] >= 0;
 	CHECK(fixed > 0);
 	CHECK_INT(covered + fixed, g->nops);
-	pd_ctx_free(&c);
-	machine_free(&m);
-	graph_free(g);
+	dpi_pd_ctx_free(&c);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* With a free link the first primary is the graph's critical path. */
@@ -81,11 +81,11 @@ static void test_pardnn_first_primary_is_the_critical_path(void)
 	m.bw = 1e30;
 	pd_ctx c;
 	dp_algo_opts o;
-	algo_opts_default(&o);
-	REQUIRE(pd_ctx_init(&c, g, &m, &o, NULL, NULL) == DP_OK);
-	REQUIRE(pd_slice(&c) == DP_OK);
+	dp_algo_opts_default(&o);
+	REQUIRE(dpi_pd_ctx_init(&c, g, &m, &o, NULL, NULL) == DP_OK);
+	REQUIRE(dpi_pd_slice(&c) == DP_OK);
 	uint32_t *cp = malloc(g->nops * sizeof *cp), len = 0;
-	double cpl = graph_critical_path(g, 1.0, cp, &len);
+	double cpl = dp_graph_critical_path(g, 1.0, cp, &len);
 	double sum = 0;
 	for (uint32_t i = c.path_off[0]; i < c.path_off[1]; i++)
 		sum += g->ops[c.path_ops[i]].time_us;
@@ -97,9 +97,9 @@ static void test_pardnn_first_primary_is_the_critical_path(void)
 	CHECK(sum2 <= sum);
 	CHECK(c.path_off[2] > c.path_off[1]);
 	free(cp);
-	pd_ctx_free(&c);
-	machine_free(&m);
-	graph_free(g);
+	dpi_pd_ctx_free(&c);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* ---- mapping ---- */
@@ -113,19 +113,19 @@ static void test_pardnn_mapping_places_every_op_and_keeps_groups(void)
 	machine_with(&m, 3, DP_CAP_UNLIMITED);
 	pd_ctx c;
 	dp_algo_opts o;
-	algo_opts_default(&o);
-	REQUIRE(pd_ctx_init(&c, g, &m, &o, NULL, NULL) == DP_OK);
-	REQUIRE(pd_slice(&c) == DP_OK);
-	REQUIRE(pd_map(&c) == DP_OK);
+	dp_algo_opts_default(&o);
+	REQUIRE(dpi_pd_ctx_init(&c, g, &m, &o, NULL, NULL) == DP_OK);
+	REQUIRE(dpi_pd_slice(&c) == DP_OK);
+	REQUIRE(dpi_pd_map(&c) == DP_OK);
 	CHECK(placement_valid(g, &m, c.place));
 	/* every device got work: the primaries seed all three */
 	int used[3] = {0, 0, 0};
 	for (uint32_t u = 0; u < g->nops; u++)
 		used[c.place[u]]++;
 	CHECK(used[0] > 0 && used[1] > 0 && used[2] > 0);
-	pd_ctx_free(&c);
-	machine_free(&m);
-	graph_free(g);
+	dpi_pd_ctx_free(&c);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void check_branches_moved(int k)
@@ -134,28 +134,28 @@ static void check_branches_moved(int k)
 	REQUIRE(g != NULL);
 	dp_machine m;
 	machine_with(&m, k, DP_CAP_UNLIMITED);
-	REQUIRE(machine_set_link(&m, "pardnn", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_link(&m, "pardnn", NULL) == DP_OK);
 	int32_t pl[16];
 	dp_err err;
 	REQUIRE(run_algo("pardnn", g, &m, NULL, pl, &err) == DP_OK);
 	REQUIRE(placement_valid(g, &m, pl));
-	int32_t cd = pl[graph_find(g, "c0")];
+	int32_t cd = pl[dp_graph_find(g, "c0")];
 	char nm[32];
 	for (int i = 1; i < 10; i++) {
 		snprintf(nm, sizeof nm, "c%d", i);
-		CHECK_INT(pl[graph_find(g, nm)], cd);
+		CHECK_INT(pl[dp_graph_find(g, nm)], cd);
 	}
 	for (int b = 0; b < 3; b++)
 		for (int j = 0; j < 2; j++) {
 			snprintf(nm, sizeof nm, "b%d_%d", b, j);
-			CHECK(pl[graph_find(g, nm)] != cd);
+			CHECK(pl[dp_graph_find(g, nm)] != cd);
 		}
 	sim_out so = {0};
 	REQUIRE(simulate(g, &m, pl, DP_CONT_PORT, &so) == DP_OK);
 	/* the chain alone takes 1000 µs; one device would take 1600 µs */
 	CHECK(so.makespan < 1100);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_pardnn_critical_path_stays_side_branches_move_k2(void)
@@ -175,17 +175,17 @@ static void test_pardnn_critical_path_on_fastest_device(void)
 	REQUIRE(g != NULL);
 	dp_machine m;
 	machine_with(&m, 4, DP_CAP_UNLIMITED);
-	REQUIRE(machine_set_link(&m, "pardnn", NULL) == DP_OK);
-	REQUIRE(machine_set_speeds(&m, "1,1,3,1", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_link(&m, "pardnn", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_speeds(&m, "1,1,3,1", NULL) == DP_OK);
 	int32_t pl[16];
 	REQUIRE(run_algo("pardnn", g, &m, NULL, pl, NULL) == DP_OK);
 	char nm[32];
 	for (int i = 0; i < 10; i++) {
 		snprintf(nm, sizeof nm, "c%d", i);
-		CHECK_INT(pl[graph_find(g, nm)], 2);
+		CHECK_INT(pl[dp_graph_find(g, nm)], 2);
 	}
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* Every op pinned: nothing is free to move, pins are the placement. */
@@ -203,8 +203,8 @@ static void test_pardnn_every_op_pinned(void)
 	for (uint32_t u = 0; u < g->nops; u++)
 		CHECK_INT(pl[u], (int32_t)(u % 3));
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* ---- options, progress, cancellation ---- */
@@ -218,8 +218,8 @@ static void test_pardnn_polish_never_hurts(void)
 		dp_machine m;
 		machine_with(&m, k, peak * 2 / 3);
 		dp_algo_opts on, off;
-		algo_opts_default(&on);
-		algo_opts_default(&off);
+		dp_algo_opts_default(&on);
+		dp_algo_opts_default(&off);
 		off.polish = false;
 		int32_t *a = malloc(g->nops * sizeof *a);
 		int32_t *b = malloc(g->nops * sizeof *b);
@@ -233,9 +233,9 @@ static void test_pardnn_polish_never_hurts(void)
 			CHECK(sa.makespan <= sb.makespan);
 		free(a);
 		free(b);
-		machine_free(&m);
+		dp_machine_free(&m);
 	}
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 typedef struct prog_log {
@@ -272,9 +272,9 @@ static void test_pardnn_reports_phases_in_order(void)
 	prog_log l = {0, 0, true, {{0}}, 0, NULL};
 	dp_progress p = {log_progress, &l, NULL};
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
-	REQUIRE(algo_find("pardnn")->run(g, &m, &o, &p, pl, NULL) == DP_OK);
+	REQUIRE(dp_algo_find("pardnn")->run(g, &m, &o, &p, pl, NULL) == DP_OK);
 	CHECK(l.monotonic);
 	CHECK_NEAR(l.last, 1.0, 1e-12);
 	static const char *want[] = {"slicing", "mapping", "refinement",
@@ -286,8 +286,8 @@ static void test_pardnn_reports_phases_in_order(void)
 	CHECK_INT(w, 5);
 	CHECK_STR(l.phases[0], "slicing");
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_pardnn_cancel_returns_canceled(void)
@@ -300,22 +300,22 @@ static void test_pardnn_cancel_returns_canceled(void)
 	prog_log l = {0, 0, true, {{0}}, 0, &cancel};
 	dp_progress p = {log_progress, &l, &cancel};
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	dp_err err;
 	dp_err_clear(&err);
-	CHECK_INT(algo_find("pardnn")->run(g, &m, &o, &p, pl, &err),
+	CHECK_INT(dp_algo_find("pardnn")->run(g, &m, &o, &p, pl, &err),
 		  DP_ECANCELED);
 	CHECK_INT(err.code, DP_ECANCELED);
 	/* it stopped in mapping, before the refinement phase */
 	for (int i = 0; i < l.nphases; i++)
 		CHECK(strcmp(l.phases[i], "refinement") != 0);
 	/* a flag raised before the start stops it at once */
-	REQUIRE(algo_find("pardnn")->run(g, &m, &o, &p, pl, &err) ==
+	REQUIRE(dp_algo_find("pardnn")->run(g, &m, &o, &p, pl, &err) ==
 		DP_ECANCELED);
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_pardnn_is_the_default_algorithm),

@@ -24,7 +24,7 @@ static void check_one(const dp_graph *g, int k, int64_t cap, dp_contention cont,
 	dp_machine m;
 	machine_with(&m, k, cap);
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	o.contention = cont;
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	int32_t *pl2 = malloc(g->nops * sizeof *pl2);
@@ -58,7 +58,7 @@ out:
 	free(pl);
 	free(pl2);
 	free(one);
-	machine_free(&m);
+	dp_machine_free(&m);
 }
 
 /* Peak of all ops (pins ignored) on one device, the scale for caps. */
@@ -76,7 +76,7 @@ static void test_pardnn_random_graphs_invariants(void)
 		check_one(g, k, peak, DP_CONT_PORT, true);
 		/* half the memory of one device per device: still room */
 		check_one(g, k, peak / 2 + peak / 8, DP_CONT_PORT, true);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 }
 
@@ -94,7 +94,7 @@ static void test_pardnn_training_graphs_invariants(void)
 			check_one(g, k, peak / 2 + peak / 8, DP_CONT_NONE,
 				  true);
 		}
-		graph_free(g);
+		dp_graph_free(g);
 	}
 }
 
@@ -120,8 +120,8 @@ static void test_pardnn_cap_below_largest_op_terminates(void)
 	CHECK(!so.feasible);
 	CHECK(so.over > 0);
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_pardnn_every_op_colocated_terminates(void)
@@ -130,19 +130,19 @@ static void test_pardnn_every_op_colocated_terminates(void)
 	dp_graph *g0 = random_dag(&ro);
 	REQUIRE(g0 != NULL);
 	/* rebuild with every op in one group */
-	dp_graph *g = graph_new("all-colocated");
+	dp_graph *g = dp_graph_new("all-colocated");
 	for (uint32_t u = 0; u < g0->nops; u++) {
 		uint32_t id;
-		graph_add_op(g, graph_op_name(g0, u), &id, NULL);
+		dp_graph_add_op(g, graph_op_name(g0, u), &id, NULL);
 		g->ops[id].time_us = g0->ops[u].time_us;
 		g->ops[id].output_bytes = g0->ops[u].output_bytes;
 		g->ops[id].param_bytes = g0->ops[u].param_bytes;
-		graph_set_colocate(g, id, "all", NULL);
+		dp_graph_set_colocate(g, id, "all", NULL);
 	}
 	for (uint32_t e = 0; e < g0->nedges; e++)
-		graph_add_edge(g, g0->edges[e].from, g0->edges[e].to,
+		dp_graph_add_edge(g, g0->edges[e].from, g0->edges[e].to,
 			       g0->edges[e].bytes, g0->edges[e].control, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	int64_t peak = one_device_peak(g);
 	/* caps: fits nowhere, then fits on device 2 only */
 	for (int pass = 0; pass < 2; pass++) {
@@ -156,10 +156,10 @@ static void test_pardnn_every_op_colocated_terminates(void)
 		if (pass)
 			CHECK_INT(pl[0], 2);
 		free(pl);
-		machine_free(&m);
+		dp_machine_free(&m);
 	}
-	graph_free(g);
-	graph_free(g0);
+	dp_graph_free(g);
+	dp_graph_free(g0);
 }
 
 static void test_pardnn_one_device(void)
@@ -174,8 +174,8 @@ static void test_pardnn_one_device(void)
 	for (uint32_t u = 0; u < g->nops; u++)
 		CHECK_INT(pl[u], 0);
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_pardnn_more_devices_than_ops(void)
@@ -193,21 +193,21 @@ static void test_pardnn_more_devices_than_ops(void)
 		m.cap[d] = 1;
 	REQUIRE(run_algo("pardnn", g, &m, NULL, pl, NULL) == DP_OK);
 	CHECK(placement_valid(g, &m, pl));
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_pardnn_empty_graph(void)
 {
-	dp_graph *g = graph_new("empty");
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph *g = dp_graph_new("empty");
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	machine_with(&m, 4, DP_CAP_UNLIMITED);
 	int32_t pl[1] = {-7};
 	CHECK_INT(run_algo("pardnn", g, &m, NULL, pl, NULL), DP_OK);
 	CHECK_INT(pl[0], -7);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_pardnn_rejects_pin_beyond_k(void)
@@ -232,8 +232,8 @@ static void test_pardnn_rejects_pin_beyond_k(void)
 		CHECK_INT(st, DP_OK);
 	}
 	free(pl);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* ---- the plan layer reports what pardnn could not meet ---- */
@@ -252,18 +252,18 @@ static void test_pardnn_infeasible_caps_reported_by_plan(void)
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
-	REQUIRE(plan_run(g, &m, algo_find("pardnn"), NULL, NULL, &plan, &err) ==
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("pardnn"), NULL, NULL, &plan, &err) ==
 		DP_OK);
 	CHECK(!plan.feasible);
-	int d = plan_worst_device(&plan);
+	int d = dp_plan_worst_device(&plan);
 	REQUIRE(d >= 0 && d < 3);
 	/* the numbers a user sees: the peak over the cap on that device */
 	CHECK(plan.sim.dev[d].peak_bytes > plan.sim.dev[d].cap_bytes);
 	CHECK_INT(plan.sim.dev[d].cap_bytes, largest / 2);
 	CHECK_STR(plan.algo, "pardnn");
-	plan_free(&plan);
-	machine_free(&m);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* ---- quality on the ParDNN authors' ResNet graph ---- */
@@ -273,10 +273,10 @@ static double plan_makespan(const dp_graph *g, const dp_machine *m,
 {
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	if (plan_evaluate(g, m, pl, cont, &plan, NULL))
+	if (dp_plan_evaluate(g, m, pl, cont, &plan, NULL))
 		return -1;
 	double ms = plan.feasible ? plan.sim.makespan : -1;
-	plan_free(&plan);
+	dp_plan_free(&plan);
 	return ms;
 }
 
@@ -289,7 +289,7 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 	snprintf(dir, sizeof dir, "%s/pardnn-resnet", test_shared_dir());
 	dp_graph *g = NULL;
 	dp_err err;
-	if (graph_load(dir, DP_FMT_AUTO, &g, &err) != DP_OK) {
+	if (dp_graph_load(dir, DP_FMT_AUTO, &g, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "cannot load %s: %s", dir,
 			  err.msg);
 		return;
@@ -301,9 +301,9 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 		for (int k = 2; k <= 8; k *= 2) {
 			dp_machine m;
 			machine_with(&m, k, DP_CAP_UNLIMITED);
-			REQUIRE(machine_set_link(&m, "pardnn", NULL) == DP_OK);
+			REQUIRE(dp_machine_set_link(&m, "pardnn", NULL) == DP_OK);
 			dp_algo_opts o;
-			algo_opts_default(&o);
+			dp_algo_opts_default(&o);
 			o.contention = cont;
 			REQUIRE(run_algo("pardnn", g, &m, &o, pl, &err) ==
 				DP_OK);
@@ -314,7 +314,7 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 				test_fail(__FILE__, __LINE__,
 					  "%s K=%d: pardnn %.0f us > one "
 					  "device %.0f us",
-					  sim_contention_name(cont), k, ours,
+					  dp_sim_contention_name(cont), k, ours,
 					  single);
 			static const char *refs[] = {"pardnn-cpp-K4.place",
 						     "pardnn-python-K4.place"};
@@ -323,7 +323,7 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 					 dir, refs[r]);
 				dp_placement_info info;
 				int32_t *rp = malloc(g->nops * sizeof *rp);
-				REQUIRE(placement_read(ref, g, rp, &info,
+				REQUIRE(dp_placement_read(ref, g, rp, &info,
 						       &err) == DP_OK);
 				double theirs = plan_makespan(g, &m, rp, cont);
 				free(rp);
@@ -331,15 +331,15 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 					test_fail(__FILE__, __LINE__,
 						  "%s K=4: pardnn %.0f us > "
 						  "%s %.0f us",
-						  sim_contention_name(cont),
+						  dp_sim_contention_name(cont),
 						  ours, refs[r], theirs);
 			}
-			machine_free(&m);
+			dp_machine_free(&m);
 		}
 	}
 	free(pl);
 	free(one);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_pardnn_random_graphs_invariants),

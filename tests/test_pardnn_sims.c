@@ -30,7 +30,7 @@ static bool same_placement_with_and_without_caps(const dp_graph *g, int k,
 	machine_with(&free_m, k, DP_CAP_UNLIMITED);
 	machine_with(&capped_m, k, cap_never_reached(g));
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	o.contention = cont;
 	int32_t *a = malloc(g->nops * sizeof *a);
 	int32_t *b = malloc(g->nops * sizeof *b);
@@ -43,11 +43,11 @@ static bool same_placement_with_and_without_caps(const dp_graph *g, int k,
 		test_fail(__FILE__, __LINE__,
 			  "K=%d %s: pardnn placed %u ops differently with caps "
 			  "that never bind (%s)",
-			  k, sim_contention_name(cont), g->nops, err.msg);
+			  k, dp_sim_contention_name(cont), g->nops, err.msg);
 	free(a);
 	free(b);
-	machine_free(&free_m);
-	machine_free(&capped_m);
+	dp_machine_free(&free_m);
+	dp_machine_free(&capped_m);
 	return same;
 }
 
@@ -65,19 +65,19 @@ static void test_pardnn_caps_that_never_bind_change_nothing(void)
 		for (int k = 2; k <= 8; k *= 2)
 			cases += same_placement_with_and_without_caps(
 				g, k, seed % 2 ? DP_CONT_PORT : DP_CONT_NONE);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 	dp_graph *t = training_graph(3000, 5);
 	REQUIRE(t);
 	cases += same_placement_with_and_without_caps(t, 4, DP_CONT_PORT);
 	cases += same_placement_with_and_without_caps(t, 3, DP_CONT_NONE);
-	graph_free(t);
+	dp_graph_free(t);
 	/* big enough that the simulation budget runs out: a simulation
 	 * counted in one run and not in the other would show */
 	t = training_graph(40000, 5);
 	REQUIRE(t);
 	cases += same_placement_with_and_without_caps(t, 4, DP_CONT_PORT);
-	graph_free(t);
+	dp_graph_free(t);
 	CHECK_INT(cases, 21);
 }
 
@@ -107,8 +107,8 @@ static void test_pardnn_memory_phase_with_many_holders(void)
 	CHECK_INT(so.over, 0);
 	free(a);
 	free(b);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_pardnn_caps_that_never_bind_change_nothing),

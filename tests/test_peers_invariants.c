@@ -41,13 +41,13 @@ static uint32_t rng_below(uint64_t *s, uint32_t n)
 static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 {
 	uint64_t s = seed * 2654435761u + 17;
-	dp_graph *g = graph_new("random");
+	dp_graph *g = dp_graph_new("random");
 	char nm[32];
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "op%u", i);
-		if (graph_add_op(g, nm, &id, NULL)) {
-			graph_free(g);
+		if (dp_graph_add_op(g, nm, &id, NULL)) {
+			dp_graph_free(g);
 			return NULL;
 		}
 		dp_op *op = &g->ops[id];
@@ -68,9 +68,9 @@ static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 				rng_below(&s, 6) == 0
 					? (int64_t)rng_below(&s, 1 << 21)
 					: -1;
-			graph_add_edge(g, from, id, ctl ? 0 : bytes, ctl, NULL);
+			dp_graph_add_edge(g, from, id, ctl ? 0 : bytes, ctl, NULL);
 			if (rng_below(&s, 30) == 0)
-				graph_add_edge(g, from, id, -1, false, NULL);
+				dp_graph_add_edge(g, from, id, -1, false, NULL);
 		}
 	}
 	if (constraints && n >= 4) {
@@ -80,7 +80,7 @@ static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 			for (uint32_t j = 0; j < size; j++) {
 				uint32_t u = rng_below(&s, n);
 				if (g->ops[u].colocate < 0)
-					graph_set_colocate(g, u, nm, NULL);
+					dp_graph_set_colocate(g, u, nm, NULL);
 			}
 		}
 		for (uint32_t j = 0; j < n / 30 + 1; j++) {
@@ -89,8 +89,8 @@ static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 				g->ops[u].pin = (int32_t)rng_below(&s, 2);
 		}
 	}
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -104,9 +104,9 @@ static int64_t single_device_peak(const dp_graph *g, const dp_machine *m)
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	int64_t peak = -1;
-	if (zero && plan_evaluate(g, m, zero, DP_CONT_PORT, &p, NULL) == DP_OK)
+	if (zero && dp_plan_evaluate(g, m, zero, DP_CONT_PORT, &p, NULL) == DP_OK)
 		peak = p.sim.dev[0].peak_bytes;
-	plan_free(&p);
+	dp_plan_free(&p);
 	free(zero);
 	return peak;
 }
@@ -143,14 +143,14 @@ static bool placement_ok(const dp_graph *g, const dp_machine *m,
 static bool check_algo(const dp_graph *g, const dp_machine *m, const char *name,
 		       const char *what)
 {
-	const dp_algo *a = algo_find(name);
+	const dp_algo *a = dp_algo_find(name);
 	if (!a) {
 		test_fail(__FILE__, __LINE__, "algorithm %s not registered",
 			  name);
 		return false;
 	}
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	dp_plan p1, p2, ev;
 	memset(&p1, 0, sizeof p1);
 	memset(&p2, 0, sizeof p2);
@@ -158,7 +158,7 @@ static bool check_algo(const dp_graph *g, const dp_machine *m, const char *name,
 	dp_err err;
 	char tag[256];
 	snprintf(tag, sizeof tag, "%s %s k=%d", name, what, m->k);
-	if (plan_run(g, m, a, &o, NULL, &p1, &err) != DP_OK) {
+	if (dp_plan_run(g, m, a, &o, NULL, &p1, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "%s: plan failed: %s", tag,
 			  err.msg);
 		return false;
@@ -174,7 +174,7 @@ static bool check_algo(const dp_graph *g, const dp_machine *m, const char *name,
 			  "%s: feasible=%d but a device over its cap=%d", tag,
 			  p1.feasible, any_over);
 	/* eval of the returned placement reproduces the plan */
-	if (plan_evaluate(g, m, p1.placement, o.contention, &ev, &err) !=
+	if (dp_plan_evaluate(g, m, p1.placement, o.contention, &ev, &err) !=
 	    DP_OK) {
 		test_fail(__FILE__, __LINE__, "%s: eval failed: %s", tag,
 			  err.msg);
@@ -195,16 +195,16 @@ static bool check_algo(const dp_graph *g, const dp_machine *m, const char *name,
 				  p1.sim.makespan, p1.bounds.lb_us);
 	}
 	/* determinism */
-	if (plan_run(g, m, a, &o, NULL, &p2, &err) != DP_OK) {
+	if (dp_plan_run(g, m, a, &o, NULL, &p2, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "%s: second plan failed", tag);
 	} else if (memcmp(p1.placement, p2.placement,
 			  g->nops * sizeof *p1.placement) != 0 ||
 		   p1.sim.makespan != p2.sim.makespan) {
 		test_fail(__FILE__, __LINE__, "%s: not deterministic", tag);
 	}
-	plan_free(&p1);
-	plan_free(&p2);
-	plan_free(&ev);
+	dp_plan_free(&p1);
+	dp_plan_free(&p2);
+	dp_plan_free(&ev);
 	return feasible;
 }
 
@@ -221,15 +221,15 @@ static void test_peers_are_registered_in_order(void)
 	size_t at[NPEERS];
 	for (size_t i = 0; i < NPEERS; i++) {
 		at[i] = SIZE_MAX;
-		for (size_t j = 0; j < algo_count(); j++)
-			if (strcmp(algo_at(j)->name, peers[i]) == 0)
+		for (size_t j = 0; j < dp_algo_count(); j++)
+			if (strcmp(dp_algo_at(j)->name, peers[i]) == 0)
 				at[i] = j;
 		CHECK(at[i] != SIZE_MAX);
 		if (i)
 			CHECK(at[i] == at[i - 1] + 1);
 	}
-	CHECK(algo_find("mtopo") && at[0] != SIZE_MAX &&
-	      strcmp(algo_at(at[0] - 1)->name, "mtopo") == 0);
+	CHECK(dp_algo_find("mtopo") && at[0] != SIZE_MAX &&
+	      strcmp(dp_algo_at(at[0] - 1)->name, "mtopo") == 0);
 }
 
 static void test_peers_on_random_dags(void)
@@ -243,9 +243,9 @@ static void test_peers_on_random_dags(void)
 			REQUIRE(g);
 			for (int k = cons ? 2 : 1; k <= 5; k += 2) {
 				dp_machine m;
-				REQUIRE(machine_init(&m, k, NULL) == DP_OK);
+				REQUIRE(dp_machine_init(&m, k, NULL) == DP_OK);
 				if (k == 3)
-					machine_set_speeds(&m, "1,0.5,2", NULL);
+					dp_machine_set_speeds(&m, "1,0.5,2", NULL);
 				int64_t one = single_device_peak(g, &m);
 				REQUIRE(one >= 0);
 				/* unlimited, room for everything on each
@@ -276,9 +276,9 @@ static void test_peers_on_random_dags(void)
 						}
 					}
 				}
-				machine_free(&m);
+				dp_machine_free(&m);
 			}
-			graph_free(g);
+			dp_graph_free(g);
 		}
 	}
 	/* m-ETF and HEFT check memory as they place: with room for the whole
@@ -291,13 +291,13 @@ static void test_peers_on_generated_graphs(void)
 	static const uint32_t sizes[] = {200, 2000};
 	for (size_t si = 0; si < 2; si++) {
 		dp_gen_opts go;
-		gen_opts_default(&go);
+		dp_gen_opts_default(&go);
 		go.ops = sizes[si];
 		go.seed = 3 + si;
 		dp_graph *g = NULL;
-		REQUIRE(gen_graph(&go, &g, NULL) == DP_OK);
+		REQUIRE(dp_gen_graph(&go, &g, NULL) == DP_OK);
 		dp_machine m;
-		REQUIRE(machine_init(&m, 4, NULL) == DP_OK);
+		REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 		int64_t one = single_device_peak(g, &m);
 		int64_t caps[2] = {DP_CAP_UNLIMITED, one / 3};
 		for (int c = 0; c < 2; c++) {
@@ -308,8 +308,8 @@ static void test_peers_on_generated_graphs(void)
 			for (size_t a = 0; a < NPEERS; a++)
 				check_algo(g, &m, peers[a], what);
 		}
-		machine_free(&m);
-		graph_free(g);
+		dp_machine_free(&m);
+		dp_graph_free(g);
 	}
 }
 
@@ -318,27 +318,27 @@ static void run_shared(const char *path, int *loaded)
 {
 	dp_graph *g = NULL;
 	dp_err err;
-	if (graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
+	if (dp_graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "cannot load %s: %s", path,
 			  err.msg);
 		return;
 	}
 	(*loaded)++;
 	dp_machine m;
-	if (machine_init_from_hint(&m, &g->hint, NULL) != DP_OK) {
-		graph_free(g);
+	if (dp_machine_init_from_hint(&m, &g->hint, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return;
 	}
 	if (m.k < 2)
-		machine_resize(&m, 4, NULL);
+		dp_machine_resize(&m, 4, NULL);
 	/* the file's caps when it has them; else a third of one device's peak
 	 * (tight, may be infeasible: that must then be reported honestly) */
 	if (g->hint.memory_bytes <= 0)
 		set_caps(&m, single_device_peak(g, &m) / 3 + 1);
 	for (size_t a = 0; a < NPEERS; a++)
 		check_algo(g, &m, peers[a], path);
-	machine_free(&m);
-	graph_free(g);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 static void test_peers_on_shared_benchmarks(void)

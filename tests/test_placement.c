@@ -19,19 +19,19 @@ static dp_graph *small_graph(void)
 {
 	static const char *const names[] = {"a", "b", "c", "d",
 					    "e", "f", "g", "iso"};
-	dp_graph *g = graph_new("t");
+	dp_graph *g = dp_graph_new("t");
 	for (int i = 0; i < 8; i++) {
 		uint32_t id;
-		if (graph_add_op(g, names[i], &id, NULL))
+		if (dp_graph_add_op(g, names[i], &id, NULL))
 			return NULL;
 	}
-	graph_add_edge(g, 0, 1, 100, false, NULL);
-	graph_add_edge(g, 2, 1, 300, false, NULL);
-	graph_add_edge(g, 1, 3, 50, false, NULL);
-	graph_add_edge(g, 3, 4, 10, false, NULL);
-	graph_add_edge(g, 5, 6, 5, false, NULL);
-	if (graph_finalize(g, NULL)) {
-		graph_free(g);
+	dp_graph_add_edge(g, 0, 1, 100, false, NULL);
+	dp_graph_add_edge(g, 2, 1, 300, false, NULL);
+	dp_graph_add_edge(g, 1, 3, 50, false, NULL);
+	dp_graph_add_edge(g, 3, 4, 10, false, NULL);
+	dp_graph_add_edge(g, 5, 6, 5, false, NULL);
+	if (dp_graph_finalize(g, NULL)) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -55,7 +55,7 @@ static void test_placement_json_omitted_and_cpu_ops(void)
 	int32_t pl[8];
 	dp_placement_info info;
 	dp_err err;
-	REQUIRE(placement_read(D "placement_ok.json", g, pl, &info, &err) ==
+	REQUIRE(dp_placement_read(D "placement_ok.json", g, pl, &info, &err) ==
 		DP_OK);
 	CHECK_INT(info.devices, 4);
 	CHECK_INT(info.cpu_pinned, 1); /* b: -1 */
@@ -68,7 +68,7 @@ static void test_placement_json_omitted_and_cpu_ops(void)
 	CHECK_INT(pl[5], 0); /* f, g: nothing placed nearby */
 	CHECK_INT(pl[6], 0);
 	CHECK_INT(pl[7], 0);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_placement_place_with_crlf_and_tabs(void)
@@ -78,7 +78,7 @@ static void test_placement_place_with_crlf_and_tabs(void)
 	int32_t pl[8];
 	dp_placement_info info;
 	dp_err err;
-	REQUIRE(placement_read(D "place_crlf.place", g, pl, &info, &err) ==
+	REQUIRE(dp_placement_read(D "place_crlf.place", g, pl, &info, &err) ==
 		DP_OK);
 	CHECK_INT(info.devices, 4); /* 1 + the largest device */
 	CHECK_INT(info.omitted, 5);
@@ -86,7 +86,7 @@ static void test_placement_place_with_crlf_and_tabs(void)
 	CHECK_INT(pl[0], 1);
 	CHECK_INT(pl[1], 2);
 	CHECK_INT(pl[4], 3);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Chains of omitted ops follow their placed ends; ties go to the
@@ -95,20 +95,20 @@ static void test_placement_omitted_chains_and_ties(void)
 {
 	static const char *const names[] = {"x",  "y", "z",  "w",  "s0", "s1",
 					    "s2", "u", "p1", "t1", "p2"};
-	dp_graph *g = graph_new("chains");
+	dp_graph *g = dp_graph_new("chains");
 	for (int i = 0; i < 11; i++) {
 		uint32_t id;
-		REQUIRE(graph_add_op(g, names[i], &id, NULL) == DP_OK);
+		REQUIRE(dp_graph_add_op(g, names[i], &id, NULL) == DP_OK);
 	}
-	graph_add_edge(g, 0, 1, 1, false, NULL);
-	graph_add_edge(g, 1, 2, 1, false, NULL);
-	graph_add_edge(g, 2, 3, 1, false, NULL);
-	graph_add_edge(g, 4, 5, 1, false, NULL);
-	graph_add_edge(g, 5, 6, 1, false, NULL);
-	graph_add_edge(g, 6, 7, 1, false, NULL);
-	graph_add_edge(g, 8, 9, 7, false, NULL);
-	graph_add_edge(g, 9, 10, 7, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_edge(g, 0, 1, 1, false, NULL);
+	dp_graph_add_edge(g, 1, 2, 1, false, NULL);
+	dp_graph_add_edge(g, 2, 3, 1, false, NULL);
+	dp_graph_add_edge(g, 4, 5, 1, false, NULL);
+	dp_graph_add_edge(g, 5, 6, 1, false, NULL);
+	dp_graph_add_edge(g, 6, 7, 1, false, NULL);
+	dp_graph_add_edge(g, 8, 9, 7, false, NULL);
+	dp_graph_add_edge(g, 9, 10, 7, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	char *path = temp_path(".place");
 	REQUIRE(path);
 	FILE *f = fopen(path, "w");
@@ -118,7 +118,7 @@ static void test_placement_omitted_chains_and_ties(void)
 	int32_t pl[11];
 	dp_placement_info info;
 	dp_err err;
-	dp_status st = placement_read(path, g, pl, &info, &err);
+	dp_status st = dp_placement_read(path, g, pl, &info, &err);
 	unlink(path);
 	REQUIRE(st == DP_OK);
 	CHECK_INT(info.omitted, 7);
@@ -132,7 +132,7 @@ static void test_placement_omitted_chains_and_ties(void)
 	CHECK_INT(pl[4], 2);
 	/* t1 between p1 (dev 3) and p2 (dev 1), equal bytes: p1 wins */
 	CHECK_INT(pl[9], 3);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static const struct {
@@ -171,7 +171,7 @@ static void test_placement_errors_name_the_line(void)
 		snprintf(path, sizeof path, D "%s", bad_files[i].file);
 		dp_err err;
 		dp_err_clear(&err);
-		dp_status st = placement_read(path, g, pl, NULL, &err);
+		dp_status st = dp_placement_read(path, g, pl, NULL, &err);
 		if (st != DP_EINPUT || strcmp(err.file, path) ||
 		    err.line != bad_files[i].line ||
 		    err.col != bad_files[i].col ||
@@ -187,10 +187,10 @@ static void test_placement_errors_name_the_line(void)
 	dp_err err;
 	char *path = temp_path(".place");
 	REQUIRE(path);
-	CHECK_INT(placement_read(path, g, pl, NULL, &err), DP_EINPUT);
+	CHECK_INT(dp_placement_read(path, g, pl, NULL, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "empty file");
 	unlink(path);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* A plan filled by hand: the writer reads only its fields. */
@@ -231,17 +231,17 @@ static void test_placement_json_round_trip_with_metrics(void)
 	char *path = temp_path(".json");
 	REQUIRE(path);
 	dp_err err;
-	REQUIRE(placement_write_json(path, g, &plan, &err) == DP_OK);
+	REQUIRE(dp_placement_write_json(path, g, &plan, &err) == DP_OK);
 	int32_t back[8];
 	dp_placement_info info;
-	REQUIRE(placement_read(path, g, back, &info, &err) == DP_OK);
+	REQUIRE(dp_placement_read(path, g, back, &info, &err) == DP_OK);
 	CHECK(memcmp(back, pl, sizeof pl) == 0);
 	CHECK_INT(info.devices, 3);
 	CHECK_INT(info.omitted, 0);
 	/* the metrics, read with an independent JSON parser */
 	char *text;
 	size_t len;
-	REQUIRE(load_read_file(path, 0, &text, &len, &err) == DP_OK);
+	REQUIRE(dp_load_read_file(path, 0, &text, &len, &err) == DP_OK);
 	unlink(path);
 	cJSON *j = cJSON_Parse(text);
 	free(text);
@@ -277,7 +277,7 @@ static void test_placement_json_round_trip_with_metrics(void)
 	CHECK_INT(cJSON_GetArraySize(map), 8);
 	CHECK_INT(cJSON_GetObjectItem(map, "iso")->valueint, 1);
 	cJSON_Delete(j);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_placement_place_round_trip(void)
@@ -288,25 +288,25 @@ static void test_placement_place_round_trip(void)
 	char *path = temp_path(".place");
 	REQUIRE(path);
 	dp_err err;
-	REQUIRE(placement_write_place(path, g, pl, &err) == DP_OK);
+	REQUIRE(dp_placement_write_place(path, g, pl, &err) == DP_OK);
 	char *text;
 	size_t len;
-	REQUIRE(load_read_file(path, 0, &text, &len, &err) == DP_OK);
+	REQUIRE(dp_load_read_file(path, 0, &text, &len, &err) == DP_OK);
 	CHECK_STR(text, "a 3\nb 2\nc 1\nd 0\ne 0\nf 1\ng 2\niso 3\n");
 	free(text);
 	int32_t back[8];
 	dp_placement_info info;
-	REQUIRE(placement_read(path, g, back, &info, &err) == DP_OK);
+	REQUIRE(dp_placement_read(path, g, back, &info, &err) == DP_OK);
 	unlink(path);
 	CHECK(memcmp(back, pl, sizeof pl) == 0);
 	CHECK_INT(info.devices, 4);
 	CHECK_INT(info.omitted, 0);
 	/* a failed write leaves nothing behind */
-	CHECK_INT(placement_write_place("/tmp/dnnpart-no-such-dir/p.place", g,
+	CHECK_INT(dp_placement_write_place("/tmp/dnnpart-no-such-dir/p.place", g,
 					pl, &err),
 		  DP_EIO);
 	CHECK_CONTAINS(err.msg, "does not exist");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_placement_real_pardnn_reference(void)
@@ -319,11 +319,11 @@ static void test_placement_real_pardnn_reference(void)
 		 test_shared_dir());
 	dp_graph *g = NULL;
 	dp_err err;
-	REQUIRE(graph_load(gpath, DP_FMT_DOT, &g, &err) == DP_OK);
+	REQUIRE(dp_graph_load(gpath, DP_FMT_DOT, &g, &err) == DP_OK);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	REQUIRE(pl);
 	dp_placement_info info;
-	dp_status st = placement_read(ppath, g, pl, &info, &err);
+	dp_status st = dp_placement_read(ppath, g, pl, &info, &err);
 	CHECK_INT(st, DP_OK);
 	CHECK_INT(info.devices, 4);
 	CHECK_INT(info.omitted + info.cpu_pinned > 0, 1);
@@ -335,7 +335,7 @@ static void test_placement_real_pardnn_reference(void)
 	}
 	CHECK(used[0] && used[1] && used[2] && used[3]);
 	free(pl);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_placement_json_omitted_and_cpu_ops),

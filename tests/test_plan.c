@@ -1,5 +1,5 @@
 /* test_plan.c - the plan layer: bounds, xLB, speedup, feasibility, the
- * one-device reference, the worst device, and plan_run's checks of what an
+ * one-device reference, the worst device, and dp_plan_run's checks of what an
  * algorithm returns. */
 #include <string.h>
 
@@ -38,11 +38,11 @@ static void tmach_init(tmach *tm, int k)
  * [0,30), b's [10,35): peak 150 + 1500 = 1650 at 10. */
 static dp_graph *chain(void)
 {
-	dp_graph *g = graph_new("chain");
+	dp_graph *g = dp_graph_new("chain");
 	uint32_t a, b, c;
-	graph_add_op(g, "a", &a, NULL);
-	graph_add_op(g, "b", &b, NULL);
-	graph_add_op(g, "c", &c, NULL);
+	dp_graph_add_op(g, "a", &a, NULL);
+	dp_graph_add_op(g, "b", &b, NULL);
+	dp_graph_add_op(g, "c", &c, NULL);
 	g->ops[a].time_us = 10;
 	g->ops[a].output_bytes = 1000;
 	g->ops[a].param_bytes = 100;
@@ -50,9 +50,9 @@ static dp_graph *chain(void)
 	g->ops[b].output_bytes = 500;
 	g->ops[c].time_us = 5;
 	g->ops[c].param_bytes = 50;
-	graph_add_edge(g, a, b, -1, false, NULL);
-	graph_add_edge(g, b, c, -1, false, NULL);
-	graph_finalize(g, NULL);
+	dp_graph_add_edge(g, a, b, -1, false, NULL);
+	dp_graph_add_edge(g, b, c, -1, false, NULL);
+	dp_graph_finalize(g, NULL);
 	return g;
 }
 
@@ -65,7 +65,7 @@ static void test_plan_evaluate_metrics(void)
 	int32_t pl[] = {0, 0, 1};
 	dp_plan plan;
 	dp_err err;
-	REQUIRE(plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, &err) ==
+	REQUIRE(dp_plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, &err) ==
 		DP_OK);
 	CHECK_STR(plan.algo, "eval");
 	CHECK_INT(plan.nops, 3);
@@ -81,21 +81,21 @@ static void test_plan_evaluate_metrics(void)
 	CHECK_NEAR(plan.speedup, 35.0 / 42.0, 1e-15);
 	/* device 0 peaks at exactly its cap: still feasible */
 	CHECK(plan.feasible);
-	CHECK_INT(plan_worst_device(&plan), -1);
+	CHECK_INT(dp_plan_worst_device(&plan), -1);
 	/* but the whole graph on device 0 would not fit */
 	CHECK_INT(plan.one_device_peak, 1650);
 	CHECK(!plan.one_device_fits);
 	/* detail is on: the critical path is there */
 	CHECK_INT(plan.sim.cp_len, 3);
-	plan_free(&plan);
+	dp_plan_free(&plan);
 	CHECK(plan.placement == NULL);
 	tm.cap[0] = 1650;
-	REQUIRE(plan_evaluate(g, &tm.m, pl, DP_CONT_NONE, &plan, &err) ==
+	REQUIRE(dp_plan_evaluate(g, &tm.m, pl, DP_CONT_NONE, &plan, &err) ==
 		DP_OK);
 	CHECK(plan.one_device_fits);
 	CHECK_INT(plan.contention, DP_CONT_NONE);
-	plan_free(&plan);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_graph_free(g);
 }
 
 static void test_plan_worst_device_is_largest_overflow(void)
@@ -107,17 +107,17 @@ static void test_plan_worst_device_is_largest_overflow(void)
 	dp_plan plan;
 	tm.cap[0] = 1000; /* over by 600 */
 	tm.cap[1] = 100;  /* over by 450 */
-	REQUIRE(plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, NULL) ==
+	REQUIRE(dp_plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, NULL) ==
 		DP_OK);
 	CHECK(!plan.feasible);
-	CHECK_INT(plan_worst_device(&plan), 0);
-	plan_free(&plan);
+	CHECK_INT(dp_plan_worst_device(&plan), 0);
+	dp_plan_free(&plan);
 	tm.cap[0] = 1500; /* over by 100 */
-	REQUIRE(plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, NULL) ==
+	REQUIRE(dp_plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, NULL) ==
 		DP_OK);
-	CHECK_INT(plan_worst_device(&plan), 1);
-	plan_free(&plan);
-	graph_free(g);
+	CHECK_INT(dp_plan_worst_device(&plan), 1);
+	dp_plan_free(&plan);
+	dp_graph_free(g);
 }
 
 static void test_plan_evaluate_rejects_bad_device(void)
@@ -129,11 +129,11 @@ static void test_plan_evaluate_rejects_bad_device(void)
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
-	CHECK_INT(plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, &err),
+	CHECK_INT(dp_plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "'b'");
 	CHECK(plan.placement == NULL);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Test algorithms: a fixed split, one that ignores pins and colocation,
@@ -191,46 +191,46 @@ static void test_plan_run_simulates_the_algorithm(void)
 	tmach tm;
 	tmach_init(&tm, 2);
 	dp_algo_opts o;
-	algo_opts_default(&o);
+	dp_algo_opts_default(&o);
 	o.contention = DP_CONT_NONE;
 	dp_plan plan;
 	dp_err err;
-	REQUIRE(plan_run(g, &tm.m, &algo_split, &o, NULL, &plan, &err) ==
+	REQUIRE(dp_plan_run(g, &tm.m, &algo_split, &o, NULL, &plan, &err) ==
 		DP_OK);
 	CHECK_STR(plan.algo, "split");
 	CHECK_INT(plan.contention, DP_CONT_NONE);
 	CHECK(plan.plan_ms >= 0);
 	CHECK_NEAR(plan.sim.makespan, 42, 0);
 	CHECK_INT(plan.sim.dev[0].peak_bytes, 1600);
-	plan_free(&plan);
+	dp_plan_free(&plan);
 	/* the registry's single: all on device 0, speedup 1 */
-	const dp_algo *single = algo_find("single");
+	const dp_algo *single = dp_algo_find("single");
 	REQUIRE(single);
-	REQUIRE(plan_run(g, &tm.m, single, NULL, NULL, &plan, &err) == DP_OK);
+	REQUIRE(dp_plan_run(g, &tm.m, single, NULL, NULL, &plan, &err) == DP_OK);
 	CHECK_NEAR(plan.sim.makespan, 35, 0);
 	CHECK_NEAR(plan.speedup, 1, 0);
 	CHECK_NEAR(plan.xlb, 1, 0);
 	CHECK_INT(plan.one_device_peak, 1650);
 	CHECK_INT(plan.sim.dev[0].peak_bytes, 1650);
-	plan_free(&plan);
-	graph_free(g);
+	dp_plan_free(&plan);
+	dp_graph_free(g);
 }
 
 static void test_plan_run_rejects_pin_violation(void)
 {
-	dp_graph *g = graph_new("pins");
+	dp_graph *g = dp_graph_new("pins");
 	uint32_t a, b;
-	graph_add_op(g, "a", &a, NULL);
-	graph_add_op(g, "b", &b, NULL);
+	dp_graph_add_op(g, "a", &a, NULL);
+	dp_graph_add_op(g, "b", &b, NULL);
 	g->ops[b].pin = 1;
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	tmach tm;
 	tmach_init(&tm, 2);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	plan.xlb = 7; /* untouched on error */
 	dp_err err;
-	CHECK_INT(plan_run(g, &tm.m, &algo_all0, NULL, NULL, &plan, &err),
+	CHECK_INT(dp_plan_run(g, &tm.m, &algo_all0, NULL, NULL, &plan, &err),
 		  DP_EINTERNAL);
 	CHECK_CONTAINS(err.msg, "algorithm 'all0'");
 	CHECK_CONTAINS(err.msg, "op 'b'");
@@ -240,36 +240,36 @@ static void test_plan_run_rejects_pin_violation(void)
 	/* a pin beyond the machine is bad input, found before the run */
 	tmach_init(&tm, 1);
 	canceled_calls = 0;
-	CHECK_INT(plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
+	CHECK_INT(dp_plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "pinned to device 1");
 	CHECK_INT(canceled_calls, 0);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_plan_run_rejects_split_group_and_unplaced_op(void)
 {
-	dp_graph *g = graph_new("groups");
+	dp_graph *g = dp_graph_new("groups");
 	uint32_t a, b;
-	graph_add_op(g, "a", &a, NULL);
-	graph_add_op(g, "b", &b, NULL);
-	graph_set_colocate(g, a, "var", NULL);
-	graph_set_colocate(g, b, "var", NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_op(g, "a", &a, NULL);
+	dp_graph_add_op(g, "b", &b, NULL);
+	dp_graph_set_colocate(g, a, "var", NULL);
+	dp_graph_set_colocate(g, b, "var", NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	tmach tm;
 	tmach_init(&tm, 2);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
-	CHECK_INT(plan_run(g, &tm.m, &algo_split, NULL, NULL, &plan, &err),
+	CHECK_INT(dp_plan_run(g, &tm.m, &algo_split, NULL, NULL, &plan, &err),
 		  DP_EINTERNAL);
 	CHECK_CONTAINS(err.msg, "algorithm 'split' split colocation group "
 				"'var'");
-	CHECK_INT(plan_run(g, &tm.m, &algo_forgets, NULL, NULL, &plan, &err),
+	CHECK_INT(dp_plan_run(g, &tm.m, &algo_forgets, NULL, NULL, &plan, &err),
 		  DP_EINTERNAL);
 	CHECK_CONTAINS(err.msg, "placed op 'b' on device -1");
 	CHECK(plan.placement == NULL);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_plan_run_passes_algorithm_errors_through(void)
@@ -280,11 +280,11 @@ static void test_plan_run_passes_algorithm_errors_through(void)
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
-	CHECK_INT(plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
+	CHECK_INT(dp_plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
 		  DP_ECANCELED);
 	CHECK_STR(err.msg, "canceled");
 	CHECK(plan.placement == NULL);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_plan_evaluate_metrics),

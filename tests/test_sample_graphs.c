@@ -103,13 +103,13 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
 	char names[MAX_SAMPLES][512];
 	int n = list_samples(names);
 	REQUIRE(n > 0);
-	const dp_algo *single = algo_find("single"),
-		      *mtopo = algo_find("mtopo");
+	const dp_algo *single = dp_algo_find("single"),
+		      *mtopo = dp_algo_find("mtopo");
 	REQUIRE(single && mtopo);
 	for (int i = 0; i < n; i++) {
 		dp_err err;
 		dp_graph *g = NULL;
-		if (graph_load(names[i], DP_FMT_AUTO, &g, &err)) {
+		if (dp_graph_load(names[i], DP_FMT_AUTO, &g, &err)) {
 			char buf[1600];
 			test_fail(__FILE__, __LINE__, "%s",
 				  dp_err_format(&err, buf, sizeof buf));
@@ -118,14 +118,14 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
 		CHECK(g->nops >= 500);
 		check_structure(g, names[i]);
 		dp_machine m;
-		REQUIRE(machine_init_from_hint(&m, &g->hint, &err) == DP_OK);
+		REQUIRE(dp_machine_init_from_hint(&m, &g->hint, &err) == DP_OK);
 		dp_algo_opts o;
-		algo_opts_default(&o);
+		dp_algo_opts_default(&o);
 		dp_plan p1, p2;
 		memset(&p1, 0, sizeof p1);
 		memset(&p2, 0, sizeof p2);
-		if (plan_run(g, &m, single, &o, NULL, &p1, &err) ||
-		    plan_run(g, &m, mtopo, &o, NULL, &p2, &err)) {
+		if (dp_plan_run(g, &m, single, &o, NULL, &p1, &err) ||
+		    dp_plan_run(g, &m, mtopo, &o, NULL, &p2, &err)) {
 			char buf[1600];
 			test_fail(__FILE__, __LINE__, "%s: %s", names[i],
 				  dp_err_format(&err, buf, sizeof buf));
@@ -141,10 +141,10 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
 			CHECK(p2.sim.makespan > 0 &&
 			      p2.sim.makespan >= p2.bounds.lb_us - 1e-6);
 		}
-		plan_free(&p1);
-		plan_free(&p2);
-		machine_free(&m);
-		graph_free(g);
+		dp_plan_free(&p1);
+		dp_plan_free(&p2);
+		dp_machine_free(&m);
+		dp_graph_free(g);
 	}
 }
 
@@ -154,11 +154,11 @@ static void test_samples_gpt2_xl_does_not_fit_one_device(void)
 {
 	dp_err err;
 	dp_graph *g = NULL;
-	REQUIRE(graph_load("sample_graphs/gpt2-xl.json", DP_FMT_AUTO, &g,
+	REQUIRE(dp_graph_load("sample_graphs/gpt2-xl.json", DP_FMT_AUTO, &g,
 			   &err) == DP_OK);
 	CHECK_INT(g->total_param_bytes, 1557611200LL * 12);
 	CHECK(g->total_param_bytes > (16LL << 30));
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Spot checks of exact sizes: ResNet-50's first convolution outputs
@@ -168,16 +168,16 @@ static void test_samples_resnet50_exact_sizes(void)
 {
 	dp_err err;
 	dp_graph *g = NULL;
-	REQUIRE(graph_load("sample_graphs/resnet50.json", DP_FMT_AUTO, &g,
+	REQUIRE(dp_graph_load("sample_graphs/resnet50.json", DP_FMT_AUTO, &g,
 			   &err) == DP_OK);
-	uint32_t c = graph_find(g, "conv1/Conv2D");
-	uint32_t w = graph_find(g, "conv1/weights");
+	uint32_t c = dp_graph_find(g, "conv1/Conv2D");
+	uint32_t w = dp_graph_find(g, "conv1/weights");
 	REQUIRE(c != UINT32_MAX && w != UINT32_MAX);
 	CHECK_INT(g->ops[c].output_bytes, 64LL * 64 * 112 * 112 * 4);
 	CHECK_INT(g->ops[w].param_bytes, 7 * 7 * 3 * 64 * 4 * 2);
 	CHECK_INT(g->ops[w].colocate,
-		  g->ops[graph_find(g, "conv1/weights/momentum")].colocate);
-	graph_free(g);
+		  g->ops[dp_graph_find(g, "conv1/weights/momentum")].colocate);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_samples_six_architectures_present),

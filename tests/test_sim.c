@@ -36,7 +36,7 @@ static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
 		   int64_t param, int64_t temp)
 {
 	uint32_t id = UINT32_MAX;
-	graph_add_op(g, name, &id, NULL);
+	dp_graph_add_op(g, name, &id, NULL);
 	g->ops[id].time_us = t;
 	g->ops[id].output_bytes = out;
 	g->ops[id].param_bytes = param;
@@ -46,7 +46,7 @@ static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
 
 static void edge(dp_graph *g, uint32_t a, uint32_t b)
 {
-	graph_add_edge(g, a, b, -1, false, NULL);
+	dp_graph_add_edge(g, a, b, -1, false, NULL);
 }
 
 /* Runs the simulator once with detail; returns false (and records a
@@ -56,16 +56,16 @@ static bool run(const dp_graph *g, const dp_machine *m, const int32_t *pl,
 {
 	dp_err err;
 	dp_err_clear(&err);
-	dp_sim *s = sim_new(g, m, &err);
+	dp_sim *s = dp_sim_new(g, m, &err);
 	if (!s) {
-		test_fail(__FILE__, __LINE__, "sim_new: %s", err.msg);
+		test_fail(__FILE__, __LINE__, "dp_sim_new: %s", err.msg);
 		return false;
 	}
 	dp_sim_opts o = {.contention = c, .detail = true};
-	dp_status st = sim_run(s, pl, &o, r, &err);
-	sim_free(s);
+	dp_status st = dp_sim_run(s, pl, &o, r, &err);
+	dp_sim_free(s);
 	if (st) {
-		test_fail(__FILE__, __LINE__, "sim_run: %s", err.msg);
+		test_fail(__FILE__, __LINE__, "dp_sim_run: %s", err.msg);
 		return false;
 	}
 	return true;
@@ -86,13 +86,13 @@ static bool run(const dp_graph *g, const dp_machine *m, const int32_t *pl,
  *   a 10 + 6 + 28.5 = 44.5. */
 static dp_graph *chain_example(void)
 {
-	dp_graph *g = graph_new("chain");
+	dp_graph *g = dp_graph_new("chain");
 	uint32_t a = op(g, "a", 10, 1000, 100, 0);
 	uint32_t b = op(g, "b", 20, 500, 0, 0);
 	uint32_t c = op(g, "c", 5, 0, 50, 0);
 	edge(g, a, b);
 	edge(g, b, c);
-	graph_finalize(g, NULL);
+	dp_graph_finalize(g, NULL);
 	return g;
 }
 
@@ -178,8 +178,8 @@ static void test_sim_chain_across_two_devices(void)
 	REQUIRE(run(g, &tm.m, pl, DP_CONT_PORT, &r));
 	CHECK(!r.feasible);
 	CHECK_INT(r.dev[1].cap_bytes, 549);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 static void test_sim_ranks_follow_upward_rank(void)
@@ -187,20 +187,20 @@ static void test_sim_ranks_follow_upward_rank(void)
 	dp_graph *g = chain_example();
 	tmach tm;
 	tmach_init(&tm, 2, 100, 2);
-	dp_sim *s = sim_new(g, &tm.m, NULL);
+	dp_sim *s = dp_sim_new(g, &tm.m, NULL);
 	REQUIRE(s);
-	const double *rk = sim_ranks(s);
+	const double *rk = dp_sim_ranks(s);
 	CHECK_NEAR(rk[2], 5, 0);
 	CHECK_NEAR(rk[1], 28.5, 0);
 	CHECK_NEAR(rk[0], 44.5, 0);
-	sim_free(s);
+	dp_sim_free(s);
 	/* one device: no communication term */
 	tmach_init(&tm, 1, 100, 2);
-	s = sim_new(g, &tm.m, NULL);
+	s = dp_sim_new(g, &tm.m, NULL);
 	REQUIRE(s);
-	CHECK_NEAR(sim_ranks(s)[0], 35, 0);
-	sim_free(s);
-	graph_free(g);
+	CHECK_NEAR(dp_sim_ranks(s)[0], 35, 0);
+	dp_sim_free(s);
+	dp_graph_free(g);
 }
 
 /* Diamond a -> {b, c} -> d; a, b, d on device 0, c on device 1;
@@ -216,7 +216,7 @@ static void test_sim_ranks_follow_upward_rank(void)
  * Critical path: d (data from b, arrived 40 > c's 38), b (data), a. */
 static void test_sim_diamond(void)
 {
-	dp_graph *g = graph_new("diamond");
+	dp_graph *g = dp_graph_new("diamond");
 	uint32_t a = op(g, "a", 10, 200, 0, 0);
 	uint32_t b = op(g, "b", 30, 100, 0, 0);
 	uint32_t c = op(g, "c", 20, 400, 0, 0);
@@ -225,7 +225,7 @@ static void test_sim_diamond(void)
 	edge(g, a, c);
 	edge(g, b, d);
 	edge(g, c, d);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	tmach tm;
 	tmach_init(&tm, 2, 100, 1);
 	int32_t pl[] = {0, 0, 1, 0};
@@ -251,8 +251,8 @@ static void test_sim_diamond(void)
 	CHECK_INT(r.cp_ops[1], b);
 	CHECK_INT(r.cp_ops[2], d);
 	CHECK_INT(r.cp_cause[2], DP_HOP_DATA);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 /* One producer, two consumers on the other device: a single transfer of the
@@ -264,13 +264,13 @@ static void test_sim_diamond(void)
  * peak 1000 at 5. Device 0: a's output [0,15) (until the transfer ends). */
 static void test_sim_received_copy_counted_on_receiver(void)
 {
-	dp_graph *g = graph_new("copy");
+	dp_graph *g = dp_graph_new("copy");
 	uint32_t a = op(g, "a", 5, 1000, 0, 0);
 	uint32_t b = op(g, "b", 10, 0, 0, 0);
 	uint32_t c = op(g, "c", 10, 0, 0, 0);
 	edge(g, a, b);
-	graph_add_edge(g, a, c, 600, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_edge(g, a, c, 600, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	tmach tm;
 	tmach_init(&tm, 2, 100, 0);
 	int32_t pl[] = {0, 1, 1};
@@ -293,8 +293,8 @@ static void test_sim_received_copy_counted_on_receiver(void)
 	CHECK_NEAR(r.dev[0].peak_time, 0, 0);
 	REQUIRE(r.live_off[1] - r.live_off[0] == 1);
 	CHECK_NEAR(r.live[0].free, 15, 0);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 /* Temp memory lives while its op runs; an output until its consumer ends.
@@ -303,11 +303,11 @@ static void test_sim_received_copy_counted_on_receiver(void)
  * 900; 20: 0. Peak 900 at 10 (frees before allocations at 10). */
 static void test_sim_temp_memory(void)
 {
-	dp_graph *g = graph_new("temp");
+	dp_graph *g = dp_graph_new("temp");
 	uint32_t a = op(g, "a", 10, 100, 0, 500);
 	uint32_t b = op(g, "b", 10, 0, 0, 800);
 	edge(g, a, b);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	tmach tm;
 	tmach_init(&tm, 1, 100, 0);
 	int32_t pl[] = {0, 0};
@@ -326,8 +326,8 @@ static void test_sim_temp_memory(void)
 	REQUIRE(run(g, &tm.m, pl, DP_CONT_PORT, &r));
 	CHECK_INT(r.dev[0].peak_bytes, 1100);
 	CHECK_NEAR(r.dev[0].peak_time, 0, 0);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 /* Colocated ops (a variable and its update) sit on one device: their edge is
@@ -336,14 +336,14 @@ static void test_sim_temp_memory(void)
  * device 1; x(3us) on device 0 alone. */
 static void test_sim_colocated_ops_share_device(void)
 {
-	dp_graph *g = graph_new("coloc");
+	dp_graph *g = dp_graph_new("coloc");
 	uint32_t var = op(g, "var", 1, 64, 4096, 0);
 	uint32_t upd = op(g, "upd", 2, 0, 0, 0);
 	op(g, "x", 3, 0, 0, 0);
-	graph_set_colocate(g, var, "v", NULL);
-	graph_set_colocate(g, upd, "v", NULL);
+	dp_graph_set_colocate(g, var, "v", NULL);
+	dp_graph_set_colocate(g, upd, "v", NULL);
 	edge(g, var, upd);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	REQUIRE(g->ngroups == 1);
 	tmach tm;
 	tmach_init(&tm, 2, 100, 5);
@@ -358,8 +358,8 @@ static void test_sim_colocated_ops_share_device(void)
 	CHECK_INT(r.dev[1].param_bytes, 4096);
 	CHECK_INT(r.dev[1].peak_bytes, 4096 + 64);
 	CHECK_INT(r.dev[0].peak_bytes, 0);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 /* Ports conflict: K=3, a on 0 and b on 1 (10us each) both send 1000 B to
@@ -372,7 +372,7 @@ static void test_sim_colocated_ops_share_device(void)
  *   equal ranks, c first), e [20,25). makespan 30. */
 static void test_sim_contention_models_differ(void)
 {
-	dp_graph *g = graph_new("ports");
+	dp_graph *g = dp_graph_new("ports");
 	uint32_t a = op(g, "a", 10, 1000, 0, 0);
 	uint32_t b = op(g, "b", 10, 1000, 0, 0);
 	uint32_t c = op(g, "c", 5, 0, 0, 0);
@@ -381,7 +381,7 @@ static void test_sim_contention_models_differ(void)
 	edge(g, a, c);
 	edge(g, b, d);
 	edge(g, a, e);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	tmach tm;
 	tmach_init(&tm, 3, 100, 0);
 	int32_t pl[] = {0, 1, 2, 2, 1};
@@ -413,8 +413,8 @@ static void test_sim_contention_models_differ(void)
 	REQUIRE(r.cp_len == 3);
 	CHECK_INT(r.cp_ops[1], c);
 	CHECK_INT(r.cp_cause[2], DP_HOP_DEVICE);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 /* Control edges carry no data: across devices they arrive after the
@@ -427,15 +427,15 @@ static void test_sim_contention_models_differ(void)
  *   its size is max(output 1000, edge 100) = 1000. */
 static void test_sim_control_edges(void)
 {
-	dp_graph *g = graph_new("ctl");
+	dp_graph *g = dp_graph_new("ctl");
 	uint32_t x = op(g, "x", 10, 1000, 0, 0);
 	uint32_t y = op(g, "y", 1, 0, 0, 0);
 	uint32_t z = op(g, "z", 2, 0, 0, 0);
 	uint32_t q = op(g, "q", 4, 0, 0, 0);
-	graph_add_edge(g, x, y, -1, true, NULL);
-	graph_add_edge(g, x, z, -1, true, NULL);
-	graph_add_edge(g, x, q, 100, false, NULL);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	dp_graph_add_edge(g, x, y, -1, true, NULL);
+	dp_graph_add_edge(g, x, z, -1, true, NULL);
+	dp_graph_add_edge(g, x, q, 100, false, NULL);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	tmach tm;
 	tmach_init(&tm, 2, 10, 5);
 	int32_t pl[] = {0, 1, 0, 1};
@@ -458,8 +458,8 @@ static void test_sim_control_edges(void)
 	/* the copy on device 1 is the transfer's 100 B, [10,29) */
 	CHECK_INT(r.dev[1].peak_bytes, 100);
 	CHECK_NEAR(r.dev[1].peak_time, 10, 0);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 /* Zero-duration ops end at the instant they start, and the instant's
@@ -470,7 +470,7 @@ static void test_sim_control_edges(void)
  * start at time 0, one after another. */
 static void test_sim_zero_duration_ops(void)
 {
-	dp_graph *g = graph_new("zero");
+	dp_graph *g = dp_graph_new("zero");
 	uint32_t a = op(g, "a", 0, 0, 0, 0);
 	uint32_t b = op(g, "b", 4, 0, 0, 0);
 	uint32_t c = op(g, "c", 0, 0, 0, 0);
@@ -479,7 +479,7 @@ static void test_sim_zero_duration_ops(void)
 	edge(g, a, b);
 	edge(g, c, d);
 	edge(g, d, e);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	tmach tm;
 	tmach_init(&tm, 2, 10, 3);
 	int32_t pl[] = {0, 1, 0, 0, 0};
@@ -496,8 +496,8 @@ static void test_sim_zero_duration_ops(void)
 	CHECK_NEAR(r.end[d], 0, 0);
 	CHECK_NEAR(r.start[e], 0, 0);
 	CHECK_NEAR(r.end[e], 1, 0);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 /* Priorities decide the order on a device.
@@ -507,12 +507,12 @@ static void test_sim_zero_duration_ops(void)
  * behind r, r for its input q. */
 static void test_sim_priorities_decide_order(void)
 {
-	dp_graph *g = graph_new("prio");
+	dp_graph *g = dp_graph_new("prio");
 	uint32_t p = op(g, "p", 5, 0, 0, 0);
 	uint32_t q = op(g, "q", 5, 0, 0, 0);
 	uint32_t r_ = op(g, "r", 10, 0, 0, 0);
 	edge(g, q, r_);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	tmach tm;
 	tmach_init(&tm, 1, 10, 0);
 	int32_t pl[] = {0, 0, 0};
@@ -529,8 +529,8 @@ static void test_sim_priorities_decide_order(void)
 	CHECK_INT(r.cp_cause[1], DP_HOP_DATA);
 	CHECK_INT(r.cp_ops[2], p);
 	CHECK_INT(r.cp_cause[2], DP_HOP_DEVICE);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 /* Equal ranks: the smaller topological index goes first, not the smaller op
@@ -539,14 +539,14 @@ static void test_sim_priorities_decide_order(void)
  * u1 (topo 1) beats u3 (topo 2): u1 [0,5); u3 [5,5); u0 [5,10). */
 static void test_sim_equal_ranks_by_topological_index(void)
 {
-	dp_graph *g = graph_new("ties");
+	dp_graph *g = dp_graph_new("ties");
 	uint32_t u0 = op(g, "u0", 5, 0, 0, 0);
 	uint32_t u1 = op(g, "u1", 5, 0, 0, 0);
 	uint32_t u2 = op(g, "u2", 0, 0, 0, 0);
 	uint32_t u3 = op(g, "u3", 0, 0, 0, 0);
 	edge(g, u3, u0);
 	edge(g, u2, u1);
-	REQUIRE(graph_finalize(g, NULL) == DP_OK);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	CHECK_INT(g->topo_pos[u1], 1);
 	tmach tm;
 	tmach_init(&tm, 1, 10, 0);
@@ -559,8 +559,8 @@ static void test_sim_equal_ranks_by_topological_index(void)
 	CHECK_NEAR(r.start[u3], 5, 0);
 	CHECK_NEAR(r.start[u0], 5, 0);
 	CHECK_NEAR(r.makespan, 10, 0);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 /* Device speeds divide op times; the ranks use the mean speed. */
@@ -576,18 +576,18 @@ static void test_sim_speeds_scale_durations(void)
 	REQUIRE(run(g, &tm.m, pl, DP_CONT_PORT, &r));
 	CHECK_NEAR(r.end[2] - r.start[2], 10, 0);
 	CHECK_NEAR(r.makespan, 47, 0);
-	dp_sim *s = sim_new(g, &tm.m, NULL);
+	dp_sim *s = dp_sim_new(g, &tm.m, NULL);
 	REQUIRE(s);
-	CHECK_NEAR(sim_ranks(s)[2], 5 / 0.75, 1e-12);
-	sim_free(s);
+	CHECK_NEAR(dp_sim_ranks(s)[2], 5 / 0.75, 1e-12);
+	dp_sim_free(s);
 	dp_bounds b;
-	sim_bounds(g, &tm.m, &b);
+	dp_sim_bounds(g, &tm.m, &b);
 	CHECK_NEAR(b.graph_cp_us, 35, 0);
 	CHECK_NEAR(b.work_bound_us, 35 / 1.5, 1e-12);
 	CHECK_NEAR(b.lb_us, 35, 0);
 	CHECK_NEAR(b.one_device_us, 35, 0);
-	sim_result_free(&r);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(g);
 }
 
 static void test_sim_rejects_bad_placement_and_machine(void)
@@ -596,43 +596,43 @@ static void test_sim_rejects_bad_placement_and_machine(void)
 	tmach tm;
 	tmach_init(&tm, 2, 100, 2);
 	dp_err err;
-	dp_sim *s = sim_new(g, &tm.m, &err);
+	dp_sim *s = dp_sim_new(g, &tm.m, &err);
 	REQUIRE(s);
 	int32_t pl[] = {0, 2, 1};
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
-	CHECK_INT(sim_run(s, pl, NULL, &r, &err), DP_EINPUT);
+	CHECK_INT(dp_sim_run(s, pl, NULL, &r, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "op 'b' is placed on device 2");
 	CHECK_CONTAINS(err.msg, "0..1");
 	pl[1] = -1;
-	CHECK_INT(sim_run(s, pl, NULL, &r, &err), DP_EINPUT);
-	sim_free(s);
-	sim_result_free(&r);
+	CHECK_INT(dp_sim_run(s, pl, NULL, &r, &err), DP_EINPUT);
+	dp_sim_free(s);
+	dp_sim_result_free(&r);
 	tm.m.bw = 0;
-	CHECK(sim_new(g, &tm.m, &err) == NULL);
+	CHECK(dp_sim_new(g, &tm.m, &err) == NULL);
 	CHECK_INT(err.code, DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "bandwidth");
 	tmach_init(&tm, 2, 100, 2);
 	tm.speed[1] = 0;
-	CHECK(sim_new(g, &tm.m, &err) == NULL);
+	CHECK(dp_sim_new(g, &tm.m, &err) == NULL);
 	CHECK_CONTAINS(err.msg, "device 1 has speed 0");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_sim_names_and_parse(void)
 {
 	dp_contention c = DP_CONT_PORT;
 	dp_err err;
-	CHECK_INT(sim_contention_parse("none", &c, &err), DP_OK);
+	CHECK_INT(dp_sim_contention_parse("none", &c, &err), DP_OK);
 	CHECK_INT(c, DP_CONT_NONE);
-	CHECK_INT(sim_contention_parse("port", &c, &err), DP_OK);
+	CHECK_INT(dp_sim_contention_parse("port", &c, &err), DP_OK);
 	CHECK_INT(c, DP_CONT_PORT);
-	CHECK_INT(sim_contention_parse("fifo", &c, &err), DP_EINPUT);
+	CHECK_INT(dp_sim_contention_parse("fifo", &c, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "'fifo'");
 	CHECK_CONTAINS(err.msg, "expected 'port'");
-	CHECK_STR(sim_contention_name(DP_CONT_NONE), "none");
-	CHECK_STR(sim_hop_cause_name(DP_HOP_TRANSFER), "transfer");
-	CHECK_STR(sim_mem_kind_name(DP_MEM_COPY), "copy");
+	CHECK_STR(dp_sim_contention_name(DP_CONT_NONE), "none");
+	CHECK_STR(dp_sim_hop_cause_name(DP_HOP_TRANSFER), "transfer");
+	CHECK_STR(dp_sim_mem_kind_name(DP_MEM_COPY), "copy");
 }
 
 /* A result reused across runs and graphs gives the same numbers as a fresh
@@ -645,8 +645,8 @@ static void test_sim_result_reuse_and_empty_graph(void)
 	int32_t pl[] = {0, 0, 1};
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
-	dp_graph *e = graph_new("empty");
-	REQUIRE(graph_finalize(e, NULL) == DP_OK);
+	dp_graph *e = dp_graph_new("empty");
+	REQUIRE(dp_graph_finalize(e, NULL) == DP_OK);
 	REQUIRE(run(e, &tm.m, pl, DP_CONT_PORT, &r));
 	CHECK_NEAR(r.makespan, 0, 0);
 	CHECK_INT(r.cp_len, 0);
@@ -658,9 +658,9 @@ static void test_sim_result_reuse_and_empty_graph(void)
 	CHECK_INT(r.nxfers, 1);
 	CHECK_INT(r.cut_edges, 1);
 	CHECK_INT(r.dev[0].comm_out_bytes, 500);
-	sim_result_free(&r);
-	graph_free(e);
-	graph_free(g);
+	dp_sim_result_free(&r);
+	dp_graph_free(e);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_sim_chain_across_two_devices),

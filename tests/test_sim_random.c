@@ -327,7 +327,7 @@ static void check_ports_and_stats(ctx *cx)
 			     (unsigned long long)cx->seed, d);
 	}
 	dp_bounds b;
-	sim_bounds(g, cx->m, &b);
+	dp_sim_bounds(g, cx->m, &b);
 	if (r->makespan < b.lb_us * (1 - 1e-12) - 1e-9)
 		FAIL(cx, "seed %llu: makespan %g below the lower bound %g",
 		     (unsigned long long)cx->seed, r->makespan, b.lb_us);
@@ -651,14 +651,14 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 			: mode == 1 ? (int32_t)((uint64_t)g->topo_pos[u] * k / n)
 				    : (int32_t)rndn((uint32_t)k);
 	dp_err err;
-	dp_sim *s = sim_new(g, &tm.m, &err);
+	dp_sim *s = dp_sim_new(g, &tm.m, &err);
 	if (!s) {
-		test_fail(__FILE__, __LINE__, "seed %llu: sim_new: %s",
+		test_fail(__FILE__, __LINE__, "seed %llu: dp_sim_new: %s",
 			  (unsigned long long)seed, err.msg);
 		free(pl);
 		return;
 	}
-	if (!ranks_match(g, &tm.m, sim_ranks(s)))
+	if (!ranks_match(g, &tm.m, dp_sim_ranks(s)))
 		test_fail(__FILE__, __LINE__, "seed %llu: ranks differ",
 			  (unsigned long long)seed);
 	dp_sim_result r, r2, r3;
@@ -668,14 +668,14 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 	for (int c = 0; c < 2; c++) {
 		for (int detail = 1; detail >= 0; detail--) {
 			dp_sim_opts o = {.contention = (dp_contention)c, .detail = detail};
-			if (sim_run(s, pl, &o, &r, &err) != DP_OK) {
+			if (dp_sim_run(s, pl, &o, &r, &err) != DP_OK) {
 				test_fail(__FILE__, __LINE__,
-					  "seed %llu: sim_run: %s",
+					  "seed %llu: dp_sim_run: %s",
 					  (unsigned long long)seed, err.msg);
 				goto out;
 			}
 			ctx cx = {g, &tm.m, pl, (dp_contention)c, &r,
-				  sim_ranks(s), seed, false};
+				  dp_sim_ranks(s), seed, false};
 			check_ops_and_transfers(&cx);
 			if (!cx.failed)
 				check_precedence(&cx);
@@ -698,25 +698,25 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 			if (cx.failed)
 				goto out;
 			/* the same again, and with a fresh simulator */
-			dp_sim *s2 = sim_new(g, &tm.m, &err);
-			if (!s2 || sim_run(s, pl, &o, &r2, &err) != DP_OK ||
-			    sim_run(s2, pl, &o, &r3, &err) != DP_OK ||
+			dp_sim *s2 = dp_sim_new(g, &tm.m, &err);
+			if (!s2 || dp_sim_run(s, pl, &o, &r2, &err) != DP_OK ||
+			    dp_sim_run(s2, pl, &o, &r3, &err) != DP_OK ||
 			    !same_result(&r, &r2, detail) ||
 			    !same_result(&r, &r3, detail)) {
 				test_fail(__FILE__, __LINE__,
 					  "seed %llu: runs differ",
 					  (unsigned long long)seed);
-				sim_free(s2);
+				dp_sim_free(s2);
 				goto out;
 			}
-			sim_free(s2);
+			dp_sim_free(s2);
 		}
 	}
 out:
-	sim_result_free(&r);
-	sim_result_free(&r2);
-	sim_result_free(&r3);
-	sim_free(s);
+	dp_sim_result_free(&r);
+	dp_sim_result_free(&r2);
+	dp_sim_result_free(&r3);
+	dp_sim_free(s);
 	free(pl);
 }
 
@@ -730,7 +730,7 @@ static void run_case(uint64_t seed, uint32_t n, int kmax)
 		return;
 	}
 	check_graph(seed, g, kmax);
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 static void test_sim_random_small_graphs(void)
@@ -756,7 +756,7 @@ static void test_sim_invariants_on_real_graphs(void)
 			 test_shared_dir(), models[i]);
 		dp_graph *g = NULL;
 		dp_err err;
-		if (graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
+		if (dp_graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
 			test_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
 			continue;
 		}
@@ -765,7 +765,7 @@ static void test_sim_invariants_on_real_graphs(void)
 			rng = seed * 7919 + i;
 			check_graph(seed, g, 6);
 		}
-		graph_free(g);
+		dp_graph_free(g);
 	}
 }
 

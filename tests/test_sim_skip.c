@@ -1,8 +1,8 @@
-/* test_sim_skip.c - the simulator's skip options and sim_finish().
+/* test_sim_skip.c - the simulator's skip options and dp_sim_finish().
  *
  * skip_memory must leave the schedule exactly as a full run makes it
  * (start, end, avail, transfers, makespan, statistics, critical path) on
- * many random graphs, machines and placements; sim_finish() must then add
+ * many random graphs, machines and placements; dp_sim_finish() must then add
  * exactly what a full run computes (peaks, feasibility, live tensors,
  * curves); skip_live / skip_curves leave only their list out; a zeroed
  * dp_sim_opts is today's full run.
@@ -160,60 +160,60 @@ static void check_case(const dp_graph *g, const dp_machine *m,
 		       const int32_t *pl, dp_contention c, int *checked)
 {
 	dp_err err = {0};
-	dp_sim *s = sim_new(g, m, &err);
+	dp_sim *s = dp_sim_new(g, m, &err);
 	REQUIRE(s);
 	dp_sim_result full = {0}, part = {0}, reused = {0};
 	dp_sim_opts of = {.contention = c, .detail = true};
 	dp_sim_opts os = {
 		.contention = c, .detail = false, .skip_memory = true};
 	dp_sim_opts op = {.contention = c, .detail = true, .skip_memory = true};
-	REQUIRE(sim_run(s, pl, &of, &full, &err) == DP_OK);
+	REQUIRE(dp_sim_run(s, pl, &of, &full, &err) == DP_OK);
 	CHECK(full.has_memory);
 
 	/* no memory, no detail: same schedule, params as peaks */
-	REQUIRE(sim_run(s, pl, &os, &part, &err) == DP_OK);
+	REQUIRE(dp_sim_run(s, pl, &os, &part, &err) == DP_OK);
 	CHECK(same_schedule(&full, &part));
 	CHECK(skipped_peaks(&part, m));
 	CHECK(lists_empty(&part, true, true));
 	CHECK(part.cp_len == 0);
-	/* sim_finish adds the whole detail: exactly the full run */
-	REQUIRE(sim_finish(s, pl, &of, &part, &err) == DP_OK);
+	/* dp_sim_finish adds the whole detail: exactly the full run */
+	REQUIRE(dp_sim_finish(s, pl, &of, &part, &err) == DP_OK);
 	CHECK(same_schedule(&full, &part) && same_peaks(&full, &part));
 	CHECK(same_path(&full, &part) && same_live(&full, &part) &&
 	      same_curves(&full, &part));
 
 	/* detail without memory: the critical path, nothing of memory */
-	REQUIRE(sim_run(s, pl, &op, &part, &err) == DP_OK);
+	REQUIRE(dp_sim_run(s, pl, &op, &part, &err) == DP_OK);
 	CHECK(same_schedule(&full, &part) && same_path(&full, &part));
 	CHECK(skipped_peaks(&part, m) && lists_empty(&part, true, true));
 	/* peaks only, then the lists one at a time */
 	dp_sim_opts peaks = {.contention = c};
-	REQUIRE(sim_finish(s, pl, &peaks, &part, &err) == DP_OK);
+	REQUIRE(dp_sim_finish(s, pl, &peaks, &part, &err) == DP_OK);
 	CHECK(same_peaks(&full, &part) && lists_empty(&part, true, true));
 	dp_sim_opts live = {
 		.contention = c, .detail = true, .skip_curves = true};
-	REQUIRE(sim_finish(s, pl, &live, &part, &err) == DP_OK);
+	REQUIRE(dp_sim_finish(s, pl, &live, &part, &err) == DP_OK);
 	CHECK(same_live(&full, &part) && lists_empty(&part, false, true));
-	REQUIRE(sim_finish(s, pl, &of, &part, &err) == DP_OK);
+	REQUIRE(dp_sim_finish(s, pl, &of, &part, &err) == DP_OK);
 	CHECK(same_live(&full, &part) && same_curves(&full, &part));
 	CHECK(same_peaks(&full, &part) && same_path(&full, &part));
 
 	/* skip_live, skip_curves in one run */
 	dp_sim_opts nolive = {
 		.contention = c, .detail = true, .skip_live = true};
-	REQUIRE(sim_run(s, pl, &nolive, &reused, &err) == DP_OK);
+	REQUIRE(dp_sim_run(s, pl, &nolive, &reused, &err) == DP_OK);
 	CHECK(same_peaks(&full, &reused) && same_path(&full, &reused));
 	CHECK(same_curves(&full, &reused) && lists_empty(&reused, true, false));
 
 	/* a result of an earlier run cannot be finished */
-	CHECK(sim_finish(s, pl, &of, &part, &err) == DP_EINTERNAL);
+	CHECK(dp_sim_finish(s, pl, &of, &part, &err) == DP_EINTERNAL);
 	CHECK(err.code == DP_EINTERNAL);
 	err = (dp_err){0};
 	(*checked)++;
-	sim_result_free(&full);
-	sim_result_free(&part);
-	sim_result_free(&reused);
-	sim_free(s);
+	dp_sim_result_free(&full);
+	dp_sim_result_free(&part);
+	dp_sim_result_free(&reused);
+	dp_sim_free(s);
 }
 
 static void test_sim_skip_memory_same_schedule_on_random_graphs(void)
@@ -238,7 +238,7 @@ static void test_sim_skip_memory_same_schedule_on_random_graphs(void)
 		check_case(g, &tm.m, pl, i & 1 ? DP_CONT_NONE : DP_CONT_PORT,
 			   &checked);
 		free(pl);
-		graph_free(g);
+		dp_graph_free(g);
 	}
 	CHECK_INT(checked, 120);
 }
@@ -254,13 +254,13 @@ static void test_sim_zeroed_opts_compute_memory(void)
 	for (int u = 0; u < 40; u++)
 		pl[u] = u % 3;
 	dp_err err = {0};
-	dp_sim *s = sim_new(g, &tm.m, &err);
+	dp_sim *s = dp_sim_new(g, &tm.m, &err);
 	REQUIRE(s);
 	dp_sim_opts zero;
 	memset(&zero, 0, sizeof zero);
 	dp_sim_result a = {0}, b = {0};
-	REQUIRE(sim_run(s, pl, &zero, &a, &err) == DP_OK);
-	REQUIRE(sim_run(s, pl, NULL, &b, &err) == DP_OK);
+	REQUIRE(dp_sim_run(s, pl, &zero, &a, &err) == DP_OK);
+	REQUIRE(dp_sim_run(s, pl, NULL, &b, &err) == DP_OK);
 	CHECK(a.has_memory && b.has_memory);
 	CHECK(same_schedule(&a, &b) && same_peaks(&a, &b));
 	int64_t most = 0;
@@ -268,10 +268,10 @@ static void test_sim_zeroed_opts_compute_memory(void)
 		if (a.dev[d].peak_bytes - a.dev[d].param_bytes > most)
 			most = a.dev[d].peak_bytes - a.dev[d].param_bytes;
 	CHECK(most > 0); /* tensors counted, not only params */
-	sim_result_free(&a);
-	sim_result_free(&b);
-	sim_free(s);
-	graph_free(g);
+	dp_sim_result_free(&a);
+	dp_sim_result_free(&b);
+	dp_sim_free(s);
+	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_sim_skip_memory_same_schedule_on_random_graphs),

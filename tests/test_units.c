@@ -43,7 +43,7 @@ static void test_units_sizes_parse_every_unit(void)
 		int64_t b = -1;
 		dp_err err;
 		dp_err_clear(&err);
-		dp_status st = units_parse_bytes(cases[i].text, &b, &err);
+		dp_status st = dp_units_parse_bytes(cases[i].text, &b, &err);
 		if (st != DP_OK || b != cases[i].want)
 			test_fail(__FILE__, __LINE__,
 				  "'%s': status %d, %lld bytes, want %lld (%s)",
@@ -56,7 +56,7 @@ static void test_units_bad_size_says_what_was_expected(void)
 {
 	dp_err err;
 	int64_t b = 77;
-	CHECK_INT(units_parse_bytes("16GX", &b, &err), DP_EINPUT);
+	CHECK_INT(dp_units_parse_bytes("16GX", &b, &err), DP_EINPUT);
 	CHECK_STR(err.msg, "bad size '16GX': expected a number with an "
 			   "optional unit B, kB, MB, GB, TB, KiB, MiB, GiB, "
 			   "TiB (or k, m, g, t)");
@@ -85,14 +85,14 @@ static void test_units_bad_size_says_what_was_expected(void)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		dp_err_clear(&err);
-		dp_status st = units_parse_bytes(bad[i].text, &b, &err);
+		dp_status st = dp_units_parse_bytes(bad[i].text, &b, &err);
 		if (st != DP_EINPUT || !strstr(err.msg, bad[i].want))
 			test_fail(__FILE__, __LINE__,
 				  "'%s': status %d, message \"%s\", want "
 				  "DP_EINPUT with \"%s\"",
 				  bad[i].text, st, err.msg, bad[i].want);
 	}
-	CHECK_INT(units_parse_bytes(NULL, &b, &err), DP_EINPUT);
+	CHECK_INT(dp_units_parse_bytes(NULL, &b, &err), DP_EINPUT);
 }
 
 static void test_units_bandwidth_is_bytes_per_us(void)
@@ -110,7 +110,7 @@ static void test_units_bandwidth_is_bytes_per_us(void)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		double v = -1;
 		dp_err err;
-		dp_status st = units_parse_bandwidth(cases[i].text, &v, &err);
+		dp_status st = dp_units_parse_bandwidth(cases[i].text, &v, &err);
 		if (st != DP_OK ||
 		    fabs(v - cases[i].want) > 1e-9 * cases[i].want)
 			test_fail(__FILE__, __LINE__,
@@ -124,7 +124,7 @@ static void test_units_bandwidth_is_bytes_per_us(void)
 		double v;
 		dp_err err;
 		dp_err_clear(&err);
-		if (units_parse_bandwidth(bad[i], &v, &err) != DP_EINPUT ||
+		if (dp_units_parse_bandwidth(bad[i], &v, &err) != DP_EINPUT ||
 		    !strstr(err.msg, "bandwidth"))
 			test_fail(__FILE__, __LINE__,
 				  "'%s' accepted or bad message \"%s\"", bad[i],
@@ -132,7 +132,7 @@ static void test_units_bandwidth_is_bytes_per_us(void)
 	}
 	dp_err err;
 	double v;
-	units_parse_bandwidth("130GB", &v, &err);
+	dp_units_parse_bandwidth("130GB", &v, &err);
 	CHECK_CONTAINS(err.msg, "such as 130GB/s");
 }
 
@@ -150,7 +150,7 @@ static void test_units_time_is_microseconds(void)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		double v = -1;
 		dp_err err;
-		dp_status st = units_parse_time(cases[i].text, &v, &err);
+		dp_status st = dp_units_parse_time(cases[i].text, &v, &err);
 		if (st != DP_OK || fabs(v - cases[i].want) > 1e-12)
 			test_fail(__FILE__, __LINE__,
 				  "'%s': status %d, %.9g, want %.9g",
@@ -171,7 +171,7 @@ static void test_units_time_is_microseconds(void)
 		double v;
 		dp_err err;
 		dp_err_clear(&err);
-		if (units_parse_time(bad[i].text, &v, &err) != DP_EINPUT ||
+		if (dp_units_parse_time(bad[i].text, &v, &err) != DP_EINPUT ||
 		    !strstr(err.msg, bad[i].want))
 			test_fail(__FILE__, __LINE__,
 				  "'%s': message \"%s\", want \"%s\"",
@@ -182,23 +182,23 @@ static void test_units_time_is_microseconds(void)
 static void test_units_format_three_digits(void)
 {
 	char b[64];
-	CHECK_STR(units_fmt_bytes(0, b, sizeof b), "0 B");
-	CHECK_STR(units_fmt_bytes(512, b, sizeof b), "512 B");
-	CHECK_STR(units_fmt_bytes(1023, b, sizeof b), "1023 B");
-	CHECK_STR(units_fmt_bytes(1536, b, sizeof b), "1.50 KiB");
-	CHECK_STR(units_fmt_bytes(100LL << 20, b, sizeof b), "100 MiB");
-	CHECK_STR(units_fmt_bytes(16LL << 30, b, sizeof b), "16.0 GiB");
-	CHECK_STR(units_fmt_bytes(-2048, b, sizeof b), "-2.00 KiB");
-	CHECK_STR(units_fmt_time(850, b, sizeof b), "850 us");
-	CHECK_STR(units_fmt_time(0.5, b, sizeof b), "0.50 us");
-	CHECK_STR(units_fmt_time(12500, b, sizeof b), "12.5 ms");
-	CHECK_STR(units_fmt_time(3.2e6, b, sizeof b), "3.20 s");
-	CHECK_STR(units_fmt_bandwidth(130000, b, sizeof b), "130 GB/s");
-	CHECK_STR(units_fmt_bandwidth(5700, b, sizeof b), "5.7 GB/s");
-	CHECK_STR(units_fmt_bandwidth(0.5, b, sizeof b), "500 kB/s");
+	CHECK_STR(dp_units_fmt_bytes(0, b, sizeof b), "0 B");
+	CHECK_STR(dp_units_fmt_bytes(512, b, sizeof b), "512 B");
+	CHECK_STR(dp_units_fmt_bytes(1023, b, sizeof b), "1023 B");
+	CHECK_STR(dp_units_fmt_bytes(1536, b, sizeof b), "1.50 KiB");
+	CHECK_STR(dp_units_fmt_bytes(100LL << 20, b, sizeof b), "100 MiB");
+	CHECK_STR(dp_units_fmt_bytes(16LL << 30, b, sizeof b), "16.0 GiB");
+	CHECK_STR(dp_units_fmt_bytes(-2048, b, sizeof b), "-2.00 KiB");
+	CHECK_STR(dp_units_fmt_time(850, b, sizeof b), "850 us");
+	CHECK_STR(dp_units_fmt_time(0.5, b, sizeof b), "0.50 us");
+	CHECK_STR(dp_units_fmt_time(12500, b, sizeof b), "12.5 ms");
+	CHECK_STR(dp_units_fmt_time(3.2e6, b, sizeof b), "3.20 s");
+	CHECK_STR(dp_units_fmt_bandwidth(130000, b, sizeof b), "130 GB/s");
+	CHECK_STR(dp_units_fmt_bandwidth(5700, b, sizeof b), "5.7 GB/s");
+	CHECK_STR(dp_units_fmt_bandwidth(0.5, b, sizeof b), "500 kB/s");
 	/* a short buffer truncates, never overflows */
 	char small[4];
-	units_fmt_bytes(16LL << 30, small, sizeof small);
+	dp_units_fmt_bytes(16LL << 30, small, sizeof small);
 	CHECK_INT(strlen(small), 3);
 }
 
@@ -209,22 +209,22 @@ static void test_units_fmt_num_round_trips(void)
 				      130000};
 	char b[40];
 	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
-		units_fmt_num(vals[i], b, sizeof b);
+		dp_units_fmt_num(vals[i], b, sizeof b);
 		double back;
-		size_t n = units_scan_number(b, &back);
+		size_t n = dp_units_scan_number(b, &back);
 		if (n != strlen(b) || back != vals[i])
 			test_fail(__FILE__, __LINE__,
 				  "%.17g -> \"%s\" -> %.17g", vals[i], b, back);
 	}
-	CHECK_STR(units_fmt_num(0.1, b, sizeof b), "0.1");
-	CHECK_STR(units_fmt_num(1048576, b, sizeof b), "1048576");
-	CHECK_STR(units_fmt_num(NAN, b, sizeof b), "null");
+	CHECK_STR(dp_units_fmt_num(0.1, b, sizeof b), "0.1");
+	CHECK_STR(dp_units_fmt_num(1048576, b, sizeof b), "1048576");
+	CHECK_STR(dp_units_fmt_num(NAN, b, sizeof b), "null");
 	double v;
-	CHECK_INT(units_scan_number("12.5ms", &v), 4);
+	CHECK_INT(dp_units_scan_number("12.5ms", &v), 4);
 	CHECK_NEAR(v, 12.5, 0);
-	CHECK_INT(units_scan_number("abc", &v), 0);
-	CHECK_INT(units_scan_number(".5", &v), 2);
-	CHECK_INT(units_scan_number("1e", &v), 1); /* "e" is not an exponent */
+	CHECK_INT(dp_units_scan_number("abc", &v), 0);
+	CHECK_INT(dp_units_scan_number(".5", &v), 2);
+	CHECK_INT(dp_units_scan_number("1e", &v), 1); /* "e" is not an exponent */
 }
 
 TEST_MAIN(TEST(test_units_sizes_parse_every_unit),

@@ -13,11 +13,11 @@
 
 static dp_status add(const char *name, dp_err *err)
 {
-	dp_graph *g = graph_new("t");
+	dp_graph *g = dp_graph_new("t");
 	uint32_t id;
 	dp_err_clear(err);
-	dp_status s = graph_add_op(g, name, &id, err);
-	graph_free(g);
+	dp_status s = dp_graph_add_op(g, name, &id, err);
+	dp_graph_free(g);
 	return s;
 }
 
@@ -93,28 +93,28 @@ static void test_utf8_message_shows_only_valid_text(void)
 static void test_utf8_labels_are_checked_too(void)
 {
 	dp_err err;
-	dp_graph *g = graph_new("t");
+	dp_graph *g = dp_graph_new("t");
 	uint32_t id;
-	REQUIRE(graph_add_op(g, "a", &id, &err) == DP_OK);
-	CHECK_INT(graph_set_type(g, id, "Mat\xffMul", &err), DP_EINPUT);
+	REQUIRE(dp_graph_add_op(g, "a", &id, &err) == DP_OK);
+	CHECK_INT(dp_graph_set_type(g, id, "Mat\xffMul", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "op type is not valid UTF-8: byte 0xFF");
-	CHECK_INT(graph_set_layer(g, id, "\xc0", &err), DP_EINPUT);
+	CHECK_INT(dp_graph_set_layer(g, id, "\xc0", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "layer is not valid UTF-8");
-	CHECK_INT(graph_set_colocate(g, id, "g\x80", &err), DP_EINPUT);
+	CHECK_INT(dp_graph_set_colocate(g, id, "g\x80", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "colocation label is not valid UTF-8");
-	CHECK_INT(graph_set_type(g, id, "MatMul", &err), DP_OK);
-	graph_free(g);
+	CHECK_INT(dp_graph_set_type(g, id, "MatMul", &err), DP_OK);
+	dp_graph_free(g);
 }
 
 static void test_utf8_graph_name_is_repaired(void)
 {
 	dp_err err;
-	dp_graph *g = graph_new("t");
-	CHECK_INT(graph_set_name(g, "r\xe9sum\xe9-net", &err), DP_OK);
+	dp_graph *g = dp_graph_new("t");
+	CHECK_INT(dp_graph_set_name(g, "r\xe9sum\xe9-net", &err), DP_OK);
 	CHECK_STR(g->name, "r?sum?-net");
-	CHECK_INT(graph_set_name(g, "r\xc3\xa9sum\xc3\xa9", &err), DP_OK);
+	CHECK_INT(dp_graph_set_name(g, "r\xc3\xa9sum\xc3\xa9", &err), DP_OK);
 	CHECK_STR(g->name, "r\xc3\xa9sum\xc3\xa9");
-	graph_free(g);
+	dp_graph_free(g);
 }
 
 /* Found with tests/bad/dot_binary_after_header.dot: the DOT syntax error

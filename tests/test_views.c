@@ -129,15 +129,15 @@ static void golden_view(view_id v, bool over, int w, int h)
 		/* two rows with fixed numbers, whatever the registry holds */
 		st.ncmp = 2;
 		st.cmp_valid = true;
-		st.cmp[0].algo = algo_find("single");
-		st.cmp[1].algo = algo_find("single");
+		st.cmp[0].algo = dp_algo_find("single");
+		st.cmp[1].algo = dp_algo_find("single");
 		dp_machine m;
 		fx_machine(&m, over);
 		dp_plan p;
 		fx_plan(&p, &m);
 		state_compare_done(&st, 0, &p);
 		state_compare_failed(&st, 1, "cancelled");
-		machine_free(&m);
+		dp_machine_free(&m);
 	}
 	state_prepare(&st);
 	char *t = render_styled(&st, w, h);
@@ -257,7 +257,7 @@ static void test_stale_plan_is_marked_and_new_device_waits(void)
 {
 	vstate st;
 	fx_state(&st, false);
-	machine_resize(&st.m, 4, NULL);
+	dp_machine_resize(&st.m, 4, NULL);
 	state_settings_changed(&st);
 	st.running = true;
 	snprintf(st.phase, sizeof st.phase, "mapping");

@@ -37,7 +37,7 @@ static void test_navigation_never_changes_the_plan(void)
 	vstate st;
 	fx_state(&st, true);
 	dp_machine before;
-	machine_copy(&before, &st.m, NULL);
+	dp_machine_copy(&before, &st.m, NULL);
 	const dp_plan *plan = st.plan;
 	unsigned gen = st.gen;
 	const dp_algo *algo = st.algo;
@@ -61,7 +61,7 @@ static void test_navigation_never_changes_the_plan(void)
 	CHECK_INT(st.gen, gen);
 	CHECK(st.algo == algo);
 	CHECK(same_machine(&st.m, &before));
-	machine_free(&before);
+	dp_machine_free(&before);
 	state_free(&st);
 }
 
@@ -230,9 +230,9 @@ static void test_bandwidth_and_algorithm_keys(void)
 	unsigned gen = st.gen;
 	CHECK(actions_key(&st, 'a') & AR_RERUN);
 	CHECK(st.gen != gen);
-	if (algo_count() > 1)
+	if (dp_algo_count() > 1)
 		CHECK(st.algo != a0);
-	for (size_t i = 1; i < algo_count(); i++)
+	for (size_t i = 1; i < dp_algo_count(); i++)
 		actions_key(&st, 'a');
 	CHECK(st.algo == a0); /* wraps around the registry */
 	actions_key(&st, 'a');
@@ -330,7 +330,7 @@ static void test_compare_enter_adopts_the_row(void)
 	fx_machine(&m, true);
 	dp_plan p;
 	fx_plan(&p, &m);
-	machine_free(&m);
+	dp_machine_free(&m);
 	int row = st.ncmp - 1;
 	state_compare_done(&st, row, &p);
 	st.cmp_cursor = row;

@@ -112,27 +112,27 @@ static void *fx_dup(const void *p, size_t n)
 
 static dp_graph *fx_graph(void)
 {
-	dp_graph *g = graph_new("toy-transformer");
+	dp_graph *g = dp_graph_new("toy-transformer");
 	for (int i = 0; i < FX_NOPS; i++) {
 		uint32_t id;
-		graph_add_op(g, fx_ops[i].name, &id, NULL);
-		graph_set_type(g, id, fx_ops[i].type, NULL);
-		graph_set_layer(g, id, fx_ops[i].layer, NULL);
+		dp_graph_add_op(g, fx_ops[i].name, &id, NULL);
+		dp_graph_set_type(g, id, fx_ops[i].type, NULL);
+		dp_graph_set_layer(g, id, fx_ops[i].layer, NULL);
 		g->ops[id].time_us = fx_ops[i].end - fx_ops[i].start;
 		g->ops[id].output_bytes = fx_ops[i].out;
 		g->ops[id].param_bytes = fx_ops[i].params;
 		g->ops[id].temp_bytes = fx_ops[i].temp;
 	}
 	for (int e = 0; e < FX_NEDGES; e++)
-		graph_add_edge(g, (uint32_t)fx_edges[e][0],
+		dp_graph_add_edge(g, (uint32_t)fx_edges[e][0],
 			       (uint32_t)fx_edges[e][1], -1, false, NULL);
-	graph_finalize(g, NULL);
+	dp_graph_finalize(g, NULL);
 	return g;
 }
 
 static void fx_machine(dp_machine *m, bool over)
 {
-	machine_init(m, 3, NULL);
+	dp_machine_init(m, 3, NULL);
 	m->cap[0] = 1024 * MiB;
 	m->cap[1] = over ? 100 * MiB : 256 * MiB;
 	m->cap[2] = DP_CAP_UNLIMITED;
@@ -210,11 +210,11 @@ static void fx_state(vstate *st, bool over)
 {
 	dp_machine m;
 	fx_machine(&m, over);
-	state_init(st, fx_graph(), &m, algo_find("single"), DP_CONT_PORT, NULL);
+	state_init(st, fx_graph(), &m, dp_algo_find("single"), DP_CONT_PORT, NULL);
 	dp_plan p;
 	fx_plan(&p, &m);
 	state_set_plan(st, &p, st->gen);
-	machine_free(&m);
+	dp_machine_free(&m);
 	st->main_rows = 14;
 	state_prepare(st);
 }

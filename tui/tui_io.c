@@ -42,9 +42,9 @@ static void do_save(tui_session *s, const char *path)
 	dp_err_clear(&err);
 	dp_status rc =
 		ends_with(path, ".place")
-			? placement_write_place(path, st->g,
+			? dp_placement_write_place(path, st->g,
 						st->plan->placement, &err)
-			: placement_write_json(path, st->g, st->plan, &err);
+			: dp_placement_write_json(path, st->g, st->plan, &err);
 	char msg[1200];
 	if (rc != DP_OK)
 		state_status(st, true, "not saved: %s",
@@ -66,7 +66,7 @@ static void start_export(tui_session *s, const char *path)
 		return;
 	}
 	dp_export_kind kind;
-	if (export_kind_from_path(path, &kind, &err) != DP_OK) {
+	if (dp_export_kind_from_path(path, &kind, &err) != DP_OK) {
 		state_status(st, true, "%s", err.msg);
 		return;
 	}
@@ -120,7 +120,7 @@ static void opened(tui_session *s, dp_graph *g, const char *path)
 		worker_result_free(r);
 	st->running = st->comparing = false;
 	if (state_set_graph(st, g, &err) != DP_OK) {
-		graph_free(g);
+		dp_graph_free(g);
 		state_status(st, true, "not opened: %s", err.msg);
 		return;
 	}
@@ -141,7 +141,7 @@ static void exported(vstate *st, const filejob_result *r)
 		snprintf(what, sizeof what, " (%u entries)", rep->entries);
 	state_status(st, false,
 		     "exported the %s plan as %s to %s%s in %.1fs%s%s", r->algo,
-		     export_kind_name(r->ekind), r->path, what, r->elapsed_s,
+		     dp_export_kind_name(r->ekind), r->path, what, r->elapsed_s,
 		     rep->note[0] ? ": " : "", rep->note);
 }
 

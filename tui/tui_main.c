@@ -65,7 +65,7 @@ void tui_help(FILE *out)
 		"off), "
 		"always, never\n"
 		"  --no-mouse         leave the mouse to the terminal\n",
-		algo_names());
+		dp_algo_names());
 	cli_help_machine_opts(out);
 }
 
@@ -230,7 +230,7 @@ static int parse_args(int argc, char **argv, cli_opts *o, color_mode *color,
 {
 	*color = COLOR_AUTO;
 	*no_mouse = false;
-	*algo = algo_default();
+	*algo = dp_algo_default();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int r = cli_parse_common("explorer", argc, argv, &i, o);
@@ -257,13 +257,13 @@ static int parse_args(int argc, char **argv, cli_opts *o, color_mode *color,
 			const char *v = a[6] == '='    ? a + 7
 					: i + 1 < argc ? argv[++i]
 						       : "";
-			*algo = algo_find(v);
+			*algo = dp_algo_find(v);
 			if (!*algo)
 				return cli_usage_error(
 					"explorer",
 					"--algo: unknown algorithm '%s' "
 					"(expected one of: %s)",
-					v, algo_names());
+					v, dp_algo_names());
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			tui_help(stdout);
 			return -1;
@@ -357,7 +357,7 @@ int tui_main(int argc, char **argv)
 		return rc;
 	dp_machine m;
 	if ((rc = cli_make_machine(&o, g, &m))) {
-		graph_free(g);
+		dp_graph_free(g);
 		return rc;
 	}
 	tui_session s;
@@ -365,11 +365,11 @@ int tui_main(int argc, char **argv)
 	dp_err err;
 	dp_err_clear(&err);
 	if (state_init(&s.st, g, &m, algo, o.contention, &err) != DP_OK) {
-		machine_free(&m);
-		graph_free(g);
+		dp_machine_free(&m);
+		dp_graph_free(g);
 		return cli_error(&err);
 	}
-	machine_free(&m);
+	dp_machine_free(&m);
 	s.w = worker_new(&err);
 	if (!s.w) {
 		state_free(&s.st);

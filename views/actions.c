@@ -249,7 +249,7 @@ static unsigned change_devices(vstate *st, int delta)
 		return AR_REDRAW;
 	}
 	dp_err err;
-	if (machine_resize(&st->m, k, &err) != DP_OK) {
+	if (dp_machine_resize(&st->m, k, &err) != DP_OK) {
 		state_status(st, true, "%s", err.msg);
 		return AR_REDRAW;
 	}
@@ -298,17 +298,17 @@ static unsigned change_bandwidth(vstate *st, bool raise)
 	unsigned r = actions_rerun(st);
 	char a[32];
 	state_status(st, false, "bandwidth %s",
-		     units_fmt_bandwidth(bw, a, sizeof a));
+		     dp_units_fmt_bandwidth(bw, a, sizeof a));
 	return r;
 }
 
 static unsigned change_algo(vstate *st, int dir)
 {
-	size_t n = algo_count(), i = 0;
-	while (i < n && algo_at(i) != st->algo)
+	size_t n = dp_algo_count(), i = 0;
+	while (i < n && dp_algo_at(i) != st->algo)
 		i++;
 	i = (i + n + (size_t)(dir > 0 ? 1 : n - 1)) % n;
-	st->algo = algo_at(i);
+	st->algo = dp_algo_at(i);
 	state_algo_changed(st);
 	state_status(st, false, "algorithm %s: %s", st->algo->name,
 		     st->algo->summary);
@@ -470,7 +470,7 @@ unsigned actions_run(vstate *st, key_action act, int key)
 		{
 			unsigned r = actions_rerun(st);
 			state_status(st, false, "contention %s",
-				     sim_contention_name(st->contention));
+				     dp_sim_contention_name(st->contention));
 			return r;
 		}
 	case ACT_RERUN:

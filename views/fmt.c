@@ -30,7 +30,7 @@ char *fmt_cap(int64_t cap, char *buf, size_t size)
 		snprintf(buf, size, "none");
 		return buf;
 	}
-	return units_fmt_bytes(cap, buf, size);
+	return dp_units_fmt_bytes(cap, buf, size);
 }
 
 static const char *const bin_units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

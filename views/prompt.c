@@ -72,7 +72,7 @@ static unsigned prompt_submit(vstate *st)
 		if (strcmp(text, "inf") == 0 || strcmp(text, "none") == 0 ||
 		    strcmp(text, "unlimited") == 0) {
 			v = DP_CAP_UNLIMITED;
-		} else if (units_parse_bytes(text, &v, &err) != DP_OK) {
+		} else if (dp_units_parse_bytes(text, &v, &err) != DP_OK) {
 			state_status(st, true, "cap not changed: %s", err.msg);
 			return AR_REDRAW;
 		} else if (v <= 0) {
@@ -89,16 +89,16 @@ static unsigned prompt_submit(vstate *st)
 	}
 	case PROMPT_CAP_ALL: {
 		dp_machine tmp;
-		if (machine_copy(&tmp, &st->m, &err) != DP_OK) {
+		if (dp_machine_copy(&tmp, &st->m, &err) != DP_OK) {
 			state_status(st, true, "%s", err.msg);
 			return AR_REDRAW;
 		}
-		if (machine_set_caps(&tmp, text, &err) != DP_OK) {
-			machine_free(&tmp);
+		if (dp_machine_set_caps(&tmp, text, &err) != DP_OK) {
+			dp_machine_free(&tmp);
 			state_status(st, true, "caps not changed: %s", err.msg);
 			return AR_REDRAW;
 		}
-		machine_free(&st->m);
+		dp_machine_free(&st->m);
 		st->m = tmp;
 		unsigned r = actions_rerun(st);
 		state_status(st, false, "caps set to %s", text);

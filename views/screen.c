@@ -135,11 +135,11 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 		 fmt_count(st->g->nedges, a, sizeof a));
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "link %s %s %s", st->m.link_name,
-		 units_fmt_bandwidth(st->m.bw, b, sizeof b),
-		 units_fmt_time(st->m.lat, c, sizeof c));
+		 dp_units_fmt_bandwidth(st->m.bw, b, sizeof b),
+		 dp_units_fmt_time(st->m.lat, c, sizeof c));
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "contention %s",
-		 sim_contention_name(st->contention));
+		 dp_sim_contention_name(st->contention));
 	segment(g, x, y, r.w, ST_HEADER, buf);
 }
 
@@ -148,7 +148,7 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 static void verdict(const dp_plan *p, int level, char *buf, size_t size)
 {
 	char a[32], b[32], c[32];
-	int worst = plan_worst_device(p);
+	int worst = dp_plan_worst_device(p);
 	if (worst < 0 || worst >= p->sim.k) {
 		snprintf(buf, size, "FEASIBLE");
 		return;
@@ -159,12 +159,12 @@ static void verdict(const dp_plan *p, int level, char *buf, size_t size)
 		if (p->sim.dev[i].cap_bytes != DP_CAP_UNLIMITED &&
 		    p->sim.dev[i].peak_bytes > p->sim.dev[i].cap_bytes)
 			over++;
-	units_fmt_bytes(d->peak_bytes - d->cap_bytes, a, sizeof a);
+	dp_units_fmt_bytes(d->peak_bytes - d->cap_bytes, a, sizeof a);
 	if (level == 0)
 		snprintf(buf, size,
 			 "INFEASIBLE: GPU%d over by %s (peak %s, cap %s)%s",
-			 worst, a, units_fmt_bytes(d->peak_bytes, b, sizeof b),
-			 units_fmt_bytes(d->cap_bytes, c, sizeof c),
+			 worst, a, dp_units_fmt_bytes(d->peak_bytes, b, sizeof b),
+			 dp_units_fmt_bytes(d->cap_bytes, c, sizeof c),
 			 over > 1 ? " and more" : "");
 	else if (level == 1)
 		snprintf(buf, size, "INFEASIBLE: GPU%d over by %s%s", worst, a,
@@ -199,7 +199,7 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 	snprintf(buf, sizeof buf, "%s:", p->algo);
 	x = segment(g, x, y, right, stale ? ST_STALE : ST_HEADER, buf) - 1;
 	snprintf(buf, sizeof buf, "makespan %s",
-		 units_fmt_time(p->sim.makespan, a, sizeof a));
+		 dp_units_fmt_time(p->sim.makespan, a, sizeof a));
 	x = segment(g, x, y, right, n, buf);
 	/* the verdict comes before the ratios, so that it is never the part
 	 * a narrow screen drops */
@@ -214,7 +214,7 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 			break;
 	}
 	verdict(p, level, buf, sizeof buf);
-	bool ok = plan_worst_device(p) < 0;
+	bool ok = dp_plan_worst_device(p) < 0;
 	x = segment(g, x, y, right,
 		    stale ? ST_STALE
 		    : ok  ? ST_OK
@@ -223,7 +223,7 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 	x = segment(g, x, y, right, n, lb);
 	x = segment(g, x, y, right, n, sp);
 	snprintf(buf, sizeof buf, "planned in %s",
-		 units_fmt_time(p->plan_ms * 1000.0, a, sizeof a));
+		 dp_units_fmt_time(p->plan_ms * 1000.0, a, sizeof a));
 	segment(g, x, y, right, ST_DIM, buf);
 	if (stale)
 		grid_puts_right(g, r.w - 1, y, ST_STALE, tag);
@@ -281,7 +281,7 @@ static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g, int d,
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
 		    s->peak_bytes > s->cap_bytes;
 	snprintf(buf, sizeof buf, "%s/%s",
-		 units_fmt_bytes(s->peak_bytes, a, sizeof a),
+		 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
 		 fmt_cap(s->cap_bytes, b, sizeof b));
 	int x = l->x_memtxt;
 	x += grid_puts(g, x, y, l->w_memtxt, num, buf);
@@ -290,8 +290,8 @@ static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g, int d,
 			  stale ? ST_STALE : ST_BAR_OVER, "OVER");
 	if (l->w_comm) {
 		snprintf(buf, sizeof buf, "in %s out %s",
-			 units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
-			 units_fmt_bytes(s->comm_out_bytes, b, sizeof b));
+			 dp_units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
+			 dp_units_fmt_bytes(s->comm_out_bytes, b, sizeof b));
 		grid_puts(g, l->x_comm, y, l->w_comm, stale ? ST_STALE : ST_DIM,
 			  buf);
 	}

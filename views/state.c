@@ -69,7 +69,7 @@ static void reset_selection(vstate *st)
 static void free_plan(dp_plan **p)
 {
 	if (*p) {
-		plan_free(*p);
+		dp_plan_free(*p);
 		free(*p);
 		*p = NULL;
 	}
@@ -79,7 +79,7 @@ static void free_compare(vstate *st)
 {
 	for (int i = 0; i < st->ncmp; i++)
 		if (st->cmp[i].has_plan) {
-			plan_free(&st->cmp[i].plan);
+			dp_plan_free(&st->cmp[i].plan);
 			st->cmp[i].has_plan = false;
 		}
 }
@@ -111,8 +111,8 @@ dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
 	st->g = g;
 	dp_status s = alloc_op_arrays(st, err);
 	if (s == DP_OK)
-		s = machine_copy(&st->m, m, err);
-	int n = (int)algo_count();
+		s = dp_machine_copy(&st->m, m, err);
+	int n = (int)dp_algo_count();
 	if (s == DP_OK) {
 		st->cmp = calloc((size_t)(n ? n : 1), sizeof *st->cmp);
 		if (!st->cmp)
@@ -121,7 +121,7 @@ dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
 	}
 	if (s != DP_OK) {
 		if (st->m.cap)
-			machine_free(&st->m);
+			dp_machine_free(&st->m);
 		free(st->ops_idx);
 		free(st->on_cp);
 		free(st->cmp);
@@ -129,7 +129,7 @@ dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
 		return s;
 	}
 	st->ncmp = n;
-	st->algo = algo ? algo : algo_default();
+	st->algo = algo ? algo : dp_algo_default();
 	st->contention = c;
 	st->gen = 1;
 	st->sort = SORT_START;
@@ -145,8 +145,8 @@ void state_free(vstate *st)
 	free(st->cmp);
 	free(st->ops_idx);
 	free(st->on_cp);
-	machine_free(&st->m);
-	graph_free(st->g);
+	dp_machine_free(&st->m);
+	dp_graph_free(st->g);
 	memset(st, 0, sizeof *st);
 }
 
@@ -159,7 +159,7 @@ dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err)
 		st->g = old;
 		return s;
 	}
-	graph_free(old);
+	dp_graph_free(old);
 	free_plan(&st->plan);
 	st->plan_error[0] = '\0';
 	st->filter[0] = st->search[0] = '\0';
@@ -173,7 +173,7 @@ void state_set_plan(vstate *st, dp_plan *plan, unsigned gen)
 	dp_plan *p = malloc(sizeof *p);
 	if (!p) {
 		/* keep the old plan; the caller's is released */
-		plan_free(plan);
+		dp_plan_free(plan);
 		memset(plan, 0, sizeof *plan);
 		state_status(st, true, "out of memory keeping the new plan");
 		return;
@@ -216,7 +216,7 @@ void state_compare_reset(vstate *st)
 	free_compare(st);
 	for (int i = 0; i < st->ncmp; i++) {
 		memset(&st->cmp[i], 0, sizeof st->cmp[i]);
-		st->cmp[i].algo = algo_at((size_t)i);
+		st->cmp[i].algo = dp_algo_at((size_t)i);
 		st->cmp[i].status = CMP_WAITING;
 	}
 	st->cmp_gen = st->gen;
@@ -234,12 +234,12 @@ void state_algo_changed(vstate *st)
 void state_compare_done(vstate *st, int i, dp_plan *plan)
 {
 	if (i < 0 || i >= st->ncmp) {
-		plan_free(plan);
+		dp_plan_free(plan);
 		return;
 	}
 	cmp_row *r = &st->cmp[i];
 	if (r->has_plan)
-		plan_free(&r->plan);
+		dp_plan_free(&r->plan);
 	r->status = CMP_DONE;
 	r->makespan = plan->sim.makespan;
 	r->xlb = plan->xlb;
@@ -247,7 +247,7 @@ void state_compare_done(vstate *st, int i, dp_plan *plan)
 	r->plan_ms = plan->plan_ms;
 	r->feasible = plan->feasible;
 	r->cut_bytes = plan->sim.cut_bytes;
-	r->worst = plan_worst_device(plan);
+	r->worst = dp_plan_worst_device(plan);
 	r->over_bytes = 0;
 	if (r->worst >= 0 && r->worst < plan->sim.k)
 		r->over_bytes = plan->sim.dev[r->worst].peak_bytes -
@@ -264,7 +264,7 @@ void state_compare_failed(vstate *st, int i, const char *msg)
 		return;
 	cmp_row *r = &st->cmp[i];
 	if (r->has_plan)
-		plan_free(&r->plan);
+		dp_plan_free(&r->plan);
 	r->has_plan = false;
 	r->status = CMP_FAILED;
 	snprintf(r->err, sizeof r->err, "%s", msg);

@@ -74,7 +74,7 @@ typedef struct cmp_row {
 	 * until it is adopted (Enter moves it to the state) */
 	double makespan, xlb, speedup, plan_ms;
 	bool feasible;
-	int worst;	    /* plan_worst_device() */
+	int worst;	    /* dp_plan_worst_device() */
 	int64_t over_bytes; /* the worst device's peak - cap */
 	int64_t cut_bytes;
 	bool has_plan;
@@ -114,7 +114,7 @@ typedef struct vstate {
 	double file_elapsed_s;
 
 	/* ---- Compare view ---- */
-	cmp_row *cmp; /* algo_count() rows, owned */
+	cmp_row *cmp; /* dp_algo_count() rows, owned */
 	int ncmp;
 	unsigned cmp_gen; /* settings generation of the table */
 	bool cmp_valid;	  /* the table was (or is being) computed */

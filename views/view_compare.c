@@ -62,20 +62,20 @@ void view_compare_draw(const vstate *st, vgrid *g, vrect r)
 			continue;
 		}
 		grid_puts_fit(g, x, y, wm - 1, ns,
-			      units_fmt_time(row->makespan, a, sizeof a));
+			      dp_units_fmt_time(row->makespan, a, sizeof a));
 		snprintf(buf, sizeof buf, "%.2f", row->xlb);
 		grid_puts_fit(g, x += wm, y, wx - 1, ns, buf);
 		snprintf(buf, sizeof buf, "%.2f\xc3\x97", row->speedup);
 		grid_puts_fit(g, x += wx, y, wsp - 1, ns, buf);
 		grid_puts_fit(g, x += wsp, y, wcut - 1, ns,
-			      units_fmt_bytes(row->cut_bytes, a, sizeof a));
+			      dp_units_fmt_bytes(row->cut_bytes, a, sizeof a));
 		grid_puts_fit(g, x += wcut, y, wt - 1, ns,
-			      units_fmt_time(row->plan_ms * 1000, a, sizeof a));
+			      dp_units_fmt_time(row->plan_ms * 1000, a, sizeof a));
 		if (row->feasible || row->worst < 0)
 			snprintf(buf, sizeof buf, "feasible");
 		else
 			snprintf(buf, sizeof buf, "GPU%d +%s over", row->worst,
-				 units_fmt_bytes(row->over_bytes, b, sizeof b));
+				 dp_units_fmt_bytes(row->over_bytes, b, sizeof b));
 		x += wt;
 		grid_puts(g, x, y, r.x + r.w - x,
 			  sel		  ? ns

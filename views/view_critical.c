@@ -40,8 +40,8 @@ void view_critical_draw(const vstate *st, vgrid *g, vrect r)
 	snprintf(buf, sizeof buf,
 		 "%u ops; waited %u\xc3\x97 for a transfer, %u\xc3\x97 for the "
 		 "device; %u device changes; ends at %s (graph CP %s)",
-		 n, nx, nd, moves, units_fmt_time(s->makespan, b, sizeof b),
-		 units_fmt_time(p->bounds.graph_cp_us, a, sizeof a));
+		 n, nx, nd, moves, dp_units_fmt_time(s->makespan, b, sizeof b),
+		 dp_units_fmt_time(p->bounds.graph_cp_us, a, sizeof a));
 	grid_puts(g, r.x, r.y, r.w, ST_NORMAL, buf);
 	if (r.h < 3)
 		return;
@@ -76,17 +76,17 @@ void view_critical_draw(const vstate *st, vgrid *g, vrect r)
 		snprintf(buf, sizeof buf, "%d", h + 1);
 		grid_puts_fit(g, x, y, wi - 1, ns, buf);
 		grid_puts_fit(g, x += wi, y, wt - 1, ns,
-			      units_fmt_time(s->start[u], a, sizeof a));
+			      dp_units_fmt_time(s->start[u], a, sizeof a));
 		grid_puts_fit(
 			g, x += wt, y, wt - 1, ns,
-			units_fmt_time(s->end[u] - s->start[u], a, sizeof a));
+			dp_units_fmt_time(s->end[u] - s->start[u], a, sizeof a));
 		grid_puts_fit(g, x += wt, y, wt - 1, sel ? ns : ST_DIM,
-			      h ? units_fmt_time(gap, a, sizeof a) : "");
+			      h ? dp_units_fmt_time(gap, a, sizeof a) : "");
 		snprintf(buf, sizeof buf, "GPU%d", p->placement[u]);
 		grid_puts_fit(g, x += wt, y, wd - 1, ns, buf);
 		dp_hop_cause c = (dp_hop_cause)s->cp_cause[h];
 		grid_puts_fit(g, x += wd, y, wc - 1, sel ? ns : cause_style(c),
-			      sim_hop_cause_name(c));
+			      dp_sim_hop_cause_name(c));
 		snprintf(buf, sizeof buf, "%s  %s", graph_op_name(st->g, u),
 			 graph_str(st->g, st->g->ops[u].type));
 		grid_puts_fit(g, x += wc, y, wop, ns, buf);

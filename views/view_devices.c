@@ -73,31 +73,31 @@ static void device_row(const vstate *st, vgrid *g, int x, int y, int d,
 	     view_dev_label(d, b, sizeof b));
 	cell(g, &x, y, C_OPS, show, n, fmt_count(s->ops, b, sizeof b));
 	cell(g, &x, y, C_BUSY, show, n,
-	     units_fmt_time(s->busy_us, b, sizeof b));
+	     dp_units_fmt_time(s->busy_us, b, sizeof b));
 	cell(g, &x, y, C_IDLE, show, n,
-	     units_fmt_time(mk - s->busy_us > 0 ? mk - s->busy_us : 0, b,
+	     dp_units_fmt_time(mk - s->busy_us > 0 ? mk - s->busy_us : 0, b,
 			    sizeof b));
 	cell(g, &x, y, C_UTIL, show, n, fmt_pct(s->busy_us, mk, b, sizeof b));
 	cell(g, &x, y, C_IN, show, n,
-	     units_fmt_bytes(s->comm_in_bytes, b, sizeof b));
+	     dp_units_fmt_bytes(s->comm_in_bytes, b, sizeof b));
 	cell(g, &x, y, C_OUT, show, n,
-	     units_fmt_bytes(s->comm_out_bytes, b, sizeof b));
+	     dp_units_fmt_bytes(s->comm_out_bytes, b, sizeof b));
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
 		    s->peak_bytes > s->cap_bytes;
 	cell(g, &x, y, C_PEAK, show, over && !stale ? ST_BAR_OVER : n,
-	     units_fmt_bytes(s->peak_bytes, b, sizeof b));
+	     dp_units_fmt_bytes(s->peak_bytes, b, sizeof b));
 	cell(g, &x, y, C_AT, show, n,
-	     units_fmt_time(s->peak_time, b, sizeof b));
+	     dp_units_fmt_time(s->peak_time, b, sizeof b));
 	cell(g, &x, y, C_CAP, show, n, fmt_cap(s->cap_bytes, b, sizeof b));
 	if (s->cap_bytes == DP_CAP_UNLIMITED) {
 		snprintf(b, sizeof b, "-");
 	} else if (over) {
 		char o[32];
 		snprintf(b, sizeof b, "OVER %s",
-			 units_fmt_bytes(s->peak_bytes - s->cap_bytes, o,
+			 dp_units_fmt_bytes(s->peak_bytes - s->cap_bytes, o,
 					 sizeof o));
 	} else {
-		units_fmt_bytes(s->cap_bytes - s->peak_bytes, b, sizeof b);
+		dp_units_fmt_bytes(s->cap_bytes - s->peak_bytes, b, sizeof b);
 	}
 	cell(g, &x, y, C_HEAD, show, over && !stale ? ST_BAR_OVER : n, b);
 }
@@ -118,40 +118,40 @@ static int detail_lines(const vstate *st, char lines[][200], int max)
 			 "GPU%d: speed %.2f, params %s, peak %s at %s with %u "
 			 "tensors live",
 			 d, d < st->m.k ? st->m.speed[d] : 1.0,
-			 units_fmt_bytes(s->param_bytes, a, sizeof a),
-			 units_fmt_bytes(s->peak_bytes, b, sizeof b),
-			 units_fmt_time(s->peak_time, c, sizeof c), live);
+			 dp_units_fmt_bytes(s->param_bytes, a, sizeof a),
+			 dp_units_fmt_bytes(s->peak_bytes, b, sizeof b),
+			 dp_units_fmt_time(s->peak_time, c, sizeof c), live);
 		if (n < max)
 			snprintf(
 				lines[n++], 200,
 				"  transfers in %u (%s, %s)  out %u (%s, %s)",
 				s->xfers_in,
-				units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
-				units_fmt_time(s->comm_in_us, b, sizeof b),
+				dp_units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
+				dp_units_fmt_time(s->comm_in_us, b, sizeof b),
 				s->xfers_out,
-				units_fmt_bytes(s->comm_out_bytes, c, sizeof c),
-				units_fmt_time(s->comm_out_us, d2, sizeof d2));
+				dp_units_fmt_bytes(s->comm_out_bytes, c, sizeof c),
+				dp_units_fmt_time(s->comm_out_us, d2, sizeof d2));
 	}
 	if (n < max)
 		snprintf(lines[n++], 200,
 			 "bounds: graph critical path %s, work/K %s, LB %s; "
 			 "makespan %.2f\xc3\x97LB",
-			 units_fmt_time(p->bounds.graph_cp_us, a, sizeof a),
-			 units_fmt_time(p->bounds.work_bound_us, b, sizeof b),
-			 units_fmt_time(p->bounds.lb_us, c, sizeof c), p->xlb);
+			 dp_units_fmt_time(p->bounds.graph_cp_us, a, sizeof a),
+			 dp_units_fmt_time(p->bounds.work_bound_us, b, sizeof b),
+			 dp_units_fmt_time(p->bounds.lb_us, c, sizeof c), p->xlb);
 	if (n < max)
 		snprintf(lines[n++], 200,
 			 "one device: %s (speedup %.2f\xc3\x97), peak %s: %s",
-			 units_fmt_time(p->bounds.one_device_us, a, sizeof a),
+			 dp_units_fmt_time(p->bounds.one_device_us, a, sizeof a),
 			 p->speedup,
-			 units_fmt_bytes(p->one_device_peak, b, sizeof b),
+			 dp_units_fmt_bytes(p->one_device_peak, b, sizeof b),
 			 p->one_device_fits ? "fits GPU0's cap"
 					    : "does not fit GPU0's cap");
 	if (n < max)
 		snprintf(lines[n++], 200,
 			 "cut: %u edges cross devices, %u transfers move %s",
 			 p->sim.cut_edges, p->sim.nxfers,
-			 units_fmt_bytes(p->sim.cut_bytes, a, sizeof a));
+			 dp_units_fmt_bytes(p->sim.cut_bytes, a, sizeof a));
 	return n;
 }
 

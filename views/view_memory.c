@@ -93,8 +93,8 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 	int n = (int)(hi - lo);
 	snprintf(buf, sizeof buf,
 		 "Live on GPU%d at its peak: %s at %s, %d tensors (cap %s)", d,
-		 units_fmt_bytes(s->peak_bytes, a, sizeof a),
-		 units_fmt_time(s->peak_time, b, sizeof b), n,
+		 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
+		 dp_units_fmt_time(s->peak_time, b, sizeof b), n,
 		 fmt_cap(s->cap_bytes, c, sizeof c));
 	grid_puts(g, r.x, r.y, r.w, ST_NORMAL, buf);
 	if (r.h < 3)
@@ -128,16 +128,16 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 		int y = ty + 1 + i;
 		x = r.x;
 		grid_puts_fit(g, x, y, wb - 1, num,
-			      units_fmt_bytes(t->bytes, a, sizeof a));
+			      dp_units_fmt_bytes(t->bytes, a, sizeof a));
 		grid_puts_fit(g, x += wb, y, wk - 1, ST_DIM,
-			      sim_mem_kind_name((dp_mem_kind)t->kind));
+			      dp_sim_mem_kind_name((dp_mem_kind)t->kind));
 		grid_puts_fit(g, x += wk, y, wop - 1,
 			      st->on_cp[t->op] ? ST_CRITICAL : num,
 			      graph_op_name(st->g, t->op));
 		grid_puts_fit(g, x += wop, y, wt - 1, ST_DIM,
-			      units_fmt_time(t->alloc, a, sizeof a));
+			      dp_units_fmt_time(t->alloc, a, sizeof a));
 		grid_puts_fit(g, x += wt, y, wt - 1, ST_DIM,
-			      units_fmt_time(t->free, a, sizeof a));
+			      dp_units_fmt_time(t->free, a, sizeof a));
 	}
 	view_scroll_note(g, r, ty, first, rows, n);
 	free(v);
@@ -180,7 +180,7 @@ void view_memory_draw(const vstate *st, vgrid *g, vrect r)
 		bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
 			    s->peak_bytes > s->cap_bytes;
 		snprintf(buf, sizeof buf, "%s/%s%s",
-			 units_fmt_bytes(s->peak_bytes, a, sizeof a),
+			 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
 			 fmt_cap(s->cap_bytes, b, sizeof b),
 			 over ? " OVER" : "");
 		grid_puts(g, r.x + LABEL_W + n + 1, y, NUM_W - 1,

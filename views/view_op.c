@@ -93,7 +93,7 @@ static void edge_line(const vstate *st, vgrid *g, int x, int y, int w,
 	grid_puts_fit(g, x + wop, y, 6, ST_NORMAL, buf);
 	grid_puts_fit(g, x + wop + 7, y, 10, ST_NORMAL,
 		      ed->control ? "control"
-				  : units_fmt_bytes(ed->bytes, a, sizeof a));
+				  : dp_units_fmt_bytes(ed->bytes, a, sizeof a));
 	if (dev_o == p->placement[pred ? ed->to : ed->from]) {
 		grid_puts(g, x + wop + 18, y, w - wop - 18, ST_DIM,
 			  "same device: no transfer");
@@ -110,9 +110,9 @@ static void edge_line(const vstate *st, vgrid *g, int x, int y, int w,
 		return;
 	}
 	snprintf(buf, sizeof buf, "transfer %s, %s-%s",
-		 units_fmt_time(xf->end - xf->start, a, sizeof a),
-		 units_fmt_time(xf->start, b, sizeof b),
-		 units_fmt_time(xf->end, c, sizeof c));
+		 dp_units_fmt_time(xf->end - xf->start, a, sizeof a),
+		 dp_units_fmt_time(xf->start, b, sizeof b),
+		 dp_units_fmt_time(xf->end, c, sizeof c));
 	grid_puts(g, x + wop + 18, y, w - wop - 18, ST_BAR_WARN, buf);
 }
 
@@ -135,18 +135,18 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 		 op->layer ? graph_str(gr, op->layer) : "-");
 	grid_puts(g, r.x, y++, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "GPU%d  start %s  end %s  duration %s%s",
-		 p->placement[u], units_fmt_time(p->sim.start[u], a, sizeof a),
-		 units_fmt_time(p->sim.end[u], b, sizeof b),
-		 units_fmt_time(p->sim.end[u] - p->sim.start[u], c, sizeof c),
+		 p->placement[u], dp_units_fmt_time(p->sim.start[u], a, sizeof a),
+		 dp_units_fmt_time(p->sim.end[u], b, sizeof b),
+		 dp_units_fmt_time(p->sim.end[u] - p->sim.start[u], c, sizeof c),
 		 st->on_cp[u] ? "  on the critical path" : "");
 	grid_puts(g, r.x, y++, r.w, st->on_cp[u] ? ST_CRITICAL : ST_NORMAL,
 		  buf);
 	snprintf(buf, sizeof buf,
 		 "output %s  params %s  temp %s  inputs ready at %s",
-		 units_fmt_bytes(op->output_bytes, a, sizeof a),
-		 units_fmt_bytes(op->param_bytes, b, sizeof b),
-		 units_fmt_bytes(op->temp_bytes, c, sizeof c),
-		 p->sim.avail ? units_fmt_time(p->sim.avail[u], d, sizeof d)
+		 dp_units_fmt_bytes(op->output_bytes, a, sizeof a),
+		 dp_units_fmt_bytes(op->param_bytes, b, sizeof b),
+		 dp_units_fmt_bytes(op->temp_bytes, c, sizeof c),
+		 p->sim.avail ? dp_units_fmt_time(p->sim.avail[u], d, sizeof d)
 			      : "-");
 	grid_puts(g, r.x, y++, r.w, ST_NORMAL, buf);
 	if (op->colocate >= 0 || op->pin >= 0) {

@@ -76,14 +76,14 @@ void view_ops_draw(const vstate *st, vgrid *g, vrect r)
 		snprintf(buf, sizeof buf, "GPU%d", p->placement[u]);
 		grid_puts_fit(g, x += wtype, y, wd - 1, ns, buf);
 		grid_puts_fit(g, x += wd, y, wt - 1, ns,
-			      units_fmt_time(p->sim.start[u], a, sizeof a));
+			      dp_units_fmt_time(p->sim.start[u], a, sizeof a));
 		grid_puts_fit(g, x += wt, y, wt - 1, ns,
-			      units_fmt_time(p->sim.end[u] - p->sim.start[u], a,
+			      dp_units_fmt_time(p->sim.end[u] - p->sim.start[u], a,
 					     sizeof a));
 		grid_puts_fit(g, x += wt, y, wb - 1, ns,
-			      units_fmt_bytes(op->output_bytes, a, sizeof a));
+			      dp_units_fmt_bytes(op->output_bytes, a, sizeof a));
 		grid_puts_fit(g, x += wb, y, wb - 1, ns,
-			      units_fmt_bytes(op->param_bytes, b, sizeof b));
+			      dp_units_fmt_bytes(op->param_bytes, b, sizeof b));
 		if (st->on_cp[u])
 			grid_puts(g, x += wb, y, wc, sel ? ns : ST_CRITICAL,
 				  "*");

@@ -24,7 +24,7 @@ static void draw_axis(vgrid *g, int x, int y, int n, double t0, double dt)
 	char buf[32];
 	int step = 14;
 	for (int c = 0; c < n; c += step) {
-		units_fmt_time(t0 + c * dt, buf, sizeof buf);
+		dp_units_fmt_time(t0 + c * dt, buf, sizeof buf);
 		grid_put(g, x + c, y, 0x2502u, ST_DIM);
 		int room = c + step <= n ? step - 2 : n - c - 1;
 		grid_puts(g, x + c + 1, y, room, ST_DIM, buf);
@@ -47,9 +47,9 @@ static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, double t0,
 		x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " receiving  ");
 	}
 	snprintf(buf, sizeof buf, "%s-%s of %s, zoom %d\xc3\x97",
-		 units_fmt_time(t0, a, sizeof a),
-		 units_fmt_time(t1, b, sizeof b),
-		 units_fmt_time(st->plan->sim.makespan, c, sizeof c),
+		 dp_units_fmt_time(t0, a, sizeof a),
+		 dp_units_fmt_time(t1, b, sizeof b),
+		 dp_units_fmt_time(st->plan->sim.makespan, c, sizeof c),
 		 st->tl_zoom);
 	x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM, buf);
 	const char *hint = " (z/Z zoom, \xe2\x86\x90/\xe2\x86\x92 scroll)";

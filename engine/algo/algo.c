@@ -7,43 +7,43 @@
 
 #include <string.h>
 
-extern const dp_algo algo_pardnn;
-extern const dp_algo algo_single;
-extern const dp_algo algo_mtopo;
-extern const dp_algo algo_metf;
-extern const dp_algo algo_heft;
-extern const dp_algo algo_metis;
-extern const dp_algo algo_contig;
+extern const dp_algo dpi_algo_pardnn;
+extern const dp_algo dpi_algo_single;
+extern const dp_algo dpi_algo_mtopo;
+extern const dp_algo dpi_algo_metf;
+extern const dp_algo dpi_algo_heft;
+extern const dp_algo dpi_algo_metis;
+extern const dp_algo dpi_algo_contig;
 
 static const dp_algo *const registry[] = {
-	&algo_pardnn,
-	&algo_single,
-	&algo_mtopo,
-	&algo_metf,
-	&algo_heft,
-	&algo_metis,
-	&algo_contig,
+	&dpi_algo_pardnn,
+	&dpi_algo_single,
+	&dpi_algo_mtopo,
+	&dpi_algo_metf,
+	&dpi_algo_heft,
+	&dpi_algo_metis,
+	&dpi_algo_contig,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])
 
-void algo_opts_default(dp_algo_opts *o)
+void dp_algo_opts_default(dp_algo_opts *o)
 {
 	o->contention = DP_CONT_PORT;
 	o->polish = true;
 }
 
-size_t algo_count(void)
+size_t dp_algo_count(void)
 {
 	return NREG;
 }
 
-const dp_algo *algo_at(size_t i)
+const dp_algo *dp_algo_at(size_t i)
 {
 	return i < NREG ? registry[i] : NULL;
 }
 
-const dp_algo *algo_find(const char *name)
+const dp_algo *dp_algo_find(const char *name)
 {
 	for (size_t i = 0; i < NREG; i++)
 		if (strcmp(registry[i]->name, name) == 0)
@@ -51,12 +51,12 @@ const dp_algo *algo_find(const char *name)
 	return NULL;
 }
 
-const dp_algo *algo_default(void)
+const dp_algo *dp_algo_default(void)
 {
 	return registry[0];
 }
 
-const char *algo_names(void)
+const char *dp_algo_names(void)
 {
 	static char buf[512];
 	if (buf[0])

@@ -1,7 +1,7 @@
 /* algo_common.c - helpers shared by the algorithms (see algo.h). */
 #include "dnnpart/algo.h"
 
-dp_status algo_check_pins(const dp_graph *g, const dp_machine *m, dp_err *err)
+dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m, dp_err *err)
 {
 	for (uint32_t u = 0; u < g->nops; u++) {
 		int32_t pin = g->ops[u].pin;
@@ -15,7 +15,7 @@ dp_status algo_check_pins(const dp_graph *g, const dp_machine *m, dp_err *err)
 	return DP_OK;
 }
 
-void algo_apply_constraints(const dp_graph *g, int32_t *placement)
+void dp_algo_apply_constraints(const dp_graph *g, int32_t *placement)
 {
 	/* groups: the pin of any member wins, else the first member's device */
 	for (uint32_t c = 0; c < g->ngroups; c++) {

@@ -351,7 +351,7 @@ static int bisect(contig *c, bool on_time, double lo, double hi,
 
 static void contig_free(contig *c)
 {
-	ls_cons_free(&c->cons);
+	dpi_ls_cons_free(&c->cons);
 	free(c->leader);
 	free(c->grp_time);
 	free(c->grp_mem);
@@ -372,7 +372,7 @@ static dp_status contig_alloc(contig *c, dp_err *err)
 	const dp_graph *g = c->g;
 	size_t n = (size_t)g->nops, ng = (size_t)g->ngroups + 1;
 	size_t k = (size_t)c->m->k;
-	dp_status st = ls_cons_init(&c->cons, g, err);
+	dp_status st = dpi_ls_cons_init(&c->cons, g, err);
 	if (st)
 		return st;
 	c->leader = malloc(ng * sizeof *c->leader);
@@ -443,7 +443,7 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 			    int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = algo_check_pins(g, m, err);
+	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
 	uint32_t n = g->nops;
@@ -500,7 +500,7 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
-const dp_algo algo_contig = {
+const dp_algo dpi_algo_contig = {
 	.name = "contig",
 	.summary = "contiguous split of a topological order into K stages "
 		   "(pipeline-style), min largest stage under the caps",

@@ -5,7 +5,7 @@
  * decreasing rank, each on the processor that gives it the earliest finish
  * time, inserted into the earliest idle gap that can hold it (section 4.2).
  * The memory check (listsched.h) is this project's addition, the same one
- * m-ETF uses. The core (heft_run) is exposed in internal/heft.h so that the
+ * m-ETF uses. The core (dpi_heft_run) is exposed in internal/heft.h so that the
  * paper's 10-task example can be checked with its own cost matrix.
  */
 #include <stdlib.h>
@@ -166,9 +166,9 @@ static void work_free(heft_work *w, int k)
 	free(w->pos);
 	if (w->busy)
 		for (int p = 0; p < k; p++)
-			heft_slots_free(&w->busy[p]);
+			dpi_heft_slots_free(&w->busy[p]);
 	free(w->busy);
-	ls_cons_free(&w->cons);
+	dpi_ls_cons_free(&w->cons);
 	free(w->send_free);
 	free(w->recv_free);
 	free(w->send_tmp);
@@ -191,9 +191,9 @@ static int choose(const heft_problem *pb, heft_schedule *out, heft_work *w,
 		double dur = cost(pb, v, p);
 		double ready = ready_on(pb, out, w, v, p, false);
 		w->est[p] =
-			heft_slots_find(&w->busy[p], ready, dur, &w->pos[p]);
+			dpi_heft_slots_find(&w->busy[p], ready, dur, &w->pos[p]);
 		w->eft[p] = w->est[p] + dur;
-		if (pb->mem && ls_mem_over(pb->mem, v, p) > 0)
+		if (pb->mem && dpi_ls_mem_over(pb->mem, v, p) > 0)
 			continue;
 		if (best < 0 || w->eft[p] < w->eft[best])
 			best = p;
@@ -205,7 +205,7 @@ static int choose(const heft_problem *pb, heft_schedule *out, heft_work *w,
 	for (int p = lo; p < hi; p++) {
 		double t =
 			w->est[p] > pb->mem->clock ? w->est[p] : pb->mem->clock;
-		if (ls_mem_over_at(pb->mem, v, p, t) > 0)
+		if (dpi_ls_mem_over_at(pb->mem, v, p, t) > 0)
 			continue;
 		if (best < 0 || w->eft[p] < w->eft[best])
 			best = p;
@@ -214,7 +214,7 @@ static int choose(const heft_problem *pb, heft_schedule *out, heft_work *w,
 		return best;
 	int64_t best_over = 0;
 	for (int p = lo; p < hi; p++) {
-		int64_t ov = ls_mem_over(pb->mem, v, p);
+		int64_t ov = dpi_ls_mem_over(pb->mem, v, p);
 		if (best < 0 || ov < best_over ||
 		    (ov == best_over && w->eft[p] < w->eft[best])) {
 			best = p;
@@ -236,7 +236,7 @@ static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
 		if (ready < 0)
 			return -1;
 		if (ready > s) {
-			s = heft_slots_find(&w->busy[p], ready, f - s,
+			s = dpi_heft_slots_find(&w->busy[p], ready, f - s,
 					    &w->pos[p]);
 			f = s + (w->eft[p] - w->est[p]);
 		}
@@ -247,11 +247,11 @@ static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
 	if (f > out->makespan)
 		out->makespan = f;
 	ls_cons_place(&w->cons, v, p);
-	if (heft_slots_insert(&w->busy[p], w->pos[p], s, f))
+	if (dpi_heft_slots_insert(&w->busy[p], w->pos[p], s, f))
 		return -1;
 	if (!pb->mem)
 		return 0;
-	ls_mem_advance(pb->mem, s);
+	dpi_ls_mem_advance(pb->mem, s);
 	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
 		uint32_t e = g->pred_edge[i];
 		const dp_edge *ed = &g->edges[e];
@@ -260,21 +260,21 @@ static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
 			continue;
 		const xfer_rec *x = pb->ports ? xfer_find(w, u, p) : NULL;
 		double end = x ? x->end : out->finish[u] + pb->comm[e];
-		if (ls_mem_add_copy(pb->mem, u, p, ed->bytes, out->finish[u],
+		if (dpi_ls_mem_add_copy(pb->mem, u, p, ed->bytes, out->finish[u],
 				    end))
 			return -1;
 	}
-	return ls_mem_place(pb->mem, v, s, f);
+	return dpi_ls_mem_place(pb->mem, v, s, f);
 }
 
-dp_status heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
+dp_status dpi_heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 {
 	const dp_graph *g = pb->g;
 	uint32_t n = g->nops;
 	int k = pb->k;
 	heft_work w;
 	memset(&w, 0, sizeof w);
-	dp_status st = ls_cons_init(&w.cons, g, err);
+	dp_status st = dpi_ls_cons_init(&w.cons, g, err);
 	if (st)
 		return st;
 	w.order = malloc(((size_t)n + 1) * sizeof *w.order);
@@ -307,7 +307,7 @@ dp_status heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 			sum += cost(pb, v, p);
 		w.wbar[v] = sum / k;
 	}
-	ls_upward_ranks(g, w.wbar, pb->rank_comm, out->rank);
+	dpi_ls_upward_ranks(g, w.wbar, pb->rank_comm, out->rank);
 	for (uint32_t v = 0; v < n; v++) {
 		w.order[v] = (ranked){out->rank[v], g->topo_pos[v], v};
 		out->proc[v] = -1;
@@ -359,7 +359,7 @@ static dp_status heft_attempt(void *vctx, const int64_t *cap,
 	heft_ctx *c = vctx;
 	ls_mem mem;
 	dp_status st =
-		ls_mem_init(&mem, c->g, c->m->k, c->sched.proc, cap, err);
+		dpi_ls_mem_init(&mem, c->g, c->m->k, c->sched.proc, cap, err);
 	if (st)
 		return st;
 	heft_problem pb = {
@@ -373,8 +373,8 @@ static dp_status heft_attempt(void *vctx, const int64_t *cap,
 		.mem = &mem,
 		.progress = c->p,
 	};
-	st = heft_run(&pb, &c->sched, err);
-	ls_mem_free(&mem);
+	st = dpi_heft_run(&pb, &c->sched, err);
+	dpi_ls_mem_free(&mem);
 	if (st)
 		return st;
 	memcpy(placement, c->sched.proc,
@@ -387,7 +387,7 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 			       const dp_algo_opts *o, const dp_progress *p,
 			       int32_t *placement, dp_err *err)
 {
-	dp_status st = algo_check_pins(g, m, err);
+	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
 	size_t n = (size_t)g->nops + 1;
@@ -408,7 +408,7 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 	 * is the cost itself (paper section 3) */
 	for (uint32_t e = 0; e < g->nedges; e++)
 		c.comm[e] = m->k > 1 ? ls_edge_comm(g, m, e) : 0.0;
-	st = ls_verify(g, m, o ? o->contention : DP_CONT_PORT, heft_attempt, &c,
+	st = dpi_ls_verify(g, m, o ? o->contention : DP_CONT_PORT, heft_attempt, &c,
 		       p, placement, err);
 	if (!st)
 		progress_report(p, "heft", 1.0);
@@ -421,7 +421,7 @@ out:
 	return st;
 }
 
-const dp_algo algo_heft = {
+const dp_algo dpi_algo_heft = {
 	.name = "heft",
 	.summary = "HEFT: rank-ordered earliest finish time with insertion, "
 		   "memory-checked",

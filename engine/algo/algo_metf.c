@@ -106,7 +106,7 @@ static double xfer(metf *s, uint32_t u, int32_t d, int64_t bytes, bool reserve,
 /* When every input of v would be on device d (without reserving ports). */
 static double arrival(metf *s, uint32_t v, int32_t d)
 {
-	ls_mem_inputs(&s->mem, v);
+	dpi_ls_mem_inputs(&s->mem, v);
 	s->stamp++;
 	s->send_tmp[s->k] = s->recv_free[d];
 	double arr = 0.0;
@@ -119,7 +119,7 @@ static double arrival(metf *s, uint32_t v, int32_t d)
 		} else if (!in->data) {
 			t = s->end[u] + s->m->lat;
 		} else {
-			ls_copy *c = ls_mem_copy(&s->mem, u, d);
+			ls_copy *c = dpi_ls_mem_copy(&s->mem, u, d);
 			t = c ? c->xfer_end
 			      : xfer(s, u, d, in->bytes, false, &xs);
 		}
@@ -143,11 +143,11 @@ static ls_entry entry(const metf *s, uint32_t v, double key)
 /* v became ready: offer it to every device it may use. */
 static int make_ready(metf *s, uint32_t v)
 {
-	if (ls_heap_push(&s->all, entry(s, v, 0)))
+	if (dpi_ls_heap_push(&s->all, entry(s, v, 0)))
 		return -1;
 	for (int d = 0; d < s->k; d++)
 		if (allowed(s, v, d) &&
-		    ls_heap_push(&s->arr[d], entry(s, v, arrival(s, v, d))))
+		    dpi_ls_heap_push(&s->arr[d], entry(s, v, arrival(s, v, d))))
 			return -1;
 	return 0;
 }
@@ -163,9 +163,9 @@ static int candidate(metf *s, int32_t d, cand *c)
 	for (;;) {
 		ls_entry e;
 		while (ah->len && ls_heap_top(ah)->key <= free_at) {
-			ls_heap_pop(ah, &e);
+			dpi_ls_heap_pop(ah, &e);
 			if (s->dev[e.op] < 0 &&
-			    ls_heap_push(rh, entry(s, e.op, 0)))
+			    dpi_ls_heap_push(rh, entry(s, e.op, 0)))
 				return -1;
 		}
 		bool in_ready = rh->len > 0;
@@ -175,25 +175,25 @@ static int candidate(metf *s, int32_t d, cand *c)
 		e = *ls_heap_top(h);
 		uint32_t v = e.op;
 		if (s->dev[v] >= 0 || !allowed(s, v, d)) {
-			ls_heap_pop(h, &e);
+			dpi_ls_heap_pop(h, &e);
 			continue;
 		}
 		double arr = arrival(s, v, d);
 		if ((in_ready && arr > free_at) || (!in_ready && arr > e.key)) {
-			ls_heap_pop(h, &e);
-			if (ls_heap_push(ah, entry(s, v, arr)))
+			dpi_ls_heap_pop(h, &e);
+			if (dpi_ls_heap_push(ah, entry(s, v, arr)))
 				return -1;
 			continue;
 		}
 		double est = arr > free_at ? arr : free_at;
-		if (ls_mem_never(&s->mem, v, d)) {
-			ls_heap_pop(h, &e); /* only the fallback can take it */
+		if (dpi_ls_mem_never(&s->mem, v, d)) {
+			dpi_ls_heap_pop(h, &e); /* only the fallback can take it */
 			continue;
 		}
-		if (ls_mem_over(&s->mem, v, d) > 0 &&
+		if (dpi_ls_mem_over(&s->mem, v, d) > 0 &&
 		    (est <= s->mem.clock ||
-		     ls_mem_over_at(&s->mem, v, d, est) > 0)) {
-			ls_heap_pop(h, &e);
+		     dpi_ls_mem_over_at(&s->mem, v, d, est) > 0)) {
+			dpi_ls_heap_pop(h, &e);
 			if (oplist_push(&s->blocked[d], v))
 				return -1;
 			continue;
@@ -225,7 +225,7 @@ static int unblock(metf *s)
 		oplist *b = &s->blocked[d];
 		for (uint32_t i = 0; i < b->len; i++)
 			if (s->dev[b->a[i]] < 0 &&
-			    ls_heap_push(&s->arr[d], entry(s, b->a[i], 0)))
+			    dpi_ls_heap_push(&s->arr[d], entry(s, b->a[i], 0)))
 				return -1;
 		b->len = 0;
 	}
@@ -235,14 +235,14 @@ static int unblock(metf *s)
 static int place(metf *s, uint32_t v, int32_t d, double at)
 {
 	const dp_graph *g = s->g;
-	ls_mem_advance(&s->mem, at);
-	ls_mem_inputs(&s->mem, v);
+	dpi_ls_mem_advance(&s->mem, at);
+	dpi_ls_mem_inputs(&s->mem, v);
 	double st = at;
 	for (uint32_t i = 0; i < s->mem.nin; i++) {
 		const ls_input *in = &s->mem.in[i];
 		if (!in->data || s->dev[in->u] == d)
 			continue;
-		ls_copy *c = ls_mem_copy(&s->mem, in->u, d);
+		ls_copy *c = dpi_ls_mem_copy(&s->mem, in->u, d);
 		double xs, xe;
 		if (c) {
 			xs = c->xfer_start;
@@ -250,7 +250,7 @@ static int place(metf *s, uint32_t v, int32_t d, double at)
 		} else {
 			xe = xfer(s, in->u, d, in->bytes, true, &xs);
 		}
-		if (ls_mem_add_copy(&s->mem, in->u, d, in->bytes, xs, xe))
+		if (dpi_ls_mem_add_copy(&s->mem, in->u, d, in->bytes, xs, xe))
 			return -1;
 		if (xe > st) /* ports reserved since the estimate */
 			st = xe;
@@ -261,7 +261,7 @@ static int place(metf *s, uint32_t v, int32_t d, double at)
 	s->end[v] = f;
 	s->dev_free[d] = f;
 	ls_cons_place(&s->cons, v, d);
-	if (ls_mem_place(&s->mem, v, st, f))
+	if (dpi_ls_mem_place(&s->mem, v, st, f))
 		return -1;
 	for (uint32_t i = g->succ_off[v]; i < g->succ_off[v + 1]; i++) {
 		uint32_t w = g->edges[g->succ_edge[i]].to;
@@ -276,7 +276,7 @@ static int place(metf *s, uint32_t v, int32_t d, double at)
 static int place_overflow(metf *s)
 {
 	ls_entry e;
-	while (ls_heap_pop(&s->all, &e))
+	while (dpi_ls_heap_pop(&s->all, &e))
 		if (s->dev[e.op] < 0)
 			break;
 	uint32_t v = e.op;
@@ -286,7 +286,7 @@ static int place_overflow(metf *s)
 	for (int d = 0; d < s->k; d++) {
 		if (!allowed(s, v, d))
 			continue;
-		int64_t ov = ls_mem_over(&s->mem, v, d);
+		int64_t ov = dpi_ls_mem_over(&s->mem, v, d);
 		double arr = arrival(s, v, d);
 		double est = arr > s->dev_free[d] ? arr : s->dev_free[d];
 		if (best < 0 || ov < best_over ||
@@ -305,13 +305,13 @@ static void attempt_free(metf *s)
 {
 	for (int d = 0; d < s->k; d++) {
 		if (s->arr)
-			ls_heap_free(&s->arr[d]);
+			dpi_ls_heap_free(&s->arr[d]);
 		if (s->rdy)
-			ls_heap_free(&s->rdy[d]);
+			dpi_ls_heap_free(&s->rdy[d]);
 		if (s->blocked)
 			free(s->blocked[d].a);
 	}
-	ls_heap_free(&s->all);
+	dpi_ls_heap_free(&s->all);
 	free(s->arr);
 	free(s->rdy);
 	free(s->blocked);
@@ -325,8 +325,8 @@ static void attempt_free(metf *s)
 	free(s->recv_free);
 	free(s->send_tmp);
 	free(s->send_stamp);
-	ls_cons_free(&s->cons);
-	ls_mem_free(&s->mem);
+	dpi_ls_cons_free(&s->cons);
+	dpi_ls_mem_free(&s->mem);
 	s->arr = s->rdy = NULL;
 	s->blocked = NULL;
 	s->c = NULL;
@@ -372,8 +372,8 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 		attempt_free(s);
 		return nomem(err, n);
 	}
-	if ((st = ls_cons_init(&s->cons, g, err)) ||
-	    (st = ls_mem_init(&s->mem, g, s->k, s->dev, cap, err))) {
+	if ((st = dpi_ls_cons_init(&s->cons, g, err)) ||
+	    (st = dpi_ls_mem_init(&s->mem, g, s->k, s->dev, cap, err))) {
 		attempt_free(s);
 		return st;
 	}
@@ -407,7 +407,7 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 			if (best >= 0) {
 				cand *c = &s->c[best];
 				ls_entry e;
-				ls_heap_pop(c->in_ready ? &s->rdy[best]
+				dpi_ls_heap_pop(c->in_ready ? &s->rdy[best]
 							: &s->arr[best],
 					    &e);
 				double at = c->est > s->mem.clock
@@ -418,9 +418,9 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 				break;
 			}
 			/* nothing fits now: wait for the next release */
-			double t = ls_mem_next_release(&s->mem);
+			double t = dpi_ls_mem_next_release(&s->mem);
 			if (t >= 0) {
-				ls_mem_advance(&s->mem, t);
+				dpi_ls_mem_advance(&s->mem, t);
 				if (unblock(s))
 					goto oom;
 				continue;
@@ -443,7 +443,7 @@ static dp_status metf_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  int32_t *placement, dp_err *err)
 {
-	dp_status st = algo_check_pins(g, m, err);
+	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
 	metf s;
@@ -463,14 +463,14 @@ static dp_status metf_run(const dp_graph *g, const dp_machine *m,
 		goto out;
 	}
 	/* the simulator's priority (DESIGN 3.1), used to break ties */
-	double mean_speed = machine_sum_speed(m) / m->k;
+	double mean_speed = dp_machine_sum_speed(m) / m->k;
 	for (uint32_t v = 0; v < g->nops; v++)
 		wbar[v] = g->ops[v].time_us / mean_speed;
 	for (uint32_t e = 0; e < g->nedges; e++)
 		cbar[e] = m->k > 1 ? (m->k - 1.0) / m->k * ls_edge_comm(g, m, e)
 				   : 0.0;
-	ls_upward_ranks(g, wbar, cbar, s.rank);
-	st = ls_verify(g, m, s.cont, metf_attempt, &s, p, placement, err);
+	dpi_ls_upward_ranks(g, wbar, cbar, s.rank);
+	st = dpi_ls_verify(g, m, s.cont, metf_attempt, &s, p, placement, err);
 	if (!st)
 		progress_report(p, "metf", 1.0);
 out:
@@ -480,7 +480,7 @@ out:
 	return st;
 }
 
-const dp_algo algo_metf = {
+const dp_algo dpi_algo_metf = {
 	.name = "metf",
 	.summary = "Baechi m-ETF: earliest-start (op, device) pairs, only "
 		   "where the op's memory fits",

@@ -220,7 +220,7 @@ static bool any_cap(const dp_machine *m)
 static void target_shares(const dp_machine *m, int ncon, real_t *tp)
 {
 	int k = m->k;
-	double ssum = machine_sum_speed(m), csum = 0, cmax = 0;
+	double ssum = dp_machine_sum_speed(m), csum = 0, cmax = 0;
 	for (int d = 0; d < k; d++)
 		if (m->cap[d] != DP_CAP_UNLIMITED && (double)m->cap[d] > cmax)
 			cmax = (double)m->cap[d];
@@ -304,14 +304,14 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 			   int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = algo_check_pins(g, m, err);
+	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
 	int k = m->k;
 	mgraph mg;
 	memset(&mg, 0, sizeof mg);
 	ls_cons cons;
-	if ((st = ls_cons_init(&cons, g, err)))
+	if ((st = dpi_ls_cons_init(&cons, g, err)))
 		return st;
 	idx_t *part = NULL;
 	real_t *tp = NULL;
@@ -391,7 +391,7 @@ nomem:
 	st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 			"out of memory preparing %u ops for METIS", g->nops);
 out:
-	ls_cons_free(&cons);
+	dpi_ls_cons_free(&cons);
 	mgraph_free(&mg);
 	free(part);
 	free(tp);
@@ -399,7 +399,7 @@ out:
 	return st;
 }
 
-const dp_algo algo_metis = {
+const dp_algo dpi_algo_metis = {
 	.name = "metis",
 	.summary = "METIS k-way min edge cut, time and memory balanced "
 		   "(ignores direction and time order)",

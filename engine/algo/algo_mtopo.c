@@ -70,7 +70,7 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 			   int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = algo_check_pins(g, m, err);
+	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
 	uint32_t n = g->nops;
@@ -142,7 +142,7 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
-const dp_algo algo_mtopo = {
+const dp_algo dpi_algo_mtopo = {
 	.name = "mtopo",
 	.summary = "fill devices in topological order up to total/K + "
 		   "largest op (Baechi m-TOPO)",

@@ -8,16 +8,16 @@ static dp_status single_run(const dp_graph *g, const dp_machine *m,
 			    int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = algo_check_pins(g, m, err);
+	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
 	memset(placement, 0, (size_t)g->nops * sizeof *placement);
-	algo_apply_constraints(g, placement);
+	dp_algo_apply_constraints(g, placement);
 	progress_report(p, "single", 1.0);
 	return DP_OK;
 }
 
-const dp_algo algo_single = {
+const dp_algo dpi_algo_single = {
 	.name = "single",
 	.summary = "every op on device 0 (the one-device baseline)",
 	.source = "baseline",

@@ -15,7 +15,7 @@ static int may_fit(const hs_block *x, double dur)
 	return x->maxgap + tol >= dur;
 }
 
-double heft_slots_find(const heft_slots *ps, double ready, double dur,
+double dpi_heft_slots_find(const heft_slots *ps, double ready, double dur,
 		       hs_pos *pos)
 {
 	if (ps->nb == 0) {
@@ -97,7 +97,7 @@ static hs_block *add_block(heft_slots *ps, uint32_t at)
 	return x;
 }
 
-int heft_slots_insert(heft_slots *ps, hs_pos pos, double s, double f)
+int dpi_heft_slots_insert(heft_slots *ps, hs_pos pos, double s, double f)
 {
 	if (ps->nb == 0) {
 		if (!add_block(ps, 0))
@@ -149,7 +149,7 @@ int heft_slots_insert(heft_slots *ps, hs_pos pos, double s, double f)
 	return 0;
 }
 
-void heft_slots_free(heft_slots *ps)
+void dpi_heft_slots_free(heft_slots *ps)
 {
 	for (uint32_t i = 0; i < ps->nb; i++)
 		free(ps->b[i]);

@@ -20,7 +20,7 @@ static bool entry_less(const ls_entry *a, const ls_entry *b)
 	return a->op < b->op;
 }
 
-int ls_heap_push(ls_heap *h, ls_entry e)
+int dpi_ls_heap_push(ls_heap *h, ls_entry e)
 {
 	if (h->len == h->cap) {
 		uint32_t nc = h->cap ? h->cap * 2 : 64;
@@ -42,7 +42,7 @@ int ls_heap_push(ls_heap *h, ls_entry e)
 	return 0;
 }
 
-bool ls_heap_pop(ls_heap *h, ls_entry *out)
+bool dpi_ls_heap_pop(ls_heap *h, ls_entry *out)
 {
 	if (!h->len)
 		return false;
@@ -65,7 +65,7 @@ bool ls_heap_pop(ls_heap *h, ls_entry *out)
 	return true;
 }
 
-void ls_heap_free(ls_heap *h)
+void dpi_ls_heap_free(ls_heap *h)
 {
 	free(h->a);
 	h->a = NULL;
@@ -74,13 +74,13 @@ void ls_heap_free(ls_heap *h)
 
 /* ---- constraints ---- */
 
-dp_status ls_cons_init(ls_cons *c, const dp_graph *g, dp_err *err)
+dp_status dpi_ls_cons_init(ls_cons *c, const dp_graph *g, dp_err *err)
 {
 	c->g = g;
 	c->forced = malloc(((size_t)g->nops + 1) * sizeof *c->forced);
 	c->group_dev = malloc(((size_t)g->ngroups + 1) * sizeof *c->group_dev);
 	if (!c->forced || !c->group_dev) {
-		ls_cons_free(c);
+		dpi_ls_cons_free(c);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for the placement constraints "
 				  "of %u ops",
@@ -88,7 +88,7 @@ dp_status ls_cons_init(ls_cons *c, const dp_graph *g, dp_err *err)
 	}
 	for (uint32_t u = 0; u < g->nops; u++)
 		c->forced[u] = g->ops[u].pin;
-	/* a pin on any member pins the whole group, as algo_apply_constraints
+	/* a pin on any member pins the whole group, as dp_algo_apply_constraints
 	 * does (the first pinned member by op id wins) */
 	for (uint32_t grp = 0; grp < g->ngroups; grp++) {
 		c->group_dev[grp] = -1;
@@ -105,7 +105,7 @@ dp_status ls_cons_init(ls_cons *c, const dp_graph *g, dp_err *err)
 	return DP_OK;
 }
 
-void ls_cons_free(ls_cons *c)
+void dpi_ls_cons_free(ls_cons *c)
 {
 	free(c->forced);
 	free(c->group_dev);
@@ -121,7 +121,7 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return a + b;
 }
 
-dp_status ls_mem_init(ls_mem *m, const dp_graph *g, int k, const int32_t *dev,
+dp_status dpi_ls_mem_init(ls_mem *m, const dp_graph *g, int k, const int32_t *dev,
 		      const int64_t *cap, dp_err *err)
 {
 	memset(m, 0, sizeof *m);
@@ -148,7 +148,7 @@ dp_status ls_mem_init(ls_mem *m, const dp_graph *g, int k, const int32_t *dev,
 	m->in = malloc((size_t)maxin * sizeof *m->in);
 	if (!m->params || !m->cur || !m->peak || !m->freed || !m->open_cons ||
 	    !m->out_free || !m->copy_head || !m->stamp || !m->in) {
-		ls_mem_free(m);
+		dpi_ls_mem_free(m);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for memory tracking of %u ops",
 				  g->nops);
@@ -161,7 +161,7 @@ dp_status ls_mem_init(ls_mem *m, const dp_graph *g, int k, const int32_t *dev,
 	return DP_OK;
 }
 
-void ls_mem_free(ls_mem *m)
+void dpi_ls_mem_free(ls_mem *m)
 {
 	free(m->params);
 	free(m->cur);
@@ -177,7 +177,7 @@ void ls_mem_free(ls_mem *m)
 	memset(m, 0, sizeof *m);
 }
 
-void ls_mem_inputs(ls_mem *m, uint32_t v)
+void dpi_ls_mem_inputs(ls_mem *m, uint32_t v)
 {
 	if (m->in_op == v)
 		return;
@@ -212,7 +212,7 @@ void ls_mem_inputs(ls_mem *m, uint32_t v)
 	m->in_op = v;
 }
 
-ls_copy *ls_mem_copy(ls_mem *m, uint32_t u, int32_t d)
+ls_copy *dpi_ls_mem_copy(ls_mem *m, uint32_t u, int32_t d)
 {
 	for (uint32_t c = m->copy_head[u]; c != NONE; c = m->copies[c].next)
 		if (m->copies[c].dev == d)
@@ -227,12 +227,12 @@ static int64_t over_with(ls_mem *m, uint32_t v, int32_t d, int64_t cur)
 		return -((int64_t)1 << 62);
 	const dp_op *op = &m->g->ops[v];
 	int64_t need = sat_add(op->output_bytes, op->temp_bytes);
-	ls_mem_inputs(m, v);
+	dpi_ls_mem_inputs(m, v);
 	for (uint32_t i = 0; i < m->nin; i++) {
 		const ls_input *in = &m->in[i];
 		if (!in->data || m->dev[in->u] == d)
 			continue;
-		ls_copy *c = ls_mem_copy(m, in->u, d);
+		ls_copy *c = dpi_ls_mem_copy(m, in->u, d);
 		if (!c)
 			need = sat_add(need, in->bytes);
 		else if (c->bytes < in->bytes)
@@ -246,12 +246,12 @@ static int64_t over_with(ls_mem *m, uint32_t v, int32_t d, int64_t cur)
 	return total - m->cap[d];
 }
 
-int64_t ls_mem_over(ls_mem *m, uint32_t v, int32_t d)
+int64_t dpi_ls_mem_over(ls_mem *m, uint32_t v, int32_t d)
 {
 	return over_with(m, v, d, m->cur[d]);
 }
 
-int64_t ls_mem_over_at(ls_mem *m, uint32_t v, int32_t d, double t)
+int64_t dpi_ls_mem_over_at(ls_mem *m, uint32_t v, int32_t d, double t)
 {
 	int64_t cur = m->cur[d];
 	for (uint32_t i = 0; i < m->nev; i++)
@@ -260,7 +260,7 @@ int64_t ls_mem_over_at(ls_mem *m, uint32_t v, int32_t d, double t)
 	return over_with(m, v, d, cur);
 }
 
-bool ls_mem_never(const ls_mem *m, uint32_t v, int32_t d)
+bool dpi_ls_mem_never(const ls_mem *m, uint32_t v, int32_t d)
 {
 	if (m->cap[d] == DP_CAP_UNLIMITED)
 		return false;
@@ -323,7 +323,7 @@ static int release(ls_mem *m, int32_t dev, int64_t bytes, double t)
 	return 0;
 }
 
-void ls_mem_advance(ls_mem *m, double t)
+void dpi_ls_mem_advance(ls_mem *m, double t)
 {
 	if (t > m->clock)
 		m->clock = t;
@@ -334,7 +334,7 @@ void ls_mem_advance(ls_mem *m, double t)
 	}
 }
 
-double ls_mem_next_release(const ls_mem *m)
+double dpi_ls_mem_next_release(const ls_mem *m)
 {
 	return m->nev ? m->ev[0].t : -1.0;
 }
@@ -346,12 +346,12 @@ static void alloc_bytes(ls_mem *m, int32_t d, int64_t bytes)
 		m->peak[d] = m->cur[d];
 }
 
-int ls_mem_add_copy(ls_mem *m, uint32_t u, int32_t d, int64_t bytes,
+int dpi_ls_mem_add_copy(ls_mem *m, uint32_t u, int32_t d, int64_t bytes,
 		    double xfer_start, double xfer_end)
 {
 	if (xfer_end > m->out_free[u])
 		m->out_free[u] = xfer_end;
-	ls_copy *c = ls_mem_copy(m, u, d);
+	ls_copy *c = dpi_ls_mem_copy(m, u, d);
 	if (c) {
 		if (bytes > c->bytes) {
 			alloc_bytes(m, d, bytes - c->bytes);
@@ -391,12 +391,12 @@ static int close_output(ls_mem *m, uint32_t u)
 	return 0;
 }
 
-int ls_mem_place(ls_mem *m, uint32_t v, double s, double f)
+int dpi_ls_mem_place(ls_mem *m, uint32_t v, double s, double f)
 {
 	const dp_graph *g = m->g;
 	const dp_op *op = &g->ops[v];
 	int32_t d = m->dev[v];
-	ls_mem_advance(m, s);
+	dpi_ls_mem_advance(m, s);
 	m->params[d] = sat_add(m->params[d], op->param_bytes);
 	/* DESIGN 3.1: the output lives from the op's start until its last
 	 * local consumer and its last outgoing transfer end (a graph output
@@ -424,7 +424,7 @@ int ls_mem_place(ls_mem *m, uint32_t v, double s, double f)
 			if (f > m->out_free[u])
 				m->out_free[u] = f;
 		} else {
-			ls_copy *c = ls_mem_copy(m, u, d);
+			ls_copy *c = dpi_ls_mem_copy(m, u, d);
 			if (c && f > c->free_at)
 				c->free_at = f;
 		}
@@ -436,7 +436,7 @@ int ls_mem_place(ls_mem *m, uint32_t v, double s, double f)
 
 /* ---- helpers ---- */
 
-void ls_upward_ranks(const dp_graph *g, const double *wbar, const double *cbar,
+void dpi_ls_upward_ranks(const dp_graph *g, const double *wbar, const double *cbar,
 		     double *rank)
 {
 	for (uint32_t i = g->nops; i-- > 0;) {
@@ -471,7 +471,7 @@ static bool score_better(const attempt_score *a, const attempt_score *b)
 
 #define VERIFY_ROUNDS 5
 
-dp_status ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
+dp_status dpi_ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
 		    ls_attempt_fn attempt, void *ctx, const dp_progress *p,
 		    int32_t *placement, dp_err *err)
 {
@@ -489,7 +489,7 @@ dp_status ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
 		goto out;
 	}
 	memcpy(budget, m->cap, (size_t)k * sizeof *budget);
-	sim = sim_new(g, m, err);
+	sim = dp_sim_new(g, m, err);
 	if (!sim) {
 		st = err ? err->code : DP_ENOMEM;
 		goto out;
@@ -507,7 +507,7 @@ dp_status ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
 					"canceled");
 			goto out;
 		}
-		st = sim_run(sim, try, &so, &r, err);
+		st = dp_sim_run(sim, try, &so, &r, err);
 		if (st)
 			goto out;
 		attempt_score sc = {r.feasible, r.makespan, 0};
@@ -539,9 +539,9 @@ dp_status ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
 		progress_report(p, "verify", (round + 1.0) / VERIFY_ROUNDS);
 	}
 out:
-	sim_result_free(&r);
+	dp_sim_result_free(&r);
 	if (sim)
-		sim_free(sim);
+		dp_sim_free(sim);
 	free(budget);
 	free(try);
 	return st;

@@ -35,7 +35,7 @@ static char *folder_of(const char *path)
 	return d;
 }
 
-/* The temporary files of open afiles, for afile_remove_pending(): plain
+/* The temporary files of open afiles, for dp_afile_remove_pending(): plain
  * pointers to af->tmp, claimed and cleared with atomic exchanges so that a
  * signal handler can read them at any moment. */
 enum { PENDING_MAX = 16 };
@@ -60,7 +60,7 @@ static void pending_drop(char *tmp)
 	}
 }
 
-void afile_remove_pending(void)
+void dp_afile_remove_pending(void)
 {
 	for (int i = 0; i < PENDING_MAX; i++) {
 		char *p = atomic_load(&pending[i]);
@@ -79,7 +79,7 @@ static void afile_release(dp_afile *af)
 	af->f = NULL;
 }
 
-dp_status afile_open(dp_afile *af, const char *path, dp_err *err)
+dp_status dp_afile_open(dp_afile *af, const char *path, dp_err *err)
 {
 	memset(af, 0, sizeof *af);
 	if (!path || !path[0])
@@ -174,11 +174,11 @@ dp_status afile_open(dp_afile *af, const char *path, dp_err *err)
 	return DP_OK;
 }
 
-dp_status afile_commit(dp_afile *af, dp_err *err)
+dp_status dp_afile_commit(dp_afile *af, dp_err *err)
 {
 	if (!af->f)
 		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-				  "afile_commit on a file that is not open");
+				  "dp_afile_commit on a file that is not open");
 	int saved = 0;
 	const char *step = NULL;
 	if (ferror(af->f)) {
@@ -229,7 +229,7 @@ dp_status afile_commit(dp_afile *af, dp_err *err)
 	return DP_OK;
 }
 
-void afile_abort(dp_afile *af)
+void dp_afile_abort(dp_afile *af)
 {
 	if (!af)
 		return;

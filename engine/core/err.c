@@ -16,7 +16,7 @@ static int printable_len(const char *s)
 		return 0;
 	if (u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F)
 		return 0;
-	return utf8_seq_len(s);
+	return dpi_utf8_seq_len(s);
 }
 
 /* Rewrites the NUL-terminated text in buf (size bytes) so that every byte

@@ -66,7 +66,7 @@ static uint32_t arena_add(dp_graph *g, const char *s)
 	return off;
 }
 
-dp_graph *graph_new(const char *name)
+dp_graph *dp_graph_new(const char *name)
 {
 	dp_graph *g = calloc(1, sizeof *g);
 	if (!g)
@@ -75,7 +75,7 @@ dp_graph *graph_new(const char *name)
 	g->source = strdup("");
 	g->strs = malloc(4096);
 	if (!g->name || !g->source || !g->strs) {
-		graph_free(g);
+		dp_graph_free(g);
 		return NULL;
 	}
 	g->strs_cap = 4096;
@@ -85,7 +85,7 @@ dp_graph *graph_new(const char *name)
 	return g;
 }
 
-void graph_free(dp_graph *g)
+void dp_graph_free(dp_graph *g)
 {
 	if (!g)
 		return;
@@ -116,7 +116,7 @@ static long utf8_bad_at(const char *s)
 {
 	long i = 0;
 	for (int n; s[i]; i += n)
-		if (!(n = utf8_seq_len(s + i)))
+		if (!(n = dpi_utf8_seq_len(s + i)))
 			return i;
 	return -1;
 }
@@ -149,12 +149,12 @@ static dp_status set_str(char **dst, const char *s, dp_err *err)
 	return DP_OK;
 }
 
-dp_status graph_set_source(dp_graph *g, const char *path, dp_err *err)
+dp_status dp_graph_set_source(dp_graph *g, const char *path, dp_err *err)
 {
 	return set_str(&g->source, path, err);
 }
 
-dp_status graph_set_name(dp_graph *g, const char *name, dp_err *err)
+dp_status dp_graph_set_name(dp_graph *g, const char *name, dp_err *err)
 {
 	dp_status st = set_str(&g->name, name, err);
 	/* the name often comes from the file's name, which may be in any
@@ -226,23 +226,23 @@ static int table_insert(const dp_graph *g, uint32_t **tab, uint32_t *cap,
 	return 0;
 }
 
-uint32_t graph_find(const dp_graph *g, const char *name)
+uint32_t dp_graph_find(const dp_graph *g, const char *name)
 {
 	return table_find(g, g->name_hash, g->name_hash_cap, op_key, name);
 }
 
-dp_status graph_add_op(dp_graph *g, const char *name, uint32_t *id,
+dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 		       dp_err *err)
 {
 	if (g->finalized)
 		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-				  "graph_add_op on a finalized graph");
+				  "dp_graph_add_op on a finalized graph");
 	if (!name || !name[0])
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "op name must be a non-empty string");
 	if (check_utf8("op name", name, err))
 		return DP_EINPUT;
-	if (graph_find(g, name) != EMPTY)
+	if (dp_graph_find(g, name) != EMPTY)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "duplicate op name '%s' (op names must be "
 				  "unique)",
@@ -291,19 +291,19 @@ static dp_status intern(dp_graph *g, const char *s, const char *what,
 	return DP_OK;
 }
 
-dp_status graph_set_type(dp_graph *g, uint32_t op, const char *type,
+dp_status dp_graph_set_type(dp_graph *g, uint32_t op, const char *type,
 			 dp_err *err)
 {
 	return intern(g, type, "op type", &g->ops[op].type, err);
 }
 
-dp_status graph_set_layer(dp_graph *g, uint32_t op, const char *layer,
+dp_status dp_graph_set_layer(dp_graph *g, uint32_t op, const char *layer,
 			  dp_err *err)
 {
 	return intern(g, layer, "layer", &g->ops[op].layer, err);
 }
 
-dp_status graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
+dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
 			     dp_err *err)
 {
 	if (!label || !label[0]) {
@@ -331,7 +331,7 @@ dp_status graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
 	return DP_OK;
 }
 
-dp_status graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
+dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
 			 int64_t bytes, bool control, dp_err *err)
 {
 	if (from >= g->nops || to >= g->nops)
@@ -357,7 +357,7 @@ dp_status graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
 	return DP_OK;
 }
 
-dp_status graph_check_number(const char *field, const char *opname, double v,
+dp_status dp_graph_check_number(const char *field, const char *opname, double v,
 			     dp_err *err)
 {
 	if (isfinite(v) && v >= 0)
@@ -567,7 +567,7 @@ static dp_status too_many_bytes(const dp_graph *g, const char *where,
 			  where, name);
 }
 
-dp_status graph_finalize(dp_graph *g, dp_err *err)
+dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 {
 	if (g->finalized)
 		return DP_OK;
@@ -578,12 +578,12 @@ dp_status graph_finalize(dp_graph *g, dp_err *err)
 		const dp_op *op = &g->ops[u];
 		const char *nm = graph_op_name(g, u);
 		dp_status st;
-		if ((st = graph_check_number("time_us", nm, op->time_us, err)) ||
-		    (st = graph_check_number("output_bytes", nm,
+		if ((st = dp_graph_check_number("time_us", nm, op->time_us, err)) ||
+		    (st = dp_graph_check_number("output_bytes", nm,
 					     (double)op->output_bytes, err)) ||
-		    (st = graph_check_number("param_bytes", nm,
+		    (st = dp_graph_check_number("param_bytes", nm,
 					     (double)op->param_bytes, err)) ||
-		    (st = graph_check_number("temp_bytes", nm,
+		    (st = dp_graph_check_number("temp_bytes", nm,
 					     (double)op->temp_bytes, err))) {
 			if (err)
 				snprintf(err->file, sizeof err->file, "%s",
@@ -630,7 +630,7 @@ dp_status graph_finalize(dp_graph *g, dp_err *err)
 	return DP_OK;
 }
 
-size_t graph_memory_bytes(const dp_graph *g)
+size_t dp_graph_memory_bytes(const dp_graph *g)
 {
 	size_t b = sizeof *g;
 	b += (size_t)g->ops_cap * sizeof *g->ops;
@@ -648,7 +648,7 @@ size_t graph_memory_bytes(const dp_graph *g)
 	return b;
 }
 
-double graph_critical_path(const dp_graph *g, double max_speed,
+double dp_graph_critical_path(const dp_graph *g, double max_speed,
 			   uint32_t *path, uint32_t *len)
 {
 	uint32_t n = g->nops;

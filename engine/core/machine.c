@@ -10,7 +10,7 @@
 #include "dnnpart/units.h"
 
 /* Bandwidths in bytes per µs (1 GB/s = 1000 bytes/µs, decimal GB). */
-const dp_link_preset machine_link_presets[] = {
+const dp_link_preset dp_machine_link_presets[] = {
 	{"pardnn", 130000.0, 25.0,
 	 "130 GB/s + 25 us: the setting of the ParDNN reference"},
 	{"baechi", 5700.0, 134.0,
@@ -20,17 +20,17 @@ const dp_link_preset machine_link_presets[] = {
 	{NULL, 0, 0, NULL},
 };
 
-const dp_link_preset *machine_find_link(const char *name)
+const dp_link_preset *dp_machine_find_link(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (const dp_link_preset *p = machine_link_presets; p->name; p++)
+	for (const dp_link_preset *p = dp_machine_link_presets; p->name; p++)
 		if (strcmp(p->name, name) == 0)
 			return p;
 	return NULL;
 }
 
-const char *machine_link_names(void)
+const char *dp_machine_link_names(void)
 {
 	return "pardnn, baechi, pcie4, nvlink";
 }
@@ -44,7 +44,7 @@ static dp_status check_k(int k, dp_err *err)
 	return DP_OK;
 }
 
-dp_status machine_init(dp_machine *m, int k, dp_err *err)
+dp_status dp_machine_init(dp_machine *m, int k, dp_err *err)
 {
 	memset(m, 0, sizeof *m);
 	dp_status st = check_k(k, err);
@@ -53,7 +53,7 @@ dp_status machine_init(dp_machine *m, int k, dp_err *err)
 	m->cap = malloc((size_t)k * sizeof *m->cap);
 	m->speed = malloc((size_t)k * sizeof *m->speed);
 	if (!m->cap || !m->speed) {
-		machine_free(m);
+		dp_machine_free(m);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for %d devices", k);
 	}
@@ -62,10 +62,10 @@ dp_status machine_init(dp_machine *m, int k, dp_err *err)
 		m->cap[d] = DP_CAP_UNLIMITED;
 		m->speed[d] = 1.0;
 	}
-	return machine_set_link(m, "pardnn", err);
+	return dp_machine_set_link(m, "pardnn", err);
 }
 
-void machine_free(dp_machine *m)
+void dp_machine_free(dp_machine *m)
 {
 	if (!m)
 		return;
@@ -76,7 +76,7 @@ void machine_free(dp_machine *m)
 	m->k = 0;
 }
 
-dp_status machine_copy(dp_machine *dst, const dp_machine *src, dp_err *err)
+dp_status dp_machine_copy(dp_machine *dst, const dp_machine *src, dp_err *err)
 {
 	dp_machine t = *src;
 	t.cap = malloc((size_t)src->k * sizeof *t.cap);
@@ -93,7 +93,7 @@ dp_status machine_copy(dp_machine *dst, const dp_machine *src, dp_err *err)
 	return DP_OK;
 }
 
-dp_status machine_resize(dp_machine *m, int k, dp_err *err)
+dp_status dp_machine_resize(dp_machine *m, int k, dp_err *err)
 {
 	dp_status st = check_k(k, err);
 	if (st)
@@ -206,13 +206,13 @@ static dp_status cap_entry(const char *text, void *out, int i, dp_err *err)
 		caps[i] = DP_CAP_UNLIMITED;
 		return DP_OK;
 	}
-	return units_parse_bytes(text, &caps[i], err);
+	return dp_units_parse_bytes(text, &caps[i], err);
 }
 
 static dp_status speed_entry(const char *text, void *out, int i, dp_err *err)
 {
 	double *speeds = out, v;
-	size_t n = units_scan_number(text, &v);
+	size_t n = dp_units_scan_number(text, &v);
 	if (!n || text[n] != '\0')
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "expected a number > 0 such as 1 or 0.5");
@@ -229,7 +229,7 @@ static dp_status speed_entry(const char *text, void *out, int i, dp_err *err)
 	return DP_OK;
 }
 
-dp_status machine_set_caps(dp_machine *m, const char *spec, dp_err *err)
+dp_status dp_machine_set_caps(dp_machine *m, const char *spec, dp_err *err)
 {
 	int64_t *caps = malloc((size_t)m->k * sizeof *caps);
 	if (!caps)
@@ -242,7 +242,7 @@ dp_status machine_set_caps(dp_machine *m, const char *spec, dp_err *err)
 	return st;
 }
 
-dp_status machine_set_speeds(dp_machine *m, const char *spec, dp_err *err)
+dp_status dp_machine_set_speeds(dp_machine *m, const char *spec, dp_err *err)
 {
 	double *speeds = malloc((size_t)m->k * sizeof *speeds);
 	if (!speeds)
@@ -256,21 +256,21 @@ dp_status machine_set_speeds(dp_machine *m, const char *spec, dp_err *err)
 	return st;
 }
 
-dp_status machine_set_link(dp_machine *m, const char *preset, dp_err *err)
+dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err)
 {
-	const dp_link_preset *p = machine_find_link(preset);
+	const dp_link_preset *p = dp_machine_find_link(preset);
 	if (!p)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "unknown link preset '%s': expected one of "
 				  "%s (or give --bw and --lat)",
-				  preset ? preset : "", machine_link_names());
+				  preset ? preset : "", dp_machine_link_names());
 	m->bw = p->bw;
 	m->lat = p->lat;
 	snprintf(m->link_name, sizeof m->link_name, "%s", p->name);
 	return DP_OK;
 }
 
-dp_status machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
+dp_status dp_machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
 				 dp_err *err)
 {
 	int k = h && h->devices > 0 ? h->devices : 1;
@@ -281,7 +281,7 @@ dp_status machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
 				  "devices: at most %d are supported",
 				  k, DP_MAX_DEVICES);
 	}
-	dp_status st = machine_init(m, k, err);
+	dp_status st = dp_machine_init(m, k, err);
 	if (st || !h)
 		return st;
 	if (h->memory_bytes > 0)
@@ -296,14 +296,14 @@ dp_status machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
 		snprintf(m->link_name, sizeof m->link_name, "custom");
 	}
 	/* a hint equal to a preset keeps the preset's name */
-	for (const dp_link_preset *p = machine_link_presets; p->name; p++)
+	for (const dp_link_preset *p = dp_machine_link_presets; p->name; p++)
 		if (p->bw == m->bw && p->lat == m->lat)
 			snprintf(m->link_name, sizeof m->link_name, "%s",
 				 p->name);
 	return DP_OK;
 }
 
-double machine_sum_speed(const dp_machine *m)
+double dp_machine_sum_speed(const dp_machine *m)
 {
 	double s = 0;
 	for (int d = 0; d < m->k; d++)
@@ -311,7 +311,7 @@ double machine_sum_speed(const dp_machine *m)
 	return s;
 }
 
-double machine_max_speed(const dp_machine *m)
+double dp_machine_max_speed(const dp_machine *m)
 {
 	double s = 0;
 	for (int d = 0; d < m->k; d++)

@@ -29,7 +29,7 @@ static const char *decimal_point(void)
 		       : ".";
 }
 
-size_t units_scan_number(const char *s, double *v)
+size_t dp_units_scan_number(const char *s, double *v)
 {
 	size_t i = 0, digits = 0;
 	if (s[i] == '+' || s[i] == '-')
@@ -97,7 +97,7 @@ static void fix_decimal_point(char *s)
 	memmove(p + 1, p + dpl, strlen(p + dpl) + 1);
 }
 
-char *units_fmt_num(double v, char *buf, size_t size)
+char *dp_units_fmt_num(double v, char *buf, size_t size)
 {
 	if (size == 0)
 		return buf;
@@ -110,7 +110,7 @@ char *units_fmt_num(double v, char *buf, size_t size)
 	double back;
 	snprintf(tmp, sizeof tmp, "%.15g", v);
 	fix_decimal_point(tmp);
-	if (units_scan_number(tmp, &back) == 0 || back != v) {
+	if (dp_units_scan_number(tmp, &back) == 0 || back != v) {
 		snprintf(tmp, sizeof tmp, "%.17g", v);
 		fix_decimal_point(tmp);
 	}
@@ -163,7 +163,7 @@ static double size_unit(const char *u)
  * spaces. Returns 0 when there is no leading number. */
 static int split_number(const char *t, double *v, const char **unit)
 {
-	size_t n = units_scan_number(t, v);
+	size_t n = dp_units_scan_number(t, v);
 	if (!n)
 		return 0;
 	const char *u = t + n;
@@ -173,7 +173,7 @@ static int split_number(const char *t, double *v, const char **unit)
 	return 1;
 }
 
-dp_status units_parse_bytes(const char *s, int64_t *bytes, dp_err *err)
+dp_status dp_units_parse_bytes(const char *s, int64_t *bytes, dp_err *err)
 {
 	char t[256];
 	int n = trimmed(s ? s : "", t, sizeof t);
@@ -206,7 +206,7 @@ dp_status units_parse_bytes(const char *s, int64_t *bytes, dp_err *err)
 	return DP_OK;
 }
 
-dp_status units_parse_bandwidth(const char *s, double *bytes_per_us,
+dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 				dp_err *err)
 {
 	char t[256];
@@ -259,7 +259,7 @@ dp_status units_parse_bandwidth(const char *s, double *bytes_per_us,
 	return DP_OK;
 }
 
-dp_status units_parse_time(const char *s, double *us, dp_err *err)
+dp_status dp_units_parse_time(const char *s, double *us, dp_err *err)
 {
 	char t[256];
 	int n = trimmed(s ? s : "", t, sizeof t);
@@ -315,7 +315,7 @@ static void fmt3(char *buf, size_t size, double v, const char *unit)
 	snprintf(buf, size, "%s %s", num, unit);
 }
 
-char *units_fmt_bytes(int64_t bytes, char *buf, size_t size)
+char *dp_units_fmt_bytes(int64_t bytes, char *buf, size_t size)
 {
 	static const char *const names[] = {"KiB", "MiB", "GiB",
 					    "TiB", "PiB", "EiB"};
@@ -338,7 +338,7 @@ char *units_fmt_bytes(int64_t bytes, char *buf, size_t size)
 	return buf;
 }
 
-char *units_fmt_time(double us, char *buf, size_t size)
+char *dp_units_fmt_time(double us, char *buf, size_t size)
 {
 	if (size == 0)
 		return buf;
@@ -362,7 +362,7 @@ char *units_fmt_time(double us, char *buf, size_t size)
 	return buf;
 }
 
-char *units_fmt_bandwidth(double bytes_per_us, char *buf, size_t size)
+char *dp_units_fmt_bandwidth(double bytes_per_us, char *buf, size_t size)
 {
 	static const char *const names[] = {"B/s",  "kB/s", "MB/s",
 					    "GB/s", "TB/s", "PB/s"};

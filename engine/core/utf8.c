@@ -1,7 +1,7 @@
 /* utf8.c - checking UTF-8 text (see internal/utf8.h). */
 #include "internal/utf8.h"
 
-int utf8_seq_len(const char *str)
+int dpi_utf8_seq_len(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	unsigned c = s[0];

@@ -37,7 +37,7 @@ static bool ends_with_ci(const char *s, const char *suffix)
 	return n > m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-dp_status export_kind_from_path(const char *path, dp_export_kind *kind,
+dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 				dp_err *err)
 {
 	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
@@ -52,7 +52,7 @@ dp_status export_kind_from_path(const char *path, dp_export_kind *kind,
 			  "(TensorFlow device strings)");
 }
 
-const char *export_kind_name(dp_export_kind kind)
+const char *dp_export_kind_name(dp_export_kind kind)
 {
 	switch (kind) {
 	case DP_EXPORT_DOT:
@@ -73,7 +73,7 @@ const char *export_kind_name(dp_export_kind kind)
 	return "unknown";
 }
 
-void export_opts_default(dp_export_opts *o)
+void dp_export_opts_default(dp_export_opts *o)
 {
 	o->coarsen = DP_COARSEN_AUTO;
 	o->max_nodes = DP_EXPORT_MAX_NODES;
@@ -81,7 +81,7 @@ void export_opts_default(dp_export_opts *o)
 	o->layout = NULL;
 }
 
-dp_status export_coarsen_parse(const char *s, dp_export_coarsen *c, dp_err *err)
+dp_status dp_export_coarsen_parse(const char *s, dp_export_coarsen *c, dp_err *err)
 {
 	if (strcmp(s, "auto") == 0)
 		*c = DP_COARSEN_AUTO;
@@ -125,7 +125,7 @@ static dp_status check_plan(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
-dp_status export_write_opts(const char *path, dp_export_kind kind,
+dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 			    const dp_graph *g, const dp_machine *m,
 			    const dp_plan *plan, const dp_export_opts *opts,
 			    const dp_progress *progress,
@@ -138,7 +138,7 @@ dp_status export_write_opts(const char *path, dp_export_kind kind,
 	if (opts)
 		o = *opts;
 	else
-		export_opts_default(&o);
+		dp_export_opts_default(&o);
 	if (o.max_nodes == 0)
 		o.max_nodes = DP_EXPORT_MAX_NODES;
 	if (o.max_nodes < 16)
@@ -154,33 +154,33 @@ dp_status export_write_opts(const char *path, dp_export_kind kind,
 				  "export canceled; no file written");
 	switch (kind) {
 	case DP_EXPORT_DOT:
-		return export_dot_write(path, g, m, plan, &o, progress, rep,
+		return dpi_export_dot_write(path, g, m, plan, &o, progress, rep,
 					err);
 	case DP_EXPORT_SVG:
-		return export_svg_write(path, g, m, plan, &o, progress, rep,
+		return dpi_export_svg_write(path, g, m, plan, &o, progress, rep,
 					err);
 	case DP_EXPORT_JSON:
 		rep->entries = g->nops;
-		return placement_write_json(path, g, plan, err);
+		return dp_placement_write_json(path, g, plan, err);
 	case DP_EXPORT_PLACE:
 		rep->entries = g->nops;
-		return placement_write_place(path, g, plan->placement, err);
+		return dp_placement_write_place(path, g, plan->placement, err);
 	case DP_EXPORT_CSV:
-		return export_csv_write(path, g, plan, rep, err);
+		return dpi_export_csv_write(path, g, plan, rep, err);
 	case DP_EXPORT_DEVMAP_TORCH:
-		return export_torch_write(path, g, plan, rep, err);
+		return dpi_export_torch_write(path, g, plan, rep, err);
 	case DP_EXPORT_DEVMAP_TF:
-		return export_tf_write(path, g, plan, rep, err);
+		return dpi_export_tf_write(path, g, plan, rep, err);
 	}
 	return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
 			  "export: unknown kind %d", (int)kind);
 }
 
-dp_status export_write(const char *path, dp_export_kind kind, const dp_graph *g,
+dp_status dp_export_write(const char *path, dp_export_kind kind, const dp_graph *g,
 		       const dp_machine *m, const dp_plan *plan,
 		       const dp_progress *progress, dp_err *err)
 {
-	return export_write_opts(path, kind, g, m, plan, NULL, progress, NULL,
+	return dp_export_write_opts(path, kind, g, m, plan, NULL, progress, NULL,
 				 err);
 }
 
@@ -208,7 +208,7 @@ static void fix_decimal_point(char *s)
 
 /* fmt must format numbers only: a %s argument holding the locale's decimal
  * point would be rewritten too. */
-char *xfmt(char *buf, size_t size, const char *fmt, ...)
+char *dpi_xfmt(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -218,10 +218,10 @@ char *xfmt(char *buf, size_t size, const char *fmt, ...)
 	return buf;
 }
 
-char *xfmt_double(double v, char *buf, size_t size)
+char *dpi_xfmt_double(double v, char *buf, size_t size)
 {
 	if (!isfinite(v))
-		return xfmt(buf, size, "%s", isnan(v) ? "nan" : "inf");
+		return dpi_xfmt(buf, size, "%s", isnan(v) ? "nan" : "inf");
 	/* shortest of 15..17 digits that reads back exactly; the check runs
 	 * before the decimal point is rewritten, so strtod sees its locale */
 	for (int prec = 15; prec <= 17; prec++) {
@@ -239,10 +239,10 @@ static char *fmt3(double v, const char *unit, char *buf, size_t size)
 	int dec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
 	if (v == floor(v) && v < 1000)
 		dec = 0;
-	return xfmt(buf, size, "%.*f %s", dec, v, unit);
+	return dpi_xfmt(buf, size, "%.*f %s", dec, v, unit);
 }
 
-char *xfmt_bytes(int64_t bytes, char *buf, size_t size)
+char *dpi_xfmt_bytes(int64_t bytes, char *buf, size_t size)
 {
 	static const char *const units[] = {"B",   "KiB", "MiB",
 					    "GiB", "TiB", "PiB"};
@@ -265,10 +265,10 @@ char *xfmt_bytes(int64_t bytes, char *buf, size_t size)
 	return fmt3(v, units[u], buf, size);
 }
 
-char *xfmt_time(double us, char *buf, size_t size)
+char *dpi_xfmt_time(double us, char *buf, size_t size)
 {
 	if (!(us > 0))
-		return xfmt(buf, size, "0 us");
+		return dpi_xfmt(buf, size, "0 us");
 	if (us < 999.5)
 		return fmt3(us, "us", buf, size);
 	if (us < 999.5e3)
@@ -279,7 +279,7 @@ char *xfmt_time(double us, char *buf, size_t size)
 /* ---- strings ---- */
 
 /* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static int utf8_seq_len(const unsigned char *s)
+static int dpi_utf8_seq_len(const unsigned char *s)
 {
 	unsigned c = s[0];
 	if (c < 0x80)
@@ -308,12 +308,12 @@ static int utf8_seq_len(const unsigned char *s)
 	return 0;
 }
 
-void json_put_string(FILE *f, const char *s)
+void dpi_json_put_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	putc('"', f);
 	while (*p) {
-		int n = utf8_seq_len(p);
+		int n = dpi_utf8_seq_len(p);
 		if (n == 0) {
 			fputs("\\ufffd", f);
 			p++;
@@ -351,14 +351,14 @@ void json_put_string(FILE *f, const char *s)
 	putc('"', f);
 }
 
-void sbuf_reset(dp_sbuf *b)
+void dpi_sbuf_reset(dp_sbuf *b)
 {
 	b->len = 0;
 	if (b->s)
 		b->s[0] = '\0';
 }
 
-void sbuf_free(dp_sbuf *b)
+void dpi_sbuf_free(dp_sbuf *b)
 {
 	free(b->s);
 	b->s = NULL;
@@ -393,12 +393,12 @@ static void sbuf_putn(dp_sbuf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-void sbuf_puts(dp_sbuf *b, const char *s)
+void dpi_sbuf_puts(dp_sbuf *b, const char *s)
 {
 	sbuf_putn(b, s, strlen(s));
 }
 
-void sbuf_printf(dp_sbuf *b, const char *fmt, ...)
+void dpi_sbuf_printf(dp_sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -412,27 +412,27 @@ void sbuf_printf(dp_sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-void sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars)
+void dpi_sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t chars = 0;
 	while (*p) {
 		if (max_chars && chars == max_chars) {
-			sbuf_puts(b, "...");
+			dpi_sbuf_puts(b, "...");
 			return;
 		}
-		int n = utf8_seq_len(p);
+		int n = dpi_utf8_seq_len(p);
 		if (n == 0) {
-			sbuf_puts(b, "\xEF\xBF\xBD");
+			dpi_sbuf_puts(b, "\xEF\xBF\xBD");
 			p++;
 		} else if (n > 1) {
 			sbuf_putn(b, (const char *)p, (size_t)n);
 			p += n;
 		} else if (*p == '\\') {
-			sbuf_puts(b, "\\\\");
+			dpi_sbuf_puts(b, "\\\\");
 			p++;
 		} else if (*p < 0x20 || *p == 0x7F) {
-			sbuf_puts(b, "?");
+			dpi_sbuf_puts(b, "?");
 			p++;
 		} else {
 			sbuf_putn(b, (const char *)p, 1);
@@ -456,12 +456,12 @@ static const char *const tol_light_tint[] = {
 };
 #define NPALETTE (sizeof tol_light / sizeof tol_light[0])
 
-const char *export_device_color(int dev)
+const char *dpi_export_device_color(int dev)
 {
 	return tol_light[(size_t)(dev < 0 ? 0 : dev) % NPALETTE];
 }
 
-const char *export_device_tint(int dev)
+const char *dpi_export_device_tint(int dev)
 {
 	return tol_light_tint[(size_t)(dev < 0 ? 0 : dev) % NPALETTE];
 }

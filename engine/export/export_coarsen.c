@@ -26,7 +26,7 @@ static dp_status canceled(dp_err *err)
 			  "export canceled; no file written");
 }
 
-void coarsen_free(dp_coarse *c)
+void dpi_coarsen_free(dp_coarse *c)
 {
 	free(c->nodes);
 	free(c->of);
@@ -79,7 +79,7 @@ static dp_status get_critical_path(const dp_graph *g, const dp_plan *plan,
 	*len = 0;
 	if (g->nops == 0)
 		return DP_OK;
-	if (graph_critical_path(g, 1.0, *cp, len) < 0)
+	if (dp_graph_critical_path(g, 1.0, *cp, len) < 0)
 		return DP_ENOMEM;
 	for (uint32_t i = 0; i < *len; i++)
 		(*cause)[i] = i == 0 ? DP_HOP_START
@@ -486,7 +486,7 @@ static dp_status finish_nodes(const dp_graph *g, const dp_plan *plan,
 	return DP_OK;
 }
 
-dp_status coarsen_build(const dp_graph *g, const dp_plan *plan,
+dp_status dpi_coarsen_build(const dp_graph *g, const dp_plan *plan,
 			dp_export_coarsen mode, uint32_t max_nodes,
 			uint32_t auto_limit, const dp_progress *p, dp_coarse *c,
 			dp_err *err)
@@ -556,7 +556,7 @@ dp_status coarsen_build(const dp_graph *g, const dp_plan *plan,
 	}
 	st = finish_nodes(g, plan, crit, c);
 	if (!st)
-		st = coarsen_edges(g, cp, cause, cp_len, p, c);
+		st = dpi_coarsen_edges(g, cp, cause, cp_len, p, c);
 	if (st)
 		goto fail;
 	free(cp);
@@ -569,11 +569,11 @@ fail:
 	free(cause);
 	free(crit);
 	free(kept);
-	coarsen_free(c);
+	dpi_coarsen_free(c);
 	return st == DP_ECANCELED ? canceled(err) : oom(err);
 }
 
-void coarsen_describe(const dp_coarse *c, char *buf, size_t size)
+void dpi_coarsen_describe(const dp_coarse *c, char *buf, size_t size)
 {
 	const char *cp = c->cp_kept ? "critical-path ops drawn singly"
 				    : "groups on the critical path drawn red";

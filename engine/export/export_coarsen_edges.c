@@ -44,7 +44,7 @@ static dp_status thin_edges(dp_coarse *c)
 	return DP_OK;
 }
 
-dp_status coarsen_edges(const dp_graph *g, const uint32_t *cp,
+dp_status dpi_coarsen_edges(const dp_graph *g, const uint32_t *cp,
 			const uint8_t *cause, uint32_t cp_len,
 			const dp_progress *p, dp_coarse *c)
 {
@@ -97,7 +97,7 @@ dp_status coarsen_edges(const dp_graph *g, const uint32_t *cp,
 	return DP_OK;
 }
 
-uint64_t coarsen_layout_cost(const dp_coarse *c)
+uint64_t dpi_coarsen_layout_cost(const dp_coarse *c)
 {
 	/* longest-path layering in a topological order of the picture (Kahn;
 	 * a cycle is broken at its smallest node), as dot's ranking roughly

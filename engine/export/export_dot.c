@@ -52,7 +52,7 @@ static const char *cap_text(int64_t cap, char *buf, size_t size)
 	if (cap == DP_CAP_UNLIMITED || cap <= 0)
 		snprintf(buf, size, "no cap");
 	else
-		xfmt_bytes(cap, buf, size);
+		dpi_xfmt_bytes(cap, buf, size);
 	return buf;
 }
 
@@ -61,38 +61,38 @@ static void graph_label(dot_ctx *x, const dp_graph *g, const dp_machine *m,
 {
 	char a[64], b[64];
 	dp_sbuf *sb = &x->sb;
-	sbuf_reset(sb);
-	sbuf_put_label(sb, g->name ? g->name : "graph", 60);
-	sbuf_printf(sb, ": %s on %d device%s", plan->algo, plan->k,
+	dpi_sbuf_reset(sb);
+	dpi_sbuf_put_label(sb, g->name ? g->name : "graph", 60);
+	dpi_sbuf_printf(sb, ": %s on %d device%s", plan->algo, plan->k,
 		    plan->k == 1 ? "" : "s");
 	if (m && m->link_name[0])
-		sbuf_printf(sb, " (link %s)", m->link_name);
-	sbuf_printf(sb, ", makespan %s",
-		    xfmt_time(plan->sim.makespan, a, sizeof a));
-	sbuf_printf(sb, " = %s x LB", xfmt(b, sizeof b, "%.2f", plan->xlb));
+		dpi_sbuf_printf(sb, " (link %s)", m->link_name);
+	dpi_sbuf_printf(sb, ", makespan %s",
+		    dpi_xfmt_time(plan->sim.makespan, a, sizeof a));
+	dpi_sbuf_printf(sb, " = %s x LB", dpi_xfmt(b, sizeof b, "%.2f", plan->xlb));
 	if (plan->feasible) {
-		sbuf_puts(sb, ", fits");
+		dpi_sbuf_puts(sb, ", fits");
 	} else {
-		int w = plan_worst_device(plan);
-		sbuf_printf(sb, ", OVER the memory cap on GPU %d",
+		int w = dp_plan_worst_device(plan);
+		dpi_sbuf_printf(sb, ", OVER the memory cap on GPU %d",
 			    w < 0 ? 0 : w);
 	}
-	sbuf_printf(sb, "\\ncritical path (bold red): %u op%s", c->cp_len,
+	dpi_sbuf_printf(sb, "\\ncritical path (bold red): %u op%s", c->cp_len,
 		    c->cp_len == 1 ? "" : "s");
 	if (c->method != DP_COARSE_NONE) {
 		char how[128];
-		coarsen_describe(c, how, sizeof how);
-		sbuf_printf(sb, "\\nCOARSENED: %u ops drawn as %u nodes, %s",
+		dpi_coarsen_describe(c, how, sizeof how);
+		dpi_sbuf_printf(sb, "\\nCOARSENED: %u ops drawn as %u nodes, %s",
 			    g->nops, c->n, how);
 		if (c->edges_all > c->nedges)
-			sbuf_printf(sb,
+			dpi_sbuf_printf(sb,
 				    "\\n%u of %u edges between groups drawn: "
 				    "the critical path and each group's "
 				    "largest input",
 				    c->nedges, c->edges_all);
 	}
 	if (time_ranks > 0)
-		sbuf_printf(sb,
+		dpi_sbuf_printf(sb,
 			    "\\nrows follow the schedule: top to bottom are "
 			    "%d windows of the step's time",
 			    time_ranks);
@@ -106,20 +106,20 @@ static void cluster_label(dot_ctx *x, const dp_plan *plan, int d)
 	double frac = plan->sim.makespan > 0
 			      ? 100.0 * s->busy_us / plan->sim.makespan
 			      : 0.0;
-	xfmt_time(s->busy_us, busy, sizeof busy);
-	xfmt(pct, sizeof pct, "%.1f", frac);
-	xfmt_bytes(s->peak_bytes, peak, sizeof peak);
+	dpi_xfmt_time(s->busy_us, busy, sizeof busy);
+	dpi_xfmt(pct, sizeof pct, "%.1f", frac);
+	dpi_xfmt_bytes(s->peak_bytes, peak, sizeof peak);
 	cap_text(s->cap_bytes, cap, sizeof cap);
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED && s->cap_bytes > 0 &&
 		    s->peak_bytes > s->cap_bytes;
 	bool capped = s->cap_bytes != DP_CAP_UNLIMITED && s->cap_bytes > 0;
-	sbuf_reset(&x->sb);
-	sbuf_printf(&x->sb, "GPU %d: %u op%s, busy %s (%s%%)\\npeak memory %s",
+	dpi_sbuf_reset(&x->sb);
+	dpi_sbuf_printf(&x->sb, "GPU %d: %u op%s, busy %s (%s%%)\\npeak memory %s",
 		    d, s->ops, s->ops == 1 ? "" : "s", busy, pct, peak);
 	if (!capped)
-		sbuf_puts(&x->sb, " (no cap)");
+		dpi_sbuf_puts(&x->sb, " (no cap)");
 	else
-		sbuf_printf(&x->sb, " %s %s%s", over ? ">" : "of", cap,
+		dpi_sbuf_printf(&x->sb, " %s %s%s", over ? ">" : "of", cap,
 			    over ? " - OVER CAP" : "");
 }
 
@@ -128,17 +128,17 @@ static void op_label(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 {
 	const dp_op *op = &g->ops[u];
 	char t[48], o[48], p[48];
-	sbuf_reset(&x->sb);
-	sbuf_put_label(&x->sb, graph_op_name(g, u), NAME_CHARS);
-	sbuf_printf(
+	dpi_sbuf_reset(&x->sb);
+	dpi_sbuf_put_label(&x->sb, graph_op_name(g, u), NAME_CHARS);
+	dpi_sbuf_printf(
 		&x->sb, "\\n%s",
-		xfmt_time(plan->sim.end[u] - plan->sim.start[u], t, sizeof t));
+		dpi_xfmt_time(plan->sim.end[u] - plan->sim.start[u], t, sizeof t));
 	if (op->output_bytes)
-		sbuf_printf(&x->sb, ", out %s",
-			    xfmt_bytes(op->output_bytes, o, sizeof o));
+		dpi_sbuf_printf(&x->sb, ", out %s",
+			    dpi_xfmt_bytes(op->output_bytes, o, sizeof o));
 	if (op->param_bytes)
-		sbuf_printf(&x->sb, ", par %s",
-			    xfmt_bytes(op->param_bytes, p, sizeof p));
+		dpi_sbuf_printf(&x->sb, ", par %s",
+			    dpi_xfmt_bytes(op->param_bytes, p, sizeof p));
 }
 
 static const char *cause_text(int cause)
@@ -161,28 +161,28 @@ static void op_tooltip(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	const dp_op *op = &g->ops[u];
 	char a[48], b[48], c[48], d[48], e[48];
 	dp_sbuf *sb = &x->sb;
-	sbuf_reset(sb);
-	sbuf_put_label(sb, graph_op_name(g, u), 0);
+	dpi_sbuf_reset(sb);
+	dpi_sbuf_put_label(sb, graph_op_name(g, u), 0);
 	if (op->type) {
-		sbuf_puts(sb, " (");
-		sbuf_put_label(sb, graph_str(g, op->type), 0);
-		sbuf_puts(sb, ")");
+		dpi_sbuf_puts(sb, " (");
+		dpi_sbuf_put_label(sb, graph_str(g, op->type), 0);
+		dpi_sbuf_puts(sb, ")");
 	}
-	sbuf_printf(
+	dpi_sbuf_printf(
 		sb, "\\nGPU %d, %s .. %s (%s)", plan->placement[u],
-		xfmt_time(plan->sim.start[u], a, sizeof a),
-		xfmt_time(plan->sim.end[u], b, sizeof b),
-		xfmt_time(plan->sim.end[u] - plan->sim.start[u], c, sizeof c));
-	sbuf_printf(sb, "\\noutput %s, params %s, temp %s",
-		    xfmt_bytes(op->output_bytes, a, sizeof a),
-		    xfmt_bytes(op->param_bytes, d, sizeof d),
-		    xfmt_bytes(op->temp_bytes, e, sizeof e));
+		dpi_xfmt_time(plan->sim.start[u], a, sizeof a),
+		dpi_xfmt_time(plan->sim.end[u], b, sizeof b),
+		dpi_xfmt_time(plan->sim.end[u] - plan->sim.start[u], c, sizeof c));
+	dpi_sbuf_printf(sb, "\\noutput %s, params %s, temp %s",
+		    dpi_xfmt_bytes(op->output_bytes, a, sizeof a),
+		    dpi_xfmt_bytes(op->param_bytes, d, sizeof d),
+		    dpi_xfmt_bytes(op->temp_bytes, e, sizeof e));
 	if (op->layer) {
-		sbuf_puts(sb, "\\nlayer ");
-		sbuf_put_label(sb, graph_str(g, op->layer), 0);
+		dpi_sbuf_puts(sb, "\\nlayer ");
+		dpi_sbuf_put_label(sb, graph_str(g, op->layer), 0);
 	}
 	if (cause >= 0)
-		sbuf_printf(sb, "\\non the critical path: %s",
+		dpi_sbuf_printf(sb, "\\non the critical path: %s",
 			    cause_text(cause));
 }
 
@@ -191,32 +191,32 @@ static void group_label(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
 {
 	char t[48], o[48], p[48];
 	dp_sbuf *sb = &x->sb;
-	sbuf_reset(sb);
+	dpi_sbuf_reset(sb);
 	if (nd->label) {
-		sbuf_put_label(sb, c->strs + nd->label,
+		dpi_sbuf_put_label(sb, c->strs + nd->label,
 			       tooltip ? 0 : NAME_CHARS);
 	} else if (c->method == DP_COARSE_LAYER) {
-		sbuf_puts(sb, "(ops without a layer)");
+		dpi_sbuf_puts(sb, "(ops without a layer)");
 	} else {
-		sbuf_put_label(sb, graph_op_name(g, nd->op),
+		dpi_sbuf_put_label(sb, graph_op_name(g, nd->op),
 			       tooltip ? 0 : NAME_CHARS / 2);
-		sbuf_puts(sb, tooltip ? "\\n.. " : " ..\\n");
-		sbuf_put_label(sb, graph_op_name(g, nd->last_op),
+		dpi_sbuf_puts(sb, tooltip ? "\\n.. " : " ..\\n");
+		dpi_sbuf_put_label(sb, graph_op_name(g, nd->last_op),
 			       tooltip ? 0 : NAME_CHARS / 2);
 	}
-	sbuf_printf(sb, "\\n%u ops, busy %s", nd->nops,
-		    xfmt_time(nd->busy_us, t, sizeof t));
+	dpi_sbuf_printf(sb, "\\n%u ops, busy %s", nd->nops,
+		    dpi_xfmt_time(nd->busy_us, t, sizeof t));
 	if (nd->out_bytes || nd->param_bytes)
-		sbuf_printf(sb, "\\nout %s, par %s",
-			    xfmt_bytes(nd->out_bytes, o, sizeof o),
-			    xfmt_bytes(nd->param_bytes, p, sizeof p));
+		dpi_sbuf_printf(sb, "\\nout %s, par %s",
+			    dpi_xfmt_bytes(nd->out_bytes, o, sizeof o),
+			    dpi_xfmt_bytes(nd->param_bytes, p, sizeof p));
 	if (nd->ncrit)
-		sbuf_printf(sb, "\\n%u critical-path op%s", nd->ncrit,
+		dpi_sbuf_printf(sb, "\\n%u critical-path op%s", nd->ncrit,
 			    nd->ncrit == 1 ? "" : "s");
 	if (tooltip) {
-		sbuf_printf(sb, "\\nGPU %d, %s .. %s", nd->dev,
-			    xfmt_time(nd->start, o, sizeof o),
-			    xfmt_time(nd->end, p, sizeof p));
+		dpi_sbuf_printf(sb, "\\nGPU %d, %s .. %s", nd->dev,
+			    dpi_xfmt_time(nd->start, o, sizeof o),
+			    dpi_xfmt_time(nd->end, p, sizeof p));
 	}
 }
 
@@ -239,13 +239,13 @@ static const char *node_name(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
 		const char *name = graph_op_name(g, nd->op);
 		if (!render)
 			return name;
-		sbuf_reset(&x->sb);
-		sbuf_put_label(&x->sb, name, 0);
+		dpi_sbuf_reset(&x->sb);
+		dpi_sbuf_put_label(&x->sb, name, 0);
 		if (x->sb.s && strcmp(x->sb.s, name) == 0)
 			return name;
 	}
 	snprintf(buf, size, "group%u", id);
-	for (int i = 0; graph_find(g, buf) != UINT32_MAX; i++)
+	for (int i = 0; dp_graph_find(g, buf) != UINT32_MAX; i++)
 		snprintf(buf, size, "group%u_%d", id, i);
 	return buf;
 }
@@ -316,8 +316,8 @@ static void make_clusters(dot_ctx *x, const dp_plan *plan, bool render)
 		set(s, label, x->sb.s);
 		set(s, tooltip, x->sb.s);
 		agsafeset(s, "style", "filled,rounded", "");
-		agsafeset(s, "fillcolor", (char *)export_device_tint(d), "");
-		agsafeset(s, "color", (char *)export_device_color(d), "");
+		agsafeset(s, "fillcolor", (char *)dpi_export_device_tint(d), "");
+		agsafeset(s, "color", (char *)dpi_export_device_color(d), "");
 		agsafeset(s, "penwidth", "2", "1");
 		if (render && plan->sim.dev[d].ops == 0) {
 			/* dot draws no empty cluster: keep the device seen */
@@ -351,12 +351,12 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 		set(n, x->n_label, x->sb.s);
 		group_label(x, g, c, nd, true);
 		set(n, x->n_tooltip, x->sb.s);
-		set(n, x->n_ops, xfmt(x->num, sizeof x->num, "%u", nd->nops));
+		set(n, x->n_ops, dpi_xfmt(x->num, sizeof x->num, "%u", nd->nops));
 	}
-	set(n, x->n_fill, export_device_color(nd->dev));
-	set(n, x->n_device, xfmt(x->num, sizeof x->num, "%d", nd->dev));
-	set(n, x->n_start, xfmt_double(nd->start, x->num, sizeof x->num));
-	set(n, x->n_end, xfmt_double(nd->end, x->num, sizeof x->num));
+	set(n, x->n_fill, dpi_export_device_color(nd->dev));
+	set(n, x->n_device, dpi_xfmt(x->num, sizeof x->num, "%d", nd->dev));
+	set(n, x->n_start, dpi_xfmt_double(nd->start, x->num, sizeof x->num));
+	set(n, x->n_end, dpi_xfmt_double(nd->end, x->num, sizeof x->num));
 	if (nd->ncrit) {
 		set(n, x->n_critical, "true");
 		set(n, x->n_color, EXPORT_CRIT_COLOR);
@@ -366,16 +366,16 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	if (render || !single)
 		return;
 	const dp_op *op = &g->ops[nd->op];
-	set(n, x->n_time, xfmt_double(op->time_us, x->num, sizeof x->num));
+	set(n, x->n_time, dpi_xfmt_double(op->time_us, x->num, sizeof x->num));
 	set(n, x->n_out,
-	    xfmt(x->num, sizeof x->num, "%lld", (long long)op->output_bytes));
+	    dpi_xfmt(x->num, sizeof x->num, "%lld", (long long)op->output_bytes));
 	if (op->param_bytes)
 		set(n, x->n_param,
-		    xfmt(x->num, sizeof x->num, "%lld",
+		    dpi_xfmt(x->num, sizeof x->num, "%lld",
 			 (long long)op->param_bytes));
 	if (op->temp_bytes)
 		set(n, x->n_temp,
-		    xfmt(x->num, sizeof x->num, "%lld",
+		    dpi_xfmt(x->num, sizeof x->num, "%lld",
 			 (long long)op->temp_bytes));
 	if (op->type)
 		set(n, x->n_type, graph_str(g, op->type));
@@ -384,7 +384,7 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	if (op->colocate >= 0)
 		set(n, x->n_coloc, graph_str(g, g->group_label[op->colocate]));
 	if (op->pin >= 0)
-		set(n, x->n_pin, xfmt(x->num, sizeof x->num, "%d", op->pin));
+		set(n, x->n_pin, dpi_xfmt(x->num, sizeof x->num, "%d", op->pin));
 }
 
 static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
@@ -394,20 +394,20 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 	Agedge_t *e = agedge(x->root, t, h, NULL, 1);
 	int dt = c->nodes[ce->from].dev, dh = c->nodes[ce->to].dev;
 	char b[48];
-	xfmt_bytes(ce->bytes, b, sizeof b);
-	sbuf_reset(&x->sb);
+	dpi_xfmt_bytes(ce->bytes, b, sizeof b);
+	dpi_sbuf_reset(&x->sb);
 	if (ce->nedges == 0)
-		sbuf_puts(&x->sb, "next on the same device");
+		dpi_sbuf_puts(&x->sb, "next on the same device");
 	else if (ce->control)
-		sbuf_puts(&x->sb, "control dependency");
+		dpi_sbuf_puts(&x->sb, "control dependency");
 	else if (dt == dh)
-		sbuf_printf(&x->sb, "%s on GPU %d", b, dt);
+		dpi_sbuf_printf(&x->sb, "%s on GPU %d", b, dt);
 	else
-		sbuf_printf(&x->sb, "%s, GPU %d -> GPU %d", b, dt, dh);
+		dpi_sbuf_printf(&x->sb, "%s, GPU %d -> GPU %d", b, dt, dh);
 	if (ce->nedges > 1)
-		sbuf_printf(&x->sb, " (%u edges)", ce->nedges);
+		dpi_sbuf_printf(&x->sb, " (%u edges)", ce->nedges);
 	if (ce->hop)
-		sbuf_printf(&x->sb, "; critical path: %s", cause_text(ce->hop));
+		dpi_sbuf_printf(&x->sb, "; critical path: %s", cause_text(ce->hop));
 	set(e, x->e_tooltip, x->sb.s);
 	if (dt != dh && ce->bytes > 0)
 		set(e, x->e_label, b);
@@ -425,7 +425,7 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 	if (render || c->method != DP_COARSE_NONE || ce->nedges == 0)
 		return;
 	set(e, x->e_bytes,
-	    xfmt(x->num, sizeof x->num, "%lld", (long long)ce->bytes));
+	    dpi_xfmt(x->num, sizeof x->num, "%lld", (long long)ce->bytes));
 	if (ce->control)
 		set(e, x->e_control, "true");
 }
@@ -445,7 +445,7 @@ static bool rank_by_time(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	char name[64];
 	for (int w = 0; w < windows; w++) {
 		snprintf(name, sizeof name, "time_window_%d", w);
-		for (int i = 0; graph_find(g, name) != UINT32_MAX; i++)
+		for (int i = 0; dp_graph_find(g, name) != UINT32_MAX; i++)
 			snprintf(name, sizeof name, "time_window_%d_%d", w, i);
 		sub[w] = agsubg(x->root, name, 1);
 		agsafeset(sub[w], "rank", "same", "");
@@ -468,7 +468,7 @@ static bool rank_by_time(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	return true;
 }
 
-dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
+dp_status dpi_export_dot_build(const dp_graph *g, const dp_machine *m,
 			   const dp_plan *plan, const dp_coarse *c, bool render,
 			   int time_ranks, const dp_progress *p,
 			   struct Agraph_s **out, dp_err *err)
@@ -537,49 +537,49 @@ out:
 	free(cause);
 	free(nodes);
 	free(x.clusters);
-	sbuf_free(&x.sb);
+	dpi_sbuf_free(&x.sb);
 	return st;
 }
 
-dp_status export_dot_write(const char *path, const dp_graph *g,
+dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
 			   const dp_machine *m, const dp_plan *plan,
 			   const dp_export_opts *o, const dp_progress *p,
 			   dp_export_report *rep, dp_err *err)
 {
 	dp_coarse c;
 	progress_report(p, "preparing the picture", 0.0);
-	dp_status st = coarsen_build(g, plan, o->coarsen, o->max_nodes,
+	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
 				     DP_EXPORT_DOT_FULL_MAX, p, &c, err);
 	if (st)
 		return st;
 	Agraph_t *dot = NULL;
-	st = export_dot_build(g, m, plan, &c, false, 0, p, &dot, err);
+	st = dpi_export_dot_build(g, m, plan, &c, false, 0, p, &dot, err);
 	if (st) {
-		coarsen_free(&c);
+		dpi_coarsen_free(&c);
 		return st;
 	}
 	dp_afile af;
-	st = afile_open(&af, path, err);
+	st = dp_afile_open(&af, path, err);
 	if (!st) {
 		progress_report(p, "writing DOT", 0.8);
 		if (agwrite(dot, af.f) != 0 || ferror(af.f)) {
-			afile_abort(&af);
+			dp_afile_abort(&af);
 			st = dp_err_set(err, DP_EIO, path, 0, 0,
 					"could not write the DOT file "
 					"(disk full?)");
 		} else if (progress_canceled(p)) {
-			afile_abort(&af);
+			dp_afile_abort(&af);
 			st = dp_err_set(err, DP_ECANCELED, path, 0, 0,
 					"export canceled; no file written");
 		} else {
-			st = afile_commit(&af, err);
+			st = dp_afile_commit(&af, err);
 		}
 	}
 	if (!st) {
 		rep->coarsened = c.method != DP_COARSE_NONE;
 		rep->nodes = c.n;
 		rep->edges = c.nedges;
-		coarsen_describe(&c, rep->method, sizeof rep->method);
+		dpi_coarsen_describe(&c, rep->method, sizeof rep->method);
 		if (rep->coarsened)
 			snprintf(rep->note, sizeof rep->note,
 				 "%s: %u ops drawn as %u nodes, %s", path,
@@ -587,6 +587,6 @@ dp_status export_dot_write(const char *path, const dp_graph *g,
 		progress_report(p, "done", 1.0);
 	}
 	agclose(dot);
-	coarsen_free(&c);
+	dpi_coarsen_free(&c);
 	return st;
 }

@@ -93,14 +93,14 @@ static void add_legend(Agraph_t *G)
 {
 	dp_sbuf sb = {0};
 	char *label = agget(G, "label");
-	sbuf_puts(&sb, label ? label : "");
+	dpi_sbuf_puts(&sb, label ? label : "");
 	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s)) {
 		char *l = agget(s, "label"), *c = agget(s, "color");
-		sbuf_printf(&sb, "\\n[%s] %s", c ? c : "", l ? l : "");
+		dpi_sbuf_printf(&sb, "\\n[%s] %s", c ? c : "", l ? l : "");
 	}
 	if (sb.s)
 		agsafeset(G, "label", sb.s, "");
-	sbuf_free(&sb);
+	dpi_sbuf_free(&sb);
 }
 
 /* ---- the timeline layout ----
@@ -153,7 +153,7 @@ static void tl_label_size(const char *label, double pt, double *w, double *h)
 static void tl_set_pos(Agnode_t *n, double x, double y)
 {
 	char buf[64];
-	agsafeset(n, "pos", xfmt(buf, sizeof buf, "%.2f,%.2f", x, y), "");
+	agsafeset(n, "pos", dpi_xfmt(buf, sizeof buf, "%.2f,%.2f", x, y), "");
 }
 
 /* bb (lower left, upper right) of a graph or cluster, in points */
@@ -161,7 +161,7 @@ static void tl_set_bb(Agraph_t *g, double x0, double y0, double x1, double y1)
 {
 	char buf[128];
 	agsafeset(g, "bb",
-		  xfmt(buf, sizeof buf, "%.2f,%.2f,%.2f,%.2f", x0, y0, x1, y1),
+		  dpi_xfmt(buf, sizeof buf, "%.2f,%.2f,%.2f,%.2f", x0, y0, x1, y1),
 		  "");
 }
 
@@ -225,7 +225,7 @@ static bool timeline_place(Agraph_t *G)
 		qsort(tn, k, sizeof *tn, tl_cmp);
 		double y = TL_TITLE, cx = x + TL_PAD + colw[ci] / 2;
 		char wbuf[32];
-		xfmt(wbuf, sizeof wbuf, "%.3f", colw[ci] / 72.0);
+		dpi_xfmt(wbuf, sizeof wbuf, "%.3f", colw[ci] / 72.0);
 		for (size_t i = 0; i < k; i++) {
 			double want = TL_TITLE + tn[i].start * scale;
 			y = want > y ? want : y;
@@ -256,12 +256,12 @@ static void timeline_title(Agraph_t *G)
 {
 	dp_sbuf sb = {0};
 	char *label = agget(G, "label");
-	sbuf_puts(&sb, label ? label : "");
-	sbuf_puts(&sb, "\\ntimeline: one column per device, its ops top to "
+	dpi_sbuf_puts(&sb, label ? label : "");
+	dpi_sbuf_puts(&sb, "\\ntimeline: one column per device, its ops top to "
 		       "bottom in the order they start");
 	if (sb.s)
 		agsafeset(G, "label", sb.s, "");
-	sbuf_free(&sb);
+	dpi_sbuf_free(&sb);
 }
 
 static void child_say(int fd, const char *s)
@@ -288,7 +288,7 @@ static void child_say(int fd, const char *s)
 static const char *auto_layout(const dp_coarse *c)
 {
 	if (c->n <= DOT_STRUCT_NODES && c->nedges <= DOT_STRUCT_EDGES &&
-	    coarsen_layout_cost(c) <= STRUCT_MAX_VIRTUAL)
+	    dpi_coarsen_layout_cost(c) <= STRUCT_MAX_VIRTUAL)
 		return "dot";
 	return "timeline";
 }
@@ -339,13 +339,13 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 	/* training graphs have long edges (activations kept for the backward
 	 * pass): ranked by structure they can keep dot busy for hours */
 	int windows = 0;
-	if (dot && coarsen_layout_cost(c) > STRUCT_MAX_VIRTUAL) {
+	if (dot && dpi_coarsen_layout_cost(c) > STRUCT_MAX_VIRTUAL) {
 		windows = (int)(2.0 * sqrt((double)c->n));
 		windows = windows < 8 ? 8 : windows > 60 ? 60 : windows;
 	}
 	Agraph_t *G = NULL;
 	dp_err err;
-	if (export_dot_build(g, m, plan, c, true, windows, NULL, &G, &err) !=
+	if (dpi_export_dot_build(g, m, plan, c, true, windows, NULL, &G, &err) !=
 	    DP_OK) {
 		child_say(STDERR_FILENO, err.msg);
 		_exit(CHILD_BUILD);
@@ -494,7 +494,7 @@ static dp_status wait_child(child *ch, const char *path, const dp_coarse *c,
 		if (el > o->timeout_s) {
 			kill_child(ch);
 			char lim[32];
-			xfmt(lim, sizeof lim, "%g", o->timeout_s);
+			dpi_xfmt(lim, sizeof lim, "%g", o->timeout_s);
 			return dp_err_set(
 				err, DP_EIO, path, 0, 0,
 				"layout took longer than %s s (%s, %u nodes, "
@@ -631,21 +631,21 @@ static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
 	return DP_OK;
 }
 
-dp_status export_svg_write(const char *path, const dp_graph *g,
+dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
 			   const dp_machine *m, const dp_plan *plan,
 			   const dp_export_opts *o, const dp_progress *p,
 			   dp_export_report *rep, dp_err *err)
 {
 	dp_coarse c;
 	progress_report(p, "preparing the picture", 0.0);
-	dp_status st = coarsen_build(g, plan, o->coarsen, o->max_nodes,
+	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
 				     o->max_nodes, p, &c, err);
 	if (st)
 		return st;
 	dp_afile af;
-	st = afile_open(&af, path, err);
+	st = dp_afile_open(&af, path, err);
 	if (st) {
-		coarsen_free(&c);
+		dpi_coarsen_free(&c);
 		return st;
 	}
 	progress_report(p, "laying out", 0.1);
@@ -654,21 +654,21 @@ dp_status export_svg_write(const char *path, const dp_graph *g,
 		st = dp_err_set(err, DP_ECANCELED, path, 0, 0,
 				"export canceled; no file written");
 	if (st) {
-		afile_abort(&af);
+		dp_afile_abort(&af);
 	} else {
-		st = afile_commit(&af, err);
+		st = dp_afile_commit(&af, err);
 	}
 	if (!st) {
 		rep->coarsened = c.method != DP_COARSE_NONE;
 		rep->nodes = c.n;
 		rep->edges = c.nedges;
-		coarsen_describe(&c, rep->method, sizeof rep->method);
+		dpi_coarsen_describe(&c, rep->method, sizeof rep->method);
 		if (rep->coarsened)
 			snprintf(rep->note, sizeof rep->note,
 				 "%s: %u ops drawn as %u nodes, %s", path,
 				 g->nops, c.n, rep->method);
 		progress_report(p, "done", 1.0);
 	}
-	coarsen_free(&c);
+	dpi_coarsen_free(&c);
 	return st;
 }

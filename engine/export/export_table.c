@@ -28,12 +28,12 @@ static void csv_put_field(FILE *f, const char *s)
 	putc('"', f);
 }
 
-dp_status export_csv_write(const char *path, const dp_graph *g,
+dp_status dpi_export_csv_write(const char *path, const dp_graph *g,
 			   const dp_plan *plan, dp_export_report *rep,
 			   dp_err *err)
 {
 	dp_afile af;
-	dp_status st = afile_open(&af, path, err);
+	dp_status st = dp_afile_open(&af, path, err);
 	if (st)
 		return st;
 	char a[64], b[64];
@@ -41,10 +41,10 @@ dp_status export_csv_write(const char *path, const dp_graph *g,
 	for (uint32_t u = 0; u < g->nops; u++) {
 		csv_put_field(af.f, graph_op_name(g, u));
 		fprintf(af.f, ",%d,%s,%s\n", plan->placement[u],
-			xfmt_double(plan->sim.start[u], a, sizeof a),
-			xfmt_double(plan->sim.end[u], b, sizeof b));
+			dpi_xfmt_double(plan->sim.start[u], a, sizeof a),
+			dpi_xfmt_double(plan->sim.end[u], b, sizeof b));
 	}
-	st = afile_commit(&af, err);
+	st = dp_afile_commit(&af, err);
 	if (!st)
 		rep->entries = g->nops;
 	return st;
@@ -136,7 +136,7 @@ static void note_split(dp_export_report *rep, const char *key, const share *sh,
 		snprintf(rep->note + len, sizeof rep->note - len, ")");
 }
 
-dp_status export_torch_write(const char *path, const dp_graph *g,
+dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
 			     const dp_plan *plan, dp_export_report *rep,
 			     dp_err *err)
 {
@@ -197,17 +197,17 @@ dp_status export_torch_write(const char *path, const dp_graph *g,
 			 rep->split_layers == 1 ? " is" : "s are", examples);
 
 	dp_afile af;
-	dp_status st = afile_open(&af, path, err);
+	dp_status st = dp_afile_open(&af, path, err);
 	if (!st) {
 		fputs("{\n", af.f);
 		for (uint32_t i = 0; i < nent; i++) {
 			fputs("  ", af.f);
-			json_put_string(af.f, ent[i].key);
+			dpi_json_put_string(af.f, ent[i].key);
 			fprintf(af.f, ": \"cuda:%d\"%s\n", ent[i].dev,
 				i + 1 < nent ? "," : "");
 		}
 		fputs("}\n", af.f);
-		st = afile_commit(&af, err);
+		st = dp_afile_commit(&af, err);
 	}
 	if (!st)
 		rep->entries = nent;
@@ -221,7 +221,7 @@ dp_status export_torch_write(const char *path, const dp_graph *g,
 
 /* ---- TensorFlow device strings: "name /device:GPU:N" lines ---- */
 
-dp_status export_tf_write(const char *path, const dp_graph *g,
+dp_status dpi_export_tf_write(const char *path, const dp_graph *g,
 			  const dp_plan *plan, dp_export_report *rep,
 			  dp_err *err)
 {
@@ -235,13 +235,13 @@ dp_status export_tf_write(const char *path, const dp_graph *g,
 					  "the placement as JSON instead",
 					  u);
 	dp_afile af;
-	dp_status st = afile_open(&af, path, err);
+	dp_status st = dp_afile_open(&af, path, err);
 	if (st)
 		return st;
 	for (uint32_t u = 0; u < g->nops; u++)
 		fprintf(af.f, "%s /device:GPU:%d\n", graph_op_name(g, u),
 			plan->placement[u]);
-	st = afile_commit(&af, err);
+	st = dp_afile_commit(&af, err);
 	if (!st)
 		rep->entries = g->nops;
 	return st;

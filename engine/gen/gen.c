@@ -95,14 +95,14 @@ static dp_status build_towers(gen *s, uint32_t body, uint32_t *x, gen_shape *sh)
 			for (;;) {
 				bool reshape = !gen_same_shape(sh[t], want);
 				bool res =
-					reshape || gen_rng_below(s, 100) < 55;
+					reshape || dpi_gen_rng_below(s, 100) < 55;
 				gen_incep ic;
 				uint32_t cost;
 				if (res) {
-					cost = gen_residual_cost(sh[t], want);
+					cost = dpi_gen_residual_cost(sh[t], want);
 				} else {
-					gen_incep_draw(s, &ic);
-					cost = gen_incep_cost(&ic);
+					dpi_gen_incep_draw(s, &ic);
+					cost = dpi_gen_incep_cost(&ic);
 				}
 				if (used + cost > end)
 					break;
@@ -113,9 +113,9 @@ static dp_status build_towers(gen *s, uint32_t body, uint32_t *x, gen_shape *sh)
 				if (T > 1 && reshape &&
 				    gen_same_shape(shin[nb], sh[t]))
 					skip = xin[nb];
-				st = res ? gen_residual(s, x[t], skip, sh[t],
+				st = res ? dpi_gen_residual(s, x[t], skip, sh[t],
 							want, &y)
-					 : gen_inception(s, &ic, x[t], sh[t],
+					 : dpi_gen_inception(s, &ic, x[t], sh[t],
 							 &y);
 				if (st)
 					return st;
@@ -130,7 +130,7 @@ static dp_status build_towers(gen *s, uint32_t body, uint32_t *x, gen_shape *sh)
 	for (uint32_t t = 0; used + GEN_MIN_BLOCK_OPS <= body;
 	     t = (t + 1) % T) {
 		set_block_scope(s, t, 4, blk[t]++);
-		if ((st = gen_inception(s, &small, x[t], sh[t], &x[t])))
+		if ((st = dpi_gen_inception(s, &small, x[t], sh[t], &x[t])))
 			return st;
 		used += GEN_MIN_BLOCK_OPS;
 	}
@@ -139,7 +139,7 @@ static dp_status build_towers(gen *s, uint32_t body, uint32_t *x, gen_shape *sh)
 		uint32_t t = i % T;
 		set_scope(s, t, 4, "tail");
 		snprintf(suf, sizeof suf, "dropout%u", i / T);
-		if ((st = gen_eltwise(s, suf, K_DROPOUT, x[t], sh[t], &x[t])))
+		if ((st = dpi_gen_eltwise(s, suf, K_DROPOUT, x[t], sh[t], &x[t])))
 			return st;
 	}
 	return DP_OK;
@@ -155,17 +155,17 @@ static dp_status forward(gen *s)
 
 	/* data: the input pipeline hands over a batch */
 	snprintf(s->scope, sizeof s->scope, "data");
-	if ((st = gen_fwd(s, "images", K_DATA, NULL, 0, gen_act_bytes(s, img),
+	if ((st = dpi_gen_fwd(s, "images", K_DATA, NULL, 0, gen_act_bytes(s, img),
 			  100000, 0, 0, &images)) ||
-	    (st = gen_fwd(s, "labels", K_DATA, NULL, 0, (int64_t)s->batch * 4,
+	    (st = dpi_gen_fwd(s, "labels", K_DATA, NULL, 0, (int64_t)s->batch * 4,
 			  10000, 0, 0, &labels)))
 		return st;
 
 	snprintf(s->scope, sizeof s->scope, "stem");
-	if ((st = gen_conv(s, "conv", images, img, half, 7, &x)) ||
-	    (st = gen_eltwise(s, "bn", K_BN, x, half, &x)) ||
-	    (st = gen_eltwise(s, "relu", K_RELU, x, half, &x)) ||
-	    (st = gen_maxpool(s, "pool", x, half, quarter, &x)))
+	if ((st = dpi_gen_conv(s, "conv", images, img, half, 7, &x)) ||
+	    (st = dpi_gen_eltwise(s, "bn", K_BN, x, half, &x)) ||
+	    (st = dpi_gen_eltwise(s, "relu", K_RELU, x, half, &x)) ||
+	    (st = dpi_gen_maxpool(s, "pool", x, half, quarter, &x)))
 		return st;
 
 	uint32_t body = s->target - gen_fixed_ops(T);
@@ -188,9 +188,9 @@ static dp_status forward(gen *s)
 			snprintf(suf, sizeof suf, "mean%u", t);
 		else
 			snprintf(suf, sizeof suf, "mean");
-		if ((st = gen_fwd(
+		if ((st = dpi_gen_fwd(
 			     s, suf, K_MEAN, &xs[t], 1, gen_act_bytes(s, p),
-			     gen_kernel_ns(
+			     dpi_gen_kernel_ns(
 				     s, (uint64_t)gen_act_bytes(s, sh[t]) / 4,
 				     (uint64_t)gen_act_bytes(s, sh[t])),
 			     0, 0, &pooled[t])))
@@ -199,24 +199,24 @@ static dp_status forward(gen *s)
 	}
 	x = pooled[0];
 	if (T > 1 &&
-	    (st = gen_join(s, "concat", K_CONCAT, pooled, (int)T, feat, &x)))
+	    (st = dpi_gen_join(s, "concat", K_CONCAT, pooled, (int)T, feat, &x)))
 		return st;
 	int64_t fcw = (int64_t)feat.c * GEN_CLASSES * 4 + GEN_CLASSES * 4;
-	if ((st = gen_fwd(s, "fc", K_MATMUL, &x, 1, gen_act_bytes(s, cls),
-			  gen_kernel_ns(s,
+	if ((st = dpi_gen_fwd(s, "fc", K_MATMUL, &x, 1, gen_act_bytes(s, cls),
+			  dpi_gen_kernel_ns(s,
 					2ull * s->batch * feat.c * GEN_CLASSES,
 					(uint64_t)fcw),
 			  0, fcw, &logits)))
 		return st;
 	in2[0] = logits;
 	in2[1] = labels;
-	if ((st = gen_fwd(s, "loss", K_LOSS, in2, 2, 4,
-			  gen_kernel_ns(s, 8ull * s->batch * GEN_CLASSES,
+	if ((st = dpi_gen_fwd(s, "loss", K_LOSS, in2, 2, 4,
+			  dpi_gen_kernel_ns(s, 8ull * s->batch * GEN_CLASSES,
 					(uint64_t)gen_act_bytes(s, cls)),
 			  0, 0, &y)))
 		return st;
 	if (metric)
-		st = gen_fwd(s, "accuracy", K_METRIC, in2, 2, (int64_t)s->batch,
+		st = dpi_gen_fwd(s, "accuracy", K_METRIC, in2, 2, (int64_t)s->batch,
 			     GEN_MIN_KERNEL_NS, 0, 0, &y);
 	return st;
 }
@@ -226,7 +226,7 @@ static dp_status forward(gen *s)
 static bool has_grad(const gen *s, uint32_t op)
 {
 	uint32_t r = s->rec_of[op];
-	return r != GEN_NONE && gen_kinds[s->f[r].kind].grad_type;
+	return r != GEN_NONE && dpi_gen_kinds[s->f[r].kind].grad_type;
 }
 
 /* The update of r's variable: Adam reads w, g, m, v and writes w, m, v. */
@@ -241,13 +241,13 @@ static dp_status update(gen *s, const gen_fwd_rec *r, uint32_t gid)
 		 graph_str(g, g->ops[r->op].layer));
 	uint64_t uns = (uint64_t)(7 * r->wbytes) / GEN_BYTES_PER_NS;
 	uint32_t uid;
-	if ((st = gen_add_op(s, s->name, "ApplyAdam", s->layer,
+	if ((st = dpi_gen_add_op(s, s->name, "ApplyAdam", s->layer,
 			     uns < GEN_MIN_KERNEL_NS ? GEN_MIN_KERNEL_NS : uns,
 			     0, 0, 0, &uid)) ||
-	    (st = graph_set_colocate(g, uid, s->buf, s->err)) ||
-	    (st = graph_add_edge(g, gid, uid, r->wbytes, false, s->err)))
+	    (st = dp_graph_set_colocate(g, uid, s->buf, s->err)) ||
+	    (st = dp_graph_add_edge(g, gid, uid, r->wbytes, false, s->err)))
 		return st;
-	return graph_add_edge(g, r->weight, uid, -1, true, s->err);
+	return dp_graph_add_edge(g, r->weight, uid, -1, true, s->err);
 }
 
 static dp_status backward(gen *s)
@@ -258,7 +258,7 @@ static dp_status backward(gen *s)
 	 * of its variable */
 	for (uint32_t i = s->nf; i-- > 0;) {
 		gen_fwd_rec *r = &s->f[i];
-		const gen_kind_info *ki = &gen_kinds[r->kind];
+		const gen_kind_info *ki = &dpi_gen_kinds[r->kind];
 		const uint32_t *in = s->ins + r->in0;
 		if (!ki->grad_type)
 			continue;
@@ -273,7 +273,7 @@ static dp_status backward(gen *s)
 		uint64_t ns = r->ns * ki->grad_x2 / 2;
 		int64_t temp = r->kind == K_CONV ? 2 * r->temp : 0;
 		uint32_t gid;
-		if ((st = gen_add_op(s, s->name, ki->grad_type, s->layer, ns,
+		if ((st = dpi_gen_add_op(s, s->name, ki->grad_type, s->layer, ns,
 				     out, 0, temp, &gid)))
 			return st;
 		r = &s->f[i];
@@ -281,15 +281,15 @@ static dp_status backward(gen *s)
 		/* saved activations: forward -> backward edges */
 		if (ki->save_in)
 			for (int j = 0; j < r->nin; j++)
-				if ((st = graph_add_edge(g, in[j], gid, -1,
+				if ((st = dp_graph_add_edge(g, in[j], gid, -1,
 							 false, s->err)))
 					return st;
 		if (ki->save_out &&
-		    (st = graph_add_edge(g, r->op, gid, -1, false, s->err)))
+		    (st = dp_graph_add_edge(g, r->op, gid, -1, false, s->err)))
 			return st;
 		if (r->weight == GEN_NONE)
 			continue;
-		if ((st = graph_add_edge(g, r->weight, gid, -1, false,
+		if ((st = dp_graph_add_edge(g, r->weight, gid, -1, false,
 					 s->err)) ||
 		    (st = update(s, r, gid)))
 			return st;
@@ -305,7 +305,7 @@ static dp_status backward(gen *s)
 			if (!has_grad(s, in[j]))
 				continue;
 			uint32_t gx = s->f[s->rec_of[in[j]]].grad;
-			if ((st = graph_add_edge(g, r->grad, gx,
+			if ((st = dp_graph_add_edge(g, r->grad, gx,
 						 g->ops[in[j]].output_bytes,
 						 false, s->err)))
 				return st;
@@ -324,10 +324,10 @@ static void gen_start(gen *s, const dp_gen_opts *o, const dp_gen_scale *sc)
 	s->width = sc->width;
 	s->batch = sc->batch;
 	s->image = sc->image;
-	gen_seed(s, o->seed);
+	dpi_gen_seed(s, o->seed);
 }
 
-void gen_dry_run(const dp_gen_opts *o, const dp_gen_scale *sc,
+void dpi_gen_dry_run(const dp_gen_opts *o, const dp_gen_scale *sc,
 		 gen_scratch *scratch, gen_sizes *sizes)
 {
 	gen s;
@@ -338,17 +338,17 @@ void gen_dry_run(const dp_gen_opts *o, const dp_gen_scale *sc,
 	*sizes = s.dry;
 }
 
-void gen_opts_default(dp_gen_opts *o)
+void dp_gen_opts_default(dp_gen_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->ops = 10000;
 	o->seed = 1;
 }
 
-dp_status gen_graph(const dp_gen_opts *o, dp_graph **out, dp_err *err)
+dp_status dp_gen_graph(const dp_gen_opts *o, dp_graph **out, dp_err *err)
 {
 	dp_gen_scale sc;
-	dp_status st = gen_scale(o, &sc, err);
+	dp_status st = dp_gen_compute_scale(o, &sc, err);
 	if (st)
 		return st;
 	char nm[64];
@@ -357,10 +357,10 @@ dp_status gen_graph(const dp_gen_opts *o, dp_graph **out, dp_err *err)
 	gen s;
 	gen_start(&s, o, &sc);
 	s.err = err;
-	s.g = graph_new(o->name ? o->name : nm);
+	s.g = dp_graph_new(o->name ? o->name : nm);
 	s.rec_of = malloc((size_t)o->ops * sizeof *s.rec_of);
 	if (!s.g || !s.rec_of) {
-		graph_free(s.g);
+		dp_graph_free(s.g);
 		free(s.rec_of);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory generating %u ops", o->ops);
@@ -377,12 +377,12 @@ dp_status gen_graph(const dp_gen_opts *o, dp_graph **out, dp_err *err)
 				"generator made %u ops instead of %u",
 				s.g->nops, o->ops);
 	if (!st)
-		st = graph_finalize(s.g, err);
+		st = dp_graph_finalize(s.g, err);
 	free(s.f);
 	free(s.ins);
 	free(s.rec_of);
 	if (st) {
-		graph_free(s.g);
+		dp_graph_free(s.g);
 		return st;
 	}
 	*out = s.g;

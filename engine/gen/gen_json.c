@@ -1,4 +1,4 @@
-/* gen_json.c - the native JSON writer of gen.h (gen_write_json).
+/* gen_json.c - the native JSON writer of gen.h (dp_gen_write_json).
  *
  * It streams ops and edges with fputs/fprintf through a 1 MiB buffer, so that
  * a 1,000,000-op graph is written in about a second; the file goes through
@@ -36,7 +36,7 @@ static void put_str(FILE *f, const char *s)
 static void put_num(FILE *f, double v)
 {
 	char b[40];
-	fputs(units_fmt_num(v, b, sizeof b), f);
+	fputs(dp_units_fmt_num(v, b, sizeof b), f);
 }
 
 /* A size as the shortest exact unit string: "16GiB", "512MiB", "1000". */
@@ -70,13 +70,13 @@ static void put_machine(FILE *f, const dp_machine_hint *h)
 		char b[40];
 		/* bytes per second, a plain number: exact for any value */
 		fprintf(f, "%s\"bandwidth\":\"%sB/s\"", sep,
-			units_fmt_num(h->bw_bytes_per_us * 1e6, b, sizeof b));
+			dp_units_fmt_num(h->bw_bytes_per_us * 1e6, b, sizeof b));
 		sep = ",";
 	}
 	if (h->lat_us >= 0) {
 		char b[40];
 		fprintf(f, "%s\"latency\":\"%sus\"", sep,
-			units_fmt_num(h->lat_us, b, sizeof b));
+			dp_units_fmt_num(h->lat_us, b, sizeof b));
 	}
 	fputs("},\n", f);
 }
@@ -123,10 +123,10 @@ static void put_edge(FILE *f, const dp_graph *g, const dp_edge *e)
 	putc('}', f);
 }
 
-dp_status gen_write_json(const char *path, const dp_graph *g, dp_err *err)
+dp_status dp_gen_write_json(const char *path, const dp_graph *g, dp_err *err)
 {
 	dp_afile af;
-	dp_status st = afile_open(&af, path, err);
+	dp_status st = dp_afile_open(&af, path, err);
 	if (st)
 		return st;
 	FILE *f = af.f;
@@ -152,7 +152,7 @@ dp_status gen_write_json(const char *path, const dp_graph *g, dp_err *err)
 		fputs(e + 1 < g->nedges ? ",\n" : "\n", f);
 	}
 	fputs("]}\n", f);
-	st = afile_commit(&af, err);
+	st = dp_afile_commit(&af, err);
 	free(vbuf); /* only now: the stream used it until it was closed */
 	return st;
 }

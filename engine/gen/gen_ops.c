@@ -12,7 +12,7 @@
 
 #include "internal/gen_impl.h"
 
-const gen_kind_info gen_kinds[GEN_NKINDS] = {
+const gen_kind_info dpi_gen_kinds[GEN_NKINDS] = {
 	[K_DATA] = {"IteratorGetNext", NULL, false, false, 0},
 	[K_CONV] = {"Conv2D", "Conv2DBackprop", true, false, 4},
 	[K_BN] = {"FusedBatchNorm", "FusedBatchNormGrad", true, false, 4},
@@ -62,39 +62,39 @@ static uint64_t rng_next(gen *s)
 
 /* Seeds xoshiro256** from one 64-bit value through splitmix64, as its
  * authors recommend. */
-void gen_seed(gen *s, uint64_t seed)
+void dpi_gen_seed(gen *s, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
 		s->rs[i] = splitmix64(&seed);
 }
 
 /* Uniform in 0..n-1 (n small: the modulo bias is irrelevant here). */
-uint32_t gen_rng_below(gen *s, uint32_t n)
+uint32_t dpi_gen_rng_below(gen *s, uint32_t n)
 {
 	return (uint32_t)((rng_next(s) >> 11) % n);
 }
 
 /* Kernel time: the slower of compute and memory traffic, jittered. */
-uint64_t gen_kernel_ns(gen *s, uint64_t flops, uint64_t bytes)
+uint64_t dpi_gen_kernel_ns(gen *s, uint64_t flops, uint64_t bytes)
 {
 	uint64_t t = flops / GEN_FLOP_PER_NS, tb = bytes / GEN_BYTES_PER_NS;
 	if (tb > t)
 		t = tb;
-	t = t * (900 + gen_rng_below(s, 201)) / 1000;
+	t = t * (900 + dpi_gen_rng_below(s, 201)) / 1000;
 	return t < GEN_MIN_KERNEL_NS ? GEN_MIN_KERNEL_NS : t;
 }
 
 /* ---- building ops ---- */
 
-dp_status gen_add_op(gen *s, const char *name, const char *type,
+dp_status dpi_gen_add_op(gen *s, const char *name, const char *type,
 		     const char *layer, uint64_t ns, int64_t out, int64_t param,
 		     int64_t temp, uint32_t *id)
 {
-	dp_status st = graph_add_op(s->g, name, id, s->err);
+	dp_status st = dp_graph_add_op(s->g, name, id, s->err);
 	if (!st)
-		st = graph_set_type(s->g, *id, type, s->err);
+		st = dp_graph_set_type(s->g, *id, type, s->err);
 	if (!st)
-		st = graph_set_layer(s->g, *id, layer, s->err);
+		st = dp_graph_set_layer(s->g, *id, layer, s->err);
 	if (st)
 		return st;
 	dp_op *op = &s->g->ops[*id];
@@ -154,7 +154,7 @@ static dp_status remember(gen *s, uint32_t id, uint32_t w, int kind,
 static void dry_fwd(gen *s, int kind, const uint32_t *in, int nin, int64_t out,
 		    int64_t wbytes, uint32_t *id)
 {
-	const gen_kind_info *ki = &gen_kinds[kind];
+	const gen_kind_info *ki = &dpi_gen_kinds[kind];
 	gen_scratch *d = s->scratch;
 	int64_t in_grads = 0;
 	for (int i = 0; i < nin; i++) {
@@ -185,7 +185,7 @@ static void dry_fwd(gen *s, int kind, const uint32_t *in, int nin, int64_t out,
 /* Adds forward op SCOPE/suffix of the given kind reading in[0..nin) and,
  * when wbytes > 0, a variable op SCOPE/suffix/w of that tensor size. A dry
  * run only adds up the sizes and hands out made-up ids. */
-dp_status gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
+dp_status dpi_gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 		  int nin, int64_t out, uint64_t ns, int64_t temp,
 		  int64_t wbytes, uint32_t *id)
 {
@@ -203,25 +203,25 @@ dp_status gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 	if (wbytes > 0) {
 		/* weights + Adam's first and second moments stay resident */
 		snprintf(s->buf, sizeof s->buf, "%s/w", s->name);
-		if ((st = gen_add_op(s, s->buf, "VariableV2", s->scope,
+		if ((st = dpi_gen_add_op(s, s->buf, "VariableV2", s->scope,
 				     GEN_VAR_READ_NS, wbytes, 3 * wbytes, 0,
 				     &w)) ||
-		    (st = graph_set_colocate(s->g, w, s->buf, s->err)))
+		    (st = dp_graph_set_colocate(s->g, w, s->buf, s->err)))
 			return st;
 	}
-	if ((st = gen_add_op(s, s->name, gen_kinds[kind].type, s->scope, ns,
+	if ((st = dpi_gen_add_op(s, s->name, dpi_gen_kinds[kind].type, s->scope, ns,
 			     out, 0, temp, id)))
 		return st;
 	for (int i = 0; i < nin; i++)
-		if ((st = graph_add_edge(s->g, in[i], *id, -1, false, s->err)))
+		if ((st = dp_graph_add_edge(s->g, in[i], *id, -1, false, s->err)))
 			return st;
 	if (w != GEN_NONE &&
-	    (st = graph_add_edge(s->g, w, *id, -1, false, s->err)))
+	    (st = dp_graph_add_edge(s->g, w, *id, -1, false, s->err)))
 		return st;
 	return remember(s, *id, w, kind, in, nin, wbytes, ns, temp);
 }
 
-dp_status gen_conv(gen *s, const char *suffix, uint32_t x, gen_shape in,
+dp_status dpi_gen_conv(gen *s, const char *suffix, uint32_t x, gen_shape in,
 		   gen_shape out, uint32_t k, uint32_t *id)
 {
 	int64_t w = (int64_t)k * k * in.c * out.c * 4;
@@ -232,38 +232,38 @@ dp_status gen_conv(gen *s, const char *suffix, uint32_t x, gen_shape in,
 	int64_t temp = gen_act_bytes(s, out) / 2;
 	if (temp > ((int64_t)64 << 20))
 		temp = (int64_t)64 << 20;
-	return gen_fwd(s, suffix, K_CONV, &x, 1, gen_act_bytes(s, out),
-		       gen_kernel_ns(s, flops, bytes), temp, w, id);
+	return dpi_gen_fwd(s, suffix, K_CONV, &x, 1, gen_act_bytes(s, out),
+		       dpi_gen_kernel_ns(s, flops, bytes), temp, w, id);
 }
 
 /* Element-wise ops: BN (with gamma/beta), ReLU, dropout. */
-dp_status gen_eltwise(gen *s, const char *suffix, int kind, uint32_t x,
+dp_status dpi_gen_eltwise(gen *s, const char *suffix, int kind, uint32_t x,
 		      gen_shape sh, uint32_t *id)
 {
 	int64_t b = gen_act_bytes(s, sh);
 	int64_t w = kind == K_BN ? (int64_t)2 * sh.c * 4 : 0;
 	uint64_t passes = kind == K_BN ? 3 : 2;
 	uint64_t flops = (kind == K_BN ? 8ull : 1ull) * (uint64_t)b / 4;
-	return gen_fwd(s, suffix, kind, &x, 1, b,
-		       gen_kernel_ns(s, flops, passes * (uint64_t)b), 0, w, id);
+	return dpi_gen_fwd(s, suffix, kind, &x, 1, b,
+		       dpi_gen_kernel_ns(s, flops, passes * (uint64_t)b), 0, w, id);
 }
 
-dp_status gen_join(gen *s, const char *suffix, int kind, const uint32_t *in,
+dp_status dpi_gen_join(gen *s, const char *suffix, int kind, const uint32_t *in,
 		   int nin, gen_shape out, uint32_t *id)
 {
 	int64_t b = gen_act_bytes(s, out);
 	uint64_t traffic = (uint64_t)b * (kind == K_ADD ? 3 : 2);
-	return gen_fwd(s, suffix, kind, in, nin, b,
-		       gen_kernel_ns(s, (uint64_t)b / 4, traffic), 0, 0, id);
+	return dpi_gen_fwd(s, suffix, kind, in, nin, b,
+		       dpi_gen_kernel_ns(s, (uint64_t)b / 4, traffic), 0, 0, id);
 }
 
-dp_status gen_maxpool(gen *s, const char *suffix, uint32_t x, gen_shape in,
+dp_status dpi_gen_maxpool(gen *s, const char *suffix, uint32_t x, gen_shape in,
 		      gen_shape out, uint32_t *id)
 {
 	uint64_t traffic =
 		(uint64_t)(gen_act_bytes(s, in) + gen_act_bytes(s, out));
-	return gen_fwd(s, suffix, K_MAXPOOL, &x, 1, gen_act_bytes(s, out),
-		       gen_kernel_ns(s,
+	return dpi_gen_fwd(s, suffix, K_MAXPOOL, &x, 1, gen_act_bytes(s, out),
+		       dpi_gen_kernel_ns(s,
 				     9ull * (uint64_t)gen_act_bytes(s, out) / 4,
 				     traffic),
 		       0, 0, id);
@@ -271,38 +271,38 @@ dp_status gen_maxpool(gen *s, const char *suffix, uint32_t x, gen_shape in,
 
 /* ---- blocks ---- */
 
-/* gen_conv-BN-ReLU-gen_conv-BN + skip, ReLU: 22 ops. Where the gen_shape changes the
- * skip is projected by a 1x1 gen_conv + BN (30 ops), which reads skip_src:
+/* dpi_gen_conv-BN-ReLU-dpi_gen_conv-BN + skip, ReLU: 22 ops. Where the gen_shape changes the
+ * skip is projected by a 1x1 dpi_gen_conv + BN (30 ops), which reads skip_src:
  * the block's own input, or a neighbouring tower's. */
-dp_status gen_residual(gen *s, uint32_t x, uint32_t skip_src, gen_shape in,
+dp_status dpi_gen_residual(gen *s, uint32_t x, uint32_t skip_src, gen_shape in,
 		       gen_shape out, uint32_t *y)
 {
 	uint32_t c1, b1, r1, c2, b2, skip = x, p, a[2];
 	dp_status st;
-	if ((st = gen_conv(s, "conv1", x, in, out, 3, &c1)) ||
-	    (st = gen_eltwise(s, "bn1", K_BN, c1, out, &b1)) ||
-	    (st = gen_eltwise(s, "relu1", K_RELU, b1, out, &r1)) ||
-	    (st = gen_conv(s, "conv2", r1, out, out, 3, &c2)) ||
-	    (st = gen_eltwise(s, "bn2", K_BN, c2, out, &b2)))
+	if ((st = dpi_gen_conv(s, "conv1", x, in, out, 3, &c1)) ||
+	    (st = dpi_gen_eltwise(s, "bn1", K_BN, c1, out, &b1)) ||
+	    (st = dpi_gen_eltwise(s, "relu1", K_RELU, b1, out, &r1)) ||
+	    (st = dpi_gen_conv(s, "conv2", r1, out, out, 3, &c2)) ||
+	    (st = dpi_gen_eltwise(s, "bn2", K_BN, c2, out, &b2)))
 		return st;
 	if (!gen_same_shape(in, out)) {
-		if ((st = gen_conv(s, "proj", skip_src, in, out, 1, &p)) ||
-		    (st = gen_eltwise(s, "proj_bn", K_BN, p, out, &skip)))
+		if ((st = dpi_gen_conv(s, "proj", skip_src, in, out, 1, &p)) ||
+		    (st = dpi_gen_eltwise(s, "proj_bn", K_BN, p, out, &skip)))
 			return st;
 	}
 	a[0] = b2;
 	a[1] = skip;
-	if ((st = gen_join(s, "add", K_ADD, a, 2, out, &p)))
+	if ((st = dpi_gen_join(s, "add", K_ADD, a, 2, out, &p)))
 		return st;
-	return gen_eltwise(s, "relu2", K_RELU, p, out, y);
+	return dpi_gen_eltwise(s, "relu2", K_RELU, p, out, y);
 }
 
-uint32_t gen_residual_cost(gen_shape in, gen_shape out)
+uint32_t dpi_gen_residual_cost(gen_shape in, gen_shape out)
 {
 	return gen_same_shape(in, out) ? 22 : 30;
 }
 
-uint32_t gen_incep_cost(const gen_incep *ic)
+uint32_t dpi_gen_incep_cost(const gen_incep *ic)
 {
 	uint32_t c = 2;
 	for (uint32_t b = 0; b < ic->nb; b++)
@@ -310,19 +310,19 @@ uint32_t gen_incep_cost(const gen_incep *ic)
 	return c;
 }
 
-void gen_incep_draw(gen *s, gen_incep *ic)
+void dpi_gen_incep_draw(gen *s, gen_incep *ic)
 {
-	ic->nb = 2 + gen_rng_below(s, 3);
+	ic->nb = 2 + dpi_gen_rng_below(s, 3);
 	for (uint32_t b = 0; b < ic->nb; b++) {
-		ic->depth[b] = 1 + gen_rng_below(s, 3);
+		ic->depth[b] = 1 + dpi_gen_rng_below(s, 3);
 		ic->pool[b] = b == ic->nb - 1 && ic->nb >= 3 &&
-			      gen_rng_below(s, 2) == 0;
+			      dpi_gen_rng_below(s, 2) == 0;
 	}
 }
 
 /* Branches of 1x1 then 3x3 conv+ReLU on a split of the channels, joined by
  * a concat back to sh.c channels. */
-dp_status gen_inception(gen *s, const gen_incep *ic, uint32_t x, gen_shape sh,
+dp_status dpi_gen_inception(gen *s, const gen_incep *ic, uint32_t x, gen_shape sh,
 			uint32_t *y)
 {
 	uint32_t outs[GEN_MAXBR], cb = sh.c / ic->nb;
@@ -336,20 +336,20 @@ dp_status gen_inception(gen *s, const gen_incep *ic, uint32_t x, gen_shape sh,
 		uint32_t cur = x;
 		if (ic->pool[b]) {
 			snprintf(suf, sizeof suf, "br%u/pool", b);
-			if ((st = gen_maxpool(s, suf, cur, sh, sh, &cur)))
+			if ((st = dpi_gen_maxpool(s, suf, cur, sh, sh, &cur)))
 				return st;
 		}
 		for (uint32_t d = 0; d < ic->depth[b]; d++) {
 			snprintf(suf, sizeof suf, "br%u/conv%u", b, d);
-			if ((st = gen_conv(s, suf, cur, bin, bout, d ? 3 : 1,
+			if ((st = dpi_gen_conv(s, suf, cur, bin, bout, d ? 3 : 1,
 					   &cur)))
 				return st;
 			snprintf(suf, sizeof suf, "br%u/relu%u", b, d);
-			if ((st = gen_eltwise(s, suf, K_RELU, cur, bout, &cur)))
+			if ((st = dpi_gen_eltwise(s, suf, K_RELU, cur, bout, &cur)))
 				return st;
 			bin = bout;
 		}
 		outs[b] = cur;
 	}
-	return gen_join(s, "concat", K_CONCAT, outs, (int)ic->nb, sh, y);
+	return dpi_gen_join(s, "concat", K_CONCAT, outs, (int)ic->nb, sh, y);
 }

@@ -14,7 +14,7 @@
  *   batch   as many samples as the rest holds there, at most 64.
  *
  * Candidates are measured exactly by a dry run of the network builder
- * (gen_dry_run: the same PRNG draws, no graph; about 20 ms per 100,000
+ * (dpi_gen_dry_run: the same PRNG draws, no graph; about 20 ms per 100,000
  * ops). Weights do not depend on batch or image; the per-sample part is
  * exactly proportional to the batch and, for image sides that are
  * multiples of 32, to the image area (every spatial size is then I/2^j
@@ -156,7 +156,7 @@ static void fit_activations(const dp_gen_opts *o, int64_t a_ref, int64_t room,
 	sc->batch = b;
 }
 
-dp_status gen_scale(const dp_gen_opts *o, dp_gen_scale *sc, dp_err *err)
+dp_status dp_gen_compute_scale(const dp_gen_opts *o, dp_gen_scale *sc, dp_err *err)
 {
 	uint32_t towers = o->towers ? o->towers : auto_towers(o->ops);
 	dp_status st = check_opts(o, towers, err);
@@ -173,14 +173,14 @@ dp_status gen_scale(const dp_gen_opts *o, dp_gen_scale *sc, dp_err *err)
 	}
 	gen_sizes z;
 	if (o->width) {
-		gen_dry_run(o, &m, &d, &z);
+		dpi_gen_dry_run(o, &m, &d, &z);
 	} else {
 		/* weights grow about as width^2: measure the widest, start
 		 * the ladder where that predicts a fit, then step down until
 		 * a measured width fits */
 		size_t i = 0;
 		m.width = width_ladder[0];
-		gen_dry_run(o, &m, &d, &z);
+		dpi_gen_dry_run(o, &m, &d, &z);
 		int64_t w0 = z.weight;
 		while (i + 1 < NWIDTHS &&
 		       !weights_fit(w0, width_ladder[0], width_ladder[i]))
@@ -188,7 +188,7 @@ dp_status gen_scale(const dp_gen_opts *o, dp_gen_scale *sc, dp_err *err)
 		for (; i < NWIDTHS; i++) {
 			m.width = width_ladder[i];
 			if (i > 0)
-				gen_dry_run(o, &m, &d, &z);
+				dpi_gen_dry_run(o, &m, &d, &z);
 			if (weights_fit(z.weight, 1, 1))
 				break;
 		}
@@ -196,7 +196,7 @@ dp_status gen_scale(const dp_gen_opts *o, dp_gen_scale *sc, dp_err *err)
 	int64_t room = DP_GEN_MEMORY_TARGET - mul_sat(z.weight, 4);
 	fit_activations(o, per_sample(&z), room > 0 ? room : 0, &m);
 	/* the chosen model, measured exactly */
-	gen_dry_run(o, &m, &d, &z);
+	dpi_gen_dry_run(o, &m, &d, &z);
 	free(d.size);
 	free(d.flags);
 	m.weight_bytes = z.weight;

@@ -67,7 +67,7 @@ typedef struct dp_coarse {
 	uint32_t nedges;
 	dp_cedge *edges;    /* sorted by (from, to) */
 	uint32_t edges_all; /* edges between nodes before a coarsened
-			       picture was thinned (see coarsen_build) */
+			       picture was thinned (see dpi_coarsen_build) */
 	char *strs;	    /* label arena, offset 0 = "" */
 	size_t strs_len, strs_cap;
 } dp_coarse;
@@ -77,26 +77,26 @@ typedef struct dp_coarse {
  * above which DP_COARSEN_AUTO coarsens. The critical path is the plan's
  * schedule critical path (the graph's when the plan has none). Errors: no
  * memory, DP_ECANCELED when p's cancel flag is raised. */
-dp_status coarsen_build(const dp_graph *g, const dp_plan *plan,
+dp_status dpi_coarsen_build(const dp_graph *g, const dp_plan *plan,
 			dp_export_coarsen mode, uint32_t max_nodes,
 			uint32_t auto_limit, const dp_progress *p, dp_coarse *c,
 			dp_err *err);
-void coarsen_free(dp_coarse *c);
+void dpi_coarsen_free(dp_coarse *c);
 
 /* Fills c->edges from g's edges and the critical path (cp, with the cause
  * of each hop) once c->of and c->nodes are set; thins a coarsened picture
  * (export_coarsen_edges.c). DP_ENOMEM or DP_ECANCELED, without a message. */
-dp_status coarsen_edges(const dp_graph *g, const uint32_t *cp,
+dp_status dpi_coarsen_edges(const dp_graph *g, const uint32_t *cp,
 			const uint8_t *cause, uint32_t cp_len,
 			const dp_progress *p, dp_coarse *c);
 
 /* About how many virtual nodes dot's layering of picture c would create
  * (one per rank an edge crosses, ranks from the longest path over edges
  * that go forward in node order). dot's time grows with it. */
-uint64_t coarsen_layout_cost(const dp_coarse *c);
+uint64_t dpi_coarsen_layout_cost(const dp_coarse *c);
 
 /* "grouped by layer", "grouped by layer prefix (2 levels)", "runs of up to
  * 57 ops of one device's schedule", "" when not coarsened. */
-void coarsen_describe(const dp_coarse *c, char *buf, size_t size);
+void dpi_coarsen_describe(const dp_coarse *c, char *buf, size_t size);
 
 #endif

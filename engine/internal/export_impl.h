@@ -19,17 +19,17 @@
 
 /* snprintf whose output uses '.' as the decimal point in every locale.
  * Returns buf. */
-char *xfmt(char *buf, size_t size, const char *fmt, ...)
+char *dpi_xfmt(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Shortest decimal text that reads back as exactly v ("12.5", "1e-07"). */
-char *xfmt_double(double v, char *buf, size_t size);
+char *dpi_xfmt_double(double v, char *buf, size_t size);
 /* "512 B", "1.50 KiB", "16.0 GiB" (3 significant digits). */
-char *xfmt_bytes(int64_t bytes, char *buf, size_t size);
+char *dpi_xfmt_bytes(int64_t bytes, char *buf, size_t size);
 /* "850 us", "12.5 ms", "3.20 s". */
-char *xfmt_time(double us, char *buf, size_t size);
+char *dpi_xfmt_time(double us, char *buf, size_t size);
 
 /* Writes s as a JSON string literal (quotes included). */
-void json_put_string(FILE *f, const char *s);
+void dpi_json_put_string(FILE *f, const char *s);
 
 /* Appends s to the buffer as text for a Graphviz escString attribute:
  * backslashes doubled, control characters shown as '?', invalid UTF-8 as
@@ -39,18 +39,18 @@ typedef struct dp_sbuf {
 	size_t len, cap;
 	bool oom;
 } dp_sbuf;
-void sbuf_reset(dp_sbuf *b);
-void sbuf_free(dp_sbuf *b);
-void sbuf_puts(dp_sbuf *b, const char *s);
-void sbuf_printf(dp_sbuf *b, const char *fmt, ...)
+void dpi_sbuf_reset(dp_sbuf *b);
+void dpi_sbuf_free(dp_sbuf *b);
+void dpi_sbuf_puts(dp_sbuf *b, const char *s);
+void dpi_sbuf_printf(dp_sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars);
+void dpi_sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars);
 
 /* Device colors: Paul Tol's "light" scheme, readable in print and by
  * colour-blind readers; cycles after 9 devices. */
-const char *export_device_color(int dev);
+const char *dpi_export_device_color(int dev);
 /* A paler tint of the same color, for the device's cluster background. */
-const char *export_device_tint(int dev);
+const char *dpi_export_device_tint(int dev);
 /* The color of the critical path (Tol "vibrant" red). */
 #define EXPORT_CRIT_COLOR "#CC3311"
 
@@ -63,28 +63,28 @@ const char *export_device_tint(int dev);
  * (rank=same groups), instead of the graph's structure. The caller
  * agclose()s *out. */
 struct Agraph_s;
-dp_status export_dot_build(const dp_graph *g, const dp_machine *m,
+dp_status dpi_export_dot_build(const dp_graph *g, const dp_machine *m,
 			   const dp_plan *plan, const dp_coarse *c, bool render,
 			   int time_ranks, const dp_progress *p,
 			   struct Agraph_s **out, dp_err *err);
 
-/* The per-kind writers behind export_write_opts. Each writes through afile
+/* The per-kind writers behind dp_export_write_opts. Each writes through afile
  * (nothing at path unless it succeeds) and may fill rep. */
-dp_status export_dot_write(const char *path, const dp_graph *g,
+dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
 			   const dp_machine *m, const dp_plan *plan,
 			   const dp_export_opts *o, const dp_progress *p,
 			   dp_export_report *rep, dp_err *err);
-dp_status export_svg_write(const char *path, const dp_graph *g,
+dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
 			   const dp_machine *m, const dp_plan *plan,
 			   const dp_export_opts *o, const dp_progress *p,
 			   dp_export_report *rep, dp_err *err);
-dp_status export_csv_write(const char *path, const dp_graph *g,
+dp_status dpi_export_csv_write(const char *path, const dp_graph *g,
 			   const dp_plan *plan, dp_export_report *rep,
 			   dp_err *err);
-dp_status export_torch_write(const char *path, const dp_graph *g,
+dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
 			     const dp_plan *plan, dp_export_report *rep,
 			     dp_err *err);
-dp_status export_tf_write(const char *path, const dp_graph *g,
+dp_status dpi_export_tf_write(const char *path, const dp_graph *g,
 			  const dp_plan *plan, dp_export_report *rep,
 			  dp_err *err);
 

@@ -56,6 +56,6 @@ typedef struct heft_schedule {
  * eligible processor with the earliest finish time, inserting it into the
  * earliest idle gap that is long enough (paper section 4.2; ties: smaller
  * processor). Errors: DP_ENOMEM, DP_ECANCELED. */
-dp_status heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err);
+dp_status dpi_heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err);
 
 #endif

@@ -29,7 +29,7 @@ typedef struct heft_slots {
 	uint32_t nb, cap;
 } heft_slots;
 
-/* Where heft_slots_find would put the task. */
+/* Where dpi_heft_slots_find would put the task. */
 typedef struct hs_pos {
 	uint32_t block, idx;
 } hs_pos;
@@ -38,11 +38,11 @@ typedef struct hs_pos {
  * between the intervals (or after the last one); *pos is where it goes.
  * Exactly the paper's scan: from the first interval that ends after ready,
  * the first gap [previous finish, next start) with t + dur <= next start. */
-double heft_slots_find(const heft_slots *ps, double ready, double dur,
+double dpi_heft_slots_find(const heft_slots *ps, double ready, double dur,
 		       hs_pos *pos);
-/* Inserts [s, f) at pos (from heft_slots_find, with s at or after the
+/* Inserts [s, f) at pos (from dpi_heft_slots_find, with s at or after the
  * time it returned). Returns 0, or -1 when out of memory. */
-int heft_slots_insert(heft_slots *ps, hs_pos pos, double s, double f);
-void heft_slots_free(heft_slots *ps);
+int dpi_heft_slots_insert(heft_slots *ps, hs_pos pos, double s, double f);
+void dpi_heft_slots_free(heft_slots *ps);
 
 #endif

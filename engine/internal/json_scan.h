@@ -26,7 +26,7 @@ typedef struct jscan {
 	size_t pos;
 	const char *path; /* for messages */
 	dp_err *err;
-	char *sbuf; /* last decoded string (jscan_string) */
+	char *sbuf; /* last decoded string (dpi_jscan_string) */
 	size_t slen, scap;
 } jscan;
 
@@ -37,45 +37,45 @@ typedef struct jscan_iter {
 	const char *what; /* "the top-level object", "ops", ... for messages */
 } jscan_iter;
 
-void jscan_init(jscan *js, const char *path, const char *text, size_t len,
+void dpi_jscan_init(jscan *js, const char *path, const char *text, size_t len,
 		dp_err *err);
-void jscan_free(jscan *js);
+void dpi_jscan_free(jscan *js);
 
 /* Skips white space (and a UTF-8 byte-order mark at offset 0); returns the
  * next byte, or -1 at the end. */
-int jscan_peek(jscan *js);
+int dpi_jscan_peek(jscan *js);
 
 /* Fills js->err with the position of offset off and a message. */
-dp_status jscan_error_at(jscan *js, size_t off, const char *fmt, ...)
+dp_status dpi_jscan_error_at(jscan *js, size_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* The kind of value starting at the current position, for messages:
  * "string", "number", "object", "array", "boolean", "null". */
-const char *jscan_kind(jscan *js);
+const char *dpi_jscan_kind(jscan *js);
 
 /* Opens an object or array at the current position (after white space). */
-dp_status jscan_object_begin(jscan *js, jscan_iter *it, const char *what);
-dp_status jscan_array_begin(jscan *js, jscan_iter *it, const char *what);
+dp_status dpi_jscan_object_begin(jscan *js, jscan_iter *it, const char *what);
+dp_status dpi_jscan_array_begin(jscan *js, jscan_iter *it, const char *what);
 /* Moves to the next member: *has = false at the closing brace; otherwise
  * the key is decoded into js->sbuf (NUL-terminated, js->slen bytes), its
  * offset stored in *key_off, and the position is at the member's value. */
-dp_status jscan_object_next(jscan *js, jscan_iter *it, bool *has,
+dp_status dpi_jscan_object_next(jscan *js, jscan_iter *it, bool *has,
 			    size_t *key_off);
 /* Moves to the next element: *has = false at the closing bracket. */
-dp_status jscan_array_next(jscan *js, jscan_iter *it, bool *has);
+dp_status dpi_jscan_array_next(jscan *js, jscan_iter *it, bool *has);
 
 /* Skips one value, checking its syntax; *start and *end (may be NULL) get
  * its extent [start, end). */
-dp_status jscan_value(jscan *js, size_t *start, size_t *end);
+dp_status dpi_jscan_value(jscan *js, size_t *start, size_t *end);
 /* Reads a string value into js->sbuf. */
-dp_status jscan_string(jscan *js);
+dp_status dpi_jscan_string(jscan *js);
 
 /* Offset of the value of member key in the object text[start, end)
  * (already validated), or start when it has no such member. */
-size_t jscan_member_offset(const char *text, size_t start, size_t end,
+size_t dpi_jscan_member_offset(const char *text, size_t start, size_t end,
 			   const char *key);
 
 /* Checks that only white space follows the top-level value. */
-dp_status jscan_end(jscan *js);
+dp_status dpi_jscan_end(jscan *js);
 
 #endif

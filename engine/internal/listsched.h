@@ -7,7 +7,7 @@
  * - ls_mem: the simulator's memory liveness rules (DESIGN 3.1) applied
  *   incrementally while a list scheduler places ops one at a time, so that
  *   the scheduler can ask "does op v fit on device d now?".
- * - ls_verify: runs a scheduler, simulates its placement and, when a device
+ * - dpi_ls_verify: runs a scheduler, simulates its placement and, when a device
  *   overflows in the simulator's own order although it fitted in the
  *   scheduler's, reruns the scheduler with that device's budget lowered.
  *
@@ -40,14 +40,14 @@ typedef struct ls_heap {
 } ls_heap;
 
 /* Returns 0, or -1 when out of memory. The heap grows as needed. */
-int ls_heap_push(ls_heap *h, ls_entry e);
+int dpi_ls_heap_push(ls_heap *h, ls_entry e);
 /* Removes the top entry into *e; returns false when empty. */
-bool ls_heap_pop(ls_heap *h, ls_entry *e);
+bool dpi_ls_heap_pop(ls_heap *h, ls_entry *e);
 static inline const ls_entry *ls_heap_top(const ls_heap *h)
 {
 	return h->len ? &h->a[0] : 0;
 }
-void ls_heap_free(ls_heap *h);
+void dpi_ls_heap_free(ls_heap *h);
 
 /* ---- constraints ---- */
 
@@ -58,8 +58,8 @@ typedef struct ls_cons {
 	int32_t *group_dev; /* per group: device of its first placed member */
 } ls_cons;
 
-dp_status ls_cons_init(ls_cons *c, const dp_graph *g, dp_err *err);
-void ls_cons_free(ls_cons *c);
+dp_status dpi_ls_cons_init(ls_cons *c, const dp_graph *g, dp_err *err);
+void dpi_ls_cons_free(ls_cons *c);
 /* The device op v must use, or -1 when any device is allowed. */
 static inline int32_t ls_cons_device(const ls_cons *c, uint32_t v)
 {
@@ -106,7 +106,7 @@ typedef struct ls_mem {
 	const dp_graph *g;
 	int k;
 	const int32_t *dev; /* the scheduler's placement (-1 = not yet) */
-	const int64_t *cap; /* k budgets checked by ls_mem_over */
+	const int64_t *cap; /* k budgets checked by dpi_ls_mem_over */
 	int64_t *params;    /* k: param_bytes of the ops placed there */
 	int64_t *cur;	    /* k: other bytes live at the clock */
 	int64_t *peak;	    /* k: the largest cur seen so far */
@@ -119,7 +119,7 @@ typedef struct ls_mem {
 	uint32_t *copy_head; /* per op: first ls_copy, UINT32_MAX = none */
 	ls_copy *copies;
 	uint32_t ncopies, copies_cap;
-	uint32_t *stamp; /* per op: dedup of inputs in ls_mem_inputs */
+	uint32_t *stamp; /* per op: dedup of inputs in dpi_ls_mem_inputs */
 	uint32_t stamp_gen;
 	struct ls_input *in; /* the distinct inputs of op in_op */
 	uint32_t nin, in_op;
@@ -129,50 +129,50 @@ typedef struct ls_mem {
 } ls_mem;
 
 /* dev and start/end arrays belong to the scheduler; cap has k budgets. */
-dp_status ls_mem_init(ls_mem *m, const dp_graph *g, int k, const int32_t *dev,
+dp_status dpi_ls_mem_init(ls_mem *m, const dp_graph *g, int k, const int32_t *dev,
 		      const int64_t *cap, dp_err *err);
-void ls_mem_free(ls_mem *m);
+void dpi_ls_mem_free(ls_mem *m);
 
 /* Fills m->in / m->nin with the distinct predecessors of v (cached: a
  * second call for the same v does nothing). */
-void ls_mem_inputs(ls_mem *m, uint32_t v);
+void dpi_ls_mem_inputs(ls_mem *m, uint32_t v);
 
 /* The copy of u's output on device d, or NULL. */
-ls_copy *ls_mem_copy(ls_mem *m, uint32_t u, int32_t d);
+ls_copy *dpi_ls_mem_copy(ls_mem *m, uint32_t u, int32_t d);
 
 /* Bytes by which the device would exceed its budget if v were placed on d
  * now: <= 0 means it fits. Counts v's params for the whole step (against
  * the device's peak so far), its output and temp, and a copy of each input
  * from another device that d does not hold yet. */
-int64_t ls_mem_over(ls_mem *m, uint32_t v, int32_t d);
-/* As ls_mem_over, counting only the releases due by time t >= clock. */
-int64_t ls_mem_over_at(ls_mem *m, uint32_t v, int32_t d, double t);
+int64_t dpi_ls_mem_over(ls_mem *m, uint32_t v, int32_t d);
+/* As dpi_ls_mem_over, counting only the releases due by time t >= clock. */
+int64_t dpi_ls_mem_over_at(ls_mem *m, uint32_t v, int32_t d, double t);
 /* True when v can never fit on d again: its params alone, on top of the
  * device's peak so far, exceed the budget (peaks and params only grow). */
-bool ls_mem_never(const ls_mem *m, uint32_t v, int32_t d);
+bool dpi_ls_mem_never(const ls_mem *m, uint32_t v, int32_t d);
 
 /* Moves the clock forward to t (no-op when t <= clock), releasing what is
  * due by then (frees come before allocations at one instant). */
-void ls_mem_advance(ls_mem *m, double t);
+void dpi_ls_mem_advance(ls_mem *m, double t);
 /* Time of the next pending release, or -1 when none is pending. */
-double ls_mem_next_release(const ls_mem *m);
+double dpi_ls_mem_next_release(const ls_mem *m);
 
 /* Records a new transfer of u's output to d (a copy allocated at the clock
  * on d; an existing copy grows to bytes when smaller). Returns 0, or -1
  * when out of memory. */
-int ls_mem_add_copy(ls_mem *m, uint32_t u, int32_t d, int64_t bytes,
+int dpi_ls_mem_add_copy(ls_mem *m, uint32_t u, int32_t d, int64_t bytes,
 		    double xfer_start, double xfer_end);
 /* Records that v runs on dev[v] over [s, f): params, output and temp are
  * allocated at the clock (advance it to s first), consumers' counts drop,
  * and the outputs and copies whose last consumer this was get their
  * release time. Returns 0, or -1 when out of memory. */
-int ls_mem_place(ls_mem *m, uint32_t v, double s, double f);
+int dpi_ls_mem_place(ls_mem *m, uint32_t v, double s, double f);
 
 /* ---- helpers ---- */
 
 /* Upward ranks: rank(u) = wbar[u] + max over successors v of (cbar[e] +
  * rank(v)) in reverse topological order (Topcuoglu et al. 2002, eq. 7). */
-void ls_upward_ranks(const dp_graph *g, const double *wbar, const double *cbar,
+void dpi_ls_upward_ranks(const dp_graph *g, const double *wbar, const double *cbar,
 		     double *rank);
 
 /* Communication cost of edge e between two different devices: latency for a
@@ -195,7 +195,7 @@ typedef dp_status (*ls_attempt_fn)(void *ctx, const int64_t *cap,
  * attempt found room for everything, retries (a few rounds) with that
  * device's budget lowered by its overflow. Keeps the best placement:
  * feasible before infeasible, then shorter makespan, then less overflow. */
-dp_status ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
+dp_status dpi_ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
 		    ls_attempt_fn attempt, void *ctx, const dp_progress *p,
 		    int32_t *placement, dp_err *err);
 

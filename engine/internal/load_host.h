@@ -21,7 +21,7 @@
  * two kept ops, and one control edge p -> s for each kept p and kept s
  * joined in t by a path whose inner ops are all host ops (one per pair).
  * Sets (*out)->cpu_pinned to the number of ops left out. t is not changed. */
-dp_status load_drop_host_ops(const dp_graph *t, const bool *host,
+dp_status dpi_load_drop_host_ops(const dp_graph *t, const bool *host,
 			     dp_graph **out, dp_err *err);
 
 #endif

@@ -12,7 +12,7 @@
  *   algo_pardnn.c         entry point, shared helpers, simulation budget
  *
  * Every accept/reject decision on the makespan or on memory after mapping is
- * taken on a sim_run() of the one simulator (DESIGN 3); the estimates used
+ * taken on a dp_sim_run() of the one simulator (DESIGN 3); the estimates used
  * before (levels, loads, communication) only order and propose moves.
  *
  * Colocation: slicing and mapping work on single ops; right after mapping
@@ -46,7 +46,7 @@ typedef struct pd_score {
 	double makespan;
 } pd_score;
 
-/* Parts of a simulation result a phase needs (pd_simulate, pd_ensure).
+/* Parts of a simulation result a phase needs (dpi_pd_simulate, dpi_pd_ensure).
  * Only what is asked for is computed: without caps the memory pass never
  * runs outside the memory phase (the overflow is 0 whatever the peaks). */
 enum {
@@ -104,7 +104,7 @@ typedef struct pd_ctx {
 	unsigned res_has; /* PD_* parts of *res valid for c->place; 0 when
 			     *res is of another placement */
 	bool res_last;	  /* *res is the simulator's last run (so
-			     sim_finish can add parts to it) */
+			     dp_sim_finish can add parts to it) */
 	bool capped;	  /* some device has a memory cap */
 	dp_sim_opts so;
 	uint32_t sims;	     /* simulations run so far */
@@ -116,37 +116,37 @@ typedef struct pd_ctx {
 } pd_ctx;
 
 /* Fills c for g on m: weights, edge costs, fixed devices, device order and
- * the placement buffer (c->place, not yet filled). pd_ctx_free() releases
+ * the placement buffer (c->place, not yet filled). dpi_pd_ctx_free() releases
  * what the phases allocated too. */
-dp_status pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
+dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
 		      const dp_algo_opts *o, const dp_progress *p, dp_err *err);
-void pd_ctx_free(pd_ctx *c);
+void dpi_pd_ctx_free(pd_ctx *c);
 
 /* ---- phases ---- */
-dp_status pd_slice(pd_ctx *c);
-dp_status pd_map(pd_ctx *c);
-dp_status pd_refine(pd_ctx *c);
-dp_status pd_memory(pd_ctx *c);
-dp_status pd_polish(pd_ctx *c);
+dp_status dpi_pd_slice(pd_ctx *c);
+dp_status dpi_pd_map(pd_ctx *c);
+dp_status dpi_pd_refine(pd_ctx *c);
+dp_status dpi_pd_memory(pd_ctx *c);
+dp_status dpi_pd_polish(pd_ctx *c);
 
 /* ---- shared helpers (algo_pardnn.c) ---- */
 
 /* Reports overall progress: phase name and the fraction of the whole run
  * reached at lo + (hi - lo) * f. */
-void pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
+void dpi_pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
 		 double f);
 /* DP_ECANCELED (with a message) when the caller's cancel flag is set. */
-dp_status pd_check_cancel(pd_ctx *c);
+dp_status dpi_pd_check_cancel(pd_ctx *c);
 
 /* Simulates c->place into c->res with the parts in need (PD_*) and stores
  * its score in *sc (may be NULL; its overflow is 0 unless the peaks were
  * computed, i.e. need has PD_MEM and some device has a cap). Counts the
  * run against the budget. */
-dp_status pd_simulate(pd_ctx *c, unsigned need, pd_score *sc);
+dp_status dpi_pd_simulate(pd_ctx *c, unsigned need, pd_score *sc);
 /* Makes c->res a result of c->place with the parts in need: nothing when
  * it is one already, the missing parts of the same run when c->res is of
- * c->place (sim_finish; not a new simulation), else pd_simulate(). */
-dp_status pd_ensure(pd_ctx *c, unsigned need, pd_score *sc);
+ * c->place (dp_sim_finish; not a new simulation), else dpi_pd_simulate(). */
+dp_status dpi_pd_ensure(pd_ctx *c, unsigned need, pd_score *sc);
 /* Judges c->place, already changed by some moves, against c->cur: it is
  * kept (*kept, and c->cur becomes its score) when its makespan is lower
  * and, with caps, its overflow is not higher (so a feasible plan stays
@@ -155,55 +155,55 @@ dp_status pd_ensure(pd_ctx *c, unsigned need, pd_score *sc);
  * with its critical path (and peaks, with caps), which the next round
  * reads; when it is not kept, the caller must undo exactly its moves, and
  * c->res stays the result of the placement restored. */
-dp_status pd_try_current(pd_ctx *c, bool *kept);
+dp_status dpi_pd_try_current(pd_ctx *c, bool *kept);
 /* True when a is strictly better than b (less overflow, else a makespan
  * lower by more than a relative 1e-12). */
-bool pd_better(const pd_score *a, const pd_score *b);
+bool dpi_pd_better(const pd_score *a, const pd_score *b);
 /* Simulations left in the budget. */
-uint32_t pd_sims_left(const pd_ctx *c);
+uint32_t dpi_pd_sims_left(const pd_ctx *c);
 
 /* Representative op of u's unit and the unit's members. `self` must point
  * to storage holding u; for an op outside any group, the members are
  * {*self}. */
-uint32_t pd_rep(const dp_graph *g, uint32_t u);
-const uint32_t *pd_unit(const dp_graph *g, const uint32_t *self, uint32_t *len);
+uint32_t dpi_pd_rep(const dp_graph *g, uint32_t u);
+const uint32_t *dpi_pd_unit(const dp_graph *g, const uint32_t *self, uint32_t *len);
 /* Moves the whole unit of rep to device `to`; returns the device it was on. */
-int32_t pd_move_unit(pd_ctx *c, uint32_t rep, int32_t to);
+int32_t dpi_pd_move_unit(pd_ctx *c, uint32_t rep, int32_t to);
 /* Change of the summed cut-edge cost (c->c, µs) if the unit of rep moved
  * from its device to `to` (negative = communication saved). Edges inside
  * the unit do not count. */
-double pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to);
-/* pd_comm_delta for every device at once: delta[d] for d < k (k entries;
+double dpi_pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to);
+/* dpi_pd_comm_delta for every device at once: delta[d] for d < k (k entries;
  * delta[own device] = 0). One pass over the unit's edges. */
-void pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta);
+void dpi_pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta);
 
 /* Bytes the unit of rep would add to device e at e's peak time in the
  * current result (c->res, with peaks): its params, the temps and outputs of
  * members live at that time, and copies of inputs from other devices that
  * e does not hold yet. An estimate: the next simulation decides. */
-int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e);
-/* pd_need_on for every device at once into need (k entries); mark is k
+int64_t dpi_pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e);
+/* dpi_pd_need_on for every device at once into need (k entries); mark is k
  * bytes of scratch. */
-void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark);
+void dpi_pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark);
 
 /* The device that all the unit's children (succ) or parents outside the
  * unit sit on, if it is one device other than the unit's own; else -1. */
-int32_t pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ);
+int32_t dpi_pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ);
 
 /* Applies moves in chunks, simulating after each chunk and keeping it as
- * pd_try_current() decides; a rejected chunk is undone. Starts with one
+ * dpi_pd_try_current() decides; a rejected chunk is undone. Starts with one
  * chunk of all moves, then passes over the moves not kept yet with chunks
  * of half the size, down to single moves, within max_sims simulations.
  * Moves of fixed units, of units already at their target, and repeated
  * units are skipped. c->cur must hold the score of c->place on entry; on
  * return it holds the score of the kept placement (c->res matches it only
  * when c->res_has is not 0). *kept counts accepted moves. */
-dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
+dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
 		       uint32_t *kept);
 
-/* Stamps for deduplication: pd_stamp_next() starts a new generation;
- * pd_stamp_set() marks u and returns whether it was already marked. */
-void pd_stamp_next(pd_ctx *c);
-bool pd_stamp_set(pd_ctx *c, uint32_t u);
+/* Stamps for deduplication: dpi_pd_stamp_next() starts a new generation;
+ * dpi_pd_stamp_set() marks u and returns whether it was already marked. */
+void dpi_pd_stamp_next(pd_ctx *c);
+bool dpi_pd_stamp_set(pd_ctx *c, uint32_t u);
 
 #endif

@@ -91,12 +91,12 @@ struct dp_sim {
 	size_t cap_mev;
 	uint32_t *hist;         /* radix sort histograms */
 
-	/* what the last run computed, for sim_finish() */
+	/* what the last run computed, for dp_sim_finish() */
 	const dp_sim_result *last_res; /* its result, NULL before any run */
 	unsigned done;                 /* SIM_DONE_* bits */
 };
 
-/* Parts of a result computed after the schedule (sim_run, sim_finish). */
+/* Parts of a result computed after the schedule (dp_sim_run, dp_sim_finish). */
 enum {
 	SIM_DONE_MEMORY = 1u, /* peaks and feasibility */
 	SIM_DONE_LIVE = 2u,   /* live tensors at the peaks */
@@ -107,18 +107,18 @@ enum {
 /* sim_memory.c: computes peaks (always) and, when asked, the live tensors
  * at each peak and the memory curves (lists not asked for are left empty).
  * Needs start/end/xfers in r. */
-dp_status sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
+dp_status dpi_sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
 		     dp_sim_result *r, dp_err *err);
 /* sim_memory.c: the result of a run that skipped memory: has_memory false,
  * peaks = params at time 0, feasibility on params alone, empty lists. */
-void sim_memory_skipped(dp_sim *s, dp_sim_result *r);
+void dpi_sim_memory_skipped(dp_sim *s, dp_sim_result *r);
 
 /* sim_path.c: the schedule's critical path (DESIGN 3.1) into r->cp_*. */
-dp_status sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
+dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 			    dp_err *err);
 
 /* Grows *p (elements of size elem) to hold at least need; returns 0, or -1
  * when memory runs out (then *p is unchanged). */
-int sim_grow(void **p, uint32_t *cap, uint64_t need, size_t elem);
+int dpi_sim_grow(void **p, uint32_t *cap, uint64_t need, size_t elem);
 
 #endif

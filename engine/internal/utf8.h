@@ -11,6 +11,6 @@
  * when the byte at s starts none (RFC 3629: no overlong forms, no UTF-16
  * surrogates, nothing past U+10FFFF). s is NUL-terminated; a sequence cut
  * by the NUL is not well-formed; at the NUL itself the result is 0. */
-int utf8_seq_len(const char *s);
+int dpi_utf8_seq_len(const char *s);
 
 #endif

@@ -15,7 +15,7 @@
 
 #define MAX_DEPTH 512
 
-void jscan_init(jscan *js, const char *path, const char *text, size_t len,
+void dpi_jscan_init(jscan *js, const char *path, const char *text, size_t len,
 		dp_err *err)
 {
 	memset(js, 0, sizeof *js);
@@ -28,14 +28,14 @@ void jscan_init(jscan *js, const char *path, const char *text, size_t len,
 		js->pos = 3;
 }
 
-void jscan_free(jscan *js)
+void dpi_jscan_free(jscan *js)
 {
 	free(js->sbuf);
 	js->sbuf = NULL;
 	js->slen = js->scap = 0;
 }
 
-int jscan_peek(jscan *js)
+int dpi_jscan_peek(jscan *js)
 {
 	while (js->pos < js->len) {
 		char c = js->text[js->pos];
@@ -46,10 +46,10 @@ int jscan_peek(jscan *js)
 	return -1;
 }
 
-dp_status jscan_error_at(jscan *js, size_t off, const char *fmt, ...)
+dp_status dpi_jscan_error_at(jscan *js, size_t off, const char *fmt, ...)
 {
 	int line, col;
-	load_line_col(js->text, off, &line, &col);
+	dp_load_line_col(js->text, off, &line, &col);
 	va_list ap;
 	va_start(ap, fmt);
 	dp_err_setv(js->err, DP_EINPUT, js->path, line, col, fmt, ap);
@@ -76,16 +76,16 @@ static dp_status expected(jscan *js, const char *what)
 {
 	char got[32];
 	if (js->pos >= js->len)
-		return jscan_error_at(js, js->pos,
+		return dpi_jscan_error_at(js, js->pos,
 				      "unexpected end of file, expected %s",
 				      what);
-	return jscan_error_at(js, js->pos, "expected %s, got %s", what,
+	return dpi_jscan_error_at(js, js->pos, "expected %s, got %s", what,
 			      describe(js, js->pos, got, sizeof got));
 }
 
-const char *jscan_kind(jscan *js)
+const char *dpi_jscan_kind(jscan *js)
 {
-	switch (jscan_peek(js)) {
+	switch (dpi_jscan_peek(js)) {
 	case '"':
 		return "string";
 	case '{':
@@ -191,7 +191,7 @@ static dp_status scan_string(jscan *js, bool decode)
 			return DP_OK;
 		}
 		if (c < 0x20)
-			return jscan_error_at(
+			return dpi_jscan_error_at(
 				js, js->pos,
 				"control character (byte 0x%02x) inside a "
 				"string: write it as an escape such as \\n",
@@ -220,7 +220,7 @@ static dp_status scan_string(jscan *js, bool decode)
 			unsigned cp;
 			if (js->pos + 5 > js->len ||
 			    hex4(js->text + js->pos + 1, &cp))
-				return jscan_error_at(
+				return dpi_jscan_error_at(
 					js, esc,
 					"bad escape: expected \\u and four hex "
 					"digits");
@@ -243,7 +243,7 @@ static dp_status scan_string(jscan *js, bool decode)
 				return dp_err_set(js->err, DP_ENOMEM, js->path,
 						  0, 0, "out of memory");
 		} else {
-			return jscan_error_at(
+			return dpi_jscan_error_at(
 				js, esc,
 				"bad escape in a string: expected one of "
 				"\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX "
@@ -252,17 +252,17 @@ static dp_status scan_string(jscan *js, bool decode)
 		run = js->pos;
 	}
 	int line, col;
-	load_line_col(js->text, open, &line, &col);
-	return jscan_error_at(js, js->len,
+	dp_load_line_col(js->text, open, &line, &col);
+	return dpi_jscan_error_at(js, js->len,
 			      "unexpected end of file inside the string "
 			      "opened at line %d, column %d: expected a "
 			      "closing '\"'",
 			      line, col);
 }
 
-dp_status jscan_string(jscan *js)
+dp_status dpi_jscan_string(jscan *js)
 {
-	jscan_peek(js);
+	dpi_jscan_peek(js);
 	return scan_string(js, true);
 }
 
@@ -288,7 +288,7 @@ static dp_status scan_number(jscan *js)
 	if (p < n && t[p] == '.') {
 		p++;
 		if (!(p < n && isdigit((unsigned char)t[p])))
-			return jscan_error_at(js, start,
+			return dpi_jscan_error_at(js, start,
 					      "bad number: expected digits "
 					      "after the decimal point");
 		while (p < n && isdigit((unsigned char)t[p]))
@@ -299,7 +299,7 @@ static dp_status scan_number(jscan *js)
 		if (p < n && (t[p] == '+' || t[p] == '-'))
 			p++;
 		if (!(p < n && isdigit((unsigned char)t[p])))
-			return jscan_error_at(js, start,
+			return dpi_jscan_error_at(js, start,
 					      "bad number: expected digits in "
 					      "the exponent");
 		while (p < n && isdigit((unsigned char)t[p]))
@@ -329,12 +329,12 @@ static dp_status scan_literal(jscan *js)
 /* Scans a member key and its colon inside an object. */
 static dp_status scan_key(jscan *js, bool decode)
 {
-	if (jscan_peek(js) != '"')
+	if (dpi_jscan_peek(js) != '"')
 		return expected(js, "a member name in double quotes");
 	dp_status st = scan_string(js, decode);
 	if (st)
 		return st;
-	if (jscan_peek(js) != ':')
+	if (dpi_jscan_peek(js) != ':')
 		return expected(js, "':' after the member name");
 	js->pos++;
 	return DP_OK;
@@ -343,7 +343,7 @@ static dp_status scan_key(jscan *js, bool decode)
 static dp_status unclosed(jscan *js, char open, size_t at)
 {
 	int line, col;
-	load_line_col(js->text, at, &line, &col);
+	dp_load_line_col(js->text, at, &line, &col);
 	char what[160];
 	snprintf(what, sizeof what,
 		 "',' or '%c' to continue the %s opened at "
@@ -353,27 +353,27 @@ static dp_status unclosed(jscan *js, char open, size_t at)
 	return expected(js, what);
 }
 
-dp_status jscan_value(jscan *js, size_t *start, size_t *end)
+dp_status dpi_jscan_value(jscan *js, size_t *start, size_t *end)
 {
 	char stack[MAX_DEPTH];
 	size_t opened[MAX_DEPTH];
 	int depth = 0;
-	jscan_peek(js);
+	dpi_jscan_peek(js);
 	if (start)
 		*start = js->pos;
 	dp_status st;
 	for (;;) {
 		/* a value */
-		int c = jscan_peek(js);
+		int c = dpi_jscan_peek(js);
 		if (c == '{' || c == '[') {
 			if (depth == MAX_DEPTH)
-				return jscan_error_at(js, js->pos,
+				return dpi_jscan_error_at(js, js->pos,
 						      "nesting deeper than %d "
 						      "levels",
 						      MAX_DEPTH);
 			stack[depth] = (char)c;
 			opened[depth++] = js->pos++;
-			int d = jscan_peek(js);
+			int d = dpi_jscan_peek(js);
 			if (d == (c == '{' ? '}' : ']')) {
 				js->pos++;
 				depth--;
@@ -403,7 +403,7 @@ dp_status jscan_value(jscan *js, size_t *start, size_t *end)
 					*end = js->pos;
 				return DP_OK;
 			}
-			int d = jscan_peek(js);
+			int d = dpi_jscan_peek(js);
 			char top = stack[depth - 1];
 			if (d == ',') {
 				js->pos++;
@@ -427,7 +427,7 @@ static dp_status container_begin(jscan *js, jscan_iter *it, char open,
 	it->what = what;
 	it->first = true;
 	it->open = js->pos;
-	if (jscan_peek(js) != open) {
+	if (dpi_jscan_peek(js) != open) {
 		char want[128];
 		snprintf(want, sizeof want, "%s for %s",
 			 open == '{' ? "an object '{'" : "an array '['", what);
@@ -437,12 +437,12 @@ static dp_status container_begin(jscan *js, jscan_iter *it, char open,
 	return DP_OK;
 }
 
-dp_status jscan_object_begin(jscan *js, jscan_iter *it, const char *what)
+dp_status dpi_jscan_object_begin(jscan *js, jscan_iter *it, const char *what)
 {
 	return container_begin(js, it, '{', what);
 }
 
-dp_status jscan_array_begin(jscan *js, jscan_iter *it, const char *what)
+dp_status dpi_jscan_array_begin(jscan *js, jscan_iter *it, const char *what)
 {
 	return container_begin(js, it, '[', what);
 }
@@ -451,7 +451,7 @@ dp_status jscan_array_begin(jscan *js, jscan_iter *it, const char *what)
 static dp_status container_next(jscan *js, jscan_iter *it, char close,
 				bool *has)
 {
-	int c = jscan_peek(js);
+	int c = dpi_jscan_peek(js);
 	if (c == close) {
 		js->pos++;
 		*has = false;
@@ -460,7 +460,7 @@ static dp_status container_next(jscan *js, jscan_iter *it, char close,
 	if (!it->first) {
 		if (c != ',') {
 			int line, col;
-			load_line_col(js->text, it->open, &line, &col);
+			dp_load_line_col(js->text, it->open, &line, &col);
 			char want[200];
 			snprintf(want, sizeof want,
 				 "',' or '%c' after an element of %s (opened "
@@ -469,7 +469,7 @@ static dp_status container_next(jscan *js, jscan_iter *it, char close,
 			return expected(js, want);
 		}
 		js->pos++;
-		if (jscan_peek(js) == close) {
+		if (dpi_jscan_peek(js) == close) {
 			char want[160];
 			snprintf(want, sizeof want,
 				 "another element of %s after ',' (JSON has "
@@ -483,57 +483,57 @@ static dp_status container_next(jscan *js, jscan_iter *it, char close,
 	return DP_OK;
 }
 
-dp_status jscan_object_next(jscan *js, jscan_iter *it, bool *has,
+dp_status dpi_jscan_object_next(jscan *js, jscan_iter *it, bool *has,
 			    size_t *key_off)
 {
 	dp_status st = container_next(js, it, '}', has);
 	if (st || !*has)
 		return st;
-	jscan_peek(js);
+	dpi_jscan_peek(js);
 	if (key_off)
 		*key_off = js->pos;
 	return scan_key(js, true);
 }
 
-dp_status jscan_array_next(jscan *js, jscan_iter *it, bool *has)
+dp_status dpi_jscan_array_next(jscan *js, jscan_iter *it, bool *has)
 {
 	dp_status st = container_next(js, it, ']', has);
 	if (st || !*has)
 		return st;
-	if (jscan_peek(js) == -1)
+	if (dpi_jscan_peek(js) == -1)
 		return expected(js, "a value");
 	return DP_OK;
 }
 
-size_t jscan_member_offset(const char *text, size_t start, size_t end,
+size_t dpi_jscan_member_offset(const char *text, size_t start, size_t end,
 			   const char *key)
 {
 	dp_err e;
 	jscan js;
-	jscan_init(&js, NULL, text, end, &e);
+	dpi_jscan_init(&js, NULL, text, end, &e);
 	js.pos = start;
 	jscan_iter it;
 	bool has;
 	size_t found = start;
-	if (jscan_object_begin(&js, &it, "an element"))
+	if (dpi_jscan_object_begin(&js, &it, "an element"))
 		goto out;
-	while (!jscan_object_next(&js, &it, &has, NULL) && has) {
+	while (!dpi_jscan_object_next(&js, &it, &has, NULL) && has) {
 		if (strcmp(js.sbuf, key) == 0) {
-			jscan_peek(&js);
+			dpi_jscan_peek(&js);
 			found = js.pos;
 			break;
 		}
-		if (jscan_value(&js, NULL, NULL))
+		if (dpi_jscan_value(&js, NULL, NULL))
 			break;
 	}
 out:
-	jscan_free(&js);
+	dpi_jscan_free(&js);
 	return found;
 }
 
-dp_status jscan_end(jscan *js)
+dp_status dpi_jscan_end(jscan *js)
 {
-	if (jscan_peek(js) == -1)
+	if (dpi_jscan_peek(js) == -1)
 		return DP_OK;
 	return expected(js, "end of file after the top-level value");
 }

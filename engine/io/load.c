@@ -29,14 +29,14 @@ static const char *const format_names[] = {
 	[DP_FMT_FIDDLE] = "fiddle", [DP_FMT_PIPEDREAM] = "pipedream",
 };
 
-const char *load_format_name(dp_format f)
+const char *dp_load_format_name(dp_format f)
 {
 	if ((unsigned)f < sizeof format_names / sizeof format_names[0])
 		return format_names[f];
 	return "unknown";
 }
 
-dp_status load_format_parse(const char *s, dp_format *f, dp_err *err)
+dp_status dp_load_format_parse(const char *s, dp_format *f, dp_err *err)
 {
 	static const struct {
 		const char *name;
@@ -63,7 +63,7 @@ dp_status load_format_parse(const char *s, dp_format *f, dp_err *err)
 			  s ? s : "");
 }
 
-void load_line_col(const char *text, size_t off, int *line, int *col)
+void dp_load_line_col(const char *text, size_t off, int *line, int *col)
 {
 	int l = 1;
 	size_t ls = 0;
@@ -81,7 +81,7 @@ void load_line_col(const char *text, size_t off, int *line, int *col)
 	*col = (int)(off - ls) + 1;
 }
 
-dp_status load_read_file(const char *path, size_t max_bytes, char **text,
+dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
 			 size_t *len, dp_err *err)
 {
 	*text = NULL;
@@ -110,8 +110,8 @@ dp_status load_read_file(const char *path, size_t max_bytes, char **text,
 			err, DP_EINPUT, path, 0, 0,
 			"the file is %s, more than the %s this "
 			"machine can hold in memory for loading",
-			units_fmt_bytes(st.st_size, a, sizeof a),
-			units_fmt_bytes((int64_t)max_bytes, b, sizeof b));
+			dp_units_fmt_bytes(st.st_size, a, sizeof a),
+			dp_units_fmt_bytes((int64_t)max_bytes, b, sizeof b));
 	}
 	/* regular files: one buffer of the right size; others (pipes):
 	 * grow as data comes */
@@ -122,7 +122,7 @@ dp_status load_read_file(const char *path, size_t max_bytes, char **text,
 		close(fd);
 		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
 				  "out of memory: cannot hold the file (%s)",
-				  units_fmt_bytes((int64_t)cap, a, sizeof a));
+				  dp_units_fmt_bytes((int64_t)cap, a, sizeof a));
 	}
 	for (;;) {
 		if (n + 1 >= cap) {
@@ -150,7 +150,7 @@ dp_status load_read_file(const char *path, size_t max_bytes, char **text,
 					"the input is more than the "
 					"%s this machine can hold in "
 					"memory for loading",
-					units_fmt_bytes((int64_t)max_bytes, a,
+					dp_units_fmt_bytes((int64_t)max_bytes, a,
 							sizeof a));
 			}
 			char *q = realloc(buf, cap * 2);
@@ -161,7 +161,7 @@ dp_status load_read_file(const char *path, size_t max_bytes, char **text,
 					err, DP_ENOMEM, path, 0, 0,
 					"out of memory reading the file (more "
 					"than %s)",
-					units_fmt_bytes((int64_t)n, a,
+					dp_units_fmt_bytes((int64_t)n, a,
 							sizeof a));
 			}
 			buf = q;
@@ -217,11 +217,11 @@ static bool first_has_source_id(jscan *js)
 	jscan_iter it;
 	bool has;
 	size_t s, e;
-	if (jscan_array_begin(js, &it, "edges") ||
-	    jscan_array_next(js, &it, &has) || !has || jscan_peek(js) != '{' ||
-	    jscan_value(js, &s, &e))
+	if (dpi_jscan_array_begin(js, &it, "edges") ||
+	    dpi_jscan_array_next(js, &it, &has) || !has || dpi_jscan_peek(js) != '{' ||
+	    dpi_jscan_value(js, &s, &e))
 		return false;
-	return jscan_member_offset(js->text, s, e, "sourceId") != s;
+	return dpi_jscan_member_offset(js->text, s, e, "sourceId") != s;
 }
 
 /* Walks the top-level object collecting the keys detection needs. Stops at
@@ -232,15 +232,15 @@ static void scan_json_keys(const char *text, size_t len, json_keys *k)
 	dp_err e;
 	dp_err_clear(&e);
 	jscan js;
-	jscan_init(&js, NULL, text, len, &e);
+	dpi_jscan_init(&js, NULL, text, len, &e);
 	jscan_iter it;
 	bool has;
-	if (jscan_object_begin(&js, &it, "the top-level object"))
+	if (dpi_jscan_object_begin(&js, &it, "the top-level object"))
 		goto out;
-	while (!jscan_object_next(&js, &it, &has, NULL) && has) {
+	while (!dpi_jscan_object_next(&js, &it, &has, NULL) && has) {
 		char key[32];
 		snprintf(key, sizeof key, "%s", js.sbuf);
-		int c = jscan_peek(&js);
+		int c = dpi_jscan_peek(&js);
 		if (strcmp(key, "ops") == 0) {
 			/* any type: the loader then says "ops" must be an
 			 * array, which helps more than "unknown kind" */
@@ -250,7 +250,7 @@ static void scan_json_keys(const char *text, size_t len, json_keys *k)
 		} else if (strcmp(key, "maxFPGAs") == 0) {
 			k->max_fpgas = true;
 		} else if (strcmp(key, "format") == 0 && c == '"') {
-			if (jscan_string(&js))
+			if (dpi_jscan_string(&js))
 				break;
 			snprintf(k->format, sizeof k->format, "%s", js.sbuf);
 			continue;
@@ -259,12 +259,12 @@ static void scan_json_keys(const char *text, size_t len, json_keys *k)
 			k->source_id = first_has_source_id(&js);
 			js.pos = at;
 		}
-		if (jscan_value(&js, NULL, NULL))
+		if (dpi_jscan_value(&js, NULL, NULL))
 			break;
 	}
 out:
 	k->nomem = e.code == DP_ENOMEM;
-	jscan_free(&js);
+	dpi_jscan_free(&js);
 }
 
 /* True when the text's first non-blank line looks like a PipeDream node
@@ -412,7 +412,7 @@ static int detect_by_prefix(const char *path, const struct stat *st,
 	return r;
 }
 
-dp_status load_detect(const char *path, dp_format *fmt, dp_err *err)
+dp_status dp_load_detect(const char *path, dp_format *fmt, dp_err *err)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
@@ -431,7 +431,7 @@ dp_status load_detect(const char *path, dp_format *fmt, dp_err *err)
 		return err ? err->code : DP_EINPUT;
 	char *text;
 	size_t len;
-	dp_status s = load_read_file(path, load_limit(), &text, &len, err);
+	dp_status s = dp_load_read_file(path, load_limit(), &text, &len, err);
 	if (s)
 		return s;
 	s = detect_text(path, text, len, fmt, err);
@@ -467,10 +467,10 @@ static dp_status not_available(const char *path, dp_format f, dp_err *err)
 	return dp_err_set(err, DP_EINPUT, path, 0, 0,
 			  "the %s format is recognised but its loader is "
 			  "not available in this build",
-			  load_format_name(f));
+			  dp_load_format_name(f));
 }
 
-dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
+dp_status dp_graph_load(const char *path, dp_format fmt, dp_graph **out,
 		     dp_err *err)
 {
 	dp_err_clear(err);
@@ -483,7 +483,7 @@ dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "is a folder, but the %s format is a single "
 				  "file",
-				  load_format_name(fmt));
+				  dp_load_format_name(fmt));
 	if (!dir && fmt == DP_FMT_PARDNN)
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "the pardnn format is a folder of files; "
@@ -497,25 +497,25 @@ dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
 	    detect_by_prefix(path, &st, &fmt, err) < 0)
 		return err ? err->code : DP_EINPUT;
 	if (dir) {
-		s = load_pardnn(path, &g, err);
+		s = dp_load_pardnn(path, &g, err);
 	} else {
-		s = load_read_file(path, load_limit(), &text, &len, err);
+		s = dp_load_read_file(path, load_limit(), &text, &len, err);
 		if (!s && fmt == DP_FMT_AUTO)
 			s = detect_text(path, text, len, &fmt, err);
 	}
 	if (!s && !dir) {
 		switch (fmt) {
 		case DP_FMT_JSON:
-			s = load_json(path, text, len, &g, err);
+			s = dp_load_json(path, text, len, &g, err);
 			break;
 		case DP_FMT_DOT:
-			s = load_dot(path, text, len, &g, err);
+			s = dp_load_dot(path, text, len, &g, err);
 			break;
 		case DP_FMT_FIDDLE:
-			s = load_fiddle(path, text, len, &g, err);
+			s = dp_load_fiddle(path, text, len, &g, err);
 			break;
 		case DP_FMT_PIPEDREAM:
-			s = load_pipedream(path, text, len, &g, err);
+			s = dp_load_pipedream(path, text, len, &g, err);
 			break;
 		default:
 			s = not_available(path, fmt, err);
@@ -525,19 +525,19 @@ dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
 	free(text);
 	if (!s && !g->name[0]) {
 		char *b = base_name(path);
-		s = b ? graph_set_name(g, b, err)
+		s = b ? dp_graph_set_name(g, b, err)
 		      : dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory");
 		free(b);
 	}
 	if (!s)
-		s = graph_set_source(g, path, err);
+		s = dp_graph_set_source(g, path, err);
 	if (!s) {
-		s = graph_finalize(g, err);
+		s = dp_graph_finalize(g, err);
 		if (s && err && !err->file[0])
 			snprintf(err->file, sizeof err->file, "%s", path);
 	}
 	if (s) {
-		graph_free(g);
+		dp_graph_free(g);
 		return s;
 	}
 	*out = g;

@@ -229,7 +229,7 @@ static dp_status size_attr(dload *D, void *obj, Agsym_t *sym, const char *name,
 {
 	const char *v = attr(obj, sym);
 	dp_err e;
-	if (v && units_parse_bytes(v, out, &e))
+	if (v && dp_units_parse_bytes(v, out, &e))
 		return value_error(D, "node", name, sym->name, e.msg);
 	return DP_OK;
 }
@@ -239,14 +239,14 @@ static dp_status read_node(dload *D, Agnode_t *n)
 	const char *name = agnameof(n);
 	uint32_t id;
 	dp_err e;
-	if (graph_add_op(D->g, name, &id, &e))
+	if (dp_graph_add_op(D->g, name, &id, &e))
 		return dp_err_set(D->err, e.code, D->path,
 				  guess_line(D->text, name, NULL), 0, "%s",
 				  e.msg);
 	dp_op *op = &D->g->ops[id];
 	const char *v = attr(n, D->time);
 	op->time_us = 1.0; /* ParDNN's default for unprofiled ops */
-	if (v && units_parse_time(v, &op->time_us, &e))
+	if (v && dp_units_parse_time(v, &op->time_us, &e))
 		return value_error(D, "node", name, "time_us", e.msg);
 	dp_status st;
 	if ((st = size_attr(D, n, D->out, name, &op->output_bytes)) ||
@@ -255,7 +255,7 @@ static dp_status read_node(dload *D, Agnode_t *n)
 		return st;
 	if ((v = attr(n, D->pin))) {
 		double d;
-		size_t k = units_scan_number(v, &d);
+		size_t k = dp_units_scan_number(v, &d);
 		if (!k || v[k] || d != floor(d) || d < -1 ||
 		    d >= DP_MAX_DEVICES) {
 			char msg[160];
@@ -267,9 +267,9 @@ static dp_status read_node(dload *D, Agnode_t *n)
 		}
 		op->pin = (int32_t)d;
 	}
-	if (((v = attr(n, D->type)) && graph_set_type(D->g, id, v, &e)) ||
-	    ((v = attr(n, D->layer)) && graph_set_layer(D->g, id, v, &e)) ||
-	    ((v = attr(n, D->coloc)) && graph_set_colocate(D->g, id, v, &e)))
+	if (((v = attr(n, D->type)) && dp_graph_set_type(D->g, id, v, &e)) ||
+	    ((v = attr(n, D->layer)) && dp_graph_set_layer(D->g, id, v, &e)) ||
+	    ((v = attr(n, D->coloc)) && dp_graph_set_colocate(D->g, id, v, &e)))
 		return dp_err_set(D->err, e.code, D->path,
 				  guess_line(D->text, name, NULL), 0, "%s",
 				  e.msg);
@@ -286,7 +286,7 @@ static int cmp_edge_seq(const void *a, const void *b)
 static dp_status read_edge(dload *D, Agedge_t *ed)
 {
 	const char *from = agnameof(agtail(ed)), *to = agnameof(aghead(ed));
-	uint32_t a = graph_find(D->g, from), b = graph_find(D->g, to);
+	uint32_t a = dp_graph_find(D->g, from), b = dp_graph_find(D->g, to);
 	char label[600];
 	snprintf(label, sizeof label, "%s -> %s", from, to);
 	if (a == b)
@@ -298,7 +298,7 @@ static dp_status read_edge(dload *D, Agedge_t *ed)
 	int64_t bytes = -1;
 	dp_err e;
 	const char *v = attr(ed, D->ebytes);
-	if (v && units_parse_bytes(v, &bytes, &e))
+	if (v && dp_units_parse_bytes(v, &bytes, &e))
 		return dp_err_set(D->err, DP_EINPUT, D->path,
 				  guess_line(D->text, to, "bytes"), 0,
 				  "edge '%s', attribute bytes: %s", label,
@@ -316,7 +316,7 @@ static dp_status read_edge(dload *D, Agedge_t *ed)
 					  "expected true or false, got '%.40s'",
 					  label, v);
 	}
-	if (graph_add_edge(D->g, a, b, bytes, control, &e))
+	if (dp_graph_add_edge(D->g, a, b, bytes, control, &e))
 		return dp_err_set(D->err, e.code, D->path, 0, 0, "%s", e.msg);
 	return DP_OK;
 }
@@ -329,7 +329,7 @@ static dp_status read_hint(dload *D)
 	const char *v;
 	if ((v = agget(D->ag, "devices")) && v[0]) {
 		double d;
-		size_t k = units_scan_number(v, &d);
+		size_t k = dp_units_scan_number(v, &d);
 		if (!k || v[k] || d != floor(d) || d < 1 || d > DP_MAX_DEVICES)
 			return dp_err_set(D->err, DP_EINPUT, D->path,
 					  guess_line(D->text, "devices", NULL),
@@ -341,17 +341,17 @@ static dp_status read_hint(dload *D)
 		h->devices = (int)d;
 	}
 	if ((v = agget(D->ag, "memory")) && v[0] &&
-	    units_parse_bytes(v, &h->memory_bytes, &e))
+	    dp_units_parse_bytes(v, &h->memory_bytes, &e))
 		return dp_err_set(D->err, DP_EINPUT, D->path,
 				  guess_line(D->text, "memory", NULL), 0,
 				  "graph attribute memory: %s", e.msg);
 	if ((v = agget(D->ag, "bandwidth")) && v[0] &&
-	    units_parse_bandwidth(v, &h->bw_bytes_per_us, &e))
+	    dp_units_parse_bandwidth(v, &h->bw_bytes_per_us, &e))
 		return dp_err_set(D->err, DP_EINPUT, D->path,
 				  guess_line(D->text, "bandwidth", NULL), 0,
 				  "graph attribute bandwidth: %s", e.msg);
 	if ((v = agget(D->ag, "latency")) && v[0] &&
-	    units_parse_time(v, &h->lat_us, &e))
+	    dp_units_parse_time(v, &h->lat_us, &e))
 		return dp_err_set(D->err, DP_EINPUT, D->path,
 				  guess_line(D->text, "latency", NULL), 0,
 				  "graph attribute latency: %s", e.msg);
@@ -374,7 +374,7 @@ static dp_status read_graph(dload *D)
 
 	const char *gname = agnameof(ag);
 	if (gname && gname[0] && gname[0] != '%' &&
-	    graph_set_name(D->g, gname, D->err))
+	    dp_graph_set_name(D->g, gname, D->err))
 		return DP_ENOMEM;
 	dp_status st = read_hint(D);
 	if (st)
@@ -406,10 +406,10 @@ static dp_status read_graph(dload *D)
 	return st;
 }
 
-dp_status load_dot(const char *path, const char *text, size_t len,
+dp_status dp_load_dot(const char *path, const char *text, size_t len,
 		   dp_graph **out, dp_err *err)
 {
-	/* cgraph reads up to the NUL that load_read_file adds */
+	/* cgraph reads up to the NUL that dp_load_read_file adds */
 	size_t items = dot_items(text, len);
 	size_t need = items > (SIZE_MAX - len) / DOT_BYTES_PER_ITEM
 			      ? SIZE_MAX
@@ -421,11 +421,11 @@ dp_status load_dot(const char *path, const char *text, size_t len,
 				  "out of memory: the DOT file is %s and "
 				  "Graphviz needs about %s to read it, more "
 				  "than the %s left",
-				  units_fmt_bytes((int64_t)len, a, sizeof a),
-				  units_fmt_bytes(need > INT64_MAX ? INT64_MAX
+				  dp_units_fmt_bytes((int64_t)len, a, sizeof a),
+				  dp_units_fmt_bytes(need > INT64_MAX ? INT64_MAX
 								   : (int64_t)need,
 						  b, sizeof b),
-				  units_fmt_bytes(room > INT64_MAX ? INT64_MAX
+				  dp_units_fmt_bytes(room > INT64_MAX ? INT64_MAX
 								   : (int64_t)room,
 						  c, sizeof c));
 	}
@@ -434,7 +434,7 @@ dp_status load_dot(const char *path, const char *text, size_t len,
 	D.path = path;
 	D.text = text;
 	D.err = err;
-	D.g = graph_new(NULL);
+	D.g = dp_graph_new(NULL);
 	if (!D.g)
 		return dp_err_set(err, DP_ENOMEM, path, 0, 0, "out of memory");
 	pthread_mutex_lock(&dot_lock);
@@ -464,10 +464,10 @@ dp_status load_dot(const char *path, const char *text, size_t len,
 		int n = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
 		char nm[256];
 		snprintf(nm, sizeof nm, "%.*s", n, b);
-		st = graph_set_name(D.g, nm, err);
+		st = dp_graph_set_name(D.g, nm, err);
 	}
 	if (st) {
-		graph_free(D.g);
+		dp_graph_free(D.g);
 		return st;
 	}
 	*out = D.g;

@@ -327,7 +327,7 @@ static dp_status colocate_colors(fd_state *s, const double *colors)
 		if (isnan(colors[u]) || count_sorted(sorted, m, colors[u]) < 2)
 			continue;
 		snprintf(buf, sizeof buf, "color%.0f", colors[u]);
-		st = graph_set_colocate(s->g, u, buf, s->err);
+		st = dp_graph_set_colocate(s->g, u, buf, s->err);
 	}
 	free(sorted);
 	return st;
@@ -408,7 +408,7 @@ static dp_status read_nodes(fd_state *s, const cJSON *nodes, double *colors,
 				   "\"name\" must be a non-empty string");
 		snprintf(buf, sizeof buf, "node%.0f", id);
 		uint32_t op;
-		if ((st = graph_add_op(g, jn ? jn->valuestring : buf, &op,
+		if ((st = dp_graph_add_op(g, jn ? jn->valuestring : buf, &op,
 				       s->err)))
 			return st == DP_EINPUT && s->err
 				       ? bad(s, "nodes", idx, "name", "%s",
@@ -416,14 +416,14 @@ static dp_status read_nodes(fd_state *s, const cJSON *nodes, double *colors,
 				       : st;
 		g->ops[op].time_us = lat * MS_TO_US;
 		g->ops[op].param_bytes = (int64_t)llround(size);
-		if ((st = graph_set_type(
+		if ((st = dp_graph_set_type(
 			     g, op, backward ? "backward" : "forward", s->err)))
 			return st;
 		if (have_lid || have_cc) {
 			snprintf(buf, sizeof buf, "%s%.0f",
 				 have_lid ? "layer" : "class",
 				 have_lid ? lid : cc);
-			if ((st = graph_set_layer(g, op, buf, s->err)))
+			if ((st = dp_graph_set_layer(g, op, buf, s->err)))
 				return st;
 		}
 		colors[op] = have_cc ? cc : NAN;
@@ -479,7 +479,7 @@ static dp_status read_edges(fd_state *s, const cJSON *edges, const fd_id *ids)
 			return st;
 		int64_t bytes = have ? (int64_t)llround(size)
 				     : g->ops[end[0]].param_bytes;
-		if ((st = graph_add_edge(g, end[0], end[1], bytes, false,
+		if ((st = dp_graph_add_edge(g, end[0], end[1], bytes, false,
 					 s->err)))
 			return st;
 		idx++;
@@ -523,9 +523,9 @@ static dp_status parse(fd_state *s, const cJSON *root, dp_graph **out)
 	if (!st)
 		st = read_edges(s, edges, ids);
 	if (!st && nhost) {
-		st = graph_finalize(s->g, s->err);
+		st = dp_graph_finalize(s->g, s->err);
 		if (!st)
-			st = load_drop_host_ops(s->g, host, out, s->err);
+			st = dpi_load_drop_host_ops(s->g, host, out, s->err);
 	} else if (!st) {
 		*out = s->g;
 		s->g = NULL;
@@ -546,7 +546,7 @@ static dp_status set_name(dp_graph *g, const char *path, dp_err *err)
 	char *dot = strrchr(buf, '.');
 	if (dot && dot != buf)
 		*dot = '\0';
-	return graph_set_name(g, buf, err);
+	return dp_graph_set_name(g, buf, err);
 }
 
 /* Brackets open at offset off of JSON text (outside strings): cJSON stops
@@ -573,7 +573,7 @@ static int open_brackets(const char *text, size_t off)
 	return depth;
 }
 
-dp_status load_fiddle(const char *path, const char *text, size_t len,
+dp_status dp_load_fiddle(const char *path, const char *text, size_t len,
 		      dp_graph **out, dp_err *err)
 {
 	fd_state s = {path, text, len, NULL, err};
@@ -592,18 +592,18 @@ dp_status load_fiddle(const char *path, const char *text, size_t len,
 		 * finds well-formed is a memory error */
 		jscan js;
 		dp_err scan_err;
-		jscan_init(&js, path, text, len, &scan_err);
-		dp_status vs = jscan_value(&js, NULL, NULL);
+		dpi_jscan_init(&js, path, text, len, &scan_err);
+		dp_status vs = dpi_jscan_value(&js, NULL, NULL);
 		if (!vs)
-			vs = jscan_end(&js);
-		jscan_free(&js);
+			vs = dpi_jscan_end(&js);
+		dpi_jscan_free(&js);
 		if (!vs) {
 			char a[32];
 			return dp_err_set(
 				err, DP_ENOMEM, path, 0, 0,
 				"out of memory: the file is %s and reading "
 				"msr-fiddle JSON needs about ten times that",
-				units_fmt_bytes((int64_t)len, a, sizeof a));
+				dp_units_fmt_bytes((int64_t)len, a, sizeof a));
 		}
 		return dp_err_set(err, DP_EINPUT, path, line, col,
 				  "JSON syntax error (expected a value, ',' "
@@ -619,17 +619,17 @@ dp_status load_fiddle(const char *path, const char *text, size_t len,
 		st = dp_err_set(err, DP_EINPUT, path, line, col,
 				"unexpected text after the JSON object");
 	}
-	if (!st && !(s.g = graph_new(NULL)))
+	if (!st && !(s.g = dp_graph_new(NULL)))
 		st = nomem(err);
 	if (!st)
-		st = graph_set_source(s.g, path, err);
+		st = dp_graph_set_source(s.g, path, err);
 	if (!st)
 		st = set_name(s.g, path, err);
 	dp_graph *g = NULL;
 	if (!st)
 		st = parse(&s, root, &g);
 	cJSON_Delete(root);
-	graph_free(s.g);
+	dp_graph_free(s.g);
 	if (st == DP_ENOMEM && err && !err->file[0])
 		snprintf(err->file, sizeof err->file, "%s", path);
 	if (st)

@@ -19,14 +19,14 @@ static dp_status copy_op(const dp_graph *t, uint32_t u, dp_graph *g,
 			 uint32_t *id, dp_err *err)
 {
 	const dp_op *src = &t->ops[u];
-	dp_status st = graph_add_op(g, graph_op_name(t, u), id, err);
+	dp_status st = dp_graph_add_op(g, graph_op_name(t, u), id, err);
 	if (st)
 		return st;
-	if ((st = graph_set_type(g, *id, graph_str(t, src->type), err)) ||
-	    (st = graph_set_layer(g, *id, graph_str(t, src->layer), err)))
+	if ((st = dp_graph_set_type(g, *id, graph_str(t, src->type), err)) ||
+	    (st = dp_graph_set_layer(g, *id, graph_str(t, src->layer), err)))
 		return st;
 	if (src->colocate >= 0 &&
-	    (st = graph_set_colocate(
+	    (st = dp_graph_set_colocate(
 		     g, *id, graph_str(t, t->group_label[src->colocate]), err)))
 		return st;
 	dp_op *dst = &g->ops[*id];
@@ -68,7 +68,7 @@ static dp_status bypass_into(const dp_graph *t, const bool *host,
 			if (found[p] == mark)
 				continue;
 			found[p] = mark;
-			dp_status st = graph_add_edge(g, newid[p], newid[s], 0,
+			dp_status st = dp_graph_add_edge(g, newid[p], newid[s], 0,
 						      true, err);
 			if (st)
 				return st;
@@ -77,14 +77,14 @@ static dp_status bypass_into(const dp_graph *t, const bool *host,
 	return DP_OK;
 }
 
-dp_status load_drop_host_ops(const dp_graph *t, const bool *host,
+dp_status dpi_load_drop_host_ops(const dp_graph *t, const bool *host,
 			     dp_graph **out, dp_err *err)
 {
 	if (!t->finalized)
 		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-				  "load_drop_host_ops needs a finalized graph");
+				  "dpi_load_drop_host_ops needs a finalized graph");
 	uint32_t n = t->nops;
-	dp_graph *g = graph_new(t->name);
+	dp_graph *g = dp_graph_new(t->name);
 	uint32_t *newid = malloc(((size_t)n + 1) * sizeof *newid);
 	uint32_t *seen = calloc((size_t)n + 1, sizeof *seen);
 	uint32_t *found = calloc((size_t)n + 1, sizeof *found);
@@ -94,7 +94,7 @@ dp_status load_drop_host_ops(const dp_graph *t, const bool *host,
 		st = nomem(err);
 		goto done;
 	}
-	if ((st = graph_set_source(g, t->source, err)))
+	if ((st = dp_graph_set_source(g, t->source, err)))
 		goto done;
 	g->hint = t->hint;
 	g->unknown_names = t->unknown_names;
@@ -111,7 +111,7 @@ dp_status load_drop_host_ops(const dp_graph *t, const bool *host,
 		const dp_edge *ed = &t->edges[e];
 		if (host[ed->from] || host[ed->to])
 			continue;
-		if ((st = graph_add_edge(g, newid[ed->from], newid[ed->to],
+		if ((st = dp_graph_add_edge(g, newid[ed->from], newid[ed->to],
 					 ed->bytes, ed->control, err)))
 			goto done;
 	}
@@ -128,7 +128,7 @@ done:
 	free(found);
 	free(stack);
 	if (st) {
-		graph_free(g);
+		dp_graph_free(g);
 		return st;
 	}
 	*out = g;

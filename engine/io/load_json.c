@@ -60,14 +60,14 @@ static dp_status field_error(jload *L, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	size_t off = field ? jscan_member_offset(L->js.text, L->s, L->e, field)
+	size_t off = field ? dpi_jscan_member_offset(L->js.text, L->s, L->e, field)
 			   : L->s;
 	char where[64] = "";
 	if (L->indexed)
 		snprintf(where, sizeof where, "%s[%u]", L->arr, L->idx);
 	else if (L->arr)
 		snprintf(where, sizeof where, "%s", L->arr);
-	return jscan_error_at(&L->js, off, "%s%s%s: %s", where,
+	return dpi_jscan_error_at(&L->js, off, "%s%s%s: %s", where,
 			      field && where[0] ? "." : "", field ? field : "",
 			      msg);
 }
@@ -134,7 +134,7 @@ static dp_status get_size(jload *L, const cJSON *obj, const char *field,
 		*out = (int64_t)llround(d);
 	} else if (cJSON_IsString(v)) {
 		dp_err e;
-		if (units_parse_bytes(v->valuestring, out, &e))
+		if (dp_units_parse_bytes(v->valuestring, out, &e))
 			return field_error(L, field, "%s", e.msg);
 	} else {
 		return field_error(L, field,
@@ -159,7 +159,7 @@ static dp_status read_op(jload *L, const cJSON *o)
 		return field_error(L, "name",
 				   "expected a non-empty string, got %s",
 				   cJSON_IsString(nv) ? "\"\"" : kind_of(nv));
-	uint32_t prev = graph_find(g, nv->valuestring);
+	uint32_t prev = dp_graph_find(g, nv->valuestring);
 	if (prev != UINT32_MAX)
 		return field_error(L, "name",
 				   "duplicate op name '%s' (first defined "
@@ -167,18 +167,18 @@ static dp_status read_op(jload *L, const cJSON *o)
 				   nv->valuestring, prev);
 	uint32_t id;
 	dp_err e;
-	if (graph_add_op(g, nv->valuestring, &id, &e))
+	if (dp_graph_add_op(g, nv->valuestring, &id, &e))
 		return field_error(L, "name", "%s", e.msg);
 	dp_op *op = &g->ops[id];
 	const char *s;
 	dp_status st;
 	if ((st = get_string(L, o, "type", &s)))
 		return st;
-	if (s && graph_set_type(g, id, s, &e))
+	if (s && dp_graph_set_type(g, id, s, &e))
 		return label_error(L, "type", &e);
 	if ((st = get_string(L, o, "layer", &s)))
 		return st;
-	if (s && graph_set_layer(g, id, s, &e))
+	if (s && dp_graph_set_layer(g, id, s, &e))
 		return label_error(L, "layer", &e);
 	op = &g->ops[id];
 	if ((st = get_time(L, o, "time_us", &op->time_us)) ||
@@ -222,7 +222,7 @@ static dp_status read_op(jload *L, const cJSON *o)
 					   "or an integer), got %s",
 					   kind_of(cv));
 		}
-		if (graph_set_colocate(g, id, label, &e))
+		if (dp_graph_set_colocate(g, id, label, &e))
 			return label_error(L, "colocate", &e);
 	}
 	return DP_OK;
@@ -241,7 +241,7 @@ static dp_status get_endpoint(jload *L, const cJSON *o, const char *field,
 	if (!cJSON_IsString(v))
 		return field_error(L, field, "expected an op name, got %s",
 				   kind_of(v));
-	*id = graph_find(L->g, v->valuestring);
+	*id = dp_graph_find(L->g, v->valuestring);
 	if (*id == UINT32_MAX)
 		return field_error(L, field, "unknown op '%s'", v->valuestring);
 	return DP_OK;
@@ -275,7 +275,7 @@ static dp_status read_edge(jload *L, const cJSON *o)
 				   "on itself)",
 				   graph_op_name(L->g, from));
 	dp_err e;
-	if (graph_add_edge(L->g, from, to, bytes, control, &e))
+	if (dp_graph_add_edge(L->g, from, to, bytes, control, &e))
 		return field_error(L, NULL, "%s", e.msg);
 	return DP_OK;
 }
@@ -286,23 +286,23 @@ static dp_status read_array(jload *L, const char *arr,
 {
 	jscan *js = &L->js;
 	jscan_iter it;
-	dp_status st = jscan_array_begin(js, &it, arr);
+	dp_status st = dpi_jscan_array_begin(js, &it, arr);
 	if (st)
 		return st;
 	L->arr = arr;
 	L->indexed = true;
 	for (L->idx = 0;; L->idx++) {
 		bool has;
-		if ((st = jscan_array_next(js, &it, &has)))
+		if ((st = dpi_jscan_array_next(js, &it, &has)))
 			return st;
 		if (!has)
 			break;
-		if (jscan_peek(js) != '{')
-			return jscan_error_at(js, js->pos,
+		if (dpi_jscan_peek(js) != '{')
+			return dpi_jscan_error_at(js, js->pos,
 					      "%s[%u]: expected an object, got "
 					      "%s",
-					      arr, L->idx, jscan_kind(js));
-		if ((st = jscan_value(js, &L->s, &L->e)))
+					      arr, L->idx, dpi_jscan_kind(js));
+		if ((st = dpi_jscan_value(js, &L->s, &L->e)))
 			return st;
 		const char *endp = NULL;
 		cJSON *item = cJSON_ParseWithLengthOpts(
@@ -311,7 +311,7 @@ static dp_status read_array(jload *L, const char *arr,
 			size_t off = endp && endp >= js->text + L->s
 					     ? (size_t)(endp - js->text)
 					     : L->s;
-			return jscan_error_at(
+			return dpi_jscan_error_at(
 				js, off,
 				"%s[%u]: cannot read this element "
 				"(a \\u escape that is not valid "
@@ -332,17 +332,17 @@ static dp_status read_array(jload *L, const char *arr,
 static dp_status read_machine(jload *L)
 {
 	jscan *js = &L->js;
-	if (jscan_peek(js) != '{')
-		return jscan_error_at(js, js->pos,
+	if (dpi_jscan_peek(js) != '{')
+		return dpi_jscan_error_at(js, js->pos,
 				      "machine: expected an object, got %s",
-				      jscan_kind(js));
-	dp_status st = jscan_value(js, &L->s, &L->e);
+				      dpi_jscan_kind(js));
+	dp_status st = dpi_jscan_value(js, &L->s, &L->e);
 	if (st)
 		return st;
 	cJSON *m = cJSON_ParseWithLengthOpts(js->text + L->s, L->e - L->s, NULL,
 					     false);
 	if (!m)
-		return jscan_error_at(js, L->s,
+		return dpi_jscan_error_at(js, L->s,
 				      "machine: cannot read this object (a \\u "
 				      "escape that is not valid UTF-16, or out "
 				      "of memory)");
@@ -380,7 +380,7 @@ static dp_status read_machine(jload *L)
 		    isfinite(v->valuedouble)) {
 			h->bw_bytes_per_us = v->valuedouble / 1e6;
 		} else if (cJSON_IsString(v)) {
-			if (units_parse_bandwidth(v->valuestring,
+			if (dp_units_parse_bandwidth(v->valuestring,
 						  &h->bw_bytes_per_us, &e)) {
 				st = field_error(L, "bandwidth", "%s", e.msg);
 				goto out;
@@ -401,7 +401,7 @@ static dp_status read_machine(jload *L)
 		    isfinite(v->valuedouble)) {
 			h->lat_us = v->valuedouble;
 		} else if (cJSON_IsString(v)) {
-			if (units_parse_time(v->valuestring, &h->lat_us, &e)) {
+			if (dp_units_parse_time(v->valuestring, &h->lat_us, &e)) {
 				st = field_error(L, "latency", "%s", e.msg);
 				goto out;
 			}
@@ -424,18 +424,18 @@ out:
 /* A top-level string member (name, format). */
 static dp_status top_string(jload *L, const char *key)
 {
-	if (jscan_peek(&L->js) != '"')
-		return jscan_error_at(&L->js, L->js.pos,
+	if (dpi_jscan_peek(&L->js) != '"')
+		return dpi_jscan_error_at(&L->js, L->js.pos,
 				      "%s: expected a string, got %s", key,
-				      jscan_kind(&L->js));
-	return jscan_string(&L->js);
+				      dpi_jscan_kind(&L->js));
+	return dpi_jscan_string(&L->js);
 }
 
 static dp_status read_top(jload *L)
 {
 	jscan *js = &L->js;
 	jscan_iter it;
-	dp_status st = jscan_object_begin(js, &it, "the top-level object");
+	dp_status st = dpi_jscan_object_begin(js, &it, "the top-level object");
 	if (st)
 		return st;
 	size_t ops_at = 0, edges_at = 0;
@@ -443,7 +443,7 @@ static dp_status read_top(jload *L)
 	for (;;) {
 		bool has;
 		size_t key_off;
-		if ((st = jscan_object_next(js, &it, &has, &key_off)))
+		if ((st = dpi_jscan_object_next(js, &it, &has, &key_off)))
 			return st;
 		if (!has)
 			break;
@@ -452,11 +452,11 @@ static dp_status read_top(jload *L)
 		bool known = js->slen < sizeof key;
 		if (known && strcmp(key, "ops") == 0) {
 			if (have_ops)
-				return jscan_error_at(js, key_off,
+				return dpi_jscan_error_at(js, key_off,
 						      "duplicate member "
 						      "\"ops\"");
 			have_ops = true;
-			jscan_peek(js);
+			dpi_jscan_peek(js);
 			ops_at = js->pos;
 			if ((st = read_array(L, "ops", read_op)))
 				return st;
@@ -469,16 +469,16 @@ static dp_status read_top(jload *L)
 			}
 		} else if (known && strcmp(key, "edges") == 0) {
 			if (have_edges)
-				return jscan_error_at(js, key_off,
+				return dpi_jscan_error_at(js, key_off,
 						      "duplicate member "
 						      "\"edges\"");
 			have_edges = true;
-			jscan_peek(js);
+			dpi_jscan_peek(js);
 			edges_at = js->pos;
 			if (have_ops) {
 				if ((st = read_array(L, "edges", read_edge)))
 					return st;
-			} else if ((st = jscan_value(js, NULL, NULL))) {
+			} else if ((st = dpi_jscan_value(js, NULL, NULL))) {
 				return st;
 			}
 		} else if (known && strcmp(key, "machine") == 0) {
@@ -487,15 +487,15 @@ static dp_status read_top(jload *L)
 		} else if (known && strcmp(key, "name") == 0) {
 			if ((st = top_string(L, "name")))
 				return st;
-			if (graph_set_name(L->g, js->sbuf, L->err))
+			if (dp_graph_set_name(L->g, js->sbuf, L->err))
 				return L->err ? L->err->code : DP_ENOMEM;
 		} else if (known && strcmp(key, "format") == 0) {
-			jscan_peek(js);
+			dpi_jscan_peek(js);
 			size_t at = js->pos;
 			if ((st = top_string(L, "format")))
 				return st;
 			if (strcmp(js->sbuf, "dnnpart-graph") != 0)
-				return jscan_error_at(
+				return dpi_jscan_error_at(
 					js, at,
 					"format: expected \"dnnpart-graph\", "
 					"got \"%s\"%s",
@@ -507,58 +507,58 @@ static dp_status read_top(jload *L)
 						: "");
 		} else if (known && strcmp(key, "version") == 0) {
 			size_t s, e;
-			if ((st = jscan_value(js, &s, &e)))
+			if ((st = dpi_jscan_value(js, &s, &e)))
 				return st;
 			double v;
-			size_t n = units_scan_number(js->text + s, &v);
+			size_t n = dp_units_scan_number(js->text + s, &v);
 			if (n != e - s || v != floor(v) || v < 1)
-				return jscan_error_at(js, s,
+				return dpi_jscan_error_at(js, s,
 						      "version: expected the "
 						      "integer 1");
 			if (v > 1)
-				return jscan_error_at(
+				return dpi_jscan_error_at(
 					js, s,
 					"version: this file is format version "
 					"%.0f; this dnnpart reads version 1",
 					v);
-		} else if ((st = jscan_value(js, NULL, NULL))) {
+		} else if ((st = dpi_jscan_value(js, NULL, NULL))) {
 			/* unknown members are ignored so the format can grow */
 			return st;
 		}
 	}
-	if ((st = jscan_end(js)))
+	if ((st = dpi_jscan_end(js)))
 		return st;
 	if (!have_ops)
-		return jscan_error_at(js, 0,
+		return dpi_jscan_error_at(js, 0,
 				      "missing the \"ops\" array: a native "
 				      "dnnpart graph is an object with \"ops\" "
 				      "(and usually \"edges\")");
 	if (L->g->nops == 0)
-		return jscan_error_at(js, ops_at,
+		return dpi_jscan_error_at(js, ops_at,
 				      "ops: the graph has no ops (expected at "
 				      "least one)");
 	return DP_OK;
 }
 
-dp_status load_json(const char *path, const char *text, size_t len,
+dp_status dp_load_json(const char *path, const char *text, size_t len,
 		    dp_graph **out, dp_err *err)
 {
 	jload L;
 	memset(&L, 0, sizeof L);
 	L.path = path;
 	L.err = err;
-	L.g = graph_new(NULL);
+	L.g = dp_graph_new(NULL);
 	if (!L.g)
 		return dp_err_set(err, DP_ENOMEM, path, 0, 0, "out of memory");
-	jscan_init(&L.js, path, text, len, err);
-	if (jscan_peek(&L.js) == -1) {
-		jscan_free(&L.js);
-		graph_free(L.g);
+	dpi_jscan_init(&L.js, path, text, len, err);
+	if (dpi_jscan_peek(&L.js) == -1) {
+		dpi_jscan_free(&L.js);
+		dp_graph_free(L.g);
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "empty file: expected a JSON object");
 	}
 	dp_status st = read_top(&L);
-	jscan_free(&L.js);
+	dpi_jscan_free(&L.js);
 	if (!st && !L.g->name[0]) {
 		/* default name: the file's base name without extension */
 		const char *b = strrchr(path, '/');
@@ -567,12 +567,12 @@ dp_status load_json(const char *path, const char *text, size_t len,
 		int n = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
 		char nm[256];
 		snprintf(nm, sizeof nm, "%.*s", n, b);
-		st = graph_set_name(L.g, nm, err);
+		st = dp_graph_set_name(L.g, nm, err);
 	}
 	if (st) {
 		if (err && !err->file[0])
 			snprintf(err->file, sizeof err->file, "%s", path);
-		graph_free(L.g);
+		dp_graph_free(L.g);
 		return st;
 	}
 	*out = L.g;

@@ -89,10 +89,10 @@ static dp_status nomem(dp_err *err)
 static dp_status op_for(pd_state *s, const char *name, uint32_t *id,
 			dp_err *err)
 {
-	*id = graph_find(s->t, name);
+	*id = dp_graph_find(s->t, name);
 	if (*id != NONE)
 		return DP_OK;
-	return graph_add_op(s->t, name, id, err);
+	return dp_graph_add_op(s->t, name, id, err);
 }
 
 static dp_status edge_line(void *ctx, const char *path, char *raw, char *line,
@@ -110,11 +110,11 @@ static dp_status edge_line(void *ctx, const char *path, char *raw, char *line,
 	    line[l - 1] == '{')
 		return DP_OK;
 	char *p = line;
-	if (!pardnn_parse_name(&p, s->na) || strncmp(p, "->", 2) != 0)
-		return pardnn_bad_line(path, lineno, raw, p, want, err);
+	if (!dpi_pardnn_parse_name(&p, s->na) || strncmp(p, "->", 2) != 0)
+		return dpi_pardnn_bad_line(path, lineno, raw, p, want, err);
 	p += 2;
-	if (!pardnn_parse_name(&p, s->nb) || *p)
-		return pardnn_bad_line(path, lineno, raw, p, want, err);
+	if (!dpi_pardnn_parse_name(&p, s->nb) || *p)
+		return dpi_pardnn_bad_line(path, lineno, raw, p, want, err);
 	uint32_t u, v;
 	dp_status st;
 	if ((st = op_for(s, s->na, &u, err)) ||
@@ -156,20 +156,20 @@ static dp_status name_value(pd_state *s, const char *path, char *raw,
 	for (char *q = strstr(line, "::"); q; q = strstr(q + 1, "::"))
 		sep = q;
 	if (!sep)
-		return pardnn_bad_line(path, lineno, raw, line, want, err);
+		return dpi_pardnn_bad_line(path, lineno, raw, line, want, err);
 	*sep = '\0';
-	char *vtext = pardnn_trim(sep + 2), *end;
+	char *vtext = dpi_pardnn_trim(sep + 2), *end;
 	char *p = line;
-	if (!pardnn_parse_name(&p, s->na) || *p)
-		return pardnn_bad_line(path, lineno, raw, p, want, err);
+	if (!dpi_pardnn_parse_name(&p, s->na) || *p)
+		return dpi_pardnn_bad_line(path, lineno, raw, p, want, err);
 	*val = strtod(vtext, &end);
-	if (end == vtext || *pardnn_trim(end) || !isfinite(*val) || *val < 0)
+	if (end == vtext || *dpi_pardnn_trim(end) || !isfinite(*val) || *val < 0)
 		return dp_err_set(err, DP_EINPUT, path, lineno,
 				  (int)(vtext - raw) + 1,
 				  "expected %s: the value must be a number "
 				  ">= 0, got '%s'",
 				  want, vtext);
-	*id = graph_find(s->t, s->na);
+	*id = dp_graph_find(s->t, s->na);
 	if (*id == NONE)
 		s->t->unknown_names++;
 	return DP_OK;
@@ -224,10 +224,10 @@ static dp_status list_line(pd_state *s, const char *path, char *raw, char *line,
 			   int lineno, uint8_t kind, dp_err *err)
 {
 	char *p = line;
-	if (!pardnn_parse_name(&p, s->na) || *p)
-		return pardnn_bad_line(path, lineno, raw, p,
+	if (!dpi_pardnn_parse_name(&p, s->na) || *p)
+		return dpi_pardnn_bad_line(path, lineno, raw, p,
 				       "one op name per line", err);
-	uint32_t id = graph_find(s->t, s->na);
+	uint32_t id = dp_graph_find(s->t, s->na);
 	if (id == NONE)
 		s->t->unknown_names++;
 	else if (s->kind[id] != K_SRC && s->kind[id] != K_SNK)
@@ -264,7 +264,7 @@ static dp_status place_line(void *ctx, const char *path, char *raw, char *line,
 		if (*q == ' ' || *q == '\t')
 			sp = q;
 	if (!sp)
-		return pardnn_bad_line(path, lineno, raw, line, want, err);
+		return dpi_pardnn_bad_line(path, lineno, raw, line, want, err);
 	*sp = '\0';
 	char *dtext = sp + 1, *end;
 	long dev = strtol(dtext, &end, 10);
@@ -274,10 +274,10 @@ static dp_status place_line(void *ctx, const char *path, char *raw, char *line,
 				  "expected %s: the device must be an integer "
 				  ">= -1 (-1 = host CPU), got '%s'",
 				  want, dtext);
-	char *p = pardnn_trim(line);
-	if (!pardnn_parse_name(&p, s->na) || *p)
-		return pardnn_bad_line(path, lineno, raw, p, want, err);
-	uint32_t id = graph_find(s->t, s->na);
+	char *p = dpi_pardnn_trim(line);
+	if (!dpi_pardnn_parse_name(&p, s->na) || *p)
+		return dpi_pardnn_bad_line(path, lineno, raw, p, want, err);
+	uint32_t id = dp_graph_find(s->t, s->na);
 	if (id == NONE)
 		s->t->unknown_names++;
 	else if (dev == -1 && s->kind[id] != K_SRC && s->kind[id] != K_SNK &&
@@ -318,11 +318,11 @@ static dp_status coloc_line(void *ctx, const char *path, char *raw, char *line,
 	uint32_t first = NONE;
 	char *p = line;
 	for (;;) {
-		if (!pardnn_parse_name(&p, s->na))
-			return pardnn_bad_line(path, lineno, raw, p,
+		if (!dpi_pardnn_parse_name(&p, s->na))
+			return dpi_pardnn_bad_line(path, lineno, raw, p,
 					       "a colocation line \"a::b::c\"",
 					       err);
-		uint32_t id = graph_find(s->t, s->na);
+		uint32_t id = dp_graph_find(s->t, s->na);
 		if (id == NONE)
 			s->t->unknown_names++;
 		else if (first == NONE)
@@ -332,7 +332,7 @@ static dp_status coloc_line(void *ctx, const char *path, char *raw, char *line,
 		if (!*p)
 			return DP_OK;
 		if (strncmp(p, "::", 2) != 0)
-			return pardnn_bad_line(path, lineno, raw, p,
+			return dpi_pardnn_bad_line(path, lineno, raw, p,
 					       "a colocation line \"a::b::c\"",
 					       err);
 		p += 2;
@@ -364,7 +364,7 @@ static dp_status colocate_refs(pd_state *s, dp_err *err)
 		}
 		for (char *sl = strrchr(buf, '/'); sl; sl = strrchr(buf, '/')) {
 			*sl = '\0';
-			uint32_t v = graph_find(s->t, buf);
+			uint32_t v = dp_graph_find(s->t, buf);
 			if (v != NONE && s->kind[v] == K_VAR) {
 				uf_union(s->uf, u, v);
 				break;
@@ -404,7 +404,7 @@ static dp_status label_groups(pd_state *s, dp_err *err)
 			continue;
 		/* a copy: the label is interned into the arena it comes from */
 		char *lab = strdup(graph_op_name(s->t, label[r]));
-		st = lab ? graph_set_colocate(s->t, u, lab, err) : nomem(err);
+		st = lab ? dp_graph_set_colocate(s->t, u, lab, err) : nomem(err);
 		free(lab);
 	}
 	free(size);
@@ -451,8 +451,8 @@ static dp_status fill_ops(pd_state *s, dp_err *err)
 			op->output_bytes = mem;
 		layer_of(graph_op_name(s->t, u), buf, sizeof buf);
 		dp_status st;
-		if ((st = graph_set_type(s->t, u, types[k], err)) ||
-		    (st = graph_set_layer(s->t, u, buf, err)))
+		if ((st = dp_graph_set_type(s->t, u, types[k], err)) ||
+		    (st = dp_graph_set_layer(s->t, u, buf, err)))
 			return st;
 	}
 	for (uint32_t e = 0; e < s->ne; e++) {
@@ -461,7 +461,7 @@ static dp_status fill_ops(pd_state *s, dp_err *err)
 		if (ka == K_SRC || ka == K_SNK || kb == K_SRC || kb == K_SNK)
 			continue;
 		bool control = ka == K_NOOP || kb == K_NOOP;
-		dp_status st = graph_add_edge(
+		dp_status st = dp_graph_add_edge(
 			s->t, a, b, control ? 0 : s->tsz[a], control, err);
 		if (st)
 			return st;
@@ -501,7 +501,7 @@ static dp_status set_name(dp_graph *g, const char *dir, dp_err *err)
 		buf[--l] = '\0';
 	const char *b = strrchr(buf, '/');
 	b = b && b[1] ? b + 1 : buf;
-	return graph_set_name(g, b, err);
+	return dp_graph_set_name(g, b, err);
 }
 
 static void free_state(pd_state *s)
@@ -518,7 +518,7 @@ static void free_state(pd_state *s)
 	free(s->uf);
 }
 
-dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err)
+dp_status dp_load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 {
 	static const pd_line_fn side[R_COUNT] = {
 		[R_DUR] = dur_line,	[R_TSZ] = tsz_line,
@@ -533,15 +533,15 @@ dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	pd_state s;
 	memset(&s, 0, sizeof s);
 	s.dir = dir;
-	dp_status st = pardnn_find_files(dir, s.files, err);
-	if (!st && !(s.t = graph_new(NULL)))
+	dp_status st = dpi_pardnn_find_files(dir, s.files, err);
+	if (!st && !(s.t = dp_graph_new(NULL)))
 		st = nomem(err);
 	if (!st)
-		st = graph_set_source(s.t, dir, err);
+		st = dp_graph_set_source(s.t, dir, err);
 	if (!st)
 		st = set_name(s.t, dir, err);
 	if (!st)
-		st = pardnn_read_lines(s.files[R_EDGES], edge_line, &s, err);
+		st = dpi_pardnn_read_lines(s.files[R_EDGES], edge_line, &s, err);
 	if (!st && s.t->nops == 0)
 		st = dp_err_set(err, DP_EINPUT, s.files[R_EDGES], 0, 0,
 				"no edges; expected lines \"a\"->\"b\"");
@@ -551,7 +551,7 @@ dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	}
 	for (size_t i = 0; !st && i < sizeof order / sizeof order[0]; i++)
 		if (s.files[order[i]])
-			st = pardnn_read_lines(s.files[order[i]],
+			st = dpi_pardnn_read_lines(s.files[order[i]],
 					       side[order[i]], &s, err);
 	if (!st)
 		st = colocate_refs(&s, err);
@@ -563,14 +563,14 @@ dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	if (!st && s.nhost) {
 		/* finalize the full graph for its adjacency lists, then
 		 * rebuild it without the host ops */
-		st = graph_finalize(s.t, err);
+		st = dp_graph_finalize(s.t, err);
 		if (!st)
-			st = load_drop_host_ops(s.t, s.host, &g, err);
+			st = dpi_load_drop_host_ops(s.t, s.host, &g, err);
 	} else if (!st) {
 		g = s.t;
 		s.t = NULL;
 	}
-	graph_free(s.t);
+	dp_graph_free(s.t);
 	free_state(&s);
 	/* memory errors come from deep inside without a file: name the
 	 * folder */

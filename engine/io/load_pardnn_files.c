@@ -58,7 +58,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-dp_status pardnn_find_files(const char *dir, char *files[R_COUNT], dp_err *err)
+dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT], dp_err *err)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -145,7 +145,7 @@ dp_status pardnn_find_files(const char *dir, char *files[R_COUNT], dp_err *err)
 	return st;
 }
 
-char *pardnn_trim(char *p)
+char *dpi_pardnn_trim(char *p)
 {
 	while (*p == ' ' || *p == '\t')
 		p++;
@@ -155,7 +155,7 @@ char *pardnn_trim(char *p)
 	return p;
 }
 
-dp_status pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
+dp_status dpi_pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
 			    dp_err *err)
 {
 	FILE *f = fopen(path, "rb");
@@ -198,7 +198,7 @@ dp_status pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
 		if (nl)
 			*nl = '\0';
 		lineno++;
-		char *line = pardnn_trim(p);
+		char *line = dpi_pardnn_trim(p);
 		if (*line)
 			st = fn(ctx, path, p, line, lineno, err);
 		p = nl ? nl + 1 : p + strlen(p);
@@ -207,7 +207,7 @@ dp_status pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
 	return st;
 }
 
-bool pardnn_parse_name(char **p, char *out)
+bool dpi_pardnn_parse_name(char **p, char *out)
 {
 	char *s = *p;
 	while (*s == ' ' || *s == '\t')
@@ -242,7 +242,7 @@ bool pardnn_parse_name(char **p, char *out)
 	return true;
 }
 
-dp_status pardnn_bad_line(const char *path, int lineno, const char *raw,
+dp_status dpi_pardnn_bad_line(const char *path, int lineno, const char *raw,
 			  const char *at, const char *expected, dp_err *err)
 {
 	return dp_err_set(err, DP_EINPUT, path, lineno,

@@ -247,13 +247,13 @@ static dp_status parse_layer(pd_state *s, char *ln, int line, dp_err *err)
 		tl--;
 	desc[tl] = '\0';
 	L->input = is_input_type(desc);
-	st = graph_add_op(s->g, name, &L->fw, err);
+	st = dp_graph_add_op(s->g, name, &L->fw, err);
 	if (!st) {
 		dp_op *op = &s->g->ops[L->fw];
 		op->time_us = L->input ? 0.0 : L->fw_ms * MS_TO_US;
 		op->output_bytes = (int64_t)llround(L->act);
-		if (!(st = graph_set_type(s->g, L->fw, desc, err)))
-			st = graph_set_layer(s->g, L->fw, name, err);
+		if (!(st = dp_graph_set_type(s->g, L->fw, desc, err)))
+			st = dp_graph_set_layer(s->g, L->fw, name, err);
 	}
 	if (st) {
 		if (err) {
@@ -300,7 +300,7 @@ static dp_status parse_edge(pd_state *s, char *ln, int line, dp_err *err)
  * the first nlayers ops, added in layer order, so op id == layer index. */
 static uint32_t layer_of(const pd_state *s, const char *name)
 {
-	uint32_t id = graph_find(s->g, name);
+	uint32_t id = dp_graph_find(s->g, name);
 	return id < s->nlayers ? id : UINT32_MAX;
 }
 
@@ -342,7 +342,7 @@ static dp_status build_training(pd_state *s, dp_err *err)
 		if (L->input)
 			continue;
 		snprintf(nm, sizeof nm, "%s_bw", graph_op_name(g, L->fw));
-		if ((st = graph_add_op(g, nm, &L->bw, err)))
+		if ((st = dp_graph_add_op(g, nm, &L->bw, err)))
 			return st != DP_EINPUT
 				       ? st
 				       : dp_err_set(err, st, s->path, L->line,
@@ -356,21 +356,21 @@ static dp_status build_training(pd_state *s, dp_err *err)
 		op->param_bytes = (int64_t)llround(L->param);
 		snprintf(nm, sizeof nm, "%sBackward",
 			 graph_str(g, g->ops[L->fw].type));
-		if ((st = graph_set_type(g, L->bw, nm, err)))
+		if ((st = dp_graph_set_type(g, L->bw, nm, err)))
 			return st;
 		snprintf(nm, sizeof nm, "%s", graph_op_name(g, L->fw));
-		if ((st = graph_set_layer(g, L->bw, nm, err)))
+		if ((st = dp_graph_set_layer(g, L->bw, nm, err)))
 			return st;
 		if (L->param > 0 &&
-		    ((st = graph_set_colocate(g, L->fw, nm, err)) ||
-		     (st = graph_set_colocate(g, L->bw, nm, err))))
+		    ((st = dp_graph_set_colocate(g, L->fw, nm, err)) ||
+		     (st = dp_graph_set_colocate(g, L->bw, nm, err))))
 			return st;
 	}
 	/* forward edges, in file order */
 	for (uint32_t i = 0; i < s->nedges; i++) {
 		const pd_layer *P = &s->layers[s->edges[i].from];
 		const pd_layer *N = &s->layers[s->edges[i].to];
-		if ((st = graph_add_edge(g, P->fw, N->fw, -1, false, err)))
+		if ((st = dp_graph_add_edge(g, P->fw, N->fw, -1, false, err)))
 			return st;
 	}
 	/* mirrored backward edges and the gradients' sizes */
@@ -380,7 +380,7 @@ static dp_status build_training(pd_state *s, dp_err *err)
 		if (P->bw == UINT32_MAX || N->bw == UINT32_MAX)
 			continue;
 		int64_t b = (int64_t)llround(P->act);
-		if ((st = graph_add_edge(g, N->bw, P->bw, b, false, err)))
+		if ((st = dp_graph_add_edge(g, N->bw, P->bw, b, false, err)))
 			return st;
 		g->ops[N->bw].output_bytes += b;
 	}
@@ -390,13 +390,13 @@ static dp_status build_training(pd_state *s, dp_err *err)
 		const pd_layer *N = &s->layers[s->edges[i].to];
 		if (N->bw == UINT32_MAX)
 			continue;
-		if ((st = graph_add_edge(g, P->fw, N->bw, -1, false, err)))
+		if ((st = dp_graph_add_edge(g, P->fw, N->bw, -1, false, err)))
 			return st;
 	}
 	for (uint32_t i = 0; i < s->nlayers; i++) {
 		const pd_layer *L = &s->layers[i];
 		if (L->bw != UINT32_MAX &&
-		    (st = graph_add_edge(g, L->fw, L->bw, -1, false, err)))
+		    (st = dp_graph_add_edge(g, L->fw, L->bw, -1, false, err)))
 			return st;
 	}
 	return DP_OK;
@@ -419,17 +419,17 @@ static dp_status set_name(dp_graph *g, const char *path, dp_err *err)
 		if (dot && dot > base)
 			*dot = '\0';
 	}
-	return graph_set_name(g, *base ? base : "pipedream", err);
+	return dp_graph_set_name(g, *base ? base : "pipedream", err);
 }
 
-dp_status load_pipedream(const char *path, const char *text, size_t len,
+dp_status dp_load_pipedream(const char *path, const char *text, size_t len,
 			 dp_graph **out, dp_err *err)
 {
 	pd_state s;
 	memset(&s, 0, sizeof s);
 	s.path = path;
 	char *buf = malloc(len + 1);
-	s.g = graph_new(NULL);
+	s.g = dp_graph_new(NULL);
 	dp_status st = DP_OK;
 	if (!buf || !s.g) {
 		st = nomem(err);
@@ -437,7 +437,7 @@ dp_status load_pipedream(const char *path, const char *text, size_t len,
 	}
 	memcpy(buf, text, len);
 	buf[len] = '\0';
-	if ((st = graph_set_source(s.g, path, err)) ||
+	if ((st = dp_graph_set_source(s.g, path, err)) ||
 	    (st = set_name(s.g, path, err)))
 		goto done;
 	if (memchr(text, '\0', len)) {
@@ -476,7 +476,7 @@ done:
 	free(s.edge_lines);
 	free(buf);
 	if (st) {
-		graph_free(s.g);
+		dp_graph_free(s.g);
 		return st;
 	}
 	*out = s.g;

@@ -39,7 +39,7 @@ typedef struct pread {
 static void where_line_col(const pread *P, size_t where, int *line, int *col)
 {
 	if (P->text) {
-		load_line_col(P->text, where - 1, line, col);
+		dp_load_line_col(P->text, where - 1, line, col);
 	} else {
 		*line = (int)where;
 		*col = 1;
@@ -50,7 +50,7 @@ static void where_line_col(const pread *P, size_t where, int *line, int *col)
 static bool parse_device(const char *s, size_t n, int32_t *dev)
 {
 	double v;
-	size_t k = units_scan_number(s, &v);
+	size_t k = dp_units_scan_number(s, &v);
 	if (!k || k != n || v != floor(v) || v < -1 || v >= DP_MAX_DEVICES)
 		return false;
 	*dev = (int32_t)v;
@@ -61,7 +61,7 @@ static bool parse_device(const char *s, size_t n, int32_t *dev)
  * line. */
 static dp_status assign(pread *P, const char *name, int32_t dev, size_t where)
 {
-	uint32_t u = graph_find(P->g, name);
+	uint32_t u = dp_graph_find(P->g, name);
 	int line, col;
 	if (u == UINT32_MAX) {
 		where_line_col(P, where, &line, &col);
@@ -141,7 +141,7 @@ static dp_status read_place(pread *P, char *text)
 static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 {
 	jscan_iter it;
-	dp_status st = jscan_object_begin(js, &it, "placement");
+	dp_status st = dpi_jscan_object_begin(js, &it, "placement");
 	if (st)
 		return st;
 	char *name = NULL;
@@ -149,7 +149,7 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 	for (;;) {
 		bool has;
 		size_t key_off;
-		if ((st = jscan_object_next(js, &it, &has, &key_off)) || !has)
+		if ((st = dpi_jscan_object_next(js, &it, &has, &key_off)) || !has)
 			break;
 		/* keep the name: scanning the value reuses js->sbuf */
 		if (js->slen + 1 > cap) {
@@ -164,13 +164,13 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 		}
 		memcpy(name, js->sbuf, js->slen + 1);
 		size_t s, e;
-		if ((st = jscan_value(js, &s, &e)))
+		if ((st = dpi_jscan_value(js, &s, &e)))
 			break;
 		int32_t dev;
 		if (js->text[s] == '"' || js->text[s] == '{' ||
 		    js->text[s] == '[' ||
 		    !parse_device(js->text + s, e - s, &dev)) {
-			st = jscan_error_at(js, s,
+			st = dpi_jscan_error_at(js, s,
 					    "placement of '%s': expected a "
 					    "device number from -1 (CPU) to %d",
 					    name, DP_MAX_DEVICES - 1);
@@ -189,29 +189,29 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 static dp_status read_json(pread *P, const char *text, size_t len, int *devices)
 {
 	jscan js;
-	jscan_init(&js, P->path, text, len, P->err);
+	dpi_jscan_init(&js, P->path, text, len, P->err);
 	P->text = text;
 	jscan_iter it;
 	bool seen_map = false;
 	size_t max_off = 0, dev_off = 0;
-	dp_status st = jscan_object_begin(&js, &it, "the top-level object");
+	dp_status st = dpi_jscan_object_begin(&js, &it, "the top-level object");
 	while (!st) {
 		bool has;
-		if ((st = jscan_object_next(&js, &it, &has, NULL)) || !has)
+		if ((st = dpi_jscan_object_next(&js, &it, &has, NULL)) || !has)
 			break;
 		char key[16];
 		bool known = js.slen < sizeof key;
 		snprintf(key, sizeof key, "%s", js.sbuf);
-		jscan_peek(&js);
+		dpi_jscan_peek(&js);
 		size_t at = js.pos;
 		if (known && strcmp(key, "placement") == 0) {
 			seen_map = true;
 			st = read_json_map(P, &js, &max_off);
 		} else if (known && strcmp(key, "format") == 0) {
-			if ((st = jscan_string(&js)))
+			if ((st = dpi_jscan_string(&js)))
 				break;
 			if (strcmp(js.sbuf, "dnnpart-placement") != 0)
-				st = jscan_error_at(
+				st = dpi_jscan_error_at(
 					&js, at,
 					"format: expected "
 					"\"dnnpart-placement\", got \"%s\"%s",
@@ -223,12 +223,12 @@ static dp_status read_json(pread *P, const char *text, size_t len, int *devices)
 		} else if (known && strcmp(key, "devices") == 0) {
 			size_t s, e;
 			double v;
-			if ((st = jscan_value(&js, &s, &e)))
+			if ((st = dpi_jscan_value(&js, &s, &e)))
 				break;
-			size_t k = units_scan_number(text + s, &v);
+			size_t k = dp_units_scan_number(text + s, &v);
 			if (k != e - s || v != floor(v) || v < 1 ||
 			    v > DP_MAX_DEVICES)
-				st = jscan_error_at(&js, s,
+				st = dpi_jscan_error_at(&js, s,
 						    "devices: expected an "
 						    "integer from 1 to %d",
 						    DP_MAX_DEVICES);
@@ -236,27 +236,27 @@ static dp_status read_json(pread *P, const char *text, size_t len, int *devices)
 				*devices = (int)v;
 			dev_off = s;
 		} else {
-			st = jscan_value(&js, NULL, NULL);
+			st = dpi_jscan_value(&js, NULL, NULL);
 		}
 	}
 	if (!st)
-		st = jscan_end(&js);
+		st = dpi_jscan_end(&js);
 	if (!st && !seen_map)
-		st = jscan_error_at(&js, 0,
+		st = dpi_jscan_error_at(&js, 0,
 				    "missing the \"placement\" object: a "
 				    "placement file maps op names to devices, "
 				    "{\"placement\": {\"op\": 0, ...}}");
 	if (!st && *devices > 0 && P->max_dev >= *devices) {
 		int line, col;
-		load_line_col(text, max_off, &line, &col);
+		dp_load_line_col(text, max_off, &line, &col);
 		int dl, dc;
-		load_line_col(text, dev_off, &dl, &dc);
+		dp_load_line_col(text, dev_off, &dl, &dc);
 		st = dp_err_set(P->err, DP_EINPUT, P->path, line, col,
 				"device %d is out of range: the file says "
 				"\"devices\": %d on line %d (devices 0 to %d)",
 				P->max_dev, *devices, dl, *devices - 1);
 	}
-	jscan_free(&js);
+	dpi_jscan_free(&js);
 	return st;
 }
 
@@ -307,14 +307,14 @@ static void fill_omitted(const dp_graph *g, int32_t *dev,
 			dev[u] = 0;
 }
 
-dp_status placement_read(const char *path, const dp_graph *g,
+dp_status dp_placement_read(const char *path, const dp_graph *g,
 			 int32_t *placement, dp_placement_info *info,
 			 dp_err *err)
 {
 	dp_placement_info inf = {0, 0, 0};
 	char *text;
 	size_t len;
-	dp_status st = load_read_file(path, 0, &text, &len, err);
+	dp_status st = dp_load_read_file(path, 0, &text, &len, err);
 	if (st)
 		return st;
 	pread P = {path, g, NULL, NULL, NULL, -1, err};
@@ -388,14 +388,14 @@ static void put_json_string(FILE *f, const char *s)
 static void put_num(FILE *f, double v)
 {
 	char b[40];
-	fputs(units_fmt_num(v, b, sizeof b), f);
+	fputs(dp_units_fmt_num(v, b, sizeof b), f);
 }
 
-dp_status placement_write_json(const char *path, const dp_graph *g,
+dp_status dp_placement_write_json(const char *path, const dp_graph *g,
 			       const dp_plan *plan, dp_err *err)
 {
 	dp_afile af;
-	dp_status st = afile_open(&af, path, err);
+	dp_status st = dp_afile_open(&af, path, err);
 	if (st)
 		return st;
 	FILE *f = af.f;
@@ -441,10 +441,10 @@ dp_status placement_write_json(const char *path, const dp_graph *g,
 			(long long)ds->comm_out_bytes);
 	}
 	fputs("\n    ]\n  }\n}\n", f);
-	return afile_commit(&af, err);
+	return dp_afile_commit(&af, err);
 }
 
-dp_status placement_write_place(const char *path, const dp_graph *g,
+dp_status dp_placement_write_place(const char *path, const dp_graph *g,
 				const int32_t *placement, dp_err *err)
 {
 	for (uint32_t u = 0; u < g->nops; u++)
@@ -455,11 +455,11 @@ dp_status placement_write_place(const char *path, const dp_graph *g,
 					  "(write JSON instead)",
 					  u);
 	dp_afile af;
-	dp_status st = afile_open(&af, path, err);
+	dp_status st = dp_afile_open(&af, path, err);
 	if (st)
 		return st;
 	for (uint32_t u = 0; u < g->nops; u++)
 		fprintf(af.f, "%s %d\n", graph_op_name(g, u),
 			(int)placement[u]);
-	return afile_commit(&af, err);
+	return dp_afile_commit(&af, err);
 }

@@ -1,8 +1,8 @@
 /* plan.c - a placement with its simulated schedule and metrics (see plan.h).
  *
- * plan_run() times an algorithm, checks that what it returned is a valid
+ * dp_plan_run() times an algorithm, checks that what it returned is a valid
  * placement (a broken algorithm is an internal error, not a bad plan), and
- * simulates it with detail; plan_evaluate() simulates a given placement.
+ * simulates it with detail; dp_plan_evaluate() simulates a given placement.
  * Both add the bounds (DESIGN 3: LB, xLB, speedup) and whether the whole
  * graph would fit on device 0 alone.
  */
@@ -86,10 +86,10 @@ static dp_status one_device_peak(dp_sim *s, const dp_graph *g,
 	dp_sim_result r1;
 	memset(&r1, 0, sizeof r1);
 	dp_sim_opts o = {.contention = DP_CONT_PORT, .detail = false};
-	dp_status st = sim_run(s, zero, &o, &r1, err);
+	dp_status st = dp_sim_run(s, zero, &o, &r1, err);
 	if (!st)
 		*peak = r1.dev[0].peak_bytes;
-	sim_result_free(&r1);
+	dp_sim_result_free(&r1);
 	free(zero);
 	return st;
 }
@@ -105,20 +105,20 @@ static dp_status plan_simulate(const dp_graph *g, const dp_machine *m,
 		err = &local;
 	dp_plan p;
 	memset(&p, 0, sizeof p);
-	dp_sim *s = sim_new(g, m, err);
+	dp_sim *s = dp_sim_new(g, m, err);
 	if (!s) {
 		free(pl);
 		return err->code;
 	}
 	dp_sim_opts o = {.contention = c, .detail = true};
-	dp_status st = sim_run(s, pl, &o, &p.sim, err);
+	dp_status st = dp_sim_run(s, pl, &o, &p.sim, err);
 	if (!st)
 		st = one_device_peak(s, g, pl, &p.sim, &p.one_device_peak, err);
 	if (!st)
-		st = sim_bounds_checked(g, m, &p.bounds, err);
-	sim_free(s);
+		st = dp_sim_bounds_checked(g, m, &p.bounds, err);
+	dp_sim_free(s);
 	if (st) {
-		sim_result_free(&p.sim);
+		dp_sim_result_free(&p.sim);
 		free(pl);
 		return st;
 	}
@@ -138,16 +138,16 @@ static dp_status plan_simulate(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
-dp_status plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
+dp_status dp_plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
 		   const dp_algo_opts *o, const dp_progress *p, dp_plan *plan,
 		   dp_err *err)
 {
 	dp_algo_opts def;
 	if (!o) {
-		algo_opts_default(&def);
+		dp_algo_opts_default(&def);
 		o = &def;
 	}
-	dp_status st = algo_check_pins(g, m, err);
+	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
 	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
@@ -169,7 +169,7 @@ dp_status plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
 			     err);
 }
 
-dp_status plan_evaluate(const dp_graph *g, const dp_machine *m,
+dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
 			const int32_t *placement, dp_contention c,
 			dp_plan *plan, dp_err *err)
 {
@@ -181,16 +181,16 @@ dp_status plan_evaluate(const dp_graph *g, const dp_machine *m,
 	return plan_simulate(g, m, pl, "eval", c, 0, plan, err);
 }
 
-void plan_free(dp_plan *plan)
+void dp_plan_free(dp_plan *plan)
 {
 	if (!plan)
 		return;
 	free(plan->placement);
-	sim_result_free(&plan->sim);
+	dp_sim_result_free(&plan->sim);
 	memset(plan, 0, sizeof *plan);
 }
 
-int plan_worst_device(const dp_plan *plan)
+int dp_plan_worst_device(const dp_plan *plan)
 {
 	int worst = -1;
 	int64_t over = 0;

@@ -1,4 +1,4 @@
-/* sim.c - the discrete-event simulator: the event loop and sim_run()
+/* sim.c - the discrete-event simulator: the event loop and dp_sim_run()
  * (see sim.h, DESIGN.md 3.1 and docs/simulator.md). Setup and priorities
  * are in sim_setup.c, memory accounting in sim_memory.c, the schedule's
  * critical path in sim_path.c.
@@ -99,7 +99,7 @@ static inline uint32_t ready_pop(uint32_t *h, uint32_t *len)
 
 /* ---- result buffers ---- */
 
-void sim_result_free(dp_sim_result *r)
+void dp_sim_result_free(dp_sim_result *r)
 {
 	if (!r)
 		return;
@@ -218,7 +218,7 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 	s->xnum[u] = (uint16_t)nt;
 	if (nt) {
 		order_targets(s, nt);
-		if (sim_grow((void **)&r->xfers, &r->cap_xfers,
+		if (dpi_sim_grow((void **)&r->xfers, &r->cap_xfers,
 			     (uint64_t)r->nxfers + nt, sizeof *r->xfers))
 			return nomem(err, "transfers");
 		for (uint32_t i = 0; i < nt; i++) {
@@ -410,13 +410,13 @@ static dp_status finish_parts(dp_sim *s, const int32_t *pl,
 		live = live || (s->done & SIM_DONE_LIVE);
 		curves = curves || (s->done & SIM_DONE_CURVES);
 		s->done &= ~(SIM_DONE_MEMORY | SIM_DONE_LIVE | SIM_DONE_CURVES);
-		if ((st = sim_memory(s, pl, live, curves, r, err)))
+		if ((st = dpi_sim_memory(s, pl, live, curves, r, err)))
 			return st;
 		s->done |= SIM_DONE_MEMORY | (live ? SIM_DONE_LIVE : 0u) |
 			   (curves ? SIM_DONE_CURVES : 0u);
 	}
 	if (o->detail && !(s->done & SIM_DONE_PATH)) {
-		if ((st = sim_critical_path(s, pl, r, err)))
+		if ((st = dpi_sim_critical_path(s, pl, r, err)))
 			return st;
 		s->done |= SIM_DONE_PATH;
 	}
@@ -432,7 +432,7 @@ static dp_status check_opts(const dp_sim_opts *o, dp_err *err)
 	return DP_OK;
 }
 
-dp_status sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
+dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 		  dp_sim_result *r, dp_err *err)
 {
 	dp_sim_opts def = {.contention = DP_CONT_PORT};
@@ -458,11 +458,11 @@ dp_status sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 	if (st)
 		return st;
 	s->last_res = r;
-	sim_memory_skipped(s, r); /* until the memory pass replaces it */
+	dpi_sim_memory_skipped(s, r); /* until the memory pass replaces it */
 	return finish_parts(s, placement, o, r, err);
 }
 
-dp_status sim_finish(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
+dp_status dp_sim_finish(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 		     dp_sim_result *r, dp_err *err)
 {
 	dp_sim_opts def = {.contention = DP_CONT_PORT};
@@ -473,7 +473,7 @@ dp_status sim_finish(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 		return st;
 	if (!r || r != s->last_res)
 		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-				  "sim_finish: the result is not the one of "
+				  "dp_sim_finish: the result is not the one of "
 				  "the simulator's last run");
 	return finish_parts(s, placement, o, r, err);
 }

@@ -1,6 +1,6 @@
 /* sim_memory.c - time-resolved memory per device (DESIGN 3.1, "Memory
  * intervals"): peaks always; when asked, the tensors live at each peak and
- * the memory curves. A run with skip_memory calls sim_memory_skipped()
+ * the memory curves. A run with skip_memory calls dpi_sim_memory_skipped()
  * instead.
  *
  * Every tensor is a half-open interval [alloc, free) of bytes on a device:
@@ -96,7 +96,7 @@ static dp_status free_times(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 			    dp_err *err)
 {
 	const dp_graph *g = s->g;
-	if (sim_grow((void **)&s->copyfree, &s->cap_copyfree, r->nxfers,
+	if (dpi_sim_grow((void **)&s->copyfree, &s->cap_copyfree, r->nxfers,
 		     sizeof *s->copyfree))
 		return nomem(err, "transfer free times");
 	for (uint32_t u = 0; u < s->n; u++) {
@@ -191,7 +191,7 @@ static dp_status build_curves(dp_sim *s, const sim_mem_event *ev, size_t n,
 		total += s->dcount[d];
 	}
 	r->curve_off[k] = (uint32_t)total;
-	if (sim_grow((void **)&r->curve, &r->cap_curve, total,
+	if (dpi_sim_grow((void **)&r->curve, &r->cap_curve, total,
 		     sizeof *r->curve))
 		return nomem(err, "memory curves");
 	/* dcount[d] becomes the index of d's current point */
@@ -285,7 +285,7 @@ static dp_status build_live(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 				total += s->dcount[d];
 			}
 			r->live_off[k] = (uint32_t)total;
-			if (sim_grow((void **)&r->live, &r->cap_live, total,
+			if (dpi_sim_grow((void **)&r->live, &r->cap_live, total,
 				     sizeof *r->live))
 				return nomem(err, "live tensors");
 			out = r->live;
@@ -302,7 +302,7 @@ static void set_feasible(const dp_sim *s, dp_sim_result *r)
 			r->feasible = false;
 }
 
-void sim_memory_skipped(dp_sim *s, dp_sim_result *r)
+void dpi_sim_memory_skipped(dp_sim *s, dp_sim_result *r)
 {
 	int k = s->k;
 	for (int d = 0; d < k; d++) {
@@ -315,7 +315,7 @@ void sim_memory_skipped(dp_sim *s, dp_sim_result *r)
 	memset(r->curve_off, 0, ((size_t)k + 1) * sizeof *r->curve_off);
 }
 
-dp_status sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
+dp_status dpi_sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
 		     dp_sim_result *r, dp_err *err)
 {
 	dp_status st = free_times(s, pl, r, err);

@@ -31,7 +31,7 @@ static double arrival(const dp_sim *s, const int32_t *pl,
 	return -1; /* cannot happen: every cut data edge has a transfer */
 }
 
-dp_status sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
+dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 			    dp_err *err)
 {
 	const dp_graph *g = s->g;

@@ -16,7 +16,7 @@ static dp_status nomem(dp_err *err, const char *what)
 			  what);
 }
 
-int sim_grow(void **p, uint32_t *cap, uint64_t need, size_t elem)
+int dpi_sim_grow(void **p, uint32_t *cap, uint64_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
@@ -35,7 +35,7 @@ int sim_grow(void **p, uint32_t *cap, uint64_t need, size_t elem)
 	return 0;
 }
 
-void sim_free(dp_sim *s)
+void dp_sim_free(dp_sim *s)
 {
 	if (!s)
 		return;
@@ -199,7 +199,7 @@ static dp_status compute_priorities(dp_sim *s, dp_err *err)
 	return DP_OK;
 }
 
-dp_sim *sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
+dp_sim *dp_sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
 {
 	if (!g || !g->finalized) {
 		dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
@@ -264,7 +264,7 @@ dp_sim *sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
 	    !s->xbytes || !s->xidx || !s->touched || !s->dirty_flag ||
 	    !s->dirty || !s->level || !s->last_t || !s->dcount || !s->hist) {
 		nomem(err, "per-op buffers");
-		sim_free(s);
+		dp_sim_free(s);
 		return NULL;
 	}
 	/* compact successor lists: one sequential walk per ending op */
@@ -283,20 +283,20 @@ dp_sim *sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
 	for (int d = 0; d < s->k; d++)
 		s->xbytes[d] = -1;
 	if (check_sizes(s, err) != DP_OK || compute_priorities(s, err) != DP_OK) {
-		sim_free(s);
+		dp_sim_free(s);
 		return NULL;
 	}
 	return s;
 }
 
-const double *sim_ranks(const dp_sim *s)
+const double *dp_sim_ranks(const dp_sim *s)
 {
 	return s->rank;
 }
 
 /* ---- bounds and names ---- */
 
-dp_status sim_bounds_checked(const dp_graph *g, const dp_machine *m,
+dp_status dp_sim_bounds_checked(const dp_graph *g, const dp_machine *m,
 			     dp_bounds *b, dp_err *err)
 {
 	double sum = 0, max = 0;
@@ -307,7 +307,7 @@ dp_status sim_bounds_checked(const dp_graph *g, const dp_machine *m,
 	}
 	memset(b, 0, sizeof *b);
 	uint32_t len = 0;
-	double cp = graph_critical_path(g, max, NULL, &len);
+	double cp = dp_graph_critical_path(g, max, NULL, &len);
 	dp_status st = DP_OK;
 	if (cp < 0) {
 		cp = 0;
@@ -321,17 +321,17 @@ dp_status sim_bounds_checked(const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
-void sim_bounds(const dp_graph *g, const dp_machine *m, dp_bounds *b)
+void dp_sim_bounds(const dp_graph *g, const dp_machine *m, dp_bounds *b)
 {
-	sim_bounds_checked(g, m, b, NULL);
+	dp_sim_bounds_checked(g, m, b, NULL);
 }
 
-const char *sim_contention_name(dp_contention c)
+const char *dp_sim_contention_name(dp_contention c)
 {
 	return c == DP_CONT_NONE ? "none" : "port";
 }
 
-dp_status sim_contention_parse(const char *s, dp_contention *c, dp_err *err)
+dp_status dp_sim_contention_parse(const char *s, dp_contention *c, dp_err *err)
 {
 	if (s && strcmp(s, "port") == 0) {
 		*c = DP_CONT_PORT;
@@ -348,7 +348,7 @@ dp_status sim_contention_parse(const char *s, dp_contention *c, dp_err *err)
 			  s ? s : "");
 }
 
-const char *sim_hop_cause_name(dp_hop_cause c)
+const char *dp_sim_hop_cause_name(dp_hop_cause c)
 {
 	switch (c) {
 	case DP_HOP_START:
@@ -363,7 +363,7 @@ const char *sim_hop_cause_name(dp_hop_cause c)
 	return "?";
 }
 
-const char *sim_mem_kind_name(dp_mem_kind k)
+const char *dp_sim_mem_kind_name(dp_mem_kind k)
 {
 	switch (k) {
 	case DP_MEM_PARAM:

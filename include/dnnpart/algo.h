@@ -49,7 +49,7 @@ typedef struct dp_algo_opts {
 } dp_algo_opts;
 
 /* Defaults: port contention, polish on. */
-void algo_opts_default(dp_algo_opts *o);
+void dp_algo_opts_default(dp_algo_opts *o);
 
 typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,
 				const dp_algo_opts *o, const dp_progress *p,
@@ -63,23 +63,23 @@ typedef struct dp_algo {
 } dp_algo;
 
 /* The registry, in display order; the first entry is the default. */
-size_t algo_count(void);
-const dp_algo *algo_at(size_t i);
+size_t dp_algo_count(void);
+const dp_algo *dp_algo_at(size_t i);
 /* Finds an algorithm by name; NULL if unknown. */
-const dp_algo *algo_find(const char *name);
+const dp_algo *dp_algo_find(const char *name);
 /* The default algorithm (pardnn once registered). */
-const dp_algo *algo_default(void);
+const dp_algo *dp_algo_default(void);
 /* "pardnn, single, mtopo, ..." for messages; static storage. */
-const char *algo_names(void);
+const char *dp_algo_names(void);
 
 /* Shared helpers for algorithms (algo_common.c). */
 
 /* Checks that every pin names a device < m->k; DP_EINPUT naming the op. */
-dp_status algo_check_pins(const dp_graph *g, const dp_machine *m,
+dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m,
 			  dp_err *err);
 /* Forces pins and colocation onto a placement: pinned ops (and their whole
  * group) go to the pin; every other group goes to the device of its first
  * member (smallest op id). Used as a last step by simple algorithms. */
-void algo_apply_constraints(const dp_graph *g, int32_t *placement);
+void dp_algo_apply_constraints(const dp_graph *g, int32_t *placement);
 
 #endif

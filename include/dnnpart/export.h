@@ -29,18 +29,18 @@ typedef enum dp_export_kind {
 /* Picks the kind from a file name's extension (.dot .gv .svg .json .place
  * .csv; "*.devmap.json" or "*.torch.json" = torch device map, "*.tf.txt" =
  * TensorFlow device strings). Unknown extension: DP_EINPUT listing them. */
-dp_status export_kind_from_path(const char *path, dp_export_kind *kind,
+dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 				dp_err *err);
-const char *export_kind_name(dp_export_kind kind);
+const char *dp_export_kind_name(dp_export_kind kind);
 
 /* Writes plan in the given kind to path. progress may be NULL; its cancel
  * flag stops a long SVG layout (DP_ECANCELED, no file written). */
-dp_status export_write(const char *path, dp_export_kind kind,
+dp_status dp_export_write(const char *path, dp_export_kind kind,
 		       const dp_graph *g, const dp_machine *m,
 		       const dp_plan *plan, const dp_progress *progress,
 		       dp_err *err);
 
-/* ---- options and report (export_write uses the defaults) ---- */
+/* ---- options and report (dp_export_write uses the defaults) ---- */
 
 /* When DOT and SVG exports draw groups of ops instead of single ops. */
 typedef enum dp_export_coarsen {
@@ -87,18 +87,18 @@ typedef struct dp_export_report {
 
 /* Defaults: DP_COARSEN_AUTO, DP_EXPORT_MAX_NODES, DP_EXPORT_TIMEOUT_S,
  * automatic layout. */
-void export_opts_default(dp_export_opts *o);
+void dp_export_opts_default(dp_export_opts *o);
 
-/* export_write with options (NULL = defaults) and an optional report
+/* dp_export_write with options (NULL = defaults) and an optional report
  * (may be NULL; cleared first, filled on success). */
-dp_status export_write_opts(const char *path, dp_export_kind kind,
+dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 			    const dp_graph *g, const dp_machine *m,
 			    const dp_plan *plan, const dp_export_opts *opts,
 			    const dp_progress *progress,
 			    dp_export_report *report, dp_err *err);
 
 /* Parses "auto", "never", "always" for --coarsen. */
-dp_status export_coarsen_parse(const char *s, dp_export_coarsen *c,
+dp_status dp_export_coarsen_parse(const char *s, dp_export_coarsen *c,
 			       dp_err *err);
 
 #endif

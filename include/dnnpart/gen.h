@@ -1,6 +1,6 @@
 /* gen.h - deterministic synthetic training graphs of a given size.
  *
- * gen_graph() builds the op graph of one training step of a CNN with an
+ * dp_gen_graph() builds the op graph of one training step of a CNN with an
  * exact number of ops: a stem, then T parallel towers of four stages of
  * residual and inception-like blocks (branches and joins, skip connections;
  * neighbouring towers exchange features where a stage begins), a classifier
@@ -33,7 +33,7 @@
  * (xoshiro256**) and all cost arithmetic is done on integers, so every
  * machine produces the same graph, bit for bit.
  *
- * gen_write_json() writes any graph as native dnnpart JSON (docs/formats.md)
+ * dp_gen_write_json() writes any graph as native dnnpart JSON (docs/formats.md)
  * through afile, streaming, so that a 1,000,000-op graph takes seconds.
  */
 #ifndef DNNPART_GEN_H
@@ -47,7 +47,7 @@
 /* The smallest graph: data, stem, classifier, loss and their gradients
  * (one tower; each further tower needs 2 more ops, and 2 for the concat). */
 #define DP_GEN_MIN_OPS 22u
-/* The largest graph gen_graph() agrees to build. */
+/* The largest graph dp_gen_graph() agrees to build. */
 #define DP_GEN_MAX_OPS 20000000u
 /* What the scale rule aims the memory estimate at (see above). */
 #define DP_GEN_MEMORY_TARGET ((int64_t)20 << 30)
@@ -79,22 +79,22 @@ typedef struct dp_gen_scale {
 } dp_gen_scale;
 
 /* ops 10000, seed 1, no machine hint, default name, scale by the rule. */
-void gen_opts_default(dp_gen_opts *o);
+void dp_gen_opts_default(dp_gen_opts *o);
 
 /* Resolves the scale rule for o (without building the graph) into *sc.
  * Errors (DP_EINPUT, saying the accepted range): op count or a scale field
  * out of range, or fewer ops than the towers need. */
-dp_status gen_scale(const dp_gen_opts *o, dp_gen_scale *sc, dp_err *err);
+dp_status dp_gen_compute_scale(const dp_gen_opts *o, dp_gen_scale *sc, dp_err *err);
 
-/* Builds and finalizes the graph. Errors: those of gen_scale(), no memory.
+/* Builds and finalizes the graph. Errors: those of dp_gen_compute_scale(), no memory.
  * *out is set only on success. */
-dp_status gen_graph(const dp_gen_opts *o, dp_graph **out, dp_err *err);
+dp_status dp_gen_graph(const dp_gen_opts *o, dp_graph **out, dp_err *err);
 
 /* Writes g (finalized or not) as native JSON to path, atomically. Fields
  * equal to their defaults are left out; edge bytes are written only when
  * they differ from the producer's output_bytes. The machine hint, when the
  * graph has one, becomes the "machine" block. Numbers are written so that
  * reading them back gives the same doubles. */
-dp_status gen_write_json(const char *path, const dp_graph *g, dp_err *err);
+dp_status dp_gen_write_json(const char *path, const dp_graph *g, dp_err *err);
 
 #endif

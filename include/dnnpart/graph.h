@@ -2,13 +2,13 @@
  *
  * Ops and edges live in flat arrays indexed by id (ops are numbered in input
  * order, from 0). Strings (names, types, layers, colocation labels) live in
- * one arena; names have a hash index. After graph_finalize() the graph also
+ * one arena; names have a hash index. After dp_graph_finalize() the graph also
  * holds CSR successor and predecessor lists, a topological order and the
  * colocation groups, and it must not be changed any more.
  *
- * Building: graph_new(), graph_add_op() / graph_set_*() / graph_add_edge(),
- * then graph_finalize(). A finalized graph is read-only and may be shared by
- * several threads. graph_free() releases everything.
+ * Building: dp_graph_new(), dp_graph_add_op() / graph_set_*() / dp_graph_add_edge(),
+ * then dp_graph_finalize(). A finalized graph is read-only and may be shared by
+ * several threads. dp_graph_free() releases everything.
  *
  * Sizes are bytes (int64_t), times are microseconds (double) on a reference
  * device of speed 1.0.
@@ -102,7 +102,7 @@ typedef struct dp_graph {
 	uint32_t unknown_names; /* side-file entries (durations, sizes, lists)
 				   naming no op of the graph; skipped */
 
-	/* ---- valid after graph_finalize() ---- */
+	/* ---- valid after dp_graph_finalize() ---- */
 	bool finalized;
 	uint32_t *succ_off;   /* nops+1: out-edges of u are succ_edge[succ_off[u] .. succ_off[u+1]) */
 	uint32_t *succ_edge;  /* nedges: edge ids, in input order per op */
@@ -119,42 +119,42 @@ typedef struct dp_graph {
 } dp_graph;
 
 /* Empty graph with the given name (may be NULL). NULL on allocation failure. */
-dp_graph *graph_new(const char *name);
-void graph_free(dp_graph *g);
+dp_graph *dp_graph_new(const char *name);
+void dp_graph_free(dp_graph *g);
 
 /* Sets g->source (the path the graph came from). */
-dp_status graph_set_source(dp_graph *g, const char *path, dp_err *err);
-dp_status graph_set_name(dp_graph *g, const char *name, dp_err *err);
+dp_status dp_graph_set_source(dp_graph *g, const char *path, dp_err *err);
+dp_status dp_graph_set_name(dp_graph *g, const char *name, dp_err *err);
 
 /* Adds an op with defaults (time 0, sizes 0, no type/layer/group, pin -1)
  * and stores its id in *id. Errors: empty or duplicate name (DP_EINPUT,
  * message names the op; the caller adds the file position), too many ops,
  * no memory. */
-dp_status graph_add_op(dp_graph *g, const char *name, uint32_t *id,
+dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 		       dp_err *err);
 
 /* Looks an op up by name; returns its id or UINT32_MAX. */
-uint32_t graph_find(const dp_graph *g, const char *name);
+uint32_t dp_graph_find(const dp_graph *g, const char *name);
 
 /* Setters for string fields; they intern the string. */
-dp_status graph_set_type(dp_graph *g, uint32_t op, const char *type,
+dp_status dp_graph_set_type(dp_graph *g, uint32_t op, const char *type,
 			 dp_err *err);
-dp_status graph_set_layer(dp_graph *g, uint32_t op, const char *layer,
+dp_status dp_graph_set_layer(dp_graph *g, uint32_t op, const char *layer,
 			  dp_err *err);
 /* Puts op into the colocation group with this label (created on first use);
  * "" removes it from its group. */
-dp_status graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
+dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
 			     dp_err *err);
 
 /* Adds an edge. bytes < 0 means "the producer's output_bytes". Errors:
  * self-loop, too many edges, no memory. Duplicate edges are kept. */
-dp_status graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
+dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
 			 int64_t bytes, bool control, dp_err *err);
 
 /* Checks a numeric field a loader is about to store: finite and >= 0.
  * On error fills err with "FIELD of op NAME must be a finite number >= 0,
  * got X" (position left to the caller to fill). */
-dp_status graph_check_number(const char *field, const char *opname, double v,
+dp_status dp_graph_check_number(const char *field, const char *opname, double v,
 			     dp_err *err);
 
 /* Validates and freezes the graph: builds CSR lists, the topological order,
@@ -162,7 +162,7 @@ dp_status graph_check_number(const char *field, const char *opname, double v,
  * a cycle (message names the ops on one cycle, in order), negative or
  * non-finite numbers, ops of one colocation group pinned to different
  * devices. The file name for messages is g->source. */
-dp_status graph_finalize(dp_graph *g, dp_err *err);
+dp_status dp_graph_finalize(dp_graph *g, dp_err *err);
 
 /* Accessors. */
 static inline const char *graph_str(const dp_graph *g, uint32_t off)
@@ -175,13 +175,13 @@ static inline const char *graph_op_name(const dp_graph *g, uint32_t op)
 }
 
 /* Approximate heap bytes held by the graph (for limits and benchmarks). */
-size_t graph_memory_bytes(const dp_graph *g);
+size_t dp_graph_memory_bytes(const dp_graph *g);
 
 /* Graph critical path (longest path by time_us / max_speed, no
  * communication). Writes the ops of the path, in order, into path (nops
  * entries; may be NULL) and their count into *len; returns the length in µs
  * at speed max_speed. Returns a negative value on allocation failure. */
-double graph_critical_path(const dp_graph *g, double max_speed,
+double dp_graph_critical_path(const dp_graph *g, double max_speed,
 			   uint32_t *path, uint32_t *len);
 
 #endif

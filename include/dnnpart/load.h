@@ -1,6 +1,6 @@
 /* load.h - reading graphs from files, format detected by content.
  *
- * graph_load() reads path, detects (or is told) the format, builds and
+ * dp_graph_load() reads path, detects (or is told) the format, builds and
  * finalizes the graph. Errors name the file, the line and column where
  * known, and what was expected. Nothing is printed.
  */
@@ -22,36 +22,36 @@ typedef enum dp_format {
 } dp_format;
 
 /* Loads and finalizes a graph. *out is set only on success. */
-dp_status graph_load(const char *path, dp_format fmt, dp_graph **out,
+dp_status dp_graph_load(const char *path, dp_format fmt, dp_graph **out,
 		     dp_err *err);
 
 /* Detects the format of path by its content (a directory is a ParDNN
  * folder). Unknown content is DP_EINPUT with a message listing the formats. */
-dp_status load_detect(const char *path, dp_format *fmt, dp_err *err);
+dp_status dp_load_detect(const char *path, dp_format *fmt, dp_err *err);
 
-const char *load_format_name(dp_format f);
+const char *dp_load_format_name(dp_format f);
 /* Parses "json", "dot", "pardnn", "fiddle", "pipedream", "auto". */
-dp_status load_format_parse(const char *s, dp_format *f, dp_err *err);
+dp_status dp_load_format_parse(const char *s, dp_format *f, dp_err *err);
 
 /* Reads a whole file into a NUL-terminated buffer (caller frees). Errors
  * name the file and the system's reason. Refuses files over max_bytes with
  * a clear message (0 = no limit). */
-dp_status load_read_file(const char *path, size_t max_bytes, char **text,
+dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
 			 size_t *len, dp_err *err);
 
 /* Per-format loaders (load_*.c). Each builds an unfinalized graph from text
  * (path is used for messages and the default graph name). */
-dp_status load_json(const char *path, const char *text, size_t len,
+dp_status dp_load_json(const char *path, const char *text, size_t len,
 		    dp_graph **out, dp_err *err);
-dp_status load_dot(const char *path, const char *text, size_t len,
+dp_status dp_load_dot(const char *path, const char *text, size_t len,
 		   dp_graph **out, dp_err *err);
-dp_status load_pardnn(const char *dir, dp_graph **out, dp_err *err);
-dp_status load_fiddle(const char *path, const char *text, size_t len,
+dp_status dp_load_pardnn(const char *dir, dp_graph **out, dp_err *err);
+dp_status dp_load_fiddle(const char *path, const char *text, size_t len,
 		      dp_graph **out, dp_err *err);
-dp_status load_pipedream(const char *path, const char *text, size_t len,
+dp_status dp_load_pipedream(const char *path, const char *text, size_t len,
 			 dp_graph **out, dp_err *err);
 
 /* Line and column (1-based) of byte offset off in text. */
-void load_line_col(const char *text, size_t off, int *line, int *col);
+void dp_load_line_col(const char *text, size_t off, int *line, int *col);
 
 #endif

@@ -3,7 +3,7 @@
  * K devices, each with a memory cap (bytes) and a speed factor (op time =
  * time_us / speed); uniform links with a bandwidth (bytes per µs) and a
  * latency (µs). Presets name the link settings used in the literature.
- * A dp_machine owns its arrays; machine_free() releases them.
+ * A dp_machine owns its arrays; dp_machine_free() releases them.
  */
 #ifndef DNNPART_MACHINE_H
 #define DNNPART_MACHINE_H
@@ -35,34 +35,34 @@ typedef struct dp_link_preset {
 
 /* The presets: pardnn (130 GB/s, 25 us), baechi (5.7 GB/s, 134 us), pcie4
  * (25 GB/s, 10 us), nvlink (300 GB/s, 5 us). Terminated by a NULL name. */
-extern const dp_link_preset machine_link_presets[];
+extern const dp_link_preset dp_machine_link_presets[];
 /* Finds a preset by name; NULL if unknown. */
-const dp_link_preset *machine_find_link(const char *name);
+const dp_link_preset *dp_machine_find_link(const char *name);
 /* Comma-separated preset names, for messages and help. */
-const char *machine_link_names(void);
+const char *dp_machine_link_names(void);
 
 /* Initialises m with k devices (1..DP_MAX_DEVICES), unlimited caps, speed 1,
  * and the default link (pardnn). Errors: k out of range, no memory. */
-dp_status machine_init(dp_machine *m, int k, dp_err *err);
-void machine_free(dp_machine *m);
+dp_status dp_machine_init(dp_machine *m, int k, dp_err *err);
+void dp_machine_free(dp_machine *m);
 /* Deep copy; dst is overwritten (not freed first). */
-dp_status machine_copy(dp_machine *dst, const dp_machine *src, dp_err *err);
+dp_status dp_machine_copy(dp_machine *dst, const dp_machine *src, dp_err *err);
 /* Changes the device count, keeping existing caps/speeds; new devices copy
  * the last device's cap and speed. */
-dp_status machine_resize(dp_machine *m, int k, dp_err *err);
+dp_status dp_machine_resize(dp_machine *m, int k, dp_err *err);
 
 /* Sets caps from "16GiB" (all devices) or "16GiB,8GiB,..." (exactly k
  * entries; "inf" or "none" = unlimited). Errors name the bad entry. */
-dp_status machine_set_caps(dp_machine *m, const char *spec, dp_err *err);
+dp_status dp_machine_set_caps(dp_machine *m, const char *spec, dp_err *err);
 /* Sets speeds from "1" or "1,1,0.5,..." (exactly k entries, each > 0). */
-dp_status machine_set_speeds(dp_machine *m, const char *spec, dp_err *err);
+dp_status dp_machine_set_speeds(dp_machine *m, const char *spec, dp_err *err);
 /* Sets the link from a preset name. */
-dp_status machine_set_link(dp_machine *m, const char *preset, dp_err *err);
+dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err);
 
 /* Initialises m from a graph's machine hint: k = hint devices (else 1), caps,
  * bandwidth and latency where the hint has them, else the defaults of
- * machine_init. Command-line settings are applied on top by the caller. */
-dp_status machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
+ * dp_machine_init. Command-line settings are applied on top by the caller. */
+dp_status dp_machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
 				 dp_err *err);
 
 /* Communication time in µs of bytes from device a to b (0 when a == b):
@@ -73,7 +73,7 @@ static inline double machine_comm(const dp_machine *m, int a, int b,
 	return a == b ? 0.0 : m->lat + (double)bytes / m->bw;
 }
 
-double machine_sum_speed(const dp_machine *m);
-double machine_max_speed(const dp_machine *m);
+double dp_machine_sum_speed(const dp_machine *m);
+double dp_machine_max_speed(const dp_machine *m);
 
 #endif

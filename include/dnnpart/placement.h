@@ -27,15 +27,15 @@ typedef struct dp_placement_info {
 /* Reads a placement for g (format by content) into placement (g->nops
  * entries). Errors: unknown op names, bad device numbers, malformed lines,
  * with file and line. */
-dp_status placement_read(const char *path, const dp_graph *g,
+dp_status dp_placement_read(const char *path, const dp_graph *g,
 			 int32_t *placement, dp_placement_info *info,
 			 dp_err *err);
 
 /* Writes plan as native JSON (with its metrics). */
-dp_status placement_write_json(const char *path, const dp_graph *g,
+dp_status dp_placement_write_json(const char *path, const dp_graph *g,
 			       const dp_plan *plan, dp_err *err);
 /* Writes a ParDNN .place file. */
-dp_status placement_write_place(const char *path, const dp_graph *g,
+dp_status dp_placement_write_place(const char *path, const dp_graph *g,
 				const int32_t *placement, dp_err *err);
 
 #endif

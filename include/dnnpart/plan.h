@@ -1,8 +1,8 @@
 /* plan.h - a placement with its simulated schedule and metrics.
  *
- * plan_run() runs an algorithm from the registry and then the simulator;
- * plan_evaluate() simulates a placement made elsewhere. Both fill a dp_plan
- * that owns its arrays (plan_free()). The simulator is run with detail on,
+ * dp_plan_run() runs an algorithm from the registry and then the simulator;
+ * dp_plan_evaluate() simulates a placement made elsewhere. Both fill a dp_plan
+ * that owns its arrays (dp_plan_free()). The simulator is run with detail on,
  * so the plan carries the critical path, the live tensors at each peak and
  * the memory curves.
  */
@@ -42,20 +42,20 @@ typedef struct dp_plan {
  * honour pins and colocation groups, else DP_EINTERNAL naming the algorithm
  * and the op. On success *plan is overwritten (free an earlier plan in it
  * first); o may be NULL (defaults), p may be NULL. */
-dp_status plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
+dp_status dp_plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
 		   const dp_algo_opts *o, const dp_progress *p, dp_plan *plan,
 		   dp_err *err);
 
 /* Simulates a given placement (copied) under contention c. Devices out of
  * range are DP_EINPUT naming the op; pins and colocation are not enforced
  * here (a placement made elsewhere is priced as it is). */
-dp_status plan_evaluate(const dp_graph *g, const dp_machine *m,
+dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
 			const int32_t *placement, dp_contention c,
 			dp_plan *plan, dp_err *err);
 
-void plan_free(dp_plan *plan);
+void dp_plan_free(dp_plan *plan);
 
 /* Device with the largest overflow (peak - cap), or -1 when feasible. */
-int plan_worst_device(const dp_plan *plan);
+int dp_plan_worst_device(const dp_plan *plan);
 
 #endif

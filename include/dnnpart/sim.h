@@ -6,7 +6,7 @@
  * the schedule's critical path with the cause of each hop, lower bounds.
  *
  * A dp_sim is built once per (graph, machine link/speed/K setting): it
- * precomputes priorities and owns scratch buffers, so sim_run() does not
+ * precomputes priorities and owns scratch buffers, so dp_sim_run() does not
  * allocate after the first run with a given result (results keep their
  * buffers between runs). Caps are read from the machine at each run, so a
  * cap change needs no new dp_sim; a change of K, speeds, bandwidth or latency
@@ -95,7 +95,7 @@ typedef struct dp_sim_opts {
 	 * tensors and curves are empty (with detail the critical path is still
 	 * filled). For search loops that compare makespans where no device has
 	 * a cap, or that reject on the makespan before they look at memory
-	 * (sim_finish() adds the memory pass to an accepted candidate): with
+	 * (dp_sim_finish() adds the memory pass to an accepted candidate): with
 	 * finite caps a move can make a feasible plan infeasible, so a caller
 	 * that keeps a plan must have its peaks. */
 	bool skip_memory;
@@ -142,32 +142,32 @@ typedef struct dp_sim dp_sim;
 
 /* Builds a simulator for g (finalized) on m. The machine must outlive it and
  * must not change K, speeds or links while it is in use. */
-dp_sim *sim_new(const dp_graph *g, const dp_machine *m, dp_err *err);
-void sim_free(dp_sim *s);
+dp_sim *dp_sim_new(const dp_graph *g, const dp_machine *m, dp_err *err);
+void dp_sim_free(dp_sim *s);
 
 /* Upward rank (priority) of each op, as DESIGN 3.1 defines it. */
-const double *sim_ranks(const dp_sim *s);
+const double *dp_sim_ranks(const dp_sim *s);
 
 /* Simulates placement (nops device indices) and fills r. r must be zeroed
  * before its first use (or be a result from an earlier run). o may be NULL
  * (port contention, no detail, memory computed). */
-dp_status sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
+dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 		  dp_sim_result *r, dp_err *err);
 
-/* Completes r, the result of this simulator's last sim_run() (with the
+/* Completes r, the result of this simulator's last dp_sim_run() (with the
  * same placement; no other run in between), with the parts that run
  * skipped and o asks for: the memory pass when it ran with skip_memory and
  * o->skip_memory is false, and with o->detail the critical path, live
  * tensors and curves (each unless o skips it). Parts already there are not
- * computed again; the result is then exactly what sim_run() with o would
+ * computed again; the result is then exactly what dp_sim_run() with o would
  * have given. Lets a search loop simulate a candidate without memory,
  * reject it on its makespan, and pay for the memory pass only for the
  * candidates it may keep. DP_EINTERNAL when r is not the last run's result
  * (the simulator's scratch state belongs to its last run). */
-dp_status sim_finish(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
+dp_status dp_sim_finish(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 		     dp_sim_result *r, dp_err *err);
 
-void sim_result_free(dp_sim_result *r);
+void dp_sim_result_free(dp_sim_result *r);
 
 /* Lower bound and reference numbers of a graph on a machine (no placement):
  * graph critical path (time_us / max speed), work bound (sum time_us / sum
@@ -179,16 +179,16 @@ typedef struct dp_bounds {
 	double lb_us;
 	double one_device_us;
 } dp_bounds;
-void sim_bounds(const dp_graph *g, const dp_machine *m, dp_bounds *b);
-/* Like sim_bounds, but reports a failure to allocate the scratch space of
+void dp_sim_bounds(const dp_graph *g, const dp_machine *m, dp_bounds *b);
+/* Like dp_sim_bounds, but reports a failure to allocate the scratch space of
  * the graph critical path (DP_ENOMEM; graph_cp_us is then 0), which
- * sim_bounds silently ignores. */
-dp_status sim_bounds_checked(const dp_graph *g, const dp_machine *m,
+ * dp_sim_bounds silently ignores. */
+dp_status dp_sim_bounds_checked(const dp_graph *g, const dp_machine *m,
 			     dp_bounds *b, dp_err *err);
 
-const char *sim_contention_name(dp_contention c);
-dp_status sim_contention_parse(const char *s, dp_contention *c, dp_err *err);
-const char *sim_hop_cause_name(dp_hop_cause c);
-const char *sim_mem_kind_name(dp_mem_kind k);
+const char *dp_sim_contention_name(dp_contention c);
+dp_status dp_sim_contention_parse(const char *s, dp_contention *c, dp_err *err);
+const char *dp_sim_hop_cause_name(dp_hop_cause c);
+const char *dp_sim_mem_kind_name(dp_mem_kind k);
 
 #endif

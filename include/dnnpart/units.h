@@ -19,29 +19,29 @@
 #include "err.h"
 
 /* Parses a size into bytes (>= 0, rounded to the nearest byte). */
-dp_status units_parse_bytes(const char *s, int64_t *bytes, dp_err *err);
+dp_status dp_units_parse_bytes(const char *s, int64_t *bytes, dp_err *err);
 /* Parses a bandwidth into bytes per microsecond (> 0). */
-dp_status units_parse_bandwidth(const char *s, double *bytes_per_us,
+dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 				dp_err *err);
 /* Parses a duration into microseconds (>= 0). */
-dp_status units_parse_time(const char *s, double *us, dp_err *err);
+dp_status dp_units_parse_time(const char *s, double *us, dp_err *err);
 
 /* Scans a decimal number ([+-]digits[.digits][(e|E)[+-]digits]) at the
  * start of s, whatever the locale (no hex, no "nan" or "inf"); stores it in
  * *v and returns the number of characters used, 0 when s does not start with
  * a number. */
-size_t units_scan_number(const char *s, double *v);
+size_t dp_units_scan_number(const char *s, double *v);
 /* Formats v with the fewest digits that read back exactly (up to 17), '.'
  * as decimal point whatever the locale, "null" when not finite; for JSON and
  * other machine-readable output. Returns buf. */
-char *units_fmt_num(double v, char *buf, size_t size);
+char *dp_units_fmt_num(double v, char *buf, size_t size);
 
 /* Formats bytes with a binary prefix and 3 significant digits where useful:
  * "0 B", "512 B", "1.50 KiB", "16.0 GiB". Returns buf. */
-char *units_fmt_bytes(int64_t bytes, char *buf, size_t size);
+char *dp_units_fmt_bytes(int64_t bytes, char *buf, size_t size);
 /* Formats microseconds: "850 us", "12.5 ms", "3.20 s". Returns buf. */
-char *units_fmt_time(double us, char *buf, size_t size);
+char *dp_units_fmt_time(double us, char *buf, size_t size);
 /* Formats bytes/µs as a decimal rate: "130 GB/s", "5.7 GB/s". Returns buf. */
-char *units_fmt_bandwidth(double bytes_per_us, char *buf, size_t size);
+char *dp_units_fmt_bandwidth(double bytes_per_us, char *buf, size_t size);
 
 #endif

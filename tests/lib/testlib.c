@@ -79,10 +79,10 @@ uint32_t test_randn(uint64_t *state, uint32_t n)
 
 dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
 {
-	dp_graph *g = graph_new(name);
+	dp_graph *g = dp_graph_new(name);
 	uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
 	if (!g || !perm) {
-		graph_free(g);
+		dp_graph_free(g);
 		free(perm);
 		return NULL;
 	}
@@ -97,7 +97,7 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id;
 		snprintf(nm, sizeof nm, "op%u", i);
-		graph_add_op(g, nm, &id, NULL);
+		dp_graph_add_op(g, nm, &id, NULL);
 		dp_op *o = &g->ops[id];
 		uint32_t r = test_randn(state, 10);
 		o->time_us = r < 2   ? 0
@@ -123,12 +123,12 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
 			int64_t bytes = test_randn(state, 3) == 0
 						? (int64_t)test_randn(state, 6000)
 						: -1;
-			graph_add_edge(g, perm[q], perm[p], bytes, ctrl, NULL);
+			dp_graph_add_edge(g, perm[q], perm[p], bytes, ctrl, NULL);
 		}
 	}
 	free(perm);
-	if (graph_finalize(g, NULL) != DP_OK) {
-		graph_free(g);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
 		return NULL;
 	}
 	return g;
@@ -138,7 +138,7 @@ char *test_read_file(const char *path, size_t *len)
 {
 	char *text = NULL;
 	size_t n = 0;
-	if (load_read_file(path, 0, &text, &n, NULL) != DP_OK)
+	if (dp_load_read_file(path, 0, &text, &n, NULL) != DP_OK)
 		return NULL;
 	if (len)
 		*len = n;
@@ -149,7 +149,7 @@ dp_graph *test_load_ok(const char *path)
 {
 	dp_graph *g = NULL;
 	dp_err err;
-	if (graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
+	if (dp_graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
 		char buf[1600];
 		test_fail(__FILE__, __LINE__, "loading %s: %s", path,
 			  dp_err_format(&err, buf, sizeof buf));

@@ -30,10 +30,10 @@ bool test_failed(void);
 /* Directory of the repository's shared/ benchmarks ("../shared/benchmarks"
  * relative to the repository root; DNNPART_SHARED overrides). */
 const char *test_shared_dir(void);
-/* Reads a whole file with the engine's load_read_file; NULL when it cannot
+/* Reads a whole file with the engine's dp_load_read_file; NULL when it cannot
  * (the caller frees). len may be NULL. */
 char *test_read_file(const char *path, size_t *len);
-/* Loads a graph with graph_load; on failure records a test failure with
+/* Loads a graph with dp_graph_load; on failure records a test failure with
  * the formatted error and returns NULL. */
 dp_graph *test_load_ok(const char *path);
 /* splitmix64 step on *state: a seeded, portable random stream. */

@@ -25,7 +25,7 @@
 #define PD_BUDGET_MIN 8u
 #define PD_BUDGET_MAX 300u
 
-void pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
+void dpi_pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
 		 double f)
 {
 	if (f < 0)
@@ -35,7 +35,7 @@ void pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
 	progress_report(c->p, phase, lo + (hi - lo) * f);
 }
 
-dp_status pd_check_cancel(pd_ctx *c)
+dp_status dpi_pd_check_cancel(pd_ctx *c)
 {
 	if (progress_canceled(c->p))
 		return dp_err_set(c->err, DP_ECANCELED, NULL, 0, 0,
@@ -43,14 +43,14 @@ dp_status pd_check_cancel(pd_ctx *c)
 	return DP_OK;
 }
 
-bool pd_better(const pd_score *a, const pd_score *b)
+bool dpi_pd_better(const pd_score *a, const pd_score *b)
 {
 	if (a->over != b->over)
 		return a->over < b->over;
 	return a->makespan < b->makespan - 1e-12 * fabs(b->makespan);
 }
 
-uint32_t pd_sims_left(const pd_ctx *c)
+uint32_t dpi_pd_sims_left(const pd_ctx *c)
 {
 	return c->sims < c->sim_budget ? c->sim_budget - c->sims : 0;
 }
@@ -110,12 +110,12 @@ static void score_of(const pd_ctx *c, const dp_sim_result *r, pd_score *sc)
 static dp_status run_into(pd_ctx *c, dp_sim_result *r, unsigned need,
 			  unsigned *has)
 {
-	dp_status st = pd_check_cancel(c);
+	dp_status st = dpi_pd_check_cancel(c);
 	if (st)
 		return st;
 	set_opts(c, need_parts(c, need));
 	c->res_last = false;
-	st = sim_run(c->sim, c->place, &c->so, r, c->err);
+	st = dp_sim_run(c->sim, c->place, &c->so, r, c->err);
 	if (st)
 		return st;
 	c->sims++;
@@ -131,14 +131,14 @@ static dp_status finish_into(pd_ctx *c, dp_sim_result *r, unsigned need,
 	if ((*has & need) == need)
 		return DP_OK;
 	set_opts(c, need | *has);
-	dp_status st = sim_finish(c->sim, c->place, &c->so, r, c->err);
+	dp_status st = dp_sim_finish(c->sim, c->place, &c->so, r, c->err);
 	if (st)
 		return st;
 	*has |= parts_of_opts(c);
 	return DP_OK;
 }
 
-dp_status pd_simulate(pd_ctx *c, unsigned need, pd_score *sc)
+dp_status dpi_pd_simulate(pd_ctx *c, unsigned need, pd_score *sc)
 {
 	c->res_has = 0;
 	dp_status st = run_into(c, c->res, need, &c->res_has);
@@ -149,11 +149,11 @@ dp_status pd_simulate(pd_ctx *c, unsigned need, pd_score *sc)
 	return DP_OK;
 }
 
-dp_status pd_ensure(pd_ctx *c, unsigned need, pd_score *sc)
+dp_status dpi_pd_ensure(pd_ctx *c, unsigned need, pd_score *sc)
 {
 	need = need_parts(c, need);
 	if (!c->res_has || ((c->res_has & need) != need && !c->res_last))
-		return pd_simulate(c, need, sc);
+		return dpi_pd_simulate(c, need, sc);
 	dp_status st = finish_into(c, c->res, need, &c->res_has);
 	if (st)
 		return st;
@@ -161,7 +161,7 @@ dp_status pd_ensure(pd_ctx *c, unsigned need, pd_score *sc)
 	return DP_OK;
 }
 
-dp_status pd_try_current(pd_ctx *c, bool *kept)
+dp_status dpi_pd_try_current(pd_ctx *c, bool *kept)
 {
 	*kept = false;
 	pd_score sc;
@@ -172,7 +172,7 @@ dp_status pd_try_current(pd_ctx *c, bool *kept)
 	score_of(c, c->spare, &sc);
 	/* the makespan first: most candidates fail here, before any memory */
 	pd_score faster = {c->cur.over, sc.makespan};
-	if (!pd_better(&faster, &c->cur))
+	if (!dpi_pd_better(&faster, &c->cur))
 		return DP_OK;
 	if (c->capped) {
 		if ((st = finish_into(c, c->spare, PD_MEM, &has)))
@@ -194,13 +194,13 @@ dp_status pd_try_current(pd_ctx *c, bool *kept)
 	return DP_OK;
 }
 
-uint32_t pd_rep(const dp_graph *g, uint32_t u)
+uint32_t dpi_pd_rep(const dp_graph *g, uint32_t u)
 {
 	int32_t grp = g->ops[u].colocate;
 	return grp >= 0 ? g->group_ops[g->group_off[grp]] : u;
 }
 
-const uint32_t *pd_unit(const dp_graph *g, const uint32_t *self, uint32_t *len)
+const uint32_t *dpi_pd_unit(const dp_graph *g, const uint32_t *self, uint32_t *len)
 {
 	int32_t grp = g->ops[*self].colocate;
 	if (grp < 0) {
@@ -211,21 +211,21 @@ const uint32_t *pd_unit(const dp_graph *g, const uint32_t *self, uint32_t *len)
 	return g->group_ops + g->group_off[grp];
 }
 
-int32_t pd_move_unit(pd_ctx *c, uint32_t rep, int32_t to)
+int32_t dpi_pd_move_unit(pd_ctx *c, uint32_t rep, int32_t to)
 {
 	int32_t from = c->place[rep];
 	uint32_t len;
-	const uint32_t *mem = pd_unit(c->g, &rep, &len);
+	const uint32_t *mem = dpi_pd_unit(c->g, &rep, &len);
 	for (uint32_t i = 0; i < len; i++)
 		c->place[mem[i]] = to;
 	return from;
 }
 
-double pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to)
+double dpi_pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to)
 {
 	const dp_graph *g = c->g;
 	uint32_t len;
-	const uint32_t *mem = pd_unit(g, &rep, &len);
+	const uint32_t *mem = dpi_pd_unit(g, &rep, &len);
 	int32_t from = c->place[rep], grp = g->ops[rep].colocate;
 	double delta = 0;
 	for (uint32_t i = 0; i < len; i++) {
@@ -250,11 +250,11 @@ double pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to)
 	return delta;
 }
 
-void pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta)
+void dpi_pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta)
 {
 	const dp_graph *g = c->g;
 	uint32_t len;
-	const uint32_t *mem = pd_unit(g, &rep, &len);
+	const uint32_t *mem = dpi_pd_unit(g, &rep, &len);
 	int32_t from = c->place[rep], grp = g->ops[rep].colocate;
 	for (int d = 0; d < c->k; d++)
 		delta[d] = 0;
@@ -280,11 +280,11 @@ void pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta)
 		delta[d] += on_from;
 }
 
-int32_t pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ)
+int32_t dpi_pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ)
 {
 	const dp_graph *g = c->g;
 	uint32_t len;
-	const uint32_t *mem = pd_unit(g, &rep, &len);
+	const uint32_t *mem = dpi_pd_unit(g, &rep, &len);
 	int32_t grp = g->ops[rep].colocate, dev = -1;
 	for (uint32_t m = 0; m < len; m++) {
 		uint32_t u = mem[m];
@@ -331,14 +331,14 @@ static bool copy_already_on(const pd_ctx *c, uint32_t p, int32_t e, int32_t grp,
 /* Bytes the unit of rep would add to device e at e's peak time in the last
  * simulation: its params, the temps and outputs of members live then, and
  * copies of inputs from other devices that e does not hold yet. */
-int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e)
+int64_t dpi_pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e)
 {
 	const dp_graph *g = c->g;
 	const dp_sim_result *r = c->res;
 	double t = r->dev[e].peak_time;
 	int32_t grp = g->ops[rep].colocate;
 	uint32_t len;
-	const uint32_t *mem = pd_unit(g, &rep, &len);
+	const uint32_t *mem = dpi_pd_unit(g, &rep, &len);
 	int64_t need = 0;
 	for (uint32_t i = 0; i < len; i++) {
 		uint32_t u = mem[i];
@@ -368,14 +368,14 @@ int64_t pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e)
 	return need;
 }
 
-void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark)
+void dpi_pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark)
 {
 	const dp_graph *g = c->g;
 	const dp_sim_result *r = c->res;
 	int k = c->k;
 	int32_t grp = g->ops[rep].colocate;
 	uint32_t len;
-	const uint32_t *mem = pd_unit(g, &rep, &len);
+	const uint32_t *mem = dpi_pd_unit(g, &rep, &len);
 	for (int e = 0; e < k; e++) {
 		need[e] = 0;
 		mark[e] = 0;
@@ -430,7 +430,7 @@ void pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark)
 	}
 }
 
-void pd_stamp_next(pd_ctx *c)
+void dpi_pd_stamp_next(pd_ctx *c)
 {
 	if (++c->stamp_gen == 0) {
 		memset(c->stamp, 0, (size_t)c->n * sizeof *c->stamp);
@@ -438,7 +438,7 @@ void pd_stamp_next(pd_ctx *c)
 	}
 }
 
-bool pd_stamp_set(pd_ctx *c, uint32_t u)
+bool dpi_pd_stamp_set(pd_ctx *c, uint32_t u)
 {
 	if (c->stamp[u] == c->stamp_gen)
 		return true;
@@ -446,18 +446,18 @@ bool pd_stamp_set(pd_ctx *c, uint32_t u)
 	return false;
 }
 
-dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
+dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
 		       uint32_t *kept)
 {
 	*kept = 0;
 	/* keep the first proposal per unit, drop fixed and no-op moves */
 	uint32_t np = 0;
-	pd_stamp_next(c);
+	dpi_pd_stamp_next(c);
 	for (uint32_t i = 0; i < nmv; i++) {
-		uint32_t rep = pd_rep(c->g, mv[i].rep);
+		uint32_t rep = dpi_pd_rep(c->g, mv[i].rep);
 		int32_t to = mv[i].to;
 		if (c->fix[rep] >= 0 || to < 0 || to >= c->k ||
-		    c->place[rep] == to || pd_stamp_set(c, rep))
+		    c->place[rep] == to || dpi_pd_stamp_set(c, rep))
 			continue;
 		mv[np++] = (pd_move){rep, to, -1};
 	}
@@ -471,13 +471,13 @@ dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
 				if (c->place[mv[i].rep] == mv[i].to)
 					continue;
 				mv[i].from =
-					pd_move_unit(c, mv[i].rep, mv[i].to);
+					dpi_pd_move_unit(c, mv[i].rep, mv[i].to);
 				moved++;
 			}
 			if (!moved)
 				continue;
 			bool ok;
-			dp_status st = pd_try_current(c, &ok);
+			dp_status st = dpi_pd_try_current(c, &ok);
 			if (st)
 				return st;
 			used++;
@@ -487,7 +487,7 @@ dp_status pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
 			}
 			for (uint32_t i = e; i-- > s;)
 				if (mv[i].from >= 0)
-					pd_move_unit(c, mv[i].rep, mv[i].from);
+					dpi_pd_move_unit(c, mv[i].rep, mv[i].from);
 			for (uint32_t i = s; i < e; i++)
 				mv[left++] = mv[i];
 		}
@@ -513,8 +513,8 @@ static dp_status safeguard_single(pd_ctx *c)
 	for (uint32_t u = 0; u < c->n; u++)
 		c->place[u] = c->fix[u] >= 0 ? c->fix[u] : c->devorder[0];
 	pd_score sc;
-	dp_status st = pd_simulate(c, PD_MEM, &sc);
-	if (!st && pd_better(&sc, &c->cur))
+	dp_status st = dpi_pd_simulate(c, PD_MEM, &sc);
+	if (!st && dpi_pd_better(&sc, &c->cur))
 		c->cur = sc;
 	else
 		memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
@@ -523,7 +523,7 @@ static dp_status safeguard_single(pd_ctx *c)
 	return st;
 }
 
-dp_status pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
+dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
 		      const dp_algo_opts *o, const dp_progress *p, dp_err *err)
 {
 	memset(c, 0, sizeof *c);
@@ -546,7 +546,7 @@ dp_status pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
 	if (!c->w || !c->c || !c->fix || !c->place || !c->stamp || !c->devorder)
 		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for pardnn on %u ops", n);
-	c->mean_speed = machine_sum_speed(m) / m->k;
+	c->mean_speed = dp_machine_sum_speed(m) / m->k;
 	if (!(c->mean_speed > 0))
 		c->mean_speed = 1;
 	for (uint32_t u = 0; u < n; u++) {
@@ -580,7 +580,7 @@ dp_status pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
-void pd_ctx_free(pd_ctx *c)
+void dpi_pd_ctx_free(pd_ctx *c)
 {
 	free(c->w);
 	free(c->c);
@@ -593,9 +593,9 @@ void pd_ctx_free(pd_ctx *c)
 	free(c->path_ops);
 	free(c->tlev);
 	free(c->blev);
-	sim_result_free(&c->rbuf[0]);
-	sim_result_free(&c->rbuf[1]);
-	sim_free(c->sim);
+	dp_sim_result_free(&c->rbuf[0]);
+	dp_sim_result_free(&c->rbuf[1]);
+	dp_sim_free(c->sim);
 }
 
 static uint32_t pd_budget(const dp_graph *g)
@@ -612,12 +612,12 @@ static uint32_t pd_budget(const dp_graph *g)
 static dp_status pardnn_phases(pd_ctx *c)
 {
 	dp_status st;
-	if ((st = pd_slice(c)) || (st = pd_map(c)))
+	if ((st = dpi_pd_slice(c)) || (st = dpi_pd_map(c)))
 		return st;
-	if ((st = pd_check_cancel(c)))
+	if ((st = dpi_pd_check_cancel(c)))
 		return st;
-	pd_progress(c, "refinement", 0.35, 0.6, 0.0);
-	c->sim = sim_new(c->g, c->m, c->err);
+	dpi_pd_progress(c, "refinement", 0.35, 0.6, 0.0);
+	c->sim = dp_sim_new(c->g, c->m, c->err);
 	if (!c->sim)
 		return c->err && c->err->code ? c->err->code : DP_ENOMEM;
 	c->so.contention = c->o->contention;
@@ -625,10 +625,10 @@ static dp_status pardnn_phases(pd_ctx *c)
 	for (int d = 0; d < c->k; d++)
 		if (c->m->cap[d] != DP_CAP_UNLIMITED)
 			c->capped = true;
-	if ((st = pd_simulate(c, PD_PATH | PD_MEM, &c->cur)) ||
-	    (st = pd_refine(c)) || (st = pd_memory(c)))
+	if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &c->cur)) ||
+	    (st = dpi_pd_refine(c)) || (st = dpi_pd_memory(c)))
 		return st;
-	if (c->o->polish && (st = pd_polish(c)))
+	if (c->o->polish && (st = dpi_pd_polish(c)))
 		return st;
 	return safeguard_single(c);
 }
@@ -637,16 +637,16 @@ static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
 			    const dp_algo_opts *o, const dp_progress *p,
 			    int32_t *placement, dp_err *err)
 {
-	dp_status st = algo_check_pins(g, m, err);
+	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
 	dp_algo_opts defaults;
 	if (!o) {
-		algo_opts_default(&defaults);
+		dp_algo_opts_default(&defaults);
 		o = &defaults;
 	}
 	pd_ctx c;
-	st = pd_ctx_init(&c, g, m, o, p, err);
+	st = dpi_pd_ctx_init(&c, g, m, o, p, err);
 	if (!st && c.n > 0 && c.k == 1) {
 		/* one device: nothing to partition */
 		for (uint32_t u = 0; u < c.n; u++)
@@ -655,14 +655,14 @@ static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
 		st = pardnn_phases(&c);
 	}
 	if (!st)
-		pd_progress(&c, c.o->polish ? "polish" : "memory", 0, 1, 1);
+		dpi_pd_progress(&c, c.o->polish ? "polish" : "memory", 0, 1, 1);
 	if (!st)
 		memcpy(placement, c.place, (size_t)c.n * sizeof *placement);
-	pd_ctx_free(&c);
+	dpi_pd_ctx_free(&c);
 	return st;
 }
 
-const dp_algo algo_pardnn = {
+const dp_algo dpi_algo_pardnn = {
 	.name = "pardnn",
 	.summary = "ParDNN: critical-path slicing, load/comm mapping, "
 		   "refinement, memory-overflow moves (default)",

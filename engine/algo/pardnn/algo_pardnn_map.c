@@ -132,7 +132,7 @@ static dp_status resolve_groups(pd_ctx *c)
 	return DP_OK;
 }
 
-dp_status pd_map(pd_ctx *c)
+dp_status dpi_pd_map(pd_ctx *c)
 {
 	const dp_graph *g = c->g;
 	uint32_t n = c->n;
@@ -189,9 +189,9 @@ dp_status pd_map(pd_ctx *c)
 	for (uint32_t pth = (uint32_t)k; pth < c->npaths; pth++) {
 		uint32_t lo_i = c->path_off[pth], hi_i = c->path_off[pth + 1];
 		if (((pth - (uint32_t)k) & 0x3fff) == 0) {
-			if ((st = pd_check_cancel(c)))
+			if ((st = dpi_pd_check_cancel(c)))
 				goto out;
-			pd_progress(c, "mapping", 0.2, 0.35,
+			dpi_pd_progress(c, "mapping", 0.2, 0.35,
 				    (double)(pth - (uint32_t)k) / (nsec + 1));
 		}
 		uint32_t head = c->path_ops[lo_i], tail = c->path_ops[hi_i - 1];
@@ -272,7 +272,7 @@ dp_status pd_map(pd_ctx *c)
 			goto out;
 		}
 	st = resolve_groups(c);
-	pd_progress(c, "mapping", 0.2, 0.35, 1.0);
+	dpi_pd_progress(c, "mapping", 0.2, 0.35, 1.0);
 out:
 	free(keys);
 	free(ts);

@@ -70,9 +70,9 @@ typedef struct mstate {
 	int16_t *left;	 /* n * PD_MEM_MAX_MOVES: devices a unit left */
 	uint8_t *nmoves; /* n */
 	int64_t *head;	 /* k: headroom (cap - peak - planned) */
-	double *cdelta;	 /* k: scratch for pd_comm_delta_all */
-	int64_t *need;	 /* k: scratch for pd_need_all */
-	uint8_t *mark;	 /* k: scratch for pd_need_all */
+	double *cdelta;	 /* k: scratch for dpi_pd_comm_delta_all */
+	int64_t *need;	 /* k: scratch for dpi_pd_need_all */
+	uint8_t *mark;	 /* k: scratch for dpi_pd_need_all */
 	mcand *cand;
 	int32_t *best;	/* best placement seen */
 	uint32_t *ybuf; /* largest out-degree: pending consumers of a tensor */
@@ -107,8 +107,8 @@ static int32_t best_target(const pd_ctx *c, const mstate *s, uint32_t rep,
 	int32_t best = -1;
 	int64_t best_left = 0;
 	double best_comm = 0;
-	pd_comm_delta_all(c, rep, s->cdelta);
-	pd_need_all(c, rep, s->need, s->mark);
+	dpi_pd_comm_delta_all(c, rep, s->cdelta);
+	dpi_pd_need_all(c, rep, s->need, s->mark);
 	for (int32_t e = 0; e < c->k; e++) {
 		if (e == d || has_left(s, rep, e))
 			continue;
@@ -139,7 +139,7 @@ static void credit_holders(const pd_ctx *c, mstate *s, int32_t d)
 		const dp_live_tensor *lt = &r->live[i];
 		uint32_t x = lt->op;
 		if (lt->kind == DP_MEM_PARAM || lt->kind == DP_MEM_TEMP) {
-			credit_add(s, pd_rep(g, x), lt->bytes);
+			credit_add(s, dpi_pd_rep(g, x), lt->bytes);
 			continue;
 		}
 		/* output or copy: pending consumers on d hold it */
@@ -160,7 +160,7 @@ static void credit_holders(const pd_ctx *c, mstate *s, int32_t d)
 		for (uint32_t j = 0; j < np; j++)
 			credit_add(s, s->ybuf[j], lt->bytes / (int64_t)np);
 		if (np == 0 && lt->kind == DP_MEM_OUTPUT)
-			credit_add(s, pd_rep(g, x), lt->bytes);
+			credit_add(s, dpi_pd_rep(g, x), lt->bytes);
 	}
 }
 
@@ -335,8 +335,8 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 		}
 		s->left[(size_t)m.rep * PD_MEM_MAX_MOVES + s->nmoves[m.rep]++] =
 			(int16_t)d;
-		pd_stamp_set(c, m.rep); /* one move per unit and round */
-		pd_move_unit(c, m.rep, e);
+		dpi_pd_stamp_set(c, m.rep); /* one move per unit and round */
+		dpi_pd_move_unit(c, m.rep, e);
 		s->head[e] -= need;
 		s->head[d] += m.freed;
 		got += m.freed;
@@ -345,7 +345,7 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 		 * (their edge to it is no longer cut there): key them again
 		 * so that a chain follows its first op */
 		uint32_t len, pushed = 0, rep = m.rep;
-		const uint32_t *mem = pd_unit(g, &rep, &len);
+		const uint32_t *mem = dpi_pd_unit(g, &rep, &len);
 		for (uint32_t i = 0; i < len && pushed < PD_MEM_NEIGHBOURS;
 		     i++) {
 			uint32_t u = mem[i];
@@ -362,7 +362,7 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 						&g->edges[dir ? g->succ_edge[j]
 							      : g->pred_edge
 									  [j]];
-					uint32_t v = pd_rep(g, dir ? ed->to
+					uint32_t v = dpi_pd_rep(g, dir ? ed->to
 								   : ed->from);
 					if (s->credit[v] <= 0 ||
 					    c->stamp[v] == c->stamp_gen ||
@@ -400,17 +400,17 @@ static void mstate_free(mstate *s)
 	free(s->ybuf);
 }
 
-dp_status pd_memory(pd_ctx *c)
+dp_status dpi_pd_memory(pd_ctx *c)
 {
 	dp_status st = DP_OK;
-	pd_progress(c, "memory", 0.6, 0.85, 0.0);
+	dpi_pd_progress(c, "memory", 0.6, 0.85, 0.0);
 	/* c->cur has the current overflow (0 without caps): a plan within
 	 * its caps needs no memory pass here at all */
 	if (c->cur.over == 0) {
-		pd_progress(c, "memory", 0.6, 0.85, 1.0);
+		dpi_pd_progress(c, "memory", 0.6, 0.85, 1.0);
 		return DP_OK;
 	}
-	if ((st = pd_ensure(c, PD_LIVE, &c->cur)))
+	if ((st = dpi_pd_ensure(c, PD_LIVE, &c->cur)))
 		return st;
 	size_t n = c->n;
 	mstate s = {0};
@@ -438,7 +438,7 @@ dp_status pd_memory(pd_ctx *c)
 	memcpy(s.best, c->place, n * sizeof *s.best);
 	pd_score best = c->cur;
 	/* most of what is left; polish gets the rest */
-	uint32_t rounds = pd_sims_left(c) * 3 / 4;
+	uint32_t rounds = dpi_pd_sims_left(c) * 3 / 4;
 	if (rounds < PD_MEM_MIN_ROUNDS)
 		rounds = PD_MEM_MIN_ROUNDS;
 	if (rounds > PD_MEM_MAX_ROUNDS)
@@ -461,22 +461,22 @@ dp_status pd_memory(pd_ctx *c)
 			s.head[e] = cap == DP_CAP_UNLIMITED ? INT64_MAX / 4
 							    : cap - peak;
 		}
-		pd_stamp_next(c);
+		dpi_pd_stamp_next(c);
 		uint32_t moved = 0;
 		for (int d = 0; d < c->k; d++)
 			if (c->res->dev[d].peak_bytes > c->m->cap[d])
 				moved += relieve_device(c, &s, d);
 		if (moved == 0)
 			break; /* no unit can go anywhere it fits */
-		if ((st = pd_simulate(c, PD_LIVE, &c->cur)))
+		if ((st = dpi_pd_simulate(c, PD_LIVE, &c->cur)))
 			break;
 		if (c->cur.over < best.over)
 			last_gain = round + 1;
-		if (pd_better(&c->cur, &best)) {
+		if (dpi_pd_better(&c->cur, &best)) {
 			best = c->cur;
 			memcpy(s.best, c->place, n * sizeof *s.best);
 		}
-		pd_progress(c, "memory", 0.6, 0.85, (double)(round + 1) / hard);
+		dpi_pd_progress(c, "memory", 0.6, 0.85, (double)(round + 1) / hard);
 	}
 	if (!st && memcmp(s.best, c->place, n * sizeof *s.best) != 0) {
 		memcpy(c->place, s.best, n * sizeof *s.best);
@@ -484,6 +484,6 @@ dp_status pd_memory(pd_ctx *c)
 		c->res_has = 0;
 	}
 	mstate_free(&s);
-	pd_progress(c, "memory", 0.6, 0.85, 1.0);
+	dpi_pd_progress(c, "memory", 0.6, 0.85, 1.0);
 	return st;
 }

@@ -11,7 +11,7 @@
  *     busy device), among devices whose peak leaves room for it.
  * A move is kept only when the simulator says the makespan went down and
  * the memory overflow did not grow (so a feasible plan stays feasible).
- * Moves are tried together, then in halves (pd_try_moves), within the
+ * Moves are tried together, then in halves (dpi_pd_try_moves), within the
  * simulation budget. `--no-polish` (dp_algo_opts.polish = false) skips it.
  */
 #include <stdlib.h>
@@ -29,7 +29,7 @@ static bool fits_on(const pd_ctx *c, uint32_t rep, int32_t e)
 	if (cap == DP_CAP_UNLIMITED)
 		return true;
 	int64_t head = cap - c->res->dev[e].peak_bytes;
-	return head >= 0 && pd_need_on(c, rep, e) <= head;
+	return head >= 0 && dpi_pd_need_on(c, rep, e) <= head;
 }
 
 /* Device other than v's where v's inputs would arrive first, among devices
@@ -38,7 +38,7 @@ static int32_t earliest_input_device(const pd_ctx *c, uint32_t v)
 {
 	const dp_graph *g = c->g;
 	const dp_sim_result *r = c->res;
-	uint32_t rep = pd_rep(g, v);
+	uint32_t rep = dpi_pd_rep(g, v);
 	int32_t best = -1;
 	double best_t = 0;
 	for (int32_t e = 0; e < c->k; e++) {
@@ -86,9 +86,9 @@ static uint32_t polish_moves(pd_ctx *c, pd_move *mv, scored_move *sm)
 		uint32_t a = r->cp_ops[i - 1], b = r->cp_ops[i];
 		if (r->cp_cause[i] == DP_HOP_TRANSFER &&
 		    c->place[a] != c->place[b]) {
-			if (fits_on(c, pd_rep(c->g, b), c->place[a]))
+			if (fits_on(c, dpi_pd_rep(c->g, b), c->place[a]))
 				mv[nm++] = (pd_move){b, c->place[a], -1};
-			if (fits_on(c, pd_rep(c->g, a), c->place[b]))
+			if (fits_on(c, dpi_pd_rep(c->g, a), c->place[b]))
 				mv[nm++] = (pd_move){a, c->place[b], -1};
 		} else if (r->cp_cause[i] == DP_HOP_DEVICE && c->fix[b] < 0) {
 			int32_t e = earliest_input_device(c, b);
@@ -96,17 +96,17 @@ static uint32_t polish_moves(pd_ctx *c, pd_move *mv, scored_move *sm)
 				mv[nm++] = (pd_move){b, e, -1};
 		}
 	}
-	pd_stamp_next(c);
+	dpi_pd_stamp_next(c);
 	for (uint32_t u = 0; u < c->n; u++) {
-		uint32_t rep = pd_rep(c->g, u);
-		if (c->fix[rep] >= 0 || pd_stamp_set(c, rep))
+		uint32_t rep = dpi_pd_rep(c->g, u);
+		if (c->fix[rep] >= 0 || dpi_pd_stamp_set(c, rep))
 			continue;
-		int32_t e = pd_sole_neighbour_device(c, rep, true);
+		int32_t e = dpi_pd_sole_neighbour_device(c, rep, true);
 		if (e < 0)
-			e = pd_sole_neighbour_device(c, rep, false);
+			e = dpi_pd_sole_neighbour_device(c, rep, false);
 		if (e < 0 || !fits_on(c, rep, e))
 			continue;
-		double saved = -pd_comm_delta(c, rep, e);
+		double saved = -dpi_pd_comm_delta(c, rep, e);
 		if (saved > 0)
 			sm[ns++] = (scored_move){saved, {rep, e, -1}};
 	}
@@ -121,7 +121,7 @@ static uint32_t polish_moves(pd_ctx *c, pd_move *mv, scored_move *sm)
  * costs more than the parallelism gains (port contention on a graph with
  * little parallelism), fewer devices run faster. Each device is tried at
  * most once (K - 1 simulations at most); a merge is kept only when
- * pd_try_current() agrees. */
+ * dpi_pd_try_current() agrees. */
 static dp_status merge_devices(pd_ctx *c, int32_t *saved)
 {
 	const dp_graph *g = c->g;
@@ -133,7 +133,7 @@ static dp_status merge_devices(pd_ctx *c, int32_t *saved)
 	double *xchg = busy + k; /* k x k: cut-edge cost between devices */
 	dp_status st = DP_OK;
 	uint8_t tried[DP_MAX_DEVICES] = {0};
-	for (int tries = 0; tries < k - 1 && pd_sims_left(c) > 1; tries++) {
+	for (int tries = 0; tries < k - 1 && dpi_pd_sims_left(c) > 1; tries++) {
 		memset(busy, 0, (size_t)k * ((size_t)k + 1) * sizeof *busy);
 		uint32_t fixed_on[DP_MAX_DEVICES] = {0};
 		for (uint32_t u = 0; u < c->n; u++) {
@@ -172,7 +172,7 @@ static dp_status merge_devices(pd_ctx *c, int32_t *saved)
 			if (c->place[u] == d)
 				c->place[u] = to;
 		bool kept;
-		if ((st = pd_try_current(c, &kept)))
+		if ((st = dpi_pd_try_current(c, &kept)))
 			break;
 		if (!kept) { /* c->res is still the result of saved */
 			memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
@@ -183,7 +183,7 @@ static dp_status merge_devices(pd_ctx *c, int32_t *saved)
 	return st;
 }
 
-dp_status pd_polish(pd_ctx *c)
+dp_status dpi_pd_polish(pd_ctx *c)
 {
 	dp_status st = DP_OK;
 	pd_move *mv = NULL;
@@ -192,7 +192,7 @@ dp_status pd_polish(pd_ctx *c)
 	if (!sm)
 		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory in pardnn polish");
-	pd_progress(c, "polish", 0.85, 1.0, 0.0);
+	dpi_pd_progress(c, "polish", 0.85, 1.0, 0.0);
 	int32_t *saved = malloc((size_t)c->n * sizeof *saved);
 	if (!saved) {
 		free(sm);
@@ -202,10 +202,10 @@ dp_status pd_polish(pd_ctx *c)
 	st = merge_devices(c, saved);
 	free(saved);
 	for (uint32_t round = 0; !st && round < PD_POLISH_MAX_ROUNDS; round++) {
-		uint32_t left = pd_sims_left(c);
+		uint32_t left = dpi_pd_sims_left(c);
 		if (left < 2)
 			break;
-		if ((st = pd_ensure(c, PD_PATH | PD_MEM, &c->cur)))
+		if ((st = dpi_pd_ensure(c, PD_PATH | PD_MEM, &c->cur)))
 			break;
 		size_t need = 2 * (size_t)c->res->cp_len + c->n + 1;
 		if (need > mcap) {
@@ -222,9 +222,9 @@ dp_status pd_polish(pd_ctx *c)
 		uint32_t nm = polish_moves(c, mv, sm), kept = 0;
 		if (nm == 0)
 			break;
-		if ((st = pd_try_moves(c, mv, nm, pd_sims_left(c), &kept)))
+		if ((st = dpi_pd_try_moves(c, mv, nm, dpi_pd_sims_left(c), &kept)))
 			break;
-		pd_progress(c, "polish", 0.85, 1.0,
+		dpi_pd_progress(c, "polish", 0.85, 1.0,
 			    (double)(round + 1) / PD_POLISH_MAX_ROUNDS);
 		if (kept == 0)
 			break;

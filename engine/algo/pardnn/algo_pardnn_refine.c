@@ -13,7 +13,7 @@
  * switching pass is kept only if the simulator says the makespan went down.
  * In (b) the later op of a transfer hop moves to the earlier op's device
  * (the earlier one moves when the later is pinned), the moves of one round
- * are tried together first and then in halves (pd_try_moves), within the
+ * are tried together first and then in halves (dpi_pd_try_moves), within the
  * simulation budget, and a move that increases the memory overflow is not
  * kept. Colocation groups move whole.
  */
@@ -40,17 +40,17 @@ static dp_status switch_ops(pd_ctx *c)
 	dp_status st = DP_OK;
 	for (uint32_t k = 0; k < c->n; k++) {
 		uint32_t u = g->topo[k];
-		if ((k & 0xffff) == 0 && (st = pd_check_cancel(c)))
+		if ((k & 0xffff) == 0 && (st = dpi_pd_check_cancel(c)))
 			goto out;
 		if (c->fix[u] >= 0 || g->ops[u].colocate >= 0)
 			continue;
-		int32_t e = pd_sole_neighbour_device(c, u, true);
+		int32_t e = dpi_pd_sole_neighbour_device(c, u, true);
 		if (e < 0)
-			e = pd_sole_neighbour_device(c, u, false);
+			e = dpi_pd_sole_neighbour_device(c, u, false);
 		if (e < 0)
 			continue;
 		int32_t d = c->place[u];
-		double saved_comm = -pd_comm_delta(c, u, e);
+		double saved_comm = -dpi_pd_comm_delta(c, u, e);
 		double wd = c->w[u] / c->m->speed[d],
 		       we = c->w[u] / c->m->speed[e];
 		double before = load[d] > load[e] ? load[d] : load[e];
@@ -65,7 +65,7 @@ static dp_status switch_ops(pd_ctx *c)
 	}
 	if (moved) {
 		bool kept;
-		if ((st = pd_try_current(c, &kept)))
+		if ((st = dpi_pd_try_current(c, &kept)))
 			goto out;
 		if (!kept) /* c->res is still the result of saved */
 			memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
@@ -95,13 +95,13 @@ static uint32_t cp_moves(const pd_ctx *c, pd_move *mv)
 	return nm;
 }
 
-dp_status pd_refine(pd_ctx *c)
+dp_status dpi_pd_refine(pd_ctx *c)
 {
-	pd_progress(c, "refinement", 0.35, 0.6, 0.0);
+	dpi_pd_progress(c, "refinement", 0.35, 0.6, 0.0);
 	dp_status st = switch_ops(c);
 	if (st)
 		return st;
-	pd_progress(c, "refinement", 0.35, 0.6, 0.2);
+	dpi_pd_progress(c, "refinement", 0.35, 0.6, 0.2);
 	/* about a third of the budget; the memory phase and polish follow */
 	uint32_t budget = c->sim_budget / 3;
 	uint32_t start = c->sims, rounds = (uint32_t)c->k + 1;
@@ -110,7 +110,7 @@ dp_status pd_refine(pd_ctx *c)
 		uint32_t spent = c->sims - start;
 		if (spent + 2 > budget)
 			break;
-		if ((st = pd_ensure(c, PD_PATH | PD_MEM, &c->cur)))
+		if ((st = dpi_pd_ensure(c, PD_PATH | PD_MEM, &c->cur)))
 			break;
 		if (!mv) {
 			mv = malloc(((size_t)c->res->cp_len + 1) * sizeof *mv);
@@ -135,14 +135,14 @@ dp_status pd_refine(pd_ctx *c)
 		if (nm == 0)
 			break;
 		spent = c->sims - start;
-		if ((st = pd_try_moves(c, mv, nm, budget - spent, &kept)))
+		if ((st = dpi_pd_try_moves(c, mv, nm, budget - spent, &kept)))
 			break;
-		pd_progress(c, "refinement", 0.35, 0.6,
+		dpi_pd_progress(c, "refinement", 0.35, 0.6,
 			    0.2 + 0.8 * (r + 1) / rounds);
 		if (kept == 0)
 			break;
 	}
 	free(mv);
-	pd_progress(c, "refinement", 0.35, 0.6, 1.0);
+	dpi_pd_progress(c, "refinement", 0.35, 0.6, 1.0);
 	return st;
 }

@@ -43,7 +43,7 @@ static dp_status bottom_levels(pd_ctx *c, const uint8_t *removed, double *b)
 	const dp_graph *g = c->g;
 	for (uint32_t k = c->n; k-- > 0;) {
 		uint32_t u = g->topo[k];
-		if ((k & 0xffff) == 0 && pd_check_cancel(c))
+		if ((k & 0xffff) == 0 && dpi_pd_check_cancel(c))
 			return DP_ECANCELED;
 		if (removed[u])
 			continue;
@@ -122,7 +122,7 @@ static dp_status levels_for_secondaries(pd_ctx *c, double *ec)
 	}
 	for (uint32_t k = 0; k < c->n; k++) {
 		uint32_t u = g->topo[k];
-		if ((k & 0xffff) == 0 && pd_check_cancel(c))
+		if ((k & 0xffff) == 0 && dpi_pd_check_cancel(c))
 			return DP_ECANCELED;
 		double t = 0;
 		for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
@@ -147,7 +147,7 @@ static dp_status levels_for_secondaries(pd_ctx *c, double *ec)
 	return DP_OK;
 }
 
-dp_status pd_slice(pd_ctx *c)
+dp_status dpi_pd_slice(pd_ctx *c)
 {
 	const dp_graph *g = c->g;
 	uint32_t n = c->n;
@@ -193,7 +193,7 @@ dp_status pd_slice(pd_ctx *c)
 			continue;
 		}
 		walk_path(c, start, removed, b, c->c, &nout);
-		pd_progress(c, "slicing", 0.0, 0.2, 0.7 * (i + 1) / c->k);
+		dpi_pd_progress(c, "slicing", 0.0, 0.2, 0.7 * (i + 1) / c->k);
 	}
 
 	/* secondaries, in decreasing priority of their first op */
@@ -215,12 +215,12 @@ dp_status pd_slice(pd_ctx *c)
 						   g->topo_pos[u], u};
 	qsort(keys, nfree, sizeof *keys, prio_cmp);
 	for (uint32_t i = 0; i < nfree; i++) {
-		if ((i & 0xffff) == 0 && (st = pd_check_cancel(c)))
+		if ((i & 0xffff) == 0 && (st = dpi_pd_check_cancel(c)))
 			goto out;
 		if (!removed[keys[i].op])
 			walk_path(c, keys[i].op, removed, c->blev, ec, &nout);
 	}
-	pd_progress(c, "slicing", 0.0, 0.2, 1.0);
+	dpi_pd_progress(c, "slicing", 0.0, 0.2, 1.0);
 out:
 	free(removed);
 	free(b);
