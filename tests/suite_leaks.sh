@@ -27,7 +27,7 @@ if nm "$DNNPART" 2>/dev/null | grep -q '__lsan\|__asan_init'; then
 elif command -v valgrind >/dev/null 2>&1; then
 	MODE=valgrind
 else
-	echo "ok - leaks # SKIP neither an ASan build nor valgrind (Debian: apt-get install valgrind)"
+	echo "skip - leaks: neither an ASan build nor valgrind (Debian: apt-get install valgrind)"
 	exit 0
 fi
 echo "# leak checker: $MODE"

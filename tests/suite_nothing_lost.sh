@@ -126,7 +126,7 @@ stopped_write() {
 	wait "$pid" 2>/dev/null
 	rc=$?
 	if [ -z "$seen" ]; then
-		echo "ok - $name # SKIP the write ended before it could be stopped"
+		echo "skip - $name: the write ended before it could be stopped"
 	elif [ "$rc" -eq 0 ]; then
 		echo "not ok - $name: exit status 0 after SIG$sig"
 	elif ! cmp -s "$target" "$TMP/orig"; then
@@ -155,7 +155,7 @@ fi
 
 # ---- the explorer's save (s) ----
 if ! command -v tmux >/dev/null 2>&1; then
-	echo "# tmux is not installed: skipping the explorer's save"
+	echo "skip - explorer save tests: tmux is not installed (make deps installs it)"
 	exit 0
 fi
 screen() { $T capture-pane -p -t lost 2>/dev/null; }

@@ -13,7 +13,7 @@ set -u
 : "${DNNPART:=$PWD/dnnpart}"
 PY=${DNNPART_TORCH_PYTHON:-/usr/bin/python3}
 if ! "$PY" -c "import torch, torch.fx" >/dev/null 2>&1; then
-	echo "ok - pytorch bridge skipped: python3-torch not installed ($PY cannot import torch) (skip)"
+	echo "skip - pytorch bridge: python3-torch not installed ($PY cannot import torch; make deps installs it)"
 	exit 0
 fi
 TMP=$(mktemp -d /tmp/dnnpart-torch.XXXXXX) || exit 1

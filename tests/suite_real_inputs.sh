@@ -58,7 +58,7 @@ if "$DNNPART" help compare >/dev/null 2>&1; then
 		fi
 	done
 else
-	echo "ok - real/compare skipped: this dnnpart has no compare command (skip)"
+	echo "skip - real/compare: this dnnpart has no compare command"
 fi
 
 # the reference placement, both contention models
@@ -111,7 +111,7 @@ for p in python3 /usr/bin/python3; do
 	fi
 done
 if [ -z "$py" ]; then
-	echo "ok - real/samples-reproducible skipped: no python3 (skip)"
+	echo "skip - real/samples-reproducible: no python3"
 elif "$py" tools/gen_samples.py --out "$TMP/samples" 2>"$TMP/err"; then
 	diffs=
 	for f in sample_graphs/*.json; do

@@ -54,7 +54,7 @@ show_case show_missing_graph 2 'missing.json' "$showdir/missing.json"
 rm -rf "$showdir"
 
 if ! command -v tmux >/dev/null 2>&1; then
-	echo "# tmux is not installed: skipping the end-to-end explorer tests"
+	echo "skip - end-to-end explorer tests: tmux is not installed (make deps installs it)"
 	echo "# (Debian: apt-get install tmux)"
 	exit 0
 fi

@@ -16,7 +16,7 @@ SEED=${ROBUST_SEED:-9}
 NKEYS=${ROBUST_KEYS:-1500}
 
 if ! command -v tmux >/dev/null 2>&1; then
-	echo "# tmux is not installed: skipping the explorer robustness tests"
+	echo "skip - explorer robustness tests: tmux is not installed (make deps installs it)"
 	exit 0
 fi
 if [ ! -x "$DNNPART" ]; then

@@ -16,12 +16,16 @@ cc gcc
 make make
 tmux tmux
 dot graphviz
+torch python3-torch
 '
 
 missing=''
 have() {
 	case "$1" in
 	/*) [ -e "$1" ] ;;
+	# the PyTorch bridge (tools/from_pytorch.py, tests/suite_pytorch.sh)
+	# runs on Debian's python3 and its python3-torch
+	torch) /usr/bin/python3 -c 'import torch, torch.fx' >/dev/null 2>&1 ;;
 	lib*|ncursesw) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" ;;
 	*) command -v "$1" >/dev/null 2>&1 ;;
 	esac
