@@ -11,6 +11,7 @@
 #include "layout.h"
 #include "lib/testlib.h"
 #include "screen.h"
+#include "settings.h"
 #include "state.h"
 #include "test_views_fixture.h"
 
@@ -152,9 +153,9 @@ static void test_m_and_M_step_the_selected_cap(void)
 	st.m.cap[2] = DP_CAP_UNLIMITED;
 	CHECK(!(actions_key(&st, 'M') & AR_RERUN));
 	CHECK(st.status_error);
-	CHECK_INT(actions_cap_step(100, 0, false), 80);
-	CHECK_INT(actions_cap_step(1, 0, false), 1);
-	CHECK_INT(actions_cap_step(DP_CAP_UNLIMITED, 0, false), 0);
+	CHECK_INT(settings_cap_next(100, 0, false), 80);
+	CHECK_INT(settings_cap_next(1, 0, false), 1);
+	CHECK_INT(settings_cap_next(DP_CAP_UNLIMITED, 0, false), 0);
 	state_free(&st);
 }
 

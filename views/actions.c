@@ -7,7 +7,7 @@
 #include "fmt.h"
 #include "prompt.h"
 #include "screen.h"
-#include "dnnpart/units.h"
+#include "settings.h"
 #include "views.h"
 
 #define ZOOM_MAX (1 << 20)
@@ -59,37 +59,6 @@ static unsigned show_view(vstate *st, view_id v)
 		return AR_REDRAW | AR_COMPARE;
 	}
 	return AR_REDRAW;
-}
-
-unsigned actions_rerun(vstate *st)
-{
-	state_settings_changed(st);
-	st->status[0] = '\0';
-	if (st->view != VIEW_COMPARE)
-		return AR_REDRAW | AR_RERUN;
-	st->cmp_valid = true;
-	return AR_REDRAW | AR_RERUN | AR_COMPARE;
-}
-
-int64_t actions_cap_step(int64_t cap, int64_t peak, bool raise)
-{
-	if (cap == DP_CAP_UNLIMITED) {
-		/* from no cap, m starts just under the current peak */
-		if (raise || peak <= 0)
-			return 0;
-		return fmt_round_bytes((double)peak * 0.8);
-	}
-	int64_t v = fmt_round_bytes((double)cap * (raise ? 1.25 : 0.8));
-	if (v == cap)
-		v = raise ? cap + 1 : cap - 1;
-	return v < 1 ? 1 : v;
-}
-
-static int64_t device_peak(const vstate *st, int d)
-{
-	if (st->plan && d < st->plan->sim.k)
-		return st->plan->sim.dev[d].peak_bytes;
-	return 0;
 }
 
 /* ---- movement ---- */
@@ -234,87 +203,6 @@ static unsigned escape(vstate *st)
 	return AR_REDRAW;
 }
 
-/* ---- machine and plan ---- */
-
-static unsigned change_devices(vstate *st, int delta)
-{
-	int k = st->m.k + delta;
-	if (k < 1) {
-		state_status(st, true, "one device is the minimum");
-		return AR_REDRAW;
-	}
-	if (k > DP_MAX_DEVICES) {
-		state_status(st, true, "%d devices is the maximum",
-			     DP_MAX_DEVICES);
-		return AR_REDRAW;
-	}
-	dp_err err;
-	if (dp_machine_resize(&st->m, k, &err) != DP_OK) {
-		state_status(st, true, "%s", err.msg);
-		return AR_REDRAW;
-	}
-	unsigned r = actions_rerun(st);
-	if (st->dev >= k && k < state_ndev(st) && !st->plan)
-		st->dev = k - 1;
-	state_status(st, false, "K=%d", k);
-	return r;
-}
-
-static unsigned change_cap(vstate *st, bool raise)
-{
-	int d = st->dev;
-	char a[32], b[32];
-	if (d >= st->m.k) {
-		state_status(st, true, "GPU%d is not in the machine any more",
-			     d);
-		return AR_REDRAW;
-	}
-	int64_t old = st->m.cap[d];
-	int64_t v = actions_cap_step(old, device_peak(st, d), raise);
-	if (v == 0) {
-		state_status(
-			st, true,
-			raise ? "GPU%d has no cap to raise"
-			      : "GPU%d has no cap and no peak yet: c types one",
-			d);
-		return AR_REDRAW;
-	}
-	st->m.cap[d] = v;
-	unsigned r = actions_rerun(st);
-	state_status(st, false, "GPU%d cap %s (was %s)", d,
-		     fmt_cap(v, a, sizeof a), fmt_cap(old, b, sizeof b));
-	return r;
-}
-
-static unsigned change_bandwidth(vstate *st, bool raise)
-{
-	double bw = raise ? st->m.bw * 2 : st->m.bw / 2;
-	if (!(bw >= 1e-6) || !(bw <= 1e12)) {
-		state_status(st, true, "bandwidth out of range");
-		return AR_REDRAW;
-	}
-	st->m.bw = bw;
-	snprintf(st->m.link_name, sizeof st->m.link_name, "custom");
-	unsigned r = actions_rerun(st);
-	char a[32];
-	state_status(st, false, "bandwidth %s",
-		     dp_units_fmt_bandwidth(bw, a, sizeof a));
-	return r;
-}
-
-static unsigned change_algo(vstate *st, int dir)
-{
-	size_t n = dp_algo_count(), i = 0;
-	while (i < n && dp_algo_at(i) != st->algo)
-		i++;
-	i = (i + n + (size_t)(dir > 0 ? 1 : n - 1)) % n;
-	st->algo = dp_algo_at(i);
-	state_algo_changed(st);
-	state_status(st, false, "algorithm %s: %s", st->algo->name,
-		     st->algo->summary);
-	return AR_REDRAW | AR_RERUN;
-}
-
 static unsigned sort_change(vstate *st, int dir)
 {
 	if (st->view != VIEW_OPS)
@@ -435,13 +323,13 @@ unsigned actions_run(vstate *st, key_action act, int key)
 			set_view(st, VIEW_TIMELINE);
 		return AR_REDRAW;
 	case ACT_DEV_ADD:
-		return change_devices(st, 1);
+		return settings_devices(st, 1);
 	case ACT_DEV_REMOVE:
-		return change_devices(st, -1);
+		return settings_devices(st, -1);
 	case ACT_CAP_LOWER:
-		return change_cap(st, false);
+		return settings_cap_step(st, false);
 	case ACT_CAP_RAISE:
-		return change_cap(st, true);
+		return settings_cap_step(st, true);
 	case ACT_CAP_TYPE: {
 		if (st->dev >= st->m.k)
 			return AR_REDRAW;
@@ -459,20 +347,13 @@ unsigned actions_run(vstate *st, key_action act, int key)
 		return AR_REDRAW;
 	case ACT_BW_LOWER:
 	case ACT_BW_RAISE:
-		return change_bandwidth(st, act == ACT_BW_RAISE);
+		return settings_bandwidth(st, act == ACT_BW_RAISE);
 	case ACT_ALGO_NEXT:
-		return change_algo(st, 1);
+		return settings_algo(st, 1);
 	case ACT_ALGO_PREV:
-		return change_algo(st, -1);
+		return settings_algo(st, -1);
 	case ACT_CONTENTION:
-		st->contention = st->contention == DP_CONT_PORT ? DP_CONT_NONE
-								: DP_CONT_PORT;
-		{
-			unsigned r = actions_rerun(st);
-			state_status(st, false, "contention %s",
-				     dp_sim_contention_name(st->contention));
-			return r;
-		}
+		return settings_contention(st);
 	case ACT_RERUN:
 		if (st->view == VIEW_COMPARE) {
 			state_compare_reset(st);

@@ -1,7 +1,8 @@
 /* actions.h - what keys and clicks do to the state.
  *
  * Each action is a function of the state that returns a bitmask saying what
- * the front end must do next (after htop's Action.c): redraw, start a rerun
+ * the front end must do next (AR_*, action_result.h; after htop's
+ * Action.c): redraw, start a rerun
  * or a comparison, cancel the running job, quit, or carry out a submitted
  * prompt that needs files (open, save, export: st->io, st->io_path). Actions
  * never run the engine's algorithms and never touch files or the terminal,
@@ -11,20 +12,10 @@
 #ifndef DNNPART_VIEWS_ACTIONS_H
 #define DNNPART_VIEWS_ACTIONS_H
 
+#include "action_result.h"
 #include "keys.h"
 #include "state.h"
 
-enum {
-	AR_REDRAW = 1 << 0,  /* the screen changed */
-	AR_RERUN = 1 << 1,   /* settings changed: start a plan job */
-	AR_COMPARE = 1 << 2, /* start a compare job */
-	AR_CANCEL = 1 << 3,  /* cancel the running and queued jobs */
-	AR_QUIT = 1 << 4,
-	AR_IO = 1 << 5,		 /* st->io / st->io_path need the front end */
-	AR_FULL_REDRAW = 1 << 6, /* repaint the terminal from scratch */
-	AR_CANCEL_PLAN = 1 << 7, /* cancel the plan job only (adopted plan) */
-	AR_CANCEL_FILE = 1 << 8, /* cancel the file job (st->file_job) */
-};
 
 /* Handles one key: the line editor's when a prompt is open, else the key
  * table's action. Returns AR_* bits. */
@@ -44,10 +35,5 @@ typedef enum mouse_kind {
  * selects it, on a tab shows that view, on the function-key bar runs the
  * key; the wheel scrolls the main view. */
 unsigned actions_mouse(vstate *st, int w, int h, int x, int y, mouse_kind kind);
-
-/* The cap m / M set from cap (DP_CAP_UNLIMITED for none) or, when the cap
- * is unlimited, from the device's peak; 0 when there is nothing to go on.
- * Exposed for tests. */
-int64_t actions_cap_step(int64_t cap, int64_t peak, bool raise);
 
 #endif

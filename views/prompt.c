@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "actions.h"
-#include "fmt.h"
-#include "grid.h"
 #include "dnnpart/units.h"
+#include "grid.h"
+#include "keys.h"
+#include "settings.h"
 
 void prompt_open(vstate *st, prompt_kind k, const char *label, const char *init)
 {
@@ -62,7 +62,6 @@ static unsigned prompt_submit(vstate *st)
 	st->prompt = PROMPT_NONE;
 	dp_err err;
 	dp_err_clear(&err);
-	char a[32];
 	switch (k) {
 	case PROMPT_CAP: {
 		int d = st->dev;
@@ -81,29 +80,10 @@ static unsigned prompt_submit(vstate *st)
 				     "0 bytes (inf for none)");
 			return AR_REDRAW;
 		}
-		st->m.cap[d] = v;
-		unsigned r = actions_rerun(st);
-		state_status(st, false, "GPU%d cap %s", d,
-			     fmt_cap(v, a, sizeof a));
-		return r;
+		return settings_cap(st, d, v);
 	}
-	case PROMPT_CAP_ALL: {
-		dp_machine tmp;
-		if (dp_machine_copy(&tmp, &st->m, &err) != DP_OK) {
-			state_status(st, true, "%s", err.msg);
-			return AR_REDRAW;
-		}
-		if (dp_machine_set_caps(&tmp, text, &err) != DP_OK) {
-			dp_machine_free(&tmp);
-			state_status(st, true, "caps not changed: %s", err.msg);
-			return AR_REDRAW;
-		}
-		dp_machine_free(&st->m);
-		st->m = tmp;
-		unsigned r = actions_rerun(st);
-		state_status(st, false, "caps set to %s", text);
-		return r;
-	}
+	case PROMPT_CAP_ALL:
+		return settings_caps(st, text);
 	case PROMPT_SEARCH:
 		snprintf(st->search, sizeof st->search, "%.*s",
 			 (int)sizeof st->search - 1, text);

@@ -1,5 +1,6 @@
 /* prompt.h - the status line's editor and what a submitted prompt does
- * (internal to views/; actions.c opens prompts and hands keys over).
+ * (internal to views/; actions.c opens prompts and hands keys over; the
+ * prompts change settings through settings.h, never through actions.c).
  *
  * A prompt asks for a cap (c, C), a search or filter text (/, \) or a file
  * name (s, e, o). Enter submits: caps are parsed with units and applied,
@@ -11,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "action_result.h"
 #include "state.h"
 
 /* Opens the editor with a label and an initial text. */
@@ -21,9 +23,5 @@ unsigned prompt_key(vstate *st, int key);
 /* Moves the Ops cursor to the next (dir > 0) or previous match of the
  * search text, from the cursor (include_cursor) or the row after it. */
 unsigned prompt_search(vstate *st, int dir, bool include_cursor);
-
-/* Records a change of the settings (actions.c): a plan job, and in
- * Compare a new comparison. Returns AR_* bits. */
-unsigned actions_rerun(vstate *st);
 
 #endif

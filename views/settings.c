@@ -1,0 +1,159 @@
+/* settings.c - changes of the session's settings (see settings.h). */
+#include "settings.h"
+
+#include <stdio.h>
+
+#include "dnnpart/units.h"
+#include "fmt.h"
+
+unsigned settings_changed(vstate *st)
+{
+	state_settings_changed(st);
+	st->status[0] = '\0';
+	if (st->view != VIEW_COMPARE)
+		return AR_REDRAW | AR_RERUN;
+	st->cmp_valid = true;
+	return AR_REDRAW | AR_RERUN | AR_COMPARE;
+}
+
+int64_t settings_cap_next(int64_t cap, int64_t peak, bool raise)
+{
+	if (cap == DP_CAP_UNLIMITED) {
+		/* from no cap, m starts just under the current peak */
+		if (raise || peak <= 0)
+			return 0;
+		return fmt_round_bytes((double)peak * 0.8);
+	}
+	int64_t v = fmt_round_bytes((double)cap * (raise ? 1.25 : 0.8));
+	if (v == cap)
+		v = raise ? cap + 1 : cap - 1;
+	return v < 1 ? 1 : v;
+}
+
+static int64_t device_peak(const vstate *st, int d)
+{
+	if (st->plan && d < st->plan->sim.k)
+		return st->plan->sim.dev[d].peak_bytes;
+	return 0;
+}
+
+unsigned settings_devices(vstate *st, int delta)
+{
+	int k = st->m.k + delta;
+	if (k < 1) {
+		state_status(st, true, "one device is the minimum");
+		return AR_REDRAW;
+	}
+	if (k > DP_MAX_DEVICES) {
+		state_status(st, true, "%d devices is the maximum",
+			     DP_MAX_DEVICES);
+		return AR_REDRAW;
+	}
+	dp_err err;
+	if (dp_machine_resize(&st->m, k, &err) != DP_OK) {
+		state_status(st, true, "%s", err.msg);
+		return AR_REDRAW;
+	}
+	unsigned r = settings_changed(st);
+	if (st->dev >= k && k < state_ndev(st) && !st->plan)
+		st->dev = k - 1;
+	state_status(st, false, "K=%d", k);
+	return r;
+}
+
+unsigned settings_cap_step(vstate *st, bool raise)
+{
+	int d = st->dev;
+	char a[32], b[32];
+	if (d >= st->m.k) {
+		state_status(st, true, "GPU%d is not in the machine any more",
+			     d);
+		return AR_REDRAW;
+	}
+	int64_t old = st->m.cap[d];
+	int64_t v = settings_cap_next(old, device_peak(st, d), raise);
+	if (v == 0) {
+		state_status(
+			st, true,
+			raise ? "GPU%d has no cap to raise"
+			      : "GPU%d has no cap and no peak yet: c types one",
+			d);
+		return AR_REDRAW;
+	}
+	st->m.cap[d] = v;
+	unsigned r = settings_changed(st);
+	state_status(st, false, "GPU%d cap %s (was %s)", d,
+		     fmt_cap(v, a, sizeof a), fmt_cap(old, b, sizeof b));
+	return r;
+}
+
+unsigned settings_cap(vstate *st, int d, int64_t bytes)
+{
+	char a[32];
+	if (d < 0 || d >= st->m.k)
+		return AR_REDRAW;
+	st->m.cap[d] = bytes;
+	unsigned r = settings_changed(st);
+	state_status(st, false, "GPU%d cap %s", d, fmt_cap(bytes, a, sizeof a));
+	return r;
+}
+
+unsigned settings_caps(vstate *st, const char *text)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	dp_machine tmp;
+	if (dp_machine_copy(&tmp, &st->m, &err) != DP_OK) {
+		state_status(st, true, "%s", err.msg);
+		return AR_REDRAW;
+	}
+	if (dp_machine_set_caps(&tmp, text, &err) != DP_OK) {
+		dp_machine_free(&tmp);
+		state_status(st, true, "caps not changed: %s", err.msg);
+		return AR_REDRAW;
+	}
+	dp_machine_free(&st->m);
+	st->m = tmp;
+	unsigned r = settings_changed(st);
+	state_status(st, false, "caps set to %s", text);
+	return r;
+}
+
+unsigned settings_bandwidth(vstate *st, bool raise)
+{
+	double bw = raise ? st->m.bw * 2 : st->m.bw / 2;
+	if (!(bw >= 1e-6) || !(bw <= 1e12)) {
+		state_status(st, true, "bandwidth out of range");
+		return AR_REDRAW;
+	}
+	st->m.bw = bw;
+	snprintf(st->m.link_name, sizeof st->m.link_name, "custom");
+	unsigned r = settings_changed(st);
+	char a[32];
+	state_status(st, false, "bandwidth %s",
+		     dp_units_fmt_bandwidth(bw, a, sizeof a));
+	return r;
+}
+
+unsigned settings_algo(vstate *st, int dir)
+{
+	size_t n = dp_algo_count(), i = 0;
+	while (i < n && dp_algo_at(i) != st->algo)
+		i++;
+	i = (i + n + (size_t)(dir > 0 ? 1 : n - 1)) % n;
+	st->algo = dp_algo_at(i);
+	state_algo_changed(st);
+	state_status(st, false, "algorithm %s: %s", st->algo->name,
+		     st->algo->summary);
+	return AR_REDRAW | AR_RERUN;
+}
+
+unsigned settings_contention(vstate *st)
+{
+	st->contention = st->contention == DP_CONT_PORT ? DP_CONT_NONE
+							: DP_CONT_PORT;
+	unsigned r = settings_changed(st);
+	state_status(st, false, "contention %s",
+		     dp_sim_contention_name(st->contention));
+	return r;
+}

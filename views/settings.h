@@ -1,0 +1,40 @@
+/* settings.h - changes of the session's settings: devices, caps, link
+ * bandwidth, algorithm, contention. Each checks its input, changes the
+ * state's machine or algorithm, says so on the status line and returns the
+ * AR_* bits that start the rerun (and, in Compare, a new comparison). On bad input the
+ * settings stay as they were and the status line says why.
+ */
+#ifndef DNNPART_VIEWS_SETTINGS_H
+#define DNNPART_VIEWS_SETTINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "action_result.h"
+#include "state.h"
+
+/* Records a change of the settings made by the caller: a plan job, and
+ * in Compare a new comparison. Returns AR_* bits. */
+unsigned settings_changed(vstate *st);
+
+/* Adds (delta 1) or removes (-1) a device. */
+unsigned settings_devices(vstate *st, int delta);
+/* Lowers (m) or raises (M) the selected device's cap a step. */
+unsigned settings_cap_step(vstate *st, bool raise);
+/* Sets device d's cap to bytes (DP_CAP_UNLIMITED for none). */
+unsigned settings_cap(vstate *st, int d, int64_t bytes);
+/* Sets every cap from text: "16GiB" or one per device "16GiB,8GiB,...". */
+unsigned settings_caps(vstate *st, const char *text);
+/* Halves or doubles the link bandwidth. */
+unsigned settings_bandwidth(vstate *st, bool raise);
+/* The next (dir 1) or previous (-1) algorithm of the registry. */
+unsigned settings_algo(vstate *st, int dir);
+/* Toggles the contention model (port / none). */
+unsigned settings_contention(vstate *st);
+
+/* The cap m / M set from cap (DP_CAP_UNLIMITED for none) or, when the cap
+ * is unlimited, from the device's peak; 0 when there is nothing to go on.
+ * Exposed for tests. */
+int64_t settings_cap_next(int64_t cap, int64_t peak, bool raise);
+
+#endif
