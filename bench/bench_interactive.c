@@ -38,7 +38,6 @@
 #include "bench.h"
 #include "dnnpart/gen.h"
 #include "keys.h"
-#include "layout.h"
 #include "screen.h"
 #include "state.h"
 #include "worker.h"
@@ -130,9 +129,6 @@ typedef struct session {
 /* As tui_main.c's session_draw, minus the terminal. */
 static void draw(session *s)
 {
-	vlayout l;
-	layout_compute(GRID_W, GRID_H, state_ndev(&s->st), &l);
-	s->st.main_rows = l.main.h;
 	state_prepare(&s->st);
 	screen_draw(&s->st, &s->grid);
 }
@@ -281,7 +277,8 @@ static int run_size(uint32_t n, int reruns, size_result *res)
 			/* GPU0 selected: m lowers its cap, M raises it */
 			s.st.dev = 0;
 			t_key = bench_now();
-			handle(&s, actions_key(&s.st, done % 2 ? 'M' : 'm'));
+			handle(&s, actions_key(&s.st, GRID_W, GRID_H,
+						 done % 2 ? 'M' : 'm'));
 			want_gen = s.st.gen;
 			waiting = true;
 			done++;
@@ -306,7 +303,8 @@ static int run_size(uint32_t n, int reruns, size_result *res)
 				add(s.st.running ? &res->key_busy
 						 : &res->key_idle,
 				    (double)(wake_ns - sent) * 1e-9);
-				handle(&s, actions_key(&s.st, buf[i]));
+				handle(&s, actions_key(&s.st, GRID_W, GRID_H,
+							 buf[i]));
 			}
 		}
 	}

@@ -10,7 +10,23 @@
 #include "grid.h"
 #include "screen.h"
 #include "state.h"
+#include "view.h"
 
+/* The views, wrapped under --view's column: "devices (default), ...". */
+static void help_views(FILE *out)
+{
+	int col = fprintf(out, "  --view NAME        ");
+	for (int v = 0; v < VIEW_ALL; v++) {
+		const char *key = view_table[v]->key;
+		int w = (int)strlen(key) + (v == 0 ? 10 : 0) + 1;
+		if (v > 0 && col + w + 1 > 78)
+			col = fprintf(out, "\n                     ");
+		else if (v > 0)
+			col += fprintf(out, " ");
+		col += fprintf(out, "%s%s%s", key, v == 0 ? " (default)" : "",
+			       v + 1 < VIEW_ALL ? "," : "\n");
+	}
+}
 
 void cmd_show_help(FILE *out)
 {
@@ -24,10 +40,9 @@ void cmd_show_help(FILE *out)
 		"text (UTF-8, or\n"
 		"ASCII with --ascii), exactly as `dnnpart GRAPH` would show "
 		"it.\n"
-		"\n"
-		"  --view NAME        devices (default), timeline, memory, "
-		"critical, ops, op,\n"
-		"                     compare, help\n"
+		"\n");
+	help_views(out);
+	fprintf(out,
 		"  --width W          columns (default 100, at least %d for "
 		"the "
 		"full screen)\n"
@@ -131,9 +146,6 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 	if (view == VIEW_COMPARE)
 		compare_all(&st);
 	vgrid grid;
-	vlayout l;
-	layout_compute((int)w, (int)h, state_ndev(&st), &l);
-	st.main_rows = l.main.h;
 	if (grid_init(&grid, (int)w, (int)h) != 0 ||
 	    state_prepare(&st) != DP_OK) {
 		fprintf(stderr, "dnnpart show: out of memory\n");
@@ -202,13 +214,13 @@ int cmd_show_run(int argc, char **argv)
 		}
 		if (opt == O_VIEW) {
 			view = view_parse(v);
+			char keys[200];
 			if (view < 0)
 				return cli_usage_error(
 					"show",
 					"--view: unknown view '%s' (expected "
-					"devices, timeline, memory, critical, "
-					"ops, op, compare or help)",
-					v);
+					"%s)",
+					v, view_keys_text(keys, sizeof keys));
 		} else if (opt == O_WIDTH) {
 			if (cli_parse_int("show", "--width", v, 1, 1000, &w))
 				return 2;

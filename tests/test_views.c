@@ -11,6 +11,7 @@
 #include "lib/testlib.h"
 #include "screen.h"
 #include "state.h"
+#include "view.h"
 #include "test_views_fixture.h"
 
 static char *render(const vstate *st, int w, int h)
@@ -142,7 +143,7 @@ static void golden_view(view_id v, bool over, int w, int h)
 	state_prepare(&st);
 	char *t = render_styled(&st, w, h);
 	char name[64];
-	snprintf(name, sizeof name, "%s%s_%dx%d", view_key(v),
+	snprintf(name, sizeof name, "%s%s_%dx%d", view_table[v]->key,
 		 over ? "_over" : "", w, h);
 	REQUIRE(t);
 	check_golden(name, t);

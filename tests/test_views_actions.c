@@ -15,11 +15,20 @@
 #include "state.h"
 #include "test_views_fixture.h"
 
+/* The screen the keys go to: the size the views and paging see. */
+#define SCREEN_W 100
+#define SCREEN_H 30
+
+static unsigned press(vstate *st, int key)
+{
+	return actions_key(st, SCREEN_W, SCREEN_H, key);
+}
+
 static unsigned type(vstate *st, const char *s)
 {
 	unsigned r = 0;
 	for (const char *p = s; *p; p++)
-		r |= actions_key(st, (unsigned char)*p);
+		r |= press(st, (unsigned char)*p);
 	return r;
 }
 
@@ -50,11 +59,11 @@ static void test_navigation_never_changes_the_plan(void)
 			for (int j = 0; j < KEY_MAX_CODES && b->keys[j]; j++) {
 				st.view = (view_id)v;
 				st.prompt = PROMPT_NONE;
-				unsigned r = actions_key(&st, b->keys[j]);
+				unsigned r = press(&st, b->keys[j]);
 				CHECK(!(r & (AR_RERUN | AR_CANCEL |
 					     AR_CANCEL_PLAN)));
 				/* leave prompts the keys open without typing */
-				actions_key(&st, VK_ESC);
+				press(&st, VK_ESC);
 			}
 		}
 	}
@@ -73,19 +82,19 @@ static void test_tab_reaches_every_view_and_wraps(void)
 	bool seen[VIEW_COUNT] = {false};
 	for (int i = 0; i < VIEW_COUNT; i++) {
 		seen[st.view] = true;
-		actions_key(&st, VK_TAB);
+		press(&st, VK_TAB);
 	}
 	for (int v = 0; v < VIEW_COUNT; v++)
 		CHECK(seen[v]);
 	CHECK_INT(st.view, VIEW_DEVICES);
-	actions_key(&st, VK_BTAB);
+	press(&st, VK_BTAB);
 	CHECK_INT(st.view, VIEW_COMPARE);
-	actions_key(&st, '3');
+	press(&st, '3');
 	CHECK_INT(st.view, VIEW_MEMORY);
 	/* entering Compare for the first time asks for a comparison */
 	vstate s2;
 	fx_state(&s2, false);
-	CHECK(actions_key(&s2, '7') & AR_COMPARE);
+	CHECK(press(&s2, '7') & AR_COMPARE);
 	CHECK(s2.cmp_valid);
 	state_free(&s2);
 	state_free(&st);
@@ -95,16 +104,16 @@ static void test_help_opens_and_esc_returns(void)
 {
 	vstate st;
 	fx_state(&st, false);
-	actions_key(&st, '2');
-	actions_key(&st, '?');
+	press(&st, '2');
+	press(&st, '?');
 	CHECK_INT(st.view, VIEW_HELP);
-	actions_key(&st, VK_DOWN);
+	press(&st, VK_DOWN);
 	CHECK_INT(st.help_scroll, 1);
-	actions_key(&st, VK_ESC);
+	press(&st, VK_ESC);
 	CHECK_INT(st.view, VIEW_TIMELINE);
-	actions_key(&st, VK_F1);
+	press(&st, VK_F1);
 	CHECK_INT(st.view, VIEW_HELP);
-	actions_key(&st, VK_F1);
+	press(&st, VK_F1);
 	CHECK_INT(st.view, VIEW_TIMELINE);
 	state_free(&st);
 }
@@ -114,7 +123,7 @@ static void test_plus_minus_change_device_count(void)
 	vstate st;
 	fx_state(&st, false);
 	unsigned gen = st.gen;
-	unsigned r = actions_key(&st, '+');
+	unsigned r = press(&st, '+');
 	CHECK(r & AR_RERUN);
 	CHECK_INT(st.m.k, 4);
 	CHECK(st.gen != gen);
@@ -122,11 +131,11 @@ static void test_plus_minus_change_device_count(void)
 	CHECK_INT(state_ndev(&st), 4);
 	/* the new device copies the last one's cap */
 	CHECK_INT(st.m.cap[3], st.m.cap[2]);
-	CHECK(actions_key(&st, '-') & AR_RERUN);
-	CHECK(actions_key(&st, VK_F7) & AR_RERUN);
-	CHECK(actions_key(&st, '-') & AR_RERUN);
+	CHECK(press(&st, '-') & AR_RERUN);
+	CHECK(press(&st, VK_F7) & AR_RERUN);
+	CHECK(press(&st, '-') & AR_RERUN);
 	CHECK_INT(st.m.k, 1);
-	r = actions_key(&st, '-');
+	r = press(&st, '-');
 	CHECK(!(r & AR_RERUN));
 	CHECK_INT(st.m.k, 1);
 	CHECK(st.status_error);
@@ -139,19 +148,19 @@ static void test_m_and_M_step_the_selected_cap(void)
 	vstate st;
 	fx_state(&st, false);
 	st.dev = 0; /* 1 GiB */
-	CHECK(actions_key(&st, 'm') & AR_RERUN);
+	CHECK(press(&st, 'm') & AR_RERUN);
 	CHECK_INT(st.m.cap[0], fmt_round_bytes(1024.0 * MiB * 0.8));
 	CHECK_CONTAINS(st.status, "GPU0 cap 819 MiB");
-	actions_key(&st, 'M');
+	press(&st, 'M');
 	CHECK_INT(st.m.cap[0], 1024 * MiB); /* 819 MiB * 1.25 rounds back */
 	/* GPU2 has no cap: m starts under its peak (24 MiB) */
 	st.dev = 2;
-	CHECK(actions_key(&st, 'm') & AR_RERUN);
+	CHECK(press(&st, 'm') & AR_RERUN);
 	CHECK_INT(st.m.cap[2], fmt_round_bytes(24.0 * MiB * 0.8));
 	CHECK(st.m.cap[2] < 24 * MiB);
 	/* nothing to raise on a device without a cap */
 	st.m.cap[2] = DP_CAP_UNLIMITED;
-	CHECK(!(actions_key(&st, 'M') & AR_RERUN));
+	CHECK(!(press(&st, 'M') & AR_RERUN));
 	CHECK(st.status_error);
 	CHECK_INT(settings_cap_next(100, 0, false), 80);
 	CHECK_INT(settings_cap_next(1, 0, false), 1);
@@ -164,35 +173,35 @@ static void test_cap_prompt_parses_units_and_keeps_state_on_error(void)
 	vstate st;
 	fx_state(&st, false);
 	st.dev = 1;
-	actions_key(&st, 'c');
+	press(&st, 'c');
 	CHECK_INT(st.prompt, PROMPT_CAP);
 	CHECK_STR(st.pbuf, "256MiB");
-	actions_key(&st, VK_CTRL_U);
+	press(&st, VK_CTRL_U);
 	type(&st, "8 parsecs");
 	unsigned gen = st.gen;
-	unsigned r = actions_key(&st, VK_ENTER);
+	unsigned r = press(&st, VK_ENTER);
 	CHECK(!(r & AR_RERUN));
 	CHECK_INT(st.prompt, PROMPT_NONE);
 	CHECK_INT(st.m.cap[1], 256 * MiB);
 	CHECK_INT(st.gen, gen);
 	CHECK(st.status_error);
 	CHECK_CONTAINS(st.status, "cap not changed");
-	actions_key(&st, 'c');
-	actions_key(&st, VK_CTRL_U);
+	press(&st, 'c');
+	press(&st, VK_CTRL_U);
 	type(&st, "1.5GiB");
-	r = actions_key(&st, '\n');
+	r = press(&st, '\n');
 	CHECK(r & AR_RERUN);
 	CHECK_INT(st.m.cap[1], 1536 * MiB);
 	CHECK(!st.status_error);
-	actions_key(&st, 'c');
-	actions_key(&st, VK_CTRL_U);
+	press(&st, 'c');
+	press(&st, VK_CTRL_U);
 	type(&st, "inf");
-	actions_key(&st, VK_ENTER);
+	press(&st, VK_ENTER);
 	CHECK(st.m.cap[1] == DP_CAP_UNLIMITED);
 	/* Esc abandons a prompt without a change */
-	actions_key(&st, 'c');
+	press(&st, 'c');
 	type(&st, "1");
-	actions_key(&st, VK_ESC);
+	press(&st, VK_ESC);
 	CHECK(st.m.cap[1] == DP_CAP_UNLIMITED);
 	CHECK_INT(st.prompt, PROMPT_NONE);
 	state_free(&st);
@@ -202,16 +211,16 @@ static void test_cap_all_prompt(void)
 {
 	vstate st;
 	fx_state(&st, false);
-	actions_key(&st, 'C');
-	actions_key(&st, VK_CTRL_U);
+	press(&st, 'C');
+	press(&st, VK_CTRL_U);
 	type(&st, "4GiB,2GiB");
-	CHECK(!(actions_key(&st, VK_ENTER) & AR_RERUN)); /* 2 of 3 */
+	CHECK(!(press(&st, VK_ENTER) & AR_RERUN)); /* 2 of 3 */
 	CHECK(st.status_error);
 	CHECK_INT(st.m.cap[0], 1024 * MiB);
-	actions_key(&st, 'C');
-	actions_key(&st, VK_CTRL_U);
+	press(&st, 'C');
+	press(&st, VK_CTRL_U);
 	type(&st, "4GiB,2GiB,1GiB");
-	CHECK(actions_key(&st, VK_ENTER) & AR_RERUN);
+	CHECK(press(&st, VK_ENTER) & AR_RERUN);
 	CHECK_INT(st.m.cap[0], 4096 * MiB);
 	CHECK_INT(st.m.cap[2], 1024 * MiB);
 	state_free(&st);
@@ -222,24 +231,24 @@ static void test_bandwidth_and_algorithm_keys(void)
 	vstate st;
 	fx_state(&st, false);
 	double bw = st.m.bw;
-	CHECK(actions_key(&st, 'b') & AR_RERUN);
+	CHECK(press(&st, 'b') & AR_RERUN);
 	CHECK_NEAR(st.m.bw, bw / 2, 1e-9);
 	CHECK_STR(st.m.link_name, "custom");
-	actions_key(&st, 'B');
+	press(&st, 'B');
 	CHECK_NEAR(st.m.bw, bw, 1e-9);
 	const dp_algo *a0 = st.algo;
 	unsigned gen = st.gen;
-	CHECK(actions_key(&st, 'a') & AR_RERUN);
+	CHECK(press(&st, 'a') & AR_RERUN);
 	CHECK(st.gen != gen);
 	if (dp_algo_count() > 1)
 		CHECK(st.algo != a0);
 	for (size_t i = 1; i < dp_algo_count(); i++)
-		actions_key(&st, 'a');
+		press(&st, 'a');
 	CHECK(st.algo == a0); /* wraps around the registry */
-	actions_key(&st, 'a');
-	actions_key(&st, 'A');
+	press(&st, 'a');
+	press(&st, 'A');
 	CHECK(st.algo == a0);
-	CHECK(actions_key(&st, 't') & AR_RERUN);
+	CHECK(press(&st, 't') & AR_RERUN);
 	CHECK_INT(st.contention, DP_CONT_NONE);
 	state_free(&st);
 }
@@ -249,9 +258,9 @@ static void test_escape_cancels_a_running_job(void)
 	vstate st;
 	fx_state(&st, false);
 	st.running = true;
-	CHECK(actions_key(&st, VK_ESC) & AR_CANCEL);
+	CHECK(press(&st, VK_ESC) & AR_CANCEL);
 	st.running = false;
-	CHECK(!(actions_key(&st, VK_ESC) & AR_CANCEL));
+	CHECK(!(press(&st, VK_ESC) & AR_CANCEL));
 	state_free(&st);
 }
 
@@ -259,44 +268,44 @@ static void test_ops_search_filter_sort(void)
 {
 	vstate st;
 	fx_state(&st, false);
-	actions_key(&st, '/');
+	press(&st, '/');
 	CHECK_INT(st.view, VIEW_OPS);
 	CHECK_INT(st.prompt, PROMPT_SEARCH);
 	type(&st, "attn");
-	actions_key(&st, VK_ENTER);
+	press(&st, VK_ENTER);
 	state_prepare(&st);
 	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
-	actions_key(&st, 'n');
+	press(&st, 'n');
 	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn1");
-	actions_key(&st, 'n');
+	press(&st, 'n');
 	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
-	actions_key(&st, 'n'); /* wraps */
+	press(&st, 'n'); /* wraps */
 	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
-	actions_key(&st, 'N');
+	press(&st, 'N');
 	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
-	actions_key(&st, '/');
-	actions_key(&st, VK_CTRL_U);
+	press(&st, '/');
+	press(&st, VK_CTRL_U);
 	type(&st, "nothing-like-this");
-	actions_key(&st, VK_ENTER);
+	press(&st, VK_ENTER);
 	CHECK(st.status_error);
 	/* filter by layer text */
-	actions_key(&st, '\\');
+	press(&st, '\\');
 	type(&st, "enc/1");
-	actions_key(&st, VK_ENTER);
+	press(&st, VK_ENTER);
 	state_prepare(&st);
 	CHECK_INT(st.ops_n, 3); /* attn1, mlp1, grad_attn */
 	/* sort by name */
-	actions_key(&st, '\\');
-	actions_key(&st, VK_CTRL_U);
-	actions_key(&st, VK_ENTER);
+	press(&st, '\\');
+	press(&st, VK_CTRL_U);
+	press(&st, VK_ENTER);
 	while (st.sort != SORT_NAME)
-		actions_key(&st, '>');
+		press(&st, '>');
 	state_prepare(&st);
 	CHECK_INT(st.ops_n, 10);
 	for (uint32_t i = 1; i < st.ops_n; i++)
 		CHECK(strcmp(graph_op_name(st.g, st.ops_idx[i - 1]),
 			     graph_op_name(st.g, st.ops_idx[i])) < 0);
-	actions_key(&st, 'I');
+	press(&st, 'I');
 	state_prepare(&st);
 	CHECK_STR(graph_op_name(st.g, st.ops_idx[0]), "update");
 	state_free(&st);
@@ -306,17 +315,17 @@ static void test_enter_opens_op_detail_and_esc_goes_back(void)
 {
 	vstate st;
 	fx_state(&st, false);
-	actions_key(&st, '4'); /* critical path */
-	actions_key(&st, VK_DOWN);
-	actions_key(&st, VK_DOWN);
-	actions_key(&st, VK_ENTER);
+	press(&st, '4'); /* critical path */
+	press(&st, VK_DOWN);
+	press(&st, VK_DOWN);
+	press(&st, VK_ENTER);
 	CHECK_INT(st.view, VIEW_OP);
 	CHECK_STR(graph_op_name(st.g, st.op), "attn0");
-	actions_key(&st, VK_ESC);
+	press(&st, VK_ESC);
 	CHECK_INT(st.view, VIEW_CRITICAL);
-	actions_key(&st, '5');
-	actions_key(&st, 'G');
-	actions_key(&st, VK_ENTER);
+	press(&st, '5');
+	press(&st, 'G');
+	press(&st, VK_ENTER);
 	CHECK_STR(graph_op_name(st.g, st.op), "update");
 	state_free(&st);
 }
@@ -325,7 +334,7 @@ static void test_compare_enter_adopts_the_row(void)
 {
 	vstate st;
 	fx_state(&st, false);
-	actions_key(&st, '7');
+	press(&st, '7');
 	REQUIRE(st.ncmp >= 1);
 	dp_machine m;
 	fx_machine(&m, true);
@@ -336,7 +345,7 @@ static void test_compare_enter_adopts_the_row(void)
 	state_compare_done(&st, row, &p);
 	st.cmp_cursor = row;
 	const dp_plan *old = st.plan;
-	unsigned r = actions_key(&st, VK_ENTER);
+	unsigned r = press(&st, VK_ENTER);
 	CHECK(r & AR_CANCEL_PLAN);
 	CHECK(st.algo == st.cmp[row].algo);
 	CHECK(st.plan != old);
@@ -346,7 +355,7 @@ static void test_compare_enter_adopts_the_row(void)
 	/* a row with nothing to adopt says so */
 	if (st.ncmp > 1) {
 		st.cmp_cursor = 0;
-		actions_key(&st, VK_ENTER);
+		press(&st, VK_ENTER);
 		CHECK(st.status_error);
 	}
 	state_free(&st);
@@ -366,7 +375,7 @@ static void test_mouse_selects_devices_tabs_and_keys(void)
 	CHECK_INT(st.view, VIEW_MEMORY);
 	REQUIRE(screen_fkey_span(10, 100, &x0, &x1));
 	CHECK(actions_mouse(&st, 100, 30, x0, l.keys.y, MOUSE_CLICK) & AR_QUIT);
-	actions_key(&st, '5');
+	press(&st, '5');
 	actions_mouse(&st, 100, 30, 5, l.main.y + 3, MOUSE_WHEEL_DOWN);
 	CHECK_INT(st.ops_cursor, 3);
 	/* below the minimum size clicks do nothing */
@@ -378,27 +387,27 @@ static void test_file_prompts_hand_over_to_the_front_end(void)
 {
 	vstate st;
 	fx_state(&st, false);
-	actions_key(&st, 's');
+	press(&st, 's');
 	CHECK_INT(st.prompt, PROMPT_SAVE);
 	CHECK_STR(st.pbuf, "toy-transformer.placement.json");
-	unsigned r = actions_key(&st, VK_ENTER);
+	unsigned r = press(&st, VK_ENTER);
 	CHECK(r & AR_IO);
 	CHECK_INT(st.io, PROMPT_SAVE);
 	CHECK_STR(st.io_path, "toy-transformer.placement.json");
-	actions_key(&st, 'o');
-	actions_key(&st, VK_CTRL_U);
-	CHECK(!(actions_key(&st, VK_ENTER) & AR_IO)); /* empty name */
+	press(&st, 'o');
+	press(&st, VK_CTRL_U);
+	CHECK(!(press(&st, VK_ENTER) & AR_IO)); /* empty name */
 	CHECK(st.status_error);
 	/* backspace removes whole UTF-8 characters */
-	actions_key(&st, 'e');
-	actions_key(&st, VK_CTRL_U);
-	actions_key(&st, 0xb5);
-	actions_key(&st, 'x');
+	press(&st, 'e');
+	press(&st, VK_CTRL_U);
+	press(&st, 0xb5);
+	press(&st, 'x');
 	CHECK_STR(st.pbuf, "\xc2\xb5x");
-	actions_key(&st, VK_BACKSPACE);
-	actions_key(&st, VK_BACKSPACE);
+	press(&st, VK_BACKSPACE);
+	press(&st, VK_BACKSPACE);
 	CHECK_STR(st.pbuf, "");
-	actions_key(&st, VK_ESC);
+	press(&st, VK_ESC);
 	state_free(&st);
 }
 

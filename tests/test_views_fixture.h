@@ -215,7 +215,6 @@ static void fx_state(vstate *st, bool over)
 	fx_plan(&p, &m);
 	state_set_plan(st, &p, st->gen);
 	dp_machine_free(&m);
-	st->main_rows = 14;
 	state_prepare(st);
 }
 

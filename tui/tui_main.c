@@ -18,7 +18,6 @@
 
 #include "actions.h"
 #include "cli.h"
-#include "layout.h"
 #include "screen.h"
 #include "tui.h"
 #include "tui_session.h"
@@ -107,9 +106,6 @@ void session_draw(tui_session *s)
 	if ((screen_grid.w != w || screen_grid.h != h) &&
 	    grid_resize(&screen_grid, w, h) != 0)
 		return;
-	vlayout l;
-	layout_compute(w, h, state_ndev(&s->st), &l);
-	s->st.main_rows = l.main.h;
 	if (state_prepare(&s->st) != DP_OK)
 		state_status(&s->st, true, "out of memory preparing the views");
 	screen_draw(&s->st, &screen_grid);
@@ -322,13 +318,13 @@ static void loop(tui_session *s)
 		term_event ev;
 		while (term_read(&ev)) {
 			unsigned bits = 0;
+			int w, h;
+			term_size(&w, &h);
 			if (ev.mouse) {
-				int w, h;
-				term_size(&w, &h);
 				bits = actions_mouse(st, w, h, ev.mx, ev.my,
 						     ev.mkind);
 			} else if (ev.key) {
-				bits = actions_key(st, ev.key);
+				bits = actions_key(st, w, h, ev.key);
 				/* the terminal may have moved cells around while
 				 * resizing: repaint all of it */
 				if (ev.key == VK_RESIZE)

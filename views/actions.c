@@ -1,4 +1,6 @@
-/* actions.c - key and mouse actions on the state (see actions.h). */
+/* actions.c - key and mouse actions on the state (see actions.h). What a
+ * key does in a particular view comes from the view's class (view.h);
+ * settings changes from settings.c; prompts from prompt.c. */
 #include "actions.h"
 
 #include <stdio.h>
@@ -8,185 +10,105 @@
 #include "prompt.h"
 #include "screen.h"
 #include "settings.h"
-#include "views.h"
+#include "view.h"
 
-#define ZOOM_MAX (1 << 20)
+/* ---- movement, through the view's class ---- */
 
-/* ---- helpers ---- */
+/* The view on screen and its list, as drawn on a w x h screen. */
+typedef struct nav {
+	const view_class *c;
+	vrect r;
+	view_list l;
+} nav;
 
-static int clampi(int v, int lo, int hi)
+static nav nav_at(const vstate *st, int w, int h)
 {
-	return v < lo ? lo : v > hi ? hi : v;
+	nav n;
+	n.c = view_current(st);
+	n.r = screen_main(st, w, h);
+	n.c->list(st, n.r, &n.l);
+	return n;
 }
 
-/* v + d clamped to [lo, hi], without overflow for any d (G moves by a huge
- * step). */
-static int add_clamp(int v, int d, int lo, int hi)
+/* Moves the cursor by delta rows, within the list. */
+static unsigned move(vstate *st, const nav *n, long long delta)
 {
-	long long r = (long long)v + d;
-	return r < lo ? lo : r > hi ? hi : (int)r;
-}
-
-static int page(const vstate *st)
-{
-	int p = st->main_rows - 3;
-	return p < 1 ? 1 : p;
-}
-
-static void select_device(vstate *st, int d)
-{
-	st->dev = clampi(d, 0, state_ndev(st) - 1);
-	st->mem_scroll = 0;
-}
-
-static void set_view(vstate *st, view_id v)
-{
-	if (v == st->view)
-		return;
-	if (v == VIEW_OP || v == VIEW_HELP)
-		st->back = st->view == VIEW_HELP ? st->back : st->view;
-	st->view = v;
-	if (v == VIEW_HELP)
-		st->help_scroll = 0;
-}
-
-static unsigned show_view(vstate *st, view_id v)
-{
-	set_view(st, v);
-	if (v == VIEW_COMPARE && !st->cmp_valid && !st->comparing) {
-		state_compare_reset(st);
-		st->cmp_valid = true;
-		return AR_REDRAW | AR_COMPARE;
-	}
+	if (n->l.rows < 1)
+		return AR_REDRAW;
+	long long to = (long long)n->l.cursor + delta;
+	int last = n->l.rows - 1;
+	n->c->seek(st, to < 0 ? 0 : to > last ? last : (int)to, &n->l);
 	return AR_REDRAW;
 }
 
-/* ---- movement ---- */
-
-static int list_len(const vstate *st)
+static unsigned page(vstate *st, const nav *n, int dir)
 {
-	switch (st->view) {
-	case VIEW_CRITICAL:
-		return st->plan ? (int)st->plan->sim.cp_len : 0;
-	case VIEW_OPS:
-		return (int)st->ops_n;
-	case VIEW_COMPARE:
-		return st->ncmp;
-	default:
-		return 0;
+	if (n->c->page) {
+		n->c->page(st, n->r, dir);
+		return AR_REDRAW;
 	}
+	return move(st, n, (long long)dir * n->l.shown);
 }
 
-/* Moves the selection of the current view by delta rows. */
-static unsigned move(vstate *st, int delta)
+static unsigned ends(vstate *st, const nav *n, int dir)
 {
-	int n = list_len(st);
-	switch (st->view) {
-	case VIEW_DEVICES:
-	case VIEW_TIMELINE:
-	case VIEW_MEMORY:
-		select_device(st, add_clamp(st->dev, delta, 0, DP_MAX_DEVICES));
-		break;
-	case VIEW_CRITICAL:
-		st->cp_cursor = add_clamp(st->cp_cursor, delta, 0, n - 1);
-		st->cp_scroll = view_scroll_for(st->cp_cursor, st->cp_scroll,
-						page(st), n);
-		break;
-	case VIEW_OPS: {
-		int c = add_clamp((int)st->ops_cursor, delta, 0, n - 1);
-		st->ops_cursor = (uint32_t)(c < 0 ? 0 : c);
-		st->ops_scroll = (uint32_t)view_scroll_for(
-			(int)st->ops_cursor, (int)st->ops_scroll, page(st), n);
-		break;
+	if (n->c->ends) {
+		n->c->ends(st, dir);
+		return AR_REDRAW;
 	}
-	case VIEW_OP:
-		st->op_scroll = add_clamp(st->op_scroll, delta, 0, 1 << 30);
-		break;
-	case VIEW_COMPARE:
-		st->cmp_cursor = add_clamp(st->cmp_cursor, delta, 0, n - 1);
-		break;
-	case VIEW_HELP:
-		st->help_scroll =
-			add_clamp(st->help_scroll, delta, 0, view_help_lines());
-		break;
-	}
-	return AR_REDRAW;
-}
-
-/* Scrolls the time window by a quarter of its width. */
-static void scroll_time(vstate *st, int dir)
-{
-	double w = 1.0 / st->tl_zoom;
-	double l = st->tl_left + dir * w / 4;
-	if (l > 1 - w)
-		l = 1 - w;
-	st->tl_left = l < 0 ? 0 : l;
-}
-
-static void zoom(vstate *st, bool in)
-{
-	int z = st->tl_zoom;
-	int nz = in ? (z < ZOOM_MAX ? z * 2 : z) : (z > 1 ? z / 2 : 1);
-	double center = st->tl_left + 0.5 / z;
-	double l = center - 0.5 / nz;
-	if (l > 1 - 1.0 / nz)
-		l = 1 - 1.0 / nz;
-	st->tl_zoom = nz;
-	st->tl_left = l < 0 ? 0 : l;
+	return move(st, n, dir < 0 ? -(long long)n->l.rows : n->l.rows);
 }
 
 static unsigned sideways(vstate *st, int dir)
 {
-	if (st->view == VIEW_TIMELINE || st->view == VIEW_MEMORY)
-		scroll_time(st, dir);
+	const view_class *c = view_current(st);
+	if (c->sideways)
+		c->sideways(st, dir);
 	else
-		select_device(st, st->dev + dir);
+		view_select_device(st, st->dev + dir);
 	return AR_REDRAW;
+}
+
+static unsigned wheel(vstate *st, const nav *n, int dir)
+{
+	if (n->c->wheel) {
+		n->c->wheel(st, dir);
+		return AR_REDRAW;
+	}
+	return move(st, n, 3 * dir);
+}
+
+/* Up, Down, PgUp, PgDn, Home, End. */
+static unsigned navigate(vstate *st, int w, int h, key_action act)
+{
+	nav n = nav_at(st, w, h);
+	switch (act) {
+	case ACT_UP:
+		return move(st, &n, -1);
+	case ACT_DOWN:
+		return move(st, &n, 1);
+	case ACT_PAGE_UP:
+		return page(st, &n, -1);
+	case ACT_PAGE_DOWN:
+		return page(st, &n, 1);
+	case ACT_TOP:
+		return ends(st, &n, -1);
+	default:
+		return ends(st, &n, 1);
+	}
 }
 
 static unsigned enter(vstate *st)
 {
-	switch (st->view) {
-	case VIEW_OPS:
-		if (st->ops_cursor < st->ops_n) {
-			st->op = st->ops_idx[st->ops_cursor];
-			st->op_scroll = 0;
-			set_view(st, VIEW_OP);
-		}
-		break;
-	case VIEW_CRITICAL:
-		if (st->plan && st->cp_cursor < (int)st->plan->sim.cp_len) {
-			st->op = st->plan->sim.cp_ops[st->cp_cursor];
-			st->op_scroll = 0;
-			set_view(st, VIEW_OP);
-		}
-		break;
-	case VIEW_COMPARE: {
-		const cmp_row *row = &st->cmp[st->cmp_cursor];
-		if (row->status != CMP_DONE) {
-			state_status(st, true, "%s has no result to adopt yet",
-				     row->algo->name);
-			return AR_REDRAW;
-		}
-		const char *name = row->algo->name;
-		if (state_compare_adopt(st, st->cmp_cursor)) {
-			state_status(st, false, "adopted %s", name);
-			return AR_REDRAW | AR_CANCEL_PLAN;
-		}
-		state_status(st, false, "%s: rerunning on the current settings",
-			     name);
-		return AR_REDRAW | AR_RERUN;
-	}
-	default:
-		break;
-	}
-	return AR_REDRAW;
+	const view_class *c = view_current(st);
+	return AR_REDRAW | (c->enter ? c->enter(st) : 0);
 }
 
 static unsigned escape(vstate *st)
 {
+	/* help closes first: it is over everything, the jobs included */
 	if (st->view == VIEW_HELP) {
-		st->view = st->back;
+		view_leave(st);
 		return AR_REDRAW;
 	}
 	/* the file job first: it is what the user asked for last, and a
@@ -195,18 +117,26 @@ static unsigned escape(vstate *st)
 		return AR_REDRAW | AR_CANCEL_FILE;
 	if (st->running || st->comparing)
 		return AR_REDRAW | AR_CANCEL;
-	if (st->view == VIEW_OP) {
-		st->view = st->back == VIEW_OP ? VIEW_OPS : st->back;
+	if (view_current(st)->stacked) {
+		view_leave(st);
 		return AR_REDRAW;
 	}
 	st->status[0] = '\0';
 	return AR_REDRAW;
 }
 
+/* Tab and Shift-Tab: from help, from the view under it. */
+static unsigned next_view(vstate *st, int dir)
+{
+	int v = st->view == VIEW_HELP ? (int)st->back : (int)st->view;
+	return view_show(st, (view_id)((v + VIEW_COUNT + dir) % VIEW_COUNT));
+}
+
+/* ---- the Ops view's keys, from any view ---- */
+
 static unsigned sort_change(vstate *st, int dir)
 {
-	if (st->view != VIEW_OPS)
-		set_view(st, VIEW_OPS);
+	view_show(st, VIEW_OPS);
 	if (dir == 0)
 		st->sort_desc = !st->sort_desc;
 	else
@@ -217,6 +147,8 @@ static unsigned sort_change(vstate *st, int dir)
 		     st->sort_desc ? ", descending" : "");
 	return AR_REDRAW;
 }
+
+/* ---- prompts ---- */
 
 static unsigned file_prompt(vstate *st, prompt_kind k)
 {
@@ -254,9 +186,36 @@ static unsigned file_prompt(vstate *st, prompt_kind k)
 	return AR_REDRAW;
 }
 
-unsigned actions_run(vstate *st, key_action act, int key)
+static unsigned cap_prompt(vstate *st, bool all)
 {
-	char a[32];
+	char a[32], label[96];
+	if (all) {
+		prompt_open(st, PROMPT_CAP_ALL,
+			    "Caps for all devices (16GiB, or 16GiB,8GiB,...): ",
+			    fmt_size_input(st->m.cap[0], a, sizeof a));
+		return AR_REDRAW;
+	}
+	if (st->dev >= st->m.k)
+		return AR_REDRAW;
+	snprintf(label, sizeof label,
+		 "Cap for GPU%d (e.g. 16GiB, 800MB, inf): ", st->dev);
+	prompt_open(st, PROMPT_CAP, label,
+		    fmt_size_input(st->m.cap[st->dev], a, sizeof a));
+	return AR_REDRAW;
+}
+
+/* r: what the view reruns, or the plan. */
+static unsigned rerun(vstate *st)
+{
+	const view_class *c = view_current(st);
+	if (c->rerun)
+		return AR_REDRAW | c->rerun(st);
+	st->status[0] = '\0';
+	return AR_REDRAW | AR_RERUN;
+}
+
+unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
+{
 	switch (act) {
 	case ACT_NONE:
 	case ACT_COUNT:
@@ -264,63 +223,41 @@ unsigned actions_run(vstate *st, key_action act, int key)
 	case ACT_QUIT:
 		return AR_QUIT;
 	case ACT_HELP:
-		if (st->view == VIEW_HELP)
-			st->view = st->back;
-		else
-			set_view(st, VIEW_HELP);
-		return AR_REDRAW;
+		if (st->view == VIEW_HELP) {
+			view_leave(st);
+			return AR_REDRAW;
+		}
+		return view_show(st, VIEW_HELP);
 	case ACT_REDRAW:
 		return AR_REDRAW | AR_FULL_REDRAW;
 	case ACT_NEXT_VIEW:
-	case ACT_PREV_VIEW: {
-		int v = st->view == VIEW_HELP ? (int)st->back : (int)st->view;
-		v = (v + VIEW_COUNT + (act == ACT_NEXT_VIEW ? 1 : -1)) %
-		    VIEW_COUNT;
-		return show_view(st, (view_id)v);
-	}
+		return next_view(st, 1);
+	case ACT_PREV_VIEW:
+		return next_view(st, -1);
 	case ACT_VIEW:
 		if (key >= '1' && key < '1' + VIEW_COUNT)
-			return show_view(st, (view_id)(key - '1'));
+			return view_show(st, (view_id)(key - '1'));
 		return 0;
 	case ACT_ENTER:
 		return enter(st);
 	case ACT_ESCAPE:
 		return escape(st);
 	case ACT_UP:
-		return move(st, -1);
 	case ACT_DOWN:
-		return move(st, 1);
+	case ACT_PAGE_UP:
+	case ACT_PAGE_DOWN:
+	case ACT_TOP:
+	case ACT_BOTTOM:
+		return navigate(st, w, h, act);
 	case ACT_LEFT:
 		return sideways(st, -1);
 	case ACT_RIGHT:
 		return sideways(st, 1);
-	case ACT_PAGE_UP:
-		if (st->view == VIEW_MEMORY) {
-			st->mem_scroll = add_clamp(st->mem_scroll, -page(st), 0,
-						   1 << 30);
-			return AR_REDRAW;
-		}
-		return move(st, -page(st));
-	case ACT_PAGE_DOWN:
-		if (st->view == VIEW_MEMORY) {
-			st->mem_scroll =
-				add_clamp(st->mem_scroll, page(st), 0, 1 << 30);
-			return AR_REDRAW;
-		}
-		return move(st, page(st));
-	case ACT_TOP:
-	case ACT_BOTTOM:
-		if (st->view == VIEW_TIMELINE || st->view == VIEW_MEMORY) {
-			st->tl_left = act == ACT_TOP ? 0 : 1.0;
-			scroll_time(st, 0);
-			return AR_REDRAW;
-		}
-		return move(st, act == ACT_TOP ? -(1 << 30) : (1 << 30));
 	case ACT_ZOOM_IN:
 	case ACT_ZOOM_OUT:
-		zoom(st, act == ACT_ZOOM_IN);
-		if (st->view != VIEW_TIMELINE && st->view != VIEW_MEMORY)
-			set_view(st, VIEW_TIMELINE);
+		if (!view_current(st)->zoom)
+			view_show(st, VIEW_TIMELINE);
+		view_current(st)->zoom(st, act == ACT_ZOOM_IN);
 		return AR_REDRAW;
 	case ACT_DEV_ADD:
 		return settings_devices(st, 1);
@@ -330,21 +267,10 @@ unsigned actions_run(vstate *st, key_action act, int key)
 		return settings_cap_step(st, false);
 	case ACT_CAP_RAISE:
 		return settings_cap_step(st, true);
-	case ACT_CAP_TYPE: {
-		if (st->dev >= st->m.k)
-			return AR_REDRAW;
-		char label[96];
-		snprintf(label, sizeof label,
-			 "Cap for GPU%d (e.g. 16GiB, 800MB, inf): ", st->dev);
-		prompt_open(st, PROMPT_CAP, label,
-			    fmt_size_input(st->m.cap[st->dev], a, sizeof a));
-		return AR_REDRAW;
-	}
+	case ACT_CAP_TYPE:
+		return cap_prompt(st, false);
 	case ACT_CAP_TYPE_ALL:
-		prompt_open(st, PROMPT_CAP_ALL,
-			    "Caps for all devices (16GiB, or 16GiB,8GiB,...): ",
-			    fmt_size_input(st->m.cap[0], a, sizeof a));
-		return AR_REDRAW;
+		return cap_prompt(st, true);
 	case ACT_BW_LOWER:
 	case ACT_BW_RAISE:
 		return settings_bandwidth(st, act == ACT_BW_RAISE);
@@ -355,24 +281,18 @@ unsigned actions_run(vstate *st, key_action act, int key)
 	case ACT_CONTENTION:
 		return settings_contention(st);
 	case ACT_RERUN:
-		if (st->view == VIEW_COMPARE) {
-			state_compare_reset(st);
-			st->cmp_valid = true;
-			return AR_REDRAW | AR_COMPARE;
-		}
-		st->status[0] = '\0';
-		return AR_REDRAW | AR_RERUN;
+		return rerun(st);
 	case ACT_SEARCH:
-		set_view(st, VIEW_OPS);
+		view_show(st, VIEW_OPS);
 		prompt_open(st, PROMPT_SEARCH, "Search: ", st->search);
 		return AR_REDRAW;
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
-		set_view(st, VIEW_OPS);
+		view_show(st, VIEW_OPS);
 		return prompt_search(st, act == ACT_SEARCH_NEXT ? 1 : -1,
 				     false);
 	case ACT_FILTER:
-		set_view(st, VIEW_OPS);
+		view_show(st, VIEW_OPS);
 		prompt_open(st, PROMPT_FILTER,
 			    "Filter (name, type or layer): ", st->filter);
 		return AR_REDRAW;
@@ -392,7 +312,7 @@ unsigned actions_run(vstate *st, key_action act, int key)
 	return 0;
 }
 
-unsigned actions_key(vstate *st, int key)
+unsigned actions_key(vstate *st, int w, int h, int key)
 {
 	if (key == VK_RESIZE)
 		return AR_REDRAW;
@@ -401,7 +321,7 @@ unsigned actions_key(vstate *st, int key)
 	const key_binding *b = keys_find(key);
 	if (!b)
 		return 0;
-	return actions_run(st, b->act, key);
+	return actions_run(st, w, h, b->act, key);
 }
 
 unsigned actions_mouse(vstate *st, int w, int h, int x, int y, mouse_kind kind)
@@ -409,23 +329,20 @@ unsigned actions_mouse(vstate *st, int w, int h, int x, int y, mouse_kind kind)
 	if (st->prompt != PROMPT_NONE)
 		return 0;
 	if (kind == MOUSE_WHEEL_UP || kind == MOUSE_WHEEL_DOWN) {
-		int dir = kind == MOUSE_WHEEL_UP ? -1 : 1;
-		if (st->view == VIEW_TIMELINE || st->view == VIEW_MEMORY) {
-			scroll_time(st, dir);
-			return AR_REDRAW;
-		}
-		return move(st, 3 * dir);
+		nav n = nav_at(st, w, h);
+		return wheel(st, &n, kind == MOUSE_WHEEL_UP ? -1 : 1);
 	}
 	vhit hit = screen_hit(st, w, h, x, y);
 	switch (hit.kind) {
 	case HIT_DEVICE:
-		select_device(st, hit.index);
+		view_select_device(st, hit.index);
 		return AR_REDRAW;
 	case HIT_TAB:
-		return show_view(st, (view_id)hit.index);
+		return view_show(st, (view_id)hit.index);
 	case HIT_FKEY: {
 		const key_binding *b = keys_fkey(hit.index);
-		return b ? actions_run(st, b->act, VK_F1 + hit.index - 1) : 0;
+		return b ? actions_run(st, w, h, b->act, VK_F1 + hit.index - 1)
+			 : 0;
 	}
 	case HIT_MAIN:
 	case HIT_NONE:

@@ -2,12 +2,15 @@
  *
  * Each action is a function of the state that returns a bitmask saying what
  * the front end must do next (AR_*, action_result.h; after htop's
- * Action.c): redraw, start a rerun
- * or a comparison, cancel the running job, quit, or carry out a submitted
- * prompt that needs files (open, save, export: st->io, st->io_path). Actions
- * never run the engine's algorithms and never touch files or the terminal,
- * so tests drive them directly. Navigation keys never change the settings
- * or the plan.
+ * Action.c): redraw, start a rerun or a comparison, cancel the running job,
+ * quit, or carry out a submitted prompt that needs files (open, save,
+ * export: st->io, st->io_path). Actions never run the engine's algorithms
+ * and never touch files or the terminal, so tests drive them directly.
+ * Navigation keys never change the settings or the plan.
+ *
+ * The screen's size (w x h) comes with every key and click: paging moves
+ * by what the view shows at that size (its class's list, view.h), and a
+ * click lands on what is drawn there. The state stores no size.
  */
 #ifndef DNNPART_VIEWS_ACTIONS_H
 #define DNNPART_VIEWS_ACTIONS_H
@@ -16,14 +19,13 @@
 #include "keys.h"
 #include "state.h"
 
-
-/* Handles one key: the line editor's when a prompt is open, else the key
- * table's action. Returns AR_* bits. */
-unsigned actions_key(vstate *st, int key);
+/* Handles one key on a w x h screen: the line editor's when a prompt is
+ * open, else the key table's action. Returns AR_* bits. */
+unsigned actions_key(vstate *st, int w, int h, int key);
 
 /* Runs one action of the key table (key is the key that triggered it, for
  * ACT_VIEW's number). */
-unsigned actions_run(vstate *st, key_action act, int key);
+unsigned actions_run(vstate *st, int w, int h, key_action act, int key);
 
 typedef enum mouse_kind {
 	MOUSE_CLICK = 0,

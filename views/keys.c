@@ -13,9 +13,10 @@ const key_binding key_table[] = {
 	{K(VK_TAB), "Tab", 0, NULL, "next view", ACT_NEXT_VIEW, KG_VIEWS, true},
 	{K(VK_BTAB), "Shift-Tab", 0, NULL, "previous view", ACT_PREV_VIEW,
 	 KG_VIEWS, true},
-	{K('1', '2', '3', '4', '5', '6', '7'), "1-7", 0, NULL,
-	 "views: Devices Timeline Memory Critical Ops Op Compare", ACT_VIEW,
-	 KG_VIEWS, true},
+	/* names and help from the view table (view_help.c); the keys past
+	 * the last tab do nothing */
+	{K('1', '2', '3', '4', '5', '6', '7', '8', '9'), NULL, 0, NULL, NULL,
+	 ACT_VIEW, KG_VIEWS, true},
 	{K(VK_ENTER, '\n'), "Enter", 0, NULL,
 	 "open the op under the cursor; in Compare: adopt the algorithm",
 	 ACT_ENTER, KG_VIEWS, true},

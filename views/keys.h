@@ -54,7 +54,7 @@ typedef enum key_action {
 	ACT_REDRAW,
 	ACT_NEXT_VIEW,
 	ACT_PREV_VIEW,
-	ACT_VIEW,  /* the number key's view */
+	ACT_VIEW,  /* the number key's view: '1' the first tab */
 	ACT_ENTER, /* open the op / adopt the algorithm */
 	ACT_ESCAPE, /* close help, cancel an export/open/rerun, leave op detail */
 	ACT_UP,
@@ -103,11 +103,13 @@ typedef enum key_group {
 	KG_COUNT
 } key_group;
 
-#define KEY_MAX_CODES 8
+#define KEY_MAX_CODES 10
 
 typedef struct key_binding {
 	int keys[KEY_MAX_CODES]; /* codes that trigger it, 0-terminated */
-	const char *names;	 /* as the help shows them: "q F10" */
+	const char *names;	 /* as the help shows them: "q F10" (the
+				    number keys' line comes from the view
+				    table: NULL here) */
 	int fkey;		 /* 1..10 when it has a slot in the F-key bar */
 	const char *bar;	 /* its label there ("Quit") */
 	const char *help;	 /* one line for the help screen */

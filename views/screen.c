@@ -8,25 +8,21 @@
 #include "fmt.h"
 #include "keys.h"
 #include "dnnpart/units.h"
-#include "views.h"
+#include "view.h"
+#include "view_common.h"
 
-static const view_draw_fn view_draw[VIEW_COUNT + 1] = {
-	view_devices_draw,  view_timeline_draw, view_memory_draw,
-	view_critical_draw, view_ops_draw,	view_op_draw,
-	view_compare_draw,  view_help_draw,
-};
-
-/* Tab labels: full names when they fit, else short ones. */
-static const char *const tab_short[VIEW_COUNT] = {
-	"Devices", "Timeline", "Memory", "Critical", "Ops", "Op", "Compare",
-};
+/* A tab's label: the view's name when every name fits, else its short
+ * label. */
+static const char *tab_label(int v, bool full)
+{
+	return full ? view_table[v]->name : view_table[v]->tab;
+}
 
 static int tabs_width(bool full)
 {
 	int w = 0;
 	for (int v = 0; v < VIEW_COUNT; v++)
-		w += text_width(full ? view_name((view_id)v) : tab_short[v]) +
-		     4 + (v ? 1 : 0);
+		w += text_width(tab_label(v, full)) + 4 + (v ? 1 : 0);
 	return w;
 }
 
@@ -37,8 +33,7 @@ bool screen_tab_span(view_id v, int w, int *x0, int *x1)
 	bool full = tabs_width(true) <= w;
 	int x = 0;
 	for (int i = 0; i < VIEW_COUNT; i++) {
-		const char *name = full ? view_name((view_id)i) : tab_short[i];
-		int tw = text_width(name) + 4; /* " 1 Name " */
+		int tw = text_width(tab_label(i, full)) + 4; /* " 1 Name " */
 		if (i == (int)v) {
 			*x0 = x;
 			*x1 = x + tw;
@@ -316,13 +311,16 @@ static void draw_tabs(const vstate *st, vgrid *g, vrect r)
 		if (!screen_tab_span((view_id)v, r.w, &x0, &x1))
 			break;
 		char buf[48];
-		snprintf(buf, sizeof buf, " %d %s ", v + 1,
-			 full ? view_name((view_id)v) : tab_short[v]);
+		snprintf(buf, sizeof buf, " %d %s ", v + 1, tab_label(v, full));
 		grid_puts(g, x0, r.y, x1 - x0,
 			  st->view == (view_id)v ? ST_TAB_ACTIVE : ST_TAB, buf);
 	}
-	if (st->view == VIEW_HELP && tabs_width(full) + 9 <= r.w)
-		grid_puts_right(g, r.w, r.y, ST_TAB_ACTIVE, " ? Help ");
+	/* help is not a tab: while it shows, a label at the right says so */
+	char help[32];
+	snprintf(help, sizeof help, " ? %s ", view_table[VIEW_HELP]->name);
+	if (st->view == VIEW_HELP &&
+	    tabs_width(full) + 1 + text_width(help) <= r.w)
+		grid_puts_right(g, r.w, r.y, ST_TAB_ACTIVE, help);
 }
 
 static void draw_status(const vstate *st, vgrid *g, vrect r)
@@ -425,8 +423,8 @@ static void draw_too_small(vgrid *g)
 
 static void draw_main(const vstate *st, vgrid *g, vrect r)
 {
-	bool needs_plan = st->view != VIEW_HELP && st->view != VIEW_COMPARE;
-	if (needs_plan && !st->plan) {
+	const view_class *c = view_current(st);
+	if (c->needs_plan && !st->plan) {
 		char buf[STATE_TEXT_MAX + 32];
 		if (st->running)
 			snprintf(buf, sizeof buf, "planning with %s: %s",
@@ -441,7 +439,7 @@ static void draw_main(const vstate *st, vgrid *g, vrect r)
 		view_message(g, r, st->plan_error[0] ? ST_ERROR : ST_DIM, buf);
 		return;
 	}
-	view_draw[st->view](st, g, r);
+	c->draw(st, g, r);
 }
 
 void screen_draw(const vstate *st, vgrid *g)
@@ -460,6 +458,13 @@ void screen_draw(const vstate *st, vgrid *g)
 	draw_main(st, g, l.main);
 	draw_status(st, g, l.status);
 	draw_keys(g, l.keys);
+}
+
+vrect screen_main(const vstate *st, int w, int h)
+{
+	vlayout l;
+	layout_compute(w, h, state_ndev(st), &l);
+	return l.main;
 }
 
 vhit screen_hit(const vstate *st, int w, int h, int x, int y)

@@ -31,6 +31,10 @@ typedef struct vhit {
 	int index;
 } vhit;
 
+/* The rectangle of the main view on a w x h screen (empty below the
+ * minimum size). */
+vrect screen_main(const vstate *st, int w, int h);
+
 /* What is drawn at (x, y) on a w x h screen. */
 vhit screen_hit(const vstate *st, int w, int h, int x, int y);
 

@@ -5,15 +5,14 @@
 
 #include "dnnpart/units.h"
 #include "fmt.h"
+#include "view.h"
 
 unsigned settings_changed(vstate *st)
 {
 	state_settings_changed(st);
 	st->status[0] = '\0';
-	if (st->view != VIEW_COMPARE)
-		return AR_REDRAW | AR_RERUN;
-	st->cmp_valid = true;
-	return AR_REDRAW | AR_RERUN | AR_COMPARE;
+	const view_class *c = view_current(st);
+	return AR_REDRAW | AR_RERUN | (c->rerun ? c->rerun(st) : 0);
 }
 
 int64_t settings_cap_next(int64_t cap, int64_t peak, bool raise)

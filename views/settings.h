@@ -1,7 +1,8 @@
 /* settings.h - changes of the session's settings: devices, caps, link
  * bandwidth, algorithm, contention. Each checks its input, changes the
  * state's machine or algorithm, says so on the status line and returns the
- * AR_* bits that start the rerun (and, in Compare, a new comparison). On bad input the
+ * AR_* bits that start the rerun (and, where the view on screen shows a
+ * comparison, a new one: its class's rerun hook). On bad input the
  * settings stay as they were and the status line says why.
  */
 #ifndef DNNPART_VIEWS_SETTINGS_H
@@ -14,7 +15,7 @@
 #include "state.h"
 
 /* Records a change of the settings made by the caller: a plan job, and
- * in Compare a new comparison. Returns AR_* bits. */
+ * what the view on screen reruns with it. Returns AR_* bits. */
 unsigned settings_changed(vstate *st);
 
 /* Adds (delta 1) or removes (-1) a device. */

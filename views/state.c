@@ -7,39 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const view_names[VIEW_COUNT + 1] = {
-	"Devices", "Timeline",	"Memory",  "Critical path",
-	"Ops",	   "Op detail", "Compare", "Help",
-};
-static const char *const view_keys[VIEW_COUNT + 1] = {
-	"devices", "timeline", "memory",  "critical",
-	"ops",	   "op",       "compare", "help",
-};
 static const char *const sort_names[SORT_COUNT] = {
 	"start", "name", "type", "device", "duration", "output", "params",
 };
-
-const char *view_name(view_id v)
-{
-	return (unsigned)v <= VIEW_COUNT ? view_names[v] : "?";
-}
-
-const char *view_key(view_id v)
-{
-	return (unsigned)v <= VIEW_COUNT ? view_keys[v] : "?";
-}
-
-int view_parse(const char *s)
-{
-	for (int v = 0; v <= VIEW_COUNT; v++)
-		if (strcmp(s, view_keys[v]) == 0)
-			return v;
-	if (strcmp(s, "cp") == 0 || strcmp(s, "critical-path") == 0)
-		return VIEW_CRITICAL;
-	if (strcmp(s, "detail") == 0 || strcmp(s, "op-detail") == 0)
-		return VIEW_OP;
-	return -1;
-}
 
 const char *ops_sort_name(ops_sort s)
 {
@@ -56,7 +26,6 @@ static void reset_selection(vstate *st)
 	st->tl_left = 0;
 	st->mem_scroll = 0;
 	st->cp_cursor = st->cp_scroll = 0;
-	st->devv_scroll = 0;
 	st->op_scroll = 0;
 	st->help_scroll = 0;
 	st->ops_cursor = st->ops_scroll = 0;

@@ -24,17 +24,29 @@
 #include "dnnpart/plan.h"
 #include "dnnpart/sim.h"
 
+/* The views, in tab order, as X(ID, name): the one list of them. It numbers
+ * them (VIEW_NAME) and fills view_table (view.c) with &view_name_class, which
+ * views/view_name.c defines; adding a view is that file and one line here
+ * (view.h). Help comes last: it is not a tab but shown over any view. */
+#define VIEW_LIST(X)                                                        \
+	X(DEVICES, devices)                                                 \
+	X(TIMELINE, timeline)                                               \
+	X(MEMORY, memory)                                                   \
+	X(CRITICAL, critical)                                               \
+	X(OPS, ops)                                                         \
+	X(OP, op)                                                           \
+	X(COMPARE, compare)                                                 \
+	X(HELP, help)
+
 typedef enum view_id {
-	VIEW_DEVICES = 0,
-	VIEW_TIMELINE,
-	VIEW_MEMORY,
-	VIEW_CRITICAL,
-	VIEW_OPS,
-	VIEW_OP,
-	VIEW_COMPARE,
-	VIEW_COUNT,		/* views reachable by Tab and number keys */
-	VIEW_HELP = VIEW_COUNT, /* the help screen, over any view */
+#define VIEW_ID_(ID, name) VIEW_##ID,
+	VIEW_LIST(VIEW_ID_)
+#undef VIEW_ID_
+	VIEW_ALL, /* the number of views */
 } view_id;
+
+/* The views reachable by Tab and the number keys: all but help. */
+#define VIEW_COUNT VIEW_HELP
 
 /* Sort keys of the Ops view. */
 typedef enum ops_sort {
@@ -125,13 +137,11 @@ typedef struct vstate {
 	view_id back;	/* where Esc returns from help / op detail */
 	int dev;	/* selected device */
 	uint32_t op;	/* selected op (Op detail), UINT32_MAX = none */
-	int main_rows;	/* rows of the main view at the last draw */
 	int tl_zoom;	/* timeline zoom, 1 = whole step */
 	double tl_left; /* timeline left edge as a fraction of the
 				   makespan, 0..1 */
 	int mem_scroll; /* live-tensor list */
 	int cp_cursor, cp_scroll;
-	int devv_scroll;
 	int op_scroll;
 	int help_scroll;
 
@@ -215,11 +225,6 @@ void state_algo_changed(vstate *st);
  * settings' device counts. */
 int state_ndev(const vstate *st);
 
-/* Display names. */
-const char *view_name(view_id v); /* "Devices", "Timeline", ... */
-const char *view_key(view_id v);  /* "devices", "timeline", ... */
-/* Parses a view key (also accepts "cp" and "critical"); -1 if unknown. */
-int view_parse(const char *s);
 const char *ops_sort_name(ops_sort s);
 
 #endif

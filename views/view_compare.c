@@ -4,9 +4,55 @@
 #include <stdio.h>
 
 #include "dnnpart/units.h"
-#include "views.h"
+#include "view_common.h"
 
-void view_compare_draw(const vstate *st, vgrid *g, vrect r)
+static void compare_list(const vstate *st, vrect r, view_list *l)
+{
+	view_list_cursor(l, st->ncmp, r.h - 3, st->cmp_cursor, 0);
+}
+
+static void compare_seek(vstate *st, int row, const view_list *l)
+{
+	(void)l;
+	st->cmp_cursor = row;
+}
+
+/* r: every algorithm again on the current settings. */
+static unsigned compare_rerun(vstate *st)
+{
+	state_compare_reset(st);
+	st->cmp_valid = true;
+	return AR_COMPARE;
+}
+
+/* The first look starts the comparison. */
+static unsigned compare_show(vstate *st)
+{
+	return !st->cmp_valid && !st->comparing ? compare_rerun(st) : 0;
+}
+
+/* Enter adopts the row's algorithm, and its plan when it was made for the
+ * current settings (else reruns it). */
+static unsigned compare_enter(vstate *st)
+{
+	if (st->cmp_cursor < 0 || st->cmp_cursor >= st->ncmp)
+		return AR_REDRAW;
+	const cmp_row *row = &st->cmp[st->cmp_cursor];
+	if (row->status != CMP_DONE) {
+		state_status(st, true, "%s has no result to adopt yet",
+			     row->algo->name);
+		return AR_REDRAW;
+	}
+	const char *name = row->algo->name;
+	if (state_compare_adopt(st, st->cmp_cursor)) {
+		state_status(st, false, "adopted %s", name);
+		return AR_REDRAW | AR_CANCEL_PLAN;
+	}
+	state_status(st, false, "%s: rerunning on the current settings", name);
+	return AR_REDRAW | AR_RERUN;
+}
+
+static void compare_draw(const vstate *st, vgrid *g, vrect r)
 {
 	char buf[300], a[32], b[32];
 	bool current = st->cmp_gen == st->gen;
@@ -25,31 +71,26 @@ void view_compare_draw(const vstate *st, vgrid *g, vrect r)
 	if (r.h < 3)
 		return;
 	int wa = 12, wm = 11, wx = 7, wsp = 9, wcut = 11, wt = 10;
-	int wmem = r.w - wa - wm - wx - wsp - wcut - wt;
-	int y = r.y + 1, x = r.x;
-	grid_fill(g, (vrect){r.x, y, r.w, 1}, ' ', ST_HEADER);
-	grid_puts_fit(g, x, y, wa, ST_HEADER, "  algorithm");
-	grid_puts_fit(g, x += wa, y, wm, ST_HEADER, "makespan");
-	grid_puts_fit(g, x += wm, y, wx, ST_HEADER, "\xc3\x97LB");
-	grid_puts_fit(g, x += wx, y, wsp, ST_HEADER, "speedup");
-	grid_puts_fit(g, x += wsp, y, wcut, ST_HEADER, "moved");
-	grid_puts_fit(g, x += wcut, y, wt, ST_HEADER, "time");
-	grid_puts_fit(g, x += wt, y, wmem, ST_HEADER, "memory");
-	int rows = r.h - 3;
+	const view_col head[] = {
+		{"  algorithm", wa}, {"makespan", wm}, {"\xc3\x97LB", wx},
+		{"speedup", wsp},    {"moved", wcut},  {"time", wt},
+		{"memory", r.w - wa - wm - wx - wsp - wcut - wt},
+	};
+	view_table_head(g, r, r.y + 1, head, 7);
+	view_list l;
+	compare_list(st, r, &l);
 	int cur = st->cmp_cursor < st->ncmp ? st->cmp_cursor : st->ncmp - 1;
-	int first = view_scroll_for(cur, 0, rows, st->ncmp);
+	int first = l.top, rows = r.h - 3; /* the last row: the summary */
 	for (int i = 0; i < rows && first + i < st->ncmp; i++) {
 		const cmp_row *row = &st->cmp[first + i];
 		bool sel = first + i == cur;
-		y = r.y + 2 + i;
+		int y = r.y + 2 + i, x = r.x;
 		vstyle ns = sel ? ST_SELECTED : current ? ST_NORMAL : ST_STALE;
 		if (sel)
-			grid_fill(g, (vrect){r.x, y, r.w, 1}, ' ', ST_SELECTED);
-		x = r.x;
+			view_select_row(g, r, y);
 		snprintf(buf, sizeof buf, "%s %s",
 			 row->algo == st->algo ? "*" : " ", row->algo->name);
-		grid_puts_fit(g, x, y, wa - 1, ns, buf);
-		x += wa;
+		view_cell(g, &x, y, wa, ns, buf);
 		if (row->status == CMP_WAITING || row->status == CMP_RUNNING) {
 			grid_puts(g, x, y, r.x + r.w - x, sel ? ns : ST_DIM,
 				  row->status == CMP_RUNNING ? "running..."
@@ -61,22 +102,21 @@ void view_compare_draw(const vstate *st, vgrid *g, vrect r)
 				  row->err);
 			continue;
 		}
-		grid_puts_fit(g, x, y, wm - 1, ns,
-			      dp_units_fmt_time(row->makespan, a, sizeof a));
+		view_cell(g, &x, y, wm, ns,
+			  dp_units_fmt_time(row->makespan, a, sizeof a));
 		snprintf(buf, sizeof buf, "%.2f", row->xlb);
-		grid_puts_fit(g, x += wm, y, wx - 1, ns, buf);
+		view_cell(g, &x, y, wx, ns, buf);
 		snprintf(buf, sizeof buf, "%.2f\xc3\x97", row->speedup);
-		grid_puts_fit(g, x += wx, y, wsp - 1, ns, buf);
-		grid_puts_fit(g, x += wsp, y, wcut - 1, ns,
-			      dp_units_fmt_bytes(row->cut_bytes, a, sizeof a));
-		grid_puts_fit(g, x += wcut, y, wt - 1, ns,
-			      dp_units_fmt_time(row->plan_ms * 1000, a, sizeof a));
+		view_cell(g, &x, y, wsp, ns, buf);
+		view_cell(g, &x, y, wcut, ns,
+			  dp_units_fmt_bytes(row->cut_bytes, a, sizeof a));
+		view_cell(g, &x, y, wt, ns,
+			  dp_units_fmt_time(row->plan_ms * 1000, a, sizeof a));
 		if (row->feasible || row->worst < 0)
 			snprintf(buf, sizeof buf, "feasible");
 		else
 			snprintf(buf, sizeof buf, "GPU%d +%s over", row->worst,
 				 dp_units_fmt_bytes(row->over_bytes, b, sizeof b));
-		x += wt;
 		grid_puts(g, x, y, r.x + r.w - x,
 			  sel		  ? ns
 			  : row->feasible ? ST_OK
@@ -88,3 +128,16 @@ void view_compare_draw(const vstate *st, vgrid *g, vrect r)
 		 al->source);
 	grid_puts(g, r.x, r.y + r.h - 1, r.w, ST_DIM, buf);
 }
+
+const view_class view_compare_class = {
+	.id = VIEW_COMPARE,
+	.key = "compare",
+	.name = "Compare",
+	.tab = "Compare",
+	.draw = compare_draw,
+	.list = compare_list,
+	.seek = compare_seek,
+	.enter = compare_enter,
+	.show = compare_show,
+	.rerun = compare_rerun,
+};

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "dnnpart/units.h"
-#include "views.h"
+#include "view_common.h"
 
 static vstyle cause_style(dp_hop_cause c)
 {
@@ -19,7 +19,26 @@ static vstyle cause_style(dp_hop_cause c)
 	}
 }
 
-void view_critical_draw(const vstate *st, vgrid *g, vrect r)
+static void critical_list(const vstate *st, vrect r, view_list *l)
+{
+	int n = st->plan ? (int)st->plan->sim.cp_len : 0;
+	view_list_cursor(l, n, r.h - 2, st->cp_cursor, st->cp_scroll);
+}
+
+static void critical_seek(vstate *st, int row, const view_list *l)
+{
+	st->cp_cursor = row;
+	st->cp_scroll = view_scroll_for(row, st->cp_scroll, l->shown, l->rows);
+}
+
+static unsigned critical_enter(vstate *st)
+{
+	if (st->plan && st->cp_cursor < (int)st->plan->sim.cp_len)
+		return view_open_op(st, st->plan->sim.cp_ops[st->cp_cursor]);
+	return AR_REDRAW;
+}
+
+static void critical_draw(const vstate *st, vgrid *g, vrect r)
 {
 	const dp_plan *p = st->plan;
 	const dp_sim_result *s = &p->sim;
@@ -45,51 +64,58 @@ void view_critical_draw(const vstate *st, vgrid *g, vrect r)
 	grid_puts(g, r.x, r.y, r.w, ST_NORMAL, buf);
 	if (r.h < 3)
 		return;
-	int y = r.y + 1;
 	int wi = 6, wt = 10, wd = 7, wc = 9;
-	int wop = r.w - wi - 3 * wt - wd - wc;
-	grid_fill(g, (vrect){r.x, y, r.w, 1}, ' ', ST_HEADER);
-	int x = r.x;
-	grid_puts_fit(g, x, y, wi, ST_HEADER, "#");
-	grid_puts_fit(g, x += wi, y, wt, ST_HEADER, "start");
-	grid_puts_fit(g, x += wt, y, wt, ST_HEADER, "duration");
-	grid_puts_fit(g, x += wt, y, wt, ST_HEADER, "gap");
-	grid_puts_fit(g, x += wt, y, wd, ST_HEADER, "device");
-	grid_puts_fit(g, x += wd, y, wc, ST_HEADER, "cause");
-	grid_puts_fit(g, x += wc, y, wop, ST_HEADER, "op");
-	int rows = r.h - 2;
+	const view_col head[] = {
+		{"#", wi},	     {"start", wt},  {"duration", wt},
+		{"gap", wt},	     {"device", wd}, {"cause", wc},
+		{"op", r.w - wi - 3 * wt - wd - wc},
+	};
+	view_table_head(g, r, r.y + 1, head, 7);
+	view_list l;
+	critical_list(st, r, &l);
+	int first = l.top, rows = l.shown;
 	int cur = st->cp_cursor < (int)n ? st->cp_cursor : (int)n - 1;
-	int first = view_scroll_for(cur, st->cp_scroll, rows, (int)n);
 	vstyle num = state_plan_stale(st) ? ST_STALE : ST_NORMAL;
 	for (int i = 0; i < rows && first + i < (int)n; i++) {
-		int h = first + i;
+		int h = first + i, y = r.y + 2 + i, x = r.x;
 		uint32_t u = s->cp_ops[h];
 		double gap = h ? s->start[u] - s->end[s->cp_ops[h - 1]] : 0;
 		if (gap < 0)
 			gap = 0;
-		y = r.y + 2 + i;
 		bool sel = h == cur;
 		vstyle ns = sel ? ST_SELECTED : num;
 		if (sel)
-			grid_fill(g, (vrect){r.x, y, r.w, 1}, ' ', ST_SELECTED);
-		x = r.x;
+			view_select_row(g, r, y);
 		snprintf(buf, sizeof buf, "%d", h + 1);
-		grid_puts_fit(g, x, y, wi - 1, ns, buf);
-		grid_puts_fit(g, x += wi, y, wt - 1, ns,
-			      dp_units_fmt_time(s->start[u], a, sizeof a));
-		grid_puts_fit(
-			g, x += wt, y, wt - 1, ns,
-			dp_units_fmt_time(s->end[u] - s->start[u], a, sizeof a));
-		grid_puts_fit(g, x += wt, y, wt - 1, sel ? ns : ST_DIM,
-			      h ? dp_units_fmt_time(gap, a, sizeof a) : "");
+		view_cell(g, &x, y, wi, ns, buf);
+		view_cell(g, &x, y, wt, ns,
+			  dp_units_fmt_time(s->start[u], a, sizeof a));
+		view_cell(g, &x, y, wt, ns,
+			  dp_units_fmt_time(s->end[u] - s->start[u], a,
+					    sizeof a));
+		view_cell(g, &x, y, wt, sel ? ns : ST_DIM,
+			  h ? dp_units_fmt_time(gap, a, sizeof a) : "");
 		snprintf(buf, sizeof buf, "GPU%d", p->placement[u]);
-		grid_puts_fit(g, x += wt, y, wd - 1, ns, buf);
+		view_cell(g, &x, y, wd, ns, buf);
 		dp_hop_cause c = (dp_hop_cause)s->cp_cause[h];
-		grid_puts_fit(g, x += wd, y, wc - 1, sel ? ns : cause_style(c),
-			      dp_sim_hop_cause_name(c));
+		view_cell(g, &x, y, wc, sel ? ns : cause_style(c),
+			  dp_sim_hop_cause_name(c));
 		snprintf(buf, sizeof buf, "%s  %s", graph_op_name(st->g, u),
 			 graph_str(st->g, st->g->ops[u].type));
-		grid_puts_fit(g, x += wc, y, wop, ns, buf);
+		grid_puts_fit(g, x, y, head[6].w, ns, buf);
 	}
 	view_scroll_note(g, r, r.y, first, rows, (int)n);
 }
+
+const view_class view_critical_class = {
+	.id = VIEW_CRITICAL,
+	.key = "critical",
+	.aliases = {"cp", "critical-path"},
+	.name = "Critical path",
+	.tab = "Critical",
+	.needs_plan = true,
+	.draw = critical_draw,
+	.list = critical_list,
+	.seek = critical_seek,
+	.enter = critical_enter,
+};

@@ -6,7 +6,7 @@
 
 #include "fmt.h"
 #include "dnnpart/units.h"
-#include "views.h"
+#include "view_common.h"
 
 enum {
 	C_DEV,
@@ -54,10 +54,8 @@ static void pick_columns(int w, bool show[NCOL])
 static void cell(vgrid *g, int *x, int y, int c, const bool show[NCOL],
 		 vstyle st, const char *s)
 {
-	if (!show[c])
-		return;
-	grid_puts_fit(g, *x, y, cols[c].w - 1, st, s);
-	*x += cols[c].w;
+	if (show[c])
+		view_cell(g, x, y, cols[c].w, st, s);
 }
 
 static void device_row(const vstate *st, vgrid *g, int x, int y, int d,
@@ -155,32 +153,42 @@ static int detail_lines(const vstate *st, char lines[][200], int max)
 	return n;
 }
 
-void view_devices_draw(const vstate *st, vgrid *g, vrect r)
+/* Rows of the device table in r: what the detail lines leave, at least 3
+ * (then the table takes all), at most the plan's devices. */
+static int table_rows(const vstate *st, vrect r, int ndetail)
 {
-	const dp_plan *p = st->plan;
-	bool show[NCOL];
-	pick_columns(r.w, show);
-	int x = r.x;
-	for (int c = 0; c < NCOL; c++)
-		if (show[c]) {
-			grid_puts_fit(g, x, r.y, cols[c].w, ST_HEADER,
-				      cols[c].title);
-			x += cols[c].w;
-		}
-	grid_fill(g, (vrect){x, r.y, r.x + r.w - x, 1}, ' ', ST_HEADER);
-	char lines[5][200];
-	int nd = detail_lines(st, lines, 5);
-	int k = p->sim.k;
-	/* the table gets what the detail lines leave, at least 3 rows */
-	int rows = r.h - 1 - (nd + 1);
+	int k = st->plan ? st->plan->sim.k : state_ndev(st);
+	int rows = r.h - 1 - (ndetail + 1);
 	if (rows < 3)
 		rows = r.h - 1;
 	if (rows > k)
 		rows = k;
-	if (rows < 0)
-		rows = 0;
-	int first = view_scroll_for(st->dev < k ? st->dev : k - 1,
-				    st->devv_scroll, rows, k);
+	return rows < 0 ? 0 : rows;
+}
+
+static void devices_list(const vstate *st, vrect r, view_list *l)
+{
+	char lines[5][200];
+	int nd = st->plan ? detail_lines(st, lines, 5) : 0;
+	view_list_devices(st, table_rows(st, r, nd), l);
+}
+
+static void devices_draw(const vstate *st, vgrid *g, vrect r)
+{
+	const dp_plan *p = st->plan;
+	bool show[NCOL];
+	pick_columns(r.w, show);
+	view_col head[NCOL];
+	int nh = 0;
+	for (int c = 0; c < NCOL; c++)
+		if (show[c])
+			head[nh++] = (view_col){cols[c].title, cols[c].w};
+	view_table_head(g, r, r.y, head, nh);
+	char lines[5][200];
+	int nd = detail_lines(st, lines, 5);
+	int k = p->sim.k;
+	int rows = table_rows(st, r, nd);
+	int first = view_scroll_for(st->dev < k ? st->dev : k - 1, 0, rows, k);
 	for (int i = 0; i < rows && first + i < k; i++)
 		device_row(st, g, r.x, r.y + 1 + i, first + i, show);
 	view_scroll_note(g, r, r.y, first, rows, k);
@@ -189,3 +197,14 @@ void view_devices_draw(const vstate *st, vgrid *g, vrect r)
 		grid_puts(g, r.x, y, r.w, i == 0 ? ST_NORMAL : ST_DIM,
 			  lines[i]);
 }
+
+const view_class view_devices_class = {
+	.id = VIEW_DEVICES,
+	.key = "devices",
+	.name = "Devices",
+	.tab = "Devices",
+	.needs_plan = true,
+	.draw = devices_draw,
+	.list = devices_list,
+	.seek = view_seek_device,
+};

@@ -1,11 +1,12 @@
-/* view_help.c - the help screen, generated from the key table (keys.c) so
- * that it always says what the keys do, plus a legend of the glyphs. */
+/* view_help.c - the help screen, generated from the key table (keys.c) and
+ * the view table (view.c) so that it always says what the keys do, plus a
+ * legend of the glyphs. */
 #include <stdio.h>
 #include <string.h>
 
 #include "bar.h"
 #include "keys.h"
-#include "views.h"
+#include "view_common.h"
 
 static const char *const legend[] = {
 	"Devices panel",
@@ -29,14 +30,37 @@ static const char *const legend[] = {
 };
 #define NLEGEND ((int)(sizeof legend / sizeof legend[0]))
 
-/* Line i of the help text: a group title, a binding, a blank, or legend.
- * Returns the style to draw it in, and fills buf. */
-static vstyle help_line(int i, char *buf, size_t size, const char **names)
+/* One line of the help text: the keys (empty for a line without) and
+ * the text. */
+typedef struct help_text {
+	char keys[32];
+	char text[256];
+} help_text;
+
+/* A binding's line; the number keys' line is made from the view table:
+ * "1-7", "views: Devices Timeline ...". */
+static void binding_line(const key_binding *b, help_text *t)
 {
-	*names = NULL;
+	if (b->act != ACT_VIEW) {
+		snprintf(t->keys, sizeof t->keys, "%s", b->names);
+		snprintf(t->text, sizeof t->text, "%s", b->help);
+		return;
+	}
+	snprintf(t->keys, sizeof t->keys, "1-%d", VIEW_COUNT);
+	size_t n = (size_t)snprintf(t->text, sizeof t->text, "views:");
+	for (int v = 0; v < VIEW_COUNT && n < sizeof t->text; v++)
+		n += (size_t)snprintf(t->text + n, sizeof t->text - n, " %s",
+				      view_table[v]->tab);
+}
+
+/* Line i of the help text: a group title, a binding, a blank, or legend.
+ * Returns the style to draw its text in. */
+static vstyle help_line(int i, help_text *t)
+{
+	t->keys[0] = t->text[0] = '\0';
 	for (int gr = 0; gr < KG_COUNT; gr++) {
 		if (i == 0) {
-			snprintf(buf, size, "%s",
+			snprintf(t->text, sizeof t->text, "%s",
 				 key_group_name((key_group)gr));
 			return ST_HEADER;
 		}
@@ -45,54 +69,76 @@ static vstyle help_line(int i, char *buf, size_t size, const char **names)
 			if (key_table[k].group != (key_group)gr)
 				continue;
 			if (i == 0) {
-				*names = key_table[k].names;
-				snprintf(buf, size, "%s", key_table[k].help);
+				binding_line(&key_table[k], t);
 				return ST_NORMAL;
 			}
 			i--;
 		}
-		if (i == 0) {
-			buf[0] = '\0';
+		if (i == 0)
 			return ST_NORMAL;
-		}
 		i--;
 	}
 	if (i < NLEGEND) {
-		snprintf(buf, size, "%s", legend[i]);
+		snprintf(t->text, sizeof t->text, "%s", legend[i]);
 		return legend[i][0] == ' ' ? ST_NORMAL : ST_HEADER;
 	}
-	buf[0] = '\0';
 	return ST_NORMAL;
 }
 
-int view_help_lines(void)
+static int help_lines(void)
 {
 	return KG_COUNT * 2 + key_table_len + NLEGEND;
 }
 
-void view_help_draw(const vstate *st, vgrid *g, vrect r)
+/* The title, then the text. */
+static void help_list(const vstate *st, vrect r, view_list *l)
+{
+	view_list_text(l, help_lines(), r.h - 1, st->help_scroll);
+}
+
+static void help_seek(vstate *st, int row, const view_list *l)
+{
+	(void)l;
+	st->help_scroll = row;
+}
+
+static unsigned help_show(vstate *st)
+{
+	st->help_scroll = 0;
+	return 0;
+}
+
+static void help_draw(const vstate *st, vgrid *g, vrect r)
 {
 	grid_puts(g, r.x, r.y, r.w, ST_HEADER,
 		  "dnnpart explorer: keys (Up/Down/PgUp/PgDn scroll; Esc or ? "
 		  "closes)");
-	int rows = r.h - 1;
-	int n = view_help_lines();
-	int first = st->help_scroll;
-	if (first > n - rows)
-		first = n - rows;
-	if (first < 0)
-		first = 0;
-	char buf[256];
+	view_list l;
+	help_list(st, r, &l);
+	int rows = r.h - 1, n = help_lines(), first = l.top;
 	for (int i = 0; i < rows && first + i < n; i++) {
-		const char *names;
-		vstyle sty = help_line(first + i, buf, sizeof buf, &names);
+		help_text t;
+		vstyle sty = help_line(first + i, &t);
 		int y = r.y + 1 + i;
-		if (names) {
-			grid_puts(g, r.x + 2, y, 14, ST_KEY, names);
-			grid_puts(g, r.x + 17, y, r.w - 17, sty, buf);
+		if (t.keys[0]) {
+			grid_puts(g, r.x + 2, y, 14, ST_KEY, t.keys);
+			grid_puts(g, r.x + 17, y, r.w - 17, sty, t.text);
 		} else {
-			grid_puts(g, r.x, y, r.w, sty, buf);
+			grid_puts(g, r.x, y, r.w, sty, t.text);
 		}
 	}
 	view_scroll_note(g, r, r.y, first, rows, n);
 }
+
+const view_class view_help_class = {
+	.id = VIEW_HELP,
+	.key = "help",
+	.name = "Help",
+	.tab = "Help",
+	.stacked = true,
+	.home = VIEW_DEVICES,
+	.draw = help_draw,
+	.list = help_list,
+	.seek = help_seek,
+	.show = help_show,
+};

@@ -7,7 +7,7 @@
 #include "bar.h"
 #include "fmt.h"
 #include "dnnpart/units.h"
-#include "views.h"
+#include "view_common.h"
 
 #define LABEL_W 7
 #define NUM_W 22
@@ -104,13 +104,11 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 	int wop = r.w - wb - wk - 2 * wt;
 	if (wop < 10)
 		wop = 10;
-	int x = r.x;
-	grid_fill(g, (vrect){r.x, ty, r.w, 1}, ' ', ST_HEADER);
-	grid_puts_fit(g, x, ty, wb, ST_HEADER, "bytes");
-	grid_puts_fit(g, x += wb, ty, wk, ST_HEADER, "kind");
-	grid_puts_fit(g, x += wk, ty, wop, ST_HEADER, "op");
-	grid_puts_fit(g, x += wop, ty, wt, ST_HEADER, "from");
-	grid_puts_fit(g, x += wt, ty, wt, ST_HEADER, "until");
+	const view_col head[] = {
+		{"bytes", wb}, {"kind", wk}, {"op", wop}, {"from", wt},
+		{"until", wt},
+	};
+	view_table_head(g, r, ty, head, 5);
 	int rows = r.h - 2;
 	dp_live_tensor *v = malloc((size_t)(n ? n : 1) * sizeof *v);
 	if (!v)
@@ -125,25 +123,62 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 	vstyle num = state_plan_stale(st) ? ST_STALE : ST_NORMAL;
 	for (int i = 0; i < rows && first + i < n; i++) {
 		const dp_live_tensor *t = &v[first + i];
-		int y = ty + 1 + i;
-		x = r.x;
-		grid_puts_fit(g, x, y, wb - 1, num,
-			      dp_units_fmt_bytes(t->bytes, a, sizeof a));
-		grid_puts_fit(g, x += wb, y, wk - 1, ST_DIM,
-			      dp_sim_mem_kind_name((dp_mem_kind)t->kind));
-		grid_puts_fit(g, x += wk, y, wop - 1,
-			      st->on_cp[t->op] ? ST_CRITICAL : num,
-			      graph_op_name(st->g, t->op));
-		grid_puts_fit(g, x += wop, y, wt - 1, ST_DIM,
-			      dp_units_fmt_time(t->alloc, a, sizeof a));
-		grid_puts_fit(g, x += wt, y, wt - 1, ST_DIM,
-			      dp_units_fmt_time(t->free, a, sizeof a));
+		int y = ty + 1 + i, x = r.x;
+		view_cell(g, &x, y, wb, num,
+			  dp_units_fmt_bytes(t->bytes, a, sizeof a));
+		view_cell(g, &x, y, wk, ST_DIM,
+			  dp_sim_mem_kind_name((dp_mem_kind)t->kind));
+		view_cell(g, &x, y, wop, st->on_cp[t->op] ? ST_CRITICAL : num,
+			  graph_op_name(st->g, t->op));
+		view_cell(g, &x, y, wt, ST_DIM,
+			  dp_units_fmt_time(t->alloc, a, sizeof a));
+		view_cell(g, &x, y, wt, ST_DIM,
+			  dp_units_fmt_time(t->free, a, sizeof a));
 	}
 	view_scroll_note(g, r, ty, first, rows, n);
 	free(v);
 }
 
-void view_memory_draw(const vstate *st, vgrid *g, vrect r)
+/* Device rows in r: up to half the view; the live list takes the rest. */
+static int device_rows(int k, vrect r)
+{
+	int rows = (r.h - 1) / 2;
+	if (rows > k)
+		rows = k;
+	return rows < 1 ? 1 : rows;
+}
+
+static vrect live_rect(vrect r, int rows)
+{
+	return (vrect){r.x, r.y + rows + 1, r.w, r.h - rows - 1};
+}
+
+static int plan_devices(const vstate *st)
+{
+	return st->plan ? st->plan->sim.k : state_ndev(st);
+}
+
+static void memory_list(const vstate *st, vrect r, view_list *l)
+{
+	view_list_devices(st, device_rows(plan_devices(st), r), l);
+}
+
+/* PgUp/PgDn scroll the live tensors (Up/Down select the device). */
+static void memory_page(vstate *st, vrect r, int dir)
+{
+	const dp_plan *p = st->plan;
+	int n = 0;
+	if (p && p->sim.live_off && st->dev < p->sim.k)
+		n = (int)(p->sim.live_off[st->dev + 1] -
+			  p->sim.live_off[st->dev]);
+	vrect lr = live_rect(r, device_rows(plan_devices(st), r));
+	view_list l;
+	view_list_text(&l, n, lr.h - 2, st->mem_scroll);
+	long long to = (long long)l.top + (long long)dir * l.shown;
+	st->mem_scroll = to < 0 ? 0 : to >= l.rows ? l.rows - 1 : (int)to;
+}
+
+static void memory_draw(const vstate *st, vgrid *g, vrect r)
 {
 	const dp_plan *p = st->plan;
 	int k = p->sim.k;
@@ -152,12 +187,7 @@ void view_memory_draw(const vstate *st, vgrid *g, vrect r)
 		view_message(g, r, ST_DIM, "no memory detail in this plan");
 		return;
 	}
-	/* device rows take up to half the view; the live list the rest */
-	int rows = (r.h - 1) / 2;
-	if (rows > k)
-		rows = k;
-	if (rows < 1)
-		rows = 1;
+	int rows = device_rows(k, r);
 	int sel = st->dev < k ? st->dev : k - 1;
 	int first = view_scroll_for(sel, 0, rows, k);
 	double t0, t1;
@@ -190,6 +220,22 @@ void view_memory_draw(const vstate *st, vgrid *g, vrect r)
 			  buf);
 	}
 	free(v);
-	draw_live(st, g, (vrect){r.x, r.y + rows + 1, r.w, r.h - rows - 1});
+	draw_live(st, g, live_rect(r, rows));
 	view_scroll_note(g, r, r.y + rows, first, rows, k);
 }
+
+const view_class view_memory_class = {
+	.id = VIEW_MEMORY,
+	.key = "memory",
+	.name = "Memory",
+	.tab = "Memory",
+	.needs_plan = true,
+	.draw = memory_draw,
+	.list = memory_list,
+	.seek = view_seek_device,
+	.sideways = view_time_scroll,
+	.page = memory_page,
+	.ends = view_time_ends,
+	.wheel = view_time_scroll,
+	.zoom = view_time_zoom,
+};

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "dnnpart/units.h"
-#include "views.h"
+#include "view_common.h"
 
 /* The transfers that touch op u: its output's, by target device, and
  * those that bring a predecessor's output to u's device. One pass over the
@@ -116,7 +116,45 @@ static void edge_line(const vstate *st, vgrid *g, int x, int y, int w,
 	grid_puts(g, x + wop + 18, y, w - wop - 18, ST_BAR_WARN, buf);
 }
 
-void view_op_draw(const vstate *st, vgrid *g, vrect r)
+/* Rows of the header above the edge list: name, timing, sizes, and the
+ * colocation line when the op has a group or a pin. */
+static int head_rows(const dp_op *op)
+{
+	return op->colocate >= 0 || op->pin >= 0 ? 4 : 3;
+}
+
+/* The edge list of op u: "Predecessors", preds, a blank, "Successors",
+ * succs. */
+static int edge_lines(const dp_graph *g, uint32_t u)
+{
+	return (int)(g->pred_off[u + 1] - g->pred_off[u]) +
+	       (int)(g->succ_off[u + 1] - g->succ_off[u]) + 3;
+}
+
+static void op_list(const vstate *st, vrect r, view_list *l)
+{
+	uint32_t u = st->op;
+	if (u >= st->g->nops)
+		view_list_text(l, 0, r.h, st->op_scroll);
+	else
+		view_list_text(l, edge_lines(st->g, u),
+			       r.h - head_rows(&st->g->ops[u]), st->op_scroll);
+}
+
+static void op_seek(vstate *st, int row, const view_list *l)
+{
+	(void)l;
+	st->op_scroll = row;
+}
+
+unsigned view_open_op(vstate *st, uint32_t u)
+{
+	st->op = u;
+	st->op_scroll = 0;
+	return view_show(st, VIEW_OP);
+}
+
+static void op_draw(const vstate *st, vgrid *g, vrect r)
 {
 	const dp_plan *p = st->plan;
 	const dp_graph *gr = st->g;
@@ -159,16 +197,12 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 				 : "-");
 		grid_puts(g, r.x, y++, r.w, ST_DIM, buf);
 	}
-	/* the list: "Predecessors" title, preds, blank, "Successors", succs */
 	uint32_t np = gr->pred_off[u + 1] - gr->pred_off[u];
 	uint32_t ns = gr->succ_off[u + 1] - gr->succ_off[u];
-	int total = (int)np + (int)ns + 3;
-	int rows = r.y + r.h - y;
-	int first = st->op_scroll;
-	if (first > total - rows)
-		first = total - rows;
-	if (first < 0)
-		first = 0;
+	int total = edge_lines(gr, u);
+	view_list l;
+	op_list(st, r, &l);
+	int first = l.top, rows = r.y + r.h - y;
 	op_xfers xf;
 	if (!op_xfers_build(st, u, &xf)) {
 		grid_puts(g, r.x, y, r.w, ST_ERROR,
@@ -179,8 +213,7 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 		int li = first + i, yy = y + i;
 		if (li == 0) {
 			snprintf(buf, sizeof buf, "Predecessors (%u)", np);
-			grid_fill(g, (vrect){r.x, yy, r.w, 1}, ' ', ST_HEADER);
-			grid_puts(g, r.x, yy, r.w, ST_HEADER, buf);
+			view_table_head(g, r, yy, &(view_col){buf, r.w}, 1);
 		} else if (li <= (int)np) {
 			uint32_t e = gr->pred_edge[gr->pred_off[u] + li - 1];
 			uint32_t from = gr->edges[e].from;
@@ -190,8 +223,7 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 			continue;
 		} else if (li == (int)np + 2) {
 			snprintf(buf, sizeof buf, "Successors (%u)", ns);
-			grid_fill(g, (vrect){r.x, yy, r.w, 1}, ' ', ST_HEADER);
-			grid_puts(g, r.x, yy, r.w, ST_HEADER, buf);
+			view_table_head(g, r, yy, &(view_col){buf, r.w}, 1);
 		} else {
 			uint32_t e =
 				gr->succ_edge[gr->succ_off[u] + li - np - 3];
@@ -203,3 +235,17 @@ void view_op_draw(const vstate *st, vgrid *g, vrect r)
 	op_xfers_free(&xf);
 	view_scroll_note(g, r, y, first, rows, total);
 }
+
+const view_class view_op_class = {
+	.id = VIEW_OP,
+	.key = "op",
+	.aliases = {"detail", "op-detail"},
+	.name = "Op detail",
+	.tab = "Op",
+	.needs_plan = true,
+	.stacked = true,
+	.home = VIEW_OPS,
+	.draw = op_draw,
+	.list = op_list,
+	.seek = op_seek,
+};

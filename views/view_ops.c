@@ -3,9 +3,35 @@
 #include <stdio.h>
 
 #include "dnnpart/units.h"
-#include "views.h"
+#include "view_common.h"
 
-void view_ops_draw(const vstate *st, vgrid *g, vrect r)
+/* ▼ descending, ▲ ascending */
+static const char *sort_arrow(const vstate *st)
+{
+	return st->sort_desc ? "\xe2\x96\xbc" : "\xe2\x96\xb2";
+}
+
+static void ops_list(const vstate *st, vrect r, view_list *l)
+{
+	view_list_cursor(l, (int)st->ops_n, r.h - 2, (int)st->ops_cursor,
+			 (int)st->ops_scroll);
+}
+
+static void ops_seek(vstate *st, int row, const view_list *l)
+{
+	st->ops_cursor = (uint32_t)row;
+	st->ops_scroll = (uint32_t)view_scroll_for(row, (int)st->ops_scroll,
+						   l->shown, l->rows);
+}
+
+static unsigned ops_enter(vstate *st)
+{
+	if (st->ops_cursor < st->ops_n)
+		return view_open_op(st, st->ops_idx[st->ops_cursor]);
+	return AR_REDRAW;
+}
+
+static void ops_draw(const vstate *st, vgrid *g, vrect r)
 {
 	const dp_plan *p = st->plan;
 	char buf[256], a[32], b[32];
@@ -17,7 +43,7 @@ void view_ops_draw(const vstate *st, vgrid *g, vrect r)
 		x += grid_puts(g, x, r.y, r.x + r.w - x, ST_BAR_WARN, buf);
 	}
 	snprintf(buf, sizeof buf, "  sorted by %s %s", ops_sort_name(st->sort),
-		 st->sort_desc ? "\xe2\x96\xbc" : "\xe2\x96\xb2");
+		 sort_arrow(st));
 	x += grid_puts(g, x, r.y, r.x + r.w - x, ST_DIM, buf);
 	if (st->search[0]) {
 		snprintf(buf, sizeof buf, "  search '%s' (n/N)", st->search);
@@ -29,7 +55,6 @@ void view_ops_draw(const vstate *st, vgrid *g, vrect r)
 	int wtype = r.w >= 120 ? 18 : 12;
 	int wname = r.w - wtype - wd - 2 * wt - 2 * wb - wc;
 	int y = r.y + 1;
-	grid_fill(g, (vrect){r.x, y, r.w, 1}, ' ', ST_HEADER);
 	static const struct {
 		ops_sort key;
 		const char *title;
@@ -39,18 +64,17 @@ void view_ops_draw(const vstate *st, vgrid *g, vrect r)
 		{SORT_DURATION, "dur"},	 {SORT_OUTPUT, "output"},
 		{SORT_PARAMS, "params"},
 	};
-	int widths[] = {wname, wtype, wd, wt, wt, wb, wb};
-	x = r.x;
+	const int widths[] = {wname, wtype, wd, wt, wt, wb, wb};
+	char titles[7][16];
+	view_col head[8];
 	for (int i = 0; i < 7; i++) {
-		snprintf(buf, sizeof buf, "%s%s", heads[i].title,
-			 heads[i].key == st->sort
-				 ? (st->sort_desc ? "\xe2\x96\xbc"
-						  : "\xe2\x96\xb2")
-				 : "");
-		grid_puts_fit(g, x, y, widths[i], ST_HEADER, buf);
-		x += widths[i];
+		/* the sort column carries its direction */
+		snprintf(titles[i], sizeof titles[i], "%s%s", heads[i].title,
+			 heads[i].key == st->sort ? sort_arrow(st) : "");
+		head[i] = (view_col){titles[i], widths[i]};
 	}
-	grid_puts_fit(g, x, y, wc, ST_HEADER, "cp");
+	head[7] = (view_col){"cp", wc};
+	view_table_head(g, r, y, head, 8);
 	int rows = r.h - 2;
 	int n = (int)st->ops_n;
 	if (n == 0) {
@@ -58,8 +82,10 @@ void view_ops_draw(const vstate *st, vgrid *g, vrect r)
 			     "no op matches the filter (\\ changes it)");
 		return;
 	}
+	view_list l;
+	ops_list(st, r, &l);
 	int cur = (int)st->ops_cursor < n ? (int)st->ops_cursor : n - 1;
-	int first = view_scroll_for(cur, (int)st->ops_scroll, rows, n);
+	int first = l.top;
 	vstyle num = state_plan_stale(st) ? ST_STALE : ST_NORMAL;
 	for (int i = 0; i < rows && first + i < n; i++) {
 		uint32_t u = st->ops_idx[first + i];
@@ -68,25 +94,36 @@ void view_ops_draw(const vstate *st, vgrid *g, vrect r)
 		vstyle ns = sel ? ST_SELECTED : num;
 		y = r.y + 2 + i;
 		if (sel)
-			grid_fill(g, (vrect){r.x, y, r.w, 1}, ' ', ST_SELECTED);
+			view_select_row(g, r, y);
 		x = r.x;
-		grid_puts_fit(g, x, y, wname - 1, ns, graph_op_name(st->g, u));
-		grid_puts_fit(g, x += wname, y, wtype - 1, sel ? ns : ST_DIM,
-			      graph_str(st->g, op->type));
+		view_cell(g, &x, y, wname, ns, graph_op_name(st->g, u));
+		view_cell(g, &x, y, wtype, sel ? ns : ST_DIM,
+			  graph_str(st->g, op->type));
 		snprintf(buf, sizeof buf, "GPU%d", p->placement[u]);
-		grid_puts_fit(g, x += wtype, y, wd - 1, ns, buf);
-		grid_puts_fit(g, x += wd, y, wt - 1, ns,
-			      dp_units_fmt_time(p->sim.start[u], a, sizeof a));
-		grid_puts_fit(g, x += wt, y, wt - 1, ns,
-			      dp_units_fmt_time(p->sim.end[u] - p->sim.start[u], a,
-					     sizeof a));
-		grid_puts_fit(g, x += wt, y, wb - 1, ns,
-			      dp_units_fmt_bytes(op->output_bytes, a, sizeof a));
-		grid_puts_fit(g, x += wb, y, wb - 1, ns,
-			      dp_units_fmt_bytes(op->param_bytes, b, sizeof b));
+		view_cell(g, &x, y, wd, ns, buf);
+		view_cell(g, &x, y, wt, ns,
+			  dp_units_fmt_time(p->sim.start[u], a, sizeof a));
+		view_cell(g, &x, y, wt, ns,
+			  dp_units_fmt_time(p->sim.end[u] - p->sim.start[u], a,
+					    sizeof a));
+		view_cell(g, &x, y, wb, ns,
+			  dp_units_fmt_bytes(op->output_bytes, a, sizeof a));
+		view_cell(g, &x, y, wb, ns,
+			  dp_units_fmt_bytes(op->param_bytes, b, sizeof b));
 		if (st->on_cp[u])
-			grid_puts(g, x += wb, y, wc, sel ? ns : ST_CRITICAL,
-				  "*");
+			grid_puts(g, x, y, wc, sel ? ns : ST_CRITICAL, "*");
 	}
 	view_scroll_note(g, r, r.y, first, rows, n);
 }
+
+const view_class view_ops_class = {
+	.id = VIEW_OPS,
+	.key = "ops",
+	.name = "Ops",
+	.tab = "Ops",
+	.needs_plan = true,
+	.draw = ops_draw,
+	.list = ops_list,
+	.seek = ops_seek,
+	.enter = ops_enter,
+};

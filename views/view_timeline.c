@@ -7,7 +7,7 @@
 
 #include "bar.h"
 #include "dnnpart/units.h"
-#include "views.h"
+#include "view_common.h"
 
 #define LABEL_W 7
 
@@ -57,20 +57,32 @@ static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, double t0,
 		grid_puts(g, x, y, r.x + r.w - x, ST_DIM, hint);
 }
 
-void view_timeline_draw(const vstate *st, vgrid *g, vrect r)
+/* Device rows of the chart in r and the lanes each takes: with room for
+ * it, each device gets a second lane showing the transfers it receives. */
+static int chart_rows(int k, vrect r, int *lanes)
+{
+	int rows = r.h - 2; /* axis on top, legend at the bottom */
+	*lanes = rows >= 2 * k ? 2 : 1;
+	rows /= *lanes;
+	return rows > k ? k : rows;
+}
+
+static void timeline_list(const vstate *st, vrect r, view_list *l)
+{
+	int lanes;
+	int k = st->plan ? st->plan->sim.k : state_ndev(st);
+	view_list_devices(st, chart_rows(k, r, &lanes), l);
+}
+
+static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 {
 	const dp_plan *p = st->plan;
 	int k = p->sim.k;
 	int n = r.w - LABEL_W;
-	int rows = r.h - 2; /* axis on top, legend at the bottom */
+	int lanes;
+	int rows = chart_rows(k, r, &lanes);
 	if (n < 4 || rows < 1)
 		return;
-	/* with room for it, each device gets a second lane showing the
-	 * transfers it receives */
-	int lanes = rows >= 2 * k ? 2 : 1;
-	rows /= lanes;
-	if (rows > k)
-		rows = k;
 	int sel = st->dev < k ? st->dev : k - 1;
 	int first = view_scroll_for(sel, 0, rows, k);
 	double t0, t1;
@@ -154,3 +166,18 @@ void view_timeline_draw(const vstate *st, vgrid *g, vrect r)
 	free(cells);
 	draw_legend(st, g, r, r.y + r.h - 1, t0, t1, lanes);
 }
+
+const view_class view_timeline_class = {
+	.id = VIEW_TIMELINE,
+	.key = "timeline",
+	.name = "Timeline",
+	.tab = "Timeline",
+	.needs_plan = true,
+	.draw = timeline_draw,
+	.list = timeline_list,
+	.seek = view_seek_device,
+	.sideways = view_time_scroll,
+	.ends = view_time_ends,
+	.wheel = view_time_scroll,
+	.zoom = view_time_zoom,
+};
