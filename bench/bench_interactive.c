@@ -184,8 +184,8 @@ static void handle(session *s, unsigned bits)
 		fprintf(stderr, "bench: cannot submit: %s\n", err.msg);
 		return;
 	}
-	s->st.running = true;
 	s->st.plan_error[0] = '\0';
+	sync_progress(s);
 }
 
 typedef struct size_result {

@@ -118,7 +118,7 @@ static void opened(tui_session *s, dp_graph *g, const char *path)
 	tui_result *r;
 	while ((r = worker_take(s->w)))
 		worker_result_free(r);
-	st->running = st->comparing = false;
+	session_sync_jobs(s);
 	if (state_set_graph(st, g, &err) != DP_OK) {
 		dp_graph_free(g);
 		state_status(st, true, "not opened: %s", err.msg);
@@ -126,7 +126,7 @@ static void opened(tui_session *s, dp_graph *g, const char *path)
 	}
 	state_status(st, false, "opened %s: %u ops, %u edges", path, g->nops,
 		     g->nedges);
-	session_rerun(s);
+	session_start(s, JOB_PLAN);
 }
 
 static void exported(vstate *st, const filejob_result *r)

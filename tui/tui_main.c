@@ -68,33 +68,43 @@ void tui_help(FILE *out)
 	cli_help_machine_opts(out);
 }
 
-void session_rerun(tui_session *s)
+void session_sync_jobs(tui_session *s)
 {
 	vstate *st = &s->st;
-	dp_err err;
-	dp_err_clear(&err);
-	if (worker_submit(s->w, JOB_PLAN, st->g, &st->m, st->algo,
-			  st->contention, st->gen, &err) != DP_OK) {
-		state_status(st, true, "cannot start the rerun: %s", err.msg);
-		return;
+	worker_status ws;
+	worker_get_status(s->w, &ws);
+	st->running = ws.plan_queued;
+	st->comparing = ws.compare_queued;
+	if (ws.busy) {
+		snprintf(st->phase, sizeof st->phase, "%s", ws.phase);
+		st->fraction = ws.fraction;
+		st->elapsed_s = ws.elapsed_s;
+	} else {
+		st->phase[0] = '\0';
+		st->fraction = -1;
+		st->elapsed_s = 0;
 	}
-	st->running = true;
-	st->plan_error[0] = '\0';
+	if (ws.busy && ws.kind == JOB_COMPARE && st->cmp_gen == st->gen &&
+	    ws.row >= 0 && ws.row < st->ncmp &&
+	    st->cmp[ws.row].status == CMP_WAITING)
+		st->cmp[ws.row].status = CMP_RUNNING;
 }
 
-void session_compare(tui_session *s)
+void session_start(tui_session *s, job_kind kind)
 {
 	vstate *st = &s->st;
 	dp_err err;
 	dp_err_clear(&err);
-	if (worker_submit(s->w, JOB_COMPARE, st->g, &st->m, st->algo,
-			  st->contention, st->gen, &err) != DP_OK) {
-		state_status(st, true, "cannot start the comparison: %s",
+	if (worker_submit(s->w, kind, st->g, &st->m, st->algo, st->contention,
+			  st->gen, &err) != DP_OK) {
+		state_status(st, true, "cannot start the %s: %s",
+			     kind == JOB_PLAN ? "rerun" : "comparison",
 			     err.msg);
 		return;
 	}
-	st->comparing = true;
-	st->cmp_valid = true;
+	if (kind == JOB_PLAN)
+		st->plan_error[0] = '\0';
+	session_sync_jobs(s);
 }
 
 static vgrid screen_grid;
@@ -113,31 +123,16 @@ void session_draw(tui_session *s)
 	s->full_redraw = false;
 }
 
-/* Mirrors the worker's progress into the state; marks compare rows whose
- * job ended without them as cancelled. */
+/* Mirrors the jobs into the state, once the keys of a round have started
+ * what they asked for: compare rows still waiting when no comparison is
+ * left to run them were cancelled (by Esc, or by a plan job, which
+ * supersedes a comparison). */
 static void sync_progress(tui_session *s)
 {
 	vstate *st = &s->st;
 	session_sync_file_job(s);
-	worker_status ws;
-	worker_get_status(s->w, &ws);
-	st->running = ws.plan_queued;
-	bool was_comparing = st->comparing;
-	st->comparing = ws.compare_queued;
-	if (ws.busy) {
-		snprintf(st->phase, sizeof st->phase, "%s", ws.phase);
-		st->fraction = ws.fraction;
-		st->elapsed_s = ws.elapsed_s;
-	} else {
-		st->phase[0] = '\0';
-		st->fraction = -1;
-		st->elapsed_s = 0;
-	}
-	if (ws.busy && ws.kind == JOB_COMPARE && st->cmp_gen == st->gen &&
-	    ws.row >= 0 && ws.row < st->ncmp &&
-	    st->cmp[ws.row].status == CMP_WAITING)
-		st->cmp[ws.row].status = CMP_RUNNING;
-	if (was_comparing && !st->comparing)
+	session_sync_jobs(s);
+	if (st->cmp_valid && !st->comparing)
 		for (int i = 0; i < st->ncmp; i++)
 			if (st->cmp[i].status == CMP_WAITING ||
 			    st->cmp[i].status == CMP_RUNNING)
@@ -211,9 +206,9 @@ static bool handle(tui_session *s, unsigned bits)
 		st->status[0] = '\0';
 	}
 	if (bits & AR_RERUN)
-		session_rerun(s);
+		session_start(s, JOB_PLAN);
 	if (bits & AR_COMPARE)
-		session_compare(s);
+		session_start(s, JOB_COMPARE);
 	if (bits & AR_FULL_REDRAW)
 		s->full_redraw = true;
 	if (bits & AR_IO)
@@ -401,7 +396,7 @@ int tui_main(int argc, char **argv)
 	state_status(&s.st, false,
 		     "? lists every key: + - devices, m M c caps, a algorithm, "
 		     "Tab views, q quits");
-	session_rerun(&s);
+	session_start(&s, JOB_PLAN);
 	loop(&s);
 	term_fini();
 	/* a load in progress cannot be stopped: this waits for it */

@@ -19,10 +19,11 @@ typedef struct tui_session {
 	bool full_redraw;
 } tui_session;
 
-/* Starts a plan job for the current settings. */
-void session_rerun(tui_session *s);
-/* Starts a compare job for the current settings. */
-void session_compare(tui_session *s);
+/* Starts a plan or compare job for the current settings. */
+void session_start(tui_session *s, job_kind kind);
+/* Mirrors the worker's jobs into the state (running, comparing, their
+ * progress): the only writer of those fields. */
+void session_sync_jobs(tui_session *s);
 /* Draws the screen now (used before a blocking file operation so that the
  * status line says what is happening). */
 void session_draw(tui_session *s);

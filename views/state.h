@@ -109,7 +109,9 @@ typedef struct vstate {
 	unsigned plan_gen; /* settings generation it was made for */
 	char plan_error[STATE_TEXT_MAX]; /* last rerun failure, "" if none */
 
-	/* ---- a rerun in progress (the front end keeps these current) ---- */
+	/* ---- the front end's jobs: mirrored from its worker by one function
+	 * of the front end's (tui: session_sync_jobs), nothing else writes
+	 * them ---- */
 	bool running;	/* a plan job is running or queued */
 	bool comparing; /* a compare job is running or queued */
 	char phase[48];
