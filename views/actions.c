@@ -30,13 +30,15 @@ static nav nav_at(const vstate *st, int w, int h)
 	return n;
 }
 
-/* Moves the cursor by delta rows, within the list. */
+/* Moves the cursor by delta rows, within the list, from where it is drawn
+ * (a resize or a new plan can leave the state's position past the end). */
 static unsigned move(vstate *st, const nav *n, long long delta)
 {
 	if (n->l.rows < 1)
 		return AR_REDRAW;
-	long long to = (long long)n->l.cursor + delta;
 	int last = n->l.rows - 1;
+	int from = n->l.cursor < 0 ? 0 : n->l.cursor > last ? last : n->l.cursor;
+	long long to = (long long)from + delta;
 	n->c->seek(st, to < 0 ? 0 : to > last ? last : (int)to, &n->l);
 	return AR_REDRAW;
 }
