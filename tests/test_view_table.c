@@ -47,7 +47,8 @@ static void test_keys_names_and_tabs_are_unique(void)
 		for (int b = a + 1; b < VIEW_ALL; b++) {
 			const view_class *x = view_table[a], *y = view_table[b];
 			if (!strcmp(x->key, y->key) ||
-			    !strcmp(x->name, y->name) || !strcmp(x->tab, y->tab))
+			    !strcmp(x->name, y->name) ||
+			    !strcmp(x->tab, y->tab))
 				test_fail(__FILE__, __LINE__,
 					  "views %s and %s share a name",
 					  x->key, y->key);
@@ -176,8 +177,8 @@ static bool list_ok(const vstate *st, int w, int h, key_effect e,
 	const char *bad = NULL;
 	if (l.shown < 1 || l.rows < 0)
 		bad = "a list of no rows shown";
-	else if (l.rows > 0 && (l.top < 0 || l.top > drawn ||
-				drawn >= l.top + l.shown))
+	else if (l.rows > 0 &&
+		 (l.top < 0 || l.top > drawn || drawn >= l.top + l.shown))
 		bad = "the cursor is not on screen";
 	else if (e == MOVES_LIST && l.rows > 0 &&
 		 (l.cursor < 0 || l.cursor >= l.rows))
@@ -186,8 +187,7 @@ static bool list_ok(const vstate *st, int w, int h, key_effect e,
 		bad = "a cursor in an empty list";
 	else if (e == RUNS_HOOK &&
 		 (st->mem_scroll < 0 ||
-		  st->mem_scroll >
-			  (live_count(st) ? live_count(st) - 1 : 0)))
+		  st->mem_scroll > (live_count(st) ? live_count(st) - 1 : 0)))
 		bad = "the live tensors scrolled past their end";
 	else if (st->dev < 0 || st->dev >= state_ndev(st))
 		bad = "no device selected";
@@ -202,10 +202,9 @@ static bool list_ok(const vstate *st, int w, int h, key_effect e,
 	return !bad;
 }
 
-static const int nav_keys[] = {VK_UP,   VK_DOWN, VK_PGUP, VK_PGDN,
-			       VK_HOME, VK_END,  'j',	  'k',
-			       'g',	'G',	 ' ',	  VK_LEFT,
-			       VK_RIGHT};
+static const int nav_keys[] = {VK_UP,  VK_DOWN, VK_PGUP, VK_PGDN, VK_HOME,
+			       VK_END, 'j',	'k',	 'g',	  'G',
+			       ' ',    VK_LEFT, VK_RIGHT};
 #define NNAV ((int)(sizeof nav_keys / sizeof nav_keys[0]))
 
 /* Presses navigation keys (and turns the wheel) in every view at every
@@ -226,12 +225,12 @@ static void walk_every_view(vstate *st, uint64_t seed)
 					actions_key(st, w, h, key);
 					keys_name(key, what, sizeof what);
 				} else {
-					actions_mouse(st, w, h, 1,
-						      h > 10 ? h - 4 : 0,
-						      r == NNAV
-							      ? MOUSE_WHEEL_UP
-							      : MOUSE_WHEEL_DOWN);
-					snprintf(what, sizeof what, "the wheel");
+					actions_mouse(
+						st, w, h, 1, h > 10 ? h - 4 : 0,
+						r == NNAV ? MOUSE_WHEEL_UP
+							  : MOUSE_WHEEL_DOWN);
+					snprintf(what, sizeof what,
+						 "the wheel");
 				}
 				state_prepare(st);
 				CHECK_INT(st->view, v);
@@ -334,8 +333,10 @@ static void test_every_view_draws_inside_its_rectangle(void)
 	fx_state(&st, true);
 	st.op = 4;
 	st.cmp_valid = true;
-	static const vrect rects[] = {
-		{3, 2, 80, 8}, {5, 4, 100, 14}, {1, 1, 200, 40}, {7, 3, 120, 9}};
+	static const vrect rects[] = {{3, 2, 80, 8},
+				      {5, 4, 100, 14},
+				      {1, 1, 200, 40},
+				      {7, 3, 120, 9}};
 	for (int v = 0; v < VIEW_ALL; v++)
 		for (size_t i = 0; i < sizeof rects / sizeof rects[0]; i++) {
 			vrect r = rects[i];
@@ -349,8 +350,10 @@ static void test_every_view_draws_inside_its_rectangle(void)
 				for (int x = 0; x < g.w; x++) {
 					if (rect_contains(r, x, y))
 						continue;
-					const vcell *c = grid_cell_const(&g, x, y);
-					if (c->ch != '#' || c->style != ST_DIM) {
+					const vcell *c =
+						grid_cell_const(&g, x, y);
+					if (c->ch != '#' ||
+					    c->style != ST_DIM) {
 						test_fail(__FILE__, __LINE__,
 							  "%s drew at (%d,%d) "
 							  "outside %dx%d+%d+%d",

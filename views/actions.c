@@ -37,7 +37,9 @@ static unsigned move(vstate *st, const nav *n, long long delta)
 	if (n->l.rows < 1)
 		return AR_REDRAW;
 	int last = n->l.rows - 1;
-	int from = n->l.cursor < 0 ? 0 : n->l.cursor > last ? last : n->l.cursor;
+	int from = n->l.cursor < 0	? 0
+		   : n->l.cursor > last ? last
+					: n->l.cursor;
 	long long to = (long long)from + delta;
 	n->c->seek(st, to < 0 ? 0 : to > last ? last : (int)to, &n->l);
 	return AR_REDRAW;
@@ -233,9 +235,8 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 	case ACT_REDRAW:
 		return AR_REDRAW | AR_FULL_REDRAW;
 	case ACT_NEXT_VIEW:
-		return next_view(st, 1);
 	case ACT_PREV_VIEW:
-		return next_view(st, -1);
+		return next_view(st, act == ACT_NEXT_VIEW ? 1 : -1);
 	case ACT_VIEW:
 		if (key >= '1' && key < '1' + VIEW_COUNT)
 			return view_show(st, (view_id)(key - '1'));
@@ -252,9 +253,8 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 	case ACT_BOTTOM:
 		return navigate(st, w, h, act);
 	case ACT_LEFT:
-		return sideways(st, -1);
 	case ACT_RIGHT:
-		return sideways(st, 1);
+		return sideways(st, act == ACT_RIGHT ? 1 : -1);
 	case ACT_ZOOM_IN:
 	case ACT_ZOOM_OUT:
 		if (!view_current(st)->zoom)
@@ -262,24 +262,20 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 		view_current(st)->zoom(st, act == ACT_ZOOM_IN);
 		return AR_REDRAW;
 	case ACT_DEV_ADD:
-		return settings_devices(st, 1);
 	case ACT_DEV_REMOVE:
-		return settings_devices(st, -1);
+		return settings_devices(st, act == ACT_DEV_ADD ? 1 : -1);
 	case ACT_CAP_LOWER:
-		return settings_cap_step(st, false);
 	case ACT_CAP_RAISE:
-		return settings_cap_step(st, true);
+		return settings_cap_step(st, act == ACT_CAP_RAISE);
 	case ACT_CAP_TYPE:
-		return cap_prompt(st, false);
 	case ACT_CAP_TYPE_ALL:
-		return cap_prompt(st, true);
+		return cap_prompt(st, act == ACT_CAP_TYPE_ALL);
 	case ACT_BW_LOWER:
 	case ACT_BW_RAISE:
 		return settings_bandwidth(st, act == ACT_BW_RAISE);
 	case ACT_ALGO_NEXT:
-		return settings_algo(st, 1);
 	case ACT_ALGO_PREV:
-		return settings_algo(st, -1);
+		return settings_algo(st, act == ACT_ALGO_NEXT ? 1 : -1);
 	case ACT_CONTENTION:
 		return settings_contention(st);
 	case ACT_RERUN:
@@ -299,11 +295,11 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 			    "Filter (name, type or layer): ", st->filter);
 		return AR_REDRAW;
 	case ACT_SORT_NEXT:
-		return sort_change(st, 1);
 	case ACT_SORT_PREV:
-		return sort_change(st, -1);
 	case ACT_SORT_INVERT:
-		return sort_change(st, 0);
+		return sort_change(st, act == ACT_SORT_NEXT   ? 1
+				       : act == ACT_SORT_PREV ? -1
+							      : 0);
 	case ACT_SAVE:
 		return file_prompt(st, PROMPT_SAVE);
 	case ACT_EXPORT:

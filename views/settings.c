@@ -149,8 +149,8 @@ unsigned settings_algo(vstate *st, int dir)
 
 unsigned settings_contention(vstate *st)
 {
-	st->contention = st->contention == DP_CONT_PORT ? DP_CONT_NONE
-							: DP_CONT_PORT;
+	st->contention =
+		st->contention == DP_CONT_PORT ? DP_CONT_NONE : DP_CONT_PORT;
 	unsigned r = settings_changed(st);
 	state_status(st, false, "contention %s",
 		     dp_sim_contention_name(st->contention));

@@ -28,6 +28,7 @@
  * them (VIEW_NAME) and fills view_table (view.c) with &view_name_class, which
  * views/view_name.c defines; adding a view is that file and one line here
  * (view.h). Help comes last: it is not a tab but shown over any view. */
+/* clang-format off */
 #define VIEW_LIST(X)                                                        \
 	X(DEVICES, devices)                                                 \
 	X(TIMELINE, timeline)                                               \
@@ -44,6 +45,7 @@ typedef enum view_id {
 #undef VIEW_ID_
 	VIEW_ALL, /* the number of views */
 } view_id;
+/* clang-format on */
 
 /* The views reachable by Tab and the number keys: all but help. */
 #define VIEW_COUNT VIEW_HELP

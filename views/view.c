@@ -15,8 +15,9 @@ const view_class *const view_table[VIEW_ALL] = {
 #undef VIEW_ENTRY_
 };
 
-_Static_assert(VIEW_HELP == VIEW_ALL - 1,
-	       "help comes last in VIEW_LIST: the views before it are the tabs");
+_Static_assert(
+	VIEW_HELP == VIEW_ALL - 1,
+	"help comes last in VIEW_LIST: the views before it are the tabs");
 
 const view_class *view_current(const vstate *st)
 {

@@ -43,11 +43,11 @@ typedef struct view_list {
 } view_list;
 
 typedef struct view_class {
-	view_id id;		  /* its place in view_table */
-	const char *key;	  /* `show --view NAME`: "critical" */
-	const char *aliases[3];	  /* other names --view takes, NULL-ended */
-	const char *name;	  /* "Critical path": the tab, when all fit */
-	const char *tab;	  /* "Critical": the tab on a narrow screen */
+	view_id id;		/* its place in view_table */
+	const char *key;	/* `show --view NAME`: "critical" */
+	const char *aliases[3]; /* other names --view takes, NULL-ended */
+	const char *name;	/* "Critical path": the tab, when all fit */
+	const char *tab;	/* "Critical": the tab on a narrow screen */
 	bool needs_plan; /* draws st->plan (the frame says why there is none) */
 	bool stacked;	 /* opened over another view: Esc goes back there,
 			    or to home when that is unknown */

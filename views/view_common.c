@@ -20,8 +20,7 @@ int view_scroll_for(int cursor, int scroll, int rows, int n)
 	return scroll < 0 ? 0 : scroll;
 }
 
-void view_list_cursor(view_list *l, int rows, int shown, int cursor,
-		      int scroll)
+void view_list_cursor(view_list *l, int rows, int shown, int cursor, int scroll)
 {
 	l->rows = rows < 0 ? 0 : rows;
 	l->shown = shown < 1 ? 1 : shown;

@@ -72,8 +72,12 @@ static void compare_draw(const vstate *st, vgrid *g, vrect r)
 		return;
 	int wa = 12, wm = 11, wx = 7, wsp = 9, wcut = 11, wt = 10;
 	const view_col head[] = {
-		{"  algorithm", wa}, {"makespan", wm}, {"\xc3\x97LB", wx},
-		{"speedup", wsp},    {"moved", wcut},  {"time", wt},
+		{"  algorithm", wa},
+		{"makespan", wm},
+		{"\xc3\x97LB", wx},
+		{"speedup", wsp},
+		{"moved", wcut},
+		{"time", wt},
 		{"memory", r.w - wa - wm - wx - wsp - wcut - wt},
 	};
 	view_table_head(g, r, r.y + 1, head, 7);

@@ -66,8 +66,12 @@ static void critical_draw(const vstate *st, vgrid *g, vrect r)
 		return;
 	int wi = 6, wt = 10, wd = 7, wc = 9;
 	const view_col head[] = {
-		{"#", wi},	     {"start", wt},  {"duration", wt},
-		{"gap", wt},	     {"device", wd}, {"cause", wc},
+		{"#", wi},
+		{"start", wt},
+		{"duration", wt},
+		{"gap", wt},
+		{"device", wd},
+		{"cause", wc},
 		{"op", r.w - wi - 3 * wt - wd - wc},
 	};
 	view_table_head(g, r, r.y + 1, head, 7);

@@ -105,8 +105,8 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 	if (wop < 10)
 		wop = 10;
 	const view_col head[] = {
-		{"bytes", wb}, {"kind", wk}, {"op", wop}, {"from", wt},
-		{"until", wt},
+		{"bytes", wb}, {"kind", wk},  {"op", wop},
+		{"from", wt},  {"until", wt},
 	};
 	view_table_head(g, r, ty, head, 5);
 	int rows = r.h - 2;
