@@ -53,7 +53,7 @@ static void test_keys_names_and_tabs_are_unique(void)
 					  "views %s and %s share a name",
 					  x->key, y->key);
 			/* no alias of one is a name of another */
-			for (int i = 0; i < 3 && x->aliases[i]; i++)
+			for (int i = 0; i < VIEW_ALIASES && x->aliases[i]; i++)
 				CHECK(view_parse(x->aliases[i]) == a);
 		}
 }
@@ -65,7 +65,7 @@ static void test_view_names_parse_back(void)
 	for (int v = 0; v < VIEW_ALL; v++) {
 		const view_class *c = view_table[v];
 		CHECK_INT(view_parse(c->key), v);
-		for (int i = 0; i < 3 && c->aliases[i]; i++)
+		for (int i = 0; i < VIEW_ALIASES && c->aliases[i]; i++)
 			CHECK_INT(view_parse(c->aliases[i]), v);
 		CHECK_CONTAINS(all, c->key);
 	}

@@ -4,7 +4,6 @@
 #include "actions.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "fmt.h"
 #include "prompt.h"
@@ -30,6 +29,12 @@ static nav nav_at(const vstate *st, int w, int h)
 	return n;
 }
 
+/* Row v of a list whose last row is last. */
+static int clamp_row(long long v, int last)
+{
+	return v < 0 ? 0 : v > last ? last : (int)v;
+}
+
 /* Moves the cursor by delta rows, within the list, from where it is drawn
  * (a resize or a new plan can leave the state's position past the end). */
 static unsigned move(vstate *st, const nav *n, long long delta)
@@ -37,11 +42,8 @@ static unsigned move(vstate *st, const nav *n, long long delta)
 	if (n->l.rows < 1)
 		return AR_REDRAW;
 	int last = n->l.rows - 1;
-	int from = n->l.cursor < 0	? 0
-		   : n->l.cursor > last ? last
-					: n->l.cursor;
-	long long to = (long long)from + delta;
-	n->c->seek(st, to < 0 ? 0 : to > last ? last : (int)to, &n->l);
+	n->c->seek(st, clamp_row(clamp_row(n->l.cursor, last) + delta, last),
+		   &n->l);
 	return AR_REDRAW;
 }
 

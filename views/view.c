@@ -31,7 +31,7 @@ int view_parse(const char *s)
 		const view_class *c = view_table[v];
 		if (strcmp(s, c->key) == 0)
 			return v;
-		for (int a = 0; a < 3 && c->aliases[a]; a++)
+		for (int a = 0; a < VIEW_ALIASES && c->aliases[a]; a++)
 			if (strcmp(s, c->aliases[a]) == 0)
 				return v;
 	}

@@ -19,7 +19,8 @@
  *      defaults written beside them below;
  *   2. add X(NAME, name) to VIEW_LIST in state.h, before HELP: that line
  *      numbers it (VIEW_NAME), puts it in view_table and gives it a tab
- *      and a number key (the help screen and `show --view` follow).
+ *      and a number key, up to 9 (the help screen and `show --view`
+ *      follow).
  * tests/test_view_table.c then checks it like every other view.
  */
 #ifndef DNNPART_VIEWS_VIEW_H
@@ -38,16 +39,19 @@
 typedef struct view_list {
 	int rows;   /* rows the cursor can be on (0: an empty list) */
 	int shown;  /* rows that fit in the rectangle at once (>= 1) */
-	int cursor; /* the cursor as the state holds it: 0..rows-1 */
+	int cursor; /* the cursor as the state holds it: 0..rows-1, or
+		       past the end after a resize (drawn on the last row) */
 	int top;    /* the first row drawn */
 } view_list;
 
+#define VIEW_ALIASES 3 /* at most; NULL after the last */
+
 typedef struct view_class {
-	view_id id;		/* its place in view_table */
-	const char *key;	/* `show --view NAME`: "critical" */
-	const char *aliases[3]; /* other names --view takes, NULL-ended */
-	const char *name;	/* "Critical path": the tab, when all fit */
-	const char *tab;	/* "Critical": the tab on a narrow screen */
+	view_id id;			   /* its place in view_table */
+	const char *key;		   /* `show --view NAME`: "critical" */
+	const char *aliases[VIEW_ALIASES]; /* other names for --view */
+	const char *name; /* "Critical path": the tab, when all fit */
+	const char *tab;  /* "Critical": the tab on a narrow screen */
 	bool needs_plan; /* draws st->plan (the frame says why there is none) */
 	bool stacked;	 /* opened over another view: Esc goes back there,
 			    or to home when that is unknown */
