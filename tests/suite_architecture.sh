@@ -1,0 +1,82 @@
+#!/bin/sh
+# suite_architecture.sh - the shape of the house (docs/architecture.md).
+#
+# tools/arch_check.py: engine/ has no file at its root and none over 700
+# lines, no include circle between files or modules, every include resolves
+# in the layers its folder may use, public headers include only public ones,
+# and at least 90 % of libdnnpart.a's exported symbols are dp_*. Then each
+# public header compiles on its own (a user includes any one of them first),
+# and a program that includes dnnpart.h and links libdnnpart.a alone runs.
+set -u
+: "${BUILD:=build}"
+CC=${CC:-cc}
+TMP=$(mktemp -d /tmp/dnnpart-arch.XXXXXX) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "skip - arch: no python3 for tools/arch_check.py"
+else
+	python3 tools/arch_check.py --lib "$BUILD/libdnnpart.a"
+fi
+
+for h in include/dnnpart/*.h; do
+	name=$(basename "$h" .h)
+	printf '#include "dnnpart/%s.h"\n#include "dnnpart/%s.h"\n' \
+		"$name" "$name" >"$TMP/$name.c"
+	if $CC -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only \
+		-Iinclude "$TMP/$name.c" 2>"$TMP/$name.err"; then
+		echo "ok - arch/header-self-contained/$name"
+	else
+		echo "not ok - arch/header-self-contained/$name: $(head -c 300 "$TMP/$name.err")"
+	fi
+done
+
+# the public API alone is enough to load, plan and print a result
+cat >"$TMP/user.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+
+#include "dnnpart/dnnpart.h"
+
+int main(int argc, char **argv)
+{
+	dp_err err;
+	dp_graph *g = NULL;
+	dp_err_clear(&err);
+	if (argc < 2 || dp_graph_load(argv[1], DP_FMT_AUTO, &g, &err) != DP_OK) {
+		char buf[1600];
+		fprintf(stderr, "%s\n", dp_err_format(&err, buf, sizeof buf));
+		return 2;
+	}
+	char t[64];
+	dp_units_fmt_time(1500.0, t, sizeof t);
+	printf("%u ops, %s\n", g->nops, t);
+	dp_graph_free(g);
+	return 0;
+}
+C
+EXTRA_LIBS=$(pkg-config --libs libcgraph libgvc libcjson 2>/dev/null)
+if $CC -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude \
+	-o "$TMP/user" "$TMP/user.c" "$BUILD/libdnnpart.a" $EXTRA_LIBS \
+	-lmetis -lm -lpthread $( [ "$BUILD" = build-asan ] && echo -fsanitize=address,undefined ) \
+	2>"$TMP/user.err"; then
+	out=$("$TMP/user" sample_graphs/resnet50.json 2>&1)
+	case "$out" in
+	*" ops, 1.50 ms") echo "ok - arch/public-api-only-program" ;;
+	*) echo "not ok - arch/public-api-only-program: printed '$out'" ;;
+	esac
+else
+	echo "not ok - arch/public-api-only-program: does not build: $(head -c 400 "$TMP/user.err")"
+fi
+
+# docs/architecture.md shows the drawing arch_check.py prints today
+if command -v python3 >/dev/null 2>&1; then
+	python3 tools/arch_check.py --report >"$TMP/report"
+	sed -n '/^<!-- arch_check --report -->$/,/^<!-- end -->$/p' \
+		docs/architecture.md | sed '1,2d;$d' | sed '$d' >"$TMP/doc"
+	if cmp -s "$TMP/report" "$TMP/doc"; then
+		echo "ok - arch/doc-drawing-current"
+	else
+		echo "not ok - arch/doc-drawing-current: docs/architecture.md differs from 'python3 tools/arch_check.py --report': $(diff "$TMP/doc" "$TMP/report" | head -c 300)"
+	fi
+fi
