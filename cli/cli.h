@@ -105,6 +105,9 @@ void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
 		    const dp_plan *plan);
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 			 const dp_plan *plan);
+/* The members every --json report starts with: graph, source, ops, edges,
+ * k and the link (through the engine's one JSON writer, dnnpart/json.h). */
+void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m);
 
 /* Prints a cJSON tree (pretty, exact numbers, '.' as decimal point) with a
  * newline and frees it; prints "null" when o is NULL. */

@@ -177,89 +177,49 @@ void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
 
 /* ---- JSON ---- */
 
-static void num(cJSON *o, const char *key, double v)
+/* The graph, machine and link members every JSON report starts with. */
+void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m)
 {
-	cJSON_AddNumberToObject(o, key, v);
+	dp_json_str(w, "graph", g->name);
+	dp_json_str(w, "source", g->source ? g->source : "");
+	dp_json_int(w, "ops", g->nops);
+	dp_json_int(w, "edges", g->nedges);
+	dp_json_int(w, "k", m->k);
+	dp_json_begin_object(w, "link");
+	dp_json_str(w, "name", m->link_name);
+	dp_json_num(w, "bandwidth_bytes_per_s", m->bw * 1e6);
+	dp_json_num(w, "latency_us", m->lat);
+	dp_json_end_object(w);
 }
 
-static cJSON *plan_json(const dp_graph *g, const dp_machine *m,
-			const dp_plan *p)
+static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
+		      const dp_plan *p)
 {
 	const dp_sim_result *r = &p->sim;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "graph", g->name);
-	cJSON_AddStringToObject(o, "source", g->source ? g->source : "");
-	num(o, "ops", g->nops);
-	num(o, "edges", g->nedges);
-	num(o, "k", p->k);
-	cJSON *link = cJSON_AddObjectToObject(o, "link");
-	cJSON_AddStringToObject(link, "name", m->link_name);
-	num(link, "bandwidth_bytes_per_s", m->bw * 1e6);
-	num(link, "latency_us", m->lat);
-	cJSON_AddStringToObject(o, "contention",
-				dp_sim_contention_name(p->contention));
-	cJSON_AddStringToObject(o, "algorithm", p->algo);
-	num(o, "plan_ms", p->plan_ms);
-	num(o, "makespan_us", r->makespan);
-	num(o, "lower_bound_us", p->bounds.lb_us);
-	num(o, "graph_critical_path_us", p->bounds.graph_cp_us);
-	num(o, "work_bound_us", p->bounds.work_bound_us);
-	num(o, "xlb", p->xlb);
-	num(o, "one_device_us", p->bounds.one_device_us);
-	num(o, "speedup", p->speedup);
-	num(o, "one_device_peak_bytes", (double)p->one_device_peak);
-	cJSON_AddBoolToObject(o, "one_device_fits", p->one_device_fits);
-	cJSON_AddBoolToObject(o, "feasible", p->feasible);
-	int worst = dp_plan_worst_device(p);
-	if (worst < 0)
-		cJSON_AddNullToObject(o, "worst_device");
-	else
-		num(o, "worst_device", worst);
-	num(o, "cut_bytes", (double)r->cut_bytes);
-	num(o, "cut_edges", r->cut_edges);
-	num(o, "transfers", r->nxfers);
-
-	cJSON *devs = cJSON_AddArrayToObject(o, "devices");
-	for (int d = 0; d < p->k; d++) {
-		const dp_device_stats *s = &r->dev[d];
-		cJSON *e = cJSON_CreateObject();
-		num(e, "index", d);
-		num(e, "ops", s->ops);
-		num(e, "busy_us", s->busy_us);
-		num(e, "speed", m->speed[d]);
-		num(e, "param_bytes", (double)s->param_bytes);
-		num(e, "peak_bytes", (double)s->peak_bytes);
-		num(e, "peak_time_us", s->peak_time);
-		if (s->cap_bytes == DP_CAP_UNLIMITED)
-			cJSON_AddNullToObject(e, "cap_bytes");
-		else
-			num(e, "cap_bytes", (double)s->cap_bytes);
-		num(e, "comm_in_bytes", (double)s->comm_in_bytes);
-		num(e, "comm_out_bytes", (double)s->comm_out_bytes);
-		num(e, "comm_in_us", s->comm_in_us);
-		num(e, "comm_out_us", s->comm_out_us);
-		num(e, "transfers_in", s->xfers_in);
-		num(e, "transfers_out", s->xfers_out);
-		cJSON_AddItemToArray(devs, e);
-	}
-
-	cJSON *cp = cJSON_AddArrayToObject(o, "critical_path");
-	cJSON *hops = cJSON_AddArrayToObject(o, "critical_path_hops");
+	dp_json w;
+	dp_json_init(&w, out);
+	dp_json_begin_object(&w, NULL);
+	cli_json_head(&w, g, m);
+	dp_json_num(&w, "plan_ms", p->plan_ms);
+	dp_plan_write_metrics(&w, m, p);
+	dp_json_begin_array(&w, "critical_path");
+	for (uint32_t i = 0; i < r->cp_len; i++)
+		dp_json_str(&w, NULL, graph_op_name(g, r->cp_ops[i]));
+	dp_json_end_array(&w);
+	dp_json_begin_array(&w, "critical_path_hops");
 	for (uint32_t i = 0; i < r->cp_len; i++) {
 		uint32_t u = r->cp_ops[i];
-		cJSON_AddItemToArray(cp,
-				     cJSON_CreateString(graph_op_name(g, u)));
-		cJSON *h = cJSON_CreateObject();
-		cJSON_AddStringToObject(h, "op", graph_op_name(g, u));
-		num(h, "device", p->placement[u]);
-		cJSON_AddStringToObject(
-			h, "cause",
-			dp_sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));
-		num(h, "start_us", r->start[u]);
-		num(h, "end_us", r->end[u]);
-		cJSON_AddItemToArray(hops, h);
+		dp_json_begin_line(&w, NULL);
+		dp_json_str(&w, "op", graph_op_name(g, u));
+		dp_json_int(&w, "device", p->placement[u]);
+		dp_json_str(&w, "cause",
+			    dp_sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));
+		dp_json_num(&w, "start_us", r->start[u]);
+		dp_json_num(&w, "end_us", r->end[u]);
+		dp_json_end_object(&w);
 	}
-	return o;
+	dp_json_end_array(&w);
+	dp_json_end_object(&w);
 }
 
 /* Prints a cJSON tree and frees it; "null" if building it ran out of
@@ -275,5 +235,5 @@ void cli_print_json(FILE *out, cJSON *o)
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 			 const dp_plan *plan)
 {
-	cli_print_json(out, plan_json(g, m, plan));
+	plan_json(out, g, m, plan);
 }

@@ -4,7 +4,6 @@
  * peak / cap, cross-device bytes, cut edges and planning time. The best
  * feasible row (shortest makespan, first on ties) is marked with '*'.
  */
-#include <cJSON.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -162,22 +161,6 @@ static int parse(int argc, char **argv, cli_opts *o)
 
 /* The largest peak / cap over the capped devices; < 0 when none is capped,
  * infinite when a device with a cap of 0 holds anything. */
-static double max_peak_ratio(const dp_plan *p)
-{
-	double best = -1.0;
-	for (int d = 0; d < p->k; d++) {
-		const dp_device_stats *s = &p->sim.dev[d];
-		if (s->cap_bytes == DP_CAP_UNLIMITED)
-			continue;
-		double r = s->cap_bytes > 0 ? (double)s->peak_bytes /
-						      (double)s->cap_bytes
-			   : s->peak_bytes > 0 ? INFINITY
-					       : 0.0;
-		if (r > best)
-			best = r;
-	}
-	return best;
-}
 
 /* Index of the best feasible plan (shortest makespan, first on ties), or
  * -1 when none is feasible. ok[i] says whether plan i exists. */
@@ -243,7 +226,7 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 			continue;
 		}
 		const dp_plan *p = &plans[i];
-		double r = max_peak_ratio(p);
+		double r = dp_plan_max_peak_ratio(p);
 		if (r < 0)
 			snprintf(ratio, sizeof ratio, "-");
 		else if (isinf(r)) /* some memory on a device capped at 0 */
@@ -268,72 +251,43 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 		printf("\nno algorithm met the memory caps\n");
 }
 
-static void num(cJSON *o, const char *key, double v)
-{
-	cJSON_AddNumberToObject(o, key, v);
-}
-
-static cJSON *compare_json(const dp_graph *g, const dp_machine *m,
-			   dp_contention c, const dp_bounds *b,
-			   const dp_algo **algos, const dp_plan *plans,
-			   const bool *ok, size_t n)
+static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
+			 dp_contention c, const dp_bounds *b,
+			 const dp_algo **algos, const dp_plan *plans,
+			 const bool *ok, size_t n)
 {
 	int best = best_plan(plans, ok, n);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "graph", g->name);
-	cJSON_AddStringToObject(o, "source", g->source ? g->source : "");
-	num(o, "ops", g->nops);
-	num(o, "edges", g->nedges);
-	num(o, "k", m->k);
-	cJSON *caps = cJSON_AddArrayToObject(o, "caps_bytes");
+	dp_json w;
+	dp_json_init(&w, out);
+	dp_json_begin_object(&w, NULL);
+	cli_json_head(&w, g, m);
+	dp_json_begin_array(&w, "caps_bytes");
 	for (int d = 0; d < m->k; d++)
-		cJSON_AddItemToArray(
-			caps, m->cap[d] == DP_CAP_UNLIMITED
-				      ? cJSON_CreateNull()
-				      : cJSON_CreateNumber((double)m->cap[d]));
-	cJSON *link = cJSON_AddObjectToObject(o, "link");
-	cJSON_AddStringToObject(link, "name", m->link_name);
-	num(link, "bandwidth_bytes_per_s", m->bw * 1e6);
-	num(link, "latency_us", m->lat);
-	cJSON_AddStringToObject(o, "contention", dp_sim_contention_name(c));
-	num(o, "lower_bound_us", b->lb_us);
-	num(o, "graph_critical_path_us", b->graph_cp_us);
-	num(o, "work_bound_us", b->work_bound_us);
-	num(o, "one_device_us", b->one_device_us);
-	if (best >= 0)
-		cJSON_AddStringToObject(o, "best", algos[best]->name);
-	else
-		cJSON_AddNullToObject(o, "best");
-	cJSON *arr = cJSON_AddArrayToObject(o, "algorithms");
+		if (m->cap[d] == DP_CAP_UNLIMITED)
+			dp_json_null(&w, NULL);
+		else
+			dp_json_int(&w, NULL, m->cap[d]);
+	dp_json_end_array(&w);
+	dp_json_str(&w, "contention", dp_sim_contention_name(c));
+	dp_json_num(&w, "lower_bound_us", b->lb_us);
+	dp_json_num(&w, "graph_critical_path_us", b->graph_cp_us);
+	dp_json_num(&w, "work_bound_us", b->work_bound_us);
+	dp_json_num(&w, "one_device_us", b->one_device_us);
+	dp_json_str(&w, "best", best >= 0 ? algos[best]->name : NULL);
+	dp_json_begin_array(&w, "algorithms");
 	for (size_t i = 0; i < n; i++) {
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", algos[i]->name);
-		cJSON_AddBoolToObject(e, "ok", ok[i]);
+		dp_json_begin_object(&w, NULL);
+		dp_json_str(&w, "name", algos[i]->name);
+		dp_json_bool(&w, "ok", ok[i]);
+		dp_json_bool(&w, "best", (int)i == best);
 		if (ok[i]) {
-			const dp_plan *p = &plans[i];
-			num(e, "makespan_us", p->sim.makespan);
-			num(e, "xlb", p->xlb);
-			num(e, "speedup", p->speedup);
-			cJSON_AddBoolToObject(e, "feasible", p->feasible);
-			double r = max_peak_ratio(p);
-			if (r < 0)
-				cJSON_AddNullToObject(e, "max_peak_over_cap");
-			else
-				num(e, "max_peak_over_cap", r);
-			int w = dp_plan_worst_device(p);
-			if (w < 0)
-				cJSON_AddNullToObject(e, "worst_device");
-			else
-				num(e, "worst_device", w);
-			num(e, "cut_bytes", (double)p->sim.cut_bytes);
-			num(e, "cut_edges", p->sim.cut_edges);
-			num(e, "transfers", p->sim.nxfers);
-			num(e, "plan_ms", p->plan_ms);
+			dp_json_num(&w, "plan_ms", plans[i].plan_ms);
+			dp_plan_write_metrics(&w, m, &plans[i]);
 		}
-		cJSON_AddBoolToObject(e, "best", (int)i == best);
-		cJSON_AddItemToArray(arr, e);
+		dp_json_end_object(&w);
 	}
-	return o;
+	dp_json_end_array(&w);
+	dp_json_end_object(&w);
 }
 
 int cmd_compare_run(int argc, char **argv)
@@ -420,8 +374,8 @@ int cmd_compare_run(int argc, char **argv)
 	dp_bounds b;
 	dp_sim_bounds(g, &m, &b);
 	if (o.json) {
-		cli_print_json(stdout, compare_json(g, &m, o.contention, &b,
-						    algos, plans, ok, n));
+		compare_json(stdout, g, &m, o.contention, &b,
+						    algos, plans, ok, n);
 	} else {
 		print_header(g, &m, o.contention, &b);
 		print_table(algos, plans, ok, n);

@@ -227,7 +227,7 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	REQUIRE(l && j);
 	Agedge_t *e = agedge(G, l, j, NULL, 0);
 	REQUIRE(e);
-	CHECK_STR(get(e, "label"), "2 MiB");
+	CHECK_STR(get(e, "label"), "2.00 MiB");
 	CHECK_STR(get(e, "bytes"), "2097152");
 	CHECK(agnode(G, "right, \"quoted\"\\x", 0) != NULL);
 	agclose(G);

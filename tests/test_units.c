@@ -189,6 +189,15 @@ static void test_units_format_three_digits(void)
 	CHECK_STR(dp_units_fmt_bytes(100LL << 20, b, sizeof b), "100 MiB");
 	CHECK_STR(dp_units_fmt_bytes(16LL << 30, b, sizeof b), "16.0 GiB");
 	CHECK_STR(dp_units_fmt_bytes(-2048, b, sizeof b), "-2.00 KiB");
+	CHECK_STR(dp_units_fmt_bytes(-5, b, sizeof b), "-5 B");
+	/* three significant digits across a prefix: not "1023 KiB" */
+	CHECK_STR(dp_units_fmt_bytes(1048000, b, sizeof b), "1.00 MiB");
+	CHECK_STR(dp_units_fmt_bytes(999LL << 10, b, sizeof b), "999 KiB");
+	CHECK_STR(dp_units_fmt_bytes(1023LL << 10, b, sizeof b), "1.00 MiB");
+	CHECK_STR(dp_units_fmt_bytes(1048575, b, sizeof b), "1.00 MiB");
+	CHECK_STR(dp_units_fmt_time(-5, b, sizeof b), "-5 us");
+	CHECK_STR(dp_units_fmt_c(b, sizeof b, "%.2f,%.1f", 1.5, 2.25),
+		  "1.50,2.2");
 	CHECK_STR(dp_units_fmt_time(850, b, sizeof b), "850 us");
 	CHECK_STR(dp_units_fmt_time(0.5, b, sizeof b), "0.50 us");
 	CHECK_STR(dp_units_fmt_time(12500, b, sizeof b), "12.5 ms");

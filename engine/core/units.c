@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <locale.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,18 +84,30 @@ size_t dp_units_scan_number(const char *s, double *v)
 	return used;
 }
 
-/* Replaces the locale's decimal point in s (printf output) by '.'. */
+/* Replaces every one of the locale's decimal points in s (printf output of
+ * numbers) by '.'. */
 static void fix_decimal_point(char *s)
 {
 	const char *dp = decimal_point();
-	if (strcmp(dp, ".") == 0)
-		return;
-	char *p = strstr(s, dp);
-	if (!p)
-		return;
 	size_t dpl = strlen(dp);
-	*p = '.';
-	memmove(p + 1, p + dpl, strlen(p + dpl) + 1);
+	if (dpl == 0 || strcmp(dp, ".") == 0)
+		return;
+	for (char *p = strstr(s, dp); p; p = strstr(p + 1, dp)) {
+		*p = '.';
+		memmove(p + 1, p + dpl, strlen(p + dpl) + 1);
+	}
+}
+
+char *dp_units_fmt_c(char *buf, size_t size, const char *fmt, ...)
+{
+	if (size == 0)
+		return buf;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	fix_decimal_point(buf);
+	return buf;
 }
 
 char *dp_units_fmt_num(double v, char *buf, size_t size)
@@ -329,6 +342,12 @@ char *dp_units_fmt_bytes(int64_t bytes, char *buf, size_t size)
 	}
 	int i = -1;
 	while (v >= 1024 && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	/* three significant digits: 1,048,000 B is "1.00 MiB", not
+	 * "1023 KiB" */
+	if (v >= 999.5 && i < 5) {
 		v /= 1024;
 		i++;
 	}

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "internal/export_impl.h"
+#include "internal/utf8.h"
 #include "dnnpart/placement.h"
 
 /* ---- kinds ---- */
@@ -184,172 +185,7 @@ dp_status dp_export_write(const char *path, dp_export_kind kind, const dp_graph 
 				 err);
 }
 
-/* ---- locale-independent numbers ---- */
-
-/* Rewrites the locale's decimal point in s (numbers only) as '.'. */
-static void fix_decimal_point(char *s)
-{
-	const struct lconv *lc = localeconv();
-	const char *dp = lc && lc->decimal_point ? lc->decimal_point : ".";
-	size_t n = strlen(dp);
-	if (n == 0 || strcmp(dp, ".") == 0)
-		return;
-	char *w = s;
-	for (const char *r = s; *r;) {
-		if (strncmp(r, dp, n) == 0) {
-			*w++ = '.';
-			r += n;
-		} else {
-			*w++ = *r++;
-		}
-	}
-	*w = '\0';
-}
-
-/* fmt must format numbers only: a %s argument holding the locale's decimal
- * point would be rewritten too. */
-char *dpi_xfmt(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	fix_decimal_point(buf);
-	return buf;
-}
-
-char *dpi_xfmt_double(double v, char *buf, size_t size)
-{
-	if (!isfinite(v))
-		return dpi_xfmt(buf, size, "%s", isnan(v) ? "nan" : "inf");
-	/* shortest of 15..17 digits that reads back exactly; the check runs
-	 * before the decimal point is rewritten, so strtod sees its locale */
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (prec == 17 || strtod(buf, NULL) == v)
-			break;
-	}
-	fix_decimal_point(buf);
-	return buf;
-}
-
-/* v with 3 significant digits and a unit. */
-static char *fmt3(double v, const char *unit, char *buf, size_t size)
-{
-	int dec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
-	if (v == floor(v) && v < 1000)
-		dec = 0;
-	return dpi_xfmt(buf, size, "%.*f %s", dec, v, unit);
-}
-
-char *dpi_xfmt_bytes(int64_t bytes, char *buf, size_t size)
-{
-	static const char *const units[] = {"B",   "KiB", "MiB",
-					    "GiB", "TiB", "PiB"};
-	if (bytes < 0)
-		bytes = 0;
-	if (bytes < 1024) {
-		snprintf(buf, size, "%lld B", (long long)bytes);
-		return buf;
-	}
-	double v = (double)bytes;
-	int u = 0;
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (v >= 999.5 && u < 5) { /* "1024 KiB" reads better as 1.00 MiB */
-		v /= 1024;
-		u++;
-	}
-	return fmt3(v, units[u], buf, size);
-}
-
-char *dpi_xfmt_time(double us, char *buf, size_t size)
-{
-	if (!(us > 0))
-		return dpi_xfmt(buf, size, "0 us");
-	if (us < 999.5)
-		return fmt3(us, "us", buf, size);
-	if (us < 999.5e3)
-		return fmt3(us / 1e3, "ms", buf, size);
-	return fmt3(us / 1e6, "s", buf, size);
-}
-
-/* ---- strings ---- */
-
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static int dpi_utf8_seq_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		return (s[1] & 0xC0) == 0x80 ? 2 : 0;
-	if (c >= 0xE0 && c <= 0xEF) {
-		if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-			return 0;
-		if (c == 0xE0 && s[1] < 0xA0)
-			return 0; /* overlong */
-		if (c == 0xED && s[1] >= 0xA0)
-			return 0; /* surrogate */
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4) {
-		if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
-		    (s[3] & 0xC0) != 0x80)
-			return 0;
-		if (c == 0xF0 && s[1] < 0x90)
-			return 0;
-		if (c == 0xF4 && s[1] >= 0x90)
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-void dpi_json_put_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	putc('"', f);
-	while (*p) {
-		int n = dpi_utf8_seq_len(p);
-		if (n == 0) {
-			fputs("\\ufffd", f);
-			p++;
-			continue;
-		}
-		if (n > 1) {
-			fwrite(p, 1, (size_t)n, f);
-			p += n;
-			continue;
-		}
-		unsigned c = *p++;
-		switch (c) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7F)
-				fprintf(f, "\\u%04x", c);
-			else
-				putc((int)c, f);
-		}
-	}
-	putc('"', f);
-}
+/* ---- Graphviz label text ---- */
 
 void dpi_sbuf_reset(dp_sbuf *b)
 {
@@ -421,7 +257,7 @@ void dpi_sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars)
 			dpi_sbuf_puts(b, "...");
 			return;
 		}
-		int n = dpi_utf8_seq_len(p);
+		int n = dpi_utf8_seq_len((const char *)p);
 		if (n == 0) {
 			dpi_sbuf_puts(b, "\xEF\xBF\xBD");
 			p++;

@@ -52,7 +52,7 @@ static const char *cap_text(int64_t cap, char *buf, size_t size)
 	if (cap == DP_CAP_UNLIMITED || cap <= 0)
 		snprintf(buf, size, "no cap");
 	else
-		dpi_xfmt_bytes(cap, buf, size);
+		dp_units_fmt_bytes(cap, buf, size);
 	return buf;
 }
 
@@ -68,8 +68,8 @@ static void graph_label(dot_ctx *x, const dp_graph *g, const dp_machine *m,
 	if (m && m->link_name[0])
 		dpi_sbuf_printf(sb, " (link %s)", m->link_name);
 	dpi_sbuf_printf(sb, ", makespan %s",
-		    dpi_xfmt_time(plan->sim.makespan, a, sizeof a));
-	dpi_sbuf_printf(sb, " = %s x LB", dpi_xfmt(b, sizeof b, "%.2f", plan->xlb));
+		    dp_units_fmt_time(plan->sim.makespan, a, sizeof a));
+	dpi_sbuf_printf(sb, " = %s x LB", dp_units_fmt_c(b, sizeof b, "%.2f", plan->xlb));
 	if (plan->feasible) {
 		dpi_sbuf_puts(sb, ", fits");
 	} else {
@@ -106,9 +106,9 @@ static void cluster_label(dot_ctx *x, const dp_plan *plan, int d)
 	double frac = plan->sim.makespan > 0
 			      ? 100.0 * s->busy_us / plan->sim.makespan
 			      : 0.0;
-	dpi_xfmt_time(s->busy_us, busy, sizeof busy);
-	dpi_xfmt(pct, sizeof pct, "%.1f", frac);
-	dpi_xfmt_bytes(s->peak_bytes, peak, sizeof peak);
+	dp_units_fmt_time(s->busy_us, busy, sizeof busy);
+	dp_units_fmt_c(pct, sizeof pct, "%.1f", frac);
+	dp_units_fmt_bytes(s->peak_bytes, peak, sizeof peak);
 	cap_text(s->cap_bytes, cap, sizeof cap);
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED && s->cap_bytes > 0 &&
 		    s->peak_bytes > s->cap_bytes;
@@ -132,13 +132,13 @@ static void op_label(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	dpi_sbuf_put_label(&x->sb, graph_op_name(g, u), NAME_CHARS);
 	dpi_sbuf_printf(
 		&x->sb, "\\n%s",
-		dpi_xfmt_time(plan->sim.end[u] - plan->sim.start[u], t, sizeof t));
+		dp_units_fmt_time(plan->sim.end[u] - plan->sim.start[u], t, sizeof t));
 	if (op->output_bytes)
 		dpi_sbuf_printf(&x->sb, ", out %s",
-			    dpi_xfmt_bytes(op->output_bytes, o, sizeof o));
+			    dp_units_fmt_bytes(op->output_bytes, o, sizeof o));
 	if (op->param_bytes)
 		dpi_sbuf_printf(&x->sb, ", par %s",
-			    dpi_xfmt_bytes(op->param_bytes, p, sizeof p));
+			    dp_units_fmt_bytes(op->param_bytes, p, sizeof p));
 }
 
 static const char *cause_text(int cause)
@@ -170,13 +170,13 @@ static void op_tooltip(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	}
 	dpi_sbuf_printf(
 		sb, "\\nGPU %d, %s .. %s (%s)", plan->placement[u],
-		dpi_xfmt_time(plan->sim.start[u], a, sizeof a),
-		dpi_xfmt_time(plan->sim.end[u], b, sizeof b),
-		dpi_xfmt_time(plan->sim.end[u] - plan->sim.start[u], c, sizeof c));
+		dp_units_fmt_time(plan->sim.start[u], a, sizeof a),
+		dp_units_fmt_time(plan->sim.end[u], b, sizeof b),
+		dp_units_fmt_time(plan->sim.end[u] - plan->sim.start[u], c, sizeof c));
 	dpi_sbuf_printf(sb, "\\noutput %s, params %s, temp %s",
-		    dpi_xfmt_bytes(op->output_bytes, a, sizeof a),
-		    dpi_xfmt_bytes(op->param_bytes, d, sizeof d),
-		    dpi_xfmt_bytes(op->temp_bytes, e, sizeof e));
+		    dp_units_fmt_bytes(op->output_bytes, a, sizeof a),
+		    dp_units_fmt_bytes(op->param_bytes, d, sizeof d),
+		    dp_units_fmt_bytes(op->temp_bytes, e, sizeof e));
 	if (op->layer) {
 		dpi_sbuf_puts(sb, "\\nlayer ");
 		dpi_sbuf_put_label(sb, graph_str(g, op->layer), 0);
@@ -205,18 +205,18 @@ static void group_label(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
 			       tooltip ? 0 : NAME_CHARS / 2);
 	}
 	dpi_sbuf_printf(sb, "\\n%u ops, busy %s", nd->nops,
-		    dpi_xfmt_time(nd->busy_us, t, sizeof t));
+		    dp_units_fmt_time(nd->busy_us, t, sizeof t));
 	if (nd->out_bytes || nd->param_bytes)
 		dpi_sbuf_printf(sb, "\\nout %s, par %s",
-			    dpi_xfmt_bytes(nd->out_bytes, o, sizeof o),
-			    dpi_xfmt_bytes(nd->param_bytes, p, sizeof p));
+			    dp_units_fmt_bytes(nd->out_bytes, o, sizeof o),
+			    dp_units_fmt_bytes(nd->param_bytes, p, sizeof p));
 	if (nd->ncrit)
 		dpi_sbuf_printf(sb, "\\n%u critical-path op%s", nd->ncrit,
 			    nd->ncrit == 1 ? "" : "s");
 	if (tooltip) {
 		dpi_sbuf_printf(sb, "\\nGPU %d, %s .. %s", nd->dev,
-			    dpi_xfmt_time(nd->start, o, sizeof o),
-			    dpi_xfmt_time(nd->end, p, sizeof p));
+			    dp_units_fmt_time(nd->start, o, sizeof o),
+			    dp_units_fmt_time(nd->end, p, sizeof p));
 	}
 }
 
@@ -351,12 +351,12 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 		set(n, x->n_label, x->sb.s);
 		group_label(x, g, c, nd, true);
 		set(n, x->n_tooltip, x->sb.s);
-		set(n, x->n_ops, dpi_xfmt(x->num, sizeof x->num, "%u", nd->nops));
+		set(n, x->n_ops, dp_units_fmt_c(x->num, sizeof x->num, "%u", nd->nops));
 	}
 	set(n, x->n_fill, dpi_export_device_color(nd->dev));
-	set(n, x->n_device, dpi_xfmt(x->num, sizeof x->num, "%d", nd->dev));
-	set(n, x->n_start, dpi_xfmt_double(nd->start, x->num, sizeof x->num));
-	set(n, x->n_end, dpi_xfmt_double(nd->end, x->num, sizeof x->num));
+	set(n, x->n_device, dp_units_fmt_c(x->num, sizeof x->num, "%d", nd->dev));
+	set(n, x->n_start, dp_units_fmt_num(nd->start, x->num, sizeof x->num));
+	set(n, x->n_end, dp_units_fmt_num(nd->end, x->num, sizeof x->num));
 	if (nd->ncrit) {
 		set(n, x->n_critical, "true");
 		set(n, x->n_color, EXPORT_CRIT_COLOR);
@@ -366,16 +366,16 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	if (render || !single)
 		return;
 	const dp_op *op = &g->ops[nd->op];
-	set(n, x->n_time, dpi_xfmt_double(op->time_us, x->num, sizeof x->num));
+	set(n, x->n_time, dp_units_fmt_num(op->time_us, x->num, sizeof x->num));
 	set(n, x->n_out,
-	    dpi_xfmt(x->num, sizeof x->num, "%lld", (long long)op->output_bytes));
+	    dp_units_fmt_c(x->num, sizeof x->num, "%lld", (long long)op->output_bytes));
 	if (op->param_bytes)
 		set(n, x->n_param,
-		    dpi_xfmt(x->num, sizeof x->num, "%lld",
+		    dp_units_fmt_c(x->num, sizeof x->num, "%lld",
 			 (long long)op->param_bytes));
 	if (op->temp_bytes)
 		set(n, x->n_temp,
-		    dpi_xfmt(x->num, sizeof x->num, "%lld",
+		    dp_units_fmt_c(x->num, sizeof x->num, "%lld",
 			 (long long)op->temp_bytes));
 	if (op->type)
 		set(n, x->n_type, graph_str(g, op->type));
@@ -384,7 +384,7 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	if (op->colocate >= 0)
 		set(n, x->n_coloc, graph_str(g, g->group_label[op->colocate]));
 	if (op->pin >= 0)
-		set(n, x->n_pin, dpi_xfmt(x->num, sizeof x->num, "%d", op->pin));
+		set(n, x->n_pin, dp_units_fmt_c(x->num, sizeof x->num, "%d", op->pin));
 }
 
 static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
@@ -394,7 +394,7 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 	Agedge_t *e = agedge(x->root, t, h, NULL, 1);
 	int dt = c->nodes[ce->from].dev, dh = c->nodes[ce->to].dev;
 	char b[48];
-	dpi_xfmt_bytes(ce->bytes, b, sizeof b);
+	dp_units_fmt_bytes(ce->bytes, b, sizeof b);
 	dpi_sbuf_reset(&x->sb);
 	if (ce->nedges == 0)
 		dpi_sbuf_puts(&x->sb, "next on the same device");
@@ -425,7 +425,7 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 	if (render || c->method != DP_COARSE_NONE || ce->nedges == 0)
 		return;
 	set(e, x->e_bytes,
-	    dpi_xfmt(x->num, sizeof x->num, "%lld", (long long)ce->bytes));
+	    dp_units_fmt_c(x->num, sizeof x->num, "%lld", (long long)ce->bytes));
 	if (ce->control)
 		set(e, x->e_control, "true");
 }

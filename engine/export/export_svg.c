@@ -153,7 +153,7 @@ static void tl_label_size(const char *label, double pt, double *w, double *h)
 static void tl_set_pos(Agnode_t *n, double x, double y)
 {
 	char buf[64];
-	agsafeset(n, "pos", dpi_xfmt(buf, sizeof buf, "%.2f,%.2f", x, y), "");
+	agsafeset(n, "pos", dp_units_fmt_c(buf, sizeof buf, "%.2f,%.2f", x, y), "");
 }
 
 /* bb (lower left, upper right) of a graph or cluster, in points */
@@ -161,7 +161,7 @@ static void tl_set_bb(Agraph_t *g, double x0, double y0, double x1, double y1)
 {
 	char buf[128];
 	agsafeset(g, "bb",
-		  dpi_xfmt(buf, sizeof buf, "%.2f,%.2f,%.2f,%.2f", x0, y0, x1, y1),
+		  dp_units_fmt_c(buf, sizeof buf, "%.2f,%.2f,%.2f,%.2f", x0, y0, x1, y1),
 		  "");
 }
 
@@ -225,7 +225,7 @@ static bool timeline_place(Agraph_t *G)
 		qsort(tn, k, sizeof *tn, tl_cmp);
 		double y = TL_TITLE, cx = x + TL_PAD + colw[ci] / 2;
 		char wbuf[32];
-		dpi_xfmt(wbuf, sizeof wbuf, "%.3f", colw[ci] / 72.0);
+		dp_units_fmt_c(wbuf, sizeof wbuf, "%.3f", colw[ci] / 72.0);
 		for (size_t i = 0; i < k; i++) {
 			double want = TL_TITLE + tn[i].start * scale;
 			y = want > y ? want : y;
@@ -494,7 +494,7 @@ static dp_status wait_child(child *ch, const char *path, const dp_coarse *c,
 		if (el > o->timeout_s) {
 			kill_child(ch);
 			char lim[32];
-			dpi_xfmt(lim, sizeof lim, "%g", o->timeout_s);
+			dp_units_fmt_c(lim, sizeof lim, "%g", o->timeout_s);
 			return dp_err_set(
 				err, DP_EIO, path, 0, 0,
 				"layout took longer than %s s (%s, %u nodes, "

@@ -41,8 +41,8 @@ dp_status dpi_export_csv_write(const char *path, const dp_graph *g,
 	for (uint32_t u = 0; u < g->nops; u++) {
 		csv_put_field(af.f, graph_op_name(g, u));
 		fprintf(af.f, ",%d,%s,%s\n", plan->placement[u],
-			dpi_xfmt_double(plan->sim.start[u], a, sizeof a),
-			dpi_xfmt_double(plan->sim.end[u], b, sizeof b));
+			dp_units_fmt_num(plan->sim.start[u], a, sizeof a),
+			dp_units_fmt_num(plan->sim.end[u], b, sizeof b));
 	}
 	st = dp_afile_commit(&af, err);
 	if (!st)
@@ -202,7 +202,7 @@ dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
 		fputs("{\n", af.f);
 		for (uint32_t i = 0; i < nent; i++) {
 			fputs("  ", af.f);
-			dpi_json_put_string(af.f, ent[i].key);
+			dp_json_put_string(af.f, ent[i].key);
 			fprintf(af.f, ": \"cuda:%d\"%s\n", ent[i].dev,
 				i + 1 < nent ? "," : "");
 		}

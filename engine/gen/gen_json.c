@@ -10,34 +10,8 @@
 
 #include "dnnpart/afile.h"
 #include "dnnpart/gen.h"
+#include "dnnpart/json.h"
 #include "dnnpart/units.h"
-
-static void put_str(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			putc('\\', f);
-			putc(c, f);
-		} else if (c == '\n') {
-			fputs("\\n", f);
-		} else if (c == '\t') {
-			fputs("\\t", f);
-		} else if (c < 0x20) {
-			fprintf(f, "\\u%04x", c);
-		} else {
-			putc(c, f);
-		}
-	}
-	putc('"', f);
-}
-
-static void put_num(FILE *f, double v)
-{
-	char b[40];
-	fputs(dp_units_fmt_num(v, b, sizeof b), f);
-}
 
 /* A size as the shortest exact unit string: "16GiB", "512MiB", "1000". */
 static void put_size(FILE *f, int64_t b)
@@ -85,17 +59,17 @@ static void put_op(FILE *f, const dp_graph *g, uint32_t u)
 {
 	const dp_op *op = &g->ops[u];
 	fputs("{\"name\":", f);
-	put_str(f, graph_op_name(g, u));
+	dp_json_put_string(f, graph_op_name(g, u));
 	if (op->type) {
 		fputs(",\"type\":", f);
-		put_str(f, graph_str(g, op->type));
+		dp_json_put_string(f, graph_str(g, op->type));
 	}
 	if (op->layer) {
 		fputs(",\"layer\":", f);
-		put_str(f, graph_str(g, op->layer));
+		dp_json_put_string(f, graph_str(g, op->layer));
 	}
 	fputs(",\"time_us\":", f);
-	put_num(f, op->time_us);
+	dp_json_put_num(f, op->time_us);
 	fprintf(f, ",\"output_bytes\":%" PRId64, op->output_bytes);
 	if (op->param_bytes)
 		fprintf(f, ",\"param_bytes\":%" PRId64, op->param_bytes);
@@ -103,7 +77,7 @@ static void put_op(FILE *f, const dp_graph *g, uint32_t u)
 		fprintf(f, ",\"temp_bytes\":%" PRId64, op->temp_bytes);
 	if (op->colocate >= 0) {
 		fputs(",\"colocate\":", f);
-		put_str(f, graph_str(g, g->group_label[op->colocate]));
+		dp_json_put_string(f, graph_str(g, g->group_label[op->colocate]));
 	}
 	if (op->pin >= 0)
 		fprintf(f, ",\"pin\":%d", (int)op->pin);
@@ -113,9 +87,9 @@ static void put_op(FILE *f, const dp_graph *g, uint32_t u)
 static void put_edge(FILE *f, const dp_graph *g, const dp_edge *e)
 {
 	fputs("{\"from\":", f);
-	put_str(f, graph_op_name(g, e->from));
+	dp_json_put_string(f, graph_op_name(g, e->from));
 	fputs(",\"to\":", f);
-	put_str(f, graph_op_name(g, e->to));
+	dp_json_put_string(f, graph_op_name(g, e->to));
 	if (e->control)
 		fputs(",\"control\":true", f);
 	else if (e->bytes >= 0 && e->bytes != g->ops[e->from].output_bytes)
@@ -135,7 +109,7 @@ dp_status dp_gen_write_json(const char *path, const dp_graph *g, dp_err *err)
 	if (vbuf)
 		setvbuf(f, vbuf, _IOFBF, 1 << 20);
 	fputs("{\"format\":\"dnnpart-graph\",\"version\":1,\"name\":", f);
-	put_str(f, g->name ? g->name : "");
+	dp_json_put_string(f, g->name ? g->name : "");
 	fputs(",\n", f);
 	const dp_machine_hint *h = &g->hint;
 	if (h->devices > 0 || h->memory_bytes > 0 || h->bw_bytes_per_us > 0 ||

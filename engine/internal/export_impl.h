@@ -1,10 +1,11 @@
 /* export_impl.h - shared pieces of the export writers (engine/export*.c).
  *
- * Numbers in exported files are written locale-independently: the TUI may
- * run under any LC_NUMERIC, so every formatter here writes '.' as the
- * decimal point whatever the locale says. Strings that come from the input
- * (op names, layers) may hold anything; the escapers below turn invalid
- * UTF-8 into U+FFFD so that JSON and SVG output stays well-formed.
+ * Numbers and sizes in exported files go through the one formatter,
+ * dnnpart/units.h ('.' as the decimal point whatever LC_NUMERIC says, the
+ * same text as the explorer and the CLI show), and JSON through the one
+ * writer, dnnpart/json.h. Strings that come from the input (op names,
+ * layers) may hold anything; the label escaper below turns invalid UTF-8
+ * into U+FFFD so that SVG output stays well-formed.
  */
 #ifndef DNNPART_EXPORT_IMPL_H
 #define DNNPART_EXPORT_IMPL_H
@@ -15,21 +16,9 @@
 #include <stdio.h>
 
 #include "dnnpart/export.h"
+#include "dnnpart/json.h"
+#include "dnnpart/units.h"
 #include "coarsen.h"
-
-/* snprintf whose output uses '.' as the decimal point in every locale.
- * Returns buf. */
-char *dpi_xfmt(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Shortest decimal text that reads back as exactly v ("12.5", "1e-07"). */
-char *dpi_xfmt_double(double v, char *buf, size_t size);
-/* "512 B", "1.50 KiB", "16.0 GiB" (3 significant digits). */
-char *dpi_xfmt_bytes(int64_t bytes, char *buf, size_t size);
-/* "850 us", "12.5 ms", "3.20 s". */
-char *dpi_xfmt_time(double us, char *buf, size_t size);
-
-/* Writes s as a JSON string literal (quotes included). */
-void dpi_json_put_string(FILE *f, const char *s);
 
 /* Appends s to the buffer as text for a Graphviz escString attribute:
  * backslashes doubled, control characters shown as '?', invalid UTF-8 as

@@ -365,82 +365,29 @@ out:
 	return st;
 }
 
-/* Writes s as a JSON string. */
-static void put_json_string(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			putc(c, f);
-	}
-	putc('"', f);
-}
-
-static void put_num(FILE *f, double v)
-{
-	char b[40];
-	fputs(dp_units_fmt_num(v, b, sizeof b), f);
-}
-
 dp_status dp_placement_write_json(const char *path, const dp_graph *g,
-			       const dp_plan *plan, dp_err *err)
+				 const dp_plan *plan, dp_err *err)
 {
 	dp_afile af;
 	dp_status st = dp_afile_open(&af, path, err);
 	if (st)
 		return st;
-	FILE *f = af.f;
-	fputs("{\n  \"format\": \"dnnpart-placement\",\n  \"version\": 1,\n"
-	      "  \"graph\": ",
-	      f);
-	put_json_string(f, g->name);
-	fprintf(f, ",\n  \"devices\": %d,\n  \"algorithm\": ", plan->k);
-	put_json_string(f, plan->algo);
-	fputs(",\n  \"placement\": {", f);
-	for (uint32_t u = 0; u < g->nops; u++) {
-		fputs(u ? ",\n    " : "\n    ", f);
-		put_json_string(f, graph_op_name(g, u));
-		fprintf(f, ": %d", (int)plan->placement[u]);
-	}
-	fputs("\n  },\n  \"metrics\": {\n    \"makespan_us\": ", f);
-	put_num(f, plan->sim.makespan);
-	fputs(",\n    \"lower_bound_us\": ", f);
-	put_num(f, plan->bounds.lb_us);
-	fputs(",\n    \"xlb\": ", f);
-	put_num(f, plan->xlb);
-	fputs(",\n    \"speedup\": ", f);
-	put_num(f, plan->speedup);
-	fprintf(f, ",\n    \"feasible\": %s,\n    \"contention\": \"%s\"",
-		plan->feasible ? "true" : "false",
-		plan->contention == DP_CONT_NONE ? "none" : "port");
-	fputs(",\n    \"devices\": [", f);
-	for (int d = 0; plan->sim.dev && d < plan->k; d++) {
-		const dp_device_stats *ds = &plan->sim.dev[d];
-		fprintf(f,
-			"%s\n      {\"index\": %d, \"ops\": %u, \"busy_us\": ",
-			d ? "," : "", d, ds->ops);
-		put_num(f, ds->busy_us);
-		fprintf(f, ", \"peak_bytes\": %lld, \"cap_bytes\": ",
-			(long long)ds->peak_bytes);
-		if (ds->cap_bytes == DP_CAP_UNLIMITED)
-			fputs("null", f);
-		else
-			fprintf(f, "%lld", (long long)ds->cap_bytes);
-		fprintf(f,
-			", \"comm_in_bytes\": %lld, \"comm_out_bytes\": %lld}",
-			(long long)ds->comm_in_bytes,
-			(long long)ds->comm_out_bytes);
-	}
-	fputs("\n    ]\n  }\n}\n", f);
+	dp_json w;
+	dp_json_init(&w, af.f);
+	dp_json_begin_object(&w, NULL);
+	dp_json_str(&w, "format", "dnnpart-placement");
+	dp_json_int(&w, "version", 1);
+	dp_json_str(&w, "graph", g->name);
+	dp_json_int(&w, "devices", plan->k);
+	dp_json_str(&w, "algorithm", plan->algo);
+	dp_json_begin_object(&w, "placement");
+	for (uint32_t u = 0; u < g->nops; u++)
+		dp_json_int(&w, graph_op_name(g, u), plan->placement[u]);
+	dp_json_end_object(&w);
+	dp_json_begin_object(&w, "metrics");
+	dp_plan_write_metrics(&w, NULL, plan);
+	dp_json_end_object(&w);
+	dp_json_end_object(&w);
 	return dp_afile_commit(&af, err);
 }
 

@@ -15,6 +15,7 @@
 #include "algo.h"
 #include "err.h"
 #include "graph.h"
+#include "json.h"
 #include "machine.h"
 #include "sim.h"
 
@@ -57,5 +58,18 @@ void dp_plan_free(dp_plan *plan);
 
 /* Device with the largest overflow (peak - cap), or -1 when feasible. */
 int dp_plan_worst_device(const dp_plan *plan);
+
+/* The largest peak / cap over the devices that have a cap (INFINITY for a
+ * zero cap with a nonzero peak), or -1 when no device has one. */
+double dp_plan_max_peak_ratio(const dp_plan *plan);
+
+/* Writes the plan's metrics as members of the JSON object open in w, with
+ * the same keys wherever a plan is written: `plan --json`, `eval --json`,
+ * each algorithm of `compare --json` and the "metrics" of a placement file
+ * (docs/cli.md lists them). Deterministic: the planning time is not among
+ * them. m gives the device speeds and may be NULL (then they are left out).
+ */
+void dp_plan_write_metrics(dp_json *w, const dp_machine *m,
+			   const dp_plan *plan);
 
 #endif

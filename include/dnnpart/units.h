@@ -36,10 +36,22 @@ size_t dp_units_scan_number(const char *s, double *v);
  * other machine-readable output. Returns buf. */
 char *dp_units_fmt_num(double v, char *buf, size_t size);
 
-/* Formats bytes with a binary prefix and 3 significant digits where useful:
- * "0 B", "512 B", "1.50 KiB", "16.0 GiB". Returns buf. */
+/* printf for numbers: fmt's output with '.' as the decimal point whatever
+ * the locale. fmt must format numbers only (a %s argument holding the
+ * locale's decimal point would be rewritten too). Returns buf. */
+char *dp_units_fmt_c(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The one formatter of sizes and times for people: the explorer, the
+ * command line and the labels of DOT/SVG pictures all print with these, so
+ * a number reads the same everywhere.
+ *
+ * Formats bytes with a binary prefix and 3 significant digits: "0 B",
+ * "512 B", "1.50 KiB", "1.00 MiB" (for 1,048,000 B, not "1023 KiB"),
+ * "16.0 GiB"; negative sizes keep their sign ("-5 B"). Returns buf. */
 char *dp_units_fmt_bytes(int64_t bytes, char *buf, size_t size);
-/* Formats microseconds: "850 us", "12.5 ms", "3.20 s". Returns buf. */
+/* Formats microseconds: "850 us", "12.5 ms", "3.20 s"; negative times keep
+ * their sign. Returns buf. */
 char *dp_units_fmt_time(double us, char *buf, size_t size);
 /* Formats bytes/µs as a decimal rate: "130 GB/s", "5.7 GB/s". Returns buf. */
 char *dp_units_fmt_bandwidth(double bytes_per_us, char *buf, size_t size);

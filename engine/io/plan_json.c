@@ -1,0 +1,83 @@
+/* plan_json.c - a plan's metrics as JSON, one set of keys for every output
+ * (see dnnpart/plan.h). */
+#include <math.h>
+
+#include "dnnpart/plan.h"
+
+double dp_plan_max_peak_ratio(const dp_plan *p)
+{
+	double best = -1.0;
+	for (int d = 0; p->sim.dev && d < p->k; d++) {
+		const dp_device_stats *s = &p->sim.dev[d];
+		if (s->cap_bytes == DP_CAP_UNLIMITED)
+			continue;
+		double r = s->cap_bytes > 0 ? (double)s->peak_bytes /
+						      (double)s->cap_bytes
+			   : s->peak_bytes > 0 ? INFINITY
+					       : 0.0;
+		if (r > best)
+			best = r;
+	}
+	return best;
+}
+
+static void device_json(dp_json *w, const dp_machine *m, const dp_plan *p,
+			int d)
+{
+	const dp_device_stats *s = &p->sim.dev[d];
+	dp_json_begin_line(w, NULL);
+	dp_json_int(w, "index", d);
+	dp_json_int(w, "ops", s->ops);
+	dp_json_num(w, "busy_us", s->busy_us);
+	if (m && d < m->k)
+		dp_json_num(w, "speed", m->speed[d]);
+	dp_json_int(w, "param_bytes", s->param_bytes);
+	dp_json_int(w, "peak_bytes", s->peak_bytes);
+	dp_json_num(w, "peak_time_us", s->peak_time);
+	if (s->cap_bytes == DP_CAP_UNLIMITED)
+		dp_json_null(w, "cap_bytes");
+	else
+		dp_json_int(w, "cap_bytes", s->cap_bytes);
+	dp_json_int(w, "comm_in_bytes", s->comm_in_bytes);
+	dp_json_int(w, "comm_out_bytes", s->comm_out_bytes);
+	dp_json_num(w, "comm_in_us", s->comm_in_us);
+	dp_json_num(w, "comm_out_us", s->comm_out_us);
+	dp_json_int(w, "transfers_in", s->xfers_in);
+	dp_json_int(w, "transfers_out", s->xfers_out);
+	dp_json_end_object(w);
+}
+
+void dp_plan_write_metrics(dp_json *w, const dp_machine *m,
+			   const dp_plan *p)
+{
+	const dp_sim_result *r = &p->sim;
+	dp_json_str(w, "algorithm", p->algo);
+	dp_json_str(w, "contention", dp_sim_contention_name(p->contention));
+	dp_json_num(w, "makespan_us", r->makespan);
+	dp_json_num(w, "lower_bound_us", p->bounds.lb_us);
+	dp_json_num(w, "graph_critical_path_us", p->bounds.graph_cp_us);
+	dp_json_num(w, "work_bound_us", p->bounds.work_bound_us);
+	dp_json_num(w, "xlb", p->xlb);
+	dp_json_num(w, "one_device_us", p->bounds.one_device_us);
+	dp_json_num(w, "speedup", p->speedup);
+	dp_json_int(w, "one_device_peak_bytes", p->one_device_peak);
+	dp_json_bool(w, "one_device_fits", p->one_device_fits);
+	dp_json_bool(w, "feasible", p->feasible);
+	double ratio = dp_plan_max_peak_ratio(p);
+	if (ratio < 0)
+		dp_json_null(w, "max_peak_over_cap");
+	else
+		dp_json_num(w, "max_peak_over_cap", ratio);
+	int worst = dp_plan_worst_device(p);
+	if (worst < 0)
+		dp_json_null(w, "worst_device");
+	else
+		dp_json_int(w, "worst_device", worst);
+	dp_json_int(w, "cut_bytes", r->cut_bytes);
+	dp_json_int(w, "cut_edges", r->cut_edges);
+	dp_json_int(w, "transfers", r->nxfers);
+	dp_json_begin_array(w, "devices");
+	for (int d = 0; r->dev && d < p->k; d++)
+		device_json(w, m, p, d);
+	dp_json_end_array(w);
+}
