@@ -109,10 +109,6 @@ void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
  * k and the link (through the engine's one JSON writer, dnnpart/json.h). */
 void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m);
 
-/* Prints a cJSON tree (pretty, exact numbers, '.' as decimal point) with a
- * newline and frees it; prints "null" when o is NULL. */
-struct cJSON;
-void cli_print_json(FILE *out, struct cJSON *o);
 
 /* Writes the exports requested by --dot/--svg/--csv/--device-map/--tf-map
  * (cli/cli_exports.c). Returns 0 or an exit code after printing the error. */

@@ -1,7 +1,6 @@
 /* cli_exports.c - exports from the batch commands (see cli_exports.h). */
 #include "cli_exports.h"
 
-#include <cJSON.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -94,27 +93,28 @@ static void print_line(FILE *out, const cli_export_job *j,
 	fprintf(out, ")\n");
 }
 
-static cJSON *job_json(const cli_export_job *j, const dp_export_report *r)
+static void job_json(dp_json *w, const cli_export_job *j,
+		     const dp_export_report *r)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "path", j->path);
-	cJSON_AddStringToObject(o, "kind", dp_export_kind_name(j->kind));
+	dp_json_begin_object(w, NULL);
+	dp_json_str(w, "path", j->path);
+	dp_json_str(w, "kind", dp_export_kind_name(j->kind));
 	if (j->kind == DP_EXPORT_DOT || j->kind == DP_EXPORT_SVG) {
-		cJSON_AddNumberToObject(o, "nodes", r->nodes);
-		cJSON_AddNumberToObject(o, "edges", r->edges);
-		cJSON_AddBoolToObject(o, "coarsened", r->coarsened);
-		cJSON_AddStringToObject(o, "grouping", r->method);
+		dp_json_int(w, "nodes", r->nodes);
+		dp_json_int(w, "edges", r->edges);
+		dp_json_bool(w, "coarsened", r->coarsened);
+		dp_json_str(w, "grouping", r->method);
 		if (j->kind == DP_EXPORT_SVG) {
-			cJSON_AddStringToObject(o, "layout", r->layout);
-			cJSON_AddNumberToObject(o, "layout_s", r->layout_s);
+			dp_json_str(w, "layout", r->layout);
+			dp_json_num(w, "layout_s", r->layout_s);
 		}
 	} else {
-		cJSON_AddNumberToObject(o, "entries", r->entries);
+		dp_json_int(w, "entries", r->entries);
 	}
 	if (j->kind == DP_EXPORT_DEVMAP_TORCH)
-		cJSON_AddNumberToObject(o, "split_layers", r->split_layers);
-	cJSON_AddStringToObject(o, "note", r->note);
-	return o;
+		dp_json_int(w, "split_layers", r->split_layers);
+	dp_json_str(w, "note", r->note);
+	dp_json_end_object(w);
 }
 
 int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
@@ -123,8 +123,9 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 {
 	if (n == 0)
 		return 0;
-	cJSON *root = json ? cJSON_CreateObject() : NULL;
-	cJSON *arr = root ? cJSON_AddArrayToObject(root, "exports") : NULL;
+	/* the --json report is written once every export has succeeded */
+	dp_export_report reps[CLI_MAX_EXPORTS];
+	int done = 0;
 	int rc = 0;
 	atomic_store(&export_cancel, 0);
 	struct sigaction old[NSIGNALS];
@@ -154,17 +155,21 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 		}
 		if (rep.note[0])
 			fprintf(stderr, "dnnpart: note: %s\n", rep.note);
-		if (arr)
-			cJSON_AddItemToArray(arr, job_json(&jobs[i], &rep));
+		if (json && done < CLI_MAX_EXPORTS)
+			reps[done++] = rep;
 		else if (out)
 			print_line(out, &jobs[i], &rep, g);
 	}
 	restore_signals(old, caught);
-	if (root) {
-		if (rc == 0 && out)
-			cli_print_json(out, root);
-		else
-			cJSON_Delete(root);
+	if (json && rc == 0 && out) {
+		dp_json w;
+		dp_json_init(&w, out);
+		dp_json_begin_object(&w, NULL);
+		dp_json_begin_array(&w, "exports");
+		for (int i = 0; i < done; i++)
+			job_json(&w, &jobs[i], &reps[i]);
+		dp_json_end_array(&w);
+		dp_json_end_object(&w);
 	}
 	return rc;
 }
@@ -172,7 +177,7 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
 		      const dp_plan *plan)
 {
-	cli_export_job jobs[5];
+	cli_export_job jobs[CLI_MAX_EXPORTS];
 	int n = 0;
 	if (o->dot)
 		jobs[n++] = (cli_export_job){o->dot, DP_EXPORT_DOT};

@@ -15,6 +15,9 @@
 #include "cli.h"
 #include "dnnpart/export.h"
 
+/* The most files one command exports. */
+#define CLI_MAX_EXPORTS 32
+
 /* One file to write and its kind. */
 typedef struct cli_export_job {
 	const char *path;

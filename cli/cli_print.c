@@ -2,10 +2,10 @@
  *
  * The table: summary lines, one row per device, then the start of the
  * schedule's critical path. The JSON carries the same numbers unrounded
- * (cJSON prints the shortest decimal that reads back exactly, with '.'
- * whatever the locale).
+ * through the engine's one JSON writer (dnnpart/json.h: the shortest
+ * decimal that reads back exactly, '.' whatever the locale) and the plan's
+ * metrics through dp_plan_write_metrics(), as compare and placement files.
  */
-#include <cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,16 +220,6 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 	}
 	dp_json_end_array(&w);
 	dp_json_end_object(&w);
-}
-
-/* Prints a cJSON tree and frees it; "null" if building it ran out of
- * memory (cJSON returns NULL then). */
-void cli_print_json(FILE *out, cJSON *o)
-{
-	char *s = o ? cJSON_Print(o) : NULL;
-	fprintf(out, "%s\n", s ? s : "null");
-	free(s);
-	cJSON_Delete(o);
 }
 
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,

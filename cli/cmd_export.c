@@ -11,7 +11,6 @@
 #include "cli_exports.h"
 #include "dnnpart/placement.h"
 
-#define MAX_JOBS 32
 
 void cmd_export_help(FILE *out)
 {
@@ -77,7 +76,7 @@ void cmd_export_help(FILE *out)
 typedef struct export_args {
 	cli_opts o;
 	const char *place_path;
-	cli_export_job jobs[MAX_JOBS];
+	cli_export_job jobs[CLI_MAX_EXPORTS];
 	int njobs;
 	dp_export_opts eo;
 } export_args;
@@ -104,9 +103,9 @@ static int value_opt(int argc, char **argv, int *i, const char *name,
 
 static int add_job(export_args *x, const char *path, dp_export_kind kind)
 {
-	if (x->njobs == MAX_JOBS)
+	if (x->njobs == CLI_MAX_EXPORTS)
 		return cli_usage_error("export", "at most %d files at once",
-				       MAX_JOBS);
+				       CLI_MAX_EXPORTS);
 	if (!path[0])
 		return cli_usage_error("export", "empty file name");
 	x->jobs[x->njobs++] = (cli_export_job){path, kind};

@@ -3,7 +3,6 @@
  * parallelism, memory totals, colocation, pins, op types and the machine
  * block of the file.
  */
-#include <cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -181,62 +180,65 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 	fprintf(out, "\n");
 }
 
-static cJSON *info_json(const dp_graph *g, dp_format fmt, const graph_facts *f)
+static void info_json(FILE *out, const dp_graph *g, dp_format fmt,
+		      const graph_facts *f)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "graph", g->name);
-	cJSON_AddStringToObject(o, "source", g->source);
-	cJSON_AddStringToObject(o, "format", dp_load_format_name(fmt));
-	cJSON_AddNumberToObject(o, "ops", g->nops);
-	cJSON_AddNumberToObject(o, "edges", g->nedges);
-	cJSON_AddNumberToObject(o, "control_edges", f->control_edges);
-	cJSON_AddNumberToObject(o, "total_time_us", g->total_time_us);
-	cJSON_AddNumberToObject(o, "critical_path_us", f->cp_us);
-	cJSON_AddNumberToObject(o, "critical_path_ops", f->path_len);
-	cJSON_AddNumberToObject(o, "parallelism", f->parallelism);
-	cJSON_AddNumberToObject(o, "param_bytes", (double)f->param);
-	cJSON_AddNumberToObject(o, "output_bytes", (double)f->output);
-	cJSON_AddNumberToObject(o, "temp_bytes", (double)f->temp);
-	cJSON_AddNumberToObject(o, "max_temp_bytes", (double)g->max_temp_bytes);
-	cJSON_AddNumberToObject(o, "total_memory_bytes", (double)f->total);
+	dp_json w;
+	dp_json_init(&w, out);
+	dp_json_begin_object(&w, NULL);
+	dp_json_str(&w, "graph", g->name);
+	dp_json_str(&w, "source", g->source);
+	dp_json_str(&w, "format", dp_load_format_name(fmt));
+	dp_json_int(&w, "ops", g->nops);
+	dp_json_int(&w, "edges", g->nedges);
+	dp_json_int(&w, "control_edges", f->control_edges);
+	dp_json_num(&w, "total_time_us", g->total_time_us);
+	dp_json_num(&w, "critical_path_us", f->cp_us);
+	dp_json_int(&w, "critical_path_ops", f->path_len);
+	dp_json_num(&w, "parallelism", f->parallelism);
+	dp_json_int(&w, "param_bytes", f->param);
+	dp_json_int(&w, "output_bytes", f->output);
+	dp_json_int(&w, "temp_bytes", f->temp);
+	dp_json_int(&w, "max_temp_bytes", g->max_temp_bytes);
+	dp_json_int(&w, "total_memory_bytes", f->total);
 	if (g->nops) {
-		cJSON *l = cJSON_AddObjectToObject(o, "largest_op");
-		cJSON_AddStringToObject(l, "name",
-					graph_op_name(g, f->largest_op));
-		cJSON_AddNumberToObject(l, "bytes", (double)f->largest);
+		dp_json_begin_line(&w, "largest_op");
+		dp_json_str(&w, "name", graph_op_name(g, f->largest_op));
+		dp_json_int(&w, "bytes", f->largest);
+		dp_json_end_object(&w);
 	} else {
-		cJSON_AddNullToObject(o, "largest_op");
+		dp_json_null(&w, "largest_op");
 	}
-	cJSON_AddNumberToObject(o, "colocation_groups", g->ngroups);
-	cJSON_AddNumberToObject(o, "grouped_ops", f->grouped_ops);
-	cJSON_AddNumberToObject(o, "pinned_ops", f->pinned_ops);
-	cJSON_AddNumberToObject(o, "cpu_pinned_left_out", g->cpu_pinned);
-	cJSON *types = cJSON_AddArrayToObject(o, "op_types");
+	dp_json_int(&w, "colocation_groups", g->ngroups);
+	dp_json_int(&w, "grouped_ops", f->grouped_ops);
+	dp_json_int(&w, "pinned_ops", f->pinned_ops);
+	dp_json_int(&w, "cpu_pinned_left_out", g->cpu_pinned);
+	dp_json_begin_array(&w, "op_types");
 	for (uint32_t i = 0; i < f->ntypes; i++) {
-		cJSON *t = cJSON_CreateObject();
-		cJSON_AddStringToObject(t, "type",
-					graph_str(g, f->types[i].type));
-		cJSON_AddNumberToObject(t, "count", f->types[i].count);
-		cJSON_AddItemToArray(types, t);
+		dp_json_begin_line(&w, NULL);
+		dp_json_str(&w, "type", graph_str(g, f->types[i].type));
+		dp_json_int(&w, "count", f->types[i].count);
+		dp_json_end_object(&w);
 	}
+	dp_json_end_array(&w);
 	const dp_machine_hint *h = &g->hint;
 	if (h->devices <= 0 && h->memory_bytes <= 0 &&
 	    h->bw_bytes_per_us <= 0 && h->lat_us < 0) {
-		cJSON_AddNullToObject(o, "machine");
-		return o;
+		dp_json_null(&w, "machine");
+	} else {
+		dp_json_begin_object(&w, "machine");
+		if (h->devices > 0)
+			dp_json_int(&w, "devices", h->devices);
+		if (h->memory_bytes > 0)
+			dp_json_int(&w, "memory_bytes", h->memory_bytes);
+		if (h->bw_bytes_per_us > 0)
+			dp_json_num(&w, "bandwidth_bytes_per_s",
+				    h->bw_bytes_per_us * 1e6);
+		if (h->lat_us >= 0)
+			dp_json_num(&w, "latency_us", h->lat_us);
+		dp_json_end_object(&w);
 	}
-	cJSON *m = cJSON_AddObjectToObject(o, "machine");
-	if (h->devices > 0)
-		cJSON_AddNumberToObject(m, "devices", h->devices);
-	if (h->memory_bytes > 0)
-		cJSON_AddNumberToObject(m, "memory_bytes",
-					(double)h->memory_bytes);
-	if (h->bw_bytes_per_us > 0)
-		cJSON_AddNumberToObject(m, "bandwidth_bytes_per_s",
-					h->bw_bytes_per_us * 1e6);
-	if (h->lat_us >= 0)
-		cJSON_AddNumberToObject(m, "latency_us", h->lat_us);
-	return o;
+	dp_json_end_object(&w);
 }
 
 void cmd_info_help(FILE *out)
@@ -306,7 +308,7 @@ int cmd_info_run(int argc, char **argv)
 	rc = gather(g, &f);
 	if (!rc) {
 		if (o.json)
-			cli_print_json(stdout, info_json(g, fmt, &f));
+			info_json(stdout, g, fmt, &f);
 		else
 			print_human(stdout, g, fmt, &f);
 		free(f.types);
