@@ -134,14 +134,7 @@ static void compare_draw(const vstate *st, vgrid *g, vrect r)
 }
 
 const view_class view_compare_class = {
-	.id = VIEW_COMPARE,
-	.key = "compare",
-	.name = "Compare",
-	.tab = "Compare",
-	.draw = compare_draw,
-	.list = compare_list,
-	.seek = compare_seek,
-	.enter = compare_enter,
-	.show = compare_show,
-	.rerun = compare_rerun,
+	VIEW_CLASS(VIEW_COMPARE, "compare", "Compare", "Compare",
+		   compare_draw, compare_list, compare_seek),
+	.enter = compare_enter, .show = compare_show, .rerun = compare_rerun,
 };

@@ -112,14 +112,8 @@ static void critical_draw(const vstate *st, vgrid *g, vrect r)
 }
 
 const view_class view_critical_class = {
-	.id = VIEW_CRITICAL,
-	.key = "critical",
-	.aliases = {"cp", "critical-path"},
-	.name = "Critical path",
-	.tab = "Critical",
-	.needs_plan = true,
-	.draw = critical_draw,
-	.list = critical_list,
-	.seek = critical_seek,
+	VIEW_CLASS(VIEW_CRITICAL, "critical", "Critical path", "Critical",
+		   critical_draw, critical_list, critical_seek),
+	.aliases = {"cp", "critical-path"}, .needs_plan = true,
 	.enter = critical_enter,
 };

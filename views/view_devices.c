@@ -199,12 +199,7 @@ static void devices_draw(const vstate *st, vgrid *g, vrect r)
 }
 
 const view_class view_devices_class = {
-	.id = VIEW_DEVICES,
-	.key = "devices",
-	.name = "Devices",
-	.tab = "Devices",
+	VIEW_CLASS(VIEW_DEVICES, "devices", "Devices", "Devices",
+		   devices_draw, devices_list, view_seek_device),
 	.needs_plan = true,
-	.draw = devices_draw,
-	.list = devices_list,
-	.seek = view_seek_device,
 };

@@ -131,14 +131,7 @@ static void help_draw(const vstate *st, vgrid *g, vrect r)
 }
 
 const view_class view_help_class = {
-	.id = VIEW_HELP,
-	.key = "help",
-	.name = "Help",
-	.tab = "Help",
-	.stacked = true,
-	.home = VIEW_DEVICES,
-	.draw = help_draw,
-	.list = help_list,
-	.seek = help_seek,
-	.show = help_show,
+	VIEW_CLASS(VIEW_HELP, "help", "Help", "Help",
+		   help_draw, help_list, help_seek),
+	.stacked = true, .home = VIEW_DEVICES, .show = help_show,
 };

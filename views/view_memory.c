@@ -225,17 +225,9 @@ static void memory_draw(const vstate *st, vgrid *g, vrect r)
 }
 
 const view_class view_memory_class = {
-	.id = VIEW_MEMORY,
-	.key = "memory",
-	.name = "Memory",
-	.tab = "Memory",
-	.needs_plan = true,
-	.draw = memory_draw,
-	.list = memory_list,
-	.seek = view_seek_device,
-	.sideways = view_time_scroll,
-	.page = memory_page,
-	.ends = view_time_ends,
-	.wheel = view_time_scroll,
+	VIEW_CLASS(VIEW_MEMORY, "memory", "Memory", "Memory",
+		   memory_draw, memory_list, view_seek_device),
+	.needs_plan = true, .sideways = view_time_scroll, .page = memory_page,
+	.ends = view_time_ends, .wheel = view_time_scroll,
 	.zoom = view_time_zoom,
 };

@@ -237,15 +237,8 @@ static void op_draw(const vstate *st, vgrid *g, vrect r)
 }
 
 const view_class view_op_class = {
-	.id = VIEW_OP,
-	.key = "op",
-	.aliases = {"detail", "op-detail"},
-	.name = "Op detail",
-	.tab = "Op",
-	.needs_plan = true,
-	.stacked = true,
-	.home = VIEW_OPS,
-	.draw = op_draw,
-	.list = op_list,
-	.seek = op_seek,
+	VIEW_CLASS(VIEW_OP, "op", "Op detail", "Op",
+		   op_draw, op_list, op_seek),
+	.aliases = {"detail", "op-detail"}, .needs_plan = true,
+	.stacked = true, .home = VIEW_OPS,
 };

@@ -117,13 +117,7 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 }
 
 const view_class view_ops_class = {
-	.id = VIEW_OPS,
-	.key = "ops",
-	.name = "Ops",
-	.tab = "Ops",
-	.needs_plan = true,
-	.draw = ops_draw,
-	.list = ops_list,
-	.seek = ops_seek,
-	.enter = ops_enter,
+	VIEW_CLASS(VIEW_OPS, "ops", "Ops", "Ops",
+		   ops_draw, ops_list, ops_seek),
+	.needs_plan = true, .enter = ops_enter,
 };

@@ -168,16 +168,9 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 }
 
 const view_class view_timeline_class = {
-	.id = VIEW_TIMELINE,
-	.key = "timeline",
-	.name = "Timeline",
-	.tab = "Timeline",
-	.needs_plan = true,
-	.draw = timeline_draw,
-	.list = timeline_list,
-	.seek = view_seek_device,
-	.sideways = view_time_scroll,
-	.ends = view_time_ends,
-	.wheel = view_time_scroll,
+	VIEW_CLASS(VIEW_TIMELINE, "timeline", "Timeline", "Timeline",
+		   timeline_draw, timeline_list, view_seek_device),
+	.needs_plan = true, .sideways = view_time_scroll,
+	.ends = view_time_ends, .wheel = view_time_scroll,
 	.zoom = view_time_zoom,
 };
