@@ -143,4 +143,24 @@ static inline const char *fuzz_write(const char *name, const void *data,
 	return path;
 }
 
+/* A text loader's signature (dnnpart/load.h). */
+typedef dp_status (*fuzz_text_loader)(const char *path, const char *text,
+				      size_t len, dp_graph **out,
+				      dp_err *err);
+
+/* The whole of a text loader's target: the bytes as text through load,
+ * then what a loaded graph goes through. */
+static inline int fuzz_text_target(fuzz_text_loader load, const uint8_t *data,
+				   size_t size)
+{
+	char *text = fuzz_text(data, size);
+	dp_graph *g = NULL;
+	dp_err err;
+	dp_err_clear(&err);
+	dp_status s = load("fuzz.in", text, size, &g, &err);
+	free(text);
+	fuzz_after_load(s, g, &err);
+	return 0;
+}
+
 #endif
