@@ -157,8 +157,8 @@ int main(int argc, char **argv)
 			dp_algo_opts_default(&ao);
 			double t0 = now_s();
 			pc.t0 = t0;
-			dp_status st = dp_algo_find("pardnn")->run(g, &m, &ao, &p,
-								pl, &err);
+			dp_status st = dp_algo_place(dp_algo_find("pardnn"), g,
+						     &m, &ao, &p, pl, &err);
 			double t1 = now_s();
 			on_progress(&pc, "end", 1);
 			if (st) {

@@ -100,7 +100,7 @@ static int bench_size(uint32_t n, int k, double cap_frac, const char *algos,
 		dp_status st = DP_OK;
 		for (int r = 0; r < reps && !st; r++) {
 			double t0 = now_ms();
-			st = al->run(g, &m, &o, NULL, pl, &err);
+			st = dp_algo_place(al, g, &m, &o, NULL, pl, &err);
 			double t = now_ms() - t0;
 			if (best < 0 || t < best)
 				best = t;

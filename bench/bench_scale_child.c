@@ -134,7 +134,7 @@ static int child_plan(const char *path, const char *algo_name, int k,
 		dp_progress p = {on_progress, &pc, NULL};
 		double t0 = bench_now();
 		pc.t0 = t0;
-		dp_status st = algo->run(g, &m, &o, &p, pl, &err);
+		dp_status st = dp_algo_place(algo, g, &m, &o, &p, pl, &err);
 		double t1 = bench_now();
 		on_progress(&pc, "end", 1);
 		if (st != DP_OK) {

@@ -137,7 +137,7 @@ static inline dp_status run_algo(const char *name, const dp_graph *g,
 		return DP_EINTERNAL;
 	dp_algo_opts def;
 	dp_algo_opts_default(&def);
-	return a->run(g, m, o ? o : &def, NULL, pl, err);
+	return dp_algo_place(a, g, m, o ? o : &def, NULL, pl, err);
 }
 
 /* Every op on a device of m, pins kept, each colocation group on one

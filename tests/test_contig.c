@@ -32,7 +32,7 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 {
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
-	return dp_algo_find("contig")->run(g, m, &o, p, pl, NULL);
+	return dp_algo_place(dp_algo_find("contig"), g, m, &o, p, pl, NULL);
 }
 
 static void want(const int32_t *got, const int32_t *exp, int n)

@@ -344,7 +344,7 @@ static void test_heft_cancel(void)
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	dp_err err;
-	CHECK_INT(dp_algo_find("heft")->run(g, &m, &o, &p, pl, &err),
+	CHECK_INT(dp_algo_place(dp_algo_find("heft"), g, &m, &o, &p, pl, &err),
 		  DP_ECANCELED);
 	free(pl);
 	dp_machine_free(&m);

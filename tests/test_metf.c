@@ -240,7 +240,7 @@ static void test_metf_pins_groups_determinism_cancel(void)
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	dp_err err;
-	CHECK_INT(dp_algo_find("metf")->run(g, &m, &o, &pr, pl, &err),
+	CHECK_INT(dp_algo_place(dp_algo_find("metf"), g, &m, &o, &pr, pl, &err),
 		  DP_ECANCELED);
 	dp_machine_free(&m);
 	dp_graph_free(g);
@@ -270,7 +270,7 @@ static void test_metf_reports_progress(void)
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	reports = 0;
-	CHECK_INT(dp_algo_find("metf")->run(g, &m, &o, &pr, pl, NULL), DP_OK);
+	CHECK_INT(dp_algo_place(dp_algo_find("metf"), g, &m, &o, &pr, pl, NULL), DP_OK);
 	CHECK(reports >= 2);
 	CHECK_NEAR(last_fraction, 1.0, 0);
 	dp_machine_free(&m);

@@ -64,7 +64,7 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 {
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
-	return mtopo()->run(g, m, &o, p, pl, err);
+	return dp_algo_place(mtopo(), g, m, &o, p, pl, err);
 }
 
 static void test_mtopo_is_registered_after_single(void)

@@ -1,6 +1,21 @@
 /* algo_common.c - helpers shared by the algorithms (see algo.h). */
 #include "dnnpart/algo.h"
 
+dp_status dp_algo_place(const dp_algo *algo, const dp_graph *g,
+			const dp_machine *m, const dp_algo_opts *o,
+			const dp_progress *p, int32_t *placement, dp_err *err)
+{
+	dp_algo_opts def;
+	if (!o) {
+		dp_algo_opts_default(&def);
+		o = &def;
+	}
+	dp_status st = dp_algo_check_pins(g, m, err);
+	if (st)
+		return st;
+	return algo->run(g, m, o, p, placement, err);
+}
+
 dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m, dp_err *err)
 {
 	for (uint32_t u = 0; u < g->nops; u++) {

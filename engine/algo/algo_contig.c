@@ -443,9 +443,7 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 			    int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = dp_algo_check_pins(g, m, err);
-	if (st)
-		return st;
+	dp_status st = DP_OK;
 	uint32_t n = g->nops;
 	contig c;
 	memset(&c, 0, sizeof c);

@@ -387,9 +387,7 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 			       const dp_algo_opts *o, const dp_progress *p,
 			       int32_t *placement, dp_err *err)
 {
-	dp_status st = dp_algo_check_pins(g, m, err);
-	if (st)
-		return st;
+	dp_status st = DP_OK;
 	size_t n = (size_t)g->nops + 1;
 	heft_ctx c = {.g = g, .m = m, .p = p};
 	c.ports = o && o->contention == DP_CONT_PORT && m->k > 1;

@@ -443,9 +443,7 @@ static dp_status metf_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  int32_t *placement, dp_err *err)
 {
-	dp_status st = dp_algo_check_pins(g, m, err);
-	if (st)
-		return st;
+	dp_status st = DP_OK;
 	metf s;
 	memset(&s, 0, sizeof s);
 	s.g = g;

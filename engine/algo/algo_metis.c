@@ -304,9 +304,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 			   int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = dp_algo_check_pins(g, m, err);
-	if (st)
-		return st;
+	dp_status st = DP_OK;
 	int k = m->k;
 	mgraph mg;
 	memset(&mg, 0, sizeof mg);

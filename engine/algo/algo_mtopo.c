@@ -70,9 +70,6 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 			   int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = dp_algo_check_pins(g, m, err);
-	if (st)
-		return st;
 	uint32_t n = g->nops;
 	int k = m->k;
 	int64_t *used = calloc((size_t)k, sizeof *used);

@@ -147,9 +147,6 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *alg
 		dp_algo_opts_default(&def);
 		o = &def;
 	}
-	dp_status st = dp_algo_check_pins(g, m, err);
-	if (st)
-		return st;
 	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 	if (!pl)
 		return nomem(err, "the placement");
@@ -157,7 +154,7 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *alg
 	for (uint32_t u = 0; u < g->nops; u++)
 		pl[u] = -1;
 	double t0 = now_ms();
-	st = algo->run(g, m, o, p, pl, err);
+	dp_status st = dp_algo_place(algo, g, m, o, p, pl, err);
 	double ms = now_ms() - t0;
 	if (!st)
 		st = check_algo_placement(g, m, algo->name, pl, err);

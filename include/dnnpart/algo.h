@@ -74,6 +74,14 @@ const char *dp_algo_names(void);
 
 /* Shared helpers for algorithms (algo_common.c). */
 
+/* Runs algo's placement the way every caller should: o NULL means the
+ * defaults, and the pins are checked first (dp_algo_check_pins), so an
+ * algorithm's run function may assume every pin names a device of m.
+ * placement has g->nops entries. */
+dp_status dp_algo_place(const dp_algo *algo, const dp_graph *g,
+			const dp_machine *m, const dp_algo_opts *o,
+			const dp_progress *p, int32_t *placement, dp_err *err);
+
 /* Checks that every pin names a device < m->k; DP_EINPUT naming the op. */
 dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m,
 			  dp_err *err);

@@ -637,9 +637,7 @@ static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
 			    const dp_algo_opts *o, const dp_progress *p,
 			    int32_t *placement, dp_err *err)
 {
-	dp_status st = dp_algo_check_pins(g, m, err);
-	if (st)
-		return st;
+	dp_status st = DP_OK;
 	dp_algo_opts defaults;
 	if (!o) {
 		dp_algo_opts_default(&defaults);
