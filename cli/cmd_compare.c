@@ -73,6 +73,12 @@ typedef struct tty_progress {
 	const char *algo;
 	int percent;
 	bool shown;
+	/* what the run keeps: each algorithm's plan, whether it ran, the
+	 * worst exit code of those that failed, the cancel message */
+	dp_plan *plans;
+	bool *ok;
+	int failed;
+	char canceled[1200];
 } tty_progress;
 
 static void on_progress(void *ud, const char *phase, double fraction)
@@ -86,6 +92,35 @@ static void on_progress(void *ud, const char *phase, double fraction)
 	fprintf(stderr, "\r\033[Kcomparing: %s %d%%", t->algo, pc);
 	fflush(stderr);
 	t->shown = true;
+}
+
+static void before_algo(void *ud, size_t i, const dp_algo *algo)
+{
+	tty_progress *t = ud;
+	(void)i;
+	t->algo = algo->name;
+	t->percent = -1;
+}
+
+static void after_algo(void *ud, size_t i, dp_run_result *r)
+{
+	tty_progress *t = ud;
+	if (t->shown)
+		fprintf(stderr, "\r\033[K");
+	t->shown = false;
+	if (r->status == DP_OK) {
+		t->plans[i] = r->plan; /* kept for the table */
+		memset(&r->plan, 0, sizeof r->plan);
+		t->ok[i] = true;
+	} else if (r->status == DP_ECANCELED) {
+		snprintf(t->canceled, sizeof t->canceled, "%s", r->msg);
+	} else {
+		/* keep comparing the others; the row says error */
+		fprintf(stderr, "dnnpart: %s: %s\n", r->algo->name, r->msg);
+		int code = dp_status_exit_code(r->status);
+		if (code > t->failed)
+			t->failed = code;
+	}
 }
 
 /* Splits --algos into algorithms; prints a usage error and returns 2 on an
@@ -337,39 +372,22 @@ int cmd_compare_run(int argc, char **argv)
 	dp_algo_opts_default(&ao);
 	ao.contention = o.contention;
 	ao.polish = !o.no_polish;
-	tty_progress tp = {"", -1, false};
+	tty_progress tp = {"", -1, false, plans, ok, 0, ""};
 	dp_progress prog = {NULL, &tp, &compare_cancel};
 	if (isatty(STDERR_FILENO))
 		prog.fn = on_progress;
 	atomic_store(&compare_cancel, 0);
 	signal(SIGINT, on_sigint);
-	int failed = 0;
-	for (size_t i = 0; i < n; i++) {
-		tp.algo = algos[i]->name;
-		tp.percent = -1;
-		dp_err_clear(&err);
-		dp_status st =
-			dp_plan_run(g, &m, algos[i], &ao, &prog, &plans[i], &err);
-		if (tp.shown)
-			fprintf(stderr, "\r\033[K");
-		if (st == DP_ECANCELED) {
-			signal(SIGINT, SIG_DFL);
-			rc = cli_error(&err);
-			goto out;
-		}
-		if (st) {
-			/* keep comparing the others; the row says error */
-			fprintf(stderr, "dnnpart: %s: ", algos[i]->name);
-			char buf[2048];
-			fprintf(stderr, "%s\n",
-				dp_err_format(&err, buf, sizeof buf));
-			int code = dp_status_exit_code(st);
-			if (code > failed)
-				failed = code;
-			continue;
-		}
-		ok[i] = true;
+	dp_run_hooks hooks = {before_algo, after_algo, &tp};
+	if (dp_plan_run_all(g, &m, algos, n, &ao, &prog, &hooks) ==
+	    DP_ECANCELED) {
+		signal(SIGINT, SIG_DFL);
+		fprintf(stderr, "dnnpart: %s\n",
+			tp.canceled[0] ? tp.canceled : "canceled");
+		rc = dp_status_exit_code(DP_ECANCELED);
+		goto out;
 	}
+	int failed = tp.failed;
 	signal(SIGINT, SIG_DFL);
 	dp_bounds b;
 	dp_sim_bounds(g, &m, &b);

@@ -59,26 +59,36 @@ void cmd_show_help(FILE *out)
 }
 
 /* Runs every algorithm into the Compare table. */
+static void compare_done(void *ud, size_t i, dp_run_result *r)
+{
+	vstate *st = ud;
+	if (r->status == DP_OK) {
+		state_compare_done(st, (int)i, &r->plan); /* takes the plan */
+		memset(&r->plan, 0, sizeof r->plan);
+	} else {
+		state_compare_failed(st, (int)i, r->msg);
+	}
+}
+
 static void compare_all(vstate *st)
 {
 	st->cmp_valid = true;
-	for (int i = 0; i < st->ncmp; i++) {
-		dp_algo_opts ao;
-		dp_algo_opts_default(&ao);
-		ao.contention = st->contention;
-		dp_plan p;
-		dp_err err;
-		dp_err_clear(&err);
-		memset(&p, 0, sizeof p);
-		if (dp_plan_run(st->g, &st->m, st->cmp[i].algo, &ao, NULL, &p,
-			     &err) == DP_OK) {
-			state_compare_done(st, i, &p);
-		} else {
-			char msg[1200];
-			state_compare_failed(
-				st, i, dp_err_format(&err, msg, sizeof msg));
-		}
+	const dp_algo **algos = malloc((size_t)(st->ncmp ? st->ncmp : 1) *
+				       sizeof *algos);
+	if (!algos) {
+		for (int i = 0; i < st->ncmp; i++)
+			state_compare_failed(st, i, "out of memory");
+		return;
 	}
+	for (int i = 0; i < st->ncmp; i++)
+		algos[i] = st->cmp[i].algo;
+	dp_algo_opts ao;
+	dp_algo_opts_default(&ao);
+	ao.contention = st->contention;
+	dp_run_hooks hooks = {NULL, compare_done, st};
+	dp_plan_run_all(st->g, &st->m, algos, (size_t)st->ncmp, &ao, NULL,
+			&hooks);
+	free(algos);
 }
 
 static int show(const cli_opts *o, const dp_algo *algo, int view, long w,

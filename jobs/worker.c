@@ -84,50 +84,67 @@ static void push_result(tui_worker *w, tui_result *r)
 }
 
 /* Runs one algorithm; returns the result (NULL only when out of memory). */
-static tui_result *run_one(tui_worker *w, const job *j, const dp_algo *algo,
-			   int row)
+typedef struct job_run {
+	tui_worker *w;
+	const job *j;
+	bool compare; /* rows are registry indexes; else the plan job's -1 */
+} job_run;
+
+static void before_algo(void *ud, size_t i, const dp_algo *algo)
 {
+	job_run *jr = ud;
+	if (!jr->compare)
+		return;
+	tui_worker *w = jr->w;
+	pthread_mutex_lock(&w->mu);
+	w->cur_row = (int)i;
+	snprintf(w->phase, sizeof w->phase, "%s", algo->name);
+	w->fraction = -1;
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void after_algo(void *ud, size_t i, dp_run_result *rr)
+{
+	job_run *jr = ud;
 	tui_result *r = calloc(1, sizeof *r);
-	if (!r)
-		return NULL;
-	r->kind = j->kind;
-	r->g = j->g;
-	r->gen = j->gen;
-	r->row = row;
+	if (!r) {
+		dp_plan_free(&rr->plan);
+		return;
+	}
+	r->kind = jr->j->kind;
+	r->g = jr->j->g;
+	r->gen = jr->j->gen;
+	r->row = jr->compare ? (int)i : -1;
+	r->status = rr->status;
+	snprintf(r->msg, sizeof r->msg, "%s", rr->msg);
+	r->plan = rr->plan; /* the result owns it now */
+	memset(&rr->plan, 0, sizeof rr->plan);
+	push_result(jr->w, r);
+}
+
+/* A plan job runs its algorithm, a compare job every algorithm of the
+ * registry in order, through the engine's one run-these-algorithms loop. */
+static void run_job(tui_worker *w, job *j)
+{
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	o.contention = j->c;
 	dp_progress p = {on_progress, w, &w->cancel};
-	dp_err err;
-	dp_err_clear(&err);
-	r->status = dp_plan_run(j->g, &j->m, algo, &o, &p, &r->plan, &err);
-	if (r->status != DP_OK) {
-		dp_err_format(&err, r->msg, sizeof r->msg);
-		memset(&r->plan, 0, sizeof r->plan);
-	}
-	return r;
-}
-
-static void run_job(tui_worker *w, job *j)
-{
-	if (j->kind == JOB_PLAN) {
-		tui_result *r = run_one(w, j, j->algo, -1);
-		if (r)
-			push_result(w, r);
+	job_run jr = {w, j, j->kind != JOB_PLAN};
+	dp_run_hooks hooks = {before_algo, after_algo, &jr};
+	if (!jr.compare) {
+		const dp_algo *one[1] = {j->algo};
+		dp_plan_run_all(j->g, &j->m, one, 1, &o, &p, &hooks);
 		return;
 	}
-	for (size_t i = 0; i < dp_algo_count(); i++) {
-		if (atomic_load(&w->cancel))
-			break;
-		pthread_mutex_lock(&w->mu);
-		w->cur_row = (int)i;
-		snprintf(w->phase, sizeof w->phase, "%s", dp_algo_at(i)->name);
-		w->fraction = -1;
-		pthread_mutex_unlock(&w->mu);
-		tui_result *r = run_one(w, j, dp_algo_at(i), (int)i);
-		if (r)
-			push_result(w, r);
-	}
+	size_t n = dp_algo_count();
+	const dp_algo **all = malloc(n * sizeof *all);
+	if (!all)
+		return; /* no rows come back: the front end shows them waiting */
+	for (size_t i = 0; i < n; i++)
+		all[i] = dp_algo_at(i);
+	dp_plan_run_all(j->g, &j->m, all, n, &o, &p, &hooks);
+	free(all);
 }
 
 static void *worker_main(void *arg)

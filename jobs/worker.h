@@ -34,7 +34,7 @@ typedef struct tui_result {
 	unsigned gen;	   /* the settings generation it was submitted with */
 	int row;	   /* compare: registry index of the algorithm */
 	dp_status status;  /* DP_OK, DP_ECANCELED or an error */
-	char msg[300];	   /* the error, formatted */
+	char msg[1200];	   /* the error, formatted */
 	dp_plan plan;	   /* when status == DP_OK */
 	struct tui_result *next;
 } tui_result;

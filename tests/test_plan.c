@@ -1,6 +1,8 @@
 /* test_plan.c - the plan layer: bounds, xLB, speedup, feasibility, the
  * one-device reference, the worst device, and dp_plan_run's checks of what an
  * algorithm returns. */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dnnpart/algo.h"
@@ -287,7 +289,90 @@ static void test_plan_run_passes_algorithm_errors_through(void)
 	dp_graph_free(g);
 }
 
+/* dp_plan_run_all: what it records for each algorithm. */
+typedef struct run_log {
+	int before, after;
+	size_t order[8];
+	dp_status status[8];
+	double makespan[8];
+	int32_t place0[8];
+	char msg[8][64];
+} run_log;
+
+static void log_before(void *ud, size_t i, const dp_algo *a)
+{
+	run_log *l = ud;
+	(void)a;
+	l->order[l->before++] = i;
+}
+
+static void log_after(void *ud, size_t i, dp_run_result *r)
+{
+	run_log *l = ud;
+	l->after++;
+	l->status[i] = r->status;
+	snprintf(l->msg[i], sizeof l->msg[i], "%.63s", r->msg);
+	if (r->status == DP_OK) {
+		l->makespan[i] = r->plan.sim.makespan;
+		l->place0[i] = r->plan.placement[0];
+	}
+	dp_plan_free(&r->plan);
+}
+
+static void test_plan_run_all_is_each_algorithm_alone(void)
+{
+	dp_graph *g = chain();
+	tmach tm;
+	tmach_init(&tm, 2);
+	const dp_algo *algos[4] = {dp_algo_find("mtopo"), &algo_split,
+				   &algo_canceled, dp_algo_find("heft")};
+	REQUIRE(algos[0] && algos[3]);
+	/* without the canceling one: every algorithm runs, in order, and
+	 * each result is what dp_plan_run gives alone */
+	const dp_algo *three[3] = {algos[0], algos[1], algos[3]};
+	run_log l;
+	memset(&l, 0, sizeof l);
+	dp_run_hooks h = {log_before, log_after, &l};
+	CHECK_INT(dp_plan_run_all(g, &tm.m, three, 3, NULL, NULL, &h), DP_OK);
+	CHECK_INT(l.before, 3);
+	CHECK_INT(l.after, 3);
+	for (size_t i = 0; i < 3; i++) {
+		CHECK_INT(l.order[i], i);
+		CHECK_INT(l.status[i], DP_OK);
+		dp_plan alone;
+		dp_err err;
+		REQUIRE(dp_plan_run(g, &tm.m, three[i], NULL, NULL, &alone,
+				    &err) == DP_OK);
+		CHECK_NEAR(l.makespan[i], alone.sim.makespan, 0);
+		CHECK_INT(l.place0[i], alone.placement[0]);
+		dp_plan_free(&alone);
+	}
+	/* an algorithm that is canceled stops the run there: its result is
+	 * handed over with the message, the next one never starts */
+	memset(&l, 0, sizeof l);
+	canceled_calls = 0;
+	CHECK_INT(dp_plan_run_all(g, &tm.m, algos, 4, NULL, NULL, &h),
+		  DP_ECANCELED);
+	CHECK_INT(l.before, 3);
+	CHECK_INT(l.after, 3);
+	CHECK_INT(l.status[2], DP_ECANCELED);
+	CHECK_STR(l.msg[2], "canceled");
+	CHECK_INT(canceled_calls, 1);
+	/* a raised flag stops it before the first algorithm */
+	atomic_int flag = 1;
+	dp_progress p = {NULL, NULL, &flag};
+	memset(&l, 0, sizeof l);
+	CHECK_INT(dp_plan_run_all(g, &tm.m, three, 3, NULL, &p, &h),
+		  DP_ECANCELED);
+	CHECK_INT(l.before, 0);
+	CHECK_INT(l.after, 0);
+	/* without hooks the plans are freed (LeakSanitizer checks) */
+	CHECK_INT(dp_plan_run_all(g, &tm.m, three, 3, NULL, NULL, NULL), DP_OK);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_plan_evaluate_metrics),
+	  TEST(test_plan_run_all_is_each_algorithm_alone),
 	  TEST(test_plan_worst_device_is_largest_overflow),
 	  TEST(test_plan_evaluate_rejects_bad_device),
 	  TEST(test_plan_run_simulates_the_algorithm),

@@ -178,6 +178,37 @@ dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
 	return plan_simulate(g, m, pl, "eval", c, 0, plan, err);
 }
 
+dp_status dp_plan_run_all(const dp_graph *g, const dp_machine *m,
+			  const dp_algo *const *algos, size_t n,
+			  const dp_algo_opts *o, const dp_progress *p,
+			  const dp_run_hooks *hooks)
+{
+	static const dp_run_hooks none = {NULL, NULL, NULL};
+	const dp_run_hooks *h = hooks ? hooks : &none;
+	for (size_t i = 0; i < n; i++) {
+		if (progress_canceled(p))
+			return DP_ECANCELED;
+		if (h->before)
+			h->before(h->ud, i, algos[i]);
+		dp_run_result r;
+		memset(&r, 0, sizeof r);
+		r.algo = algos[i];
+		dp_err err;
+		dp_err_clear(&err);
+		r.status = dp_plan_run(g, m, algos[i], o, p, &r.plan, &err);
+		if (r.status != DP_OK)
+			dp_err_format(&err, r.msg, sizeof r.msg);
+		bool canceled = r.status == DP_ECANCELED;
+		if (h->after)
+			h->after(h->ud, i, &r);
+		else
+			dp_plan_free(&r.plan);
+		if (canceled)
+			return DP_ECANCELED;
+	}
+	return DP_OK;
+}
+
 void dp_plan_free(dp_plan *plan)
 {
 	if (!plan)

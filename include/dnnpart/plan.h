@@ -56,6 +56,37 @@ dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
 
 void dp_plan_free(dp_plan *plan);
 
+/* One algorithm's outcome in dp_plan_run_all(). */
+typedef struct dp_run_result {
+	const dp_algo *algo;
+	dp_status status; /* DP_OK: plan holds the plan */
+	char msg[1200];   /* otherwise the error, formatted (dp_err_format) */
+	dp_plan plan;
+} dp_run_result;
+
+/* What dp_plan_run_all() tells its caller, from the calling thread:
+ * before(ud, i, algo) as algorithm i starts; after(ud, i, r) when it has
+ * ended, and after takes r->plan (it must free it, or keep it and leave
+ * r->plan zeroed). Either may be NULL; a NULL after frees the plan. */
+typedef struct dp_run_hooks {
+	void (*before)(void *ud, size_t i, const dp_algo *algo);
+	void (*after)(void *ud, size_t i, dp_run_result *r);
+	void *ud;
+} dp_run_hooks;
+
+/* Runs the n algorithms of algos on g and m, one after the other, with
+ * options o (NULL: defaults) and progress p, for every "run these
+ * algorithms" in dnnpart: `compare`, the explorer's Compare view, `show`.
+ * An algorithm that fails does not stop the others: its result carries the
+ * error. A raised cancel flag (in p) stops the run before the next
+ * algorithm, or inside the running one, and returns DP_ECANCELED (the
+ * cancelled algorithm's result is still handed to after). Returns DP_OK
+ * otherwise, whatever the algorithms returned. */
+dp_status dp_plan_run_all(const dp_graph *g, const dp_machine *m,
+			  const dp_algo *const *algos, size_t n,
+			  const dp_algo_opts *o, const dp_progress *p,
+			  const dp_run_hooks *hooks);
+
 /* Device with the largest overflow (peak - cap), or -1 when feasible. */
 int dp_plan_worst_device(const dp_plan *plan);
 
