@@ -49,7 +49,7 @@ typedef struct cli_opts {
 	const char *bw;        /* --bw */
 	const char *lat;       /* --lat */
 	dp_contention contention;
-	const char *algo;      /* --algo */
+	const dp_algo *algo;   /* --algo (NULL: the default) */
 	const char *algos;     /* --algos (compare) */
 	bool json;
 	bool strict;
@@ -99,6 +99,17 @@ char *cli_fmt_us(double us, char *buf, size_t size);
 /* Prints "dnnpart CMD: message\nTry 'dnnpart CMD --help'." and returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The algorithm called name, or NULL after a usage error of cmd that names
+ * the option and the algorithms there are:
+ * "dnnpart CMD: OPT: unknown algorithm 'x' (known: pardnn, ...)". */
+const dp_algo *cli_find_algo(const char *cmd, const char *opt,
+			     const char *name);
+/* --algo NAME or --algo=NAME at argv[*i], for every command and the
+ * explorer: 1 with *algo set (and *i past the value), 0 when argv[*i] is
+ * not --algo, -1 after a usage error (missing value, unknown name). */
+int cli_parse_algo(const char *cmd, int argc, char **argv, int *i,
+		   const dp_algo **algo);
 
 /* The human table and the --json object for a plan (eval, plan). */
 void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,

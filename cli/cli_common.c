@@ -74,6 +74,27 @@ static int opt_value(const char *cmd, int argc, char **argv, int *i,
 	return 0;
 }
 
+const dp_algo *cli_find_algo(const char *cmd, const char *opt,
+			     const char *name)
+{
+	const dp_algo *a = dp_algo_find(name);
+	if (!a)
+		cli_usage_error(cmd, "%s: unknown algorithm '%s' (known: %s)",
+				opt, name, dp_algo_names());
+	return a;
+}
+
+int cli_parse_algo(const char *cmd, int argc, char **argv, int *i,
+		   const dp_algo **algo)
+{
+	const char *v;
+	int r = opt_value(cmd, argc, argv, i, "--algo", NULL, &v);
+	if (r <= 0)
+		return r;
+	*algo = cli_find_algo(cmd, "--algo", v);
+	return *algo ? 1 : -1;
+}
+
 int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
 		  long hi, long *v)
 {

@@ -141,13 +141,9 @@ static int parse_algos(const char *spec, const dp_algo **out, size_t *n)
 					       dp_algo_names(), spec);
 		memcpy(name, p, len);
 		name[len] = '\0';
-		const dp_algo *a = dp_algo_find(name);
+		const dp_algo *a = cli_find_algo("compare", "--algos", name);
 		if (!a)
-			return cli_usage_error(
-				"compare",
-				"--algos: unknown algorithm '%s' "
-				"(known: %s)",
-				name, dp_algo_names());
+			return 2;
 		for (size_t i = 0; i < *n; i++)
 			if (out[i] == a)
 				return cli_usage_error(

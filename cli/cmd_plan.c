@@ -147,22 +147,18 @@ static int parse(int argc, char **argv, cli_opts *o)
 			o->strict = true;
 		} else if (!strcmp(a, "--no-polish")) {
 			o->no_polish = true;
-		} else if (!strcmp(a, "--algo") || !strncmp(a, "--algo=", 7) ||
-			   !strcmp(a, "-o") || !strncmp(a, "-o=", 3)) {
-			bool algo = a[1] == '-';
-			const char *v = strchr(a, '=');
-			if (v) {
-				v++;
-			} else if (i + 1 < argc) {
-				v = argv[++i];
-			} else {
+		} else if ((err = cli_parse_algo("plan", argc, argv, &i,
+						  &o->algo))) {
+			if (err < 0)
+				return 2;
+		} else if (!strcmp(a, "-o") || !strncmp(a, "-o=", 3)) {
+			if (a[2] == '=')
+				o->out = a + 3;
+			else if (i + 1 < argc)
+				o->out = argv[++i];
+			else
 				return cli_usage_error(
 					"plan", "option %s needs a value", a);
-			}
-			if (algo)
-				o->algo = v;
-			else
-				o->out = v;
 		} else if (export_opt(argc, argv, &i, o, &err)) {
 			if (err)
 				return err;
@@ -178,10 +174,6 @@ static int parse(int argc, char **argv, cli_opts *o)
 	}
 	if (cli_require_graph("plan", o))
 		return 2;
-	if (o->algo && !dp_algo_find(o->algo))
-		return cli_usage_error("plan",
-				       "unknown algorithm '%s' (known: %s)",
-				       o->algo, dp_algo_names());
 	if (o->out && !has_suffix(o->out, ".json") &&
 	    !has_suffix(o->out, ".place"))
 		return cli_usage_error("plan",
@@ -216,7 +208,7 @@ int cmd_plan_run(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc;
-	const dp_algo *algo = o.algo ? dp_algo_find(o.algo) : dp_algo_default();
+	const dp_algo *algo = o.algo ? o.algo : dp_algo_default();
 	dp_graph *g;
 	if ((rc = cli_load_graph(&o, &g)))
 		return rc;

@@ -244,13 +244,9 @@ int cmd_show_run(int argc, char **argv)
 		} else if (opt == O_OP) {
 			opname = v;
 		} else if (opt == O_ALGO) {
-			algo = dp_algo_find(v);
+			algo = cli_find_algo("show", "--algo", v);
 			if (!algo)
-				return cli_usage_error(
-					"show",
-					"--algo: unknown algorithm '%s' "
-					"(expected one of: %s)",
-					v, dp_algo_names());
+				return 2;
 		} else if (cli_take_graph_arg("show", a, &o)) {
 			return 2;
 		}

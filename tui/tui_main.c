@@ -244,17 +244,10 @@ static int parse_args(int argc, char **argv, cli_opts *o, color_mode *color,
 					"never, got '%s'",
 					v);
 			*color = (color_mode)c;
-		} else if (!strncmp(a, "--algo=", 7) || !strcmp(a, "--algo")) {
-			const char *v = a[6] == '='    ? a + 7
-					: i + 1 < argc ? argv[++i]
-						       : "";
-			*algo = dp_algo_find(v);
-			if (!*algo)
-				return cli_usage_error(
-					"explorer",
-					"--algo: unknown algorithm '%s' "
-					"(expected one of: %s)",
-					v, dp_algo_names());
+		} else if ((r = cli_parse_algo("explorer", argc, argv, &i,
+						algo))) {
+			if (r < 0)
+				return 2;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			tui_help(stdout);
 			return -1;
