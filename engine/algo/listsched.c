@@ -1,6 +1,7 @@
 /* listsched.c - heap, constraints, memory liveness and the verify loop shared
  * by the list-scheduling placers (see internal/listsched.h). */
 #include "internal/listsched.h"
+#include "internal/minheap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ static bool entry_less(const ls_entry *a, const ls_entry *b)
 	return a->op < b->op;
 }
 
+DPI_HEAP_DEFINE(entry_heap, ls_entry, entry_less)
+
 int dpi_ls_heap_push(ls_heap *h, ls_entry e)
 {
 	if (h->len == h->cap) {
@@ -30,15 +33,7 @@ int dpi_ls_heap_push(ls_heap *h, ls_entry e)
 		h->a = q;
 		h->cap = nc;
 	}
-	uint32_t i = h->len++;
-	while (i > 0) {
-		uint32_t p = (i - 1) / 2;
-		if (!entry_less(&e, &h->a[p]))
-			break;
-		h->a[i] = h->a[p];
-		i = p;
-	}
-	h->a[i] = e;
+	entry_heap_push(h->a, &h->len, e);
 	return 0;
 }
 
@@ -46,22 +41,7 @@ bool dpi_ls_heap_pop(ls_heap *h, ls_entry *out)
 {
 	if (!h->len)
 		return false;
-	*out = h->a[0];
-	ls_entry v = h->a[--h->len];
-	uint32_t i = 0;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= h->len)
-			break;
-		if (c + 1 < h->len && entry_less(&h->a[c + 1], &h->a[c]))
-			c++;
-		if (!entry_less(&h->a[c], &v))
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (h->len)
-		h->a[i] = v;
+	*out = entry_heap_pop(h->a, &h->len);
 	return true;
 }
 
@@ -273,23 +253,11 @@ static bool ev_less(const ls_free_ev *a, const ls_free_ev *b)
 	return a->t < b->t || (a->t == b->t && a->dev < b->dev);
 }
 
+DPI_HEAP_DEFINE(ev_heap, ls_free_ev, ev_less)
+
 static void ev_pop(ls_mem *m)
 {
-	ls_free_ev v = m->ev[--m->nev];
-	uint32_t i = 0;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= m->nev)
-			break;
-		if (c + 1 < m->nev && ev_less(&m->ev[c + 1], &m->ev[c]))
-			c++;
-		if (!ev_less(&m->ev[c], &v))
-			break;
-		m->ev[i] = m->ev[c];
-		i = c;
-	}
-	if (m->nev)
-		m->ev[i] = v;
+	(void)ev_heap_pop(m->ev, &m->nev);
 }
 
 /* Releases bytes on dev at time t: now when t <= clock, else later. */
@@ -311,15 +279,7 @@ static int release(ls_mem *m, int32_t dev, int64_t bytes, double t)
 		m->ev_cap = nc;
 	}
 	ls_free_ev e = {t, dev, bytes};
-	uint32_t i = m->nev++;
-	while (i > 0) {
-		uint32_t p = (i - 1) / 2;
-		if (!ev_less(&e, &m->ev[p]))
-			break;
-		m->ev[i] = m->ev[p];
-		i = p;
-	}
-	m->ev[i] = e;
+	ev_heap_push(m->ev, &m->nev, e);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/minheap.h"
 #include "internal/sim_int.h"
 
 static dp_status nomem(dp_err *err, const char *what)
@@ -31,70 +32,28 @@ static inline int ev_less(const sim_event *a, const sim_event *b)
 	return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
 
+DPI_HEAP_DEFINE(event_heap, sim_event, ev_less)
+
 static inline void ev_push(dp_sim *s, double t, uint32_t key)
 {
-	sim_event e = {t, key};
-	uint32_t i = s->nev++;
-	while (i > 0) {
-		uint32_t p = (i - 1) / 2;
-		if (!ev_less(&e, &s->ev[p]))
-			break;
-		s->ev[i] = s->ev[p];
-		i = p;
-	}
-	s->ev[i] = e;
+	event_heap_push(s->ev, &s->nev, (sim_event){t, key});
 }
 
 static inline sim_event ev_pop(dp_sim *s)
 {
-	sim_event top = s->ev[0], e = s->ev[--s->nev];
-	uint32_t i = 0, n = s->nev;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && ev_less(&s->ev[c + 1], &s->ev[c]))
-			c++;
-		if (!ev_less(&s->ev[c], &e))
-			break;
-		s->ev[i] = s->ev[c];
-		i = c;
-	}
-	s->ev[i] = e;
-	return top;
+	return event_heap_pop(s->ev, &s->nev);
 }
 
 /* ---- ready heaps: per device, a min-heap of priority indices ---- */
 
 static inline void ready_push(uint32_t *h, uint32_t *len, uint32_t p)
 {
-	uint32_t i = (*len)++;
-	while (i > 0) {
-		uint32_t q = (i - 1) / 2;
-		if (h[q] <= p)
-			break;
-		h[i] = h[q];
-		i = q;
-	}
-	h[i] = p;
+	dpi_u32heap_push(h, len, p);
 }
 
 static inline uint32_t ready_pop(uint32_t *h, uint32_t *len)
 {
-	uint32_t top = h[0], v = h[--(*len)], i = 0, n = *len;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && h[c + 1] < h[c])
-			c++;
-		if (v <= h[c])
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	h[i] = v;
-	return top;
+	return dpi_u32heap_pop(h, len);
 }
 
 /* ---- result buffers ---- */

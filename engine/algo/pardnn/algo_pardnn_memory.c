@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/minheap.h"
 #include "internal/pardnn.h"
 
 #define PD_MEM_MAX_MOVES 4
@@ -221,40 +222,7 @@ static void select_smallest(mcand *a, uint32_t n, uint32_t m)
 	qsort(a + lo, hi - lo, sizeof *a, mcand_cmp);
 }
 
-static void mc_down(mcand *h, uint32_t n, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		if (l < n && mc_less(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && mc_less(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		mcand t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-static void mc_push(mcand *h, uint32_t *n, mcand v)
-{
-	uint32_t i = (*n)++;
-	while (i > 0 && mc_less(&v, &h[(i - 1) / 2])) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = v;
-}
-
-static mcand mc_pop(mcand *h, uint32_t *n)
-{
-	mcand top = h[0];
-	h[0] = h[--*n];
-	mc_down(h, *n, 0);
-	return top;
-}
+DPI_HEAP_DEFINE(mc_heap, mcand, mc_less)
 
 /* (communication the move adds + 1) / bytes it frees, for the unit of rep
  * going to its best target now; -1 when it fits nowhere. */
@@ -314,11 +282,11 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 	}
 	nc = kept;
 	for (uint32_t i = nc / 2; i-- > 0;)
-		mc_down(s->cand, nc, i);
+		mc_heap_down(s->cand, nc, i);
 	int64_t got = 0;
 	uint32_t moved = 0, rechecks = 4 * nc + 64;
 	while (nc > 0 && got < overflow) {
-		mcand m = mc_pop(s->cand, &nc);
+		mcand m = mc_heap_pop(s->cand, &nc);
 		if (c->stamp[m.rep] == c->stamp_gen)
 			continue; /* moved already (a stale heap entry) */
 		int64_t need = 0;
@@ -330,7 +298,7 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 		    key > s->cand[0].key) {
 			rechecks--;
 			m.key = key;
-			mc_push(s->cand, &nc, m);
+			mc_heap_push(s->cand, &nc, m);
 			continue;
 		}
 		s->left[(size_t)m.rep * PD_MEM_MAX_MOVES + s->nmoves[m.rep]++] =
@@ -373,7 +341,7 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 							     &need);
 					if (k2 < 0)
 						continue;
-					mc_push(s->cand, &nc,
+					mc_heap_push(s->cand, &nc,
 						(mcand){k2, v, s->credit[v]});
 					pushed++;
 				}
