@@ -15,56 +15,16 @@
 
 #define CRIT "#CC3311"
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[256];
-	if (!tmpdir[0]) {
-		snprintf(tmpdir, sizeof tmpdir, "/tmp/dnnpart-dot-XXXXXX");
-		if (!mkdtemp(tmpdir))
-			return NULL;
-	}
-	snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
-	return buf;
-}
-
-/* Files in tmpdir whose name starts with prefix (temporary files are
- * ".NAME.tmpXXXXXX"). */
-static int count_files(const char *prefix)
-{
-	DIR *d = opendir(tmpdir);
-	int n = 0;
-	if (!d)
-		return -1;
-	for (struct dirent *e; (e = readdir(d));)
-		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
-	closedir(d);
-	return n;
-}
-
-static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
-		    const char *layer)
-{
-	uint32_t id;
-	dp_graph_add_op(g, name, &id, NULL);
-	g->ops[id].time_us = t;
-	g->ops[id].output_bytes = out;
-	if (layer)
-		dp_graph_set_layer(g, id, layer, NULL);
-	return id;
-}
-
 /* A fork and join across two devices with awkward names:
  *   in -> left -> join -> out, in -> "right, \"quoted\"\\x" -> join. */
 static dp_graph *fork_join(void)
 {
 	dp_graph *g = dp_graph_new("fork join");
-	uint32_t in = add(g, "in", 10, 1 << 20, "stem");
-	uint32_t l = add(g, "left", 50, 2 << 20, "block/left");
-	uint32_t r = add(g, "right, \"quoted\"\\x", 20, 3 << 20, "block/right");
-	uint32_t j = add(g, "join", 10, 1 << 20, "block/join");
-	uint32_t o = add(g, "out", 5, 4096, "head");
+	uint32_t in = test_add_op(g, "in", 10, 1 << 20, "stem");
+	uint32_t l = test_add_op(g, "left", 50, 2 << 20, "block/left");
+	uint32_t r = test_add_op(g, "right, \"quoted\"\\x", 20, 3 << 20, "block/right");
+	uint32_t j = test_add_op(g, "join", 10, 1 << 20, "block/join");
+	uint32_t o = test_add_op(g, "out", 5, 4096, "head");
 	g->ops[l].param_bytes = 8 << 20;
 	dp_graph_add_edge(g, in, l, -1, false, NULL);
 	dp_graph_add_edge(g, in, r, -1, false, NULL);
@@ -133,7 +93,7 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 3, pl, &m, &plan)); /* device 2 stays empty */
-	const char *path = tmp_path("fj.dot");
+	const char *path = test_tmp_path("fj.dot");
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
 		DP_OK);
@@ -186,7 +146,7 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	dp_plan plan;
 	REQUIRE(eval(g, 2, pl, &m, &plan));
 	REQUIRE(plan.sim.cp_len >= 3);
-	const char *path = tmp_path("cp.dot");
+	const char *path = test_tmp_path("cp.dot");
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
 		DP_OK);
@@ -244,7 +204,7 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 2, pl, &m, &plan));
-	const char *path = tmp_path("back.dot");
+	const char *path = test_tmp_path("back.dot");
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
 		DP_OK);
@@ -285,7 +245,7 @@ static dp_graph *layered(uint32_t n)
 		snprintf(name, sizeof name, "op%u", i);
 		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
 			 i / (n / 4), i / 100, i / 10);
-		uint32_t id = add(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
+		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
 				  layer);
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
@@ -318,7 +278,7 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 	o.coarsen = DP_COARSEN_ALWAYS;
 	o.max_nodes = 500;
 	dp_export_report rep;
-	const char *path = tmp_path("coarse.dot");
+	const char *path = test_tmp_path("coarse.dot");
 	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
 				  &rep, &err) == DP_OK);
 	CHECK(rep.coarsened);
@@ -365,7 +325,7 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 	for (uint32_t i = 0; i < 6000; i++) {
 		bool heavy = i < 10;
 		snprintf(name, sizeof name, "c%u_%u", i / 3, i % 3);
-		uint32_t id = add(g, name, heavy ? 1000 : 1, 512, NULL);
+		uint32_t id = test_add_op(g, name, heavy ? 1000 : 1, 512, NULL);
 		if (heavy ? i > 0 : (i % 3) != 1)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
@@ -384,7 +344,7 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 	o.max_nodes = 100;
 	dp_export_report rep;
 	dp_err err;
-	const char *path = tmp_path("runs.dot");
+	const char *path = test_tmp_path("runs.dot");
 	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
 				  &rep, &err) == DP_OK);
 	CHECK_CONTAINS(rep.method, "runs of up to");
@@ -432,7 +392,7 @@ static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 2, pl, &m, &plan));
-	const char *path = tmp_path("keep.dot");
+	const char *path = test_tmp_path("keep.dot");
 	FILE *f = fopen(path, "w");
 	REQUIRE(f);
 	fputs("old\n", f);
@@ -448,7 +408,7 @@ static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 	CHECK(fgets(buf, sizeof buf, f) != NULL);
 	fclose(f);
 	CHECK_STR(buf, "old\n");
-	CHECK_INT(count_files(".keep.dot"), 0);
+	CHECK_INT(test_count_files(".keep.dot"), 0);
 	/* a folder that does not exist: an error naming the file */
 	CHECK(dp_export_write("/nonexistent-dir/x.dot", DP_EXPORT_DOT, g, &m,
 			   &plan, NULL, &err) != DP_OK);
@@ -458,29 +418,9 @@ static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 	dp_graph_free(g);
 }
 
-static void cleanup(void)
-{
-	if (!tmpdir[0])
-		return;
-	DIR *d = opendir(tmpdir);
-	if (d) {
-		char p[512];
-		for (struct dirent *e; (e = readdir(d));) {
-			if (e->d_name[0] == '.' &&
-			    (!e->d_name[1] || !strcmp(e->d_name, "..")))
-				continue;
-			snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-			unlink(p);
-		}
-		closedir(d);
-	}
-	rmdir(tmpdir);
-}
-
 static void test_dot_cleanup(void)
 {
-	cleanup();
-	CHECK(access(tmpdir, F_OK) != 0);
+	CHECK(test_tmp_cleanup());
 }
 
 TEST_MAIN(TEST(test_dot_has_one_cluster_per_device_with_its_ops),

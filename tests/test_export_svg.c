@@ -18,32 +18,6 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[256];
-	if (!tmpdir[0]) {
-		snprintf(tmpdir, sizeof tmpdir, "/tmp/dnnpart-svg-XXXXXX");
-		if (!mkdtemp(tmpdir))
-			return NULL;
-	}
-	snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
-	return buf;
-}
-
-static int count_files(const char *prefix)
-{
-	DIR *d = opendir(tmpdir);
-	int n = 0;
-	if (!d)
-		return -1;
-	for (struct dirent *e; (e = readdir(d));)
-		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
-	closedir(d);
-	return n;
-}
-
 /* ---- a small XML well-formedness checker ---- */
 
 typedef struct xml {
@@ -213,29 +187,15 @@ static bool xml_well_formed(const char *doc, char *why, size_t size)
 
 /* ---- graphs ---- */
 
-static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
-		    const char *layer)
-{
-	uint32_t id;
-	dp_graph_add_op(g, name, &id, NULL);
-	g->ops[id].time_us = t;
-	g->ops[id].output_bytes = out;
-	if (layer)
-		dp_graph_set_layer(g, id, layer, NULL);
-	return id;
-}
-
-/* Names that XML must escape, a control character and invalid UTF-8. */
+/* Names that XML must escape and a control character. (Invalid UTF-8
+ * cannot reach an export: the graph refuses such names, test_graph.c.) */
 static dp_graph *awkward(void)
 {
 	dp_graph *g = dp_graph_new("a <b> & \"c\"");
-	uint32_t a = add(g, "x<y", 10, 1 << 20, "l<1>");
-	uint32_t b = add(g, "p&q", 20, 1 << 20, "l&2");
-	uint32_t c = add(g,
-			 "bad\x01"
-			 "byte\xff",
-			 5, 4096, NULL);
-	uint32_t d = add(g, "caf\xc3\xa9 \"quoted\"", 5, 4096, NULL);
+	uint32_t a = test_add_op(g, "x<y", 10, 1 << 20, "l<1>");
+	uint32_t b = test_add_op(g, "p&q", 20, 1 << 20, "l&2");
+	uint32_t c = test_add_op(g, "bad\x01" "byte", 5, 4096, NULL);
+	uint32_t d = test_add_op(g, "caf\xc3\xa9 \"quoted\"", 5, 4096, NULL);
 	dp_graph_add_edge(g, a, b, -1, false, NULL);
 	dp_graph_add_edge(g, b, c, -1, false, NULL);
 	dp_graph_add_edge(g, a, d, -1, false, NULL);
@@ -256,7 +216,7 @@ static dp_graph *layered(uint32_t n)
 		snprintf(name, sizeof name, "op%u", i);
 		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
 			 i / (n / 4), i / 100, i / 10);
-		uint32_t id = add(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
+		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
 				  layer);
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
@@ -314,7 +274,7 @@ static void test_svg_is_well_formed_and_shows_every_device(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 3, pl, &m, &plan)); /* device 2 has no ops */
-	const char *path = tmp_path("awk.svg");
+	const char *path = test_tmp_path("awk.svg");
 	dp_err err;
 	dp_export_report rep;
 	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
@@ -354,7 +314,7 @@ static void test_svg_of_100k_ops_is_coarsened(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 4, pl, &m, &plan));
-	const char *path = tmp_path("big.svg");
+	const char *path = test_tmp_path("big.svg");
 	dp_err err;
 	dp_export_report rep;
 	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
@@ -399,7 +359,7 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 4, pl, &m, &plan));
-	const char *path = tmp_path("cancel.svg");
+	const char *path = test_tmp_path("cancel.svg");
 	FILE *f = fopen(path, "w");
 	REQUIRE(f);
 	fputs("old picture\n", f);
@@ -417,17 +377,17 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	REQUIRE(s);
 	CHECK_STR(s, "old picture\n");
 	free(s);
-	CHECK_INT(count_files(".cancel.svg"), 0);
+	CHECK_INT(test_count_files(".cancel.svg"), 0);
 	/* the layout process was killed and reaped */
 	errno = 0;
 	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
 	/* and a fresh name is not created at all */
 	atomic_store(&cancel, 0);
-	CHECK_INT(dp_export_write_opts(tmp_path("new.svg"), DP_EXPORT_SVG, g, &m,
+	CHECK_INT(dp_export_write_opts(test_tmp_path("new.svg"), DP_EXPORT_SVG, g, &m,
 				    &plan, &o, &p, NULL, &err),
 		  DP_ECANCELED);
-	CHECK_INT(count_files("new.svg"), 0);
-	CHECK_INT(count_files(".new.svg"), 0);
+	CHECK_INT(test_count_files("new.svg"), 0);
+	CHECK_INT(test_count_files(".new.svg"), 0);
 	free(pl);
 	dp_plan_free(&plan);
 	dp_machine_free(&m);
@@ -449,14 +409,14 @@ static void test_svg_layout_over_the_time_limit_is_stopped(void)
 	o.layout = "dot";
 	o.timeout_s = 0.05;
 	dp_err err;
-	const char *path = tmp_path("slow.svg");
+	const char *path = test_tmp_path("slow.svg");
 	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
 				    NULL, &err),
 		  DP_EIO);
 	CHECK_CONTAINS(err.msg, "layout took longer than 0.05 s");
 	CHECK_CONTAINS(err.msg, "--max-nodes");
 	CHECK(access(path, F_OK) != 0);
-	CHECK_INT(count_files(".slow.svg"), 0);
+	CHECK_INT(test_count_files(".slow.svg"), 0);
 	free(pl);
 	dp_plan_free(&plan);
 	dp_machine_free(&m);
@@ -475,7 +435,7 @@ static void test_svg_unknown_layout_names_the_installed_ones(void)
 	dp_export_opts_default(&o);
 	o.layout = "nosuch";
 	dp_err err;
-	const char *path = tmp_path("nolayout.svg");
+	const char *path = test_tmp_path("nolayout.svg");
 	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
 				    NULL, &err),
 		  DP_EINPUT);
@@ -507,7 +467,7 @@ static void test_svg_of_a_3000_op_training_graph_is_a_timeline(void)
 	memset(&plan, 0, sizeof plan);
 	REQUIRE(dp_plan_run(g, &m, dp_algo_default(), NULL, NULL, &plan, &err) ==
 		DP_OK);
-	const char *path = tmp_path("g3k.svg");
+	const char *path = test_tmp_path("g3k.svg");
 	dp_export_report rep;
 	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
 					 NULL, NULL, &rep, &err);
@@ -581,7 +541,7 @@ static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
 	int sent = 0;
 	dp_progress p = {term_children, &sent, NULL};
 	dp_err err;
-	const char *path = tmp_path("term.svg");
+	const char *path = test_tmp_path("term.svg");
 	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
 					 &p, NULL, &err);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -589,7 +549,7 @@ static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
 	CHECK_INT(st, DP_EINTERNAL);
 	CHECK_CONTAINS(err.msg, "stopped by signal 15");
 	CHECK(access(path, F_OK) != 0);
-	CHECK_INT(count_files(".term.svg"), 0);
+	CHECK_INT(test_count_files(".term.svg"), 0);
 	free(pl);
 	dp_plan_free(&plan);
 	dp_machine_free(&m);
@@ -598,20 +558,7 @@ static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
 
 static void test_svg_cleanup(void)
 {
-	if (!tmpdir[0])
-		return;
-	DIR *d = opendir(tmpdir);
-	if (d) {
-		char p[512];
-		for (struct dirent *e; (e = readdir(d));) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-			unlink(p);
-		}
-		closedir(d);
-	}
-	CHECK(rmdir(tmpdir) == 0);
+	CHECK(test_tmp_cleanup());
 }
 
 TEST_MAIN(TEST(test_svg_checker_rejects_broken_xml),

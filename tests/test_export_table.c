@@ -15,20 +15,6 @@
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-	static char buf[256];
-	if (!tmpdir[0]) {
-		snprintf(tmpdir, sizeof tmpdir, "/tmp/dnnpart-table-XXXXXX");
-		if (!mkdtemp(tmpdir))
-			return NULL;
-	}
-	snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
-	return buf;
-}
-
 static uint32_t add(dp_graph *g, const char *name, double t, int64_t par,
 		    const char *layer)
 {
@@ -173,7 +159,7 @@ static void test_csv_reads_back_exactly(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 2, place, &m, &plan));
-	const char *path = tmp_path("s.csv");
+	const char *path = test_tmp_path("s.csv");
 	dp_err err;
 	dp_export_report rep;
 	REQUIRE(dp_export_write_opts(path, DP_EXPORT_CSV, g, &m, &plan, NULL, NULL,
@@ -222,10 +208,10 @@ static bool comma_locale(void)
 	char cmd[256];
 	snprintf(cmd, sizeof cmd,
 		 "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1",
-		 tmpdir);
+		 test_tmp_dir());
 	if (system(cmd) != 0)
 		return false;
-	setenv("LOCPATH", tmpdir, 1);
+	setenv("LOCPATH", test_tmp_dir(), 1);
 	return setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL;
 }
 
@@ -236,7 +222,7 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 2, place, &m, &plan));
-	REQUIRE(tmp_path("x"));
+	REQUIRE(test_tmp_path("x"));
 	if (!comma_locale()) {
 		printf("# no comma locale here (localedef failed): checked "
 		       "in the C locale only\n");
@@ -246,8 +232,8 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 		CHECK_STR(probe, "1,5"); /* the locale is really active */
 	}
 	char csv[256], dot[256];
-	snprintf(csv, sizeof csv, "%s", tmp_path("loc.csv"));
-	snprintf(dot, sizeof dot, "%s", tmp_path("loc.dot"));
+	snprintf(csv, sizeof csv, "%s", test_tmp_path("loc.csv"));
+	snprintf(dot, sizeof dot, "%s", test_tmp_path("loc.dot"));
 	dp_err err;
 	REQUIRE(dp_export_write(csv, DP_EXPORT_CSV, g, &m, &plan, NULL, &err) ==
 		DP_OK);
@@ -292,7 +278,7 @@ static void test_torch_map_lists_every_layer_once(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 2, place, &m, &plan));
-	const char *path = tmp_path("m.devmap.json");
+	const char *path = test_tmp_path("m.devmap.json");
 	dp_err err;
 	dp_export_report rep;
 	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DEVMAP_TORCH, g, &m, &plan,
@@ -346,7 +332,7 @@ static void test_tf_map_has_one_line_per_op(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 3, pl, &m, &plan));
-	const char *path = tmp_path("m.tf.txt");
+	const char *path = test_tmp_path("m.tf.txt");
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
 			     &err) == DP_OK);
@@ -363,7 +349,7 @@ static void test_tf_map_has_one_line_per_op(void)
 	g = mapped();
 	REQUIRE(g);
 	REQUIRE(eval(g, 2, place, &m, &plan));
-	path = tmp_path("bad.tf.txt");
+	path = test_tmp_path("bad.tf.txt");
 	CHECK_INT(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
 			       &err),
 		  DP_EINPUT);
@@ -390,8 +376,8 @@ static void test_json_and_place_read_back(void)
 	dp_plan plan;
 	REQUIRE(eval(g, 2, pl, &m, &plan));
 	char json_path[256], place_path[256];
-	snprintf(json_path, sizeof json_path, "%s", tmp_path("p.json"));
-	snprintf(place_path, sizeof place_path, "%s", tmp_path("p.place"));
+	snprintf(json_path, sizeof json_path, "%s", test_tmp_path("p.json"));
+	snprintf(place_path, sizeof place_path, "%s", test_tmp_path("p.place"));
 	const char *paths[] = {json_path, place_path};
 	for (int i = 0; i < 2; i++) {
 		dp_export_kind k;
@@ -421,7 +407,7 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(eval(g, 2, place, &m, &plan));
-	const char *path = tmp_path("old.csv");
+	const char *path = test_tmp_path("old.csv");
 	FILE *f = fopen(path, "w");
 	REQUIRE(f);
 	fputs("old\n", f);
@@ -442,10 +428,10 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 	/* a plan for another graph is refused, not written */
 	dp_plan other = plan;
 	other.nops = plan.nops - 1;
-	CHECK_INT(dp_export_write(tmp_path("o.csv"), DP_EXPORT_CSV, g, &m, &other,
+	CHECK_INT(dp_export_write(test_tmp_path("o.csv"), DP_EXPORT_CSV, g, &m, &other,
 			       NULL, &err),
 		  DP_EINTERNAL);
-	CHECK(access(tmp_path("o.csv"), F_OK) != 0);
+	CHECK(access(test_tmp_path("o.csv"), F_OK) != 0);
 	dp_plan_free(&plan);
 	dp_machine_free(&m);
 	dp_graph_free(g);
@@ -453,14 +439,7 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 
 static void test_table_cleanup(void)
 {
-	if (getenv("KEEP"))
-		return;
-	if (!tmpdir[0])
-		return;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	CHECK(system(cmd) == 0);
-	CHECK(access(tmpdir, F_OK) != 0);
+	CHECK(test_tmp_cleanup());
 }
 
 TEST_MAIN(TEST(test_export_kind_follows_the_file_name),

@@ -1,9 +1,12 @@
 /* testlib.c - see testlib.h. */
 #include "testlib.h"
 
+#include <dirent.h>
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dnnpart/load.h"
 
@@ -156,4 +159,69 @@ dp_graph *test_load_ok(const char *path)
 		return NULL;
 	}
 	return g;
+}
+
+static char tmp_dir[64];
+
+const char *test_tmp_path(const char *name)
+{
+	static char buf[512];
+	if (!tmp_dir[0]) {
+		snprintf(tmp_dir, sizeof tmp_dir, "/tmp/dnnpart-test-XXXXXX");
+		if (!mkdtemp(tmp_dir)) {
+			tmp_dir[0] = '\0';
+			return NULL;
+		}
+	}
+	snprintf(buf, sizeof buf, "%s/%s", tmp_dir, name);
+	return buf;
+}
+
+const char *test_tmp_dir(void)
+{
+	if (!tmp_dir[0] && !test_tmp_path(""))
+		return NULL;
+	return tmp_dir;
+}
+
+bool test_tmp_cleanup(void)
+{
+	if (!tmp_dir[0] || getenv("KEEP"))
+		return true;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+	return system(cmd) == 0 && access(tmp_dir, F_OK) != 0;
+}
+
+int test_count_files(const char *prefix)
+{
+	if (!tmp_dir[0] && !test_tmp_path(""))
+		return -1;
+	DIR *d = opendir(tmp_dir);
+	if (!d)
+		return -1;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
+		     const char *layer)
+{
+	uint32_t id = 0;
+	dp_err err;
+	if (dp_graph_add_op(g, name, &id, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "adding op '%s': %s", name,
+			  err.msg);
+		return 0;
+	}
+	g->ops[id].time_us = t;
+	g->ops[id].output_bytes = out;
+	if (layer)
+		dp_graph_set_layer(g, id, layer, NULL);
+	return id;
 }

@@ -47,6 +47,24 @@ uint32_t test_randn(uint64_t *state, uint32_t n);
  * params and temps. NULL on failure. */
 dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name);
 
+/* A path named name in this test program's own fresh folder under /tmp
+ * (made on first use; NULL when it cannot be). The result is a static
+ * buffer, valid until the next call. */
+const char *test_tmp_path(const char *name);
+/* The folder itself (made on first use), or NULL. */
+const char *test_tmp_dir(void);
+/* Removes the folder and all in it (kept when KEEP is set in the
+ * environment); true when it is gone or was never made. */
+bool test_tmp_cleanup(void);
+/* Entries of that folder whose name starts with prefix ("" counts all;
+ * temporary files of afile are ".NAME.tmpXXXXXX"); -1 when unreadable. */
+int test_count_files(const char *prefix);
+/* Adds op name with time t (us), output bytes out and a layer (NULL: none)
+ * to a graph being built; returns its id. A name the graph refuses is a
+ * test failure. */
+uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
+		     const char *layer);
+
 #define TEST(fn) {#fn, fn}
 #define TEST_MAIN(...)                                                      \
 	int main(int argc, char **argv)                                     \
