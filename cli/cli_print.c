@@ -161,7 +161,7 @@ static void print_critical_path(FILE *out, const dp_graph *g, const dp_plan *p)
 			dp_units_fmt_time(r->start[u], st, sizeof st),
 			dp_units_fmt_time(r->end[u], en, sizeof en),
 			dp_sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]),
-			graph_op_name(g, u));
+			dp_graph_op_name(g, u));
 	}
 	if (r->cp_len > shown)
 		fprintf(out, "   ... %u more\n", r->cp_len - shown);
@@ -204,13 +204,13 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 	dp_plan_write_metrics(&w, m, p);
 	dp_json_begin_array(&w, "critical_path");
 	for (uint32_t i = 0; i < r->cp_len; i++)
-		dp_json_str(&w, NULL, graph_op_name(g, r->cp_ops[i]));
+		dp_json_str(&w, NULL, dp_graph_op_name(g, r->cp_ops[i]));
 	dp_json_end_array(&w);
 	dp_json_begin_array(&w, "critical_path_hops");
 	for (uint32_t i = 0; i < r->cp_len; i++) {
 		uint32_t u = r->cp_ops[i];
 		dp_json_begin_line(&w, NULL);
-		dp_json_str(&w, "op", graph_op_name(g, u));
+		dp_json_str(&w, "op", dp_graph_op_name(g, u));
 		dp_json_int(&w, "device", p->placement[u]);
 		dp_json_str(&w, "cause",
 			    dp_sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));

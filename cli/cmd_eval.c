@@ -126,7 +126,7 @@ int cmd_eval_run(int argc, char **argv)
 				"dnnpart: %s: op '%s' is placed on device %d, "
 				"but the machine has %d device%s (set -k to at "
 				"least %d)\n",
-				place_path, graph_op_name(g, u), pl[u], m.k,
+				place_path, dp_graph_op_name(g, u), pl[u], m.k,
 				m.k == 1 ? "" : "s", pl[u] + 1);
 			rc = 2;
 			goto out_m;

@@ -40,8 +40,8 @@ static int cmp_types(const void *a, const void *b)
 	const type_count *x = a, *y = b;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
-	return strcmp(graph_str(sort_graph, x->type),
-		      graph_str(sort_graph, y->type));
+	return strcmp(dp_graph_str(sort_graph, x->type),
+		      dp_graph_str(sort_graph, y->type));
 }
 
 /* Fills f; returns 0, or an exit code after printing the error. */
@@ -93,7 +93,7 @@ static int gather(const dp_graph *g, graph_facts *f)
 
 static const char *type_name(const dp_graph *g, uint32_t off)
 {
-	return off ? graph_str(g, off) : "(none)";
+	return off ? dp_graph_str(g, off) : "(none)";
 }
 
 static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
@@ -129,7 +129,7 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 		dp_units_fmt_bytes(f->total, a, sizeof a));
 	if (g->nops)
 		fprintf(out, "largest op     %s  (%s)\n",
-			graph_op_name(g, f->largest_op),
+			dp_graph_op_name(g, f->largest_op),
 			dp_units_fmt_bytes(f->largest, a, sizeof a));
 	fprintf(out, "colocation     %u group%s, %u ops in them\n", g->ngroups,
 		g->ngroups == 1 ? "" : "s", f->grouped_ops);
@@ -203,7 +203,7 @@ static void info_json(FILE *out, const dp_graph *g, dp_format fmt,
 	dp_json_int(&w, "total_memory_bytes", f->total);
 	if (g->nops) {
 		dp_json_begin_line(&w, "largest_op");
-		dp_json_str(&w, "name", graph_op_name(g, f->largest_op));
+		dp_json_str(&w, "name", dp_graph_op_name(g, f->largest_op));
 		dp_json_int(&w, "bytes", f->largest);
 		dp_json_end_object(&w);
 	} else {
@@ -216,7 +216,7 @@ static void info_json(FILE *out, const dp_graph *g, dp_format fmt,
 	dp_json_begin_array(&w, "op_types");
 	for (uint32_t i = 0; i < f->ntypes; i++) {
 		dp_json_begin_line(&w, NULL);
-		dp_json_str(&w, "type", graph_str(g, f->types[i].type));
+		dp_json_str(&w, "type", dp_graph_str(g, f->types[i].type));
 		dp_json_int(&w, "count", f->types[i].count);
 		dp_json_end_object(&w);
 	}

@@ -89,7 +89,7 @@ static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 	/* the plan on screen, not an "eval" of it */
 	snprintf(plan.algo, sizeof plan.algo, "%s", fj->algo);
 	plan.plan_ms = fj->plan_ms;
-	if (progress_canceled(&p))
+	if (dp_progress_canceled(&p))
 		r->status = dp_err_set(err, DP_ECANCELED, fj->path, 0, 0,
 				       "export canceled; no file written");
 	else

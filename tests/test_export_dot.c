@@ -216,13 +216,13 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	CHECK_INT(h->nops, g->nops);
 	CHECK_INT(h->nedges, g->nedges);
 	for (uint32_t u = 0; u < g->nops; u++) {
-		uint32_t v = dp_graph_find(h, graph_op_name(g, u));
+		uint32_t v = dp_graph_find(h, dp_graph_op_name(g, u));
 		REQUIRE(v != UINT32_MAX);
 		CHECK_NEAR(h->ops[v].time_us, g->ops[u].time_us, 0);
 		CHECK_INT(h->ops[v].output_bytes, g->ops[u].output_bytes);
 		CHECK_INT(h->ops[v].param_bytes, g->ops[u].param_bytes);
-		CHECK_STR(graph_str(h, h->ops[v].layer),
-			  graph_str(g, g->ops[u].layer));
+		CHECK_STR(dp_graph_str(h, h->ops[v].layer),
+			  dp_graph_str(g, g->ops[u].layer));
 	}
 	uint32_t controls = 0;
 	for (uint32_t i = 0; i < h->nedges; i++)

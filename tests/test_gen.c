@@ -129,9 +129,9 @@ static bool same_graph(const dp_graph *a, const dp_graph *b)
 		return false;
 	for (uint32_t u = 0; u < a->nops; u++) {
 		const dp_op *x = &a->ops[u], *y = &b->ops[u];
-		if (strcmp(graph_op_name(a, u), graph_op_name(b, u)) ||
-		    strcmp(graph_str(a, x->type), graph_str(b, y->type)) ||
-		    strcmp(graph_str(a, x->layer), graph_str(b, y->layer)) ||
+		if (strcmp(dp_graph_op_name(a, u), dp_graph_op_name(b, u)) ||
+		    strcmp(dp_graph_str(a, x->type), dp_graph_str(b, y->type)) ||
+		    strcmp(dp_graph_str(a, x->layer), dp_graph_str(b, y->layer)) ||
 		    x->time_us != y->time_us ||
 		    x->output_bytes != y->output_bytes ||
 		    x->param_bytes != y->param_bytes ||
@@ -139,8 +139,8 @@ static bool same_graph(const dp_graph *a, const dp_graph *b)
 		    (x->colocate < 0) != (y->colocate < 0) || x->pin != y->pin)
 			return false;
 		if (x->colocate >= 0 &&
-		    strcmp(graph_str(a, a->group_label[x->colocate]),
-			   graph_str(b, b->group_label[y->colocate])))
+		    strcmp(dp_graph_str(a, a->group_label[x->colocate]),
+			   dp_graph_str(b, b->group_label[y->colocate])))
 			return false;
 	}
 	for (uint32_t e = 0; e < a->nedges; e++) {
@@ -160,8 +160,8 @@ static void test_gen_is_deterministic_and_seeded(void)
 	CHECK(!same_graph(a, c));
 	/* a fixed value, so that a change of the generator is noticed: the
 	 * graph must be the same on every machine */
-	CHECK_STR(graph_op_name(a, 3), "stem/conv");
-	CHECK_STR(graph_op_name(a, a->nops - 1), "update/stem/conv/w");
+	CHECK_STR(dp_graph_op_name(a, 3), "stem/conv");
+	CHECK_STR(dp_graph_op_name(a, a->nops - 1), "update/stem/conv/w");
 	dp_graph_free(a);
 	dp_graph_free(b);
 	dp_graph_free(c);
@@ -178,8 +178,8 @@ static void test_gen_has_training_structure(void)
 	uint32_t nadd = 0, nconcat = 0, nvar = 0, nupd = 0, ngrad = 0, nfwd = 0,
 		 saved = 0;
 	for (uint32_t u = 0; u < g->nops; u++) {
-		const char *nm = graph_op_name(g, u);
-		const char *ty = graph_str(g, g->ops[u].type);
+		const char *nm = dp_graph_op_name(g, u);
+		const char *ty = dp_graph_str(g, g->ops[u].type);
 		CHECK(g->ops[u].layer != 0);
 		if (!strcmp(ty, "AddV2"))
 			nadd++;
@@ -201,7 +201,7 @@ static void test_gen_has_training_structure(void)
 			CHECK_STR(ty, "ApplyAdam");
 			REQUIRE(g->ops[u].colocate >= 0);
 			/* colocated with its variable, named after it */
-			CHECK_STR(graph_str(g,
+			CHECK_STR(dp_graph_str(g,
 					    g->group_label[g->ops[u].colocate]),
 				  nm + strlen("update/"));
 		} else if (starts(nm, "grad/")) {
@@ -213,7 +213,7 @@ static void test_gen_has_training_structure(void)
 			for (uint32_t i = g->pred_off[u];
 			     i < g->pred_off[u + 1]; i++) {
 				uint32_t p = g->edges[g->pred_edge[i]].from;
-				if (!starts(graph_op_name(g, p), "grad/"))
+				if (!starts(dp_graph_op_name(g, p), "grad/"))
 					saved++;
 			}
 			/* backward ops come after the loss in the order */
@@ -415,7 +415,7 @@ static void test_gen_towers_exchange_where_stages_begin(void)
 	REQUIRE(g);
 	uint32_t nexch = 0;
 	for (uint32_t u = 0; u < g->nops; u++) {
-		const char *nm = graph_op_name(g, u);
+		const char *nm = dp_graph_op_name(g, u);
 		size_t l = strlen(nm);
 		unsigned t, st, b;
 		if (l < 5 || strcmp(nm + l - 5, "/proj") ||
@@ -423,8 +423,8 @@ static void test_gen_towers_exchange_where_stages_begin(void)
 			continue;
 		for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
 			uint32_t p = g->edges[g->pred_edge[i]].from;
-			const char *pn = graph_op_name(g, p);
-			if (!strcmp(graph_str(g, g->ops[p].type), "VariableV2"))
+			const char *pn = dp_graph_op_name(g, p);
+			if (!strcmp(dp_graph_str(g, g->ops[p].type), "VariableV2"))
 				continue;
 			unsigned pt;
 			REQUIRE(sscanf(pn, "t%u/", &pt) == 1);
@@ -444,7 +444,7 @@ static void test_gen_updates_are_independent(void)
 	REQUIRE(g);
 	uint32_t n = 0;
 	for (uint32_t u = 0; u < g->nops; u++) {
-		const char *nm = graph_op_name(g, u);
+		const char *nm = dp_graph_op_name(g, u);
 		if (!starts(nm, "update/"))
 			continue;
 		n++;
@@ -452,7 +452,7 @@ static void test_gen_updates_are_independent(void)
 		REQUIRE(g->pred_off[u + 1] - g->pred_off[u] == 2);
 		for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
 			const dp_edge *e = &g->edges[g->pred_edge[i]];
-			const char *pn = graph_op_name(g, e->from);
+			const char *pn = dp_graph_op_name(g, e->from);
 			if (e->control)
 				CHECK_STR(pn, nm + strlen("update/"));
 			else

@@ -129,7 +129,7 @@ static void test_graph_colocation_groups(void)
 	CHECK_INT(g->group_off[1] - g->group_off[0], 2);
 	CHECK_INT(g->group_ops[g->group_off[0]], 0);
 	CHECK_INT(g->group_ops[g->group_off[0] + 1], 3);
-	CHECK_STR(graph_str(g, g->group_label[1]), "v");
+	CHECK_STR(dp_graph_str(g, g->group_label[1]), "v");
 	dp_graph_free(g);
 
 	g = chain(3);
@@ -150,9 +150,9 @@ static void test_graph_strings_are_interned(void)
 	dp_graph_set_type(g, 2, "MatMul", NULL);
 	dp_graph_set_layer(g, 1, "enc/0", NULL);
 	CHECK_INT(g->ops[0].type, g->ops[2].type);
-	CHECK_STR(graph_str(g, g->ops[2].type), "MatMul");
-	CHECK_STR(graph_str(g, g->ops[1].layer), "enc/0");
-	CHECK_STR(graph_str(g, g->ops[0].layer), "");
+	CHECK_STR(dp_graph_str(g, g->ops[2].type), "MatMul");
+	CHECK_STR(dp_graph_str(g, g->ops[1].layer), "enc/0");
+	CHECK_STR(dp_graph_str(g, g->ops[0].layer), "");
 	dp_graph_free(g);
 }
 

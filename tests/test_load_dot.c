@@ -24,14 +24,14 @@ static void test_dot_attributes_and_defaults(void)
 	CHECK(in == 0 && conv == 1 && relu == 2 && late == 3);
 	CHECK_NEAR(g->ops[in].time_us, 0, 0); /* explicit 0 stays 0 */
 	CHECK_INT(g->ops[in].output_bytes, 1048576);
-	CHECK_STR(graph_str(g, g->ops[in].type), "Op"); /* node default */
+	CHECK_STR(dp_graph_str(g, g->ops[in].type), "Op"); /* node default */
 	const dp_op *c = &g->ops[conv];
 	CHECK_NEAR(c->time_us, 120.5, 0);
 	CHECK_INT(c->output_bytes, 4096);
 	CHECK_INT(c->param_bytes, 2048);
 	CHECK_INT(c->temp_bytes, 512);
-	CHECK_STR(graph_str(g, c->type), "Conv2D");
-	CHECK_STR(graph_str(g, c->layer), "block1");
+	CHECK_STR(dp_graph_str(g, c->type), "Conv2D");
+	CHECK_STR(dp_graph_str(g, c->layer), "block1");
 	CHECK_INT(c->pin, 1);
 	CHECK(c->colocate >= 0 && c->colocate == g->ops[relu].colocate);
 	CHECK_NEAR(g->ops[relu].time_us, 2000, 0); /* "2ms" */
@@ -63,16 +63,16 @@ static void test_dot_op_order_is_first_appearance(void)
 	static const char *const want[] = {"b", "d", "a", "c", "e"};
 	REQUIRE(g->nops == 5);
 	for (uint32_t i = 0; i < 5; i++)
-		CHECK_STR(graph_op_name(g, i), want[i]);
+		CHECK_STR(dp_graph_op_name(g, i), want[i]);
 	/* edges: b->d, c->b, e->a, a->c in file order */
-	CHECK_STR(graph_op_name(g, g->edges[2].from), "e");
-	CHECK_STR(graph_op_name(g, g->edges[3].from), "a");
+	CHECK_STR(dp_graph_op_name(g, g->edges[2].from), "e");
+	CHECK_STR(dp_graph_op_name(g, g->edges[3].from), "a");
 	CHECK_STR(g->name, "dot_order"); /* anonymous graph: file name */
 	/* the same file gives the same graph every time */
 	dp_graph *h = test_load_ok(D "dot_order.dot");
 	REQUIRE(h);
 	for (uint32_t i = 0; i < 5; i++)
-		CHECK_STR(graph_op_name(h, i), graph_op_name(g, i));
+		CHECK_STR(dp_graph_op_name(h, i), dp_graph_op_name(g, i));
 	for (uint32_t e = 0; e < g->nedges; e++)
 		CHECK(g->edges[e].from == h->edges[e].from &&
 		      g->edges[e].to == h->edges[e].to);
@@ -86,8 +86,8 @@ static void test_dot_undirected_and_strict(void)
 	REQUIRE(g);
 	CHECK_INT(g->nops, 3);
 	CHECK_INT(g->nedges, 2); /* strict merges p -- q twice */
-	CHECK_STR(graph_op_name(g, g->edges[0].from), "p");
-	CHECK_STR(graph_op_name(g, g->edges[1].to), "r");
+	CHECK_STR(dp_graph_op_name(g, g->edges[0].from), "p");
+	CHECK_STR(dp_graph_op_name(g, g->edges[1].to), "r");
 	CHECK_INT(g->edges[1].bytes, 10);
 	dp_graph_free(g);
 }
@@ -232,7 +232,7 @@ static void test_dot_real_pardnn_edges_file(void)
 	/* the counts the benchmark README states for this graph */
 	CHECK_INT(g->nops, 6094);
 	CHECK_INT(g->nedges, 12222);
-	CHECK_STR(graph_op_name(g, 0), "iterator");
+	CHECK_STR(dp_graph_op_name(g, 0), "iterator");
 	CHECK_NEAR(g->total_time_us, 6094, 0); /* no times: 1 µs each */
 	dp_graph_free(g);
 }

@@ -78,12 +78,12 @@ static void test_fiddle_resnet50_layer_training(void)
 	uint32_t f = dp_graph_find(g, "node77"), b = dp_graph_find(g, "node77grad");
 	REQUIRE(f != UINT32_MAX && b != UINT32_MAX);
 	CHECK_INT(g->ops[f].colocate, g->ops[b].colocate);
-	CHECK_STR(graph_str(g, g->group_label[g->ops[f].colocate]), "color77");
+	CHECK_STR(dp_graph_str(g, g->group_label[g->ops[f].colocate]), "color77");
 	CHECK_NEAR(g->ops[f].time_us, 1236.0, 1e-9);
 	CHECK_INT(g->ops[f].param_bytes, 205524992);
-	CHECK_STR(graph_str(g, g->ops[f].type), "forward");
-	CHECK_STR(graph_str(g, g->ops[b].type), "backward");
-	CHECK_STR(graph_str(g, g->ops[b].layer), "class77");
+	CHECK_STR(dp_graph_str(g, g->ops[f].type), "forward");
+	CHECK_STR(dp_graph_str(g, g->ops[b].type), "backward");
+	CHECK_STR(dp_graph_str(g, g->ops[b].layer), "class77");
 	dp_graph_free(g);
 }
 
@@ -173,8 +173,8 @@ static void test_fiddle_host_node_left_out(void)
 	CHECK_INT(g->ngroups, 1); /* color2; color1 has one node */
 	CHECK_INT(g->ops[d].colocate, g->ops[dg].colocate);
 	CHECK_INT(g->ops[e].colocate, -1);
-	CHECK_STR(graph_str(g, g->ops[d].layer), "layer3");
-	CHECK_STR(graph_str(g, g->ops[dg].layer), "class2");
+	CHECK_STR(dp_graph_str(g, g->ops[d].layer), "layer3");
+	CHECK_STR(dp_graph_str(g, g->ops[dg].layer), "class2");
 	CHECK_INT(g->hint.devices, 3);
 	CHECK_INT(g->hint.memory_bytes, 4096);
 	dp_graph_free(g);

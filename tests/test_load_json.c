@@ -22,22 +22,22 @@ static void test_json_every_field_is_read(void)
 		 c = dp_graph_find(g, "c\xc3\xa9"); /* "c\u00e9" decoded */
 	REQUIRE(a == 0 && b == 1 && c == 2);
 	const dp_op *oa = &g->ops[a], *ob = &g->ops[b], *oc = &g->ops[c];
-	CHECK_STR(graph_str(g, oa->type), "MatMul");
+	CHECK_STR(dp_graph_str(g, oa->type), "MatMul");
 	CHECK_NEAR(oa->time_us, 12.5, 0);
 	CHECK_INT(oa->output_bytes, 1048576);
 	CHECK_INT(oa->param_bytes, 2 * 1048576); /* "2MiB" */
 	CHECK_INT(oa->temp_bytes, 64);
 	CHECK_INT(oa->pin, -1);
-	CHECK_STR(graph_str(g, oa->layer), "enc/0");
+	CHECK_STR(dp_graph_str(g, oa->layer), "enc/0");
 	CHECK(oa->colocate >= 0 && oa->colocate == ob->colocate);
-	CHECK_STR(graph_str(g, g->group_label[oa->colocate]), "g1");
+	CHECK_STR(dp_graph_str(g, g->group_label[oa->colocate]), "g1");
 	CHECK_INT(ob->pin, 1);
 	CHECK_INT(ob->output_bytes, 1000);     /* "1kB" */
-	CHECK_STR(graph_str(g, ob->type), ""); /* null = not given */
+	CHECK_STR(dp_graph_str(g, ob->type), ""); /* null = not given */
 	CHECK_NEAR(ob->time_us, 3, 0);
 	/* an integer colocation label becomes its decimal text */
 	CHECK(oc->colocate >= 0);
-	CHECK_STR(graph_str(g, g->group_label[oc->colocate]), "7");
+	CHECK_STR(dp_graph_str(g, g->group_label[oc->colocate]), "7");
 	CHECK_NEAR(oc->time_us, 0, 0);
 	/* edges in file order; bytes resolved by finalize */
 	CHECK_INT(g->edges[0].from, a);
@@ -275,10 +275,10 @@ static void test_json_large_generated_graph(void)
 	CHECK_INT(g->nedges, edges);
 	CHECK_INT(edges, 3 * n - 1 - 2 - 7);
 	CHECK_STR(g->name, "big");
-	CHECK_STR(graph_op_name(g, 123456), "op123456");
+	CHECK_STR(dp_graph_op_name(g, 123456), "op123456");
 	CHECK_NEAR(g->ops[123456].time_us, 56.5, 0);
 	CHECK_INT(g->ops[123456].output_bytes, 124456);
-	CHECK_STR(graph_str(g, g->ops[123456].layer), "l123");
+	CHECK_STR(dp_graph_str(g, g->ops[123456].layer), "l123");
 	CHECK_INT(g->topo[n - 1], n - 1);
 	dp_graph_free(g);
 }

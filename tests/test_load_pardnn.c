@@ -109,8 +109,8 @@ static void test_pardnn_resnet_variables_and_refs(void)
 	uint32_t read = op(g, "resnet_model/conv2d/conv2d/readvariableop");
 	REQUIRE(k != UINT32_MAX && mom != UINT32_MAX && apply != UINT32_MAX &&
 		read != UINT32_MAX);
-	CHECK_STR(graph_str(g, g->ops[k].type), "Variable");
-	CHECK_STR(graph_str(g, g->ops[read].type), "RefOp");
+	CHECK_STR(dp_graph_str(g, g->ops[k].type), "Variable");
+	CHECK_STR(dp_graph_str(g, g->ops[read].type), "RefOp");
 	/* "resnet_model/conv2d/kernel":: 4 (a resource handle) */
 	CHECK_INT(g->ops[k].param_bytes, 4);
 	CHECK_INT(g->ops[k].output_bytes, 0);
@@ -119,7 +119,7 @@ static void test_pardnn_resnet_variables_and_refs(void)
 	CHECK_INT(g->ops[mom].colocate, g->ops[k].colocate);
 	CHECK_INT(g->ops[apply].colocate, g->ops[k].colocate);
 	CHECK_INT(g->ops[read].colocate, g->ops[k].colocate);
-	CHECK_STR(graph_str(g, g->group_label[g->ops[k].colocate]),
+	CHECK_STR(dp_graph_str(g, g->group_label[g->ops[k].colocate]),
 		  "resnet_model/conv2d/kernel");
 	CHECK_INT(group_size(g, k), 18);
 	/* src and snk: kept as isolated zero-time ops */
@@ -132,9 +132,9 @@ static void test_pardnn_resnet_variables_and_refs(void)
 	uint32_t gr = op(g, "gradients/resnet_model/conv2d_8/conv2d_grad/"
 			    "conv2dbackpropinput");
 	if (gr != UINT32_MAX)
-		CHECK_STR(graph_str(g, g->ops[gr].layer),
+		CHECK_STR(dp_graph_str(g, g->ops[gr].layer),
 			  "resnet_model/conv2d_8");
-	CHECK_STR(graph_str(g, g->ops[k].layer), "resnet_model/conv2d");
+	CHECK_STR(dp_graph_str(g, g->ops[k].layer), "resnet_model/conv2d");
 	dp_graph_free(g);
 }
 

@@ -97,7 +97,7 @@ static void test_pipedream_resnet50_counts_and_totals(void)
 	uint32_t in = op(g, "node1");
 	REQUIRE(in != UINT32_MAX);
 	CHECK_NEAR(g->ops[in].time_us, 0.0, 0);
-	CHECK_STR(graph_str(g, g->ops[in].type), "Input");
+	CHECK_STR(dp_graph_str(g, g->ops[in].type), "Input");
 	CHECK(op(g, "node1_bw") == UINT32_MAX);
 	CHECK_INT(g->cpu_pinned, 0);
 	dp_graph_free(g);
@@ -118,9 +118,9 @@ static void test_pipedream_layer_becomes_forward_and_backward(void)
 	CHECK_INT(g->ops[f].output_bytes, 205520896);
 	CHECK_INT(g->ops[f].param_bytes, 0);
 	CHECK_INT(g->ops[b].param_bytes, 262144);
-	CHECK_STR(graph_str(g, g->ops[f].type), "Conv2d");
-	CHECK_STR(graph_str(g, g->ops[b].type), "Conv2dBackward");
-	CHECK_STR(graph_str(g, g->ops[b].layer), "node76");
+	CHECK_STR(dp_graph_str(g, g->ops[f].type), "Conv2d");
+	CHECK_STR(dp_graph_str(g, g->ops[b].type), "Conv2dBackward");
+	CHECK_STR(dp_graph_str(g, g->ops[b].layer), "node76");
 	/* parameters: forward and backward share a device */
 	CHECK(g->ops[f].colocate >= 0);
 	CHECK_INT(g->ops[f].colocate, g->ops[b].colocate);

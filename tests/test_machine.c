@@ -19,9 +19,9 @@ static void test_machine_init_defaults(void)
 	CHECK_STR(m.link_name, "pardnn");
 	CHECK_NEAR(m.bw, 130000, 0); /* 130 GB/s in bytes per µs */
 	CHECK_NEAR(m.lat, 25, 0);
-	CHECK_NEAR(machine_comm(&m, 0, 1, 1300000), 25 + 10, 1e-12);
-	CHECK_NEAR(machine_comm(&m, 2, 2, 1300000), 0, 0);
-	CHECK_NEAR(machine_comm(&m, 0, 3, 0), 25, 0); /* control: latency */
+	CHECK_NEAR(dp_machine_comm(&m, 0, 1, 1300000), 25 + 10, 1e-12);
+	CHECK_NEAR(dp_machine_comm(&m, 2, 2, 1300000), 0, 0);
+	CHECK_NEAR(dp_machine_comm(&m, 0, 3, 0), 25, 0); /* control: latency */
 	dp_machine_free(&m);
 }
 

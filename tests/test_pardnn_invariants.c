@@ -133,7 +133,7 @@ static void test_pardnn_every_op_colocated_terminates(void)
 	dp_graph *g = dp_graph_new("all-colocated");
 	for (uint32_t u = 0; u < g0->nops; u++) {
 		uint32_t id;
-		dp_graph_add_op(g, graph_op_name(g0, u), &id, NULL);
+		dp_graph_add_op(g, dp_graph_op_name(g0, u), &id, NULL);
 		g->ops[id].time_us = g0->ops[u].time_us;
 		g->ops[id].output_bytes = g0->ops[u].output_bytes;
 		g->ops[id].param_bytes = g0->ops[u].param_bytes;

@@ -73,7 +73,7 @@ static void check_structure(const dp_graph *g, const char *path)
 	CHECK_INT(g->hint.memory_bytes, 16LL << 30);
 	uint32_t vars = 0, updates = 0, grads = 0;
 	for (uint32_t u = 0; u < g->nops; u++) {
-		const char *t = graph_str(g, g->ops[u].type);
+		const char *t = dp_graph_str(g, g->ops[u].type);
 		if (strcmp(t, "Variable") == 0) {
 			vars++;
 			if (g->ops[u].param_bytes <= 0 ||
@@ -81,7 +81,7 @@ static void check_structure(const dp_graph *g, const char *path)
 				test_fail(__FILE__, __LINE__,
 					  "%s: variable %s has no memory or "
 					  "group",
-					  path, graph_op_name(g, u));
+					  path, dp_graph_op_name(g, u));
 		} else if (strcmp(t, "ApplyAdam") == 0 ||
 			   strcmp(t, "ApplyMomentum") == 0) {
 			updates++;

@@ -349,7 +349,7 @@ static bool check_xfer(scase *c, const dp_sim_result *r, char **w, int n)
 				return false;
 			if (x->op != id)
 				return fail(c, "%s: op '%s', want '%s'", what,
-					    graph_op_name(c->g, x->op), v);
+					    dp_graph_op_name(c->g, x->op), v);
 		}
 		if ((v = kv(w, n, 2, "src")) && !same_i(c, what, x->src, v))
 			return false;
@@ -517,7 +517,7 @@ static bool check_cp(scase *c, const dp_sim_result *r, char **w, int n)
 		return false;
 	if (r->cp_ops[i] != id)
 		return fail(c, "critical path hop %lld: op '%s', want '%s'", i,
-			    graph_op_name(c->g, r->cp_ops[i]), buf);
+			    dp_graph_op_name(c->g, r->cp_ops[i]), buf);
 	if (cause) {
 		int k = -1;
 		for (int j = 0; j < 4; j++)

@@ -274,15 +274,15 @@ static void test_ops_search_filter_sort(void)
 	type(&st, "attn");
 	press(&st, VK_ENTER);
 	state_prepare(&st);
-	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
+	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
 	press(&st, 'n');
-	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn1");
+	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn1");
 	press(&st, 'n');
-	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
+	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
 	press(&st, 'n'); /* wraps */
-	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
+	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
 	press(&st, 'N');
-	CHECK_STR(graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
+	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
 	press(&st, '/');
 	press(&st, VK_CTRL_U);
 	type(&st, "nothing-like-this");
@@ -303,11 +303,11 @@ static void test_ops_search_filter_sort(void)
 	state_prepare(&st);
 	CHECK_INT(st.ops_n, 10);
 	for (uint32_t i = 1; i < st.ops_n; i++)
-		CHECK(strcmp(graph_op_name(st.g, st.ops_idx[i - 1]),
-			     graph_op_name(st.g, st.ops_idx[i])) < 0);
+		CHECK(strcmp(dp_graph_op_name(st.g, st.ops_idx[i - 1]),
+			     dp_graph_op_name(st.g, st.ops_idx[i])) < 0);
 	press(&st, 'I');
 	state_prepare(&st);
-	CHECK_STR(graph_op_name(st.g, st.ops_idx[0]), "update");
+	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[0]), "update");
 	state_free(&st);
 }
 
@@ -320,13 +320,13 @@ static void test_enter_opens_op_detail_and_esc_goes_back(void)
 	press(&st, VK_DOWN);
 	press(&st, VK_ENTER);
 	CHECK_INT(st.view, VIEW_OP);
-	CHECK_STR(graph_op_name(st.g, st.op), "attn0");
+	CHECK_STR(dp_graph_op_name(st.g, st.op), "attn0");
 	press(&st, VK_ESC);
 	CHECK_INT(st.view, VIEW_CRITICAL);
 	press(&st, '5');
 	press(&st, 'G');
 	press(&st, VK_ENTER);
-	CHECK_STR(graph_op_name(st.g, st.op), "update");
+	CHECK_STR(dp_graph_op_name(st.g, st.op), "update");
 	state_free(&st);
 }
 

@@ -12,7 +12,9 @@ compiler alone does not:
     actions.h makes the two modules depend on each other);
   - every #include "..." resolves inside the layers its folder may use (the
     same rule as the Makefile's INC_* include paths);
-  - public headers include only public headers and system headers;
+  - public headers include only public headers and system headers, and
+    every function, static inline helper and macro they declare is named
+    dp_* / DP_*;
   - with --lib FILE: at least 90 % of the library's exported symbols start
     with dp_ (the public prefix).
 Prints one "ok - NAME" or "not ok - NAME: why" line per rule (tests/run.sh
@@ -201,6 +203,22 @@ def main(argv):
           ['%s includes %s' % (f, t) for f in files
            if f.startswith('include/') for t in graph[f]
            if not t.startswith('include/')])
+    names = []
+    decl = re.compile(r'^(?:static inline |extern )?[A-Za-z_][\w \t\*]*?'
+                      r'\b([A-Za-z_]\w*)\s*\(')
+    for f in files:
+        if not f.startswith('include/'):
+            continue
+        with open(os.path.join(ROOT, f), encoding='utf-8') as fh:
+            for n, line in enumerate(fh, 1):
+                m = re.match(r'#\s*define\s+(\w+)', line)
+                if m and not m.group(1).startswith(('DP_', 'DNNPART_')):
+                    names.append('%s:%d: macro %s' % (f, n, m.group(1)))
+                m = decl.match(line)
+                if (m and not line.startswith('typedef') and
+                        not m.group(1).startswith('dp_')):
+                    names.append('%s:%d: %s' % (f, n, m.group(1)))
+    check('public-names-prefixed', names)
     if lib:
         try:
             nm = subprocess.run(['nm', '-g', '--defined-only', lib],

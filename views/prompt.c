@@ -36,7 +36,7 @@ unsigned prompt_search(vstate *st, int dir, bool include_cursor)
 		if (state_op_matches(st, st->ops_idx[at], st->search)) {
 			st->ops_cursor = at;
 			state_status(st, false, "'%s': %s", st->search,
-				     graph_op_name(st->g, st->ops_idx[at]));
+				     dp_graph_op_name(st->g, st->ops_idx[at]));
 			return AR_REDRAW;
 		}
 	}

@@ -287,9 +287,9 @@ static bool contains_ci(const char *hay, const char *needle)
 bool state_op_matches(const vstate *st, uint32_t u, const char *text)
 {
 	const dp_op *op = &st->g->ops[u];
-	return contains_ci(graph_op_name(st->g, u), text) ||
-	       contains_ci(graph_str(st->g, op->type), text) ||
-	       contains_ci(graph_str(st->g, op->layer), text);
+	return contains_ci(dp_graph_op_name(st->g, u), text) ||
+	       contains_ci(dp_graph_str(st->g, op->type), text) ||
+	       contains_ci(dp_graph_str(st->g, op->layer), text);
 }
 
 static int cmp_num(double a, double b)
@@ -309,11 +309,11 @@ static int op_cmp(const vstate *st, uint32_t a, uint32_t b)
 		c = p ? cmp_num(p->sim.start[a], p->sim.start[b]) : 0;
 		break;
 	case SORT_NAME:
-		c = strcmp(graph_op_name(g, a), graph_op_name(g, b));
+		c = strcmp(dp_graph_op_name(g, a), dp_graph_op_name(g, b));
 		break;
 	case SORT_TYPE:
-		c = strcmp(graph_str(g, g->ops[a].type),
-			   graph_str(g, g->ops[b].type));
+		c = strcmp(dp_graph_str(g, g->ops[a].type),
+			   dp_graph_str(g, g->ops[b].type));
 		break;
 	case SORT_DEVICE:
 		c = p ? p->placement[a] - p->placement[b] : 0;

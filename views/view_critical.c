@@ -104,8 +104,8 @@ static void critical_draw(const vstate *st, vgrid *g, vrect r)
 		dp_hop_cause c = (dp_hop_cause)s->cp_cause[h];
 		view_cell(g, &x, y, wc, sel ? ns : cause_style(c),
 			  dp_sim_hop_cause_name(c));
-		snprintf(buf, sizeof buf, "%s  %s", graph_op_name(st->g, u),
-			 graph_str(st->g, st->g->ops[u].type));
+		snprintf(buf, sizeof buf, "%s  %s", dp_graph_op_name(st->g, u),
+			 dp_graph_str(st->g, st->g->ops[u].type));
 		grid_puts_fit(g, x, y, head[6].w, ns, buf);
 	}
 	view_scroll_note(g, r, r.y, first, rows, (int)n);

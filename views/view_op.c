@@ -88,7 +88,7 @@ static void edge_line(const vstate *st, vgrid *g, int x, int y, int w,
 		wop = 16;
 	grid_puts_fit(g, x, y, wop - 1,
 		      st->on_cp[other] ? ST_CRITICAL : ST_NORMAL,
-		      graph_op_name(st->g, other));
+		      dp_graph_op_name(st->g, other));
 	snprintf(buf, sizeof buf, "GPU%d", dev_o);
 	grid_puts_fit(g, x + wop, y, 6, ST_NORMAL, buf);
 	grid_puts_fit(g, x + wop + 7, y, 10, ST_NORMAL,
@@ -168,9 +168,9 @@ static void op_draw(const vstate *st, vgrid *g, vrect r)
 	const dp_op *op = &gr->ops[u];
 	char buf[400], a[32], b[32], c[32], d[32];
 	int y = r.y;
-	snprintf(buf, sizeof buf, "%s  type %s  layer %s", graph_op_name(gr, u),
-		 op->type ? graph_str(gr, op->type) : "-",
-		 op->layer ? graph_str(gr, op->layer) : "-");
+	snprintf(buf, sizeof buf, "%s  type %s  layer %s", dp_graph_op_name(gr, u),
+		 op->type ? dp_graph_str(gr, op->type) : "-",
+		 op->layer ? dp_graph_str(gr, op->layer) : "-");
 	grid_puts(g, r.x, y++, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "GPU%d  start %s  end %s  duration %s%s",
 		 p->placement[u], dp_units_fmt_time(p->sim.start[u], a, sizeof a),
@@ -190,7 +190,7 @@ static void op_draw(const vstate *st, vgrid *g, vrect r)
 	if (op->colocate >= 0 || op->pin >= 0) {
 		snprintf(buf, sizeof buf, "colocation group %s  pin %s",
 			 op->colocate >= 0
-				 ? graph_str(gr, gr->group_label[op->colocate])
+				 ? dp_graph_str(gr, gr->group_label[op->colocate])
 				 : "-",
 			 op->pin >= 0
 				 ? (snprintf(a, sizeof a, "GPU%d", op->pin), a)

@@ -96,9 +96,9 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 		if (sel)
 			view_select_row(g, r, y);
 		x = r.x;
-		view_cell(g, &x, y, wname, ns, graph_op_name(st->g, u));
+		view_cell(g, &x, y, wname, ns, dp_graph_op_name(st->g, u));
 		view_cell(g, &x, y, wtype, sel ? ns : ST_DIM,
-			  graph_str(st->g, op->type));
+			  dp_graph_str(st->g, op->type));
 		snprintf(buf, sizeof buf, "GPU%d", p->placement[u]);
 		view_cell(g, &x, y, wd, ns, buf);
 		view_cell(g, &x, y, wt, ns,

@@ -24,7 +24,7 @@ dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m, dp_err *err
 			return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 					  "op '%s' is pinned to device %d but "
 					  "the machine has %d device%s (0..%d)",
-					  graph_op_name(g, u), pin, m->k,
+					  dp_graph_op_name(g, u), pin, m->k,
 					  m->k == 1 ? "" : "s", m->k - 1);
 	}
 	return DP_OK;

@@ -328,7 +328,7 @@ static int bisect(contig *c, bool on_time, double lo, double hi,
 	 * 1% is plenty (and each of its rounds costs fresh checks) */
 	double tol = on_time ? 1e-9 : 1e-2;
 	for (int it = 0; it < 64 && hi - lo > tol * hi; it++) {
-		if (progress_canceled(p))
+		if (dp_progress_canceled(p))
 			return -2;
 		double mid = lo + (hi - lo) / 2;
 		int ok;
@@ -454,13 +454,13 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 		return st;
 	}
 	build_loads(&c);
-	progress_report(p, "contig", 0.0);
+	dp_progress_report(p, "contig", 0.0);
 	double min_speed = m->speed[0];
 	for (int d = 1; d < m->k; d++)
 		if (m->speed[d] < min_speed)
 			min_speed = m->speed[d];
 	int rc = find_scale(&c, p);
-	progress_report(p, "contig", 0.5);
+	dp_progress_report(p, "contig", 0.5);
 	/* at this bound time never binds: the split passes as with none */
 	double hi_t = c.ptime[n] / min_speed;
 	hi_t = hi_t > 0 ? hi_t * (1 + 1e-9) + 1e-9 : 1e-9;
@@ -494,7 +494,7 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 			placement[v] = placement[c.leader[grp]];
 	}
 	contig_free(&c);
-	progress_report(p, "contig", 1.0);
+	dp_progress_report(p, "contig", 1.0);
 	return DP_OK;
 }
 

@@ -321,12 +321,12 @@ dp_status dpi_heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 
 	for (uint32_t i = 0; i < n; i++) {
 		if ((i & 1023) == 0) {
-			if (progress_canceled(pb->progress)) {
+			if (dp_progress_canceled(pb->progress)) {
 				work_free(&w, k);
 				return dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
 						  "canceled");
 			}
-			progress_report(pb->progress, "heft",
+			dp_progress_report(pb->progress, "heft",
 					(double)i / (n ? n : 1));
 		}
 		uint32_t v = w.order[i].op;
@@ -409,7 +409,7 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 	st = dpi_ls_verify(g, m, o ? o->contention : DP_CONT_PORT, heft_attempt, &c,
 		       p, placement, err);
 	if (!st)
-		progress_report(p, "heft", 1.0);
+		dp_progress_report(p, "heft", 1.0);
 out:
 	free(c.comm);
 	free(c.sched.proc);

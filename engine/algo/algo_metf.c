@@ -79,7 +79,7 @@ static double xfer(metf *s, uint32_t u, int32_t d, int64_t bytes, bool reserve,
 		   double *xstart)
 {
 	int32_t src = s->dev[u];
-	double dur = machine_comm(s->m, src, d, bytes);
+	double dur = dp_machine_comm(s->m, src, d, bytes);
 	double t = s->end[u];
 	if (s->cont == DP_CONT_PORT) {
 		double sf = s->send_free[src];
@@ -386,12 +386,12 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 			goto oom;
 	for (uint32_t placed = 0; placed < n; placed++) {
 		if ((placed & 1023) == 0) {
-			if (progress_canceled(s->p)) {
+			if (dp_progress_canceled(s->p)) {
 				attempt_free(s);
 				return dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
 						  "canceled");
 			}
-			progress_report(s->p, "metf", (double)placed / n);
+			dp_progress_report(s->p, "metf", (double)placed / n);
 		}
 		for (;;) {
 			int32_t best = -1;
@@ -470,7 +470,7 @@ static dp_status metf_run(const dp_graph *g, const dp_machine *m,
 	dpi_ls_upward_ranks(g, wbar, cbar, s.rank);
 	st = dpi_ls_verify(g, m, s.cont, metf_attempt, &s, p, placement, err);
 	if (!st)
-		progress_report(p, "metf", 1.0);
+		dp_progress_report(p, "metf", 1.0);
 out:
 	free(s.rank);
 	free(wbar);

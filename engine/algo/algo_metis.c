@@ -314,7 +314,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 	idx_t *part = NULL;
 	real_t *tp = NULL;
 	int32_t *to_dev = NULL;
-	progress_report(p, "metis", 0.0);
+	dp_progress_report(p, "metis", 0.0);
 	if (contract(g, &cons, k, &mg))
 		goto nomem;
 	part = malloc(((size_t)mg.nv + 1) * sizeof *part);
@@ -334,12 +334,12 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 		if (!tp)
 			goto nomem;
 		target_shares(m, (int)ncon, tp);
-		if (progress_canceled(p)) {
+		if (dp_progress_canceled(p)) {
 			st = dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
 					"canceled");
 			goto out;
 		}
-		progress_report(p, "metis", 0.2);
+		dp_progress_report(p, "metis", 0.2);
 		idx_t options[METIS_NOPTIONS];
 		METIS_SetDefaultOptions(options);
 		options[METIS_OPTION_SEED] = 1;
@@ -373,7 +373,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 			goto out;
 		}
 	}
-	if (progress_canceled(p)) {
+	if (dp_progress_canceled(p)) {
 		st = dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "canceled");
 		goto out;
 	}
@@ -383,7 +383,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 		if (cons.forced[u] >= 0)
 			placement[u] = cons.forced[u];
 	}
-	progress_report(p, "metis", 1.0);
+	dp_progress_report(p, "metis", 1.0);
 	goto out;
 nomem:
 	st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,

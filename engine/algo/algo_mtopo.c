@@ -113,13 +113,13 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 	int d = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (i % MTOPO_POLL == 0) {
-			if (progress_canceled(p)) {
+			if (dp_progress_canceled(p)) {
 				free(used);
 				free(budget);
 				return dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
 						  "mtopo was canceled");
 			}
-			progress_report(p, "mtopo: filling devices",
+			dp_progress_report(p, "mtopo: filling devices",
 					(double)i / (double)n);
 		}
 		uint32_t u = g->topo[i];
@@ -133,7 +133,7 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 		used[d] += mem;
 		place_unit(g, u, d, placement);
 	}
-	progress_report(p, "mtopo: done", 1.0);
+	dp_progress_report(p, "mtopo: done", 1.0);
 	free(used);
 	free(budget);
 	return DP_OK;

@@ -12,7 +12,7 @@ static dp_status single_run(const dp_graph *g, const dp_machine *m,
 	(void)err;
 	memset(placement, 0, (size_t)g->nops * sizeof *placement);
 	dp_algo_apply_constraints(g, placement);
-	progress_report(p, "single", 1.0);
+	dp_progress_report(p, "single", 1.0);
 	return DP_OK;
 }
 

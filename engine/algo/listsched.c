@@ -462,7 +462,7 @@ dp_status dpi_ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
 		st = attempt(ctx, budget, try, &overflowed, err);
 		if (st)
 			goto out;
-		if (progress_canceled(p)) {
+		if (dp_progress_canceled(p)) {
 			st = dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
 					"canceled");
 			goto out;
@@ -496,7 +496,7 @@ dp_status dpi_ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
 		}
 		if (!changed)
 			break;
-		progress_report(p, "verify", (round + 1.0) / VERIFY_ROUNDS);
+		dp_progress_report(p, "verify", (round + 1.0) / VERIFY_ROUNDS);
 	}
 out:
 	dp_sim_result_free(&r);

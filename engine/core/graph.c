@@ -341,7 +341,7 @@ dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "self-loop on op '%s' (an op cannot depend "
 				  "on itself)",
-				  graph_op_name(g, from));
+				  dp_graph_op_name(g, from));
 	if (g->nedges >= DP_MAX_EDGES)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "too many edges: at most %u are supported",
@@ -446,7 +446,7 @@ static dp_status report_cycle(const dp_graph *g, const uint32_t *indeg,
 	for (uint32_t i = 0; i <= shown; i++) {
 		uint32_t v = i == 0 || i == clen ? walk[first] : walk[len - i];
 		const char *nm = i == shown && shown < clen ? NULL
-							    : graph_op_name(g, v);
+							    : dp_graph_op_name(g, v);
 		int w = nm ? snprintf(names + pos, sizeof names - pos, "%s'%s'",
 				      i ? " -> " : "", nm)
 			   : snprintf(names + pos, sizeof names - pos, " -> ...");
@@ -536,9 +536,9 @@ static dp_status build_groups(dp_graph *g, dp_err *err)
 					"pinned to device %d but op '%s' to "
 					"device %d (a group must share one "
 					"device)",
-					graph_str(g, g->group_label[grp]),
-					graph_op_name(g, pinned_by), pin,
-					graph_op_name(g, u), g->ops[u].pin);
+					dp_graph_str(g, g->group_label[grp]),
+					dp_graph_op_name(g, pinned_by), pin,
+					dp_graph_op_name(g, u), g->ops[u].pin);
 			pin = g->ops[u].pin;
 			pinned_by = u;
 		}
@@ -576,7 +576,7 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 	int64_t all_bytes = 0;
 	for (uint32_t u = 0; u < g->nops; u++) {
 		const dp_op *op = &g->ops[u];
-		const char *nm = graph_op_name(g, u);
+		const char *nm = dp_graph_op_name(g, u);
 		dp_status st;
 		if ((st = dp_graph_check_number("time_us", nm, op->time_us, err)) ||
 		    (st = dp_graph_check_number("output_bytes", nm,
@@ -615,7 +615,7 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 			ed->bytes = g->ops[ed->from].output_bytes;
 		if (!add_graph_bytes(&all_bytes, ed->bytes))
 			return too_many_bytes(g, "the edge from",
-					      graph_op_name(g, ed->from), err);
+					      dp_graph_op_name(g, ed->from), err);
 	}
 	if (build_csr(g, false, &g->succ_off, &g->succ_edge) ||
 	    build_csr(g, true, &g->pred_off, &g->pred_edge))

@@ -121,7 +121,7 @@ static dp_status check_plan(const dp_graph *g, const dp_machine *m,
 			return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
 					  "export: op '%s' is on device %d, "
 					  "outside 0..%d",
-					  graph_op_name(g, u),
+					  dp_graph_op_name(g, u),
 					  plan->placement[u], plan->k - 1);
 	return DP_OK;
 }
@@ -150,7 +150,7 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 	dp_status st = check_plan(g, m, plan, err);
 	if (st)
 		return st;
-	if (progress_canceled(progress))
+	if (dp_progress_canceled(progress))
 		return dp_err_set(err, DP_ECANCELED, path, 0, 0,
 				  "export canceled; no file written");
 	switch (kind) {

@@ -154,7 +154,7 @@ static uint32_t prefix_ids(const dp_graph *g, const uint32_t *layers,
 			   uint32_t nl, int depth, uint32_t *ids, pref *tmp)
 {
 	for (uint32_t i = 0; i < nl; i++) {
-		const char *s = graph_str(g, layers[i]);
+		const char *s = dp_graph_str(g, layers[i]);
 		tmp[i].s = s;
 		tmp[i].n = depth > 0 ? prefix_len(s, depth) : strlen(s);
 		tmp[i].idx = i;
@@ -228,7 +228,7 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 
 	int maxdepth = 1;
 	for (uint32_t i = 0; i < nl; i++) {
-		int d = layer_depth(graph_str(g, layers[i]));
+		int d = layer_depth(dp_graph_str(g, layers[i]));
 		if (d > maxdepth)
 			maxdepth = d;
 	}
@@ -272,7 +272,7 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 			uint32_t pid = ids[i] + 1;
 			if (plabel[pid] != UINT32_MAX)
 				continue;
-			const char *s = graph_str(g, layers[i]);
+			const char *s = dp_graph_str(g, layers[i]);
 			size_t len = c->layer_depth ? prefix_len(s, depth)
 						    : strlen(s);
 			plabel[pid] = arena_add(c, s, len);
@@ -549,7 +549,7 @@ dp_status dpi_coarsen_build(const dp_graph *g, const dp_plan *plan,
 			c->nodes = NULL;
 			c->cp_kept = false;
 		}
-		if (progress_canceled(p)) {
+		if (dp_progress_canceled(p)) {
 			st = DP_ECANCELED;
 			goto fail;
 		}

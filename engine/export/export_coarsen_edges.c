@@ -54,7 +54,7 @@ dp_status dpi_coarsen_edges(const dp_graph *g, const uint32_t *cp,
 		return DP_ENOMEM;
 	size_t ne = 0;
 	for (uint32_t i = 0; i < g->nedges; i++) {
-		if ((i & (CANCEL_EVERY - 1)) == 0 && progress_canceled(p)) {
+		if ((i & (CANCEL_EVERY - 1)) == 0 && dp_progress_canceled(p)) {
 			free(e);
 			return DP_ECANCELED;
 		}

@@ -129,7 +129,7 @@ static void op_label(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	const dp_op *op = &g->ops[u];
 	char t[48], o[48], p[48];
 	dpi_sbuf_reset(&x->sb);
-	dpi_sbuf_put_label(&x->sb, graph_op_name(g, u), NAME_CHARS);
+	dpi_sbuf_put_label(&x->sb, dp_graph_op_name(g, u), NAME_CHARS);
 	dpi_sbuf_printf(
 		&x->sb, "\\n%s",
 		dp_units_fmt_time(plan->sim.end[u] - plan->sim.start[u], t, sizeof t));
@@ -162,10 +162,10 @@ static void op_tooltip(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	char a[48], b[48], c[48], d[48], e[48];
 	dp_sbuf *sb = &x->sb;
 	dpi_sbuf_reset(sb);
-	dpi_sbuf_put_label(sb, graph_op_name(g, u), 0);
+	dpi_sbuf_put_label(sb, dp_graph_op_name(g, u), 0);
 	if (op->type) {
 		dpi_sbuf_puts(sb, " (");
-		dpi_sbuf_put_label(sb, graph_str(g, op->type), 0);
+		dpi_sbuf_put_label(sb, dp_graph_str(g, op->type), 0);
 		dpi_sbuf_puts(sb, ")");
 	}
 	dpi_sbuf_printf(
@@ -179,7 +179,7 @@ static void op_tooltip(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 		    dp_units_fmt_bytes(op->temp_bytes, e, sizeof e));
 	if (op->layer) {
 		dpi_sbuf_puts(sb, "\\nlayer ");
-		dpi_sbuf_put_label(sb, graph_str(g, op->layer), 0);
+		dpi_sbuf_put_label(sb, dp_graph_str(g, op->layer), 0);
 	}
 	if (cause >= 0)
 		dpi_sbuf_printf(sb, "\\non the critical path: %s",
@@ -198,10 +198,10 @@ static void group_label(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
 	} else if (c->method == DP_COARSE_LAYER) {
 		dpi_sbuf_puts(sb, "(ops without a layer)");
 	} else {
-		dpi_sbuf_put_label(sb, graph_op_name(g, nd->op),
+		dpi_sbuf_put_label(sb, dp_graph_op_name(g, nd->op),
 			       tooltip ? 0 : NAME_CHARS / 2);
 		dpi_sbuf_puts(sb, tooltip ? "\\n.. " : " ..\\n");
-		dpi_sbuf_put_label(sb, graph_op_name(g, nd->last_op),
+		dpi_sbuf_put_label(sb, dp_graph_op_name(g, nd->last_op),
 			       tooltip ? 0 : NAME_CHARS / 2);
 	}
 	dpi_sbuf_printf(sb, "\\n%u ops, busy %s", nd->nops,
@@ -236,7 +236,7 @@ static const char *node_name(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
 			     char *buf, size_t size)
 {
 	if (is_single(c, nd)) {
-		const char *name = graph_op_name(g, nd->op);
+		const char *name = dp_graph_op_name(g, nd->op);
 		if (!render)
 			return name;
 		dpi_sbuf_reset(&x->sb);
@@ -378,11 +378,11 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 		    dp_units_fmt_c(x->num, sizeof x->num, "%lld",
 			 (long long)op->temp_bytes));
 	if (op->type)
-		set(n, x->n_type, graph_str(g, op->type));
+		set(n, x->n_type, dp_graph_str(g, op->type));
 	if (op->layer)
-		set(n, x->n_layer, graph_str(g, op->layer));
+		set(n, x->n_layer, dp_graph_str(g, op->layer));
 	if (op->colocate >= 0)
-		set(n, x->n_coloc, graph_str(g, g->group_label[op->colocate]));
+		set(n, x->n_coloc, dp_graph_str(g, g->group_label[op->colocate]));
 	if (op->pin >= 0)
 		set(n, x->n_pin, dp_units_fmt_c(x->num, sizeof x->num, "%d", op->pin));
 }
@@ -502,13 +502,13 @@ dp_status dpi_export_dot_build(const dp_graph *g, const dp_machine *m,
 	graph_label(&x, g, m, plan, c, time_ranks);
 	make_clusters(&x, plan, render);
 	for (uint32_t id = 0; id < c->n; id++) {
-		if ((id & (CANCEL_EVERY - 1)) == 0 && progress_canceled(p))
+		if ((id & (CANCEL_EVERY - 1)) == 0 && dp_progress_canceled(p))
 			goto canceled;
 		add_node(&x, g, plan, c, id, cause, render, nodes);
 	}
-	progress_report(p, "building the graph", 0.5);
+	dp_progress_report(p, "building the graph", 0.5);
 	for (uint32_t i = 0; i < c->nedges; i++) {
-		if ((i & (CANCEL_EVERY - 1)) == 0 && progress_canceled(p))
+		if ((i & (CANCEL_EVERY - 1)) == 0 && dp_progress_canceled(p))
 			goto canceled;
 		/* an op-by-op DOT stays a graph dnnpart can load: a hop that
 		 * waited for the device, which is no graph edge, is left out
@@ -547,7 +547,7 @@ dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
 			   dp_export_report *rep, dp_err *err)
 {
 	dp_coarse c;
-	progress_report(p, "preparing the picture", 0.0);
+	dp_progress_report(p, "preparing the picture", 0.0);
 	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
 				     DP_EXPORT_DOT_FULL_MAX, p, &c, err);
 	if (st)
@@ -561,13 +561,13 @@ dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
 	dp_afile af;
 	st = dp_afile_open(&af, path, err);
 	if (!st) {
-		progress_report(p, "writing DOT", 0.8);
+		dp_progress_report(p, "writing DOT", 0.8);
 		if (agwrite(dot, af.f) != 0 || ferror(af.f)) {
 			dp_afile_abort(&af);
 			st = dp_err_set(err, DP_EIO, path, 0, 0,
 					"could not write the DOT file "
 					"(disk full?)");
-		} else if (progress_canceled(p)) {
+		} else if (dp_progress_canceled(p)) {
 			dp_afile_abort(&af);
 			st = dp_err_set(err, DP_ECANCELED, path, 0, 0,
 					"export canceled; no file written");
@@ -584,7 +584,7 @@ dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
 			snprintf(rep->note, sizeof rep->note,
 				 "%s: %u ops drawn as %u nodes, %s", path,
 				 g->nops, c.n, rep->method);
-		progress_report(p, "done", 1.0);
+		dp_progress_report(p, "done", 1.0);
 	}
 	agclose(dot);
 	dpi_coarsen_free(&c);

@@ -486,7 +486,7 @@ static dp_status wait_child(child *ch, const char *path, const dp_coarse *c,
 		if (ch->exited && !msg_open)
 			return DP_OK;
 		double el = now_s() - t0;
-		if (progress_canceled(p)) {
+		if (dp_progress_canceled(p)) {
 			kill_child(ch);
 			return dp_err_set(err, DP_ECANCELED, path, 0, 0,
 					  "export canceled; no file written");
@@ -512,7 +512,7 @@ static dp_status wait_child(child *ch, const char *path, const dp_coarse *c,
 		snprintf(phase, sizeof phase, "laying out (%s)",
 			 ch->layout[0] ? ch->layout : "starting");
 		/* the fraction shows the share of the time limit used */
-		progress_report(p, phase, 0.1 + 0.8 * el / o->timeout_s);
+		dp_progress_report(p, phase, 0.1 + 0.8 * el / o->timeout_s);
 	}
 }
 
@@ -637,7 +637,7 @@ dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
 			   dp_export_report *rep, dp_err *err)
 {
 	dp_coarse c;
-	progress_report(p, "preparing the picture", 0.0);
+	dp_progress_report(p, "preparing the picture", 0.0);
 	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
 				     o->max_nodes, p, &c, err);
 	if (st)
@@ -648,9 +648,9 @@ dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
 		dpi_coarsen_free(&c);
 		return st;
 	}
-	progress_report(p, "laying out", 0.1);
+	dp_progress_report(p, "laying out", 0.1);
 	st = run_layout(&af, path, g, m, plan, &c, o, p, rep, err);
-	if (!st && progress_canceled(p))
+	if (!st && dp_progress_canceled(p))
 		st = dp_err_set(err, DP_ECANCELED, path, 0, 0,
 				"export canceled; no file written");
 	if (st) {
@@ -667,7 +667,7 @@ dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
 			snprintf(rep->note, sizeof rep->note,
 				 "%s: %u ops drawn as %u nodes, %s", path,
 				 g->nops, c.n, rep->method);
-		progress_report(p, "done", 1.0);
+		dp_progress_report(p, "done", 1.0);
 	}
 	dpi_coarsen_free(&c);
 	return st;

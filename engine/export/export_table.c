@@ -39,7 +39,7 @@ dp_status dpi_export_csv_write(const char *path, const dp_graph *g,
 	char a[64], b[64];
 	fputs("op,device,start_us,end_us\n", af.f);
 	for (uint32_t u = 0; u < g->nops; u++) {
-		csv_put_field(af.f, graph_op_name(g, u));
+		csv_put_field(af.f, dp_graph_op_name(g, u));
 		fprintf(af.f, ",%d,%s,%s\n", plan->placement[u],
 			dp_units_fmt_num(plan->sim.start[u], a, sizeof a),
 			dp_units_fmt_num(plan->sim.end[u], b, sizeof b));
@@ -56,7 +56,7 @@ dp_status dpi_export_csv_write(const char *path, const dp_graph *g,
 static const char *map_key(const dp_graph *g, uint32_t u)
 {
 	uint32_t l = g->ops[u].layer;
-	return l ? graph_str(g, l) : graph_op_name(g, u);
+	return l ? dp_graph_str(g, l) : dp_graph_op_name(g, u);
 }
 
 typedef struct keyed_op {
@@ -227,7 +227,7 @@ dp_status dpi_export_tf_write(const char *path, const dp_graph *g,
 {
 	/* one line per op: a name with a line break cannot be written */
 	for (uint32_t u = 0; u < g->nops; u++)
-		if (strpbrk(graph_op_name(g, u), "\r\n"))
+		if (strpbrk(dp_graph_op_name(g, u), "\r\n"))
 			return dp_err_set(err, DP_EINPUT, path, 0, 0,
 					  "op #%u's name contains a line "
 					  "break, which a line of TensorFlow "
@@ -239,7 +239,7 @@ dp_status dpi_export_tf_write(const char *path, const dp_graph *g,
 	if (st)
 		return st;
 	for (uint32_t u = 0; u < g->nops; u++)
-		fprintf(af.f, "%s /device:GPU:%d\n", graph_op_name(g, u),
+		fprintf(af.f, "%s /device:GPU:%d\n", dp_graph_op_name(g, u),
 			plan->placement[u]);
 	st = dp_afile_commit(&af, err);
 	if (!st)

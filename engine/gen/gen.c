@@ -234,11 +234,11 @@ static dp_status update(gen *s, const gen_fwd_rec *r, uint32_t gid)
 {
 	dp_graph *g = s->g;
 	dp_status st;
-	const char *wname = graph_op_name(g, r->weight);
+	const char *wname = dp_graph_op_name(g, r->weight);
 	snprintf(s->name, sizeof s->name, "update/%s", wname);
 	snprintf(s->buf, sizeof s->buf, "%s", wname);
 	snprintf(s->layer, sizeof s->layer, "update/%s",
-		 graph_str(g, g->ops[r->op].layer));
+		 dp_graph_str(g, g->ops[r->op].layer));
 	uint64_t uns = (uint64_t)(7 * r->wbytes) / GEN_BYTES_PER_NS;
 	uint32_t uid;
 	if ((st = dpi_gen_add_op(s, s->name, "ApplyAdam", s->layer,
@@ -267,9 +267,9 @@ static dp_status backward(gen *s)
 			if (has_grad(s, in[j]))
 				out += g->ops[in[j]].output_bytes;
 		snprintf(s->name, sizeof s->name, "grad/%s",
-			 graph_op_name(g, r->op));
+			 dp_graph_op_name(g, r->op));
 		snprintf(s->layer, sizeof s->layer, "grad/%s",
-			 graph_str(g, g->ops[r->op].layer));
+			 dp_graph_str(g, g->ops[r->op].layer));
 		uint64_t ns = r->ns * ki->grad_x2 / 2;
 		int64_t temp = r->kind == K_CONV ? 2 * r->temp : 0;
 		uint32_t gid;

@@ -59,14 +59,14 @@ static void put_op(FILE *f, const dp_graph *g, uint32_t u)
 {
 	const dp_op *op = &g->ops[u];
 	fputs("{\"name\":", f);
-	dp_json_put_string(f, graph_op_name(g, u));
+	dp_json_put_string(f, dp_graph_op_name(g, u));
 	if (op->type) {
 		fputs(",\"type\":", f);
-		dp_json_put_string(f, graph_str(g, op->type));
+		dp_json_put_string(f, dp_graph_str(g, op->type));
 	}
 	if (op->layer) {
 		fputs(",\"layer\":", f);
-		dp_json_put_string(f, graph_str(g, op->layer));
+		dp_json_put_string(f, dp_graph_str(g, op->layer));
 	}
 	fputs(",\"time_us\":", f);
 	dp_json_put_num(f, op->time_us);
@@ -77,7 +77,7 @@ static void put_op(FILE *f, const dp_graph *g, uint32_t u)
 		fprintf(f, ",\"temp_bytes\":%" PRId64, op->temp_bytes);
 	if (op->colocate >= 0) {
 		fputs(",\"colocate\":", f);
-		dp_json_put_string(f, graph_str(g, g->group_label[op->colocate]));
+		dp_json_put_string(f, dp_graph_str(g, g->group_label[op->colocate]));
 	}
 	if (op->pin >= 0)
 		fprintf(f, ",\"pin\":%d", (int)op->pin);
@@ -87,9 +87,9 @@ static void put_op(FILE *f, const dp_graph *g, uint32_t u)
 static void put_edge(FILE *f, const dp_graph *g, const dp_edge *e)
 {
 	fputs("{\"from\":", f);
-	dp_json_put_string(f, graph_op_name(g, e->from));
+	dp_json_put_string(f, dp_graph_op_name(g, e->from));
 	fputs(",\"to\":", f);
-	dp_json_put_string(f, graph_op_name(g, e->to));
+	dp_json_put_string(f, dp_graph_op_name(g, e->to));
 	if (e->control)
 		fputs(",\"control\":true", f);
 	else if (e->bytes >= 0 && e->bytes != g->ops[e->from].output_bytes)

@@ -181,7 +181,7 @@ static inline double ls_edge_comm(const dp_graph *g, const dp_machine *m,
 				  uint32_t e)
 {
 	const dp_edge *ed = &g->edges[e];
-	return machine_comm(m, 0, 1, ed->control ? 0 : ed->bytes);
+	return dp_machine_comm(m, 0, 1, ed->control ? 0 : ed->bytes);
 }
 
 /* One scheduling attempt under budgets cap (k entries): writes a placement

@@ -468,7 +468,7 @@ static dp_status read_edges(fd_state *s, const cJSON *edges, const fd_id *ids)
 		if (end[0] == end[1])
 			return bad(s, "edges", idx, NULL,
 				   "edge from node '%s' to itself",
-				   graph_op_name(g, end[0]));
+				   dp_graph_op_name(g, end[0]));
 		double size = 0;
 		bool have;
 		dp_status st = get_number(s, ed, "edges", idx, "size", false,

@@ -19,15 +19,15 @@ static dp_status copy_op(const dp_graph *t, uint32_t u, dp_graph *g,
 			 uint32_t *id, dp_err *err)
 {
 	const dp_op *src = &t->ops[u];
-	dp_status st = dp_graph_add_op(g, graph_op_name(t, u), id, err);
+	dp_status st = dp_graph_add_op(g, dp_graph_op_name(t, u), id, err);
 	if (st)
 		return st;
-	if ((st = dp_graph_set_type(g, *id, graph_str(t, src->type), err)) ||
-	    (st = dp_graph_set_layer(g, *id, graph_str(t, src->layer), err)))
+	if ((st = dp_graph_set_type(g, *id, dp_graph_str(t, src->type), err)) ||
+	    (st = dp_graph_set_layer(g, *id, dp_graph_str(t, src->layer), err)))
 		return st;
 	if (src->colocate >= 0 &&
 	    (st = dp_graph_set_colocate(
-		     g, *id, graph_str(t, t->group_label[src->colocate]), err)))
+		     g, *id, dp_graph_str(t, t->group_label[src->colocate]), err)))
 		return st;
 	dp_op *dst = &g->ops[*id];
 	dst->pin = src->pin;

@@ -273,7 +273,7 @@ static dp_status read_edge(jload *L, const cJSON *o)
 		return field_error(L, "to",
 				   "self-loop on op '%s' (an op cannot depend "
 				   "on itself)",
-				   graph_op_name(L->g, from));
+				   dp_graph_op_name(L->g, from));
 	dp_err e;
 	if (dp_graph_add_edge(L->g, from, to, bytes, control, &e))
 		return field_error(L, NULL, "%s", e.msg);

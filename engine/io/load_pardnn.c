@@ -357,7 +357,7 @@ static dp_status colocate_refs(pd_state *s, dp_err *err)
 	for (uint32_t u = 0; u < s->n && !st; u++) {
 		if (s->kind[u] != K_REF || fed[u])
 			continue;
-		char *buf = strdup(graph_op_name(s->t, u));
+		char *buf = strdup(dp_graph_op_name(s->t, u));
 		if (!buf) {
 			st = nomem(err);
 			break;
@@ -403,7 +403,7 @@ static dp_status label_groups(pd_state *s, dp_err *err)
 		if (size[r] < 2)
 			continue;
 		/* a copy: the label is interned into the arena it comes from */
-		char *lab = strdup(graph_op_name(s->t, label[r]));
+		char *lab = strdup(dp_graph_op_name(s->t, label[r]));
 		st = lab ? dp_graph_set_colocate(s->t, u, lab, err) : nomem(err);
 		free(lab);
 	}
@@ -449,7 +449,7 @@ static dp_status fill_ops(pd_state *s, dp_err *err)
 			op->param_bytes = mem;
 		else if (k == K_OP || k == K_REF)
 			op->output_bytes = mem;
-		layer_of(graph_op_name(s->t, u), buf, sizeof buf);
+		layer_of(dp_graph_op_name(s->t, u), buf, sizeof buf);
 		dp_status st;
 		if ((st = dp_graph_set_type(s->t, u, types[k], err)) ||
 		    (st = dp_graph_set_layer(s->t, u, buf, err)))
@@ -481,7 +481,7 @@ static dp_status alloc_arrays(pd_state *s, dp_err *err)
 	if (!s->kind || !s->time || !s->tsz || !s->mem || !s->host || !s->uf)
 		return nomem(err);
 	for (uint32_t u = 0; u < s->n; u++) {
-		const char *nm = graph_op_name(s->t, u);
+		const char *nm = dp_graph_op_name(s->t, u);
 		s->kind[u] = strcmp(nm, "src") == 0   ? K_SRC
 			     : strcmp(nm, "snk") == 0 ? K_SNK
 						      : K_OP;

@@ -341,7 +341,7 @@ static dp_status build_training(pd_state *s, dp_err *err)
 		pd_layer *L = &s->layers[i];
 		if (L->input)
 			continue;
-		snprintf(nm, sizeof nm, "%s_bw", graph_op_name(g, L->fw));
+		snprintf(nm, sizeof nm, "%s_bw", dp_graph_op_name(g, L->fw));
 		if ((st = dp_graph_add_op(g, nm, &L->bw, err)))
 			return st != DP_EINPUT
 				       ? st
@@ -355,10 +355,10 @@ static dp_status build_training(pd_state *s, dp_err *err)
 		op->time_us = L->bw_ms * MS_TO_US;
 		op->param_bytes = (int64_t)llround(L->param);
 		snprintf(nm, sizeof nm, "%sBackward",
-			 graph_str(g, g->ops[L->fw].type));
+			 dp_graph_str(g, g->ops[L->fw].type));
 		if ((st = dp_graph_set_type(g, L->bw, nm, err)))
 			return st;
-		snprintf(nm, sizeof nm, "%s", graph_op_name(g, L->fw));
+		snprintf(nm, sizeof nm, "%s", dp_graph_op_name(g, L->fw));
 		if ((st = dp_graph_set_layer(g, L->bw, nm, err)))
 			return st;
 		if (L->param > 0 &&

@@ -382,7 +382,7 @@ dp_status dp_placement_write_json(const char *path, const dp_graph *g,
 	dp_json_str(&w, "algorithm", plan->algo);
 	dp_json_begin_object(&w, "placement");
 	for (uint32_t u = 0; u < g->nops; u++)
-		dp_json_int(&w, graph_op_name(g, u), plan->placement[u]);
+		dp_json_int(&w, dp_graph_op_name(g, u), plan->placement[u]);
 	dp_json_end_object(&w);
 	dp_json_begin_object(&w, "metrics");
 	dp_plan_write_metrics(&w, NULL, plan);
@@ -395,7 +395,7 @@ dp_status dp_placement_write_place(const char *path, const dp_graph *g,
 				const int32_t *placement, dp_err *err)
 {
 	for (uint32_t u = 0; u < g->nops; u++)
-		if (strpbrk(graph_op_name(g, u), "\n\r"))
+		if (strpbrk(dp_graph_op_name(g, u), "\n\r"))
 			return dp_err_set(err, DP_EINPUT, path, 0, 0,
 					  "op %u's name contains a line break, "
 					  "which a .place file cannot hold "
@@ -406,7 +406,7 @@ dp_status dp_placement_write_place(const char *path, const dp_graph *g,
 	if (st)
 		return st;
 	for (uint32_t u = 0; u < g->nops; u++)
-		fprintf(af.f, "%s %d\n", graph_op_name(g, u),
+		fprintf(af.f, "%s %d\n", dp_graph_op_name(g, u),
 			(int)placement[u]);
 	return dp_afile_commit(&af, err);
 }

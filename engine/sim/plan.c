@@ -39,14 +39,14 @@ static dp_status check_algo_placement(const dp_graph *g, const dp_machine *m,
 					  "algorithm '%s' placed op '%s' on "
 					  "device %d; expected a device in "
 					  "0..%d",
-					  algo, graph_op_name(g, u), pl[u],
+					  algo, dp_graph_op_name(g, u), pl[u],
 					  m->k - 1);
 		if (g->ops[u].pin >= 0 && pl[u] != g->ops[u].pin)
 			return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
 					  "algorithm '%s' placed op '%s' on "
 					  "device %d, but it is pinned to "
 					  "device %d",
-					  algo, graph_op_name(g, u), pl[u],
+					  algo, dp_graph_op_name(g, u), pl[u],
 					  g->ops[u].pin);
 	}
 	for (uint32_t c = 0; c < g->ngroups; c++) {
@@ -59,9 +59,9 @@ static dp_status check_algo_placement(const dp_graph *g, const dp_machine *m,
 					"algorithm '%s' split colocation group "
 					"'%s': op '%s' is on device %d but op "
 					"'%s' on device %d",
-					algo, graph_str(g, g->group_label[c]),
-					graph_op_name(g, a), pl[a],
-					graph_op_name(g, b), pl[b]);
+					algo, dp_graph_str(g, g->group_label[c]),
+					dp_graph_op_name(g, a), pl[a],
+					dp_graph_op_name(g, b), pl[b]);
 		}
 	}
 	return DP_OK;
@@ -186,7 +186,7 @@ dp_status dp_plan_run_all(const dp_graph *g, const dp_machine *m,
 	static const dp_run_hooks none = {NULL, NULL, NULL};
 	const dp_run_hooks *h = hooks ? hooks : &none;
 	for (size_t i = 0; i < n; i++) {
-		if (progress_canceled(p))
+		if (dp_progress_canceled(p))
 			return DP_ECANCELED;
 		if (h->before)
 			h->before(h->ud, i, algos[i]);

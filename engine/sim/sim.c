@@ -183,7 +183,7 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 		for (uint32_t i = 0; i < nt; i++) {
 			uint32_t b = s->touched[i];
 			int64_t bytes = s->xbytes[b];
-			double c = machine_comm(s->m, (int)d, (int)b, bytes);
+			double c = dp_machine_comm(s->m, (int)d, (int)b, bytes);
 			double st = t;
 			if (cont == DP_CONT_PORT) {
 				if (s->send_free[d] > st)
@@ -405,7 +405,7 @@ dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 			return dp_err_set(err, DP_EINPUT, s->g->source, 0, 0,
 					  "op '%s' is placed on device %d; "
 					  "expected a device in 0..%d",
-					  graph_op_name(s->g, u), placement[u],
+					  dp_graph_op_name(s->g, u), placement[u],
 					  s->k - 1);
 	s->last_res = NULL;
 	s->done = 0;

@@ -66,7 +66,7 @@ dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 				return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
 						  "op '%s' became available at "
 						  "%g but no input arrived then",
-						  graph_op_name(g, v), av);
+						  dp_graph_op_name(g, v), av);
 			r->cp_cause[len++] = pl[best] == pl[v] ? DP_HOP_DATA
 							       : DP_HOP_TRANSFER;
 			v = best;
@@ -76,7 +76,7 @@ dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 				return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
 						  "op '%s' waited on an idle "
 						  "device",
-						  graph_op_name(g, v));
+						  dp_graph_op_name(g, v));
 			r->cp_cause[len++] = DP_HOP_DEVICE;
 			v = p;
 		} else {

@@ -127,7 +127,7 @@ static dp_status check_sizes(const dp_sim *s, dp_err *err)
 					  "op '%s' has %s of %lld bytes; the "
 					  "simulator handles tensors below 2^53 "
 					  "bytes (8 PiB)",
-					  graph_op_name(g, u), what,
+					  dp_graph_op_name(g, u), what,
 					  (long long)big);
 		total += (double)op->param_bytes + (double)op->temp_bytes +
 			 (double)s->k * (double)s->out_bytes[u];

@@ -31,12 +31,12 @@ typedef struct dp_progress {
 	atomic_int *cancel; /* nonzero: stop as soon as possible */
 } dp_progress;
 
-static inline bool progress_canceled(const dp_progress *p)
+static inline bool dp_progress_canceled(const dp_progress *p)
 {
 	return p && p->cancel && atomic_load(p->cancel) != 0;
 }
 
-static inline void progress_report(const dp_progress *p, const char *phase,
+static inline void dp_progress_report(const dp_progress *p, const char *phase,
 				   double fraction)
 {
 	if (p && p->fn)

@@ -165,11 +165,11 @@ dp_status dp_graph_check_number(const char *field, const char *opname, double v,
 dp_status dp_graph_finalize(dp_graph *g, dp_err *err);
 
 /* Accessors. */
-static inline const char *graph_str(const dp_graph *g, uint32_t off)
+static inline const char *dp_graph_str(const dp_graph *g, uint32_t off)
 {
 	return g->strs + off;
 }
-static inline const char *graph_op_name(const dp_graph *g, uint32_t op)
+static inline const char *dp_graph_op_name(const dp_graph *g, uint32_t op)
 {
 	return g->strs + g->ops[op].name;
 }

@@ -67,7 +67,7 @@ dp_status dp_machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
 
 /* Communication time in µs of bytes from device a to b (0 when a == b):
  * lat + bytes / bw. For a control edge pass bytes = 0. */
-static inline double machine_comm(const dp_machine *m, int a, int b,
+static inline double dp_machine_comm(const dp_machine *m, int a, int b,
 				  int64_t bytes)
 {
 	return a == b ? 0.0 : m->lat + (double)bytes / m->bw;

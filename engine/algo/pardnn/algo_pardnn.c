@@ -32,12 +32,12 @@ void dpi_pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
 		f = 0;
 	if (f > 1)
 		f = 1;
-	progress_report(c->p, phase, lo + (hi - lo) * f);
+	dp_progress_report(c->p, phase, lo + (hi - lo) * f);
 }
 
 dp_status dpi_pd_check_cancel(pd_ctx *c)
 {
-	if (progress_canceled(c->p))
+	if (dp_progress_canceled(c->p))
 		return dp_err_set(c->err, DP_ECANCELED, NULL, 0, 0,
 				  "pardnn: canceled");
 	return DP_OK;
@@ -567,7 +567,7 @@ dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
 	}
 	/* the uniform link: what a cut edge costs (control: latency only) */
 	for (uint32_t e = 0; e < g->nedges; e++)
-		c->c[e] = c->k > 1 ? machine_comm(m, 0, 1, g->edges[e].bytes)
+		c->c[e] = c->k > 1 ? dp_machine_comm(m, 0, 1, g->edges[e].bytes)
 				   : 0.0;
 	for (int d = 0; d < c->k; d++) {
 		int i = d;

@@ -268,7 +268,7 @@ dp_status dpi_pd_map(pd_ctx *c)
 			st = dp_err_set(c->err, DP_EINTERNAL, NULL, 0, 0,
 					"pardnn: op '%s' is on no path after "
 					"slicing",
-					graph_op_name(g, u));
+					dp_graph_op_name(g, u));
 			goto out;
 		}
 	st = resolve_groups(c);
