@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dnnpart/afile.h"
 #include "cli.h"
+#include "dnnpart/afile.h"
 #include "tui.h"
 
 /* A batch command killed while it writes a file leaves the old file as it

@@ -31,7 +31,7 @@ typedef struct cli_command {
 	const char *args;    /* synopsis after the name, for usage lines */
 	const char *summary; /* one line for `dnnpart --help` */
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
-	void (*help)(FILE *out);           /* full --help text */
+	void (*help)(FILE *out);	   /* full --help text */
 } cli_command;
 
 extern const cli_command cli_commands[];
@@ -42,19 +42,19 @@ const cli_command *cli_find_command(const char *name);
 typedef struct cli_opts {
 	const char *graph_path;
 	dp_format format;
-	int k;                 /* 0 = not given */
-	const char *mem;       /* --mem spec, NULL = not given */
-	const char *speeds;    /* --speed spec */
-	const char *link;      /* --link preset */
-	const char *bw;        /* --bw */
-	const char *lat;       /* --lat */
+	int k;		    /* 0 = not given */
+	const char *mem;    /* --mem spec, NULL = not given */
+	const char *speeds; /* --speed spec */
+	const char *link;   /* --link preset */
+	const char *bw;	    /* --bw */
+	const char *lat;    /* --lat */
 	dp_contention contention;
-	const dp_algo *algo;   /* --algo (NULL: the default) */
-	const char *algos;     /* --algos (compare) */
+	const dp_algo *algo; /* --algo (NULL: the default) */
+	const char *algos;   /* --algos (compare) */
 	bool json;
 	bool strict;
 	bool no_polish;
-	const char *out;       /* -o placement file */
+	const char *out; /* -o placement file */
 	const char *dot, *svg, *csv, *device_map, *tf_map; /* plan exports */
 } cli_opts;
 
@@ -120,10 +120,9 @@ void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
  * k and the link (through the engine's one JSON writer, dnnpart/json.h). */
 void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m);
 
-
 /* Writes the exports requested by --dot/--svg/--csv/--device-map/--tf-map
  * (cli/cli_exports.c). Returns 0 or an exit code after printing the error. */
-int cli_write_exports(const cli_opts *o, const dp_graph *g,
-		      const dp_machine *m, const dp_plan *plan);
+int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
+		      const dp_plan *plan);
 
 #endif

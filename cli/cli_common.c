@@ -74,8 +74,7 @@ static int opt_value(const char *cmd, int argc, char **argv, int *i,
 	return 0;
 }
 
-const dp_algo *cli_find_algo(const char *cmd, const char *opt,
-			     const char *name)
+const dp_algo *cli_find_algo(const char *cmd, const char *opt, const char *name)
 {
 	const dp_algo *a = dp_algo_find(name);
 	if (!a)
@@ -353,7 +352,7 @@ char *cli_fmt_us(double us, char *buf, size_t size)
 	/* sums of many op times carry float noise (1375689.5849999979):
 	 * nanoseconds are as exact as any input is */
 	double r = isfinite(us) && fabs(us) < 1e15 ? round(us * 1000.0) / 1000.0
-						     : us;
+						   : us;
 	return dp_units_fmt_num(r, buf, size);
 }
 

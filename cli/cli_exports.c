@@ -141,7 +141,7 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 		dp_err_clear(&err);
 		dp_status st =
 			dp_export_write_opts(jobs[i].path, jobs[i].kind, g, m,
-					  plan, eo, &prog, &rep, &err);
+					     plan, eo, &prog, &rep, &err);
 		if (tp.shown)
 			fprintf(stderr, "\r\033[K");
 		if (st) {

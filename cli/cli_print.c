@@ -62,7 +62,8 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	print_caps(out, m);
 	fprintf(out, "\nlink         ");
 	print_link(out, m);
-	fprintf(out, ", contention %s\n", dp_sim_contention_name(p->contention));
+	fprintf(out, ", contention %s\n",
+		dp_sim_contention_name(p->contention));
 	if (!strcmp(p->algo, "eval")) {
 		fprintf(out, "algorithm    none (a given placement)\n");
 	} else {
@@ -77,7 +78,8 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 		"%s); makespan = %.2f x LB\n",
 		dp_units_fmt_time(p->bounds.lb_us, a, sizeof a),
 		dp_units_fmt_time(p->bounds.graph_cp_us, b, sizeof b),
-		dp_units_fmt_time(p->bounds.work_bound_us, c, sizeof c), p->xlb);
+		dp_units_fmt_time(p->bounds.work_bound_us, c, sizeof c),
+		p->xlb);
 	fprintf(out, "speedup      %.2f x one device (%s alone", p->speedup,
 		dp_units_fmt_time(p->bounds.one_device_us, a, sizeof a));
 	if (m->cap[0] == DP_CAP_UNLIMITED)
@@ -135,9 +137,11 @@ static void print_devices(FILE *out, const dp_plan *p)
 		fprintf(out, "%6d %8u %10s %5.1f%% %10s %10s %6s %10s %10s%s\n",
 			d, s->ops,
 			dp_units_fmt_time(s->busy_us, busy, sizeof busy), frac,
-			dp_units_fmt_bytes(s->peak_bytes, peak, sizeof peak), cap,
-			use, dp_units_fmt_bytes(s->comm_in_bytes, in, sizeof in),
-			dp_units_fmt_bytes(s->comm_out_bytes, outb, sizeof outb),
+			dp_units_fmt_bytes(s->peak_bytes, peak, sizeof peak),
+			cap, use,
+			dp_units_fmt_bytes(s->comm_in_bytes, in, sizeof in),
+			dp_units_fmt_bytes(s->comm_out_bytes, outb,
+					   sizeof outb),
 			s->peak_bytes > s->cap_bytes ? "  OVER" : "");
 	}
 }
@@ -212,8 +216,9 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 		dp_json_begin_line(&w, NULL);
 		dp_json_str(&w, "op", dp_graph_op_name(g, u));
 		dp_json_int(&w, "device", p->placement[u]);
-		dp_json_str(&w, "cause",
-			    dp_sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));
+		dp_json_str(
+			&w, "cause",
+			dp_sim_hop_cause_name((dp_hop_cause)r->cp_cause[i]));
 		dp_json_num(&w, "start_us", r->start[u]);
 		dp_json_num(&w, "end_us", r->end[u]);
 		dp_json_end_object(&w);

@@ -229,11 +229,12 @@ static void print_header(const dp_graph *g, const dp_machine *m,
 			       m->cap[d] == DP_CAP_UNLIMITED
 				       ? "inf"
 				       : dp_units_fmt_bytes(m->cap[d], x,
-							 sizeof x));
+							    sizeof x));
 	}
 	printf("\nlink         %s (%s, %s), contention %s\n", m->link_name,
 	       dp_units_fmt_bandwidth(m->bw, x, sizeof x),
-	       dp_units_fmt_time(m->lat, y, sizeof y), dp_sim_contention_name(c));
+	       dp_units_fmt_time(m->lat, y, sizeof y),
+	       dp_sim_contention_name(c));
 	printf("lower bound  %s = max(graph critical path %s, work / speeds "
 	       "%s)\n",
 	       dp_units_fmt_time(b->lb_us, x, sizeof x),
@@ -388,8 +389,8 @@ int cmd_compare_run(int argc, char **argv)
 	dp_bounds b;
 	dp_sim_bounds(g, &m, &b);
 	if (o.json) {
-		compare_json(stdout, g, &m, o.contention, &b,
-						    algos, plans, ok, n);
+		compare_json(stdout, g, &m, o.contention, &b, algos, plans, ok,
+			     n);
 	} else {
 		print_header(g, &m, o.contention, &b);
 		print_table(algos, plans, ok, n);

@@ -11,7 +11,6 @@
 #include "cli_exports.h"
 #include "dnnpart/placement.h"
 
-
 void cmd_export_help(FILE *out)
 {
 	fprintf(out,
@@ -281,8 +280,8 @@ int cmd_export_run(int argc, char **argv)
 				"dnnpart: %s: op '%s' is placed on device %d, "
 				"but the machine has %d device%s (set -k to at "
 				"least %d)\n",
-				x.place_path, dp_graph_op_name(g, u), pl[u], m.k,
-				m.k == 1 ? "" : "s", pl[u] + 1);
+				x.place_path, dp_graph_op_name(g, u), pl[u],
+				m.k, m.k == 1 ? "" : "s", pl[u] + 1);
 			rc = 2;
 			goto out_m;
 		}

@@ -171,7 +171,8 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 	}
 	if (h->bw_bytes_per_us > 0) {
 		fprintf(out, "%sbandwidth %s", sep,
-			dp_units_fmt_bandwidth(h->bw_bytes_per_us, a, sizeof a));
+			dp_units_fmt_bandwidth(h->bw_bytes_per_us, a,
+					       sizeof a));
 		sep = ", ";
 	}
 	if (h->lat_us >= 0)

@@ -148,7 +148,7 @@ static int parse(int argc, char **argv, cli_opts *o)
 		} else if (!strcmp(a, "--no-polish")) {
 			o->no_polish = true;
 		} else if ((err = cli_parse_algo("plan", argc, argv, &i,
-						  &o->algo))) {
+						 &o->algo))) {
 			if (err < 0)
 				return 2;
 		} else if (!strcmp(a, "-o") || !strncmp(a, "-o=", 3)) {
@@ -191,7 +191,7 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
 	dp_err_clear(&err);
 	dp_status st = has_suffix(o->out, ".place")
 			       ? dp_placement_write_place(o->out, g,
-						       plan->placement, &err)
+							  plan->placement, &err)
 			       : dp_placement_write_json(o->out, g, plan, &err);
 	return st ? cli_error(&err) : 0;
 }

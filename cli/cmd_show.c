@@ -73,8 +73,8 @@ static void compare_done(void *ud, size_t i, dp_run_result *r)
 static void compare_all(vstate *st)
 {
 	st->cmp_valid = true;
-	const dp_algo **algos = malloc((size_t)(st->ncmp ? st->ncmp : 1) *
-				       sizeof *algos);
+	const dp_algo **algos =
+		malloc((size_t)(st->ncmp ? st->ncmp : 1) * sizeof *algos);
 	if (!algos) {
 		for (int i = 0; i < st->ncmp; i++)
 			state_compare_failed(st, i, "out of memory");

@@ -10,28 +10,28 @@
 
 #include "cli.h"
 
-#define CLI_COMMANDS(X)                                                      \
-	X(info, "GRAPH [--json]",                                            \
-	  "ops, edges, work, critical path and memory of a graph")            \
-	X(plan, "GRAPH [-k K] [--mem CAPS] [--algo NAME] [-o FILE]",         \
-	  "partition a graph with an algorithm and show the result")         \
-	X(eval, "GRAPH PLACEMENT [-k K] [--mem CAPS]",                       \
-	  "simulate a placement made elsewhere")                              \
+#define CLI_COMMANDS(X)                                                        \
+	X(info, "GRAPH [--json]",                                              \
+	  "ops, edges, work, critical path and memory of a graph")             \
+	X(plan, "GRAPH [-k K] [--mem CAPS] [--algo NAME] [-o FILE]",           \
+	  "partition a graph with an algorithm and show the result")           \
+	X(eval, "GRAPH PLACEMENT [-k K] [--mem CAPS]",                         \
+	  "simulate a placement made elsewhere")                               \
 	X(compare, "GRAPH [-k K] [--mem CAPS] [--algos A,B,...] [--json]",     \
-	  "every algorithm side by side on one graph and machine")          \
-	X(gen, "--ops N [--seed S] [-k K --mem CAP] -o FILE.json",           \
-	  "write a synthetic training graph of N ops")                       \
-	X(export, "GRAPH PLACEMENT [--svg F] [--dot F] [--csv F] [-o F]",   \
-	  "write a placement as DOT/SVG, CSV or framework device maps")      \
-	X(show, "GRAPH [--view NAME] [--width W] [--height H]",               \
+	  "every algorithm side by side on one graph and machine")             \
+	X(gen, "--ops N [--seed S] [-k K --mem CAP] -o FILE.json",             \
+	  "write a synthetic training graph of N ops")                         \
+	X(export, "GRAPH PLACEMENT [--svg F] [--dot F] [--csv F] [-o F]",      \
+	  "write a placement as DOT/SVG, CSV or framework device maps")        \
+	X(show, "GRAPH [--view NAME] [--width W] [--height H]",                \
 	  "print one screen of the explorer as plain text")
 
-#define CLI_DECLARE(name, args, summary)                                     \
-	int cmd_##name##_run(int argc, char **argv);                          \
+#define CLI_DECLARE(name, args, summary)                                       \
+	int cmd_##name##_run(int argc, char **argv);                           \
 	void cmd_##name##_help(FILE *out);
 CLI_COMMANDS(CLI_DECLARE)
 
-#define CLI_ENTRY(name, args, summary)                                       \
+#define CLI_ENTRY(name, args, summary)                                         \
 	{#name, args, summary, cmd_##name##_run, cmd_##name##_help},
 const cli_command cli_commands[] = {CLI_COMMANDS(CLI_ENTRY)};
 

@@ -82,8 +82,8 @@ static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	on_progress(fj, "simulating the plan", -1);
-	r->status = dp_plan_evaluate(fj->g, &fj->m, fj->placement, fj->contention,
-				  &plan, err);
+	r->status = dp_plan_evaluate(fj->g, &fj->m, fj->placement,
+				     fj->contention, &plan, err);
 	if (r->status != DP_OK)
 		return;
 	/* the plan on screen, not an "eval" of it */
@@ -95,7 +95,7 @@ static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 	else
 		r->status =
 			dp_export_write_opts(fj->path, fj->ekind, fj->g, &fj->m,
-					  &plan, NULL, &p, &r->rep, err);
+					     &plan, NULL, &p, &r->rep, err);
 	dp_plan_free(&plan);
 }
 

@@ -138,8 +138,9 @@ static void test_afile_missing_or_unwritable_folder_is_named(void)
 {
 	dp_afile af;
 	dp_err err;
-	CHECK_INT(dp_afile_open(&af, "/tmp/dnnpart-no-such-dir/x/out.json", &err),
-		  DP_EIO);
+	CHECK_INT(
+		dp_afile_open(&af, "/tmp/dnnpart-no-such-dir/x/out.json", &err),
+		DP_EIO);
 	CHECK_CONTAINS(err.msg, "folder '/tmp/dnnpart-no-such-dir/x' does "
 				"not exist");
 	CHECK_STR(err.file, "/tmp/dnnpart-no-such-dir/x/out.json");

@@ -6,9 +6,9 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 /* op0 -> op1 -> ... with the given times and params, unfinalized. */
 static dp_graph *chain(int n, const double *t, const int64_t *param)
@@ -114,8 +114,8 @@ static void test_contig_spreads_overflow(void)
 	REQUIRE(dp_machine_set_caps(&m, "200", NULL) == DP_OK);
 	dp_plan p;
 	memset(&p, 0, sizeof p);
-	REQUIRE(dp_plan_run(g, &m, dp_algo_find("contig"), NULL, NULL, &p, NULL) ==
-		DP_OK);
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("contig"), NULL, NULL, &p,
+			    NULL) == DP_OK);
 	want(p.placement, (const int32_t[]){0, 0, 0, 1, 1, 1}, 6);
 	CHECK(!p.feasible);
 	CHECK_INT(p.sim.dev[0].peak_bytes, 300);
@@ -168,8 +168,8 @@ static void test_contig_stages_are_contiguous(void)
 		g->ops[id].output_bytes = 1000 + (i * 7919) % 5000;
 		g->ops[id].temp_bytes = (i % 7) * 300;
 		if (i > 2) {
-			dp_graph_add_edge(g, i - 1 - (i * 13) % 3, id, -1, false,
-				       NULL);
+			dp_graph_add_edge(g, i - 1 - (i * 13) % 3, id, -1,
+					  false, NULL);
 			dp_graph_add_edge(g, (i * 17) % i, id, -1, false, NULL);
 		}
 	}

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "dnnpart/export.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 #define CRIT "#CC3311"
 
@@ -22,7 +22,8 @@ static dp_graph *fork_join(void)
 	dp_graph *g = dp_graph_new("fork join");
 	uint32_t in = test_add_op(g, "in", 10, 1 << 20, "stem");
 	uint32_t l = test_add_op(g, "left", 50, 2 << 20, "block/left");
-	uint32_t r = test_add_op(g, "right, \"quoted\"\\x", 20, 3 << 20, "block/right");
+	uint32_t r = test_add_op(g, "right, \"quoted\"\\x", 20, 3 << 20,
+				 "block/right");
 	uint32_t j = test_add_op(g, "join", 10, 1 << 20, "block/join");
 	uint32_t o = test_add_op(g, "out", 5, 4096, "head");
 	g->ops[l].param_bytes = 8 << 20;
@@ -95,8 +96,8 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	REQUIRE(eval(g, 3, pl, &m, &plan)); /* device 2 stays empty */
 	const char *path = test_tmp_path("fj.dot");
 	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
-		DP_OK);
+	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
+				&err) == DP_OK);
 	Agraph_t *G = read_dot(path);
 	REQUIRE(G);
 	int clusters = 0, devs[3] = {0};
@@ -148,8 +149,8 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	REQUIRE(plan.sim.cp_len >= 3);
 	const char *path = test_tmp_path("cp.dot");
 	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
-		DP_OK);
+	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
+				&err) == DP_OK);
 	Agraph_t *G = read_dot(path);
 	REQUIRE(G);
 	int crit_nodes = 0, crit_edges = 0;
@@ -206,8 +207,8 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	REQUIRE(eval(g, 2, pl, &m, &plan));
 	const char *path = test_tmp_path("back.dot");
 	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
-		DP_OK);
+	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
+				&err) == DP_OK);
 	dp_graph *h = NULL;
 	if (dp_graph_load(path, DP_FMT_DOT, &h, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "reload: %s", err.msg);
@@ -245,8 +246,8 @@ static dp_graph *layered(uint32_t n)
 		snprintf(name, sizeof name, "op%u", i);
 		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
 			 i / (n / 4), i / 100, i / 10);
-		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
-				  layer);
+		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13,
+					  1024 * (1 + i % 5), layer);
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 		if (i >= 5 && i % 3 == 0)
@@ -279,8 +280,8 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 	o.max_nodes = 500;
 	dp_export_report rep;
 	const char *path = test_tmp_path("coarse.dot");
-	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
-				  &rep, &err) == DP_OK);
+	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o,
+				     NULL, &rep, &err) == DP_OK);
 	CHECK(rep.coarsened);
 	CHECK(rep.nodes <= 500);
 	/* 3,000 units and 300 blocks: the layer paths are cut to 2 levels */
@@ -345,8 +346,8 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 	dp_export_report rep;
 	dp_err err;
 	const char *path = test_tmp_path("runs.dot");
-	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o, NULL,
-				  &rep, &err) == DP_OK);
+	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o,
+				     NULL, &rep, &err) == DP_OK);
 	CHECK_CONTAINS(rep.method, "runs of up to");
 	CHECK_CONTAINS(rep.method, "critical-path ops drawn singly");
 	CHECK(rep.nodes <= 100);
@@ -411,7 +412,7 @@ static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 	CHECK_INT(test_count_files(".keep.dot"), 0);
 	/* a folder that does not exist: an error naming the file */
 	CHECK(dp_export_write("/nonexistent-dir/x.dot", DP_EXPORT_DOT, g, &m,
-			   &plan, NULL, &err) != DP_OK);
+			      &plan, NULL, &err) != DP_OK);
 	CHECK_CONTAINS(err.file, "/nonexistent-dir/x.dot");
 	dp_plan_free(&plan);
 	dp_machine_free(&m);

@@ -13,10 +13,10 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/export.h"
 #include "dnnpart/gen.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 /* ---- a small XML well-formedness checker ---- */
 
@@ -194,7 +194,10 @@ static dp_graph *awkward(void)
 	dp_graph *g = dp_graph_new("a <b> & \"c\"");
 	uint32_t a = test_add_op(g, "x<y", 10, 1 << 20, "l<1>");
 	uint32_t b = test_add_op(g, "p&q", 20, 1 << 20, "l&2");
-	uint32_t c = test_add_op(g, "bad\x01" "byte", 5, 4096, NULL);
+	uint32_t c = test_add_op(g,
+				 "bad\x01"
+				 "byte",
+				 5, 4096, NULL);
 	uint32_t d = test_add_op(g, "caf\xc3\xa9 \"quoted\"", 5, 4096, NULL);
 	dp_graph_add_edge(g, a, b, -1, false, NULL);
 	dp_graph_add_edge(g, b, c, -1, false, NULL);
@@ -216,8 +219,8 @@ static dp_graph *layered(uint32_t n)
 		snprintf(name, sizeof name, "op%u", i);
 		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
 			 i / (n / 4), i / 100, i / 10);
-		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13, 1024 * (1 + i % 5),
-				  layer);
+		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13,
+					  1024 * (1 + i % 5), layer);
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 		if (i >= 5 && i % 3 == 0)
@@ -278,7 +281,7 @@ static void test_svg_is_well_formed_and_shows_every_device(void)
 	dp_err err;
 	dp_export_report rep;
 	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
-					 NULL, NULL, &rep, &err);
+					    NULL, NULL, &rep, &err);
 	if (st != DP_OK)
 		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
 	char *svg = test_read_file(path, NULL);
@@ -318,7 +321,7 @@ static void test_svg_of_100k_ops_is_coarsened(void)
 	dp_err err;
 	dp_export_report rep;
 	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
-					 NULL, NULL, &rep, &err);
+					    NULL, NULL, &rep, &err);
 	if (st != DP_OK)
 		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
 	CHECK(rep.coarsened);
@@ -370,8 +373,8 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_NEVER;
 	dp_err err;
-	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, &p,
-				    NULL, &err),
+	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
+				       &p, NULL, &err),
 		  DP_ECANCELED);
 	char *s = test_read_file(path, NULL);
 	REQUIRE(s);
@@ -383,8 +386,8 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
 	/* and a fresh name is not created at all */
 	atomic_store(&cancel, 0);
-	CHECK_INT(dp_export_write_opts(test_tmp_path("new.svg"), DP_EXPORT_SVG, g, &m,
-				    &plan, &o, &p, NULL, &err),
+	CHECK_INT(dp_export_write_opts(test_tmp_path("new.svg"), DP_EXPORT_SVG,
+				       g, &m, &plan, &o, &p, NULL, &err),
 		  DP_ECANCELED);
 	CHECK_INT(test_count_files("new.svg"), 0);
 	CHECK_INT(test_count_files(".new.svg"), 0);
@@ -410,8 +413,8 @@ static void test_svg_layout_over_the_time_limit_is_stopped(void)
 	o.timeout_s = 0.05;
 	dp_err err;
 	const char *path = test_tmp_path("slow.svg");
-	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
-				    NULL, &err),
+	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
+				       NULL, NULL, &err),
 		  DP_EIO);
 	CHECK_CONTAINS(err.msg, "layout took longer than 0.05 s");
 	CHECK_CONTAINS(err.msg, "--max-nodes");
@@ -436,8 +439,8 @@ static void test_svg_unknown_layout_names_the_installed_ones(void)
 	o.layout = "nosuch";
 	dp_err err;
 	const char *path = test_tmp_path("nolayout.svg");
-	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o, NULL,
-				    NULL, &err),
+	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
+				       NULL, NULL, &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "'nosuch' is not installed");
 	CHECK_CONTAINS(err.msg, "dot");
@@ -465,12 +468,12 @@ static void test_svg_of_a_3000_op_training_graph_is_a_timeline(void)
 	REQUIRE(dp_machine_set_caps(&m, "8GiB", &err) == DP_OK);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	REQUIRE(dp_plan_run(g, &m, dp_algo_default(), NULL, NULL, &plan, &err) ==
-		DP_OK);
+	REQUIRE(dp_plan_run(g, &m, dp_algo_default(), NULL, NULL, &plan,
+			    &err) == DP_OK);
 	const char *path = test_tmp_path("g3k.svg");
 	dp_export_report rep;
 	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
-					 NULL, NULL, &rep, &err);
+					    NULL, NULL, &rep, &err);
 	if (st != DP_OK)
 		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
 	CHECK_STR(rep.layout, "timeline");
@@ -542,8 +545,8 @@ static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
 	dp_progress p = {term_children, &sent, NULL};
 	dp_err err;
 	const char *path = test_tmp_path("term.svg");
-	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
-					 &p, NULL, &err);
+	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
+					    &o, &p, NULL, &err);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	CHECK(sent >= 1);
 	CHECK_INT(st, DP_EINTERNAL);

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "dnnpart/export.h"
-#include "lib/testlib.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 static uint32_t add(dp_graph *g, const char *name, double t, int64_t par,
 		    const char *layer)
@@ -162,8 +162,8 @@ static void test_csv_reads_back_exactly(void)
 	const char *path = test_tmp_path("s.csv");
 	dp_err err;
 	dp_export_report rep;
-	REQUIRE(dp_export_write_opts(path, DP_EXPORT_CSV, g, &m, &plan, NULL, NULL,
-				  &rep, &err) == DP_OK);
+	REQUIRE(dp_export_write_opts(path, DP_EXPORT_CSV, g, &m, &plan, NULL,
+				     NULL, &rep, &err) == DP_OK);
 	CHECK_INT(rep.entries, NOPS);
 	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
@@ -282,7 +282,7 @@ static void test_torch_map_lists_every_layer_once(void)
 	dp_err err;
 	dp_export_report rep;
 	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DEVMAP_TORCH, g, &m, &plan,
-				  NULL, NULL, &rep, &err) == DP_OK);
+				     NULL, NULL, &rep, &err) == DP_OK);
 	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
 	cJSON *j = cJSON_Parse(text);
@@ -335,7 +335,7 @@ static void test_tf_map_has_one_line_per_op(void)
 	const char *path = test_tmp_path("m.tf.txt");
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
-			     &err) == DP_OK);
+				&err) == DP_OK);
 	char *text = test_read_file(path, NULL);
 	REQUIRE(text);
 	CHECK_STR(text, "conv/Conv2D /device:GPU:1\nbn 1 /device:GPU:0\n"
@@ -351,7 +351,7 @@ static void test_tf_map_has_one_line_per_op(void)
 	REQUIRE(eval(g, 2, place, &m, &plan));
 	path = test_tmp_path("bad.tf.txt");
 	CHECK_INT(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
-			       &err),
+				  &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "line break");
 	CHECK(access(path, F_OK) != 0);
@@ -383,11 +383,12 @@ static void test_json_and_place_read_back(void)
 		dp_export_kind k;
 		dp_err err;
 		REQUIRE(dp_export_kind_from_path(paths[i], &k, &err) == DP_OK);
-		REQUIRE(dp_export_write(paths[i], k, g, &m, &plan, NULL, &err) ==
-			DP_OK);
+		REQUIRE(dp_export_write(paths[i], k, g, &m, &plan, NULL,
+					&err) == DP_OK);
 		int32_t back[4] = {-1, -1, -1, -1};
 		dp_placement_info info;
-		if (dp_placement_read(paths[i], g, back, &info, &err) != DP_OK) {
+		if (dp_placement_read(paths[i], g, back, &info, &err) !=
+		    DP_OK) {
 			test_fail(__FILE__, __LINE__, "%s: %s", paths[i],
 				  err.msg);
 			continue;
@@ -422,14 +423,14 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 	CHECK_STR(text, "old\n");
 	free(text);
 	CHECK(dp_export_write("/nonexistent-dir/m.devmap.json",
-			   DP_EXPORT_DEVMAP_TORCH, g, &m, &plan, NULL,
-			   &err) != DP_OK);
+			      DP_EXPORT_DEVMAP_TORCH, g, &m, &plan, NULL,
+			      &err) != DP_OK);
 	CHECK_CONTAINS(err.file, "/nonexistent-dir/m.devmap.json");
 	/* a plan for another graph is refused, not written */
 	dp_plan other = plan;
 	other.nops = plan.nops - 1;
-	CHECK_INT(dp_export_write(test_tmp_path("o.csv"), DP_EXPORT_CSV, g, &m, &other,
-			       NULL, &err),
+	CHECK_INT(dp_export_write(test_tmp_path("o.csv"), DP_EXPORT_CSV, g, &m,
+				  &other, NULL, &err),
 		  DP_EINTERNAL);
 	CHECK(access(test_tmp_path("o.csv"), F_OK) != 0);
 	dp_plan_free(&plan);

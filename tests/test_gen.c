@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include "dnnpart/gen.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 #define GiB ((int64_t)1 << 30)
 
@@ -130,8 +130,10 @@ static bool same_graph(const dp_graph *a, const dp_graph *b)
 	for (uint32_t u = 0; u < a->nops; u++) {
 		const dp_op *x = &a->ops[u], *y = &b->ops[u];
 		if (strcmp(dp_graph_op_name(a, u), dp_graph_op_name(b, u)) ||
-		    strcmp(dp_graph_str(a, x->type), dp_graph_str(b, y->type)) ||
-		    strcmp(dp_graph_str(a, x->layer), dp_graph_str(b, y->layer)) ||
+		    strcmp(dp_graph_str(a, x->type),
+			   dp_graph_str(b, y->type)) ||
+		    strcmp(dp_graph_str(a, x->layer),
+			   dp_graph_str(b, y->layer)) ||
 		    x->time_us != y->time_us ||
 		    x->output_bytes != y->output_bytes ||
 		    x->param_bytes != y->param_bytes ||
@@ -201,9 +203,10 @@ static void test_gen_has_training_structure(void)
 			CHECK_STR(ty, "ApplyAdam");
 			REQUIRE(g->ops[u].colocate >= 0);
 			/* colocated with its variable, named after it */
-			CHECK_STR(dp_graph_str(g,
-					    g->group_label[g->ops[u].colocate]),
-				  nm + strlen("update/"));
+			CHECK_STR(
+				dp_graph_str(
+					g, g->group_label[g->ops[u].colocate]),
+				nm + strlen("update/"));
 		} else if (starts(nm, "grad/")) {
 			ngrad++;
 			/* its forward op exists */
@@ -263,7 +266,8 @@ static int64_t one_device_peak(const dp_graph *g)
 	int32_t *zero = calloc(g->nops, sizeof *zero);
 	int64_t peak = -1;
 	if (zero && dp_machine_init(&m, 1, NULL) == DP_OK) {
-		if (dp_plan_evaluate(g, &m, zero, DP_CONT_PORT, &p, NULL) == DP_OK)
+		if (dp_plan_evaluate(g, &m, zero, DP_CONT_PORT, &p, NULL) ==
+		    DP_OK)
 			peak = p.sim.dev[0].peak_bytes;
 		dp_plan_free(&p);
 		dp_machine_free(&m);
@@ -424,7 +428,8 @@ static void test_gen_towers_exchange_where_stages_begin(void)
 		for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
 			uint32_t p = g->edges[g->pred_edge[i]].from;
 			const char *pn = dp_graph_op_name(g, p);
-			if (!strcmp(dp_graph_str(g, g->ops[p].type), "VariableV2"))
+			if (!strcmp(dp_graph_str(g, g->ops[p].type),
+				    "VariableV2"))
 				continue;
 			unsigned pt;
 			REQUIRE(sscanf(pn, "t%u/", &pt) == 1);

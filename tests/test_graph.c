@@ -204,6 +204,5 @@ TEST_MAIN(TEST(test_graph_finalize_builds_csr_and_topo),
 	  TEST(test_graph_rejects_duplicates_and_self_loops),
 	  TEST(test_graph_rejects_bad_numbers),
 	  TEST(test_graph_colocation_groups),
-	  TEST(test_graph_strings_are_interned),
-	  TEST(test_graph_critical_path),
+	  TEST(test_graph_strings_are_interned), TEST(test_graph_critical_path),
 	  TEST(test_graph_many_ops_hash_index))

@@ -6,12 +6,12 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"
 #include "lib/testlib.h"
-#include "dnnpart/machine.h"
-#include "dnnpart/plan.h"
 
 /* Topcuoglu et al. 2002, Fig. 2: ten tasks, edge weights = communication
  * costs, and the computation cost table on processors P1..P3. */
@@ -37,7 +37,8 @@ static dp_graph *paper_graph(double *comm)
 	for (size_t e = 0; e < sizeof paper_edges / sizeof paper_edges[0];
 	     e++) {
 		dp_graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
-			       (uint32_t)paper_edges[e][1] - 1, 0, false, NULL);
+				  (uint32_t)paper_edges[e][1] - 1, 0, false,
+				  NULL);
 		comm[e] = paper_edges[e][2];
 	}
 	if (dp_graph_finalize(g, NULL) != DP_OK) {
@@ -289,7 +290,8 @@ static void test_heft_honours_pins_and_groups(void)
 	}
 	for (size_t e = 0; e < 15; e++) {
 		dp_graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
-			       (uint32_t)paper_edges[e][1] - 1, 0, false, NULL);
+				  (uint32_t)paper_edges[e][1] - 1, 0, false,
+				  NULL);
 		comm[e] = paper_edges[e][2];
 	}
 	g->ops[9].pin = 2;

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
 #include "dnnpart/units.h"
+#include "lib/testlib.h"
 
 /* Loads native JSON text and finalizes it; returns the status. */
 static dp_status load_text(const char *text, dp_err *err)
@@ -128,7 +128,8 @@ static void test_units_bandwidth_range_is_1_b_to_1_eb_per_second(void)
 	CHECK_STR(err.msg, "bad bandwidth '1e-300': out of range (expected "
 			   "from 1 B/s to 1 EB/s)");
 	CHECK_INT(dp_units_parse_bandwidth("0.5/s", &bw, &err), DP_EINPUT);
-	CHECK_INT(dp_units_parse_bandwidth("1000001TB/s", &bw, &err), DP_EINPUT);
+	CHECK_INT(dp_units_parse_bandwidth("1000001TB/s", &bw, &err),
+		  DP_EINPUT);
 	CHECK_INT(dp_units_parse_bandwidth("1e20", &bw, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "out of range");
 }
@@ -182,7 +183,8 @@ static void test_plan_at_the_limits_is_finite(void)
 	int32_t pl[3] = {0, 1, 2};
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	REQUIRE(dp_plan_evaluate(g, &m, pl, DP_CONT_PORT, &plan, &err) == DP_OK);
+	REQUIRE(dp_plan_evaluate(g, &m, pl, DP_CONT_PORT, &plan, &err) ==
+		DP_OK);
 	CHECK(isfinite(plan.sim.makespan) && plan.sim.makespan > 1e20);
 	CHECK(isfinite(plan.xlb) && isfinite(plan.speedup));
 	dp_plan_free(&plan);

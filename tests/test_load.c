@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
+#include "lib/testlib.h"
 
 #define D "tests/data/"
 
@@ -232,17 +232,18 @@ static void test_read_file_errors_and_limit(void)
 	size_t len = 7;
 	dp_err err;
 	CHECK_INT(dp_load_read_file("/tmp/dnnpart-no-such-file", 0, &text, &len,
-				 &err),
+				    &err),
 		  DP_EIO);
 	CHECK(text == NULL && len == 0);
 	CHECK_CONTAINS(err.msg, "cannot open: No such file");
 	CHECK_INT(dp_load_read_file("tests", 0, &text, &len, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "is a folder");
-	CHECK_INT(dp_load_read_file(D "json_minimal.json", 10, &text, &len, &err),
-		  DP_EINPUT);
+	CHECK_INT(
+		dp_load_read_file(D "json_minimal.json", 10, &text, &len, &err),
+		DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "more than the 10 B this machine can hold");
-	REQUIRE(dp_load_read_file(D "json_minimal.json", 0, &text, &len, &err) ==
-		DP_OK);
+	REQUIRE(dp_load_read_file(D "json_minimal.json", 0, &text, &len,
+				  &err) == DP_OK);
 	CHECK_INT(len, strlen(text));
 	CHECK(strncmp(text, "{\"ops\"", 6) == 0);
 	free(text);
@@ -264,14 +265,16 @@ static void test_graph_load_forced_formats(void)
 	CHECK_INT(err.col, 1);
 	CHECK_CONTAINS(err.msg, "expected an object '{' for the top-level "
 				"object, got '/'");
-	CHECK_INT(dp_graph_load("tests/data", DP_FMT_JSON, &g, &err), DP_EINPUT);
+	CHECK_INT(dp_graph_load("tests/data", DP_FMT_JSON, &g, &err),
+		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "is a folder, but the json format is a single "
 				"file");
 	CHECK_INT(dp_graph_load(D "dot_attrs.dot", DP_FMT_PARDNN, &g, &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "folder");
 	CHECK(g == NULL);
-	REQUIRE(dp_graph_load(D "dot_attrs.dot", DP_FMT_DOT, &g, &err) == DP_OK);
+	REQUIRE(dp_graph_load(D "dot_attrs.dot", DP_FMT_DOT, &g, &err) ==
+		DP_OK);
 	CHECK(g->finalized);
 	CHECK_STR(g->source, D "dot_attrs.dot");
 	dp_graph_free(g);

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
+#include "lib/testlib.h"
 
 #define D "tests/data/"
 
@@ -20,7 +20,8 @@ static void test_dot_attributes_and_defaults(void)
 	CHECK_STR(g->name, "model");
 	REQUIRE(g->nops == 4 && g->nedges == 4);
 	uint32_t in = dp_graph_find(g, "in"), conv = dp_graph_find(g, "conv"),
-		 relu = dp_graph_find(g, "relu"), late = dp_graph_find(g, "late");
+		 relu = dp_graph_find(g, "relu"),
+		 late = dp_graph_find(g, "late");
 	CHECK(in == 0 && conv == 1 && relu == 2 && late == 3);
 	CHECK_NEAR(g->ops[in].time_us, 0, 0); /* explicit 0 stays 0 */
 	CHECK_INT(g->ops[in].output_bytes, 1048576);
@@ -151,7 +152,8 @@ static void test_dot_syntax_error_prints_nothing(void)
 	dup2(fd, 2);
 	dp_graph *g = NULL;
 	dp_err err;
-	dp_status a = dp_graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err);
+	dp_status a =
+		dp_graph_load(D "dot_bad_syntax.dot", DP_FMT_AUTO, &g, &err);
 	static const char warn[] =
 		"digraph w { a -> b; a [label=<<b>unclosed]; }";
 	dp_status b = dp_load_dot("warn.dot", warn, sizeof warn - 1, &g, &err);
@@ -195,7 +197,8 @@ static void test_dot_nothing_leaks_into_the_next_parse(void)
 	CHECK_STR(g->name, "one"); /* the first graph of a file is read */
 	dp_graph_free(g);
 	g = NULL;
-	REQUIRE(dp_load_dot("next.dot", next, sizeof next - 1, &g, &err) == DP_OK);
+	REQUIRE(dp_load_dot("next.dot", next, sizeof next - 1, &g, &err) ==
+		DP_OK);
 	CHECK_STR(g->name, "n");
 	CHECK_INT(g->nops, 3);
 	CHECK(dp_graph_find(g, "x") == UINT32_MAX);

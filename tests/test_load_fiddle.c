@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
+#include "lib/testlib.h"
 
 static dp_graph *load_file(const char *path, dp_err *err)
 {
@@ -75,10 +75,12 @@ static void test_fiddle_resnet50_layer_training(void)
 	CHECK_INT(g->hint.memory_bytes, 17185374208);
 	CHECK_INT(g->cpu_pinned, 0);
 	/* node77 (fw) and node77grad (bw) share colorClass 77 */
-	uint32_t f = dp_graph_find(g, "node77"), b = dp_graph_find(g, "node77grad");
+	uint32_t f = dp_graph_find(g, "node77"),
+		 b = dp_graph_find(g, "node77grad");
 	REQUIRE(f != UINT32_MAX && b != UINT32_MAX);
 	CHECK_INT(g->ops[f].colocate, g->ops[b].colocate);
-	CHECK_STR(dp_graph_str(g, g->group_label[g->ops[f].colocate]), "color77");
+	CHECK_STR(dp_graph_str(g, g->group_label[g->ops[f].colocate]),
+		  "color77");
 	CHECK_NEAR(g->ops[f].time_us, 1236.0, 1e-9);
 	CHECK_INT(g->ops[f].param_bytes, 205524992);
 	CHECK_STR(dp_graph_str(g, g->ops[f].type), "forward");
@@ -219,14 +221,17 @@ static void test_fiddle_rejects_trailing_text_and_non_objects(void)
 	dp_graph *g = NULL;
 	dp_err err;
 	const char *t1 = "{\"nodes\": [], \"edges\": []} x";
-	CHECK_INT(dp_load_fiddle("t1.json", t1, strlen(t1), &g, &err), DP_EINPUT);
+	CHECK_INT(dp_load_fiddle("t1.json", t1, strlen(t1), &g, &err),
+		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "unexpected text after the JSON object");
 	CHECK_INT(err.col, 28);
 	const char *t2 = "[1, 2]";
-	CHECK_INT(dp_load_fiddle("t2.json", t2, strlen(t2), &g, &err), DP_EINPUT);
+	CHECK_INT(dp_load_fiddle("t2.json", t2, strlen(t2), &g, &err),
+		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "expected a JSON object");
 	const char *t3 = "{\"nodes\": [], \"edges\": {}}";
-	CHECK_INT(dp_load_fiddle("t3.json", t3, strlen(t3), &g, &err), DP_EINPUT);
+	CHECK_INT(dp_load_fiddle("t3.json", t3, strlen(t3), &g, &err),
+		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "\"edges\" holding an array");
 	CHECK_INT(err.col, 24);
 }

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
+#include "lib/testlib.h"
 
 #define D "tests/data/"
 
@@ -32,7 +32,7 @@ static void test_json_every_field_is_read(void)
 	CHECK(oa->colocate >= 0 && oa->colocate == ob->colocate);
 	CHECK_STR(dp_graph_str(g, g->group_label[oa->colocate]), "g1");
 	CHECK_INT(ob->pin, 1);
-	CHECK_INT(ob->output_bytes, 1000);     /* "1kB" */
+	CHECK_INT(ob->output_bytes, 1000);	  /* "1kB" */
 	CHECK_STR(dp_graph_str(g, ob->type), ""); /* null = not given */
 	CHECK_NEAR(ob->time_us, 3, 0);
 	/* an integer colocation label becomes its decimal text */
@@ -214,9 +214,9 @@ static void test_json_loader_direct_from_text(void)
 	dp_graph_free(g);
 	static const char placement[] =
 		"{\"format\": \"dnnpart-placement\", \"ops\": []}";
-	CHECK_INT(
-		dp_load_json("p.json", placement, sizeof placement - 1, &g, &err),
-		DP_EINPUT);
+	CHECK_INT(dp_load_json("p.json", placement, sizeof placement - 1, &g,
+			       &err),
+		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "this is a placement file, not a graph");
 	CHECK_INT(dp_load_json("e.json", "  ", 2, &g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "empty file");

@@ -4,11 +4,11 @@
 #include <string.h>
 
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 static dp_graph *load_dir(const char *dir, dp_err *err)
 {

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
+#include "lib/testlib.h"
 
 /* Loads and finalizes; NULL (and err filled) on failure. */
 static dp_graph *load_file(const char *path, dp_err *err)

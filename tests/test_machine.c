@@ -1,8 +1,8 @@
 /* test_machine.c - devices, caps, speeds, link presets. */
 #include <string.h>
 
-#include "lib/testlib.h"
 #include "dnnpart/machine.h"
+#include "lib/testlib.h"
 
 #define GIB 1073741824LL
 

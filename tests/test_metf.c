@@ -6,9 +6,9 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
 		   int64_t param)
@@ -27,7 +27,8 @@ static bool run_plan(const dp_graph *g, const dp_machine *m, dp_plan *p)
 	dp_algo_opts_default(&o);
 	memset(p, 0, sizeof *p);
 	dp_err err;
-	if (dp_plan_run(g, m, dp_algo_find("metf"), &o, NULL, p, &err) != DP_OK) {
+	if (dp_plan_run(g, m, dp_algo_find("metf"), &o, NULL, p, &err) !=
+	    DP_OK) {
 		test_fail(__FILE__, __LINE__, "metf failed: %s", err.msg);
 		return false;
 	}
@@ -206,8 +207,8 @@ static void test_metf_pins_groups_determinism_cancel(void)
 		snprintf(nm, sizeof nm, "o%d", i);
 		uint32_t id = op(g, nm, 5 + (i * 7) % 13, 1000 + i, 0);
 		if (i >= 3)
-			dp_graph_add_edge(g, (uint32_t)(i * 5 % i), id, -1, false,
-				       NULL);
+			dp_graph_add_edge(g, (uint32_t)(i * 5 % i), id, -1,
+					  false, NULL);
 	}
 	g->ops[10].pin = 2;
 	g->ops[20].pin = 1;
@@ -270,7 +271,8 @@ static void test_metf_reports_progress(void)
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	reports = 0;
-	CHECK_INT(dp_algo_place(dp_algo_find("metf"), g, &m, &o, &pr, pl, NULL), DP_OK);
+	CHECK_INT(dp_algo_place(dp_algo_find("metf"), g, &m, &o, &pr, pl, NULL),
+		  DP_OK);
 	CHECK(reports >= 2);
 	CHECK_NEAR(last_fraction, 1.0, 0);
 	dp_machine_free(&m);

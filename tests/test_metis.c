@@ -2,14 +2,14 @@
  * balance by device speed, groups contracted, pins honoured by renaming
  * parts, K = 1 and K > ops without METIS, determinism, cancel. */
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
+#include "lib/testlib.h"
 
 static uint32_t op(dp_graph *g, const char *name, double t, int64_t out)
 {
@@ -44,8 +44,8 @@ static dp_graph *two_clusters(int pin_b)
 		for (int i = 0; i < 8; i++)
 			for (int j = i + 1; j < 8; j++)
 				dp_graph_add_edge(g, (uint32_t)(c * 8 + i),
-					       (uint32_t)(c * 8 + j), 1 << 20,
-					       false, NULL);
+						  (uint32_t)(c * 8 + j),
+						  1 << 20, false, NULL);
 	dp_graph_add_edge(g, 7, 8, 16, false, NULL); /* the light bridge */
 	if (pin_b >= 0)
 		g->ops[12].pin = pin_b;
@@ -94,7 +94,7 @@ static void test_metis_balances_time_by_speed(void)
 			maxop = t;
 		if (i % 10)
 			dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
-				       false, NULL);
+					  false, NULL);
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
@@ -125,7 +125,7 @@ static void test_metis_keeps_groups_and_pins(void)
 		op(g, nm, 10, 4096);
 		if (i)
 			dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
-				       false, NULL);
+					  false, NULL);
 	}
 	dp_graph_set_colocate(g, 0, "far", NULL);
 	dp_graph_set_colocate(g, 39, "far", NULL);
@@ -235,9 +235,10 @@ static void test_metis_odd_weights(void)
 		op(g, nm, 0, 0);
 	}
 	for (int i = 1; i < 30; i++) {
-		dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, 0, true, NULL);
+		dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, 0, true,
+				  NULL);
 		dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1, false,
-			       NULL);
+				  NULL);
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;

@@ -235,10 +235,10 @@ static dp_graph *random_dag(uint32_t n, uint64_t seed)
 		g->ops[id].param_bytes = (x >> 20) % 4 == 0 ? 3000 : 0;
 		if (i && (x >> 30) % 2 == 0)
 			dp_graph_add_edge(g, (uint32_t)((x >> 8) % i), id, -1,
-				       false, NULL);
+					  false, NULL);
 		if (i > 1)
 			dp_graph_add_edge(g, i - 1, id, -1, (x >> 40) % 7 == 0,
-				       NULL);
+					  NULL);
 		if ((x >> 44) % 11 == 0) {
 			snprintf(nm, sizeof nm, "g%u", (uint32_t)(x >> 50) % 9);
 			dp_graph_set_colocate(g, id, nm, NULL);

@@ -8,11 +8,11 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/gen.h"
 #include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 #include "internal/pardnn.h"
 #include "lib/testlib.h"
-#include "dnnpart/machine.h"
 #include "pardnn_fixtures.h"
-#include "dnnpart/sim.h"
 
 /* ---- registry ---- */
 
@@ -274,7 +274,8 @@ static void test_pardnn_reports_phases_in_order(void)
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
-	REQUIRE(dp_algo_place(dp_algo_find("pardnn"), g, &m, &o, &p, pl, NULL) == DP_OK);
+	REQUIRE(dp_algo_place(dp_algo_find("pardnn"), g, &m, &o, &p, pl,
+			      NULL) == DP_OK);
 	CHECK(l.monotonic);
 	CHECK_NEAR(l.last, 1.0, 1e-12);
 	static const char *want[] = {"slicing", "mapping", "refinement",
@@ -304,15 +305,16 @@ static void test_pardnn_cancel_returns_canceled(void)
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	dp_err err;
 	dp_err_clear(&err);
-	CHECK_INT(dp_algo_place(dp_algo_find("pardnn"), g, &m, &o, &p, pl, &err),
-		  DP_ECANCELED);
+	CHECK_INT(
+		dp_algo_place(dp_algo_find("pardnn"), g, &m, &o, &p, pl, &err),
+		DP_ECANCELED);
 	CHECK_INT(err.code, DP_ECANCELED);
 	/* it stopped in mapping, before the refinement phase */
 	for (int i = 0; i < l.nphases; i++)
 		CHECK(strcmp(l.phases[i], "refinement") != 0);
 	/* a flag raised before the start stops it at once */
-	REQUIRE(dp_algo_place(dp_algo_find("pardnn"), g, &m, &o, &p, pl, &err) ==
-		DP_ECANCELED);
+	REQUIRE(dp_algo_place(dp_algo_find("pardnn"), g, &m, &o, &p, pl,
+			      &err) == DP_ECANCELED);
 	free(pl);
 	dp_machine_free(&m);
 	dp_graph_free(g);

@@ -8,13 +8,13 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/gen.h"
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
-#include "pardnn_fixtures.h"
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
 #include "dnnpart/sim.h"
+#include "lib/testlib.h"
+#include "pardnn_fixtures.h"
 
 /* ---- invariants over many graphs ---- */
 
@@ -141,7 +141,8 @@ static void test_pardnn_every_op_colocated_terminates(void)
 	}
 	for (uint32_t e = 0; e < g0->nedges; e++)
 		dp_graph_add_edge(g, g0->edges[e].from, g0->edges[e].to,
-			       g0->edges[e].bytes, g0->edges[e].control, NULL);
+				  g0->edges[e].bytes, g0->edges[e].control,
+				  NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	int64_t peak = one_device_peak(g);
 	/* caps: fits nowhere, then fits on device 2 only */
@@ -252,8 +253,8 @@ static void test_pardnn_infeasible_caps_reported_by_plan(void)
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
-	REQUIRE(dp_plan_run(g, &m, dp_algo_find("pardnn"), NULL, NULL, &plan, &err) ==
-		DP_OK);
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("pardnn"), NULL, NULL, &plan,
+			    &err) == DP_OK);
 	CHECK(!plan.feasible);
 	int d = dp_plan_worst_device(&plan);
 	REQUIRE(d >= 0 && d < 3);
@@ -301,7 +302,8 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 		for (int k = 2; k <= 8; k *= 2) {
 			dp_machine m;
 			machine_with(&m, k, DP_CAP_UNLIMITED);
-			REQUIRE(dp_machine_set_link(&m, "pardnn", NULL) == DP_OK);
+			REQUIRE(dp_machine_set_link(&m, "pardnn", NULL) ==
+				DP_OK);
 			dp_algo_opts o;
 			dp_algo_opts_default(&o);
 			o.contention = cont;
@@ -324,7 +326,7 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 				dp_placement_info info;
 				int32_t *rp = malloc(g->nops * sizeof *rp);
 				REQUIRE(dp_placement_read(ref, g, rp, &info,
-						       &err) == DP_OK);
+							  &err) == DP_OK);
 				double theirs = plan_makespan(g, &m, rp, cont);
 				free(rp);
 				if (ours > theirs)

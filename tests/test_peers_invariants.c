@@ -13,10 +13,10 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/gen.h"
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 static const char *const peers[] = {"metf", "heft", "metis", "contig"};
 #define NPEERS (sizeof peers / sizeof peers[0])
@@ -68,7 +68,8 @@ static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 				rng_below(&s, 6) == 0
 					? (int64_t)rng_below(&s, 1 << 21)
 					: -1;
-			dp_graph_add_edge(g, from, id, ctl ? 0 : bytes, ctl, NULL);
+			dp_graph_add_edge(g, from, id, ctl ? 0 : bytes, ctl,
+					  NULL);
 			if (rng_below(&s, 30) == 0)
 				dp_graph_add_edge(g, from, id, -1, false, NULL);
 		}
@@ -104,7 +105,8 @@ static int64_t single_device_peak(const dp_graph *g, const dp_machine *m)
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	int64_t peak = -1;
-	if (zero && dp_plan_evaluate(g, m, zero, DP_CONT_PORT, &p, NULL) == DP_OK)
+	if (zero &&
+	    dp_plan_evaluate(g, m, zero, DP_CONT_PORT, &p, NULL) == DP_OK)
 		peak = p.sim.dev[0].peak_bytes;
 	dp_plan_free(&p);
 	free(zero);
@@ -245,7 +247,8 @@ static void test_peers_on_random_dags(void)
 				dp_machine m;
 				REQUIRE(dp_machine_init(&m, k, NULL) == DP_OK);
 				if (k == 3)
-					dp_machine_set_speeds(&m, "1,0.5,2", NULL);
+					dp_machine_set_speeds(&m, "1,0.5,2",
+							      NULL);
 				int64_t one = single_device_peak(g, &m);
 				REQUIRE(one >= 0);
 				/* unlimited, room for everything on each

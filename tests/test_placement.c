@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/placement.h"
+#include "lib/testlib.h"
 
 #define D "tests/data/"
 
@@ -302,8 +302,8 @@ static void test_placement_place_round_trip(void)
 	CHECK_INT(info.devices, 4);
 	CHECK_INT(info.omitted, 0);
 	/* a failed write leaves nothing behind */
-	CHECK_INT(dp_placement_write_place("/tmp/dnnpart-no-such-dir/p.place", g,
-					pl, &err),
+	CHECK_INT(dp_placement_write_place("/tmp/dnnpart-no-such-dir/p.place",
+					   g, pl, &err),
 		  DP_EIO);
 	CHECK_CONTAINS(err.msg, "does not exist");
 	dp_graph_free(g);

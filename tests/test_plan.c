@@ -7,9 +7,9 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 typedef struct tmach {
 	dp_machine m;
@@ -208,7 +208,8 @@ static void test_plan_run_simulates_the_algorithm(void)
 	/* the registry's single: all on device 0, speedup 1 */
 	const dp_algo *single = dp_algo_find("single");
 	REQUIRE(single);
-	REQUIRE(dp_plan_run(g, &tm.m, single, NULL, NULL, &plan, &err) == DP_OK);
+	REQUIRE(dp_plan_run(g, &tm.m, single, NULL, NULL, &plan, &err) ==
+		DP_OK);
 	CHECK_NEAR(plan.sim.makespan, 35, 0);
 	CHECK_NEAR(plan.speedup, 1, 0);
 	CHECK_NEAR(plan.xlb, 1, 0);
@@ -242,8 +243,9 @@ static void test_plan_run_rejects_pin_violation(void)
 	/* a pin beyond the machine is bad input, found before the run */
 	tmach_init(&tm, 1);
 	canceled_calls = 0;
-	CHECK_INT(dp_plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
-		  DP_EINPUT);
+	CHECK_INT(
+		dp_plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
+		DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "pinned to device 1");
 	CHECK_INT(canceled_calls, 0);
 	dp_graph_free(g);
@@ -282,8 +284,9 @@ static void test_plan_run_passes_algorithm_errors_through(void)
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
-	CHECK_INT(dp_plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
-		  DP_ECANCELED);
+	CHECK_INT(
+		dp_plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
+		DP_ECANCELED);
 	CHECK_STR(err.msg, "canceled");
 	CHECK(plan.placement == NULL);
 	dp_graph_free(g);

@@ -8,10 +8,10 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/testlib.h"
 
 #define MAX_SAMPLES 32
 
@@ -155,7 +155,7 @@ static void test_samples_gpt2_xl_does_not_fit_one_device(void)
 	dp_err err;
 	dp_graph *g = NULL;
 	REQUIRE(dp_graph_load("sample_graphs/gpt2-xl.json", DP_FMT_AUTO, &g,
-			   &err) == DP_OK);
+			      &err) == DP_OK);
 	CHECK_INT(g->total_param_bytes, 1557611200LL * 12);
 	CHECK(g->total_param_bytes > (16LL << 30));
 	dp_graph_free(g);
@@ -169,7 +169,7 @@ static void test_samples_resnet50_exact_sizes(void)
 	dp_err err;
 	dp_graph *g = NULL;
 	REQUIRE(dp_graph_load("sample_graphs/resnet50.json", DP_FMT_AUTO, &g,
-			   &err) == DP_OK);
+			      &err) == DP_OK);
 	uint32_t c = dp_graph_find(g, "conv1/Conv2D");
 	uint32_t w = dp_graph_find(g, "conv1/weights");
 	REQUIRE(c != UINT32_MAX && w != UINT32_MAX);

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
+#include "lib/testlib.h"
 
 typedef struct tmach {
 	dp_machine m;

@@ -58,9 +58,9 @@ typedef struct scase {
 	int32_t *place;
 	uint32_t nplace;
 	dp_sim_result r[2]; /* port, none */
-	int nruns;          /* 0, 1 (port or none) or 2 (both) */
+	int nruns;	    /* 0, 1 (port or none) or 2 (both) */
 	int run_cont[2];
-	char why[600];      /* the first failure */
+	char why[600]; /* the first failure */
 } scase;
 
 /* Records the first failure of the case; returns false. */
@@ -128,8 +128,7 @@ static bool same_t(scase *c, const char *what, double got, const char *want)
 	return true;
 }
 
-static bool same_i(scase *c, const char *what, long long got,
-		   const char *want)
+static bool same_i(scase *c, const char *what, long long got, const char *want)
 {
 	long long v;
 	if (!integer(c, want, &v))
@@ -357,8 +356,7 @@ static bool check_xfer(scase *c, const dp_sim_result *r, char **w, int n)
 			return false;
 		if ((v = kv(w, n, 2, "bytes")) && !same_i(c, what, x->bytes, v))
 			return false;
-		if ((v = kv(w, n, 2, "start")) &&
-		    !same_t(c, what, x->start, v))
+		if ((v = kv(w, n, 2, "start")) && !same_t(c, what, x->start, v))
 			return false;
 		if ((v = kv(w, n, 2, "end")) && !same_t(c, what, x->end, v))
 			return false;
@@ -373,10 +371,10 @@ static bool check_dev(scase *c, const dp_sim_result *r, char **w, int n)
 		return n < 3 ? fail(c, "dev D NAME=VALUE...") : false;
 	const dp_device_stats *s = &r->dev[d];
 	static const char *const tnames[] = {"peak_time", "busy",
-					      "comm_out_us"};
+					     "comm_out_us"};
 	const double tvals[] = {s->peak_time, s->busy_us, s->comm_out_us};
 	static const char *const inames[] = {
-		"peak",		 "ops",		  "params",   "cap",
+		"peak",		  "ops",	   "params",  "cap",
 		"comm_out_bytes", "comm_in_bytes", "xfers_in"};
 	const long long ivals[] = {s->peak_bytes,     s->ops,
 				   s->param_bytes,    s->cap_bytes,
@@ -462,9 +460,9 @@ static bool check_live_item(scase *c, const dp_live_tensor *t, const char *it,
 	if (t->kind != (int32_t)kind_vals[k])
 		return fail(c, "%s: kind %d, want %s", what, (int)t->kind, buf);
 	uint32_t id;
-	if (opn && (!op_id(c, opn, &id) ||
-		    (t->op != id &&
-		     !fail(c, "%s: op %u, want %s", what, t->op, opn))))
+	if (opn &&
+	    (!op_id(c, opn, &id) ||
+	     (t->op != id && !fail(c, "%s: op %u, want %s", what, t->op, opn))))
 		return false;
 	if (at) {
 		char *dash = strchr(at, '-');
@@ -486,12 +484,14 @@ static bool check_live(scase *c, const dp_sim_result *r, char **w, int n)
 		return n < 2 ? fail(c, "live D ITEM ...") : false;
 	uint32_t lo = r->live_off[d], got = r->live_off[d + 1] - lo;
 	if (got != (uint32_t)(n - 2))
-		return fail(c, "device %d has %u live tensors at its peak, want "
-			       "%d",
+		return fail(c,
+			    "device %d has %u live tensors at its peak, want "
+			    "%d",
 			    d, got, n - 2);
 	for (int i = 2; i < n; i++) {
 		char what[64];
-		snprintf(what, sizeof what, "device %d live tensor %d", d, i - 2);
+		snprintf(what, sizeof what, "device %d live tensor %d", d,
+			 i - 2);
 		if (!check_live_item(c, &r->live[lo + (uint32_t)i - 2], w[i],
 				     what))
 			return false;
@@ -526,8 +526,9 @@ static bool check_cp(scase *c, const dp_sim_result *r, char **w, int n)
 		if (k < 0)
 			return fail(c, "unknown cause '%s'", cause);
 		if (r->cp_cause[i] != k)
-			return fail(c, "critical path hop %lld: cause %s, want "
-				       "%s",
+			return fail(c,
+				    "critical path hop %lld: cause %s, want "
+				    "%s",
 				    i, causes[r->cp_cause[i] & 3], cause);
 	}
 	return true;
@@ -776,9 +777,12 @@ static void test_sim_case_runner_fails_when_it_should(void)
 		"op a 10 0\nmakespan 10\n",
 	};
 	static const char *const want[] = {
-		"makespan: got 10, want 11", "device 0 peak: got 0, want 1",
-		"unknown line 'frobnicate'", "place has 2 devices for 1 ops",
-		"expected a whole number, got 'zero'", "before any run",
+		"makespan: got 10, want 11",
+		"device 0 peak: got 0, want 1",
+		"unknown line 'frobnicate'",
+		"place has 2 devices for 1 ops",
+		"expected a whole number, got 'zero'",
+		"before any run",
 	};
 	const char *path = test_tmp_path("bad.case");
 	REQUIRE(path);

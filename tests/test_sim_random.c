@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
+#include "lib/testlib.h"
 
 typedef struct tmach {
 	dp_machine m;
@@ -65,12 +65,12 @@ typedef struct ctx {
 	bool failed;
 } ctx;
 
-#define FAIL(cx, ...)                                                       \
-	do {                                                                \
-		if (!(cx)->failed)                                          \
-			test_fail(__FILE__, __LINE__, __VA_ARGS__);         \
-		(cx)->failed = true;                                        \
-		return;                                                     \
+#define FAIL(cx, ...)                                                          \
+	do {                                                                   \
+		if (!(cx)->failed)                                             \
+			test_fail(__FILE__, __LINE__, __VA_ARGS__);            \
+		(cx)->failed = true;                                           \
+		return;                                                        \
 	} while (0)
 
 static const dp_transfer *find_xfer(const ctx *cx, uint32_t u, int32_t b)
@@ -123,21 +123,23 @@ static void check_ops_and_transfers(ctx *cx)
 		int64_t want = -1;
 		for (uint32_t j = 0; j < g->nedges; j++) {
 			const dp_edge *e = &g->edges[j];
-			if (e->from == u && !e->control && pl[e->to] == x->dst &&
-			    e->bytes > want)
+			if (e->from == u && !e->control &&
+			    pl[e->to] == x->dst && e->bytes > want)
 				want = e->bytes;
 		}
 		if (x->src != pl[u] || x->dst == x->src || want < 0 ||
 		    x->bytes != want)
-			FAIL(cx, "seed %llu: transfer %u of op %u %d->%d with "
-				 "%lld bytes, want %lld",
+			FAIL(cx,
+			     "seed %llu: transfer %u of op %u %d->%d with "
+			     "%lld bytes, want %lld",
 			     (unsigned long long)cx->seed, i, u, x->src, x->dst,
 			     (long long)x->bytes, (long long)want);
 		double c = cx->m->lat + (double)x->bytes / cx->m->bw;
 		if (x->end != x->start + c || x->start < r->end[u] ||
 		    (cx->c == DP_CONT_NONE && x->start != r->end[u]))
-			FAIL(cx, "seed %llu: transfer %u [%g,%g) of op ending "
-				 "%g, cost %g",
+			FAIL(cx,
+			     "seed %llu: transfer %u [%g,%g) of op ending "
+			     "%g, cost %g",
 			     (unsigned long long)cx->seed, i, x->start, x->end,
 			     r->end[u], c);
 		/* created when the producer ends: in time order; per op in
@@ -148,8 +150,9 @@ static void check_ops_and_transfers(ctx *cx)
 		prev_t = r->end[u];
 		if (i > 0 && r->xfers[i - 1].op == u &&
 		    r->xfers[i - 1].dst >= x->dst)
-			FAIL(cx, "seed %llu: op %u's transfers not in device "
-				 "order",
+			FAIL(cx,
+			     "seed %llu: op %u's transfers not in device "
+			     "order",
 			     (unsigned long long)cx->seed, u);
 		cut_bytes += x->bytes;
 	}
@@ -160,15 +163,16 @@ static void check_ops_and_transfers(ctx *cx)
 			if (b == pl[u])
 				continue;
 			bool need = false;
-			for (uint32_t i = g->succ_off[u]; i < g->succ_off[u + 1];
-			     i++) {
+			for (uint32_t i = g->succ_off[u];
+			     i < g->succ_off[u + 1]; i++) {
 				const dp_edge *e = &g->edges[g->succ_edge[i]];
 				if (!e->control && pl[e->to] == b)
 					need = true;
 			}
 			if (need && !find_xfer(cx, u, b))
-				FAIL(cx, "seed %llu: op %u feeds device %d "
-					 "without exactly one transfer",
+				FAIL(cx,
+				     "seed %llu: op %u feeds device %d "
+				     "without exactly one transfer",
 				     (unsigned long long)cx->seed, u, b);
 			pairs += need;
 		}
@@ -176,8 +180,9 @@ static void check_ops_and_transfers(ctx *cx)
 		cut += pl[g->edges[j].from] != pl[g->edges[j].to];
 	if (pairs != r->nxfers || cut != r->cut_edges ||
 	    cut_bytes != r->cut_bytes)
-		FAIL(cx, "seed %llu: %u transfers for %u pairs; cut %u/%u; "
-			 "bytes %lld/%lld",
+		FAIL(cx,
+		     "seed %llu: %u transfers for %u pairs; cut %u/%u; "
+		     "bytes %lld/%lld",
 		     (unsigned long long)cx->seed, r->nxfers, pairs,
 		     r->cut_edges, cut, (long long)r->cut_bytes,
 		     (long long)cut_bytes);
@@ -192,15 +197,17 @@ static void check_precedence(ctx *cx)
 		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
 			double a = arrival(cx, &g->edges[g->pred_edge[i]]);
 			if (a < 0)
-				FAIL(cx, "seed %llu: input of op %u never "
-					 "arrives",
+				FAIL(cx,
+				     "seed %llu: input of op %u never "
+				     "arrives",
 				     (unsigned long long)cx->seed, v);
 			if (a > av)
 				av = a;
 		}
 		if (r->avail[v] != av || r->start[v] < av)
-			FAIL(cx, "seed %llu: op %u available %g (want %g), "
-				 "starts %g",
+			FAIL(cx,
+			     "seed %llu: op %u available %g (want %g), "
+			     "starts %g",
 			     (unsigned long long)cx->seed, v, r->avail[v], av,
 			     r->start[v]);
 	}
@@ -244,7 +251,8 @@ static void check_devices(ctx *cx)
 			for (uint32_t j = 0; j <= i; j++) {
 				double x = j ? r->end[ops[j - 1]] : 0;
 				double y = r->start[ops[j]];
-				if (x < y && x < r->start[v] && r->avail[v] < y) {
+				if (x < y && x < r->start[v] &&
+				    r->avail[v] < y) {
 					cx->failed = true;
 					test_fail(__FILE__, __LINE__,
 						  "seed %llu: device %d idles "
@@ -312,16 +320,18 @@ static void check_ports_and_stats(ctx *cx)
 					    (x->dst == d && y->dst == d);
 				if (same && x->start < y->end &&
 				    y->start < x->end)
-					FAIL(cx, "seed %llu: transfers %u and "
-						 "%u share a port of device %d",
+					FAIL(cx,
+					     "seed %llu: transfers %u and "
+					     "%u share a port of device %d",
 					     (unsigned long long)cx->seed, i, j,
 					     d);
 			}
 		}
 		const dp_device_stats *s = &r->dev[d];
-		if (s->ops != ops || s->xfers_in != xin || s->xfers_out != xout ||
-		    s->comm_in_bytes != in || s->comm_out_bytes != out ||
-		    s->param_bytes != par || s->cap_bytes != cx->m->cap[d] ||
+		if (s->ops != ops || s->xfers_in != xin ||
+		    s->xfers_out != xout || s->comm_in_bytes != in ||
+		    s->comm_out_bytes != out || s->param_bytes != par ||
+		    s->cap_bytes != cx->m->cap[d] ||
 		    fabs(s->busy_us - busy) > 1e-9 * (1 + busy))
 			FAIL(cx, "seed %llu: device %d statistics differ",
 			     (unsigned long long)cx->seed, d);
@@ -365,9 +375,11 @@ static uint32_t intervals(const ctx *cx, ival *iv)
 			if (r->xfers[i].op == u && r->xfers[i].end > f)
 				f = r->xfers[i].end;
 		if (ob > 0 && f > r->start[u])
-			iv[n++] = (ival){d, DP_MEM_OUTPUT, u, ob, r->start[u], f};
+			iv[n++] =
+				(ival){d, DP_MEM_OUTPUT, u, ob, r->start[u], f};
 		if (g->ops[u].temp_bytes > 0 && r->end[u] > r->start[u])
-			iv[n++] = (ival){d, DP_MEM_TEMP, u, g->ops[u].temp_bytes,
+			iv[n++] = (ival){d,	      DP_MEM_TEMP,
+					 u,	      g->ops[u].temp_bytes,
 					 r->start[u], r->end[u]};
 	}
 	for (uint32_t i = 0; i < r->nxfers; i++) {
@@ -380,8 +392,8 @@ static uint32_t intervals(const ctx *cx, ival *iv)
 				f = r->end[e->to];
 		}
 		if (x->bytes > 0 && f > x->start)
-			iv[n++] = (ival){x->dst, DP_MEM_COPY, x->op, x->bytes,
-					 x->start, f};
+			iv[n++] = (ival){x->dst,   DP_MEM_COPY, x->op,
+					 x->bytes, x->start,	f};
 	}
 	return n;
 }
@@ -470,7 +482,8 @@ static void check_memory(ctx *cx, bool detail)
 		}
 		for (uint32_t i = c0 + 1; i < c1; i++)
 			if (r->curve[i].t <= r->curve[i - 1].t)
-				FAIL(cx, "seed %llu: curve times not increasing",
+				FAIL(cx,
+				     "seed %llu: curve times not increasing",
 				     (unsigned long long)cx->seed);
 		for (uint32_t i = 0; i <= 2 * n; i++) {
 			double t = i == 2 * n ? 0
@@ -484,8 +497,9 @@ static void check_memory(ctx *cx, bool detail)
 			int64_t want = level_at(iv, n, d, s->param_bytes, t,
 						r->makespan);
 			if (r->curve[p].bytes != want)
-				FAIL(cx, "seed %llu: device %d curve says %lld "
-					 "at %g, brute force %lld",
+				FAIL(cx,
+				     "seed %llu: device %d curve says %lld "
+				     "at %g, brute force %lld",
 				     (unsigned long long)cx->seed, d,
 				     (long long)r->curve[p].bytes, t,
 				     (long long)want);
@@ -511,8 +525,9 @@ static void check_critical_path(ctx *cx)
 			last = u;
 	if (r->cp_len == 0 || r->cp_ops[r->cp_len - 1] != last ||
 	    r->cp_cause[0] != DP_HOP_START || r->start[r->cp_ops[0]] != 0)
-		FAIL(cx, "seed %llu: critical path does not run from a start "
-			 "at 0 to the last op",
+		FAIL(cx,
+		     "seed %llu: critical path does not run from a start "
+		     "at 0 to the last op",
 		     (unsigned long long)cx->seed);
 	for (uint32_t i = 1; i < r->cp_len; i++) {
 		uint32_t u = r->cp_ops[i - 1], v = r->cp_ops[i];
@@ -537,10 +552,10 @@ static void check_critical_path(ctx *cx)
 				best = e->from;
 			}
 		}
-		int want = cx->pl[u] == cx->pl[v] ? DP_HOP_DATA
-						  : DP_HOP_TRANSFER;
-		if (best != u || cause != want ||
-		    r->start[v] != r->avail[v] || !(r->avail[v] > 0))
+		int want =
+			cx->pl[u] == cx->pl[v] ? DP_HOP_DATA : DP_HOP_TRANSFER;
+		if (best != u || cause != want || r->start[v] != r->avail[v] ||
+		    !(r->avail[v] > 0))
 			FAIL(cx, "seed %llu: bad hop %u -> %u (cause %d)",
 			     (unsigned long long)cx->seed, u, v, cause);
 	}
@@ -567,7 +582,8 @@ static bool ranks_match(const dp_graph *g, const dp_machine *m,
 			double c = m->k == 1 ? 0
 				   : e->control
 					   ? f * m->lat
-					   : f * (m->lat + (double)e->bytes / m->bw);
+					   : f * (m->lat +
+						  (double)e->bytes / m->bw);
 			if (c + want[e->to] > best)
 				best = c + want[e->to];
 		}
@@ -647,9 +663,10 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 	int32_t *pl = malloc((n ? n : 1) * sizeof *pl);
 	int mode = (int)rndn(5);
 	for (uint32_t u = 0; u < n; u++)
-		pl[u] = mode == 0   ? k - 1
-			: mode == 1 ? (int32_t)((uint64_t)g->topo_pos[u] * k / n)
-				    : (int32_t)rndn((uint32_t)k);
+		pl[u] = mode == 0 ? k - 1
+			: mode == 1
+				? (int32_t)((uint64_t)g->topo_pos[u] * k / n)
+				: (int32_t)rndn((uint32_t)k);
 	dp_err err;
 	dp_sim *s = dp_sim_new(g, &tm.m, &err);
 	if (!s) {
@@ -667,15 +684,16 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 	memset(&r3, 0, sizeof r3);
 	for (int c = 0; c < 2; c++) {
 		for (int detail = 1; detail >= 0; detail--) {
-			dp_sim_opts o = {.contention = (dp_contention)c, .detail = detail};
+			dp_sim_opts o = {.contention = (dp_contention)c,
+					 .detail = detail};
 			if (dp_sim_run(s, pl, &o, &r, &err) != DP_OK) {
 				test_fail(__FILE__, __LINE__,
 					  "seed %llu: dp_sim_run: %s",
 					  (unsigned long long)seed, err.msg);
 				goto out;
 			}
-			ctx cx = {g, &tm.m, pl, (dp_contention)c, &r,
-				  dp_sim_ranks(s), seed, false};
+			ctx cx = {g,  &tm.m,	       pl,   (dp_contention)c,
+				  &r, dp_sim_ranks(s), seed, false};
 			check_ops_and_transfers(&cx);
 			if (!cx.failed)
 				check_precedence(&cx);

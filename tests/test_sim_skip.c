@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
+#include "lib/testlib.h"
 
 static uint64_t rng_state;
 

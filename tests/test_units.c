@@ -2,8 +2,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "lib/testlib.h"
 #include "dnnpart/units.h"
+#include "lib/testlib.h"
 
 #define GIB (1024.0 * 1024 * 1024)
 
@@ -110,7 +110,8 @@ static void test_units_bandwidth_is_bytes_per_us(void)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		double v = -1;
 		dp_err err;
-		dp_status st = dp_units_parse_bandwidth(cases[i].text, &v, &err);
+		dp_status st =
+			dp_units_parse_bandwidth(cases[i].text, &v, &err);
 		if (st != DP_OK ||
 		    fabs(v - cases[i].want) > 1e-9 * cases[i].want)
 			test_fail(__FILE__, __LINE__,
@@ -233,7 +234,8 @@ static void test_units_fmt_num_round_trips(void)
 	CHECK_NEAR(v, 12.5, 0);
 	CHECK_INT(dp_units_scan_number("abc", &v), 0);
 	CHECK_INT(dp_units_scan_number(".5", &v), 2);
-	CHECK_INT(dp_units_scan_number("1e", &v), 1); /* "e" is not an exponent */
+	CHECK_INT(dp_units_scan_number("1e", &v),
+		  1); /* "e" is not an exponent */
 }
 
 TEST_MAIN(TEST(test_units_sizes_parse_every_unit),

@@ -128,7 +128,9 @@ static void test_error_messages_escape_terminal_controls(void)
 	CHECK_STR(err.file, "dir/\\x1B]0;title\\x07.json");
 	CHECK_STR(err.msg, "got '\\x1B[31mred\\x7F'");
 	/* bytes that are not UTF-8, and C1 controls such as U+009B (CSI) */
-	dp_err_set(&err, DP_EINPUT, NULL, 0, 0, "a\xff" "b \xc2\x9b \xc2\xb5s");
+	dp_err_set(&err, DP_EINPUT, NULL, 0, 0,
+		   "a\xff"
+		   "b \xc2\x9b \xc2\xb5s");
 	CHECK_STR(err.msg, "a\\xFFb \\xC2\\x9B \xc2\xb5s");
 	/* already escaped text stays as it is when passed on */
 	dp_err e2;

@@ -11,8 +11,8 @@
 #include "lib/testlib.h"
 #include "screen.h"
 #include "state.h"
-#include "view.h"
 #include "test_views_fixture.h"
+#include "view.h"
 
 static char *render(const vstate *st, int w, int h)
 {

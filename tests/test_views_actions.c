@@ -278,11 +278,13 @@ static void test_ops_search_filter_sort(void)
 	press(&st, 'n');
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn1");
 	press(&st, 'n');
-	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
+	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
+		  "grad_attn");
 	press(&st, 'n'); /* wraps */
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
 	press(&st, 'N');
-	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "grad_attn");
+	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
+		  "grad_attn");
 	press(&st, '/');
 	press(&st, VK_CTRL_U);
 	type(&st, "nothing-like-this");

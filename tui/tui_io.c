@@ -43,7 +43,7 @@ static void do_save(tui_session *s, const char *path)
 	dp_status rc =
 		ends_with(path, ".place")
 			? dp_placement_write_place(path, st->g,
-						st->plan->placement, &err)
+						   st->plan->placement, &err)
 			: dp_placement_write_json(path, st->g, st->plan, &err);
 	char msg[1200];
 	if (rc != DP_OK)

@@ -245,7 +245,7 @@ static int parse_args(int argc, char **argv, cli_opts *o, color_mode *color,
 					v);
 			*color = (color_mode)c;
 		} else if ((r = cli_parse_algo("explorer", argc, argv, &i,
-						algo))) {
+					       algo))) {
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

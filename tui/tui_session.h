@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
-#include "state.h"
 #include "filejob.h"
+#include "state.h"
 #include "worker.h"
 
 typedef struct tui_session {

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "bar.h"
+#include "dnnpart/units.h"
 #include "fmt.h"
 #include "keys.h"
-#include "dnnpart/units.h"
 #include "view.h"
 #include "view_common.h"
 
@@ -158,7 +158,8 @@ static void verdict(const dp_plan *p, int level, char *buf, size_t size)
 	if (level == 0)
 		snprintf(buf, size,
 			 "INFEASIBLE: GPU%d over by %s (peak %s, cap %s)%s",
-			 worst, a, dp_units_fmt_bytes(d->peak_bytes, b, sizeof b),
+			 worst, a,
+			 dp_units_fmt_bytes(d->peak_bytes, b, sizeof b),
 			 dp_units_fmt_bytes(d->cap_bytes, c, sizeof c),
 			 over > 1 ? " and more" : "");
 	else if (level == 1)

@@ -90,8 +90,8 @@ typedef struct view_class {
 /* The members every view_class sets, in one line of its initializer: its
  * id, key, display name, tab label, draw, list and seek. The optional
  * hooks follow it as designated initializers. */
-#define VIEW_CLASS(id_, key_, name_, tab_, draw_, list_, seek_)               \
-	.id = (id_), .key = (key_), .name = (name_), .tab = (tab_),           \
+#define VIEW_CLASS(id_, key_, name_, tab_, draw_, list_, seek_)                \
+	.id = (id_), .key = (key_), .name = (name_), .tab = (tab_),            \
 	.draw = (draw_), .list = (list_), .seek = (seek_)
 
 /* Every view, indexed by view_id (VIEW_LIST's order). */

@@ -111,9 +111,12 @@ static void critical_draw(const vstate *st, vgrid *g, vrect r)
 	view_scroll_note(g, r, r.y, first, rows, (int)n);
 }
 
+/* a class reads best with its hooks side by side */
+/* clang-format off */
 const view_class view_critical_class = {
 	VIEW_CLASS(VIEW_CRITICAL, "critical", "Critical path", "Critical",
 		   critical_draw, critical_list, critical_seek),
 	.aliases = {"cp", "critical-path"}, .needs_plan = true,
 	.enter = critical_enter,
 };
+/* clang-format on */

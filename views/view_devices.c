@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt.h"
 #include "dnnpart/units.h"
+#include "fmt.h"
 #include "view_common.h"
 
 enum {
@@ -74,7 +74,7 @@ static void device_row(const vstate *st, vgrid *g, int x, int y, int d,
 	     dp_units_fmt_time(s->busy_us, b, sizeof b));
 	cell(g, &x, y, C_IDLE, show, n,
 	     dp_units_fmt_time(mk - s->busy_us > 0 ? mk - s->busy_us : 0, b,
-			    sizeof b));
+			       sizeof b));
 	cell(g, &x, y, C_UTIL, show, n, fmt_pct(s->busy_us, mk, b, sizeof b));
 	cell(g, &x, y, C_IN, show, n,
 	     dp_units_fmt_bytes(s->comm_in_bytes, b, sizeof b));
@@ -93,7 +93,7 @@ static void device_row(const vstate *st, vgrid *g, int x, int y, int d,
 		char o[32];
 		snprintf(b, sizeof b, "OVER %s",
 			 dp_units_fmt_bytes(s->peak_bytes - s->cap_bytes, o,
-					 sizeof o));
+					    sizeof o));
 	} else {
 		dp_units_fmt_bytes(s->cap_bytes - s->peak_bytes, b, sizeof b);
 	}
@@ -120,31 +120,36 @@ static int detail_lines(const vstate *st, char lines[][200], int max)
 			 dp_units_fmt_bytes(s->peak_bytes, b, sizeof b),
 			 dp_units_fmt_time(s->peak_time, c, sizeof c), live);
 		if (n < max)
-			snprintf(
-				lines[n++], 200,
-				"  transfers in %u (%s, %s)  out %u (%s, %s)",
-				s->xfers_in,
-				dp_units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
-				dp_units_fmt_time(s->comm_in_us, b, sizeof b),
-				s->xfers_out,
-				dp_units_fmt_bytes(s->comm_out_bytes, c, sizeof c),
-				dp_units_fmt_time(s->comm_out_us, d2, sizeof d2));
+			snprintf(lines[n++], 200,
+				 "  transfers in %u (%s, %s)  out %u (%s, %s)",
+				 s->xfers_in,
+				 dp_units_fmt_bytes(s->comm_in_bytes, a,
+						    sizeof a),
+				 dp_units_fmt_time(s->comm_in_us, b, sizeof b),
+				 s->xfers_out,
+				 dp_units_fmt_bytes(s->comm_out_bytes, c,
+						    sizeof c),
+				 dp_units_fmt_time(s->comm_out_us, d2,
+						   sizeof d2));
 	}
 	if (n < max)
-		snprintf(lines[n++], 200,
-			 "bounds: graph critical path %s, work/K %s, LB %s; "
-			 "makespan %.2f\xc3\x97LB",
-			 dp_units_fmt_time(p->bounds.graph_cp_us, a, sizeof a),
-			 dp_units_fmt_time(p->bounds.work_bound_us, b, sizeof b),
-			 dp_units_fmt_time(p->bounds.lb_us, c, sizeof c), p->xlb);
+		snprintf(
+			lines[n++], 200,
+			"bounds: graph critical path %s, work/K %s, LB %s; "
+			"makespan %.2f\xc3\x97LB",
+			dp_units_fmt_time(p->bounds.graph_cp_us, a, sizeof a),
+			dp_units_fmt_time(p->bounds.work_bound_us, b, sizeof b),
+			dp_units_fmt_time(p->bounds.lb_us, c, sizeof c),
+			p->xlb);
 	if (n < max)
-		snprintf(lines[n++], 200,
-			 "one device: %s (speedup %.2f\xc3\x97), peak %s: %s",
-			 dp_units_fmt_time(p->bounds.one_device_us, a, sizeof a),
-			 p->speedup,
-			 dp_units_fmt_bytes(p->one_device_peak, b, sizeof b),
-			 p->one_device_fits ? "fits GPU0's cap"
-					    : "does not fit GPU0's cap");
+		snprintf(
+			lines[n++], 200,
+			"one device: %s (speedup %.2f\xc3\x97), peak %s: %s",
+			dp_units_fmt_time(p->bounds.one_device_us, a, sizeof a),
+			p->speedup,
+			dp_units_fmt_bytes(p->one_device_peak, b, sizeof b),
+			p->one_device_fits ? "fits GPU0's cap"
+					   : "does not fit GPU0's cap");
 	if (n < max)
 		snprintf(lines[n++], 200,
 			 "cut: %u edges cross devices, %u transfers move %s",
@@ -198,8 +203,11 @@ static void devices_draw(const vstate *st, vgrid *g, vrect r)
 			  lines[i]);
 }
 
+/* a class reads best with its hooks side by side */
+/* clang-format off */
 const view_class view_devices_class = {
 	VIEW_CLASS(VIEW_DEVICES, "devices", "Devices", "Devices",
 		   devices_draw, devices_list, view_seek_device),
 	.needs_plan = true,
 };
+/* clang-format on */

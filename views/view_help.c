@@ -130,8 +130,11 @@ static void help_draw(const vstate *st, vgrid *g, vrect r)
 	view_scroll_note(g, r, r.y, first, rows, n);
 }
 
+/* a class reads best with its hooks side by side */
+/* clang-format off */
 const view_class view_help_class = {
 	VIEW_CLASS(VIEW_HELP, "help", "Help", "Help",
 		   help_draw, help_list, help_seek),
 	.stacked = true, .home = VIEW_DEVICES, .show = help_show,
 };
+/* clang-format on */

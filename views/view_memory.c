@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "bar.h"
-#include "fmt.h"
 #include "dnnpart/units.h"
+#include "fmt.h"
 #include "view_common.h"
 
 #define LABEL_W 7
@@ -224,6 +224,8 @@ static void memory_draw(const vstate *st, vgrid *g, vrect r)
 	view_scroll_note(g, r, r.y + rows, first, rows, k);
 }
 
+/* a class reads best with its hooks side by side */
+/* clang-format off */
 const view_class view_memory_class = {
 	VIEW_CLASS(VIEW_MEMORY, "memory", "Memory", "Memory",
 		   memory_draw, memory_list, view_seek_device),
@@ -231,3 +233,4 @@ const view_class view_memory_class = {
 	.ends = view_time_ends, .wheel = view_time_scroll,
 	.zoom = view_time_zoom,
 };
+/* clang-format on */

@@ -168,15 +168,18 @@ static void op_draw(const vstate *st, vgrid *g, vrect r)
 	const dp_op *op = &gr->ops[u];
 	char buf[400], a[32], b[32], c[32], d[32];
 	int y = r.y;
-	snprintf(buf, sizeof buf, "%s  type %s  layer %s", dp_graph_op_name(gr, u),
+	snprintf(buf, sizeof buf, "%s  type %s  layer %s",
+		 dp_graph_op_name(gr, u),
 		 op->type ? dp_graph_str(gr, op->type) : "-",
 		 op->layer ? dp_graph_str(gr, op->layer) : "-");
 	grid_puts(g, r.x, y++, r.w, ST_HEADER, buf);
-	snprintf(buf, sizeof buf, "GPU%d  start %s  end %s  duration %s%s",
-		 p->placement[u], dp_units_fmt_time(p->sim.start[u], a, sizeof a),
-		 dp_units_fmt_time(p->sim.end[u], b, sizeof b),
-		 dp_units_fmt_time(p->sim.end[u] - p->sim.start[u], c, sizeof c),
-		 st->on_cp[u] ? "  on the critical path" : "");
+	snprintf(
+		buf, sizeof buf, "GPU%d  start %s  end %s  duration %s%s",
+		p->placement[u],
+		dp_units_fmt_time(p->sim.start[u], a, sizeof a),
+		dp_units_fmt_time(p->sim.end[u], b, sizeof b),
+		dp_units_fmt_time(p->sim.end[u] - p->sim.start[u], c, sizeof c),
+		st->on_cp[u] ? "  on the critical path" : "");
 	grid_puts(g, r.x, y++, r.w, st->on_cp[u] ? ST_CRITICAL : ST_NORMAL,
 		  buf);
 	snprintf(buf, sizeof buf,
@@ -190,7 +193,8 @@ static void op_draw(const vstate *st, vgrid *g, vrect r)
 	if (op->colocate >= 0 || op->pin >= 0) {
 		snprintf(buf, sizeof buf, "colocation group %s  pin %s",
 			 op->colocate >= 0
-				 ? dp_graph_str(gr, gr->group_label[op->colocate])
+				 ? dp_graph_str(gr,
+						gr->group_label[op->colocate])
 				 : "-",
 			 op->pin >= 0
 				 ? (snprintf(a, sizeof a, "GPU%d", op->pin), a)
@@ -236,9 +240,12 @@ static void op_draw(const vstate *st, vgrid *g, vrect r)
 	view_scroll_note(g, r, y, first, rows, total);
 }
 
+/* a class reads best with its hooks side by side */
+/* clang-format off */
 const view_class view_op_class = {
 	VIEW_CLASS(VIEW_OP, "op", "Op detail", "Op",
 		   op_draw, op_list, op_seek),
 	.aliases = {"detail", "op-detail"}, .needs_plan = true,
 	.stacked = true, .home = VIEW_OPS,
 };
+/* clang-format on */

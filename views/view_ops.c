@@ -116,8 +116,11 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 	view_scroll_note(g, r, r.y, first, rows, n);
 }
 
+/* a class reads best with its hooks side by side */
+/* clang-format off */
 const view_class view_ops_class = {
 	VIEW_CLASS(VIEW_OPS, "ops", "Ops", "Ops",
 		   ops_draw, ops_list, ops_seek),
 	.needs_plan = true, .enter = ops_enter,
 };
+/* clang-format on */

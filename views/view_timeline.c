@@ -167,6 +167,8 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 	draw_legend(st, g, r, r.y + r.h - 1, t0, t1, lanes);
 }
 
+/* a class reads best with its hooks side by side */
+/* clang-format off */
 const view_class view_timeline_class = {
 	VIEW_CLASS(VIEW_TIMELINE, "timeline", "Timeline", "Timeline",
 		   timeline_draw, timeline_list, view_seek_device),
@@ -174,3 +176,4 @@ const view_class view_timeline_class = {
 	.ends = view_time_ends, .wheel = view_time_scroll,
 	.zoom = view_time_zoom,
 };
+/* clang-format on */

@@ -16,13 +16,8 @@ extern const dp_algo dpi_algo_metis;
 extern const dp_algo dpi_algo_contig;
 
 static const dp_algo *const registry[] = {
-	&dpi_algo_pardnn,
-	&dpi_algo_single,
-	&dpi_algo_mtopo,
-	&dpi_algo_metf,
-	&dpi_algo_heft,
-	&dpi_algo_metis,
-	&dpi_algo_contig,
+	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo,  &dpi_algo_metf,
+	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])

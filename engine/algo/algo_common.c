@@ -16,7 +16,8 @@ dp_status dp_algo_place(const dp_algo *algo, const dp_graph *g,
 	return algo->run(g, m, o, p, placement, err);
 }
 
-dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m, dp_err *err)
+dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m,
+			     dp_err *err)
 {
 	for (uint32_t u = 0; u < g->nops; u++) {
 		int32_t pin = g->ops[u].pin;

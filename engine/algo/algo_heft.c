@@ -190,8 +190,8 @@ static int choose(const heft_problem *pb, heft_schedule *out, heft_work *w,
 	for (int p = lo; p < hi; p++) {
 		double dur = cost(pb, v, p);
 		double ready = ready_on(pb, out, w, v, p, false);
-		w->est[p] =
-			dpi_heft_slots_find(&w->busy[p], ready, dur, &w->pos[p]);
+		w->est[p] = dpi_heft_slots_find(&w->busy[p], ready, dur,
+						&w->pos[p]);
 		w->eft[p] = w->est[p] + dur;
 		if (pb->mem && dpi_ls_mem_over(pb->mem, v, p) > 0)
 			continue;
@@ -237,7 +237,7 @@ static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
 			return -1;
 		if (ready > s) {
 			s = dpi_heft_slots_find(&w->busy[p], ready, f - s,
-					    &w->pos[p]);
+						&w->pos[p]);
 			f = s + (w->eft[p] - w->est[p]);
 		}
 	}
@@ -260,8 +260,8 @@ static int commit(const heft_problem *pb, heft_schedule *out, heft_work *w,
 			continue;
 		const xfer_rec *x = pb->ports ? xfer_find(w, u, p) : NULL;
 		double end = x ? x->end : out->finish[u] + pb->comm[e];
-		if (dpi_ls_mem_add_copy(pb->mem, u, p, ed->bytes, out->finish[u],
-				    end))
+		if (dpi_ls_mem_add_copy(pb->mem, u, p, ed->bytes,
+					out->finish[u], end))
 			return -1;
 	}
 	return dpi_ls_mem_place(pb->mem, v, s, f);
@@ -327,7 +327,7 @@ dp_status dpi_heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 						  "canceled");
 			}
 			dp_progress_report(pb->progress, "heft",
-					(double)i / (n ? n : 1));
+					   (double)i / (n ? n : 1));
 		}
 		uint32_t v = w.order[i].op;
 		int p = choose(pb, out, &w, v);
@@ -406,8 +406,8 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 	 * is the cost itself (paper section 3) */
 	for (uint32_t e = 0; e < g->nedges; e++)
 		c.comm[e] = m->k > 1 ? ls_edge_comm(g, m, e) : 0.0;
-	st = dpi_ls_verify(g, m, o ? o->contention : DP_CONT_PORT, heft_attempt, &c,
-		       p, placement, err);
+	st = dpi_ls_verify(g, m, o ? o->contention : DP_CONT_PORT, heft_attempt,
+			   &c, p, placement, err);
 	if (!st)
 		dp_progress_report(p, "heft", 1.0);
 out:

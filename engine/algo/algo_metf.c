@@ -187,7 +187,8 @@ static int candidate(metf *s, int32_t d, cand *c)
 		}
 		double est = arr > free_at ? arr : free_at;
 		if (dpi_ls_mem_never(&s->mem, v, d)) {
-			dpi_ls_heap_pop(h, &e); /* only the fallback can take it */
+			dpi_ls_heap_pop(h,
+					&e); /* only the fallback can take it */
 			continue;
 		}
 		if (dpi_ls_mem_over(&s->mem, v, d) > 0 &&
@@ -408,8 +409,8 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 				cand *c = &s->c[best];
 				ls_entry e;
 				dpi_ls_heap_pop(c->in_ready ? &s->rdy[best]
-							: &s->arr[best],
-					    &e);
+							    : &s->arr[best],
+						&e);
 				double at = c->est > s->mem.clock
 						    ? c->est
 						    : s->mem.clock;

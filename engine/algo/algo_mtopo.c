@@ -120,7 +120,7 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 						  "mtopo was canceled");
 			}
 			dp_progress_report(p, "mtopo: filling devices",
-					(double)i / (double)n);
+					   (double)i / (double)n);
 		}
 		uint32_t u = g->topo[i];
 		if (placement[u] >= 0)

@@ -16,7 +16,7 @@ static int may_fit(const hs_block *x, double dur)
 }
 
 double dpi_heft_slots_find(const heft_slots *ps, double ready, double dur,
-		       hs_pos *pos)
+			   hs_pos *pos)
 {
 	if (ps->nb == 0) {
 		*pos = (hs_pos){0, 0};

@@ -101,8 +101,8 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return a + b;
 }
 
-dp_status dpi_ls_mem_init(ls_mem *m, const dp_graph *g, int k, const int32_t *dev,
-		      const int64_t *cap, dp_err *err)
+dp_status dpi_ls_mem_init(ls_mem *m, const dp_graph *g, int k,
+			  const int32_t *dev, const int64_t *cap, dp_err *err)
 {
 	memset(m, 0, sizeof *m);
 	m->g = g;
@@ -307,7 +307,7 @@ static void alloc_bytes(ls_mem *m, int32_t d, int64_t bytes)
 }
 
 int dpi_ls_mem_add_copy(ls_mem *m, uint32_t u, int32_t d, int64_t bytes,
-		    double xfer_start, double xfer_end)
+			double xfer_start, double xfer_end)
 {
 	if (xfer_end > m->out_free[u])
 		m->out_free[u] = xfer_end;
@@ -396,8 +396,8 @@ int dpi_ls_mem_place(ls_mem *m, uint32_t v, double s, double f)
 
 /* ---- helpers ---- */
 
-void dpi_ls_upward_ranks(const dp_graph *g, const double *wbar, const double *cbar,
-		     double *rank)
+void dpi_ls_upward_ranks(const dp_graph *g, const double *wbar,
+			 const double *cbar, double *rank)
 {
 	for (uint32_t i = g->nops; i-- > 0;) {
 		uint32_t u = g->topo[i];
@@ -432,8 +432,8 @@ static bool score_better(const attempt_score *a, const attempt_score *b)
 #define VERIFY_ROUNDS 5
 
 dp_status dpi_ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
-		    ls_attempt_fn attempt, void *ctx, const dp_progress *p,
-		    int32_t *placement, dp_err *err)
+			ls_attempt_fn attempt, void *ctx, const dp_progress *p,
+			int32_t *placement, dp_err *err)
 {
 	dp_status st = DP_OK;
 	int k = m->k;

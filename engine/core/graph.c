@@ -232,7 +232,7 @@ uint32_t dp_graph_find(const dp_graph *g, const char *name)
 }
 
 dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
-		       dp_err *err)
+			  dp_err *err)
 {
 	if (g->finalized)
 		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
@@ -292,19 +292,19 @@ static dp_status intern(dp_graph *g, const char *s, const char *what,
 }
 
 dp_status dp_graph_set_type(dp_graph *g, uint32_t op, const char *type,
-			 dp_err *err)
+			    dp_err *err)
 {
 	return intern(g, type, "op type", &g->ops[op].type, err);
 }
 
 dp_status dp_graph_set_layer(dp_graph *g, uint32_t op, const char *layer,
-			  dp_err *err)
+			     dp_err *err)
 {
 	return intern(g, layer, "layer", &g->ops[op].layer, err);
 }
 
 dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
-			     dp_err *err)
+				dp_err *err)
 {
 	if (!label || !label[0]) {
 		g->ops[op].colocate = -1;
@@ -314,8 +314,7 @@ dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
 				  group_key, label);
 	if (grp == EMPTY) {
 		uint32_t off;
-		dp_status st =
-			intern(g, label, "colocation label", &off, err);
+		dp_status st = intern(g, label, "colocation label", &off, err);
 		if (st)
 			return st;
 		if (grow((void **)&g->group_label, &g->groups_cap,
@@ -332,7 +331,7 @@ dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
 }
 
 dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
-			 int64_t bytes, bool control, dp_err *err)
+			    int64_t bytes, bool control, dp_err *err)
 {
 	if (from >= g->nops || to >= g->nops)
 		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
@@ -358,7 +357,7 @@ dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
 }
 
 dp_status dp_graph_check_number(const char *field, const char *opname, double v,
-			     dp_err *err)
+				dp_err *err)
 {
 	if (isfinite(v) && v >= 0)
 		return DP_OK;
@@ -445,11 +444,13 @@ static dp_status report_cycle(const dp_graph *g, const uint32_t *indeg,
 	uint32_t shown = clen < 12 ? clen : 12;
 	for (uint32_t i = 0; i <= shown; i++) {
 		uint32_t v = i == 0 || i == clen ? walk[first] : walk[len - i];
-		const char *nm = i == shown && shown < clen ? NULL
-							    : dp_graph_op_name(g, v);
+		const char *nm = i == shown && shown < clen
+					 ? NULL
+					 : dp_graph_op_name(g, v);
 		int w = nm ? snprintf(names + pos, sizeof names - pos, "%s'%s'",
 				      i ? " -> " : "", nm)
-			   : snprintf(names + pos, sizeof names - pos, " -> ...");
+			   : snprintf(names + pos, sizeof names - pos,
+				      " -> ...");
 		if (w < 0 || (size_t)w >= sizeof names - pos)
 			break;
 		pos += (size_t)w;
@@ -503,8 +504,8 @@ static dp_status build_groups(dp_graph *g, dp_err *err)
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (g->ops[u].colocate >= 0)
 			members++;
-	g->group_ops = malloc((size_t)(members ? members : 1) *
-			      sizeof *g->group_ops);
+	g->group_ops =
+		malloc((size_t)(members ? members : 1) * sizeof *g->group_ops);
 	if (!g->group_off || !g->group_ops)
 		return nomem(err, "colocation groups");
 	for (uint32_t u = 0; u < g->nops; u++)
@@ -578,13 +579,16 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 		const dp_op *op = &g->ops[u];
 		const char *nm = dp_graph_op_name(g, u);
 		dp_status st;
-		if ((st = dp_graph_check_number("time_us", nm, op->time_us, err)) ||
+		if ((st = dp_graph_check_number("time_us", nm, op->time_us,
+						err)) ||
 		    (st = dp_graph_check_number("output_bytes", nm,
-					     (double)op->output_bytes, err)) ||
+						(double)op->output_bytes,
+						err)) ||
 		    (st = dp_graph_check_number("param_bytes", nm,
-					     (double)op->param_bytes, err)) ||
+						(double)op->param_bytes,
+						err)) ||
 		    (st = dp_graph_check_number("temp_bytes", nm,
-					     (double)op->temp_bytes, err))) {
+						(double)op->temp_bytes, err))) {
 			if (err)
 				snprintf(err->file, sizeof err->file, "%s",
 					 g->source);
@@ -615,7 +619,8 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 			ed->bytes = g->ops[ed->from].output_bytes;
 		if (!add_graph_bytes(&all_bytes, ed->bytes))
 			return too_many_bytes(g, "the edge from",
-					      dp_graph_op_name(g, ed->from), err);
+					      dp_graph_op_name(g, ed->from),
+					      err);
 	}
 	if (build_csr(g, false, &g->succ_off, &g->succ_edge) ||
 	    build_csr(g, true, &g->pred_off, &g->pred_edge))
@@ -636,7 +641,8 @@ size_t dp_graph_memory_bytes(const dp_graph *g)
 	b += (size_t)g->ops_cap * sizeof *g->ops;
 	b += (size_t)g->edges_cap * sizeof *g->edges;
 	b += g->strs_cap;
-	b += (size_t)(g->name_hash_cap + g->group_hash_cap + g->intern_hash_cap) *
+	b += (size_t)(g->name_hash_cap + g->group_hash_cap +
+		      g->intern_hash_cap) *
 	     sizeof(uint32_t);
 	b += (size_t)g->groups_cap * sizeof(uint32_t);
 	if (g->finalized) {
@@ -649,7 +655,7 @@ size_t dp_graph_memory_bytes(const dp_graph *g)
 }
 
 double dp_graph_critical_path(const dp_graph *g, double max_speed,
-			   uint32_t *path, uint32_t *len)
+			      uint32_t *path, uint32_t *len)
 {
 	uint32_t n = g->nops;
 	*len = 0;
@@ -657,7 +663,9 @@ double dp_graph_critical_path(const dp_graph *g, double max_speed,
 		return 0;
 	if (!(max_speed > 0))
 		max_speed = 1;
-	double *dist = malloc((size_t)n * sizeof *dist); /* longest path ending at u, inclusive */
+	double *dist =
+		malloc((size_t)n *
+		       sizeof *dist); /* longest path ending at u, inclusive */
 	uint32_t *from = malloc((size_t)n * sizeof *from);
 	if (!dist || !from) {
 		free(dist);

@@ -263,7 +263,8 @@ dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "unknown link preset '%s': expected one of "
 				  "%s (or give --bw and --lat)",
-				  preset ? preset : "", dp_machine_link_names());
+				  preset ? preset : "",
+				  dp_machine_link_names());
 	m->bw = p->bw;
 	m->lat = p->lat;
 	snprintf(m->link_name, sizeof m->link_name, "%s", p->name);
@@ -271,7 +272,7 @@ dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err)
 }
 
 dp_status dp_machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
-				 dp_err *err)
+				    dp_err *err)
 {
 	int k = h && h->devices > 0 ? h->devices : 1;
 	if (k > DP_MAX_DEVICES) {

@@ -17,7 +17,7 @@
 
 #define SIZE_UNITS "B, kB, MB, GB, TB, KiB, MiB, GiB, TiB (or k, m, g, t)"
 #define MAX_BYTES 4611686018427387904.0 /* 2^62 */
-#define UNITS_MIN_BW 1.0                 /* bytes per second */
+#define UNITS_MIN_BW 1.0		/* bytes per second */
 #define UNITS_MAX_BW 1e18
 #define UNITS_MAX_TIME_US 1e15 /* = DP_MAX_GRAPH_TIME_US (graph.h) */
 
@@ -220,7 +220,7 @@ dp_status dp_units_parse_bytes(const char *s, int64_t *bytes, dp_err *err)
 }
 
 dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
-				dp_err *err)
+				   dp_err *err)
 {
 	char t[256];
 	int n = trimmed(s ? s : "", t, sizeof t);

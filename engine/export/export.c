@@ -10,9 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dnnpart/placement.h"
 #include "internal/export_impl.h"
 #include "internal/utf8.h"
-#include "dnnpart/placement.h"
 
 /* ---- kinds ---- */
 
@@ -39,7 +39,7 @@ static bool ends_with_ci(const char *s, const char *suffix)
 }
 
 dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
-				dp_err *err)
+				   dp_err *err)
 {
 	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
 		if (ends_with_ci(path, suffixes[i].suffix)) {
@@ -82,7 +82,8 @@ void dp_export_opts_default(dp_export_opts *o)
 	o->layout = NULL;
 }
 
-dp_status dp_export_coarsen_parse(const char *s, dp_export_coarsen *c, dp_err *err)
+dp_status dp_export_coarsen_parse(const char *s, dp_export_coarsen *c,
+				  dp_err *err)
 {
 	if (strcmp(s, "auto") == 0)
 		*c = DP_COARSEN_AUTO;
@@ -127,10 +128,10 @@ static dp_status check_plan(const dp_graph *g, const dp_machine *m,
 }
 
 dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
-			    const dp_graph *g, const dp_machine *m,
-			    const dp_plan *plan, const dp_export_opts *opts,
-			    const dp_progress *progress,
-			    dp_export_report *report, dp_err *err)
+			       const dp_graph *g, const dp_machine *m,
+			       const dp_plan *plan, const dp_export_opts *opts,
+			       const dp_progress *progress,
+			       dp_export_report *report, dp_err *err)
 {
 	dp_export_opts o;
 	dp_export_report scratch;
@@ -156,10 +157,10 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 	switch (kind) {
 	case DP_EXPORT_DOT:
 		return dpi_export_dot_write(path, g, m, plan, &o, progress, rep,
-					err);
+					    err);
 	case DP_EXPORT_SVG:
 		return dpi_export_svg_write(path, g, m, plan, &o, progress, rep,
-					err);
+					    err);
 	case DP_EXPORT_JSON:
 		rep->entries = g->nops;
 		return dp_placement_write_json(path, g, plan, err);
@@ -177,12 +178,13 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 			  "export: unknown kind %d", (int)kind);
 }
 
-dp_status dp_export_write(const char *path, dp_export_kind kind, const dp_graph *g,
-		       const dp_machine *m, const dp_plan *plan,
-		       const dp_progress *progress, dp_err *err)
+dp_status dp_export_write(const char *path, dp_export_kind kind,
+			  const dp_graph *g, const dp_machine *m,
+			  const dp_plan *plan, const dp_progress *progress,
+			  dp_err *err)
 {
-	return dp_export_write_opts(path, kind, g, m, plan, NULL, progress, NULL,
-				 err);
+	return dp_export_write_opts(path, kind, g, m, plan, NULL, progress,
+				    NULL, err);
 }
 
 /* ---- Graphviz label text ---- */

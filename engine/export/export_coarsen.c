@@ -487,9 +487,9 @@ static dp_status finish_nodes(const dp_graph *g, const dp_plan *plan,
 }
 
 dp_status dpi_coarsen_build(const dp_graph *g, const dp_plan *plan,
-			dp_export_coarsen mode, uint32_t max_nodes,
-			uint32_t auto_limit, const dp_progress *p, dp_coarse *c,
-			dp_err *err)
+			    dp_export_coarsen mode, uint32_t max_nodes,
+			    uint32_t auto_limit, const dp_progress *p,
+			    dp_coarse *c, dp_err *err)
 {
 	memset(c, 0, sizeof *c);
 	uint32_t n = g->nops;

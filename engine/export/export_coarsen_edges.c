@@ -45,8 +45,8 @@ static dp_status thin_edges(dp_coarse *c)
 }
 
 dp_status dpi_coarsen_edges(const dp_graph *g, const uint32_t *cp,
-			const uint8_t *cause, uint32_t cp_len,
-			const dp_progress *p, dp_coarse *c)
+			    const uint8_t *cause, uint32_t cp_len,
+			    const dp_progress *p, dp_coarse *c)
 {
 	size_t cap = (size_t)g->nedges + cp_len + 1;
 	dp_cedge *e = malloc(cap * sizeof *e);

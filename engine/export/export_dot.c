@@ -64,38 +64,42 @@ static void graph_label(dot_ctx *x, const dp_graph *g, const dp_machine *m,
 	dpi_sbuf_reset(sb);
 	dpi_sbuf_put_label(sb, g->name ? g->name : "graph", 60);
 	dpi_sbuf_printf(sb, ": %s on %d device%s", plan->algo, plan->k,
-		    plan->k == 1 ? "" : "s");
+			plan->k == 1 ? "" : "s");
 	if (m && m->link_name[0])
 		dpi_sbuf_printf(sb, " (link %s)", m->link_name);
 	dpi_sbuf_printf(sb, ", makespan %s",
-		    dp_units_fmt_time(plan->sim.makespan, a, sizeof a));
-	dpi_sbuf_printf(sb, " = %s x LB", dp_units_fmt_c(b, sizeof b, "%.2f", plan->xlb));
+			dp_units_fmt_time(plan->sim.makespan, a, sizeof a));
+	dpi_sbuf_printf(sb, " = %s x LB",
+			dp_units_fmt_c(b, sizeof b, "%.2f", plan->xlb));
 	if (plan->feasible) {
 		dpi_sbuf_puts(sb, ", fits");
 	} else {
 		int w = dp_plan_worst_device(plan);
 		dpi_sbuf_printf(sb, ", OVER the memory cap on GPU %d",
-			    w < 0 ? 0 : w);
+				w < 0 ? 0 : w);
 	}
 	dpi_sbuf_printf(sb, "\\ncritical path (bold red): %u op%s", c->cp_len,
-		    c->cp_len == 1 ? "" : "s");
+			c->cp_len == 1 ? "" : "s");
 	if (c->method != DP_COARSE_NONE) {
 		char how[128];
 		dpi_coarsen_describe(c, how, sizeof how);
-		dpi_sbuf_printf(sb, "\\nCOARSENED: %u ops drawn as %u nodes, %s",
-			    g->nops, c->n, how);
+		dpi_sbuf_printf(sb,
+				"\\nCOARSENED: %u ops drawn as %u nodes, %s",
+				g->nops, c->n, how);
 		if (c->edges_all > c->nedges)
-			dpi_sbuf_printf(sb,
-				    "\\n%u of %u edges between groups drawn: "
-				    "the critical path and each group's "
-				    "largest input",
-				    c->nedges, c->edges_all);
+			dpi_sbuf_printf(
+				sb,
+				"\\n%u of %u edges between groups drawn: "
+				"the critical path and each group's "
+				"largest input",
+				c->nedges, c->edges_all);
 	}
 	if (time_ranks > 0)
-		dpi_sbuf_printf(sb,
-			    "\\nrows follow the schedule: top to bottom are "
-			    "%d windows of the step's time",
-			    time_ranks);
+		dpi_sbuf_printf(
+			sb,
+			"\\nrows follow the schedule: top to bottom are "
+			"%d windows of the step's time",
+			time_ranks);
 	set(x->root, agattr(x->root, AGRAPH, "label", ""), sb->s);
 }
 
@@ -114,13 +118,14 @@ static void cluster_label(dot_ctx *x, const dp_plan *plan, int d)
 		    s->peak_bytes > s->cap_bytes;
 	bool capped = s->cap_bytes != DP_CAP_UNLIMITED && s->cap_bytes > 0;
 	dpi_sbuf_reset(&x->sb);
-	dpi_sbuf_printf(&x->sb, "GPU %d: %u op%s, busy %s (%s%%)\\npeak memory %s",
-		    d, s->ops, s->ops == 1 ? "" : "s", busy, pct, peak);
+	dpi_sbuf_printf(&x->sb,
+			"GPU %d: %u op%s, busy %s (%s%%)\\npeak memory %s", d,
+			s->ops, s->ops == 1 ? "" : "s", busy, pct, peak);
 	if (!capped)
 		dpi_sbuf_puts(&x->sb, " (no cap)");
 	else
 		dpi_sbuf_printf(&x->sb, " %s %s%s", over ? ">" : "of", cap,
-			    over ? " - OVER CAP" : "");
+				over ? " - OVER CAP" : "");
 }
 
 static void op_label(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
@@ -130,15 +135,17 @@ static void op_label(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	char t[48], o[48], p[48];
 	dpi_sbuf_reset(&x->sb);
 	dpi_sbuf_put_label(&x->sb, dp_graph_op_name(g, u), NAME_CHARS);
-	dpi_sbuf_printf(
-		&x->sb, "\\n%s",
-		dp_units_fmt_time(plan->sim.end[u] - plan->sim.start[u], t, sizeof t));
+	dpi_sbuf_printf(&x->sb, "\\n%s",
+			dp_units_fmt_time(plan->sim.end[u] - plan->sim.start[u],
+					  t, sizeof t));
 	if (op->output_bytes)
-		dpi_sbuf_printf(&x->sb, ", out %s",
-			    dp_units_fmt_bytes(op->output_bytes, o, sizeof o));
+		dpi_sbuf_printf(
+			&x->sb, ", out %s",
+			dp_units_fmt_bytes(op->output_bytes, o, sizeof o));
 	if (op->param_bytes)
-		dpi_sbuf_printf(&x->sb, ", par %s",
-			    dp_units_fmt_bytes(op->param_bytes, p, sizeof p));
+		dpi_sbuf_printf(
+			&x->sb, ", par %s",
+			dp_units_fmt_bytes(op->param_bytes, p, sizeof p));
 }
 
 static const char *cause_text(int cause)
@@ -168,22 +175,22 @@ static void op_tooltip(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 		dpi_sbuf_put_label(sb, dp_graph_str(g, op->type), 0);
 		dpi_sbuf_puts(sb, ")");
 	}
-	dpi_sbuf_printf(
-		sb, "\\nGPU %d, %s .. %s (%s)", plan->placement[u],
-		dp_units_fmt_time(plan->sim.start[u], a, sizeof a),
-		dp_units_fmt_time(plan->sim.end[u], b, sizeof b),
-		dp_units_fmt_time(plan->sim.end[u] - plan->sim.start[u], c, sizeof c));
+	dpi_sbuf_printf(sb, "\\nGPU %d, %s .. %s (%s)", plan->placement[u],
+			dp_units_fmt_time(plan->sim.start[u], a, sizeof a),
+			dp_units_fmt_time(plan->sim.end[u], b, sizeof b),
+			dp_units_fmt_time(plan->sim.end[u] - plan->sim.start[u],
+					  c, sizeof c));
 	dpi_sbuf_printf(sb, "\\noutput %s, params %s, temp %s",
-		    dp_units_fmt_bytes(op->output_bytes, a, sizeof a),
-		    dp_units_fmt_bytes(op->param_bytes, d, sizeof d),
-		    dp_units_fmt_bytes(op->temp_bytes, e, sizeof e));
+			dp_units_fmt_bytes(op->output_bytes, a, sizeof a),
+			dp_units_fmt_bytes(op->param_bytes, d, sizeof d),
+			dp_units_fmt_bytes(op->temp_bytes, e, sizeof e));
 	if (op->layer) {
 		dpi_sbuf_puts(sb, "\\nlayer ");
 		dpi_sbuf_put_label(sb, dp_graph_str(g, op->layer), 0);
 	}
 	if (cause >= 0)
 		dpi_sbuf_printf(sb, "\\non the critical path: %s",
-			    cause_text(cause));
+				cause_text(cause));
 }
 
 static void group_label(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
@@ -194,29 +201,30 @@ static void group_label(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
 	dpi_sbuf_reset(sb);
 	if (nd->label) {
 		dpi_sbuf_put_label(sb, c->strs + nd->label,
-			       tooltip ? 0 : NAME_CHARS);
+				   tooltip ? 0 : NAME_CHARS);
 	} else if (c->method == DP_COARSE_LAYER) {
 		dpi_sbuf_puts(sb, "(ops without a layer)");
 	} else {
 		dpi_sbuf_put_label(sb, dp_graph_op_name(g, nd->op),
-			       tooltip ? 0 : NAME_CHARS / 2);
+				   tooltip ? 0 : NAME_CHARS / 2);
 		dpi_sbuf_puts(sb, tooltip ? "\\n.. " : " ..\\n");
 		dpi_sbuf_put_label(sb, dp_graph_op_name(g, nd->last_op),
-			       tooltip ? 0 : NAME_CHARS / 2);
+				   tooltip ? 0 : NAME_CHARS / 2);
 	}
 	dpi_sbuf_printf(sb, "\\n%u ops, busy %s", nd->nops,
-		    dp_units_fmt_time(nd->busy_us, t, sizeof t));
+			dp_units_fmt_time(nd->busy_us, t, sizeof t));
 	if (nd->out_bytes || nd->param_bytes)
-		dpi_sbuf_printf(sb, "\\nout %s, par %s",
-			    dp_units_fmt_bytes(nd->out_bytes, o, sizeof o),
-			    dp_units_fmt_bytes(nd->param_bytes, p, sizeof p));
+		dpi_sbuf_printf(
+			sb, "\\nout %s, par %s",
+			dp_units_fmt_bytes(nd->out_bytes, o, sizeof o),
+			dp_units_fmt_bytes(nd->param_bytes, p, sizeof p));
 	if (nd->ncrit)
 		dpi_sbuf_printf(sb, "\\n%u critical-path op%s", nd->ncrit,
-			    nd->ncrit == 1 ? "" : "s");
+				nd->ncrit == 1 ? "" : "s");
 	if (tooltip) {
 		dpi_sbuf_printf(sb, "\\nGPU %d, %s .. %s", nd->dev,
-			    dp_units_fmt_time(nd->start, o, sizeof o),
-			    dp_units_fmt_time(nd->end, p, sizeof p));
+				dp_units_fmt_time(nd->start, o, sizeof o),
+				dp_units_fmt_time(nd->end, p, sizeof p));
 	}
 }
 
@@ -316,7 +324,8 @@ static void make_clusters(dot_ctx *x, const dp_plan *plan, bool render)
 		set(s, label, x->sb.s);
 		set(s, tooltip, x->sb.s);
 		agsafeset(s, "style", "filled,rounded", "");
-		agsafeset(s, "fillcolor", (char *)dpi_export_device_tint(d), "");
+		agsafeset(s, "fillcolor", (char *)dpi_export_device_tint(d),
+			  "");
 		agsafeset(s, "color", (char *)dpi_export_device_color(d), "");
 		agsafeset(s, "penwidth", "2", "1");
 		if (render && plan->sim.dev[d].ops == 0) {
@@ -351,10 +360,12 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 		set(n, x->n_label, x->sb.s);
 		group_label(x, g, c, nd, true);
 		set(n, x->n_tooltip, x->sb.s);
-		set(n, x->n_ops, dp_units_fmt_c(x->num, sizeof x->num, "%u", nd->nops));
+		set(n, x->n_ops,
+		    dp_units_fmt_c(x->num, sizeof x->num, "%u", nd->nops));
 	}
 	set(n, x->n_fill, dpi_export_device_color(nd->dev));
-	set(n, x->n_device, dp_units_fmt_c(x->num, sizeof x->num, "%d", nd->dev));
+	set(n, x->n_device,
+	    dp_units_fmt_c(x->num, sizeof x->num, "%d", nd->dev));
 	set(n, x->n_start, dp_units_fmt_num(nd->start, x->num, sizeof x->num));
 	set(n, x->n_end, dp_units_fmt_num(nd->end, x->num, sizeof x->num));
 	if (nd->ncrit) {
@@ -368,23 +379,26 @@ static void add_node(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 	const dp_op *op = &g->ops[nd->op];
 	set(n, x->n_time, dp_units_fmt_num(op->time_us, x->num, sizeof x->num));
 	set(n, x->n_out,
-	    dp_units_fmt_c(x->num, sizeof x->num, "%lld", (long long)op->output_bytes));
+	    dp_units_fmt_c(x->num, sizeof x->num, "%lld",
+			   (long long)op->output_bytes));
 	if (op->param_bytes)
 		set(n, x->n_param,
 		    dp_units_fmt_c(x->num, sizeof x->num, "%lld",
-			 (long long)op->param_bytes));
+				   (long long)op->param_bytes));
 	if (op->temp_bytes)
 		set(n, x->n_temp,
 		    dp_units_fmt_c(x->num, sizeof x->num, "%lld",
-			 (long long)op->temp_bytes));
+				   (long long)op->temp_bytes));
 	if (op->type)
 		set(n, x->n_type, dp_graph_str(g, op->type));
 	if (op->layer)
 		set(n, x->n_layer, dp_graph_str(g, op->layer));
 	if (op->colocate >= 0)
-		set(n, x->n_coloc, dp_graph_str(g, g->group_label[op->colocate]));
+		set(n, x->n_coloc,
+		    dp_graph_str(g, g->group_label[op->colocate]));
 	if (op->pin >= 0)
-		set(n, x->n_pin, dp_units_fmt_c(x->num, sizeof x->num, "%d", op->pin));
+		set(n, x->n_pin,
+		    dp_units_fmt_c(x->num, sizeof x->num, "%d", op->pin));
 }
 
 static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
@@ -407,7 +421,8 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 	if (ce->nedges > 1)
 		dpi_sbuf_printf(&x->sb, " (%u edges)", ce->nedges);
 	if (ce->hop)
-		dpi_sbuf_printf(&x->sb, "; critical path: %s", cause_text(ce->hop));
+		dpi_sbuf_printf(&x->sb, "; critical path: %s",
+				cause_text(ce->hop));
 	set(e, x->e_tooltip, x->sb.s);
 	if (dt != dh && ce->bytes > 0)
 		set(e, x->e_label, b);
@@ -425,7 +440,8 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 	if (render || c->method != DP_COARSE_NONE || ce->nedges == 0)
 		return;
 	set(e, x->e_bytes,
-	    dp_units_fmt_c(x->num, sizeof x->num, "%lld", (long long)ce->bytes));
+	    dp_units_fmt_c(x->num, sizeof x->num, "%lld",
+			   (long long)ce->bytes));
 	if (ce->control)
 		set(e, x->e_control, "true");
 }
@@ -469,9 +485,10 @@ static bool rank_by_time(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 }
 
 dp_status dpi_export_dot_build(const dp_graph *g, const dp_machine *m,
-			   const dp_plan *plan, const dp_coarse *c, bool render,
-			   int time_ranks, const dp_progress *p,
-			   struct Agraph_s **out, dp_err *err)
+			       const dp_plan *plan, const dp_coarse *c,
+			       bool render, int time_ranks,
+			       const dp_progress *p, struct Agraph_s **out,
+			       dp_err *err)
 {
 	dot_ctx x;
 	memset(&x, 0, sizeof x);
@@ -542,14 +559,14 @@ out:
 }
 
 dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
-			   const dp_machine *m, const dp_plan *plan,
-			   const dp_export_opts *o, const dp_progress *p,
-			   dp_export_report *rep, dp_err *err)
+			       const dp_machine *m, const dp_plan *plan,
+			       const dp_export_opts *o, const dp_progress *p,
+			       dp_export_report *rep, dp_err *err)
 {
 	dp_coarse c;
 	dp_progress_report(p, "preparing the picture", 0.0);
 	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
-				     DP_EXPORT_DOT_FULL_MAX, p, &c, err);
+					 DP_EXPORT_DOT_FULL_MAX, p, &c, err);
 	if (st)
 		return st;
 	Agraph_t *dot = NULL;

@@ -153,7 +153,8 @@ static void tl_label_size(const char *label, double pt, double *w, double *h)
 static void tl_set_pos(Agnode_t *n, double x, double y)
 {
 	char buf[64];
-	agsafeset(n, "pos", dp_units_fmt_c(buf, sizeof buf, "%.2f,%.2f", x, y), "");
+	agsafeset(n, "pos", dp_units_fmt_c(buf, sizeof buf, "%.2f,%.2f", x, y),
+		  "");
 }
 
 /* bb (lower left, upper right) of a graph or cluster, in points */
@@ -161,7 +162,8 @@ static void tl_set_bb(Agraph_t *g, double x0, double y0, double x1, double y1)
 {
 	char buf[128];
 	agsafeset(g, "bb",
-		  dp_units_fmt_c(buf, sizeof buf, "%.2f,%.2f,%.2f,%.2f", x0, y0, x1, y1),
+		  dp_units_fmt_c(buf, sizeof buf, "%.2f,%.2f,%.2f,%.2f", x0, y0,
+				 x1, y1),
 		  "");
 }
 
@@ -258,7 +260,7 @@ static void timeline_title(Agraph_t *G)
 	char *label = agget(G, "label");
 	dpi_sbuf_puts(&sb, label ? label : "");
 	dpi_sbuf_puts(&sb, "\\ntimeline: one column per device, its ops top to "
-		       "bottom in the order they start");
+			   "bottom in the order they start");
 	if (sb.s)
 		agsafeset(G, "label", sb.s, "");
 	dpi_sbuf_free(&sb);
@@ -345,8 +347,8 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 	}
 	Agraph_t *G = NULL;
 	dp_err err;
-	if (dpi_export_dot_build(g, m, plan, c, true, windows, NULL, &G, &err) !=
-	    DP_OK) {
+	if (dpi_export_dot_build(g, m, plan, c, true, windows, NULL, &G,
+				 &err) != DP_OK) {
 		child_say(STDERR_FILENO, err.msg);
 		_exit(CHILD_BUILD);
 	}
@@ -632,14 +634,14 @@ static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
 }
 
 dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
-			   const dp_machine *m, const dp_plan *plan,
-			   const dp_export_opts *o, const dp_progress *p,
-			   dp_export_report *rep, dp_err *err)
+			       const dp_machine *m, const dp_plan *plan,
+			       const dp_export_opts *o, const dp_progress *p,
+			       dp_export_report *rep, dp_err *err)
 {
 	dp_coarse c;
 	dp_progress_report(p, "preparing the picture", 0.0);
 	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
-				     o->max_nodes, p, &c, err);
+					 o->max_nodes, p, &c, err);
 	if (st)
 		return st;
 	dp_afile af;

@@ -29,8 +29,8 @@ static void csv_put_field(FILE *f, const char *s)
 }
 
 dp_status dpi_export_csv_write(const char *path, const dp_graph *g,
-			   const dp_plan *plan, dp_export_report *rep,
-			   dp_err *err)
+			       const dp_plan *plan, dp_export_report *rep,
+			       dp_err *err)
 {
 	dp_afile af;
 	dp_status st = dp_afile_open(&af, path, err);
@@ -137,8 +137,8 @@ static void note_split(dp_export_report *rep, const char *key, const share *sh,
 }
 
 dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
-			     const dp_plan *plan, dp_export_report *rep,
-			     dp_err *err)
+				 const dp_plan *plan, dp_export_report *rep,
+				 dp_err *err)
 {
 	uint32_t n = g->nops;
 	keyed_op *ko = malloc(((size_t)n + 1) * sizeof *ko);
@@ -222,8 +222,8 @@ dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
 /* ---- TensorFlow device strings: "name /device:GPU:N" lines ---- */
 
 dp_status dpi_export_tf_write(const char *path, const dp_graph *g,
-			  const dp_plan *plan, dp_export_report *rep,
-			  dp_err *err)
+			      const dp_plan *plan, dp_export_report *rep,
+			      dp_err *err)
 {
 	/* one line per op: a name with a line break cannot be written */
 	for (uint32_t u = 0; u < g->nops; u++)

@@ -94,12 +94,13 @@ static dp_status build_towers(gen *s, uint32_t body, uint32_t *x, gen_shape *sh)
 			uint32_t nb = (t + 1) % T;
 			for (;;) {
 				bool reshape = !gen_same_shape(sh[t], want);
-				bool res =
-					reshape || dpi_gen_rng_below(s, 100) < 55;
+				bool res = reshape ||
+					   dpi_gen_rng_below(s, 100) < 55;
 				gen_incep ic;
 				uint32_t cost;
 				if (res) {
-					cost = dpi_gen_residual_cost(sh[t], want);
+					cost = dpi_gen_residual_cost(sh[t],
+								     want);
 				} else {
 					dpi_gen_incep_draw(s, &ic);
 					cost = dpi_gen_incep_cost(&ic);
@@ -113,10 +114,10 @@ static dp_status build_towers(gen *s, uint32_t body, uint32_t *x, gen_shape *sh)
 				if (T > 1 && reshape &&
 				    gen_same_shape(shin[nb], sh[t]))
 					skip = xin[nb];
-				st = res ? dpi_gen_residual(s, x[t], skip, sh[t],
-							want, &y)
-					 : dpi_gen_inception(s, &ic, x[t], sh[t],
-							 &y);
+				st = res ? dpi_gen_residual(s, x[t], skip,
+							    sh[t], want, &y)
+					 : dpi_gen_inception(s, &ic, x[t],
+							     sh[t], &y);
 				if (st)
 					return st;
 				x[t] = y;
@@ -139,7 +140,8 @@ static dp_status build_towers(gen *s, uint32_t body, uint32_t *x, gen_shape *sh)
 		uint32_t t = i % T;
 		set_scope(s, t, 4, "tail");
 		snprintf(suf, sizeof suf, "dropout%u", i / T);
-		if ((st = dpi_gen_eltwise(s, suf, K_DROPOUT, x[t], sh[t], &x[t])))
+		if ((st = dpi_gen_eltwise(s, suf, K_DROPOUT, x[t], sh[t],
+					  &x[t])))
 			return st;
 	}
 	return DP_OK;
@@ -155,10 +157,10 @@ static dp_status forward(gen *s)
 
 	/* data: the input pipeline hands over a batch */
 	snprintf(s->scope, sizeof s->scope, "data");
-	if ((st = dpi_gen_fwd(s, "images", K_DATA, NULL, 0, gen_act_bytes(s, img),
-			  100000, 0, 0, &images)) ||
-	    (st = dpi_gen_fwd(s, "labels", K_DATA, NULL, 0, (int64_t)s->batch * 4,
-			  10000, 0, 0, &labels)))
+	if ((st = dpi_gen_fwd(s, "images", K_DATA, NULL, 0,
+			      gen_act_bytes(s, img), 100000, 0, 0, &images)) ||
+	    (st = dpi_gen_fwd(s, "labels", K_DATA, NULL, 0,
+			      (int64_t)s->batch * 4, 10000, 0, 0, &labels)))
 		return st;
 
 	snprintf(s->scope, sizeof s->scope, "stem");
@@ -198,26 +200,28 @@ static dp_status forward(gen *s)
 		feat.c += sh[t].c;
 	}
 	x = pooled[0];
-	if (T > 1 &&
-	    (st = dpi_gen_join(s, "concat", K_CONCAT, pooled, (int)T, feat, &x)))
+	if (T > 1 && (st = dpi_gen_join(s, "concat", K_CONCAT, pooled, (int)T,
+					feat, &x)))
 		return st;
 	int64_t fcw = (int64_t)feat.c * GEN_CLASSES * 4 + GEN_CLASSES * 4;
 	if ((st = dpi_gen_fwd(s, "fc", K_MATMUL, &x, 1, gen_act_bytes(s, cls),
-			  dpi_gen_kernel_ns(s,
-					2ull * s->batch * feat.c * GEN_CLASSES,
-					(uint64_t)fcw),
-			  0, fcw, &logits)))
+			      dpi_gen_kernel_ns(
+				      s, 2ull * s->batch * feat.c * GEN_CLASSES,
+				      (uint64_t)fcw),
+			      0, fcw, &logits)))
 		return st;
 	in2[0] = logits;
 	in2[1] = labels;
-	if ((st = dpi_gen_fwd(s, "loss", K_LOSS, in2, 2, 4,
-			  dpi_gen_kernel_ns(s, 8ull * s->batch * GEN_CLASSES,
-					(uint64_t)gen_act_bytes(s, cls)),
-			  0, 0, &y)))
+	if ((st = dpi_gen_fwd(
+		     s, "loss", K_LOSS, in2, 2, 4,
+		     dpi_gen_kernel_ns(s, 8ull * s->batch * GEN_CLASSES,
+				       (uint64_t)gen_act_bytes(s, cls)),
+		     0, 0, &y)))
 		return st;
 	if (metric)
-		st = dpi_gen_fwd(s, "accuracy", K_METRIC, in2, 2, (int64_t)s->batch,
-			     GEN_MIN_KERNEL_NS, 0, 0, &y);
+		st = dpi_gen_fwd(s, "accuracy", K_METRIC, in2, 2,
+				 (int64_t)s->batch, GEN_MIN_KERNEL_NS, 0, 0,
+				 &y);
 	return st;
 }
 
@@ -242,8 +246,9 @@ static dp_status update(gen *s, const gen_fwd_rec *r, uint32_t gid)
 	uint64_t uns = (uint64_t)(7 * r->wbytes) / GEN_BYTES_PER_NS;
 	uint32_t uid;
 	if ((st = dpi_gen_add_op(s, s->name, "ApplyAdam", s->layer,
-			     uns < GEN_MIN_KERNEL_NS ? GEN_MIN_KERNEL_NS : uns,
-			     0, 0, 0, &uid)) ||
+				 uns < GEN_MIN_KERNEL_NS ? GEN_MIN_KERNEL_NS
+							 : uns,
+				 0, 0, 0, &uid)) ||
 	    (st = dp_graph_set_colocate(g, uid, s->buf, s->err)) ||
 	    (st = dp_graph_add_edge(g, gid, uid, r->wbytes, false, s->err)))
 		return st;
@@ -273,8 +278,8 @@ static dp_status backward(gen *s)
 		uint64_t ns = r->ns * ki->grad_x2 / 2;
 		int64_t temp = r->kind == K_CONV ? 2 * r->temp : 0;
 		uint32_t gid;
-		if ((st = dpi_gen_add_op(s, s->name, ki->grad_type, s->layer, ns,
-				     out, 0, temp, &gid)))
+		if ((st = dpi_gen_add_op(s, s->name, ki->grad_type, s->layer,
+					 ns, out, 0, temp, &gid)))
 			return st;
 		r = &s->f[i];
 		r->grad = gid;
@@ -282,7 +287,7 @@ static dp_status backward(gen *s)
 		if (ki->save_in)
 			for (int j = 0; j < r->nin; j++)
 				if ((st = dp_graph_add_edge(g, in[j], gid, -1,
-							 false, s->err)))
+							    false, s->err)))
 					return st;
 		if (ki->save_out &&
 		    (st = dp_graph_add_edge(g, r->op, gid, -1, false, s->err)))
@@ -290,7 +295,7 @@ static dp_status backward(gen *s)
 		if (r->weight == GEN_NONE)
 			continue;
 		if ((st = dp_graph_add_edge(g, r->weight, gid, -1, false,
-					 s->err)) ||
+					    s->err)) ||
 		    (st = update(s, r, gid)))
 			return st;
 	}
@@ -306,8 +311,8 @@ static dp_status backward(gen *s)
 				continue;
 			uint32_t gx = s->f[s->rec_of[in[j]]].grad;
 			if ((st = dp_graph_add_edge(g, r->grad, gx,
-						 g->ops[in[j]].output_bytes,
-						 false, s->err)))
+						    g->ops[in[j]].output_bytes,
+						    false, s->err)))
 				return st;
 		}
 	}
@@ -328,7 +333,7 @@ static void gen_start(gen *s, const dp_gen_opts *o, const dp_gen_scale *sc)
 }
 
 void dpi_gen_dry_run(const dp_gen_opts *o, const dp_gen_scale *sc,
-		 gen_scratch *scratch, gen_sizes *sizes)
+		     gen_scratch *scratch, gen_sizes *sizes)
 {
 	gen s;
 	gen_start(&s, o, sc);

@@ -44,7 +44,8 @@ static void put_machine(FILE *f, const dp_machine_hint *h)
 		char b[40];
 		/* bytes per second, a plain number: exact for any value */
 		fprintf(f, "%s\"bandwidth\":\"%sB/s\"", sep,
-			dp_units_fmt_num(h->bw_bytes_per_us * 1e6, b, sizeof b));
+			dp_units_fmt_num(h->bw_bytes_per_us * 1e6, b,
+					 sizeof b));
 		sep = ",";
 	}
 	if (h->lat_us >= 0) {
@@ -77,7 +78,8 @@ static void put_op(FILE *f, const dp_graph *g, uint32_t u)
 		fprintf(f, ",\"temp_bytes\":%" PRId64, op->temp_bytes);
 	if (op->colocate >= 0) {
 		fputs(",\"colocate\":", f);
-		dp_json_put_string(f, dp_graph_str(g, g->group_label[op->colocate]));
+		dp_json_put_string(
+			f, dp_graph_str(g, g->group_label[op->colocate]));
 	}
 	if (op->pin >= 0)
 		fprintf(f, ",\"pin\":%d", (int)op->pin);

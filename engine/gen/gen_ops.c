@@ -87,8 +87,8 @@ uint64_t dpi_gen_kernel_ns(gen *s, uint64_t flops, uint64_t bytes)
 /* ---- building ops ---- */
 
 dp_status dpi_gen_add_op(gen *s, const char *name, const char *type,
-		     const char *layer, uint64_t ns, int64_t out, int64_t param,
-		     int64_t temp, uint32_t *id)
+			 const char *layer, uint64_t ns, int64_t out,
+			 int64_t param, int64_t temp, uint32_t *id)
 {
 	dp_status st = dp_graph_add_op(s->g, name, id, s->err);
 	if (!st)
@@ -186,8 +186,8 @@ static void dry_fwd(gen *s, int kind, const uint32_t *in, int nin, int64_t out,
  * when wbytes > 0, a variable op SCOPE/suffix/w of that tensor size. A dry
  * run only adds up the sizes and hands out made-up ids. */
 dp_status dpi_gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
-		  int nin, int64_t out, uint64_t ns, int64_t temp,
-		  int64_t wbytes, uint32_t *id)
+		      int nin, int64_t out, uint64_t ns, int64_t temp,
+		      int64_t wbytes, uint32_t *id)
 {
 	dp_status st;
 	uint32_t w = GEN_NONE, inputs[DP_GEN_MAX_TOWERS];
@@ -204,16 +204,17 @@ dp_status dpi_gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 		/* weights + Adam's first and second moments stay resident */
 		snprintf(s->buf, sizeof s->buf, "%s/w", s->name);
 		if ((st = dpi_gen_add_op(s, s->buf, "VariableV2", s->scope,
-				     GEN_VAR_READ_NS, wbytes, 3 * wbytes, 0,
-				     &w)) ||
+					 GEN_VAR_READ_NS, wbytes, 3 * wbytes, 0,
+					 &w)) ||
 		    (st = dp_graph_set_colocate(s->g, w, s->buf, s->err)))
 			return st;
 	}
-	if ((st = dpi_gen_add_op(s, s->name, dpi_gen_kinds[kind].type, s->scope, ns,
-			     out, 0, temp, id)))
+	if ((st = dpi_gen_add_op(s, s->name, dpi_gen_kinds[kind].type, s->scope,
+				 ns, out, 0, temp, id)))
 		return st;
 	for (int i = 0; i < nin; i++)
-		if ((st = dp_graph_add_edge(s->g, in[i], *id, -1, false, s->err)))
+		if ((st = dp_graph_add_edge(s->g, in[i], *id, -1, false,
+					    s->err)))
 			return st;
 	if (w != GEN_NONE &&
 	    (st = dp_graph_add_edge(s->g, w, *id, -1, false, s->err)))
@@ -222,7 +223,7 @@ dp_status dpi_gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 }
 
 dp_status dpi_gen_conv(gen *s, const char *suffix, uint32_t x, gen_shape in,
-		   gen_shape out, uint32_t k, uint32_t *id)
+		       gen_shape out, uint32_t k, uint32_t *id)
 {
 	int64_t w = (int64_t)k * k * in.c * out.c * 4;
 	uint64_t flops = 2ull * k * k * in.c * out.c * out.h * out.h * s->batch;
@@ -233,40 +234,42 @@ dp_status dpi_gen_conv(gen *s, const char *suffix, uint32_t x, gen_shape in,
 	if (temp > ((int64_t)64 << 20))
 		temp = (int64_t)64 << 20;
 	return dpi_gen_fwd(s, suffix, K_CONV, &x, 1, gen_act_bytes(s, out),
-		       dpi_gen_kernel_ns(s, flops, bytes), temp, w, id);
+			   dpi_gen_kernel_ns(s, flops, bytes), temp, w, id);
 }
 
 /* Element-wise ops: BN (with gamma/beta), ReLU, dropout. */
 dp_status dpi_gen_eltwise(gen *s, const char *suffix, int kind, uint32_t x,
-		      gen_shape sh, uint32_t *id)
+			  gen_shape sh, uint32_t *id)
 {
 	int64_t b = gen_act_bytes(s, sh);
 	int64_t w = kind == K_BN ? (int64_t)2 * sh.c * 4 : 0;
 	uint64_t passes = kind == K_BN ? 3 : 2;
 	uint64_t flops = (kind == K_BN ? 8ull : 1ull) * (uint64_t)b / 4;
 	return dpi_gen_fwd(s, suffix, kind, &x, 1, b,
-		       dpi_gen_kernel_ns(s, flops, passes * (uint64_t)b), 0, w, id);
+			   dpi_gen_kernel_ns(s, flops, passes * (uint64_t)b), 0,
+			   w, id);
 }
 
 dp_status dpi_gen_join(gen *s, const char *suffix, int kind, const uint32_t *in,
-		   int nin, gen_shape out, uint32_t *id)
+		       int nin, gen_shape out, uint32_t *id)
 {
 	int64_t b = gen_act_bytes(s, out);
 	uint64_t traffic = (uint64_t)b * (kind == K_ADD ? 3 : 2);
 	return dpi_gen_fwd(s, suffix, kind, in, nin, b,
-		       dpi_gen_kernel_ns(s, (uint64_t)b / 4, traffic), 0, 0, id);
+			   dpi_gen_kernel_ns(s, (uint64_t)b / 4, traffic), 0, 0,
+			   id);
 }
 
 dp_status dpi_gen_maxpool(gen *s, const char *suffix, uint32_t x, gen_shape in,
-		      gen_shape out, uint32_t *id)
+			  gen_shape out, uint32_t *id)
 {
 	uint64_t traffic =
 		(uint64_t)(gen_act_bytes(s, in) + gen_act_bytes(s, out));
-	return dpi_gen_fwd(s, suffix, K_MAXPOOL, &x, 1, gen_act_bytes(s, out),
-		       dpi_gen_kernel_ns(s,
-				     9ull * (uint64_t)gen_act_bytes(s, out) / 4,
-				     traffic),
-		       0, 0, id);
+	return dpi_gen_fwd(
+		s, suffix, K_MAXPOOL, &x, 1, gen_act_bytes(s, out),
+		dpi_gen_kernel_ns(s, 9ull * (uint64_t)gen_act_bytes(s, out) / 4,
+				  traffic),
+		0, 0, id);
 }
 
 /* ---- blocks ---- */
@@ -275,7 +278,7 @@ dp_status dpi_gen_maxpool(gen *s, const char *suffix, uint32_t x, gen_shape in,
  * skip is projected by a 1x1 dpi_gen_conv + BN (30 ops), which reads skip_src:
  * the block's own input, or a neighbouring tower's. */
 dp_status dpi_gen_residual(gen *s, uint32_t x, uint32_t skip_src, gen_shape in,
-		       gen_shape out, uint32_t *y)
+			   gen_shape out, uint32_t *y)
 {
 	uint32_t c1, b1, r1, c2, b2, skip = x, p, a[2];
 	dp_status st;
@@ -322,8 +325,8 @@ void dpi_gen_incep_draw(gen *s, gen_incep *ic)
 
 /* Branches of 1x1 then 3x3 conv+ReLU on a split of the channels, joined by
  * a concat back to sh.c channels. */
-dp_status dpi_gen_inception(gen *s, const gen_incep *ic, uint32_t x, gen_shape sh,
-			uint32_t *y)
+dp_status dpi_gen_inception(gen *s, const gen_incep *ic, uint32_t x,
+			    gen_shape sh, uint32_t *y)
 {
 	uint32_t outs[GEN_MAXBR], cb = sh.c / ic->nb;
 	dp_status st;
@@ -341,11 +344,12 @@ dp_status dpi_gen_inception(gen *s, const gen_incep *ic, uint32_t x, gen_shape s
 		}
 		for (uint32_t d = 0; d < ic->depth[b]; d++) {
 			snprintf(suf, sizeof suf, "br%u/conv%u", b, d);
-			if ((st = dpi_gen_conv(s, suf, cur, bin, bout, d ? 3 : 1,
-					   &cur)))
+			if ((st = dpi_gen_conv(s, suf, cur, bin, bout,
+					       d ? 3 : 1, &cur)))
 				return st;
 			snprintf(suf, sizeof suf, "br%u/relu%u", b, d);
-			if ((st = dpi_gen_eltwise(s, suf, K_RELU, cur, bout, &cur)))
+			if ((st = dpi_gen_eltwise(s, suf, K_RELU, cur, bout,
+						  &cur)))
 				return st;
 			bin = bout;
 		}

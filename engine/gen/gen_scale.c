@@ -156,7 +156,8 @@ static void fit_activations(const dp_gen_opts *o, int64_t a_ref, int64_t room,
 	sc->batch = b;
 }
 
-dp_status dp_gen_compute_scale(const dp_gen_opts *o, dp_gen_scale *sc, dp_err *err)
+dp_status dp_gen_compute_scale(const dp_gen_opts *o, dp_gen_scale *sc,
+			       dp_err *err)
 {
 	uint32_t towers = o->towers ? o->towers : auto_towers(o->ops);
 	dp_status st = check_opts(o, towers, err);

@@ -78,17 +78,17 @@ typedef struct dp_coarse {
  * schedule critical path (the graph's when the plan has none). Errors: no
  * memory, DP_ECANCELED when p's cancel flag is raised. */
 dp_status dpi_coarsen_build(const dp_graph *g, const dp_plan *plan,
-			dp_export_coarsen mode, uint32_t max_nodes,
-			uint32_t auto_limit, const dp_progress *p, dp_coarse *c,
-			dp_err *err);
+			    dp_export_coarsen mode, uint32_t max_nodes,
+			    uint32_t auto_limit, const dp_progress *p,
+			    dp_coarse *c, dp_err *err);
 void dpi_coarsen_free(dp_coarse *c);
 
 /* Fills c->edges from g's edges and the critical path (cp, with the cause
  * of each hop) once c->of and c->nodes are set; thins a coarsened picture
  * (export_coarsen_edges.c). DP_ENOMEM or DP_ECANCELED, without a message. */
 dp_status dpi_coarsen_edges(const dp_graph *g, const uint32_t *cp,
-			const uint8_t *cause, uint32_t cp_len,
-			const dp_progress *p, dp_coarse *c);
+			    const uint8_t *cause, uint32_t cp_len,
+			    const dp_progress *p, dp_coarse *c);
 
 /* About how many virtual nodes dot's layering of picture c would create
  * (one per rank an edge crosses, ranks from the longest path over edges

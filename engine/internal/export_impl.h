@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "coarsen.h"
 #include "dnnpart/export.h"
 #include "dnnpart/json.h"
 #include "dnnpart/units.h"
-#include "coarsen.h"
 
 /* Appends s to the buffer as text for a Graphviz escString attribute:
  * backslashes doubled, control characters shown as '?', invalid UTF-8 as
@@ -53,28 +53,29 @@ const char *dpi_export_device_tint(int dev);
  * agclose()s *out. */
 struct Agraph_s;
 dp_status dpi_export_dot_build(const dp_graph *g, const dp_machine *m,
-			   const dp_plan *plan, const dp_coarse *c, bool render,
-			   int time_ranks, const dp_progress *p,
-			   struct Agraph_s **out, dp_err *err);
+			       const dp_plan *plan, const dp_coarse *c,
+			       bool render, int time_ranks,
+			       const dp_progress *p, struct Agraph_s **out,
+			       dp_err *err);
 
 /* The per-kind writers behind dp_export_write_opts. Each writes through afile
  * (nothing at path unless it succeeds) and may fill rep. */
 dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
-			   const dp_machine *m, const dp_plan *plan,
-			   const dp_export_opts *o, const dp_progress *p,
-			   dp_export_report *rep, dp_err *err);
+			       const dp_machine *m, const dp_plan *plan,
+			       const dp_export_opts *o, const dp_progress *p,
+			       dp_export_report *rep, dp_err *err);
 dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
-			   const dp_machine *m, const dp_plan *plan,
-			   const dp_export_opts *o, const dp_progress *p,
-			   dp_export_report *rep, dp_err *err);
+			       const dp_machine *m, const dp_plan *plan,
+			       const dp_export_opts *o, const dp_progress *p,
+			       dp_export_report *rep, dp_err *err);
 dp_status dpi_export_csv_write(const char *path, const dp_graph *g,
-			   const dp_plan *plan, dp_export_report *rep,
-			   dp_err *err);
+			       const dp_plan *plan, dp_export_report *rep,
+			       dp_err *err);
 dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
-			     const dp_plan *plan, dp_export_report *rep,
-			     dp_err *err);
+				 const dp_plan *plan, dp_export_report *rep,
+				 dp_err *err);
 dp_status dpi_export_tf_write(const char *path, const dp_graph *g,
-			  const dp_plan *plan, dp_export_report *rep,
-			  dp_err *err);
+			      const dp_plan *plan, dp_export_report *rep,
+			      dp_err *err);
 
 #endif

@@ -132,34 +132,34 @@ void dpi_gen_seed(gen *s, uint64_t seed);
 uint32_t dpi_gen_rng_below(gen *s, uint32_t n);
 uint64_t dpi_gen_kernel_ns(gen *s, uint64_t flops, uint64_t bytes);
 dp_status dpi_gen_add_op(gen *s, const char *name, const char *type,
-		     const char *layer, uint64_t ns, int64_t out, int64_t param,
-		     int64_t temp, uint32_t *id);
+			 const char *layer, uint64_t ns, int64_t out,
+			 int64_t param, int64_t temp, uint32_t *id);
 /* Adds forward op SCOPE/suffix of the given kind reading in[0..nin), its
  * variable when wbytes > 0, and remembers it for the backward pass; a dry
  * run adds up its sizes instead. */
 dp_status dpi_gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
-		  int nin, int64_t out, uint64_t ns, int64_t temp,
-		  int64_t wbytes, uint32_t *id);
+		      int nin, int64_t out, uint64_t ns, int64_t temp,
+		      int64_t wbytes, uint32_t *id);
 dp_status dpi_gen_conv(gen *s, const char *suffix, uint32_t x, gen_shape in,
-		   gen_shape out, uint32_t k, uint32_t *id);
+		       gen_shape out, uint32_t k, uint32_t *id);
 dp_status dpi_gen_eltwise(gen *s, const char *suffix, int kind, uint32_t x,
-		      gen_shape sh, uint32_t *id);
+			  gen_shape sh, uint32_t *id);
 dp_status dpi_gen_join(gen *s, const char *suffix, int kind, const uint32_t *in,
-		   int nin, gen_shape out, uint32_t *id);
+		       int nin, gen_shape out, uint32_t *id);
 dp_status dpi_gen_maxpool(gen *s, const char *suffix, uint32_t x, gen_shape in,
-		      gen_shape out, uint32_t *id);
+			  gen_shape out, uint32_t *id);
 dp_status dpi_gen_residual(gen *s, uint32_t x, uint32_t skip_src, gen_shape in,
-		       gen_shape out, uint32_t *y);
+			   gen_shape out, uint32_t *y);
 uint32_t dpi_gen_residual_cost(gen_shape in, gen_shape out);
 void dpi_gen_incep_draw(gen *s, gen_incep *ic);
 uint32_t dpi_gen_incep_cost(const gen_incep *ic);
-dp_status dpi_gen_inception(gen *s, const gen_incep *ic, uint32_t x, gen_shape sh,
-			uint32_t *y);
+dp_status dpi_gen_inception(gen *s, const gen_incep *ic, uint32_t x,
+			    gen_shape sh, uint32_t *y);
 
 /* gen.c: runs the network builder without a graph for o's op count and
  * seed at the complete scale sc (towers, width, batch, image all set) and
  * returns its sums; scratch holds o->ops entries. */
 void dpi_gen_dry_run(const dp_gen_opts *o, const dp_gen_scale *sc,
-		 gen_scratch *scratch, gen_sizes *sizes);
+		     gen_scratch *scratch, gen_sizes *sizes);
 
 #endif

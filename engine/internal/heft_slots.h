@@ -39,7 +39,7 @@ typedef struct hs_pos {
  * Exactly the paper's scan: from the first interval that ends after ready,
  * the first gap [previous finish, next start) with t + dur <= next start. */
 double dpi_heft_slots_find(const heft_slots *ps, double ready, double dur,
-		       hs_pos *pos);
+			   hs_pos *pos);
 /* Inserts [s, f) at pos (from dpi_heft_slots_find, with s at or after the
  * time it returned). Returns 0, or -1 when out of memory. */
 int dpi_heft_slots_insert(heft_slots *ps, hs_pos pos, double s, double f);

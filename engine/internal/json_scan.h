@@ -38,7 +38,7 @@ typedef struct jscan_iter {
 } jscan_iter;
 
 void dpi_jscan_init(jscan *js, const char *path, const char *text, size_t len,
-		dp_err *err);
+		    dp_err *err);
 void dpi_jscan_free(jscan *js);
 
 /* Skips white space (and a UTF-8 byte-order mark at offset 0); returns the
@@ -60,7 +60,7 @@ dp_status dpi_jscan_array_begin(jscan *js, jscan_iter *it, const char *what);
  * the key is decoded into js->sbuf (NUL-terminated, js->slen bytes), its
  * offset stored in *key_off, and the position is at the member's value. */
 dp_status dpi_jscan_object_next(jscan *js, jscan_iter *it, bool *has,
-			    size_t *key_off);
+				size_t *key_off);
 /* Moves to the next element: *has = false at the closing bracket. */
 dp_status dpi_jscan_array_next(jscan *js, jscan_iter *it, bool *has);
 
@@ -73,7 +73,7 @@ dp_status dpi_jscan_string(jscan *js);
 /* Offset of the value of member key in the object text[start, end)
  * (already validated), or start when it has no such member. */
 size_t dpi_jscan_member_offset(const char *text, size_t start, size_t end,
-			   const char *key);
+			       const char *key);
 
 /* Checks that only white space follows the top-level value. */
 dp_status dpi_jscan_end(jscan *js);

@@ -129,8 +129,8 @@ typedef struct ls_mem {
 } ls_mem;
 
 /* dev and start/end arrays belong to the scheduler; cap has k budgets. */
-dp_status dpi_ls_mem_init(ls_mem *m, const dp_graph *g, int k, const int32_t *dev,
-		      const int64_t *cap, dp_err *err);
+dp_status dpi_ls_mem_init(ls_mem *m, const dp_graph *g, int k,
+			  const int32_t *dev, const int64_t *cap, dp_err *err);
 void dpi_ls_mem_free(ls_mem *m);
 
 /* Fills m->in / m->nin with the distinct predecessors of v (cached: a
@@ -161,7 +161,7 @@ double dpi_ls_mem_next_release(const ls_mem *m);
  * on d; an existing copy grows to bytes when smaller). Returns 0, or -1
  * when out of memory. */
 int dpi_ls_mem_add_copy(ls_mem *m, uint32_t u, int32_t d, int64_t bytes,
-		    double xfer_start, double xfer_end);
+			double xfer_start, double xfer_end);
 /* Records that v runs on dev[v] over [s, f): params, output and temp are
  * allocated at the clock (advance it to s first), consumers' counts drop,
  * and the outputs and copies whose last consumer this was get their
@@ -172,8 +172,8 @@ int dpi_ls_mem_place(ls_mem *m, uint32_t v, double s, double f);
 
 /* Upward ranks: rank(u) = wbar[u] + max over successors v of (cbar[e] +
  * rank(v)) in reverse topological order (Topcuoglu et al. 2002, eq. 7). */
-void dpi_ls_upward_ranks(const dp_graph *g, const double *wbar, const double *cbar,
-		     double *rank);
+void dpi_ls_upward_ranks(const dp_graph *g, const double *wbar,
+			 const double *cbar, double *rank);
 
 /* Communication cost of edge e between two different devices: latency for a
  * control edge, latency + bytes / bandwidth otherwise. */
@@ -196,7 +196,7 @@ typedef dp_status (*ls_attempt_fn)(void *ctx, const int64_t *cap,
  * device's budget lowered by its overflow. Keeps the best placement:
  * feasible before infeasible, then shorter makespan, then less overflow. */
 dp_status dpi_ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
-		    ls_attempt_fn attempt, void *ctx, const dp_progress *p,
-		    int32_t *placement, dp_err *err);
+			ls_attempt_fn attempt, void *ctx, const dp_progress *p,
+			int32_t *placement, dp_err *err);
 
 #endif

@@ -22,6 +22,6 @@
  * joined in t by a path whose inner ops are all host ops (one per pair).
  * Sets (*out)->cpu_pinned to the number of ops left out. t is not changed. */
 dp_status dpi_load_drop_host_ops(const dp_graph *t, const bool *host,
-			     dp_graph **out, dp_err *err);
+				 dp_graph **out, dp_err *err);
 
 #endif

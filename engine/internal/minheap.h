@@ -23,43 +23,43 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define DPI_HEAP_DEFINE(name, T, less)                                        \
-	static inline void name##_push(T *h, uint32_t *n, T v)                \
-	{                                                                     \
-		uint32_t i = (*n)++;                                          \
-		while (i > 0) {                                               \
-			uint32_t p = (i - 1) / 2;                             \
-			if (!less(&v, &h[p]))                                 \
-				break;                                        \
-			h[i] = h[p];                                          \
-			i = p;                                                \
-		}                                                             \
-		h[i] = v;                                                     \
-	}                                                                     \
-	static inline void name##_down(T *h, uint32_t n, uint32_t i)          \
-	{                                                                     \
-		T v = h[i];                                                   \
-		for (;;) {                                                    \
-			uint32_t c = 2 * i + 1;                               \
-			if (c >= n)                                           \
-				break;                                        \
-			if (c + 1 < n && less(&h[c + 1], &h[c]))              \
-				c++;                                          \
-			if (!less(&h[c], &v))                                 \
-				break;                                        \
-			h[i] = h[c];                                          \
-			i = c;                                                \
-		}                                                             \
-		h[i] = v;                                                     \
-	}                                                                     \
-	static inline T name##_pop(T *h, uint32_t *n)                         \
-	{                                                                     \
-		T top = h[0];                                                 \
-		if (--(*n) > 0) {                                             \
-			h[0] = h[*n];                                         \
-			name##_down(h, *n, 0);                                \
-		}                                                             \
-		return top;                                                   \
+#define DPI_HEAP_DEFINE(name, T, less)                                         \
+	static inline void name##_push(T *h, uint32_t *n, T v)                 \
+	{                                                                      \
+		uint32_t i = (*n)++;                                           \
+		while (i > 0) {                                                \
+			uint32_t p = (i - 1) / 2;                              \
+			if (!less(&v, &h[p]))                                  \
+				break;                                         \
+			h[i] = h[p];                                           \
+			i = p;                                                 \
+		}                                                              \
+		h[i] = v;                                                      \
+	}                                                                      \
+	static inline void name##_down(T *h, uint32_t n, uint32_t i)           \
+	{                                                                      \
+		T v = h[i];                                                    \
+		for (;;) {                                                     \
+			uint32_t c = 2 * i + 1;                                \
+			if (c >= n)                                            \
+				break;                                         \
+			if (c + 1 < n && less(&h[c + 1], &h[c]))               \
+				c++;                                           \
+			if (!less(&h[c], &v))                                  \
+				break;                                         \
+			h[i] = h[c];                                           \
+			i = c;                                                 \
+		}                                                              \
+		h[i] = v;                                                      \
+	}                                                                      \
+	static inline T name##_pop(T *h, uint32_t *n)                          \
+	{                                                                      \
+		T top = h[0];                                                  \
+		if (--(*n) > 0) {                                              \
+			h[0] = h[*n];                                          \
+			name##_down(h, *n, 0);                                 \
+		}                                                              \
+		return top;                                                    \
 	}
 
 static inline int dpi_u32_less(const uint32_t *a, const uint32_t *b)

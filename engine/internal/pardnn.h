@@ -119,7 +119,8 @@ typedef struct pd_ctx {
  * the placement buffer (c->place, not yet filled). dpi_pd_ctx_free() releases
  * what the phases allocated too. */
 dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
-		      const dp_algo_opts *o, const dp_progress *p, dp_err *err);
+			  const dp_algo_opts *o, const dp_progress *p,
+			  dp_err *err);
 void dpi_pd_ctx_free(pd_ctx *c);
 
 /* ---- phases ---- */
@@ -134,7 +135,7 @@ dp_status dpi_pd_polish(pd_ctx *c);
 /* Reports overall progress: phase name and the fraction of the whole run
  * reached at lo + (hi - lo) * f. */
 void dpi_pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
-		 double f);
+		     double f);
 /* DP_ECANCELED (with a message) when the caller's cancel flag is set. */
 dp_status dpi_pd_check_cancel(pd_ctx *c);
 
@@ -166,7 +167,8 @@ uint32_t dpi_pd_sims_left(const pd_ctx *c);
  * to storage holding u; for an op outside any group, the members are
  * {*self}. */
 uint32_t dpi_pd_rep(const dp_graph *g, uint32_t u);
-const uint32_t *dpi_pd_unit(const dp_graph *g, const uint32_t *self, uint32_t *len);
+const uint32_t *dpi_pd_unit(const dp_graph *g, const uint32_t *self,
+			    uint32_t *len);
 /* Moves the whole unit of rep to device `to`; returns the device it was on. */
 int32_t dpi_pd_move_unit(pd_ctx *c, uint32_t rep, int32_t to);
 /* Change of the summed cut-edge cost (c->c, µs) if the unit of rep moved
@@ -184,7 +186,8 @@ void dpi_pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta);
 int64_t dpi_pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e);
 /* dpi_pd_need_on for every device at once into need (k entries); mark is k
  * bytes of scratch. */
-void dpi_pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark);
+void dpi_pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need,
+		     uint8_t *mark);
 
 /* The device that all the unit's children (succ) or parents outside the
  * unit sit on, if it is one device other than the unit's own; else -1. */
@@ -198,8 +201,8 @@ int32_t dpi_pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ);
  * units are skipped. c->cur must hold the score of c->place on entry; on
  * return it holds the score of the kept placement (c->res matches it only
  * when c->res_has is not 0). *kept counts accepted moves. */
-dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
-		       uint32_t *kept);
+dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
+			   uint32_t max_sims, uint32_t *kept);
 
 /* Stamps for deduplication: dpi_pd_stamp_next() starts a new generation;
  * dpi_pd_stamp_set() marks u and returns whether it was already marked. */

@@ -36,12 +36,13 @@ typedef dp_status (*pd_line_fn)(void *ctx, const char *path, char *raw,
 /* Fills files[role] with the path of the file for each role (NULL when an
  * optional one is absent; caller frees). Errors: the folder cannot be read,
  * a required file is missing, several files match without one preferred. */
-dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT], dp_err *err);
+dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT],
+				dp_err *err);
 
 /* Reads path and calls fn(ctx, ...) for each non-blank line, stopping at
  * the first error. A NUL byte in the file is an error. */
 dp_status dpi_pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
-			    dp_err *err);
+				dp_err *err);
 
 /* Strips spaces, tabs and a carriage return from both ends of p, in
  * place; returns the first kept character. */
@@ -55,6 +56,7 @@ bool dpi_pardnn_parse_name(char **p, char *out);
 /* DP_EINPUT "expected EXPECTED" at path:lineno, column of at in raw (no
  * column when at is NULL). */
 dp_status dpi_pardnn_bad_line(const char *path, int lineno, const char *raw,
-			  const char *at, const char *expected, dp_err *err);
+			      const char *at, const char *expected,
+			      dp_err *err);
 
 #endif

@@ -49,10 +49,10 @@ struct dp_sim {
 	double lat, bw;
 
 	/* fixed per (graph, machine) */
-	double *rank;        /* n: upward rank */
-	uint32_t *prio;      /* n: priority index of each op, 0 = first */
+	double *rank;	     /* n: upward rank */
+	uint32_t *prio;	     /* n: priority index of each op, 0 = first */
 	uint32_t *by_prio;   /* n: op of each priority index */
-	double *ptime;       /* n: time_us of the op of each priority index */
+	double *ptime;	     /* n: time_us of the op of each priority index */
 	uint32_t *indeg;     /* n: number of in-edges (data and control) */
 	uint32_t *succ_to;   /* nedges, CSR order of g: consumer | SIM_CTRL */
 	int64_t *succ_bytes; /* nedges: data bytes (0 for control) */
@@ -61,39 +61,39 @@ struct dp_sim {
 	/* per-run scratch, per op */
 	sim_node *node;
 	uint32_t *prev_on_dev; /* op that ran just before on the same device */
-	uint32_t *xoff;        /* first transfer of the op (creation order) */
-	uint16_t *xnum;        /* number of its transfers (< DP_MAX_DEVICES) */
+	uint32_t *xoff;	       /* first transfer of the op (creation order) */
+	uint16_t *xnum;	       /* number of its transfers (< DP_MAX_DEVICES) */
 	double *outfree;       /* when its output is freed on its device */
-	uint32_t *ready;       /* the ready heaps of all devices, back to back */
-	sim_event *ev;         /* event queue (binary heap), n + k entries */
+	uint32_t *ready; /* the ready heaps of all devices, back to back */
+	sim_event *ev;	 /* event queue (binary heap), n + k entries */
 	uint32_t nev;
 
 	/* per-run scratch, per device */
 	uint32_t *rbase, *rlen; /* ready heap of device d: ready[rbase[d]..) */
-	uint32_t *running;      /* op running on d, SIM_NONE when idle */
-	uint32_t *last;         /* last op started on d, SIM_NONE before */
+	uint32_t *running;	/* op running on d, SIM_NONE when idle */
+	uint32_t *last;		/* last op started on d, SIM_NONE before */
 	double *send_free, *recv_free;
-	double *xend;           /* end of the current op's transfer to d */
-	int64_t *xbytes;        /* bytes of the current op's transfer to d */
-	uint32_t *xidx;         /* index of the current op's transfer to d */
-	uint32_t *touched;      /* devices with a transfer of the current op */
-	uint8_t *dirty_flag;    /* d is in dirty[] */
-	uint32_t *dirty;        /* devices to look at in the start phase */
+	double *xend;	     /* end of the current op's transfer to d */
+	int64_t *xbytes;     /* bytes of the current op's transfer to d */
+	uint32_t *xidx;	     /* index of the current op's transfer to d */
+	uint32_t *touched;   /* devices with a transfer of the current op */
+	uint8_t *dirty_flag; /* d is in dirty[] */
+	uint32_t *dirty;     /* devices to look at in the start phase */
 	uint32_t ndirty;
-	int64_t *level;         /* memory sweep: current bytes on d */
-	double *last_t;         /* memory curve: last point's time on d */
-	uint32_t *dcount;       /* k + 1 counters */
+	int64_t *level;	  /* memory sweep: current bytes on d */
+	double *last_t;	  /* memory curve: last point's time on d */
+	uint32_t *dcount; /* k + 1 counters */
 
 	/* grow-only buffers sized by the largest run so far */
-	double *copyfree;       /* per transfer: when the copy is freed */
+	double *copyfree; /* per transfer: when the copy is freed */
 	uint32_t cap_copyfree;
 	sim_mem_event *mev, *mtmp;
 	size_t cap_mev;
-	uint32_t *hist;         /* radix sort histograms */
+	uint32_t *hist; /* radix sort histograms */
 
 	/* what the last run computed, for dp_sim_finish() */
 	const dp_sim_result *last_res; /* its result, NULL before any run */
-	unsigned done;                 /* SIM_DONE_* bits */
+	unsigned done;		       /* SIM_DONE_* bits */
 };
 
 /* Parts of a result computed after the schedule (dp_sim_run, dp_sim_finish). */
@@ -108,14 +108,14 @@ enum {
  * at each peak and the memory curves (lists not asked for are left empty).
  * Needs start/end/xfers in r. */
 dp_status dpi_sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
-		     dp_sim_result *r, dp_err *err);
+			 dp_sim_result *r, dp_err *err);
 /* sim_memory.c: the result of a run that skipped memory: has_memory false,
  * peaks = params at time 0, feasibility on params alone, empty lists. */
 void dpi_sim_memory_skipped(dp_sim *s, dp_sim_result *r);
 
 /* sim_path.c: the schedule's critical path (DESIGN 3.1) into r->cp_*. */
 dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
-			    dp_err *err);
+				dp_err *err);
 
 /* Grows *p (elements of size elem) to hold at least need; returns 0, or -1
  * when memory runs out (then *p is unchanged). */

@@ -16,7 +16,7 @@
 #define MAX_DEPTH 512
 
 void dpi_jscan_init(jscan *js, const char *path, const char *text, size_t len,
-		dp_err *err)
+		    dp_err *err)
 {
 	memset(js, 0, sizeof *js);
 	js->text = text;
@@ -77,10 +77,10 @@ static dp_status expected(jscan *js, const char *what)
 	char got[32];
 	if (js->pos >= js->len)
 		return dpi_jscan_error_at(js, js->pos,
-				      "unexpected end of file, expected %s",
-				      what);
+					  "unexpected end of file, expected %s",
+					  what);
 	return dpi_jscan_error_at(js, js->pos, "expected %s, got %s", what,
-			      describe(js, js->pos, got, sizeof got));
+				  describe(js, js->pos, got, sizeof got));
 }
 
 const char *dpi_jscan_kind(jscan *js)
@@ -254,10 +254,10 @@ static dp_status scan_string(jscan *js, bool decode)
 	int line, col;
 	dp_load_line_col(js->text, open, &line, &col);
 	return dpi_jscan_error_at(js, js->len,
-			      "unexpected end of file inside the string "
-			      "opened at line %d, column %d: expected a "
-			      "closing '\"'",
-			      line, col);
+				  "unexpected end of file inside the string "
+				  "opened at line %d, column %d: expected a "
+				  "closing '\"'",
+				  line, col);
 }
 
 dp_status dpi_jscan_string(jscan *js)
@@ -289,8 +289,8 @@ static dp_status scan_number(jscan *js)
 		p++;
 		if (!(p < n && isdigit((unsigned char)t[p])))
 			return dpi_jscan_error_at(js, start,
-					      "bad number: expected digits "
-					      "after the decimal point");
+						  "bad number: expected digits "
+						  "after the decimal point");
 		while (p < n && isdigit((unsigned char)t[p]))
 			p++;
 	}
@@ -299,9 +299,10 @@ static dp_status scan_number(jscan *js)
 		if (p < n && (t[p] == '+' || t[p] == '-'))
 			p++;
 		if (!(p < n && isdigit((unsigned char)t[p])))
-			return dpi_jscan_error_at(js, start,
-					      "bad number: expected digits in "
-					      "the exponent");
+			return dpi_jscan_error_at(
+				js, start,
+				"bad number: expected digits in "
+				"the exponent");
 		while (p < n && isdigit((unsigned char)t[p]))
 			p++;
 	}
@@ -367,10 +368,11 @@ dp_status dpi_jscan_value(jscan *js, size_t *start, size_t *end)
 		int c = dpi_jscan_peek(js);
 		if (c == '{' || c == '[') {
 			if (depth == MAX_DEPTH)
-				return dpi_jscan_error_at(js, js->pos,
-						      "nesting deeper than %d "
-						      "levels",
-						      MAX_DEPTH);
+				return dpi_jscan_error_at(
+					js, js->pos,
+					"nesting deeper than %d "
+					"levels",
+					MAX_DEPTH);
 			stack[depth] = (char)c;
 			opened[depth++] = js->pos++;
 			int d = dpi_jscan_peek(js);
@@ -484,7 +486,7 @@ static dp_status container_next(jscan *js, jscan_iter *it, char close,
 }
 
 dp_status dpi_jscan_object_next(jscan *js, jscan_iter *it, bool *has,
-			    size_t *key_off)
+				size_t *key_off)
 {
 	dp_status st = container_next(js, it, '}', has);
 	if (st || !*has)
@@ -506,7 +508,7 @@ dp_status dpi_jscan_array_next(jscan *js, jscan_iter *it, bool *has)
 }
 
 size_t dpi_jscan_member_offset(const char *text, size_t start, size_t end,
-			   const char *key)
+			       const char *key)
 {
 	dp_err e;
 	jscan js;

@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal/json_scan.h"
 #include "dnnpart/units.h"
+#include "internal/json_scan.h"
 
 #define FORMAT_LIST                                                            \
 	"native dnnpart JSON (an object with an \"ops\" array), msr-fiddle "   \
@@ -82,7 +82,7 @@ void dp_load_line_col(const char *text, size_t off, int *line, int *col)
 }
 
 dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
-			 size_t *len, dp_err *err)
+			    size_t *len, dp_err *err)
 {
 	*text = NULL;
 	*len = 0;
@@ -120,9 +120,10 @@ dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
 	char *buf = malloc(cap);
 	if (!buf) {
 		close(fd);
-		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
-				  "out of memory: cannot hold the file (%s)",
-				  dp_units_fmt_bytes((int64_t)cap, a, sizeof a));
+		return dp_err_set(
+			err, DP_ENOMEM, path, 0, 0,
+			"out of memory: cannot hold the file (%s)",
+			dp_units_fmt_bytes((int64_t)cap, a, sizeof a));
 	}
 	for (;;) {
 		if (n + 1 >= cap) {
@@ -138,7 +139,8 @@ dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
 				free(buf);
 				close(fd);
 				return dp_err_set(err, DP_EIO, path, 0, 0,
-						  "read error: %s", strerror(e));
+						  "read error: %s",
+						  strerror(e));
 			}
 			if (r == 0)
 				break;
@@ -150,8 +152,8 @@ dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
 					"the input is more than the "
 					"%s this machine can hold in "
 					"memory for loading",
-					dp_units_fmt_bytes((int64_t)max_bytes, a,
-							sizeof a));
+					dp_units_fmt_bytes((int64_t)max_bytes,
+							   a, sizeof a));
 			}
 			char *q = realloc(buf, cap * 2);
 			if (!q) {
@@ -162,7 +164,7 @@ dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
 					"out of memory reading the file (more "
 					"than %s)",
 					dp_units_fmt_bytes((int64_t)n, a,
-							sizeof a));
+							   sizeof a));
 			}
 			buf = q;
 			cap *= 2;
@@ -218,8 +220,8 @@ static bool first_has_source_id(jscan *js)
 	bool has;
 	size_t s, e;
 	if (dpi_jscan_array_begin(js, &it, "edges") ||
-	    dpi_jscan_array_next(js, &it, &has) || !has || dpi_jscan_peek(js) != '{' ||
-	    dpi_jscan_value(js, &s, &e))
+	    dpi_jscan_array_next(js, &it, &has) || !has ||
+	    dpi_jscan_peek(js) != '{' || dpi_jscan_value(js, &s, &e))
 		return false;
 	return dpi_jscan_member_offset(js->text, s, e, "sourceId") != s;
 }
@@ -471,7 +473,7 @@ static dp_status not_available(const char *path, dp_format f, dp_err *err)
 }
 
 dp_status dp_graph_load(const char *path, dp_format fmt, dp_graph **out,
-		     dp_err *err)
+			dp_err *err)
 {
 	dp_err_clear(err);
 	struct stat st;

@@ -92,7 +92,8 @@ static size_t memory_headroom(void)
 			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
 				avail += kb * 1024;
 				have = true;
-			} else if (sscanf(line, "SwapFree: %llu kB", &kb) == 1) {
+			} else if (sscanf(line, "SwapFree: %llu kB", &kb) ==
+				   1) {
 				avail += kb * 1024;
 			}
 		}
@@ -407,7 +408,7 @@ static dp_status read_graph(dload *D)
 }
 
 dp_status dp_load_dot(const char *path, const char *text, size_t len,
-		   dp_graph **out, dp_err *err)
+		      dp_graph **out, dp_err *err)
 {
 	/* cgraph reads up to the NUL that dp_load_read_file adds */
 	size_t items = dot_items(text, len);
@@ -417,17 +418,18 @@ dp_status dp_load_dot(const char *path, const char *text, size_t len,
 	size_t room = memory_headroom();
 	if (need > room) {
 		char a[32], b[32], c[32];
-		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
-				  "out of memory: the DOT file is %s and "
-				  "Graphviz needs about %s to read it, more "
-				  "than the %s left",
-				  dp_units_fmt_bytes((int64_t)len, a, sizeof a),
-				  dp_units_fmt_bytes(need > INT64_MAX ? INT64_MAX
-								   : (int64_t)need,
-						  b, sizeof b),
-				  dp_units_fmt_bytes(room > INT64_MAX ? INT64_MAX
-								   : (int64_t)room,
-						  c, sizeof c));
+		return dp_err_set(
+			err, DP_ENOMEM, path, 0, 0,
+			"out of memory: the DOT file is %s and "
+			"Graphviz needs about %s to read it, more "
+			"than the %s left",
+			dp_units_fmt_bytes((int64_t)len, a, sizeof a),
+			dp_units_fmt_bytes(need > INT64_MAX ? INT64_MAX
+							    : (int64_t)need,
+					   b, sizeof b),
+			dp_units_fmt_bytes(room > INT64_MAX ? INT64_MAX
+							    : (int64_t)room,
+					   c, sizeof c));
 	}
 	dload D;
 	memset(&D, 0, sizeof D);

@@ -42,10 +42,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "internal/json_scan.h"
-#include "internal/load_host.h"
 #include "dnnpart/load.h"
 #include "dnnpart/units.h"
+#include "internal/json_scan.h"
+#include "internal/load_host.h"
 
 #define MS_TO_US 1000.0
 
@@ -409,7 +409,7 @@ static dp_status read_nodes(fd_state *s, const cJSON *nodes, double *colors,
 		snprintf(buf, sizeof buf, "node%.0f", id);
 		uint32_t op;
 		if ((st = dp_graph_add_op(g, jn ? jn->valuestring : buf, &op,
-				       s->err)))
+					  s->err)))
 			return st == DP_EINPUT && s->err
 				       ? bad(s, "nodes", idx, "name", "%s",
 					     s->err->msg)
@@ -480,7 +480,7 @@ static dp_status read_edges(fd_state *s, const cJSON *edges, const fd_id *ids)
 		int64_t bytes = have ? (int64_t)llround(size)
 				     : g->ops[end[0]].param_bytes;
 		if ((st = dp_graph_add_edge(g, end[0], end[1], bytes, false,
-					 s->err)))
+					    s->err)))
 			return st;
 		idx++;
 	}
@@ -574,7 +574,7 @@ static int open_brackets(const char *text, size_t off)
 }
 
 dp_status dp_load_fiddle(const char *path, const char *text, size_t len,
-		      dp_graph **out, dp_err *err)
+			 dp_graph **out, dp_err *err)
 {
 	fd_state s = {path, text, len, NULL, err};
 	const char *end = NULL;

@@ -27,7 +27,8 @@ static dp_status copy_op(const dp_graph *t, uint32_t u, dp_graph *g,
 		return st;
 	if (src->colocate >= 0 &&
 	    (st = dp_graph_set_colocate(
-		     g, *id, dp_graph_str(t, t->group_label[src->colocate]), err)))
+		     g, *id, dp_graph_str(t, t->group_label[src->colocate]),
+		     err)))
 		return st;
 	dp_op *dst = &g->ops[*id];
 	dst->pin = src->pin;
@@ -68,8 +69,8 @@ static dp_status bypass_into(const dp_graph *t, const bool *host,
 			if (found[p] == mark)
 				continue;
 			found[p] = mark;
-			dp_status st = dp_graph_add_edge(g, newid[p], newid[s], 0,
-						      true, err);
+			dp_status st = dp_graph_add_edge(g, newid[p], newid[s],
+							 0, true, err);
 			if (st)
 				return st;
 		}
@@ -78,11 +79,12 @@ static dp_status bypass_into(const dp_graph *t, const bool *host,
 }
 
 dp_status dpi_load_drop_host_ops(const dp_graph *t, const bool *host,
-			     dp_graph **out, dp_err *err)
+				 dp_graph **out, dp_err *err)
 {
 	if (!t->finalized)
-		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-				  "dpi_load_drop_host_ops needs a finalized graph");
+		return dp_err_set(
+			err, DP_EINTERNAL, NULL, 0, 0,
+			"dpi_load_drop_host_ops needs a finalized graph");
 	uint32_t n = t->nops;
 	dp_graph *g = dp_graph_new(t->name);
 	uint32_t *newid = malloc(((size_t)n + 1) * sizeof *newid);
@@ -112,7 +114,7 @@ dp_status dpi_load_drop_host_ops(const dp_graph *t, const bool *host,
 		if (host[ed->from] || host[ed->to])
 			continue;
 		if ((st = dp_graph_add_edge(g, newid[ed->from], newid[ed->to],
-					 ed->bytes, ed->control, err)))
+					    ed->bytes, ed->control, err)))
 			goto done;
 	}
 	for (uint32_t s = 0; s < n; s++) {

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal/json_scan.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/units.h"
+#include "internal/json_scan.h"
 
 #define MAX_BYTES 4611686018427387904.0 /* 2^62, as units.c */
 
@@ -60,16 +60,17 @@ static dp_status field_error(jload *L, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	size_t off = field ? dpi_jscan_member_offset(L->js.text, L->s, L->e, field)
-			   : L->s;
+	size_t off =
+		field ? dpi_jscan_member_offset(L->js.text, L->s, L->e, field)
+		      : L->s;
 	char where[64] = "";
 	if (L->indexed)
 		snprintf(where, sizeof where, "%s[%u]", L->arr, L->idx);
 	else if (L->arr)
 		snprintf(where, sizeof where, "%s", L->arr);
 	return dpi_jscan_error_at(&L->js, off, "%s%s%s: %s", where,
-			      field && where[0] ? "." : "", field ? field : "",
-			      msg);
+				  field && where[0] ? "." : "",
+				  field ? field : "", msg);
 }
 
 /* A label the graph refused (not UTF-8): at the field, as other field
@@ -298,10 +299,11 @@ static dp_status read_array(jload *L, const char *arr,
 		if (!has)
 			break;
 		if (dpi_jscan_peek(js) != '{')
-			return dpi_jscan_error_at(js, js->pos,
-					      "%s[%u]: expected an object, got "
-					      "%s",
-					      arr, L->idx, dpi_jscan_kind(js));
+			return dpi_jscan_error_at(
+				js, js->pos,
+				"%s[%u]: expected an object, got "
+				"%s",
+				arr, L->idx, dpi_jscan_kind(js));
 		if ((st = dpi_jscan_value(js, &L->s, &L->e)))
 			return st;
 		const char *endp = NULL;
@@ -334,18 +336,19 @@ static dp_status read_machine(jload *L)
 	jscan *js = &L->js;
 	if (dpi_jscan_peek(js) != '{')
 		return dpi_jscan_error_at(js, js->pos,
-				      "machine: expected an object, got %s",
-				      dpi_jscan_kind(js));
+					  "machine: expected an object, got %s",
+					  dpi_jscan_kind(js));
 	dp_status st = dpi_jscan_value(js, &L->s, &L->e);
 	if (st)
 		return st;
 	cJSON *m = cJSON_ParseWithLengthOpts(js->text + L->s, L->e - L->s, NULL,
 					     false);
 	if (!m)
-		return dpi_jscan_error_at(js, L->s,
-				      "machine: cannot read this object (a \\u "
-				      "escape that is not valid UTF-16, or out "
-				      "of memory)");
+		return dpi_jscan_error_at(
+			js, L->s,
+			"machine: cannot read this object (a \\u "
+			"escape that is not valid UTF-16, or out "
+			"of memory)");
 	L->arr = "machine";
 	L->indexed = false;
 	dp_machine_hint *h = &L->g->hint;
@@ -381,7 +384,7 @@ static dp_status read_machine(jload *L)
 			h->bw_bytes_per_us = v->valuedouble / 1e6;
 		} else if (cJSON_IsString(v)) {
 			if (dp_units_parse_bandwidth(v->valuestring,
-						  &h->bw_bytes_per_us, &e)) {
+						     &h->bw_bytes_per_us, &e)) {
 				st = field_error(L, "bandwidth", "%s", e.msg);
 				goto out;
 			}
@@ -401,7 +404,8 @@ static dp_status read_machine(jload *L)
 		    isfinite(v->valuedouble)) {
 			h->lat_us = v->valuedouble;
 		} else if (cJSON_IsString(v)) {
-			if (dp_units_parse_time(v->valuestring, &h->lat_us, &e)) {
+			if (dp_units_parse_time(v->valuestring, &h->lat_us,
+						&e)) {
 				st = field_error(L, "latency", "%s", e.msg);
 				goto out;
 			}
@@ -426,8 +430,8 @@ static dp_status top_string(jload *L, const char *key)
 {
 	if (dpi_jscan_peek(&L->js) != '"')
 		return dpi_jscan_error_at(&L->js, L->js.pos,
-				      "%s: expected a string, got %s", key,
-				      dpi_jscan_kind(&L->js));
+					  "%s: expected a string, got %s", key,
+					  dpi_jscan_kind(&L->js));
 	return dpi_jscan_string(&L->js);
 }
 
@@ -453,8 +457,8 @@ static dp_status read_top(jload *L)
 		if (known && strcmp(key, "ops") == 0) {
 			if (have_ops)
 				return dpi_jscan_error_at(js, key_off,
-						      "duplicate member "
-						      "\"ops\"");
+							  "duplicate member "
+							  "\"ops\"");
 			have_ops = true;
 			dpi_jscan_peek(js);
 			ops_at = js->pos;
@@ -470,8 +474,8 @@ static dp_status read_top(jload *L)
 		} else if (known && strcmp(key, "edges") == 0) {
 			if (have_edges)
 				return dpi_jscan_error_at(js, key_off,
-						      "duplicate member "
-						      "\"edges\"");
+							  "duplicate member "
+							  "\"edges\"");
 			have_edges = true;
 			dpi_jscan_peek(js);
 			edges_at = js->pos;
@@ -512,9 +516,10 @@ static dp_status read_top(jload *L)
 			double v;
 			size_t n = dp_units_scan_number(js->text + s, &v);
 			if (n != e - s || v != floor(v) || v < 1)
-				return dpi_jscan_error_at(js, s,
-						      "version: expected the "
-						      "integer 1");
+				return dpi_jscan_error_at(
+					js, s,
+					"version: expected the "
+					"integer 1");
 			if (v > 1)
 				return dpi_jscan_error_at(
 					js, s,
@@ -529,19 +534,21 @@ static dp_status read_top(jload *L)
 	if ((st = dpi_jscan_end(js)))
 		return st;
 	if (!have_ops)
-		return dpi_jscan_error_at(js, 0,
-				      "missing the \"ops\" array: a native "
-				      "dnnpart graph is an object with \"ops\" "
-				      "(and usually \"edges\")");
+		return dpi_jscan_error_at(
+			js, 0,
+			"missing the \"ops\" array: a native "
+			"dnnpart graph is an object with \"ops\" "
+			"(and usually \"edges\")");
 	if (L->g->nops == 0)
-		return dpi_jscan_error_at(js, ops_at,
-				      "ops: the graph has no ops (expected at "
-				      "least one)");
+		return dpi_jscan_error_at(
+			js, ops_at,
+			"ops: the graph has no ops (expected at "
+			"least one)");
 	return DP_OK;
 }
 
 dp_status dp_load_json(const char *path, const char *text, size_t len,
-		    dp_graph **out, dp_err *err)
+		       dp_graph **out, dp_err *err)
 {
 	jload L;
 	memset(&L, 0, sizeof L);

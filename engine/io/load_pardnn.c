@@ -54,9 +54,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnnpart/load.h"
 #include "internal/load_host.h"
 #include "internal/pardnn_folder.h"
-#include "dnnpart/load.h"
 
 #define NONE UINT32_MAX
 
@@ -163,7 +163,8 @@ static dp_status name_value(pd_state *s, const char *path, char *raw,
 	if (!dpi_pardnn_parse_name(&p, s->na) || *p)
 		return dpi_pardnn_bad_line(path, lineno, raw, p, want, err);
 	*val = strtod(vtext, &end);
-	if (end == vtext || *dpi_pardnn_trim(end) || !isfinite(*val) || *val < 0)
+	if (end == vtext || *dpi_pardnn_trim(end) || !isfinite(*val) ||
+	    *val < 0)
 		return dp_err_set(err, DP_EINPUT, path, lineno,
 				  (int)(vtext - raw) + 1,
 				  "expected %s: the value must be a number "
@@ -226,7 +227,7 @@ static dp_status list_line(pd_state *s, const char *path, char *raw, char *line,
 	char *p = line;
 	if (!dpi_pardnn_parse_name(&p, s->na) || *p)
 		return dpi_pardnn_bad_line(path, lineno, raw, p,
-				       "one op name per line", err);
+					   "one op name per line", err);
 	uint32_t id = dp_graph_find(s->t, s->na);
 	if (id == NONE)
 		s->t->unknown_names++;
@@ -319,9 +320,9 @@ static dp_status coloc_line(void *ctx, const char *path, char *raw, char *line,
 	char *p = line;
 	for (;;) {
 		if (!dpi_pardnn_parse_name(&p, s->na))
-			return dpi_pardnn_bad_line(path, lineno, raw, p,
-					       "a colocation line \"a::b::c\"",
-					       err);
+			return dpi_pardnn_bad_line(
+				path, lineno, raw, p,
+				"a colocation line \"a::b::c\"", err);
 		uint32_t id = dp_graph_find(s->t, s->na);
 		if (id == NONE)
 			s->t->unknown_names++;
@@ -332,9 +333,9 @@ static dp_status coloc_line(void *ctx, const char *path, char *raw, char *line,
 		if (!*p)
 			return DP_OK;
 		if (strncmp(p, "::", 2) != 0)
-			return dpi_pardnn_bad_line(path, lineno, raw, p,
-					       "a colocation line \"a::b::c\"",
-					       err);
+			return dpi_pardnn_bad_line(
+				path, lineno, raw, p,
+				"a colocation line \"a::b::c\"", err);
 		p += 2;
 	}
 }
@@ -404,7 +405,8 @@ static dp_status label_groups(pd_state *s, dp_err *err)
 			continue;
 		/* a copy: the label is interned into the arena it comes from */
 		char *lab = strdup(dp_graph_op_name(s->t, label[r]));
-		st = lab ? dp_graph_set_colocate(s->t, u, lab, err) : nomem(err);
+		st = lab ? dp_graph_set_colocate(s->t, u, lab, err)
+			 : nomem(err);
 		free(lab);
 	}
 	free(size);
@@ -541,7 +543,8 @@ dp_status dp_load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	if (!st)
 		st = set_name(s.t, dir, err);
 	if (!st)
-		st = dpi_pardnn_read_lines(s.files[R_EDGES], edge_line, &s, err);
+		st = dpi_pardnn_read_lines(s.files[R_EDGES], edge_line, &s,
+					   err);
 	if (!st && s.t->nops == 0)
 		st = dp_err_set(err, DP_EINPUT, s.files[R_EDGES], 0, 0,
 				"no edges; expected lines \"a\"->\"b\"");
@@ -552,7 +555,7 @@ dp_status dp_load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	for (size_t i = 0; !st && i < sizeof order / sizeof order[0]; i++)
 		if (s.files[order[i]])
 			st = dpi_pardnn_read_lines(s.files[order[i]],
-					       side[order[i]], &s, err);
+						   side[order[i]], &s, err);
 	if (!st)
 		st = colocate_refs(&s, err);
 	if (!st)

@@ -58,12 +58,13 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT], dp_err *err)
+dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT],
+				dp_err *err)
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return dp_err_set(err, errno == ENOMEM ? DP_ENOMEM : DP_EIO, dir,
-				  0, 0, "cannot read the folder: %s",
+		return dp_err_set(err, errno == ENOMEM ? DP_ENOMEM : DP_EIO,
+				  dir, 0, 0, "cannot read the folder: %s",
 				  strerror(errno));
 	char **names = NULL;
 	size_t n = 0, cap = 0;
@@ -156,7 +157,7 @@ char *dpi_pardnn_trim(char *p)
 }
 
 dp_status dpi_pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
-			    dp_err *err)
+				dp_err *err)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -243,7 +244,7 @@ bool dpi_pardnn_parse_name(char **p, char *out)
 }
 
 dp_status dpi_pardnn_bad_line(const char *path, int lineno, const char *raw,
-			  const char *at, const char *expected, dp_err *err)
+			      const char *at, const char *expected, dp_err *err)
 {
 	return dp_err_set(err, DP_EINPUT, path, lineno,
 			  at ? (int)(at - raw) + 1 : 0, "expected %s",

@@ -423,7 +423,7 @@ static dp_status set_name(dp_graph *g, const char *path, dp_err *err)
 }
 
 dp_status dp_load_pipedream(const char *path, const char *text, size_t len,
-			 dp_graph **out, dp_err *err)
+			    dp_graph **out, dp_err *err)
 {
 	pd_state s;
 	memset(&s, 0, sizeof s);

@@ -16,10 +16,10 @@
 #include <string.h>
 
 #include "dnnpart/afile.h"
-#include "internal/json_scan.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/units.h"
+#include "internal/json_scan.h"
 
 #define UNSET (-2)
 
@@ -149,7 +149,8 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 	for (;;) {
 		bool has;
 		size_t key_off;
-		if ((st = dpi_jscan_object_next(js, &it, &has, &key_off)) || !has)
+		if ((st = dpi_jscan_object_next(js, &it, &has, &key_off)) ||
+		    !has)
 			break;
 		/* keep the name: scanning the value reuses js->sbuf */
 		if (js->slen + 1 > cap) {
@@ -170,10 +171,11 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 		if (js->text[s] == '"' || js->text[s] == '{' ||
 		    js->text[s] == '[' ||
 		    !parse_device(js->text + s, e - s, &dev)) {
-			st = dpi_jscan_error_at(js, s,
-					    "placement of '%s': expected a "
-					    "device number from -1 (CPU) to %d",
-					    name, DP_MAX_DEVICES - 1);
+			st = dpi_jscan_error_at(
+				js, s,
+				"placement of '%s': expected a "
+				"device number from -1 (CPU) to %d",
+				name, DP_MAX_DEVICES - 1);
 			break;
 		}
 		int prev_max = P->max_dev;
@@ -229,9 +231,9 @@ static dp_status read_json(pread *P, const char *text, size_t len, int *devices)
 			if (k != e - s || v != floor(v) || v < 1 ||
 			    v > DP_MAX_DEVICES)
 				st = dpi_jscan_error_at(&js, s,
-						    "devices: expected an "
-						    "integer from 1 to %d",
-						    DP_MAX_DEVICES);
+							"devices: expected an "
+							"integer from 1 to %d",
+							DP_MAX_DEVICES);
 			else
 				*devices = (int)v;
 			dev_off = s;
@@ -242,10 +244,11 @@ static dp_status read_json(pread *P, const char *text, size_t len, int *devices)
 	if (!st)
 		st = dpi_jscan_end(&js);
 	if (!st && !seen_map)
-		st = dpi_jscan_error_at(&js, 0,
-				    "missing the \"placement\" object: a "
-				    "placement file maps op names to devices, "
-				    "{\"placement\": {\"op\": 0, ...}}");
+		st = dpi_jscan_error_at(
+			&js, 0,
+			"missing the \"placement\" object: a "
+			"placement file maps op names to devices, "
+			"{\"placement\": {\"op\": 0, ...}}");
 	if (!st && *devices > 0 && P->max_dev >= *devices) {
 		int line, col;
 		dp_load_line_col(text, max_off, &line, &col);
@@ -308,8 +311,8 @@ static void fill_omitted(const dp_graph *g, int32_t *dev,
 }
 
 dp_status dp_placement_read(const char *path, const dp_graph *g,
-			 int32_t *placement, dp_placement_info *info,
-			 dp_err *err)
+			    int32_t *placement, dp_placement_info *info,
+			    dp_err *err)
 {
 	dp_placement_info inf = {0, 0, 0};
 	char *text;
@@ -366,7 +369,7 @@ out:
 }
 
 dp_status dp_placement_write_json(const char *path, const dp_graph *g,
-				 const dp_plan *plan, dp_err *err)
+				  const dp_plan *plan, dp_err *err)
 {
 	dp_afile af;
 	dp_status st = dp_afile_open(&af, path, err);
@@ -392,7 +395,7 @@ dp_status dp_placement_write_json(const char *path, const dp_graph *g,
 }
 
 dp_status dp_placement_write_place(const char *path, const dp_graph *g,
-				const int32_t *placement, dp_err *err)
+				   const int32_t *placement, dp_err *err)
 {
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (strpbrk(dp_graph_op_name(g, u), "\n\r"))

@@ -47,8 +47,7 @@ static void device_json(dp_json *w, const dp_machine *m, const dp_plan *p,
 	dp_json_end_object(w);
 }
 
-void dp_plan_write_metrics(dp_json *w, const dp_machine *m,
-			   const dp_plan *p)
+void dp_plan_write_metrics(dp_json *w, const dp_machine *m, const dp_plan *p)
 {
 	const dp_sim_result *r = &p->sim;
 	dp_json_str(w, "algorithm", p->algo);

@@ -59,7 +59,8 @@ static dp_status check_algo_placement(const dp_graph *g, const dp_machine *m,
 					"algorithm '%s' split colocation group "
 					"'%s': op '%s' is on device %d but op "
 					"'%s' on device %d",
-					algo, dp_graph_str(g, g->group_label[c]),
+					algo,
+					dp_graph_str(g, g->group_label[c]),
 					dp_graph_op_name(g, a), pl[a],
 					dp_graph_op_name(g, b), pl[b]);
 		}
@@ -129,18 +130,17 @@ static dp_status plan_simulate(const dp_graph *g, const dp_machine *m,
 	p.contention = c;
 	p.plan_ms = plan_ms;
 	p.xlb = p.bounds.lb_us > 0 ? p.sim.makespan / p.bounds.lb_us : 1.0;
-	p.speedup = p.sim.makespan > 0
-			    ? p.bounds.one_device_us / p.sim.makespan
-			    : 1.0;
+	p.speedup = p.sim.makespan > 0 ? p.bounds.one_device_us / p.sim.makespan
+				       : 1.0;
 	p.feasible = p.sim.feasible;
 	p.one_device_fits = p.one_device_peak <= m->cap[0];
 	*plan = p;
 	return DP_OK;
 }
 
-dp_status dp_plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
-		   const dp_algo_opts *o, const dp_progress *p, dp_plan *plan,
-		   dp_err *err)
+dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
+		      const dp_algo *algo, const dp_algo_opts *o,
+		      const dp_progress *p, dp_plan *plan, dp_err *err)
 {
 	dp_algo_opts def;
 	if (!o) {
@@ -167,8 +167,8 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *alg
 }
 
 dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
-			const int32_t *placement, dp_contention c,
-			dp_plan *plan, dp_err *err)
+			   const int32_t *placement, dp_contention c,
+			   dp_plan *plan, dp_err *err)
 {
 	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 	if (!pl)

@@ -98,8 +98,10 @@ static dp_status result_reserve(dp_sim_result *r, uint32_t n, int k,
 	if (r->cap_k < k) {
 		size_t kk = (size_t)k;
 		if (resize((void **)&r->dev, kk, sizeof *r->dev) ||
-		    resize((void **)&r->live_off, kk + 1, sizeof *r->live_off) ||
-		    resize((void **)&r->curve_off, kk + 1, sizeof *r->curve_off))
+		    resize((void **)&r->live_off, kk + 1,
+			   sizeof *r->live_off) ||
+		    resize((void **)&r->curve_off, kk + 1,
+			   sizeof *r->curve_off))
 			return nomem(err, "device statistics");
 		r->cap_k = k;
 	}
@@ -178,7 +180,7 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 	if (nt) {
 		order_targets(s, nt);
 		if (dpi_sim_grow((void **)&r->xfers, &r->cap_xfers,
-			     (uint64_t)r->nxfers + nt, sizeof *r->xfers))
+				 (uint64_t)r->nxfers + nt, sizeof *r->xfers))
 			return nomem(err, "transfers");
 		for (uint32_t i = 0; i < nt; i++) {
 			uint32_t b = s->touched[i];
@@ -392,7 +394,7 @@ static dp_status check_opts(const dp_sim_opts *o, dp_err *err)
 }
 
 dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
-		  dp_sim_result *r, dp_err *err)
+		     dp_sim_result *r, dp_err *err)
 {
 	dp_sim_opts def = {.contention = DP_CONT_PORT};
 	if (!o)
@@ -405,8 +407,8 @@ dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 			return dp_err_set(err, DP_EINPUT, s->g->source, 0, 0,
 					  "op '%s' is placed on device %d; "
 					  "expected a device in 0..%d",
-					  dp_graph_op_name(s->g, u), placement[u],
-					  s->k - 1);
+					  dp_graph_op_name(s->g, u),
+					  placement[u], s->k - 1);
 	s->last_res = NULL;
 	s->done = 0;
 	st = result_reserve(r, s->n, s->k, o->detail, err);
@@ -421,8 +423,8 @@ dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 	return finish_parts(s, placement, o, r, err);
 }
 
-dp_status dp_sim_finish(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
-		     dp_sim_result *r, dp_err *err)
+dp_status dp_sim_finish(dp_sim *s, const int32_t *placement,
+			const dp_sim_opts *o, dp_sim_result *r, dp_err *err)
 {
 	dp_sim_opts def = {.contention = DP_CONT_PORT};
 	if (!o)

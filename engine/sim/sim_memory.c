@@ -44,8 +44,8 @@ static inline double key_time(uint64_t key)
 	return t;
 }
 
-static inline void add_event(sim_mem_event *ev, size_t *n, double t,
-			     bool alloc, uint32_t dev, int64_t bytes)
+static inline void add_event(sim_mem_event *ev, size_t *n, double t, bool alloc,
+			     uint32_t dev, int64_t bytes)
 {
 	ev[*n].key = time_bits(t) << 1 | (alloc ? 1u : 0u);
 	ev[*n].val = (uint64_t)dev << 53 | (uint64_t)bytes;
@@ -59,8 +59,8 @@ static inline void add_event(sim_mem_event *ev, size_t *n, double t,
 /* LSD radix sort of n events by key (stable); returns the buffer that holds
  * the sorted events (a or tmp). Passes where every key has the same digit
  * are skipped. */
-static sim_mem_event *radix_sort(sim_mem_event *a, sim_mem_event *tmp,
-				 size_t n, uint32_t *hist)
+static sim_mem_event *radix_sort(sim_mem_event *a, sim_mem_event *tmp, size_t n,
+				 uint32_t *hist)
 {
 	if (n < 2)
 		return a;
@@ -97,7 +97,7 @@ static dp_status free_times(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 {
 	const dp_graph *g = s->g;
 	if (dpi_sim_grow((void **)&s->copyfree, &s->cap_copyfree, r->nxfers,
-		     sizeof *s->copyfree))
+			 sizeof *s->copyfree))
 		return nomem(err, "transfer free times");
 	for (uint32_t u = 0; u < s->n; u++) {
 		uint32_t d = (uint32_t)pl[u];
@@ -192,7 +192,7 @@ static dp_status build_curves(dp_sim *s, const sim_mem_event *ev, size_t n,
 	}
 	r->curve_off[k] = (uint32_t)total;
 	if (dpi_sim_grow((void **)&r->curve, &r->cap_curve, total,
-		     sizeof *r->curve))
+			 sizeof *r->curve))
 		return nomem(err, "memory curves");
 	/* dcount[d] becomes the index of d's current point */
 	for (int d = 0; d < k; d++) {
@@ -257,19 +257,18 @@ static dp_status build_live(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 							   s->out_bytes[u], st,
 							   s->outfree[u]};
 			if (op->temp_bytes > 0 && live_at(st, en, p))
-				e[ne++] = (dp_live_tensor){u, DP_MEM_TEMP,
-							   op->temp_bytes, st,
-							   en};
+				e[ne++] = (dp_live_tensor){
+					u, DP_MEM_TEMP, op->temp_bytes, st, en};
 			for (int i = 0; i < ne; i++, s->dcount[d]++)
 				if (out)
-					out[r->live_off[d] + s->dcount[d]] = e[i];
+					out[r->live_off[d] + s->dcount[d]] =
+						e[i];
 		}
 		for (uint32_t i = 0; i < r->nxfers; i++) {
 			const dp_transfer *x = &r->xfers[i];
 			uint32_t d = (uint32_t)x->dst;
-			if (x->bytes <= 0 ||
-			    !live_at(x->start, s->copyfree[i],
-				     r->dev[d].peak_time))
+			if (x->bytes <= 0 || !live_at(x->start, s->copyfree[i],
+						      r->dev[d].peak_time))
 				continue;
 			if (out)
 				out[r->live_off[d] + s->dcount[d]] =
@@ -286,7 +285,7 @@ static dp_status build_live(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 			}
 			r->live_off[k] = (uint32_t)total;
 			if (dpi_sim_grow((void **)&r->live, &r->cap_live, total,
-				     sizeof *r->live))
+					 sizeof *r->live))
 				return nomem(err, "live tensors");
 			out = r->live;
 		}
@@ -316,7 +315,7 @@ void dpi_sim_memory_skipped(dp_sim *s, dp_sim_result *r)
 }
 
 dp_status dpi_sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
-		     dp_sim_result *r, dp_err *err)
+			 dp_sim_result *r, dp_err *err)
 {
 	dp_status st = free_times(s, pl, r, err);
 	if (st)

@@ -32,7 +32,7 @@ static double arrival(const dp_sim *s, const int32_t *pl,
 }
 
 dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
-			    dp_err *err)
+				dp_err *err)
 {
 	const dp_graph *g = s->g;
 	r->cp_len = 0;
@@ -53,8 +53,8 @@ dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 		if (st == av && av > 0) {
 			uint32_t best = SIM_NONE;
 			double ba = -1;
-			for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1];
-			     i++) {
+			for (uint32_t i = g->pred_off[v];
+			     i < g->pred_off[v + 1]; i++) {
 				const dp_edge *e = &g->edges[g->pred_edge[i]];
 				double a = arrival(s, pl, r, e);
 				if (a > ba || (a == ba && e->from < best)) {
@@ -63,12 +63,14 @@ dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 				}
 			}
 			if (best == SIM_NONE || ba != av)
-				return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-						  "op '%s' became available at "
-						  "%g but no input arrived then",
-						  dp_graph_op_name(g, v), av);
-			r->cp_cause[len++] = pl[best] == pl[v] ? DP_HOP_DATA
-							       : DP_HOP_TRANSFER;
+				return dp_err_set(
+					err, DP_EINTERNAL, NULL, 0, 0,
+					"op '%s' became available at "
+					"%g but no input arrived then",
+					dp_graph_op_name(g, v), av);
+			r->cp_cause[len++] = pl[best] == pl[v]
+						     ? DP_HOP_DATA
+						     : DP_HOP_TRANSFER;
 			v = best;
 		} else if (st > av) {
 			uint32_t p = s->prev_on_dev[v];

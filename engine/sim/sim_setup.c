@@ -123,12 +123,12 @@ static dp_status check_sizes(const dp_sim *s, dp_err *err)
 			what = "param";
 		}
 		if (big >= SIM_MAX_TENSOR)
-			return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
-					  "op '%s' has %s of %lld bytes; the "
-					  "simulator handles tensors below 2^53 "
-					  "bytes (8 PiB)",
-					  dp_graph_op_name(g, u), what,
-					  (long long)big);
+			return dp_err_set(
+				err, DP_EINPUT, g->source, 0, 0,
+				"op '%s' has %s of %lld bytes; the "
+				"simulator handles tensors below 2^53 "
+				"bytes (8 PiB)",
+				dp_graph_op_name(g, u), what, (long long)big);
 		total += (double)op->param_bytes + (double)op->temp_bytes +
 			 (double)s->k * (double)s->out_bytes[u];
 	}
@@ -177,8 +177,9 @@ static dp_status compute_priorities(dp_sim *s, dp_err *err)
 			if (s->k > 1)
 				c = (s->succ_to[j] & SIM_CTRL)
 					    ? f * s->lat
-					    : f * (s->lat + (double)s->succ_bytes[j] /
-								    s->bw);
+					    : f * (s->lat +
+						   (double)s->succ_bytes[j] /
+							   s->bw);
 			if (c + s->rank[v] > best)
 				best = c + s->rank[v];
 		}
@@ -282,7 +283,8 @@ dp_sim *dp_sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
 	}
 	for (int d = 0; d < s->k; d++)
 		s->xbytes[d] = -1;
-	if (check_sizes(s, err) != DP_OK || compute_priorities(s, err) != DP_OK) {
+	if (check_sizes(s, err) != DP_OK ||
+	    compute_priorities(s, err) != DP_OK) {
 		dp_sim_free(s);
 		return NULL;
 	}
@@ -297,7 +299,7 @@ const double *dp_sim_ranks(const dp_sim *s)
 /* ---- bounds and names ---- */
 
 dp_status dp_sim_bounds_checked(const dp_graph *g, const dp_machine *m,
-			     dp_bounds *b, dp_err *err)
+				dp_bounds *b, dp_err *err)
 {
 	double sum = 0, max = 0;
 	for (int d = 0; d < m->k; d++) {
@@ -377,4 +379,3 @@ const char *dp_sim_mem_kind_name(dp_mem_kind k)
 	}
 	return "?";
 }
-

@@ -37,7 +37,7 @@ static inline bool dp_progress_canceled(const dp_progress *p)
 }
 
 static inline void dp_progress_report(const dp_progress *p, const char *phase,
-				   double fraction)
+				      double fraction)
 {
 	if (p && p->fn)
 		p->fn(p->ud, phase, fraction);
@@ -45,7 +45,7 @@ static inline void dp_progress_report(const dp_progress *p, const char *phase,
 
 typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
-	bool polish;              /* pardnn: run the polish phase (default on) */
+	bool polish; /* pardnn: run the polish phase (default on) */
 } dp_algo_opts;
 
 /* Defaults: port contention, polish on. */
@@ -84,7 +84,7 @@ dp_status dp_algo_place(const dp_algo *algo, const dp_graph *g,
 
 /* Checks that every pin names a device < m->k; DP_EINPUT naming the op. */
 dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m,
-			  dp_err *err);
+			     dp_err *err);
 /* Forces pins and colocation onto a placement: pinned ops (and their whole
  * group) go to the pin; every other group goes to the device of its first
  * member (smallest op id). Used as a last step by simple algorithms. */

@@ -61,17 +61,17 @@
 #ifndef DNNPART_DNNPART_H
 #define DNNPART_DNNPART_H
 
+#include "afile.h"
+#include "algo.h"
 #include "err.h"
-#include "units.h"
+#include "export.h"
+#include "gen.h"
 #include "graph.h"
 #include "load.h"
 #include "machine.h"
-#include "sim.h"
-#include "algo.h"
-#include "plan.h"
 #include "placement.h"
-#include "export.h"
-#include "gen.h"
-#include "afile.h"
+#include "plan.h"
+#include "sim.h"
+#include "units.h"
 
 #endif

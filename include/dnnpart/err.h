@@ -12,18 +12,19 @@
 
 typedef enum dp_status {
 	DP_OK = 0,
-	DP_EINPUT = 2,     /* bad input file or bad user setting (exit code 2) */
-	DP_EINTERNAL = 3,  /* a bug or an impossible state (exit code 3) */
-	DP_ENOMEM = 4,     /* allocation failed; reported as exit code 2 with the size */
-	DP_EIO = 5,        /* a file could not be read or written (exit code 2) */
-	DP_ECANCELED = 6,  /* the caller's cancel flag was raised */
+	DP_EINPUT = 2,	  /* bad input file or bad user setting (exit code 2) */
+	DP_EINTERNAL = 3, /* a bug or an impossible state (exit code 3) */
+	DP_ENOMEM =
+		4, /* allocation failed; reported as exit code 2 with the size */
+	DP_EIO = 5, /* a file could not be read or written (exit code 2) */
+	DP_ECANCELED = 6, /* the caller's cancel flag was raised */
 } dp_status;
 
 typedef struct dp_err {
 	dp_status code;
 	char file[512]; /* "" when the error has no file */
-	int line;       /* 1-based; 0 when unknown */
-	int col;        /* 1-based; 0 when unknown */
+	int line;	/* 1-based; 0 when unknown */
+	int col;	/* 1-based; 0 when unknown */
 	char msg[1024];
 } dp_err;
 

@@ -17,28 +17,28 @@
 #include "plan.h"
 
 typedef enum dp_export_kind {
-	DP_EXPORT_DOT = 0,     /* .dot/.gv: clusters per device, via cgraph */
-	DP_EXPORT_SVG,         /* .svg: rendered with gvc in a child process */
-	DP_EXPORT_JSON,        /* .json: native placement with metrics */
-	DP_EXPORT_PLACE,       /* .place: ParDNN "name device" lines */
-	DP_EXPORT_CSV,         /* .csv: op,device,start_us,end_us */
+	DP_EXPORT_DOT = 0,	/* .dot/.gv: clusters per device, via cgraph */
+	DP_EXPORT_SVG,		/* .svg: rendered with gvc in a child process */
+	DP_EXPORT_JSON,		/* .json: native placement with metrics */
+	DP_EXPORT_PLACE,	/* .place: ParDNN "name device" lines */
+	DP_EXPORT_CSV,		/* .csv: op,device,start_us,end_us */
 	DP_EXPORT_DEVMAP_TORCH, /* PyTorch/Accelerate-style {"layer": "cuda:N"} */
-	DP_EXPORT_DEVMAP_TF,   /* TensorFlow "/device:GPU:N" per op */
+	DP_EXPORT_DEVMAP_TF,	/* TensorFlow "/device:GPU:N" per op */
 } dp_export_kind;
 
 /* Picks the kind from a file name's extension (.dot .gv .svg .json .place
  * .csv; "*.devmap.json" or "*.torch.json" = torch device map, "*.tf.txt" =
  * TensorFlow device strings). Unknown extension: DP_EINPUT listing them. */
 dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
-				dp_err *err);
+				   dp_err *err);
 const char *dp_export_kind_name(dp_export_kind kind);
 
 /* Writes plan in the given kind to path. progress may be NULL; its cancel
  * flag stops a long SVG layout (DP_ECANCELED, no file written). */
 dp_status dp_export_write(const char *path, dp_export_kind kind,
-		       const dp_graph *g, const dp_machine *m,
-		       const dp_plan *plan, const dp_progress *progress,
-		       dp_err *err);
+			  const dp_graph *g, const dp_machine *m,
+			  const dp_plan *plan, const dp_progress *progress,
+			  dp_err *err);
 
 /* ---- options and report (dp_export_write uses the defaults) ---- */
 
@@ -72,17 +72,17 @@ typedef struct dp_export_opts {
 
 /* What an export did, for the front end to tell the user. */
 typedef struct dp_export_report {
-	bool coarsened;     /* DOT/SVG: groups of ops were drawn */
-	uint32_t nodes;     /* DOT/SVG: nodes drawn */
-	uint32_t edges;     /* DOT/SVG: edges drawn */
-	char method[128];   /* DOT/SVG: how ops were grouped, "" if not */
-	char layout[32];    /* SVG: the layout engine used */
-	double layout_s;    /* SVG: seconds the layout and rendering took */
+	bool coarsened;	       /* DOT/SVG: groups of ops were drawn */
+	uint32_t nodes;	       /* DOT/SVG: nodes drawn */
+	uint32_t edges;	       /* DOT/SVG: edges drawn */
+	char method[128];      /* DOT/SVG: how ops were grouped, "" if not */
+	char layout[32];       /* SVG: the layout engine used */
+	double layout_s;       /* SVG: seconds the layout and rendering took */
 	uint32_t split_layers; /* torch map: layers spread over several
 				  devices (listed under their majority
 				  device) */
-	uint32_t entries;   /* rows / keys / lines written */
-	char note[512];     /* one or two sentences worth showing; "" if none */
+	uint32_t entries;      /* rows / keys / lines written */
+	char note[512]; /* one or two sentences worth showing; "" if none */
 } dp_export_report;
 
 /* Defaults: DP_COARSEN_AUTO, DP_EXPORT_MAX_NODES, DP_EXPORT_TIMEOUT_S,
@@ -92,13 +92,13 @@ void dp_export_opts_default(dp_export_opts *o);
 /* dp_export_write with options (NULL = defaults) and an optional report
  * (may be NULL; cleared first, filled on success). */
 dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
-			    const dp_graph *g, const dp_machine *m,
-			    const dp_plan *plan, const dp_export_opts *opts,
-			    const dp_progress *progress,
-			    dp_export_report *report, dp_err *err);
+			       const dp_graph *g, const dp_machine *m,
+			       const dp_plan *plan, const dp_export_opts *opts,
+			       const dp_progress *progress,
+			       dp_export_report *report, dp_err *err);
 
 /* Parses "auto", "never", "always" for --coarsen. */
 dp_status dp_export_coarsen_parse(const char *s, dp_export_coarsen *c,
-			       dp_err *err);
+				  dp_err *err);
 
 #endif

@@ -84,7 +84,8 @@ void dp_gen_opts_default(dp_gen_opts *o);
 /* Resolves the scale rule for o (without building the graph) into *sc.
  * Errors (DP_EINPUT, saying the accepted range): op count or a scale field
  * out of range, or fewer ops than the towers need. */
-dp_status dp_gen_compute_scale(const dp_gen_opts *o, dp_gen_scale *sc, dp_err *err);
+dp_status dp_gen_compute_scale(const dp_gen_opts *o, dp_gen_scale *sc,
+			       dp_err *err);
 
 /* Builds and finalizes the graph. Errors: those of dp_gen_compute_scale(), no memory.
  * *out is set only on success. */

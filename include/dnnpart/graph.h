@@ -36,12 +36,12 @@
 #define DP_MAX_GRAPH_TIME_US 1e15
 
 typedef struct dp_op {
-	uint32_t name;      /* offset into g->strs; unique */
-	uint32_t type;      /* offset into g->strs; 0 = "" (unknown) */
-	uint32_t layer;     /* offset into g->strs; 0 = "" (none) */
-	int32_t colocate;   /* colocation group id, -1 = none */
-	int32_t pin;        /* device index, -1 = free */
-	double time_us;     /* >= 0, finite */
+	uint32_t name;	      /* offset into g->strs; unique */
+	uint32_t type;	      /* offset into g->strs; 0 = "" (unknown) */
+	uint32_t layer;	      /* offset into g->strs; 0 = "" (none) */
+	int32_t colocate;     /* colocation group id, -1 = none */
+	int32_t pin;	      /* device index, -1 = free */
+	double time_us;	      /* >= 0, finite */
 	int64_t output_bytes; /* >= 0 */
 	int64_t param_bytes;  /* >= 0 */
 	int64_t temp_bytes;   /* >= 0 */
@@ -49,9 +49,9 @@ typedef struct dp_op {
 
 typedef struct dp_edge {
 	uint32_t from, to;
-	int64_t bytes;  /* data bytes; after finalize: resolved (producer's
+	int64_t bytes; /* data bytes; after finalize: resolved (producer's
 			   output_bytes when the input gave none; 0 for control) */
-	bool control;   /* no data: costs latency only, uses no port */
+	bool control;  /* no data: costs latency only, uses no port */
 } dp_edge;
 
 /* Defaults that an input file may carry for the machine ("machine" block of
@@ -59,14 +59,14 @@ typedef struct dp_edge {
  * settings override them. Zero / negative means "not given". */
 typedef struct dp_machine_hint {
 	int devices;
-	int64_t memory_bytes;  /* per device */
+	int64_t memory_bytes; /* per device */
 	double bw_bytes_per_us;
-	double lat_us;         /* < 0: not given */
+	double lat_us; /* < 0: not given */
 } dp_machine_hint;
 
 typedef struct dp_graph {
-	char *name;           /* graph name (from the file or its basename) */
-	char *source;         /* path it was loaded from, "" if built in memory */
+	char *name;   /* graph name (from the file or its basename) */
+	char *source; /* path it was loaded from, "" if built in memory */
 
 	uint32_t nops, ops_cap;
 	dp_op *ops;
@@ -94,7 +94,7 @@ typedef struct dp_graph {
 	dp_machine_hint hint;
 
 	/* Loader notes for the front ends to report; 0 when not applicable. */
-	uint32_t cpu_pinned;    /* ops the input pins to the host CPU (ParDNN
+	uint32_t cpu_pinned;	/* ops the input pins to the host CPU (ParDNN
 				   .place device -1, msr-fiddle supportedOnFpga
 				   false): kept out of the graph, so out of the K
 				   accelerators; dependencies through them are
@@ -104,14 +104,18 @@ typedef struct dp_graph {
 
 	/* ---- valid after dp_graph_finalize() ---- */
 	bool finalized;
-	uint32_t *succ_off;   /* nops+1: out-edges of u are succ_edge[succ_off[u] .. succ_off[u+1]) */
-	uint32_t *succ_edge;  /* nedges: edge ids, in input order per op */
-	uint32_t *pred_off;   /* nops+1 */
-	uint32_t *pred_edge;  /* nedges */
-	uint32_t *topo;       /* nops: topological order (Kahn, smallest op id first) */
-	uint32_t *topo_pos;   /* nops: position of each op in topo */
-	uint32_t *group_off;  /* ngroups+1: members of group c are group_ops[group_off[c] ..) */
-	uint32_t *group_ops;  /* ops that have a group, sorted by group then id */
+	uint32_t *
+		succ_off; /* nops+1: out-edges of u are succ_edge[succ_off[u] .. succ_off[u+1]) */
+	uint32_t *succ_edge; /* nedges: edge ids, in input order per op */
+	uint32_t *pred_off;  /* nops+1 */
+	uint32_t *pred_edge; /* nedges */
+	uint32_t *
+		topo; /* nops: topological order (Kahn, smallest op id first) */
+	uint32_t *topo_pos; /* nops: position of each op in topo */
+	uint32_t *
+		group_off; /* ngroups+1: members of group c are group_ops[group_off[c] ..) */
+	uint32_t
+		*group_ops; /* ops that have a group, sorted by group then id */
 
 	/* totals, computed by finalize */
 	double total_time_us;
@@ -131,31 +135,31 @@ dp_status dp_graph_set_name(dp_graph *g, const char *name, dp_err *err);
  * message names the op; the caller adds the file position), too many ops,
  * no memory. */
 dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
-		       dp_err *err);
+			  dp_err *err);
 
 /* Looks an op up by name; returns its id or UINT32_MAX. */
 uint32_t dp_graph_find(const dp_graph *g, const char *name);
 
 /* Setters for string fields; they intern the string. */
 dp_status dp_graph_set_type(dp_graph *g, uint32_t op, const char *type,
-			 dp_err *err);
+			    dp_err *err);
 dp_status dp_graph_set_layer(dp_graph *g, uint32_t op, const char *layer,
-			  dp_err *err);
+			     dp_err *err);
 /* Puts op into the colocation group with this label (created on first use);
  * "" removes it from its group. */
 dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
-			     dp_err *err);
+				dp_err *err);
 
 /* Adds an edge. bytes < 0 means "the producer's output_bytes". Errors:
  * self-loop, too many edges, no memory. Duplicate edges are kept. */
 dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
-			 int64_t bytes, bool control, dp_err *err);
+			    int64_t bytes, bool control, dp_err *err);
 
 /* Checks a numeric field a loader is about to store: finite and >= 0.
  * On error fills err with "FIELD of op NAME must be a finite number >= 0,
  * got X" (position left to the caller to fill). */
 dp_status dp_graph_check_number(const char *field, const char *opname, double v,
-			     dp_err *err);
+				dp_err *err);
 
 /* Validates and freezes the graph: builds CSR lists, the topological order,
  * colocation group lists and totals; resolves edge bytes. Errors (DP_EINPUT):
@@ -182,6 +186,6 @@ size_t dp_graph_memory_bytes(const dp_graph *g);
  * entries; may be NULL) and their count into *len; returns the length in µs
  * at speed max_speed. Returns a negative value on allocation failure. */
 double dp_graph_critical_path(const dp_graph *g, double max_speed,
-			   uint32_t *path, uint32_t *len);
+			      uint32_t *path, uint32_t *len);
 
 #endif

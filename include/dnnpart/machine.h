@@ -18,11 +18,11 @@
 #define DP_CAP_UNLIMITED INT64_MAX
 
 typedef struct dp_machine {
-	int k;            /* number of devices, 1..DP_MAX_DEVICES */
-	int64_t *cap;     /* k caps in bytes; DP_CAP_UNLIMITED = no cap */
-	double *speed;    /* k speed factors, > 0 (default 1.0) */
-	double bw;        /* bytes per µs, > 0 */
-	double lat;       /* µs, >= 0 */
+	int k;		    /* number of devices, 1..DP_MAX_DEVICES */
+	int64_t *cap;	    /* k caps in bytes; DP_CAP_UNLIMITED = no cap */
+	double *speed;	    /* k speed factors, > 0 (default 1.0) */
+	double bw;	    /* bytes per µs, > 0 */
+	double lat;	    /* µs, >= 0 */
 	char link_name[32]; /* preset name, or "custom" */
 } dp_machine;
 
@@ -63,12 +63,12 @@ dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err);
  * bandwidth and latency where the hint has them, else the defaults of
  * dp_machine_init. Command-line settings are applied on top by the caller. */
 dp_status dp_machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,
-				 dp_err *err);
+				    dp_err *err);
 
 /* Communication time in µs of bytes from device a to b (0 when a == b):
  * lat + bytes / bw. For a control edge pass bytes = 0. */
 static inline double dp_machine_comm(const dp_machine *m, int a, int b,
-				  int64_t bytes)
+				     int64_t bytes)
 {
 	return a == b ? 0.0 : m->lat + (double)bytes / m->bw;
 }

@@ -15,9 +15,9 @@
 #include "plan.h"
 
 typedef struct dp_placement_info {
-	int devices;        /* K stated by the file (JSON "devices"), else
+	int devices;	     /* K stated by the file (JSON "devices"), else
 			       1 + the largest device index seen */
-	uint32_t omitted;   /* ops of the graph the file did not mention; each
+	uint32_t omitted;    /* ops of the graph the file did not mention; each
 			       was given the device of its heaviest placed
 			       neighbour (device 0 when it has none) */
 	uint32_t cpu_pinned; /* .place entries with device -1 (CPU); placed
@@ -28,14 +28,14 @@ typedef struct dp_placement_info {
  * entries). Errors: unknown op names, bad device numbers, malformed lines,
  * with file and line. */
 dp_status dp_placement_read(const char *path, const dp_graph *g,
-			 int32_t *placement, dp_placement_info *info,
-			 dp_err *err);
+			    int32_t *placement, dp_placement_info *info,
+			    dp_err *err);
 
 /* Writes plan as native JSON (with its metrics). */
 dp_status dp_placement_write_json(const char *path, const dp_graph *g,
-			       const dp_plan *plan, dp_err *err);
+				  const dp_plan *plan, dp_err *err);
 /* Writes a ParDNN .place file. */
 dp_status dp_placement_write_place(const char *path, const dp_graph *g,
-				const int32_t *placement, dp_err *err);
+				   const int32_t *placement, dp_err *err);
 
 #endif

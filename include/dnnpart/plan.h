@@ -22,15 +22,15 @@
 typedef struct dp_plan {
 	uint32_t nops;
 	int k;
-	int32_t *placement;   /* nops device indices */
-	char algo[32];        /* algorithm name, or "eval" for a given placement */
+	int32_t *placement; /* nops device indices */
+	char algo[32]; /* algorithm name, or "eval" for a given placement */
 	dp_contention contention;
-	double plan_ms;       /* wall time the algorithm took (0 for eval) */
-	dp_sim_result sim;    /* schedule and per-device stats (with detail) */
+	double plan_ms;	   /* wall time the algorithm took (0 for eval) */
+	dp_sim_result sim; /* schedule and per-device stats (with detail) */
 	dp_bounds bounds;
-	double xlb;           /* makespan / LB (1.0 when LB is 0) */
-	double speedup;       /* one-device time / makespan */
-	bool feasible;        /* every device's peak <= its cap */
+	double xlb;	/* makespan / LB (1.0 when LB is 0) */
+	double speedup; /* one-device time / makespan */
+	bool feasible;	/* every device's peak <= its cap */
 	/* whether all ops on one device of the first device's kind would fit
 	 * under the first device's cap (peak of the all-on-device-0 schedule) */
 	bool one_device_fits;
@@ -43,16 +43,16 @@ typedef struct dp_plan {
  * honour pins and colocation groups, else DP_EINTERNAL naming the algorithm
  * and the op. On success *plan is overwritten (free an earlier plan in it
  * first); o may be NULL (defaults), p may be NULL. */
-dp_status dp_plan_run(const dp_graph *g, const dp_machine *m, const dp_algo *algo,
-		   const dp_algo_opts *o, const dp_progress *p, dp_plan *plan,
-		   dp_err *err);
+dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
+		      const dp_algo *algo, const dp_algo_opts *o,
+		      const dp_progress *p, dp_plan *plan, dp_err *err);
 
 /* Simulates a given placement (copied) under contention c. Devices out of
  * range are DP_EINPUT naming the op; pins and colocation are not enforced
  * here (a placement made elsewhere is priced as it is). */
 dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
-			const int32_t *placement, dp_contention c,
-			dp_plan *plan, dp_err *err);
+			   const int32_t *placement, dp_contention c,
+			   dp_plan *plan, dp_err *err);
 
 void dp_plan_free(dp_plan *plan);
 
@@ -60,7 +60,7 @@ void dp_plan_free(dp_plan *plan);
 typedef struct dp_run_result {
 	const dp_algo *algo;
 	dp_status status; /* DP_OK: plan holds the plan */
-	char msg[1200];   /* otherwise the error, formatted (dp_err_format) */
+	char msg[1200];	  /* otherwise the error, formatted (dp_err_format) */
 	dp_plan plan;
 } dp_run_result;
 

@@ -27,7 +27,8 @@
 
 typedef enum dp_contention {
 	DP_CONT_PORT = 0, /* one send and one receive at a time per device */
-	DP_CONT_NONE = 1, /* transfers never wait (the reference ParDNN's model) */
+	DP_CONT_NONE =
+		1, /* transfers never wait (the reference ParDNN's model) */
 } dp_contention;
 
 /* Why an op on the schedule's critical path started when it did. */
@@ -39,7 +40,7 @@ typedef enum dp_hop_cause {
 } dp_hop_cause;
 
 typedef struct dp_transfer {
-	uint32_t op;     /* producer whose output moves */
+	uint32_t op; /* producer whose output moves */
 	int32_t src, dst;
 	int64_t bytes;
 	double start, end;
@@ -68,15 +69,15 @@ typedef struct dp_mem_point {
 } dp_mem_point;
 
 typedef struct dp_device_stats {
-	uint32_t ops;          /* ops placed on it */
-	double busy_us;        /* sum of durations of its ops */
+	uint32_t ops;	/* ops placed on it */
+	double busy_us; /* sum of durations of its ops */
 	int64_t comm_in_bytes, comm_out_bytes;
 	double comm_in_us, comm_out_us; /* sum of transfer durations */
 	uint32_t xfers_in, xfers_out;
-	int64_t param_bytes;   /* persistent memory */
+	int64_t param_bytes; /* persistent memory */
 	int64_t peak_bytes;
-	double peak_time;      /* first instant the peak is reached */
-	int64_t cap_bytes;     /* the machine's cap at this run */
+	double peak_time;  /* first instant the peak is reached */
+	int64_t cap_bytes; /* the machine's cap at this run */
 } dp_device_stats;
 
 typedef struct dp_sim_opts {
@@ -110,23 +111,24 @@ typedef struct dp_sim_result {
 	uint32_t nops;
 	int k;
 	double *start, *end; /* per op */
-	double *avail;       /* per op: when all its inputs had arrived */
+	double *avail;	     /* per op: when all its inputs had arrived */
 	dp_transfer *xfers;  /* in creation order */
 	uint32_t nxfers;
 	dp_device_stats *dev; /* k entries */
 	double makespan;
-	bool feasible;       /* every device's peak <= its cap */
-	bool has_memory;     /* peaks were computed (false after skip_memory) */
-	int64_t cut_bytes;   /* sum of bytes of all transfers */
-	uint32_t cut_edges;  /* data or control edges whose ends differ in device */
+	bool feasible;	   /* every device's peak <= its cap */
+	bool has_memory;   /* peaks were computed (false after skip_memory) */
+	int64_t cut_bytes; /* sum of bytes of all transfers */
+	uint32_t
+		cut_edges; /* data or control edges whose ends differ in device */
 
 	/* detail (only when opts.detail; a run without detail leaves cp_len
 	 * 0 and the live and curve lists empty). Params are a device's base
 	 * level for the whole step; its curve ends with (makespan, 0) when the
 	 * makespan is > 0. Live tensors: per device, ops in id order (param,
 	 * output, temp), then received copies in transfer order. */
-	uint32_t *cp_ops;    /* schedule critical path, first op first */
-	uint8_t *cp_cause;   /* dp_hop_cause of each entry */
+	uint32_t *cp_ops;  /* schedule critical path, first op first */
+	uint8_t *cp_cause; /* dp_hop_cause of each entry */
 	uint32_t cp_len;
 	dp_live_tensor *live; /* live tensors at each device's peak */
 	uint32_t *live_off;   /* k+1: device d's are live[live_off[d]..) */
@@ -152,7 +154,7 @@ const double *dp_sim_ranks(const dp_sim *s);
  * before its first use (or be a result from an earlier run). o may be NULL
  * (port contention, no detail, memory computed). */
 dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
-		  dp_sim_result *r, dp_err *err);
+		     dp_sim_result *r, dp_err *err);
 
 /* Completes r, the result of this simulator's last dp_sim_run() (with the
  * same placement; no other run in between), with the parts that run
@@ -164,8 +166,8 @@ dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
  * reject it on its makespan, and pay for the memory pass only for the
  * candidates it may keep. DP_EINTERNAL when r is not the last run's result
  * (the simulator's scratch state belongs to its last run). */
-dp_status dp_sim_finish(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
-		     dp_sim_result *r, dp_err *err);
+dp_status dp_sim_finish(dp_sim *s, const int32_t *placement,
+			const dp_sim_opts *o, dp_sim_result *r, dp_err *err);
 
 void dp_sim_result_free(dp_sim_result *r);
 
@@ -184,7 +186,7 @@ void dp_sim_bounds(const dp_graph *g, const dp_machine *m, dp_bounds *b);
  * the graph critical path (DP_ENOMEM; graph_cp_us is then 0), which
  * dp_sim_bounds silently ignores. */
 dp_status dp_sim_bounds_checked(const dp_graph *g, const dp_machine *m,
-			     dp_bounds *b, dp_err *err);
+				dp_bounds *b, dp_err *err);
 
 const char *dp_sim_contention_name(dp_contention c);
 dp_status dp_sim_contention_parse(const char *s, dp_contention *c, dp_err *err);

@@ -22,7 +22,7 @@
 dp_status dp_units_parse_bytes(const char *s, int64_t *bytes, dp_err *err);
 /* Parses a bandwidth into bytes per microsecond (> 0). */
 dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
-				dp_err *err);
+				   dp_err *err);
 /* Parses a duration into microseconds (>= 0). */
 dp_status dp_units_parse_time(const char *s, double *us, dp_err *err);
 

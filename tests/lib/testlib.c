@@ -103,10 +103,10 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
 		dp_graph_add_op(g, nm, &id, NULL);
 		dp_op *o = &g->ops[id];
 		uint32_t r = test_randn(state, 10);
-		o->time_us = r < 2   ? 0
-			     : r < 6 ? (double)(1 + test_randn(state, 20))
-				     : (double)test_randn(state, 100000) /
-					       1000.0;
+		o->time_us =
+			r < 2	? 0
+			: r < 6 ? (double)(1 + test_randn(state, 20))
+				: (double)test_randn(state, 100000) / 1000.0;
 		o->output_bytes = test_randn(state, 5)
 					  ? (int64_t)test_randn(state, 5000)
 					  : 0;
@@ -123,10 +123,12 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
 		for (uint32_t j = 0; j < nin; j++) {
 			uint32_t q = test_randn(state, p);
 			bool ctrl = test_randn(state, 8) == 0;
-			int64_t bytes = test_randn(state, 3) == 0
-						? (int64_t)test_randn(state, 6000)
-						: -1;
-			dp_graph_add_edge(g, perm[q], perm[p], bytes, ctrl, NULL);
+			int64_t bytes =
+				test_randn(state, 3) == 0
+					? (int64_t)test_randn(state, 6000)
+					: -1;
+			dp_graph_add_edge(g, perm[q], perm[p], bytes, ctrl,
+					  NULL);
 		}
 	}
 	free(perm);

@@ -65,55 +65,62 @@ int test_count_files(const char *prefix);
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 		     const char *layer);
 
-#define TEST(fn) {#fn, fn}
-#define TEST_MAIN(...)                                                      \
-	int main(int argc, char **argv)                                     \
-	{                                                                   \
-		static const struct test_case cases_[] = {__VA_ARGS__};     \
-		return test_main(cases_,                                    \
-				 (int)(sizeof cases_ / sizeof cases_[0]),   \
-				 argc, argv);                               \
+#define TEST(fn)                                                               \
+	{                                                                      \
+#fn, fn                                                        \
+	}
+#define TEST_MAIN(...)                                                         \
+	int main(int argc, char **argv)                                        \
+	{                                                                      \
+		static const struct test_case cases_[] = {__VA_ARGS__};        \
+		return test_main(cases_,                                       \
+				 (int)(sizeof cases_ / sizeof cases_[0]),      \
+				 argc, argv);                                  \
 	}
 
-#define CHECK(c)                                                            \
-	do {                                                                \
-		if (!(c))                                                   \
-			test_fail(__FILE__, __LINE__, "CHECK(%s)", #c);     \
+#define CHECK(c)                                                               \
+	do {                                                                   \
+		if (!(c))                                                      \
+			test_fail(__FILE__, __LINE__, "CHECK(%s)", #c);        \
 	} while (0)
-#define REQUIRE(c)                                                          \
-	do {                                                                \
-		if (!(c)) {                                                 \
-			test_fail(__FILE__, __LINE__, "REQUIRE(%s)", #c);   \
-			return;                                             \
-		}                                                           \
+#define REQUIRE(c)                                                             \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			test_fail(__FILE__, __LINE__, "REQUIRE(%s)", #c);      \
+			return;                                                \
+		}                                                              \
 	} while (0)
-#define CHECK_INT(a, b)                                                     \
-	do {                                                                \
-		long long a_ = (long long)(a), b_ = (long long)(b);         \
-		if (a_ != b_)                                               \
-			test_fail(__FILE__, __LINE__, "%s == %lld, want %s == %lld", \
-				  #a, a_, #b, b_);                          \
+#define CHECK_INT(a, b)                                                        \
+	do {                                                                   \
+		long long a_ = (long long)(a), b_ = (long long)(b);            \
+		if (a_ != b_)                                                  \
+			test_fail(__FILE__, __LINE__,                          \
+				  "%s == %lld, want %s == %lld", #a, a_, #b,   \
+				  b_);                                         \
 	} while (0)
-#define CHECK_NEAR(a, b, eps)                                               \
-	do {                                                                \
-		double a_ = (double)(a), b_ = (double)(b);                  \
-		if (!(a_ - b_ <= (eps) && b_ - a_ <= (eps)))                \
-			test_fail(__FILE__, __LINE__, "%s == %.9g, want %.9g (+-%g)", \
-				  #a, a_, b_, (double)(eps));               \
+#define CHECK_NEAR(a, b, eps)                                                  \
+	do {                                                                   \
+		double a_ = (double)(a), b_ = (double)(b);                     \
+		if (!(a_ - b_ <= (eps) && b_ - a_ <= (eps)))                   \
+			test_fail(__FILE__, __LINE__,                          \
+				  "%s == %.9g, want %.9g (+-%g)", #a, a_, b_,  \
+				  (double)(eps));                              \
 	} while (0)
-#define CHECK_STR(a, b)                                                     \
-	do {                                                                \
-		const char *a_ = (a), *b_ = (b);                            \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0)                      \
-			test_fail(__FILE__, __LINE__, "%s == \"%s\", want \"%s\"", \
-				  #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+#define CHECK_STR(a, b)                                                        \
+	do {                                                                   \
+		const char *a_ = (a), *b_ = (b);                               \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0)                         \
+			test_fail(__FILE__, __LINE__,                          \
+				  "%s == \"%s\", want \"%s\"", #a,             \
+				  a_ ? a_ : "(null)", b_ ? b_ : "(null)");     \
 	} while (0)
-#define CHECK_CONTAINS(hay, needle)                                         \
-	do {                                                                \
-		const char *h_ = (hay), *n_ = (needle);                     \
-		if (!h_ || !strstr(h_, n_))                                 \
-			test_fail(__FILE__, __LINE__, "%s == \"%s\" does not contain \"%s\"", \
-				  #hay, h_ ? h_ : "(null)", n_);            \
+#define CHECK_CONTAINS(hay, needle)                                            \
+	do {                                                                   \
+		const char *h_ = (hay), *n_ = (needle);                        \
+		if (!h_ || !strstr(h_, n_))                                    \
+			test_fail(__FILE__, __LINE__,                          \
+				  "%s == \"%s\" does not contain \"%s\"",      \
+				  #hay, h_ ? h_ : "(null)", n_);               \
 	} while (0)
 
 #endif

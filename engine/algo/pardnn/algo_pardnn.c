@@ -26,7 +26,7 @@
 #define PD_BUDGET_MAX 300u
 
 void dpi_pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
-		 double f)
+		     double f)
 {
 	if (f < 0)
 		f = 0;
@@ -200,7 +200,8 @@ uint32_t dpi_pd_rep(const dp_graph *g, uint32_t u)
 	return grp >= 0 ? g->group_ops[g->group_off[grp]] : u;
 }
 
-const uint32_t *dpi_pd_unit(const dp_graph *g, const uint32_t *self, uint32_t *len)
+const uint32_t *dpi_pd_unit(const dp_graph *g, const uint32_t *self,
+			    uint32_t *len)
 {
 	int32_t grp = g->ops[*self].colocate;
 	if (grp < 0) {
@@ -368,7 +369,8 @@ int64_t dpi_pd_need_on(const pd_ctx *c, uint32_t rep, int32_t e)
 	return need;
 }
 
-void dpi_pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need, uint8_t *mark)
+void dpi_pd_need_all(const pd_ctx *c, uint32_t rep, int64_t *need,
+		     uint8_t *mark)
 {
 	const dp_graph *g = c->g;
 	const dp_sim_result *r = c->res;
@@ -446,8 +448,8 @@ bool dpi_pd_stamp_set(pd_ctx *c, uint32_t u)
 	return false;
 }
 
-dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_sims,
-		       uint32_t *kept)
+dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
+			   uint32_t max_sims, uint32_t *kept)
 {
 	*kept = 0;
 	/* keep the first proposal per unit, drop fixed and no-op moves */
@@ -470,8 +472,8 @@ dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_si
 				mv[i].from = -1;
 				if (c->place[mv[i].rep] == mv[i].to)
 					continue;
-				mv[i].from =
-					dpi_pd_move_unit(c, mv[i].rep, mv[i].to);
+				mv[i].from = dpi_pd_move_unit(c, mv[i].rep,
+							      mv[i].to);
 				moved++;
 			}
 			if (!moved)
@@ -487,7 +489,8 @@ dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv, uint32_t max_si
 			}
 			for (uint32_t i = e; i-- > s;)
 				if (mv[i].from >= 0)
-					dpi_pd_move_unit(c, mv[i].rep, mv[i].from);
+					dpi_pd_move_unit(c, mv[i].rep,
+							 mv[i].from);
 			for (uint32_t i = s; i < e; i++)
 				mv[left++] = mv[i];
 		}
@@ -524,7 +527,8 @@ static dp_status safeguard_single(pd_ctx *c)
 }
 
 dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
-		      const dp_algo_opts *o, const dp_progress *p, dp_err *err)
+			  const dp_algo_opts *o, const dp_progress *p,
+			  dp_err *err)
 {
 	memset(c, 0, sizeof *c);
 	c->g = g;

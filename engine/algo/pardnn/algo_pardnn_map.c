@@ -192,7 +192,8 @@ dp_status dpi_pd_map(pd_ctx *c)
 			if ((st = dpi_pd_check_cancel(c)))
 				goto out;
 			dpi_pd_progress(c, "mapping", 0.2, 0.35,
-				    (double)(pth - (uint32_t)k) / (nsec + 1));
+					(double)(pth - (uint32_t)k) /
+						(nsec + 1));
 		}
 		uint32_t head = c->path_ops[lo_i], tail = c->path_ops[hi_i - 1];
 		/* the span: latest finish of the head's parents to the

@@ -330,8 +330,8 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 						&g->edges[dir ? g->succ_edge[j]
 							      : g->pred_edge
 									  [j]];
-					uint32_t v = dpi_pd_rep(g, dir ? ed->to
-								   : ed->from);
+					uint32_t v = dpi_pd_rep(
+						g, dir ? ed->to : ed->from);
 					if (s->credit[v] <= 0 ||
 					    c->stamp[v] == c->stamp_gen ||
 					    c->place[v] != d)
@@ -341,7 +341,8 @@ static uint32_t relieve_device(pd_ctx *c, mstate *s, int32_t d)
 							     &need);
 					if (k2 < 0)
 						continue;
-					mc_heap_push(s->cand, &nc,
+					mc_heap_push(
+						s->cand, &nc,
 						(mcand){k2, v, s->credit[v]});
 					pushed++;
 				}
@@ -444,7 +445,8 @@ dp_status dpi_pd_memory(pd_ctx *c)
 			best = c->cur;
 			memcpy(s.best, c->place, n * sizeof *s.best);
 		}
-		dpi_pd_progress(c, "memory", 0.6, 0.85, (double)(round + 1) / hard);
+		dpi_pd_progress(c, "memory", 0.6, 0.85,
+				(double)(round + 1) / hard);
 	}
 	if (!st && memcmp(s.best, c->place, n * sizeof *s.best) != 0) {
 		memcpy(c->place, s.best, n * sizeof *s.best);

@@ -222,10 +222,11 @@ dp_status dpi_pd_polish(pd_ctx *c)
 		uint32_t nm = polish_moves(c, mv, sm), kept = 0;
 		if (nm == 0)
 			break;
-		if ((st = dpi_pd_try_moves(c, mv, nm, dpi_pd_sims_left(c), &kept)))
+		if ((st = dpi_pd_try_moves(c, mv, nm, dpi_pd_sims_left(c),
+					   &kept)))
 			break;
 		dpi_pd_progress(c, "polish", 0.85, 1.0,
-			    (double)(round + 1) / PD_POLISH_MAX_ROUNDS);
+				(double)(round + 1) / PD_POLISH_MAX_ROUNDS);
 		if (kept == 0)
 			break;
 	}

@@ -138,7 +138,7 @@ dp_status dpi_pd_refine(pd_ctx *c)
 		if ((st = dpi_pd_try_moves(c, mv, nm, budget - spent, &kept)))
 			break;
 		dpi_pd_progress(c, "refinement", 0.35, 0.6,
-			    0.2 + 0.8 * (r + 1) / rounds);
+				0.2 + 0.8 * (r + 1) / rounds);
 		if (kept == 0)
 			break;
 	}
