@@ -217,42 +217,26 @@ static void test_mtopo_rejects_pin_beyond_k(void)
 	dp_graph_free(g);
 }
 
-/* A random layered DAG with groups and pins (xorshift, fixed seed). */
+/* A random DAG with groups and a pin on device 3 (tests/lib's one
+ * generator): each op takes one or two inputs from any earlier op. */
 static dp_graph *random_dag(uint32_t n, uint64_t seed)
 {
-	dp_graph *g = dp_graph_new("rand");
-	char nm[32];
-	uint64_t x = seed;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "n%u", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		g->ops[id].time_us = (double)(x % 100);
-		g->ops[id].output_bytes = (int64_t)(x % 5000);
-		g->ops[id].param_bytes = (x >> 20) % 4 == 0 ? 3000 : 0;
-		if (i && (x >> 30) % 2 == 0)
-			dp_graph_add_edge(g, (uint32_t)((x >> 8) % i), id, -1,
-					  false, NULL);
-		if (i > 1)
-			dp_graph_add_edge(g, i - 1, id, -1, (x >> 40) % 7 == 0,
-					  NULL);
-		if ((x >> 44) % 11 == 0) {
-			snprintf(nm, sizeof nm, "g%u", (uint32_t)(x >> 50) % 9);
-			dp_graph_set_colocate(g, id, nm, NULL);
-		}
-	}
-	g->ops[n / 2].pin = 3;
-	return g;
+	test_dag_opts d = {
+		.n = n, .max_inputs = 2,
+		.time_min = 0, .time_max = 99,
+		.out_min = 0, .out_max = 4999,
+		.param_every = 4, .param_max = 3000,
+		.control_every = 7, .group_every = 11,
+		.pin_every = 40, .pin_k = 4,
+	};
+	return test_random_dag_with(seed, &d, "rand");
 }
 
 static void test_mtopo_random_dags_are_complete_and_deterministic(void)
 {
 	for (uint64_t seed = 1; seed <= 20; seed++) {
 		dp_graph *g = random_dag(300, seed * 7919);
-		REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+		REQUIRE(g);
 		test_machine t;
 		tm_init(&t, 4, 200000);
 		int32_t *a = malloc(g->nops * sizeof *a);

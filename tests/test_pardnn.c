@@ -12,7 +12,7 @@
 #include "dnnpart/sim.h"
 #include "internal/pardnn.h"
 #include "lib/testlib.h"
-#include "pardnn_fixtures.h"
+#include "lib/pardnn_fixtures.h"
 
 /* ---- registry ---- */
 

@@ -8,7 +8,7 @@
  * largest holders per device (a selection, not a sort): the placements it
  * makes must stay within the caps and be the same from run to run.
  */
-#include "pardnn_fixtures.h"
+#include "lib/pardnn_fixtures.h"
 
 /* A cap no device can reach: every byte the graph could ever hold at
  * once, twice over. */

@@ -23,78 +23,25 @@ static const char *const peers[] = {"metf", "heft", "metis", "contig"};
 
 /* ---- random DAGs ---- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return *s >> 33;
-}
-
-static uint32_t rng_below(uint64_t *s, uint32_t n)
-{
-	return n ? (uint32_t)(rng_next(s) % n) : 0;
-}
-
-/* n ops; each op takes 1..3 inputs from the 40 ops before it (some control,
- * some with explicit bytes, now and then a parallel edge). With
- * constraints, a few groups of 2..4 ops and a few ops pinned to device 0
- * or 1 (so the machine needs k >= 2). */
+/* n ops (tests/lib's one generator); each op takes 1..3 inputs from the 40
+ * ops before it (some control, some with explicit bytes, now and then a
+ * parallel edge); one op in 8 takes no time. With constraints, one op in 20
+ * joins a colocation group and one in 30 is pinned to device 0 or 1 (so the
+ * machine needs k >= 2). */
 static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 {
-	uint64_t s = seed * 2654435761u + 17;
-	dp_graph *g = dp_graph_new("random");
-	char nm[32];
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "op%u", i);
-		if (dp_graph_add_op(g, nm, &id, NULL)) {
-			dp_graph_free(g);
-			return NULL;
-		}
-		dp_op *op = &g->ops[id];
-		op->time_us = rng_below(&s, 8) == 0 ? 0 : rng_below(&s, 200);
-		op->output_bytes = (int64_t)rng_below(&s, 1 << 20);
-		op->param_bytes = rng_below(&s, 4) == 0
-					  ? (int64_t)rng_below(&s, 4 << 20)
-					  : 0;
-		op->temp_bytes = rng_below(&s, 5) == 0
-					 ? (int64_t)rng_below(&s, 1 << 19)
-					 : 0;
-		uint32_t nin = i ? 1 + rng_below(&s, 3) : 0;
-		for (uint32_t j = 0; j < nin; j++) {
-			uint32_t span = i < 40 ? i : 40;
-			uint32_t from = i - 1 - rng_below(&s, span);
-			bool ctl = rng_below(&s, 10) == 0;
-			int64_t bytes =
-				rng_below(&s, 6) == 0
-					? (int64_t)rng_below(&s, 1 << 21)
-					: -1;
-			dp_graph_add_edge(g, from, id, ctl ? 0 : bytes, ctl,
-					  NULL);
-			if (rng_below(&s, 30) == 0)
-				dp_graph_add_edge(g, from, id, -1, false, NULL);
-		}
-	}
-	if (constraints && n >= 4) {
-		for (uint32_t c = 0; c < n / 20 + 1; c++) {
-			snprintf(nm, sizeof nm, "grp%u", c);
-			uint32_t size = 2 + rng_below(&s, 3);
-			for (uint32_t j = 0; j < size; j++) {
-				uint32_t u = rng_below(&s, n);
-				if (g->ops[u].colocate < 0)
-					dp_graph_set_colocate(g, u, nm, NULL);
-			}
-		}
-		for (uint32_t j = 0; j < n / 30 + 1; j++) {
-			uint32_t u = rng_below(&s, n);
-			if (g->ops[u].colocate < 0)
-				g->ops[u].pin = (int32_t)rng_below(&s, 2);
-		}
-	}
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	test_dag_opts d = {
+		.n = n, .window = 40, .max_inputs = 3,
+		.time_min = 0, .time_max = 199, .zero_time_every = 8,
+		.out_min = 0, .out_max = (1 << 20) - 1,
+		.param_every = 4, .param_max = 4 << 20,
+		.temp_every = 5, .temp_max = 1 << 19,
+		.control_every = 10, .bytes_every = 6, .bytes_max = 1 << 21,
+		.parallel_every = 30,
+		.group_every = constraints ? 20 : 0,
+		.pin_every = constraints ? 30 : 0, .pin_k = 2,
+	};
+	return test_random_dag_with(seed, &d, "random");
 }
 
 /* ---- checks ---- */

@@ -17,12 +17,6 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 
-static inline uint64_t rng(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return *s >> 33;
-}
-
 typedef struct rand_opts {
 	uint32_t n;
 	uint64_t seed;
@@ -31,46 +25,24 @@ typedef struct rand_opts {
 	bool pins;   /* a few pinned ops */
 } rand_opts;
 
-/* A random DAG: each op takes 1-3 inputs from the 24 ops before it; times
- * 1-200 µs, outputs 1 KiB-4 MiB, a quarter of the ops hold parameters. */
+/* A random DAG (tests/lib's one generator): each op takes 1-3 inputs from
+ * the 24 ops before it, one edge in 16 a control edge; times 1-200 µs,
+ * outputs 1 KiB-4 MiB, a quarter of the ops hold parameters (to 8 MiB), an
+ * eighth a temp (to 1 MiB); with groups one op in 10 joins a colocation
+ * group, with pins one in 97 is pinned below k. */
 static inline dp_graph *random_dag(const rand_opts *o)
 {
-	dp_graph *g = dp_graph_new("random");
-	uint64_t s = o->seed * 7919 + 17;
-	char nm[48];
-	for (uint32_t i = 0; i < o->n; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "op%u", i);
-		if (dp_graph_add_op(g, nm, &id, NULL)) {
-			dp_graph_free(g);
-			return NULL;
-		}
-		dp_op *op = &g->ops[id];
-		op->time_us = 1 + (double)(rng(&s) % 200);
-		op->output_bytes = 1024 + (int64_t)(rng(&s) % (4u << 20));
-		if (rng(&s) % 4 == 0)
-			op->param_bytes = (int64_t)(rng(&s) % (8u << 20));
-		if (rng(&s) % 8 == 0)
-			op->temp_bytes = (int64_t)(rng(&s) % (1u << 20));
-		if (o->groups && i % 10 == 3) {
-			snprintf(nm, sizeof nm, "grp%u", i / 50);
-			dp_graph_set_colocate(g, id, nm, NULL);
-		} else if (o->pins && i % 97 == 5) {
-			op->pin = (int32_t)((i / 97) % (uint32_t)o->k);
-		}
-		uint32_t nin = i ? 1 + (uint32_t)(rng(&s) % 3) : 0;
-		for (uint32_t j = 0; j < nin; j++) {
-			uint32_t back =
-				1 + (uint32_t)(rng(&s) % (i < 24 ? i : 24));
-			dp_graph_add_edge(g, id - back, id, -1, rng(&s) % 16 == 0,
-				       NULL);
-		}
-	}
-	if (dp_graph_finalize(g, NULL)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	test_dag_opts d = {
+		.n = o->n, .window = 24, .max_inputs = 3,
+		.time_min = 1, .time_max = 200,
+		.out_min = 1024, .out_max = 4 << 20,
+		.param_every = 4, .param_max = 8 << 20,
+		.temp_every = 8, .temp_max = 1 << 20,
+		.control_every = 16,
+		.group_every = o->groups ? 10 : 0,
+		.pin_every = o->pins ? 97 : 0, .pin_k = o->k,
+	};
+	return test_random_dag_with(o->seed, &d, "random");
 }
 
 static inline dp_graph *training_graph(uint32_t ops, uint64_t seed)

@@ -139,6 +139,70 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
 	return g;
 }
 
+/* 1 in every: true with that chance (every 0: never). */
+static bool one_in(uint64_t *s, uint32_t every)
+{
+	return every && test_randn(s, every) == 0;
+}
+
+static int64_t between(uint64_t *s, int64_t lo, int64_t hi)
+{
+	return hi > lo ? lo + (int64_t)(test_rand(s) % (uint64_t)(hi - lo + 1))
+		       : lo;
+}
+
+dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
+			       const char *name)
+{
+	uint64_t s = seed * 2654435761u + 17;
+	dp_graph *g = dp_graph_new(name);
+	char nm[32];
+	uint32_t ngroups = o->n / 50 + 1;
+	for (uint32_t i = 0; g && i < o->n; i++) {
+		uint32_t id;
+		snprintf(nm, sizeof nm, "op%u", i);
+		if (dp_graph_add_op(g, nm, &id, NULL)) {
+			dp_graph_free(g);
+			return NULL;
+		}
+		dp_op *op = &g->ops[id];
+		op->time_us = one_in(&s, o->zero_time_every)
+				      ? 0
+				      : (double)between(&s, (int64_t)o->time_min,
+							(int64_t)o->time_max);
+		op->output_bytes = between(&s, o->out_min, o->out_max);
+		if (one_in(&s, o->param_every))
+			op->param_bytes = between(&s, 0, o->param_max);
+		if (one_in(&s, o->temp_every))
+			op->temp_bytes = between(&s, 0, o->temp_max);
+		if (one_in(&s, o->group_every)) {
+			snprintf(nm, sizeof nm, "grp%u", test_randn(&s, ngroups));
+			dp_graph_set_colocate(g, id, nm, NULL);
+		} else if (o->pin_k > 0 && one_in(&s, o->pin_every)) {
+			op->pin = (int32_t)test_randn(&s, (uint32_t)o->pin_k);
+		}
+		uint32_t span = o->window && o->window < i ? o->window : i;
+		uint32_t nin = i ? 1 + test_randn(&s, o->max_inputs ? o->max_inputs
+								   : 1)
+				 : 0;
+		for (uint32_t j = 0; j < nin; j++) {
+			uint32_t from = i - 1 - test_randn(&s, span);
+			bool ctl = one_in(&s, o->control_every);
+			int64_t bytes = !ctl && one_in(&s, o->bytes_every)
+						? between(&s, 0, o->bytes_max)
+						: -1;
+			dp_graph_add_edge(g, from, id, bytes, ctl, NULL);
+			if (one_in(&s, o->parallel_every))
+				dp_graph_add_edge(g, from, id, -1, false, NULL);
+		}
+	}
+	if (!g || dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
 char *test_read_file(const char *path, size_t *len)
 {
 	char *text = NULL;

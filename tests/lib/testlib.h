@@ -65,6 +65,33 @@ int test_count_files(const char *prefix);
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 		     const char *layer);
 
+/* The shape of a random DAG for test_random_dag_with(): op i takes 1 to
+ * max_inputs inputs from the window ops before it (0: from any earlier
+ * op). A field "every N" means one op or edge in N on average (0: never). */
+typedef struct test_dag_opts {
+	uint32_t n;
+	uint32_t window, max_inputs;
+	double time_min, time_max; /* µs, uniform; whole numbers */
+	uint32_t zero_time_every;  /* ops that take 0 µs */
+	int64_t out_min, out_max;  /* output bytes, uniform */
+	uint32_t param_every;      /* ops holding params up to param_max */
+	int64_t param_max;
+	uint32_t temp_every; /* ops with a temp up to temp_max */
+	int64_t temp_max;
+	uint32_t control_every;	 /* control edges */
+	uint32_t bytes_every;	 /* edges with their own bytes, to bytes_max */
+	int64_t bytes_max;
+	uint32_t parallel_every; /* edges given twice */
+	uint32_t group_every;	 /* ops in one of n / 50 + 1 colocation groups */
+	uint32_t pin_every;	 /* ops pinned to a device below pin_k */
+	int pin_k;
+} test_dag_opts;
+/* The one random DAG of the tests with a shape: seeded by seed (test_rand),
+ * ops named op0, op1, ... in topological order, finalized; pins never land
+ * in a colocation group. NULL on failure. */
+dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
+			       const char *name);
+
 #define TEST(fn)                                                               \
 	{                                                                      \
 #fn, fn                                                        \
