@@ -78,6 +78,11 @@ void cli_help_machine_opts(FILE *out);
 /* Prints the commands with their synopsis and summary (dnnpart --help). */
 void cli_print_commands(FILE *out);
 
+/* The last branch of a command's option loop: a shared option at argv[*i]
+ * (cli_parse_common), else the command's GRAPH (cli_take_graph_arg).
+ * Returns 0, or 2 after printing a usage error. */
+int cli_parse_common_or_graph(const char *cmd, int argc, char **argv, int *i,
+			      cli_opts *o);
 /* Takes a non-option argument a as the command's GRAPH: an unknown option
  * or a second graph is a usage error. Returns 0, or 2 after printing. */
 int cli_take_graph_arg(const char *cmd, const char *a, cli_opts *o);
@@ -110,6 +115,13 @@ const dp_algo *cli_find_algo(const char *cmd, const char *opt,
  * not --algo, -1 after a usage error (missing value, unknown name). */
 int cli_parse_algo(const char *cmd, int argc, char **argv, int *i,
 		   const dp_algo **algo);
+
+/* Prices the placement file path on g (eval, export): reads it (warning
+ * about ops it leaves out or puts on the CPU), takes K from -k, else the
+ * graph's machine block, else the placement, builds *m and evaluates *plan.
+ * Returns 0 with both to free, or the exit code after printing why. */
+int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
+		       dp_machine *m, dp_plan *plan);
 
 /* The human table and the --json object for a plan (eval, plan). */
 void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,

@@ -356,6 +356,17 @@ char *cli_fmt_us(double us, char *buf, size_t size)
 	return dp_units_fmt_num(r, buf, size);
 }
 
+int cli_parse_common_or_graph(const char *cmd, int argc, char **argv, int *i,
+			      cli_opts *o)
+{
+	int r = cli_parse_common(cmd, argc, argv, i, o);
+	if (r < 0)
+		return 2;
+	if (r > 0)
+		return 0;
+	return cli_take_graph_arg(cmd, argv[*i], o);
+}
+
 int cli_take_graph_arg(const char *cmd, const char *a, cli_opts *o)
 {
 	if (a[0] == '-' && a[1])

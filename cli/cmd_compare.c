@@ -175,14 +175,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 				return cli_usage_error(
 					"compare", "option --algos needs a "
 						   "comma list of algorithms");
-		} else {
-			int r = cli_parse_common("compare", argc, argv, &i, o);
-			if (r < 0)
-				return 2;
-			if (r > 0)
-				continue;
-			if (cli_take_graph_arg("compare", a, o))
-				return 2;
+		} else if (cli_parse_common_or_graph("compare", argc, argv, &i, o)) {
+			return 2;
 		}
 	}
 	if (cli_require_graph("compare", o))
@@ -190,8 +184,6 @@ static int parse(int argc, char **argv, cli_opts *o)
 	return 0;
 }
 
-/* The largest peak / cap over the capped devices; < 0 when none is capped,
- * infinite when a device with a cap of 0 holds anything. */
 
 /* Index of the best feasible plan (shortest makespan, first on ties), or
  * -1 when none is feasible. ok[i] says whether plan i exists. */

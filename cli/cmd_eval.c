@@ -83,58 +83,11 @@ int cmd_eval_run(int argc, char **argv)
 	int rc = cli_load_graph(&o, &g);
 	if (rc)
 		return rc;
-	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
-	if (!pl) {
-		fprintf(stderr,
-			"dnnpart: out of memory for a placement of %u "
-			"ops\n",
-			g->nops);
-		dp_graph_free(g);
-		return 2;
-	}
-	dp_placement_info info;
-	memset(&info, 0, sizeof info);
-	dp_err err;
-	dp_err_clear(&err);
-	if (dp_placement_read(place_path, g, pl, &info, &err)) {
-		rc = cli_error(&err);
-		goto out_pl;
-	}
-	if (info.omitted)
-		fprintf(stderr,
-			"dnnpart: warning: %s leaves out %u of the %u ops; "
-			"each was put on the device of its heaviest placed "
-			"neighbour\n",
-			place_path, info.omitted, g->nops);
-	if (info.cpu_pinned)
-		fprintf(stderr,
-			"dnnpart: warning: %s puts %u op%s on the CPU (device "
-			"-1); placed like left-out ops\n",
-			place_path, info.cpu_pinned,
-			info.cpu_pinned == 1 ? "" : "s");
-	/* K: -k, else the file's machine block, else what the placement
-	 * uses */
-	if (!o.k && g->hint.devices <= 0 && info.devices > 1)
-		o.k = info.devices > DP_MAX_DEVICES ? DP_MAX_DEVICES
-						    : info.devices;
 	dp_machine m;
-	if ((rc = cli_make_machine(&o, g, &m)))
-		goto out_pl;
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (pl[u] >= m.k) {
-			fprintf(stderr,
-				"dnnpart: %s: op '%s' is placed on device %d, "
-				"but the machine has %d device%s (set -k to at "
-				"least %d)\n",
-				place_path, dp_graph_op_name(g, u), pl[u], m.k,
-				m.k == 1 ? "" : "s", pl[u] + 1);
-			rc = 2;
-			goto out_m;
-		}
 	dp_plan plan;
-	if (dp_plan_evaluate(g, &m, pl, o.contention, &plan, &err)) {
-		rc = cli_error(&err);
-		goto out_m;
+	if ((rc = cli_eval_placement(&o, g, place_path, &m, &plan))) {
+		dp_graph_free(g);
+		return rc;
 	}
 	if (o.json)
 		cli_print_plan_json(stdout, g, &m, &plan);
@@ -142,10 +95,7 @@ int cmd_eval_run(int argc, char **argv)
 		cli_print_plan(stdout, g, &m, &plan);
 	rc = o.strict && !plan.feasible ? 1 : 0;
 	dp_plan_free(&plan);
-out_m:
 	dp_machine_free(&m);
-out_pl:
-	free(pl);
 	dp_graph_free(g);
 	return rc;
 }

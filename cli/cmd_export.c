@@ -244,59 +244,16 @@ int cmd_export_run(int argc, char **argv)
 	dp_graph *g;
 	if ((rc = cli_load_graph(&x.o, &g)))
 		return rc;
-	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
-	if (!pl) {
-		fprintf(stderr,
-			"dnnpart: out of memory for a placement of %u ops\n",
-			g->nops);
-		dp_graph_free(g);
-		return 2;
-	}
-	dp_placement_info info;
-	memset(&info, 0, sizeof info);
-	dp_err err;
-	dp_err_clear(&err);
-	if (dp_placement_read(x.place_path, g, pl, &info, &err)) {
-		rc = cli_error(&err);
-		goto out_pl;
-	}
-	if (info.omitted)
-		fprintf(stderr,
-			"dnnpart: warning: %s leaves out %u of the %u ops; "
-			"each was put on the device of its heaviest placed "
-			"neighbour\n",
-			x.place_path, info.omitted, g->nops);
-	/* K: -k, else the graph's machine block, else what the placement
-	 * uses (as eval does) */
-	if (!x.o.k && g->hint.devices <= 0 && info.devices > 1)
-		x.o.k = info.devices > DP_MAX_DEVICES ? DP_MAX_DEVICES
-						      : info.devices;
 	dp_machine m;
-	if ((rc = cli_make_machine(&x.o, g, &m)))
-		goto out_pl;
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (pl[u] >= m.k) {
-			fprintf(stderr,
-				"dnnpart: %s: op '%s' is placed on device %d, "
-				"but the machine has %d device%s (set -k to at "
-				"least %d)\n",
-				x.place_path, dp_graph_op_name(g, u), pl[u],
-				m.k, m.k == 1 ? "" : "s", pl[u] + 1);
-			rc = 2;
-			goto out_m;
-		}
 	dp_plan plan;
-	if (dp_plan_evaluate(g, &m, pl, x.o.contention, &plan, &err)) {
-		rc = cli_error(&err);
-		goto out_m;
+	if ((rc = cli_eval_placement(&x.o, g, x.place_path, &m, &plan))) {
+		dp_graph_free(g);
+		return rc;
 	}
 	rc = cli_run_exports(x.jobs, x.njobs, g, &m, &plan, &x.eo, stdout,
 			     x.o.json);
 	dp_plan_free(&plan);
-out_m:
 	dp_machine_free(&m);
-out_pl:
-	free(pl);
 	dp_graph_free(g);
 	return rc;
 }

@@ -162,14 +162,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 		} else if (export_opt(argc, argv, &i, o, &err)) {
 			if (err)
 				return err;
-		} else {
-			int r = cli_parse_common("plan", argc, argv, &i, o);
-			if (r < 0)
-				return 2;
-			if (r > 0)
-				continue;
-			if (cli_take_graph_arg("plan", a, o))
-				return 2;
+		} else if (cli_parse_common_or_graph("plan", argc, argv, &i, o)) {
+			return 2;
 		}
 	}
 	if (cli_require_graph("plan", o))

@@ -1,0 +1,78 @@
+/* cli_eval.c - a placement file priced on a graph, for eval and export
+ * (see cli_eval_placement in cli.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dnnpart/placement.h"
+
+/* Reads path's placement for g into pl and warns about what it left out. */
+static int read_placement(const char *path, const dp_graph *g, int32_t *pl,
+			  dp_placement_info *info)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	memset(info, 0, sizeof *info);
+	if (dp_placement_read(path, g, pl, info, &err))
+		return cli_error(&err);
+	if (info->omitted)
+		fprintf(stderr,
+			"dnnpart: warning: %s leaves out %u of the %u ops; "
+			"each was put on the device of its heaviest placed "
+			"neighbour\n",
+			path, info->omitted, g->nops);
+	if (info->cpu_pinned)
+		fprintf(stderr,
+			"dnnpart: warning: %s puts %u op%s on the CPU (device "
+			"-1); placed like left-out ops\n",
+			path, info->cpu_pinned,
+			info->cpu_pinned == 1 ? "" : "s");
+	return 0;
+}
+
+/* Every op's device must be one of m's. */
+static int check_devices(const char *path, const dp_graph *g,
+			 const dp_machine *m, const int32_t *pl)
+{
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (pl[u] >= m->k) {
+			fprintf(stderr,
+				"dnnpart: %s: op '%s' is placed on device %d, "
+				"but the machine has %d device%s (set -k to at "
+				"least %d)\n",
+				path, dp_graph_op_name(g, u), pl[u], m->k,
+				m->k == 1 ? "" : "s", pl[u] + 1);
+			return 2;
+		}
+	return 0;
+}
+
+int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
+		       dp_machine *m, dp_plan *plan)
+{
+	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
+	if (!pl) {
+		fprintf(stderr,
+			"dnnpart: out of memory for a placement of %u ops\n",
+			g->nops);
+		return 2;
+	}
+	dp_placement_info info;
+	int rc = read_placement(path, g, pl, &info);
+	/* K: -k, else the graph's machine block, else what the placement
+	 * uses */
+	if (!rc && !o->k && g->hint.devices <= 0 && info.devices > 1)
+		o->k = info.devices > DP_MAX_DEVICES ? DP_MAX_DEVICES
+						     : info.devices;
+	if (!rc && !(rc = cli_make_machine(o, g, m))) {
+		dp_err err;
+		dp_err_clear(&err);
+		rc = check_devices(path, g, m, pl);
+		if (!rc && dp_plan_evaluate(g, m, pl, o->contention, plan, &err))
+			rc = cli_error(&err);
+		if (rc)
+			dp_machine_free(m);
+	}
+	free(pl);
+	return rc;
+}
