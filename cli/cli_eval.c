@@ -68,7 +68,8 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 		dp_err err;
 		dp_err_clear(&err);
 		rc = check_devices(path, g, m, pl);
-		if (!rc && dp_plan_evaluate(g, m, pl, o->contention, plan, &err))
+		if (!rc &&
+		    dp_plan_evaluate(g, m, pl, o->contention, plan, &err))
 			rc = cli_error(&err);
 		if (rc)
 			dp_machine_free(m);

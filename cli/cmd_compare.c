@@ -175,7 +175,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 				return cli_usage_error(
 					"compare", "option --algos needs a "
 						   "comma list of algorithms");
-		} else if (cli_parse_common_or_graph("compare", argc, argv, &i, o)) {
+		} else if (cli_parse_common_or_graph("compare", argc, argv, &i,
+						     o)) {
 			return 2;
 		}
 	}
@@ -183,7 +184,6 @@ static int parse(int argc, char **argv, cli_opts *o)
 		return 2;
 	return 0;
 }
-
 
 /* Index of the best feasible plan (shortest makespan, first on ties), or
  * -1 when none is feasible. ok[i] says whether plan i exists. */

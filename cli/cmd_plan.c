@@ -162,7 +162,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 		} else if (export_opt(argc, argv, &i, o, &err)) {
 			if (err)
 				return err;
-		} else if (cli_parse_common_or_graph("plan", argc, argv, &i, o)) {
+		} else if (cli_parse_common_or_graph("plan", argc, argv, &i,
+						     o)) {
 			return 2;
 		}
 	}

@@ -11,8 +11,8 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 #include "internal/pardnn.h"
-#include "lib/testlib.h"
 #include "lib/pardnn_fixtures.h"
+#include "lib/testlib.h"
 
 /* ---- registry ---- */
 

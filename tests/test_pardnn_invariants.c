@@ -13,8 +13,8 @@
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
 #include "dnnpart/sim.h"
-#include "lib/testlib.h"
 #include "lib/pardnn_fixtures.h"
+#include "lib/testlib.h"
 
 /* ---- invariants over many graphs ---- */
 

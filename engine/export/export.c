@@ -187,6 +187,19 @@ dp_status dp_export_write(const char *path, dp_export_kind kind,
 				    NULL, err);
 }
 
+void dpi_export_report_picture(const dp_coarse *c, const dp_graph *g,
+			       const char *path, dp_export_report *rep)
+{
+	rep->coarsened = c->method != DP_COARSE_NONE;
+	rep->nodes = c->n;
+	rep->edges = c->nedges;
+	dpi_coarsen_describe(c, rep->method, sizeof rep->method);
+	if (rep->coarsened)
+		snprintf(rep->note, sizeof rep->note,
+			 "%s: %u ops drawn as %u nodes, %s", path, g->nops,
+			 c->n, rep->method);
+}
+
 /* ---- Graphviz label text ---- */
 
 void dpi_sbuf_reset(dp_sbuf *b)

@@ -593,14 +593,7 @@ dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
 		}
 	}
 	if (!st) {
-		rep->coarsened = c.method != DP_COARSE_NONE;
-		rep->nodes = c.n;
-		rep->edges = c.nedges;
-		dpi_coarsen_describe(&c, rep->method, sizeof rep->method);
-		if (rep->coarsened)
-			snprintf(rep->note, sizeof rep->note,
-				 "%s: %u ops drawn as %u nodes, %s", path,
-				 g->nops, c.n, rep->method);
+		dpi_export_report_picture(&c, g, path, rep);
 		dp_progress_report(p, "done", 1.0);
 	}
 	agclose(dot);

@@ -7,6 +7,7 @@
 
 #include "dnnpart/afile.h"
 #include "internal/export_impl.h"
+#include "internal/placement_lines.h"
 
 /* ---- CSV: op,device,start_us,end_us (RFC 4180 quoting) ---- */
 
@@ -225,23 +226,9 @@ dp_status dpi_export_tf_write(const char *path, const dp_graph *g,
 			      const dp_plan *plan, dp_export_report *rep,
 			      dp_err *err)
 {
-	/* one line per op: a name with a line break cannot be written */
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (strpbrk(dp_graph_op_name(g, u), "\r\n"))
-			return dp_err_set(err, DP_EINPUT, path, 0, 0,
-					  "op #%u's name contains a line "
-					  "break, which a line of TensorFlow "
-					  "device strings cannot hold; export "
-					  "the placement as JSON instead",
-					  u);
-	dp_afile af;
-	dp_status st = dp_afile_open(&af, path, err);
-	if (st)
-		return st;
-	for (uint32_t u = 0; u < g->nops; u++)
-		fprintf(af.f, "%s /device:GPU:%d\n", dp_graph_op_name(g, u),
-			plan->placement[u]);
-	st = dp_afile_commit(&af, err);
+	dp_status st = dpi_placement_write_lines(
+		path, g, plan->placement,
+		" /device:GPU:", "a line of TensorFlow device strings", err);
 	if (!st)
 		rep->entries = g->nops;
 	return st;

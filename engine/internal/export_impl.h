@@ -35,6 +35,11 @@ void dpi_sbuf_printf(dp_sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void dpi_sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars);
 
+/* Fills what a DOT or SVG export reports about picture c of g written to
+ * path: nodes, edges, the grouping and a note when ops were grouped. */
+void dpi_export_report_picture(const dp_coarse *c, const dp_graph *g,
+			       const char *path, dp_export_report *rep);
+
 /* Device colors: Paul Tol's "light" scheme, readable in print and by
  * colour-blind readers; cycles after 9 devices. */
 const char *dpi_export_device_color(int dev);

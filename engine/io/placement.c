@@ -20,6 +20,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/units.h"
 #include "internal/json_scan.h"
+#include "internal/placement_lines.h"
 
 #define UNSET (-2)
 
@@ -394,22 +395,32 @@ dp_status dp_placement_write_json(const char *path, const dp_graph *g,
 	return dp_afile_commit(&af, err);
 }
 
-dp_status dp_placement_write_place(const char *path, const dp_graph *g,
-				   const int32_t *placement, dp_err *err)
+dp_status dpi_placement_write_lines(const char *path, const dp_graph *g,
+				    const int32_t *placement,
+				    const char *device_prefix, const char *what,
+				    dp_err *err)
 {
+	/* one line per op: a name with a line break cannot be written */
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (strpbrk(dp_graph_op_name(g, u), "\n\r"))
 			return dp_err_set(err, DP_EINPUT, path, 0, 0,
-					  "op %u's name contains a line break, "
-					  "which a .place file cannot hold "
-					  "(write JSON instead)",
-					  u);
+					  "op #%u's name contains a line "
+					  "break, which %s cannot hold; write "
+					  "the placement as JSON instead",
+					  u, what);
 	dp_afile af;
 	dp_status st = dp_afile_open(&af, path, err);
 	if (st)
 		return st;
 	for (uint32_t u = 0; u < g->nops; u++)
-		fprintf(af.f, "%s %d\n", dp_graph_op_name(g, u),
+		fprintf(af.f, "%s%s%d\n", dp_graph_op_name(g, u), device_prefix,
 			(int)placement[u]);
 	return dp_afile_commit(&af, err);
+}
+
+dp_status dp_placement_write_place(const char *path, const dp_graph *g,
+				   const int32_t *placement, dp_err *err)
+{
+	return dpi_placement_write_lines(path, g, placement, " ",
+					 "a line of a .place file", err);
 }

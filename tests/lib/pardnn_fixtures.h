@@ -13,9 +13,9 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/gen.h"
 #include "dnnpart/graph.h"
-#include "lib/testlib.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
+#include "lib/testlib.h"
 
 typedef struct rand_opts {
 	uint32_t n;
@@ -33,14 +33,21 @@ typedef struct rand_opts {
 static inline dp_graph *random_dag(const rand_opts *o)
 {
 	test_dag_opts d = {
-		.n = o->n, .window = 24, .max_inputs = 3,
-		.time_min = 1, .time_max = 200,
-		.out_min = 1024, .out_max = 4 << 20,
-		.param_every = 4, .param_max = 8 << 20,
-		.temp_every = 8, .temp_max = 1 << 20,
+		.n = o->n,
+		.window = 24,
+		.max_inputs = 3,
+		.time_min = 1,
+		.time_max = 200,
+		.out_min = 1024,
+		.out_max = 4 << 20,
+		.param_every = 4,
+		.param_max = 8 << 20,
+		.temp_every = 8,
+		.temp_max = 1 << 20,
 		.control_every = 16,
 		.group_every = o->groups ? 10 : 0,
-		.pin_every = o->pins ? 97 : 0, .pin_k = o->k,
+		.pin_every = o->pins ? 97 : 0,
+		.pin_k = o->k,
 	};
 	return test_random_dag_with(o->seed, &d, "random");
 }
@@ -178,10 +185,11 @@ static inline dp_graph *chain_with_branches(void)
 			g->ops[id].time_us = 100;
 			g->ops[id].output_bytes = 4096;
 			br[b][j] = id;
-			dp_graph_add_edge(g, j ? br[b][0] : ch[0], id, -1, false,
-				       NULL);
+			dp_graph_add_edge(g, j ? br[b][0] : ch[0], id, -1,
+					  false, NULL);
 			if (j)
-				dp_graph_add_edge(g, id, ch[9], -1, false, NULL);
+				dp_graph_add_edge(g, id, ch[9], -1, false,
+						  NULL);
 		}
 	if (dp_graph_finalize(g, NULL)) {
 		dp_graph_free(g);

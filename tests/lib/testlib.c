@@ -166,25 +166,28 @@ dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
 			return NULL;
 		}
 		dp_op *op = &g->ops[id];
-		op->time_us = one_in(&s, o->zero_time_every)
-				      ? 0
-				      : (double)between(&s, (int64_t)o->time_min,
-							(int64_t)o->time_max);
+		op->time_us =
+			one_in(&s, o->zero_time_every)
+				? 0
+				: (double)between(&s, (int64_t)o->time_min,
+						  (int64_t)o->time_max);
 		op->output_bytes = between(&s, o->out_min, o->out_max);
 		if (one_in(&s, o->param_every))
 			op->param_bytes = between(&s, 0, o->param_max);
 		if (one_in(&s, o->temp_every))
 			op->temp_bytes = between(&s, 0, o->temp_max);
 		if (one_in(&s, o->group_every)) {
-			snprintf(nm, sizeof nm, "grp%u", test_randn(&s, ngroups));
+			snprintf(nm, sizeof nm, "grp%u",
+				 test_randn(&s, ngroups));
 			dp_graph_set_colocate(g, id, nm, NULL);
 		} else if (o->pin_k > 0 && one_in(&s, o->pin_every)) {
 			op->pin = (int32_t)test_randn(&s, (uint32_t)o->pin_k);
 		}
 		uint32_t span = o->window && o->window < i ? o->window : i;
-		uint32_t nin = i ? 1 + test_randn(&s, o->max_inputs ? o->max_inputs
-								   : 1)
-				 : 0;
+		uint32_t nin =
+			i ? 1 + test_randn(&s,
+					   o->max_inputs ? o->max_inputs : 1)
+			  : 0;
 		for (uint32_t j = 0; j < nin; j++) {
 			uint32_t from = i - 1 - test_randn(&s, span);
 			bool ctl = one_in(&s, o->control_every);

@@ -74,16 +74,16 @@ typedef struct test_dag_opts {
 	double time_min, time_max; /* µs, uniform; whole numbers */
 	uint32_t zero_time_every;  /* ops that take 0 µs */
 	int64_t out_min, out_max;  /* output bytes, uniform */
-	uint32_t param_every;      /* ops holding params up to param_max */
+	uint32_t param_every;	   /* ops holding params up to param_max */
 	int64_t param_max;
 	uint32_t temp_every; /* ops with a temp up to temp_max */
 	int64_t temp_max;
-	uint32_t control_every;	 /* control edges */
-	uint32_t bytes_every;	 /* edges with their own bytes, to bytes_max */
+	uint32_t control_every; /* control edges */
+	uint32_t bytes_every;	/* edges with their own bytes, to bytes_max */
 	int64_t bytes_max;
 	uint32_t parallel_every; /* edges given twice */
-	uint32_t group_every;	 /* ops in one of n / 50 + 1 colocation groups */
-	uint32_t pin_every;	 /* ops pinned to a device below pin_k */
+	uint32_t group_every; /* ops in one of n / 50 + 1 colocation groups */
+	uint32_t pin_every;   /* ops pinned to a device below pin_k */
 	int pin_k;
 } test_dag_opts;
 /* The one random DAG of the tests with a shape: seeded by seed (test_rand),
