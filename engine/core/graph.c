@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/graph_int.h"
 #include "internal/minheap.h"
 #include "internal/utf8.h"
 
@@ -106,6 +107,7 @@ void dp_graph_free(dp_graph *g)
 	free(g->topo_pos);
 	free(g->group_off);
 	free(g->group_ops);
+	dpi_graph_free_dims(g);
 	free(g);
 }
 
@@ -251,7 +253,8 @@ dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "too many ops: at most %u are supported",
 				  DP_MAX_OPS);
-	if (grow((void **)&g->ops, &g->ops_cap, g->nops + 1, sizeof *g->ops))
+	if (grow((void **)&g->ops, &g->ops_cap, g->nops + 1, sizeof *g->ops) ||
+	    dpi_graph_grow_roles(g))
 		return nomem(err, "ops");
 	uint32_t off = arena_add(g, name);
 	if (off == EMPTY)
@@ -268,8 +271,8 @@ dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 	return DP_OK;
 }
 
-static dp_status intern(dp_graph *g, const char *s, const char *what,
-			uint32_t *off, dp_err *err)
+dp_status dpi_graph_intern(dp_graph *g, const char *s, const char *what,
+			   uint32_t *off, dp_err *err)
 {
 	if (!s || !s[0]) {
 		*off = 0;
@@ -294,13 +297,13 @@ static dp_status intern(dp_graph *g, const char *s, const char *what,
 dp_status dp_graph_set_type(dp_graph *g, uint32_t op, const char *type,
 			    dp_err *err)
 {
-	return intern(g, type, "op type", &g->ops[op].type, err);
+	return dpi_graph_intern(g, type, "op type", &g->ops[op].type, err);
 }
 
 dp_status dp_graph_set_layer(dp_graph *g, uint32_t op, const char *layer,
 			     dp_err *err)
 {
-	return intern(g, layer, "layer", &g->ops[op].layer, err);
+	return dpi_graph_intern(g, layer, "layer", &g->ops[op].layer, err);
 }
 
 dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
@@ -314,7 +317,8 @@ dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
 				  group_key, label);
 	if (grp == EMPTY) {
 		uint32_t off;
-		dp_status st = intern(g, label, "colocation label", &off, err);
+		dp_status st = dpi_graph_intern(g, label, "colocation label",
+						&off, err);
 		if (st)
 			return st;
 		if (grow((void **)&g->group_label, &g->groups_cap,
@@ -353,6 +357,7 @@ dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
 	e->to = to;
 	e->bytes = bytes;
 	e->control = control;
+	e->dims = 0;
 	return DP_OK;
 }
 
@@ -568,6 +573,18 @@ static dp_status too_many_bytes(const dp_graph *g, const char *where,
 			  where, name);
 }
 
+/* An iteration-space error found by finalize: named by op (or edge) and
+ * field, in the graph's file. */
+static dp_status dims_error(const dp_graph *g, bool edge, uint32_t id,
+			    const dpi_dims_at *at, dp_status st, dp_err *err)
+{
+	if (st == DP_EINPUT)
+		dpi_graph_dims_label(g, edge, id, at, err);
+	if (err)
+		snprintf(err->file, sizeof err->file, "%s", g->source);
+	return st;
+}
+
 dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 {
 	if (g->finalized)
@@ -594,6 +611,9 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 					 g->source);
 			return st;
 		}
+		dpi_dims_at at = {NULL, -1};
+		if (op->dims && (st = dpi_graph_check_op_dims(g, u, &at, err)))
+			return dims_error(g, false, u, &at, st, err);
 		if (!add_graph_bytes(&all_bytes, op->output_bytes) ||
 		    !add_graph_bytes(&all_bytes, op->param_bytes) ||
 		    !add_graph_bytes(&all_bytes, op->temp_bytes))
@@ -613,6 +633,11 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 	}
 	for (uint32_t e = 0; e < g->nedges; e++) {
 		dp_edge *ed = &g->edges[e];
+		dpi_dims_at at = {NULL, -1};
+		dp_status st;
+		if (ed->dims &&
+		    (st = dpi_graph_check_edge_dims(g, e, &at, err)))
+			return dims_error(g, true, e, &at, st, err);
 		if (ed->control)
 			ed->bytes = 0;
 		else if (ed->bytes < 0)
@@ -622,10 +647,15 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 					      dp_graph_op_name(g, ed->from),
 					      err);
 	}
+	dp_status st = dpi_graph_check_batch_dim(g, err);
+	if (st) {
+		dpi_dims_at at = {"batch_dim", -1};
+		return dims_error(g, false, 0, &at, st, err);
+	}
 	if (build_csr(g, false, &g->succ_off, &g->succ_edge) ||
 	    build_csr(g, true, &g->pred_off, &g->pred_edge))
 		return nomem(err, "adjacency lists");
-	dp_status st = build_topo(g, err);
+	st = build_topo(g, err);
 	if (st)
 		return st;
 	st = build_groups(g, err);
@@ -645,6 +675,7 @@ size_t dp_graph_memory_bytes(const dp_graph *g)
 		      g->intern_hash_cap) *
 	     sizeof(uint32_t);
 	b += (size_t)g->groups_cap * sizeof(uint32_t);
+	b += dpi_graph_dims_memory(g);
 	if (g->finalized) {
 		b += 2 * ((size_t)g->nops + 1) * sizeof(uint32_t); /* offsets */
 		b += 2 * (size_t)g->nedges * sizeof(uint32_t);

@@ -30,6 +30,8 @@ static dp_status copy_op(const dp_graph *t, uint32_t u, dp_graph *g,
 		     g, *id, dp_graph_str(t, t->group_label[src->colocate]),
 		     err)))
 		return st;
+	if ((st = dp_graph_set_role(g, *id, dp_op_role(t, u), err)))
+		return st;
 	dp_op *dst = &g->ops[*id];
 	dst->pin = src->pin;
 	dst->time_us = src->time_us;

@@ -41,6 +41,8 @@ typedef struct dp_op {
 	uint32_t layer;	      /* offset into g->strs; 0 = "" (none) */
 	int32_t colocate;     /* colocation group id, -1 = none */
 	int32_t pin;	      /* device index, -1 = free */
+	uint32_t dims;	      /* iteration space, 0 = none; read it with
+			       dp_op_dims() (internal: a record of g->dims) */
 	double time_us;	      /* >= 0, finite */
 	int64_t output_bytes; /* >= 0 */
 	int64_t param_bytes;  /* >= 0 */
@@ -52,6 +54,8 @@ typedef struct dp_edge {
 	int64_t bytes; /* data bytes; after finalize: resolved (producer's
 			   output_bytes when the input gave none; 0 for control) */
 	bool control;  /* no data: costs latency only, uses no port */
+	uint32_t dims; /* the consumer's dims indexing the tensor, 0 = none;
+			   read them with dp_edge_dims() */
 } dp_edge;
 
 /* Defaults that an input file may carry for the machine ("machine" block of
@@ -92,6 +96,18 @@ typedef struct dp_graph {
 	uint32_t intern_hash_cap, nintern;
 
 	dp_machine_hint hint;
+
+	/* iteration spaces and roles (internal; use the accessors below):
+	 * records of op and edge dims, 8-byte aligned (offset 0: no record),
+	 * stored once each (dims_hash); the dp_role of each op, NULL until a
+	 * role is set; the batch dim's name (offset into strs, 0 = none) */
+	unsigned char *dims;
+	size_t dims_len, dims_cap;
+	uint32_t *dims_hash;
+	uint32_t dims_hash_cap, ndims_records;
+	uint8_t *roles;
+	uint32_t roles_cap;
+	uint32_t batch_dim;
 
 	/* Loader notes for the front ends to report; 0 when not applicable. */
 	uint32_t cpu_pinned;	/* ops the input pins to the host CPU (ParDNN
@@ -165,8 +181,145 @@ dp_status dp_graph_check_number(const char *field, const char *opname, double v,
  * colocation group lists and totals; resolves edge bytes. Errors (DP_EINPUT):
  * a cycle (message names the ops on one cycle, in order), negative or
  * non-finite numbers, ops of one colocation group pinned to different
- * devices. The file name for messages is g->source. */
+ * devices, iteration spaces that disagree with the bytes or with each
+ * other (see "Iteration spaces" below: the message names the op or edge and
+ * the field). The file name for messages is g->source. */
 dp_status dp_graph_finalize(dp_graph *g, dp_err *err);
+
+/* ---- Iteration spaces and roles (DESIGN 10, docs/formats.md) ----
+ *
+ * Optional fields that strategies splitting ops and micro-batches need; a
+ * graph without them loads and behaves as before, and its ops and edges
+ * cost no memory for them (dp_op.dims and dp_edge.dims sit in what was
+ * padding; roles take one byte per op once any op has one).
+ *
+ * An op's iteration space is its loop nest: named dims with sizes (`dims`,
+ * in the order given), the dims that index its output tensor, in order
+ * (`out`; a dim of dims not in out is a reduction dim), the dims that index
+ * its param tensor (`param`) and the bytes of one element (`elem_bytes`,
+ * default 4). An edge's dims are the consumer's dims that index the tensor
+ * it carries, one per dim of the producer's out, in the same order. The
+ * graph's batch dim is the dim that data parallelism and micro-batches
+ * split.
+ *
+ * Rules (checked when the fields are set, or by dp_graph_finalize() for
+ * those that involve bytes, other ops or the whole graph):
+ *   - a dim name is 1..DP_MAX_DIM_NAME letters, digits or '_', not
+ *     starting with a digit; an op has at most DP_MAX_OP_DIMS dims, each
+ *     named once, each of size 1..2^62;
+ *   - every name in out and param is a dim of the op, named once there,
+ *     and each of the two tensors holds at most 2^62 bytes;
+ *   - elem_bytes is an integer 1..DP_MAX_ELEM_BYTES;
+ *   - output_bytes, when not 0, equals product(out sizes) x elem_bytes
+ *     (0: the output takes no memory of its own, as a variable's output
+ *     is the weights its param_bytes already count; bytes are never
+ *     filled in from dims);
+ *   - param_bytes, when not 0, is at least product(param sizes) x
+ *     elem_bytes (it may hold more: gradients, optimizer state, tensors
+ *     such as a bias that the param dims do not index; 0: the param is
+ *     held elsewhere, as an update op's is by its variable);
+ *   - an edge with dims is a data edge whose producer has out; it names as
+ *     many dims as the producer's out has, each a dim of the consumer named
+ *     once, each of the same size as the producer's out dim at its
+ *     position; its bytes (given, else the producer's output_bytes)
+ *     equal the producer's out tensor (product(out sizes) x the
+ *     producer's elem_bytes);
+ *   - the batch dim is a dim of at least one op.
+ * Errors are DP_EINPUT with a message naming the op and what was expected;
+ * loaders add the file position. */
+#define DP_MAX_OP_DIMS 32
+#define DP_MAX_DIM_NAME 63
+#define DP_MAX_ELEM_BYTES 1024
+#define DP_DEFAULT_ELEM_BYTES 4
+
+/* An op's iteration space to set (dp_graph_set_op_dims). */
+typedef struct dp_dims_spec {
+	uint32_t n;		  /* number of dims, 0..DP_MAX_OP_DIMS */
+	const char *const *names; /* n dim names */
+	const int64_t *sizes;	  /* n sizes, each >= 1 */
+	int32_t nout;		  /* dims indexing the output; -1 = not given */
+	const char *const *out;	  /* nout dim names */
+	int32_t nparam;		  /* dims indexing the param; -1 = not given */
+	const char *const *param; /* nparam dim names */
+	int64_t elem_bytes;	  /* 0 = DP_DEFAULT_ELEM_BYTES */
+} dp_dims_spec;
+
+/* An op's iteration space as read (dp_op_dims). The pointers point into
+ * the graph: valid until the graph is changed or freed, read-only. */
+typedef struct dp_dims {
+	uint32_t n;		  /* number of dims */
+	const uint32_t *name_off; /* n offsets into g->strs (dp_graph_str) */
+	const int64_t *sizes;	  /* n sizes, each >= 1 */
+	int32_t nout;		  /* -1 = out not given */
+	const uint8_t *out;	  /* nout indices into name_off / sizes */
+	int32_t nparam;		  /* -1 = param not given */
+	const uint8_t *param;	  /* nparam indices */
+	int64_t elem_bytes;
+} dp_dims;
+
+/* Gives op its iteration space (replacing any it had); the strings and
+ * arrays of spec are copied. Checks the rules that concern the op alone
+ * (names, sizes, out and param naming its dims, elem_bytes); the bytes are
+ * checked by dp_graph_finalize(). Errors: DP_EINPUT with a message that
+ * says which field and what was expected; DP_ENOMEM. */
+dp_status dp_graph_set_op_dims(dp_graph *g, uint32_t op,
+			       const dp_dims_spec *spec, dp_err *err);
+
+/* Reads op's iteration space into *d; returns false, with *d = {n = 0,
+ * nout = nparam = -1, elem_bytes = 4}, when the op has none. */
+bool dp_op_dims(const dp_graph *g, uint32_t op, dp_dims *d);
+
+/* Index of the dim called name in op's dims, or -1 (also when the op has
+ * no iteration space). */
+int dp_op_find_dim(const dp_graph *g, uint32_t op, const char *name);
+
+/* Gives edge e the consumer's dims that index its tensor (n names, copied;
+ * n may be 0 when the producer's output is a scalar). Checks the names
+ * (syntax, each named once); how they fit the producer and the consumer is
+ * checked by dp_graph_finalize(). Errors: DP_EINPUT, DP_ENOMEM. */
+dp_status dp_graph_set_edge_dims(dp_graph *g, uint32_t e, uint32_t n,
+				 const char *const *names, dp_err *err);
+
+/* Edge e's dims: returns their number and points *name_off at their name
+ * offsets into g->strs (valid until the graph changes); -1, with *name_off
+ * NULL, when the edge has none. */
+int dp_edge_dims(const dp_graph *g, uint32_t e, const uint32_t **name_off);
+
+/* Sets the graph's batch dim ("" or NULL: none). Checks the name's syntax;
+ * that some op has it is checked by dp_graph_finalize(). */
+dp_status dp_graph_set_batch_dim(dp_graph *g, const char *name, dp_err *err);
+/* The batch dim's name, "" when the graph has none. */
+const char *dp_graph_batch_dim(const dp_graph *g);
+
+/* What an op does in the training step (DESIGN 10). */
+typedef enum dp_role {
+	DP_ROLE_NONE = 0, /* not given */
+	DP_ROLE_INPUT,	  /* reads a batch of data */
+	DP_ROLE_PARAM,	  /* holds weights (a variable) */
+	DP_ROLE_FORWARD,
+	DP_ROLE_BACKWARD,
+	DP_ROLE_GRAD,	/* computes a weight gradient */
+	DP_ROLE_UPDATE, /* optimizer step */
+	DP_ROLE_LOSS,
+	DP_ROLE_COUNT
+} dp_role;
+
+/* The role's name as written in files ("forward", ...); "" for
+ * DP_ROLE_NONE and for values out of range. */
+const char *dp_role_name(dp_role r);
+/* Parses a role name (exact, lower case). Errors: DP_EINPUT "unknown role
+ * 'X': expected one of input, param, forward, backward, grad, update,
+ * loss" (the caller adds the position). */
+dp_status dp_role_parse(const char *s, dp_role *out, dp_err *err);
+/* Sets op's role (DP_ROLE_NONE clears it). Errors: DP_EINPUT for a value
+ * out of range, DP_ENOMEM. */
+dp_status dp_graph_set_role(dp_graph *g, uint32_t op, dp_role role,
+			    dp_err *err);
+/* op's role; DP_ROLE_NONE when not given. */
+static inline dp_role dp_op_role(const dp_graph *g, uint32_t op)
+{
+	return g->roles ? (dp_role)g->roles[op] : DP_ROLE_NONE;
+}
 
 /* Accessors. */
 static inline const char *dp_graph_str(const dp_graph *g, uint32_t off)
