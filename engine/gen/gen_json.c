@@ -56,6 +56,41 @@ static void put_machine(FILE *f, const dp_machine_hint *h)
 	fputs("},\n", f);
 }
 
+/* ,"KEY":["b","s"] for the dims idx[0..n) of d (n < 0: nothing) */
+static void put_dim_list(FILE *f, const dp_graph *g, const char *key,
+			 const dp_dims *d, const uint8_t *idx, int n)
+{
+	if (n < 0)
+		return;
+	fprintf(f, ",\"%s\":[", key);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			putc(',', f);
+		dp_json_put_string(f, dp_graph_str(g, d->name_off[idx[i]]));
+	}
+	putc(']', f);
+}
+
+/* The op's iteration space (DESIGN 10), when it has one. */
+static void put_dims(FILE *f, const dp_graph *g, uint32_t u)
+{
+	dp_dims d;
+	if (!dp_op_dims(g, u, &d))
+		return;
+	fputs(",\"dims\":{", f);
+	for (uint32_t i = 0; i < d.n; i++) {
+		if (i)
+			putc(',', f);
+		dp_json_put_string(f, dp_graph_str(g, d.name_off[i]));
+		fprintf(f, ":%" PRId64, d.sizes[i]);
+	}
+	putc('}', f);
+	put_dim_list(f, g, "out", &d, d.out, d.nout);
+	put_dim_list(f, g, "param", &d, d.param, d.nparam);
+	if (d.elem_bytes != DP_DEFAULT_ELEM_BYTES)
+		fprintf(f, ",\"elem_bytes\":%" PRId64, d.elem_bytes);
+}
+
 static void put_op(FILE *f, const dp_graph *g, uint32_t u)
 {
 	const dp_op *op = &g->ops[u];
@@ -83,11 +118,17 @@ static void put_op(FILE *f, const dp_graph *g, uint32_t u)
 	}
 	if (op->pin >= 0)
 		fprintf(f, ",\"pin\":%d", (int)op->pin);
+	if (dp_op_role(g, u) != DP_ROLE_NONE) {
+		fputs(",\"role\":", f);
+		dp_json_put_string(f, dp_role_name(dp_op_role(g, u)));
+	}
+	put_dims(f, g, u);
 	putc('}', f);
 }
 
-static void put_edge(FILE *f, const dp_graph *g, const dp_edge *e)
+static void put_edge(FILE *f, const dp_graph *g, uint32_t id)
 {
+	const dp_edge *e = &g->edges[id];
 	fputs("{\"from\":", f);
 	dp_json_put_string(f, dp_graph_op_name(g, e->from));
 	fputs(",\"to\":", f);
@@ -96,6 +137,17 @@ static void put_edge(FILE *f, const dp_graph *g, const dp_edge *e)
 		fputs(",\"control\":true", f);
 	else if (e->bytes >= 0 && e->bytes != g->ops[e->from].output_bytes)
 		fprintf(f, ",\"bytes\":%" PRId64, e->bytes);
+	const uint32_t *dims;
+	int n = dp_edge_dims(g, id, &dims);
+	if (n >= 0) {
+		fputs(",\"dims\":[", f);
+		for (int i = 0; i < n; i++) {
+			if (i)
+				putc(',', f);
+			dp_json_put_string(f, dp_graph_str(g, dims[i]));
+		}
+		putc(']', f);
+	}
 	putc('}', f);
 }
 
@@ -112,6 +164,10 @@ dp_status dp_gen_write_json(const char *path, const dp_graph *g, dp_err *err)
 		setvbuf(f, vbuf, _IOFBF, 1 << 20);
 	fputs("{\"format\":\"dnnpart-graph\",\"version\":1,\"name\":", f);
 	dp_json_put_string(f, g->name ? g->name : "");
+	if (g->batch_dim) {
+		fputs(",\"batch_dim\":", f);
+		dp_json_put_string(f, dp_graph_batch_dim(g));
+	}
 	fputs(",\n", f);
 	const dp_machine_hint *h = &g->hint;
 	if (h->devices > 0 || h->memory_bytes > 0 || h->bw_bytes_per_us > 0 ||
@@ -124,7 +180,7 @@ dp_status dp_gen_write_json(const char *path, const dp_graph *g, dp_err *err)
 	}
 	fputs("],\n\"edges\":[\n", f);
 	for (uint32_t e = 0; e < g->nedges; e++) {
-		put_edge(f, g, &g->edges[e]);
+		put_edge(f, g, e);
 		fputs(e + 1 < g->nedges ? ",\n" : "\n", f);
 	}
 	fputs("]}\n", f);

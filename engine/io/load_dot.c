@@ -27,6 +27,8 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/units.h"
+#include "internal/graph_int.h"
+#include "internal/load_dot_int.h"
 
 /* cgraph 2.42's DOT scanner (flex) keeps its input buffer between
  * agmemread() calls: what followed the closing brace on the last line it
@@ -152,8 +154,7 @@ static dp_status syntax_error(const char *path, dp_err *err)
 			  mlen, msg);
 }
 
-/* Is text[i..i+n) the name as a token (quoted or bare)? */
-static bool token_at(const char *text, size_t i, size_t n, size_t len)
+bool dpi_dot_token_at(const char *text, size_t i, size_t n, size_t len)
 {
 	char before = i ? text[i - 1] : ' ';
 	char after = i + n < len ? text[i + n] : ' ';
@@ -164,9 +165,7 @@ static bool token_at(const char *text, size_t i, size_t n, size_t len)
 	return !word_before && !word_after;
 }
 
-/* Line of the first line mentioning name (and attr, when given), or of the
- * first mentioning name; 0 when not found. */
-static int guess_line(const char *text, const char *name, const char *attr)
+int dpi_dot_guess_line(const char *text, const char *name, const char *attr)
 {
 	size_t len = strlen(text), nl = strlen(name);
 	int first = 0;
@@ -177,7 +176,8 @@ static int guess_line(const char *text, const char *name, const char *attr)
 		size_t ll = eol ? (size_t)(eol - p) : strlen(p);
 		for (size_t i = 0; nl && i + nl <= ll; i++) {
 			if (memcmp(p + i, name, nl) != 0 ||
-			    !token_at(text, (size_t)(p - text) + i, nl, len))
+			    !dpi_dot_token_at(text, (size_t)(p - text) + i, nl,
+					      len))
 				continue;
 			if (!first)
 				first = line;
@@ -197,18 +197,7 @@ static int guess_line(const char *text, const char *name, const char *attr)
 	return first;
 }
 
-typedef struct dload {
-	const char *path;
-	const char *text;
-	dp_graph *g;
-	Agraph_t *ag;
-	dp_err *err;
-	/* attribute symbols (NULL when no object declares them) */
-	Agsym_t *time, *out, *param, *temp, *type, *layer, *coloc, *pin;
-	Agsym_t *ebytes, *econtrol;
-} dload;
-
-static const char *attr(void *obj, Agsym_t *sym)
+const char *dpi_dot_attr(void *obj, Agsym_t *sym)
 {
 	if (!sym)
 		return NULL;
@@ -216,22 +205,21 @@ static const char *attr(void *obj, Agsym_t *sym)
 	return v && v[0] ? v : NULL;
 }
 
-/* Error about a value: node or edge, with a guessed line. */
-static dp_status value_error(dload *D, const char *what, const char *name,
-			     const char *field, const char *msg)
+dp_status dpi_dot_value_error(dload *D, const char *what, const char *name,
+			      const char *field, const char *msg)
 {
 	return dp_err_set(D->err, DP_EINPUT, D->path,
-			  guess_line(D->text, name, field), 0,
+			  dpi_dot_guess_line(D->text, name, field), 0,
 			  "%s '%s', attribute %s: %s", what, name, field, msg);
 }
 
 static dp_status size_attr(dload *D, void *obj, Agsym_t *sym, const char *name,
 			   int64_t *out)
 {
-	const char *v = attr(obj, sym);
+	const char *v = dpi_dot_attr(obj, sym);
 	dp_err e;
 	if (v && dp_units_parse_bytes(v, out, &e))
-		return value_error(D, "node", name, sym->name, e.msg);
+		return dpi_dot_value_error(D, "node", name, sym->name, e.msg);
 	return DP_OK;
 }
 
@@ -242,19 +230,19 @@ static dp_status read_node(dload *D, Agnode_t *n)
 	dp_err e;
 	if (dp_graph_add_op(D->g, name, &id, &e))
 		return dp_err_set(D->err, e.code, D->path,
-				  guess_line(D->text, name, NULL), 0, "%s",
-				  e.msg);
+				  dpi_dot_guess_line(D->text, name, NULL), 0,
+				  "%s", e.msg);
 	dp_op *op = &D->g->ops[id];
-	const char *v = attr(n, D->time);
+	const char *v = dpi_dot_attr(n, D->time);
 	op->time_us = 1.0; /* ParDNN's default for unprofiled ops */
 	if (v && dp_units_parse_time(v, &op->time_us, &e))
-		return value_error(D, "node", name, "time_us", e.msg);
+		return dpi_dot_value_error(D, "node", name, "time_us", e.msg);
 	dp_status st;
 	if ((st = size_attr(D, n, D->out, name, &op->output_bytes)) ||
 	    (st = size_attr(D, n, D->param, name, &op->param_bytes)) ||
 	    (st = size_attr(D, n, D->temp, name, &op->temp_bytes)))
 		return st;
-	if ((v = attr(n, D->pin))) {
+	if ((v = dpi_dot_attr(n, D->pin))) {
 		double d;
 		size_t k = dp_units_scan_number(v, &d);
 		if (!k || v[k] || d != floor(d) || d < -1 ||
@@ -264,17 +252,28 @@ static dp_status read_node(dload *D, Agnode_t *n)
 				 "expected an integer from -1 (not pinned) to "
 				 "%d, got '%.40s'",
 				 DP_MAX_DEVICES - 1, v);
-			return value_error(D, "node", name, "pin", msg);
+			return dpi_dot_value_error(D, "node", name, "pin", msg);
 		}
 		op->pin = (int32_t)d;
 	}
-	if (((v = attr(n, D->type)) && dp_graph_set_type(D->g, id, v, &e)) ||
-	    ((v = attr(n, D->layer)) && dp_graph_set_layer(D->g, id, v, &e)) ||
-	    ((v = attr(n, D->coloc)) && dp_graph_set_colocate(D->g, id, v, &e)))
+	if (((v = dpi_dot_attr(n, D->type)) &&
+	     dp_graph_set_type(D->g, id, v, &e)) ||
+	    ((v = dpi_dot_attr(n, D->layer)) &&
+	     dp_graph_set_layer(D->g, id, v, &e)) ||
+	    ((v = dpi_dot_attr(n, D->coloc)) &&
+	     dp_graph_set_colocate(D->g, id, v, &e)))
 		return dp_err_set(D->err, e.code, D->path,
-				  guess_line(D->text, name, NULL), 0, "%s",
-				  e.msg);
-	return DP_OK;
+				  dpi_dot_guess_line(D->text, name, NULL), 0,
+				  "%s", e.msg);
+	dp_role r;
+	if ((v = dpi_dot_attr(n, D->role)) &&
+	    (dp_role_parse(v, &r, &e) || dp_graph_set_role(D->g, id, r, &e)))
+		return e.code == DP_EINPUT
+			       ? dpi_dot_value_error(D, "node", name, "role",
+						     e.msg)
+			       : dp_err_set(D->err, e.code, D->path, 0, 0, "%s",
+					    e.msg);
+	return dpi_dot_read_node_dims(D, n, id);
 }
 
 static int cmp_edge_seq(const void *a, const void *b)
@@ -292,34 +291,35 @@ static dp_status read_edge(dload *D, Agedge_t *ed)
 	snprintf(label, sizeof label, "%s -> %s", from, to);
 	if (a == b)
 		return dp_err_set(D->err, DP_EINPUT, D->path,
-				  guess_line(D->text, from, NULL), 0,
+				  dpi_dot_guess_line(D->text, from, NULL), 0,
 				  "self-loop on node '%s' (an op cannot "
 				  "depend on itself)",
 				  from);
 	int64_t bytes = -1;
 	dp_err e;
-	const char *v = attr(ed, D->ebytes);
+	const char *v = dpi_dot_attr(ed, D->ebytes);
 	if (v && dp_units_parse_bytes(v, &bytes, &e))
 		return dp_err_set(D->err, DP_EINPUT, D->path,
-				  guess_line(D->text, to, "bytes"), 0,
+				  dpi_dot_guess_line(D->text, to, "bytes"), 0,
 				  "edge '%s', attribute bytes: %s", label,
 				  e.msg);
 	bool control = false;
-	if ((v = attr(ed, D->econtrol))) {
+	if ((v = dpi_dot_attr(ed, D->econtrol))) {
 		if (!strcasecmp(v, "true") || !strcmp(v, "1") ||
 		    !strcasecmp(v, "yes"))
 			control = true;
 		else if (strcasecmp(v, "false") && strcmp(v, "0") &&
 			 strcasecmp(v, "no"))
-			return dp_err_set(D->err, DP_EINPUT, D->path,
-					  guess_line(D->text, to, "control"), 0,
-					  "edge '%s', attribute control: "
-					  "expected true or false, got '%.40s'",
-					  label, v);
+			return dp_err_set(
+				D->err, DP_EINPUT, D->path,
+				dpi_dot_guess_line(D->text, to, "control"), 0,
+				"edge '%s', attribute control: "
+				"expected true or false, got '%.40s'",
+				label, v);
 	}
 	if (dp_graph_add_edge(D->g, a, b, bytes, control, &e))
 		return dp_err_set(D->err, e.code, D->path, 0, 0, "%s", e.msg);
-	return DP_OK;
+	return dpi_dot_read_edge_dims(D, ed, D->g->nedges - 1);
 }
 
 /* Graph attributes devices, memory, bandwidth, latency -> g->hint. */
@@ -332,30 +332,37 @@ static dp_status read_hint(dload *D)
 		double d;
 		size_t k = dp_units_scan_number(v, &d);
 		if (!k || v[k] || d != floor(d) || d < 1 || d > DP_MAX_DEVICES)
-			return dp_err_set(D->err, DP_EINPUT, D->path,
-					  guess_line(D->text, "devices", NULL),
-					  0,
-					  "graph attribute devices: expected "
-					  "an integer from 1 to %d, got "
-					  "'%.40s'",
-					  DP_MAX_DEVICES, v);
+			return dp_err_set(
+				D->err, DP_EINPUT, D->path,
+				dpi_dot_guess_line(D->text, "devices", NULL), 0,
+				"graph attribute devices: expected "
+				"an integer from 1 to %d, got "
+				"'%.40s'",
+				DP_MAX_DEVICES, v);
 		h->devices = (int)d;
 	}
 	if ((v = agget(D->ag, "memory")) && v[0] &&
 	    dp_units_parse_bytes(v, &h->memory_bytes, &e))
 		return dp_err_set(D->err, DP_EINPUT, D->path,
-				  guess_line(D->text, "memory", NULL), 0,
-				  "graph attribute memory: %s", e.msg);
+				  dpi_dot_guess_line(D->text, "memory", NULL),
+				  0, "graph attribute memory: %s", e.msg);
 	if ((v = agget(D->ag, "bandwidth")) && v[0] &&
 	    dp_units_parse_bandwidth(v, &h->bw_bytes_per_us, &e))
-		return dp_err_set(D->err, DP_EINPUT, D->path,
-				  guess_line(D->text, "bandwidth", NULL), 0,
-				  "graph attribute bandwidth: %s", e.msg);
+		return dp_err_set(
+			D->err, DP_EINPUT, D->path,
+			dpi_dot_guess_line(D->text, "bandwidth", NULL), 0,
+			"graph attribute bandwidth: %s", e.msg);
+	if ((v = agget(D->ag, "batch_dim")) && v[0] &&
+	    dp_graph_set_batch_dim(D->g, v, &e))
+		return dp_err_set(
+			D->err, e.code, D->path,
+			dpi_dot_guess_line(D->text, "batch_dim", NULL), 0,
+			"graph attribute %s", e.msg);
 	if ((v = agget(D->ag, "latency")) && v[0] &&
 	    dp_units_parse_time(v, &h->lat_us, &e))
 		return dp_err_set(D->err, DP_EINPUT, D->path,
-				  guess_line(D->text, "latency", NULL), 0,
-				  "graph attribute latency: %s", e.msg);
+				  dpi_dot_guess_line(D->text, "latency", NULL),
+				  0, "graph attribute latency: %s", e.msg);
 	return DP_OK;
 }
 
@@ -370,7 +377,13 @@ static dp_status read_graph(dload *D)
 	D->layer = agattr(ag, AGNODE, "layer", NULL);
 	D->coloc = agattr(ag, AGNODE, "colocate", NULL);
 	D->pin = agattr(ag, AGNODE, "pin", NULL);
+	D->dims = agattr(ag, AGNODE, "dims", NULL);
+	D->dout = agattr(ag, AGNODE, "out", NULL);
+	D->dparam = agattr(ag, AGNODE, "param", NULL);
+	D->elem = agattr(ag, AGNODE, "elem_bytes", NULL);
+	D->role = agattr(ag, AGNODE, "role", NULL);
 	D->ebytes = agattr(ag, AGEDGE, "bytes", NULL);
+	D->edims = agattr(ag, AGEDGE, "dims", NULL);
 	D->econtrol = agattr(ag, AGEDGE, "control", NULL);
 
 	const char *gname = agnameof(ag);
@@ -404,6 +417,11 @@ static dp_status read_graph(dload *D)
 	for (size_t i = 0; i < k && !st; i++)
 		st = read_edge(D, edges[i]);
 	free(edges);
+	dp_err e;
+	if (!st && dpi_graph_check_batch_dim(D->g, &e))
+		st = dp_err_set(D->err, DP_EINPUT, D->path,
+				dpi_dot_guess_line(D->text, "batch_dim", NULL),
+				0, "graph attribute batch_dim: %s", e.msg);
 	return st;
 }
 

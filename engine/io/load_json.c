@@ -8,7 +8,6 @@
  * text plus the graph plus one element. Errors inside an element are mapped
  * back to the line and column of the offending member in the file.
  */
-#include <cJSON.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,23 +17,10 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/units.h"
-#include "internal/json_scan.h"
+#include "internal/graph_int.h"
+#include "internal/load_json_int.h"
 
-#define MAX_BYTES 4611686018427387904.0 /* 2^62, as units.c */
-
-typedef struct jload {
-	jscan js;
-	dp_graph *g;
-	const char *path;
-	dp_err *err;
-	/* the element being read: "ops"/"edges", its index and extent */
-	const char *arr;
-	bool indexed; /* "ops[3]" rather than "machine" */
-	uint32_t idx;
-	size_t s, e;
-} jload;
-
-static const char *kind_of(const cJSON *v)
+const char *dpi_json_kind(const cJSON *v)
 {
 	if (cJSON_IsString(v))
 		return "string";
@@ -49,11 +35,26 @@ static const char *kind_of(const cJSON *v)
 	return "object";
 }
 
-/* Error "ARR[IDX].FIELD: message" at the field's value in the file (at the
- * element itself when field is NULL or absent). */
-static dp_status field_error(jload *L, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static dp_status field_error(jload *L, const char *field, const char *fmt, ...)
+dp_status dpi_json_error_at(jload *L, size_t off, const char *label,
+			    const char *fmt, ...)
+{
+	char msg[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	char where[64] = "";
+	if (L->indexed)
+		snprintf(where, sizeof where, "%s[%u]", L->arr, L->idx);
+	else if (L->arr)
+		snprintf(where, sizeof where, "%s", L->arr);
+	return dpi_jscan_error_at(&L->js, off, "%s%s%s: %s", where,
+				  label && where[0] ? "." : "",
+				  label ? label : "", msg);
+}
+
+dp_status dpi_json_field_error(jload *L, const char *field, const char *fmt,
+			       ...)
 {
 	char msg[900];
 	va_list ap;
@@ -63,14 +64,7 @@ static dp_status field_error(jload *L, const char *field, const char *fmt, ...)
 	size_t off =
 		field ? dpi_jscan_member_offset(L->js.text, L->s, L->e, field)
 		      : L->s;
-	char where[64] = "";
-	if (L->indexed)
-		snprintf(where, sizeof where, "%s[%u]", L->arr, L->idx);
-	else if (L->arr)
-		snprintf(where, sizeof where, "%s", L->arr);
-	return dpi_jscan_error_at(&L->js, off, "%s%s%s: %s", where,
-				  field && where[0] ? "." : "",
-				  field ? field : "", msg);
+	return dpi_json_error_at(L, off, field, "%s", msg);
 }
 
 /* A label the graph refused (not UTF-8): at the field, as other field
@@ -79,7 +73,7 @@ static dp_status label_error(jload *L, const char *field, const dp_err *e)
 {
 	if (e->code != DP_EINPUT)
 		return dp_err_set(L->err, e->code, L->path, 0, 0, "%s", e->msg);
-	return field_error(L, field, "%s", e->msg);
+	return dpi_json_field_error(L, field, "%s", e->msg);
 }
 
 /* Optional string member; *out = NULL when absent or null. */
@@ -91,8 +85,9 @@ static dp_status get_string(jload *L, const cJSON *obj, const char *field,
 	if (!v || cJSON_IsNull(v))
 		return DP_OK;
 	if (!cJSON_IsString(v))
-		return field_error(L, field, "expected a string, got %s",
-				   kind_of(v));
+		return dpi_json_field_error(L, field,
+					    "expected a string, got %s",
+					    dpi_json_kind(v));
 	*out = v->valuestring;
 	return DP_OK;
 }
@@ -105,12 +100,13 @@ static dp_status get_time(jload *L, const cJSON *obj, const char *field,
 	if (!v || cJSON_IsNull(v))
 		return DP_OK;
 	if (!cJSON_IsNumber(v))
-		return field_error(L, field, "expected a number >= 0, got %s",
-				   kind_of(v));
+		return dpi_json_field_error(L, field,
+					    "expected a number >= 0, got %s",
+					    dpi_json_kind(v));
 	if (!isfinite(v->valuedouble) || v->valuedouble < 0)
-		return field_error(L, field,
-				   "expected a finite number >= 0, got %g",
-				   v->valuedouble);
+		return dpi_json_field_error(
+			L, field, "expected a finite number >= 0, got %g",
+			v->valuedouble);
 	*out = v->valuedouble;
 	return DP_OK;
 }
@@ -127,21 +123,23 @@ static dp_status get_size(jload *L, const cJSON *obj, const char *field,
 		return DP_OK;
 	if (cJSON_IsNumber(v)) {
 		double d = v->valuedouble;
-		if (!isfinite(d) || d < 0 || d > MAX_BYTES)
-			return field_error(L, field,
-					   "expected a number of bytes from 0 "
-					   "to 2^62, got %g",
-					   d);
+		if (!isfinite(d) || d < 0 || d > DPI_JSON_MAX_BYTES)
+			return dpi_json_field_error(
+				L, field,
+				"expected a number of bytes from 0 "
+				"to 2^62, got %g",
+				d);
 		*out = (int64_t)llround(d);
 	} else if (cJSON_IsString(v)) {
 		dp_err e;
 		if (dp_units_parse_bytes(v->valuestring, out, &e))
-			return field_error(L, field, "%s", e.msg);
+			return dpi_json_field_error(L, field, "%s", e.msg);
 	} else {
-		return field_error(L, field,
-				   "expected a number of bytes or a size "
-				   "string such as \"1MiB\", got %s",
-				   kind_of(v));
+		return dpi_json_field_error(
+			L, field,
+			"expected a number of bytes or a size "
+			"string such as \"1MiB\", got %s",
+			dpi_json_kind(v));
 	}
 	if (given)
 		*given = true;
@@ -153,23 +151,25 @@ static dp_status read_op(jload *L, const cJSON *o)
 	dp_graph *g = L->g;
 	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(o, "name");
 	if (!nv)
-		return field_error(L, NULL,
-				   "missing \"name\" (every op needs a unique "
-				   "name)");
+		return dpi_json_field_error(
+			L, NULL,
+			"missing \"name\" (every op needs a unique "
+			"name)");
 	if (!cJSON_IsString(nv) || !nv->valuestring[0])
-		return field_error(L, "name",
-				   "expected a non-empty string, got %s",
-				   cJSON_IsString(nv) ? "\"\"" : kind_of(nv));
+		return dpi_json_field_error(
+			L, "name", "expected a non-empty string, got %s",
+			cJSON_IsString(nv) ? "\"\"" : dpi_json_kind(nv));
 	uint32_t prev = dp_graph_find(g, nv->valuestring);
 	if (prev != UINT32_MAX)
-		return field_error(L, "name",
-				   "duplicate op name '%s' (first defined "
-				   "as ops[%u]); op names must be unique",
-				   nv->valuestring, prev);
+		return dpi_json_field_error(
+			L, "name",
+			"duplicate op name '%s' (first defined "
+			"as ops[%u]); op names must be unique",
+			nv->valuestring, prev);
 	uint32_t id;
 	dp_err e;
 	if (dp_graph_add_op(g, nv->valuestring, &id, &e))
-		return field_error(L, "name", "%s", e.msg);
+		return dpi_json_field_error(L, "name", "%s", e.msg);
 	dp_op *op = &g->ops[id];
 	const char *s;
 	dp_status st;
@@ -191,16 +191,18 @@ static dp_status read_op(jload *L, const cJSON *o)
 	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(o, "pin");
 	if (pv && !cJSON_IsNull(pv)) {
 		if (!cJSON_IsNumber(pv))
-			return field_error(L, "pin",
-					   "expected an integer from -1 (not "
-					   "pinned) to %d, got %s",
-					   DP_MAX_DEVICES - 1, kind_of(pv));
+			return dpi_json_field_error(
+				L, "pin",
+				"expected an integer from -1 (not "
+				"pinned) to %d, got %s",
+				DP_MAX_DEVICES - 1, dpi_json_kind(pv));
 		double d = pv->valuedouble;
 		if (d != floor(d) || d < -1 || d >= DP_MAX_DEVICES)
-			return field_error(L, "pin",
-					   "expected an integer from -1 (not "
-					   "pinned) to %d, got %g",
-					   DP_MAX_DEVICES - 1, d);
+			return dpi_json_field_error(
+				L, "pin",
+				"expected an integer from -1 (not "
+				"pinned) to %d, got %g",
+				DP_MAX_DEVICES - 1, d);
 		op->pin = (int32_t)d;
 	}
 
@@ -218,15 +220,23 @@ static dp_status read_op(jload *L, const cJSON *o)
 			snprintf(num, sizeof num, "%.0f", cv->valuedouble);
 			label = num;
 		} else {
-			return field_error(L, "colocate",
-					   "expected a group label (a string "
-					   "or an integer), got %s",
-					   kind_of(cv));
+			return dpi_json_field_error(
+				L, "colocate",
+				"expected a group label (a string "
+				"or an integer), got %s",
+				dpi_json_kind(cv));
 		}
 		if (dp_graph_set_colocate(g, id, label, &e))
 			return label_error(L, "colocate", &e);
 	}
-	return DP_OK;
+	const char *role;
+	if ((st = get_string(L, o, "role", &role)))
+		return st;
+	dp_role r;
+	if (role &&
+	    (dp_role_parse(role, &r, &e) || dp_graph_set_role(g, id, r, &e)))
+		return label_error(L, "role", &e);
+	return dpi_json_read_op_dims(L, o, id);
 }
 
 /* An endpoint member of an edge: a known op name. */
@@ -235,16 +245,19 @@ static dp_status get_endpoint(jload *L, const cJSON *o, const char *field,
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
 	if (!v)
-		return field_error(L, NULL,
-				   "missing \"%s\" (every edge needs \"from\" "
-				   "and \"to\" op names)",
-				   field);
+		return dpi_json_field_error(
+			L, NULL,
+			"missing \"%s\" (every edge needs \"from\" "
+			"and \"to\" op names)",
+			field);
 	if (!cJSON_IsString(v))
-		return field_error(L, field, "expected an op name, got %s",
-				   kind_of(v));
+		return dpi_json_field_error(L, field,
+					    "expected an op name, got %s",
+					    dpi_json_kind(v));
 	*id = dp_graph_find(L->g, v->valuestring);
 	if (*id == UINT32_MAX)
-		return field_error(L, field, "unknown op '%s'", v->valuestring);
+		return dpi_json_field_error(L, field, "unknown op '%s'",
+					    v->valuestring);
 	return DP_OK;
 }
 
@@ -265,20 +278,21 @@ static dp_status read_edge(jload *L, const cJSON *o)
 	const cJSON *cv = cJSON_GetObjectItemCaseSensitive(o, "control");
 	if (cv && !cJSON_IsNull(cv)) {
 		if (!cJSON_IsBool(cv))
-			return field_error(L, "control",
-					   "expected true or false, got %s",
-					   kind_of(cv));
+			return dpi_json_field_error(
+				L, "control", "expected true or false, got %s",
+				dpi_json_kind(cv));
 		control = cJSON_IsTrue(cv);
 	}
 	if (from == to)
-		return field_error(L, "to",
-				   "self-loop on op '%s' (an op cannot depend "
-				   "on itself)",
-				   dp_graph_op_name(L->g, from));
+		return dpi_json_field_error(
+			L, "to",
+			"self-loop on op '%s' (an op cannot depend "
+			"on itself)",
+			dp_graph_op_name(L->g, from));
 	dp_err e;
 	if (dp_graph_add_edge(L->g, from, to, bytes, control, &e))
-		return field_error(L, NULL, "%s", e.msg);
-	return DP_OK;
+		return dpi_json_field_error(L, NULL, "%s", e.msg);
+	return dpi_json_read_edge_dims(L, o, L->g->nedges - 1);
 }
 
 /* Reads the array at the current position, one element at a time. */
@@ -362,8 +376,9 @@ static dp_status read_machine(jload *L)
 			if (cJSON_IsNumber(v))
 				snprintf(got, sizeof got, "%g", v->valuedouble);
 			else
-				snprintf(got, sizeof got, "%s", kind_of(v));
-			st = field_error(
+				snprintf(got, sizeof got, "%s",
+					 dpi_json_kind(v));
+			st = dpi_json_field_error(
 				L, "devices",
 				"expected an integer from 1 to %d, got %s",
 				DP_MAX_DEVICES, got);
@@ -385,16 +400,18 @@ static dp_status read_machine(jload *L)
 		} else if (cJSON_IsString(v)) {
 			if (dp_units_parse_bandwidth(v->valuestring,
 						     &h->bw_bytes_per_us, &e)) {
-				st = field_error(L, "bandwidth", "%s", e.msg);
+				st = dpi_json_field_error(L, "bandwidth", "%s",
+							  e.msg);
 				goto out;
 			}
 		} else {
-			st = field_error(L, "bandwidth",
-					 "expected bytes per second (a number "
-					 "> 0) or a string such as "
-					 "\"130GB/s\", got %s",
-					 cJSON_IsNumber(v) ? "a number <= 0"
-							   : kind_of(v));
+			st = dpi_json_field_error(
+				L, "bandwidth",
+				"expected bytes per second (a number "
+				"> 0) or a string such as "
+				"\"130GB/s\", got %s",
+				cJSON_IsNumber(v) ? "a number <= 0"
+						  : dpi_json_kind(v));
 			goto out;
 		}
 	}
@@ -406,16 +423,18 @@ static dp_status read_machine(jload *L)
 		} else if (cJSON_IsString(v)) {
 			if (dp_units_parse_time(v->valuestring, &h->lat_us,
 						&e)) {
-				st = field_error(L, "latency", "%s", e.msg);
+				st = dpi_json_field_error(L, "latency", "%s",
+							  e.msg);
 				goto out;
 			}
 		} else {
-			st = field_error(L, "latency",
-					 "expected microseconds (a number >= "
-					 "0) or a string such as \"25us\", "
-					 "got %s",
-					 cJSON_IsNumber(v) ? "a negative number"
-							   : kind_of(v));
+			st = dpi_json_field_error(
+				L, "latency",
+				"expected microseconds (a number >= "
+				"0) or a string such as \"25us\", "
+				"got %s",
+				cJSON_IsNumber(v) ? "a negative number"
+						  : dpi_json_kind(v));
 			goto out;
 		}
 	}
@@ -442,7 +461,7 @@ static dp_status read_top(jload *L)
 	dp_status st = dpi_jscan_object_begin(js, &it, "the top-level object");
 	if (st)
 		return st;
-	size_t ops_at = 0, edges_at = 0;
+	size_t ops_at = 0, edges_at = 0, batch_at = 0;
 	bool have_ops = false, have_edges = false;
 	for (;;) {
 		bool has;
@@ -488,6 +507,20 @@ static dp_status read_top(jload *L)
 		} else if (known && strcmp(key, "machine") == 0) {
 			if ((st = read_machine(L)))
 				return st;
+		} else if (known && strcmp(key, "batch_dim") == 0) {
+			dpi_jscan_peek(js);
+			batch_at = js->pos;
+			if ((st = top_string(L, "batch_dim")))
+				return st;
+			dp_err e;
+			if (dp_graph_set_batch_dim(L->g, js->sbuf, &e))
+				return e.code == DP_EINPUT
+					       ? dpi_jscan_error_at(js,
+								    batch_at,
+								    "%s", e.msg)
+					       : dp_err_set(L->err, e.code,
+							    L->path, 0, 0, "%s",
+							    e.msg);
 		} else if (known && strcmp(key, "name") == 0) {
 			if ((st = top_string(L, "name")))
 				return st;
@@ -544,6 +577,9 @@ static dp_status read_top(jload *L)
 			js, ops_at,
 			"ops: the graph has no ops (expected at "
 			"least one)");
+	dp_err e;
+	if (dpi_graph_check_batch_dim(L->g, &e))
+		return dpi_jscan_error_at(js, batch_at, "batch_dim: %s", e.msg);
 	return DP_OK;
 }
 
