@@ -123,8 +123,45 @@ static void test_gen_rejects_counts_out_of_range(void)
 	CHECK(g == NULL);
 }
 
+/* Two ops have the same iteration space (names, sizes, out, param). */
+static bool same_dims(const dp_graph *a, uint32_t u, const dp_graph *b,
+		      uint32_t v)
+{
+	dp_dims x, y;
+	bool hx = dp_op_dims(a, u, &x), hy = dp_op_dims(b, v, &y);
+	if (hx != hy || x.n != y.n || x.nout != y.nout ||
+	    x.nparam != y.nparam || x.elem_bytes != y.elem_bytes)
+		return false;
+	for (uint32_t i = 0; i < x.n; i++)
+		if (strcmp(dp_graph_str(a, x.name_off[i]),
+			   dp_graph_str(b, y.name_off[i])) ||
+		    x.sizes[i] != y.sizes[i])
+			return false;
+	for (int i = 0; i < x.nout; i++)
+		if (x.out[i] != y.out[i])
+			return false;
+	for (int i = 0; i < x.nparam; i++)
+		if (x.param[i] != y.param[i])
+			return false;
+	return true;
+}
+
+static bool same_edge_dims(const dp_graph *a, const dp_graph *b, uint32_t e)
+{
+	const uint32_t *x, *y;
+	int n = dp_edge_dims(a, e, &x);
+	if (n != dp_edge_dims(b, e, &y))
+		return false;
+	for (int i = 0; i < n; i++)
+		if (strcmp(dp_graph_str(a, x[i]), dp_graph_str(b, y[i])))
+			return false;
+	return true;
+}
+
 static bool same_graph(const dp_graph *a, const dp_graph *b)
 {
+	if (strcmp(dp_graph_batch_dim(a), dp_graph_batch_dim(b)))
+		return false;
 	if (a->nops != b->nops || a->nedges != b->nedges)
 		return false;
 	for (uint32_t u = 0; u < a->nops; u++) {
@@ -138,7 +175,9 @@ static bool same_graph(const dp_graph *a, const dp_graph *b)
 		    x->output_bytes != y->output_bytes ||
 		    x->param_bytes != y->param_bytes ||
 		    x->temp_bytes != y->temp_bytes ||
-		    (x->colocate < 0) != (y->colocate < 0) || x->pin != y->pin)
+		    (x->colocate < 0) != (y->colocate < 0) ||
+		    x->pin != y->pin || dp_op_role(a, u) != dp_op_role(b, u) ||
+		    !same_dims(a, u, b, u))
 			return false;
 		if (x->colocate >= 0 &&
 		    strcmp(dp_graph_str(a, a->group_label[x->colocate]),
@@ -148,7 +187,8 @@ static bool same_graph(const dp_graph *a, const dp_graph *b)
 	for (uint32_t e = 0; e < a->nedges; e++) {
 		const dp_edge *x = &a->edges[e], *y = &b->edges[e];
 		if (x->from != y->from || x->to != y->to ||
-		    x->bytes != y->bytes || x->control != y->control)
+		    x->bytes != y->bytes || x->control != y->control ||
+		    !same_edge_dims(a, b, e))
 			return false;
 	}
 	return true;
@@ -546,6 +586,53 @@ static void test_gen_json_write_failure_leaves_no_file(void)
 		rmdir(tmpdir);
 }
 
+/* Iteration spaces (DESIGN 10): every op has dims and a role, the batch
+ * dim is b and indexes every activation, and the edges that carry one
+ * op's whole output say how the consumer indexes it. finalize checked
+ * that they agree with the bytes. */
+static void test_gen_ops_have_dims_and_roles(void)
+{
+	dp_gen_opts o;
+	dp_gen_opts_default(&o);
+	o.ops = 3001;
+	o.towers = 8; /* a concat of 8 towers in the head */
+	dp_graph *g = make_opts(&o);
+	REQUIRE(g);
+	CHECK_STR(dp_graph_batch_dim(g), "b");
+	uint32_t roles[DP_ROLE_COUNT] = {0}, with_out = 0, data = 0,
+		 with_dims = 0;
+	int bad = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		dp_dims d;
+		if (!dp_op_dims(g, u, &d) || dp_op_role(g, u) == DP_ROLE_NONE)
+			bad++;
+		roles[dp_op_role(g, u)]++;
+		with_out += d.nout >= 0;
+		const char *t = dp_graph_str(g, g->ops[u].type);
+		/* activations are [b, ...]; variables and updates have no b */
+		bool weights =
+			!strcmp(t, "VariableV2") || !strcmp(t, "ApplyAdam");
+		if ((dp_op_find_dim(g, u, "b") >= 0) == weights)
+			bad++;
+	}
+	CHECK_INT(bad, 0);
+	CHECK_INT(roles[DP_ROLE_INPUT], 2);
+	CHECK_INT(roles[DP_ROLE_LOSS], 1);
+	CHECK_INT(roles[DP_ROLE_PARAM], roles[DP_ROLE_UPDATE]);
+	CHECK_INT(roles[DP_ROLE_BACKWARD], roles[DP_ROLE_FORWARD]);
+	CHECK(with_out > g->nops / 2);
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		const uint32_t *nm;
+		data += !g->edges[e].control;
+		with_dims += dp_edge_dims(g, e, &nm) >= 0;
+	}
+	CHECK(with_dims > data / 2);
+	uint32_t cat = dp_graph_find(g, "head/concat");
+	REQUIRE(cat != UINT32_MAX);
+	CHECK_INT(dp_op_find_dim(g, cat, "c7"), 11);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_gen_makes_exactly_the_requested_op_count),
 	  TEST(test_gen_rejects_counts_out_of_range),
 	  TEST(test_gen_is_deterministic_and_seeded),
@@ -557,6 +644,7 @@ TEST_MAIN(TEST(test_gen_makes_exactly_the_requested_op_count),
 	  TEST(test_gen_scale_options_are_respected),
 	  TEST(test_gen_towers_exchange_where_stages_begin),
 	  TEST(test_gen_updates_are_independent),
+	  TEST(test_gen_ops_have_dims_and_roles),
 	  TEST(test_gen_json_reads_back_identically),
 	  TEST(test_gen_json_escapes_names),
 	  TEST(test_gen_json_write_failure_leaves_no_file))

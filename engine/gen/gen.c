@@ -158,9 +158,11 @@ static dp_status forward(gen *s)
 	/* data: the input pipeline hands over a batch */
 	snprintf(s->scope, sizeof s->scope, "data");
 	if ((st = dpi_gen_fwd(s, "images", K_DATA, NULL, 0,
-			      gen_act_bytes(s, img), 100000, 0, 0, &images)) ||
+			      gen_act_bytes(s, img), 100000, 0, 0,
+			      (gen_geom){img, 0}, &images)) ||
 	    (st = dpi_gen_fwd(s, "labels", K_DATA, NULL, 0,
-			      (int64_t)s->batch * 4, 10000, 0, 0, &labels)))
+			      (int64_t)s->batch * 4, 10000, 0, 0,
+			      (gen_geom){{0, 0}, 0}, &labels)))
 		return st;
 
 	snprintf(s->scope, sizeof s->scope, "stem");
@@ -195,7 +197,7 @@ static dp_status forward(gen *s)
 			     dpi_gen_kernel_ns(
 				     s, (uint64_t)gen_act_bytes(s, sh[t]) / 4,
 				     (uint64_t)gen_act_bytes(s, sh[t])),
-			     0, 0, &pooled[t])))
+			     0, 0, (gen_geom){p, 0}, &pooled[t])))
 			return st;
 		feat.c += sh[t].c;
 	}
@@ -208,7 +210,7 @@ static dp_status forward(gen *s)
 			      dpi_gen_kernel_ns(
 				      s, 2ull * s->batch * feat.c * GEN_CLASSES,
 				      (uint64_t)fcw),
-			      0, fcw, &logits)))
+			      0, fcw, (gen_geom){cls, 0}, &logits)))
 		return st;
 	in2[0] = logits;
 	in2[1] = labels;
@@ -216,12 +218,12 @@ static dp_status forward(gen *s)
 		     s, "loss", K_LOSS, in2, 2, 4,
 		     dpi_gen_kernel_ns(s, 8ull * s->batch * GEN_CLASSES,
 				       (uint64_t)gen_act_bytes(s, cls)),
-		     0, 0, &y)))
+		     0, 0, (gen_geom){{0, 0}, 0}, &y)))
 		return st;
 	if (metric)
 		st = dpi_gen_fwd(s, "accuracy", K_METRIC, in2, 2,
 				 (int64_t)s->batch, GEN_MIN_KERNEL_NS, 0, 0,
-				 &y);
+				 (gen_geom){{0, 0}, 0}, &y);
 	return st;
 }
 
@@ -250,7 +252,8 @@ static dp_status update(gen *s, const gen_fwd_rec *r, uint32_t gid)
 							 : uns,
 				 0, 0, 0, &uid)) ||
 	    (st = dp_graph_set_colocate(g, uid, s->buf, s->err)) ||
-	    (st = dp_graph_add_edge(g, gid, uid, r->wbytes, false, s->err)))
+	    (st = dp_graph_add_edge(g, gid, uid, r->wbytes, false, s->err)) ||
+	    (st = dpi_gen_update_dims(s, uid, r->weight, g->nedges - 1, gid)))
 		return st;
 	return dp_graph_add_edge(g, r->weight, uid, -1, true, s->err);
 }
@@ -268,9 +271,13 @@ static dp_status backward(gen *s)
 		if (!ki->grad_type)
 			continue;
 		int64_t out = r->wbytes;
+		int ngrad = 0, last = 0;
 		for (int j = 0; j < r->nin; j++)
-			if (has_grad(s, in[j]))
+			if (has_grad(s, in[j])) {
 				out += g->ops[in[j]].output_bytes;
+				ngrad++;
+				last = j;
+			}
 		snprintf(s->name, sizeof s->name, "grad/%s",
 			 dp_graph_op_name(g, r->op));
 		snprintf(s->layer, sizeof s->layer, "grad/%s",
@@ -279,23 +286,32 @@ static dp_status backward(gen *s)
 		int64_t temp = r->kind == K_CONV ? 2 * r->temp : 0;
 		uint32_t gid;
 		if ((st = dpi_gen_add_op(s, s->name, ki->grad_type, s->layer,
-					 ns, out, 0, temp, &gid)))
+					 ns, out, 0, temp, &gid)) ||
+		    (st = dpi_gen_grad_dims(s, r, gid, ngrad, last)))
 			return st;
 		r = &s->f[i];
 		r->grad = gid;
-		/* saved activations: forward -> backward edges */
+		/* saved activations: forward -> backward edges, with the dims
+		 * of the forward op's own */
 		if (ki->save_in)
 			for (int j = 0; j < r->nin; j++)
 				if ((st = dp_graph_add_edge(g, in[j], gid, -1,
-							    false, s->err)))
+							    false, s->err)) ||
+				    (st = dpi_gen_edge_like(
+					     s, g->nedges - 1,
+					     r->e0 + (uint32_t)j)))
 					return st;
 		if (ki->save_out &&
-		    (st = dp_graph_add_edge(g, r->op, gid, -1, false, s->err)))
+		    ((st = dp_graph_add_edge(g, r->op, gid, -1, false,
+					     s->err)) ||
+		     (st = dpi_gen_edge_out(s, g->nedges - 1, r->op))))
 			return st;
 		if (r->weight == GEN_NONE)
 			continue;
 		if ((st = dp_graph_add_edge(g, r->weight, gid, -1, false,
 					    s->err)) ||
+		    (st = dpi_gen_edge_like(s, g->nedges - 1,
+					    r->e0 + r->nin)) ||
 		    (st = update(s, r, gid)))
 			return st;
 	}
@@ -313,6 +329,11 @@ static dp_status backward(gen *s)
 			if ((st = dp_graph_add_edge(g, r->grad, gx,
 						    g->ops[in[j]].output_bytes,
 						    false, s->err)))
+				return st;
+			/* the gradient of x alone: indexed as x's output */
+			dp_dims gd;
+			if (dp_op_dims(g, r->grad, &gd) && gd.nout >= 0 &&
+			    (st = dpi_gen_edge_out(s, g->nedges - 1, in[j])))
 				return st;
 		}
 	}
@@ -377,6 +398,8 @@ dp_status dp_gen_graph(const dp_gen_opts *o, dp_graph **out, dp_err *err)
 	st = forward(&s);
 	if (!st)
 		st = backward(&s);
+	if (!st)
+		st = dp_graph_set_batch_dim(s.g, "b", err);
 	if (!st && s.g->nops != o->ops)
 		st = dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
 				"generator made %u ops instead of %u",

@@ -113,8 +113,8 @@ static dp_status no_memory(gen *s)
 
 /* Remembers forward op id (for its gradient), reading in[0..nin). */
 static dp_status remember(gen *s, uint32_t id, uint32_t w, int kind,
-			  const uint32_t *in, int nin, int64_t wbytes,
-			  uint64_t ns, int64_t temp)
+			  const uint32_t *in, int nin, uint32_t e0,
+			  int64_t wbytes, uint64_t ns, int64_t temp)
 {
 	if (s->nf == s->fcap) {
 		uint32_t nc = s->fcap ? s->fcap * 2 : 1024;
@@ -138,6 +138,7 @@ static dp_status remember(gen *s, uint32_t id, uint32_t w, int kind,
 	r->weight = w;
 	r->grad = GEN_NONE;
 	r->in0 = s->nins;
+	r->e0 = e0;
 	r->nin = (uint8_t)nin;
 	if (nin > 0) /* data ops have none, and ins may not exist yet */
 		memcpy(s->ins + s->nins, in, (size_t)nin * sizeof *in);
@@ -187,7 +188,7 @@ static void dry_fwd(gen *s, int kind, const uint32_t *in, int nin, int64_t out,
  * run only adds up the sizes and hands out made-up ids. */
 dp_status dpi_gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 		      int nin, int64_t out, uint64_t ns, int64_t temp,
-		      int64_t wbytes, uint32_t *id)
+		      int64_t wbytes, gen_geom geo, uint32_t *id)
 {
 	dp_status st;
 	uint32_t w = GEN_NONE, inputs[DP_GEN_MAX_TOWERS];
@@ -212,6 +213,7 @@ dp_status dpi_gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 	if ((st = dpi_gen_add_op(s, s->name, dpi_gen_kinds[kind].type, s->scope,
 				 ns, out, 0, temp, id)))
 		return st;
+	uint32_t e0 = s->g->nedges;
 	for (int i = 0; i < nin; i++)
 		if ((st = dp_graph_add_edge(s->g, in[i], *id, -1, false,
 					    s->err)))
@@ -219,7 +221,9 @@ dp_status dpi_gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 	if (w != GEN_NONE &&
 	    (st = dp_graph_add_edge(s->g, w, *id, -1, false, s->err)))
 		return st;
-	return remember(s, *id, w, kind, in, nin, wbytes, ns, temp);
+	if ((st = dpi_gen_fwd_dims(s, *id, kind, in, nin, w, e0, &geo)))
+		return st;
+	return remember(s, *id, w, kind, in, nin, e0, wbytes, ns, temp);
 }
 
 dp_status dpi_gen_conv(gen *s, const char *suffix, uint32_t x, gen_shape in,
@@ -234,7 +238,8 @@ dp_status dpi_gen_conv(gen *s, const char *suffix, uint32_t x, gen_shape in,
 	if (temp > ((int64_t)64 << 20))
 		temp = (int64_t)64 << 20;
 	return dpi_gen_fwd(s, suffix, K_CONV, &x, 1, gen_act_bytes(s, out),
-			   dpi_gen_kernel_ns(s, flops, bytes), temp, w, id);
+			   dpi_gen_kernel_ns(s, flops, bytes), temp, w,
+			   (gen_geom){out, k}, id);
 }
 
 /* Element-wise ops: BN (with gamma/beta), ReLU, dropout. */
@@ -247,7 +252,7 @@ dp_status dpi_gen_eltwise(gen *s, const char *suffix, int kind, uint32_t x,
 	uint64_t flops = (kind == K_BN ? 8ull : 1ull) * (uint64_t)b / 4;
 	return dpi_gen_fwd(s, suffix, kind, &x, 1, b,
 			   dpi_gen_kernel_ns(s, flops, passes * (uint64_t)b), 0,
-			   w, id);
+			   w, (gen_geom){sh, 0}, id);
 }
 
 dp_status dpi_gen_join(gen *s, const char *suffix, int kind, const uint32_t *in,
@@ -257,7 +262,7 @@ dp_status dpi_gen_join(gen *s, const char *suffix, int kind, const uint32_t *in,
 	uint64_t traffic = (uint64_t)b * (kind == K_ADD ? 3 : 2);
 	return dpi_gen_fwd(s, suffix, kind, in, nin, b,
 			   dpi_gen_kernel_ns(s, (uint64_t)b / 4, traffic), 0, 0,
-			   id);
+			   (gen_geom){out, 0}, id);
 }
 
 dp_status dpi_gen_maxpool(gen *s, const char *suffix, uint32_t x, gen_shape in,
@@ -269,7 +274,7 @@ dp_status dpi_gen_maxpool(gen *s, const char *suffix, uint32_t x, gen_shape in,
 		s, suffix, K_MAXPOOL, &x, 1, gen_act_bytes(s, out),
 		dpi_gen_kernel_ns(s, 9ull * (uint64_t)gen_act_bytes(s, out) / 4,
 				  traffic),
-		0, 0, id);
+		0, 0, (gen_geom){out, 3}, id);
 }
 
 /* ---- blocks ---- */

@@ -3,6 +3,7 @@
  *   gen_ops.c    the PRNG, the cost model, forward ops and blocks
  *   gen.c        the network (stem, towers, head), backward pass, updates
  *   gen_scale.c  the scale rule (dp_gen_compute_scale)
+ *   gen_dims.c   iteration spaces and roles of the ops (DESIGN 10)
  *   gen_json.c   the native JSON writer
  */
 #ifndef DNNPART_GEN_IMPL_H
@@ -56,6 +57,13 @@ typedef struct gen_shape {
 	uint32_t c, h; /* channels, height = width */
 } gen_shape;
 
+/* What a forward op's iteration space is made from besides its inputs:
+ * its output's shape (c = 0 for the labels' [b]) and kernel side. */
+typedef struct gen_geom {
+	gen_shape out;
+	uint32_t k;
+} gen_geom;
+
 static inline bool gen_same_shape(gen_shape a, gen_shape b)
 {
 	return a.c == b.c && a.h == b.h;
@@ -66,6 +74,8 @@ typedef struct gen_fwd_rec {
 	uint32_t op, weight; /* weight: its variable op, or GEN_NONE */
 	uint32_t grad;	     /* gradient op, or GEN_NONE */
 	uint32_t in0;	     /* its inputs: ins[in0 .. in0 + nin) */
+	uint32_t e0;	     /* its input edges: e0 .. e0 + nin, then the
+				variable's */
 	uint8_t nin, kind;
 	int64_t wbytes; /* weight tensor bytes (0: none) */
 	uint64_t ns;	/* forward time */
@@ -139,7 +149,7 @@ dp_status dpi_gen_add_op(gen *s, const char *name, const char *type,
  * run adds up its sizes instead. */
 dp_status dpi_gen_fwd(gen *s, const char *suffix, int kind, const uint32_t *in,
 		      int nin, int64_t out, uint64_t ns, int64_t temp,
-		      int64_t wbytes, uint32_t *id);
+		      int64_t wbytes, gen_geom geo, uint32_t *id);
 dp_status dpi_gen_conv(gen *s, const char *suffix, uint32_t x, gen_shape in,
 		       gen_shape out, uint32_t k, uint32_t *id);
 dp_status dpi_gen_eltwise(gen *s, const char *suffix, int kind, uint32_t x,
@@ -155,6 +165,24 @@ void dpi_gen_incep_draw(gen *s, gen_incep *ic);
 uint32_t dpi_gen_incep_cost(const gen_incep *ic);
 dp_status dpi_gen_inception(gen *s, const gen_incep *ic, uint32_t x,
 			    gen_shape sh, uint32_t *y);
+
+/* gen_dims.c (see there for the dims of each kind) */
+/* Forward op id of the kind, reading in[0..nin) through edges e0.., and its
+ * variable w (GEN_NONE: none; its edge follows the inputs'). */
+dp_status dpi_gen_fwd_dims(gen *s, uint32_t id, int kind, const uint32_t *in,
+			   int nin, uint32_t w, uint32_t e0,
+			   const gen_geom *geo);
+/* Gradient op gid of forward record r, of whose inputs ngrad_in have a
+ * gradient (the last of them is input grad_in). */
+dp_status dpi_gen_grad_dims(gen *s, const gen_fwd_rec *r, uint32_t gid,
+			    int ngrad_in, int grad_in);
+/* Edge e gets the dims of edge model (none when it has none). */
+dp_status dpi_gen_edge_like(gen *s, uint32_t e, uint32_t model);
+/* Edge e gets op's out names (its consumer has op's dims). */
+dp_status dpi_gen_edge_out(gen *s, uint32_t e, uint32_t op);
+/* Update uid of variable w, fed by gradient op gid through grad_edge. */
+dp_status dpi_gen_update_dims(gen *s, uint32_t uid, uint32_t w,
+			      uint32_t grad_edge, uint32_t gid);
 
 /* gen.c: runs the network builder without a graph for o's op count and
  * seed at the complete scale sc (towers, width, batch, image all set) and
