@@ -24,6 +24,10 @@ Cost model (sample_graphs/README.md says the same):
   for ReLU/Tanh/Sigmoid/Exp/Softmax...) are edges from the forward op, so
   they stay alive until the backward has used them; a tensor consumed by
   several ops gets an AddN that sums its gradients.
+- roles (docs/formats.md): input, param (a Variable), forward, loss (the
+  op whose gradient starts the backward pass), backward (input gradients
+  and their sums), grad (weight gradients and their accumulation), update.
+  Iteration spaces (dims, out, batch_dim) are not written yet.
 
 Python 3 standard library only; the output is deterministic. Usage:
   python3 tools/gen_samples.py [--out sample_graphs] [--only NAME]
@@ -109,7 +113,7 @@ class Net:
 
     # -- low level --
     def _op(self, name, typ, time_us, out_bytes, layer, param=0,
-            coloc=None):
+            coloc=None, role=None):
         if name in self.index:
             raise ValueError("duplicate op name " + name)
         o = {"name": name, "type": typ, "time_us": time_us,
@@ -120,6 +124,8 @@ class Net:
             o["layer"] = layer
         if coloc:
             o["colocate"] = coloc
+        if role:
+            o["role"] = role
         self.index[name] = len(self.ops)
         self.ops.append(o)
         return name
@@ -131,14 +137,15 @@ class Net:
 
     # -- forward building blocks --
     def data(self, name, shape):
-        self._op(name, "Input", 0.0, numel(shape) * DT, self.layer)
+        self._op(name, "Input", 0.0, numel(shape) * DT, self.layer,
+                 role="input")
         return T(name, shape, False)
 
     def var(self, name, shape, nbytes=None):
         v = Var(name, shape, self.layer, nbytes)
         state = 2 if self.optimizer == "adam" else 1
         self._op(name, "Variable", 0.0, 0, self.layer,
-                 param=v.bytes * (1 + state), coloc=name)
+                 param=v.bytes * (1 + state), coloc=name, role="param")
         self.vars.append(v)
         return v
 
@@ -154,7 +161,8 @@ class Net:
                 out_bytes)
         moved = (sum(t.bytes for t in inputs) + sum(w.bytes for w in weights)
                  + out.bytes + extra_bytes)
-        self._op(name, typ, op_time_us(flops, moved), out.bytes, self.layer)
+        self._op(name, typ, op_time_us(flops, moved), out.bytes, self.layer,
+                 role="forward")
         for t in inputs:
             self._edge(t.name, name, t.bytes)
         for w in weights:
@@ -245,6 +253,7 @@ class Net:
 
     # -- backward and update --
     def backward(self, loss):
+        self.ops[self.index[loss.name]]["role"] = "loss"
         grads = {}  # tensor name -> [(op, bytes)]
         for r in reversed(self.recs):
             out = r.out
@@ -263,7 +272,7 @@ class Net:
                     self._op(nm, "AddN",
                              op_time_us(k * numel(out.shape),
                                         (k + 1) * out.bytes),
-                             out.bytes, r.layer)
+                             out.bytes, r.layer, role="backward")
                     for p in parts:
                         self._edge(p, nm, out.bytes)
                     dout = nm
@@ -279,7 +288,7 @@ class Net:
                             if r.dx_needs_w else 0))
                 flops = r.flops if r.dx_needs_w else 2 * r.flops
                 self._op(nm, r.type + "Grad", op_time_us(flops, moved),
-                         gbytes, r.layer)
+                         gbytes, r.layer, role="backward")
                 if dout:
                     self._edge(dout, nm, out.bytes)
                 for t in saved:
@@ -296,7 +305,7 @@ class Net:
                 wf = (r.wflops[wi] if isinstance(r.wflops, (list, tuple))
                       else r.wflops)
                 self._op(nm, r.type + "GradWeight",
-                         op_time_us(wf, moved), w.bytes, r.layer)
+                         op_time_us(wf, moved), w.bytes, r.layer, role="grad")
                 if dout:
                     self._edge(dout, nm, out.bytes)
                 for t in acts:
@@ -315,7 +324,7 @@ class Net:
             for i, p in enumerate(v.grads[1:]):
                 acc = "%s/grad_acc_%d" % (v.name, i + 1)
                 self._op(acc, "Add", op_time_us(v.bytes // DT, 3 * v.bytes),
-                         v.bytes, v.layer)
+                         v.bytes, v.layer, role="grad")
                 self._edge(g, acc, v.bytes)
                 self._edge(p, acc, v.bytes)
                 g = acc
@@ -323,11 +332,11 @@ class Net:
             if adam:  # read p g m v, write p m v; ~12 flops per element
                 nm = self._op(v.name + "/adam", "ApplyAdam",
                               op_time_us(12 * n, 7 * v.bytes), 0, v.layer,
-                              coloc=v.name)
+                              coloc=v.name, role="update")
             else:  # read p g m, write p m
                 nm = self._op(v.name + "/momentum", "ApplyMomentum",
                               op_time_us(4 * n, 5 * v.bytes), 0, v.layer,
-                              coloc=v.name)
+                              coloc=v.name, role="update")
             self._edge(g, nm, v.bytes)
 
     def params(self):
