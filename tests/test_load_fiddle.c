@@ -86,6 +86,9 @@ static void test_fiddle_resnet50_layer_training(void)
 	CHECK_STR(dp_graph_str(g, g->ops[f].type), "forward");
 	CHECK_STR(dp_graph_str(g, g->ops[b].type), "backward");
 	CHECK_STR(dp_graph_str(g, g->ops[b].layer), "class77");
+	/* isBackwardNode gives the role */
+	CHECK_INT(dp_op_role(g, f), DP_ROLE_FORWARD);
+	CHECK_INT(dp_op_role(g, b), DP_ROLE_BACKWARD);
 	dp_graph_free(g);
 }
 

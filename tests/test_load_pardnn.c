@@ -135,6 +135,21 @@ static void test_pardnn_resnet_variables_and_refs(void)
 		CHECK_STR(dp_graph_str(g, g->ops[gr].layer),
 			  "resnet_model/conv2d_8");
 	CHECK_STR(dp_graph_str(g, g->ops[k].layer), "resnet_model/conv2d");
+	/* roles where the input says them: variables hold weights, ops
+	 * under gradients* are the backward pass, the rest is not said */
+	CHECK_INT(dp_op_role(g, k), DP_ROLE_PARAM);
+	CHECK_INT(dp_op_role(g, mom), DP_ROLE_PARAM);
+	CHECK_INT(dp_op_role(g, read), DP_ROLE_NONE);
+	CHECK_INT(dp_op_role(g, apply), DP_ROLE_NONE);
+	uint32_t nbw = 0;
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (dp_op_role(g, u) == DP_ROLE_BACKWARD) {
+			nbw++;
+			CHECK(strncmp(dp_graph_op_name(g, u), "gradients", 9) ==
+			      0);
+		}
+	CHECK_INT(nbw, 802); /* the other 365 of the 1,167 ops under
+			      * gradients* are no-ops: ordering only */
 	dp_graph_free(g);
 }
 

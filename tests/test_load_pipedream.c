@@ -200,6 +200,11 @@ static void test_pipedream_small_graph_by_hand(void)
 	CHECK(has_edge(g, "node1", "node2_bw", &b));
 	CHECK_INT(b, 100);
 	CHECK_INT(g->ops[op(g, "node2_bw")].output_bytes, 0);
+	/* the profile says which layers are inputs; forward and backward
+	 * ops are the loader's own */
+	CHECK_INT(dp_op_role(g, op(g, "node1")), DP_ROLE_INPUT);
+	CHECK_INT(dp_op_role(g, op(g, "node2")), DP_ROLE_FORWARD);
+	CHECK_INT(dp_op_role(g, op(g, "node2_bw")), DP_ROLE_BACKWARD);
 	dp_graph_free(g);
 }
 

@@ -29,8 +29,8 @@
  * - supportedOnFpga false: the node runs on the host CPU; it is kept out of
  *   the graph and counted in g->cpu_pinned (see internal/load_host.h).
  * - name -> op name (default "node<id>"); layerId -> layer "layer<N>", else
- *   colorClass -> layer "class<N>"; isBackwardNode -> type "backward" or
- *   "forward".
+ *   colorClass -> layer "class<N>"; isBackwardNode -> type and role
+ *   "backward" or "forward".
  * Errors name the file, line and column of the offending node, edge or
  * member (the files are one long line, so the column is what matters).
  */
@@ -416,8 +416,13 @@ static dp_status read_nodes(fd_state *s, const cJSON *nodes, double *colors,
 				       : st;
 		g->ops[op].time_us = lat * MS_TO_US;
 		g->ops[op].param_bytes = (int64_t)llround(size);
-		if ((st = dp_graph_set_type(
-			     g, op, backward ? "backward" : "forward", s->err)))
+		if ((st = dp_graph_set_type(g, op,
+					    backward ? "backward" : "forward",
+					    s->err)) ||
+		    (st = dp_graph_set_role(g, op,
+					    backward ? DP_ROLE_BACKWARD
+						     : DP_ROLE_FORWARD,
+					    s->err)))
 			return st;
 		if (have_lid || have_cc) {
 			snprintf(buf, sizeof buf, "%s%.0f",

@@ -436,6 +436,20 @@ static void layer_of(const char *name, char *out, size_t size)
 	out[n] = '\0';
 }
 
+/* What the input says an op does: a variable holds weights; an op under
+ * TensorFlow's gradients* scope is part of the backward pass. Other ops
+ * may be forward or optimizer work; the input does not say which. */
+static dp_role role_of(const pd_state *s, uint32_t u)
+{
+	const char *name = dp_graph_op_name(s->t, u);
+	if (s->kind[u] == K_VAR)
+		return DP_ROLE_PARAM;
+	if (s->kind[u] == K_OP && strncmp(name, "gradients", 9) == 0 &&
+	    strchr(name, '/'))
+		return DP_ROLE_BACKWARD;
+	return DP_ROLE_NONE;
+}
+
 static dp_status fill_ops(pd_state *s, dp_err *err)
 {
 	static const char *types[] = {
@@ -454,7 +468,8 @@ static dp_status fill_ops(pd_state *s, dp_err *err)
 		layer_of(dp_graph_op_name(s->t, u), buf, sizeof buf);
 		dp_status st;
 		if ((st = dp_graph_set_type(s->t, u, types[k], err)) ||
-		    (st = dp_graph_set_layer(s->t, u, buf, err)))
+		    (st = dp_graph_set_layer(s->t, u, buf, err)) ||
+		    (st = dp_graph_set_role(s->t, u, role_of(s, u), err)))
 			return st;
 	}
 	for (uint32_t e = 0; e < s->ne; e++) {

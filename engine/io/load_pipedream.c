@@ -12,8 +12,9 @@
  * "\tnodeA -- nodeB". The profile describes forward layers only; a training
  * step also runs their backward, so the graph built here has, per layer N:
  *
- * - op "N" (forward): time = forward_compute_time, output = activation_size;
- * - op "N_bw" (backward): time = backward_compute_time, param_bytes =
+ * - op "N" (forward, role forward; input layers role input): time =
+ *   forward_compute_time, output = activation_size;
+ * - op "N_bw" (backward, role backward): time = backward_compute_time, param_bytes =
  *   parameter_size (the weights live with the op that updates them), output
  *   = the gradients it sends back (sum of its inputs' activation sizes);
  * - forward edges P -> N carrying activation(P);
@@ -252,8 +253,12 @@ static dp_status parse_layer(pd_state *s, char *ln, int line, dp_err *err)
 		dp_op *op = &s->g->ops[L->fw];
 		op->time_us = L->input ? 0.0 : L->fw_ms * MS_TO_US;
 		op->output_bytes = (int64_t)llround(L->act);
-		if (!(st = dp_graph_set_type(s->g, L->fw, desc, err)))
-			st = dp_graph_set_layer(s->g, L->fw, name, err);
+		if (!(st = dp_graph_set_type(s->g, L->fw, desc, err)) &&
+		    !(st = dp_graph_set_layer(s->g, L->fw, name, err)))
+			st = dp_graph_set_role(s->g, L->fw,
+					       L->input ? DP_ROLE_INPUT
+							: DP_ROLE_FORWARD,
+					       err);
 	}
 	if (st) {
 		if (err) {
@@ -359,7 +364,8 @@ static dp_status build_training(pd_state *s, dp_err *err)
 		if ((st = dp_graph_set_type(g, L->bw, nm, err)))
 			return st;
 		snprintf(nm, sizeof nm, "%s", dp_graph_op_name(g, L->fw));
-		if ((st = dp_graph_set_layer(g, L->bw, nm, err)))
+		if ((st = dp_graph_set_layer(g, L->bw, nm, err)) ||
+		    (st = dp_graph_set_role(g, L->bw, DP_ROLE_BACKWARD, err)))
 			return st;
 		if (L->param > 0 &&
 		    ((st = dp_graph_set_colocate(g, L->fw, nm, err)) ||
