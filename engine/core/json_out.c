@@ -56,6 +56,7 @@ void dp_json_init(dp_json *w, FILE *f)
 {
 	w->f = f;
 	w->depth = 0;
+	w->over = 0;
 	w->empty[0] = true;
 	w->line[0] = false;
 }
@@ -87,15 +88,28 @@ static void open_level(dp_json *w, const char *key, char bracket, bool line)
 {
 	member(w, key);
 	putc(bracket, w->f);
+	if (w->depth + 1 >= DP_JSON_MAX_DEPTH) {
+		/* deeper than the writer tracks: the levels below share the
+		 * deepest one's state (one line), their brackets still match */
+		w->over++;
+		w->line[w->depth] = true;
+		w->empty[w->depth] = true;
+		return;
+	}
 	bool in_line = w->depth > 0 && w->line[w->depth];
-	if (w->depth + 1 < DP_JSON_MAX_DEPTH)
-		w->depth++;
+	w->depth++;
 	w->empty[w->depth] = true;
 	w->line[w->depth] = line || in_line;
 }
 
 static void close_level(dp_json *w, char bracket)
 {
+	if (w->over > 0) {
+		w->over--;
+		w->empty[w->depth] = false;
+		putc(bracket, w->f);
+		return;
+	}
 	int d = w->depth;
 	if (!w->empty[d] && !w->line[d]) {
 		putc('\n', w->f);

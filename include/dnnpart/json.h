@@ -32,6 +32,7 @@ typedef struct dp_json {
 	/* per open level: no member written yet, and written on one line */
 	bool empty[DP_JSON_MAX_DEPTH];
 	bool line[DP_JSON_MAX_DEPTH];
+	int over; /* levels open past DP_JSON_MAX_DEPTH (written on one line) */
 } dp_json;
 
 void dp_json_init(dp_json *w, FILE *f);
