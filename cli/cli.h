@@ -78,6 +78,9 @@ void cli_help_machine_opts(FILE *out);
 /* Prints the commands with their synopsis and summary (dnnpart --help). */
 void cli_print_commands(FILE *out);
 
+/* True when --help or -h is among argv[1..argc): the command prints its
+ * help whatever else is on the line. */
+bool cli_wants_help(int argc, char **argv);
 /* The last branch of a command's option loop: a shared option at argv[*i]
  * (cli_parse_common), else the command's GRAPH (cli_take_graph_arg).
  * Returns 0, or 2 after printing a usage error. */

@@ -356,6 +356,14 @@ char *cli_fmt_us(double us, char *buf, size_t size)
 	return dp_units_fmt_num(r, buf, size);
 }
 
+bool cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
 int cli_parse_common_or_graph(const char *cmd, int argc, char **argv, int *i,
 			      cli_opts *o)
 {

@@ -316,11 +316,10 @@ static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 
 int cmd_compare_run(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			cmd_compare_help(stdout);
-			return 0;
-		}
+	if (cli_wants_help(argc, argv)) {
+		cmd_compare_help(stdout);
+		return 0;
+	}
 	cli_opts o;
 	cli_opts_init(&o);
 	int rc = parse(argc, argv, &o);

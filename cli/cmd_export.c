@@ -229,11 +229,10 @@ static int parse(int argc, char **argv, export_args *x)
 
 int cmd_export_run(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			cmd_export_help(stdout);
-			return 0;
-		}
+	if (cli_wants_help(argc, argv)) {
+		cmd_export_help(stdout);
+		return 0;
+	}
 	export_args x;
 	memset(&x, 0, sizeof x);
 	cli_opts_init(&x.o);

@@ -193,11 +193,10 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
 
 int cmd_plan_run(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			cmd_plan_help(stdout);
-			return 0;
-		}
+	if (cli_wants_help(argc, argv)) {
+		cmd_plan_help(stdout);
+		return 0;
+	}
 	cli_opts o;
 	cli_opts_init(&o);
 	int rc = parse(argc, argv, &o);
