@@ -254,6 +254,30 @@ static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 	return dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
 }
 
+/* A picture to export: layered(n) split over k devices, evaluated. */
+typedef struct pic {
+	dp_graph *g;
+	int32_t *pl;
+	dp_machine m;
+	dp_plan plan;
+} pic;
+
+static bool pic_open(pic *p, uint32_t n, int k, bool round_robin)
+{
+	memset(p, 0, sizeof *p);
+	p->g = layered(n);
+	p->pl = p->g ? split(p->g, k, round_robin) : NULL;
+	return p->pl && eval(p->g, k, p->pl, &p->m, &p->plan);
+}
+
+static void pic_close(pic *p)
+{
+	free(p->pl);
+	dp_plan_free(&p->plan);
+	dp_machine_free(&p->m);
+	dp_graph_free(p->g);
+}
+
 /* ---- tests ---- */
 
 static void test_svg_checker_rejects_broken_xml(void)
@@ -310,18 +334,13 @@ static void test_svg_is_well_formed_and_shows_every_device(void)
  * time limit, not by a timer here). */
 static void test_svg_of_100k_ops_is_coarsened(void)
 {
-	dp_graph *g = layered(100000);
-	REQUIRE(g);
-	int32_t *pl = split(g, 4, false);
-	REQUIRE(pl);
-	dp_machine m;
-	dp_plan plan;
-	REQUIRE(eval(g, 4, pl, &m, &plan));
+	pic x;
+	REQUIRE(pic_open(&x, 100000, 4, false));
 	const char *path = test_tmp_path("big.svg");
 	dp_err err;
 	dp_export_report rep;
-	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
-					    NULL, NULL, &rep, &err);
+	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, x.g, &x.m,
+					    &x.plan, NULL, NULL, &rep, &err);
 	if (st != DP_OK)
 		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
 	CHECK(rep.coarsened);
@@ -340,10 +359,7 @@ static void test_svg_of_100k_ops_is_coarsened(void)
 		CHECK_CONTAINS(svg, t);
 	}
 	free(svg);
-	free(pl);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	pic_close(&x);
 }
 
 static void cancel_in_layout(void *ud, const char *phase, double f)
@@ -355,13 +371,8 @@ static void cancel_in_layout(void *ud, const char *phase, double f)
 
 static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 {
-	dp_graph *g = layered(4000);
-	REQUIRE(g);
-	int32_t *pl = split(g, 4, true);
-	REQUIRE(pl);
-	dp_machine m;
-	dp_plan plan;
-	REQUIRE(eval(g, 4, pl, &m, &plan));
+	pic x;
+	REQUIRE(pic_open(&x, 4000, 4, true));
 	const char *path = test_tmp_path("cancel.svg");
 	FILE *f = fopen(path, "w");
 	REQUIRE(f);
@@ -373,8 +384,8 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_NEVER;
 	dp_err err;
-	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
-				       &p, NULL, &err),
+	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, x.g, &x.m, &x.plan,
+				       &o, &p, NULL, &err),
 		  DP_ECANCELED);
 	char *s = test_read_file(path, NULL);
 	REQUIRE(s);
@@ -387,25 +398,17 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	/* and a fresh name is not created at all */
 	atomic_store(&cancel, 0);
 	CHECK_INT(dp_export_write_opts(test_tmp_path("new.svg"), DP_EXPORT_SVG,
-				       g, &m, &plan, &o, &p, NULL, &err),
+				       x.g, &x.m, &x.plan, &o, &p, NULL, &err),
 		  DP_ECANCELED);
 	CHECK_INT(test_count_files("new.svg"), 0);
 	CHECK_INT(test_count_files(".new.svg"), 0);
-	free(pl);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	pic_close(&x);
 }
 
 static void test_svg_layout_over_the_time_limit_is_stopped(void)
 {
-	dp_graph *g = layered(3000);
-	REQUIRE(g);
-	int32_t *pl = split(g, 4, true);
-	REQUIRE(pl);
-	dp_machine m;
-	dp_plan plan;
-	REQUIRE(eval(g, 4, pl, &m, &plan));
+	pic x;
+	REQUIRE(pic_open(&x, 3000, 4, true));
 	dp_export_opts o;
 	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_NEVER;
@@ -413,17 +416,14 @@ static void test_svg_layout_over_the_time_limit_is_stopped(void)
 	o.timeout_s = 0.05;
 	dp_err err;
 	const char *path = test_tmp_path("slow.svg");
-	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan, &o,
-				       NULL, NULL, &err),
+	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, x.g, &x.m, &x.plan,
+				       &o, NULL, NULL, &err),
 		  DP_EIO);
 	CHECK_CONTAINS(err.msg, "layout took longer than 0.05 s");
 	CHECK_CONTAINS(err.msg, "--max-nodes");
 	CHECK(access(path, F_OK) != 0);
 	CHECK_INT(test_count_files(".slow.svg"), 0);
-	free(pl);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	pic_close(&x);
 }
 
 static void test_svg_unknown_layout_names_the_installed_ones(void)
@@ -525,13 +525,8 @@ static void term_children(void *ud, const char *phase, double f)
  * the layout ran on to its end). */
 static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
 {
-	dp_graph *g = layered(3000);
-	REQUIRE(g);
-	int32_t *pl = split(g, 4, true);
-	REQUIRE(pl);
-	dp_machine m;
-	dp_plan plan;
-	REQUIRE(eval(g, 4, pl, &m, &plan));
+	pic x;
+	REQUIRE(pic_open(&x, 3000, 4, true));
 	sigset_t term, old;
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
@@ -545,18 +540,15 @@ static void test_svg_layout_child_takes_sigterm_when_forked_blocked(void)
 	dp_progress p = {term_children, &sent, NULL};
 	dp_err err;
 	const char *path = test_tmp_path("term.svg");
-	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, g, &m, &plan,
-					    &o, &p, NULL, &err);
+	dp_status st = dp_export_write_opts(path, DP_EXPORT_SVG, x.g, &x.m,
+					    &x.plan, &o, &p, NULL, &err);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	CHECK(sent >= 1);
 	CHECK_INT(st, DP_EINTERNAL);
 	CHECK_CONTAINS(err.msg, "stopped by signal 15");
 	CHECK(access(path, F_OK) != 0);
 	CHECK_INT(test_count_files(".term.svg"), 0);
-	free(pl);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	pic_close(&x);
 }
 
 static void test_svg_cleanup(void)
