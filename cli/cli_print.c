@@ -171,11 +171,38 @@ static void print_critical_path(FILE *out, const dp_graph *g, const dp_plan *p)
 		fprintf(out, "   ... %u more\n", r->cp_len - shown);
 }
 
+/* What each device's peak holds, by role (only for graphs with roles:
+ * without them it is params and activations, which the table shows). */
+static void print_peak_by_role(FILE *out, const dp_graph *g,
+			       const dp_plan *p)
+{
+	if (!g->roles)
+		return;
+	fprintf(out, "\npeak by role\n");
+	for (int d = 0; d < p->k; d++) {
+		int64_t by[DP_MEMR_COUNT];
+		dp_plan_peak_by_role(g, p, d, by);
+		fprintf(out, "%6d ", d);
+		const char *sep = "";
+		for (int i = 0; i < DP_MEMR_COUNT; i++) {
+			char b[32];
+			if (!by[i])
+				continue;
+			fprintf(out, "%s%s %s", sep,
+				dp_mem_role_name((dp_mem_role)i),
+				dp_units_fmt_bytes(by[i], b, sizeof b));
+			sep = ", ";
+		}
+		fprintf(out, "%s\n", *sep ? "" : "nothing");
+	}
+}
+
 void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
 		    const dp_plan *plan)
 {
 	print_summary(out, g, m, plan);
 	print_devices(out, plan);
+	print_peak_by_role(out, g, plan);
 	print_critical_path(out, g, plan);
 }
 
@@ -205,7 +232,7 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 	dp_json_begin_object(&w, NULL);
 	cli_json_head(&w, g, m);
 	dp_json_num(&w, "plan_ms", p->plan_ms);
-	dp_plan_write_metrics(&w, m, p);
+	dp_plan_write_metrics(&w, g, m, p);
 	dp_json_begin_array(&w, "critical_path");
 	for (uint32_t i = 0; i < r->cp_len; i++)
 		dp_json_str(&w, NULL, dp_graph_op_name(g, r->cp_ops[i]));

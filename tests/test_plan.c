@@ -374,7 +374,56 @@ static void test_plan_run_all_is_each_algorithm_alone(void)
 	dp_graph_free(g);
 }
 
+/* Memory by role on the chain on [0, 0, 1] (docs/simulator.md): device 0
+ * peaks at t=10 with a's param 100, a's output 1000 and b's output 500;
+ * device 1 at t=30 with c's param 50 and the copy of b's output, 500. */
+static void test_plan_peak_by_role(void)
+{
+	dp_graph *g = chain();
+	tmach tm;
+	tmach_init(&tm, 2);
+	int32_t pl[] = {0, 0, 1};
+	dp_plan p;
+	dp_err err;
+	REQUIRE(dp_plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &p, &err) ==
+		DP_OK);
+	int64_t by[DP_MEMR_COUNT];
+	/* without roles: params and activations (and the copy) */
+	dp_plan_peak_by_role(g, &p, 0, by);
+	CHECK_INT(by[DP_MEMR_PARAMS], 100);
+	CHECK_INT(by[DP_MEMR_ACTIVATIONS], 1500);
+	CHECK_INT(by[DP_MEMR_GRADIENTS] + by[DP_MEMR_OPTIMIZER] +
+			  by[DP_MEMR_COPIES] + by[DP_MEMR_TEMP],
+		  0);
+	dp_plan_peak_by_role(g, &p, 1, by);
+	CHECK_INT(by[DP_MEMR_PARAMS], 50);
+	CHECK_INT(by[DP_MEMR_COPIES], 500);
+	/* with roles: a forward, b a weight gradient, c the update */
+	REQUIRE(dp_graph_set_role(g, 0, DP_ROLE_FORWARD, NULL) == DP_OK);
+	REQUIRE(dp_graph_set_role(g, 1, DP_ROLE_GRAD, NULL) == DP_OK);
+	REQUIRE(dp_graph_set_role(g, 2, DP_ROLE_UPDATE, NULL) == DP_OK);
+	dp_plan_peak_by_role(g, &p, 0, by);
+	CHECK_INT(by[DP_MEMR_PARAMS], 100);
+	CHECK_INT(by[DP_MEMR_ACTIVATIONS], 1000);
+	CHECK_INT(by[DP_MEMR_GRADIENTS], 500);
+	int64_t sum = 0;
+	for (int i = 0; i < DP_MEMR_COUNT; i++)
+		sum += by[i];
+	CHECK_INT(sum, p.sim.dev[0].peak_bytes);
+	dp_plan_peak_by_role(g, &p, 1, by);
+	CHECK_INT(by[DP_MEMR_OPTIMIZER], 50);
+	CHECK_INT(by[DP_MEMR_COPIES], 500);
+	CHECK_INT(by[DP_MEMR_PARAMS], 0);
+	/* out of range: nothing */
+	dp_plan_peak_by_role(g, &p, 2, by);
+	CHECK_INT(by[DP_MEMR_COPIES], 0);
+	CHECK_STR(dp_mem_role_name(DP_MEMR_OPTIMIZER), "optimizer");
+	dp_plan_free(&p);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_plan_evaluate_metrics),
+	  TEST(test_plan_peak_by_role),
 	  TEST(test_plan_run_all_is_each_algorithm_alone),
 	  TEST(test_plan_worst_device_is_largest_overflow),
 	  TEST(test_plan_evaluate_rejects_bad_device),

@@ -21,8 +21,45 @@ double dp_plan_max_peak_ratio(const dp_plan *p)
 	return best;
 }
 
-static void device_json(dp_json *w, const dp_machine *m, const dp_plan *p,
-			int d)
+static const char *const mem_role_names[DP_MEMR_COUNT] = {
+	"params", "gradients", "optimizer", "activations", "copies", "temp"};
+
+const char *dp_mem_role_name(dp_mem_role r)
+{
+	return (unsigned)r < DP_MEMR_COUNT ? mem_role_names[r] : "";
+}
+
+static dp_mem_role mem_role_of(const dp_graph *g, const dp_live_tensor *t)
+{
+	dp_role r = t->op < g->nops ? dp_op_role(g, t->op) : DP_ROLE_NONE;
+	switch (t->kind) {
+	case DP_MEM_COPY:
+		return DP_MEMR_COPIES;
+	case DP_MEM_TEMP:
+		return DP_MEMR_TEMP;
+	case DP_MEM_PARAM:
+		return r == DP_ROLE_UPDATE ? DP_MEMR_OPTIMIZER : DP_MEMR_PARAMS;
+	default:
+		return r == DP_ROLE_GRAD     ? DP_MEMR_GRADIENTS
+		       : r == DP_ROLE_UPDATE ? DP_MEMR_OPTIMIZER
+					     : DP_MEMR_ACTIVATIONS;
+	}
+}
+
+void dp_plan_peak_by_role(const dp_graph *g, const dp_plan *p, int dev,
+			  int64_t out[DP_MEMR_COUNT])
+{
+	for (int i = 0; i < DP_MEMR_COUNT; i++)
+		out[i] = 0;
+	const dp_sim_result *r = &p->sim;
+	if (dev < 0 || dev >= p->k || !r->live || !r->live_off)
+		return;
+	for (uint32_t i = r->live_off[dev]; i < r->live_off[dev + 1]; i++)
+		out[mem_role_of(g, &r->live[i])] += r->live[i].bytes;
+}
+
+static void device_json(dp_json *w, const dp_graph *g, const dp_machine *m,
+			const dp_plan *p, int d)
 {
 	const dp_device_stats *s = &p->sim.dev[d];
 	dp_json_begin_line(w, NULL);
@@ -44,10 +81,17 @@ static void device_json(dp_json *w, const dp_machine *m, const dp_plan *p,
 	dp_json_num(w, "comm_out_us", s->comm_out_us);
 	dp_json_int(w, "transfers_in", s->xfers_in);
 	dp_json_int(w, "transfers_out", s->xfers_out);
+	int64_t by[DP_MEMR_COUNT];
+	dp_plan_peak_by_role(g, p, d, by);
+	dp_json_begin_line(w, "peak_by_role");
+	for (int i = 0; i < DP_MEMR_COUNT; i++)
+		dp_json_int(w, mem_role_names[i], by[i]);
+	dp_json_end_object(w);
 	dp_json_end_object(w);
 }
 
-void dp_plan_write_metrics(dp_json *w, const dp_machine *m, const dp_plan *p)
+void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_machine *m,
+			   const dp_plan *p)
 {
 	const dp_sim_result *r = &p->sim;
 	dp_json_str(w, "algorithm", p->algo);
@@ -77,6 +121,6 @@ void dp_plan_write_metrics(dp_json *w, const dp_machine *m, const dp_plan *p)
 	dp_json_int(w, "transfers", r->nxfers);
 	dp_json_begin_array(w, "devices");
 	for (int d = 0; r->dev && d < p->k; d++)
-		device_json(w, m, p, d);
+		device_json(w, g, m, p, d);
 	dp_json_end_array(w);
 }

@@ -94,13 +94,38 @@ int dp_plan_worst_device(const dp_plan *plan);
  * zero cap with a nonzero peak), or -1 when no device has one. */
 double dp_plan_max_peak_ratio(const dp_plan *plan);
 
+/* What the bytes live at a device's memory peak are, by the role of the
+ * ops that hold them (DESIGN 10, "memory by role"): params (param memory of
+ * ops other than updates), gradients (outputs of grad ops), optimizer
+ * state (param memory and outputs of update ops), activations (every other
+ * output), received copies (tensors a device received from another) and
+ * temp (workspace of running ops). Without roles in the graph every output
+ * counts as an activation and every param as params. */
+typedef enum dp_mem_role {
+	DP_MEMR_PARAMS = 0,
+	DP_MEMR_GRADIENTS,
+	DP_MEMR_OPTIMIZER,
+	DP_MEMR_ACTIVATIONS,
+	DP_MEMR_COPIES,
+	DP_MEMR_TEMP,
+	DP_MEMR_COUNT
+} dp_mem_role;
+
+/* "params", "gradients", "optimizer", "activations", "copies", "temp". */
+const char *dp_mem_role_name(dp_mem_role r);
+/* Fills out[DP_MEMR_COUNT] with device dev's peak bytes by role; they add
+ * up to the device's peak_bytes. All zero when dev is out of range or the
+ * plan has no live tensors. */
+void dp_plan_peak_by_role(const dp_graph *g, const dp_plan *plan, int dev,
+			  int64_t out[DP_MEMR_COUNT]);
+
 /* Writes the plan's metrics as members of the JSON object open in w, with
  * the same keys wherever a plan is written: `plan --json`, `eval --json`,
  * each algorithm of `compare --json` and the "metrics" of a placement file
  * (docs/cli.md lists them). Deterministic: the planning time is not among
- * them. m gives the device speeds and may be NULL (then they are left out).
- */
-void dp_plan_write_metrics(dp_json *w, const dp_machine *m,
+ * them. m gives the device speeds and may be NULL (then they are left out);
+ * g gives each device's peak by role. */
+void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_machine *m,
 			   const dp_plan *plan);
 
 #endif
