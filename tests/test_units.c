@@ -212,6 +212,63 @@ static void test_units_format_three_digits(void)
 	CHECK_INT(strlen(small), 3);
 }
 
+/* The prompt's text, the rounded value and the screen's text are one size:
+ * what a person reads is what the parser reads back. */
+static void test_units_size_input_reads_back_as_shown(void)
+{
+	char b[64], shown[64];
+	CHECK_STR(dp_units_fmt_bytes_input(0, b, sizeof b), "0B");
+	CHECK_STR(dp_units_fmt_bytes_input(512, b, sizeof b), "512B");
+	CHECK_STR(dp_units_fmt_bytes_input(1536, b, sizeof b), "1.5KiB");
+	CHECK_STR(dp_units_fmt_bytes_input(16LL << 30, b, sizeof b), "16GiB");
+	CHECK_STR(dp_units_fmt_bytes_input(800LL << 20, b, sizeof b),
+		  "800MiB");
+	/* the screen's "1.00 MiB", not "1023KiB" */
+	CHECK_STR(dp_units_fmt_bytes_input(1048000, b, sizeof b), "1MiB");
+	CHECK_STR(dp_units_fmt_bytes_input(-5, b, sizeof b), "-5B");
+	CHECK_INT(dp_units_round_bytes(1048000), 1048576);
+	CHECK_INT(dp_units_round_bytes(819.2 * 1048576), 819LL << 20);
+	CHECK_INT(dp_units_round_bytes(-5), -5);
+	CHECK_INT(dp_units_round_bytes(NAN), 0);
+	CHECK_INT(dp_units_round_bytes(1e30), 4611686018427387904LL);
+	uint64_t seed = 17;
+	for (int i = 0; i < 2000; i++) {
+		/* sizes from bytes to 2^49 (512 TiB; the parser reads no
+		 * prefix past TiB), on a log scale */
+		double e = (double)test_randn(&seed, 4900) / 100.0;
+		int64_t x = (int64_t)pow(2, e) + (int64_t)test_randn(&seed, 7);
+		int64_t r = dp_units_round_bytes((double)x), back = -1;
+		dp_err err;
+		char again[64] = "";
+		dp_units_fmt_bytes_input(x, b, sizeof b);
+		dp_units_fmt_bytes(x, shown, sizeof shown);
+		if (dp_units_parse_bytes(b, &back, &err) != DP_OK ||
+		    back != r ||
+		    strcmp(dp_units_fmt_bytes(r, again, sizeof again),
+			   shown) != 0 ||
+		    dp_units_round_bytes((double)r) != r) {
+			test_fail(__FILE__, __LINE__,
+				  "%lld: shown \"%s\", input \"%s\" reads %lld, "
+				  "rounded %lld shows \"%s\"",
+				  (long long)x, shown, b, (long long)back,
+				  (long long)r, again);
+			break;
+		}
+	}
+}
+
+static void test_units_exact_sizes_for_files(void)
+{
+	char b[64];
+	CHECK_STR(dp_units_fmt_bytes_exact(16LL << 30, b, sizeof b), "16GiB");
+	CHECK_STR(dp_units_fmt_bytes_exact(1536LL << 20, b, sizeof b),
+		  "1536MiB");
+	CHECK_STR(dp_units_fmt_bytes_exact(2LL << 40, b, sizeof b), "2TiB");
+	CHECK_STR(dp_units_fmt_bytes_exact(1000, b, sizeof b), "1000");
+	CHECK_STR(dp_units_fmt_bytes_exact(0, b, sizeof b), "0");
+	CHECK_STR(dp_units_fmt_bytes_exact(-1024, b, sizeof b), "-1024");
+}
+
 static void test_units_fmt_num_round_trips(void)
 {
 	static const double vals[] = {0,     0.1,    1.0 / 3,	    1048576,
@@ -243,4 +300,6 @@ TEST_MAIN(TEST(test_units_sizes_parse_every_unit),
 	  TEST(test_units_bandwidth_is_bytes_per_us),
 	  TEST(test_units_time_is_microseconds),
 	  TEST(test_units_format_three_digits),
+	  TEST(test_units_size_input_reads_back_as_shown),
+	  TEST(test_units_exact_sizes_for_files),
 	  TEST(test_units_fmt_num_round_trips))

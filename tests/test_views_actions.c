@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "actions.h"
-#include "fmt.h"
+#include "dnnpart/units.h"
 #include "keys.h"
 #include "layout.h"
 #include "lib/testlib.h"
@@ -149,14 +149,14 @@ static void test_m_and_M_step_the_selected_cap(void)
 	fx_state(&st, false);
 	st.dev = 0; /* 1 GiB */
 	CHECK(press(&st, 'm') & AR_RERUN);
-	CHECK_INT(st.m.cap[0], fmt_round_bytes(1024.0 * MiB * 0.8));
+	CHECK_INT(st.m.cap[0], dp_units_round_bytes(1024.0 * MiB * 0.8));
 	CHECK_CONTAINS(st.status, "GPU0 cap 819 MiB");
 	press(&st, 'M');
 	CHECK_INT(st.m.cap[0], 1024 * MiB); /* 819 MiB * 1.25 rounds back */
 	/* GPU2 has no cap: m starts under its peak (24 MiB) */
 	st.dev = 2;
 	CHECK(press(&st, 'm') & AR_RERUN);
-	CHECK_INT(st.m.cap[2], fmt_round_bytes(24.0 * MiB * 0.8));
+	CHECK_INT(st.m.cap[2], dp_units_round_bytes(24.0 * MiB * 0.8));
 	CHECK(st.m.cap[2] < 24 * MiB);
 	/* nothing to raise on a device without a cap */
 	st.m.cap[2] = DP_CAP_UNLIMITED;

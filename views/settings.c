@@ -21,9 +21,9 @@ int64_t settings_cap_next(int64_t cap, int64_t peak, bool raise)
 		/* from no cap, m starts just under the current peak */
 		if (raise || peak <= 0)
 			return 0;
-		return fmt_round_bytes((double)peak * 0.8);
+		return dp_units_round_bytes((double)peak * 0.8);
 	}
-	int64_t v = fmt_round_bytes((double)cap * (raise ? 1.25 : 0.8));
+	int64_t v = dp_units_round_bytes((double)cap * (raise ? 1.25 : 0.8));
 	if (v == cap)
 		v = raise ? cap + 1 : cap - 1;
 	return v < 1 ? 1 : v;

@@ -318,42 +318,111 @@ dp_status dp_units_parse_time(const char *s, double *us, dp_err *err)
 	return DP_OK;
 }
 
-/* Three significant digits: 1.50, 12.5, 850 (values >= 1000 unrounded). */
+/* The number of three significant digits: "1.50", "12.5", "850" (values
+ * >= 1000 unrounded), '.' as decimal point. */
+static void num3(char *num, size_t size, double v)
+{
+	const char *fmt = v < 9.995 ? "%.2f" : v < 99.95 ? "%.1f" : "%.0f";
+	snprintf(num, size, fmt, v);
+	fix_decimal_point(num);
+}
+
 static void fmt3(char *buf, size_t size, double v, const char *unit)
 {
 	char num[32];
-	const char *fmt = v < 9.995 ? "%.2f" : v < 99.95 ? "%.1f" : "%.0f";
-	snprintf(num, sizeof num, fmt, v);
-	fix_decimal_point(num);
+	num3(num, sizeof num, v);
 	snprintf(buf, size, "%s %s", num, unit);
+}
+
+static const char *const byte_units[] = {"B",	"KiB", "MiB", "GiB",
+					 "TiB", "PiB", "EiB"};
+
+/* How a size shows, without its sign: the number of |bytes| in num ("1.00",
+ * "512") and the index of its unit in byte_units. Whole bytes below 1 KiB,
+ * else a binary prefix with three significant digits, which may take the
+ * next prefix: 1,048,000 B is "1.00 MiB", not "1023 KiB". Every size
+ * formatter and dp_units_round_bytes() start from here. */
+static int bytes_shown(double bytes, char *num, size_t size)
+{
+	double v = fabs(bytes);
+	if (v < 1024) {
+		snprintf(num, size, "%.0f", v);
+		return 0;
+	}
+	int i = 0;
+	while (v >= 1024 && i < 6) {
+		v /= 1024;
+		i++;
+	}
+	if (v >= 999.5 && i < 6) {
+		v /= 1024;
+		i++;
+	}
+	num3(num, size, v);
+	return i;
 }
 
 char *dp_units_fmt_bytes(int64_t bytes, char *buf, size_t size)
 {
-	static const char *const names[] = {"KiB", "MiB", "GiB",
-					    "TiB", "PiB", "EiB"};
 	if (size == 0)
 		return buf;
-	const char *sign = bytes < 0 ? "-" : "";
-	double v = bytes < 0 ? -(double)bytes : (double)bytes;
-	if (v < 1024) {
-		snprintf(buf, size, "%s%.0f B", sign, v);
+	char num[32];
+	int u = bytes_shown((double)bytes, num, sizeof num);
+	snprintf(buf, size, "%s%s %s", bytes < 0 ? "-" : "", num,
+		 byte_units[u]);
+	return buf;
+}
+
+char *dp_units_fmt_bytes_input(int64_t bytes, char *buf, size_t size)
+{
+	if (size == 0)
 		return buf;
+	char num[32];
+	int u = bytes_shown((double)bytes, num, sizeof num);
+	/* "16.0" -> "16", "1.50" -> "1.5": a person types no trailing zeros */
+	if (strchr(num, '.')) {
+		size_t n = strlen(num);
+		while (num[n - 1] == '0')
+			num[--n] = '\0';
+		if (num[n - 1] == '.')
+			num[--n] = '\0';
 	}
-	int i = -1;
-	while (v >= 1024 && i < 5) {
-		v /= 1024;
-		i++;
+	snprintf(buf, size, "%s%s%s", bytes < 0 ? "-" : "", num,
+		 byte_units[u]);
+	return buf;
+}
+
+int64_t dp_units_round_bytes(double bytes)
+{
+	if (isnan(bytes))
+		return 0;
+	if (fabs(bytes) >= MAX_BYTES)
+		return bytes < 0 ? -(int64_t)MAX_BYTES : (int64_t)MAX_BYTES;
+	/* read back the text dp_units_fmt_bytes shows, so that the two agree
+	 * to the byte (printf's rounding of ties included) */
+	char num[32];
+	int u = bytes_shown(bytes, num, sizeof num);
+	double v = 0;
+	dp_units_scan_number(num, &v);
+	double r = round(v * pow(1024, u));
+	if (r > MAX_BYTES)
+		r = MAX_BYTES;
+	return bytes < 0 ? -(int64_t)r : (int64_t)r;
+}
+
+char *dp_units_fmt_bytes_exact(int64_t bytes, char *buf, size_t size)
+{
+	if (size == 0)
+		return buf;
+	for (int i = 4; i > 0; i--) {
+		int64_t m = (int64_t)1 << (10 * i);
+		if (bytes >= m && bytes % m == 0) {
+			snprintf(buf, size, "%lld%s", (long long)(bytes / m),
+				 byte_units[i]);
+			return buf;
+		}
 	}
-	/* three significant digits: 1,048,000 B is "1.00 MiB", not
-	 * "1023 KiB" */
-	if (v >= 999.5 && i < 5) {
-		v /= 1024;
-		i++;
-	}
-	char tmp[96];
-	fmt3(tmp, sizeof tmp, v, names[i]);
-	snprintf(buf, size, "%s%s", sign, tmp);
+	snprintf(buf, size, "%lld", (long long)bytes);
 	return buf;
 }
 

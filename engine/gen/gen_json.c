@@ -13,18 +13,11 @@
 #include "dnnpart/json.h"
 #include "dnnpart/units.h"
 
-/* A size as the shortest exact unit string: "16GiB", "512MiB", "1000". */
+/* A size as an exact unit string: "16GiB", "512MiB", "1000". */
 static void put_size(FILE *f, int64_t b)
 {
-	static const char *const units[] = {"TiB", "GiB", "MiB", "KiB"};
-	for (int i = 0; i < 4; i++) {
-		int64_t m = (int64_t)1 << (10 * (4 - i));
-		if (b >= m && b % m == 0) {
-			fprintf(f, "\"%" PRId64 "%s\"", b / m, units[i]);
-			return;
-		}
-	}
-	fprintf(f, "\"%" PRId64 "\"", b);
+	char t[40];
+	fprintf(f, "\"%s\"", dp_units_fmt_bytes_exact(b, t, sizeof t));
 }
 
 static void put_machine(FILE *f, const dp_machine_hint *h)

@@ -50,6 +50,20 @@ char *dp_units_fmt_c(char *buf, size_t size, const char *fmt, ...)
  * "512 B", "1.50 KiB", "1.00 MiB" (for 1,048,000 B, not "1023 KiB"),
  * "16.0 GiB"; negative sizes keep their sign ("-5 B"). Returns buf. */
 char *dp_units_fmt_bytes(int64_t bytes, char *buf, size_t size);
+/* The same size as a person types it, for a prompt to start from: the
+ * number and prefix dp_units_fmt_bytes() shows, without the space and the
+ * trailing zeros: "512B", "1.5KiB", "1MiB", "16GiB". dp_units_parse_bytes()
+ * reads it back as dp_units_round_bytes(bytes), below 999.5 TiB (larger
+ * sizes show in PiB, a unit the parser does not take). Returns buf. */
+char *dp_units_fmt_bytes_input(int64_t bytes, char *buf, size_t size);
+/* Rounds bytes to the size dp_units_fmt_bytes() shows for it ("1.00 MiB" is
+ * 1048576), so that a size a person steps up or down reads exactly as it
+ * is; NaN is 0, the result at most 2^62 either way. */
+int64_t dp_units_round_bytes(double bytes);
+/* Formats bytes exactly, for files: in the largest binary unit (KiB to TiB)
+ * that holds it a whole number of times ("16GiB", "512MiB"), else as a plain
+ * number ("1000"). Returns buf. */
+char *dp_units_fmt_bytes_exact(int64_t bytes, char *buf, size_t size);
 /* Formats microseconds: "850 us", "12.5 ms", "3.20 s"; negative times keep
  * their sign. Returns buf. */
 char *dp_units_fmt_time(double us, char *buf, size_t size);
