@@ -47,15 +47,6 @@ static Agsym_t *decl(Agraph_t *g, int kind, const char *name, const char *dflt)
 
 /* ---- labels ---- */
 
-static const char *cap_text(int64_t cap, char *buf, size_t size)
-{
-	if (cap == DP_CAP_UNLIMITED || cap <= 0)
-		snprintf(buf, size, "no cap");
-	else
-		dp_units_fmt_bytes(cap, buf, size);
-	return buf;
-}
-
 static void graph_label(dot_ctx *x, const dp_graph *g, const dp_machine *m,
 			const dp_plan *plan, const dp_coarse *c, int time_ranks)
 {
@@ -113,10 +104,11 @@ static void cluster_label(dot_ctx *x, const dp_plan *plan, int d)
 	dp_units_fmt_time(s->busy_us, busy, sizeof busy);
 	dp_units_fmt_c(pct, sizeof pct, "%.1f", frac);
 	dp_units_fmt_bytes(s->peak_bytes, peak, sizeof peak);
-	cap_text(s->cap_bytes, cap, sizeof cap);
-	bool over = s->cap_bytes != DP_CAP_UNLIMITED && s->cap_bytes > 0 &&
-		    s->peak_bytes > s->cap_bytes;
-	bool capped = s->cap_bytes != DP_CAP_UNLIMITED && s->cap_bytes > 0;
+	dp_units_fmt_bytes(s->cap_bytes, cap, sizeof cap);
+	/* a cap of 0 B is a cap, as for the simulator, the CLI and the
+	 * explorer: only DP_CAP_UNLIMITED is none */
+	bool capped = s->cap_bytes != DP_CAP_UNLIMITED;
+	bool over = capped && s->peak_bytes > s->cap_bytes;
 	dpi_sbuf_reset(&x->sb);
 	dpi_sbuf_printf(&x->sb,
 			"GPU %d: %u op%s, busy %s (%s%%)\\npeak memory %s", d,
