@@ -199,22 +199,6 @@ static void test_csv_reads_back_exactly(void)
 	dp_graph_free(g);
 }
 
-/* A locale whose decimal point is a comma: de_DE if the system has it,
- * else compiled into the test's folder with localedef (LOCPATH). */
-static bool comma_locale(void)
-{
-	if (setlocale(LC_NUMERIC, "de_DE.UTF-8"))
-		return true;
-	char cmd[256];
-	snprintf(cmd, sizeof cmd,
-		 "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1",
-		 test_tmp_dir());
-	if (system(cmd) != 0)
-		return false;
-	setenv("LOCPATH", test_tmp_dir(), 1);
-	return setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL;
-}
-
 static void test_numbers_use_a_dot_in_any_locale(void)
 {
 	dp_graph *g = mapped();
@@ -223,7 +207,7 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	dp_plan plan;
 	REQUIRE(eval(g, 2, place, &m, &plan));
 	REQUIRE(test_tmp_path("x"));
-	if (!comma_locale()) {
+	if (!test_comma_locale()) {
 		printf("# no comma locale here (localedef failed): checked "
 		       "in the C locale only\n");
 	} else {

@@ -9,6 +9,7 @@
  * the device's peak is a's output. Each output must hold the formatter's
  * exact text for those numbers. The command line is the binary under test
  * ($DNNPART, as tests/run.sh sets it; ./dnnpart otherwise). */
+#include <locale.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,6 +335,42 @@ static void test_a_zero_cap_is_a_cap_everywhere(void)
 	state_free(&st);
 }
 
+/* The explorer runs under the user's locale (setlocale(LC_ALL, "")): its
+ * ratios and seconds print with '.' like its sizes and like the pictures,
+ * not "1,00" beside "1.00 MiB". */
+static void test_views_ignore_a_comma_locale(void)
+{
+	wants();
+	vstate st;
+	REQUIRE(make_state(&st, DP_CAP_UNLIMITED));
+	bool comma = test_comma_locale();
+	if (!comma)
+		printf("# no comma locale here (localedef failed): checked "
+		       "in the C locale only\n");
+	char *devs = draw(&st, VIEW_DEVICES, 120, 30);
+	st.running = true;
+	st.elapsed_s = 2.25;
+	st.fraction = -1;
+	char *busy = draw(&st, VIEW_DEVICES, 120, 30);
+	st.running = false;
+	setlocale(LC_NUMERIC, "C");
+	REQUIRE(devs && busy);
+	CHECK_HAS("the Devices view", devs, "\xc3\x97LB 1.00");
+	CHECK_HAS("the Devices view", devs, "speedup 1.00\xc3\x97");
+	CHECK_HAS("the Devices view", devs, "speed 1.00,");
+	CHECK_HAS("the Devices view", devs, "makespan 1.00\xc3\x97LB");
+	CHECK_HAS("the Devices view", devs, want_size);
+	CHECK_HAS("the running Devices view", busy, " 2.2s (Esc cancels)");
+	if (strstr(devs, "1,00") || strstr(busy, "2,2"))
+		test_fail(__FILE__, __LINE__, "a comma: \"%s\"",
+			  line_with(strstr(devs, "1,00") ? devs : busy,
+				    strstr(devs, "1,00") ? "1,00" : "2,2",
+				    false));
+	free(devs);
+	free(busy);
+	state_free(&st);
+}
+
 static void test_cleanup(void)
 {
 	CHECK(test_tmp_cleanup());
@@ -341,4 +378,5 @@ static void test_cleanup(void)
 
 TEST_MAIN(TEST(test_the_formatter_says_1_00_MiB_and_1_24_ms),
 	  TEST(test_dot_svg_views_and_cli_print_the_same_text),
-	  TEST(test_a_zero_cap_is_a_cap_everywhere), TEST(test_cleanup))
+	  TEST(test_a_zero_cap_is_a_cap_everywhere),
+	  TEST(test_views_ignore_a_comma_locale), TEST(test_cleanup))

@@ -14,6 +14,7 @@
 
 #include "dnnpart/export.h"
 #include "dnnpart/placement.h"
+#include "dnnpart/units.h"
 #include "tui_session.h"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -132,7 +133,7 @@ static void opened(tui_session *s, dp_graph *g, const char *path)
 static void exported(vstate *st, const filejob_result *r)
 {
 	const dp_export_report *rep = &r->rep;
-	char what[96] = "";
+	char what[96] = "", secs[32];
 	if (r->ekind == DP_EXPORT_DOT || r->ekind == DP_EXPORT_SVG)
 		snprintf(what, sizeof what, " (%u nodes, %u edges%s)",
 			 rep->nodes, rep->edges,
@@ -140,8 +141,9 @@ static void exported(vstate *st, const filejob_result *r)
 	else if (rep->entries)
 		snprintf(what, sizeof what, " (%u entries)", rep->entries);
 	state_status(st, false,
-		     "exported the %s plan as %s to %s%s in %.1fs%s%s", r->algo,
-		     dp_export_kind_name(r->ekind), r->path, what, r->elapsed_s,
+		     "exported the %s plan as %s to %s%s in %ss%s%s", r->algo,
+		     dp_export_kind_name(r->ekind), r->path, what,
+		     dp_units_fmt_c(secs, sizeof secs, "%.1f", r->elapsed_s),
 		     rep->note[0] ? ": " : "", rep->note);
 }
 

@@ -199,8 +199,8 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 	x = segment(g, x, y, right, n, buf);
 	/* the verdict comes before the ratios, so that it is never the part
 	 * a narrow screen drops */
-	snprintf(lb, sizeof lb, "\xc3\x97LB %.2f", p->xlb);
-	snprintf(sp, sizeof sp, "speedup %.2f\xc3\x97", p->speedup);
+	dp_units_fmt_c(lb, sizeof lb, "\xc3\x97LB %.2f", p->xlb);
+	dp_units_fmt_c(sp, sizeof sp, "speedup %.2f\xc3\x97", p->speedup);
 	int level = 0;
 	for (; level < 2; level++) {
 		verdict(p, level, buf, sizeof buf);
@@ -338,7 +338,7 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		grid_put(g, x, y, ' ', ST_SELECTED); /* the cursor */
 		return;
 	}
-	char buf[200];
+	char buf[200], secs[32];
 	bool busy = st->file_job != PROMPT_NONE || st->running || st->comparing;
 	/* an error while a job runs is news (a key refused, a bad cap): it
 	 * goes first, in at most half the line, so the progress still shows */
@@ -355,12 +355,14 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		if (st->file_fraction >= 0)
 			snprintf(pct, sizeof pct, " %3.0f%%",
 				 100.0 * st->file_fraction);
-		snprintf(buf, sizeof buf, "%s %.64s: %s%s %.1fs (%s)",
+		snprintf(buf, sizeof buf, "%s %.64s: %s%s %ss (%s)",
 			 st->file_cancelling	       ? "cancelling"
 			 : st->file_job == PROMPT_OPEN ? "opening"
 						       : "exporting",
 			 base, st->file_phase[0] ? st->file_phase : "starting",
-			 pct, st->file_elapsed_s,
+			 pct,
+			 dp_units_fmt_c(secs, sizeof secs, "%.1f",
+					st->file_elapsed_s),
 			 st->file_cancelling ? "waiting for it to stop"
 					     : "Esc cancels");
 		x += grid_puts(g, x, y, r.w, ST_HEADER, buf);
@@ -369,18 +371,21 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 	if (st->running || st->comparing) {
 		if (st->fraction >= 0)
 			snprintf(buf, sizeof buf,
-				 "%s %s: %s %3.0f%% %.1fs (Esc cancels)",
+				 "%s %s: %s %3.0f%% %ss (Esc cancels)",
 				 st->running ? "rerunning" : "comparing",
 				 st->running ? st->algo->name : "all",
 				 st->phase[0] ? st->phase : "starting",
-				 100.0 * st->fraction, st->elapsed_s);
+				 100.0 * st->fraction,
+				 dp_units_fmt_c(secs, sizeof secs, "%.1f",
+						st->elapsed_s));
 		else
 			snprintf(buf, sizeof buf,
-				 "%s %s: %s %.1fs (Esc cancels)",
+				 "%s %s: %s %ss (Esc cancels)",
 				 st->running ? "rerunning" : "comparing",
 				 st->running ? st->algo->name : "all",
 				 st->phase[0] ? st->phase : "starting",
-				 st->elapsed_s);
+				 dp_units_fmt_c(secs, sizeof secs, "%.1f",
+						st->elapsed_s));
 		x += grid_puts(g, x, y, r.w, ST_HEADER, buf);
 		x += 2;
 	}

@@ -108,9 +108,9 @@ static void compare_draw(const vstate *st, vgrid *g, vrect r)
 		}
 		view_cell(g, &x, y, wm, ns,
 			  dp_units_fmt_time(row->makespan, a, sizeof a));
-		snprintf(buf, sizeof buf, "%.2f", row->xlb);
+		dp_units_fmt_c(buf, sizeof buf, "%.2f", row->xlb);
 		view_cell(g, &x, y, wx, ns, buf);
-		snprintf(buf, sizeof buf, "%.2f\xc3\x97", row->speedup);
+		dp_units_fmt_c(buf, sizeof buf, "%.2f\xc3\x97", row->speedup);
 		view_cell(g, &x, y, wsp, ns, buf);
 		view_cell(g, &x, y, wcut, ns,
 			  dp_units_fmt_bytes(row->cut_bytes, a, sizeof a));

@@ -104,7 +104,7 @@ static void device_row(const vstate *st, vgrid *g, int x, int y, int d,
 static int detail_lines(const vstate *st, char lines[][200], int max)
 {
 	const dp_plan *p = st->plan;
-	char a[32], b[32], c[32], d2[32];
+	char a[32], b[32], c[32], d2[32], x[32];
 	int n = 0;
 	int d = st->dev;
 	if (d < p->sim.k && n < max) {
@@ -113,9 +113,11 @@ static int detail_lines(const vstate *st, char lines[][200], int max)
 							  p->sim.live_off[d]
 						: 0;
 		snprintf(lines[n++], 200,
-			 "GPU%d: speed %.2f, params %s, peak %s at %s with %u "
+			 "GPU%d: speed %s, params %s, peak %s at %s with %u "
 			 "tensors live",
-			 d, d < st->m.k ? st->m.speed[d] : 1.0,
+			 d,
+			 dp_units_fmt_c(x, sizeof x, "%.2f",
+					d < st->m.k ? st->m.speed[d] : 1.0),
 			 dp_units_fmt_bytes(s->param_bytes, a, sizeof a),
 			 dp_units_fmt_bytes(s->peak_bytes, b, sizeof b),
 			 dp_units_fmt_time(s->peak_time, c, sizeof c), live);
@@ -136,17 +138,17 @@ static int detail_lines(const vstate *st, char lines[][200], int max)
 		snprintf(
 			lines[n++], 200,
 			"bounds: graph critical path %s, work/K %s, LB %s; "
-			"makespan %.2f\xc3\x97LB",
+			"makespan %s\xc3\x97LB",
 			dp_units_fmt_time(p->bounds.graph_cp_us, a, sizeof a),
 			dp_units_fmt_time(p->bounds.work_bound_us, b, sizeof b),
 			dp_units_fmt_time(p->bounds.lb_us, c, sizeof c),
-			p->xlb);
+			dp_units_fmt_c(x, sizeof x, "%.2f", p->xlb));
 	if (n < max)
 		snprintf(
 			lines[n++], 200,
-			"one device: %s (speedup %.2f\xc3\x97), peak %s: %s",
+			"one device: %s (speedup %s\xc3\x97), peak %s: %s",
 			dp_units_fmt_time(p->bounds.one_device_us, a, sizeof a),
-			p->speedup,
+			dp_units_fmt_c(x, sizeof x, "%.2f", p->speedup),
 			dp_units_fmt_bytes(p->one_device_peak, b, sizeof b),
 			p->one_device_fits ? "fits GPU0's cap"
 					   : "does not fit GPU0's cap");

@@ -2,6 +2,7 @@
 #include "testlib.h"
 
 #include <dirent.h>
+#include <locale.h>
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -293,4 +294,21 @@ uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 	if (layer)
 		dp_graph_set_layer(g, id, layer, NULL);
 	return id;
+}
+
+bool test_comma_locale(void)
+{
+	if (setlocale(LC_NUMERIC, "de_DE.UTF-8"))
+		return true;
+	const char *dir = test_tmp_dir();
+	if (!dir)
+		return false;
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1",
+		 dir);
+	if (system(cmd) != 0)
+		return false;
+	setenv("LOCPATH", dir, 1);
+	return setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL;
 }

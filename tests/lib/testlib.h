@@ -59,6 +59,11 @@ bool test_tmp_cleanup(void);
 /* Entries of that folder whose name starts with prefix ("" counts all;
  * temporary files of afile are ".NAME.tmpXXXXXX"); -1 when unreadable. */
 int test_count_files(const char *prefix);
+/* Switches LC_NUMERIC to a locale whose decimal point is a comma: de_DE if
+ * the system has it, else compiled into the test's folder with localedef
+ * (LOCPATH). False when neither works (LC_NUMERIC unchanged); the caller
+ * goes back with setlocale(LC_NUMERIC, "C"). */
+bool test_comma_locale(void);
 /* Adds op name with time t (us), output bytes out and a layer (NULL: none)
  * to a graph being built; returns its id. A name the graph refuses is a
  * test failure. */
