@@ -1,10 +1,9 @@
-/* export.c - export kinds, dispatch, and the helpers every writer shares
- * (locale-independent numbers, JSON and Graphviz string escaping, the
- * device palette). See export.h and engine/internal/export_impl.h. */
+/* export.c - export kinds, dispatch, and what the writers share: the frame
+ * of a picture, Graphviz label text, the device palette. Numbers go through
+ * dnnpart/units.h, JSON through dnnpart/json.h. See export.h and
+ * engine/internal/export_impl.h. */
 #include "dnnpart/export.h"
 
-#include <locale.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,8 +186,12 @@ dp_status dp_export_write(const char *path, dp_export_kind kind,
 				    NULL, err);
 }
 
-void dpi_export_report_picture(const dp_coarse *c, const dp_graph *g,
-			       const char *path, dp_export_report *rep)
+/* ---- the frame of a picture (DOT, SVG) ---- */
+
+/* What a picture's report says: nodes, edges, the grouping and a note when
+ * ops were grouped. */
+static void report_picture(const dp_coarse *c, const dp_graph *g,
+			   const char *path, dp_export_report *rep)
 {
 	rep->coarsened = c->method != DP_COARSE_NONE;
 	rep->nodes = c->n;
@@ -198,6 +201,38 @@ void dpi_export_report_picture(const dp_coarse *c, const dp_graph *g,
 		snprintf(rep->note, sizeof rep->note,
 			 "%s: %u ops drawn as %u nodes, %s", path, g->nops,
 			 c->n, rep->method);
+}
+
+dp_status dpi_export_picture(const char *path, const dp_graph *g,
+			     const dp_plan *plan, const dp_export_opts *o,
+			     uint32_t auto_limit, const dp_progress *p,
+			     dp_export_report *rep, dpi_picture_body body,
+			     void *ud, dp_err *err)
+{
+	dp_coarse c;
+	dp_progress_report(p, "preparing the picture", 0.0);
+	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
+					 auto_limit, p, &c, err);
+	if (st)
+		return st;
+	dp_afile af;
+	st = dp_afile_open(&af, path, err);
+	if (!st) {
+		st = body(ud, &c, &af, err);
+		if (!st && dp_progress_canceled(p))
+			st = dp_err_set(err, DP_ECANCELED, path, 0, 0,
+					"export canceled; no file written");
+		if (st)
+			dp_afile_abort(&af);
+		else
+			st = dp_afile_commit(&af, err);
+	}
+	if (!st) {
+		report_picture(&c, g, path, rep);
+		dp_progress_report(p, "done", 1.0);
+	}
+	dpi_coarsen_free(&c);
+	return st;
 }
 
 /* ---- Graphviz label text ---- */

@@ -550,45 +550,37 @@ out:
 	return st;
 }
 
+typedef struct dot_job {
+	const char *path;
+	const dp_graph *g;
+	const dp_machine *m;
+	const dp_plan *plan;
+	const dp_progress *p;
+} dot_job;
+
+static dp_status write_dot(void *ud, const dp_coarse *c, dp_afile *af,
+			   dp_err *err)
+{
+	const dot_job *j = ud;
+	Agraph_t *dot = NULL;
+	dp_status st = dpi_export_dot_build(j->g, j->m, j->plan, c, false, 0,
+					    j->p, &dot, err);
+	if (st)
+		return st;
+	dp_progress_report(j->p, "writing DOT", 0.8);
+	if (agwrite(dot, af->f) != 0 || ferror(af->f))
+		st = dp_err_set(err, DP_EIO, j->path, 0, 0,
+				"could not write the DOT file (disk full?)");
+	agclose(dot);
+	return st;
+}
+
 dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
 			       const dp_machine *m, const dp_plan *plan,
 			       const dp_export_opts *o, const dp_progress *p,
 			       dp_export_report *rep, dp_err *err)
 {
-	dp_coarse c;
-	dp_progress_report(p, "preparing the picture", 0.0);
-	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
-					 DP_EXPORT_DOT_FULL_MAX, p, &c, err);
-	if (st)
-		return st;
-	Agraph_t *dot = NULL;
-	st = dpi_export_dot_build(g, m, plan, &c, false, 0, p, &dot, err);
-	if (st) {
-		dpi_coarsen_free(&c);
-		return st;
-	}
-	dp_afile af;
-	st = dp_afile_open(&af, path, err);
-	if (!st) {
-		dp_progress_report(p, "writing DOT", 0.8);
-		if (agwrite(dot, af.f) != 0 || ferror(af.f)) {
-			dp_afile_abort(&af);
-			st = dp_err_set(err, DP_EIO, path, 0, 0,
-					"could not write the DOT file "
-					"(disk full?)");
-		} else if (dp_progress_canceled(p)) {
-			dp_afile_abort(&af);
-			st = dp_err_set(err, DP_ECANCELED, path, 0, 0,
-					"export canceled; no file written");
-		} else {
-			st = dp_afile_commit(&af, err);
-		}
-	}
-	if (!st) {
-		dpi_export_report_picture(&c, g, path, rep);
-		dp_progress_report(p, "done", 1.0);
-	}
-	agclose(dot);
-	dpi_coarsen_free(&c);
-	return st;
+	dot_job j = {path, g, m, plan, p};
+	return dpi_export_picture(path, g, plan, o, DP_EXPORT_DOT_FULL_MAX, p,
+				  rep, write_dot, &j, err);
 }

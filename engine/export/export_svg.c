@@ -633,37 +633,33 @@ static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
 	return DP_OK;
 }
 
+typedef struct svg_job {
+	const char *path;
+	const dp_graph *g;
+	const dp_machine *m;
+	const dp_plan *plan;
+	const dp_export_opts *o;
+	const dp_progress *p;
+	dp_export_report *rep;
+} svg_job;
+
+static dp_status write_svg(void *ud, const dp_coarse *c, dp_afile *af,
+			   dp_err *err)
+{
+	const svg_job *j = ud;
+	dp_progress_report(j->p, "laying out", 0.1);
+	return run_layout(af, j->path, j->g, j->m, j->plan, c, j->o, j->p,
+			  j->rep, err);
+}
+
 dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
 			       const dp_machine *m, const dp_plan *plan,
 			       const dp_export_opts *o, const dp_progress *p,
 			       dp_export_report *rep, dp_err *err)
 {
-	dp_coarse c;
-	dp_progress_report(p, "preparing the picture", 0.0);
-	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
-					 o->max_nodes, p, &c, err);
-	if (st)
-		return st;
-	dp_afile af;
-	st = dp_afile_open(&af, path, err);
-	if (st) {
-		dpi_coarsen_free(&c);
-		return st;
-	}
-	dp_progress_report(p, "laying out", 0.1);
-	st = run_layout(&af, path, g, m, plan, &c, o, p, rep, err);
-	if (!st && dp_progress_canceled(p))
-		st = dp_err_set(err, DP_ECANCELED, path, 0, 0,
-				"export canceled; no file written");
-	if (st) {
-		dp_afile_abort(&af);
-	} else {
-		st = dp_afile_commit(&af, err);
-	}
-	if (!st) {
-		dpi_export_report_picture(&c, g, path, rep);
-		dp_progress_report(p, "done", 1.0);
-	}
-	dpi_coarsen_free(&c);
-	return st;
+	/* the layout runs on what is drawn: max_nodes ops at most, grouped
+	 * beyond that */
+	svg_job j = {path, g, m, plan, o, p, rep};
+	return dpi_export_picture(path, g, plan, o, o->max_nodes, p, rep,
+				  write_svg, &j, err);
 }

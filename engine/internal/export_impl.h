@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "coarsen.h"
+#include "dnnpart/afile.h"
 #include "dnnpart/export.h"
 #include "dnnpart/json.h"
 #include "dnnpart/units.h"
@@ -35,10 +36,20 @@ void dpi_sbuf_printf(dp_sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void dpi_sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars);
 
-/* Fills what a DOT or SVG export reports about picture c of g written to
- * path: nodes, edges, the grouping and a note when ops were grouped. */
-void dpi_export_report_picture(const dp_coarse *c, const dp_graph *g,
-			       const char *path, dp_export_report *rep);
+/* Writes picture c (the coarsened graph) into af->f; an error leaves the
+ * file to the caller, who removes it. */
+typedef dp_status (*dpi_picture_body)(void *ud, const dp_coarse *c,
+				      dp_afile *af, dp_err *err);
+/* The one frame of the DOT and SVG writers: coarsens g (auto_limit ops at
+ * most drawn one node each under DP_COARSEN_AUTO), opens path through afile,
+ * lets body write the picture, then commits, or removes the file on an
+ * error or a cancel (nothing at path unless it succeeds), and fills rep
+ * (nodes, edges, grouping, a note when ops were grouped). */
+dp_status dpi_export_picture(const char *path, const dp_graph *g,
+			     const dp_plan *plan, const dp_export_opts *o,
+			     uint32_t auto_limit, const dp_progress *p,
+			     dp_export_report *rep, dpi_picture_body body,
+			     void *ud, dp_err *err);
 
 /* Device colors: Paul Tol's "light" scheme, readable in print and by
  * colour-blind readers; cycles after 9 devices. */
