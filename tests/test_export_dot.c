@@ -54,16 +54,6 @@ static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 	return true;
 }
 
-static Agraph_t *read_dot(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	Agraph_t *G = agread(f, NULL);
-	fclose(f);
-	return G;
-}
-
 static const char *get(void *obj, const char *attr)
 {
 	char *v = agget(obj, (char *)attr);
@@ -98,7 +88,7 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
 				&err) == DP_OK);
-	Agraph_t *G = read_dot(path);
+	Agraph_t *G = test_read_dot(path);
 	REQUIRE(G);
 	int clusters = 0, devs[3] = {0};
 	uint32_t seen[5] = {0};
@@ -151,7 +141,7 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
 				&err) == DP_OK);
-	Agraph_t *G = read_dot(path);
+	Agraph_t *G = test_read_dot(path);
 	REQUIRE(G);
 	int crit_nodes = 0, crit_edges = 0;
 	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n)) {
@@ -286,7 +276,7 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 	CHECK(rep.nodes <= 500);
 	/* 3,000 units and 300 blocks: the layer paths are cut to 2 levels */
 	CHECK_CONTAINS(rep.method, "layer prefix (2 levels)");
-	Agraph_t *G = read_dot(path);
+	Agraph_t *G = test_read_dot(path);
 	REQUIRE(G);
 	CHECK_CONTAINS(get(G, "label"), "COARSENED");
 	CHECK_INT(agnnodes(G), rep.nodes);
@@ -351,7 +341,7 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 	CHECK_CONTAINS(rep.method, "runs of up to");
 	CHECK_CONTAINS(rep.method, "critical-path ops drawn singly");
 	CHECK(rep.nodes <= 100);
-	Agraph_t *G = read_dot(path);
+	Agraph_t *G = test_read_dot(path);
 	REQUIRE(G);
 	long total = 0;
 	uint32_t singles = 0;

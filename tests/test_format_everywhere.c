@@ -162,16 +162,6 @@ static const char *node_label(Agraph_t *G, const char *name)
 	return v ? v : "";
 }
 
-static Agraph_t *read_dot(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	Agraph_t *G = agread(f, NULL);
-	fclose(f);
-	return G;
-}
-
 /* Runs the command line `dnnpart ARGS` on the graph; its output (the caller
  * frees), NULL when it cannot run (recorded). */
 static char *cli(const char *args)
@@ -245,7 +235,7 @@ static void test_dot_svg_views_and_cli_print_the_same_text(void)
 	dp_err err;
 	REQUIRE(dp_export_write(dot, DP_EXPORT_DOT, st.g, &st.m, st.plan, NULL,
 				&err) == DP_OK);
-	Agraph_t *G = read_dot(dot);
+	Agraph_t *G = test_read_dot(dot);
 	REQUIRE(G);
 	CHECK_STR(node_label(G, "a"), a_label);
 	CHECK_CONTAINS(cluster_label(G), peak_line);
@@ -314,7 +304,7 @@ static void test_a_zero_cap_is_a_cap_everywhere(void)
 	dp_err err;
 	REQUIRE(dp_export_write(dot, DP_EXPORT_DOT, st.g, &st.m, st.plan, NULL,
 				&err) == DP_OK);
-	Agraph_t *G = read_dot(dot);
+	Agraph_t *G = test_read_dot(dot);
 	REQUIRE(G);
 	char want[96];
 	snprintf(want, sizeof want, "peak memory %s > 0 B - OVER CAP",

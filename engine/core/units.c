@@ -11,6 +11,7 @@
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,34 +363,34 @@ static int bytes_shown(double bytes, char *num, size_t size)
 	return i;
 }
 
-char *dp_units_fmt_bytes(int64_t bytes, char *buf, size_t size)
+/* A size as dp_units_fmt_bytes() shows it ("1.50 KiB"), or as a person
+ * types it when typed: no space and no trailing zeros ("1.5KiB"). */
+static char *fmt_size(int64_t bytes, bool typed, char *buf, size_t size)
 {
 	if (size == 0)
 		return buf;
 	char num[32];
 	int u = bytes_shown((double)bytes, num, sizeof num);
-	snprintf(buf, size, "%s%s %s", bytes < 0 ? "-" : "", num,
-		 byte_units[u]);
-	return buf;
-}
-
-char *dp_units_fmt_bytes_input(int64_t bytes, char *buf, size_t size)
-{
-	if (size == 0)
-		return buf;
-	char num[32];
-	int u = bytes_shown((double)bytes, num, sizeof num);
-	/* "16.0" -> "16", "1.50" -> "1.5": a person types no trailing zeros */
-	if (strchr(num, '.')) {
+	if (typed && strchr(num, '.')) {
 		size_t n = strlen(num);
 		while (num[n - 1] == '0')
 			num[--n] = '\0';
 		if (num[n - 1] == '.')
 			num[--n] = '\0';
 	}
-	snprintf(buf, size, "%s%s%s", bytes < 0 ? "-" : "", num,
-		 byte_units[u]);
+	snprintf(buf, size, "%s%s%s%s", bytes < 0 ? "-" : "", num,
+		 typed ? "" : " ", byte_units[u]);
 	return buf;
+}
+
+char *dp_units_fmt_bytes(int64_t bytes, char *buf, size_t size)
+{
+	return fmt_size(bytes, false, buf, size);
+}
+
+char *dp_units_fmt_bytes_input(int64_t bytes, char *buf, size_t size)
+{
+	return fmt_size(bytes, true, buf, size);
 }
 
 int64_t dp_units_round_bytes(double bytes)

@@ -1,6 +1,7 @@
 /* testlib.c - see testlib.h. */
 #include "testlib.h"
 
+#include <cgraph.h>
 #include <dirent.h>
 #include <locale.h>
 
@@ -311,4 +312,14 @@ bool test_comma_locale(void)
 		return false;
 	setenv("LOCPATH", dir, 1);
 	return setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL;
+}
+
+Agraph_t *test_read_dot(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	Agraph_t *G = agread(f, NULL);
+	fclose(f);
+	return G;
 }

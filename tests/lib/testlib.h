@@ -59,6 +59,10 @@ bool test_tmp_cleanup(void);
 /* Entries of that folder whose name starts with prefix ("" counts all;
  * temporary files of afile are ".NAME.tmpXXXXXX"); -1 when unreadable. */
 int test_count_files(const char *prefix);
+/* Reads a DOT file with cgraph's agread(); NULL when it cannot. The caller
+ * agclose()s it. */
+struct Agraph_s;
+struct Agraph_s *test_read_dot(const char *path);
 /* Switches LC_NUMERIC to a locale whose decimal point is a comma: de_DE if
  * the system has it, else compiled into the test's folder with localedef
  * (LOCPATH). False when neither works (LC_NUMERIC unchanged); the caller
