@@ -200,14 +200,15 @@ dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
 	dp_afile af;
 	dp_status st = dp_afile_open(&af, path, err);
 	if (!st) {
-		fputs("{\n", af.f);
+		dp_json w;
+		dp_json_init(&w, af.f);
+		dp_json_begin_object(&w, NULL);
 		for (uint32_t i = 0; i < nent; i++) {
-			fputs("  ", af.f);
-			dp_json_put_string(af.f, ent[i].key);
-			fprintf(af.f, ": \"cuda:%d\"%s\n", ent[i].dev,
-				i + 1 < nent ? "," : "");
+			char dev[32];
+			snprintf(dev, sizeof dev, "cuda:%d", ent[i].dev);
+			dp_json_str(&w, ent[i].key, dev);
 		}
-		fputs("}\n", af.f);
+		dp_json_end_object(&w);
 		st = dp_afile_commit(&af, err);
 	}
 	if (!st)
