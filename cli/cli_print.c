@@ -232,7 +232,7 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 	dp_json_begin_object(&w, NULL);
 	cli_json_head(&w, g, m);
 	dp_json_num(&w, "plan_ms", p->plan_ms);
-	dp_plan_write_metrics(&w, g, m, p);
+	dp_plan_write_metrics(&w, g, p);
 	dp_json_begin_array(&w, "critical_path");
 	for (uint32_t i = 0; i < r->cp_len; i++)
 		dp_json_str(&w, NULL, dp_graph_op_name(g, r->cp_ops[i]));

@@ -306,7 +306,7 @@ static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 		dp_json_bool(&w, "best", (int)i == best);
 		if (ok[i]) {
 			dp_json_num(&w, "plan_ms", plans[i].plan_ms);
-			dp_plan_write_metrics(&w, g, m, &plans[i]);
+			dp_plan_write_metrics(&w, g, &plans[i]);
 		}
 		dp_json_end_object(&w);
 	}

@@ -215,6 +215,7 @@ static void fill_plan(dp_plan *p, int32_t *pl, dp_device_stats *dev)
 		dev[d].busy_us = 10.25 * (d + 1);
 		dev[d].peak_bytes = 1000 * (d + 1);
 		dev[d].cap_bytes = d == 2 ? DP_CAP_UNLIMITED : 1500;
+		dev[d].speed = d == 1 ? 2.5 : 1;
 		dev[d].comm_in_bytes = 7 * d;
 		dev[d].comm_out_bytes = 11 * d;
 	}
@@ -267,6 +268,8 @@ static void test_placement_json_round_trip_with_metrics(void)
 	CHECK_INT(cJSON_GetObjectItem(d1, "index")->valueint, 1);
 	CHECK_INT(cJSON_GetObjectItem(d1, "ops")->valueint, 3);
 	CHECK_NEAR(cJSON_GetObjectItem(d1, "busy_us")->valuedouble, 20.5, 0);
+	/* the speed the plan was simulated with, as in plan --json */
+	CHECK_NEAR(cJSON_GetObjectItem(d1, "speed")->valuedouble, 2.5, 0);
 	CHECK_INT(cJSON_GetObjectItem(d1, "peak_bytes")->valuedouble, 2000);
 	CHECK_INT(cJSON_GetObjectItem(d1, "cap_bytes")->valuedouble, 1500);
 	CHECK_INT(cJSON_GetObjectItem(d1, "comm_in_bytes")->valuedouble, 7);

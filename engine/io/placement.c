@@ -389,7 +389,7 @@ dp_status dp_placement_write_json(const char *path, const dp_graph *g,
 		dp_json_int(&w, dp_graph_op_name(g, u), plan->placement[u]);
 	dp_json_end_object(&w);
 	dp_json_begin_object(&w, "metrics");
-	dp_plan_write_metrics(&w, g, NULL, plan);
+	dp_plan_write_metrics(&w, g, plan);
 	dp_json_end_object(&w);
 	dp_json_end_object(&w);
 	return dp_afile_commit(&af, err);

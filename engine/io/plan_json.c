@@ -58,16 +58,14 @@ void dp_plan_peak_by_role(const dp_graph *g, const dp_plan *p, int dev,
 		out[mem_role_of(g, &r->live[i])] += r->live[i].bytes;
 }
 
-static void device_json(dp_json *w, const dp_graph *g, const dp_machine *m,
-			const dp_plan *p, int d)
+static void device_json(dp_json *w, const dp_graph *g, const dp_plan *p, int d)
 {
 	const dp_device_stats *s = &p->sim.dev[d];
 	dp_json_begin_line(w, NULL);
 	dp_json_int(w, "index", d);
 	dp_json_int(w, "ops", s->ops);
 	dp_json_num(w, "busy_us", s->busy_us);
-	if (m && d < m->k)
-		dp_json_num(w, "speed", m->speed[d]);
+	dp_json_num(w, "speed", s->speed);
 	dp_json_int(w, "param_bytes", s->param_bytes);
 	dp_json_int(w, "peak_bytes", s->peak_bytes);
 	dp_json_num(w, "peak_time_us", s->peak_time);
@@ -90,8 +88,7 @@ static void device_json(dp_json *w, const dp_graph *g, const dp_machine *m,
 	dp_json_end_object(w);
 }
 
-void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_machine *m,
-			   const dp_plan *p)
+void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *p)
 {
 	const dp_sim_result *r = &p->sim;
 	dp_json_str(w, "algorithm", p->algo);
@@ -121,6 +118,6 @@ void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_machine *m,
 	dp_json_int(w, "transfers", r->nxfers);
 	dp_json_begin_array(w, "devices");
 	for (int d = 0; r->dev && d < p->k; d++)
-		device_json(w, g, m, p, d);
+		device_json(w, g, p, d);
 	dp_json_end_array(w);
 }

@@ -291,6 +291,7 @@ static void run_reset(dp_sim *s, const int32_t *pl, dp_sim_result *r)
 		s->send_free[d] = 0;
 		s->recv_free[d] = 0;
 		r->dev[d].cap_bytes = s->m->cap[d];
+		r->dev[d].speed = s->m->speed[d];
 	}
 	s->nev = 0;
 	s->ndirty = 0;

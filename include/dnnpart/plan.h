@@ -122,10 +122,10 @@ void dp_plan_peak_by_role(const dp_graph *g, const dp_plan *plan, int dev,
 /* Writes the plan's metrics as members of the JSON object open in w, with
  * the same keys wherever a plan is written: `plan --json`, `eval --json`,
  * each algorithm of `compare --json` and the "metrics" of a placement file
- * (docs/cli.md lists them). Deterministic: the planning time is not among
- * them. m gives the device speeds and may be NULL (then they are left out);
- * g gives each device's peak by role. */
-void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_machine *m,
-			   const dp_plan *plan);
+ * (docs/cli.md lists them). Everything but the roles comes from the plan
+ * itself (the devices' caps and speeds as the simulator saw them), so a plan
+ * reads the same whoever writes it; g gives each device's peak by role.
+ * Deterministic: the planning time is not among them. */
+void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *plan);
 
 #endif

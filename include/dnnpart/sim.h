@@ -78,6 +78,7 @@ typedef struct dp_device_stats {
 	int64_t peak_bytes;
 	double peak_time;  /* first instant the peak is reached */
 	int64_t cap_bytes; /* the machine's cap at this run */
+	double speed;	   /* the machine's speed factor at this run */
 } dp_device_stats;
 
 typedef struct dp_sim_opts {
