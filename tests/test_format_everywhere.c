@@ -137,14 +137,14 @@ static const char *line_with(const char *text, const char *needle,
 #define CHECK_HAS(what, text, needle)                                          \
 	do {                                                                   \
 		if (!strstr((text), (needle)))                                 \
-			test_fail(__FILE__, __LINE__, "%s lacks \"%s\"",      \
+			test_fail(__FILE__, __LINE__, "%s lacks \"%s\"",       \
 				  (what), (needle));                           \
 	} while (0)
 #define CHECK_HAS_NO_1023(what, text)                                          \
 	do {                                                                   \
 		if (strstr((text), "1023"))                                    \
 			test_fail(__FILE__, __LINE__,                          \
-				  "%s says 1023 (KiB?): \"%s\"", (what),      \
+				  "%s says 1023 (KiB?): \"%s\"", (what),       \
 				  line_with((text), "1023", false));           \
 	} while (0)
 
@@ -281,7 +281,8 @@ static void test_dot_svg_views_and_cli_print_the_same_text(void)
 	/* the command line: the summary's makespan, the device row's peak */
 	char *out = cli("-k 1 --algo single");
 	if (out) {
-		CHECK_CONTAINS(line_with(out, "makespan ", true), want_makespan);
+		CHECK_CONTAINS(line_with(out, "makespan ", true),
+			       want_makespan);
 		const char *dev0 = line_with(out, "     0 ", true);
 		CHECK_CONTAINS(dev0, want_size);
 		CHECK_CONTAINS(dev0, want_makespan); /* busy */

@@ -221,8 +221,7 @@ static void test_units_size_input_reads_back_as_shown(void)
 	CHECK_STR(dp_units_fmt_bytes_input(512, b, sizeof b), "512B");
 	CHECK_STR(dp_units_fmt_bytes_input(1536, b, sizeof b), "1.5KiB");
 	CHECK_STR(dp_units_fmt_bytes_input(16LL << 30, b, sizeof b), "16GiB");
-	CHECK_STR(dp_units_fmt_bytes_input(800LL << 20, b, sizeof b),
-		  "800MiB");
+	CHECK_STR(dp_units_fmt_bytes_input(800LL << 20, b, sizeof b), "800MiB");
 	/* the screen's "1.00 MiB", not "1023KiB" */
 	CHECK_STR(dp_units_fmt_bytes_input(1048000, b, sizeof b), "1MiB");
 	CHECK_STR(dp_units_fmt_bytes_input(-5, b, sizeof b), "-5B");
@@ -244,14 +243,15 @@ static void test_units_size_input_reads_back_as_shown(void)
 		dp_units_fmt_bytes(x, shown, sizeof shown);
 		if (dp_units_parse_bytes(b, &back, &err) != DP_OK ||
 		    back != r ||
-		    strcmp(dp_units_fmt_bytes(r, again, sizeof again),
-			   shown) != 0 ||
+		    strcmp(dp_units_fmt_bytes(r, again, sizeof again), shown) !=
+			    0 ||
 		    dp_units_round_bytes((double)r) != r) {
-			test_fail(__FILE__, __LINE__,
-				  "%lld: shown \"%s\", input \"%s\" reads %lld, "
-				  "rounded %lld shows \"%s\"",
-				  (long long)x, shown, b, (long long)back,
-				  (long long)r, again);
+			test_fail(
+				__FILE__, __LINE__,
+				"%lld: shown \"%s\", input \"%s\" reads %lld, "
+				"rounded %lld shows \"%s\"",
+				(long long)x, shown, b, (long long)back,
+				(long long)r, again);
 			break;
 		}
 	}

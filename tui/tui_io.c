@@ -140,9 +140,8 @@ static void exported(vstate *st, const filejob_result *r)
 			 rep->coarsened ? ", coarsened" : "");
 	else if (rep->entries)
 		snprintf(what, sizeof what, " (%u entries)", rep->entries);
-	state_status(st, false,
-		     "exported the %s plan as %s to %s%s in %ss%s%s", r->algo,
-		     dp_export_kind_name(r->ekind), r->path, what,
+	state_status(st, false, "exported the %s plan as %s to %s%s in %ss%s%s",
+		     r->algo, dp_export_kind_name(r->ekind), r->path, what,
 		     dp_units_fmt_c(secs, sizeof secs, "%.1f", r->elapsed_s),
 		     rep->note[0] ? ": " : "", rep->note);
 }

@@ -379,8 +379,7 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 				 dp_units_fmt_c(secs, sizeof secs, "%.1f",
 						st->elapsed_s));
 		else
-			snprintf(buf, sizeof buf,
-				 "%s %s: %s %ss (Esc cancels)",
+			snprintf(buf, sizeof buf, "%s %s: %s %ss (Esc cancels)",
 				 st->running ? "rerunning" : "comparing",
 				 st->running ? st->algo->name : "all",
 				 st->phase[0] ? st->phase : "starting",
