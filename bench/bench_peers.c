@@ -51,8 +51,8 @@ static int usage(void)
 }
 
 /* One size: generate, set caps, run every algorithm. */
-static int bench_size(uint32_t n, int k, double cap_frac, const char *algos,
-		      int reps)
+static int bench_size(uint32_t n, int k, double cap_frac,
+		      const dp_algo *const *algos, size_t nalgos, int reps)
 {
 	dp_gen_opts go;
 	dp_gen_opts_default(&go);
@@ -85,15 +85,9 @@ static int bench_size(uint32_t n, int k, double cap_frac, const char *algos,
 						     cap_frac / k);
 		dp_plan_free(&one);
 	}
-	char list[512];
-	snprintf(list, sizeof list, "%s", algos);
-	for (char *save = NULL, *a = strtok_r(list, ",", &save); a;
-	     a = strtok_r(NULL, ",", &save)) {
-		const dp_algo *al = dp_algo_find(a);
-		if (!al) {
-			fprintf(stderr, "unknown algorithm %s\n", a);
-			continue;
-		}
+	for (size_t ai = 0; ai < nalgos; ai++) {
+		const dp_algo *al = algos[ai];
+		const char *a = al->name;
 		dp_algo_opts o;
 		dp_algo_opts_default(&o);
 		double best = -1;
@@ -147,11 +141,19 @@ int main(int argc, char **argv)
 	}
 	if (i == argc || k < 1 || reps < 1)
 		return usage();
+	const dp_algo *list[16];
+	size_t nalgos;
+	dp_err err;
+	if (dp_algo_parse_list(algos, list, sizeof list / sizeof list[0],
+			       &nalgos, &err)) {
+		fprintf(stderr, "bench_peers: --algos: %s\n", err.msg);
+		return 2;
+	}
 	printf("%9s %9s %3s %-8s %10s %14s %6s %-3s %9s\n", "ops", "edges",
 	       "K", "algo", "algo_ms", "makespan_us", "xLB", "ok", "rss_kb");
 	int rc = 0;
 	for (; i < argc; i++)
 		rc |= bench_size((uint32_t)strtoul(argv[i], NULL, 10), k,
-				 cap_frac, algos, reps);
+				 cap_frac, list, nalgos, reps);
 	return rc;
 }

@@ -108,6 +108,13 @@ char *cli_fmt_us(double us, char *buf, size_t size);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* An option with a value at argv[*i], "NAME VALUE" or "NAME=VALUE" (and
+ * "-xVALUE" for a one-letter name): 1 with *val set (and *i past the
+ * value), 0 when argv[*i] is another option, -1 after a usage error (the
+ * value is missing). */
+int cli_opt_value(const char *cmd, int argc, char **argv, int *i,
+		  const char *name, const char **val);
+
 /* The algorithm called name, or NULL after a usage error of cmd that names
  * the option and the algorithms there are:
  * "dnnpart CMD: OPT: unknown algorithm 'x' (known: pardnn, ...)". */
@@ -118,6 +125,12 @@ const dp_algo *cli_find_algo(const char *cmd, const char *opt,
  * not --algo, -1 after a usage error (missing value, unknown name). */
 int cli_parse_algo(const char *cmd, int argc, char **argv, int *i,
 		   const dp_algo **algo);
+
+/* A comma list of algorithm names given to option opt ("--algos"), into
+ * out (room for cap; dp_algo_count() is enough): 0 with *n set, or 2 after
+ * a usage error naming the option (dp_algo_parse_list's message). */
+int cli_algo_list(const char *cmd, const char *opt, const char *spec,
+		  const dp_algo **out, size_t cap, size_t *n);
 
 /* Prices the placement file path on g (eval, export): reads it (warning
  * about ops it leaves out or puts on the CPU), takes K from -k, else the

@@ -74,12 +74,18 @@ static int opt_value(const char *cmd, int argc, char **argv, int *i,
 	return 0;
 }
 
+int cli_opt_value(const char *cmd, int argc, char **argv, int *i,
+		  const char *name, const char **val)
+{
+	return opt_value(cmd, argc, argv, i, name, NULL, val);
+}
+
 const dp_algo *cli_find_algo(const char *cmd, const char *opt, const char *name)
 {
-	const dp_algo *a = dp_algo_find(name);
-	if (!a)
-		cli_usage_error(cmd, "%s: unknown algorithm '%s' (known: %s)",
-				opt, name, dp_algo_names());
+	const dp_algo *a = NULL;
+	dp_err err;
+	if (dp_algo_lookup(name, &a, &err))
+		cli_usage_error(cmd, "%s: %s", opt, err.msg);
 	return a;
 }
 
@@ -92,6 +98,15 @@ int cli_parse_algo(const char *cmd, int argc, char **argv, int *i,
 		return r;
 	*algo = cli_find_algo(cmd, "--algo", v);
 	return *algo ? 1 : -1;
+}
+
+int cli_algo_list(const char *cmd, const char *opt, const char *spec,
+		  const dp_algo **out, size_t cap, size_t *n)
+{
+	dp_err err;
+	if (dp_algo_parse_list(spec, out, cap, n, &err))
+		return cli_usage_error(cmd, "%s: %s", opt, err.msg);
+	return 0;
 }
 
 int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,

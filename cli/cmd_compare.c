@@ -123,58 +123,19 @@ static void after_algo(void *ud, size_t i, dp_run_result *r)
 	}
 }
 
-/* Splits --algos into algorithms; prints a usage error and returns 2 on an
- * unknown or repeated name. */
-static int parse_algos(const char *spec, const dp_algo **out, size_t *n)
-{
-	*n = 0;
-	const char *p = spec;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char name[64];
-		if (len == 0 || len >= sizeof name)
-			return cli_usage_error("compare",
-					       "--algos: expected a comma list "
-					       "of algorithm names (%s), got "
-					       "'%s'",
-					       dp_algo_names(), spec);
-		memcpy(name, p, len);
-		name[len] = '\0';
-		const dp_algo *a = cli_find_algo("compare", "--algos", name);
-		if (!a)
-			return 2;
-		for (size_t i = 0; i < *n; i++)
-			if (out[i] == a)
-				return cli_usage_error(
-					"compare",
-					"--algos: '%s' is listed twice", name);
-		out[(*n)++] = a;
-		if (!comma)
-			return 0;
-		p = comma + 1;
-	}
-	return 0;
-}
-
 static int parse(int argc, char **argv, cli_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int r;
 		if (!strcmp(a, "--strict")) {
 			o->strict = true;
 		} else if (!strcmp(a, "--no-polish")) {
 			o->no_polish = true;
-		} else if (!strcmp(a, "--algos") ||
-			   !strncmp(a, "--algos=", 8)) {
-			if (a[7] == '=')
-				o->algos = a + 8;
-			else if (i + 1 < argc)
-				o->algos = argv[++i];
-			else
-				return cli_usage_error(
-					"compare", "option --algos needs a "
-						   "comma list of algorithms");
+		} else if ((r = cli_opt_value("compare", argc, argv, &i,
+					      "--algos", &o->algos))) {
+			if (r < 0)
+				return 2;
 		} else if (cli_parse_common_or_graph("compare", argc, argv, &i,
 						     o)) {
 			return 2;
@@ -325,10 +286,11 @@ int cmd_compare_run(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc;
+	/* the registry, or the algorithms of --algos in their order */
 	size_t n = dp_algo_count();
-	const dp_algo **algos = calloc(n + 1, sizeof *algos);
-	dp_plan *plans = calloc(n + 1, sizeof *plans);
-	bool *ok = calloc(n + 1, sizeof *ok);
+	const dp_algo **algos = calloc(n, sizeof *algos);
+	dp_plan *plans = calloc(n, sizeof *plans);
+	bool *ok = calloc(n, sizeof *ok);
 	if (!algos || !plans || !ok) {
 		free(algos);
 		free(plans);
@@ -336,12 +298,10 @@ int cmd_compare_run(int argc, char **argv)
 		fprintf(stderr, "dnnpart: out of memory\n");
 		return 2;
 	}
-	if (o.algos) {
-		rc = parse_algos(o.algos, algos, &n);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			algos[i] = dp_algo_at(i);
-	}
+	if (o.algos)
+		rc = cli_algo_list("compare", "--algos", o.algos, algos, n, &n);
+	else
+		memcpy(algos, dp_algo_all(), n * sizeof *algos);
 	dp_graph *g = NULL;
 	dp_machine m;
 	memset(&m, 0, sizeof m);

@@ -200,53 +200,44 @@ int cmd_show_run(int argc, char **argv)
 			ascii = true;
 			continue;
 		}
-		/* options with a value: "--name VALUE" or "--name=VALUE" */
-		enum { O_VIEW, O_WIDTH, O_HEIGHT, O_ALGO, O_DEVICE, O_OP, O_N };
-		static const char *const names[O_N] = {"--view",   "--width",
-						       "--height", "--algo",
-						       "--device", "--op"};
-		const char *eq = strchr(a, '=');
-		size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-		int opt = -1;
-		for (int k = 0; k < O_N; k++)
-			if (strlen(names[k]) == nl && !strncmp(a, names[k], nl))
-				opt = k;
-		const char *v = NULL;
-		if (opt >= 0) {
-			if (eq)
-				v = eq + 1;
-			else if (i + 1 < argc)
-				v = argv[++i];
-			else
-				return cli_usage_error(
-					"show", "option %s needs a value",
-					names[opt]);
+		if ((r = cli_parse_algo("show", argc, argv, &i, &algo))) {
+			if (r < 0)
+				return 2;
+			continue;
 		}
-		if (opt == O_VIEW) {
-			view = view_parse(v);
+		/* the other options with a value */
+		const char *v;
+		if ((r = cli_opt_value("show", argc, argv, &i, "--view", &v))) {
 			char keys[200];
+			if (r < 0)
+				return 2;
+			view = view_parse(v);
 			if (view < 0)
 				return cli_usage_error(
 					"show",
 					"--view: unknown view '%s' (expected "
 					"%s)",
 					v, view_keys_text(keys, sizeof keys));
-		} else if (opt == O_WIDTH) {
-			if (cli_parse_int("show", "--width", v, 1, 1000, &w))
+		} else if ((r = cli_opt_value("show", argc, argv, &i, "--width",
+					      &v))) {
+			if (r < 0 ||
+			    cli_parse_int("show", "--width", v, 1, 1000, &w))
 				return 2;
-		} else if (opt == O_HEIGHT) {
-			if (cli_parse_int("show", "--height", v, 1, 1000, &h))
+		} else if ((r = cli_opt_value("show", argc, argv, &i,
+					      "--height", &v))) {
+			if (r < 0 ||
+			    cli_parse_int("show", "--height", v, 1, 1000, &h))
 				return 2;
-		} else if (opt == O_DEVICE) {
-			if (cli_parse_int("show", "--device", v, 0,
-					  DP_MAX_DEVICES - 1, &dev))
+		} else if ((r = cli_opt_value("show", argc, argv, &i,
+					      "--device", &v))) {
+			if (r < 0 || cli_parse_int("show", "--device", v, 0,
+						   DP_MAX_DEVICES - 1, &dev))
 				return 2;
-		} else if (opt == O_OP) {
+		} else if ((r = cli_opt_value("show", argc, argv, &i, "--op",
+					      &v))) {
+			if (r < 0)
+				return 2;
 			opname = v;
-		} else if (opt == O_ALGO) {
-			algo = cli_find_algo("show", "--algo", v);
-			if (!algo)
-				return 2;
 		} else if (cli_take_graph_arg("show", a, &o)) {
 			return 2;
 		}

@@ -71,3 +71,56 @@ const char *dp_algo_names(void)
 	buf[pos] = '\0';
 	return buf;
 }
+
+const dp_algo *const *dp_algo_all(void)
+{
+	return registry;
+}
+
+dp_status dp_algo_lookup(const char *name, const dp_algo **out, dp_err *err)
+{
+	const dp_algo *a = dp_algo_find(name);
+	if (!a)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "unknown algorithm '%s' (known: %s)", name,
+				  dp_algo_names());
+	*out = a;
+	return DP_OK;
+}
+
+dp_status dp_algo_parse_list(const char *spec, const dp_algo **out,
+			     size_t cap, size_t *n, dp_err *err)
+{
+	size_t got = 0;
+	const char *p = spec;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char name[64];
+		if (len == 0 || len >= sizeof name)
+			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+					  "expected a comma list of algorithm "
+					  "names (%s), got '%s'",
+					  dp_algo_names(), spec);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		const dp_algo *a;
+		dp_status st = dp_algo_lookup(name, &a, err);
+		if (st)
+			return st;
+		for (size_t i = 0; i < got; i++)
+			if (out[i] == a)
+				return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+						  "'%s' is listed twice", name);
+		if (got == cap)
+			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+					  "more than %zu algorithms in '%s'",
+					  cap, spec);
+		out[got++] = a;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*n = got;
+	return DP_OK;
+}

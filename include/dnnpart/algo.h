@@ -71,6 +71,20 @@ const dp_algo *dp_algo_find(const char *name);
 const dp_algo *dp_algo_default(void);
 /* "pardnn, single, mtopo, ..." for messages; static storage. */
 const char *dp_algo_names(void);
+/* The whole registry as an array of dp_algo_count() entries, in display
+ * order, for dp_plan_run_all(); static storage, never NULL. */
+const dp_algo *const *dp_algo_all(void);
+/* Finds the algorithm called name for a user's setting: DP_OK with *out
+ * set, else DP_EINPUT with "unknown algorithm 'NAME' (known: pardnn, ...)"
+ * (*out untouched). */
+dp_status dp_algo_lookup(const char *name, const dp_algo **out, dp_err *err);
+/* Parses a comma list of names ("metf,heft") into out, in the order given.
+ * out has room for cap entries; dp_algo_count() is always enough, since a
+ * name may appear once. DP_OK with *n set, else DP_EINPUT with a message
+ * that names the fault: an unknown name (as dp_algo_lookup), a name listed
+ * twice, an empty name, or more than cap names. */
+dp_status dp_algo_parse_list(const char *spec, const dp_algo **out,
+			     size_t cap, size_t *n, dp_err *err);
 
 /* Shared helpers for algorithms (algo_common.c). */
 

@@ -1,0 +1,92 @@
+/* test_algo.c - the algorithm registry: the whole list, looking a name up
+ * and parsing a comma list of names (the --algos of compare and the bench
+ * tools). */
+#include <string.h>
+
+#include "dnnpart/algo.h"
+#include "lib/testlib.h"
+
+static void test_algo_all_is_the_registry_in_order(void)
+{
+	const dp_algo *const *all = dp_algo_all();
+	REQUIRE(all);
+	REQUIRE(dp_algo_count() >= 7);
+	for (size_t i = 0; i < dp_algo_count(); i++)
+		CHECK(all[i] == dp_algo_at(i));
+	CHECK(all[0] == dp_algo_default());
+	CHECK(dp_algo_at(dp_algo_count()) == NULL);
+}
+
+static void test_algo_lookup_names_the_known_ones(void)
+{
+	const dp_algo *a = NULL;
+	dp_err err;
+	CHECK_INT(dp_algo_lookup("heft", &a, &err), DP_OK);
+	CHECK(a == dp_algo_find("heft"));
+	a = NULL;
+	CHECK_INT(dp_algo_lookup("nope", &a, &err), DP_EINPUT);
+	CHECK(a == NULL);
+	CHECK_CONTAINS(err.msg, "unknown algorithm 'nope' (known: ");
+	CHECK_CONTAINS(err.msg, dp_algo_names());
+}
+
+static void test_algo_parse_list_keeps_the_order_given(void)
+{
+	const dp_algo *out[8];
+	size_t n = 99;
+	dp_err err;
+	REQUIRE(dp_algo_parse_list("metis,single,heft", out, 8, &n, &err) ==
+		DP_OK);
+	CHECK_INT(n, 3);
+	CHECK(out[0] == dp_algo_find("metis"));
+	CHECK(out[1] == dp_algo_find("single"));
+	CHECK(out[2] == dp_algo_find("heft"));
+	REQUIRE(dp_algo_parse_list("mtopo", out, 8, &n, &err) == DP_OK);
+	CHECK_INT(n, 1);
+	CHECK(out[0] == dp_algo_find("mtopo"));
+	/* every name once fits in dp_algo_count() */
+	char all[512] = "";
+	for (size_t i = 0; i < dp_algo_count(); i++) {
+		if (i)
+			strcat(all, ",");
+		strcat(all, dp_algo_at(i)->name);
+	}
+	const dp_algo *every[16];
+	REQUIRE(dp_algo_count() <= 16);
+	REQUIRE(dp_algo_parse_list(all, every, dp_algo_count(), &n, &err) ==
+		DP_OK);
+	CHECK_INT(n, dp_algo_count());
+	for (size_t i = 0; i < n; i++)
+		CHECK(every[i] == dp_algo_at(i));
+}
+
+static void test_algo_parse_list_rejects_with_a_reason(void)
+{
+	const dp_algo *out[8];
+	size_t n = 99;
+	dp_err err;
+	CHECK_INT(dp_algo_parse_list("heft,metis,heft", out, 8, &n, &err),
+		  DP_EINPUT);
+	CHECK_STR(err.msg, "'heft' is listed twice");
+	CHECK_INT(n, 99); /* untouched on failure */
+	CHECK_INT(dp_algo_parse_list("metf,nope", out, 8, &n, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "unknown algorithm 'nope'");
+	static const char *const empty[] = {"", ",", "heft,", ",heft",
+					    "heft,,metis"};
+	for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
+		CHECK_INT(dp_algo_parse_list(empty[i], out, 8, &n, &err),
+			  DP_EINPUT);
+		CHECK_CONTAINS(err.msg, "expected a comma list of algorithm "
+					"names");
+	}
+	CHECK_INT(dp_algo_parse_list("heft,metis", out, 1, &n, &err),
+		  DP_EINPUT);
+	CHECK_STR(err.msg, "more than 1 algorithms in 'heft,metis'");
+	CHECK_INT(n, 99);
+}
+
+TEST_MAIN(TEST(test_algo_all_is_the_registry_in_order),
+	  TEST(test_algo_lookup_names_the_known_ones),
+	  TEST(test_algo_parse_list_keeps_the_order_given),
+	  TEST(test_algo_parse_list_rejects_with_a_reason))
