@@ -150,6 +150,27 @@ static char *display_name(const char *path)
 
 /* ---- running the cases ---- */
 
+/* dp_plan_run_all's after hook: one algorithm's numbers into the case. */
+static void keep_result(void *ud, size_t a, dp_run_result *rr)
+{
+	qcase *c = ud;
+	if (rr->status != DP_OK) {
+		fprintf(stderr, "bench: %s on %s: %s\n", rr->algo->name,
+			c->graph, rr->msg);
+		return;
+	}
+	const dp_plan *p = &rr->plan;
+	algo_res *r = &c->r[a];
+	r->ok = true;
+	r->makespan = p->sim.makespan;
+	r->xlb = p->xlb;
+	r->speedup = p->speedup;
+	r->feasible = p->feasible;
+	r->plan_ms = p->plan_ms;
+	c->any_feasible |= p->feasible;
+	dp_plan_free(&rr->plan);
+}
+
 static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 		     qcase *c)
 {
@@ -169,28 +190,9 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 	dp_sim_bounds(g, &m, &b);
 	c->lb = b.lb_us;
 	c->one_device = b.one_device_us;
-	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
-		dp_plan p;
-		memset(&p, 0, sizeof p);
-		dp_err_clear(&err);
-		algo_res *r = &c->r[a];
-		if (dp_plan_run(g, &m, dp_algo_at(a), NULL, NULL, &p, &err) !=
-		    DP_OK) {
-			char msg[1200];
-			fprintf(stderr, "bench: %s on %s: %s\n",
-				dp_algo_at(a)->name, c->graph,
-				dp_err_format(&err, msg, sizeof msg));
-			continue;
-		}
-		r->ok = true;
-		r->makespan = p.sim.makespan;
-		r->xlb = p.xlb;
-		r->speedup = p.speedup;
-		r->feasible = p.feasible;
-		r->plan_ms = p.plan_ms;
-		c->any_feasible |= p.feasible;
-		dp_plan_free(&p);
-	}
+	size_t na = dp_algo_count() < MAX_ALGOS ? dp_algo_count() : MAX_ALGOS;
+	dp_run_hooks hooks = {NULL, keep_result, c};
+	dp_plan_run_all(g, &m, dp_algo_all(), na, NULL, NULL, &hooks);
 	dp_machine_free(&m);
 	/* best: the shortest feasible makespan; ties (within 1e-9) all count */
 	double best = INFINITY;

@@ -132,19 +132,11 @@ static void run_job(tui_worker *w, job *j)
 	dp_progress p = {on_progress, w, &w->cancel};
 	job_run jr = {w, j, j->kind != JOB_PLAN};
 	dp_run_hooks hooks = {before_algo, after_algo, &jr};
-	if (!jr.compare) {
-		const dp_algo *one[1] = {j->algo};
-		dp_plan_run_all(j->g, &j->m, one, 1, &o, &p, &hooks);
-		return;
-	}
-	size_t n = dp_algo_count();
-	const dp_algo **all = malloc(n * sizeof *all);
-	if (!all)
-		return; /* no rows come back: the front end shows them waiting */
-	for (size_t i = 0; i < n; i++)
-		all[i] = dp_algo_at(i);
-	dp_plan_run_all(j->g, &j->m, all, n, &o, &p, &hooks);
-	free(all);
+	if (jr.compare)
+		dp_plan_run_all(j->g, &j->m, dp_algo_all(), dp_algo_count(), &o,
+				&p, &hooks);
+	else
+		dp_plan_run_all(j->g, &j->m, &j->algo, 1, &o, &p, &hooks);
 }
 
 static void *worker_main(void *arg)

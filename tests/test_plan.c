@@ -3,6 +3,7 @@
  * algorithm returns. */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dnnpart/algo.h"
@@ -292,14 +293,18 @@ static void test_plan_run_passes_algorithm_errors_through(void)
 	dp_graph_free(g);
 }
 
-/* dp_plan_run_all: what it records for each algorithm. */
+/* dp_plan_run_all: what it records for each algorithm (up to 8), with a
+ * copy of each placement; a hook can raise the cancel flag as algorithm
+ * cancel_at starts. */
 typedef struct run_log {
 	int before, after;
 	size_t order[8];
 	dp_status status[8];
 	double makespan[8];
-	int32_t place0[8];
+	int32_t *placement[8];
 	char msg[8][64];
+	int cancel_at;
+	atomic_int *flag;
 } run_log;
 
 static void log_before(void *ud, size_t i, const dp_algo *a)
@@ -307,6 +312,8 @@ static void log_before(void *ud, size_t i, const dp_algo *a)
 	run_log *l = ud;
 	(void)a;
 	l->order[l->before++] = i;
+	if (l->flag && (int)i == l->cancel_at)
+		atomic_store(l->flag, 1);
 }
 
 static void log_after(void *ud, size_t i, dp_run_result *r)
@@ -317,12 +324,113 @@ static void log_after(void *ud, size_t i, dp_run_result *r)
 	snprintf(l->msg[i], sizeof l->msg[i], "%.63s", r->msg);
 	if (r->status == DP_OK) {
 		l->makespan[i] = r->plan.sim.makespan;
-		l->place0[i] = r->plan.placement[0];
+		/* the hook may keep the plan's arrays: take the placement */
+		l->placement[i] = r->plan.placement;
+		r->plan.placement = NULL;
 	}
 	dp_plan_free(&r->plan);
 }
 
+static void run_log_reset(run_log *l)
+{
+	for (int i = 0; i < 8; i++)
+		free(l->placement[i]);
+	memset(l, 0, sizeof *l);
+	l->cancel_at = -1;
+}
+
+/* A graph where the algorithms disagree: 60 random ops with pins and
+ * colocation groups, on three devices with a cap. */
+static dp_graph *run_all_graph(void)
+{
+	test_dag_opts d = {
+		.n = 60,
+		.window = 12,
+		.max_inputs = 3,
+		.time_min = 1,
+		.time_max = 99,
+		.out_min = 1000,
+		.out_max = 100000,
+		.param_every = 3,
+		.param_max = 200000,
+		.group_every = 10,
+		.pin_every = 15,
+		.pin_k = 3,
+	};
+	return test_random_dag_with(7, &d, "run_all");
+}
+
 static void test_plan_run_all_is_each_algorithm_alone(void)
+{
+	dp_graph *g = run_all_graph();
+	REQUIRE(g);
+	tmach tm;
+	tmach_init(&tm, 3);
+	for (int d = 0; d < 3; d++)
+		tm.cap[d] = 2000000;
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.contention = DP_CONT_NONE;
+	const dp_algo *three[3] = {dp_algo_find("heft"), dp_algo_find("mtopo"),
+				   dp_algo_find("pardnn")};
+	REQUIRE(three[0] && three[1] && three[2]);
+	run_log l;
+	memset(&l, 0, sizeof l);
+	run_log_reset(&l);
+	dp_run_hooks h = {log_before, log_after, &l};
+	CHECK_INT(dp_plan_run_all(g, &tm.m, three, 3, &o, NULL, &h), DP_OK);
+	CHECK_INT(l.before, 3);
+	CHECK_INT(l.after, 3);
+	/* each result is what dp_plan_run gives alone, op for op: the run
+	 * shares nothing between algorithms, and passes the options on */
+	int differ = 0;
+	for (size_t i = 0; i < 3; i++) {
+		CHECK_INT(l.order[i], i);
+		CHECK_INT(l.status[i], DP_OK);
+		dp_plan alone;
+		dp_err err;
+		REQUIRE(dp_plan_run(g, &tm.m, three[i], &o, NULL, &alone,
+				    &err) == DP_OK);
+		REQUIRE(l.placement[i]);
+		CHECK(memcmp(l.placement[i], alone.placement,
+			     g->nops * sizeof *alone.placement) == 0);
+		CHECK_NEAR(l.makespan[i], alone.sim.makespan, 0);
+		CHECK_INT(alone.contention, DP_CONT_NONE);
+		if (i && memcmp(l.placement[i], l.placement[0],
+				g->nops * sizeof *alone.placement))
+			differ++;
+		dp_plan_free(&alone);
+	}
+	CHECK(differ > 0); /* else the comparison above proves little */
+	run_log_reset(&l);
+	dp_graph_free(g);
+}
+
+static void test_plan_run_all_goes_on_after_a_failure(void)
+{
+	dp_graph *g = chain();
+	tmach tm;
+	tmach_init(&tm, 2);
+	const dp_algo *algos[3] = {&algo_split, &algo_forgets,
+				   dp_algo_find("single")};
+	REQUIRE(algos[2]);
+	run_log l;
+	memset(&l, 0, sizeof l);
+	run_log_reset(&l);
+	dp_run_hooks h = {log_before, log_after, &l};
+	CHECK_INT(dp_plan_run_all(g, &tm.m, algos, 3, NULL, NULL, &h), DP_OK);
+	CHECK_INT(l.after, 3);
+	CHECK_INT(l.status[0], DP_OK);
+	CHECK_INT(l.status[1], DP_EINTERNAL);
+	CHECK_CONTAINS(l.msg[1], "algorithm 'forgets' placed op 'c'");
+	CHECK(l.placement[1] == NULL);
+	CHECK_INT(l.status[2], DP_OK);
+	CHECK_NEAR(l.makespan[2], 35, 0);
+	run_log_reset(&l);
+	dp_graph_free(g);
+}
+
+static void test_plan_run_all_stops_when_canceled(void)
 {
 	dp_graph *g = chain();
 	tmach tm;
@@ -330,29 +438,12 @@ static void test_plan_run_all_is_each_algorithm_alone(void)
 	const dp_algo *algos[4] = {dp_algo_find("mtopo"), &algo_split,
 				   &algo_canceled, dp_algo_find("heft")};
 	REQUIRE(algos[0] && algos[3]);
-	/* without the canceling one: every algorithm runs, in order, and
-	 * each result is what dp_plan_run gives alone */
-	const dp_algo *three[3] = {algos[0], algos[1], algos[3]};
 	run_log l;
 	memset(&l, 0, sizeof l);
+	run_log_reset(&l);
 	dp_run_hooks h = {log_before, log_after, &l};
-	CHECK_INT(dp_plan_run_all(g, &tm.m, three, 3, NULL, NULL, &h), DP_OK);
-	CHECK_INT(l.before, 3);
-	CHECK_INT(l.after, 3);
-	for (size_t i = 0; i < 3; i++) {
-		CHECK_INT(l.order[i], i);
-		CHECK_INT(l.status[i], DP_OK);
-		dp_plan alone;
-		dp_err err;
-		REQUIRE(dp_plan_run(g, &tm.m, three[i], NULL, NULL, &alone,
-				    &err) == DP_OK);
-		CHECK_NEAR(l.makespan[i], alone.sim.makespan, 0);
-		CHECK_INT(l.place0[i], alone.placement[0]);
-		dp_plan_free(&alone);
-	}
 	/* an algorithm that is canceled stops the run there: its result is
 	 * handed over with the message, the next one never starts */
-	memset(&l, 0, sizeof l);
 	canceled_calls = 0;
 	CHECK_INT(dp_plan_run_all(g, &tm.m, algos, 4, NULL, NULL, &h),
 		  DP_ECANCELED);
@@ -361,16 +452,27 @@ static void test_plan_run_all_is_each_algorithm_alone(void)
 	CHECK_INT(l.status[2], DP_ECANCELED);
 	CHECK_STR(l.msg[2], "canceled");
 	CHECK_INT(canceled_calls, 1);
-	/* a raised flag stops it before the first algorithm */
-	atomic_int flag = 1;
+	/* a flag raised while algorithm 1 runs: nothing after it starts */
+	atomic_int flag = 0;
 	dp_progress p = {NULL, NULL, &flag};
-	memset(&l, 0, sizeof l);
+	const dp_algo *three[3] = {algos[0], algos[1], algos[3]};
+	run_log_reset(&l);
+	l.flag = &flag;
+	l.cancel_at = 1;
+	CHECK_INT(dp_plan_run_all(g, &tm.m, three, 3, NULL, &p, &h),
+		  DP_ECANCELED);
+	CHECK_INT(l.before, 2);
+	CHECK_INT(l.after, 2);
+	CHECK_INT(l.status[0], DP_OK);
+	/* a raised flag stops it before the first algorithm */
+	run_log_reset(&l);
 	CHECK_INT(dp_plan_run_all(g, &tm.m, three, 3, NULL, &p, &h),
 		  DP_ECANCELED);
 	CHECK_INT(l.before, 0);
 	CHECK_INT(l.after, 0);
 	/* without hooks the plans are freed (LeakSanitizer checks) */
 	CHECK_INT(dp_plan_run_all(g, &tm.m, three, 3, NULL, NULL, NULL), DP_OK);
+	run_log_reset(&l);
 	dp_graph_free(g);
 }
 
@@ -425,6 +527,8 @@ static void test_plan_peak_by_role(void)
 TEST_MAIN(TEST(test_plan_evaluate_metrics),
 	  TEST(test_plan_peak_by_role),
 	  TEST(test_plan_run_all_is_each_algorithm_alone),
+	  TEST(test_plan_run_all_goes_on_after_a_failure),
+	  TEST(test_plan_run_all_stops_when_canceled),
 	  TEST(test_plan_worst_device_is_largest_overflow),
 	  TEST(test_plan_evaluate_rejects_bad_device),
 	  TEST(test_plan_run_simulates_the_algorithm),
