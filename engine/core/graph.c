@@ -472,28 +472,31 @@ static dp_status build_topo(dp_graph *g, dp_err *err)
 	uint32_t *indeg = calloc((size_t)n + 1, sizeof *indeg);
 	g->topo = malloc(((size_t)n + 1) * sizeof *g->topo);
 	g->topo_pos = malloc(((size_t)n + 1) * sizeof *g->topo_pos);
-	dp_minheap h;
-	if (!indeg || !g->topo || !g->topo_pos || minheap_init(&h, n)) {
+	/* the ready ops, smallest id first: the order is the same whatever
+	 * order the edges were added in */
+	uint32_t *ready = malloc(((size_t)n + 1) * sizeof *ready), nready = 0;
+	if (!indeg || !g->topo || !g->topo_pos || !ready) {
 		free(indeg);
+		free(ready);
 		return nomem(err, "the topological order");
 	}
 	for (uint32_t e = 0; e < g->nedges; e++)
 		indeg[g->edges[e].to]++;
 	for (uint32_t u = 0; u < n; u++)
 		if (!indeg[u])
-			minheap_push(&h, u);
+			dpi_u32heap_push(ready, &nready, u);
 	uint32_t k = 0;
-	while (h.len) {
-		uint32_t u = minheap_pop(&h);
+	while (nready) {
+		uint32_t u = dpi_u32heap_pop(ready, &nready);
 		g->topo_pos[u] = k;
 		g->topo[k++] = u;
 		for (uint32_t i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
 			uint32_t v = g->edges[g->succ_edge[i]].to;
 			if (--indeg[v] == 0)
-				minheap_push(&h, v);
+				dpi_u32heap_push(ready, &nready, v);
 		}
 	}
-	minheap_free(&h);
+	free(ready);
 	dp_status st = DP_OK;
 	if (k < n)
 		st = report_cycle(g, indeg, err);

@@ -21,7 +21,6 @@
 #define DNNPART_MINHEAP_H
 
 #include <stdint.h>
-#include <stdlib.h>
 
 #define DPI_HEAP_DEFINE(name, T, less)                                         \
 	static inline void name##_push(T *h, uint32_t *n, T v)                 \
@@ -67,37 +66,8 @@ static inline int dpi_u32_less(const uint32_t *a, const uint32_t *b)
 	return *a < *b;
 }
 
+/* dpi_u32heap_push/pop/down: plain uint32 values, smallest first (the
+ * simulator's ready lists, the graph's topological order). */
 DPI_HEAP_DEFINE(dpi_u32heap, uint32_t, dpi_u32_less)
-
-/* A heap of uint32 values with its own array, for the topological order. */
-typedef struct dp_minheap {
-	uint32_t *a;
-	uint32_t len, cap;
-} dp_minheap;
-
-/* Room for cap values (never grows). Returns 0 or -1 on allocation failure. */
-static inline int minheap_init(dp_minheap *h, uint32_t cap)
-{
-	h->a = malloc((size_t)(cap ? cap : 1) * sizeof *h->a);
-	h->len = 0;
-	h->cap = cap;
-	return h->a ? 0 : -1;
-}
-
-static inline void minheap_free(dp_minheap *h)
-{
-	free(h->a);
-	h->a = NULL;
-}
-
-static inline void minheap_push(dp_minheap *h, uint32_t v)
-{
-	dpi_u32heap_push(h->a, &h->len, v);
-}
-
-static inline uint32_t minheap_pop(dp_minheap *h)
-{
-	return dpi_u32heap_pop(h->a, &h->len);
-}
 
 #endif
