@@ -121,7 +121,7 @@ static cJSON *stats_json(stats s)
 
 typedef struct session {
 	vstate st;
-	tui_worker *w;
+	worker *w;
 	vgrid grid;
 	double last_plan_ms; /* plan_ms of the last plan installed */
 } session;
@@ -137,7 +137,7 @@ static void draw(session *s)
 static bool take_results(session *s)
 {
 	bool any = false;
-	tui_result *r;
+	worker_result *r;
 	while ((r = worker_take(s->w))) {
 		vstate *st = &s->st;
 		if (r->kind == JOB_PLAN && r->g == st->g &&

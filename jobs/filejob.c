@@ -1,24 +1,20 @@
-/* tui_filejob.c - open and export on a background thread (see
- * tui_filejob.h). A thread per job: jobs are rare and long, and a thread
+/* filejob.c - open and export on a background thread (see filejob.h). A
+ * thread per job: jobs are rare and long, and a thread
  * that exists only while a job runs needs no queue and no wake-ups. */
 #include "filejob.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "dnnpart/load.h"
+#include "job_thread.h"
 
 struct filejob {
 	pthread_mutex_t mu;
-	int pipe_rd, pipe_wr;
+	job_pipe pipe;
 
 	/* the job (set before its thread starts, read by it only) */
 	bool live; /* a thread was started and not joined yet */
@@ -34,10 +30,7 @@ struct filejob {
 	dp_export_kind ekind;
 	atomic_int cancel;
 
-	/* progress (under mu) */
-	char phase[48];
-	double fraction;
-	struct timespec started;
+	job_meter meter; /* progress (under mu) */
 
 	/* allocated when the job starts, so the thread needs no memory to
 	 * report; done says it is filled in (under mu) */
@@ -45,27 +38,9 @@ struct filejob {
 	bool done;
 };
 
-static double since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) +
-	       (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
-/* Progress callback: runs on the job's thread, inside the engine. */
-static void on_progress(void *ud, const char *phase, double fraction)
-{
-	filejob *fj = ud;
-	pthread_mutex_lock(&fj->mu);
-	snprintf(fj->phase, sizeof fj->phase, "%s", phase ? phase : "");
-	fj->fraction = fraction;
-	pthread_mutex_unlock(&fj->mu);
-}
-
 static void run_open(filejob *fj, filejob_result *r, dp_err *err)
 {
-	on_progress(fj, "reading", -1);
+	job_meter_report(&fj->meter, "reading", -1);
 	r->status = dp_graph_load(fj->path, DP_FMT_AUTO, &r->g, err);
 	/* a load cannot stop half-way: a cancelled one is thrown away */
 	if (r->status == DP_OK && atomic_load(&fj->cancel)) {
@@ -78,10 +53,10 @@ static void run_open(filejob *fj, filejob_result *r, dp_err *err)
 
 static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 {
-	dp_progress p = {on_progress, fj, &fj->cancel};
+	dp_progress p = {job_meter_report, &fj->meter, &fj->cancel};
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
-	on_progress(fj, "simulating the plan", -1);
+	job_meter_report(&fj->meter, "simulating the plan", -1);
 	r->status = dp_plan_evaluate(fj->g, &fj->m, fj->placement,
 				     fj->contention, &plan, err);
 	if (r->status != DP_OK)
@@ -112,13 +87,10 @@ static void *job_main(void *arg)
 	if (r->status != DP_OK)
 		dp_err_format(&err, r->msg, sizeof r->msg);
 	pthread_mutex_lock(&fj->mu);
-	r->elapsed_s = since(&fj->started);
+	r->elapsed_s = job_meter_elapsed(&fj->meter);
 	fj->done = true;
 	pthread_mutex_unlock(&fj->mu);
-	char b = 1;
-	/* non-blocking: a full pipe already wakes the UI */
-	ssize_t n = write(fj->pipe_wr, &b, 1);
-	(void)n;
+	job_pipe_notify(&fj->pipe);
 	return NULL;
 }
 
@@ -129,24 +101,24 @@ filejob *filejob_new(dp_err *err)
 		dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
-	int fds[2];
-	if (pipe(fds) != 0) {
-		dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-			   "cannot create the file job's pipe: %s",
-			   strerror(errno));
+	if (job_pipe_open(&fj->pipe, "the file jobs", err) != DP_OK) {
 		free(fj);
 		return NULL;
 	}
-	fj->pipe_rd = fds[0];
-	fj->pipe_wr = fds[1];
-	for (int i = 0; i < 2; i++) {
-		fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
-		/* the SVG layout child must not hold the explorer's pipe */
-		fcntl(fds[i], F_SETFD, FD_CLOEXEC);
-	}
 	pthread_mutex_init(&fj->mu, NULL);
 	atomic_init(&fj->cancel, 0);
+	fj->meter.mu = &fj->mu;
+	job_meter_start(&fj->meter);
 	return fj;
+}
+
+/* Frees the copies a job was given (machine, placement). */
+static void free_inputs(filejob *fj)
+{
+	dp_machine_free(&fj->m);
+	free(fj->placement);
+	fj->placement = NULL;
+	fj->g = NULL;
 }
 
 /* Joins a finished or cancelled job's thread and frees its inputs. */
@@ -156,10 +128,7 @@ static void join_job(filejob *fj)
 		return;
 	pthread_join(fj->thread, NULL);
 	fj->live = false;
-	dp_machine_free(&fj->m);
-	free(fj->placement);
-	fj->placement = NULL;
-	fj->g = NULL;
+	free_inputs(fj);
 	filejob_result_free(fj->result); /* NULL when it was taken */
 	fj->result = NULL;
 	fj->done = false;
@@ -171,15 +140,14 @@ void filejob_free(filejob *fj)
 		return;
 	atomic_store(&fj->cancel, 1);
 	join_job(fj);
-	close(fj->pipe_rd);
-	close(fj->pipe_wr);
+	job_pipe_close(&fj->pipe);
 	pthread_mutex_destroy(&fj->mu);
 	free(fj);
 }
 
 int filejob_fd(const filejob *fj)
 {
-	return fj->pipe_rd;
+	return fj->pipe.rd;
 }
 
 static dp_status busy_error(const filejob *fj, dp_err *err)
@@ -190,15 +158,12 @@ static dp_status busy_error(const filejob *fj, dp_err *err)
 			  fj->path);
 }
 
-/* Starts the thread for the job set up in fj (signals blocked in it: they
- * go to the UI thread, whose handlers only set a flag). */
+/* Starts the thread for the job set up in fj. */
 static dp_status start(filejob *fj, dp_err *err)
 {
 	filejob_result *r = calloc(1, sizeof *r);
 	if (!r) {
-		dp_machine_free(&fj->m);
-		free(fj->placement);
-		fj->placement = NULL;
+		free_inputs(fj);
 		return dp_err_set(err, DP_ENOMEM, fj->path, 0, 0,
 				  "out of memory");
 	}
@@ -209,23 +174,13 @@ static dp_status start(filejob *fj, dp_err *err)
 	fj->result = r;
 	fj->done = false;
 	atomic_store(&fj->cancel, 0);
-	fj->phase[0] = '\0';
-	fj->fraction = -1;
-	clock_gettime(CLOCK_MONOTONIC, &fj->started);
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&fj->thread, NULL, job_main, fj);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		dp_machine_free(&fj->m);
-		free(fj->placement);
-		fj->placement = NULL;
+	job_meter_start(&fj->meter);
+	dp_status st = job_thread_start(&fj->thread, job_main, fj, fj->path, err);
+	if (st != DP_OK) {
+		free_inputs(fj);
 		filejob_result_free(r);
 		fj->result = NULL;
-		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-				  "cannot start a thread for %s: %s", fj->path,
-				  strerror(rc));
+		return st;
 	}
 	fj->live = true;
 	return DP_OK;
@@ -284,9 +239,7 @@ void filejob_cancel(filejob *fj)
 
 filejob_result *filejob_take(filejob *fj)
 {
-	char buf[16];
-	while (read(fj->pipe_rd, buf, sizeof buf) > 0)
-		;
+	job_pipe_drain(&fj->pipe);
 	if (!fj->live)
 		return NULL;
 	pthread_mutex_lock(&fj->mu);
@@ -320,8 +273,8 @@ void filejob_get_status(filejob *fj, filejob_status *s)
 	s->cancelling = atomic_load(&fj->cancel) != 0;
 	snprintf(s->path, sizeof s->path, "%s", fj->path);
 	pthread_mutex_lock(&fj->mu);
-	snprintf(s->phase, sizeof s->phase, "%s", fj->phase);
-	s->fraction = fj->fraction;
-	s->elapsed_s = since(&fj->started);
+	snprintf(s->phase, sizeof s->phase, "%s", fj->meter.phase);
+	s->fraction = fj->meter.fraction;
+	s->elapsed_s = job_meter_elapsed(&fj->meter);
 	pthread_mutex_unlock(&fj->mu);
 }

@@ -1,9 +1,9 @@
-/* tui_filejob.h - the explorer's background file jobs: opening another
- * graph (`o`) and exporting the plan (`e`).
+/* filejob.h - background file jobs: opening another graph (the explorer's
+ * `o`) and exporting the plan (`e`).
  *
  * Both can take long (a big file loads in seconds; an SVG layout can take
  * up to its time limit), so they run on a thread of their own while the UI
- * keeps responding, and apart from the rerun worker (tui_worker.h), so a
+ * keeps responding, and apart from the rerun worker (worker.h), so a
  * rerun is never blocked by an export. One file job runs at a time: this
  * thread is the only user of Graphviz (cgraph in DOT loads and DOT
  * exports, and the fork of the SVG layout child) in the explorer once it
@@ -21,10 +21,11 @@
  * stopped half-way: it is finished and its graph thrown away.
  *
  * Finished results write a byte to a self-pipe (filejob_fd), so the UI can
- * poll() it beside stdin. UI thread only, except where noted.
+ * poll() it beside stdin. Every function is for one thread, the front
+ * end's; the job's own thread only runs the job.
  */
-#ifndef DNNPART_TUI_FILEJOB_H
-#define DNNPART_TUI_FILEJOB_H
+#ifndef DNNPART_JOBS_FILEJOB_H
+#define DNNPART_JOBS_FILEJOB_H
 
 #include <stdbool.h>
 
@@ -90,6 +91,8 @@ filejob_result *filejob_take(filejob *fj);
 /* Frees a result, with a loaded graph still in it. */
 void filejob_result_free(filejob_result *r);
 
+/* A snapshot of the running job, for a progress line (busy false when
+ * idle). */
 void filejob_get_status(filejob *fj, filejob_status *s);
 
 #endif

@@ -1,16 +1,13 @@
-/* tui_worker.c - the rerun thread (see tui_worker.h). */
+/* worker.c - the rerun thread (see worker.h). */
 #include "worker.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "job_thread.h"
 
 typedef struct job {
 	bool used;
@@ -22,12 +19,12 @@ typedef struct job {
 	unsigned gen;
 } job;
 
-struct tui_worker {
+struct worker {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;	/* a job was queued, or stop */
 	pthread_cond_t idle_cv; /* the worker became idle */
-	int pipe_rd, pipe_wr;
+	job_pipe pipe;
 	bool stop;
 
 	job pending_plan, pending_compare;
@@ -35,42 +32,12 @@ struct tui_worker {
 	job_kind cur_kind;
 	int cur_row;
 	atomic_int cancel; /* the running job's flag */
+	job_meter meter;   /* its phase, fraction and start (under mu) */
 
-	char phase[48];
-	double fraction;
-	struct timespec started;
-
-	tui_result *head, *tail; /* finished results, oldest first */
+	worker_result *head, *tail; /* finished results, oldest first */
 };
 
-static double since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) +
-	       (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
-static void notify(tui_worker *w)
-{
-	char b = 1;
-	/* the pipe is non-blocking: when it is full the UI is already due to
-	 * wake up, so a failed write loses nothing */
-	ssize_t n = write(w->pipe_wr, &b, 1);
-	(void)n;
-}
-
-/* Progress callback: runs on the worker thread, inside the algorithm. */
-static void on_progress(void *ud, const char *phase, double fraction)
-{
-	tui_worker *w = ud;
-	pthread_mutex_lock(&w->mu);
-	snprintf(w->phase, sizeof w->phase, "%s", phase ? phase : "");
-	w->fraction = fraction;
-	pthread_mutex_unlock(&w->mu);
-}
-
-static void push_result(tui_worker *w, tui_result *r)
+static void push_result(worker *w, worker_result *r)
 {
 	pthread_mutex_lock(&w->mu);
 	r->next = NULL;
@@ -80,12 +47,12 @@ static void push_result(tui_worker *w, tui_result *r)
 		w->head = r;
 	w->tail = r;
 	pthread_mutex_unlock(&w->mu);
-	notify(w);
+	job_pipe_notify(&w->pipe);
 }
 
-/* Runs one algorithm; returns the result (NULL only when out of memory). */
+/* The job dp_plan_run_all() is running, for its hooks. */
 typedef struct job_run {
-	tui_worker *w;
+	worker *w;
 	const job *j;
 	bool compare; /* rows are registry indexes; else the plan job's -1 */
 } job_run;
@@ -95,18 +62,20 @@ static void before_algo(void *ud, size_t i, const dp_algo *algo)
 	job_run *jr = ud;
 	if (!jr->compare)
 		return;
-	tui_worker *w = jr->w;
+	worker *w = jr->w;
 	pthread_mutex_lock(&w->mu);
 	w->cur_row = (int)i;
-	snprintf(w->phase, sizeof w->phase, "%s", algo->name);
-	w->fraction = -1;
+	snprintf(w->meter.phase, sizeof w->meter.phase, "%s", algo->name);
+	w->meter.fraction = -1;
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* Queues one algorithm's outcome; out of memory, the row is dropped (the
+ * front end shows it waiting). */
 static void after_algo(void *ud, size_t i, dp_run_result *rr)
 {
 	job_run *jr = ud;
-	tui_result *r = calloc(1, sizeof *r);
+	worker_result *r = calloc(1, sizeof *r);
 	if (!r) {
 		dp_plan_free(&rr->plan);
 		return;
@@ -124,12 +93,12 @@ static void after_algo(void *ud, size_t i, dp_run_result *rr)
 
 /* A plan job runs its algorithm, a compare job every algorithm of the
  * registry in order, through the engine's one run-these-algorithms loop. */
-static void run_job(tui_worker *w, job *j)
+static void run_job(worker *w, job *j)
 {
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	o.contention = j->c;
-	dp_progress p = {on_progress, w, &w->cancel};
+	dp_progress p = {job_meter_report, &w->meter, &w->cancel};
 	job_run jr = {w, j, j->kind != JOB_PLAN};
 	dp_run_hooks hooks = {before_algo, after_algo, &jr};
 	if (jr.compare)
@@ -141,7 +110,7 @@ static void run_job(tui_worker *w, job *j)
 
 static void *worker_main(void *arg)
 {
-	tui_worker *w = arg;
+	worker *w = arg;
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->stop && !w->pending_plan.used &&
@@ -164,10 +133,8 @@ static void *worker_main(void *arg)
 		w->busy = true;
 		w->cur_kind = j.kind;
 		w->cur_row = -1;
-		w->phase[0] = '\0';
-		w->fraction = -1;
+		job_meter_start(&w->meter);
 		atomic_store(&w->cancel, 0);
-		clock_gettime(CLOCK_MONOTONIC, &w->started);
 		pthread_mutex_unlock(&w->mu);
 		run_job(w, &j);
 		dp_machine_free(&j.m);
@@ -179,46 +146,37 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-tui_worker *worker_new(dp_err *err)
+/* Frees what worker_new made before the thread (which it never started,
+ * or has joined). */
+static void destroy(worker *w)
 {
-	tui_worker *w = calloc(1, sizeof *w);
+	job_pipe_close(&w->pipe);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	pthread_cond_destroy(&w->idle_cv);
+	free(w);
+}
+
+worker *worker_new(dp_err *err)
+{
+	worker *w = calloc(1, sizeof *w);
 	if (!w) {
 		dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
-	int fds[2];
-	if (pipe(fds) != 0) {
-		dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-			   "cannot create the worker's pipe: %s",
-			   strerror(errno));
+	if (job_pipe_open(&w->pipe, "the worker", err) != DP_OK) {
 		free(w);
 		return NULL;
 	}
-	w->pipe_rd = fds[0];
-	w->pipe_wr = fds[1];
-	fcntl(w->pipe_rd, F_SETFL, fcntl(w->pipe_rd, F_GETFL) | O_NONBLOCK);
-	fcntl(w->pipe_wr, F_SETFL, fcntl(w->pipe_wr, F_GETFL) | O_NONBLOCK);
-	fcntl(w->pipe_rd, F_SETFD, FD_CLOEXEC);
-	fcntl(w->pipe_wr, F_SETFD, FD_CLOEXEC);
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	pthread_cond_init(&w->idle_cv, NULL);
 	atomic_init(&w->cancel, 0);
-	/* signals go to the UI thread only */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&w->thread, NULL, worker_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-			   "cannot start the worker thread: %s", strerror(rc));
-		close(w->pipe_rd);
-		close(w->pipe_wr);
-		pthread_mutex_destroy(&w->mu);
-		pthread_cond_destroy(&w->cv);
-		pthread_cond_destroy(&w->idle_cv);
-		free(w);
+	w->meter.mu = &w->mu;
+	job_meter_start(&w->meter);
+	if (job_thread_start(&w->thread, worker_main, w, "the worker", err) !=
+	    DP_OK) {
+		destroy(w);
 		return NULL;
 	}
 	return w;
@@ -231,7 +189,7 @@ static void drop_job(job *j)
 	j->used = false;
 }
 
-void worker_free(tui_worker *w)
+void worker_free(worker *w)
 {
 	if (!w)
 		return;
@@ -243,23 +201,18 @@ void worker_free(tui_worker *w)
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->thread, NULL);
-	tui_result *r;
+	worker_result *r;
 	while ((r = worker_take(w)))
 		worker_result_free(r);
-	close(w->pipe_rd);
-	close(w->pipe_wr);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv);
-	pthread_cond_destroy(&w->idle_cv);
-	free(w);
+	destroy(w);
 }
 
-int worker_fd(const tui_worker *w)
+int worker_fd(const worker *w)
 {
-	return w->pipe_rd;
+	return w->pipe.rd;
 }
 
-dp_status worker_submit(tui_worker *w, job_kind kind, const dp_graph *g,
+dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 			const dp_machine *m, const dp_algo *algo,
 			dp_contention c, unsigned gen, dp_err *err)
 {
@@ -289,7 +242,7 @@ dp_status worker_submit(tui_worker *w, job_kind kind, const dp_graph *g,
 	return DP_OK;
 }
 
-void worker_cancel(tui_worker *w, bool plan_only)
+void worker_cancel(worker *w, bool plan_only)
 {
 	pthread_mutex_lock(&w->mu);
 	drop_job(&w->pending_plan);
@@ -300,7 +253,7 @@ void worker_cancel(tui_worker *w, bool plan_only)
 	pthread_mutex_unlock(&w->mu);
 }
 
-void worker_wait_idle(tui_worker *w)
+void worker_wait_idle(worker *w)
 {
 	pthread_mutex_lock(&w->mu);
 	while (w->busy || w->pending_plan.used || w->pending_compare.used)
@@ -308,13 +261,11 @@ void worker_wait_idle(tui_worker *w)
 	pthread_mutex_unlock(&w->mu);
 }
 
-tui_result *worker_take(tui_worker *w)
+worker_result *worker_take(worker *w)
 {
-	char buf[64];
-	while (read(w->pipe_rd, buf, sizeof buf) > 0)
-		;
+	job_pipe_drain(&w->pipe);
 	pthread_mutex_lock(&w->mu);
-	tui_result *r = w->head;
+	worker_result *r = w->head;
 	if (r) {
 		w->head = r->next;
 		if (!w->head)
@@ -325,7 +276,7 @@ tui_result *worker_take(tui_worker *w)
 	return r;
 }
 
-void worker_result_free(tui_result *r)
+void worker_result_free(worker_result *r)
 {
 	if (!r)
 		return;
@@ -333,7 +284,7 @@ void worker_result_free(tui_result *r)
 	free(r);
 }
 
-void worker_get_status(tui_worker *w, worker_status *s)
+void worker_get_status(worker *w, worker_status *s)
 {
 	pthread_mutex_lock(&w->mu);
 	s->busy = w->busy;
@@ -343,8 +294,8 @@ void worker_get_status(tui_worker *w, worker_status *s)
 	s->compare_queued = w->pending_compare.used ||
 			    (w->busy && w->cur_kind == JOB_COMPARE);
 	s->row = w->cur_row;
-	snprintf(s->phase, sizeof s->phase, "%s", w->phase);
-	s->fraction = w->fraction;
-	s->elapsed_s = w->busy ? since(&w->started) : 0;
+	snprintf(s->phase, sizeof s->phase, "%s", w->meter.phase);
+	s->fraction = w->meter.fraction;
+	s->elapsed_s = w->busy ? job_meter_elapsed(&w->meter) : 0;
 	pthread_mutex_unlock(&w->mu);
 }

@@ -1,19 +1,22 @@
-/* tui_worker.h - the thread that reruns the engine while the UI responds.
+/* worker.h - the thread that reruns the engine while a front end responds.
  *
- * The UI thread submits jobs (a plan with one algorithm, or a comparison of
- * every algorithm) with a private copy of the settings; the worker runs
- * dp_plan_run() on them and queues the results. A job submitted while another
- * runs supersedes it: the running job is cancelled (its atomic flag) and the
- * newest pending job runs next. Each finished result (and each compare row)
- * writes a byte to a self-pipe, so the UI can poll() stdin and the worker at
- * once. The worker only runs dp_plan_run: no Graphviz, no curses, no files.
+ * The front end (the explorer, tui/; the benchmark driver, bench/) submits
+ * jobs (a plan with one algorithm, or a comparison of every algorithm) with
+ * a private copy of the settings; the worker runs them through
+ * dp_plan_run_all() and queues the results. A job submitted while another
+ * runs supersedes it: the running job is cancelled (its atomic flag) and
+ * the newest pending job runs next. Each finished result (and each compare
+ * row) writes a byte to a self-pipe, so the front end can poll() its input
+ * and the worker at once. The worker only plans and simulates: no Graphviz,
+ * no terminal, no files.
  *
  * Ownership: results are the caller's once taken (worker_result_free). The
  * graph passed to a job must stay alive until the job's result is taken or
- * worker_wait_idle() returns.
+ * worker_wait_idle() returns. Threads: every function is for the front
+ * end's thread (one thread); the worker's own thread only runs the jobs.
  */
-#ifndef DNNPART_TUI_WORKER_H
-#define DNNPART_TUI_WORKER_H
+#ifndef DNNPART_JOBS_WORKER_H
+#define DNNPART_JOBS_WORKER_H
 
 #include <stdbool.h>
 
@@ -28,7 +31,7 @@ typedef enum job_kind {
 	JOB_COMPARE = 1,
 } job_kind;
 
-typedef struct tui_result {
+typedef struct worker_result {
 	job_kind kind;
 	const dp_graph *g; /* the graph the job ran on */
 	unsigned gen;	   /* the settings generation it was submitted with */
@@ -36,8 +39,8 @@ typedef struct tui_result {
 	dp_status status;  /* DP_OK, DP_ECANCELED or an error */
 	char msg[1200];	   /* the error, formatted */
 	dp_plan plan;	   /* when status == DP_OK */
-	struct tui_result *next;
-} tui_result;
+	struct worker_result *next;
+} worker_result;
 
 typedef struct worker_status {
 	bool busy;	     /* a job is running */
@@ -50,32 +53,37 @@ typedef struct worker_status {
 	double elapsed_s;
 } worker_status;
 
-typedef struct tui_worker tui_worker;
+typedef struct worker worker;
 
 /* Starts the thread (signals blocked in it). NULL on failure (err set). */
-tui_worker *worker_new(dp_err *err);
+worker *worker_new(dp_err *err);
 /* Cancels everything, joins the thread, frees queued results. */
-void worker_free(tui_worker *w);
+void worker_free(worker *w);
 
 /* The read end of the self-pipe (readable when results are queued). */
-int worker_fd(const tui_worker *w);
+int worker_fd(const worker *w);
 
-/* Queues a job on copies of m; supersedes a running or pending job (a plan
- * job supersedes both kinds, a compare job only a compare job). */
-dp_status worker_submit(tui_worker *w, job_kind kind, const dp_graph *g,
+/* Queues a job on a copy of m under contention c: a plan job runs algo, a
+ * compare job every registered algorithm (algo unused); gen comes back in
+ * the results. Supersedes a running or pending job (a plan job supersedes
+ * both kinds, a compare job only a compare job). DP_ENOMEM when m cannot
+ * be copied. */
+dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 			const dp_machine *m, const dp_algo *algo,
 			dp_contention c, unsigned gen, dp_err *err);
 
 /* Cancels the running job and drops pending ones: all of them, or only
  * plan jobs. */
-void worker_cancel(tui_worker *w, bool plan_only);
+void worker_cancel(worker *w, bool plan_only);
 /* Blocks until no job runs or is pending. */
-void worker_wait_idle(tui_worker *w);
+void worker_wait_idle(worker *w);
 
 /* Takes the oldest queued result (NULL if none); drains the pipe. */
-tui_result *worker_take(tui_worker *w);
-void worker_result_free(tui_result *r);
+worker_result *worker_take(worker *w);
+/* Frees a taken result and its plan; r may be NULL. */
+void worker_result_free(worker_result *r);
 
-void worker_get_status(tui_worker *w, worker_status *s);
+/* A snapshot of what the worker is doing, for a progress line. */
+void worker_get_status(worker *w, worker_status *s);
 
 #endif

@@ -1,7 +1,7 @@
 /* tui_io.c - the prompts that need files: open another graph, save the
  * placement, export the plan.
  *
- * Open and export run in the background (tui_filejob.h): a big file takes
+ * Open and export run in the background (filejob.h): a big file takes
  * seconds to load and an SVG layout up to its time limit, and the screen
  * must not freeze meanwhile. The status line shows their phase, progress
  * and elapsed time; Esc cancels. One runs at a time, on the one thread that
@@ -116,7 +116,7 @@ static void opened(tui_session *s, dp_graph *g, const char *path)
 	 * runner is idle: this is its result) */
 	worker_cancel(s->w, false);
 	worker_wait_idle(s->w);
-	tui_result *r;
+	worker_result *r;
 	while ((r = worker_take(s->w)))
 		worker_result_free(r);
 	session_sync_jobs(s);

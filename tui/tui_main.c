@@ -139,7 +139,7 @@ static void sync_progress(tui_session *s)
 				state_compare_failed(st, i, "cancelled");
 }
 
-static void apply_result(tui_session *s, tui_result *r)
+static void apply_result(tui_session *s, worker_result *r)
 {
 	vstate *st = &s->st;
 	if (r->g != st->g)
@@ -175,7 +175,7 @@ static void apply_result(tui_session *s, tui_result *r)
 
 static void take_results(tui_session *s)
 {
-	tui_result *r;
+	worker_result *r;
 	while ((r = worker_take(s->w))) {
 		apply_result(s, r);
 		worker_result_free(r);

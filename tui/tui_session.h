@@ -14,7 +14,7 @@
 
 typedef struct tui_session {
 	vstate st;
-	tui_worker *w;
+	worker *w;
 	filejob *files; /* open and export, in the background */
 	bool full_redraw;
 } tui_session;

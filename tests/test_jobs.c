@@ -1,0 +1,264 @@
+/* test_jobs.c - the jobs layer without a terminal (jobs/worker.c,
+ * jobs/filejob.c): what the explorer and the benchmark driver rely on.
+ * The rerun worker's plan and compare jobs give what the engine gives
+ * alone, its results come back in order and wake its pipe, a newer job
+ * supersedes an older one; a file job opens a graph and exports a plan in
+ * the background. */
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnnpart/algo.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
+#include "filejob.h"
+#include "lib/testlib.h"
+#include "worker.h"
+
+/* A graph on which the algorithms differ, with pins and groups. */
+static dp_graph *jobs_graph(uint32_t n)
+{
+	test_dag_opts d = {
+		.n = n,
+		.window = 12,
+		.max_inputs = 3,
+		.time_min = 1,
+		.time_max = 99,
+		.out_min = 1000,
+		.out_max = 100000,
+		.param_every = 3,
+		.param_max = 200000,
+		.group_every = 10,
+		.pin_every = 15,
+		.pin_k = 3,
+	};
+	return test_random_dag_with(11, &d, "jobs");
+}
+
+/* True when fd is readable within ms milliseconds. */
+static bool readable(int fd, int ms)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+/* Checks that a result's plan is what dp_plan_run gives for algo alone. */
+static void check_same_as_alone(const dp_graph *g, const dp_machine *m,
+				const dp_algo *algo, const dp_plan *got)
+{
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.contention = DP_CONT_NONE;
+	dp_plan alone;
+	dp_err err;
+	REQUIRE(dp_plan_run(g, m, algo, &o, NULL, &alone, &err) == DP_OK);
+	CHECK_STR(got->algo, algo->name);
+	CHECK_INT(got->contention, DP_CONT_NONE);
+	REQUIRE(got->placement && got->nops == g->nops);
+	CHECK(memcmp(got->placement, alone.placement,
+		     g->nops * sizeof *alone.placement) == 0);
+	CHECK_NEAR(got->sim.makespan, alone.sim.makespan, 0);
+	dp_plan_free(&alone);
+}
+
+static void test_worker_plan_job_is_the_algorithm_alone(void)
+{
+	dp_graph *g = jobs_graph(80);
+	REQUIRE(g);
+	dp_machine m;
+	dp_err err;
+	REQUIRE(dp_machine_init(&m, 3, &err) == DP_OK);
+	worker *w = worker_new(&err);
+	REQUIRE(w);
+	const dp_algo *heft = dp_algo_find("heft");
+	REQUIRE(heft);
+	CHECK_INT(worker_submit(w, JOB_PLAN, g, &m, heft, DP_CONT_NONE, 7,
+				&err),
+		  DP_OK);
+	/* the job copied the machine: changing ours does not reach it */
+	m.cap[0] = 1;
+	worker_wait_idle(w);
+	CHECK(readable(worker_fd(w), 1000));
+	worker_result *r = worker_take(w);
+	REQUIRE(r);
+	CHECK_INT(r->kind, JOB_PLAN);
+	CHECK(r->g == g);
+	CHECK_INT(r->gen, 7);
+	CHECK_INT(r->row, -1);
+	CHECK_INT(r->status, DP_OK);
+	m.cap[0] = DP_CAP_UNLIMITED;
+	check_same_as_alone(g, &m, heft, &r->plan);
+	worker_result_free(r);
+	/* taken: nothing more, and the pipe is drained */
+	CHECK(worker_take(w) == NULL);
+	CHECK(!readable(worker_fd(w), 0));
+	worker_status ws;
+	worker_get_status(w, &ws);
+	CHECK(!ws.busy);
+	CHECK(!ws.plan_queued && !ws.compare_queued);
+	worker_free(w);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+static void test_worker_compare_job_gives_every_row_in_order(void)
+{
+	dp_graph *g = jobs_graph(60);
+	REQUIRE(g);
+	dp_machine m;
+	dp_err err;
+	REQUIRE(dp_machine_init(&m, 3, &err) == DP_OK);
+	worker *w = worker_new(&err);
+	REQUIRE(w);
+	CHECK_INT(worker_submit(w, JOB_COMPARE, g, &m, NULL, DP_CONT_NONE, 3,
+				&err),
+		  DP_OK);
+	worker_wait_idle(w);
+	size_t rows = 0;
+	worker_result *r;
+	while ((r = worker_take(w))) {
+		CHECK_INT(r->kind, JOB_COMPARE);
+		CHECK_INT(r->gen, 3);
+		CHECK_INT(r->row, rows);
+		CHECK_INT(r->status, DP_OK);
+		if (r->status == DP_OK && r->row >= 0 &&
+		    (size_t)r->row < dp_algo_count())
+			check_same_as_alone(g, &m, dp_algo_at((size_t)r->row),
+					    &r->plan);
+		rows++;
+		worker_result_free(r);
+	}
+	CHECK_INT(rows, dp_algo_count());
+	worker_free(w);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
+{
+	dp_graph *g = jobs_graph(3000);
+	REQUIRE(g);
+	dp_machine m;
+	dp_err err;
+	REQUIRE(dp_machine_init(&m, 4, &err) == DP_OK);
+	worker *w = worker_new(&err);
+	REQUIRE(w);
+	const dp_algo *pardnn = dp_algo_find("pardnn");
+	REQUIRE(pardnn);
+	/* three plans in a row: the last one always comes back, done; the
+	 * others come back cancelled, done (too quick to stop) or not at all */
+	for (unsigned gen = 1; gen <= 3; gen++)
+		CHECK_INT(worker_submit(w, JOB_PLAN, g, &m, pardnn,
+					DP_CONT_PORT, gen, &err),
+			  DP_OK);
+	worker_wait_idle(w);
+	unsigned last = 0;
+	int n = 0;
+	worker_result *r;
+	while ((r = worker_take(w))) {
+		CHECK(r->gen > last);
+		last = r->gen;
+		CHECK(r->status == DP_OK || r->status == DP_ECANCELED);
+		n++;
+		worker_result_free(r);
+	}
+	CHECK(n >= 1 && n <= 3);
+	CHECK_INT(last, 3);
+	/* a compare job cancelled at once: the worker goes idle without
+	 * running every row (the first, pardnn on 3000 ops, polls the flag) */
+	CHECK_INT(worker_submit(w, JOB_COMPARE, g, &m, NULL, DP_CONT_PORT, 4,
+				&err),
+		  DP_OK);
+	worker_cancel(w, false);
+	worker_wait_idle(w);
+	size_t rows = 0;
+	while ((r = worker_take(w))) {
+		CHECK_INT(r->row, rows);
+		rows++;
+		worker_result_free(r);
+	}
+	CHECK(rows < dp_algo_count());
+	worker_free(w);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Waits up to 30 s for the file job's result. */
+static filejob_result *file_result(filejob *fj)
+{
+	for (int i = 0; i < 300; i++) {
+		if (readable(filejob_fd(fj), 100)) {
+			filejob_result *r = filejob_take(fj);
+			if (r)
+				return r;
+		}
+	}
+	return NULL;
+}
+
+static void test_filejob_opens_and_exports_in_the_background(void)
+{
+	filejob *fj = filejob_new(NULL);
+	REQUIRE(fj);
+	dp_err err;
+	filejob_status fs;
+	filejob_get_status(fj, &fs);
+	CHECK(!fs.busy);
+	REQUIRE(filejob_open(fj, "tests/cli/data/diamond.json", &err) ==
+		DP_OK);
+	/* one job at a time */
+	CHECK_INT(filejob_open(fj, "tests/cli/data/diamond.json", &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "is still running");
+	filejob_result *r = file_result(fj);
+	REQUIRE(r);
+	CHECK_INT(r->kind, FILEJOB_OPEN);
+	CHECK_INT(r->status, DP_OK);
+	REQUIRE(r->g);
+	CHECK_INT(r->g->nops, 7);
+	dp_graph *g = r->g;
+	r->g = NULL; /* ours now */
+	filejob_result_free(r);
+
+	dp_machine m;
+	REQUIRE(dp_machine_init(&m, 2, &err) == DP_OK);
+	dp_plan plan;
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("mtopo"), NULL, NULL, &plan,
+			    &err) == DP_OK);
+	const char *path = test_tmp_path("plan.csv");
+	REQUIRE(path);
+	char saved[512];
+	snprintf(saved, sizeof saved, "%s", path);
+	REQUIRE(filejob_export(fj, saved, DP_EXPORT_CSV, g, &m, &plan, &err) ==
+		DP_OK);
+	/* the job has its own copies: the plan may go at once */
+	dp_plan_free(&plan);
+	r = file_result(fj);
+	REQUIRE(r);
+	CHECK_INT(r->kind, FILEJOB_EXPORT);
+	CHECK_INT(r->status, DP_OK);
+	CHECK_STR(r->algo, "mtopo");
+	CHECK_INT(r->rep.entries, 7);
+	filejob_result_free(r);
+	char *text = test_read_file(saved, NULL);
+	CHECK(text != NULL);
+	free(text);
+	/* a file that is not there: the error comes back as a value */
+	REQUIRE(filejob_open(fj, "tests/cli/data/no-such-graph.json", &err) ==
+		DP_OK);
+	r = file_result(fj);
+	REQUIRE(r);
+	CHECK(r->status != DP_OK);
+	CHECK(r->g == NULL);
+	CHECK_CONTAINS(r->msg, "no-such-graph.json");
+	filejob_result_free(r);
+	filejob_free(fj);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+	CHECK(test_tmp_cleanup());
+}
+
+TEST_MAIN(TEST(test_worker_plan_job_is_the_algorithm_alone),
+	  TEST(test_worker_compare_job_gives_every_row_in_order),
+	  TEST(test_worker_newer_plan_supersedes_and_cancel_stops),
+	  TEST(test_filejob_opens_and_exports_in_the_background))
