@@ -1,72 +1,9 @@
 /* cli_exports.c - exports from the batch commands (see cli_exports.h). */
 #include "cli_exports.h"
 
-#include <signal.h>
-#include <stdatomic.h>
-#include <string.h>
-#include <unistd.h>
+#include <stdio.h>
 
-/* Ctrl-C (or SIGTERM, SIGHUP) raises the flag; the export stops, kills its
- * layout process and removes its temporary file. A second signal acts as
- * usual. Signals the shell ignores (a background job's SIGINT) stay
- * ignored. */
-static atomic_int export_cancel;
-static const int cancel_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define NSIGNALS (sizeof cancel_signals / sizeof cancel_signals[0])
-
-/* Every signal of the set only cancels: the export stops within a second
- * and removes its temporary file. (Falling back to the default action on a
- * second signal let `timeout`, which signals both the process and its
- * group, kill dnnpart before it cleaned up.) */
-static void on_signal(int sig)
-{
-	(void)sig;
-	atomic_store(&export_cancel, 1);
-}
-
-static void catch_signals(struct sigaction *old, bool *caught)
-{
-	for (size_t i = 0; i < NSIGNALS; i++) {
-		caught[i] = false;
-		if (sigaction(cancel_signals[i], NULL, &old[i]) != 0 ||
-		    old[i].sa_handler == SIG_IGN)
-			continue;
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		caught[i] = sigaction(cancel_signals[i], &sa, NULL) == 0;
-	}
-}
-
-static void restore_signals(const struct sigaction *old, const bool *caught)
-{
-	for (size_t i = 0; i < NSIGNALS; i++)
-		if (caught[i])
-			sigaction(cancel_signals[i], &old[i], NULL);
-}
-
-typedef struct tty_progress {
-	const char *path;
-	char phase[64];
-	int percent;
-	bool shown;
-} tty_progress;
-
-static void on_progress(void *ud, const char *phase, double fraction)
-{
-	tty_progress *t = ud;
-	int pc = (int)(fraction * 100.0);
-	if (pc > 100)
-		pc = 100;
-	if (pc == t->percent && !strncmp(phase, t->phase, sizeof t->phase - 1))
-		return;
-	t->percent = pc;
-	snprintf(t->phase, sizeof t->phase, "%s", phase);
-	fprintf(stderr, "\r\033[Kexporting %s: %s %d%%", t->path, t->phase, pc);
-	fflush(stderr);
-	t->shown = true;
-}
+#include "cli_progress.h"
 
 static void print_line(FILE *out, const cli_export_job *j,
 		       const dp_export_report *r, const dp_graph *g)
@@ -127,23 +64,24 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 	dp_export_report reps[CLI_MAX_EXPORTS];
 	int done = 0;
 	int rc = 0;
-	atomic_store(&export_cancel, 0);
-	struct sigaction old[NSIGNALS];
-	bool caught[NSIGNALS];
-	catch_signals(old, caught);
+	/* Ctrl-C (or SIGTERM, SIGHUP) only cancels, every time: the export
+	 * stops within a second, kills its layout process and removes its
+	 * temporary file. (Falling back to the default action on a second
+	 * signal let `timeout`, which signals both the process and its group,
+	 * kill dnnpart before it cleaned up.) */
+	cli_progress cp;
+	cli_progress_begin(&cp, CLI_CANCEL_ALWAYS, "exporting");
 	for (int i = 0; i < n && rc == 0; i++) {
-		tty_progress tp = {jobs[i].path, "", -1, false};
-		dp_progress prog = {NULL, &tp, &export_cancel};
-		if (isatty(STDERR_FILENO))
-			prog.fn = on_progress;
+		char label[600];
+		snprintf(label, sizeof label, "exporting %s", jobs[i].path);
+		cli_progress_label(&cp, label);
 		dp_export_report rep;
 		dp_err err;
 		dp_err_clear(&err);
 		dp_status st =
 			dp_export_write_opts(jobs[i].path, jobs[i].kind, g, m,
-					     plan, eo, &prog, &rep, &err);
-		if (tp.shown)
-			fprintf(stderr, "\r\033[K");
+					     plan, eo, &cp.p, &rep, &err);
+		cli_progress_clear(&cp);
 		if (st) {
 			if (st == DP_ECANCELED)
 				fprintf(stderr,
@@ -160,7 +98,7 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 		else if (out)
 			print_line(out, &jobs[i], &rep, g);
 	}
-	restore_signals(old, caught);
+	cli_progress_end(&cp);
 	if (json && rc == 0 && out) {
 		dp_json w;
 		dp_json_init(&w, out);

@@ -5,12 +5,11 @@
  * feasible row (shortest makespan, first on ties) is marked with '*'.
  */
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "cli_progress.h"
 #include "dnnpart/units.h"
 
 void cmd_compare_help(FILE *out)
@@ -59,55 +58,29 @@ void cmd_compare_help(FILE *out)
 		"  -h, --help         this text\n");
 }
 
-/* Ctrl-C cancels the algorithm that is running; a second one kills. */
-static atomic_int compare_cancel;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	atomic_store(&compare_cancel, 1);
-	signal(SIGINT, SIG_DFL);
-}
-
-typedef struct tty_progress {
-	const char *algo;
-	int percent;
-	bool shown;
-	/* what the run keeps: each algorithm's plan, whether it ran, the
-	 * worst exit code of those that failed, the cancel message */
+/* What the run keeps: each algorithm's plan, whether it ran, the worst
+ * exit code of those that failed, the cancel message. */
+typedef struct compare_run {
+	cli_progress cp;
 	dp_plan *plans;
 	bool *ok;
 	int failed;
 	char canceled[1200];
-} tty_progress;
-
-static void on_progress(void *ud, const char *phase, double fraction)
-{
-	tty_progress *t = ud;
-	(void)phase;
-	int pc = (int)(fraction * 100.0);
-	if (pc == t->percent)
-		return;
-	t->percent = pc;
-	fprintf(stderr, "\r\033[Kcomparing: %s %d%%", t->algo, pc);
-	fflush(stderr);
-	t->shown = true;
-}
+} compare_run;
 
 static void before_algo(void *ud, size_t i, const dp_algo *algo)
 {
-	tty_progress *t = ud;
+	compare_run *t = ud;
+	char label[80];
 	(void)i;
-	t->algo = algo->name;
-	t->percent = -1;
+	snprintf(label, sizeof label, "comparing %s", algo->name);
+	cli_progress_label(&t->cp, label);
 }
 
 static void after_algo(void *ud, size_t i, dp_run_result *r)
 {
-	tty_progress *t = ud;
-	if (t->shown)
-		fprintf(stderr, "\r\033[K");
-	t->shown = false;
+	compare_run *t = ud;
+	cli_progress_clear(&t->cp);
 	if (r->status == DP_OK) {
 		t->plans[i] = r->plan; /* kept for the table */
 		memset(&r->plan, 0, sizeof r->plan);
@@ -320,23 +293,19 @@ int cmd_compare_run(int argc, char **argv)
 	dp_algo_opts_default(&ao);
 	ao.contention = o.contention;
 	ao.polish = !o.no_polish;
-	tty_progress tp = {"", -1, false, plans, ok, 0, ""};
-	dp_progress prog = {NULL, &tp, &compare_cancel};
-	if (isatty(STDERR_FILENO))
-		prog.fn = on_progress;
-	atomic_store(&compare_cancel, 0);
-	signal(SIGINT, on_sigint);
+	/* Ctrl-C cancels the algorithm that is running; a second one kills */
+	compare_run tp = {.plans = plans, .ok = ok};
+	cli_progress_begin(&tp.cp, CLI_CANCEL_SIGINT_ONCE, "comparing");
 	dp_run_hooks hooks = {before_algo, after_algo, &tp};
-	if (dp_plan_run_all(g, &m, algos, n, &ao, &prog, &hooks) ==
-	    DP_ECANCELED) {
-		signal(SIGINT, SIG_DFL);
+	dp_status st = dp_plan_run_all(g, &m, algos, n, &ao, &tp.cp.p, &hooks);
+	cli_progress_end(&tp.cp);
+	if (st == DP_ECANCELED) {
 		fprintf(stderr, "dnnpart: %s\n",
 			tp.canceled[0] ? tp.canceled : "canceled");
 		rc = dp_status_exit_code(DP_ECANCELED);
 		goto out;
 	}
 	int failed = tp.failed;
-	signal(SIGINT, SIG_DFL);
 	dp_bounds b;
 	dp_sim_bounds(g, &m, &b);
 	if (o.json) {

@@ -2,12 +2,11 @@
  * from the registry, simulate the result, print it and optionally save the
  * placement (-o) and exports (--dot, --svg, ...).
  */
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "cli_progress.h"
 #include "dnnpart/placement.h"
 
 /* "    name     summary" with the summary wrapped at 79 columns. */
@@ -73,36 +72,6 @@ void cmd_plan_help(FILE *out)
 		"\n"
 		"Output files are written to a temporary name and renamed "
 		"into place.\n");
-}
-
-/* Ctrl-C cancels the algorithm (it polls the flag); a second one kills. */
-static atomic_int plan_cancel;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	atomic_store(&plan_cancel, 1);
-	signal(SIGINT, SIG_DFL);
-}
-
-/* Progress on a terminal: one line on stderr, redrawn when it changes. */
-typedef struct tty_progress {
-	char phase[64];
-	int percent;
-	bool shown;
-} tty_progress;
-
-static void on_progress(void *ud, const char *phase, double fraction)
-{
-	tty_progress *t = ud;
-	int pc = (int)(fraction * 100.0);
-	if (pc == t->percent && !strncmp(phase, t->phase, sizeof t->phase - 1))
-		return;
-	t->percent = pc;
-	snprintf(t->phase, sizeof t->phase, "%s", phase);
-	fprintf(stderr, "\r\033[Kplanning: %s %d%%", t->phase, pc);
-	fflush(stderr);
-	t->shown = true;
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -215,19 +184,14 @@ int cmd_plan_run(int argc, char **argv)
 	dp_algo_opts_default(&ao);
 	ao.contention = o.contention;
 	ao.polish = !o.no_polish;
-	tty_progress tp = {"", -1, false};
-	dp_progress prog = {NULL, &tp, &plan_cancel};
-	if (isatty(STDERR_FILENO))
-		prog.fn = on_progress;
-	atomic_store(&plan_cancel, 0);
-	signal(SIGINT, on_sigint);
+	/* Ctrl-C cancels the algorithm (it polls the flag); a second kills */
+	cli_progress cp;
+	cli_progress_begin(&cp, CLI_CANCEL_SIGINT_ONCE, "planning");
 	dp_plan plan;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status st = dp_plan_run(g, &m, algo, &ao, &prog, &plan, &err);
-	signal(SIGINT, SIG_DFL);
-	if (tp.shown)
-		fprintf(stderr, "\r\033[K");
+	dp_status st = dp_plan_run(g, &m, algo, &ao, &cp.p, &plan, &err);
+	cli_progress_end(&cp);
 	if (st) {
 		rc = cli_error(&err);
 		goto out;
