@@ -93,11 +93,25 @@ int cli_take_graph_arg(const char *cmd, const char *a, cli_opts *o);
  * returns 2. */
 int cli_require_graph(const char *cmd, const cli_opts *o);
 
+/* The two operands of eval and export, GRAPH then PLACEMENT: takes a
+ * non-option argument a as the next one (into o->graph_path, then *place).
+ * An unknown option or a third operand is a usage error. Returns 0, or 2
+ * after printing. */
+int cli_take_graph_placement(const char *cmd, const char *a, cli_opts *o,
+			     const char **place);
+/* Returns 0 when both operands were given, else prints which is missing
+ * and returns 2. */
+int cli_require_graph_placement(const char *cmd, const cli_opts *o,
+				const char *place);
+
 /* Loads o->graph_path (printing the error on failure). */
 int cli_load_graph(const cli_opts *o, dp_graph **g);
 /* Builds the machine: graph hint, then -k, --mem, --speed, --link/--bw/--lat.
  * Returns 0 or an exit code after printing the error. */
 int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m);
+/* Both: the graph, then its machine. Returns 0 with *g and *m to free, or
+ * the exit code after printing the error (nothing to free then). */
+int cli_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m);
 
 /* Prints "dnnpart: <formatted error>" to stderr; returns the exit code. */
 int cli_error(const dp_err *err);

@@ -362,6 +362,18 @@ fail_mem:
 	return machine_error("--mem", &err);
 }
 
+int cli_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)
+{
+	int rc = cli_load_graph(o, g);
+	if (rc)
+		return rc;
+	if ((rc = cli_make_machine(o, *g, m))) {
+		dp_graph_free(*g);
+		*g = NULL;
+	}
+	return rc;
+}
+
 char *cli_fmt_us(double us, char *buf, size_t size)
 {
 	/* sums of many op times carry float noise (1375689.5849999979):
@@ -409,4 +421,31 @@ int cli_require_graph(const char *cmd, const cli_opts *o)
 		return 0;
 	return cli_usage_error(cmd, "missing GRAPH (a graph file or ParDNN "
 				    "folder)");
+}
+
+int cli_take_graph_placement(const char *cmd, const char *a, cli_opts *o,
+			     const char **place)
+{
+	if (a[0] == '-' && a[1])
+		return cli_usage_error(cmd, "unknown option '%s'", a);
+	if (!o->graph_path)
+		o->graph_path = a;
+	else if (!*place)
+		*place = a;
+	else
+		return cli_usage_error(cmd,
+				       "unexpected argument '%s' (expected "
+				       "GRAPH PLACEMENT)",
+				       a);
+	return 0;
+}
+
+int cli_require_graph_placement(const char *cmd, const cli_opts *o,
+				const char *place)
+{
+	if (!o->graph_path || !place)
+		return cli_usage_error(cmd,
+				       "missing %s (expected GRAPH PLACEMENT)",
+				       o->graph_path ? "PLACEMENT" : "GRAPH");
+	return 0;
 }

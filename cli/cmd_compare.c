@@ -278,9 +278,7 @@ int cmd_compare_run(int argc, char **argv)
 	dp_graph *g = NULL;
 	dp_machine m;
 	memset(&m, 0, sizeof m);
-	if (rc || (rc = cli_load_graph(&o, &g)))
-		goto out;
-	if ((rc = cli_make_machine(&o, g, &m)))
+	if (rc || (rc = cli_load_graph_machine(&o, &g, &m)))
 		goto out;
 	dp_err err;
 	dp_err_clear(&err);

@@ -41,15 +41,15 @@ void cmd_eval_help(FILE *out)
 
 int cmd_eval_run(int argc, char **argv)
 {
+	if (cli_wants_help(argc, argv)) {
+		cmd_eval_help(stdout);
+		return 0;
+	}
 	cli_opts o;
 	cli_opts_init(&o);
 	const char *place_path = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			cmd_eval_help(stdout);
-			return 0;
-		}
 		if (!strcmp(a, "--strict")) {
 			o.strict = true;
 			continue;
@@ -59,25 +59,11 @@ int cmd_eval_run(int argc, char **argv)
 			return 2;
 		if (r > 0)
 			continue;
-		if (a[0] == '-' && a[1])
-			return cli_usage_error("eval", "unknown option '%s'",
-					       a);
-		if (!o.graph_path)
-			o.graph_path = a;
-		else if (!place_path)
-			place_path = a;
-		else
-			return cli_usage_error(
-				"eval",
-				"unexpected argument '%s' (expected "
-				"GRAPH PLACEMENT)",
-				a);
+		if (cli_take_graph_placement("eval", a, &o, &place_path))
+			return 2;
 	}
-	if (!o.graph_path || !place_path)
-		return cli_usage_error("eval",
-				       "missing %s (expected GRAPH "
-				       "PLACEMENT)",
-				       o.graph_path ? "PLACEMENT" : "GRAPH");
+	if (cli_require_graph_placement("eval", &o, place_path))
+		return 2;
 
 	dp_graph *g;
 	int rc = cli_load_graph(&o, &g);

@@ -80,26 +80,6 @@ typedef struct export_args {
 	dp_export_opts eo;
 } export_args;
 
-/* "--name VALUE" or "--name=VALUE": 1 with *v set, 0 if not this option,
- * -1 after a usage error. */
-static int value_opt(int argc, char **argv, int *i, const char *name,
-		     const char **v)
-{
-	const char *a = argv[*i];
-	size_t l = strlen(name);
-	if (strncmp(a, name, l) || (a[l] && a[l] != '='))
-		return 0;
-	if (a[l] == '=') {
-		*v = a + l + 1;
-	} else if (*i + 1 < argc) {
-		*v = argv[++*i];
-	} else {
-		cli_usage_error("export", "option %s needs a value", name);
-		return -1;
-	}
-	return 1;
-}
-
 static int add_job(export_args *x, const char *path, dp_export_kind kind)
 {
 	if (x->njobs == CLI_MAX_EXPORTS)
@@ -142,9 +122,9 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 	const char *v;
 	int r;
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-		if ((r = value_opt(argc, argv, i, kinds[k].name, &v)))
+		if ((r = cli_opt_value("export", argc, argv, i, kinds[k].name, &v)))
 			return r < 0 || add_job(x, v, kinds[k].kind) ? -1 : 1;
-	if ((r = value_opt(argc, argv, i, "-o", &v))) {
+	if ((r = cli_opt_value("export", argc, argv, i, "-o", &v))) {
 		dp_export_kind kind;
 		dp_err err;
 		if (r < 0)
@@ -155,7 +135,7 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 		}
 		return add_job(x, v, kind) ? -1 : 1;
 	}
-	if ((r = value_opt(argc, argv, i, "--coarsen", &v))) {
+	if ((r = cli_opt_value("export", argc, argv, i, "--coarsen", &v))) {
 		dp_err err;
 		if (r < 0)
 			return -1;
@@ -165,7 +145,7 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 		}
 		return 1;
 	}
-	if ((r = value_opt(argc, argv, i, "--max-nodes", &v))) {
+	if ((r = cli_opt_value("export", argc, argv, i, "--max-nodes", &v))) {
 		long n;
 		if (r < 0 ||
 		    cli_parse_int("export", "--max-nodes", v, 16, 1000000, &n))
@@ -173,13 +153,13 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 		x->eo.max_nodes = (uint32_t)n;
 		return 1;
 	}
-	if ((r = value_opt(argc, argv, i, "--timeout", &v))) {
+	if ((r = cli_opt_value("export", argc, argv, i, "--timeout", &v))) {
 		if (r < 0 ||
 		    parse_number("--timeout", v, 0.1, 86400, &x->eo.timeout_s))
 			return -1;
 		return 1;
 	}
-	if ((r = value_opt(argc, argv, i, "--layout", &v))) {
+	if ((r = cli_opt_value("export", argc, argv, i, "--layout", &v))) {
 		if (r < 0)
 			return -1;
 		x->eo.layout = v;
@@ -202,23 +182,12 @@ static int parse(int argc, char **argv, export_args *x)
 			return 2;
 		if (r > 0)
 			continue;
-		if (a[0] == '-' && a[1])
-			return cli_usage_error("export", "unknown option '%s'",
-					       a);
-		if (!x->o.graph_path)
-			x->o.graph_path = a;
-		else if (!x->place_path)
-			x->place_path = a;
-		else
-			return cli_usage_error("export",
-					       "unexpected argument '%s' "
-					       "(expected GRAPH PLACEMENT)",
-					       a);
+		if (cli_take_graph_placement("export", a, &x->o,
+					     &x->place_path))
+			return 2;
 	}
-	if (!x->o.graph_path || !x->place_path)
-		return cli_usage_error("export",
-				       "missing %s (expected GRAPH PLACEMENT)",
-				       x->o.graph_path ? "PLACEMENT" : "GRAPH");
+	if (cli_require_graph_placement("export", &x->o, x->place_path))
+		return 2;
 	if (x->njobs == 0)
 		return cli_usage_error("export",
 				       "nothing to write: give --svg F, --dot "

@@ -80,29 +80,18 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
-/* One of the export options: returns 1 when argv[*i] was one. */
-static int export_opt(int argc, char **argv, int *i, cli_opts *o, int *err)
+/* One of the export options at argv[*i]: 1 when it was one, 0 when not,
+ * -1 after a usage error. */
+static int export_opt(int argc, char **argv, int *i, cli_opts *o)
 {
 	static const char *const names[] = {"--dot", "--svg", "--csv",
 					    "--device-map", "--tf-map"};
 	const char **slots[] = {&o->dot, &o->svg, &o->csv, &o->device_map,
 				&o->tf_map};
 	for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-		size_t l = strlen(names[n]);
-		const char *a = argv[*i];
-		if (strncmp(a, names[n], l) || (a[l] && a[l] != '='))
-			continue;
-		if (a[l] == '=') {
-			*slots[n] = a + l + 1;
-		} else if (*i + 1 < argc) {
-			*slots[n] = argv[++*i];
-		} else {
-			*err = cli_usage_error("plan",
-					       "option %s needs a file name",
-					       names[n]);
-			return 1;
-		}
-		return 1;
+		int r = cli_opt_value("plan", argc, argv, i, names[n], slots[n]);
+		if (r)
+			return r;
 	}
 	return 0;
 }
@@ -111,26 +100,18 @@ static int parse(int argc, char **argv, cli_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int err = 0;
+		int r;
 		if (!strcmp(a, "--strict")) {
 			o->strict = true;
 		} else if (!strcmp(a, "--no-polish")) {
 			o->no_polish = true;
-		} else if ((err = cli_parse_algo("plan", argc, argv, &i,
-						 &o->algo))) {
-			if (err < 0)
+		} else if ((r = cli_parse_algo("plan", argc, argv, &i,
+					       &o->algo)) ||
+			   (r = cli_opt_value("plan", argc, argv, &i, "-o",
+					      &o->out)) ||
+			   (r = export_opt(argc, argv, &i, o))) {
+			if (r < 0)
 				return 2;
-		} else if (!strcmp(a, "-o") || !strncmp(a, "-o=", 3)) {
-			if (a[2] == '=')
-				o->out = a + 3;
-			else if (i + 1 < argc)
-				o->out = argv[++i];
-			else
-				return cli_usage_error(
-					"plan", "option %s needs a value", a);
-		} else if (export_opt(argc, argv, &i, o, &err)) {
-			if (err)
-				return err;
 		} else if (cli_parse_common_or_graph("plan", argc, argv, &i,
 						     o)) {
 			return 2;
@@ -173,13 +154,9 @@ int cmd_plan_run(int argc, char **argv)
 		return rc;
 	const dp_algo *algo = o.algo ? o.algo : dp_algo_default();
 	dp_graph *g;
-	if ((rc = cli_load_graph(&o, &g)))
-		return rc;
 	dp_machine m;
-	if ((rc = cli_make_machine(&o, g, &m))) {
-		dp_graph_free(g);
+	if ((rc = cli_load_graph_machine(&o, &g, &m)))
 		return rc;
-	}
 	dp_algo_opts ao;
 	dp_algo_opts_default(&ao);
 	ao.contention = o.contention;

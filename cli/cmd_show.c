@@ -95,14 +95,10 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 		long h, long dev, const char *opname, bool ascii)
 {
 	dp_graph *g;
-	int rc;
-	if ((rc = cli_load_graph(o, &g)))
-		return rc;
 	dp_machine m;
-	if ((rc = cli_make_machine(o, g, &m))) {
-		dp_graph_free(g);
+	int rc;
+	if ((rc = cli_load_graph_machine(o, &g, &m)))
 		return rc;
-	}
 	uint32_t op = UINT32_MAX;
 	if (opname) {
 		op = dp_graph_find(g, opname);
@@ -178,6 +174,10 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 
 int cmd_show_run(int argc, char **argv)
 {
+	if (cli_wants_help(argc, argv)) {
+		cmd_show_help(stdout);
+		return 0;
+	}
 	cli_opts o;
 	cli_opts_init(&o);
 	const dp_algo *algo = dp_algo_default();
@@ -192,10 +192,6 @@ int cmd_show_run(int argc, char **argv)
 			return 2;
 		if (r > 0)
 			continue;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			cmd_show_help(stdout);
-			return 0;
-		}
 		if (!strcmp(a, "--ascii")) {
 			ascii = true;
 			continue;

@@ -337,13 +337,9 @@ int tui_main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	dp_graph *g;
-	if ((rc = cli_load_graph(&o, &g)))
-		return rc;
 	dp_machine m;
-	if ((rc = cli_make_machine(&o, g, &m))) {
-		dp_graph_free(g);
+	if ((rc = cli_load_graph_machine(&o, &g, &m)))
 		return rc;
-	}
 	tui_session s;
 	memset(&s, 0, sizeof s);
 	dp_err err;
