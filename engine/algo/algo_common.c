@@ -1,15 +1,45 @@
-/* algo_common.c - helpers shared by the algorithms (see algo.h). */
+/* algo_common.c - helpers shared by the algorithms (see algo.h and
+ * internal/algo_int.h). */
 #include "dnnpart/algo.h"
+#include "internal/algo_int.h"
+
+const dp_algo_opts *dpi_algo_opts_or_default(const dp_algo_opts *o,
+					     dp_algo_opts *def)
+{
+	if (o)
+		return o;
+	dp_algo_opts_default(def);
+	return def;
+}
+
+int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp)
+{
+	for (uint32_t i = g->group_off[grp]; i < g->group_off[grp + 1]; i++)
+		if (g->ops[g->group_ops[i]].pin >= 0)
+			return g->ops[g->group_ops[i]].pin;
+	return -1;
+}
+
+dp_status dpi_algo_canceled(dp_err *err, const char *name)
+{
+	return dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "%s: canceled", name);
+}
+
+dp_status dpi_algo_poll(const dp_progress *p, const char *name,
+			const char *phase, double fraction, dp_err *err)
+{
+	if (dp_progress_canceled(p))
+		return dpi_algo_canceled(err, name);
+	dp_progress_report(p, phase, fraction);
+	return DP_OK;
+}
 
 dp_status dp_algo_place(const dp_algo *algo, const dp_graph *g,
 			const dp_machine *m, const dp_algo_opts *o,
 			const dp_progress *p, int32_t *placement, dp_err *err)
 {
 	dp_algo_opts def;
-	if (!o) {
-		dp_algo_opts_default(&def);
-		o = &def;
-	}
+	o = dpi_algo_opts_or_default(o, &def);
 	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
@@ -33,17 +63,14 @@ dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m,
 
 void dp_algo_apply_constraints(const dp_graph *g, int32_t *placement)
 {
-	/* groups: the pin of any member wins, else the first member's device */
+	/* groups: the group's pin, else the first member's device */
 	for (uint32_t c = 0; c < g->ngroups; c++) {
 		uint32_t lo = g->group_off[c], hi = g->group_off[c + 1];
 		if (lo == hi)
 			continue;
-		int32_t dev = placement[g->group_ops[lo]];
-		for (uint32_t i = lo; i < hi; i++)
-			if (g->ops[g->group_ops[i]].pin >= 0) {
-				dev = g->ops[g->group_ops[i]].pin;
-				break;
-			}
+		int32_t dev = dpi_algo_group_pin(g, c);
+		if (dev < 0)
+			dev = placement[g->group_ops[lo]];
 		for (uint32_t i = lo; i < hi; i++)
 			placement[g->group_ops[i]] = dev;
 	}

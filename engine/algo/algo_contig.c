@@ -46,6 +46,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/listsched.h"
+#include "internal/algo_int.h"
 
 #define NONE UINT32_MAX
 
@@ -471,8 +472,7 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 		rc = -1;
 	if (rc) {
 		contig_free(&c);
-		return rc == -2 ? dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
-					     "canceled")
+		return rc == -2 ? dpi_algo_canceled(err, "contig")
 				: dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 					     "out of memory for contig on %u "
 					     "ops",

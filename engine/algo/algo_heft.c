@@ -15,6 +15,7 @@
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"
+#include "internal/algo_int.h"
 
 typedef struct ranked {
 	double rank;
@@ -320,14 +321,11 @@ dp_status dpi_heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 	out->overflowed = false;
 
 	for (uint32_t i = 0; i < n; i++) {
-		if ((i & 1023) == 0) {
-			if (dp_progress_canceled(pb->progress)) {
-				work_free(&w, k);
-				return dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
-						  "canceled");
-			}
-			dp_progress_report(pb->progress, "heft",
-					   (double)i / (n ? n : 1));
+		if ((i & 1023) == 0 &&
+		    (st = dpi_algo_poll(pb->progress, "heft", "heft",
+					(double)i / (n ? n : 1), err))) {
+			work_free(&w, k);
+			return st;
 		}
 		uint32_t v = w.order[i].op;
 		int p = choose(pb, out, &w, v);
@@ -406,8 +404,8 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 	 * is the cost itself (paper section 3) */
 	for (uint32_t e = 0; e < g->nedges; e++)
 		c.comm[e] = m->k > 1 ? ls_edge_comm(g, m, e) : 0.0;
-	st = dpi_ls_verify(g, m, o ? o->contention : DP_CONT_PORT, heft_attempt,
-			   &c, p, placement, err);
+	st = dpi_ls_verify("heft", g, m, o ? o->contention : DP_CONT_PORT,
+			   heft_attempt, &c, p, placement, err);
 	if (!st)
 		dp_progress_report(p, "heft", 1.0);
 out:

@@ -23,6 +23,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/listsched.h"
+#include "internal/algo_int.h"
 
 typedef struct oplist {
 	uint32_t *a;
@@ -386,13 +387,12 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 		if (s->npred[g->topo[i]] == 0 && make_ready(s, g->topo[i]))
 			goto oom;
 	for (uint32_t placed = 0; placed < n; placed++) {
-		if ((placed & 1023) == 0) {
-			if (dp_progress_canceled(s->p)) {
-				attempt_free(s);
-				return dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
-						  "canceled");
-			}
-			dp_progress_report(s->p, "metf", (double)placed / n);
+		dp_status st;
+		if ((placed & 1023) == 0 &&
+		    (st = dpi_algo_poll(s->p, "metf", "metf",
+					(double)placed / n, err))) {
+			attempt_free(s);
+			return st;
 		}
 		for (;;) {
 			int32_t best = -1;
@@ -469,7 +469,8 @@ static dp_status metf_run(const dp_graph *g, const dp_machine *m,
 		cbar[e] = m->k > 1 ? (m->k - 1.0) / m->k * ls_edge_comm(g, m, e)
 				   : 0.0;
 	dpi_ls_upward_ranks(g, wbar, cbar, s.rank);
-	st = dpi_ls_verify(g, m, s.cont, metf_attempt, &s, p, placement, err);
+	st = dpi_ls_verify("metf", g, m, s.cont, metf_attempt, &s, p, placement,
+			   err);
 	if (!st)
 		dp_progress_report(p, "metf", 1.0);
 out:

@@ -31,6 +31,7 @@
 #include "dnnpart/algo.h"
 
 #include "internal/listsched.h"
+#include "internal/algo_int.h"
 
 /* Fewest vertices per part before METIS is asked for fewer parts. */
 #define METIS_MIN_VERTICES_PER_PART 8
@@ -335,8 +336,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 			goto nomem;
 		target_shares(m, (int)ncon, tp);
 		if (dp_progress_canceled(p)) {
-			st = dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
-					"canceled");
+			st = dpi_algo_canceled(err, "metis");
 			goto out;
 		}
 		dp_progress_report(p, "metis", 0.2);
@@ -374,7 +374,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 		}
 	}
 	if (dp_progress_canceled(p)) {
-		st = dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "canceled");
+		st = dpi_algo_canceled(err, "metis");
 		goto out;
 	}
 	map_parts(&mg, part, k, to_dev);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "dnnpart/algo.h"
+#include "internal/algo_int.h"
 
 /* How often (in ops) progress is reported and the cancel flag polled. */
 #define MTOPO_POLL 65536u
@@ -34,15 +35,6 @@
 static int64_t op_memory(const dp_op *op)
 {
 	return op->param_bytes + op->output_bytes + op->temp_bytes;
-}
-
-/* Device a group is pinned to (any member's pin), or -1. */
-static int32_t group_pin(const dp_graph *g, uint32_t grp)
-{
-	for (uint32_t i = g->group_off[grp]; i < g->group_off[grp + 1]; i++)
-		if (g->ops[g->group_ops[i]].pin >= 0)
-			return g->ops[g->group_ops[i]].pin;
-	return -1;
 }
 
 static int64_t group_memory(const dp_graph *g, uint32_t grp)
@@ -102,7 +94,7 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 			continue;
 		int32_t grp = g->ops[u].colocate;
 		int32_t pin =
-			grp >= 0 ? group_pin(g, (uint32_t)grp) : g->ops[u].pin;
+			grp >= 0 ? dpi_algo_group_pin(g, (uint32_t)grp) : g->ops[u].pin;
 		if (pin < 0)
 			continue;
 		used[pin] += grp >= 0 ? group_memory(g, (uint32_t)grp)
@@ -112,15 +104,13 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 
 	int d = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (i % MTOPO_POLL == 0) {
-			if (dp_progress_canceled(p)) {
-				free(used);
-				free(budget);
-				return dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
-						  "mtopo was canceled");
-			}
-			dp_progress_report(p, "mtopo: filling devices",
-					   (double)i / (double)n);
+		dp_status st;
+		if (i % MTOPO_POLL == 0 &&
+		    (st = dpi_algo_poll(p, "mtopo", "mtopo: filling devices",
+					(double)i / (double)n, err))) {
+			free(used);
+			free(budget);
+			return st;
 		}
 		uint32_t u = g->topo[i];
 		if (placement[u] >= 0)

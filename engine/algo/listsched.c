@@ -1,5 +1,6 @@
 /* listsched.c - heap, constraints, memory liveness and the verify loop shared
  * by the list-scheduling placers (see internal/listsched.h). */
+#include "internal/algo_int.h"
 #include "internal/listsched.h"
 #include "internal/minheap.h"
 
@@ -68,14 +69,11 @@ dp_status dpi_ls_cons_init(ls_cons *c, const dp_graph *g, dp_err *err)
 	}
 	for (uint32_t u = 0; u < g->nops; u++)
 		c->forced[u] = g->ops[u].pin;
-	/* a pin on any member pins the whole group, as dp_algo_apply_constraints
-	 * does (the first pinned member by op id wins) */
+	/* a pin on any member pins the whole group */
 	for (uint32_t grp = 0; grp < g->ngroups; grp++) {
 		c->group_dev[grp] = -1;
 		uint32_t lo = g->group_off[grp], hi = g->group_off[grp + 1];
-		int32_t pin = -1;
-		for (uint32_t i = lo; i < hi && pin < 0; i++)
-			pin = g->ops[g->group_ops[i]].pin;
+		int32_t pin = dpi_algo_group_pin(g, grp);
 		if (pin < 0)
 			continue;
 		for (uint32_t i = lo; i < hi; i++)
@@ -431,7 +429,8 @@ static bool score_better(const attempt_score *a, const attempt_score *b)
 
 #define VERIFY_ROUNDS 5
 
-dp_status dpi_ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
+dp_status dpi_ls_verify(const char *algo, const dp_graph *g,
+			const dp_machine *m, dp_contention c,
 			ls_attempt_fn attempt, void *ctx, const dp_progress *p,
 			int32_t *placement, dp_err *err)
 {
@@ -463,8 +462,7 @@ dp_status dpi_ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
 		if (st)
 			goto out;
 		if (dp_progress_canceled(p)) {
-			st = dp_err_set(err, DP_ECANCELED, NULL, 0, 0,
-					"canceled");
+			st = dpi_algo_canceled(err, algo);
 			goto out;
 		}
 		st = dp_sim_run(sim, try, &so, &r, err);

@@ -194,8 +194,10 @@ typedef dp_status (*ls_attempt_fn)(void *ctx, const int64_t *cap,
  * contention c, and while a device overflows in the simulator although the
  * attempt found room for everything, retries (a few rounds) with that
  * device's budget lowered by its overflow. Keeps the best placement:
- * feasible before infeasible, then shorter makespan, then less overflow. */
-dp_status dpi_ls_verify(const dp_graph *g, const dp_machine *m, dp_contention c,
+ * feasible before infeasible, then shorter makespan, then less overflow.
+ * algo names the algorithm in a cancel message. */
+dp_status dpi_ls_verify(const char *algo, const dp_graph *g,
+			const dp_machine *m, dp_contention c,
 			ls_attempt_fn attempt, void *ctx, const dp_progress *p,
 			int32_t *placement, dp_err *err);
 

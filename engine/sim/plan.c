@@ -7,6 +7,7 @@
  * graph would fit on device 0 alone.
  */
 #include "dnnpart/plan.h"
+#include "internal/algo_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,10 +144,7 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
 		      const dp_progress *p, dp_plan *plan, dp_err *err)
 {
 	dp_algo_opts def;
-	if (!o) {
-		dp_algo_opts_default(&def);
-		o = &def;
-	}
+	o = dpi_algo_opts_or_default(o, &def);
 	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 	if (!pl)
 		return nomem(err, "the placement");

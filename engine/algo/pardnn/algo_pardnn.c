@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal/pardnn.h"
+#include "internal/algo_int.h"
 
 /* Simulations allowed in one run: PD_BUDGET_WORK / (V + E), clamped. The
  * work unit is an op or an edge visited by one simulation. */
@@ -38,8 +39,7 @@ void dpi_pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
 dp_status dpi_pd_check_cancel(pd_ctx *c)
 {
 	if (dp_progress_canceled(c->p))
-		return dp_err_set(c->err, DP_ECANCELED, NULL, 0, 0,
-				  "pardnn: canceled");
+		return dpi_algo_canceled(c->err, "pardnn");
 	return DP_OK;
 }
 
@@ -559,11 +559,7 @@ dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
 	}
 	/* the pin of any member fixes the whole group */
 	for (uint32_t grp = 0; grp < g->ngroups; grp++) {
-		int32_t pin = -1;
-		for (uint32_t i = g->group_off[grp]; i < g->group_off[grp + 1];
-		     i++)
-			if (g->ops[g->group_ops[i]].pin >= 0)
-				pin = g->ops[g->group_ops[i]].pin;
+		int32_t pin = dpi_algo_group_pin(g, grp);
 		if (pin >= 0)
 			for (uint32_t i = g->group_off[grp];
 			     i < g->group_off[grp + 1]; i++)

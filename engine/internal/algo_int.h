@@ -1,0 +1,34 @@
+/* algo_int.h - what every algorithm shares at its start and end, beyond
+ * dp_algo_place() (engine/algo/algo_common.c; internal to the engine).
+ *
+ * The options an algorithm is given (or the defaults), the one device a
+ * colocation group is pinned to, and the check an algorithm makes every so
+ * many ops: is the run cancelled, and how far has it got. One message for a
+ * cancelled algorithm everywhere: "NAME: canceled".
+ */
+#ifndef DNNPART_ALGO_INT_H
+#define DNNPART_ALGO_INT_H
+
+#include <stdint.h>
+
+#include "dnnpart/algo.h"
+
+/* o itself, or the defaults (dp_algo_opts_default) written into *def when
+ * o is NULL. */
+const dp_algo_opts *dpi_algo_opts_or_default(const dp_algo_opts *o,
+					     dp_algo_opts *def);
+
+/* The device colocation group grp is pinned to (the pin of any member: a
+ * finalized graph has no group with two different pins), or -1. */
+int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp);
+
+/* DP_ECANCELED with "NAME: canceled" in err. */
+dp_status dpi_algo_canceled(dp_err *err, const char *name);
+
+/* The periodic check of a running algorithm: dpi_algo_canceled when p's
+ * flag is raised, else reports phase at fraction (0..1) and returns DP_OK.
+ * p may be NULL. */
+dp_status dpi_algo_poll(const dp_progress *p, const char *name,
+			const char *phase, double fraction, dp_err *err);
+
+#endif
