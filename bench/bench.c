@@ -120,19 +120,29 @@ int main(int argc, char **argv)
 		.limit_s = 0,
 	};
 	const char *only = NULL;
+	/* the options that name a folder or a list */
+	static const char *const text_opts[] = {"--only", "--results",
+						"--graphs", "--shared",
+						"--samples"};
+	const char **text_vals[] = {&only, &cfg.results_dir, &cfg.graphs_dir,
+				    &cfg.shared_dir, &cfg.samples_dir};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--quick")) {
+		size_t t = 0;
+		while (t < sizeof text_opts / sizeof text_opts[0] &&
+		       strcmp(a, text_opts[t]))
+			t++;
+		if (v && t < sizeof text_opts / sizeof text_opts[0]) {
+			*text_vals[t] = v;
+			i++;
+		} else if (!strcmp(a, "--quick")) {
 			cfg.quick = true;
 		} else if (!strcmp(a, "--full")) {
 			cfg.quick = false;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
-		} else if (v && !strcmp(a, "--only")) {
-			only = v;
-			i++;
 		} else if (v && !strcmp(a, "--tight")) {
 			if (!parse_positive(a, v, &cfg.tight))
 				return 2;
@@ -140,18 +150,6 @@ int main(int argc, char **argv)
 		} else if (v && !strcmp(a, "--limit")) {
 			if (!parse_positive(a, v, &cfg.limit_s))
 				return 2;
-			i++;
-		} else if (v && !strcmp(a, "--results")) {
-			cfg.results_dir = v;
-			i++;
-		} else if (v && !strcmp(a, "--graphs")) {
-			cfg.graphs_dir = v;
-			i++;
-		} else if (v && !strcmp(a, "--shared")) {
-			cfg.shared_dir = v;
-			i++;
-		} else if (v && !strcmp(a, "--samples")) {
-			cfg.samples_dir = v;
 			i++;
 		} else {
 			fprintf(stderr,

@@ -89,6 +89,10 @@ void bench_json_num(cJSON *o, const char *key, double v);
 /* The same, rounded to a multiple of unit (results need no more). */
 void bench_json_round(cJSON *o, const char *key, double v, double unit);
 
+/* The generated training graph of n ops (dnnpart/gen.h, seed 1), the one
+ * every section times; NULL after printing why. */
+dp_graph *bench_gen_graph(uint32_t n);
+
 /* One-device peak memory of g (all ops on device 0, no cap): the base of
  * the "tight" caps. -1 on failure (message on stderr). */
 int64_t bench_one_device_peak(const dp_graph *g);

@@ -36,7 +36,6 @@
 
 #include "actions.h"
 #include "bench.h"
-#include "dnnpart/gen.h"
 #include "keys.h"
 #include "screen.h"
 #include "state.h"
@@ -202,16 +201,10 @@ typedef struct size_result {
 static int run_size(uint32_t n, int reruns, size_result *res)
 {
 	memset(res, 0, sizeof *res);
-	dp_gen_opts go;
-	dp_gen_opts_default(&go);
-	go.ops = n;
-	go.seed = 1;
-	dp_graph *g = NULL;
-	dp_err err;
-	if (dp_gen_graph(&go, &g, &err) != DP_OK) {
-		fprintf(stderr, "bench: gen %u: %s\n", n, err.msg);
+	dp_graph *g = bench_gen_graph(n);
+	if (!g)
 		return -1;
-	}
+	dp_err err;
 	res->ops = g->nops;
 	res->edges = g->nedges;
 	dp_machine m;

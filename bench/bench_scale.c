@@ -63,16 +63,13 @@ static const char *caps_label(bool tight)
 static int make_graph(uint32_t n, const char *path, double *secs)
 {
 	double t0 = bench_now();
-	dp_gen_opts o;
-	dp_gen_opts_default(&o);
-	o.ops = n;
-	o.seed = 1;
-	dp_graph *g = NULL;
+	dp_graph *g = bench_gen_graph(n);
+	if (!g)
+		return -1;
 	dp_err err;
 	char msg[1200];
-	if (dp_gen_graph(&o, &g, &err) != DP_OK ||
-	    dp_gen_write_json(path, g, &err) != DP_OK) {
-		fprintf(stderr, "bench: gen %u: %s\n", n,
+	if (dp_gen_write_json(path, g, &err) != DP_OK) {
+		fprintf(stderr, "bench: writing %s: %s\n", path,
 			dp_err_format(&err, msg, sizeof msg));
 		dp_graph_free(g);
 		return -1;

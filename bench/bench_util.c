@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dnnpart/gen.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 
@@ -332,6 +333,23 @@ void bench_json_num(cJSON *o, const char *key, double v)
 void bench_json_round(cJSON *o, const char *key, double v, double unit)
 {
 	bench_json_num(o, key, round(v / unit) * unit);
+}
+
+dp_graph *bench_gen_graph(uint32_t n)
+{
+	dp_gen_opts o;
+	dp_gen_opts_default(&o);
+	o.ops = n;
+	o.seed = 1;
+	dp_graph *g = NULL;
+	dp_err err;
+	char msg[1200];
+	if (dp_gen_graph(&o, &g, &err) != DP_OK) {
+		fprintf(stderr, "bench: gen %u: %s\n", n,
+			dp_err_format(&err, msg, sizeof msg));
+		return NULL;
+	}
+	return g;
 }
 
 int64_t bench_one_device_peak(const dp_graph *g)
