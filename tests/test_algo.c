@@ -1,9 +1,12 @@
 /* test_algo.c - the algorithm registry: the whole list, looking a name up
  * and parsing a comma list of names (the --algos of compare and the bench
  * tools). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dnnpart/algo.h"
+#include "dnnpart/machine.h"
 #include "lib/testlib.h"
 
 static void test_algo_all_is_the_registry_in_order(void)
@@ -86,7 +89,51 @@ static void test_algo_parse_list_rejects_with_a_reason(void)
 	CHECK_INT(n, 99);
 }
 
+/* Every algorithm that polls the flag stops at once with one message,
+ * "NAME: canceled"; single places everything in one step and never polls. */
+static void test_algo_canceled_says_which_algorithm(void)
+{
+	test_dag_opts d = {
+		.n = 200,
+		.window = 10,
+		.max_inputs = 2,
+		.time_min = 1,
+		.time_max = 50,
+		.out_min = 100,
+		.out_max = 10000,
+		.group_every = 10,
+		.pin_every = 20,
+		.pin_k = 3,
+	};
+	dp_graph *g = test_random_dag_with(5, &d, "cancel");
+	REQUIRE(g);
+	dp_machine m;
+	dp_err err;
+	REQUIRE(dp_machine_init(&m, 3, &err) == DP_OK);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	REQUIRE(pl);
+	atomic_int flag = 1;
+	dp_progress p = {NULL, NULL, &flag};
+	for (size_t i = 0; i < dp_algo_count(); i++) {
+		const dp_algo *a = dp_algo_at(i);
+		dp_err_clear(&err);
+		dp_status st = dp_algo_place(a, g, &m, NULL, &p, pl, &err);
+		if (!strcmp(a->name, "single")) {
+			CHECK_INT(st, DP_OK);
+			continue;
+		}
+		char want[64];
+		snprintf(want, sizeof want, "%s: canceled", a->name);
+		CHECK_INT(st, DP_ECANCELED);
+		CHECK_STR(err.msg, want);
+	}
+	free(pl);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_algo_all_is_the_registry_in_order),
 	  TEST(test_algo_lookup_names_the_known_ones),
 	  TEST(test_algo_parse_list_keeps_the_order_given),
-	  TEST(test_algo_parse_list_rejects_with_a_reason))
+	  TEST(test_algo_parse_list_rejects_with_a_reason),
+	  TEST(test_algo_canceled_says_which_algorithm))
