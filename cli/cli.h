@@ -104,6 +104,10 @@ int cli_take_graph_placement(const char *cmd, const char *a, cli_opts *o,
 int cli_require_graph_placement(const char *cmd, const cli_opts *o,
 				const char *place);
 
+/* The algorithm options the command line asked for: the defaults with
+ * --contention and --no-polish applied. */
+void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao);
+
 /* Loads o->graph_path (printing the error on failure). */
 int cli_load_graph(const cli_opts *o, dp_graph **g);
 /* Builds the machine: graph hint, then -k, --mem, --speed, --link/--bw/--lat.

@@ -362,6 +362,13 @@ fail_mem:
 	return machine_error("--mem", &err);
 }
 
+void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
+{
+	dp_algo_opts_default(ao);
+	ao->contention = o->contention;
+	ao->polish = !o->no_polish;
+}
+
 int cli_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)
 {
 	int rc = cli_load_graph(o, g);

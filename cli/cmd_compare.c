@@ -288,9 +288,7 @@ int cmd_compare_run(int argc, char **argv)
 		goto out;
 	}
 	dp_algo_opts ao;
-	dp_algo_opts_default(&ao);
-	ao.contention = o.contention;
-	ao.polish = !o.no_polish;
+	cli_algo_opts(&o, &ao);
 	/* Ctrl-C cancels the algorithm that is running; a second one kills */
 	compare_run tp = {.plans = plans, .ok = ok};
 	cli_progress_begin(&tp.cp, CLI_CANCEL_SIGINT_ONCE, "comparing");

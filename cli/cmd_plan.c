@@ -158,9 +158,7 @@ int cmd_plan_run(int argc, char **argv)
 	if ((rc = cli_load_graph_machine(&o, &g, &m)))
 		return rc;
 	dp_algo_opts ao;
-	dp_algo_opts_default(&ao);
-	ao.contention = o.contention;
-	ao.polish = !o.no_polish;
+	cli_algo_opts(&o, &ao);
 	/* Ctrl-C cancels the algorithm (it polls the flag); a second kills */
 	cli_progress cp;
 	cli_progress_begin(&cp, CLI_CANCEL_SIGINT_ONCE, "planning");

@@ -122,8 +122,7 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 	}
 	dp_machine_free(&m);
 	dp_algo_opts ao;
-	dp_algo_opts_default(&ao);
-	ao.contention = o->contention;
+	cli_algo_opts(o, &ao);
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	if (dp_plan_run(st.g, &st.m, algo, &ao, NULL, &p, &err) != DP_OK) {
