@@ -121,9 +121,8 @@ int main(int argc, char **argv)
 	};
 	const char *only = NULL;
 	/* the options that name a folder or a list */
-	static const char *const text_opts[] = {"--only", "--results",
-						"--graphs", "--shared",
-						"--samples"};
+	static const char *const text_opts[] = {
+		"--only", "--results", "--graphs", "--shared", "--samples"};
 	const char **text_vals[] = {&only, &cfg.results_dir, &cfg.graphs_dir,
 				    &cfg.shared_dir, &cfg.samples_dir};
 	for (int i = 1; i < argc; i++) {

@@ -122,7 +122,8 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 	const char *v;
 	int r;
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-		if ((r = cli_opt_value("export", argc, argv, i, kinds[k].name, &v)))
+		if ((r = cli_opt_value("export", argc, argv, i, kinds[k].name,
+				       &v)))
 			return r < 0 || add_job(x, v, kinds[k].kind) ? -1 : 1;
 	if ((r = cli_opt_value("export", argc, argv, i, "-o", &v))) {
 		dp_export_kind kind;

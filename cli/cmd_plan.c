@@ -89,7 +89,8 @@ static int export_opt(int argc, char **argv, int *i, cli_opts *o)
 	const char **slots[] = {&o->dot, &o->svg, &o->csv, &o->device_map,
 				&o->tf_map};
 	for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-		int r = cli_opt_value("plan", argc, argv, i, names[n], slots[n]);
+		int r = cli_opt_value("plan", argc, argv, i, names[n],
+				      slots[n]);
 		if (r)
 			return r;
 	}

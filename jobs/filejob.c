@@ -175,7 +175,8 @@ static dp_status start(filejob *fj, dp_err *err)
 	fj->done = false;
 	atomic_store(&fj->cancel, 0);
 	job_meter_start(&fj->meter);
-	dp_status st = job_thread_start(&fj->thread, job_main, fj, fj->path, err);
+	dp_status st =
+		job_thread_start(&fj->thread, job_main, fj, fj->path, err);
 	if (st != DP_OK) {
 		free_inputs(fj);
 		filejob_result_free(r);

@@ -72,8 +72,7 @@ static void test_algo_parse_list_rejects_with_a_reason(void)
 		  DP_EINPUT);
 	CHECK_STR(err.msg, "'heft' is listed twice");
 	CHECK_INT(n, 99); /* untouched on failure */
-	CHECK_INT(dp_algo_parse_list("metf,nope", out, 8, &n, &err),
-		  DP_EINPUT);
+	CHECK_INT(dp_algo_parse_list("metf,nope", out, 8, &n, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "unknown algorithm 'nope'");
 	static const char *const empty[] = {"", ",", "heft,", ",heft",
 					    "heft,,metis"};

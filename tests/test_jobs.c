@@ -72,9 +72,9 @@ static void test_worker_plan_job_is_the_algorithm_alone(void)
 	REQUIRE(w);
 	const dp_algo *heft = dp_algo_find("heft");
 	REQUIRE(heft);
-	CHECK_INT(worker_submit(w, JOB_PLAN, g, &m, heft, DP_CONT_NONE, 7,
-				&err),
-		  DP_OK);
+	CHECK_INT(
+		worker_submit(w, JOB_PLAN, g, &m, heft, DP_CONT_NONE, 7, &err),
+		DP_OK);
 	/* the job copied the machine: changing ours does not reach it */
 	m.cap[0] = 1;
 	worker_wait_idle(w);
@@ -204,8 +204,7 @@ static void test_filejob_opens_and_exports_in_the_background(void)
 	filejob_status fs;
 	filejob_get_status(fj, &fs);
 	CHECK(!fs.busy);
-	REQUIRE(filejob_open(fj, "tests/cli/data/diamond.json", &err) ==
-		DP_OK);
+	REQUIRE(filejob_open(fj, "tests/cli/data/diamond.json", &err) == DP_OK);
 	/* one job at a time */
 	CHECK_INT(filejob_open(fj, "tests/cli/data/diamond.json", &err),
 		  DP_EINPUT);

@@ -88,8 +88,8 @@ dp_status dp_algo_lookup(const char *name, const dp_algo **out, dp_err *err)
 	return DP_OK;
 }
 
-dp_status dp_algo_parse_list(const char *spec, const dp_algo **out,
-			     size_t cap, size_t *n, dp_err *err)
+dp_status dp_algo_parse_list(const char *spec, const dp_algo **out, size_t cap,
+			     size_t *n, dp_err *err)
 {
 	size_t got = 0;
 	const char *p = spec;

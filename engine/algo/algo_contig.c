@@ -45,8 +45,8 @@
 #include <string.h>
 
 #include "dnnpart/algo.h"
-#include "internal/listsched.h"
 #include "internal/algo_int.h"
+#include "internal/listsched.h"
 
 #define NONE UINT32_MAX
 

@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "dnnpart/algo.h"
+#include "internal/algo_int.h"
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"
-#include "internal/algo_int.h"
 
 typedef struct ranked {
 	double rank;

@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "dnnpart/algo.h"
-#include "internal/listsched.h"
 #include "internal/algo_int.h"
+#include "internal/listsched.h"
 
 typedef struct oplist {
 	uint32_t *a;

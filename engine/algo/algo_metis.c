@@ -30,8 +30,8 @@
 
 #include "dnnpart/algo.h"
 
-#include "internal/listsched.h"
 #include "internal/algo_int.h"
+#include "internal/listsched.h"
 
 /* Fewest vertices per part before METIS is asked for fewer parts. */
 #define METIS_MIN_VERTICES_PER_PART 8

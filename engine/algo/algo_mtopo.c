@@ -93,8 +93,8 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 		if (placement[u] >= 0)
 			continue;
 		int32_t grp = g->ops[u].colocate;
-		int32_t pin =
-			grp >= 0 ? dpi_algo_group_pin(g, (uint32_t)grp) : g->ops[u].pin;
+		int32_t pin = grp >= 0 ? dpi_algo_group_pin(g, (uint32_t)grp)
+				       : g->ops[u].pin;
 		if (pin < 0)
 			continue;
 		used[pin] += grp >= 0 ? group_memory(g, (uint32_t)grp)

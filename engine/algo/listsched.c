@@ -1,7 +1,7 @@
 /* listsched.c - heap, constraints, memory liveness and the verify loop shared
  * by the list-scheduling placers (see internal/listsched.h). */
-#include "internal/algo_int.h"
 #include "internal/listsched.h"
+#include "internal/algo_int.h"
 #include "internal/minheap.h"
 
 #include <stdlib.h>

@@ -83,8 +83,8 @@ dp_status dp_algo_lookup(const char *name, const dp_algo **out, dp_err *err);
  * name may appear once. DP_OK with *n set, else DP_EINPUT with a message
  * that names the fault: an unknown name (as dp_algo_lookup), a name listed
  * twice, an empty name, or more than cap names. */
-dp_status dp_algo_parse_list(const char *spec, const dp_algo **out,
-			     size_t cap, size_t *n, dp_err *err);
+dp_status dp_algo_parse_list(const char *spec, const dp_algo **out, size_t cap,
+			     size_t *n, dp_err *err);
 
 /* Shared helpers for algorithms (algo_common.c). */
 

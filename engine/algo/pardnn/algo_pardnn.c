@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal/pardnn.h"
 #include "internal/algo_int.h"
+#include "internal/pardnn.h"
 
 /* Simulations allowed in one run: PD_BUDGET_WORK / (V + E), clamped. The
  * work unit is an op or an edge visited by one simulation. */
