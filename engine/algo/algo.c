@@ -26,6 +26,8 @@ void dp_algo_opts_default(dp_algo_opts *o)
 {
 	o->contention = DP_CONT_PORT;
 	o->polish = true;
+	o->microbatches = 0;
+	o->tp = 0;
 }
 
 size_t dp_algo_count(void)

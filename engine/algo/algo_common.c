@@ -40,6 +40,12 @@ dp_status dp_algo_place(const dp_algo *algo, const dp_graph *g,
 {
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
+	if (!algo->run)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "'%s' splits ops or micro-batches: it makes "
+				  "a strategy, not a placement of the graph's "
+				  "ops",
+				  algo->name);
 	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;

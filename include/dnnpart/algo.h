@@ -46,20 +46,36 @@ static inline void dp_progress_report(const dp_progress *p, const char *phase,
 typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
 	bool polish; /* pardnn: run the polish phase (default on) */
+	/* strategies (DESIGN 10): micro-batches of a pipeline and the tensor
+	 * parallel size; 0 = the algorithm's own choice */
+	int microbatches;
+	int tp;
 } dp_algo_opts;
 
-/* Defaults: port contention, polish on. */
+/* Defaults: port contention, polish on, the strategies' own choices. */
 void dp_algo_opts_default(dp_algo_opts *o);
 
 typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,
 				const dp_algo_opts *o, const dp_progress *p,
 				int32_t *placement, dp_err *err);
 
+struct dp_strategy;
+
+/* An algorithm that splits ops or micro-batches returns a strategy
+ * (strategy.h) instead of a placement: *out is initialised by the caller
+ * (dp_strategy_init) and filled by the algorithm for g and m. */
+typedef dp_status (*dp_strategy_fn)(const dp_graph *g, const dp_machine *m,
+				    const dp_algo_opts *o,
+				    const dp_progress *p,
+				    struct dp_strategy *out, dp_err *err);
+
 typedef struct dp_algo {
 	const char *name;    /* user-facing name, e.g. "pardnn" */
 	const char *summary; /* one line for menus and --help */
 	const char *source;  /* paper or origin, one line */
-	dp_algo_fn run;
+	dp_algo_fn run;	     /* a placement algorithm, or NULL */
+	dp_strategy_fn strategize; /* a strategy algorithm, or NULL: one of
+				      run and strategize is set */
 } dp_algo;
 
 /* The registry, in display order; the first entry is the default. */

@@ -15,6 +15,8 @@
  *   algo.h       the algorithm registry and the partitioner interface
  *   plan.h       a placement with its simulated schedule and metrics
  *   placement.h  placement files (native JSON, ParDNN .place)
+ *   strategy.h   strategies that split ops or micro-batches, lowered
+ *                to a graph + placement the simulator prices
  *   export.h     DOT/SVG/CSV and framework device maps
  *   gen.h        synthetic training graphs of a given size
  *   afile.h      output files that appear whole or not at all
@@ -70,6 +72,7 @@
 #include "load.h"
 #include "machine.h"
 #include "placement.h"
+#include "strategy.h"
 #include "plan.h"
 #include "sim.h"
 #include "units.h"

@@ -1,0 +1,74 @@
+/* lower.h - building a lowered graph (strategy.h, DESIGN 10; internal to
+ * the engine: engine/strategy/).
+ *
+ * Every kind of strategy lowers to a new graph plus a placement of it, each
+ * lowered op remembering the user's op it came from and its micro-batch.
+ * dpi_lower_* is the one way the lowering modules build that: begin, add
+ * ops (they take the type, layer and role of their source op) and edges,
+ * then finish (finalize and hand the arrays to a dp_lowered) or abort.
+ */
+#ifndef DNNPART_LOWER_H
+#define DNNPART_LOWER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dnnpart/strategy.h"
+
+typedef struct dpi_lower_buf {
+	const dp_graph *src_g; /* the user's graph */
+	dp_graph *g;	       /* the lowered graph being built */
+	int32_t *placement;
+	uint32_t *source;
+	int32_t *micro;
+	uint32_t cap;
+} dpi_lower_buf;
+
+/* Starts a lowered graph of src_g, named after it, with room for about
+ * expect_ops ops (grown as needed). DP_ENOMEM. */
+dp_status dpi_lower_begin(dpi_lower_buf *b, const dp_graph *src_g,
+			  uint32_t expect_ops, dp_err *err);
+
+/* What a lowered op is. */
+typedef struct dpi_lower_op {
+	uint32_t source; /* the user's op it comes from */
+	int32_t device;
+	int32_t micro; /* -1: none */
+	double time_us;
+	int64_t output_bytes, param_bytes, temp_bytes;
+	dp_role role; /* DP_ROLE_NONE: the source op's role */
+} dpi_lower_op;
+
+/* Adds an op called name (type and layer of op->source) and stores its id
+ * in *id. A name that is taken (a user's op already called "a#d1") is
+ * DP_EINPUT naming both. */
+dp_status dpi_lower_add(dpi_lower_buf *b, const char *name,
+			const dpi_lower_op *op, uint32_t *id, dp_err *err);
+
+/* Adds a data edge of bytes (>= 0), or a control edge. */
+dp_status dpi_lower_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
+			 int64_t bytes, bool control, dp_err *err);
+
+/* Finalizes the lowered graph and moves everything into *out (b is then
+ * empty). On failure b is freed. */
+dp_status dpi_lower_finish(dpi_lower_buf *b, dp_lowered *out, dp_err *err);
+
+/* Frees what b holds. */
+void dpi_lower_abort(dpi_lower_buf *b);
+
+/* The lowering of each kind (engine/strategy/lower_*.c); s has passed
+ * dp_strategy_check. */
+dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
+			 const dp_strategy *s, const dp_progress *p,
+			 dp_lowered *out, dp_err *err);
+dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
+			     const dp_strategy *s, const dp_progress *p,
+			     dp_lowered *out, dp_err *err);
+
+/* The checks of each kind, beyond what dp_strategy_check checks for all. */
+dp_status dpi_strategy_check_spmd(const dp_graph *g, const dp_machine *m,
+				  const dp_strategy *s, dp_err *err);
+dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
+				      const dp_strategy *s, dp_err *err);
+
+#endif

@@ -1,0 +1,124 @@
+/* lower_build.c - the one builder of lowered graphs (internal/lower.h). */
+#include "internal/lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static dp_status nomem(dp_err *err)
+{
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory while lowering a strategy");
+}
+
+static dp_status grow(dpi_lower_buf *b, uint32_t need, dp_err *err)
+{
+	if (need <= b->cap)
+		return DP_OK;
+	uint32_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap = cap > UINT32_MAX / 2 ? need : cap * 2;
+	int32_t *pl = realloc(b->placement, (size_t)cap * sizeof *pl);
+	if (!pl)
+		return nomem(err);
+	b->placement = pl;
+	uint32_t *src = realloc(b->source, (size_t)cap * sizeof *src);
+	if (!src)
+		return nomem(err);
+	b->source = src;
+	int32_t *mi = realloc(b->micro, (size_t)cap * sizeof *mi);
+	if (!mi)
+		return nomem(err);
+	b->micro = mi;
+	b->cap = cap;
+	return DP_OK;
+}
+
+dp_status dpi_lower_begin(dpi_lower_buf *b, const dp_graph *src_g,
+			  uint32_t expect_ops, dp_err *err)
+{
+	memset(b, 0, sizeof *b);
+	b->src_g = src_g;
+	b->g = dp_graph_new(src_g->name);
+	if (!b->g)
+		return nomem(err);
+	dp_status st = grow(b, expect_ops ? expect_ops : 1, err);
+	if (!st && src_g->source[0])
+		st = dp_graph_set_source(b->g, src_g->source, err);
+	if (st)
+		dpi_lower_abort(b);
+	return st;
+}
+
+dp_status dpi_lower_add(dpi_lower_buf *b, const char *name,
+			const dpi_lower_op *op, uint32_t *id, dp_err *err)
+{
+	const dp_graph *sg = b->src_g;
+	const dp_op *so = &sg->ops[op->source];
+	dp_status st = grow(b, b->g->nops + 1, err);
+	if (st)
+		return st;
+	uint32_t v;
+	st = dp_graph_add_op(b->g, name, &v, err);
+	if (st == DP_EINPUT)
+		return dp_err_set(err, DP_EINPUT, sg->source, 0, 0,
+				  "lowering op '%s' needs the name '%s', but "
+				  "that name is already taken (an op of the "
+				  "graph or another lowered op); rename the "
+				  "op",
+				  dp_graph_op_name(sg, op->source), name);
+	if (st)
+		return st;
+	dp_op *o = &b->g->ops[v];
+	o->time_us = op->time_us;
+	o->output_bytes = op->output_bytes;
+	o->param_bytes = op->param_bytes;
+	o->temp_bytes = op->temp_bytes;
+	if (so->type)
+		st = dp_graph_set_type(b->g, v, dp_graph_str(sg, so->type),
+				       err);
+	if (!st && so->layer)
+		st = dp_graph_set_layer(b->g, v, dp_graph_str(sg, so->layer),
+					err);
+	dp_role role = op->role != DP_ROLE_NONE ? op->role
+						: dp_op_role(sg, op->source);
+	if (!st && role != DP_ROLE_NONE)
+		st = dp_graph_set_role(b->g, v, role, err);
+	if (st)
+		return st;
+	b->placement[v] = op->device;
+	b->source[v] = op->source;
+	b->micro[v] = op->micro;
+	*id = v;
+	return DP_OK;
+}
+
+dp_status dpi_lower_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
+			 int64_t bytes, bool control, dp_err *err)
+{
+	return dp_graph_add_edge(b->g, from, to, control ? 0 : bytes, control,
+				 err);
+}
+
+dp_status dpi_lower_finish(dpi_lower_buf *b, dp_lowered *out, dp_err *err)
+{
+	dp_status st = dp_graph_finalize(b->g, err);
+	if (st) {
+		dpi_lower_abort(b);
+		return st;
+	}
+	out->g = b->g;
+	out->placement = b->placement;
+	out->source = b->source;
+	out->micro = b->micro;
+	memset(b, 0, sizeof *b);
+	return DP_OK;
+}
+
+void dpi_lower_abort(dpi_lower_buf *b)
+{
+	dp_graph_free(b->g);
+	free(b->placement);
+	free(b->source);
+	free(b->micro);
+	memset(b, 0, sizeof *b);
+}

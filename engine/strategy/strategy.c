@@ -1,0 +1,221 @@
+/* strategy.c - strategies: their life cycle, the checks every kind shares
+ * and the dispatch of lowering by kind (strategy.h, DESIGN 10). */
+#include "dnnpart/strategy.h"
+#include "internal/lower.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *dp_strategy_kind_name(dp_strategy_kind k)
+{
+	switch (k) {
+	case DP_STRAT_PLACEMENT:
+		return "placement";
+	case DP_STRAT_SPMD:
+		return "spmd";
+	case DP_STRAT_PIPELINE:
+		return "pipeline";
+	}
+	return "";
+}
+
+const char *dp_schedule_name(dp_schedule s)
+{
+	switch (s) {
+	case DP_SCHED_GPIPE:
+		return "gpipe";
+	case DP_SCHED_1F1B:
+		return "1f1b";
+	}
+	return "";
+}
+
+void dp_strategy_init(dp_strategy *s)
+{
+	memset(s, 0, sizeof *s);
+	s->kind = DP_STRAT_PLACEMENT;
+	s->pipe.microbatches = 1;
+}
+
+void dp_strategy_free(dp_strategy *s)
+{
+	if (!s)
+		return;
+	free(s->placement);
+	free(s->spmd.axes);
+	free(s->spmd.device);
+	free(s->pipe.stage);
+	free(s->pipe.group_off);
+	free(s->pipe.group);
+	dp_strategy_init(s);
+}
+
+static dp_status nomem(dp_err *err)
+{
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory while allocating a strategy");
+}
+
+dp_status dp_strategy_alloc(dp_strategy *s, dp_strategy_kind kind,
+			    const dp_graph *g, int nstages, dp_err *err)
+{
+	dp_strategy t;
+	dp_strategy_init(&t);
+	t.kind = kind;
+	t.nops = g->nops;
+	size_t n = g->nops ? g->nops : 1;
+	bool ok = true;
+	if (kind == DP_STRAT_PLACEMENT) {
+		ok = (t.placement = calloc(n, sizeof *t.placement)) != NULL;
+	} else {
+		if (kind == DP_STRAT_PIPELINE) {
+			if (nstages < 1)
+				return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+						  "a pipeline needs at least "
+						  "one stage, got %d",
+						  nstages);
+			t.pipe.nstages = nstages;
+			t.pipe.stage = calloc(n, sizeof *t.pipe.stage);
+			t.pipe.group_off = calloc((size_t)nstages + 1,
+						  sizeof *t.pipe.group_off);
+			t.pipe.group =
+				calloc((size_t)nstages, sizeof *t.pipe.group);
+			ok = t.pipe.stage && t.pipe.group_off && t.pipe.group;
+			for (int i = 0; ok && i <= nstages; i++) {
+				t.pipe.group_off[i] = i;
+				if (i < nstages)
+					t.pipe.group[i] = i;
+			}
+			t.k = nstages;
+		}
+		t.spmd.axes = calloc(n * DP_MAX_OP_DIMS, 1);
+		t.spmd.device = malloc(n * sizeof *t.spmd.device);
+		ok = ok && t.spmd.axes && t.spmd.device;
+		for (size_t u = 0; ok && u < n; u++)
+			t.spmd.device[u] = -1;
+	}
+	if (!ok) {
+		dp_strategy_free(&t);
+		return nomem(err);
+	}
+	snprintf(t.label, sizeof t.label, "%s", dp_strategy_kind_name(kind));
+	*s = t;
+	return DP_OK;
+}
+
+int dp_spmd_size(const dp_spmd *sp)
+{
+	int n = 1;
+	for (int a = 0; a < sp->naxes; a++)
+		n *= sp->mesh[a];
+	return n;
+}
+
+int dp_spmd_parts(const dp_spmd *sp, uint32_t u, uint32_t i)
+{
+	if (!sp->axes || i >= DP_MAX_OP_DIMS)
+		return 1;
+	uint8_t mask = sp->axes[(size_t)u * DP_MAX_OP_DIMS + i];
+	int parts = 1;
+	for (int a = 0; a < sp->naxes; a++)
+		if (mask & (1u << a))
+			parts *= sp->mesh[a];
+	return parts;
+}
+
+dp_status dp_strategy_check(const dp_graph *g, const dp_machine *m,
+			    const dp_strategy *s, dp_err *err)
+{
+	if (s->nops != g->nops)
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "the strategy was made for a graph of %u "
+				  "ops, but '%s' has %u",
+				  s->nops, g->name, g->nops);
+	if (s->k < 1 || s->k > m->k)
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "the strategy uses %d devices, but the "
+				  "machine has %d; set -k %d or more",
+				  s->k, m->k, s->k);
+	switch (s->kind) {
+	case DP_STRAT_PLACEMENT:
+		for (uint32_t u = 0; u < g->nops; u++) {
+			int32_t d = s->placement[u];
+			if (d < 0 || d >= m->k)
+				return dp_err_set(
+					err, DP_EINPUT, g->source, 0, 0,
+					"op '%s' is placed on device %d; "
+					"expected a device in 0..%d",
+					dp_graph_op_name(g, u), d, m->k - 1);
+		}
+		return DP_OK;
+	case DP_STRAT_SPMD:
+		return dpi_strategy_check_spmd(g, m, s, err);
+	case DP_STRAT_PIPELINE:
+		return dpi_strategy_check_pipeline(g, m, s, err);
+	}
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "unknown strategy kind %d", (int)s->kind);
+}
+
+static dp_status lower_placement(const dp_graph *g, const dp_strategy *s,
+				 dp_lowered *out, dp_err *err)
+{
+	dpi_lower_buf b;
+	dp_status st = dpi_lower_begin(&b, g, g->nops, err);
+	for (uint32_t u = 0; !st && u < g->nops; u++) {
+		const dp_op *o = &g->ops[u];
+		dpi_lower_op lo = {
+			.source = u,
+			.device = s->placement[u],
+			.micro = -1,
+			.time_us = o->time_us,
+			.output_bytes = o->output_bytes,
+			.param_bytes = o->param_bytes,
+			.temp_bytes = o->temp_bytes,
+			.role = DP_ROLE_NONE,
+		};
+		uint32_t id;
+		st = dpi_lower_add(&b, dp_graph_op_name(g, u), &lo, &id, err);
+	}
+	for (uint32_t e = 0; !st && e < g->nedges; e++) {
+		const dp_edge *ed = &g->edges[e];
+		st = dpi_lower_edge(&b, ed->from, ed->to, ed->bytes,
+				    ed->control, err);
+	}
+	if (st) {
+		dpi_lower_abort(&b);
+		return st;
+	}
+	return dpi_lower_finish(&b, out, err);
+}
+
+dp_status dp_strategy_lower(const dp_graph *g, const dp_machine *m,
+			    const dp_strategy *s, const dp_progress *p,
+			    dp_lowered *out, dp_err *err)
+{
+	dp_status st = dp_strategy_check(g, m, s, err);
+	if (st)
+		return st;
+	switch (s->kind) {
+	case DP_STRAT_PLACEMENT:
+		return lower_placement(g, s, out, err);
+	case DP_STRAT_SPMD:
+		return dpi_lower_spmd(g, m, s, p, out, err);
+	case DP_STRAT_PIPELINE:
+		return dpi_lower_pipeline(g, m, s, p, out, err);
+	}
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "unknown strategy kind %d", (int)s->kind);
+}
+
+void dp_lowered_free(dp_lowered *l)
+{
+	if (!l)
+		return;
+	dp_graph_free(l->g);
+	free(l->placement);
+	free(l->source);
+	free(l->micro);
+	memset(l, 0, sizeof *l);
+}
