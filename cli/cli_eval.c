@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "dnnpart/placement.h"
+#include "dnnpart/strategy.h"
 
 /* Reads path's placement for g into pl and warns about what it left out. */
 static int read_placement(const char *path, const dp_graph *g, int32_t *pl,
@@ -47,9 +48,42 @@ static int check_devices(const char *path, const dp_graph *g,
 	return 0;
 }
 
+/* A strategy file priced on g: lowered and simulated. */
+static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
+			 dp_machine *m, dp_plan *plan)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	dp_strategy s;
+	dp_strategy_init(&s);
+	if (dp_strategy_read(path, g, NULL, &s, &err))
+		return cli_error(&err);
+	/* K: -k, else the graph's machine block, else what the strategy
+	 * uses */
+	if (!o->k && g->hint.devices <= 0 && s.k > 1)
+		o->k = s.k > DP_MAX_DEVICES ? DP_MAX_DEVICES : s.k;
+	int rc = cli_make_machine(o, g, m);
+	if (!rc) {
+		if (dp_plan_evaluate_strategy(g, m, &s, o->contention, NULL,
+					      plan, &err))
+			rc = cli_error(&err);
+		if (rc)
+			dp_machine_free(m);
+	}
+	dp_strategy_free(&s);
+	return rc;
+}
+
 int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 		       dp_machine *m, dp_plan *plan)
 {
+	bool is_strategy = false;
+	dp_err derr;
+	dp_err_clear(&derr);
+	if (dp_strategy_file_detect(path, &is_strategy, &derr))
+		return cli_error(&derr);
+	if (is_strategy)
+		return eval_strategy(o, g, path, m, plan);
 	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
 	if (!pl) {
 		fprintf(stderr,

@@ -58,6 +58,9 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	if (g->source && g->source[0])
 		fprintf(out, "  (%s)", g->source);
 	fprintf(out, "\nsize         %u ops, %u edges\n", g->nops, g->nedges);
+	if (p->lowered)
+		fprintf(out, "lowered      %u ops, %u edges (strategy %s)\n",
+			p->lowered->nops, p->lowered->nedges, p->strategy);
 	fprintf(out, "machine      %d device%s, ", m->k, m->k == 1 ? "" : "s");
 	print_caps(out, m);
 	fprintf(out, "\nlink         ");
@@ -65,7 +68,8 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	fprintf(out, ", contention %s\n",
 		dp_sim_contention_name(p->contention));
 	if (!strcmp(p->algo, "eval")) {
-		fprintf(out, "algorithm    none (a given placement)\n");
+		fprintf(out, "algorithm    none (a given %s)\n",
+			p->lowered ? "strategy" : "placement");
 	} else {
 		fprintf(out, "algorithm    %s\n", p->algo);
 		fprintf(out, "plan time    %.3f ms\n", p->plan_ms);
@@ -202,6 +206,8 @@ void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
 {
 	print_summary(out, g, m, plan);
 	print_devices(out, plan);
+	/* the rest names ops of the graph the plan places */
+	g = dp_plan_graph(plan, g);
 	print_peak_by_role(out, g, plan);
 	print_critical_path(out, g, plan);
 }
@@ -232,6 +238,7 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 	dp_json_begin_object(&w, NULL);
 	cli_json_head(&w, g, m);
 	dp_json_num(&w, "plan_ms", p->plan_ms);
+	g = dp_plan_graph(p, g);
 	dp_plan_write_metrics(&w, g, p);
 	dp_json_begin_array(&w, "critical_path");
 	for (uint32_t i = 0; i < r->cp_len; i++)

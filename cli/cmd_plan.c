@@ -135,10 +135,20 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
 {
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status st = has_suffix(o->out, ".place")
-			       ? dp_placement_write_place(o->out, g,
-							  plan->placement, &err)
-			       : dp_placement_write_json(o->out, g, plan, &err);
+	dp_status st;
+	if (plan->strat && has_suffix(o->out, ".place"))
+		return cli_usage_error("plan",
+				       "-o %s: '%s' makes the strategy '%s', "
+				       "which a .place file cannot hold; "
+				       "write it as .json (a dnnpart "
+				       "strategy file)",
+				       o->out, plan->algo, plan->strategy);
+	if (plan->strat)
+		st = dp_strategy_write(o->out, g, plan->strat, true, &err);
+	else if (has_suffix(o->out, ".place"))
+		st = dp_placement_write_place(o->out, g, plan->placement, &err);
+	else
+		st = dp_placement_write_json(o->out, g, plan, &err);
 	return st ? cli_error(&err) : 0;
 }
 
@@ -181,7 +191,8 @@ int cmd_plan_run(int argc, char **argv)
 	} else {
 		cli_print_plan(stdout, g, &m, &plan);
 		if (o.out)
-			printf("\nplacement written to %s\n", o.out);
+			printf("\n%s written to %s\n",
+			       plan.strat ? "strategy" : "placement", o.out);
 	}
 	/* exports after the report: a layout over its time limit still
 	 * leaves the plan on screen */

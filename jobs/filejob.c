@@ -24,6 +24,7 @@ struct filejob {
 	const dp_graph *g;
 	dp_machine m;
 	int32_t *placement;
+	dp_strategy *strat; /* an export of a strategy's plan: its copy */
 	dp_contention contention;
 	char algo[32];
 	double plan_ms;
@@ -57,8 +58,11 @@ static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	job_meter_report(&fj->meter, "simulating the plan", -1);
-	r->status = dp_plan_evaluate(fj->g, &fj->m, fj->placement,
-				     fj->contention, &plan, err);
+	r->status = fj->strat ? dp_plan_evaluate_strategy(
+					fj->g, &fj->m, fj->strat,
+					fj->contention, &p, &plan, err)
+			      : dp_plan_evaluate(fj->g, &fj->m, fj->placement,
+						 fj->contention, &plan, err);
 	if (r->status != DP_OK)
 		return;
 	/* the plan on screen, not an "eval" of it */
@@ -118,6 +122,11 @@ static void free_inputs(filejob *fj)
 	dp_machine_free(&fj->m);
 	free(fj->placement);
 	fj->placement = NULL;
+	if (fj->strat) {
+		dp_strategy_free(fj->strat);
+		free(fj->strat);
+		fj->strat = NULL;
+	}
 	fj->g = NULL;
 }
 
@@ -206,21 +215,40 @@ dp_status filejob_export(filejob *fj, const char *path, dp_export_kind kind,
 {
 	if (fj->live)
 		return busy_error(fj, err);
-	if (plan->nops != g->nops || plan->k != m->k)
+	if (plan->nops != dp_plan_graph(plan, g)->nops || plan->k != m->k)
 		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
 				  "the plan (%u ops, K=%d) is not for this "
 				  "graph and machine (%u ops, K=%d)",
 				  plan->nops, plan->k, g->nops, m->k);
-	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
-	if (!pl)
-		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
-				  "out of memory copying the placement");
-	if (g->nops)
-		memcpy(pl, plan->placement, (size_t)g->nops * sizeof *pl);
+	/* a strategy is lowered again in the job; a placement simulated */
+	int32_t *pl = NULL;
+	dp_strategy *strat = NULL;
+	if (plan->strat) {
+		strat = malloc(sizeof *strat);
+		if (!strat || dp_strategy_copy(strat, plan->strat, err)) {
+			free(strat);
+			return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+					  "out of memory copying the strategy");
+		}
+	} else {
+		pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
+		if (!pl)
+			return dp_err_set(err, DP_ENOMEM, path, 0, 0,
+					  "out of memory copying the "
+					  "placement");
+		if (g->nops)
+			memcpy(pl, plan->placement,
+			       (size_t)g->nops * sizeof *pl);
+	}
 	if (dp_machine_copy(&fj->m, m, err) != DP_OK) {
 		free(pl);
+		if (strat) {
+			dp_strategy_free(strat);
+			free(strat);
+		}
 		return err ? err->code : DP_ENOMEM;
 	}
+	fj->strat = strat;
 	fj->kind = FILEJOB_EXPORT;
 	snprintf(fj->path, sizeof fj->path, "%s", path);
 	fj->g = g;

@@ -123,6 +123,11 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "algo %s", st->algo->name);
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
+	/* a strategy says what it is: "1f1b S=4 M=16", "dp 8" */
+	if (st->plan && st->plan->strategy[0]) {
+		snprintf(buf, sizeof buf, "%s", st->plan->strategy);
+		x = segment(g, x, y, r.w, ST_HEADER, buf);
+	}
 	snprintf(buf, sizeof buf, "%s ops",
 		 fmt_count(st->g->nops, a, sizeof a));
 	x = segment(g, x, y, r.w, ST_HEADER, buf);

@@ -53,23 +53,54 @@ static void free_compare(vstate *st)
 		}
 }
 
-/* Per-op arrays sized for the current graph. */
+static void free_op_arrays(vstate *st)
+{
+	free(st->ops_idx);
+	free(st->on_cp);
+	free(st->agg_start);
+	free(st->agg_end);
+	free(st->agg_dev);
+	free(st->agg_n);
+	free(st->agg_first);
+	free(st->agg_cp);
+	free(st->cpg_first);
+	st->ops_idx = NULL;
+	st->on_cp = NULL;
+	st->agg_start = st->agg_end = NULL;
+	st->agg_dev = NULL;
+	st->agg_n = st->agg_first = NULL;
+	st->agg_cp = NULL;
+	st->cpg_first = NULL;
+	st->on_cp_n = st->cpg_n = 0;
+}
+
+/* Per-op arrays sized for the current graph (the plan's arrays are sized
+ * by state_prepare). */
 static dp_status alloc_op_arrays(vstate *st, dp_err *err)
 {
 	size_t n = st->g->nops ? st->g->nops : 1;
-	uint32_t *idx = malloc(n * sizeof *idx);
-	uint8_t *cp = calloc(n, 1);
-	if (!idx || !cp) {
-		free(idx);
-		free(cp);
+	vstate t = *st;
+	t.ops_idx = malloc(n * sizeof *t.ops_idx);
+	t.on_cp = calloc(n, 1);
+	t.agg_start = calloc(n, sizeof *t.agg_start);
+	t.agg_end = calloc(n, sizeof *t.agg_end);
+	t.agg_dev = calloc(n, sizeof *t.agg_dev);
+	t.agg_n = calloc(n, sizeof *t.agg_n);
+	t.agg_first = calloc(n, sizeof *t.agg_first);
+	t.agg_cp = calloc(n, 1);
+	t.cpg_first = calloc(1, sizeof *t.cpg_first);
+	t.on_cp_n = st->g->nops;
+	t.cpg_n = 0;
+	if (!t.ops_idx || !t.on_cp || !t.agg_start || !t.agg_end ||
+	    !t.agg_dev || !t.agg_n || !t.agg_first || !t.agg_cp ||
+	    !t.cpg_first) {
+		free_op_arrays(&t);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for the views of %u ops",
 				  st->g->nops);
 	}
-	free(st->ops_idx);
-	free(st->on_cp);
-	st->ops_idx = idx;
-	st->on_cp = cp;
+	free_op_arrays(st);
+	*st = t;
 	return DP_OK;
 }
 
@@ -91,8 +122,7 @@ dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
 	if (s != DP_OK) {
 		if (st->m.cap)
 			dp_machine_free(&st->m);
-		free(st->ops_idx);
-		free(st->on_cp);
+		free_op_arrays(st);
 		free(st->cmp);
 		memset(st, 0, sizeof *st);
 		return s;
@@ -112,8 +142,7 @@ void state_free(vstate *st)
 	free_plan(&st->plan);
 	free_compare(st);
 	free(st->cmp);
-	free(st->ops_idx);
-	free(st->on_cp);
+	free_op_arrays(st);
 	dp_machine_free(&st->m);
 	dp_graph_free(st->g);
 	memset(st, 0, sizeof *st);
@@ -164,6 +193,11 @@ void state_settings_changed(vstate *st)
 {
 	st->gen++;
 	state_compare_reset(st);
+}
+
+const dp_graph *state_plan_graph(const vstate *st)
+{
+	return dp_plan_graph(st->plan, st->g);
 }
 
 bool state_plan_stale(const vstate *st)
@@ -306,7 +340,7 @@ static int op_cmp(const vstate *st, uint32_t a, uint32_t b)
 	int c = 0;
 	switch (st->sort) {
 	case SORT_START:
-		c = p ? cmp_num(p->sim.start[a], p->sim.start[b]) : 0;
+		c = p ? cmp_num(st->agg_start[a], st->agg_start[b]) : 0;
 		break;
 	case SORT_NAME:
 		c = strcmp(dp_graph_op_name(g, a), dp_graph_op_name(g, b));
@@ -316,13 +350,16 @@ static int op_cmp(const vstate *st, uint32_t a, uint32_t b)
 			   dp_graph_str(g, g->ops[b].type));
 		break;
 	case SORT_DEVICE:
-		c = p ? p->placement[a] - p->placement[b] : 0;
+		/* an op on several devices (-1) sorts after every device */
+		c = p ? cmp_num((double)(uint32_t)st->agg_dev[a],
+				(double)(uint32_t)st->agg_dev[b])
+		      : 0;
 		if (c == 0 && p)
-			c = cmp_num(p->sim.start[a], p->sim.start[b]);
+			c = cmp_num(st->agg_start[a], st->agg_start[b]);
 		break;
 	case SORT_DURATION:
-		c = p ? cmp_num(p->sim.end[a] - p->sim.start[a],
-				p->sim.end[b] - p->sim.start[b])
+		c = p ? cmp_num(st->agg_end[a] - st->agg_start[a],
+				st->agg_end[b] - st->agg_start[b])
 		      : cmp_num(g->ops[a].time_us, g->ops[b].time_us);
 		break;
 	case SORT_OUTPUT:
@@ -376,14 +413,72 @@ static dp_status sort_ops(const vstate *st, uint32_t *v, uint32_t n)
 	return DP_OK;
 }
 
+/* The plan's per-op flags and its ops grouped by the user's op. */
+static dp_status prepare_plan(vstate *st, const dp_plan *p)
+{
+	const dp_graph *pg = state_plan_graph(st);
+	uint32_t n = st->g->nops;
+	if (st->on_cp_n != pg->nops) {
+		uint8_t *cp = malloc(pg->nops ? pg->nops : 1);
+		if (!cp)
+			return DP_ENOMEM;
+		free(st->on_cp);
+		st->on_cp = cp;
+		st->on_cp_n = pg->nops;
+	}
+	uint32_t ncp = p ? p->sim.cp_len : 0;
+	uint32_t *cpg = realloc(st->cpg_first, ((size_t)ncp + 1) *
+						       sizeof *cpg);
+	if (!cpg)
+		return DP_ENOMEM;
+	st->cpg_first = cpg;
+	memset(st->on_cp, 0, pg->nops ? pg->nops : 1);
+	memset(st->agg_cp, 0, n ? n : 1);
+	for (uint32_t u = 0; u < n; u++) {
+		st->agg_n[u] = 0;
+		st->agg_dev[u] = -1;
+		st->agg_start[u] = st->agg_end[u] = 0;
+		st->agg_first[u] = u;
+	}
+	st->cpg_n = 0;
+	if (!p || p->nops != pg->nops)
+		return DP_OK;
+	for (uint32_t i = 0; i < p->sim.cp_len; i++) {
+		uint32_t v = p->sim.cp_ops[i];
+		st->on_cp[v] = 1;
+		st->agg_cp[dp_plan_source(p, v)] = 1;
+		if (!i || dp_plan_source(p, v) !=
+				  dp_plan_source(p, p->sim.cp_ops[i - 1]))
+			st->cpg_first[st->cpg_n++] = i;
+	}
+	st->cpg_first[st->cpg_n] = p->sim.cp_len;
+	for (uint32_t v = 0; v < pg->nops; v++) {
+		uint32_t u = dp_plan_source(p, v);
+		double s = p->sim.start[v], e = p->sim.end[v];
+		if (!st->agg_n[u]++) {
+			st->agg_start[u] = s;
+			st->agg_end[u] = e;
+			st->agg_dev[u] = p->placement[v];
+			st->agg_first[u] = v;
+			continue;
+		}
+		if (s < st->agg_start[u])
+			st->agg_start[u] = s;
+		if (e > st->agg_end[u])
+			st->agg_end[u] = e;
+		if (st->agg_dev[u] != p->placement[v])
+			st->agg_dev[u] = -1;
+	}
+	return DP_OK;
+}
+
 dp_status state_prepare(vstate *st)
 {
 	const dp_plan *p = st->plan;
 	if (st->prepared_for != p) {
-		memset(st->on_cp, 0, st->g->nops ? st->g->nops : 1);
-		if (p && p->nops == st->g->nops)
-			for (uint32_t i = 0; i < p->sim.cp_len; i++)
-				st->on_cp[p->sim.cp_ops[i]] = 1;
+		dp_status s = prepare_plan(st, p);
+		if (s)
+			return s;
 		st->prepared_for = p;
 		st->ops_dirty = true;
 	}

@@ -160,9 +160,26 @@ typedef struct vstate {
 	bool ops_dirty;
 
 	/* per-op flags of the current plan: 1 = on the schedule's critical
-	 * path (state_prepare) */
-	uint8_t *on_cp; /* owned, nops entries */
+	 * path (state_prepare); indexed by the ops of the plan's graph
+	 * (state_plan_graph: the lowered graph of a strategy) */
+	uint8_t *on_cp; /* owned, on_cp_n entries */
+	uint32_t on_cp_n;
 	const dp_plan *prepared_for;
+
+	/* per op of the user's graph, the plan's ops grouped by the op they
+	 * came from (one each for a placement; the shards, replicas and
+	 * micro-batches of a strategy): earliest start, latest end, the
+	 * device (-1: several), how many, the first of them, and whether
+	 * one is on the critical path (state_prepare) */
+	double *agg_start, *agg_end;
+	int32_t *agg_dev;
+	uint32_t *agg_n, *agg_first;
+	uint8_t *agg_cp;
+
+	/* the critical path's hops grouped into runs of one source op:
+	 * run i is hops cpg_first[i] .. cpg_first[i+1]-1 (state_prepare) */
+	uint32_t *cpg_first; /* owned, cpg_n + 1 entries */
+	uint32_t cpg_n;
 
 	/* ---- status line and line editor ---- */
 	char status[STATE_TEXT_MAX];
@@ -193,6 +210,10 @@ void state_set_plan(vstate *st, dp_plan *plan, unsigned gen);
 /* Records that the settings changed: bumps gen and marks the Compare table
  * out of date. */
 void state_settings_changed(vstate *st);
+
+/* The graph whose ops the plan places: the user's graph, or the lowered
+ * graph of a strategy. */
+const dp_graph *state_plan_graph(const vstate *st);
 
 /* Whether the plan on screen was made for other settings than the current
  * ones (a rerun is pending, running or was cancelled). */

@@ -19,9 +19,12 @@ static vstyle cause_style(dp_hop_cause c)
 	}
 }
 
+/* Rows are runs of hops of one source op (state_prepare): one hop each
+ * for a placement; a strategy's shards and micro-batches of one op in a
+ * row are one row. */
 static void critical_list(const vstate *st, vrect r, view_list *l)
 {
-	int n = st->plan ? (int)st->plan->sim.cp_len : 0;
+	int n = st->plan ? (int)st->cpg_n : 0;
 	view_list_cursor(l, n, r.h - 2, st->cp_cursor, st->cp_scroll);
 }
 
@@ -33,8 +36,9 @@ static void critical_seek(vstate *st, int row, const view_list *l)
 
 static unsigned critical_enter(vstate *st)
 {
-	if (st->plan && st->cp_cursor < (int)st->plan->sim.cp_len)
-		return view_open_op(st, st->plan->sim.cp_ops[st->cp_cursor]);
+	if (st->plan && st->cp_cursor < (int)st->cpg_n)
+		return view_open_op(
+			st, st->plan->sim.cp_ops[st->cpg_first[st->cp_cursor]]);
 	return AR_REDRAW;
 }
 
@@ -77,25 +81,29 @@ static void critical_draw(const vstate *st, vgrid *g, vrect r)
 	view_table_head(g, r, r.y + 1, head, 7);
 	view_list l;
 	critical_list(st, r, &l);
+	const dp_graph *pg = state_plan_graph(st);
+	uint32_t nrow = st->cpg_n;
 	int first = l.top, rows = l.shown;
-	int cur = st->cp_cursor < (int)n ? st->cp_cursor : (int)n - 1;
+	int cur = st->cp_cursor < (int)nrow ? st->cp_cursor : (int)nrow - 1;
 	vstyle num = state_plan_stale(st) ? ST_STALE : ST_NORMAL;
-	for (int i = 0; i < rows && first + i < (int)n; i++) {
-		int h = first + i, y = r.y + 2 + i, x = r.x;
-		uint32_t u = s->cp_ops[h];
+	for (int i = 0; i < rows && first + i < (int)nrow; i++) {
+		int row = first + i, y = r.y + 2 + i, x = r.x;
+		uint32_t h = st->cpg_first[row];
+		uint32_t hn = st->cpg_first[row + 1] - h;
+		uint32_t u = s->cp_ops[h], last = s->cp_ops[h + hn - 1];
 		double gap = h ? s->start[u] - s->end[s->cp_ops[h - 1]] : 0;
 		if (gap < 0)
 			gap = 0;
-		bool sel = h == cur;
+		bool sel = row == cur;
 		vstyle ns = sel ? ST_SELECTED : num;
 		if (sel)
 			view_select_row(g, r, y);
-		snprintf(buf, sizeof buf, "%d", h + 1);
+		snprintf(buf, sizeof buf, "%u", h + 1);
 		view_cell(g, &x, y, wi, ns, buf);
 		view_cell(g, &x, y, wt, ns,
 			  dp_units_fmt_time(s->start[u], a, sizeof a));
 		view_cell(g, &x, y, wt, ns,
-			  dp_units_fmt_time(s->end[u] - s->start[u], a,
+			  dp_units_fmt_time(s->end[last] - s->start[u], a,
 					    sizeof a));
 		view_cell(g, &x, y, wt, sel ? ns : ST_DIM,
 			  h ? dp_units_fmt_time(gap, a, sizeof a) : "");
@@ -104,11 +112,19 @@ static void critical_draw(const vstate *st, vgrid *g, vrect r)
 		dp_hop_cause c = (dp_hop_cause)s->cp_cause[h];
 		view_cell(g, &x, y, wc, sel ? ns : cause_style(c),
 			  dp_sim_hop_cause_name(c));
-		snprintf(buf, sizeof buf, "%s  %s", dp_graph_op_name(st->g, u),
-			 dp_graph_str(st->g, st->g->ops[u].type));
+		uint32_t src = dp_plan_source(p, u);
+		if (hn > 1)
+			snprintf(buf, sizeof buf, "%s  %s  (%u hops: %s ..)",
+				 dp_graph_op_name(st->g, src),
+				 dp_graph_str(st->g, st->g->ops[src].type), hn,
+				 dp_graph_op_name(pg, u));
+		else
+			snprintf(buf, sizeof buf, "%s  %s",
+				 dp_graph_op_name(pg, u),
+				 dp_graph_str(pg, pg->ops[u].type));
 		grid_puts_fit(g, x, y, head[6].w, ns, buf);
 	}
-	view_scroll_note(g, r, r.y, first, rows, (int)n);
+	view_scroll_note(g, r, r.y, first, rows, (int)nrow);
 }
 
 /* a class reads best with its hooks side by side */

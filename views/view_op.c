@@ -35,7 +35,7 @@ static void op_xfers_free(op_xfers *x)
 
 static bool op_xfers_build(const vstate *st, uint32_t u, op_xfers *x)
 {
-	const dp_graph *g = st->g;
+	const dp_graph *g = state_plan_graph(st);
 	const dp_sim_result *s = &st->plan->sim;
 	uint32_t lo = g->pred_off[u], hi = g->pred_off[u + 1];
 	memset(x, 0, sizeof *x);
@@ -79,7 +79,7 @@ static void edge_line(const vstate *st, vgrid *g, int x, int y, int w,
 		      uint32_t e, bool pred, const dp_transfer *xf)
 {
 	const dp_plan *p = st->plan;
-	const dp_edge *ed = &st->g->edges[e];
+	const dp_edge *ed = &state_plan_graph(st)->edges[e];
 	uint32_t other = pred ? ed->from : ed->to;
 	int dev_o = p->placement[other];
 	char buf[320], a[32], b[32], c[32];
@@ -88,7 +88,7 @@ static void edge_line(const vstate *st, vgrid *g, int x, int y, int w,
 		wop = 16;
 	grid_puts_fit(g, x, y, wop - 1,
 		      st->on_cp[other] ? ST_CRITICAL : ST_NORMAL,
-		      dp_graph_op_name(st->g, other));
+		      dp_graph_op_name(state_plan_graph(st), other));
 	snprintf(buf, sizeof buf, "GPU%d", dev_o);
 	grid_puts_fit(g, x + wop, y, 6, ST_NORMAL, buf);
 	grid_puts_fit(g, x + wop + 7, y, 10, ST_NORMAL,
@@ -134,11 +134,12 @@ static int edge_lines(const dp_graph *g, uint32_t u)
 static void op_list(const vstate *st, vrect r, view_list *l)
 {
 	uint32_t u = st->op;
-	if (u >= st->g->nops)
+	if (u >= state_plan_graph(st)->nops)
 		view_list_text(l, 0, r.h, st->op_scroll);
 	else
-		view_list_text(l, edge_lines(st->g, u),
-			       r.h - head_rows(&st->g->ops[u]), st->op_scroll);
+		view_list_text(l, edge_lines(state_plan_graph(st), u),
+			       r.h - head_rows(&state_plan_graph(st)->ops[u]),
+			       st->op_scroll);
 }
 
 static void op_seek(vstate *st, int row, const view_list *l)
@@ -157,7 +158,7 @@ unsigned view_open_op(vstate *st, uint32_t u)
 static void op_draw(const vstate *st, vgrid *g, vrect r)
 {
 	const dp_plan *p = st->plan;
-	const dp_graph *gr = st->g;
+	const dp_graph *gr = state_plan_graph(st);
 	uint32_t u = st->op;
 	if (u >= gr->nops) {
 		view_message(g, r, ST_DIM,

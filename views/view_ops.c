@@ -26,14 +26,15 @@ static void ops_seek(vstate *st, int row, const view_list *l)
 
 static unsigned ops_enter(vstate *st)
 {
+	/* a strategy's op opens its first shard or micro-batch */
 	if (st->ops_cursor < st->ops_n)
-		return view_open_op(st, st->ops_idx[st->ops_cursor]);
+		return view_open_op(st,
+				    st->agg_first[st->ops_idx[st->ops_cursor]]);
 	return AR_REDRAW;
 }
 
 static void ops_draw(const vstate *st, vgrid *g, vrect r)
 {
-	const dp_plan *p = st->plan;
 	char buf[256], a[32], b[32];
 	snprintf(a, sizeof a, "%u", st->ops_n);
 	snprintf(buf, sizeof buf, "%s of %u ops", a, st->g->nops);
@@ -99,18 +100,25 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 		view_cell(g, &x, y, wname, ns, dp_graph_op_name(st->g, u));
 		view_cell(g, &x, y, wtype, sel ? ns : ST_DIM,
 			  dp_graph_str(st->g, op->type));
-		snprintf(buf, sizeof buf, "GPU%d", p->placement[u]);
+		/* a strategy runs an op as several: "x8" of them */
+		if (st->agg_dev[u] >= 0 && st->agg_n[u] <= 1)
+			snprintf(buf, sizeof buf, "GPU%d", st->agg_dev[u]);
+		else if (st->agg_dev[u] >= 0)
+			snprintf(buf, sizeof buf, "GPU%d\xc3\x97%u", st->agg_dev[u],
+				 st->agg_n[u]);
+		else
+			snprintf(buf, sizeof buf, "\xc3\x97%u", st->agg_n[u]);
 		view_cell(g, &x, y, wd, ns, buf);
 		view_cell(g, &x, y, wt, ns,
-			  dp_units_fmt_time(p->sim.start[u], a, sizeof a));
+			  dp_units_fmt_time(st->agg_start[u], a, sizeof a));
 		view_cell(g, &x, y, wt, ns,
-			  dp_units_fmt_time(p->sim.end[u] - p->sim.start[u], a,
-					    sizeof a));
+			  dp_units_fmt_time(st->agg_end[u] - st->agg_start[u],
+					    a, sizeof a));
 		view_cell(g, &x, y, wb, ns,
 			  dp_units_fmt_bytes(op->output_bytes, a, sizeof a));
 		view_cell(g, &x, y, wb, ns,
 			  dp_units_fmt_bytes(op->param_bytes, b, sizeof b));
-		if (st->on_cp[u])
+		if (st->agg_cp[u])
 			grid_puts(g, x, y, wc, sel ? ns : ST_CRITICAL, "*");
 	}
 	view_scroll_note(g, r, r.y, first, rows, n);

@@ -132,6 +132,8 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 			       const dp_progress *progress,
 			       dp_export_report *report, dp_err *err)
 {
+	/* a strategy's plan places the ops of its lowered graph */
+	g = dp_plan_graph(plan, g);
 	dp_export_opts o;
 	dp_export_report scratch;
 	dp_export_report *rep = report ? report : &scratch;

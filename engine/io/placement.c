@@ -372,6 +372,13 @@ out:
 dp_status dp_placement_write_json(const char *path, const dp_graph *g,
 				  const dp_plan *plan, dp_err *err)
 {
+	if (plan->lowered)
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "this plan is the strategy '%s', which "
+				  "splits ops or micro-batches: save it as a "
+				  "strategy file (.strategy.json), not as a "
+				  "placement",
+				  plan->strategy);
 	dp_afile af;
 	dp_status st = dp_afile_open(&af, path, err);
 	if (st)

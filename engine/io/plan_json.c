@@ -49,6 +49,7 @@ static dp_mem_role mem_role_of(const dp_graph *g, const dp_live_tensor *t)
 void dp_plan_peak_by_role(const dp_graph *g, const dp_plan *p, int dev,
 			  int64_t out[DP_MEMR_COUNT])
 {
+	g = dp_plan_graph(p, g);
 	for (int i = 0; i < DP_MEMR_COUNT; i++)
 		out[i] = 0;
 	const dp_sim_result *r = &p->sim;
@@ -92,6 +93,13 @@ void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *p)
 {
 	const dp_sim_result *r = &p->sim;
 	dp_json_str(w, "algorithm", p->algo);
+	if (p->lowered) {
+		/* a strategy: what it is and the graph it was lowered to */
+		dp_json_str(w, "strategy", p->strategy);
+		dp_json_str(w, "strategy_kind", dp_strategy_kind_name(p->kind));
+		dp_json_int(w, "lowered_ops", p->lowered->nops);
+		dp_json_int(w, "lowered_edges", p->lowered->nedges);
+	}
 	dp_json_str(w, "contention", dp_sim_contention_name(p->contention));
 	dp_json_num(w, "makespan_us", r->makespan);
 	dp_json_num(w, "lower_bound_us", p->bounds.lb_us);

@@ -96,10 +96,12 @@ static dp_status one_device_peak(dp_sim *s, const dp_graph *g,
 	return st;
 }
 
-/* Simulates pl (taken over by the plan on success, freed on failure) and
- * fills *plan. */
-static dp_status plan_simulate(const dp_graph *g, const dp_machine *m,
-			       int32_t *pl, const char *algo, dp_contention c,
+/* Simulates pl (taken over by the plan on success, freed on failure) on g
+ * and fills *plan. user is the graph the user gave: for a lowered graph the
+ * one-device reference is user on device 0 (NULL: g itself). */
+static dp_status plan_simulate(const dp_graph *g, const dp_graph *user,
+			       const dp_machine *m, int32_t *pl,
+			       const char *algo, dp_contention c,
 			       double plan_ms, dp_plan *plan, dp_err *err)
 {
 	dp_err local;
@@ -114,11 +116,37 @@ static dp_status plan_simulate(const dp_graph *g, const dp_machine *m,
 	}
 	dp_sim_opts o = {.contention = c, .detail = true};
 	dp_status st = dp_sim_run(s, pl, &o, &p.sim, err);
-	if (!st)
+	if (!st && !user)
 		st = one_device_peak(s, g, pl, &p.sim, &p.one_device_peak, err);
+	dp_sim_free(s);
+	if (!st && user) {
+		/* the user's graph alone on device 0: the reference a
+		 * strategy is measured against */
+		s = dp_sim_new(user, m, err);
+		if (!s)
+			st = err->code;
+		int32_t *zero = NULL;
+		if (!st && !(zero = calloc(user->nops ? user->nops : 1,
+					   sizeof *zero)))
+			st = nomem(err, "the one-device placement");
+		dp_sim_result r1;
+		memset(&r1, 0, sizeof r1);
+		dp_sim_opts o1 = {.contention = DP_CONT_PORT, .detail = false};
+		if (!st)
+			st = dp_sim_run(s, zero, &o1, &r1, err);
+		if (!st)
+			p.one_device_peak = r1.dev[0].peak_bytes;
+		dp_sim_result_free(&r1);
+		free(zero);
+		dp_sim_free(s);
+	}
 	if (!st)
 		st = dp_sim_bounds_checked(g, m, &p.bounds, err);
-	dp_sim_free(s);
+	if (!st && user) {
+		dp_bounds ub;
+		st = dp_sim_bounds_checked(user, m, &ub, err);
+		p.bounds.one_device_us = ub.one_device_us;
+	}
 	if (st) {
 		dp_sim_result_free(&p.sim);
 		free(pl);
@@ -139,12 +167,89 @@ static dp_status plan_simulate(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
+/* Lowers s and simulates it; algo names the plan. */
+static dp_status plan_strategy(const dp_graph *g, const dp_machine *m,
+			       const dp_strategy *s, const char *algo,
+			       dp_contention c, const dp_progress *p,
+			       double plan_ms, dp_plan *plan, dp_err *err)
+{
+	if (s->kind == DP_STRAT_PLACEMENT) {
+		dp_status st = dp_strategy_check(g, m, s, err);
+		if (st)
+			return st;
+		int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) *
+				     sizeof *pl);
+		if (!pl)
+			return nomem(err, "the placement");
+		if (g->nops)
+			memcpy(pl, s->placement, (size_t)g->nops * sizeof *pl);
+		return plan_simulate(g, NULL, m, pl, algo, c, plan_ms, plan,
+				     err);
+	}
+	dp_lowered low;
+	memset(&low, 0, sizeof low);
+	dp_status st = dp_strategy_lower(g, m, s, p, &low, err);
+	if (st)
+		return st;
+	dp_plan q;
+	st = plan_simulate(low.g, g, m, low.placement, algo, c, plan_ms, &q,
+			   err);
+	low.placement = NULL; /* taken over or freed by plan_simulate */
+	if (st) {
+		dp_lowered_free(&low);
+		return st;
+	}
+	q.kind = s->kind;
+	snprintf(q.strategy, sizeof q.strategy, "%s", s->label);
+	q.lowered = low.g;
+	q.source = low.source;
+	q.micro = low.micro;
+	q.strat = malloc(sizeof *q.strat);
+	if (!q.strat || (st = dp_strategy_copy(q.strat, s, err))) {
+		free(q.strat);
+		q.strat = NULL;
+		dp_plan_free(&q);
+		return st ? st : nomem(err, "the strategy");
+	}
+	*plan = q;
+	return DP_OK;
+}
+
+/* dp_plan_run() of an algorithm that returns a strategy. */
+static dp_status run_strategy(const dp_graph *g, const dp_machine *m,
+			      const dp_algo *algo, const dp_algo_opts *o,
+			      const dp_progress *p, dp_plan *plan, dp_err *err)
+{
+	dp_status st = dp_algo_check_pins(g, m, err);
+	if (st)
+		return st;
+	dp_strategy s;
+	dp_strategy_init(&s);
+	double t0 = now_ms();
+	st = algo->strategize(g, m, o, p, &s, err);
+	double ms = now_ms() - t0;
+	if (!st && s.nops != g->nops)
+		st = dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+				"algorithm '%s' made a strategy for %u ops; "
+				"the graph has %u",
+				algo->name, s.nops, g->nops);
+	if (!st) {
+		snprintf(s.algo, sizeof s.algo, "%s", algo->name);
+		st = plan_strategy(g, m, &s, algo->name, o->contention, p, ms,
+				   plan, err);
+	}
+	dp_strategy_free(&s);
+	return st;
+}
+
 dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
 		      const dp_algo *algo, const dp_algo_opts *o,
 		      const dp_progress *p, dp_plan *plan, dp_err *err)
 {
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
+	if (algo->strategize)
+		return run_strategy(g, m, algo, o, p, plan, err);
 	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 	if (!pl)
 		return nomem(err, "the placement");
@@ -160,8 +265,8 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
 		free(pl);
 		return st;
 	}
-	return plan_simulate(g, m, pl, algo->name, o->contention, ms, plan,
-			     err);
+	return plan_simulate(g, NULL, m, pl, algo->name, o->contention, ms,
+			     plan, err);
 }
 
 dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
@@ -173,7 +278,16 @@ dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
 		return nomem(err, "the placement");
 	if (g->nops)
 		memcpy(pl, placement, (size_t)g->nops * sizeof *pl);
-	return plan_simulate(g, m, pl, "eval", c, 0, plan, err);
+	return plan_simulate(g, NULL, m, pl, "eval", c, 0, plan, err);
+}
+
+dp_status dp_plan_evaluate_strategy(const dp_graph *g, const dp_machine *m,
+				    const dp_strategy *s, dp_contention c,
+				    const dp_progress *p, dp_plan *plan,
+				    dp_err *err)
+{
+	return plan_strategy(g, m, s, s->algo[0] ? s->algo : "eval", c, p, 0,
+			     plan, err);
 }
 
 dp_status dp_plan_run_all(const dp_graph *g, const dp_machine *m,
@@ -213,6 +327,13 @@ void dp_plan_free(dp_plan *plan)
 		return;
 	free(plan->placement);
 	dp_sim_result_free(&plan->sim);
+	dp_graph_free(plan->lowered);
+	free(plan->source);
+	free(plan->micro);
+	if (plan->strat) {
+		dp_strategy_free(plan->strat);
+		free(plan->strat);
+	}
 	memset(plan, 0, sizeof *plan);
 }
 

@@ -104,6 +104,46 @@ dp_status dp_strategy_alloc(dp_strategy *s, dp_strategy_kind kind,
 	return DP_OK;
 }
 
+static void *dup_array(const void *src, size_t n, size_t size, bool *ok)
+{
+	if (!src || !*ok)
+		return NULL;
+	void *p = malloc(n ? n * size : 1);
+	if (!p) {
+		*ok = false;
+		return NULL;
+	}
+	memcpy(p, src, n * size);
+	return p;
+}
+
+dp_status dp_strategy_copy(dp_strategy *dst, const dp_strategy *src,
+			   dp_err *err)
+{
+	dp_strategy t = *src;
+	bool ok = true;
+	size_t n = src->nops;
+	size_t ns = src->pipe.nstages > 0 ? (size_t)src->pipe.nstages : 0;
+	t.placement = dup_array(src->placement, n, sizeof *t.placement, &ok);
+	t.spmd.axes = dup_array(src->spmd.axes, n * DP_MAX_OP_DIMS, 1, &ok);
+	t.spmd.device =
+		dup_array(src->spmd.device, n, sizeof *t.spmd.device, &ok);
+	t.pipe.stage = dup_array(src->pipe.stage, n, sizeof *t.pipe.stage, &ok);
+	t.pipe.group_off = dup_array(src->pipe.group_off, ns + 1,
+				     sizeof *t.pipe.group_off, &ok);
+	size_t ng = src->pipe.group_off && ns
+			    ? (size_t)src->pipe.group_off[ns]
+			    : 0;
+	t.pipe.group = dup_array(src->pipe.group, ng, sizeof *t.pipe.group,
+				 &ok);
+	if (!ok) {
+		dp_strategy_free(&t);
+		return nomem(err);
+	}
+	*dst = t;
+	return DP_OK;
+}
+
 int dp_spmd_size(const dp_spmd *sp)
 {
 	int n = 1;

@@ -18,12 +18,27 @@
 #include "json.h"
 #include "machine.h"
 #include "sim.h"
+#include "strategy.h"
 
 typedef struct dp_plan {
-	uint32_t nops;
+	uint32_t nops; /* ops of the graph the plan places: the user's graph,
+			  or the lowered graph of a strategy */
 	int k;
 	int32_t *placement; /* nops device indices */
 	char algo[32]; /* algorithm name, or "eval" for a given placement */
+	/* A strategy that splits ops or micro-batches (strategy.h) is priced
+	 * on its lowered graph: lowered is that graph (owned), source[i] the
+	 * user's op that lowered op i came from and micro[i] its micro-batch
+	 * (-1: none). All NULL for a plain placement of the user's graph:
+	 * then dp_plan_graph() is the user's graph. */
+	dp_strategy_kind kind;
+	char strategy[64]; /* the strategy's label ("dp 8", "1f1b S=4 M=16");
+			      "" for a plain placement */
+	dp_graph *lowered;
+	uint32_t *source;
+	int32_t *micro;
+	dp_strategy *strat; /* the strategy itself (owned), NULL for a plain
+			       placement: what `-o` and `s` save */
 	dp_contention contention;
 	double plan_ms;	   /* wall time the algorithm took (0 for eval) */
 	dp_sim_result sim; /* schedule and per-device stats (with detail) */
@@ -54,7 +69,32 @@ dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
 			   const int32_t *placement, dp_contention c,
 			   dp_plan *plan, dp_err *err);
 
+/* Lowers strategy s (strategy.h) and simulates the lowered graph under
+ * contention c. A placement strategy is priced like dp_plan_evaluate. The
+ * bounds are the lowered graph's (its critical path and work, replicas
+ * included); the one-device reference is the user's graph on device 0.
+ * p may be NULL. */
+dp_status dp_plan_evaluate_strategy(const dp_graph *g, const dp_machine *m,
+				    const dp_strategy *s, dp_contention c,
+				    const dp_progress *p, dp_plan *plan,
+				    dp_err *err);
+
 void dp_plan_free(dp_plan *plan);
+
+/* The graph whose ops plan places: its lowered graph, or g (the user's
+ * graph the plan was made for). */
+static inline const dp_graph *dp_plan_graph(const dp_plan *plan,
+					    const dp_graph *g)
+{
+	return plan && plan->lowered ? plan->lowered : g;
+}
+
+/* The user's op that op i of dp_plan_graph() came from (i itself for a
+ * plain placement). */
+static inline uint32_t dp_plan_source(const dp_plan *plan, uint32_t i)
+{
+	return plan && plan->source ? plan->source[i] : i;
+}
 
 /* One algorithm's outcome in dp_plan_run_all(). */
 typedef struct dp_run_result {

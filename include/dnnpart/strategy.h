@@ -103,6 +103,11 @@ typedef struct dp_strategy {
 void dp_strategy_init(dp_strategy *s);
 void dp_strategy_free(dp_strategy *s);
 
+/* A deep copy of src into *dst (dst is overwritten, not freed first).
+ * DP_ENOMEM. */
+dp_status dp_strategy_copy(dp_strategy *dst, const dp_strategy *src,
+			   dp_err *err);
+
 /* Allocates the arrays a strategy of kind needs for g (zeroed: no split,
  * stage 0, placement 0; device -1) and sets kind, nops. For spmd,
  * naxes/mesh are set by the caller afterwards; for a pipeline, nstages
@@ -148,12 +153,18 @@ dp_status dp_strategy_lower(const dp_graph *g, const dp_machine *m,
 void dp_lowered_free(dp_lowered *l);
 
 /* Strategy files. Reading validates against g (names must be ops of g)
- * and m (dp_strategy_check) and names the file, line and column of a
- * fault. Writing goes through a temporary file and a rename; it refuses to
+ * and, when m is not NULL, m (dp_strategy_check; with m NULL the lowering
+ * checks it later), and names the file, line and column of a fault. Writing goes through a temporary file and a rename; it refuses to
  * replace an existing file unless overwrite is true. */
 dp_status dp_strategy_read(const char *path, const dp_graph *g,
 			   const dp_machine *m, dp_strategy *s, dp_err *err);
 dp_status dp_strategy_write(const char *path, const dp_graph *g,
 			    const dp_strategy *s, bool overwrite, dp_err *err);
+
+/* Whether the file at path is a strategy file (its "format" member, near
+ * the start, is "dnnpart-strategy"), so `eval` can tell one from a
+ * placement. DP_EIO when it cannot be read. */
+dp_status dp_strategy_file_detect(const char *path, bool *is_strategy,
+				  dp_err *err);
 
 #endif
