@@ -291,6 +291,19 @@ dp_status dp_graph_set_batch_dim(dp_graph *g, const char *name, dp_err *err);
 /* The batch dim's name, "" when the graph has none. */
 const char *dp_graph_batch_dim(const dp_graph *g);
 
+/* The batch size: the batch dim's size in the first op that has it; 0
+ * when the graph has no batch dim or no op names it. */
+int64_t dp_graph_batch_size(const dp_graph *g);
+/* A finalized copy of g (finalized) for batch size batch: every op whose
+ * dims hold the batch dim gets it scaled by batch / dp_graph_batch_size(g),
+ * its time and temp by the same factor, its output bytes when its output is
+ * indexed by the batch dim; data edges that carry the batch dim scale with
+ * their producer. Ops without dims and params are unchanged. DP_EINPUT
+ * when g has no batch dim, batch is not 1..2^40, or an op's batch dim
+ * would not be a whole number (naming the op); DP_ENOMEM. */
+dp_status dp_graph_with_batch(const dp_graph *g, int64_t batch,
+			      dp_graph **out, dp_err *err);
+
 /* What an op does in the training step (DESIGN 10). */
 typedef enum dp_role {
 	DP_ROLE_NONE = 0, /* not given */
