@@ -54,6 +54,10 @@ typedef struct cli_opts {
 	bool json;
 	bool strict;
 	bool no_polish;
+	int microbatches; /* --microbatches (0: the algorithm's choice) */
+	int tp;		  /* --tp (0: the algorithm's choice) */
+	long long batch;  /* --batch: the graph at this batch size (0: as
+			     loaded) */
 	const char *out; /* -o placement file */
 	const char *dot, *svg, *csv, *device_map, *tf_map; /* plan exports */
 } cli_opts;

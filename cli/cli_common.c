@@ -219,6 +219,28 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		}
 		return 1;
 	}
+	if ((r = opt_value(cmd, argc, argv, i, "--microbatches", "-M", &v))) {
+		long n;
+		if (r < 0 || cli_parse_int(cmd, "--microbatches", v, 1,
+					   DP_MAX_MICROBATCHES, &n))
+			return -1;
+		o->microbatches = (int)n;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--tp", NULL, &v))) {
+		long n;
+		if (r < 0 || cli_parse_int(cmd, "--tp", v, 1, DP_MAX_DEVICES, &n))
+			return -1;
+		o->tp = (int)n;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--batch", NULL, &v))) {
+		long n;
+		if (r < 0 || cli_parse_int(cmd, "--batch", v, 1, 1L << 30, &n))
+			return -1;
+		o->batch = n;
+		return 1;
+	}
 	if ((r = opt_value(cmd, argc, argv, i, "--format", NULL, &v))) {
 		if (r < 0)
 			return -1;
@@ -255,12 +277,19 @@ void cli_help_machine_opts(FILE *out)
 		"  --contention M     port (default: one send and one receive "
 		"at a time per\n"
 		"                     device) or none (transfers never wait)\n"
+		"strategies (dp, zero, gpipe, 1f1b, ...; docs/algorithms.md):\n"
+		"  -M, --microbatches M  micro-batches of a pipeline, 1..%d\n"
+		"  --tp T             tensor-parallel size (default: the "
+		"algorithm's choice)\n"
+		"  --batch B          the step at batch size B: what the graph's "
+		"dims index by\n"
+		"                     its batch_dim scales (docs/formats.md)\n"
 		"input:\n"
 		"  --format F         force the graph format: json, dot, "
 		"pardnn, fiddle,\n"
 		"                     pipedream (default: detected from the "
 		"content)\n",
-		DP_MAX_DEVICES, dp_machine_link_names());
+		DP_MAX_DEVICES, dp_machine_link_names(), DP_MAX_MICROBATCHES);
 }
 
 int cli_load_graph(const cli_opts *o, dp_graph **g)
@@ -285,6 +314,19 @@ int cli_load_graph(const cli_opts *o, dp_graph **g)
 			o->graph_path, (*g)->unknown_names,
 			(*g)->unknown_names == 1 ? "y" : "ies",
 			(*g)->unknown_names == 1 ? "was" : "were");
+	if (o->batch) {
+		dp_graph *b = NULL;
+		if (dp_graph_with_batch(*g, o->batch, &b, &err)) {
+			dp_graph_free(*g);
+			*g = NULL;
+			char buf[2048];
+			fprintf(stderr, "dnnpart: --batch %lld: %s\n", o->batch,
+				dp_err_format(&err, buf, sizeof buf));
+			return dp_status_exit_code(err.code);
+		}
+		dp_graph_free(*g);
+		*g = b;
+	}
 	return 0;
 }
 
@@ -367,6 +409,8 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	dp_algo_opts_default(ao);
 	ao->contention = o->contention;
 	ao->polish = !o->no_polish;
+	ao->microbatches = o->microbatches;
+	ao->tp = o->tp;
 }
 
 int cli_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)
