@@ -178,8 +178,10 @@ static void handle(session *s, unsigned bits)
 		return;
 	dp_err err;
 	dp_err_clear(&err);
-	if (worker_submit(s->w, JOB_PLAN, s->st.g, &s->st.m, s->st.algo,
-			  s->st.contention, s->st.gen, &err) != DP_OK) {
+	dp_algo_opts ao;
+	state_algo_opts(&s->st, &ao);
+	if (worker_submit(s->w, JOB_PLAN, s->st.g, &s->st.m, s->st.algo, &ao,
+			  s->st.gen, &err) != DP_OK) {
 		fprintf(stderr, "bench: cannot submit: %s\n", err.msg);
 		return;
 	}

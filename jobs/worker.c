@@ -15,7 +15,7 @@ typedef struct job {
 	const dp_graph *g;
 	dp_machine m;
 	const dp_algo *algo;
-	dp_contention c;
+	dp_algo_opts o; /* copied from the submitter's */
 	unsigned gen;
 } job;
 
@@ -95,9 +95,7 @@ static void after_algo(void *ud, size_t i, dp_run_result *rr)
  * registry in order, through the engine's one run-these-algorithms loop. */
 static void run_job(worker *w, job *j)
 {
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	o.contention = j->c;
+	dp_algo_opts o = j->o;
 	dp_progress p = {job_meter_report, &w->meter, &w->cancel};
 	job_run jr = {w, j, j->kind != JOB_PLAN};
 	dp_run_hooks hooks = {before_algo, after_algo, &jr};
@@ -214,14 +212,13 @@ int worker_fd(const worker *w)
 
 dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 			const dp_machine *m, const dp_algo *algo,
-			dp_contention c, unsigned gen, dp_err *err)
+			const dp_algo_opts *o, unsigned gen, dp_err *err)
 {
-	job j = {.used = true,
-		 .kind = kind,
-		 .g = g,
-		 .algo = algo,
-		 .c = c,
-		 .gen = gen};
+	job j = {.used = true, .kind = kind, .g = g, .algo = algo, .gen = gen};
+	if (o)
+		j.o = *o;
+	else
+		dp_algo_opts_default(&j.o);
 	if (dp_machine_copy(&j.m, m, err) != DP_OK)
 		return err ? err->code : DP_ENOMEM;
 	pthread_mutex_lock(&w->mu);

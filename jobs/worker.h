@@ -63,14 +63,15 @@ void worker_free(worker *w);
 /* The read end of the self-pipe (readable when results are queued). */
 int worker_fd(const worker *w);
 
-/* Queues a job on a copy of m under contention c: a plan job runs algo, a
+/* Queues a job on a copy of m with a copy of the options o (NULL: the
+ * defaults; they carry the contention): a plan job runs algo, a
  * compare job every registered algorithm (algo unused); gen comes back in
  * the results. Supersedes a running or pending job (a plan job supersedes
  * both kinds, a compare job only a compare job). DP_ENOMEM when m cannot
  * be copied. */
 dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 			const dp_machine *m, const dp_algo *algo,
-			dp_contention c, unsigned gen, dp_err *err);
+			const dp_algo_opts *o, unsigned gen, dp_err *err);
 
 /* Cancels the running job and drops pending ones: all of them, or only
  * plan jobs. */

@@ -16,6 +16,15 @@
 #include "worker.h"
 
 /* A graph on which the algorithms differ, with pins and groups. */
+/* The default options under contention c. */
+static const dp_algo_opts *opts(dp_contention c)
+{
+	static dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.contention = c;
+	return &o;
+}
+
 static dp_graph *jobs_graph(uint32_t n)
 {
 	test_dag_opts d = {
@@ -73,7 +82,7 @@ static void test_worker_plan_job_is_the_algorithm_alone(void)
 	const dp_algo *heft = dp_algo_find("heft");
 	REQUIRE(heft);
 	CHECK_INT(
-		worker_submit(w, JOB_PLAN, g, &m, heft, DP_CONT_NONE, 7, &err),
+		worker_submit(w, JOB_PLAN, g, &m, heft, opts(DP_CONT_NONE), 7, &err),
 		DP_OK);
 	/* the job copied the machine: changing ours does not reach it */
 	m.cap[0] = 1;
@@ -110,7 +119,7 @@ static void test_worker_compare_job_gives_every_row_in_order(void)
 	REQUIRE(dp_machine_init(&m, 3, &err) == DP_OK);
 	worker *w = worker_new(&err);
 	REQUIRE(w);
-	CHECK_INT(worker_submit(w, JOB_COMPARE, g, &m, NULL, DP_CONT_NONE, 3,
+	CHECK_INT(worker_submit(w, JOB_COMPARE, g, &m, NULL, opts(DP_CONT_NONE), 3,
 				&err),
 		  DP_OK);
 	worker_wait_idle(w);
@@ -149,7 +158,7 @@ static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
 	 * others come back cancelled, done (too quick to stop) or not at all */
 	for (unsigned gen = 1; gen <= 3; gen++)
 		CHECK_INT(worker_submit(w, JOB_PLAN, g, &m, pardnn,
-					DP_CONT_PORT, gen, &err),
+					opts(DP_CONT_PORT), gen, &err),
 			  DP_OK);
 	worker_wait_idle(w);
 	unsigned last = 0;
@@ -166,7 +175,7 @@ static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
 	CHECK_INT(last, 3);
 	/* a compare job cancelled at once: the worker goes idle without
 	 * running every row (the first, pardnn on 3000 ops, polls the flag) */
-	CHECK_INT(worker_submit(w, JOB_COMPARE, g, &m, NULL, DP_CONT_PORT, 4,
+	CHECK_INT(worker_submit(w, JOB_COMPARE, g, &m, NULL, opts(DP_CONT_PORT), 4,
 				&err),
 		  DP_OK);
 	worker_cancel(w, false);

@@ -106,6 +106,37 @@ void session_do_io(tui_session *s)
 	}
 }
 
+/* Stops every plan and compare job and drops their results, so nothing
+ * runs on the graph when it is freed. */
+static void stop_worker(tui_session *s)
+{
+	worker_cancel(s->w, false);
+	worker_wait_idle(s->w);
+	worker_result *r;
+	while ((r = worker_take(s->w)))
+		worker_result_free(r);
+	session_sync_jobs(s);
+}
+
+void session_rebatch(tui_session *s)
+{
+	vstate *st = &s->st;
+	dp_err err;
+	dp_err_clear(&err);
+	const dp_graph *base = st->base ? st->base : st->g;
+	dp_graph *g = NULL;
+	if (dp_graph_with_batch(base, st->batch, &g, &err) != DP_OK) {
+		state_status(st, true, "batch size %lld: %s", st->batch,
+			     err.msg);
+		st->batch = st->base ? dp_graph_batch_size(st->g) : 0;
+		return;
+	}
+	/* the file runner never runs during a rebatch (settings_batch) */
+	stop_worker(s);
+	state_rebatch(st, g);
+	session_start(s, JOB_PLAN);
+}
+
 /* Replaces the session's graph with g (taken over). */
 static void opened(tui_session *s, dp_graph *g, const char *path)
 {
@@ -114,12 +145,7 @@ static void opened(tui_session *s, dp_graph *g, const char *path)
 	dp_err_clear(&err);
 	/* nothing may still run on the old graph when it is freed (the file
 	 * runner is idle: this is its result) */
-	worker_cancel(s->w, false);
-	worker_wait_idle(s->w);
-	worker_result *r;
-	while ((r = worker_take(s->w)))
-		worker_result_free(r);
-	session_sync_jobs(s);
+	stop_worker(s);
 	if (state_set_graph(st, g, &err) != DP_OK) {
 		dp_graph_free(g);
 		state_status(st, true, "not opened: %s", err.msg);

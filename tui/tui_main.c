@@ -95,8 +95,10 @@ void session_start(tui_session *s, job_kind kind)
 	vstate *st = &s->st;
 	dp_err err;
 	dp_err_clear(&err);
-	if (worker_submit(s->w, kind, st->g, &st->m, st->algo, st->contention,
-			  st->gen, &err) != DP_OK) {
+	dp_algo_opts ao;
+	state_algo_opts(st, &ao);
+	if (worker_submit(s->w, kind, st->g, &st->m, st->algo, &ao, st->gen,
+			  &err) != DP_OK) {
 		state_status(st, true, "cannot start the %s: %s",
 			     kind == JOB_PLAN ? "rerun" : "comparison",
 			     err.msg);
@@ -205,6 +207,8 @@ static bool handle(tui_session *s, unsigned bits)
 		session_sync_file_job(s);
 		st->status[0] = '\0';
 	}
+	if (bits & AR_REBATCH)
+		session_rebatch(s);
 	if (bits & AR_RERUN)
 		session_start(s, JOB_PLAN);
 	if (bits & AR_COMPARE)
@@ -350,6 +354,7 @@ int tui_main(int argc, char **argv)
 		return cli_error(&err);
 	}
 	dp_machine_free(&m);
+	s.st.microbatches = o.microbatches;
 	s.w = worker_new(&err);
 	if (!s.w) {
 		state_free(&s.st);

@@ -31,6 +31,9 @@ void session_draw(tui_session *s);
 /* Carries out st.io: starts an open or an export in the background, or
  * saves at once; reports in the status line. */
 void session_do_io(tui_session *s);
+/* Rebuilds the graph at the batch size st->batch (AR_REBATCH) once no job
+ * runs on the old one, and reruns the plan. */
+void session_rebatch(tui_session *s);
 /* Applies a finished open or export, if any (the new graph replaces the
  * old one only when it loaded; errors go to the status line). */
 void session_take_file_result(tui_session *s);

@@ -275,6 +275,12 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 	case ACT_BW_LOWER:
 	case ACT_BW_RAISE:
 		return settings_bandwidth(st, act == ACT_BW_RAISE);
+	case ACT_MB_LOWER:
+	case ACT_MB_RAISE:
+		return settings_microbatches(st, act == ACT_MB_RAISE);
+	case ACT_BATCH_LOWER:
+	case ACT_BATCH_RAISE:
+		return settings_batch(st, act == ACT_BATCH_RAISE);
 	case ACT_ALGO_NEXT:
 	case ACT_ALGO_PREV:
 		return settings_algo(st, act == ACT_ALGO_NEXT ? 1 : -1);

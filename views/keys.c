@@ -73,6 +73,14 @@ const key_binding key_table[] = {
 	 KG_MACHINE, false},
 	{K('B'), "B", 0, NULL, "double the link bandwidth", ACT_BW_RAISE,
 	 KG_MACHINE, false},
+	{K('u'), "u", 0, NULL, "halve the micro-batches of pipelines",
+	 ACT_MB_LOWER, KG_MACHINE, false},
+	{K('U'), "U", 0, NULL, "double the micro-batches of pipelines",
+	 ACT_MB_RAISE, KG_MACHINE, false},
+	{K('x'), "x", 0, NULL, "halve the batch size (graphs with a batch dim)",
+	 ACT_BATCH_LOWER, KG_MACHINE, false},
+	{K('X'), "X", 0, NULL, "double the batch size", ACT_BATCH_RAISE,
+	 KG_MACHINE, false},
 
 	/* plan */
 	{K('a', VK_F9), "a F9", 9, "Algo", "next algorithm", ACT_ALGO_NEXT,

@@ -123,6 +123,17 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "algo %s", st->algo->name);
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
+	/* the knobs strategies read: batch size (x/X), micro-batches (u/U) */
+	int64_t batch = dp_graph_batch_size(st->g);
+	if (batch > 0) {
+		snprintf(buf, sizeof buf, "batch %lld%s", (long long)batch,
+			 st->base ? "*" : "");
+		x = segment(g, x, y, r.w, ST_HEADER, buf);
+	}
+	if (st->microbatches) {
+		snprintf(buf, sizeof buf, "M=%d", st->microbatches);
+		x = segment(g, x, y, r.w, ST_HEADER, buf);
+	}
 	/* a strategy says what it is: "1f1b S=4 M=16", "dp 8" */
 	if (st->plan && st->plan->strategy[0]) {
 		snprintf(buf, sizeof buf, "%s", st->plan->strategy);

@@ -156,3 +156,51 @@ unsigned settings_contention(vstate *st)
 		     dp_sim_contention_name(st->contention));
 	return r;
 }
+
+unsigned settings_microbatches(vstate *st, bool raise)
+{
+	int mb = st->microbatches;
+	if (!mb)
+		mb = st->plan && st->plan->strat &&
+				     st->plan->kind == DP_STRAT_PIPELINE
+			     ? st->plan->strat->pipe.microbatches
+			     : 4;
+	mb = raise ? mb * 2 : mb / 2;
+	if (mb < 1 || mb > DP_MAX_MICROBATCHES) {
+		state_status(st, true, "micro-batches stay within 1..%d",
+			     DP_MAX_MICROBATCHES);
+		return AR_REDRAW;
+	}
+	st->microbatches = mb;
+	unsigned r = settings_changed(st);
+	state_status(st, false, "%d micro-batch%s for pipelines", mb,
+		     mb == 1 ? "" : "es");
+	return r;
+}
+
+unsigned settings_batch(vstate *st, bool raise)
+{
+	const dp_graph *g = st->base ? st->base : st->g;
+	int64_t b0 = dp_graph_batch_size(g);
+	if (b0 <= 0) {
+		state_status(st, true,
+			     "this graph has no batch dim (batch_dim and dims "
+			     "that name it): its batch size cannot change");
+		return AR_REDRAW;
+	}
+	if (st->file_job != PROMPT_NONE) {
+		state_status(st, true, "wait for the %s to finish",
+			     st->file_job == PROMPT_OPEN ? "open" : "export");
+		return AR_REDRAW;
+	}
+	long long b = st->batch ? st->batch : b0;
+	long long nb = raise ? b * 2 : b / 2;
+	if (nb < 1 || nb > ((long long)1 << 30)) {
+		state_status(st, true, "batch size stays within 1..2^30");
+		return AR_REDRAW;
+	}
+	st->batch = nb;
+	state_status(st, false, "batch size %lld (loaded at %lld)", nb,
+		     (long long)b0);
+	return AR_REDRAW | AR_REBATCH;
+}

@@ -32,6 +32,13 @@ unsigned settings_bandwidth(vstate *st, bool raise);
 unsigned settings_algo(vstate *st, int dir);
 /* Toggles the contention model (port / none). */
 unsigned settings_contention(vstate *st);
+/* Halves or doubles the micro-batches strategies use (from the current
+ * plan's, else 4), within 1..DP_MAX_MICROBATCHES. */
+unsigned settings_microbatches(vstate *st, bool raise);
+/* Halves or doubles the batch size: sets st->batch and asks the front end
+ * to rebuild the graph (AR_REBATCH); an error in the status line when the
+ * graph has no batch dim or a file job runs on the graph. */
+unsigned settings_batch(vstate *st, bool raise);
 
 /* The cap m / M set from cap (DP_CAP_UNLIMITED for none) or, when the cap
  * is unlimited, from the device's peak; 0 when there is nothing to go on.

@@ -145,6 +145,7 @@ void state_free(vstate *st)
 	free_op_arrays(st);
 	dp_machine_free(&st->m);
 	dp_graph_free(st->g);
+	dp_graph_free(st->base);
 	memset(st, 0, sizeof *st);
 }
 
@@ -158,12 +159,34 @@ dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err)
 		return s;
 	}
 	dp_graph_free(old);
+	/* a new graph is at its own batch size */
+	dp_graph_free(st->base);
+	st->base = NULL;
+	st->batch = 0;
 	free_plan(&st->plan);
 	st->plan_error[0] = '\0';
 	st->filter[0] = st->search[0] = '\0';
 	reset_selection(st);
 	state_settings_changed(st);
 	return DP_OK;
+}
+
+void state_rebatch(vstate *st, dp_graph *g)
+{
+	if (!st->base)
+		st->base = st->g;
+	else
+		dp_graph_free(st->g);
+	st->g = g;
+	/* back at the loaded batch size: the base is the graph again */
+	if (dp_graph_batch_size(g) == dp_graph_batch_size(st->base)) {
+		dp_graph_free(g);
+		st->g = st->base;
+		st->base = NULL;
+		st->batch = 0;
+	}
+	state_settings_changed(st);
+	st->ops_dirty = true;
 }
 
 void state_set_plan(vstate *st, dp_plan *plan, unsigned gen)
@@ -193,6 +216,13 @@ void state_settings_changed(vstate *st)
 {
 	st->gen++;
 	state_compare_reset(st);
+}
+
+void state_algo_opts(const vstate *st, dp_algo_opts *o)
+{
+	dp_algo_opts_default(o);
+	o->contention = st->contention;
+	o->microbatches = st->microbatches;
 }
 
 const dp_graph *state_plan_graph(const vstate *st)

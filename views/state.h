@@ -104,6 +104,11 @@ typedef struct vstate {
 	dp_machine m; /* owned; the settings the next rerun uses */
 	const dp_algo *algo;
 	dp_contention contention;
+	int microbatches; /* of a pipeline strategy; 0 = its own choice */
+	long long batch;  /* batch size st->g was made for from base (0:
+			     as loaded) */
+	dp_graph *base;	  /* owned: the graph as loaded when st->g is it at
+			     another batch size, else NULL */
 	unsigned gen; /* bumped by every change of the settings */
 
 	/* ---- the last good plan ---- */
@@ -203,6 +208,12 @@ void state_free(vstate *st);
  * The machine keeps its settings; selection and caches are reset. */
 dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err);
 
+/* Replaces st->g by g, the same graph at the batch size st->batch (made
+ * from st->base, or from st->g, which then becomes the base); ops keep
+ * their numbers, so the plan on screen stays (stale) until the rerun.
+ * Takes g over. */
+void state_rebatch(vstate *st, dp_graph *g);
+
 /* Installs a new plan made for settings generation gen (ownership of plan's
  * arrays moves to the state; plan is zeroed). */
 void state_set_plan(vstate *st, dp_plan *plan, unsigned gen);
@@ -210,6 +221,10 @@ void state_set_plan(vstate *st, dp_plan *plan, unsigned gen);
 /* Records that the settings changed: bumps gen and marks the Compare table
  * out of date. */
 void state_settings_changed(vstate *st);
+
+/* The options the next rerun gives the algorithms: contention,
+ * micro-batches. */
+void state_algo_opts(const vstate *st, dp_algo_opts *o);
 
 /* The graph whose ops the plan places: the user's graph, or the lowered
  * graph of a strategy. */
