@@ -97,6 +97,25 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 		 dp_units_fmt_time(s->peak_time, b, sizeof b), n,
 		 fmt_cap(s->cap_bytes, c, sizeof c));
 	grid_puts(g, r.x, r.y, r.w, ST_NORMAL, buf);
+	/* what the peak holds by role (DESIGN 10), when the graph says */
+	if (state_plan_graph(st)->roles && r.h >= 4) {
+		int64_t by[DP_MEMR_COUNT];
+		dp_plan_peak_by_role(st->g, p, d, by);
+		int x = r.x + grid_puts(g, r.x, r.y + 1, r.w, ST_DIM, "by role: ");
+		const char *sep = "";
+		for (int i = 0; i < DP_MEMR_COUNT; i++) {
+			if (!by[i])
+				continue;
+			snprintf(buf, sizeof buf, "%s%s %s", sep,
+				 dp_mem_role_name((dp_mem_role)i),
+				 dp_units_fmt_bytes(by[i], a, sizeof a));
+			x += grid_puts(g, x, r.y + 1, r.x + r.w - x, ST_NORMAL,
+				       buf);
+			sep = ", ";
+		}
+		r.y++;
+		r.h--;
+	}
 	if (r.h < 3)
 		return;
 	int ty = r.y + 1;
