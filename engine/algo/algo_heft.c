@@ -404,10 +404,7 @@ out:
 	return st;
 }
 
-const dp_algo dpi_algo_heft = {
-	.name = "heft",
-	.summary = "HEFT: rank-ordered earliest finish time with insertion, "
-		   "memory-checked",
-	.source = "Topcuoglu, Hariri, Wu, IEEE TPDS 2002",
-	.run = heft_algo_run,
-};
+DPI_ALGO_DEFINE(heft,
+		"HEFT: rank-ordered earliest finish time with insertion, "
+		"memory-checked",
+		"Topcuoglu, Hariri, Wu, IEEE TPDS 2002", heft_algo_run);
