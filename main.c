@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	catch_fatal_signals();
 	const cli_command *c = cli_find_command(a);
 	if (c)
-		return c->run(argc - 1, argv + 1);
+		return cli_run_command(c, argc - 1, argv + 1);
 	if (a[0] == '-') {
 		fprintf(stderr,
 			"dnnpart: unknown option '%s'\n"

@@ -37,6 +37,9 @@ typedef struct cli_command {
 extern const cli_command cli_commands[];
 extern const int cli_ncommands;
 const cli_command *cli_find_command(const char *name);
+/* Runs command c on argv (argv[0] is its name): its --help text when --help
+ * or -h is anywhere on the line (cli_wants_help), else c->run. */
+int cli_run_command(const cli_command *c, int argc, char **argv);
 
 /* Options shared by the subcommands that take a graph and a machine. */
 typedef struct cli_opts {

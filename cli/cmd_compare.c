@@ -250,10 +250,6 @@ static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 
 int cmd_compare_run(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
-		cmd_compare_help(stdout);
-		return 0;
-	}
 	cli_opts o;
 	cli_opts_init(&o);
 	int rc = parse(argc, argv, &o);

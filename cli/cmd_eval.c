@@ -41,10 +41,6 @@ void cmd_eval_help(FILE *out)
 
 int cmd_eval_run(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
-		cmd_eval_help(stdout);
-		return 0;
-	}
 	cli_opts o;
 	cli_opts_init(&o);
 	const char *place_path = NULL;

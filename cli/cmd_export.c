@@ -199,10 +199,6 @@ static int parse(int argc, char **argv, export_args *x)
 
 int cmd_export_run(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
-		cmd_export_help(stdout);
-		return 0;
-	}
 	export_args x;
 	memset(&x, 0, sizeof x);
 	cli_opts_init(&x.o);

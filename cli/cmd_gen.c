@@ -144,10 +144,7 @@ int cmd_gen_run(int argc, char **argv)
 	int rc = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			cmd_gen_help(stdout);
-			return 0;
-		} else if (is_opt(a, "--ops")) {
+		if (is_opt(a, "--ops")) {
 			if (!(v = value(argc, argv, &i, 5, &rc)) ||
 			    (rc = parse_ops(v, &go.ops)))
 				return rc;

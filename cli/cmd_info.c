@@ -268,10 +268,6 @@ void cmd_info_help(FILE *out)
 
 int cmd_info_run(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
-		cmd_info_help(stdout);
-		return 0;
-	}
 	cli_opts o;
 	cli_opts_init(&o);
 	for (int i = 1; i < argc; i++) {

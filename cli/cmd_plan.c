@@ -154,10 +154,6 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
 
 int cmd_plan_run(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
-		cmd_plan_help(stdout);
-		return 0;
-	}
 	cli_opts o;
 	cli_opts_init(&o);
 	int rc = parse(argc, argv, &o);

@@ -173,10 +173,6 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 
 int cmd_show_run(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
-		cmd_show_help(stdout);
-		return 0;
-	}
 	cli_opts o;
 	cli_opts_init(&o);
 	const dp_algo *algo = dp_algo_default();

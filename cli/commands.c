@@ -45,6 +45,15 @@ const cli_command *cli_find_command(const char *name)
 	return NULL;
 }
 
+int cli_run_command(const cli_command *c, int argc, char **argv)
+{
+	if (cli_wants_help(argc, argv)) {
+		c->help(stdout);
+		return 0;
+	}
+	return c->run(argc, argv);
+}
+
 void cli_print_commands(FILE *out)
 {
 	for (int i = 0; i < cli_ncommands; i++)

@@ -8,21 +8,16 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* op0 -> op1 -> ... with the given times and params, unfinalized. */
 static dp_graph *chain(int n, const double *t, const int64_t *param)
 {
-	dp_graph *g = dp_graph_new("chain");
-	char nm[16];
+	dp_graph *g = test_chain("chain", n, 1, 0);
 	for (int i = 0; i < n; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "op%d", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		g->ops[id].time_us = t ? t[i] : 1;
-		g->ops[id].param_bytes = param ? param[i] : 0;
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
+		g->ops[i].time_us = t ? t[i] : 1;
+		g->ops[i].param_bytes = param ? param[i] : 0;
 	}
 	return g;
 }
@@ -30,18 +25,7 @@ static dp_graph *chain(int n, const double *t, const int64_t *param)
 static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		     const dp_progress *p)
 {
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	return dp_algo_place(dp_algo_find("contig"), g, m, &o, p, pl, NULL);
-}
-
-static void want(const int32_t *got, const int32_t *exp, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (got[i] != exp[i])
-			test_fail(__FILE__, __LINE__,
-				  "op%d on device %d, want %d", i, got[i],
-				  exp[i]);
+	return dp_algo_place(dp_algo_find("contig"), g, m, NULL, p, pl, NULL);
 }
 
 static void test_contig_equal_chain_splits_evenly(void)
@@ -52,7 +36,7 @@ static void test_contig_equal_chain_splits_evenly(void)
 	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	want(pl, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3}, 8);
+	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3}, 8);
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
@@ -68,7 +52,7 @@ static void test_contig_follows_speeds(void)
 	REQUIRE(dp_machine_set_speeds(&m, "1,3", NULL) == DP_OK);
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	want(pl, (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1}, 8);
+	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1}, 8);
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
@@ -87,10 +71,10 @@ static void test_contig_respects_caps(void)
 	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
 	int32_t pl[6];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	want(pl, (const int32_t[]){0, 1, 1, 1, 1, 1}, 6);
+	CHECK_PLACEMENT(pl, (const int32_t[]){0, 1, 1, 1, 1, 1}, 6);
 	REQUIRE(dp_machine_set_caps(&m, "250", NULL) == DP_OK);
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	want(pl, (const int32_t[]){0, 0, 1, 1, 2, 2}, 6);
+	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 2, 2}, 6);
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	REQUIRE(dp_plan_evaluate(g, &m, pl, DP_CONT_PORT, &p, NULL) == DP_OK);
@@ -116,7 +100,7 @@ static void test_contig_spreads_overflow(void)
 	memset(&p, 0, sizeof p);
 	REQUIRE(dp_plan_run(g, &m, dp_algo_find("contig"), NULL, NULL, &p,
 			    NULL) == DP_OK);
-	want(p.placement, (const int32_t[]){0, 0, 0, 1, 1, 1}, 6);
+	CHECK_PLACEMENT(p.placement, (const int32_t[]){0, 0, 0, 1, 1, 1}, 6);
 	CHECK(!p.feasible);
 	CHECK_INT(p.sim.dev[0].peak_bytes, 300);
 	CHECK_INT(p.sim.dev[1].peak_bytes, 300);
@@ -138,7 +122,7 @@ static void test_contig_groups_and_pins_count_in_their_stage(void)
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	want(pl, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0}, 8);
+	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0}, 8);
 	dp_machine_free(&m);
 	dp_graph_free(g);
 
@@ -149,7 +133,7 @@ static void test_contig_groups_and_pins_count_in_their_stage(void)
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	want(pl, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1}, 8);
+	CHECK_PLACEMENT(pl, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1}, 8);
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }

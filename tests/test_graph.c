@@ -3,21 +3,14 @@
 #include <string.h>
 
 #include "dnnpart/graph.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static dp_graph *chain(int n)
 {
-	dp_graph *g = dp_graph_new("chain");
-	char nm[32];
-	for (int i = 0; i < n; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "op%d", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		g->ops[id].time_us = 10;
-		g->ops[id].output_bytes = 100 * (i + 1);
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
-	}
+	dp_graph *g = test_chain("chain", n, 10, 0);
+	for (int i = 0; i < n; i++)
+		g->ops[i].output_bytes = 100 * (i + 1);
 	return g;
 }
 

@@ -23,9 +23,7 @@ static uint32_t op(dp_graph *g, const char *name, double t, int64_t out)
 static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		     const dp_progress *p)
 {
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	return dp_algo_place(dp_algo_find("metis"), g, m, &o, p, pl, NULL);
+	return dp_algo_place(dp_algo_find("metis"), g, m, NULL, p, pl, NULL);
 }
 
 /* Two cliques-ish clusters of 8 ops with heavy edges inside, joined by one

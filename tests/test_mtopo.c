@@ -4,45 +4,23 @@
 #include <string.h>
 
 #include "dnnpart/algo.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
-/* A machine built by hand so that these tests need only the algorithm. */
-typedef struct test_machine {
-	dp_machine m;
-	int64_t cap[8];
-	double speed[8];
-} test_machine;
-
+/* A machine built by hand (130 bytes/us, 25 us) with every cap at cap, so
+ * that these tests need only the algorithm. */
 static void tm_init(test_machine *t, int k, int64_t cap)
 {
-	memset(t, 0, sizeof *t);
-	t->m.k = k;
-	t->m.cap = t->cap;
-	t->m.speed = t->speed;
-	t->m.bw = 130000;
-	t->m.lat = 25;
-	for (int d = 0; d < k; d++) {
+	test_machine_init(t, k, 130000, 25);
+	for (int d = 0; d < k; d++)
 		t->cap[d] = cap;
-		t->speed[d] = 1.0;
-	}
 }
 
 /* op0 -> op1 -> ... -> op(n-1), each with output_bytes 100 (op memory 100),
  * returned unfinalized so tests can add pins and groups. */
 static dp_graph *chain(int n)
 {
-	dp_graph *g = dp_graph_new("chain");
-	char nm[32];
-	for (int i = 0; i < n; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "op%d", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		g->ops[id].time_us = 10;
-		g->ops[id].output_bytes = 100;
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
-	}
-	return g;
+	return test_chain("chain", n, 10, 100);
 }
 
 static const dp_algo *mtopo(void)
@@ -50,21 +28,10 @@ static const dp_algo *mtopo(void)
 	return dp_algo_find("mtopo");
 }
 
-static void check_placement(const int32_t *got, const int32_t *want, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (got[i] != want[i])
-			test_fail(__FILE__, __LINE__,
-				  "op%d on device %d, want %d", i, got[i],
-				  want[i]);
-}
-
 static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		     const dp_progress *p, dp_err *err)
 {
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	return dp_algo_place(mtopo(), g, m, &o, p, pl, err);
+	return dp_algo_place(mtopo(), g, m, NULL, p, pl, err);
 }
 
 static void test_mtopo_is_registered_after_single(void)
@@ -94,7 +61,7 @@ static void test_mtopo_fills_up_to_share_plus_largest(void)
 	dp_err err;
 	REQUIRE(run(g, &t.m, pl, NULL, &err) == DP_OK);
 	int32_t want[6] = {0, 0, 0, 0, 1, 1};
-	check_placement(pl, want, 6);
+	CHECK_PLACEMENT(pl, want, 6);
 	dp_graph_free(g);
 }
 
@@ -110,7 +77,7 @@ static void test_mtopo_budget_is_capped_by_device_memory(void)
 	int32_t pl[6];
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[6] = {0, 0, 1, 1, 1, 1};
-	check_placement(pl, want, 6);
+	CHECK_PLACEMENT(pl, want, 6);
 	dp_graph_free(g);
 }
 
@@ -125,7 +92,7 @@ static void test_mtopo_last_device_keeps_filling(void)
 	int32_t pl[6];
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[6] = {0, 1, 1, 1, 1, 1};
-	check_placement(pl, want, 6);
+	CHECK_PLACEMENT(pl, want, 6);
 	dp_graph_free(g);
 }
 
@@ -144,7 +111,7 @@ static void test_mtopo_oversized_op_takes_an_empty_device(void)
 	int32_t pl[4];
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[4] = {0, 1, 2, 2};
-	check_placement(pl, want, 4);
+	CHECK_PLACEMENT(pl, want, 4);
 	dp_graph_free(g);
 }
 
@@ -160,7 +127,7 @@ static void test_mtopo_honours_pins(void)
 	int32_t pl[6];
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[6] = {0, 1, 0, 0, 0, 1};
-	check_placement(pl, want, 6);
+	CHECK_PLACEMENT(pl, want, 6);
 	dp_graph_free(g);
 }
 
@@ -177,7 +144,7 @@ static void test_mtopo_places_colocation_group_as_a_unit(void)
 	int32_t pl[6];
 	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
 	int32_t want[6] = {0, 0, 0, 1, 0, 1};
-	check_placement(pl, want, 6);
+	CHECK_PLACEMENT(pl, want, 6);
 	dp_graph_free(g);
 }
 

@@ -10,27 +10,8 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
-
-typedef struct tmach {
-	dp_machine m;
-	int64_t cap[4];
-	double speed[4];
-} tmach;
-
-static void tmach_init(tmach *tm, int k)
-{
-	memset(tm, 0, sizeof *tm);
-	tm->m.k = k;
-	tm->m.cap = tm->cap;
-	tm->m.speed = tm->speed;
-	tm->m.bw = 100;
-	tm->m.lat = 2;
-	for (int d = 0; d < 4; d++) {
-		tm->cap[d] = DP_CAP_UNLIMITED;
-		tm->speed[d] = 1.0;
-	}
-}
 
 /* The chain of docs/simulator.md: a(10us, out 1000, param 100) -> b(20us,
  * out 500) -> c(5us, param 50). On [0, 0, 1] with 100 B/us and 2 us it ends
@@ -62,8 +43,8 @@ static dp_graph *chain(void)
 static void test_plan_evaluate_metrics(void)
 {
 	dp_graph *g = chain();
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	tm.cap[0] = 1600;
 	int32_t pl[] = {0, 0, 1};
 	dp_plan plan;
@@ -104,8 +85,8 @@ static void test_plan_evaluate_metrics(void)
 static void test_plan_worst_device_is_largest_overflow(void)
 {
 	dp_graph *g = chain();
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	int32_t pl[] = {0, 0, 1};
 	dp_plan plan;
 	tm.cap[0] = 1000; /* over by 600 */
@@ -126,8 +107,8 @@ static void test_plan_worst_device_is_largest_overflow(void)
 static void test_plan_evaluate_rejects_bad_device(void)
 {
 	dp_graph *g = chain();
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	int32_t pl[] = {0, 3, 1};
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
@@ -191,8 +172,8 @@ static const dp_algo algo_canceled = {"canceled", "always canceled", "test",
 static void test_plan_run_simulates_the_algorithm(void)
 {
 	dp_graph *g = chain();
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	o.contention = DP_CONT_NONE;
@@ -228,8 +209,8 @@ static void test_plan_run_rejects_pin_violation(void)
 	dp_graph_add_op(g, "b", &b, NULL);
 	g->ops[b].pin = 1;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	plan.xlb = 7; /* untouched on error */
@@ -242,7 +223,7 @@ static void test_plan_run_rejects_pin_violation(void)
 	CHECK_NEAR(plan.xlb, 7, 0);
 	CHECK(plan.placement == NULL);
 	/* a pin beyond the machine is bad input, found before the run */
-	tmach_init(&tm, 1);
+	test_machine_init(&tm, 1, 100, 2);
 	canceled_calls = 0;
 	CHECK_INT(
 		dp_plan_run(g, &tm.m, &algo_canceled, NULL, NULL, &plan, &err),
@@ -261,8 +242,8 @@ static void test_plan_run_rejects_split_group_and_unplaced_op(void)
 	dp_graph_set_colocate(g, a, "var", NULL);
 	dp_graph_set_colocate(g, b, "var", NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
@@ -280,8 +261,8 @@ static void test_plan_run_rejects_split_group_and_unplaced_op(void)
 static void test_plan_run_passes_algorithm_errors_through(void)
 {
 	dp_graph *g = chain();
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
@@ -364,8 +345,8 @@ static void test_plan_run_all_is_each_algorithm_alone(void)
 {
 	dp_graph *g = run_all_graph();
 	REQUIRE(g);
-	tmach tm;
-	tmach_init(&tm, 3);
+	test_machine tm;
+	test_machine_init(&tm, 3, 100, 2);
 	for (int d = 0; d < 3; d++)
 		tm.cap[d] = 2000000;
 	dp_algo_opts o;
@@ -409,8 +390,8 @@ static void test_plan_run_all_is_each_algorithm_alone(void)
 static void test_plan_run_all_goes_on_after_a_failure(void)
 {
 	dp_graph *g = chain();
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	const dp_algo *algos[3] = {&algo_split, &algo_forgets,
 				   dp_algo_find("single")};
 	REQUIRE(algos[2]);
@@ -433,8 +414,8 @@ static void test_plan_run_all_goes_on_after_a_failure(void)
 static void test_plan_run_all_stops_when_canceled(void)
 {
 	dp_graph *g = chain();
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	const dp_algo *algos[4] = {dp_algo_find("mtopo"), &algo_split,
 				   &algo_canceled, dp_algo_find("heft")};
 	REQUIRE(algos[0] && algos[3]);
@@ -482,8 +463,8 @@ static void test_plan_run_all_stops_when_canceled(void)
 static void test_plan_peak_by_role(void)
 {
 	dp_graph *g = chain();
-	tmach tm;
-	tmach_init(&tm, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	int32_t pl[] = {0, 0, 1};
 	dp_plan p;
 	dp_err err;
@@ -524,8 +505,7 @@ static void test_plan_peak_by_role(void)
 	dp_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_plan_evaluate_metrics),
-	  TEST(test_plan_peak_by_role),
+TEST_MAIN(TEST(test_plan_evaluate_metrics), TEST(test_plan_peak_by_role),
 	  TEST(test_plan_run_all_is_each_algorithm_alone),
 	  TEST(test_plan_run_all_goes_on_after_a_failure),
 	  TEST(test_plan_run_all_stops_when_canceled),

@@ -11,28 +11,8 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
-
-typedef struct tmach {
-	dp_machine m;
-	int64_t cap[8];
-	double speed[8];
-} tmach;
-
-/* tm must not be copied afterwards: m points into it. */
-static void tmach_init(tmach *tm, int k, double bw, double lat)
-{
-	memset(tm, 0, sizeof *tm);
-	tm->m.k = k;
-	tm->m.cap = tm->cap;
-	tm->m.speed = tm->speed;
-	tm->m.bw = bw;
-	tm->m.lat = lat;
-	for (int d = 0; d < 8; d++) {
-		tm->cap[d] = DP_CAP_UNLIMITED;
-		tm->speed[d] = 1.0;
-	}
-}
 
 static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
 		   int64_t param, int64_t temp)
@@ -90,8 +70,8 @@ static dp_graph *chain_example(void)
 static void test_sim_rejects_bad_placement_and_machine(void)
 {
 	dp_graph *g = chain_example();
-	tmach tm;
-	tmach_init(&tm, 2, 100, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	dp_err err;
 	dp_sim *s = dp_sim_new(g, &tm.m, &err);
 	REQUIRE(s);
@@ -109,7 +89,7 @@ static void test_sim_rejects_bad_placement_and_machine(void)
 	CHECK(dp_sim_new(g, &tm.m, &err) == NULL);
 	CHECK_INT(err.code, DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "bandwidth");
-	tmach_init(&tm, 2, 100, 2);
+	test_machine_init(&tm, 2, 100, 2);
 	tm.speed[1] = 0;
 	CHECK(dp_sim_new(g, &tm.m, &err) == NULL);
 	CHECK_CONTAINS(err.msg, "device 1 has speed 0");
@@ -137,8 +117,8 @@ static void test_sim_names_and_parse(void)
 static void test_sim_result_reuse_and_empty_graph(void)
 {
 	dp_graph *g = chain_example();
-	tmach tm;
-	tmach_init(&tm, 2, 100, 2);
+	test_machine tm;
+	test_machine_init(&tm, 2, 100, 2);
 	int32_t pl[] = {0, 0, 1};
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);

@@ -15,13 +15,8 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
-
-typedef struct tmach {
-	dp_machine m;
-	int64_t cap[8];
-	double speed[8];
-} tmach;
 
 static uint64_t rng;
 
@@ -35,17 +30,13 @@ static dp_graph *random_dag(uint32_t n)
 	return test_random_dag(&rng, n, "rand");
 }
 
-static void random_machine(tmach *tm, int k)
+static void random_machine(test_machine *tm, int k)
 {
 	static const double bws[] = {1, 10, 100, 1000.5};
 	static const double lats[] = {0, 0, 1, 2.5, 25};
 	static const double speeds[] = {1, 1, 0.5, 2, 1.5};
-	memset(tm, 0, sizeof *tm);
-	tm->m.k = k;
-	tm->m.cap = tm->cap;
-	tm->m.speed = tm->speed;
-	tm->m.bw = bws[rndn(4)];
-	tm->m.lat = lats[rndn(5)];
+	double bw = bws[rndn(4)];
+	test_machine_init(tm, k, bw, lats[rndn(5)]);
 	for (int d = 0; d < 8; d++) {
 		tm->cap[d] = rndn(2) ? DP_CAP_UNLIMITED : (int64_t)rndn(20000);
 		tm->speed[d] = rndn(2) ? 1.0 : speeds[rndn(5)];
@@ -596,58 +587,15 @@ static bool ranks_match(const dp_graph *g, const dp_machine *m,
 
 /* ---- determinism ---- */
 
+/* Reruns agree on everything, the detail too when it was asked for. */
 static bool same_result(const dp_sim_result *a, const dp_sim_result *b,
 			bool detail)
 {
-	size_t n = a->nops;
-	if (a->nops != b->nops || a->k != b->k || a->nxfers != b->nxfers ||
-	    a->makespan != b->makespan || a->feasible != b->feasible ||
-	    a->cut_bytes != b->cut_bytes || a->cut_edges != b->cut_edges)
+	if (!test_sim_same_schedule(a, b) || !test_sim_same_peaks(a, b))
 		return false;
-	if (n && (memcmp(a->start, b->start, n * sizeof *a->start) ||
-		  memcmp(a->end, b->end, n * sizeof *a->end) ||
-		  memcmp(a->avail, b->avail, n * sizeof *a->avail)))
-		return false;
-	for (uint32_t i = 0; i < a->nxfers; i++) {
-		const dp_transfer *x = &a->xfers[i], *y = &b->xfers[i];
-		if (x->op != y->op || x->src != y->src || x->dst != y->dst ||
-		    x->bytes != y->bytes || x->start != y->start ||
-		    x->end != y->end)
-			return false;
-	}
-	for (int d = 0; d < a->k; d++) {
-		const dp_device_stats *x = &a->dev[d], *y = &b->dev[d];
-		if (x->ops != y->ops || x->busy_us != y->busy_us ||
-		    x->comm_in_bytes != y->comm_in_bytes ||
-		    x->comm_out_bytes != y->comm_out_bytes ||
-		    x->comm_in_us != y->comm_in_us ||
-		    x->comm_out_us != y->comm_out_us ||
-		    x->peak_bytes != y->peak_bytes ||
-		    x->peak_time != y->peak_time)
-			return false;
-	}
-	if (!detail)
-		return true;
-	if (a->cp_len != b->cp_len ||
-	    memcmp(a->cp_ops, b->cp_ops, a->cp_len * sizeof *a->cp_ops) ||
-	    memcmp(a->cp_cause, b->cp_cause, a->cp_len) ||
-	    memcmp(a->live_off, b->live_off,
-		   ((size_t)a->k + 1) * sizeof *a->live_off) ||
-	    memcmp(a->curve_off, b->curve_off,
-		   ((size_t)a->k + 1) * sizeof *a->curve_off))
-		return false;
-	for (uint32_t i = 0; i < a->live_off[a->k]; i++) {
-		const dp_live_tensor *x = &a->live[i], *y = &b->live[i];
-		if (x->op != y->op || x->kind != y->kind ||
-		    x->bytes != y->bytes || x->alloc != y->alloc ||
-		    x->free != y->free)
-			return false;
-	}
-	for (uint32_t i = 0; i < a->curve_off[a->k]; i++)
-		if (a->curve[i].t != b->curve[i].t ||
-		    a->curve[i].bytes != b->curve[i].bytes)
-			return false;
-	return true;
+	return !detail ||
+	       (test_sim_same_path(a, b) && test_sim_same_live(a, b) &&
+		test_sim_same_curves(a, b));
 }
 
 /* One case on g: a random machine of up to kmax devices and a placement
@@ -657,7 +605,7 @@ static bool same_result(const dp_sim_result *a, const dp_sim_result *b,
 static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 {
 	uint32_t n = g->nops;
-	tmach tm;
+	test_machine tm;
 	int k = 1 + (int)rndn((uint32_t)kmax);
 	random_machine(&tm, k);
 	int32_t *pl = malloc((n ? n : 1) * sizeof *pl);

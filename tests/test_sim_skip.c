@@ -13,6 +13,7 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static uint64_t rng_state;
@@ -27,109 +28,16 @@ static dp_graph *random_dag(uint32_t n)
 	return test_random_dag(&rng_state, n, "skip");
 }
 
-typedef struct tmach {
-	dp_machine m;
-	int64_t cap[8];
-	double speed[8];
-} tmach;
-
-static void random_machine(tmach *tm, int k)
+static void random_machine(test_machine *tm, int k)
 {
 	static const double bws[] = {1, 10, 100, 1000.5};
 	static const double lats[] = {0, 1, 2.5, 25};
-	memset(tm, 0, sizeof *tm);
-	tm->m.k = k;
-	tm->m.cap = tm->cap;
-	tm->m.speed = tm->speed;
-	tm->m.bw = bws[rndn(4)];
-	tm->m.lat = lats[rndn(4)];
+	double bw = bws[rndn(4)];
+	test_machine_init(tm, k, bw, lats[rndn(4)]);
 	for (int d = 0; d < 8; d++) {
 		tm->cap[d] = rndn(2) ? DP_CAP_UNLIMITED : (int64_t)rndn(20000);
 		tm->speed[d] = rndn(2) ? 1.0 : 0.5 + (double)rndn(4) * 0.5;
 	}
-}
-
-/* The schedule parts of two results are identical, bit for bit. */
-static bool same_schedule(const dp_sim_result *a, const dp_sim_result *b)
-{
-	if (a->nops != b->nops || a->k != b->k || a->nxfers != b->nxfers ||
-	    a->makespan != b->makespan || a->cut_bytes != b->cut_bytes ||
-	    a->cut_edges != b->cut_edges)
-		return false;
-	for (uint32_t u = 0; u < a->nops; u++)
-		if (a->start[u] != b->start[u] || a->end[u] != b->end[u] ||
-		    a->avail[u] != b->avail[u])
-			return false;
-	for (uint32_t i = 0; i < a->nxfers; i++) {
-		const dp_transfer *x = &a->xfers[i], *y = &b->xfers[i];
-		if (x->op != y->op || x->src != y->src || x->dst != y->dst ||
-		    x->bytes != y->bytes || x->start != y->start ||
-		    x->end != y->end)
-			return false;
-	}
-	for (int d = 0; d < a->k; d++) {
-		const dp_device_stats *x = &a->dev[d], *y = &b->dev[d];
-		if (x->ops != y->ops || x->busy_us != y->busy_us ||
-		    x->comm_in_bytes != y->comm_in_bytes ||
-		    x->comm_out_bytes != y->comm_out_bytes ||
-		    x->comm_in_us != y->comm_in_us ||
-		    x->comm_out_us != y->comm_out_us ||
-		    x->xfers_in != y->xfers_in ||
-		    x->xfers_out != y->xfers_out ||
-		    x->param_bytes != y->param_bytes ||
-		    x->cap_bytes != y->cap_bytes)
-			return false;
-	}
-	return true;
-}
-
-static bool same_path(const dp_sim_result *a, const dp_sim_result *b)
-{
-	if (a->cp_len != b->cp_len)
-		return false;
-	for (uint32_t i = 0; i < a->cp_len; i++)
-		if (a->cp_ops[i] != b->cp_ops[i] ||
-		    a->cp_cause[i] != b->cp_cause[i])
-			return false;
-	return true;
-}
-
-static bool same_peaks(const dp_sim_result *a, const dp_sim_result *b)
-{
-	if (a->feasible != b->feasible || a->has_memory != b->has_memory)
-		return false;
-	for (int d = 0; d < a->k; d++)
-		if (a->dev[d].peak_bytes != b->dev[d].peak_bytes ||
-		    a->dev[d].peak_time != b->dev[d].peak_time)
-			return false;
-	return true;
-}
-
-static bool same_live(const dp_sim_result *a, const dp_sim_result *b)
-{
-	for (int d = 0; d <= a->k; d++)
-		if (a->live_off[d] != b->live_off[d])
-			return false;
-	for (uint32_t i = 0; i < a->live_off[a->k]; i++) {
-		const dp_live_tensor *x = &a->live[i], *y = &b->live[i];
-		if (x->op != y->op || x->kind != y->kind ||
-		    x->bytes != y->bytes || x->alloc != y->alloc ||
-		    x->free != y->free)
-			return false;
-	}
-	return true;
-}
-
-static bool same_curves(const dp_sim_result *a, const dp_sim_result *b)
-{
-	for (int d = 0; d <= a->k; d++)
-		if (a->curve_off[d] != b->curve_off[d])
-			return false;
-	for (uint32_t i = 0; i < a->curve_off[a->k]; i++)
-		if (a->curve[i].t != b->curve[i].t ||
-		    a->curve[i].bytes != b->curve[i].bytes)
-			return false;
-	return true;
 }
 
 static bool lists_empty(const dp_sim_result *r, bool live, bool curves)
@@ -172,38 +80,47 @@ static void check_case(const dp_graph *g, const dp_machine *m,
 
 	/* no memory, no detail: same schedule, params as peaks */
 	REQUIRE(dp_sim_run(s, pl, &os, &part, &err) == DP_OK);
-	CHECK(same_schedule(&full, &part));
+	CHECK(test_sim_same_schedule(&full, &part));
 	CHECK(skipped_peaks(&part, m));
 	CHECK(lists_empty(&part, true, true));
 	CHECK(part.cp_len == 0);
 	/* dp_sim_finish adds the whole detail: exactly the full run */
 	REQUIRE(dp_sim_finish(s, pl, &of, &part, &err) == DP_OK);
-	CHECK(same_schedule(&full, &part) && same_peaks(&full, &part));
-	CHECK(same_path(&full, &part) && same_live(&full, &part) &&
-	      same_curves(&full, &part));
+	CHECK(test_sim_same_schedule(&full, &part) &&
+	      test_sim_same_peaks(&full, &part));
+	CHECK(test_sim_same_path(&full, &part) &&
+	      test_sim_same_live(&full, &part) &&
+	      test_sim_same_curves(&full, &part));
 
 	/* detail without memory: the critical path, nothing of memory */
 	REQUIRE(dp_sim_run(s, pl, &op, &part, &err) == DP_OK);
-	CHECK(same_schedule(&full, &part) && same_path(&full, &part));
+	CHECK(test_sim_same_schedule(&full, &part) &&
+	      test_sim_same_path(&full, &part));
 	CHECK(skipped_peaks(&part, m) && lists_empty(&part, true, true));
 	/* peaks only, then the lists one at a time */
 	dp_sim_opts peaks = {.contention = c};
 	REQUIRE(dp_sim_finish(s, pl, &peaks, &part, &err) == DP_OK);
-	CHECK(same_peaks(&full, &part) && lists_empty(&part, true, true));
+	CHECK(test_sim_same_peaks(&full, &part) &&
+	      lists_empty(&part, true, true));
 	dp_sim_opts live = {
 		.contention = c, .detail = true, .skip_curves = true};
 	REQUIRE(dp_sim_finish(s, pl, &live, &part, &err) == DP_OK);
-	CHECK(same_live(&full, &part) && lists_empty(&part, false, true));
+	CHECK(test_sim_same_live(&full, &part) &&
+	      lists_empty(&part, false, true));
 	REQUIRE(dp_sim_finish(s, pl, &of, &part, &err) == DP_OK);
-	CHECK(same_live(&full, &part) && same_curves(&full, &part));
-	CHECK(same_peaks(&full, &part) && same_path(&full, &part));
+	CHECK(test_sim_same_live(&full, &part) &&
+	      test_sim_same_curves(&full, &part));
+	CHECK(test_sim_same_peaks(&full, &part) &&
+	      test_sim_same_path(&full, &part));
 
 	/* skip_live, skip_curves in one run */
 	dp_sim_opts nolive = {
 		.contention = c, .detail = true, .skip_live = true};
 	REQUIRE(dp_sim_run(s, pl, &nolive, &reused, &err) == DP_OK);
-	CHECK(same_peaks(&full, &reused) && same_path(&full, &reused));
-	CHECK(same_curves(&full, &reused) && lists_empty(&reused, true, false));
+	CHECK(test_sim_same_peaks(&full, &reused) &&
+	      test_sim_same_path(&full, &reused));
+	CHECK(test_sim_same_curves(&full, &reused) &&
+	      lists_empty(&reused, true, false));
 
 	/* a result of an earlier run cannot be finished */
 	CHECK(dp_sim_finish(s, pl, &of, &part, &err) == DP_EINTERNAL);
@@ -224,7 +141,7 @@ static void test_sim_skip_memory_same_schedule_on_random_graphs(void)
 		uint32_t n = 1 + rndn(i < 100 ? 60 : 600);
 		dp_graph *g = random_dag(n);
 		REQUIRE(g);
-		tmach tm;
+		test_machine tm;
 		random_machine(&tm, 1 + (int)rndn(8));
 		int32_t *pl = malloc(n * sizeof *pl);
 		/* random, staged (runs of ops on one device) and all on one */
@@ -248,7 +165,7 @@ static void test_sim_zeroed_opts_compute_memory(void)
 	rng_state = 7;
 	dp_graph *g = random_dag(40);
 	REQUIRE(g);
-	tmach tm;
+	test_machine tm;
 	random_machine(&tm, 3);
 	int32_t pl[40];
 	for (int u = 0; u < 40; u++)
@@ -262,7 +179,7 @@ static void test_sim_zeroed_opts_compute_memory(void)
 	REQUIRE(dp_sim_run(s, pl, &zero, &a, &err) == DP_OK);
 	REQUIRE(dp_sim_run(s, pl, NULL, &b, &err) == DP_OK);
 	CHECK(a.has_memory && b.has_memory);
-	CHECK(same_schedule(&a, &b) && same_peaks(&a, &b));
+	CHECK(test_sim_same_schedule(&a, &b) && test_sim_same_peaks(&a, &b));
 	int64_t most = 0;
 	for (int d = 0; d < 3; d++)
 		if (a.dev[d].peak_bytes - a.dev[d].param_bytes > most)

@@ -498,10 +498,7 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
-const dp_algo dpi_algo_contig = {
-	.name = "contig",
-	.summary = "contiguous split of a topological order into K stages "
-		   "(pipeline-style), min largest stage under the caps",
-	.source = "GPipe / PipeDream-style stage partition",
-	.run = contig_run,
-};
+DPI_ALGO_DEFINE(contig,
+		"contiguous split of a topological order into K stages "
+		"(pipeline-style), min largest stage under the caps",
+		"GPipe / PipeDream-style stage partition", contig_run);

@@ -16,20 +16,7 @@
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"
-
-typedef struct ranked {
-	double rank;
-	uint32_t pos; /* topological index */
-	uint32_t op;
-} ranked;
-
-static int ranked_cmp(const void *pa, const void *pb)
-{
-	const ranked *a = pa, *b = pb;
-	if (a->rank != b->rank)
-		return a->rank > b->rank ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
+#include "internal/sort_key.h"
 
 static double cost(const heft_problem *pb, uint32_t v, int p)
 {
@@ -47,7 +34,7 @@ typedef struct xfer_rec {
 } xfer_rec;
 
 typedef struct heft_work {
-	ranked *order;
+	dpi_sort_key *order; /* rank, topological index, op */
 	double *wbar;
 	double *est, *eft; /* per processor, for the task at hand */
 	hs_pos *pos;
@@ -310,13 +297,13 @@ dp_status dpi_heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 	}
 	dpi_ls_upward_ranks(g, w.wbar, pb->rank_comm, out->rank);
 	for (uint32_t v = 0; v < n; v++) {
-		w.order[v] = (ranked){out->rank[v], g->topo_pos[v], v};
+		w.order[v] = (dpi_sort_key){out->rank[v], g->topo_pos[v], v};
 		out->proc[v] = -1;
 		out->start[v] = out->finish[v] = 0;
 	}
 	/* decreasing rank is a topological order: rank(u) >= rank(v) for an
 	 * edge u->v, and equal ranks fall back on the topological index */
-	qsort(w.order, n, sizeof *w.order, ranked_cmp);
+	qsort(w.order, n, sizeof *w.order, dpi_sort_key_desc);
 	out->makespan = 0;
 	out->overflowed = false;
 
@@ -417,10 +404,7 @@ out:
 	return st;
 }
 
-const dp_algo dpi_algo_heft = {
-	.name = "heft",
-	.summary = "HEFT: rank-ordered earliest finish time with insertion, "
-		   "memory-checked",
-	.source = "Topcuoglu, Hariri, Wu, IEEE TPDS 2002",
-	.run = heft_algo_run,
-};
+DPI_ALGO_DEFINE(heft,
+		"HEFT: rank-ordered earliest finish time with insertion, "
+		"memory-checked",
+		"Topcuoglu, Hariri, Wu, IEEE TPDS 2002", heft_algo_run);

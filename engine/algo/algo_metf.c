@@ -480,10 +480,7 @@ out:
 	return st;
 }
 
-const dp_algo dpi_algo_metf = {
-	.name = "metf",
-	.summary = "Baechi m-ETF: earliest-start (op, device) pairs, only "
-		   "where the op's memory fits",
-	.source = "Jeon et al., Baechi, SoCC 2020",
-	.run = metf_run,
-};
+DPI_ALGO_DEFINE(metf,
+		"Baechi m-ETF: earliest-start (op, device) pairs, only "
+		"where the op's memory fits",
+		"Jeon et al., Baechi, SoCC 2020", metf_run);

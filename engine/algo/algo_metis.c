@@ -397,10 +397,8 @@ out:
 	return st;
 }
 
-const dp_algo dpi_algo_metis = {
-	.name = "metis",
-	.summary = "METIS k-way min edge cut, time and memory balanced "
-		   "(ignores direction and time order)",
-	.source = "Karypis and Kumar, SIAM J. Sci. Comput. 1998 (libmetis 5)",
-	.run = metis_run,
-};
+DPI_ALGO_DEFINE(metis,
+		"METIS k-way min edge cut, time and memory balanced "
+		"(ignores direction and time order)",
+		"Karypis and Kumar, SIAM J. Sci. Comput. 1998 (libmetis 5)",
+		metis_run);

@@ -129,10 +129,7 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
-const dp_algo dpi_algo_mtopo = {
-	.name = "mtopo",
-	.summary = "fill devices in topological order up to total/K + "
-		   "largest op (Baechi m-TOPO)",
-	.source = "Jeon et al., Baechi, SoCC 2020",
-	.run = mtopo_run,
-};
+DPI_ALGO_DEFINE(mtopo,
+		"fill devices in topological order up to total/K + "
+		"largest op (Baechi m-TOPO)",
+		"Jeon et al., Baechi, SoCC 2020", mtopo_run);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "dnnpart/algo.h"
+#include "internal/algo_int.h"
 
 static dp_status single_run(const dp_graph *g, const dp_machine *m,
 			    const dp_algo_opts *o, const dp_progress *p,
@@ -16,9 +17,5 @@ static dp_status single_run(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
-const dp_algo dpi_algo_single = {
-	.name = "single",
-	.summary = "every op on device 0 (the one-device baseline)",
-	.source = "baseline",
-	.run = single_run,
-};
+DPI_ALGO_DEFINE(single, "every op on device 0 (the one-device baseline)",
+		"baseline", single_run);

@@ -4,7 +4,8 @@
  * The options an algorithm is given (or the defaults), the one device a
  * colocation group is pinned to, and the check an algorithm makes every so
  * many ops: is the run cancelled, and how far has it got. One message for a
- * cancelled algorithm everywhere: "NAME: canceled".
+ * cancelled algorithm everywhere: "NAME: canceled". And the one way an
+ * algorithm file defines its registry entry, DPI_ALGO_DEFINE.
  */
 #ifndef DNNPART_ALGO_INT_H
 #define DNNPART_ALGO_INT_H
@@ -30,5 +31,16 @@ dp_status dpi_algo_canceled(dp_err *err, const char *name);
  * p may be NULL. */
 dp_status dpi_algo_poll(const dp_progress *p, const char *name,
 			const char *phase, double fraction, dp_err *err);
+
+/* Defines const dp_algo dpi_algo_ID, the entry engine/algo/algo.c lists:
+ * named ID itself (what --algo takes), so the symbol and the name cannot
+ * differ, with its one-line summary, its source and its run function. */
+#define DPI_ALGO_DEFINE(id, summary_, source_, run_)                           \
+	const dp_algo dpi_algo_##id = {                                        \
+		.name = #id,                                                   \
+		.summary = summary_,                                           \
+		.source = source_,                                             \
+		.run = run_,                                                   \
+	}
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal/sim_int.h"
+#include "internal/sort_key.h"
 
 static dp_status nomem(dp_err *err, const char *what)
 {
@@ -140,20 +141,6 @@ static dp_status check_sizes(const dp_sim *s, dp_err *err)
 	return DP_OK;
 }
 
-typedef struct prio_key {
-	double rank;
-	uint32_t pos, op;
-} prio_key;
-
-/* Higher rank first; equal ranks: smaller topological index first. */
-static int prio_cmp(const void *a, const void *b)
-{
-	const prio_key *x = a, *y = b;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
 /* Upward rank (DESIGN 3.1, after HEFT, Topcuoglu et al. 2002):
  * rank(u) = time_us(u) / mean_speed + max over successors v of
  * (cbar(u,v) + rank(v)), cbar = (K-1)/K * (lat + bytes/bw) with uniform
@@ -185,12 +172,13 @@ static dp_status compute_priorities(dp_sim *s, dp_err *err)
 		}
 		s->rank[u] = g->ops[u].time_us / mean_speed + best;
 	}
-	prio_key *keys = malloc((size_t)(s->n ? s->n : 1) * sizeof *keys);
+	dpi_sort_key *keys = malloc((size_t)(s->n ? s->n : 1) * sizeof *keys);
 	if (!keys)
 		return nomem(err, "priorities");
 	for (uint32_t u = 0; u < s->n; u++)
-		keys[u] = (prio_key){s->rank[u], g->topo_pos[u], u};
-	qsort(keys, s->n, sizeof *keys, prio_cmp);
+		keys[u] = (dpi_sort_key){s->rank[u], g->topo_pos[u], u};
+	/* higher rank first; equal ranks: smaller topological index first */
+	qsort(keys, s->n, sizeof *keys, dpi_sort_key_desc);
 	for (uint32_t p = 0; p < s->n; p++) {
 		s->by_prio[p] = keys[p].op;
 		s->prio[keys[p].op] = p;

@@ -660,10 +660,8 @@ static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
-const dp_algo dpi_algo_pardnn = {
-	.name = "pardnn",
-	.summary = "ParDNN: critical-path slicing, load/comm mapping, "
-		   "refinement, memory-overflow moves (default)",
-	.source = "Qararyah et al., Parallel Computing 2021 (arXiv 2008.08636)",
-	.run = pardnn_run,
-};
+DPI_ALGO_DEFINE(pardnn,
+		"ParDNN: critical-path slicing, load/comm mapping, "
+		"refinement, memory-overflow moves (default)",
+		"Qararyah et al., Parallel Computing 2021 (arXiv 2008.08636)",
+		pardnn_run);

@@ -23,24 +23,12 @@
 #include <string.h>
 
 #include "internal/pardnn.h"
+#include "internal/sort_key.h"
 
 /* Counters in the K-vector Fenwick tree: small enough to stay in cache
  * (about 2 MiB), which matters more at 1M ops than exact positions. */
 #define PD_FEN_CELLS (1u << 18)
 #define PD_FEN_MIN_BUCKETS 4096u
-
-typedef struct tkey {
-	double t;
-	uint32_t op;
-} tkey;
-
-static int tkey_cmp(const void *a, const void *b)
-{
-	const tkey *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->op < y->op ? -1 : x->op > y->op;
-}
 
 typedef struct fenwick {
 	uint32_t nb; /* buckets (1-based tree of nb nodes) */
@@ -138,7 +126,7 @@ dp_status dpi_pd_map(pd_ctx *c)
 	uint32_t n = c->n;
 	int k = c->k;
 	dp_status st = DP_OK;
-	tkey *keys = malloc(((size_t)n + 1) * sizeof *keys);
+	dpi_sort_key *keys = malloc(((size_t)n + 1) * sizeof *keys);
 	double *ts = malloc(((size_t)n + 1) * sizeof *ts);
 	uint32_t *pos = malloc(((size_t)n + 1) * sizeof *pos);
 	double *load = malloc((size_t)k * sizeof *load);
@@ -158,10 +146,10 @@ dp_status dpi_pd_map(pd_ctx *c)
 
 	/* time-ordered positions (by top level, ties by op id) */
 	for (uint32_t u = 0; u < n; u++)
-		keys[u] = (tkey){c->tlev[u], u};
-	qsort(keys, n, sizeof *keys, tkey_cmp);
+		keys[u] = (dpi_sort_key){c->tlev[u], u, u};
+	qsort(keys, n, sizeof *keys, dpi_sort_key_asc);
 	for (uint32_t i = 0; i < n; i++) {
-		ts[i] = keys[i].t;
+		ts[i] = keys[i].key;
 		pos[keys[i].op] = i;
 	}
 

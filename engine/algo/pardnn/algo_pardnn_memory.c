@@ -56,14 +56,6 @@ typedef struct mcand {
 	int64_t freed;
 } mcand;
 
-static int mcand_cmp(const void *a, const void *b)
-{
-	const mcand *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->rep < y->rep ? -1 : x->rep > y->rep;
-}
-
 typedef struct mstate {
 	int64_t *credit;   /* n: bytes credited to a unit (by rep) */
 	uint32_t *touched; /* reps with credit, this device */
@@ -165,10 +157,16 @@ static void credit_holders(const pd_ctx *c, mstate *s, int32_t d)
 	}
 }
 
-/* Binary min-heap of candidates by (key, rep). */
+/* The order of candidates, (key, rep), for the heap, the selection and
+ * its final sort alike. */
 static bool mc_less(const mcand *a, const mcand *b)
 {
 	return a->key < b->key || (a->key == b->key && a->rep < b->rep);
+}
+
+static int mcand_cmp(const void *a, const void *b)
+{
+	return mc_less(a, b) ? -1 : mc_less(b, a);
 }
 
 static void mc_swap(mcand *a, mcand *b)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal/pardnn.h"
+#include "internal/sort_key.h"
 
 #define PD_POLISH_MAX_ROUNDS 16
 
@@ -61,18 +62,12 @@ static int32_t earliest_input_device(const pd_ctx *c, uint32_t v)
 	return best;
 }
 
+/* A proposed move, sorted by dpi_sort_key_desc: largest gain first, ties
+ * by the unit's representative. */
 typedef struct scored_move {
-	double gain;
+	dpi_sort_key gain; /* first: qsort reads the key through it */
 	pd_move mv;
 } scored_move;
-
-static int scored_cmp(const void *a, const void *b)
-{
-	const scored_move *x = a, *y = b;
-	if (x->gain != y->gain)
-		return x->gain > y->gain ? -1 : 1;
-	return x->mv.rep < y->mv.rep ? -1 : x->mv.rep > y->mv.rep;
-}
 
 /* Proposals in the order they are tried: the critical path's hops first
  * (in path order), then units whose outside neighbours all sit on one other
@@ -108,9 +103,10 @@ static uint32_t polish_moves(pd_ctx *c, pd_move *mv, scored_move *sm)
 			continue;
 		double saved = -dpi_pd_comm_delta(c, rep, e);
 		if (saved > 0)
-			sm[ns++] = (scored_move){saved, {rep, e, -1}};
+			sm[ns++] =
+				(scored_move){{saved, rep, rep}, {rep, e, -1}};
 	}
-	qsort(sm, ns, sizeof *sm, scored_cmp);
+	qsort(sm, ns, sizeof *sm, dpi_sort_key_desc);
 	for (uint32_t i = 0; i < ns; i++)
 		mv[nm++] = sm[i].mv;
 	return nm;

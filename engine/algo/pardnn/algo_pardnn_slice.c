@@ -19,22 +19,9 @@
 #include <string.h>
 
 #include "internal/pardnn.h"
+#include "internal/sort_key.h"
 
 #define PD_RECOMPUTE_MAX 32
-
-typedef struct prio_key {
-	double prio;
-	uint32_t topo_pos;
-	uint32_t op;
-} prio_key;
-
-static int prio_cmp(const void *a, const void *b)
-{
-	const prio_key *x = a, *y = b;
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
-	return x->topo_pos < y->topo_pos ? -1 : x->topo_pos > y->topo_pos;
-}
 
 /* Bottom levels on the ops not removed (removed ops are skipped, also as
  * children). Reverse topological order. */
@@ -155,7 +142,7 @@ dp_status dpi_pd_slice(pd_ctx *c)
 	uint8_t *removed = calloc((size_t)n + 1, 1);
 	double *b = malloc(((size_t)n + 1) * sizeof *b);
 	double *ec = malloc(((size_t)g->nedges + 1) * sizeof *ec);
-	prio_key *keys = NULL;
+	dpi_sort_key *keys = NULL;
 	c->path_of = malloc(((size_t)n + 1) * sizeof *c->path_of);
 	c->path_ops = malloc(((size_t)n + 1) * sizeof *c->path_ops);
 	/* at most k primaries plus one path per free op */
@@ -211,9 +198,9 @@ dp_status dpi_pd_slice(pd_ctx *c)
 	nfree = 0;
 	for (uint32_t u = 0; u < n; u++)
 		if (!removed[u])
-			keys[nfree++] = (prio_key){c->tlev[u] + c->blev[u],
-						   g->topo_pos[u], u};
-	qsort(keys, nfree, sizeof *keys, prio_cmp);
+			keys[nfree++] = (dpi_sort_key){c->tlev[u] + c->blev[u],
+						       g->topo_pos[u], u};
+	qsort(keys, nfree, sizeof *keys, dpi_sort_key_desc);
 	for (uint32_t i = 0; i < nfree; i++) {
 		if ((i & 0xffff) == 0 && (st = dpi_pd_check_cancel(c)))
 			goto out;

@@ -1,0 +1,48 @@
+/* sort_key.h - the engine's one qsort key for "by score, then by position"
+ * (internal).
+ *
+ * HEFT's and the simulator's priority lists, ParDNN's slicing, mapping and
+ * polish orders all sort ops by a double, ties broken by a unique position
+ * (a topological index or an op id), so that plans do not depend on qsort's
+ * order among equals. A struct whose first member is a dpi_sort_key may be
+ * sorted with the same comparators (the key is read through a pointer to
+ * that first member).
+ */
+#ifndef DNNPART_SORT_KEY_H
+#define DNNPART_SORT_KEY_H
+
+#include <stdint.h>
+
+typedef struct dpi_sort_key {
+	double key;   /* the score */
+	uint32_t tie; /* first tie-break, ascending: a topological index */
+	uint32_t op;  /* last tie-break, ascending; the op it stands for */
+} dpi_sort_key;
+
+static inline int dpi_sort_key_ties(const dpi_sort_key *x,
+				    const dpi_sort_key *y)
+{
+	if (x->tie != y->tie)
+		return x->tie < y->tie ? -1 : 1;
+	return (x->op > y->op) - (x->op < y->op);
+}
+
+/* qsort comparator: smallest key first, then tie, then op. */
+static inline int dpi_sort_key_asc(const void *a, const void *b)
+{
+	const dpi_sort_key *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return dpi_sort_key_ties(x, y);
+}
+
+/* qsort comparator: largest key first, then tie, then op (ascending). */
+static inline int dpi_sort_key_desc(const void *a, const void *b)
+{
+	const dpi_sort_key *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return dpi_sort_key_ties(x, y);
+}
+
+#endif

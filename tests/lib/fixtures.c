@@ -1,0 +1,127 @@
+/* fixtures.c - see fixtures.h. */
+#include "fixtures.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "testlib.h"
+
+void test_machine_init(test_machine *tm, int k, double bw, double lat)
+{
+	memset(tm, 0, sizeof *tm);
+	tm->m.k = k;
+	tm->m.cap = tm->cap;
+	tm->m.speed = tm->speed;
+	tm->m.bw = bw;
+	tm->m.lat = lat;
+	for (int d = 0; d < TEST_MAX_K; d++) {
+		tm->cap[d] = DP_CAP_UNLIMITED;
+		tm->speed[d] = 1.0;
+	}
+}
+
+dp_graph *test_chain(const char *name, int n, double t, int64_t out)
+{
+	dp_graph *g = dp_graph_new(name);
+	char nm[32];
+	for (int i = 0; i < n; i++) {
+		snprintf(nm, sizeof nm, "op%d", i);
+		uint32_t id = test_add_op(g, nm, t, out, NULL);
+		if (i)
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
+	}
+	return g;
+}
+
+void test_check_placement(const char *file, int line, const int32_t *got,
+			  const int32_t *want, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (got[i] != want[i])
+			test_fail(file, line, "op%d on device %d, want %d", i,
+				  got[i], want[i]);
+}
+
+static bool same_device_stats(const dp_device_stats *x,
+			      const dp_device_stats *y)
+{
+	return x->ops == y->ops && x->busy_us == y->busy_us &&
+	       x->comm_in_bytes == y->comm_in_bytes &&
+	       x->comm_out_bytes == y->comm_out_bytes &&
+	       x->comm_in_us == y->comm_in_us &&
+	       x->comm_out_us == y->comm_out_us && x->xfers_in == y->xfers_in &&
+	       x->xfers_out == y->xfers_out &&
+	       x->param_bytes == y->param_bytes && x->cap_bytes == y->cap_bytes;
+}
+
+bool test_sim_same_schedule(const dp_sim_result *a, const dp_sim_result *b)
+{
+	if (a->nops != b->nops || a->k != b->k || a->nxfers != b->nxfers ||
+	    a->makespan != b->makespan || a->cut_bytes != b->cut_bytes ||
+	    a->cut_edges != b->cut_edges)
+		return false;
+	for (uint32_t u = 0; u < a->nops; u++)
+		if (a->start[u] != b->start[u] || a->end[u] != b->end[u] ||
+		    a->avail[u] != b->avail[u])
+			return false;
+	for (uint32_t i = 0; i < a->nxfers; i++) {
+		const dp_transfer *x = &a->xfers[i], *y = &b->xfers[i];
+		if (x->op != y->op || x->src != y->src || x->dst != y->dst ||
+		    x->bytes != y->bytes || x->start != y->start ||
+		    x->end != y->end)
+			return false;
+	}
+	for (int d = 0; d < a->k; d++)
+		if (!same_device_stats(&a->dev[d], &b->dev[d]))
+			return false;
+	return true;
+}
+
+bool test_sim_same_peaks(const dp_sim_result *a, const dp_sim_result *b)
+{
+	if (a->feasible != b->feasible || a->has_memory != b->has_memory)
+		return false;
+	for (int d = 0; d < a->k; d++)
+		if (a->dev[d].peak_bytes != b->dev[d].peak_bytes ||
+		    a->dev[d].peak_time != b->dev[d].peak_time)
+			return false;
+	return true;
+}
+
+bool test_sim_same_path(const dp_sim_result *a, const dp_sim_result *b)
+{
+	if (a->cp_len != b->cp_len)
+		return false;
+	for (uint32_t i = 0; i < a->cp_len; i++)
+		if (a->cp_ops[i] != b->cp_ops[i] ||
+		    a->cp_cause[i] != b->cp_cause[i])
+			return false;
+	return true;
+}
+
+bool test_sim_same_live(const dp_sim_result *a, const dp_sim_result *b)
+{
+	for (int d = 0; d <= a->k; d++)
+		if (a->live_off[d] != b->live_off[d])
+			return false;
+	for (uint32_t i = 0; i < a->live_off[a->k]; i++) {
+		const dp_live_tensor *x = &a->live[i], *y = &b->live[i];
+		if (x->op != y->op || x->kind != y->kind ||
+		    x->bytes != y->bytes || x->alloc != y->alloc ||
+		    x->free != y->free)
+			return false;
+	}
+	return true;
+}
+
+bool test_sim_same_curves(const dp_sim_result *a, const dp_sim_result *b)
+{
+	for (int d = 0; d <= a->k; d++)
+		if (a->curve_off[d] != b->curve_off[d])
+			return false;
+	for (uint32_t i = 0; i < a->curve_off[a->k]; i++)
+		if (a->curve[i].t != b->curve[i].t ||
+		    a->curve[i].bytes != b->curve[i].bytes)
+			return false;
+	return true;
+}

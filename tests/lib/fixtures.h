@@ -1,0 +1,55 @@
+/* fixtures.h - models built by hand and results compared field by field,
+ * shared by the tests (tests/lib; testlib.h has the harness and the random
+ * DAG).
+ *
+ * A machine with its cap and speed arrays inside, a chain of ops, the
+ * check that a placement is the one expected, and the comparisons of two
+ * simulator results that the determinism and skip tests make.
+ */
+#ifndef DNNPART_TEST_FIXTURES_H
+#define DNNPART_TEST_FIXTURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
+
+#define TEST_MAX_K 8
+
+/* A machine whose arrays live in the struct, so a test needs no
+ * dp_machine_init(); it must not be copied once made (m points into it). */
+typedef struct test_machine {
+	dp_machine m;
+	int64_t cap[TEST_MAX_K];
+	double speed[TEST_MAX_K];
+} test_machine;
+
+/* k devices (at most TEST_MAX_K), every cap DP_CAP_UNLIMITED and every
+ * speed 1, bw bytes per µs and lat µs. */
+void test_machine_init(test_machine *tm, int k, double bw, double lat);
+
+/* op0 -> op1 -> ... -> op(n-1) in a new graph called name, each op taking
+ * t µs with out output bytes; not finalized, so tests can set more. */
+dp_graph *test_chain(const char *name, int n, double t, int64_t out);
+
+/* CHECK_PLACEMENT(got, want, n): records a failure "opI on device D, want
+ * W" for each of the n ops where got and want differ. Variadic so that want
+ * may be a compound literal, (const int32_t[]){0, 1}. */
+#define CHECK_PLACEMENT(got, ...)                                              \
+	test_check_placement(__FILE__, __LINE__, got, __VA_ARGS__)
+void test_check_placement(const char *file, int line, const int32_t *got,
+			  const int32_t *want, int n);
+
+/* Two simulator results agree, bit for bit, on: the schedule (times,
+ * transfers, per-device load and traffic, cut); the memory peaks and
+ * feasibility; the critical path; the live tensors at the peaks; the
+ * memory curves. */
+bool test_sim_same_schedule(const dp_sim_result *a, const dp_sim_result *b);
+bool test_sim_same_peaks(const dp_sim_result *a, const dp_sim_result *b);
+bool test_sim_same_path(const dp_sim_result *a, const dp_sim_result *b);
+bool test_sim_same_live(const dp_sim_result *a, const dp_sim_result *b);
+bool test_sim_same_curves(const dp_sim_result *a, const dp_sim_result *b);
+
+#endif
