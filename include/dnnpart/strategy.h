@@ -155,5 +155,9 @@ dp_status dp_strategy_read(const char *path, const dp_graph *g,
 			   const dp_machine *m, dp_strategy *s, dp_err *err);
 dp_status dp_strategy_write(const char *path, const dp_graph *g,
 			    const dp_strategy *s, bool overwrite, dp_err *err);
+/* True when path is a strategy file: JSON whose "format" (among the keys
+ * of its first 64 KiB) is "dnnpart-strategy". For front ends that take a
+ * placement or a strategy in one argument (eval GRAPH FILE). */
+bool dp_strategy_is_file(const char *path);
 
 #endif
