@@ -52,7 +52,9 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 {
 	const char *name = zero ? "zero" : "dp";
 	int k = m->k;
-	dp_status st = check_graph(g, name, err);
+	dp_status st = dpi_algo_poll(p, name, "splitting", 0, err);
+	if (!st)
+		st = check_graph(g, name, err);
 	if (!st)
 		st = dp_algo_check_pins(g, m, err);
 	if (st)

@@ -342,7 +342,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 	dp_status st = dpi_lower_begin(&c.b, g, (uint32_t)expect, err);
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
-			st = dpi_algo_poll(p, "spmd", "lowering: ops",
+			st = dpi_algo_poll(p, "lowering", "lowering: ops",
 					   0.3 * u / g->nops, err);
 		if (!st)
 			st = add_instances(&c, u, err);

@@ -525,7 +525,7 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 	dp_status st = DP_OK;
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
-			st = dpi_algo_poll(c->p, "spmd", "lowering: edges",
+			st = dpi_algo_poll(c->p, "lowering", "lowering: edges",
 					   0.3 + 0.7 * u / g->nops, err);
 		if (!st)
 			st = producer_edges(c, u, &ls, &nls, &cap, err);
