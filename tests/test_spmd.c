@@ -3,6 +3,7 @@
  * of data parallelism, the checks with their messages, and invariants of
  * random graphs with dims under random splits. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,8 +302,11 @@ static void test_dp_refuses_what_it_cannot_split(void)
 		      "\"time_us\":8,\"output_bytes\":64},{\"name\":\"w\","
 		      "\"role\":\"param\",\"param_bytes\":8},{\"name\":\"f\","
 		      "\"role\":\"forward\",\"time_us\":8,\"output_bytes\":"
-		      "64}],\"edges\":[{\"from\":\"a\",\"to\":\"f\"},{\"from\":"
-		      "\"w\",\"to\":\"f\"}]}");
+		      "64},{\"name\":\"g\",\"role\":\"grad\",\"time_us\":8,"
+		      "\"output_bytes\":64},{\"name\":\"u\",\"role\":"
+		      "\"update\",\"time_us\":1}],\"edges\":[{\"from\":\"a\","
+		      "\"to\":\"f\"},{\"from\":\"w\",\"to\":\"f\"},{\"from\":"
+		      "\"f\",\"to\":\"g\"},{\"from\":\"g\",\"to\":\"u\"}]}");
 	REQUIRE(g);
 	REQUIRE(run_builtin(&dpi_algo_dp, g, 4, &s, &err));
 	dp_lowered l = {0};
@@ -310,8 +314,20 @@ static void test_dp_refuses_what_it_cannot_split(void)
 		uint32_t f = dp_graph_find(l.g, "f#d1");
 		CHECK_NEAR(l.g->ops[f].time_us, 2.0, 1e-12);
 		CHECK_INT(l.g->ops[f].output_bytes, 16);
-		/* batch-split a -> f: local, a quarter each */
-		CHECK_INT(cross_bytes(&l), 0);
+		/* batch-split a -> f -> g: local, a quarter each; g's parts
+		 * hold partial sums of the whole 64-byte weight gradient,
+		 * all-reduced into the replicated update: 2(4-1)/4 x 64 per
+		 * device */
+		uint32_t gi = dp_graph_find(l.g, "g#d2");
+		CHECK_NEAR(l.g->ops[gi].time_us, 2.0, 1e-12);
+		CHECK_INT(l.g->ops[gi].output_bytes, 64);
+		CHECK_INT(cross_bytes(&l), 4 * 96);
+		dp_sim_result r;
+		if (simulate(&l, 4, &r)) {
+			for (int d = 0; d < 4; d++)
+				CHECK_INT(r.dev[d].comm_out_bytes, 96);
+			dp_sim_result_free(&r);
+		}
 		uint32_t w = dp_graph_find(l.g, "w#d3");
 		CHECK_INT(l.g->ops[w].param_bytes, 8);
 		dp_lowered_free(&l);
@@ -386,12 +402,46 @@ static void test_check_names_op_dim_and_expectation(void)
 	CHECK_STR(check_msg(g, &s, 2),
 		  "op 'w' has no dims: it can only be replicated or placed (or "
 		  "split along the batch when its role is input, forward, "
-		  "backward or loss)");
+		  "backward, grad or loss)");
 	s.spmd.axes[0] = 0;
 	s.spmd.device[1] = -1;
 	CHECK_STR(check_msg(g, &s, 2),
 		  "op 'p' is pinned to device 1: the strategy must place it "
 		  "whole there, not replicate it on every device");
+	dp_strategy_free(&s);
+	dp_graph_free(g);
+}
+
+static void test_lowering_stops_on_a_raised_flag(void)
+{
+	dp_graph *g = load_text(mlp);
+	REQUIRE(g);
+	dp_strategy s;
+	REQUIRE(spmd_of(g, 2, &s));
+	dp_machine m;
+	dp_err err;
+	REQUIRE(dp_machine_init(&m, 2, &err) == DP_OK);
+	atomic_int flag = 1;
+	dp_progress p = {NULL, NULL, &flag};
+	dp_lowered l = {0};
+	CHECK_INT(dp_strategy_lower(g, &m, &s, &p, &l, &err), DP_ECANCELED);
+	CHECK_STR(err.msg, "lowering: canceled");
+	CHECK(l.g == NULL && l.placement == NULL);
+	/* and twice the same strategy lowers to the same graph */
+	atomic_store(&flag, 0);
+	split(g, &s, "mm2", "n", 1);
+	dp_lowered a = {0}, b = {0};
+	REQUIRE(dp_strategy_lower(g, &m, &s, &p, &a, &err) == DP_OK);
+	REQUIRE(dp_strategy_lower(g, &m, &s, &p, &b, &err) == DP_OK);
+	CHECK_INT(a.g->nops, b.g->nops);
+	CHECK_INT(a.g->nedges, b.g->nedges);
+	for (uint32_t e = 0; e < a.g->nedges && e < b.g->nedges; e++)
+		CHECK(a.g->edges[e].from == b.g->edges[e].from &&
+		      a.g->edges[e].to == b.g->edges[e].to &&
+		      a.g->edges[e].bytes == b.g->edges[e].bytes);
+	dp_lowered_free(&a);
+	dp_lowered_free(&b);
+	dp_machine_free(&m);
 	dp_strategy_free(&s);
 	dp_graph_free(g);
 }
@@ -656,4 +706,5 @@ TEST_MAIN(TEST(test_megatron_mlp_moves_one_all_reduce),
 	  TEST(test_zero_splits_update_and_moves_what_dp_moves),
 	  TEST(test_dp_refuses_what_it_cannot_split),
 	  TEST(test_check_names_op_dim_and_expectation),
+	  TEST(test_lowering_stops_on_a_raised_flag),
 	  TEST(test_random_graphs_keep_the_invariants))

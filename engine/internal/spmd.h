@@ -50,6 +50,16 @@ static inline uint8_t dpi_spmd_mask(const dpi_spmd_ctx *c, uint32_t u,
 	return c->sp->axes[(size_t)u * DP_MAX_OP_DIMS + i];
 }
 
+/* Whether a whole op (no dims) with role r may be split along the batch:
+ * input, forward, backward and loss ops divide their work and output; a
+ * grad op (a weight gradient) divides its work, and each part holds a
+ * partial sum of the whole gradient. */
+static inline bool dpi_spmd_batch_role(dp_role r)
+{
+	return r == DP_ROLE_INPUT || r == DP_ROLE_FORWARD ||
+	       r == DP_ROLE_BACKWARD || r == DP_ROLE_LOSS || r == DP_ROLE_GRAD;
+}
+
 /* Number of parts of a mask (product of its axes' sizes). */
 int dpi_spmd_mask_parts(const dpi_spmd_ctx *c, uint8_t mask);
 /* Part index of device d under mask (row-major over its axes). */

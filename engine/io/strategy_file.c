@@ -20,6 +20,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/units.h"
 #include "internal/json_scan.h"
+#include "internal/spmd.h"
 
 /* Up to 32 "dim": value pairs of a default split. */
 typedef struct defsplit {
@@ -32,12 +33,6 @@ dp_status dpi_sread_nomem(dpi_sread *R)
 {
 	return dp_err_set(R->js.err, DP_ENOMEM, R->js.path, 0, 0,
 			  "out of memory while reading a strategy");
-}
-
-static bool batch_role(dp_role r)
-{
-	return r == DP_ROLE_INPUT || r == DP_ROLE_FORWARD ||
-	       r == DP_ROLE_BACKWARD || r == DP_ROLE_LOSS;
 }
 
 const char *dpi_strategy_batch_key(const dp_graph *g)
@@ -232,7 +227,7 @@ static int dim_of(const dp_graph *g, uint32_t u, const char *name)
 	if (dp_op_dims(g, u, &d))
 		return dp_op_find_dim(g, u, name);
 	if (strcmp(name, dpi_strategy_batch_key(g)) == 0 &&
-	    batch_role(dp_op_role(g, u)))
+	    dpi_spmd_batch_role(dp_op_role(g, u)))
 		return 0;
 	return -1;
 }
@@ -287,7 +282,7 @@ static dp_status rd_op_split(dpi_sread *R, dp_spmd *sp, uint32_t u,
 				js, key_off,
 				"%s: op '%s' has no dims: only its batch, "
 				"\"%s\", can be split, and only when its role "
-				"is input, forward, backward or loss",
+				"is input, forward, backward, grad or loss",
 				R->path, nm, dpi_strategy_batch_key(g));
 		dpi_jscan_peek(js);
 		size_t at = js->pos;

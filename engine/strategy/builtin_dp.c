@@ -21,12 +21,7 @@
 
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
-
-static bool batch_role(dp_role r)
-{
-	return r == DP_ROLE_INPUT || r == DP_ROLE_FORWARD ||
-	       r == DP_ROLE_BACKWARD || r == DP_ROLE_LOSS;
-}
+#include "internal/spmd.h"
 
 /* Can dp split this graph at all? */
 static dp_status check_graph(const dp_graph *g, const char *name, dp_err *err)
@@ -78,7 +73,7 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 		}
 		dp_dims d;
 		if (!dp_op_dims(g, u, &d)) {
-			if (k > 1 && batch_role(dp_op_role(g, u)))
+			if (k > 1 && dpi_spmd_batch_role(dp_op_role(g, u)))
 				ax[0] = 1;
 			continue;
 		}

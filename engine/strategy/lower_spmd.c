@@ -86,12 +86,6 @@ static const char *mesh_text(const dp_spmd *sp, char *buf, size_t n)
 	return buf;
 }
 
-static bool batch_role(dp_role r)
-{
-	return r == DP_ROLE_INPUT || r == DP_ROLE_FORWARD ||
-	       r == DP_ROLE_BACKWARD || r == DP_ROLE_LOSS;
-}
-
 /* The checks of one op's split and device. */
 static dp_status check_op(const dp_graph *g, const dp_spmd *sp, int size,
 			  uint32_t u, dp_err *err)
@@ -123,13 +117,13 @@ static dp_status check_op(const dp_graph *g, const dp_spmd *sp, int size,
 					  "of its split is set",
 					  nm, d.n, i);
 		const char *dn = has ? dp_graph_str(g, d.name_off[i]) : "";
-		if (!has && (i > 0 || !batch_role(dp_op_role(g, u))))
+		if (!has && (i > 0 || !dpi_spmd_batch_role(dp_op_role(g, u))))
 			return dp_err_set(
 				err, DP_EINPUT, src, 0, 0,
 				"op '%s' has no dims: it can only be "
 				"replicated or placed (or split along the "
 				"batch when its role is input, forward, "
-				"backward or loss)",
+				"backward, grad or loss)",
 				nm);
 		if (mask >> sp->naxes)
 			return dp_err_set(err, DP_EINPUT, src, 0, 0,
@@ -275,8 +269,10 @@ static dp_status add_instances(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 			else
 				qp = 0, np = 1;
 		} else {
+			/* a whole grad op's parts hold whole partial sums */
 			block_of(c, u, NULL, 1, dev, &q, &n);
-			qo = q, no = n, qp = 0, np = 1;
+			bool grad = dp_op_role(c->g, u) == DP_ROLE_GRAD;
+			qo = grad ? 0 : q, no = grad ? 1 : n, qp = 0, np = 1;
 		}
 		lo.device = dev;
 		lo.time_us = o->time_us / (double)n;

@@ -106,12 +106,6 @@ static int64_t gcd64(int64_t a, int64_t b)
 	return a;
 }
 
-static bool batch_role(dp_role r)
-{
-	return r == DP_ROLE_INPUT || r == DP_ROLE_FORWARD ||
-	       r == DP_ROLE_BACKWARD || r == DP_ROLE_LOSS;
-}
-
 /* Does op u have the batch (and its mask)? For a producer with an out,
  * the batch must index that out. */
 static bool has_batch(const dpi_spmd_ctx *c, uint32_t u, bool producer,
@@ -119,8 +113,11 @@ static bool has_batch(const dpi_spmd_ctx *c, uint32_t u, bool producer,
 {
 	int8_t b = c->bidx[u];
 	if (b == -2) {
+		/* a grad op's output, a weight gradient, has no batch */
+		dp_role r = dp_op_role(c->g, u);
 		*mask = dpi_spmd_mask(c, u, 0);
-		return batch_role(dp_op_role(c->g, u));
+		return dpi_spmd_batch_role(r) &&
+		       !(producer && r == DP_ROLE_GRAD);
 	}
 	if (b < 0)
 		return false;

@@ -8,8 +8,9 @@
  *              product of those axes' sizes); mesh axes that split none of
  *              an op's dims replicate it. Whole ops (no dims) are replicated
  *              on every device of the mesh, placed on one device, or, when
- *              their role is input/forward/backward/loss, split evenly along
- *              the batch by the axes given for their one implicit dim;
+ *              their role is input/forward/backward/grad/loss, split evenly
+ *              along the batch by the axes given for their one implicit
+ *              dim (a split grad op's parts hold partial sums);
  *   pipeline   a stage per op, M micro-batches, a schedule (gpipe or 1f1b),
  *              and per stage a group of devices; with an spmd split inside
  *              every stage (its mesh has the shape of every stage's group:
