@@ -339,6 +339,11 @@ static dp_status detect_text(const char *path, const char *text, size_t len,
 					  "this is a dnnpart placement file, "
 					  "not a graph (give it as the "
 					  "PLACEMENT argument of eval)");
+		if (strcmp(k.format, "dnnpart-strategy") == 0)
+			return dp_err_set(err, DP_EINPUT, path, 0, 0,
+					  "this is a dnnpart strategy file, "
+					  "not a graph (give it as the "
+					  "second argument of eval)");
 		if (strcmp(k.format, "dnnpart-graph") == 0 || k.ops_array) {
 			*fmt = DP_FMT_JSON;
 			return DP_OK;

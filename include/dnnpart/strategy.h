@@ -8,8 +8,9 @@
  *              product of those axes' sizes); mesh axes that split none of
  *              an op's dims replicate it. Whole ops (no dims) are replicated
  *              on every device of the mesh, placed on one device, or, when
- *              their role is input/forward/backward/loss, split evenly along
- *              the batch by the axes given for their one implicit dim;
+ *              their role is input/forward/backward/grad/loss, split evenly
+ *              along the batch by the axes given for their one implicit
+ *              dim (a split grad op's parts hold partial sums);
  *   pipeline   a stage per op, M micro-batches, a schedule (gpipe or 1f1b),
  *              and per stage a group of devices; with an spmd split inside
  *              every stage (its mesh has the shape of every stage's group:
@@ -160,6 +161,10 @@ dp_status dp_strategy_read(const char *path, const dp_graph *g,
 			   const dp_machine *m, dp_strategy *s, dp_err *err);
 dp_status dp_strategy_write(const char *path, const dp_graph *g,
 			    const dp_strategy *s, bool overwrite, dp_err *err);
+/* True when path is a strategy file: JSON whose "format" (among the keys
+ * of its first 64 KiB) is "dnnpart-strategy". For front ends that take a
+ * placement or a strategy in one argument (eval GRAPH FILE). */
+bool dp_strategy_is_file(const char *path);
 
 /* Whether the file at path is a strategy file (its "format" member, near
  * the start, is "dnnpart-strategy"), so `eval` can tell one from a

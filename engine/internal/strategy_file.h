@@ -1,0 +1,52 @@
+/* strategy_file.h - strategy files inside the engine (engine/io/
+ * strategy_file.c reads, strategy_write.c writes; docs/formats.md).
+ */
+#ifndef DNNPART_STRATEGY_FILE_H
+#define DNNPART_STRATEGY_FILE_H
+
+#include <stddef.h>
+
+#include "dnnpart/strategy.h"
+#include "internal/json_scan.h"
+
+/* Parses a strategy file's text for g (names resolved, numeric parts
+ * turned into mesh axes, defaults applied, positions in every message) but
+ * does not run dp_strategy_check: dp_strategy_read() does both. On
+ * failure *s is untouched. */
+dp_status dpi_strategy_parse(const char *path, const char *text, size_t len,
+			     const dp_graph *g, dp_strategy *s, dp_err *err);
+
+/* The name an op without dims gives its one (batch) split in a file: the
+ * graph's batch_dim, or "batch" when it has none. */
+const char *dpi_strategy_batch_key(const dp_graph *g);
+
+/* ---- shared by the readers (strategy_file.c: spmd parts and helpers;
+ * strategy_read.c: the top level, placements and pipelines) ---- */
+
+/* Where each top-level value starts (0: absent; offset 0 is the '{'). */
+typedef struct dpi_sread_top {
+	size_t kind, devices, mesh, ops, def, placement, stages, micro,
+		schedule, stage, def_stage, groups, spmd;
+} dpi_sread_top;
+
+typedef struct dpi_sread {
+	jscan js;
+	const dp_graph *g;
+	char path[512]; /* the path of the value being read, for messages */
+} dpi_sread;
+
+dp_status dpi_sread_nomem(dpi_sread *R);
+/* The integer at off, lo..hi; what names it in the error. */
+dp_status dpi_sread_int(dpi_sread *R, size_t off, const char *what, long lo,
+			long hi, long *v);
+/* The string at off, into R->js.sbuf. */
+dp_status dpi_sread_str(dpi_sread *R, size_t off, const char *what);
+/* "[2,4]". */
+const char *dpi_sread_mesh_text(const dp_spmd *sp, char *buf, size_t n);
+/* An spmd split: the mesh, ops and default values at their offsets (0:
+ * absent; the mesh is required), pre "" or "spmd." for messages. sp's
+ * arrays are allocated (dp_strategy_alloc). */
+dp_status dpi_sread_spmd(dpi_sread *R, size_t mesh, size_t ops, size_t def,
+			 const char *pre, dp_spmd *sp);
+
+#endif

@@ -1,0 +1,537 @@
+/* lower_spmd_edges.c - the edges of an spmd lowering (internal/spmd.h,
+ * DESIGN 10).
+ *
+ * Every data edge u -> v carries a tensor. Its axes, and how the producer
+ * and the consumer split each of them, come from the edge:
+ *   - an edge with dims: the axes are u's out dims, split as u splits
+ *     them; the consumer splits axis j as it splits the edge's dim j. u's
+ *     split dims that are not in its out are reduction dims: its
+ *     instances hold partial sums;
+ *   - an edge without dims whose two ends both have the batch (the batch
+ *     dim among their dims, and in the producer's out when it has one; or
+ *     a whole op with a batch role): one axis, the batch, split as each
+ *     end splits its batch; the producer's other split dims give partial
+ *     sums (the tensor's indexing is unknown, and a reduce moves as many
+ *     bytes into the consumer as a gather);
+ *   - an edge without dims into an op with a param whose bytes are that
+ *     param tensor (a weight gradient into its update): the axes are the
+ *     consumer's param dims; every split of the producer gives partial sums;
+ *   - any other edge: one whole tensor; every split of the producer gives
+ *     partial sums.
+ * A consumer instance needs its box of the tensor. It receives from each
+ * producer instance whose box meets it the bytes of the intersection
+ * (volume x element bytes; a tensor without dims: its bytes x the
+ * intersection's share of the whole, rounded down). Among producer
+ * instances with the same box (replicas), it reads the one whose
+ * coordinates on the producer's other mesh axes are its own: on its own
+ * device when the producer has an instance there.
+ *
+ * Partial sums are reduce-scattered first, once per (producer, consumer
+ * layout): every box of the consumer's layout, held by r consumer
+ * instances, is cut into r chunks; chunk k is summed by a reduce op
+ * "u/rs#dD" (time 0: its cost is the transfers) on the k-th device that
+ * holds the box, fed by every partial-sum instance with its share of the
+ * chunk; each consumer instance then receives the r chunks of its box
+ * (the all-gather). Per device that is 2(p-1)/p x the tensor for p
+ * partial sums and a replicated consumer: ring all-reduce's bytes. A
+ * producer's second layout names its reduces "u/rs2#dD", and so on.
+ *
+ * An update op split on its param dims (ZeRO) is followed by an all-gather
+ * of the updated weights, "u/ag#dD" on every device, receiving every
+ * instance's param block (the param tensor, not its optimizer state),
+ * unless a param op before it is split at least as finely (the weights
+ * stay sharded).
+ *
+ * Control edges join the instances of u and v on the same device; an
+ * instance of v on a device without an instance of u waits for u's first.
+ */
+#include "internal/spmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/algo_int.h"
+
+#define MAXR DP_MAX_OP_DIMS
+
+typedef struct tensor {
+	int r;
+	int64_t size[MAXR];
+	uint8_t pmask[MAXR], cmask[MAXR];
+	uint8_t partial; /* producer axes that hold partial sums */
+	int32_t cwhole;	 /* the consumer's device when whole-placed */
+	int64_t total;	 /* bytes of the whole tensor */
+	int64_t eb;	 /* bytes per element when exact, else 0 */
+} tensor;
+
+/* A consumer layout of one producer's partial sums and its reduces. */
+typedef struct layout {
+	tensor key;
+	uint32_t base; /* first reduce op; one per device (one when the
+			  consumer is whole-placed) */
+	int r;	       /* consumer instances per box */
+	int *gid, *members;
+} layout;
+
+static dp_status nomem(dp_err *err)
+{
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory while lowering a strategy");
+}
+
+static int64_t vol_all(const tensor *t)
+{
+	int64_t v = 1;
+	for (int j = 0; j < t->r; j++)
+		v *= t->size[j];
+	return v;
+}
+
+static int64_t bytes_of(const tensor *t, int64_t vol)
+{
+	if (t->eb)
+		return vol * t->eb;
+	__extension__ typedef unsigned __int128 u128;
+	return (int64_t)((u128)(uint64_t)t->total * (u128)(uint64_t)vol /
+			 (u128)(uint64_t)vol_all(t));
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Does op u have the batch (and its mask)? For a producer with an out,
+ * the batch must index that out. */
+static bool has_batch(const dpi_spmd_ctx *c, uint32_t u, bool producer,
+		      uint8_t *mask)
+{
+	int8_t b = c->bidx[u];
+	if (b == -2) {
+		/* a grad op's output, a weight gradient, has no batch */
+		dp_role r = dp_op_role(c->g, u);
+		*mask = dpi_spmd_mask(c, u, 0);
+		return dpi_spmd_batch_role(r) &&
+		       !(producer && r == DP_ROLE_GRAD);
+	}
+	if (b < 0)
+		return false;
+	if (producer) {
+		dp_dims d;
+		dp_op_dims(c->g, u, &d);
+		bool in = d.nout < 0;
+		for (int k = 0; k < d.nout; k++)
+			in = in || d.out[k] == (uint8_t)b;
+		if (!in)
+			return false;
+	}
+	*mask = dpi_spmd_mask(c, u, (uint32_t)b);
+	return true;
+}
+
+/* The masks of u's split dims except skip (-1: none). */
+static uint8_t other_masks(const dpi_spmd_ctx *c, uint32_t u, int skip)
+{
+	dp_dims d;
+	uint32_t n = dp_op_dims(c->g, u, &d) ? d.n : 1;
+	uint8_t m = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if ((int)i != skip)
+			m |= dpi_spmd_mask(c, u, i);
+	return m;
+}
+
+/* The tensor that edge e carries (see the top of the file). */
+static void make_tensor(const dpi_spmd_ctx *c, uint32_t e, tensor *t)
+{
+	const dp_graph *g = c->g;
+	const dp_edge *ed = &g->edges[e];
+	uint32_t u = ed->from, v = ed->to;
+	memset(t, 0, sizeof *t);
+	t->total = ed->bytes;
+	t->cwhole = dpi_spmd_whole(c, v);
+	dp_dims pd, cd;
+	bool hp = dp_op_dims(g, u, &pd), hc = dp_op_dims(g, v, &cd);
+	const uint32_t *names;
+	int ne = dp_edge_dims(g, e, &names);
+	uint8_t pb = 0, cb = 0;
+	if (ne >= 0 && hp && hc && pd.nout == ne) {
+		t->r = ne;
+		t->eb = pd.elem_bytes;
+		uint32_t in_out = 0;
+		for (int j = 0; j < ne; j++) {
+			uint8_t pi = pd.out[j];
+			in_out |= 1u << pi;
+			t->size[j] = pd.sizes[pi];
+			t->pmask[j] = dpi_spmd_mask(c, u, pi);
+			for (uint32_t k = 0; k < cd.n; k++)
+				if (cd.name_off[k] == names[j])
+					t->cmask[j] = dpi_spmd_mask(c, v, k);
+		}
+		for (uint32_t i = 0; i < pd.n; i++)
+			if (!(in_out & (1u << i)))
+				t->partial |= dpi_spmd_mask(c, u, i);
+	} else if (has_batch(c, u, true, &pb) && has_batch(c, v, false, &cb)) {
+		int64_t a = dpi_spmd_mask_parts(c, pb);
+		int64_t b = dpi_spmd_mask_parts(c, cb);
+		t->r = 1;
+		t->size[0] = a / gcd64(a, b) * b;
+		t->pmask[0] = pb;
+		t->cmask[0] = cb;
+		t->partial =
+			other_masks(c, u, c->bidx[u] >= 0 ? c->bidx[u] : 0);
+		t->eb = t->total % t->size[0] == 0 ? t->total / t->size[0] : 0;
+	} else {
+		int64_t pv = cd.elem_bytes;
+		for (int k = 0; hc && k < cd.nparam; k++)
+			pv *= cd.sizes[cd.param[k]];
+		if (hc && cd.nparam > 0 && pv == t->total) {
+			t->r = cd.nparam;
+			t->eb = cd.elem_bytes;
+			for (int k = 0; k < cd.nparam; k++) {
+				t->size[k] = cd.sizes[cd.param[k]];
+				t->cmask[k] = dpi_spmd_mask(c, v, cd.param[k]);
+			}
+		} else {
+			t->r = 0;
+			t->eb = t->total;
+		}
+		t->partial = other_masks(c, u, -1);
+	}
+	if (dpi_spmd_mask_parts(c, t->partial) == 1)
+		t->partial = 0;
+}
+
+/* The box of the consumer instance on device d: [lo, hi) per axis. */
+static void cons_box(const dpi_spmd_ctx *c, const tensor *t, int d, int64_t *lo,
+		     int64_t *hi)
+{
+	for (int j = 0; j < t->r; j++) {
+		int64_t n = dpi_spmd_mask_parts(c, t->cmask[j]);
+		int64_t q = dpi_spmd_mask_part(c, t->cmask[j], d);
+		int64_t len = t->size[j] / n;
+		lo[j] = q * len;
+		hi[j] = lo[j] + len;
+	}
+}
+
+static int64_t box_vol(const tensor *t, const int64_t *lo, const int64_t *hi)
+{
+	int64_t v = 1;
+	for (int j = 0; j < t->r; j++)
+		v *= hi[j] - lo[j];
+	return v;
+}
+
+/* Sets coord[] on mask's axes from part index q (row-major). */
+static void set_part(const dpi_spmd_ctx *c, uint8_t mask, int64_t q, int *coord)
+{
+	for (int a = c->sp->naxes - 1; a >= 0; a--)
+		if (mask & (1u << a)) {
+			coord[a] = (int)(q % c->sp->mesh[a]);
+			q /= c->sp->mesh[a];
+		}
+}
+
+/* Edges into lowered op `to` from every instance of u whose box meets
+ * [lo, hi), chunk k of r of each intersection; replicas chosen by ref's
+ * coordinates. */
+static dp_status connect(dpi_spmd_ctx *c, const tensor *t, uint32_t u, int ref,
+			 const int64_t *lo, const int64_t *hi, uint32_t to,
+			 int k, int r, dp_err *err)
+{
+	int whole = dpi_spmd_whole(c, u);
+	int64_t plo[MAXR], phi[MAXR], cur[MAXR], len[MAXR];
+	for (int j = 0; j < t->r; j++) {
+		len[j] = t->size[j] / dpi_spmd_mask_parts(c, t->pmask[j]);
+		plo[j] = lo[j] / len[j];
+		phi[j] = (hi[j] - 1) / len[j];
+		cur[j] = plo[j];
+	}
+	int64_t npart = dpi_spmd_mask_parts(c, t->partial);
+	for (;;) {
+		int coord[DP_MAX_MESH_AXES];
+		for (int a = 0; a < c->sp->naxes; a++)
+			coord[a] = dpi_spmd_coord(c, ref, a);
+		int64_t vol = 1;
+		for (int j = 0; j < t->r; j++) {
+			set_part(c, t->pmask[j], cur[j], coord);
+			int64_t a = cur[j] * len[j], b = a + len[j];
+			a = a > lo[j] ? a : lo[j];
+			b = b < hi[j] ? b : hi[j];
+			vol *= b - a;
+		}
+		int64_t bytes = dpi_spmd_share(bytes_of(t, vol), k, r);
+		for (int64_t q = 0; q < npart; q++) {
+			set_part(c, t->partial, q, coord);
+			int dev = 0;
+			for (int a = 0; a < c->sp->naxes; a++)
+				dev += coord[a] * c->stride[a];
+			uint32_t from = whole >= 0
+						? c->first[u]
+						: c->first[u] + (uint32_t)dev;
+			dp_status st = dpi_lower_edge(&c->b, from, to, bytes,
+						      false, err);
+			if (st)
+				return st;
+		}
+		int j = t->r - 1;
+		while (j >= 0 && cur[j] == phi[j]) {
+			cur[j] = plo[j];
+			j--;
+		}
+		if (j < 0)
+			return DP_OK;
+		cur[j]++;
+	}
+}
+
+/* Every instance of v (id, device). */
+static int instances(const dpi_spmd_ctx *c, uint32_t v, int i, uint32_t *id,
+		     int *dev)
+{
+	int w = dpi_spmd_whole(c, v);
+	if (w >= 0) {
+		*id = c->first[v];
+		*dev = w;
+		return i == 0;
+	}
+	*id = c->first[v] + (uint32_t)i;
+	*dev = i;
+	return i < c->size;
+}
+
+/* Makes the reduces of layout L (key set) of producer u, number nl. */
+static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, layout *L, int nl,
+			     dp_err *err)
+{
+	const tensor *t = &L->key;
+	int n = t->cwhole >= 0 ? 1 : c->size;
+	L->gid = calloc((size_t)c->size, sizeof *L->gid);
+	L->members = calloc((size_t)c->size, sizeof *L->members);
+	int *cnt = calloc((size_t)c->size, sizeof *cnt);
+	int *rank = calloc((size_t)c->size, sizeof *rank);
+	dp_status st = DP_OK;
+	if (!L->gid || !L->members || !cnt || !rank) {
+		st = nomem(err);
+		goto out;
+	}
+	uint8_t all = 0;
+	for (int j = 0; j < t->r; j++)
+		all |= t->cmask[j];
+	L->r = n == 1 ? 1 : c->size / dpi_spmd_mask_parts(c, all);
+	for (int d = 0; d < n; d++) {
+		L->gid[d] = n == 1 ? 0 : dpi_spmd_mask_part(c, all, d);
+		rank[d] = cnt[L->gid[d]]++;
+		L->members[L->gid[d] * L->r + rank[d]] = n == 1 ? t->cwhole : d;
+	}
+	for (int d = 0; !st && d < n; d++) {
+		int dev = n == 1 ? t->cwhole : d;
+		int64_t lo[MAXR], hi[MAXR];
+		cons_box(c, t, dev, lo, hi);
+		dpi_lower_op lo_op = {
+			.source = u,
+			.device = dev,
+			.micro = -1,
+			.time_us = 0,
+			.output_bytes = dpi_spmd_share(
+				bytes_of(t, box_vol(t, lo, hi)), rank[d], L->r),
+			.role = DP_ROLE_NONE,
+		};
+		uint32_t id;
+		st = dpi_spmd_name(c, u, "/rs", nl, dev, err);
+		if (!st)
+			st = dpi_lower_add(&c->b, c->name, &lo_op, &id, err);
+		if (!st && d == 0)
+			L->base = id;
+		if (!st)
+			st = connect(c, t, u, dev, lo, hi, id, rank[d], L->r,
+				     err);
+	}
+out:
+	free(cnt);
+	free(rank);
+	return st;
+}
+
+/* Data edge e whose producer holds partial sums: through the reduces of
+ * its layout. */
+static dp_status reduce_edge(dpi_spmd_ctx *c, uint32_t v, const tensor *t,
+			     const layout *L, dp_err *err)
+{
+	uint32_t id;
+	int dev;
+	for (int i = 0; instances(c, v, i, &id, &dev); i++) {
+		int64_t lo[MAXR], hi[MAXR];
+		cons_box(c, t, dev, lo, hi);
+		int64_t bytes = bytes_of(t, box_vol(t, lo, hi));
+		int g = t->cwhole >= 0 ? 0 : L->gid[dev];
+		for (int k = 0; k < L->r; k++) {
+			int owner = L->members[g * L->r + k];
+			uint32_t from = t->cwhole >= 0
+						? L->base
+						: L->base + (uint32_t)owner;
+			dp_status st = dpi_lower_edge(
+				&c->b, from, id, dpi_spmd_share(bytes, k, L->r),
+				false, err);
+			if (st)
+				return st;
+		}
+	}
+	return DP_OK;
+}
+
+static dp_status control_edge(dpi_spmd_ctx *c, uint32_t u, uint32_t v,
+			      dp_err *err)
+{
+	uint32_t id;
+	int dev;
+	int wu = dpi_spmd_whole(c, u);
+	for (int i = 0; instances(c, v, i, &id, &dev); i++) {
+		uint32_t from = c->first[u];
+		if (wu < 0)
+			from += (uint32_t)dev;
+		dp_status st = dpi_lower_edge(&c->b, from, id, 0, true, err);
+		if (st)
+			return st;
+	}
+	return DP_OK;
+}
+
+/* The all-gather after an update op split on its param dims (ZeRO). */
+static dp_status zero_gather(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
+{
+	const dp_graph *g = c->g;
+	dp_dims d;
+	if (dp_op_role(g, u) != DP_ROLE_UPDATE || dpi_spmd_whole(c, u) >= 0 ||
+	    !dp_op_dims(g, u, &d) || d.nparam <= 0)
+		return DP_OK;
+	tensor t;
+	memset(&t, 0, sizeof t);
+	t.r = d.nparam;
+	t.eb = d.elem_bytes;
+	t.cwhole = -1;
+	int64_t parts = 1;
+	for (int k = 0; k < d.nparam; k++) {
+		t.size[k] = d.sizes[d.param[k]];
+		t.pmask[k] = dpi_spmd_mask(c, u, d.param[k]);
+		parts *= dpi_spmd_mask_parts(c, t.pmask[k]);
+	}
+	if (parts == 1)
+		return DP_OK;
+	for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
+		uint32_t w = g->edges[g->pred_edge[i]].from;
+		dp_dims wd;
+		if (dp_op_role(g, w) != DP_ROLE_PARAM ||
+		    !dp_op_dims(g, w, &wd) || wd.nparam <= 0 ||
+		    dpi_spmd_whole(c, w) >= 0)
+			continue;
+		int64_t wp = 1;
+		for (int k = 0; k < wd.nparam; k++)
+			wp *= dpi_spmd_mask_parts(
+				c, dpi_spmd_mask(c, w, wd.param[k]));
+		if (wp >= parts)
+			return DP_OK;
+	}
+	t.total = vol_all(&t) * t.eb;
+	int64_t lo[MAXR], hi[MAXR];
+	for (int j = 0; j < t.r; j++)
+		lo[j] = 0, hi[j] = t.size[j];
+	for (int dev = 0; dev < c->size; dev++) {
+		dpi_lower_op op = {
+			.source = u,
+			.device = dev,
+			.micro = -1,
+			.output_bytes = t.total,
+			.role = DP_ROLE_NONE,
+		};
+		uint32_t id;
+		dp_status st = dpi_spmd_name(c, u, "/ag", 1, dev, err);
+		if (!st)
+			st = dpi_lower_add(&c->b, c->name, &op, &id, err);
+		if (!st)
+			st = connect(c, &t, u, dev, lo, hi, id, 0, 1, err);
+		if (st)
+			return st;
+	}
+	return DP_OK;
+}
+
+/* The out-edges of producer u; ls holds its layouts. */
+static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
+				int *nls, int *cap, dp_err *err)
+{
+	const dp_graph *g = c->g;
+	dp_status st = zero_gather(c, u, err);
+	for (uint32_t i = g->succ_off[u]; !st && i < g->succ_off[u + 1]; i++) {
+		uint32_t e = g->succ_edge[i];
+		const dp_edge *ed = &g->edges[e];
+		if (ed->control) {
+			st = control_edge(c, u, ed->to, err);
+			continue;
+		}
+		tensor t;
+		make_tensor(c, e, &t);
+		if (t.partial && dpi_spmd_whole(c, u) < 0) {
+			int l = 0;
+			while (l < *nls &&
+			       memcmp(&(*ls)[l].key, &t, sizeof t) != 0)
+				l++;
+			if (l == *nls) {
+				if (*nls == *cap) {
+					int nc = *cap ? *cap * 2 : 4;
+					layout *q = realloc(
+						*ls, (size_t)nc * sizeof *q);
+					if (!q)
+						return nomem(err);
+					*ls = q;
+					*cap = nc;
+				}
+				layout *L = &(*ls)[(*nls)++];
+				memset(L, 0, sizeof *L);
+				memcpy(&L->key, &t, sizeof t);
+				st = make_layout(c, u, L, l + 1, err);
+				if (st)
+					break;
+			}
+			st = reduce_edge(c, ed->to, &t, &(*ls)[l], err);
+			continue;
+		}
+		uint32_t id;
+		int dev;
+		for (int k = 0; !st && instances(c, ed->to, k, &id, &dev);
+		     k++) {
+			int64_t lo[MAXR], hi[MAXR];
+			cons_box(c, &t, dev, lo, hi);
+			st = connect(c, &t, u, dev, lo, hi, id, 0, 1, err);
+		}
+	}
+	return st;
+}
+
+dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
+{
+	const dp_graph *g = c->g;
+	layout *ls = NULL;
+	int nls = 0, cap = 0;
+	dp_status st = DP_OK;
+	for (uint32_t u = 0; !st && u < g->nops; u++) {
+		if ((u & 4095) == 0)
+			st = dpi_algo_poll(c->p, "lowering", "lowering: edges",
+					   0.3 + 0.7 * u / g->nops, err);
+		if (!st)
+			st = producer_edges(c, u, &ls, &nls, &cap, err);
+		for (int l = 0; l < nls; l++) {
+			free(ls[l].gid);
+			free(ls[l].members);
+		}
+		nls = 0;
+	}
+	free(ls);
+	return st;
+}
