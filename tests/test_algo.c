@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dnnpart/algo.h"
+#include "dnnpart/strategy.h"
 #include "dnnpart/machine.h"
 #include "lib/testlib.h"
 
@@ -116,7 +117,15 @@ static void test_algo_canceled_says_which_algorithm(void)
 	for (size_t i = 0; i < dp_algo_count(); i++) {
 		const dp_algo *a = dp_algo_at(i);
 		dp_err_clear(&err);
-		dp_status st = dp_algo_place(a, g, &m, NULL, &p, pl, &err);
+		dp_status st;
+		if (a->strategize) {
+			dp_strategy s;
+			dp_strategy_init(&s);
+			st = a->strategize(g, &m, NULL, &p, &s, &err);
+			dp_strategy_free(&s);
+		} else {
+			st = dp_algo_place(a, g, &m, NULL, &p, pl, &err);
+		}
 		if (!strcmp(a->name, "single")) {
 			CHECK_INT(st, DP_OK);
 			continue;
