@@ -21,10 +21,10 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: dnnpart-bench [--quick] [--only scale,quality,"
-		"interactive] [--tight F]\n"
-		"                     [--limit S] [--results DIR] [--graphs "
-		"DIR] [--shared DIR]\n"
-		"                     [--samples DIR]\n"
+		"interactive,strategies]\n"
+		"                     [--tight F] [--limit S] [--results DIR] "
+		"[--graphs DIR]\n"
+		"                     [--shared DIR] [--samples DIR]\n"
 		"\n"
 		"Speed and memory against graph size, quality against lower "
 		"bounds and peers,\n"
@@ -34,7 +34,9 @@ static void usage(FILE *out)
 		"\n"
 		"  --quick        about a minute: fewer sizes, K values and "
 		"runs\n"
-		"  --only LIST    sections to run (default: all)\n"
+		"  --only LIST    sections to run (default: all; strategies: "
+		"strategize, lower\n"
+		"                 and simulate sample graphs)\n"
 		"  --tight F      tight caps = F x one-device peak / K "
 		"(default 1.1)\n"
 		"  --limit S      skip an algorithm at a size when it is "
@@ -64,12 +66,13 @@ static bool has_section(const char *only, const char *name)
 /* Whether every item of the comma list names a section. */
 static bool valid_sections(const char *only)
 {
-	static const char *names[] = {"scale", "quality", "interactive"};
+	static const char *names[] = {"scale", "quality", "interactive",
+				      "strategies"};
 	const char *p = only;
 	for (;;) {
 		size_t n = strcspn(p, ",");
 		bool ok = false;
-		for (int s = 0; s < 3; s++)
+		for (int s = 0; s < 4; s++)
 			ok |= strlen(names[s]) == n &&
 			      strncmp(p, names[s], n) == 0;
 		if (!ok)
@@ -100,6 +103,9 @@ static bool parse_positive(const char *opt, const char *v, double *out)
 
 int main(int argc, char **argv)
 {
+	if (argc > 2 && strcmp(argv[1], "--child") == 0 &&
+	    strcmp(argv[2], "strategy") == 0)
+		return bench_strategy_child(argc - 2, argv + 2);
 	if (argc > 1 && strcmp(argv[1], "--child") == 0)
 		return bench_scale_child(argc - 2, argv + 2);
 	static char self[4096];
@@ -164,7 +170,7 @@ int main(int argc, char **argv)
 	if (only && !valid_sections(only)) {
 		fprintf(stderr,
 			"dnnpart-bench: --only: expected a comma list of "
-			"scale, quality, interactive; got '%s'\n",
+			"scale, quality, interactive, strategies; got '%s'\n",
 			only);
 		return 2;
 	}
@@ -177,6 +183,8 @@ int main(int argc, char **argv)
 		rc |= bench_quality(&cfg);
 	if (has_section(only, "interactive"))
 		rc |= bench_interactive(&cfg);
+	if (has_section(only, "strategies"))
+		rc |= bench_strategies(&cfg);
 	printf("dnnpart-bench: %s run done in %.0f s%s\n",
 	       cfg.quick ? "quick" : "full", bench_now() - t0,
 	       rc ? " (some measurements failed, see above)" : "");

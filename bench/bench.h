@@ -101,6 +101,8 @@ int64_t bench_one_device_peak(const dp_graph *g);
 int bench_scale(const bench_cfg *cfg);
 int bench_quality(const bench_cfg *cfg);
 int bench_interactive(const bench_cfg *cfg);
+/* strategy algorithms: strategize, lower, simulate (bench_strategies.c) */
+int bench_strategies(const bench_cfg *cfg);
 
 /* The ParDNN reference placements beside our pardnn (part of quality);
  * adds "reference" to root. */
@@ -108,5 +110,7 @@ int bench_reference(const bench_cfg *cfg, cJSON *root);
 
 /* The scale section's child modes (argv after "--child"). */
 int bench_scale_child(int argc, char **argv);
+/* The strategies section's child ("--child strategy ..."). */
+int bench_strategy_child(int argc, char **argv);
 
 #endif
