@@ -149,8 +149,15 @@ int bench_strategies(const bench_cfg *cfg)
 		snprintf(ks, sizeof ks, "%d", sc->k);
 		snprintf(ms, sizeof ms, "%d", sc->m);
 		snprintf(rs, sizeof rs, "%d", runs);
-		char *argv[] = {(char *)cfg->self, "--child", "strategy", path,
-				(char *)sc->algo, ks, ms, rs, NULL};
+		char *argv[] = {(char *)cfg->self,
+				"--child",
+				"strategy",
+				path,
+				(char *)sc->algo,
+				ks,
+				ms,
+				rs,
+				NULL};
 		bench_child c;
 		if (bench_spawn(argv, 600, &c) != 0 || c.timed_out ||
 		    c.exit_code != 0) {
@@ -174,7 +181,8 @@ int bench_strategies(const bench_cfg *cfg)
 		if (res)
 			sscanf(res + 8, "%lf %lld %63[^\n]", &makespan, &peak0,
 			       label);
-		printf("%-14s %-6s %3d %4d %10.1f %10.1f %10.1f %9u %8.0f  %s\n",
+		printf("%-14s %-6s %3d %4d %10.1f %10.1f %10.1f %9u %8.0f  "
+		       "%s\n",
 		       sc->graph, sc->algo, sc->k, sc->m, st * 1e3, lo * 1e3,
 		       si * 1e3, ops, c.maxrss_kb / 1024.0, label);
 		cJSON *row = cJSON_CreateObject();

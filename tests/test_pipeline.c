@@ -267,8 +267,7 @@ static void test_grads_accumulate_before_the_update(void)
 		for (int i = 0; i < 4; i++) {
 			char gn[32], an[32];
 			snprintf(gn, sizeof gn, "fc/grad_w@m%d", i);
-			snprintf(an, sizeof an, "fc/grad_w/acc@m%d",
-				 i ? i : 1);
+			snprintf(an, sizeof an, "fc/grad_w/acc@m%d", i ? i : 1);
 			uint32_t gi = dp_graph_find(lg, gn);
 			uint32_t ai = dp_graph_find(lg, an);
 			bool found = false;
@@ -288,12 +287,11 @@ static void test_grads_accumulate_before_the_update(void)
 	dp_graph_free(g);
 }
 
-/* How the copies of u share its cost (docs/strategies.md): the time
+/* How the copies of u share its cost (docs/pipeline.md): the time
  * splits unless u has dims without the graph's batch dim; the output
  * splits too, unless u is a weight gradient or its out does not contain
  * the batch dim. */
-static void scaling(const dp_graph *g, uint32_t u, bool *tsplit,
-		    bool *osplit)
+static void scaling(const dp_graph *g, uint32_t u, bool *tsplit, bool *osplit)
 {
 	const char *bd = dp_graph_batch_dim(g);
 	*tsplit = true;
@@ -365,7 +363,8 @@ static void check_invariants(const dp_graph *g, const run *x)
 		scaling(g, u, &tsplit, &osplit);
 		int k = once ? 1 : M;
 		double t = g->ops[u].time_us * (tsplit ? 1 : k);
-		if (time[u] - t > 1e-9 * (t + 1) || t - time[u] > 1e-9 * (t + 1))
+		if (time[u] - t > 1e-9 * (t + 1) ||
+		    t - time[u] > 1e-9 * (t + 1))
 			wrong++;
 		int64_t o = g->ops[u].output_bytes * (osplit ? 1 : k);
 		if (bytes[u] != o)
@@ -441,8 +440,8 @@ static void test_check_names_what_is_wrong(void)
 	dp_strategy s;
 	dp_strategy_init(&s);
 	REQUIRE(dp_strategy_alloc(&s, DP_STRAT_PIPELINE, g, 3, NULL) == DP_OK);
-	const char *order[] = {"f0", "f1", "f2", "loss", "f2/grad", "f1/grad",
-			       "f0/grad"};
+	const char *order[] = {"f0",	  "f1",	     "f2",     "loss",
+			       "f2/grad", "f1/grad", "f0/grad"};
 	int good[] = {0, 1, 2, 2, 2, 1, 0};
 	for (int i = 0; i < 7; i++)
 		s.pipe.stage[dp_graph_find(g, order[i])] = good[i];
@@ -466,8 +465,9 @@ static void test_check_names_what_is_wrong(void)
 	s.pipe.stage[dp_graph_find(g, "f0/grad")] = 0;
 
 	s.pipe.microbatches = 0;
-	check_refused(g, &m, &s, "a pipeline needs 1 to 4096 micro-batches, "
-				 "got 0");
+	check_refused(g, &m, &s,
+		      "a pipeline needs 1 to 4096 micro-batches, "
+		      "got 0");
 	s.pipe.microbatches = 4;
 	s.pipe.group[2] = 1;
 	check_refused(g, &m, &s,

@@ -120,8 +120,7 @@ static int32_t backward_stage(const dp_graph *g, const int32_t *stage,
 	return fmax >= 0 ? fmax : S - 1;
 }
 
-static int32_t update_stage(const dp_graph *g, const int32_t *stage,
-			    uint32_t u)
+static int32_t update_stage(const dp_graph *g, const int32_t *stage, uint32_t u)
 {
 	uint32_t mir = dpi_pipe_mirror(g, u);
 	if (mir != UINT32_MAX && stage[mir] >= 0)
@@ -234,7 +233,8 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 				  "%s: a pipeline needs 1 to %d "
 				  "micro-batches, got %d",
 				  name, DP_MAX_MICROBATCHES, o->microbatches);
-	int32_t *stage = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *stage);
+	int32_t *stage =
+		malloc((size_t)(g->nops ? g->nops : 1) * sizeof *stage);
 	if (!stage)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while cutting a pipeline");
@@ -253,9 +253,8 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 	if (g->nops)
 		memcpy(s.pipe.stage, stage, (size_t)g->nops * sizeof *stage);
 	free(stage);
-	s.pipe.microbatches = o->microbatches > 0
-				      ? o->microbatches
-				      : default_microbatches(g, S);
+	s.pipe.microbatches = o->microbatches > 0 ? o->microbatches
+						  : default_microbatches(g, S);
 	s.pipe.schedule = sch;
 	snprintf(s.label, sizeof s.label, "%s S=%d M=%d", name, S,
 		 s.pipe.microbatches);

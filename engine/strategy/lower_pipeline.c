@@ -1,5 +1,5 @@
 /* lower_pipeline.c - lowering of pipeline strategies (DESIGN 10,
- * docs/strategies.md): micro-batch copies, gradient accumulation and the
+ * docs/pipeline.md): micro-batch copies, gradient accumulation and the
  * schedule's order as control edges, for the one simulator to price.
  *
  * Every op of the forward or backward kind (internal/pipeline.h) becomes
@@ -33,12 +33,12 @@ typedef struct lctx {
 	dp_err *err;
 	dpi_lower_buf b;
 	int S, M;
-	uint32_t total;	    /* lowered ops */
-	uint32_t *base;	    /* user's op -> its first lowered op */
-	uint32_t *acc;	    /* user's op -> its acc@m1, or 0: none */
-	int32_t *blk;	    /* lowered op -> its block, -1: none */
-	uint8_t *inner;	    /* lowered op: 1 has a pred in its block, 2 a succ */
-	uint32_t *blk_off;  /* nblocks + 1 */
+	uint32_t total;	   /* lowered ops */
+	uint32_t *base;	   /* user's op -> its first lowered op */
+	uint32_t *acc;	   /* user's op -> its acc@m1, or 0: none */
+	int32_t *blk;	   /* lowered op -> its block, -1: none */
+	uint8_t *inner;	   /* lowered op: 1 has a pred in its block, 2 a succ */
+	uint32_t *blk_off; /* nblocks + 1 */
 	uint32_t *srcs, *sinks;
 	uint32_t *src_off, *sink_off;
 	char *name;
@@ -148,7 +148,8 @@ static dp_status lower_op(lctx *c, uint32_t u)
 		uint32_t copy = c->base[u] + (uint32_t)i;
 		st = edge(c, prev, a, lg->ops[prev].output_bytes, false);
 		if (!st)
-			st = edge(c, copy, a, lg->ops[copy].output_bytes, false);
+			st = edge(c, copy, a, lg->ops[copy].output_bytes,
+				  false);
 	}
 	return st;
 }
@@ -183,8 +184,8 @@ static dp_status lower_edge(lctx *c, const dp_edge *e)
 	bool tsplit, osplit;
 	dpi_pipe_scaling(g, u, &tsplit, &osplit);
 	for (int i = 0; !st && i < M; i++) {
-		int64_t bytes = osplit ? dpi_pipe_share(e->bytes, M, i)
-				       : e->bytes;
+		int64_t bytes =
+			osplit ? dpi_pipe_share(e->bytes, M, i) : e->bytes;
 		st = edge(c, c->base[u] + (uint32_t)i, c->base[v] + (uint32_t)i,
 			  e->control ? 0 : bytes, e->control);
 	}
@@ -256,8 +257,8 @@ static dp_status link_blocks(lctx *c, int32_t a, int32_t b)
 /* The i-th block (0 .. 2M-1) that stage s runs: GPipe F0..F(M-1) then
  * B0..B(M-1); 1F1B (PipeDream-flush) w = min(S-s-1, M) warm-up forwards
  * F0..F(w-1), then F(w+i) (while there is one) and B(i) in turn. */
-static void schedule_at(dp_schedule sch, int S, int M, int s, int i,
-			int *phase, int *micro)
+static void schedule_at(dp_schedule sch, int S, int M, int s, int i, int *phase,
+			int *micro)
 {
 	if (sch == DP_SCHED_GPIPE) {
 		*phase = i >= M;

@@ -1,6 +1,6 @@
 /* pipeline_check.c - the kinds of ops in a pipeline and the checks a
  * pipeline strategy must pass before it is lowered (internal/pipeline.h,
- * lower.h; DESIGN 10, docs/strategies.md). */
+ * lower.h; DESIGN 10, docs/pipeline.md). */
 #include "internal/lower.h"
 #include "internal/pipeline.h"
 
@@ -215,7 +215,8 @@ static dp_status check_edges(const dp_graph *g, const dp_pipeline *pp,
 				 "op '%s' (stage %d); in a pipeline forward "
 				 "ops never wait for backward ones",
 				 nu, su, nv, sv);
-		} else if (ku == kv && (ku == DPI_PIPE_FWD ? su > sv : su < sv)) {
+		} else if (ku == kv &&
+			   (ku == DPI_PIPE_FWD ? su > sv : su < sv)) {
 			st = bad(g, err,
 				 "%s op '%s' is in stage %d but feeds %s op "
 				 "'%s' in stage %d: %s",
