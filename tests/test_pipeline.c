@@ -1,6 +1,7 @@
 /* test_pipeline.c - pipeline strategies: the gpipe and 1f1b built-ins, their
  * lowering (micro-batch copies, accumulation, the schedule's order) and its
  * check, priced by the one simulator. Hand-computed cases are exact. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,10 +534,48 @@ static void test_microbatches_must_divide_the_batch(void)
 	dp_graph_free(g);
 }
 
+/* A raised cancel flag stops the lowering with "lowering: canceled" and
+ * leaves the output untouched; the same strategy lowers twice to the same
+ * graph (deterministic). */
+static void test_lowering_cancels_and_repeats(void)
+{
+	dp_graph *g = pipe_graph(4, 8, 64, true);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, 4, 1e3);
+	dp_strategy s;
+	dp_err err;
+	REQUIRE(strategize("1f1b", g, &m, 4, &s, &err) == DP_OK);
+	atomic_int flag = 1;
+	dp_progress p = {NULL, NULL, &flag};
+	dp_lowered l, l2;
+	memset(&l, 0, sizeof l);
+	CHECK_INT(dp_strategy_lower(g, &m, &s, &p, &l, &err), DP_ECANCELED);
+	CHECK_STR(err.msg, "lowering: canceled");
+	CHECK(l.g == NULL);
+	flag = 0;
+	REQUIRE(dp_strategy_lower(g, &m, &s, &p, &l, &err) == DP_OK);
+	REQUIRE(dp_strategy_lower(g, &m, &s, NULL, &l2, &err) == DP_OK);
+	CHECK_INT(l.g->nops, l2.g->nops);
+	CHECK_INT(l.g->nedges, l2.g->nedges);
+	int diff = 0;
+	for (uint32_t e = 0; e < l.g->nedges && e < l2.g->nedges; e++)
+		diff += l.g->edges[e].from != l2.g->edges[e].from ||
+			l.g->edges[e].to != l2.g->edges[e].to ||
+			l.g->edges[e].bytes != l2.g->edges[e].bytes;
+	CHECK_INT(diff, 0);
+	dp_lowered_free(&l);
+	dp_lowered_free(&l2);
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_gpipe_forward_makespan_is_m_plus_s_minus_1),
 	  TEST(test_full_step_makespan_gpipe_and_1f1b),
 	  TEST(test_1f1b_stashes_s_microbatches_gpipe_m),
 	  TEST(test_grads_accumulate_before_the_update),
 	  TEST(test_invariants_on_random_graphs),
 	  TEST(test_check_names_what_is_wrong),
-	  TEST(test_microbatches_must_divide_the_batch))
+	  TEST(test_microbatches_must_divide_the_batch),
+	  TEST(test_lowering_cancels_and_repeats))
