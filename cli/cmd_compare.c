@@ -273,15 +273,8 @@ int cmd_compare_run(int argc, char **argv)
 	}
 	if (o.algos)
 		rc = cli_algo_list("compare", "--algos", o.algos, algos, n, &n);
-	else {
-		/* strategy algorithms (gpipe, 1f1b, ...) make no placement:
-		 * left out until compare prices strategies (issue 12) */
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++)
-			if (dp_algo_at(i)->run)
-				algos[k++] = dp_algo_at(i);
-		n = k;
-	}
+	else
+		memcpy(algos, dp_algo_all(), n * sizeof *algos);
 	dp_graph *g = NULL;
 	dp_machine m;
 	memset(&m, 0, sizeof m);
