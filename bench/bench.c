@@ -4,10 +4,10 @@
  *                             [--limit S] [--results DIR] [--graphs DIR]
  *                             [--shared DIR] [--samples DIR]
  *
- * Runs the scale, quality and interactive sections (bench.h), printing
- * their tables and writing bench/results/[quick-]SECTION.json. Run it from
- * the repository root. Exit status: 0, 1 when a measurement failed, 2 on a
- * bad option.
+ * Runs the scale, quality, interactive and strategies sections (bench.h),
+ * printing their tables and writing bench/results/[quick-]SECTION.json. Run
+ * it from the repository root. Exit status: 0, 1 when a measurement failed,
+ * 2 on a bad option.
  */
 #include <errno.h>
 #include <math.h>

@@ -1,12 +1,14 @@
 /* bench.h - the benchmark driver's shared pieces (bench/, not the engine).
  *
- * build/bench/dnnpart-bench runs three sections and prints their tables:
+ * build/bench/dnnpart-bench runs four sections and prints their tables:
  *   scale        load and planning time, peak RSS against graph size
  *                (bench_scale.c; every measurement in its own process);
  *   quality      makespan, xLB, speedup and feasibility of every algorithm
  *                on every real and sample graph (bench_quality.c);
  *   interactive  cap change -> new plan on screen, through the explorer's
- *                worker and views (bench_interactive.c).
+ *                worker and views (bench_interactive.c);
+ *   strategies   a strategy algorithm, its lowering and the simulation of
+ *                the lowered graph, peak RSS (bench_strategies.c).
  * Each section also writes bench/results/[quick-]SECTION.json (and .tsv
  * files for the plots) through include/dnnpart/afile.h.
  *

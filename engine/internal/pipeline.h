@@ -1,0 +1,55 @@
+/* pipeline.h - what the pipeline lowering, its check and the gpipe/1f1b
+ * built-ins share (engine/strategy/; DESIGN 10, docs/pipeline.md).
+ *
+ * Each op of the user's graph is one of three kinds in a pipeline:
+ *   once      param and update ops: one copy per step;
+ *   forward   input, forward and loss ops, and ops without a role: one copy
+ *             per micro-batch, in the forward blocks of their stage;
+ *   backward  backward and grad ops: one copy per micro-batch, in the
+ *             backward blocks of their stage.
+ * Forward data flows to the same or a later stage, backward data to the
+ * same or an earlier one; forward ops feed backward ones on any stage; a
+ * backward op never feeds a forward one.
+ */
+#ifndef DNNPART_PIPELINE_H
+#define DNNPART_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dnnpart/strategy.h"
+
+typedef enum dpi_pipe_kind {
+	DPI_PIPE_ONCE = 0,
+	DPI_PIPE_FWD,
+	DPI_PIPE_BWD
+} dpi_pipe_kind;
+
+/* The kind of op u (by its role). */
+dpi_pipe_kind dpi_pipe_kind_of(const dp_graph *g, uint32_t u);
+
+/* How the micro-batch copies of op u (of the forward or backward kind)
+ * share its cost. *time_split: each copy takes time / M and temp / M
+ * (false: each does the whole op's work, an op whose dims do not contain
+ * the graph's batch dim). *out_split: each copy's output is the op's / M,
+ * shared as dpi_pipe_share says (false: each copy has the whole output, as
+ * a weight gradient has, or an output the batch dim does not index). */
+void dpi_pipe_scaling(const dp_graph *g, uint32_t u, bool *time_split,
+		      bool *out_split);
+
+/* Copy i of M of an amount divided evenly: v / M, and one more for the
+ * first v % M copies (so the copies add up to v). */
+static inline int64_t dpi_pipe_share(int64_t v, int m, int i)
+{
+	int64_t q = v / m, r = v % m;
+	return q + (i < r ? 1 : 0);
+}
+
+/* The op that u (a backward, grad or update op) mirrors, found by name:
+ * its name with path components taken off the end ("fc1/grad_w" ->
+ * "fc1"), or its first component taken off and then its last ones
+ * ("grad/fc1" -> "fc1"), the first of those that names a forward-kind op
+ * (for an update: a param op). UINT32_MAX when none does. */
+uint32_t dpi_pipe_mirror(const dp_graph *g, uint32_t u);
+
+#endif

@@ -1,0 +1,308 @@
+/* builtin_pipe.c - the reference pipeline strategies `gpipe` and `1f1b`
+ * (DESIGN 10, docs/algorithms.md): one stage per device, cut where each
+ * stage's forward time is balanced, M micro-batches in the schedule's
+ * order. The lowering (lower_pipeline.c) and the simulator then price the
+ * bubble, the activation stash and the transfers between stages.
+ *
+ * Stages: the forward-kind ops (internal/pipeline.h), in the graph's
+ * topological order, are cut into S = min(K, their number) contiguous runs
+ * whose largest forward time is the least possible (a binary search on
+ * that bound with greedy packing). Every other op follows:
+ *   param     the earliest stage of a forward op it feeds (else of any op
+ *             it feeds, else 0);
+ *   backward  the stage of the forward op it mirrors (dpi_pipe_mirror:
+ *   grad      by name), but never later than a backward op that feeds it
+ *             (backward data goes to the same or an earlier stage); without
+ *             a mirror, the earliest stage of the backward ops that feed
+ *             it, else the latest of its forward inputs, else the last;
+ *   update    the stage of the param it mirrors, else the latest stage of
+ *             its inputs.
+ * M: dp_algo_opts.microbatches, or 0 for 4 S, or, when the graph has a
+ * batch dim, the largest divisor of its size (the gcd over the ops) that is
+ * at most 4 S.
+ */
+#include "internal/algo_int.h"
+#include "internal/lower.h"
+#include "internal/pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int greedy_stages(const double *t, uint32_t n, double bound)
+{
+	int k = 1;
+	double cur = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (cur > 0 && cur + t[i] > bound) {
+			k++;
+			cur = 0;
+		}
+		cur += t[i];
+	}
+	return k;
+}
+
+/* Stage of each of the n forward ops (times t, in order) into st. */
+static void cut_forward(const double *t, uint32_t n, int S, int32_t *st)
+{
+	double total = 0, tmax = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		total += t[i];
+		tmax = t[i] > tmax ? t[i] : tmax;
+	}
+	if (!(total > 0)) {
+		for (uint32_t i = 0; i < n; i++)
+			st[i] = (int32_t)((uint64_t)i * (uint64_t)S / n);
+		return;
+	}
+	double lo = total / S > tmax ? total / S : tmax, hi = total;
+	if (greedy_stages(t, n, lo) <= S)
+		hi = lo;
+	for (int it = 0; it < 100 && hi - lo > 1e-9 * hi; it++) {
+		double mid = lo + (hi - lo) / 2;
+		if (greedy_stages(t, n, mid) <= S)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	int c = 0;
+	double cur = 0;
+	uint32_t cnt = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		bool forced = n - i == (uint32_t)(S - 1 - c);
+		if (c < S - 1 && cnt > 0 &&
+		    (forced || (cur > 0 && cur + t[i] > hi))) {
+			c++;
+			cur = 0;
+			cnt = 0;
+		}
+		st[i] = c;
+		cur += t[i];
+		cnt++;
+	}
+}
+
+static int32_t min_succ_stage(const dp_graph *g, const int32_t *stage,
+			      uint32_t u, bool forward_only)
+{
+	int32_t best = -1;
+	for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+		uint32_t v = g->edges[g->succ_edge[j]].to;
+		if (forward_only && dpi_pipe_kind_of(g, v) != DPI_PIPE_FWD)
+			continue;
+		if (stage[v] >= 0 && (best < 0 || stage[v] < best))
+			best = stage[v];
+	}
+	return best;
+}
+
+static int32_t backward_stage(const dp_graph *g, const int32_t *stage,
+			      uint32_t u, int S)
+{
+	int32_t cap = S - 1, fmax = -1;
+	bool has_bwd = false;
+	for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
+		uint32_t p = g->edges[g->pred_edge[j]].from;
+		dpi_pipe_kind k = dpi_pipe_kind_of(g, p);
+		if (k == DPI_PIPE_BWD) {
+			has_bwd = true;
+			cap = stage[p] < cap ? stage[p] : cap;
+		} else if (k == DPI_PIPE_FWD && stage[p] > fmax) {
+			fmax = stage[p];
+		}
+	}
+	uint32_t mir = dpi_pipe_mirror(g, u);
+	if (mir != UINT32_MAX && stage[mir] >= 0)
+		return stage[mir] < cap ? stage[mir] : cap;
+	if (has_bwd)
+		return cap;
+	return fmax >= 0 ? fmax : S - 1;
+}
+
+static int32_t update_stage(const dp_graph *g, const int32_t *stage, uint32_t u)
+{
+	uint32_t mir = dpi_pipe_mirror(g, u);
+	if (mir != UINT32_MAX && stage[mir] >= 0)
+		return stage[mir];
+	int32_t best = 0;
+	for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
+		uint32_t p = g->edges[g->pred_edge[j]].from;
+		best = stage[p] > best ? stage[p] : best;
+	}
+	return best;
+}
+
+/* Fills stage (nops, -1 on entry) with S stages; *S_out gets S. */
+static dp_status assign_stages(const dp_graph *g, int K, int32_t *stage,
+			       int *S_out, dp_err *err)
+{
+	uint32_t nf = 0;
+	for (uint32_t u = 0; u < g->nops; u++)
+		nf += dpi_pipe_kind_of(g, u) == DPI_PIPE_FWD;
+	int S = nf < (uint32_t)K ? (int)nf : K;
+	S = S < 1 ? 1 : S;
+	double *t = malloc((size_t)(nf ? nf : 1) * sizeof *t);
+	int32_t *fs = malloc((size_t)(nf ? nf : 1) * sizeof *fs);
+	if (!t || !fs) {
+		free(t);
+		free(fs);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory while cutting a pipeline");
+	}
+	uint32_t i = 0;
+	for (uint32_t k = 0; k < g->nops; k++)
+		if (dpi_pipe_kind_of(g, g->topo[k]) == DPI_PIPE_FWD)
+			t[i++] = g->ops[g->topo[k]].time_us;
+	cut_forward(t, nf, S, fs);
+	i = 0;
+	for (uint32_t k = 0; k < g->nops; k++)
+		if (dpi_pipe_kind_of(g, g->topo[k]) == DPI_PIPE_FWD)
+			stage[g->topo[k]] = fs[i++];
+	free(t);
+	free(fs);
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (dp_op_role(g, u) == DP_ROLE_PARAM)
+			stage[u] = min_succ_stage(g, stage, u, true);
+	for (uint32_t k = 0; k < g->nops; k++) {
+		uint32_t u = g->topo[k];
+		if (dpi_pipe_kind_of(g, u) == DPI_PIPE_BWD)
+			stage[u] = backward_stage(g, stage, u, S);
+	}
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (dp_op_role(g, u) == DP_ROLE_PARAM && stage[u] < 0) {
+			int32_t s = min_succ_stage(g, stage, u, false);
+			stage[u] = s >= 0 ? s : 0;
+		}
+	for (uint32_t k = 0; k < g->nops; k++) {
+		uint32_t u = g->topo[k];
+		if (dp_op_role(g, u) == DP_ROLE_UPDATE)
+			stage[u] = update_stage(g, stage, u);
+	}
+	*S_out = S;
+	return DP_OK;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* The default number of micro-batches for S stages (see the top). */
+static int default_microbatches(const dp_graph *g, int S)
+{
+	int64_t want = 4 * (int64_t)S, G = 0;
+	if (want > DP_MAX_MICROBATCHES)
+		want = DP_MAX_MICROBATCHES;
+	const char *bd = dp_graph_batch_dim(g);
+	for (uint32_t u = 0; bd[0] && u < g->nops; u++) {
+		if (dpi_pipe_kind_of(g, u) == DPI_PIPE_ONCE)
+			continue;
+		int i = dp_op_find_dim(g, u, bd);
+		if (i < 0)
+			continue;
+		dp_dims d;
+		dp_op_dims(g, u, &d);
+		G = gcd64(G, d.sizes[i]);
+	}
+	if (G == 0)
+		return (int)want;
+	for (int64_t m = want; m > 1; m--)
+		if (G % m == 0)
+			return (int)m;
+	return 1;
+}
+
+static dp_status strategize(const dp_graph *g, const dp_machine *m,
+			    const dp_algo_opts *o, const dp_progress *p,
+			    dp_strategy *out, dp_err *err, dp_schedule sch)
+{
+	const char *name = dp_schedule_name(sch);
+	dp_status st = dpi_algo_poll(p, name, "stages", 0, err);
+	if (st)
+		return st;
+	dp_algo_opts def;
+	o = dpi_algo_opts_or_default(o, &def);
+	if (o->microbatches < 0 || o->microbatches > DP_MAX_MICROBATCHES)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "%s: a pipeline needs 1 to %d "
+				  "micro-batches, got %d",
+				  name, DP_MAX_MICROBATCHES, o->microbatches);
+	int32_t *stage =
+		malloc((size_t)(g->nops ? g->nops : 1) * sizeof *stage);
+	if (!stage)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory while cutting a pipeline");
+	for (uint32_t u = 0; u < g->nops; u++)
+		stage[u] = -1;
+	int S = 1;
+	st = assign_stages(g, m->k, stage, &S, err);
+	dp_strategy s;
+	dp_strategy_init(&s);
+	if (!st)
+		st = dp_strategy_alloc(&s, DP_STRAT_PIPELINE, g, S, err);
+	if (st) {
+		free(stage);
+		return st;
+	}
+	if (g->nops)
+		memcpy(s.pipe.stage, stage, (size_t)g->nops * sizeof *stage);
+	free(stage);
+	s.pipe.microbatches = o->microbatches > 0 ? o->microbatches
+						  : default_microbatches(g, S);
+	s.pipe.schedule = sch;
+	snprintf(s.label, sizeof s.label, "%s S=%d M=%d", name, S,
+		 s.pipe.microbatches);
+	snprintf(s.algo, sizeof s.algo, "%s", name);
+	st = dp_strategy_check(g, m, &s, err);
+	if (st == DP_EINPUT && err) {
+		dp_err was = *err;
+		dp_err_set(err, DP_EINPUT, was.file, was.line, was.col,
+			   "%s: %s", name, was.msg);
+	}
+	if (!st)
+		st = dpi_algo_poll(p, name, "stages", 1, err);
+	if (st) {
+		dp_strategy_free(&s);
+		return st;
+	}
+	*out = s;
+	return DP_OK;
+}
+
+static dp_status gpipe_strategize(const dp_graph *g, const dp_machine *m,
+				  const dp_algo_opts *o, const dp_progress *p,
+				  dp_strategy *out, dp_err *err)
+{
+	return strategize(g, m, o, p, out, err, DP_SCHED_GPIPE);
+}
+
+static dp_status f1b1_strategize(const dp_graph *g, const dp_machine *m,
+				 const dp_algo_opts *o, const dp_progress *p,
+				 dp_strategy *out, dp_err *err)
+{
+	return strategize(g, m, o, p, out, err, DP_SCHED_1F1B);
+}
+
+const dp_algo dpi_algo_gpipe = {
+	.name = "gpipe",
+	.summary = "pipeline of one stage per device, cut where forward time "
+		   "balances; M micro-batches, all forwards then all "
+		   "backwards (--microbatches)",
+	.source = "Huang et al., GPipe, NeurIPS 2019",
+	.strategize = gpipe_strategize,
+};
+
+const dp_algo dpi_algo_1f1b = {
+	.name = "1f1b",
+	.summary = "pipeline as gpipe, in the 1F1B order (warm-up forwards, "
+		   "then one forward one backward): stashes S micro-batches, "
+		   "not M",
+	.source = "Narayanan et al., PipeDream-Flush, ICML 2021; Megatron-LM",
+	.strategize = f1b1_strategize,
+};

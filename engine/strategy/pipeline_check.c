@@ -1,0 +1,299 @@
+/* pipeline_check.c - the kinds of ops in a pipeline and the checks a
+ * pipeline strategy must pass before it is lowered (internal/pipeline.h,
+ * lower.h; DESIGN 10, docs/pipeline.md). */
+#include "internal/lower.h"
+#include "internal/pipeline.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+dpi_pipe_kind dpi_pipe_kind_of(const dp_graph *g, uint32_t u)
+{
+	switch (dp_op_role(g, u)) {
+	case DP_ROLE_PARAM:
+	case DP_ROLE_UPDATE:
+		return DPI_PIPE_ONCE;
+	case DP_ROLE_BACKWARD:
+	case DP_ROLE_GRAD:
+		return DPI_PIPE_BWD;
+	default:
+		return DPI_PIPE_FWD;
+	}
+}
+
+/* Index of the graph's batch dim among u's dims; -1 when the graph has no
+ * batch dim, -2 when u has no dims, -3 when u has dims without it. */
+static int batch_index(const dp_graph *g, uint32_t u)
+{
+	const char *bd = dp_graph_batch_dim(g);
+	if (!bd[0])
+		return -1;
+	if (!g->ops[u].dims)
+		return -2;
+	int i = dp_op_find_dim(g, u, bd);
+	return i >= 0 ? i : -3;
+}
+
+void dpi_pipe_scaling(const dp_graph *g, uint32_t u, bool *time_split,
+		      bool *out_split)
+{
+	bool grad = dp_op_role(g, u) == DP_ROLE_GRAD;
+	int bi = batch_index(g, u);
+	if (bi == -3) {
+		*time_split = false;
+		*out_split = false;
+		return;
+	}
+	*time_split = true;
+	*out_split = !grad;
+	if (bi >= 0) {
+		dp_dims d;
+		dp_op_dims(g, u, &d);
+		if (d.nout >= 0) {
+			*out_split = false;
+			for (int32_t j = 0; j < d.nout; j++)
+				if (d.out[j] == bi)
+					*out_split = true;
+		}
+	}
+}
+
+static uint32_t find_prefix(const dp_graph *g, char *buf, size_t len,
+			    bool update)
+{
+	for (;;) {
+		buf[len] = '\0';
+		uint32_t v = dp_graph_find(g, buf);
+		if (v != UINT32_MAX) {
+			dpi_pipe_kind k = dpi_pipe_kind_of(g, v);
+			dp_role r = dp_op_role(g, v);
+			if (update ? r == DP_ROLE_PARAM
+				   : k == DPI_PIPE_FWD || r == DP_ROLE_PARAM)
+				return v;
+		}
+		while (len > 0 && buf[len - 1] != '/')
+			len--;
+		if (len <= 1)
+			return UINT32_MAX;
+		len--;
+	}
+}
+
+uint32_t dpi_pipe_mirror(const dp_graph *g, uint32_t u)
+{
+	char buf[512];
+	const char *name = dp_graph_op_name(g, u);
+	size_t n = strlen(name);
+	if (n >= sizeof buf)
+		return UINT32_MAX;
+	bool update = dp_op_role(g, u) == DP_ROLE_UPDATE;
+	/* "fc1/grad_w" -> "fc1": path components off the end */
+	const char *cut = strrchr(name, '/');
+	if (cut) {
+		memcpy(buf, name, n + 1);
+		uint32_t v = find_prefix(g, buf, (size_t)(cut - name), update);
+		if (v != UINT32_MAX)
+			return v;
+	}
+	/* "grad/fc1" -> "fc1": the first component off, then as above */
+	const char *rest = strchr(name, '/');
+	if (!rest || !rest[1])
+		return UINT32_MAX;
+	rest++;
+	n = strlen(rest);
+	memcpy(buf, rest, n + 1);
+	return find_prefix(g, buf, n, update);
+}
+
+static dp_status bad(const dp_graph *g, dp_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static dp_status bad(const dp_graph *g, dp_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	dp_status st = dp_err_setv(err, DP_EINPUT, g->source, 0, 0, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+static dp_status check_groups(const dp_graph *g, const dp_machine *m,
+			      const dp_pipeline *pp, int *used, dp_err *err)
+{
+	int S = pp->nstages;
+	if (pp->group_off[0] != 0)
+		return bad(g, err,
+			   "pipeline groups: the first group starts at %d; "
+			   "expected 0",
+			   (int)pp->group_off[0]);
+	bool *taken = calloc((size_t)m->k, sizeof *taken);
+	if (!taken)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory while checking a pipeline");
+	dp_status st = DP_OK;
+	*used = 0;
+	for (int s = 0; !st && s < S; s++) {
+		int32_t a = pp->group_off[s], b = pp->group_off[s + 1];
+		if (b - a != 1) {
+			st = bad(g, err,
+				 "pipeline stage %d has a group of %d "
+				 "devices; expected 1 (a stage runs on one "
+				 "device unless an spmd split is given "
+				 "inside stages)",
+				 s, (int)(b - a));
+			break;
+		}
+		int32_t d = pp->group[a];
+		if (d < 0 || d >= m->k)
+			st = bad(g, err,
+				 "pipeline stage %d runs on device %d; "
+				 "expected a device in 0..%d",
+				 s, (int)d, m->k - 1);
+		else if (taken[d])
+			st = bad(g, err,
+				 "pipeline stage %d runs on device %d, "
+				 "which another stage uses already; each "
+				 "device belongs to one stage",
+				 s, (int)d);
+		else {
+			taken[d] = true;
+			++*used;
+		}
+	}
+	free(taken);
+	return st;
+}
+
+static const char *kind_word(dpi_pipe_kind k)
+{
+	return k == DPI_PIPE_BWD ? "backward" : "forward";
+}
+
+/* The edges: forward data goes to the same or a later stage, backward data
+ * to the same or an earlier one, nothing backward feeds a forward op, and
+ * an op that runs once and depends on micro-batches feeds no micro-batch
+ * (late[u]: u runs once and has a micro-batched ancestor). */
+static dp_status check_edges(const dp_graph *g, const dp_pipeline *pp,
+			     dp_err *err)
+{
+	uint8_t *late = calloc(g->nops ? g->nops : 1, 1);
+	if (!late)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory while checking a pipeline");
+	for (uint32_t i = 0; i < g->nops; i++) {
+		uint32_t v = g->topo[i];
+		if (dpi_pipe_kind_of(g, v) != DPI_PIPE_ONCE)
+			continue;
+		for (uint32_t j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) {
+			uint32_t u = g->edges[g->pred_edge[j]].from;
+			if (late[u] || dpi_pipe_kind_of(g, u) != DPI_PIPE_ONCE)
+				late[v] = 1;
+		}
+	}
+	dp_status st = DP_OK;
+	for (uint32_t e = 0; !st && e < g->nedges; e++) {
+		uint32_t u = g->edges[e].from, v = g->edges[e].to;
+		dpi_pipe_kind ku = dpi_pipe_kind_of(g, u);
+		dpi_pipe_kind kv = dpi_pipe_kind_of(g, v);
+		int su = pp->stage[u], sv = pp->stage[v];
+		const char *nu = dp_graph_op_name(g, u);
+		const char *nv = dp_graph_op_name(g, v);
+		if (ku == DPI_PIPE_ONCE) {
+			if (kv != DPI_PIPE_ONCE && late[u])
+				st = bad(g, err,
+					 "op '%s' runs once per step after "
+					 "micro-batches (it depends on them) "
+					 "but feeds '%s', which runs per "
+					 "micro-batch; a pipeline cannot "
+					 "order that",
+					 nu, nv);
+		} else if (kv == DPI_PIPE_ONCE) {
+			continue;
+		} else if (ku == DPI_PIPE_BWD && kv == DPI_PIPE_FWD) {
+			st = bad(g, err,
+				 "backward op '%s' (stage %d) feeds forward "
+				 "op '%s' (stage %d); in a pipeline forward "
+				 "ops never wait for backward ones",
+				 nu, su, nv, sv);
+		} else if (ku == kv &&
+			   (ku == DPI_PIPE_FWD ? su > sv : su < sv)) {
+			st = bad(g, err,
+				 "%s op '%s' is in stage %d but feeds %s op "
+				 "'%s' in stage %d: %s",
+				 kind_word(ku), nu, su, kind_word(kv), nv, sv,
+				 ku == DPI_PIPE_FWD
+					 ? "forward data must go to the same "
+					   "or a later stage"
+					 : "backward data must go to the "
+					   "same or an earlier stage");
+		}
+	}
+	free(late);
+	return st;
+}
+
+dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
+				      const dp_strategy *s, dp_err *err)
+{
+	const dp_pipeline *pp = &s->pipe;
+	if (s->spmd.naxes > 0)
+		return bad(g, err,
+			   "an spmd split inside pipeline stages is not "
+			   "supported yet (the 3D case: see 'hybrid', issue "
+			   "14); give the pipeline without one");
+	if (pp->nstages < 1 || !pp->stage || !pp->group_off || !pp->group)
+		return bad(g, err,
+			   "a pipeline needs at least one stage, got %d",
+			   pp->nstages);
+	int M = pp->microbatches;
+	if (M < 1 || M > DP_MAX_MICROBATCHES)
+		return bad(g, err,
+			   "a pipeline needs 1 to %d micro-batches, got %d",
+			   DP_MAX_MICROBATCHES, M);
+	if (pp->schedule != DP_SCHED_GPIPE && pp->schedule != DP_SCHED_1F1B)
+		return bad(g, err,
+			   "unknown pipeline schedule %d: expected gpipe or "
+			   "1f1b",
+			   (int)pp->schedule);
+	int used = 0;
+	dp_status st = check_groups(g, m, pp, &used, err);
+	if (st)
+		return st;
+	if (s->k != used)
+		return bad(g, err,
+			   "the pipeline's stages use %d devices, but the "
+			   "strategy says %d",
+			   used, s->k);
+	const char *bd = dp_graph_batch_dim(g);
+	for (uint32_t u = 0; u < g->nops; u++) {
+		int32_t st_u = pp->stage[u];
+		const char *nu = dp_graph_op_name(g, u);
+		if (st_u < 0 || st_u >= pp->nstages)
+			return bad(g, err,
+				   "op '%s' is in stage %d; expected a stage "
+				   "in 0..%d",
+				   nu, (int)st_u, pp->nstages - 1);
+		int32_t dev = pp->group[pp->group_off[st_u]];
+		int32_t pin = g->ops[u].pin;
+		if (pin >= 0 && pin != dev)
+			return bad(g, err,
+				   "op '%s' is pinned to device %d, but its "
+				   "stage %d runs on device %d",
+				   nu, (int)pin, (int)st_u, (int)dev);
+		if (dpi_pipe_kind_of(g, u) == DPI_PIPE_ONCE)
+			continue;
+		int bi = batch_index(g, u);
+		if (bi < 0)
+			continue;
+		dp_dims d;
+		dp_op_dims(g, u, &d);
+		if (d.sizes[bi] % M)
+			return bad(g, err,
+				   "op '%s': its batch dim '%s' has size "
+				   "%lld, which %d micro-batches do not "
+				   "divide; choose a number of micro-batches "
+				   "that divides it",
+				   nu, bd, (long long)d.sizes[bi], M);
+	}
+	return check_edges(g, pp, err);
+}
