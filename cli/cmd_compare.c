@@ -64,6 +64,7 @@ typedef struct compare_run {
 	cli_progress cp;
 	dp_plan *plans;
 	bool *ok;
+	bool *na; /* a strategy that does not apply to this graph/machine */
 	int failed;
 	char canceled[1200];
 } compare_run;
@@ -87,6 +88,13 @@ static void after_algo(void *ud, size_t i, dp_run_result *r)
 		t->ok[i] = true;
 	} else if (r->status == DP_ECANCELED) {
 		snprintf(t->canceled, sizeof t->canceled, "%s", r->msg);
+	} else if (r->status == DP_EINPUT && r->algo->strategize) {
+		/* a strategy whose conditions this graph or machine does not
+		 * meet (a batch that K does not divide, no roles, ...): the
+		 * row says n/a and why; the others still count */
+		fprintf(stderr, "dnnpart: %s: does not apply: %s\n",
+			r->algo->name, r->msg);
+		t->na[i] = true;
 	} else {
 		/* keep comparing the others; the row says error */
 		fprintf(stderr, "dnnpart: %s: %s\n", r->algo->name, r->msg);
@@ -162,7 +170,8 @@ static void print_header(const dp_graph *g, const dp_machine *m,
 	       dp_units_fmt_time(m->lat, y, sizeof y),
 	       dp_sim_contention_name(c));
 	printf("lower bound  %s = max(graph critical path %s, work / speeds "
-	       "%s)\n",
+	       "%s) for whole ops;\n             a strategy that splits ops "
+	       "or micro-batches has its own (xLB)\n",
 	       dp_units_fmt_time(b->lb_us, x, sizeof x),
 	       dp_units_fmt_time(b->graph_cp_us, y, sizeof y),
 	       dp_units_fmt_time(b->work_bound_us, z, sizeof z));
@@ -171,7 +180,7 @@ static void print_header(const dp_graph *g, const dp_machine *m,
 }
 
 static void print_table(const dp_algo **algos, const dp_plan *plans,
-			const bool *ok, size_t n)
+			const bool *ok, const bool *na, size_t n)
 {
 	int best = best_plan(plans, ok, n);
 	printf("  %-10s %10s %7s %8s %8s %8s %11s %9s %10s\n", "algorithm",
@@ -180,7 +189,8 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 	for (size_t i = 0; i < n; i++) {
 		char t[32], b[32], pt[32], ratio[32];
 		if (!ok[i]) {
-			printf("  %-10s %10s\n", algos[i]->name, "error");
+			printf("  %-10s %10s\n", algos[i]->name,
+			       na[i] ? "n/a" : "error");
 			continue;
 		}
 		const dp_plan *p = &plans[i];
@@ -193,13 +203,15 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 			snprintf(ratio, sizeof ratio, "%.0f%%", r * 100.0);
 		else /* a tiny cap: a factor reads better than 409600% */
 			snprintf(ratio, sizeof ratio, "%.0fx", r);
-		printf("%c %-10s %10s %7.2f %8.2f %8s %8s %11s %9u %10s\n",
+		printf("%c %-10s %10s %7.2f %8.2f %8s %8s %11s %9u %10s",
 		       (int)i == best ? '*' : ' ', algos[i]->name,
 		       dp_units_fmt_time(p->sim.makespan, t, sizeof t), p->xlb,
 		       p->speedup, p->feasible ? "yes" : "NO", ratio,
 		       dp_units_fmt_bytes(p->sim.cut_bytes, b, sizeof b),
 		       p->sim.cut_edges,
 		       dp_units_fmt_time(p->plan_ms * 1000.0, pt, sizeof pt));
+		/* a strategy says what it made: "1f1b S=4 M=16" */
+		printf(p->strategy[0] ? "  %s\n" : "%s\n", p->strategy);
 	}
 	if (best >= 0)
 		printf("\nbest: %s (*: the shortest makespan among the "
@@ -212,7 +224,7 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 			 dp_contention c, const dp_bounds *b,
 			 const dp_algo **algos, const dp_plan *plans,
-			 const bool *ok, size_t n)
+			 const bool *ok, const bool *na, size_t n)
 {
 	int best = best_plan(plans, ok, n);
 	dp_json w;
@@ -237,6 +249,8 @@ static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 		dp_json_begin_object(&w, NULL);
 		dp_json_str(&w, "name", algos[i]->name);
 		dp_json_bool(&w, "ok", ok[i]);
+		if (na[i])
+			dp_json_bool(&w, "applies", false);
 		dp_json_bool(&w, "best", (int)i == best);
 		if (ok[i]) {
 			dp_json_num(&w, "plan_ms", plans[i].plan_ms);
@@ -259,7 +273,8 @@ int cmd_compare_run(int argc, char **argv)
 	size_t n = dp_algo_count();
 	const dp_algo **algos = calloc(n, sizeof *algos);
 	dp_plan *plans = calloc(n, sizeof *plans);
-	bool *ok = calloc(n, sizeof *ok);
+	/* ok[i]: a plan; ok[n + i]: a strategy that does not apply */
+	bool *ok = calloc(2 * n, sizeof *ok);
 	if (!algos || !plans || !ok) {
 		free(algos);
 		free(plans);
@@ -269,15 +284,9 @@ int cmd_compare_run(int argc, char **argv)
 	}
 	if (o.algos)
 		rc = cli_algo_list("compare", "--algos", o.algos, algos, n, &n);
-	else {
-		/* strategy algorithms (gpipe, 1f1b, ...) make no placement:
-		 * left out until compare prices strategies (issue 12) */
-		size_t k = 0;
+	else
 		for (size_t i = 0; i < n; i++)
-			if (dp_algo_at(i)->run)
-				algos[k++] = dp_algo_at(i);
-		n = k;
-	}
+			algos[i] = dp_algo_at(i);
 	dp_graph *g = NULL;
 	dp_machine m;
 	memset(&m, 0, sizeof m);
@@ -293,7 +302,7 @@ int cmd_compare_run(int argc, char **argv)
 	dp_algo_opts ao;
 	cli_algo_opts(&o, &ao);
 	/* Ctrl-C cancels the algorithm that is running; a second one kills */
-	compare_run tp = {.plans = plans, .ok = ok};
+	compare_run tp = {.plans = plans, .ok = ok, .na = ok + n};
 	cli_progress_begin(&tp.cp, CLI_CANCEL_SIGINT_ONCE, "comparing");
 	dp_run_hooks hooks = {before_algo, after_algo, &tp};
 	dp_status st = dp_plan_run_all(g, &m, algos, n, &ao, &tp.cp.p, &hooks);
@@ -309,10 +318,10 @@ int cmd_compare_run(int argc, char **argv)
 	dp_sim_bounds(g, &m, &b);
 	if (o.json) {
 		compare_json(stdout, g, &m, o.contention, &b, algos, plans, ok,
-			     n);
+			     ok + n, n);
 	} else {
 		print_header(g, &m, o.contention, &b);
-		print_table(algos, plans, ok, n);
+		print_table(algos, plans, ok, ok + n, n);
 	}
 	if (failed)
 		rc = failed;
