@@ -52,7 +52,9 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 	}
 	if (r.h < 3)
 		return;
-	int wd = 6, wt = 10, wb = 10, wc = 3;
+	/* a strategy's dev column holds "GPU0×16" */
+	int wd = st->plan && st->plan->lowered ? 8 : 6;
+	int wt = 10, wb = 10, wc = 3;
 	int wtype = r.w >= 120 ? 18 : 12;
 	int wname = r.w - wtype - wd - 2 * wt - 2 * wb - wc;
 	int y = r.y + 1;

@@ -1,0 +1,182 @@
+/* test_views_strategy.c - the explorer's views of a strategy's plan: the
+ * plan places the ops of a lowered graph (shards, replicas, micro-batches),
+ * and the views show it by the user's ops (DESIGN 10): the header names
+ * the strategy, Ops lists each user op once with how many lowered ops ran
+ * it, Critical path groups the hops of one op, Memory splits the peak by
+ * role, Op detail opens a lowered op. Drawn from real plans (1f1b and dp
+ * on a small training graph), on several sizes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnnpart/plan.h"
+#include "dnnpart/strategy.h"
+#include "grid.h"
+#include "lib/testlib.h"
+#include "screen.h"
+#include "state.h"
+#include "view.h"
+
+/* A 4-layer training chain with roles: in -> f0..f3 -> loss -> b3..b0,
+ * each f_i and b_i holding weights (params, grads, update). */
+static dp_graph *train_chain(void)
+{
+	dp_graph *g = dp_graph_new("chain4");
+	dp_err err;
+	uint32_t in = test_add_op(g, "in", 0, 1 << 20, "data");
+	dp_graph_set_role(g, in, DP_ROLE_INPUT, &err);
+	uint32_t prev = in, f[4], b[4];
+	char name[32], layer[32];
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof name, "f%d", i);
+		snprintf(layer, sizeof layer, "layer%d", i);
+		f[i] = test_add_op(g, name, 100, 1 << 20, layer);
+		g->ops[f[i]].param_bytes = 4 << 20;
+		dp_graph_set_role(g, f[i], DP_ROLE_FORWARD, &err);
+		dp_graph_add_edge(g, prev, f[i], -1, false, &err);
+		prev = f[i];
+	}
+	uint32_t loss = test_add_op(g, "loss", 10, 1024, "head");
+	dp_graph_set_role(g, loss, DP_ROLE_LOSS, &err);
+	dp_graph_add_edge(g, prev, loss, -1, false, &err);
+	prev = loss;
+	for (int i = 3; i >= 0; i--) {
+		snprintf(name, sizeof name, "b%d", i);
+		snprintf(layer, sizeof layer, "layer%d", i);
+		b[i] = test_add_op(g, name, 200, 1 << 20, layer);
+		dp_graph_set_role(g, b[i], DP_ROLE_BACKWARD, &err);
+		dp_graph_add_edge(g, prev, b[i], -1, false, &err);
+		dp_graph_add_edge(g, f[i], b[i], -1, false, &err);
+		prev = b[i];
+	}
+	if (dp_graph_finalize(g, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "finalize: %s", err.msg);
+		dp_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static char *draw(vstate *st, view_id v, int w, int h)
+{
+	st->view = v;
+	if (state_prepare(st) != DP_OK)
+		return NULL;
+	vgrid g;
+	if (grid_init(&g, w, h) != 0)
+		return NULL;
+	screen_draw(st, &g);
+	char *t = grid_to_text(&g, false);
+	grid_free(&g);
+	return t;
+}
+
+/* Plans algo on a fresh state; false (a test failure) when it cannot. */
+static bool plan_state(vstate *st, const char *algo, int k)
+{
+	dp_graph *g = train_chain();
+	if (!g)
+		return false;
+	dp_machine m;
+	dp_err err;
+	if (dp_machine_init(&m, k, &err) != DP_OK) {
+		dp_graph_free(g);
+		return false;
+	}
+	const dp_algo *a = dp_algo_find(algo);
+	if (!a || state_init(st, g, &m, a, DP_CONT_PORT, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "state for %s", algo);
+		dp_machine_free(&m);
+		dp_graph_free(g);
+		return false;
+	}
+	dp_machine_free(&m);
+	dp_algo_opts o;
+	state_algo_opts(st, &o);
+	o.microbatches = 4;
+	dp_plan p;
+	if (dp_plan_run(st->g, &st->m, a, &o, NULL, &p, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "%s: %s", algo, err.msg);
+		state_free(st);
+		return false;
+	}
+	state_set_plan(st, &p, st->gen);
+	return true;
+}
+
+static void test_pipeline_views_group_by_the_users_ops(void)
+{
+	vstate st;
+	REQUIRE(plan_state(&st, "1f1b", 2));
+	const dp_plan *p = st.plan;
+	REQUIRE(p->lowered);
+	CHECK_STR(p->strategy, "1f1b S=2 M=4");
+	/* 4 micro-batches of every forward and backward op */
+	CHECK(p->lowered->nops > st.g->nops);
+	char *t = draw(&st, VIEW_OPS, 120, 40);
+	REQUIRE(t);
+	CHECK_CONTAINS(t, "1f1b S=2 M=4"); /* the header */
+	/* Ops lists the user's 10 ops, each once, f0 on one GPU x4 */
+	CHECK_CONTAINS(t, "10 of 10 ops");
+	CHECK_CONTAINS(t, "\xc3\x97" "4");
+	CHECK(strstr(t, "f0@m") == NULL);
+	free(t);
+	CHECK_INT(st.ops_n, st.g->nops);
+	/* the aggregate of f0: its 4 micro-batches, earliest to latest */
+	uint32_t f0 = dp_graph_find(st.g, "f0");
+	CHECK_INT(st.agg_n[f0], 4);
+	CHECK(st.agg_dev[f0] >= 0);
+	double lo = 1e300, hi = -1;
+	for (uint32_t v = 0; v < p->nops; v++)
+		if (p->source[v] == f0) {
+			lo = p->sim.start[v] < lo ? p->sim.start[v] : lo;
+			hi = p->sim.end[v] > hi ? p->sim.end[v] : hi;
+		}
+	CHECK_NEAR(st.agg_start[f0], lo, 0);
+	CHECK_NEAR(st.agg_end[f0], hi, 0);
+	/* Critical path: runs of one source op are one row each */
+	CHECK(st.cpg_n >= 1 && st.cpg_n <= p->sim.cp_len);
+	for (uint32_t i = 0; i + 1 < st.cpg_n; i++)
+		CHECK(p->source[p->sim.cp_ops[st.cpg_first[i]]] !=
+		      p->source[p->sim.cp_ops[st.cpg_first[i + 1]]]);
+	t = draw(&st, VIEW_CRITICAL, 120, 40);
+	REQUIRE(t);
+	CHECK_CONTAINS(t, "@m");
+	free(t);
+	/* Memory: the peak by role */
+	t = draw(&st, VIEW_MEMORY, 120, 40);
+	REQUIRE(t);
+	CHECK_CONTAINS(t, "by role:");
+	CHECK_CONTAINS(t, "activations");
+	free(t);
+	/* Op detail of a lowered op names it, at the smallest size too */
+	st.op = p->sim.cp_ops[0];
+	for (int i = 0; i < 2; i++) {
+		t = draw(&st, VIEW_OP, i ? 80 : 200, i ? 24 : 60);
+		REQUIRE(t);
+		CHECK_CONTAINS(t, dp_graph_op_name(p->lowered, st.op));
+		free(t);
+	}
+	state_free(&st);
+}
+
+static void test_every_view_draws_a_strategy_at_every_size(void)
+{
+	static const char *const algos[] = {"dp", "gpipe", "1f1b"};
+	static const int sizes[][2] = {{80, 24}, {100, 30}, {200, 60}};
+	for (size_t a = 0; a < 3; a++) {
+		vstate st;
+		REQUIRE(plan_state(&st, algos[a], 2));
+		for (int v = 0; v < VIEW_COUNT; v++)
+			for (size_t s = 0; s < 3; s++) {
+				char *t = draw(&st, (view_id)v, sizes[s][0],
+					       sizes[s][1]);
+				CHECK(t != NULL);
+				free(t);
+			}
+		state_free(&st);
+	}
+}
+
+TEST_MAIN(TEST(test_pipeline_views_group_by_the_users_ops),
+	  TEST(test_every_view_draws_a_strategy_at_every_size))
