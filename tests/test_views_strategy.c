@@ -143,6 +143,20 @@ static void test_pipeline_views_group_by_the_users_ops(void)
 	REQUIRE(t);
 	CHECK_CONTAINS(t, "@m");
 	free(t);
+	/* Timeline: busy cells name their micro-batch (micro-batch 0 is on
+	 * the critical path, drawn as such) */
+	t = draw(&st, VIEW_TIMELINE, 200, 60);
+	REQUIRE(t);
+	CHECK_CONTAINS(t, "micro-batch");
+	/* the chart's row (the device panel's starts "GPU0 [") */
+	const char *row0 = strstr(t, "\nGPU0   ");
+	REQUIRE(row0);
+	const char *end0 = strchr(row0, '\n');
+	for (char c = '1'; c <= '3'; c++) {
+		const char *hit = strchr(row0 + 4, c);
+		CHECK(hit && hit < end0);
+	}
+	free(t);
 	/* Memory: the peak by role */
 	t = draw(&st, VIEW_MEMORY, 120, 40);
 	REQUIRE(t);

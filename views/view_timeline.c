@@ -14,6 +14,8 @@
 /* Per visible (device, column) cell: busy time and what it holds. */
 typedef struct tl_cell {
 	double busy;
+	double mb_ov; /* overlap of the op whose micro-batch the cell shows */
+	int32_t mb;   /* that micro-batch, -1: none */
 	uint8_t crit, sel, in;
 } tl_cell;
 
@@ -42,6 +44,10 @@ static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, double t0,
 	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " partly  ");
 	grid_put(g, x, y, GLYPH_CRIT, ST_CRITICAL);
 	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " critical path  ");
+	if (st->plan->micro) {
+		x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM,
+			       "0-9 micro-batch (last digit)  ");
+	}
 	if (lanes > 1) {
 		grid_put(g, x, y, GLYPH_XFER, ST_BAR_WARN);
 		x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " receiving  ");
@@ -97,6 +103,8 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 		return;
 	}
 	bool stale = state_plan_stale(st);
+	for (size_t i = 0; i < (size_t)rows * (size_t)n; i++)
+		cells[i].mb = -1;
 	for (uint32_t u = 0; dt > 0 && u < p->nops; u++) {
 		int d = p->placement[u] - first;
 		double s = p->sim.start[u], e = p->sim.end[u];
@@ -114,6 +122,12 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 			tl_cell *tc = &cells[(size_t)d * n + c];
 			if (ov > 0)
 				tc->busy += ov;
+			/* a pipeline's cell shows the micro-batch that ran
+			 * most of it */
+			if (p->micro && p->micro[u] >= 0 && ov > tc->mb_ov) {
+				tc->mb_ov = ov;
+				tc->mb = p->micro[u];
+			}
 			if (st->on_cp[u])
 				tc->crit = 1;
 			if (u == st->op)
@@ -145,6 +159,10 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 			if (tc->crit) {
 				ch = GLYPH_CRIT;
 				sty = ST_CRITICAL;
+			} else if (tc->busy >= 0.5 * dt && tc->mb >= 0) {
+				/* the micro-batch's last digit: 0 1 2 .. */
+				ch = (uint32_t)('0' + tc->mb % 10);
+				sty = ST_BAR_OK;
 			} else if (tc->busy >= 0.5 * dt) {
 				ch = GLYPH_FULL;
 				sty = ST_BAR_OK;
