@@ -151,6 +151,7 @@ static void test_pipeline_views_group_by_the_users_ops(void)
 	/* the chart's row (the device panel's starts "GPU0 [") */
 	const char *row0 = strstr(t, "\nGPU0   ");
 	REQUIRE(row0);
+	row0++;
 	const char *end0 = strchr(row0, '\n');
 	for (char c = '1'; c <= '3'; c++) {
 		const char *hit = strchr(row0 + 4, c);
