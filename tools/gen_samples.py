@@ -85,18 +85,26 @@ def numel(shape):
 class It:
     """An op's iteration space: dims [(name, size)], out / param (names or
     None), ins (per input tensor: the op's names for its axes, or None),
-    w (the op's names for its weight's axes, or None), elem (bytes)."""
+    w (the op's names for its weight's axes, or None; ws: per weight, for
+    an op with several), elem (bytes)."""
 
-    __slots__ = ("dims", "out", "param", "ins", "w", "elem")
+    __slots__ = ("dims", "out", "param", "ins", "w", "ws", "elem")
 
     def __init__(self, dims, out=None, param=None, ins=None, w=None,
-                 elem=DT):
+                 elem=DT, ws=None):
         self.dims = [(n, int(z)) for n, z in dims]
         self.out = list(out) if out is not None else None
         self.param = list(param) if param is not None else None
         self.ins = list(ins) if ins is not None else []
         self.w = list(w) if w is not None else None
+        self.ws = list(ws) if ws is not None else None
         self.elem = elem
+
+    def wnames(self, i):
+        """The op's names for the axes of its weight i, or None."""
+        if self.ws is not None:
+            return self.ws[i] if i < len(self.ws) else None
+        return self.w if i == 0 else None
 
     def size(self, name):
         for n, z in self.dims:
@@ -308,11 +316,14 @@ class Net:
         its output; dx_needs_w: the input gradient needs the weights
         (MatMul, Conv); wflops: FLOPs of the weight gradient (one number,
         or one per weight); wsave: inputs the weight gradient needs.
-        it: the iteration space (None: element-wise, from the inputs);
+        it: the iteration space (None: element-wise, from the inputs;
+        False: none);
         axes: the output's canonical names, one per name of it.out (None:
         it.out's)."""
         if it is None:
             it = ew_it(inputs, weights, shape)
+        elif it is False:
+            it = None
         oax = None
         if it is not None and it.out is not None:
             oax = axes_of(it, it.out)
@@ -329,8 +340,8 @@ class Net:
         ins = it.ins if it is not None else []
         for i, t in enumerate(inputs):
             self._edge(t.name, name, t.bytes, ins[i] if i < len(ins) else None)
-        for w in weights:
-            self._edge(w.name, name, w.bytes, it.w if it else None)
+        for i, w in enumerate(weights):
+            self._edge(w.name, name, w.bytes, it.wnames(i) if it else None)
         self.recs.append(Rec(out=out, type=typ, inputs=list(inputs),
                              weights=list(weights), flops=flops,
                              save_in=tuple(save_in), save_out=save_out,
@@ -521,8 +532,9 @@ class Net:
                 for t, names in saved:
                     self._edge(t.name, nm, t.bytes, names)
                 if r.dx_needs_w:
-                    for w in r.weights:
-                        self._edge(w.name, nm, w.bytes, fit.w if fit else None)
+                    for i, w in enumerate(r.weights):
+                        self._edge(w.name, nm, w.bytes,
+                                   fit.wnames(i) if fit else None)
                 for t in need:
                     grads.setdefault(t.name, []).append(nm)
             for wi, w in enumerate(r.weights):
@@ -533,7 +545,7 @@ class Net:
                       else r.wflops)
                 wit = None
                 if fit is not None:
-                    wit = It(fit.dims, fit.w,
+                    wit = It(fit.dims, fit.wnames(wi),
                              elem=w.bytes // max(numel(w.shape), 1))
                 self._op(nm, r.type + "GradWeight",
                          op_time_us(wf, moved), w.bytes, r.layer, role="grad",
