@@ -7,6 +7,7 @@
 #   out by hand below, and that plans on two devices;
 # - the export is deterministic (two runs, same bytes);
 # - the demo transformer exports and loads;
+# - the MLP and transformer exports carry dims (iteration spaces);
 # - --measure times ops with torch.profiler (on the CPU here);
 # - a model torch.fx cannot trace is an error with exit status 2.
 set -u
@@ -72,6 +73,51 @@ if "$PY" tools/from_pytorch.py --demo mlp --measure -o "$TMP/mlp.json" \
 	ok measured-times
 else
 	fail measured-times "$(tail -n 2 "$TMP/log" | tr '\n' ' ')"
+fi
+
+# The exports carry iteration spaces (docs/pytorch.md), which dnnpart
+# checked against the bytes when it loaded them above: batch_dim b; the MLP
+# (fc1 reads the flattened [b, y, x] input; its 1 channel is no axis) on
+# every op and edge; the transformer block on every compute op and on at
+# least 80 % of its data edges (q, k, v are slices of the qkv output, and an
+# Add's gradient is two tensors: their edges have none).
+cat >"$TMP/dims.py" <<'EOF'
+import json, sys
+g = json.load(open(sys.argv[1]))
+ops = {o["name"]: o for o in g["ops"]}
+comp = [o for o in g["ops"] if o.get("role") in
+        ("forward", "backward", "grad", "update", "loss")]
+data = [e for e in g["edges"] if not e.get("control")]
+nd = [o["name"] for o in comp if "dims" not in o]
+ed = sum("dims" in e for e in data)
+want = json.loads(sys.argv[2])
+bad = []
+if g.get("batch_dim") != "b":
+    bad.append("batch_dim %r" % g.get("batch_dim"))
+if not comp or nd:
+    bad.append("no dims on " + ", ".join(nd[:5]))
+if ed * 100 < int(sys.argv[3]) * len(data):
+    bad.append("dims on %d of %d data edges" % (ed, len(data)))
+for name, (dims, out, param) in want.items():
+    o = ops.get(name, {})
+    got = [o.get("dims"), o.get("out"), o.get("param")]
+    if got != [dims, out, param]:
+        bad.append("%s: %s" % (name, got))
+print("; ".join(bad))
+EOF
+if [ -s "$TMP/mlp.json" ] &&
+	out=$("$PY" "$TMP/dims.py" "$TMP/mlp.json" '{"fc1": [{"b":64,"y":28,"x":28,"n":512}, ["b","n"], ["n","y","x"]], "fc2": [{"b":64,"n":512,"k":256}, ["b","k"], ["k","n"]], "input:x": [{"b":64,"y":28,"x":28}, ["b","y","x"], null]}' 100 2>&1) &&
+	[ -z "$out" ]; then
+	ok mlp-export-carries-dims
+else
+	fail mlp-export-carries-dims "${out:-no export}"
+fi
+if [ -s "$TMP/tr.json" ] &&
+	out=$("$PY" "$TMP/dims.py" "$TMP/tr.json" '{"qkv": [{"b":8,"s":64,"h":128,"n":384}, ["b","s","n"], ["n","h"]], "emb": [{"b":8,"s":64,"v":1000,"h":128}, ["b","s","h"], ["v","h"]], "matmul": [{"b":8,"s":64,"n2":128,"s2":64}, ["b","s","s2"], null]}' 80 2>&1) &&
+	[ -z "$out" ]; then
+	ok transformer-export-carries-dims
+else
+	fail transformer-export-carries-dims "${out:-no export}"
 fi
 
 # data-dependent control flow cannot be traced

@@ -12,6 +12,12 @@ gradient per parameter), and one optimizer update per parameter, colocated
 with its Variable. Buffers (batch-norm running statistics) are persistent
 memory of the op that owns them.
 
+Every op whose shapes say it gets an iteration space (dims, out, param,
+elem_bytes; edges the consumer's dims; batch_dim "b", the inputs' first
+axis): Linear, matmul, Conv2d, pooling, embedding, norms, element-wise
+calls and reductions, and the backward and update ops built from them (see
+docs/pytorch.md).
+
 Times are FLOP-based on a reference GPU (roofline: V100 fp32 by default, see
 --peak-tflops and friends), or, with --measure, measured with torch.profiler
 for each op in isolation (forward, input gradient and each weight gradient)
@@ -162,6 +168,347 @@ def fw_flops(node, gm, typ, ins, outs):
     return per * max(out_n, in_n)
 
 
+# ---- iteration spaces from the traced shapes (docs/pytorch.md) ----
+#
+# Every tensor keeps the names its producer's `out` gives its axes (T.axes,
+# in the producer's order) and, per axis of the shape a consumer sees (after
+# folded views), the group of producer axes it holds: a flatten merges them,
+# a permute reorders them, an axis of size 1 holds none. An op names its
+# dims after its inputs' groups (fresh names for new axes), so an edge's dims
+# are the op's names for the producer's axes. Where the shapes do not say
+# it (slices, expands, calls the bridge does not know), the op or edge gets
+# no dims; gen_samples' writer drops whatever disagrees with the bytes.
+
+RESHAPES = {"view", "reshape", "flatten", "unsqueeze", "squeeze",
+            "unflatten", "view_as", "reshape_as"}
+SAME_AXES = {"detach", "contiguous", "to", "float", "half", "double",
+             "long", "int", "bool", "type_as"}
+POINTWISE = {"add", "sub", "mul", "truediv", "div", "neg", "iadd", "isub",
+             "imul", "relu", "relu_", "sigmoid", "tanh", "exp", "log",
+             "sqrt", "rsqrt", "pow", "gelu", "silu", "erf", "softmax",
+             "log_softmax", "dropout", "abs", "clamp", "ReLU", "ReLU6",
+             "GELU", "SiLU", "ELU", "Hardtanh", "Sigmoid", "Tanh", "Softmax",
+             "LogSoftmax", "Dropout", "Dropout2d", "Identity"}
+
+
+def fresh(base, taken):
+    """base, or base2, base3, ... : the first not in taken."""
+    if base not in taken:
+        return base
+    i = 2
+    while "%s%d" % (base, i) in taken:
+        i += 1
+    return "%s%d" % (base, i)
+
+
+def out_groups(names, shape):
+    """Groups of an op's output: one name per axis, none for an axis of
+    size 1 (but the batch dim b, kept so that the graph has it)."""
+    return [[n] if (z != 1 or n == "b") else [] for n, z in zip(names, shape)]
+
+
+def input_groups(shape, integer):
+    """Names of a traced input's axes: batch first, then by rank."""
+    rest = {1: [], 2: ["s"] if integer else ["h"], 3: ["s", "h"],
+            4: ["c", "y", "x"]}.get(len(shape))
+    if rest is None:
+        rest = ["d%d" % i for i in range(1, len(shape))]
+    return out_groups(["b"] + rest, shape)
+
+
+def view_groups(node, groups, sizes, new_shape):
+    """(groups, sizes) of a folded view of a tensor with groups; None when
+    the view is not a reorder or regrouping of its axes."""
+    g = _view_groups(node, groups, sizes, new_shape)
+    return None if g is None else (g, sizes)
+
+
+def slice_groups(groups, sizes, old_shape, new_shape):
+    """(groups, sizes) of a slice (x[..., :d]) of a tensor with groups: the
+    axes it keeps whole keep their names, a sliced one gets a fresh name;
+    None when the rank changes."""
+    if len(old_shape) != len(new_shape):
+        return None
+    out, sz, taken = [], {}, set(sizes)
+    for g, zo, zn in zip(groups, old_shape, new_shape):
+        if zo == zn:
+            out.append(list(g))
+            sz.update((n, sizes[n]) for n in g)
+        else:
+            n = fresh(g[0] if len(g) == 1 else "d", taken)
+            taken.add(n)
+            out.append([n])
+            sz[n] = zn
+    return out, sz
+
+
+def _view_groups(node, groups, sizes, new_shape):
+    t = node.target
+    name = t if isinstance(t, str) else getattr(t, "__name__", "")
+    if name in SAME_AXES:
+        return [list(g) for g in groups]
+    if name in ("permute", "transpose", "t"):
+        r = len(groups)
+        args = list(node.args[1:])
+        if name == "t":
+            perm = list(range(r - 2)) + [r - 1, r - 2] if r >= 2 else [0]
+        elif name == "transpose":
+            if len(args) < 2 or not all(isinstance(a, int) for a in args):
+                return None
+            a, b = args[0] % r, args[1] % r
+            perm = list(range(r))
+            perm[a], perm[b] = perm[b], perm[a]
+        else:
+            if len(args) == 1 and isinstance(args[0], (list, tuple)):
+                args = list(args[0])
+            if len(args) != r or not all(isinstance(a, int) for a in args):
+                return None
+            perm = [a % r for a in args]
+        return [list(groups[p]) for p in perm]
+    if name not in RESHAPES:
+        return None
+    seq = [n for g in groups for n in g]
+    out, i = [], 0
+    for z in new_shape:
+        g, prod = [], 1
+        while i < len(seq) and prod < z:
+            g.append(seq[i])
+            prod *= sizes[seq[i]]
+            i += 1
+        if z == 1 and i < len(seq) and sizes[seq[i]] == 1:
+            g.append(seq[i])  # a batch of 1 stays where it was
+            i += 1
+        if prod != z and not (z == 1 and prod == 1):
+            return None
+        out.append(g)
+    if any(sizes[n] != 1 for n in seq[i:]):
+        return None
+    return out
+
+
+def align(groups, sizes, ref, ref_sizes, m):
+    """Maps the names of groups onto those of ref, right-aligned as
+    broadcasting does, into m; False when they do not match."""
+    off = len(ref) - len(groups)
+    if off < 0:
+        return False
+    for i, g in enumerate(groups):
+        gz = [sizes[n] for n in g]
+        tz = [ref_sizes[n] for n in ref[off + i]]
+        if gz == tz:
+            m.update(zip(g, ref[off + i]))
+        elif numel(gz) != 1:
+            return False
+    return True
+
+
+def edge_names(t, m):
+    """The op's names (map m) of tensor t's producer axes, or None."""
+    if m is None or t.axes is None:
+        return None
+    names = [m.get(n) for n, _ in t.axes]
+    return None if None in names else names
+
+
+def iteration_space(node, gm, typ, acts, views, shape, elem):
+    """(It, output groups) of a traced call, or (None, None). acts: its
+    input tensors; views: their (groups, sizes) or None."""
+    mod = gm.get_submodule(node.target) if node.op == "call_module" else None
+    sizes = {}
+    for v in views:
+        if v is not None:
+            sizes.update(v[1])
+    maps = [None] * len(acts)
+    ws, param = None, None
+    if isinstance(mod, nn.Linear) or (mod is None and typ in MATMUL_FUNCS
+                                      or node.target is operator.matmul):
+        if isinstance(mod, nn.Linear):
+            if not views or views[0] is None:
+                return None, None
+            g, sz = views[0]
+            if not g or numel(sz[n] for n in g[-1]) != mod.in_features:
+                return None, None
+            taken = set(sz)
+            on = next(c for c in ("n", "k", fresh("n", taken))
+                      if c not in taken)
+            dims = [(n, sz[n]) for gg in g for n in gg] + \
+                [(on, mod.out_features)]
+            lead = [n for gg in g[:-1] for n in gg]
+            out, og = lead + [on], g[:-1] + [[on]]
+            maps[0] = {n: n for n in sz}
+            ws = [[on] + g[-1], [on]]
+            param = [on] + g[-1]
+        else:  # a @ b
+            if len(views) != 2 or None in views:
+                return None, None
+            (ga, sa), (gb, sb) = views
+            if len(ga) < 2 or len(gb) < 2:
+                return None, None
+            if [sa[n] for n in ga[-1]] != [sb[n] for n in gb[-2]]:
+                return None, None
+            mb = dict(zip(gb[-2], ga[-1]))
+            if not align(gb[:-2], sb, ga[:-2], sa, mb):
+                return None, None
+            taken = set(sa)
+            gn = []
+            for n in gb[-1]:
+                mb[n] = fresh(n, taken)
+                taken.add(mb[n])
+                gn.append(mb[n])
+            allsz = dict(sa)
+            allsz.update((mb[n], sb[n]) for n in gb[-1])
+            dims = [(n, allsz[n]) for gg in ga for n in gg] + \
+                [(n, allsz[n]) for n in gn]
+            lead = [n for gg in ga[:-1] for n in gg]
+            out, og = lead + gn, ga[:-1] + [gn]
+            maps = [{n: n for n in sa}, mb]
+    elif isinstance(mod, (nn.Conv2d, nn.MaxPool2d, nn.AvgPool2d)):
+        if not views or views[0] is None or len(views[0][0]) != 4 or \
+                len(shape) != 4 or any(len(g) > 1 for g in views[0][0]):
+            return None, None
+        if isinstance(mod, nn.Conv2d) and mod.groups != 1:
+            return None, None
+        g, sz = views[0]
+        xs = acts[0].shape
+        ks = mod.kernel_size
+        kh, kw = (ks, ks) if isinstance(ks, int) else tuple(ks)
+        yn = "y" if xs[2] == shape[2] else "yi"
+        xn = "x" if xs[3] == shape[3] else "xi"
+        conv = isinstance(mod, nn.Conv2d)
+        ch = "o" if conv else "c"
+        dims = [("b", shape[0]), (ch, shape[1]), ("y", shape[2]),
+                ("x", shape[3])]
+        if conv:
+            dims.append(("c", xs[1]))
+        dims += [("kh", kh), ("kw", kw)]
+        if yn == "yi":
+            dims.append(("yi", xs[2]))
+        if xn == "xi":
+            dims.append(("xi", xs[3]))
+        maps[0] = {gg[0]: nm for gg, nm in zip(g, ("b", "c", yn, xn)) if gg}
+        og = out_groups(["b", ch, "y", "x"], shape)
+        out = [n for gg in og for n in gg]
+        if conv:
+            ws, param = [["o", "c", "kh", "kw"], ["o"]], ["o", "c", "kh", "kw"]
+    elif typ == "cat" and mod is None:
+        # the output's axis d is c; each input's part of it has dims of
+        # its own (c0 ... as the sample graphs' ConcatV2), read whole
+        seq = node.args[0] if node.args else node.kwargs.get("tensors")
+        d = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+        r = len(shape)
+        if not isinstance(seq, (list, tuple)) or len(seq) != len(acts) or \
+                None in views or not isinstance(d, int) or r == 0 or \
+                any(len(v[0]) != r for v in views):
+            return None, None
+        d %= r
+        g0, sz0 = views[0]
+        taken = set(n for v in views for n in v[1])
+        cn = fresh("c", taken)
+        taken.add(cn)
+        head = [(n, sz0[n]) for i, gg in enumerate(g0) for n in
+                (gg if i != d else [])]
+        dims, extra, maps = [], [], []
+        for v in views:
+            m = {}
+            for i, (gg, tt) in enumerate(zip(v[0], g0)):
+                if i == d:
+                    for n in gg:
+                        m[n] = fresh(n, taken)
+                        taken.add(m[n])
+                        extra.append((m[n], v[1][n]))
+                elif [v[1][n] for n in gg] == [sz0[n] for n in tt]:
+                    m.update(zip(gg, tt))
+                else:
+                    return None, None
+            maps.append(m)
+        og = [list(gg) if i != d else [cn] for i, gg in enumerate(g0)]
+        allsz = dict(head)
+        allsz[cn] = shape[d]
+        dims = [(n, allsz[n]) for gg in og for n in gg] + extra
+        out = [n for gg in og for n in gg]
+    elif mod is not None and isinstance(mod, nn.Embedding):
+        if not views or views[0] is None:
+            return None, None
+        g, sz = views[0]
+        taken = set(sz)
+        v = fresh("v", taken)
+        h = fresh("h", taken | {v})
+        dims = [(n, sz[n]) for gg in g for n in gg] + \
+            [(v, mod.num_embeddings), (h, mod.embedding_dim)]
+        out, og = [n for gg in g for n in gg] + [h], g + [[h]]
+        maps[0] = {n: n for n in sz}
+        ws, param = [[v, h]], [v, h]
+    else:
+        ref = next((i for i, t in enumerate(acts) if views[i] is not None and
+                    tuple(t.shape) == tuple(shape)), None)
+        if ref is None:
+            # a reduction: to a scalar, or to 1 along some axes
+            if len(acts) != 1 or views[0] is None or \
+                    not (typ in ("mean", "sum", "amax", "max") or
+                         "AdaptiveAvgPool" in typ or "AdaptiveMaxPool" in typ):
+                return None, None
+            g, sz = views[0]
+            xs = tuple(acts[0].shape)
+            dim = node.kwargs.get("dim", node.args[1] if len(node.args) > 1
+                                  else None)
+            if isinstance(dim, int):
+                dim = [dim]
+            if len(shape) == 0:
+                og = []
+            elif isinstance(dim, (list, tuple)) and dim and all(
+                    isinstance(d, int) for d in dim) and \
+                    len(shape) == len(xs) - len(dim):
+                gone = {d % len(xs) for d in dim}
+                og = [gg for i, gg in enumerate(g) if i not in gone]
+            elif len(shape) == len(xs) and all(
+                    a == b or b == 1 for a, b in zip(xs, shape)):
+                og = [gg if a == b else [] for gg, a, b in zip(g, xs, shape)]
+            else:
+                return None, None
+            dims = [(n, sz[n]) for gg in g for n in gg]
+            out = [n for gg in og for n in gg]
+            maps[0] = {n: n for n in sz}
+        else:
+            if not (typ in POINTWISE or "Norm" in typ):
+                return None, None
+            g, sz = views[ref]
+            dims = [(n, sz[n]) for gg in g for n in gg]
+            out, og = [n for gg in g for n in gg], g
+            for i, v in enumerate(views):
+                if v is not None:
+                    m = {}
+                    if align(v[0], v[1], g, sz, m):
+                        maps[i] = m
+            if isinstance(mod, (nn.BatchNorm1d, nn.BatchNorm2d)) and \
+                    len(g) >= 2 and len(g[1]) == 1:
+                ws, param = [g[1], g[1]], g[1]
+            elif isinstance(mod, nn.LayerNorm):
+                k = len(mod.normalized_shape)
+                last = [n for gg in g[len(g) - k:] for n in gg]
+                ws, param = [last, last], last
+    it = gs.It(dims, out, param, elem=elem, ws=ws)
+    it.ins = [edge_names(t, m) for t, m in zip(acts, maps)]
+    return it, og
+
+
+def regroup(axes, shape):
+    """Groups of a tensor with producer axes [(name, size)] seen with
+    shape (consecutive axes merged), or None."""
+    sizes = dict(axes)
+    seq = [n for n, z in axes]
+    out, i = [], 0
+    for z in shape:
+        g, prod = [], 1
+        while i < len(seq) and prod < z:
+            g.append(seq[i])
+            prod *= sizes[seq[i]]
+            i += 1
+        if prod != z:
+            return None
+        out.append(g)
+    return out if i == len(seq) else None
+
+
 def module_of(target):
     """"layer1.0.conv1" -> "layer1.0" (the layer label)."""
     return target.rsplit(".", 1)[0] if "." in target else target
@@ -174,18 +521,32 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
     gm = torch.fx.symbolic_trace(model)
     ShapeProp(gm).propagate(*example_inputs)
     net = gs.Net(name, optimizer)
+    net.batch_dim = "b"
     tens = {}     # fx node -> gs.T (after folding views)
+    grp = {}      # fx node -> groups of its tensor's axes (see above)
+    vsz = {}      # fx node -> sizes of the names in its groups
     layer_of = {}
     vars_ = {}    # parameter qualified name -> gs.Var
     info = {"ops": {}}  # fx node name -> op name (for --measure)
     params = dict(gm.named_parameters())
 
-    def var_for(qual):
+    def var_for(qual, axes=None):
+        """The Variable of parameter qual; axes: the names of its axes
+        [(name, size)] from its first user, else w0, w1, ..."""
         if qual not in vars_:
             p = params[qual]
+            if axes is None or numel(z for _, z in axes) != p.numel():
+                axes = [("w%d" % i, z) for i, z in enumerate(p.shape)]
             vars_[qual] = net.var(qual, tuple(p.shape),
-                                  nbytes=p.numel() * p.element_size())
+                                  nbytes=p.numel() * p.element_size(),
+                                  axes=[(n, int(z)) for n, z in axes])
         return vars_[qual]
+
+    def view(a):
+        """(groups, sizes) of input node a's tensor, or None."""
+        if grp.get(a) is None:
+            return None
+        return grp[a], vsz[a]
 
     out_node = None
     for node in gm.graph.nodes:
@@ -197,9 +558,17 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
         if node.op == "placeholder":
             net.layer = "input"
             nb = meta_bytes(ms)
-            net._op("input:" + node.name, "Input", 0.0, nb, "input")
             shape = tuple(ms[0].shape) if ms else ()
-            tens[node] = gs.T("input:" + node.name, shape, False, nb)
+            it, axes = None, None
+            if len(ms) == 1:
+                g = input_groups(shape, not ms[0].dtype.is_floating_point)
+                axes = [(n, shape[i]) for i, gg in enumerate(g) for n in gg]
+                it = gs.It(axes, [n for n, _ in axes],
+                           elem=elem_size(ms[0].dtype))
+                grp[node], vsz[node] = g, dict(axes)
+            net._op("input:" + node.name, "Input", 0.0, nb, "input",
+                    role="input", it=it)
+            tens[node] = gs.T("input:" + node.name, shape, False, nb, axes)
             layer_of[node] = "input"
             continue
         if node.op == "output":
@@ -209,8 +578,9 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
             if node.target in params:
                 v = var_for(node.target)
                 # a parameter used directly: a tensor that needs gradients
-                tens[node] = gs.T(v.name, v.shape, True, 0)
+                tens[node] = gs.T(v.name, v.shape, True, 0, v.axes)
                 tens[node].bytes = v.bytes
+                grp[node], vsz[node] = regroup(v.axes, v.shape), dict(v.axes)
                 layer_of[node] = module_of(node.target)
             continue
         typ = call_name(node, gm)
@@ -220,23 +590,47 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                 (node.op == "call_function" and node.target in VIEW_FUNCS)):
             if ins:
                 src = ins[0]
+                sliced = node.target is operator.getitem
+                a = node.all_input_nodes[0]
+                g = None
+                if a in tens and view(a) is not None:
+                    g = (slice_groups(*view(a), tuple(tens[a].shape),
+                                      tuple(ms[0].shape)) if sliced else
+                         view_groups(node, *view(a), tuple(ms[0].shape)))
                 tens[node] = gs.T(src.name, tuple(ms[0].shape), src.grad,
-                                  meta_bytes(ms) if node.target is
-                                  operator.getitem else src.bytes)
+                                  meta_bytes(ms) if sliced else src.bytes,
+                                  src.axes if g is not None and not sliced
+                                  else None)
+                # a slice's axes are no producer's out: its edges get no
+                # dims, but the ops that read it name their dims after it
+                grp[node], vsz[node] = g if g is None else g[0], \
+                    None if g is None else g[1]
                 layer_of[node] = in_layers[0] if in_layers else "input"
             continue
-        weights, extra_param = [], 0
+        weights, extra_param, quals = [], 0, []
         if node.op == "call_module":
             mod = gm.get_submodule(node.target)
             net.layer = module_of(node.target)
-            for pn, _ in mod.named_parameters():
-                weights.append(var_for(node.target + "." + pn))
+            quals = [node.target + "." + pn
+                     for pn, _ in mod.named_parameters()]
             extra_param = sum(b.numel() * b.element_size()
                               for b in mod.buffers())
         # a parameter passed as an argument (F.linear(x, self.w)) is a
         # weight of this op, not an activation
         var_names = {v.name: v for v in vars_.values()}
-        acts = [t for t in ins if t.name not in var_names]
+        act_nodes = [a for a in node.all_input_nodes
+                     if a in tens and tens[a].name not in var_names]
+        acts = [tens[a] for a in act_nodes]
+        it, og = (None, None)
+        if len(ms) == 1:
+            it, og = iteration_space(node, gm, typ, acts,
+                                     [view(a) for a in act_nodes],
+                                     tuple(ms[0].shape),
+                                     elem_size(ms[0].dtype))
+        for i, q in enumerate(quals):
+            names = it.wnames(i) if it is not None else None
+            weights.append(var_for(q, None if names is None else
+                                   [(n, it.size(n)) for n in names]))
         for t in ins:
             v = var_names.get(t.name)
             if v is not None and v not in weights:
@@ -259,32 +653,48 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
         t = net.op(node.name, typ, acts, tuple(ms[0].shape), flops,
                    weights=weights, save_in=save_in, save_out=save_out,
                    dx_needs_w=has_w, wsave=(0,) if acts else (),
-                   wflops=wflops, out_bytes=meta_bytes(ms))
+                   wflops=wflops, out_bytes=meta_bytes(ms),
+                   it=it if it is not None else False)
         if extra_param:
             net.ops[net.index[node.name]]["param_bytes"] = extra_param
         t.grad = any(m.requires_grad for m in ms)
         tens[node] = t
+        grp[node] = og if t.axes is not None else None
+        vsz[node] = dict(t.axes) if t.axes is not None else None
         layer_of[node] = net.layer
         info["ops"][node.name] = node
     if out_node is None:
         raise ValueError("the traced graph has no output")
-    outs = [tens[a] for a in out_node.all_input_nodes if a in tens]
-    if not outs:
+    out_nodes = [a for a in out_node.all_input_nodes if a in tens]
+    if not out_nodes:
         raise ValueError("the model returns no tensor")
-    logits = outs[0]
+    logits = tens[out_nodes[0]]
+    lv = view(out_nodes[0])
     net.layer = "loss"
     if loss == "auto":
         loss = "xent" if len(logits.shape) == 2 else "mean"
+    names = [n for g in lv[0] for n in g] if lv else None
     if loss == "xent":
         b = logits.shape[0]
-        lab = net._op("input:labels", "Input", 0.0, 8 * b, "input")
-        labels = gs.T(lab, (b,), False, 8 * b)
+        lab = net._op("input:labels", "Input", 0.0, 8 * b, "input",
+                      role="input", it=gs.It([("b", b)], ["b"], elem=8))
+        labels = gs.T(lab, (b,), False, 8 * b, [("b", b)])
+        it = None
+        if lv and len(lv[0]) == 2 and len(lv[0][0]) == 1:
+            it = gs.It(list(logits.axes), [], ins=[
+                edge_names(logits, {n: n for n in names}),
+                [lv[0][0][0]]])
         per = net.op("loss/cross_entropy", "CrossEntropyLoss",
                      [logits, labels], (), 5 * gs.numel(logits.shape),
-                     save_in=(0, 1))
+                     save_in=(0, 1), it=it if it is not None else False)
     else:
+        it = None
+        if lv:
+            it = gs.It(list(logits.axes), [], ins=[
+                edge_names(logits, {n: n for n in names})])
         per = net.op("loss/mean", "Mean", [logits], (),
-                     gs.numel(logits.shape))
+                     gs.numel(logits.shape),
+                     it=it if it is not None else False)
     net.backward(per)
     net.update()
     info["gm"] = gm
@@ -402,8 +812,12 @@ def export(model, example_inputs, path, name=None, optimizer="adam",
                                    for x in example_inputs),
                                optimizer, how))
     net.write(path, desc, machine or {})
-    return "%s: %d ops, %d edges, %.2fM parameters; times %s" % (
-        path, len(net.ops), len(net.edges), net.params() / 1e6, how)
+    st = net.stats
+    return ("%s: %d ops, %d edges, %.2fM parameters; times %s; dims on %d "
+            "of %d compute ops and %d of %d data edges" % (
+                path, len(net.ops), len(net.edges), net.params() / 1e6, how,
+                st["compute_dims"], st["compute"], st["edge_dims"],
+                st["edges"]))
 
 
 # ---- demo models (used by tests/suite_pytorch.sh and docs/pytorch.md) ----
