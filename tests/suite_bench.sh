@@ -65,7 +65,7 @@ bad() {
 }
 bad bad_option_unknown "unknown or incomplete option '--bogus'" --bogus
 bad bad_option_missing_value "unknown or incomplete option '--only'" --only
-bad bad_option_section "expected a comma list of scale, quality, interactive; got 'speed'" --only speed
+bad bad_option_section "expected a comma list of scale, quality, interactive, strategies; got 'speed'" --only speed
 bad bad_option_tight_text "--tight: expected a number > 0, got 'abc'" --tight abc
 bad bad_option_tight_zero "--tight: expected a number > 0, got '0'" --tight 0
 bad bad_option_limit_negative "--limit: expected a number > 0, got '-1'" --limit -1
