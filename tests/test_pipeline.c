@@ -534,6 +534,57 @@ static void test_microbatches_must_divide_the_batch(void)
 	dp_graph_free(g);
 }
 
+/* Pins: stage s runs on device s, so a pinned op goes to its pin's stage
+ * and the ops around it move as the stage order needs; pins against that
+ * order are refused, named. */
+static void test_builtins_honour_pins_or_say_why_not(void)
+{
+	dp_graph *g = pipe_graph(4, 8, 0, false);
+	REQUIRE(g);
+	uint32_t f1 = dp_graph_find(g, "f1"), f2 = dp_graph_find(g, "f2");
+	g->ops[f1].pin = 2;
+	dp_machine m;
+	machine(&m, 4, 1e6);
+	run x;
+	if (run_pipe("gpipe", g, &m, 4, &x)) {
+		int want[] = {0, 2, 2, 3};
+		for (uint32_t u = 0; u < 4; u++)
+			CHECK_INT(x.s.pipe.stage[u], want[u]);
+		run_free(&x);
+	}
+	g->ops[f2].pin = 1;
+	dp_strategy s;
+	dp_err err;
+	CHECK_INT(strategize("1f1b", g, &m, 4, &s, &err), DP_EINPUT);
+	CHECK_STR(err.msg, "1f1b: op 'f1' is pinned to device 2, but a forward "
+			   "op that depends on it is pinned to device 1; a "
+			   "pipeline runs forward ops in stage order, so those "
+			   "pins cannot be honoured");
+	dp_strategy_free(&s);
+	dp_graph_free(g);
+
+	/* a backward op pinned later than its mirror: the backward ops
+	 * before it (in the backward order) follow */
+	g = pipe_graph(4, 8, 0, true);
+	REQUIRE(g);
+	g->ops[dp_graph_find(g, "f1/grad")].pin = 3;
+	if (run_pipe("1f1b", g, &m, 4, &x)) {
+		CHECK_INT(x.s.pipe.stage[dp_graph_find(g, "f1/grad")], 3);
+		CHECK_INT(x.s.pipe.stage[dp_graph_find(g, "f2/grad")], 3);
+		CHECK_INT(x.s.pipe.stage[dp_graph_find(g, "f0/grad")], 0);
+		run_free(&x);
+	}
+	g->ops[dp_graph_find(g, "f2/grad")].pin = 2;
+	CHECK_INT(strategize("gpipe", g, &m, 4, &s, &err), DP_EINPUT);
+	CHECK_STR(err.msg, "gpipe: op 'f2/grad' is pinned to device 2, but a "
+			   "backward op that depends on it is pinned to device "
+			   "3; a pipeline runs backward ops in stage order, so "
+			   "those pins cannot be honoured");
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 /* A raised cancel flag stops the lowering with "lowering: canceled" and
  * leaves the output untouched; the same strategy lowers twice to the same
  * graph (deterministic). */
@@ -578,4 +629,5 @@ TEST_MAIN(TEST(test_gpipe_forward_makespan_is_m_plus_s_minus_1),
 	  TEST(test_invariants_on_random_graphs),
 	  TEST(test_check_names_what_is_wrong),
 	  TEST(test_microbatches_must_divide_the_batch),
+	  TEST(test_builtins_honour_pins_or_say_why_not),
 	  TEST(test_lowering_cancels_and_repeats))

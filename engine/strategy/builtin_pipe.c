@@ -97,27 +97,40 @@ static int32_t min_succ_stage(const dp_graph *g, const int32_t *stage,
 	return best;
 }
 
+/* Backward op u's stage, at least lo (a pin among its backward
+ * descendants) and at most the earliest stage of its backward inputs;
+ * *against gets the input that is earlier than lo, when one is. */
 static int32_t backward_stage(const dp_graph *g, const int32_t *stage,
-			      uint32_t u, int S)
+			      uint32_t u, int S, int32_t lo, uint32_t *against)
 {
 	int32_t cap = S - 1, fmax = -1;
 	bool has_bwd = false;
+	*against = UINT32_MAX;
 	for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
 		uint32_t p = g->edges[g->pred_edge[j]].from;
 		dpi_pipe_kind k = dpi_pipe_kind_of(g, p);
 		if (k == DPI_PIPE_BWD) {
 			has_bwd = true;
-			cap = stage[p] < cap ? stage[p] : cap;
+			if (stage[p] < cap) {
+				cap = stage[p];
+				if (cap < lo)
+					*against = p;
+			}
 		} else if (k == DPI_PIPE_FWD && stage[p] > fmax) {
 			fmax = stage[p];
 		}
 	}
+	int32_t want;
 	uint32_t mir = dpi_pipe_mirror(g, u);
-	if (mir != UINT32_MAX && stage[mir] >= 0)
-		return stage[mir] < cap ? stage[mir] : cap;
-	if (has_bwd)
-		return cap;
-	return fmax >= 0 ? fmax : S - 1;
+	if (g->ops[u].pin >= 0)
+		want = g->ops[u].pin;
+	else if (mir != UINT32_MAX && stage[mir] >= 0)
+		want = stage[mir] < cap ? stage[mir] : cap;
+	else if (has_bwd)
+		want = cap;
+	else
+		want = fmax >= 0 ? fmax : S - 1;
+	return want < lo ? lo : want;
 }
 
 static int32_t update_stage(const dp_graph *g, const int32_t *stage, uint32_t u)
@@ -133,20 +146,122 @@ static int32_t update_stage(const dp_graph *g, const int32_t *stage, uint32_t u)
 	return best;
 }
 
+/* Pins (algo.h: an algorithm honours them). Stage s runs on device s, so
+ * an op pinned to device p is in stage p. bound[u] is, for a forward op,
+ * the earliest pin among its forward descendants (its latest legal stage),
+ * and for a backward op the latest pin among its backward descendants (its
+ * earliest legal stage). A pin beyond the last stage is refused. */
+static dp_status pin_bounds(const dp_graph *g, int S, const char *name,
+			    int32_t *bound, dp_err *err)
+{
+	for (uint32_t k = g->nops; k-- > 0;) {
+		uint32_t u = g->topo[k];
+		int32_t pin = g->ops[u].pin;
+		if (pin >= S)
+			return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+					  "%s: op '%s' is pinned to device %d, "
+					  "but the pipeline has %d stages, on "
+					  "devices 0..%d",
+					  name, dp_graph_op_name(g, u),
+					  (int)pin, S, S - 1);
+		dpi_pipe_kind ku = dpi_pipe_kind_of(g, u);
+		if (ku == DPI_PIPE_ONCE)
+			continue;
+		bool fwd = ku == DPI_PIPE_FWD;
+		int32_t b = pin >= 0 ? pin : fwd ? S - 1 : 0;
+		for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+			uint32_t v = g->edges[g->succ_edge[j]].to;
+			if (dpi_pipe_kind_of(g, v) != ku)
+				continue;
+			if (fwd ? bound[v] < b : bound[v] > b)
+				b = bound[v];
+		}
+		bound[u] = b;
+	}
+	return DP_OK;
+}
+
+/* The message for a pin a pipeline cannot honour: u (its stage in
+ * stage[u]) between its input p (or none) and bound, the pin of an op of
+ * the same kind that depends on it. */
+static dp_status pin_conflict(const dp_graph *g, const char *name,
+			      const char *kind, uint32_t u, uint32_t p,
+			      const int32_t *stage, int32_t bound, dp_err *err)
+{
+	const char *nu = dp_graph_op_name(g, u);
+	int32_t pin = g->ops[u].pin;
+	if (pin >= 0 && p != UINT32_MAX)
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: op '%s' is pinned to device %d, but "
+				  "it depends on %s op '%s' in stage %d; a "
+				  "pipeline runs %s ops in stage order, so "
+				  "that pin cannot be honoured",
+				  name, nu, (int)pin, kind,
+				  dp_graph_op_name(g, p), (int)stage[p], kind);
+	if (pin >= 0)
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: op '%s' is pinned to device %d, but a "
+				  "%s op that depends on it is pinned to "
+				  "device %d; a pipeline runs %s ops in stage "
+				  "order, so those pins cannot be honoured",
+				  name, nu, (int)pin, kind, (int)bound, kind);
+	return dp_err_set(
+		err, DP_EINPUT, g->source, 0, 0,
+		"%s: %s op '%s' depends on '%s' in stage %d, but a "
+		"%s op that depends on it is pinned to device %d; "
+		"a pipeline runs %s ops in stage order, so that pin "
+		"cannot be honoured",
+		name, kind, nu, p != UINT32_MAX ? dp_graph_op_name(g, p) : "?",
+		p != UINT32_MAX ? (int)stage[p] : -1, kind, (int)bound, kind);
+}
+
+/* Moves each forward op into [latest stage of its forward inputs (or its
+ * pin), bound]: its cut stage when that is legal. */
+static dp_status clamp_forward(const dp_graph *g, const char *name,
+			       const int32_t *bound, int32_t *stage,
+			       dp_err *err)
+{
+	for (uint32_t k = 0; k < g->nops; k++) {
+		uint32_t u = g->topo[k];
+		if (dpi_pipe_kind_of(g, u) != DPI_PIPE_FWD)
+			continue;
+		int32_t pin = g->ops[u].pin;
+		int32_t lo = pin >= 0 ? pin : 0;
+		uint32_t arg = UINT32_MAX;
+		for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
+			uint32_t p = g->edges[g->pred_edge[j]].from;
+			if (dpi_pipe_kind_of(g, p) == DPI_PIPE_FWD &&
+			    stage[p] > lo) {
+				lo = stage[p];
+				arg = p;
+			}
+		}
+		if (lo > bound[u])
+			return pin_conflict(g, name, "forward", u, arg, stage,
+					    bound[u], err);
+		stage[u] = stage[u] < lo ? lo : stage[u];
+		stage[u] = stage[u] > bound[u] ? bound[u] : stage[u];
+	}
+	return DP_OK;
+}
+
 /* Fills stage (nops, -1 on entry) with S stages; *S_out gets S. */
-static dp_status assign_stages(const dp_graph *g, int K, int32_t *stage,
-			       int *S_out, dp_err *err)
+static dp_status assign_stages(const dp_graph *g, int K, const char *name,
+			       int32_t *stage, int *S_out, dp_err *err)
 {
 	uint32_t nf = 0;
 	for (uint32_t u = 0; u < g->nops; u++)
 		nf += dpi_pipe_kind_of(g, u) == DPI_PIPE_FWD;
 	int S = nf < (uint32_t)K ? (int)nf : K;
 	S = S < 1 ? 1 : S;
+	size_t n = g->nops ? g->nops : 1;
 	double *t = malloc((size_t)(nf ? nf : 1) * sizeof *t);
 	int32_t *fs = malloc((size_t)(nf ? nf : 1) * sizeof *fs);
-	if (!t || !fs) {
+	int32_t *bound = malloc(n * sizeof *bound);
+	if (!t || !fs || !bound) {
 		free(t);
 		free(fs);
+		free(bound);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while cutting a pipeline");
 	}
@@ -161,26 +276,40 @@ static dp_status assign_stages(const dp_graph *g, int K, int32_t *stage,
 			stage[g->topo[k]] = fs[i++];
 	free(t);
 	free(fs);
-	for (uint32_t u = 0; u < g->nops; u++)
+	dp_status st = pin_bounds(g, S, name, bound, err);
+	if (!st)
+		st = clamp_forward(g, name, bound, stage, err);
+	for (uint32_t u = 0; !st && u < g->nops; u++)
 		if (dp_op_role(g, u) == DP_ROLE_PARAM)
 			stage[u] = min_succ_stage(g, stage, u, true);
-	for (uint32_t k = 0; k < g->nops; k++) {
+	for (uint32_t k = 0; !st && k < g->nops; k++) {
 		uint32_t u = g->topo[k];
-		if (dpi_pipe_kind_of(g, u) == DPI_PIPE_BWD)
-			stage[u] = backward_stage(g, stage, u, S);
+		if (dpi_pipe_kind_of(g, u) != DPI_PIPE_BWD)
+			continue;
+		uint32_t against;
+		stage[u] = backward_stage(g, stage, u, S, bound[u], &against);
+		if (against != UINT32_MAX ||
+		    (g->ops[u].pin >= 0 && stage[u] != g->ops[u].pin))
+			st = pin_conflict(g, name, "backward", u, against,
+					  stage, bound[u], err);
 	}
-	for (uint32_t u = 0; u < g->nops; u++)
+	for (uint32_t u = 0; !st && u < g->nops; u++)
 		if (dp_op_role(g, u) == DP_ROLE_PARAM && stage[u] < 0) {
 			int32_t s = min_succ_stage(g, stage, u, false);
 			stage[u] = s >= 0 ? s : 0;
 		}
-	for (uint32_t k = 0; k < g->nops; k++) {
+	for (uint32_t k = 0; !st && k < g->nops; k++) {
 		uint32_t u = g->topo[k];
 		if (dp_op_role(g, u) == DP_ROLE_UPDATE)
 			stage[u] = update_stage(g, stage, u);
 	}
+	for (uint32_t u = 0; !st && u < g->nops; u++)
+		if (dpi_pipe_kind_of(g, u) == DPI_PIPE_ONCE &&
+		    g->ops[u].pin >= 0)
+			stage[u] = g->ops[u].pin;
+	free(bound);
 	*S_out = S;
-	return DP_OK;
+	return st;
 }
 
 static int64_t gcd64(int64_t a, int64_t b)
@@ -241,7 +370,7 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 	for (uint32_t u = 0; u < g->nops; u++)
 		stage[u] = -1;
 	int S = 1;
-	st = assign_stages(g, m->k, stage, &S, err);
+	st = assign_stages(g, m->k, name, stage, &S, err);
 	dp_strategy s;
 	dp_strategy_init(&s);
 	if (!st)
