@@ -151,7 +151,7 @@ static dp_status algo_split_run(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 static const dp_algo algo_split = {"split", "last op on device 1", "test",
-				   algo_split_run};
+				   algo_split_run, NULL};
 
 static dp_status algo_all0_run(const dp_graph *g, const dp_machine *m,
 			       const dp_algo_opts *o, const dp_progress *p,
@@ -162,7 +162,7 @@ static dp_status algo_all0_run(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 static const dp_algo algo_all0 = {"all0", "ignores constraints", "test",
-				  algo_all0_run};
+				  algo_all0_run, NULL};
 
 static dp_status algo_forgets_run(const dp_graph *g, const dp_machine *m,
 				  const dp_algo_opts *o, const dp_progress *p,
@@ -174,7 +174,7 @@ static dp_status algo_forgets_run(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 static const dp_algo algo_forgets = {"forgets", "leaves the last op out",
-				     "test", algo_forgets_run};
+				     "test", algo_forgets_run, NULL};
 
 static int canceled_calls;
 static dp_status algo_canceled_run(const dp_graph *g, const dp_machine *m,
@@ -186,7 +186,7 @@ static dp_status algo_canceled_run(const dp_graph *g, const dp_machine *m,
 	return dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "canceled");
 }
 static const dp_algo algo_canceled = {"canceled", "always canceled", "test",
-				      algo_canceled_run};
+				      algo_canceled_run, NULL};
 
 static void test_plan_run_simulates_the_algorithm(void)
 {
