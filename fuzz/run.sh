@@ -32,7 +32,7 @@ for t in $TARGETS; do
 		continue
 	fi
 	case $t in
-	json | fiddle | placement | detect) dict=fuzz/json.dict ;;
+	json | fiddle | placement | strategy | detect) dict=fuzz/json.dict ;;
 	dot) dict=fuzz/dot.dict ;;
 	pipedream | pardnn) dict=fuzz/text.dict ;;
 	*) dict= ;;

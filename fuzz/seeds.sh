@@ -13,7 +13,7 @@ SHARED=${DNNPART_SHARED:-../shared/benchmarks}
 MAXSEED=262144 # bytes; larger files would only slow each run
 
 mkdir -p "$OUT" || exit 1
-for t in json dot fiddle pipedream pardnn placement units detect; do
+for t in json dot fiddle pipedream pardnn placement strategy units detect; do
 	rm -rf "${OUT:?}/$t"
 	mkdir -p "$OUT/$t"
 done
@@ -54,6 +54,16 @@ if [ -x "$DNNPART" ]; then
 			>/dev/null 2>&1
 	done
 fi
+
+# strategies naming the fixed graph's ops and dims (fuzz_strategy.c)
+printf '{"format":"dnnpart-strategy","version":1,"kind":"spmd","mesh":[4],"default":{"split":{"b":4}}}\n' \
+	>"$OUT/strategy/dp.json"
+printf '{"format":"dnnpart-strategy","version":1,"kind":"spmd","mesh":[2,2],"ops":{"fc":{"split":{"b":[0],"n":[1]}},"grad":{"split":{"n":2,"b":2}},"update":{"split":{"k":[1]}},"loss":{"device":3},"tail":{"device":1}}}\n' \
+	>"$OUT/strategy/mesh.json"
+printf '{"format":"dnnpart-strategy","version":1,"kind":"placement","devices":2,"placement":{"x":0,"w":1,"fc":1,"loss":0,"grad":1,"update":0,"tail":1}}\n' \
+	>"$OUT/strategy/placement.json"
+printf '{"format":"dnnpart-strategy","version":1,"kind":"pipeline","stages":2,"microbatches":4,"schedule":"1f1b","stage":{"x":0,"fc":1},"groups":[[0],[1]]}\n' \
+	>"$OUT/strategy/pipeline.json"
 
 # placements naming the fixed graph's ops (fuzz_placement.c)
 printf 'a 0\nb 1\nc 1\nd 0\n"x y" 1\n\303\251 2\n' >"$OUT/placement/fixed.place"
