@@ -48,7 +48,7 @@ static int check_devices(const char *path, const dp_graph *g,
 }
 
 int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
-		       dp_machine *m, dp_plan *plan)
+		       dp_machine *m, dp_plan *plan, char *made_by)
 {
 	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
 	if (!pl) {
@@ -75,5 +75,8 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 			dp_machine_free(m);
 	}
 	free(pl);
+	if (made_by)
+		snprintf(made_by, sizeof plan->algo, "%s",
+			 rc ? "" : info.algorithm);
 	return rc;
 }

@@ -71,7 +71,7 @@ int cmd_eval_run(int argc, char **argv)
 		return rc;
 	dp_machine m;
 	dp_plan plan;
-	if ((rc = cli_eval_placement(&o, g, place_path, &m, &plan))) {
+	if ((rc = cli_eval_placement(&o, g, place_path, &m, &plan, NULL))) {
 		dp_graph_free(g);
 		return rc;
 	}

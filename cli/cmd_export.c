@@ -215,10 +215,15 @@ int cmd_export_run(int argc, char **argv)
 		return rc;
 	dp_machine m;
 	dp_plan plan;
-	if ((rc = cli_eval_placement(&x.o, g, x.place_path, &m, &plan))) {
+	char made_by[sizeof plan.algo];
+	if ((rc = cli_eval_placement(&x.o, g, x.place_path, &m, &plan,
+				     made_by))) {
 		dp_graph_free(g);
 		return rc;
 	}
+	/* titles name what made the placement, not "eval" */
+	if (made_by[0])
+		snprintf(plan.algo, sizeof plan.algo, "%s", made_by);
 	rc = cli_run_exports(x.jobs, x.njobs, g, &m, &plan, &x.eo, stdout,
 			     x.o.json);
 	dp_plan_free(&plan);

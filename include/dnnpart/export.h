@@ -53,8 +53,13 @@ typedef enum dp_export_coarsen {
 
 /* Largest graph a DOT export writes op by op in DP_COARSEN_AUTO mode. */
 #define DP_EXPORT_DOT_FULL_MAX 200000u
-/* Default bound on the nodes of a coarsened picture. */
-#define DP_EXPORT_MAX_NODES 2000u
+/* Default bound on the nodes of a picture: an SVG of more ops is
+ * coarsened (DP_COARSEN_AUTO) to at most this many nodes. Measured with
+ * tools/svg_check.py on pictures laid out as a timeline on 4 devices: up
+ * to about 150 nodes the picture stays within 3.5 times as tall as wide
+ * and renders at 100 %; 300 op nodes made a strip 5.7 times as tall as
+ * wide (docs/export.md). */
+#define DP_EXPORT_MAX_NODES 150u
 /* Default time limit of an SVG layout, in seconds. */
 #define DP_EXPORT_TIMEOUT_S 120.0
 
@@ -66,8 +71,7 @@ typedef struct dp_export_opts {
 	const char *layout; /* SVG layout: "timeline" (devices as columns,
 			       nodes placed in start order by dnnpart) or
 			       a Graphviz engine ("dot", "sfdp", ...);
-			       NULL = dot for a small picture with short
-			       edges, else timeline (docs/export.md) */
+			       NULL = timeline (docs/export.md) */
 } dp_export_opts;
 
 /* What an export did, for the front end to tell the user. */
