@@ -55,7 +55,8 @@ typedef struct cli_opts {
 	bool strict;
 	bool no_polish;
 	const char *out; /* -o placement file */
-	const char *dot, *svg, *csv, *device_map, *tf_map; /* plan exports */
+	const char *dot, *svg, *png, *pdf, *trace, *csv, *device_map,
+		*tf_map; /* plan exports */
 } cli_opts;
 
 void cli_opts_init(cli_opts *o);

@@ -311,9 +311,10 @@ static const char *auto_layout(void)
 }
 
 /* Runs in the child; never returns. */
-static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
-		       const dp_machine *m, const dp_plan *plan,
-		       const dp_coarse *c, const dp_export_opts *o)
+static void child_main(int msg_fd, int stat_fd, FILE *out, const char *format,
+		       const dp_graph *g, const dp_machine *m,
+		       const dp_plan *plan, const dp_coarse *c,
+		       const dp_export_opts *o)
 {
 	/* the child inherits the signal mask of the thread that forked it
 	 * (a front end's worker thread may block everything): unblock all,
@@ -388,7 +389,7 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 	close(stat_fd);
 	if (gvLayout(gvc, G, layout) != 0)
 		_exit(CHILD_LAYOUT);
-	if (gvRender(gvc, G, "svg", out) != 0)
+	if (gvRender(gvc, G, format, out) != 0)
 		_exit(CHILD_RENDER);
 	if (fflush(out) != 0 || ferror(out))
 		_exit(CHILD_WRITE);
@@ -441,6 +442,7 @@ static const char *msg_tail(msgbuf *b)
 }
 
 typedef struct child {
+	const char *format; /* Graphviz's renderer: svg, png, pdf */
 	pid_t pid;
 	int msg_fd, stat_fd;
 	msgbuf msg;
@@ -568,11 +570,14 @@ static dp_status child_error(child *ch, const char *path,
 				  ch->layout, tail[0] ? ": " : "", tail);
 	case CHILD_RENDER:
 		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
-				  "Graphviz could not render SVG%s%s",
-				  tail[0] ? ": " : "", tail);
+				  "Graphviz could not render %s%s%s (its "
+				  "cairo renderer, from the libgvplugin-"
+				  "pango package, draws PNG and PDF)",
+				  ch->format, tail[0] ? ": " : "", tail);
 	case CHILD_WRITE:
 		return dp_err_set(err, DP_EIO, path, 0, 0,
-				  "could not write the SVG (disk full?)");
+				  "could not write the %s (disk full?)",
+				  ch->format);
 	default:
 		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
 				  "the layout process failed (exit %d)%s%s",
@@ -581,7 +586,8 @@ static dp_status child_error(child *ch, const char *path,
 	}
 }
 
-static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
+static dp_status run_layout(dp_afile *af, const char *path,
+			    const char *format, const dp_graph *g,
 			    const dp_machine *m, const dp_plan *plan,
 			    const dp_coarse *c, const dp_export_opts *o,
 			    const dp_progress *p, dp_export_report *rep,
@@ -617,13 +623,14 @@ static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
 	if (pid == 0) {
 		close(mp[0]);
 		close(sp[0]);
-		child_main(mp[1], sp[1], af->f, g, m, plan, c, o);
+		child_main(mp[1], sp[1], af->f, format, g, m, plan, c, o);
 	}
 	close(mp[1]);
 	close(sp[1]);
 	child ch;
 	memset(&ch, 0, sizeof ch);
 	ch.pid = pid;
+	ch.format = format;
 	ch.msg_fd = mp[0];
 	ch.stat_fd = sp[0];
 	fcntl(mp[0], F_SETFL, fcntl(mp[0], F_GETFL) | O_NONBLOCK);
@@ -650,6 +657,7 @@ static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
 
 typedef struct svg_job {
 	const char *path;
+	const char *format;
 	const dp_graph *g;
 	const dp_machine *m;
 	const dp_plan *plan;
@@ -663,18 +671,22 @@ static dp_status write_svg(void *ud, const dp_coarse *c, dp_afile *af,
 {
 	const svg_job *j = ud;
 	dp_progress_report(j->p, "laying out", 0.1);
-	return run_layout(af, j->path, j->g, j->m, j->plan, c, j->o, j->p,
-			  j->rep, err);
+	return run_layout(af, j->path, j->format, j->g, j->m, j->plan, c, j->o,
+			  j->p, j->rep, err);
 }
 
-dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
-			       const dp_machine *m, const dp_plan *plan,
-			       const dp_export_opts *o, const dp_progress *p,
-			       dp_export_report *rep, dp_err *err)
+dp_status dpi_export_svg_write(const char *path, dp_export_kind kind,
+			       const dp_graph *g, const dp_machine *m,
+			       const dp_plan *plan, const dp_export_opts *o,
+			       const dp_progress *p, dp_export_report *rep,
+			       dp_err *err)
 {
 	/* the layout runs on what is drawn: max_nodes ops at most, grouped
 	 * beyond that */
-	svg_job j = {path, g, m, plan, o, p, rep};
+	const char *format = kind == DP_EXPORT_PNG   ? "png"
+			     : kind == DP_EXPORT_PDF ? "pdf"
+						     : "svg";
+	svg_job j = {path, format, g, m, plan, o, p, rep};
 	return dpi_export_picture(path, g, plan, o, o->max_nodes, p, rep,
 				  write_svg, &j, err);
 }

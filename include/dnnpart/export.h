@@ -24,11 +24,17 @@ typedef enum dp_export_kind {
 	DP_EXPORT_CSV,		/* .csv: op,device,start_us,end_us */
 	DP_EXPORT_DEVMAP_TORCH, /* PyTorch/Accelerate-style {"layer": "cuda:N"} */
 	DP_EXPORT_DEVMAP_TF,	/* TensorFlow "/device:GPU:N" per op */
+	DP_EXPORT_PNG,		/* .png: the SVG's picture, rendered by
+				   Graphviz (cairo) in the same child */
+	DP_EXPORT_PDF,		/* .pdf: the same as a PDF page */
+	DP_EXPORT_TRACE,	/* .trace.json: Chrome / Perfetto trace of
+				   the schedule (export_trace.c) */
 } dp_export_kind;
 
-/* Picks the kind from a file name's extension (.dot .gv .svg .json .place
- * .csv; "*.devmap.json" or "*.torch.json" = torch device map, "*.tf.txt" =
- * TensorFlow device strings). Unknown extension: DP_EINPUT listing them. */
+/* Picks the kind from a file name's extension (.dot .gv .svg .png .pdf
+ * .json .place .csv; "*.devmap.json" or "*.torch.json" = torch device map,
+ * "*.tf.txt" = TensorFlow device strings, "*.trace.json" = trace). Unknown
+ * extension: DP_EINPUT listing them. */
 dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 				   dp_err *err);
 const char *dp_export_kind_name(dp_export_kind kind);
@@ -60,6 +66,10 @@ typedef enum dp_export_coarsen {
  * and renders at 100 %; 300 op nodes made a strip 5.7 times as tall as
  * wide (docs/export.md). */
 #define DP_EXPORT_MAX_NODES 150u
+/* Most events of a trace (DP_EXPORT_TRACE) before it is coarsened: about
+ * 200 MB of JSON at ~200 bytes an event; Perfetto's JSON importer fails
+ * near 900 MB. */
+#define DP_EXPORT_TRACE_MAX_EVENTS 1000000u
 /* Default time limit of an SVG layout, in seconds. */
 #define DP_EXPORT_TIMEOUT_S 120.0
 
