@@ -25,7 +25,7 @@
 #define TID_COMPUTE 1
 #define TID_SEND 100 /* + lane */
 #define TID_RECV 200 /* + lane */
-#define MAX_LANES 16
+#define MAX_LANES 255 /* per direction and device (uint8_t lanes) */
 
 typedef struct trace_ctx {
 	const dp_graph *g;
@@ -272,29 +272,56 @@ static void counters(trace_ctx *x)
 	}
 }
 
-/* Lanes: a transfer goes to the first lane of its thread that is free at
- * its start (with port contention, always the first). */
-static void assign_lanes(trace_ctx *x)
+typedef struct xfer_key {
+	int64_t bytes; /* choose_xfers: larger first */
+	/* assign_lanes: earlier first */
+	double start;
+	uint32_t idx;
+} xfer_key;
+
+static int cmp_start(const void *a, const void *b)
+{
+	const xfer_key *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Lanes: in start order, a transfer goes to the first lane of its thread
+ * that is free at its start (with port contention, always the first). */
+static dp_status assign_lanes(trace_ctx *x)
 {
 	const dp_sim_result *s = &x->plan->sim;
-	double send_end[DP_MAX_DEVICES][MAX_LANES];
-	double recv_end[DP_MAX_DEVICES][MAX_LANES];
+	/* per device: the end of each send lane, then of each receive lane */
+	double *lane_end = malloc((size_t)s->k * 2 * MAX_LANES *
+				  sizeof *lane_end);
+	xfer_key *ord = malloc(((size_t)s->nxfers + 1) * sizeof *ord);
+	if (!ord || !lane_end) {
+		free(ord);
+		free(lane_end);
+		return DP_ENOMEM;
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < s->nxfers; i++)
+		if (x->keep_xfer[i])
+			ord[n++] = (xfer_key){0, s->xfers[i].start, i};
+	qsort(ord, n, sizeof *ord, cmp_start);
 	for (int d = 0; d < s->k; d++)
 		x->nsend[d] = x->nrecv[d] = 0;
-	for (uint32_t i = 0; i < s->nxfers; i++) {
-		if (!x->keep_xfer[i])
-			continue;
+	for (uint32_t o = 0; o < n; o++) {
+		uint32_t i = ord[o].idx;
 		const dp_transfer *t = &s->xfers[i];
 		for (int side = 0; side < 2; side++) {
 			int d = side ? t->dst : t->src;
-			int *n = side ? &x->nrecv[d] : &x->nsend[d];
-			double *ends = side ? recv_end[d] : send_end[d];
+			int *nl = side ? &x->nrecv[d] : &x->nsend[d];
+			double *ends = lane_end + ((size_t)d * 2 + side) *
+							  MAX_LANES;
 			int l = 0, best = 0;
-			while (l < *n && ends[l] > t->start)
+			while (l < *nl && ends[l] > t->start)
 				l++;
-			if (l == *n && *n < MAX_LANES)
-				(*n)++;
-			else if (l == *n) { /* all busy: the one free first */
+			if (l == *nl && *nl < MAX_LANES)
+				(*nl)++;
+			else if (l == *nl) { /* all busy: the one free first */
 				for (int k = 1; k < MAX_LANES; k++)
 					if (ends[k] < ends[best])
 						best = k;
@@ -304,12 +331,10 @@ static void assign_lanes(trace_ctx *x)
 			(side ? x->recv_lane : x->send_lane)[i] = (uint8_t)l;
 		}
 	}
+	free(ord);
+	free(lane_end);
+	return DP_OK;
 }
-
-typedef struct xfer_key {
-	int64_t bytes;
-	uint32_t idx;
-} xfer_key;
 
 /* larger first, then creation order */
 static int cmp_xfer(const void *a, const void *b)
@@ -337,7 +362,7 @@ static dp_status choose_xfers(trace_ctx *x, uint64_t budget)
 		bool crit = x->crit_dst[s->xfers[i].op] == s->xfers[i].dst;
 		x->keep_xfer[i] = crit;
 		kept += crit;
-		k[i] = (xfer_key){s->xfers[i].bytes, i};
+		k[i] = (xfer_key){s->xfers[i].bytes, 0, i};
 	}
 	qsort(k, s->nxfers, sizeof *k, cmp_xfer);
 	for (uint32_t i = 0; i < s->nxfers && kept < budget; i++)
@@ -394,18 +419,19 @@ static void mark_critical(trace_ctx *x)
 }
 
 /* What was left out, for the report's note; "" when nothing. */
-static void describe(const trace_ctx *x, const char *path,
-		     dp_export_report *rep)
+static void describe(const trace_ctx *x, const char *path, uint64_t budget,
+		     bool forced, dp_export_report *rep)
 {
 	const dp_sim_result *s = &x->plan->sim;
 	rep->coarsened = x->run_len > 1 || x->curve_step > 1 ||
 			 x->xfers_kept < s->nxfers;
 	if (!rep->coarsened)
 		return;
-	size_t n = (size_t)snprintf(rep->note, sizeof rep->note,
-				    "%s: more than %u events (Perfetto fails "
-				    "near 900 MB of JSON), so",
-				    path, DP_EXPORT_TRACE_MAX_EVENTS);
+	size_t n = (size_t)snprintf(
+		rep->note, sizeof rep->note, "%s: more than %llu events %s, so",
+		path, (unsigned long long)budget,
+		forced ? "(--coarsen always)"
+		       : "(Perfetto fails near 900 MB of JSON)");
 	const char *sep = "";
 	if (x->run_len > 1 && n < sizeof rep->note) {
 		n += (size_t)snprintf(rep->note + n, sizeof rep->note - n,
@@ -521,7 +547,11 @@ dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
 				"out of memory preparing the trace");
 		goto out;
 	}
-	assign_lanes(&x);
+	if (assign_lanes(&x)) {
+		st = dp_err_set(err, DP_ENOMEM, path, 0, 0,
+				"out of memory preparing the trace");
+		goto out;
+	}
 	dp_afile af;
 	if ((st = dp_afile_open(&af, path, err)))
 		goto out;
@@ -532,7 +562,8 @@ dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
 		st = dp_afile_commit(&af, err);
 	if (!st) {
 		rep->entries = (uint32_t)x.events;
-		describe(&x, path, rep);
+		describe(&x, path, budget, o->coarsen == DP_COARSEN_ALWAYS,
+			 rep);
 		dp_progress_report(p, "done", 1.0);
 	}
 out:
