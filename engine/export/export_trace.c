@@ -402,6 +402,23 @@ static dp_status plan_budget(trace_ctx *x, uint64_t budget)
 	return DP_OK;
 }
 
+/* --coarsen always: a small trace whatever the size, like a picture of
+ * max_nodes nodes: at most about max_nodes op slices (runs), max_nodes
+ * transfers and 4 x max_nodes memory points. */
+static dp_status plan_small(trace_ctx *x, uint32_t max_nodes)
+{
+	const dp_sim_result *s = &x->plan->sim;
+	uint64_t points = s->curve_off ? s->curve_off[s->k] : 0;
+	uint64_t pt_budget = 4 * (uint64_t)max_nodes;
+	x->curve_step = points > pt_budget ? (uint32_t)((points + pt_budget - 1) /
+							pt_budget)
+					   : 1;
+	x->run_len = x->g->nops > max_nodes
+			     ? (x->g->nops + max_nodes - 1) / max_nodes
+			     : 1;
+	return choose_xfers(x, s->nxfers < max_nodes ? s->nxfers : max_nodes);
+}
+
 static void mark_critical(trace_ctx *x)
 {
 	const dp_sim_result *s = &x->plan->sim;
@@ -419,19 +436,23 @@ static void mark_critical(trace_ctx *x)
 }
 
 /* What was left out, for the report's note; "" when nothing. */
-static void describe(const trace_ctx *x, const char *path, uint64_t budget,
-		     bool forced, dp_export_report *rep)
+static void describe(const trace_ctx *x, const char *path, bool forced,
+		     dp_export_report *rep)
 {
 	const dp_sim_result *s = &x->plan->sim;
 	rep->coarsened = x->run_len > 1 || x->curve_step > 1 ||
 			 x->xfers_kept < s->nxfers;
 	if (!rep->coarsened)
 		return;
-	size_t n = (size_t)snprintf(
-		rep->note, sizeof rep->note, "%s: more than %llu events %s, so",
-		path, (unsigned long long)budget,
-		forced ? "(--coarsen always)"
-		       : "(Perfetto fails near 900 MB of JSON)");
+	size_t n =
+		forced ? (size_t)snprintf(rep->note, sizeof rep->note,
+					  "%s: a small trace was asked for "
+					  "(coarsen always), so",
+					  path)
+		       : (size_t)snprintf(rep->note, sizeof rep->note,
+					  "%s: more than %u events (Perfetto "
+					  "fails near 900 MB of JSON), so",
+					  path, DP_EXPORT_TRACE_MAX_EVENTS);
 	const char *sep = "";
 	if (x->run_len > 1 && n < sizeof rep->note) {
 		n += (size_t)snprintf(rep->note + n, sizeof rep->note - n,
@@ -536,13 +557,13 @@ dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
 		goto out;
 	}
 	mark_critical(&x);
-	/* --coarsen never keeps every event; always draws a small trace,
-	 * 100 events per node of a picture (15,000 by default) */
-	uint64_t budget = o->coarsen == DP_COARSEN_NEVER ? UINT64_MAX
-			  : o->coarsen == DP_COARSEN_ALWAYS
-				  ? 100 * (uint64_t)o->max_nodes
+	/* --coarsen never keeps every event; always draws a small trace */
+	uint64_t budget = o->coarsen == DP_COARSEN_NEVER
+				  ? UINT64_MAX
 				  : DP_EXPORT_TRACE_MAX_EVENTS;
-	if ((st = plan_budget(&x, budget))) {
+	st = o->coarsen == DP_COARSEN_ALWAYS ? plan_small(&x, o->max_nodes)
+					     : plan_budget(&x, budget);
+	if (st) {
 		st = dp_err_set(err, DP_ENOMEM, path, 0, 0,
 				"out of memory preparing the trace");
 		goto out;
@@ -562,8 +583,7 @@ dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
 		st = dp_afile_commit(&af, err);
 	if (!st) {
 		rep->entries = (uint32_t)x.events;
-		describe(&x, path, budget, o->coarsen == DP_COARSEN_ALWAYS,
-			 rep);
+		describe(&x, path, o->coarsen == DP_COARSEN_ALWAYS, rep);
 		dp_progress_report(p, "done", 1.0);
 	}
 out:
