@@ -416,6 +416,39 @@ else
 	notok tui_q_exits_cleanly "no exit status 0"
 fi
 
+# ---- the export prompt says the detail at 80x24 and 200x60, in colour and
+# NO_COLOR: Tab cycles it, the whole prompt stays on the screen ----
+for geo in 80x24 200x60; do
+	for col in color NO_COLOR; do
+		name=detail_${geo}_$col
+		envs="LANG=C.UTF-8 TERM=screen"
+		[ "$col" = NO_COLOR ] && envs="$envs NO_COLOR=1"
+		$T new-session -d -s "$name" -x "${geo%x*}" -y "${geo#*x}" \
+			"env $envs \"$DNNPART\" \"$graph\" -k 2; exec sleep 60"
+		S=$name
+		if wait_row 2 'makespan' 20 && wait_settled; then
+			keys e
+			wait_for 'Export \[Tab: detail auto\] to: synthetic-400.dot' 5
+			keys Tab
+			if wait_for 'Export \[Tab: detail groups\] to: synthetic-400.dot' 5; then
+				keys Tab
+				if wait_for 'Export \[Tab: detail every op\] to: synthetic-400.dot' 5; then
+					ok "tui_e_detail_prompt_${geo}_$col"
+				else
+					notok "tui_e_detail_prompt_${geo}_$col" "no 'every op': $(screen | grep Export)"
+				fi
+			else
+				notok "tui_e_detail_prompt_${geo}_$col" "no 'groups': $(screen | grep Export)"
+			fi
+			keys Escape
+		else
+			notok "tui_e_detail_prompt_${geo}_$col" "no plan on screen"
+		fi
+		S=tui
+		$T kill-session -t "$name" >/dev/null 2>&1
+	done
+done
+
 # ---- colors: NO_COLOR gives the monochrome scheme, --color=always colors ----
 # capture-pane -e shows the cells' attributes as SGR sequences
 color_session() { # NAME ENV ARGS
