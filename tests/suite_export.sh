@@ -42,8 +42,8 @@ expect() {
 
 expect export_nothing_to_write 2 "nothing to write: give --svg F" \
 	export "$S" "$Q" -k 4
-expect export_unknown_extension 2 "expected one of .dot .gv .svg" \
-	export "$S" "$Q" -k 4 -o "$TMP/x.png"
+expect export_unknown_extension 2 "expected one of .dot .gv .svg .png .pdf" \
+	export "$S" "$Q" -k 4 -o "$TMP/x.jpg"
 expect export_bad_coarsen 2 "expected auto, never or always" \
 	export "$S" "$Q" -k 4 --coarsen sometimes --svg "$TMP/x.svg"
 expect export_bad_max_nodes 2 "bad --max-nodes '3'" \
