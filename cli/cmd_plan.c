@@ -66,7 +66,8 @@ void cmd_plan_help(FILE *out)
 		"                     .place (ParDNN 'name device' lines)\n"
 		"  --dot/--svg/--png/--pdf F, --trace F (Perfetto), --csv F,\n"
 		"  --device-map F, --tf-map F\n"
-		"                     exports of the plan (see docs/export.md)\n"
+		"                     exports of the plan (see "
+		"docs/export.md)\n"
 		"  --json             print one JSON object instead of the "
 		"table\n"
 		"  --strict           exit 1 when the plan is infeasible\n"
@@ -86,9 +87,9 @@ static bool has_suffix(const char *s, const char *suf)
  * -1 after a usage error. */
 static int export_opt(int argc, char **argv, int *i, cli_opts *o)
 {
-	static const char *const names[] = {
-		"--dot",   "--svg", "--png",	    "--pdf",
-		"--trace", "--csv", "--device-map", "--tf-map"};
+	static const char *const names[] = {"--dot",	    "--svg",   "--png",
+					    "--pdf",	    "--trace", "--csv",
+					    "--device-map", "--tf-map"};
 	const char **slots[] = {&o->dot,   &o->svg, &o->png,	    &o->pdf,
 				&o->trace, &o->csv, &o->device_map, &o->tf_map};
 	for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {

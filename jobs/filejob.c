@@ -69,10 +69,9 @@ static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 		r->status = dp_err_set(err, DP_ECANCELED, fj->path, 0, 0,
 				       "export canceled; no file written");
 	else
-		r->status =
-			dp_export_write_opts(fj->path, fj->ekind, fj->g, &fj->m,
-					     &plan, &fj->eopts, &p, &r->rep,
-					     err);
+		r->status = dp_export_write_opts(fj->path, fj->ekind, fj->g,
+						 &fj->m, &plan, &fj->eopts, &p,
+						 &r->rep, err);
 	dp_plan_free(&plan);
 }
 

@@ -276,8 +276,9 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 	CHECK(rep.nodes <= 500);
 	/* 3,000 units and 300 blocks: the layer paths are cut to 2 levels,
 	 * and the largest groups drawn 3 levels deep while the 500 allow */
-	CHECK_CONTAINS(rep.method,
-		       "layer prefix (2 levels, one more for the largest groups)");
+	CHECK_CONTAINS(
+		rep.method,
+		"layer prefix (2 levels, one more for the largest groups)");
 	CHECK(rep.nodes > 300); /* some blocks split into their units */
 	Agraph_t *G = test_read_dot(path);
 	REQUIRE(G);
@@ -452,8 +453,9 @@ static void test_dot_largest_groups_one_level_finer(void)
 	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o,
 				     NULL, &rep, &err) == DP_OK);
 	CHECK_INT(rep.nodes, 5);
-	CHECK_CONTAINS(rep.method,
-		       "layer prefix (1 level, one more for the largest groups)");
+	CHECK_CONTAINS(
+		rep.method,
+		"layer prefix (1 level, one more for the largest groups)");
 	char *dot = test_read_file(path, NULL);
 	REQUIRE(dot);
 	/* b's groups hold one op each: drawn as the op (a critical one) */

@@ -70,8 +70,8 @@ static void test_trace_of_a_known_plan(void)
 	REQUIRE(dp_export_kind_from_path(path, &kind, &err) == DP_OK);
 	CHECK_INT(kind, DP_EXPORT_TRACE);
 	dp_export_report rep;
-	REQUIRE(dp_export_write_opts(path, kind, g, &m, &plan, NULL, NULL,
-				     &rep, &err) == DP_OK);
+	REQUIRE(dp_export_write_opts(path, kind, g, &m, &plan, NULL, NULL, &rep,
+				     &err) == DP_OK);
 	CHECK(!rep.coarsened);
 	CHECK_STR(rep.note, "");
 	char *text = test_read_file(path, NULL);
@@ -92,7 +92,8 @@ static void test_trace_of_a_known_plan(void)
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
 		int pid = (int)num(e, "pid");
 		CHECK(ph[0] != '\0');
-		if (!strcmp(ph, "M") && !strcmp(str(e, "name"), "process_name")) {
+		if (!strcmp(ph, "M") &&
+		    !strcmp(str(e, "name"), "process_name")) {
 			char want[16];
 			snprintf(want, sizeof want, "GPU%d", pid);
 			CHECK_STR(str(args, "name"), want);
@@ -102,7 +103,8 @@ static void test_trace_of_a_known_plan(void)
 			threads++;
 		} else if (!strcmp(ph, "X")) {
 			CHECK(num(e, "dur") >= 0 && num(e, "ts") >= 0);
-			CHECK(cJSON_GetObjectItemCaseSensitive(args, "critical"));
+			CHECK(cJSON_GetObjectItemCaseSensitive(args,
+							       "critical"));
 			if (!strcmp(str(e, "cat"), "transfer")) {
 				const char *dir = str(args, "direction");
 				sends += !strncmp(dir, "to GPU", 6);
@@ -166,9 +168,9 @@ static void test_trace_canceled_writes_nothing(void)
 	dp_progress p = {NULL, NULL, &cancel};
 	const char *path = test_tmp_path("cancel.trace.json");
 	dp_err err;
-	CHECK_INT(dp_export_write(path, DP_EXPORT_TRACE, g, &m, &plan, &p,
-				  &err),
-		  DP_ECANCELED);
+	CHECK_INT(
+		dp_export_write(path, DP_EXPORT_TRACE, g, &m, &plan, &p, &err),
+		DP_ECANCELED);
 	CHECK(access(path, F_OK) != 0);
 	dp_plan_free(&plan);
 	dp_machine_free(&m);

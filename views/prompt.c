@@ -41,10 +41,10 @@ void prompt_export_label(vstate *st)
 /* auto -> groups -> every op -> auto */
 static unsigned next_detail(vstate *st)
 {
-	st->export_detail = st->export_detail == DP_COARSEN_AUTO ? DP_COARSEN_ALWAYS
-			    : st->export_detail == DP_COARSEN_ALWAYS
-				    ? DP_COARSEN_NEVER
-				    : DP_COARSEN_AUTO;
+	st->export_detail =
+		st->export_detail == DP_COARSEN_AUTO	 ? DP_COARSEN_ALWAYS
+		: st->export_detail == DP_COARSEN_ALWAYS ? DP_COARSEN_NEVER
+							 : DP_COARSEN_AUTO;
 	prompt_export_label(st);
 	return AR_REDRAW;
 }

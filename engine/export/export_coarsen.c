@@ -188,9 +188,9 @@ static uint32_t pair_of(const dp_graph *g, const dp_plan *plan,
 {
 	uint64_t li = 0;
 	if (g->ops[u].layer) {
-		const uint32_t *hit = bsearch(&g->ops[u].layer, ls->layers,
-					      ls->nl, sizeof *ls->layers,
-					      cmp_u32);
+		const uint32_t *hit =
+			bsearch(&g->ops[u].layer, ls->layers, ls->nl,
+				sizeof *ls->layers, cmp_u32);
 		li = (uint64_t)(hit - ls->layers) + 1;
 	}
 	uint64_t key = li << 32 | (uint32_t)plan->placement[u];
@@ -223,9 +223,9 @@ static dp_status layer_groups(const dp_graph *g, const dp_plan *plan,
 			pops[pof[u] = pair_of(g, plan, ls, u)]++;
 	if (refine) {
 		nfine = prefix_ids(g, ls->layers, nl, ls->depth + 1, fids, tmp);
-		uint32_t total = dpi_coarsen_refine(ls->pairs, np, ls->ids,
-						    fids, pops, groups, budget,
-						    split);
+		uint32_t total =
+			dpi_coarsen_refine(ls->pairs, np, ls->ids, fids, pops,
+					   groups, budget, split);
 		if (total == UINT32_MAX)
 			goto out;
 		c->layer_finer = total != groups;
@@ -240,15 +240,15 @@ static dp_status layer_groups(const dp_graph *g, const dp_plan *plan,
 	plabel[0] = 0;
 	for (uint32_t i = 0; i < np; i++) {
 		uint32_t li = (uint32_t)(ls->pairs[i] >> 32);
-		uint64_t pid = li == 0	   ? 0
-			       : split[i] ? (uint64_t)ls->nprefix + 1 +
-						     fids[li - 1]
-					  : (uint64_t)ls->ids[li - 1] + 1;
+		uint64_t pid =
+			li == 0	   ? 0
+			: split[i] ? (uint64_t)ls->nprefix + 1 + fids[li - 1]
+				   : (uint64_t)ls->ids[li - 1] + 1;
 		pk[i] = keys[i] = pid << 32 | (uint32_t)ls->pairs[i];
 		if (plabel[pid] != UINT32_MAX)
 			continue;
 		const char *s = dp_graph_str(g, ls->layers[li - 1]);
-		size_t len = split[i]	       ? prefix_len(s, ls->depth + 1)
+		size_t len = split[i]	      ? prefix_len(s, ls->depth + 1)
 			     : c->layer_depth ? prefix_len(s, ls->depth)
 					      : strlen(s);
 		if ((plabel[pid] = arena_add(c, s, len)) == UINT32_MAX)

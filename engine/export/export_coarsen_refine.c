@@ -68,7 +68,8 @@ uint32_t dpi_coarsen_refine(const uint64_t *pairs, uint32_t np,
 		refine_group g = {0, i, i, 0};
 		for (; g.end < np && r[g.end].coarse == r[i].coarse; g.end++) {
 			g.ops += pair_ops[r[g.end].pair];
-			g.nfine += g.end == i || r[g.end].fine != r[g.end - 1].fine;
+			g.nfine += g.end == i ||
+				   r[g.end].fine != r[g.end - 1].fine;
 		}
 		gr[ng++] = g;
 		i = g.end;

@@ -29,8 +29,8 @@ typedef struct dot_ctx {
 	Agsym_t *n_time, *n_out, *n_param, *n_temp, *n_type, *n_layer, *n_coloc,
 		*n_pin, *n_start, *n_end;
 	/* edge attributes */
-	Agsym_t *e_label, *e_xlabel, *e_tooltip, *e_color, *e_pen, *e_style, *e_bytes,
-		*e_control, *e_critical;
+	Agsym_t *e_label, *e_xlabel, *e_tooltip, *e_color, *e_pen, *e_style,
+		*e_bytes, *e_control, *e_critical;
 } dot_ctx;
 
 /* v may be NULL when a label buffer could not grow (the build then fails

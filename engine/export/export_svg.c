@@ -198,8 +198,8 @@ static bool timeline_place(Agraph_t *G)
 		most = n > most ? n : most;
 	}
 	tl_node *tn = malloc((most ? most : 1) * sizeof *tn);
-	double *colw = calloc((size_t)(nclust > 0 ? nclust : 0) + 1,
-			      sizeof *colw);
+	double *colw =
+		calloc((size_t)(nclust > 0 ? nclust : 0) + 1, sizeof *colw);
 	if (nclust < 0 || !tn || !colw) {
 		free(cl);
 		free(tn);
@@ -586,12 +586,11 @@ static dp_status child_error(child *ch, const char *path,
 	}
 }
 
-static dp_status run_layout(dp_afile *af, const char *path,
-			    const char *format, const dp_graph *g,
-			    const dp_machine *m, const dp_plan *plan,
-			    const dp_coarse *c, const dp_export_opts *o,
-			    const dp_progress *p, dp_export_report *rep,
-			    dp_err *err)
+static dp_status run_layout(dp_afile *af, const char *path, const char *format,
+			    const dp_graph *g, const dp_machine *m,
+			    const dp_plan *plan, const dp_coarse *c,
+			    const dp_export_opts *o, const dp_progress *p,
+			    dp_export_report *rep, dp_err *err)
 {
 	int mp[2], sp[2];
 	if (pipe(mp) != 0)

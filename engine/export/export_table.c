@@ -171,7 +171,8 @@ dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
 	char examples[sizeof rep->note];
 	rep->note[0] = '\0';
 	uint32_t nent = 0;
-	double all_us = 0, kept_us = 0; /* compute, and where the map keeps it */
+	double all_us = 0,
+	       kept_us = 0; /* compute, and where the map keeps it */
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i, first = ko[i].op;
 		int nsh = 0;

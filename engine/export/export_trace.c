@@ -23,22 +23,22 @@
 #include "internal/export_impl.h"
 
 #define TID_COMPUTE 1
-#define TID_SEND 100 /* + lane */
-#define TID_RECV 200 /* + lane */
+#define TID_SEND 100  /* + lane */
+#define TID_RECV 200  /* + lane */
 #define MAX_LANES 255 /* per direction and device (uint8_t lanes) */
 
 typedef struct trace_ctx {
 	const dp_graph *g;
 	const dp_plan *plan;
 	dp_json w;
-	int8_t *crit_cause;   /* per op: dp_hop_cause, -1 off the path */
-	int32_t *crit_dst;    /* per op: device of its critical transfer */
-	uint8_t *keep_xfer;   /* per transfer */
-	uint8_t *send_lane;   /* per transfer */
-	uint8_t *recv_lane;   /* per transfer */
+	int8_t *crit_cause; /* per op: dp_hop_cause, -1 off the path */
+	int32_t *crit_dst;  /* per op: device of its critical transfer */
+	uint8_t *keep_xfer; /* per transfer */
+	uint8_t *send_lane; /* per transfer */
+	uint8_t *recv_lane; /* per transfer */
 	int nsend[DP_MAX_DEVICES], nrecv[DP_MAX_DEVICES]; /* lanes used */
-	uint32_t run_len;     /* ops per compute slice (1 = every op) */
-	uint32_t curve_step;  /* memory points merged into one (1 = all) */
+	uint32_t run_len;    /* ops per compute slice (1 = every op) */
+	uint32_t curve_step; /* memory points merged into one (1 = all) */
 	uint32_t xfers_kept;
 	uint64_t events;
 } trace_ctx;
@@ -70,8 +70,8 @@ static void metadata(trace_ctx *x)
 		meta(x, "process_name", d, -1, "name", name, 0);
 		meta(x, "process_sort_index", d, -1, "sort_index", NULL, d);
 		meta(x, "thread_name", d, TID_COMPUTE, "name", "compute", 0);
-		meta(x, "thread_sort_index", d, TID_COMPUTE, "sort_index",
-		     NULL, 0);
+		meta(x, "thread_sort_index", d, TID_COMPUTE, "sort_index", NULL,
+		     0);
 		for (int l = 0; l < x->nsend[d]; l++) {
 			if (l)
 				snprintf(name, sizeof name, "send %d", l + 1);
@@ -131,9 +131,9 @@ static void op_slice(trace_ctx *x, uint32_t u)
 	dp_json_int(&x->w, "temp_bytes", op->temp_bytes);
 	dp_json_bool(&x->w, "critical", x->crit_cause[u] >= 0);
 	if (x->crit_cause[u] >= 0)
-		dp_json_str(&x->w, "critical_cause",
-			    dp_sim_hop_cause_name(
-				    (dp_hop_cause)x->crit_cause[u]));
+		dp_json_str(
+			&x->w, "critical_cause",
+			dp_sim_hop_cause_name((dp_hop_cause)x->crit_cause[u]));
 	slice_end(x);
 }
 
@@ -250,8 +250,8 @@ static void counters(trace_ctx *x)
 		for (uint32_t i = a; i < b; i += x->curve_step) {
 			/* the highest point of the run stands for it, so
 			 * the peak survives thinning */
-			uint32_t end = i + x->curve_step < b ? i + x->curve_step
-							     : b;
+			uint32_t end =
+				i + x->curve_step < b ? i + x->curve_step : b;
 			int64_t used = s->curve[i].bytes;
 			for (uint32_t k = i + 1; k < end; k++)
 				if (s->curve[k].bytes > used)
@@ -293,8 +293,8 @@ static dp_status assign_lanes(trace_ctx *x)
 {
 	const dp_sim_result *s = &x->plan->sim;
 	/* per device: the end of each send lane, then of each receive lane */
-	double *lane_end = malloc((size_t)s->k * 2 * MAX_LANES *
-				  sizeof *lane_end);
+	double *lane_end =
+		malloc((size_t)s->k * 2 * MAX_LANES * sizeof *lane_end);
 	xfer_key *ord = malloc(((size_t)s->nxfers + 1) * sizeof *ord);
 	if (!ord || !lane_end) {
 		free(ord);
@@ -314,8 +314,8 @@ static dp_status assign_lanes(trace_ctx *x)
 		for (int side = 0; side < 2; side++) {
 			int d = side ? t->dst : t->src;
 			int *nl = side ? &x->nrecv[d] : &x->nsend[d];
-			double *ends = lane_end + ((size_t)d * 2 + side) *
-							  MAX_LANES;
+			double *ends =
+				lane_end + ((size_t)d * 2 + side) * MAX_LANES;
 			int l = 0, best = 0;
 			while (l < *nl && ends[l] > t->start)
 				l++;
@@ -389,7 +389,8 @@ static dp_status plan_budget(trace_ctx *x, uint64_t budget)
 		return choose_xfers(x, xf);
 	uint64_t pt_budget = budget / 5;
 	if (points > pt_budget)
-		x->curve_step = (uint32_t)((points + pt_budget - 1) / pt_budget);
+		x->curve_step =
+			(uint32_t)((points + pt_budget - 1) / pt_budget);
 	uint64_t used = (points + x->curve_step - 1) / x->curve_step;
 	uint64_t xf_budget = (budget - used) / 2 / 4;
 	dp_status st = choose_xfers(x, xf < xf_budget ? xf : xf_budget);
@@ -410,9 +411,10 @@ static dp_status plan_small(trace_ctx *x, uint32_t max_nodes)
 	const dp_sim_result *s = &x->plan->sim;
 	uint64_t points = s->curve_off ? s->curve_off[s->k] : 0;
 	uint64_t pt_budget = 4 * (uint64_t)max_nodes;
-	x->curve_step = points > pt_budget ? (uint32_t)((points + pt_budget - 1) /
-							pt_budget)
-					   : 1;
+	x->curve_step =
+		points > pt_budget
+			? (uint32_t)((points + pt_budget - 1) / pt_budget)
+			: 1;
 	x->run_len = x->g->nops > max_nodes
 			     ? (x->g->nops + max_nodes - 1) / max_nodes
 			     : 1;
@@ -498,8 +500,7 @@ static dp_status write_trace(trace_ctx *x, dp_afile *af, const char *path,
 	} else {
 		for (uint32_t u = 0; u < x->g->nops; u++) {
 			if ((u & 16383u) == 0 && dp_progress_canceled(p))
-				return dp_err_set(err, DP_ECANCELED, path, 0,
-						  0,
+				return dp_err_set(err, DP_ECANCELED, path, 0, 0,
 						  "export canceled; no file "
 						  "written");
 			op_slice(x, u);

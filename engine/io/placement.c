@@ -352,9 +352,8 @@ dp_status dp_placement_read(const char *path, const dp_graph *g,
 		goto out;
 	}
 	int devices = 0;
-	st = *p == '{' ? read_json(&P, text, len, &devices,
-						 inf.algorithm,
-						 sizeof inf.algorithm)
+	st = *p == '{' ? read_json(&P, text, len, &devices, inf.algorithm,
+				   sizeof inf.algorithm)
 		       : read_place(&P, text);
 	if (st)
 		goto out;
