@@ -61,6 +61,15 @@ else
 	echo "ok - export_layout_time_limit_leaves_nothing"
 fi
 
+# without -k, a placement JSON's "devices" (the K it was planned for) wins
+# over the graph's machine block (resnet50.json says 2 devices)
+if "$DNNPART" export "$S" "$Q" --csv "$TMP/k.csv" >"$TMP/so" 2>"$TMP/se" &&
+	cut -d, -f2 "$TMP/k.csv" | grep -q '^3$'; then
+	echo "ok - export_uses_the_placements_k"
+else
+	echo "not ok - export_uses_the_placements_k: $(head -c 300 "$TMP/se")"
+fi
+
 # --json lists every file written, with its kind
 expect export_json_listing 0 "note: .*695 ops drawn as" \
 	export "$S" "$Q" -k 4 --json --coarsen always --svg "$TMP/a.svg" \

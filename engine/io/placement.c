@@ -367,6 +367,7 @@ dp_status dp_placement_read(const char *path, const dp_graph *g,
 	fill_omitted(g, P.dev, file_dev);
 	memcpy(placement, P.dev, (size_t)g->nops * sizeof *placement);
 	inf.devices = devices > 0 ? devices : P.max_dev + 1;
+	inf.devices_stated = devices > 0;
 	if (inf.devices < 1)
 		inf.devices = 1;
 	if (info)
