@@ -78,7 +78,7 @@ LIBJOBS := $(BUILD)/libjobs.a
 LIBVIEWS := $(BUILD)/libviews.a
 BIN := $(BUILD)/dnnpart
 
-.PHONY: all deps check-deps test test-run check-asan format clean help run bench bench-quick fuzz fuzz-build
+.PHONY: all deps check-deps test test-run check-asan format clean help run bench bench-quick fuzz fuzz-build pictures
 .DEFAULT_GOAL := all
 
 all: check-deps $(BIN)
@@ -97,6 +97,7 @@ help:
 	@echo "  make bench-quick  the quick benchmark run (about a minute)"
 	@echo "  make fuzz         run each libFuzzer target for a while"
 	@echo "  make format       apply .clang-format to the C sources"
+	@echo "  make pictures     docs/pictures/*.png: each sample graph's default SVG (rsvg-convert)"
 	@echo "  make clean        remove build outputs"
 
 deps:
@@ -170,6 +171,10 @@ fuzz:
 run: deps
 	@$(MAKE) --no-print-directory all
 	./dnnpart $(or $(GRAPH),$(shell cat sample_graphs/DEFAULT 2>/dev/null),sample_graphs/default.json)
+
+# docs/pictures/: the default SVG of every sample graph, rendered at 100 %
+pictures: all
+	@sh tools/make_pictures.sh $(BIN)
 
 format:
 	clang-format -i $(ENGINE_SRC) $(JOBS_SRC) $(VIEWS_SRC) $(CLI_SRC) $(TUI_SRC) $(TEST_SRC) $(wildcard include/dnnpart/*.h engine/internal/*.h jobs/*.h views/*.h cli/*.h tui/*.h tests/lib/*.[ch])

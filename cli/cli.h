@@ -62,7 +62,8 @@ typedef struct cli_opts {
 	long long batch;  /* --batch: the graph at this batch size (0: as
 			     loaded) */
 	const char *out; /* -o placement file */
-	const char *dot, *svg, *csv, *device_map, *tf_map; /* plan exports */
+	const char *dot, *svg, *png, *pdf, *trace, *csv, *device_map,
+		*tf_map; /* plan exports */
 } cli_opts;
 
 void cli_opts_init(cli_opts *o);
@@ -160,9 +161,11 @@ int cli_algo_list(const char *cmd, const char *opt, const char *spec,
 /* Prices the placement file path on g (eval, export): reads it (warning
  * about ops it leaves out or puts on the CPU), takes K from -k, else the
  * graph's machine block, else the placement, builds *m and evaluates *plan.
- * Returns 0 with both to free, or the exit code after printing why. */
+ * Returns 0 with both to free, or the exit code after printing why.
+ * made_by (NULL, or sizeof plan->algo bytes) gets the file's "algorithm",
+ * "" when it names none, for the titles of exports. */
 int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
-		       dp_machine *m, dp_plan *plan);
+		       dp_machine *m, dp_plan *plan, char *made_by);
 
 /* The human table and the --json object for a plan (eval, plan). */
 void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,

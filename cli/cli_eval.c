@@ -75,7 +75,7 @@ static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
 }
 
 int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
-		       dp_machine *m, dp_plan *plan)
+		       dp_machine *m, dp_plan *plan, char *made_by)
 {
 	bool is_strategy = false;
 	dp_err derr;
@@ -93,9 +93,13 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 	}
 	dp_placement_info info;
 	int rc = read_placement(path, g, pl, &info);
-	/* K: -k, else the graph's machine block, else what the placement
-	 * uses */
-	if (!rc && !o->k && g->hint.devices <= 0 && info.devices > 1)
+	/* K: -k, else the K a placement file states (the plan was made for
+	 * it: `plan -k 4 -o p.json` then `export GRAPH p.json` draws that
+	 * plan, whatever the graph's machine block says), else the graph's
+	 * machine block, else what the placement uses */
+	if (!rc && !o->k && info.devices_stated)
+		o->k = info.devices;
+	else if (!rc && !o->k && g->hint.devices <= 0 && info.devices > 1)
 		o->k = info.devices > DP_MAX_DEVICES ? DP_MAX_DEVICES
 						     : info.devices;
 	if (!rc && !(rc = cli_make_machine(o, g, m))) {
@@ -109,5 +113,8 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 			dp_machine_free(m);
 	}
 	free(pl);
+	if (made_by)
+		snprintf(made_by, sizeof plan->algo, "%s",
+			 rc ? "" : info.algorithm);
 	return rc;
 }

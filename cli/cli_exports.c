@@ -12,6 +12,8 @@ static void print_line(FILE *out, const cli_export_job *j,
 	switch (j->kind) {
 	case DP_EXPORT_DOT:
 	case DP_EXPORT_SVG:
+	case DP_EXPORT_PNG:
+	case DP_EXPORT_PDF:
 		fprintf(out, ", %u node%s", r->nodes, r->nodes == 1 ? "" : "s");
 		if (r->coarsened)
 			fprintf(out, " for %u ops", g->nops);
@@ -22,6 +24,10 @@ static void print_line(FILE *out, const cli_export_job *j,
 	case DP_EXPORT_DEVMAP_TORCH:
 		fprintf(out, ", %u layer%s", r->entries,
 			r->entries == 1 ? "" : "s");
+		break;
+	case DP_EXPORT_TRACE:
+		fprintf(out, ", %u events%s", r->entries,
+			r->coarsened ? ", coarsened" : "");
 		break;
 	default:
 		fprintf(out, ", %u op%s", r->entries,
@@ -36,17 +42,21 @@ static void job_json(dp_json *w, const cli_export_job *j,
 	dp_json_begin_object(w, NULL);
 	dp_json_str(w, "path", j->path);
 	dp_json_str(w, "kind", dp_export_kind_name(j->kind));
-	if (j->kind == DP_EXPORT_DOT || j->kind == DP_EXPORT_SVG) {
+	bool picture = j->kind == DP_EXPORT_DOT || j->kind == DP_EXPORT_SVG ||
+		       j->kind == DP_EXPORT_PNG || j->kind == DP_EXPORT_PDF;
+	if (picture) {
 		dp_json_int(w, "nodes", r->nodes);
 		dp_json_int(w, "edges", r->edges);
 		dp_json_bool(w, "coarsened", r->coarsened);
 		dp_json_str(w, "grouping", r->method);
-		if (j->kind == DP_EXPORT_SVG) {
+		if (j->kind != DP_EXPORT_DOT) {
 			dp_json_str(w, "layout", r->layout);
 			dp_json_num(w, "layout_s", r->layout_s);
 		}
 	} else {
 		dp_json_int(w, "entries", r->entries);
+		if (j->kind == DP_EXPORT_TRACE)
+			dp_json_bool(w, "coarsened", r->coarsened);
 	}
 	if (j->kind == DP_EXPORT_DEVMAP_TORCH)
 		dp_json_int(w, "split_layers", r->split_layers);
@@ -121,6 +131,12 @@ int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
 		jobs[n++] = (cli_export_job){o->dot, DP_EXPORT_DOT};
 	if (o->svg)
 		jobs[n++] = (cli_export_job){o->svg, DP_EXPORT_SVG};
+	if (o->png)
+		jobs[n++] = (cli_export_job){o->png, DP_EXPORT_PNG};
+	if (o->pdf)
+		jobs[n++] = (cli_export_job){o->pdf, DP_EXPORT_PDF};
+	if (o->trace)
+		jobs[n++] = (cli_export_job){o->trace, DP_EXPORT_TRACE};
 	if (o->csv)
 		jobs[n++] = (cli_export_job){o->csv, DP_EXPORT_CSV};
 	if (o->device_map)

@@ -25,10 +25,11 @@ void cmd_eval_help(FILE *out)
 		"schedule's critical path.\n"
 		"Ops the placement leaves out go to the device of their "
 		"heaviest placed\n"
-		"neighbour, with a warning that counts them. Without -k and a "
-		"machine block\n"
-		"in the graph file, K is the number of devices the placement "
-		"uses.\n"
+		"neighbour, with a warning that counts them. Without -k, K is "
+		"what a placement\n"
+		"JSON states (\"devices\"), else the graph file's machine "
+		"block, else the\n"
+		"number of devices the placement uses.\n"
 		"\n");
 	cli_help_machine_opts(out);
 	fprintf(out,
@@ -67,7 +68,7 @@ int cmd_eval_run(int argc, char **argv)
 		return rc;
 	dp_machine m;
 	dp_plan plan;
-	if ((rc = cli_eval_placement(&o, g, place_path, &m, &plan))) {
+	if ((rc = cli_eval_placement(&o, g, place_path, &m, &plan, NULL))) {
 		dp_graph_free(g);
 		return rc;
 	}

@@ -14,8 +14,9 @@
 void cmd_export_help(FILE *out)
 {
 	fprintf(out,
-		"usage: dnnpart export GRAPH PLACEMENT [--svg F] [--dot F] "
-		"[--csv F]\n"
+		"usage: dnnpart export GRAPH PLACEMENT [--svg F] [--png F] "
+		"[--pdf F] [--dot F]\n"
+		"                      [--trace F] [--csv F]\n"
 		"                      [--device-map F] [--tf-map F] [-o F]... "
 		"[--json]\n"
 		"                      [--coarsen auto|never|always] "
@@ -30,16 +31,26 @@ void cmd_export_help(FILE *out)
 		"critical path red\n"
 		"  --svg F            the same laid out by Graphviz (in a "
 		"child process)\n"
+		"  --png F, --pdf F   the same picture as PNG or PDF "
+		"(Graphviz's "
+		"cairo)\n"
+		"  --trace F          Chrome / Perfetto trace (JSON): a "
+		"process per device\n"
+		"                     with compute, send and receive tracks, "
+		"transfer arrows\n"
+		"                     and a memory counter against the cap\n"
 		"  --csv F            op,device,start_us,end_us per op\n"
 		"  --device-map F     PyTorch / Accelerate device_map: "
 		"{\"layer\": \"cuda:N\"}\n"
 		"  --tf-map F         TensorFlow device strings: 'op "
 		"/device:GPU:N' lines\n"
-		"  -o F               kind from the name: .dot .gv .svg .json "
-		".place .csv\n"
-		"                     .devmap.json (PyTorch map) .tf.txt "
-		"(TensorFlow); repeatable\n"
-		"picture (DOT, SVG):\n"
+		"  -o F               kind from the name: .dot .gv .svg .png "
+		".pdf .json .place\n"
+		"                     .csv .devmap.json (PyTorch map) .tf.txt "
+		"(TensorFlow)\n"
+		"                     .trace.json (trace); repeatable\n"
+		"picture (DOT, SVG, PNG, PDF; a trace coarsens above %u "
+		"events):\n"
 		"  --coarsen MODE     auto (default: SVG above --max-nodes "
 		"ops, DOT above\n"
 		"                     %u ops), never, or always: draw groups "
@@ -56,8 +67,8 @@ void cmd_export_help(FILE *out)
 		"  --timeout S        stop an SVG layout after S seconds "
 		"(default %g)\n"
 		"\n",
-		DP_EXPORT_DOT_FULL_MAX, DP_EXPORT_MAX_NODES,
-		DP_EXPORT_TIMEOUT_S);
+		DP_EXPORT_TRACE_MAX_EVENTS, DP_EXPORT_DOT_FULL_MAX,
+		DP_EXPORT_MAX_NODES, DP_EXPORT_TIMEOUT_S);
 	cli_help_machine_opts(out);
 	fprintf(out,
 		"output:\n"
@@ -115,6 +126,9 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 	} kinds[] = {
 		{"--dot", DP_EXPORT_DOT},
 		{"--svg", DP_EXPORT_SVG},
+		{"--png", DP_EXPORT_PNG},
+		{"--pdf", DP_EXPORT_PDF},
+		{"--trace", DP_EXPORT_TRACE},
 		{"--csv", DP_EXPORT_CSV},
 		{"--device-map", DP_EXPORT_DEVMAP_TORCH},
 		{"--tf-map", DP_EXPORT_DEVMAP_TF},
@@ -191,9 +205,9 @@ static int parse(int argc, char **argv, export_args *x)
 		return 2;
 	if (x->njobs == 0)
 		return cli_usage_error("export",
-				       "nothing to write: give --svg F, --dot "
-				       "F, --csv F, --device-map F, --tf-map F "
-				       "or -o F");
+				       "nothing to write: give --svg F, --png "
+				       "F, --pdf F, --dot F, --trace F, --csv "
+				       "F, --device-map F, --tf-map F or -o F");
 	return 0;
 }
 
@@ -211,10 +225,15 @@ int cmd_export_run(int argc, char **argv)
 		return rc;
 	dp_machine m;
 	dp_plan plan;
-	if ((rc = cli_eval_placement(&x.o, g, x.place_path, &m, &plan))) {
+	char made_by[sizeof plan.algo];
+	if ((rc = cli_eval_placement(&x.o, g, x.place_path, &m, &plan,
+				     made_by))) {
 		dp_graph_free(g);
 		return rc;
 	}
+	/* titles name what made the placement, not "eval" */
+	if (made_by[0])
+		snprintf(plan.algo, sizeof plan.algo, "%s", made_by);
 	rc = cli_run_exports(x.jobs, x.njobs, g, &m, &plan, &x.eo, stdout,
 			     x.o.json);
 	dp_plan_free(&plan);

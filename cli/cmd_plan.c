@@ -41,8 +41,9 @@ void cmd_plan_help(FILE *out)
 		"[--contention port|none]\n"
 		"                    [-o placement.json|.place] [--json] "
 		"[--strict]\n"
-		"                    [--dot F] [--svg F] [--csv F] "
-		"[--device-map F] [--tf-map F]\n"
+		"                    [--dot F] [--svg F] [--png F] [--pdf F] "
+		"[--trace F]\n"
+		"                    [--csv F] [--device-map F] [--tf-map F]\n"
 		"\n"
 		"Partitions GRAPH onto K devices with an algorithm, simulates "
 		"the placement\n"
@@ -63,8 +64,10 @@ void cmd_plan_help(FILE *out)
 		"  -o FILE            save the placement: .json (dnnpart, with "
 		"metrics) or\n"
 		"                     .place (ParDNN 'name device' lines)\n"
-		"  --dot/--svg/--csv F, --device-map F, --tf-map F\n"
-		"                     exports of the plan (see docs/cli.md)\n"
+		"  --dot/--svg/--png/--pdf F, --trace F (Perfetto), --csv F,\n"
+		"  --device-map F, --tf-map F\n"
+		"                     exports of the plan (see "
+		"docs/export.md)\n"
 		"  --json             print one JSON object instead of the "
 		"table\n"
 		"  --strict           exit 1 when the plan is infeasible\n"
@@ -84,10 +87,11 @@ static bool has_suffix(const char *s, const char *suf)
  * -1 after a usage error. */
 static int export_opt(int argc, char **argv, int *i, cli_opts *o)
 {
-	static const char *const names[] = {"--dot", "--svg", "--csv",
+	static const char *const names[] = {"--dot",	    "--svg",   "--png",
+					    "--pdf",	    "--trace", "--csv",
 					    "--device-map", "--tf-map"};
-	const char **slots[] = {&o->dot, &o->svg, &o->csv, &o->device_map,
-				&o->tf_map};
+	const char **slots[] = {&o->dot,   &o->svg, &o->png,	    &o->pdf,
+				&o->trace, &o->csv, &o->device_map, &o->tf_map};
 	for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
 		int r = cli_opt_value("plan", argc, argv, i, names[n],
 				      slots[n]);

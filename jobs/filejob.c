@@ -29,6 +29,7 @@ struct filejob {
 	char algo[32];
 	double plan_ms;
 	dp_export_kind ekind;
+	dp_export_opts eopts;
 	atomic_int cancel;
 
 	job_meter meter; /* progress (under mu) */
@@ -72,9 +73,9 @@ static void run_export(filejob *fj, filejob_result *r, dp_err *err)
 		r->status = dp_err_set(err, DP_ECANCELED, fj->path, 0, 0,
 				       "export canceled; no file written");
 	else
-		r->status =
-			dp_export_write_opts(fj->path, fj->ekind, fj->g, &fj->m,
-					     &plan, NULL, &p, &r->rep, err);
+		r->status = dp_export_write_opts(fj->path, fj->ekind, fj->g,
+						 &fj->m, &plan, &fj->eopts, &p,
+						 &r->rep, err);
 	dp_plan_free(&plan);
 }
 
@@ -211,7 +212,8 @@ dp_status filejob_open(filejob *fj, const char *path, dp_err *err)
 
 dp_status filejob_export(filejob *fj, const char *path, dp_export_kind kind,
 			 const dp_graph *g, const dp_machine *m,
-			 const dp_plan *plan, dp_err *err)
+			 const dp_plan *plan, const dp_export_opts *opts,
+			 dp_err *err)
 {
 	if (fj->live)
 		return busy_error(fj, err);
@@ -257,6 +259,11 @@ dp_status filejob_export(filejob *fj, const char *path, dp_export_kind kind,
 	snprintf(fj->algo, sizeof fj->algo, "%s", plan->algo);
 	fj->plan_ms = plan->plan_ms;
 	fj->ekind = kind;
+	if (opts)
+		fj->eopts = *opts;
+	else
+		dp_export_opts_default(&fj->eopts);
+	fj->eopts.layout = NULL; /* the caller's string may not outlive us */
 	return start(fj, err);
 }
 

@@ -75,12 +75,15 @@ int filejob_fd(const filejob *fj);
 /* Starts loading path (format detected). DP_EINPUT when a job is busy. */
 dp_status filejob_open(filejob *fj, const char *path, dp_err *err);
 
-/* Starts writing plan (made for g and m) to path as kind. Copies the
- * placement and the machine; g must stay alive until the result is taken.
- * DP_EINPUT when a job is busy, DP_ENOMEM. */
+/* Starts writing plan (made for g and m) to path as kind, with the
+ * options opts (NULL = the defaults; its layout name is not kept: the
+ * automatic one is used). Copies the placement and the machine; g must stay
+ * alive until the result is taken. DP_EINPUT when a job is busy,
+ * DP_ENOMEM. */
 dp_status filejob_export(filejob *fj, const char *path, dp_export_kind kind,
 			 const dp_graph *g, const dp_machine *m,
-			 const dp_plan *plan, dp_err *err);
+			 const dp_plan *plan, const dp_export_opts *opts,
+			 dp_err *err);
 
 /* Asks the running job to stop (no-op when none runs). */
 void filejob_cancel(filejob *fj);

@@ -42,8 +42,8 @@ expect() {
 
 expect export_nothing_to_write 2 "nothing to write: give --svg F" \
 	export "$S" "$Q" -k 4
-expect export_unknown_extension 2 "expected one of .dot .gv .svg" \
-	export "$S" "$Q" -k 4 -o "$TMP/x.png"
+expect export_unknown_extension 2 "expected one of .dot .gv .svg .png .pdf" \
+	export "$S" "$Q" -k 4 -o "$TMP/x.jpg"
 expect export_bad_coarsen 2 "expected auto, never or always" \
 	export "$S" "$Q" -k 4 --coarsen sometimes --svg "$TMP/x.svg"
 expect export_bad_max_nodes 2 "bad --max-nodes '3'" \
@@ -59,6 +59,15 @@ if [ -e "$TMP/slow.svg" ] || ls -a "$TMP" | grep -q '\.tmp'; then
 	echo "not ok - export_layout_time_limit_leaves_nothing: $(ls -a "$TMP" | tr '\n' ' ')"
 else
 	echo "ok - export_layout_time_limit_leaves_nothing"
+fi
+
+# without -k, a placement JSON's "devices" (the K it was planned for) wins
+# over the graph's machine block (resnet50.json says 2 devices)
+if "$DNNPART" export "$S" "$Q" --csv "$TMP/k.csv" >"$TMP/so" 2>"$TMP/se" &&
+	cut -d, -f2 "$TMP/k.csv" | grep -q '^3$'; then
+	echo "ok - export_uses_the_placements_k"
+else
+	echo "not ok - export_uses_the_placements_k: $(head -c 300 "$TMP/se")"
 fi
 
 # --json lists every file written, with its kind

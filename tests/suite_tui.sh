@@ -341,6 +341,37 @@ if [ -s "$tmp/plan.dot" ] &&
 else
 	notok tui_e_dot_loads_back "dnnpart info: $(head -n 2 "$tmp/info.out" 2>/dev/null)"
 fi
+# the default picture of 400 ops is drawn as groups (above 150 ops); Tab
+# once asks for groups whatever the size, and the next e remembers it
+keys e C-u "$tmp/plan.svg" Enter
+if wait_for 'exported .*plan.svg \([0-9]+ nodes, [0-9]+ edges, coarsened\)' 20 &&
+	grep -q 'COARSENED' "$tmp/plan.svg"; then
+	ok tui_e_svg_default_is_coarsened
+else
+	notok tui_e_svg_default_is_coarsened "no coarsened plan.svg"
+fi
+keys e Tab
+if wait_for 'Export \[Tab: detail groups\] to: ' 5; then
+	keys C-u "$tmp/plan.trace.json" Enter
+	if wait_for 'exported .*as Perfetto trace to .*plan.trace.json \([0-9]+ events, coarsened\)' 20 &&
+		grep -q '"traceEvents"' "$tmp/plan.trace.json"; then
+		ok tui_e_trace_with_groups
+	else
+		notok tui_e_trace_with_groups "no coarsened trace"
+	fi
+else
+	notok tui_e_trace_with_groups "Tab did not pick groups"
+	keys Escape
+fi
+keys e
+if wait_for 'Export \[Tab: detail groups\] to: ' 5; then
+	ok tui_e_remembers_the_detail
+else
+	notok tui_e_remembers_the_detail "prompt: $(screen | grep Export)"
+fi
+keys Tab Tab
+wait_for 'Export \[Tab: detail auto\] to: ' 5
+keys Escape
 keys e C-u "$tmp/plan.json" Enter
 if wait_for 'exported .*plan.json' 20 &&
 	grep -q '"dnnpart-placement"' "$tmp/plan.json" &&
@@ -384,6 +415,39 @@ if wait_for 'dnnpart exited with 0' 10; then
 else
 	notok tui_q_exits_cleanly "no exit status 0"
 fi
+
+# ---- the export prompt says the detail at 80x24 and 200x60, in colour and
+# NO_COLOR: Tab cycles it, the whole prompt stays on the screen ----
+for geo in 80x24 200x60; do
+	for col in color NO_COLOR; do
+		name=detail_${geo}_$col
+		envs="LANG=C.UTF-8 TERM=screen"
+		[ "$col" = NO_COLOR ] && envs="$envs NO_COLOR=1"
+		$T new-session -d -s "$name" -x "${geo%x*}" -y "${geo#*x}" \
+			"env $envs \"$DNNPART\" \"$graph\" -k 2; exec sleep 60"
+		S=$name
+		if wait_row 2 'makespan' 20 && wait_settled; then
+			keys e
+			wait_for 'Export \[Tab: detail auto\] to: synthetic-400.dot' 5
+			keys Tab
+			if wait_for 'Export \[Tab: detail groups\] to: synthetic-400.dot' 5; then
+				keys Tab
+				if wait_for 'Export \[Tab: detail every op\] to: synthetic-400.dot' 5; then
+					ok "tui_e_detail_prompt_${geo}_$col"
+				else
+					notok "tui_e_detail_prompt_${geo}_$col" "no 'every op': $(screen | grep Export)"
+				fi
+			else
+				notok "tui_e_detail_prompt_${geo}_$col" "no 'groups': $(screen | grep Export)"
+			fi
+			keys Escape
+		else
+			notok "tui_e_detail_prompt_${geo}_$col" "no plan on screen"
+		fi
+		S=tui
+		$T kill-session -t "$name" >/dev/null 2>&1
+	done
+done
 
 # ---- colors: NO_COLOR gives the monochrome scheme, --color=always colors ----
 # capture-pane -e shows the cells' attributes as SGR sequences
@@ -454,17 +518,23 @@ fi
 # ---- e to .svg runs in the background: progress on the status line, the
 # UI responds, one file job at a time, Esc cancels and no file appears; a
 # rerun is not held up by an export; q during an export exits at once ----
-# 1,900 ops stay under the coarsening bound: dot lays out every op, which
-# takes tens of seconds (seconds on a fast machine), while planning takes
-# milliseconds.
+# Tab in the export prompt picks the detail: "every op" draws all 30,000
+# ops, a layout of about 13 s (a few on a fast machine), while planning
+# takes a fraction of a second.
 mid=$tmp/mid.json
-if "$DNNPART" gen --ops 1900 --seed 2 -o "$mid" >/dev/null 2>"$tmp/gen.err"; then
+if "$DNNPART" gen --ops 30000 --seed 2 -o "$mid" >/dev/null 2>"$tmp/gen.err"; then
 	$T new-session -d -s exp -x 120 -y 30 \
 		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen \"$DNNPART\" \"$mid\" -k 4; echo \"dnnpart exited with \$?\"; exec sleep 60"
 	S=exp
 	mkdir -p "$tmp/out"
 	if wait_row 2 'makespan' 20 && wait_settled 20; then
-		keys e C-u "$tmp/out/mid.svg" Enter
+		keys e Tab Tab
+		if wait_for 'Export \[Tab: detail every op\] to: ' 5; then
+			ok tui_e_tab_picks_every_op
+		else
+			notok tui_e_tab_picks_every_op "no 'detail every op' prompt"
+		fi
+		keys C-u "$tmp/out/mid.svg" Enter
 		if wait_for 'exporting mid.svg: .*Esc cancels' 10; then
 			ok tui_e_svg_shows_progress
 		else
@@ -505,7 +575,7 @@ if "$DNNPART" gen --ops 1900 --seed 2 -o "$mid" >/dev/null 2>"$tmp/gen.err"; the
 			notok tui_rerun_during_an_export "no K=5 plan while exporting"
 		fi
 	else
-		notok tui_e_svg_shows_progress "no plan for the 1,900-op graph"
+		notok tui_e_svg_shows_progress "no plan for the 30,000-op graph"
 	fi
 	# q while the export may still run: it is cancelled, nothing is left
 	keys q
@@ -516,5 +586,5 @@ if "$DNNPART" gen --ops 1900 --seed 2 -o "$mid" >/dev/null 2>"$tmp/gen.err"; the
 		notok tui_q_during_an_export_exits_0 "no exit 0, or $(ls -A "$tmp/out")"
 	fi
 else
-	echo "not ok - tui_e_svg_shows_progress: dnnpart gen --ops 1900 failed: $(cat "$tmp/gen.err")"
+	echo "not ok - tui_e_svg_shows_progress: dnnpart gen --ops 30000 failed: $(cat "$tmp/gen.err")"
 fi

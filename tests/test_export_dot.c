@@ -274,8 +274,12 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 				     NULL, &rep, &err) == DP_OK);
 	CHECK(rep.coarsened);
 	CHECK(rep.nodes <= 500);
-	/* 3,000 units and 300 blocks: the layer paths are cut to 2 levels */
-	CHECK_CONTAINS(rep.method, "layer prefix (2 levels)");
+	/* 3,000 units and 300 blocks: the layer paths are cut to 2 levels,
+	 * and the largest groups drawn 3 levels deep while the 500 allow */
+	CHECK_CONTAINS(
+		rep.method,
+		"layer prefix (2 levels, one more for the largest groups)");
+	CHECK(rep.nodes > 300); /* some blocks split into their units */
 	Agraph_t *G = test_read_dot(path);
 	REQUIRE(G);
 	CHECK_CONTAINS(get(G, "label"), "COARSENED");
@@ -414,10 +418,61 @@ static void test_dot_cleanup(void)
 	CHECK(test_tmp_cleanup());
 }
 
+/* Layers a/0 .. a/19 (3 ops each) and b/0 .. b/3 (1 op each) on one
+ * device, at most 16 nodes: by first level 2 groups, by two levels 24, too
+ * many; "a" split would make 21, "b" split 5: b is drawn by its four
+ * layers, a as one group. */
+static void test_dot_largest_groups_one_level_finer(void)
+{
+	dp_graph *g = dp_graph_new("finer");
+	char name[32], layer[32];
+	uint32_t prev = UINT32_MAX;
+	for (int i = 0; i < 64; i++) {
+		if (i < 60)
+			snprintf(layer, sizeof layer, "a/%d", i / 3);
+		else
+			snprintf(layer, sizeof layer, "b/%d", i - 60);
+		snprintf(name, sizeof name, "op%d", i);
+		uint32_t u = test_add_op(g, name, 1, 64, layer);
+		if (prev != UINT32_MAX)
+			dp_graph_add_edge(g, prev, u, -1, false, NULL);
+		prev = u;
+	}
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	int32_t pl[64] = {0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, 1, pl, &m, &plan));
+	dp_export_opts o;
+	dp_export_opts_default(&o);
+	o.coarsen = DP_COARSEN_ALWAYS;
+	o.max_nodes = 16;
+	dp_export_report rep;
+	dp_err err;
+	const char *path = test_tmp_path("finer.dot");
+	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o,
+				     NULL, &rep, &err) == DP_OK);
+	CHECK_INT(rep.nodes, 5);
+	CHECK_CONTAINS(
+		rep.method,
+		"layer prefix (1 level, one more for the largest groups)");
+	char *dot = test_read_file(path, NULL);
+	REQUIRE(dot);
+	/* b's groups hold one op each: drawn as the op (a critical one) */
+	CHECK_CONTAINS(dot, "label=\"op63\\n1 us");
+	CHECK_CONTAINS(dot, "label=\"a\\n60 ops");
+	CHECK(!strstr(dot, "label=\"a/0"));
+	free(dot);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_dot_has_one_cluster_per_device_with_its_ops),
 	  TEST(test_dot_marks_the_critical_path_and_only_it),
 	  TEST(test_dot_loads_back_as_the_same_graph),
 	  TEST(test_dot_coarsened_groups_cover_every_op),
+	  TEST(test_dot_largest_groups_one_level_finer),
 	  TEST(test_dot_runs_keep_a_short_critical_path),
 	  TEST(test_dot_failure_or_cancel_keeps_the_old_file),
 	  TEST(test_dot_cleanup))

@@ -29,7 +29,8 @@ static uint32_t add(dp_graph *g, const char *name, double t, int64_t par,
 }
 
 /* Layers: "enc.0" on one device; "enc.1" split, its parameters on
- * device 1; "enc.2" split without parameters, most compute on device 1;
+ * device 1 but most of its compute (100 of 101 us) on device 0; "enc.2"
+ * split without parameters, most compute on device 1;
  * two ops without a layer, listed under their own names. Names that CSV
  * must quote. */
 static const char *const names[] = {
@@ -140,8 +141,8 @@ static void test_export_kind_follows_the_file_name(void)
 		CHECK_INT(k, cases[i].kind);
 	}
 	dp_export_kind k;
-	CHECK_INT(dp_export_kind_from_path("picture.png", &k, &err), DP_EINPUT);
-	CHECK_STR(err.file, "picture.png");
+	CHECK_INT(dp_export_kind_from_path("picture.jpg", &k, &err), DP_EINPUT);
+	CHECK_STR(err.file, "picture.jpg");
 	CHECK_CONTAINS(err.msg, ".svg");
 	CHECK_CONTAINS(err.msg, ".devmap.json");
 	CHECK_INT(dp_export_kind_from_path(".txt", &k, &err), DP_EINPUT);
@@ -275,7 +276,9 @@ static void test_torch_map_lists_every_layer_once(void)
 		const char *key, *dev;
 	} want[] = {
 		{"enc.0", "cuda:0"}, /* one device */
-		{"enc.1", "cuda:1"}, /* split: its parameters are on 1 */
+		{"enc.1", "cuda:0"}, /* split: its compute is on 0 (its
+					params on 1: the map follows the
+					work, as the plan ran it) */
 		{"enc.2", "cuda:1"}, /* split, no parameters: compute 10 > 9 */
 		{"head", "cuda:1"},  /* no layer: its own name */
 		{"loss", "cuda:0"},
@@ -292,8 +295,11 @@ static void test_torch_map_lists_every_layer_once(void)
 	CHECK_INT(rep.entries, 5);
 	CHECK_INT(rep.split_layers, 2);
 	CHECK_CONTAINS(rep.note, "2 layers are split");
-	CHECK_CONTAINS(rep.note, "enc.1 (cuda:0 1 op, cuda:1 1 op)");
-	CHECK_CONTAINS(rep.note, "enc.2 (cuda:0 2 ops, cuda:1 1 op)");
+	CHECK_CONTAINS(rep.note, "enc.1 (cuda:0 1 op 99%, cuda:1 1 op 1%)");
+	CHECK_CONTAINS(rep.note, "enc.2 (cuda:0 2 ops 47%, cuda:1 1 op 53%)");
+	/* enc.1 100 of 101, enc.2 10 of 19 us; enc.0 30, head 3, loss 2 us
+	 * whole: (30 + 100 + 10 + 3 + 2) / 155 = 94 % where the plan put it */
+	CHECK_CONTAINS(rep.note, "runs 94% of the compute where the plan");
 	cJSON_Delete(j);
 	free(text);
 	dp_plan_free(&plan);

@@ -249,8 +249,8 @@ static void test_filejob_opens_and_exports_in_the_background(void)
 	REQUIRE(path);
 	char saved[512];
 	snprintf(saved, sizeof saved, "%s", path);
-	REQUIRE(filejob_export(fj, saved, DP_EXPORT_CSV, g, &m, &plan, &err) ==
-		DP_OK);
+	REQUIRE(filejob_export(fj, saved, DP_EXPORT_CSV, g, &m, &plan, NULL,
+			       &err) == DP_OK);
 	/* the job has its own copies: the plan may go at once */
 	dp_plan_free(&plan);
 	r = file_result(fj);

@@ -58,8 +58,10 @@ static void test_placement_json_omitted_and_cpu_ops(void)
 	REQUIRE(dp_placement_read(D "placement_ok.json", g, pl, &info, &err) ==
 		DP_OK);
 	CHECK_INT(info.devices, 4);
-	CHECK_INT(info.cpu_pinned, 1); /* b: -1 */
-	CHECK_INT(info.omitted, 4);    /* d f g iso */
+	CHECK(info.devices_stated);	   /* "devices": 4 */
+	CHECK_STR(info.algorithm, "hand"); /* named in export titles */
+	CHECK_INT(info.cpu_pinned, 1);	   /* b: -1 */
+	CHECK_INT(info.omitted, 4);	   /* d f g iso */
 	CHECK_INT(pl[0], 1);
 	CHECK_INT(pl[2], 2);
 	CHECK_INT(pl[4], 3);
@@ -81,6 +83,8 @@ static void test_placement_place_with_crlf_and_tabs(void)
 	REQUIRE(dp_placement_read(D "place_crlf.place", g, pl, &info, &err) ==
 		DP_OK);
 	CHECK_INT(info.devices, 4); /* 1 + the largest device */
+	CHECK(!info.devices_stated);
+	CHECK_STR(info.algorithm, "");
 	CHECK_INT(info.omitted, 5);
 	CHECK_INT(info.cpu_pinned, 0);
 	CHECK_INT(pl[0], 1);

@@ -16,6 +16,7 @@ cc gcc
 make make
 tmux tmux
 dot graphviz
+rsvg-convert librsvg2-bin
 torch python3-torch
 '
 

@@ -71,7 +71,10 @@ static void start_export(tui_session *s, const char *path)
 		state_status(st, true, "%s", err.msg);
 		return;
 	}
-	if (filejob_export(s->files, path, kind, st->g, &st->m, st->plan,
+	dp_export_opts eo;
+	dp_export_opts_default(&eo);
+	eo.coarsen = st->export_detail; /* Tab in the export prompt */
+	if (filejob_export(s->files, path, kind, st->g, &st->m, st->plan, &eo,
 			   &err) != DP_OK) {
 		char msg[1200];
 		state_status(st, true, "not exported: %s",
@@ -160,9 +163,13 @@ static void exported(vstate *st, const filejob_result *r)
 {
 	const dp_export_report *rep = &r->rep;
 	char what[96] = "", secs[32];
-	if (r->ekind == DP_EXPORT_DOT || r->ekind == DP_EXPORT_SVG)
+	if (r->ekind == DP_EXPORT_DOT || r->ekind == DP_EXPORT_SVG ||
+	    r->ekind == DP_EXPORT_PNG || r->ekind == DP_EXPORT_PDF)
 		snprintf(what, sizeof what, " (%u nodes, %u edges%s)",
 			 rep->nodes, rep->edges,
+			 rep->coarsened ? ", coarsened" : "");
+	else if (r->ekind == DP_EXPORT_TRACE)
+		snprintf(what, sizeof what, " (%u events%s)", rep->entries,
 			 rep->coarsened ? ", coarsened" : "");
 	else if (rep->entries)
 		snprintf(what, sizeof what, " (%u entries)", rep->entries);

@@ -181,8 +181,8 @@ static unsigned file_prompt(vstate *st, prompt_kind k)
 		break;
 	case PROMPT_EXPORT:
 		snprintf(def, sizeof def, "%s.dot", name);
-		prompt_open(st, k,
-			    "Export to (.dot .svg .json .place .csv): ", def);
+		prompt_open(st, k, "", def);
+		prompt_export_label(st);
 		break;
 	default:
 		prompt_open(st, k,

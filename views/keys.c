@@ -113,7 +113,8 @@ const key_binding key_table[] = {
 	{K('s'), "s", 0, NULL, "save the placement (JSON, or .place)", ACT_SAVE,
 	 KG_FILES, true},
 	{K('e'), "e", 0, NULL,
-	 "export the plan (.dot .svg .json .place .csv by extension)",
+	 "export the plan (.svg .png .pdf .trace.json .dot .json .csv ... "
+	 "by extension; Tab picks the detail)",
 	 ACT_EXPORT, KG_FILES, true},
 	{K('o'), "o", 0, NULL, "open another graph", ACT_OPEN, KG_FILES, false},
 };

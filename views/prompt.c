@@ -17,6 +17,38 @@ void prompt_open(vstate *st, prompt_kind k, const char *label, const char *init)
 	snprintf(st->pbuf, sizeof st->pbuf, "%s", init ? init : "");
 }
 
+/* ---- the export prompt's detail ---- */
+
+const char *prompt_detail_name(dp_export_coarsen d)
+{
+	switch (d) {
+	case DP_COARSEN_ALWAYS:
+		return "groups";
+	case DP_COARSEN_NEVER:
+		return "every op";
+	case DP_COARSEN_AUTO:
+		break;
+	}
+	return "auto";
+}
+
+void prompt_export_label(vstate *st)
+{
+	snprintf(st->plabel, sizeof st->plabel, "Export [Tab: detail %s] to: ",
+		 prompt_detail_name(st->export_detail));
+}
+
+/* auto -> groups -> every op -> auto */
+static unsigned next_detail(vstate *st)
+{
+	st->export_detail =
+		st->export_detail == DP_COARSEN_AUTO	 ? DP_COARSEN_ALWAYS
+		: st->export_detail == DP_COARSEN_ALWAYS ? DP_COARSEN_NEVER
+							 : DP_COARSEN_AUTO;
+	prompt_export_label(st);
+	return AR_REDRAW;
+}
+
 /* ---- the Ops view: search ---- */
 
 unsigned prompt_search(vstate *st, int dir, bool include_cursor)
@@ -146,6 +178,10 @@ unsigned prompt_key(vstate *st, int key)
 	case VK_CTRL_U:
 		st->pbuf[0] = '\0';
 		return AR_REDRAW;
+	case VK_TAB:
+		if (st->prompt == PROMPT_EXPORT)
+			return next_detail(st);
+		return 0;
 	case VK_CTRL_W:
 		while (n && st->pbuf[n - 1] == ' ')
 			st->pbuf[--n] = '\0';

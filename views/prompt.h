@@ -18,6 +18,11 @@
 /* Opens the editor with a label and an initial text. */
 void prompt_open(vstate *st, prompt_kind k, const char *label,
 		 const char *init);
+/* The export prompt's label, which says the detail Tab picks. */
+void prompt_export_label(vstate *st);
+/* What detail d draws, for the prompt and the status line: "auto",
+ * "groups", "every op". */
+const char *prompt_detail_name(dp_export_coarsen d);
 /* Handles one key while a prompt is open; returns AR_* bits. */
 unsigned prompt_key(vstate *st, int key);
 /* Moves the Ops cursor to the next (dir > 0) or previous match of the

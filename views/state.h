@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "dnnpart/algo.h"
+#include "dnnpart/export.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
@@ -195,6 +196,10 @@ typedef struct vstate {
 	/* a submitted prompt that needs the front end (open, save, export) */
 	prompt_kind io;
 	char io_path[512];
+	/* the detail of the next picture or trace `e` writes: Tab in the
+	 * export prompt cycles auto (groups above 150 ops), groups (always
+	 * by layer), every op (never) */
+	dp_export_coarsen export_detail;
 } vstate;
 
 /* Initialises st for graph g (taking ownership) and machine m (copied),

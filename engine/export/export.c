@@ -23,9 +23,12 @@ static const struct {
 	{".devmap.json", DP_EXPORT_DEVMAP_TORCH},
 	{".torch.json", DP_EXPORT_DEVMAP_TORCH},
 	{".tf.txt", DP_EXPORT_DEVMAP_TF},
+	{".trace.json", DP_EXPORT_TRACE},
 	{".dot", DP_EXPORT_DOT},
 	{".gv", DP_EXPORT_DOT},
 	{".svg", DP_EXPORT_SVG},
+	{".png", DP_EXPORT_PNG},
+	{".pdf", DP_EXPORT_PDF},
 	{".json", DP_EXPORT_JSON},
 	{".place", DP_EXPORT_PLACE},
 	{".csv", DP_EXPORT_CSV},
@@ -47,9 +50,10 @@ dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 		}
 	return dp_err_set(err, DP_EINPUT, path, 0, 0,
 			  "cannot tell the export format from the file name; "
-			  "expected one of .dot .gv .svg .json .place .csv "
-			  ".devmap.json (PyTorch device map) .tf.txt "
-			  "(TensorFlow device strings)");
+			  "expected one of .dot .gv .svg .png .pdf .json "
+			  ".place .csv .devmap.json (PyTorch device map) "
+			  ".tf.txt (TensorFlow device strings) .trace.json "
+			  "(Chrome / Perfetto trace)");
 }
 
 const char *dp_export_kind_name(dp_export_kind kind)
@@ -69,6 +73,12 @@ const char *dp_export_kind_name(dp_export_kind kind)
 		return "PyTorch device map";
 	case DP_EXPORT_DEVMAP_TF:
 		return "TensorFlow device strings";
+	case DP_EXPORT_PNG:
+		return "PNG";
+	case DP_EXPORT_PDF:
+		return "PDF";
+	case DP_EXPORT_TRACE:
+		return "Perfetto trace";
 	}
 	return "unknown";
 }
@@ -160,8 +170,13 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 		return dpi_export_dot_write(path, g, m, plan, &o, progress, rep,
 					    err);
 	case DP_EXPORT_SVG:
-		return dpi_export_svg_write(path, g, m, plan, &o, progress, rep,
-					    err);
+	case DP_EXPORT_PNG:
+	case DP_EXPORT_PDF:
+		return dpi_export_svg_write(path, kind, g, m, plan, &o,
+					    progress, rep, err);
+	case DP_EXPORT_TRACE:
+		return dpi_export_trace_write(path, g, m, plan, &o, progress,
+					      rep, err);
 	case DP_EXPORT_JSON:
 		rep->entries = g->nops;
 		return dp_placement_write_json(path, g, plan, err);

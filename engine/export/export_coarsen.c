@@ -170,6 +170,120 @@ static uint32_t prefix_ids(const dp_graph *g, const uint32_t *layers,
 	return nl ? id + 1 : 0;
 }
 
+/* A layer grouping that fits: the distinct layers, the (layer, device)
+ * pairs present and each layer's prefix id at the depth that fits. */
+typedef struct layer_set {
+	const uint32_t *layers;
+	uint32_t nl;
+	const uint64_t *pairs; /* (layer index + 1) << 32 | dev, sorted */
+	uint32_t np;
+	const uint32_t *ids;
+	uint32_t nprefix;
+	int depth;
+} layer_set;
+
+/* Index in ls->pairs of op u's (layer, device) pair. */
+static uint32_t pair_of(const dp_graph *g, const dp_plan *plan,
+			const layer_set *ls, uint32_t u)
+{
+	uint64_t li = 0;
+	if (g->ops[u].layer) {
+		const uint32_t *hit =
+			bsearch(&g->ops[u].layer, ls->layers, ls->nl,
+				sizeof *ls->layers, cmp_u32);
+		li = (uint64_t)(hit - ls->layers) + 1;
+	}
+	uint64_t key = li << 32 | (uint32_t)plan->placement[u];
+	const uint64_t *hit =
+		bsearch(&key, ls->pairs, ls->np, sizeof *ls->pairs, cmp_u64);
+	return (uint32_t)(hit - ls->pairs);
+}
+
+/* Makes the groups of ls (ids nkept.. in key order, labelled with their
+ * prefix), the largest one level finer when refine and the bound allows
+ * (export_coarsen_refine.c), and maps every op that is not kept. */
+static dp_status layer_groups(const dp_graph *g, const dp_plan *plan,
+			      const uint8_t *kept, uint32_t nkept,
+			      uint32_t budget, const layer_set *ls, bool refine,
+			      uint32_t groups, pref *tmp, dp_coarse *c)
+{
+	uint32_t np = ls->np, nl = ls->nl;
+	uint32_t *pof = malloc(((size_t)g->nops + 1) * sizeof *pof);
+	uint32_t *pops = calloc((size_t)np + 1, sizeof *pops);
+	uint32_t *fids = malloc(((size_t)nl + 1) * sizeof *fids);
+	uint8_t *split = calloc((size_t)np + 1, 1);
+	uint64_t *pk = malloc(((size_t)np + 1) * sizeof *pk);
+	uint64_t *keys = malloc(((size_t)np + 1) * sizeof *keys);
+	uint32_t nfine = 0, *plabel = NULL;
+	dp_status st = DP_ENOMEM;
+	if (!pof || !pops || !fids || !split || !pk || !keys)
+		goto out;
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (!kept[u])
+			pops[pof[u] = pair_of(g, plan, ls, u)]++;
+	if (refine) {
+		nfine = prefix_ids(g, ls->layers, nl, ls->depth + 1, fids, tmp);
+		uint32_t total =
+			dpi_coarsen_refine(ls->pairs, np, ls->ids, fids, pops,
+					   groups, budget, split);
+		if (total == UINT32_MAX)
+			goto out;
+		c->layer_finer = total != groups;
+	}
+	/* prefix ids: ids + 1 at the depth that fits, nprefix + 1 + fids
+	 * one level down; 0 = no layer */
+	plabel = malloc(((size_t)ls->nprefix + nfine + 1) * sizeof *plabel);
+	if (!plabel)
+		goto out;
+	for (uint32_t i = 0; i < ls->nprefix + nfine + 1; i++)
+		plabel[i] = UINT32_MAX;
+	plabel[0] = 0;
+	for (uint32_t i = 0; i < np; i++) {
+		uint32_t li = (uint32_t)(ls->pairs[i] >> 32);
+		uint64_t pid =
+			li == 0	   ? 0
+			: split[i] ? (uint64_t)ls->nprefix + 1 + fids[li - 1]
+				   : (uint64_t)ls->ids[li - 1] + 1;
+		pk[i] = keys[i] = pid << 32 | (uint32_t)ls->pairs[i];
+		if (plabel[pid] != UINT32_MAX)
+			continue;
+		const char *s = dp_graph_str(g, ls->layers[li - 1]);
+		size_t len = split[i]	      ? prefix_len(s, ls->depth + 1)
+			     : c->layer_depth ? prefix_len(s, ls->depth)
+					      : strlen(s);
+		if ((plabel[pid] = arena_add(c, s, len)) == UINT32_MAX)
+			goto out;
+	}
+	qsort(keys, np, sizeof *keys, cmp_u64);
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < np; i++)
+		if (w == 0 || keys[w - 1] != keys[i])
+			keys[w++] = keys[i];
+	c->n = nkept + w;
+	c->nodes = calloc((size_t)c->n, sizeof *c->nodes);
+	if (!c->nodes)
+		goto out;
+	for (uint32_t i = 0; i < w; i++)
+		c->nodes[nkept + i].label = plabel[(uint32_t)(keys[i] >> 32)];
+	for (uint32_t u = 0; u < g->nops; u++) {
+		if (kept[u])
+			continue;
+		uint64_t *hit =
+			bsearch(&pk[pof[u]], keys, w, sizeof *keys, cmp_u64);
+		c->of[u] = nkept + (uint32_t)(hit - keys);
+	}
+	st = DP_OK;
+out:
+	free(pof);
+	free(pops);
+	free(fids);
+	free(split);
+	free(pk);
+	free(keys);
+	free(plabel);
+	return st;
+}
+
 /* Tries the layer grouping: sets of[] (provisional ids; kept ops must
  * already have ids 0..nkept-1) and returns true when some depth fits the
  * budget. Ops of no layer form one group per device. */
@@ -257,62 +371,9 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 		*ok = true;
 		c->method = DP_COARSE_LAYER;
 		c->layer_depth = depth == maxdepth ? 0 : depth;
-		/* groups are numbered nkept.. in key order; labels are the
-		 * prefixes, stored once per prefix */
-		uint32_t *plabel =
-			malloc(((size_t)nprefix + 1) * sizeof *plabel);
-		if (!plabel) {
-			st = DP_ENOMEM;
-			goto out;
-		}
-		for (uint32_t i = 0; i < nprefix + 1; i++)
-			plabel[i] = UINT32_MAX;
-		plabel[0] = 0;
-		for (uint32_t i = 0; i < nl; i++) {
-			uint32_t pid = ids[i] + 1;
-			if (plabel[pid] != UINT32_MAX)
-				continue;
-			const char *s = dp_graph_str(g, layers[i]);
-			size_t len = c->layer_depth ? prefix_len(s, depth)
-						    : strlen(s);
-			plabel[pid] = arena_add(c, s, len);
-			if (plabel[pid] == UINT32_MAX) {
-				free(plabel);
-				st = DP_ENOMEM;
-				goto out;
-			}
-		}
-		uint32_t w2 = 0;
-		for (uint32_t i = 0; i < np; i++)
-			if (w2 == 0 || keys[w2 - 1] != keys[i])
-				keys[w2++] = keys[i];
-		/* provisional group id = nkept + index in keys[] */
-		c->n = nkept + w2;
-		c->nodes = calloc((size_t)c->n, sizeof *c->nodes);
-		if (!c->nodes) {
-			free(plabel);
-			st = DP_ENOMEM;
-			goto out;
-		}
-		for (uint32_t i = 0; i < w2; i++)
-			c->nodes[nkept + i].label =
-				plabel[(uint32_t)(keys[i] >> 32)];
-		for (uint32_t u = 0; u < n; u++) {
-			if (kept[u])
-				continue;
-			uint64_t pid = 0;
-			if (g->ops[u].layer) {
-				uint32_t *hit =
-					bsearch(&g->ops[u].layer, layers, nl,
-						sizeof *layers, cmp_u32);
-				pid = (uint64_t)ids[hit - layers] + 1;
-			}
-			uint64_t key = pid << 32 | (uint32_t)plan->placement[u];
-			uint64_t *hit =
-				bsearch(&key, keys, w2, sizeof *keys, cmp_u64);
-			c->of[u] = nkept + (uint32_t)(hit - keys);
-		}
-		free(plabel);
+		layer_set ls = {layers, nl, pairs, np, ids, nprefix, depth};
+		st = layer_groups(g, plan, kept, nkept, budget, &ls,
+				  depth < maxdepth, groups, tmp, c);
 	}
 out:
 	free(layers);
@@ -584,9 +645,12 @@ void dpi_coarsen_describe(const dp_coarse *c, char *buf, size_t size)
 	case DP_COARSE_LAYER:
 		if (c->layer_depth)
 			snprintf(buf, size,
-				 "grouped by layer prefix (%d level%s) and "
+				 "grouped by layer prefix (%d level%s%s) and "
 				 "device; %s",
 				 c->layer_depth, c->layer_depth == 1 ? "" : "s",
+				 c->layer_finer ? ", one more for the largest "
+						  "groups"
+						: "",
 				 cp);
 		else
 			snprintf(buf, size, "grouped by layer and device; %s",

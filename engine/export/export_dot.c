@@ -29,8 +29,8 @@ typedef struct dot_ctx {
 	Agsym_t *n_time, *n_out, *n_param, *n_temp, *n_type, *n_layer, *n_coloc,
 		*n_pin, *n_start, *n_end;
 	/* edge attributes */
-	Agsym_t *e_label, *e_tooltip, *e_color, *e_pen, *e_style, *e_bytes,
-		*e_control, *e_critical;
+	Agsym_t *e_label, *e_xlabel, *e_tooltip, *e_color, *e_pen, *e_style,
+		*e_bytes, *e_control, *e_critical;
 } dot_ctx;
 
 /* v may be NULL when a label buffer could not grow (the build then fails
@@ -289,6 +289,14 @@ static void declare(dot_ctx *x, bool render)
 		x->n_pin = decl(r, AGNODE, "pin", "");
 	}
 	x->e_label = decl(r, AGEDGE, "label", "");
+	if (render) {
+		/* an edge's bytes as an external label, placed after the
+		 * layout where it overlaps nothing, else left out (the
+		 * tooltip keeps it): labels of many edges into one node
+		 * overlapped each other and the nodes */
+		x->e_xlabel = decl(r, AGEDGE, "xlabel", "");
+		decl(r, AGRAPH, "forcelabels", "false");
+	}
 	x->e_tooltip = decl(r, AGEDGE, "tooltip", "");
 	x->e_color = decl(r, AGEDGE, "color", "#555555");
 	x->e_pen = decl(r, AGEDGE, "penwidth", "1");
@@ -417,7 +425,7 @@ static void add_edge(dot_ctx *x, const dp_coarse *c, const dp_cedge *ce,
 				cause_text(ce->hop));
 	set(e, x->e_tooltip, x->sb.s);
 	if (dt != dh && ce->bytes > 0)
-		set(e, x->e_label, b);
+		set(e, render ? x->e_xlabel : x->e_label, b);
 	const char *style = ce->nedges == 0 ? "dashed"
 			    : ce->control   ? "dashed"
 					    : "";

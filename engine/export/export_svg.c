@@ -25,10 +25,6 @@
 #include "dnnpart/afile.h"
 #include "internal/export_impl.h"
 
-/* dot with device clusters lays out this many nodes and edges in seconds
- * when its edges are short (see auto_layout); above it, the timeline. */
-#define DOT_STRUCT_NODES 400u
-#define DOT_STRUCT_EDGES 800u
 /* above this, dot's effort is bounded (bound_dot) */
 #define DOT_BOUNDED_NODES 300u
 #define DOT_BOUNDED_EDGES 600u
@@ -172,19 +168,40 @@ static void tl_set_bb(Agraph_t *g, double x0, double y0, double x1, double y1)
 #define TL_ROW_GAP 10.0 /* points between nodes of a column */
 #define TL_TITLE 36.0	/* room for a cluster's two-line title */
 
+/* The device clusters of G in device order (cgraph lists subgraphs in an
+ * order of its own: GPU 0, 3, 1, 2). Returns how many; *out is malloc'd. */
+static int clusters_in_order(Agraph_t *G, Agraph_t ***out)
+{
+	int n = 0;
+	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s))
+		n++;
+	Agraph_t **cl = malloc(((size_t)n + 1) * sizeof *cl);
+	int k = 0;
+	char name[32];
+	for (; cl && k < n; k++) {
+		snprintf(name, sizeof name, "cluster_dev%d", k);
+		if (!(cl[k] = agsubg(G, name, 0)))
+			break;
+	}
+	*out = cl;
+	return cl ? k : -1;
+}
+
 /* Places the nodes of every cluster_devN of G; false when out of memory. */
 static bool timeline_place(Agraph_t *G)
 {
-	int nclust = 0;
+	Agraph_t **cl;
+	int nclust = clusters_in_order(G, &cl);
 	size_t most = 0;
-	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s)) {
-		nclust++;
-		size_t n = (size_t)agnnodes(s);
+	for (int i = 0; i < nclust; i++) {
+		size_t n = (size_t)agnnodes(cl[i]);
 		most = n > most ? n : most;
 	}
 	tl_node *tn = malloc((most ? most : 1) * sizeof *tn);
-	double *colw = calloc((size_t)nclust + 1, sizeof *colw);
-	if (!tn || !colw) {
+	double *colw =
+		calloc((size_t)(nclust > 0 ? nclust : 0) + 1, sizeof *colw);
+	if (nclust < 0 || !tn || !colw) {
+		free(cl);
 		free(tn);
 		free(colw);
 		return false;
@@ -192,8 +209,8 @@ static bool timeline_place(Agraph_t *G)
 	/* the step's time becomes height: the tallest column's own height is
 	 * the step's length, so that time and stacking agree roughly */
 	double span = 0, tallest = 0;
-	int ci = 0;
-	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s), ci++) {
+	for (int ci = 0; ci < nclust; ci++) {
+		Agraph_t *s = cl[ci];
 		double sum = 0, w = 0, h;
 		for (Agnode_t *n = agfstnode(s); n; n = agnxtnode(s, n)) {
 			char *e = agget(n, "end_us");
@@ -212,8 +229,8 @@ static bool timeline_place(Agraph_t *G)
 	/* columns in device order, left to right; y grows downwards here and
 	 * is flipped below (Graphviz's y grows upwards) */
 	double x = 0, bottom = 0;
-	ci = 0;
-	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s), ci++) {
+	for (int ci = 0; ci < nclust; ci++) {
+		Agraph_t *s = cl[ci];
 		size_t k = 0;
 		for (Agnode_t *n = agfstnode(s); n; n = agnxtnode(s, n)) {
 			char *st = agget(n, "start_us");
@@ -240,14 +257,14 @@ static bool timeline_place(Agraph_t *G)
 	}
 	/* every column as tall as the tallest, so the boxes line up */
 	x = 0;
-	ci = 0;
-	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s), ci++) {
+	for (int ci = 0; ci < nclust; ci++) {
 		double x1 = x + colw[ci] + 2 * TL_PAD;
-		tl_set_bb(s, x, -(bottom + TL_PAD), x1, 0);
+		tl_set_bb(cl[ci], x, -(bottom + TL_PAD), x1, 0);
 		x = x1 + TL_COL_GAP;
 	}
 	tl_set_bb(G, -TL_PAD, -(bottom + 2 * TL_PAD), x - TL_COL_GAP + TL_PAD,
 		  TL_PAD);
+	free(cl);
 	free(tn);
 	free(colw);
 	return true;
@@ -283,22 +300,21 @@ static void child_say(int fd, const char *s)
  * schedule's time instead when dot is asked for by name. */
 #define STRUCT_MAX_VIRTUAL 2000u
 
-/* The layout of the picture when none was asked for: dot, ranked by the
- * graph's structure, while it is small and its edges short (measured on
- * this project's graphs: a few seconds at most), else the timeline, whose
- * time is linear in the picture. */
-static const char *auto_layout(const dp_coarse *c)
+/* The layout of the picture when none was asked for: the timeline, whose
+ * time is linear in the picture and whose columns are the devices in
+ * order. dot, which drew small pictures before, puts its clusters in an
+ * order of its own (GPU 3, 0, 1, 2 on resnet50), which no invisible anchor
+ * or edge order changed (docs/export.md). */
+static const char *auto_layout(void)
 {
-	if (c->n <= DOT_STRUCT_NODES && c->nedges <= DOT_STRUCT_EDGES &&
-	    dpi_coarsen_layout_cost(c) <= STRUCT_MAX_VIRTUAL)
-		return "dot";
 	return "timeline";
 }
 
 /* Runs in the child; never returns. */
-static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
-		       const dp_machine *m, const dp_plan *plan,
-		       const dp_coarse *c, const dp_export_opts *o)
+static void child_main(int msg_fd, int stat_fd, FILE *out, const char *format,
+		       const dp_graph *g, const dp_machine *m,
+		       const dp_plan *plan, const dp_coarse *c,
+		       const dp_export_opts *o)
 {
 	/* the child inherits the signal mask of the thread that forked it
 	 * (a front end's worker thread may block everything): unblock all,
@@ -322,7 +338,7 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 	if (!gvc)
 		_exit(CHILD_BUILD);
 	char avail[256];
-	const char *layout = o->layout ? o->layout : auto_layout(c);
+	const char *layout = o->layout ? o->layout : auto_layout();
 	bool timeline = strcmp(layout, "timeline") == 0;
 	if (timeline && !has_layout(gvc, "nop", avail, sizeof avail)) {
 		if (o->layout) { /* asked for by name: say why not */
@@ -373,7 +389,7 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const dp_graph *g,
 	close(stat_fd);
 	if (gvLayout(gvc, G, layout) != 0)
 		_exit(CHILD_LAYOUT);
-	if (gvRender(gvc, G, "svg", out) != 0)
+	if (gvRender(gvc, G, format, out) != 0)
 		_exit(CHILD_RENDER);
 	if (fflush(out) != 0 || ferror(out))
 		_exit(CHILD_WRITE);
@@ -426,6 +442,7 @@ static const char *msg_tail(msgbuf *b)
 }
 
 typedef struct child {
+	const char *format; /* Graphviz's renderer: svg, png, pdf */
 	pid_t pid;
 	int msg_fd, stat_fd;
 	msgbuf msg;
@@ -553,11 +570,14 @@ static dp_status child_error(child *ch, const char *path,
 				  ch->layout, tail[0] ? ": " : "", tail);
 	case CHILD_RENDER:
 		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
-				  "Graphviz could not render SVG%s%s",
-				  tail[0] ? ": " : "", tail);
+				  "Graphviz could not render %s%s%s (its "
+				  "cairo renderer, from the libgvplugin-"
+				  "pango package, draws PNG and PDF)",
+				  ch->format, tail[0] ? ": " : "", tail);
 	case CHILD_WRITE:
 		return dp_err_set(err, DP_EIO, path, 0, 0,
-				  "could not write the SVG (disk full?)");
+				  "could not write the %s (disk full?)",
+				  ch->format);
 	default:
 		return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
 				  "the layout process failed (exit %d)%s%s",
@@ -566,11 +586,11 @@ static dp_status child_error(child *ch, const char *path,
 	}
 }
 
-static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
-			    const dp_machine *m, const dp_plan *plan,
-			    const dp_coarse *c, const dp_export_opts *o,
-			    const dp_progress *p, dp_export_report *rep,
-			    dp_err *err)
+static dp_status run_layout(dp_afile *af, const char *path, const char *format,
+			    const dp_graph *g, const dp_machine *m,
+			    const dp_plan *plan, const dp_coarse *c,
+			    const dp_export_opts *o, const dp_progress *p,
+			    dp_export_report *rep, dp_err *err)
 {
 	int mp[2], sp[2];
 	if (pipe(mp) != 0)
@@ -602,13 +622,14 @@ static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
 	if (pid == 0) {
 		close(mp[0]);
 		close(sp[0]);
-		child_main(mp[1], sp[1], af->f, g, m, plan, c, o);
+		child_main(mp[1], sp[1], af->f, format, g, m, plan, c, o);
 	}
 	close(mp[1]);
 	close(sp[1]);
 	child ch;
 	memset(&ch, 0, sizeof ch);
 	ch.pid = pid;
+	ch.format = format;
 	ch.msg_fd = mp[0];
 	ch.stat_fd = sp[0];
 	fcntl(mp[0], F_SETFL, fcntl(mp[0], F_GETFL) | O_NONBLOCK);
@@ -635,6 +656,7 @@ static dp_status run_layout(dp_afile *af, const char *path, const dp_graph *g,
 
 typedef struct svg_job {
 	const char *path;
+	const char *format;
 	const dp_graph *g;
 	const dp_machine *m;
 	const dp_plan *plan;
@@ -648,18 +670,22 @@ static dp_status write_svg(void *ud, const dp_coarse *c, dp_afile *af,
 {
 	const svg_job *j = ud;
 	dp_progress_report(j->p, "laying out", 0.1);
-	return run_layout(af, j->path, j->g, j->m, j->plan, c, j->o, j->p,
-			  j->rep, err);
+	return run_layout(af, j->path, j->format, j->g, j->m, j->plan, c, j->o,
+			  j->p, j->rep, err);
 }
 
-dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
-			       const dp_machine *m, const dp_plan *plan,
-			       const dp_export_opts *o, const dp_progress *p,
-			       dp_export_report *rep, dp_err *err)
+dp_status dpi_export_svg_write(const char *path, dp_export_kind kind,
+			       const dp_graph *g, const dp_machine *m,
+			       const dp_plan *plan, const dp_export_opts *o,
+			       const dp_progress *p, dp_export_report *rep,
+			       dp_err *err)
 {
 	/* the layout runs on what is drawn: max_nodes ops at most, grouped
 	 * beyond that */
-	svg_job j = {path, g, m, plan, o, p, rep};
+	const char *format = kind == DP_EXPORT_PNG   ? "png"
+			     : kind == DP_EXPORT_PDF ? "pdf"
+						     : "svg";
+	svg_job j = {path, format, g, m, plan, o, p, rep};
 	return dpi_export_picture(path, g, plan, o, o->max_nodes, p, rep,
 				  write_svg, &j, err);
 }

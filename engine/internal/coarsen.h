@@ -58,6 +58,7 @@ typedef struct dp_cedge {
 typedef struct dp_coarse {
 	dp_coarse_method method;
 	int layer_depth;  /* LAYER: path components kept (0 = whole) */
+	bool layer_finer; /* LAYER: the largest groups keep one more */
 	uint32_t run_len; /* RUNS: most ops in one node */
 	bool cp_kept;	  /* critical-path ops are nodes of their own */
 	uint32_t cp_len;  /* ops on the critical path drawn */
@@ -82,6 +83,19 @@ dp_status dpi_coarsen_build(const dp_graph *g, const dp_plan *plan,
 			    uint32_t auto_limit, const dp_progress *p,
 			    dp_coarse *c, dp_err *err);
 void dpi_coarsen_free(dp_coarse *c);
+
+/* Which groups of a layer grouping to draw one level finer (see
+ * export_coarsen_refine.c): pairs are the np distinct (layer index + 1) <<
+ * 32 | device keys of the ops grouped (layer index 0: no layer), ids and
+ * fids each layer's prefix id at the level that fits and one level down,
+ * pair_ops the ops of each pair, groups the groups at the level that fits.
+ * Splits the largest groups first while the total stays within budget;
+ * split[i] = 1 for the pairs of a split group. Returns the new total, or
+ * UINT32_MAX when out of memory. */
+uint32_t dpi_coarsen_refine(const uint64_t *pairs, uint32_t np,
+			    const uint32_t *ids, const uint32_t *fids,
+			    const uint32_t *pair_ops, uint32_t groups,
+			    uint32_t budget, uint8_t *split);
 
 /* Fills c->edges from g's edges and the critical path (cp, with the cause
  * of each hop) once c->of and c->nodes are set; thins a coarsened picture

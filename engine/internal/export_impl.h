@@ -80,10 +80,18 @@ dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
 			       const dp_machine *m, const dp_plan *plan,
 			       const dp_export_opts *o, const dp_progress *p,
 			       dp_export_report *rep, dp_err *err);
-dp_status dpi_export_svg_write(const char *path, const dp_graph *g,
-			       const dp_machine *m, const dp_plan *plan,
-			       const dp_export_opts *o, const dp_progress *p,
-			       dp_export_report *rep, dp_err *err);
+/* kind: DP_EXPORT_SVG, _PNG or _PDF: the one picture, rendered by
+ * Graphviz's svg or cairo (png, pdf) renderer in the layout child. */
+dp_status dpi_export_svg_write(const char *path, dp_export_kind kind,
+			       const dp_graph *g, const dp_machine *m,
+			       const dp_plan *plan, const dp_export_opts *o,
+			       const dp_progress *p, dp_export_report *rep,
+			       dp_err *err);
+/* The Chrome / Perfetto trace of the schedule (export_trace.c). */
+dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
+				 const dp_machine *m, const dp_plan *plan,
+				 const dp_export_opts *o, const dp_progress *p,
+				 dp_export_report *rep, dp_err *err);
 dp_status dpi_export_csv_write(const char *path, const dp_graph *g,
 			       const dp_plan *plan, dp_export_report *rep,
 			       dp_err *err);

@@ -189,7 +189,8 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 	return st;
 }
 
-static dp_status read_json(pread *P, const char *text, size_t len, int *devices)
+static dp_status read_json(pread *P, const char *text, size_t len, int *devices,
+			   char *algo, size_t algo_size)
 {
 	jscan js;
 	dpi_jscan_init(&js, P->path, text, len, P->err);
@@ -205,7 +206,7 @@ static dp_status read_json(pread *P, const char *text, size_t len, int *devices)
 		char key[16];
 		bool known = js.slen < sizeof key;
 		snprintf(key, sizeof key, "%s", js.sbuf);
-		dpi_jscan_peek(&js);
+		int next = dpi_jscan_peek(&js);
 		size_t at = js.pos;
 		if (known && strcmp(key, "placement") == 0) {
 			seen_map = true;
@@ -223,6 +224,13 @@ static dp_status read_json(pread *P, const char *text, size_t len, int *devices)
 						? " (this is a graph file, "
 						  "not a placement)"
 						: "");
+		} else if (known && strcmp(key, "algorithm") == 0 &&
+			   next == '"') {
+			/* what made the placement, for the titles of its
+			 * exports; anything but a string is ignored */
+			if ((st = dpi_jscan_string(&js)))
+				break;
+			snprintf(algo, algo_size, "%s", js.sbuf);
 		} else if (known && strcmp(key, "devices") == 0) {
 			size_t s, e;
 			double v;
@@ -315,7 +323,8 @@ dp_status dp_placement_read(const char *path, const dp_graph *g,
 			    int32_t *placement, dp_placement_info *info,
 			    dp_err *err)
 {
-	dp_placement_info inf = {0, 0, 0};
+	dp_placement_info inf;
+	memset(&inf, 0, sizeof inf);
 	char *text;
 	size_t len;
 	dp_status st = dp_load_read_file(path, 0, &text, &len, err);
@@ -343,7 +352,8 @@ dp_status dp_placement_read(const char *path, const dp_graph *g,
 		goto out;
 	}
 	int devices = 0;
-	st = *p == '{' ? read_json(&P, text, len, &devices)
+	st = *p == '{' ? read_json(&P, text, len, &devices, inf.algorithm,
+				   sizeof inf.algorithm)
 		       : read_place(&P, text);
 	if (st)
 		goto out;
@@ -357,6 +367,7 @@ dp_status dp_placement_read(const char *path, const dp_graph *g,
 	fill_omitted(g, P.dev, file_dev);
 	memcpy(placement, P.dev, (size_t)g->nops * sizeof *placement);
 	inf.devices = devices > 0 ? devices : P.max_dev + 1;
+	inf.devices_stated = devices > 0;
 	if (inf.devices < 1)
 		inf.devices = 1;
 	if (info)

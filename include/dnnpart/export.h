@@ -24,11 +24,17 @@ typedef enum dp_export_kind {
 	DP_EXPORT_CSV,		/* .csv: op,device,start_us,end_us */
 	DP_EXPORT_DEVMAP_TORCH, /* PyTorch/Accelerate-style {"layer": "cuda:N"} */
 	DP_EXPORT_DEVMAP_TF,	/* TensorFlow "/device:GPU:N" per op */
+	DP_EXPORT_PNG,		/* .png: the SVG's picture, rendered by
+				   Graphviz (cairo) in the same child */
+	DP_EXPORT_PDF,		/* .pdf: the same as a PDF page */
+	DP_EXPORT_TRACE,	/* .trace.json: Chrome / Perfetto trace of
+				   the schedule (export_trace.c) */
 } dp_export_kind;
 
-/* Picks the kind from a file name's extension (.dot .gv .svg .json .place
- * .csv; "*.devmap.json" or "*.torch.json" = torch device map, "*.tf.txt" =
- * TensorFlow device strings). Unknown extension: DP_EINPUT listing them. */
+/* Picks the kind from a file name's extension (.dot .gv .svg .png .pdf
+ * .json .place .csv; "*.devmap.json" or "*.torch.json" = torch device map,
+ * "*.tf.txt" = TensorFlow device strings, "*.trace.json" = trace). Unknown
+ * extension: DP_EINPUT listing them. */
 dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 				   dp_err *err);
 const char *dp_export_kind_name(dp_export_kind kind);
@@ -53,8 +59,17 @@ typedef enum dp_export_coarsen {
 
 /* Largest graph a DOT export writes op by op in DP_COARSEN_AUTO mode. */
 #define DP_EXPORT_DOT_FULL_MAX 200000u
-/* Default bound on the nodes of a coarsened picture. */
-#define DP_EXPORT_MAX_NODES 2000u
+/* Default bound on the nodes of a picture: an SVG of more ops is
+ * coarsened (DP_COARSEN_AUTO) to at most this many nodes. Measured with
+ * tools/svg_check.py on pictures laid out as a timeline on 4 devices: up
+ * to about 150 nodes the picture stays within 3.5 times as tall as wide
+ * and renders at 100 %; 300 op nodes made a strip 5.7 times as tall as
+ * wide (docs/export.md). */
+#define DP_EXPORT_MAX_NODES 150u
+/* Most events of a trace (DP_EXPORT_TRACE) before it is coarsened: about
+ * 200 MB of JSON at ~200 bytes an event; Perfetto's JSON importer fails
+ * near 900 MB. */
+#define DP_EXPORT_TRACE_MAX_EVENTS 1000000u
 /* Default time limit of an SVG layout, in seconds. */
 #define DP_EXPORT_TIMEOUT_S 120.0
 
@@ -66,8 +81,7 @@ typedef struct dp_export_opts {
 	const char *layout; /* SVG layout: "timeline" (devices as columns,
 			       nodes placed in start order by dnnpart) or
 			       a Graphviz engine ("dot", "sfdp", ...);
-			       NULL = dot for a small picture with short
-			       edges, else timeline (docs/export.md) */
+			       NULL = timeline (docs/export.md) */
 } dp_export_opts;
 
 /* What an export did, for the front end to tell the user. */

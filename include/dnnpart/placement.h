@@ -8,6 +8,7 @@
 #ifndef DNNPART_PLACEMENT_H
 #define DNNPART_PLACEMENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -22,6 +23,9 @@ typedef struct dp_placement_info {
 			       neighbour (device 0 when it has none) */
 	uint32_t cpu_pinned; /* .place entries with device -1 (CPU); placed
 				like omitted ops and counted here */
+	bool devices_stated; /* devices came from the file's "devices" */
+	char algorithm[32];  /* JSON "algorithm" (what made the placement,
+				cut to 31 bytes), "" when absent */
 } dp_placement_info;
 
 /* Reads a placement for g (format by content) into placement (g->nops

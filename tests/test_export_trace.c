@@ -1,0 +1,202 @@
+/* test_export_trace.c - the Chrome / Perfetto trace of a small plan whose
+ * schedule is known: a process per device, named threads, one complete
+ * event per op with its args, a send and a receive slice and one flow
+ * (s/f with one id) per transfer, memory counters that reach each device's
+ * peak and carry its cap; kinds by file name (.trace.json, .png, .pdf);
+ * a cancelled trace leaves no file; the placement's algorithm names it. */
+#include <cJSON.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dnnpart/export.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
+#include "lib/testlib.h"
+
+/* a -> b -> c with a and c on GPU 0 and b on GPU 1: two transfers */
+static dp_graph *chain(void)
+{
+	dp_graph *g = dp_graph_new("chain");
+	uint32_t a = test_add_op(g, "a", 10, 1 << 20, "l0");
+	uint32_t b = test_add_op(g, "b", 20, 2 << 20, "l1");
+	uint32_t c = test_add_op(g, "c", 5, 4096, "l1");
+	g->ops[a].param_bytes = 8 << 20;
+	dp_graph_add_edge(g, a, b, -1, false, NULL);
+	dp_graph_add_edge(g, b, c, -1, false, NULL);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static bool eval(const dp_graph *g, const int32_t *pl, dp_machine *m,
+		 dp_plan *plan)
+{
+	dp_err err;
+	memset(plan, 0, sizeof *plan);
+	if (dp_machine_init(m, 2, &err) != DP_OK ||
+	    dp_machine_set_caps(m, "1GiB", &err) != DP_OK)
+		return false;
+	return dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static void test_trace_of_a_known_plan(void)
+{
+	dp_graph *g = chain();
+	REQUIRE(g);
+	int32_t pl[] = {0, 1, 0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, pl, &m, &plan));
+	REQUIRE(plan.sim.nxfers == 2);
+	const char *path = test_tmp_path("chain.trace.json");
+	dp_export_kind kind;
+	dp_err err;
+	REQUIRE(dp_export_kind_from_path(path, &kind, &err) == DP_OK);
+	CHECK_INT(kind, DP_EXPORT_TRACE);
+	dp_export_report rep;
+	REQUIRE(dp_export_write_opts(path, kind, g, &m, &plan, NULL, NULL, &rep,
+				     &err) == DP_OK);
+	CHECK(!rep.coarsened);
+	CHECK_STR(rep.note, "");
+	char *text = test_read_file(path, NULL);
+	REQUIRE(text);
+	cJSON *doc = cJSON_Parse(text);
+	free(text);
+	REQUIRE(doc);
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(doc, "traceEvents");
+	REQUIRE(cJSON_IsArray(ev));
+	CHECK_INT((int)rep.entries, cJSON_GetArraySize(ev));
+	int procs = 0, threads = 0, ops = 0, sends = 0, recvs = 0, counters = 0;
+	int flow_s = 0, flow_f = 0, ids = 0;
+	double peak[2] = {0, 0};
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ev)
+	{
+		const char *ph = str(e, "ph");
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+		int pid = (int)num(e, "pid");
+		CHECK(ph[0] != '\0');
+		if (!strcmp(ph, "M") &&
+		    !strcmp(str(e, "name"), "process_name")) {
+			char want[16];
+			snprintf(want, sizeof want, "GPU%d", pid);
+			CHECK_STR(str(args, "name"), want);
+			procs++;
+		} else if (!strcmp(ph, "M") &&
+			   !strcmp(str(e, "name"), "thread_name")) {
+			threads++;
+		} else if (!strcmp(ph, "X")) {
+			CHECK(num(e, "dur") >= 0 && num(e, "ts") >= 0);
+			CHECK(cJSON_GetObjectItemCaseSensitive(args,
+							       "critical"));
+			if (!strcmp(str(e, "cat"), "transfer")) {
+				const char *dir = str(args, "direction");
+				sends += !strncmp(dir, "to GPU", 6);
+				recvs += !strncmp(dir, "from GPU", 8);
+				CHECK(num(args, "bytes") > 0);
+			} else {
+				uint32_t u = dp_graph_find(g, str(e, "name"));
+				REQUIRE(u != UINT32_MAX);
+				CHECK_INT(pid, pl[u]);
+				CHECK(num(e, "ts") == plan.sim.start[u]);
+				CHECK(num(e, "dur") ==
+				      plan.sim.end[u] - plan.sim.start[u]);
+				CHECK_STR(str(args, "layer"),
+					  u == 0 ? "l0" : "l1");
+				CHECK(num(args, "output_bytes") ==
+				      (double)g->ops[u].output_bytes);
+				ops++;
+			}
+		} else if (!strcmp(ph, "s")) {
+			flow_s++;
+			ids += (int)num(e, "id") + 1;
+		} else if (!strcmp(ph, "f")) {
+			flow_f++;
+			CHECK_STR(str(e, "bp"), "e");
+			ids -= (int)num(e, "id") + 1;
+		} else if (!strcmp(ph, "C")) {
+			double used = num(args, "used");
+			CHECK(num(args, "cap") == (double)(1ll << 30));
+			REQUIRE(pid == 0 || pid == 1);
+			peak[pid] = used > peak[pid] ? used : peak[pid];
+			counters++;
+		}
+	}
+	CHECK_INT(procs, 2);
+	CHECK_INT(threads, 6); /* compute, send, receive on each */
+	CHECK_INT(ops, 3);
+	CHECK_INT(sends, 2);
+	CHECK_INT(recvs, 2);
+	CHECK_INT(flow_s, 2);
+	CHECK_INT(flow_f, 2);
+	CHECK_INT(ids, 0); /* every start's id has its finish */
+	CHECK(counters > 0);
+	for (int d = 0; d < 2; d++)
+		CHECK(peak[d] == (double)plan.sim.dev[d].peak_bytes);
+	cJSON_Delete(doc);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+static void test_trace_canceled_writes_nothing(void)
+{
+	dp_graph *g = chain();
+	REQUIRE(g);
+	int32_t pl[] = {0, 1, 0};
+	dp_machine m;
+	dp_plan plan;
+	REQUIRE(eval(g, pl, &m, &plan));
+	atomic_int cancel;
+	atomic_init(&cancel, 1);
+	dp_progress p = {NULL, NULL, &cancel};
+	const char *path = test_tmp_path("cancel.trace.json");
+	dp_err err;
+	CHECK_INT(
+		dp_export_write(path, DP_EXPORT_TRACE, g, &m, &plan, &p, &err),
+		DP_ECANCELED);
+	CHECK(access(path, F_OK) != 0);
+	dp_plan_free(&plan);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+static void test_picture_kinds_by_name(void)
+{
+	dp_export_kind k;
+	dp_err err;
+	REQUIRE(dp_export_kind_from_path("a.png", &k, &err) == DP_OK);
+	CHECK_INT(k, DP_EXPORT_PNG);
+	REQUIRE(dp_export_kind_from_path("a.PDF", &k, &err) == DP_OK);
+	CHECK_INT(k, DP_EXPORT_PDF);
+	REQUIRE(dp_export_kind_from_path("a.json", &k, &err) == DP_OK);
+	CHECK_INT(k, DP_EXPORT_JSON);
+	CHECK(dp_export_kind_from_path("a.jpg", &k, &err) != DP_OK);
+	CHECK_CONTAINS(err.msg, ".trace.json");
+	CHECK_STR(dp_export_kind_name(DP_EXPORT_TRACE), "Perfetto trace");
+}
+
+static void test_trace_cleanup(void)
+{
+	CHECK(test_tmp_cleanup());
+}
+
+TEST_MAIN(TEST(test_trace_of_a_known_plan),
+	  TEST(test_trace_canceled_writes_nothing),
+	  TEST(test_picture_kinds_by_name), TEST(test_trace_cleanup))
