@@ -68,8 +68,13 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	fprintf(out, ", contention %s\n",
 		dp_sim_contention_name(p->contention));
 	if (!strcmp(p->algo, "eval")) {
-		fprintf(out, "algorithm    none (a given %s)\n",
-			p->lowered ? "strategy" : "placement");
+		if (p->strat && p->strat->algo[0])
+			fprintf(out, "algorithm    none (a given strategy, made "
+				     "by %s)\n",
+				p->strat->algo);
+		else
+			fprintf(out, "algorithm    none (a given %s)\n",
+				p->lowered ? "strategy" : "placement");
 	} else {
 		fprintf(out, "algorithm    %s\n", p->algo);
 		fprintf(out, "plan time    %.3f ms\n", p->plan_ms);

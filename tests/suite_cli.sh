@@ -33,6 +33,7 @@ UPDATE=${UPDATE:-0}
 normalise() {
 	sed -e "s|$TMP|TMP|g" \
 	    -e 's/^\(plan time *\).*/\1(normalised)/' \
+	    -e '/^[* ] [a-z0-9]/s/\( [0-9][0-9]*\)  *[0-9.][0-9.]* \(ns\|us\|ms\|s\)\(  .*\)\{0,1\}$/\1 (t)\3/' \
 	    -e 's/\("plan_ms":[[:space:]]*\)[-+0-9.eE]*/\1(normalised)/'
 }
 

@@ -594,7 +594,16 @@ dp_status dp_strategy_read(const char *path, const dp_graph *g,
 	free(text);
 	if (st)
 		return st;
-	st = dp_strategy_check(g, m, &t, err);
+	/* without a machine, the strategy is checked against the devices it
+	 * names itself (the lowering checks it against the real one) */
+	dp_machine own;
+	memset(&own, 0, sizeof own);
+	if (!m && !(st = dp_machine_init(&own, t.k > 0 ? t.k : 1, err)))
+		m = &own;
+	if (!st)
+		st = dp_strategy_check(g, m, &t, err);
+	if (own.cap)
+		dp_machine_free(&own);
 	if (st) {
 		/* the check's messages name the op and what was wrong; the
 		 * fault is in this file, not in the graph's */

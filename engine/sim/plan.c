@@ -286,8 +286,9 @@ dp_status dp_plan_evaluate_strategy(const dp_graph *g, const dp_machine *m,
 				    const dp_progress *p, dp_plan *plan,
 				    dp_err *err)
 {
-	return plan_strategy(g, m, s, s->algo[0] ? s->algo : "eval", c, p, 0,
-			     plan, err);
+	/* a given strategy, as a given placement: "eval"; the strategy keeps
+	 * the name of the algorithm that made it */
+	return plan_strategy(g, m, s, "eval", c, p, 0, plan, err);
 }
 
 dp_status dp_plan_run_all(const dp_graph *g, const dp_machine *m,
