@@ -594,7 +594,19 @@ dp_status dp_strategy_read(const char *path, const dp_graph *g,
 	free(text);
 	if (st)
 		return st;
-	st = dp_strategy_check(g, m, &t, err);
+	/* without a machine, check all but the number of devices against
+	 * one of the strategy's own size (the lowering checks that) */
+	dp_machine own;
+	bool own_made = false;
+	if (!m) {
+		st = dp_machine_init(&own, t.k < 1 ? 1 : t.k, err);
+		own_made = st == DP_OK;
+		m = &own;
+	}
+	if (!st)
+		st = dp_strategy_check(g, m, &t, err);
+	if (own_made)
+		dp_machine_free(&own);
 	if (st) {
 		/* the check's messages name the op and what was wrong; the
 		 * fault is in this file, not in the graph's */
