@@ -167,6 +167,47 @@ static void test_megatron_mlp_moves_one_all_reduce(void)
 	dp_graph_free(g);
 }
 
+/* Data x tensor parallel on a mesh [2,2]: the batch on axis 0, the MLP's
+ * n on axis 1. mm2's partial sums are all-reduced inside each tensor
+ * parallel pair only, over its half of the batch: 2(2-1)/2 x 512/2 bytes
+ * per device, and no byte crosses between the pairs. */
+static void test_megatron_inside_data_parallel_pairs(void)
+{
+	dp_graph *g = load_text(mlp);
+	REQUIRE(g);
+	dp_strategy s;
+	REQUIRE(spmd_of(g, 4, &s));
+	s.spmd.naxes = 2;
+	s.spmd.mesh[0] = 2;
+	s.spmd.mesh[1] = 2;
+	for (uint32_t u = 0; u < g->nops; u++)
+		split(g, &s, dp_graph_op_name(g, u), "b", 1);
+	split(g, &s, "mm1", "n", 2);
+	split(g, &s, "mm2", "n", 2);
+	dp_lowered l = {0};
+	if (lower(g, &s, 4, &l)) {
+		CHECK_INT(cross_bytes(&l), 4 * 256);
+		for (uint32_t e = 0; e < l.g->nedges; e++) {
+			const dp_edge *ed = &l.g->edges[e];
+			/* devices 0, 1 hold the first half of the batch */
+			CHECK(l.placement[ed->from] / 2 ==
+			      l.placement[ed->to] / 2);
+		}
+		dp_sim_result r;
+		if (simulate(&l, 4, &r)) {
+			for (int d = 0; d < 4; d++)
+				CHECK_INT(r.dev[d].comm_out_bytes, 256);
+			dp_sim_result_free(&r);
+		}
+		/* y replicated on axis 1: each keeps 1/2 of the work */
+		uint32_t y = dp_graph_find(l.g, "y#d3");
+		CHECK_NEAR(l.g->ops[y].time_us, 1.0, 1e-12);
+		dp_lowered_free(&l);
+	}
+	dp_strategy_free(&s);
+	dp_graph_free(g);
+}
+
 /* x -> fc (with w) -> loss; fc -> grad -> update of w. Weights 4 x 8 x 4 =
  * 128 bytes; the variable holds them and two optimizer states (384), the
  * update its optimizer's 256. */
@@ -261,6 +302,10 @@ static void test_zero_splits_update_and_moves_what_dp_moves(void)
 		CHECK_INT(cross_bytes(&l), per * k);
 		uint32_t u = dp_graph_find(l.g, "update#d2");
 		CHECK_INT(l.g->ops[u].param_bytes, 256 / k);
+		/* the variable keeps its 128 bytes of weights whole and a
+		 * quarter of the rest (gradient, optimizer state) */
+		uint32_t w = dp_graph_find(l.g, "w#d2");
+		CHECK_INT(l.g->ops[w].param_bytes, 128 + 256 / k);
 		CHECK_NEAR(l.g->ops[u].time_us, 1.0, 1e-12);
 		uint32_t ag = dp_graph_find(l.g, "update/ag#d3");
 		REQUIRE(ag != UINT32_MAX);
@@ -702,6 +747,7 @@ static void test_random_graphs_keep_the_invariants(void)
 }
 
 TEST_MAIN(TEST(test_megatron_mlp_moves_one_all_reduce),
+	  TEST(test_megatron_inside_data_parallel_pairs),
 	  TEST(test_dp_moves_two_k_minus_one_over_k_params),
 	  TEST(test_zero_splits_update_and_moves_what_dp_moves),
 	  TEST(test_dp_refuses_what_it_cannot_split),

@@ -307,6 +307,7 @@ static void test_parts_resolve_to_mesh_axes(void)
 
 static void test_bad_files_say_where_and_what(void)
 {
+	dp_err err0;
 	const char *spmd = "\"kind\":\"spmd\",\"mesh\":";
 	char body[1024];
 	snprintf(body, sizeof body,
@@ -389,6 +390,22 @@ static void test_bad_files_say_where_and_what(void)
 	CHECK_STR(read_msg(p, g, 2, NULL),
 		  "1:1: missing \"format\": \"dnnpart-strategy\"");
 	CHECK(!dp_strategy_is_file(p));
+	/* without a machine: every check but the number of devices */
+	dp_strategy t;
+	dp_err_clear(&err0);
+	CHECK(dp_strategy_read(put("big.json", "{\"format\":\"dnnpart-"
+					       "strategy\",\"kind\":\"spmd\","
+					       "\"mesh\":[64]}"),
+			       g, NULL, &t, &err0) == DP_OK);
+	CHECK_INT(t.k, 64);
+	dp_strategy_free(&t);
+	CHECK(dp_strategy_read(put("bad3.json",
+				   "{\"format\":\"dnnpart-strategy\",\"kind\":"
+				   "\"spmd\",\"mesh\":[2],\"ops\":{\"w\":{"
+				   "\"device\":1,\"split\":{\"k\":2}}}}"),
+			       g, NULL, &t, &err0) == DP_EINPUT);
+	CHECK_STR(err0.msg, "op 'w' is both split and placed on device 1; "
+			    "give one or the other");
 	dp_graph_free(g);
 	/* the graph loader tells a strategy from a graph */
 	p = put("st.json", "{\"format\":\"dnnpart-strategy\",\"kind\":\"spmd\","

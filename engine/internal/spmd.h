@@ -25,7 +25,9 @@ typedef struct dpi_spmd_ctx {
 	int8_t *bidx;		      /* per op: index of the batch dim in its
 					   dims, -1 none, -2 whole op whose
 					   entry 0 is its implicit batch */
-	uint32_t *first;	      /* per op: its first lowered op; a
+	uint32_t *upd;	 /* per param op: its update op (same colocation
+			  group, else a consumer), UINT32_MAX none */
+	uint32_t *first; /* per op: its first lowered op; a
 					   whole-placed op has one, the
 					   others one per mesh device, in
 					   device order */

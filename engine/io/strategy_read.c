@@ -594,15 +594,18 @@ dp_status dp_strategy_read(const char *path, const dp_graph *g,
 	free(text);
 	if (st)
 		return st;
-	/* without a machine, the strategy is checked against the devices it
-	 * names itself (the lowering checks it against the real one) */
+	/* without a machine, check all but the number of devices against
+	 * one of the strategy's own size (the lowering checks that) */
 	dp_machine own;
-	memset(&own, 0, sizeof own);
-	if (!m && !(st = dp_machine_init(&own, t.k > 0 ? t.k : 1, err)))
+	bool own_made = false;
+	if (!m) {
+		st = dp_machine_init(&own, t.k < 1 ? 1 : t.k, err);
+		own_made = st == DP_OK;
 		m = &own;
+	}
 	if (!st)
 		st = dp_strategy_check(g, m, &t, err);
-	if (own.cap)
+	if (own_made)
 		dp_machine_free(&own);
 	if (st) {
 		/* the check's messages name the op and what was wrong; the

@@ -16,6 +16,12 @@
  * the parts of the batch dim. A whole op (no dims) split along the batch
  * divides its time, output and temp bytes evenly and keeps its params.
  * A whole-placed op (device D >= 0) stays one op, named as in the graph.
+ *
+ * ZeRO: a param op that is not split itself, whose update op (the op of
+ * role update in its colocation group, else one it feeds) is split on its
+ * param dims, keeps its weights whole on every device but holds only its
+ * update's share of the rest of its param bytes (the gradients and
+ * optimizer state that graphs count on the variable).
  */
 #include "internal/spmd.h"
 
@@ -231,6 +237,54 @@ static void block_of(const dpi_spmd_ctx *c, uint32_t u, const uint8_t *idx,
 	}
 }
 
+/* Param bytes of the instance on dev of param op u (block qp of np of its
+ * own param dims) under ZeRO (see the top of the file). */
+static int64_t zero_param_bytes(const dpi_spmd_ctx *c, uint32_t u,
+				const dp_dims *d, int dev, int64_t own)
+{
+	uint32_t up = c->upd[u];
+	dp_dims ud;
+	if (up == UINT32_MAX || dpi_spmd_whole(c, up) >= 0 ||
+	    !dp_op_dims(c->g, up, &ud) || ud.nparam <= 0 || d->nparam <= 0 ||
+	    own == 0)
+		return own;
+	int64_t q, n;
+	block_of(c, up, ud.param, ud.nparam, dev, &q, &n);
+	int64_t w = d->elem_bytes;
+	for (int k = 0; k < d->nparam; k++)
+		w *= d->sizes[d->param[k]];
+	if (n == 1 || own < w)
+		return own;
+	return w + dpi_spmd_share(own - w, q, n);
+}
+
+/* The update op of every param op (ctx.upd). */
+static void find_updates(dpi_spmd_ctx *c)
+{
+	const dp_graph *g = c->g;
+	for (uint32_t u = 0; u < g->nops; u++)
+		c->upd[u] = UINT32_MAX;
+	for (uint32_t grp = 0; grp < g->ngroups; grp++) {
+		uint32_t up = UINT32_MAX;
+		for (uint32_t i = g->group_off[grp]; i < g->group_off[grp + 1];
+		     i++)
+			if (up == UINT32_MAX &&
+			    dp_op_role(g, g->group_ops[i]) == DP_ROLE_UPDATE)
+				up = g->group_ops[i];
+		for (uint32_t i = g->group_off[grp]; i < g->group_off[grp + 1];
+		     i++)
+			if (dp_op_role(g, g->group_ops[i]) == DP_ROLE_PARAM)
+				c->upd[g->group_ops[i]] = up;
+	}
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		uint32_t a = g->edges[e].from, b = g->edges[e].to;
+		if (c->upd[a] == UINT32_MAX &&
+		    dp_op_role(g, a) == DP_ROLE_PARAM &&
+		    dp_op_role(g, b) == DP_ROLE_UPDATE)
+			c->upd[a] = b;
+	}
+}
+
 /* Adds the instances of op u. */
 static dp_status add_instances(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 {
@@ -279,6 +333,9 @@ static dp_status add_instances(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 		lo.temp_bytes = dpi_spmd_share(o->temp_bytes, q, n);
 		lo.output_bytes = dpi_spmd_share(o->output_bytes, qo, no);
 		lo.param_bytes = dpi_spmd_share(o->param_bytes, qp, np);
+		if (has && np == 1 && dp_op_role(c->g, u) == DP_ROLE_PARAM)
+			lo.param_bytes =
+				zero_param_bytes(c, u, &d, dev, lo.param_bytes);
 		uint32_t id;
 		dp_status st = dpi_spmd_name(c, u, "", 1, dev, err);
 		if (!st)
@@ -309,9 +366,11 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 	size_t n = g->nops ? g->nops : 1;
 	c.bidx = malloc(n);
 	c.first = malloc(n * sizeof *c.first);
-	if (!c.bidx || !c.first) {
+	c.upd = malloc(n * sizeof *c.upd);
+	if (!c.bidx || !c.first || !c.upd) {
 		free(c.bidx);
 		free(c.first);
+		free(c.upd);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while lowering a strategy");
 	}
@@ -329,12 +388,14 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 	if (expect > DP_MAX_OPS) {
 		free(c.bidx);
 		free(c.first);
+		free(c.upd);
 		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 				  "the lowered graph would have %llu ops, more "
 				  "than the %u a graph may have; use fewer "
 				  "devices",
 				  (unsigned long long)expect, DP_MAX_OPS);
 	}
+	find_updates(&c);
 	dp_status st = dpi_lower_begin(&c.b, g, (uint32_t)expect, err);
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
@@ -347,6 +408,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 		st = dpi_spmd_edges(&c, err);
 	free(c.bidx);
 	free(c.first);
+	free(c.upd);
 	free(c.name);
 	if (st) {
 		dpi_lower_abort(&c.b);
