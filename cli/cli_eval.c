@@ -77,12 +77,7 @@ static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
 int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 		       dp_machine *m, dp_plan *plan, char *made_by)
 {
-	bool is_strategy = false;
-	dp_err derr;
-	dp_err_clear(&derr);
-	if (dp_strategy_file_detect(path, &is_strategy, &derr))
-		return cli_error(&derr);
-	if (is_strategy)
+	if (dp_strategy_is_file(path))
 		return eval_strategy(o, g, path, m, plan);
 	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
 	if (!pl) {

@@ -219,24 +219,23 @@ static void write_file(const char *path, const char *text)
 
 static void test_file_detection(void)
 {
-	dp_err err;
-	bool is = true;
 	const char *a = test_tmp_path("a.json");
 	REQUIRE(a);
 	write_file(a, "{\n  \"format\" :\n \"dnnpart-strategy\", \"version\": 1}");
-	CHECK(dp_strategy_file_detect(a, &is, &err) == DP_OK);
-	CHECK(is);
+	CHECK(dp_strategy_is_file(a));
 	const char *b = test_tmp_path("b.json");
 	write_file(b, "{\"format\":\"dnnpart-placement\",\"version\":1}");
-	CHECK(dp_strategy_file_detect(b, &is, &err) == DP_OK);
-	CHECK(!is);
+	CHECK(!dp_strategy_is_file(b));
 	/* the word elsewhere is not the format */
 	const char *c = test_tmp_path("c.place");
 	write_file(c, "dnnpart-strategy 0\nformat 1\n");
-	CHECK(dp_strategy_file_detect(c, &is, &err) == DP_OK);
-	CHECK(!is);
-	CHECK(dp_strategy_file_detect(test_tmp_path("missing.json"), &is,
-				      &err) == DP_EIO);
+	CHECK(!dp_strategy_is_file(c));
+	/* "format" as a value or a nested key is not the format */
+	const char *d = test_tmp_path("d.json");
+	write_file(d, "{\"graph\": \"format\", \"x\": {\"format\": "
+		      "\"dnnpart-strategy\"}, \"format\": \"dnnpart-placement\"}");
+	CHECK(!dp_strategy_is_file(d));
+	CHECK(!dp_strategy_is_file(test_tmp_path("missing.json")));
 	CHECK(test_tmp_cleanup());
 }
 

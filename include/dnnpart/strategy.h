@@ -166,10 +166,5 @@ dp_status dp_strategy_write(const char *path, const dp_graph *g,
  * placement or a strategy in one argument (eval GRAPH FILE). */
 bool dp_strategy_is_file(const char *path);
 
-/* Whether the file at path is a strategy file (its "format" member, near
- * the start, is "dnnpart-strategy"), so `eval` can tell one from a
- * placement. DP_EIO when it cannot be read. */
-dp_status dp_strategy_file_detect(const char *path, bool *is_strategy,
-				  dp_err *err);
 
 #endif
