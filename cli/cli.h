@@ -54,6 +54,7 @@ typedef struct cli_opts {
 	bool json;
 	bool strict;
 	bool no_polish;
+	bool force;	 /* --force: outputs may replace existing files */
 	const char *out; /* -o placement file */
 	const char *dot, *svg, *csv, *device_map, *tf_map; /* plan exports */
 } cli_opts;
@@ -165,6 +166,25 @@ void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 /* The members every --json report starts with: graph, source, ops, edges,
  * k and the link (through the engine's one JSON writer, dnnpart/json.h). */
 void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m);
+
+/* What a command may write over (cli/cli_outputs.c): the files it reads
+ * (NULL when fewer), never replaced, and whether --force lets it replace
+ * other existing files. */
+#define CLI_MAX_INPUTS 2
+typedef struct cli_out_rule {
+	const char *inputs[CLI_MAX_INPUTS];
+	bool force;
+} cli_out_rule;
+
+/* 0 when path may be written under rule; else prints why and returns 2:
+ * "dnnpart: PATH exists; pass --force to replace it", or that it is an
+ * input, never replaced even with --force. */
+int cli_check_output(const char *path, const cli_out_rule *rule);
+/* cli_check_output() for n paths (NULL entries skipped), and two of them
+ * naming one file is refused too. Commands call it before any work, and
+ * each write calls cli_check_output() again just before it starts. */
+int cli_check_outputs(const char *const *outs, size_t n,
+		      const cli_out_rule *rule);
 
 /* Writes the exports requested by --dot/--svg/--csv/--device-map/--tf-map
  * (cli/cli_exports.c). Returns 0 or an exit code after printing the error. */

@@ -124,7 +124,8 @@ int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
 	return 0;
 }
 
-/* Checks a comma list of sizes ("16GiB" or "16GiB,8GiB,inf"). */
+/* Checks a comma list of caps ("16GiB" or "16GiB,8GiB,inf") with the
+ * parser the explorer's prompts use (dp_machine_parse_cap). */
 static int check_caps(const char *cmd, const char *spec)
 {
 	char item[256];
@@ -138,9 +139,13 @@ static int check_caps(const char *cmd, const char *spec)
 		item[n] = '\0';
 		int64_t b;
 		dp_err err;
-		if (strcmp(item, "inf") && strcmp(item, "none") &&
-		    dp_units_parse_bytes(item, &b, &err))
-			return cli_usage_error(cmd, "--mem: %s", err.msg);
+		if (dp_machine_parse_cap(item, &b, &err)) {
+			if (strcmp(item, spec) == 0)
+				return cli_usage_error(cmd, "--mem %s: %s",
+						       spec, err.msg);
+			return cli_usage_error(cmd, "--mem %s: '%s': %s", spec,
+					       item, err.msg);
+		}
 		if (!comma)
 			return 0;
 		p = comma + 1;
@@ -155,6 +160,10 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 	int r;
 	if (!strcmp(a, "--json")) {
 		o->json = true;
+		return 1;
+	}
+	if (!strcmp(a, "--force")) {
+		o->force = true;
 		return 1;
 	}
 	if ((r = opt_value(cmd, argc, argv, i, "-k", "--devices", &v))) {

@@ -40,7 +40,7 @@ void cmd_plan_help(FILE *out)
 		"                    [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
 		"                    [-o placement.json|.place] [--json] "
-		"[--strict]\n"
+		"[--strict] [--force]\n"
 		"                    [--dot F] [--svg F] [--csv F] "
 		"[--device-map F] [--tf-map F]\n"
 		"\n"
@@ -65,6 +65,8 @@ void cmd_plan_help(FILE *out)
 		"                     .place (ParDNN 'name device' lines)\n"
 		"  --dot/--svg/--csv F, --device-map F, --tf-map F\n"
 		"                     exports of the plan (see docs/cli.md)\n"
+		"  --force            replace output files that exist (never "
+		"GRAPH)\n"
 		"  --json             print one JSON object instead of the "
 		"table\n"
 		"  --strict           exit 1 when the plan is infeasible\n"
@@ -127,12 +129,20 @@ static int parse(int argc, char **argv, cli_opts *o)
 				       ".json (dnnpart placement) or .place "
 				       "(ParDNN)",
 				       o->out);
-	return 0;
+	/* before planning, which can take minutes */
+	const char *outs[] = {o->out, o->dot, o->svg, o->csv, o->device_map,
+			      o->tf_map};
+	cli_out_rule rule = {{o->graph_path, NULL}, o->force};
+	return cli_check_outputs(outs, sizeof outs / sizeof outs[0], &rule);
 }
 
 static int save_placement(const cli_opts *o, const dp_graph *g,
 			  const dp_plan *plan)
 {
+	cli_out_rule rule = {{o->graph_path, NULL}, o->force};
+	int rc = cli_check_output(o->out, &rule);
+	if (rc)
+		return rc;
 	dp_err err;
 	dp_err_clear(&err);
 	dp_status st = has_suffix(o->out, ".place")

@@ -198,15 +198,21 @@ static dp_status parse_per_device(const dp_machine *m, const char *spec,
 	return st;
 }
 
+dp_status dp_machine_parse_cap(const char *text, int64_t *cap, dp_err *err)
+{
+	if (strcasecmp(text, "inf") == 0 || strcasecmp(text, "none") == 0 ||
+	    strcasecmp(text, "unlimited") == 0) {
+		*cap = DP_CAP_UNLIMITED;
+		return DP_OK;
+	}
+	/* 0B is a cap too: every plan is then reported infeasible */
+	return dp_units_parse_size(text, cap, err);
+}
+
 static dp_status cap_entry(const char *text, void *out, int i, dp_err *err)
 {
 	int64_t *caps = out;
-	if (strcasecmp(text, "inf") == 0 || strcasecmp(text, "none") == 0 ||
-	    strcasecmp(text, "unlimited") == 0) {
-		caps[i] = DP_CAP_UNLIMITED;
-		return DP_OK;
-	}
-	return dp_units_parse_bytes(text, &caps[i], err);
+	return dp_machine_parse_cap(text, &caps[i], err);
 }
 
 static dp_status speed_entry(const char *text, void *out, int i, dp_err *err)
