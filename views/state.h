@@ -71,6 +71,7 @@ typedef enum prompt_kind {
 	PROMPT_OPEN,	/* another graph */
 	PROMPT_SAVE,	/* placement file */
 	PROMPT_EXPORT,	/* DOT/SVG/JSON/... export */
+	PROMPT_CONFIRM, /* "PATH exists - overwrite? (y/N)" for io_path */
 } prompt_kind;
 
 typedef enum cmp_status {
@@ -169,10 +170,24 @@ typedef struct vstate {
 	bool status_error;
 	prompt_kind prompt;
 	char pbuf[512];
-	char plabel[96];
-	/* a submitted prompt that needs the front end (open, save, export) */
+	char plabel[600];
+	/* pbuf still holds the text the prompt opened with: the first
+	 * character typed replaces it (shown selected) */
+	bool pfresh;
+	/* a submitted prompt that needs the front end (open, save, export);
+	 * io_replace: the user said y to overwriting io_path */
 	prompt_kind io;
 	char io_path[512];
+	bool io_replace;
+	/* PROMPT_CONFIRM: the save or export waiting for y */
+	prompt_kind confirm_for;
+
+	/* m / M: the cap of step_dev is step_base moved step_n steps along
+	 * settings_cap_at(), so that m m M M comes back to it exactly; a cap
+	 * changed any other way (step_last differs) starts a new base */
+	int step_dev;
+	int step_n;
+	int64_t step_base, step_last;
 } vstate;
 
 /* Initialises st for graph g (taking ownership) and machine m (copied),
