@@ -111,6 +111,11 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao);
 
 /* Loads o->graph_path (printing the error on failure). */
 int cli_load_graph(const cli_opts *o, dp_graph **g);
+/* What cli_load_graph() says after dp_graph_load() returned st with g (or
+ * err): the error (returning its exit code), or the loader's warnings
+ * (returning 0). For front ends that load on a thread of their own. */
+int cli_graph_loaded(const cli_opts *o, dp_status st, const dp_graph *g,
+		     const dp_err *err);
 /* Builds the machine: graph hint, then -k, --mem, --speed, --link/--bw/--lat.
  * Returns 0 or an exit code after printing the error. */
 int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m);

@@ -276,24 +276,31 @@ int cli_load_graph(const cli_opts *o, dp_graph **g)
 {
 	dp_err err;
 	dp_err_clear(&err);
-	if (dp_graph_load(o->graph_path, o->format, g, &err))
-		return cli_error(&err);
+	dp_status st = dp_graph_load(o->graph_path, o->format, g, &err);
+	return cli_graph_loaded(o, st, st ? NULL : *g, &err);
+}
+
+int cli_graph_loaded(const cli_opts *o, dp_status st, const dp_graph *g,
+		     const dp_err *err)
+{
+	if (st)
+		return cli_error(err);
 	/* loader notes: the user should know what was left out */
-	if ((*g)->cpu_pinned)
+	if (g->cpu_pinned)
 		fprintf(stderr,
 			"dnnpart: warning: %s: %u op%s pinned to the host CPU "
 			"%s kept out of the graph (dependencies through them "
 			"became control edges)\n",
-			o->graph_path, (*g)->cpu_pinned,
-			(*g)->cpu_pinned == 1 ? "" : "s",
-			(*g)->cpu_pinned == 1 ? "is" : "are");
-	if ((*g)->unknown_names)
+			o->graph_path, g->cpu_pinned,
+			g->cpu_pinned == 1 ? "" : "s",
+			g->cpu_pinned == 1 ? "is" : "are");
+	if (g->unknown_names)
 		fprintf(stderr,
 			"dnnpart: warning: %s: %u side-file entr%s named no op "
 			"of the graph and %s skipped\n",
-			o->graph_path, (*g)->unknown_names,
-			(*g)->unknown_names == 1 ? "y" : "ies",
-			(*g)->unknown_names == 1 ? "was" : "were");
+			o->graph_path, g->unknown_names,
+			g->unknown_names == 1 ? "y" : "ies",
+			g->unknown_names == 1 ? "was" : "were");
 	return 0;
 }
 

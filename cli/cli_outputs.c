@@ -31,7 +31,8 @@ int cli_check_output(const char *path, const cli_out_rule *rule)
 	case DP_AFILE_EXISTS:
 		if (rule->force)
 			return 0;
-		fprintf(stderr, "dnnpart: %s exists; pass --force to replace it\n",
+		fprintf(stderr,
+			"dnnpart: %s exists; pass --force to replace it\n",
 			path);
 		return 2;
 	case DP_AFILE_NEW:

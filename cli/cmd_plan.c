@@ -130,8 +130,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 				       "(ParDNN)",
 				       o->out);
 	/* before planning, which can take minutes */
-	const char *outs[] = {o->out, o->dot, o->svg, o->csv, o->device_map,
-			      o->tf_map};
+	const char *outs[] = {o->out, o->dot,	     o->svg,
+			      o->csv, o->device_map, o->tf_map};
 	cli_out_rule rule = {{o->graph_path, NULL}, o->force};
 	return cli_check_outputs(outs, sizeof outs / sizeof outs[0], &rule);
 }

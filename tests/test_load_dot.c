@@ -115,8 +115,7 @@ static const struct {
 	{"dot_bad_devices.dot", 2,
 	 "graph attribute devices: expected an integer from 1 to 1024"},
 	{"dot_bad_empty.dot", 0, "the graph has no nodes"},
-	{"dot_undirected.dot", 1,
-	 "undirected graph: dnnpart needs a digraph"},
+	{"dot_undirected.dot", 1, "undirected graph: dnnpart needs a digraph"},
 };
 
 static void test_dot_errors_name_the_line(void)
@@ -245,8 +244,7 @@ static void test_dot_real_pardnn_edges_file(void)
 }
 
 TEST_MAIN(TEST(test_dot_attributes_and_defaults),
-	  TEST(test_dot_op_order_is_first_appearance),
-	  TEST(test_dot_strict),
+	  TEST(test_dot_op_order_is_first_appearance), TEST(test_dot_strict),
 	  TEST(test_dot_errors_name_the_line),
 	  TEST(test_dot_syntax_error_prints_nothing),
 	  TEST(test_dot_good_after_bad),

@@ -77,7 +77,8 @@ static void test_machine_bad_caps_name_the_entry(void)
 			   "e.g. 1GiB or 1GB (1B for bytes)");
 	CHECK_INT(dp_machine_set_caps(&m, "1g,2g,3g,", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "cap entry 4 of 4 (''): empty size");
-	CHECK_INT(dp_machine_set_caps(&m, "1g,2g,3g,4g,5g,6g", &err), DP_EINPUT);
+	CHECK_INT(dp_machine_set_caps(&m, "1g,2g,3g,4g,5g,6g", &err),
+		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "has 6 entries");
 	CHECK_INT(dp_machine_set_caps(&m, "-1GiB", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "cap '-1GiB': bad size '-1GiB': must not be "

@@ -17,11 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "actions.h"
 #include "dnnpart/afile.h"
 #include "dnnpart/export.h"
 #include "dnnpart/placement.h"
 #include "dnnpart/units.h"
-#include "actions.h"
 #include "tui_session.h"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -103,8 +103,7 @@ static bool export_kind_ok(vstate *st, const char *path)
 
 /* Whether the save or export k may write path now: false after saying
  * why, or after asking whether to overwrite it. */
-static bool may_write(vstate *st, prompt_kind k, const char *path,
-		      bool replace)
+static bool may_write(vstate *st, prompt_kind k, const char *path, bool replace)
 {
 	const char *verb = k == PROMPT_SAVE ? "saved" : "exported";
 	const char *inputs[1] = {st->g->source};

@@ -280,8 +280,8 @@ dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 					mult = pre[0] ? size_unit(pre) : 1;
 					if (mult < 0)
 						return dp_err_set(
-							err, DP_EINPUT, NULL,
-							0, 0,
+							err, DP_EINPUT, NULL, 0,
+							0,
 							"bad bandwidth '%s': "
 							"'%s' is bits (lower-"
 							"case b); bandwidths "

@@ -134,11 +134,10 @@ static dp_status get_size(jload *L, const cJSON *obj, const char *field,
 		*out = (int64_t)llround(d);
 	} else if (cJSON_IsString(v)) {
 		dp_err e;
-		dp_status ps = strcmp(field, "memory") == 0
-				       ? dp_units_parse_size(v->valuestring,
-							     out, &e)
-				       : dp_units_parse_bytes(v->valuestring,
-							      out, &e);
+		dp_status ps =
+			strcmp(field, "memory") == 0
+				? dp_units_parse_size(v->valuestring, out, &e)
+				: dp_units_parse_bytes(v->valuestring, out, &e);
 		if (ps)
 			return dpi_json_field_error(L, field, "%s", e.msg);
 	} else {

@@ -38,8 +38,8 @@ typedef enum dp_afile_target {
  * that is the same file as path (same device and inode, whatever the
  * spelling or links) gives DP_AFILE_INPUT. DP_EINPUT when path is empty or
  * a folder. */
-dp_status dp_afile_check(const char *path, const char *const *inputs,
-			 size_t n, dp_afile_target *what, dp_err *err);
+dp_status dp_afile_check(const char *path, const char *const *inputs, size_t n,
+			 dp_afile_target *what, dp_err *err);
 
 dp_status dp_afile_open(dp_afile *af, const char *path, dp_err *err);
 /* Checks ferror, flushes, fsyncs, closes and renames. */
