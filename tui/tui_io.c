@@ -119,8 +119,7 @@ static bool may_write(vstate *st, prompt_kind k, const char *path, bool replace)
 	switch (what) {
 	case DP_AFILE_INPUT:
 		state_status(st, true,
-			     "not %s: %s is the graph that is open; it is "
-			     "never overwritten",
+			     "not %s: %s is the open graph: never overwritten",
 			     verb, path);
 		return false;
 	case DP_AFILE_EXISTS:
@@ -151,9 +150,8 @@ void session_do_io(tui_session *s)
 		if (!ends_with(st->io_path, ".json") &&
 		    !ends_with(st->io_path, ".place"))
 			state_status(st, true,
-				     "not saved: %s: a placement is saved as "
-				     ".json (dnnpart) or .place (ParDNN); e "
-				     "exports .dot .svg .csv ...",
+				     "not saved: %s: a placement is .json or "
+				     ".place (e exports the others)",
 				     st->io_path);
 		else if (st->plan && may_write(st, k, st->io_path, replace))
 			do_save(s, st->io_path);

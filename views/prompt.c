@@ -24,9 +24,10 @@ void prompt_confirm(vstate *st, prompt_kind k, const char *path)
 	char label[sizeof st->plabel];
 	snprintf(label, sizeof label, "%.500s exists - overwrite? (y/N) ",
 		 path);
+	if (path != st->io_path) /* the front end passes st->io_path */
+		snprintf(st->io_path, sizeof st->io_path, "%s", path);
 	prompt_open(st, PROMPT_CONFIRM, label, "");
 	st->confirm_for = k;
-	snprintf(st->io_path, sizeof st->io_path, "%s", path);
 }
 
 /* A key at the overwrite question: y replaces, anything else keeps. */
