@@ -253,6 +253,18 @@ static void test_cap_all_prompt(void)
 	CHECK(press(&st, VK_ENTER) & AR_RERUN);
 	CHECK_INT(st.m.cap[0], 4096 * MiB);
 	CHECK_INT(st.m.cap[2], 1024 * MiB);
+	/* --mem's messages: "dnnpart plan: --mem 4GiB,2,1GiB: '2': ..." */
+	press(&st, 'C');
+	type(&st, "4GiB,2,1GiB");
+	CHECK(!(press(&st, VK_ENTER) & AR_RERUN));
+	CHECK_STR(st.status, "caps not changed: 4GiB,2,1GiB: '2': a size "
+			     "needs a unit, e.g. 2GiB or 2GB (2B for bytes)");
+	press(&st, 'C');
+	type(&st, "8");
+	CHECK(!(press(&st, VK_ENTER) & AR_RERUN));
+	CHECK_STR(st.status, "caps not changed: 8: a size needs a unit, e.g. "
+			     "8GiB or 8GB (8B for bytes)");
+	CHECK_INT(st.m.cap[0], 4096 * MiB);
 	state_free(&st);
 }
 
