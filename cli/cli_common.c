@@ -124,32 +124,15 @@ int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
 	return 0;
 }
 
-/* Checks a comma list of caps ("16GiB" or "16GiB,8GiB,inf") with the
- * parser the explorer's prompts use (dp_machine_parse_cap). */
+/* Checks a comma list of caps ("16GiB" or "16GiB,8GiB,inf") as the
+ * explorer's prompts do (dp_machine_check_caps). */
 static int check_caps(const char *cmd, const char *spec)
 {
-	char item[256];
-	const char *p = spec;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		if (n >= sizeof item)
-			n = sizeof item - 1;
-		memcpy(item, p, n);
-		item[n] = '\0';
-		int64_t b;
-		dp_err err;
-		if (dp_machine_parse_cap(item, &b, &err)) {
-			if (strcmp(item, spec) == 0)
-				return cli_usage_error(cmd, "--mem %s: %s",
-						       spec, err.msg);
-			return cli_usage_error(cmd, "--mem %s: '%s': %s", spec,
-					       item, err.msg);
-		}
-		if (!comma)
-			return 0;
-		p = comma + 1;
-	}
+	dp_err err;
+	dp_err_clear(&err);
+	if (dp_machine_check_caps(spec, &err))
+		return cli_usage_error(cmd, "--mem %s: %s", spec, err.msg);
+	return 0;
 }
 
 int cli_parse_common(const char *cmd, int argc, char **argv, int *i,

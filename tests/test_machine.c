@@ -83,6 +83,14 @@ static void test_machine_bad_caps_name_the_entry(void)
 	CHECK_INT(dp_machine_set_caps(&m, "-1GiB", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "cap '-1GiB': bad size '-1GiB': must not be "
 				"negative");
+	/* before the device count is known: what --mem and C check */
+	CHECK_INT(dp_machine_check_caps("16GiB,inf,8g", &err), DP_OK);
+	CHECK_INT(dp_machine_check_caps("16", &err), DP_EINPUT);
+	CHECK_STR(err.msg, "a size needs a unit, e.g. 16GiB or 16GB (16B for "
+			   "bytes)");
+	CHECK_INT(dp_machine_check_caps("16GiB,8", &err), DP_EINPUT);
+	CHECK_STR(err.msg, "'8': a size needs a unit, e.g. 8GiB or 8GB (8B "
+			   "for bytes)");
 	/* nothing changed by the failed calls */
 	for (int d = 0; d < 4; d++)
 		CHECK_INT(m.cap[d], GIB);

@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "dnnpart/units.h"
 #include "fmt.h"
@@ -128,45 +127,16 @@ unsigned settings_cap(vstate *st, int d, int64_t bytes)
 	return r;
 }
 
-/* Each entry of a cap list read as --mem reads it, with --mem's message
- * ("16: a size needs a unit", "16GiB,8: '8': ..."); true when all are
- * caps. */
-static bool caps_read_like_mem(vstate *st, const char *text)
-{
-	char item[256];
-	const char *p = text;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		if (n >= sizeof item)
-			n = sizeof item - 1;
-		memcpy(item, p, n);
-		item[n] = '\0';
-		int64_t b;
-		dp_err err;
-		if (dp_machine_parse_cap(item, &b, &err) != DP_OK) {
-			if (strcmp(item, text) == 0)
-				state_status(st, true,
-					     "caps not changed: %s: %s", text,
-					     err.msg);
-			else
-				state_status(st, true,
-					     "caps not changed: %s: '%s': %s",
-					     text, item, err.msg);
-			return false;
-		}
-		if (!comma)
-			return true;
-		p = comma + 1;
-	}
-}
-
 unsigned settings_caps(vstate *st, const char *text)
 {
-	if (!caps_read_like_mem(st, text))
-		return AR_REDRAW;
 	dp_err err;
 	dp_err_clear(&err);
+	/* each entry as --mem reads it, with its messages */
+	if (dp_machine_check_caps(text, &err) != DP_OK) {
+		state_status(st, true, "caps not changed: %s: %s", text,
+			     err.msg);
+		return AR_REDRAW;
+	}
 	dp_machine tmp;
 	if (dp_machine_copy(&tmp, &st->m, &err) != DP_OK) {
 		state_status(st, true, "%s", err.msg);

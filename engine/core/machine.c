@@ -209,6 +209,33 @@ dp_status dp_machine_parse_cap(const char *text, int64_t *cap, dp_err *err)
 	return dp_units_parse_size(text, cap, err);
 }
 
+dp_status dp_machine_check_caps(const char *spec, dp_err *err)
+{
+	char item[256];
+	const char *p = spec ? spec : "";
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n >= sizeof item)
+			n = sizeof item - 1;
+		memcpy(item, p, n);
+		item[n] = '\0';
+		int64_t b;
+		dp_err e;
+		dp_err_clear(&e);
+		if (dp_machine_parse_cap(item, &b, &e) != DP_OK) {
+			if (!comma && p == spec)
+				return dp_err_set(err, e.code, NULL, 0, 0, "%s",
+						  e.msg);
+			return dp_err_set(err, e.code, NULL, 0, 0, "'%s': %s",
+					  item, e.msg);
+		}
+		if (!comma)
+			return DP_OK;
+		p = comma + 1;
+	}
+}
+
 static dp_status cap_entry(const char *text, void *out, int i, dp_err *err)
 {
 	int64_t *caps = out;

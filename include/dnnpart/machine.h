@@ -56,6 +56,11 @@ dp_status dp_machine_resize(dp_machine *m, int k, dp_err *err);
  * error that suggests one; "0B" is a cap that nothing fits), or "inf", "none" or
  * "unlimited" (any case) for DP_CAP_UNLIMITED. */
 dp_status dp_machine_parse_cap(const char *text, int64_t *cap, dp_err *err);
+/* Checks a cap or a comma list of caps as a person typed it, before the
+ * device count is known: each entry by dp_machine_parse_cap(). The message
+ * is the entry's own for a single cap, "'8': ..." for an entry of a list,
+ * so that the command line (--mem) and the explorer (C) say the same. */
+dp_status dp_machine_check_caps(const char *spec, dp_err *err);
 /* Sets caps from "16GiB" (all devices) or "16GiB,8GiB,..." (exactly k
  * entries, each read by dp_machine_parse_cap). Errors name the bad
  * entry. */
