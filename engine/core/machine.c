@@ -211,29 +211,32 @@ dp_status dp_machine_parse_cap(const char *text, int64_t *cap, dp_err *err)
 
 dp_status dp_machine_check_caps(const char *spec, dp_err *err)
 {
-	char item[256];
-	const char *p = spec ? spec : "";
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		if (n >= sizeof item)
-			n = sizeof item - 1;
-		memcpy(item, p, n);
-		item[n] = '\0';
+	size_t len = strlen(spec ? spec : "");
+	char *buf = malloc(len + 1);
+	char **items = malloc((len / 2 + 2) * sizeof *items);
+	dp_status st = DP_OK;
+	if (!buf || !items) {
+		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				"out of memory parsing caps");
+		goto out;
+	}
+	memcpy(buf, spec ? spec : "", len + 1);
+	/* at most len / 2 + 1 entries: one comma between two */
+	int n = split_list(buf, items, (int)(len / 2 + 2));
+	for (int i = 0; !st && i < n; i++) {
 		int64_t b;
 		dp_err e;
 		dp_err_clear(&e);
-		if (dp_machine_parse_cap(item, &b, &e) != DP_OK) {
-			if (!comma && p == spec)
-				return dp_err_set(err, e.code, NULL, 0, 0, "%s",
-						  e.msg);
-			return dp_err_set(err, e.code, NULL, 0, 0, "'%s': %s",
-					  item, e.msg);
-		}
-		if (!comma)
-			return DP_OK;
-		p = comma + 1;
+		if (dp_machine_parse_cap(items[i], &b, &e) == DP_OK)
+			continue;
+		st = n == 1 ? dp_err_set(err, e.code, NULL, 0, 0, "%s", e.msg)
+			    : dp_err_set(err, e.code, NULL, 0, 0, "'%s': %s",
+					 items[i], e.msg);
 	}
+out:
+	free(buf);
+	free(items);
+	return st;
 }
 
 static dp_status cap_entry(const char *text, void *out, int i, dp_err *err)
