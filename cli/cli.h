@@ -61,6 +61,7 @@ typedef struct cli_opts {
 	int tp;		  /* --tp (0: the algorithm's choice) */
 	long long batch;  /* --batch: the graph at this batch size (0: as
 			     loaded) */
+	bool force;	 /* --force: outputs may replace existing files */
 	const char *out; /* -o placement file */
 	const char *dot, *svg, *png, *pdf, *trace, *csv, *device_map,
 		*tf_map; /* plan exports */
@@ -118,6 +119,15 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao);
 
 /* Loads o->graph_path (printing the error on failure). */
 int cli_load_graph(const cli_opts *o, dp_graph **g);
+/* --batch: replaces *g by the graph at that batch size (dp_graph_with_batch);
+ * on failure prints the error, frees *g (NULL) and returns the exit code.
+ * cli_load_graph() does it; front ends that load on their own call it. */
+int cli_apply_batch(const cli_opts *o, dp_graph **g);
+/* What cli_load_graph() says after dp_graph_load() returned st with g (or
+ * err): the error (returning its exit code), or the loader's warnings
+ * (returning 0). For front ends that load on a thread of their own. */
+int cli_graph_loaded(const cli_opts *o, dp_status st, const dp_graph *g,
+		     const dp_err *err);
 /* Builds the machine: graph hint, then -k, --mem, --speed, --link/--bw/--lat.
  * Returns 0 or an exit code after printing the error. */
 int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m);
@@ -175,6 +185,25 @@ void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 /* The members every --json report starts with: graph, source, ops, edges,
  * k and the link (through the engine's one JSON writer, dnnpart/json.h). */
 void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m);
+
+/* What a command may write over (cli/cli_outputs.c): the files it reads
+ * (NULL when fewer), never replaced, and whether --force lets it replace
+ * other existing files. */
+#define CLI_MAX_INPUTS 2
+typedef struct cli_out_rule {
+	const char *inputs[CLI_MAX_INPUTS];
+	bool force;
+} cli_out_rule;
+
+/* 0 when path may be written under rule; else prints why and returns 2:
+ * "dnnpart: PATH exists; pass --force to replace it", or that it is an
+ * input, never replaced even with --force. */
+int cli_check_output(const char *path, const cli_out_rule *rule);
+/* cli_check_output() for n paths (NULL entries skipped), and two of them
+ * naming one file is refused too. Commands call it before any work, and
+ * each write calls cli_check_output() again just before it starts. */
+int cli_check_outputs(const char *const *outs, size_t n,
+		      const cli_out_rule *rule);
 
 /* Writes the exports requested by --dot/--svg/--csv/--device-map/--tf-map
  * (cli/cli_exports.c). Returns 0 or an exit code after printing the error. */

@@ -124,27 +124,15 @@ int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
 	return 0;
 }
 
-/* Checks a comma list of sizes ("16GiB" or "16GiB,8GiB,inf"). */
+/* Checks a comma list of caps ("16GiB" or "16GiB,8GiB,inf") as the
+ * explorer's prompts do (dp_machine_check_caps). */
 static int check_caps(const char *cmd, const char *spec)
 {
-	char item[256];
-	const char *p = spec;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		if (n >= sizeof item)
-			n = sizeof item - 1;
-		memcpy(item, p, n);
-		item[n] = '\0';
-		int64_t b;
-		dp_err err;
-		if (strcmp(item, "inf") && strcmp(item, "none") &&
-		    dp_units_parse_bytes(item, &b, &err))
-			return cli_usage_error(cmd, "--mem: %s", err.msg);
-		if (!comma)
-			return 0;
-		p = comma + 1;
-	}
+	dp_err err;
+	dp_err_clear(&err);
+	if (dp_machine_check_caps(spec, &err))
+		return cli_usage_error(cmd, "--mem %s: %s", spec, err.msg);
+	return 0;
 }
 
 int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
@@ -155,6 +143,10 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 	int r;
 	if (!strcmp(a, "--json")) {
 		o->json = true;
+		return 1;
+	}
+	if (!strcmp(a, "--force")) {
+		o->force = true;
 		return 1;
 	}
 	if ((r = opt_value(cmd, argc, argv, i, "-k", "--devices", &v))) {
@@ -296,37 +288,52 @@ int cli_load_graph(const cli_opts *o, dp_graph **g)
 {
 	dp_err err;
 	dp_err_clear(&err);
-	if (dp_graph_load(o->graph_path, o->format, g, &err))
-		return cli_error(&err);
+	dp_status st = dp_graph_load(o->graph_path, o->format, g, &err);
+	int rc = cli_graph_loaded(o, st, st ? NULL : *g, &err);
+	return rc ? rc : cli_apply_batch(o, g);
+}
+
+int cli_apply_batch(const cli_opts *o, dp_graph **g)
+{
+	if (!o->batch)
+		return 0;
+	dp_err err;
+	dp_err_clear(&err);
+	dp_graph *b = NULL;
+	if (dp_graph_with_batch(*g, o->batch, &b, &err)) {
+		dp_graph_free(*g);
+		*g = NULL;
+		char buf[2048];
+		fprintf(stderr, "dnnpart: --batch %lld: %s\n", o->batch,
+			dp_err_format(&err, buf, sizeof buf));
+		return dp_status_exit_code(err.code);
+	}
+	dp_graph_free(*g);
+	*g = b;
+	return 0;
+}
+
+int cli_graph_loaded(const cli_opts *o, dp_status st, const dp_graph *g,
+		     const dp_err *err)
+{
+	if (st)
+		return cli_error(err);
 	/* loader notes: the user should know what was left out */
-	if ((*g)->cpu_pinned)
+	if (g->cpu_pinned)
 		fprintf(stderr,
 			"dnnpart: warning: %s: %u op%s pinned to the host CPU "
 			"%s kept out of the graph (dependencies through them "
 			"became control edges)\n",
-			o->graph_path, (*g)->cpu_pinned,
-			(*g)->cpu_pinned == 1 ? "" : "s",
-			(*g)->cpu_pinned == 1 ? "is" : "are");
-	if ((*g)->unknown_names)
+			o->graph_path, g->cpu_pinned,
+			g->cpu_pinned == 1 ? "" : "s",
+			g->cpu_pinned == 1 ? "is" : "are");
+	if (g->unknown_names)
 		fprintf(stderr,
 			"dnnpart: warning: %s: %u side-file entr%s named no op "
 			"of the graph and %s skipped\n",
-			o->graph_path, (*g)->unknown_names,
-			(*g)->unknown_names == 1 ? "y" : "ies",
-			(*g)->unknown_names == 1 ? "was" : "were");
-	if (o->batch) {
-		dp_graph *b = NULL;
-		if (dp_graph_with_batch(*g, o->batch, &b, &err)) {
-			dp_graph_free(*g);
-			*g = NULL;
-			char buf[2048];
-			fprintf(stderr, "dnnpart: --batch %lld: %s\n", o->batch,
-				dp_err_format(&err, buf, sizeof buf));
-			return dp_status_exit_code(err.code);
-		}
-		dp_graph_free(*g);
-		*g = b;
-	}
+			o->graph_path, g->unknown_names,
+			g->unknown_names == 1 ? "y" : "ies",
+			g->unknown_names == 1 ? "was" : "were");
 	return 0;
 }
 

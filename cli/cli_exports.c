@@ -66,7 +66,8 @@ static void job_json(dp_json *w, const cli_export_job *j,
 
 int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 		    const dp_machine *m, const dp_plan *plan,
-		    const dp_export_opts *eo, FILE *out, bool json)
+		    const dp_export_opts *eo, const cli_out_rule *rule,
+		    FILE *out, bool json)
 {
 	if (n == 0)
 		return 0;
@@ -83,6 +84,10 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 	cli_progress_begin(&cp, CLI_CANCEL_ALWAYS, "exporting");
 	for (int i = 0; i < n && rc == 0; i++) {
 		char label[600];
+		/* checked before the work began; again now, as a file may
+		 * have appeared meanwhile */
+		if ((rc = cli_check_output(jobs[i].path, rule)))
+			break;
 		snprintf(label, sizeof label, "exporting %s", jobs[i].path);
 		cli_progress_label(&cp, label);
 		dp_export_report rep;
@@ -146,6 +151,7 @@ int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
 		jobs[n++] = (cli_export_job){o->tf_map, DP_EXPORT_DEVMAP_TF};
 	/* plan prints its report on stdout; the files written go to stderr
 	 * so that --json output stays one object */
-	return cli_run_exports(jobs, n, g, m, plan, NULL,
+	cli_out_rule rule = {{o->graph_path, NULL}, o->force};
+	return cli_run_exports(jobs, n, g, m, plan, NULL, &rule,
 			       o->json ? NULL : stderr, false);
 }

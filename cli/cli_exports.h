@@ -31,6 +31,7 @@ typedef struct cli_export_job {
  * error. Returns 0 or the exit code. */
 int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 		    const dp_machine *m, const dp_plan *plan,
-		    const dp_export_opts *eo, FILE *out, bool json);
+		    const dp_export_opts *eo, const cli_out_rule *rule,
+		    FILE *out, bool json);
 
 #endif

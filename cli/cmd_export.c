@@ -74,10 +74,12 @@ void cmd_export_help(FILE *out)
 		"output:\n"
 		"  --json             print one JSON object listing the files "
 		"written\n"
+		"  --force            replace files that exist (never GRAPH or "
+		"PLACEMENT)\n"
 		"  -h, --help         this text\n"
 		"\n"
-		"Every file is written to a temporary name and renamed into "
-		"place; Ctrl-C,\n"
+		"An existing file is replaced only with --force. Every file is "
+		"written to a\ntemporary name and renamed into place; Ctrl-C,\n"
 		"an error or a layout over the time limit leaves no partial "
 		"file and an\n"
 		"existing file as it was. See docs/export.md.\n");
@@ -220,6 +222,12 @@ int cmd_export_run(int argc, char **argv)
 	int rc = parse(argc, argv, &x);
 	if (rc)
 		return rc;
+	cli_out_rule rule = {{x.o.graph_path, x.place_path}, x.o.force};
+	const char *outs[CLI_MAX_EXPORTS];
+	for (int i = 0; i < x.njobs; i++)
+		outs[i] = x.jobs[i].path;
+	if ((rc = cli_check_outputs(outs, (size_t)x.njobs, &rule)))
+		return rc;
 	dp_graph *g;
 	if ((rc = cli_load_graph(&x.o, &g)))
 		return rc;
@@ -234,8 +242,8 @@ int cmd_export_run(int argc, char **argv)
 	/* titles name what made the placement, not "eval" */
 	if (made_by[0])
 		snprintf(plan.algo, sizeof plan.algo, "%s", made_by);
-	rc = cli_run_exports(x.jobs, x.njobs, g, &m, &plan, &x.eo, stdout,
-			     x.o.json);
+	rc = cli_run_exports(x.jobs, x.njobs, g, &m, &plan, &x.eo, &rule,
+			     stdout, x.o.json);
 	dp_plan_free(&plan);
 	dp_machine_free(&m);
 	dp_graph_free(g);

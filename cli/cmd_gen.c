@@ -15,7 +15,7 @@ void cmd_gen_help(FILE *out)
 		"[--name NAME]\n"
 		"                   [--towers T] [--width W] [--batch B] "
 		"[--image I]\n"
-		"                   -o FILE.json\n"
+		"                   -o FILE.json [--force]\n"
 		"\n"
 		"Writes a synthetic training graph of exactly N ops as native "
 		"dnnpart JSON: a\n"
@@ -59,6 +59,7 @@ void cmd_gen_help(FILE *out)
 		"  --name NAME        graph name (default synthetic-N)\n"
 		"  -o FILE            output file (written to a temporary name "
 		"and renamed)\n"
+		"  --force            replace FILE if it exists\n"
 		"  -h, --help         this text\n",
 		(long long)(DP_GEN_MEMORY_TARGET >> 30), DP_GEN_MIN_OPS,
 		DP_GEN_MAX_OPS, DP_GEN_MAX_TOWERS, DP_GEN_MAX_WIDTH,
@@ -141,6 +142,7 @@ int cmd_gen_run(int argc, char **argv)
 	dp_gen_opts_default(&go);
 	bool have_ops = false;
 	const char *out = NULL, *v;
+	bool force = false;
 	int rc = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -181,15 +183,11 @@ int cmd_gen_run(int argc, char **argv)
 			dp_err err;
 			if (!(v = value(argc, argv, &i, 5, &rc)))
 				return rc;
-			if (dp_units_parse_bytes(v, &go.memory_bytes, &err))
-				return cli_usage_error("gen", "--mem: %s",
+			if (dp_machine_parse_cap(v, &go.memory_bytes, &err))
+				return cli_usage_error("gen", "--mem %s: %s", v,
 						       err.msg);
-			if (go.memory_bytes <= 0)
-				return cli_usage_error(
-					"gen",
-					"bad --mem '%s': a cap must be "
-					"larger than 0",
-					v);
+			if (go.memory_bytes == DP_CAP_UNLIMITED)
+				go.memory_bytes = 0; /* no cap in the file */
 		} else if (is_opt(a, "--towers") || is_opt(a, "--width") ||
 			   is_opt(a, "--batch") || is_opt(a, "--image")) {
 			if ((rc = parse_scale(argc, argv, &i, &go)))
@@ -198,6 +196,8 @@ int cmd_gen_run(int argc, char **argv)
 			if (!(v = value(argc, argv, &i, 6, &rc)))
 				return rc;
 			go.name = v;
+		} else if (!strcmp(a, "--force")) {
+			force = true;
 		} else if (is_opt(a, "-o")) {
 			if (!(v = value(argc, argv, &i, 2, &rc)))
 				return rc;
@@ -211,6 +211,9 @@ int cmd_gen_run(int argc, char **argv)
 		return cli_usage_error("gen", "missing --ops N");
 	if (!out)
 		return cli_usage_error("gen", "missing -o FILE.json");
+	cli_out_rule rule = {{NULL, NULL}, force};
+	if ((rc = cli_check_output(out, &rule)))
+		return rc;
 	dp_graph *g;
 	dp_err err;
 	dp_err_clear(&err);
@@ -224,6 +227,10 @@ int cmd_gen_run(int argc, char **argv)
 	go.image = sc.image;
 	if (dp_gen_graph(&go, &g, &err))
 		return cli_error(&err);
+	if ((rc = cli_check_output(out, &rule))) {
+		dp_graph_free(g);
+		return rc;
+	}
 	if (dp_gen_write_json(out, g, &err)) {
 		dp_graph_free(g);
 		return cli_error(&err);

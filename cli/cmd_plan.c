@@ -40,7 +40,7 @@ void cmd_plan_help(FILE *out)
 		"                    [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
 		"                    [-o placement.json|.place] [--json] "
-		"[--strict]\n"
+		"[--strict] [--force]\n"
 		"                    [--dot F] [--svg F] [--png F] [--pdf F] "
 		"[--trace F]\n"
 		"                    [--csv F] [--device-map F] [--tf-map F]\n"
@@ -68,6 +68,8 @@ void cmd_plan_help(FILE *out)
 		"  --device-map F, --tf-map F\n"
 		"                     exports of the plan (see "
 		"docs/export.md)\n"
+		"  --force            replace output files that exist (never "
+		"GRAPH)\n"
 		"  --json             print one JSON object instead of the "
 		"table\n"
 		"  --strict           exit 1 when the plan is infeasible\n"
@@ -131,12 +133,21 @@ static int parse(int argc, char **argv, cli_opts *o)
 				       ".json (dnnpart placement) or .place "
 				       "(ParDNN)",
 				       o->out);
-	return 0;
+	/* before planning, which can take minutes */
+	const char *outs[] = {o->out, o->dot, o->svg,	     o->png,
+			      o->pdf, o->trace, o->csv, o->device_map,
+			      o->tf_map};
+	cli_out_rule rule = {{o->graph_path, NULL}, o->force};
+	return cli_check_outputs(outs, sizeof outs / sizeof outs[0], &rule);
 }
 
 static int save_placement(const cli_opts *o, const dp_graph *g,
 			  const dp_plan *plan)
 {
+	cli_out_rule rule = {{o->graph_path, NULL}, o->force};
+	int rc = cli_check_output(o->out, &rule);
+	if (rc)
+		return rc;
 	dp_err err;
 	dp_err_clear(&err);
 	dp_status st;
@@ -148,7 +159,7 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
 				       "strategy file)",
 				       o->out, plan->algo, plan->strategy);
 	if (plan->strat)
-		st = dp_strategy_write(o->out, g, plan->strat, true, &err);
+		st = dp_strategy_write(o->out, g, plan->strat, o->force, &err);
 	else if (has_suffix(o->out, ".place"))
 		st = dp_placement_write_place(o->out, g, plan->placement, &err);
 	else

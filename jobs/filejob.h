@@ -8,7 +8,8 @@
  * thread is the only user of Graphviz (cgraph in DOT loads and DOT
  * exports, and the fork of the SVG layout child) in the explorer once it
  * has started, which is how the explorer keeps to Graphviz's "not
- * thread-safe" (the initial load happens before any thread starts).
+ * thread-safe" (the initial load, tui_load.c, runs on a thread that is
+ * joined before any of them starts).
  *
  * An export works on private copies of the placement and the machine: it
  * simulates them again (the simulator is deterministic, so this is the plan

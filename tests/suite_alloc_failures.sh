@@ -47,6 +47,7 @@ sweep() {
 		echo "not ok - alloc/$name: the command does not run under the shim"
 		return
 	fi
+	rm -f "$OUT"/* # every run writes a new file (no --force needed)
 	step=$(((total + MAXRUNS - 1) / MAXRUNS))
 	n=1
 	while [ "$n" -le "$total" ]; do

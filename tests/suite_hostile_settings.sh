@@ -76,24 +76,27 @@ err_case explorer_k_zero 2 "dnnpart explorer: bad -k '0': expected a whole numbe
 out_case k_1024_every_algorithm 0 '^  contig ' compare "$GEN" -k 1024
 
 # ---- memory caps ----
-# a cap of 0 or 1 byte is legal: the plan says honestly that nothing fits
+# a cap of 0 or 1 byte is legal (with its unit: --mem 0 is refused like
+# --mem 16): the plan says honestly that nothing fits
+err_case cap_plain_zero_needs_a_unit 2 "dnnpart plan: --mem 0: a size needs a unit, e.g. 0GiB or 0GB (0B for bytes)" \
+	plan "$G" -k 2 --mem 0
 out_case cap_zero_is_infeasible 0 '^memory +INFEASIBLE: device [0-9]+ is over its cap' \
-	plan "$GEN" -k 2 --mem 0
+	plan "$GEN" -k 2 --mem 0B
 # ... and a graph that holds no memory at all fits even there
 out_case cap_zero_fits_a_graph_without_memory 0 '^memory +feasible' \
-	plan "$G" -k 2 --mem 0
+	plan "$G" -k 2 --mem 0B
 out_case cap_one_byte_is_infeasible 0 '^memory +INFEASIBLE: .*cap 1 B\)' \
 	plan "$GEN" -k 4 --mem 1B
 out_case cap_one_byte_strict_exits_1 1 'INFEASIBLE' \
 	plan "$GEN" -k 4 --mem 1B --strict
 out_case cap_zero_every_algorithm 0 '^no algorithm met the memory caps' \
-	compare "$GEN" -k 4 --mem 0
+	compare "$GEN" -k 4 --mem 0B
 out_case cap_one_byte_k_1024 0 'INFEASIBLE' plan "$GEN" -k 1024 --mem 1B
-err_case cap_negative 2 "dnnpart plan: --mem: bad size '-1GiB': must not be negative" \
+err_case cap_negative 2 "dnnpart plan: --mem -1GiB: bad size '-1GiB': must not be negative" \
 	plan "$G" --mem -1GiB
 err_case cap_list_too_long 2 "dnnpart: --mem: cap list '1GiB,2GiB,3GiB' has 3 entries but the machine has 2 devices: give one cap for all devices or exactly 2, separated by commas" \
 	plan "$G" -k 2 --mem 1GiB,2GiB,3GiB
-err_case cap_past_2_62 2 "dnnpart plan: --mem: bad size '5000PB': expected a number with an optional unit B, kB, MB, GB, TB, KiB, MiB, GiB, TiB (or k, m, g, t)" \
+err_case cap_past_2_62 2 "dnnpart plan: --mem 5000PB: bad size '5000PB': expected a number with a unit B, kB, MB, GB, TB, KiB, MiB, GiB, TiB (or k, m, g, t)" \
 	plan "$G" --mem 5000PB
 
 # ---- links ----

@@ -42,7 +42,8 @@ mkdir -p "$OUT"
 leftovers() { ls -a "$OUT" | grep '\.tmp' | tr '\n' ' '; }
 
 # failing_write NAME TARGET WANT_PATTERN ARGS...: TARGET holds an old file;
-# dnnpart ARGS runs under a 1-block file size limit; the run must fail
+# dnnpart ARGS --force (replacing it is allowed) runs under a 1-block file
+# size limit; the run must fail
 # (stderr matching WANT_PATTERN), TARGET stay as it was, and nothing
 # be left in $OUT.
 failing_write() {
@@ -55,7 +56,7 @@ failing_write() {
 	(
 		trap '' XFSZ
 		ulimit -f 1
-		exec timeout 120 "$DNNPART" "$@"
+		exec timeout 120 "$DNNPART" "$@" --force
 	) >"$TMP/so" 2>"$TMP/se" </dev/null
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
@@ -95,7 +96,7 @@ rm -f "$OUT/both.dot"
 # leftovers
 printf 'old\n' >"$OUT/keep.json"
 chmod 640 "$OUT/keep.json"
-if "$DNNPART" plan "$G" -k 4 -o "$OUT/keep.json" >/dev/null 2>"$TMP/se" &&
+if "$DNNPART" plan "$G" -k 4 -o "$OUT/keep.json" --force >/dev/null 2>"$TMP/se" &&
 	grep -q '"dnnpart-placement"' "$OUT/keep.json" &&
 	[ "$(stat -c %a "$OUT/keep.json")" = 640 ] && [ -z "$(leftovers)" ]; then
 	echo "ok - overwrite_keeps_permissions"
@@ -104,7 +105,7 @@ else
 fi
 rm -f "$OUT/keep.json"
 
-# stopped_write NAME SIGNAL TARGET ARGS...: starts dnnpart ARGS, sends
+# stopped_write NAME SIGNAL TARGET ARGS...: starts dnnpart ARGS --force, sends
 # SIGNAL once its temporary file exists, and checks that the old TARGET
 # survived and no temporary file is left.
 stopped_write() {
@@ -114,7 +115,7 @@ stopped_write() {
 	shift 3
 	printf 'old %s\n' "$name" >"$target"
 	cp "$target" "$TMP/orig"
-	timeout 300 "$DNNPART" "$@" >/dev/null 2>"$TMP/se" </dev/null &
+	timeout 300 "$DNNPART" "$@" --force >/dev/null 2>"$TMP/se" </dev/null &
 	pid=$!
 	end=$(($(date +%s) + 120))
 	while [ -z "$(leftovers)" ] && kill -0 "$pid" 2>/dev/null &&
@@ -180,6 +181,7 @@ if ! wait_for 'makespan' 30; then
 	exit 0
 fi
 keys s C-u "$OUT/saved.json" Enter
+wait_for 'exists - overwrite\? \(y/N\)' 10 && keys y
 if wait_for 'not saved: .*File too large' 10 && cmp -s "$OUT/saved.json" "$TMP/orig" &&
 	[ -z "$(leftovers)" ]; then
 	echo "ok - tui_failed_save_keeps_the_old_file"

@@ -164,18 +164,18 @@ fi
 # ---- m lowers the selected device's cap and the plan reruns ----
 before=$(row 4)
 keys m
-if wait_row 4 '3\.20 GiB' && wait_settled; then
+if wait_row 4 '3\.50 GiB' && wait_settled; then
 	after=$(row 4)
 	bar_before=$(echo "$before" | sed 's/\].*//; s/.*\[//')
 	if [ "$before" != "$after" ] &&
-		screen | grep -q 'GPU0 cap 3.20 GiB (was 4.00 GiB)'; then
+		screen | grep -q 'GPU0 cap 3.50 GiB (was 4.00 GiB)'; then
 		ok tui_m_lowers_the_cap_and_reruns
 	else
 		notok tui_m_lowers_the_cap_and_reruns "row did not change: $after"
 	fi
 	: "$bar_before"
 else
-	notok tui_m_lowers_the_cap_and_reruns "no 3.20 GiB cap on GPU0"
+	notok tui_m_lowers_the_cap_and_reruns "no 3.50 GiB cap on GPU0"
 fi
 
 # ---- a cap too small: infeasible, naming the device ----

@@ -185,8 +185,73 @@ static void test_afile_relative_path_in_current_folder(void)
 	remove_dir(dir);
 }
 
+/* A file that appears at the target while a new file is written is kept:
+ * the commit fails and removes its temporary file. */
+static void test_afile_never_replaces_a_file_that_appeared(void)
+{
+	char *dir = make_dir();
+	REQUIRE(dir);
+	char path[512];
+	snprintf(path, sizeof path, "%s/new.svg", dir);
+	dp_afile af;
+	dp_err err;
+	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
+	fputs("the export\n", af.f);
+	write_file(path, "someone else's file\n");
+	CHECK_INT(dp_afile_commit(&af, &err), DP_EIO);
+	CHECK_CONTAINS(err.msg, "a file appeared there while this one was "
+				"written; it was kept");
+	CHECK_STR(slurp(path), "someone else's file\n");
+	CHECK_INT(count_entries(dir), 1); /* no temporary left */
+	/* with nothing there, the same commit creates the file */
+	unlink(path);
+	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
+	fputs("the export\n", af.f);
+	CHECK_INT(dp_afile_commit(&af, &err), DP_OK);
+	CHECK_STR(slurp(path), "the export\n");
+	CHECK_INT(count_entries(dir), 1);
+	remove_dir(dir);
+}
+
+/* dp_afile_check: new, exists, or one of the inputs by device and inode
+ * (through a symbolic link or another spelling). */
+static void test_afile_check_says_what_would_be_replaced(void)
+{
+	char *dir = make_dir();
+	REQUIRE(dir);
+	char graph[512], link[512], other[512], dotted[600];
+	snprintf(graph, sizeof graph, "%s/g.json", dir);
+	snprintf(link, sizeof link, "%s/link.json", dir);
+	snprintf(other, sizeof other, "%s/other.json", dir);
+	snprintf(dotted, sizeof dotted, "%s/./g.json", dir);
+	write_file(graph, "{}\n");
+	REQUIRE(symlink("g.json", link) == 0);
+	const char *inputs[2] = {NULL, graph};
+	dp_afile_target what = DP_AFILE_INPUT;
+	dp_err err;
+	CHECK_INT(dp_afile_check(other, inputs, 2, &what, &err), DP_OK);
+	CHECK_INT(what, DP_AFILE_NEW);
+	write_file(other, "x");
+	CHECK_INT(dp_afile_check(other, inputs, 2, &what, &err), DP_OK);
+	CHECK_INT(what, DP_AFILE_EXISTS);
+	CHECK_INT(dp_afile_check(graph, inputs, 2, &what, &err), DP_OK);
+	CHECK_INT(what, DP_AFILE_INPUT);
+	CHECK_INT(dp_afile_check(link, inputs, 2, &what, &err), DP_OK);
+	CHECK_INT(what, DP_AFILE_INPUT);
+	CHECK_INT(dp_afile_check(dotted, inputs, 2, &what, &err), DP_OK);
+	CHECK_INT(what, DP_AFILE_INPUT);
+	CHECK_INT(dp_afile_check(link, NULL, 0, &what, &err), DP_OK);
+	CHECK_INT(what, DP_AFILE_EXISTS);
+	CHECK_INT(dp_afile_check(dir, inputs, 2, &what, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "is a folder");
+	CHECK_INT(dp_afile_check("", inputs, 2, &what, &err), DP_EINPUT);
+	remove_dir(dir);
+}
+
 TEST_MAIN(TEST(test_afile_commit_replaces_the_file),
 	  TEST(test_afile_abort_leaves_old_file_intact),
 	  TEST(test_afile_keeps_permissions_of_existing_file),
 	  TEST(test_afile_missing_or_unwritable_folder_is_named),
-	  TEST(test_afile_relative_path_in_current_folder))
+	  TEST(test_afile_relative_path_in_current_folder),
+	  TEST(test_afile_never_replaces_a_file_that_appeared),
+	  TEST(test_afile_check_says_what_would_be_replaced))

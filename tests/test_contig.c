@@ -72,7 +72,7 @@ static void test_contig_respects_caps(void)
 	int32_t pl[6];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 1, 1, 1, 1, 1}, 6);
-	REQUIRE(dp_machine_set_caps(&m, "250", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "250B", NULL) == DP_OK);
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 2, 2}, 6);
 	dp_plan p;
@@ -95,7 +95,7 @@ static void test_contig_spreads_overflow(void)
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "200", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "200B", NULL) == DP_OK);
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	REQUIRE(dp_plan_run(g, &m, dp_algo_find("contig"), NULL, NULL, &p,

@@ -318,9 +318,9 @@ static void test_a_zero_cap_is_a_cap_everywhere(void)
 		 want_size);
 	CHECK_HAS("the Devices view", devs, want);
 	free(devs);
-	char *out = cli("-k 1 --algo single --mem 0");
+	char *out = cli("-k 1 --algo single --mem 0B");
 	if (out) {
-		CHECK_HAS("dnnpart plan --mem 0", out, want);
+		CHECK_HAS("dnnpart plan --mem 0B", out, want);
 		free(out);
 	}
 	state_free(&st);

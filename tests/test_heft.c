@@ -253,7 +253,7 @@ static void test_heft_memory_check_moves_op(void)
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "1000", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "1000B", NULL) == DP_OK);
 	REQUIRE(dp_machine_set_speeds(&m, "1,0.25", NULL) == DP_OK);
 	const dp_algo *h = dp_algo_find("heft");
 	REQUIRE(h);

@@ -53,7 +53,7 @@ static void test_machine_caps_one_for_all_or_one_each(void)
 	CHECK(m.cap[2] == DP_CAP_UNLIMITED);
 	CHECK(m.cap[3] == DP_CAP_UNLIMITED);
 	/* a cap of 0 is allowed: the plan is reported infeasible instead */
-	REQUIRE(dp_machine_set_caps(&m, "0", &err) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "0B", &err) == DP_OK);
 	CHECK_INT(m.cap[3], 0);
 	dp_machine_free(&m);
 }
@@ -69,15 +69,28 @@ static void test_machine_bad_caps_name_the_entry(void)
 	CHECK_CONTAINS(err.msg, "exactly 4");
 	CHECK_INT(dp_machine_set_caps(&m, "16GiB,8GX,1,1", &err), DP_EINPUT);
 	CHECK_STR(err.msg, "cap entry 2 of 4 ('8GX'): bad size '8GX': "
-			   "expected a number with an optional unit B, kB, "
+			   "expected a number with a unit B, kB, "
 			   "MB, GB, TB, KiB, MiB, GiB, TiB (or k, m, g, t)");
-	CHECK_INT(dp_machine_set_caps(&m, "1,2,3,", &err), DP_EINPUT);
+	/* a plain number is no cap: it needs a unit, in every entry */
+	CHECK_INT(dp_machine_set_caps(&m, "16GiB,8GiB,1,1g", &err), DP_EINPUT);
+	CHECK_STR(err.msg, "cap entry 3 of 4 ('1'): a size needs a unit, "
+			   "e.g. 1GiB or 1GB (1B for bytes)");
+	CHECK_INT(dp_machine_set_caps(&m, "1g,2g,3g,", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "cap entry 4 of 4 (''): empty size");
-	CHECK_INT(dp_machine_set_caps(&m, "1,2,3,4,5,6", &err), DP_EINPUT);
+	CHECK_INT(dp_machine_set_caps(&m, "1g,2g,3g,4g,5g,6g", &err),
+		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "has 6 entries");
 	CHECK_INT(dp_machine_set_caps(&m, "-1GiB", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "cap '-1GiB': bad size '-1GiB': must not be "
 				"negative");
+	/* before the device count is known: what --mem and C check */
+	CHECK_INT(dp_machine_check_caps("16GiB,inf,8g", &err), DP_OK);
+	CHECK_INT(dp_machine_check_caps("16", &err), DP_EINPUT);
+	CHECK_STR(err.msg, "a size needs a unit, e.g. 16GiB or 16GB (16B for "
+			   "bytes)");
+	CHECK_INT(dp_machine_check_caps("16GiB,8", &err), DP_EINPUT);
+	CHECK_STR(err.msg, "'8': a size needs a unit, e.g. 8GiB or 8GB (8B "
+			   "for bytes)");
 	/* nothing changed by the failed calls */
 	for (int d = 0; d < 4; d++)
 		CHECK_INT(m.cap[d], GIB);

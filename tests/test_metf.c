@@ -110,7 +110,7 @@ static void test_metf_memory_makes_device_ineligible(void)
 	CHECK_INT(p.placement[a], 0);
 	CHECK_INT(p.placement[b], 0);
 	dp_plan_free(&p);
-	REQUIRE(dp_machine_set_caps(&m, "1000", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "1000B", NULL) == DP_OK);
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[a], 0);
 	CHECK_INT(p.placement[b], 1);
@@ -138,7 +138,7 @@ static void test_metf_counts_liveness_not_sums(void)
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "2000", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "2000B", NULL) == DP_OK);
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK(p.feasible);
@@ -159,7 +159,7 @@ static void test_metf_overflows_least_when_nothing_fits(void)
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "1000,1500,500", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "1000B,1500B,500B", NULL) == DP_OK);
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[a], 1);
@@ -188,7 +188,7 @@ static void test_metf_waits_for_release(void)
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "1000,500", NULL) == DP_OK);
+	REQUIRE(dp_machine_set_caps(&m, "1000B,500B", NULL) == DP_OK);
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[b], 0);

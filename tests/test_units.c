@@ -16,7 +16,8 @@ static void test_units_sizes_parse_every_unit(void)
 		{"0", 0},
 		{"4096", 4096},
 		{"4096B", 4096},
-		{"4096 b", 4096},
+		{"4096 B", 4096},
+		{"1kiB", 1024},
 		{"1kB", 1000},
 		{"1KB", 1000},
 		{"1KiB", 1024},
@@ -79,6 +80,12 @@ static void test_units_bad_size_says_what_was_expected(void)
 		{"16Gi", "bad size '16Gi'"},
 		{"16PB", "bad size '16PB'"},
 		{"16iB", "bad size '16iB'"},
+		{"16Gb", "bad size '16Gb': 'Gb' is bits (lower-case b)"},
+		{"16gb", "'gb' is bits"},
+		{"512Mb", "'Mb' is bits"},
+		{"1kb", "'kb' is bits"},
+		{"2Gib", "'Gib' is bits"},
+		{"4096b", "'b' is bits"},
 		{"1e400", "too large"},
 		{"4194305TiB", "too large (at most 2^62 bytes"},
 		{"99999999999999999999", "too large"},
@@ -93,6 +100,47 @@ static void test_units_bad_size_says_what_was_expected(void)
 				  bad[i].text, st, err.msg, bad[i].want);
 	}
 	CHECK_INT(dp_units_parse_bytes(NULL, &b, &err), DP_EINPUT);
+}
+
+/* A size a person types for memory (a cap) needs a unit: "--mem 16"
+ * reads as 16 GiB to a person and as 16 bytes to a parser. */
+static void test_units_size_needs_a_unit(void)
+{
+	dp_err err;
+	int64_t b = 77;
+	CHECK_INT(dp_units_parse_size("16", &b, &err), DP_EINPUT);
+	CHECK_STR(err.msg, "a size needs a unit, e.g. 16GiB or 16GB (16B for "
+			   "bytes)");
+	CHECK_INT(dp_units_parse_size(" 0.5 ", &b, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "e.g. 0.5GiB or 0.5GB");
+	CHECK_INT(b, 77);
+	CHECK_INT(dp_units_parse_size("16Gb", &b, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "'Gb' is bits");
+	CHECK_INT(dp_units_parse_size("", &b, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "empty size: expected a number with a unit");
+	/* a plain number of bytes may still say so with B */
+	CHECK_INT(dp_units_parse_size("17179869184B", &b, &err), DP_OK);
+	CHECK_INT(b, 17179869184LL);
+	CHECK_INT(dp_units_parse_size("16GiB", &b, &err), DP_OK);
+	CHECK_INT(b, 17179869184LL);
+	CHECK_INT(dp_units_parse_size("16 g", &b, &err), DP_OK);
+	CHECK_INT(b, 17179869184LL);
+	CHECK_INT(dp_units_parse_size("16GB", &b, &err), DP_OK);
+	CHECK_INT(b, 16000000000LL);
+	/* fields named in bytes keep plain numbers */
+	CHECK_INT(dp_units_parse_bytes("16", &b, &err), DP_OK);
+	CHECK_INT(b, 16);
+}
+
+static void test_units_bandwidth_in_bits_is_an_error(void)
+{
+	dp_err err;
+	double bw = 7;
+	CHECK_INT(dp_units_parse_bandwidth("100Gb/s", &bw, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "'Gb/s' is bits");
+	CHECK_INT(dp_units_parse_bandwidth("100gb/s", &bw, &err), DP_EINPUT);
+	CHECK(bw == 7);
+	CHECK_INT(dp_units_parse_bandwidth("100GB/s", &bw, &err), DP_OK);
 }
 
 static void test_units_bandwidth_is_bytes_per_us(void)
@@ -297,6 +345,8 @@ static void test_units_fmt_num_round_trips(void)
 
 TEST_MAIN(TEST(test_units_sizes_parse_every_unit),
 	  TEST(test_units_bad_size_says_what_was_expected),
+	  TEST(test_units_size_needs_a_unit),
+	  TEST(test_units_bandwidth_in_bits_is_an_error),
 	  TEST(test_units_bandwidth_is_bytes_per_us),
 	  TEST(test_units_time_is_microseconds),
 	  TEST(test_units_format_three_digits),

@@ -149,22 +149,52 @@ static void test_m_and_M_step_the_selected_cap(void)
 	fx_state(&st, false);
 	st.dev = 0; /* 1 GiB */
 	CHECK(press(&st, 'm') & AR_RERUN);
-	CHECK_INT(st.m.cap[0], dp_units_round_bytes(1024.0 * MiB * 0.8));
-	CHECK_CONTAINS(st.status, "GPU0 cap 819 MiB");
+	CHECK_INT(st.m.cap[0], 896 * MiB);
+	CHECK_CONTAINS(st.status, "GPU0 cap 896 MiB");
 	press(&st, 'M');
-	CHECK_INT(st.m.cap[0], 1024 * MiB); /* 819 MiB * 1.25 rounds back */
+	CHECK_INT(st.m.cap[0], 1024 * MiB);
+	/* steps are exact inverses: m m M M and M M m m come back */
+	press(&st, 'm');
+	press(&st, 'm');
+	CHECK_INT(st.m.cap[0], 768 * MiB);
+	press(&st, 'M');
+	press(&st, 'M');
+	CHECK_INT(st.m.cap[0], 1024 * MiB);
+	for (int i = 0; i < 7; i++)
+		press(&st, 'm');
+	for (int i = 0; i < 7; i++)
+		press(&st, 'M');
+	CHECK_INT(st.m.cap[0], 1024 * MiB);
+	/* from a cap typed in, too (15 GiB is on no ladder) */
+	st.m.cap[0] = 15 * 1024 * MiB;
+	press(&st, 'm');
+	press(&st, 'm');
+	CHECK(st.m.cap[0] < 15 * 1024 * MiB);
+	press(&st, 'M');
+	press(&st, 'M');
+	CHECK_INT(st.m.cap[0], 15 * 1024 * MiB);
 	/* GPU2 has no cap: m starts under its peak (24 MiB) */
 	st.dev = 2;
 	CHECK(press(&st, 'm') & AR_RERUN);
-	CHECK_INT(st.m.cap[2], dp_units_round_bytes(24.0 * MiB * 0.8));
+	CHECK_INT(st.m.cap[2], dp_units_round_bytes(24.0 * MiB * 0.875));
 	CHECK(st.m.cap[2] < 24 * MiB);
 	/* nothing to raise on a device without a cap */
 	st.m.cap[2] = DP_CAP_UNLIMITED;
 	CHECK(!(press(&st, 'M') & AR_RERUN));
 	CHECK(st.status_error);
-	CHECK_INT(settings_cap_next(100, 0, false), 80);
-	CHECK_INT(settings_cap_next(1, 0, false), 1);
-	CHECK_INT(settings_cap_next(DP_CAP_UNLIMITED, 0, false), 0);
+	/* the ladder: four steps an octave, shown exactly */
+	int64_t g16 = 16 * 1024 * MiB;
+	CHECK_INT(settings_cap_at(g16, -1), 14 * 1024 * MiB);
+	CHECK_INT(settings_cap_at(g16, -4), 8 * 1024 * MiB);
+	CHECK_INT(settings_cap_at(g16, 1), 20 * 1024 * MiB);
+	CHECK_INT(settings_cap_at(g16, 5), 40 * 1024 * MiB);
+	CHECK_INT(settings_cap_at(g16, 0), g16);
+	CHECK_INT(settings_cap_at(1, -3), 1);
+	/* a 1-byte cap cannot go lower */
+	st.dev = 1;
+	st.m.cap[1] = 1;
+	CHECK(!(press(&st, 'm') & AR_RERUN));
+	CHECK_INT(st.m.cap[1], 1);
 	state_free(&st);
 }
 
@@ -223,6 +253,18 @@ static void test_cap_all_prompt(void)
 	CHECK(press(&st, VK_ENTER) & AR_RERUN);
 	CHECK_INT(st.m.cap[0], 4096 * MiB);
 	CHECK_INT(st.m.cap[2], 1024 * MiB);
+	/* --mem's messages: "dnnpart plan: --mem 4GiB,2,1GiB: '2': ..." */
+	press(&st, 'C');
+	type(&st, "4GiB,2,1GiB");
+	CHECK(!(press(&st, VK_ENTER) & AR_RERUN));
+	CHECK_STR(st.status, "caps not changed: 4GiB,2,1GiB: '2': a size "
+			     "needs a unit, e.g. 2GiB or 2GB (2B for bytes)");
+	press(&st, 'C');
+	type(&st, "8");
+	CHECK(!(press(&st, VK_ENTER) & AR_RERUN));
+	CHECK_STR(st.status, "caps not changed: 8: a size needs a unit, e.g. "
+			     "8GiB or 8GB (8B for bytes)");
+	CHECK_INT(st.m.cap[0], 4096 * MiB);
 	state_free(&st);
 }
 
@@ -413,6 +455,79 @@ static void test_file_prompts_hand_over_to_the_front_end(void)
 	state_free(&st);
 }
 
+/* The cap prompt opens with the cap selected: typing replaces it (never
+ * "256MiB1GiB"), Backspace edits it; it reads caps with the parser of
+ * --mem and shows its messages. */
+static void test_cap_prompt_typing_replaces_and_reads_like_mem(void)
+{
+	vstate st;
+	fx_state(&st, false);
+	st.dev = 1;
+	press(&st, 'c');
+	CHECK_STR(st.pbuf, "256MiB");
+	CHECK(st.pfresh);
+	type(&st, "1GiB");
+	CHECK_STR(st.pbuf, "1GiB");
+	CHECK(!st.pfresh);
+	press(&st, VK_ENTER);
+	CHECK_INT(st.m.cap[1], 1024 * MiB);
+	/* Backspace edits what was there */
+	press(&st, 'c');
+	press(&st, VK_BACKSPACE);
+	CHECK_STR(st.pbuf, "1Gi");
+	type(&st, "B");
+	CHECK_STR(st.pbuf, "1GiB");
+	press(&st, VK_ESC);
+	/* a plain number: the --mem message, no change */
+	press(&st, 'c');
+	type(&st, "16");
+	unsigned r = press(&st, VK_ENTER);
+	CHECK(!(r & AR_RERUN));
+	CHECK(st.status_error);
+	CHECK_STR(st.status, "cap not changed: 16: a size needs a unit, e.g. "
+			     "16GiB or 16GB (16B for bytes)");
+	CHECK_INT(st.m.cap[1], 1024 * MiB);
+	press(&st, 'c');
+	type(&st, "16Gb");
+	press(&st, VK_ENTER);
+	CHECK_CONTAINS(st.status, "'Gb' is bits");
+	/* what --mem takes, the prompt takes: 0B, INF, 17179869184B */
+	press(&st, 'c');
+	type(&st, "17179869184B");
+	press(&st, VK_ENTER);
+	CHECK_INT(st.m.cap[1], 16 * 1024 * MiB);
+	press(&st, 'c');
+	type(&st, "INF");
+	press(&st, VK_ENTER);
+	CHECK(st.m.cap[1] == DP_CAP_UNLIMITED);
+	state_free(&st);
+}
+
+/* A save to a file that exists waits for y; anything else keeps it. */
+static void test_overwrite_question_needs_y(void)
+{
+	vstate st;
+	fx_state(&st, true);
+	actions_confirm_overwrite(&st, PROMPT_SAVE, "/tmp/x.json");
+	CHECK_INT(st.prompt, PROMPT_CONFIRM);
+	CHECK_CONTAINS(st.plabel, "/tmp/x.json exists - overwrite? (y/N)");
+	unsigned r = press(&st, 'n');
+	CHECK(!(r & AR_IO));
+	CHECK_INT(st.prompt, PROMPT_NONE);
+	CHECK_CONTAINS(st.status, "not saved: /tmp/x.json kept as it was");
+	actions_confirm_overwrite(&st, PROMPT_EXPORT, "/tmp/x.svg");
+	r = press(&st, VK_ENTER); /* Enter is no: N is the default */
+	CHECK(!(r & AR_IO));
+	CHECK_CONTAINS(st.status, "not exported");
+	actions_confirm_overwrite(&st, PROMPT_EXPORT, "/tmp/x.svg");
+	r = press(&st, 'y');
+	CHECK(r & AR_IO);
+	CHECK_INT(st.io, PROMPT_EXPORT);
+	CHECK(st.io_replace);
+	CHECK_STR(st.io_path, "/tmp/x.svg");
+	state_free(&st);
+}
+
 static void test_key_table_is_consistent(void)
 {
 	/* no key code has two bindings */
@@ -499,4 +614,6 @@ TEST_MAIN(TEST(test_navigation_never_changes_the_plan),
 	  TEST(test_compare_enter_adopts_the_row),
 	  TEST(test_mouse_selects_devices_tabs_and_keys),
 	  TEST(test_file_prompts_hand_over_to_the_front_end),
+	  TEST(test_cap_prompt_typing_replaces_and_reads_like_mem),
+	  TEST(test_overwrite_question_needs_y),
 	  TEST(test_key_table_is_consistent))

@@ -8,10 +8,17 @@
  * uses Graphviz. Saving a placement is a quick write and runs at once.
  * Every failure keeps the session as it was: a graph replaces the old one
  * only once it has loaded.
+ *
+ * Nothing is lost: a save or an export to a file that exists asks
+ * "PATH exists - overwrite? (y/N)" first, and the graph that is open is
+ * never overwritten, whatever path names it (same device and inode), not
+ * even after y. A file that appears while an export runs is kept (afile).
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "actions.h"
+#include "dnnpart/afile.h"
 #include "dnnpart/export.h"
 #include "dnnpart/placement.h"
 #include "dnnpart/units.h"
@@ -85,11 +92,57 @@ static void start_export(tui_session *s, const char *path)
 	session_sync_file_job(s);
 }
 
+/* Whether path names a kind of export, else says which there are. */
+static bool export_kind_ok(vstate *st, const char *path)
+{
+	dp_export_kind kind;
+	dp_err err;
+	dp_err_clear(&err);
+	if (dp_export_kind_from_path(path, &kind, &err) == DP_OK)
+		return true;
+	state_status(st, true, "not exported: %s", err.msg);
+	return false;
+}
+
+/* Whether the save or export k may write path now: false after saying
+ * why, or after asking whether to overwrite it. */
+static bool may_write(vstate *st, prompt_kind k, const char *path, bool replace)
+{
+	const char *verb = k == PROMPT_SAVE ? "saved" : "exported";
+	const char *inputs[1] = {st->g->source};
+	dp_afile_target what;
+	dp_err err;
+	dp_err_clear(&err);
+	if (dp_afile_check(path, inputs, 1, &what, &err) != DP_OK) {
+		char msg[1200];
+		state_status(st, true, "not %s: %s", verb,
+			     dp_err_format(&err, msg, sizeof msg));
+		return false;
+	}
+	switch (what) {
+	case DP_AFILE_INPUT:
+		state_status(st, true,
+			     "not %s: %s is the open graph: never overwritten",
+			     verb, path);
+		return false;
+	case DP_AFILE_EXISTS:
+		if (replace)
+			return true;
+		actions_confirm_overwrite(st, k, path);
+		return false;
+	case DP_AFILE_NEW:
+		break;
+	}
+	return true;
+}
+
 void session_do_io(tui_session *s)
 {
 	vstate *st = &s->st;
 	prompt_kind k = st->io;
+	bool replace = st->io_replace;
 	st->io = PROMPT_NONE;
+	st->io_replace = false;
 	/* a job that ended since the last look no longer holds the runner */
 	session_take_file_result(s);
 	switch (k) {
@@ -97,11 +150,18 @@ void session_do_io(tui_session *s)
 		start_open(s, st->io_path);
 		break;
 	case PROMPT_SAVE:
-		if (st->plan)
+		if (!ends_with(st->io_path, ".json") &&
+		    !ends_with(st->io_path, ".place"))
+			state_status(st, true,
+				     "not saved: %s: a placement is .json or "
+				     ".place (e exports the others)",
+				     st->io_path);
+		else if (st->plan && may_write(st, k, st->io_path, replace))
 			do_save(s, st->io_path);
 		break;
 	case PROMPT_EXPORT:
-		if (st->plan)
+		if (st->plan && export_kind_ok(st, st->io_path) &&
+		    may_write(st, k, st->io_path, replace))
 			start_export(s, st->io_path);
 		break;
 	default:

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "screen.h"
 #include "tui.h"
+#include "tui_load.h"
 #include "tui_session.h"
 #include "tui_term.h"
 
@@ -342,7 +343,7 @@ int tui_main(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	dp_graph *g;
 	dp_machine m;
-	if ((rc = cli_load_graph_machine(&o, &g, &m)))
+	if ((rc = tui_load_graph_machine(&o, &g, &m)))
 		return rc;
 	tui_session s;
 	memset(&s, 0, sizeof s);

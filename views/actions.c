@@ -177,7 +177,7 @@ static unsigned file_prompt(vstate *st, prompt_kind k)
 	switch (k) {
 	case PROMPT_SAVE:
 		snprintf(def, sizeof def, "%s.placement.json", name);
-		prompt_open(st, k, "Save placement to: ", def);
+		prompt_open(st, k, "Save placement to (.json .place): ", def);
 		break;
 	case PROMPT_EXPORT:
 		snprintf(def, sizeof def, "%s.dot", name);
@@ -328,6 +328,11 @@ unsigned actions_key(vstate *st, int w, int h, int key)
 	if (!b)
 		return 0;
 	return actions_run(st, w, h, b->act, key);
+}
+
+void actions_confirm_overwrite(vstate *st, prompt_kind k, const char *path)
+{
+	prompt_confirm(st, k, path);
 }
 
 unsigned actions_mouse(vstate *st, int w, int h, int x, int y, mouse_kind kind)

@@ -38,4 +38,9 @@ typedef enum mouse_kind {
  * key; the wheel scrolls the main view. */
 unsigned actions_mouse(vstate *st, int w, int h, int x, int y, mouse_kind kind);
 
+/* For the front end, when a submitted save or export (k) names a file that
+ * exists: asks "PATH exists - overwrite? (y/N)"; y hands it back (AR_IO)
+ * with st->io_replace set, any other key keeps the file. */
+void actions_confirm_overwrite(vstate *st, prompt_kind k, const char *path);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dnnpart/machine.h"
 #include "dnnpart/units.h"
 #include "grid.h"
 #include "keys.h"
@@ -15,6 +16,34 @@ void prompt_open(vstate *st, prompt_kind k, const char *label, const char *init)
 	st->prompt = k;
 	snprintf(st->plabel, sizeof st->plabel, "%s", label);
 	snprintf(st->pbuf, sizeof st->pbuf, "%s", init ? init : "");
+	st->pfresh = st->pbuf[0] != '\0';
+}
+
+void prompt_confirm(vstate *st, prompt_kind k, const char *path)
+{
+	char label[sizeof st->plabel];
+	snprintf(label, sizeof label, "%.500s exists - overwrite? (y/N) ",
+		 path);
+	if (path != st->io_path) /* the front end passes st->io_path */
+		snprintf(st->io_path, sizeof st->io_path, "%s", path);
+	prompt_open(st, PROMPT_CONFIRM, label, "");
+	st->confirm_for = k;
+}
+
+/* A key at the overwrite question: y replaces, anything else keeps. */
+static unsigned confirm_key(vstate *st, int key)
+{
+	prompt_kind k = st->confirm_for;
+	st->prompt = PROMPT_NONE;
+	st->confirm_for = PROMPT_NONE;
+	if (key == 'y' || key == 'Y') {
+		st->io = k;
+		st->io_replace = true;
+		return AR_REDRAW | AR_IO;
+	}
+	state_status(st, false, "not %s: %s kept as it was",
+		     k == PROMPT_SAVE ? "saved" : "exported", st->io_path);
+	return AR_REDRAW;
 }
 
 /* ---- the export prompt's detail ---- */
@@ -99,17 +128,11 @@ static unsigned prompt_submit(vstate *st)
 		int d = st->dev;
 		if (d >= st->m.k)
 			return AR_REDRAW;
+		/* the parser of --mem, with its messages */
 		int64_t v;
-		if (strcmp(text, "inf") == 0 || strcmp(text, "none") == 0 ||
-		    strcmp(text, "unlimited") == 0) {
-			v = DP_CAP_UNLIMITED;
-		} else if (dp_units_parse_bytes(text, &v, &err) != DP_OK) {
-			state_status(st, true, "cap not changed: %s", err.msg);
-			return AR_REDRAW;
-		} else if (v <= 0) {
-			state_status(st, true,
-				     "cap not changed: a cap must be more than "
-				     "0 bytes (inf for none)");
+		if (dp_machine_parse_cap(text, &v, &err) != DP_OK) {
+			state_status(st, true, "cap not changed: %s: %s", text,
+				     err.msg);
 			return AR_REDRAW;
 		}
 		return settings_cap(st, d, v);
@@ -140,8 +163,10 @@ static unsigned prompt_submit(vstate *st)
 			return AR_REDRAW;
 		}
 		st->io = k;
+		st->io_replace = false;
 		snprintf(st->io_path, sizeof st->io_path, "%s", text);
 		return AR_REDRAW | AR_IO;
+	case PROMPT_CONFIRM:
 	case PROMPT_NONE:
 		break;
 	}
@@ -162,6 +187,10 @@ static void prompt_backspace(vstate *st)
 
 unsigned prompt_key(vstate *st, int key)
 {
+	if (st->prompt == PROMPT_CONFIRM)
+		return confirm_key(st, key);
+	bool fresh = st->pfresh;
+	st->pfresh = false;
 	size_t n = strlen(st->pbuf);
 	switch (key) {
 	case VK_ENTER:
@@ -191,8 +220,12 @@ unsigned prompt_key(vstate *st, int key)
 	default:
 		break;
 	}
-	if (key < 32 || key >= VK_BASE || key == 127)
+	if (key < 32 || key >= VK_BASE || key == 127) {
+		st->pfresh = fresh;
 		return 0; /* other special keys do nothing while typing */
+	}
+	if (fresh) /* typing replaces the text the prompt opened with */
+		st->pbuf[0] = '\0', n = 0;
 	char e[4];
 	int len = utf8_encode((uint32_t)key, e);
 	if (n + (size_t)len < sizeof st->pbuf) {

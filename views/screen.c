@@ -344,13 +344,20 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 {
 	int y = r.y, x = 0;
 	if (st->prompt != PROMPT_NONE) {
-		x += grid_puts(g, x, y, r.w, ST_PROMPT, st->plabel);
-		/* show the end of a long input */
+		/* the end of a label too long for the line (a long path
+		 * before "overwrite? (y/N)") */
+		const char *l = st->plabel;
+		while (r.w > 8 && text_width(l) > r.w - 8)
+			utf8_next(&l);
+		x += grid_puts(g, x, y, r.w, ST_PROMPT, l);
+		/* show the end of a long input; text the prompt opened with
+		 * is selected: typing replaces it */
 		const char *s = st->pbuf;
 		int room = r.w - x - 1;
 		while (room > 0 && text_width(s) > room)
 			utf8_next(&s);
-		x += grid_puts(g, x, y, room, ST_PROMPT, s);
+		x += grid_puts(g, x, y, room,
+			       st->pfresh ? ST_SELECTED : ST_PROMPT, s);
 		grid_put(g, x, y, ' ', ST_SELECTED); /* the cursor */
 		return;
 	}

@@ -1,6 +1,7 @@
 /* settings.c - changes of the session's settings (see settings.h). */
 #include "settings.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "dnnpart/units.h"
@@ -15,18 +16,13 @@ unsigned settings_changed(vstate *st)
 	return AR_REDRAW | AR_RERUN | (c->rerun ? c->rerun(st) : 0);
 }
 
-int64_t settings_cap_next(int64_t cap, int64_t peak, bool raise)
+int64_t settings_cap_at(int64_t base, int n)
 {
-	if (cap == DP_CAP_UNLIMITED) {
-		/* from no cap, m starts just under the current peak */
-		if (raise || peak <= 0)
-			return 0;
-		return dp_units_round_bytes((double)peak * 0.8);
-	}
-	int64_t v = dp_units_round_bytes((double)cap * (raise ? 1.25 : 0.8));
-	if (v == cap)
-		v = raise ? cap + 1 : cap - 1;
-	return v < 1 ? 1 : v;
+	static const double frac[4] = {1, 1.25, 1.5, 1.75};
+	int q = n >= 0 ? n / 4 : -((-n + 3) / 4);
+	double v = (double)base * ldexp(frac[n - 4 * q], q);
+	int64_t r = n == 0 ? base : dp_units_round_bytes(v);
+	return r < 1 ? 1 : r;
 }
 
 static int64_t device_peak(const vstate *st, int d)
@@ -69,16 +65,50 @@ unsigned settings_cap_step(vstate *st, bool raise)
 			     d);
 		return AR_REDRAW;
 	}
-	int64_t old = st->m.cap[d];
-	int64_t v = settings_cap_next(old, device_peak(st, d), raise);
-	if (v == 0) {
-		state_status(
-			st, true,
-			raise ? "GPU%d has no cap to raise"
-			      : "GPU%d has no cap and no peak yet: c types one",
-			d);
+	int64_t old = st->m.cap[d], v;
+	if (d == st->step_dev && old == st->step_last && st->step_base > 0) {
+		/* on with the walk; a step that the rounding of a tiny cap
+		 * swallows goes further */
+		int n = st->step_n;
+		v = old;
+		for (int tries = 0; v == old && tries < 64; tries++) {
+			n += raise ? 1 : -1;
+			v = settings_cap_at(st->step_base, n);
+		}
+		if (v == old) {
+			state_status(st, true, "GPU%d's cap is at its smallest",
+				     d);
+			return AR_REDRAW;
+		}
+		st->step_n = n;
+	} else if (old == DP_CAP_UNLIMITED) {
+		/* from no cap, m starts just under the current peak */
+		int64_t peak = device_peak(st, d);
+		if (raise || peak <= 0) {
+			state_status(st, true,
+				     raise ? "GPU%d has no cap to raise"
+					   : "GPU%d has no cap and no peak "
+					     "yet: c types one",
+				     d);
+			return AR_REDRAW;
+		}
+		v = dp_units_round_bytes((double)peak * 0.875);
+		st->step_base = v < 1 ? 1 : v;
+		st->step_n = 0;
+		v = st->step_base;
+	} else if (old <= 0) {
+		state_status(st, true, "GPU%d's cap is 0 B: c types one", d);
 		return AR_REDRAW;
+	} else {
+		/* a new walk from a cap set another way */
+		st->step_base = old;
+		st->step_n = 0;
+		st->step_last = old;
+		st->step_dev = d;
+		return settings_cap_step(st, raise);
 	}
+	st->step_dev = d;
+	st->step_last = v;
 	st->m.cap[d] = v;
 	unsigned r = settings_changed(st);
 	state_status(st, false, "GPU%d cap %s (was %s)", d,
@@ -101,6 +131,12 @@ unsigned settings_caps(vstate *st, const char *text)
 {
 	dp_err err;
 	dp_err_clear(&err);
+	/* each entry as --mem reads it, with its messages */
+	if (dp_machine_check_caps(text, &err) != DP_OK) {
+		state_status(st, true, "caps not changed: %s: %s", text,
+			     err.msg);
+		return AR_REDRAW;
+	}
 	dp_machine tmp;
 	if (dp_machine_copy(&tmp, &st->m, &err) != DP_OK) {
 		state_status(st, true, "%s", err.msg);

@@ -40,9 +40,10 @@ unsigned settings_microbatches(vstate *st, bool raise);
  * graph has no batch dim or a file job runs on the graph. */
 unsigned settings_batch(vstate *st, bool raise);
 
-/* The cap m / M set from cap (DP_CAP_UNLIMITED for none) or, when the cap
- * is unlimited, from the device's peak; 0 when there is nothing to go on.
- * Exposed for tests. */
-int64_t settings_cap_next(int64_t cap, int64_t peak, bool raise);
+/* The cap n steps of m (n < 0) or M (n > 0) away from base: four steps
+ * an octave, base x 2^q x (1, 1.25, 1.5 or 1.75), shown exactly (16 GiB:
+ * 14, 12, 10, 8 GiB down, 20, 24, 28, 32 up), so that steps undo each
+ * other; at least 1 byte. Exposed for tests. */
+int64_t settings_cap_at(int64_t base, int n);
 
 #endif

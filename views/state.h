@@ -72,6 +72,7 @@ typedef enum prompt_kind {
 	PROMPT_OPEN,	/* another graph */
 	PROMPT_SAVE,	/* placement file */
 	PROMPT_EXPORT,	/* DOT/SVG/JSON/... export */
+	PROMPT_CONFIRM, /* "PATH exists - overwrite? (y/N)" for io_path */
 } prompt_kind;
 
 typedef enum cmp_status {
@@ -192,14 +193,28 @@ typedef struct vstate {
 	bool status_error;
 	prompt_kind prompt;
 	char pbuf[512];
-	char plabel[96];
-	/* a submitted prompt that needs the front end (open, save, export) */
+	char plabel[600];
+	/* pbuf still holds the text the prompt opened with: the first
+	 * character typed replaces it (shown selected) */
+	bool pfresh;
+	/* a submitted prompt that needs the front end (open, save, export);
+	 * io_replace: the user said y to overwriting io_path */
 	prompt_kind io;
 	char io_path[512];
 	/* the detail of the next picture or trace `e` writes: Tab in the
 	 * export prompt cycles auto (groups above 150 ops), groups (always
 	 * by layer), every op (never) */
 	dp_export_coarsen export_detail;
+	bool io_replace;
+	/* PROMPT_CONFIRM: the save or export waiting for y */
+	prompt_kind confirm_for;
+
+	/* m / M: the cap of step_dev is step_base moved step_n steps along
+	 * settings_cap_at(), so that m m M M comes back to it exactly; a cap
+	 * changed any other way (step_last differs) starts a new base */
+	int step_dev;
+	int step_n;
+	int64_t step_base, step_last;
 } vstate;
 
 /* Initialises st for graph g (taking ownership) and machine m (copied),

@@ -4,6 +4,11 @@
  * than mkstemp() so that the user's umask applies as for any new file; an
  * existing target keeps its permission bits. rename() within one folder is
  * atomic, so a reader sees the old file or the new one, never a mix.
+ *
+ * A target that did not exist when the afile was opened is created by a
+ * rename that refuses to replace (renameat2 RENAME_NOREPLACE on Linux, else
+ * link() + unlink(), else a check just before rename()): a file that
+ * appears while a long export runs is never lost.
  */
 #include "dnnpart/afile.h"
 
@@ -17,6 +22,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 /* Folder part of path ("." when it has none). Caller frees. */
 static char *folder_of(const char *path)
@@ -79,6 +87,65 @@ static void afile_release(dp_afile *af)
 	af->f = NULL;
 }
 
+/* Renames tmp onto path only when nothing is at path. 0, or -1 with errno
+ * (EEXIST when something is there). */
+static int rename_noreplace(const char *tmp, const char *path)
+{
+#if defined(__linux__) && defined(SYS_renameat2)
+	/* RENAME_NOREPLACE is 1 (linux/fs.h) */
+	if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 1u) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EINVAL)
+		return -1;
+#endif
+	if (link(tmp, path) == 0) {
+		(void)unlink(tmp);
+		return 0;
+	}
+	if (errno == EEXIST)
+		return -1;
+	/* a file system without hard links: check, then rename (a short
+	 * window instead of none) */
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return rename(tmp, path);
+}
+
+static bool same_file(const struct stat *a, const char *path)
+{
+	struct stat b;
+	return path && stat(path, &b) == 0 && a->st_dev == b.st_dev &&
+	       a->st_ino == b.st_ino;
+}
+
+dp_status dp_afile_check(const char *path, const char *const *inputs,
+			 size_t ninputs, dp_afile_target *what, dp_err *err)
+{
+	*what = DP_AFILE_NEW;
+	if (!path || !path[0])
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "empty output file name");
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		if (lstat(path, &st) == 0) /* a dangling symbolic link */
+			*what = DP_AFILE_EXISTS;
+		return DP_OK;
+	}
+	if (S_ISDIR(st.st_mode))
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "is a folder; expected a file name");
+	*what = DP_AFILE_EXISTS;
+	for (size_t i = 0; i < ninputs; i++)
+		if (same_file(&st, inputs[i])) {
+			*what = DP_AFILE_INPUT;
+			break;
+		}
+	return DP_OK;
+}
+
 dp_status dp_afile_open(dp_afile *af, const char *path, dp_err *err)
 {
 	memset(af, 0, sizeof *af);
@@ -91,6 +158,7 @@ dp_status dp_afile_open(dp_afile *af, const char *path, dp_err *err)
 				  "is a folder name; expected a file name");
 	struct stat st;
 	bool exists = stat(path, &st) == 0;
+	af->replace = exists || lstat(path, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode))
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "is a folder; expected a file name");
@@ -202,9 +270,21 @@ dp_status dp_afile_commit(dp_afile *af, dp_err *err)
 		saved = errno;
 	}
 	af->f = NULL;
-	if (!step && rename(af->tmp, af->path) != 0) {
+	bool appeared = false;
+	if (!step && (af->replace ? rename(af->tmp, af->path)
+				  : rename_noreplace(af->tmp, af->path)) != 0) {
 		step = "renaming the temporary file onto";
 		saved = errno;
+		appeared = !af->replace && saved == EEXIST;
+	}
+	if (appeared) {
+		unlink(af->tmp);
+		dp_status s = dp_err_set(err, DP_EIO, af->path, 0, 0,
+					 "a file appeared there while this "
+					 "one was written; it was kept and "
+					 "nothing was written");
+		afile_release(af);
+		return s;
 	}
 	if (step) {
 		unlink(af->tmp);

@@ -198,15 +198,51 @@ static dp_status parse_per_device(const dp_machine *m, const char *spec,
 	return st;
 }
 
+dp_status dp_machine_parse_cap(const char *text, int64_t *cap, dp_err *err)
+{
+	if (strcasecmp(text, "inf") == 0 || strcasecmp(text, "none") == 0 ||
+	    strcasecmp(text, "unlimited") == 0) {
+		*cap = DP_CAP_UNLIMITED;
+		return DP_OK;
+	}
+	/* 0B is a cap too: every plan is then reported infeasible */
+	return dp_units_parse_size(text, cap, err);
+}
+
+dp_status dp_machine_check_caps(const char *spec, dp_err *err)
+{
+	size_t len = strlen(spec ? spec : "");
+	char *buf = malloc(len + 1);
+	char **items = malloc((len / 2 + 2) * sizeof *items);
+	dp_status st = DP_OK;
+	if (!buf || !items) {
+		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				"out of memory parsing caps");
+		goto out;
+	}
+	memcpy(buf, spec ? spec : "", len + 1);
+	/* at most len / 2 + 1 entries: one comma between two */
+	int n = split_list(buf, items, (int)(len / 2 + 2));
+	for (int i = 0; !st && i < n; i++) {
+		int64_t b;
+		dp_err e;
+		dp_err_clear(&e);
+		if (dp_machine_parse_cap(items[i], &b, &e) == DP_OK)
+			continue;
+		st = n == 1 ? dp_err_set(err, e.code, NULL, 0, 0, "%s", e.msg)
+			    : dp_err_set(err, e.code, NULL, 0, 0, "'%s': %s",
+					 items[i], e.msg);
+	}
+out:
+	free(buf);
+	free(items);
+	return st;
+}
+
 static dp_status cap_entry(const char *text, void *out, int i, dp_err *err)
 {
 	int64_t *caps = out;
-	if (strcasecmp(text, "inf") == 0 || strcasecmp(text, "none") == 0 ||
-	    strcasecmp(text, "unlimited") == 0) {
-		caps[i] = DP_CAP_UNLIMITED;
-		return DP_OK;
-	}
-	return dp_units_parse_bytes(text, &caps[i], err);
+	return dp_machine_parse_cap(text, &caps[i], err);
 }
 
 static dp_status speed_entry(const char *text, void *out, int i, dp_err *err)

@@ -148,16 +148,19 @@ static int trimmed(const char *s, char *buf, size_t size)
 	return (int)n;
 }
 
-/* Multiplier of a size unit ("" and "B" = 1); 0 when unknown. Prefix
- * letters are case-insensitive; kB..TB decimal, KiB..TiB and bare letters
- * binary (DESIGN 2). */
+/* Multiplier of a size unit ("" and "B" = 1); 0 when unknown, -1 when it
+ * is a unit of bits ("Gb", "gb", "Mib": a lower-case b). Prefix letters are
+ * case-insensitive; kB..TB decimal, KiB..TiB and bare letters binary
+ * (DESIGN 2). */
 static double size_unit(const char *u)
 {
 	static const char prefixes[] = "kmgt";
 	if (!u[0])
 		return 1;
-	if ((u[0] == 'B' || u[0] == 'b') && !u[1])
+	if (u[0] == 'B' && !u[1])
 		return 1;
+	if (u[0] == 'b' && !u[1])
+		return -1;
 	const char *p = strchr(prefixes, tolower((unsigned char)u[0]));
 	if (!p || !u[0])
 		return 0;
@@ -165,11 +168,13 @@ static double size_unit(const char *u)
 	const char *rest = u + 1;
 	if (!rest[0])
 		return pow(1024, e);
-	if ((rest[0] == 'B' || rest[0] == 'b') && !rest[1])
-		return pow(1000, e);
-	if ((rest[0] == 'i' || rest[0] == 'I') &&
-	    (rest[1] == 'B' || rest[1] == 'b') && !rest[2])
-		return pow(1024, e);
+	if (rest[0] == 'i' || rest[0] == 'I')
+		rest++;
+	if ((rest[0] == 'B' || rest[0] == 'b') && !rest[1]) {
+		if (rest[0] == 'b')
+			return -1;
+		return pow(rest == u + 1 ? 1000 : 1024, e);
+	}
 	return 0;
 }
 
@@ -187,26 +192,40 @@ static int split_number(const char *t, double *v, const char **unit)
 	return 1;
 }
 
-dp_status dp_units_parse_bytes(const char *s, int64_t *bytes, dp_err *err)
+/* The size in s; need_unit: a plain number is an error (memory caps). */
+static dp_status parse_size(const char *s, bool need_unit, int64_t *bytes,
+			    dp_err *err)
 {
 	char t[256];
 	int n = trimmed(s ? s : "", t, sizeof t);
 	if (n == 0)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "empty size: expected a number with an "
-				  "optional unit " SIZE_UNITS);
+				  "empty size: expected a number with %s "
+				  "unit " SIZE_UNITS,
+				  need_unit ? "a" : "an optional");
 	if (n < 0)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "bad size '%.40s...': too long", s);
 	double v, mult = 0;
-	const char *u;
+	const char *u = "";
 	if (split_number(t, &v, &u))
 		mult = size_unit(u);
+	if (mult < 0)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad size '%s': '%s' is bits (lower-case "
+				  "b); sizes are in bytes: B, kB, MB, GB or "
+				  "KiB, MiB, GiB",
+				  t, u);
 	if (mult == 0)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad size '%s': expected a number with an "
-				  "optional unit " SIZE_UNITS,
-				  t);
+				  "bad size '%s': expected a number with %s "
+				  "unit " SIZE_UNITS,
+				  t, need_unit ? "a" : "an optional");
+	if (need_unit && !u[0])
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "a size needs a unit, e.g. %sGiB or %sGB "
+				  "(%sB for bytes)",
+				  t, t, t);
 	if (v < 0)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "bad size '%s': must not be negative", t);
@@ -218,6 +237,16 @@ dp_status dp_units_parse_bytes(const char *s, int64_t *bytes, dp_err *err)
 				  t);
 	*bytes = (int64_t)llround(b);
 	return DP_OK;
+}
+
+dp_status dp_units_parse_bytes(const char *s, int64_t *bytes, dp_err *err)
+{
+	return parse_size(s, false, bytes, err);
+}
+
+dp_status dp_units_parse_size(const char *s, int64_t *bytes, dp_err *err)
+{
+	return parse_size(s, true, bytes, err);
 }
 
 dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
@@ -249,6 +278,16 @@ dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 					pre[ul - 2] = '\0';
 					/* "/s" alone means bytes per second */
 					mult = pre[0] ? size_unit(pre) : 1;
+					if (mult < 0)
+						return dp_err_set(
+							err, DP_EINPUT, NULL, 0,
+							0,
+							"bad bandwidth '%s': "
+							"'%s' is bits (lower-"
+							"case b); bandwidths "
+							"are in bytes per "
+							"second: GB/s, GiB/s",
+							t, u);
 				}
 			}
 		}

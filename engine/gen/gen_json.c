@@ -8,16 +8,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "dnnpart/afile.h"
 #include "dnnpart/gen.h"
 #include "dnnpart/json.h"
 #include "dnnpart/units.h"
 
-/* A size as an exact unit string: "16GiB", "512MiB", "1000". */
+/* A size exactly: a unit string ("16GiB", "512MiB"), else a JSON number
+ * of bytes (1000; a string would need a unit). */
 static void put_size(FILE *f, int64_t b)
 {
 	char t[40];
-	fprintf(f, "\"%s\"", dp_units_fmt_bytes_exact(b, t, sizeof t));
+	dp_units_fmt_bytes_exact(b, t, sizeof t);
+	if (t[0] && t[strlen(t) - 1] == 'B')
+		fprintf(f, "\"%s\"", t);
+	else
+		fputs(t, f);
 }
 
 static void put_machine(FILE *f, const dp_machine_hint *h)

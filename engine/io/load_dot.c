@@ -342,7 +342,7 @@ static dp_status read_hint(dload *D)
 		h->devices = (int)d;
 	}
 	if ((v = agget(D->ag, "memory")) && v[0] &&
-	    dp_units_parse_bytes(v, &h->memory_bytes, &e))
+	    dp_units_parse_size(v, &h->memory_bytes, &e))
 		return dp_err_set(D->err, DP_EINPUT, D->path,
 				  dpi_dot_guess_line(D->text, "memory", NULL),
 				  0, "graph attribute memory: %s", e.msg);
@@ -470,6 +470,14 @@ dp_status dp_load_dot(const char *path, const char *text, size_t len,
 	dp_status st;
 	if (!D.ag) {
 		st = syntax_error(path, err);
+	} else if (!agisdirected(D.ag)) {
+		/* a -- b says nothing about which op runs first */
+		st = dp_err_set(err, DP_EINPUT, path,
+				dpi_dot_guess_line(text, "graph", NULL), 0,
+				"undirected graph: dnnpart needs a digraph "
+				"(write 'digraph' and edges a -> b, from "
+				"producer to consumer)");
+		agclose(D.ag);
 	} else {
 		st = read_graph(&D);
 		agclose(D.ag);

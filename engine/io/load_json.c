@@ -111,8 +111,10 @@ static dp_status get_time(jload *L, const cJSON *obj, const char *field,
 	return DP_OK;
 }
 
-/* Optional size member: a number of bytes or a string with units.
- * *given tells whether it was there. */
+/* Optional size member: a number of bytes or a string with units (the
+ * machine's "memory", a cap, must have one: "16GiB", never "16"; an op's
+ * "param_bytes": "4096" says bytes in its name). *given tells whether it
+ * was there. */
 static dp_status get_size(jload *L, const cJSON *obj, const char *field,
 			  int64_t *out, bool *given)
 {
@@ -132,7 +134,11 @@ static dp_status get_size(jload *L, const cJSON *obj, const char *field,
 		*out = (int64_t)llround(d);
 	} else if (cJSON_IsString(v)) {
 		dp_err e;
-		if (dp_units_parse_bytes(v->valuestring, out, &e))
+		dp_status ps =
+			strcmp(field, "memory") == 0
+				? dp_units_parse_size(v->valuestring, out, &e)
+				: dp_units_parse_bytes(v->valuestring, out, &e);
+		if (ps)
 			return dpi_json_field_error(L, field, "%s", e.msg);
 	} else {
 		return dpi_json_field_error(

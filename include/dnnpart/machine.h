@@ -51,8 +51,19 @@ dp_status dp_machine_copy(dp_machine *dst, const dp_machine *src, dp_err *err);
  * the last device's cap and speed. */
 dp_status dp_machine_resize(dp_machine *m, int k, dp_err *err);
 
+/* Parses one cap as a person types it, for every front end (--mem, the
+ * explorer's prompts): a size with a unit (dp_units_parse_size: "16" is an
+ * error that suggests one; "0B" is a cap that nothing fits), or "inf", "none" or
+ * "unlimited" (any case) for DP_CAP_UNLIMITED. */
+dp_status dp_machine_parse_cap(const char *text, int64_t *cap, dp_err *err);
+/* Checks a cap or a comma list of caps as a person typed it, before the
+ * device count is known: each entry by dp_machine_parse_cap(). The message
+ * is the entry's own for a single cap, "'8': ..." for an entry of a list,
+ * so that the command line (--mem) and the explorer (C) say the same. */
+dp_status dp_machine_check_caps(const char *spec, dp_err *err);
 /* Sets caps from "16GiB" (all devices) or "16GiB,8GiB,..." (exactly k
- * entries; "inf" or "none" = unlimited). Errors name the bad entry. */
+ * entries, each read by dp_machine_parse_cap). Errors name the bad
+ * entry. */
 dp_status dp_machine_set_caps(dp_machine *m, const char *spec, dp_err *err);
 /* Sets speeds from "1" or "1,1,0.5,..." (exactly k entries, each > 0). */
 dp_status dp_machine_set_speeds(dp_machine *m, const char *spec, dp_err *err);

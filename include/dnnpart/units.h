@@ -18,8 +18,18 @@
 
 #include "err.h"
 
-/* Parses a size into bytes (>= 0, rounded to the nearest byte). */
+/* Parses a size into bytes (>= 0, rounded to the nearest byte); a plain
+ * number is bytes (for fields whose name says bytes). A lower-case b after
+ * the number ("16Gb", "16gb", "512mb", "4096b") is bits: an error that says
+ * so, never read as bytes. */
 dp_status dp_units_parse_bytes(const char *s, int64_t *bytes, dp_err *err);
+/* The same, but the size must have a unit ("16GiB", "16GB", "16g",
+ * "17179869184B"): a plain number is an error that suggests one ("a size
+ * needs a unit, e.g. 16GiB or 16GB (16B for bytes)"), because "--mem 16"
+ * means 16 GiB to a person and 16 bytes to a parser. For memory sizes a
+ * person types: caps (--mem, the explorer's prompts, a machine block's
+ * "memory" string). */
+dp_status dp_units_parse_size(const char *s, int64_t *bytes, dp_err *err);
 /* Parses a bandwidth into bytes per microsecond (> 0). */
 dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 				   dp_err *err);
