@@ -14,10 +14,11 @@ extern const dp_algo dpi_algo_metf;
 extern const dp_algo dpi_algo_heft;
 extern const dp_algo dpi_algo_metis;
 extern const dp_algo dpi_algo_contig;
+extern const dp_algo dpi_algo_mincut;
 
 static const dp_algo *const registry[] = {
 	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo,  &dpi_algo_metf,
-	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig,
+	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig, &dpi_algo_mincut,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])
