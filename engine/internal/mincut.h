@@ -8,8 +8,8 @@
  *   algo_mincut_coarsen.c  the level-0 graph (units, soft edges, pinned
  *                          ops as terminals) and the
  *                          coarsening by acyclic matching
- *   algo_mincut_refine.c   the initial split of the coarsest graph and the
- *                          Fiduccia-Mattheyses refinement at every level
+ *   algo_mincut_initial.c  the initial partitions of the coarsest graph
+ *   algo_mincut_refine.c   the Fiduccia-Mattheyses refinement at every level
  *   algo_mincut.c          entry point: budgets, levels, devices, placement
  *
  * Parts are numbered in the order of a topological order of the quotient
@@ -98,6 +98,7 @@ typedef struct mc_ctx {
 	uint32_t heap_len, heap_cap;
 	uint32_t *log;	   /* vertices moved in a pass, in order */
 	int32_t *log_from; /* the part each came from */
+	uint32_t moved;	   /* moves the last pass kept */
 } mc_ctx;
 
 /* Builds level 0 from the graph: one vertex per free op or unpinned
@@ -118,6 +119,10 @@ dp_status dpi_mc_refine(mc_ctx *c, int l);
 void dpi_mc_loads(mc_ctx *c, int l);
 /* Communication (µs, the edge weights) cut by c->part on level l. */
 double dpi_mc_cut(const mc_ctx *c, int l);
+/* Whether some part is over its bound or budget. */
+bool dpi_mc_any_over(const mc_ctx *c);
+/* DP_ENOMEM "out of memory for mincut on N ops". */
+dp_status dpi_mc_nomem(mc_ctx *c);
 /* Polls the cancel flag every so often; DP_ECANCELED "mincut: canceled". */
 dp_status dpi_mc_poll(mc_ctx *c, double fraction);
 

@@ -1,28 +1,21 @@
-/* algo_mincut_refine.c - mincut's initial partition and its refinement
- * (see internal/mincut.h).
+/* algo_mincut_refine.c - mincut's refinement at every level (see
+ * internal/mincut.h).
  *
- * Initial partition of the coarsest level: a topological order split into
- * K consecutive parts by time (each part's share follows its device's
- * speed, less the time of the ops pinned there), a part closing early when
- * its bytes would pass the device's budget. Three orders are tried: Kahn's
- * with a queue (breadth first), Kahn's with a stack (depth first: follows
- * one branch or tower to its end) and the stack order of the reversed
- * graph; each is refined, and the one with the smallest cut that is within
- * balance is kept (Herrmann et al. also try several initial partitions).
- *
- * Refinement: Fiduccia-Mattheyses passes (Fiduccia and Mattheyses, DAC
- * 1982) with the moves that keep the quotient acyclic (Herrmann et al.,
- * Sec. 5; Moreira et al.): a vertex may go to any part between the last
- * part of its predecessors and the first part of its successors, so every
- * edge still goes forward (soft edges and terminals aside). Gain: the communication (µs) of the cut edges
- * (and terminal edges) the move saves. A move must keep the target part's
- * time within its bound and its bytes within its budget. Each pass moves
- * every vertex at most once, best gain first (a heap with gains
- * recomputed when an entry comes up), goes on through moves that lose
- * until 50 + n / 50 moves brought nothing better, then rolls back to the
- * best point. Up to 8 passes per level; then, if a part is over its bound
- * or budget, a rebalancing pass moves vertices out of it, best gain first,
- * into parts with room.
+ * Fiduccia-Mattheyses passes (Fiduccia and Mattheyses, DAC 1982) with the
+ * moves that keep the quotient acyclic (Herrmann et al., Sec. 5; Moreira
+ * et al.): a vertex may go to any part between the last part of its
+ * predecessors and the first part of its successors, so every edge still
+ * goes forward (soft edges and terminals aside). Gain: the communication
+ * (µs) of the cut edges, soft edges and terminal edges the move saves. A
+ * move must keep the target part's time within its bound and its bytes
+ * within its budget. Each pass moves every vertex at most once, best gain
+ * first (a heap with gains recomputed when an entry comes up), goes on
+ * through moves that lose until 50 + n / 50 moves brought nothing better,
+ * then rolls back to the best point. Up to 8 passes per level; then, while
+ * a part is over its bound or budget (at most 4 passes), a rebalancing
+ * pass moves vertices out of it, best gain first, into parts with room or
+ * at least into parts that end less full than it was, so the fuller of
+ * the two gets less full; then one more FM pass.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -52,6 +45,12 @@ DPI_HEAP_DEFINE(mc_heap, mc_hent, mc_hless)
 dp_status dpi_mc_poll(mc_ctx *c, double fraction)
 {
 	return dpi_algo_poll(c->p, "mincut", "mincut", fraction, c->err);
+}
+
+dp_status dpi_mc_nomem(mc_ctx *c)
+{
+	return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory for mincut on %u ops", c->g->nops);
 }
 
 static double sum_speed(const dp_machine *m)
@@ -108,6 +107,36 @@ static bool has_room(const mc_ctx *c, const mc_level *lv, uint32_t v, int32_t q)
 	       (b == 0 || c->pmem[q] + b <= c->budget[q]);
 }
 
+/* Part p's time (what = 0) or bytes (what = 1), with x more, over its
+ * bound or budget. */
+static double ratio(const mc_ctx *c, int32_t p, int what, double x)
+{
+	double have = (what ? c->pmem[p] : c->load[p]) + x;
+	double lim = what ? c->budget[p] : c->bound[p];
+	if (isinf(lim))
+		return 0;
+	return lim > 0 ? have / lim : (have > 0 ? INFINITY : 0);
+}
+
+/* Whether v may go to q: it fits there, or, when rebalancing, for time
+ * and for bytes each, it fits or q ends less full than v's part is now
+ * (so the fuller of the two gets less full). */
+static bool may_go(const mc_ctx *c, const mc_level *lv, uint32_t v, int32_t q,
+		   bool rebal)
+{
+	if (has_room(c, lv, v, q))
+		return true;
+	if (!rebal)
+		return false;
+	int32_t p = c->part[v];
+	double t = lv->time[v], b = lv->mem[v];
+	bool t_ok = t == 0 || c->load[q] + t <= c->bound[q] * (1 + 1e-12) ||
+		    ratio(c, q, 0, t) < ratio(c, p, 0, 0);
+	bool b_ok = b == 0 || c->pmem[q] + b <= c->budget[q] ||
+		    ratio(c, q, 1, b) < ratio(c, p, 1, 0);
+	return t_ok && b_ok;
+}
+
 static void conn_add(mc_ctx *c, int32_t q, double w, int *nt)
 {
 	if (c->pmark[q] != c->pstamp) {
@@ -120,8 +149,8 @@ static void conn_add(mc_ctx *c, int32_t q, double w, int *nt)
 
 /* The best move of v that keeps every edge forward and fits: its part in
  * *to and the communication it saves in *gain; false when none. */
-static bool best_move(mc_ctx *c, const mc_level *lv, uint32_t v, int32_t *to,
-		      double *gain)
+static bool best_move(mc_ctx *c, const mc_level *lv, uint32_t v, bool rebal,
+		      int32_t *to, double *gain)
 {
 	int32_t p = c->part[v], lo = 0, hi = c->k - 1;
 	int nt = 0;
@@ -155,7 +184,7 @@ static bool best_move(mc_ctx *c, const mc_level *lv, uint32_t v, int32_t *to,
 	int32_t bq = -1;
 	for (int i = 0; i < nt; i++) {
 		int32_t q = c->touched[i];
-		if (q == p || q < lo || q > hi || !has_room(c, lv, v, q))
+		if (q == p || q < lo || q > hi || !may_go(c, lv, v, q, rebal))
 			continue;
 		double gq = c->conn[q] - c->conn[p];
 		double fill = (c->load[q] + lv->time[v]) /
@@ -205,8 +234,7 @@ static void move(mc_ctx *c, const mc_level *lv, uint32_t v, int32_t q)
 
 static dp_status nomem(mc_ctx *c)
 {
-	return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory for mincut on %u ops", c->g->nops);
+	return dpi_mc_nomem(c);
 }
 
 /* Pushes v's best move, if any (and, when rebalancing, if v's part is
@@ -217,7 +245,7 @@ static int consider(mc_ctx *c, const mc_level *lv, uint32_t v, bool rebal)
 	double gain;
 	if (c->stamp[v] == c->pass || (rebal && !over(c, c->part[v])))
 		return 0;
-	if (!best_move(c, lv, v, &q, &gain))
+	if (!best_move(c, lv, v, rebal, &q, &gain))
 		return 0;
 	return heap_push(c, gain, v);
 }
@@ -247,7 +275,7 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 		double gain;
 		if (c->stamp[v] == c->pass || (rebal && !over(c, c->part[v])))
 			continue;
-		if (!best_move(c, lv, v, &q, &gain))
+		if (!best_move(c, lv, v, rebal, &q, &gain))
 			continue;
 		if (gain != e.gain) {
 			if (heap_push(c, gain, v))
@@ -283,6 +311,7 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 		}
 	}
 	if (rebal) {
+		c->moved = nlog;
 		*won = cum;
 		return DP_OK;
 	}
@@ -290,11 +319,12 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 		nlog--;
 		move(c, lv, c->log[nlog], c->log_from[nlog]);
 	}
+	c->moved = nlog;
 	*won = best;
 	return DP_OK;
 }
 
-static bool any_over(const mc_ctx *c)
+bool dpi_mc_any_over(const mc_ctx *c)
 {
 	for (int p = 0; p < c->k; p++)
 		if (over(c, p))
@@ -312,219 +342,13 @@ dp_status dpi_mc_refine(mc_ctx *c, int l)
 		if (won <= eps)
 			break;
 	}
-	if (!any_over(c))
+	if (!dpi_mc_any_over(c))
 		return DP_OK;
-	if ((st = fm_pass(c, l, true, &won)))
-		return st;
+	for (int pass = 0; pass < 4 && dpi_mc_any_over(c); pass++) {
+		if ((st = fm_pass(c, l, true, &won)))
+			return st;
+		if (c->moved == 0)
+			break;
+	}
 	return fm_pass(c, l, false, &won);
-}
-
-/* ---- initial partition ---- */
-
-/* A topological order of level l into order: breadth first (queue), depth
- * first (stack), or depth first on the reversed graph, reversed. */
-static int topo_order(const mc_level *lv, int kind, uint32_t *order)
-{
-	uint32_t n = lv->nv, head = 0, len = 0;
-	bool rev = kind == 2;
-	const uint32_t *ioff = rev ? lv->out_off : lv->in_off;
-	const uint32_t *ooff = rev ? lv->in_off : lv->out_off;
-	const uint32_t *onb = rev ? lv->in_src : lv->out_dst;
-	uint32_t *deg = malloc(((size_t)n + 1) * sizeof *deg);
-	uint32_t *q = malloc(((size_t)n + 1) * sizeof *q);
-	if (!deg || !q) {
-		free(deg);
-		free(q);
-		return -1;
-	}
-	for (uint32_t v = n; v-- > 0;) {
-		deg[v] = ioff[v + 1] - ioff[v];
-		if (!deg[v])
-			q[len++] = v; /* the stack pops the smallest first */
-	}
-	if (kind == 0) /* the queue takes them smallest first */
-		for (uint32_t i = 0; i < len / 2; i++) {
-			uint32_t t = q[i];
-			q[i] = q[len - 1 - i];
-			q[len - 1 - i] = t;
-		}
-	uint32_t out = 0;
-	while (head < len) {
-		uint32_t v = kind == 0 ? q[head++] : q[--len];
-		order[out++] = v;
-		for (uint32_t i = ooff[v + 1]; i-- > ooff[v];) {
-			uint32_t w = onb[i];
-			if (--deg[w] == 0)
-				q[len++] = w;
-		}
-	}
-	if (rev)
-		for (uint32_t i = 0; i < out / 2; i++) {
-			uint32_t t = order[i];
-			order[i] = order[out - 1 - i];
-			order[out - 1 - i] = t;
-		}
-	free(deg);
-	free(q);
-	return 0;
-}
-
-/* Consecutive parts of order by time (part p on device p). */
-static void split(mc_ctx *c, const mc_level *lv, const uint32_t *order)
-{
-	int k = c->k;
-	double S = sum_speed(c->m), total = c->g->total_time_us;
-	double rem = 0, rem_share = 0;
-	for (uint32_t v = 0; v < lv->nv; v++)
-		rem += lv->time[v];
-	for (int p = 0; p < k; p++) {
-		double s = total * c->m->speed[p] / S - c->fixed_t[p];
-		c->conn[p] = s > 0 ? s : 0; /* the part's share */
-		rem_share += c->conn[p];
-	}
-	int p = 0;
-	uint32_t nin = 0;
-	double cur = 0, curm = c->fixed_m[0];
-	for (uint32_t i = 0; i < lv->nv; i++) {
-		uint32_t v = order[i];
-		double target = rem_share > 0 ? rem * c->conn[p] / rem_share
-					      : rem / (k - p);
-		if (p < k - 1 && nin > 0 &&
-		    (cur + lv->time[v] / 2 > target ||
-		     curm + lv->mem[v] > c->cap_m[p])) {
-			rem -= cur;
-			rem_share -= c->conn[p];
-			p++;
-			nin = 0;
-			cur = 0;
-			curm = c->fixed_m[p];
-		}
-		c->part[v] = p;
-		nin++;
-		cur += lv->time[v];
-		curm += lv->mem[v];
-	}
-}
-
-typedef struct pdw {
-	int32_t p, d;
-	double w;
-} pdw;
-
-static int pdw_by_pd(const void *a, const void *b)
-{
-	const pdw *x = a, *y = b;
-	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
-	return (x->d > y->d) - (x->d < y->d);
-}
-
-static int pdw_by_w(const void *a, const void *b)
-{
-	const pdw *x = a, *y = b;
-	if (x->w != y->w)
-		return x->w > y->w ? -1 : 1;
-	return pdw_by_pd(a, b);
-}
-
-/* Devices for the parts: a part joined to ops pinned on a device by the
- * heaviest terminal edges gets that device (greedy, heaviest first); the
- * other parts take the other devices in order. */
-static int map_devices(mc_ctx *c, const mc_level *lv)
-{
-	int k = c->k;
-	uint32_t nt = lv->t_off[lv->nv], n = 0;
-	for (int p = 0; p < k; p++) {
-		c->dev[p] = -1;
-		c->of_dev[p] = -1;
-	}
-	if (nt) {
-		pdw *t = malloc((size_t)nt * sizeof *t);
-		if (!t)
-			return -1;
-		for (uint32_t v = 0; v < lv->nv; v++)
-			for (uint32_t i = lv->t_off[v]; i < lv->t_off[v + 1];
-			     i++)
-				t[n++] =
-					(pdw){c->part[v], (int32_t)lv->t_dev[i],
-					      lv->t_w[i]};
-		qsort(t, n, sizeof *t, pdw_by_pd);
-		uint32_t m = 0;
-		for (uint32_t i = 0; i < n; i++) {
-			if (m && t[m - 1].p == t[i].p && t[m - 1].d == t[i].d)
-				t[m - 1].w += t[i].w;
-			else
-				t[m++] = t[i];
-		}
-		qsort(t, m, sizeof *t, pdw_by_w);
-		for (uint32_t i = 0; i < m; i++)
-			if (c->dev[t[i].p] < 0 && c->of_dev[t[i].d] < 0) {
-				c->dev[t[i].p] = t[i].d;
-				c->of_dev[t[i].d] = t[i].p;
-			}
-		free(t);
-	}
-	int d = 0;
-	for (int p = 0; p < k; p++) {
-		if (c->dev[p] >= 0)
-			continue;
-		while (c->of_dev[d] >= 0)
-			d++;
-		c->dev[p] = d;
-		c->of_dev[d] = p;
-	}
-	return 0;
-}
-
-dp_status dpi_mc_initial(mc_ctx *c)
-{
-	int l = c->nlv - 1, k = c->k;
-	const mc_level *lv = &c->lv[l];
-	uint32_t n = lv->nv;
-	uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
-	int32_t *best_part = malloc(((size_t)n + 1) * sizeof *best_part);
-	int32_t *best_dev = malloc((size_t)k * sizeof *best_dev);
-	dp_status st = DP_OK;
-	bool have = false, best_over = false;
-	double best_cut = 0;
-	if (!order || !best_part || !best_dev) {
-		st = nomem(c);
-		goto out;
-	}
-	for (int kind = 0; kind < 3; kind++) {
-		if (topo_order(lv, kind, order)) {
-			st = nomem(c);
-			goto out;
-		}
-		for (int p = 0; p < k; p++)
-			c->dev[p] = p;
-		split(c, lv, order);
-		if (map_devices(c, lv)) {
-			st = nomem(c);
-			goto out;
-		}
-		dpi_mc_loads(c, l);
-		if ((st = dpi_mc_refine(c, l)))
-			goto out;
-		bool ov = any_over(c);
-		double cut = dpi_mc_cut(c, l);
-		if (!have || (best_over && !ov) ||
-		    (best_over == ov && cut < best_cut)) {
-			have = true;
-			best_over = ov;
-			best_cut = cut;
-			memcpy(best_part, c->part, (size_t)n * sizeof *c->part);
-			memcpy(best_dev, c->dev, (size_t)k * sizeof *c->dev);
-		}
-		if ((st = dpi_mc_poll(c, 0.3 + 0.05 * kind)))
-			goto out;
-	}
-	memcpy(c->part, best_part, (size_t)n * sizeof *c->part);
-	memcpy(c->dev, best_dev, (size_t)k * sizeof *c->dev);
-	dpi_mc_loads(c, l);
-out:
-	free(order);
-	free(best_part);
-	free(best_dev);
-	return st;
 }
