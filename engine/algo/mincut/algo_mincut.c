@@ -18,7 +18,10 @@
  * fit), every cap scaled by the same factor so that the budgets hold the
  * bytes with 2 % to spare: memory is then spread in proportion to the caps
  * and the simulator says whether the real peaks fit. A device without a cap
- * has no budget; when every cap is 0, nothing is budgeted.
+ * has no budget; when every cap is 0, nothing is budgeted. With caps, the
+ * placement is then simulated, and a device over its cap gets its budget
+ * scaled by cap / peak and level 0 refined again (check_memory), up to 4
+ * times, as m-ETF's verify rounds do.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -147,11 +150,83 @@ static dp_status partition(mc_ctx *c)
 	return DP_OK;
 }
 
+/* Writes the placement of c->part (level 0) and the pinned ops. */
+static void place(const mc_ctx *c, int32_t *placement)
+{
+	for (uint32_t u = 0; u < c->g->nops; u++)
+		placement[u] = c->unit[u] == MC_NONE
+				       ? c->cons.forced[u]
+				       : c->dev[c->part[c->unit[u]]];
+}
+
+/* The memory check (with caps): simulate the placement; while a device's
+ * peak is over its cap (at most MC_MEM_ROUNDS rounds), scale that
+ * device's byte budget by cap / peak and refine level 0 again (the
+ * rebalancing pass moves vertices out). The placement with the least
+ * total overflow is kept (the first on ties). */
+#define MC_MEM_ROUNDS 6
+static dp_status check_memory(mc_ctx *c, dp_contention cont, int32_t *placement)
+{
+	const dp_graph *g = c->g;
+	const dp_machine *m = c->m;
+	bool capped = false;
+	for (int d = 0; d < c->k; d++)
+		capped |= m->cap[d] != DP_CAP_UNLIMITED;
+	place(c, placement);
+	if (!capped)
+		return DP_OK;
+	dp_sim *sim = dp_sim_new(g, m, c->err);
+	if (!sim)
+		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory for mincut on %u ops",
+				  g->nops);
+	int32_t *best = malloc(((size_t)g->nops + 1) * sizeof *best);
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	dp_sim_opts so;
+	memset(&so, 0, sizeof so);
+	so.contention = cont;
+	double best_over = INFINITY;
+	dp_status st = best ? DP_OK : dpi_mc_nomem(c);
+	for (int round = 0; !st && round <= MC_MEM_ROUNDS; round++) {
+		place(c, placement);
+		if ((st = dp_sim_run(sim, placement, &so, &r, c->err)))
+			break;
+		double over = 0;
+		for (int d = 0; d < c->k; d++)
+			if (m->cap[d] != DP_CAP_UNLIMITED &&
+			    r.dev[d].peak_bytes > m->cap[d])
+				over += (double)(r.dev[d].peak_bytes -
+						 m->cap[d]);
+		if (over < best_over) {
+			best_over = over;
+			memcpy(best, placement, g->nops * sizeof *best);
+		}
+		if (over == 0 || round == MC_MEM_ROUNDS)
+			break;
+		for (int d = 0; d < c->k; d++)
+			if (m->cap[d] != DP_CAP_UNLIMITED &&
+			    r.dev[d].peak_bytes > m->cap[d]) {
+				double f = (double)m->cap[d] /
+					   (double)r.dev[d].peak_bytes;
+				c->cap_m[d] *= f * f;
+			}
+		dpi_mc_loads(c, 0);
+		if (!(st = dpi_mc_refine(c, 0)))
+			st = dpi_mc_poll(c, 0.9 + 0.02 * round);
+	}
+	if (!st)
+		memcpy(placement, best, g->nops * sizeof *best);
+	free(best);
+	dp_sim_result_free(&r);
+	dp_sim_free(sim);
+	return st;
+}
+
 static dp_status mincut_run(const dp_graph *g, const dp_machine *m,
 			    const dp_algo_opts *o, const dp_progress *p,
 			    int32_t *placement, dp_err *err)
 {
-	(void)o;
 	mc_ctx c;
 	memset(&c, 0, sizeof c);
 	c.g = g;
@@ -178,9 +253,10 @@ static dp_status mincut_run(const dp_graph *g, const dp_machine *m,
 	} else if ((st = partition(&c))) {
 		goto out;
 	}
-	for (uint32_t u = 0; u < g->nops; u++)
-		placement[u] = c.unit[u] == MC_NONE ? c.cons.forced[u]
-						    : c.dev[c.part[c.unit[u]]];
+	if (c.k == 1 || c.lv[0].nv == 0)
+		place(&c, placement);
+	else if ((st = check_memory(&c, o->contention, placement)))
+		goto out;
 	st = dpi_mc_poll(&c, 1.0);
 out:
 	ctx_free(&c);

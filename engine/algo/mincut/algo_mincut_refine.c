@@ -118,9 +118,11 @@ static double ratio(const mc_ctx *c, int32_t p, int what, double x)
 	return lim > 0 ? have / lim : (have > 0 ? INFINITY : 0);
 }
 
-/* Whether v may go to q: it fits there, or, when rebalancing, for time
- * and for bytes each, it fits or q ends less full than v's part is now
- * (so the fuller of the two gets less full). */
+/* Whether v may go to q: it fits there, or, when rebalancing, q ends
+ * less full than v's part is now (so the fuller of the two gets less
+ * full). Memory comes first: out of a part over its byte budget a vertex
+ * may go wherever the bytes fit or end less full, whatever the time; out
+ * of a part over its time bound only, the bytes must fit. */
 static bool may_go(const mc_ctx *c, const mc_level *lv, uint32_t v, int32_t q,
 		   bool rebal)
 {
@@ -130,11 +132,12 @@ static bool may_go(const mc_ctx *c, const mc_level *lv, uint32_t v, int32_t q,
 		return false;
 	int32_t p = c->part[v];
 	double t = lv->time[v], b = lv->mem[v];
+	bool b_fits = b == 0 || c->pmem[q] + b <= c->budget[q];
+	if (c->pmem[p] > c->budget[p])
+		return b_fits || ratio(c, q, 1, b) < ratio(c, p, 1, 0);
 	bool t_ok = t == 0 || c->load[q] + t <= c->bound[q] * (1 + 1e-12) ||
 		    ratio(c, q, 0, t) < ratio(c, p, 0, 0);
-	bool b_ok = b == 0 || c->pmem[q] + b <= c->budget[q] ||
-		    ratio(c, q, 1, b) < ratio(c, p, 1, 0);
-	return t_ok && b_ok;
+	return t_ok && b_fits;
 }
 
 static void conn_add(mc_ctx *c, int32_t q, double w, int *nt)
