@@ -13,15 +13,14 @@
  *
  * Memory: each op counts param + output + temp bytes in its part for the
  * whole step (a conservative bound on what the simulator's peak can be).
- * The byte budget of a device is its cap, or, when the sum of these bytes
- * over all ops is more than 98 % of the sum of the caps (the bound cannot
- * fit), every cap scaled by the same factor so that the budgets hold the
- * bytes with 2 % to spare: memory is then spread in proportion to the caps
- * and the simulator says whether the real peaks fit. A device without a cap
- * has no budget; when every cap is 0, nothing is budgeted. With caps, the
- * placement is then simulated, and a device over its cap gets its budget
- * scaled by cap / peak and level 0 refined again (check_memory), up to 4
- * times, as m-ETF's verify rounds do.
+ * When these bytes over all ops fit the caps (with 2 % to spare), a
+ * device's byte budget is its cap, so the plan fits; when they do not,
+ * the bound says nothing and no device has a budget at first. A device
+ * without a cap never has one. With caps, the placement is then
+ * simulated, and a device over its cap gets its budget (at first the
+ * bytes its part holds) scaled by (cap / peak)^2 and level 0 refined
+ * again (check_memory), up to MC_MEM_ROUNDS times, as m-ETF's verify
+ * rounds do.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -60,7 +59,7 @@ static void budgets(mc_ctx *c)
 {
 	const dp_graph *g = c->g;
 	const dp_machine *m = c->m;
-	double need = 0, caps = 0, r = 1;
+	double need = 0, caps = 0;
 	bool unlimited = false;
 	for (uint32_t u = 0; u < g->nops; u++)
 		need += (double)g->ops[u].param_bytes +
@@ -72,17 +71,11 @@ static void budgets(mc_ctx *c)
 		else
 			caps += (double)m->cap[d];
 	}
-	if (!unlimited && caps <= 0) {
-		for (int d = 0; d < c->k; d++)
-			c->cap_m[d] = INFINITY;
-		return;
-	}
-	if (!unlimited && need * 1.02 > caps)
-		r = need * 1.02 / caps;
+	bool fits = unlimited || need * 1.02 <= caps;
 	for (int d = 0; d < c->k; d++)
-		c->cap_m[d] = m->cap[d] == DP_CAP_UNLIMITED
+		c->cap_m[d] = !fits || m->cap[d] == DP_CAP_UNLIMITED
 				      ? INFINITY
-				      : (double)m->cap[d] * r;
+				      : (double)m->cap[d];
 }
 
 static dp_status ctx_alloc(mc_ctx *c)
@@ -209,6 +202,8 @@ static dp_status check_memory(mc_ctx *c, dp_contention cont, int32_t *placement)
 			    r.dev[d].peak_bytes > m->cap[d]) {
 				double f = (double)m->cap[d] /
 					   (double)r.dev[d].peak_bytes;
+				if (isinf(c->cap_m[d]))
+					c->cap_m[d] = c->pmem[c->of_dev[d]];
 				c->cap_m[d] *= f * f;
 			}
 		dpi_mc_loads(c, 0);
