@@ -1,8 +1,9 @@
 /* test_mincut.c - the multilevel acyclic min-cut: parts acyclic between
  * each other, time within the stated balance (1.03 x each device's share),
  * every op placed, pins and groups honoured, byte budgets under caps where
- * they fit, independent towers on their own devices, determinism, cancel,
- * and its cut against brute force on tiny graphs. */
+ * they fit and the simulator's memory check where they do not, independent
+ * towers on their own devices, determinism, cancel, and its cut against
+ * brute force on tiny graphs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +278,47 @@ static void test_mincut_fits_caps(void)
 	dp_graph_free(g);
 }
 
+/* The same chain with outputs of 50 MiB on 4 devices of 455 MiB: every
+ * op's params and output together (1.8 GiB) are more than the caps, so
+ * there is no byte budget at first; balancing time puts 4 ops on some
+ * device (over its cap in the simulator), and the memory check moves ops
+ * until every device fits. */
+static void test_mincut_memory_check_meets_caps(void)
+{
+	dp_graph *g = dp_graph_new("params");
+	char nm[32];
+	for (int i = 0; i < 12; i++) {
+		snprintf(nm, sizeof nm, "op%d", i);
+		uint32_t id =
+			test_add_op(g, nm, i == 0 ? 50 : 1, 50 << 20, NULL);
+		g->ops[id].param_bytes = 100 << 20;
+		if (i)
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
+	}
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
+	dp_plan p;
+	memset(&p, 0, sizeof p);
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("mincut"), NULL, NULL, &p,
+			    NULL) == DP_OK);
+	int most = 0, on[4] = {0, 0, 0, 0};
+	for (int i = 0; i < 12; i++)
+		if (++on[p.placement[i]] > most)
+			most = on[p.placement[i]];
+	CHECK(most >= 4); /* without caps: time first */
+	dp_plan_free(&p);
+	REQUIRE(dp_machine_set_caps(&m, "455MiB", NULL) == DP_OK);
+	memset(&p, 0, sizeof p);
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("mincut"), NULL, NULL, &p,
+			    NULL) == DP_OK);
+	CHECK(p.feasible);
+	CHECK(!quotient_cyclic(g, p.placement, m.k));
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 static void test_mincut_cancel(void)
 {
 	dp_graph *g = random_dag(3, 2000, true);
@@ -388,4 +430,5 @@ TEST_MAIN(TEST(test_mincut_acyclic_and_balanced),
 	  TEST(test_mincut_balance_follows_speeds),
 	  TEST(test_mincut_honours_pins_and_groups),
 	  TEST(test_mincut_towers_apart), TEST(test_mincut_fits_caps),
-	  TEST(test_mincut_cancel), TEST(test_mincut_brute_force_tiny))
+	  TEST(test_mincut_memory_check_meets_caps), TEST(test_mincut_cancel),
+	  TEST(test_mincut_brute_force_tiny))
