@@ -83,7 +83,7 @@ sweep eval eval tests/cli/data/diamond.json "$TMP/d.json" --json
 # METIS aside: on an allocation failure it prints to stdout and returns
 # its generic METIS_ERROR (docs/reliability.md)
 sweep compare compare tests/cli/data/diamond.json -k 3 \
-	--algos pardnn,single,mtopo,metf,heft,contig
+	--algos pardnn,single,mtopo,metf,heft,contig,mincut
 sweep export_csv_maps export tests/cli/data/diamond.json "$TMP/d.json" \
 	--csv "$OUT/e.csv" --device-map "$OUT/e.devmap.json"
 sweep gen gen --ops 60 -o "$OUT/g.json"

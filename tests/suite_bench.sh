@@ -119,7 +119,7 @@ else
 		'"mode": "quick"' '"commit": ' '"nproc": ' '"loadavg_1min": '; do
 		grep -q -- "$f" "$json" || missing="$missing $f"
 	done
-	for a in pardnn single mtopo metf heft metis contig; do
+	for a in pardnn single mtopo metf heft metis contig mincut; do
 		grep -q "{\"algo\":\"$a\",\"ok\":true,\"makespan_us\":" "$json" ||
 			missing="$missing $a-result"
 	done

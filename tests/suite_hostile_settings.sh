@@ -73,7 +73,7 @@ err_case k_not_a_number 2 "dnnpart eval: bad -k 'four': expected a whole number 
 err_case explorer_k_zero 2 "dnnpart explorer: bad -k '0': expected a whole number from 1 to 1024" \
 	"$G" -k 0
 # the most devices there may be: every algorithm still ends, and fast
-out_case k_1024_every_algorithm 0 '^  contig ' compare "$GEN" -k 1024
+out_case k_1024_every_algorithm 0 '^  mincut ' compare "$GEN" -k 1024
 
 # ---- memory caps ----
 # a cap of 0 or 1 byte is legal (with its unit: --mem 0 is refused like
@@ -126,7 +126,7 @@ else
 fi
 
 # ---- algorithms, files ----
-err_case algorithm_unknown 2 "dnnpart plan: --algo: unknown algorithm 'nope' (known: pardnn, single, mtopo, metf, heft, metis, contig, dp, zero, gpipe, 1f1b)" \
+err_case algorithm_unknown 2 "dnnpart plan: --algo: unknown algorithm 'nope' (known: pardnn, single, mtopo, metf, heft, metis, contig, mincut, dp, zero, gpipe, 1f1b)" \
 	plan "$G" --algo nope
 err_case graph_missing 2 "dnnpart: $TMP/none.json: cannot open: No such file or directory" \
 	plan "$TMP/none.json"

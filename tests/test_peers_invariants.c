@@ -1,4 +1,4 @@
-/* test_peers_invariants.c - metf, heft, metis and contig on many graphs:
+/* test_peers_invariants.c - metf, heft, metis, contig and mincut on many
  * random DAGs made here, generated training graphs (gen.h) and the real
  * graphs in ../shared/benchmarks. For each plan: every op on a valid device,
  * pins and colocation groups respected, a plan called feasible is under
@@ -18,7 +18,8 @@
 #include "dnnpart/plan.h"
 #include "lib/testlib.h"
 
-static const char *const peers[] = {"metf", "heft", "metis", "contig"};
+static const char *const peers[] = {"metf", "heft", "metis", "contig",
+				    "mincut"};
 #define NPEERS (sizeof peers / sizeof peers[0])
 
 /* ---- random DAGs ---- */

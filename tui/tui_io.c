@@ -48,18 +48,28 @@ static void do_save(tui_session *s, const char *path)
 	vstate *st = &s->st;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status rc =
-		ends_with(path, ".place")
-			? dp_placement_write_place(path, st->g,
-						   st->plan->placement, &err)
-			: dp_placement_write_json(path, st->g, st->plan, &err);
+	const dp_plan *p = st->plan;
+	dp_status rc;
+	/* a strategy is saved as a strategy file (the path was checked and
+	 * any replacement confirmed before this) */
+	if (p->strat && ends_with(path, ".place"))
+		rc = dp_err_set(&err, DP_EINPUT, path, 0, 0,
+				"'%s' is a strategy, which a .place file "
+				"cannot hold: save it as .json",
+				p->strategy);
+	else if (p->strat)
+		rc = dp_strategy_write(path, st->g, p->strat, true, &err);
+	else if (ends_with(path, ".place"))
+		rc = dp_placement_write_place(path, st->g, p->placement, &err);
+	else
+		rc = dp_placement_write_json(path, st->g, p, &err);
 	char msg[1200];
 	if (rc != DP_OK)
 		state_status(st, true, "not saved: %s",
 			     dp_err_format(&err, msg, sizeof msg));
 	else
-		state_status(st, false, "saved the %s placement to %s",
-			     st->plan->algo, path);
+		state_status(st, false, "saved the %s %s to %s", p->algo,
+			     p->strat ? "strategy" : "placement", path);
 }
 
 static void start_export(tui_session *s, const char *path)

@@ -14,18 +14,17 @@ extern const dp_algo dpi_algo_metf;
 extern const dp_algo dpi_algo_heft;
 extern const dp_algo dpi_algo_metis;
 extern const dp_algo dpi_algo_contig;
+extern const dp_algo dpi_algo_mincut;
 extern const dp_algo dpi_algo_dp;
 extern const dp_algo dpi_algo_zero;
 extern const dp_algo dpi_algo_gpipe;
 extern const dp_algo dpi_algo_1f1b;
 
+/* placements first, then the strategies (DESIGN 10) */
 static const dp_algo *const registry[] = {
-	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo,  &dpi_algo_metf,
-	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig,
-	&dpi_algo_dp,
-	&dpi_algo_zero,
-	&dpi_algo_gpipe,
-	&dpi_algo_1f1b,
+	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo, &dpi_algo_metf,
+	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig, &dpi_algo_mincut,
+	&dpi_algo_dp,	  &dpi_algo_zero,   &dpi_algo_gpipe,  &dpi_algo_1f1b,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])
