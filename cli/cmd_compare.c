@@ -19,7 +19,8 @@ void cmd_compare_help(FILE *out)
 		"[--algos A,B,...] [--json]\n"
 		"                       [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
-		"                       [--no-polish] [--strict]\n"
+		"                       [--no-polish] [--time-limit S] "
+		"[--strict]\n"
 		"\n"
 		"Runs every registered algorithm (or the ones listed) on GRAPH "
 		"and one machine,\n"
@@ -43,9 +44,12 @@ void cmd_compare_help(FILE *out)
 		"algorithms:\n"
 		"  --algos LIST       comma list, in the order to show "
 		"(default: "
-		"all):\n"
+		"all but\n"
+		"                     ilp, which runs only when listed):\n"
 		"                     %s\n"
-		"  --no-polish        pardnn: skip the polish phase\n",
+		"  --no-polish        pardnn: skip the polish phase\n"
+		"  --time-limit S     ilp: the solver's time limit in seconds "
+		"(default 10)\n",
 		dp_algo_names());
 	cli_help_machine_opts(out);
 	fprintf(out,
@@ -105,6 +109,10 @@ static int parse(int argc, char **argv, cli_opts *o)
 			o->strict = true;
 		} else if (!strcmp(a, "--no-polish")) {
 			o->no_polish = true;
+		} else if ((r = cli_parse_time_limit("compare", argc, argv, &i,
+						     o))) {
+			if (r < 0)
+				return 2;
 		} else if ((r = cli_opt_value("compare", argc, argv, &i,
 					      "--algos", &o->algos))) {
 			if (r < 0)
@@ -259,7 +267,7 @@ int cmd_compare_run(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc;
-	/* the registry, or the algorithms of --algos in their order */
+	/* every algorithm, or those of --algos in their order */
 	size_t n = dp_algo_count();
 	const dp_algo **algos = calloc(n, sizeof *algos);
 	dp_plan *plans = calloc(n, sizeof *plans);
@@ -271,10 +279,13 @@ int cmd_compare_run(int argc, char **argv)
 		fprintf(stderr, "dnnpart: out of memory\n");
 		return 2;
 	}
-	if (o.algos)
+	if (o.algos) {
 		rc = cli_algo_list("compare", "--algos", o.algos, algos, n, &n);
-	else
-		memcpy(algos, dp_algo_all(), n * sizeof *algos);
+	} else {
+		/* every algorithm but those run only on request (ilp) */
+		const dp_algo *const *every = dp_algo_compared(&n);
+		memcpy(algos, every, n * sizeof *algos);
+	}
 	dp_graph *g = NULL;
 	dp_machine m;
 	memset(&m, 0, sizeof m);
