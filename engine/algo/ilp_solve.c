@@ -197,8 +197,9 @@ dp_status dpi_ilp_solve(const ilp_model *md, const int *start_cols,
 	}
 	close(fds[1]);
 	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-	/* CBC checks its clock between nodes; past this, stop waiting */
-	double hard = time_limit_s * 1.5 + 5.0;
+	/* CBC checks its clock between nodes, not inside its root LP and
+	 * cut loop; past this, stop waiting (the caller keeps its start) */
+	double hard = time_limit_s * 1.25 + 2.0;
 	size_t got = 0;
 	int status = 0;
 	bool eof = false;
