@@ -44,13 +44,23 @@ void cmd_compare_help(FILE *out)
 		"algorithms:\n"
 		"  --algos LIST       comma list, in the order to show "
 		"(default: "
-		"all but\n"
-		"                     ilp, which runs only when listed):\n"
-		"                     %s\n"
+		"all):\n"
+		"                    ");
+	/* "all": every algorithm but those run only when listed */
+	size_t n;
+	const dp_algo *const *every = dp_algo_compared(&n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%s", i ? ", " : " ", every[i]->name);
+	fprintf(out, "\n                     and, only when listed:");
+	for (size_t i = 0, j = 0; i < dp_algo_count(); i++)
+		if (dp_algo_at(i)->on_request)
+			fprintf(out, "%s%s", j++ ? ", " : " ",
+				dp_algo_at(i)->name);
+	fprintf(out,
+		"\n"
 		"  --no-polish        pardnn: skip the polish phase\n"
 		"  --time-limit S     ilp: the solver's time limit in seconds "
-		"(default 10)\n",
-		dp_algo_names());
+		"(default 10)\n");
 	cli_help_machine_opts(out);
 	fprintf(out,
 		"output:\n"

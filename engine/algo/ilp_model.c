@@ -311,13 +311,44 @@ static bool add_precedence(build *b)
 	return true;
 }
 
+/* Load: a device runs its ops one at a time, so the makespan is at least
+ * the work placed on it: C >= sum_u dur_d(u) x[a(u)][d]. Implied by the
+ * disjunctions once every binary is integral, but the LP relaxation of
+ * the big-M rows says nothing until then; these rows give branch and
+ * bound its bound as soon as a few units are placed. */
+static bool add_load(build *b)
+{
+	ilp_model *md = b->md;
+	const dp_graph *g = b->g;
+	int k = md->k;
+	for (int d = 0; d < k; d++) {
+		if (!dpi_ilp_lp_nz(b->lp, md->cmax, 1))
+			return false;
+		/* a unit's ops add up: one coefficient per unit */
+		double *w = calloc((size_t)md->nunits + 1, sizeof *w);
+		if (!w)
+			return false;
+		for (uint32_t u = 0; u < g->nops; u++)
+			w[md->unit_of[u]] +=
+				g->ops[u].time_us * md->scale / b->m->speed[d];
+		bool ok = true;
+		for (uint32_t a = 0; a < md->nunits && ok; a++)
+			ok = dpi_ilp_lp_nz(b->lp, md->x0 + (int)a * k + d,
+					   -w[a]);
+		free(w);
+		if (!ok || !dpi_ilp_lp_row_end(b->lp, 0, INFINITY))
+			return false;
+	}
+	return true;
+}
+
 /* One-at-a-time on a device: for each pair (u before v in topological
  * order) that no path orders and that may share a device, an order binary
  * o (1: u first) and a same-device indicator s:
  *   S_v >= S_u + dur(u) - M (1 - o) - M (1 - s)
  *   S_u >= S_v + dur(v) - M o - M (1 - s)
- * with M = horizon - earliest start of the later op (no optimal schedule
- * runs anything past the horizon). */
+ * with M the largest S_u + dur(u) - S_v the bounds of the starts allow
+ * (no optimal schedule runs anything past the horizon). */
 static bool add_pair(build *b, uint32_t u, uint32_t v)
 {
 	ilp_model *md = b->md;
@@ -325,9 +356,12 @@ static bool add_pair(build *b, uint32_t u, uint32_t v)
 	int k = md->k;
 	uint32_t a = md->unit_of[u], bb = md->unit_of[v];
 	double ub = md->ub_us * md->scale * (1 + 1e-7) + 1e-9;
-	double dmax = dur_max(md, b->g, b->m, u) + dur_max(md, b->g, b->m, v);
-	double mv = ub - b->est[v] * md->scale + dmax;
-	double mu = ub - b->est[u] * md->scale + dmax;
+	/* M: the most S_u + dur(u) - S_v can be, from the bounds of S */
+	double sc = md->scale;
+	double hu = fmax(ub - b->tail[u] * sc, b->est[u] * sc);
+	double hv = fmax(ub - b->tail[v] * sc, b->est[v] * sc);
+	double mv = fmax(0, hu + dur_max(md, b->g, b->m, u) - b->est[v] * sc);
+	double mu = fmax(0, hv + dur_max(md, b->g, b->m, v) - b->est[u] * sc);
 	int o, s = -1;
 	if (!dpi_ilp_lp_col(lp, 0, 1, 0, true, &o))
 		return false;
@@ -540,6 +574,7 @@ dp_status dpi_ilp_build(ilp_model *md, const dp_graph *g, const dp_machine *m,
 		md->ub_us = warm_us;
 	md->scale = md->ub_us > 0 ? 1000.0 / md->ub_us : 1.0;
 	if (!add_columns(&b) || !add_assign(&b) || !add_precedence(&b) ||
+	    !add_load(&b) ||
 	    !add_disjunctive(&b, reach, w) || !add_memory(&b) ||
 	    !add_symmetry(&b))
 		goto nomem;

@@ -127,6 +127,9 @@ static void child_main(int fd, const ilp_model *md, const int *start_cols,
 	Cbc_setLogLevel(cbc, 0);
 	Cbc_setMaximumSeconds(cbc, limit_s);
 	/* deterministic: one thread (CBC's default) and fixed seeds */
+	/* the limit is wall-clock time: CPU time runs slow on a busy
+	 * machine, and the caller waits by the clock */
+	Cbc_setParameter(cbc, "timeMode", "elapsed");
 	Cbc_setParameter(cbc, "randomSeed", "1");
 	Cbc_setParameter(cbc, "randomCbcSeed", "1");
 	Cbc_setAllowableFractionGap(cbc, 1e-7);
