@@ -226,16 +226,23 @@ static dp_status ilp_algo_run(const dp_graph *g, const dp_machine *m,
 				&r.ans, err)))
 		goto out;
 	double sc = r.md.scale;
-	double bound = isfinite(r.ans.bound) ? r.ans.bound / sc : NAN;
+	/* a bound from a solve cut short before its root LP can be junk */
+	double bound = isfinite(r.ans.bound) && r.ans.bound >= 0 &&
+				       !r.ans.infeasible
+			       ? r.ans.bound / sc
+			       : NAN;
+	bool warm_ok = r.w.have && r.w.mem_ok;
 	if (r.ans.has_solution) {
 		dpi_ilp_placement(&r.md, r.ans.sol, placement);
 		set_proof(o->bound, r.ans.optimal, r.ans.obj / sc, bound);
-	} else if (r.ans.infeasible) {
-		st = infeasible(err);
-	} else if (r.w.have && r.w.mem_ok) {
-		/* stopped before CBC took the start: the start stands */
+	} else if (warm_ok) {
+		/* stopped before CBC took the start: the start stands (it
+		 * meets every row, so "infeasible" from a solve cut short is
+		 * not believed) */
 		memcpy(placement, r.w.pl, (size_t)g->nops * sizeof *placement);
 		set_proof(o->bound, false, r.w.makespan, bound);
+	} else if (r.ans.infeasible && !r.ans.stopped) {
+		st = infeasible(err);
 	} else {
 		st = dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				"ilp: no placement that meets the MILP's "

@@ -255,15 +255,16 @@ dp_status dpi_ilp_solve(const ilp_model *md, const int *start_cols,
 				"ilp: the CBC solver process ended on signal "
 				"%d (%s)",
 				WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 20) {
+		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				"ilp: out of memory in the solver process "
+				"(%d columns, %d rows)",
+				md->lp.ncols, md->lp.nrows);
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
 		   got < sizeof w || w.magic != WIRE_MAGIC ||
 		   w.ncols != md->lp.ncols ||
 		   (w.has_solution && got < want)) {
-		st = dp_err_set(err,
-				WIFEXITED(status) && WEXITSTATUS(status) == 20
-					? DP_ENOMEM
-					: DP_EINTERNAL,
-				NULL, 0, 0,
+		st = dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
 				"ilp: the CBC solver process failed (exit %d, "
 				"%zu of %zu bytes of its answer)",
 				WIFEXITED(status) ? WEXITSTATUS(status) : -1,
