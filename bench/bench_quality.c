@@ -415,8 +415,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 			ls[nl].gap = INFINITY;
 		} else {
 			double best = INFINITY;
-			for (size_t a = 0; a < q_count() && a < MAX_ALGOS;
-			     a++)
+			for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
 				if (c->r[a].best)
 					best = c->r[a].makespan;
 			ls[nl].gap = r->makespan / best - 1;
@@ -440,10 +439,9 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 		size_t pos = 0;
 		for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
 			if (c->r[a].best && pos < sizeof winners)
-				pos += (size_t)snprintf(winners + pos,
-							sizeof winners - pos,
-							"%s%s", pos ? "," : "",
-							q_at(a)->name);
+				pos += (size_t)snprintf(
+					winners + pos, sizeof winners - pos,
+					"%s%s", pos ? "," : "", q_at(a)->name);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "graph", c->graph);
 		cJSON_AddNumberToObject(o, "k", c->k);

@@ -55,7 +55,7 @@ typedef struct cli_opts {
 	bool strict;
 	bool no_polish;
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
-	const char *out; /* -o placement file */
+	const char *out;     /* -o placement file */
 	const char *dot, *svg, *csv, *device_map, *tf_map; /* plan exports */
 } cli_opts;
 

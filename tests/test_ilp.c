@@ -68,8 +68,9 @@ static void bf_dfs(bf *b, uint32_t placed, double span)
 				ok = false;
 				break;
 			}
-			double t = b->end[u] +
-				   (b->pl[u] != b->pl[v] ? comm(g, b->m, e) : 0);
+			double t =
+				b->end[u] +
+				(b->pl[u] != b->pl[v] ? comm(g, b->m, e) : 0);
 			if (t > ready)
 				ready = t;
 		}
@@ -94,7 +95,11 @@ static double model_value(const dp_graph *g, const dp_machine *m,
 {
 	double end[16];
 	bool done[16] = {false};
-	bf b = {.g = g, .m = m, .pl = pl, .end = end, .done = done,
+	bf b = {.g = g,
+		.m = m,
+		.pl = pl,
+		.end = end,
+		.done = done,
 		.best = INFINITY};
 	bf_dfs(&b, 0, 0);
 	return b.best;
@@ -109,8 +114,8 @@ static bool model_mem_ok(const dp_graph *g, const dp_machine *m,
 		for (uint32_t u = 0; u < g->nops; u++) {
 			int64_t big = 0;
 			bool to_d = false;
-			for (uint32_t i = g->succ_off[u]; i < g->succ_off[u + 1];
-			     i++) {
+			for (uint32_t i = g->succ_off[u];
+			     i < g->succ_off[u + 1]; i++) {
 				const dp_edge *e = &g->edges[g->succ_edge[i]];
 				if (e->control)
 					continue;
@@ -148,9 +153,9 @@ static bool honours(const dp_graph *g, const int32_t *pl)
 }
 
 typedef struct brute {
-	double model_opt;  /* best model value over allowed placements */
-	double sim_best;   /* best simulated makespan (none) over them */
-	uint32_t allowed;  /* placements that honour pins, groups, memory */
+	double model_opt; /* best model value over allowed placements */
+	double sim_best;  /* best simulated makespan (none) over them */
+	uint32_t allowed; /* placements that honour pins, groups, memory */
 } brute;
 
 static void brute_force(const dp_graph *g, const dp_machine *m, brute *out)
@@ -188,9 +193,9 @@ static void brute_force(const dp_graph *g, const dp_machine *m, brute *out)
 
 /* ---- running ilp ---- */
 
-static dp_status run_ilp(const dp_graph *g, const dp_machine *m,
-			 double limit_s, const dp_progress *p, int32_t *pl,
-			 dp_algo_bound *b, dp_err *err)
+static dp_status run_ilp(const dp_graph *g, const dp_machine *m, double limit_s,
+			 const dp_progress *p, int32_t *pl, dp_algo_bound *b,
+			 dp_err *err)
 {
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
@@ -239,8 +244,7 @@ static bool machine(dp_machine *m, int k)
 /* ilp proves optimality and its objective is the brute-force optimum of
  * its model; its placement's model value is that objective; nothing
  * simulates faster than it. */
-static void check_case(const dp_graph *g, const dp_machine *m,
-		       const char *what)
+static void check_case(const dp_graph *g, const dp_machine *m, const char *what)
 {
 	brute bt;
 	brute_force(g, m, &bt);
@@ -265,8 +269,8 @@ static void check_case(const dp_graph *g, const dp_machine *m,
 			  "model %.9g",
 			  what, b.objective_us, bt.model_opt);
 	if (!(b.bound_us <= bt.model_opt + eps))
-		test_fail(__FILE__, __LINE__, "%s: bound %.9g above %.9g",
-			  what, b.bound_us, bt.model_opt);
+		test_fail(__FILE__, __LINE__, "%s: bound %.9g above %.9g", what,
+			  b.bound_us, bt.model_opt);
 	if (!honours(g, pl) || !model_mem_ok(g, m, pl))
 		test_fail(__FILE__, __LINE__,
 			  "%s: placement breaks a pin, group or cap", what);
@@ -401,8 +405,12 @@ static void cancel_when_solving(void *ud, const char *phase, double f)
 
 static void test_ilp_cancel_leaves_nothing(void)
 {
-	test_dag_opts d = {.n = 60, .window = 30, .max_inputs = 2,
-			   .time_min = 10, .time_max = 100, .out_min = 1000,
+	test_dag_opts d = {.n = 60,
+			   .window = 30,
+			   .max_inputs = 2,
+			   .time_min = 10,
+			   .time_max = 100,
+			   .out_min = 1000,
 			   .out_max = 100000};
 	dp_graph *g = test_random_dag_with(5, &d, "wide");
 	dp_machine m;
@@ -471,8 +479,12 @@ static void test_ilp_prints_nothing(void)
 
 static void test_ilp_refuses_large_graphs(void)
 {
-	test_dag_opts d = {.n = 401, .window = 5, .max_inputs = 2,
-			   .time_min = 1, .time_max = 10, .out_min = 10,
+	test_dag_opts d = {.n = 401,
+			   .window = 5,
+			   .max_inputs = 2,
+			   .time_min = 1,
+			   .time_max = 10,
+			   .out_min = 10,
 			   .out_max = 100};
 	dp_graph *g = test_random_dag_with(1, &d, "big");
 	dp_machine m;
@@ -493,8 +505,12 @@ static void test_ilp_refuses_large_graphs(void)
  * and what it says about it is consistent. */
 static void test_ilp_time_limit_returns_a_placement(void)
 {
-	test_dag_opts d = {.n = 80, .window = 40, .max_inputs = 2,
-			   .time_min = 10, .time_max = 100, .out_min = 1000,
+	test_dag_opts d = {.n = 80,
+			   .window = 40,
+			   .max_inputs = 2,
+			   .time_min = 10,
+			   .time_max = 100,
+			   .out_min = 1000,
 			   .out_max = 100000};
 	dp_graph *g = test_random_dag_with(8, &d, "wide");
 	dp_machine m;
@@ -554,8 +570,7 @@ TEST_MAIN(TEST(test_ilp_matches_brute_force_uncapped),
 	  TEST(test_ilp_matches_brute_force_mixed_speeds),
 	  TEST(test_ilp_honours_caps_pins_and_groups),
 	  TEST(test_ilp_infeasible_caps_are_an_error),
-	  TEST(test_ilp_is_deterministic),
-	  TEST(test_ilp_cancel_leaves_nothing), TEST(test_ilp_prints_nothing),
-	  TEST(test_ilp_refuses_large_graphs),
+	  TEST(test_ilp_is_deterministic), TEST(test_ilp_cancel_leaves_nothing),
+	  TEST(test_ilp_prints_nothing), TEST(test_ilp_refuses_large_graphs),
 	  TEST(test_ilp_time_limit_returns_a_placement),
 	  TEST(test_ilp_one_device_and_registry))

@@ -195,8 +195,7 @@ static dp_status ilp_algo_run(const dp_graph *g, const dp_machine *m,
 	}
 	if ((st = warm_start(g, m, o, p, &r.w, err)))
 		goto out;
-	if ((st = dpi_algo_poll(p, "ilp", "ilp: building the MILP", 0.08,
-				err)))
+	if ((st = dpi_algo_poll(p, "ilp", "ilp: building the MILP", 0.08, err)))
 		goto out;
 	if ((st = dpi_ilp_build(&r.md, g, m, r.w.have ? r.w.pl : NULL,
 				r.w.makespan, err)))
@@ -227,10 +226,10 @@ static dp_status ilp_algo_run(const dp_graph *g, const dp_machine *m,
 		goto out;
 	double sc = r.md.scale;
 	/* a bound from a solve cut short before its root LP can be junk */
-	double bound = isfinite(r.ans.bound) && r.ans.bound >= 0 &&
-				       !r.ans.infeasible
-			       ? r.ans.bound / sc
-			       : NAN;
+	double bound =
+		isfinite(r.ans.bound) && r.ans.bound >= 0 && !r.ans.infeasible
+			? r.ans.bound / sc
+			: NAN;
 	bool warm_ok = r.w.have && r.w.mem_ok;
 	if (r.ans.has_solution) {
 		dpi_ilp_placement(&r.md, r.ans.sol, placement);

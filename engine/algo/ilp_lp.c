@@ -6,7 +6,7 @@
 #include "internal/ilp.h"
 
 bool dpi_ilp_lp_col(ilp_lp *lp, double lo, double hi, double obj, bool integ,
-		   int *col)
+		    int *col)
 {
 	if (lp->ncols == lp->ccap) {
 		int nc = lp->ccap ? lp->ccap * 2 : 1024;

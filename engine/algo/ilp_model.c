@@ -45,8 +45,7 @@ static double edge_comm(const dp_graph *g, const dp_machine *m, uint32_t e)
 	return dp_machine_comm(m, 0, 1, ed->control ? 0 : ed->bytes);
 }
 
-bool dpi_ilp_mem_ok(const dp_graph *g, const dp_machine *m,
-		    const int32_t *pl)
+bool dpi_ilp_mem_ok(const dp_graph *g, const dp_machine *m, const int32_t *pl)
 {
 	for (int d = 0; d < m->k; d++) {
 		if (m->cap[d] == DP_CAP_UNLIMITED)
@@ -83,7 +82,8 @@ static dp_status make_units(ilp_model *md, const dp_graph *g, dp_err *err)
 {
 	uint32_t n = g->nops;
 	md->unit_of = malloc(((size_t)n + 1) * sizeof *md->unit_of);
-	uint32_t *grp_unit = malloc(((size_t)g->ngroups + 1) * sizeof *grp_unit);
+	uint32_t *grp_unit =
+		malloc(((size_t)g->ngroups + 1) * sizeof *grp_unit);
 	if (!md->unit_of || !grp_unit) {
 		free(grp_unit);
 		return NOMEM(err);
@@ -161,8 +161,8 @@ static uint64_t *reachability(const dp_graph *g, size_t *words)
 /* dur(u) as a linear expression of x: adds -scale * time / speed(d) for
  * each device, or returns the constant when the speeds are equal. */
 static bool add_dur(ilp_lp *lp, const ilp_model *md, const dp_graph *g,
-		    const dp_machine *m, uint32_t u, double sign,
-		    bool uniform, double *constant)
+		    const dp_machine *m, uint32_t u, double sign, bool uniform,
+		    double *constant)
 {
 	double t = g->ops[u].time_us * md->scale;
 	if (uniform) {
@@ -172,7 +172,7 @@ static bool add_dur(ilp_lp *lp, const ilp_model *md, const dp_graph *g,
 	uint32_t a = md->unit_of[u];
 	for (int d = 0; d < md->k; d++)
 		if (!dpi_ilp_lp_nz(lp, md->x0 + (int)a * md->k + d,
-			   -sign * t / m->speed[d]))
+				   -sign * t / m->speed[d]))
 			return false;
 	return true;
 }
@@ -251,7 +251,8 @@ static bool add_assign(build *b)
 	ilp_model *md = b->md;
 	for (uint32_t a = 0; a < md->nunits; a++) {
 		for (int d = 0; d < md->k; d++)
-			if (!dpi_ilp_lp_nz(b->lp, md->x0 + (int)a * md->k + d, 1))
+			if (!dpi_ilp_lp_nz(b->lp, md->x0 + (int)a * md->k + d,
+					   1))
 				return false;
 		if (!dpi_ilp_lp_row_end(b->lp, 1, 1))
 			return false;
@@ -269,7 +270,8 @@ static bool add_precedence(build *b)
 	for (uint32_t e = 0; e < g->nedges; e++) {
 		uint32_t u = g->edges[e].from, v = g->edges[e].to;
 		uint32_t a = md->unit_of[u], bb = md->unit_of[v];
-		bool may_cut = a != bb && !(b->pin[a] >= 0 && b->pin[a] == b->pin[bb]);
+		bool may_cut =
+			a != bb && !(b->pin[a] >= 0 && b->pin[a] == b->pin[bb]);
 		bool cut = may_cut && b->pin[a] >= 0 && b->pin[bb] >= 0;
 		double c = edge_comm(g, b->m, e) * md->scale;
 		int z = -1;
@@ -279,8 +281,10 @@ static bool add_precedence(build *b)
 			/* z >= x[a][d] - x[b][d] */
 			for (int d = 0; d < k; d++) {
 				if (!dpi_ilp_lp_nz(lp, z, 1) ||
-				    !dpi_ilp_lp_nz(lp, md->x0 + (int)a * k + d, -1) ||
-				    !dpi_ilp_lp_nz(lp, md->x0 + (int)bb * k + d, 1) ||
+				    !dpi_ilp_lp_nz(lp, md->x0 + (int)a * k + d,
+						   -1) ||
+				    !dpi_ilp_lp_nz(lp, md->x0 + (int)bb * k + d,
+						   1) ||
 				    !dpi_ilp_lp_row_end(lp, 0, INFINITY))
 					return false;
 			}
@@ -379,19 +383,24 @@ static bool add_pair(build *b, uint32_t u, uint32_t v)
 	}
 	/* S_v - S_u - dur(u) - M o - M s >= -2M (s = 1 when same) */
 	double rhs = same ? -mv : -2 * mv;
-	if (!dpi_ilp_lp_nz(lp, md->s0 + (int)v, 1) || !dpi_ilp_lp_nz(lp, md->s0 + (int)u, -1) ||
+	if (!dpi_ilp_lp_nz(lp, md->s0 + (int)v, 1) ||
+	    !dpi_ilp_lp_nz(lp, md->s0 + (int)u, -1) ||
 	    !add_dur(lp, md, b->g, b->m, u, 1, b->uniform, &rhs) ||
-	    !dpi_ilp_lp_nz(lp, o, -mv) || (s >= 0 && !dpi_ilp_lp_nz(lp, s, -mv)) ||
+	    !dpi_ilp_lp_nz(lp, o, -mv) ||
+	    (s >= 0 && !dpi_ilp_lp_nz(lp, s, -mv)) ||
 	    !dpi_ilp_lp_row_end(lp, rhs, INFINITY))
 		return false;
 	/* S_u - S_v - dur(v) + M o - M s >= -M */
 	rhs = same ? 0 : -mu;
-	if (!dpi_ilp_lp_nz(lp, md->s0 + (int)u, 1) || !dpi_ilp_lp_nz(lp, md->s0 + (int)v, -1) ||
+	if (!dpi_ilp_lp_nz(lp, md->s0 + (int)u, 1) ||
+	    !dpi_ilp_lp_nz(lp, md->s0 + (int)v, -1) ||
 	    !add_dur(lp, md, b->g, b->m, v, 1, b->uniform, &rhs) ||
-	    !dpi_ilp_lp_nz(lp, o, mu) || (s >= 0 && !dpi_ilp_lp_nz(lp, s, -mu)) ||
+	    !dpi_ilp_lp_nz(lp, o, mu) ||
+	    (s >= 0 && !dpi_ilp_lp_nz(lp, s, -mu)) ||
 	    !dpi_ilp_lp_row_end(lp, rhs, INFINITY))
 		return false;
-	ilp_pair *np = realloc(md->pairs, ((size_t)md->npairs + 1) * sizeof *np);
+	ilp_pair *np =
+		realloc(md->pairs, ((size_t)md->npairs + 1) * sizeof *np);
 	if (!np)
 		return false;
 	md->pairs = np;
@@ -449,22 +458,24 @@ static bool add_memory(build *b)
 		for (uint32_t u = 0; u < g->nops; u++) {
 			rcol[u] = -1;
 			uint32_t a = md->unit_of[u];
-			for (uint32_t i = g->succ_off[u]; i < g->succ_off[u + 1];
-			     i++) {
+			for (uint32_t i = g->succ_off[u];
+			     i < g->succ_off[u + 1]; i++) {
 				const dp_edge *e = &g->edges[g->succ_edge[i]];
 				uint32_t bb = md->unit_of[e->to];
 				if (e->control || bb == a)
 					continue;
 				if (rcol[u] < 0) {
 					if (!dpi_ilp_lp_col(lp, 0, 1, 0, false,
-						    &rcol[u])) {
+							    &rcol[u])) {
 						free(rcol);
 						return false;
 					}
 				}
 				if (!dpi_ilp_lp_nz(lp, rcol[u], 1) ||
-				    !dpi_ilp_lp_nz(lp, md->x0 + (int)bb * k + d, -1) ||
-				    !dpi_ilp_lp_nz(lp, md->x0 + (int)a * k + d, 1) ||
+				    !dpi_ilp_lp_nz(lp, md->x0 + (int)bb * k + d,
+						   -1) ||
+				    !dpi_ilp_lp_nz(lp, md->x0 + (int)a * k + d,
+						   1) ||
 				    !dpi_ilp_lp_row_end(lp, 0, INFINITY)) {
 					free(rcol);
 					return false;
@@ -474,12 +485,14 @@ static bool add_memory(build *b)
 		bool ok = true;
 		for (uint32_t a = 0; a < md->nunits && ok; a++)
 			ok = dpi_ilp_lp_nz(lp, md->x0 + (int)a * k + d,
-				   (double)b->mem_unit[a] / div);
+					   (double)b->mem_unit[a] / div);
 		for (uint32_t u = 0; u < g->nops && ok; u++)
 			if (rcol[u] >= 0)
-				ok = dpi_ilp_lp_nz(lp, rcol[u], (double)b->copy[u] / div);
+				ok = dpi_ilp_lp_nz(lp, rcol[u],
+						   (double)b->copy[u] / div);
 		free(rcol);
-		if (!ok || !dpi_ilp_lp_row_end(lp, -INFINITY, cap > 0 ? 1.0 : 0.0))
+		if (!ok ||
+		    !dpi_ilp_lp_row_end(lp, -INFINITY, cap > 0 ? 1.0 : 0.0))
 			return false;
 		md->mem_rows++;
 	}
@@ -520,14 +533,16 @@ static bool add_symmetry(build *b)
 		md->sym_classes++;
 		for (int j = 1; ok && j < n; j++)
 			for (uint32_t i = 0; ok && i < md->nunits; i++) {
-				ok = dpi_ilp_lp_nz(b->lp, md->x0 + (int)i * k + cls[j],
-					   1);
+				ok = dpi_ilp_lp_nz(
+					b->lp, md->x0 + (int)i * k + cls[j], 1);
 				for (uint32_t i2 = 0; ok && i2 < i; i2++)
 					ok = dpi_ilp_lp_nz(b->lp,
-						   md->x0 + (int)i2 * k +
-							   cls[j - 1],
-						   -1);
-				ok = ok && dpi_ilp_lp_row_end(b->lp, -INFINITY, 0);
+							   md->x0 +
+								   (int)i2 * k +
+								   cls[j - 1],
+							   -1);
+				ok = ok &&
+				     dpi_ilp_lp_row_end(b->lp, -INFINITY, 0);
 			}
 	}
 	free(pinned);
@@ -574,9 +589,8 @@ dp_status dpi_ilp_build(ilp_model *md, const dp_graph *g, const dp_machine *m,
 		md->ub_us = warm_us;
 	md->scale = md->ub_us > 0 ? 1000.0 / md->ub_us : 1.0;
 	if (!add_columns(&b) || !add_assign(&b) || !add_precedence(&b) ||
-	    !add_load(&b) ||
-	    !add_disjunctive(&b, reach, w) || !add_memory(&b) ||
-	    !add_symmetry(&b))
+	    !add_load(&b) || !add_disjunctive(&b, reach, w) ||
+	    !add_memory(&b) || !add_symmetry(&b))
 		goto nomem;
 	free(b.pin);
 	free(b.est);

@@ -262,8 +262,7 @@ dp_status dpi_ilp_solve(const ilp_model *md, const int *start_cols,
 				md->lp.ncols, md->lp.nrows);
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
 		   got < sizeof w || w.magic != WIRE_MAGIC ||
-		   w.ncols != md->lp.ncols ||
-		   (w.has_solution && got < want)) {
+		   w.ncols != md->lp.ncols || (w.has_solution && got < want)) {
 		st = dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
 				"ilp: the CBC solver process failed (exit %d, "
 				"%zu of %zu bytes of its answer)",

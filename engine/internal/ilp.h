@@ -66,7 +66,7 @@ typedef struct ilp_model {
 	double ub_us;	   /* the horizon: no optimal makespan exceeds it */
 	ilp_pair *pairs;
 	uint32_t npairs;
-	uint32_t mem_rows; /* devices whose cap gave a row */
+	uint32_t mem_rows;    /* devices whose cap gave a row */
 	uint32_t sym_classes; /* classes of interchangeable devices */
 } ilp_model;
 
@@ -80,8 +80,7 @@ void dpi_ilp_free(ilp_model *md);
 /* Whether placement pl meets the model's memory rows: on every device with
  * a cap, params + outputs + temps of its ops + the copies it receives
  * (each producer's largest data edge) <= cap. */
-bool dpi_ilp_mem_ok(const dp_graph *g, const dp_machine *m,
-		    const int32_t *pl);
+bool dpi_ilp_mem_ok(const dp_graph *g, const dp_machine *m, const int32_t *pl);
 
 /* The integer columns of a MIP start from a placement and its schedule
  * (start and end per op, µs): x from pl, each order binary from who ran
