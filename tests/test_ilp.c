@@ -544,6 +544,52 @@ static void test_ilp_time_limit_returns_a_placement(void)
 	dp_graph_free(g);
 }
 
+/* The yardstick's promise: without caps, ilp's bound is below the
+ * simulated makespan of every algorithm's placement, under either
+ * contention model (every simulated schedule is a schedule of the model). */
+static void test_ilp_bound_is_below_every_algorithm(void)
+{
+	size_t n;
+	const dp_algo *const *every = dp_algo_compared(&n);
+	for (uint64_t seed = 60; seed < 66; seed++) {
+		dp_graph *g = tiny(seed, 7, 0, 0, 0);
+		dp_machine m;
+		REQUIRE(g && machine(&m, 2 + (int)(seed % 2)));
+		int32_t pl[16];
+		dp_algo_bound b;
+		dp_err err;
+		REQUIRE(run_ilp(g, &m, 60, NULL, pl, &b, &err) == DP_OK);
+		REQUIRE(b.has_bound && isfinite(b.bound_us));
+		for (int c = 0; c < 2; c++) {
+			dp_algo_opts o;
+			dp_algo_opts_default(&o);
+			o.contention = c ? DP_CONT_PORT : DP_CONT_NONE;
+			for (size_t i = 0; i < n; i++) {
+				dp_plan plan;
+				memset(&plan, 0, sizeof plan);
+				if (dp_plan_run(g, &m, every[i], &o, NULL,
+						&plan, &err) != DP_OK) {
+					test_fail(__FILE__, __LINE__, "%s: %s",
+						  every[i]->name, err.msg);
+					continue;
+				}
+				if (plan.sim.makespan < b.bound_us * (1 - 1e-9))
+					test_fail(
+						__FILE__, __LINE__,
+						"seed %llu: %s simulates in "
+						"%.9g, below ilp's bound %.9g",
+						(unsigned long long)seed,
+						every[i]->name,
+						plan.sim.makespan, b.bound_us);
+				CHECK(!plan.proof.has_bound);
+				dp_plan_free(&plan);
+			}
+		}
+		dp_machine_free(&m);
+		dp_graph_free(g);
+	}
+}
+
 static void test_ilp_one_device_and_registry(void)
 {
 	REQUIRE(ilp());
@@ -573,4 +619,5 @@ TEST_MAIN(TEST(test_ilp_matches_brute_force_uncapped),
 	  TEST(test_ilp_is_deterministic), TEST(test_ilp_cancel_leaves_nothing),
 	  TEST(test_ilp_prints_nothing), TEST(test_ilp_refuses_large_graphs),
 	  TEST(test_ilp_time_limit_returns_a_placement),
+	  TEST(test_ilp_bound_is_below_every_algorithm),
 	  TEST(test_ilp_one_device_and_registry))
