@@ -6,6 +6,8 @@
  * (returning DP_ECANCELED) and report progress. It returns its best
  * placement even when the memory caps cannot be met: the plan layer
  * simulates it and reports the result as infeasible with the numbers.
+ * (The exact `ilp` is the exception: when its conservative memory model
+ * proves that no placement fits, it says so with DP_EINPUT.)
  *
  * Algorithms must be deterministic: same input, same placement, bit for bit.
  * They must not keep global state, so two may run in two threads at once.
