@@ -11,7 +11,7 @@ CC ?= cc
 BUILD ?= build
 SAN ?= 0
 
-ENGINE_PKGS := libcgraph libgvc libcjson
+ENGINE_PKGS := libcgraph libgvc libcjson cbc
 TUI_PKGS := ncursesw
 
 WARN := -Wall -Wextra -Wpedantic -Werror

@@ -25,6 +25,27 @@
 #define MAX_ALGOS 16
 #define MAX_GRAPHS 128
 
+/* The algorithms compared: every one but those run only on request (ilp
+ * takes seconds per case by design; its own numbers are in
+ * docs/algorithms.md). */
+static const dp_algo *const *q_all(void)
+{
+	size_t n;
+	return dp_algo_compared(&n);
+}
+
+static size_t q_count(void)
+{
+	size_t n;
+	dp_algo_compared(&n);
+	return n;
+}
+
+static const dp_algo *q_at(size_t i)
+{
+	return i < q_count() ? q_all()[i] : NULL;
+}
+
 typedef struct algo_res {
 	bool ok; /* the algorithm returned a placement */
 	double makespan, xlb, speedup, plan_ms;
@@ -190,16 +211,16 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 	dp_sim_bounds(g, &m, &b);
 	c->lb = b.lb_us;
 	c->one_device = b.one_device_us;
-	size_t na = dp_algo_count() < MAX_ALGOS ? dp_algo_count() : MAX_ALGOS;
+	size_t na = q_count() < MAX_ALGOS ? q_count() : MAX_ALGOS;
 	dp_run_hooks hooks = {NULL, keep_result, c};
-	dp_plan_run_all(g, &m, dp_algo_all(), na, NULL, NULL, &hooks);
+	dp_plan_run_all(g, &m, q_all(), na, NULL, NULL, &hooks);
 	dp_machine_free(&m);
 	/* best: the shortest feasible makespan; ties (within 1e-9) all count */
 	double best = INFINITY;
-	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
 		if (c->r[a].ok && c->r[a].feasible && c->r[a].makespan < best)
 			best = c->r[a].makespan;
-	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
 		c->r[a].best = c->r[a].ok && c->r[a].feasible &&
 			       c->r[a].makespan <= best * (1 + 1e-9);
 }
@@ -207,8 +228,8 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 static void print_case_header(void)
 {
 	printf("%-34s %6s %3s %-5s %9s", "graph", "ops", "K", "caps", "LB ms");
-	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
-		printf(" %7s", dp_algo_at(a)->name);
+	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+		printf(" %7s", q_at(a)->name);
 	printf("\n");
 }
 
@@ -216,7 +237,7 @@ static void print_case(const qcase *c)
 {
 	printf("%-34.34s %6u %3d %-5s %9.1f", c->graph, c->ops, c->k, c->caps,
 	       c->lb / 1000);
-	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
 		const algo_res *r = &c->r[a];
 		if (!r->ok)
 			printf(" %7s", "error");
@@ -244,10 +265,10 @@ static cJSON *case_json(const qcase *c)
 	bench_json_round(o, "lb_us", c->lb, 1e-3);
 	bench_json_round(o, "one_device_us", c->one_device, 1e-3);
 	cJSON *rs = cJSON_AddArrayToObject(o, "results");
-	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
 		const algo_res *r = &c->r[a];
 		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "algo", dp_algo_at(a)->name);
+		cJSON_AddStringToObject(j, "algo", q_at(a)->name);
 		cJSON_AddBoolToObject(j, "ok", r->ok);
 		if (r->ok) {
 			bench_json_round(j, "makespan_us", r->makespan, 1e-3);
@@ -272,7 +293,7 @@ typedef struct algo_sum {
 /* Geometric means over the cases selected by caps (NULL = all). */
 static void summarize(const qcase *cs, int nc, const char *caps, algo_sum *sum)
 {
-	size_t na = dp_algo_count() < MAX_ALGOS ? dp_algo_count() : MAX_ALGOS;
+	size_t na = q_count() < MAX_ALGOS ? q_count() : MAX_ALGOS;
 	double *x = malloc((size_t)(nc ? nc : 1) * sizeof *x);
 	double *y = malloc((size_t)(nc ? nc : 1) * sizeof *y);
 	double *z = malloc((size_t)(nc ? nc : 1) * sizeof *z);
@@ -331,11 +352,11 @@ static void print_summary(const char *title, const algo_sum *sum)
 	printf("%-8s %6s %9s %6s %10s %10s %10s %8s %9s\n", "algo", "cases",
 	       "feasible", "best", "gmean xLB", "feasible", "common", "(cases)",
 	       "gmean spd");
-	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
 		const algo_sum *s = &sum[a];
 		char g1[16], g2[16], g3[16];
 		printf("%-8s %6d %9d %6d %10s %10s %10s %8d %9.3f\n",
-		       dp_algo_at(a)->name, s->cases, s->feasible, s->best,
+		       q_at(a)->name, s->cases, s->feasible, s->best,
 		       fmt4(s->gm_xlb, g1), fmt4(s->gm_feasible, g2),
 		       fmt4(s->gm_common, g3), s->common, s->gm_speedup);
 	}
@@ -346,10 +367,10 @@ static cJSON *summary_json(const char *caps, const algo_sum *sum)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "caps", caps ? caps : "all");
 	cJSON *arr = cJSON_AddArrayToObject(o, "algorithms");
-	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
 		const algo_sum *s = &sum[a];
 		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "algo", dp_algo_at(a)->name);
+		cJSON_AddStringToObject(j, "algo", q_at(a)->name);
 		cJSON_AddNumberToObject(j, "cases", s->cases);
 		cJSON_AddNumberToObject(j, "feasible", s->feasible);
 		cJSON_AddNumberToObject(j, "best", s->best);
@@ -374,7 +395,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 	if (!pd)
 		return;
 	size_t ia = 0;
-	while (dp_algo_at(ia) != pd)
+	while (q_at(ia) != pd)
 		ia++;
 	typedef struct loss {
 		int i;
@@ -394,8 +415,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 			ls[nl].gap = INFINITY;
 		} else {
 			double best = INFINITY;
-			for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS;
-			     a++)
+			for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
 				if (c->r[a].best)
 					best = c->r[a].makespan;
 			ls[nl].gap = r->makespan / best - 1;
@@ -417,12 +437,11 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 		const qcase *c = &cs[ls[j].i];
 		char winners[128] = "";
 		size_t pos = 0;
-		for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
+		for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
 			if (c->r[a].best && pos < sizeof winners)
-				pos += (size_t)snprintf(winners + pos,
-							sizeof winners - pos,
-							"%s%s", pos ? "," : "",
-							dp_algo_at(a)->name);
+				pos += (size_t)snprintf(
+					winners + pos, sizeof winners - pos,
+					"%s%s", pos ? "," : "", q_at(a)->name);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "graph", c->graph);
 		cJSON_AddNumberToObject(o, "k", c->k);
@@ -457,10 +476,10 @@ static int write_plot_data(const bench_cfg *cfg, const qcase *cs, int nc,
 	for (int k = 0; k < nks; k++)
 		fprintf(af.f, "\t\"K=%d\"", ks[k]);
 	fprintf(af.f, "\n");
-	size_t na = dp_algo_count() < MAX_ALGOS ? dp_algo_count() : MAX_ALGOS;
+	size_t na = q_count() < MAX_ALGOS ? q_count() : MAX_ALGOS;
 	double *x = malloc((size_t)(nc ? nc : 1) * sizeof *x);
 	for (size_t a = 0; a < na && x; a++) {
-		fprintf(af.f, "%s", dp_algo_at(a)->name);
+		fprintf(af.f, "%s", q_at(a)->name);
 		for (int k = 0; k < nks; k++) {
 			int n = 0;
 			for (int i = 0; i < nc; i++)
@@ -477,7 +496,7 @@ static int write_plot_data(const bench_cfg *cfg, const qcase *cs, int nc,
 		fprintf(af.f, "\t\"caps %s\"", cl[l].name);
 	fprintf(af.f, "\n");
 	for (size_t a = 0; a < na; a++) {
-		fprintf(af.f, "%s", dp_algo_at(a)->name);
+		fprintf(af.f, "%s", q_at(a)->name);
 		for (int l = 0; l < ncl; l++) {
 			int n = 0, f = 0;
 			for (int i = 0; i < nc; i++)

@@ -473,6 +473,9 @@ int bench_scale(const bench_cfg *cfg)
 				for (size_t a = 0; a < dp_algo_count(); a++) {
 					if (nrows == MAX_ROWS)
 						break;
+					/* ilp refuses graphs this large */
+					if (dp_algo_at(a)->on_request)
+						continue;
 					scale_row *r = &rows[nrows++];
 					r->k = ks[ki];
 					r->tight = t;

@@ -411,6 +411,34 @@ fail_mem:
 	return machine_error("--mem", &err);
 }
 
+int cli_parse_time_limit(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o)
+{
+	const char *v;
+	int r = opt_value(cmd, argc, argv, i, "--time-limit", NULL, &v);
+	if (r <= 0)
+		return r;
+	double x, us;
+	size_t n = dp_units_scan_number(v, &x);
+	dp_err err;
+	if (n && v[n] == '\0') {
+		us = x * 1e6; /* a plain number: seconds */
+	} else if (dp_units_parse_time(v, &us, &err)) {
+		cli_usage_error(cmd, "--time-limit: %s", err.msg);
+		return -1;
+	}
+	/* a day is far beyond what the MILP is useful for */
+	if (!(us >= 1e3 && us <= 86400e6)) {
+		cli_usage_error(cmd,
+				"bad --time-limit '%s': expected seconds from "
+				"0.001 to 86400 (e.g. 30, 2.5, 500ms)",
+				v);
+		return -1;
+	}
+	o->time_limit_s = us / 1e6;
+	return 1;
+}
+
 void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 {
 	dp_algo_opts_default(ao);
@@ -418,6 +446,8 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	ao->polish = !o->no_polish;
 	ao->microbatches = o->microbatches;
 	ao->tp = o->tp;
+	if (o->time_limit_s > 0)
+		ao->time_limit_s = o->time_limit_s;
 }
 
 int cli_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)

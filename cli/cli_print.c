@@ -6,6 +6,7 @@
  * decimal that reads back exactly, '.' whatever the locale) and the plan's
  * metrics through dp_plan_write_metrics(), as compare and placement files.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,33 @@ static void print_caps(FILE *out, const dp_machine *m)
 			m->cap[d] == DP_CAP_UNLIMITED
 				? "inf"
 				: dp_units_fmt_bytes(m->cap[d], b, sizeof b));
+}
+
+/* What an exact algorithm (ilp) proved, in its own model (the simulated
+ * makespan above may differ: docs/algorithms.md, "ilp"). */
+static void print_proof(FILE *out, const dp_algo_bound *pr)
+{
+	char a[32], b[32];
+	if (!pr->has_bound)
+		return;
+	dp_units_fmt_time(pr->objective_us, a, sizeof a);
+	if (pr->optimal) {
+		fprintf(out,
+			"optimality   proven optimal in the MILP's model "
+			"(its makespan %s)\n",
+			a);
+	} else if (isnan(pr->gap)) {
+		fprintf(out,
+			"optimality   not proven: the solver stopped at its "
+			"time limit (MILP makespan %s, gap unknown)\n",
+			a);
+	} else {
+		fprintf(out,
+			"optimality   not proven: MILP makespan %s, bound %s, "
+			"gap %.2f %%\n",
+			a, dp_units_fmt_time(pr->bound_us, b, sizeof b),
+			100.0 * pr->gap);
+	}
 }
 
 static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
@@ -99,6 +127,7 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 			p->one_device_fits ? "fit" : "not fit",
 			dp_units_fmt_bytes(p->one_device_peak, b, sizeof b),
 			dp_units_fmt_bytes(m->cap[0], c, sizeof c));
+	print_proof(out, &p->proof);
 	int worst = dp_plan_worst_device(p);
 	if (worst < 0) {
 		fprintf(out, "memory       feasible: every device within its "

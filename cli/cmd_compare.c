@@ -19,7 +19,8 @@ void cmd_compare_help(FILE *out)
 		"[--algos A,B,...] [--json]\n"
 		"                       [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
-		"                       [--no-polish] [--strict]\n"
+		"                       [--no-polish] [--time-limit S] "
+		"[--strict]\n"
 		"\n"
 		"Runs every registered algorithm (or the ones listed) on GRAPH "
 		"and one machine,\n"
@@ -44,9 +45,22 @@ void cmd_compare_help(FILE *out)
 		"  --algos LIST       comma list, in the order to show "
 		"(default: "
 		"all):\n"
-		"                     %s\n"
-		"  --no-polish        pardnn: skip the polish phase\n",
-		dp_algo_names());
+		"                    ");
+	/* "all": every algorithm but those run only when listed */
+	size_t n;
+	const dp_algo *const *every = dp_algo_compared(&n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%s", i ? ", " : " ", every[i]->name);
+	fprintf(out, "\n                     and, only when listed:");
+	for (size_t i = 0, j = 0; i < dp_algo_count(); i++)
+		if (dp_algo_at(i)->on_request)
+			fprintf(out, "%s%s", j++ ? ", " : " ",
+				dp_algo_at(i)->name);
+	fprintf(out,
+		"\n"
+		"  --no-polish        pardnn: skip the polish phase\n"
+		"  --time-limit S     ilp: the solver's time limit in seconds "
+		"(default 10)\n");
 	cli_help_machine_opts(out);
 	fprintf(out,
 		"output:\n"
@@ -113,6 +127,10 @@ static int parse(int argc, char **argv, cli_opts *o)
 			o->strict = true;
 		} else if (!strcmp(a, "--no-polish")) {
 			o->no_polish = true;
+		} else if ((r = cli_parse_time_limit("compare", argc, argv, &i,
+						     o))) {
+			if (r < 0)
+				return 2;
 		} else if ((r = cli_opt_value("compare", argc, argv, &i,
 					      "--algos", &o->algos))) {
 			if (r < 0)
@@ -269,7 +287,7 @@ int cmd_compare_run(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc;
-	/* the registry, or the algorithms of --algos in their order */
+	/* every algorithm, or those of --algos in their order */
 	size_t n = dp_algo_count();
 	const dp_algo **algos = calloc(n, sizeof *algos);
 	dp_plan *plans = calloc(n, sizeof *plans);
@@ -282,11 +300,13 @@ int cmd_compare_run(int argc, char **argv)
 		fprintf(stderr, "dnnpart: out of memory\n");
 		return 2;
 	}
-	if (o.algos)
+	if (o.algos) {
 		rc = cli_algo_list("compare", "--algos", o.algos, algos, n, &n);
-	else
-		for (size_t i = 0; i < n; i++)
-			algos[i] = dp_algo_at(i);
+	} else {
+		/* every algorithm but those run only on request (ilp) */
+		const dp_algo *const *every = dp_algo_compared(&n);
+		memcpy(algos, every, n * sizeof *algos);
+	}
 	dp_graph *g = NULL;
 	dp_machine m;
 	memset(&m, 0, sizeof m);

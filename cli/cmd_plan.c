@@ -37,6 +37,7 @@ void cmd_plan_help(FILE *out)
 	fprintf(out,
 		"usage: dnnpart plan GRAPH [-k K] [--mem CAPS] [--algo NAME] "
 		"[--no-polish]\n"
+		"                    [--time-limit S]\n"
 		"                    [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
 		"                    [-o placement.json|.place] [--json] "
@@ -57,7 +58,10 @@ void cmd_plan_help(FILE *out)
 		"  --algo NAME        one of (the first is the default):\n");
 	for (size_t i = 0; i < dp_algo_count(); i++)
 		print_wrapped(out, dp_algo_at(i)->name, dp_algo_at(i)->summary);
-	fprintf(out, "  --no-polish        pardnn: skip the polish phase\n");
+	fprintf(out, "  --no-polish        pardnn: skip the polish phase\n"
+		     "  --time-limit S     ilp: the solver's time limit in "
+		     "seconds (default 10;\n"
+		     "                     30, 2.5, 500ms, 2min)\n");
 	cli_help_machine_opts(out);
 	fprintf(out,
 		"output:\n"
@@ -112,6 +116,10 @@ static int parse(int argc, char **argv, cli_opts *o)
 			o->strict = true;
 		} else if (!strcmp(a, "--no-polish")) {
 			o->no_polish = true;
+		} else if ((r = cli_parse_time_limit("plan", argc, argv, &i,
+						     o))) {
+			if (r < 0)
+				return 2;
 		} else if ((r = cli_parse_algo("plan", argc, argv, &i,
 					       &o->algo)) ||
 			   (r = cli_opt_value("plan", argc, argv, &i, "-o",

@@ -92,16 +92,17 @@ static void after_algo(void *ud, size_t i, dp_run_result *rr)
 }
 
 /* A plan job runs its algorithm, a compare job every algorithm of the
- * registry in order, through the engine's one run-these-algorithms loop. */
+ * registry in order (but those run only on request: dp_algo_compared), through the engine's one run-these-algorithms loop. */
 static void run_job(worker *w, job *j)
 {
 	dp_algo_opts o = j->o;
 	dp_progress p = {job_meter_report, &w->meter, &w->cancel};
 	job_run jr = {w, j, j->kind != JOB_PLAN};
 	dp_run_hooks hooks = {before_algo, after_algo, &jr};
+	size_t n;
+	const dp_algo *const *every = dp_algo_compared(&n);
 	if (jr.compare)
-		dp_plan_run_all(j->g, &j->m, dp_algo_all(), dp_algo_count(), &o,
-				&p, &hooks);
+		dp_plan_run_all(j->g, &j->m, every, n, &o, &p, &hooks);
 	else
 		dp_plan_run_all(j->g, &j->m, &j->algo, 1, &o, &p, &hooks);
 }

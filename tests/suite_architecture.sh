@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-EXTRA_LIBS=$(pkg-config --libs libcgraph libgvc libcjson 2>/dev/null)
+EXTRA_LIBS=$(pkg-config --libs libcgraph libgvc libcjson cbc 2>/dev/null)
 if $CC -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude \
 	-o "$TMP/user" "$TMP/user.c" "$BUILD/libdnnpart.a" $EXTRA_LIBS \
 	-lmetis -lm -lpthread $( [ "$BUILD" = build-asan ] && echo -fsanitize=address,undefined ) \

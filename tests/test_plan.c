@@ -131,8 +131,12 @@ static dp_status algo_split_run(const dp_graph *g, const dp_machine *m,
 		pl[u] = u + 1 == g->nops ? 1 : 0;
 	return DP_OK;
 }
-static const dp_algo algo_split = {"split", "last op on device 1", "test",
-				   algo_split_run, NULL};
+static const dp_algo algo_split = {
+	.name = "split",
+	.summary = "last op on device 1",
+	.source = "test",
+	.run = algo_split_run,
+};
 
 static dp_status algo_all0_run(const dp_graph *g, const dp_machine *m,
 			       const dp_algo_opts *o, const dp_progress *p,
@@ -142,8 +146,12 @@ static dp_status algo_all0_run(const dp_graph *g, const dp_machine *m,
 	memset(pl, 0, g->nops * sizeof *pl);
 	return DP_OK;
 }
-static const dp_algo algo_all0 = {"all0", "ignores constraints", "test",
-				  algo_all0_run, NULL};
+static const dp_algo algo_all0 = {
+	.name = "all0",
+	.summary = "ignores constraints",
+	.source = "test",
+	.run = algo_all0_run,
+};
 
 static dp_status algo_forgets_run(const dp_graph *g, const dp_machine *m,
 				  const dp_algo_opts *o, const dp_progress *p,
@@ -154,8 +162,12 @@ static dp_status algo_forgets_run(const dp_graph *g, const dp_machine *m,
 		pl[u] = 0;
 	return DP_OK;
 }
-static const dp_algo algo_forgets = {"forgets", "leaves the last op out",
-				     "test", algo_forgets_run, NULL};
+static const dp_algo algo_forgets = {
+	.name = "forgets",
+	.summary = "leaves the last op out",
+	.source = "test",
+	.run = algo_forgets_run,
+};
 
 static int canceled_calls;
 static dp_status algo_canceled_run(const dp_graph *g, const dp_machine *m,
@@ -166,8 +178,12 @@ static dp_status algo_canceled_run(const dp_graph *g, const dp_machine *m,
 	canceled_calls++;
 	return dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "canceled");
 }
-static const dp_algo algo_canceled = {"canceled", "always canceled", "test",
-				      algo_canceled_run, NULL};
+static const dp_algo algo_canceled = {
+	.name = "canceled",
+	.summary = "always canceled",
+	.source = "test",
+	.run = algo_canceled_run,
+};
 
 static void test_plan_run_simulates_the_algorithm(void)
 {

@@ -190,7 +190,10 @@ static void test_registry_strategy_algorithm(void)
 	dp_machine m;
 	dp_err err;
 	REQUIRE(dp_machine_init(&m, 2, &err) == DP_OK);
-	const dp_algo rr = {"rr", "round robin", "test", NULL, round_robin};
+	const dp_algo rr = {.name = "rr",
+			    .summary = "round robin",
+			    .source = "test",
+			    .strategize = round_robin};
 	dp_plan p;
 	REQUIRE(dp_plan_run(g, &m, &rr, NULL, NULL, &p, &err) == DP_OK);
 	CHECK_STR(p.algo, "rr");

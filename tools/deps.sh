@@ -11,6 +11,7 @@ libgvc libgraphviz-dev
 libcjson libcjson-dev
 ncursesw libncurses-dev
 /usr/include/metis.h libmetis-dev
+cbc coinor-libcbc-dev
 pkg-config pkg-config
 cc gcc
 make make
@@ -27,7 +28,7 @@ have() {
 	# the PyTorch bridge (tools/from_pytorch.py, tests/suite_pytorch.sh)
 	# runs on Debian's python3 and its python3-torch
 	torch) /usr/bin/python3 -c 'import torch, torch.fx' >/dev/null 2>&1 ;;
-	lib*|ncursesw) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" ;;
+	lib*|ncursesw|cbc) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" ;;
 	*) command -v "$1" >/dev/null 2>&1 ;;
 	esac
 }

@@ -112,7 +112,9 @@ dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
 	dp_status s = alloc_op_arrays(st, err);
 	if (s == DP_OK)
 		s = dp_machine_copy(&st->m, m, err);
-	int n = (int)dp_algo_count();
+	size_t ncompared;
+	dp_algo_compared(&ncompared);
+	int n = (int)ncompared;
 	if (s == DP_OK) {
 		st->cmp = calloc((size_t)(n ? n : 1), sizeof *st->cmp);
 		if (!st->cmp)
@@ -247,9 +249,11 @@ void state_status(vstate *st, bool error, const char *fmt, ...)
 void state_compare_reset(vstate *st)
 {
 	free_compare(st);
+	size_t ncompared;
+	const dp_algo *const *every = dp_algo_compared(&ncompared);
 	for (int i = 0; i < st->ncmp; i++) {
 		memset(&st->cmp[i], 0, sizeof st->cmp[i]);
-		st->cmp[i].algo = dp_algo_at((size_t)i);
+		st->cmp[i].algo = every[i];
 		st->cmp[i].status = CMP_WAITING;
 	}
 	st->cmp_gen = st->gen;

@@ -5,6 +5,7 @@
  */
 #include "dnnpart/algo.h"
 
+#include <pthread.h>
 #include <string.h>
 
 extern const dp_algo dpi_algo_pardnn;
@@ -19,11 +20,13 @@ extern const dp_algo dpi_algo_dp;
 extern const dp_algo dpi_algo_zero;
 extern const dp_algo dpi_algo_gpipe;
 extern const dp_algo dpi_algo_1f1b;
+extern const dp_algo dpi_algo_ilp;
 
 /* placements first, then the strategies (DESIGN 10) */
 static const dp_algo *const registry[] = {
 	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo, &dpi_algo_metf,
 	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig, &dpi_algo_mincut,
+	&dpi_algo_ilp,
 	&dpi_algo_dp,	  &dpi_algo_zero,   &dpi_algo_gpipe,  &dpi_algo_1f1b,
 };
 
@@ -35,6 +38,8 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->polish = true;
 	o->microbatches = 0;
 	o->tp = 0;
+	o->time_limit_s = 10.0;
+	o->bound = NULL;
 }
 
 size_t dp_algo_count(void)
@@ -84,6 +89,24 @@ const char *dp_algo_names(void)
 const dp_algo *const *dp_algo_all(void)
 {
 	return registry;
+}
+
+static const dp_algo *compared[NREG];
+static size_t ncompared;
+static pthread_once_t compared_once = PTHREAD_ONCE_INIT;
+
+static void compared_fill(void)
+{
+	for (size_t i = 0; i < NREG; i++)
+		if (!registry[i]->on_request)
+			compared[ncompared++] = registry[i];
+}
+
+const dp_algo *const *dp_algo_compared(size_t *n)
+{
+	pthread_once(&compared_once, compared_fill);
+	*n = ncompared;
+	return compared;
 }
 
 dp_status dp_algo_lookup(const char *name, const dp_algo **out, dp_err *err)

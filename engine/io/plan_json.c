@@ -124,6 +124,13 @@ void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *p)
 	dp_json_int(w, "cut_bytes", r->cut_bytes);
 	dp_json_int(w, "cut_edges", r->cut_edges);
 	dp_json_int(w, "transfers", r->nxfers);
+	if (p->proof.has_bound) {
+		/* ilp's proof, in its own model (docs/algorithms.md) */
+		dp_json_bool(w, "optimal", p->proof.optimal);
+		dp_json_num(w, "gap", p->proof.gap); /* null when unknown */
+		dp_json_num(w, "milp_objective_us", p->proof.objective_us);
+		dp_json_num(w, "milp_bound_us", p->proof.bound_us);
+	}
 	dp_json_begin_array(w, "devices");
 	for (int d = 0; r->dev && d < p->k; d++)
 		device_json(w, g, p, d);

@@ -250,6 +250,11 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
 	o = dpi_algo_opts_or_default(o, &def);
 	if (algo->strategize)
 		return run_strategy(g, m, algo, o, p, plan, err);
+	/* the algorithm writes what it proves into the plan's own record */
+	dp_algo_opts mine = *o;
+	dp_algo_bound proof;
+	memset(&proof, 0, sizeof proof);
+	mine.bound = &proof;
 	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 	if (!pl)
 		return nomem(err, "the placement");
@@ -257,7 +262,7 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
 	for (uint32_t u = 0; u < g->nops; u++)
 		pl[u] = -1;
 	double t0 = now_ms();
-	dp_status st = dp_algo_place(algo, g, m, o, p, pl, err);
+	dp_status st = dp_algo_place(algo, g, m, &mine, p, pl, err);
 	double ms = now_ms() - t0;
 	if (!st)
 		st = check_algo_placement(g, m, algo->name, pl, err);
@@ -265,8 +270,10 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
 		free(pl);
 		return st;
 	}
-	return plan_simulate(g, NULL, m, pl, algo->name, o->contention, ms,
-			     plan, err);
+	st = plan_simulate(g, NULL, m, pl, algo->name, o->contention, ms, plan, err);
+	if (!st)
+		plan->proof = proof;
+	return st;
 }
 
 dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,

@@ -6,6 +6,8 @@
  * (returning DP_ECANCELED) and report progress. It returns its best
  * placement even when the memory caps cannot be met: the plan layer
  * simulates it and reports the result as infeasible with the numbers.
+ * (The exact `ilp` is the exception: when its conservative memory model
+ * proves that no placement fits, it says so with DP_EINPUT.)
  *
  * Algorithms must be deterministic: same input, same placement, bit for bit.
  * They must not keep global state, so two may run in two threads at once.
@@ -43,6 +45,22 @@ static inline void dp_progress_report(const dp_progress *p, const char *phase,
 		p->fn(p->ud, phase, fraction);
 }
 
+/* What an exact algorithm (ilp) proves about its placement, in its own
+ * model (docs/algorithms.md, "ilp"): has_bound says it was filled. optimal:
+ * the solver proved that no placement does better in that model; gap:
+ * (objective - bound) / objective, 0 when optimal, NAN when unknown (the
+ * solver was stopped before it reported a bound); objective_us: the
+ * model's makespan of the placement returned; bound_us: the best lower
+ * bound the solver proved on the model's makespan of every placement (NAN
+ * when unknown). Heuristics leave it zeroed. */
+typedef struct dp_algo_bound {
+	bool has_bound;
+	bool optimal;
+	double gap;
+	double objective_us;
+	double bound_us;
+} dp_algo_bound;
+
 typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
 	bool polish; /* pardnn: run the polish phase (default on) */
@@ -50,9 +68,16 @@ typedef struct dp_algo_opts {
 	 * parallel size; 0 = the algorithm's own choice */
 	int microbatches;
 	int tp;
+	/* ilp: the solver's time limit in seconds, > 0 (default 10); the
+	 * best placement found by then is returned */
+	double time_limit_s;
+	/* out: where an exact algorithm writes what it proved (NULL: not
+	 * wanted). dp_plan_run() points it at the plan's own. */
+	dp_algo_bound *bound;
 } dp_algo_opts;
 
-/* Defaults: port contention, polish on, the strategies' own choices. */
+/* Defaults: port contention, polish on, the strategies' own choices, a
+ * time limit of 10 s, no bound. */
 void dp_algo_opts_default(dp_algo_opts *o);
 
 typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,
@@ -76,6 +101,10 @@ typedef struct dp_algo {
 	dp_algo_fn run;	     /* a placement algorithm, or NULL */
 	dp_strategy_fn strategize; /* a strategy algorithm, or NULL: one of
 				      run and strategize is set */
+	/* runs only when named (plan --algo, compare --algos, the explorer's
+	 * `a`): "every algorithm" (dp_algo_compared) leaves it out, because
+	 * it takes seconds by design or refuses large graphs (ilp) */
+	bool on_request;
 } dp_algo;
 
 /* The registry, in display order; the first entry is the default. */
@@ -90,6 +119,10 @@ const char *dp_algo_names(void);
 /* The whole registry as an array of dp_algo_count() entries, in display
  * order, for dp_plan_run_all(); static storage, never NULL. */
 const dp_algo *const *dp_algo_all(void);
+/* What "every algorithm" means (compare without --algos, the explorer's
+ * Compare view): the registry without the on_request entries, in display
+ * order; static storage, never NULL. *n receives their count. */
+const dp_algo *const *dp_algo_compared(size_t *n);
 /* Finds the algorithm called name for a user's setting: DP_OK with *out
  * set, else DP_EINPUT with "unknown algorithm 'NAME' (known: pardnn, ...)"
  * (*out untouched). */

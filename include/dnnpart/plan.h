@@ -50,6 +50,9 @@ typedef struct dp_plan {
 	 * under the first device's cap (peak of the all-on-device-0 schedule) */
 	bool one_device_fits;
 	int64_t one_device_peak;
+	/* what an exact algorithm (ilp) proved about this placement in its own
+	 * model; has_bound false for every other algorithm and for eval */
+	dp_algo_bound proof;
 } dp_plan;
 
 /* Runs algo on g/m and simulates the result. Errors from the algorithm
@@ -162,7 +165,8 @@ void dp_plan_peak_by_role(const dp_graph *g, const dp_plan *plan, int dev,
 /* Writes the plan's metrics as members of the JSON object open in w, with
  * the same keys wherever a plan is written: `plan --json`, `eval --json`,
  * each algorithm of `compare --json` and the "metrics" of a placement file
- * (docs/cli.md lists them). Everything but the roles comes from the plan
+ * (docs/cli.md lists them); a plan with a proof (ilp) adds "optimal",
+ * "gap", "milp_objective_us" and "milp_bound_us". Everything but the roles comes from the plan
  * itself (the devices' caps and speeds as the simulator saw them), so a plan
  * reads the same whoever writes it; g gives each device's peak by role.
  * Deterministic: the planning time is not among them. */

@@ -4,9 +4,14 @@
  * FAIL_AT=N: the Nth call of malloc, calloc or realloc and every later one
  * return NULL with errno ENOMEM (as when memory runs out for good).
  * FAIL_COUNT=1: print "allocs N" (the calls made) on stderr at exit.
- * glibc's __libc_* entry points do the real work, so no dlsym() (which
- * itself allocates) is needed.
+ * glibc's __libc_* entry points do the real work. Only the program's own
+ * allocations count, from main() on: the constructors of the shared
+ * libraries it links (CBC's C++ runtime, for one) allocate before main,
+ * where no program can handle a failure. The shim wraps
+ * __libc_start_main to see main start (dlsym allocates, but only then).
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +22,33 @@ extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
 
 static long calls, fail_at = -1;
+static int in_main;
+
+typedef int (*main_fn)(int, char **, char **);
+static main_fn real_main;
+
+static int counted_main(int argc, char **argv, char **envp)
+{
+	in_main = 1;
+	return real_main(argc, argv, envp);
+}
+
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+		      void (*fini)(void), void (*rtld_fini)(void),
+		      void *stack_end)
+{
+	typedef int (*start_fn)(main_fn, int, char **, void (*)(void),
+				void (*)(void), void (*)(void), void *);
+	start_fn real = (start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+	real_main = main;
+	return real(counted_main, argc, argv, init, fini, rtld_fini,
+		    stack_end);
+}
 
 static int should_fail(void)
 {
+	if (!in_main)
+		return 0;
 	if (fail_at < 0) {
 		const char *e = getenv("FAIL_AT");
 		fail_at = e ? atol(e) : 0;

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""ilp_yardstick.py - how far ilp proves optimality in its time limit, and
+how far the heuristics are from its bound (docs/algorithms.md, "ilp").
+
+For each graph and K in (2, 4): `dnnpart plan --algo ilp --json` (no caps,
+the default link and port contention, --time-limit as given) and
+`dnnpart compare --json` (every other algorithm). Prints one tab-separated
+line per case: graph, ops, K, proven optimal, gap, ilp's wall time (ms),
+ilp's simulated makespan, the MILP's objective and bound, the best
+heuristic and its simulated makespan, and the plan's lower bound (µs).
+
+Graphs: every real graph of ../shared/benchmarks (msr-fiddle layer and
+operator graphs, PipeDream profiles) of at most 400 ops, and random DAGs of
+10 to 80 ops with parallelism (each op takes one or two inputs from the 8
+ops before it; seeded, so the same every run).
+
+Usage: python3 bench/ilp_yardstick.py [--time-limit S] [--shared DIR]
+       [--dnnpart PATH] [--random-only | --real-only]
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+
+def random_graph(n, seed, path):
+    r = random.Random(seed)
+    ops = [{"name": "op%d" % i, "time_us": r.randint(10, 100),
+            "output_bytes": r.randint(100000, 4000000)} for i in range(n)]
+    edges = []
+    for i in range(1, n):
+        srcs = {r.randint(max(0, i - 8), i - 1)
+                for _ in range(r.randint(1, 2))}
+        edges += [{"from": "op%d" % j, "to": "op%d" % i}
+                  for j in sorted(srcs)]
+    with open(path, "w") as f:
+        json.dump({"format": "dnnpart-graph", "version": 1,
+                   "name": "rand%d-%d" % (n, seed), "ops": ops,
+                   "edges": edges}, f)
+
+
+def ops_of(dnnpart, path):
+    p = subprocess.run([dnnpart, "info", path, "--json"],
+                       capture_output=True, text=True)
+    try:
+        return json.loads(p.stdout)["ops"]
+    except (ValueError, KeyError):
+        return None
+
+
+def case(dnnpart, path, name, k, limit):
+    base = [path, "-k", str(k), "--mem", "inf", "--json"]
+    p = subprocess.run([dnnpart, "plan"] + base +
+                       ["--algo", "ilp", "--time-limit", str(limit)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        print("%s\t-\t%d\terror: %s" % (name, k, p.stderr.strip()),
+              flush=True)
+        return
+    d = json.loads(p.stdout)
+    c = subprocess.run([dnnpart, "compare"] + base, capture_output=True,
+                       text=True)
+    best = ("-", float("nan"))
+    try:
+        for a in json.loads(c.stdout)["algorithms"]:
+            ms = a.get("makespan_us")
+            if ms is not None and a.get("feasible") and \
+                    (best[0] == "-" or ms < best[1]):
+                best = (a["algorithm"], ms)
+    except (ValueError, KeyError):
+        pass
+
+    def num(v):
+        return "-" if v is None else "%.1f" % v
+
+    gap = d["gap"]
+    print("\t".join([name, str(d["ops"]), str(k),
+                     "yes" if d["optimal"] else "no",
+                     "-" if gap is None else "%.2f%%" % (100 * gap),
+                     "%.0f" % d["plan_ms"], num(d["makespan_us"]),
+                     num(d["milp_objective_us"]), num(d["milp_bound_us"]),
+                     best[0], num(best[1]), num(d["lower_bound_us"])]),
+          flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--time-limit", default="10")
+    ap.add_argument("--shared", default="../shared/benchmarks")
+    ap.add_argument("--dnnpart", default="./dnnpart")
+    ap.add_argument("--random-only", action="store_true")
+    ap.add_argument("--real-only", action="store_true")
+    a = ap.parse_args()
+    print("graph\tops\tK\toptimal\tgap\tilp_ms\tilp_makespan_us\t"
+          "milp_objective_us\tmilp_bound_us\tbest_heuristic\t"
+          "best_makespan_us\tlower_bound_us")
+    if not a.random_only:
+        real = []
+        for sub in ("msr-fiddle/throughput-inputs/LayerGraphs",
+                    "msr-fiddle/throughput-inputs/OperatorGraphs"):
+            d = os.path.join(a.shared, sub)
+            if os.path.isdir(d):
+                real += [os.path.join(d, f) for f in sorted(os.listdir(d))]
+        pd = os.path.join(a.shared, "pipedream")
+        if os.path.isdir(pd):
+            real += [os.path.join(pd, m, "graph.txt")
+                     for m in sorted(os.listdir(pd))
+                     if os.path.isfile(os.path.join(pd, m, "graph.txt"))]
+        sized = [(ops_of(a.dnnpart, p), p) for p in real]
+        for n, p in sorted((n, p) for n, p in sized if n and n <= 400):
+            name = os.path.relpath(p, a.shared)
+            for k in (2, 4):
+                case(a.dnnpart, p, name, k, a.time_limit)
+    if not a.real_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            for n in (10, 15, 20, 30, 40, 60, 80):
+                for seed in (1, 2):
+                    p = os.path.join(tmp, "rand%d-%d.json" % (n, seed))
+                    random_graph(n, seed, p)
+                    for k in (2, 4):
+                        case(a.dnnpart, p, "random/%d-%d" % (n, seed), k,
+                             a.time_limit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+/* ilp_lp.c - a sparse MILP that grows column by column and row by row,
+ * for ilp's model (see ilp.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/ilp.h"
+
+bool dpi_ilp_lp_col(ilp_lp *lp, double lo, double hi, double obj, bool integ,
+		    int *col)
+{
+	if (lp->ncols == lp->ccap) {
+		int nc = lp->ccap ? lp->ccap * 2 : 1024;
+		double *a = realloc(lp->clo, (size_t)nc * sizeof *a);
+		if (!a)
+			return false;
+		lp->clo = a;
+		if (!(a = realloc(lp->chi, (size_t)nc * sizeof *a)))
+			return false;
+		lp->chi = a;
+		if (!(a = realloc(lp->obj, (size_t)nc * sizeof *a)))
+			return false;
+		lp->obj = a;
+		char *c = realloc(lp->is_int, (size_t)nc);
+		if (!c)
+			return false;
+		lp->is_int = c;
+		lp->ccap = nc;
+	}
+	int j = lp->ncols++;
+	lp->clo[j] = lo;
+	lp->chi[j] = hi;
+	lp->obj[j] = obj;
+	lp->is_int[j] = integ ? 1 : 0;
+	if (col)
+		*col = j;
+	return true;
+}
+
+/* Adds one coefficient to the row being built (the rows are closed by
+ * lp_row_end). */
+bool dpi_ilp_lp_nz(ilp_lp *lp, int col, double v)
+{
+	if (v == 0)
+		return true;
+	if (lp->nnz == lp->nzcap) {
+		int nc = lp->nzcap ? lp->nzcap * 2 : 4096;
+		int *ix = realloc(lp->ridx, (size_t)nc * sizeof *ix);
+		if (!ix)
+			return false;
+		lp->ridx = ix;
+		double *vv = realloc(lp->rval, (size_t)nc * sizeof *vv);
+		if (!vv)
+			return false;
+		lp->rval = vv;
+		lp->nzcap = nc;
+	}
+	lp->ridx[lp->nnz] = col;
+	lp->rval[lp->nnz++] = v;
+	return true;
+}
+
+bool dpi_ilp_lp_row_end(ilp_lp *lp, double lo, double hi)
+{
+	if (lp->nrows + 1 >= lp->rcap) {
+		int nc = lp->rcap ? lp->rcap * 2 : 1024;
+		int *rs = realloc(lp->rstart, (size_t)(nc + 1) * sizeof *rs);
+		if (!rs)
+			return false;
+		lp->rstart = rs;
+		double *a = realloc(lp->rlo, (size_t)nc * sizeof *a);
+		if (!a)
+			return false;
+		lp->rlo = a;
+		if (!(a = realloc(lp->rhi, (size_t)nc * sizeof *a)))
+			return false;
+		lp->rhi = a;
+		if (lp->rcap == 0)
+			lp->rstart[0] = 0;
+		lp->rcap = nc;
+	}
+	lp->rlo[lp->nrows] = lo;
+	lp->rhi[lp->nrows] = hi;
+	lp->rstart[++lp->nrows] = lp->nnz;
+	return true;
+}
+
+void dpi_ilp_lp_free(ilp_lp *lp)
+{
+	free(lp->clo);
+	free(lp->chi);
+	free(lp->obj);
+	free(lp->is_int);
+	free(lp->rstart);
+	free(lp->ridx);
+	free(lp->rval);
+	free(lp->rlo);
+	free(lp->rhi);
+	memset(lp, 0, sizeof *lp);
+}
