@@ -126,7 +126,8 @@ static int32_t backward_stage(const dp_graph *g, const uint8_t *kd,
 	uint32_t mir = dpi_pipe_mirror(g, u);
 	if (g->ops[u].pin >= 0)
 		want = g->ops[u].pin;
-	else if (mir != UINT32_MAX && stage[mir] >= 0)
+	else if (mir != UINT32_MAX && stage[mir] >= 0 &&
+		 dp_op_role(g, mir) != DP_ROLE_PARAM)
 		want = stage[mir] < cap ? stage[mir] : cap;
 	else if (has_bwd)
 		want = cap;

@@ -80,9 +80,18 @@ static uint32_t find_prefix(const dp_graph *g, char *buf, size_t len,
 			    bool update)
 {
 	for (;;) {
-		buf[len] = '\0';
-		uint32_t v = dp_graph_find(g, buf);
-		if (v != UINT32_MAX) {
+		/* "conv1/Conv2D_grad" names conv1/Conv2D (TensorFlow) */
+		for (int cut = 0; cut < 2; cut++) {
+			size_t n = len;
+			if (cut && (n <= 5 || memcmp(buf + n - 5, "_grad", 5)))
+				break;
+			n -= cut ? 5 : 0;
+			char keep = buf[n];
+			buf[n] = '\0';
+			uint32_t v = dp_graph_find(g, buf);
+			buf[n] = keep;
+			if (v == UINT32_MAX)
+				continue;
 			dpi_pipe_kind k = role_kind(g, v);
 			dp_role r = dp_op_role(g, v);
 			if (update ? r == DP_ROLE_PARAM
