@@ -13,10 +13,14 @@
  *   backward  the stage of the forward op it mirrors (dpi_pipe_mirror:
  *   grad      by name), but never later than a backward op that feeds it
  *             (backward data goes to the same or an earlier stage); without
- *             a mirror, the earliest stage of the backward ops that feed
- *             it, else the latest of its forward inputs, else the last;
+ *             a mirror, or when it mirrors a param (a sum of a shared
+ *             weight's gradients), the earliest stage of the backward ops
+ *             that feed it, else the latest of its forward inputs, else
+ *             the last;
  *   update    the stage of the param it mirrors, else the latest stage of
  *             its inputs.
+ * Pins are honoured (stage s runs on device s) where the stage order
+ * allows it, and refused with the ops' names where it does not.
  * M: dp_algo_opts.microbatches, or 0 for 4 S, or, when the graph has a
  * batch dim, the largest divisor of its size (the gcd over the ops) that is
  * at most 4 S.
