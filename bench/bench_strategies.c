@@ -11,20 +11,13 @@
  *       plan has ("sim S"); then "rss_kb N" and "result MAKESPAN PEAK0
  *       LABEL".
  *
- * Add a case to the table below to time another strategy. A graph called
- * gen-N-bB.json is generated (N ops, batch B, seed 1) into the graphs
- * folder the first time. A graph NAME@bB is NAME planned at batch size B
- * (dp_graph_with_batch, as --batch does): the samples' batch is 1, which
- * no M > 1 divides.
+ * Add a case to the table below to time another strategy.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "bench.h"
-#include "dnnpart/gen.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
@@ -37,11 +30,8 @@ typedef struct strat_case {
 } strat_case;
 
 static const strat_case cases[] = {
-	{"gpt2-xl.json@b32", "1f1b", 8, 32},
-	{"gpt2-xl.json@b32", "gpipe", 8, 32},
-	/* dp and zero need a batch that K divides: the samples' is 1 */
-	{"gen-100000-b64.json", "dp", 16, 0},
-	{"gen-100000-b64.json", "zero", 16, 0},
+	{"gpt2-xl.json", "1f1b", 8, 32},
+	{"gpt2-xl.json", "gpipe", 8, 32},
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -68,22 +58,8 @@ int bench_strategy_child(int argc, char **argv)
 	dp_err err;
 	dp_err_clear(&err);
 	dp_graph *g = NULL;
-	char path[1024];
-	snprintf(path, sizeof path, "%s", argv[1]);
-	char *at = strrchr(path, '@');
-	long long batch = 0;
-	if (at && sscanf(at, "@b%lld", &batch) == 1)
-		*at = '\0';
-	if (dp_graph_load(path, DP_FMT_AUTO, &g, &err))
+	if (dp_graph_load(argv[1], DP_FMT_AUTO, &g, &err))
 		return child_fail(&err);
-	if (batch > 0) {
-		dp_graph *gb = NULL;
-		dp_status bs = dp_graph_with_batch(g, batch, &gb, &err);
-		dp_graph_free(g);
-		if (bs)
-			return child_fail(&err);
-		g = gb;
-	}
 	dp_machine m;
 	if (dp_machine_init(&m, k, &err)) {
 		dp_graph_free(g);
@@ -154,45 +130,13 @@ static double min_of(const char *out, const char *key)
 	return best;
 }
 
-/* The path of a case's graph: a sample, or gen-N-bB.json generated into
- * the graphs folder when it is not there yet. -1 on failure. */
-static int graph_path(const bench_cfg *cfg, const char *name, char *path,
-		      size_t n)
-{
-	unsigned ops, batch;
-	if (sscanf(name, "gen-%u-b%u.json", &ops, &batch) != 2) {
-		snprintf(path, n, "%s/%s", cfg->samples_dir, name);
-		return 0;
-	}
-	snprintf(path, n, "%s/%s", cfg->graphs_dir, name);
-	if (access(path, R_OK) == 0)
-		return 0;
-	mkdir(cfg->graphs_dir, 0777);
-	dp_gen_opts o;
-	dp_gen_opts_default(&o);
-	o.ops = ops;
-	o.batch = batch;
-	o.seed = 1;
-	dp_graph *g = NULL;
-	dp_err err;
-	char msg[1200];
-	if (dp_gen_graph(&o, &g, &err) || dp_gen_write_json(path, g, &err)) {
-		fprintf(stderr, "bench: %s: %s\n", name,
-			dp_err_format(&err, msg, sizeof msg));
-		dp_graph_free(g);
-		return -1;
-	}
-	dp_graph_free(g);
-	return 0;
-}
-
 int bench_strategies(const bench_cfg *cfg)
 {
 	int runs = cfg->quick ? 1 : 3, rc = 0;
 	printf("\n== strategies: strategize, lower and simulate (best of %d), "
 	       "peak RSS ==\n",
 	       runs);
-	printf("%-19s %-6s %3s %4s %10s %10s %10s %9s %8s  %s\n", "graph",
+	printf("%-14s %-6s %3s %4s %10s %10s %10s %9s %8s  %s\n", "graph",
 	       "algo", "K", "M", "strat ms", "lower ms", "sim ms", "ops",
 	       "RSS MiB", "label");
 	cJSON *root = bench_env_json(cfg, "strategies");
@@ -200,10 +144,8 @@ int bench_strategies(const bench_cfg *cfg)
 	for (size_t i = 0; i < NCASES; i++) {
 		const strat_case *sc = &cases[i];
 		char path[1024], ks[16], ms[16], rs[16];
-		if (graph_path(cfg, sc->graph, path, sizeof path)) {
-			rc = 1;
-			continue;
-		}
+		snprintf(path, sizeof path, "%s/%s", cfg->samples_dir,
+			 sc->graph);
 		snprintf(ks, sizeof ks, "%d", sc->k);
 		snprintf(ms, sizeof ms, "%d", sc->m);
 		snprintf(rs, sizeof rs, "%d", runs);
@@ -239,7 +181,7 @@ int bench_strategies(const bench_cfg *cfg)
 		if (res)
 			sscanf(res + 8, "%lf %lld %63[^\n]", &makespan, &peak0,
 			       label);
-		printf("%-19s %-6s %3d %4d %10.1f %10.1f %10.1f %9u %8.0f  "
+		printf("%-14s %-6s %3d %4d %10.1f %10.1f %10.1f %9u %8.0f  "
 		       "%s\n",
 		       sc->graph, sc->algo, sc->k, sc->m, st * 1e3, lo * 1e3,
 		       si * 1e3, ops, c.maxrss_kb / 1024.0, label);
