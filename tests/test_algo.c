@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "dnnpart/algo.h"
-#include "dnnpart/strategy.h"
 #include "dnnpart/machine.h"
+#include "dnnpart/strategy.h"
 #include "lib/testlib.h"
 
 static void test_algo_all_is_the_registry_in_order(void)

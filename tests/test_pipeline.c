@@ -534,6 +534,41 @@ static void test_microbatches_must_divide_the_batch(void)
 	dp_graph_free(g);
 }
 
+/* An op marked forward that depends on a backward op (a loader that marks
+ * ops by name can leave one so) runs in the backward pass: the pipeline
+ * takes it as backward, so nothing backward ever feeds a forward op. */
+static void test_forward_after_backward_is_backward(void)
+{
+	dp_graph *g = dp_graph_new("late");
+	uint32_t f0 = op(g, "f0", 8, 0, DP_ROLE_FORWARD);
+	uint32_t f1 = op(g, "f1", 8, 0, DP_ROLE_FORWARD);
+	uint32_t b1 = op(g, "f1/grad", 8, 0, DP_ROLE_BACKWARD);
+	uint32_t t = op(g, "gradients/tuple", 0, 0, DP_ROLE_FORWARD);
+	uint32_t b0 = op(g, "f0/grad", 8, 0, DP_ROLE_BACKWARD);
+	edge(g, f0, f1);
+	edge(g, f1, b1);
+	edge(g, b1, t);
+	edge(g, t, b0);
+	edge(g, f0, b0);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	machine(&m, 2, 1e6);
+	run x;
+	if (run_pipe("gpipe", g, &m, 2, &x)) {
+		/* the cut sees f0 and f1 only: one each */
+		CHECK_INT(x.s.pipe.stage[f0], 0);
+		CHECK_INT(x.s.pipe.stage[f1], 1);
+		/* the tuple is backward: at most its input's stage */
+		CHECK(x.s.pipe.stage[t] <= 1);
+		/* per stage: F0 F1 B0 B1 of 4 us, the backward of stage 0
+		 * after stage 1's: 4 (forward bubble) + 8 + 8 + 4 */
+		CHECK_NEAR(x.r.makespan, 2 * (2 + 2 - 1) * 4.0, 0);
+		run_free(&x);
+	}
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 /* Pins: stage s runs on device s, so a pinned op goes to its pin's stage
  * and the ops around it move as the stage order needs; pins against that
  * order are refused, named. */
@@ -629,5 +664,6 @@ TEST_MAIN(TEST(test_gpipe_forward_makespan_is_m_plus_s_minus_1),
 	  TEST(test_invariants_on_random_graphs),
 	  TEST(test_check_names_what_is_wrong),
 	  TEST(test_microbatches_must_divide_the_batch),
+	  TEST(test_forward_after_backward_is_backward),
 	  TEST(test_builtins_honour_pins_or_say_why_not),
 	  TEST(test_lowering_cancels_and_repeats))

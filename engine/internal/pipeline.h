@@ -5,11 +5,11 @@
  *   once      param and update ops: one copy per step;
  *   forward   input, forward and loss ops, and ops without a role: one copy
  *             per micro-batch, in the forward blocks of their stage;
- *   backward  backward and grad ops: one copy per micro-batch, in the
- *             backward blocks of their stage.
+ *   backward  backward and grad ops, and forward ones that depend on
+ *             them: one copy per micro-batch, in the backward blocks of
+ *             their stage.
  * Forward data flows to the same or a later stage, backward data to the
- * same or an earlier one; forward ops feed backward ones on any stage; a
- * backward op never feeds a forward one.
+ * same or an earlier one; forward ops feed backward ones on any stage.
  */
 #ifndef DNNPART_PIPELINE_H
 #define DNNPART_PIPELINE_H
@@ -25,8 +25,14 @@ typedef enum dpi_pipe_kind {
 	DPI_PIPE_BWD
 } dpi_pipe_kind;
 
-/* The kind of op u (by its role). */
-dpi_pipe_kind dpi_pipe_kind_of(const dp_graph *g, uint32_t u);
+/* The kind of every op of g, indexed by op: by its role, except that an op
+ * of the forward kind that depends on one of the backward kind (through a
+ * data or a control edge) is of the backward kind too, since it runs after
+ * the backward pass has begun (a loader that marks ops by name may leave
+ * such an op, e.g. a control_dependency tuple under gradients/, without
+ * the backward role). A malloc'ed array of dpi_pipe_kind values, or NULL
+ * when out of memory. */
+uint8_t *dpi_pipe_kinds(const dp_graph *g);
 
 /* How the micro-batch copies of op u (of the forward or backward kind)
  * share its cost. *time_split: each copy takes time / M and temp / M

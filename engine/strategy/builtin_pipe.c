@@ -13,10 +13,14 @@
  *   backward  the stage of the forward op it mirrors (dpi_pipe_mirror:
  *   grad      by name), but never later than a backward op that feeds it
  *             (backward data goes to the same or an earlier stage); without
- *             a mirror, the earliest stage of the backward ops that feed
- *             it, else the latest of its forward inputs, else the last;
+ *             a mirror, or when it mirrors a param (a sum of a shared
+ *             weight's gradients), the earliest stage of the backward ops
+ *             that feed it, else the latest of its forward inputs, else
+ *             the last;
  *   update    the stage of the param it mirrors, else the latest stage of
  *             its inputs.
+ * Pins are honoured (stage s runs on device s) where the stage order
+ * allows it, and refused with the ops' names where it does not.
  * M: dp_algo_opts.microbatches, or 0 for 4 S, or, when the graph has a
  * batch dim, the largest divisor of its size (the gcd over the ops) that is
  * at most 4 S.
@@ -83,13 +87,14 @@ static void cut_forward(const double *t, uint32_t n, int S, int32_t *st)
 	}
 }
 
-static int32_t min_succ_stage(const dp_graph *g, const int32_t *stage,
-			      uint32_t u, bool forward_only)
+static int32_t min_succ_stage(const dp_graph *g, const uint8_t *kd,
+			      const int32_t *stage, uint32_t u,
+			      bool forward_only)
 {
 	int32_t best = -1;
 	for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
 		uint32_t v = g->edges[g->succ_edge[j]].to;
-		if (forward_only && dpi_pipe_kind_of(g, v) != DPI_PIPE_FWD)
+		if (forward_only && (dpi_pipe_kind)kd[v] != DPI_PIPE_FWD)
 			continue;
 		if (stage[v] >= 0 && (best < 0 || stage[v] < best))
 			best = stage[v];
@@ -100,15 +105,16 @@ static int32_t min_succ_stage(const dp_graph *g, const int32_t *stage,
 /* Backward op u's stage, at least lo (a pin among its backward
  * descendants) and at most the earliest stage of its backward inputs;
  * *against gets the input that is earlier than lo, when one is. */
-static int32_t backward_stage(const dp_graph *g, const int32_t *stage,
-			      uint32_t u, int S, int32_t lo, uint32_t *against)
+static int32_t backward_stage(const dp_graph *g, const uint8_t *kd,
+			      const int32_t *stage, uint32_t u, int S,
+			      int32_t lo, uint32_t *against)
 {
 	int32_t cap = S - 1, fmax = -1;
 	bool has_bwd = false;
 	*against = UINT32_MAX;
 	for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
 		uint32_t p = g->edges[g->pred_edge[j]].from;
-		dpi_pipe_kind k = dpi_pipe_kind_of(g, p);
+		dpi_pipe_kind k = (dpi_pipe_kind)kd[p];
 		if (k == DPI_PIPE_BWD) {
 			has_bwd = true;
 			if (stage[p] < cap) {
@@ -124,7 +130,8 @@ static int32_t backward_stage(const dp_graph *g, const int32_t *stage,
 	uint32_t mir = dpi_pipe_mirror(g, u);
 	if (g->ops[u].pin >= 0)
 		want = g->ops[u].pin;
-	else if (mir != UINT32_MAX && stage[mir] >= 0)
+	else if (mir != UINT32_MAX && stage[mir] >= 0 &&
+		 dp_op_role(g, mir) != DP_ROLE_PARAM)
 		want = stage[mir] < cap ? stage[mir] : cap;
 	else if (has_bwd)
 		want = cap;
@@ -151,8 +158,8 @@ static int32_t update_stage(const dp_graph *g, const int32_t *stage, uint32_t u)
  * the earliest pin among its forward descendants (its latest legal stage),
  * and for a backward op the latest pin among its backward descendants (its
  * earliest legal stage). A pin beyond the last stage is refused. */
-static dp_status pin_bounds(const dp_graph *g, int S, const char *name,
-			    int32_t *bound, dp_err *err)
+static dp_status pin_bounds(const dp_graph *g, const uint8_t *kd, int S,
+			    const char *name, int32_t *bound, dp_err *err)
 {
 	for (uint32_t k = g->nops; k-- > 0;) {
 		uint32_t u = g->topo[k];
@@ -164,14 +171,14 @@ static dp_status pin_bounds(const dp_graph *g, int S, const char *name,
 					  "devices 0..%d",
 					  name, dp_graph_op_name(g, u),
 					  (int)pin, S, S - 1);
-		dpi_pipe_kind ku = dpi_pipe_kind_of(g, u);
+		dpi_pipe_kind ku = (dpi_pipe_kind)kd[u];
 		if (ku == DPI_PIPE_ONCE)
 			continue;
 		bool fwd = ku == DPI_PIPE_FWD;
 		int32_t b = pin >= 0 ? pin : fwd ? S - 1 : 0;
 		for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
 			uint32_t v = g->edges[g->succ_edge[j]].to;
-			if (dpi_pipe_kind_of(g, v) != ku)
+			if ((dpi_pipe_kind)kd[v] != ku)
 				continue;
 			if (fwd ? bound[v] < b : bound[v] > b)
 				b = bound[v];
@@ -217,20 +224,20 @@ static dp_status pin_conflict(const dp_graph *g, const char *name,
 
 /* Moves each forward op into [latest stage of its forward inputs (or its
  * pin), bound]: its cut stage when that is legal. */
-static dp_status clamp_forward(const dp_graph *g, const char *name,
-			       const int32_t *bound, int32_t *stage,
-			       dp_err *err)
+static dp_status clamp_forward(const dp_graph *g, const uint8_t *kd,
+			       const char *name, const int32_t *bound,
+			       int32_t *stage, dp_err *err)
 {
 	for (uint32_t k = 0; k < g->nops; k++) {
 		uint32_t u = g->topo[k];
-		if (dpi_pipe_kind_of(g, u) != DPI_PIPE_FWD)
+		if ((dpi_pipe_kind)kd[u] != DPI_PIPE_FWD)
 			continue;
 		int32_t pin = g->ops[u].pin;
 		int32_t lo = pin >= 0 ? pin : 0;
 		uint32_t arg = UINT32_MAX;
 		for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
 			uint32_t p = g->edges[g->pred_edge[j]].from;
-			if (dpi_pipe_kind_of(g, p) == DPI_PIPE_FWD &&
+			if ((dpi_pipe_kind)kd[p] == DPI_PIPE_FWD &&
 			    stage[p] > lo) {
 				lo = stage[p];
 				arg = p;
@@ -246,12 +253,13 @@ static dp_status clamp_forward(const dp_graph *g, const char *name,
 }
 
 /* Fills stage (nops, -1 on entry) with S stages; *S_out gets S. */
-static dp_status assign_stages(const dp_graph *g, int K, const char *name,
-			       int32_t *stage, int *S_out, dp_err *err)
+static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int K,
+			       const char *name, int32_t *stage, int *S_out,
+			       dp_err *err)
 {
 	uint32_t nf = 0;
 	for (uint32_t u = 0; u < g->nops; u++)
-		nf += dpi_pipe_kind_of(g, u) == DPI_PIPE_FWD;
+		nf += (dpi_pipe_kind)kd[u] == DPI_PIPE_FWD;
 	int S = nf < (uint32_t)K ? (int)nf : K;
 	S = S < 1 ? 1 : S;
 	size_t n = g->nops ? g->nops : 1;
@@ -267,27 +275,28 @@ static dp_status assign_stages(const dp_graph *g, int K, const char *name,
 	}
 	uint32_t i = 0;
 	for (uint32_t k = 0; k < g->nops; k++)
-		if (dpi_pipe_kind_of(g, g->topo[k]) == DPI_PIPE_FWD)
+		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
 			t[i++] = g->ops[g->topo[k]].time_us;
 	cut_forward(t, nf, S, fs);
 	i = 0;
 	for (uint32_t k = 0; k < g->nops; k++)
-		if (dpi_pipe_kind_of(g, g->topo[k]) == DPI_PIPE_FWD)
+		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
 			stage[g->topo[k]] = fs[i++];
 	free(t);
 	free(fs);
-	dp_status st = pin_bounds(g, S, name, bound, err);
+	dp_status st = pin_bounds(g, kd, S, name, bound, err);
 	if (!st)
-		st = clamp_forward(g, name, bound, stage, err);
+		st = clamp_forward(g, kd, name, bound, stage, err);
 	for (uint32_t u = 0; !st && u < g->nops; u++)
 		if (dp_op_role(g, u) == DP_ROLE_PARAM)
-			stage[u] = min_succ_stage(g, stage, u, true);
+			stage[u] = min_succ_stage(g, kd, stage, u, true);
 	for (uint32_t k = 0; !st && k < g->nops; k++) {
 		uint32_t u = g->topo[k];
-		if (dpi_pipe_kind_of(g, u) != DPI_PIPE_BWD)
+		if ((dpi_pipe_kind)kd[u] != DPI_PIPE_BWD)
 			continue;
 		uint32_t against;
-		stage[u] = backward_stage(g, stage, u, S, bound[u], &against);
+		stage[u] =
+			backward_stage(g, kd, stage, u, S, bound[u], &against);
 		if (against != UINT32_MAX ||
 		    (g->ops[u].pin >= 0 && stage[u] != g->ops[u].pin))
 			st = pin_conflict(g, name, "backward", u, against,
@@ -295,7 +304,7 @@ static dp_status assign_stages(const dp_graph *g, int K, const char *name,
 	}
 	for (uint32_t u = 0; !st && u < g->nops; u++)
 		if (dp_op_role(g, u) == DP_ROLE_PARAM && stage[u] < 0) {
-			int32_t s = min_succ_stage(g, stage, u, false);
+			int32_t s = min_succ_stage(g, kd, stage, u, false);
 			stage[u] = s >= 0 ? s : 0;
 		}
 	for (uint32_t k = 0; !st && k < g->nops; k++) {
@@ -304,8 +313,7 @@ static dp_status assign_stages(const dp_graph *g, int K, const char *name,
 			stage[u] = update_stage(g, stage, u);
 	}
 	for (uint32_t u = 0; !st && u < g->nops; u++)
-		if (dpi_pipe_kind_of(g, u) == DPI_PIPE_ONCE &&
-		    g->ops[u].pin >= 0)
+		if ((dpi_pipe_kind)kd[u] == DPI_PIPE_ONCE && g->ops[u].pin >= 0)
 			stage[u] = g->ops[u].pin;
 	free(bound);
 	*S_out = S;
@@ -323,14 +331,14 @@ static int64_t gcd64(int64_t a, int64_t b)
 }
 
 /* The default number of micro-batches for S stages (see the top). */
-static int default_microbatches(const dp_graph *g, int S)
+static int default_microbatches(const dp_graph *g, const uint8_t *kd, int S)
 {
 	int64_t want = 4 * (int64_t)S, G = 0;
 	if (want > DP_MAX_MICROBATCHES)
 		want = DP_MAX_MICROBATCHES;
 	const char *bd = dp_graph_batch_dim(g);
 	for (uint32_t u = 0; bd[0] && u < g->nops; u++) {
-		if (dpi_pipe_kind_of(g, u) == DPI_PIPE_ONCE)
+		if ((dpi_pipe_kind)kd[u] == DPI_PIPE_ONCE)
 			continue;
 		int i = dp_op_find_dim(g, u, bd);
 		if (i < 0)
@@ -370,20 +378,26 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 	for (uint32_t u = 0; u < g->nops; u++)
 		stage[u] = -1;
 	int S = 1;
-	st = assign_stages(g, m->k, name, stage, &S, err);
+	uint8_t *kd = dpi_pipe_kinds(g);
+	st = kd ? assign_stages(g, kd, m->k, name, stage, &S, err)
+		: dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			     "out of memory while cutting a pipeline");
 	dp_strategy s;
 	dp_strategy_init(&s);
 	if (!st)
 		st = dp_strategy_alloc(&s, DP_STRAT_PIPELINE, g, S, err);
 	if (st) {
 		free(stage);
+		free(kd);
 		return st;
 	}
 	if (g->nops)
 		memcpy(s.pipe.stage, stage, (size_t)g->nops * sizeof *stage);
 	free(stage);
-	s.pipe.microbatches = o->microbatches > 0 ? o->microbatches
-						  : default_microbatches(g, S);
+	s.pipe.microbatches = o->microbatches > 0
+				      ? o->microbatches
+				      : default_microbatches(g, kd, S);
+	free(kd);
 	s.pipe.schedule = sch;
 	snprintf(s.label, sizeof s.label, "%s S=%d M=%d", name, S,
 		 s.pipe.microbatches);

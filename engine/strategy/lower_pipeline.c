@@ -33,6 +33,7 @@ typedef struct lctx {
 	dp_err *err;
 	dpi_lower_buf b;
 	int S, M;
+	uint8_t *kind;	   /* user's op -> dpi_pipe_kind */
 	uint32_t total;	   /* lowered ops */
 	uint32_t *base;	   /* user's op -> its first lowered op */
 	uint32_t *acc;	   /* user's op -> its acc@m1, or 0: none */
@@ -58,7 +59,7 @@ static int32_t stage_device(const dp_strategy *s, int32_t stage)
 
 static int32_t block_of(const lctx *c, uint32_t u, int micro)
 {
-	int phase = dpi_pipe_kind_of(c->g, u) == DPI_PIPE_BWD;
+	int phase = c->kind[u] == DPI_PIPE_BWD;
 	return (c->s->pipe.stage[u] * 2 + phase) * c->M + micro;
 }
 
@@ -72,11 +73,11 @@ static dp_status edge(lctx *c, uint32_t from, uint32_t to, int64_t bytes,
 	return dpi_lower_edge(&c->b, from, to, bytes, control, c->err);
 }
 
-static bool feeds_once(const dp_graph *g, uint32_t u)
+static bool feeds_once(const dp_graph *g, const uint8_t *kind, uint32_t u)
 {
 	for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
 		const dp_edge *e = &g->edges[g->succ_edge[j]];
-		if (!e->control && dpi_pipe_kind_of(g, e->to) == DPI_PIPE_ONCE)
+		if (!e->control && kind[e->to] == DPI_PIPE_ONCE)
 			return true;
 	}
 	return false;
@@ -108,7 +109,7 @@ static dp_status lower_op(lctx *c, uint32_t u)
 		.role = DP_ROLE_NONE,
 	};
 	c->base[u] = c->b.g->nops;
-	if (dpi_pipe_kind_of(c->g, u) == DPI_PIPE_ONCE) {
+	if (c->kind[u] == DPI_PIPE_ONCE) {
 		snprintf(c->name, c->name_cap, "%s", dp_graph_op_name(c->g, u));
 		uint32_t id;
 		dp_status st = dpi_lower_add(&c->b, c->name, &lo, &id, c->err);
@@ -158,8 +159,8 @@ static dp_status lower_edge(lctx *c, const dp_edge *e)
 {
 	const dp_graph *g = c->g;
 	uint32_t u = e->from, v = e->to;
-	bool ou = dpi_pipe_kind_of(g, u) == DPI_PIPE_ONCE;
-	bool ov = dpi_pipe_kind_of(g, v) == DPI_PIPE_ONCE;
+	bool ou = c->kind[u] == DPI_PIPE_ONCE;
+	bool ov = c->kind[v] == DPI_PIPE_ONCE;
 	int M = c->M;
 	dp_status st = DP_OK;
 	if (ou && ov)
@@ -316,12 +317,12 @@ static dp_status count_ops(lctx *c)
 		size_t len = strlen(dp_graph_op_name(g, u));
 		longest = len > longest ? len : longest;
 		c->acc[u] = 0;
-		if (dpi_pipe_kind_of(g, u) == DPI_PIPE_ONCE) {
+		if (c->kind[u] == DPI_PIPE_ONCE) {
 			total++;
 			continue;
 		}
 		total += (uint64_t)c->M;
-		if (c->M > 1 && feeds_once(g, u)) {
+		if (c->M > 1 && feeds_once(g, c->kind, u)) {
 			c->acc[u] = 1; /* set to its id when added */
 			total += (uint64_t)c->M - 1;
 		}
@@ -344,6 +345,7 @@ static dp_status count_ops(lctx *c)
 
 static void ctx_free(lctx *c)
 {
+	free(c->kind);
 	free(c->base);
 	free(c->acc);
 	free(c->blk);
@@ -371,7 +373,8 @@ dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
 	size_t n = g->nops ? g->nops : 1;
 	c.base = malloc(n * sizeof *c.base);
 	c.acc = malloc(n * sizeof *c.acc);
-	dp_status st = c.base && c.acc ? count_ops(&c) : nomem(err);
+	c.kind = dpi_pipe_kinds(g);
+	dp_status st = c.base && c.acc && c.kind ? count_ops(&c) : nomem(err);
 	bool begun = false;
 	if (!st) {
 		st = dpi_lower_begin(&c.b, g, c.total, err);

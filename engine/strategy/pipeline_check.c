@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-dpi_pipe_kind dpi_pipe_kind_of(const dp_graph *g, uint32_t u)
+static dpi_pipe_kind role_kind(const dp_graph *g, uint32_t u)
 {
 	switch (dp_op_role(g, u)) {
 	case DP_ROLE_PARAM:
@@ -20,6 +20,23 @@ dpi_pipe_kind dpi_pipe_kind_of(const dp_graph *g, uint32_t u)
 	default:
 		return DPI_PIPE_FWD;
 	}
+}
+
+uint8_t *dpi_pipe_kinds(const dp_graph *g)
+{
+	uint8_t *kd = malloc(g->nops ? g->nops : 1);
+	if (!kd)
+		return NULL;
+	for (uint32_t i = 0; i < g->nops; i++) {
+		uint32_t u = g->topo[i];
+		dpi_pipe_kind k = role_kind(g, u);
+		for (uint32_t j = g->pred_off[u];
+		     k == DPI_PIPE_FWD && j < g->pred_off[u + 1]; j++)
+			if (kd[g->edges[g->pred_edge[j]].from] == DPI_PIPE_BWD)
+				k = DPI_PIPE_BWD;
+		kd[u] = (uint8_t)k;
+	}
+	return kd;
 }
 
 /* Index of the graph's batch dim among u's dims; -1 when the graph has no
@@ -63,10 +80,19 @@ static uint32_t find_prefix(const dp_graph *g, char *buf, size_t len,
 			    bool update)
 {
 	for (;;) {
-		buf[len] = '\0';
-		uint32_t v = dp_graph_find(g, buf);
-		if (v != UINT32_MAX) {
-			dpi_pipe_kind k = dpi_pipe_kind_of(g, v);
+		/* "conv1/Conv2D_grad" names conv1/Conv2D (TensorFlow) */
+		for (int cut = 0; cut < 2; cut++) {
+			size_t n = len;
+			if (cut && (n <= 5 || memcmp(buf + n - 5, "_grad", 5)))
+				break;
+			n -= cut ? 5 : 0;
+			char keep = buf[n];
+			buf[n] = '\0';
+			uint32_t v = dp_graph_find(g, buf);
+			buf[n] = keep;
+			if (v == UINT32_MAX)
+				continue;
+			dpi_pipe_kind k = role_kind(g, v);
 			dp_role r = dp_op_role(g, v);
 			if (update ? r == DP_ROLE_PARAM
 				   : k == DPI_PIPE_FWD || r == DP_ROLE_PARAM)
@@ -170,11 +196,11 @@ static const char *kind_word(dpi_pipe_kind k)
 }
 
 /* The edges: forward data goes to the same or a later stage, backward data
- * to the same or an earlier one, nothing backward feeds a forward op, and
- * an op that runs once and depends on micro-batches feeds no micro-batch
+ * to the same or an earlier one (a backward op never feeds a forward one:
+ * dpi_pipe_kinds), and an op that runs once and depends on micro-batches feeds no micro-batch
  * (late[u]: u runs once and has a micro-batched ancestor). */
 static dp_status check_edges(const dp_graph *g, const dp_pipeline *pp,
-			     dp_err *err)
+			     const uint8_t *kd, dp_err *err)
 {
 	uint8_t *late = calloc(g->nops ? g->nops : 1, 1);
 	if (!late)
@@ -182,19 +208,19 @@ static dp_status check_edges(const dp_graph *g, const dp_pipeline *pp,
 				  "out of memory while checking a pipeline");
 	for (uint32_t i = 0; i < g->nops; i++) {
 		uint32_t v = g->topo[i];
-		if (dpi_pipe_kind_of(g, v) != DPI_PIPE_ONCE)
+		if (kd[v] != DPI_PIPE_ONCE)
 			continue;
 		for (uint32_t j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) {
 			uint32_t u = g->edges[g->pred_edge[j]].from;
-			if (late[u] || dpi_pipe_kind_of(g, u) != DPI_PIPE_ONCE)
+			if (late[u] || kd[u] != DPI_PIPE_ONCE)
 				late[v] = 1;
 		}
 	}
 	dp_status st = DP_OK;
 	for (uint32_t e = 0; !st && e < g->nedges; e++) {
 		uint32_t u = g->edges[e].from, v = g->edges[e].to;
-		dpi_pipe_kind ku = dpi_pipe_kind_of(g, u);
-		dpi_pipe_kind kv = dpi_pipe_kind_of(g, v);
+		dpi_pipe_kind ku = (dpi_pipe_kind)kd[u];
+		dpi_pipe_kind kv = (dpi_pipe_kind)kd[v];
 		int su = pp->stage[u], sv = pp->stage[v];
 		const char *nu = dp_graph_op_name(g, u);
 		const char *nv = dp_graph_op_name(g, v);
@@ -209,12 +235,6 @@ static dp_status check_edges(const dp_graph *g, const dp_pipeline *pp,
 					 nu, nv);
 		} else if (kv == DPI_PIPE_ONCE) {
 			continue;
-		} else if (ku == DPI_PIPE_BWD && kv == DPI_PIPE_FWD) {
-			st = bad(g, err,
-				 "backward op '%s' (stage %d) feeds forward "
-				 "op '%s' (stage %d); in a pipeline forward "
-				 "ops never wait for backward ones",
-				 nu, su, nv, sv);
 		} else if (ku == kv &&
 			   (ku == DPI_PIPE_FWD ? su > sv : su < sv)) {
 			st = bad(g, err,
@@ -230,6 +250,44 @@ static dp_status check_edges(const dp_graph *g, const dp_pipeline *pp,
 	}
 	free(late);
 	return st;
+}
+
+/* Every op: its stage, its pin, and M dividing its batch dim. */
+static dp_status check_ops(const dp_graph *g, const dp_pipeline *pp,
+			   const uint8_t *kd, int M, dp_err *err)
+{
+	const char *bd = dp_graph_batch_dim(g);
+	for (uint32_t u = 0; u < g->nops; u++) {
+		int32_t st_u = pp->stage[u];
+		const char *nu = dp_graph_op_name(g, u);
+		if (st_u < 0 || st_u >= pp->nstages)
+			return bad(g, err,
+				   "op '%s' is in stage %d; expected a stage "
+				   "in 0..%d",
+				   nu, (int)st_u, pp->nstages - 1);
+		int32_t dev = pp->group[pp->group_off[st_u]];
+		int32_t pin = g->ops[u].pin;
+		if (pin >= 0 && pin != dev)
+			return bad(g, err,
+				   "op '%s' is pinned to device %d, but its "
+				   "stage %d runs on device %d",
+				   nu, (int)pin, (int)st_u, (int)dev);
+		if (kd[u] == DPI_PIPE_ONCE)
+			continue;
+		int bi = batch_index(g, u);
+		if (bi < 0)
+			continue;
+		dp_dims d;
+		dp_op_dims(g, u, &d);
+		if (d.sizes[bi] % M)
+			return bad(g, err,
+				   "op '%s': its batch dim '%s' has size "
+				   "%lld, which %d micro-batches do not "
+				   "divide; choose a number of micro-batches "
+				   "that divides it",
+				   nu, bd, (long long)d.sizes[bi], M);
+	}
+	return DP_OK;
 }
 
 dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
@@ -264,36 +322,13 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 			   "the pipeline's stages use %d devices, but the "
 			   "strategy says %d",
 			   used, s->k);
-	const char *bd = dp_graph_batch_dim(g);
-	for (uint32_t u = 0; u < g->nops; u++) {
-		int32_t st_u = pp->stage[u];
-		const char *nu = dp_graph_op_name(g, u);
-		if (st_u < 0 || st_u >= pp->nstages)
-			return bad(g, err,
-				   "op '%s' is in stage %d; expected a stage "
-				   "in 0..%d",
-				   nu, (int)st_u, pp->nstages - 1);
-		int32_t dev = pp->group[pp->group_off[st_u]];
-		int32_t pin = g->ops[u].pin;
-		if (pin >= 0 && pin != dev)
-			return bad(g, err,
-				   "op '%s' is pinned to device %d, but its "
-				   "stage %d runs on device %d",
-				   nu, (int)pin, (int)st_u, (int)dev);
-		if (dpi_pipe_kind_of(g, u) == DPI_PIPE_ONCE)
-			continue;
-		int bi = batch_index(g, u);
-		if (bi < 0)
-			continue;
-		dp_dims d;
-		dp_op_dims(g, u, &d);
-		if (d.sizes[bi] % M)
-			return bad(g, err,
-				   "op '%s': its batch dim '%s' has size "
-				   "%lld, which %d micro-batches do not "
-				   "divide; choose a number of micro-batches "
-				   "that divides it",
-				   nu, bd, (long long)d.sizes[bi], M);
-	}
-	return check_edges(g, pp, err);
+	uint8_t *kd = dpi_pipe_kinds(g);
+	if (!kd)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory while checking a pipeline");
+	st = check_ops(g, pp, kd, M, err);
+	if (!st)
+		st = check_edges(g, pp, kd, err);
+	free(kd);
+	return st;
 }
