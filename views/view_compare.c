@@ -116,12 +116,17 @@ static void compare_draw(const vstate *st, vgrid *g, vrect r)
 			  dp_units_fmt_bytes(row->cut_bytes, a, sizeof a));
 		view_cell(g, &x, y, wt, ns,
 			  dp_units_fmt_time(row->plan_ms * 1000, a, sizeof a));
+		/* a strategy adds what it made: "1f1b S=4 M=8" */
+		const char *what = row->has_plan ? row->plan.strategy : "";
 		if (row->feasible || row->worst < 0)
-			snprintf(buf, sizeof buf, "feasible");
+			snprintf(buf, sizeof buf, "feasible%s%s",
+				 what[0] ? "  " : "", what);
 		else
-			snprintf(buf, sizeof buf, "GPU%d +%s over", row->worst,
+			snprintf(buf, sizeof buf, "GPU%d +%s over%s%s",
+				 row->worst,
 				 dp_units_fmt_bytes(row->over_bytes, b,
-						    sizeof b));
+						    sizeof b),
+				 what[0] ? "  " : "", what);
 		grid_puts(g, x, y, r.x + r.w - x,
 			  sel		  ? ns
 			  : row->feasible ? ST_OK

@@ -199,11 +199,17 @@ static uint32_t table_find(const dp_graph *g, const uint32_t *tab, uint32_t cap,
 	return EMPTY;
 }
 
-static int table_insert(const dp_graph *g, uint32_t **tab, uint32_t *cap,
-			uint32_t count, key_fn key, uint32_t v)
+/* Makes room for count + 1 entries (at most half full), rehashing. */
+static int table_reserve(const dp_graph *g, uint32_t **tab, uint32_t *cap,
+			 uint32_t count, key_fn key)
 {
 	if ((uint64_t)(count + 1) * 2 > *cap) {
-		uint32_t nc = *cap ? *cap * 2 : 1024;
+		uint64_t want = *cap ? (uint64_t)*cap * 2 : 1024;
+		while ((uint64_t)(count + 1) * 2 > want)
+			want *= 2;
+		if (want > ((uint64_t)1 << 31))
+			return -1;
+		uint32_t nc = (uint32_t)want;
 		uint32_t *nt = malloc((size_t)nc * sizeof *nt);
 		if (!nt)
 			return -1;
@@ -221,11 +227,39 @@ static int table_insert(const dp_graph *g, uint32_t **tab, uint32_t *cap,
 		*tab = nt;
 		*cap = nc;
 	}
+	return 0;
+}
+
+static int table_insert(const dp_graph *g, uint32_t **tab, uint32_t *cap,
+			uint32_t count, key_fn key, uint32_t v)
+{
+	if (table_reserve(g, tab, cap, count, key))
+		return -1;
 	uint32_t j = (uint32_t)hash_str(key(g, v)) & (*cap - 1);
 	while ((*tab)[j] != EMPTY)
 		j = (j + 1) & (*cap - 1);
 	(*tab)[j] = v;
 	return 0;
+}
+
+dp_status dpi_graph_reserve(dp_graph *g, uint32_t nops, uint32_t nedges,
+			    size_t name_bytes, dp_err *err)
+{
+	if (grow((void **)&g->ops, &g->ops_cap, nops, sizeof *g->ops) ||
+	    grow((void **)&g->edges, &g->edges_cap, nedges, sizeof *g->edges))
+		return nomem(err, "ops and edges");
+	if (nops && table_reserve(g, &g->name_hash, &g->name_hash_cap,
+				  nops - 1, op_key))
+		return nomem(err, "the op name index");
+	if (g->strs_len + name_bytes > g->strs_cap &&
+	    g->strs_len + name_bytes <= UINT32_MAX) {
+		char *q = realloc(g->strs, g->strs_len + name_bytes);
+		if (!q)
+			return nomem(err, "op names");
+		g->strs = q;
+		g->strs_cap = g->strs_len + name_bytes;
+	}
+	return DP_OK;
 }
 
 uint32_t dp_graph_find(const dp_graph *g, const char *name)
@@ -244,11 +278,18 @@ dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 				  "op name must be a non-empty string");
 	if (check_utf8("op name", name, err))
 		return DP_EINPUT;
-	if (dp_graph_find(g, name) != EMPTY)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "duplicate op name '%s' (op names must be "
-				  "unique)",
-				  name);
+	/* one hash of the name finds a duplicate and the slot for it */
+	if (table_reserve(g, &g->name_hash, &g->name_hash_cap, g->nops,
+			  op_key))
+		return nomem(err, "the op name index");
+	uint32_t slot = (uint32_t)hash_str(name) & (g->name_hash_cap - 1);
+	for (; g->name_hash[slot] != EMPTY;
+	     slot = (slot + 1) & (g->name_hash_cap - 1))
+		if (strcmp(op_key(g, g->name_hash[slot]), name) == 0)
+			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+					  "duplicate op name '%s' (op names "
+					  "must be unique)",
+					  name);
 	if (g->nops >= DP_MAX_OPS)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "too many ops: at most %u are supported",
@@ -264,9 +305,7 @@ dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 	op->name = off;
 	op->colocate = -1;
 	op->pin = -1;
-	if (table_insert(g, &g->name_hash, &g->name_hash_cap, g->nops, op_key,
-			 g->nops))
-		return nomem(err, "the op name index");
+	g->name_hash[slot] = g->nops;
 	*id = g->nops++;
 	return DP_OK;
 }

@@ -8,6 +8,11 @@
 /* Stores s once in the string arena (interned: equal strings share one
  * offset); "" and NULL are offset 0. what names the string in the error
  * when it is not UTF-8. */
+/* Makes room for nops ops, nedges edges and name_bytes more bytes of names
+ * (builders that know the size: the lowering of a strategy), so that the
+ * arrays and the name index do not grow step by step. DP_ENOMEM. */
+dp_status dpi_graph_reserve(dp_graph *g, uint32_t nops, uint32_t nedges,
+			    size_t name_bytes, dp_err *err);
 dp_status dpi_graph_intern(dp_graph *g, const char *s, const char *what,
 			   uint32_t *off, dp_err *err);
 

@@ -1,4 +1,5 @@
 /* lower_build.c - the one builder of lowered graphs (internal/lower.h). */
+#include "internal/graph_int.h"
 #include "internal/lower.h"
 
 #include <stdlib.h>
@@ -42,6 +43,14 @@ dp_status dpi_lower_begin(dpi_lower_buf *b, const dp_graph *src_g,
 	if (!b->g)
 		return nomem(err);
 	dp_status st = grow(b, expect_ops ? expect_ops : 1, err);
+	/* names: the source's average length and a suffix ("@m12#d3") */
+	size_t names = 0;
+	for (uint32_t u = 0; u < src_g->nops; u++)
+		names += strlen(dp_graph_op_name(src_g, u)) + 1;
+	size_t avg = src_g->nops ? names / src_g->nops + 8 : 16;
+	if (!st)
+		st = dpi_graph_reserve(b->g, expect_ops, 0,
+				       (size_t)expect_ops * avg, err);
 	if (!st && src_g->source[0])
 		st = dp_graph_set_source(b->g, src_g->source, err);
 	if (st)

@@ -128,10 +128,12 @@ int dp_spmd_parts(const dp_spmd *sp, uint32_t u, uint32_t i);
  * 0..m->k-1, every split's parts divide the dim, a dim split only by axes
  * no other dim of the op uses, whole ops split only along the batch when
  * their role allows it, pins honoured (a pinned op is placed whole on its
- * pin), stages that respect dependencies (no op in an earlier stage than
- * an op it depends on), M >= 1, groups of the mesh's size without a device
- * in two stages. DP_EINPUT with a message naming the op, the dim and what
- * was expected. */
+ * pin, or its stage runs on its pin), stages that respect dependencies
+ * (forward data goes to the same or a later stage, backward data to the
+ * same or an earlier one: docs/pipeline.md), M >= 1 and dividing the batch
+ * of every micro-batched op, groups of the mesh's size without a device in
+ * two stages. DP_EINPUT with a message naming the op, the dim and what was
+ * expected. */
 dp_status dp_strategy_check(const dp_graph *g, const dp_machine *m,
 			    const dp_strategy *s, dp_err *err);
 
