@@ -22,15 +22,9 @@
 #   UPDATE=1 sh tests/suite_bad_inputs.sh   rewrites the stderr lines of
 #       every .expect from the current binary (review the diff!)
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
+. tests/lib/suite.sh
+suite_start bad bad_inputs
 UPDATE=${UPDATE:-0}
-TMP=$(mktemp -d /tmp/dnnpart-bad.XXXXXX) || exit 1
-trap 'rm -rf "$TMP"' EXIT
-
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - bad_inputs: no binary at $DNNPART (run make first)"
-	exit 1
-fi
 
 # input_of NAME: the input file or folder of a case
 input_of() {
@@ -102,15 +96,8 @@ gen_case() {
 	want=$2
 	pat=$3
 	shift 3
-	timeout 120 "$DNNPART" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "not ok - bad/$name: exit status $rc, want $want: $(head -c 300 "$TMP/err")"
-	elif ! grep -Eq -- "$pat" "$TMP/err"; then
-		echo "not ok - bad/$name: stderr lacks '$pat': $(head -c 300 "$TMP/err")"
-	else
-		echo "ok - bad/$name"
-	fi
+	suite_run 120 "$@"
+	suite_check "bad/$name" "$want" "$pat" "$TMP/err"
 }
 
 # repeat N TEXT: TEXT N times, without a newline
