@@ -143,13 +143,9 @@ static void test_contig_groups_and_pins_count_in_their_stage(void)
 static void test_contig_stages_are_contiguous(void)
 {
 	dp_graph *g = dp_graph_new("dag");
-	char nm[16];
 	for (uint32_t i = 0; i < 300; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "o%u", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		g->ops[id].time_us = 1 + (i * 31) % 17;
-		g->ops[id].output_bytes = 1000 + (i * 7919) % 5000;
+		uint32_t id = test_add_opf(g, 1 + (i * 31) % 17,
+					   1000 + (i * 7919) % 5000, "o%u", i);
 		g->ops[id].temp_bytes = (i % 7) * 300;
 		if (i > 2) {
 			dp_graph_add_edge(g, i - 1 - (i * 13) % 3, id, -1,

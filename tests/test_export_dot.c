@@ -11,6 +11,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 #define CRIT "#CC3311"
@@ -33,25 +34,7 @@ static dp_graph *fork_join(void)
 	dp_graph_add_edge(g, r, j, -1, false, NULL);
 	dp_graph_add_edge(g, j, o, -1, false, NULL);
 	dp_graph_add_edge(g, in, o, 0, true, NULL); /* a control edge */
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
-static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
-		 dp_plan *plan)
-{
-	dp_err err;
-	memset(plan, 0, sizeof *plan);
-	if (dp_machine_init(m, k, &err) != DP_OK)
-		return false;
-	if (dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) != DP_OK) {
-		fprintf(stderr, "dp_plan_evaluate: %s\n", err.msg);
-		return false;
-	}
-	return true;
+	return test_finalized(g);
 }
 
 static const char *get(void *obj, const char *attr)
@@ -83,7 +66,7 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	int32_t pl[] = {0, 0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 3, pl, &m, &plan)); /* device 2 stays empty */
+	REQUIRE(test_evaluate(g, 3, pl, &m, &plan)); /* device 2 stays empty */
 	const char *path = test_tmp_path("fj.dot");
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
@@ -135,7 +118,7 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	int32_t pl[] = {0, 0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	REQUIRE(plan.sim.cp_len >= 3);
 	const char *path = test_tmp_path("cp.dot");
 	dp_err err;
@@ -194,7 +177,7 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	int32_t pl[] = {0, 1, 1, 0, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	const char *path = test_tmp_path("back.dot");
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
@@ -228,33 +211,11 @@ out:
 
 /* A chain with skip connections; op i is in layer
  * "stage{i/(n/4)}/block{i/100}/unit{i/10}". */
-static dp_graph *layered(uint32_t n)
-{
-	dp_graph *g = dp_graph_new("layered");
-	char name[32], layer[64];
-	for (uint32_t i = 0; i < n; i++) {
-		snprintf(name, sizeof name, "op%u", i);
-		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
-			 i / (n / 4), i / 100, i / 10);
-		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13,
-					  1024 * (1 + i % 5), layer);
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
-		if (i >= 5 && i % 3 == 0)
-			dp_graph_add_edge(g, id - 5, id, -1, false, NULL);
-	}
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
 /* A 30,000-op graph is coarsened for DOT when asked: at most
  * max_nodes nodes, every op counted once, one cluster per device. */
 static void test_dot_coarsened_groups_cover_every_op(void)
 {
-	dp_graph *g = layered(30000);
+	dp_graph *g = test_layered_chain(30000);
 	dp_err err;
 	REQUIRE(g);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
@@ -263,7 +224,7 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 		pl[g->topo[i]] = (int32_t)((uint64_t)i * 4 / g->nops);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 4, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 4, pl, &m, &plan));
 	dp_export_opts o;
 	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_ALWAYS;
@@ -312,11 +273,10 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 static void test_dot_runs_keep_a_short_critical_path(void)
 {
 	dp_graph *g = dp_graph_new("wide");
-	char name[32];
 	for (uint32_t i = 0; i < 6000; i++) {
 		bool heavy = i < 10;
-		snprintf(name, sizeof name, "c%u_%u", i / 3, i % 3);
-		uint32_t id = test_add_op(g, name, heavy ? 1000 : 1, 512, NULL);
+		uint32_t id = test_add_opf(g, heavy ? 1000 : 1, 512, "c%u_%u",
+					   i / 3, i % 3);
 		if (heavy ? i > 0 : (i % 3) != 1)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
@@ -327,7 +287,7 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 		pl[u] = u < 10 ? 0 : 1 + (int32_t)(((u - 10) / 3) % 2);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 3, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 3, pl, &m, &plan));
 	REQUIRE(plan.sim.cp_len <= 25);
 	dp_export_opts o;
 	dp_export_opts_default(&o);
@@ -382,7 +342,7 @@ static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 	int32_t pl[] = {0, 0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	const char *path = test_tmp_path("keep.dot");
 	FILE *f = fopen(path, "w");
 	REQUIRE(f);

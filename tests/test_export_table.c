@@ -13,6 +13,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static uint32_t add(dp_graph *g, const char *name, double t, int64_t par,
@@ -53,21 +54,7 @@ static dp_graph *mapped(void)
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
-static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
-		 dp_plan *plan)
-{
-	dp_err err;
-	memset(plan, 0, sizeof *plan);
-	if (dp_machine_init(m, k, &err) != DP_OK)
-		return false;
-	return dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
+	return test_finalized(g);
 }
 
 /* ---- an RFC 4180 reader ---- */
@@ -158,7 +145,7 @@ static void test_csv_reads_back_exactly(void)
 	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	const char *path = test_tmp_path("s.csv");
 	dp_err err;
 	dp_export_report rep;
@@ -205,7 +192,7 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	REQUIRE(test_tmp_path("x"));
 	if (!test_comma_locale()) {
 		printf("# no comma locale here (localedef failed): checked "
@@ -261,7 +248,7 @@ static void test_torch_map_lists_every_layer_once(void)
 	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	const char *path = test_tmp_path("m.devmap.json");
 	dp_err err;
 	dp_export_report rep;
@@ -315,7 +302,7 @@ static void test_tf_map_has_one_line_per_op(void)
 	int32_t pl[] = {1, 0, 2};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 3, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 3, pl, &m, &plan));
 	const char *path = test_tmp_path("m.tf.txt");
 	dp_err err;
 	REQUIRE(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
@@ -332,7 +319,7 @@ static void test_tf_map_has_one_line_per_op(void)
 	/* a name with a line break cannot be a line: an error, no file */
 	g = mapped();
 	REQUIRE(g);
-	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	path = test_tmp_path("bad.tf.txt");
 	CHECK_INT(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
 				  &err),
@@ -348,9 +335,7 @@ static void test_json_and_place_read_back(void)
 {
 	dp_graph *g = dp_graph_new("jp");
 	for (int i = 0; i < 4; i++) {
-		char nm[8];
-		snprintf(nm, sizeof nm, "op%d", i);
-		uint32_t id = add(g, nm, 5, 0, NULL);
+		uint32_t id = test_add_opf(g, 5, 4096, "op%d", i);
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
@@ -358,7 +343,7 @@ static void test_json_and_place_read_back(void)
 	int32_t pl[] = {0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	char json_path[256], place_path[256];
 	snprintf(json_path, sizeof json_path, "%s", test_tmp_path("p.json"));
 	snprintf(place_path, sizeof place_path, "%s", test_tmp_path("p.place"));
@@ -391,7 +376,7 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	const char *path = test_tmp_path("old.csv");
 	FILE *f = fopen(path, "w");
 	REQUIRE(f);

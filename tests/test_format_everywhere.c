@@ -56,11 +56,7 @@ static dp_graph *two_ops(void)
 	uint32_t a = test_add_op(g, "a", A_US, OUT_BYTES, NULL);
 	uint32_t b = test_add_op(g, "b", B_US, 0, NULL);
 	dp_graph_add_edge(g, a, b, -1, false, NULL);
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 /* The explorer's state for the plan on one device with cap (bytes), made

@@ -41,11 +41,7 @@ static dp_graph *paper_graph(double *comm)
 				  NULL);
 		comm[e] = paper_edges[e][2];
 	}
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 static void test_heft_paper_example_makespan_80(void)
@@ -328,11 +324,7 @@ static void test_heft_cancel(void)
 	dp_graph *g = dp_graph_new("c");
 	uint32_t prev = 0;
 	for (int i = 0; i < 3000; i++) {
-		char nm[16];
-		uint32_t id;
-		snprintf(nm, sizeof nm, "o%d", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		g->ops[id].time_us = 1;
+		uint32_t id = test_add_opf(g, 1, 0, "o%d", i);
 		if (i)
 			dp_graph_add_edge(g, prev, id, -1, false, NULL);
 		prev = id;

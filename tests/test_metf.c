@@ -128,9 +128,7 @@ static void test_metf_counts_liveness_not_sums(void)
 	dp_graph *g = dp_graph_new("chain");
 	uint32_t prev = 0;
 	for (int i = 0; i < 10; i++) {
-		char nm[16];
-		snprintf(nm, sizeof nm, "c%d", i);
-		uint32_t id = op(g, nm, 10, 1000, 0);
+		uint32_t id = test_add_opf(g, 10, 1000, "c%d", i);
 		if (i)
 			dp_graph_add_edge(g, prev, id, -1, false, NULL);
 		prev = id;
@@ -202,10 +200,9 @@ static void test_metf_waits_for_release(void)
 static void test_metf_pins_groups_determinism_cancel(void)
 {
 	dp_graph *g = dp_graph_new("pg");
-	char nm[16];
 	for (int i = 0; i < 60; i++) {
-		snprintf(nm, sizeof nm, "o%d", i);
-		uint32_t id = op(g, nm, 5 + (i * 7) % 13, 1000 + i, 0);
+		uint32_t id =
+			test_add_opf(g, 5 + (i * 7) % 13, 1000 + i, "o%d", i);
 		if (i >= 3)
 			dp_graph_add_edge(g, (uint32_t)(i * 5 % i), id, -1,
 					  false, NULL);

@@ -11,15 +11,6 @@
 #include "dnnpart/machine.h"
 #include "lib/testlib.h"
 
-static uint32_t op(dp_graph *g, const char *name, double t, int64_t out)
-{
-	uint32_t id = UINT32_MAX;
-	dp_graph_add_op(g, name, &id, NULL);
-	g->ops[id].time_us = t;
-	g->ops[id].output_bytes = out;
-	return id;
-}
-
 static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		     const dp_progress *p)
 {
@@ -32,11 +23,9 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 static dp_graph *two_clusters(int pin_b)
 {
 	dp_graph *g = dp_graph_new("clusters");
-	char nm[16];
 	for (int c = 0; c < 2; c++)
 		for (int i = 0; i < 8; i++) {
-			snprintf(nm, sizeof nm, "%c%d", c ? 'b' : 'a', i);
-			op(g, nm, 10, 1 << 20);
+			test_add_opf(g, 10, 1 << 20, "%c%d", c ? 'b' : 'a', i);
 		}
 	for (int c = 0; c < 2; c++)
 		for (int i = 0; i < 8; i++)
@@ -47,11 +36,7 @@ static dp_graph *two_clusters(int pin_b)
 	dp_graph_add_edge(g, 7, 8, 16, false, NULL); /* the light bridge */
 	if (pin_b >= 0)
 		g->ops[12].pin = pin_b;
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 static void test_metis_cuts_the_light_edge(void)
@@ -81,12 +66,10 @@ static void test_metis_cuts_the_light_edge(void)
 static void test_metis_balances_time_by_speed(void)
 {
 	dp_graph *g = dp_graph_new("bal");
-	char nm[16];
 	double total = 0, maxop = 0;
 	for (int i = 0; i < 400; i++) {
-		snprintf(nm, sizeof nm, "o%d", i);
 		double t = 1 + (i * 37) % 50;
-		op(g, nm, t, 1000);
+		test_add_opf(g, t, 1000, "o%d", i);
 		total += t;
 		if (t > maxop)
 			maxop = t;
@@ -117,10 +100,8 @@ static void test_metis_balances_time_by_speed(void)
 static void test_metis_keeps_groups_and_pins(void)
 {
 	dp_graph *g = dp_graph_new("grp");
-	char nm[16];
 	for (int i = 0; i < 40; i++) {
-		snprintf(nm, sizeof nm, "o%d", i);
-		op(g, nm, 10, 4096);
+		test_add_opf(g, 10, 4096, "o%d", i);
 		if (i)
 			dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
 					  false, NULL);
@@ -152,9 +133,9 @@ static void test_metis_keeps_groups_and_pins(void)
 static void test_metis_small_cases(void)
 {
 	dp_graph *g = dp_graph_new("small");
-	op(g, "x", 1, 1);
-	op(g, "y", 1, 1);
-	op(g, "z", 1, 1);
+	test_add_op(g, "x", 1, 1, NULL);
+	test_add_op(g, "y", 1, 1, NULL);
+	test_add_op(g, "z", 1, 1, NULL);
 	dp_graph_add_edge(g, 0, 1, -1, false, NULL);
 	dp_graph_set_colocate(g, 1, "yz", NULL);
 	dp_graph_set_colocate(g, 2, "yz", NULL);
@@ -227,10 +208,8 @@ static void test_metis_tiny_graph_many_devices_prints_nothing(void)
 static void test_metis_odd_weights(void)
 {
 	dp_graph *g = dp_graph_new("odd");
-	char nm[16];
 	for (int i = 0; i < 30; i++) {
-		snprintf(nm, sizeof nm, "o%d", i);
-		op(g, nm, 0, 0);
+		test_add_opf(g, 0, 0, "o%d", i);
 	}
 	for (int i = 1; i < 30; i++) {
 		dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, 0, true,

@@ -33,6 +33,37 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 	return g;
 }
 
+dp_graph *test_layered_chain(uint32_t n)
+{
+	dp_graph *g = dp_graph_new("layered");
+	char name[32], layer[64];
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "op%u", i);
+		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
+			 i / (n / 4), i / 100, i / 10);
+		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13,
+					  1024 * (1 + i % 5), layer);
+		if (i)
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
+		if (i >= 5 && i % 3 == 0)
+			dp_graph_add_edge(g, id - 5, id, -1, false, NULL);
+	}
+	return test_finalized(g);
+}
+
+bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
+		   dp_plan *plan)
+{
+	dp_err err;
+	memset(plan, 0, sizeof *plan);
+	if (dp_machine_init(m, k, &err) != DP_OK ||
+	    dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) != DP_OK) {
+		fprintf(stderr, "test_evaluate: %s\n", err.msg);
+		return false;
+	}
+	return true;
+}
+
 void test_check_placement(const char *file, int line, const int32_t *got,
 			  const int32_t *want, int n)
 {

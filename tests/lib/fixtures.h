@@ -14,6 +14,7 @@
 
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 #include "dnnpart/sim.h"
 
 #define TEST_MAX_K 8
@@ -33,6 +34,18 @@ void test_machine_init(test_machine *tm, int k, double bw, double lat);
 /* op0 -> op1 -> ... -> op(n-1) in a new graph called name, each op taking
  * t µs with out output bytes; not finalized, so tests can set more. */
 dp_graph *test_chain(const char *name, int n, double t, int64_t out);
+
+/* A finalized chain of n ops (n a multiple of 4) with skip connections
+ * (op i - 5 -> op i for every third i), op i in layer
+ * "stage{i/(n/4)}/block{i/100}/unit{i/10}", for the picture exports; NULL
+ * when it cannot be built. */
+dp_graph *test_layered_chain(uint32_t n);
+
+/* Evaluates placement pl of g on a fresh k-device machine m (the caller
+ * frees m and plan) with port contention; false, after printing why to
+ * stderr, when it cannot. */
+bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
+		   dp_plan *plan);
 
 /* CHECK_PLACEMENT(got, want, n): records a failure "opI on device D, want
  * W" for each of the n ops where got and want differ. Variadic so that want

@@ -134,11 +134,7 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
 		}
 	}
 	free(perm);
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 /* 1 in every: true with that chance (every 0: never). */
@@ -278,6 +274,24 @@ int test_count_files(const char *prefix)
 			n++;
 	closedir(d);
 	return n;
+}
+
+uint32_t test_add_opf(dp_graph *g, double t, int64_t out, const char *fmt, ...)
+{
+	char name[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	return test_add_op(g, name, t, out, NULL);
+}
+
+dp_graph *test_finalized(dp_graph *g)
+{
+	if (g && dp_graph_finalize(g, NULL) == DP_OK)
+		return g;
+	dp_graph_free(g);
+	return NULL;
 }
 
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,

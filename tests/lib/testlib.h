@@ -36,6 +36,9 @@ char *test_read_file(const char *path, size_t *len);
 /* Loads a graph with dp_graph_load; on failure records a test failure with
  * the formatted error and returns NULL. */
 dp_graph *test_load_ok(const char *path);
+/* g finalized (dp_graph_finalize), or NULL after freeing it when it cannot
+ * be: the last line of a test's graph builder. */
+dp_graph *test_finalized(dp_graph *g);
 /* splitmix64 step on *state: a seeded, portable random stream. */
 uint64_t test_rand(uint64_t *state);
 /* A number in 0..n-1 from test_rand. */
@@ -73,6 +76,11 @@ bool test_comma_locale(void);
  * test failure. */
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 		     const char *layer);
+
+/* test_add_op with a printf-style name: test_add_opf(g, 10, 4096, "o%d", i)
+ * adds op "o7" for i = 7. */
+uint32_t test_add_opf(dp_graph *g, double t, int64_t out, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* The shape of a random DAG for test_random_dag_with(): op i takes 1 to
  * max_inputs inputs from the window ops before it (0: from any earlier
