@@ -9,23 +9,7 @@
 
 static dp_graph *load_file(const char *path, dp_err *err)
 {
-	size_t len = 0;
-	dp_err_clear(err);
-	char *text = test_read_file(path, &len);
-	if (!text) {
-		dp_err_set(err, DP_EIO, path, 0, 0, "cannot read");
-		return NULL;
-	}
-	dp_graph *g = NULL;
-	dp_status st = dp_load_fiddle(path, text, len, &g, err);
-	free(text);
-	if (st)
-		return NULL;
-	if (dp_graph_finalize(g, err)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_load_with(dp_load_fiddle, path, NULL, err);
 }
 
 static dp_graph *load_shared(const char *rel, dp_err *err)
@@ -133,9 +117,7 @@ static void test_fiddle_every_shared_file_loads(void)
 		dp_err err;
 		dp_graph *g = load_shared(files[i], &err);
 		if (!g) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s: %s", files[i],
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(files[i], &err);
 			continue;
 		}
 		CHECK(g->nops > 0 && g->hint.devices > 0);

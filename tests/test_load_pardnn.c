@@ -14,13 +14,8 @@ static dp_graph *load_dir(const char *dir, dp_err *err)
 {
 	dp_graph *g = NULL;
 	dp_err_clear(err);
-	if (dp_load_pardnn(dir, &g, err))
-		return NULL;
-	if (dp_graph_finalize(g, err)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	dp_status st = dp_load_pardnn(dir, &g, err);
+	return test_loaded(st, g, err);
 }
 
 static dp_graph *load_resnet(dp_err *err)
@@ -287,9 +282,7 @@ static void test_pardnn_reference_placements_evaluate(void)
 			 test_shared_dir(), refs[i].file);
 		dp_placement_info info;
 		if (dp_placement_read(path, g, pl, &info, &err)) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s",
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(NULL, &err);
 			continue;
 		}
 		CHECK_INT(info.omitted, refs[i].omitted);

@@ -10,34 +10,12 @@
 /* Loads and finalizes; NULL (and err filled) on failure. */
 static dp_graph *load_file(const char *path, dp_err *err)
 {
-	size_t len = 0;
-	char *text = test_read_file(path, &len);
-	if (!text) {
-		dp_err_set(err, DP_EIO, path, 0, 0, "cannot read");
-		return NULL;
-	}
-	dp_graph *g = NULL;
-	dp_status st = dp_load_pipedream(path, text, len, &g, err);
-	free(text);
-	if (st)
-		return NULL;
-	if (dp_graph_finalize(g, err)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_load_with(dp_load_pipedream, path, NULL, err);
 }
 
 static dp_graph *load_text(const char *text, dp_err *err)
 {
-	dp_graph *g = NULL;
-	if (dp_load_pipedream("mem/graph.txt", text, strlen(text), &g, err))
-		return NULL;
-	if (dp_graph_finalize(g, err)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_load_with(dp_load_pipedream, "mem/graph.txt", text, err);
 }
 
 static dp_graph *load_shared(const char *model, dp_err *err)
@@ -168,9 +146,7 @@ static void test_pipedream_every_shared_profile_loads(void)
 		dp_err err;
 		dp_graph *g = load_shared(models[i], &err);
 		if (!g) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s: %s", models[i],
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(models[i], &err);
 			continue;
 		}
 		CHECK(g->nops > 0 && g->total_time_us > 0);

@@ -110,9 +110,7 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
 		dp_err err;
 		dp_graph *g = NULL;
 		if (dp_graph_load(names[i], DP_FMT_AUTO, &g, &err)) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s",
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(NULL, &err);
 			continue;
 		}
 		CHECK(g->nops >= 500);
@@ -126,9 +124,7 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
 		memset(&p2, 0, sizeof p2);
 		if (dp_plan_run(g, &m, single, &o, NULL, &p1, &err) ||
 		    dp_plan_run(g, &m, mtopo, &o, NULL, &p2, &err)) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s: %s", names[i],
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(names[i], &err);
 		} else {
 			/* one device runs every op back to back */
 			CHECK_NEAR(p1.sim.makespan, g->total_time_us,

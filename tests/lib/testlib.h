@@ -27,6 +27,12 @@ int test_main(const struct test_case *cases, int n, int argc, char **argv);
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool test_failed(void);
+/* FAIL_ERR(what, err): records a failure "WHAT: <err formatted with
+ * dp_err_format>" at the caller's line; what may be NULL (the error only). */
+#define FAIL_ERR(what, err) test_fail_err(__FILE__, __LINE__, what, err)
+struct dp_err;
+void test_fail_err(const char *file, int line, const char *what,
+		   const struct dp_err *err);
 /* Directory of the repository's shared/ benchmarks ("../shared/benchmarks"
  * relative to the repository root; DNNPART_SHARED overrides). */
 const char *test_shared_dir(void);
@@ -39,6 +45,16 @@ dp_graph *test_load_ok(const char *path);
 /* g finalized (dp_graph_finalize), or NULL after freeing it when it cannot
  * be: the last line of a test's graph builder. */
 dp_graph *test_finalized(dp_graph *g);
+/* The end of a load in a test: g finalized when st is DP_OK and g
+ * finalizes, else NULL (g freed) with err filled. */
+dp_graph *test_loaded(dp_status st, dp_graph *g, dp_err *err);
+/* A loader of text, dp_load_json, dp_load_fiddle, dp_load_pipedream, ... */
+typedef dp_status (*test_text_loader)(const char *path, const char *text,
+				      size_t len, dp_graph **out, dp_err *err);
+/* Loads text, or the file at path when text is NULL, with load (path names
+ * it in messages), and finalizes: NULL with err filled on failure. */
+dp_graph *test_load_with(test_text_loader load, const char *path,
+			 const char *text, dp_err *err);
 /* splitmix64 step on *state: a seeded, portable random stream. */
 uint64_t test_rand(uint64_t *state);
 /* A number in 0..n-1 from test_rand. */
