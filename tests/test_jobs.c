@@ -12,28 +12,9 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
 #include "filejob.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 #include "worker.h"
-
-/* A graph on which the algorithms differ, with pins and groups. */
-static dp_graph *jobs_graph(uint32_t n)
-{
-	test_dag_opts d = {
-		.n = n,
-		.window = 12,
-		.max_inputs = 3,
-		.time_min = 1,
-		.time_max = 99,
-		.out_min = 1000,
-		.out_max = 100000,
-		.param_every = 3,
-		.param_max = 200000,
-		.group_every = 10,
-		.pin_every = 15,
-		.pin_k = 3,
-	};
-	return test_random_dag_with(11, &d, "jobs");
-}
 
 /* True when fd is readable within ms milliseconds. */
 static bool readable(int fd, int ms)
@@ -63,7 +44,7 @@ static void check_same_as_alone(const dp_graph *g, const dp_machine *m,
 
 static void test_worker_plan_job_is_the_algorithm_alone(void)
 {
-	dp_graph *g = jobs_graph(80);
+	dp_graph *g = test_algo_graph(80, 11, "jobs");
 	REQUIRE(g);
 	dp_machine m;
 	dp_err err;
@@ -103,7 +84,7 @@ static void test_worker_plan_job_is_the_algorithm_alone(void)
 
 static void test_worker_compare_job_gives_every_row_in_order(void)
 {
-	dp_graph *g = jobs_graph(60);
+	dp_graph *g = test_algo_graph(60, 11, "jobs");
 	REQUIRE(g);
 	dp_machine m;
 	dp_err err;
@@ -136,7 +117,7 @@ static void test_worker_compare_job_gives_every_row_in_order(void)
 
 static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
 {
-	dp_graph *g = jobs_graph(3000);
+	dp_graph *g = test_algo_graph(3000, 11, "jobs");
 	REQUIRE(g);
 	dp_machine m;
 	dp_err err;

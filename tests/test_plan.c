@@ -320,30 +320,10 @@ static void run_log_reset(run_log *l)
 	l->cancel_at = -1;
 }
 
-/* A graph where the algorithms disagree: 60 random ops with pins and
- * colocation groups, on three devices with a cap. */
-static dp_graph *run_all_graph(void)
-{
-	test_dag_opts d = {
-		.n = 60,
-		.window = 12,
-		.max_inputs = 3,
-		.time_min = 1,
-		.time_max = 99,
-		.out_min = 1000,
-		.out_max = 100000,
-		.param_every = 3,
-		.param_max = 200000,
-		.group_every = 10,
-		.pin_every = 15,
-		.pin_k = 3,
-	};
-	return test_random_dag_with(7, &d, "run_all");
-}
-
 static void test_plan_run_all_is_each_algorithm_alone(void)
 {
-	dp_graph *g = run_all_graph();
+	/* 60 ops where the algorithms disagree, on three devices with a cap */
+	dp_graph *g = test_algo_graph(60, 7, "run_all");
 	REQUIRE(g);
 	test_machine tm;
 	test_machine_init(&tm, 3, 100, 2);

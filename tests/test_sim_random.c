@@ -32,15 +32,7 @@ static dp_graph *random_dag(uint32_t n)
 
 static void random_machine(test_machine *tm, int k)
 {
-	static const double bws[] = {1, 10, 100, 1000.5};
-	static const double lats[] = {0, 0, 1, 2.5, 25};
-	static const double speeds[] = {1, 1, 0.5, 2, 1.5};
-	double bw = bws[rndn(4)];
-	test_machine_init(tm, k, bw, lats[rndn(5)]);
-	for (int d = 0; d < 8; d++) {
-		tm->cap[d] = rndn(2) ? DP_CAP_UNLIMITED : (int64_t)rndn(20000);
-		tm->speed[d] = rndn(2) ? 1.0 : speeds[rndn(5)];
-	}
+	test_random_machine(tm, k, &rng);
 }
 
 /* ---- independent recomputation ---- */

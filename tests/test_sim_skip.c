@@ -30,14 +30,7 @@ static dp_graph *random_dag(uint32_t n)
 
 static void random_machine(test_machine *tm, int k)
 {
-	static const double bws[] = {1, 10, 100, 1000.5};
-	static const double lats[] = {0, 1, 2.5, 25};
-	double bw = bws[rndn(4)];
-	test_machine_init(tm, k, bw, lats[rndn(4)]);
-	for (int d = 0; d < 8; d++) {
-		tm->cap[d] = rndn(2) ? DP_CAP_UNLIMITED : (int64_t)rndn(20000);
-		tm->speed[d] = rndn(2) ? 1.0 : 0.5 + (double)rndn(4) * 0.5;
-	}
+	test_random_machine(tm, k, &rng_state);
 }
 
 static bool lists_empty(const dp_sim_result *r, bool live, bool curves)

@@ -20,6 +20,22 @@ void test_machine_init(test_machine *tm, int k, double bw, double lat)
 	}
 }
 
+void test_random_machine(test_machine *tm, int k, uint64_t *rng)
+{
+	static const double bws[] = {1, 10, 100, 1000.5};
+	static const double lats[] = {0, 0, 1, 2.5, 25};
+	static const double speeds[] = {1, 1, 0.5, 2, 1.5};
+	double bw = bws[test_randn(rng, 4)];
+	test_machine_init(tm, k, bw, lats[test_randn(rng, 5)]);
+	for (int d = 0; d < TEST_MAX_K; d++) {
+		tm->cap[d] = test_randn(rng, 2)
+				     ? DP_CAP_UNLIMITED
+				     : (int64_t)test_randn(rng, 20000);
+		tm->speed[d] =
+			test_randn(rng, 2) ? 1.0 : speeds[test_randn(rng, 5)];
+	}
+}
+
 dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 {
 	dp_graph *g = dp_graph_new(name);
@@ -31,6 +47,25 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
 	return g;
+}
+
+dp_graph *test_algo_graph(uint32_t n, uint64_t seed, const char *name)
+{
+	test_dag_opts d = {
+		.n = n,
+		.window = 12,
+		.max_inputs = 3,
+		.time_min = 1,
+		.time_max = 99,
+		.out_min = 1000,
+		.out_max = 100000,
+		.param_every = 3,
+		.param_max = 200000,
+		.group_every = 10,
+		.pin_every = 15,
+		.pin_k = 3,
+	};
+	return test_random_dag_with(seed, &d, name);
 }
 
 dp_graph *test_layered_chain(uint32_t n)

@@ -31,9 +31,20 @@ typedef struct test_machine {
  * speed 1, bw bytes per µs and lat µs. */
 void test_machine_init(test_machine *tm, int k, double bw, double lat);
 
+/* A random machine of k devices from the stream *rng (test_rand):
+ * bandwidth 1 to 1000.5 bytes/us, latency 0 to 25 us, each cap unlimited or
+ * up to 20,000 bytes, each speed 1 or 0.5 to 2. */
+void test_random_machine(test_machine *tm, int k, uint64_t *rng);
+
 /* op0 -> op1 -> ... -> op(n-1) in a new graph called name, each op taking
  * t µs with out output bytes; not finalized, so tests can set more. */
 dp_graph *test_chain(const char *name, int n, double t, int64_t out);
+
+/* A random DAG of n ops on which the algorithms place differently: up to
+ * three inputs from the 12 ops before, params on one op in 3, colocation
+ * groups, pins on devices 0..2 (so k >= 3), seeded by seed; finalized, NULL
+ * on failure. */
+dp_graph *test_algo_graph(uint32_t n, uint64_t seed, const char *name);
 
 /* A finalized chain of n ops (n a multiple of 4) with skip connections
  * (op i - 5 -> op i for every third i), op i in layer
