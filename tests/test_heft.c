@@ -86,11 +86,10 @@ static void test_heft_inserts_into_idle_gap(void)
 	/* a -> b (long comm) and an independent short op c on one processor:
 	 * with insertion, c fills the gap before b */
 	dp_graph *g = dp_graph_new("gap");
-	uint32_t a, b, c, d;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	dp_graph_add_op(g, "c", &c, NULL);
-	dp_graph_add_op(g, "d", &d, NULL);
+	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
+	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
+	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
 	dp_graph_add_edge(g, a, b, 0, false, NULL);
 	dp_graph_add_edge(g, b, d, 0, false, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
@@ -111,10 +110,9 @@ static void test_heft_inserts_into_idle_gap(void)
 
 	/* two processors, comm makes a gap on p1 that the short op fills */
 	g = dp_graph_new("gap2");
-	uint32_t x, y, z;
-	dp_graph_add_op(g, "x", &x, NULL);
-	dp_graph_add_op(g, "y", &y, NULL);
-	dp_graph_add_op(g, "z", &z, NULL);
+	uint32_t x = test_add_op(g, "x", 0, 0, NULL);
+	uint32_t y = test_add_op(g, "y", 0, 0, NULL);
+	uint32_t z = test_add_op(g, "z", 0, 0, NULL);
 	dp_graph_add_edge(g, x, y, 0, false, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* x only cheap on p0, y only cheap on p1 (arrives at 10 + 5 = 15),
@@ -196,12 +194,11 @@ static void test_heft_slots_match_plain_scan(void)
 static void test_heft_ports_mode_shares_and_serialises(void)
 {
 	dp_graph *g = dp_graph_new("ports");
-	uint32_t a, b, c, d, e;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	dp_graph_add_op(g, "c", &c, NULL);
-	dp_graph_add_op(g, "d", &d, NULL);
-	dp_graph_add_op(g, "e", &e, NULL);
+	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
+	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
+	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
+	uint32_t e = test_add_op(g, "e", 0, 0, NULL);
 	dp_graph_add_edge(g, a, c, 0, false, NULL);
 	dp_graph_add_edge(g, b, d, 0, false, NULL);
 	dp_graph_add_edge(g, a, e, 0, false, NULL);
@@ -239,11 +236,8 @@ static void test_heft_ports_mode_shares_and_serialises(void)
 static void test_heft_memory_check_moves_op(void)
 {
 	dp_graph *g = dp_graph_new("mem");
-	uint32_t a, b;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	g->ops[a].time_us = 10;
-	g->ops[b].time_us = 10;
+	uint32_t a = test_add_op(g, "a", 10, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 10, 0, NULL);
 	g->ops[a].param_bytes = 600;
 	g->ops[b].param_bytes = 600;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);

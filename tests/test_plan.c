@@ -23,16 +23,10 @@
 static dp_graph *chain(void)
 {
 	dp_graph *g = dp_graph_new("chain");
-	uint32_t a, b, c;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	dp_graph_add_op(g, "c", &c, NULL);
-	g->ops[a].time_us = 10;
-	g->ops[a].output_bytes = 1000;
+	uint32_t a = test_add_op(g, "a", 10, 1000, NULL);
+	uint32_t b = test_add_op(g, "b", 20, 500, NULL);
+	uint32_t c = test_add_op(g, "c", 5, 0, NULL);
 	g->ops[a].param_bytes = 100;
-	g->ops[b].time_us = 20;
-	g->ops[b].output_bytes = 500;
-	g->ops[c].time_us = 5;
 	g->ops[c].param_bytes = 50;
 	dp_graph_add_edge(g, a, b, -1, false, NULL);
 	dp_graph_add_edge(g, b, c, -1, false, NULL);
@@ -204,9 +198,8 @@ static void test_plan_run_simulates_the_algorithm(void)
 static void test_plan_run_rejects_pin_violation(void)
 {
 	dp_graph *g = dp_graph_new("pins");
-	uint32_t a, b;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
+	test_add_op(g, "a", 0, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
 	g->ops[b].pin = 1;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine tm;
@@ -236,9 +229,8 @@ static void test_plan_run_rejects_pin_violation(void)
 static void test_plan_run_rejects_split_group_and_unplaced_op(void)
 {
 	dp_graph *g = dp_graph_new("groups");
-	uint32_t a, b;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
+	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
 	dp_graph_set_colocate(g, a, "var", NULL);
 	dp_graph_set_colocate(g, b, "var", NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
