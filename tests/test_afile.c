@@ -43,15 +43,6 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 static void remove_dir(char *dir)
 {
 	DIR *d = opendir(dir);
@@ -74,7 +65,7 @@ static void test_afile_commit_replaces_the_file(void)
 	REQUIRE(dir);
 	char path[512];
 	snprintf(path, sizeof path, "%s/out.json", dir);
-	write_file(path, "old\n");
+	REQUIRE(test_write_file(path, "old\n"));
 	dp_afile af;
 	dp_err err;
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
@@ -96,7 +87,7 @@ static void test_afile_abort_leaves_old_file_intact(void)
 	REQUIRE(dir);
 	char path[512];
 	snprintf(path, sizeof path, "%s/plan.place", dir);
-	write_file(path, "a 0\nb 1\n");
+	REQUIRE(test_write_file(path, "a 0\nb 1\n"));
 	dp_afile af;
 	dp_err err;
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
@@ -121,7 +112,7 @@ static void test_afile_keeps_permissions_of_existing_file(void)
 	REQUIRE(dir);
 	char path[512];
 	snprintf(path, sizeof path, "%s/x.txt", dir);
-	write_file(path, "x");
+	REQUIRE(test_write_file(path, "x"));
 	chmod(path, 0640);
 	dp_afile af;
 	dp_err err;

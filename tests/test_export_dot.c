@@ -344,21 +344,15 @@ static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	const char *path = test_tmp_path("keep.dot");
-	FILE *f = fopen(path, "w");
-	REQUIRE(f);
-	fputs("old\n", f);
-	fclose(f);
+	REQUIRE(test_write_file(path, "old\n"));
 	atomic_int cancel = 0;
 	dp_progress p = {raise_cancel, &cancel, &cancel};
 	dp_err err;
 	CHECK_INT(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, &p, &err),
 		  DP_ECANCELED);
-	char buf[16] = {0};
-	f = fopen(path, "r");
-	REQUIRE(f);
-	CHECK(fgets(buf, sizeof buf, f) != NULL);
-	fclose(f);
-	CHECK_STR(buf, "old\n");
+	char *kept = test_read_file(path, NULL);
+	CHECK_STR(kept, "old\n");
+	free(kept);
 	CHECK_INT(test_count_files(".keep.dot"), 0);
 	/* a folder that does not exist: an error naming the file */
 	CHECK(dp_export_write("/nonexistent-dir/x.dot", DP_EXPORT_DOT, g, &m,

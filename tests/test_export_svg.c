@@ -339,10 +339,7 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	pic x;
 	REQUIRE(pic_open(&x, 4000, 4, true));
 	const char *path = test_tmp_path("cancel.svg");
-	FILE *f = fopen(path, "w");
-	REQUIRE(f);
-	fputs("old picture\n", f);
-	fclose(f);
+	REQUIRE(test_write_file(path, "old picture\n"));
 	atomic_int cancel = 0;
 	dp_progress p = {cancel_in_layout, &cancel, &cancel};
 	dp_export_opts o;

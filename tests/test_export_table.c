@@ -378,10 +378,7 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	const char *path = test_tmp_path("old.csv");
-	FILE *f = fopen(path, "w");
-	REQUIRE(f);
-	fputs("old\n", f);
-	fclose(f);
+	REQUIRE(test_write_file(path, "old\n"));
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	dp_err err;

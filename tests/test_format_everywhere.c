@@ -166,13 +166,10 @@ static char *cli(const char *args)
 	if (!bin || !*bin)
 		bin = "./dnnpart";
 	const char *gpath = test_tmp_path("fmt.json");
-	FILE *f = gpath ? fopen(gpath, "w") : NULL;
-	if (!f) {
+	if (!test_write_file(gpath, graph_json)) {
 		test_fail(__FILE__, __LINE__, "cannot write the graph file");
 		return NULL;
 	}
-	fputs(graph_json, f);
-	fclose(f);
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd, "'%s' plan '%s' %s 2>&1", bin, gpath, args);
 	FILE *p = popen(cmd, "r");

@@ -9,6 +9,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/placement.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 #define D "tests/data/"
@@ -30,11 +31,7 @@ static dp_graph *small_graph(void)
 	dp_graph_add_edge(g, 1, 3, 50, false, NULL);
 	dp_graph_add_edge(g, 3, 4, 10, false, NULL);
 	dp_graph_add_edge(g, 5, 6, 5, false, NULL);
-	if (dp_graph_finalize(g, NULL)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 static char *temp_path(const char *suffix)
@@ -60,14 +57,9 @@ static void test_placement_json_omitted_and_cpu_ops(void)
 	CHECK_INT(info.devices, 4);
 	CHECK_INT(info.cpu_pinned, 1); /* b: -1 */
 	CHECK_INT(info.omitted, 4);    /* d f g iso */
-	CHECK_INT(pl[0], 1);
-	CHECK_INT(pl[2], 2);
-	CHECK_INT(pl[4], 3);
-	CHECK_INT(pl[1], 2); /* b: heaviest placed neighbour is c (300) */
-	CHECK_INT(pl[3], 3); /* d: its only placed neighbour is e */
-	CHECK_INT(pl[5], 0); /* f, g: nothing placed nearby */
-	CHECK_INT(pl[6], 0);
-	CHECK_INT(pl[7], 0);
+	/* a c e as written; b: heaviest placed neighbour is c (300); d: its
+	 * only placed neighbour is e; f, g, iso: nothing placed nearby */
+	CHECK_PLACEMENT(pl, (const int32_t[]){1, 2, 2, 3, 3, 0, 0, 0}, 8);
 	dp_graph_free(g);
 }
 
@@ -111,10 +103,7 @@ static void test_placement_omitted_chains_and_ties(void)
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	char *path = temp_path(".place");
 	REQUIRE(path);
-	FILE *f = fopen(path, "w");
-	REQUIRE(f);
-	fputs("x 1\nu 2\np1 3\np2 1\n", f);
-	fclose(f);
+	REQUIRE(test_write_file(path, "x 1\nu 2\np1 3\np2 1\n"));
 	int32_t pl[11];
 	dp_placement_info info;
 	dp_err err;
@@ -122,16 +111,11 @@ static void test_placement_omitted_chains_and_ties(void)
 	unlink(path);
 	REQUIRE(st == DP_OK);
 	CHECK_INT(info.omitted, 7);
-	/* x -> y -> z -> w: all follow x */
-	CHECK_INT(pl[1], 1);
-	CHECK_INT(pl[2], 1);
-	CHECK_INT(pl[3], 1);
-	/* s0 -> s1 -> s2 -> u: all follow u, even the source s0 */
-	CHECK_INT(pl[6], 2);
-	CHECK_INT(pl[5], 2);
-	CHECK_INT(pl[4], 2);
-	/* t1 between p1 (dev 3) and p2 (dev 1), equal bytes: p1 wins */
-	CHECK_INT(pl[9], 3);
+	/* x -> y -> z -> w: all follow x (1); s0 -> s1 -> s2 -> u: all follow
+	 * u (2), even the source s0; t1 between p1 (dev 3) and p2 (dev 1),
+	 * equal bytes: p1 wins */
+	CHECK_PLACEMENT(pl, (const int32_t[]){1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 1},
+			11);
 	dp_graph_free(g);
 }
 

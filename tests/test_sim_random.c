@@ -25,16 +25,6 @@ static uint32_t rndn(uint32_t n)
 	return test_randn(&rng, n);
 }
 
-static dp_graph *random_dag(uint32_t n)
-{
-	return test_random_dag(&rng, n, "rand");
-}
-
-static void random_machine(test_machine *tm, int k)
-{
-	test_random_machine(tm, k, &rng);
-}
-
 /* ---- independent recomputation ---- */
 
 typedef struct ctx {
@@ -599,7 +589,7 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 	uint32_t n = g->nops;
 	test_machine tm;
 	int k = 1 + (int)rndn((uint32_t)kmax);
-	random_machine(&tm, k);
+	test_random_machine(&tm, k, &rng);
 	int32_t *pl = malloc((n ? n : 1) * sizeof *pl);
 	int mode = (int)rndn(5);
 	for (uint32_t u = 0; u < n; u++)
@@ -681,7 +671,7 @@ out:
 static void run_case(uint64_t seed, uint32_t n, int kmax)
 {
 	rng = seed * 0x2545f4914f6cdd1dull + 1;
-	dp_graph *g = random_dag(n);
+	dp_graph *g = test_random_dag(&rng, n, "rand");
 	if (!g) {
 		test_fail(__FILE__, __LINE__, "seed %llu: bad graph",
 			  (unsigned long long)seed);

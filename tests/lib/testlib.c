@@ -297,6 +297,15 @@ void test_fail_err(const char *file, int line, const char *what,
 		test_fail(file, line, "%s", buf);
 }
 
+bool test_write_file(const char *path, const char *text)
+{
+	FILE *f = path ? fopen(path, "w") : NULL;
+	if (!f)
+		return false;
+	bool ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
 dp_graph *test_loaded(dp_status st, dp_graph *g, dp_err *err)
 {
 	if (st == DP_OK && dp_graph_finalize(g, err) == DP_OK)

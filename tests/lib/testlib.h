@@ -70,6 +70,8 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name);
  * (made on first use; NULL when it cannot be). The result is a static
  * buffer, valid until the next call. */
 const char *test_tmp_path(const char *name);
+/* Writes text to path (created or truncated); false when it cannot. */
+bool test_write_file(const char *path, const char *text);
 /* The folder itself (made on first use), or NULL. */
 const char *test_tmp_dir(void);
 /* Removes the folder and all in it (kept when KEEP is set in the
