@@ -16,6 +16,7 @@
 
 #include "dnnpart/units.h"
 #include "internal/json_scan.h"
+#include "internal/load_name.h"
 
 #define FORMAT_LIST                                                            \
 	"native dnnpart JSON (an object with an \"ops\" array), msr-fiddle "   \
@@ -61,6 +62,17 @@ dp_status dp_load_format_parse(const char *s, dp_format *f, dp_err *err)
 			  "unknown format '%s': expected one of auto, json, "
 			  "dot, pardnn, fiddle, pipedream",
 			  s ? s : "");
+}
+
+dp_status dpi_load_name_from_file(dp_graph *g, const char *path, dp_err *err)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	const char *dot = strrchr(b, '.');
+	int n = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
+	char nm[256];
+	snprintf(nm, sizeof nm, "%.*s", n, b);
+	return dp_graph_set_name(g, nm, err);
 }
 
 void dp_load_line_col(const char *text, size_t off, int *line, int *col)

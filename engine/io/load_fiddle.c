@@ -46,6 +46,7 @@
 #include "dnnpart/units.h"
 #include "internal/json_scan.h"
 #include "internal/load_host.h"
+#include "internal/load_name.h"
 
 #define MS_TO_US 1000.0
 
@@ -541,19 +542,6 @@ static dp_status parse(fd_state *s, const cJSON *root, dp_graph **out)
 	return st;
 }
 
-/* "dir/name.json" -> "name" */
-static dp_status set_name(dp_graph *g, const char *path, dp_err *err)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", b);
-	char *dot = strrchr(buf, '.');
-	if (dot && dot != buf)
-		*dot = '\0';
-	return dp_graph_set_name(g, buf, err);
-}
-
 /* Brackets open at offset off of JSON text (outside strings): cJSON stops
  * at CJSON_NESTING_LIMIT levels, which is not a syntax error to report. */
 static int open_brackets(const char *text, size_t off)
@@ -629,7 +617,7 @@ dp_status dp_load_fiddle(const char *path, const char *text, size_t len,
 	if (!st)
 		st = dp_graph_set_source(s.g, path, err);
 	if (!st)
-		st = set_name(s.g, path, err);
+		st = dpi_load_name_from_file(s.g, path, err);
 	dp_graph *g = NULL;
 	if (!st)
 		st = parse(&s, root, &g);
