@@ -47,6 +47,7 @@
 #include "internal/json_scan.h"
 #include "internal/load_host.h"
 #include "internal/load_name.h"
+#include "internal/sort_key.h"
 
 #define MS_TO_US 1000.0
 
@@ -296,15 +297,7 @@ static int cmp_double(const void *a, const void *b)
 /* How many entries of the sorted array v[0..n) equal c. */
 static uint32_t count_sorted(const double *v, uint32_t n, double c)
 {
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	uint32_t k = 0;
+	uint32_t lo = dpi_lower_bound(v, n, c), k = 0;
 	while (lo + k < n && v[lo + k] == c)
 		k++;
 	return k;
