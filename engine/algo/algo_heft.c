@@ -13,6 +13,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/grow.h"
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"
@@ -85,14 +86,9 @@ static double xfer_new(const heft_problem *pb, const heft_schedule *out,
 		return end;
 	}
 	w->send_free[src] = w->recv_free[p] = end;
-	if (w->nxfers == w->xfers_cap) {
-		uint32_t nc = w->xfers_cap ? w->xfers_cap * 2 : 256;
-		xfer_rec *q = realloc(w->xfers, (size_t)nc * sizeof *q);
-		if (!q)
-			return -1;
-		w->xfers = q;
-		w->xfers_cap = nc;
-	}
+	if (dpi_grow((void **)&w->xfers, &w->xfers_cap, w->nxfers + 1,
+		     sizeof *w->xfers, 256))
+		return -1;
 	w->xfers[w->nxfers] = (xfer_rec){p, w->xfer_head[u], end};
 	w->xfer_head[u] = w->nxfers++;
 	return end;

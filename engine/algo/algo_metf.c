@@ -23,6 +23,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/grow.h"
 #include "internal/listsched.h"
 
 typedef struct oplist {
@@ -62,14 +63,8 @@ typedef struct metf {
 
 static int oplist_push(oplist *l, uint32_t v)
 {
-	if (l->len == l->cap) {
-		uint32_t nc = l->cap ? l->cap * 2 : 16;
-		uint32_t *q = realloc(l->a, (size_t)nc * sizeof *q);
-		if (!q)
-			return -1;
-		l->a = q;
-		l->cap = nc;
-	}
+	if (dpi_grow((void **)&l->a, &l->cap, l->len + 1, sizeof *l->a, 16))
+		return -1;
 	l->a[l->len++] = v;
 	return 0;
 }

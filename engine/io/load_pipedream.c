@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "dnnpart/load.h"
+#include "internal/grow.h"
 
 #define MS_TO_US 1000.0
 
@@ -66,21 +67,6 @@ static dp_status nomem(dp_err *err)
 {
 	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 			  "out of memory while loading a PipeDream graph");
-}
-
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t nc = *cap ? *cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	void *q = realloc(*p, (size_t)nc * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = nc;
-	return 0;
 }
 
 static dp_status syntax(const pd_state *s, int line, int col, dp_err *err,
@@ -233,8 +219,8 @@ static dp_status parse_layer(pd_state *s, char *ln, int line, dp_err *err)
 	char *name = trim(ln), *desc = trim(sep + 4);
 	if (!*name)
 		return syntax(s, line, 1, err, "empty layer name");
-	if (grow((void **)&s->layers, &s->layers_cap, s->nlayers + 1,
-		 sizeof *s->layers))
+	if (dpi_grow((void **)&s->layers, &s->layers_cap, s->nlayers + 1,
+		     sizeof *s->layers, 64))
 		return nomem(err);
 	pd_layer *L = &s->layers[s->nlayers];
 	memset(L, 0, sizeof *L);
@@ -283,7 +269,8 @@ static dp_status parse_edge(pd_state *s, char *ln, int line, dp_err *err)
 	if (!*a || !*b || strstr(b, " -- "))
 		return syntax(s, line, 1, err, "malformed edge line");
 	uint32_t n = s->nedges;
-	if (grow((void **)&s->edges, &s->edges_cap, n + 1, sizeof *s->edges))
+	if (dpi_grow((void **)&s->edges, &s->edges_cap, n + 1, sizeof *s->edges,
+		     64))
 		return nomem(err);
 	uint32_t cap2 = s->edges_cap;
 	char **names = realloc(s->edge_names, (size_t)cap2 * 2 * sizeof *names);
