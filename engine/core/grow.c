@@ -10,9 +10,10 @@ int dpi_grow(void **p, uint32_t *cap, uint64_t need, size_t elem,
 		return 0;
 	if (need > UINT32_MAX)
 		return -1;
-	uint64_t nc = *cap ? (uint64_t)*cap * 2 : (first ? first : 1);
-	while (nc < need)
-		nc *= 2;
+	uint64_t nc =
+		*cap ? (uint64_t)*cap + *cap / 2 + 1 : (first ? first : 1);
+	if (nc < need)
+		nc = need;
 	if (nc > UINT32_MAX)
 		nc = UINT32_MAX;
 	void *q = realloc(*p, (size_t)nc * elem);

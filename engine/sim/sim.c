@@ -179,8 +179,8 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 	s->xnum[u] = (uint16_t)nt;
 	if (nt) {
 		order_targets(s, nt);
-		if (dpi_sim_grow((void **)&r->xfers, &r->cap_xfers,
-				 (uint64_t)r->nxfers + nt, sizeof *r->xfers))
+		if (dpi_grow((void **)&r->xfers, &r->cap_xfers,
+			     (uint64_t)r->nxfers + nt, sizeof *r->xfers, 64))
 			return nomem(err, "transfers");
 		for (uint32_t i = 0; i < nt; i++) {
 			uint32_t b = s->touched[i];
