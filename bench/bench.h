@@ -26,6 +26,7 @@
 #include "dnnpart/afile.h"
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
+#include "dnnpart/plan.h"
 
 typedef struct bench_cfg {
 	bool quick;		 /* the minute-long run (make bench-quick) */
@@ -39,6 +40,15 @@ typedef struct bench_cfg {
 } bench_cfg;
 
 /* ---- bench_util.c ---- */
+
+/* What the quality and reference sections keep of one plan. */
+typedef struct bench_plan_row {
+	bool ok; /* the algorithm (or the placement file) gave a plan */
+	double makespan, xlb, speedup, plan_ms;
+	bool feasible;
+} bench_plan_row;
+/* Fills r from plan p, with ok set. */
+void bench_plan_row_fill(bench_plan_row *r, const dp_plan *p);
 
 /* Monotonic clock in seconds. */
 double bench_now(void);

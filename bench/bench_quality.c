@@ -25,11 +25,7 @@
 #define MAX_ALGOS 16
 #define MAX_GRAPHS 128
 
-typedef struct algo_res {
-	bool ok; /* the algorithm returned a placement */
-	double makespan, xlb, speedup, plan_ms;
-	bool feasible, best;
-} algo_res;
+typedef bench_plan_row algo_res;
 
 typedef struct qcase {
 	const char *graph; /* display name */
@@ -39,6 +35,7 @@ typedef struct qcase {
 	int64_t cap;
 	double lb, one_device;
 	algo_res r[MAX_ALGOS];
+	bool best[MAX_ALGOS]; /* r[a] has the shortest feasible makespan */
 	bool any_feasible;
 } qcase;
 
@@ -160,13 +157,7 @@ static void keep_result(void *ud, size_t a, dp_run_result *rr)
 		return;
 	}
 	const dp_plan *p = &rr->plan;
-	algo_res *r = &c->r[a];
-	r->ok = true;
-	r->makespan = p->sim.makespan;
-	r->xlb = p->xlb;
-	r->speedup = p->speedup;
-	r->feasible = p->feasible;
-	r->plan_ms = p->plan_ms;
+	bench_plan_row_fill(&c->r[a], p);
 	c->any_feasible |= p->feasible;
 	dp_plan_free(&rr->plan);
 }
@@ -200,8 +191,8 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 		if (c->r[a].ok && c->r[a].feasible && c->r[a].makespan < best)
 			best = c->r[a].makespan;
 	for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
-		c->r[a].best = c->r[a].ok && c->r[a].feasible &&
-			       c->r[a].makespan <= best * (1 + 1e-9);
+		c->best[a] = c->r[a].ok && c->r[a].feasible &&
+			     c->r[a].makespan <= best * (1 + 1e-9);
 }
 
 static void print_case_header(void)
@@ -222,7 +213,7 @@ static void print_case(const qcase *c)
 			printf(" %7s", "error");
 		else
 			printf(" %6.3f%c", r->xlb,
-			       r->best	      ? '*'
+			       c->best[a]     ? '*'
 			       : !r->feasible ? '!'
 					      : ' ');
 	}
@@ -254,7 +245,7 @@ static cJSON *case_json(const qcase *c)
 			bench_json_round(j, "xlb", r->xlb, 1e-6);
 			bench_json_round(j, "speedup", r->speedup, 1e-6);
 			cJSON_AddBoolToObject(j, "feasible", r->feasible);
-			cJSON_AddBoolToObject(j, "best", r->best);
+			cJSON_AddBoolToObject(j, "best", c->best[a]);
 			bench_json_round(j, "plan_ms", r->plan_ms, 1e-3);
 		}
 		cJSON_AddItemToArray(rs, j);
@@ -290,7 +281,7 @@ static void summarize(const qcase *cs, int nc, const char *caps, algo_sum *sum)
 				continue;
 			s->cases++;
 			s->feasible += r->feasible;
-			s->best += r->best;
+			s->best += c->best[a];
 			if (r->feasible)
 				f[nf++] = r->xlb;
 			x[nx] = r->xlb;
@@ -387,7 +378,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 	for (int i = 0; i < nc; i++) {
 		const qcase *c = &cs[i];
 		const algo_res *r = &c->r[ia];
-		if (!c->any_feasible || !r->ok || r->best)
+		if (!c->any_feasible || !r->ok || c->best[ia])
 			continue;
 		if (!r->feasible) {
 			infeas++;
@@ -396,7 +387,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 			double best = INFINITY;
 			for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS;
 			     a++)
-				if (c->r[a].best)
+				if (c->best[a])
 					best = c->r[a].makespan;
 			ls[nl].gap = r->makespan / best - 1;
 		}
@@ -418,7 +409,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 		char winners[128] = "";
 		size_t pos = 0;
 		for (size_t a = 0; a < dp_algo_count() && a < MAX_ALGOS; a++)
-			if (c->r[a].best && pos < sizeof winners)
+			if (c->best[a] && pos < sizeof winners)
 				pos += (size_t)snprintf(winners + pos,
 							sizeof winners - pos,
 							"%s%s", pos ? "," : "",

@@ -23,6 +23,16 @@
 
 extern char **environ;
 
+void bench_plan_row_fill(bench_plan_row *r, const dp_plan *p)
+{
+	r->ok = true;
+	r->makespan = p->sim.makespan;
+	r->xlb = p->xlb;
+	r->speedup = p->speedup;
+	r->feasible = p->feasible;
+	r->plan_ms = p->plan_ms;
+}
+
 double bench_now(void)
 {
 	struct timespec ts;
