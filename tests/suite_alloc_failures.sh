@@ -16,7 +16,7 @@ set -u
 . tests/lib/suite.sh
 suite_start alloc alloc_failures
 MAXRUNS=${ALLOC_MAXRUNS:-120} # runs per command at most
-if nm "$DNNPART" 2>/dev/null | grep -q __asan_init; then
+if suite_asan; then
 	echo "skip - alloc_failures: an AddressSanitizer build keeps its own allocator"
 	exit 0
 fi

@@ -10,13 +10,26 @@
 suite_start() {
 	: "${DNNPART:=$PWD/dnnpart}"
 	TMP=$(mktemp -d "/tmp/dnnpart-$1.XXXXXX") || exit 1
-	trap 'chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
+	trap suite_cleanup EXIT
 	trap 'exit 130' INT TERM
 	if [ ! -x "$DNNPART" ]; then
 		echo "not ok - $2: no binary at $DNNPART (run make first)"
 		exit 1
 	fi
 }
+
+# The exit trap of suite_start: stops the private tmux server of
+# tests/lib/tmux.sh when there is one, removes TMP.
+suite_cleanup() {
+	[ -n "${T:-}" ] && command -v tmux >/dev/null 2>&1 &&
+		$T kill-server >/dev/null 2>&1
+	chmod -R u+w "$TMP" 2>/dev/null
+	rm -rf "$TMP"
+}
+
+# suite_asan: the binary under test is an AddressSanitizer build (its own
+# allocator; it reserves terabytes of address space, so no ulimit -v).
+suite_asan() { nm "$DNNPART" 2>/dev/null | grep -q __asan_init; }
 
 # suite_run LIMIT ARGS...: dnnpart ARGS with LIMIT seconds at most (a hang
 # fails), no stdin; stdout in $TMP/out, stderr in $TMP/err, status in rc.
