@@ -154,10 +154,7 @@ else
 fi
 
 # ---- the explorer's save (s) ----
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - explorer save tests: tmux is not installed (make deps installs it)"
-	exit 0
-fi
+tmux_needed "explorer save tests"
 
 printf 'the previous placement\n' >"$OUT/saved.json"
 cp "$OUT/saved.json" "$TMP/orig"

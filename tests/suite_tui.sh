@@ -53,14 +53,10 @@ show_case show_bad_op 2 "no op named 'nosuch'" "$showdir/g.json" --view op \
 show_case show_missing_graph 2 'missing.json' "$showdir/missing.json"
 rm -rf "$showdir"
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - end-to-end explorer tests: tmux is not installed (make deps installs it)"
-	echo "# (Debian: apt-get install tmux)"
-	exit 0
-fi
 . tests/lib/suite.sh
-suite_start tui suite_tui_setup
 . tests/lib/tmux.sh
+tmux_needed "end-to-end explorer tests"
+suite_start tui suite_tui_setup
 tmux_server test
 tmp=$TMP
 S=tui # the session the helpers talk to

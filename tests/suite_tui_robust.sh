@@ -15,13 +15,10 @@ set -u
 SEED=${ROBUST_SEED:-9}
 NKEYS=${ROBUST_KEYS:-1500}
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - explorer robustness tests: tmux is not installed (make deps installs it)"
-	exit 0
-fi
 . tests/lib/suite.sh
-suite_start robust tui_robust_setup
 . tests/lib/tmux.sh
+tmux_needed "explorer robustness tests"
+suite_start robust tui_robust_setup
 tmux_server robust
 case $DNNPART in /*) ;; *) DNNPART=$PWD/$DNNPART ;; esac
 ROOT=$PWD

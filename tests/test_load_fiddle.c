@@ -5,6 +5,7 @@
 
 #include "dnnpart/graph.h"
 #include "dnnpart/load.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static dp_graph *load_file(const char *path, dp_err *err)
@@ -47,12 +48,8 @@ static void test_fiddle_resnet50_layer_training(void)
 	dp_graph *g = load_shared("LayerGraphs/resnet50_training.json", &err);
 	REQUIRE(g);
 	CHECK_STR(g->name, "resnet50_training");
-	CHECK_INT(g->nops, 354);
-	CHECK_INT(g->nedges, 386);
-	CHECK_NEAR(g->total_time_us, 462381.0, 1e-3);
-	CHECK_INT(g->total_param_bytes, 38821912904);
+	CHECK_TOTALS(g, 354, 386, 462381.0, 1e-3, 38821912904, 177);
 	CHECK_INT(g->total_output_bytes, 0);
-	CHECK_INT(g->ngroups, 177);
 	CHECK_INT(group_members(g), 354);
 	CHECK_INT(edge_bytes_sum(g), 44245176328);
 	CHECK_INT(g->hint.devices, 6);
@@ -82,11 +79,7 @@ static void test_fiddle_bert_operator_training(void)
 	dp_graph *g =
 		load_shared("OperatorGraphs/bert_L-12_training.json", &err);
 	REQUIRE(g);
-	CHECK_INT(g->nops, 2012);
-	CHECK_INT(g->nedges, 2751);
-	CHECK_NEAR(g->total_time_us, 1891742.322, 1e-3);
-	CHECK_INT(g->total_param_bytes, 23270902776);
-	CHECK_INT(g->ngroups, 417);
+	CHECK_TOTALS(g, 2012, 2751, 1891742.322, 1e-3, 23270902776, 417);
 	CHECK_INT(group_members(g), 1973);
 	CHECK_INT(edge_bytes_sum(g), 35996798256);
 	dp_graph_free(g);

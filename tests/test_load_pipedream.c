@@ -5,6 +5,7 @@
 
 #include "dnnpart/graph.h"
 #include "dnnpart/load.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* Loads and finalizes; NULL (and err filled) on failure. */
@@ -66,11 +67,8 @@ static void test_pipedream_resnet50_counts_and_totals(void)
 	dp_graph *g = load_shared("resnet50", &err);
 	REQUIRE(g);
 	CHECK_STR(g->name, "resnet50");
-	CHECK_INT(g->nops, 2 * 177 - 1);
-	CHECK_INT(g->nedges, 193 + (193 - 1) + 193 + (177 - 1));
-	CHECK_NEAR(g->total_time_us, 443419.0, 0.01);
-	CHECK_INT(g->total_param_bytes, 102228128);
-	CHECK_INT(g->ngroups, 107);
+	CHECK_TOTALS(g, 2 * 177 - 1, 193 + (193 - 1) + 193 + (177 - 1),
+		     443419.0, 0.01, 102228128, 107);
 	/* the input layer: data loading, forward time 0, no backward op */
 	uint32_t in = op(g, "node1");
 	REQUIRE(in != UINT32_MAX);
@@ -125,11 +123,8 @@ static void test_pipedream_gnmt_lists_and_several_inputs(void)
 	dp_err err;
 	dp_graph *g = load_shared("gnmt", &err);
 	REQUIRE(g);
-	CHECK_INT(g->nops, 2 * 48 - 3);
-	CHECK_INT(g->nedges, 58 + (58 - 4) + 58 + (48 - 3));
-	CHECK_NEAR(g->total_time_us, 89416.0, 0.01);
-	CHECK_INT(g->total_param_bytes, 775063808);
-	CHECK_INT(g->ngroups, 11);
+	CHECK_TOTALS(g, 2 * 48 - 3, 58 + (58 - 4) + 58 + (48 - 3), 89416.0,
+		     0.01, 775063808, 11);
 	uint32_t lstm = op(g, "node7");
 	REQUIRE(lstm != UINT32_MAX);
 	CHECK_INT(g->ops[lstm].output_bytes, 6291456 + 131072 + 131072);

@@ -45,15 +45,30 @@ static char *temp_path(const char *suffix)
 	return path;
 }
 
-static void test_placement_json_omitted_and_cpu_ops(void)
+/* small_graph() with the placement file at path read into pl and info;
+ * NULL (a recorded failure) when either cannot be. */
+static dp_graph *read_small(const char *path, int32_t *pl,
+			    dp_placement_info *info)
 {
 	dp_graph *g = small_graph();
-	REQUIRE(g);
+	dp_err err;
+	if (!g) {
+		test_fail(__FILE__, __LINE__, "cannot build the small graph");
+		return NULL;
+	}
+	if (dp_placement_read(path, g, pl, info, &err) == DP_OK)
+		return g;
+	FAIL_ERR(path, &err);
+	dp_graph_free(g);
+	return NULL;
+}
+
+static void test_placement_json_omitted_and_cpu_ops(void)
+{
 	int32_t pl[8];
 	dp_placement_info info;
-	dp_err err;
-	REQUIRE(dp_placement_read(D "placement_ok.json", g, pl, &info, &err) ==
-		DP_OK);
+	dp_graph *g = read_small(D "placement_ok.json", pl, &info);
+	REQUIRE(g);
 	CHECK_INT(info.devices, 4);
 	CHECK_INT(info.cpu_pinned, 1); /* b: -1 */
 	CHECK_INT(info.omitted, 4);    /* d f g iso */
@@ -65,13 +80,10 @@ static void test_placement_json_omitted_and_cpu_ops(void)
 
 static void test_placement_place_with_crlf_and_tabs(void)
 {
-	dp_graph *g = small_graph();
-	REQUIRE(g);
 	int32_t pl[8];
 	dp_placement_info info;
-	dp_err err;
-	REQUIRE(dp_placement_read(D "place_crlf.place", g, pl, &info, &err) ==
-		DP_OK);
+	dp_graph *g = read_small(D "place_crlf.place", pl, &info);
+	REQUIRE(g);
 	CHECK_INT(info.devices, 4); /* 1 + the largest device */
 	CHECK_INT(info.omitted, 5);
 	CHECK_INT(info.cpu_pinned, 0);

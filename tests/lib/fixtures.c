@@ -108,6 +108,26 @@ void test_check_placement(const char *file, int line, const int32_t *got,
 				  got[i], want[i]);
 }
 
+void test_check_totals(const char *file, int line, const dp_graph *g,
+		       uint32_t nops, uint32_t nedges, double time_us,
+		       double eps, int64_t param_bytes, uint32_t ngroups)
+{
+	if (g->nops != nops || g->nedges != nedges)
+		test_fail(file, line, "%u ops and %u edges, want %u and %u",
+			  g->nops, g->nedges, nops, nedges);
+	if (!(g->total_time_us - time_us <= eps &&
+	      time_us - g->total_time_us <= eps))
+		test_fail(file, line, "total time %.9g us, want %.9g (+-%g)",
+			  g->total_time_us, time_us, eps);
+	if (g->total_param_bytes != param_bytes)
+		test_fail(file, line, "total params %lld bytes, want %lld",
+			  (long long)g->total_param_bytes,
+			  (long long)param_bytes);
+	if (g->ngroups != ngroups)
+		test_fail(file, line, "%u colocation groups, want %u",
+			  g->ngroups, ngroups);
+}
+
 static bool same_device_stats(const dp_device_stats *x,
 			      const dp_device_stats *y)
 {
@@ -165,11 +185,16 @@ bool test_sim_same_path(const dp_sim_result *a, const dp_sim_result *b)
 	return true;
 }
 
+/* The k + 1 offsets of a per-device list agree. */
+static bool same_offsets(const uint32_t *x, const uint32_t *y, int k)
+{
+	return memcmp(x, y, ((size_t)k + 1) * sizeof *x) == 0;
+}
+
 bool test_sim_same_live(const dp_sim_result *a, const dp_sim_result *b)
 {
-	for (int d = 0; d <= a->k; d++)
-		if (a->live_off[d] != b->live_off[d])
-			return false;
+	if (!same_offsets(a->live_off, b->live_off, a->k))
+		return false;
 	for (uint32_t i = 0; i < a->live_off[a->k]; i++) {
 		const dp_live_tensor *x = &a->live[i], *y = &b->live[i];
 		if (x->op != y->op || x->kind != y->kind ||
@@ -182,9 +207,8 @@ bool test_sim_same_live(const dp_sim_result *a, const dp_sim_result *b)
 
 bool test_sim_same_curves(const dp_sim_result *a, const dp_sim_result *b)
 {
-	for (int d = 0; d <= a->k; d++)
-		if (a->curve_off[d] != b->curve_off[d])
-			return false;
+	if (!same_offsets(a->curve_off, b->curve_off, a->k))
+		return false;
 	for (uint32_t i = 0; i < a->curve_off[a->k]; i++)
 		if (a->curve[i].t != b->curve[i].t ||
 		    a->curve[i].bytes != b->curve[i].bytes)

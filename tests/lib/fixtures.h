@@ -66,6 +66,15 @@ bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 void test_check_placement(const char *file, int line, const int32_t *got,
 			  const int32_t *want, int n);
 
+/* CHECK_TOTALS(g, nops, nedges, time_us, eps, param_bytes, ngroups): the
+ * totals of a loaded graph (total time within eps), each mismatch a
+ * failure that names the field. */
+#define CHECK_TOTALS(g, ...)                                                   \
+	test_check_totals(__FILE__, __LINE__, g, __VA_ARGS__)
+void test_check_totals(const char *file, int line, const dp_graph *g,
+		       uint32_t nops, uint32_t nedges, double time_us,
+		       double eps, int64_t param_bytes, uint32_t ngroups);
+
 /* Two simulator results agree, bit for bit, on: the schedule (times,
  * transfers, per-device load and traffic, cut); the memory peaks and
  * feasibility; the critical path; the live tensors at the peaks; the

@@ -2,6 +2,14 @@
 # share (suite_tui, suite_tui_robust, suite_nothing_lost); sourced after
 # tests/lib/suite.sh, whose exit trap stops the tmux server.
 #
+# tmux_needed WHAT: without tmux, "skip - WHAT: ..." and exit 0.
+tmux_needed() {
+	command -v tmux >/dev/null 2>&1 && return 0
+	echo "skip - $1: tmux is not installed (make deps installs it)"
+	echo "# (Debian: apt-get install tmux)"
+	exit 0
+}
+
 # tmux_server NAME: T is the command of a private tmux server
 # (dnnpart-NAME-PID, no config file). The helpers below talk to session $S.
 tmux_server() {
