@@ -168,13 +168,11 @@ static void expect_error(const char *file, int line, int col,
 	dp_err err;
 	dp_graph *g = load_file(path, &err);
 	CHECK(g == NULL);
+	dp_status st = g ? DP_OK : err.code;
 	dp_graph_free(g);
-	CHECK_INT(err.code, DP_EINPUT);
-	CHECK_STR(err.file, path);
-	CHECK_INT(err.line, line);
-	if (col)
-		CHECK_INT(err.col, col);
-	CHECK_CONTAINS(err.msg, needle);
+	CHECK_INPUT_ERROR(st, &err, path,
+			  &(test_bad_input){file, line, col ? col : -1, needle},
+			  false);
 }
 
 static void test_fiddle_malformed_files_name_file_line_and_column(void)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "dnnpart/load.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 #define D "tests/data/"
@@ -99,11 +100,7 @@ static void test_json_machine_numbers_and_bom(void)
 }
 
 /* Each bad file, with the exact position and the start of the message. */
-static const struct {
-	const char *file;
-	int line, col;
-	const char *msg;
-} bad_files[] = {
+static const test_bad_input bad_files[] = {
 	{"json_bad_time_type.json", 4, 30,
 	 "ops[1].time_us: expected a number >= 0, got string"},
 	{"json_bad_dup_name.json", 4, 26,
@@ -167,22 +164,9 @@ static void test_json_errors_have_exact_positions(void)
 		dp_err err;
 		dp_err_clear(&err);
 		dp_status st = dp_graph_load(path, DP_FMT_AUTO, &g, &err);
-		if (st != DP_EINPUT || g != NULL) {
-			test_fail(__FILE__, __LINE__, "%s: status %d", path,
-				  st);
-			dp_graph_free(g);
-			continue;
-		}
-		if (strcmp(err.file, path) != 0 ||
-		    err.line != bad_files[i].line ||
-		    err.col != bad_files[i].col ||
-		    strncmp(err.msg, bad_files[i].msg,
-			    strlen(bad_files[i].msg)) != 0)
-			test_fail(__FILE__, __LINE__,
-				  "%s: got %s:%d:%d: %s; want %d:%d: %s...",
-				  bad_files[i].file, err.file, err.line,
-				  err.col, err.msg, bad_files[i].line,
-				  bad_files[i].col, bad_files[i].msg);
+		CHECK(g == NULL);
+		dp_graph_free(g);
+		CHECK_INPUT_ERROR(st, &err, path, &bad_files[i], true);
 	}
 }
 

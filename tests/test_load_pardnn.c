@@ -8,6 +8,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static dp_graph *load_dir(const char *dir, dp_err *err)
@@ -200,11 +201,10 @@ static void expect_error(const char *dir, const char *file, int line,
 	dp_err err;
 	dp_graph *g = load_dir(path, &err);
 	CHECK(g == NULL);
+	dp_status st = g ? DP_OK : err.code;
 	dp_graph_free(g);
-	CHECK_INT(err.code, DP_EINPUT);
-	CHECK_STR(err.file, want);
-	CHECK_INT(err.line, line);
-	CHECK_CONTAINS(err.msg, needle);
+	CHECK_INPUT_ERROR(st, &err, want,
+			  &(test_bad_input){dir, line, -1, needle}, false);
 }
 
 static void test_pardnn_malformed_folders_name_file_and_line(void)

@@ -131,11 +131,7 @@ static void test_placement_omitted_chains_and_ties(void)
 	dp_graph_free(g);
 }
 
-static const struct {
-	const char *file;
-	int line, col;
-	const char *msg;
-} bad_files[] = {
+static const test_bad_input bad_files[] = {
 	{"place_bad_unknown.place", 3, 1,
 	 "unknown op 'zzz': the graph 't' has no op of that name"},
 	{"place_bad_device.place", 4, 3,
@@ -168,17 +164,7 @@ static void test_placement_errors_name_the_line(void)
 		dp_err err;
 		dp_err_clear(&err);
 		dp_status st = dp_placement_read(path, g, pl, NULL, &err);
-		if (st != DP_EINPUT || strcmp(err.file, path) ||
-		    err.line != bad_files[i].line ||
-		    err.col != bad_files[i].col ||
-		    strncmp(err.msg, bad_files[i].msg,
-			    strlen(bad_files[i].msg)))
-			test_fail(__FILE__, __LINE__,
-				  "%s: status %d, got %s:%d:%d: %s; want "
-				  "%d:%d: %s",
-				  bad_files[i].file, st, err.file, err.line,
-				  err.col, err.msg, bad_files[i].line,
-				  bad_files[i].col, bad_files[i].msg);
+		CHECK_INPUT_ERROR(st, &err, path, &bad_files[i], true);
 	}
 	dp_err err;
 	char *path = temp_path(".place");

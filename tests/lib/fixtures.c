@@ -128,6 +128,23 @@ void test_check_totals(const char *file, int line, const dp_graph *g,
 			  g->ngroups, ngroups);
 }
 
+void test_check_input_error(const char *file, int line, dp_status st,
+			    const dp_err *err, const char *path,
+			    const test_bad_input *want, bool prefix)
+{
+	bool msg_ok =
+		prefix ? strncmp(err->msg, want->msg, strlen(want->msg)) == 0
+		       : strstr(err->msg, want->msg) != NULL;
+	if (st != DP_EINPUT || err->code != DP_EINPUT ||
+	    strcmp(err->file, path) != 0 || err->line != want->line ||
+	    (want->col >= 0 && err->col != want->col) || !msg_ok)
+		test_fail(file, line,
+			  "status %d: got %s:%d:%d: %s; want %s:%d:%d: %s%s",
+			  (int)st, err->file, err->line, err->col, err->msg,
+			  path, want->line, want->col, prefix ? "" : "...",
+			  want->msg);
+}
+
 static bool same_device_stats(const dp_device_stats *x,
 			      const dp_device_stats *y)
 {

@@ -75,6 +75,23 @@ void test_check_totals(const char *file, int line, const dp_graph *g,
 		       uint32_t nops, uint32_t nedges, double time_us,
 		       double eps, int64_t param_bytes, uint32_t ngroups);
 
+/* The error a bad input must give: its line and column (-1: any) and its
+ * message, or the start or a part of it. */
+typedef struct test_bad_input {
+	const char *file; /* the input, under the test's folder */
+	int line, col;
+	const char *msg;
+} test_bad_input;
+/* CHECK_INPUT_ERROR(st, err, path, want, prefix): a failed load or read
+ * returned st and filled err: DP_EINPUT at path, want->line, want->col
+ * (unless -1), with a message that starts with want->msg (prefix) or
+ * contains it. One failure that shows what came and what was wanted. */
+#define CHECK_INPUT_ERROR(...)                                                 \
+	test_check_input_error(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_input_error(const char *file, int line, dp_status st,
+			    const dp_err *err, const char *path,
+			    const test_bad_input *want, bool prefix);
+
 /* Two simulator results agree, bit for bit, on: the schedule (times,
  * transfers, per-device load and traffic, cut); the memory peaks and
  * feasibility; the critical path; the live tensors at the peaks; the
