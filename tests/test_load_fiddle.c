@@ -167,12 +167,8 @@ static void expect_error(const char *file, int line, int col,
 	snprintf(path, sizeof path, "tests/data/real/%s", file);
 	dp_err err;
 	dp_graph *g = load_file(path, &err);
-	CHECK(g == NULL);
-	dp_status st = g ? DP_OK : err.code;
-	dp_graph_free(g);
-	CHECK_INPUT_ERROR(st, &err, path,
-			  &(test_bad_input){file, line, col ? col : -1, needle},
-			  false);
+	CHECK_LOAD_FAILS(g, &err, path,
+			 &(test_bad_input){file, line, col ? col : -1, needle});
 }
 
 static void test_fiddle_malformed_files_name_file_line_and_column(void)

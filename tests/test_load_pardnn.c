@@ -200,11 +200,8 @@ static void expect_error(const char *dir, const char *file, int line,
 		snprintf(want, sizeof want, "%s", path);
 	dp_err err;
 	dp_graph *g = load_dir(path, &err);
-	CHECK(g == NULL);
-	dp_status st = g ? DP_OK : err.code;
-	dp_graph_free(g);
-	CHECK_INPUT_ERROR(st, &err, want,
-			  &(test_bad_input){dir, line, -1, needle}, false);
+	CHECK_LOAD_FAILS(g, &err, want,
+			 &(test_bad_input){dir, line, -1, needle});
 }
 
 static void test_pardnn_malformed_folders_name_file_and_line(void)

@@ -186,11 +186,8 @@ static void expect_error(const char *file, int line, const char *needle)
 	dp_err err;
 	dp_err_clear(&err);
 	dp_graph *g = load_file(path, &err);
-	CHECK(g == NULL);
-	dp_status st = g ? DP_OK : err.code;
-	dp_graph_free(g);
-	CHECK_INPUT_ERROR(st, &err, path,
-			  &(test_bad_input){file, line, -1, needle}, false);
+	CHECK_LOAD_FAILS(g, &err, path,
+			 &(test_bad_input){file, line, -1, needle});
 }
 
 static void test_pipedream_malformed_files_name_file_and_line(void)

@@ -145,6 +145,18 @@ void test_check_input_error(const char *file, int line, dp_status st,
 			  want->msg);
 }
 
+void test_check_load_fails(const char *file, int line, dp_graph *g,
+			   const dp_err *err, const char *path,
+			   const test_bad_input *want)
+{
+	if (g) {
+		test_fail(file, line, "%s loaded; want an error", path);
+		dp_graph_free(g);
+		return;
+	}
+	test_check_input_error(file, line, err->code, err, path, want, false);
+}
+
 static bool same_device_stats(const dp_device_stats *x,
 			      const dp_device_stats *y)
 {

@@ -92,6 +92,15 @@ void test_check_input_error(const char *file, int line, dp_status st,
 			    const dp_err *err, const char *path,
 			    const test_bad_input *want, bool prefix);
 
+/* CHECK_LOAD_FAILS(g, err, path, want): a load that returned g and filled
+ * err failed: g is NULL (freed when not) and err is the DP_EINPUT error
+ * want describes, its message containing want->msg. */
+#define CHECK_LOAD_FAILS(...)                                                  \
+	test_check_load_fails(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_load_fails(const char *file, int line, dp_graph *g,
+			   const dp_err *err, const char *path,
+			   const test_bad_input *want);
+
 /* Two simulator results agree, bit for bit, on: the schedule (times,
  * transfers, per-device load and traffic, cut); the memory peaks and
  * feasibility; the critical path; the live tensors at the peaks; the
