@@ -50,10 +50,7 @@ static void test_json_every_field_is_read(void)
 	CHECK_INT(g->edges[2].to, c);
 	CHECK_INT(g->edges[2].bytes, 0);
 	/* machine block */
-	CHECK_INT(g->hint.devices, 4);
-	CHECK_INT(g->hint.memory_bytes, 16LL << 30);
-	CHECK_NEAR(g->hint.bw_bytes_per_us, 130000, 1e-9);
-	CHECK_NEAR(g->hint.lat_us, 25, 0);
+	CHECK_HINT(g, 4, 16LL << 30, 130000, 25);
 	dp_graph_free(g);
 }
 
@@ -88,10 +85,8 @@ static void test_json_machine_numbers_and_bom(void)
 {
 	dp_graph *g = test_load_ok(D "json_machine_numbers.json");
 	REQUIRE(g);
-	CHECK_INT(g->hint.devices, 2);
-	CHECK_INT(g->hint.memory_bytes, 1000);
-	CHECK_NEAR(g->hint.bw_bytes_per_us, 5700, 1e-9); /* bytes/s given */
-	CHECK_NEAR(g->hint.lat_us, 134, 0);		 /* µs given */
+	/* bytes/s and µs given */
+	CHECK_HINT(g, 2, 1000, 5700, 134);
 	dp_graph_free(g);
 	g = test_load_ok(D "json_bom.json");
 	REQUIRE(g);
@@ -157,17 +152,7 @@ static const test_bad_input bad_files[] = {
 
 static void test_json_errors_have_exact_positions(void)
 {
-	for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
-		char path[256];
-		snprintf(path, sizeof path, D "%s", bad_files[i].file);
-		dp_graph *g = NULL;
-		dp_err err;
-		dp_err_clear(&err);
-		dp_status st = dp_graph_load(path, DP_FMT_AUTO, &g, &err);
-		CHECK(g == NULL);
-		dp_graph_free(g);
-		CHECK_INPUT_ERROR(st, &err, path, &bad_files[i], true);
-	}
+	CHECK_BAD_FILES(D, bad_files, sizeof bad_files / sizeof bad_files[0]);
 }
 
 static void test_json_cycle_is_named_with_the_file(void)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dnnpart/load.h"
 #include "testlib.h"
 
 void test_machine_init(test_machine *tm, int k, double bw, double lat)
@@ -155,6 +156,41 @@ void test_check_load_fails(const char *file, int line, dp_graph *g,
 		return;
 	}
 	test_check_input_error(file, line, err->code, err, path, want, false);
+}
+
+void test_check_bad_files(const char *file, int line, const char *dir,
+			  const test_bad_input *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s%s", dir, cases[i].file);
+		dp_graph *g = NULL;
+		dp_err err;
+		dp_err_clear(&err);
+		dp_status st = dp_graph_load(path, DP_FMT_AUTO, &g, &err);
+		if (g) {
+			test_fail(file, line, "%s loaded; want an error", path);
+			dp_graph_free(g);
+			continue;
+		}
+		test_check_input_error(file, line, st, &err, path, &cases[i],
+				       true);
+	}
+}
+
+void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
+		     int64_t memory_bytes, double bw, double lat)
+{
+	const dp_machine_hint *h = &g->hint;
+	double dbw = h->bw_bytes_per_us - bw;
+	if (h->devices != devices || h->memory_bytes != memory_bytes ||
+	    dbw > 1e-9 || dbw < -1e-9 || h->lat_us != lat)
+		test_fail(file, line,
+			  "machine %d x %lld bytes, %.9g bytes/us, %.9g us; "
+			  "want %d x %lld, %.9g, %.9g",
+			  h->devices, (long long)h->memory_bytes,
+			  h->bw_bytes_per_us, h->lat_us, devices,
+			  (long long)memory_bytes, bw, lat);
 }
 
 static bool same_device_stats(const dp_device_stats *x,

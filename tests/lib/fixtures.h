@@ -101,6 +101,20 @@ void test_check_load_fails(const char *file, int line, dp_graph *g,
 			   const dp_err *err, const char *path,
 			   const test_bad_input *want);
 
+/* CHECK_BAD_FILES(dir, cases, n): each of the n files dir/cases[i].file
+ * fails to load (dp_graph_load, format detected) with the DP_EINPUT error
+ * it describes, the message starting with cases[i].msg. */
+#define CHECK_BAD_FILES(...)                                                   \
+	test_check_bad_files(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_bad_files(const char *file, int line, const char *dir,
+			  const test_bad_input *cases, size_t n);
+
+/* CHECK_HINT(g, devices, memory_bytes, bw, lat): the machine block a graph
+ * file gave (bandwidth in bytes per us within 1e-9, latency in us). */
+#define CHECK_HINT(g, ...) test_check_hint(__FILE__, __LINE__, g, __VA_ARGS__)
+void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
+		     int64_t memory_bytes, double bw, double lat);
+
 /* Two simulator results agree, bit for bit, on: the schedule (times,
  * transfers, per-device load and traffic, cut); the memory peaks and
  * feasibility; the critical path; the live tensors at the peaks; the
