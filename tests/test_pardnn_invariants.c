@@ -285,13 +285,9 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 {
 	char dir[512], ref[600];
 	snprintf(dir, sizeof dir, "%s/pardnn-resnet", test_shared_dir());
-	dp_graph *g = NULL;
 	dp_err err;
-	if (dp_graph_load(dir, DP_FMT_AUTO, &g, &err) != DP_OK) {
-		test_fail(__FILE__, __LINE__, "cannot load %s: %s", dir,
-			  err.msg);
-		return;
-	}
+	dp_graph *g = test_load_ok(dir);
+	REQUIRE(g);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	int32_t *one = calloc(g->nops, sizeof *one);
 	for (int ci = 0; ci < 2; ci++) {

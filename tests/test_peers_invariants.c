@@ -276,13 +276,8 @@ static void test_peers_on_generated_graphs(void)
 /* Every loadable graph under a folder of the shared benchmarks. */
 static void run_shared(const char *path, int *loaded)
 {
-	dp_graph *g = NULL;
-	dp_err err;
-	if (dp_graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
-		test_fail(__FILE__, __LINE__, "cannot load %s: %s", path,
-			  err.msg);
-		return;
-	}
+	dp_graph *g = test_load_ok(path);
+	REQUIRE(g);
 	(*loaded)++;
 	dp_machine m;
 	if (dp_machine_init_from_hint(&m, &g->hint, NULL) != DP_OK) {

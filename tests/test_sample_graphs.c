@@ -148,10 +148,8 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
  * state alone are 1,557,611,200 parameters x 12 bytes. */
 static void test_samples_gpt2_xl_does_not_fit_one_device(void)
 {
-	dp_err err;
-	dp_graph *g = NULL;
-	REQUIRE(dp_graph_load("sample_graphs/gpt2-xl.json", DP_FMT_AUTO, &g,
-			      &err) == DP_OK);
+	dp_graph *g = test_load_ok("sample_graphs/gpt2-xl.json");
+	REQUIRE(g);
 	CHECK_INT(g->total_param_bytes, 1557611200LL * 12);
 	CHECK(g->total_param_bytes > (16LL << 30));
 	dp_graph_free(g);
@@ -162,10 +160,8 @@ static void test_samples_gpt2_xl_does_not_fit_one_device(void)
  * with one momentum copy. */
 static void test_samples_resnet50_exact_sizes(void)
 {
-	dp_err err;
-	dp_graph *g = NULL;
-	REQUIRE(dp_graph_load("sample_graphs/resnet50.json", DP_FMT_AUTO, &g,
-			      &err) == DP_OK);
+	dp_graph *g = test_load_ok("sample_graphs/resnet50.json");
+	REQUIRE(g);
 	uint32_t c = dp_graph_find(g, "conv1/Conv2D");
 	uint32_t w = dp_graph_find(g, "conv1/weights");
 	REQUIRE(c != UINT32_MAX && w != UINT32_MAX);
