@@ -37,8 +37,7 @@ static void test_contig_equal_chain_splits_evenly(void)
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3}, 8);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* Device 1 is three times faster: max(a / 1, (8 - a) / 3) is least at
@@ -53,8 +52,7 @@ static void test_contig_follows_speeds(void)
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1}, 8);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* By time alone the largest stage is 10 at best, and the greedy fill
@@ -79,9 +77,7 @@ static void test_contig_respects_caps(void)
 	memset(&p, 0, sizeof p);
 	REQUIRE(dp_plan_evaluate(g, &m, pl, DP_CONT_PORT, &p, NULL) == DP_OK);
 	CHECK(p.feasible);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* Six params of 100 on two devices of 200: no split fits; the caps are
@@ -104,9 +100,7 @@ static void test_contig_spreads_overflow(void)
 	CHECK(!p.feasible);
 	CHECK_INT(p.sim.dev[0].peak_bytes, 300);
 	CHECK_INT(p.sim.dev[1].peak_bytes, 300);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* A group {op0, op7} goes with op0 and its time counts there: with 8 unit
@@ -123,8 +117,7 @@ static void test_contig_groups_and_pins_count_in_their_stage(void)
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0}, 8);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 
 	/* op1 pinned to device 1: device 1 starts with 1 unit, so stage 0
 	 * takes op0, op2, op3, op4 (4) and stage 1 op5..op7 + op1 (4) */
@@ -134,8 +127,7 @@ static void test_contig_groups_and_pins_count_in_their_stage(void)
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1}, 8);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* On a branching DAG without groups or pins the devices never go back
@@ -167,8 +159,7 @@ static void test_contig_stages_are_contiguous(void)
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	CHECK_INT(run(g, &m, pl, &p), DP_ECANCELED);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_contig_equal_chain_splits_evenly),

@@ -106,9 +106,7 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	REQUIRE(in && join);
 	CHECK(strcmp(get(in, "fillcolor"), get(join, "fillcolor")) != 0);
 	agclose(G);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_dot_marks_the_critical_path_and_only_it(void)
@@ -165,9 +163,7 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	CHECK_STR(get(e, "bytes"), "2097152");
 	CHECK(agnode(G, "right, \"quoted\"\\x", 0) != NULL);
 	agclose(G);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_dot_loads_back_as_the_same_graph(void)
@@ -204,9 +200,7 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	CHECK_INT(controls, 1);
 	dp_graph_free(h);
 out:
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* A chain with skip connections; op i is in layer
@@ -262,9 +256,7 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 	CHECK_INT(total, g->nops);
 	agclose(G);
 	free(pl);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* Without layers, a wide graph is grouped into runs of each device's
@@ -323,9 +315,7 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 	CHECK_INT(total, g->nops);
 	agclose(G);
 	free(pl);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void raise_cancel(void *ud, const char *phase, double f)
@@ -358,9 +348,7 @@ static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 	CHECK(dp_export_write("/nonexistent-dir/x.dot", DP_EXPORT_DOT, g, &m,
 			      &plan, NULL, &err) != DP_OK);
 	CHECK_CONTAINS(err.file, "/nonexistent-dir/x.dot");
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_dot_cleanup(void)

@@ -289,9 +289,7 @@ static void test_svg_is_well_formed_and_shows_every_device(void)
 	CHECK_STR(rep.layout, "dot");
 	CHECK(!rep.coarsened);
 	free(svg);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* 100,000 ops: coarsened to at most 2,000 nodes before the layout, so the
@@ -407,9 +405,7 @@ static void test_svg_unknown_layout_names_the_installed_ones(void)
 	CHECK_CONTAINS(err.msg, "'nosuch' is not installed");
 	CHECK_CONTAINS(err.msg, "dot");
 	CHECK(access(path, F_OK) != 0);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* A mid-size training graph (3,000 generated ops, K=4 under 8 GiB caps, as
@@ -457,9 +453,7 @@ static void test_svg_of_a_3000_op_training_graph_is_a_timeline(void)
 		CHECK_CONTAINS(svg, t);
 	}
 	free(svg);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* Sends SIGTERM, once, to every child of this (single-threaded) test

@@ -181,9 +181,7 @@ static void test_csv_reads_back_exactly(void)
 	CHECK_CONTAINS(text, "\n\"new\nline\",1,");
 	CHECK_CONTAINS(text, "\n\" lead\",0,");
 	free(text);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_numbers_use_a_dot_in_any_locale(void)
@@ -237,9 +235,7 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	snprintf(want, sizeof want, "time_us=%g", times[1]);
 	CHECK_CONTAINS(text, want);
 	free(text);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_torch_map_lists_every_layer_once(void)
@@ -283,9 +279,7 @@ static void test_torch_map_lists_every_layer_once(void)
 	CHECK_CONTAINS(rep.note, "enc.2 (cuda:0 2 ops, cuda:1 1 op)");
 	cJSON_Delete(j);
 	free(text);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_tf_map_has_one_line_per_op(void)
@@ -312,9 +306,7 @@ static void test_tf_map_has_one_line_per_op(void)
 	CHECK_STR(text, "conv/Conv2D /device:GPU:1\nbn 1 /device:GPU:0\n"
 			"grad/conv /device:GPU:2\n");
 	free(text);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 
 	/* a name with a line break cannot be a line: an error, no file */
 	g = mapped();
@@ -326,9 +318,7 @@ static void test_tf_map_has_one_line_per_op(void)
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "line break");
 	CHECK(access(path, F_OK) != 0);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_json_and_place_read_back(void)
@@ -365,9 +355,7 @@ static void test_json_and_place_read_back(void)
 		for (int u = 0; u < 4; u++)
 			CHECK_INT(back[u], pl[u]);
 	}
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_canceled_or_failed_export_keeps_the_old_file(void)
@@ -399,9 +387,7 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 				  &other, NULL, &err),
 		  DP_EINTERNAL);
 	CHECK(access(test_tmp_path("o.csv"), F_OK) != 0);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_table_cleanup(void)

@@ -11,6 +11,7 @@
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* Topcuoglu et al. 2002, Fig. 2: ten tasks, edge weights = communication
@@ -262,9 +263,7 @@ static void test_heft_memory_check_moves_op(void)
 	REQUIRE(dp_plan_run(g, &m, h, &o, NULL, &plan, NULL) == DP_OK);
 	CHECK_INT(plan.placement[a], 0);
 	CHECK_INT(plan.placement[b], 0);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_heft_honours_pins_and_groups(void)
@@ -335,8 +334,7 @@ static void test_heft_cancel(void)
 	CHECK_INT(dp_algo_place(dp_algo_find("heft"), g, &m, &o, &p, pl, &err),
 		  DP_ECANCELED);
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_heft_paper_example_makespan_80),

@@ -78,8 +78,7 @@ static void test_worker_plan_job_is_the_algorithm_alone(void)
 	CHECK(!ws.busy);
 	CHECK(!ws.plan_queued && !ws.compare_queued);
 	worker_free(w);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_worker_compare_job_gives_every_row_in_order(void)
@@ -111,8 +110,7 @@ static void test_worker_compare_job_gives_every_row_in_order(void)
 	}
 	CHECK_INT(rows, dp_algo_count());
 	worker_free(w);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
@@ -160,8 +158,7 @@ static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
 	}
 	CHECK(rows < dp_algo_count());
 	worker_free(w);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* Waits up to 30 s for the file job's result. */
@@ -233,8 +230,7 @@ static void test_filejob_opens_and_exports_in_the_background(void)
 	CHECK_CONTAINS(r->msg, "no-such-graph.json");
 	filejob_result_free(r);
 	filejob_free(fj);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 	CHECK(test_tmp_cleanup());
 }
 

@@ -305,8 +305,7 @@ static void test_pardnn_reference_placements_evaluate(void)
 		}
 	}
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_pardnn_resnet_counts_and_totals),

@@ -8,6 +8,7 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
@@ -87,9 +88,7 @@ static void test_metf_takes_earliest_start_pair(void)
 	CHECK_INT(p.placement[b], 0);
 	CHECK_INT(p.placement[d], 1);
 	CHECK_NEAR(p.sim.makespan, 200 + 25 + 1048576 / 130000.0, 1e-6);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* Params of both ops do not fit one device: the second goes to the slow
@@ -115,9 +114,7 @@ static void test_metf_memory_makes_device_ineligible(void)
 	CHECK_INT(p.placement[a], 0);
 	CHECK_INT(p.placement[b], 1);
 	CHECK(p.feasible);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* A chain whose outputs are big: each output dies when its consumer ends,
@@ -143,9 +140,7 @@ static void test_metf_counts_liveness_not_sums(void)
 	for (uint32_t v = 1; v < g->nops; v++)
 		CHECK_INT(p.placement[v], p.placement[0]);
 	CHECK_INT(p.sim.dev[p.placement[0]].peak_bytes, 2000);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* Nothing fits anywhere: the op goes where it overflows least, and the
@@ -164,9 +159,7 @@ static void test_metf_overflows_least_when_nothing_fits(void)
 	CHECK(!p.feasible);
 	CHECK_INT(dp_plan_worst_device(&p), 1);
 	CHECK_INT(p.sim.dev[1].peak_bytes, 2000);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* An op waits for memory to be released instead of overflowing: b's temp
@@ -192,9 +185,7 @@ static void test_metf_waits_for_release(void)
 	CHECK_INT(p.placement[b], 0);
 	CHECK(p.feasible);
 	CHECK_INT(p.sim.dev[0].peak_bytes, 900);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 static void test_metf_pins_groups_determinism_cancel(void)
@@ -240,8 +231,7 @@ static void test_metf_pins_groups_determinism_cancel(void)
 	dp_err err;
 	CHECK_INT(dp_algo_place(dp_algo_find("metf"), g, &m, &o, &pr, pl, &err),
 		  DP_ECANCELED);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* Progress goes from 0 to 1 for the metf phase. */
@@ -272,8 +262,7 @@ static void test_metf_reports_progress(void)
 		  DP_OK);
 	CHECK(reports >= 2);
 	CHECK_NEAR(last_fraction, 1.0, 0);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_metf_spreads_independent_ops_keeps_chains),

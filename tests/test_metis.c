@@ -9,6 +9,7 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
@@ -93,8 +94,7 @@ static void test_metis_balances_time_by_speed(void)
 	int32_t pl2[400];
 	REQUIRE(run(g, &m, pl2, NULL) == DP_OK);
 	CHECK(memcmp(pl, pl2, sizeof pl) == 0);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_metis_keeps_groups_and_pins(void)
@@ -124,8 +124,7 @@ static void test_metis_keeps_groups_and_pins(void)
 	CHECK_INT(pl[35], 0);
 	for (uint32_t v = 0; v < 40; v++)
 		CHECK(pl[v] >= 0 && pl[v] < 3);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* K = 1: all on device 0; K larger than the (contracted) vertex count: one
@@ -151,16 +150,14 @@ static void test_metis_small_cases(void)
 	CHECK(pl[0] != pl[1]);
 	CHECK_INT(pl[1], pl[2]);
 	CHECK(pl[0] < 5 && pl[1] < 5);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 
 	/* an empty graph */
 	g = dp_graph_new("empty");
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 	CHECK_INT(run(g, &m, pl, NULL), DP_OK);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* libmetis prints "Cannot bisect a graph with 0 vertices" to stdout when a
@@ -199,8 +196,7 @@ static void test_metis_tiny_graph_many_devices_prints_nothing(void)
 	}
 	CHECK(nused >= 2);
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* Control edges (no bytes) and parallel/anti-parallel pairs are accepted
@@ -227,8 +223,7 @@ static void test_metis_odd_weights(void)
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	CHECK_INT(run(g, &m, pl, &p), DP_ECANCELED);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_metis_cuts_the_light_edge),

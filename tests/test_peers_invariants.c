@@ -16,6 +16,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static const char *const peers[] = {"metf", "heft", "metis", "contig"};
@@ -292,8 +293,7 @@ static void run_shared(const char *path, int *loaded)
 		set_caps(&m, single_device_peak(g, &m) / 3 + 1);
 	for (size_t a = 0; a < NPEERS; a++)
 		check_algo(g, &m, peers[a], path);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_peers_on_shared_benchmarks(void)

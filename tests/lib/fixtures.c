@@ -37,6 +37,15 @@ void test_random_machine(test_machine *tm, int k, uint64_t *rng)
 	}
 }
 
+void test_free(dp_graph *g, dp_machine *m, dp_plan *plan)
+{
+	if (plan)
+		dp_plan_free(plan);
+	if (m)
+		dp_machine_free(m);
+	dp_graph_free(g);
+}
+
 dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 {
 	dp_graph *g = dp_graph_new(name);

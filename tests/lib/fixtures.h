@@ -36,6 +36,10 @@ void test_machine_init(test_machine *tm, int k, double bw, double lat);
  * up to 20,000 bytes, each speed 1 or 0.5 to 2. */
 void test_random_machine(test_machine *tm, int k, uint64_t *rng);
 
+/* Frees what a test built, last made first: plan and m when not NULL,
+ * then g. */
+void test_free(dp_graph *g, dp_machine *m, dp_plan *plan);
+
 /* op0 -> op1 -> ... -> op(n-1) in a new graph called name, each op taking
  * t µs with out output bytes; not finalized, so tests can set more. */
 dp_graph *test_chain(const char *name, int n, double t, int64_t out);
