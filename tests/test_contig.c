@@ -33,7 +33,7 @@ static void test_contig_equal_chain_splits_evenly(void)
 	dp_graph *g = chain(8, NULL, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 4, NULL, NULL));
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3}, 8);
@@ -47,8 +47,7 @@ static void test_contig_follows_speeds(void)
 	dp_graph *g = chain(8, NULL, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_speeds(&m, "1,3", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, "1,3"));
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1}, 8);
@@ -66,7 +65,7 @@ static void test_contig_respects_caps(void)
 	dp_graph *g = chain(6, t, par);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 3, NULL, NULL));
 	int32_t pl[6];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 1, 1, 1, 1, 1}, 6);
@@ -90,8 +89,7 @@ static void test_contig_spreads_overflow(void)
 	dp_graph *g = chain(6, t, par);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "200", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, "200", NULL));
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	REQUIRE(dp_plan_run(g, &m, dp_algo_find("contig"), NULL, NULL, &p,
@@ -113,7 +111,7 @@ static void test_contig_groups_and_pins_count_in_their_stage(void)
 	dp_graph_set_colocate(g, 7, "g", NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	int32_t pl[8];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0}, 8);
@@ -124,7 +122,7 @@ static void test_contig_groups_and_pins_count_in_their_stage(void)
 	g = chain(8, NULL, NULL);
 	g->ops[1].pin = 1;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1}, 8);
 	test_free(g, &m, NULL);
@@ -147,8 +145,7 @@ static void test_contig_stages_are_contiguous(void)
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 5, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "60KiB", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 5, "60KiB", NULL));
 	int32_t pl[300], pl2[300];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	for (uint32_t i = 1; i < 300; i++)

@@ -243,8 +243,7 @@ static void test_heft_memory_check_moves_op(void)
 	g->ops[b].param_bytes = 600;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "1000", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, "1000", NULL));
 	REQUIRE(dp_machine_set_speeds(&m, "1,0.25", NULL) == DP_OK);
 	const dp_algo *h = dp_algo_find("heft");
 	REQUIRE(h);
@@ -324,7 +323,7 @@ static void test_heft_cancel(void)
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	int32_t *pl = malloc(g->nops * sizeof *pl);

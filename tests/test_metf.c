@@ -45,7 +45,7 @@ static void test_metf_spreads_independent_ops_keeps_chains(void)
 	uint32_t b = op(g, "b", 100, 1 << 20, 0);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK(p.placement[a] != p.placement[b]);
@@ -80,7 +80,7 @@ static void test_metf_takes_earliest_start_pair(void)
 	dp_graph_add_edge(g, c, d, -1, false, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[c], 0); /* highest rank first, device 0 */
@@ -101,8 +101,7 @@ static void test_metf_memory_makes_device_ineligible(void)
 	dp_graph_add_edge(g, a, b, 0, true, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_speeds(&m, "1,0.1", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, "1,0.1"));
 	dp_plan p;
 	REQUIRE(dp_machine_set_caps(&m, "inf", NULL) == DP_OK);
 	REQUIRE(run_plan(g, &m, &p));
@@ -132,8 +131,7 @@ static void test_metf_counts_liveness_not_sums(void)
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "2000", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, "2000", NULL));
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK(p.feasible);
@@ -151,8 +149,7 @@ static void test_metf_overflows_least_when_nothing_fits(void)
 	uint32_t a = op(g, "a", 10, 0, 2000);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "1000,1500,500", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 3, "1000,1500,500", NULL));
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[a], 1);
@@ -178,8 +175,7 @@ static void test_metf_waits_for_release(void)
 	g->ops[a2].pin = 0;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "1000,500", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, "1000,500", NULL));
 	dp_plan p;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[b], 0);
@@ -208,7 +204,7 @@ static void test_metf_pins_groups_determinism_cancel(void)
 	g->ops[33].pin = 0;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 3, NULL, NULL));
 	dp_plan p, q;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[10], 2);
@@ -252,7 +248,7 @@ static void test_metf_reports_progress(void)
 	op(g, "x", 1, 0, 0);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	dp_progress pr = {on_progress, NULL, NULL};
 	int32_t pl[1];
 	dp_algo_opts o;

@@ -46,7 +46,7 @@ static void test_metis_cuts_the_light_edge(void)
 		dp_graph *g = two_clusters(pin);
 		REQUIRE(g);
 		dp_machine m;
-		REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+		REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 		int32_t pl[16];
 		REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 		for (int i = 1; i < 8; i++) {
@@ -80,8 +80,7 @@ static void test_metis_balances_time_by_speed(void)
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_speeds(&m, "3,1", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, "3,1"));
 	int32_t pl[400];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	double w[2] = {0, 0};
@@ -114,7 +113,7 @@ static void test_metis_keeps_groups_and_pins(void)
 	g->ops[35].pin = 0;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 3, NULL, NULL));
 	int32_t pl[40];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_INT(pl[0], pl[39]);
@@ -140,12 +139,12 @@ static void test_metis_small_cases(void)
 	dp_graph_set_colocate(g, 2, "yz", NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 1, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 1, NULL, NULL));
 	int32_t pl[3] = {-1, -1, -1};
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK(pl[0] == 0 && pl[1] == 0 && pl[2] == 0);
 	dp_machine_free(&m);
-	REQUIRE(dp_machine_init(&m, 5, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 5, NULL, NULL));
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK(pl[0] != pl[1]);
 	CHECK_INT(pl[1], pl[2]);
@@ -155,7 +154,7 @@ static void test_metis_small_cases(void)
 	/* an empty graph */
 	g = dp_graph_new("empty");
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 4, NULL, NULL));
 	CHECK_INT(run(g, &m, pl, NULL), DP_OK);
 	test_free(g, &m, NULL);
 }
@@ -172,7 +171,7 @@ static void test_metis_tiny_graph_many_devices_prints_nothing(void)
 	dp_graph *g = NULL;
 	REQUIRE(dp_graph_load(path, DP_FMT_AUTO, &g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 16, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 16, NULL, NULL));
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	REQUIRE(pl != NULL);
 	fflush(stdout);
@@ -215,7 +214,7 @@ static void test_metis_odd_weights(void)
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 3, NULL, NULL));
 	int32_t pl[30];
 	CHECK_INT(run(g, &m, pl, NULL), DP_OK);
 	for (int i = 0; i < 30; i++)

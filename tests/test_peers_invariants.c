@@ -203,7 +203,7 @@ static void test_peers_on_random_dags(void)
 			REQUIRE(g);
 			for (int k = cons ? 2 : 1; k <= 5; k += 2) {
 				dp_machine m;
-				REQUIRE(dp_machine_init(&m, k, NULL) == DP_OK);
+				REQUIRE(test_machine_make(&m, k, NULL, NULL));
 				if (k == 3)
 					dp_machine_set_speeds(&m, "1,0.5,2",
 							      NULL);
@@ -258,7 +258,7 @@ static void test_peers_on_generated_graphs(void)
 		dp_graph *g = NULL;
 		REQUIRE(dp_gen_graph(&go, &g, NULL) == DP_OK);
 		dp_machine m;
-		REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
+		REQUIRE(test_machine_make(&m, 4, NULL, NULL));
 		int64_t one = single_device_peak(g, &m);
 		int64_t caps[2] = {DP_CAP_UNLIMITED, one / 3};
 		for (int c = 0; c < 2; c++) {

@@ -21,6 +21,23 @@ void test_machine_init(test_machine *tm, int k, double bw, double lat)
 	}
 }
 
+bool test_machine_make(dp_machine *m, int k, const char *caps,
+		       const char *speeds)
+{
+	dp_err err;
+	if (dp_machine_init(m, k, &err) != DP_OK) {
+		FAIL_ERR("machine", &err);
+		return false;
+	}
+	if ((caps && dp_machine_set_caps(m, caps, &err) != DP_OK) ||
+	    (speeds && dp_machine_set_speeds(m, speeds, &err) != DP_OK)) {
+		FAIL_ERR(caps ? caps : speeds, &err);
+		dp_machine_free(m);
+		return false;
+	}
+	return true;
+}
+
 void test_random_machine(test_machine *tm, int k, uint64_t *rng)
 {
 	static const double bws[] = {1, 10, 100, 1000.5};

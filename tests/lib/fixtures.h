@@ -31,6 +31,12 @@ typedef struct test_machine {
  * speed 1, bw bytes per µs and lat µs. */
 void test_machine_init(test_machine *tm, int k, double bw, double lat);
 
+/* dp_machine_init(m, k) with the caps and speeds specs given (NULL: the
+ * defaults), as --mem and --speed take them; false, recorded as a failure
+ * naming the spec, when one is refused (m is then freed). */
+bool test_machine_make(dp_machine *m, int k, const char *caps,
+		       const char *speeds);
+
 /* A random machine of k devices from the stream *rng (test_rand):
  * bandwidth 1 to 1000.5 bytes/us, latency 0 to 25 us, each cap unlimited or
  * up to 20,000 bytes, each speed 1 or 0.5 to 2. */
