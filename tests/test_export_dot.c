@@ -68,10 +68,7 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 3, pl, &m, &plan)); /* device 2 stays empty */
 	const char *path = test_tmp_path("fj.dot");
-	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
-				&err) == DP_OK);
-	Agraph_t *G = test_read_dot(path);
+	Agraph_t *G = test_dot_of(path, g, &m, &plan);
 	REQUIRE(G);
 	int clusters = 0, devs[3] = {0};
 	uint32_t seen[5] = {0};
@@ -119,10 +116,7 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	REQUIRE(plan.sim.cp_len >= 3);
 	const char *path = test_tmp_path("cp.dot");
-	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
-				&err) == DP_OK);
-	Agraph_t *G = test_read_dot(path);
+	Agraph_t *G = test_dot_of(path, g, &m, &plan);
 	REQUIRE(G);
 	int crit_nodes = 0, crit_edges = 0;
 	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n)) {

@@ -24,6 +24,7 @@
 #include "dnnpart/units.h"
 #include "fmt.h"
 #include "grid.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 #include "screen.h"
 #include "state.h"
@@ -225,10 +226,7 @@ static void test_dot_svg_views_and_cli_print_the_same_text(void)
 
 	/* DOT: the op's and the device's labels */
 	const char *dot = test_tmp_path("fmt.dot");
-	dp_err err;
-	REQUIRE(dp_export_write(dot, DP_EXPORT_DOT, st.g, &st.m, st.plan, NULL,
-				&err) == DP_OK);
-	Agraph_t *G = test_read_dot(dot);
+	Agraph_t *G = test_dot_of(dot, st.g, &st.m, st.plan);
 	REQUIRE(G);
 	CHECK_STR(node_label(G, "a"), a_label);
 	CHECK_CONTAINS(cluster_label(G), peak_line);
@@ -240,6 +238,7 @@ static void test_dot_svg_views_and_cli_print_the_same_text(void)
 
 	/* SVG: the same label lines as text elements */
 	const char *svg = test_tmp_path("fmt.svg");
+	dp_err err;
 	REQUIRE(dp_export_write(svg, DP_EXPORT_SVG, st.g, &st.m, st.plan, NULL,
 				&err) == DP_OK);
 	char *text = test_read_file(svg, NULL);
@@ -295,10 +294,7 @@ static void test_a_zero_cap_is_a_cap_everywhere(void)
 	REQUIRE(make_state(&st, 0));
 	CHECK(!st.plan->feasible);
 	const char *dot = test_tmp_path("zero.dot");
-	dp_err err;
-	REQUIRE(dp_export_write(dot, DP_EXPORT_DOT, st.g, &st.m, st.plan, NULL,
-				&err) == DP_OK);
-	Agraph_t *G = test_read_dot(dot);
+	Agraph_t *G = test_dot_of(dot, st.g, &st.m, st.plan);
 	REQUIRE(G);
 	char want[96];
 	snprintf(want, sizeof want, "peak memory %s > 0 B - OVER CAP",

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dnnpart/export.h"
 #include "dnnpart/load.h"
 #include "testlib.h"
 
@@ -124,6 +125,22 @@ bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 		return false;
 	}
 	return true;
+}
+
+struct Agraph_s *test_dot_of(const char *path, const dp_graph *g,
+			     const dp_machine *m, const dp_plan *plan)
+{
+	dp_err err;
+	if (dp_export_write(path, DP_EXPORT_DOT, g, m, plan, NULL, &err) !=
+	    DP_OK) {
+		FAIL_ERR(path, &err);
+		return NULL;
+	}
+	struct Agraph_s *G = test_read_dot(path);
+	if (!G)
+		test_fail(__FILE__, __LINE__, "%s: cgraph cannot read it",
+			  path);
+	return G;
 }
 
 void test_check_placement(const char *file, int line, const int32_t *got,

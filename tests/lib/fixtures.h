@@ -68,6 +68,13 @@ dp_graph *test_layered_chain(uint32_t n);
 bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 		   dp_plan *plan);
 
+/* Writes the DOT export of plan (g on m) to path and reads it back with
+ * cgraph; NULL, recorded as a failure, when either fails. The caller
+ * agclose()s it. */
+struct Agraph_s;
+struct Agraph_s *test_dot_of(const char *path, const dp_graph *g,
+			     const dp_machine *m, const dp_plan *plan);
+
 /* CHECK_PLACEMENT(got, want, n): records a failure "opI on device D, want
  * W" for each of the n ops where got and want differ. Variadic so that want
  * may be a compound literal, (const int32_t[]){0, 1}. */
