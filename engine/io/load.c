@@ -16,7 +16,7 @@
 
 #include "dnnpart/units.h"
 #include "internal/json_scan.h"
-#include "internal/load_name.h"
+#include "internal/load_util.h"
 
 #define FORMAT_LIST                                                            \
 	"native dnnpart JSON (an object with an \"ops\" array), msr-fiddle "   \
@@ -73,6 +73,16 @@ dp_status dpi_load_name_from_file(dp_graph *g, const char *path, dp_err *err)
 	char nm[256];
 	snprintf(nm, sizeof nm, "%.*s", n, b);
 	return dp_graph_set_name(g, nm, err);
+}
+
+char *dpi_load_trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+	return s;
 }
 
 void dp_load_line_col(const char *text, size_t off, int *line, int *col)

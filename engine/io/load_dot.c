@@ -29,7 +29,7 @@
 #include "dnnpart/units.h"
 #include "internal/graph_int.h"
 #include "internal/load_dot_int.h"
-#include "internal/load_name.h"
+#include "internal/load_util.h"
 
 /* cgraph 2.42's DOT scanner (flex) keeps its input buffer between
  * agmemread() calls: what followed the closing brace on the last line it

@@ -46,7 +46,7 @@
 #include "dnnpart/units.h"
 #include "internal/json_scan.h"
 #include "internal/load_host.h"
-#include "internal/load_name.h"
+#include "internal/load_util.h"
 #include "internal/sort_key.h"
 
 #define MS_TO_US 1000.0

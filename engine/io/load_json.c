@@ -19,7 +19,7 @@
 #include "dnnpart/units.h"
 #include "internal/graph_int.h"
 #include "internal/load_json_int.h"
-#include "internal/load_name.h"
+#include "internal/load_util.h"
 
 const char *dpi_json_kind(const cJSON *v)
 {
