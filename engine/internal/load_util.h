@@ -17,6 +17,11 @@
  * stays ".hidden"; at most 255 bytes. */
 dp_status dpi_load_name_from_file(dp_graph *g, const char *path, dp_err *err);
 
+/* A new, empty graph in *g whose source is source; DP_ENOMEM "out of
+ * memory while loading WHAT" (*g NULL) when it cannot be made. */
+dp_status dpi_load_new_graph(const char *source, const char *what, dp_graph **g,
+			     dp_err *err);
+
 /* Line s without its leading blanks and its trailing blanks and CR (the
  * line-based formats: ParDNN's files, PipeDream's graph.txt); s is cut in
  * place, the result points into it. */

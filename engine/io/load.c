@@ -75,6 +75,15 @@ dp_status dpi_load_name_from_file(dp_graph *g, const char *path, dp_err *err)
 	return dp_graph_set_name(g, nm, err);
 }
 
+dp_status dpi_load_new_graph(const char *source, const char *what, dp_graph **g,
+			     dp_err *err)
+{
+	if (!(*g = dp_graph_new(NULL)))
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory while loading %s", what);
+	return dp_graph_set_source(*g, source, err);
+}
+
 char *dpi_load_trim(char *s)
 {
 	while (*s == ' ' || *s == '\t')

@@ -605,10 +605,8 @@ dp_status dp_load_fiddle(const char *path, const char *text, size_t len,
 		st = dp_err_set(err, DP_EINPUT, path, line, col,
 				"unexpected text after the JSON object");
 	}
-	if (!st && !(s.g = dp_graph_new(NULL)))
-		st = nomem(err);
 	if (!st)
-		st = dp_graph_set_source(s.g, path, err);
+		st = dpi_load_new_graph(path, "an msr-fiddle graph", &s.g, err);
 	if (!st)
 		st = dpi_load_name_from_file(s.g, path, err);
 	dp_graph *g = NULL;

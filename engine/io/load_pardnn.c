@@ -551,10 +551,8 @@ dp_status dp_load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	memset(&s, 0, sizeof s);
 	s.dir = dir;
 	dp_status st = dpi_pardnn_find_files(dir, s.files, err);
-	if (!st && !(s.t = dp_graph_new(NULL)))
-		st = nomem(err);
 	if (!st)
-		st = dp_graph_set_source(s.t, dir, err);
+		st = dpi_load_new_graph(dir, "a ParDNN folder", &s.t, err);
 	if (!st)
 		st = set_name(s.t, dir, err);
 	if (!st)
