@@ -28,16 +28,30 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 	return dp_algo_place(dp_algo_find("contig"), g, m, NULL, p, pl, NULL);
 }
 
+/* Places chain g (finalized here) on k devices of the given speeds (NULL:
+ * all 1), checks the stages against want and frees g. */
+static void check_stages(dp_graph *g, int k, const char *speeds,
+			 const int32_t *want)
+{
+	dp_machine m;
+	int32_t pl[8];
+	if (dp_graph_finalize(g, NULL) != DP_OK || g->nops > 8 ||
+	    !test_machine_make(&m, k, NULL, speeds)) {
+		test_fail(__FILE__, __LINE__, "cannot set the chain up");
+		dp_graph_free(g);
+		return;
+	}
+	if (run(g, &m, pl, NULL) != DP_OK)
+		test_fail(__FILE__, __LINE__, "contig failed");
+	else
+		CHECK_PLACEMENT(pl, want, (int)g->nops);
+	test_free(g, &m, NULL);
+}
+
 static void test_contig_equal_chain_splits_evenly(void)
 {
 	dp_graph *g = chain(8, NULL, NULL);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	dp_machine m;
-	REQUIRE(test_machine_make(&m, 4, NULL, NULL));
-	int32_t pl[8];
-	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3}, 8);
-	test_free(g, &m, NULL);
+	check_stages(g, 4, NULL, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3});
 }
 
 /* Device 1 is three times faster: max(a / 1, (8 - a) / 3) is least at
@@ -45,13 +59,7 @@ static void test_contig_equal_chain_splits_evenly(void)
 static void test_contig_follows_speeds(void)
 {
 	dp_graph *g = chain(8, NULL, NULL);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	dp_machine m;
-	REQUIRE(test_machine_make(&m, 2, NULL, "1,3"));
-	int32_t pl[8];
-	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1}, 8);
-	test_free(g, &m, NULL);
+	check_stages(g, 2, "1,3", (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1});
 }
 
 /* By time alone the largest stage is 10 at best, and the greedy fill
@@ -109,23 +117,13 @@ static void test_contig_groups_and_pins_count_in_their_stage(void)
 	dp_graph *g = chain(8, NULL, NULL);
 	dp_graph_set_colocate(g, 0, "g", NULL);
 	dp_graph_set_colocate(g, 7, "g", NULL);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	dp_machine m;
-	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
-	int32_t pl[8];
-	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0}, 8);
-	test_free(g, &m, NULL);
+	check_stages(g, 2, NULL, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0});
 
 	/* op1 pinned to device 1: device 1 starts with 1 unit, so stage 0
 	 * takes op0, op2, op3, op4 (4) and stage 1 op5..op7 + op1 (4) */
 	g = chain(8, NULL, NULL);
 	g->ops[1].pin = 1;
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
-	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	CHECK_PLACEMENT(pl, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1}, 8);
-	test_free(g, &m, NULL);
+	check_stages(g, 2, NULL, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1});
 }
 
 /* On a branching DAG without groups or pins the devices never go back
