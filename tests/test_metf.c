@@ -24,16 +24,26 @@ static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
 
 static bool run_plan(const dp_graph *g, const dp_machine *m, dp_plan *p)
 {
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
 	memset(p, 0, sizeof *p);
 	dp_err err;
-	if (dp_plan_run(g, m, dp_algo_find("metf"), &o, NULL, p, &err) !=
+	if (dp_plan_run(g, m, dp_algo_find("metf"), NULL, NULL, p, &err) !=
 	    DP_OK) {
-		test_fail(__FILE__, __LINE__, "metf failed: %s", err.msg);
+		FAIL_ERR("metf", &err);
 		return false;
 	}
 	return true;
+}
+
+/* Finalizes g, makes m (k devices with caps, NULL: unlimited) and plans g
+ * on it with m-ETF into p; false (recorded) when any step fails. */
+static bool plan_on(dp_graph *g, int k, const char *caps, dp_machine *m,
+		    dp_plan *p)
+{
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "the graph does not finalize");
+		return false;
+	}
+	return test_machine_make(m, k, caps, NULL) && run_plan(g, m, p);
 }
 
 /* Two independent ops start at 0 on two devices; a chain stays on one
@@ -43,11 +53,9 @@ static void test_metf_spreads_independent_ops_keeps_chains(void)
 	dp_graph *g = dp_graph_new("t");
 	uint32_t a = op(g, "a", 100, 1 << 20, 0);
 	uint32_t b = op(g, "b", 100, 1 << 20, 0);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 2, NULL, &m, &p));
 	CHECK(p.placement[a] != p.placement[b]);
 	CHECK_NEAR(p.sim.makespan, 100, 1e-9);
 	dp_plan_free(&p);
@@ -78,11 +86,9 @@ static void test_metf_takes_earliest_start_pair(void)
 	uint32_t c = op(g, "c", 100, 1 << 20, 0);
 	uint32_t d = op(g, "d", 100, 1 << 20, 0);
 	dp_graph_add_edge(g, c, d, -1, false, NULL);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 2, NULL, &m, &p));
 	CHECK_INT(p.placement[c], 0); /* highest rank first, device 0 */
 	CHECK_INT(p.placement[a], 1);
 	CHECK_INT(p.placement[b], 0);
@@ -129,11 +135,9 @@ static void test_metf_counts_liveness_not_sums(void)
 			dp_graph_add_edge(g, prev, id, -1, false, NULL);
 		prev = id;
 	}
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(test_machine_make(&m, 2, "2000", NULL));
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 2, "2000", &m, &p));
 	CHECK(p.feasible);
 	for (uint32_t v = 1; v < g->nops; v++)
 		CHECK_INT(p.placement[v], p.placement[0]);
@@ -147,11 +151,9 @@ static void test_metf_overflows_least_when_nothing_fits(void)
 {
 	dp_graph *g = dp_graph_new("big");
 	uint32_t a = op(g, "a", 10, 0, 2000);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(test_machine_make(&m, 3, "1000,1500,500", NULL));
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 3, "1000,1500,500", &m, &p));
 	CHECK_INT(p.placement[a], 1);
 	CHECK(!p.feasible);
 	CHECK_INT(dp_plan_worst_device(&p), 1);
@@ -173,11 +175,9 @@ static void test_metf_waits_for_release(void)
 	dp_graph_add_edge(g, a, a2, -1, false, NULL);
 	g->ops[a].pin = 0;
 	g->ops[a2].pin = 0;
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(test_machine_make(&m, 2, "1000,500", NULL));
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 2, "1000,500", &m, &p));
 	CHECK_INT(p.placement[b], 0);
 	CHECK(p.feasible);
 	CHECK_INT(p.sim.dev[0].peak_bytes, 900);
