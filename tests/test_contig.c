@@ -115,8 +115,7 @@ static void test_contig_spreads_overflow(void)
 static void test_contig_groups_and_pins_count_in_their_stage(void)
 {
 	dp_graph *g = chain(8, NULL, NULL);
-	dp_graph_set_colocate(g, 0, "g", NULL);
-	dp_graph_set_colocate(g, 7, "g", NULL);
+	TEST_GROUP(g, "g", 0, 7);
 	check_stages(g, 2, NULL, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0});
 
 	/* op1 pinned to device 1: device 1 starts with 1 unit, so stage 0

@@ -26,7 +26,9 @@ static const double paper_w[10][3] = {
 	{13, 16, 9}, {7, 15, 11},  {5, 11, 14},	 {18, 12, 20}, {21, 7, 16},
 };
 
-static dp_graph *paper_graph(double *comm)
+/* The task graph of the paper's Figure 2 (ops n1..n10; the edges' costs
+ * into comm), not finalized. */
+static dp_graph *paper_ops(double *comm)
 {
 	dp_graph *g = dp_graph_new("heft-fig2");
 	char nm[16];
@@ -42,7 +44,12 @@ static dp_graph *paper_graph(double *comm)
 				  NULL);
 		comm[e] = paper_edges[e][2];
 	}
-	return test_finalized(g);
+	return g;
+}
+
+static dp_graph *paper_graph(double *comm)
+{
+	return test_finalized(paper_ops(comm));
 }
 
 static void test_heft_paper_example_makespan_80(void)
@@ -268,25 +275,12 @@ static void test_heft_memory_check_moves_op(void)
 static void test_heft_honours_pins_and_groups(void)
 {
 	double comm[15];
-	dp_graph *g = dp_graph_new("pins");
-	char nm[16];
-	for (int i = 1; i <= 10; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "n%d", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		g->ops[id].time_us = paper_w[i - 1][0];
-	}
-	for (size_t e = 0; e < 15; e++) {
-		dp_graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
-				  (uint32_t)paper_edges[e][1] - 1, 0, false,
-				  NULL);
-		comm[e] = paper_edges[e][2];
-	}
+	dp_graph *g = paper_ops(comm);
+	for (int i = 0; i < 10; i++)
+		g->ops[i].time_us = paper_w[i][0];
 	g->ops[9].pin = 2;
-	dp_graph_set_colocate(g, 1, "grp", NULL);
-	dp_graph_set_colocate(g, 7, "grp", NULL);
-	dp_graph_set_colocate(g, 4, "grp2", NULL);
-	dp_graph_set_colocate(g, 8, "grp2", NULL);
+	TEST_GROUP(g, "grp", 1, 7);
+	TEST_GROUP(g, "grp2", 4, 8);
 	g->ops[8].pin = 1;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	int32_t proc[10];
@@ -313,14 +307,7 @@ static void test_heft_honours_pins_and_groups(void)
 
 static void test_heft_cancel(void)
 {
-	dp_graph *g = dp_graph_new("c");
-	uint32_t prev = 0;
-	for (int i = 0; i < 3000; i++) {
-		uint32_t id = test_add_opf(g, 1, 0, "o%d", i);
-		if (i)
-			dp_graph_add_edge(g, prev, id, -1, false, NULL);
-		prev = id;
-	}
+	dp_graph *g = test_chain("c", 3000, 1, 0);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	REQUIRE(test_machine_make(&m, 2, NULL, NULL));

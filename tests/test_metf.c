@@ -127,14 +127,7 @@ static void test_metf_memory_makes_device_ineligible(void)
  * must see that (liveness) instead of summing all outputs. */
 static void test_metf_counts_liveness_not_sums(void)
 {
-	dp_graph *g = dp_graph_new("chain");
-	uint32_t prev = 0;
-	for (int i = 0; i < 10; i++) {
-		uint32_t id = test_add_opf(g, 10, 1000, "c%d", i);
-		if (i)
-			dp_graph_add_edge(g, prev, id, -1, false, NULL);
-		prev = id;
-	}
+	dp_graph *g = test_chain("chain", 10, 10, 1000);
 	dp_machine m;
 	dp_plan p;
 	REQUIRE(plan_on(g, 2, "2000", &m, &p));
@@ -196,11 +189,8 @@ static void test_metf_pins_groups_determinism_cancel(void)
 	}
 	g->ops[10].pin = 2;
 	g->ops[20].pin = 1;
-	dp_graph_set_colocate(g, 5, "g", NULL);
-	dp_graph_set_colocate(g, 40, "g", NULL);
-	dp_graph_set_colocate(g, 59, "g", NULL);
-	dp_graph_set_colocate(g, 21, "h", NULL);
-	dp_graph_set_colocate(g, 33, "h", NULL);
+	TEST_GROUP(g, "g", 5, 40, 59);
+	TEST_GROUP(g, "h", 21, 33);
 	g->ops[33].pin = 0;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;

@@ -105,9 +105,7 @@ static void test_metis_keeps_groups_and_pins(void)
 			dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
 					  false, NULL);
 	}
-	dp_graph_set_colocate(g, 0, "far", NULL);
-	dp_graph_set_colocate(g, 39, "far", NULL);
-	dp_graph_set_colocate(g, 20, "far", NULL);
+	TEST_GROUP(g, "far", 0, 39, 20);
 	g->ops[5].pin = 2;
 	g->ops[30].pin = 2;
 	g->ops[35].pin = 0;
@@ -135,8 +133,7 @@ static void test_metis_small_cases(void)
 	test_add_op(g, "y", 1, 1, NULL);
 	test_add_op(g, "z", 1, 1, NULL);
 	dp_graph_add_edge(g, 0, 1, -1, false, NULL);
-	dp_graph_set_colocate(g, 1, "yz", NULL);
-	dp_graph_set_colocate(g, 2, "yz", NULL);
+	TEST_GROUP(g, "yz", 1, 2);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	REQUIRE(test_machine_make(&m, 1, NULL, NULL));

@@ -49,13 +49,6 @@ static void test_mtopo_is_registered_after_single(void)
 	CHECK_CONTAINS(dp_algo_names(), "mtopo");
 }
 
-/* Puts ops a and b of g in the colocation group "grp". */
-static void group(dp_graph *g, uint32_t a, uint32_t b)
-{
-	CHECK(dp_graph_set_colocate(g, a, "grp", NULL) == DP_OK &&
-	      dp_graph_set_colocate(g, b, "grp", NULL) == DP_OK);
-}
-
 /* Places chain g (finalized here) with m-TOPO on k devices of caps cap
  * (device 0's cap0 when that is > 0), checks the placement against want and
  * frees g. */
@@ -128,7 +121,7 @@ static void test_mtopo_honours_pins(void)
 static void test_mtopo_places_colocation_group_as_a_unit(void)
 {
 	dp_graph *g = chain(6);
-	group(g, 1, 4);
+	TEST_GROUP(g, "grp", 1, 4);
 	check_chain(g, 2, DP_CAP_UNLIMITED, 0,
 		    (const int32_t[]){0, 0, 0, 1, 0, 1});
 }
@@ -137,7 +130,7 @@ static void test_mtopo_places_colocation_group_as_a_unit(void)
 static void test_mtopo_group_follows_a_pinned_member(void)
 {
 	dp_graph *g = chain(6);
-	group(g, 0, 5);
+	TEST_GROUP(g, "grp", 0, 5);
 	g->ops[5].pin = 2;
 	/* op0 and op5 on the pin; budget 600/3 + 100 = 300: op1..op3 on
 	 * device 0, op4 on device 1 */

@@ -64,6 +64,15 @@ void test_free(dp_graph *g, dp_machine *m, dp_plan *plan)
 	dp_graph_free(g);
 }
 
+void test_group(const char *file, int line, dp_graph *g, const char *label,
+		const uint32_t *ops, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (dp_graph_set_colocate(g, ops[i], label, NULL) != DP_OK)
+			test_fail(file, line, "op %u refused in group '%s'",
+				  ops[i], label);
+}
+
 dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 {
 	dp_graph *g = dp_graph_new(name);

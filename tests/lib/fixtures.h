@@ -46,6 +46,16 @@ void test_random_machine(test_machine *tm, int k, uint64_t *rng);
  * then g. */
 void test_free(dp_graph *g, dp_machine *m, dp_plan *plan);
 
+/* TEST_GROUP(g, label, op, ...): puts the ops in colocation group label
+ * (a refused op is a failure). */
+#define TEST_GROUP(g, label, ...)                                              \
+	test_group(__FILE__, __LINE__, g, label,                               \
+		   (const uint32_t[]){__VA_ARGS__},                            \
+		   (int)(sizeof((const uint32_t[]){__VA_ARGS__}) /             \
+			 sizeof(uint32_t)))
+void test_group(const char *file, int line, dp_graph *g, const char *label,
+		const uint32_t *ops, int n);
+
 /* op0 -> op1 -> ... -> op(n-1) in a new graph called name, each op taking
  * t µs with out output bytes; not finalized, so tests can set more. */
 dp_graph *test_chain(const char *name, int n, double t, int64_t out);
