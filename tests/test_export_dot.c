@@ -169,9 +169,8 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	const char *path = test_tmp_path("back.dot");
+	REQUIRE(test_export(path, DP_EXPORT_DOT, g, &m, &plan));
 	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
-				&err) == DP_OK);
 	dp_graph *h = NULL;
 	if (dp_graph_load(path, DP_FMT_DOT, &h, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "reload: %s", err.msg);

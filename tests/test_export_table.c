@@ -203,11 +203,8 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	char csv[256], dot[256];
 	snprintf(csv, sizeof csv, "%s", test_tmp_path("loc.csv"));
 	snprintf(dot, sizeof dot, "%s", test_tmp_path("loc.dot"));
-	dp_err err;
-	REQUIRE(dp_export_write(csv, DP_EXPORT_CSV, g, &m, &plan, NULL, &err) ==
-		DP_OK);
-	REQUIRE(dp_export_write(dot, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
-		DP_OK);
+	REQUIRE(test_export(csv, DP_EXPORT_CSV, g, &m, &plan) &&
+		test_export(dot, DP_EXPORT_DOT, g, &m, &plan));
 	setlocale(LC_NUMERIC, "C");
 	char *text = test_read_file(csv, NULL);
 	REQUIRE(text);
@@ -297,11 +294,8 @@ static void test_tf_map_has_one_line_per_op(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 3, pl, &m, &plan));
-	const char *path = test_tmp_path("m.tf.txt");
-	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
-				&err) == DP_OK);
-	char *text = test_read_file(path, NULL);
+	char *text = test_export_text(test_tmp_path("m.tf.txt"),
+				      DP_EXPORT_DEVMAP_TF, g, &m, &plan);
 	REQUIRE(text);
 	CHECK_STR(text, "conv/Conv2D /device:GPU:1\nbn 1 /device:GPU:0\n"
 			"grad/conv /device:GPU:2\n");
@@ -312,7 +306,8 @@ static void test_tf_map_has_one_line_per_op(void)
 	g = mapped();
 	REQUIRE(g);
 	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
-	path = test_tmp_path("bad.tf.txt");
+	const char *path = test_tmp_path("bad.tf.txt");
+	dp_err err;
 	CHECK_INT(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
 				  &err),
 		  DP_EINPUT);

@@ -237,11 +237,8 @@ static void test_dot_svg_views_and_cli_print_the_same_text(void)
 	agclose(G);
 
 	/* SVG: the same label lines as text elements */
-	const char *svg = test_tmp_path("fmt.svg");
-	dp_err err;
-	REQUIRE(dp_export_write(svg, DP_EXPORT_SVG, st.g, &st.m, st.plan, NULL,
-				&err) == DP_OK);
-	char *text = test_read_file(svg, NULL);
+	char *text = test_export_text(test_tmp_path("fmt.svg"), DP_EXPORT_SVG,
+				      st.g, &st.m, st.plan);
 	REQUIRE(text);
 	char el[160];
 	snprintf(el, sizeof el, ">%s</text>", op_line);

@@ -136,15 +136,33 @@ bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 	return true;
 }
 
+bool test_export(const char *path, int kind, const dp_graph *g,
+		 const dp_machine *m, const dp_plan *plan)
+{
+	dp_err err;
+	if (dp_export_write(path, (dp_export_kind)kind, g, m, plan, NULL,
+			    &err) == DP_OK)
+		return true;
+	FAIL_ERR(path, &err);
+	return false;
+}
+
+char *test_export_text(const char *path, int kind, const dp_graph *g,
+		       const dp_machine *m, const dp_plan *plan)
+{
+	if (!test_export(path, kind, g, m, plan))
+		return NULL;
+	char *text = test_read_file(path, NULL);
+	if (!text)
+		test_fail(__FILE__, __LINE__, "%s: cannot read it back", path);
+	return text;
+}
+
 struct Agraph_s *test_dot_of(const char *path, const dp_graph *g,
 			     const dp_machine *m, const dp_plan *plan)
 {
-	dp_err err;
-	if (dp_export_write(path, DP_EXPORT_DOT, g, m, plan, NULL, &err) !=
-	    DP_OK) {
-		FAIL_ERR(path, &err);
+	if (!test_export(path, DP_EXPORT_DOT, g, m, plan))
 		return NULL;
-	}
 	struct Agraph_s *G = test_read_dot(path);
 	if (!G)
 		test_fail(__FILE__, __LINE__, "%s: cgraph cannot read it",

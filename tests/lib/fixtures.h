@@ -78,6 +78,14 @@ dp_graph *test_layered_chain(uint32_t n);
 bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 		   dp_plan *plan);
 
+/* Writes the export of kind of plan (g on m) to path: true, or false
+ * recorded as a failure with the error. test_export_text also reads the
+ * file back (the caller frees; NULL on failure). */
+bool test_export(const char *path, int kind, const dp_graph *g,
+		 const dp_machine *m, const dp_plan *plan);
+char *test_export_text(const char *path, int kind, const dp_graph *g,
+		       const dp_machine *m, const dp_plan *plan);
+
 /* Writes the DOT export of plan (g on m) to path and reads it back with
  * cgraph; NULL, recorded as a failure, when either fails. The caller
  * agclose()s it. */
