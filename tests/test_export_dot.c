@@ -62,7 +62,6 @@ static bool is_hop(const dp_plan *plan, uint32_t a, uint32_t b)
 static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 {
 	dp_graph *g = fork_join();
-	REQUIRE(g);
 	int32_t pl[] = {0, 0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
@@ -109,7 +108,6 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 static void test_dot_marks_the_critical_path_and_only_it(void)
 {
 	dp_graph *g = fork_join();
-	REQUIRE(g);
 	int32_t pl[] = {0, 0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
@@ -163,7 +161,6 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 static void test_dot_loads_back_as_the_same_graph(void)
 {
 	dp_graph *g = fork_join();
-	REQUIRE(g);
 	int32_t pl[] = {0, 1, 1, 0, 0};
 	dp_machine m;
 	dp_plan plan;
@@ -321,7 +318,6 @@ static void raise_cancel(void *ud, const char *phase, double f)
 static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 {
 	dp_graph *g = fork_join();
-	REQUIRE(g);
 	int32_t pl[] = {0, 0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;

@@ -142,7 +142,6 @@ static void test_export_kind_follows_the_file_name(void)
 static void test_csv_reads_back_exactly(void)
 {
 	dp_graph *g = mapped();
-	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
@@ -187,7 +186,6 @@ static void test_csv_reads_back_exactly(void)
 static void test_numbers_use_a_dot_in_any_locale(void)
 {
 	dp_graph *g = mapped();
-	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
@@ -238,7 +236,6 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 static void test_torch_map_lists_every_layer_once(void)
 {
 	dp_graph *g = mapped();
-	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
@@ -304,7 +301,6 @@ static void test_tf_map_has_one_line_per_op(void)
 
 	/* a name with a line break cannot be a line: an error, no file */
 	g = mapped();
-	REQUIRE(g);
 	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	const char *path = test_tmp_path("bad.tf.txt");
 	dp_err err;
@@ -356,7 +352,6 @@ static void test_json_and_place_read_back(void)
 static void test_canceled_or_failed_export_keeps_the_old_file(void)
 {
 	dp_graph *g = mapped();
-	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 2, place, &m, &plan));

@@ -128,6 +128,10 @@ bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 {
 	dp_err err;
 	memset(plan, 0, sizeof *plan);
+	if (!g) {
+		test_fail(__FILE__, __LINE__, "no graph to evaluate");
+		return false;
+	}
 	if (dp_machine_init(m, k, &err) != DP_OK ||
 	    dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) != DP_OK) {
 		fprintf(stderr, "test_evaluate: %s\n", err.msg);

@@ -74,7 +74,8 @@ dp_graph *test_layered_chain(uint32_t n);
 
 /* Evaluates placement pl of g on a fresh k-device machine m (the caller
  * frees m and plan) with port contention; false, after printing why to
- * stderr, when it cannot. */
+ * stderr, when it cannot (a recorded failure when g is NULL, so that a
+ * builder's result needs no check of its own). */
 bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 		   dp_plan *plan);
 
