@@ -8,6 +8,7 @@
  * the critical path's hops, and bit-for-bit determinism.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,23 @@ typedef struct ctx {
 		(cx)->failed = true;                                           \
 		return;                                                        \
 	} while (0)
+
+/* Records a failure "seed S: ..." of this case and marks it failed (the
+ * caller goes on or stops as it sees fit). */
+#define SEED_FAIL(cx, ...) seed_fail(cx, __LINE__, __VA_ARGS__)
+static void seed_fail(ctx *cx, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void seed_fail(ctx *cx, int line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cx->failed = true;
+	test_fail(__FILE__, line, "seed %llu: %s", (unsigned long long)cx->seed,
+		  msg);
+}
 
 static const dp_transfer *find_xfer(const ctx *cx, uint32_t u, int32_t b)
 {
@@ -211,12 +229,9 @@ static void check_devices(ctx *cx)
 		}
 		for (uint32_t i = 0; i + 1 < cnt; i++)
 			if (r->end[ops[i]] > r->start[ops[i + 1]]) {
-				cx->failed = true;
-				test_fail(__FILE__, __LINE__,
-					  "seed %llu: ops %u and %u overlap on "
-					  "device %d",
-					  (unsigned long long)cx->seed, ops[i],
-					  ops[i + 1], d);
+				SEED_FAIL(cx,
+					  "ops %u and %u overlap on device %d",
+					  ops[i], ops[i + 1], d);
 			}
 		for (uint32_t i = 0; i < cnt && !cx->failed; i++) {
 			uint32_t v = ops[i];
@@ -226,12 +241,9 @@ static void check_devices(ctx *cx)
 				double y = r->start[ops[j]];
 				if (x < y && x < r->start[v] &&
 				    r->avail[v] < y) {
-					cx->failed = true;
-					test_fail(__FILE__, __LINE__,
-						  "seed %llu: device %d idles "
-						  "on [%g,%g) while op %u is "
-						  "available",
-						  (unsigned long long)cx->seed,
+					SEED_FAIL(cx,
+						  "device %d idles on [%g,%g) "
+						  "while op %u is available",
 						  d, x, y, v);
 					break;
 				}
@@ -245,12 +257,9 @@ static void check_devices(ctx *cx)
 					      (cx->rank[w] == cx->rank[v] &&
 					       g->topo_pos[w] < g->topo_pos[v]);
 				if (!before) {
-					cx->failed = true;
-					test_fail(__FILE__, __LINE__,
-						  "seed %llu: op %u started "
-						  "before op %u of higher "
-						  "priority",
-						  (unsigned long long)cx->seed,
+					SEED_FAIL(cx,
+						  "op %u started before op %u "
+						  "of higher priority",
 						  w, v);
 					break;
 				}
@@ -405,12 +414,10 @@ static void check_memory(ctx *cx, bool detail)
 			}
 		}
 		if (s->peak_bytes != peak || s->peak_time != pt) {
-			cx->failed = true;
-			test_fail(__FILE__, __LINE__,
-				  "seed %llu: device %d peak %lld at %g, brute "
-				  "force %lld at %g",
-				  (unsigned long long)cx->seed, d,
-				  (long long)s->peak_bytes, s->peak_time,
+			SEED_FAIL(cx,
+				  "device %d peak %lld at %g, brute force %lld "
+				  "at %g",
+				  d, (long long)s->peak_bytes, s->peak_time,
 				  (long long)peak, pt);
 			break;
 		}
@@ -426,31 +433,24 @@ static void check_memory(ctx *cx, bool detail)
 					  ? cx->pl[t->op] == d
 					  : t->alloc <= pt && pt < t->free;
 			if (!ok) {
-				cx->failed = true;
-				test_fail(__FILE__, __LINE__,
-					  "seed %llu: live tensor %u of device "
-					  "%d is not live at %g",
-					  (unsigned long long)cx->seed, i, d,
-					  pt);
+				SEED_FAIL(cx,
+					  "live tensor %u of device %d is not "
+					  "live at %g",
+					  i, d, pt);
 			}
 		}
 		if (sum != peak) {
-			cx->failed = true;
-			test_fail(__FILE__, __LINE__,
-				  "seed %llu: live tensors of device %d add up "
-				  "to %lld, peak %lld",
-				  (unsigned long long)cx->seed, d,
-				  (long long)sum, (long long)peak);
+			SEED_FAIL(cx,
+				  "live tensors of device %d add up to %lld, "
+				  "peak %lld",
+				  d, (long long)sum, (long long)peak);
 		}
 		/* the curve: increasing times from 0, right level at every
 		 * interval end point (where the level can change) */
 		uint32_t c0 = r->curve_off[d], c1 = r->curve_off[d + 1];
 		if (c1 <= c0 || r->curve[c0].t != 0) {
-			cx->failed = true;
-			test_fail(__FILE__, __LINE__,
-				  "seed %llu: curve of device %d does not "
-				  "start at 0",
-				  (unsigned long long)cx->seed, d);
+			SEED_FAIL(cx, "curve of device %d does not start at 0",
+				  d);
 			break;
 		}
 		for (uint32_t i = c0 + 1; i < c1; i++)
