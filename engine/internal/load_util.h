@@ -13,8 +13,8 @@
 #include "dnnpart/err.h"
 #include "dnnpart/graph.h"
 
-/* Sets g's name from path: "dir/resnet50.json" -> "resnet50", ".hidden"
- * stays ".hidden"; at most 255 bytes. */
+/* Sets g's name from path: "dir/resnet50.json" -> "resnet50", "dir/x/" ->
+ * "x", ".hidden" stays ".hidden"; at most 255 bytes. */
 dp_status dpi_load_name_from_file(dp_graph *g, const char *path, dp_err *err);
 
 /* A new, empty graph in *g whose source is source; DP_ENOMEM "out of
