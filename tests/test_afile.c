@@ -31,18 +31,6 @@ static int count_entries(const char *dir)
 	return n;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	static char buf[4096];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void remove_dir(char *dir)
 {
 	DIR *d = opendir(dir);
@@ -72,10 +60,10 @@ static void test_afile_commit_replaces_the_file(void)
 	/* the temporary is a hidden sibling; the old file is still there */
 	CHECK_CONTAINS(af.tmp, "/.out.json.tmp");
 	CHECK_INT(count_entries(dir), 2);
-	CHECK_STR(slurp(path), "old\n");
+	CHECK_FILE(path, "old\n");
 	fputs("new content\n", af.f);
 	REQUIRE(dp_afile_commit(&af, &err) == DP_OK);
-	CHECK_STR(slurp(path), "new content\n");
+	CHECK_FILE(path, "new content\n");
 	CHECK_INT(count_entries(dir), 1); /* no temporary left */
 	CHECK(af.f == NULL && af.tmp == NULL);
 	remove_dir(dir);
@@ -93,7 +81,7 @@ static void test_afile_abort_leaves_old_file_intact(void)
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("half-writ", af.f);
 	dp_afile_abort(&af);
-	CHECK_STR(slurp(path), "a 0\nb 1\n");
+	CHECK_FILE(path, "a 0\nb 1\n");
 	CHECK_INT(count_entries(dir), 1);
 	dp_afile_abort(&af); /* a second abort is harmless */
 	/* an aborted new file never appears */
@@ -171,7 +159,7 @@ static void test_afile_relative_path_in_current_folder(void)
 		st = dp_afile_commit(&af, &err);
 	}
 	CHECK_INT(st, DP_OK);
-	CHECK_STR(slurp("rel.txt"), "r");
+	CHECK_FILE("rel.txt", "r");
 	REQUIRE(chdir(cwd) == 0);
 	remove_dir(dir);
 }

@@ -297,6 +297,18 @@ void test_fail_err(const char *file, int line, const char *what,
 		test_fail(file, line, "%s", buf);
 }
 
+void test_check_file(const char *file, int line, const char *path,
+		     const char *want)
+{
+	char *got = test_read_file(path, NULL);
+	if (!got)
+		test_fail(file, line, "%s: cannot read it", path);
+	else if (strcmp(got, want) != 0)
+		test_fail(file, line, "%s holds \"%s\", want \"%s\"", path, got,
+			  want);
+	free(got);
+}
+
 bool test_write_file(const char *path, const char *text)
 {
 	FILE *f = path ? fopen(path, "w") : NULL;

@@ -176,6 +176,10 @@ dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
 				  "%s == \"%s\", want \"%s\"", #a,             \
 				  a_ ? a_ : "(null)", b_ ? b_ : "(null)");     \
 	} while (0)
+/* CHECK_FILE(path, text): the file at path holds exactly text. */
+#define CHECK_FILE(path, text) test_check_file(__FILE__, __LINE__, path, text)
+void test_check_file(const char *file, int line, const char *path,
+		     const char *want);
 #define CHECK_CONTAINS(hay, needle)                                            \
 	do {                                                                   \
 		const char *h_ = (hay), *n_ = (needle);                        \
