@@ -98,6 +98,8 @@ int bench_commit_result(dp_afile *af);
 void bench_json_num(cJSON *o, const char *key, double v);
 /* The same, rounded to a multiple of unit (results need no more). */
 void bench_json_round(cJSON *o, const char *key, double v, double unit);
+/* "cap_bytes": the cap of a case, or null when it has none (cap <= 0). */
+void bench_json_cap(cJSON *o, int64_t cap);
 
 /* The generated training graph of n ops (dnnpart/gen.h, seed 1), the one
  * every section times; NULL after printing why. */

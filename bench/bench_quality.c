@@ -228,10 +228,7 @@ static cJSON *case_json(const qcase *c)
 	cJSON_AddNumberToObject(o, "ops", c->ops);
 	cJSON_AddNumberToObject(o, "k", c->k);
 	cJSON_AddStringToObject(o, "caps", c->caps);
-	if (c->cap > 0)
-		cJSON_AddNumberToObject(o, "cap_bytes", (double)c->cap);
-	else
-		cJSON_AddNullToObject(o, "cap_bytes");
+	bench_json_cap(o, c->cap);
 	bench_json_round(o, "lb_us", c->lb, 1e-3);
 	bench_json_round(o, "one_device_us", c->one_device, 1e-3);
 	cJSON *rs = cJSON_AddArrayToObject(o, "results");

@@ -340,6 +340,11 @@ void bench_json_num(cJSON *o, const char *key, double v)
 		cJSON_AddNullToObject(o, key);
 }
 
+void bench_json_cap(cJSON *o, int64_t cap)
+{
+	bench_json_num(o, "cap_bytes", cap > 0 ? (double)cap : NAN);
+}
+
 void bench_json_round(cJSON *o, const char *key, double v, double unit)
 {
 	bench_json_num(o, key, round(v / unit) * unit);
