@@ -26,6 +26,61 @@ static bool entry_less(const ls_entry *a, const ls_entry *b)
 
 DPI_HEAP_DEFINE(entry_heap, ls_entry, entry_less)
 
+int dpi_ls_ports_init(ls_ports *pt, int k)
+{
+	memset(pt, 0, sizeof *pt);
+	pt->k = k;
+	/* the three arrays of times in one block */
+	pt->send_free = calloc(3 * (size_t)k + 1, sizeof *pt->send_free);
+	pt->send_stamp = calloc((size_t)k, sizeof *pt->send_stamp);
+	if (pt->send_free && pt->send_stamp) {
+		pt->recv_free = pt->send_free + k;
+		pt->send_tmp = pt->recv_free + k;
+		return 0;
+	}
+	dpi_ls_ports_free(pt);
+	return -1;
+}
+
+void dpi_ls_ports_free(ls_ports *pt)
+{
+	free(pt->send_free); /* with recv_free and send_tmp */
+	free(pt->send_stamp);
+	memset(pt, 0, sizeof *pt);
+}
+
+bool dpi_ls_ports_try(ls_ports *pt, int d)
+{
+	bool wrapped = ++pt->stamp == 0;
+	if (wrapped) {
+		memset(pt->send_stamp, 0,
+		       (size_t)pt->k * sizeof *pt->send_stamp);
+		pt->stamp = 1;
+	}
+	pt->send_tmp[pt->k] = pt->recv_free[d];
+	return wrapped;
+}
+
+double dpi_ls_ports_xfer(ls_ports *pt, int src, int dst, double t, double dur,
+			 bool reserve)
+{
+	double sf = pt->send_free[src];
+	if (!reserve && pt->send_stamp[src] == pt->stamp)
+		sf = pt->send_tmp[src];
+	double rf = reserve ? pt->recv_free[dst] : pt->send_tmp[pt->k];
+	if (sf > t)
+		t = sf;
+	if (rf > t)
+		t = rf;
+	if (reserve) {
+		pt->send_free[src] = pt->recv_free[dst] = t + dur;
+	} else {
+		pt->send_tmp[src] = pt->send_tmp[pt->k] = t + dur;
+		pt->send_stamp[src] = pt->stamp;
+	}
+	return t;
+}
+
 int dpi_ls_heap_push(ls_heap *h, ls_entry e)
 {
 	if (dpi_grow((void **)&h->a, &h->cap, h->len + 1, sizeof *h->a, 64))
