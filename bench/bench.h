@@ -28,6 +28,7 @@
 #include "dnnpart/afile.h"
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
+#include "dnnpart/plan.h"
 
 typedef struct bench_cfg {
 	bool quick;		 /* the minute-long run (make bench-quick) */
@@ -41,6 +42,15 @@ typedef struct bench_cfg {
 } bench_cfg;
 
 /* ---- bench_util.c ---- */
+
+/* What the quality and reference sections keep of one plan. */
+typedef struct bench_plan_row {
+	bool ok; /* the algorithm (or the placement file) gave a plan */
+	double makespan, xlb, speedup, plan_ms;
+	bool feasible;
+} bench_plan_row;
+/* Fills r from plan p, with ok set. */
+void bench_plan_row_fill(bench_plan_row *r, const dp_plan *p);
 
 /* Monotonic clock in seconds. */
 double bench_now(void);
@@ -90,6 +100,8 @@ int bench_commit_result(dp_afile *af);
 void bench_json_num(cJSON *o, const char *key, double v);
 /* The same, rounded to a multiple of unit (results need no more). */
 void bench_json_round(cJSON *o, const char *key, double v, double unit);
+/* "cap_bytes": the cap of a case, or null when it has none (cap <= 0). */
+void bench_json_cap(cJSON *o, int64_t cap);
 
 /* The generated training graph of n ops (dnnpart/gen.h, seed 1), the one
  * every section times; NULL after printing why. */

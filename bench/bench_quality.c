@@ -46,11 +46,7 @@ static const dp_algo *q_at(size_t i)
 	return i < q_count() ? q_all()[i] : NULL;
 }
 
-typedef struct algo_res {
-	bool ok; /* the algorithm returned a placement */
-	double makespan, xlb, speedup, plan_ms;
-	bool feasible, best;
-} algo_res;
+typedef bench_plan_row algo_res;
 
 typedef struct qcase {
 	const char *graph; /* display name */
@@ -60,6 +56,7 @@ typedef struct qcase {
 	int64_t cap;
 	double lb, one_device;
 	algo_res r[MAX_ALGOS];
+	bool best[MAX_ALGOS]; /* r[a] has the shortest feasible makespan */
 	bool any_feasible;
 } qcase;
 
@@ -181,13 +178,7 @@ static void keep_result(void *ud, size_t a, dp_run_result *rr)
 		return;
 	}
 	const dp_plan *p = &rr->plan;
-	algo_res *r = &c->r[a];
-	r->ok = true;
-	r->makespan = p->sim.makespan;
-	r->xlb = p->xlb;
-	r->speedup = p->speedup;
-	r->feasible = p->feasible;
-	r->plan_ms = p->plan_ms;
+	bench_plan_row_fill(&c->r[a], p);
 	c->any_feasible |= p->feasible;
 	dp_plan_free(&rr->plan);
 }
@@ -221,8 +212,8 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 		if (c->r[a].ok && c->r[a].feasible && c->r[a].makespan < best)
 			best = c->r[a].makespan;
 	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
-		c->r[a].best = c->r[a].ok && c->r[a].feasible &&
-			       c->r[a].makespan <= best * (1 + 1e-9);
+		c->best[a] = c->r[a].ok && c->r[a].feasible &&
+			     c->r[a].makespan <= best * (1 + 1e-9);
 }
 
 static void print_case_header(void)
@@ -243,7 +234,7 @@ static void print_case(const qcase *c)
 			printf(" %7s", "error");
 		else
 			printf(" %6.3f%c", r->xlb,
-			       r->best	      ? '*'
+			       c->best[a]     ? '*'
 			       : !r->feasible ? '!'
 					      : ' ');
 	}
@@ -258,10 +249,7 @@ static cJSON *case_json(const qcase *c)
 	cJSON_AddNumberToObject(o, "ops", c->ops);
 	cJSON_AddNumberToObject(o, "k", c->k);
 	cJSON_AddStringToObject(o, "caps", c->caps);
-	if (c->cap > 0)
-		cJSON_AddNumberToObject(o, "cap_bytes", (double)c->cap);
-	else
-		cJSON_AddNullToObject(o, "cap_bytes");
+	bench_json_cap(o, c->cap);
 	bench_json_round(o, "lb_us", c->lb, 1e-3);
 	bench_json_round(o, "one_device_us", c->one_device, 1e-3);
 	cJSON *rs = cJSON_AddArrayToObject(o, "results");
@@ -275,7 +263,7 @@ static cJSON *case_json(const qcase *c)
 			bench_json_round(j, "xlb", r->xlb, 1e-6);
 			bench_json_round(j, "speedup", r->speedup, 1e-6);
 			cJSON_AddBoolToObject(j, "feasible", r->feasible);
-			cJSON_AddBoolToObject(j, "best", r->best);
+			cJSON_AddBoolToObject(j, "best", c->best[a]);
 			bench_json_round(j, "plan_ms", r->plan_ms, 1e-3);
 		}
 		cJSON_AddItemToArray(rs, j);
@@ -311,7 +299,7 @@ static void summarize(const qcase *cs, int nc, const char *caps, algo_sum *sum)
 				continue;
 			s->cases++;
 			s->feasible += r->feasible;
-			s->best += r->best;
+			s->best += c->best[a];
 			if (r->feasible)
 				f[nf++] = r->xlb;
 			x[nx] = r->xlb;
@@ -408,15 +396,16 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 	for (int i = 0; i < nc; i++) {
 		const qcase *c = &cs[i];
 		const algo_res *r = &c->r[ia];
-		if (!c->any_feasible || !r->ok || r->best)
+		if (!c->any_feasible || !r->ok || c->best[ia])
 			continue;
 		if (!r->feasible) {
 			infeas++;
 			ls[nl].gap = INFINITY;
 		} else {
 			double best = INFINITY;
-			for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
-				if (c->r[a].best)
+			for (size_t a = 0; a < q_count() && a < MAX_ALGOS;
+			     a++)
+				if (c->best[a])
 					best = c->r[a].makespan;
 			ls[nl].gap = r->makespan / best - 1;
 		}
@@ -438,10 +427,11 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 		char winners[128] = "";
 		size_t pos = 0;
 		for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
-			if (c->r[a].best && pos < sizeof winners)
-				pos += (size_t)snprintf(
-					winners + pos, sizeof winners - pos,
-					"%s%s", pos ? "," : "", q_at(a)->name);
+			if (c->best[a] && pos < sizeof winners)
+				pos += (size_t)snprintf(winners + pos,
+							sizeof winners - pos,
+							"%s%s", pos ? "," : "",
+							q_at(a)->name);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "graph", c->graph);
 		cJSON_AddNumberToObject(o, "k", c->k);

@@ -23,21 +23,9 @@
 
 typedef struct ref_row {
 	char name[64];
-	bool ok;
-	double makespan, xlb, speedup, plan_ms;
-	bool feasible;
+	bench_plan_row p;
 	uint32_t omitted;
 } ref_row;
-
-static void fill(ref_row *r, const dp_plan *p)
-{
-	r->ok = true;
-	r->makespan = p->sim.makespan;
-	r->xlb = p->xlb;
-	r->speedup = p->speedup;
-	r->feasible = p->feasible;
-	r->plan_ms = p->plan_ms;
-}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -77,8 +65,9 @@ static void run_ours(const dp_graph *g, const dp_machine *m, dp_contention c,
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	dp_err err;
-	if (dp_plan_run(g, m, dp_algo_find("pardnn"), &o, NULL, &p, &err) == DP_OK)
-		fill(r, &p);
+	if (dp_plan_run(g, m, dp_algo_find("pardnn"), &o, NULL, &p, &err) ==
+	    DP_OK)
+		bench_plan_row_fill(&r->p, &p);
 	dp_plan_free(&p);
 }
 
@@ -102,7 +91,7 @@ static void run_eval(const dp_graph *g, const dp_machine *m, dp_contention c,
 		fprintf(stderr, "bench: %s\n",
 			dp_err_format(&err, msg, sizeof msg));
 	} else {
-		fill(r, &p);
+		bench_plan_row_fill(&r->p, &p);
 		r->omitted = info.omitted + info.cpu_pinned;
 	}
 	dp_plan_free(&p);
@@ -118,7 +107,7 @@ static void run_single(const dp_graph *g, const dp_machine *m, dp_contention c,
 	memset(&p, 0, sizeof p);
 	dp_err err;
 	if (pl && dp_plan_evaluate(g, m, pl, c, &p, &err) == DP_OK)
-		fill(r, &p);
+		bench_plan_row_fill(&r->p, &p);
 	dp_plan_free(&p);
 	free(pl);
 }
@@ -170,25 +159,25 @@ int bench_reference(const bench_cfg *cfg, cJSON *root)
 			cJSON_AddStringToObject(o, "contention",
 						dp_sim_contention_name(cs[ci]));
 			cJSON_AddStringToObject(o, "placement", r->name);
-			cJSON_AddBoolToObject(o, "ok", r->ok);
-			if (!r->ok) {
+			cJSON_AddBoolToObject(o, "ok", r->p.ok);
+			if (!r->p.ok) {
 				rc = 1;
 				printf("  %-10s %-34s failed\n",
 				       dp_sim_contention_name(cs[ci]), r->name);
 				cJSON_AddItemToArray(arr, o);
 				continue;
 			}
-			bench_json_num(o, "makespan_us", r->makespan);
-			bench_json_num(o, "xlb", r->xlb);
-			bench_json_num(o, "speedup", r->speedup);
-			cJSON_AddBoolToObject(o, "feasible", r->feasible);
-			bench_json_num(o, "plan_ms", r->plan_ms);
+			bench_json_num(o, "makespan_us", r->p.makespan);
+			bench_json_num(o, "xlb", r->p.xlb);
+			bench_json_num(o, "speedup", r->p.speedup);
+			cJSON_AddBoolToObject(o, "feasible", r->p.feasible);
+			bench_json_num(o, "plan_ms", r->p.plan_ms);
 			cJSON_AddNumberToObject(o, "omitted_ops", r->omitted);
 			cJSON_AddItemToArray(arr, o);
 			printf("  %-10s %-34s %12.3f %7.4f %8.3f %9.1f",
 			       dp_sim_contention_name(cs[ci]), r->name,
-			       r->makespan / 1000, r->xlb, r->speedup,
-			       r->plan_ms);
+			       r->p.makespan / 1000, r->p.xlb, r->p.speedup,
+			       r->p.plan_ms);
 			if (r->omitted)
 				printf("  (%u ops not in the file: placed by "
 				       "their neighbours)",

@@ -280,10 +280,7 @@ static cJSON *row_json(const scale_row *r)
 	cJSON_AddNumberToObject(o, "edges", r->edges);
 	cJSON_AddNumberToObject(o, "k", r->k);
 	cJSON_AddStringToObject(o, "caps", caps_label(r->tight));
-	if (r->cap > 0)
-		cJSON_AddNumberToObject(o, "cap_bytes", (double)r->cap);
-	else
-		cJSON_AddNullToObject(o, "cap_bytes");
+	bench_json_cap(o, r->cap);
 	cJSON_AddStringToObject(o, "algo", r->algo);
 	if (r->skip[0]) {
 		cJSON_AddStringToObject(o, "skipped", r->skip);

@@ -23,6 +23,16 @@
 
 extern char **environ;
 
+void bench_plan_row_fill(bench_plan_row *r, const dp_plan *p)
+{
+	r->ok = true;
+	r->makespan = p->sim.makespan;
+	r->xlb = p->xlb;
+	r->speedup = p->speedup;
+	r->feasible = p->feasible;
+	r->plan_ms = p->plan_ms;
+}
+
 double bench_now(void)
 {
 	struct timespec ts;
@@ -328,6 +338,11 @@ void bench_json_num(cJSON *o, const char *key, double v)
 		cJSON_AddNumberToObject(o, key, v);
 	else
 		cJSON_AddNullToObject(o, key);
+}
+
+void bench_json_cap(cJSON *o, int64_t cap)
+{
+	bench_json_num(o, "cap_bytes", cap > 0 ? (double)cap : NAN);
 }
 
 void bench_json_round(cJSON *o, const char *key, double v, double unit)

@@ -13,16 +13,10 @@
 # to stdout and returns a generic error; see docs/reliability.md. Skipped under AddressSanitizer, whose allocator the
 # shim cannot replace, and where cc or glibc's __libc_malloc is missing.
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
-TMP=$(mktemp -d /tmp/dnnpart-alloc.XXXXXX) || exit 1
-trap 'rm -rf "$TMP"' EXIT
+. tests/lib/suite.sh
+suite_start alloc alloc_failures
 MAXRUNS=${ALLOC_MAXRUNS:-120} # runs per command at most
-
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - alloc_failures: no binary at $DNNPART (run make first)"
-	exit 1
-fi
-if nm "$DNNPART" 2>/dev/null | grep -q __asan_init; then
+if suite_asan; then
 	echo "skip - alloc_failures: an AddressSanitizer build keeps its own allocator"
 	exit 0
 fi

@@ -22,15 +22,9 @@
 #   UPDATE=1 sh tests/suite_bad_inputs.sh   rewrites the stderr lines of
 #       every .expect from the current binary (review the diff!)
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
+. tests/lib/suite.sh
+suite_start bad bad_inputs
 UPDATE=${UPDATE:-0}
-TMP=$(mktemp -d /tmp/dnnpart-bad.XXXXXX) || exit 1
-trap 'rm -rf "$TMP"' EXIT
-
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - bad_inputs: no binary at $DNNPART (run make first)"
-	exit 1
-fi
 
 # input_of NAME: the input file or folder of a case
 input_of() {
@@ -95,6 +89,17 @@ else
 fi
 [ "$UPDATE" = 1 ] && exit 0
 
+# under_memory KB NAME WANT_RC PATTERN ARGS...: gen_case with at most KB
+# of virtual memory (nothing when the limit cannot be set)
+under_memory() {
+	kb=$1
+	shift
+	(
+		ulimit -v "$kb" 2>/dev/null || exit 0
+		gen_case "$@"
+	)
+}
+
 # gen_case NAME WANT_RC PATTERN ARGS...: runs dnnpart on a generated input;
 # the exit status must be WANT_RC and stderr must match PATTERN (grep -E)
 gen_case() {
@@ -102,15 +107,8 @@ gen_case() {
 	want=$2
 	pat=$3
 	shift 3
-	timeout 120 "$DNNPART" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "not ok - bad/$name: exit status $rc, want $want: $(head -c 300 "$TMP/err")"
-	elif ! grep -Eq -- "$pat" "$TMP/err"; then
-		echo "not ok - bad/$name: stderr lacks '$pat': $(head -c 300 "$TMP/err")"
-	else
-		echo "ok - bad/$name"
-	fi
+	suite_run 120 "$@"
+	suite_check "bad/$name" "$want" "$pat" "$TMP/err"
 }
 
 # repeat N TEXT: TEXT N times, without a newline
@@ -157,14 +155,11 @@ fi
 # of address space, so a build with it cannot run under ulimit -v.
 g=$TMP/huge.json
 if ! "$DNNPART" --version 2>/dev/null | grep -q asan &&
-	! nm "$DNNPART" 2>/dev/null | grep -q __asan_init &&
+	! suite_asan &&
 	printf '{"ops":[' >"$g" && truncate -s 1G "$g" 2>/dev/null; then
-	(
-		ulimit -v 400000 2>/dev/null || exit 0
-		gen_case json_1gb_under_400mb_of_memory 2 \
-			"$g: out of memory: cannot hold the file \(1.00 GiB\)" \
-			info "$g"
-	)
+	under_memory 400000 json_1gb_under_400mb_of_memory 2 \
+		"$g: out of memory: cannot hold the file \(1.00 GiB\)" \
+		info "$g"
 	rm -f "$g"
 fi
 
@@ -172,39 +167,33 @@ fi
 # dereference) when an allocation failed inside its parser; now the loader
 # refuses it up front. 600,000 edges in 8 MB need about 300 MB.
 g=$TMP/many_edges.dot
-if ! nm "$DNNPART" 2>/dev/null | grep -q __asan_init; then
+if ! suite_asan; then
 	awk 'BEGIN { print "digraph {"; for (i = 1; i < 600000; i++)
 		printf "%d->%d\n", int(i / 2), i; print "}" }' >"$g"
-	(
-		ulimit -v 200000 2>/dev/null || exit 0
-		gen_case dot_too_large_for_the_memory_left 2 \
-			"$g: out of memory: the DOT file is 8.27 MiB and Graphviz needs about 301 MiB to read it, more than the .* left" \
-			info "$g"
-	)
+	under_memory 200000 dot_too_large_for_the_memory_left 2 \
+		"$g: out of memory: the DOT file is 8.27 MiB and Graphviz needs about 301 MiB to read it, more than the .* left" \
+		info "$g"
 	rm -f "$g"
 fi
 
 # msr-fiddle JSON too large for the memory left: cJSON's failure read as
 # "JSON syntax error"; now it is named as a memory error, with the file
 g=$TMP/big_fiddle.json
-if ! nm "$DNNPART" 2>/dev/null | grep -q __asan_init; then
+if ! suite_asan; then
 	awk 'BEGIN { printf "{\"maxSizePerFPGA\": 1e9, \"maxFPGAs\": 4, \"nodes\": [";
 		for (i = 0; i < 200000; i++)
 			printf "%s{\"id\": %d, \"fpgaLatency\": 0.5, \"size\": 1000.0}",
 				i ? ", " : "", i;
 		printf "], \"edges\": []}\n" }' >"$g"
-	(
-		ulimit -v 100000 2>/dev/null || exit 0
-		gen_case fiddle_too_large_for_the_memory_left 2 \
-			"^dnnpart: $g: out of memory" \
-			info "$g"
-	)
+	under_memory 100000 fiddle_too_large_for_the_memory_left 2 \
+		"^dnnpart: $g: out of memory" \
+		info "$g"
 	rm -f "$g"
 fi
 
 # a ParDNN folder too large for the memory left: the message names it
 g=$TMP/big_pardnn
-if ! nm "$DNNPART" 2>/dev/null | grep -q __asan_init && mkdir "$g"; then
+if ! suite_asan && mkdir "$g"; then
 	awk 'BEGIN { print "digraph{"; print "\"src\"->\"n1\"";
 		for (i = 2; i <= 600000; i++) printf "\"n%d\"->\"n%d\"\n", int(i / 2), i;
 		print "}" }' >"$g/g_src_sink.dot"
@@ -212,11 +201,8 @@ if ! nm "$DNNPART" 2>/dev/null | grep -q __asan_init && mkdir "$g"; then
 		>"$g/nodes_average_durations_fixed.txt"
 	awk 'BEGIN { for (i = 1; i <= 600000; i++) printf "\"n%d\":: 1000\n", i }' \
 		>"$g/tensors_sz_32_low.txt"
-	(
-		ulimit -v 40000 2>/dev/null || exit 0
-		gen_case pardnn_too_large_for_the_memory_left 2 \
-			"^dnnpart: $g(/[a-z_0-9]+\.(dot|txt))?(:[0-9]+)*: out of memory" info "$g"
-	)
+	under_memory 40000 pardnn_too_large_for_the_memory_left 2 \
+		"^dnnpart: $g(/[a-z_0-9]+\.(dot|txt))?(:[0-9]+)*: out of memory" info "$g"
 	rm -rf "$g"
 fi
 

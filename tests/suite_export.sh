@@ -4,14 +4,8 @@
 # SVG layout, which must stop the layout process too (no Graphviz child left
 # running, no file, no temporary file).
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
-TMP=$(mktemp -d /tmp/dnnpart-export.XXXXXX) || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
-
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - export_setup: no binary at $DNNPART (run make first)"
-	exit 1
-fi
+. tests/lib/suite.sh
+suite_start export export_setup
 G=sample_graphs/lstm-lm.json   # 16,011 ops: a long layout when not coarsened
 S=sample_graphs/resnet50.json  # 695 ops
 P=$TMP/lstm.json
@@ -29,15 +23,8 @@ expect() {
 	want=$2
 	pat=$3
 	shift 3
-	timeout 300 "$DNNPART" "$@" >"$TMP/so" 2>"$TMP/se" </dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "not ok - $name: exit status $rc, want $want: $(head -c 300 "$TMP/se")"
-	elif ! grep -Eq -- "$pat" "$TMP/se"; then
-		echo "not ok - $name: stderr does not match '$pat': $(head -c 300 "$TMP/se")"
-	else
-		echo "ok - $name"
-	fi
+	suite_run 300 "$@"
+	suite_check "$name" "$want" "$pat" "$TMP/err"
 }
 
 expect export_nothing_to_write 2 "nothing to write: give --svg F" \
@@ -74,12 +61,12 @@ fi
 expect export_json_listing 0 "note: .*695 ops drawn as" \
 	export "$S" "$Q" -k 4 --json --coarsen always --svg "$TMP/a.svg" \
 	-o "$TMP/a.csv" --device-map "$TMP/a.devmap.json"
-n=$(grep -c '"path":' "$TMP/so")
-if [ "$n" -eq 3 ] && grep -q '"kind":.*"CSV schedule"' "$TMP/so" &&
-	grep -q '"coarsened":.*true' "$TMP/so" && [ -s "$TMP/a.svg" ]; then
+n=$(grep -c '"path":' "$TMP/out")
+if [ "$n" -eq 3 ] && grep -q '"kind":.*"CSV schedule"' "$TMP/out" &&
+	grep -q '"coarsened":.*true' "$TMP/out" && [ -s "$TMP/a.svg" ]; then
 	echo "ok - export_json_lists_the_files"
 else
-	echo "not ok - export_json_lists_the_files: $(head -c 300 "$TMP/so")"
+	echo "not ok - export_json_lists_the_files: $(head -c 300 "$TMP/out")"
 fi
 
 # a mid-size training graph: dot with device clusters ran past the 120 s

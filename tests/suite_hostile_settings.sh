@@ -5,14 +5,8 @@
 # 1024 devices), an honest plan - never a crash, a hang or an output file
 # left half-written. Every run has a time limit: a hang fails the case.
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
-TMP=$(mktemp -d /tmp/dnnpart-hostile.XXXXXX) || exit 1
-trap 'chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
-
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - hostile: no binary at $DNNPART (run make first)"
-	exit 1
-fi
+. tests/lib/suite.sh
+suite_start hostile hostile
 
 G=tests/bad/placement_graph.json # 3 ops: a -> b -> c
 GEN=$TMP/g.json
@@ -23,8 +17,7 @@ fi
 
 # run ARGS...: dnnpart with a time limit; sets rc, out and err files
 run() {
-	timeout 120 "$DNNPART" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	rc=$?
+	suite_run 120 "$@"
 }
 
 # err_case NAME RC EXACT-FIRST-STDERR-LINE ARGS...
@@ -52,13 +45,7 @@ out_case() {
 	pat=$3
 	shift 3
 	run "$@"
-	if [ "$rc" -ne "$want" ]; then
-		echo "not ok - $name: exit status $rc, want $want: $(head -c 300 "$TMP/err")"
-	elif ! grep -Eq -- "$pat" "$TMP/out"; then
-		echo "not ok - $name: stdout lacks '$pat': $(head -c 300 "$TMP/out")"
-	else
-		echo "ok - $name"
-	fi
+	suite_check "$name" "$want" "$pat" "$TMP/out"
 }
 
 # ---- devices ----

@@ -11,14 +11,8 @@
 # about dnnpart's own code. Without valgrind and without ASan the suite
 # says so and skips.
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
-TMP=$(mktemp -d /tmp/dnnpart-leaks.XXXXXX) || exit 1
-trap 'rm -rf "$TMP"' EXIT
-
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - leaks: no binary at $DNNPART (run make first)"
-	exit 1
-fi
+. tests/lib/suite.sh
+suite_start leaks leaks
 
 if nm "$DNNPART" 2>/dev/null | grep -q '__lsan\|__asan_init'; then
 	MODE=lsan

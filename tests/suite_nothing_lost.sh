@@ -10,20 +10,11 @@
 # full disk, and this works as root too, where a read-only folder would not
 # stop anything.
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
-TMP=$(mktemp -d /tmp/dnnpart-lost.XXXXXX) || exit 1
-SOCK="dnnpart-lost-$$"
-T="tmux -L $SOCK -f /dev/null"
-cleanup() {
-	command -v tmux >/dev/null 2>&1 && $T kill-server >/dev/null 2>&1
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - nothing_lost: no binary at $DNNPART (run make first)"
-	exit 1
-fi
+. tests/lib/suite.sh
+suite_start lost nothing_lost
+. tests/lib/tmux.sh
+tmux_server lost
+S=lost
 
 G=$TMP/g.json
 P=$TMP/p.json
@@ -40,6 +31,19 @@ mkdir -p "$OUT"
 
 # leftovers: temporary files in $OUT (".NAME.tmpXXXXXX")
 leftovers() { ls -a "$OUT" | grep '\.tmp' | tr '\n' ' '; }
+
+# kept_intact NAME TARGET: TARGET is as it was ($TMP/orig) and nothing is
+# left in $OUT; else prints which is not (not ok) and returns 1.
+kept_intact() {
+	if ! cmp -s "$2" "$TMP/orig"; then
+		echo "not ok - $1: the previous file changed"
+	elif [ -n "$(leftovers)" ]; then
+		echo "not ok - $1: left $(leftovers)"
+	else
+		return 0
+	fi
+	return 1
+}
 
 # failing_write NAME TARGET WANT_PATTERN ARGS...: TARGET holds an old file;
 # dnnpart ARGS --force (replacing it is allowed) runs under a 1-block file
@@ -61,10 +65,8 @@ failing_write() {
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
 		echo "not ok - $name: succeeded despite the failing write"
-	elif ! cmp -s "$target" "$TMP/orig"; then
-		echo "not ok - $name: the previous file changed"
-	elif [ -n "$(leftovers)" ]; then
-		echo "not ok - $name: left $(leftovers)"
+	elif ! kept_intact "$name" "$target"; then
+		:
 	elif ! grep -Eq -- "$pat" "$TMP/se"; then
 		echo "not ok - $name: stderr lacks '$pat': $(head -c 300 "$TMP/se")"
 	else
@@ -130,10 +132,8 @@ stopped_write() {
 		echo "skip - $name: the write ended before it could be stopped"
 	elif [ "$rc" -eq 0 ]; then
 		echo "not ok - $name: exit status 0 after SIG$sig"
-	elif ! cmp -s "$target" "$TMP/orig"; then
-		echo "not ok - $name: the previous file changed"
-	elif [ -n "$(leftovers)" ]; then
-		echo "not ok - $name: left $(leftovers)"
+	elif ! kept_intact "$name" "$target"; then
+		:
 	else
 		echo "ok - $name"
 	fi
@@ -155,19 +155,7 @@ else
 fi
 
 # ---- the explorer's save (s) ----
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - explorer save tests: tmux is not installed (make deps installs it)"
-	exit 0
-fi
-screen() { $T capture-pane -p -t lost 2>/dev/null; }
-wait_for() {
-	end=$(($(date +%s) + ${2:-20}))
-	while ! screen | grep -Eq -- "$1"; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
-keys() { $T send-keys -t lost "$@"; }
+tmux_needed "explorer save tests"
 
 printf 'the previous placement\n' >"$OUT/saved.json"
 cp "$OUT/saved.json" "$TMP/orig"

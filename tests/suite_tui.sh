@@ -53,65 +53,13 @@ show_case show_bad_op 2 "no op named 'nosuch'" "$showdir/g.json" --view op \
 show_case show_missing_graph 2 'missing.json' "$showdir/missing.json"
 rm -rf "$showdir"
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - end-to-end explorer tests: tmux is not installed (make deps installs it)"
-	echo "# (Debian: apt-get install tmux)"
-	exit 0
-fi
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - suite_tui_setup: no dnnpart binary at $DNNPART"
-	exit 1
-fi
-
-tmp=$(mktemp -d)
-SOCK="dnnpart-test-$$"
-T="tmux -L $SOCK -f /dev/null"
-cleanup() {
-	$T kill-server >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-ok() { echo "ok - $1"; }
-notok() {
-	echo "not ok - $1: $2"
-	echo "# screen:"
-	screen | sed 's/^/#   /'
-}
-
+. tests/lib/suite.sh
+. tests/lib/tmux.sh
+tmux_needed "end-to-end explorer tests"
+suite_start tui suite_tui_setup
+tmux_server test
+tmp=$TMP
 S=tui # the session the helpers talk to
-screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
-# Row N (1-based) of the screen.
-row() { screen | sed -n "${1}p"; }
-
-# wait_for PATTERN [SECONDS]: polls the screen until grep -E finds PATTERN.
-wait_for() {
-	pat=$1
-	limit=${2:-15}
-	end=$(($(date +%s) + limit))
-	while :; do
-		if screen | grep -Eq -- "$pat"; then
-			return 0
-		fi
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
-
-# wait_row N PATTERN [SECONDS]: polls until row N matches.
-wait_row() {
-	n=$1
-	pat=$2
-	limit=${3:-15}
-	end=$(($(date +%s) + limit))
-	while :; do
-		if row "$n" | grep -Eq -- "$pat"; then
-			return 0
-		fi
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
 
 # wait_settled: no rerun in progress (the status line says "rerunning"
 # while one runs, the summary says STALE until the new plan is in).
@@ -126,8 +74,6 @@ wait_settled() {
 		sleep 0.05
 	done
 }
-
-keys() { $T send-keys -t "$S" "$@"; }
 
 # A small generated training graph: plans in milliseconds.
 graph=$tmp/g.json

@@ -15,43 +15,16 @@ set -u
 SEED=${ROBUST_SEED:-9}
 NKEYS=${ROBUST_KEYS:-1500}
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - explorer robustness tests: tmux is not installed (make deps installs it)"
-	exit 0
-fi
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - tui_robust_setup: no dnnpart binary at $DNNPART"
-	exit 1
-fi
+. tests/lib/suite.sh
+. tests/lib/tmux.sh
+tmux_needed "explorer robustness tests"
+suite_start robust tui_robust_setup
+tmux_server robust
 case $DNNPART in /*) ;; *) DNNPART=$PWD/$DNNPART ;; esac
 ROOT=$PWD
-
-tmp=$(mktemp -d /tmp/dnnpart-robust.XXXXXX) || exit 1
-SOCK="dnnpart-robust-$$"
-T="tmux -L $SOCK -f /dev/null"
-cleanup() {
-	$T kill-server >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
+tmp=$TMP
 S=robust
-screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
-keys() { $T send-keys -t "$S" "$@" 2>/dev/null; }
-ok() { echo "ok - $1"; }
-notok() {
-	echo "not ok - $1: $2"
-	echo "# screen:"
-	screen | sed 's/^/#   /'
-}
-# wait_for PATTERN [SECONDS]
-wait_for() {
-	end=$(($(date +%s) + ${2:-20}))
-	while ! screen | grep -Eq -- "$1"; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
+
 # alive: the explorer still runs (the shell line after it is not there)
 # and answers a redraw with its function-key bar
 alive() {

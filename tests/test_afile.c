@@ -31,27 +31,6 @@ static int count_entries(const char *dir)
 	return n;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	static char buf[4096];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 static void remove_dir(char *dir)
 {
 	DIR *d = opendir(dir);
@@ -74,17 +53,17 @@ static void test_afile_commit_replaces_the_file(void)
 	REQUIRE(dir);
 	char path[512];
 	snprintf(path, sizeof path, "%s/out.json", dir);
-	write_file(path, "old\n");
+	REQUIRE(test_write_file(path, "old\n"));
 	dp_afile af;
 	dp_err err;
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	/* the temporary is a hidden sibling; the old file is still there */
 	CHECK_CONTAINS(af.tmp, "/.out.json.tmp");
 	CHECK_INT(count_entries(dir), 2);
-	CHECK_STR(slurp(path), "old\n");
+	CHECK_FILE(path, "old\n");
 	fputs("new content\n", af.f);
 	REQUIRE(dp_afile_commit(&af, &err) == DP_OK);
-	CHECK_STR(slurp(path), "new content\n");
+	CHECK_FILE(path, "new content\n");
 	CHECK_INT(count_entries(dir), 1); /* no temporary left */
 	CHECK(af.f == NULL && af.tmp == NULL);
 	remove_dir(dir);
@@ -96,13 +75,13 @@ static void test_afile_abort_leaves_old_file_intact(void)
 	REQUIRE(dir);
 	char path[512];
 	snprintf(path, sizeof path, "%s/plan.place", dir);
-	write_file(path, "a 0\nb 1\n");
+	REQUIRE(test_write_file(path, "a 0\nb 1\n"));
 	dp_afile af;
 	dp_err err;
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("half-writ", af.f);
 	dp_afile_abort(&af);
-	CHECK_STR(slurp(path), "a 0\nb 1\n");
+	CHECK_FILE(path, "a 0\nb 1\n");
 	CHECK_INT(count_entries(dir), 1);
 	dp_afile_abort(&af); /* a second abort is harmless */
 	/* an aborted new file never appears */
@@ -121,7 +100,7 @@ static void test_afile_keeps_permissions_of_existing_file(void)
 	REQUIRE(dir);
 	char path[512];
 	snprintf(path, sizeof path, "%s/x.txt", dir);
-	write_file(path, "x");
+	REQUIRE(test_write_file(path, "x"));
 	chmod(path, 0640);
 	dp_afile af;
 	dp_err err;
@@ -180,7 +159,7 @@ static void test_afile_relative_path_in_current_folder(void)
 		st = dp_afile_commit(&af, &err);
 	}
 	CHECK_INT(st, DP_OK);
-	CHECK_STR(slurp("rel.txt"), "r");
+	CHECK_FILE("rel.txt", "r");
 	REQUIRE(chdir(cwd) == 0);
 	remove_dir(dir);
 }
@@ -197,18 +176,18 @@ static void test_afile_never_replaces_a_file_that_appeared(void)
 	dp_err err;
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("the export\n", af.f);
-	write_file(path, "someone else's file\n");
+	REQUIRE(test_write_file(path, "someone else's file\n"));
 	CHECK_INT(dp_afile_commit(&af, &err), DP_EIO);
 	CHECK_CONTAINS(err.msg, "a file appeared there while this one was "
 				"written; it was kept");
-	CHECK_STR(slurp(path), "someone else's file\n");
+	CHECK_FILE(path, "someone else's file\n");
 	CHECK_INT(count_entries(dir), 1); /* no temporary left */
 	/* with nothing there, the same commit creates the file */
 	unlink(path);
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("the export\n", af.f);
 	CHECK_INT(dp_afile_commit(&af, &err), DP_OK);
-	CHECK_STR(slurp(path), "the export\n");
+	CHECK_FILE(path, "the export\n");
 	CHECK_INT(count_entries(dir), 1);
 	remove_dir(dir);
 }
@@ -224,14 +203,14 @@ static void test_afile_check_says_what_would_be_replaced(void)
 	snprintf(link, sizeof link, "%s/link.json", dir);
 	snprintf(other, sizeof other, "%s/other.json", dir);
 	snprintf(dotted, sizeof dotted, "%s/./g.json", dir);
-	write_file(graph, "{}\n");
+	REQUIRE(test_write_file(graph, "{}\n"));
 	REQUIRE(symlink("g.json", link) == 0);
 	const char *inputs[2] = {NULL, graph};
 	dp_afile_target what = DP_AFILE_INPUT;
 	dp_err err;
 	CHECK_INT(dp_afile_check(other, inputs, 2, &what, &err), DP_OK);
 	CHECK_INT(what, DP_AFILE_NEW);
-	write_file(other, "x");
+	REQUIRE(test_write_file(other, "x"));
 	CHECK_INT(dp_afile_check(other, inputs, 2, &what, &err), DP_OK);
 	CHECK_INT(what, DP_AFILE_EXISTS);
 	CHECK_INT(dp_afile_check(graph, inputs, 2, &what, &err), DP_OK);

@@ -8,6 +8,7 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/strategy.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static void test_algo_all_is_the_registry_in_order(void)
@@ -136,8 +137,7 @@ static void test_algo_canceled_says_which_algorithm(void)
 		CHECK_STR(err.msg, want);
 	}
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_algo_all_is_the_registry_in_order),

@@ -28,17 +28,30 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 	return dp_algo_place(dp_algo_find("contig"), g, m, NULL, p, pl, NULL);
 }
 
+/* Places chain g (finalized here) on k devices of the given speeds (NULL:
+ * all 1), checks the stages against want and frees g. */
+static void check_stages(dp_graph *g, int k, const char *speeds,
+			 const int32_t *want)
+{
+	dp_machine m;
+	int32_t pl[8];
+	if (dp_graph_finalize(g, NULL) != DP_OK || g->nops > 8 ||
+	    !test_machine_make(&m, k, NULL, speeds)) {
+		test_fail(__FILE__, __LINE__, "cannot set the chain up");
+		dp_graph_free(g);
+		return;
+	}
+	if (run(g, &m, pl, NULL) != DP_OK)
+		test_fail(__FILE__, __LINE__, "contig failed");
+	else
+		CHECK_PLACEMENT(pl, want, (int)g->nops);
+	test_free(g, &m, NULL);
+}
+
 static void test_contig_equal_chain_splits_evenly(void)
 {
 	dp_graph *g = chain(8, NULL, NULL);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-	int32_t pl[8];
-	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3}, 8);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	check_stages(g, 4, NULL, (const int32_t[]){0, 0, 1, 1, 2, 2, 3, 3});
 }
 
 /* Device 1 is three times faster: max(a / 1, (8 - a) / 3) is least at
@@ -46,15 +59,7 @@ static void test_contig_equal_chain_splits_evenly(void)
 static void test_contig_follows_speeds(void)
 {
 	dp_graph *g = chain(8, NULL, NULL);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_speeds(&m, "1,3", NULL) == DP_OK);
-	int32_t pl[8];
-	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1}, 8);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	check_stages(g, 2, "1,3", (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 1});
 }
 
 /* By time alone the largest stage is 10 at best, and the greedy fill
@@ -68,7 +73,7 @@ static void test_contig_respects_caps(void)
 	dp_graph *g = chain(6, t, par);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 3, NULL, NULL));
 	int32_t pl[6];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_PLACEMENT(pl, (const int32_t[]){0, 1, 1, 1, 1, 1}, 6);
@@ -79,9 +84,7 @@ static void test_contig_respects_caps(void)
 	memset(&p, 0, sizeof p);
 	REQUIRE(dp_plan_evaluate(g, &m, pl, DP_CONT_PORT, &p, NULL) == DP_OK);
 	CHECK(p.feasible);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* Six params of 100 on two devices of 200: no split fits; the caps are
@@ -94,8 +97,7 @@ static void test_contig_spreads_overflow(void)
 	dp_graph *g = chain(6, t, par);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "200B", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, "200B", NULL));
 	dp_plan p;
 	memset(&p, 0, sizeof p);
 	REQUIRE(dp_plan_run(g, &m, dp_algo_find("contig"), NULL, NULL, &p,
@@ -104,9 +106,7 @@ static void test_contig_spreads_overflow(void)
 	CHECK(!p.feasible);
 	CHECK_INT(p.sim.dev[0].peak_bytes, 300);
 	CHECK_INT(p.sim.dev[1].peak_bytes, 300);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* A group {op0, op7} goes with op0 and its time counts there: with 8 unit
@@ -115,27 +115,14 @@ static void test_contig_spreads_overflow(void)
 static void test_contig_groups_and_pins_count_in_their_stage(void)
 {
 	dp_graph *g = chain(8, NULL, NULL);
-	dp_graph_set_colocate(g, 0, "g", NULL);
-	dp_graph_set_colocate(g, 7, "g", NULL);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	int32_t pl[8];
-	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	CHECK_PLACEMENT(pl, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0}, 8);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	TEST_GROUP(g, "g", 0, 7);
+	check_stages(g, 2, NULL, (const int32_t[]){0, 0, 0, 1, 1, 1, 1, 0});
 
 	/* op1 pinned to device 1: device 1 starts with 1 unit, so stage 0
 	 * takes op0, op2, op3, op4 (4) and stage 1 op5..op7 + op1 (4) */
 	g = chain(8, NULL, NULL);
 	g->ops[1].pin = 1;
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
-	CHECK_PLACEMENT(pl, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1}, 8);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	check_stages(g, 2, NULL, (const int32_t[]){0, 1, 0, 0, 0, 1, 1, 1});
 }
 
 /* On a branching DAG without groups or pins the devices never go back
@@ -143,13 +130,9 @@ static void test_contig_groups_and_pins_count_in_their_stage(void)
 static void test_contig_stages_are_contiguous(void)
 {
 	dp_graph *g = dp_graph_new("dag");
-	char nm[16];
 	for (uint32_t i = 0; i < 300; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "o%u", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		g->ops[id].time_us = 1 + (i * 31) % 17;
-		g->ops[id].output_bytes = 1000 + (i * 7919) % 5000;
+		uint32_t id = test_add_opf(g, 1 + (i * 31) % 17,
+					   1000 + (i * 7919) % 5000, "o%u", i);
 		g->ops[id].temp_bytes = (i % 7) * 300;
 		if (i > 2) {
 			dp_graph_add_edge(g, i - 1 - (i * 13) % 3, id, -1,
@@ -159,8 +142,7 @@ static void test_contig_stages_are_contiguous(void)
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 5, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "60KiB", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 5, "60KiB", NULL));
 	int32_t pl[300], pl2[300];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	for (uint32_t i = 1; i < 300; i++)
@@ -171,8 +153,7 @@ static void test_contig_stages_are_contiguous(void)
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	CHECK_INT(run(g, &m, pl, &p), DP_ECANCELED);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_contig_equal_chain_splits_evenly),

@@ -11,6 +11,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 #define CRIT "#CC3311"
@@ -33,25 +34,7 @@ static dp_graph *fork_join(void)
 	dp_graph_add_edge(g, r, j, -1, false, NULL);
 	dp_graph_add_edge(g, j, o, -1, false, NULL);
 	dp_graph_add_edge(g, in, o, 0, true, NULL); /* a control edge */
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
-static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
-		 dp_plan *plan)
-{
-	dp_err err;
-	memset(plan, 0, sizeof *plan);
-	if (dp_machine_init(m, k, &err) != DP_OK)
-		return false;
-	if (dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) != DP_OK) {
-		fprintf(stderr, "dp_plan_evaluate: %s\n", err.msg);
-		return false;
-	}
-	return true;
+	return test_finalized(g);
 }
 
 static const char *get(void *obj, const char *attr)
@@ -79,16 +62,12 @@ static bool is_hop(const dp_plan *plan, uint32_t a, uint32_t b)
 static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 {
 	dp_graph *g = fork_join();
-	REQUIRE(g);
 	int32_t pl[] = {0, 0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 3, pl, &m, &plan)); /* device 2 stays empty */
+	REQUIRE(test_evaluate(g, 3, pl, &m, &plan)); /* device 2 stays empty */
 	const char *path = test_tmp_path("fj.dot");
-	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
-				&err) == DP_OK);
-	Agraph_t *G = test_read_dot(path);
+	Agraph_t *G = test_dot_of(path, g, &m, &plan);
 	REQUIRE(G);
 	int clusters = 0, devs[3] = {0};
 	uint32_t seen[5] = {0};
@@ -123,25 +102,19 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	REQUIRE(in && join);
 	CHECK(strcmp(get(in, "fillcolor"), get(join, "fillcolor")) != 0);
 	agclose(G);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_dot_marks_the_critical_path_and_only_it(void)
 {
 	dp_graph *g = fork_join();
-	REQUIRE(g);
 	int32_t pl[] = {0, 0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	REQUIRE(plan.sim.cp_len >= 3);
 	const char *path = test_tmp_path("cp.dot");
-	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
-				&err) == DP_OK);
-	Agraph_t *G = test_read_dot(path);
+	Agraph_t *G = test_dot_of(path, g, &m, &plan);
 	REQUIRE(G);
 	int crit_nodes = 0, crit_edges = 0;
 	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n)) {
@@ -182,23 +155,19 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	CHECK_STR(get(e, "bytes"), "2097152");
 	CHECK(agnode(G, "right, \"quoted\"\\x", 0) != NULL);
 	agclose(G);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_dot_loads_back_as_the_same_graph(void)
 {
 	dp_graph *g = fork_join();
-	REQUIRE(g);
 	int32_t pl[] = {0, 1, 1, 0, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	const char *path = test_tmp_path("back.dot");
+	REQUIRE(test_export(path, DP_EXPORT_DOT, g, &m, &plan));
 	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, NULL,
-				&err) == DP_OK);
 	dp_graph *h = NULL;
 	if (dp_graph_load(path, DP_FMT_DOT, &h, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "reload: %s", err.msg);
@@ -221,40 +190,16 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	CHECK_INT(controls, 1);
 	dp_graph_free(h);
 out:
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* A chain with skip connections; op i is in layer
  * "stage{i/(n/4)}/block{i/100}/unit{i/10}". */
-static dp_graph *layered(uint32_t n)
-{
-	dp_graph *g = dp_graph_new("layered");
-	char name[32], layer[64];
-	for (uint32_t i = 0; i < n; i++) {
-		snprintf(name, sizeof name, "op%u", i);
-		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
-			 i / (n / 4), i / 100, i / 10);
-		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13,
-					  1024 * (1 + i % 5), layer);
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
-		if (i >= 5 && i % 3 == 0)
-			dp_graph_add_edge(g, id - 5, id, -1, false, NULL);
-	}
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
 /* A 30,000-op graph is coarsened for DOT when asked: at most
  * max_nodes nodes, every op counted once, one cluster per device. */
 static void test_dot_coarsened_groups_cover_every_op(void)
 {
-	dp_graph *g = layered(30000);
+	dp_graph *g = test_layered_chain(30000);
 	dp_err err;
 	REQUIRE(g);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
@@ -263,7 +208,7 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 		pl[g->topo[i]] = (int32_t)((uint64_t)i * 4 / g->nops);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 4, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 4, pl, &m, &plan));
 	dp_export_opts o;
 	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_ALWAYS;
@@ -305,9 +250,7 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 	CHECK_INT(total, g->nops);
 	agclose(G);
 	free(pl);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* Without layers, a wide graph is grouped into runs of each device's
@@ -316,11 +259,10 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 static void test_dot_runs_keep_a_short_critical_path(void)
 {
 	dp_graph *g = dp_graph_new("wide");
-	char name[32];
 	for (uint32_t i = 0; i < 6000; i++) {
 		bool heavy = i < 10;
-		snprintf(name, sizeof name, "c%u_%u", i / 3, i % 3);
-		uint32_t id = test_add_op(g, name, heavy ? 1000 : 1, 512, NULL);
+		uint32_t id = test_add_opf(g, heavy ? 1000 : 1, 512, "c%u_%u",
+					   i / 3, i % 3);
 		if (heavy ? i > 0 : (i % 3) != 1)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
@@ -331,7 +273,7 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 		pl[u] = u < 10 ? 0 : 1 + (int32_t)(((u - 10) / 3) % 2);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 3, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 3, pl, &m, &plan));
 	REQUIRE(plan.sim.cp_len <= 25);
 	dp_export_opts o;
 	dp_export_opts_default(&o);
@@ -367,9 +309,7 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 	CHECK_INT(total, g->nops);
 	agclose(G);
 	free(pl);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void raise_cancel(void *ud, const char *phase, double f)
@@ -382,35 +322,24 @@ static void raise_cancel(void *ud, const char *phase, double f)
 static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 {
 	dp_graph *g = fork_join();
-	REQUIRE(g);
 	int32_t pl[] = {0, 0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	const char *path = test_tmp_path("keep.dot");
-	FILE *f = fopen(path, "w");
-	REQUIRE(f);
-	fputs("old\n", f);
-	fclose(f);
+	REQUIRE(test_write_file(path, "old\n"));
 	atomic_int cancel = 0;
 	dp_progress p = {raise_cancel, &cancel, &cancel};
 	dp_err err;
 	CHECK_INT(dp_export_write(path, DP_EXPORT_DOT, g, &m, &plan, &p, &err),
 		  DP_ECANCELED);
-	char buf[16] = {0};
-	f = fopen(path, "r");
-	REQUIRE(f);
-	CHECK(fgets(buf, sizeof buf, f) != NULL);
-	fclose(f);
-	CHECK_STR(buf, "old\n");
+	CHECK_FILE(path, "old\n");
 	CHECK_INT(test_count_files(".keep.dot"), 0);
 	/* a folder that does not exist: an error naming the file */
 	CHECK(dp_export_write("/nonexistent-dir/x.dot", DP_EXPORT_DOT, g, &m,
 			      &plan, NULL, &err) != DP_OK);
 	CHECK_CONTAINS(err.file, "/nonexistent-dir/x.dot");
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_dot_cleanup(void)
@@ -442,7 +371,7 @@ static void test_dot_largest_groups_one_level_finer(void)
 	int32_t pl[64] = {0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 1, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 1, pl, &m, &plan));
 	dp_export_opts o;
 	dp_export_opts_default(&o);
 	o.coarsen = DP_COARSEN_ALWAYS;

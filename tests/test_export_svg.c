@@ -16,6 +16,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* ---- a small XML well-formedness checker ---- */
@@ -203,36 +204,10 @@ static dp_graph *awkward(void)
 	dp_graph_add_edge(g, b, c, -1, false, NULL);
 	dp_graph_add_edge(g, a, d, -1, false, NULL);
 	dp_graph_add_edge(g, d, c, -1, false, NULL);
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 /* A chain with skip connections in layers "stage/block/unit". */
-static dp_graph *layered(uint32_t n)
-{
-	dp_graph *g = dp_graph_new("layered");
-	char name[32], layer[64];
-	for (uint32_t i = 0; i < n; i++) {
-		snprintf(name, sizeof name, "op%u", i);
-		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
-			 i / (n / 4), i / 100, i / 10);
-		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13,
-					  1024 * (1 + i % 5), layer);
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
-		if (i >= 5 && i % 3 == 0)
-			dp_graph_add_edge(g, id - 5, id, -1, false, NULL);
-	}
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
 /* Contiguous stages of the topological order, or round robin. */
 static int32_t *split(const dp_graph *g, int k, bool round_robin)
 {
@@ -244,17 +219,7 @@ static int32_t *split(const dp_graph *g, int k, bool round_robin)
 	return pl;
 }
 
-static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
-		 dp_plan *plan)
-{
-	dp_err err;
-	memset(plan, 0, sizeof *plan);
-	if (dp_machine_init(m, k, &err) != DP_OK)
-		return false;
-	return dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
-}
-
-/* A picture to export: layered(n) split over k devices, evaluated. */
+/* A picture to export: test_layered_chain(n) split over k devices, evaluated. */
 typedef struct pic {
 	dp_graph *g;
 	int32_t *pl;
@@ -265,9 +230,9 @@ typedef struct pic {
 static bool pic_open(pic *p, uint32_t n, int k, bool round_robin)
 {
 	memset(p, 0, sizeof *p);
-	p->g = layered(n);
+	p->g = test_layered_chain(n);
 	p->pl = p->g ? split(p->g, k, round_robin) : NULL;
-	return p->pl && eval(p->g, k, p->pl, &p->m, &p->plan);
+	return p->pl && test_evaluate(p->g, k, p->pl, &p->m, &p->plan);
 }
 
 static void pic_close(pic *p)
@@ -296,11 +261,10 @@ static void test_svg_checker_rejects_broken_xml(void)
 static void test_svg_is_well_formed_and_shows_every_device(void)
 {
 	dp_graph *g = awkward();
-	REQUIRE(g);
 	int32_t pl[] = {0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 3, pl, &m, &plan)); /* device 2 has no ops */
+	REQUIRE(test_evaluate(g, 3, pl, &m, &plan)); /* device 2 has no ops */
 	const char *path = test_tmp_path("awk.svg");
 	dp_err err;
 	dp_export_report rep;
@@ -325,9 +289,7 @@ static void test_svg_is_well_formed_and_shows_every_device(void)
 	CHECK_STR(rep.layout, "timeline");
 	CHECK(!rep.coarsened);
 	free(svg);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* 100,000 ops: coarsened to at most 2,000 nodes before the layout, so the
@@ -375,10 +337,7 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	pic x;
 	REQUIRE(pic_open(&x, 4000, 4, true));
 	const char *path = test_tmp_path("cancel.svg");
-	FILE *f = fopen(path, "w");
-	REQUIRE(f);
-	fputs("old picture\n", f);
-	fclose(f);
+	REQUIRE(test_write_file(path, "old picture\n"));
 	atomic_int cancel = 0;
 	dp_progress p = {cancel_in_layout, &cancel, &cancel};
 	dp_export_opts o;
@@ -388,10 +347,7 @@ static void test_svg_cancel_leaves_no_file_and_keeps_the_old(void)
 	CHECK_INT(dp_export_write_opts(path, DP_EXPORT_SVG, x.g, &x.m, &x.plan,
 				       &o, &p, NULL, &err),
 		  DP_ECANCELED);
-	char *s = test_read_file(path, NULL);
-	REQUIRE(s);
-	CHECK_STR(s, "old picture\n");
-	free(s);
+	CHECK_FILE(path, "old picture\n");
 	CHECK_INT(test_count_files(".cancel.svg"), 0);
 	/* the layout process was killed and reaped */
 	errno = 0;
@@ -430,11 +386,10 @@ static void test_svg_layout_over_the_time_limit_is_stopped(void)
 static void test_svg_unknown_layout_names_the_installed_ones(void)
 {
 	dp_graph *g = awkward();
-	REQUIRE(g);
 	int32_t pl[] = {0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	dp_export_opts o;
 	dp_export_opts_default(&o);
 	o.layout = "nosuch";
@@ -446,9 +401,7 @@ static void test_svg_unknown_layout_names_the_installed_ones(void)
 	CHECK_CONTAINS(err.msg, "'nosuch' is not installed");
 	CHECK_CONTAINS(err.msg, "dot");
 	CHECK(access(path, F_OK) != 0);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* A mid-size training graph (3,000 generated ops, K=4 under 8 GiB caps, as
@@ -497,9 +450,7 @@ static void test_svg_of_a_3000_op_training_graph_is_a_timeline(void)
 		CHECK_CONTAINS(svg, t);
 	}
 	free(svg);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* Sends SIGTERM, once, to every child of this (single-threaded) test

@@ -13,6 +13,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static uint32_t add(dp_graph *g, const char *name, double t, int64_t par,
@@ -54,21 +55,7 @@ static dp_graph *mapped(void)
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
-static bool eval(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
-		 dp_plan *plan)
-{
-	dp_err err;
-	memset(plan, 0, sizeof *plan);
-	if (dp_machine_init(m, k, &err) != DP_OK)
-		return false;
-	return dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
+	return test_finalized(g);
 }
 
 /* ---- an RFC 4180 reader ---- */
@@ -156,10 +143,9 @@ static void test_export_kind_follows_the_file_name(void)
 static void test_csv_reads_back_exactly(void)
 {
 	dp_graph *g = mapped();
-	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	const char *path = test_tmp_path("s.csv");
 	dp_err err;
 	dp_export_report rep;
@@ -195,18 +181,15 @@ static void test_csv_reads_back_exactly(void)
 	CHECK_CONTAINS(text, "\n\"new\nline\",1,");
 	CHECK_CONTAINS(text, "\n\" lead\",0,");
 	free(text);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_numbers_use_a_dot_in_any_locale(void)
 {
 	dp_graph *g = mapped();
-	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	REQUIRE(test_tmp_path("x"));
 	if (!test_comma_locale()) {
 		printf("# no comma locale here (localedef failed): checked "
@@ -219,11 +202,8 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	char csv[256], dot[256];
 	snprintf(csv, sizeof csv, "%s", test_tmp_path("loc.csv"));
 	snprintf(dot, sizeof dot, "%s", test_tmp_path("loc.dot"));
-	dp_err err;
-	REQUIRE(dp_export_write(csv, DP_EXPORT_CSV, g, &m, &plan, NULL, &err) ==
-		DP_OK);
-	REQUIRE(dp_export_write(dot, DP_EXPORT_DOT, g, &m, &plan, NULL, &err) ==
-		DP_OK);
+	REQUIRE(test_export(csv, DP_EXPORT_CSV, g, &m, &plan) &&
+		test_export(dot, DP_EXPORT_DOT, g, &m, &plan));
 	setlocale(LC_NUMERIC, "C");
 	char *text = test_read_file(csv, NULL);
 	REQUIRE(text);
@@ -251,18 +231,15 @@ static void test_numbers_use_a_dot_in_any_locale(void)
 	snprintf(want, sizeof want, "time_us=%g", times[1]);
 	CHECK_CONTAINS(text, want);
 	free(text);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_torch_map_lists_every_layer_once(void)
 {
 	dp_graph *g = mapped();
-	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	const char *path = test_tmp_path("m.devmap.json");
 	dp_err err;
 	dp_export_report rep;
@@ -302,9 +279,7 @@ static void test_torch_map_lists_every_layer_once(void)
 	CHECK_CONTAINS(rep.note, "runs 94% of the compute where the plan");
 	cJSON_Delete(j);
 	free(text);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_tf_map_has_one_line_per_op(void)
@@ -321,42 +296,33 @@ static void test_tf_map_has_one_line_per_op(void)
 	int32_t pl[] = {1, 0, 2};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 3, pl, &m, &plan));
-	const char *path = test_tmp_path("m.tf.txt");
-	dp_err err;
-	REQUIRE(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
-				&err) == DP_OK);
-	char *text = test_read_file(path, NULL);
+	REQUIRE(test_evaluate(g, 3, pl, &m, &plan));
+	char *text = test_export_text(test_tmp_path("m.tf.txt"),
+				      DP_EXPORT_DEVMAP_TF, g, &m, &plan);
 	REQUIRE(text);
 	CHECK_STR(text, "conv/Conv2D /device:GPU:1\nbn 1 /device:GPU:0\n"
 			"grad/conv /device:GPU:2\n");
 	free(text);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 
 	/* a name with a line break cannot be a line: an error, no file */
 	g = mapped();
-	REQUIRE(g);
-	REQUIRE(eval(g, 2, place, &m, &plan));
-	path = test_tmp_path("bad.tf.txt");
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
+	const char *path = test_tmp_path("bad.tf.txt");
+	dp_err err;
 	CHECK_INT(dp_export_write(path, DP_EXPORT_DEVMAP_TF, g, &m, &plan, NULL,
 				  &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "line break");
 	CHECK(access(path, F_OK) != 0);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_json_and_place_read_back(void)
 {
 	dp_graph *g = dp_graph_new("jp");
 	for (int i = 0; i < 4; i++) {
-		char nm[8];
-		snprintf(nm, sizeof nm, "op%d", i);
-		uint32_t id = add(g, nm, 5, 0, NULL);
+		uint32_t id = test_add_opf(g, 5, 4096, "op%d", i);
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
@@ -364,7 +330,7 @@ static void test_json_and_place_read_back(void)
 	int32_t pl[] = {0, 1, 1, 0};
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, pl, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
 	char json_path[256], place_path[256];
 	snprintf(json_path, sizeof json_path, "%s", test_tmp_path("p.json"));
 	snprintf(place_path, sizeof place_path, "%s", test_tmp_path("p.place"));
@@ -386,32 +352,23 @@ static void test_json_and_place_read_back(void)
 		for (int u = 0; u < 4; u++)
 			CHECK_INT(back[u], pl[u]);
 	}
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_canceled_or_failed_export_keeps_the_old_file(void)
 {
 	dp_graph *g = mapped();
-	REQUIRE(g);
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, 2, place, &m, &plan));
+	REQUIRE(test_evaluate(g, 2, place, &m, &plan));
 	const char *path = test_tmp_path("old.csv");
-	FILE *f = fopen(path, "w");
-	REQUIRE(f);
-	fputs("old\n", f);
-	fclose(f);
+	REQUIRE(test_write_file(path, "old\n"));
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	dp_err err;
 	CHECK_INT(dp_export_write(path, DP_EXPORT_CSV, g, &m, &plan, &p, &err),
 		  DP_ECANCELED);
-	char *text = test_read_file(path, NULL);
-	REQUIRE(text);
-	CHECK_STR(text, "old\n");
-	free(text);
+	CHECK_FILE(path, "old\n");
 	CHECK(dp_export_write("/nonexistent-dir/m.devmap.json",
 			      DP_EXPORT_DEVMAP_TORCH, g, &m, &plan, NULL,
 			      &err) != DP_OK);
@@ -423,9 +380,7 @@ static void test_canceled_or_failed_export_keeps_the_old_file(void)
 				  &other, NULL, &err),
 		  DP_EINTERNAL);
 	CHECK(access(test_tmp_path("o.csv"), F_OK) != 0);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_table_cleanup(void)

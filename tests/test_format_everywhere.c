@@ -24,6 +24,7 @@
 #include "dnnpart/units.h"
 #include "fmt.h"
 #include "grid.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 #include "screen.h"
 #include "state.h"
@@ -56,11 +57,7 @@ static dp_graph *two_ops(void)
 	uint32_t a = test_add_op(g, "a", A_US, OUT_BYTES, NULL);
 	uint32_t b = test_add_op(g, "b", B_US, 0, NULL);
 	dp_graph_add_edge(g, a, b, -1, false, NULL);
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 /* The explorer's state for the plan on one device with cap (bytes), made
@@ -170,13 +167,10 @@ static char *cli(const char *args)
 	if (!bin || !*bin)
 		bin = "./dnnpart";
 	const char *gpath = test_tmp_path("fmt.json");
-	FILE *f = gpath ? fopen(gpath, "w") : NULL;
-	if (!f) {
+	if (!test_write_file(gpath, graph_json)) {
 		test_fail(__FILE__, __LINE__, "cannot write the graph file");
 		return NULL;
 	}
-	fputs(graph_json, f);
-	fclose(f);
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd, "'%s' plan '%s' %s 2>&1", bin, gpath, args);
 	FILE *p = popen(cmd, "r");
@@ -232,10 +226,7 @@ static void test_dot_svg_views_and_cli_print_the_same_text(void)
 
 	/* DOT: the op's and the device's labels */
 	const char *dot = test_tmp_path("fmt.dot");
-	dp_err err;
-	REQUIRE(dp_export_write(dot, DP_EXPORT_DOT, st.g, &st.m, st.plan, NULL,
-				&err) == DP_OK);
-	Agraph_t *G = test_read_dot(dot);
+	Agraph_t *G = test_dot_of(dot, st.g, &st.m, st.plan);
 	REQUIRE(G);
 	CHECK_STR(node_label(G, "a"), a_label);
 	CHECK_CONTAINS(cluster_label(G), peak_line);
@@ -246,10 +237,8 @@ static void test_dot_svg_views_and_cli_print_the_same_text(void)
 	agclose(G);
 
 	/* SVG: the same label lines as text elements */
-	const char *svg = test_tmp_path("fmt.svg");
-	REQUIRE(dp_export_write(svg, DP_EXPORT_SVG, st.g, &st.m, st.plan, NULL,
-				&err) == DP_OK);
-	char *text = test_read_file(svg, NULL);
+	char *text = test_export_text(test_tmp_path("fmt.svg"), DP_EXPORT_SVG,
+				      st.g, &st.m, st.plan);
 	REQUIRE(text);
 	char el[160];
 	snprintf(el, sizeof el, ">%s</text>", op_line);
@@ -302,10 +291,7 @@ static void test_a_zero_cap_is_a_cap_everywhere(void)
 	REQUIRE(make_state(&st, 0));
 	CHECK(!st.plan->feasible);
 	const char *dot = test_tmp_path("zero.dot");
-	dp_err err;
-	REQUIRE(dp_export_write(dot, DP_EXPORT_DOT, st.g, &st.m, st.plan, NULL,
-				&err) == DP_OK);
-	Agraph_t *G = test_read_dot(dot);
+	Agraph_t *G = test_dot_of(dot, st.g, &st.m, st.plan);
 	REQUIRE(G);
 	char want[96];
 	snprintf(want, sizeof want, "peak memory %s > 0 B - OVER CAP",

@@ -508,19 +508,6 @@ static void test_gen_updates_are_independent(void)
 	dp_graph_free(g);
 }
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name, char *buf, size_t size)
-{
-	if (!tmpdir[0]) {
-		snprintf(tmpdir, sizeof tmpdir, "/tmp/dnnpart-test-gen-XXXXXX");
-		if (!mkdtemp(tmpdir))
-			tmpdir[0] = '\0';
-	}
-	snprintf(buf, size, "%s/%s", tmpdir, name);
-	return buf;
-}
-
 static void test_gen_json_reads_back_identically(void)
 {
 	dp_gen_opts o;
@@ -533,7 +520,7 @@ static void test_gen_json_reads_back_identically(void)
 	dp_err err;
 	REQUIRE(dp_gen_graph(&o, &g, &err) == DP_OK);
 	char path[128];
-	tmp_path("g.json", path, sizeof path);
+	snprintf(path, sizeof path, "%s", test_tmp_path("g.json"));
 	REQUIRE(dp_gen_write_json(path, g, &err) == DP_OK);
 	dp_status st = dp_graph_load(path, DP_FMT_AUTO, &back, &err);
 	if (st)
@@ -561,7 +548,7 @@ static void test_gen_json_escapes_names(void)
 	REQUIRE(dp_graph_add_edge(g, a, b, -1, true, NULL) == DP_OK);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	char path[128];
-	tmp_path("odd.json", path, sizeof path);
+	snprintf(path, sizeof path, "%s", test_tmp_path("odd.json"));
 	dp_err err;
 	REQUIRE(dp_gen_write_json(path, g, &err) == DP_OK);
 	dp_graph *back = NULL;
@@ -582,8 +569,7 @@ static void test_gen_json_write_failure_leaves_no_file(void)
 	CHECK(err.msg[0] != '\0');
 	CHECK(access("/nonexistent-dir/x/g.json", F_OK) != 0);
 	dp_graph_free(g);
-	if (tmpdir[0])
-		rmdir(tmpdir);
+	CHECK(test_tmp_cleanup());
 }
 
 /* Iteration spaces (DESIGN 10): every op has dims and a role, the batch

@@ -35,11 +35,10 @@ static void test_graph_finalize_builds_csr_and_topo(void)
 static void test_graph_topo_takes_smallest_ready_op(void)
 {
 	dp_graph *g = dp_graph_new("t");
-	uint32_t a, b, c, d;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	dp_graph_add_op(g, "c", &c, NULL);
-	dp_graph_add_op(g, "d", &d, NULL);
+	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
+	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
+	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
 	dp_graph_add_edge(g, d, a, -1, false, NULL); /* d before a */
 	dp_graph_add_edge(g, c, b, -1, false, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
@@ -55,11 +54,10 @@ static void test_graph_topo_takes_smallest_ready_op(void)
 static void test_graph_cycle_names_its_ops(void)
 {
 	dp_graph *g = dp_graph_new("cyc");
-	uint32_t s, x, y, z;
-	dp_graph_add_op(g, "start", &s, NULL);
-	dp_graph_add_op(g, "x", &x, NULL);
-	dp_graph_add_op(g, "y", &y, NULL);
-	dp_graph_add_op(g, "z", &z, NULL);
+	uint32_t s = test_add_op(g, "start", 0, 0, NULL);
+	uint32_t x = test_add_op(g, "x", 0, 0, NULL);
+	uint32_t y = test_add_op(g, "y", 0, 0, NULL);
+	uint32_t z = test_add_op(g, "z", 0, 0, NULL);
 	dp_graph_add_edge(g, s, x, -1, false, NULL);
 	dp_graph_add_edge(g, x, y, -1, false, NULL);
 	dp_graph_add_edge(g, y, z, -1, false, NULL);
@@ -153,15 +151,11 @@ static void test_graph_critical_path(void)
 {
 	/* a(5) -> b(1) -> d(1); a -> c(7) -> d: CP a c d = 13 */
 	dp_graph *g = dp_graph_new("cp");
-	uint32_t a, b, c, d, path[4], len;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	dp_graph_add_op(g, "c", &c, NULL);
-	dp_graph_add_op(g, "d", &d, NULL);
-	g->ops[a].time_us = 5;
-	g->ops[b].time_us = 1;
-	g->ops[c].time_us = 7;
-	g->ops[d].time_us = 1;
+	uint32_t path[4], len;
+	uint32_t a = test_add_op(g, "a", 5, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 1, 0, NULL);
+	uint32_t c = test_add_op(g, "c", 7, 0, NULL);
+	uint32_t d = test_add_op(g, "d", 1, 0, NULL);
 	dp_graph_add_edge(g, a, b, -1, false, NULL);
 	dp_graph_add_edge(g, a, c, -1, false, NULL);
 	dp_graph_add_edge(g, b, d, -1, false, NULL);

@@ -11,6 +11,7 @@
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* Topcuoglu et al. 2002, Fig. 2: ten tasks, edge weights = communication
@@ -25,7 +26,9 @@ static const double paper_w[10][3] = {
 	{13, 16, 9}, {7, 15, 11},  {5, 11, 14},	 {18, 12, 20}, {21, 7, 16},
 };
 
-static dp_graph *paper_graph(double *comm)
+/* The task graph of the paper's Figure 2 (ops n1..n10; the edges' costs
+ * into comm), not finalized. */
+static dp_graph *paper_ops(double *comm)
 {
 	dp_graph *g = dp_graph_new("heft-fig2");
 	char nm[16];
@@ -41,11 +44,12 @@ static dp_graph *paper_graph(double *comm)
 				  NULL);
 		comm[e] = paper_edges[e][2];
 	}
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
 	return g;
+}
+
+static dp_graph *paper_graph(double *comm)
+{
+	return test_finalized(paper_ops(comm));
 }
 
 static void test_heft_paper_example_makespan_80(void)
@@ -90,11 +94,10 @@ static void test_heft_inserts_into_idle_gap(void)
 	/* a -> b (long comm) and an independent short op c on one processor:
 	 * with insertion, c fills the gap before b */
 	dp_graph *g = dp_graph_new("gap");
-	uint32_t a, b, c, d;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	dp_graph_add_op(g, "c", &c, NULL);
-	dp_graph_add_op(g, "d", &d, NULL);
+	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
+	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
+	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
 	dp_graph_add_edge(g, a, b, 0, false, NULL);
 	dp_graph_add_edge(g, b, d, 0, false, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
@@ -115,10 +118,9 @@ static void test_heft_inserts_into_idle_gap(void)
 
 	/* two processors, comm makes a gap on p1 that the short op fills */
 	g = dp_graph_new("gap2");
-	uint32_t x, y, z;
-	dp_graph_add_op(g, "x", &x, NULL);
-	dp_graph_add_op(g, "y", &y, NULL);
-	dp_graph_add_op(g, "z", &z, NULL);
+	uint32_t x = test_add_op(g, "x", 0, 0, NULL);
+	uint32_t y = test_add_op(g, "y", 0, 0, NULL);
+	uint32_t z = test_add_op(g, "z", 0, 0, NULL);
 	dp_graph_add_edge(g, x, y, 0, false, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* x only cheap on p0, y only cheap on p1 (arrives at 10 + 5 = 15),
@@ -200,12 +202,11 @@ static void test_heft_slots_match_plain_scan(void)
 static void test_heft_ports_mode_shares_and_serialises(void)
 {
 	dp_graph *g = dp_graph_new("ports");
-	uint32_t a, b, c, d, e;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	dp_graph_add_op(g, "c", &c, NULL);
-	dp_graph_add_op(g, "d", &d, NULL);
-	dp_graph_add_op(g, "e", &e, NULL);
+	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
+	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
+	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
+	uint32_t e = test_add_op(g, "e", 0, 0, NULL);
 	dp_graph_add_edge(g, a, c, 0, false, NULL);
 	dp_graph_add_edge(g, b, d, 0, false, NULL);
 	dp_graph_add_edge(g, a, e, 0, false, NULL);
@@ -243,17 +244,13 @@ static void test_heft_ports_mode_shares_and_serialises(void)
 static void test_heft_memory_check_moves_op(void)
 {
 	dp_graph *g = dp_graph_new("mem");
-	uint32_t a, b;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	g->ops[a].time_us = 10;
-	g->ops[b].time_us = 10;
+	uint32_t a = test_add_op(g, "a", 10, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 10, 0, NULL);
 	g->ops[a].param_bytes = 600;
 	g->ops[b].param_bytes = 600;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "1000B", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, "1000B", NULL));
 	REQUIRE(dp_machine_set_speeds(&m, "1,0.25", NULL) == DP_OK);
 	const dp_algo *h = dp_algo_find("heft");
 	REQUIRE(h);
@@ -272,33 +269,18 @@ static void test_heft_memory_check_moves_op(void)
 	REQUIRE(dp_plan_run(g, &m, h, &o, NULL, &plan, NULL) == DP_OK);
 	CHECK_INT(plan.placement[a], 0);
 	CHECK_INT(plan.placement[b], 0);
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 static void test_heft_honours_pins_and_groups(void)
 {
 	double comm[15];
-	dp_graph *g = dp_graph_new("pins");
-	char nm[16];
-	for (int i = 1; i <= 10; i++) {
-		uint32_t id;
-		snprintf(nm, sizeof nm, "n%d", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		g->ops[id].time_us = paper_w[i - 1][0];
-	}
-	for (size_t e = 0; e < 15; e++) {
-		dp_graph_add_edge(g, (uint32_t)paper_edges[e][0] - 1,
-				  (uint32_t)paper_edges[e][1] - 1, 0, false,
-				  NULL);
-		comm[e] = paper_edges[e][2];
-	}
+	dp_graph *g = paper_ops(comm);
+	for (int i = 0; i < 10; i++)
+		g->ops[i].time_us = paper_w[i][0];
 	g->ops[9].pin = 2;
-	dp_graph_set_colocate(g, 1, "grp", NULL);
-	dp_graph_set_colocate(g, 7, "grp", NULL);
-	dp_graph_set_colocate(g, 4, "grp2", NULL);
-	dp_graph_set_colocate(g, 8, "grp2", NULL);
+	TEST_GROUP(g, "grp", 1, 7);
+	TEST_GROUP(g, "grp2", 4, 8);
 	g->ops[8].pin = 1;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	int32_t proc[10];
@@ -325,21 +307,10 @@ static void test_heft_honours_pins_and_groups(void)
 
 static void test_heft_cancel(void)
 {
-	dp_graph *g = dp_graph_new("c");
-	uint32_t prev = 0;
-	for (int i = 0; i < 3000; i++) {
-		char nm[16];
-		uint32_t id;
-		snprintf(nm, sizeof nm, "o%d", i);
-		dp_graph_add_op(g, nm, &id, NULL);
-		g->ops[id].time_us = 1;
-		if (i)
-			dp_graph_add_edge(g, prev, id, -1, false, NULL);
-		prev = id;
-	}
+	dp_graph *g = test_chain("c", 3000, 1, 0);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	int32_t *pl = malloc(g->nops * sizeof *pl);
@@ -349,8 +320,7 @@ static void test_heft_cancel(void)
 	CHECK_INT(dp_algo_place(dp_algo_find("heft"), g, &m, &o, &p, pl, &err),
 		  DP_ECANCELED);
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_heft_paper_example_makespan_80),

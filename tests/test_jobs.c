@@ -12,10 +12,10 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
 #include "filejob.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 #include "worker.h"
 
-/* A graph on which the algorithms differ, with pins and groups. */
 /* The default options under contention c. */
 static const dp_algo_opts *opts(dp_contention c)
 {
@@ -23,25 +23,6 @@ static const dp_algo_opts *opts(dp_contention c)
 	dp_algo_opts_default(&o);
 	o.contention = c;
 	return &o;
-}
-
-static dp_graph *jobs_graph(uint32_t n)
-{
-	test_dag_opts d = {
-		.n = n,
-		.window = 12,
-		.max_inputs = 3,
-		.time_min = 1,
-		.time_max = 99,
-		.out_min = 1000,
-		.out_max = 100000,
-		.param_every = 3,
-		.param_max = 200000,
-		.group_every = 10,
-		.pin_every = 15,
-		.pin_k = 3,
-	};
-	return test_random_dag_with(11, &d, "jobs");
 }
 
 /* True when fd is readable within ms milliseconds. */
@@ -74,7 +55,7 @@ static void check_same_as_alone(const dp_graph *g, const dp_machine *m,
 
 static void test_worker_plan_job_is_the_algorithm_alone(void)
 {
-	dp_graph *g = jobs_graph(80);
+	dp_graph *g = test_algo_graph(80, 11, "jobs");
 	REQUIRE(g);
 	dp_machine m;
 	dp_err err;
@@ -108,13 +89,12 @@ static void test_worker_plan_job_is_the_algorithm_alone(void)
 	CHECK(!ws.busy);
 	CHECK(!ws.plan_queued && !ws.compare_queued);
 	worker_free(w);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_worker_compare_job_gives_every_row_in_order(void)
 {
-	dp_graph *g = jobs_graph(60);
+	dp_graph *g = test_algo_graph(60, 11, "jobs");
 	REQUIRE(g);
 	dp_machine m;
 	dp_err err;
@@ -152,13 +132,12 @@ static void test_worker_compare_job_gives_every_row_in_order(void)
 	/* every algorithm but those run only on request (ilp) */
 	CHECK_INT(rows, ncompared);
 	worker_free(w);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
 {
-	dp_graph *g = jobs_graph(3000);
+	dp_graph *g = test_algo_graph(3000, 11, "jobs");
 	REQUIRE(g);
 	dp_machine m;
 	dp_err err;
@@ -201,8 +180,7 @@ static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
 	}
 	CHECK(rows < dp_algo_count());
 	worker_free(w);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* Waits up to 30 s for the file job's result. */
@@ -274,8 +252,7 @@ static void test_filejob_opens_and_exports_in_the_background(void)
 	CHECK_CONTAINS(r->msg, "no-such-graph.json");
 	filejob_result_free(r);
 	filejob_free(fj);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 	CHECK(test_tmp_cleanup());
 }
 

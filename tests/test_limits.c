@@ -12,6 +12,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
 #include "dnnpart/units.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* Loads native JSON text and finalizes it; returns the status. */
@@ -192,9 +193,7 @@ static void test_plan_at_the_limits_is_finite(void)
 	REQUIRE(a);
 	REQUIRE(dp_plan_run(g, &m, a, NULL, NULL, &plan, &err) == DP_OK);
 	CHECK(isfinite(plan.sim.makespan));
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 TEST_MAIN(TEST(test_graph_sizes_over_4_pib_are_an_error),

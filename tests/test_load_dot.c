@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dnnpart/load.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 #define D "tests/data/"
@@ -50,10 +51,7 @@ static void test_dot_attributes_and_defaults(void)
 	CHECK_INT(g->edges[2].bytes, 0);
 	CHECK(!g->edges[3].control);
 	/* graph attributes: machine defaults */
-	CHECK_INT(g->hint.devices, 2);
-	CHECK_INT(g->hint.memory_bytes, 8LL << 30);
-	CHECK_NEAR(g->hint.bw_bytes_per_us, 25000, 1e-9);
-	CHECK_NEAR(g->hint.lat_us, 10, 0);
+	CHECK_HINT(g, 2, 8LL << 30, 25000, 10);
 	dp_graph_free(g);
 }
 
@@ -95,52 +93,28 @@ static void test_dot_strict(void)
 	dp_graph_free(g);
 }
 
-static const struct {
-	const char *file;
-	int line;
-	const char *msg;
-} bad_files[] = {
-	{"dot_bad_syntax.dot", 3, "DOT syntax error in line 3 near ';'"},
-	{"dot_bad_time.dot", 4,
+static const test_bad_input bad_files[] = {
+	{"dot_bad_syntax.dot", 3, -1, "DOT syntax error in line 3 near ';'"},
+	{"dot_bad_time.dot", 4, -1,
 	 "node 'b', attribute time_us: bad time 'abc': expected a number"},
-	{"dot_bad_pin.dot", 2,
+	{"dot_bad_pin.dot", 2, -1,
 	 "node 'a', attribute pin: expected an integer from -1 (not pinned) "
 	 "to 1023, got '2.5'"},
-	{"dot_bad_control.dot", 3,
+	{"dot_bad_control.dot", 3, -1,
 	 "edge 'b -> c', attribute control: expected true or false, got "
 	 "'maybe'"},
-	{"dot_bad_self_loop.dot", 3, "self-loop on node 'loop'"},
-	{"dot_bad_size.dot", 2,
+	{"dot_bad_self_loop.dot", 3, -1, "self-loop on node 'loop'"},
+	{"dot_bad_size.dot", 2, -1,
 	 "node 'x', attribute output_bytes: bad size '12 parsecs'"},
-	{"dot_bad_devices.dot", 2,
+	{"dot_bad_devices.dot", 2, -1,
 	 "graph attribute devices: expected an integer from 1 to 1024"},
-	{"dot_bad_empty.dot", 0, "the graph has no nodes"},
-	{"dot_undirected.dot", 1, "undirected graph: dnnpart needs a digraph"},
+	{"dot_bad_empty.dot", 0, -1, "the graph has no nodes"},
+	{"dot_undirected.dot", 1, -1, "undirected graph: dnnpart needs a digraph"},
 };
 
 static void test_dot_errors_name_the_line(void)
 {
-	for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
-		char path[256];
-		snprintf(path, sizeof path, D "%s", bad_files[i].file);
-		dp_graph *g = NULL;
-		dp_err err;
-		dp_err_clear(&err);
-		dp_status st = dp_graph_load(path, DP_FMT_AUTO, &g, &err);
-		if (st != DP_EINPUT || g) {
-			test_fail(__FILE__, __LINE__, "%s: status %d", path,
-				  st);
-			dp_graph_free(g);
-			continue;
-		}
-		if (strcmp(err.file, path) || err.line != bad_files[i].line ||
-		    strncmp(err.msg, bad_files[i].msg,
-			    strlen(bad_files[i].msg)))
-			test_fail(__FILE__, __LINE__,
-				  "%s: got %s:%d: %s; want line %d: %s...",
-				  bad_files[i].file, err.file, err.line,
-				  err.msg, bad_files[i].line, bad_files[i].msg);
-	}
+	CHECK_BAD_FILES(D, bad_files, sizeof bad_files / sizeof bad_files[0]);
 }
 
 /* Graphviz would print "Error: ... syntax error" on stderr; the loader

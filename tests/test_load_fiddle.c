@@ -5,27 +5,12 @@
 
 #include "dnnpart/graph.h"
 #include "dnnpart/load.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static dp_graph *load_file(const char *path, dp_err *err)
 {
-	size_t len = 0;
-	dp_err_clear(err);
-	char *text = test_read_file(path, &len);
-	if (!text) {
-		dp_err_set(err, DP_EIO, path, 0, 0, "cannot read");
-		return NULL;
-	}
-	dp_graph *g = NULL;
-	dp_status st = dp_load_fiddle(path, text, len, &g, err);
-	free(text);
-	if (st)
-		return NULL;
-	if (dp_graph_finalize(g, err)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_load_with(dp_load_fiddle, path, NULL, err);
 }
 
 static dp_graph *load_shared(const char *rel, dp_err *err)
@@ -63,12 +48,8 @@ static void test_fiddle_resnet50_layer_training(void)
 	dp_graph *g = load_shared("LayerGraphs/resnet50_training.json", &err);
 	REQUIRE(g);
 	CHECK_STR(g->name, "resnet50_training");
-	CHECK_INT(g->nops, 354);
-	CHECK_INT(g->nedges, 386);
-	CHECK_NEAR(g->total_time_us, 462381.0, 1e-3);
-	CHECK_INT(g->total_param_bytes, 38821912904);
+	CHECK_TOTALS(g, 354, 386, 462381.0, 1e-3, 38821912904, 177);
 	CHECK_INT(g->total_output_bytes, 0);
-	CHECK_INT(g->ngroups, 177);
 	CHECK_INT(group_members(g), 354);
 	CHECK_INT(edge_bytes_sum(g), 44245176328);
 	CHECK_INT(g->hint.devices, 6);
@@ -98,11 +79,7 @@ static void test_fiddle_bert_operator_training(void)
 	dp_graph *g =
 		load_shared("OperatorGraphs/bert_L-12_training.json", &err);
 	REQUIRE(g);
-	CHECK_INT(g->nops, 2012);
-	CHECK_INT(g->nedges, 2751);
-	CHECK_NEAR(g->total_time_us, 1891742.322, 1e-3);
-	CHECK_INT(g->total_param_bytes, 23270902776);
-	CHECK_INT(g->ngroups, 417);
+	CHECK_TOTALS(g, 2012, 2751, 1891742.322, 1e-3, 23270902776, 417);
 	CHECK_INT(group_members(g), 1973);
 	CHECK_INT(edge_bytes_sum(g), 35996798256);
 	dp_graph_free(g);
@@ -133,9 +110,7 @@ static void test_fiddle_every_shared_file_loads(void)
 		dp_err err;
 		dp_graph *g = load_shared(files[i], &err);
 		if (!g) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s: %s", files[i],
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(files[i], &err);
 			continue;
 		}
 		CHECK(g->nops > 0 && g->hint.devices > 0);
@@ -192,14 +167,8 @@ static void expect_error(const char *file, int line, int col,
 	snprintf(path, sizeof path, "tests/data/real/%s", file);
 	dp_err err;
 	dp_graph *g = load_file(path, &err);
-	CHECK(g == NULL);
-	dp_graph_free(g);
-	CHECK_INT(err.code, DP_EINPUT);
-	CHECK_STR(err.file, path);
-	CHECK_INT(err.line, line);
-	if (col)
-		CHECK_INT(err.col, col);
-	CHECK_CONTAINS(err.msg, needle);
+	CHECK_LOAD_FAILS(g, &err, path,
+			 &(test_bad_input){file, line, col ? col : -1, needle});
 }
 
 static void test_fiddle_malformed_files_name_file_line_and_column(void)

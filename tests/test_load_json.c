@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "dnnpart/load.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 #define D "tests/data/"
@@ -49,10 +50,7 @@ static void test_json_every_field_is_read(void)
 	CHECK_INT(g->edges[2].to, c);
 	CHECK_INT(g->edges[2].bytes, 0);
 	/* machine block */
-	CHECK_INT(g->hint.devices, 4);
-	CHECK_INT(g->hint.memory_bytes, 16LL << 30);
-	CHECK_NEAR(g->hint.bw_bytes_per_us, 130000, 1e-9);
-	CHECK_NEAR(g->hint.lat_us, 25, 0);
+	CHECK_HINT(g, 4, 16LL << 30, 130000, 25);
 	dp_graph_free(g);
 }
 
@@ -87,10 +85,8 @@ static void test_json_machine_numbers_and_bom(void)
 {
 	dp_graph *g = test_load_ok(D "json_machine_numbers.json");
 	REQUIRE(g);
-	CHECK_INT(g->hint.devices, 2);
-	CHECK_INT(g->hint.memory_bytes, 1000);
-	CHECK_NEAR(g->hint.bw_bytes_per_us, 5700, 1e-9); /* bytes/s given */
-	CHECK_NEAR(g->hint.lat_us, 134, 0);		 /* µs given */
+	/* bytes/s and µs given */
+	CHECK_HINT(g, 2, 1000, 5700, 134);
 	dp_graph_free(g);
 	g = test_load_ok(D "json_bom.json");
 	REQUIRE(g);
@@ -99,11 +95,7 @@ static void test_json_machine_numbers_and_bom(void)
 }
 
 /* Each bad file, with the exact position and the start of the message. */
-static const struct {
-	const char *file;
-	int line, col;
-	const char *msg;
-} bad_files[] = {
+static const test_bad_input bad_files[] = {
 	{"json_bad_time_type.json", 4, 30,
 	 "ops[1].time_us: expected a number >= 0, got string"},
 	{"json_bad_dup_name.json", 4, 26,
@@ -160,30 +152,7 @@ static const struct {
 
 static void test_json_errors_have_exact_positions(void)
 {
-	for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
-		char path[256];
-		snprintf(path, sizeof path, D "%s", bad_files[i].file);
-		dp_graph *g = NULL;
-		dp_err err;
-		dp_err_clear(&err);
-		dp_status st = dp_graph_load(path, DP_FMT_AUTO, &g, &err);
-		if (st != DP_EINPUT || g != NULL) {
-			test_fail(__FILE__, __LINE__, "%s: status %d", path,
-				  st);
-			dp_graph_free(g);
-			continue;
-		}
-		if (strcmp(err.file, path) != 0 ||
-		    err.line != bad_files[i].line ||
-		    err.col != bad_files[i].col ||
-		    strncmp(err.msg, bad_files[i].msg,
-			    strlen(bad_files[i].msg)) != 0)
-			test_fail(__FILE__, __LINE__,
-				  "%s: got %s:%d:%d: %s; want %d:%d: %s...",
-				  bad_files[i].file, err.file, err.line,
-				  err.col, err.msg, bad_files[i].line,
-				  bad_files[i].col, bad_files[i].msg);
-	}
+	CHECK_BAD_FILES(D, bad_files, sizeof bad_files / sizeof bad_files[0]);
 }
 
 static void test_json_cycle_is_named_with_the_file(void)

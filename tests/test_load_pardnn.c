@@ -8,19 +8,15 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static dp_graph *load_dir(const char *dir, dp_err *err)
 {
 	dp_graph *g = NULL;
 	dp_err_clear(err);
-	if (dp_load_pardnn(dir, &g, err))
-		return NULL;
-	if (dp_graph_finalize(g, err)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	dp_status st = dp_load_pardnn(dir, &g, err);
+	return test_loaded(st, g, err);
 }
 
 static dp_graph *load_resnet(dp_err *err)
@@ -204,12 +200,8 @@ static void expect_error(const char *dir, const char *file, int line,
 		snprintf(want, sizeof want, "%s", path);
 	dp_err err;
 	dp_graph *g = load_dir(path, &err);
-	CHECK(g == NULL);
-	dp_graph_free(g);
-	CHECK_INT(err.code, DP_EINPUT);
-	CHECK_STR(err.file, want);
-	CHECK_INT(err.line, line);
-	CHECK_CONTAINS(err.msg, needle);
+	CHECK_LOAD_FAILS(g, &err, want,
+			 &(test_bad_input){dir, line, -1, needle});
 }
 
 static void test_pardnn_malformed_folders_name_file_and_line(void)
@@ -287,9 +279,7 @@ static void test_pardnn_reference_placements_evaluate(void)
 			 test_shared_dir(), refs[i].file);
 		dp_placement_info info;
 		if (dp_placement_read(path, g, pl, &info, &err)) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s",
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(NULL, &err);
 			continue;
 		}
 		CHECK_INT(info.omitted, refs[i].omitted);
@@ -315,8 +305,7 @@ static void test_pardnn_reference_placements_evaluate(void)
 		}
 	}
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_pardnn_resnet_counts_and_totals),

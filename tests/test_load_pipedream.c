@@ -5,39 +5,18 @@
 
 #include "dnnpart/graph.h"
 #include "dnnpart/load.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* Loads and finalizes; NULL (and err filled) on failure. */
 static dp_graph *load_file(const char *path, dp_err *err)
 {
-	size_t len = 0;
-	char *text = test_read_file(path, &len);
-	if (!text) {
-		dp_err_set(err, DP_EIO, path, 0, 0, "cannot read");
-		return NULL;
-	}
-	dp_graph *g = NULL;
-	dp_status st = dp_load_pipedream(path, text, len, &g, err);
-	free(text);
-	if (st)
-		return NULL;
-	if (dp_graph_finalize(g, err)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_load_with(dp_load_pipedream, path, NULL, err);
 }
 
 static dp_graph *load_text(const char *text, dp_err *err)
 {
-	dp_graph *g = NULL;
-	if (dp_load_pipedream("mem/graph.txt", text, strlen(text), &g, err))
-		return NULL;
-	if (dp_graph_finalize(g, err)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_load_with(dp_load_pipedream, "mem/graph.txt", text, err);
 }
 
 static dp_graph *load_shared(const char *model, dp_err *err)
@@ -88,11 +67,8 @@ static void test_pipedream_resnet50_counts_and_totals(void)
 	dp_graph *g = load_shared("resnet50", &err);
 	REQUIRE(g);
 	CHECK_STR(g->name, "resnet50");
-	CHECK_INT(g->nops, 2 * 177 - 1);
-	CHECK_INT(g->nedges, 193 + (193 - 1) + 193 + (177 - 1));
-	CHECK_NEAR(g->total_time_us, 443419.0, 0.01);
-	CHECK_INT(g->total_param_bytes, 102228128);
-	CHECK_INT(g->ngroups, 107);
+	CHECK_TOTALS(g, 2 * 177 - 1, 193 + (193 - 1) + 193 + (177 - 1),
+		     443419.0, 0.01, 102228128, 107);
 	/* the input layer: data loading, forward time 0, no backward op */
 	uint32_t in = op(g, "node1");
 	REQUIRE(in != UINT32_MAX);
@@ -147,11 +123,8 @@ static void test_pipedream_gnmt_lists_and_several_inputs(void)
 	dp_err err;
 	dp_graph *g = load_shared("gnmt", &err);
 	REQUIRE(g);
-	CHECK_INT(g->nops, 2 * 48 - 3);
-	CHECK_INT(g->nedges, 58 + (58 - 4) + 58 + (48 - 3));
-	CHECK_NEAR(g->total_time_us, 89416.0, 0.01);
-	CHECK_INT(g->total_param_bytes, 775063808);
-	CHECK_INT(g->ngroups, 11);
+	CHECK_TOTALS(g, 2 * 48 - 3, 58 + (58 - 4) + 58 + (48 - 3), 89416.0,
+		     0.01, 775063808, 11);
 	uint32_t lstm = op(g, "node7");
 	REQUIRE(lstm != UINT32_MAX);
 	CHECK_INT(g->ops[lstm].output_bytes, 6291456 + 131072 + 131072);
@@ -168,9 +141,7 @@ static void test_pipedream_every_shared_profile_loads(void)
 		dp_err err;
 		dp_graph *g = load_shared(models[i], &err);
 		if (!g) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s: %s", models[i],
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(models[i], &err);
 			continue;
 		}
 		CHECK(g->nops > 0 && g->total_time_us > 0);
@@ -215,12 +186,8 @@ static void expect_error(const char *file, int line, const char *needle)
 	dp_err err;
 	dp_err_clear(&err);
 	dp_graph *g = load_file(path, &err);
-	CHECK(g == NULL);
-	dp_graph_free(g);
-	CHECK_INT(err.code, DP_EINPUT);
-	CHECK_STR(err.file, path);
-	CHECK_INT(err.line, line);
-	CHECK_CONTAINS(err.msg, needle);
+	CHECK_LOAD_FAILS(g, &err, path,
+			 &(test_bad_input){file, line, -1, needle});
 }
 
 static void test_pipedream_malformed_files_name_file_and_line(void)

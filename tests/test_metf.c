@@ -8,6 +8,7 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
@@ -23,16 +24,26 @@ static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
 
 static bool run_plan(const dp_graph *g, const dp_machine *m, dp_plan *p)
 {
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
 	memset(p, 0, sizeof *p);
 	dp_err err;
-	if (dp_plan_run(g, m, dp_algo_find("metf"), &o, NULL, p, &err) !=
+	if (dp_plan_run(g, m, dp_algo_find("metf"), NULL, NULL, p, &err) !=
 	    DP_OK) {
-		test_fail(__FILE__, __LINE__, "metf failed: %s", err.msg);
+		FAIL_ERR("metf", &err);
 		return false;
 	}
 	return true;
+}
+
+/* Finalizes g, makes m (k devices with caps, NULL: unlimited) and plans g
+ * on it with m-ETF into p; false (recorded) when any step fails. */
+static bool plan_on(dp_graph *g, int k, const char *caps, dp_machine *m,
+		    dp_plan *p)
+{
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "the graph does not finalize");
+		return false;
+	}
+	return test_machine_make(m, k, caps, NULL) && run_plan(g, m, p);
 }
 
 /* Two independent ops start at 0 on two devices; a chain stays on one
@@ -42,11 +53,9 @@ static void test_metf_spreads_independent_ops_keeps_chains(void)
 	dp_graph *g = dp_graph_new("t");
 	uint32_t a = op(g, "a", 100, 1 << 20, 0);
 	uint32_t b = op(g, "b", 100, 1 << 20, 0);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 2, NULL, &m, &p));
 	CHECK(p.placement[a] != p.placement[b]);
 	CHECK_NEAR(p.sim.makespan, 100, 1e-9);
 	dp_plan_free(&p);
@@ -77,19 +86,15 @@ static void test_metf_takes_earliest_start_pair(void)
 	uint32_t c = op(g, "c", 100, 1 << 20, 0);
 	uint32_t d = op(g, "d", 100, 1 << 20, 0);
 	dp_graph_add_edge(g, c, d, -1, false, NULL);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 2, NULL, &m, &p));
 	CHECK_INT(p.placement[c], 0); /* highest rank first, device 0 */
 	CHECK_INT(p.placement[a], 1);
 	CHECK_INT(p.placement[b], 0);
 	CHECK_INT(p.placement[d], 1);
 	CHECK_NEAR(p.sim.makespan, 200 + 25 + 1048576 / 130000.0, 1e-6);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* Params of both ops do not fit one device: the second goes to the slow
@@ -102,8 +107,7 @@ static void test_metf_memory_makes_device_ineligible(void)
 	dp_graph_add_edge(g, a, b, 0, true, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_speeds(&m, "1,0.1", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, "1,0.1"));
 	dp_plan p;
 	REQUIRE(dp_machine_set_caps(&m, "inf", NULL) == DP_OK);
 	REQUIRE(run_plan(g, &m, &p));
@@ -115,9 +119,7 @@ static void test_metf_memory_makes_device_ineligible(void)
 	CHECK_INT(p.placement[a], 0);
 	CHECK_INT(p.placement[b], 1);
 	CHECK(p.feasible);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* A chain whose outputs are big: each output dies when its consumer ends,
@@ -125,29 +127,15 @@ static void test_metf_memory_makes_device_ineligible(void)
  * must see that (liveness) instead of summing all outputs. */
 static void test_metf_counts_liveness_not_sums(void)
 {
-	dp_graph *g = dp_graph_new("chain");
-	uint32_t prev = 0;
-	for (int i = 0; i < 10; i++) {
-		char nm[16];
-		snprintf(nm, sizeof nm, "c%d", i);
-		uint32_t id = op(g, nm, 10, 1000, 0);
-		if (i)
-			dp_graph_add_edge(g, prev, id, -1, false, NULL);
-		prev = id;
-	}
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_graph *g = test_chain("chain", 10, 10, 1000);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "2000B", NULL) == DP_OK);
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 2, "2000B", &m, &p));
 	CHECK(p.feasible);
 	for (uint32_t v = 1; v < g->nops; v++)
 		CHECK_INT(p.placement[v], p.placement[0]);
 	CHECK_INT(p.sim.dev[p.placement[0]].peak_bytes, 2000);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* Nothing fits anywhere: the op goes where it overflows least, and the
@@ -156,19 +144,14 @@ static void test_metf_overflows_least_when_nothing_fits(void)
 {
 	dp_graph *g = dp_graph_new("big");
 	uint32_t a = op(g, "a", 10, 0, 2000);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "1000B,1500B,500B", NULL) == DP_OK);
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 3, "1000B,1500B,500B", &m, &p));
 	CHECK_INT(p.placement[a], 1);
 	CHECK(!p.feasible);
 	CHECK_INT(dp_plan_worst_device(&p), 1);
 	CHECK_INT(p.sim.dev[1].peak_bytes, 2000);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 /* An op waits for memory to be released instead of overflowing: b's temp
@@ -185,42 +168,33 @@ static void test_metf_waits_for_release(void)
 	dp_graph_add_edge(g, a, a2, -1, false, NULL);
 	g->ops[a].pin = 0;
 	g->ops[a2].pin = 0;
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "1000B,500B", NULL) == DP_OK);
 	dp_plan p;
-	REQUIRE(run_plan(g, &m, &p));
+	REQUIRE(plan_on(g, 2, "1000B,500B", &m, &p));
 	CHECK_INT(p.placement[b], 0);
 	CHECK(p.feasible);
 	CHECK_INT(p.sim.dev[0].peak_bytes, 900);
-	dp_plan_free(&p);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &p);
 }
 
 static void test_metf_pins_groups_determinism_cancel(void)
 {
 	dp_graph *g = dp_graph_new("pg");
-	char nm[16];
 	for (int i = 0; i < 60; i++) {
-		snprintf(nm, sizeof nm, "o%d", i);
-		uint32_t id = op(g, nm, 5 + (i * 7) % 13, 1000 + i, 0);
+		uint32_t id =
+			test_add_opf(g, 5 + (i * 7) % 13, 1000 + i, "o%d", i);
 		if (i >= 3)
 			dp_graph_add_edge(g, (uint32_t)(i * 5 % i), id, -1,
 					  false, NULL);
 	}
 	g->ops[10].pin = 2;
 	g->ops[20].pin = 1;
-	dp_graph_set_colocate(g, 5, "g", NULL);
-	dp_graph_set_colocate(g, 40, "g", NULL);
-	dp_graph_set_colocate(g, 59, "g", NULL);
-	dp_graph_set_colocate(g, 21, "h", NULL);
-	dp_graph_set_colocate(g, 33, "h", NULL);
+	TEST_GROUP(g, "g", 5, 40, 59);
+	TEST_GROUP(g, "h", 21, 33);
 	g->ops[33].pin = 0;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 3, NULL, NULL));
 	dp_plan p, q;
 	REQUIRE(run_plan(g, &m, &p));
 	CHECK_INT(p.placement[10], 2);
@@ -243,8 +217,7 @@ static void test_metf_pins_groups_determinism_cancel(void)
 	dp_err err;
 	CHECK_INT(dp_algo_place(dp_algo_find("metf"), g, &m, &o, &pr, pl, &err),
 		  DP_ECANCELED);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* Progress goes from 0 to 1 for the metf phase. */
@@ -265,7 +238,7 @@ static void test_metf_reports_progress(void)
 	op(g, "x", 1, 0, 0);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	dp_progress pr = {on_progress, NULL, NULL};
 	int32_t pl[1];
 	dp_algo_opts o;
@@ -275,8 +248,7 @@ static void test_metf_reports_progress(void)
 		  DP_OK);
 	CHECK(reports >= 2);
 	CHECK_NEAR(last_fraction, 1.0, 0);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_metf_spreads_independent_ops_keeps_chains),

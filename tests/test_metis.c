@@ -9,16 +9,8 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
-
-static uint32_t op(dp_graph *g, const char *name, double t, int64_t out)
-{
-	uint32_t id = UINT32_MAX;
-	dp_graph_add_op(g, name, &id, NULL);
-	g->ops[id].time_us = t;
-	g->ops[id].output_bytes = out;
-	return id;
-}
 
 static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		     const dp_progress *p)
@@ -32,11 +24,9 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 static dp_graph *two_clusters(int pin_b)
 {
 	dp_graph *g = dp_graph_new("clusters");
-	char nm[16];
 	for (int c = 0; c < 2; c++)
 		for (int i = 0; i < 8; i++) {
-			snprintf(nm, sizeof nm, "%c%d", c ? 'b' : 'a', i);
-			op(g, nm, 10, 1 << 20);
+			test_add_opf(g, 10, 1 << 20, "%c%d", c ? 'b' : 'a', i);
 		}
 	for (int c = 0; c < 2; c++)
 		for (int i = 0; i < 8; i++)
@@ -47,11 +37,7 @@ static dp_graph *two_clusters(int pin_b)
 	dp_graph_add_edge(g, 7, 8, 16, false, NULL); /* the light bridge */
 	if (pin_b >= 0)
 		g->ops[12].pin = pin_b;
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 static void test_metis_cuts_the_light_edge(void)
@@ -60,7 +46,7 @@ static void test_metis_cuts_the_light_edge(void)
 		dp_graph *g = two_clusters(pin);
 		REQUIRE(g);
 		dp_machine m;
-		REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+		REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 		int32_t pl[16];
 		REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 		for (int i = 1; i < 8; i++) {
@@ -81,12 +67,10 @@ static void test_metis_cuts_the_light_edge(void)
 static void test_metis_balances_time_by_speed(void)
 {
 	dp_graph *g = dp_graph_new("bal");
-	char nm[16];
 	double total = 0, maxop = 0;
 	for (int i = 0; i < 400; i++) {
-		snprintf(nm, sizeof nm, "o%d", i);
 		double t = 1 + (i * 37) % 50;
-		op(g, nm, t, 1000);
+		test_add_opf(g, t, 1000, "o%d", i);
 		total += t;
 		if (t > maxop)
 			maxop = t;
@@ -96,8 +80,7 @@ static void test_metis_balances_time_by_speed(void)
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_speeds(&m, "3,1", NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 2, NULL, "3,1"));
 	int32_t pl[400];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	double w[2] = {0, 0};
@@ -110,30 +93,25 @@ static void test_metis_balances_time_by_speed(void)
 	int32_t pl2[400];
 	REQUIRE(run(g, &m, pl2, NULL) == DP_OK);
 	CHECK(memcmp(pl, pl2, sizeof pl) == 0);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_metis_keeps_groups_and_pins(void)
 {
 	dp_graph *g = dp_graph_new("grp");
-	char nm[16];
 	for (int i = 0; i < 40; i++) {
-		snprintf(nm, sizeof nm, "o%d", i);
-		op(g, nm, 10, 4096);
+		test_add_opf(g, 10, 4096, "o%d", i);
 		if (i)
 			dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, -1,
 					  false, NULL);
 	}
-	dp_graph_set_colocate(g, 0, "far", NULL);
-	dp_graph_set_colocate(g, 39, "far", NULL);
-	dp_graph_set_colocate(g, 20, "far", NULL);
+	TEST_GROUP(g, "far", 0, 39, 20);
 	g->ops[5].pin = 2;
 	g->ops[30].pin = 2;
 	g->ops[35].pin = 0;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 3, NULL, NULL));
 	int32_t pl[40];
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK_INT(pl[0], pl[39]);
@@ -143,8 +121,7 @@ static void test_metis_keeps_groups_and_pins(void)
 	CHECK_INT(pl[35], 0);
 	for (uint32_t v = 0; v < 40; v++)
 		CHECK(pl[v] >= 0 && pl[v] < 3);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* K = 1: all on device 0; K larger than the (contracted) vertex count: one
@@ -152,34 +129,31 @@ static void test_metis_keeps_groups_and_pins(void)
 static void test_metis_small_cases(void)
 {
 	dp_graph *g = dp_graph_new("small");
-	op(g, "x", 1, 1);
-	op(g, "y", 1, 1);
-	op(g, "z", 1, 1);
+	test_add_op(g, "x", 1, 1, NULL);
+	test_add_op(g, "y", 1, 1, NULL);
+	test_add_op(g, "z", 1, 1, NULL);
 	dp_graph_add_edge(g, 0, 1, -1, false, NULL);
-	dp_graph_set_colocate(g, 1, "yz", NULL);
-	dp_graph_set_colocate(g, 2, "yz", NULL);
+	TEST_GROUP(g, "yz", 1, 2);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 1, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 1, NULL, NULL));
 	int32_t pl[3] = {-1, -1, -1};
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK(pl[0] == 0 && pl[1] == 0 && pl[2] == 0);
 	dp_machine_free(&m);
-	REQUIRE(dp_machine_init(&m, 5, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 5, NULL, NULL));
 	REQUIRE(run(g, &m, pl, NULL) == DP_OK);
 	CHECK(pl[0] != pl[1]);
 	CHECK_INT(pl[1], pl[2]);
 	CHECK(pl[0] < 5 && pl[1] < 5);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 
 	/* an empty graph */
 	g = dp_graph_new("empty");
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 4, NULL, NULL));
 	CHECK_INT(run(g, &m, pl, NULL), DP_OK);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* libmetis prints "Cannot bisect a graph with 0 vertices" to stdout when a
@@ -194,7 +168,7 @@ static void test_metis_tiny_graph_many_devices_prints_nothing(void)
 	dp_graph *g = NULL;
 	REQUIRE(dp_graph_load(path, DP_FMT_AUTO, &g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 16, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 16, NULL, NULL));
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	REQUIRE(pl != NULL);
 	fflush(stdout);
@@ -218,8 +192,7 @@ static void test_metis_tiny_graph_many_devices_prints_nothing(void)
 	}
 	CHECK(nused >= 2);
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* Control edges (no bytes) and parallel/anti-parallel pairs are accepted
@@ -227,10 +200,8 @@ static void test_metis_tiny_graph_many_devices_prints_nothing(void)
 static void test_metis_odd_weights(void)
 {
 	dp_graph *g = dp_graph_new("odd");
-	char nm[16];
 	for (int i = 0; i < 30; i++) {
-		snprintf(nm, sizeof nm, "o%d", i);
-		op(g, nm, 0, 0);
+		test_add_opf(g, 0, 0, "o%d", i);
 	}
 	for (int i = 1; i < 30; i++) {
 		dp_graph_add_edge(g, (uint32_t)i - 1, (uint32_t)i, 0, true,
@@ -240,7 +211,7 @@ static void test_metis_odd_weights(void)
 	}
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	REQUIRE(test_machine_make(&m, 3, NULL, NULL));
 	int32_t pl[30];
 	CHECK_INT(run(g, &m, pl, NULL), DP_OK);
 	for (int i = 0; i < 30; i++)
@@ -248,8 +219,7 @@ static void test_metis_odd_weights(void)
 	atomic_int cancel = 1;
 	dp_progress p = {NULL, NULL, &cancel};
 	CHECK_INT(run(g, &m, pl, &p), DP_ECANCELED);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_metis_cuts_the_light_edge),

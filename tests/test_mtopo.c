@@ -49,20 +49,32 @@ static void test_mtopo_is_registered_after_single(void)
 	CHECK_CONTAINS(dp_algo_names(), "mtopo");
 }
 
+/* Places chain g (finalized here) with m-TOPO on k devices of caps cap
+ * (device 0's cap0 when that is > 0), checks the placement against want and
+ * frees g. */
+static void check_chain(dp_graph *g, int k, int64_t cap, int64_t cap0,
+			const int32_t *want)
+{
+	test_machine t;
+	tm_init(&t, k, cap);
+	if (cap0 > 0)
+		t.cap[0] = cap0;
+	int32_t pl[8];
+	if (dp_graph_finalize(g, NULL) != DP_OK || g->nops > 8 ||
+	    run(g, &t.m, pl, NULL, NULL) != DP_OK)
+		test_fail(__FILE__, __LINE__, "the chain could not be placed");
+	else
+		CHECK_PLACEMENT(pl, want, (int)g->nops);
+	dp_graph_free(g);
+}
+
 /* Six ops of 100 B on 2 unlimited devices: budget = 600/2 + 100 = 400, so
  * device 0 takes op0..op3 (400 B) and op4 would make 500. */
 static void test_mtopo_fills_up_to_share_plus_largest(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	test_machine t;
-	tm_init(&t, 2, DP_CAP_UNLIMITED);
-	int32_t pl[6];
-	dp_err err;
-	REQUIRE(run(g, &t.m, pl, NULL, &err) == DP_OK);
-	int32_t want[6] = {0, 0, 0, 0, 1, 1};
-	CHECK_PLACEMENT(pl, want, 6);
-	dp_graph_free(g);
+	check_chain(g, 2, DP_CAP_UNLIMITED, 0,
+		    (const int32_t[]){0, 0, 0, 0, 1, 1});
 }
 
 /* A cap below the share is the budget: device 0 (cap 250) takes 2 ops,
@@ -70,15 +82,8 @@ static void test_mtopo_fills_up_to_share_plus_largest(void)
 static void test_mtopo_budget_is_capped_by_device_memory(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	test_machine t;
-	tm_init(&t, 2, DP_CAP_UNLIMITED);
-	t.cap[0] = 250;
-	int32_t pl[6];
-	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
-	int32_t want[6] = {0, 0, 1, 1, 1, 1};
-	CHECK_PLACEMENT(pl, want, 6);
-	dp_graph_free(g);
+	check_chain(g, 2, DP_CAP_UNLIMITED, 250,
+		    (const int32_t[]){0, 0, 1, 1, 1, 1});
 }
 
 /* Caps of 100 B: device 0 is full after op0; the last device keeps taking
@@ -86,14 +91,7 @@ static void test_mtopo_budget_is_capped_by_device_memory(void)
 static void test_mtopo_last_device_keeps_filling(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	test_machine t;
-	tm_init(&t, 2, 100);
-	int32_t pl[6];
-	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
-	int32_t want[6] = {0, 1, 1, 1, 1, 1};
-	CHECK_PLACEMENT(pl, want, 6);
-	dp_graph_free(g);
+	check_chain(g, 2, 100, 0, (const int32_t[]){0, 1, 1, 1, 1, 1});
 }
 
 /* An op larger than the budget still goes to an empty device rather than
@@ -105,14 +103,7 @@ static void test_mtopo_oversized_op_takes_an_empty_device(void)
 {
 	dp_graph *g = chain(4);
 	g->ops[1].output_bytes = 1000;
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	test_machine t;
-	tm_init(&t, 3, 500);
-	int32_t pl[4];
-	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
-	int32_t want[4] = {0, 1, 2, 2};
-	CHECK_PLACEMENT(pl, want, 4);
-	dp_graph_free(g);
+	check_chain(g, 3, 500, 0, (const int32_t[]){0, 1, 2, 2});
 }
 
 /* op1 pinned to device 1 counts there first (100 B); the fill puts op0, op2,
@@ -121,14 +112,8 @@ static void test_mtopo_honours_pins(void)
 {
 	dp_graph *g = chain(6);
 	g->ops[1].pin = 1;
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	test_machine t;
-	tm_init(&t, 2, DP_CAP_UNLIMITED);
-	int32_t pl[6];
-	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
-	int32_t want[6] = {0, 1, 0, 0, 0, 1};
-	CHECK_PLACEMENT(pl, want, 6);
-	dp_graph_free(g);
+	check_chain(g, 2, DP_CAP_UNLIMITED, 0,
+		    (const int32_t[]){0, 1, 0, 0, 0, 1});
 }
 
 /* op1 and op4 form a group of 200 B, placed with op1: device 0 then holds
@@ -136,37 +121,21 @@ static void test_mtopo_honours_pins(void)
 static void test_mtopo_places_colocation_group_as_a_unit(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(dp_graph_set_colocate(g, 1, "grp", NULL) == DP_OK);
-	REQUIRE(dp_graph_set_colocate(g, 4, "grp", NULL) == DP_OK);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	test_machine t;
-	tm_init(&t, 2, DP_CAP_UNLIMITED);
-	int32_t pl[6];
-	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
-	int32_t want[6] = {0, 0, 0, 1, 0, 1};
-	CHECK_PLACEMENT(pl, want, 6);
-	dp_graph_free(g);
+	TEST_GROUP(g, "grp", 1, 4);
+	check_chain(g, 2, DP_CAP_UNLIMITED, 0,
+		    (const int32_t[]){0, 0, 0, 1, 0, 1});
 }
 
 /* A group with one pinned member goes whole to that pin. */
 static void test_mtopo_group_follows_a_pinned_member(void)
 {
 	dp_graph *g = chain(6);
-	REQUIRE(dp_graph_set_colocate(g, 0, "grp", NULL) == DP_OK);
-	REQUIRE(dp_graph_set_colocate(g, 5, "grp", NULL) == DP_OK);
+	TEST_GROUP(g, "grp", 0, 5);
 	g->ops[5].pin = 2;
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	test_machine t;
-	tm_init(&t, 3, DP_CAP_UNLIMITED);
-	int32_t pl[6];
-	REQUIRE(run(g, &t.m, pl, NULL, NULL) == DP_OK);
-	CHECK_INT(pl[0], 2);
-	CHECK_INT(pl[5], 2);
-	/* budget 600/3 + 100 = 300: op1..op3 on device 0, op4 on device 1 */
-	CHECK_INT(pl[1], 0);
-	CHECK_INT(pl[3], 0);
-	CHECK_INT(pl[4], 1);
-	dp_graph_free(g);
+	/* op0 and op5 on the pin; budget 600/3 + 100 = 300: op1..op3 on
+	 * device 0, op4 on device 1 */
+	check_chain(g, 3, DP_CAP_UNLIMITED, 0,
+		    (const int32_t[]){2, 0, 0, 0, 1, 2});
 }
 
 static void test_mtopo_rejects_pin_beyond_k(void)

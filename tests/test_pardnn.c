@@ -11,6 +11,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 #include "internal/pardnn.h"
+#include "lib/fixtures.h"
 #include "lib/pardnn_fixtures.h"
 #include "lib/testlib.h"
 
@@ -65,8 +66,7 @@ static void test_pardnn_slicing_covers_every_op_with_chains(void)
 	CHECK(fixed > 0);
 	CHECK_INT(covered + fixed, g->nops);
 	dpi_pd_ctx_free(&c);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* With a free link the first primary is the graph's critical path. */
@@ -98,8 +98,7 @@ static void test_pardnn_first_primary_is_the_critical_path(void)
 	CHECK(c.path_off[2] > c.path_off[1]);
 	free(cp);
 	dpi_pd_ctx_free(&c);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* ---- mapping ---- */
@@ -124,8 +123,7 @@ static void test_pardnn_mapping_places_every_op_and_keeps_groups(void)
 		used[c.place[u]]++;
 	CHECK(used[0] > 0 && used[1] > 0 && used[2] > 0);
 	dpi_pd_ctx_free(&c);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void check_branches_moved(int k)
@@ -154,8 +152,7 @@ static void check_branches_moved(int k)
 	REQUIRE(simulate(g, &m, pl, DP_CONT_PORT, &so) == DP_OK);
 	/* the chain alone takes 1000 µs; one device would take 1600 µs */
 	CHECK(so.makespan < 1100);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_pardnn_critical_path_stays_side_branches_move_k2(void)
@@ -184,8 +181,7 @@ static void test_pardnn_critical_path_on_fastest_device(void)
 		snprintf(nm, sizeof nm, "c%d", i);
 		CHECK_INT(pl[dp_graph_find(g, nm)], 2);
 	}
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* Every op pinned: nothing is free to move, pins are the placement. */
@@ -203,8 +199,7 @@ static void test_pardnn_every_op_pinned(void)
 	for (uint32_t u = 0; u < g->nops; u++)
 		CHECK_INT(pl[u], (int32_t)(u % 3));
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* ---- options, progress, cancellation ---- */
@@ -287,8 +282,7 @@ static void test_pardnn_reports_phases_in_order(void)
 	CHECK_INT(w, 5);
 	CHECK_STR(l.phases[0], "slicing");
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_pardnn_cancel_returns_canceled(void)
@@ -316,8 +310,7 @@ static void test_pardnn_cancel_returns_canceled(void)
 	REQUIRE(dp_algo_place(dp_algo_find("pardnn"), g, &m, &o, &p, pl,
 			      &err) == DP_ECANCELED);
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_pardnn_is_the_default_algorithm),

@@ -13,6 +13,7 @@
 #include "dnnpart/placement.h"
 #include "dnnpart/plan.h"
 #include "dnnpart/sim.h"
+#include "lib/fixtures.h"
 #include "lib/pardnn_fixtures.h"
 #include "lib/testlib.h"
 
@@ -120,8 +121,7 @@ static void test_pardnn_cap_below_largest_op_terminates(void)
 	CHECK(!so.feasible);
 	CHECK(so.over > 0);
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_pardnn_every_op_colocated_terminates(void)
@@ -175,8 +175,7 @@ static void test_pardnn_one_device(void)
 	for (uint32_t u = 0; u < g->nops; u++)
 		CHECK_INT(pl[u], 0);
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_pardnn_more_devices_than_ops(void)
@@ -194,8 +193,7 @@ static void test_pardnn_more_devices_than_ops(void)
 		m.cap[d] = 1;
 	REQUIRE(run_algo("pardnn", g, &m, NULL, pl, NULL) == DP_OK);
 	CHECK(placement_valid(g, &m, pl));
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_pardnn_empty_graph(void)
@@ -207,8 +205,7 @@ static void test_pardnn_empty_graph(void)
 	int32_t pl[1] = {-7};
 	CHECK_INT(run_algo("pardnn", g, &m, NULL, pl, NULL), DP_OK);
 	CHECK_INT(pl[0], -7);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_pardnn_rejects_pin_beyond_k(void)
@@ -230,8 +227,7 @@ static void test_pardnn_rejects_pin_beyond_k(void)
 	CHECK_INT(st, DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "pinned to device");
 	free(pl);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 /* ---- the plan layer reports what pardnn could not meet ---- */
@@ -259,9 +255,7 @@ static void test_pardnn_infeasible_caps_reported_by_plan(void)
 	CHECK(plan.sim.dev[d].peak_bytes > plan.sim.dev[d].cap_bytes);
 	CHECK_INT(plan.sim.dev[d].cap_bytes, largest / 2);
 	CHECK_STR(plan.algo, "pardnn");
-	dp_plan_free(&plan);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, &plan);
 }
 
 /* ---- quality on the ParDNN authors' ResNet graph ---- */
@@ -285,13 +279,9 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 {
 	char dir[512], ref[600];
 	snprintf(dir, sizeof dir, "%s/pardnn-resnet", test_shared_dir());
-	dp_graph *g = NULL;
 	dp_err err;
-	if (dp_graph_load(dir, DP_FMT_AUTO, &g, &err) != DP_OK) {
-		test_fail(__FILE__, __LINE__, "cannot load %s: %s", dir,
-			  err.msg);
-		return;
-	}
+	dp_graph *g = test_load_ok(dir);
+	REQUIRE(g);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	int32_t *one = calloc(g->nops, sizeof *one);
 	for (int ci = 0; ci < 2; ci++) {

@@ -8,6 +8,7 @@
  * largest holders per device (a selection, not a sort): the placements it
  * makes must stay within the caps and be the same from run to run.
  */
+#include "lib/fixtures.h"
 #include "lib/pardnn_fixtures.h"
 
 /* A cap no device can reach: every byte the graph could ever hold at
@@ -107,8 +108,7 @@ static void test_pardnn_memory_phase_with_many_holders(void)
 	CHECK_INT(so.over, 0);
 	free(a);
 	free(b);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 TEST_MAIN(TEST(test_pardnn_caps_that_never_bind_change_nothing),

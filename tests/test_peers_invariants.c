@@ -16,6 +16,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static const char *const peers[] = {"metf", "heft", "metis", "contig",
@@ -203,7 +204,7 @@ static void test_peers_on_random_dags(void)
 			REQUIRE(g);
 			for (int k = cons ? 2 : 1; k <= 5; k += 2) {
 				dp_machine m;
-				REQUIRE(dp_machine_init(&m, k, NULL) == DP_OK);
+				REQUIRE(test_machine_make(&m, k, NULL, NULL));
 				if (k == 3)
 					dp_machine_set_speeds(&m, "1,0.5,2",
 							      NULL);
@@ -258,7 +259,7 @@ static void test_peers_on_generated_graphs(void)
 		dp_graph *g = NULL;
 		REQUIRE(dp_gen_graph(&go, &g, NULL) == DP_OK);
 		dp_machine m;
-		REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
+		REQUIRE(test_machine_make(&m, 4, NULL, NULL));
 		int64_t one = single_device_peak(g, &m);
 		int64_t caps[2] = {DP_CAP_UNLIMITED, one / 3};
 		for (int c = 0; c < 2; c++) {
@@ -277,13 +278,8 @@ static void test_peers_on_generated_graphs(void)
 /* Every loadable graph under a folder of the shared benchmarks. */
 static void run_shared(const char *path, int *loaded)
 {
-	dp_graph *g = NULL;
-	dp_err err;
-	if (dp_graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
-		test_fail(__FILE__, __LINE__, "cannot load %s: %s", path,
-			  err.msg);
-		return;
-	}
+	dp_graph *g = test_load_ok(path);
+	REQUIRE(g);
 	(*loaded)++;
 	dp_machine m;
 	if (dp_machine_init_from_hint(&m, &g->hint, NULL) != DP_OK) {
@@ -298,8 +294,7 @@ static void run_shared(const char *path, int *loaded)
 		set_caps(&m, single_device_peak(g, &m) / 3 + 1);
 	for (size_t a = 0; a < NPEERS; a++)
 		check_algo(g, &m, peers[a], path);
-	dp_machine_free(&m);
-	dp_graph_free(g);
+	test_free(g, &m, NULL);
 }
 
 static void test_peers_on_shared_benchmarks(void)

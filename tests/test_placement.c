@@ -9,6 +9,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/placement.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 #define D "tests/data/"
@@ -30,11 +31,7 @@ static dp_graph *small_graph(void)
 	dp_graph_add_edge(g, 1, 3, 50, false, NULL);
 	dp_graph_add_edge(g, 3, 4, 10, false, NULL);
 	dp_graph_add_edge(g, 5, 6, 5, false, NULL);
-	if (dp_graph_finalize(g, NULL)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 static char *temp_path(const char *suffix)
@@ -48,40 +45,47 @@ static char *temp_path(const char *suffix)
 	return path;
 }
 
-static void test_placement_json_omitted_and_cpu_ops(void)
+/* small_graph() with the placement file at path read into pl and info;
+ * NULL (a recorded failure) when either cannot be. */
+static dp_graph *read_small(const char *path, int32_t *pl,
+			    dp_placement_info *info)
 {
 	dp_graph *g = small_graph();
-	REQUIRE(g);
+	dp_err err;
+	if (!g) {
+		test_fail(__FILE__, __LINE__, "cannot build the small graph");
+		return NULL;
+	}
+	if (dp_placement_read(path, g, pl, info, &err) == DP_OK)
+		return g;
+	FAIL_ERR(path, &err);
+	dp_graph_free(g);
+	return NULL;
+}
+
+static void test_placement_json_omitted_and_cpu_ops(void)
+{
 	int32_t pl[8];
 	dp_placement_info info;
-	dp_err err;
-	REQUIRE(dp_placement_read(D "placement_ok.json", g, pl, &info, &err) ==
-		DP_OK);
+	dp_graph *g = read_small(D "placement_ok.json", pl, &info);
+	REQUIRE(g);
 	CHECK_INT(info.devices, 4);
 	CHECK(info.devices_stated);	   /* "devices": 4 */
 	CHECK_STR(info.algorithm, "hand"); /* named in export titles */
-	CHECK_INT(info.cpu_pinned, 1);	   /* b: -1 */
-	CHECK_INT(info.omitted, 4);	   /* d f g iso */
-	CHECK_INT(pl[0], 1);
-	CHECK_INT(pl[2], 2);
-	CHECK_INT(pl[4], 3);
-	CHECK_INT(pl[1], 2); /* b: heaviest placed neighbour is c (300) */
-	CHECK_INT(pl[3], 3); /* d: its only placed neighbour is e */
-	CHECK_INT(pl[5], 0); /* f, g: nothing placed nearby */
-	CHECK_INT(pl[6], 0);
-	CHECK_INT(pl[7], 0);
+	CHECK_INT(info.cpu_pinned, 1); /* b: -1 */
+	CHECK_INT(info.omitted, 4);    /* d f g iso */
+	/* a c e as written; b: heaviest placed neighbour is c (300); d: its
+	 * only placed neighbour is e; f, g, iso: nothing placed nearby */
+	CHECK_PLACEMENT(pl, (const int32_t[]){1, 2, 2, 3, 3, 0, 0, 0}, 8);
 	dp_graph_free(g);
 }
 
 static void test_placement_place_with_crlf_and_tabs(void)
 {
-	dp_graph *g = small_graph();
-	REQUIRE(g);
 	int32_t pl[8];
 	dp_placement_info info;
-	dp_err err;
-	REQUIRE(dp_placement_read(D "place_crlf.place", g, pl, &info, &err) ==
-		DP_OK);
+	dp_graph *g = read_small(D "place_crlf.place", pl, &info);
+	REQUIRE(g);
 	CHECK_INT(info.devices, 4); /* 1 + the largest device */
 	CHECK(!info.devices_stated);
 	CHECK_STR(info.algorithm, "");
@@ -115,10 +119,7 @@ static void test_placement_omitted_chains_and_ties(void)
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	char *path = temp_path(".place");
 	REQUIRE(path);
-	FILE *f = fopen(path, "w");
-	REQUIRE(f);
-	fputs("x 1\nu 2\np1 3\np2 1\n", f);
-	fclose(f);
+	REQUIRE(test_write_file(path, "x 1\nu 2\np1 3\np2 1\n"));
 	int32_t pl[11];
 	dp_placement_info info;
 	dp_err err;
@@ -126,24 +127,15 @@ static void test_placement_omitted_chains_and_ties(void)
 	unlink(path);
 	REQUIRE(st == DP_OK);
 	CHECK_INT(info.omitted, 7);
-	/* x -> y -> z -> w: all follow x */
-	CHECK_INT(pl[1], 1);
-	CHECK_INT(pl[2], 1);
-	CHECK_INT(pl[3], 1);
-	/* s0 -> s1 -> s2 -> u: all follow u, even the source s0 */
-	CHECK_INT(pl[6], 2);
-	CHECK_INT(pl[5], 2);
-	CHECK_INT(pl[4], 2);
-	/* t1 between p1 (dev 3) and p2 (dev 1), equal bytes: p1 wins */
-	CHECK_INT(pl[9], 3);
+	/* x -> y -> z -> w: all follow x (1); s0 -> s1 -> s2 -> u: all follow
+	 * u (2), even the source s0; t1 between p1 (dev 3) and p2 (dev 1),
+	 * equal bytes: p1 wins */
+	CHECK_PLACEMENT(pl, (const int32_t[]){1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 1},
+			11);
 	dp_graph_free(g);
 }
 
-static const struct {
-	const char *file;
-	int line, col;
-	const char *msg;
-} bad_files[] = {
+static const test_bad_input bad_files[] = {
 	{"place_bad_unknown.place", 3, 1,
 	 "unknown op 'zzz': the graph 't' has no op of that name"},
 	{"place_bad_device.place", 4, 3,
@@ -176,17 +168,7 @@ static void test_placement_errors_name_the_line(void)
 		dp_err err;
 		dp_err_clear(&err);
 		dp_status st = dp_placement_read(path, g, pl, NULL, &err);
-		if (st != DP_EINPUT || strcmp(err.file, path) ||
-		    err.line != bad_files[i].line ||
-		    err.col != bad_files[i].col ||
-		    strncmp(err.msg, bad_files[i].msg,
-			    strlen(bad_files[i].msg)))
-			test_fail(__FILE__, __LINE__,
-				  "%s: status %d, got %s:%d:%d: %s; want "
-				  "%d:%d: %s",
-				  bad_files[i].file, st, err.file, err.line,
-				  err.col, err.msg, bad_files[i].line,
-				  bad_files[i].col, bad_files[i].msg);
+		CHECK_INPUT_ERROR(st, &err, path, &bad_files[i], true);
 	}
 	dp_err err;
 	char *path = temp_path(".place");

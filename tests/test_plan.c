@@ -23,16 +23,10 @@
 static dp_graph *chain(void)
 {
 	dp_graph *g = dp_graph_new("chain");
-	uint32_t a, b, c;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
-	dp_graph_add_op(g, "c", &c, NULL);
-	g->ops[a].time_us = 10;
-	g->ops[a].output_bytes = 1000;
+	uint32_t a = test_add_op(g, "a", 10, 1000, NULL);
+	uint32_t b = test_add_op(g, "b", 20, 500, NULL);
+	uint32_t c = test_add_op(g, "c", 5, 0, NULL);
 	g->ops[a].param_bytes = 100;
-	g->ops[b].time_us = 20;
-	g->ops[b].output_bytes = 500;
-	g->ops[c].time_us = 5;
 	g->ops[c].param_bytes = 50;
 	dp_graph_add_edge(g, a, b, -1, false, NULL);
 	dp_graph_add_edge(g, b, c, -1, false, NULL);
@@ -220,9 +214,8 @@ static void test_plan_run_simulates_the_algorithm(void)
 static void test_plan_run_rejects_pin_violation(void)
 {
 	dp_graph *g = dp_graph_new("pins");
-	uint32_t a, b;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
+	test_add_op(g, "a", 0, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
 	g->ops[b].pin = 1;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine tm;
@@ -252,9 +245,8 @@ static void test_plan_run_rejects_pin_violation(void)
 static void test_plan_run_rejects_split_group_and_unplaced_op(void)
 {
 	dp_graph *g = dp_graph_new("groups");
-	uint32_t a, b;
-	dp_graph_add_op(g, "a", &a, NULL);
-	dp_graph_add_op(g, "b", &b, NULL);
+	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
+	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
 	dp_graph_set_colocate(g, a, "var", NULL);
 	dp_graph_set_colocate(g, b, "var", NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
@@ -336,30 +328,10 @@ static void run_log_reset(run_log *l)
 	l->cancel_at = -1;
 }
 
-/* A graph where the algorithms disagree: 60 random ops with pins and
- * colocation groups, on three devices with a cap. */
-static dp_graph *run_all_graph(void)
-{
-	test_dag_opts d = {
-		.n = 60,
-		.window = 12,
-		.max_inputs = 3,
-		.time_min = 1,
-		.time_max = 99,
-		.out_min = 1000,
-		.out_max = 100000,
-		.param_every = 3,
-		.param_max = 200000,
-		.group_every = 10,
-		.pin_every = 15,
-		.pin_k = 3,
-	};
-	return test_random_dag_with(7, &d, "run_all");
-}
-
 static void test_plan_run_all_is_each_algorithm_alone(void)
 {
-	dp_graph *g = run_all_graph();
+	/* 60 ops where the algorithms disagree, on three devices with a cap */
+	dp_graph *g = test_algo_graph(60, 7, "run_all");
 	REQUIRE(g);
 	test_machine tm;
 	test_machine_init(&tm, 3, 100, 2);

@@ -111,9 +111,7 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
 		dp_err err;
 		dp_graph *g = NULL;
 		if (dp_graph_load(names[i], DP_FMT_AUTO, &g, &err)) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s",
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(NULL, &err);
 			continue;
 		}
 		CHECK(g->nops >= 500);
@@ -127,9 +125,7 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
 		memset(&p2, 0, sizeof p2);
 		if (dp_plan_run(g, &m, single, &o, NULL, &p1, &err) ||
 		    dp_plan_run(g, &m, mtopo, &o, NULL, &p2, &err)) {
-			char buf[1600];
-			test_fail(__FILE__, __LINE__, "%s: %s", names[i],
-				  dp_err_format(&err, buf, sizeof buf));
+			FAIL_ERR(names[i], &err);
 		} else {
 			/* one device runs every op back to back */
 			CHECK_NEAR(p1.sim.makespan, g->total_time_us,
@@ -153,10 +149,8 @@ static void test_samples_load_and_plan_single_and_mtopo(void)
  * state alone are 1,557,611,200 parameters x 12 bytes. */
 static void test_samples_gpt2_xl_does_not_fit_one_device(void)
 {
-	dp_err err;
-	dp_graph *g = NULL;
-	REQUIRE(dp_graph_load("sample_graphs/gpt2-xl.json", DP_FMT_AUTO, &g,
-			      &err) == DP_OK);
+	dp_graph *g = test_load_ok("sample_graphs/gpt2-xl.json");
+	REQUIRE(g);
 	CHECK_INT(g->total_param_bytes, 1557611200LL * 12);
 	CHECK(g->total_param_bytes > (16LL << 30));
 	dp_graph_free(g);
@@ -167,10 +161,8 @@ static void test_samples_gpt2_xl_does_not_fit_one_device(void)
  * with one momentum copy. */
 static void test_samples_resnet50_exact_sizes(void)
 {
-	dp_err err;
-	dp_graph *g = NULL;
-	REQUIRE(dp_graph_load("sample_graphs/resnet50.json", DP_FMT_AUTO, &g,
-			      &err) == DP_OK);
+	dp_graph *g = test_load_ok("sample_graphs/resnet50.json");
+	REQUIRE(g);
 	uint32_t c = dp_graph_find(g, "conv1/Conv2D");
 	uint32_t w = dp_graph_find(g, "conv1/weights");
 	REQUIRE(c != UINT32_MAX && w != UINT32_MAX);

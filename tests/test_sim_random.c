@@ -8,6 +8,7 @@
  * the critical path's hops, and bit-for-bit determinism.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,24 +24,6 @@ static uint64_t rng;
 static uint32_t rndn(uint32_t n)
 {
 	return test_randn(&rng, n);
-}
-
-static dp_graph *random_dag(uint32_t n)
-{
-	return test_random_dag(&rng, n, "rand");
-}
-
-static void random_machine(test_machine *tm, int k)
-{
-	static const double bws[] = {1, 10, 100, 1000.5};
-	static const double lats[] = {0, 0, 1, 2.5, 25};
-	static const double speeds[] = {1, 1, 0.5, 2, 1.5};
-	double bw = bws[rndn(4)];
-	test_machine_init(tm, k, bw, lats[rndn(5)]);
-	for (int d = 0; d < 8; d++) {
-		tm->cap[d] = rndn(2) ? DP_CAP_UNLIMITED : (int64_t)rndn(20000);
-		tm->speed[d] = rndn(2) ? 1.0 : speeds[rndn(5)];
-	}
 }
 
 /* ---- independent recomputation ---- */
@@ -63,6 +46,23 @@ typedef struct ctx {
 		(cx)->failed = true;                                           \
 		return;                                                        \
 	} while (0)
+
+/* Records a failure "seed S: ..." of this case and marks it failed (the
+ * caller goes on or stops as it sees fit). */
+#define SEED_FAIL(cx, ...) seed_fail(cx, __LINE__, __VA_ARGS__)
+static void seed_fail(ctx *cx, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void seed_fail(ctx *cx, int line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cx->failed = true;
+	test_fail(__FILE__, line, "seed %llu: %s", (unsigned long long)cx->seed,
+		  msg);
+}
 
 static const dp_transfer *find_xfer(const ctx *cx, uint32_t u, int32_t b)
 {
@@ -229,12 +229,9 @@ static void check_devices(ctx *cx)
 		}
 		for (uint32_t i = 0; i + 1 < cnt; i++)
 			if (r->end[ops[i]] > r->start[ops[i + 1]]) {
-				cx->failed = true;
-				test_fail(__FILE__, __LINE__,
-					  "seed %llu: ops %u and %u overlap on "
-					  "device %d",
-					  (unsigned long long)cx->seed, ops[i],
-					  ops[i + 1], d);
+				SEED_FAIL(cx,
+					  "ops %u and %u overlap on device %d",
+					  ops[i], ops[i + 1], d);
 			}
 		for (uint32_t i = 0; i < cnt && !cx->failed; i++) {
 			uint32_t v = ops[i];
@@ -244,12 +241,9 @@ static void check_devices(ctx *cx)
 				double y = r->start[ops[j]];
 				if (x < y && x < r->start[v] &&
 				    r->avail[v] < y) {
-					cx->failed = true;
-					test_fail(__FILE__, __LINE__,
-						  "seed %llu: device %d idles "
-						  "on [%g,%g) while op %u is "
-						  "available",
-						  (unsigned long long)cx->seed,
+					SEED_FAIL(cx,
+						  "device %d idles on [%g,%g) "
+						  "while op %u is available",
 						  d, x, y, v);
 					break;
 				}
@@ -263,12 +257,9 @@ static void check_devices(ctx *cx)
 					      (cx->rank[w] == cx->rank[v] &&
 					       g->topo_pos[w] < g->topo_pos[v]);
 				if (!before) {
-					cx->failed = true;
-					test_fail(__FILE__, __LINE__,
-						  "seed %llu: op %u started "
-						  "before op %u of higher "
-						  "priority",
-						  (unsigned long long)cx->seed,
+					SEED_FAIL(cx,
+						  "op %u started before op %u "
+						  "of higher priority",
 						  w, v);
 					break;
 				}
@@ -423,12 +414,10 @@ static void check_memory(ctx *cx, bool detail)
 			}
 		}
 		if (s->peak_bytes != peak || s->peak_time != pt) {
-			cx->failed = true;
-			test_fail(__FILE__, __LINE__,
-				  "seed %llu: device %d peak %lld at %g, brute "
-				  "force %lld at %g",
-				  (unsigned long long)cx->seed, d,
-				  (long long)s->peak_bytes, s->peak_time,
+			SEED_FAIL(cx,
+				  "device %d peak %lld at %g, brute force %lld "
+				  "at %g",
+				  d, (long long)s->peak_bytes, s->peak_time,
 				  (long long)peak, pt);
 			break;
 		}
@@ -444,31 +433,24 @@ static void check_memory(ctx *cx, bool detail)
 					  ? cx->pl[t->op] == d
 					  : t->alloc <= pt && pt < t->free;
 			if (!ok) {
-				cx->failed = true;
-				test_fail(__FILE__, __LINE__,
-					  "seed %llu: live tensor %u of device "
-					  "%d is not live at %g",
-					  (unsigned long long)cx->seed, i, d,
-					  pt);
+				SEED_FAIL(cx,
+					  "live tensor %u of device %d is not "
+					  "live at %g",
+					  i, d, pt);
 			}
 		}
 		if (sum != peak) {
-			cx->failed = true;
-			test_fail(__FILE__, __LINE__,
-				  "seed %llu: live tensors of device %d add up "
-				  "to %lld, peak %lld",
-				  (unsigned long long)cx->seed, d,
-				  (long long)sum, (long long)peak);
+			SEED_FAIL(cx,
+				  "live tensors of device %d add up to %lld, "
+				  "peak %lld",
+				  d, (long long)sum, (long long)peak);
 		}
 		/* the curve: increasing times from 0, right level at every
 		 * interval end point (where the level can change) */
 		uint32_t c0 = r->curve_off[d], c1 = r->curve_off[d + 1];
 		if (c1 <= c0 || r->curve[c0].t != 0) {
-			cx->failed = true;
-			test_fail(__FILE__, __LINE__,
-				  "seed %llu: curve of device %d does not "
-				  "start at 0",
-				  (unsigned long long)cx->seed, d);
+			SEED_FAIL(cx, "curve of device %d does not start at 0",
+				  d);
 			break;
 		}
 		for (uint32_t i = c0 + 1; i < c1; i++)
@@ -607,7 +589,7 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 	uint32_t n = g->nops;
 	test_machine tm;
 	int k = 1 + (int)rndn((uint32_t)kmax);
-	random_machine(&tm, k);
+	test_random_machine(&tm, k, &rng);
 	int32_t *pl = malloc((n ? n : 1) * sizeof *pl);
 	int mode = (int)rndn(5);
 	for (uint32_t u = 0; u < n; u++)
@@ -689,7 +671,7 @@ out:
 static void run_case(uint64_t seed, uint32_t n, int kmax)
 {
 	rng = seed * 0x2545f4914f6cdd1dull + 1;
-	dp_graph *g = random_dag(n);
+	dp_graph *g = test_random_dag(&rng, n, "rand");
 	if (!g) {
 		test_fail(__FILE__, __LINE__, "seed %llu: bad graph",
 			  (unsigned long long)seed);

@@ -23,23 +23,6 @@ static uint32_t rndn(uint32_t n)
 	return test_randn(&rng_state, n);
 }
 
-static dp_graph *random_dag(uint32_t n)
-{
-	return test_random_dag(&rng_state, n, "skip");
-}
-
-static void random_machine(test_machine *tm, int k)
-{
-	static const double bws[] = {1, 10, 100, 1000.5};
-	static const double lats[] = {0, 1, 2.5, 25};
-	double bw = bws[rndn(4)];
-	test_machine_init(tm, k, bw, lats[rndn(4)]);
-	for (int d = 0; d < 8; d++) {
-		tm->cap[d] = rndn(2) ? DP_CAP_UNLIMITED : (int64_t)rndn(20000);
-		tm->speed[d] = rndn(2) ? 1.0 : 0.5 + (double)rndn(4) * 0.5;
-	}
-}
-
 static bool lists_empty(const dp_sim_result *r, bool live, bool curves)
 {
 	for (int d = 0; d <= r->k; d++)
@@ -139,10 +122,10 @@ static void test_sim_skip_memory_same_schedule_on_random_graphs(void)
 	int checked = 0;
 	for (int i = 0; i < 120 && !test_failed(); i++) {
 		uint32_t n = 1 + rndn(i < 100 ? 60 : 600);
-		dp_graph *g = random_dag(n);
+		dp_graph *g = test_random_dag(&rng_state, n, "skip");
 		REQUIRE(g);
 		test_machine tm;
-		random_machine(&tm, 1 + (int)rndn(8));
+		test_random_machine(&tm, 1 + (int)rndn(8), &rng_state);
 		int32_t *pl = malloc(n * sizeof *pl);
 		/* random, staged (runs of ops on one device) and all on one */
 		int kind = i % 3;
@@ -163,10 +146,10 @@ static void test_sim_skip_memory_same_schedule_on_random_graphs(void)
 static void test_sim_zeroed_opts_compute_memory(void)
 {
 	rng_state = 7;
-	dp_graph *g = random_dag(40);
+	dp_graph *g = test_random_dag(&rng_state, 40, "skip");
 	REQUIRE(g);
 	test_machine tm;
-	random_machine(&tm, 3);
+	test_random_machine(&tm, 3, &rng_state);
 	int32_t pl[40];
 	for (int u = 0; u < 40; u++)
 		pl[u] = u % 3;

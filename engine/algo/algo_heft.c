@@ -13,6 +13,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/grow.h"
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
 #include "internal/listsched.h"
@@ -41,8 +42,7 @@ typedef struct heft_work {
 	heft_slots *busy;
 	ls_cons cons;
 	/* ports mode */
-	double *send_free, *recv_free, *send_tmp;
-	uint32_t *send_stamp, stamp;
+	ls_ports ports;
 	uint32_t *xfer_head; /* per task */
 	uint32_t *in_stamp;  /* per task: handled in this ready_on call */
 	double *tmp_end;     /* per task: its tentative arrival there */
@@ -62,37 +62,19 @@ static xfer_rec *xfer_find(const heft_work *w, uint32_t u, int p)
 /* Ports mode: when the transfer of u's output over edge e to p, which does
  * not exist yet, would end. With reserve, the ports are taken and the
  * transfer recorded (returns -1 when out of memory); else the ports are
- * only taken in scratch copies for this task (w->stamp). */
+ * only taken in the scratch times of this try (ls_ports). */
 static double xfer_new(const heft_problem *pb, const heft_schedule *out,
 		       heft_work *w, uint32_t u, uint32_t e, int p,
 		       bool reserve)
 {
-	int src = out->proc[u];
-	double t = out->finish[u];
-	double sf = w->send_free[src];
-	if (!reserve && w->send_stamp[src] == w->stamp)
-		sf = w->send_tmp[src];
-	double rf = reserve ? w->recv_free[p] : w->send_tmp[pb->k];
-	if (sf > t)
-		t = sf;
-	if (rf > t)
-		t = rf;
-	double end = t + pb->comm[e];
-	if (!reserve) {
-		w->send_tmp[src] = end;
-		w->send_stamp[src] = w->stamp;
-		w->send_tmp[pb->k] = end;
+	double end = dpi_ls_ports_xfer(&w->ports, out->proc[u], p,
+				       out->finish[u], pb->comm[e], reserve) +
+		     pb->comm[e];
+	if (!reserve)
 		return end;
-	}
-	w->send_free[src] = w->recv_free[p] = end;
-	if (w->nxfers == w->xfers_cap) {
-		uint32_t nc = w->xfers_cap ? w->xfers_cap * 2 : 256;
-		xfer_rec *q = realloc(w->xfers, (size_t)nc * sizeof *q);
-		if (!q)
-			return -1;
-		w->xfers = q;
-		w->xfers_cap = nc;
-	}
+	if (dpi_grow((void **)&w->xfers, &w->xfers_cap, w->nxfers + 1,
+		     sizeof *w->xfers, 256))
+		return -1;
 	w->xfers[w->nxfers] = (xfer_rec){p, w->xfer_head[u], end};
 	w->xfer_head[u] = w->nxfers++;
 	return end;
@@ -108,14 +90,9 @@ static double ready_on(const heft_problem *pb, const heft_schedule *out,
 	const dp_graph *g = pb->g;
 	double ready = 0.0;
 	if (pb->ports) {
-		if (++w->stamp == 0) {
-			memset(w->send_stamp, 0,
-			       (size_t)pb->k * sizeof *w->send_stamp);
+		if (dpi_ls_ports_try(&w->ports, p))
 			memset(w->in_stamp, 0,
 			       (size_t)g->nops * sizeof *w->in_stamp);
-			w->stamp = 1;
-		}
-		w->send_tmp[pb->k] = w->recv_free[p];
 	}
 	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
 		uint32_t e = g->pred_edge[i];
@@ -129,13 +106,13 @@ static double ready_on(const heft_problem *pb, const heft_schedule *out,
 			const xfer_rec *x = xfer_find(w, u, p);
 			if (x) {
 				t = x->end; /* also a second edge, reserved */
-			} else if (w->in_stamp[u] == w->stamp) {
+			} else if (w->in_stamp[u] == w->ports.stamp) {
 				t = w->tmp_end[u]; /* a second edge of u */
 			} else {
 				t = xfer_new(pb, out, w, u, e, p, reserve);
 				if (t < 0)
 					return -1;
-				w->in_stamp[u] = w->stamp;
+				w->in_stamp[u] = w->ports.stamp;
 				w->tmp_end[u] = t;
 			}
 		}
@@ -157,10 +134,7 @@ static void work_free(heft_work *w, int k)
 			dpi_heft_slots_free(&w->busy[p]);
 	free(w->busy);
 	dpi_ls_cons_free(&w->cons);
-	free(w->send_free);
-	free(w->recv_free);
-	free(w->send_tmp);
-	free(w->send_stamp);
+	dpi_ls_ports_free(&w->ports);
 	free(w->xfer_head);
 	free(w->in_stamp);
 	free(w->tmp_end);
@@ -274,15 +248,12 @@ dp_status dpi_heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 	if (!w.order || !w.wbar || !w.est || !w.eft || !w.pos || !w.busy)
 		goto nomem;
 	if (pb->ports) {
-		w.send_free = calloc((size_t)k, sizeof *w.send_free);
-		w.recv_free = calloc((size_t)k, sizeof *w.recv_free);
-		w.send_tmp = calloc((size_t)k + 1, sizeof *w.send_tmp);
-		w.send_stamp = calloc((size_t)k, sizeof *w.send_stamp);
+		if (dpi_ls_ports_init(&w.ports, k))
+			goto nomem;
 		w.xfer_head = malloc(((size_t)n + 1) * sizeof *w.xfer_head);
 		w.in_stamp = calloc((size_t)n + 1, sizeof *w.in_stamp);
 		w.tmp_end = malloc(((size_t)n + 1) * sizeof *w.tmp_end);
-		if (!w.send_free || !w.recv_free || !w.send_tmp ||
-		    !w.send_stamp || !w.xfer_head || !w.in_stamp || !w.tmp_end)
+		if (!w.xfer_head || !w.in_stamp || !w.tmp_end)
 			goto nomem;
 		for (uint32_t v = 0; v < n; v++)
 			w.xfer_head[v] = UINT32_MAX;

@@ -23,6 +23,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/grow.h"
 #include "internal/listsched.h"
 
 typedef struct oplist {
@@ -49,9 +50,8 @@ typedef struct metf {
 	int32_t *dev;
 	double *start, *end;
 	uint32_t *npred; /* predecessors not placed yet */
-	double *dev_free, *send_free, *recv_free;
-	double *send_tmp; /* scratch for tentative port times */
-	uint32_t *send_stamp, stamp;
+	double *dev_free;
+	ls_ports ports;
 	ls_heap *arr, *rdy, all;
 	oplist *blocked;
 	cand *c;
@@ -62,14 +62,8 @@ typedef struct metf {
 
 static int oplist_push(oplist *l, uint32_t v)
 {
-	if (l->len == l->cap) {
-		uint32_t nc = l->cap ? l->cap * 2 : 16;
-		uint32_t *q = realloc(l->a, (size_t)nc * sizeof *q);
-		if (!q)
-			return -1;
-		l->a = q;
-		l->cap = nc;
-	}
+	if (dpi_grow((void **)&l->a, &l->cap, l->len + 1, sizeof *l->a, 16))
+		return -1;
 	l->a[l->len++] = v;
 	return 0;
 }
@@ -82,24 +76,8 @@ static double xfer(metf *s, uint32_t u, int32_t d, int64_t bytes, bool reserve,
 	int32_t src = s->dev[u];
 	double dur = dp_machine_comm(s->m, src, d, bytes);
 	double t = s->end[u];
-	if (s->cont == DP_CONT_PORT) {
-		double sf = s->send_free[src];
-		if (!reserve && s->send_stamp[src] == s->stamp)
-			sf = s->send_tmp[src];
-		double rf = reserve ? s->recv_free[d] : s->send_tmp[s->k];
-		if (sf > t)
-			t = sf;
-		if (rf > t)
-			t = rf;
-		if (reserve) {
-			s->send_free[src] = t + dur;
-			s->recv_free[d] = t + dur;
-		} else {
-			s->send_tmp[src] = t + dur;
-			s->send_stamp[src] = s->stamp;
-			s->send_tmp[s->k] = t + dur;
-		}
-	}
+	if (s->cont == DP_CONT_PORT)
+		t = dpi_ls_ports_xfer(&s->ports, src, d, t, dur, reserve);
 	*xstart = t;
 	return t + dur;
 }
@@ -108,8 +86,7 @@ static double xfer(metf *s, uint32_t u, int32_t d, int64_t bytes, bool reserve,
 static double arrival(metf *s, uint32_t v, int32_t d)
 {
 	dpi_ls_mem_inputs(&s->mem, v);
-	s->stamp++;
-	s->send_tmp[s->k] = s->recv_free[d];
+	dpi_ls_ports_try(&s->ports, d);
 	double arr = 0.0;
 	for (uint32_t i = 0; i < s->mem.nin; i++) {
 		const ls_input *in = &s->mem.in[i];
@@ -323,19 +300,15 @@ static void attempt_free(metf *s)
 	free(s->end);
 	free(s->npred);
 	free(s->dev_free);
-	free(s->send_free);
-	free(s->recv_free);
-	free(s->send_tmp);
-	free(s->send_stamp);
+	dpi_ls_ports_free(&s->ports);
 	dpi_ls_cons_free(&s->cons);
 	dpi_ls_mem_free(&s->mem);
 	s->arr = s->rdy = NULL;
 	s->blocked = NULL;
 	s->c = NULL;
 	s->dev = NULL;
-	s->start = s->end = s->dev_free = s->send_free = s->recv_free = NULL;
-	s->send_tmp = NULL;
-	s->npred = s->send_stamp = NULL;
+	s->start = s->end = s->dev_free = NULL;
+	s->npred = NULL;
 }
 
 static dp_status nomem(dp_err *err, uint32_t n)
@@ -354,23 +327,18 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 	size_t nn = (size_t)n + 1, kk = (size_t)s->k + 1;
 	dp_status st = DP_OK;
 	s->overflowed = false;
-	s->stamp = 0;
 	s->dev = malloc(nn * sizeof *s->dev);
 	s->start = calloc(nn, sizeof *s->start);
 	s->end = calloc(nn, sizeof *s->end);
 	s->npred = malloc(nn * sizeof *s->npred);
 	s->dev_free = calloc(kk, sizeof *s->dev_free);
-	s->send_free = calloc(kk, sizeof *s->send_free);
-	s->recv_free = calloc(kk, sizeof *s->recv_free);
-	s->send_tmp = calloc(kk, sizeof *s->send_tmp);
-	s->send_stamp = calloc(kk, sizeof *s->send_stamp);
 	s->arr = calloc(kk, sizeof *s->arr);
 	s->rdy = calloc(kk, sizeof *s->rdy);
 	s->blocked = calloc(kk, sizeof *s->blocked);
 	s->c = calloc(kk, sizeof *s->c);
 	if (!s->dev || !s->start || !s->end || !s->npred || !s->dev_free ||
-	    !s->send_free || !s->recv_free || !s->send_tmp || !s->send_stamp ||
-	    !s->arr || !s->rdy || !s->blocked || !s->c) {
+	    dpi_ls_ports_init(&s->ports, s->k) || !s->arr || !s->rdy ||
+	    !s->blocked || !s->c) {
 		attempt_free(s);
 		return nomem(err, n);
 	}

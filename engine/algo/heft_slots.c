@@ -2,6 +2,8 @@
  * policy (see internal/heft_slots.h). */
 #include "internal/heft_slots.h"
 
+#include "internal/grow.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,14 +79,8 @@ static void block_maxgap(hs_block *x)
  * NULL when out of memory. */
 static hs_block *add_block(heft_slots *ps, uint32_t at)
 {
-	if (ps->nb == ps->cap) {
-		uint32_t nc = ps->cap ? ps->cap * 2 : 8;
-		hs_block **q = realloc(ps->b, (size_t)nc * sizeof *q);
-		if (!q)
-			return NULL;
-		ps->b = q;
-		ps->cap = nc;
-	}
+	if (dpi_grow((void **)&ps->b, &ps->cap, ps->nb + 1, sizeof *ps->b, 8))
+		return NULL;
 	hs_block *x = malloc(sizeof *x);
 	if (!x)
 		return NULL;

@@ -1,7 +1,9 @@
 /* listsched.c - heap, constraints, memory liveness and the verify loop shared
  * by the list-scheduling placers (see internal/listsched.h). */
 #include "internal/listsched.h"
+
 #include "internal/algo_int.h"
+#include "internal/grow.h"
 #include "internal/minheap.h"
 
 #include <stdlib.h>
@@ -24,16 +26,65 @@ static bool entry_less(const ls_entry *a, const ls_entry *b)
 
 DPI_HEAP_DEFINE(entry_heap, ls_entry, entry_less)
 
+int dpi_ls_ports_init(ls_ports *pt, int k)
+{
+	memset(pt, 0, sizeof *pt);
+	pt->k = k;
+	/* the three arrays of times in one block */
+	pt->send_free = calloc(3 * (size_t)k + 1, sizeof *pt->send_free);
+	pt->send_stamp = calloc((size_t)k, sizeof *pt->send_stamp);
+	if (pt->send_free && pt->send_stamp) {
+		pt->recv_free = pt->send_free + k;
+		pt->send_tmp = pt->recv_free + k;
+		return 0;
+	}
+	dpi_ls_ports_free(pt);
+	return -1;
+}
+
+void dpi_ls_ports_free(ls_ports *pt)
+{
+	free(pt->send_free); /* with recv_free and send_tmp */
+	free(pt->send_stamp);
+	memset(pt, 0, sizeof *pt);
+}
+
+bool dpi_ls_ports_try(ls_ports *pt, int d)
+{
+	bool wrapped = ++pt->stamp == 0;
+	if (wrapped) {
+		memset(pt->send_stamp, 0,
+		       (size_t)pt->k * sizeof *pt->send_stamp);
+		pt->stamp = 1;
+	}
+	pt->send_tmp[pt->k] = pt->recv_free[d];
+	return wrapped;
+}
+
+double dpi_ls_ports_xfer(ls_ports *pt, int src, int dst, double t, double dur,
+			 bool reserve)
+{
+	double sf = pt->send_free[src];
+	if (!reserve && pt->send_stamp[src] == pt->stamp)
+		sf = pt->send_tmp[src];
+	double rf = reserve ? pt->recv_free[dst] : pt->send_tmp[pt->k];
+	if (sf > t)
+		t = sf;
+	if (rf > t)
+		t = rf;
+	if (reserve) {
+		pt->send_free[src] = pt->recv_free[dst] = t + dur;
+	} else {
+		pt->send_tmp[src] = pt->send_tmp[pt->k] = t + dur;
+		pt->send_stamp[src] = pt->stamp;
+	}
+	return t;
+}
+
 int dpi_ls_heap_push(ls_heap *h, ls_entry e)
 {
-	if (h->len == h->cap) {
-		uint32_t nc = h->cap ? h->cap * 2 : 64;
-		ls_entry *q = realloc(h->a, (size_t)nc * sizeof *q);
-		if (!q)
-			return -1;
-		h->a = q;
-		h->cap = nc;
-	}
+	if (dpi_grow((void **)&h->a, &h->cap, h->len + 1, sizeof *h->a, 64))
+		return -1;
 	entry_heap_push(h->a, &h->len, e);
 	return 0;
 }
@@ -268,14 +319,9 @@ static int release(ls_mem *m, int32_t dev, int64_t bytes, double t)
 		m->freed[dev] = true;
 		return 0;
 	}
-	if (m->nev == m->ev_cap) {
-		uint32_t nc = m->ev_cap ? m->ev_cap * 2 : 64;
-		ls_free_ev *q = realloc(m->ev, (size_t)nc * sizeof *q);
-		if (!q)
-			return -1;
-		m->ev = q;
-		m->ev_cap = nc;
-	}
+	if (dpi_grow((void **)&m->ev, &m->ev_cap, m->nev + 1, sizeof *m->ev,
+		     64))
+		return -1;
 	ls_free_ev e = {t, dev, bytes};
 	ev_heap_push(m->ev, &m->nev, e);
 	return 0;
@@ -317,14 +363,9 @@ int dpi_ls_mem_add_copy(ls_mem *m, uint32_t u, int32_t d, int64_t bytes,
 		}
 		return 0;
 	}
-	if (m->ncopies == m->copies_cap) {
-		uint32_t nc = m->copies_cap ? m->copies_cap * 2 : 64;
-		ls_copy *q = realloc(m->copies, (size_t)nc * sizeof *q);
-		if (!q)
-			return -1;
-		m->copies = q;
-		m->copies_cap = nc;
-	}
+	if (dpi_grow((void **)&m->copies, &m->copies_cap, m->ncopies + 1,
+		     sizeof *m->copies, 64))
+		return -1;
 	uint32_t id = m->ncopies++;
 	m->copies[id] = (ls_copy){.dev = d,
 				  .next = m->copy_head[u],

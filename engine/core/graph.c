@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal/graph_int.h"
+#include "internal/grow.h"
 #include "internal/minheap.h"
 #include "internal/utf8.h"
 
@@ -27,23 +28,6 @@ static dp_status nomem(dp_err *err, const char *what)
 {
 	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 			  "out of memory while storing %s", what);
-}
-
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	uint64_t nc = *cap ? (uint64_t)*cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	if (nc > UINT32_MAX)
-		nc = UINT32_MAX;
-	void *q = realloc(*p, (size_t)nc * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = (uint32_t)nc;
-	return 0;
 }
 
 /* Appends s to the arena; returns its offset or UINT32_MAX on failure. */
@@ -246,8 +230,9 @@ static int table_insert(const dp_graph *g, uint32_t **tab, uint32_t *cap,
 dp_status dpi_graph_reserve(dp_graph *g, uint32_t nops, uint32_t nedges,
 			    size_t name_bytes, dp_err *err)
 {
-	if (grow((void **)&g->ops, &g->ops_cap, nops, sizeof *g->ops) ||
-	    grow((void **)&g->edges, &g->edges_cap, nedges, sizeof *g->edges))
+	if (dpi_grow((void **)&g->ops, &g->ops_cap, nops, sizeof *g->ops, 64) ||
+	    dpi_grow((void **)&g->edges, &g->edges_cap, nedges,
+		     sizeof *g->edges, 64))
 		return nomem(err, "ops and edges");
 	if (nops && table_reserve(g, &g->name_hash, &g->name_hash_cap,
 				  nops - 1, op_key))
@@ -295,7 +280,8 @@ dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "too many ops: at most %u are supported",
 				  DP_MAX_OPS);
-	if (grow((void **)&g->ops, &g->ops_cap, g->nops + 1, sizeof *g->ops) ||
+	if (dpi_grow((void **)&g->ops, &g->ops_cap, g->nops + 1, sizeof *g->ops,
+		     64) ||
 	    dpi_graph_grow_roles(g))
 		return nomem(err, "ops");
 	uint32_t off = arena_add(g, name);
@@ -361,8 +347,8 @@ dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
 						&off, err);
 		if (st)
 			return st;
-		if (grow((void **)&g->group_label, &g->groups_cap,
-			 g->ngroups + 1, sizeof *g->group_label))
+		if (dpi_grow((void **)&g->group_label, &g->groups_cap,
+			     g->ngroups + 1, sizeof *g->group_label, 64))
 			return nomem(err, "colocation groups");
 		g->group_label[g->ngroups] = off;
 		if (table_insert(g, &g->group_hash, &g->group_hash_cap,
@@ -389,8 +375,8 @@ dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "too many edges: at most %u are supported",
 				  DP_MAX_EDGES);
-	if (grow((void **)&g->edges, &g->edges_cap, g->nedges + 1,
-		 sizeof *g->edges))
+	if (dpi_grow((void **)&g->edges, &g->edges_cap, g->nedges + 1,
+		     sizeof *g->edges, 64))
 		return nomem(err, "edges");
 	dp_edge *e = &g->edges[g->nedges++];
 	e->from = from;

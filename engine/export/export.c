@@ -220,22 +220,23 @@ static void report_picture(const dp_coarse *c, const dp_graph *g,
 			 c->n, rep->method);
 }
 
-dp_status dpi_export_picture(const char *path, const dp_graph *g,
-			     const dp_plan *plan, const dp_export_opts *o,
-			     uint32_t auto_limit, const dp_progress *p,
-			     dp_export_report *rep, dpi_picture_body body,
-			     void *ud, dp_err *err)
+dp_status dpi_export_picture(const dpi_picture_job *j, uint32_t auto_limit,
+			     dpi_picture_body body, dp_err *err)
 {
+	const char *path = j->path;
+	const dp_graph *g = j->g;
+	const dp_progress *p = j->p;
 	dp_coarse c;
 	dp_progress_report(p, "preparing the picture", 0.0);
-	dp_status st = dpi_coarsen_build(g, plan, o->coarsen, o->max_nodes,
-					 auto_limit, p, &c, err);
+	dp_status st =
+		dpi_coarsen_build(g, j->plan, j->o->coarsen, j->o->max_nodes,
+				  auto_limit, p, &c, err);
 	if (st)
 		return st;
 	dp_afile af;
 	st = dp_afile_open(&af, path, err);
 	if (!st) {
-		st = body(ud, &c, &af, err);
+		st = body(j, &c, &af, err);
 		if (!st && dp_progress_canceled(p))
 			st = dp_err_set(err, DP_ECANCELED, path, 0, 0,
 					"export canceled; no file written");
@@ -245,7 +246,7 @@ dp_status dpi_export_picture(const char *path, const dp_graph *g,
 			st = dp_afile_commit(&af, err);
 	}
 	if (!st) {
-		report_picture(&c, g, path, rep);
+		report_picture(&c, g, path, j->rep);
 		dp_progress_report(p, "done", 1.0);
 	}
 	dpi_coarsen_free(&c);

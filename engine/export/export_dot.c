@@ -558,18 +558,9 @@ out:
 	return st;
 }
 
-typedef struct dot_job {
-	const char *path;
-	const dp_graph *g;
-	const dp_machine *m;
-	const dp_plan *plan;
-	const dp_progress *p;
-} dot_job;
-
-static dp_status write_dot(void *ud, const dp_coarse *c, dp_afile *af,
-			   dp_err *err)
+static dp_status write_dot(const dpi_picture_job *j, const dp_coarse *c,
+			   dp_afile *af, dp_err *err)
 {
-	const dot_job *j = ud;
 	Agraph_t *dot = NULL;
 	dp_status st = dpi_export_dot_build(j->g, j->m, j->plan, c, false, 0,
 					    j->p, &dot, err);
@@ -588,7 +579,6 @@ dp_status dpi_export_dot_write(const char *path, const dp_graph *g,
 			       const dp_export_opts *o, const dp_progress *p,
 			       dp_export_report *rep, dp_err *err)
 {
-	dot_job j = {path, g, m, plan, p};
-	return dpi_export_picture(path, g, plan, o, DP_EXPORT_DOT_FULL_MAX, p,
-				  rep, write_dot, &j, err);
+	dpi_picture_job j = {path, g, m, plan, o, p, rep, NULL};
+	return dpi_export_picture(&j, DP_EXPORT_DOT_FULL_MAX, write_dot, err);
 }

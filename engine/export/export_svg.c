@@ -654,21 +654,9 @@ static dp_status run_layout(dp_afile *af, const char *path, const char *format,
 	return DP_OK;
 }
 
-typedef struct svg_job {
-	const char *path;
-	const char *format;
-	const dp_graph *g;
-	const dp_machine *m;
-	const dp_plan *plan;
-	const dp_export_opts *o;
-	const dp_progress *p;
-	dp_export_report *rep;
-} svg_job;
-
-static dp_status write_svg(void *ud, const dp_coarse *c, dp_afile *af,
-			   dp_err *err)
+static dp_status write_svg(const dpi_picture_job *j, const dp_coarse *c,
+			   dp_afile *af, dp_err *err)
 {
-	const svg_job *j = ud;
 	dp_progress_report(j->p, "laying out", 0.1);
 	return run_layout(af, j->path, j->format, j->g, j->m, j->plan, c, j->o,
 			  j->p, j->rep, err);
@@ -685,7 +673,6 @@ dp_status dpi_export_svg_write(const char *path, dp_export_kind kind,
 	const char *format = kind == DP_EXPORT_PNG   ? "png"
 			     : kind == DP_EXPORT_PDF ? "pdf"
 						     : "svg";
-	svg_job j = {path, format, g, m, plan, o, p, rep};
-	return dpi_export_picture(path, g, plan, o, o->max_nodes, p, rep,
-				  write_svg, &j, err);
+	dpi_picture_job j = {path, g, m, plan, o, p, rep, format};
+	return dpi_export_picture(&j, o->max_nodes, write_svg, err);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal/gen_impl.h"
+#include "internal/grow.h"
 
 const gen_kind_info dpi_gen_kinds[GEN_NKINDS] = {
 	[K_DATA] = {"IteratorGetNext", NULL, false, false, 0},
@@ -116,22 +117,10 @@ static dp_status remember(gen *s, uint32_t id, uint32_t w, int kind,
 			  const uint32_t *in, int nin, uint32_t e0,
 			  int64_t wbytes, uint64_t ns, int64_t temp)
 {
-	if (s->nf == s->fcap) {
-		uint32_t nc = s->fcap ? s->fcap * 2 : 1024;
-		gen_fwd_rec *q = realloc(s->f, (size_t)nc * sizeof *q);
-		if (!q)
-			return no_memory(s);
-		s->f = q;
-		s->fcap = nc;
-	}
-	if (s->nins + (uint32_t)nin > s->inscap) {
-		uint32_t nc = s->inscap ? s->inscap * 2 : 2048;
-		uint32_t *q = realloc(s->ins, (size_t)nc * sizeof *q);
-		if (!q)
-			return no_memory(s);
-		s->ins = q;
-		s->inscap = nc;
-	}
+	if (dpi_grow((void **)&s->f, &s->fcap, s->nf + 1, sizeof *s->f, 1024) ||
+	    dpi_grow((void **)&s->ins, &s->inscap, (uint64_t)s->nins + nin,
+		     sizeof *s->ins, 2048))
+		return no_memory(s);
 	gen_fwd_rec *r = &s->f[s->nf];
 	memset(r, 0, sizeof *r);
 	r->op = id;

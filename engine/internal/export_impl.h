@@ -36,20 +36,30 @@ void dpi_sbuf_printf(dp_sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void dpi_sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars);
 
-/* Writes picture c (the coarsened graph) into af->f; an error leaves the
- * file to the caller, who removes it. */
-typedef dp_status (*dpi_picture_body)(void *ud, const dp_coarse *c,
-				      dp_afile *af, dp_err *err);
-/* The one frame of the DOT and SVG writers: coarsens g (auto_limit ops at
- * most drawn one node each under DP_COARSEN_AUTO), opens path through afile,
- * lets body write the picture, then commits, or removes the file on an
- * error or a cancel (nothing at path unless it succeeds), and fills rep
- * (nodes, edges, grouping, a note when ops were grouped). */
-dp_status dpi_export_picture(const char *path, const dp_graph *g,
-			     const dp_plan *plan, const dp_export_opts *o,
-			     uint32_t auto_limit, const dp_progress *p,
-			     dp_export_report *rep, dpi_picture_body body,
-			     void *ud, dp_err *err);
+/* What a picture export was asked for (the arguments of
+ * dpi_export_dot_write and dpi_export_svg_write). */
+typedef struct dpi_picture_job {
+	const char *path;
+	const dp_graph *g;
+	const dp_machine *m;
+	const dp_plan *plan;
+	const dp_export_opts *o;
+	const dp_progress *p;
+	dp_export_report *rep;
+	const char *format; /* a rendered picture: "svg", "png" or "pdf" */
+} dpi_picture_job;
+/* Writes picture c (the coarsened graph) of job j into af->f; an error
+ * leaves the file to the caller, who removes it. */
+typedef dp_status (*dpi_picture_body)(const dpi_picture_job *j,
+				      const dp_coarse *c, dp_afile *af,
+				      dp_err *err);
+/* The one frame of the DOT and SVG writers: coarsens j->g (auto_limit ops
+ * at most drawn one node each under DP_COARSEN_AUTO), opens j->path through
+ * afile, lets body write the picture, then commits, or removes the file on
+ * an error or a cancel (nothing at the path unless it succeeds), and fills
+ * j->rep (nodes, edges, grouping, a note when ops were grouped). */
+dp_status dpi_export_picture(const dpi_picture_job *j, uint32_t auto_limit,
+			     dpi_picture_body body, dp_err *err);
 
 /* Device colors: Paul Tol's "light" scheme, readable in print and by
  * colour-blind readers; cycles after 9 devices. */

@@ -70,6 +70,12 @@ dp_status dpi_jscan_value(jscan *js, size_t *start, size_t *end);
 /* Reads a string value into js->sbuf. */
 dp_status dpi_jscan_string(jscan *js);
 
+/* Offset of the value of a child of the object or array at text[start]
+ * (already validated, ending by end): the member named key when key is
+ * not NULL (an object's), else the index-th member or element; start when
+ * there is no such child. */
+size_t dpi_jscan_child_offset(const char *text, size_t start, size_t end,
+			      const char *key, int index);
 /* Offset of the value of member key in the object text[start, end)
  * (already validated), or start when it has no such member. */
 size_t dpi_jscan_member_offset(const char *text, size_t start, size_t end,

@@ -4,6 +4,8 @@
  *   ascending, then rank descending, then tie ascending: "earliest first,
  *   then highest priority, then smallest topological index".
  * - ls_cons: pins and colocation groups as "the one device an op may use".
+ * - ls_ports: the send and receive ports of contention `port` (DESIGN
+ *   3.1), with scratch times for trying an op on a device.
  * - ls_mem: the simulator's memory liveness rules (DESIGN 3.1) applied
  *   incrementally while a list scheduler places ops one at a time, so that
  *   the scheduler can ask "does op v fit on device d now?".
@@ -24,6 +26,31 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
+
+/* ---- ports ---- */
+
+/* Each device sends one transfer and receives one at a time. Trying an op
+ * on a device takes the ports only in scratch send times (stamped per try,
+ * so that a try costs nothing to undo); reserving takes them for real. */
+typedef struct ls_ports {
+	int k;
+	double *send_free, *recv_free; /* k: when each port is free */
+	double *send_tmp; /* k + 1: scratch send times; [k]: the receive port
+			   * of the device tried */
+	uint32_t *send_stamp, stamp; /* send_tmp[d] holds when stamps match */
+} ls_ports;
+
+/* All ports free at 0. Returns 0, or -1 when out of memory. */
+int dpi_ls_ports_init(ls_ports *pt, int k);
+void dpi_ls_ports_free(ls_ports *pt);
+/* Starts a try on device d. True when the stamp wrapped around (callers
+ * that stamp by pt->stamp themselves clear their stamps then). */
+bool dpi_ls_ports_try(ls_ports *pt, int d);
+/* A transfer of dur us from src to dst whose data is ready at t: returns
+ * when it starts (after both ports are free); reserve takes the ports,
+ * else only the scratch times of the current try. */
+double dpi_ls_ports_xfer(ls_ports *pt, int src, int dst, double t, double dur,
+			 bool reserve);
 
 /* ---- heap ---- */
 

@@ -44,10 +44,6 @@ dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT],
 dp_status dpi_pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
 				dp_err *err);
 
-/* Strips spaces, tabs and a carriage return from both ends of p, in
- * place; returns the first kept character. */
-char *dpi_pardnn_trim(char *p);
-
 /* Parses a name at *p, "quoted" or bare (up to white space, "->" or "::"),
  * into out (PD_NAME_MAX bytes) and skips the white space after it. Returns
  * false on a syntax error (then *p is where it was found). */

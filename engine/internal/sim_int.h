@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "dnnpart/sim.h"
+#include "internal/grow.h"
 
 #define SIM_NONE UINT32_MAX
 /* High bit of a compact successor entry: the edge is a control edge. */
@@ -116,9 +117,5 @@ void dpi_sim_memory_skipped(dp_sim *s, dp_sim_result *r);
 /* sim_path.c: the schedule's critical path (DESIGN 3.1) into r->cp_*. */
 dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 				dp_err *err);
-
-/* Grows *p (elements of size elem) to hold at least need; returns 0, or -1
- * when memory runs out (then *p is unchanged). */
-int dpi_sim_grow(void **p, uint32_t *cap, uint64_t need, size_t elem);
 
 #endif

@@ -6,7 +6,7 @@
  * (a topological index or an op id), so that plans do not depend on qsort's
  * order among equals. A struct whose first member is a dpi_sort_key may be
  * sorted with the same comparators (the key is read through a pointer to
- * that first member).
+ * that first member). And the one binary search over sorted doubles.
  */
 #ifndef DNNPART_SORT_KEY_H
 #define DNNPART_SORT_KEY_H
@@ -43,6 +43,21 @@ static inline int dpi_sort_key_desc(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key > y->key ? -1 : 1;
 	return dpi_sort_key_ties(x, y);
+}
+
+/* First index i in the ascending array v[0..n) with v[i] >= x (n when
+ * none): ParDNN's time windows, msr-fiddle's shared color classes. */
+static inline uint32_t dpi_lower_bound(const double *v, uint32_t n, double x)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 #endif

@@ -507,20 +507,26 @@ dp_status dpi_jscan_array_next(jscan *js, jscan_iter *it, bool *has)
 	return DP_OK;
 }
 
-size_t dpi_jscan_member_offset(const char *text, size_t start, size_t end,
-			       const char *key)
+size_t dpi_jscan_child_offset(const char *text, size_t start, size_t end,
+			      const char *key, int index)
 {
 	dp_err e;
 	jscan js;
 	dpi_jscan_init(&js, NULL, text, end, &e);
 	js.pos = start;
 	jscan_iter it;
-	bool has;
+	bool has, obj = dpi_jscan_peek(&js) == '{';
 	size_t found = start;
-	if (dpi_jscan_object_begin(&js, &it, "an element"))
+	if ((key && !obj) ||
+	    (obj ? dpi_jscan_object_begin(&js, &it, "an element")
+		 : dpi_jscan_array_begin(&js, &it, "an element")))
 		goto out;
-	while (!dpi_jscan_object_next(&js, &it, &has, NULL) && has) {
-		if (strcmp(js.sbuf, key) == 0) {
+	for (int k = 0;; k++) {
+		if ((obj ? dpi_jscan_object_next(&js, &it, &has, NULL)
+			 : dpi_jscan_array_next(&js, &it, &has)) ||
+		    !has)
+			break;
+		if (key ? strcmp(js.sbuf, key) == 0 : k == index) {
 			dpi_jscan_peek(&js);
 			found = js.pos;
 			break;
@@ -531,6 +537,12 @@ size_t dpi_jscan_member_offset(const char *text, size_t start, size_t end,
 out:
 	dpi_jscan_free(&js);
 	return found;
+}
+
+size_t dpi_jscan_member_offset(const char *text, size_t start, size_t end,
+			       const char *key)
+{
+	return dpi_jscan_child_offset(text, start, end, key, 0);
 }
 
 dp_status dpi_jscan_end(jscan *js)

@@ -16,6 +16,7 @@
 
 #include "dnnpart/units.h"
 #include "internal/json_scan.h"
+#include "internal/load_util.h"
 
 #define FORMAT_LIST                                                            \
 	"native dnnpart JSON (an object with an \"ops\" array), msr-fiddle "   \
@@ -63,6 +64,44 @@ dp_status dp_load_format_parse(const char *s, dp_format *f, dp_err *err)
 			  s ? s : "");
 }
 
+dp_status dpi_load_name_from_file(dp_graph *g, const char *path, dp_err *err)
+{
+	size_t end = strlen(path);
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	size_t start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	size_t n = end - start;
+	for (size_t i = end; i > start + 1; i--)
+		if (path[i - 1] == '.') {
+			n = i - 1 - start;
+			break;
+		}
+	char nm[256];
+	snprintf(nm, sizeof nm, "%.*s", (int)n, path + start);
+	return dp_graph_set_name(g, nm, err);
+}
+
+dp_status dpi_load_new_graph(const char *source, const char *what, dp_graph **g,
+			     dp_err *err)
+{
+	if (!(*g = dp_graph_new(NULL)))
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory while loading %s", what);
+	return dp_graph_set_source(*g, source, err);
+}
+
+char *dpi_load_trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+	return s;
+}
+
 void dp_load_line_col(const char *text, size_t off, int *line, int *col)
 {
 	int l = 1;
@@ -79,6 +118,26 @@ void dp_load_line_col(const char *text, size_t off, int *line, int *col)
 	}
 	*line = l;
 	*col = (int)(off - ls) + 1;
+}
+
+/* read(2), again when a signal interrupts it. */
+static ssize_t read_some(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/* Frees buf, closes fd and says why the read failed (errno). */
+static dp_status read_failed(int fd, char *buf, const char *path, dp_err *err)
+{
+	int e = errno;
+	free(buf);
+	close(fd);
+	return dp_err_set(err, DP_EIO, path, 0, 0, "read error: %s",
+			  strerror(e));
 }
 
 dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
@@ -131,17 +190,9 @@ dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
 			 * so look for one more byte before doubling (else a
 			 * file would need twice its size to be read) */
 			char probe;
-			ssize_t r = read(fd, &probe, 1);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0) {
-				int e = errno;
-				free(buf);
-				close(fd);
-				return dp_err_set(err, DP_EIO, path, 0, 0,
-						  "read error: %s",
-						  strerror(e));
-			}
+			ssize_t r = read_some(fd, &probe, 1);
+			if (r < 0)
+				return read_failed(fd, buf, path, err);
 			if (r == 0)
 				break;
 			if (max_bytes && n >= max_bytes) {
@@ -171,16 +222,9 @@ dp_status dp_load_read_file(const char *path, size_t max_bytes, char **text,
 			buf[n++] = probe;
 			continue;
 		}
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			return dp_err_set(err, DP_EIO, path, 0, 0,
-					  "read error: %s", strerror(e));
-		}
+		ssize_t r = read_some(fd, buf + n, cap - 1 - n);
+		if (r < 0)
+			return read_failed(fd, buf, path, err);
 		if (r == 0)
 			break;
 		n += (size_t)r;
@@ -447,28 +491,6 @@ dp_status dp_load_detect(const char *path, dp_format *fmt, dp_err *err)
 }
 
 /* "dir/name.ext" -> "name", "dir/folder/" -> "folder". Caller frees. */
-static char *base_name(const char *path)
-{
-	size_t end = strlen(path);
-	while (end > 1 && path[end - 1] == '/')
-		end--;
-	size_t start = end;
-	while (start > 0 && path[start - 1] != '/')
-		start--;
-	size_t n = end - start;
-	for (size_t i = end; i > start + 1; i--)
-		if (path[i - 1] == '.') {
-			n = i - 1 - start;
-			break;
-		}
-	char *r = malloc(n + 1);
-	if (r) {
-		memcpy(r, path + start, n);
-		r[n] = '\0';
-	}
-	return r;
-}
-
 static dp_status not_available(const char *path, dp_format f, dp_err *err)
 {
 	return dp_err_set(err, DP_EINPUT, path, 0, 0,
@@ -476,6 +498,17 @@ static dp_status not_available(const char *path, dp_format f, dp_err *err)
 			  "not available in this build",
 			  dp_load_format_name(f));
 }
+
+/* The loader of each single-file format (the ParDNN folder has its own
+ * entry point). */
+typedef dp_status (*text_loader)(const char *path, const char *text, size_t len,
+				 dp_graph **out, dp_err *err);
+static const text_loader text_loaders[] = {
+	[DP_FMT_JSON] = dp_load_json,
+	[DP_FMT_DOT] = dp_load_dot,
+	[DP_FMT_FIDDLE] = dp_load_fiddle,
+	[DP_FMT_PIPEDREAM] = dp_load_pipedream,
+};
 
 dp_status dp_graph_load(const char *path, dp_format fmt, dp_graph **out,
 			dp_err *err)
@@ -511,31 +544,17 @@ dp_status dp_graph_load(const char *path, dp_format fmt, dp_graph **out,
 			s = detect_text(path, text, len, &fmt, err);
 	}
 	if (!s && !dir) {
-		switch (fmt) {
-		case DP_FMT_JSON:
-			s = dp_load_json(path, text, len, &g, err);
-			break;
-		case DP_FMT_DOT:
-			s = dp_load_dot(path, text, len, &g, err);
-			break;
-		case DP_FMT_FIDDLE:
-			s = dp_load_fiddle(path, text, len, &g, err);
-			break;
-		case DP_FMT_PIPEDREAM:
-			s = dp_load_pipedream(path, text, len, &g, err);
-			break;
-		default:
-			s = not_available(path, fmt, err);
-			break;
-		}
+		text_loader load =
+			(unsigned)fmt < sizeof text_loaders /
+						sizeof text_loaders[0]
+				? text_loaders[fmt]
+				: NULL;
+		s = load ? load(path, text, len, &g, err)
+			 : not_available(path, fmt, err);
 	}
 	free(text);
-	if (!s && !g->name[0]) {
-		char *b = base_name(path);
-		s = b ? dp_graph_set_name(g, b, err)
-		      : dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory");
-		free(b);
-	}
+	if (!s && !g->name[0])
+		s = dpi_load_name_from_file(g, path, err);
 	if (!s)
 		s = dp_graph_set_source(g, path, err);
 	if (!s) {

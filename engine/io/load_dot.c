@@ -29,6 +29,7 @@
 #include "dnnpart/units.h"
 #include "internal/graph_int.h"
 #include "internal/load_dot_int.h"
+#include "internal/load_util.h"
 
 /* cgraph 2.42's DOT scanner (flex) keeps its input buffer between
  * agmemread() calls: what followed the closing brace on the last line it
@@ -485,15 +486,8 @@ dp_status dp_load_dot(const char *path, const char *text, size_t len,
 	agseterr(prev_level);
 	agseterrf(prev);
 	pthread_mutex_unlock(&dot_lock);
-	if (!st && !D.g->name[0]) {
-		const char *b = strrchr(path, '/');
-		b = b ? b + 1 : path;
-		const char *dot = strrchr(b, '.');
-		int n = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
-		char nm[256];
-		snprintf(nm, sizeof nm, "%.*s", n, b);
-		st = dp_graph_set_name(D.g, nm, err);
-	}
+	if (!st && !D.g->name[0])
+		st = dpi_load_name_from_file(D.g, path, err);
 	if (st) {
 		dp_graph_free(D.g);
 		return st;

@@ -46,6 +46,8 @@
 #include "dnnpart/units.h"
 #include "internal/json_scan.h"
 #include "internal/load_host.h"
+#include "internal/load_util.h"
+#include "internal/sort_key.h"
 
 #define MS_TO_US 1000.0
 
@@ -295,15 +297,7 @@ static int cmp_double(const void *a, const void *b)
 /* How many entries of the sorted array v[0..n) equal c. */
 static uint32_t count_sorted(const double *v, uint32_t n, double c)
 {
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	uint32_t k = 0;
+	uint32_t lo = dpi_lower_bound(v, n, c), k = 0;
 	while (lo + k < n && v[lo + k] == c)
 		k++;
 	return k;
@@ -541,19 +535,6 @@ static dp_status parse(fd_state *s, const cJSON *root, dp_graph **out)
 	return st;
 }
 
-/* "dir/name.json" -> "name" */
-static dp_status set_name(dp_graph *g, const char *path, dp_err *err)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", b);
-	char *dot = strrchr(buf, '.');
-	if (dot && dot != buf)
-		*dot = '\0';
-	return dp_graph_set_name(g, buf, err);
-}
-
 /* Brackets open at offset off of JSON text (outside strings): cJSON stops
  * at CJSON_NESTING_LIMIT levels, which is not a syntax error to report. */
 static int open_brackets(const char *text, size_t off)
@@ -624,12 +605,10 @@ dp_status dp_load_fiddle(const char *path, const char *text, size_t len,
 		st = dp_err_set(err, DP_EINPUT, path, line, col,
 				"unexpected text after the JSON object");
 	}
-	if (!st && !(s.g = dp_graph_new(NULL)))
-		st = nomem(err);
 	if (!st)
-		st = dp_graph_set_source(s.g, path, err);
+		st = dpi_load_new_graph(path, "an msr-fiddle graph", &s.g, err);
 	if (!st)
-		st = set_name(s.g, path, err);
+		st = dpi_load_name_from_file(s.g, path, err);
 	dp_graph *g = NULL;
 	if (!st)
 		st = parse(&s, root, &g);

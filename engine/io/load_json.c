@@ -19,6 +19,7 @@
 #include "dnnpart/units.h"
 #include "internal/graph_int.h"
 #include "internal/load_json_int.h"
+#include "internal/load_util.h"
 
 const char *dpi_json_kind(const cJSON *v)
 {
@@ -608,16 +609,8 @@ dp_status dp_load_json(const char *path, const char *text, size_t len,
 	}
 	dp_status st = read_top(&L);
 	dpi_jscan_free(&L.js);
-	if (!st && !L.g->name[0]) {
-		/* default name: the file's base name without extension */
-		const char *b = strrchr(path, '/');
-		b = b ? b + 1 : path;
-		const char *dot = strrchr(b, '.');
-		int n = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
-		char nm[256];
-		snprintf(nm, sizeof nm, "%.*s", n, b);
-		st = dp_graph_set_name(L.g, nm, err);
-	}
+	if (!st && !L.g->name[0])
+		st = dpi_load_name_from_file(L.g, path, err);
 	if (st) {
 		if (err && !err->file[0])
 			snprintf(err->file, sizeof err->file, "%s", path);

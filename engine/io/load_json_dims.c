@@ -14,32 +14,7 @@
  * array at offset off (already validated); off itself when it has fewer. */
 static size_t nth_offset(const jload *L, size_t off, int i)
 {
-	dp_err e;
-	jscan js;
-	dpi_jscan_init(&js, NULL, L->js.text, L->e, &e);
-	js.pos = off;
-	jscan_iter it;
-	bool has, obj = dpi_jscan_peek(&js) == '{';
-	size_t found = off;
-	if (obj ? dpi_jscan_object_begin(&js, &it, "dims")
-		: dpi_jscan_array_begin(&js, &it, "dims"))
-		goto out;
-	for (int k = 0;; k++) {
-		if ((obj ? dpi_jscan_object_next(&js, &it, &has, NULL)
-			 : dpi_jscan_array_next(&js, &it, &has)) ||
-		    !has)
-			break;
-		if (k == i) {
-			dpi_jscan_peek(&js);
-			found = js.pos;
-			break;
-		}
-		if (dpi_jscan_value(&js, NULL, NULL))
-			break;
-	}
-out:
-	dpi_jscan_free(&js);
-	return found;
+	return dpi_jscan_child_offset(L->js.text, off, L->e, NULL, i);
 }
 
 /* An iteration-space rule broken (at, message in e): at the field, or at

@@ -56,6 +56,7 @@
 
 #include "dnnpart/load.h"
 #include "internal/load_host.h"
+#include "internal/load_util.h"
 #include "internal/pardnn_folder.h"
 
 #define NONE UINT32_MAX
@@ -158,13 +159,12 @@ static dp_status name_value(pd_state *s, const char *path, char *raw,
 	if (!sep)
 		return dpi_pardnn_bad_line(path, lineno, raw, line, want, err);
 	*sep = '\0';
-	char *vtext = dpi_pardnn_trim(sep + 2), *end;
+	char *vtext = dpi_load_trim(sep + 2), *end;
 	char *p = line;
 	if (!dpi_pardnn_parse_name(&p, s->na) || *p)
 		return dpi_pardnn_bad_line(path, lineno, raw, p, want, err);
 	*val = strtod(vtext, &end);
-	if (end == vtext || *dpi_pardnn_trim(end) || !isfinite(*val) ||
-	    *val < 0)
+	if (end == vtext || *dpi_load_trim(end) || !isfinite(*val) || *val < 0)
 		return dp_err_set(err, DP_EINPUT, path, lineno,
 				  (int)(vtext - raw) + 1,
 				  "expected %s: the value must be a number "
@@ -275,7 +275,7 @@ static dp_status place_line(void *ctx, const char *path, char *raw, char *line,
 				  "expected %s: the device must be an integer "
 				  ">= -1 (-1 = host CPU), got '%s'",
 				  want, dtext);
-	char *p = dpi_pardnn_trim(line);
+	char *p = dpi_load_trim(line);
 	if (!dpi_pardnn_parse_name(&p, s->na) || *p)
 		return dpi_pardnn_bad_line(path, lineno, raw, p, want, err);
 	uint32_t id = dp_graph_find(s->t, s->na);
@@ -551,10 +551,8 @@ dp_status dp_load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 	memset(&s, 0, sizeof s);
 	s.dir = dir;
 	dp_status st = dpi_pardnn_find_files(dir, s.files, err);
-	if (!st && !(s.t = dp_graph_new(NULL)))
-		st = nomem(err);
 	if (!st)
-		st = dp_graph_set_source(s.t, dir, err);
+		st = dpi_load_new_graph(dir, "a ParDNN folder", &s.t, err);
 	if (!st)
 		st = set_name(s.t, dir, err);
 	if (!st)

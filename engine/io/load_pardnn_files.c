@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "internal/load_util.h"
 #include "internal/pardnn_folder.h"
 
 static const struct pd_role_def {
@@ -146,16 +147,6 @@ dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT],
 	return st;
 }
 
-char *dpi_pardnn_trim(char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	size_t l = strlen(p);
-	while (l && (p[l - 1] == ' ' || p[l - 1] == '\t' || p[l - 1] == '\r'))
-		p[--l] = '\0';
-	return p;
-}
-
 dp_status dpi_pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
 				dp_err *err)
 {
@@ -199,7 +190,7 @@ dp_status dpi_pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
 		if (nl)
 			*nl = '\0';
 		lineno++;
-		char *line = dpi_pardnn_trim(p);
+		char *line = dpi_load_trim(p);
 		if (*line)
 			st = fn(ctx, path, p, line, lineno, err);
 		p = nl ? nl + 1 : p + strlen(p);

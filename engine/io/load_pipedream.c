@@ -35,6 +35,8 @@
 #include <string.h>
 
 #include "dnnpart/load.h"
+#include "internal/grow.h"
+#include "internal/load_util.h"
 
 #define MS_TO_US 1000.0
 
@@ -68,21 +70,6 @@ static dp_status nomem(dp_err *err)
 			  "out of memory while loading a PipeDream graph");
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t nc = *cap ? *cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	void *q = realloc(*p, (size_t)nc * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
 static dp_status syntax(const pd_state *s, int line, int col, dp_err *err,
 			const char *what)
 {
@@ -92,16 +79,6 @@ static dp_status syntax(const pd_state *s, int line, int col, dp_err *err,
 			  "activation_size=BYTES, parameter_size=BYTES' or an "
 			  "edge line '<TAB>nodeA -- nodeB'",
 			  what);
-}
-
-static char *trim(char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		s[--n] = '\0';
-	return s;
 }
 
 /* Parses one value: a number or "[a; b; ...]" (summed). Advances *p. */
@@ -158,7 +135,7 @@ static dp_status parse_attrs(const pd_state *s, char *attrs, char *line0,
 			return syntax(s, line, (int)(p - line0) + 1, err,
 				      "attribute without '='");
 		*eq = '\0';
-		key = trim(key);
+		key = dpi_load_trim(key);
 		p = eq + 1;
 		while (*p == ' ')
 			p++;
@@ -230,11 +207,11 @@ static dp_status parse_layer(pd_state *s, char *ln, int line, dp_err *err)
 			      "layer line has no description and attributes");
 	*sep = '\0';
 	*last = '\0';
-	char *name = trim(ln), *desc = trim(sep + 4);
+	char *name = dpi_load_trim(ln), *desc = dpi_load_trim(sep + 4);
 	if (!*name)
 		return syntax(s, line, 1, err, "empty layer name");
-	if (grow((void **)&s->layers, &s->layers_cap, s->nlayers + 1,
-		 sizeof *s->layers))
+	if (dpi_grow((void **)&s->layers, &s->layers_cap, s->nlayers + 1,
+		     sizeof *s->layers, 64))
 		return nomem(err);
 	pd_layer *L = &s->layers[s->nlayers];
 	memset(L, 0, sizeof *L);
@@ -279,11 +256,12 @@ static dp_status parse_edge(pd_state *s, char *ln, int line, dp_err *err)
 	if (!sep)
 		return syntax(s, line, 1, err, "edge line without ' -- '");
 	*sep = '\0';
-	char *a = trim(ln), *b = trim(sep + 4);
+	char *a = dpi_load_trim(ln), *b = dpi_load_trim(sep + 4);
 	if (!*a || !*b || strstr(b, " -- "))
 		return syntax(s, line, 1, err, "malformed edge line");
 	uint32_t n = s->nedges;
-	if (grow((void **)&s->edges, &s->edges_cap, n + 1, sizeof *s->edges))
+	if (dpi_grow((void **)&s->edges, &s->edges_cap, n + 1, sizeof *s->edges,
+		     64))
 		return nomem(err);
 	uint32_t cap2 = s->edges_cap;
 	char **names = realloc(s->edge_names, (size_t)cap2 * 2 * sizeof *names);
@@ -459,7 +437,7 @@ dp_status dp_load_pipedream(const char *path, const char *text, size_t len,
 			*nl = '\0';
 		line++;
 		bool indented = *p == '\t' || *p == ' ';
-		char *ln = trim(p);
+		char *ln = dpi_load_trim(p);
 		if (*ln)
 			st = indented ? parse_edge(&s, ln, line, err)
 				      : parse_layer(&s, ln, line, err);

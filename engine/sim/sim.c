@@ -179,8 +179,8 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 	s->xnum[u] = (uint16_t)nt;
 	if (nt) {
 		order_targets(s, nt);
-		if (dpi_sim_grow((void **)&r->xfers, &r->cap_xfers,
-				 (uint64_t)r->nxfers + nt, sizeof *r->xfers))
+		if (dpi_grow((void **)&r->xfers, &r->cap_xfers,
+			     (uint64_t)r->nxfers + nt, sizeof *r->xfers, 64))
 			return nomem(err, "transfers");
 		for (uint32_t i = 0; i < nt; i++) {
 			uint32_t b = s->touched[i];
@@ -385,8 +385,15 @@ static dp_status finish_parts(dp_sim *s, const int32_t *pl,
 	return DP_OK;
 }
 
-static dp_status check_opts(const dp_sim_opts *o, dp_err *err)
+/* *o, or the defaults (port contention, no detail) in *def when *o is
+ * NULL; DP_EINTERNAL for a contention model that does not exist. */
+static dp_status check_opts(const dp_sim_opts **op, dp_sim_opts *def,
+			    dp_err *err)
 {
+	*def = (dp_sim_opts){.contention = DP_CONT_PORT};
+	if (!*op)
+		*op = def;
+	const dp_sim_opts *o = *op;
 	if (o->contention != DP_CONT_PORT && o->contention != DP_CONT_NONE)
 		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
 				  "unknown contention model %d",
@@ -397,10 +404,8 @@ static dp_status check_opts(const dp_sim_opts *o, dp_err *err)
 dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 		     dp_sim_result *r, dp_err *err)
 {
-	dp_sim_opts def = {.contention = DP_CONT_PORT};
-	if (!o)
-		o = &def;
-	dp_status st = check_opts(o, err);
+	dp_sim_opts def;
+	dp_status st = check_opts(&o, &def, err);
 	if (st)
 		return st;
 	for (uint32_t u = 0; u < s->n; u++)
@@ -427,10 +432,8 @@ dp_status dp_sim_run(dp_sim *s, const int32_t *placement, const dp_sim_opts *o,
 dp_status dp_sim_finish(dp_sim *s, const int32_t *placement,
 			const dp_sim_opts *o, dp_sim_result *r, dp_err *err)
 {
-	dp_sim_opts def = {.contention = DP_CONT_PORT};
-	if (!o)
-		o = &def;
-	dp_status st = check_opts(o, err);
+	dp_sim_opts def;
+	dp_status st = check_opts(&o, &def, err);
 	if (st)
 		return st;
 	if (!r || r != s->last_res)

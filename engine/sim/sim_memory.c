@@ -96,8 +96,8 @@ static dp_status free_times(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 			    dp_err *err)
 {
 	const dp_graph *g = s->g;
-	if (dpi_sim_grow((void **)&s->copyfree, &s->cap_copyfree, r->nxfers,
-			 sizeof *s->copyfree))
+	if (dpi_grow((void **)&s->copyfree, &s->cap_copyfree, r->nxfers,
+		     sizeof *s->copyfree, 64))
 		return nomem(err, "transfer free times");
 	for (uint32_t u = 0; u < s->n; u++) {
 		uint32_t d = (uint32_t)pl[u];
@@ -191,8 +191,8 @@ static dp_status build_curves(dp_sim *s, const sim_mem_event *ev, size_t n,
 		total += s->dcount[d];
 	}
 	r->curve_off[k] = (uint32_t)total;
-	if (dpi_sim_grow((void **)&r->curve, &r->cap_curve, total,
-			 sizeof *r->curve))
+	if (dpi_grow((void **)&r->curve, &r->cap_curve, total, sizeof *r->curve,
+		     64))
 		return nomem(err, "memory curves");
 	/* dcount[d] becomes the index of d's current point */
 	for (int d = 0; d < k; d++) {
@@ -284,8 +284,8 @@ static dp_status build_live(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 				total += s->dcount[d];
 			}
 			r->live_off[k] = (uint32_t)total;
-			if (dpi_sim_grow((void **)&r->live, &r->cap_live, total,
-					 sizeof *r->live))
+			if (dpi_grow((void **)&r->live, &r->cap_live, total,
+				     sizeof *r->live, 64))
 				return nomem(err, "live tensors");
 			out = r->live;
 		}

@@ -17,25 +17,6 @@ static dp_status nomem(dp_err *err, const char *what)
 			  what);
 }
 
-int dpi_sim_grow(void **p, uint32_t *cap, uint64_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	if (need > UINT32_MAX)
-		return -1;
-	uint64_t nc = *cap ? (uint64_t)*cap + *cap / 2 : 64;
-	if (nc < need)
-		nc = need;
-	if (nc > UINT32_MAX)
-		nc = UINT32_MAX;
-	void *q = realloc(*p, (size_t)nc * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = (uint32_t)nc;
-	return 0;
-}
-
 void dp_sim_free(dp_sim *s)
 {
 	if (!s)

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dnnpart/export.h"
+#include "dnnpart/load.h"
 #include "testlib.h"
 
 void test_machine_init(test_machine *tm, int k, double bw, double lat)
@@ -20,6 +22,57 @@ void test_machine_init(test_machine *tm, int k, double bw, double lat)
 	}
 }
 
+bool test_machine_make(dp_machine *m, int k, const char *caps,
+		       const char *speeds)
+{
+	dp_err err;
+	if (dp_machine_init(m, k, &err) != DP_OK) {
+		FAIL_ERR("machine", &err);
+		return false;
+	}
+	if ((caps && dp_machine_set_caps(m, caps, &err) != DP_OK) ||
+	    (speeds && dp_machine_set_speeds(m, speeds, &err) != DP_OK)) {
+		FAIL_ERR(caps ? caps : speeds, &err);
+		dp_machine_free(m);
+		return false;
+	}
+	return true;
+}
+
+void test_random_machine(test_machine *tm, int k, uint64_t *rng)
+{
+	static const double bws[] = {1, 10, 100, 1000.5};
+	static const double lats[] = {0, 0, 1, 2.5, 25};
+	static const double speeds[] = {1, 1, 0.5, 2, 1.5};
+	double bw = bws[test_randn(rng, 4)];
+	test_machine_init(tm, k, bw, lats[test_randn(rng, 5)]);
+	for (int d = 0; d < TEST_MAX_K; d++) {
+		tm->cap[d] = test_randn(rng, 2)
+				     ? DP_CAP_UNLIMITED
+				     : (int64_t)test_randn(rng, 20000);
+		tm->speed[d] =
+			test_randn(rng, 2) ? 1.0 : speeds[test_randn(rng, 5)];
+	}
+}
+
+void test_free(dp_graph *g, dp_machine *m, dp_plan *plan)
+{
+	if (plan)
+		dp_plan_free(plan);
+	if (m)
+		dp_machine_free(m);
+	dp_graph_free(g);
+}
+
+void test_group(const char *file, int line, dp_graph *g, const char *label,
+		const uint32_t *ops, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (dp_graph_set_colocate(g, ops[i], label, NULL) != DP_OK)
+			test_fail(file, line, "op %u refused in group '%s'",
+				  ops[i], label);
+}
+
 dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 {
 	dp_graph *g = dp_graph_new(name);
@@ -33,6 +86,94 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 	return g;
 }
 
+dp_graph *test_algo_graph(uint32_t n, uint64_t seed, const char *name)
+{
+	test_dag_opts d = {
+		.n = n,
+		.window = 12,
+		.max_inputs = 3,
+		.time_min = 1,
+		.time_max = 99,
+		.out_min = 1000,
+		.out_max = 100000,
+		.param_every = 3,
+		.param_max = 200000,
+		.group_every = 10,
+		.pin_every = 15,
+		.pin_k = 3,
+	};
+	return test_random_dag_with(seed, &d, name);
+}
+
+dp_graph *test_layered_chain(uint32_t n)
+{
+	dp_graph *g = dp_graph_new("layered");
+	char name[32], layer[64];
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "op%u", i);
+		snprintf(layer, sizeof layer, "stage%u/block%u/unit%u",
+			 i / (n / 4), i / 100, i / 10);
+		uint32_t id = test_add_op(g, name, 1 + (i * 7) % 13,
+					  1024 * (1 + i % 5), layer);
+		if (i)
+			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
+		if (i >= 5 && i % 3 == 0)
+			dp_graph_add_edge(g, id - 5, id, -1, false, NULL);
+	}
+	return test_finalized(g);
+}
+
+bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
+		   dp_plan *plan)
+{
+	dp_err err;
+	memset(plan, 0, sizeof *plan);
+	if (!g) {
+		test_fail(__FILE__, __LINE__, "no graph to evaluate");
+		return false;
+	}
+	if (dp_machine_init(m, k, &err) != DP_OK ||
+	    dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) != DP_OK) {
+		fprintf(stderr, "test_evaluate: %s\n", err.msg);
+		return false;
+	}
+	return true;
+}
+
+bool test_export(const char *path, int kind, const dp_graph *g,
+		 const dp_machine *m, const dp_plan *plan)
+{
+	dp_err err;
+	if (dp_export_write(path, (dp_export_kind)kind, g, m, plan, NULL,
+			    &err) == DP_OK)
+		return true;
+	FAIL_ERR(path, &err);
+	return false;
+}
+
+char *test_export_text(const char *path, int kind, const dp_graph *g,
+		       const dp_machine *m, const dp_plan *plan)
+{
+	if (!test_export(path, kind, g, m, plan))
+		return NULL;
+	char *text = test_read_file(path, NULL);
+	if (!text)
+		test_fail(__FILE__, __LINE__, "%s: cannot read it back", path);
+	return text;
+}
+
+struct Agraph_s *test_dot_of(const char *path, const dp_graph *g,
+			     const dp_machine *m, const dp_plan *plan)
+{
+	if (!test_export(path, DP_EXPORT_DOT, g, m, plan))
+		return NULL;
+	struct Agraph_s *G = test_read_dot(path);
+	if (!G)
+		test_fail(__FILE__, __LINE__, "%s: cgraph cannot read it",
+			  path);
+	return G;
+}
+
 void test_check_placement(const char *file, int line, const int32_t *got,
 			  const int32_t *want, int n)
 {
@@ -40,6 +181,90 @@ void test_check_placement(const char *file, int line, const int32_t *got,
 		if (got[i] != want[i])
 			test_fail(file, line, "op%d on device %d, want %d", i,
 				  got[i], want[i]);
+}
+
+void test_check_totals(const char *file, int line, const dp_graph *g,
+		       uint32_t nops, uint32_t nedges, double time_us,
+		       double eps, int64_t param_bytes, uint32_t ngroups)
+{
+	if (g->nops != nops || g->nedges != nedges)
+		test_fail(file, line, "%u ops and %u edges, want %u and %u",
+			  g->nops, g->nedges, nops, nedges);
+	if (!(g->total_time_us - time_us <= eps &&
+	      time_us - g->total_time_us <= eps))
+		test_fail(file, line, "total time %.9g us, want %.9g (+-%g)",
+			  g->total_time_us, time_us, eps);
+	if (g->total_param_bytes != param_bytes)
+		test_fail(file, line, "total params %lld bytes, want %lld",
+			  (long long)g->total_param_bytes,
+			  (long long)param_bytes);
+	if (g->ngroups != ngroups)
+		test_fail(file, line, "%u colocation groups, want %u",
+			  g->ngroups, ngroups);
+}
+
+void test_check_input_error(const char *file, int line, dp_status st,
+			    const dp_err *err, const char *path,
+			    const test_bad_input *want, bool prefix)
+{
+	bool msg_ok =
+		prefix ? strncmp(err->msg, want->msg, strlen(want->msg)) == 0
+		       : strstr(err->msg, want->msg) != NULL;
+	if (st != DP_EINPUT || err->code != DP_EINPUT ||
+	    strcmp(err->file, path) != 0 || err->line != want->line ||
+	    (want->col >= 0 && err->col != want->col) || !msg_ok)
+		test_fail(file, line,
+			  "status %d: got %s:%d:%d: %s; want %s:%d:%d: %s%s",
+			  (int)st, err->file, err->line, err->col, err->msg,
+			  path, want->line, want->col, prefix ? "" : "...",
+			  want->msg);
+}
+
+void test_check_load_fails(const char *file, int line, dp_graph *g,
+			   const dp_err *err, const char *path,
+			   const test_bad_input *want)
+{
+	if (g) {
+		test_fail(file, line, "%s loaded; want an error", path);
+		dp_graph_free(g);
+		return;
+	}
+	test_check_input_error(file, line, err->code, err, path, want, false);
+}
+
+void test_check_bad_files(const char *file, int line, const char *dir,
+			  const test_bad_input *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s%s", dir, cases[i].file);
+		dp_graph *g = NULL;
+		dp_err err;
+		dp_err_clear(&err);
+		dp_status st = dp_graph_load(path, DP_FMT_AUTO, &g, &err);
+		if (g) {
+			test_fail(file, line, "%s loaded; want an error", path);
+			dp_graph_free(g);
+			continue;
+		}
+		test_check_input_error(file, line, st, &err, path, &cases[i],
+				       true);
+	}
+}
+
+void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
+		     int64_t memory_bytes, double bw, double lat)
+{
+	const dp_machine_hint *h = &g->hint;
+	double dbw = h->bw_bytes_per_us - bw;
+	if (h->devices != devices || h->memory_bytes != memory_bytes ||
+	    dbw > 1e-9 || dbw < -1e-9 || h->lat_us != lat)
+		test_fail(file, line,
+			  "machine %d x %lld bytes, %.9g bytes/us, %.9g us; "
+			  "want %d x %lld, %.9g, %.9g",
+			  h->devices, (long long)h->memory_bytes,
+			  h->bw_bytes_per_us, h->lat_us, devices,
+			  (long long)memory_bytes, bw, lat);
 }
 
 static bool same_device_stats(const dp_device_stats *x,
@@ -99,11 +324,16 @@ bool test_sim_same_path(const dp_sim_result *a, const dp_sim_result *b)
 	return true;
 }
 
+/* The k + 1 offsets of a per-device list agree. */
+static bool same_offsets(const uint32_t *x, const uint32_t *y, int k)
+{
+	return memcmp(x, y, ((size_t)k + 1) * sizeof *x) == 0;
+}
+
 bool test_sim_same_live(const dp_sim_result *a, const dp_sim_result *b)
 {
-	for (int d = 0; d <= a->k; d++)
-		if (a->live_off[d] != b->live_off[d])
-			return false;
+	if (!same_offsets(a->live_off, b->live_off, a->k))
+		return false;
 	for (uint32_t i = 0; i < a->live_off[a->k]; i++) {
 		const dp_live_tensor *x = &a->live[i], *y = &b->live[i];
 		if (x->op != y->op || x->kind != y->kind ||
@@ -116,9 +346,8 @@ bool test_sim_same_live(const dp_sim_result *a, const dp_sim_result *b)
 
 bool test_sim_same_curves(const dp_sim_result *a, const dp_sim_result *b)
 {
-	for (int d = 0; d <= a->k; d++)
-		if (a->curve_off[d] != b->curve_off[d])
-			return false;
+	if (!same_offsets(a->curve_off, b->curve_off, a->k))
+		return false;
 	for (uint32_t i = 0; i < a->curve_off[a->k]; i++)
 		if (a->curve[i].t != b->curve[i].t ||
 		    a->curve[i].bytes != b->curve[i].bytes)

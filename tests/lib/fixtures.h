@@ -14,6 +14,7 @@
 
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
 #include "dnnpart/sim.h"
 
 #define TEST_MAX_K 8
@@ -30,9 +31,68 @@ typedef struct test_machine {
  * speed 1, bw bytes per µs and lat µs. */
 void test_machine_init(test_machine *tm, int k, double bw, double lat);
 
+/* dp_machine_init(m, k) with the caps and speeds specs given (NULL: the
+ * defaults), as --mem and --speed take them; false, recorded as a failure
+ * naming the spec, when one is refused (m is then freed). */
+bool test_machine_make(dp_machine *m, int k, const char *caps,
+		       const char *speeds);
+
+/* A random machine of k devices from the stream *rng (test_rand):
+ * bandwidth 1 to 1000.5 bytes/us, latency 0 to 25 us, each cap unlimited or
+ * up to 20,000 bytes, each speed 1 or 0.5 to 2. */
+void test_random_machine(test_machine *tm, int k, uint64_t *rng);
+
+/* Frees what a test built, last made first: plan and m when not NULL,
+ * then g. */
+void test_free(dp_graph *g, dp_machine *m, dp_plan *plan);
+
+/* TEST_GROUP(g, label, op, ...): puts the ops in colocation group label
+ * (a refused op is a failure). */
+#define TEST_GROUP(g, label, ...)                                              \
+	test_group(__FILE__, __LINE__, g, label,                               \
+		   (const uint32_t[]){__VA_ARGS__},                            \
+		   (int)(sizeof((const uint32_t[]){__VA_ARGS__}) /             \
+			 sizeof(uint32_t)))
+void test_group(const char *file, int line, dp_graph *g, const char *label,
+		const uint32_t *ops, int n);
+
 /* op0 -> op1 -> ... -> op(n-1) in a new graph called name, each op taking
  * t µs with out output bytes; not finalized, so tests can set more. */
 dp_graph *test_chain(const char *name, int n, double t, int64_t out);
+
+/* A random DAG of n ops on which the algorithms place differently: up to
+ * three inputs from the 12 ops before, params on one op in 3, colocation
+ * groups, pins on devices 0..2 (so k >= 3), seeded by seed; finalized, NULL
+ * on failure. */
+dp_graph *test_algo_graph(uint32_t n, uint64_t seed, const char *name);
+
+/* A finalized chain of n ops (n a multiple of 4) with skip connections
+ * (op i - 5 -> op i for every third i), op i in layer
+ * "stage{i/(n/4)}/block{i/100}/unit{i/10}", for the picture exports; NULL
+ * when it cannot be built. */
+dp_graph *test_layered_chain(uint32_t n);
+
+/* Evaluates placement pl of g on a fresh k-device machine m (the caller
+ * frees m and plan) with port contention; false, after printing why to
+ * stderr, when it cannot (a recorded failure when g is NULL, so that a
+ * builder's result needs no check of its own). */
+bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
+		   dp_plan *plan);
+
+/* Writes the export of kind of plan (g on m) to path: true, or false
+ * recorded as a failure with the error. test_export_text also reads the
+ * file back (the caller frees; NULL on failure). */
+bool test_export(const char *path, int kind, const dp_graph *g,
+		 const dp_machine *m, const dp_plan *plan);
+char *test_export_text(const char *path, int kind, const dp_graph *g,
+		       const dp_machine *m, const dp_plan *plan);
+
+/* Writes the DOT export of plan (g on m) to path and reads it back with
+ * cgraph; NULL, recorded as a failure, when either fails. The caller
+ * agclose()s it. */
+struct Agraph_s;
+struct Agraph_s *test_dot_of(const char *path, const dp_graph *g,
+			     const dp_machine *m, const dp_plan *plan);
 
 /* CHECK_PLACEMENT(got, want, n): records a failure "opI on device D, want
  * W" for each of the n ops where got and want differ. Variadic so that want
@@ -41,6 +101,55 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out);
 	test_check_placement(__FILE__, __LINE__, got, __VA_ARGS__)
 void test_check_placement(const char *file, int line, const int32_t *got,
 			  const int32_t *want, int n);
+
+/* CHECK_TOTALS(g, nops, nedges, time_us, eps, param_bytes, ngroups): the
+ * totals of a loaded graph (total time within eps), each mismatch a
+ * failure that names the field. */
+#define CHECK_TOTALS(g, ...)                                                   \
+	test_check_totals(__FILE__, __LINE__, g, __VA_ARGS__)
+void test_check_totals(const char *file, int line, const dp_graph *g,
+		       uint32_t nops, uint32_t nedges, double time_us,
+		       double eps, int64_t param_bytes, uint32_t ngroups);
+
+/* The error a bad input must give: its line and column (-1: any) and its
+ * message, or the start or a part of it. */
+typedef struct test_bad_input {
+	const char *file; /* the input, under the test's folder */
+	int line, col;
+	const char *msg;
+} test_bad_input;
+/* CHECK_INPUT_ERROR(st, err, path, want, prefix): a failed load or read
+ * returned st and filled err: DP_EINPUT at path, want->line, want->col
+ * (unless -1), with a message that starts with want->msg (prefix) or
+ * contains it. One failure that shows what came and what was wanted. */
+#define CHECK_INPUT_ERROR(...)                                                 \
+	test_check_input_error(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_input_error(const char *file, int line, dp_status st,
+			    const dp_err *err, const char *path,
+			    const test_bad_input *want, bool prefix);
+
+/* CHECK_LOAD_FAILS(g, err, path, want): a load that returned g and filled
+ * err failed: g is NULL (freed when not) and err is the DP_EINPUT error
+ * want describes, its message containing want->msg. */
+#define CHECK_LOAD_FAILS(...)                                                  \
+	test_check_load_fails(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_load_fails(const char *file, int line, dp_graph *g,
+			   const dp_err *err, const char *path,
+			   const test_bad_input *want);
+
+/* CHECK_BAD_FILES(dir, cases, n): each of the n files dir/cases[i].file
+ * fails to load (dp_graph_load, format detected) with the DP_EINPUT error
+ * it describes, the message starting with cases[i].msg. */
+#define CHECK_BAD_FILES(...)                                                   \
+	test_check_bad_files(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_bad_files(const char *file, int line, const char *dir,
+			  const test_bad_input *cases, size_t n);
+
+/* CHECK_HINT(g, devices, memory_bytes, bw, lat): the machine block a graph
+ * file gave (bandwidth in bytes per us within 1e-9, latency in us). */
+#define CHECK_HINT(g, ...) test_check_hint(__FILE__, __LINE__, g, __VA_ARGS__)
+void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
+		     int64_t memory_bytes, double bw, double lat);
 
 /* Two simulator results agree, bit for bit, on: the schedule (times,
  * transfers, per-device load and traffic, cut); the memory peaks and

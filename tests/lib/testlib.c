@@ -134,11 +134,7 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name)
 		}
 	}
 	free(perm);
-	if (dp_graph_finalize(g, NULL) != DP_OK) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 /* 1 in every: true with that chance (every 0: never). */
@@ -224,9 +220,9 @@ dp_graph *test_load_ok(const char *path)
 	dp_graph *g = NULL;
 	dp_err err;
 	if (dp_graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
-		char buf[1600];
-		test_fail(__FILE__, __LINE__, "loading %s: %s", path,
-			  dp_err_format(&err, buf, sizeof buf));
+		char what[1100];
+		snprintf(what, sizeof what, "loading %s", path);
+		FAIL_ERR(what, &err);
 		return NULL;
 	}
 	return g;
@@ -278,6 +274,80 @@ int test_count_files(const char *prefix)
 			n++;
 	closedir(d);
 	return n;
+}
+
+uint32_t test_add_opf(dp_graph *g, double t, int64_t out, const char *fmt, ...)
+{
+	char name[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	return test_add_op(g, name, t, out, NULL);
+}
+
+void test_fail_err(const char *file, int line, const char *what,
+		   const dp_err *err)
+{
+	char buf[1600];
+	dp_err_format(err, buf, sizeof buf);
+	if (what)
+		test_fail(file, line, "%s: %s", what, buf);
+	else
+		test_fail(file, line, "%s", buf);
+}
+
+void test_check_file(const char *file, int line, const char *path,
+		     const char *want)
+{
+	char *got = test_read_file(path, NULL);
+	if (!got)
+		test_fail(file, line, "%s: cannot read it", path);
+	else if (strcmp(got, want) != 0)
+		test_fail(file, line, "%s holds \"%s\", want \"%s\"", path, got,
+			  want);
+	free(got);
+}
+
+bool test_write_file(const char *path, const char *text)
+{
+	FILE *f = path ? fopen(path, "w") : NULL;
+	if (!f)
+		return false;
+	bool ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+dp_graph *test_loaded(dp_status st, dp_graph *g, dp_err *err)
+{
+	if (st == DP_OK && dp_graph_finalize(g, err) == DP_OK)
+		return g;
+	dp_graph_free(g);
+	return NULL;
+}
+
+dp_graph *test_load_with(test_text_loader load, const char *path,
+			 const char *text, dp_err *err)
+{
+	dp_err_clear(err);
+	size_t len = text ? strlen(text) : 0;
+	char *file = text ? NULL : test_read_file(path, &len);
+	if (!text && !file) {
+		dp_err_set(err, DP_EIO, path, 0, 0, "cannot read");
+		return NULL;
+	}
+	dp_graph *g = NULL;
+	dp_status st = load(path, text ? text : file, len, &g, err);
+	free(file);
+	return test_loaded(st, g, err);
+}
+
+dp_graph *test_finalized(dp_graph *g)
+{
+	if (g && dp_graph_finalize(g, NULL) == DP_OK)
+		return g;
+	dp_graph_free(g);
+	return NULL;
 }
 
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,

@@ -27,6 +27,12 @@ int test_main(const struct test_case *cases, int n, int argc, char **argv);
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool test_failed(void);
+/* FAIL_ERR(what, err): records a failure "WHAT: <err formatted with
+ * dp_err_format>" at the caller's line; what may be NULL (the error only). */
+#define FAIL_ERR(what, err) test_fail_err(__FILE__, __LINE__, what, err)
+struct dp_err;
+void test_fail_err(const char *file, int line, const char *what,
+		   const struct dp_err *err);
 /* Directory of the repository's shared/ benchmarks ("../shared/benchmarks"
  * relative to the repository root; DNNPART_SHARED overrides). */
 const char *test_shared_dir(void);
@@ -36,6 +42,19 @@ char *test_read_file(const char *path, size_t *len);
 /* Loads a graph with dp_graph_load; on failure records a test failure with
  * the formatted error and returns NULL. */
 dp_graph *test_load_ok(const char *path);
+/* g finalized (dp_graph_finalize), or NULL after freeing it when it cannot
+ * be: the last line of a test's graph builder. */
+dp_graph *test_finalized(dp_graph *g);
+/* The end of a load in a test: g finalized when st is DP_OK and g
+ * finalizes, else NULL (g freed) with err filled. */
+dp_graph *test_loaded(dp_status st, dp_graph *g, dp_err *err);
+/* A loader of text, dp_load_json, dp_load_fiddle, dp_load_pipedream, ... */
+typedef dp_status (*test_text_loader)(const char *path, const char *text,
+				      size_t len, dp_graph **out, dp_err *err);
+/* Loads text, or the file at path when text is NULL, with load (path names
+ * it in messages), and finalizes: NULL with err filled on failure. */
+dp_graph *test_load_with(test_text_loader load, const char *path,
+			 const char *text, dp_err *err);
 /* splitmix64 step on *state: a seeded, portable random stream. */
 uint64_t test_rand(uint64_t *state);
 /* A number in 0..n-1 from test_rand. */
@@ -51,6 +70,8 @@ dp_graph *test_random_dag(uint64_t *state, uint32_t n, const char *name);
  * (made on first use; NULL when it cannot be). The result is a static
  * buffer, valid until the next call. */
 const char *test_tmp_path(const char *name);
+/* Writes text to path (created or truncated); false when it cannot. */
+bool test_write_file(const char *path, const char *text);
 /* The folder itself (made on first use), or NULL. */
 const char *test_tmp_dir(void);
 /* Removes the folder and all in it (kept when KEEP is set in the
@@ -73,6 +94,11 @@ bool test_comma_locale(void);
  * test failure. */
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 		     const char *layer);
+
+/* test_add_op with a printf-style name: test_add_opf(g, 10, 4096, "o%d", i)
+ * adds op "o7" for i = 7. */
+uint32_t test_add_opf(dp_graph *g, double t, int64_t out, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* The shape of a random DAG for test_random_dag_with(): op i takes 1 to
  * max_inputs inputs from the window ops before it (0: from any earlier
@@ -150,6 +176,10 @@ dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
 				  "%s == \"%s\", want \"%s\"", #a,             \
 				  a_ ? a_ : "(null)", b_ ? b_ : "(null)");     \
 	} while (0)
+/* CHECK_FILE(path, text): the file at path holds exactly text. */
+#define CHECK_FILE(path, text) test_check_file(__FILE__, __LINE__, path, text)
+void test_check_file(const char *file, int line, const char *path,
+		     const char *want);
 #define CHECK_CONTAINS(hay, needle)                                            \
 	do {                                                                   \
 		const char *h_ = (hay), *n_ = (needle);                        \

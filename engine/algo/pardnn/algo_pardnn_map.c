@@ -53,20 +53,6 @@ static void fen_prefix(const fenwick *f, uint32_t i, double sign, double *out)
 	}
 }
 
-/* First index in ts[0..n) with ts[i] >= v. */
-static uint32_t lower_bound(const double *ts, uint32_t n, double v)
-{
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ts[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static uint32_t bucket_of(uint32_t pos, uint32_t n, uint32_t nb)
 {
 	return (uint32_t)((uint64_t)pos * nb / (n ? n : 1));
@@ -206,7 +192,8 @@ dp_status dpi_pd_map(pd_ctx *c)
 			hi = c->tlev[tail] + c->w[tail];
 		if (hi < lo)
 			hi = lo;
-		uint32_t a = lower_bound(ts, n, lo), b = lower_bound(ts, n, hi);
+		uint32_t a = dpi_lower_bound(ts, n, lo),
+			 b = dpi_lower_bound(ts, n, hi);
 		memset(load, 0, (size_t)k * sizeof *load);
 		if (b > a) {
 			uint32_t ba = bucket_of(a, n, f.nb);

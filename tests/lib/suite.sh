@@ -1,0 +1,54 @@
+# suite.sh - what the shell suites share; a suite sources it with
+#   . tests/lib/suite.sh
+# (suites run from the repository root; see tests/run.sh for the protocol:
+# lines "ok - NAME", "not ok - NAME: why", "skip - NAME: why").
+
+# suite_start TAG NAME: DNNPART defaults to ./dnnpart; TMP is a fresh
+# folder /tmp/dnnpart-TAG.XXXXXX, removed at exit (made writable first, for
+# the cases that take write permission away) and on Ctrl-C. Without a
+# binary prints "not ok - NAME: no binary ..." and exits 1.
+suite_start() {
+	: "${DNNPART:=$PWD/dnnpart}"
+	TMP=$(mktemp -d "/tmp/dnnpart-$1.XXXXXX") || exit 1
+	trap suite_cleanup EXIT
+	trap 'exit 130' INT TERM
+	if [ ! -x "$DNNPART" ]; then
+		echo "not ok - $2: no binary at $DNNPART (run make first)"
+		exit 1
+	fi
+}
+
+# The exit trap of suite_start: stops the private tmux server of
+# tests/lib/tmux.sh when there is one, removes TMP.
+suite_cleanup() {
+	[ -n "${T:-}" ] && command -v tmux >/dev/null 2>&1 &&
+		$T kill-server >/dev/null 2>&1
+	chmod -R u+w "$TMP" 2>/dev/null
+	rm -rf "$TMP"
+}
+
+# suite_asan: the binary under test is an AddressSanitizer build (its own
+# allocator; it reserves terabytes of address space, so no ulimit -v).
+suite_asan() { nm "$DNNPART" 2>/dev/null | grep -q __asan_init; }
+
+# suite_run LIMIT ARGS...: dnnpart ARGS with LIMIT seconds at most (a hang
+# fails), no stdin; stdout in $TMP/out, stderr in $TMP/err, status in rc.
+suite_run() {
+	limit=$1
+	shift
+	timeout "$limit" "$DNNPART" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	rc=$?
+}
+
+# suite_check NAME RC PATTERN FILE: after suite_run, "ok - NAME" when the
+# status was RC and FILE ($TMP/err or $TMP/out) matches PATTERN (grep -E),
+# else a "not ok" line that says which and shows the start of the file.
+suite_check() {
+	if [ "$rc" -ne "$2" ]; then
+		echo "not ok - $1: exit status $rc, want $2: $(head -c 300 "$TMP/err")"
+	elif ! grep -Eq -- "$3" "$4"; then
+		echo "not ok - $1: $(basename "$4") lacks '$3': $(head -c 300 "$4")"
+	else
+		echo "ok - $1"
+	fi
+}

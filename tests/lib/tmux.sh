@@ -1,0 +1,49 @@
+# tmux.sh - what the suites that drive the explorer in a real terminal
+# share (suite_tui, suite_tui_robust, suite_nothing_lost); sourced after
+# tests/lib/suite.sh, whose exit trap stops the tmux server.
+#
+# tmux_needed WHAT: without tmux, "skip - WHAT: ..." and exit 0.
+tmux_needed() {
+	command -v tmux >/dev/null 2>&1 && return 0
+	echo "skip - $1: tmux is not installed (make deps installs it)"
+	echo "# (Debian: apt-get install tmux)"
+	exit 0
+}
+
+# tmux_server NAME: T is the command of a private tmux server
+# (dnnpart-NAME-PID, no config file). The helpers below talk to session $S.
+tmux_server() {
+	SOCK="dnnpart-$1-$$"
+	T="tmux -L $SOCK -f /dev/null"
+}
+
+screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
+# row N: row N (1-based) of the screen.
+row() { screen | sed -n "${1}p"; }
+keys() { $T send-keys -t "$S" "$@" 2>/dev/null; }
+ok() { echo "ok - $1"; }
+# notok NAME WHY: the failure, then the screen as comment lines.
+notok() {
+	echo "not ok - $1: $2"
+	echo "# screen:"
+	screen | sed 's/^/#   /'
+}
+
+# wait_for PATTERN [SECONDS]: polls the screen (every 50 ms, at most
+# SECONDS, default 20) until grep -E finds PATTERN; 1 when it never does.
+wait_for() {
+	end=$(($(date +%s) + ${2:-20}))
+	while ! screen | grep -Eq -- "$1"; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# wait_row N PATTERN [SECONDS]: the same for row N.
+wait_row() {
+	end=$(($(date +%s) + ${3:-20}))
+	while ! row "$1" | grep -Eq -- "$2"; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
