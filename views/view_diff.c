@@ -150,7 +150,8 @@ static void diff_draw(const vstate *st, vgrid *g, vrect r)
 	int y = r.y + diff_head_rows(st) - 1;
 	if (y >= r.y + r.h)
 		return;
-	const view_col head[] = {{"moved op", r.w - 46 > 12 ? r.w - 46 : 12},
+	/* room at the right for the scroll note */
+	const view_col head[] = {{"moved op", r.w - 60 > 12 ? r.w - 60 : 12},
 				 {"type", 14},
 				 {"from", 8},
 				 {"to", 8},

@@ -39,6 +39,10 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 	snprintf(a, sizeof a, "%u", st->ops_n);
 	snprintf(buf, sizeof buf, "%s of %u ops", a, st->g->nops);
 	int x = r.x + grid_puts(g, r.x, r.y, r.w, ST_NORMAL, buf);
+	if (st->npins) {
+		snprintf(buf, sizeof buf, "  %u pinned (@)", st->npins);
+		x += grid_puts(g, x, r.y, r.x + r.w - x, ST_BAR_WARN, buf);
+	}
 	if (st->filter[0]) {
 		snprintf(buf, sizeof buf, "  filter '%s'", st->filter);
 		x += grid_puts(g, x, r.y, r.x + r.w - x, ST_BAR_WARN, buf);
@@ -48,12 +52,9 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 	x += grid_puts(g, x, r.y, r.x + r.w - x, ST_DIM, buf);
 	if (st->search[0]) {
 		snprintf(buf, sizeof buf, "  search '%s' (n/N)", st->search);
-		x += grid_puts(g, x, r.y, r.x + r.w - x, ST_DIM, buf);
+		grid_puts(g, x, r.y, r.x + r.w - x, ST_DIM, buf);
 	}
-	if (st->npins) {
-		snprintf(buf, sizeof buf, "  %u pinned (@)", st->npins);
-		grid_puts(g, x, r.y, r.x + r.w - x, ST_BAR_WARN, buf);
-	}
+
 	if (r.h < 3)
 		return;
 	/* a strategy's dev column holds "GPU0×16" */
