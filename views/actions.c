@@ -212,6 +212,18 @@ static unsigned cap_prompt(vstate *st, bool all)
 	return AR_REDRAW;
 }
 
+/* p and P: the device of the selected op or of its layer. */
+static unsigned pin_prompt(vstate *st, bool layer)
+{
+	char label[96];
+	uint32_t u = pins_prompt_label(st, layer, label, sizeof label);
+	if (u == UINT32_MAX)
+		return AR_REDRAW;
+	st->pin_op = u;
+	prompt_open(st, layer ? PROMPT_LAYER : PROMPT_PIN, label, "");
+	return AR_REDRAW;
+}
+
 /* r: what the view reruns, or the plan. */
 static unsigned rerun(vstate *st)
 {
@@ -318,7 +330,7 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 		return file_prompt(st, PROMPT_OPEN);
 	case ACT_PIN:
 	case ACT_PIN_LAYER:
-		return pins_prompt(st, act == ACT_PIN_LAYER);
+		return pin_prompt(st, act == ACT_PIN_LAYER);
 	case ACT_UNPIN:
 	case ACT_UNPIN_ALL:
 		return pins_unpin(st, act == ACT_UNPIN_ALL);

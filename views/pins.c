@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prompt.h"
 #include "settings.h"
 
 uint32_t pins_selected_op(const vstate *st)
@@ -111,33 +110,29 @@ static uint32_t target(vstate *st)
 	return u;
 }
 
-unsigned pins_prompt(vstate *st, bool layer)
+uint32_t pins_prompt_label(vstate *st, bool layer, char *label, int size)
 {
 	uint32_t u = target(st);
 	if (u == UINT32_MAX)
-		return AR_REDRAW;
+		return u;
 	const dp_graph *g = st->g;
-	char label[96];
 	int d = st->dev < st->m.k ? st->dev : 0;
-	if (layer) {
-		if (!g->ops[u].layer) {
-			state_status(st, true, "%s has no layer: p pins the op",
-				     dp_graph_op_name(g, u));
-			return AR_REDRAW;
-		}
-		snprintf(
-			label, sizeof label,
-			"Pin layer %.24s (%u ops) to [GPU%d] (0-%d, - frees): ",
-			dp_graph_str(g, g->ops[u].layer), layer_size(st, u), d,
-			st->m.k - 1);
-	} else {
-		snprintf(label, sizeof label,
+	if (!layer) {
+		snprintf(label, (size_t)size,
 			 "Pin %.32s to [GPU%d] (0-%d, - frees): ",
 			 dp_graph_op_name(g, u), d, st->m.k - 1);
+		return u;
 	}
-	st->pin_op = u;
-	prompt_open(st, layer ? PROMPT_LAYER : PROMPT_PIN, label, "");
-	return AR_REDRAW;
+	if (!g->ops[u].layer) {
+		state_status(st, true, "%s has no layer: p pins the op",
+			     dp_graph_op_name(g, u));
+		return UINT32_MAX;
+	}
+	snprintf(label, (size_t)size,
+		 "Pin layer %.24s (%u ops) to [GPU%d] (0-%d, - frees): ",
+		 dp_graph_str(g, g->ops[u].layer), layer_size(st, u), d,
+		 st->m.k - 1);
+	return u;
 }
 
 /* The status line after a change: what moved and how many pins now. */

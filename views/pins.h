@@ -9,6 +9,7 @@
 #ifndef DNNPART_VIEWS_PINS_H
 #define DNNPART_VIEWS_PINS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "action_result.h"
@@ -28,9 +29,10 @@ uint32_t pins_set_layer(vstate *st, uint32_t u, int32_t d);
 /* Frees every pin; returns how many there were. */
 uint32_t pins_clear_all(vstate *st);
 
-/* p and P: opens the prompt for the device of the selected op or of its
- * layer (an error in the status line when there is none). */
-unsigned pins_prompt(vstate *st, bool layer);
+/* p and P: the label of the prompt for the device of the selected op or
+ * of its layer (the caller opens it, with st->pin_op the returned op), or
+ * UINT32_MAX with an error in the status line when there is none. */
+uint32_t pins_prompt_label(vstate *st, bool layer, char *label, int size);
 /* The prompt's answer: a device number, "" for the selected device, "-"
  * to free; applies it and reruns. */
 unsigned pins_submit(vstate *st, bool layer, const char *text);
