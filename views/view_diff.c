@@ -80,14 +80,18 @@ static void devices_table(const vstate *st, vgrid *g, vrect r, int y)
 				 {"ops in", 8},	     {"ops out", 8}};
 	view_table_head(g, r, y, head, 6);
 	int k = p->sim.k > q->sim.k ? p->sim.k : q->sim.k;
-	for (int d = 0; d < k; d++) {
-		/* ops that came to d, and that left it */
-		uint32_t nin = 0, nout = 0;
-		for (uint32_t i = 0; i < st->moved_n; i++) {
-			uint32_t u = st->moved[i];
-			nin += st->agg_dev[u] == d;
-			nout += st->prev_dev[u] == d;
-		}
+	/* ops that came to each device, and that left it: one pass */
+	uint32_t nin[DP_MAX_DEVICES] = {0}, nout[DP_MAX_DEVICES] = {0};
+	for (uint32_t i = 0; i < st->moved_n; i++) {
+		uint32_t u = st->moved[i];
+		if (st->agg_dev[u] >= 0 && st->agg_dev[u] < DP_MAX_DEVICES)
+			nin[st->agg_dev[u]]++;
+		if (st->prev_dev[u] >= 0 && st->prev_dev[u] < DP_MAX_DEVICES)
+			nout[st->prev_dev[u]]++;
+	}
+	/* the rows that fit in r */
+	for (int d = 0; d < k && d < DP_MAX_DEVICES && y + 1 + d < r.y + r.h;
+	     d++) {
 		int64_t pb = d < q->sim.k ? q->sim.dev[d].peak_bytes : 0;
 		int64_t pa = d < p->sim.k ? p->sim.dev[d].peak_bytes : 0;
 		int x = r.x, yy = y + 1 + d;
@@ -106,10 +110,10 @@ static void devices_table(const vstate *st, vgrid *g, vrect r, int y)
 			  : pa < pb ? ST_OK
 				    : ST_DIM,
 			  c);
-		snprintf(in, sizeof in, "%u", nin);
-		snprintf(out, sizeof out, "%u", nout);
-		view_cell(g, &x, yy, 8, nin ? ST_NORMAL : ST_DIM, in);
-		view_cell(g, &x, yy, 8, nout ? ST_NORMAL : ST_DIM, out);
+		snprintf(in, sizeof in, "%u", nin[d]);
+		snprintf(out, sizeof out, "%u", nout[d]);
+		view_cell(g, &x, yy, 8, nin[d] ? ST_NORMAL : ST_DIM, in);
+		view_cell(g, &x, yy, 8, nout[d] ? ST_NORMAL : ST_DIM, out);
 	}
 }
 
@@ -128,6 +132,8 @@ static void diff_draw(const vstate *st, vgrid *g, vrect r)
 	snprintf(buf, sizeof buf, "Diff: before %s  \xe2\x86\x92  after %s%s",
 		 lb, la, state_plan_stale(st) ? "  (a rerun is pending)" : "");
 	grid_puts(g, r.x, r.y, r.w, ST_HEADER, buf);
+	if (r.h < 2)
+		return;
 	double mb = q->sim.makespan, ma = p->sim.makespan;
 	char pct[48] = "";
 	if (mb > 0)
@@ -146,6 +152,8 @@ static void diff_draw(const vstate *st, vgrid *g, vrect r)
 		  : ma > mb ? ST_BAR_WARN
 			    : ST_NORMAL,
 		  buf);
+	if (r.h < 3)
+		return;
 	devices_table(st, g, r, r.y + 2);
 	int y = r.y + diff_head_rows(st) - 1;
 	if (y >= r.y + r.h)
