@@ -26,6 +26,9 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
+# a session for the server's whole life: ending a case's session must not
+# stop the server while the next case starts one
+$T new-session -d -s keep "exec sleep 600"
 
 S=
 screen() { $T capture-pane -p -t "$S" 2>/dev/null; }

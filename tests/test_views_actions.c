@@ -500,7 +500,7 @@ static dp_graph *pin_graph(void)
 	dp_err err;
 	uint32_t id, prev = 0;
 	for (int i = 0; i < 8 && g; i++) {
-		char layer[8];
+		char layer[16];
 		snprintf(layer, sizeof layer, "L%d", i / 2);
 		if (dp_graph_add_op(g, names[i], &id, &err) != DP_OK ||
 		    dp_graph_set_layer(g, id, layer, &err) != DP_OK)
@@ -585,7 +585,7 @@ static void test_pin_an_op_moves_its_group_and_the_replan_honours_it(void)
 	int d = (st.plan->placement[a] + 1) % 3;
 	CHECK(!(press(&st, 'p') & AR_RERUN));
 	CHECK_INT(st.prompt, PROMPT_PIN);
-	char txt[8];
+	char txt[16];
 	snprintf(txt, sizeof txt, "%d", d);
 	type(&st, txt);
 	unsigned r = press(&st, VK_ENTER);
