@@ -276,10 +276,26 @@ static void check_list_moves(vstate *st)
 		}
 }
 
+/* A second plan on st, so that the Diff view has a list: two ops moved. */
+static void with_prev(vstate *st)
+{
+	dp_machine m;
+	fx_machine(&m, true);
+	dp_plan p;
+	fx_plan(&p, &m);
+	p.placement[4] = 2;
+	p.placement[9] = 0;
+	state_set_plan(st, &p, st->gen);
+	dp_machine_free(&m);
+	state_prepare(st);
+}
+
 static void test_paging_stays_inside_every_view(void)
 {
 	vstate st;
 	fx_state(&st, true);
+	with_prev(&st);
+	CHECK_INT(st.moved_n, 2);
 	walk_every_view(&st, 17);
 	check_list_moves(&st);
 	state_free(&st);
@@ -331,12 +347,14 @@ static void test_every_view_draws_inside_its_rectangle(void)
 {
 	vstate st;
 	fx_state(&st, true);
+	with_prev(&st);
 	st.op = 4;
 	st.cmp_valid = true;
 	static const vrect rects[] = {{3, 2, 80, 8},
 				      {5, 4, 100, 14},
 				      {1, 1, 200, 40},
-				      {7, 3, 120, 9}};
+				      {7, 3, 120, 9},
+				      {2, 2, 90, 4}};
 	for (int v = 0; v < VIEW_ALL; v++)
 		for (size_t i = 0; i < sizeof rects / sizeof rects[0]; i++) {
 			vrect r = rects[i];

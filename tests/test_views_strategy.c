@@ -118,7 +118,8 @@ static void test_pipeline_views_group_by_the_users_ops(void)
 	CHECK_CONTAINS(t, "1f1b S=2 M=4"); /* the header */
 	/* Ops lists the user's 10 ops, each once, f0 on one GPU x4 */
 	CHECK_CONTAINS(t, "10 of 10 ops");
-	CHECK_CONTAINS(t, "\xc3\x97" "4");
+	CHECK_CONTAINS(t, "\xc3\x97"
+			  "4");
 	CHECK(strstr(t, "f0@m") == NULL);
 	free(t);
 	CHECK_INT(st.ops_n, st.g->nops);
@@ -193,5 +194,37 @@ static void test_every_view_draws_a_strategy_at_every_size(void)
 	}
 }
 
+/* The Diff view compares a strategy with a placement by the user's ops: an
+ * op a data-parallel plan ran on every device is "split" before. */
+static void test_diff_of_a_strategy_counts_the_users_ops(void)
+{
+	vstate st;
+	REQUIRE(plan_state(&st, "dp", 2));
+	dp_plan *before = st.plan;
+	st.algo = dp_algo_find("heft");
+	dp_algo_opts o;
+	state_algo_opts(&st, &o);
+	dp_plan p;
+	dp_err err;
+	REQUIRE(dp_plan_run(st.g, &st.m, st.algo, &o, NULL, &p, &err) == DP_OK);
+	state_set_plan(&st, &p, st.gen);
+	CHECK(st.prev == before);
+	char *t = draw(&st, VIEW_DIFF, 120, 40);
+	REQUIRE(t);
+	CHECK(strstr(t, "Diff: before dp") != NULL);
+	CHECK(strstr(t, "split") != NULL);
+	/* every op of the user's graph once, on one device now */
+	CHECK(st.moved_n > 0 && st.moved_n <= st.g->nops);
+	for (uint32_t i = 0; i < st.moved_n; i++)
+		CHECK(st.agg_dev[st.moved[i]] >= 0);
+	uint32_t split = 0;
+	for (uint32_t u = 0; u < st.g->nops; u++)
+		split += st.prev_dev[u] < 0;
+	CHECK(split > 0);
+	free(t);
+	state_free(&st);
+}
+
 TEST_MAIN(TEST(test_pipeline_views_group_by_the_users_ops),
+	  TEST(test_diff_of_a_strategy_counts_the_users_ops),
 	  TEST(test_every_view_draws_a_strategy_at_every_size))

@@ -210,6 +210,15 @@ void session_rebatch(tui_session *s)
 	session_start(s, JOB_PLAN);
 }
 
+void session_repin(tui_session *s)
+{
+	/* the jobs read the graph's pins: none may run while they change (the
+	 * rerun that follows would cancel them anyway; a file job never runs
+	 * here: pins_refused) */
+	stop_worker(s);
+	state_apply_pins(&s->st);
+}
+
 /* Replaces the session's graph with g (taken over). */
 static void opened(tui_session *s, dp_graph *g, const char *path)
 {

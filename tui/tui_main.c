@@ -210,6 +210,8 @@ static bool handle(tui_session *s, unsigned bits)
 	}
 	if (bits & AR_REBATCH)
 		session_rebatch(s);
+	if (bits & AR_REPIN)
+		session_repin(s);
 	if (bits & AR_RERUN)
 		session_start(s, JOB_PLAN);
 	if (bits & AR_COMPARE)

@@ -34,6 +34,9 @@ void session_do_io(tui_session *s);
 /* Rebuilds the graph at the batch size st->batch (AR_REBATCH) once no job
  * runs on the old one, and reruns the plan. */
 void session_rebatch(tui_session *s);
+/* Writes the pins changed by p, P, y, Y into the graph (AR_REPIN) once no
+ * job reads it; the plan job that follows honours them. */
+void session_repin(tui_session *s);
 /* Applies a finished open or export, if any (the new graph replaces the
  * old one only when it loaded; errors go to the status line). */
 void session_take_file_result(tui_session *s);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "fmt.h"
+#include "pins.h"
 #include "prompt.h"
 #include "screen.h"
 #include "settings.h"
@@ -134,7 +135,8 @@ static unsigned escape(vstate *st)
 /* Tab and Shift-Tab: from help, from the view under it. */
 static unsigned next_view(vstate *st, int dir)
 {
-	int v = st->view == VIEW_HELP ? (int)st->back : (int)st->view;
+	/* help and diff are not tabs: from the view under them */
+	int v = st->view >= VIEW_COUNT ? (int)st->back : (int)st->view;
 	return view_show(st, (view_id)((v + VIEW_COUNT + dir) % VIEW_COUNT));
 }
 
@@ -207,6 +209,18 @@ static unsigned cap_prompt(vstate *st, bool all)
 		 "Cap for GPU%d (e.g. 16GiB, 800MB, inf): ", st->dev);
 	prompt_open(st, PROMPT_CAP, label,
 		    fmt_size_input(st->m.cap[st->dev], a, sizeof a));
+	return AR_REDRAW;
+}
+
+/* p and P: the device of the selected op or of its layer. */
+static unsigned pin_prompt(vstate *st, bool layer)
+{
+	char label[96];
+	uint32_t u = pins_prompt_label(st, layer, label, sizeof label);
+	if (u == UINT32_MAX)
+		return AR_REDRAW;
+	st->pin_op = u;
+	prompt_open(st, layer ? PROMPT_LAYER : PROMPT_PIN, label, "");
 	return AR_REDRAW;
 }
 
@@ -314,6 +328,18 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 		return file_prompt(st, PROMPT_EXPORT);
 	case ACT_OPEN:
 		return file_prompt(st, PROMPT_OPEN);
+	case ACT_PIN:
+	case ACT_PIN_LAYER:
+		return pin_prompt(st, act == ACT_PIN_LAYER);
+	case ACT_UNPIN:
+	case ACT_UNPIN_ALL:
+		return pins_unpin(st, act == ACT_UNPIN_ALL);
+	case ACT_DIFF:
+		if (st->view == VIEW_DIFF) {
+			view_leave(st);
+			return AR_REDRAW;
+		}
+		return view_show(st, VIEW_DIFF);
 	}
 	return 0;
 }

@@ -93,6 +93,11 @@ typedef enum key_action {
 	ACT_SAVE,
 	ACT_EXPORT,
 	ACT_OPEN,
+	ACT_PIN,
+	ACT_PIN_LAYER,
+	ACT_UNPIN,
+	ACT_UNPIN_ALL,
+	ACT_DIFF,
 	ACT_COUNT
 } key_action;
 

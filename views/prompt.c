@@ -9,6 +9,7 @@
 #include "dnnpart/units.h"
 #include "grid.h"
 #include "keys.h"
+#include "pins.h"
 #include "settings.h"
 
 void prompt_open(vstate *st, prompt_kind k, const char *label, const char *init)
@@ -166,6 +167,9 @@ static unsigned prompt_submit(vstate *st)
 		st->io_replace = false;
 		snprintf(st->io_path, sizeof st->io_path, "%s", text);
 		return AR_REDRAW | AR_IO;
+	case PROMPT_PIN:
+	case PROMPT_LAYER:
+		return pins_submit(st, k == PROMPT_LAYER, text);
 	case PROMPT_CONFIRM:
 	case PROMPT_NONE:
 		break;

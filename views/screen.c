@@ -134,6 +134,12 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 		snprintf(buf, sizeof buf, "M=%d", st->microbatches);
 		x = segment(g, x, y, r.w, ST_HEADER, buf);
 	}
+	/* ops pinned by the file or by hand (p, P) */
+	if (st->npins) {
+		snprintf(buf, sizeof buf, "%u pin%s", st->npins,
+			 st->npins == 1 ? "" : "s");
+		x = segment(g, x, y, r.w, ST_HEADER, buf);
+	}
 	/* a strategy says what it is: "1f1b S=4 M=16", "dp 8" */
 	if (st->plan && st->plan->strategy[0]) {
 		snprintf(buf, sizeof buf, "%s", st->plan->strategy);
@@ -332,12 +338,15 @@ static void draw_tabs(const vstate *st, vgrid *g, vrect r)
 		grid_puts(g, x0, r.y, x1 - x0,
 			  st->view == (view_id)v ? ST_TAB_ACTIVE : ST_TAB, buf);
 	}
-	/* help is not a tab: while it shows, a label at the right says so */
-	char help[32];
-	snprintf(help, sizeof help, " ? %s ", view_table[VIEW_HELP]->name);
-	if (st->view == VIEW_HELP &&
-	    tabs_width(full) + 1 + text_width(help) <= r.w)
-		grid_puts_right(g, r.w, r.y, ST_TAB_ACTIVE, help);
+	/* help and diff are not tabs: while one shows, a label at the right
+	 * says so when there is room */
+	if (st->view < VIEW_COUNT)
+		return;
+	char label[32];
+	snprintf(label, sizeof label, " %s %s ",
+		 st->view == VIEW_HELP ? "?" : "d", view_current(st)->name);
+	if (tabs_width(full) + 1 + text_width(label) <= r.w)
+		grid_puts_right(g, r.w, r.y, ST_TAB_ACTIVE, label);
 }
 
 static void draw_status(const vstate *st, vgrid *g, vrect r)

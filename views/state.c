@@ -32,6 +32,8 @@ static void reset_selection(vstate *st)
 	st->ops_n = 0;
 	st->ops_dirty = true;
 	st->prepared_for = NULL;
+	st->diffed_prev = st->diffed_plan = NULL;
+	st->diff_cursor = st->diff_scroll = 0;
 	st->cmp_cursor = 0;
 }
 
@@ -64,6 +66,12 @@ static void free_op_arrays(vstate *st)
 	free(st->agg_first);
 	free(st->agg_cp);
 	free(st->cpg_first);
+	free(st->pins);
+	free(st->prev_dev);
+	free(st->moved);
+	st->pins = st->prev_dev = NULL;
+	st->moved = NULL;
+	st->moved_n = 0;
 	st->ops_idx = NULL;
 	st->on_cp = NULL;
 	st->agg_start = st->agg_end = NULL;
@@ -89,11 +97,15 @@ static dp_status alloc_op_arrays(vstate *st, dp_err *err)
 	t.agg_first = calloc(n, sizeof *t.agg_first);
 	t.agg_cp = calloc(n, 1);
 	t.cpg_first = calloc(1, sizeof *t.cpg_first);
+	t.pins = malloc(n * sizeof *t.pins);
+	t.prev_dev = malloc(n * sizeof *t.prev_dev);
+	t.moved = malloc(n * sizeof *t.moved);
 	t.on_cp_n = st->g->nops;
 	t.cpg_n = 0;
+	t.moved_n = 0;
 	if (!t.ops_idx || !t.on_cp || !t.agg_start || !t.agg_end ||
 	    !t.agg_dev || !t.agg_n || !t.agg_first || !t.agg_cp ||
-	    !t.cpg_first) {
+	    !t.cpg_first || !t.pins || !t.prev_dev || !t.moved) {
 		free_op_arrays(&t);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for the views of %u ops",
@@ -101,6 +113,14 @@ static dp_status alloc_op_arrays(vstate *st, dp_err *err)
 	}
 	free_op_arrays(st);
 	*st = t;
+	/* the pins start as the graph's own */
+	st->npins = 0;
+	for (uint32_t u = 0; u < st->g->nops; u++) {
+		st->pins[u] = st->g->ops[u].pin;
+		st->npins += st->pins[u] >= 0;
+	}
+	st->pins_dirty = false;
+	st->diffed_prev = st->diffed_plan = NULL;
 	return DP_OK;
 }
 
@@ -142,6 +162,7 @@ dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
 void state_free(vstate *st)
 {
 	free_plan(&st->plan);
+	free_plan(&st->prev);
 	free_compare(st);
 	free(st->cmp);
 	free_op_arrays(st);
@@ -166,6 +187,7 @@ dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err)
 	st->base = NULL;
 	st->batch = 0;
 	free_plan(&st->plan);
+	free_plan(&st->prev);
 	st->plan_error[0] = '\0';
 	st->filter[0] = st->search[0] = '\0';
 	reset_selection(st);
@@ -180,6 +202,9 @@ void state_rebatch(vstate *st, dp_graph *g)
 	else
 		dp_graph_free(st->g);
 	st->g = g;
+	/* the pins stay (the base has them too: state_apply_pins) */
+	for (uint32_t u = 0; u < g->nops && u < st->base->nops; u++)
+		g->ops[u].pin = st->pins[u];
 	/* back at the loaded batch size: the base is the graph again */
 	if (dp_graph_batch_size(g) == dp_graph_batch_size(st->base)) {
 		dp_graph_free(g);
@@ -203,15 +228,30 @@ void state_set_plan(vstate *st, dp_plan *plan, unsigned gen)
 	}
 	*p = *plan;
 	memset(plan, 0, sizeof *plan);
-	free_plan(&st->plan);
+	/* the plan on screen becomes the one the Diff view compares with */
+	free_plan(&st->prev);
+	st->prev = st->plan;
 	st->plan = p;
 	st->plan_gen = gen;
 	st->plan_error[0] = '\0';
 	st->ops_dirty = true;
 	st->prepared_for = NULL;
+	st->diffed_plan = st->diffed_prev = NULL;
 	int n = state_ndev(st);
 	if (st->dev >= n)
 		st->dev = n - 1;
+}
+
+void state_apply_pins(vstate *st)
+{
+	if (!st->pins_dirty)
+		return;
+	for (uint32_t u = 0; u < st->g->nops; u++)
+		st->g->ops[u].pin = st->pins[u];
+	if (st->base)
+		for (uint32_t u = 0; u < st->base->nops && u < st->g->nops; u++)
+			st->base->ops[u].pin = st->pins[u];
+	st->pins_dirty = false;
 }
 
 void state_settings_changed(vstate *st)
@@ -461,8 +501,7 @@ static dp_status prepare_plan(vstate *st, const dp_plan *p)
 		st->on_cp_n = pg->nops;
 	}
 	uint32_t ncp = p ? p->sim.cp_len : 0;
-	uint32_t *cpg = realloc(st->cpg_first, ((size_t)ncp + 1) *
-						       sizeof *cpg);
+	uint32_t *cpg = realloc(st->cpg_first, ((size_t)ncp + 1) * sizeof *cpg);
 	if (!cpg)
 		return DP_ENOMEM;
 	st->cpg_first = cpg;
@@ -506,6 +545,77 @@ static dp_status prepare_plan(vstate *st, const dp_plan *p)
 	return DP_OK;
 }
 
+/* One moved op of the Diff view, for sorting. */
+typedef struct moved_op {
+	int32_t from, to;
+	uint32_t u;
+} moved_op;
+
+/* A device as a sort key: "several" (-1) after every device. */
+static uint32_t dev_key(int32_t d)
+{
+	return (uint32_t)d;
+}
+
+static int moved_cmp(const void *a, const void *b)
+{
+	const moved_op *x = a, *y = b;
+	if (x->from != y->from)
+		return dev_key(x->from) < dev_key(y->from) ? -1 : 1;
+	if (x->to != y->to)
+		return dev_key(x->to) < dev_key(y->to) ? -1 : 1;
+	return x->u < y->u ? -1 : x->u > y->u;
+}
+
+/* The previous plan's device of each user op and the ops whose device
+ * changed (after prepare_plan: agg_dev is the current plan's). */
+static dp_status prepare_diff(vstate *st)
+{
+	const dp_plan *p = st->plan, *q = st->prev;
+	uint32_t n = st->g->nops;
+	st->moved_n = 0;
+	for (uint32_t u = 0; u < n; u++)
+		st->prev_dev[u] = -2; /* not seen yet */
+	if (q)
+		for (uint32_t v = 0; v < q->nops; v++) {
+			uint32_t u = dp_plan_source(q, v);
+			if (u >= n)
+				continue;
+			int32_t d = q->placement[v];
+			st->prev_dev[u] = st->prev_dev[u] == -2	 ? d
+					  : st->prev_dev[u] == d ? d
+								 : -1;
+		}
+	uint32_t m = 0;
+	for (uint32_t u = 0; u < n; u++) {
+		if (st->prev_dev[u] == -2)
+			st->prev_dev[u] = -1;
+		if (p && st->agg_n[u] && st->prev_dev[u] != st->agg_dev[u])
+			m++;
+	}
+	if (!q) {
+		for (uint32_t u = 0; u < n; u++)
+			st->prev_dev[u] = -1;
+		return DP_OK;
+	}
+	if (!m || !p)
+		return DP_OK;
+	moved_op *v = malloc((size_t)m * sizeof *v);
+	if (!v)
+		return DP_ENOMEM;
+	uint32_t cap = m;
+	m = 0;
+	for (uint32_t u = 0; u < n && m < cap; u++)
+		if (st->agg_n[u] && st->prev_dev[u] != st->agg_dev[u])
+			v[m++] = (moved_op){st->prev_dev[u], st->agg_dev[u], u};
+	qsort(v, m, sizeof *v, moved_cmp);
+	for (uint32_t i = 0; i < m; i++)
+		st->moved[i] = v[i].u;
+	st->moved_n = m;
+	free(v);
+	return DP_OK;
+}
+
 dp_status state_prepare(vstate *st)
 {
 	const dp_plan *p = st->plan;
@@ -515,6 +625,15 @@ dp_status state_prepare(vstate *st)
 			return s;
 		st->prepared_for = p;
 		st->ops_dirty = true;
+	}
+	if (st->diffed_plan != p || st->diffed_prev != st->prev) {
+		dp_status s = prepare_diff(st);
+		if (s)
+			return s;
+		st->diffed_plan = p;
+		st->diffed_prev = st->prev;
+		if (st->diff_cursor >= (int)st->moved_n)
+			st->diff_cursor = st->diff_scroll = 0;
 	}
 	if (!st->ops_dirty)
 		return DP_OK;

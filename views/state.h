@@ -38,6 +38,7 @@
 	X(OPS, ops)                                                         \
 	X(OP, op)                                                           \
 	X(COMPARE, compare)                                                 \
+	X(DIFF, diff)                                                       \
 	X(HELP, help)
 
 typedef enum view_id {
@@ -48,8 +49,9 @@ typedef enum view_id {
 } view_id;
 /* clang-format on */
 
-/* The views reachable by Tab and the number keys: all but help. */
-#define VIEW_COUNT VIEW_HELP
+/* The views reachable by Tab and the number keys: those before the diff,
+ * which (like help) is opened over them by its key. */
+#define VIEW_COUNT VIEW_DIFF
 
 /* Sort keys of the Ops view. */
 typedef enum ops_sort {
@@ -73,6 +75,8 @@ typedef enum prompt_kind {
 	PROMPT_SAVE,	/* placement file */
 	PROMPT_EXPORT,	/* DOT/SVG/JSON/... export */
 	PROMPT_CONFIRM, /* "PATH exists - overwrite? (y/N)" for io_path */
+	PROMPT_PIN,	/* the device to pin op st->pin_op to */
+	PROMPT_LAYER,	/* ... to pin its whole layer to */
 } prompt_kind;
 
 typedef enum cmp_status {
@@ -113,10 +117,22 @@ typedef struct vstate {
 			     another batch size, else NULL */
 	unsigned gen; /* bumped by every change of the settings */
 
+	/* the pins the next rerun uses, one per op of st->g (-1: free): they
+	 * start as the file's; st->g's own op pins follow them once the front
+	 * end has stopped every job on the graph (AR_REPIN,
+	 * state_apply_pins) */
+	int32_t *pins;	 /* owned */
+	uint32_t npins;	 /* ops pinned */
+	bool pins_dirty; /* pins differ from st->g's */
+	uint32_t pin_op; /* the op a pin prompt is for */
+
 	/* ---- the last good plan ---- */
 	dp_plan *plan;	   /* owned; NULL before the first one */
 	unsigned plan_gen; /* settings generation it was made for */
 	char plan_error[STATE_TEXT_MAX]; /* last rerun failure, "" if none */
+	/* the plan before it (the Diff view); NULL before the second plan
+	 * and after a new graph */
+	dp_plan *prev; /* owned */
 
 	/* ---- the front end's jobs: mirrored from its worker by one function
 	 * of the front end's (tui: session_sync_jobs), nothing else writes
@@ -183,6 +199,15 @@ typedef struct vstate {
 	uint32_t *agg_n, *agg_first;
 	uint8_t *agg_cp;
 
+	/* the Diff view (state_prepare): per op of the user's graph, the
+	 * previous plan's device (-1: several, or no previous plan); the ops
+	 * whose device differs, by device before, device after, op id */
+	int32_t *prev_dev; /* owned */
+	uint32_t *moved;   /* owned */
+	uint32_t moved_n;
+	const dp_plan *diffed_prev, *diffed_plan;
+	int diff_cursor, diff_scroll;
+
 	/* the critical path's hops grouped into runs of one source op:
 	 * run i is hops cpg_first[i] .. cpg_first[i+1]-1 (state_prepare) */
 	uint32_t *cpg_first; /* owned, cpg_n + 1 entries */
@@ -234,8 +259,13 @@ dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err);
  * Takes g over. */
 void state_rebatch(vstate *st, dp_graph *g);
 
+/* Writes st->pins into st->g (and st->base) when they differ: only while
+ * no job reads the graph (the front end's AR_REPIN). */
+void state_apply_pins(vstate *st);
+
 /* Installs a new plan made for settings generation gen (ownership of plan's
- * arrays moves to the state; plan is zeroed). */
+ * arrays moves to the state; plan is zeroed). The plan it replaces becomes
+ * st->prev. */
 void state_set_plan(vstate *st, dp_plan *plan, unsigned gen);
 
 /* Records that the settings changed: bumps gen and marks the Compare table

@@ -118,9 +118,12 @@ static void edge_line(const vstate *st, vgrid *g, int x, int y, int w,
 
 /* Rows of the header above the edge list: name, timing, sizes, and the
  * colocation line when the op has a group or a pin. */
-static int head_rows(const dp_op *op)
+static int head_rows(const vstate *st, uint32_t v)
 {
-	return op->colocate >= 0 || op->pin >= 0 ? 4 : 3;
+	const dp_op *op = &state_plan_graph(st)->ops[v];
+	uint32_t u = st->plan ? dp_plan_source(st->plan, v) : v;
+	bool pinned = u < st->g->nops && st->pins[u] >= 0;
+	return op->colocate >= 0 || op->pin >= 0 || pinned ? 4 : 3;
 }
 
 /* The edge list of op u: "Predecessors", preds, a blank, "Successors",
@@ -138,8 +141,7 @@ static void op_list(const vstate *st, vrect r, view_list *l)
 		view_list_text(l, 0, r.h, st->op_scroll);
 	else
 		view_list_text(l, edge_lines(state_plan_graph(st), u),
-			       r.h - head_rows(&state_plan_graph(st)->ops[u]),
-			       st->op_scroll);
+			       r.h - head_rows(st, u), st->op_scroll);
 }
 
 static void op_seek(vstate *st, int row, const view_list *l)
@@ -191,16 +193,21 @@ static void op_draw(const vstate *st, vgrid *g, vrect r)
 		 p->sim.avail ? dp_units_fmt_time(p->sim.avail[u], d, sizeof d)
 			      : "-");
 	grid_puts(g, r.x, y++, r.w, ST_NORMAL, buf);
-	if (op->colocate >= 0 || op->pin >= 0) {
-		snprintf(buf, sizeof buf, "colocation group %s  pin %s",
+	if (head_rows(st, u) == 4) {
+		/* the pin the next rerun uses (p, P, y change it): the user's
+		 * op's, which a strategy's shard inherits */
+		uint32_t src = dp_plan_source(p, u);
+		int32_t pin = src < st->g->nops ? st->pins[src] : op->pin;
+		snprintf(buf, sizeof buf, "colocation group %s  pin %s%s",
 			 op->colocate >= 0
 				 ? dp_graph_str(gr,
 						gr->group_label[op->colocate])
 				 : "-",
-			 op->pin >= 0
-				 ? (snprintf(a, sizeof a, "GPU%d", op->pin), a)
-				 : "-");
-		grid_puts(g, r.x, y++, r.w, ST_DIM, buf);
+			 pin >= 0 ? (snprintf(a, sizeof a, "GPU%d", pin), a)
+				  : "-",
+			 pin != op->pin ? " (from the next rerun)" : "");
+		grid_puts(g, r.x, y++, r.w, pin >= 0 ? ST_BAR_WARN : ST_DIM,
+			  buf);
 	}
 	uint32_t np = gr->pred_off[u + 1] - gr->pred_off[u];
 	uint32_t ns = gr->succ_off[u + 1] - gr->succ_off[u];

@@ -39,6 +39,10 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 	snprintf(a, sizeof a, "%u", st->ops_n);
 	snprintf(buf, sizeof buf, "%s of %u ops", a, st->g->nops);
 	int x = r.x + grid_puts(g, r.x, r.y, r.w, ST_NORMAL, buf);
+	if (st->npins) {
+		snprintf(buf, sizeof buf, "  %u pinned (@)", st->npins);
+		x += grid_puts(g, x, r.y, r.x + r.w - x, ST_BAR_WARN, buf);
+	}
 	if (st->filter[0]) {
 		snprintf(buf, sizeof buf, "  filter '%s'", st->filter);
 		x += grid_puts(g, x, r.y, r.x + r.w - x, ST_BAR_WARN, buf);
@@ -50,6 +54,7 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 		snprintf(buf, sizeof buf, "  search '%s' (n/N)", st->search);
 		grid_puts(g, x, r.y, r.x + r.w - x, ST_DIM, buf);
 	}
+
 	if (r.h < 3)
 		return;
 	/* a strategy's dev column holds "GPU0×16" */
@@ -106,8 +111,8 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 		if (st->agg_dev[u] >= 0 && st->agg_n[u] <= 1)
 			snprintf(buf, sizeof buf, "GPU%d", st->agg_dev[u]);
 		else if (st->agg_dev[u] >= 0)
-			snprintf(buf, sizeof buf, "GPU%d\xc3\x97%u", st->agg_dev[u],
-				 st->agg_n[u]);
+			snprintf(buf, sizeof buf, "GPU%d\xc3\x97%u",
+				 st->agg_dev[u], st->agg_n[u]);
 		else
 			snprintf(buf, sizeof buf, "\xc3\x97%u", st->agg_n[u]);
 		view_cell(g, &x, y, wd, ns, buf);
@@ -122,6 +127,10 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 			  dp_units_fmt_bytes(op->param_bytes, b, sizeof b));
 		if (st->agg_cp[u])
 			grid_puts(g, x, y, wc, sel ? ns : ST_CRITICAL, "*");
+		/* pinned by the file or by hand (p, P): "@" */
+		if (st->pins[u] >= 0)
+			grid_puts(g, x + 1, y, wc - 1, sel ? ns : ST_BAR_WARN,
+				  "@");
 	}
 	view_scroll_note(g, r, r.y, first, rows, n);
 }
