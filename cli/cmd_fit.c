@@ -263,6 +263,14 @@ int cmd_fit_run(int argc, char **argv)
 	dp_machine m;
 	if ((rc = cli_load_graph_machine(&o, &g, &m)))
 		return rc;
+	if (fa.fo.kind == DP_FIT_DEVICE_CAP && fa.fo.device >= m.k) {
+		rc = cli_usage_error("fit",
+				     "--device %d: the machine has %d device%s "
+				     "(0 to %d); -k sets K",
+				     fa.fo.device, m.k, m.k == 1 ? "" : "s",
+				     m.k - 1);
+		goto out;
+	}
 	dp_algo_opts ao;
 	cli_algo_opts(&o, &ao);
 	cli_progress cp;
