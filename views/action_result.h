@@ -17,8 +17,9 @@ enum {
 	AR_FULL_REDRAW = 1 << 6, /* repaint the terminal from scratch */
 	AR_CANCEL_PLAN = 1 << 7, /* cancel the plan job only (adopted plan) */
 	AR_CANCEL_FILE = 1 << 8, /* cancel the file job (st->file_job) */
-	AR_REBATCH = 1 << 9, /* st->batch changed: the front end rebuilds
+	AR_REBATCH = 1 << 9,	 /* st->batch changed: the front end rebuilds
 				st->g at that batch size (state_rebatch) */
+	AR_FIT = 1 << 10,	 /* start a fit job for the selected device */
 };
 
 #endif

@@ -121,7 +121,7 @@ static unsigned escape(vstate *st)
 	 * second Esc still reaches the rerun */
 	if (st->file_job != PROMPT_NONE && !st->file_cancelling)
 		return AR_REDRAW | AR_CANCEL_FILE;
-	if (st->running || st->comparing)
+	if (st->running || st->comparing || st->fitting)
 		return AR_REDRAW | AR_CANCEL;
 	if (view_current(st)->stacked) {
 		view_leave(st);
@@ -288,6 +288,10 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 		return settings_contention(st);
 	case ACT_RERUN:
 		return rerun(st);
+	case ACT_FIT:
+		state_status(st, false, "searching what fits for GPU%d...",
+			     st->dev);
+		return AR_REDRAW | AR_FIT;
 	case ACT_SEARCH:
 		view_show(st, VIEW_OPS);
 		prompt_open(st, PROMPT_SEARCH, "Search: ", st->search);

@@ -93,6 +93,10 @@ const key_binding key_table[] = {
 	{K('r', VK_F5), "r F5", 5, "Rerun",
 	 "rerun the plan; in Compare: rerun every algorithm", ACT_RERUN,
 	 KG_PLAN, false},
+	{K('f'), "f", 0, NULL,
+	 "what fits: the smallest K for the caps and the selected device's "
+	 "smallest cap, by reruns",
+	 ACT_FIT, KG_PLAN, true},
 
 	/* ops view */
 	{K('/', VK_F3), "/ F3", 3, "Search",

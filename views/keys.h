@@ -83,6 +83,7 @@ typedef enum key_action {
 	ACT_ALGO_PREV,
 	ACT_CONTENTION,
 	ACT_RERUN,
+	ACT_FIT, /* what fits: the smallest K and the selected device's cap */
 	ACT_SEARCH,
 	ACT_SEARCH_NEXT,
 	ACT_SEARCH_PREV,

@@ -155,10 +155,14 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 }
 
 /* The verdict on memory: "FEASIBLE", or the worst device and how far it is
- * over, in the longest form that leaves room (level 0 longest). */
-static void verdict(const dp_plan *p, int level, char *buf, size_t size)
+ * over, in the longest form that leaves room (level 0 longest, 3 the
+ * shortest). Levels 0 and 1 add what a fit search found for these settings
+ * (fit0 long, fit1 short; NULL when none ran: "fits with" is said only
+ * when reruns showed it). */
+static void verdict(const dp_plan *p, const char *fit0, const char *fit1,
+		    int level, char *buf, size_t size)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], f[200] = "";
 	int worst = dp_plan_worst_device(p);
 	if (worst < 0 || worst >= p->sim.k) {
 		snprintf(buf, size, "FEASIBLE");
@@ -170,17 +174,21 @@ static void verdict(const dp_plan *p, int level, char *buf, size_t size)
 		if (p->sim.dev[i].cap_bytes != DP_CAP_UNLIMITED &&
 		    p->sim.dev[i].peak_bytes > p->sim.dev[i].cap_bytes)
 			over++;
+	if (level == 0 && fit0)
+		snprintf(f, sizeof f, "; %s", fit0);
+	else if (level == 1 && fit1)
+		snprintf(f, sizeof f, "; %s", fit1);
 	dp_units_fmt_bytes(d->peak_bytes - d->cap_bytes, a, sizeof a);
 	if (level == 0)
 		snprintf(buf, size,
-			 "INFEASIBLE: GPU%d over by %s (peak %s, cap %s)%s",
+			 "INFEASIBLE: GPU%d over by %s (peak %s, cap %s)%s%s",
 			 worst, a,
 			 dp_units_fmt_bytes(d->peak_bytes, b, sizeof b),
 			 dp_units_fmt_bytes(d->cap_bytes, c, sizeof c),
-			 over > 1 ? " and more" : "");
-	else if (level == 1)
-		snprintf(buf, size, "INFEASIBLE: GPU%d over by %s%s", worst, a,
-			 over > 1 ? " and more" : "");
+			 over > 1 ? " and more" : "", f);
+	else if (level <= 2)
+		snprintf(buf, size, "INFEASIBLE: GPU%d over by %s%s%s", worst,
+			 a, over > 1 ? " and more" : "", f);
 	else
 		snprintf(buf, size, "INFEASIBLE GPU%d +%s", worst, a);
 }
@@ -217,15 +225,23 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 	 * a narrow screen drops */
 	dp_units_fmt_c(lb, sizeof lb, "\xc3\x97LB %.2f", p->xlb);
 	dp_units_fmt_c(sp, sizeof sp, "speedup %.2f\xc3\x97", p->speedup);
+	char fit0[160], fit1[96];
+	bool fit = !stale && state_fit_current(st);
+	if (fit) {
+		state_fit_text(st, false, fit0, sizeof fit0);
+		state_fit_text(st, true, fit1, sizeof fit1);
+	}
 	int level = 0;
-	for (; level < 2; level++) {
-		verdict(p, level, buf, sizeof buf);
+	for (; level < 3; level++) {
+		verdict(p, fit ? fit0 : NULL, fit ? fit1 : NULL, level, buf,
+			sizeof buf);
 		if (x + text_width(buf) + 2 + text_width(lb) + 2 +
 			    text_width(sp) <=
 		    right)
 			break;
 	}
-	verdict(p, level, buf, sizeof buf);
+	verdict(p, fit ? fit0 : NULL, fit ? fit1 : NULL, level, buf,
+		sizeof buf);
 	bool ok = dp_plan_worst_device(p) < 0;
 	x = segment(g, x, y, right,
 		    stale ? ST_STALE
@@ -355,7 +371,8 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		return;
 	}
 	char buf[200], secs[32];
-	bool busy = st->file_job != PROMPT_NONE || st->running || st->comparing;
+	bool busy = st->file_job != PROMPT_NONE || st->running ||
+		    st->comparing || st->fitting;
 	/* an error while a job runs is news (a key refused, a bad cap): it
 	 * goes first, in at most half the line, so the progress still shows */
 	bool error_first = busy && st->status[0] && st->status_error;
@@ -384,20 +401,22 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		x += grid_puts(g, x, y, r.w, ST_HEADER, buf);
 		x += 2;
 	}
-	if (st->running || st->comparing) {
+	if (st->running || st->comparing || st->fitting) {
+		const char *what = st->running	 ? "rerunning"
+				   : st->fitting ? "fitting"
+						 : "comparing";
+		const char *who =
+			st->running || st->fitting ? st->algo->name : "all";
 		if (st->fraction >= 0)
 			snprintf(buf, sizeof buf,
-				 "%s %s: %s %3.0f%% %ss (Esc cancels)",
-				 st->running ? "rerunning" : "comparing",
-				 st->running ? st->algo->name : "all",
-				 st->phase[0] ? st->phase : "starting",
+				 "%s %s: %s %3.0f%% %ss (Esc cancels)", what,
+				 who, st->phase[0] ? st->phase : "starting",
 				 100.0 * st->fraction,
 				 dp_units_fmt_c(secs, sizeof secs, "%.1f",
 						st->elapsed_s));
 		else
 			snprintf(buf, sizeof buf, "%s %s: %s %ss (Esc cancels)",
-				 st->running ? "rerunning" : "comparing",
-				 st->running ? st->algo->name : "all",
+				 what, who,
 				 st->phase[0] ? st->phase : "starting",
 				 dp_units_fmt_c(secs, sizeof secs, "%.1f",
 						st->elapsed_s));

@@ -3,6 +3,7 @@
  */
 #include "dnnpart/fit.h"
 #include "dnnpart/plan.h"
+#include "dnnpart/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,12 +88,12 @@ static dp_status keep_answer(fit_ctx *c, const dp_machine *m, double ms)
 static dp_status probe(fit_ctx *c, const dp_machine *m, int64_t cap,
 		       bool *feasible)
 {
-	char phase[64];
+	char phase[64], b[32];
 	if (c->r->kind == DP_FIT_K)
 		snprintf(phase, sizeof phase, "fit: K=%d", m->k);
 	else
-		snprintf(phase, sizeof phase, "fit: cap %.1f MiB",
-			 (double)cap / (double)MIB);
+		snprintf(phase, sizeof phase, "fit: cap %s",
+			 dp_units_fmt_bytes(cap, b, sizeof b));
 	double frac = (double)c->r->nprobes / (double)c->bound;
 	dp_progress_report(c->p, phase, frac < 1 ? frac : 0.99);
 	if (dp_progress_canceled(c->p))
@@ -190,6 +191,19 @@ static int64_t resolution(int64_t hi)
 	return pct > MIB ? pct : MIB;
 }
 
+/* The smallest size >= v that reads exactly as dp_units_fmt_bytes prints
+ * it (3 significant digits). */
+static int64_t shown_up(int64_t v)
+{
+	double step = (double)v;
+	int64_t r = dp_units_round_bytes(step);
+	while (r < v) {
+		step *= 1.001;
+		r = dp_units_round_bytes(step);
+	}
+	return r;
+}
+
 /* The peak of the whole graph on device 0 (its one-device reference). */
 static dp_status one_device_peak(fit_ctx *c, const dp_machine *m, int64_t *peak)
 {
@@ -230,6 +244,7 @@ static dp_status fit_cap(fit_ctx *c, const dp_machine *m0, int dev)
 		hi = lo;
 	if (hi < MIB)
 		hi = MIB;
+	hi = shown_up(hi);
 	c->r->lower = lo;
 	/* a feasible upper end: the one-device peak, doubled while the
 	 * algorithm still fails there */
@@ -252,9 +267,12 @@ static dp_status fit_cap(fit_ctx *c, const dp_machine *m0, int dev)
 	 * infeasible); hi: feasible (probed) */
 	int64_t bad = lo_probed ? lo : lo - 1;
 	while (hi - bad > resolution(hi)) {
-		int64_t mid = bad + (hi - bad) / 2;
-		if (hi - bad > 4 * MIB) /* whole MiB, for readable answers */
-			mid = (mid + MIB - 1) / MIB * MIB;
+		int64_t half = bad + (hi - bad) / 2;
+		/* a size that reads exactly as it is printed, so that the
+		 * cap a person types from the answer is the one probed */
+		int64_t mid = dp_units_round_bytes((double)half);
+		if (mid <= bad || mid >= hi)
+			mid = half;
 		if (mid <= bad || mid >= hi)
 			break;
 		set_cap(&m, dev, mid);
