@@ -5,6 +5,7 @@
 #include "dnnpart/plan.h"
 #include "dnnpart/units.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,10 @@ static dp_status fit_cap(fit_ctx *c, const dp_machine *m0, int dev)
 	int64_t hi = 0;
 	if ((st = one_device_peak(c, &m, &hi)))
 		goto out;
+	/* the cap whose usable part (machine.h: less the reserve) holds
+	 * that peak */
+	hi = (int64_t)ceil(((double)hi + (double)m.reserve_bytes) /
+			   (1.0 - m.reserve_frac));
 	if (hi < lo)
 		hi = lo;
 	if (hi < MIB)
