@@ -272,6 +272,20 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 	case ACT_CAP_TYPE:
 	case ACT_CAP_TYPE_ALL:
 		return cap_prompt(st, act == ACT_CAP_TYPE_ALL);
+	case ACT_RESERVE: {
+		char b[32];
+		prompt_open(
+			st, PROMPT_RESERVE,
+			"Reserve per device for the framework (1GiB, 5%, "
+			"none): ",
+			st->m.reserve_frac > 0
+				? dp_machine_reserve_text(&st->m, b, sizeof b)
+			: st->m.reserve_bytes > 0
+				? fmt_size_input(st->m.reserve_bytes, b,
+						 sizeof b)
+				: "");
+		return AR_REDRAW;
+	}
 	case ACT_BW_LOWER:
 	case ACT_BW_RAISE:
 		return settings_bandwidth(st, act == ACT_BW_RAISE);

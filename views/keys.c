@@ -69,6 +69,10 @@ const key_binding key_table[] = {
 	 KG_MACHINE, false},
 	{K('C'), "C", 0, NULL, "type one cap for every device",
 	 ACT_CAP_TYPE_ALL, KG_MACHINE, false},
+	{K('R'), "R", 0, NULL,
+	 "type the memory every device reserves for the framework (1GiB, 5%, "
+	 "none)",
+	 ACT_RESERVE, KG_MACHINE, false},
 	{K('b'), "b", 0, NULL, "halve the link bandwidth", ACT_BW_LOWER,
 	 KG_MACHINE, false},
 	{K('B'), "B", 0, NULL, "double the link bandwidth", ACT_BW_RAISE,

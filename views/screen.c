@@ -264,9 +264,15 @@ static void draw_panel_head(const vstate *st, const vlayout *l, vgrid *g)
 	int y = l->panel_head.y;
 	grid_puts(g, l->x_name, y, l->w_name, ST_DIM, "Dev");
 	grid_puts(g, l->x_load + 1, y, l->w_load - 1, ST_DIM, "Load (busy)");
+	bool reserve = dp_machine_has_reserve(&st->m);
 	grid_puts(g, l->x_mem + 1, y, l->w_mem - 1, ST_DIM,
-		  "Memory peak (\xe2\x94\x83 cap)");
-	grid_puts(g, l->x_memtxt, y, l->w_memtxt, ST_DIM, "peak/cap");
+		  !reserve ? "Memory peak (\xe2\x94\x83 cap)"
+		  : l->w_mem > 32
+			  ? "Memory peak (\xe2\x94\x83 cap, \xe2\x96\x91 "
+			    "reserve)"
+			  : "Memory (\xe2\x94\x83 cap, \xe2\x96\x91 reserve)");
+	grid_puts(g, l->x_memtxt, y, l->w_memtxt, ST_DIM,
+		  reserve ? "peak/usable" : "peak/cap");
 	if (l->w_comm)
 		grid_puts(g, l->x_comm, y, l->w_comm, ST_DIM, "comm in / out");
 	int n = state_ndev(st);
@@ -304,8 +310,8 @@ static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g, int d,
 		 stale);
 	grid_puts_right(g, l->x_pct + l->w_pct, y, num,
 			fmt_pct(s->busy_us, mk, buf, sizeof buf));
-	bar_memory(g, l->x_mem, y, l->w_mem, s->peak_bytes, s->cap_bytes,
-		   stale);
+	bar_memory_reserve(g, l->x_mem, y, l->w_mem, s->peak_bytes,
+			   s->cap_bytes, s->reserve_bytes, stale);
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
 		    s->peak_bytes > s->cap_bytes;
 	snprintf(buf, sizeof buf, "%s/%s",

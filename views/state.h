@@ -73,6 +73,7 @@ typedef enum prompt_kind {
 	PROMPT_OPEN,	/* another graph */
 	PROMPT_SAVE,	/* placement file */
 	PROMPT_EXPORT,	/* DOT/SVG/JSON/... export */
+	PROMPT_RESERVE, /* the memory reserve of every device */
 } prompt_kind;
 
 typedef enum cmp_status {
