@@ -1,9 +1,11 @@
 #!/bin/sh
-# suite_tui_fit.sh - the explorer's `f` (what fits) end to end in tmux, at
-# 80x24 and 200x60, in colour and with NO_COLOR: the answer comes from
-# reruns on the worker and matches `dnnpart fit`; the infeasible verdict
-# says "fits with" only after a search for the current settings; Esc
-# cancels a search. Prints "ok - NAME" / "not ok - NAME: why" / "skip".
+# suite_tui_fit.sh - the explorer's `f` (what fits) and `R` (memory
+# reserve) end to end in tmux, at 80x24 and 200x60, in colour and with
+# NO_COLOR: the fit answer comes from reruns on the worker and matches
+# `dnnpart fit`; the infeasible verdict says "fits with" only after a search
+# for the current settings; Esc cancels a search; a reserve shows in the
+# bars (░ before the cap mark) and counts against the cap as `dnnpart plan`
+# counts it. Prints "ok - NAME" / "not ok - NAME: why" / "skip".
 set -u
 : "${DNNPART:=$PWD/dnnpart}"
 
@@ -25,7 +27,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-S=fit
+S=fit0
+n_session=0
 screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
 row() { screen | sed -n "${1}p"; }
 keys() { $T send-keys -t "$S" "$@"; }
@@ -56,9 +59,13 @@ start() { # W H ENV ARGS...
 	h=$2
 	envs=$3
 	shift 3
-	$T kill-session -t "$S" >/dev/null 2>&1
+	# a new session before the old one goes, so the server never exits
+	old=$S
+	n_session=$((n_session + 1))
+	S="fit$n_session"
 	$T new-session -d -s "$S" -x "$w" -y "$h" \
 		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen $envs \"$DNNPART\" $*; echo \"dnnpart exited with \$?\"; exec sleep 60"
+	$T kill-session -t "$old" >/dev/null 2>&1
 }
 
 graph=tests/cli/data/blocks6.json
@@ -139,4 +146,55 @@ if "$DNNPART" gen --ops 20000 --seed 3 -o "$big" >/dev/null 2>&1; then
 	fi
 else
 	echo "not ok - tui_fit_esc_cancels: dnnpart gen failed"
+fi
+
+# ---- R: the reserve, in the bars and in feasibility ----
+# six 10 MiB blocks on 3 devices of 25 MiB fit (21 MiB each); with 5 MiB of
+# each reserved they do not, as the command line says too
+if "$DNNPART" plan "$graph" -k 3 --mem 25MiB --reserve 5MiB --algo metf |
+	grep -q INFEASIBLE; then
+	for size in 80x24 200x60; do
+		for col in color NO_COLOR; do
+			name="${size}_$col"
+			envs=""
+			[ "$col" = NO_COLOR ] && envs="NO_COLOR=1"
+			start "${size%x*}" "${size#*x}" "$envs" "$graph" -k 3 \
+				--mem 25MiB --algo metf
+			if ! wait_for 'FEASIBLE' || ! wait_for 'F10Quit'; then
+				notok "tui_reserve_$name" "no plan on screen"
+				continue
+			fi
+			if screen | grep -q '░'; then
+				notok "tui_reserve_$name" "a reserve cell before any reserve"
+				continue
+			fi
+			keys R C-u 5MiB Enter
+			if wait_for 'reserve 5.00 MiB per device' &&
+				wait_for 'INFEASIBLE' &&
+				screen | grep -Eq '^GPU0 \[.*░+┃' &&
+				screen | grep -q 'peak/usable' &&
+				screen | grep -q '/20.0 MiB'; then
+				ok "tui_reserve_$name"
+			else
+				notok "tui_reserve_$name" "no reserve segment, usable cap or verdict"
+				continue
+			fi
+			# a plain number is refused with a hint, the reserve kept
+			keys R C-u 5 Enter
+			if wait_for "reserve not changed: '5' needs a unit: 5GiB" &&
+				screen | grep -q '/20.0 MiB'; then
+				ok "tui_reserve_plain_number_refused_$name"
+			else
+				notok "tui_reserve_plain_number_refused_$name" "no error"
+			fi
+			keys R C-u none Enter
+			if wait_gone '░' && wait_for ' FEASIBLE'; then
+				ok "tui_reserve_none_$name"
+			else
+				notok "tui_reserve_none_$name" "reserve still shown"
+			fi
+		done
+	done
+else
+	echo "not ok - tui_reserve: dnnpart plan with --reserve 5MiB is not infeasible"
 fi

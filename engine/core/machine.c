@@ -348,9 +348,8 @@ dp_status dp_machine_set_reserve(dp_machine *m, const char *spec, dp_err *err)
 	double v;
 	if (dp_units_scan_number(spec, &v) == n)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad reserve '%s': a number without a unit; "
-				  "expected a size (%sGiB, %sMiB) or a percent "
-				  "of each cap (%s%%)",
+				  "'%s' needs a unit: %sGiB, %sMiB, or %s%% "
+				  "of each cap",
 				  spec, spec, spec, spec);
 	int64_t b;
 	dp_err e;
