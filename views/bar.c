@@ -56,11 +56,12 @@ int bar_cap_cell(int n, int64_t peak, int64_t cap)
 void bar_memory(vgrid *g, int x, int y, int w, int64_t peak, int64_t cap,
 		bool stale)
 {
-	bar_memory_reserve(g, x, y, w, peak, cap, 0, stale);
+	bar_memory_reserve(g, x, y, w, peak, cap, 0, peak, stale);
 }
 
 void bar_memory_reserve(vgrid *g, int x, int y, int w, int64_t peak,
-			int64_t usable, int64_t reserve, bool stale)
+			int64_t usable, int64_t reserve, int64_t largest,
+			bool stale)
 {
 	if (w < 3)
 		return;
@@ -69,7 +70,10 @@ void bar_memory_reserve(vgrid *g, int x, int y, int w, int64_t peak,
 	/* the device's cap: what the plan may use plus the reserve */
 	int64_t cap = usable == DP_CAP_UNLIMITED ? usable : usable + reserve;
 	int n = w - 2;
-	double s = mem_scale(peak, cap);
+	/* without a cap, the bars share one scale: the largest peak */
+	double s = cap == DP_CAP_UNLIMITED && largest > peak
+			   ? (double)largest
+			   : mem_scale(peak, cap);
 	int c = bar_cap_cell(n, peak, cap);
 	/* the first cell of the reserve (c when there is none) */
 	int u = c;
@@ -104,8 +108,12 @@ void bar_memory_reserve(vgrid *g, int x, int y, int w, int64_t peak,
 			ch = GLYPH_CAP;
 			st = over ? ST_BAR_OVER : ST_CAP_MARK;
 		} else if (i < filled && (u < 0 || i < u)) {
+			/* an over-cap bar is over along its whole length, not
+			 * green up to the cap */
 			ch = GLYPH_FULL;
-			st = warn ? ST_BAR_WARN : ST_BAR_OK;
+			st = over   ? ST_BAR_OVER
+			     : warn ? ST_BAR_WARN
+				    : ST_BAR_OK;
 		} else if (i < filled) {
 			ch = GLYPH_OVER;
 			st = ST_BAR_OVER;

@@ -33,15 +33,20 @@ void bar_load(vgrid *g, int x, int y, int w, double frac, bool stale);
 
 /* Draws a memory bar of w cells (brackets included): peak against cap
  * (DP_CAP_UNLIMITED: no mark, scaled to the peak). Fill >= 90 % of the cap
- * is ST_BAR_WARN; beyond the cap ST_BAR_OVER with GLYPH_OVER. */
+ * is ST_BAR_WARN; over the cap the fill is ST_BAR_OVER, with GLYPH_OVER
+ * beyond the mark. */
 void bar_memory(vgrid *g, int x, int y, int w, int64_t peak, int64_t cap,
 		bool stale);
 
 /* The same with a reserve (machine.h): usable is what the plan may use,
  * usable + reserve the cap, where the mark is; the reserve's cells show
- * GLYPH_RESERVE, and a peak above usable is over. */
+ * GLYPH_RESERVE, and a peak above usable is over (the whole fill then in
+ * the over style, not only past the cap). Without a cap the bar is scaled
+ * to largest (the largest peak of the devices shown, so that bars compare;
+ * pass peak for a bar of its own). */
 void bar_memory_reserve(vgrid *g, int x, int y, int w, int64_t peak,
-			int64_t usable, int64_t reserve, bool stale);
+			int64_t usable, int64_t reserve, int64_t largest,
+			bool stale);
 
 /* The cell (0-based, inside the brackets) where bar_memory puts the cap
  * mark on an n-cell interior, or -1 when there is none. */

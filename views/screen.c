@@ -310,18 +310,36 @@ static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g, int d,
 		 stale);
 	grid_puts_right(g, l->x_pct + l->w_pct, y, num,
 			fmt_pct(s->busy_us, mk, buf, sizeof buf));
+	int64_t largest = 0;
+	for (int i = 0; i < p->sim.k; i++)
+		if (p->sim.dev[i].peak_bytes > largest)
+			largest = p->sim.dev[i].peak_bytes;
 	bar_memory_reserve(g, l->x_mem, y, l->w_mem, s->peak_bytes,
-			   s->cap_bytes, s->reserve_bytes, stale);
+			   s->cap_bytes, s->reserve_bytes, largest, stale);
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
 		    s->peak_bytes > s->cap_bytes;
-	snprintf(buf, sizeof buf, "%s/%s",
-		 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
-		 fmt_cap(s->cap_bytes, b, sizeof b));
 	int x = l->x_memtxt;
-	x += grid_puts(g, x, y, l->w_memtxt, num, buf);
-	if (over)
-		grid_puts(g, x + 1, y, l->x_memtxt + l->w_memtxt - x - 1,
-			  stale ? ST_STALE : ST_BAR_OVER, "OVER");
+	if (over) {
+		/* the overflow itself, exactly as far as 3 digits go: a peak
+		 * and cap that round alike ("16.0 GiB/16.0 GiB") would hide
+		 * it: the cap and what the peak adds to it, "16.0 GiB +36.5
+		 * MiB OVER" (OVER when there is room). */
+		char o[32];
+		snprintf(buf, sizeof buf, "%s +%s",
+			 fmt_cap(s->cap_bytes, b, sizeof b),
+			 dp_units_fmt_bytes(s->peak_bytes - s->cap_bytes, o,
+					    sizeof o));
+		x += grid_puts(g, x, y, l->w_memtxt,
+			       stale ? ST_STALE : ST_BAR_OVER, buf);
+		if (x + 5 <= l->x_memtxt + l->w_memtxt)
+			grid_puts(g, x + 1, y, 4,
+				  stale ? ST_STALE : ST_BAR_OVER, "OVER");
+	} else {
+		snprintf(buf, sizeof buf, "%s/%s",
+			 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
+			 fmt_cap(s->cap_bytes, b, sizeof b));
+		grid_puts(g, x, y, l->w_memtxt, num, buf);
+	}
 	if (l->w_comm) {
 		snprintf(buf, sizeof buf, "in %s out %s",
 			 dp_units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
