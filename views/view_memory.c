@@ -231,13 +231,15 @@ static void memory_draw(const vstate *st, vgrid *g, vrect r)
 			    s->peak_bytes > s->cap_bytes;
 		/* over: the cap and the overflow, never a peak and cap that
 		 * round alike ("16.0 GiB/16.0 GiB") */
-		if (over)
+		if (over) {
 			snprintf(
-				buf, sizeof buf, "%s +%s OVER",
+				buf, sizeof buf, "%s +%s",
 				fmt_cap(s->cap_bytes, b, sizeof b),
 				dp_units_fmt_bytes(s->peak_bytes - s->cap_bytes,
 						   a, sizeof a));
-		else
+			if (strlen(buf) + 5 <= NUM_W - 1)
+				strcat(buf, " OVER");
+		} else
 			snprintf(buf, sizeof buf, "%s/%s",
 				 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
 				 fmt_cap(s->cap_bytes, b, sizeof b));
