@@ -92,6 +92,13 @@ for size in 80x24 200x60; do
 			notok "tui_fit_key_$name" "no infeasible plan on screen"
 			continue
 		fi
+		# the over-cap row gives the cap and the exact overflow, and the
+		# bar marks it with '!' (colour or not)
+		if screen | grep -Eq '^GPU[0-9] \[.*\].*\[[^]]*┃?[^]]*![^]]*\] 25\.0 MiB \+[0-9.]+ [KM]iB'; then
+			ok "tui_exact_overflow_$name"
+		else
+			notok "tui_exact_overflow_$name" "no 'cap +overflow' row"
+		fi
 		# before a search the verdict never claims what fits
 		if row 2 | grep -q 'fits with'; then
 			notok "tui_fit_key_$name" "'fits with' before any search"
@@ -173,7 +180,7 @@ if "$DNNPART" plan "$graph" -k 3 --mem 25MiB --reserve 5MiB --algo metf |
 				wait_for 'INFEASIBLE' &&
 				screen | grep -Eq '^GPU0 \[.*░+┃' &&
 				screen | grep -q 'peak/usable' &&
-				screen | grep -q '/20.0 MiB'; then
+				screen | grep -q '20.0 MiB +2.00 MiB'; then
 				ok "tui_reserve_$name"
 			else
 				notok "tui_reserve_$name" "no reserve segment, usable cap or verdict"
@@ -182,7 +189,7 @@ if "$DNNPART" plan "$graph" -k 3 --mem 25MiB --reserve 5MiB --algo metf |
 			# a plain number is refused with a hint, the reserve kept
 			keys R C-u 5 Enter
 			if wait_for "reserve not changed: '5' needs a unit: 5GiB" &&
-				screen | grep -q '/20.0 MiB'; then
+				screen | grep -q '20.0 MiB +2.00 MiB'; then
 				ok "tui_reserve_plain_number_refused_$name"
 			else
 				notok "tui_reserve_plain_number_refused_$name" "no error"
