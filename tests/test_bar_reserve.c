@@ -1,7 +1,9 @@
-/* test_bar_reserve.c - the memory bar with a reserve (machine.h): the
- * reserved cells before the cap mark, a peak within the usable part never
- * marked over (even when rounding would reach the reserve), one above it
- * always; the ASCII text tells them apart. */
+/* test_bar_reserve.c - readable memory in the views: the memory bar with a
+ * reserve (machine.h): the reserved cells before the cap mark, a peak
+ * within the usable part never marked over (even when rounding would reach
+ * the reserve), one above it always, the ASCII text telling them apart; an
+ * over-cap fill in the over style; bars without a cap on one scale; long
+ * op names cut in the middle. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,5 +61,25 @@ static void test_bar_without_cap_scales_to_the_largest_peak(void)
 	grid_free(&g);
 }
 
+/* Long names are cut in the middle: head, ellipsis, tail. */
+static void test_long_names_get_a_middle_ellipsis(void)
+{
+	vgrid g;
+	REQUIRE(grid_init(&g, 12, 3) == 0);
+	grid_puts_mid(&g, 0, 0, 11, ST_NORMAL, "model/h3/attn/qkv/grad");
+	grid_puts_mid(&g, 0, 1, 11, ST_NORMAL, "model/h11/attn/qkv/grad");
+	grid_puts_mid(&g, 0, 2, 11, ST_NORMAL, "short");
+	char a[64], b[64], c[64];
+	grid_row_text(&g, 0, a, sizeof a);
+	grid_row_text(&g, 1, b, sizeof b);
+	grid_row_text(&g, 2, c, sizeof c);
+	CHECK_STR(a, "model\xe2\x80\xa6/grad");
+	CHECK_STR(c, "short");
+	CHECK_CONTAINS(b, "/grad");
+	CHECK_INT(text_width(a), 11);
+	grid_free(&g);
+}
+
 TEST_MAIN(TEST(test_bar_reserve_segment_and_overflow),
-	  TEST(test_bar_without_cap_scales_to_the_largest_peak))
+	  TEST(test_bar_without_cap_scales_to_the_largest_peak),
+	  TEST(test_long_names_get_a_middle_ellipsis))

@@ -148,8 +148,9 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 			  dp_units_fmt_bytes(t->bytes, a, sizeof a));
 		view_cell(g, &x, y, wk, ST_DIM,
 			  dp_sim_mem_kind_name((dp_mem_kind)t->kind));
-		view_cell(g, &x, y, wop, st->on_cp[t->op] ? ST_CRITICAL : num,
-			  dp_graph_op_name(state_plan_graph(st), t->op));
+		view_cell_name(g, &x, y, wop,
+			       st->on_cp[t->op] ? ST_CRITICAL : num,
+			       dp_graph_op_name(state_plan_graph(st), t->op));
 		view_cell(g, &x, y, wt, ST_DIM,
 			  dp_units_fmt_time(t->alloc, a, sizeof a));
 		view_cell(g, &x, y, wt, ST_DIM,

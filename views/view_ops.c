@@ -99,15 +99,15 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 		if (sel)
 			view_select_row(g, r, y);
 		x = r.x;
-		view_cell(g, &x, y, wname, ns, dp_graph_op_name(st->g, u));
+		view_cell_name(g, &x, y, wname, ns, dp_graph_op_name(st->g, u));
 		view_cell(g, &x, y, wtype, sel ? ns : ST_DIM,
 			  dp_graph_str(st->g, op->type));
 		/* a strategy runs an op as several: "x8" of them */
 		if (st->agg_dev[u] >= 0 && st->agg_n[u] <= 1)
 			snprintf(buf, sizeof buf, "GPU%d", st->agg_dev[u]);
 		else if (st->agg_dev[u] >= 0)
-			snprintf(buf, sizeof buf, "GPU%d\xc3\x97%u", st->agg_dev[u],
-				 st->agg_n[u]);
+			snprintf(buf, sizeof buf, "GPU%d\xc3\x97%u",
+				 st->agg_dev[u], st->agg_n[u]);
 		else
 			snprintf(buf, sizeof buf, "\xc3\x97%u", st->agg_n[u]);
 		view_cell(g, &x, y, wd, ns, buf);
