@@ -98,7 +98,7 @@ static void test_reserve_algorithms_plan_for_the_usable_cap(void)
 	dp_graph *g = dp_graph_new("blocks");
 	REQUIRE(g != NULL);
 	for (int i = 0; i < 6; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "b%d", i);
 		uint32_t u = test_add_op(g, name, 1, MIB, NULL);
 		g->ops[u].param_bytes = 10 * MIB;
