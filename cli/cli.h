@@ -48,6 +48,7 @@ typedef struct cli_opts {
 	int k;		    /* 0 = not given */
 	const char *mem;    /* --mem spec, NULL = not given */
 	const char *speeds; /* --speed spec */
+	const char *reserve; /* --reserve spec (1GiB, 5%) */
 	const char *link;   /* --link preset */
 	const char *bw;	    /* --bw */
 	const char *lat;    /* --lat */

@@ -162,6 +162,12 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		o->mem = v;
 		return 1;
 	}
+	if ((r = opt_value(cmd, argc, argv, i, "--reserve", NULL, &v))) {
+		if (r < 0)
+			return -1;
+		o->reserve = v;
+		return 1;
+	}
 	if ((r = opt_value(cmd, argc, argv, i, "--speed", NULL, &v))) {
 		if (r < 0)
 			return -1;
@@ -256,6 +262,11 @@ void cli_help_machine_opts(FILE *out)
 		"                     16g) or a comma list with one per device "
 		"(16g,16g,8g);\n"
 		"                     inf or none = unlimited\n"
+		"  --reserve R        memory the framework takes on each "
+		"device (CUDA context,\n"
+		"                     fragmentation), counted against its cap: "
+		"a size (1GiB)\n"
+		"                     or a percent of each cap (5%%)\n"
 		"  --speed S          speed factor per device: one for all or "
 		"a "
 		"comma list\n"
@@ -401,6 +412,10 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
 			return machine_error("--lat", &err);
 		}
 		snprintf(m->link_name, sizeof m->link_name, "custom");
+	}
+	if (o->reserve && dp_machine_set_reserve(m, o->reserve, &err)) {
+		dp_machine_free(m);
+		return machine_error("--reserve", &err);
 	}
 	return 0;
 fail_k:

@@ -91,6 +91,24 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 			p->lowered->nops, p->lowered->nedges, p->strategy);
 	fprintf(out, "machine      %d device%s, ", m->k, m->k == 1 ? "" : "s");
 	print_caps(out, m);
+	if (dp_machine_has_reserve(m)) {
+		fprintf(out, ", reserve %s%s: the plan may use ",
+			dp_machine_reserve_text(m, a, sizeof a),
+			m->reserve_frac > 0 ? " of each cap" : " each");
+		bool same = true;
+		for (int d = 1; d < m->k; d++)
+			same = same && dp_machine_usable_cap(m, d) ==
+					       dp_machine_usable_cap(m, 0);
+		for (int d = 0; d < (same ? 1 : m->k); d++)
+			fprintf(out, "%s%s", d ? "," : "",
+				m->cap[d] == DP_CAP_UNLIMITED
+					? "inf"
+					: dp_units_fmt_bytes(
+						  dp_machine_usable_cap(m, d),
+						  b, sizeof b));
+		if (same && m->k > 1)
+			fprintf(out, " each");
+	}
 	fprintf(out, "\nlink         ");
 	print_link(out, m);
 	fprintf(out, ", contention %s\n",
@@ -123,10 +141,12 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 		fprintf(out, ", peak %s)\n",
 			dp_units_fmt_bytes(p->one_device_peak, b, sizeof b));
 	else
-		fprintf(out, "; it would %s: peak %s, cap %s)\n",
+		fprintf(out, "; it would %s: peak %s, cap %s%s)\n",
 			p->one_device_fits ? "fit" : "not fit",
 			dp_units_fmt_bytes(p->one_device_peak, b, sizeof b),
-			dp_units_fmt_bytes(m->cap[0], c, sizeof c));
+			dp_units_fmt_bytes(dp_machine_usable_cap(m, 0), c,
+					   sizeof c),
+			dp_machine_has_reserve(m) ? " after the reserve" : "");
 	print_proof(out, &p->proof);
 	int worst = dp_plan_worst_device(p);
 	if (worst < 0) {

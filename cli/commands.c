@@ -19,6 +19,8 @@
 	  "simulate a placement made elsewhere")                               \
 	X(compare, "GRAPH [-k K] [--mem CAPS] [--algos A,B,...] [--json]",     \
 	  "every algorithm side by side on one graph and machine")             \
+	X(fit, "GRAPH [-k K] [--mem CAPS] [--cap | --device D] [--json]",      \
+	  "the smallest K or cap with which the algorithm's plan fits")        \
 	X(gen, "--ops N [--seed S] [-k K --mem CAP] -o FILE.json",             \
 	  "write a synthetic training graph of N ops")                         \
 	X(export, "GRAPH PLACEMENT [--svg F] [--dot F] [--csv F] [-o F]",      \

@@ -17,6 +17,7 @@ typedef struct job {
 	const dp_algo *algo;
 	dp_algo_opts o; /* copied from the submitter's */
 	unsigned gen;
+	int fit_dev; /* a fit job's device */
 } job;
 
 struct worker {
@@ -27,7 +28,7 @@ struct worker {
 	job_pipe pipe;
 	bool stop;
 
-	job pending_plan, pending_compare;
+	job pending_plan, pending_compare, pending_fit;
 	bool busy;
 	job_kind cur_kind;
 	int cur_row;
@@ -91,6 +92,32 @@ static void after_algo(void *ud, size_t i, dp_run_result *rr)
 	push_result(jr->w, r);
 }
 
+/* A fit job: the two searches, one result. */
+static void run_fit(worker *w, job *j)
+{
+	worker_result *r = calloc(1, sizeof *r);
+	if (!r)
+		return;
+	r->kind = JOB_FIT;
+	r->g = j->g;
+	r->gen = j->gen;
+	r->row = -1;
+	r->fit_dev = j->fit_dev;
+	dp_progress p = {job_meter_report, &w->meter, &w->cancel};
+	dp_err err;
+	dp_err_clear(&err);
+	dp_fit_opts fk = {.kind = DP_FIT_K};
+	dp_fit_opts fc = {.kind = DP_FIT_DEVICE_CAP, .device = j->fit_dev};
+	r->status = dp_fit_run(j->g, &j->m, j->algo, &j->o, &fk, &p, &r->fit_k,
+			       &err);
+	if (!r->status)
+		r->status = dp_fit_run(j->g, &j->m, j->algo, &j->o, &fc, &p,
+				       &r->fit_cap, &err);
+	if (r->status)
+		dp_err_format(&err, r->msg, sizeof r->msg);
+	push_result(w, r);
+}
+
 /* A plan job runs its algorithm, a compare job every algorithm of the
  * registry in order (but those run only on request: dp_algo_compared), through the engine's one run-these-algorithms loop. */
 static void run_job(worker *w, job *j)
@@ -101,7 +128,9 @@ static void run_job(worker *w, job *j)
 	dp_run_hooks hooks = {before_algo, after_algo, &jr};
 	size_t n;
 	const dp_algo *const *every = dp_algo_compared(&n);
-	if (jr.compare)
+	if (j->kind == JOB_FIT)
+		run_fit(w, j);
+	else if (jr.compare)
 		dp_plan_run_all(j->g, &j->m, every, n, &o, &p, &hooks);
 	else
 		dp_plan_run_all(j->g, &j->m, &j->algo, 1, &o, &p, &hooks);
@@ -113,7 +142,7 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->stop && !w->pending_plan.used &&
-		       !w->pending_compare.used) {
+		       !w->pending_compare.used && !w->pending_fit.used) {
 			w->busy = false;
 			pthread_cond_broadcast(&w->idle_cv);
 			pthread_cond_wait(&w->cv, &w->mu);
@@ -125,6 +154,9 @@ static void *worker_main(void *arg)
 		if (w->pending_plan.used) {
 			j = w->pending_plan;
 			w->pending_plan.used = false;
+		} else if (w->pending_fit.used) {
+			j = w->pending_fit;
+			w->pending_fit.used = false;
 		} else {
 			j = w->pending_compare;
 			w->pending_compare.used = false;
@@ -196,6 +228,7 @@ void worker_free(worker *w)
 	w->stop = true;
 	drop_job(&w->pending_plan);
 	drop_job(&w->pending_compare);
+	drop_job(&w->pending_fit);
 	atomic_store(&w->cancel, 1);
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
@@ -226,6 +259,7 @@ dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 	if (kind == JOB_PLAN) {
 		drop_job(&w->pending_plan);
 		drop_job(&w->pending_compare);
+		drop_job(&w->pending_fit);
 		w->pending_plan = j;
 		if (w->busy)
 			atomic_store(&w->cancel, 1);
@@ -240,12 +274,40 @@ dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 	return DP_OK;
 }
 
+dp_status worker_submit_fit(worker *w, const dp_graph *g, const dp_machine *m,
+			    const dp_algo *algo, const dp_algo_opts *o, int dev,
+			    unsigned gen, dp_err *err)
+{
+	job j = {.used = true,
+		 .kind = JOB_FIT,
+		 .g = g,
+		 .algo = algo,
+		 .gen = gen,
+		 .fit_dev = dev};
+	if (o)
+		j.o = *o;
+	else
+		dp_algo_opts_default(&j.o);
+	if (dp_machine_copy(&j.m, m, err) != DP_OK)
+		return err ? err->code : DP_ENOMEM;
+	pthread_mutex_lock(&w->mu);
+	drop_job(&w->pending_fit);
+	w->pending_fit = j;
+	if (w->busy && w->cur_kind == JOB_FIT)
+		atomic_store(&w->cancel, 1);
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return DP_OK;
+}
+
 void worker_cancel(worker *w, bool plan_only)
 {
 	pthread_mutex_lock(&w->mu);
 	drop_job(&w->pending_plan);
-	if (!plan_only)
+	if (!plan_only) {
 		drop_job(&w->pending_compare);
+		drop_job(&w->pending_fit);
+	}
 	if (w->busy && (!plan_only || w->cur_kind == JOB_PLAN))
 		atomic_store(&w->cancel, 1);
 	pthread_mutex_unlock(&w->mu);
@@ -254,7 +316,8 @@ void worker_cancel(worker *w, bool plan_only)
 void worker_wait_idle(worker *w)
 {
 	pthread_mutex_lock(&w->mu);
-	while (w->busy || w->pending_plan.used || w->pending_compare.used)
+	while (w->busy || w->pending_plan.used || w->pending_compare.used ||
+	       w->pending_fit.used)
 		pthread_cond_wait(&w->idle_cv, &w->mu);
 	pthread_mutex_unlock(&w->mu);
 }
@@ -279,6 +342,8 @@ void worker_result_free(worker_result *r)
 	if (!r)
 		return;
 	dp_plan_free(&r->plan);
+	dp_fit_result_free(&r->fit_k);
+	dp_fit_result_free(&r->fit_cap);
 	free(r);
 }
 
@@ -291,6 +356,8 @@ void worker_get_status(worker *w, worker_status *s)
 		w->pending_plan.used || (w->busy && w->cur_kind == JOB_PLAN);
 	s->compare_queued = w->pending_compare.used ||
 			    (w->busy && w->cur_kind == JOB_COMPARE);
+	s->fit_queued =
+		w->pending_fit.used || (w->busy && w->cur_kind == JOB_FIT);
 	s->row = w->cur_row;
 	snprintf(s->phase, sizeof s->phase, "%s", w->meter.phase);
 	s->fraction = w->meter.fraction;

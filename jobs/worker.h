@@ -22,6 +22,7 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/err.h"
+#include "dnnpart/fit.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
@@ -29,6 +30,7 @@
 typedef enum job_kind {
 	JOB_PLAN = 0,
 	JOB_COMPARE = 1,
+	JOB_FIT = 2, /* what fits: the smallest K, and one device's cap */
 } job_kind;
 
 typedef struct worker_result {
@@ -39,6 +41,10 @@ typedef struct worker_result {
 	dp_status status;  /* DP_OK, DP_ECANCELED or an error */
 	char msg[1200];	   /* the error, formatted */
 	dp_plan plan;	   /* when status == DP_OK */
+	/* a fit job, when status == DP_OK: the smallest K for the caps and
+	 * the smallest cap of device fit_dev, the others as they are */
+	dp_fit_result fit_k, fit_cap;
+	int fit_dev;
 	struct worker_result *next;
 } worker_result;
 
@@ -47,6 +53,7 @@ typedef struct worker_status {
 	job_kind kind;	     /* of the running job */
 	bool plan_queued;    /* a plan job is running or pending */
 	bool compare_queued; /* a compare job is running or pending */
+	bool fit_queued;     /* a fit job is running or pending */
 	int row;	     /* compare: the algorithm running */
 	char phase[48];
 	double fraction; /* < 0 when unknown */
@@ -72,6 +79,15 @@ int worker_fd(const worker *w);
 dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 			const dp_machine *m, const dp_algo *algo,
 			const dp_algo_opts *o, unsigned gen, dp_err *err);
+
+/* Queues a fit job (dp_fit_run twice: the smallest K for m's caps, then
+ * the smallest cap of device dev with m's other caps) with algorithm algo
+ * and options o (NULL: defaults). Its one result has kind JOB_FIT. It
+ * supersedes a running or pending fit job; a plan job supersedes it (the
+ * settings it was for have changed). DP_ENOMEM when m cannot be copied. */
+dp_status worker_submit_fit(worker *w, const dp_graph *g, const dp_machine *m,
+			    const dp_algo *algo, const dp_algo_opts *o, int dev,
+			    unsigned gen, dp_err *err);
 
 /* Cancels the running job and drops pending ones: all of them, or only
  * plan jobs. */

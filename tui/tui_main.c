@@ -76,6 +76,7 @@ void session_sync_jobs(tui_session *s)
 	worker_get_status(s->w, &ws);
 	st->running = ws.plan_queued;
 	st->comparing = ws.compare_queued;
+	st->fitting = ws.fit_queued;
 	if (ws.busy) {
 		snprintf(st->phase, sizeof st->phase, "%s", ws.phase);
 		st->fraction = ws.fraction;
@@ -107,6 +108,24 @@ void session_start(tui_session *s, job_kind kind)
 	}
 	if (kind == JOB_PLAN)
 		st->plan_error[0] = '\0';
+	session_sync_jobs(s);
+}
+
+/* f: what fits for the current settings and the selected device. */
+static void session_start_fit(tui_session *s)
+{
+	vstate *st = &s->st;
+	dp_err err;
+	dp_err_clear(&err);
+	dp_algo_opts ao;
+	state_algo_opts(st, &ao);
+	int dev = st->dev < st->m.k ? st->dev : st->m.k - 1;
+	if (worker_submit_fit(s->w, st->g, &st->m, st->algo, &ao, dev, st->gen,
+			      &err) != DP_OK) {
+		state_status(st, true, "cannot start the fit search: %s",
+			     err.msg);
+		return;
+	}
 	session_sync_jobs(s);
 }
 
@@ -147,6 +166,14 @@ static void apply_result(tui_session *s, worker_result *r)
 	vstate *st = &s->st;
 	if (r->g != st->g)
 		return; /* made for a graph that is gone */
+	if (r->kind == JOB_FIT) {
+		if (r->status == DP_OK)
+			state_fit_done(st, r->gen, r->fit_dev, &r->fit_k,
+				       &r->fit_cap);
+		else if (r->status != DP_ECANCELED && r->gen == st->gen)
+			state_status(st, true, "fit search failed: %s", r->msg);
+		return;
+	}
 	if (r->kind == JOB_COMPARE) {
 		if (r->gen != st->cmp_gen)
 			return;
@@ -216,6 +243,8 @@ static bool handle(tui_session *s, unsigned bits)
 		session_start(s, JOB_PLAN);
 	if (bits & AR_COMPARE)
 		session_start(s, JOB_COMPARE);
+	if (bits & AR_FIT)
+		session_start_fit(s);
 	if (bits & AR_FULL_REDRAW)
 		s->full_redraw = true;
 	if (bits & AR_IO)
@@ -296,7 +325,7 @@ static void loop(tui_session *s)
 		take_results(s);
 		session_take_file_result(s);
 		sync_progress(s);
-		bool busy = st->running || st->comparing ||
+		bool busy = st->running || st->comparing || st->fitting ||
 			    st->file_job != PROMPT_NONE;
 		if (dirty || busy)
 			session_draw(s);

@@ -19,6 +19,7 @@ enum {
 	AR_CANCEL_FILE = 1 << 8, /* cancel the file job (st->file_job) */
 	AR_REBATCH = 1 << 9,	 /* st->batch changed: the front end rebuilds
 				st->g at that batch size (state_rebatch) */
+	AR_FIT = 1 << 10,	 /* start a fit job for the selected device */
 	AR_REPIN = 1 << 11, /* st->pins changed: the front end stops the jobs
 			       on st->g, then state_apply_pins */
 };

@@ -122,7 +122,7 @@ static unsigned escape(vstate *st)
 	 * second Esc still reaches the rerun */
 	if (st->file_job != PROMPT_NONE && !st->file_cancelling)
 		return AR_REDRAW | AR_CANCEL_FILE;
-	if (st->running || st->comparing)
+	if (st->running || st->comparing || st->fitting)
 		return AR_REDRAW | AR_CANCEL;
 	if (view_current(st)->stacked) {
 		view_leave(st);
@@ -286,6 +286,20 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 	case ACT_CAP_TYPE:
 	case ACT_CAP_TYPE_ALL:
 		return cap_prompt(st, act == ACT_CAP_TYPE_ALL);
+	case ACT_RESERVE: {
+		char b[32];
+		prompt_open(
+			st, PROMPT_RESERVE,
+			"Reserve per device for the framework (1GiB, 5%, "
+			"none): ",
+			st->m.reserve_frac > 0
+				? dp_machine_reserve_text(&st->m, b, sizeof b)
+			: st->m.reserve_bytes > 0
+				? fmt_size_input(st->m.reserve_bytes, b,
+						 sizeof b)
+				: "");
+		return AR_REDRAW;
+	}
 	case ACT_BW_LOWER:
 	case ACT_BW_RAISE:
 		return settings_bandwidth(st, act == ACT_BW_RAISE);
@@ -302,6 +316,10 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 		return settings_contention(st);
 	case ACT_RERUN:
 		return rerun(st);
+	case ACT_FIT:
+		state_status(st, false, "searching what fits for GPU%d...",
+			     st->dev);
+		return AR_REDRAW | AR_FIT;
 	case ACT_SEARCH:
 		view_show(st, VIEW_OPS);
 		prompt_open(st, PROMPT_SEARCH, "Search: ", st->search);

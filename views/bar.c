@@ -56,22 +56,49 @@ int bar_cap_cell(int n, int64_t peak, int64_t cap)
 void bar_memory(vgrid *g, int x, int y, int w, int64_t peak, int64_t cap,
 		bool stale)
 {
+	bar_memory_reserve(g, x, y, w, peak, cap, 0, peak, stale);
+}
+
+void bar_memory_reserve(vgrid *g, int x, int y, int w, int64_t peak,
+			int64_t usable, int64_t reserve, int64_t largest,
+			bool stale)
+{
 	if (w < 3)
 		return;
+	if (usable == DP_CAP_UNLIMITED)
+		reserve = 0;
+	/* the device's cap: what the plan may use plus the reserve */
+	int64_t cap = usable == DP_CAP_UNLIMITED ? usable : usable + reserve;
 	int n = w - 2;
-	double s = mem_scale(peak, cap);
+	/* without a cap, the bars share one scale: the largest peak */
+	double s = cap == DP_CAP_UNLIMITED && largest > peak
+			   ? (double)largest
+			   : mem_scale(peak, cap);
 	int c = bar_cap_cell(n, peak, cap);
-	bool over = cap != DP_CAP_UNLIMITED && peak > cap;
-	bool warn = !over && cap != DP_CAP_UNLIMITED && cap > 0 &&
-		    (double)peak >= 0.9 * (double)cap;
+	/* the first cell of the reserve (c when there is none) */
+	int u = c;
+	if (reserve > 0 && c >= 0) {
+		u = (int)floor((double)usable / s * n);
+		if (u > c)
+			u = c;
+		if (u == c && c > 0)
+			u = c - 1; /* a reserve always shows one cell */
+	}
+	bool over = usable != DP_CAP_UNLIMITED && peak > usable;
+	bool warn = !over && usable != DP_CAP_UNLIMITED && usable > 0 &&
+		    (double)peak >= 0.9 * (double)usable;
 	grid_put(g, x, y, '[', ST_DIM);
 	grid_put(g, x + w - 1, y, ']', ST_DIM);
 	/* cells filled: those whose middle is below the peak */
 	int filled = (int)floor((double)peak / s * n + 0.5);
 	if (peak > 0 && filled == 0)
 		filled = 1;
-	if (over && filled <= c + 1)
-		filled = c + 2; /* over-cap always shows at least one '!' */
+	if (over && filled <= u)
+		filled = u + 1; /* over the usable cap: at least one '!' */
+	if (!over && reserve > 0 && filled > u)
+		filled = u; /* within it: never a '!' from rounding */
+	if (over && reserve == 0 && filled <= c + 1)
+		filled = c + 2;
 	if (filled > n)
 		filled = n;
 	for (int i = 0; i < n; i++) {
@@ -80,12 +107,19 @@ void bar_memory(vgrid *g, int x, int y, int w, int64_t peak, int64_t cap,
 		if (i == c) {
 			ch = GLYPH_CAP;
 			st = over ? ST_BAR_OVER : ST_CAP_MARK;
-		} else if (i < filled && (c < 0 || i < c)) {
+		} else if (i < filled && (u < 0 || i < u)) {
+			/* an over-cap bar is over along its whole length, not
+			 * green up to the cap */
 			ch = GLYPH_FULL;
-			st = warn ? ST_BAR_WARN : ST_BAR_OK;
+			st = over   ? ST_BAR_OVER
+			     : warn ? ST_BAR_WARN
+				    : ST_BAR_OK;
 		} else if (i < filled) {
 			ch = GLYPH_OVER;
 			st = ST_BAR_OVER;
+		} else if (reserve > 0 && i >= u && i < c) {
+			ch = GLYPH_RESERVE;
+			st = ST_CAP_MARK;
 		}
 		if (stale && st != ST_NORMAL)
 			st = ST_STALE;

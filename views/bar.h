@@ -7,6 +7,9 @@
  *                             headroom above the cap, so the mark sits
  *                             inside the bar
  *   over    [██████████┃!!!]  memory beyond the cap is drawn with '!'
+ *   reserve [█████   ░░┃   ]  the part of the cap the framework reserves
+ *                             (machine.h), before the mark; a peak in it is
+ *                             over ('!')
  * ASCII terminals get '#', '|' and '!' (grid.h glyph_ascii).
  */
 #ifndef DNNPART_VIEWS_BAR_H
@@ -20,8 +23,9 @@
 #define GLYPH_FULL 0x2588u /* █ */
 #define GLYPH_CAP 0x2503u  /* ┃ */
 #define GLYPH_OVER ((uint32_t)'!')
-#define GLYPH_CRIT 0x2593u /* ▓ critical-path op in the timeline */
-#define GLYPH_HALF 0x258cu /* ▌ */
+#define GLYPH_CRIT 0x2593u    /* ▓ critical-path op in the timeline */
+#define GLYPH_HALF 0x258cu    /* ▌ */
+#define GLYPH_RESERVE 0x2591u /* ░ memory reserved for the framework */
 
 /* Draws a bar of w cells (brackets included) at (x, y) filled to frac
  * (0..1, clamped). stale dims it. */
@@ -29,9 +33,20 @@ void bar_load(vgrid *g, int x, int y, int w, double frac, bool stale);
 
 /* Draws a memory bar of w cells (brackets included): peak against cap
  * (DP_CAP_UNLIMITED: no mark, scaled to the peak). Fill >= 90 % of the cap
- * is ST_BAR_WARN; beyond the cap ST_BAR_OVER with GLYPH_OVER. */
+ * is ST_BAR_WARN; over the cap the fill is ST_BAR_OVER, with GLYPH_OVER
+ * beyond the mark. */
 void bar_memory(vgrid *g, int x, int y, int w, int64_t peak, int64_t cap,
 		bool stale);
+
+/* The same with a reserve (machine.h): usable is what the plan may use,
+ * usable + reserve the cap, where the mark is; the reserve's cells show
+ * GLYPH_RESERVE, and a peak above usable is over (the whole fill then in
+ * the over style, not only past the cap). Without a cap the bar is scaled
+ * to largest (the largest peak of the devices shown, so that bars compare;
+ * pass peak for a bar of its own). */
+void bar_memory_reserve(vgrid *g, int x, int y, int w, int64_t peak,
+			int64_t usable, int64_t reserve, int64_t largest,
+			bool stale);
 
 /* The cell (0-based, inside the brackets) where bar_memory puts the cap
  * mark on an n-cell interior, or -1 when there is none. */

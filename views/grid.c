@@ -271,6 +271,26 @@ void grid_puts_fit(vgrid *g, int x, int y, int w, vstyle st, const char *s)
 		grid_put(g, x + w - 1, y, '~', st);
 }
 
+void grid_puts_mid(vgrid *g, int x, int y, int w, vstyle st, const char *s)
+{
+	if (w <= 0)
+		return;
+	int tw = text_width(s);
+	if (tw <= w || w < 5) {
+		grid_puts_fit(g, x, y, w, st, s);
+		return;
+	}
+	/* head, an ellipsis, tail: names that differ in the middle (h3 vs
+	 * h11) or at the end (.../grad) stay apart */
+	int head = (w - 1) / 2, tail = w - 1 - head;
+	grid_puts(g, x, y, head, st, s);
+	grid_put(g, x + head, y, 0x2026u, st);
+	const char *t = s;
+	for (int i = 0; i < tw - tail; i++)
+		utf8_next(&t);
+	grid_puts(g, x + head + 1, y, tail, st, t);
+}
+
 int grid_puts_right(vgrid *g, int x_end, int y, vstyle st, const char *s)
 {
 	int x = x_end - text_width(s);

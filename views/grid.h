@@ -62,6 +62,10 @@ int grid_printf(vgrid *g, int x, int y, int maxw, vstyle st, const char *fmt,
 /* Writes s into exactly w cells: padded with blanks, or cut with a '~'
  * in the last cell when it does not fit. */
 void grid_puts_fit(vgrid *g, int x, int y, int w, vstyle st, const char *s);
+/* Writes s into exactly w cells like grid_puts_fit, but cuts a long text
+ * in the middle ("model/h1…ttn/qkv/grad"), so that names that share a
+ * prefix still read apart. */
+void grid_puts_mid(vgrid *g, int x, int y, int w, vstyle st, const char *s);
 /* Writes s right-aligned so that it ends at column x_end - 1; returns the
  * column where it starts. */
 int grid_puts_right(vgrid *g, int x_end, int y, vstyle st, const char *s);

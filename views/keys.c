@@ -71,6 +71,10 @@ const key_binding key_table[] = {
 	 KG_MACHINE, false},
 	{K('C'), "C", 0, NULL, "type one cap for every device",
 	 ACT_CAP_TYPE_ALL, KG_MACHINE, false},
+	{K('R'), "R", 0, NULL,
+	 "type the memory every device reserves for the framework (1GiB, 5%, "
+	 "none)",
+	 ACT_RESERVE, KG_MACHINE, false},
 	{K('b'), "b", 0, NULL, "halve the link bandwidth", ACT_BW_LOWER,
 	 KG_MACHINE, false},
 	{K('B'), "B", 0, NULL, "double the link bandwidth", ACT_BW_RAISE,
@@ -107,6 +111,10 @@ const key_binding key_table[] = {
 	{K('r', VK_F5), "r F5", 5, "Rerun",
 	 "rerun the plan; in Compare: rerun every algorithm", ACT_RERUN,
 	 KG_PLAN, false},
+	{K('f'), "f", 0, NULL,
+	 "what fits: the smallest K for the caps and the selected device's "
+	 "smallest cap, by reruns",
+	 ACT_FIT, KG_PLAN, true},
 
 	/* ops view */
 	{K('/', VK_F3), "/ F3", 3, "Search",

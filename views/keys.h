@@ -73,6 +73,7 @@ typedef enum key_action {
 	ACT_CAP_RAISE,
 	ACT_CAP_TYPE,
 	ACT_CAP_TYPE_ALL,
+	ACT_RESERVE, /* type the memory reserve of every device */
 	ACT_BW_LOWER,
 	ACT_BW_RAISE,
 	ACT_MB_LOWER,
@@ -83,6 +84,7 @@ typedef enum key_action {
 	ACT_ALGO_PREV,
 	ACT_CONTENTION,
 	ACT_RERUN,
+	ACT_FIT, /* what fits: the smallest K and the selected device's cap */
 	ACT_SEARCH,
 	ACT_SEARCH_NEXT,
 	ACT_SEARCH_PREV,

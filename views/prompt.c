@@ -140,6 +140,8 @@ static unsigned prompt_submit(vstate *st)
 	}
 	case PROMPT_CAP_ALL:
 		return settings_caps(st, text);
+	case PROMPT_RESERVE:
+		return settings_reserve(st, text);
 	case PROMPT_SEARCH:
 		snprintf(st->search, sizeof st->search, "%.*s",
 			 (int)sizeof st->search - 1, text);

@@ -161,10 +161,14 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 }
 
 /* The verdict on memory: "FEASIBLE", or the worst device and how far it is
- * over, in the longest form that leaves room (level 0 longest). */
-static void verdict(const dp_plan *p, int level, char *buf, size_t size)
+ * over, in the longest form that leaves room (level 0 longest, 3 the
+ * shortest). Levels 0 and 1 add what a fit search found for these settings
+ * (fit0 long, fit1 short; NULL when none ran: "fits with" is said only
+ * when reruns showed it). */
+static void verdict(const dp_plan *p, const char *fit0, const char *fit1,
+		    int level, char *buf, size_t size)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], f[200] = "";
 	int worst = dp_plan_worst_device(p);
 	if (worst < 0 || worst >= p->sim.k) {
 		snprintf(buf, size, "FEASIBLE");
@@ -176,17 +180,21 @@ static void verdict(const dp_plan *p, int level, char *buf, size_t size)
 		if (p->sim.dev[i].cap_bytes != DP_CAP_UNLIMITED &&
 		    p->sim.dev[i].peak_bytes > p->sim.dev[i].cap_bytes)
 			over++;
+	if (level == 0 && fit0)
+		snprintf(f, sizeof f, "; %s", fit0);
+	else if (level == 1 && fit1)
+		snprintf(f, sizeof f, "; %s", fit1);
 	dp_units_fmt_bytes(d->peak_bytes - d->cap_bytes, a, sizeof a);
 	if (level == 0)
 		snprintf(buf, size,
-			 "INFEASIBLE: GPU%d over by %s (peak %s, cap %s)%s",
+			 "INFEASIBLE: GPU%d over by %s (peak %s, cap %s)%s%s",
 			 worst, a,
 			 dp_units_fmt_bytes(d->peak_bytes, b, sizeof b),
 			 dp_units_fmt_bytes(d->cap_bytes, c, sizeof c),
-			 over > 1 ? " and more" : "");
-	else if (level == 1)
-		snprintf(buf, size, "INFEASIBLE: GPU%d over by %s%s", worst, a,
-			 over > 1 ? " and more" : "");
+			 over > 1 ? " and more" : "", f);
+	else if (level <= 2)
+		snprintf(buf, size, "INFEASIBLE: GPU%d over by %s%s%s", worst,
+			 a, over > 1 ? " and more" : "", f);
 	else
 		snprintf(buf, size, "INFEASIBLE GPU%d +%s", worst, a);
 }
@@ -223,15 +231,23 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 	 * a narrow screen drops */
 	dp_units_fmt_c(lb, sizeof lb, "\xc3\x97LB %.2f", p->xlb);
 	dp_units_fmt_c(sp, sizeof sp, "speedup %.2f\xc3\x97", p->speedup);
+	char fit0[160], fit1[96];
+	bool fit = !stale && state_fit_current(st);
+	if (fit) {
+		state_fit_text(st, false, fit0, sizeof fit0);
+		state_fit_text(st, true, fit1, sizeof fit1);
+	}
 	int level = 0;
-	for (; level < 2; level++) {
-		verdict(p, level, buf, sizeof buf);
+	for (; level < 3; level++) {
+		verdict(p, fit ? fit0 : NULL, fit ? fit1 : NULL, level, buf,
+			sizeof buf);
 		if (x + text_width(buf) + 2 + text_width(lb) + 2 +
 			    text_width(sp) <=
 		    right)
 			break;
 	}
-	verdict(p, level, buf, sizeof buf);
+	verdict(p, fit ? fit0 : NULL, fit ? fit1 : NULL, level, buf,
+		sizeof buf);
 	bool ok = dp_plan_worst_device(p) < 0;
 	x = segment(g, x, y, right,
 		    stale ? ST_STALE
@@ -254,9 +270,15 @@ static void draw_panel_head(const vstate *st, const vlayout *l, vgrid *g)
 	int y = l->panel_head.y;
 	grid_puts(g, l->x_name, y, l->w_name, ST_DIM, "Dev");
 	grid_puts(g, l->x_load + 1, y, l->w_load - 1, ST_DIM, "Load (busy)");
+	bool reserve = dp_machine_has_reserve(&st->m);
 	grid_puts(g, l->x_mem + 1, y, l->w_mem - 1, ST_DIM,
-		  "Memory peak (\xe2\x94\x83 cap)");
-	grid_puts(g, l->x_memtxt, y, l->w_memtxt, ST_DIM, "peak/cap");
+		  !reserve ? "Memory peak (\xe2\x94\x83 cap)"
+		  : l->w_mem > 32
+			  ? "Memory peak (\xe2\x94\x83 cap, \xe2\x96\x91 "
+			    "reserve)"
+			  : "Memory (\xe2\x94\x83 cap, \xe2\x96\x91 reserve)");
+	grid_puts(g, l->x_memtxt, y, l->w_memtxt, ST_DIM,
+		  reserve ? "peak/usable" : "peak/cap");
 	if (l->w_comm)
 		grid_puts(g, l->x_comm, y, l->w_comm, ST_DIM, "comm in / out");
 	int n = state_ndev(st);
@@ -294,18 +316,36 @@ static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g, int d,
 		 stale);
 	grid_puts_right(g, l->x_pct + l->w_pct, y, num,
 			fmt_pct(s->busy_us, mk, buf, sizeof buf));
-	bar_memory(g, l->x_mem, y, l->w_mem, s->peak_bytes, s->cap_bytes,
-		   stale);
+	int64_t largest = 0;
+	for (int i = 0; i < p->sim.k; i++)
+		if (p->sim.dev[i].peak_bytes > largest)
+			largest = p->sim.dev[i].peak_bytes;
+	bar_memory_reserve(g, l->x_mem, y, l->w_mem, s->peak_bytes,
+			   s->cap_bytes, s->reserve_bytes, largest, stale);
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
 		    s->peak_bytes > s->cap_bytes;
-	snprintf(buf, sizeof buf, "%s/%s",
-		 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
-		 fmt_cap(s->cap_bytes, b, sizeof b));
 	int x = l->x_memtxt;
-	x += grid_puts(g, x, y, l->w_memtxt, num, buf);
-	if (over)
-		grid_puts(g, x + 1, y, l->x_memtxt + l->w_memtxt - x - 1,
-			  stale ? ST_STALE : ST_BAR_OVER, "OVER");
+	if (over) {
+		/* the overflow itself, exactly as far as 3 digits go: a peak
+		 * and cap that round alike ("16.0 GiB/16.0 GiB") would hide
+		 * it: the cap and what the peak adds to it, "16.0 GiB +36.5
+		 * MiB OVER" (OVER when there is room). */
+		char o[32];
+		snprintf(buf, sizeof buf, "%s +%s",
+			 fmt_cap(s->cap_bytes, b, sizeof b),
+			 dp_units_fmt_bytes(s->peak_bytes - s->cap_bytes, o,
+					    sizeof o));
+		x += grid_puts(g, x, y, l->w_memtxt,
+			       stale ? ST_STALE : ST_BAR_OVER, buf);
+		if (x + 5 <= l->x_memtxt + l->w_memtxt)
+			grid_puts(g, x + 1, y, 4,
+				  stale ? ST_STALE : ST_BAR_OVER, "OVER");
+	} else {
+		snprintf(buf, sizeof buf, "%s/%s",
+			 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
+			 fmt_cap(s->cap_bytes, b, sizeof b));
+		grid_puts(g, x, y, l->w_memtxt, num, buf);
+	}
 	if (l->w_comm) {
 		snprintf(buf, sizeof buf, "in %s out %s",
 			 dp_units_fmt_bytes(s->comm_in_bytes, a, sizeof a),
@@ -371,7 +411,8 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		return;
 	}
 	char buf[200], secs[32];
-	bool busy = st->file_job != PROMPT_NONE || st->running || st->comparing;
+	bool busy = st->file_job != PROMPT_NONE || st->running ||
+		    st->comparing || st->fitting;
 	/* an error while a job runs is news (a key refused, a bad cap): it
 	 * goes first, in at most half the line, so the progress still shows */
 	bool error_first = busy && st->status[0] && st->status_error;
@@ -400,20 +441,22 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		x += grid_puts(g, x, y, r.w, ST_HEADER, buf);
 		x += 2;
 	}
-	if (st->running || st->comparing) {
+	if (st->running || st->comparing || st->fitting) {
+		const char *what = st->running	 ? "rerunning"
+				   : st->fitting ? "fitting"
+						 : "comparing";
+		const char *who =
+			st->running || st->fitting ? st->algo->name : "all";
 		if (st->fraction >= 0)
 			snprintf(buf, sizeof buf,
-				 "%s %s: %s %3.0f%% %ss (Esc cancels)",
-				 st->running ? "rerunning" : "comparing",
-				 st->running ? st->algo->name : "all",
-				 st->phase[0] ? st->phase : "starting",
+				 "%s %s: %s %3.0f%% %ss (Esc cancels)", what,
+				 who, st->phase[0] ? st->phase : "starting",
 				 100.0 * st->fraction,
 				 dp_units_fmt_c(secs, sizeof secs, "%.1f",
 						st->elapsed_s));
 		else
 			snprintf(buf, sizeof buf, "%s %s: %s %ss (Esc cancels)",
-				 st->running ? "rerunning" : "comparing",
-				 st->running ? st->algo->name : "all",
+				 what, who,
 				 st->phase[0] ? st->phase : "starting",
 				 dp_units_fmt_c(secs, sizeof secs, "%.1f",
 						st->elapsed_s));

@@ -154,6 +154,29 @@ unsigned settings_caps(vstate *st, const char *text)
 	return r;
 }
 
+unsigned settings_reserve(vstate *st, const char *text)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	dp_machine tmp;
+	if (dp_machine_copy(&tmp, &st->m, &err) != DP_OK) {
+		state_status(st, true, "%s", err.msg);
+		return AR_REDRAW;
+	}
+	if (dp_machine_set_reserve(&tmp, text, &err) != DP_OK) {
+		dp_machine_free(&tmp);
+		state_status(st, true, "reserve not changed: %s", err.msg);
+		return AR_REDRAW;
+	}
+	dp_machine_free(&st->m);
+	st->m = tmp;
+	unsigned r = settings_changed(st);
+	char b[32];
+	state_status(st, false, "reserve %s per device",
+		     dp_machine_reserve_text(&st->m, b, sizeof b));
+	return r;
+}
+
 unsigned settings_bandwidth(vstate *st, bool raise)
 {
 	double bw = raise ? st->m.bw * 2 : st->m.bw / 2;

@@ -27,6 +27,9 @@ unsigned settings_cap(vstate *st, int d, int64_t bytes);
 /* Sets every cap from text: "16GiB" or one per device "16GiB,8GiB,...". */
 unsigned settings_caps(vstate *st, const char *text);
 /* Halves or doubles the link bandwidth. */
+/* Sets the memory reserve of every device from "1GiB", "5%" or "none"
+ * (dp_machine_set_reserve); an error goes to the status line. */
+unsigned settings_reserve(vstate *st, const char *text);
 unsigned settings_bandwidth(vstate *st, bool raise);
 /* The next (dir 1) or previous (-1) algorithm of the registry. */
 unsigned settings_algo(vstate *st, int dir);

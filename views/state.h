@@ -20,6 +20,7 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/export.h"
+#include "dnnpart/fit.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
@@ -77,6 +78,7 @@ typedef enum prompt_kind {
 	PROMPT_CONFIRM, /* "PATH exists - overwrite? (y/N)" for io_path */
 	PROMPT_PIN,	/* the device to pin op st->pin_op to */
 	PROMPT_LAYER,	/* ... to pin its whole layer to */
+	PROMPT_RESERVE, /* the memory reserve of every device */
 } prompt_kind;
 
 typedef enum cmp_status {
@@ -115,7 +117,7 @@ typedef struct vstate {
 			     as loaded) */
 	dp_graph *base;	  /* owned: the graph as loaded when st->g is it at
 			     another batch size, else NULL */
-	unsigned gen; /* bumped by every change of the settings */
+	unsigned gen;	  /* bumped by every change of the settings */
 
 	/* the pins the next rerun uses, one per op of st->g (-1: free): they
 	 * start as the file's; st->g's own op pins follow them once the front
@@ -158,6 +160,19 @@ typedef struct vstate {
 	unsigned cmp_gen; /* settings generation of the table */
 	bool cmp_valid;	  /* the table was (or is being) computed */
 	int cmp_cursor;
+
+	/* ---- what fits (f): the last fit job's answers, a cache for the
+	 * settings generation fit_gen (state_fit_current) ---- */
+	bool fitting; /* a fit job is running or queued (mirrored from the
+			 front end's worker, as running) */
+	bool fit_valid;
+	unsigned fit_gen;
+	int fit_dev;	      /* the device whose cap was searched */
+	bool fit_k_found;     /* the smallest K for the caps: fit_k */
+	int fit_k, fit_k_max; /* fit_k_max: the largest K tried */
+	bool fit_cap_found;   /* the smallest cap of fit_dev: fit_cap */
+	int64_t fit_cap;
+	int fit_probes; /* reruns the two searches made */
 
 	/* ---- navigation (never changes the plan) ---- */
 	view_id view;
@@ -306,6 +321,17 @@ void state_compare_failed(vstate *st, int i, const char *msg);
  * (made for the current settings) the one on screen. Returns false when
  * the row has no plan to adopt (the caller then reruns). */
 bool state_compare_adopt(vstate *st, int i);
+
+/* Stores a fit job's answers for settings generation gen: k (the smallest
+ * K for the caps) and cap (the smallest cap of device dev); the status
+ * line says them when gen is the current one. */
+void state_fit_done(vstate *st, unsigned gen, int dev, const dp_fit_result *k,
+		    const dp_fit_result *cap);
+/* Whether the cached fit answers are for the current settings. */
+bool state_fit_current(const vstate *st);
+/* "fits with 4 devices; GPU1 fits with 17.3 GiB" (or what was not found)
+ * from the cached answers, into buf; short drops the device count. */
+void state_fit_text(const vstate *st, bool shortform, char *buf, int size);
 
 /* Records that only the algorithm changed: bumps gen but keeps a Compare
  * table made for the same machine. */

@@ -66,6 +66,12 @@ void view_cell(vgrid *g, int *x, int y, int w, vstyle st, const char *s)
 	*x += w;
 }
 
+void view_cell_name(vgrid *g, int *x, int y, int w, vstyle st, const char *s)
+{
+	grid_puts_mid(g, *x, y, w - 1, st, s);
+	*x += w;
+}
+
 void view_select_row(vgrid *g, vrect r, int y)
 {
 	grid_fill(g, (vrect){r.x, y, r.w, 1}, ' ', ST_SELECTED);

@@ -45,6 +45,9 @@ void view_table_head(vgrid *g, vrect r, int y, const view_col *cols, int n);
 /* One cell of a table row: s in the w - 1 cells at *x, then *x moves to
  * the next column. */
 void view_cell(vgrid *g, int *x, int y, int w, vstyle st, const char *s);
+/* The same for an op name: a long one is cut in the middle
+ * (grid_puts_mid), not at the end. */
+void view_cell_name(vgrid *g, int *x, int y, int w, vstyle st, const char *s);
 /* Row y of r in the selected style (the cursor's row). */
 void view_select_row(vgrid *g, vrect r, int y);
 

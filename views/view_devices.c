@@ -33,7 +33,7 @@ static const struct {
 	[C_UTIL] = {"util", 5, 1},	[C_IN] = {"comm in", 10, 1},
 	[C_OUT] = {"comm out", 10, 1},	[C_PEAK] = {"peak", 10, 0},
 	[C_AT] = {"peak at", 10, 2},	[C_CAP] = {"cap", 10, 0},
-	[C_HEAD] = {"headroom", 12, 2},
+	[C_HEAD] = {"headroom", 15, 2},
 };
 
 /* Which columns fit in w: drop priority 2, then 1, until they do. */
@@ -91,7 +91,7 @@ static void device_row(const vstate *st, vgrid *g, int x, int y, int d,
 		snprintf(b, sizeof b, "-");
 	} else if (over) {
 		char o[32];
-		snprintf(b, sizeof b, "OVER %s",
+		snprintf(b, sizeof b, "OVER +%s",
 			 dp_units_fmt_bytes(s->peak_bytes - s->cap_bytes, o,
 					    sizeof o));
 	} else {

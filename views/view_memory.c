@@ -101,7 +101,8 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 	if (state_plan_graph(st)->roles && r.h >= 4) {
 		int64_t by[DP_MEMR_COUNT];
 		dp_plan_peak_by_role(st->g, p, d, by);
-		int x = r.x + grid_puts(g, r.x, r.y + 1, r.w, ST_DIM, "by role: ");
+		int x = r.x +
+			grid_puts(g, r.x, r.y + 1, r.w, ST_DIM, "by role: ");
 		const char *sep = "";
 		for (int i = 0; i < DP_MEMR_COUNT; i++) {
 			if (!by[i])
@@ -147,8 +148,9 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 			  dp_units_fmt_bytes(t->bytes, a, sizeof a));
 		view_cell(g, &x, y, wk, ST_DIM,
 			  dp_sim_mem_kind_name((dp_mem_kind)t->kind));
-		view_cell(g, &x, y, wop, st->on_cp[t->op] ? ST_CRITICAL : num,
-			  dp_graph_op_name(state_plan_graph(st), t->op));
+		view_cell_name(g, &x, y, wop,
+			       st->on_cp[t->op] ? ST_CRITICAL : num,
+			       dp_graph_op_name(state_plan_graph(st), t->op));
 		view_cell(g, &x, y, wt, ST_DIM,
 			  dp_units_fmt_time(t->alloc, a, sizeof a));
 		view_cell(g, &x, y, wt, ST_DIM,
@@ -228,10 +230,20 @@ static void memory_draw(const vstate *st, vgrid *g, vrect r)
 			       s->cap_bytes, stale);
 		bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
 			    s->peak_bytes > s->cap_bytes;
-		snprintf(buf, sizeof buf, "%s/%s%s",
-			 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
-			 fmt_cap(s->cap_bytes, b, sizeof b),
-			 over ? " OVER" : "");
+		/* over: the cap and the overflow, never a peak and cap that
+		 * round alike ("16.0 GiB/16.0 GiB") */
+		if (over) {
+			snprintf(
+				buf, sizeof buf, "%s +%s",
+				fmt_cap(s->cap_bytes, b, sizeof b),
+				dp_units_fmt_bytes(s->peak_bytes - s->cap_bytes,
+						   a, sizeof a));
+			if (strlen(buf) + 5 <= NUM_W - 1)
+				strcat(buf, " OVER");
+		} else
+			snprintf(buf, sizeof buf, "%s/%s",
+				 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
+				 fmt_cap(s->cap_bytes, b, sizeof b));
 		grid_puts(g, r.x + LABEL_W + n + 1, y, NUM_W - 1,
 			  over && !stale ? ST_BAR_OVER
 			  : stale	 ? ST_STALE

@@ -104,7 +104,7 @@ static void ops_draw(const vstate *st, vgrid *g, vrect r)
 		if (sel)
 			view_select_row(g, r, y);
 		x = r.x;
-		view_cell(g, &x, y, wname, ns, dp_graph_op_name(st->g, u));
+		view_cell_name(g, &x, y, wname, ns, dp_graph_op_name(st->g, u));
 		view_cell(g, &x, y, wtype, sel ? ns : ST_DIM,
 			  dp_graph_str(st->g, op->type));
 		/* a strategy runs an op as several: "x8" of them */

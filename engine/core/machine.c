@@ -356,3 +356,75 @@ double dp_machine_max_speed(const dp_machine *m)
 			s = m->speed[d];
 	return s;
 }
+
+dp_status dp_machine_set_reserve(dp_machine *m, const char *spec, dp_err *err)
+{
+	if (!spec || !*spec)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "empty reserve: expected a size (1GiB, "
+				  "512MiB) or a percent of each cap (5%%)");
+	if (!strcmp(spec, "none") || !strcmp(spec, "0")) {
+		m->reserve_bytes = 0;
+		m->reserve_frac = 0;
+		return DP_OK;
+	}
+	size_t n = strlen(spec);
+	if (spec[n - 1] == '%') {
+		double v;
+		size_t used = dp_units_scan_number(spec, &v);
+		if (used != n - 1 || !(v >= 0) || !(v < 100))
+			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+					  "bad reserve '%s': expected a "
+					  "percent from 0 to below 100 (5%%)",
+					  spec);
+		m->reserve_frac = v / 100.0;
+		m->reserve_bytes = 0;
+		return DP_OK;
+	}
+	double v;
+	if (dp_units_scan_number(spec, &v) == n)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "'%s' needs a unit: %sGiB, %sMiB, or %s%% "
+				  "of each cap",
+				  spec, spec, spec, spec);
+	int64_t b;
+	dp_err e;
+	if (dp_units_parse_bytes(spec, &b, &e) != DP_OK)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "bad reserve '%s': %s (or a percent of each "
+				  "cap: 5%%)",
+				  spec, e.msg);
+	m->reserve_bytes = b;
+	m->reserve_frac = 0;
+	return DP_OK;
+}
+
+int64_t dp_machine_reserve(const dp_machine *m, int d)
+{
+	int64_t cap = m->cap[d];
+	if (cap == DP_CAP_UNLIMITED)
+		return 0;
+	double r = (double)m->reserve_bytes + m->reserve_frac * (double)cap;
+	if (r >= (double)cap)
+		return cap;
+	return r > 0 ? (int64_t)ceil(r) : 0;
+}
+
+int64_t dp_machine_usable_cap(const dp_machine *m, int d)
+{
+	int64_t cap = m->cap[d];
+	if (cap == DP_CAP_UNLIMITED)
+		return cap;
+	return cap - dp_machine_reserve(m, d);
+}
+
+char *dp_machine_reserve_text(const dp_machine *m, char *buf, size_t size)
+{
+	if (m->reserve_frac > 0)
+		dp_units_fmt_c(buf, size, "%g%%", m->reserve_frac * 100.0);
+	else if (m->reserve_bytes > 0)
+		dp_units_fmt_bytes(m->reserve_bytes, buf, size);
+	else
+		snprintf(buf, size, "none");
+	return buf;
+}

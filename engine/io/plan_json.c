@@ -74,6 +74,10 @@ static void device_json(dp_json *w, const dp_graph *g, const dp_plan *p, int d)
 		dp_json_null(w, "cap_bytes");
 	else
 		dp_json_int(w, "cap_bytes", s->cap_bytes);
+	/* with a reserve: cap_bytes is what the plan may use, the device's
+	 * cap is cap_bytes + reserve_bytes */
+	if (s->reserve_bytes > 0)
+		dp_json_int(w, "reserve_bytes", s->reserve_bytes);
 	dp_json_int(w, "comm_in_bytes", s->comm_in_bytes);
 	dp_json_int(w, "comm_out_bytes", s->comm_out_bytes);
 	dp_json_num(w, "comm_in_us", s->comm_in_us);

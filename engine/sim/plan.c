@@ -162,7 +162,7 @@ static dp_status plan_simulate(const dp_graph *g, const dp_graph *user,
 	p.speedup = p.sim.makespan > 0 ? p.bounds.one_device_us / p.sim.makespan
 				       : 1.0;
 	p.feasible = p.sim.feasible;
-	p.one_device_fits = p.one_device_peak <= m->cap[0];
+	p.one_device_fits = p.one_device_peak <= dp_machine_usable_cap(m, 0);
 	*plan = p;
 	return DP_OK;
 }
@@ -217,8 +217,9 @@ static dp_status plan_strategy(const dp_graph *g, const dp_machine *m,
 
 /* dp_plan_run() of an algorithm that returns a strategy. */
 static dp_status run_strategy(const dp_graph *g, const dp_machine *m,
-			      const dp_algo *algo, const dp_algo_opts *o,
-			      const dp_progress *p, dp_plan *plan, dp_err *err)
+			      const dp_machine *am, const dp_algo *algo,
+			      const dp_algo_opts *o, const dp_progress *p,
+			      dp_plan *plan, dp_err *err)
 {
 	dp_status st = dp_algo_check_pins(g, m, err);
 	if (st)
@@ -226,7 +227,7 @@ static dp_status run_strategy(const dp_graph *g, const dp_machine *m,
 	dp_strategy s;
 	dp_strategy_init(&s);
 	double t0 = now_ms();
-	st = algo->strategize(g, m, o, p, &s, err);
+	st = algo->strategize(g, am, o, p, &s, err);
 	double ms = now_ms() - t0;
 	if (!st && s.nops != g->nops)
 		st = dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
@@ -242,14 +243,57 @@ static dp_status run_strategy(const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
+/* The machine an algorithm plans for: m itself, or with a reserve
+ * (machine.h) a copy whose caps are what a plan may use and whose reserve
+ * is 0, so that every algorithm meets cap - reserve without knowing of
+ * it. *eff is set to m or to tmp (then to free). */
+static dp_status usable_machine(const dp_machine *m, dp_machine *tmp,
+				const dp_machine **eff, dp_err *err)
+{
+	*eff = m;
+	if (!dp_machine_has_reserve(m))
+		return DP_OK;
+	dp_status st = dp_machine_copy(tmp, m, err);
+	if (st)
+		return st;
+	for (int d = 0; d < m->k; d++)
+		tmp->cap[d] = dp_machine_usable_cap(m, d);
+	tmp->reserve_bytes = 0;
+	tmp->reserve_frac = 0;
+	*eff = tmp;
+	return DP_OK;
+}
+
+static dp_status plan_run(const dp_graph *g, const dp_machine *m,
+			  const dp_machine *am, const dp_algo *algo,
+			  const dp_algo_opts *o, const dp_progress *p,
+			  dp_plan *plan, dp_err *err);
+
 dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
 		      const dp_algo *algo, const dp_algo_opts *o,
 		      const dp_progress *p, dp_plan *plan, dp_err *err)
 {
+	dp_machine tmp;
+	const dp_machine *am;
+	dp_status st = usable_machine(m, &tmp, &am, err);
+	if (st)
+		return st;
+	st = plan_run(g, m, am, algo, o, p, plan, err);
+	if (am != m)
+		dp_machine_free(&tmp);
+	return st;
+}
+
+/* dp_plan_run with am, the machine the algorithm sees; m is simulated. */
+static dp_status plan_run(const dp_graph *g, const dp_machine *m,
+			  const dp_machine *am, const dp_algo *algo,
+			  const dp_algo_opts *o, const dp_progress *p,
+			  dp_plan *plan, dp_err *err)
+{
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
 	if (algo->strategize)
-		return run_strategy(g, m, algo, o, p, plan, err);
+		return run_strategy(g, m, am, algo, o, p, plan, err);
 	/* the algorithm writes what it proves into the plan's own record */
 	dp_algo_opts mine = *o;
 	dp_algo_bound proof;
@@ -262,7 +306,7 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
 	for (uint32_t u = 0; u < g->nops; u++)
 		pl[u] = -1;
 	double t0 = now_ms();
-	dp_status st = dp_algo_place(algo, g, m, &mine, p, pl, err);
+	dp_status st = dp_algo_place(algo, g, am, &mine, p, pl, err);
 	double ms = now_ms() - t0;
 	if (!st)
 		st = check_algo_placement(g, m, algo->name, pl, err);

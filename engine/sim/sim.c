@@ -290,7 +290,8 @@ static void run_reset(dp_sim *s, const int32_t *pl, dp_sim_result *r)
 		s->last[d] = SIM_NONE;
 		s->send_free[d] = 0;
 		s->recv_free[d] = 0;
-		r->dev[d].cap_bytes = s->m->cap[d];
+		r->dev[d].cap_bytes = dp_machine_usable_cap(s->m, d);
+		r->dev[d].reserve_bytes = dp_machine_reserve(s->m, d);
 		r->dev[d].speed = s->m->speed[d];
 	}
 	s->nev = 0;

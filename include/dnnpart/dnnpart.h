@@ -67,6 +67,7 @@
 #include "algo.h"
 #include "err.h"
 #include "export.h"
+#include "fit.h"
 #include "gen.h"
 #include "graph.h"
 #include "load.h"

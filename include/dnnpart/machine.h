@@ -9,6 +9,7 @@
 #define DNNPART_MACHINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -24,6 +25,12 @@ typedef struct dp_machine {
 	double bw;	    /* bytes per µs, > 0 */
 	double lat;	    /* µs, >= 0 */
 	char link_name[32]; /* preset name, or "custom" */
+	/* Memory the framework itself takes on every device (CUDA context,
+	 * allocator fragmentation), counted against each cap: a plan must
+	 * fit in cap - reserve. A size, or a fraction of each cap; both 0 by
+	 * default. An unlimited cap stays unlimited. */
+	int64_t reserve_bytes; /* >= 0 */
+	double reserve_frac;   /* 0 <= f < 1 */
 } dp_machine;
 
 typedef struct dp_link_preset {
@@ -69,6 +76,23 @@ dp_status dp_machine_set_caps(dp_machine *m, const char *spec, dp_err *err);
 dp_status dp_machine_set_speeds(dp_machine *m, const char *spec, dp_err *err);
 /* Sets the link from a preset name. */
 dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err);
+
+/* Sets the reserve from "1GiB" (the same size on every device), "5%" (of
+ * each device's cap, 0 to <100) or "none"/"0" (no reserve). Errors say
+ * what was expected. */
+dp_status dp_machine_set_reserve(dp_machine *m, const char *spec, dp_err *err);
+/* Bytes reserved on device d: reserve_bytes + reserve_frac x cap, at most
+ * the cap; 0 for an unlimited cap. */
+int64_t dp_machine_reserve(const dp_machine *m, int d);
+/* What a plan may use on device d: cap - reserve (DP_CAP_UNLIMITED for no
+ * cap). The simulator's feasibility and the algorithms use this. */
+int64_t dp_machine_usable_cap(const dp_machine *m, int d);
+static inline bool dp_machine_has_reserve(const dp_machine *m)
+{
+	return m->reserve_bytes > 0 || m->reserve_frac > 0;
+}
+/* The reserve as a person reads it: "1.00 GiB", "5%", "none". */
+char *dp_machine_reserve_text(const dp_machine *m, char *buf, size_t size);
 
 /* Initialises m from a graph's machine hint: k = hint devices (else 1), caps,
  * bandwidth and latency where the hint has them, else the defaults of

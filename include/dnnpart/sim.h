@@ -77,7 +77,10 @@ typedef struct dp_device_stats {
 	int64_t param_bytes; /* persistent memory */
 	int64_t peak_bytes;
 	double peak_time;  /* first instant the peak is reached */
-	int64_t cap_bytes; /* the machine's cap at this run */
+	int64_t cap_bytes; /* what the plan may use: the machine's cap at
+			      this run less its reserve (machine.h) */
+	int64_t reserve_bytes; /* that reserve: the cap is cap_bytes +
+				  reserve_bytes (0 for no cap) */
 	double speed;	   /* the machine's speed factor at this run */
 } dp_device_stats;
 

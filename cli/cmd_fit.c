@@ -1,0 +1,297 @@
+/* cmd_fit.c - `dnnpart fit GRAPH`: the smallest K, or the smallest cap, with
+ * which an algorithm finds a feasible plan, by search over real reruns
+ * (the engine's dp_fit_run, include/dnnpart/fit.h). Prints every probe and
+ * the answer; --json gives "k" and "caps_bytes" of the answer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_progress.h"
+#include "dnnpart/fit.h"
+#include "dnnpart/json.h"
+#include "dnnpart/units.h"
+
+void cmd_fit_help(FILE *out)
+{
+	fprintf(out,
+		"usage: dnnpart fit GRAPH [-k K] [--mem CAPS] [--algo NAME] "
+		"[--max-k N]\n"
+		"                   [--cap | --device D] [--json] [--strict]\n"
+		"                   [--link PRESET | --bw BW --lat LAT] "
+		"[--contention port|none]\n"
+		"\n"
+		"Finds what fits by rerunning the algorithm, never by "
+		"estimate:\n"
+		"  (default)          the smallest K (1..--max-k) with which "
+		"the algorithm\n"
+		"                     finds a feasible plan under the caps of "
+		"--mem: K doubles\n"
+		"                     until a plan fits, then every K between "
+		"the last one\n"
+		"                     that did not and that one is tried, "
+		"upward\n"
+		"  --cap              the smallest cap, the same on every "
+		"device, for K devices:\n"
+		"                     bisection between the largest single-op "
+		"footprint and\n"
+		"                     the one-device peak, to 1 MiB or 1 %% "
+		"(the larger)\n"
+		"  --device D         the smallest cap of device D, the others "
+		"as --mem gives\n"
+		"  --max-k N          the largest K to try (default 64)\n"
+		"The algorithms are heuristics: a plan may fit at K and not at "
+		"K+1. What is\n"
+		"guaranteed is what was tried: the answer fits, and every "
+		"probe "
+		"below it did\n"
+		"not; the probes are listed.\n"
+		"\n"
+		"algorithm:\n"
+		"  --algo NAME        %s (default: the first)\n"
+		"  --no-polish        pardnn: skip the polish phase\n",
+		dp_algo_names());
+	cli_help_machine_opts(out);
+	fprintf(out,
+		"output:\n"
+		"  --json             one JSON object: k and caps_bytes of the "
+		"answer, the probes\n"
+		"  --strict           exit 1 when nothing tried fits\n"
+		"  -h, --help         this text\n");
+}
+
+typedef struct fit_args {
+	dp_fit_opts fo;
+	bool device_given;
+} fit_args;
+
+static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		int r;
+		long n;
+		if (!strcmp(a, "--strict")) {
+			o->strict = true;
+		} else if (!strcmp(a, "--no-polish")) {
+			o->no_polish = true;
+		} else if (!strcmp(a, "--cap")) {
+			fa->fo.kind = DP_FIT_CAP;
+		} else if ((r = cli_opt_value("fit", argc, argv, &i, "--max-k",
+					      &v))) {
+			if (r < 0 || cli_parse_int("fit", "--max-k", v, 1,
+						   DP_MAX_DEVICES, &n))
+				return 2;
+			fa->fo.max_k = (int)n;
+		} else if ((r = cli_opt_value("fit", argc, argv, &i, "--device",
+					      &v))) {
+			if (r < 0 || cli_parse_int("fit", "--device", v, 0,
+						   DP_MAX_DEVICES - 1, &n))
+				return 2;
+			fa->fo.device = (int)n;
+			fa->device_given = true;
+		} else if ((r = cli_parse_algo("fit", argc, argv, &i,
+					       &o->algo))) {
+			if (r < 0)
+				return 2;
+		} else if (cli_parse_common_or_graph("fit", argc, argv, &i,
+						     o)) {
+			return 2;
+		}
+	}
+	if (cli_require_graph("fit", o))
+		return 2;
+	if (fa->device_given && fa->fo.kind == DP_FIT_CAP)
+		return cli_usage_error("fit", "--cap and --device: give one "
+					      "(--cap: every device's cap, "
+					      "--device D: one device's)");
+	if (fa->device_given)
+		fa->fo.kind = DP_FIT_DEVICE_CAP;
+	return 0;
+}
+
+static const char *fmt_cap(int64_t cap, char *b, size_t n)
+{
+	if (cap == DP_CAP_UNLIMITED) {
+		snprintf(b, n, "none");
+		return b;
+	}
+	return dp_units_fmt_bytes(cap, b, n);
+}
+
+static const char *what_name(dp_fit_kind k)
+{
+	return k == DP_FIT_K ? "k" : k == DP_FIT_CAP ? "cap" : "device_cap";
+}
+
+static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
+			const dp_algo *algo, const dp_fit_result *r)
+{
+	char a[32], b[32], c[48];
+	if (r->kind == DP_FIT_K)
+		fprintf(out,
+			"fit          smallest K for caps %s (device 0's)\n",
+			fmt_cap(m->cap[0], a, sizeof a));
+	else if (r->kind == DP_FIT_CAP)
+		fprintf(out,
+			"fit          smallest cap of every device, K=%d\n",
+			m->k);
+	else
+		fprintf(out,
+			"fit          smallest cap of device %d, K=%d, the "
+			"others as given\n",
+			r->device, m->k);
+	fprintf(out, "graph        %s, %u ops\nalgorithm    %s\n", g->name,
+		g->nops, algo->name);
+	if (r->kind != DP_FIT_K)
+		fprintf(out,
+			"bounds       %s (largest single-op footprint) .. "
+			"one-device peak\n",
+			dp_units_fmt_bytes(r->lower, a, sizeof a));
+	fprintf(out, "\nprobe     K  cap           makespan  result\n");
+	for (size_t i = 0; i < r->nprobes; i++) {
+		const dp_fit_probe *p = &r->probes[i];
+		fprintf(out, "%5zu  %4d  %-10s  %11s  ", i + 1, p->k,
+			fmt_cap(p->cap, a, sizeof a),
+			dp_units_fmt_time(p->makespan, b, sizeof b));
+		if (p->feasible)
+			fprintf(out, "fits\n");
+		else
+			fprintf(out, "device %d over by %s\n", p->worst,
+				dp_units_fmt_bytes(p->over, c, sizeof c));
+	}
+	fprintf(out, "\n");
+	if (!r->found) {
+		if (r->kind == DP_FIT_K)
+			fprintf(out, "answer       no K tried fits\n");
+		else
+			fprintf(out, "answer       no cap tried fits\n");
+		return;
+	}
+	const char *ms = dp_units_fmt_time(r->makespan, b, sizeof b);
+	if (r->kind == DP_FIT_K)
+		fprintf(out,
+			"answer       fits with %d device%s (makespan %s)\n",
+			r->k, r->k == 1 ? "" : "s", ms);
+	else if (r->kind == DP_FIT_CAP)
+		fprintf(out,
+			"answer       fits with %s per device (%s bytes; "
+			"makespan %s)\n",
+			dp_units_fmt_bytes(r->caps[0], a, sizeof a),
+			dp_units_fmt_c(c, sizeof c, "%lld",
+				       (long long)r->caps[0]),
+			ms);
+	else
+		fprintf(out,
+			"answer       device %d fits with %s (%s bytes; "
+			"makespan %s)\n",
+			r->device,
+			dp_units_fmt_bytes(r->caps[r->device], a, sizeof a),
+			dp_units_fmt_c(c, sizeof c, "%lld",
+				       (long long)r->caps[r->device]),
+			ms);
+	if (r->kind != DP_FIT_K)
+		fprintf(out, "resolution   %s\n",
+			dp_units_fmt_bytes(r->resolution, a, sizeof a));
+}
+
+static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
+		       const dp_fit_result *r)
+{
+	dp_json w;
+	dp_json_init(&w, out);
+	dp_json_begin_object(&w, NULL);
+	dp_json_str(&w, "graph", g->name);
+	dp_json_str(&w, "source", g->source ? g->source : "");
+	dp_json_int(&w, "ops", g->nops);
+	dp_json_str(&w, "algorithm", algo->name);
+	dp_json_str(&w, "search", what_name(r->kind));
+	if (r->kind == DP_FIT_DEVICE_CAP)
+		dp_json_int(&w, "device", r->device);
+	dp_json_bool(&w, "found", r->found);
+	if (r->found) {
+		dp_json_int(&w, "k", r->k);
+		dp_json_begin_array(&w, "caps_bytes");
+		for (int d = 0; d < r->k; d++)
+			if (r->caps[d] == DP_CAP_UNLIMITED)
+				dp_json_null(&w, NULL);
+			else
+				dp_json_int(&w, NULL, r->caps[d]);
+		dp_json_end_array(&w);
+		dp_json_num(&w, "makespan_us", r->makespan);
+	} else {
+		dp_json_null(&w, "k");
+		dp_json_null(&w, "caps_bytes");
+	}
+	if (r->kind != DP_FIT_K) {
+		dp_json_int(&w, "lower_bound_bytes", r->lower);
+		dp_json_int(&w, "resolution_bytes", r->resolution);
+	}
+	dp_json_begin_array(&w, "probes");
+	for (size_t i = 0; i < r->nprobes; i++) {
+		const dp_fit_probe *p = &r->probes[i];
+		dp_json_begin_line(&w, NULL);
+		dp_json_int(&w, "k", p->k);
+		if (p->cap == DP_CAP_UNLIMITED)
+			dp_json_null(&w, "cap_bytes");
+		else
+			dp_json_int(&w, "cap_bytes", p->cap);
+		dp_json_num(&w, "makespan_us", p->makespan);
+		dp_json_bool(&w, "feasible", p->feasible);
+		if (!p->feasible) {
+			dp_json_int(&w, "worst_device", p->worst);
+			dp_json_int(&w, "over_bytes", p->over);
+		}
+		dp_json_end_object(&w);
+	}
+	dp_json_end_array(&w);
+	dp_json_end_object(&w);
+	fputc('\n', out);
+}
+
+int cmd_fit_run(int argc, char **argv)
+{
+	cli_opts o;
+	cli_opts_init(&o);
+	fit_args fa;
+	memset(&fa, 0, sizeof fa);
+	int rc = parse(argc, argv, &o, &fa);
+	if (rc)
+		return rc;
+	const dp_algo *algo = o.algo ? o.algo : dp_algo_default();
+	dp_graph *g;
+	dp_machine m;
+	if ((rc = cli_load_graph_machine(&o, &g, &m)))
+		return rc;
+	if (fa.fo.kind == DP_FIT_DEVICE_CAP && fa.fo.device >= m.k) {
+		rc = cli_usage_error("fit",
+				     "--device %d: the machine has %d device%s "
+				     "(0 to %d); -k sets K",
+				     fa.fo.device, m.k, m.k == 1 ? "" : "s",
+				     m.k - 1);
+		goto out;
+	}
+	dp_algo_opts ao;
+	cli_algo_opts(&o, &ao);
+	cli_progress cp;
+	cli_progress_begin(&cp, CLI_CANCEL_SIGINT_ONCE, "fitting");
+	dp_fit_result r;
+	dp_err err;
+	dp_err_clear(&err);
+	dp_status st = dp_fit_run(g, &m, algo, &ao, &fa.fo, &cp.p, &r, &err);
+	cli_progress_end(&cp);
+	if (st) {
+		rc = cli_error(&err);
+		goto out;
+	}
+	if (o.json)
+		print_json(stdout, g, algo, &r);
+	else
+		print_human(stdout, g, &m, algo, &r);
+	rc = o.strict && !r.found ? 1 : 0;
+	dp_fit_result_free(&r);
+out:
+	dp_machine_free(&m);
+	dp_graph_free(g);
+	return rc;
+}

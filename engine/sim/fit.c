@@ -1,0 +1,349 @@
+/* fit.c - the smallest K or cap with which an algorithm finds a feasible
+ * plan, by search over real reruns (see fit.h for what it guarantees).
+ */
+#include "dnnpart/fit.h"
+#include "dnnpart/plan.h"
+#include "dnnpart/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB ((int64_t)1 << 20)
+#define DEFAULT_MAX_K 64
+#define HI_DOUBLINGS 4
+
+static dp_status nomem(dp_err *err)
+{
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+			  "out of memory while searching what fits");
+}
+
+int64_t dp_fit_min_cap(const dp_graph *g)
+{
+	int64_t best = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const dp_op *o = &g->ops[u];
+		int64_t f = o->param_bytes + o->output_bytes + o->temp_bytes;
+		if (f > best)
+			best = f;
+	}
+	if (g->finalized && g->group_off) {
+		for (uint32_t c = 0; c < g->ngroups; c++) {
+			int64_t sum = 0;
+			for (uint32_t i = g->group_off[c];
+			     i < g->group_off[c + 1]; i++)
+				sum += g->ops[g->group_ops[i]].param_bytes;
+			if (sum > best)
+				best = sum;
+		}
+	}
+	return best;
+}
+
+/* The search's state: what every probe needs. */
+typedef struct fit_ctx {
+	const dp_graph *g;
+	const dp_algo *algo;
+	const dp_algo_opts *ao;
+	const dp_progress *p;
+	dp_fit_result *r;
+	size_t probes_cap;
+	int bound; /* an upper bound of the probe count, for the fraction */
+	dp_err *err;
+} fit_ctx;
+
+static dp_status add_probe(fit_ctx *c, const dp_fit_probe *pr)
+{
+	dp_fit_result *r = c->r;
+	if (r->nprobes == c->probes_cap) {
+		size_t n = c->probes_cap ? 2 * c->probes_cap : 16;
+		dp_fit_probe *np = realloc(r->probes, n * sizeof *np);
+		if (!np)
+			return nomem(c->err);
+		r->probes = np;
+		c->probes_cap = n;
+	}
+	r->probes[r->nprobes++] = *pr;
+	return DP_OK;
+}
+
+/* Keeps m's caps as the answer (a feasible probe). */
+static dp_status keep_answer(fit_ctx *c, const dp_machine *m, double ms)
+{
+	dp_fit_result *r = c->r;
+	int64_t *caps = malloc((size_t)m->k * sizeof *caps);
+	if (!caps)
+		return nomem(c->err);
+	memcpy(caps, m->cap, (size_t)m->k * sizeof *caps);
+	free(r->caps);
+	r->caps = caps;
+	r->k = m->k;
+	r->makespan = ms;
+	r->found = true;
+	return DP_OK;
+}
+
+/* One rerun on m; cap is what the probe records as its cap. */
+static dp_status probe(fit_ctx *c, const dp_machine *m, int64_t cap,
+		       bool *feasible)
+{
+	char phase[64], b[32];
+	if (c->r->kind == DP_FIT_K)
+		snprintf(phase, sizeof phase, "fit: K=%d", m->k);
+	else
+		snprintf(phase, sizeof phase, "fit: cap %s",
+			 dp_units_fmt_bytes(cap, b, sizeof b));
+	double frac = (double)c->r->nprobes / (double)c->bound;
+	dp_progress_report(c->p, phase, frac < 1 ? frac : 0.99);
+	if (dp_progress_canceled(c->p))
+		return dp_err_set(c->err, DP_ECANCELED, NULL, 0, 0,
+				  "fit search canceled");
+	/* the algorithm sees the cancel flag, not the progress line: the
+	 * search reports its own */
+	dp_progress inner = {NULL, NULL, c->p ? c->p->cancel : NULL};
+	dp_plan plan;
+	dp_status st =
+		dp_plan_run(c->g, m, c->algo, c->ao, &inner, &plan, c->err);
+	if (st)
+		return st;
+	dp_fit_probe pr = {.k = m->k,
+			   .cap = cap,
+			   .makespan = plan.sim.makespan,
+			   .feasible = plan.feasible,
+			   .worst = dp_plan_worst_device(&plan),
+			   .over = 0};
+	if (pr.worst >= 0)
+		pr.over = plan.sim.dev[pr.worst].peak_bytes -
+			  plan.sim.dev[pr.worst].cap_bytes;
+	dp_plan_free(&plan);
+	*feasible = pr.feasible;
+	st = add_probe(c, &pr);
+	if (!st && pr.feasible)
+		st = keep_answer(c, m, pr.makespan);
+	return st;
+}
+
+static int max_pin(const dp_graph *g)
+{
+	int mp = -1;
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].pin > mp)
+			mp = g->ops[u].pin;
+	return mp;
+}
+
+static dp_status fit_k(fit_ctx *c, const dp_machine *m0, int max_k)
+{
+	dp_machine m;
+	dp_status st = dp_machine_copy(&m, m0, c->err);
+	if (st)
+		return st;
+	int kmin = max_pin(c->g) + 1;
+	if (kmin < 1)
+		kmin = 1;
+	if (kmin > max_k) {
+		dp_machine_free(&m);
+		return dp_err_set(c->err, DP_EINPUT, NULL, 0, 0,
+				  "the graph pins an op to device %d, beyond "
+				  "the largest K to try (%d)",
+				  kmin - 1, max_k);
+	}
+	int last_bad = kmin - 1, k = kmin;
+	bool ok = false;
+	for (;;) {
+		if ((st = dp_machine_resize(&m, k, c->err)) ||
+		    (st = probe(c, &m, m.cap[0], &ok)))
+			goto out;
+		if (ok || k == max_k)
+			break;
+		last_bad = k;
+		k = k > max_k / 2 ? max_k : 2 * k;
+	}
+	/* every K between the last infeasible step and the first feasible */
+	for (int j = last_bad + 1; ok && j < k; j++) {
+		bool okj = false;
+		if ((st = dp_machine_resize(&m, j, c->err)) ||
+		    (st = probe(c, &m, m.cap[0], &okj)))
+			goto out;
+		if (okj)
+			break;
+	}
+out:
+	dp_machine_free(&m);
+	return st;
+}
+
+/* Sets the searched cap(s) of m to v. */
+static void set_cap(dp_machine *m, int dev, int64_t v)
+{
+	if (dev >= 0) {
+		m->cap[dev] = v;
+		return;
+	}
+	for (int d = 0; d < m->k; d++)
+		m->cap[d] = v;
+}
+
+static int64_t resolution(int64_t hi)
+{
+	int64_t pct = hi / 100;
+	return pct > MIB ? pct : MIB;
+}
+
+/* The smallest size >= v that reads exactly as dp_units_fmt_bytes prints
+ * it (3 significant digits). */
+static int64_t shown_up(int64_t v)
+{
+	double step = (double)v;
+	int64_t r = dp_units_round_bytes(step);
+	while (r < v) {
+		step *= 1.001;
+		r = dp_units_round_bytes(step);
+	}
+	return r;
+}
+
+/* The peak of the whole graph on device 0 (its one-device reference). */
+static dp_status one_device_peak(fit_ctx *c, const dp_machine *m, int64_t *peak)
+{
+	dp_machine m1;
+	dp_status st = dp_machine_copy(&m1, m, c->err);
+	if (st)
+		return st;
+	for (int d = 0; d < m1.k; d++)
+		m1.cap[d] = DP_CAP_UNLIMITED;
+	int32_t *zero = calloc(c->g->nops ? c->g->nops : 1, sizeof *zero);
+	if (!zero) {
+		dp_machine_free(&m1);
+		return nomem(c->err);
+	}
+	dp_plan plan;
+	st = dp_plan_evaluate(c->g, &m1, zero, c->ao->contention, &plan,
+			      c->err);
+	free(zero);
+	dp_machine_free(&m1);
+	if (st)
+		return st;
+	*peak = plan.sim.dev[0].peak_bytes;
+	dp_plan_free(&plan);
+	return DP_OK;
+}
+
+static dp_status fit_cap(fit_ctx *c, const dp_machine *m0, int dev)
+{
+	dp_machine m;
+	dp_status st = dp_machine_copy(&m, m0, c->err);
+	if (st)
+		return st;
+	int64_t lo = c->algo->strategize ? 0 : dp_fit_min_cap(c->g);
+	int64_t hi = 0;
+	if ((st = one_device_peak(c, &m, &hi)))
+		goto out;
+	/* the cap whose usable part (machine.h: less the reserve) holds
+	 * that peak */
+	hi = (int64_t)ceil(((double)hi + (double)m.reserve_bytes) /
+			   (1.0 - m.reserve_frac));
+	if (hi < lo)
+		hi = lo;
+	if (hi < MIB)
+		hi = MIB;
+	hi = shown_up(hi);
+	c->r->lower = lo;
+	/* a feasible upper end: the one-device peak, doubled while the
+	 * algorithm still fails there */
+	bool ok = false, lo_probed = false;
+	for (int i = 0; i <= HI_DOUBLINGS; i++) {
+		set_cap(&m, dev, hi);
+		if ((st = probe(c, &m, hi, &ok)))
+			goto out;
+		if (ok)
+			break;
+		lo = hi; /* probed infeasible */
+		lo_probed = true;
+		if (hi > DP_MAX_GRAPH_BYTES)
+			break;
+		hi *= 2;
+	}
+	if (!ok)
+		goto out;
+	/* lo: infeasible (probed) or the bound no plan beats (lo - 1 is
+	 * infeasible); hi: feasible (probed) */
+	int64_t bad = lo_probed ? lo : lo - 1;
+	while (hi - bad > resolution(hi)) {
+		int64_t half = bad + (hi - bad) / 2;
+		/* a size that reads exactly as it is printed, so that the
+		 * cap a person types from the answer is the one probed */
+		int64_t mid = dp_units_round_bytes((double)half);
+		if (mid <= bad || mid >= hi)
+			mid = half;
+		if (mid <= bad || mid >= hi)
+			break;
+		set_cap(&m, dev, mid);
+		if ((st = probe(c, &m, mid, &ok)))
+			goto out;
+		if (ok)
+			hi = mid;
+		else
+			bad = mid;
+	}
+	c->r->resolution = resolution(hi);
+out:
+	dp_machine_free(&m);
+	return st;
+}
+
+dp_status dp_fit_run(const dp_graph *g, const dp_machine *m,
+		     const dp_algo *algo, const dp_algo_opts *ao,
+		     const dp_fit_opts *fo, const dp_progress *p,
+		     dp_fit_result *r, dp_err *err)
+{
+	dp_err local;
+	if (!err)
+		err = &local;
+	dp_algo_opts def;
+	if (!ao) {
+		dp_algo_opts_default(&def);
+		ao = &def;
+	}
+	int max_k = fo->max_k ? fo->max_k : DEFAULT_MAX_K;
+	if (max_k < 1 || max_k > DP_MAX_DEVICES)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "largest K to try %d: expected 1 to %d",
+				  max_k, DP_MAX_DEVICES);
+	if (fo->kind == DP_FIT_DEVICE_CAP &&
+	    (fo->device < 0 || fo->device >= m->k))
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "device %d: expected 0 to %d", fo->device,
+				  m->k - 1);
+	dp_fit_result res;
+	memset(&res, 0, sizeof res);
+	res.kind = fo->kind;
+	res.device = fo->kind == DP_FIT_DEVICE_CAP ? fo->device : -1;
+	fit_ctx c = {.g = g,
+		     .algo = algo,
+		     .ao = ao,
+		     .p = p,
+		     .r = &res,
+		     .bound = fo->kind == DP_FIT_K ? 2 * max_k : 64,
+		     .err = err};
+	dp_status st = fo->kind == DP_FIT_K ? fit_k(&c, m, max_k)
+					    : fit_cap(&c, m, res.device);
+	if (st) {
+		dp_fit_result_free(&res);
+		return st;
+	}
+	dp_progress_report(p, "fit", 1.0);
+	*r = res;
+	return DP_OK;
+}
+
+void dp_fit_result_free(dp_fit_result *r)
+{
+	if (!r)
+		return;
+	free(r->caps);
+	free(r->probes);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,95 @@
+/* fit.h - what fits: the smallest device count or memory cap with which an
+ * algorithm finds a feasible plan, found by search over real reruns.
+ *
+ * Every probe is a full dp_plan_run() of the algorithm on a copy of the
+ * machine with one setting changed (K, every cap, or one device's cap), so
+ * the answer is a plan the algorithm really made, never an estimate. The
+ * algorithms are heuristics: feasibility need not be monotone in K or in
+ * the cap, so the search guarantees only what it checked (below), and the
+ * probes are returned so that a front end can show exactly what was tried.
+ *
+ * DP_FIT_K: K = 1, 2, 4, 8, ... (the last step clamped to max_k) until a
+ *   plan is feasible at K = f; then every K between the last infeasible one
+ *   and f, upward; the first feasible one is the answer. Guarantee: the
+ *   answer is feasible and every K below it that was probed is not (K below
+ *   the last infeasible doubling step are not probed).
+ * DP_FIT_CAP: every device's cap set to one value c. The search brackets c
+ *   between a lower bound that no plan can beat (the largest single-op
+ *   footprint: param + output + temp of one op, or the params of one
+ *   colocation group; 0 for strategies, whose ops are split) and the peak
+ *   of the whole graph on one device (doubled, at most 4 times, while the
+ *   algorithm still fails there), then bisects to a resolution of 1 MiB or
+ *   1 % of the answer, whichever is larger. Guarantee: the answer is
+ *   feasible, and the largest probed cap below it is infeasible and within
+ *   one resolution step (or the answer is the lower bound itself).
+ * DP_FIT_DEVICE_CAP: the same for one device's cap, the others as given.
+ */
+#ifndef DNNPART_FIT_H
+#define DNNPART_FIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algo.h"
+#include "err.h"
+#include "graph.h"
+#include "machine.h"
+
+typedef enum dp_fit_kind {
+	DP_FIT_K = 0,	   /* the smallest K for the given caps */
+	DP_FIT_CAP,	   /* the smallest uniform cap for the given K */
+	DP_FIT_DEVICE_CAP, /* the smallest cap of one device */
+} dp_fit_kind;
+
+typedef struct dp_fit_opts {
+	dp_fit_kind kind;
+	int max_k;  /* DP_FIT_K: the largest K tried (1..DP_MAX_DEVICES;
+		       0: 64) */
+	int device; /* DP_FIT_DEVICE_CAP: the device whose cap is searched */
+} dp_fit_opts;
+
+/* One rerun of the search. */
+typedef struct dp_fit_probe {
+	int k;		 /* devices of the probe */
+	int64_t cap;	 /* the cap probed (DP_FIT_K: device 0's cap) */
+	double makespan; /* µs */
+	bool feasible;
+	int worst;    /* the device most over its cap, -1 if none */
+	int64_t over; /* that device's peak - cap (0 if feasible) */
+} dp_fit_probe;
+
+typedef struct dp_fit_result {
+	dp_fit_kind kind;
+	bool found; /* a feasible probe exists: k, caps and makespan hold it */
+	int k;
+	int64_t *caps; /* k caps of the answer (owned), NULL when !found */
+	double makespan;
+	int device;	      /* DP_FIT_DEVICE_CAP: the device searched */
+	int64_t lower;	      /* cap searches: the lower bound (not probed) */
+	int64_t resolution;   /* cap searches: the step the search stopped at */
+	dp_fit_probe *probes; /* in the order they ran (owned) */
+	size_t nprobes;
+} dp_fit_result;
+
+/* Runs the search of fo on g and m with algorithm algo (options ao, NULL:
+ * defaults). p's progress reports "fit: K=4" or "fit: 16.0 GiB" phases with
+ * the probe count as fraction of a bound; its cancel flag stops the search
+ * (inside a probe too) with DP_ECANCELED, r then empty. An algorithm error
+ * in a probe is returned as it is. DP_EINPUT for a bad device, a bad
+ * max_k, or caps to search when K is fixed by the graph's pins beyond it.
+ * On success *r is overwritten (free an earlier one first); found is false
+ * when no probe was feasible (r->probes say what was tried). */
+dp_status dp_fit_run(const dp_graph *g, const dp_machine *m,
+		     const dp_algo *algo, const dp_algo_opts *ao,
+		     const dp_fit_opts *fo, const dp_progress *p,
+		     dp_fit_result *r, dp_err *err);
+
+void dp_fit_result_free(dp_fit_result *r);
+
+/* The largest single-op footprint of g: the most memory any one device
+ * must hold whatever the placement (param + output + temp of one op, or
+ * the params of one colocation group). */
+int64_t dp_fit_min_cap(const dp_graph *g);
+
+#endif

@@ -1,0 +1,207 @@
+#!/bin/sh
+# suite_tui_fit.sh - the explorer's `f` (what fits) and `R` (memory
+# reserve) end to end in tmux, at 80x24 and 200x60, in colour and with
+# NO_COLOR: the fit answer comes from reruns on the worker and matches
+# `dnnpart fit`; the infeasible verdict says "fits with" only after a search
+# for the current settings; Esc cancels a search; a reserve shows in the
+# bars (░ before the cap mark) and counts against the cap as `dnnpart plan`
+# counts it. Prints "ok - NAME" / "not ok - NAME: why" / "skip".
+set -u
+: "${DNNPART:=$PWD/dnnpart}"
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "skip - tui_fit: tmux is not installed (make deps installs it)"
+	exit 0
+fi
+if [ ! -x "$DNNPART" ]; then
+	echo "not ok - tui_fit_setup: no dnnpart binary at $DNNPART"
+	exit 1
+fi
+
+tmp=$(mktemp -d)
+SOCK="dnnpart-fit-$$"
+T="tmux -L $SOCK -f /dev/null"
+cleanup() {
+	$T kill-server >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+S=fit0
+n_session=0
+screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
+row() { screen | sed -n "${1}p"; }
+keys() { $T send-keys -t "$S" "$@"; }
+ok() { echo "ok - $1"; }
+notok() {
+	echo "not ok - $1: $2"
+	echo "# screen:"
+	screen | sed 's/^/#   /'
+}
+wait_for() {
+	end=$(($(date +%s) + ${2:-15}))
+	while :; do
+		screen | grep -Eq -- "$1" && return 0
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+wait_gone() {
+	end=$(($(date +%s) + ${2:-15}))
+	while :; do
+		screen | grep -Eq -- "$1" || return 0
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+start() { # W H ENV ARGS...
+	w=$1
+	h=$2
+	envs=$3
+	shift 3
+	# a new session before the old one goes, so the server never exits
+	old=$S
+	n_session=$((n_session + 1))
+	S="fit$n_session"
+	$T new-session -d -s "$S" -x "$w" -y "$h" \
+		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen $envs \"$DNNPART\" $*; echo \"dnnpart exited with \$?\"; exec sleep 60"
+	$T kill-session -t "$old" >/dev/null 2>&1
+}
+
+graph=tests/cli/data/blocks6.json
+# what the command line finds for the same settings: the explorer must say
+# the same (its search is the engine's, on the worker)
+want_k=$("$DNNPART" fit "$graph" -k 2 --mem 25MiB --json |
+	sed -n 's/^  "k": \([0-9]*\),$/\1/p')
+want_cap=$("$DNNPART" fit "$graph" -k 2 --mem 25MiB --device 0 |
+	sed -n 's/^answer  *device 0 fits with \([0-9.]* [KMG]iB\).*/\1/p')
+if [ -z "$want_k" ] || [ -z "$want_cap" ]; then
+	echo "not ok - tui_fit_setup: dnnpart fit gave no answer ('$want_k', '$want_cap')"
+	exit 1
+fi
+echo "# dnnpart fit: K=$want_k, GPU0 $want_cap"
+
+for size in 80x24 200x60; do
+	for col in color NO_COLOR; do
+		name="${size}_$col"
+		envs=""
+		[ "$col" = NO_COLOR ] && envs="NO_COLOR=1"
+		start "${size%x*}" "${size#*x}" "$envs" "$graph" -k 2 --mem 25MiB \
+			--algo pardnn
+		if ! wait_for 'INFEASIBLE' || ! wait_for 'F10Quit'; then
+			notok "tui_fit_key_$name" "no infeasible plan on screen"
+			continue
+		fi
+		# the over-cap row gives the cap and the exact overflow, and the
+		# bar marks it with '!' (colour or not)
+		if screen | grep -Eq '^GPU[0-9] \[.*\].*\[[^]]*┃?[^]]*![^]]*\] 25\.0 MiB \+[0-9.]+ [KM]iB'; then
+			ok "tui_exact_overflow_$name"
+		else
+			notok "tui_exact_overflow_$name" "no 'cap +overflow' row"
+		fi
+		# before a search the verdict never claims what fits
+		if row 2 | grep -q 'fits with'; then
+			notok "tui_fit_key_$name" "'fits with' before any search"
+			continue
+		fi
+		keys f
+		if wait_for "fits with $want_k devices; GPU0 fits with $want_cap \\([0-9]+ reruns\\)" &&
+			wait_gone 'fitting'; then
+			ok "tui_fit_key_$name"
+		else
+			notok "tui_fit_key_$name" "no 'fits with $want_k devices; GPU0 fits with $want_cap'"
+			continue
+		fi
+		# the wide summary repeats it beside the verdict; a change of the
+		# settings drops it (it was for the earlier settings)
+		if [ "$size" = 200x60 ]; then
+			if row 2 | grep -q "INFEASIBLE: GPU[0-9] over by .*; fits with $want_k devices; GPU0 fits with $want_cap"; then
+				ok "tui_fit_verdict_says_what_fits_$name"
+			else
+				notok "tui_fit_verdict_says_what_fits_$name" "row 2: $(row 2)"
+			fi
+			keys m
+			if wait_for 'GPU0 cap 20.0 MiB' && sleep 0.3 &&
+				! row 2 | grep -q 'fits with'; then
+				ok "tui_fit_verdict_forgets_after_a_change_$name"
+			else
+				notok "tui_fit_verdict_forgets_after_a_change_$name" "row 2: $(row 2)"
+			fi
+		fi
+	done
+done
+
+# ---- Esc cancels a search: a graph large enough that it takes seconds ----
+big=$tmp/big.json
+if "$DNNPART" gen --ops 20000 --seed 3 -o "$big" >/dev/null 2>&1; then
+	start 100 30 "" "$big" -k 2 --mem 1GiB --algo pardnn
+	if wait_for 'INFEASIBLE' 30 && wait_for 'F10Quit'; then
+		keys f
+		if wait_for 'fitting pardnn' 10; then
+			keys Escape
+			if wait_gone 'fitting' 5 && ! screen | grep -q 'fits with' &&
+				screen | grep -q 'cancelled'; then
+				ok tui_fit_esc_cancels
+			else
+				notok tui_fit_esc_cancels "still fitting, or an answer after Esc"
+			fi
+		else
+			notok tui_fit_esc_cancels "no 'fitting pardnn' progress"
+		fi
+	else
+		notok tui_fit_esc_cancels "no plan for the 20,000-op graph"
+	fi
+else
+	echo "not ok - tui_fit_esc_cancels: dnnpart gen failed"
+fi
+
+# ---- R: the reserve, in the bars and in feasibility ----
+# six 10 MiB blocks on 3 devices of 25 MiB fit (21 MiB each); with 5 MiB of
+# each reserved they do not, as the command line says too
+if "$DNNPART" plan "$graph" -k 3 --mem 25MiB --reserve 5MiB --algo metf |
+	grep -q INFEASIBLE; then
+	for size in 80x24 200x60; do
+		for col in color NO_COLOR; do
+			name="${size}_$col"
+			envs=""
+			[ "$col" = NO_COLOR ] && envs="NO_COLOR=1"
+			start "${size%x*}" "${size#*x}" "$envs" "$graph" -k 3 \
+				--mem 25MiB --algo metf
+			if ! wait_for 'FEASIBLE' || ! wait_for 'F10Quit'; then
+				notok "tui_reserve_$name" "no plan on screen"
+				continue
+			fi
+			if screen | grep -q '░'; then
+				notok "tui_reserve_$name" "a reserve cell before any reserve"
+				continue
+			fi
+			keys R C-u 5MiB Enter
+			if wait_for 'reserve 5.00 MiB per device' &&
+				wait_for 'INFEASIBLE' &&
+				screen | grep -Eq '^GPU0 \[.*░+┃' &&
+				screen | grep -q 'peak/usable' &&
+				screen | grep -q '20.0 MiB +2.00 MiB'; then
+				ok "tui_reserve_$name"
+			else
+				notok "tui_reserve_$name" "no reserve segment, usable cap or verdict"
+				continue
+			fi
+			# a plain number is refused with a hint, the reserve kept
+			keys R C-u 5 Enter
+			if wait_for "reserve not changed: '5' needs a unit: 5GiB" &&
+				screen | grep -q '20.0 MiB +2.00 MiB'; then
+				ok "tui_reserve_plain_number_refused_$name"
+			else
+				notok "tui_reserve_plain_number_refused_$name" "no error"
+			fi
+			keys R C-u none Enter
+			if wait_gone '░' && wait_for ' FEASIBLE'; then
+				ok "tui_reserve_none_$name"
+			else
+				notok "tui_reserve_none_$name" "reserve still shown"
+			fi
+		done
+	done
+else
+	echo "not ok - tui_reserve: dnnpart plan with --reserve 5MiB is not infeasible"
+fi
