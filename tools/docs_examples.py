@@ -17,6 +17,7 @@ examples write land there, never over the repository's own) and:
 A command's output that ends with a line `...` alone in the document is
 compared (and written) only up to that line: the example shows the start.
 Commands run with LC_ALL=C and COLUMNS=80; stderr is shown after stdout.
+The binary is $DNNPART when set, else the repository's ./dnnpart.
 """
 import difflib
 import os
@@ -34,8 +35,8 @@ MASKS = [
     (re.compile(r"^(plan time\s+)\S+ \S+"), r"\1<time>"),
     (re.compile(r"(planned in )\S+ \S+"), r"\1<time>"),
     # compare's rows: the plan time column follows the cut-edge count
-    (re.compile(r"^([* ] \S+ .*\s\d+\s+)\d[\d.]* (?:ns|us|ms|s)\b"),
-     r"\1<time>"),
+    (re.compile(r"^([* ] \S+ .*\s\d+)\s+\d[\d.]* (?:ns|us|ms|s)\b"),
+     r"\1 <time>"),
 ]
 
 
@@ -86,10 +87,12 @@ def scratch():
     d = tempfile.mkdtemp(prefix="dnnpart-docs.")
     for name in ("sample_graphs", "tests", "docs"):
         os.symlink(os.path.join(ROOT, name), os.path.join(d, name))
-    os.symlink(os.path.join(ROOT, "dnnpart"), os.path.join(d, "dnnpart"))
+    # the binary under test: $DNNPART (the sanitizer build's in
+    # check-asan), else the repository's ./dnnpart
+    binary = os.environ.get("DNNPART") or os.path.join(ROOT, "dnnpart")
+    os.symlink(os.path.abspath(binary), os.path.join(d, "dnnpart"))
     os.mkdir(os.path.join(d, "bin"))
-    os.symlink(os.path.join(ROOT, "dnnpart"),
-               os.path.join(d, "bin", "dnnpart"))
+    os.symlink(os.path.abspath(binary), os.path.join(d, "bin", "dnnpart"))
     return d
 
 
