@@ -38,6 +38,22 @@ static dp_status check_graph(const dp_graph *g, const char *name, dp_err *err)
 				"every op): see docs/formats.md",
 				name, g->name, name);
 	}
+	/* whole ops: the weight gradients' all-reduce is priced only where
+	 * the graph says which ops make them */
+	bool weights = false, grads = false;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		dp_role r = dp_op_role(g, u);
+		weights |= g->ops[u].param_bytes > 0;
+		grads |= r == DP_ROLE_GRAD || r == DP_ROLE_UPDATE;
+	}
+	if (weights && !grads)
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: graph '%s' holds weights (param_bytes) "
+				  "but no op has the role grad or update, so "
+				  "nothing says where their gradients are "
+				  "made: %s cannot price the gradient "
+				  "all-reduce it needs",
+				  name, g->name, name);
 	return DP_OK;
 }
 
