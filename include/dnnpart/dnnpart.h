@@ -75,6 +75,7 @@
 #include "strategy.h"
 #include "plan.h"
 #include "sim.h"
+#include "throughput.h"
 #include "units.h"
 
 #endif

@@ -23,7 +23,11 @@ typedef struct dp_machine {
 	double *speed;	    /* k speed factors, > 0 (default 1.0) */
 	double bw;	    /* bytes per µs, > 0 */
 	double lat;	    /* µs, >= 0 */
-	char link_name[32]; /* preset name, or "custom" */
+	char link_name[32]; /* preset name, "custom", or "file" */
+	/* link "file": an edge with a transfer time of its own (dp_graph
+	 * .xfer_us, msr-fiddle's cost) takes that time instead of lat +
+	 * bytes/bw (bw and lat still price the edges without one) */
+	bool link_file;
 } dp_machine;
 
 typedef struct dp_link_preset {
@@ -58,6 +62,9 @@ dp_status dp_machine_set_caps(dp_machine *m, const char *spec, dp_err *err);
 dp_status dp_machine_set_speeds(dp_machine *m, const char *spec, dp_err *err);
 /* Sets the link from a preset name. */
 dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err);
+/* Sets the link "file" (link_file, see above): edges priced by the graph's
+ * own transfer times, the other edges by the current bw and lat. */
+void dp_machine_set_link_file(dp_machine *m);
 
 /* Initialises m from a graph's machine hint: k = hint devices (else 1), caps,
  * bandwidth and latency where the hint has them, else the defaults of
