@@ -52,6 +52,7 @@ typedef struct cli_opts {
 	const char *bw;	    /* --bw */
 	const char *lat;    /* --lat */
 	dp_contention contention;
+	dp_objective objective; /* --objective step|throughput */
 	const dp_algo *algo; /* --algo (NULL: the default) */
 	const char *algos;   /* --algos (compare) */
 	bool json;

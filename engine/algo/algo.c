@@ -35,6 +35,7 @@ static const dp_algo *const registry[] = {
 void dp_algo_opts_default(dp_algo_opts *o)
 {
 	o->contention = DP_CONT_PORT;
+	o->objective = DP_OBJ_STEP;
 	o->polish = true;
 	o->microbatches = 0;
 	o->tp = 0;

@@ -202,8 +202,6 @@ static dp_status plan_strategy(const dp_graph *g, const dp_machine *m,
 		return st;
 	}
 	q.kind = s->kind;
-	if (s->kind == DP_STRAT_PIPELINE && s->pipe.microbatches > 0)
-		q.max_load /= s->pipe.microbatches;
 	snprintf(q.strategy, sizeof q.strategy, "%s", s->label);
 	q.lowered = low.g;
 	q.source = low.source;

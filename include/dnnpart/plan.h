@@ -48,8 +48,9 @@ typedef struct dp_plan {
 	double speedup; /* one-device time / makespan */
 	/* the throughput objective (throughput.h): the largest device load,
 	 * time per sample in a steady pipelined stream, in µs (the file's
-	 * scaled times with link "file"); per micro-batch for a pipeline
-	 * strategy (its lowered graph's max load / M) */
+	 * scaled times with link "file"). A sample is one run of the user's
+	 * graph: a strategy's is its lowered graph's, which holds all the
+	 * micro-batches (and replicas) of that run */
 	double max_load;
 	bool feasible;	/* every device's peak <= its cap */
 	/* whether all ops on one device of the first device's kind would fit
