@@ -232,9 +232,8 @@ static void backtrack(const msr_dp *d, const msr_ideals *id,
 	}
 }
 
-/* The DP over id below ub, relaxing pins and then caps when nothing fits
- * (only when ub is infinite: a bound means a plan exists). *got is the
- * value (INFINITY: none below ub); dev_of_unit is set when one is. */
+/* The DP over id below ub: *got is the value (INFINITY: none below ub);
+ * dev_of_unit is set when one is. */
 static dp_status solve(msr_dp *d, const msr_ideals *id, double ub,
 		       const dp_progress *p, double from, double to,
 		       double *got, int32_t *dev_of_unit, dp_err *err)
@@ -250,23 +249,14 @@ static dp_status solve(msr_dp *d, const msr_ideals *id, double ub,
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for msr-dp's table");
 	}
-	double v = INFINITY;
-	for (;;) {
-		if (dp_run(d, id, ub, p, from, to)) {
-			free(d->val);
-			free(d->back);
-			d->val = NULL;
-			d->back = NULL;
-			return dpi_algo_canceled(err, "msr-dp");
-		}
-		v = d->val[(size_t)d->m->k * id->ni + id->ni - 1];
-		if (!isinf(v) || !isinf(ub) || (!d->pins && !d->caps))
-			break;
-		if (d->pins)
-			d->pins = false;
-		else
-			d->caps = false;
+	if (dp_run(d, id, ub, p, from, to)) {
+		free(d->val);
+		free(d->back);
+		d->val = NULL;
+		d->back = NULL;
+		return dpi_algo_canceled(err, "msr-dp");
 	}
+	double v = d->val[(size_t)d->m->k * id->ni + id->ni - 1];
 	if (!isinf(v))
 		backtrack(d, id, dev_of_unit);
 	*got = v;
@@ -300,33 +290,31 @@ static dp_status msrdp_run(const dp_graph *g, const dp_machine *m,
 				"out of memory for msr-dp");
 		goto done;
 	}
-	double ub = INFINITY;
-	if ((st = dpi_algo_poll(p, "msr-dp", "chain", 0.0, err)) ||
-	    (st = dpi_msr_ideals_chain(&u, MSR_CHAIN_BLOCKS, &chain, err)) ||
-	    (st = solve(&d, &chain, INFINITY, p, 0.0, 0.2, &ub, dev_of_unit,
-			err)))
-		goto done;
 	double cells = MSR_DP_CELLS / ((double)m->k + 1);
 	uint32_t max = cells < MSR_MAX_IDEALS ? (uint32_t)cells
 					      : MSR_MAX_IDEALS;
 	bool complete = false;
-	if ((st = dpi_msr_ideals_all(&u, max, p, &all, &complete, err)))
+	if ((st = dpi_algo_poll(p, "msr-dp", "chain", 0.0, err)) ||
+	    (st = dpi_msr_ideals_chain(&u, MSR_CHAIN_BLOCKS, &chain, err)) ||
+	    (st = dpi_msr_ideals_all(&u, max, p, &all, &complete, err)))
 		goto done;
-	if (complete && !isinf(ub)) {
-		double v;
-		int32_t *alt = malloc(((size_t)u.nu + 1) * sizeof *alt);
-		if (!alt) {
-			st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-					"out of memory for msr-dp");
+	/* the chain's plan bounds the DP over every ideal; when nothing fits
+	 * the pins, then the caps, both are run again without them */
+	for (;;) {
+		double ub = INFINITY, v = INFINITY;
+		if ((st = solve(&d, &chain, INFINITY, p, 0.3, 0.5, &ub,
+				dev_of_unit, err)))
 			goto done;
-		}
-		memcpy(alt, dev_of_unit, (size_t)u.nu * sizeof *alt);
-		st = solve(&d, &all, ub, p, 0.5, 1.0, &v, alt, err);
-		if (!st && v < ub)
-			memcpy(dev_of_unit, alt, (size_t)u.nu * sizeof *alt);
-		free(alt);
-		if (st)
+		if (complete &&
+		    (st = solve(&d, &all, ub, p, 0.5, 1.0, &v, dev_of_unit,
+				err)))
 			goto done;
+		if (!isinf(ub) || !isinf(v) || (!d.pins && !d.caps))
+			break;
+		if (d.pins)
+			d.pins = false;
+		else
+			d.caps = false;
 	}
 	for (uint32_t v = 0; v < g->nops; v++)
 		placement[v] = dev_of_unit[u.unit[v]];
