@@ -13,6 +13,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
 #include "dnnpart/throughput.h"
+#include "internal/msrdp.h"
 #include "lib/fixtures.h"
 #include "lib/testlib.h"
 
@@ -450,6 +451,77 @@ static void test_msr_dp_deterministic_and_wide(void)
 	dp_graph_free(g);
 }
 
+/* The chain's communication table (2-D prefix sums of rectangles per op)
+ * against the pieces' communication summed op by op, on random DAGs with
+ * groups and on training graphs, blocks of several units. */
+static void check_chain_table(const dp_graph *g, const dp_machine *m,
+			      uint32_t nb)
+{
+	msr_units u;
+	msr_ideals id;
+	REQUIRE(dpi_msr_units_build(g, m, &u, NULL) == DP_OK);
+	REQUIRE(dpi_msr_ideals_chain(g, &u, nb, &id, NULL) == DP_OK);
+	for (uint32_t j = 0; j < id.ni; j++)
+		for (uint32_t i = j + 1; i < id.ni; i++) {
+			double want = 0;
+			for (uint32_t x = 0; x < g->nops; x++) {
+				bool in = u.unit[x] >= id.pos[j] &&
+					  u.unit[x] < id.pos[i];
+				bool cut = false;
+				for (uint32_t s = g->succ_off[x];
+				     s < g->succ_off[x + 1]; s++) {
+					const dp_edge *e =
+						&g->edges[g->succ_edge[s]];
+					uint32_t b = u.unit[e->to];
+					if (!e->control &&
+					    (b >= id.pos[j] && b < id.pos[i]) !=
+						    in)
+						cut = true;
+				}
+				if (cut)
+					want += u.xfer[x];
+			}
+			double got = id.comm[(size_t)j * id.ni + i];
+			if (fabs(got - want) > 1e-9 * (1 + want))
+				test_fail(__FILE__, __LINE__,
+					  "piece %u..%u: table %.12g, sum %.12g",
+					  j, i, got, want);
+		}
+	dpi_msr_ideals_free(&id);
+	dpi_msr_units_free(&u);
+}
+
+static void test_msr_dp_chain_table_matches_sums(void)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		test_dag_opts o = {.n = 10 + (uint32_t)seed * 3,
+				   .max_inputs = 3,
+				   .time_min = 0,
+				   .time_max = 9,
+				   .out_min = 1,
+				   .out_max = 900,
+				   .bytes_every = 3,
+				   .bytes_max = 2000,
+				   .control_every = 6,
+				   .group_every = 4};
+		dp_graph *g = test_random_dag_with(seed, &o, "tab");
+		REQUIRE(g);
+		dp_machine m;
+		four_machine(&m, 2);
+		m.bw = 10;
+		check_chain_table(g, &m, 1 + (uint32_t)(seed % 7));
+		check_chain_table(g, &m, 1024);
+		dp_machine_free(&m);
+		dp_graph_free(g);
+		g = training_graph(seed, 4 + (uint32_t)(seed % 5));
+		REQUIRE(g);
+		four_machine(&m, 2);
+		check_chain_table(g, &m, 1 + (uint32_t)(seed % 4));
+		dp_machine_free(&m);
+		dp_graph_free(g);
+	}
+}
+
 TEST_MAIN(TEST(test_msr_dp_four_layer_chain_by_hand),
 	  TEST(test_max_load_sends_once_receives_per_device),
 	  TEST(test_msr_dp_link_file_prices_edges),
@@ -458,4 +530,5 @@ TEST_MAIN(TEST(test_msr_dp_four_layer_chain_by_hand),
 	  TEST(test_msr_dp_equals_exhaustive_on_training_graphs),
 	  TEST(test_msr_dp_honours_caps),
 	  TEST(test_msr_dp_cancel_leaves_nothing),
-	  TEST(test_msr_dp_deterministic_and_wide))
+	  TEST(test_msr_dp_deterministic_and_wide),
+	  TEST(test_msr_dp_chain_table_matches_sums))

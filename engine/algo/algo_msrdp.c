@@ -70,6 +70,8 @@ static double piece_comm(msr_dp *d, const msr_ideals *id, uint32_t i,
 {
 	const msr_units *u = d->u;
 	const dp_graph *g = d->g;
+	if (id->comm)
+		return id->comm[(size_t)j * id->ni + i];
 	if (++d->token == 0) {
 		memset(d->stamp, 0, (size_t)u->nu * sizeof *d->stamp);
 		d->token = 1;
@@ -295,7 +297,8 @@ static dp_status msrdp_run(const dp_graph *g, const dp_machine *m,
 					      : MSR_MAX_IDEALS;
 	bool complete = false;
 	if ((st = dpi_algo_poll(p, "msr-dp", "chain", 0.0, err)) ||
-	    (st = dpi_msr_ideals_chain(&u, MSR_CHAIN_BLOCKS, &chain, err)) ||
+	    (st = dpi_msr_ideals_chain(g, &u, MSR_CHAIN_BLOCKS, &chain,
+					      err)) ||
 	    (st = dpi_msr_ideals_all(&u, max, p, &all, &complete, err)))
 		goto done;
 	/* the chain's plan bounds the DP over every ideal; when nothing fits

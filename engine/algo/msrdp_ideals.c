@@ -8,7 +8,7 @@
 
 /* Work bound of the enumeration and the frontiers: ideals x (units + unit
  * edges) steps, and frontier entries kept. */
-#define MSR_WORK 400000000.0
+#define MSR_WORK 100000000.0
 #define MSR_FRONTIER_MAX 40000000u
 
 static dp_status nomem(dp_err *err)
@@ -25,6 +25,7 @@ void dpi_msr_ideals_free(msr_ideals *id)
 	free(id->mem);
 	free(id->fr_off);
 	free(id->fr);
+	free(id->comm);
 	memset(id, 0, sizeof *id);
 }
 
@@ -225,64 +226,146 @@ done:
 	return st;
 }
 
-dp_status dpi_msr_ideals_chain(const msr_units *u, uint32_t nb,
-			       msr_ideals *id, dp_err *err)
+/* Adds c to the cells [j0, j1] x [i0, i1] of the (n + 1)^2 difference
+ * table d (nothing when empty). */
+static void rect(long double *d, uint32_t n, int64_t j0, int64_t j1,
+		 int64_t i0, int64_t i1, double c)
+{
+	if (j0 > j1 || i0 > i1)
+		return;
+	size_t w = (size_t)n + 1;
+	d[(size_t)j0 * w + (size_t)i0] += c;
+	d[(size_t)j0 * w + (size_t)i1 + 1] -= c;
+	d[((size_t)j1 + 1) * w + (size_t)i0] -= c;
+	d[((size_t)j1 + 1) * w + (size_t)i1 + 1] += c;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The communication of every piece [j, i) of blocks (throughput.h): block
+ * t holds units pos[t] .. pos[t+1] - 1, the piece between prefixes j < i
+ * the blocks j .. i-1. Op x in block b with transfer c pays c as a sender
+ * when b is in the piece and a data consumer is not (every piece with
+ * j <= b < i, less those holding all its consumers' blocks), and as a
+ * receiver when b is not in the piece and a consumer is (for each distinct
+ * consumer block s, the pieces whose first consumer block at or after j
+ * is s, less those holding b). */
+static dp_status chain_comm(const dp_graph *g, const msr_units *u,
+			    msr_ideals *id, dp_err *err)
+{
+	uint32_t ni = id->ni, nb = ni - 1; /* blocks */
+	size_t w = (size_t)ni + 1;
+	long double *d = calloc(w * w, sizeof *d);
+	uint32_t *blk = malloc(((size_t)u->nu + 1) * sizeof *blk);
+	uint32_t *cb = malloc(((size_t)g->nedges + 1) * sizeof *cb);
+	id->comm = malloc((size_t)ni * ni * sizeof *id->comm);
+	if (!d || !blk || !cb || !id->comm) {
+		free(d);
+		free(blk);
+		free(cb);
+		return nomem(err);
+	}
+	for (uint32_t t = 0; t < nb; t++)
+		for (uint32_t a = id->pos[t]; a < id->pos[t + 1]; a++)
+			blk[a] = t;
+	int64_t last = (int64_t)nb; /* the largest prefix index i */
+	for (uint32_t x = 0; x < g->nops; x++) {
+		double c = u->xfer[x];
+		int64_t b = blk[u->unit[x]];
+		uint32_t m = 0;
+		for (uint32_t s = g->succ_off[x]; s < g->succ_off[x + 1]; s++) {
+			const dp_edge *e = &g->edges[g->succ_edge[s]];
+			if (!e->control)
+				cb[m++] = blk[u->unit[e->to]];
+		}
+		if (!m || c == 0)
+			continue;
+		qsort(cb, m, sizeof *cb, cmp_u32);
+		int64_t lo = cb[0], hi = cb[m - 1];
+		/* sender */
+		rect(d, ni, 0, b, b + 1, last, c);
+		rect(d, ni, 0, lo < b ? lo : b, (hi > b ? hi : b) + 1, last,
+		     -c);
+		/* receiver */
+		int64_t prev = -1;
+		for (uint32_t k = 0; k < m; k++) {
+			int64_t s = cb[k];
+			if (s == b || s == prev)
+				continue;
+			rect(d, ni, prev + 1, s, s + 1, last, c);
+			rect(d, ni, prev + 1, s < b ? s : b, (s > b ? s : b) + 1,
+			     last, -c);
+			prev = s;
+		}
+	}
+	for (uint32_t j = 0; j < ni; j++) {
+		long double run = 0;
+		for (uint32_t i = 0; i < ni; i++) {
+			run += d[(size_t)j * w + i];
+			long double up = j ? d[((size_t)j - 1) * w + i] : 0;
+			d[(size_t)j * w + i] = run + up;
+			id->comm[(size_t)j * ni + i] =
+				(double)d[(size_t)j * w + i];
+		}
+	}
+	free(d);
+	free(blk);
+	free(cb);
+	return DP_OK;
+}
+
+dp_status dpi_msr_ideals_chain(const dp_graph *g, const msr_units *u,
+			       uint32_t nb, msr_ideals *id, dp_err *err)
 {
 	memset(id, 0, sizeof *id);
 	uint32_t nu = u->nu;
 	if (nb < 1)
 		nb = 1;
-	for (;;) {
-		uint32_t n = nu < nb ? nu : nb;
-		id->pos = malloc(((size_t)n + 2) * sizeof *id->pos);
-		if (!id->pos)
-			return nomem(err);
-		double total = 0;
-		for (uint32_t a = 0; a < nu; a++)
-			total += u->utime[a];
-		/* cut after the unit where the running time passes the next
-		 * multiple of total / n (by count when all times are 0) */
-		uint32_t ni = 0;
-		id->pos[ni++] = 0;
-		double run = 0;
-		for (uint32_t a = 0; a < nu; a++) {
-			run += u->utime[a];
-			double goal = total > 0 ? total * ni / n
-						: (double)nu * ni / n;
-			double have = total > 0 ? run : (double)(a + 1);
-			if ((have >= goal || a + 1 == nu) && ni <= n)
-				id->pos[ni++] = a + 1;
-		}
-		if (id->pos[ni - 1] != nu)
-			id->pos[ni++] = nu;
-		id->ni = ni;
-		id->w = 0;
-		id->time = malloc((size_t)ni * sizeof *id->time);
-		id->mem = malloc((size_t)ni * sizeof *id->mem);
-		id->fr_off = malloc(((size_t)ni + 1) * sizeof *id->fr_off);
-		if (!id->time || !id->mem || !id->fr_off) {
-			dpi_msr_ideals_free(id);
-			return nomem(err);
-		}
-		double t = 0, m = 0;
-		uint32_t a = 0;
-		for (uint32_t i = 0; i < ni; i++) {
-			for (; a < id->pos[i]; a++) {
-				t += u->utime[a];
-				m += u->umem[a];
-			}
-			id->time[i] = t;
-			id->mem[i] = m;
-		}
-		int fr = frontiers(u, id);
-		if (fr > 0)
-			return DP_OK;
-		dpi_msr_ideals_free(id);
-		if (fr < 0)
-			return nomem(err);
-		if (nb == 1)
-			return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-					  "msr-dp: the graph is too wide");
-		nb /= 2;
+	uint32_t n = nu < nb ? nu : nb;
+	id->pos = malloc(((size_t)n + 2) * sizeof *id->pos);
+	if (!id->pos)
+		return nomem(err);
+	double total = 0;
+	for (uint32_t a = 0; a < nu; a++)
+		total += u->utime[a];
+	/* cut after the unit where the running time passes the next multiple
+	 * of total / n (by count when all times are 0) */
+	uint32_t ni = 0;
+	id->pos[ni++] = 0;
+	double run = 0;
+	for (uint32_t a = 0; a < nu; a++) {
+		run += u->utime[a];
+		double goal = total > 0 ? total * ni / n : (double)nu * ni / n;
+		double have = total > 0 ? run : (double)(a + 1);
+		if ((have >= goal || a + 1 == nu) && ni <= n)
+			id->pos[ni++] = a + 1;
 	}
+	if (id->pos[ni - 1] != nu)
+		id->pos[ni++] = nu;
+	id->ni = ni;
+	id->w = 0;
+	id->time = malloc((size_t)ni * sizeof *id->time);
+	id->mem = malloc((size_t)ni * sizeof *id->mem);
+	if (!id->time || !id->mem) {
+		dpi_msr_ideals_free(id);
+		return nomem(err);
+	}
+	double t = 0, m = 0;
+	uint32_t a = 0;
+	for (uint32_t i = 0; i < ni; i++) {
+		for (; a < id->pos[i]; a++) {
+			t += u->utime[a];
+			m += u->umem[a];
+		}
+		id->time[i] = t;
+		id->mem[i] = m;
+	}
+	dp_status st = chain_comm(g, u, id, err);
+	if (st)
+		dpi_msr_ideals_free(id);
+	return st;
 }

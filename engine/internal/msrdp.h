@@ -47,7 +47,9 @@ typedef struct msr_ideals {
 	uint64_t *bits; /* ni * w; NULL for a chain of prefixes */
 	uint32_t *pos;	/* a chain: ideal i is the units below pos[i] */
 	double *time, *mem;
-	uint32_t *fr_off, *fr; /* frontier units of ideal i */
+	uint32_t *fr_off, *fr; /* frontier units of ideal i (all ideals) */
+	double *comm; /* a chain: ni x ni, [j * ni + i] the communication of
+			 the piece between prefixes j < i */
 } msr_ideals;
 
 dp_status dpi_msr_units_build(const dp_graph *g, const dp_machine *m,
@@ -61,9 +63,11 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 			     const dp_progress *p, msr_ideals *id,
 			     bool *complete, dp_err *err);
 /* The prefixes of the unit order, at most nb + 1 of them (consecutive
- * units merged into blocks of about equal time when there are more). */
-dp_status dpi_msr_ideals_chain(const msr_units *u, uint32_t nb,
-			       msr_ideals *id, dp_err *err);
+ * units merged into blocks of about equal time when there are more), with
+ * the communication of every piece between two of them, from rectangles
+ * per op summed in one 2-D prefix sum: O(e log e + nb^2). */
+dp_status dpi_msr_ideals_chain(const dp_graph *g, const msr_units *u,
+			       uint32_t nb, msr_ideals *id, dp_err *err);
 void dpi_msr_ideals_free(msr_ideals *id);
 
 static inline bool dpi_msr_has(const msr_ideals *id, uint32_t i, uint32_t a)
