@@ -114,8 +114,8 @@ int main(int argc, char **argv)
 				"FILE.json ...\n");
 		return 2;
 	}
-	printf("%-28s %6s %3s %10s %8s %14s", "graph", "ops", "K",
-	       "msr-dp ms", "RSS MiB", "max load");
+	printf("%-28s %6s %3s %10s %8s %14s", "graph", "ops", "K", "msr-dp ms",
+	       "RSS MiB", "max load");
 	if (step)
 		printf(" %12s %12s", "contig", "pardnn");
 	printf("\n");

@@ -53,8 +53,8 @@ typedef struct cli_opts {
 	const char *lat;    /* --lat */
 	dp_contention contention;
 	dp_objective objective; /* --objective step|throughput */
-	const dp_algo *algo; /* --algo (NULL: the default) */
-	const char *algos;   /* --algos (compare) */
+	const dp_algo *algo;	/* --algo (NULL: the default) */
+	const char *algos;	/* --algos (compare) */
 	bool json;
 	bool strict;
 	bool no_polish;

@@ -198,8 +198,8 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 	printf("  %-10s %10s ", "algorithm", "makespan");
 	if (tp)
 		printf("%10s ", "max load");
-	printf("%7s %8s %8s %8s %11s %9s %10s\n", "xLB", "speedup",
-	       "feasible", "peak/cap", "cross-dev", "cut edges", "plan time");
+	printf("%7s %8s %8s %8s %11s %9s %10s\n", "xLB", "speedup", "feasible",
+	       "peak/cap", "cross-dev", "cut edges", "plan time");
 	for (size_t i = 0; i < n; i++) {
 		char t[32], b[32], pt[32], ratio[32];
 		if (!ok[i]) {
@@ -223,8 +223,8 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 		if (tp)
 			printf("%10s ",
 			       dp_units_fmt_time(p->max_load, t, sizeof t));
-		printf("%7.2f %8.2f %8s %8s %11s %9u %10s", p->xlb,
-		       p->speedup, p->feasible ? "yes" : "NO", ratio,
+		printf("%7.2f %8.2f %8s %8s %11s %9u %10s", p->xlb, p->speedup,
+		       p->feasible ? "yes" : "NO", ratio,
 		       dp_units_fmt_bytes(p->sim.cut_bytes, b, sizeof b),
 		       p->sim.cut_edges,
 		       dp_units_fmt_time(p->plan_ms * 1000.0, pt, sizeof pt));

@@ -105,8 +105,8 @@ static void test_max_load_sends_once_receives_per_device(void)
 	CHECK_NEAR(ml, 8, 1e-12);
 	/* a device out of range is an error naming the op */
 	dp_err err;
-	CHECK(dp_max_load(g, &m, (const int32_t[]){0, 3, 0}, NULL, &ml,
-			  &err) == DP_EINPUT);
+	CHECK(dp_max_load(g, &m, (const int32_t[]){0, 3, 0}, NULL, &ml, &err) ==
+	      DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "'b'");
 	dp_machine_free(&m);
 	dp_graph_free(g);
@@ -167,7 +167,8 @@ static bool allowed(const dp_graph *g, const dp_machine *m, const int32_t *pl,
 			return false;
 		for (uint32_t w = 0; w < v; w++)
 			if (op->colocate >= 0 &&
-			    g->ops[w].colocate == op->colocate && pl[w] != pl[v])
+			    g->ops[w].colocate == op->colocate &&
+			    pl[w] != pl[v])
 				return false;
 		mem[pl[v]] += (double)(op->param_bytes + op->output_bytes +
 				       op->temp_bytes);
@@ -179,8 +180,7 @@ static bool allowed(const dp_graph *g, const dp_machine *m, const int32_t *pl,
 }
 
 /* The smallest max load over every allowed placement (INFINITY: none). */
-static double brute_force(const dp_graph *g, const dp_machine *m,
-			  bool training)
+static double brute_force(const dp_graph *g, const dp_machine *m, bool training)
 {
 	uint32_t n = g->nops;
 	int32_t pl[16] = {0};
@@ -249,7 +249,7 @@ static void test_msr_dp_equals_exhaustive_on_random_dags(void)
 	for (uint64_t seed = 1; seed <= 60; seed++) {
 		uint64_t rs = seed * 7919;
 		test_dag_opts o = {
-			.n = 3 + test_randn(&rs, 7), /* 3..9 ops */
+			.n = 3 + test_randn(&rs, 7),	 /* 3..9 ops */
 			.window = seed % 3 == 0 ? 1 : 0, /* chains too */
 			.max_inputs = 2,
 			.time_min = 1,
@@ -393,8 +393,8 @@ static void test_msr_dp_honours_caps(void)
  * placement and the plan untouched. */
 static void test_msr_dp_cancel_leaves_nothing(void)
 {
-	test_dag_opts o = {.n = 40, .max_inputs = 3, .time_min = 1,
-			   .time_max = 9};
+	test_dag_opts o = {
+		.n = 40, .max_inputs = 3, .time_min = 1, .time_max = 9};
 	dp_graph *g = test_random_dag_with(5, &o, "cancel");
 	REQUIRE(g);
 	dp_machine m;
@@ -427,8 +427,12 @@ static void test_msr_dp_cancel_leaves_nothing(void)
  * DP takes) it still returns a contiguous placement from its chain. */
 static void test_msr_dp_deterministic_and_wide(void)
 {
-	test_dag_opts o = {.n = 300, .window = 0, .max_inputs = 2,
-			   .time_min = 1, .time_max = 50, .out_min = 1,
+	test_dag_opts o = {.n = 300,
+			   .window = 0,
+			   .max_inputs = 2,
+			   .time_min = 1,
+			   .time_max = 50,
+			   .out_min = 1,
 			   .out_max = 100};
 	dp_graph *g = test_random_dag_with(11, &o, "wide");
 	REQUIRE(g);
@@ -483,9 +487,10 @@ static void check_chain_table(const dp_graph *g, const dp_machine *m,
 			}
 			double got = id.comm[(size_t)j * id.ni + i];
 			if (fabs(got - want) > 1e-9 * (1 + want))
-				test_fail(__FILE__, __LINE__,
-					  "piece %u..%u: table %.12g, sum %.12g",
-					  j, i, got, want);
+				test_fail(
+					__FILE__, __LINE__,
+					"piece %u..%u: table %.12g, sum %.12g",
+					j, i, got, want);
 		}
 	dpi_msr_ideals_free(&id);
 	dpi_msr_units_free(&u);

@@ -280,8 +280,8 @@ static dp_status msrdp_run(const dp_graph *g, const dp_machine *m,
 	dp_status st = dpi_msr_units_build(g, m, &u, err);
 	if (st)
 		return st;
-	msr_dp d = {.g = g, .m = m, .u = &u, .caps = true,
-		    .pins = !u.pin_conflict};
+	msr_dp d = {
+		.g = g, .m = m, .u = &u, .caps = true, .pins = !u.pin_conflict};
 	int32_t *dev_of_unit = calloc((size_t)u.nu + 1, sizeof *dev_of_unit);
 	d.stamp = calloc((size_t)u.nu + 1, sizeof *d.stamp);
 	msr_ideals chain, all;
@@ -293,12 +293,11 @@ static dp_status msrdp_run(const dp_graph *g, const dp_machine *m,
 		goto done;
 	}
 	double cells = MSR_DP_CELLS / ((double)m->k + 1);
-	uint32_t max = cells < MSR_MAX_IDEALS ? (uint32_t)cells
-					      : MSR_MAX_IDEALS;
+	uint32_t max =
+		cells < MSR_MAX_IDEALS ? (uint32_t)cells : MSR_MAX_IDEALS;
 	bool complete = false;
 	if ((st = dpi_algo_poll(p, "msr-dp", "chain", 0.0, err)) ||
-	    (st = dpi_msr_ideals_chain(g, &u, MSR_CHAIN_BLOCKS, &chain,
-					      err)) ||
+	    (st = dpi_msr_ideals_chain(g, &u, MSR_CHAIN_BLOCKS, &chain, err)) ||
 	    (st = dpi_msr_ideals_all(&u, max, p, &all, &complete, err)))
 		goto done;
 	/* the chain's plan bounds the DP over every ideal; when nothing fits
@@ -308,9 +307,8 @@ static dp_status msrdp_run(const dp_graph *g, const dp_machine *m,
 		if ((st = solve(&d, &chain, INFINITY, p, 0.3, 0.5, &ub,
 				dev_of_unit, err)))
 			goto done;
-		if (complete &&
-		    (st = solve(&d, &all, ub, p, 0.5, 1.0, &v, dev_of_unit,
-				err)))
+		if (complete && (st = solve(&d, &all, ub, p, 0.5, 1.0, &v,
+					    dev_of_unit, err)))
 			goto done;
 		if (!isinf(ub) || !isinf(v) || (!d.pins && !d.caps))
 			break;

@@ -56,8 +56,7 @@ static uint32_t find_or_add(enum_state *e, const uint64_t *b, double t,
 	uint32_t h = (uint32_t)hash_bits(b, e->w) & mask;
 	while (e->slots[h]) {
 		uint32_t i = e->slots[h] - 1;
-		if (!memcmp(e->bits + (uint64_t)i * e->w, b,
-			    e->w * sizeof *b))
+		if (!memcmp(e->bits + (uint64_t)i * e->w, b, e->w * sizeof *b))
 			return i;
 		h = (h + 1) & mask;
 	}
@@ -110,7 +109,8 @@ static int frontiers(const msr_units *u, msr_ideals *id)
 				bool cut = false;
 				for (uint32_t j = u->unb_off[a];
 				     j < u->unb_off[a + 1] && !cut; j++)
-					cut = dpi_msr_has(id, i, u->unb[j]) != in;
+					cut = dpi_msr_has(id, i, u->unb[j]) !=
+					      in;
 				if (!cut)
 					continue;
 				if (pass)
@@ -159,8 +159,8 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	find_or_add(&e, tmp, 0.0, 0.0, 0);
 	for (uint32_t i = 0; i < e.ni && !over; i++) {
 		if ((i & 1023) == 0 &&
-		    (st = dpi_algo_poll(p, "msr-dp", "ideals",
-					0.3 * i / e.max, err)))
+		    (st = dpi_algo_poll(p, "msr-dp", "ideals", 0.3 * i / e.max,
+					err)))
 			goto done;
 		const uint64_t *b = e.bits + (uint64_t)i * e.w;
 		for (uint32_t a = 0; a < u->nu && !over; a++) {
@@ -203,8 +203,8 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	qsort(keys, e.ni, sizeof *keys, cmp_ikey);
 	for (uint32_t r = 0; r < e.ni; r++) {
 		uint32_t i = keys[r].i;
-		memcpy(id->bits + (uint64_t)r * e.w,
-		       e.bits + (uint64_t)i * e.w, e.w * sizeof *e.bits);
+		memcpy(id->bits + (uint64_t)r * e.w, e.bits + (uint64_t)i * e.w,
+		       e.w * sizeof *e.bits);
 		id->time[r] = e.time[i];
 		id->mem[r] = e.mem[i];
 	}
@@ -228,8 +228,8 @@ done:
 
 /* Adds c to the cells [j0, j1] x [i0, i1] of the (n + 1)^2 difference
  * table d (nothing when empty). */
-static void rect(long double *d, uint32_t n, int64_t j0, int64_t j1,
-		 int64_t i0, int64_t i1, double c)
+static void rect(long double *d, uint32_t n, int64_t j0, int64_t j1, int64_t i0,
+		 int64_t i1, double c)
 {
 	if (j0 > j1 || i0 > i1)
 		return;
@@ -297,8 +297,8 @@ static dp_status chain_comm(const dp_graph *g, const msr_units *u,
 			if (s == b || s == prev)
 				continue;
 			rect(d, ni, prev + 1, s, s + 1, last, c);
-			rect(d, ni, prev + 1, s < b ? s : b, (s > b ? s : b) + 1,
-			     last, -c);
+			rect(d, ni, prev + 1, s < b ? s : b,
+			     (s > b ? s : b) + 1, last, -c);
 			prev = s;
 		}
 	}

@@ -154,7 +154,8 @@ static dp_status scc(uint32_t n, const uint32_t *off, const uint32_t *adj,
  * edges as they are, backward edges mirrored where either end has no
  * forward op. */
 static uint32_t root_edges(const dp_graph *g, uint32_t *par,
-			   const uint8_t *fwd_root, uint32_t *from, uint32_t *to)
+			   const uint8_t *fwd_root, uint32_t *from,
+			   uint32_t *to)
 {
 	uint32_t ne = 0;
 	for (uint32_t e = 0; e < g->nedges; e++) {
@@ -177,8 +178,8 @@ static uint32_t root_edges(const dp_graph *g, uint32_t *par,
 /* Numbers the components in a topological order of the condensation, the
  * ready one holding the op earliest in g->topo first. */
 static dp_status order_units(const dp_graph *g, const uint32_t *comp_of_op,
-			     uint32_t nc, const uint32_t *ef, const uint32_t *et,
-			     uint32_t ne, uint32_t *rank)
+			     uint32_t nc, const uint32_t *ef,
+			     const uint32_t *et, uint32_t ne, uint32_t *rank)
 {
 	uint32_t n = g->nops;
 	uint32_t *key = malloc(((size_t)nc + 1) * sizeof *key);
@@ -321,7 +322,8 @@ dp_status dpi_msr_units_build(const dp_graph *g, const dp_machine *m,
 	for (uint32_t c = 0; c < g->ngroups; c++)
 		for (uint32_t i = g->group_off[c] + 1; i < g->group_off[c + 1];
 		     i++) {
-			uint32_t a = uf_find(par, g->group_ops[g->group_off[c]]);
+			uint32_t a =
+				uf_find(par, g->group_ops[g->group_off[c]]);
 			uint32_t b = uf_find(par, g->group_ops[i]);
 			if (a != b)
 				par[b] = a;

@@ -36,7 +36,7 @@ typedef struct msr_units {
 	uint32_t *unb_off, *unb;     /* data neighbours, either direction */
 	double *xfer;		     /* per op: dp_op_xfer_us */
 	uint32_t npinned;
-	uint32_t *pinned; /* the pinned units */
+	uint32_t *pinned;  /* the pinned units */
 	bool pin_conflict; /* a unit holds ops pinned to two devices */
 } msr_units;
 

@@ -493,9 +493,9 @@ static dp_status read_edges(fd_state *s, const cJSON *edges, const fd_id *ids)
 		if ((st = get_number(s, ed, "edges", idx, "cost", false, &cost,
 				     &have)))
 			return st;
-		if (have && (st = dp_graph_set_edge_xfer(g, g->nedges - 1,
-							 cost * MS_TO_US,
-							 s->err)))
+		if (have &&
+		    (st = dp_graph_set_edge_xfer(g, g->nedges - 1,
+						 cost * MS_TO_US, s->err)))
 			return st;
 		idx++;
 	}

@@ -46,8 +46,7 @@ dp_status dp_max_load(const dp_graph *g, const dp_machine *m,
 		int d = placement[u];
 		l[d] += g->ops[u].time_us / m->speed[d];
 		double x = -1.0; /* xfer(u), computed when first needed */
-		for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1];
-		     j++) {
+		for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
 			const dp_edge *ed = &g->edges[g->succ_edge[j]];
 			int b = placement[ed->to];
 			if (ed->control || b == d || stamp[b] == u + 1)

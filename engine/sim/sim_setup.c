@@ -187,11 +187,11 @@ static dp_status compute_priorities(dp_sim *s, dp_err *err)
 			double c = 0;
 			if (s->k > 1)
 				c = (s->succ_to[j] & SIM_CTRL) ? f * s->lat
-				    : s->xcost_edge ? f * s->xcost_edge[j]
-						    : f * (s->lat +
-							   (double)s->succ_bytes
-								   [j] /
-								   s->bw);
+				    : s->xcost_edge
+					    ? f * s->xcost_edge[j]
+					    : f * (s->lat +
+						   (double)s->succ_bytes[j] /
+							   s->bw);
 			if (c + s->rank[v] > best)
 				best = c + s->rank[v];
 		}

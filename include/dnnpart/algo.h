@@ -47,10 +47,7 @@ static inline void dp_progress_report(const dp_progress *p, const char *phase,
  * time per sample of a steady pipelined stream, the max load
  * (throughput.h). Algorithms that can optimise the latter do (msr-dp
  * always does); the others keep minimising the step. */
-typedef enum dp_objective {
-	DP_OBJ_STEP = 0,
-	DP_OBJ_THROUGHPUT
-} dp_objective;
+typedef enum dp_objective { DP_OBJ_STEP = 0, DP_OBJ_THROUGHPUT } dp_objective;
 
 typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
