@@ -53,8 +53,9 @@ typedef struct cli_opts {
 	const char *bw;	    /* --bw */
 	const char *lat;    /* --lat */
 	dp_contention contention;
-	const dp_algo *algo; /* --algo (NULL: the default) */
-	const char *algos;   /* --algos (compare) */
+	dp_objective objective; /* --objective step|throughput */
+	const dp_algo *algo;	/* --algo (NULL: the default) */
+	const char *algos;	/* --algos (compare) */
 	bool json;
 	bool strict;
 	bool no_polish;

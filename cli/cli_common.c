@@ -177,9 +177,10 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 	if ((r = opt_value(cmd, argc, argv, i, "--link", NULL, &v))) {
 		if (r < 0)
 			return -1;
-		if (!dp_machine_find_link(v)) {
+		if (strcmp(v, "file") != 0 && !dp_machine_find_link(v)) {
 			cli_usage_error(cmd,
-					"unknown link preset '%s' (known: %s)",
+					"unknown link preset '%s' (known: %s, "
+					"file)",
 					v, dp_machine_link_names());
 			return -1;
 		}
@@ -206,6 +207,22 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 			return -1;
 		}
 		o->lat = v;
+		return 1;
+	}
+	if ((r = opt_value(cmd, argc, argv, i, "--objective", NULL, &v))) {
+		if (r < 0)
+			return -1;
+		if (!strcmp(v, "step")) {
+			o->objective = DP_OBJ_STEP;
+		} else if (!strcmp(v, "throughput")) {
+			o->objective = DP_OBJ_THROUGHPUT;
+		} else {
+			cli_usage_error(cmd,
+					"--objective: expected step or "
+					"throughput, got '%s'",
+					v);
+			return -1;
+		}
 		return 1;
 	}
 	if ((r = opt_value(cmd, argc, argv, i, "--contention", NULL, &v))) {
@@ -272,7 +289,10 @@ void cli_help_machine_opts(FILE *out)
 		"comma list\n"
 		"                     (op time = time_us / speed; default 1)\n"
 		"  --link PRESET      link preset: %s\n"
-		"                     (default pardnn: 130 GB/s, 25 us)\n"
+		"                     (default pardnn: 130 GB/s, 25 us), or "
+		"file: the\n"
+		"                     graph's own transfer times (msr-fiddle "
+		"cost)\n"
 		"  --bw BW            link bandwidth (130GB/s, 900GiB/s); "
 		"overrides --link\n"
 		"  --lat LAT          link latency (25us, 2ms); overrides "
@@ -280,6 +300,13 @@ void cli_help_machine_opts(FILE *out)
 		"  --contention M     port (default: one send and one receive "
 		"at a time per\n"
 		"                     device) or none (transfers never wait)\n"
+		"  --objective O      step (default: the makespan of one step) "
+		"or throughput:\n"
+		"                     the max load over devices, time per "
+		"sample in a steady\n"
+		"                     pipelined stream (plan's default "
+		"algorithm is then\n"
+		"                     msr-dp; compare ranks by it)\n"
 		"strategies (dp, zero, gpipe, 1f1b, ...; docs/algorithms.md):\n"
 		"  -M, --microbatches M  micro-batches of a pipeline, 1..%d\n"
 		"  --tp T             tensor-parallel size (default: the "
@@ -395,7 +422,18 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
 		dp_machine_free(m);
 		return machine_error("--speed", &err);
 	}
-	if (o->link && dp_machine_set_link(m, o->link, &err)) {
+	if (o->link && strcmp(o->link, "file") == 0) {
+		if (!g->xfer_us) {
+			dp_machine_free(m);
+			fprintf(stderr,
+				"dnnpart: --link file: %s gives no transfer "
+				"times of its own (msr-fiddle files do: their "
+				"edges' cost)\n",
+				o->graph_path ? o->graph_path : "the graph");
+			return 2;
+		}
+		dp_machine_set_link_file(m);
+	} else if (o->link && dp_machine_set_link(m, o->link, &err)) {
 		dp_machine_free(m);
 		return machine_error("--link", &err);
 	}
@@ -404,14 +442,16 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
 			dp_machine_free(m);
 			return machine_error("--bw", &err);
 		}
-		snprintf(m->link_name, sizeof m->link_name, "custom");
+		if (!m->link_file)
+			snprintf(m->link_name, sizeof m->link_name, "custom");
 	}
 	if (o->lat) {
 		if (dp_units_parse_time(o->lat, &m->lat, &err)) {
 			dp_machine_free(m);
 			return machine_error("--lat", &err);
 		}
-		snprintf(m->link_name, sizeof m->link_name, "custom");
+		if (!m->link_file)
+			snprintf(m->link_name, sizeof m->link_name, "custom");
 	}
 	if (o->reserve && dp_machine_set_reserve(m, o->reserve, &err)) {
 		dp_machine_free(m);
@@ -458,6 +498,7 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 {
 	dp_algo_opts_default(ao);
 	ao->contention = o->contention;
+	ao->objective = o->objective;
 	ao->polish = !o->no_polish;
 	ao->microbatches = o->microbatches;
 	ao->tp = o->tp;

@@ -39,7 +39,11 @@ void cmd_compare_help(FILE *out)
 		"whose ends are on\n"
 		"             different devices\n"
 		"  plan time  wall time the algorithm took\n"
-		"The best feasible row (shortest makespan) is marked '*'.\n"
+		"The best feasible row (shortest makespan) is marked '*'. With "
+		"--objective\n"
+		"throughput a column \"max load\" (time per sample in a "
+		"steady pipelined\n"
+		"stream) follows the makespan and ranks the rows instead.\n"
 		"\n"
 		"algorithms:\n"
 		"  --algos LIST       comma list, in the order to show "
@@ -147,13 +151,19 @@ static int parse(int argc, char **argv, cli_opts *o)
 
 /* Index of the best feasible plan (shortest makespan, first on ties), or
  * -1 when none is feasible. ok[i] says whether plan i exists. */
-static int best_plan(const dp_plan *plans, const bool *ok, size_t n)
+static double score(const dp_plan *p, dp_objective obj)
+{
+	return obj == DP_OBJ_THROUGHPUT ? p->max_load : p->sim.makespan;
+}
+
+static int best_plan(const dp_plan *plans, const bool *ok, size_t n,
+		     dp_objective obj)
 {
 	int best = -1;
 	for (size_t i = 0; i < n; i++)
 		if (ok[i] && plans[i].feasible &&
 		    (best < 0 ||
-		     plans[i].sim.makespan < plans[best].sim.makespan))
+		     score(&plans[i], obj) < score(&plans[best], obj)))
 			best = (int)i;
 	return best;
 }
@@ -198,12 +208,16 @@ static void print_header(const dp_graph *g, const dp_machine *m,
 }
 
 static void print_table(const dp_algo **algos, const dp_plan *plans,
-			const bool *ok, const bool *na, size_t n)
+			const bool *ok, const bool *na, size_t n,
+			dp_objective obj)
 {
-	int best = best_plan(plans, ok, n);
-	printf("  %-10s %10s %7s %8s %8s %8s %11s %9s %10s\n", "algorithm",
-	       "makespan", "xLB", "speedup", "feasible", "peak/cap",
-	       "cross-dev", "cut edges", "plan time");
+	int best = best_plan(plans, ok, n, obj);
+	bool tp = obj == DP_OBJ_THROUGHPUT;
+	printf("  %-10s %10s ", "algorithm", "makespan");
+	if (tp)
+		printf("%10s ", "max load");
+	printf("%7s %8s %8s %8s %11s %9s %10s\n", "xLB", "speedup", "feasible",
+	       "peak/cap", "cross-dev", "cut edges", "plan time");
 	for (size_t i = 0; i < n; i++) {
 		char t[32], b[32], pt[32], ratio[32];
 		if (!ok[i]) {
@@ -221,10 +235,14 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 			snprintf(ratio, sizeof ratio, "%.0f%%", r * 100.0);
 		else /* a tiny cap: a factor reads better than 409600% */
 			snprintf(ratio, sizeof ratio, "%.0fx", r);
-		printf("%c %-10s %10s %7.2f %8.2f %8s %8s %11s %9u %10s",
-		       (int)i == best ? '*' : ' ', algos[i]->name,
-		       dp_units_fmt_time(p->sim.makespan, t, sizeof t), p->xlb,
-		       p->speedup, p->feasible ? "yes" : "NO", ratio,
+		printf("%c %-10s %10s ", (int)i == best ? '*' : ' ',
+		       algos[i]->name,
+		       dp_units_fmt_time(p->sim.makespan, t, sizeof t));
+		if (tp)
+			printf("%10s ",
+			       dp_units_fmt_time(p->max_load, t, sizeof t));
+		printf("%7.2f %8.2f %8s %8s %11s %9u %10s", p->xlb, p->speedup,
+		       p->feasible ? "yes" : "NO", ratio,
 		       dp_units_fmt_bytes(p->sim.cut_bytes, b, sizeof b),
 		       p->sim.cut_edges,
 		       dp_units_fmt_time(p->plan_ms * 1000.0, pt, sizeof pt));
@@ -232,19 +250,20 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 		printf(p->strategy[0] ? "  %s\n" : "%s\n", p->strategy);
 	}
 	if (best >= 0)
-		printf("\nbest: %s (*: the shortest makespan among the "
-		       "feasible plans)\n",
-		       algos[best]->name);
+		printf("\nbest: %s (*: the %s among the feasible plans)\n",
+		       algos[best]->name,
+		       tp ? "smallest max load (time per sample)"
+			  : "shortest makespan");
 	else
 		printf("\nno algorithm met the memory caps\n");
 }
 
 static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
-			 dp_contention c, const dp_bounds *b,
+			 dp_contention c, dp_objective obj, const dp_bounds *b,
 			 const dp_algo **algos, const dp_plan *plans,
 			 const bool *ok, const bool *na, size_t n)
 {
-	int best = best_plan(plans, ok, n);
+	int best = best_plan(plans, ok, n, obj);
 	dp_json w;
 	dp_json_init(&w, out);
 	dp_json_begin_object(&w, NULL);
@@ -257,6 +276,8 @@ static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 			dp_json_int(&w, NULL, m->cap[d]);
 	dp_json_end_array(&w);
 	dp_json_str(&w, "contention", dp_sim_contention_name(c));
+	dp_json_str(&w, "objective",
+		    obj == DP_OBJ_THROUGHPUT ? "throughput" : "step");
 	dp_json_num(&w, "lower_bound_us", b->lb_us);
 	dp_json_num(&w, "graph_critical_path_us", b->graph_cp_us);
 	dp_json_num(&w, "work_bound_us", b->work_bound_us);
@@ -337,15 +358,18 @@ int cmd_compare_run(int argc, char **argv)
 	dp_bounds b;
 	dp_sim_bounds(g, &m, &b);
 	if (o.json) {
-		compare_json(stdout, g, &m, o.contention, &b, algos, plans, ok,
-			     ok + n, n);
+		compare_json(stdout, g, &m, o.contention, o.objective, &b,
+			     algos, plans, ok, ok + n, n);
 	} else {
 		print_header(g, &m, o.contention, &b);
-		print_table(algos, plans, ok, ok + n, n);
+		if (o.objective == DP_OBJ_THROUGHPUT)
+			printf("objective    throughput: max load = time per "
+			       "sample in a steady pipelined stream\n\n");
+		print_table(algos, plans, ok, ok + n, n, o.objective);
 	}
 	if (failed)
 		rc = failed;
-	else if (o.strict && best_plan(plans, ok, n) < 0)
+	else if (o.strict && best_plan(plans, ok, n, o.objective) < 0)
 		rc = 1;
 out:
 	for (size_t i = 0; i < n; i++)

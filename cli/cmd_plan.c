@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dnnpart/units.h"
 #include "cli_progress.h"
 #include "dnnpart/placement.h"
 
@@ -183,6 +184,8 @@ int cmd_plan_run(int argc, char **argv)
 	if (rc)
 		return rc;
 	const dp_algo *algo = o.algo ? o.algo : dp_algo_default();
+	if (!o.algo && o.objective == DP_OBJ_THROUGHPUT)
+		algo = dp_algo_find("msr-dp");
 	dp_graph *g;
 	dp_machine m;
 	if ((rc = cli_load_graph_machine(&o, &g, &m)))
@@ -209,6 +212,13 @@ int cmd_plan_run(int argc, char **argv)
 		cli_print_plan_json(stdout, g, &m, &plan);
 	} else {
 		cli_print_plan(stdout, g, &m, &plan);
+		if (o.objective == DP_OBJ_THROUGHPUT) {
+			char a[32], x[64];
+			printf("max load     %s  (%s us): time per sample in a "
+			       "steady pipelined stream\n",
+			       dp_units_fmt_time(plan.max_load, a, sizeof a),
+			       cli_fmt_us(plan.max_load, x, sizeof x));
+		}
 		if (o.out)
 			printf("\n%s written to %s\n",
 			       plan.strat ? "strategy" : "placement", o.out);

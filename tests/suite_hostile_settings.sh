@@ -97,7 +97,7 @@ err_case latency_negative 2 "dnnpart plan: --lat: bad time '-25us': must not be 
 	plan "$G" --lat -25us
 err_case latency_huge 2 "dnnpart plan: --lat: bad time '1e300': too large (at most 1e15 us, about 31 years)" \
 	plan "$G" --lat 1e300
-err_case link_unknown 2 "dnnpart plan: unknown link preset 'warp' (known: pardnn, baechi, pcie4, nvlink)" \
+err_case link_unknown 2 "dnnpart plan: unknown link preset 'warp' (known: pardnn, baechi, pcie4, nvlink, file)" \
 	plan "$G" --link warp
 err_case speed_tiny 2 "dnnpart: --speed: speed entry 1 of 2 ('1e-300'): a speed must be from 1e-6 to 1e6 (a factor of the reference device's speed)" \
 	plan "$G" -k 2 --speed 1e-300,1
@@ -113,7 +113,7 @@ else
 fi
 
 # ---- algorithms, files ----
-err_case algorithm_unknown 2 "dnnpart plan: --algo: unknown algorithm 'nope' (known: pardnn, single, mtopo, metf, heft, metis, contig, mincut, dp, zero, gpipe, 1f1b, ilp)" \
+err_case algorithm_unknown 2 "dnnpart plan: --algo: unknown algorithm 'nope' (known: pardnn, single, mtopo, metf, heft, metis, contig, mincut, msr-dp, dp, zero, gpipe, 1f1b, ilp)" \
 	plan "$G" --algo nope
 err_case graph_missing 2 "dnnpart: $TMP/none.json: cannot open: No such file or directory" \
 	plan "$TMP/none.json"

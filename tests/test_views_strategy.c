@@ -18,7 +18,7 @@
 #include "view.h"
 
 /* A 4-layer training chain with roles: in -> f0..f3 -> loss -> b3..b0,
- * each f_i and b_i holding weights (params, grads, update). */
+ * each f_i holding weights, each b_i feeding the update u_i of them. */
 static dp_graph *train_chain(void)
 {
 	dp_graph *g = dp_graph_new("chain4");
@@ -48,6 +48,11 @@ static dp_graph *train_chain(void)
 		dp_graph_add_edge(g, prev, b[i], -1, false, &err);
 		dp_graph_add_edge(g, f[i], b[i], -1, false, &err);
 		prev = b[i];
+		/* the optimizer step of layer i's weights, from its gradient */
+		snprintf(name, sizeof name, "u%d", i);
+		uint32_t up = test_add_op(g, name, 5, 0, layer);
+		dp_graph_set_role(g, up, DP_ROLE_UPDATE, &err);
+		dp_graph_add_edge(g, b[i], up, 4 << 20, false, &err);
 	}
 	if (dp_graph_finalize(g, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "finalize: %s", err.msg);
@@ -116,8 +121,8 @@ static void test_pipeline_views_group_by_the_users_ops(void)
 	char *t = draw(&st, VIEW_OPS, 120, 40);
 	REQUIRE(t);
 	CHECK_CONTAINS(t, "1f1b S=2 M=4"); /* the header */
-	/* Ops lists the user's 10 ops, each once, f0 on one GPU x4 */
-	CHECK_CONTAINS(t, "10 of 10 ops");
+	/* Ops lists the user's 14 ops, each once, f0 on one GPU x4 */
+	CHECK_CONTAINS(t, "14 of 14 ops");
 	CHECK_CONTAINS(t, "\xc3\x97"
 			  "4");
 	CHECK(strstr(t, "f0@m") == NULL);

@@ -185,7 +185,10 @@ unsigned settings_bandwidth(vstate *st, bool raise)
 		return AR_REDRAW;
 	}
 	st->m.bw = bw;
-	snprintf(st->m.link_name, sizeof st->m.link_name, "custom");
+	/* with the link "file" the bandwidth prices only the edges without a
+	 * time of their own: the link stays "file" */
+	if (!st->m.link_file)
+		snprintf(st->m.link_name, sizeof st->m.link_name, "custom");
 	unsigned r = settings_changed(st);
 	char a[32];
 	state_status(st, false, "bandwidth %s",

@@ -21,12 +21,14 @@ extern const dp_algo dpi_algo_zero;
 extern const dp_algo dpi_algo_gpipe;
 extern const dp_algo dpi_algo_1f1b;
 extern const dp_algo dpi_algo_ilp;
+extern const dp_algo dpi_algo_msr_dp;
 
 /* placements first, then the strategies (DESIGN 10), then those run only
  * on request (dp_algo_compared() is a prefix of this table) */
 static const dp_algo *const registry[] = {
 	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo, &dpi_algo_metf,
 	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig, &dpi_algo_mincut,
+	&dpi_algo_msr_dp,
 	&dpi_algo_dp,	  &dpi_algo_zero,   &dpi_algo_gpipe,  &dpi_algo_1f1b,
 	&dpi_algo_ilp,
 };
@@ -36,6 +38,7 @@ static const dp_algo *const registry[] = {
 void dp_algo_opts_default(dp_algo_opts *o)
 {
 	o->contention = DP_CONT_PORT;
+	o->objective = DP_OBJ_STEP;
 	o->polish = true;
 	o->microbatches = 0;
 	o->tp = 0;

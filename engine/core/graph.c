@@ -92,6 +92,7 @@ void dp_graph_free(dp_graph *g)
 	free(g->topo_pos);
 	free(g->group_off);
 	free(g->group_ops);
+	free(g->xfer_us);
 	dpi_graph_free_dims(g);
 	free(g);
 }

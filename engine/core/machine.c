@@ -303,8 +303,15 @@ dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err)
 				  dp_machine_link_names());
 	m->bw = p->bw;
 	m->lat = p->lat;
+	m->link_file = false;
 	snprintf(m->link_name, sizeof m->link_name, "%s", p->name);
 	return DP_OK;
+}
+
+void dp_machine_set_link_file(dp_machine *m)
+{
+	m->link_file = true;
+	snprintf(m->link_name, sizeof m->link_name, "file");
 }
 
 dp_status dp_machine_init_from_hint(dp_machine *m, const dp_machine_hint *h,

@@ -76,6 +76,11 @@ struct dp_sim {
 	double *send_free, *recv_free;
 	double *xend;	     /* end of the current op's transfer to d */
 	int64_t *xbytes;     /* bytes of the current op's transfer to d */
+	/* link "file" (dp_machine.link_file): the time of each data edge, CSR
+	 * order (the graph's own, else lat + bytes/bw), and of the current
+	 * op's transfer to d (its largest edge there); both NULL otherwise */
+	double *xcost_edge;
+	double *xcost;
 	uint32_t *xidx;	     /* index of the current op's transfer to d */
 	uint32_t *touched;   /* devices with a transfer of the current op */
 	uint8_t *dirty_flag; /* d is in dirty[] */

@@ -23,7 +23,9 @@
  *   so it is memory held for the step, not a transient output. Ops have
  *   output_bytes 0; an edge's size says what a transfer moves (an edge
  *   without one moves its producer's size). Its cost (a time for the
- *   paper's CPU-DRAM link) is not used: the machine's link prices bytes.
+ *   paper's CPU-DRAM link, ms like fpgaLatency) is kept as the edge's
+ *   transfer time in µs (dp_graph.xfer_us), which prices it only under
+ *   `--link file`; otherwise the machine's link prices bytes.
  * - colorClass -> colocation group "color<N>", made only for classes that
  *   two or more nodes share.
  * - supportedOnFpga false: the node runs on the host CPU; it is kept out of
@@ -480,6 +482,14 @@ static dp_status read_edges(fd_state *s, const cJSON *edges, const fd_id *ids)
 				     : g->ops[end[0]].param_bytes;
 		if ((st = dp_graph_add_edge(g, end[0], end[1], bytes, false,
 					    s->err)))
+			return st;
+		double cost = 0;
+		if ((st = get_number(s, ed, "edges", idx, "cost", false, &cost,
+				     &have)))
+			return st;
+		if (have &&
+		    (st = dp_graph_set_edge_xfer(g, g->nedges - 1,
+						 cost * MS_TO_US, s->err)))
 			return st;
 		idx++;
 	}

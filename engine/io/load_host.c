@@ -118,6 +118,10 @@ dp_status dpi_load_drop_host_ops(const dp_graph *t, const bool *host,
 		if ((st = dp_graph_add_edge(g, newid[ed->from], newid[ed->to],
 					    ed->bytes, ed->control, err)))
 			goto done;
+		double x = dp_edge_xfer_us(t, e);
+		if (!isnan(x) &&
+		    (st = dp_graph_set_edge_xfer(g, g->nedges - 1, x, err)))
+			goto done;
 	}
 	for (uint32_t s = 0; s < n; s++) {
 		if (host[s])

@@ -112,6 +112,7 @@ void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *p)
 	dp_json_num(w, "xlb", p->xlb);
 	dp_json_num(w, "one_device_us", p->bounds.one_device_us);
 	dp_json_num(w, "speedup", p->speedup);
+	dp_json_num(w, "max_load", p->max_load);
 	dp_json_int(w, "one_device_peak_bytes", p->one_device_peak);
 	dp_json_bool(w, "one_device_fits", p->one_device_fits);
 	dp_json_bool(w, "feasible", p->feasible);

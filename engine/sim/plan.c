@@ -142,6 +142,8 @@ static dp_status plan_simulate(const dp_graph *g, const dp_graph *user,
 	}
 	if (!st)
 		st = dp_sim_bounds_checked(g, m, &p.bounds, err);
+	if (!st)
+		st = dp_max_load(g, m, pl, NULL, &p.max_load, err);
 	if (!st && user) {
 		dp_bounds ub;
 		st = dp_sim_bounds_checked(user, m, &ub, err);

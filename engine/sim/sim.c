@@ -168,11 +168,17 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 		uint32_t b = (uint32_t)s->node[w].dev;
 		if (b == d)
 			continue;
+		double xc = s->xcost ? s->xcost_edge[i] : 0.0;
 		if (s->xbytes[b] < 0) {
 			s->touched[nt++] = b;
 			s->xbytes[b] = s->succ_bytes[i];
-		} else if (s->succ_bytes[i] > s->xbytes[b]) {
-			s->xbytes[b] = s->succ_bytes[i];
+			if (s->xcost)
+				s->xcost[b] = xc;
+		} else {
+			if (s->succ_bytes[i] > s->xbytes[b])
+				s->xbytes[b] = s->succ_bytes[i];
+			if (s->xcost && xc > s->xcost[b])
+				s->xcost[b] = xc;
 		}
 	}
 	s->xoff[u] = r->nxfers;
@@ -185,7 +191,9 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 		for (uint32_t i = 0; i < nt; i++) {
 			uint32_t b = s->touched[i];
 			int64_t bytes = s->xbytes[b];
-			double c = dp_machine_comm(s->m, (int)d, (int)b, bytes);
+			double c = s->xcost ? s->xcost[b]
+					    : dp_machine_comm(s->m, (int)d,
+							      (int)b, bytes);
 			double st = t;
 			if (cont == DP_CONT_PORT) {
 				if (s->send_free[d] > st)

@@ -44,6 +44,8 @@ void dp_sim_free(dp_sim *s)
 	free(s->recv_free);
 	free(s->xend);
 	free(s->xbytes);
+	free(s->xcost_edge);
+	free(s->xcost);
 	free(s->xidx);
 	free(s->touched);
 	free(s->dirty_flag);
@@ -122,6 +124,28 @@ static dp_status check_sizes(const dp_sim *s, dp_err *err)
 	return DP_OK;
 }
 
+/* Link "file": each data edge's transfer time is the graph's own
+ * (dp_edge_xfer_us), else lat + bytes/bw; CSR order like succ_to. */
+static dp_status setup_file_link(dp_sim *s, dp_err *err)
+{
+	const dp_graph *g = s->g;
+	size_t ne = g->nedges ? g->nedges : 1;
+	s->xcost_edge = malloc(ne * sizeof *s->xcost_edge);
+	s->xcost = malloc((size_t)s->k * sizeof *s->xcost);
+	if (!s->xcost_edge || !s->xcost)
+		return nomem(err, "transfer times");
+	for (uint32_t j = 0; j < g->nedges; j++) {
+		uint32_t e = g->succ_edge[j];
+		double x = dp_edge_xfer_us(g, e);
+		if (g->edges[e].control)
+			x = 0;
+		else if (isnan(x))
+			x = s->lat + (double)g->edges[e].bytes / s->bw;
+		s->xcost_edge[j] = x;
+	}
+	return DP_OK;
+}
+
 /* Upward rank (DESIGN 3.1, after HEFT, Topcuoglu et al. 2002):
  * rank(u) = time_us(u) / mean_speed + max over successors v of
  * (cbar(u,v) + rank(v)), cbar = (K-1)/K * (lat + bytes/bw) with uniform
@@ -143,8 +167,9 @@ static dp_status compute_priorities(dp_sim *s, dp_err *err)
 			uint32_t v = s->succ_to[j] & ~SIM_CTRL;
 			double c = 0;
 			if (s->k > 1)
-				c = (s->succ_to[j] & SIM_CTRL)
-					    ? f * s->lat
+				c = (s->succ_to[j] & SIM_CTRL) ? f * s->lat
+				    : s->xcost_edge
+					    ? f * s->xcost_edge[j]
 					    : f * (s->lat +
 						   (double)s->succ_bytes[j] /
 							   s->bw);
@@ -252,6 +277,10 @@ dp_sim *dp_sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
 	}
 	for (int d = 0; d < s->k; d++)
 		s->xbytes[d] = -1;
+	if (m->link_file && setup_file_link(s, err) != DP_OK) {
+		dp_sim_free(s);
+		return NULL;
+	}
 	if (check_sizes(s, err) != DP_OK ||
 	    compute_priorities(s, err) != DP_OK) {
 		dp_sim_free(s);

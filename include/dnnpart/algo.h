@@ -61,8 +61,15 @@ typedef struct dp_algo_bound {
 	double bound_us;
 } dp_algo_bound;
 
+/* What a plan is for: the makespan of one step (the simulator's), or the
+ * time per sample of a steady pipelined stream, the max load
+ * (throughput.h). Algorithms that can optimise the latter do (msr-dp
+ * always does); the others keep minimising the step. */
+typedef enum dp_objective { DP_OBJ_STEP = 0, DP_OBJ_THROUGHPUT } dp_objective;
+
 typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
+	dp_objective objective;
 	bool polish; /* pardnn: run the polish phase (default on) */
 	/* strategies (DESIGN 10): micro-batches of a pipeline and the tensor
 	 * parallel size; 0 = the algorithm's own choice */

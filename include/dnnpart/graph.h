@@ -16,6 +16,7 @@
 #ifndef DNNPART_GRAPH_H
 #define DNNPART_GRAPH_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -118,6 +119,14 @@ typedef struct dp_graph {
 	uint32_t unknown_names; /* side-file entries (durations, sizes, lists)
 				   naming no op of the graph; skipped */
 
+	/* Optional per-edge transfer times the input gives (msr-fiddle's edge
+	 * `cost`), in µs; NULL when none, else xfer_cap >= nedges entries, NAN
+	 * for an edge without one. Used instead of latency + bytes/bandwidth
+	 * when the machine's link is "file" (dp_machine.link_file); read them
+	 * with dp_edge_xfer_us(). */
+	double *xfer_us;
+	uint32_t xfer_cap;
+
 	/* ---- valid after dp_graph_finalize() ---- */
 	bool finalized;
 	uint32_t *
@@ -170,6 +179,17 @@ dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
  * self-loop, too many edges, no memory. Duplicate edges are kept. */
 dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
 			    int64_t bytes, bool control, dp_err *err);
+
+/* Sets edge e's transfer time (µs, finite, >= 0) given by the input: see
+ * dp_graph.xfer_us. Errors: e out of range, a bad number, no memory. */
+dp_status dp_graph_set_edge_xfer(dp_graph *g, uint32_t e, double us,
+				 dp_err *err);
+
+/* Edge e's transfer time given by the input, or NAN when it has none. */
+static inline double dp_edge_xfer_us(const dp_graph *g, uint32_t e)
+{
+	return g->xfer_us && e < g->xfer_cap ? g->xfer_us[e] : (double)NAN;
+}
 
 /* Checks a numeric field a loader is about to store: finite and >= 0.
  * On error fills err with "FIELD of op NAME must be a finite number >= 0,

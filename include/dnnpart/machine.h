@@ -24,13 +24,17 @@ typedef struct dp_machine {
 	double *speed;	    /* k speed factors, > 0 (default 1.0) */
 	double bw;	    /* bytes per µs, > 0 */
 	double lat;	    /* µs, >= 0 */
-	char link_name[32]; /* preset name, or "custom" */
+	char link_name[32]; /* preset name, "custom", or "file" */
 	/* Memory the framework itself takes on every device (CUDA context,
 	 * allocator fragmentation), counted against each cap: a plan must
 	 * fit in cap - reserve. A size, or a fraction of each cap; both 0 by
 	 * default. An unlimited cap stays unlimited. */
 	int64_t reserve_bytes; /* >= 0 */
 	double reserve_frac;   /* 0 <= f < 1 */
+	/* link "file": an edge with a transfer time of its own (dp_graph
+	 * .xfer_us, msr-fiddle's cost) takes that time instead of lat +
+	 * bytes/bw (bw and lat still price the edges without one) */
+	bool link_file;
 } dp_machine;
 
 typedef struct dp_link_preset {
@@ -76,6 +80,9 @@ dp_status dp_machine_set_caps(dp_machine *m, const char *spec, dp_err *err);
 dp_status dp_machine_set_speeds(dp_machine *m, const char *spec, dp_err *err);
 /* Sets the link from a preset name. */
 dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err);
+/* Sets the link "file" (link_file, see above): edges priced by the graph's
+ * own transfer times, the other edges by the current bw and lat. */
+void dp_machine_set_link_file(dp_machine *m);
 
 /* Sets the reserve from "1GiB" (the same size on every device), "5%" (of
  * each device's cap, 0 to <100) or "none"/"0" (no reserve). Errors say

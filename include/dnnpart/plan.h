@@ -19,6 +19,7 @@
 #include "machine.h"
 #include "sim.h"
 #include "strategy.h"
+#include "throughput.h"
 
 typedef struct dp_plan {
 	uint32_t nops; /* ops of the graph the plan places: the user's graph,
@@ -45,6 +46,12 @@ typedef struct dp_plan {
 	dp_bounds bounds;
 	double xlb;	/* makespan / LB (1.0 when LB is 0) */
 	double speedup; /* one-device time / makespan */
+	/* the throughput objective (throughput.h): the largest device load,
+	 * time per sample in a steady pipelined stream, in µs (the file's
+	 * scaled times with link "file"). A sample is one run of the user's
+	 * graph: a strategy's is its lowered graph's, which holds all the
+	 * micro-batches (and replicas) of that run */
+	double max_load;
 	bool feasible;	/* every device's peak <= its cap */
 	/* whether all ops on one device of the first device's kind would fit
 	 * under the first device's cap (peak of the all-on-device-0 schedule) */
