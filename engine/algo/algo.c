@@ -18,6 +18,7 @@ extern const dp_algo dpi_algo_dp;
 extern const dp_algo dpi_algo_zero;
 extern const dp_algo dpi_algo_gpipe;
 extern const dp_algo dpi_algo_1f1b;
+extern const dp_algo dpi_algo_pase;
 
 static const dp_algo *const registry[] = {
 	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo,  &dpi_algo_metf,
@@ -26,6 +27,7 @@ static const dp_algo *const registry[] = {
 	&dpi_algo_zero,
 	&dpi_algo_gpipe,
 	&dpi_algo_1f1b,
+	&dpi_algo_pase,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])
