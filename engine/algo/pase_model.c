@@ -11,7 +11,8 @@
  * as a replica). Configs whose shard memory exceeds the smallest device
  * cap are pruned (an op with none left keeps its smallest one: the result
  * is then infeasible, and says so); then at most DPI_PASE_MAX_CFGS are
- * kept: the replica and the whole-batch split when they exist, then the
+ * kept: the replica and data parallelism's config (the batch alone, split
+ * into the most parts that divide it) when they exist, then the
  * cheapest by the local estimate (shard time plus, for a split reduction
  * dim, the all-reduce of the output block), ties in enumeration order.
  */
@@ -164,8 +165,8 @@ static uint32_t enumerate(const dpi_pase_model *pm, uint32_t u, cand_ix *cs,
 	n++;
 	if (g->ops[u].pin >= 0 || pm->size == 1)
 		return n;
-	uint8_t full = (uint8_t)((1u << pm->naxes) - 1);
 	if (!has) {
+		uint8_t full = (uint8_t)((1u << pm->naxes) - 1);
 		if (dpi_spmd_batch_role(dp_op_role(g, u))) {
 			memset(&cs[n], 0, sizeof cs[n]);
 			cs[n].c.c.mask[0] = full;
@@ -203,8 +204,6 @@ static uint32_t enumerate(const dpi_pase_model *pm, uint32_t u, cand_ix *cs,
 				if (seq[a] < (int)d.n)
 					cs[n].c.c.mask[seq[a]] |=
 						(uint8_t)(1u << a);
-			int b = pm->bidx[u];
-			cs[n].c.keep = b >= 0 && cs[n].c.c.mask[b] == full;
 			cs[n].ix = n;
 			n++;
 		}
@@ -217,6 +216,20 @@ static uint32_t enumerate(const dpi_pase_model *pm, uint32_t u, cand_ix *cs,
 		for (int b2 = a + 1; b2 < pm->naxes; b2++)
 			seq[b2] = seq[a];
 	}
+	/* data parallelism's config: the batch alone, split the most */
+	int b = pm->bidx[u], best = -1, bp = 1;
+	for (uint32_t j = 1; b >= 0 && j < n; j++) {
+		bool alone = true;
+		for (uint32_t i = 0; alone && i < d.n; i++)
+			alone = (int)i == b || !cs[j].c.c.mask[i];
+		int q = mask_parts(pm, cs[j].c.c.mask[b]);
+		if (alone && q > bp) {
+			bp = q;
+			best = (int)j;
+		}
+	}
+	if (best > 0)
+		cs[best].c.keep = 1;
 	return n;
 }
 
@@ -448,7 +461,7 @@ double dpi_pase_edge_cost(const dpi_pase_model *pm, uint32_t e, uint32_t cu,
 	int p = mask_parts(pm, t.partial);
 	double worst = 0;
 	for (int d = 0; d < pm->size; d++) {
-		double cvol = 1, ivol = 1;
+		double cvol = 1, ivol = 1, peers = 1;
 		for (int j = 0; j < t.r; j++) {
 			int64_t cn = mask_parts(pm, t.cm[j]);
 			int64_t pn = mask_parts(pm, t.pm[j]);
@@ -459,18 +472,24 @@ double dpi_pase_edge_cost(const dpi_pase_model *pm, uint32_t e, uint32_t cu,
 			int64_t hi = clo + cl < plo + pl ? clo + cl : plo + pl;
 			cvol *= (double)cl;
 			ivol *= hi > lo ? (double)(hi - lo) : 0.0;
+			/* producer blocks the consumer's interval meets */
+			peers *= (double)((clo + cl - 1) / pl - clo / pl + 1);
 		}
-		double b;
-		if (p > 1) /* reduce-scatter + all-gather of its block */
+		double b, msgs;
+		if (p > 1) { /* reduce-scatter + all-gather of its block */
 			b = 2.0 * (p - 1) / p * bytes_of(&t, cvol);
-		else
+			msgs = 2.0 * (p - 1);
+		} else {
 			b = bytes_of(&t, cvol) - bytes_of(&t, ivol);
-		if (b > worst)
-			worst = b;
+			msgs = peers - (ivol > 0 ? 1 : 0);
+		}
+		/* the simulator's ports take one message at a time, each
+		 * paying the latency */
+		double time = b > 0 ? msgs * pm->m->lat + b / pm->m->bw : 0;
+		if (time > worst)
+			worst = time;
 	}
-	if (worst <= 0)
-		return 0;
-	return (p > 1 ? 2 : 1) * pm->m->lat + worst / pm->m->bw;
+	return worst;
 }
 
 double dpi_pase_total(const dpi_pase_model *pm, const uint32_t *choice)
