@@ -351,6 +351,81 @@ static void test_bound_fixes_vertices_and_stays_consistent(void)
 	dp_graph_free(g);
 }
 
+/* The model's edge bytes are what the lowering moves: on the mlp at K=4
+ * with no latency and 1 byte/µs, for every pair of configs of mm1 (no
+ * partial sums) and mm2, the edge's cost equals the most bytes one
+ * device's mm2 instance receives from mm1's instances elsewhere in the
+ * lowered graph. */
+static void test_edge_cost_is_what_the_lowering_moves(void)
+{
+	dp_graph *g = load_text(mlp);
+	REQUIRE(g);
+	dp_machine m;
+	REQUIRE(machine(&m, 4, NULL));
+	m.lat = 0;
+	m.bw = 1;
+	dp_err err;
+	dpi_pase_model pm;
+	REQUIRE(dpi_pase_model_build(&pm, g, &m, NULL, &err) == DP_OK);
+	uint32_t u = dp_graph_find(g, "mm1"), v = dp_graph_find(g, "mm2");
+	int k = dp_op_find_dim(g, u, "k");
+	uint32_t e = UINT32_MAX;
+	for (uint32_t j = 0; j < g->nedges; j++)
+		if (g->edges[j].from == u && g->edges[j].to == v)
+			e = j;
+	REQUIRE(e != UINT32_MAX && k >= 0);
+	int pairs = 0, moving = 0;
+	for (uint32_t cu = pm.off[u]; cu < pm.off[u + 1]; cu++)
+		for (uint32_t cv = pm.off[v]; cv < pm.off[v + 1]; cv++) {
+			if (pm.cfg[cu].mask[k])
+				continue; /* partial sums: priced, not exact */
+			dp_strategy s;
+			dp_strategy_init(&s);
+			REQUIRE(dp_strategy_alloc(&s, DP_STRAT_SPMD, g, 0,
+						  &err) == DP_OK);
+			s.k = pm.size;
+			s.spmd.naxes = pm.naxes;
+			memcpy(s.spmd.mesh, pm.mesh, sizeof pm.mesh);
+			memcpy(&s.spmd.axes[(size_t)u * DP_MAX_OP_DIMS],
+			       pm.cfg[cu].mask, DP_MAX_OP_DIMS);
+			memcpy(&s.spmd.axes[(size_t)v * DP_MAX_OP_DIMS],
+			       pm.cfg[cv].mask, DP_MAX_OP_DIMS);
+			dp_lowered l;
+			dp_status st = dp_strategy_lower(g, &m, &s, NULL, &l,
+							 &err);
+			if (st) {
+				test_fail(__FILE__, __LINE__, "lower: %s",
+					  err.msg);
+				dp_strategy_free(&s);
+				break;
+			}
+			int64_t got[DP_MAX_DEVICES] = {0}, worst = 0;
+			for (uint32_t j = 0; j < l.g->nedges; j++) {
+				const dp_edge *le = &l.g->edges[j];
+				if (le->control || l.source[le->from] != u ||
+				    l.source[le->to] != v ||
+				    l.placement[le->from] ==
+					    l.placement[le->to])
+					continue;
+				got[l.placement[le->to]] += le->bytes;
+			}
+			for (int d = 0; d < pm.size; d++)
+				if (got[d] > worst)
+					worst = got[d];
+			CHECK_NEAR(dpi_pase_edge_cost(&pm, e, cu, cv),
+				   (double)worst, 1e-9);
+			pairs++;
+			moving += worst > 0;
+			dp_lowered_free(&l);
+			dp_strategy_free(&s);
+		}
+	CHECK(pairs >= 4);
+	CHECK(moving >= 2 && moving < pairs);
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_dp_equals_brute_force_diamond_k2_k4),
 	  TEST(test_dp_equals_brute_force_random_graphs),
@@ -359,4 +434,5 @@ TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_nothing_fits_is_reported),
 	  TEST(test_cancel_returns_canceled_and_nothing),
 	  TEST(test_deterministic),
-	  TEST(test_bound_fixes_vertices_and_stays_consistent))
+	  TEST(test_bound_fixes_vertices_and_stays_consistent),
+	  TEST(test_edge_cost_is_what_the_lowering_moves))
