@@ -359,7 +359,8 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  dp_strategy *out, dp_err *err)
 {
-	(void)o;
+	dp_algo_opts def;
+	o = dpi_algo_opts_or_default(o, &def);
 	dp_status st = dpi_algo_poll(p, "pase", "configurations", 0, err);
 	if (!st)
 		st = dp_algo_check_pins(g, m, err);
@@ -371,6 +372,7 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	uint32_t *choice = malloc((g->nops + 1u) * sizeof *choice);
 	double cost = 0;
 	uint32_t fixed = 0;
+	int which = 0;
 	dp_strategy s;
 	dp_strategy_init(&s);
 	if (!choice)
@@ -378,27 +380,20 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	if (!st)
 		st = dpi_pase_solve(&pm, p, 0, choice, &cost, &fixed, err);
 	if (!st)
-		st = dp_strategy_alloc(&s, DP_STRAT_SPMD, g, 0, err);
+		st = dpi_pase_guard(&pm, p, o->contention, choice, &which, err);
+	if (!st)
+		st = dpi_pase_fill(&pm, choice, &s, err);
 	if (!st) {
-		s.k = pm.size;
-		s.spmd.naxes = pm.naxes;
 		char mesh[48];
 		size_t pos = 0;
-		for (int a = 0; a < pm.naxes; a++) {
-			s.spmd.mesh[a] = pm.mesh[a];
+		for (int a = 0; a < pm.naxes; a++)
 			pos += (size_t)snprintf(mesh + pos, sizeof mesh - pos,
 						"%s%d", a ? "x" : "", pm.mesh[a]);
-		}
-		for (uint32_t u = 0; u < g->nops; u++) {
-			if (g->ops[u].pin >= 0) {
-				s.spmd.device[u] = g->ops[u].pin;
-				continue;
-			}
-			memcpy(&s.spmd.axes[(size_t)u * DP_MAX_OP_DIMS],
-			       pm.cfg[choice[u]].mask, DP_MAX_OP_DIMS);
-		}
 		char note[40] = "";
-		if (pm.nover)
+		if (which)
+			snprintf(note, sizeof note, " = %s (safeguard)",
+				 which == 1 ? "dp" : "replicas");
+		else if (pm.nover)
 			snprintf(note, sizeof note, " (%u ops over cap)",
 				 pm.nover);
 		else if (fixed || pm.ncapped)

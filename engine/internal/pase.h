@@ -75,4 +75,17 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 			 uint64_t table_limit, uint32_t *choice, double *cost,
 			 uint32_t *fixed, dp_err *err);
 
+/* A fresh spmd strategy (mesh and masks; pinned ops whole on their pin)
+ * from a choice of configs. DP_ENOMEM. */
+dp_status dpi_pase_fill(const dpi_pase_model *pm, const uint32_t *choice,
+			dp_strategy *s, dp_err *err);
+
+/* The safeguard (pase_guard.c): simulates the choice, data parallelism's
+ * configs and all replicas under contention cont, and leaves the best in
+ * choice (feasible first, then the shortest step, then that order);
+ * *which = 0, 1 or 2 says which. */
+dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
+			 dp_contention cont, uint32_t *choice, int *which,
+			 dp_err *err);
+
 #endif
