@@ -53,7 +53,8 @@ static const char *const mlp =
 	"\"o\":16},\"out\":[],\"output_bytes\":4}\n"
 	"],\"edges\":[\n"
 	"{\"from\":\"x\",\"to\":\"mm1\",\"dims\":[\"b\",\"k\"]},\n"
-	"{\"from\":\"w1\",\"to\":\"mm1\",\"dims\":[\"k\",\"n\"],\"bytes\":2048},\n"
+	"{\"from\":\"w1\",\"to\":\"mm1\",\"dims\":[\"k\",\"n\"],\"bytes\":2048}"
+	",\n"
 	"{\"from\":\"mm1\",\"to\":\"mm2\",\"dims\":[\"b\",\"n\"]},\n"
 	"{\"from\":\"mm2\",\"to\":\"y\",\"dims\":[\"b\",\"o\"]}\n"
 	"]}\n";
@@ -173,8 +174,8 @@ static void test_dp_equals_brute_force_random_graphs(void)
 				"\"time_us\":%u,\"dims\":{\"b\":4,\"h\":%d},"
 				"\"out\":[\"b\",\"h\"],\"output_bytes\":%d,"
 				"\"param_bytes\":%u}\n",
-				i ? "," : "", i, 10 + test_randn(&seed, 300),
-				h, 16 * h, 64 * test_randn(&seed, 2000));
+				i ? "," : "", i, 10 + test_randn(&seed, 300), h,
+				16 * h, 64 * test_randn(&seed, 2000));
 		}
 		pos += (size_t)snprintf(text + pos, sizeof text - pos,
 					"],\"edges\":[\n");
@@ -255,8 +256,7 @@ static void test_cap_below_the_replica_forces_a_split(void)
 	uint32_t ch[8];
 	double cost;
 	uint32_t fixed;
-	REQUIRE(dpi_pase_solve(&pm, NULL, 0, ch, &cost, &fixed, &err) ==
-		DP_OK);
+	REQUIRE(dpi_pase_solve(&pm, NULL, 0, ch, &cost, &fixed, &err) == DP_OK);
 	uint32_t b = dp_graph_find(g, "b"), d = dp_graph_find(g, "d");
 	for (uint32_t u = 0; u < g->nops; u++)
 		CHECK(pm.mem[ch[u]] <= 40 * 1024);
@@ -340,8 +340,7 @@ static void test_bound_fixes_vertices_and_stays_consistent(void)
 	uint32_t fixed, fixed0;
 	REQUIRE(dpi_pase_solve(&pm, NULL, 0, ex, &exact, &fixed0, &err) ==
 		DP_OK);
-	REQUIRE(dpi_pase_solve(&pm, NULL, 8, ch, &cost, &fixed, &err) ==
-		DP_OK);
+	REQUIRE(dpi_pase_solve(&pm, NULL, 8, ch, &cost, &fixed, &err) == DP_OK);
 	CHECK_INT(fixed0, 0);
 	CHECK(fixed > 0);
 	CHECK_NEAR(dpi_pase_total(&pm, ch), cost, 1e-9 * (1 + cost));
@@ -391,8 +390,8 @@ static void test_edge_cost_is_what_the_lowering_moves(void)
 			memcpy(&s.spmd.axes[(size_t)v * DP_MAX_OP_DIMS],
 			       pm.cfg[cv].mask, DP_MAX_OP_DIMS);
 			dp_lowered l;
-			dp_status st = dp_strategy_lower(g, &m, &s, NULL, &l,
-							 &err);
+			dp_status st =
+				dp_strategy_lower(g, &m, &s, NULL, &l, &err);
 			if (st) {
 				test_fail(__FILE__, __LINE__, "lower: %s",
 					  err.msg);

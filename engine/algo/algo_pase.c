@@ -31,8 +31,8 @@
 #define MAXF 64
 
 typedef struct step {
-	uint32_t v;	 /* vertex visited (UINT32_MAX: a slice) */
-	uint32_t eoff;	 /* E vars in pool[eoff .. eoff+ne) */
+	uint32_t v;    /* vertex visited (UINT32_MAX: a slice) */
+	uint32_t eoff; /* E vars in pool[eoff .. eoff+ne) */
 	uint32_t ne;
 	uint32_t foff; /* F' vars in pool[foff .. foff+nf) */
 	uint32_t nf;
@@ -41,10 +41,10 @@ typedef struct step {
 
 typedef struct solver {
 	const dpi_pase_model *pm;
-	uint32_t *dom;	  /* per op: its configs */
-	int32_t *fixed;	  /* per op: fixed local config, -1 none */
-	int32_t *fidx;	  /* per op: index in the dependent set, -1 */
-	uint32_t *last;	  /* per op: the last position of a neighbour */
+	uint32_t *dom;	/* per op: its configs */
+	int32_t *fixed; /* per op: fixed local config, -1 none */
+	int32_t *fidx;	/* per op: index in the dependent set, -1 */
+	uint32_t *last; /* per op: the last position of a neighbour */
 	uint32_t *pool;
 	size_t npool, cap_pool;
 	step *steps;
@@ -190,8 +190,9 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 			goto out;
 		}
 		/* pair matrices per dependent vertex, unary for fixed ones */
-		memset(M, 0, (size_t)(nF + 1) * DPI_PASE_MAX_CFGS *
-				     DPI_PASE_MAX_CFGS * sizeof *M);
+		memset(M, 0,
+		       (size_t)(nF + 1) * DPI_PASE_MAX_CFGS *
+			       DPI_PASE_MAX_CFGS * sizeof *M);
 		for (uint32_t c = 0; c < dv; c++)
 			un[c] = pm->node[pm->off[v] + c];
 		uint32_t adj[2] = {g->pred_off[v], g->succ_off[v]};
@@ -206,18 +207,24 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 					continue;
 				for (uint32_t c = 0; c < dv; c++) {
 					if (s.fixed[w] >= 0) {
-						uint32_t a = (uint32_t)s.fixed[w];
-						un[c] += dir == 0 ? ecost(&s, e, a, c)
-								  : ecost(&s, e, c, a);
+						uint32_t a =
+							(uint32_t)s.fixed[w];
+						un[c] += dir == 0 ? ecost(&s, e,
+									  a, c)
+								  : ecost(&s, e,
+									  c, a);
 						continue;
 					}
-					double *mw = M + (size_t)s.fidx[w] *
-								 DPI_PASE_MAX_CFGS *
-								 DPI_PASE_MAX_CFGS;
+					double *mw =
+						M + (size_t)s.fidx[w] *
+							    DPI_PASE_MAX_CFGS *
+							    DPI_PASE_MAX_CFGS;
 					for (uint32_t a = 0; a < s.dom[w]; a++)
 						mw[a * DPI_PASE_MAX_CFGS + c] +=
-							dir == 0 ? ecost(&s, e, a, c)
-								 : ecost(&s, e, c, a);
+							dir == 0 ? ecost(&s, e,
+									 a, c)
+								 : ecost(&s, e,
+									 c, a);
 				}
 			}
 		/* E = F + v: entry f + nT x c */
@@ -229,8 +236,10 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 				uint32_t r = rad(&s, F[j]);
 				uint32_t a = (uint32_t)(rest % r);
 				rest /= r;
-				const double *mw = M + (size_t)j * DPI_PASE_MAX_CFGS *
-							       DPI_PASE_MAX_CFGS +
+				const double *mw = M +
+						   (size_t)j *
+							   DPI_PASE_MAX_CFGS *
+							   DPI_PASE_MAX_CFGS +
 						   a * DPI_PASE_MAX_CFGS;
 				for (uint32_t c = 0; c < dv; c++)
 					VE[f + nT * c] += mw[c];
@@ -388,7 +397,8 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		size_t pos = 0;
 		for (int a = 0; a < pm.naxes; a++)
 			pos += (size_t)snprintf(mesh + pos, sizeof mesh - pos,
-						"%s%d", a ? "x" : "", pm.mesh[a]);
+						"%s%d", a ? "x" : "",
+						pm.mesh[a]);
 		char note[40] = "";
 		if (which)
 			snprintf(note, sizeof note, " = %s (safeguard)",
@@ -397,7 +407,8 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 			snprintf(note, sizeof note, " (%u ops over cap)",
 				 pm.nover);
 		else if (fixed || pm.ncapped)
-			snprintf(note, sizeof note, " (bound: %u fixed)", fixed);
+			snprintf(note, sizeof note, " (bound: %u fixed)",
+				 fixed);
 		snprintf(s.label, sizeof s.label, "pase %s%s", mesh, note);
 		snprintf(s.algo, sizeof s.algo, "pase");
 		st = dpi_algo_poll(p, "pase", "done", 1, err);

@@ -115,9 +115,9 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 					0.95 + 0.015 * c, err)))
 			break;
 		for (uint32_t u = 0; u < n; u++)
-			alt[u] = c == 0 ? choice[u]
-			       : c == 1 ? dp_config(pm, u)
-					: pm->off[u];
+			alt[u] = c == 0	  ? choice[u]
+				 : c == 1 ? dp_config(pm, u)
+					  : pm->off[u];
 		double ms = 0;
 		bool fits = false;
 		if ((st = price(pm, alt, cont, &ms, &fits, err)))

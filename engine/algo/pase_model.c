@@ -27,8 +27,7 @@
 
 static dp_status nomem(dp_err *err)
 {
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "pase: out of memory");
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "pase: out of memory");
 }
 
 static void make_mesh(dpi_pase_model *pm, int k)
@@ -114,9 +113,9 @@ static void price(const dpi_pase_model *pm, uint32_t u, const dpi_pase_cfg *c,
 	*mem = par + op->output_bytes / outp + op->temp_bytes / all;
 	double comm = 0;
 	if (red > 1)
-		comm = 2 * pm->m->lat + 2.0 * (double)(red - 1) / (double)red *
-						(double)(op->output_bytes / outp) /
-						pm->m->bw;
+		comm = 2 * pm->m->lat +
+		       2.0 * (double)(red - 1) / (double)red *
+			       (double)(op->output_bytes / outp) / pm->m->bw;
 	*est = *time + comm;
 }
 
@@ -256,8 +255,7 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 	pm->mem = malloc(maxc * sizeof *pm->mem);
 	pm->bidx = malloc(n ? n : 1);
 	cand_ix *cs = malloc(MAX_CANDS * sizeof *cs);
-	if (!pm->off || !pm->cfg || !pm->node || !pm->mem || !pm->bidx ||
-	    !cs) {
+	if (!pm->off || !pm->cfg || !pm->node || !pm->mem || !pm->bidx || !cs) {
 		free(cs);
 		dpi_pase_model_free(pm);
 		return nomem(err);
@@ -268,8 +266,8 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 		if (!dp_op_dims(g, u, &d))
 			pm->bidx[u] = -2;
 		else
-			pm->bidx[u] = (int8_t)(bd[0] ? dp_op_find_dim(g, u, bd)
-						     : -1);
+			pm->bidx[u] =
+				(int8_t)(bd[0] ? dp_op_find_dim(g, u, bd) : -1);
 	}
 	uint32_t tot = 0;
 	dp_status st = DP_OK;
@@ -416,8 +414,8 @@ static void make_tens(const dpi_pase_model *pm, uint32_t e,
 		t->size[0] = a / x * b;
 		t->pm[0] = pb;
 		t->cm[0] = cb;
-		t->partial = other(pm, u, cu, pm->bidx[u] >= 0 ? pm->bidx[u]
-							       : 0);
+		t->partial =
+			other(pm, u, cu, pm->bidx[u] >= 0 ? pm->bidx[u] : 0);
 		t->eb = t->total % t->size[0] == 0 ? t->total / t->size[0] : 0;
 	} else {
 		int64_t pv = cd.elem_bytes;

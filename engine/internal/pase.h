@@ -34,19 +34,19 @@ typedef struct dpi_pase_model {
 	int naxes, size;
 	int mesh[DP_MAX_MESH_AXES];
 	int stride[DP_MAX_MESH_AXES];
-	uint32_t *off;	    /* nops + 1: configs of op u: off[u] .. off[u+1] */
-	dpi_pase_cfg *cfg;  /* all configs */
-	double *node;	    /* per config: compute time of one shard, µs */
-	int64_t *mem;	    /* per config: shard memory (params, output,
+	uint32_t *off;	   /* nops + 1: configs of op u: off[u] .. off[u+1] */
+	dpi_pase_cfg *cfg; /* all configs */
+	double *node;	   /* per config: compute time of one shard, µs */
+	int64_t *mem;	   /* per config: shard memory (params, output,
 			       temp), bytes */
-	int8_t *bidx;	    /* per op: its batch dim, -1 none, -2 whole op
+	int8_t *bidx;	   /* per op: its batch dim, -1 none, -2 whole op
 			       with a batch role (its entry 0) */
-	uint32_t ncapped;   /* ops whose configs were cut to the cheapest
+	uint32_t ncapped;  /* ops whose configs were cut to the cheapest
 			       DPI_PASE_MAX_CFGS */
-	uint32_t npruned;   /* configs pruned by the memory cap */
-	uint32_t nover;	    /* ops with no config under the cap (kept their
+	uint32_t npruned;  /* configs pruned by the memory cap */
+	uint32_t nover;	   /* ops with no config under the cap (kept their
 			       smallest) */
-	int64_t cap;	    /* the smallest device cap */
+	int64_t cap;	   /* the smallest device cap */
 } dpi_pase_model;
 
 /* Builds the configurations of every op of g for machine m (pins: the op
