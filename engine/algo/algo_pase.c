@@ -393,13 +393,13 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	if (!st)
 		st = dpi_pase_fill(&pm, choice, &s, err);
 	if (!st) {
-		char mesh[48];
+		char mesh[24];
 		size_t pos = 0;
 		for (int a = 0; a < pm.naxes; a++)
 			pos += (size_t)snprintf(mesh + pos, sizeof mesh - pos,
 						"%s%d", a ? "x" : "",
 						pm.mesh[a]);
-		char note[40] = "";
+		char note[32] = "";
 		if (which)
 			snprintf(note, sizeof note, " = %s (safeguard)",
 				 which == 1 ? "dp" : "replicas");
