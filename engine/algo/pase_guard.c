@@ -60,6 +60,26 @@ static uint32_t dp_config(const dpi_pase_model *pm, uint32_t u)
 	return best;
 }
 
+static bool capped(const dpi_pase_model *pm)
+{
+	for (int d = 0; d < pm->m->k; d++)
+		if (pm->m->cap[d] != DP_CAP_UNLIMITED)
+			return true;
+	return false;
+}
+
+/* Can all replicas be priced without a simulation: no caps to check and
+ * no pinned op (whose one instance would send to the others)? */
+static bool replicas_local(const dpi_pase_model *pm)
+{
+	if (capped(pm))
+		return false;
+	for (uint32_t u = 0; u < pm->g->nops; u++)
+		if (pm->g->ops[u].pin >= 0)
+			return false;
+	return true;
+}
+
 /* Lowers and simulates one choice: *ms and *fits. */
 static dp_status price(const dpi_pase_model *pm, const uint32_t *choice,
 		       dp_contention cont, double *ms, bool *fits, dp_err *err)
@@ -80,11 +100,8 @@ static dp_status price(const dpi_pase_model *pm, const uint32_t *choice,
 	}
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
-	bool capped = false;
-	for (int d = 0; d < pm->m->k; d++)
-		capped = capped || pm->m->cap[d] != DP_CAP_UNLIMITED;
 	/* without caps the memory pass decides nothing */
-	dp_sim_opts o = {.contention = cont, .skip_memory = !capped};
+	dp_sim_opts o = {.contention = cont, .skip_memory = !capped(pm)};
 	st = dp_sim_run(sim, l.placement, &o, &r, err);
 	if (!st) {
 		*ms = r.makespan;
@@ -118,10 +135,22 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 			alt[u] = c == 0	  ? choice[u]
 				 : c == 1 ? dp_config(pm, u)
 					  : pm->off[u];
+		if (c == 1 && memcmp(alt, choice, n * sizeof *alt) == 0)
+			continue; /* the search chose dp's configs */
 		double ms = 0;
 		bool fits = false;
-		if ((st = price(pm, alt, cont, &ms, &fits, err)))
+		if (c == 2 && replicas_local(pm)) {
+			/* every device runs the whole step from local inputs:
+			 * no transfers, no idle time */
+			double slow = pm->m->speed[0];
+			for (int d = 1; d < pm->m->k; d++)
+				if (pm->m->speed[d] < slow)
+					slow = pm->m->speed[d];
+			ms = g->total_time_us / slow;
+			fits = true;
+		} else if ((st = price(pm, alt, cont, &ms, &fits, err))) {
 			break;
+		}
 		if (c == 0 || (fits && !best_fits) ||
 		    (fits == best_fits && ms < best)) {
 			best = ms;
