@@ -40,6 +40,11 @@ static const strat_case cases[] = {
 	/* dp and zero need a batch that K divides: the samples' is 1 */
 	{"gen-100000-b64.json", "dp", 16, 0},
 	{"gen-100000-b64.json", "zero", 16, 0},
+	/* pase: issue 13's goals (gpt2-xl at K=32 under 5 s; linear-ish
+	 * growth with the ops). The 100,000-op case takes over a minute a
+	 * run: measured by hand (docs/benchmarks.md, Results: pase). */
+	{"gpt2-xl.json", "pase", 32, 0},
+	{"gen-10000-b64.json", "pase", 16, 0},
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])

@@ -1,0 +1,165 @@
+/* pase_guard.c - the strategy a `pase` choice makes, and the safeguard
+ * (ours, not the paper's): the search's choice, data parallelism's choice
+ * from the same configurations, and everything replicated are lowered and
+ * simulated, and the best (feasible first, then the shortest step, then
+ * that order) is kept. The paper's cost model sums compute and transfers
+ * without overlap or port contention; where the simulator disagrees with
+ * it, this keeps pase from returning a plan slower than the plain ones it
+ * could have chosen. docs/algorithms.md#pase.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnnpart/sim.h"
+#include "internal/algo_int.h"
+#include "internal/pase.h"
+
+dp_status dpi_pase_fill(const dpi_pase_model *pm, const uint32_t *choice,
+			dp_strategy *s, dp_err *err)
+{
+	const dp_graph *g = pm->g;
+	dp_strategy_init(s);
+	dp_status st = dp_strategy_alloc(s, DP_STRAT_SPMD, g, 0, err);
+	if (st)
+		return st;
+	s->k = pm->size;
+	s->spmd.naxes = pm->naxes;
+	memcpy(s->spmd.mesh, pm->mesh, sizeof pm->mesh);
+	for (uint32_t u = 0; u < g->nops; u++) {
+		if (g->ops[u].pin >= 0) {
+			s->spmd.device[u] = g->ops[u].pin;
+			continue;
+		}
+		memcpy(&s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS],
+		       pm->cfg[choice[u]].mask, DP_MAX_OP_DIMS);
+	}
+	return DP_OK;
+}
+
+/* Data parallelism's config of op u: the batch alone split the most (an
+ * op without dims: its batch split), else the replica. */
+static uint32_t dp_config(const dpi_pase_model *pm, uint32_t u)
+{
+	uint32_t best = pm->off[u];
+	int b = pm->bidx[u] == -2 ? 0 : pm->bidx[u], bp = 1;
+	if (b < 0)
+		return best;
+	for (uint32_t j = pm->off[u]; j < pm->off[u + 1]; j++) {
+		bool alone = true;
+		for (int i = 0; alone && i < DP_MAX_OP_DIMS; i++)
+			alone = i == b || !pm->cfg[j].mask[i];
+		int q = 1;
+		for (int a = 0; a < pm->naxes; a++)
+			if (pm->cfg[j].mask[b] & (1u << a))
+				q *= pm->mesh[a];
+		if (alone && q > bp) {
+			bp = q;
+			best = j;
+		}
+	}
+	return best;
+}
+
+static bool capped(const dpi_pase_model *pm)
+{
+	for (int d = 0; d < pm->m->k; d++)
+		if (pm->m->cap[d] != DP_CAP_UNLIMITED)
+			return true;
+	return false;
+}
+
+/* Can all replicas be priced without a simulation: no caps to check and
+ * no pinned op (whose one instance would send to the others)? */
+static bool replicas_local(const dpi_pase_model *pm)
+{
+	if (capped(pm))
+		return false;
+	for (uint32_t u = 0; u < pm->g->nops; u++)
+		if (pm->g->ops[u].pin >= 0)
+			return false;
+	return true;
+}
+
+/* Lowers and simulates one choice: *ms and *fits. */
+static dp_status price(const dpi_pase_model *pm, const uint32_t *choice,
+		       dp_contention cont, double *ms, bool *fits, dp_err *err)
+{
+	dp_strategy s;
+	dp_status st = dpi_pase_fill(pm, choice, &s, err);
+	if (st)
+		return st;
+	dp_lowered l;
+	st = dp_strategy_lower(pm->g, pm->m, &s, NULL, &l, err);
+	dp_strategy_free(&s);
+	if (st)
+		return st;
+	dp_sim *sim = dp_sim_new(l.g, pm->m, err);
+	if (!sim) {
+		dp_lowered_free(&l);
+		return DP_ENOMEM;
+	}
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	/* without caps the memory pass decides nothing */
+	dp_sim_opts o = {.contention = cont, .skip_memory = !capped(pm)};
+	st = dp_sim_run(sim, l.placement, &o, &r, err);
+	if (!st) {
+		*ms = r.makespan;
+		*fits = r.feasible;
+	}
+	dp_sim_result_free(&r);
+	dp_sim_free(sim);
+	dp_lowered_free(&l);
+	return st;
+}
+
+dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
+			 dp_contention cont, uint32_t *choice, int *which,
+			 dp_err *err)
+{
+	const dp_graph *g = pm->g;
+	uint32_t n = g->nops;
+	uint32_t *alt = malloc((n + 1u) * sizeof *alt);
+	if (!alt)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "pase: out of memory");
+	double best = 0;
+	bool best_fits = false;
+	*which = 0;
+	dp_status st = DP_OK;
+	for (int c = 0; !st && c < 3; c++) {
+		if ((st = dpi_algo_poll(p, "pase", "safeguard",
+					0.95 + 0.015 * c, err)))
+			break;
+		for (uint32_t u = 0; u < n; u++)
+			alt[u] = c == 0	  ? choice[u]
+				 : c == 1 ? dp_config(pm, u)
+					  : pm->off[u];
+		if (c == 1 && memcmp(alt, choice, n * sizeof *alt) == 0)
+			continue; /* the search chose dp's configs */
+		double ms = 0;
+		bool fits = false;
+		if (c == 2 && replicas_local(pm)) {
+			/* every device runs the whole step from local inputs:
+			 * no transfers, no idle time */
+			double slow = pm->m->speed[0];
+			for (int d = 1; d < pm->m->k; d++)
+				if (pm->m->speed[d] < slow)
+					slow = pm->m->speed[d];
+			ms = g->total_time_us / slow;
+			fits = true;
+		} else if ((st = price(pm, alt, cont, &ms, &fits, err))) {
+			break;
+		}
+		if (c == 0 || (fits && !best_fits) ||
+		    (fits == best_fits && ms < best)) {
+			best = ms;
+			best_fits = fits;
+			*which = c;
+			if (c > 0)
+				memcpy(choice, alt, n * sizeof *alt);
+		}
+	}
+	free(alt);
+	return st;
+}

@@ -1,0 +1,437 @@
+/* test_pase.c - the `pase` strategy algorithm (engine/algo/algo_pase.c,
+ * pase_model.c): its dynamic programming equals a brute-force search over
+ * every combination of configurations in its own cost model; the strategy
+ * it returns checks and lowers; memory caps prune configurations (a cap
+ * below the replica forces a split; nothing fits: an honest infeasible
+ * label); cancel; determinism; the table bound. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnnpart/load.h"
+#include "dnnpart/strategy.h"
+#include "internal/pase.h"
+#include "lib/testlib.h"
+
+extern const dp_algo dpi_algo_pase;
+
+static dp_graph *load_text(const char *text)
+{
+	dp_graph *g = NULL;
+	dp_err err;
+	dp_err_clear(&err);
+	dp_status s = dp_load_json("t.json", text, strlen(text), &g, &err);
+	if (!s)
+		s = dp_graph_set_source(g, "t.json", &err);
+	if (!s)
+		s = dp_graph_finalize(g, &err);
+	if (s) {
+		test_fail(__FILE__, __LINE__, "load: %s", err.msg);
+		dp_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* x -> mm1 {b,k,n} (weights w1 {k,n}) -> mm2 {b,n,o} -> y. */
+static const char *const mlp =
+	"{\"name\":\"mlp\",\"batch_dim\":\"b\",\"ops\":[\n"
+	"{\"name\":\"x\",\"role\":\"input\",\"time_us\":1,\"dims\":{\"b\":8,"
+	"\"k\":16},\"out\":[\"b\",\"k\"],\"output_bytes\":512},\n"
+	"{\"name\":\"w1\",\"role\":\"param\",\"time_us\":0,\"dims\":{\"k\":16,"
+	"\"n\":32},\"out\":[\"k\",\"n\"],\"param\":[\"k\",\"n\"],"
+	"\"param_bytes\":4096,\"output_bytes\":0},\n"
+	"{\"name\":\"mm1\",\"role\":\"forward\",\"time_us\":40,\"dims\":{"
+	"\"b\":8,\"k\":16,\"n\":32},\"out\":[\"b\",\"n\"],\"output_bytes\":"
+	"1024,\"temp_bytes\":100},\n"
+	"{\"name\":\"mm2\",\"role\":\"forward\",\"time_us\":40,\"dims\":{"
+	"\"b\":8,\"n\":32,\"o\":16},\"out\":[\"b\",\"o\"],\"output_bytes\":"
+	"512},\n"
+	"{\"name\":\"y\",\"role\":\"loss\",\"time_us\":2,\"dims\":{\"b\":8,"
+	"\"o\":16},\"out\":[],\"output_bytes\":4}\n"
+	"],\"edges\":[\n"
+	"{\"from\":\"x\",\"to\":\"mm1\",\"dims\":[\"b\",\"k\"]},\n"
+	"{\"from\":\"w1\",\"to\":\"mm1\",\"dims\":[\"k\",\"n\"],\"bytes\":2048}"
+	",\n"
+	"{\"from\":\"mm1\",\"to\":\"mm2\",\"dims\":[\"b\",\"n\"]},\n"
+	"{\"from\":\"mm2\",\"to\":\"y\",\"dims\":[\"b\",\"o\"]}\n"
+	"]}\n";
+
+/* A diamond with a residual: a -> b, a -> c, b -> d, c -> d, a -> d; c
+ * has no dims (a forward op split only along the batch). */
+static const char *const diamond =
+	"{\"name\":\"diamond\",\"batch_dim\":\"b\",\"ops\":[\n"
+	"{\"name\":\"a\",\"role\":\"forward\",\"time_us\":30,\"dims\":{\"b\":4,"
+	"\"h\":64},\"out\":[\"b\",\"h\"],\"output_bytes\":1024},\n"
+	"{\"name\":\"b\",\"role\":\"forward\",\"time_us\":200,\"dims\":{"
+	"\"b\":4,\"h\":64,\"f\":256},\"out\":[\"b\",\"f\"],\"output_bytes\":"
+	"4096,\"param_bytes\":65536,\"param\":[\"h\",\"f\"]},\n"
+	"{\"name\":\"c\",\"role\":\"forward\",\"time_us\":20,"
+	"\"output_bytes\":1024},\n"
+	"{\"name\":\"d\",\"role\":\"forward\",\"time_us\":200,\"dims\":{"
+	"\"b\":4,\"f\":256,\"h\":64},\"out\":[\"b\",\"h\"],\"output_bytes\":"
+	"1024,\"param_bytes\":65536,\"param\":[\"f\",\"h\"]}\n"
+	"],\"edges\":[\n"
+	"{\"from\":\"a\",\"to\":\"b\",\"dims\":[\"b\",\"h\"]},\n"
+	"{\"from\":\"a\",\"to\":\"c\"},\n"
+	"{\"from\":\"b\",\"to\":\"d\",\"dims\":[\"b\",\"f\"]},\n"
+	"{\"from\":\"c\",\"to\":\"d\"},\n"
+	"{\"from\":\"a\",\"to\":\"d\",\"dims\":[\"b\",\"h\"]}\n"
+	"]}\n";
+
+static bool machine(dp_machine *m, int k, const char *caps)
+{
+	dp_err err;
+	if (dp_machine_init(m, k, &err))
+		return false;
+	if (caps && dp_machine_set_caps(m, caps, &err)) {
+		dp_machine_free(m);
+		return false;
+	}
+	return true;
+}
+
+/* The least total over every combination of configs, by enumeration. */
+static double brute(const dpi_pase_model *pm, uint32_t *ch)
+{
+	uint32_t n = pm->g->nops;
+	for (uint32_t u = 0; u < n; u++)
+		ch[u] = pm->off[u];
+	double best = INFINITY;
+	for (;;) {
+		double c = dpi_pase_total(pm, ch);
+		if (c < best)
+			best = c;
+		uint32_t u = 0;
+		while (u < n && ++ch[u] == pm->off[u + 1]) {
+			ch[u] = pm->off[u];
+			u++;
+		}
+		if (u == n)
+			break;
+	}
+	return best;
+}
+
+static void dp_equals_brute_force(const char *text, int k)
+{
+	dp_graph *g = load_text(text);
+	REQUIRE(g);
+	dp_machine m;
+	REQUIRE(machine(&m, k, NULL));
+	dp_err err;
+	dpi_pase_model pm;
+	REQUIRE(dpi_pase_model_build(&pm, g, &m, NULL, &err) == DP_OK);
+	uint32_t *ch = malloc(g->nops * sizeof *ch);
+	uint32_t *bf = malloc(g->nops * sizeof *bf);
+	double cost = -1;
+	uint32_t fixed = 99;
+	CHECK(dpi_pase_solve(&pm, NULL, 0, ch, &cost, &fixed, &err) == DP_OK);
+	CHECK_INT(fixed, 0);
+	double want = brute(&pm, bf);
+	CHECK_NEAR(cost, want, 1e-9 * (1 + want));
+	CHECK_NEAR(dpi_pase_total(&pm, ch), cost, 1e-9 * (1 + want));
+	/* more than one config somewhere, so the search has a choice */
+	CHECK(pm.off[g->nops] > g->nops);
+	free(ch);
+	free(bf);
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+static void test_dp_equals_brute_force_mlp_k2_k4(void)
+{
+	dp_equals_brute_force(mlp, 2);
+	dp_equals_brute_force(mlp, 4);
+}
+
+static void test_dp_equals_brute_force_diamond_k2_k4(void)
+{
+	dp_equals_brute_force(diamond, 2);
+	dp_equals_brute_force(diamond, 4);
+}
+
+/* Random layouts of a few ops: the DP's table may need several vertices
+ * in the dependent set (edges that skip ahead). */
+static void test_dp_equals_brute_force_random_graphs(void)
+{
+	uint64_t seed = 7;
+	for (int round = 0; round < 12; round++) {
+		int n = 3 + (int)test_randn(&seed, 4);
+		char text[8192];
+		size_t pos = 0;
+		pos += (size_t)snprintf(text + pos, sizeof text - pos,
+					"{\"name\":\"r\",\"batch_dim\":\"b\","
+					"\"ops\":[\n");
+		for (int i = 0; i < n; i++) {
+			int h = 8 << test_randn(&seed, 3);
+			pos += (size_t)snprintf(
+				text + pos, sizeof text - pos,
+				"%s{\"name\":\"o%d\",\"role\":\"forward\","
+				"\"time_us\":%u,\"dims\":{\"b\":4,\"h\":%d},"
+				"\"out\":[\"b\",\"h\"],\"output_bytes\":%d,"
+				"\"param_bytes\":%u}\n",
+				i ? "," : "", i, 10 + test_randn(&seed, 300), h,
+				16 * h, 64 * test_randn(&seed, 2000));
+		}
+		pos += (size_t)snprintf(text + pos, sizeof text - pos,
+					"],\"edges\":[\n");
+		bool first = true;
+		for (int v = 1; v < n; v++)
+			for (int u = 0; u < v; u++)
+				if (u == v - 1 || test_randn(&seed, 3) == 0) {
+					pos += (size_t)snprintf(
+						text + pos, sizeof text - pos,
+						"%s{\"from\":\"o%d\",\"to\":"
+						"\"o%d\"}\n",
+						first ? "" : ",", u, v);
+					first = false;
+				}
+		snprintf(text + pos, sizeof text - pos, "]}\n");
+		dp_equals_brute_force(text, round % 2 ? 4 : 2);
+		if (test_failed())
+			return;
+	}
+}
+
+/* The strategy of graph text on k devices under caps (NULL none). */
+static dp_status run(const dp_graph *g, int k, const char *caps,
+		     const dp_progress *p, dp_strategy *s, dp_err *err)
+{
+	dp_machine m;
+	if (!machine(&m, k, caps))
+		return DP_EINPUT;
+	dp_strategy_init(s);
+	dp_status st = dpi_algo_pase.strategize(g, &m, NULL, p, s, err);
+	if (!st)
+		st = dp_strategy_check(g, &m, s, err);
+	if (!st) {
+		dp_lowered l;
+		st = dp_strategy_lower(g, &m, s, NULL, &l, err);
+		if (!st)
+			dp_lowered_free(&l);
+	}
+	dp_machine_free(&m);
+	return st;
+}
+
+static void test_strategy_checks_and_lowers(void)
+{
+	const char *texts[] = {mlp, diamond};
+	for (int t = 0; t < 2; t++)
+		for (int k = 1; k <= 8; k *= 2) {
+			dp_graph *g = load_text(texts[t]);
+			REQUIRE(g);
+			dp_strategy s;
+			dp_err err;
+			dp_err_clear(&err);
+			dp_status st = run(g, k, NULL, NULL, &s, &err);
+			if (st)
+				test_fail(__FILE__, __LINE__, "k=%d: %s", k,
+					  err.msg);
+			CHECK_STR(s.algo, "pase");
+			CHECK(strncmp(s.label, "pase ", 5) == 0);
+			CHECK_INT(s.k, k);
+			dp_strategy_free(&s);
+			dp_graph_free(g);
+		}
+}
+
+/* mm1's shard: no params; the diamond's b holds 64 KiB of params, 4 KiB
+ * of output: replicated 68 KiB. A 40 KiB cap excludes the replica. */
+static void test_cap_below_the_replica_forces_a_split(void)
+{
+	dp_graph *g = load_text(diamond);
+	REQUIRE(g);
+	dp_machine m;
+	REQUIRE(machine(&m, 4, "40KiB"));
+	dp_err err;
+	dpi_pase_model pm;
+	REQUIRE(dpi_pase_model_build(&pm, g, &m, NULL, &err) == DP_OK);
+	CHECK(pm.npruned > 0);
+	CHECK_INT(pm.nover, 0);
+	uint32_t ch[8];
+	double cost;
+	uint32_t fixed;
+	REQUIRE(dpi_pase_solve(&pm, NULL, 0, ch, &cost, &fixed, &err) == DP_OK);
+	uint32_t b = dp_graph_find(g, "b"), d = dp_graph_find(g, "d");
+	for (uint32_t u = 0; u < g->nops; u++)
+		CHECK(pm.mem[ch[u]] <= 40 * 1024);
+	bool split_b = false, split_d = false;
+	for (int i = 0; i < DP_MAX_OP_DIMS; i++) {
+		split_b = split_b || pm.cfg[ch[b]].mask[i];
+		split_d = split_d || pm.cfg[ch[d]].mask[i];
+	}
+	CHECK(split_b && split_d);
+	dpi_pase_model_free(&pm);
+	/* the whole algorithm: the plan fits */
+	dp_strategy s;
+	CHECK(run(g, 4, "40KiB", NULL, &s, &err) == DP_OK);
+	CHECK(!strstr(s.label, "over cap"));
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+static void test_nothing_fits_is_reported(void)
+{
+	dp_graph *g = load_text(diamond);
+	REQUIRE(g);
+	dp_strategy s;
+	dp_err err;
+	CHECK(run(g, 2, "1KiB", NULL, &s, &err) == DP_OK);
+	CHECK_CONTAINS(s.label, "ops over cap");
+	dp_strategy_free(&s);
+	dp_graph_free(g);
+}
+
+static void test_cancel_returns_canceled_and_nothing(void)
+{
+	dp_graph *g = load_text(mlp);
+	REQUIRE(g);
+	atomic_int flag = 1;
+	dp_progress p = {.fn = NULL, .ud = NULL, .cancel = &flag};
+	dp_machine m;
+	REQUIRE(machine(&m, 4, NULL));
+	dp_strategy s;
+	dp_strategy_init(&s);
+	dp_err err;
+	dp_err_clear(&err);
+	CHECK(dpi_algo_pase.strategize(g, &m, NULL, &p, &s, &err) ==
+	      DP_ECANCELED);
+	CHECK_STR(err.msg, "pase: canceled");
+	CHECK(s.spmd.axes == NULL && s.placement == NULL);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+static void test_deterministic(void)
+{
+	dp_graph *g = load_text(diamond);
+	REQUIRE(g);
+	dp_strategy a, b;
+	dp_err err;
+	REQUIRE(run(g, 4, NULL, NULL, &a, &err) == DP_OK);
+	REQUIRE(run(g, 4, NULL, NULL, &b, &err) == DP_OK);
+	CHECK_STR(a.label, b.label);
+	CHECK(memcmp(a.spmd.axes, b.spmd.axes,
+		     (size_t)g->nops * DP_MAX_OP_DIMS) == 0);
+	dp_strategy_free(&a);
+	dp_strategy_free(&b);
+	dp_graph_free(g);
+}
+
+/* A table bound of 8 entries fixes vertices early: the answer costs what
+ * the search says and no less than the exact one. */
+static void test_bound_fixes_vertices_and_stays_consistent(void)
+{
+	dp_graph *g = load_text(diamond);
+	REQUIRE(g);
+	dp_machine m;
+	REQUIRE(machine(&m, 4, NULL));
+	dp_err err;
+	dpi_pase_model pm;
+	REQUIRE(dpi_pase_model_build(&pm, g, &m, NULL, &err) == DP_OK);
+	uint32_t ch[8], ex[8];
+	double cost, exact;
+	uint32_t fixed, fixed0;
+	REQUIRE(dpi_pase_solve(&pm, NULL, 0, ex, &exact, &fixed0, &err) ==
+		DP_OK);
+	REQUIRE(dpi_pase_solve(&pm, NULL, 8, ch, &cost, &fixed, &err) == DP_OK);
+	CHECK_INT(fixed0, 0);
+	CHECK(fixed > 0);
+	CHECK_NEAR(dpi_pase_total(&pm, ch), cost, 1e-9 * (1 + cost));
+	CHECK(cost >= exact - 1e-9 * (1 + exact));
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* The model's edge bytes are what the lowering moves: on the mlp at K=4
+ * with no latency and 1 byte/µs, for every pair of configs of mm1 (no
+ * partial sums) and mm2, the edge's cost equals the most bytes one
+ * device's mm2 instance receives from mm1's instances elsewhere in the
+ * lowered graph. */
+static void test_edge_cost_is_what_the_lowering_moves(void)
+{
+	dp_graph *g = load_text(mlp);
+	REQUIRE(g);
+	dp_machine m;
+	REQUIRE(machine(&m, 4, NULL));
+	m.lat = 0;
+	m.bw = 1;
+	dp_err err;
+	dpi_pase_model pm;
+	REQUIRE(dpi_pase_model_build(&pm, g, &m, NULL, &err) == DP_OK);
+	uint32_t u = dp_graph_find(g, "mm1"), v = dp_graph_find(g, "mm2");
+	int k = dp_op_find_dim(g, u, "k");
+	uint32_t e = UINT32_MAX;
+	for (uint32_t j = 0; j < g->nedges; j++)
+		if (g->edges[j].from == u && g->edges[j].to == v)
+			e = j;
+	REQUIRE(e != UINT32_MAX && k >= 0);
+	int pairs = 0, moving = 0;
+	for (uint32_t cu = pm.off[u]; cu < pm.off[u + 1]; cu++)
+		for (uint32_t cv = pm.off[v]; cv < pm.off[v + 1]; cv++) {
+			if (pm.cfg[cu].mask[k])
+				continue; /* partial sums: priced, not exact */
+			dp_strategy s;
+			dp_strategy_init(&s);
+			REQUIRE(dp_strategy_alloc(&s, DP_STRAT_SPMD, g, 0,
+						  &err) == DP_OK);
+			s.k = pm.size;
+			s.spmd.naxes = pm.naxes;
+			memcpy(s.spmd.mesh, pm.mesh, sizeof pm.mesh);
+			memcpy(&s.spmd.axes[(size_t)u * DP_MAX_OP_DIMS],
+			       pm.cfg[cu].mask, DP_MAX_OP_DIMS);
+			memcpy(&s.spmd.axes[(size_t)v * DP_MAX_OP_DIMS],
+			       pm.cfg[cv].mask, DP_MAX_OP_DIMS);
+			dp_lowered l;
+			dp_status st =
+				dp_strategy_lower(g, &m, &s, NULL, &l, &err);
+			if (st) {
+				test_fail(__FILE__, __LINE__, "lower: %s",
+					  err.msg);
+				dp_strategy_free(&s);
+				break;
+			}
+			int64_t got[DP_MAX_DEVICES] = {0}, worst = 0;
+			for (uint32_t j = 0; j < l.g->nedges; j++) {
+				const dp_edge *le = &l.g->edges[j];
+				if (le->control || l.source[le->from] != u ||
+				    l.source[le->to] != v ||
+				    l.placement[le->from] ==
+					    l.placement[le->to])
+					continue;
+				got[l.placement[le->to]] += le->bytes;
+			}
+			for (int d = 0; d < pm.size; d++)
+				if (got[d] > worst)
+					worst = got[d];
+			CHECK_NEAR(dpi_pase_edge_cost(&pm, e, cu, cv),
+				   (double)worst, 1e-9);
+			pairs++;
+			moving += worst > 0;
+			dp_lowered_free(&l);
+			dp_strategy_free(&s);
+		}
+	CHECK(pairs >= 4);
+	CHECK(moving >= 2 && moving < pairs);
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
+	  TEST(test_dp_equals_brute_force_diamond_k2_k4),
+	  TEST(test_dp_equals_brute_force_random_graphs),
+	  TEST(test_strategy_checks_and_lowers),
+	  TEST(test_cap_below_the_replica_forces_a_split),
+	  TEST(test_nothing_fits_is_reported),
+	  TEST(test_cancel_returns_canceled_and_nothing),
+	  TEST(test_deterministic),
+	  TEST(test_bound_fixes_vertices_and_stays_consistent),
+	  TEST(test_edge_cost_is_what_the_lowering_moves))
