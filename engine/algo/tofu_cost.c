@@ -1,0 +1,142 @@
+/* tofu_cost.c - the communication cost of one level of a Tofu split
+ * (internal/tofu.h).
+ *
+ * The tensor an edge carries is classified the way the spmd lowering
+ * classifies it (lower_spmd_edges.c, make_tensor): an edge with dims
+ * indexes the producer's out; an edge without dims between two ops with
+ * the batch carries one axis, the batch; an edge into an op whose param
+ * tensor has the edge's bytes carries that param; any other edge is one
+ * whole tensor.
+ */
+#include "internal/tofu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/spmd.h"
+
+/* The index of the batch dim of op u as the lowering sees it: -2 for an
+ * op without dims, -1 when it has dims but not the batch. */
+static int batch_index(const dp_graph *g, uint32_t u)
+{
+	dp_dims d;
+	if (!dp_op_dims(g, u, &d))
+		return -2;
+	const char *bd = dp_graph_batch_dim(g);
+	return bd[0] ? dp_op_find_dim(g, u, bd) : -1;
+}
+
+/* Does u have the batch (as a producer: in its out)? *i: its index. */
+static bool has_batch(const dp_graph *g, uint32_t u, bool producer, int *i)
+{
+	int b = batch_index(g, u);
+	if (b == -2) {
+		dp_role r = dp_op_role(g, u);
+		*i = 0;
+		return dpi_spmd_batch_role(r) &&
+		       !(producer && r == DP_ROLE_GRAD);
+	}
+	if (b < 0)
+		return false;
+	if (producer) {
+		dp_dims d;
+		dp_op_dims(g, u, &d);
+		bool in = d.nout < 0;
+		for (int k = 0; k < d.nout; k++)
+			in = in || d.out[k] == (uint8_t)b;
+		if (!in)
+			return false;
+	}
+	*i = b;
+	return true;
+}
+
+static void classify(const dp_graph *g, uint32_t e, dpi_tofu_edge *t)
+{
+	const dp_edge *ed = &g->edges[e];
+	uint32_t u = ed->from, v = ed->to;
+	t->from = u;
+	t->to = v;
+	t->bytes = ed->control ? 0 : (double)ed->bytes;
+	memset(t->pmap, DPI_TOFU_PARTIAL, sizeof t->pmap);
+	memset(t->cmap, DPI_TOFU_NONE, sizeof t->cmap);
+	dp_dims pd, cd;
+	bool hp = dp_op_dims(g, u, &pd), hc = dp_op_dims(g, v, &cd);
+	const uint32_t *names;
+	int ne = dp_edge_dims(g, e, &names);
+	int pb, cb;
+	if (ne >= 0 && hp && hc && pd.nout == ne) {
+		for (int j = 0; j < ne; j++) {
+			t->pmap[pd.out[j]] = (int8_t)j;
+			for (uint32_t k = 0; k < cd.n; k++)
+				if (cd.name_off[k] == names[j])
+					t->cmap[k] = (int8_t)j;
+		}
+	} else if (has_batch(g, u, true, &pb) && has_batch(g, v, false, &cb)) {
+		t->pmap[pb] = 0;
+		t->cmap[cb] = 0;
+	} else {
+		int64_t pv = cd.elem_bytes;
+		for (int k = 0; hc && k < cd.nparam; k++)
+			pv *= cd.sizes[cd.param[k]];
+		if (hc && cd.nparam > 0 && pv == ed->bytes)
+			for (int k = 0; k < cd.nparam; k++)
+				t->cmap[cd.param[k]] = (int8_t)k;
+	}
+}
+
+void dpi_tofu_edges(const dp_graph *g, dpi_tofu_edge *te)
+{
+	for (uint32_t e = 0; e < g->nedges; e++)
+		classify(g, e, &te[e]);
+}
+
+double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv, int f)
+{
+	double b = te->bytes, fm = f - 1;
+	if (b == 0 || f <= 1)
+		return 0;
+	if (iu == -2) /* a pinned producer: everything comes from it */
+		return iv == -2 ? 0 : iv >= 0 ? b * fm / f : b * fm;
+	if (iu < 0)
+		return 0;
+	int p = te->pmap[iu];
+	if (iv == -2) /* a pinned consumer gathers the whole tensor */
+		return b * fm / f;
+	int c = iv >= 0 ? te->cmap[iv] : DPI_TOFU_NONE;
+	if (p == DPI_TOFU_PARTIAL)
+		return c >= 0 ? b * fm : 2 * b * fm;
+	if (c == p)
+		return 0;
+	return c >= 0 ? b * fm / f : b * fm;
+}
+
+/* The dim op u splits at level l under s: -2 pinned, -1 none. */
+static int choice_at(const dp_graph *g, const dp_strategy *s, uint32_t u,
+		     int l)
+{
+	if (s->spmd.device && s->spmd.device[u] >= 0)
+		return -2;
+	dp_dims d;
+	uint32_t n = dp_op_dims(g, u, &d) ? d.n : 1;
+	for (uint32_t i = 0; s->spmd.axes && i < n; i++)
+		if (s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + i] & (1u << l))
+			return (int)i;
+	return -1;
+}
+
+double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s)
+{
+	dpi_tofu_edge *te = malloc((g->nedges ? g->nedges : 1) * sizeof *te);
+	if (!te)
+		return -1;
+	dpi_tofu_edges(g, te);
+	double total = 0;
+	for (int l = 0; l < s->spmd.naxes; l++)
+		for (uint32_t e = 0; e < g->nedges; e++)
+			total += dpi_tofu_edge_cost(
+				&te[e], choice_at(g, s, te[e].from, l),
+				choice_at(g, s, te[e].to, l), s->spmd.mesh[l]);
+	free(te);
+	return total;
+}
