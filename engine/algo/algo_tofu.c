@@ -51,12 +51,17 @@ typedef struct tofu {
 	int32_t *parts; /* op x dim -> parts so far */
 	int8_t *cand;  /* group x MAXC: rep dim, -1 none, -2 pinned */
 	uint8_t *ncand;
+	uint8_t *weights; /* group holds a param or update op, or one
+			     without the batch (a position embedding): it
+			     may stay replicated, as data parallelism keeps
+			     weights */
 	double *unary; /* group x MAXC */
 	uint8_t *a, *b; /* assignments: index into cand */
 	double *dp;
 	uint8_t *bp;
 	double lambda;
 	int f;
+	dpi_tofu_level lv;
 } tofu;
 
 static uint32_t find(uint32_t *par, uint32_t x)
@@ -88,6 +93,21 @@ static bool elementwise(const dp_graph *g, uint32_t e)
 	return true;
 }
 
+/* Do u and v have the same dims (names and sizes), in any order? */
+static bool same_dims(const dp_graph *g, uint32_t u, uint32_t v)
+{
+	dp_dims a, c;
+	if (g->ops[u].pin >= 0 || g->ops[v].pin >= 0 || !dp_op_dims(g, u, &a) ||
+	    !dp_op_dims(g, v, &c) || a.n != c.n)
+		return false;
+	for (uint32_t j = 0; j < a.n; j++) {
+		int k = dp_op_find_dim(g, v, dp_graph_str(g, a.name_off[j]));
+		if (k < 0 || c.sizes[k] != a.sizes[j])
+			return false;
+	}
+	return true;
+}
+
 static dp_status build(tofu *t, dp_err *err)
 {
 	const dp_graph *g = t->g;
@@ -102,13 +122,14 @@ static dp_status build(tofu *t, dp_err *err)
 	t->parts = malloc(((size_t)n * DP_MAX_OP_DIMS + 1) * sizeof *t->parts);
 	t->cand = malloc((size_t)(n + 1) * MAXC);
 	t->ncand = malloc(n + 1);
+	t->weights = calloc(n + 1, 1);
 	t->unary = malloc((size_t)(n + 1) * MAXC * sizeof *t->unary);
 	t->a = malloc(n + 1);
 	t->b = malloc(n + 1);
 	t->dp = malloc((size_t)(n + 1) * MAXC * sizeof *t->dp);
 	t->bp = malloc((size_t)(n + 1) * MAXC);
 	if (!t->te || !t->grp || !t->rep || !t->order || !t->adj_off ||
-	    !t->adj || !t->own || !t->parts || !t->cand || !t->ncand ||
+	    !t->adj || !t->own || !t->parts || !t->cand || !t->ncand || !t->weights ||
 	    !t->unary || !t->a || !t->b || !t->dp || !t->bp)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "tofu: out of memory");
@@ -123,6 +144,17 @@ static dp_status build(tofu *t, dp_err *err)
 			if (x != y)
 				par[x > y ? x : y] = x < y ? x : y;
 		}
+	/* a variable and its update (one colocation group) split alike */
+	for (uint32_t c = 0; c < g->ngroups; c++) {
+		uint32_t lo = g->group_off[c], hi = g->group_off[c + 1];
+		for (uint32_t i = lo + 1; i < hi; i++)
+			if (same_dims(g, g->group_ops[lo], g->group_ops[i])) {
+				uint32_t x = find(par, g->group_ops[lo]);
+				uint32_t y = find(par, g->group_ops[i]);
+				if (x != y)
+					par[x > y ? x : y] = x < y ? x : y;
+			}
+	}
 	/* number groups by their first op in topological order */
 	uint32_t *id = t->order; /* scratch: root -> group */
 	for (uint32_t u = 0; u < n; u++)
@@ -139,8 +171,15 @@ static dp_status build(tofu *t, dp_err *err)
 		t->grp[u] = find(par, u);
 	for (uint32_t u = 0; u < n; u++)
 		t->grp[u] = id[t->grp[u]];
-	for (uint32_t k = 0; k < t->ng; k++)
-		t->order[k] = k; /* groups are numbered in topological order */
+	const char *bd = dp_graph_batch_dim(g);
+	for (uint32_t u = 0; u < n; u++) {
+		dp_role r = dp_op_role(g, u);
+		dp_dims d;
+		if (r == DP_ROLE_PARAM || r == DP_ROLE_UPDATE ||
+		    (bd[0] && dp_op_dims(g, u, &d) &&
+		     dp_op_find_dim(g, u, bd) < 0))
+			t->weights[t->grp[u]] = 1;
+	}
 	/* each op's dims named after its group's first op's */
 	for (uint32_t u = 0; u < n; u++) {
 		dp_dims d, rd;
@@ -196,6 +235,7 @@ static void release(tofu *t)
 	free(t->parts);
 	free(t->cand);
 	free(t->ncand);
+	free(t->weights);
 	free(t->unary);
 	free(t->a);
 	free(t->b);
@@ -224,6 +264,8 @@ static void candidates(tofu *t)
 		int8_t *c = &t->cand[(size_t)k * MAXC];
 		int n = 0;
 		dp_dims d;
+		if (t->weights[k] && g->ops[r].pin < 0)
+			c[n++] = -1; /* first: ties keep weights whole */
 		if (g->ops[r].pin >= 0)
 			c[n++] = -2;
 		else if (!dp_op_dims(g, r, &d))
@@ -288,7 +330,7 @@ static void unary_costs(tofu *t, const uint8_t *fixed_dummy)
 			int cc = t->cand[(size_t)k * MAXC + c];
 			t->unary[(size_t)k * MAXC + c] += dpi_tofu_edge_cost(
 				te, dim_of(t, te->from, cc),
-				dim_of(t, te->to, cc), t->f);
+				dim_of(t, te->to, cc), &t->lv);
 		}
 	}
 }
@@ -303,7 +345,7 @@ static double edge_with(const tofu *t, uint32_t e, uint32_t k, int c,
 				       : choice(t, te->from, a);
 	int iv = t->grp[te->to] == k ? dim_of(t, te->to, cc)
 				     : choice(t, te->to, a);
-	return dpi_tofu_edge_cost(te, iu, iv, t->f);
+	return dpi_tofu_edge_cost(te, iu, iv, &t->lv);
 }
 
 static double total(const tofu *t, const uint8_t *a)
@@ -315,7 +357,7 @@ static double total(const tofu *t, const uint8_t *a)
 		const dpi_tofu_edge *te = &t->te[e];
 		if (t->grp[te->from] != t->grp[te->to])
 			s += dpi_tofu_edge_cost(te, choice(t, te->from, a),
-						choice(t, te->to, a), t->f);
+						choice(t, te->to, a), &t->lv);
 	}
 	return s;
 }
@@ -413,7 +455,7 @@ static void viterbi(tofu *t, const uint8_t *a, uint8_t *b)
 					int iv = fromk ? dim_of(t, te->to, cq)
 						       : dim_of(t, te->to, ck);
 					v += dpi_tofu_edge_cost(te, iu, iv,
-								t->f);
+								&t->lv);
 				}
 				if (c2 == 0 || v < best) {
 					best = v;
@@ -560,8 +602,11 @@ static dp_status search(tofu *t, dp_strategy *s, int round, int rounds,
 	const dp_graph *g = t->g;
 	for (size_t i = 0; i < (size_t)g->nops * DP_MAX_OP_DIMS; i++)
 		t->parts[i] = 1;
+	t->lv.groups = 1;
 	for (int l = 0; l < s->spmd.naxes; l++) {
-		t->f = s->spmd.mesh[l];
+		t->f = t->lv.f = s->spmd.mesh[l];
+		if (l > 0)
+			t->lv.groups *= s->spmd.mesh[l - 1];
 		if (t->f <= 1)
 			continue;
 		double frac = (round + (double)l / s->spmd.naxes) / rounds;
@@ -605,6 +650,7 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 	memset(&t, 0, sizeof t);
 	t.g = g;
 	t.p = p;
+	t.lv.alpha = m->lat * m->bw;
 	dp_strategy best, cur;
 	dp_strategy_init(&best);
 	dp_strategy_init(&cur);

@@ -91,24 +91,28 @@ void dpi_tofu_edges(const dp_graph *g, dpi_tofu_edge *te)
 		classify(g, e, &te[e]);
 }
 
-double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv, int f)
+double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
+			  const dpi_tofu_level *lv)
 {
-	double b = te->bytes, fm = f - 1;
-	if (b == 0 || f <= 1)
+	double b = te->bytes, f = lv->f, fm = f - 1;
+	double msg = lv->alpha * lv->groups * f * fm; /* one per pair */
+	if (b == 0 || lv->f <= 1)
 		return 0;
 	if (iu == -2) /* a pinned producer: everything comes from it */
-		return iv == -2 ? 0 : iv >= 0 ? b * fm / f : b * fm;
+		return iv == -2	  ? 0
+		       : iv >= 0 ? b * fm / f + msg / f
+				 : b * fm + msg / f;
 	if (iu < 0)
 		return 0;
 	int p = te->pmap[iu];
 	if (iv == -2) /* a pinned consumer gathers the whole tensor */
-		return b * fm / f;
+		return b * fm / f + msg / f;
 	int c = iv >= 0 ? te->cmap[iv] : DPI_TOFU_NONE;
 	if (p == DPI_TOFU_PARTIAL)
-		return c >= 0 ? b * fm : 2 * b * fm;
+		return c >= 0 ? b * fm + msg : 2 * (b * fm + msg);
 	if (c == p)
 		return 0;
-	return c >= 0 ? b * fm / f : b * fm;
+	return (c >= 0 ? b * fm / f : b * fm) + msg;
 }
 
 /* The dim op u splits at level l under s: -2 pinned, -1 none. */
@@ -125,18 +129,22 @@ static int choice_at(const dp_graph *g, const dp_strategy *s, uint32_t u,
 	return -1;
 }
 
-double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s)
+double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha)
 {
 	dpi_tofu_edge *te = malloc((g->nedges ? g->nedges : 1) * sizeof *te);
 	if (!te)
 		return -1;
 	dpi_tofu_edges(g, te);
 	double total = 0;
-	for (int l = 0; l < s->spmd.naxes; l++)
+	dpi_tofu_level lv = {.groups = 1, .alpha = alpha};
+	for (int l = 0; l < s->spmd.naxes; l++) {
+		lv.f = s->spmd.mesh[l];
 		for (uint32_t e = 0; e < g->nedges; e++)
 			total += dpi_tofu_edge_cost(
 				&te[e], choice_at(g, s, te[e].from, l),
-				choice_at(g, s, te[e].to, l), s->spmd.mesh[l]);
+				choice_at(g, s, te[e].to, l), &lv);
+		lv.groups *= lv.f;
+	}
 	free(te);
 	return total;
 }

@@ -15,7 +15,7 @@
  *   2(f-1)     partial sums into a v that needs the whole tensor (a
  *              reduce-scatter plus an all-gather: an all-reduce);
  * which is what the spmd lowering (lower_spmd_edges.c) moves for that
- * split on a mesh of f devices. The tensor's axes, and which dims of u and
+ * split on a mesh of f devices; plus a price per message (below). The tensor's axes, and which dims of u and
  * v index them, follow the lowering's rules for an edge with or without
  * dims. The cost of a strategy is the sum over its levels (mesh axes).
  */
@@ -43,15 +43,28 @@ typedef struct dpi_tofu_edge {
 /* Fills te[] for every data edge of g (control edges get bytes 0). */
 void dpi_tofu_edges(const dp_graph *g, dpi_tofu_edge *te);
 
-/* The bytes edge te moves at one level of f parts, when its producer
- * splits its dim iu and its consumer its dim iv (-1: not split, i.e.
- * replicated; -2: whole on one device, a pinned op). */
-double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv, int f);
+/* One level of the recursion: f parts in each of `groups` groups of
+ * devices (the product of the earlier levels' parts); alpha: the bytes a
+ * message is worth (the link's latency x its bandwidth), so that many
+ * small transfers are not free. */
+typedef struct dpi_tofu_level {
+	int f;
+	double groups;
+	double alpha;
+} dpi_tofu_level;
 
-/* The cost of an spmd strategy s in tofu's model: the sum over the mesh
- * axes (levels) of every data edge's bytes at that level (each op's choice
- * at level l: the dim whose axes mask holds bit l). Negative when out of
- * memory. */
-double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s);
+/* The cost of edge te at level lv, when its producer splits its dim iu and
+ * its consumer its dim iv (-1: not split, i.e. replicated; -2: whole on
+ * one device, a pinned op): the bytes above plus alpha x groups x the
+ * messages (f(f-1) for a gather, an all-to-all or a reduce-scatter, twice
+ * that for an all-reduce; f-1 to or from a pinned op). */
+double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
+			  const dpi_tofu_level *lv);
+
+/* The cost of an spmd strategy s in tofu's model with message cost alpha:
+ * the sum over the mesh axes (levels, in order) of every data edge's cost
+ * at that level (each op's choice at level l: the dim whose axes mask
+ * holds bit l). Negative when out of memory. */
+double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha);
 
 #endif
