@@ -6,7 +6,11 @@
  * smallest factors are merged when there are more); level l splits every
  * op into f_l parts along one of its dims whose remaining size f_l divides,
  * chosen to minimise the level's communication in the model of
- * internal/tofu.h. The mesh's axes are the levels ([2,2,2] for K=8).
+ * internal/tofu.h. The mesh's axes are the levels ([2,2,2] for K=8). A
+ * level's bytes do not depend on the others, its messages grow with the
+ * groups above it: the levels are decided from the last (the most groups)
+ * to the first, so that the dearest level has the first pick of the dims
+ * that divide (a batch of 2 is split where messages cost the most).
  *
  * As in the paper, chains of element-wise ops are coarsened into one group
  * that takes one choice (ops with the same dims, no reduction, joined by an
@@ -47,16 +51,16 @@ typedef struct tofu {
 	uint32_t *order;   /* groups by topological position */
 	uint32_t *adj_off; /* group -> its edges to other groups */
 	uint32_t *adj;
-	int8_t *own;   /* op x rep dim -> the op's own dim index */
+	int8_t *own;	/* op x rep dim -> the op's own dim index */
 	int32_t *parts; /* op x dim -> parts so far */
-	int8_t *cand;  /* group x MAXC: rep dim, -1 none, -2 pinned */
+	int8_t *cand;	/* group x MAXC: rep dim, -1 none, -2 pinned */
 	uint8_t *ncand;
 	uint8_t *weights; /* group holds a param or update op, or one
 			     without the batch (a position embedding): it
 			     may stay replicated, as data parallelism keeps
 			     weights */
-	double *unary; /* group x MAXC */
-	uint8_t *a, *b; /* assignments: index into cand */
+	double *unary;	  /* group x MAXC */
+	uint8_t *a, *b;	  /* assignments: index into cand */
 	double *dp;
 	uint8_t *bp;
 	double lambda;
@@ -129,8 +133,8 @@ static dp_status build(tofu *t, dp_err *err)
 	t->dp = malloc((size_t)(n + 1) * MAXC * sizeof *t->dp);
 	t->bp = malloc((size_t)(n + 1) * MAXC);
 	if (!t->te || !t->grp || !t->rep || !t->order || !t->adj_off ||
-	    !t->adj || !t->own || !t->parts || !t->cand || !t->ncand || !t->weights ||
-	    !t->unary || !t->a || !t->b || !t->dp || !t->bp)
+	    !t->adj || !t->own || !t->parts || !t->cand || !t->ncand ||
+	    !t->weights || !t->unary || !t->a || !t->b || !t->dp || !t->bp)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "tofu: out of memory");
 	dpi_tofu_edges(g, t->te);
@@ -193,14 +197,16 @@ static dp_status build(tofu *t, dp_err *err)
 							  g, u,
 							  dp_graph_str(
 								  g,
-								  rd.name_off[i]))
+								  rd.name_off
+									  [i]))
 						: (int)i);
 		for (uint32_t i = 0; i < DP_MAX_OP_DIMS; i++)
 			t->parts[(size_t)u * DP_MAX_OP_DIMS + i] = 1;
 	}
 	/* edges between groups, per group */
 	for (uint32_t e = 0; e < g->nedges; e++) {
-		uint32_t x = t->grp[g->edges[e].from], y = t->grp[g->edges[e].to];
+		uint32_t x = t->grp[g->edges[e].from],
+			 y = t->grp[g->edges[e].to];
 		if (x != y && t->te[e].bytes > 0) {
 			t->adj_off[x + 1]++;
 			t->adj_off[y + 1]++;
@@ -212,7 +218,8 @@ static dp_status build(tofu *t, dp_err *err)
 	for (uint32_t k = 0; k < t->ng; k++)
 		fill[k] = t->adj_off[k];
 	for (uint32_t e = 0; e < g->nedges; e++) {
-		uint32_t x = t->grp[g->edges[e].from], y = t->grp[g->edges[e].to];
+		uint32_t x = t->grp[g->edges[e].from],
+			 y = t->grp[g->edges[e].to];
 		if (x != y && t->te[e].bytes > 0) {
 			t->adj[fill[x]++] = e;
 			t->adj[fill[y]++] = e;
@@ -273,9 +280,10 @@ static void candidates(tofu *t)
 		else
 			for (uint32_t i = 0; i < d.n; i++)
 				if (d.sizes[i] %
-					    ((int64_t)t->parts[(size_t)r *
-								       DP_MAX_OP_DIMS +
-							       i] *
+					    ((int64_t)t->parts
+						     [(size_t)r *
+							      DP_MAX_OP_DIMS +
+						      i] *
 					     t->f) ==
 				    0)
 					c[n++] = (int8_t)i;
@@ -307,9 +315,10 @@ static double kept(const dp_graph *g, uint32_t u, int i)
 	return k;
 }
 
-static void unary_costs(tofu *t, const uint8_t *fixed_dummy)
+/* Per group and candidate: its edges inside the group and the memory
+ * penalty. */
+static void unary_costs(tofu *t)
 {
-	(void)fixed_dummy;
 	const dp_graph *g = t->g;
 	size_t tot = (size_t)t->ng * MAXC;
 	memset(t->unary, 0, tot * sizeof *t->unary);
@@ -319,7 +328,9 @@ static void unary_costs(tofu *t, const uint8_t *fixed_dummy)
 		for (int c = 0; c < t->ncand[k]; c++)
 			t->unary[(size_t)k * MAXC + c] +=
 				t->lambda * share *
-				kept(g, u, dim_of(t, u, t->cand[(size_t)k * MAXC + c]));
+				kept(g, u,
+				     dim_of(t, u,
+					    t->cand[(size_t)k * MAXC + c]));
 	}
 	for (uint32_t e = 0; e < g->nedges; e++) {
 		const dpi_tofu_edge *te = &t->te[e];
@@ -450,8 +461,9 @@ static void viterbi(tofu *t, const uint8_t *a, uint8_t *b)
 						continue;
 					int ck = t->cand[(size_t)k * MAXC + c];
 					int cq = t->cand[(size_t)q * MAXC + c2];
-					int iu = fromk ? dim_of(t, te->from, ck)
-						       : dim_of(t, te->from, cq);
+					int iu =
+						fromk ? dim_of(t, te->from, ck)
+						      : dim_of(t, te->from, cq);
 					int iv = fromk ? dim_of(t, te->to, cq)
 						       : dim_of(t, te->to, ck);
 					v += dpi_tofu_edge_cost(te, iu, iv,
@@ -486,7 +498,7 @@ static void viterbi(tofu *t, const uint8_t *a, uint8_t *b)
 static dp_status level(tofu *t, double frac, dp_err *err)
 {
 	candidates(t);
-	unary_costs(t, NULL);
+	unary_costs(t);
 	double combos = 1;
 	for (uint32_t k = 0; k < t->ng && combos <= EXHAUSTIVE; k++)
 		combos *= t->ncand[k];
@@ -539,62 +551,6 @@ static void apply(tofu *t, dp_strategy *s, int l)
 	}
 }
 
-/* Per-device memory estimate of s: params (with their gradients and
- * optimizer state) divided by the parts of their param dims, and the
- * activations (forward, input, no role) by the parts of their out. */
-static double estimate(const dp_graph *g, const dp_strategy *s)
-{
-	double mem = 0;
-	for (uint32_t u = 0; u < g->nops; u++) {
-		const dp_op *o = &g->ops[u];
-		dp_role r = dp_op_role(g, u);
-		bool act = r == DP_ROLE_FORWARD || r == DP_ROLE_INPUT ||
-			   r == DP_ROLE_NONE;
-		const uint8_t *ax = &s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS];
-		dp_dims d;
-		double pp = 1, op = 1;
-		if (s->spmd.device[u] >= 0) {
-		} else if (dp_op_dims(g, u, &d)) {
-			for (int j = 0; j < d.nparam; j++)
-				pp *= dp_spmd_parts(&s->spmd, u, d.param[j]);
-			for (int j = 0; j < d.nout; j++)
-				op *= dp_spmd_parts(&s->spmd, u, d.out[j]);
-		} else if (ax[0]) {
-			op = dp_spmd_parts(&s->spmd, u, 0);
-		}
-		mem += (double)o->param_bytes / pp;
-		if (act)
-			mem += (double)o->output_bytes / op;
-	}
-	return mem;
-}
-
-/* Mesh: K's prime factors, ascending, the smallest merged while there
- * are more than DP_MAX_MESH_AXES. Returns the number of axes. */
-static int factor(int k, int *mesh)
-{
-	int n = 0, f[32];
-	for (int p = 2; k > 1 && n < 32; p++)
-		while (k % p == 0 && n < 32) {
-			f[n++] = p;
-			k /= p;
-		}
-	if (n == 0)
-		f[n++] = 1;
-	while (n > DP_MAX_MESH_AXES) {
-		f[1] *= f[0];
-		memmove(f, f + 1, (size_t)(n - 1) * sizeof *f);
-		n--;
-		for (int i = 1; i < n && f[i - 1] > f[i]; i++) {
-			int x = f[i];
-			f[i] = f[i - 1];
-			f[i - 1] = x;
-		}
-	}
-	memcpy(mesh, f, (size_t)n * sizeof *f);
-	return n;
-}
-
 /* One whole search with penalty lambda into *s (allocated by caller). */
 static dp_status search(tofu *t, dp_strategy *s, int round, int rounds,
 			dp_err *err)
@@ -602,11 +558,11 @@ static dp_status search(tofu *t, dp_strategy *s, int round, int rounds,
 	const dp_graph *g = t->g;
 	for (size_t i = 0; i < (size_t)g->nops * DP_MAX_OP_DIMS; i++)
 		t->parts[i] = 1;
-	t->lv.groups = 1;
-	for (int l = 0; l < s->spmd.naxes; l++) {
+	for (int l = s->spmd.naxes - 1; l >= 0; l--) {
 		t->f = t->lv.f = s->spmd.mesh[l];
-		if (l > 0)
-			t->lv.groups *= s->spmd.mesh[l - 1];
+		t->lv.groups = 1;
+		for (int x = 0; x < l; x++)
+			t->lv.groups *= s->spmd.mesh[x];
 		if (t->f <= 1)
 			continue;
 		double frac = (round + (double)l / s->spmd.naxes) / rounds;
@@ -655,7 +611,7 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 	dp_strategy_init(&best);
 	dp_strategy_init(&cur);
 	best.k = m->k;
-	best.spmd.naxes = factor(m->k, best.spmd.mesh);
+	best.spmd.naxes = dpi_tofu_mesh(m->k, best.spmd.mesh);
 	double best_mem = 0;
 	bool have = false;
 	if ((st = build(&t, err)))
@@ -667,7 +623,7 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 		int rounds = cap == DP_CAP_UNLIMITED ? 1 : nl;
 		if ((st = search(&t, &cur, r, rounds, err)))
 			break;
-		double mem = estimate(g, &cur);
+		double mem = dpi_tofu_estimate(g, &cur);
 		if (!have || mem < best_mem) {
 			dp_strategy tmp = best;
 			best = cur;
@@ -688,8 +644,9 @@ out:
 	}
 	int pos = snprintf(best.label, sizeof best.label, "tofu ");
 	for (int a = 0; a < best.spmd.naxes; a++)
-		pos += snprintf(best.label + pos, sizeof best.label - (size_t)pos,
-				"%s%d", a ? "x" : "", best.spmd.mesh[a]);
+		pos += snprintf(best.label + pos,
+				sizeof best.label - (size_t)pos, "%s%d",
+				a ? "x" : "", best.spmd.mesh[a]);
 	snprintf(best.algo, sizeof best.algo, "tofu");
 	*out = best;
 	return dpi_algo_poll(p, "tofu", "splitting", 1, err);

@@ -99,7 +99,7 @@ double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
 	if (b == 0 || lv->f <= 1)
 		return 0;
 	if (iu == -2) /* a pinned producer: everything comes from it */
-		return iv == -2	  ? 0
+		return iv == -2	 ? 0
 		       : iv >= 0 ? b * fm / f + msg / f
 				 : b * fm + msg / f;
 	if (iu < 0)
@@ -116,8 +116,7 @@ double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
 }
 
 /* The dim op u splits at level l under s: -2 pinned, -1 none. */
-static int choice_at(const dp_graph *g, const dp_strategy *s, uint32_t u,
-		     int l)
+static int choice_at(const dp_graph *g, const dp_strategy *s, uint32_t u, int l)
 {
 	if (s->spmd.device && s->spmd.device[u] >= 0)
 		return -2;
@@ -147,4 +146,60 @@ double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha)
 	}
 	free(te);
 	return total;
+}
+
+/* Per-device memory estimate of s: params (with their gradients and
+ * optimizer state) divided by the parts of their param dims, and the
+ * activations (forward, input, no role) by the parts of their out. */
+double dpi_tofu_estimate(const dp_graph *g, const dp_strategy *s)
+{
+	double mem = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const dp_op *o = &g->ops[u];
+		dp_role r = dp_op_role(g, u);
+		bool act = r == DP_ROLE_FORWARD || r == DP_ROLE_INPUT ||
+			   r == DP_ROLE_NONE;
+		const uint8_t *ax = &s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS];
+		dp_dims d;
+		double pp = 1, op = 1;
+		if (s->spmd.device[u] >= 0) {
+		} else if (dp_op_dims(g, u, &d)) {
+			for (int j = 0; j < d.nparam; j++)
+				pp *= dp_spmd_parts(&s->spmd, u, d.param[j]);
+			for (int j = 0; j < d.nout; j++)
+				op *= dp_spmd_parts(&s->spmd, u, d.out[j]);
+		} else if (ax[0]) {
+			op = dp_spmd_parts(&s->spmd, u, 0);
+		}
+		mem += (double)o->param_bytes / pp;
+		if (act)
+			mem += (double)o->output_bytes / op;
+	}
+	return mem;
+}
+
+/* Mesh: K's prime factors, ascending, the smallest merged while there
+ * are more than DP_MAX_MESH_AXES. Returns the number of axes. */
+int dpi_tofu_mesh(int k, int *mesh)
+{
+	int n = 0, f[32];
+	for (int p = 2; k > 1 && n < 32; p++)
+		while (k % p == 0 && n < 32) {
+			f[n++] = p;
+			k /= p;
+		}
+	if (n == 0)
+		f[n++] = 1;
+	while (n > DP_MAX_MESH_AXES) {
+		f[1] *= f[0];
+		memmove(f, f + 1, (size_t)(n - 1) * sizeof *f);
+		n--;
+		for (int i = 1; i < n && f[i - 1] > f[i]; i++) {
+			int x = f[i];
+			f[i] = f[i - 1];
+			f[i - 1] = x;
+		}
+	}
+	memcpy(mesh, f, (size_t)n * sizeof *f);
+	return n;
 }

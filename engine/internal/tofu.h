@@ -67,4 +67,15 @@ double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
  * holds bit l). Negative when out of memory. */
 double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha);
 
+/* Per-device memory estimate of an spmd strategy s (the caps' test):
+ * params, gradients and optimizer state divided by the parts of their
+ * param dims, plus activations (forward, input, no role) divided by the
+ * parts of their out dims. */
+double dpi_tofu_estimate(const dp_graph *g, const dp_strategy *s);
+
+/* Tofu's mesh for k devices: k's prime factors, ascending, the smallest
+ * merged while there are more than DP_MAX_MESH_AXES. Returns the number of
+ * axes written into mesh. */
+int dpi_tofu_mesh(int k, int *mesh);
+
 #endif
