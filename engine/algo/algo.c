@@ -22,6 +22,7 @@ extern const dp_algo dpi_algo_gpipe;
 extern const dp_algo dpi_algo_1f1b;
 extern const dp_algo dpi_algo_ilp;
 extern const dp_algo dpi_algo_tofu;
+extern const dp_algo dpi_algo_megatron;
 
 /* placements first, then the strategies (DESIGN 10) */
 static const dp_algo *const registry[] = {
@@ -29,7 +30,7 @@ static const dp_algo *const registry[] = {
 	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig, &dpi_algo_mincut,
 	&dpi_algo_ilp,
 	&dpi_algo_dp,	  &dpi_algo_zero,   &dpi_algo_gpipe,  &dpi_algo_1f1b,
-	&dpi_algo_tofu,
+	&dpi_algo_tofu, &dpi_algo_megatron,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])
