@@ -104,10 +104,11 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 		return st;
 	int tp = o ? o->tp : 0;
 	if (tp > 0 && (k % tp != 0 || !divides_all(g, "f", tp)))
-		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
-				  "megatron: --tp %d must divide the %d devices "
-				  "and the MLP width (every dim 'f')",
-				  tp, k);
+		return dp_err_set(
+			err, DP_EINPUT, g->source, 0, 0,
+			"megatron: --tp %d must divide the %d devices "
+			"and the MLP width (every dim 'f')",
+			tp, k);
 	int64_t batch = dp_graph_batch_size(g);
 	int64_t cap = DP_CAP_UNLIMITED;
 	for (int d = 0; d < k; d++)
