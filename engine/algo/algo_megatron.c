@@ -44,6 +44,15 @@ static bool divides_all(const dp_graph *g, const char *name, int t)
 	return true;
 }
 
+/* Whether some op has a dim called name. */
+static bool has_dim(const dp_graph *g, const char *name)
+{
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (dp_op_find_dim(g, u, name) >= 0)
+			return true;
+	return false;
+}
+
 /* Fills s (allocated, mesh [d, t]) with Megatron's layout. */
 static void layout(const dp_graph *g, dp_strategy *s, int d, int t)
 {
@@ -113,8 +122,10 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 	int64_t cap = DP_CAP_UNLIMITED;
 	for (int d = 0; d < k; d++)
 		cap = m->cap[d] < cap ? m->cap[d] : cap;
+	/* nothing to split on a tensor axis: data parallelism alone */
+	int tmax = has_dim(g, "f") || has_dim(g, "heads") ? k : 1;
 	bool any_batch = false;
-	for (int t = 1; t <= k; t++)
+	for (int t = 1; t <= tmax; t++)
 		if (k % t == 0 && divides_all(g, "f", t) &&
 		    (batch <= 0 || batch % (k / t) == 0))
 			any_batch = true;
@@ -122,7 +133,7 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 	dp_strategy_init(&best);
 	double best_mem = 0;
 	bool have = false;
-	for (int t = 1; t <= k; t++) {
+	for (int t = 1; t <= (tp > 0 ? k : tmax); t++) {
 		if (tp > 0 ? t != tp
 			   : k % t != 0 || !divides_all(g, "f", t) ||
 				     (any_batch && batch > 0 &&
