@@ -275,18 +275,17 @@ static void candidates(tofu *t)
 			c[n++] = -1; /* first: ties keep weights whole */
 		if (g->ops[r].pin >= 0)
 			c[n++] = -2;
-		else if (!dp_op_dims(g, r, &d))
-			c[n++] = dpi_spmd_batch_role(dp_op_role(g, r)) ? 0 : -1;
-		else
+		else if (!dp_op_dims(g, r, &d)) {
+			if (dpi_spmd_batch_role(dp_op_role(g, r)))
+				c[n++] = 0;
+		} else {
+			const int32_t *parts =
+				&t->parts[(size_t)r * DP_MAX_OP_DIMS];
 			for (uint32_t i = 0; i < d.n; i++)
-				if (d.sizes[i] %
-					    ((int64_t)t->parts
-						     [(size_t)r *
-							      DP_MAX_OP_DIMS +
-						      i] *
-					     t->f) ==
+				if (d.sizes[i] % ((int64_t)parts[i] * t->f) ==
 				    0)
 					c[n++] = (int8_t)i;
+		}
 		if (n == 0)
 			c[n++] = -1;
 		t->ncand[k] = (uint8_t)n;
