@@ -20,9 +20,10 @@ enum { B = 8, S = 4, H = 16, F = 64 };
 
 /* x -> fc1 {b,s,h,f} -> act -> fc2 {b,s,f,h} -> loss (its output: the
  * gradient dy) -> fc2_grad -> act_grad -> fc1_grad -> x_grad, weight
- * gradients into the updates of w1 [h,f] and w2 [f,h] (which feed them, as
- * a variable feeds its optimizer step). */
-static dp_graph *block(void)
+ * gradients into the updates of w1 [h,f] and w2 [f,h]; with param_edges
+ * the variables also feed their updates, without they are joined by their
+ * colocation group alone, as in the sample graphs. */
+static dp_graph *block(bool param_edges)
 {
 	static char text[8192];
 	const int Y = B * S * H * 4, A = B * S * F * 4, W = H * F * 4;
@@ -136,6 +137,9 @@ static dp_graph *block(void)
 		B, S, H, F, Y, B, S, H, Y, B, S, H, F, A, B, S, F, A, B, S, H,
 		F, Y, B, S, H, Y, B, S, H, F, W, B, S, H, F, W, H, F, F, H, W,
 		W, W, W, W, W);
+	char *cut = strstr(text, ",\n{\"from\":\"w1\",\"to\":\"upd1\"");
+	if (!param_edges && cut)
+		strcpy(cut, "\n]}\n");
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
@@ -177,9 +181,9 @@ static bool strategize(const dp_graph *g, const dp_machine *m, int tp,
  * the D data-parallel groups, which hold Y/D each: 2 all-reduces per step
  * move 4(T-1) x Y; the weight gradients, each device's 1/T of them, are
  * all-reduced over D: 2(D-1) x (W1 + W2). */
-static void test_block_two_allreduces(void)
+static void check_block(bool param_edges)
 {
-	dp_graph *g = block();
+	dp_graph *g = block(param_edges);
 	REQUIRE(g);
 	const int64_t Y = B * S * H * 4, W = H * F * 4;
 	static const int cases[][2] = {{2, 2}, {4, 4}, {4, 2}, {8, 2}, {8, 4}};
@@ -200,9 +204,11 @@ static void test_block_two_allreduces(void)
 			int64_t want = 4 * (t - 1) * Y + 2 * (d - 1) * 2 * W;
 			if (cross_bytes(&l) != want)
 				test_fail(__FILE__, __LINE__,
-					  "K=%d T=%d: %lld bytes cross, want "
-					  "%lld",
-					  k, t, (long long)cross_bytes(&l),
+					  "K=%d T=%d (%s): %lld bytes cross, "
+					  "want %lld",
+					  k, t,
+					  param_edges ? "edges" : "groups",
+					  (long long)cross_bytes(&l),
 					  (long long)want);
 			/* one reduce per device for each all-reduce of Y:
 			 * fc2's and fc1_grad's, nothing else is partial
@@ -222,9 +228,18 @@ static void test_block_two_allreduces(void)
 	dp_graph_free(g);
 }
 
+/* The weights split T ways stay split after the update (no all-gather of
+ * the updated weights, as ZeRO would need), whether the update knows its
+ * variable by an edge or by its colocation group. */
+static void test_block_two_allreduces(void)
+{
+	check_block(true);
+	check_block(false);
+}
+
 static void test_default_tp_pins_cancel(void)
 {
-	dp_graph *g = block();
+	dp_graph *g = block(true);
 	REQUIRE(g);
 	test_machine tm;
 	test_machine_init(&tm, 4, 1000, 1);
