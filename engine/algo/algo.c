@@ -23,6 +23,8 @@ extern const dp_algo dpi_algo_1f1b;
 extern const dp_algo dpi_algo_ilp;
 extern const dp_algo dpi_algo_msr_dp;
 extern const dp_algo dpi_algo_pase;
+extern const dp_algo dpi_algo_tofu;
+extern const dp_algo dpi_algo_megatron;
 
 /* placements first, then the strategies (DESIGN 10), then those run only
  * on request (dp_algo_compared() is a prefix of this table) */
@@ -32,6 +34,7 @@ static const dp_algo *const registry[] = {
 	&dpi_algo_msr_dp,
 	&dpi_algo_dp,	  &dpi_algo_zero,   &dpi_algo_gpipe,  &dpi_algo_1f1b,
 	&dpi_algo_pase,
+	&dpi_algo_tofu,	  &dpi_algo_megatron,
 	&dpi_algo_ilp,
 };
 

@@ -39,8 +39,9 @@
  * An update op split on its param dims (ZeRO) is followed by an all-gather
  * of the updated weights, "u/ag#dD" on every device, receiving every
  * instance's param block (the param tensor, not its optimizer state),
- * unless a param op before it is split at least as finely (the weights
- * stay sharded).
+ * unless a param op before it, or the variable it updates (a param op of
+ * its colocation group), is split at least as finely (the weights stay
+ * sharded).
  *
  * Control edges join the instances of u and v on the same device; an
  * instance of v on a device without an instance of u waits for u's first.
@@ -403,6 +404,20 @@ static dp_status control_edge(dpi_spmd_ctx *c, uint32_t u, uint32_t v,
 	return DP_OK;
 }
 
+/* Is w a param op split on its param dims into at least parts blocks (its
+ * weights stay sharded, as tensor-parallel weights do)? */
+static bool sharded_as_finely(const dpi_spmd_ctx *c, uint32_t w, int64_t parts)
+{
+	dp_dims wd;
+	if (dp_op_role(c->g, w) != DP_ROLE_PARAM || !dp_op_dims(c->g, w, &wd) ||
+	    wd.nparam <= 0 || dpi_spmd_whole(c, w) >= 0)
+		return false;
+	int64_t wp = 1;
+	for (int k = 0; k < wd.nparam; k++)
+		wp *= dpi_spmd_mask_parts(c, dpi_spmd_mask(c, w, wd.param[k]));
+	return wp >= parts;
+}
+
 /* The all-gather after an update op split on its param dims (ZeRO). */
 static dp_status zero_gather(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 {
@@ -424,18 +439,15 @@ static dp_status zero_gather(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 	}
 	if (parts == 1)
 		return DP_OK;
-	for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
-		uint32_t w = g->edges[g->pred_edge[i]].from;
-		dp_dims wd;
-		if (dp_op_role(g, w) != DP_ROLE_PARAM ||
-		    !dp_op_dims(g, w, &wd) || wd.nparam <= 0 ||
-		    dpi_spmd_whole(c, w) >= 0)
-			continue;
-		int64_t wp = 1;
-		for (int k = 0; k < wd.nparam; k++)
-			wp *= dpi_spmd_mask_parts(
-				c, dpi_spmd_mask(c, w, wd.param[k]));
-		if (wp >= parts)
+	for (uint32_t i = g->pred_off[u]; i < g->pred_off[u + 1]; i++)
+		if (sharded_as_finely(c, g->edges[g->pred_edge[i]].from, parts))
+			return DP_OK;
+	/* the variable whose update u is (its colocation group) */
+	int32_t grp = g->ops[u].colocate;
+	for (uint32_t i = grp >= 0 ? g->group_off[grp] : 0;
+	     grp >= 0 && i < g->group_off[grp + 1]; i++) {
+		uint32_t w = g->group_ops[i];
+		if (c->upd[w] == u && sharded_as_finely(c, w, parts))
 			return DP_OK;
 	}
 	t.total = vol_all(&t) * t.eb;

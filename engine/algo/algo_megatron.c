@@ -1,0 +1,178 @@
+/* algo_megatron.c - `megatron`: the expert tensor-parallel layout of
+ * transformer blocks (Shoeybi et al., "Megatron-LM: training multi-billion
+ * parameter language models using model parallelism", 2019), combined
+ * with data parallelism, as an spmd strategy on a mesh [D, T] (D x T = K;
+ * axis 0 splits the batch, axis 1 the tensors).
+ *
+ * Blocks are recognised by the sample graphs' dim names (docs/formats.md):
+ * every op with a dim `heads` (attention: the QKV MatMul, the scores, the
+ * softmax, the output projection, their backward ops, weights and
+ * updates) is split T ways by heads, and every op with a dim `f` (the MLP:
+ * the first MatMul on its output dim, the activation, the second MatMul on
+ * its reduction dim, and theirs) T ways by f; so a block's forward ends
+ * with one all-reduce (the partial sums of the output projection or of
+ * the second MatMul) and its backward with one (the input gradient of the
+ * first MatMul). Every op with the batch dim is also split D ways along
+ * it; other ops (layer norms, residual adds, embeddings) are replicated
+ * over the tensor axis. Ops it does not recognise stay data parallel, or
+ * replicated when D does not divide their batch. Pinned ops stay whole on
+ * their pin.
+ *
+ * T: o->tp when given (it must divide K); else, among the T that divide K
+ * and every `f` (and that leave a D dividing the batch, when some do), the
+ * smallest whose per-device memory estimate (internal/tofu.h) fits the
+ * smallest cap, else the one with the smallest estimate. Attention is split
+ * only when T divides its heads.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dnnpart/strategy.h"
+#include "internal/algo_int.h"
+#include "internal/spmd.h"
+#include "internal/tofu.h"
+
+/* Whether every op with dim `name` has a size that t divides. */
+static bool divides_all(const dp_graph *g, const char *name, int t)
+{
+	for (uint32_t u = 0; u < g->nops; u++) {
+		dp_dims d;
+		int i = dp_op_find_dim(g, u, name);
+		if (i >= 0 && dp_op_dims(g, u, &d) && d.sizes[i] % t != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Whether some op has a dim called name. */
+static bool has_dim(const dp_graph *g, const char *name)
+{
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (dp_op_find_dim(g, u, name) >= 0)
+			return true;
+	return false;
+}
+
+/* Fills s (allocated, mesh [d, t]) with Megatron's layout. */
+static void layout(const dp_graph *g, dp_strategy *s, int d, int t)
+{
+	const char *bd = dp_graph_batch_dim(g);
+	bool heads = divides_all(g, "heads", t);
+	for (uint32_t u = 0; u < g->nops; u++) {
+		uint8_t *ax = &s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS];
+		if (g->ops[u].pin >= 0) {
+			s->spmd.device[u] = g->ops[u].pin;
+			continue;
+		}
+		dp_dims dd;
+		if (!dp_op_dims(g, u, &dd)) {
+			if (d > 1 && dpi_spmd_batch_role(dp_op_role(g, u)))
+				ax[0] = 1;
+			continue;
+		}
+		int b = bd[0] ? dp_op_find_dim(g, u, bd) : -1;
+		if (b >= 0 && d > 1 && dd.sizes[b] % d == 0)
+			ax[b] |= 1;
+		if (t == 1)
+			continue;
+		int f = dp_op_find_dim(g, u, "f");
+		int h = heads ? dp_op_find_dim(g, u, "heads") : -1;
+		if (f >= 0)
+			ax[f] |= 2;
+		else if (h >= 0)
+			ax[h] |= 2;
+	}
+}
+
+static dp_status make(const dp_graph *g, const dp_machine *m, int t,
+		      dp_strategy *s, dp_err *err)
+{
+	dp_strategy_init(s);
+	dp_status st = dp_strategy_alloc(s, DP_STRAT_SPMD, g, 0, err);
+	if (st)
+		return st;
+	s->k = m->k;
+	s->spmd.naxes = 2;
+	s->spmd.mesh[0] = m->k / t;
+	s->spmd.mesh[1] = t;
+	layout(g, s, m->k / t, t);
+	snprintf(s->label, sizeof s->label, "megatron %dx%d", m->k / t, t);
+	snprintf(s->algo, sizeof s->algo, "megatron");
+	return DP_OK;
+}
+
+static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
+			      const dp_algo_opts *o, const dp_progress *p,
+			      dp_strategy *out, dp_err *err)
+{
+	int k = m->k;
+	dp_status st = dpi_algo_poll(p, "megatron", "splitting", 0, err);
+	if (!st)
+		st = dp_algo_check_pins(g, m, err);
+	if (st)
+		return st;
+	int tp = o ? o->tp : 0;
+	if (tp > 0 && (k % tp != 0 || !divides_all(g, "f", tp)))
+		return dp_err_set(
+			err, DP_EINPUT, g->source, 0, 0,
+			"megatron: --tp %d must divide the %d devices "
+			"and the MLP width (every dim 'f')",
+			tp, k);
+	int64_t batch = dp_graph_batch_size(g);
+	int64_t cap = DP_CAP_UNLIMITED;
+	for (int d = 0; d < k; d++)
+		cap = m->cap[d] < cap ? m->cap[d] : cap;
+	/* nothing to split on a tensor axis: data parallelism alone */
+	int tmax = has_dim(g, "f") || has_dim(g, "heads") ? k : 1;
+	bool any_batch = false;
+	for (int t = 1; t <= tmax; t++)
+		if (k % t == 0 && divides_all(g, "f", t) &&
+		    (batch <= 0 || batch % (k / t) == 0))
+			any_batch = true;
+	dp_strategy best;
+	dp_strategy_init(&best);
+	double best_mem = 0;
+	bool have = false;
+	for (int t = 1; t <= (tp > 0 ? k : tmax); t++) {
+		if (tp > 0 ? t != tp
+			   : k % t != 0 || !divides_all(g, "f", t) ||
+				     (any_batch && batch > 0 &&
+				      batch % (k / t) != 0))
+			continue;
+		if ((st = dpi_algo_poll(p, "megatron", "splitting",
+					(double)t / k, err)))
+			break;
+		dp_strategy s;
+		if ((st = make(g, m, t, &s, err)))
+			break;
+		double mem = dpi_tofu_estimate(g, &s);
+		if (!have || (best_mem > (double)cap && mem < best_mem)) {
+			dp_strategy_free(&best);
+			best = s;
+			best_mem = mem;
+			have = true;
+		} else {
+			dp_strategy_free(&s);
+		}
+		if (best_mem <= (double)cap)
+			break;
+	}
+	if (st) {
+		dp_strategy_free(&best);
+		return st;
+	}
+	if (!have) /* no T divides the MLP width: data parallelism alone */
+		if ((st = make(g, m, 1, &best, err)))
+			return st;
+	*out = best;
+	return dpi_algo_poll(p, "megatron", "splitting", 1, err);
+}
+
+const dp_algo dpi_algo_megatron = {
+	.name = "megatron",
+	.summary = "Megatron-LM's tensor parallelism (attention by heads, the "
+		   "MLP by its width) on T devices, data parallel over K/T",
+	.source = "Shoeybi et al., Megatron-LM, arXiv 1909.08053, 2019",
+	.run = NULL,
+	.strategize = megatron_run,
+};

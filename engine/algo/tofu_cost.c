@@ -1,0 +1,205 @@
+/* tofu_cost.c - the communication cost of one level of a Tofu split
+ * (internal/tofu.h).
+ *
+ * The tensor an edge carries is classified the way the spmd lowering
+ * classifies it (lower_spmd_edges.c, make_tensor): an edge with dims
+ * indexes the producer's out; an edge without dims between two ops with
+ * the batch carries one axis, the batch; an edge into an op whose param
+ * tensor has the edge's bytes carries that param; any other edge is one
+ * whole tensor.
+ */
+#include "internal/tofu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/spmd.h"
+
+/* The index of the batch dim of op u as the lowering sees it: -2 for an
+ * op without dims, -1 when it has dims but not the batch. */
+static int batch_index(const dp_graph *g, uint32_t u)
+{
+	dp_dims d;
+	if (!dp_op_dims(g, u, &d))
+		return -2;
+	const char *bd = dp_graph_batch_dim(g);
+	return bd[0] ? dp_op_find_dim(g, u, bd) : -1;
+}
+
+/* Does u have the batch (as a producer: in its out)? *i: its index. */
+static bool has_batch(const dp_graph *g, uint32_t u, bool producer, int *i)
+{
+	int b = batch_index(g, u);
+	if (b == -2) {
+		dp_role r = dp_op_role(g, u);
+		*i = 0;
+		return dpi_spmd_batch_role(r) &&
+		       !(producer && r == DP_ROLE_GRAD);
+	}
+	if (b < 0)
+		return false;
+	if (producer) {
+		dp_dims d;
+		dp_op_dims(g, u, &d);
+		bool in = d.nout < 0;
+		for (int k = 0; k < d.nout; k++)
+			in = in || d.out[k] == (uint8_t)b;
+		if (!in)
+			return false;
+	}
+	*i = b;
+	return true;
+}
+
+static void classify(const dp_graph *g, uint32_t e, dpi_tofu_edge *t)
+{
+	const dp_edge *ed = &g->edges[e];
+	uint32_t u = ed->from, v = ed->to;
+	t->from = u;
+	t->to = v;
+	t->bytes = ed->control ? 0 : (double)ed->bytes;
+	memset(t->pmap, DPI_TOFU_PARTIAL, sizeof t->pmap);
+	memset(t->cmap, DPI_TOFU_NONE, sizeof t->cmap);
+	dp_dims pd, cd;
+	bool hp = dp_op_dims(g, u, &pd), hc = dp_op_dims(g, v, &cd);
+	const uint32_t *names;
+	int ne = dp_edge_dims(g, e, &names);
+	int pb, cb;
+	if (ne >= 0 && hp && hc && pd.nout == ne) {
+		for (int j = 0; j < ne; j++) {
+			t->pmap[pd.out[j]] = (int8_t)j;
+			for (uint32_t k = 0; k < cd.n; k++)
+				if (cd.name_off[k] == names[j])
+					t->cmap[k] = (int8_t)j;
+		}
+	} else if (has_batch(g, u, true, &pb) && has_batch(g, v, false, &cb)) {
+		t->pmap[pb] = 0;
+		t->cmap[cb] = 0;
+	} else {
+		int64_t pv = cd.elem_bytes;
+		for (int k = 0; hc && k < cd.nparam; k++)
+			pv *= cd.sizes[cd.param[k]];
+		if (hc && cd.nparam > 0 && pv == ed->bytes)
+			for (int k = 0; k < cd.nparam; k++)
+				t->cmap[cd.param[k]] = (int8_t)k;
+	}
+}
+
+void dpi_tofu_edges(const dp_graph *g, dpi_tofu_edge *te)
+{
+	for (uint32_t e = 0; e < g->nedges; e++)
+		classify(g, e, &te[e]);
+}
+
+double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
+			  const dpi_tofu_level *lv)
+{
+	double b = te->bytes, f = lv->f, fm = f - 1;
+	double msg = lv->alpha * lv->groups * f * fm; /* one per pair */
+	if (b == 0 || lv->f <= 1)
+		return 0;
+	if (iu == -2) /* a pinned producer: everything comes from it */
+		return iv == -2	 ? 0
+		       : iv >= 0 ? b * fm / f + msg / f
+				 : b * fm + msg / f;
+	if (iu < 0)
+		return 0;
+	int p = te->pmap[iu];
+	if (iv == -2) /* a pinned consumer gathers the whole tensor */
+		return b * fm / f + msg / f;
+	int c = iv >= 0 ? te->cmap[iv] : DPI_TOFU_NONE;
+	if (p == DPI_TOFU_PARTIAL)
+		return c >= 0 ? b * fm + msg : 2 * (b * fm + msg);
+	if (c == p)
+		return 0;
+	return (c >= 0 ? b * fm / f : b * fm) + msg;
+}
+
+/* The dim op u splits at level l under s: -2 pinned, -1 none. */
+static int choice_at(const dp_graph *g, const dp_strategy *s, uint32_t u, int l)
+{
+	if (s->spmd.device && s->spmd.device[u] >= 0)
+		return -2;
+	dp_dims d;
+	uint32_t n = dp_op_dims(g, u, &d) ? d.n : 1;
+	for (uint32_t i = 0; s->spmd.axes && i < n; i++)
+		if (s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + i] & (1u << l))
+			return (int)i;
+	return -1;
+}
+
+double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha)
+{
+	dpi_tofu_edge *te = malloc((g->nedges ? g->nedges : 1) * sizeof *te);
+	if (!te)
+		return -1;
+	dpi_tofu_edges(g, te);
+	double total = 0;
+	dpi_tofu_level lv = {.groups = 1, .alpha = alpha};
+	for (int l = 0; l < s->spmd.naxes; l++) {
+		lv.f = s->spmd.mesh[l];
+		for (uint32_t e = 0; e < g->nedges; e++)
+			total += dpi_tofu_edge_cost(
+				&te[e], choice_at(g, s, te[e].from, l),
+				choice_at(g, s, te[e].to, l), &lv);
+		lv.groups *= lv.f;
+	}
+	free(te);
+	return total;
+}
+
+/* Per-device memory estimate of s: params (with their gradients and
+ * optimizer state) divided by the parts of their param dims, and the
+ * activations (forward, input, no role) by the parts of their out. */
+double dpi_tofu_estimate(const dp_graph *g, const dp_strategy *s)
+{
+	double mem = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const dp_op *o = &g->ops[u];
+		dp_role r = dp_op_role(g, u);
+		bool act = r == DP_ROLE_FORWARD || r == DP_ROLE_INPUT ||
+			   r == DP_ROLE_NONE;
+		const uint8_t *ax = &s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS];
+		dp_dims d;
+		double pp = 1, op = 1;
+		if (s->spmd.device[u] >= 0) {
+		} else if (dp_op_dims(g, u, &d)) {
+			for (int j = 0; j < d.nparam; j++)
+				pp *= dp_spmd_parts(&s->spmd, u, d.param[j]);
+			for (int j = 0; j < d.nout; j++)
+				op *= dp_spmd_parts(&s->spmd, u, d.out[j]);
+		} else if (ax[0]) {
+			op = dp_spmd_parts(&s->spmd, u, 0);
+		}
+		mem += (double)o->param_bytes / pp;
+		if (act)
+			mem += (double)o->output_bytes / op;
+	}
+	return mem;
+}
+
+/* Mesh: K's prime factors, ascending, the smallest merged while there
+ * are more than DP_MAX_MESH_AXES. Returns the number of axes. */
+int dpi_tofu_mesh(int k, int *mesh)
+{
+	int n = 0, f[32];
+	for (int p = 2; k > 1 && n < 32; p++)
+		while (k % p == 0 && n < 32) {
+			f[n++] = p;
+			k /= p;
+		}
+	if (n == 0)
+		f[n++] = 1;
+	while (n > DP_MAX_MESH_AXES) {
+		f[1] *= f[0];
+		memmove(f, f + 1, (size_t)(n - 1) * sizeof *f);
+		n--;
+		for (int i = 1; i < n && f[i - 1] > f[i]; i++) {
+			int x = f[i];
+			f[i] = f[i - 1];
+			f[i - 1] = x;
+		}
+	}
+	memcpy(mesh, f, (size_t)n * sizeof *f);
+	return n;
+}

@@ -1,0 +1,81 @@
+/* tofu.h - the cost model of the `tofu` strategy search
+ * (engine/algo/tofu_cost.c, engine/algo/algo_tofu.c; internal to the
+ * engine; docs/algorithms.md, "tofu").
+ *
+ * Tofu splits every op at each level of a recursion into f parts along one
+ * of its dims. At one level, with every op's choice of dim (or none), the
+ * bytes a data edge u -> v moves among the f devices of a group, summed
+ * over all groups, are the edge's bytes x:
+ *   0          u replicated (each device reads its own copy), or u and v
+ *              split the same axis of the tensor;
+ *   (f-1)/f    u and v split two different axes (an all-to-all);
+ *   f-1        u split on an axis, v needs the whole tensor (an
+ *              all-gather); or u split on a reduction dim (partial sums)
+ *              and v split (a reduce-scatter);
+ *   2(f-1)     partial sums into a v that needs the whole tensor (a
+ *              reduce-scatter plus an all-gather: an all-reduce);
+ * which is what the spmd lowering (lower_spmd_edges.c) moves for that
+ * split on a mesh of f devices; plus a price per message (below). The tensor's axes, and which dims of u and
+ * v index them, follow the lowering's rules for an edge with or without
+ * dims. The cost of a strategy is the sum over its levels (mesh axes).
+ */
+#ifndef DNNPART_TOFU_H
+#define DNNPART_TOFU_H
+
+#include <stdint.h>
+
+#include "dnnpart/strategy.h"
+
+#define DPI_TOFU_NONE (-1)    /* the dim does not index the tensor */
+#define DPI_TOFU_PARTIAL (-2) /* a producer's reduction dim */
+
+/* How the dims of an edge's two ends index the tensor it carries: for the
+ * producer's dim i (entry 0 for an op without dims) the tensor axis it
+ * indexes or DPI_TOFU_PARTIAL; for the consumer's dim k the axis or
+ * DPI_TOFU_NONE. */
+typedef struct dpi_tofu_edge {
+	uint32_t from, to;
+	double bytes;
+	int8_t pmap[DP_MAX_OP_DIMS];
+	int8_t cmap[DP_MAX_OP_DIMS];
+} dpi_tofu_edge;
+
+/* Fills te[] for every data edge of g (control edges get bytes 0). */
+void dpi_tofu_edges(const dp_graph *g, dpi_tofu_edge *te);
+
+/* One level of the recursion: f parts in each of `groups` groups of
+ * devices (the product of the earlier levels' parts); alpha: the bytes a
+ * message is worth (the link's latency x its bandwidth), so that many
+ * small transfers are not free. */
+typedef struct dpi_tofu_level {
+	int f;
+	double groups;
+	double alpha;
+} dpi_tofu_level;
+
+/* The cost of edge te at level lv, when its producer splits its dim iu and
+ * its consumer its dim iv (-1: not split, i.e. replicated; -2: whole on
+ * one device, a pinned op): the bytes above plus alpha x groups x the
+ * messages (f(f-1) for a gather, an all-to-all or a reduce-scatter, twice
+ * that for an all-reduce; f-1 to or from a pinned op). */
+double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
+			  const dpi_tofu_level *lv);
+
+/* The cost of an spmd strategy s in tofu's model with message cost alpha:
+ * the sum over the mesh axes (levels, in order) of every data edge's cost
+ * at that level (each op's choice at level l: the dim whose axes mask
+ * holds bit l). Negative when out of memory. */
+double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha);
+
+/* Per-device memory estimate of an spmd strategy s (the caps' test):
+ * params, gradients and optimizer state divided by the parts of their
+ * param dims, plus activations (forward, input, no role) divided by the
+ * parts of their out dims. */
+double dpi_tofu_estimate(const dp_graph *g, const dp_strategy *s);
+
+/* Tofu's mesh for k devices: k's prime factors, ascending, the smallest
+ * merged while there are more than DP_MAX_MESH_AXES. Returns the number of
+ * axes written into mesh. */
+int dpi_tofu_mesh(int k, int *mesh);
+
+#endif
