@@ -20,7 +20,7 @@ void cmd_compare_help(FILE *out)
 		"                       [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
 		"                       [--no-polish] [--time-limit S] "
-		"[--strict]\n"
+		"[--budget S] [--strict]\n"
 		"\n"
 		"Runs every registered algorithm (or the ones listed) on GRAPH "
 		"and one machine,\n"
@@ -60,7 +60,9 @@ void cmd_compare_help(FILE *out)
 		"\n"
 		"  --no-polish        pardnn: skip the polish phase\n"
 		"  --time-limit S     ilp: the solver's time limit in seconds "
-		"(default 10)\n");
+		"(default 10)\n"
+		"  --budget S         best: start no further algorithm after "
+		"S seconds\n");
 	cli_help_machine_opts(out);
 	fprintf(out,
 		"output:\n"

@@ -1,7 +1,7 @@
 /* algo.c - the algorithm registry (see algo.h).
  *
  * To add an algorithm: define `const dp_algo algo_NAME` in algo_NAME.c,
- * declare it below and add it to the table. The first entry is the default.
+ * declare it below and add it to the table. dp_algo_default() is best.
  */
 #include "dnnpart/algo.h"
 
@@ -21,13 +21,17 @@ extern const dp_algo dpi_algo_zero;
 extern const dp_algo dpi_algo_gpipe;
 extern const dp_algo dpi_algo_1f1b;
 extern const dp_algo dpi_algo_ilp;
+extern const dp_algo dpi_algo_best;
 
-/* placements first, then the strategies (DESIGN 10) */
+/* placements first, then the strategies (DESIGN 10), then best, which runs
+ * the placements: last, so that the explorer's `a` goes from best (the
+ * default) to pardnn in one key */
 static const dp_algo *const registry[] = {
 	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo, &dpi_algo_metf,
 	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig, &dpi_algo_mincut,
 	&dpi_algo_ilp,
 	&dpi_algo_dp,	  &dpi_algo_zero,   &dpi_algo_gpipe,  &dpi_algo_1f1b,
+	&dpi_algo_best,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])
@@ -40,6 +44,8 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->tp = 0;
 	o->time_limit_s = 10.0;
 	o->bound = NULL;
+	o->budget_s = 0;
+	o->origin = NULL;
 }
 
 size_t dp_algo_count(void)
@@ -62,7 +68,7 @@ const dp_algo *dp_algo_find(const char *name)
 
 const dp_algo *dp_algo_default(void)
 {
-	return registry[0];
+	return &dpi_algo_best;
 }
 
 const char *dp_algo_names(void)
