@@ -39,6 +39,9 @@ typedef struct worker_result {
 	dp_status status;  /* DP_OK, DP_ECANCELED or an error */
 	char msg[1200];	   /* the error, formatted */
 	dp_plan plan;	   /* when status == DP_OK */
+	/* a plan job's intermediate plan (an anytime algorithm, best: the
+	 * best so far while it runs); the job's final result follows */
+	bool interim;
 	struct worker_result *next;
 } worker_result;
 

@@ -263,6 +263,60 @@ static void test_best_cancel(void)
 	dp_graph_free(g);
 }
 
+/* Anytime: each interim placement beats the one before on the whole
+ * machine, and the final plan is at least as good as the last. */
+typedef struct interim_log {
+	const dp_graph *g;
+	const dp_machine *m;
+	int calls;
+	bool valid, improving;
+	score last;
+} interim_log;
+
+static void on_interim(void *ud, const int32_t *pl, const dp_algo_origin *f)
+{
+	interim_log *lg = ud;
+	dp_plan p;
+	dp_err err;
+	if (dp_plan_evaluate(lg->g, lg->m, pl, DP_CONT_PORT, &p, &err)) {
+		lg->valid = false;
+		return;
+	}
+	score s = score_of(&p);
+	if (lg->calls && !better(&s, &lg->last))
+		lg->improving = false;
+	if (!f->has_origin || !dp_algo_find(f->best_of))
+		lg->valid = false;
+	lg->last = s;
+	lg->calls++;
+	dp_plan_free(&p);
+}
+
+static void test_best_anytime_plans_improve(void)
+{
+	dp_graph *g = graph_for(9, 300, 4);
+	REQUIRE(g);
+	dp_machine m;
+	machine_with(&m, 4, DP_CAP_UNLIMITED);
+	interim_log lg = {g, &m, 0, true, true, {0}};
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.interim = on_interim;
+	o.interim_ud = &lg;
+	dp_plan p;
+	dp_err err;
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("best"), &o, NULL, &p, &err) ==
+		DP_OK);
+	CHECK(lg.calls >= 1);
+	CHECK(lg.valid);
+	CHECK(lg.improving);
+	score fin = score_of(&p);
+	CHECK(!better(&lg.last, &fin));
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 /* The registry: best is the default, pardnn stays first, and "every
  * algorithm" leaves best out (it runs them). */
 static void test_best_is_the_default(void)
@@ -282,4 +336,4 @@ TEST_MAIN(TEST(test_best_never_worse_than_any_algorithm_it_ran),
 	  TEST(test_best_chain_stays_on_one_device),
 	  TEST(test_best_is_deterministic),
 	  TEST(test_best_budget_reports_the_cutoff), TEST(test_best_cancel),
-	  TEST(test_best_is_the_default))
+	  TEST(test_best_anytime_plans_improve), TEST(test_best_is_the_default))

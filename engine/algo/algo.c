@@ -46,6 +46,8 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->bound = NULL;
 	o->budget_s = 0;
 	o->origin = NULL;
+	o->interim = NULL;
+	o->interim_ud = NULL;
 }
 
 size_t dp_algo_count(void)

@@ -99,10 +99,19 @@ typedef struct dp_algo_opts {
 	/* out: where best writes what it started from (NULL: not wanted).
 	 * dp_plan_run() points it at the plan's own. */
 	dp_algo_origin *origin;
+	/* best (anytime): called from the running thread, before best
+	 * returns, with each placement (g->nops entries, borrowed for the
+	 * call) that beats every one it passed before on the whole machine,
+	 * and where it came from; NULL: not wanted. The explorer shows each
+	 * as it comes. The placement best returns is the last one passed or
+	 * better. */
+	void (*interim)(void *ud, const int32_t *placement,
+			const dp_algo_origin *from);
+	void *interim_ud;
 } dp_algo_opts;
 
 /* Defaults: port contention, polish on, the strategies' own choices, a
- * time limit of 10 s, no bound, no budget, no origin. */
+ * time limit of 10 s, no bound, no budget, no origin, no interim. */
 void dp_algo_opts_default(dp_algo_opts *o);
 
 typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,

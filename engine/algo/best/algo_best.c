@@ -89,7 +89,27 @@ typedef struct best_ctx {
 	int32_t *best_pl;
 	dpi_best_score best_sc;
 	bool have_best;
+	/* the last placement passed to o->interim (anytime) */
+	dpi_best_score shown_sc;
+	bool shown;
 } best_ctx;
+
+/* Passes pl to o->interim when it beats every placement passed before
+ * (sc is its score on the whole machine). */
+static void offer(best_ctx *c, const int32_t *pl, const dpi_best_score *sc,
+		  const dp_algo *from, int kk, bool polished)
+{
+	if (!c->o->interim || (c->shown && !dpi_best_better(sc, &c->shown_sc)))
+		return;
+	c->shown = true;
+	c->shown_sc = *sc;
+	dp_algo_origin og = c->origin;
+	og.has_origin = true;
+	snprintf(og.best_of, sizeof og.best_of, "%s", from->name);
+	og.devices = kk;
+	og.polished = polished;
+	c->o->interim(c->o->interim_ud, pl, &og);
+}
 
 /* Inserts the placement in scratch into top (kept sorted, best first; an
  * equal score stays behind the earlier one). */
@@ -116,6 +136,7 @@ static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
 	dp_algo_opts sub = *c->o;
 	sub.bound = NULL;
 	sub.origin = NULL;
+	sub.interim = NULL;
 	dp_sim_opts so = {.contention = c->o->contention};
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
@@ -154,6 +175,8 @@ static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
 			break;
 		dpi_best_score sc = dpi_best_score_of(&r);
 		top_insert(c, &sc, c->cands[i]);
+		if (mk->k == c->m->k) /* scored on the whole machine */
+			offer(c, c->scratch, &sc, c->cands[i], mk->k, false);
 	}
 	dp_sim_result_free(&r);
 	return st;
@@ -224,6 +247,7 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 			 c->top[win].algo->name);
 		c->origin.devices = kk;
 		c->origin.polished = win_polished;
+		offer(c, c->best_pl, &sc, c->top[win].algo, kk, win_polished);
 	}
 	return DP_OK;
 }
