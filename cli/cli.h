@@ -63,6 +63,7 @@ typedef struct cli_opts {
 			     loaded) */
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */
+	bool check_k;	     /* compare --check-k */
 	bool force;	 /* --force: outputs may replace existing files */
 	const char *out; /* -o placement file */
 	const char *dot, *svg, *png, *pdf, *trace, *csv, *device_map,
