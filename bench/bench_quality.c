@@ -614,15 +614,23 @@ int bench_quality(const bench_cfg *cfg)
 		cJSON_AddItemToArray(jsum, summary_json(caps[l].name, sum));
 	}
 	print_losses(cs, nc, root);
+	/* best against the placement algorithms it runs (a strategy splits
+	 * ops or micro-batches, which best does not) */
 	size_t ib = q_count() - 1, best_ok = 0, best_cases = 0;
 	for (int i = 0; i < nc; i++) {
-		if (!cs[i].any_feasible)
+		double m = INFINITY;
+		for (size_t a = 0; a < ib && a < MAX_ALGOS; a++)
+			if (q_at(a)->run && cs[i].r[a].ok &&
+			    cs[i].r[a].feasible && cs[i].r[a].makespan < m)
+				m = cs[i].r[a].makespan;
+		if (isinf(m))
 			continue;
 		best_cases++;
-		best_ok += cs[i].r[ib].best;
+		best_ok += cs[i].r[ib].ok && cs[i].r[ib].feasible &&
+			   cs[i].r[ib].makespan <= m * (1 + 1e-9);
 	}
-	printf("\nbest is best or tied in %zu of the %zu cases where some "
-	       "plan is feasible\n",
+	printf("\nbest is best or tied among the placement algorithms in "
+	       "%zu of the %zu cases\nwhere one of them is feasible\n",
 	       best_ok, best_cases);
 	cJSON_AddNumberToObject(root, "best_best_or_tied", (double)best_ok);
 	cJSON_AddNumberToObject(root, "best_cases", (double)best_cases);
