@@ -64,6 +64,8 @@ typedef struct cli_opts {
 	long long batch;  /* --batch: the graph at this batch size (0: as
 			     loaded) */
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
+	double budget_s;     /* --budget (best), 0 = none */
+	bool check_k;	     /* compare --check-k */
 	bool force;	 /* --force: outputs may replace existing files */
 	const char *out; /* -o placement file */
 	const char *dot, *svg, *png, *pdf, *trace, *csv, *device_map,
@@ -116,15 +118,15 @@ int cli_take_graph_placement(const char *cmd, const char *a, cli_opts *o,
 int cli_require_graph_placement(const char *cmd, const cli_opts *o,
 				const char *place);
 
-/* --time-limit S at argv[*i] (ilp's solver limit: seconds, a plain
- * number or a time with its unit, e.g. 30, 2.5, 500ms, 1min): 1 when it
- * was this option (stored in o->time_limit_s), 0 when not, -1 after a
- * usage error. */
+/* --time-limit S (ilp's solver limit) or --budget S (best's budget) at
+ * argv[*i]: seconds, a plain number or a time with its unit, e.g. 30, 2.5,
+ * 500ms, 1min: 1 when it was one of them (stored in o->time_limit_s or
+ * o->budget_s), 0 when not, -1 after a usage error. */
 int cli_parse_time_limit(const char *cmd, int argc, char **argv, int *i,
 			 cli_opts *o);
 
 /* The algorithm options the command line asked for: the defaults with
- * --contention, --no-polish and --time-limit applied. */
+ * --contention, --no-polish, --time-limit and --budget applied. */
 void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao);
 
 /* Loads o->graph_path (printing the error on failure). */

@@ -244,7 +244,8 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 	}
 	if ((r = opt_value(cmd, argc, argv, i, "--tp", NULL, &v))) {
 		long n;
-		if (r < 0 || cli_parse_int(cmd, "--tp", v, 1, DP_MAX_DEVICES, &n))
+		if (r < 0 ||
+		    cli_parse_int(cmd, "--tp", v, 1, DP_MAX_DEVICES, &n))
 			return -1;
 		o->tp = (int)n;
 		return 1;
@@ -311,7 +312,8 @@ void cli_help_machine_opts(FILE *out)
 		"  -M, --microbatches M  micro-batches of a pipeline, 1..%d\n"
 		"  --tp T             tensor-parallel size (default: the "
 		"algorithm's choice)\n"
-		"  --batch B          the step at batch size B: what the graph's "
+		"  --batch B          the step at batch size B: what the "
+		"graph's "
 		"dims index by\n"
 		"                     its batch_dim scales (docs/formats.md)\n"
 		"input:\n"
@@ -466,11 +468,13 @@ fail_mem:
 	return machine_error("--mem", &err);
 }
 
-int cli_parse_time_limit(const char *cmd, int argc, char **argv, int *i,
-			 cli_opts *o)
+/* A duration option at argv[*i] named opt, in seconds (a plain number or a
+ * time with its unit), from 0.001 s to a day, into *dst. */
+static int parse_seconds(const char *cmd, int argc, char **argv, int *i,
+			 const char *opt, double *dst)
 {
 	const char *v;
-	int r = opt_value(cmd, argc, argv, i, "--time-limit", NULL, &v);
+	int r = opt_value(cmd, argc, argv, i, opt, NULL, &v);
 	if (r <= 0)
 		return r;
 	double x, us;
@@ -479,19 +483,29 @@ int cli_parse_time_limit(const char *cmd, int argc, char **argv, int *i,
 	if (n && v[n] == '\0') {
 		us = x * 1e6; /* a plain number: seconds */
 	} else if (dp_units_parse_time(v, &us, &err)) {
-		cli_usage_error(cmd, "--time-limit: %s", err.msg);
+		cli_usage_error(cmd, "%s: %s", opt, err.msg);
 		return -1;
 	}
-	/* a day is far beyond what the MILP is useful for */
+	/* a day is far beyond what either is useful for */
 	if (!(us >= 1e3 && us <= 86400e6)) {
 		cli_usage_error(cmd,
-				"bad --time-limit '%s': expected seconds from "
+				"bad %s '%s': expected seconds from "
 				"0.001 to 86400 (e.g. 30, 2.5, 500ms)",
-				v);
+				opt, v);
 		return -1;
 	}
-	o->time_limit_s = us / 1e6;
+	*dst = us / 1e6;
 	return 1;
+}
+
+int cli_parse_time_limit(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o)
+{
+	int r = parse_seconds(cmd, argc, argv, i, "--time-limit",
+			      &o->time_limit_s);
+	if (r == 0)
+		r = parse_seconds(cmd, argc, argv, i, "--budget", &o->budget_s);
+	return r;
 }
 
 void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
@@ -504,6 +518,7 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	ao->tp = o->tp;
 	if (o->time_limit_s > 0)
 		ao->time_limit_s = o->time_limit_s;
+	ao->budget_s = o->budget_s;
 }
 
 int cli_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)

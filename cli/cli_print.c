@@ -78,6 +78,22 @@ static void print_proof(FILE *out, const dp_algo_bound *pr)
 	}
 }
 
+/* Where best's placement came from (docs/algorithms.md, "best"). */
+static void print_origin(FILE *out, const dp_plan *p)
+{
+	const dp_algo_origin *o = &p->origin;
+	if (!o->has_origin)
+		return;
+	fprintf(out, "best of      %s", o->best_of);
+	if (o->devices < p->k)
+		fprintf(out, " on %d of the %d devices", o->devices, p->k);
+	fprintf(out, "%s; %u run%s", o->polished ? ", polished" : "", o->ran,
+		o->ran == 1 ? "" : "s");
+	if (o->skipped)
+		fprintf(out, ", %u skipped: budget reached", o->skipped);
+	fprintf(out, "\n");
+}
+
 static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 			  const dp_plan *p)
 {
@@ -115,14 +131,16 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 		dp_sim_contention_name(p->contention));
 	if (!strcmp(p->algo, "eval")) {
 		if (p->strat && p->strat->algo[0])
-			fprintf(out, "algorithm    none (a given strategy, made "
-				     "by %s)\n",
+			fprintf(out,
+				"algorithm    none (a given strategy, made "
+				"by %s)\n",
 				p->strat->algo);
 		else
 			fprintf(out, "algorithm    none (a given %s)\n",
 				p->lowered ? "strategy" : "placement");
 	} else {
 		fprintf(out, "algorithm    %s\n", p->algo);
+		print_origin(out, p);
 		fprintf(out, "plan time    %.3f ms\n", p->plan_ms);
 	}
 	fprintf(out, "makespan     %s  (%s us)\n",
@@ -231,8 +249,7 @@ static void print_critical_path(FILE *out, const dp_graph *g, const dp_plan *p)
 
 /* What each device's peak holds, by role (only for graphs with roles:
  * without them it is params and activations, which the table shows). */
-static void print_peak_by_role(FILE *out, const dp_graph *g,
-			       const dp_plan *p)
+static void print_peak_by_role(FILE *out, const dp_graph *g, const dp_plan *p)
 {
 	if (!g->roles)
 		return;

@@ -20,7 +20,7 @@ void cmd_compare_help(FILE *out)
 		"                       [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
 		"                       [--no-polish] [--time-limit S] "
-		"[--strict]\n"
+		"[--budget S] [--check-k] [--strict]\n"
 		"\n"
 		"Runs every registered algorithm (or the ones listed) on GRAPH "
 		"and one machine,\n"
@@ -64,7 +64,15 @@ void cmd_compare_help(FILE *out)
 		"\n"
 		"  --no-polish        pardnn: skip the polish phase\n"
 		"  --time-limit S     ilp: the solver's time limit in seconds "
-		"(default 10)\n");
+		"(default 10)\n"
+		"  --budget S         best: start no further algorithm after "
+		"S seconds\n"
+		"  --check-k          also run each placement algorithm for "
+		"K-1 devices and\n"
+		"                     note where its plan for K is slower than "
+		"that plan\n"
+		"                     (run on the K devices, one left "
+		"empty)\n");
 	cli_help_machine_opts(out);
 	fprintf(out,
 		"output:\n"
@@ -129,6 +137,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 		int r;
 		if (!strcmp(a, "--strict")) {
 			o->strict = true;
+		} else if (!strcmp(a, "--check-k")) {
+			o->check_k = true;
 		} else if (!strcmp(a, "--no-polish")) {
 			o->no_polish = true;
 		} else if ((r = cli_parse_time_limit("compare", argc, argv, &i,
@@ -166,6 +176,68 @@ static int best_plan(const dp_plan *plans, const bool *ok, size_t n,
 		     score(&plans[i], obj) < score(&plans[best], obj)))
 			best = (int)i;
 	return best;
+}
+
+/* --check-k: runs each placement algorithm that planned for K again for the
+ * first K-1 devices and prices that plan on all K (the last one empty):
+ * fewer[i] is its makespan when it beats plan i (a feasible plan only
+ * replaces a feasible one), else NAN. More devices should never hurt
+ * (issue 15); best guarantees it on small graphs (docs/algorithms.md), the
+ * others are only reported. A pin on device K-1 skips the check. */
+static void check_fewer(const dp_graph *g, const dp_machine *m,
+			const dp_algo **algos, const dp_plan *plans,
+			const bool *ok, size_t n, const dp_algo_opts *ao,
+			cli_progress *cp, double *fewer)
+{
+	for (size_t i = 0; i < n; i++)
+		fewer[i] = NAN;
+	dp_machine mf;
+	dp_err err;
+	if (m->k < 2 || dp_machine_copy(&mf, m, &err))
+		return;
+	if (dp_machine_resize(&mf, m->k - 1, &err) ||
+	    dp_algo_check_pins(g, &mf, &err)) {
+		dp_machine_free(&mf);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!ok[i] || !algos[i]->run || dp_progress_canceled(&cp->p))
+			continue;
+		char label[80];
+		snprintf(label, sizeof label, "checking %s for K=%d",
+			 algos[i]->name, mf.k);
+		cli_progress_label(cp, label);
+		dp_plan pf, pe;
+		if (dp_plan_run(g, &mf, algos[i], ao, &cp->p, &pf, &err))
+			continue;
+		if (!dp_plan_evaluate(g, m, pf.placement, ao->contention, &pe,
+				      &err)) {
+			bool better = (pe.feasible || !plans[i].feasible) &&
+				      pe.sim.makespan < plans[i].sim.makespan *
+								(1 - 1e-9);
+			if (better)
+				fewer[i] = pe.sim.makespan;
+			dp_plan_free(&pe);
+		}
+		dp_plan_free(&pf);
+	}
+	cli_progress_clear(cp);
+	dp_machine_free(&mf);
+}
+
+static void print_fewer(const dp_algo **algos, const dp_plan *plans, size_t n,
+			int k, const double *fewer)
+{
+	for (size_t i = 0; i < n; i++) {
+		char a[32], b[32];
+		if (isnan(fewer[i]))
+			continue;
+		printf("note: more devices hurt %s: its plan for K=%d (%s) is "
+		       "slower than its plan for K=%d run here (%s)\n",
+		       algos[i]->name, k,
+		       dp_units_fmt_time(plans[i].sim.makespan, a, sizeof a),
+		       k - 1, dp_units_fmt_time(fewer[i], b, sizeof b));
+	}
 }
 
 static void print_header(const dp_graph *g, const dp_machine *m,
@@ -347,8 +419,12 @@ int cmd_compare_run(int argc, char **argv)
 	cli_progress_begin(&tp.cp, CLI_CANCEL_SIGINT_ONCE, "comparing");
 	dp_run_hooks hooks = {before_algo, after_algo, &tp};
 	dp_status st = dp_plan_run_all(g, &m, algos, n, &ao, &tp.cp.p, &hooks);
+	double *fewer = NULL;
+	if (!st && o.check_k && !o.json && (fewer = malloc(n * sizeof *fewer)))
+		check_fewer(g, &m, algos, plans, ok, n, &ao, &tp.cp, fewer);
 	cli_progress_end(&tp.cp);
 	if (st == DP_ECANCELED) {
+		free(fewer);
 		fprintf(stderr, "dnnpart: %s\n",
 			tp.canceled[0] ? tp.canceled : "canceled");
 		rc = dp_status_exit_code(DP_ECANCELED);
@@ -366,7 +442,10 @@ int cmd_compare_run(int argc, char **argv)
 			printf("objective    throughput: max load = time per "
 			       "sample in a steady pipelined stream\n\n");
 		print_table(algos, plans, ok, ok + n, n, o.objective);
+		if (fewer)
+			print_fewer(algos, plans, n, m.k, fewer);
 	}
+	free(fewer);
 	if (failed)
 		rc = failed;
 	else if (o.strict && best_plan(plans, ok, n, o.objective) < 0)

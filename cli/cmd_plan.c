@@ -38,7 +38,7 @@ void cmd_plan_help(FILE *out)
 	fprintf(out,
 		"usage: dnnpart plan GRAPH [-k K] [--mem CAPS] [--algo NAME] "
 		"[--no-polish]\n"
-		"                    [--time-limit S]\n"
+		"                    [--time-limit S] [--budget S]\n"
 		"                    [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
 		"                    [-o placement.json|.place] [--json] "
@@ -56,13 +56,17 @@ void cmd_plan_help(FILE *out)
 		"cannot meet the caps is still printed, marked INFEASIBLE.\n"
 		"\n"
 		"algorithm:\n"
-		"  --algo NAME        one of (the first is the default):\n");
+		"  --algo NAME        one of (default: best):\n");
 	for (size_t i = 0; i < dp_algo_count(); i++)
 		print_wrapped(out, dp_algo_at(i)->name, dp_algo_at(i)->summary);
 	fprintf(out, "  --no-polish        pardnn: skip the polish phase\n"
 		     "  --time-limit S     ilp: the solver's time limit in "
 		     "seconds (default 10;\n"
-		     "                     30, 2.5, 500ms, 2min)\n");
+		     "                     30, 2.5, 500ms, 2min)\n"
+		     "  --budget S         best: start no further algorithm "
+		     "after S seconds\n"
+		     "                     (default: none; a cut-off is "
+		     "reported)\n");
 	cli_help_machine_opts(out);
 	fprintf(out,
 		"output:\n"

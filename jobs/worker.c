@@ -118,6 +118,34 @@ static void run_fit(worker *w, job *j)
 	push_result(w, r);
 }
 
+/* An intermediate placement of an anytime algorithm (best): simulated and
+ * queued as a plan result of the running job, so the explorer shows it
+ * while the algorithm goes on. Out of memory, it is dropped. */
+static void interim_plan(void *ud, const int32_t *pl,
+			 const dp_algo_origin *from)
+{
+	job_run *jr = ud;
+	const job *j = jr->j;
+	worker_result *r = calloc(1, sizeof *r);
+	if (!r)
+		return;
+	dp_err err;
+	if (dp_plan_evaluate(j->g, &j->m, pl, j->o.contention, &r->plan,
+			     &err) != DP_OK) {
+		free(r);
+		return;
+	}
+	snprintf(r->plan.algo, sizeof r->plan.algo, "%s", j->algo->name);
+	r->plan.origin = *from;
+	r->kind = j->kind;
+	r->g = j->g;
+	r->gen = j->gen;
+	r->row = -1;
+	r->status = DP_OK;
+	r->interim = true;
+	push_result(jr->w, r);
+}
+
 /* A plan job runs its algorithm, a compare job every algorithm of the
  * registry in order (but those run only on request: dp_algo_compared), through the engine's one run-these-algorithms loop. */
 static void run_job(worker *w, job *j)
@@ -126,6 +154,10 @@ static void run_job(worker *w, job *j)
 	dp_progress p = {job_meter_report, &w->meter, &w->cancel};
 	job_run jr = {w, j, j->kind != JOB_PLAN};
 	dp_run_hooks hooks = {before_algo, after_algo, &jr};
+	if (!jr.compare) { /* anytime: best shows its plans as they come */
+		o.interim = interim_plan;
+		o.interim_ud = &jr;
+	}
 	size_t n;
 	const dp_algo *const *every = dp_algo_compared(&n);
 	if (j->kind == JOB_FIT)

@@ -45,6 +45,9 @@ typedef struct worker_result {
 	 * the smallest cap of device fit_dev, the others as they are */
 	dp_fit_result fit_k, fit_cap;
 	int fit_dev;
+	/* a plan job's intermediate plan (an anytime algorithm, best: the
+	 * best so far while it runs); the job's final result follows */
+	bool interim;
 	struct worker_result *next;
 } worker_result;
 

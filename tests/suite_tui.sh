@@ -434,7 +434,7 @@ if "$DNNPART" gen --ops 100000 --seed 1 -o "$big" >/dev/null 2>&1; then
 		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen \"$DNNPART\" \"$big\" -k 8; echo \"dnnpart exited with \$?\"; exec sleep 60"
 	$T kill-session -t tui >/dev/null 2>&1
 	S=big
-	if wait_for 'rerunning pardnn' 20; then
+	if wait_for 'rerunning best' 20; then
 		keys Escape
 		t0=$(date +%s)
 		if wait_for 'cancelled' 5 && wait_settled 5; then

@@ -18,7 +18,9 @@ static void test_algo_all_is_the_registry_in_order(void)
 	REQUIRE(dp_algo_count() >= 7);
 	for (size_t i = 0; i < dp_algo_count(); i++)
 		CHECK(all[i] == dp_algo_at(i));
-	CHECK(all[0] == dp_algo_default());
+	/* pardnn first in the list; best, the default, last */
+	CHECK(all[0] == dp_algo_find("pardnn"));
+	CHECK(all[dp_algo_count() - 1] == dp_algo_default());
 	CHECK(dp_algo_at(dp_algo_count()) == NULL);
 }
 

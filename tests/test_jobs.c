@@ -114,7 +114,9 @@ static void test_worker_compare_job_gives_every_row_in_order(void)
 		CHECK_INT(r->row, rows);
 		/* a strategy may not apply to this graph (DP_EINPUT, as when
 		 * run alone); every placement algorithm plans it */
-		const dp_algo *a = dp_algo_at((size_t)r->row);
+		const dp_algo *a = (size_t)r->row < ncompared
+					   ? every[r->row]
+					   : NULL;
 		if (a && a->strategize && r->status == DP_EINPUT) {
 			dp_plan alone;
 			CHECK_INT(dp_plan_run(g, &m, a, opts(DP_CONT_NONE), NULL,

@@ -1,7 +1,7 @@
 /* algo.c - the algorithm registry (see algo.h).
  *
  * To add an algorithm: define `const dp_algo algo_NAME` in algo_NAME.c,
- * declare it below and add it to the table. The first entry is the default.
+ * declare it below and add it to the table. dp_algo_default() is best.
  */
 #include "dnnpart/algo.h"
 
@@ -26,8 +26,12 @@ extern const dp_algo dpi_algo_pase;
 extern const dp_algo dpi_algo_tofu;
 extern const dp_algo dpi_algo_megatron;
 
+extern const dp_algo dpi_algo_best;
+
 /* placements first, then the strategies (DESIGN 10), then those run only
- * on request (dp_algo_compared() is a prefix of this table) */
+ * on request (dp_algo_compared() is a prefix of this table); best, which
+ * runs the placements, last, so that the explorer's `a` goes from best (the
+ * default) to pardnn in one key */
 static const dp_algo *const registry[] = {
 	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo, &dpi_algo_metf,
 	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig, &dpi_algo_mincut,
@@ -36,6 +40,7 @@ static const dp_algo *const registry[] = {
 	&dpi_algo_pase,
 	&dpi_algo_tofu,	  &dpi_algo_megatron,
 	&dpi_algo_ilp,
+	&dpi_algo_best,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])
@@ -49,6 +54,10 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->tp = 0;
 	o->time_limit_s = 10.0;
 	o->bound = NULL;
+	o->budget_s = 0;
+	o->origin = NULL;
+	o->interim = NULL;
+	o->interim_ud = NULL;
 }
 
 size_t dp_algo_count(void)
@@ -71,7 +80,7 @@ const dp_algo *dp_algo_find(const char *name)
 
 const dp_algo *dp_algo_default(void)
 {
-	return registry[0];
+	return &dpi_algo_best;
 }
 
 const char *dp_algo_names(void)

@@ -363,13 +363,19 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 					     shares, ubvec, options, &objval,
 					     part);
 		if (rc != METIS_OK) {
-			st = dp_err_set(err,
-					rc == METIS_ERROR_MEMORY ? DP_ENOMEM
-								 : DP_EINTERNAL,
-					NULL, 0, 0,
-					"METIS_PartGraphKway failed (code %d) "
-					"on %ld vertices into %d parts",
-					rc, (long)nv, k);
+			/* METIS's own allocation failed: say so, as
+			 * every out-of-memory message does */
+			st = dp_err_set(
+				err,
+				rc == METIS_ERROR_MEMORY ? DP_ENOMEM
+							 : DP_EINTERNAL,
+				NULL, 0, 0,
+				"METIS_PartGraphKway failed (code %d%s) "
+				"on %ld vertices into %d parts",
+				rc,
+				rc == METIS_ERROR_MEMORY ? ": out of memory"
+							 : "",
+				(long)nv, k);
 			goto out;
 		}
 	}

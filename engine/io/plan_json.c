@@ -136,6 +136,14 @@ void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *p)
 		dp_json_num(w, "milp_objective_us", p->proof.objective_us);
 		dp_json_num(w, "milp_bound_us", p->proof.bound_us);
 	}
+	if (p->origin.has_origin) {
+		/* best: where its placement came from (docs/algorithms.md) */
+		dp_json_str(w, "best_of", p->origin.best_of);
+		dp_json_int(w, "best_devices", p->origin.devices);
+		dp_json_bool(w, "best_polished", p->origin.polished);
+		dp_json_int(w, "best_runs", p->origin.ran);
+		dp_json_int(w, "best_skipped", p->origin.skipped);
+	}
 	dp_json_begin_array(w, "devices");
 	for (int d = 0; r->dev && d < p->k; d++)
 		device_json(w, g, p, d);

@@ -126,8 +126,8 @@ static dp_status plan_simulate(const dp_graph *g, const dp_graph *user,
 		if (!s)
 			st = err->code;
 		int32_t *zero = NULL;
-		if (!st && !(zero = calloc(user->nops ? user->nops : 1,
-					   sizeof *zero)))
+		if (!st &&
+		    !(zero = calloc(user->nops ? user->nops : 1, sizeof *zero)))
 			st = nomem(err, "the one-device placement");
 		dp_sim_result r1;
 		memset(&r1, 0, sizeof r1);
@@ -179,8 +179,8 @@ static dp_status plan_strategy(const dp_graph *g, const dp_machine *m,
 		dp_status st = dp_strategy_check(g, m, s, err);
 		if (st)
 			return st;
-		int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) *
-				     sizeof *pl);
+		int32_t *pl =
+			malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 		if (!pl)
 			return nomem(err, "the placement");
 		if (g->nops)
@@ -301,6 +301,9 @@ static dp_status plan_run(const dp_graph *g, const dp_machine *m,
 	dp_algo_bound proof;
 	memset(&proof, 0, sizeof proof);
 	mine.bound = &proof;
+	dp_algo_origin origin;
+	memset(&origin, 0, sizeof origin);
+	mine.origin = &origin;
 	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 	if (!pl)
 		return nomem(err, "the placement");
@@ -316,9 +319,12 @@ static dp_status plan_run(const dp_graph *g, const dp_machine *m,
 		free(pl);
 		return st;
 	}
-	st = plan_simulate(g, NULL, m, pl, algo->name, o->contention, ms, plan, err);
-	if (!st)
+	st = plan_simulate(g, NULL, m, pl, algo->name, o->contention, ms, plan,
+			   err);
+	if (!st) {
 		plan->proof = proof;
+		plan->origin = origin;
+	}
 	return st;
 }
 

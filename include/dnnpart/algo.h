@@ -67,6 +67,24 @@ typedef struct dp_algo_bound {
  * always does); the others keep minimising the step. */
 typedef enum dp_objective { DP_OBJ_STEP = 0, DP_OBJ_THROUGHPUT } dp_objective;
 
+/* Where `best` (a meta-algorithm: it runs the others) got the placement it
+ * returned (docs/algorithms.md, "best"): has_origin says it was filled.
+ * best_of: the algorithm the placement started from; devices: the devices
+ * that algorithm was given (< K: it was run for fewer devices and the rest
+ * stay empty); polished: the shared local search improved it; ran: the
+ * candidate runs made (algorithms x device counts); skipped: those not
+ * started because the budget (dp_algo_opts.budget_s) had run out, in the
+ * fixed order (0: the result does not depend on the clock). Every other
+ * algorithm leaves it zeroed. */
+typedef struct dp_algo_origin {
+	bool has_origin;
+	char best_of[32];
+	int devices;
+	bool polished;
+	uint32_t ran;
+	uint32_t skipped;
+} dp_algo_origin;
+
 typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
 	dp_objective objective;
@@ -81,10 +99,26 @@ typedef struct dp_algo_opts {
 	/* out: where an exact algorithm writes what it proved (NULL: not
 	 * wanted). dp_plan_run() points it at the plan's own. */
 	dp_algo_bound *bound;
+	/* best: wall-clock budget in seconds, 0 = none (the default). It only
+	 * decides whether the next candidate run in best's fixed order is
+	 * started; runs not started are counted in origin->skipped */
+	double budget_s;
+	/* out: where best writes what it started from (NULL: not wanted).
+	 * dp_plan_run() points it at the plan's own. */
+	dp_algo_origin *origin;
+	/* best (anytime): called from the running thread, before best
+	 * returns, with each placement (g->nops entries, borrowed for the
+	 * call) that beats every one it passed before on the whole machine,
+	 * and where it came from; NULL: not wanted. The explorer shows each
+	 * as it comes. The placement best returns is the last one passed or
+	 * better. */
+	void (*interim)(void *ud, const int32_t *placement,
+			const dp_algo_origin *from);
+	void *interim_ud;
 } dp_algo_opts;
 
 /* Defaults: port contention, polish on, the strategies' own choices, a
- * time limit of 10 s, no bound. */
+ * time limit of 10 s, no bound, no budget, no origin, no interim. */
 void dp_algo_opts_default(dp_algo_opts *o);
 
 typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,
@@ -114,12 +148,13 @@ typedef struct dp_algo {
 	bool on_request;
 } dp_algo;
 
-/* The registry, in display order; the first entry is the default. */
+/* The registry, in display order: pardnn first; best (the default) last. */
 size_t dp_algo_count(void);
 const dp_algo *dp_algo_at(size_t i);
 /* Finds an algorithm by name; NULL if unknown. */
 const dp_algo *dp_algo_find(const char *name);
-/* The default algorithm (pardnn once registered). */
+/* The default algorithm of plan, show and the explorer: best (the first
+ * entry, pardnn, stays first in the list). */
 const dp_algo *dp_algo_default(void);
 /* "pardnn, single, mtopo, ..." for messages; static storage. */
 const char *dp_algo_names(void);

@@ -60,6 +60,9 @@ typedef struct dp_plan {
 	/* what an exact algorithm (ilp) proved about this placement in its own
 	 * model; has_bound false for every other algorithm and for eval */
 	dp_algo_bound proof;
+	/* where best's placement came from; has_origin false for every other
+	 * algorithm and for eval */
+	dp_algo_origin origin;
 } dp_plan;
 
 /* Runs algo on g/m and simulates the result. Errors from the algorithm

@@ -1,0 +1,326 @@
+/* algo_best.c - best: every placement algorithm, the best few polished
+ * (ours; docs/algorithms.md, "best").
+ *
+ * For each device count k' from K down (K only, unless the graph is small:
+ * nops x K <= BEST_FEW_WORK, then K, K-1, ..., down to the largest pin + 1),
+ * on the machine's first k' devices:
+ *   1. runs every placement algorithm of dp_algo_compared() in registry
+ *      order (the strategies are left out: best returns a placement, so
+ *      its plan saves as a .place file like any other) and scores each
+ *      with the simulator (dpi_best_score: feasible first, then makespan;
+ *      infeasible ones by overflow);
+ *   2. polishes the BEST_TOP best with the shared local search
+ *      (best_polish.c) and keeps the best of them: R(k').
+ * It returns the R(k') that is best on the whole machine (devices k'..K-1
+ * left empty); ties keep the larger k'. Because R(k') depends only on the
+ * graph and the first k' devices, best(K) considers every plan best(K-1)
+ * could return, priced on the same K devices: more devices never hurt.
+ * (Priced on K-1 devices the same placement can differ a little: the list
+ * scheduler's priorities weigh communication by (K-1)/K, DESIGN 3.1.)
+ *
+ * The budget (dp_algo_opts.budget_s) is checked only before a candidate
+ * run starts, in that fixed order, after at least one has run: the result
+ * is the same bytes for the same input unless a run was skipped, and then
+ * origin->skipped says how many.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dnnpart/algo.h"
+#include "internal/algo_int.h"
+#include "internal/best.h"
+
+#define BEST_TOP 3
+/* fewer-device runs when nops x K is at most this */
+#define BEST_FEW_WORK 100000.0
+/* simulations of one polish: about this many op and edge visits */
+#define BEST_POLISH_WORK 4e6
+#define BEST_POLISH_MIN_SIMS 4
+#define BEST_POLISH_MAX_SIMS 200
+
+extern const dp_algo dpi_algo_best;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Progress of a candidate run, reported as best's: the phase names the
+ * candidate, the fraction counts the runs. */
+typedef struct best_meter {
+	const dp_progress *outer;
+	char phase[64];
+	double lo, step; /* fraction of the run before it, and its share */
+} best_meter;
+
+static void meter_fn(void *ud, const char *phase, double fraction)
+{
+	(void)phase;
+	best_meter *bm = ud;
+	dp_progress_report(bm->outer, bm->phase, bm->lo + bm->step * fraction);
+}
+
+/* One scored candidate of a device count. */
+typedef struct best_cand {
+	int32_t *pl;
+	dpi_best_score sc;
+	const dp_algo *algo;
+} best_cand;
+
+typedef struct best_ctx {
+	const dp_graph *g;
+	const dp_machine *m;
+	const dp_algo_opts *o;
+	const dp_progress *p;
+	dp_err *err;
+	const dp_algo *cands[64];
+	size_t ncands;
+	uint32_t total, done; /* candidate runs planned and made */
+	double t0;
+	dp_algo_origin origin;
+	int32_t *scratch; /* a candidate's placement */
+	best_cand top[BEST_TOP];
+	int ntop;
+	/* the result so far, priced on the whole machine */
+	int32_t *best_pl;
+	dpi_best_score best_sc;
+	bool have_best;
+	/* the last placement passed to o->interim (anytime) */
+	dpi_best_score shown_sc;
+	bool shown;
+} best_ctx;
+
+/* Passes pl to o->interim when it beats every placement passed before
+ * (sc is its score on the whole machine). */
+static void offer(best_ctx *c, const int32_t *pl, const dpi_best_score *sc,
+		  const dp_algo *from, int kk, bool polished)
+{
+	if (!c->o->interim || (c->shown && !dpi_best_better(sc, &c->shown_sc)))
+		return;
+	c->shown = true;
+	c->shown_sc = *sc;
+	dp_algo_origin og = c->origin;
+	og.has_origin = true;
+	snprintf(og.best_of, sizeof og.best_of, "%s", from->name);
+	og.devices = kk;
+	og.polished = polished;
+	c->o->interim(c->o->interim_ud, pl, &og);
+}
+
+/* Inserts the placement in scratch into top (kept sorted, best first; an
+ * equal score stays behind the earlier one). */
+static void top_insert(best_ctx *c, const dpi_best_score *sc, const dp_algo *a)
+{
+	int at = c->ntop;
+	while (at > 0 && dpi_best_better(sc, &c->top[at - 1].sc))
+		at--;
+	if (at >= BEST_TOP)
+		return;
+	int32_t *spare = c->ntop == BEST_TOP ? c->top[BEST_TOP - 1].pl
+					     : c->top[c->ntop].pl;
+	if (c->ntop < BEST_TOP)
+		c->ntop++;
+	for (int i = c->ntop - 1; i > at; i--)
+		c->top[i] = c->top[i - 1];
+	memcpy(spare, c->scratch, (size_t)c->g->nops * sizeof *spare);
+	c->top[at] = (best_cand){spare, *sc, a};
+}
+
+/* Runs every candidate on mk (the first k' devices) into c->top. */
+static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
+{
+	dp_algo_opts sub = *c->o;
+	sub.bound = NULL;
+	sub.origin = NULL;
+	sub.interim = NULL;
+	dp_sim_opts so = {.contention = c->o->contention};
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	dp_status st = DP_OK;
+	c->ntop = 0;
+	for (size_t i = 0; i < c->ncands; i++, c->done++) {
+		if (c->o->budget_s > 0 && c->origin.ran > 0 &&
+		    now_s() - c->t0 > c->o->budget_s) {
+			c->origin.skipped++;
+			continue;
+		}
+		best_meter bm = {c->p, "", (double)c->done / c->total,
+				 1.0 / c->total};
+		snprintf(bm.phase, sizeof bm.phase, "best: %s, K=%d",
+			 c->cands[i]->name, mk->k);
+		dp_progress sp = {meter_fn, &bm, c->p ? c->p->cancel : NULL};
+		if ((st = dpi_algo_poll(c->p, "best", bm.phase, bm.lo, c->err)))
+			break;
+		dp_err e2;
+		dp_err_clear(&e2);
+		st = dp_algo_place(c->cands[i], c->g, mk, &sub, &sp, c->scratch,
+				   &e2);
+		if (st == DP_ECANCELED) {
+			st = dpi_algo_canceled(c->err, "best");
+			break;
+		}
+		if (st == DP_ENOMEM) {
+			*c->err = e2;
+			break;
+		}
+		st = DP_OK;
+		if (e2.code) /* an algorithm that refuses leaves the others */
+			continue;
+		c->origin.ran++;
+		if ((st = dp_sim_run(sk, c->scratch, &so, &r, c->err)))
+			break;
+		dpi_best_score sc = dpi_best_score_of(&r);
+		top_insert(c, &sc, c->cands[i]);
+		if (mk->k == c->m->k) /* scored on the whole machine */
+			offer(c, c->scratch, &sc, c->cands[i], mk->k, false);
+	}
+	dp_sim_result_free(&r);
+	return st;
+}
+
+/* Steps 1 and 2 for k' devices, then R(k') against the result so far. */
+static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
+{
+	const dp_graph *g = c->g;
+	dp_machine mk;
+	dp_status st = dp_machine_copy(&mk, c->m, c->err);
+	if (st)
+		return st;
+	if (kk != c->m->k && (st = dp_machine_resize(&mk, kk, c->err))) {
+		dp_machine_free(&mk);
+		return st;
+	}
+	dp_sim *sk = kk == c->m->k ? sfull : dp_sim_new(g, &mk, c->err);
+	if (!sk) {
+		dp_machine_free(&mk);
+		return c->err->code;
+	}
+	st = run_candidates(c, &mk, sk);
+	double work = (double)g->nops + (double)g->nedges + 1;
+	double ms = BEST_POLISH_WORK / work;
+	uint32_t max_sims = ms < BEST_POLISH_MIN_SIMS	? BEST_POLISH_MIN_SIMS
+			    : ms > BEST_POLISH_MAX_SIMS ? BEST_POLISH_MAX_SIMS
+							: (uint32_t)ms;
+	int win = -1;
+	bool win_polished = false;
+	dpi_best_score win_sc = {0};
+	for (int i = 0; !st && i < c->ntop; i++) {
+		dp_progress_report(c->p, "best: polish",
+				   (double)c->done / c->total);
+		bool improved;
+		st = dpi_best_polish(sk, g, &mk, c->o->contention, max_sims,
+				     c->p, c->top[i].pl, &c->top[i].sc,
+				     &improved, c->err);
+		if (!st &&
+		    (win < 0 || dpi_best_better(&c->top[i].sc, &win_sc))) {
+			win = i;
+			win_sc = c->top[i].sc;
+			win_polished = improved;
+		}
+	}
+	if (sk != sfull)
+		dp_sim_free(sk);
+	dp_machine_free(&mk);
+	if (st || win < 0)
+		return st;
+	dpi_best_score sc = win_sc;
+	if (kk != c->m->k) { /* priced on the whole machine */
+		dp_sim_result r;
+		memset(&r, 0, sizeof r);
+		dp_sim_opts so = {.contention = c->o->contention};
+		st = dp_sim_run(sfull, c->top[win].pl, &so, &r, c->err);
+		sc = dpi_best_score_of(&r);
+		dp_sim_result_free(&r);
+		if (st)
+			return st;
+	}
+	if (!c->have_best || dpi_best_better(&sc, &c->best_sc)) {
+		c->have_best = true;
+		c->best_sc = sc;
+		memcpy(c->best_pl, c->top[win].pl,
+		       (size_t)g->nops * sizeof *c->best_pl);
+		snprintf(c->origin.best_of, sizeof c->origin.best_of, "%s",
+			 c->top[win].algo->name);
+		c->origin.devices = kk;
+		c->origin.polished = win_polished;
+		offer(c, c->best_pl, &sc, c->top[win].algo, kk, win_polished);
+	}
+	return DP_OK;
+}
+
+static dp_status best_place(const dp_graph *g, const dp_machine *m,
+			    const dp_algo_opts *o, const dp_progress *p,
+			    int32_t *placement, dp_err *err)
+{
+	dp_algo_opts def;
+	best_ctx c;
+	memset(&c, 0, sizeof c);
+	c.g = g;
+	c.m = m;
+	c.o = dpi_algo_opts_or_default(o, &def);
+	c.p = p;
+	c.err = err;
+	c.t0 = now_s();
+	size_t n;
+	const dp_algo *const *all = dp_algo_compared(&n);
+	for (size_t i = 0; i < n && c.ncands < 64; i++)
+		if (all[i]->run && all[i] != &dpi_algo_best)
+			c.cands[c.ncands++] = all[i];
+	int kmin = m->k;
+	if ((double)g->nops * m->k <= BEST_FEW_WORK) {
+		kmin = 1;
+		for (uint32_t u = 0; u < g->nops; u++)
+			if (g->ops[u].pin + 1 > kmin)
+				kmin = g->ops[u].pin + 1;
+	}
+	c.total = (uint32_t)((size_t)(m->k - kmin + 1) * c.ncands);
+	size_t bytes = (size_t)(g->nops ? g->nops : 1) * sizeof(int32_t);
+	dp_status st = DP_OK;
+	c.scratch = malloc(bytes);
+	c.best_pl = malloc(bytes);
+	for (int i = 0; i < BEST_TOP; i++)
+		c.top[i].pl = malloc(bytes);
+	bool ok = c.scratch && c.best_pl;
+	for (int i = 0; i < BEST_TOP; i++)
+		ok = ok && c.top[i].pl;
+	dp_sim *sfull = ok ? dp_sim_new(g, m, err) : NULL;
+	if (!ok)
+		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				"out of memory in best");
+	else if (!sfull)
+		st = err->code;
+	for (int kk = m->k; !st && kk >= kmin; kk--)
+		st = run_devices(&c, kk, sfull);
+	if (!st && !c.have_best)
+		st = dp_err_set(
+			err, DP_EINPUT, NULL, 0, 0,
+			"best: no placement algorithm gave a placement");
+	if (!st) {
+		memcpy(placement, c.best_pl,
+		       (size_t)g->nops * sizeof *placement);
+		c.origin.has_origin = true;
+		if (c.o->origin)
+			*c.o->origin = c.origin;
+		dp_progress_report(p, "best", 1.0);
+	}
+	dp_sim_free(sfull);
+	free(c.scratch);
+	free(c.best_pl);
+	for (int i = 0; i < BEST_TOP; i++)
+		free(c.top[i].pl);
+	return st;
+}
+
+const dp_algo dpi_algo_best = {
+	.name = "best",
+	.summary = "runs every placement algorithm, polishes the best 3 on "
+		   "the simulator, keeps the fastest (also on fewer devices)",
+	.source = "ours: a portfolio with a shared local search",
+	.run = best_place,
+	/* it runs the others: "every algorithm" would run them twice */
+	.on_request = true,
+};

@@ -1,0 +1,200 @@
+/* best_polish.c - best's shared local search on the simulator (ours).
+ *
+ * One local search for whichever algorithm a candidate came from, so every
+ * candidate gets the same chance. Each round simulates the placement with
+ * its schedule critical path and proposes, hop by hop along that path:
+ *   - where the path crosses devices (a transfer), the later op to the
+ *     earlier op's device, then the earlier op to the later op's device;
+ *   - where an op waited for the previous op on its device, the op to the
+ *     device where its inputs would arrive first (ties: the least busy).
+ * A move takes the op's whole colocation group; pinned ops stay. The first
+ * move that shortens the makespan without growing the memory overflow is
+ * kept and the next round starts from it (first improvement); a round
+ * without one ends the search, as does the simulation budget the caller
+ * gives, so the cost is bounded and the result deterministic.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/algo_int.h"
+#include "internal/best.h"
+
+#define BEST_POLISH_MAX_ROUNDS 64
+
+dpi_best_score dpi_best_score_of(const dp_sim_result *r)
+{
+	dpi_best_score s = {r->feasible, 0, r->makespan};
+	for (int d = 0; d < r->k; d++) {
+		const dp_device_stats *ds = &r->dev[d];
+		if (ds->cap_bytes != DP_CAP_UNLIMITED &&
+		    ds->peak_bytes > ds->cap_bytes)
+			s.overflow += ds->peak_bytes - ds->cap_bytes;
+	}
+	return s;
+}
+
+bool dpi_best_better(const dpi_best_score *a, const dpi_best_score *b)
+{
+	if (a->feasible != b->feasible)
+		return a->feasible;
+	if (!a->feasible && a->overflow != b->overflow)
+		return a->overflow < b->overflow;
+	return a->makespan < b->makespan;
+}
+
+/* A move of u (and its colocation group) to device to. */
+typedef struct best_move {
+	uint32_t u;
+	int32_t to;
+} best_move;
+
+/* Whether u's unit may move: neither u nor a member of its group is
+ * pinned (a finalized graph gives a whole group the pin of any member). */
+static bool movable(const dp_graph *g, uint32_t u)
+{
+	if (g->ops[u].pin >= 0)
+		return false;
+	int32_t c = g->ops[u].colocate;
+	return c < 0 || dpi_algo_group_pin(g, (uint32_t)c) < 0;
+}
+
+/* Sets u's unit to device d. */
+static void unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
+{
+	int32_t c = g->ops[u].colocate;
+	if (c < 0) {
+		pl[u] = d;
+		return;
+	}
+	for (uint32_t i = g->group_off[c]; i < g->group_off[c + 1]; i++)
+		pl[g->group_ops[i]] = d;
+}
+
+/* The device other than v's where v's inputs would arrive first in r's
+ * schedule; ties: the less busy device, then the smaller index. */
+static int32_t earliest_input_device(const dp_graph *g, const dp_machine *m,
+				     const dp_sim_result *r, const int32_t *pl,
+				     uint32_t v)
+{
+	int32_t best = -1;
+	double best_t = 0;
+	for (int32_t e = 0; e < m->k; e++) {
+		if (e == pl[v])
+			continue;
+		double t = 0;
+		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+			const dp_edge *ed = &g->edges[g->pred_edge[i]];
+			double a = r->end[ed->from] +
+				   dp_machine_comm(m, pl[ed->from], e,
+						   ed->control ? 0 : ed->bytes);
+			if (a > t)
+				t = a;
+		}
+		if (best < 0 || t < best_t ||
+		    (t == best_t && r->dev[e].busy_us < r->dev[best].busy_us)) {
+			best = e;
+			best_t = t;
+		}
+	}
+	return best;
+}
+
+/* The moves of one round, in the order they are tried. */
+static uint32_t round_moves(const dp_graph *g, const dp_machine *m,
+			    const dp_sim_result *r, const int32_t *pl,
+			    best_move *mv)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 1; i < r->cp_len; i++) {
+		uint32_t a = r->cp_ops[i - 1], b = r->cp_ops[i];
+		if (r->cp_cause[i] == DP_HOP_TRANSFER && pl[a] != pl[b]) {
+			mv[n++] = (best_move){b, pl[a]};
+			mv[n++] = (best_move){a, pl[b]};
+		} else if (r->cp_cause[i] == DP_HOP_DEVICE && m->k > 1) {
+			mv[n++] = (best_move){
+				b, earliest_input_device(g, m, r, pl, b)};
+		}
+	}
+	return n;
+}
+
+static bool has_caps(const dp_machine *m)
+{
+	for (int d = 0; d < m->k; d++)
+		if (m->cap[d] != DP_CAP_UNLIMITED)
+			return true;
+	return false;
+}
+
+dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
+			  dp_contention c, uint32_t max_sims,
+			  const dp_progress *p, int32_t *pl,
+			  dpi_best_score *score, bool *improved, dp_err *err)
+{
+	*improved = false;
+	if (m->k < 2 || g->nops == 0 || max_sims < 2)
+		return DP_OK;
+	bool caps = has_caps(m);
+	dp_sim_result cur, cand;
+	memset(&cur, 0, sizeof cur);
+	memset(&cand, 0, sizeof cand);
+	/* the critical path, without the live tensors and curves */
+	dp_sim_opts od = {.contention = c,
+			  .detail = true,
+			  .skip_live = true,
+			  .skip_curves = true};
+	/* candidates: the schedule first, memory only when it matters */
+	dp_sim_opts oc = {.contention = c, .skip_memory = caps};
+	dp_sim_opts om = {.contention = c};
+	/* a critical path has at most nops hops, each at most two moves */
+	best_move *mv = malloc(2 * (size_t)g->nops * sizeof *mv);
+	if (!mv)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory in best's local search");
+	dp_status st = DP_OK;
+	uint32_t sims = 0;
+	for (int round = 0; round < BEST_POLISH_MAX_ROUNDS && sims < max_sims;
+	     round++) {
+		if (dp_progress_canceled(p)) {
+			st = dpi_algo_canceled(err, "best");
+			break;
+		}
+		if ((st = dp_sim_run(s, pl, &od, &cur, err)))
+			break;
+		sims++;
+		*score = dpi_best_score_of(&cur);
+		uint32_t nm = round_moves(g, m, &cur, pl, mv);
+		bool kept = false;
+		for (uint32_t i = 0; i < nm && sims < max_sims && !kept; i++) {
+			uint32_t u = mv[i].u;
+			int32_t from = pl[u], to = mv[i].to;
+			if (to < 0 || to == from || !movable(g, u))
+				continue;
+			unit_set(g, pl, u, to);
+			if ((st = dp_sim_run(s, pl, &oc, &cand, err)))
+				break;
+			sims++;
+			if (cand.makespan < score->makespan &&
+			    (!caps ||
+			     !(st = dp_sim_finish(s, pl, &om, &cand, err)))) {
+				dpi_best_score sc = dpi_best_score_of(&cand);
+				if ((sc.feasible || !score->feasible) &&
+				    sc.overflow <= score->overflow) {
+					*score = sc;
+					*improved = kept = true;
+				}
+			}
+			if (st)
+				break;
+			if (!kept)
+				unit_set(g, pl, u, from);
+		}
+		if (st || !kept)
+			break;
+	}
+	dp_sim_result_free(&cur);
+	dp_sim_result_free(&cand);
+	free(mv);
+	return st;
+}

@@ -1,0 +1,41 @@
+/* best.h - the parts of `best` (engine/algo/best/): how a placement is
+ * scored, and the shared local search that polishes the best few
+ * candidates (internal to the engine; docs/algorithms.md, "best").
+ */
+#ifndef DNNPART_BEST_H
+#define DNNPART_BEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dnnpart/algo.h"
+#include "dnnpart/sim.h"
+
+/* How good a simulated placement is: a feasible one beats an infeasible
+ * one; among feasible ones the shorter makespan wins; among infeasible
+ * ones the smaller total overflow (sum over devices of peak - cap), then
+ * the shorter makespan. */
+typedef struct dpi_best_score {
+	bool feasible;
+	int64_t overflow;
+	double makespan;
+} dpi_best_score;
+
+/* The score of r (a run with its memory pass). */
+dpi_best_score dpi_best_score_of(const dp_sim_result *r);
+
+/* Whether a is strictly better than b. */
+bool dpi_best_better(const dpi_best_score *a, const dpi_best_score *b);
+
+/* The shared local search on the simulator: moves single ops (or their
+ * whole colocation group) across devices along the schedule's critical
+ * path, keeps a move when the makespan goes down and the overflow does not
+ * grow, for at most max_sims simulations. s simulates g on m; pl (g->nops
+ * entries) is improved in place and *score updated; *improved says whether
+ * any move was kept. Deterministic; polls p's cancel flag. */
+dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
+			  dp_contention c, uint32_t max_sims,
+			  const dp_progress *p, int32_t *pl,
+			  dpi_best_score *score, bool *improved, dp_err *err);
+
+#endif

@@ -1,0 +1,339 @@
+/* test_best.c - best: never worse than any single algorithm it ran (same
+ * machine, same contention), more devices never hurt (its plan for K is
+ * never worse than its plan for K-1 priced on the same K devices), pins and
+ * groups kept, deterministic, the budget cut-off reported, cancel. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnnpart/algo.h"
+#include "dnnpart/plan.h"
+#include "lib/fixtures.h"
+#include "lib/pardnn_fixtures.h"
+#include "lib/testlib.h"
+
+/* best's order (docs/algorithms.md): feasible first, then makespan;
+ * infeasible ones by overflow, then makespan. */
+typedef struct score {
+	bool feasible;
+	int64_t over;
+	double makespan;
+} score;
+
+static score score_of(const dp_plan *p)
+{
+	score s = {p->feasible, 0, p->sim.makespan};
+	for (int d = 0; d < p->k; d++) {
+		const dp_device_stats *ds = &p->sim.dev[d];
+		if (ds->cap_bytes != DP_CAP_UNLIMITED &&
+		    ds->peak_bytes > ds->cap_bytes)
+			s.over += ds->peak_bytes - ds->cap_bytes;
+	}
+	return s;
+}
+
+static bool better(const score *a, const score *b)
+{
+	if (a->feasible != b->feasible)
+		return a->feasible;
+	if (!a->feasible && a->over != b->over)
+		return a->over < b->over;
+	return a->makespan < b->makespan;
+}
+
+static dp_graph *graph_for(uint64_t seed, uint32_t n, int k)
+{
+	rand_opts ro = {n, seed, k, seed % 2 == 0, seed % 3 == 0};
+	return random_dag(&ro);
+}
+
+/* The cap of case seed: none, or a share of the one-device peak. */
+static int64_t cap_for(uint64_t seed, const dp_graph *g, int k)
+{
+	if (seed % 2)
+		return DP_CAP_UNLIMITED;
+	return one_device_peak(g) * 3 / (2 * k);
+}
+
+static dp_status plan_best(const dp_graph *g, const dp_machine *m, dp_plan *p,
+			   dp_err *err)
+{
+	return dp_plan_run(g, m, dp_algo_find("best"), NULL, NULL, p, err);
+}
+
+static void test_best_never_worse_than_any_algorithm_it_ran(void)
+{
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		int k = 2 + (int)(seed % 3) * 2; /* 2, 4, 6 */
+		dp_graph *g = graph_for(seed, 120 + 10 * (uint32_t)seed, k);
+		REQUIRE(g);
+		dp_machine m;
+		machine_with(&m, k, cap_for(seed, g, k));
+		dp_contention c = seed % 4 == 3 ? DP_CONT_NONE : DP_CONT_PORT;
+		dp_algo_opts o;
+		dp_algo_opts_default(&o);
+		o.contention = c;
+		dp_plan b;
+		dp_err err;
+		REQUIRE(dp_plan_run(g, &m, dp_algo_find("best"), &o, NULL, &b,
+				    &err) == DP_OK);
+		CHECK(placement_valid(g, &m, b.placement));
+		CHECK(b.origin.has_origin);
+		CHECK(dp_algo_find(b.origin.best_of) != NULL);
+		CHECK(b.origin.devices >= 1 && b.origin.devices <= k);
+		score sb = score_of(&b);
+		size_t n;
+		const dp_algo *const *all = dp_algo_compared(&n);
+		size_t ran = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!all[i]->run)
+				continue;
+			dp_plan a;
+			if (dp_plan_run(g, &m, all[i], &o, NULL, &a, &err))
+				continue;
+			ran++;
+			score sa = score_of(&a);
+			if (better(&sa, &sb))
+				test_fail(__FILE__, __LINE__,
+					  "seed %llu K=%d: %s (%.3f us, %s) "
+					  "beats best (%.3f us, %s)",
+					  (unsigned long long)seed, k,
+					  all[i]->name, sa.makespan,
+					  sa.feasible ? "feasible" : "over",
+					  sb.makespan,
+					  sb.feasible ? "feasible" : "over");
+			CHECK(!a.origin.has_origin);
+			dp_plan_free(&a);
+		}
+		CHECK(ran >= 5);
+		dp_plan_free(&b);
+		dp_machine_free(&m);
+		dp_graph_free(g);
+	}
+}
+
+/* best(K) against best(K-1)'s placement on the same K devices (device K-1
+ * left empty), same graph, caps equal. */
+static void test_best_more_devices_never_hurt(void)
+{
+	int cases = 0, direct_worse = 0;
+	for (uint64_t seed = 11; seed <= 22; seed++) {
+		int k = 2 + (int)(seed % 4); /* 2..5 */
+		dp_graph *g = graph_for(seed, 80 + 7 * (uint32_t)seed, k - 1);
+		REQUIRE(g);
+		int64_t cap = cap_for(seed, g, k);
+		dp_machine mk, mf;
+		machine_with(&mk, k, cap);
+		machine_with(&mf, k - 1, cap);
+		dp_plan pk, pf, ef;
+		dp_err err;
+		REQUIRE(plan_best(g, &mk, &pk, &err) == DP_OK);
+		REQUIRE(plan_best(g, &mf, &pf, &err) == DP_OK);
+		REQUIRE(dp_plan_evaluate(g, &mk, pf.placement, DP_CONT_PORT,
+					 &ef, &err) == DP_OK);
+		score sk = score_of(&pk), se = score_of(&ef);
+		if (better(&se, &sk))
+			test_fail(__FILE__, __LINE__,
+				  "seed %llu: best for K=%d (%.3f us) is worse "
+				  "than best for K=%d (%.3f us on K devices)",
+				  (unsigned long long)seed, k, sk.makespan,
+				  k - 1, se.makespan);
+		/* priced on K-1 devices the number may differ slightly (the
+		 * scheduler's priorities depend on K): counted, not checked */
+		if (pk.sim.makespan > pf.sim.makespan * (1 + 1e-9))
+			direct_worse++;
+		cases++;
+		dp_plan_free(&pk);
+		dp_plan_free(&pf);
+		dp_plan_free(&ef);
+		dp_machine_free(&mk);
+		dp_machine_free(&mf);
+		dp_graph_free(g);
+	}
+	CHECK_INT(cases, 12);
+	if (direct_worse)
+		printf("# %d of %d cases: best(K) above best(K-1) priced on "
+		       "K-1 devices\n",
+		       direct_worse, cases);
+}
+
+/* One device more that nobody should use: a chain gains nothing from a
+ * second device, and best must not get slower with more of them. */
+static void test_best_chain_stays_on_one_device(void)
+{
+	dp_graph *g = test_chain("chain", 30, 100, 1 << 20);
+	REQUIRE(g);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_machine m1, m4;
+	machine_with(&m1, 1, DP_CAP_UNLIMITED);
+	machine_with(&m4, 4, DP_CAP_UNLIMITED);
+	dp_plan p1, p4;
+	dp_err err;
+	REQUIRE(plan_best(g, &m1, &p1, &err) == DP_OK);
+	REQUIRE(plan_best(g, &m4, &p4, &err) == DP_OK);
+	CHECK(p4.sim.makespan <= p1.sim.makespan);
+	CHECK_NEAR(p4.sim.makespan, 3000.0, 1e-6);
+	dp_plan_free(&p1);
+	dp_plan_free(&p4);
+	dp_machine_free(&m1);
+	dp_machine_free(&m4);
+	dp_graph_free(g);
+}
+
+static void test_best_is_deterministic(void)
+{
+	dp_graph *g = graph_for(6, 300, 4);
+	REQUIRE(g);
+	dp_machine m;
+	machine_with(&m, 4, cap_for(6, g, 4));
+	dp_plan a, b;
+	dp_err err;
+	REQUIRE(plan_best(g, &m, &a, &err) == DP_OK);
+	REQUIRE(plan_best(g, &m, &b, &err) == DP_OK);
+	CHECK(memcmp(a.placement, b.placement, g->nops * sizeof *a.placement) ==
+	      0);
+	CHECK(a.sim.makespan == b.sim.makespan);
+	CHECK_STR(a.origin.best_of, b.origin.best_of);
+	CHECK_INT(a.origin.devices, b.origin.devices);
+	CHECK_INT(a.origin.ran, b.origin.ran);
+	CHECK_INT(a.origin.skipped, 0);
+	dp_plan_free(&a);
+	dp_plan_free(&b);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* A budget already spent: the first candidate still runs, every other is
+ * counted as skipped, and the plan is still valid. */
+static void test_best_budget_reports_the_cutoff(void)
+{
+	dp_graph *g = graph_for(5, 200, 4);
+	REQUIRE(g);
+	dp_machine m;
+	machine_with(&m, 4, DP_CAP_UNLIMITED);
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.budget_s = 1e-12;
+	dp_plan p, full;
+	dp_err err;
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("best"), &o, NULL, &p, &err) ==
+		DP_OK);
+	REQUIRE(plan_best(g, &m, &full, &err) == DP_OK);
+	CHECK(placement_valid(g, &m, p.placement));
+	CHECK_INT(p.origin.ran, 1);
+	CHECK(p.origin.skipped > 0);
+	CHECK_INT(p.origin.ran + p.origin.skipped, full.origin.ran);
+	CHECK_STR(p.origin.best_of, "pardnn"); /* the first in the order */
+	dp_plan_free(&p);
+	dp_plan_free(&full);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+static void cancel_after_first(void *ud, const char *phase, double f)
+{
+	(void)phase;
+	(void)f;
+	atomic_store((atomic_int *)ud, 1);
+}
+
+static void test_best_cancel(void)
+{
+	dp_graph *g = graph_for(7, 400, 4);
+	REQUIRE(g);
+	dp_machine m;
+	machine_with(&m, 4, DP_CAP_UNLIMITED);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	REQUIRE(pl);
+	const dp_algo *best = dp_algo_find("best");
+	atomic_int flag = 1;
+	dp_progress p = {NULL, NULL, &flag};
+	dp_err err;
+	dp_err_clear(&err);
+	CHECK_INT(dp_algo_place(best, g, &m, NULL, &p, pl, &err), DP_ECANCELED);
+	CHECK_STR(err.msg, "best: canceled");
+	/* raised while it runs: at the first progress report */
+	atomic_int later = 0;
+	dp_progress q = {cancel_after_first, &later, &later};
+	dp_err_clear(&err);
+	CHECK_INT(dp_algo_place(best, g, &m, NULL, &q, pl, &err), DP_ECANCELED);
+	CHECK_STR(err.msg, "best: canceled");
+	free(pl);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Anytime: each interim placement beats the one before on the whole
+ * machine, and the final plan is at least as good as the last. */
+typedef struct interim_log {
+	const dp_graph *g;
+	const dp_machine *m;
+	int calls;
+	bool valid, improving;
+	score last;
+} interim_log;
+
+static void on_interim(void *ud, const int32_t *pl, const dp_algo_origin *f)
+{
+	interim_log *lg = ud;
+	dp_plan p;
+	dp_err err;
+	if (dp_plan_evaluate(lg->g, lg->m, pl, DP_CONT_PORT, &p, &err)) {
+		lg->valid = false;
+		return;
+	}
+	score s = score_of(&p);
+	if (lg->calls && !better(&s, &lg->last))
+		lg->improving = false;
+	if (!f->has_origin || !dp_algo_find(f->best_of))
+		lg->valid = false;
+	lg->last = s;
+	lg->calls++;
+	dp_plan_free(&p);
+}
+
+static void test_best_anytime_plans_improve(void)
+{
+	dp_graph *g = graph_for(9, 300, 4);
+	REQUIRE(g);
+	dp_machine m;
+	machine_with(&m, 4, DP_CAP_UNLIMITED);
+	interim_log lg = {g, &m, 0, true, true, {0}};
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.interim = on_interim;
+	o.interim_ud = &lg;
+	dp_plan p;
+	dp_err err;
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("best"), &o, NULL, &p, &err) ==
+		DP_OK);
+	CHECK(lg.calls >= 1);
+	CHECK(lg.valid);
+	CHECK(lg.improving);
+	score fin = score_of(&p);
+	CHECK(!better(&lg.last, &fin));
+	dp_plan_free(&p);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* The registry: best is the default, pardnn stays first, and "every
+ * algorithm" leaves best out (it runs them). */
+static void test_best_is_the_default(void)
+{
+	CHECK_STR(dp_algo_default()->name, "best");
+	CHECK_STR(dp_algo_at(0)->name, "pardnn");
+	size_t n;
+	const dp_algo *const *all = dp_algo_compared(&n);
+	for (size_t i = 0; i < n; i++)
+		CHECK(strcmp(all[i]->name, "best") != 0);
+	/* the explorer's `a` cycles: from best (last) to pardnn */
+	CHECK_STR(dp_algo_at(dp_algo_count() - 1)->name, "best");
+}
+
+TEST_MAIN(TEST(test_best_never_worse_than_any_algorithm_it_ran),
+	  TEST(test_best_more_devices_never_hurt),
+	  TEST(test_best_chain_stays_on_one_device),
+	  TEST(test_best_is_deterministic),
+	  TEST(test_best_budget_reports_the_cutoff), TEST(test_best_cancel),
+	  TEST(test_best_anytime_plans_improve), TEST(test_best_is_the_default))
