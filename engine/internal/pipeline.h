@@ -58,4 +58,19 @@ static inline int64_t dpi_pipe_share(int64_t v, int m, int i)
  * (for an update: a param op). UINT32_MAX when none does. */
 uint32_t dpi_pipe_mirror(const dp_graph *g, uint32_t u);
 
+/* A pipeline strategy of S_want stages (one device each, stage s on device
+ * s) for the algorithm called name, in schedule sch: the forward-kind ops
+ * (in the graph's topological order) take the stages in given (one per
+ * forward op, non-decreasing, 0..S_want-1), or, with given NULL, are cut
+ * into min(S_want, their number) runs of balanced forward time; the other
+ * ops follow as builtin_pipe.c says; M from o (or the default). Checked
+ * with dp_strategy_check. builtin_pipe.c. */
+dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
+			const dp_algo_opts *o, const dp_progress *p,
+			dp_schedule sch, const char *name, int S_want,
+			const int32_t *given, dp_strategy *out, dp_err *err);
+
+/* The default M of a pipeline of S stages on g (builtin_pipe.c). */
+int dpi_pipe_default_microbatches(const dp_graph *g, int S);
+
 #endif
