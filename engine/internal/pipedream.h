@@ -28,18 +28,18 @@
 #include "dnnpart/err.h"
 
 typedef struct dpi_pd_layer {
-	double time_us;	  /* forward + backward per micro-batch */
-	int64_t act;	  /* bytes sent to the next layer per micro-batch */
-	int64_t weights;  /* bytes all-reduced between replicas */
-	int64_t stat;	  /* bytes held once (params, grads, state) */
-	int64_t stash;	  /* activation bytes kept per in-flight micro-batch */
+	double time_us;	 /* forward + backward per micro-batch */
+	int64_t act;	 /* bytes sent to the next layer per micro-batch */
+	int64_t weights; /* bytes all-reduced between replicas */
+	int64_t stat;	 /* bytes held once (params, grads, state) */
+	int64_t stash;	 /* activation bytes kept per in-flight micro-batch */
 } dpi_pd_layer;
 
 typedef struct dpi_pd_problem {
 	const dpi_pd_layer *layers;
-	uint32_t n;  /* >= 1 */
-	int k;	     /* devices, >= 1 */
-	int rep;     /* 0: any replication per stage (the paper); r > 0:
+	uint32_t n; /* >= 1 */
+	int k;	    /* devices, >= 1 */
+	int rep;    /* 0: any replication per stage (the paper); r > 0:
 			every stage has exactly r replicas */
 	double bw, lat;
 	int64_t cap; /* bytes per device */

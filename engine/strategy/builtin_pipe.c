@@ -256,10 +256,9 @@ static dp_status clamp_forward(const dp_graph *g, const uint8_t *kd,
  * given (a stage per forward op in topological order, S_want stages) the
  * forward ops take those stages; else they are cut balanced into
  * min(S_want, their number). */
-static dp_status assign_stages(const dp_graph *g, const uint8_t *kd,
-			       int S_want, const int32_t *given,
-			       const char *name, int32_t *stage, int *S_out,
-			       dp_err *err)
+static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
+			       const int32_t *given, const char *name,
+			       int32_t *stage, int *S_out, dp_err *err)
 {
 	uint32_t nf = 0;
 	for (uint32_t u = 0; u < g->nops; u++)
@@ -448,8 +447,8 @@ static dp_status f1b1_strategize(const dp_graph *g, const dp_machine *m,
 				 const dp_algo_opts *o, const dp_progress *p,
 				 dp_strategy *out, dp_err *err)
 {
-	return dpi_pipe_make(g, m, o, p, DP_SCHED_1F1B, "1f1b", m->k, NULL,
-			     out, err);
+	return dpi_pipe_make(g, m, o, p, DP_SCHED_1F1B, "1f1b", m->k, NULL, out,
+			     err);
 }
 
 const dp_algo dpi_algo_gpipe = {

@@ -46,8 +46,8 @@ static uint32_t fwd_unit_of_preds(const dp_graph *g, const uint8_t *kd,
 		if ((dpi_pipe_kind)kd[p] != DPI_PIPE_FWD ||
 		    unit[p] == UINT32_MAX)
 			continue;
-		if (best == UINT32_MAX || (latest ? unit[p] > best
-						  : unit[p] < best))
+		if (best == UINT32_MAX ||
+		    (latest ? unit[p] > best : unit[p] < best))
 			best = unit[p];
 	}
 	return best;
@@ -67,8 +67,7 @@ static uint32_t first_fwd_succ(const dp_graph *g, const uint8_t *kd,
 
 /* Units of the forward ops, then every other op's unit and the layers'
  * numbers. */
-static int make_units(const dp_graph *g, const uint8_t *kd, int M,
-		      pd_units *U)
+static int make_units(const dp_graph *g, const uint8_t *kd, int M, pd_units *U)
 {
 	uint32_t nf = 0, raw = 0, last_layer = UINT32_MAX;
 	for (uint32_t k = 0; k < g->nops; k++) {
@@ -129,8 +128,8 @@ static int make_units(const dp_graph *g, const uint8_t *kd, int M,
 			l->stat += o->output_bytes + o->temp_bytes;
 		} else if (ku == DPI_PIPE_FWD) {
 			l->stash += o->output_bytes / M;
-			for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1];
-			     j++) {
+			for (uint32_t j = g->succ_off[u];
+			     j < g->succ_off[u + 1]; j++) {
 				const dp_edge *e = &g->edges[g->succ_edge[j]];
 				uint32_t v = e->to;
 				if (e->control ||
@@ -185,8 +184,12 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 		int64_t cap = DP_CAP_UNLIMITED;
 		for (int d = 0; d < m->k; d++)
 			cap = m->cap[d] < cap ? m->cap[d] : cap;
-		dpi_pd_problem pb = {.layers = U.l, .n = U.n, .k = m->k,
-				     .rep = 1, .bw = m->bw, .lat = m->lat,
+		dpi_pd_problem pb = {.layers = U.l,
+				     .n = U.n,
+				     .k = m->k,
+				     .rep = 1,
+				     .bw = m->bw,
+				     .lat = m->lat,
 				     .cap = cap};
 		uint32_t cut[DP_MAX_DEVICES + 1];
 		int rep[DP_MAX_DEVICES];

@@ -19,8 +19,8 @@ typedef struct pd_pre {
 	double *c, *w, *st, *sh; /* prefix sums, n + 1 */
 } pd_pre;
 
-static double stage_time(const dpi_pd_problem *pb, const pd_pre *x,
-			 uint32_t i, uint32_t j, int r, int q)
+static double stage_time(const dpi_pd_problem *pb, const pd_pre *x, uint32_t i,
+			 uint32_t j, int r, int q)
 {
 	double c = x->c[j] - x->c[i], w = x->w[j] - x->w[i];
 	double st = x->st[j] - x->st[i], sh = x->sh[j] - x->sh[i];
@@ -68,8 +68,8 @@ double dpi_pd_cost(const dpi_pd_problem *pb, int S, const uint32_t *cut,
 	double worst = 0;
 	int used = 0;
 	for (int s = 0; s < S; s++) {
-		double t = stage_time(pb, &x, cut[s], cut[s + 1], rep[s],
-				      S - s);
+		double t =
+			stage_time(pb, &x, cut[s], cut[s + 1], rep[s], S - s);
 		worst = t > worst ? t : worst;
 		used += rep[s];
 	}
@@ -108,7 +108,7 @@ dp_status dpi_pd_solve(const dpi_pd_problem *pb, int *S, uint32_t *cut,
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory in the pipedream planner");
 	}
-#define AT(i, m, q) (((size_t)(i) * md + (size_t)(m)) * qd + (size_t)(q))
+#define AT(i, m, q) (((size_t)(i)*md + (size_t)(m)) * qd + (size_t)(q))
 	for (size_t c = 0; c < cells; c++)
 		V[c] = INFINITY;
 	for (uint32_t i = n; i-- > 0;)
@@ -131,9 +131,12 @@ dp_status dpi_pd_solve(const dpi_pd_problem *pb, int *S, uint32_t *cut,
 						double rest = 0;
 						if (j < n) {
 							size_t mm =
-								fixed > 0 ? 0
-									  : (size_t)(m - r);
-							rest = V[AT(j, mm, q - 1)];
+								fixed > 0
+									? 0
+									: (size_t)(m -
+										   r);
+							rest = V[AT(j, mm,
+								    q - 1)];
 						} else if (r != m) {
 							continue;
 						}
