@@ -485,7 +485,9 @@ static void test_check_names_what_is_wrong(void)
 	s.pipe.stage[f1] = 1;
 	s.spmd.naxes = 1;
 	s.spmd.mesh[0] = 2;
-	check_refused(g, &m, &s, "issue 14");
+	check_refused(g, &m, &s,
+		      "pipeline stage 0 has a group of 1 devices; expected 2, "
+		      "the size of the spmd mesh inside stages");
 	s.spmd.naxes = 0;
 	CHECK_INT(dp_strategy_check(g, &m, &s, &err), DP_OK);
 	dp_strategy_free(&s);
