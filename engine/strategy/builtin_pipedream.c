@@ -16,16 +16,17 @@
  * state; stash: the outputs / M of its forward ops.
  *
  * Replication: a pipeline strategy gives every stage a group of the same
- * size, and a stage group of more than one device needs the 3D lowering,
- * which does not exist yet (pipeline_check.c); so the planner solves the
- * program with one device per stage (rep = 1), choosing S <= K. The free
- * replication of the paper is dpi_pd_solve with rep = 0 (tested against
- * brute force in tests/test_pipedream.c).
+ * size (lowered by lower_pipe3d.c), so the planner solves the program once
+ * per width D dividing K with every stage on D devices (rep = D, S <= K/D)
+ * and keeps the best. The free replication of the paper (a width per
+ * stage) is dpi_pd_solve with rep = 0, tested against brute force in
+ * tests/test_pipedream.c, but no strategy can carry its result yet.
  */
 #include "internal/algo_int.h"
 #include "internal/pipedream.h"
 #include "internal/pipeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,29 +151,15 @@ static int make_units(const dp_graph *g, const uint8_t *kd, int M, pd_units *U)
 	return 0;
 }
 
-static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
-			       const dp_algo_opts *o, const dp_progress *p,
-			       dp_strategy *out, dp_err *err)
+dp_status dpi_pd_cut(const dp_graph *g, const dp_machine *m, int M, int D,
+		     int *S, int32_t **fs, double *cost, dp_err *err)
 {
-	dp_status st = dpi_algo_poll(p, "pipedream", "layers", 0, err);
-	if (st)
-		return st;
-	dp_algo_opts def;
-	o = dpi_algo_opts_or_default(o, &def);
-	if (o->microbatches < 0 || o->microbatches > DP_MAX_MICROBATCHES)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "pipedream: a pipeline needs 1 to %d "
-				  "micro-batches, got %d",
-				  DP_MAX_MICROBATCHES, o->microbatches);
-	dp_algo_opts oo = *o;
-	if (oo.microbatches == 0)
-		oo.microbatches = dpi_pipe_default_microbatches(g, m->k);
 	pd_units U = {0};
 	uint8_t *kd = dpi_pipe_kinds(g);
 	U.unit = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *U.unit);
-	int r = kd && U.unit ? make_units(g, kd, oo.microbatches, &U) : -1;
-	int32_t *fs = NULL;
-	int S = 1;
+	int r = kd && U.unit ? make_units(g, kd, M, &U) : -1;
+	dp_status st = DP_OK;
+	*fs = NULL;
 	if (r < 0) {
 		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				"out of memory in the pipedream planner");
@@ -187,17 +174,14 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 		dpi_pd_problem pb = {.layers = U.l,
 				     .n = U.n,
 				     .k = m->k,
-				     .rep = 1,
+				     .rep = D,
 				     .bw = m->bw,
 				     .lat = m->lat,
 				     .cap = cap};
 		uint32_t cut[DP_MAX_DEVICES + 1];
 		int rep[DP_MAX_DEVICES];
-		double cost;
-		st = dpi_algo_poll(p, "pipedream", "layers", 0.3, err);
-		if (!st)
-			st = dpi_pd_solve(&pb, &S, cut, rep, &cost, err);
-		if (!st && !(fs = malloc((size_t)g->nops * sizeof *fs + 1)))
+		st = dpi_pd_solve(&pb, S, cut, rep, cost, err);
+		if (!st && !(*fs = malloc((size_t)g->nops * sizeof **fs + 1)))
 			st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 					"out of memory in the pipedream "
 					"planner");
@@ -207,28 +191,110 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 			if ((dpi_pipe_kind)kd[u] != DPI_PIPE_FWD)
 				continue;
 			int s = 0;
-			while (s + 1 < S && U.unit[u] >= cut[s + 1])
+			while (s + 1 < *S && U.unit[u] >= cut[s + 1])
 				s++;
-			fs[nf++] = s;
+			(*fs)[nf++] = s;
 		}
 	}
 	free(kd);
 	free(U.unit);
 	free(U.l);
-	if (!st)
-		st = dpi_algo_poll(p, "pipedream", "stages", 0.6, err);
-	if (!st)
-		st = dpi_pipe_make(g, m, &oo, p, DP_SCHED_1F1B, "pipedream", S,
-				   fs, out, err);
-	free(fs);
+	return st;
+}
+
+static bool has_pins(const dp_graph *g)
+{
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].pin >= 0)
+			return true;
+	return false;
+}
+
+static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
+			       const dp_algo_opts *o, const dp_progress *p,
+			       dp_strategy *out, dp_err *err)
+{
+	dp_status st = dpi_algo_poll(p, "pipedream", "layers", 0, err);
+	if (st)
+		return st;
+	dp_algo_opts def;
+	o = dpi_algo_opts_or_default(o, &def);
+	if (o->microbatches < 0 || o->microbatches > DP_MAX_MICROBATCHES)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "pipedream: a pipeline needs 1 to %d "
+				  "micro-batches, got %d",
+				  DP_MAX_MICROBATCHES, o->microbatches);
+	/* every replication D that divides K (and M x D the batch), each
+	 * stage on D devices; the least slowest stage wins, then the
+	 * smaller D */
+	int64_t G = dpi_pipe_batch_gcd(g);
+	double best = 0;
+	int bestD = 0, bestS = 0, bestM = 0;
+	int32_t *bestfs = NULL;
+	dp_err e1;
+	dp_err_clear(&e1);
+	for (int D = 1; D <= m->k; D++) {
+		if (m->k % D || (D > 1 && has_pins(g)))
+			continue;
+		int M = o->microbatches ? o->microbatches
+					: dpi_pipe_pick_microbatches(
+						  G, 4 * (m->k / D), D);
+		if (M < 1 || (G > 0 && G % ((int64_t)M * D)))
+			continue;
+		int S = 0;
+		int32_t *fs = NULL;
+		double cost = 0;
+		dp_status s1 = dpi_pd_cut(g, m, M, D, &S, &fs, &cost,
+					  bestD ? NULL : &e1);
+		if (s1 == DP_ENOMEM) {
+			free(bestfs);
+			return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+					  "out of memory in the pipedream "
+					  "planner");
+		}
+		if (!s1 && (!bestD || cost < best)) {
+			free(bestfs);
+			bestfs = fs;
+			best = cost;
+			bestD = D;
+			bestS = S;
+			bestM = M;
+		} else {
+			free(fs);
+		}
+		st = dpi_algo_poll(p, "pipedream", "layers", 0.6 * D / m->k,
+				   err);
+		if (st) {
+			free(bestfs);
+			return st;
+		}
+	}
+	if (!bestD) {
+		if (err)
+			*err = e1;
+		return e1.code ? e1.code : DP_EINPUT;
+	}
+	dp_algo_opts oo = *o;
+	oo.microbatches = bestM;
+	st = dpi_pipe_make(g, m, &oo, p, DP_SCHED_1F1B, "pipedream", bestS,
+			   bestfs, out, err);
+	free(bestfs);
+	if (!st && bestD > 1) {
+		st = dpi_pipe_widen(g, out, bestD, err);
+		if (st)
+			dp_strategy_free(out);
+	}
+	if (!st && bestD > 1)
+		snprintf(out->label, sizeof out->label, "1f1b S=%d D=%d M=%d",
+			 bestS, bestD, bestM);
 	return st;
 }
 
 const dp_algo dpi_algo_pipedream = {
 	.name = "pipedream",
 	.summary = "PipeDream planner: dynamic program over layers for the "
-		   "stages whose slowest (compute, cut transfer) is least, "
-		   "memory caps kept; 1F1B",
+		   "stages and data-parallel width whose slowest (compute, "
+		   "cut transfer, all-reduce) is least, memory caps kept; 1F1B",
 	.source = "Narayanan et al., PipeDream, SOSP 2019",
 	.strategize = pd_strategize,
 };
