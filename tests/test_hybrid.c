@@ -153,4 +153,75 @@ static void test_3d_lowering_all_reduces_inside_groups(void)
 	dp_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_3d_lowering_all_reduces_inside_groups))
+static double simulate(const dp_graph *g, const dp_machine *m,
+		       const dp_strategy *s, bool *fits)
+{
+	dp_err err;
+	dp_lowered l;
+	memset(&l, 0, sizeof l);
+	if (dp_strategy_lower(g, m, s, NULL, &l, &err)) {
+		test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
+		return -1;
+	}
+	dp_sim *sim = dp_sim_new(l.g, m, &err);
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	double t = -1;
+	if (sim && !dp_sim_run(sim, l.placement, NULL, &r, &err)) {
+		t = r.makespan;
+		*fits = r.feasible;
+	}
+	dp_sim_result_free(&r);
+	dp_sim_free(sim);
+	dp_lowered_free(&l);
+	return t;
+}
+
+static dp_status run_algo(const char *name, const dp_graph *g,
+			  const dp_machine *m, const dp_progress *p,
+			  dp_strategy *s, dp_err *err)
+{
+	const dp_algo *a = dp_algo_find(name);
+	if (!a || !a->strategize)
+		return DP_EINTERNAL;
+	dp_strategy_init(s);
+	return a->strategize(g, m, NULL, p, s, err);
+}
+
+/* hybrid searches a space that holds 1f1b's plan on the same devices and
+ * pipedream's: its step is no longer than either that fits; a cancel
+ * leaves nothing. */
+static void test_hybrid_no_slower_than_pipelines(void)
+{
+	dp_graph *g = two_layers();
+	REQUIRE(g);
+	dp_machine m;
+	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
+	m.lat = 1;
+	m.bw = 100;
+	dp_strategy h, q;
+	dp_err err;
+	REQUIRE(run_algo("hybrid", g, &m, NULL, &h, &err) == DP_OK);
+	bool fh = false, fq = false;
+	double th = simulate(g, &m, &h, &fh);
+	CHECK(th > 0 && fh);
+	CHECK(h.k <= 4);
+	const char *others[] = {"1f1b", "gpipe", "pipedream"};
+	for (int i = 0; i < 3; i++) {
+		REQUIRE(run_algo(others[i], g, &m, NULL, &q, &err) == DP_OK);
+		double tq = simulate(g, &m, &q, &fq);
+		if (fq)
+			CHECK(th <= tq + 1e-9);
+		dp_strategy_free(&q);
+	}
+	dp_strategy_free(&h);
+	atomic_int flag = 1;
+	dp_progress p = {NULL, NULL, &flag};
+	CHECK_INT(run_algo("hybrid", g, &m, &p, &h, &err), DP_ECANCELED);
+	CHECK(h.pipe.stage == NULL);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_3d_lowering_all_reduces_inside_groups),
+	  TEST(test_hybrid_no_slower_than_pipelines))

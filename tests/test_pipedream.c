@@ -186,9 +186,12 @@ static void edge(dp_graph *g, uint32_t a, uint32_t b)
 }
 
 /* Forward ops f0..f3 of 1, 3, 1, 1 µs with mirrored backward ops of the
- * same times. On 2 devices, no link cost: {f0,f1} {f2,f3} (8 against 4)
- * is the best split; by hand the others are 2 | 10 and 10 | 2. */
-static dp_graph *chain4(void)
+ * same times, each reading a param w<i> of wbytes. On 2 devices with
+ * weights of 100 bytes on a link of 1 byte/µs, data parallelism costs
+ * 400 µs of all-reduce, so: {f0,f1} {f2,f3} (8 against 4) is the best
+ * split; by hand the others are 2 | 10 and 10 | 2. With weightless params
+ * one stage on both devices (12 / 2 = 6 < 8) wins. */
+static dp_graph *chain4(int64_t wbytes)
 {
 	static const double t[4] = {1, 3, 1, 1};
 	dp_graph *g = dp_graph_new("chain4");
@@ -197,6 +200,8 @@ static dp_graph *chain4(void)
 	for (int i = 0; i < 4; i++) {
 		snprintf(name, sizeof name, "f%d", i);
 		f[i] = add(g, name, t[i], 0, DP_ROLE_FORWARD);
+		snprintf(name, sizeof name, "w%d", i);
+		edge(g, add(g, name, 0, wbytes, DP_ROLE_PARAM), f[i]);
 		if (i)
 			edge(g, f[i - 1], f[i]);
 	}
@@ -217,12 +222,12 @@ static dp_graph *chain4(void)
 
 static void test_planner_cuts_the_hand_chain(void)
 {
-	dp_graph *g = chain4();
+	dp_graph *g = chain4(100);
 	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	m.lat = 0;
-	m.bw = 1e12;
+	m.bw = 1;
 	const dp_algo *a = dp_algo_find("pipedream");
 	REQUIRE(a && a->strategize);
 	dp_algo_opts o;
@@ -250,6 +255,16 @@ static void test_planner_cuts_the_hand_chain(void)
 	CHECK_INT(a->strategize(g, &m, &o, &p, &s, &err), DP_ECANCELED);
 	CHECK_CONTAINS(err.msg, "canceled");
 	CHECK(s.pipe.stage == NULL && s.placement == NULL);
+	dp_graph_free(g);
+
+	/* weightless: one stage, data parallel over both devices */
+	g = chain4(0);
+	REQUIRE(g);
+	REQUIRE(a->strategize(g, &m, &o, NULL, &s, &err) == DP_OK);
+	CHECK_INT(s.pipe.nstages, 1);
+	CHECK_INT(s.pipe.group_off[1], 2);
+	CHECK_INT(s.k, 2);
+	dp_strategy_free(&s);
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
