@@ -12,9 +12,11 @@
  *   D: the divisors of K (hybrid; 1 for gpipe/1f1b), S = K / D (hybrid) or
  *      every divisor of K (gpipe/1f1b), S at most the forward ops;
  *   M: --microbatches when given, else the two largest powers of two up
- *      to 8 S with M x D dividing the batch (the larger first);
+ *      to 8 S with M x D dividing the batch (the larger first), and the
+ *      built-ins' default (the largest M <= 4 S that M x D divides the
+ *      batch with), so the search holds the fixed-stage plan (S = K);
  *   cut: balanced, then pipedream's.
- * At most 5 x 2 x 2 candidates for K = 16. Tensor parallel
+ * At most 5 x 3 x 2 candidates for K = 16. Tensor parallel
  * stages (T > 1) are not searched: the 3D lowering splits the batch only.
  */
 #include "internal/algo_int.h"
@@ -239,7 +241,7 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 			continue;
 		/* M: o's, else the two largest powers of two <= 8 S that
 		 * M x D divides the batch with */
-		int Ms[2] = {0, 0}, nm = 0;
+		int Ms[3] = {0, 0, 0}, nm = 0;
 		if (o->microbatches) {
 			if (G == 0 || G % ((int64_t)o->microbatches * D) == 0)
 				Ms[nm++] = o->microbatches;
@@ -251,6 +253,9 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 				Ms[0] = M;
 				nm = nm < 2 ? nm + 1 : 2;
 			}
+			int Md = dpi_pipe_pick_microbatches(G, 4 * S, D);
+			if (Md > 0 && Md != Ms[0] && (nm < 2 || Md != Ms[1]))
+				Ms[nm++] = Md;
 		}
 		for (int i = 0; !st && i < nm; i++) {
 			for (int c = 0; !st && c < 2; c++)

@@ -435,27 +435,37 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
+/* Without --microbatches the stages and M are searched
+ * (dpi_pipe_search); with it, one stage per device, cut balanced. */
+static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
+				 const dp_algo_opts *o, const dp_progress *p,
+				 dp_strategy *out, dp_err *err, dp_schedule sch)
+{
+	if (!o || o->microbatches == 0)
+		return dpi_pipe_search(g, m, o, p, sch, out, err);
+	return dpi_pipe_make(g, m, o, p, sch, dp_schedule_name(sch), m->k, NULL,
+			     out, err);
+}
+
 static dp_status gpipe_strategize(const dp_graph *g, const dp_machine *m,
 				  const dp_algo_opts *o, const dp_progress *p,
 				  dp_strategy *out, dp_err *err)
 {
-	return dpi_pipe_make(g, m, o, p, DP_SCHED_GPIPE, "gpipe", m->k, NULL,
-			     out, err);
+	return pipe_strategize(g, m, o, p, out, err, DP_SCHED_GPIPE);
 }
 
 static dp_status f1b1_strategize(const dp_graph *g, const dp_machine *m,
 				 const dp_algo_opts *o, const dp_progress *p,
 				 dp_strategy *out, dp_err *err)
 {
-	return dpi_pipe_make(g, m, o, p, DP_SCHED_1F1B, "1f1b", m->k, NULL, out,
-			     err);
+	return pipe_strategize(g, m, o, p, out, err, DP_SCHED_1F1B);
 }
 
 const dp_algo dpi_algo_gpipe = {
 	.name = "gpipe",
-	.summary = "pipeline of one stage per device, cut where forward time "
-		   "balances; M micro-batches, all forwards then all "
-		   "backwards (--microbatches)",
+	.summary = "pipeline: stages S | K, M and cut searched by simulation "
+		   "(--microbatches M: S = K, cut where forward time "
+		   "balances); all forwards then all backwards",
 	.source = "Huang et al., GPipe, NeurIPS 2019",
 	.strategize = gpipe_strategize,
 };
