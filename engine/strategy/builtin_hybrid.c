@@ -100,7 +100,32 @@ typedef struct cand_best {
 	dp_strategy s;
 	bool have, fits;
 	double makespan, over; /* over: max peak / cap */
+	int32_t *last;	       /* the stages of the last candidate tried */
+	int last_S, last_M, last_D;
 } cand_best;
+
+/* Whether s is the candidate tried just before (same S, M, D, stages):
+ * then it is not simulated again; else it becomes the last one. */
+static bool same_as_last(const dp_graph *g, const dp_strategy *s, int D,
+			 cand_best *b)
+{
+	size_t n = (size_t)(g->nops ? g->nops : 1) * sizeof *b->last;
+	if (b->last && b->last_S == s->pipe.nstages &&
+	    b->last_M == s->pipe.microbatches && b->last_D == D &&
+	    memcmp(b->last, s->pipe.stage, (size_t)g->nops * sizeof(int32_t)) ==
+		    0)
+		return true;
+	if (!b->last)
+		b->last = malloc(n);
+	if (b->last) {
+		memcpy(b->last, s->pipe.stage,
+		       (size_t)g->nops * sizeof(int32_t));
+		b->last_S = s->pipe.nstages;
+		b->last_M = s->pipe.microbatches;
+		b->last_D = D;
+	}
+	return false;
+}
 
 /* Lowers and simulates s; keeps it in *b when better (s is then owned by
  * *b), else frees it. */
@@ -202,6 +227,10 @@ static dp_status try_one(const dp_graph *g, const dp_machine *m,
 	free(fs);
 	if (st == DP_EINPUT)
 		return DP_OK;
+	if (!st && same_as_last(g, &s, D, b)) {
+		dp_strategy_free(&s);
+		return DP_OK;
+	}
 	if (!st && D > 1)
 		st = dpi_pipe_widen(g, &s, D, err);
 	if (st) {
@@ -266,6 +295,7 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 						   (double)x / K, err);
 		}
 	}
+	free(b.last);
 	if (!st && !b.have)
 		st = dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 				"%s: no pipeline of stages that divide %d "
