@@ -140,14 +140,16 @@ static void test_equals_brute_force_on_small_chains(void)
 			l[i].stat = test_randn(&rs, 20);
 			l[i].stash = test_randn(&rs, 10);
 		}
-		dpi_pd_problem pb = {.layers = l,
-				     .n = n,
-				     .k = 1 + (int)test_randn(&rs, 5),
-				     .rep = it % 3 == 0 ? 1 + it % 2 : 0,
-				     .bw = 1 + test_randn(&rs, 4),
-				     .lat = (double)test_randn(&rs, 3),
-				     .cap = it % 2 ? 40 + test_randn(&rs, 80)
-						   : DP_CAP_UNLIMITED};
+		dpi_pd_problem pb = {
+			.layers = l,
+			.n = n,
+			.k = 1 + (int)test_randn(&rs, 5),
+			.rep = it % 3 == 0 ? 1 + it % 2 : 0,
+			.bw = 1 + test_randn(&rs, 4),
+			.lat = (double)test_randn(&rs, 3),
+			.cap = it % 2 ? 40 + test_randn(&rs, 80)
+				      : DP_CAP_UNLIMITED,
+			.m = it % 4 == 1 ? 1 + (int)test_randn(&rs, 3) : 0};
 		if (pb.rep > pb.k)
 			pb.rep = 1;
 		double want = brute(&pb);

@@ -14,7 +14,8 @@
  *                gradient back across the cut after layer j-1,
  *   memory     = static(i..j) + ceil(q / r) x stash(i..j) on each replica,
  *                where q is the stage's number of in-flight micro-batches
- *                under 1F1B: the stages from it to the last (S - s).
+ *                under 1F1B: the stages from it to the last (S - s), at
+ *                most M.
  *
  * The slowest stage (max over stages of T and over cuts of comm) is
  * minimised over contiguous splits and replication counts whose replicas
@@ -43,6 +44,8 @@ typedef struct dpi_pd_problem {
 			every stage has exactly r replicas */
 	double bw, lat;
 	int64_t cap; /* bytes per device */
+	int m;	     /* micro-batches per step: at most m are in flight
+			(0: no bound) */
 } dpi_pd_problem;
 
 /* The best plan: *S stages, stage s = layers cut[s] .. cut[s+1]-1 (cut has

@@ -124,7 +124,9 @@ static int make_units(const dp_graph *g, const uint8_t *kd, int M, pd_units *U)
 		l->stat += o->param_bytes;
 		if (r == DP_ROLE_PARAM) {
 			l->stat += o->output_bytes;
-			l->weights += o->output_bytes;
+			l->weights += o->output_bytes > o->param_bytes
+					      ? o->output_bytes
+					      : o->param_bytes;
 		} else if (r == DP_ROLE_GRAD || r == DP_ROLE_UPDATE) {
 			l->stat += o->output_bytes + o->temp_bytes;
 		} else if (ku == DPI_PIPE_FWD) {
@@ -177,7 +179,8 @@ dp_status dpi_pd_cut(const dp_graph *g, const dp_machine *m, int M, int D,
 				     .rep = D,
 				     .bw = m->bw,
 				     .lat = m->lat,
-				     .cap = cap};
+				     .cap = cap,
+				     .m = M};
 		uint32_t cut[DP_MAX_DEVICES + 1];
 		int rep[DP_MAX_DEVICES];
 		st = dpi_pd_solve(&pb, S, cut, rep, cost, err);

@@ -24,6 +24,8 @@ static double stage_time(const dpi_pd_problem *pb, const pd_pre *x, uint32_t i,
 {
 	double c = x->c[j] - x->c[i], w = x->w[j] - x->w[i];
 	double st = x->st[j] - x->st[i], sh = x->sh[j] - x->sh[i];
+	if (pb->m > 0 && q > pb->m)
+		q = pb->m;
 	double inflight = (double)((q + r - 1) / r);
 	if (st + inflight * sh > (double)pb->cap)
 		return INFINITY;
