@@ -126,7 +126,7 @@ else
 fi
 
 # ---- algorithms, files ----
-err_case algorithm_unknown 2 "dnnpart plan: --algo: unknown algorithm 'nope' (known: pardnn, single, mtopo, metf, heft, metis, contig, mincut, dp, zero, gpipe, 1f1b, ilp)" \
+err_case algorithm_unknown 2 "dnnpart plan: --algo: unknown algorithm 'nope' (known: pardnn, single, mtopo, metf, heft, metis, contig, mincut, dp, zero, gpipe, 1f1b, pipedream, hybrid, ilp)" \
 	plan "$G" --algo nope
 err_case graph_missing 2 "dnnpart: $TMP/none.json: cannot open: No such file or directory" \
 	plan "$TMP/none.json"

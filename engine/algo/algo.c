@@ -20,6 +20,8 @@ extern const dp_algo dpi_algo_dp;
 extern const dp_algo dpi_algo_zero;
 extern const dp_algo dpi_algo_gpipe;
 extern const dp_algo dpi_algo_1f1b;
+extern const dp_algo dpi_algo_pipedream;
+extern const dp_algo dpi_algo_hybrid;
 extern const dp_algo dpi_algo_ilp;
 
 /* placements first, then the strategies (DESIGN 10), then those run only
@@ -28,6 +30,7 @@ static const dp_algo *const registry[] = {
 	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo, &dpi_algo_metf,
 	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig, &dpi_algo_mincut,
 	&dpi_algo_dp,	  &dpi_algo_zero,   &dpi_algo_gpipe,  &dpi_algo_1f1b,
+	&dpi_algo_pipedream, &dpi_algo_hybrid,
 	&dpi_algo_ilp,
 };
 
