@@ -13,7 +13,9 @@
  *
  * Add a case to the table below to time another strategy. A graph called
  * gen-N-bB.json is generated (N ops, batch B, seed 1) into the graphs
- * folder the first time.
+ * folder the first time. A graph NAME@bB is NAME planned at batch size B
+ * (dp_graph_with_batch, as --batch does): the samples' batch is 1, which
+ * no M > 1 divides.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +37,8 @@ typedef struct strat_case {
 } strat_case;
 
 static const strat_case cases[] = {
-	{"gpt2-xl.json", "1f1b", 8, 32},
-	{"gpt2-xl.json", "gpipe", 8, 32},
+	{"gpt2-xl.json@b32", "1f1b", 8, 32},
+	{"gpt2-xl.json@b32", "gpipe", 8, 32},
 	/* dp and zero need a batch that K divides: the samples' is 1 */
 	{"gen-100000-b64.json", "dp", 16, 0},
 	{"gen-100000-b64.json", "zero", 16, 0},
@@ -71,8 +73,22 @@ int bench_strategy_child(int argc, char **argv)
 	dp_err err;
 	dp_err_clear(&err);
 	dp_graph *g = NULL;
-	if (dp_graph_load(argv[1], DP_FMT_AUTO, &g, &err))
+	char path[1024];
+	snprintf(path, sizeof path, "%s", argv[1]);
+	char *at = strrchr(path, '@');
+	long long batch = 0;
+	if (at && sscanf(at, "@b%lld", &batch) == 1)
+		*at = '\0';
+	if (dp_graph_load(path, DP_FMT_AUTO, &g, &err))
 		return child_fail(&err);
+	if (batch > 0) {
+		dp_graph *gb = NULL;
+		dp_status bs = dp_graph_with_batch(g, batch, &gb, &err);
+		dp_graph_free(g);
+		if (bs)
+			return child_fail(&err);
+		g = gb;
+	}
 	dp_machine m;
 	if (dp_machine_init(&m, k, &err)) {
 		dp_graph_free(g);
@@ -196,8 +212,15 @@ int bench_strategies(const bench_cfg *cfg)
 		snprintf(ks, sizeof ks, "%d", sc->k);
 		snprintf(ms, sizeof ms, "%d", sc->m);
 		snprintf(rs, sizeof rs, "%d", runs);
-		char *argv[] = {(char *)cfg->self, "--child", "strategy", path,
-				(char *)sc->algo, ks, ms, rs, NULL};
+		char *argv[] = {(char *)cfg->self,
+				"--child",
+				"strategy",
+				path,
+				(char *)sc->algo,
+				ks,
+				ms,
+				rs,
+				NULL};
 		bench_child c;
 		if (bench_spawn(argv, 600, &c) != 0 || c.timed_out ||
 		    c.exit_code != 0) {
@@ -221,7 +244,8 @@ int bench_strategies(const bench_cfg *cfg)
 		if (res)
 			sscanf(res + 8, "%lf %lld %63[^\n]", &makespan, &peak0,
 			       label);
-		printf("%-19s %-6s %3d %4d %10.1f %10.1f %10.1f %9u %8.0f  %s\n",
+		printf("%-19s %-6s %3d %4d %10.1f %10.1f %10.1f %9u %8.0f  "
+		       "%s\n",
 		       sc->graph, sc->algo, sc->k, sc->m, st * 1e3, lo * 1e3,
 		       si * 1e3, ops, c.maxrss_kb / 1024.0, label);
 		cJSON *row = cJSON_CreateObject();

@@ -113,7 +113,7 @@ else
 fi
 
 # ---- algorithms, files ----
-err_case algorithm_unknown 2 "dnnpart plan: --algo: unknown algorithm 'nope' (known: pardnn, single, mtopo, metf, heft, metis, contig, mincut, msr-dp, dp, zero, gpipe, 1f1b, pase, tofu, megatron, ilp, best)" \
+err_case algorithm_unknown 2 "dnnpart plan: --algo: unknown algorithm 'nope' (known: pardnn, single, mtopo, metf, heft, metis, contig, mincut, msr-dp, dp, zero, gpipe, 1f1b, pase, tofu, megatron, pipedream, hybrid, ilp, best)" \
 	plan "$G" --algo nope
 err_case graph_missing 2 "dnnpart: $TMP/none.json: cannot open: No such file or directory" \
 	plan "$TMP/none.json"

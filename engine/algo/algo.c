@@ -20,6 +20,8 @@ extern const dp_algo dpi_algo_dp;
 extern const dp_algo dpi_algo_zero;
 extern const dp_algo dpi_algo_gpipe;
 extern const dp_algo dpi_algo_1f1b;
+extern const dp_algo dpi_algo_pipedream;
+extern const dp_algo dpi_algo_hybrid;
 extern const dp_algo dpi_algo_ilp;
 extern const dp_algo dpi_algo_msr_dp;
 extern const dp_algo dpi_algo_pase;
@@ -38,7 +40,7 @@ static const dp_algo *const registry[] = {
 	&dpi_algo_msr_dp,
 	&dpi_algo_dp,	  &dpi_algo_zero,   &dpi_algo_gpipe,  &dpi_algo_1f1b,
 	&dpi_algo_pase,
-	&dpi_algo_tofu,	  &dpi_algo_megatron,
+	&dpi_algo_tofu,	  &dpi_algo_megatron, &dpi_algo_pipedream, &dpi_algo_hybrid,
 	&dpi_algo_ilp,
 	&dpi_algo_best,
 };

@@ -65,6 +65,14 @@ dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
 			     const dp_strategy *s, const dp_progress *p,
 			     dp_lowered *out, dp_err *err);
 
+/* A pipeline with a data-parallel split inside its stages (groups of
+ * dp_spmd_size devices; lower_pipe3d.c), and its check. */
+dp_status dpi_lower_pipeline3d(const dp_graph *g, const dp_machine *m,
+			       const dp_strategy *s, const dp_progress *p,
+			       dp_lowered *out, dp_err *err);
+dp_status dpi_strategy_check_pipe3d(const dp_graph *g, const dp_strategy *s,
+				    dp_err *err);
+
 /* The checks of each kind, beyond what dp_strategy_check checks for all. */
 dp_status dpi_strategy_check_spmd(const dp_graph *g, const dp_machine *m,
 				  const dp_strategy *s, dp_err *err);

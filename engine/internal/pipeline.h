@@ -58,4 +58,46 @@ static inline int64_t dpi_pipe_share(int64_t v, int m, int i)
  * (for an update: a param op). UINT32_MAX when none does. */
 uint32_t dpi_pipe_mirror(const dp_graph *g, uint32_t u);
 
+/* A pipeline strategy of S_want stages (one device each, stage s on device
+ * s) for the algorithm called name, in schedule sch: the forward-kind ops
+ * (in the graph's topological order) take the stages in given (one per
+ * forward op, non-decreasing, 0..S_want-1), or, with given NULL, are cut
+ * into min(S_want, their number) runs of balanced forward time; the other
+ * ops follow as builtin_pipe.c says; M from o (or the default). Checked
+ * with dp_strategy_check. builtin_pipe.c. */
+dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
+			const dp_algo_opts *o, const dp_progress *p,
+			dp_schedule sch, const char *name, int S_want,
+			const int32_t *given, dp_strategy *out, dp_err *err);
+
+/* The default M of a pipeline of S stages on g (builtin_pipe.c). */
+int dpi_pipe_default_microbatches(const dp_graph *g, int S);
+
+/* The gcd of the batch-dim sizes of g's copied ops (0: none has one). */
+int64_t dpi_pipe_batch_gcd(const dp_graph *g);
+
+/* The largest M <= want with M x D dividing G (any M <= want when G is
+ * 0), at least 1; 0 when even M = 1 does not fit (D does not divide G). */
+int dpi_pipe_pick_microbatches(int64_t G, int want, int D);
+
+/* Makes s, a pipeline of one device per stage (stage s on device s), data
+ * parallel over D devices per stage: stage s on devices sD .. sD+D-1, an
+ * spmd mesh [D] splitting the batch of every copied op (lower_pipe3d.c).
+ * DP_ENOMEM. builtin_hybrid.c. */
+dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, dp_err *err);
+
+/* pipedream's cut (builtin_pipedream.c): the forward ops' stages (*fs,
+ * malloc'ed, one per forward op in topological order) and their number *S
+ * for M micro-batches and D devices per stage, with the program's slowest
+ * stage in *cost. DP_EINPUT when nothing fits the caps. */
+dp_status dpi_pd_cut(const dp_graph *g, const dp_machine *m, int M, int D,
+		     int *S, int32_t **fs, double *cost, dp_err *err);
+
+/* The stage search of gpipe and 1f1b (builtin_hybrid.c): S among the
+ * divisors of K, M among powers of two (or o's), cut balanced or by
+ * pipedream's program, each candidate simulated; the shortest that fits. */
+dp_status dpi_pipe_search(const dp_graph *g, const dp_machine *m,
+			  const dp_algo_opts *o, const dp_progress *p,
+			  dp_schedule sch, dp_strategy *out, dp_err *err);
+
 #endif

@@ -252,16 +252,21 @@ static dp_status clamp_forward(const dp_graph *g, const uint8_t *kd,
 	return DP_OK;
 }
 
-/* Fills stage (nops, -1 on entry) with S stages; *S_out gets S. */
-static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int K,
-			       const char *name, int32_t *stage, int *S_out,
-			       dp_err *err)
+/* Fills stage (nops, -1 on entry) with S stages; *S_out gets S. With
+ * given (a stage per forward op in topological order, S_want stages) the
+ * forward ops take those stages; else they are cut balanced into
+ * min(S_want, their number). */
+static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
+			       const int32_t *given, const char *name,
+			       int32_t *stage, int *S_out, dp_err *err)
 {
 	uint32_t nf = 0;
 	for (uint32_t u = 0; u < g->nops; u++)
 		nf += (dpi_pipe_kind)kd[u] == DPI_PIPE_FWD;
-	int S = nf < (uint32_t)K ? (int)nf : K;
+	int S = nf < (uint32_t)S_want ? (int)nf : S_want;
 	S = S < 1 ? 1 : S;
+	if (given)
+		S = S_want;
 	size_t n = g->nops ? g->nops : 1;
 	double *t = malloc((size_t)(nf ? nf : 1) * sizeof *t);
 	int32_t *fs = malloc((size_t)(nf ? nf : 1) * sizeof *fs);
@@ -277,7 +282,10 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int K,
 	for (uint32_t k = 0; k < g->nops; k++)
 		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
 			t[i++] = g->ops[g->topo[k]].time_us;
-	cut_forward(t, nf, S, fs);
+	if (given)
+		memcpy(fs, given, (size_t)nf * sizeof *fs);
+	else
+		cut_forward(t, nf, S, fs);
 	i = 0;
 	for (uint32_t k = 0; k < g->nops; k++)
 		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
@@ -355,11 +363,19 @@ static int default_microbatches(const dp_graph *g, const uint8_t *kd, int S)
 	return 1;
 }
 
-static dp_status strategize(const dp_graph *g, const dp_machine *m,
-			    const dp_algo_opts *o, const dp_progress *p,
-			    dp_strategy *out, dp_err *err, dp_schedule sch)
+int dpi_pipe_default_microbatches(const dp_graph *g, int S)
 {
-	const char *name = dp_schedule_name(sch);
+	uint8_t *kd = dpi_pipe_kinds(g);
+	int M = kd ? default_microbatches(g, kd, S) : 1;
+	free(kd);
+	return M;
+}
+
+dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
+			const dp_algo_opts *o, const dp_progress *p,
+			dp_schedule sch, const char *name, int S_want,
+			const int32_t *given, dp_strategy *out, dp_err *err)
+{
 	dp_status st = dpi_algo_poll(p, name, "stages", 0, err);
 	if (st)
 		return st;
@@ -379,7 +395,7 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 		stage[u] = -1;
 	int S = 1;
 	uint8_t *kd = dpi_pipe_kinds(g);
-	st = kd ? assign_stages(g, kd, m->k, name, stage, &S, err)
+	st = kd ? assign_stages(g, kd, S_want, given, name, stage, &S, err)
 		: dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 			     "out of memory while cutting a pipeline");
 	dp_strategy s;
@@ -399,7 +415,8 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 				      : default_microbatches(g, kd, S);
 	free(kd);
 	s.pipe.schedule = sch;
-	snprintf(s.label, sizeof s.label, "%s S=%d M=%d", name, S,
+	snprintf(s.label, sizeof s.label, "%s S=%d M=%d",
+		 strcmp(name, "pipedream") == 0 ? "1f1b" : name, S,
 		 s.pipe.microbatches);
 	snprintf(s.algo, sizeof s.algo, "%s", name);
 	st = dp_strategy_check(g, m, &s, err);
@@ -418,25 +435,37 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
+/* Without --microbatches the stages and M are searched
+ * (dpi_pipe_search); with it, one stage per device, cut balanced. */
+static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
+				 const dp_algo_opts *o, const dp_progress *p,
+				 dp_strategy *out, dp_err *err, dp_schedule sch)
+{
+	if (!o || o->microbatches == 0)
+		return dpi_pipe_search(g, m, o, p, sch, out, err);
+	return dpi_pipe_make(g, m, o, p, sch, dp_schedule_name(sch), m->k, NULL,
+			     out, err);
+}
+
 static dp_status gpipe_strategize(const dp_graph *g, const dp_machine *m,
 				  const dp_algo_opts *o, const dp_progress *p,
 				  dp_strategy *out, dp_err *err)
 {
-	return strategize(g, m, o, p, out, err, DP_SCHED_GPIPE);
+	return pipe_strategize(g, m, o, p, out, err, DP_SCHED_GPIPE);
 }
 
 static dp_status f1b1_strategize(const dp_graph *g, const dp_machine *m,
 				 const dp_algo_opts *o, const dp_progress *p,
 				 dp_strategy *out, dp_err *err)
 {
-	return strategize(g, m, o, p, out, err, DP_SCHED_1F1B);
+	return pipe_strategize(g, m, o, p, out, err, DP_SCHED_1F1B);
 }
 
 const dp_algo dpi_algo_gpipe = {
 	.name = "gpipe",
-	.summary = "pipeline of one stage per device, cut where forward time "
-		   "balances; M micro-batches, all forwards then all "
-		   "backwards (--microbatches)",
+	.summary = "pipeline: stages S | K, M and cut searched by simulation "
+		   "(--microbatches M: S = K, cut where forward time "
+		   "balances); all forwards then all backwards",
 	.source = "Huang et al., GPipe, NeurIPS 2019",
 	.strategize = gpipe_strategize,
 };

@@ -144,7 +144,8 @@ static dp_status bad(const dp_graph *g, dp_err *err, const char *fmt, ...)
 }
 
 static dp_status check_groups(const dp_graph *g, const dp_machine *m,
-			      const dp_pipeline *pp, int *used, dp_err *err)
+			      const dp_pipeline *pp, int D, int *used,
+			      dp_err *err)
 {
 	int S = pp->nstages;
 	if (pp->group_off[0] != 0)
@@ -160,30 +161,38 @@ static dp_status check_groups(const dp_graph *g, const dp_machine *m,
 	*used = 0;
 	for (int s = 0; !st && s < S; s++) {
 		int32_t a = pp->group_off[s], b = pp->group_off[s + 1];
-		if (b - a != 1) {
-			st = bad(g, err,
-				 "pipeline stage %d has a group of %d "
-				 "devices; expected 1 (a stage runs on one "
-				 "device unless an spmd split is given "
-				 "inside stages)",
-				 s, (int)(b - a));
+		if (b - a != D) {
+			st = D == 1 ? bad(g, err,
+					  "pipeline stage %d has a group of %d "
+					  "devices; expected 1 (a stage runs "
+					  "on one device unless an spmd split "
+					  "is given inside stages)",
+					  s, (int)(b - a))
+				    : bad(g, err,
+					  "pipeline stage %d has a group of %d "
+					  "devices; expected %d, the size of "
+					  "the spmd mesh inside stages",
+					  s, (int)(b - a), D);
 			break;
 		}
-		int32_t d = pp->group[a];
-		if (d < 0 || d >= m->k)
-			st = bad(g, err,
-				 "pipeline stage %d runs on device %d; "
-				 "expected a device in 0..%d",
-				 s, (int)d, m->k - 1);
-		else if (taken[d])
-			st = bad(g, err,
-				 "pipeline stage %d runs on device %d, "
-				 "which another stage uses already; each "
-				 "device belongs to one stage",
-				 s, (int)d);
-		else {
-			taken[d] = true;
-			++*used;
+		for (int32_t i = a; !st && i < b; i++) {
+			int32_t d = pp->group[i];
+			if (d < 0 || d >= m->k)
+				st = bad(g, err,
+					 "pipeline stage %d runs on device "
+					 "%d; expected a device in 0..%d",
+					 s, (int)d, m->k - 1);
+			else if (taken[d])
+				st = bad(g, err,
+					 "pipeline stage %d runs on device "
+					 "%d, which another stage uses "
+					 "already; each device "
+					 "belongs to one stage",
+					 s, (int)d);
+			else {
+				taken[d] = true;
+				++*used;
+			}
 		}
 	}
 	free(taken);
@@ -254,7 +263,7 @@ static dp_status check_edges(const dp_graph *g, const dp_pipeline *pp,
 
 /* Every op: its stage, its pin, and M dividing its batch dim. */
 static dp_status check_ops(const dp_graph *g, const dp_pipeline *pp,
-			   const uint8_t *kd, int M, dp_err *err)
+			   const uint8_t *kd, int M, int D, dp_err *err)
 {
 	const char *bd = dp_graph_batch_dim(g);
 	for (uint32_t u = 0; u < g->nops; u++) {
@@ -279,6 +288,13 @@ static dp_status check_ops(const dp_graph *g, const dp_pipeline *pp,
 			continue;
 		dp_dims d;
 		dp_op_dims(g, u, &d);
+		if (D > 1 && d.sizes[bi] % ((int64_t)M * D))
+			return bad(g, err,
+				   "op '%s': its batch dim '%s' has size "
+				   "%lld, which %d micro-batches of %d "
+				   "data-parallel parts do not divide; choose "
+				   "M x D that divides it",
+				   nu, bd, (long long)d.sizes[bi], M, D);
 		if (d.sizes[bi] % M)
 			return bad(g, err,
 				   "op '%s': its batch dim '%s' has size "
@@ -294,11 +310,12 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 				      const dp_strategy *s, dp_err *err)
 {
 	const dp_pipeline *pp = &s->pipe;
-	if (s->spmd.naxes > 0)
-		return bad(g, err,
-			   "an spmd split inside pipeline stages is not "
-			   "supported yet (the 3D case: see 'hybrid', issue "
-			   "14); give the pipeline without one");
+	int D = s->spmd.naxes > 0 ? dp_spmd_size(&s->spmd) : 1;
+	if (s->spmd.naxes > 0) {
+		dp_status st3 = dpi_strategy_check_pipe3d(g, s, err);
+		if (st3)
+			return st3;
+	}
 	if (pp->nstages < 1 || !pp->stage || !pp->group_off || !pp->group)
 		return bad(g, err,
 			   "a pipeline needs at least one stage, got %d",
@@ -314,7 +331,7 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 			   "1f1b",
 			   (int)pp->schedule);
 	int used = 0;
-	dp_status st = check_groups(g, m, pp, &used, err);
+	dp_status st = check_groups(g, m, pp, D, &used, err);
 	if (st)
 		return st;
 	if (s->k != used)
@@ -326,9 +343,49 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 	if (!kd)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while checking a pipeline");
-	st = check_ops(g, pp, kd, M, err);
+	st = check_ops(g, pp, kd, M, D, err);
 	if (!st)
 		st = check_edges(g, pp, kd, err);
 	free(kd);
 	return st;
+}
+
+/* The 3D case as lower_pipe3d.c lowers it: the split inside stages is data
+ * parallel (only the batch dim, or a whole op's implicit batch, split),
+ * every op on all the devices of its group. */
+dp_status dpi_strategy_check_pipe3d(const dp_graph *g, const dp_strategy *s,
+				    dp_err *err)
+{
+	const dp_spmd *sp = &s->spmd;
+	const char *bd = dp_graph_batch_dim(g);
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const char *nu = dp_graph_op_name(g, u);
+		if (sp->device && sp->device[u] >= 0)
+			return bad(g, err,
+				   "op '%s' is placed on one device of its "
+				   "pipeline stage's group; inside stages "
+				   "every op runs on the whole group (data "
+				   "parallel)",
+				   nu);
+		if (!sp->axes)
+			continue;
+		dp_dims d;
+		dp_op_dims(g, u, &d);
+		int bi = d.n ? (bd[0] ? dp_op_find_dim(g, u, bd) : -1) : 0;
+		uint32_t nd = d.n ? d.n : 1;
+		for (uint32_t i = 0; i < nd; i++) {
+			if (!sp->axes[(size_t)u * DP_MAX_OP_DIMS + i] ||
+			    (int)i == bi)
+				continue;
+			return bad(g, err,
+				   "op '%s': dim '%s' is split inside a "
+				   "pipeline stage; stages split only the "
+				   "batch dim '%s' (data parallel): tensor "
+				   "parallel stages are not supported yet",
+				   nu,
+				   d.n ? dp_graph_str(g, d.name_off[i]) : "?",
+				   bd[0] ? bd : "(none)");
+		}
+	}
+	return DP_OK;
 }

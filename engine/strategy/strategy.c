@@ -131,11 +131,10 @@ dp_status dp_strategy_copy(dp_strategy *dst, const dp_strategy *src,
 	t.pipe.stage = dup_array(src->pipe.stage, n, sizeof *t.pipe.stage, &ok);
 	t.pipe.group_off = dup_array(src->pipe.group_off, ns + 1,
 				     sizeof *t.pipe.group_off, &ok);
-	size_t ng = src->pipe.group_off && ns
-			    ? (size_t)src->pipe.group_off[ns]
-			    : 0;
-	t.pipe.group = dup_array(src->pipe.group, ng, sizeof *t.pipe.group,
-				 &ok);
+	size_t ng =
+		src->pipe.group_off && ns ? (size_t)src->pipe.group_off[ns] : 0;
+	t.pipe.group =
+		dup_array(src->pipe.group, ng, sizeof *t.pipe.group, &ok);
 	if (!ok) {
 		dp_strategy_free(&t);
 		return nomem(err);
@@ -243,6 +242,8 @@ dp_status dp_strategy_lower(const dp_graph *g, const dp_machine *m,
 	case DP_STRAT_SPMD:
 		return dpi_lower_spmd(g, m, s, p, out, err);
 	case DP_STRAT_PIPELINE:
+		if (s->spmd.naxes > 0)
+			return dpi_lower_pipeline3d(g, m, s, p, out, err);
 		return dpi_lower_pipeline(g, m, s, p, out, err);
 	}
 	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,

@@ -1,0 +1,277 @@
+/* test_pipedream.c - the PipeDream planner: its dynamic program against a
+ * hand computation and brute force, caps, and the `pipedream` strategy
+ * (internal/pipedream.h, engine/strategy/builtin_pipedream.c). */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/strategy.h"
+#include "internal/pipedream.h"
+#include "lib/testlib.h"
+
+/* Four layers, per micro-batch: c = 8, 2, 2, 8 µs; weights 0, 40, 40, 0
+ * bytes; 1 byte of activation per cut; link 1 byte/µs, latency 0; K = 5.
+ * By hand: a stage holding layer 0 (or 3) takes 8/r, and with a layer of
+ * weights in it and r > 1 the all-reduce takes 2 (r-1)/r x >= 40 >= 40; so
+ * layers 0 and 3 are stages of their own on 2 replicas (4 µs each), which
+ * leaves one device for layers 1..2 (4 µs); cuts cost 2 x 1 = 2. The
+ * optimum is 4 µs: stages {0} x2, {1,2} x1, {3} x2, and no other plan
+ * reaches it. */
+static const dpi_pd_layer hand[4] = {
+	{8, 1, 0, 0, 10}, {2, 1, 40, 0, 0}, {2, 1, 40, 0, 0}, {8, 1, 0, 0, 0}};
+
+static void test_hand_chain_split_and_replication(void)
+{
+	dpi_pd_problem pb = {.layers = hand,
+			     .n = 4,
+			     .k = 5,
+			     .rep = 0,
+			     .bw = 1,
+			     .lat = 0,
+			     .cap = DP_CAP_UNLIMITED};
+	int S = 0, rep[8];
+	uint32_t cut[9];
+	double cost = 0;
+	dp_err err;
+	REQUIRE(dpi_pd_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
+	CHECK_NEAR(cost, 4.0, 1e-12);
+	REQUIRE(S == 3);
+	CHECK_INT(cut[0], 0);
+	CHECK_INT(cut[1], 1);
+	CHECK_INT(cut[2], 3);
+	CHECK_INT(cut[3], 4);
+	CHECK_INT(rep[0], 2);
+	CHECK_INT(rep[1], 1);
+	CHECK_INT(rep[2], 2);
+	/* one device fewer: no stage of layer 0 or 3 below 8 µs fits with
+	 * the middle, so 8 */
+	pb.k = 4;
+	REQUIRE(dpi_pd_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
+	CHECK_NEAR(cost, 8.0, 1e-12);
+}
+
+/* Layer 0 stashes 10 bytes per in-flight micro-batch. In the hand optimum
+ * its stage is first of 3 (3 in flight) on 2 replicas: ceil(3/2) = 2
+ * micro-batches, 20 bytes. A cap of 19 rules that plan out, and what the
+ * planner returns then fits. */
+static void test_caps_are_honoured(void)
+{
+	dpi_pd_problem pb = {.layers = hand,
+			     .n = 4,
+			     .k = 5,
+			     .rep = 0,
+			     .bw = 1,
+			     .lat = 0,
+			     .cap = 19};
+	uint32_t best_cut[4] = {0, 1, 3, 4};
+	int best_rep[3] = {2, 1, 2};
+	CHECK(isinf(dpi_pd_cost(&pb, 3, best_cut, best_rep)));
+	int S = 0, rep[8];
+	uint32_t cut[9];
+	double cost = 0;
+	dp_err err;
+	REQUIRE(dpi_pd_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
+	CHECK(cost > 4.0);
+	CHECK_NEAR(dpi_pd_cost(&pb, S, cut, rep), cost, 1e-12);
+	for (int s = 0; s < S; s++)
+		if (cut[s] == 0) {
+			int q = S - s, r = rep[s];
+			CHECK((int64_t)((q + r - 1) / r) * 10 <= 19);
+		}
+	/* nothing fits: a clear error */
+	pb.cap = 5;
+	CHECK_INT(dpi_pd_solve(&pb, &S, cut, rep, &cost, &err), DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "fits 5 bytes");
+}
+
+/* Brute force: every contiguous split and every replication vector with
+ * at most K devices (every stage r = fixed when fixed > 0). */
+static double brute(const dpi_pd_problem *pb)
+{
+	double best = INFINITY;
+	uint32_t n = pb->n;
+	for (uint32_t mask = 0; mask < (1u << (n - 1)); mask++) {
+		uint32_t cut[16];
+		int S = 0;
+		cut[S++] = 0;
+		for (uint32_t i = 1; i < n; i++)
+			if (mask & (1u << (i - 1)))
+				cut[S++] = i;
+		cut[S] = n;
+		if (S > pb->k)
+			continue;
+		int rep[16];
+		for (int s = 0; s < S; s++)
+			rep[s] = pb->rep > 0 ? pb->rep : 1;
+		for (;;) {
+			double c = dpi_pd_cost(pb, S, cut, rep);
+			best = c < best ? c : best;
+			if (pb->rep > 0)
+				break;
+			int s = 0;
+			while (s < S && rep[s] == pb->k - S + 1) {
+				rep[s] = 1;
+				s++;
+			}
+			if (s == S)
+				break;
+			rep[s]++;
+		}
+	}
+	return best;
+}
+
+static void test_equals_brute_force_on_small_chains(void)
+{
+	uint64_t rs = 14;
+	int cases = 0, capped = 0;
+	for (int it = 0; it < 300; it++) {
+		dpi_pd_layer l[7];
+		uint32_t n = 1 + test_randn(&rs, 7);
+		for (uint32_t i = 0; i < n; i++) {
+			l[i].time_us = (double)(1 + test_randn(&rs, 20));
+			l[i].act = test_randn(&rs, 10);
+			l[i].weights = test_randn(&rs, 30);
+			l[i].stat = test_randn(&rs, 20);
+			l[i].stash = test_randn(&rs, 10);
+		}
+		dpi_pd_problem pb = {
+			.layers = l,
+			.n = n,
+			.k = 1 + (int)test_randn(&rs, 5),
+			.rep = it % 3 == 0 ? 1 + it % 2 : 0,
+			.bw = 1 + test_randn(&rs, 4),
+			.lat = (double)test_randn(&rs, 3),
+			.cap = it % 2 ? 40 + test_randn(&rs, 80)
+				      : DP_CAP_UNLIMITED,
+			.m = it % 4 == 1 ? 1 + (int)test_randn(&rs, 3) : 0};
+		if (pb.rep > pb.k)
+			pb.rep = 1;
+		double want = brute(&pb);
+		int S = 0, rep[8];
+		uint32_t cut[9];
+		double cost = 0;
+		dp_err err;
+		dp_status st = dpi_pd_solve(&pb, &S, cut, rep, &cost, &err);
+		if (isinf(want)) {
+			CHECK_INT(st, DP_EINPUT);
+			capped++;
+			continue;
+		}
+		REQUIRE(st == DP_OK);
+		CHECK_NEAR(cost, want, 1e-9 * (1 + want));
+		CHECK_NEAR(dpi_pd_cost(&pb, S, cut, rep), cost, 1e-12);
+		cases++;
+	}
+	CHECK(cases > 100);
+	CHECK(capped > 0);
+}
+
+static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
+		    dp_role role)
+{
+	uint32_t id = test_add_op(g, name, t, out, NULL);
+	if (dp_graph_set_role(g, id, role, NULL))
+		test_fail(__FILE__, __LINE__, "set_role %s", name);
+	return id;
+}
+
+static void edge(dp_graph *g, uint32_t a, uint32_t b)
+{
+	if (dp_graph_add_edge(g, a, b, -1, false, NULL))
+		test_fail(__FILE__, __LINE__, "add_edge");
+}
+
+/* Forward ops f0..f3 of 1, 3, 1, 1 µs with mirrored backward ops of the
+ * same times, each reading a param w<i> of wbytes. On 2 devices with
+ * weights of 100 bytes on a link of 1 byte/µs, data parallelism costs
+ * 400 µs of all-reduce, so: {f0,f1} {f2,f3} (8 against 4) is the best
+ * split; by hand the others are 2 | 10 and 10 | 2. With weightless params
+ * one stage on both devices (12 / 2 = 6 < 8) wins. */
+static dp_graph *chain4(int64_t wbytes)
+{
+	static const double t[4] = {1, 3, 1, 1};
+	dp_graph *g = dp_graph_new("chain4");
+	uint32_t f[4], b[4];
+	char name[32];
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof name, "f%d", i);
+		f[i] = add(g, name, t[i], 0, DP_ROLE_FORWARD);
+		snprintf(name, sizeof name, "w%d", i);
+		edge(g, add(g, name, 0, wbytes, DP_ROLE_PARAM), f[i]);
+		if (i)
+			edge(g, f[i - 1], f[i]);
+	}
+	uint32_t loss = add(g, "loss", 0, 0, DP_ROLE_LOSS);
+	edge(g, f[3], loss);
+	for (int i = 3; i >= 0; i--) {
+		snprintf(name, sizeof name, "f%d/grad", i);
+		b[i] = add(g, name, t[i], 0, DP_ROLE_BACKWARD);
+		edge(g, i == 3 ? loss : b[i + 1], b[i]);
+		edge(g, f[i], b[i]);
+	}
+	if (dp_graph_finalize(g, NULL)) {
+		dp_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static void test_planner_cuts_the_hand_chain(void)
+{
+	dp_graph *g = chain4(100);
+	REQUIRE(g);
+	dp_machine m;
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	m.lat = 0;
+	m.bw = 1;
+	const dp_algo *a = dp_algo_find("pipedream");
+	REQUIRE(a && a->strategize);
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = 2;
+	dp_strategy s;
+	dp_err err;
+	REQUIRE(a->strategize(g, &m, &o, NULL, &s, &err) == DP_OK);
+	CHECK_INT(s.kind, DP_STRAT_PIPELINE);
+	CHECK_INT(s.pipe.nstages, 2);
+	CHECK_INT(s.pipe.schedule, DP_SCHED_1F1B);
+	const char *want[] = {"f0", "f1", "f2", "f3", "f1/grad", "f2/grad"};
+	const int stage[] = {0, 0, 1, 1, 0, 1};
+	for (int i = 0; i < 6; i++) {
+		uint32_t u = dp_graph_find(g, want[i]);
+		REQUIRE(u != UINT32_MAX);
+		CHECK_INT(s.pipe.stage[u], stage[i]);
+	}
+	dp_strategy_free(&s);
+
+	/* a raised cancel flag: DP_ECANCELED and nothing made */
+	atomic_int flag = 1;
+	dp_progress p = {NULL, NULL, &flag};
+	dp_strategy_init(&s);
+	CHECK_INT(a->strategize(g, &m, &o, &p, &s, &err), DP_ECANCELED);
+	CHECK_CONTAINS(err.msg, "canceled");
+	CHECK(s.pipe.stage == NULL && s.placement == NULL);
+	dp_graph_free(g);
+
+	/* weightless: one stage, data parallel over both devices */
+	g = chain4(0);
+	REQUIRE(g);
+	REQUIRE(a->strategize(g, &m, &o, NULL, &s, &err) == DP_OK);
+	CHECK_INT(s.pipe.nstages, 1);
+	CHECK_INT(s.pipe.group_off[1], 2);
+	CHECK_INT(s.k, 2);
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_hand_chain_split_and_replication),
+	  TEST(test_caps_are_honoured),
+	  TEST(test_equals_brute_force_on_small_chains),
+	  TEST(test_planner_cuts_the_hand_chain))
