@@ -354,3 +354,31 @@ bool test_sim_same_curves(const dp_sim_result *a, const dp_sim_result *b)
 			return false;
 	return true;
 }
+
+bool test_placement_valid(const dp_graph *g, const dp_machine *m,
+			  const int32_t *pl)
+{
+	bool ok = true;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		if (pl[u] < 0 || pl[u] >= m->k) {
+			test_fail(__FILE__, __LINE__, "op %u on device %d", u,
+				  pl[u]);
+			return false;
+		}
+		if (g->ops[u].pin >= 0 && pl[u] != g->ops[u].pin) {
+			test_fail(__FILE__, __LINE__,
+				  "op %u pinned to %d placed on %d", u,
+				  g->ops[u].pin, pl[u]);
+			ok = false;
+		}
+	}
+	for (uint32_t c = 0; c < g->ngroups; c++)
+		for (uint32_t i = g->group_off[c] + 1; i < g->group_off[c + 1];
+		     i++)
+			if (pl[g->group_ops[i]] != pl[g->group_ops[i - 1]]) {
+				test_fail(__FILE__, __LINE__,
+					  "colocation group %u split", c);
+				return false;
+			}
+	return ok;
+}

@@ -94,6 +94,10 @@ struct Agraph_s;
 struct Agraph_s *test_dot_of(const char *path, const dp_graph *g,
 			     const dp_machine *m, const dp_plan *plan);
 
+/* Every op on a device of m, pins kept, each colocation group on one
+ * device. Returns false (after recording failures) when not. */
+bool test_placement_valid(const dp_graph *g, const dp_machine *m,
+			  const int32_t *pl);
 /* CHECK_PLACEMENT(got, want, n): records a failure "opI on device D, want
  * W" for each of the n ops where got and want differ. Variadic so that want
  * may be a compound literal, (const int32_t[]){0, 1}. */
