@@ -2,6 +2,7 @@
 #include "fixtures.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dnnpart/export.h"
@@ -83,6 +84,22 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
+	return g;
+}
+
+dp_graph *test_blocks(int n)
+{
+	dp_graph *g = dp_graph_new("blocks");
+	if (!g)
+		abort();
+	for (int i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "op%d", i);
+		uint32_t u = test_add_op(g, name, 1, 1 << 20, NULL);
+		g->ops[u].param_bytes = (int64_t)10 << 20;
+	}
+	if (dp_graph_finalize(g, NULL) != DP_OK)
+		abort();
 	return g;
 }
 
