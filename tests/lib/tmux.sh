@@ -1,5 +1,5 @@
 # tmux.sh - what the suites that drive the explorer in a real terminal
-# share (suite_tui, suite_tui_robust, suite_nothing_lost); sourced after
+# share (suite_tui*, suite_nothing_lost); sourced after
 # tests/lib/suite.sh, whose exit trap stops the tmux server.
 #
 # tmux_needed WHAT: without tmux, "skip - WHAT: ..." and exit 0.
@@ -47,3 +47,17 @@ wait_row() {
 		sleep 0.05
 	done
 }
+
+# wait_gone PATTERN [SECONDS]: polls until grep -E no longer finds PATTERN
+# on the screen; 1 when it is still there after SECONDS (default 20).
+wait_gone() {
+	end=$(($(date +%s) + ${2:-20}))
+	while screen | grep -Eq -- "$1"; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# wait_settled [SECONDS]: no rerun in progress (the status line says
+# "rerunning" while one runs, the summary says STALE until the new plan is in).
+wait_settled() { wait_gone 'rerunning|comparing|STALE|planning' "${1:-20}"; }
