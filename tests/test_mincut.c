@@ -209,21 +209,28 @@ static void test_mincut_towers_apart(void)
 	dp_graph_free(g);
 }
 
+/* op0 -> ... -> op11, each with 100 MiB of params and out output bytes,
+ * op0 taking 50 us and the others 1; finalized, NULL when it cannot be. */
+static dp_graph *params_chain(int64_t out)
+{
+	dp_graph *g = test_chain("params", 12, 1, out);
+	g->ops[0].time_us = 50;
+	for (uint32_t u = 0; u < 12; u++)
+		g->ops[u].param_bytes = 100 << 20;
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
 /* A chain with params: 12 ops of 100 MiB params on 4 devices of 350 MiB.
  * One device cannot hold it, the budgets of 3 ops per device can; the
  * plan is feasible in the simulator. */
 static void test_mincut_fits_caps(void)
 {
-	dp_graph *g = dp_graph_new("params");
-	char nm[32];
-	for (int i = 0; i < 12; i++) {
-		snprintf(nm, sizeof nm, "op%d", i);
-		uint32_t id = test_add_op(g, nm, i == 0 ? 50 : 1, 1024, NULL);
-		g->ops[id].param_bytes = 100 << 20;
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
-	}
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_graph *g = params_chain(1024);
+	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 	REQUIRE(dp_machine_set_caps(&m, "350MiB", NULL) == DP_OK);
@@ -245,17 +252,8 @@ static void test_mincut_fits_caps(void)
  * until every device fits. */
 static void test_mincut_memory_check_meets_caps(void)
 {
-	dp_graph *g = dp_graph_new("params");
-	char nm[32];
-	for (int i = 0; i < 12; i++) {
-		snprintf(nm, sizeof nm, "op%d", i);
-		uint32_t id =
-			test_add_op(g, nm, i == 0 ? 50 : 1, 50 << 20, NULL);
-		g->ops[id].param_bytes = 100 << 20;
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
-	}
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_graph *g = params_chain(50 << 20);
+	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 	dp_plan p;
