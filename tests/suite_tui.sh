@@ -55,10 +55,7 @@ rm -rf "$showdir"
 
 . tests/lib/suite.sh
 . tests/lib/tmux.sh
-tmux_needed "end-to-end explorer tests"
-suite_start tui suite_tui_setup
-tmux_server test
-tmp=$TMP
+tmux_suite tui suite_tui_setup "end-to-end explorer tests"
 S=tui # the session the helpers talk to
 
 

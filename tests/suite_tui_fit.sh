@@ -9,10 +9,7 @@
 set -u
 . tests/lib/suite.sh
 . tests/lib/tmux.sh
-tmux_needed tui_fit
-suite_start fit tui_fit_setup
-tmux_server fit
-tmp=$TMP
+tmux_suite fit tui_fit_setup tui_fit
 
 S=fit0
 n_session=0

@@ -9,10 +9,7 @@
 set -u
 . tests/lib/suite.sh
 . tests/lib/tmux.sh
-tmux_needed "explorer pins and diff"
-suite_start pins tui_pins_setup
-tmux_server pins
-tmp=$TMP
+tmux_suite pins tui_pins_setup "explorer pins and diff"
 # a session for the server's whole life: ending a case's session must not
 # stop the server while the next case starts one
 $T new-session -d -s keep "exec sleep 600"

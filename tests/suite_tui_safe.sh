@@ -16,10 +16,7 @@
 set -u
 . tests/lib/suite.sh
 . tests/lib/tmux.sh
-tmux_needed tui_safe
-suite_start safe tui_safe_setup
-tmux_server safe
-tmp=$TMP
+tmux_suite safe tui_safe_setup tui_safe
 
 esc=$(printf '\033')
 S=safe

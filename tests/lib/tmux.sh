@@ -61,3 +61,13 @@ wait_gone() {
 # wait_settled [SECONDS]: no rerun in progress (the status line says
 # "rerunning" while one runs, the summary says STALE until the new plan is in).
 wait_settled() { wait_gone 'rerunning|comparing|STALE|planning' "${1:-20}"; }
+
+# tmux_suite TAG SETUP WHAT: the start of a tmux suite: without tmux
+# "skip - WHAT: ..." (tmux_needed); suite_start TAG SETUP; the private
+# server dnnpart-TAG-PID (tmux_server); tmp is TMP.
+tmux_suite() {
+	tmux_needed "$3"
+	suite_start "$1" "$2"
+	tmux_server "$1"
+	tmp=$TMP
+}
