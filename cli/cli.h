@@ -125,6 +125,12 @@ int cli_require_graph_placement(const char *cmd, const cli_opts *o,
 int cli_parse_time_limit(const char *cmd, int argc, char **argv, int *i,
 			 cli_opts *o);
 
+/* --strict, --no-polish or --time-limit S (cli_parse_time_limit) at
+ * argv[*i], the options of the commands that plan (plan, compare): 1 when
+ * it was one (stored in o), 0 when not, -1 after a usage error. */
+int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o);
+
 /* The algorithm options the command line asked for: the defaults with
  * --contention, --no-polish, --time-limit and --budget applied. */
 void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao);

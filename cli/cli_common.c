@@ -508,6 +508,20 @@ int cli_parse_time_limit(const char *cmd, int argc, char **argv, int *i,
 	return r;
 }
 
+int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o)
+{
+	if (!strcmp(argv[*i], "--strict")) {
+		o->strict = true;
+		return 1;
+	}
+	if (!strcmp(argv[*i], "--no-polish")) {
+		o->no_polish = true;
+		return 1;
+	}
+	return cli_parse_time_limit(cmd, argc, argv, i, o);
+}
+
 void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 {
 	dp_algo_opts_default(ao);

@@ -133,19 +133,12 @@ static void after_algo(void *ud, size_t i, dp_run_result *r)
 static int parse(int argc, char **argv, cli_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
 		int r;
-		if (!strcmp(a, "--strict")) {
-			o->strict = true;
-		} else if (!strcmp(a, "--check-k")) {
+		if (!strcmp(argv[i], "--check-k")) {
 			o->check_k = true;
-		} else if (!strcmp(a, "--no-polish")) {
-			o->no_polish = true;
-		} else if ((r = cli_parse_time_limit("compare", argc, argv, &i,
-						     o))) {
-			if (r < 0)
-				return 2;
-		} else if ((r = cli_opt_value("compare", argc, argv, &i,
+		} else if ((r = cli_parse_plan_flags("compare", argc, argv, &i,
+						     o)) ||
+			   (r = cli_opt_value("compare", argc, argv, &i,
 					      "--algos", &o->algos))) {
 			if (r < 0)
 				return 2;

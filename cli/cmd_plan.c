@@ -115,21 +115,12 @@ static int export_opt(int argc, char **argv, int *i, cli_opts *o)
 static int parse(int argc, char **argv, cli_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
 		int r;
-		if (!strcmp(a, "--strict")) {
-			o->strict = true;
-		} else if (!strcmp(a, "--no-polish")) {
-			o->no_polish = true;
-		} else if ((r = cli_parse_time_limit("plan", argc, argv, &i,
-						     o))) {
-			if (r < 0)
-				return 2;
-		} else if ((r = cli_parse_algo("plan", argc, argv, &i,
-					       &o->algo)) ||
-			   (r = cli_opt_value("plan", argc, argv, &i, "-o",
-					      &o->out)) ||
-			   (r = export_opt(argc, argv, &i, o))) {
+		if ((r = cli_parse_plan_flags("plan", argc, argv, &i, o)) ||
+		    (r = cli_parse_algo("plan", argc, argv, &i, &o->algo)) ||
+		    (r = cli_opt_value("plan", argc, argv, &i, "-o",
+				       &o->out)) ||
+		    (r = export_opt(argc, argv, &i, o))) {
 			if (r < 0)
 				return 2;
 		} else if (cli_parse_common_or_graph("plan", argc, argv, &i,

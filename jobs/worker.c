@@ -276,16 +276,23 @@ int worker_fd(const worker *w)
 	return w->pipe.rd;
 }
 
+/* The job's own copies of the options (NULL: the defaults) and machine. */
+static dp_status job_copy_in(job *j, const dp_machine *m, const dp_algo_opts *o,
+			     dp_err *err)
+{
+	if (o)
+		j->o = *o;
+	else
+		dp_algo_opts_default(&j->o);
+	return dp_machine_copy(&j->m, m, err);
+}
+
 dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 			const dp_machine *m, const dp_algo *algo,
 			const dp_algo_opts *o, unsigned gen, dp_err *err)
 {
 	job j = {.used = true, .kind = kind, .g = g, .algo = algo, .gen = gen};
-	if (o)
-		j.o = *o;
-	else
-		dp_algo_opts_default(&j.o);
-	if (dp_machine_copy(&j.m, m, err) != DP_OK)
+	if (job_copy_in(&j, m, o, err) != DP_OK)
 		return err ? err->code : DP_ENOMEM;
 	pthread_mutex_lock(&w->mu);
 	if (kind == JOB_PLAN) {
@@ -316,11 +323,7 @@ dp_status worker_submit_fit(worker *w, const dp_graph *g, const dp_machine *m,
 		 .algo = algo,
 		 .gen = gen,
 		 .fit_dev = dev};
-	if (o)
-		j.o = *o;
-	else
-		dp_algo_opts_default(&j.o);
-	if (dp_machine_copy(&j.m, m, err) != DP_OK)
+	if (job_copy_in(&j, m, o, err) != DP_OK)
 		return err ? err->code : DP_ENOMEM;
 	pthread_mutex_lock(&w->mu);
 	drop_job(&w->pending_fit);

@@ -8,18 +8,8 @@
 set -u
 : "${DNNPART:=$PWD/dnnpart}"
 export DNNPART
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "skip - docs_captures: python3 is not installed"
-	exit 0
-fi
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - docs_captures: tmux is not installed (make deps installs it)"
-	exit 0
-fi
-n=$(grep -c '^<!-- capture ' README.md docs/tui.md | awk -F: '{s += $2} END {print s}')
-if [ "$n" -lt 4 ]; then
-	echo "not ok - docs_captures_marked: $n capture blocks in README.md and docs/tui.md, want 4 or more"
-else
-	echo "ok - docs_captures_marked"
-fi
+. tests/lib/suite.sh
+suite_need python3 docs_captures
+suite_need tmux docs_captures "(make deps installs it)"
+suite_marks docs_captures_marked 4 '^<!-- capture ' README.md docs/tui.md
 python3 tools/tui_captures.py --check README.md docs/tui.md

@@ -8,14 +8,7 @@
 set -u
 : "${DNNPART:=$PWD/dnnpart}"
 export DNNPART
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "skip - docs_examples: python3 is not installed"
-	exit 0
-fi
-n=$(grep -c '^<!-- example -->' README.md docs/cli.md | awk -F: '{s += $2} END {print s}')
-if [ "$n" -lt 6 ]; then
-	echo "not ok - docs_examples_marked: $n example blocks in README.md and docs/cli.md, want 6 or more"
-else
-	echo "ok - docs_examples_marked"
-fi
+. tests/lib/suite.sh
+suite_need python3 docs_examples
+suite_marks docs_examples_marked 6 '^<!-- example -->' README.md docs/cli.md
 python3 tools/docs_examples.py --check README.md docs/cli.md

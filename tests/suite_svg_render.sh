@@ -7,14 +7,8 @@
 # 2, 3), and the picture at most 4 times as tall as wide. PNG and PDF of
 # the same picture are real PNG and PDF files.
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
-TMP=$(mktemp -d /tmp/dnnpart-svg.XXXXXX) || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
-
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - svg_setup: no binary at $DNNPART (run make first)"
-	exit 1
-fi
+. tests/lib/suite.sh
+suite_start svg svg_setup
 have_rsvg=1
 command -v rsvg-convert >/dev/null 2>&1 || have_rsvg=0
 have_py=1

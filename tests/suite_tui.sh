@@ -55,25 +55,9 @@ rm -rf "$showdir"
 
 . tests/lib/suite.sh
 . tests/lib/tmux.sh
-tmux_needed "end-to-end explorer tests"
-suite_start tui suite_tui_setup
-tmux_server test
-tmp=$TMP
+tmux_suite tui suite_tui_setup "end-to-end explorer tests"
 S=tui # the session the helpers talk to
 
-# wait_settled: no rerun in progress (the status line says "rerunning"
-# while one runs, the summary says STALE until the new plan is in).
-wait_settled() {
-	end=$(($(date +%s) + ${1:-20}))
-	while :; do
-		s=$(screen)
-		if ! echo "$s" | grep -Eq 'rerunning|comparing|STALE|planning'; then
-			return 0
-		fi
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
 
 # A small generated training graph: plans in milliseconds.
 graph=$tmp/g.json

@@ -7,53 +7,12 @@
 # bars (░ before the cap mark) and counts against the cap as `dnnpart plan`
 # counts it. Prints "ok - NAME" / "not ok - NAME: why" / "skip".
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
-
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - tui_fit: tmux is not installed (make deps installs it)"
-	exit 0
-fi
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - tui_fit_setup: no dnnpart binary at $DNNPART"
-	exit 1
-fi
-
-tmp=$(mktemp -d)
-SOCK="dnnpart-fit-$$"
-T="tmux -L $SOCK -f /dev/null"
-cleanup() {
-	$T kill-server >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+. tests/lib/suite.sh
+. tests/lib/tmux.sh
+tmux_suite fit tui_fit_setup tui_fit
 
 S=fit0
 n_session=0
-screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
-row() { screen | sed -n "${1}p"; }
-keys() { $T send-keys -t "$S" "$@"; }
-ok() { echo "ok - $1"; }
-notok() {
-	echo "not ok - $1: $2"
-	echo "# screen:"
-	screen | sed 's/^/#   /'
-}
-wait_for() {
-	end=$(($(date +%s) + ${2:-15}))
-	while :; do
-		screen | grep -Eq -- "$1" && return 0
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
-wait_gone() {
-	end=$(($(date +%s) + ${2:-15}))
-	while :; do
-		screen | grep -Eq -- "$1" || return 0
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
 start() { # W H ENV ARGS...
 	w=$1
 	h=$2

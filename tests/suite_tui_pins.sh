@@ -7,55 +7,14 @@
 # devices; `Esc` leaves it; `P` pins a layer; `Y` frees every pin. Every
 # wait polls with a timeout. Environment: DNNPART (the binary).
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
-
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - explorer pins and diff: tmux is not installed (make deps installs it)"
-	exit 0
-fi
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - tui_pins_setup: no dnnpart binary at $DNNPART"
-	exit 1
-fi
-
-tmp=$(mktemp -d)
-SOCK="dnnpart-pins-$$"
-T="tmux -L $SOCK -f /dev/null"
-cleanup() {
-	$T kill-server >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+. tests/lib/suite.sh
+. tests/lib/tmux.sh
+tmux_suite pins tui_pins_setup "explorer pins and diff"
 # a session for the server's whole life: ending a case's session must not
 # stop the server while the next case starts one
 $T new-session -d -s keep "exec sleep 600"
 
 S=
-screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
-row() { screen | sed -n "${1}p"; }
-keys() { $T send-keys -t "$S" "$@"; }
-ok() { echo "ok - $1"; }
-notok() {
-	echo "not ok - $1: $2"
-	echo "# screen:"
-	screen | sed 's/^/#   /'
-}
-wait_for() { # PATTERN [SECONDS]
-	end=$(($(date +%s) + ${2:-15}))
-	while :; do
-		screen | grep -Eq -- "$1" && return 0
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
-wait_settled() {
-	end=$(($(date +%s) + ${1:-20}))
-	while :; do
-		screen | grep -Eq 'rerunning|comparing|STALE|planning' || return 0
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
 
 graph=$tmp/g.json
 if ! "$DNNPART" gen --ops 400 --seed 7 -o "$graph" >/dev/null 2>"$tmp/gen.err"; then

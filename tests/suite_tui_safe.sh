@@ -14,52 +14,12 @@
 # And the first load says "loading PATH" on the terminal before the screen.
 # Prints "ok - NAME" / "not ok - NAME: why" / "skip - NAME: why".
 set -u
-: "${DNNPART:=$PWD/dnnpart}"
-
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip - tui_safe: tmux is not installed (make deps installs it)"
-	exit 0
-fi
-if [ ! -x "$DNNPART" ]; then
-	echo "not ok - tui_safe_setup: no dnnpart binary at $DNNPART"
-	exit 1
-fi
-
-tmp=$(mktemp -d /tmp/dnnpart-safe.XXXXXX) || exit 1
-SOCK="dnnpart-safe-$$"
-T="tmux -L $SOCK -f /dev/null"
-cleanup() {
-	$T kill-server >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+. tests/lib/suite.sh
+. tests/lib/tmux.sh
+tmux_suite safe tui_safe_setup tui_safe
 
 esc=$(printf '\033')
 S=safe
-screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
-keys() { $T send-keys -t "$S" "$@"; }
-# wait_for PATTERN [SECONDS]: polls the screen until grep -E finds PATTERN.
-wait_for() {
-	end=$(($(date +%s) + ${2:-15}))
-	while ! screen | grep -Eq -- "$1"; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
-# wait_settled: no rerun in progress
-wait_settled() {
-	end=$(($(date +%s) + ${1:-20}))
-	while screen | grep -Eq 'rerunning|comparing|STALE|planning'; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.05
-	done
-}
-ok() { echo "ok - $1"; }
-notok() {
-	echo "not ok - $1: $2"
-	echo "# screen:"
-	screen | sed 's/^/#   /'
-}
 # the status line (the last but one row; the last is the key bar)
 status() { screen | tail -n 2 | head -n 1; }
 

@@ -243,6 +243,19 @@ static void pic_close(pic *p)
 	dp_graph_free(p->g);
 }
 
+/* The SVG at path (the caller frees); a failure when it is not
+ * well-formed, NULL (a failure) when it cannot be read. */
+static char *read_svg(const char *path)
+{
+	char *svg = test_read_file(path, NULL);
+	char why[160];
+	if (!svg)
+		test_fail(__FILE__, __LINE__, "cannot read %s", path);
+	else if (!xml_well_formed(svg, why, sizeof why))
+		test_fail(__FILE__, __LINE__, "SVG not well-formed: %s", why);
+	return svg;
+}
+
 /* ---- tests ---- */
 
 static void test_svg_checker_rejects_broken_xml(void)
@@ -272,11 +285,8 @@ static void test_svg_is_well_formed_and_shows_every_device(void)
 					    NULL, NULL, &rep, &err);
 	if (st != DP_OK)
 		test_fail(__FILE__, __LINE__, "export: %s", err.msg);
-	char *svg = test_read_file(path, NULL);
+	char *svg = read_svg(path);
 	REQUIRE(svg);
-	char why[160];
-	if (!xml_well_formed(svg, why, sizeof why))
-		test_fail(__FILE__, __LINE__, "SVG not well-formed: %s", why);
 	CHECK_CONTAINS(svg, "<svg");
 	CHECK_CONTAINS(svg, "<title>cluster_dev0</title>");
 	CHECK_CONTAINS(svg, "<title>cluster_dev1</title>");
@@ -310,11 +320,8 @@ static void test_svg_of_100k_ops_is_coarsened(void)
 	CHECK(rep.nodes <= DP_EXPORT_MAX_NODES);
 	CHECK(rep.nodes >= 4);
 	CHECK_CONTAINS(rep.note, "100000 ops drawn as");
-	char *svg = test_read_file(path, NULL);
+	char *svg = read_svg(path);
 	REQUIRE(svg);
-	char why[160];
-	if (!xml_well_formed(svg, why, sizeof why))
-		test_fail(__FILE__, __LINE__, "SVG not well-formed: %s", why);
 	CHECK_CONTAINS(svg, "COARSENED");
 	for (int d = 0; d < 4; d++) {
 		char t[64];
@@ -434,11 +441,8 @@ static void test_svg_of_a_3000_op_training_graph_is_a_timeline(void)
 	CHECK(rep.coarsened);
 	/* a real picture, not a handful of boxes, and a readable one */
 	CHECK(rep.nodes >= 20 && rep.nodes <= DP_EXPORT_MAX_NODES);
-	char *svg = test_read_file(path, NULL);
+	char *svg = read_svg(path);
 	REQUIRE(svg);
-	char why[160];
-	if (!xml_well_formed(svg, why, sizeof why))
-		test_fail(__FILE__, __LINE__, "SVG not well-formed: %s", why);
 	CHECK_CONTAINS(svg, "COARSENED");
 	CHECK_CONTAINS(svg, "timeline: one column per device");
 	CHECK_CONTAINS(svg, "#cc3311"); /* the critical path */

@@ -32,15 +32,22 @@ static dp_graph *chain(void)
 	return g;
 }
 
-static bool eval(const dp_graph *g, const int32_t *pl, dp_machine *m,
-		 dp_plan *plan)
+/* Where the tests put the chain's a, b, c. */
+static const int32_t chain_pl[] = {0, 1, 0};
+
+/* The chain in *g, placed by chain_pl on m (two devices of 1 GiB),
+ * evaluated into plan with port contention; false when any of it fails. */
+static bool eval_chain(dp_graph **g, dp_machine *m, dp_plan *plan)
 {
 	dp_err err;
 	memset(plan, 0, sizeof *plan);
-	if (dp_machine_init(m, 2, &err) != DP_OK ||
-	    dp_machine_set_caps(m, "1GiB", &err) != DP_OK)
+	*g = chain();
+	if (!*g || dp_machine_init(m, 2, &err) != DP_OK)
 		return false;
-	return dp_plan_evaluate(g, m, pl, DP_CONT_PORT, plan, &err) == DP_OK;
+	if (dp_machine_set_caps(m, "1GiB", &err) != DP_OK)
+		return false;
+	return dp_plan_evaluate(*g, m, chain_pl, DP_CONT_PORT, plan, &err) ==
+	       DP_OK;
 }
 
 static const char *str(const cJSON *o, const char *key)
@@ -57,12 +64,10 @@ static double num(const cJSON *o, const char *key)
 
 static void test_trace_of_a_known_plan(void)
 {
-	dp_graph *g = chain();
-	REQUIRE(g);
-	int32_t pl[] = {0, 1, 0};
+	dp_graph *g;
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, pl, &m, &plan));
+	REQUIRE(eval_chain(&g, &m, &plan));
 	REQUIRE(plan.sim.nxfers == 2);
 	const char *path = test_tmp_path("chain.trace.json");
 	dp_export_kind kind;
@@ -113,7 +118,7 @@ static void test_trace_of_a_known_plan(void)
 			} else {
 				uint32_t u = dp_graph_find(g, str(e, "name"));
 				REQUIRE(u != UINT32_MAX);
-				CHECK_INT(pid, pl[u]);
+				CHECK_INT(pid, chain_pl[u]);
 				CHECK(num(e, "ts") == plan.sim.start[u]);
 				CHECK(num(e, "dur") ==
 				      plan.sim.end[u] - plan.sim.start[u]);
@@ -157,12 +162,10 @@ static void test_trace_of_a_known_plan(void)
 
 static void test_trace_canceled_writes_nothing(void)
 {
-	dp_graph *g = chain();
-	REQUIRE(g);
-	int32_t pl[] = {0, 1, 0};
+	dp_graph *g;
 	dp_machine m;
 	dp_plan plan;
-	REQUIRE(eval(g, pl, &m, &plan));
+	REQUIRE(eval_chain(&g, &m, &plan));
 	atomic_int cancel;
 	atomic_init(&cancel, 1);
 	dp_progress p = {NULL, NULL, &cancel};

@@ -11,24 +11,6 @@
 
 #define MIB ((int64_t)1 << 20)
 
-/* n independent ops of 1 µs, each holding 10 MiB of params and 1 MiB of
- * output (live while it runs): a device holds (cap - 1 MiB) / 10 MiB. */
-static dp_graph *blocks(int n)
-{
-	dp_graph *g = dp_graph_new("blocks");
-	if (!g)
-		abort();
-	for (int i = 0; i < n; i++) {
-		char name[16];
-		snprintf(name, sizeof name, "op%d", i);
-		uint32_t u = test_add_op(g, name, 1, MIB, NULL);
-		g->ops[u].param_bytes = 10 * MIB;
-	}
-	if (dp_graph_finalize(g, NULL) != DP_OK)
-		abort();
-	return g;
-}
-
 static void machine(dp_machine *m, int k, int64_t cap)
 {
 	REQUIRE(dp_machine_init(m, k, NULL) == DP_OK);
@@ -57,7 +39,7 @@ static bool fits(const dp_graph *g, const char *algo, int k,
 
 static void test_fit_min_cap_is_the_largest_op(void)
 {
-	dp_graph *g = blocks(3);
+	dp_graph *g = test_blocks(3);
 	CHECK_INT(dp_fit_min_cap(g), 11 * MIB);
 	dp_graph_free(g);
 }
@@ -66,7 +48,7 @@ static void test_fit_min_cap_is_the_largest_op(void)
  * that respects the caps finds it, and the search says what it tried. */
 static void test_fit_k_smallest_feasible_and_one_less_is_not(void)
 {
-	dp_graph *g = blocks(12);
+	dp_graph *g = test_blocks(12);
 	const char *algos[] = {"pardnn", "mtopo", "metf", "heft"};
 	for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
 		dp_machine m;
@@ -104,7 +86,7 @@ static void test_fit_k_smallest_feasible_and_one_less_is_not(void)
 /* A cap below one op: no K fits; every doubling up to max_k is tried. */
 static void test_fit_k_none_fits(void)
 {
-	dp_graph *g = blocks(4);
+	dp_graph *g = test_blocks(4);
 	dp_machine m;
 	machine(&m, 1, 5 * MIB);
 	dp_fit_opts fo = {.kind = DP_FIT_K, .max_k = 12};
@@ -124,7 +106,7 @@ static void test_fit_k_none_fits(void)
  * of params and the output of the op that runs). */
 static void test_fit_cap_uniform(void)
 {
-	dp_graph *g = blocks(12);
+	dp_graph *g = test_blocks(12);
 	const char *algos[] = {"pardnn", "mtopo", "metf"};
 	for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
 		dp_machine m;
@@ -157,7 +139,7 @@ static void test_fit_cap_uniform(void)
  * (25 MiB), so device 2 must take the other 2 of 6. */
 static void test_fit_device_cap(void)
 {
-	dp_graph *g = blocks(6);
+	dp_graph *g = test_blocks(6);
 	dp_machine m;
 	machine(&m, 3, 25 * MIB);
 	dp_fit_opts fo = {.kind = DP_FIT_DEVICE_CAP, .device = 2};
@@ -180,7 +162,7 @@ static void test_fit_device_cap(void)
 
 static void test_fit_rejects_bad_settings(void)
 {
-	dp_graph *g = blocks(2);
+	dp_graph *g = test_blocks(2);
 	dp_machine m;
 	machine(&m, 2, DP_CAP_UNLIMITED);
 	dp_fit_result r;
@@ -232,7 +214,7 @@ static void on_progress(void *ud, const char *phase, double f)
 
 static void test_fit_progress_and_cancel(void)
 {
-	dp_graph *g = blocks(8);
+	dp_graph *g = test_blocks(8);
 	dp_machine m;
 	machine(&m, 1, 25 * MIB);
 	atomic_int cancel = 0;

@@ -25,6 +25,7 @@
 #include "fmt.h"
 #include "grid.h"
 #include "lib/fixtures.h"
+#include "lib/screen_text.h"
 #include "lib/testlib.h"
 #include "screen.h"
 #include "state.h"
@@ -96,14 +97,8 @@ static bool make_state(vstate *st, int64_t cap)
 /* The screen's text with view v shown, w x h cells (the caller frees). */
 static char *draw(vstate *st, view_id v, int w, int h)
 {
-	vgrid g;
-	if (grid_init(&g, w, h) != 0)
-		return NULL;
 	st->view = v;
-	screen_draw(st, &g);
-	char *t = grid_to_text(&g, false);
-	grid_free(&g);
-	return t;
+	return test_screen_text(st, w, h);
 }
 
 /* The first line of text that holds needle, or that starts with it when

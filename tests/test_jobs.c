@@ -53,14 +53,32 @@ static void check_same_as_alone(const dp_graph *g, const dp_machine *m,
 	dp_plan_free(&alone);
 }
 
+/* A worker, the test graph of n ops (test_algo_graph) in *g and a machine
+ * of k devices in m; NULL (recorded as a failure) when one cannot be made.
+ * The caller frees them with worker_free and test_free. */
+static worker *setup(uint32_t n, int k, dp_graph **g, dp_machine *m)
+{
+	dp_err err;
+	*g = test_algo_graph(n, 11, "jobs");
+	if (!*g || dp_machine_init(m, k, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "no graph or machine");
+		dp_graph_free(*g);
+		return NULL;
+	}
+	worker *w = worker_new(&err);
+	if (!w) {
+		test_fail(__FILE__, __LINE__, "worker_new: %s", err.msg);
+		test_free(*g, m, NULL);
+	}
+	return w;
+}
+
 static void test_worker_plan_job_is_the_algorithm_alone(void)
 {
-	dp_graph *g = test_algo_graph(80, 11, "jobs");
-	REQUIRE(g);
+	dp_graph *g;
 	dp_machine m;
 	dp_err err;
-	REQUIRE(dp_machine_init(&m, 3, &err) == DP_OK);
-	worker *w = worker_new(&err);
+	worker *w = setup(80, 3, &g, &m);
 	REQUIRE(w);
 	const dp_algo *heft = dp_algo_find("heft");
 	REQUIRE(heft);
@@ -94,12 +112,10 @@ static void test_worker_plan_job_is_the_algorithm_alone(void)
 
 static void test_worker_compare_job_gives_every_row_in_order(void)
 {
-	dp_graph *g = test_algo_graph(60, 11, "jobs");
-	REQUIRE(g);
+	dp_graph *g;
 	dp_machine m;
 	dp_err err;
-	REQUIRE(dp_machine_init(&m, 3, &err) == DP_OK);
-	worker *w = worker_new(&err);
+	worker *w = setup(60, 3, &g, &m);
 	REQUIRE(w);
 	CHECK_INT(worker_submit(w, JOB_COMPARE, g, &m, NULL, opts(DP_CONT_NONE), 3,
 				&err),
@@ -139,12 +155,10 @@ static void test_worker_compare_job_gives_every_row_in_order(void)
 
 static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
 {
-	dp_graph *g = test_algo_graph(3000, 11, "jobs");
-	REQUIRE(g);
+	dp_graph *g;
 	dp_machine m;
 	dp_err err;
-	REQUIRE(dp_machine_init(&m, 4, &err) == DP_OK);
-	worker *w = worker_new(&err);
+	worker *w = setup(3000, 4, &g, &m);
 	REQUIRE(w);
 	const dp_algo *pardnn = dp_algo_find("pardnn");
 	REQUIRE(pardnn);

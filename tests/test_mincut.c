@@ -12,6 +12,7 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 #define TOL 1.03 /* docs/algorithms.md, mincut */
@@ -24,27 +25,12 @@ static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 
 static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 {
-	test_dag_opts d = {
-		.n = n,
-		.window = 30,
-		.max_inputs = 3,
-		.time_min = 1,
-		.time_max = 100,
-		.zero_time_every = 10,
-		.out_min = 0,
-		.out_max = (1 << 20) - 1,
-		.param_every = 4,
-		.param_max = 4 << 20,
-		.temp_every = 5,
-		.temp_max = 1 << 19,
-		.control_every = 10,
-		.bytes_every = 6,
-		.bytes_max = 1 << 21,
-		.parallel_every = 30,
-		.group_every = constraints ? 20 : 0,
-		.pin_every = constraints ? 40 : 0,
-		.pin_k = 2,
-	};
+	test_dag_opts d = test_dag_mixed(n, constraints);
+	d.window = 30;
+	d.time_min = 1;
+	d.time_max = 100;
+	d.zero_time_every = 10;
+	d.pin_every = constraints ? 40 : 0;
 	return test_random_dag_with(seed, &d, "random");
 }
 
@@ -119,32 +105,6 @@ static double cut_cost(const dp_graph *g, const dp_machine *m,
 	return cut;
 }
 
-static bool placed_ok(const dp_graph *g, const dp_machine *m, const int32_t *pl)
-{
-	for (uint32_t u = 0; u < g->nops; u++) {
-		if (pl[u] < 0 || pl[u] >= m->k) {
-			test_fail(__FILE__, __LINE__, "op %u on device %d", u,
-				  pl[u]);
-			return false;
-		}
-		if (g->ops[u].pin >= 0 && pl[u] != g->ops[u].pin) {
-			test_fail(__FILE__, __LINE__,
-				  "op %u pinned to %d is on %d", u,
-				  g->ops[u].pin, pl[u]);
-			return false;
-		}
-	}
-	for (uint32_t c = 0; c < g->ngroups; c++)
-		for (uint32_t i = g->group_off[c] + 1; i < g->group_off[c + 1];
-		     i++)
-			if (pl[g->group_ops[i]] != pl[g->group_ops[i - 1]]) {
-				test_fail(__FILE__, __LINE__,
-					  "group %u split over devices", c);
-				return false;
-			}
-	return true;
-}
-
 /* Random DAGs without pins or groups, K = 2..8: acyclic parts, balance
  * within 1.03 x share, and a second run gives the same placement. */
 static void test_mincut_acyclic_and_balanced(void)
@@ -161,7 +121,7 @@ static void test_mincut_acyclic_and_balanced(void)
 			dp_machine m;
 			REQUIRE(dp_machine_init(&m, ks[i], NULL) == DP_OK);
 			REQUIRE(run(g, &m, pl, NULL, NULL) == DP_OK);
-			if (!placed_ok(g, &m, pl))
+			if (!test_placement_valid(g, &m, pl))
 				break;
 			if (quotient_cyclic(g, pl, m.k))
 				test_fail(__FILE__, __LINE__,
@@ -194,7 +154,7 @@ static void test_mincut_balance_follows_speeds(void)
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	REQUIRE(pl);
 	REQUIRE(run(g, &m, pl, NULL, NULL) == DP_OK);
-	CHECK(placed_ok(g, &m, pl));
+	CHECK(test_placement_valid(g, &m, pl));
 	CHECK(!quotient_cyclic(g, pl, m.k));
 	CHECK(worst_balance(g, &m, pl) <= TOL + 1e-9);
 	free(pl);
@@ -214,7 +174,7 @@ static void test_mincut_honours_pins_and_groups(void)
 		int32_t *again = malloc(g->nops * sizeof *again);
 		REQUIRE(pl && again);
 		REQUIRE(run(g, &m, pl, NULL, NULL) == DP_OK);
-		CHECK(placed_ok(g, &m, pl));
+		CHECK(test_placement_valid(g, &m, pl));
 		REQUIRE(run(g, &m, again, NULL, NULL) == DP_OK);
 		CHECK(memcmp(pl, again, g->nops * sizeof *pl) == 0);
 		free(pl);
@@ -249,21 +209,28 @@ static void test_mincut_towers_apart(void)
 	dp_graph_free(g);
 }
 
+/* op0 -> ... -> op11, each with 100 MiB of params and out output bytes,
+ * op0 taking 50 us and the others 1; finalized, NULL when it cannot be. */
+static dp_graph *params_chain(int64_t out)
+{
+	dp_graph *g = test_chain("params", 12, 1, out);
+	g->ops[0].time_us = 50;
+	for (uint32_t u = 0; u < 12; u++)
+		g->ops[u].param_bytes = 100 << 20;
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
 /* A chain with params: 12 ops of 100 MiB params on 4 devices of 350 MiB.
  * One device cannot hold it, the budgets of 3 ops per device can; the
  * plan is feasible in the simulator. */
 static void test_mincut_fits_caps(void)
 {
-	dp_graph *g = dp_graph_new("params");
-	char nm[32];
-	for (int i = 0; i < 12; i++) {
-		snprintf(nm, sizeof nm, "op%d", i);
-		uint32_t id = test_add_op(g, nm, i == 0 ? 50 : 1, 1024, NULL);
-		g->ops[id].param_bytes = 100 << 20;
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
-	}
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_graph *g = params_chain(1024);
+	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 	REQUIRE(dp_machine_set_caps(&m, "350MiB", NULL) == DP_OK);
@@ -285,17 +252,8 @@ static void test_mincut_fits_caps(void)
  * until every device fits. */
 static void test_mincut_memory_check_meets_caps(void)
 {
-	dp_graph *g = dp_graph_new("params");
-	char nm[32];
-	for (int i = 0; i < 12; i++) {
-		snprintf(nm, sizeof nm, "op%d", i);
-		uint32_t id =
-			test_add_op(g, nm, i == 0 ? 50 : 1, 50 << 20, NULL);
-		g->ops[id].param_bytes = 100 << 20;
-		if (i)
-			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
-	}
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_graph *g = params_chain(50 << 20);
+	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 	dp_plan p;

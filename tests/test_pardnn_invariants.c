@@ -101,15 +101,22 @@ static void test_pardnn_training_graphs_invariants(void)
 
 /* ---- adversarial termination ---- */
 
+/* The params of the op that holds the most. */
+static int64_t largest_params(const dp_graph *g)
+{
+	int64_t largest = 0;
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].param_bytes > largest)
+			largest = g->ops[u].param_bytes;
+	return largest;
+}
+
 static void test_pardnn_cap_below_largest_op_terminates(void)
 {
 	rand_opts ro = {300, 21, 4, true, true};
 	dp_graph *g = random_dag(&ro);
 	REQUIRE(g != NULL);
-	int64_t largest = 0;
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (g->ops[u].param_bytes > largest)
-			largest = g->ops[u].param_bytes;
+	int64_t largest = largest_params(g);
 	dp_machine m;
 	machine_with(&m, 4, largest / 2);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
@@ -237,10 +244,7 @@ static void test_pardnn_infeasible_caps_reported_by_plan(void)
 	rand_opts ro = {300, 13, 3, true, false};
 	dp_graph *g = random_dag(&ro);
 	REQUIRE(g != NULL);
-	int64_t largest = 0;
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (g->ops[u].param_bytes > largest)
-			largest = g->ops[u].param_bytes;
+	int64_t largest = largest_params(g);
 	dp_machine m;
 	machine_with(&m, 3, largest / 2);
 	dp_plan plan;

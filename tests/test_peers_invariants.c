@@ -32,27 +32,7 @@ static const char *const peers[] = {"metf", "heft", "metis", "contig",
  * machine needs k >= 2). */
 static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 {
-	test_dag_opts d = {
-		.n = n,
-		.window = 40,
-		.max_inputs = 3,
-		.time_min = 0,
-		.time_max = 199,
-		.zero_time_every = 8,
-		.out_min = 0,
-		.out_max = (1 << 20) - 1,
-		.param_every = 4,
-		.param_max = 4 << 20,
-		.temp_every = 5,
-		.temp_max = 1 << 19,
-		.control_every = 10,
-		.bytes_every = 6,
-		.bytes_max = 1 << 21,
-		.parallel_every = 30,
-		.group_every = constraints ? 20 : 0,
-		.pin_every = constraints ? 30 : 0,
-		.pin_k = 2,
-	};
+	test_dag_opts d = test_dag_mixed(n, constraints);
 	return test_random_dag_with(seed, &d, "random");
 }
 

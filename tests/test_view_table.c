@@ -9,6 +9,7 @@
 
 #include "actions.h"
 #include "keys.h"
+#include "lib/screen_text.h"
 #include "lib/testlib.h"
 #include "screen.h"
 #include "state.h"
@@ -79,14 +80,8 @@ static void test_view_names_parse_back(void)
 /* The screen at w x h as text; the caller frees. */
 static char *screen_text(vstate *st, int w, int h)
 {
-	vgrid g;
-	if (grid_init(&g, w, h) != 0)
-		return NULL;
 	state_prepare(st);
-	screen_draw(st, &g);
-	char *t = grid_to_text(&g, false);
-	grid_free(&g);
-	return t;
+	return test_screen_text(st, w, h);
 }
 
 static void test_tabs_number_keys_and_help_come_from_the_table(void)

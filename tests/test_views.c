@@ -8,22 +8,12 @@
 
 #include "bar.h"
 #include "grid.h"
+#include "lib/screen_text.h"
 #include "lib/testlib.h"
 #include "screen.h"
 #include "state.h"
 #include "test_views_fixture.h"
 #include "view.h"
-
-static char *render(const vstate *st, int w, int h)
-{
-	vgrid g;
-	if (grid_init(&g, w, h) != 0)
-		return NULL;
-	screen_draw(st, &g);
-	char *t = grid_to_text(&g, false);
-	grid_free(&g);
-	return t;
-}
 
 /* One letter per style, so that goldens also pin what each cell means. */
 static const char style_letters[ST_COUNT + 1] = ".HowX|cszdEkKLtTp";
@@ -211,14 +201,14 @@ static void test_screen_too_small_below_80x24(void)
 	static const int sizes[][2] = {{79, 24}, {80, 23}, {20, 5},
 				       {1, 1},	 {0, 0},   {200, 10}};
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-		char *t = render(&st, sizes[i][0], sizes[i][1]);
+		char *t = test_screen_text(&st, sizes[i][0], sizes[i][1]);
 		REQUIRE(t);
 		if (sizes[i][0] >= 30 && sizes[i][1] >= 3)
 			CHECK_CONTAINS(t, "terminal too small");
 		CHECK(strstr(t, "F10") == NULL);
 		free(t);
 	}
-	char *t = render(&st, 80, 24);
+	char *t = test_screen_text(&st, 80, 24);
 	CHECK(strstr(t, "too small") == NULL);
 	CHECK(row_contains(t, 23, "F10Quit"));
 	free(t);
@@ -229,7 +219,7 @@ static void test_summary_names_the_device_over_its_cap(void)
 {
 	vstate st;
 	fx_state(&st, true);
-	char *t = render(&st, 80, 24);
+	char *t = test_screen_text(&st, 80, 24);
 	CHECK(row_contains(t, 1, "INFEASIBLE GPU1 +20.0 MiB"));
 	/* the panel row of GPU1 says OVER and its bar has the over glyph */
 	CHECK(row_contains(t, 4, "GPU1"));
@@ -237,14 +227,14 @@ static void test_summary_names_the_device_over_its_cap(void)
 	CHECK(row_contains(t, 4, "!"));
 	CHECK(!row_contains(t, 3, "OVER"));
 	free(t);
-	t = render(&st, 200, 60);
+	t = test_screen_text(&st, 200, 60);
 	CHECK(row_contains(t, 1,
 			   "INFEASIBLE: GPU1 over by 20.0 MiB (peak 120 "
 			   "MiB, cap 100 MiB)"));
 	free(t);
 	state_free(&st);
 	fx_state(&st, false);
-	t = render(&st, 80, 24);
+	t = test_screen_text(&st, 80, 24);
 	CHECK(row_contains(t, 1, "FEASIBLE"));
 	CHECK(!row_contains(t, 1, "INFEASIBLE"));
 	CHECK(strstr(t, "OVER") == NULL);
@@ -256,13 +246,13 @@ static void test_header_shows_settings(void)
 {
 	vstate st;
 	fx_state(&st, false);
-	char *t = render(&st, 80, 24);
+	char *t = test_screen_text(&st, 80, 24);
 	CHECK(row_contains(t, 0, "toy-transformer"));
 	CHECK(row_contains(t, 0, "K=3"));
 	CHECK(row_contains(t, 0, "algo single"));
 	CHECK(row_contains(t, 0, "10 ops"));
 	free(t);
-	t = render(&st, 200, 60);
+	t = test_screen_text(&st, 200, 60);
 	CHECK(row_contains(t, 0, "link pardnn"));
 	CHECK(row_contains(t, 0, "contention port"));
 	free(t);
@@ -279,7 +269,7 @@ static void test_stale_plan_is_marked_and_new_device_waits(void)
 	snprintf(st.phase, sizeof st.phase, "mapping");
 	st.fraction = 0.5;
 	st.elapsed_s = 1.25;
-	char *t = render(&st, 100, 30);
+	char *t = test_screen_text(&st, 100, 30);
 	CHECK(row_contains(t, 0, "K=4"));
 	CHECK(row_contains(t, 1, "STALE"));
 	CHECK(row_contains(t, 6, "GPU3"));
@@ -369,7 +359,7 @@ static void test_views_survive_every_size(void)
 		st.view = (view_id)v;
 		for (int w = 78; w <= 260; w += 13)
 			for (int h = 22; h <= 70; h += 7) {
-				char *t = render(&st, w, h);
+				char *t = test_screen_text(&st, w, h);
 				REQUIRE(t);
 				if (w >= 80 && h >= 24) {
 					CHECK(row_contains(t, 0,

@@ -12,6 +12,7 @@
 #include "dnnpart/plan.h"
 #include "dnnpart/strategy.h"
 #include "grid.h"
+#include "lib/screen_text.h"
 #include "lib/testlib.h"
 #include "screen.h"
 #include "state.h"
@@ -67,13 +68,7 @@ static char *draw(vstate *st, view_id v, int w, int h)
 	st->view = v;
 	if (state_prepare(st) != DP_OK)
 		return NULL;
-	vgrid g;
-	if (grid_init(&g, w, h) != 0)
-		return NULL;
-	screen_draw(st, &g);
-	char *t = grid_to_text(&g, false);
-	grid_free(&g);
-	return t;
+	return test_screen_text(st, w, h);
 }
 
 /* Plans algo on a fresh state; false (a test failure) when it cannot. */

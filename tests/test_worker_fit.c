@@ -6,30 +6,15 @@
 #include <string.h>
 
 #include "dnnpart/fit.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 #include "worker.h"
 
 #define MIB ((int64_t)1 << 20)
 
-static dp_graph *blocks(int n)
-{
-	dp_graph *g = dp_graph_new("blocks");
-	if (!g)
-		abort();
-	for (int i = 0; i < n; i++) {
-		char name[16];
-		snprintf(name, sizeof name, "b%d", i);
-		uint32_t u = test_add_op(g, name, 1, MIB, NULL);
-		g->ops[u].param_bytes = 10 * MIB;
-	}
-	if (dp_graph_finalize(g, NULL) != DP_OK)
-		abort();
-	return g;
-}
-
 static void test_worker_fit_job_gives_both_answers(void)
 {
-	dp_graph *g = blocks(6);
+	dp_graph *g = test_blocks(6);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	m.cap[0] = m.cap[1] = 25 * MIB;

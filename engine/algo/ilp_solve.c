@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "internal/algo_int.h"
+#include "internal/child.h"
 #include "internal/ilp.h"
 
 #define POLL_MS 50
@@ -70,14 +71,7 @@ static double finite_or_max(double v)
 static void child_main(int fd, const ilp_model *md, const int *start_cols,
 		       const double *start_vals, int nstart, double limit_s)
 {
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
+	dpi_child_signals();
 	int devnull = open("/dev/null", O_RDWR);
 	if (devnull >= 0) {
 		dup2(devnull, STDOUT_FILENO);

@@ -267,6 +267,25 @@ static dp_status tensor_fits(const dp_dims_spec *spec, const char *field,
 	return DP_OK;
 }
 
+/* Dim i of names (NULL: ""): a valid name, interned into offs[i], not
+ * one of offs[0..i) (else "dim 'NAME' " and twice). */
+static dp_status intern_dim(dp_graph *g, const char *const *names, uint32_t i,
+			    uint32_t *offs, const char *twice, dpi_dims_at *at,
+			    dp_err *err)
+{
+	const char *s = names[i] ? names[i] : "";
+	if (!dim_name_ok(s))
+		return bad_name(at, "dims", (int)i, s, err);
+	dp_status st = dpi_graph_intern(g, s, "dim name", &offs[i], err);
+	if (st)
+		return st;
+	for (uint32_t j = 0; j < i; j++)
+		if (offs[j] == offs[i])
+			return dpi_graph_dims_fail(at, "dims", (int)i, err,
+						   "dim '%s' %s", s, twice);
+	return DP_OK;
+}
+
 dp_status dpi_graph_set_op_dims(dp_graph *g, uint32_t op,
 				const dp_dims_spec *spec, dpi_dims_at *at,
 				dp_err *err)
@@ -284,17 +303,10 @@ dp_status dpi_graph_set_op_dims(dp_graph *g, uint32_t op,
 	uint32_t offs[DP_MAX_OP_DIMS];
 	for (uint32_t i = 0; i < n; i++) {
 		const char *s = spec->names[i] ? spec->names[i] : "";
-		if (!dim_name_ok(s))
-			return bad_name(at, "dims", (int)i, s, err);
-		dp_status st =
-			dpi_graph_intern(g, s, "dim name", &offs[i], err);
+		dp_status st = intern_dim(g, spec->names, i, offs,
+					  "is named twice", at, err);
 		if (st)
 			return st;
-		for (uint32_t j = 0; j < i; j++)
-			if (offs[j] == offs[i])
-				return dpi_graph_dims_fail(
-					at, "dims", (int)i, err,
-					"dim '%s' is named twice", s);
 		int64_t z = spec->sizes[i];
 		if (z < 1 || z > MAX_SIZE)
 			return dpi_graph_dims_fail(
@@ -443,21 +455,12 @@ dp_status dpi_graph_set_edge_dims(dp_graph *g, uint32_t e, uint32_t n,
 			DP_MAX_OP_DIMS);
 	uint32_t offs[DP_MAX_OP_DIMS];
 	for (uint32_t i = 0; i < n; i++) {
-		const char *s = names[i] ? names[i] : "";
-		if (!dim_name_ok(s))
-			return bad_name(at, "dims", (int)i, s, err);
-		dp_status st =
-			dpi_graph_intern(g, s, "dim name", &offs[i], err);
+		dp_status st = intern_dim(g, names, i, offs,
+					  "appears twice (a tensor is indexed "
+					  "by each dim at most once)",
+					  at, err);
 		if (st)
 			return st;
-		for (uint32_t j = 0; j < i; j++)
-			if (offs[j] == offs[i])
-				return dpi_graph_dims_fail(
-					at, "dims", (int)i, err,
-					"dim '%s' appears twice (a tensor "
-					"is indexed by each dim at most "
-					"once)",
-					s);
 	}
 	unsigned char rec[REC_MAX];
 	memset(rec, 0, sizeof rec);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "dnnpart/afile.h"
+#include "internal/child.h"
 #include "internal/export_impl.h"
 
 /* above this, dot's effort is bounded (bound_dot) */
@@ -316,21 +317,7 @@ static void child_main(int msg_fd, int stat_fd, FILE *out, const char *format,
 		       const dp_plan *plan, const dp_coarse *c,
 		       const dp_export_opts *o)
 {
-	/* the child inherits the signal mask of the thread that forked it
-	 * (a front end's worker thread may block everything): unblock all,
-	 * or a SIGTERM sent to this child would stay pending forever */
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* Ctrl-C reaches the whole process group: the parent decides and
-	 * kills this child itself, after cleaning up */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	/* a handler inherited from the front end (e.g. one that removes
-	 * pending temporary files) must not run here */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
+	dpi_child_signals();
 	dup2(msg_fd, STDERR_FILENO);
 	dup2(msg_fd, STDOUT_FILENO);
 

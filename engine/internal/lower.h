@@ -39,6 +39,24 @@ typedef struct dpi_lower_op {
 	dp_role role; /* DP_ROLE_NONE: the source op's role */
 } dpi_lower_op;
 
+/* Op u of g as it is, whole, on device: no micro-batch, its own time,
+ * bytes and role. */
+static inline dpi_lower_op dpi_lower_op_of(const dp_graph *g, uint32_t u,
+					   int32_t device)
+{
+	const dp_op *o = &g->ops[u];
+	return (dpi_lower_op){
+		.source = u,
+		.device = device,
+		.micro = -1,
+		.time_us = o->time_us,
+		.output_bytes = o->output_bytes,
+		.param_bytes = o->param_bytes,
+		.temp_bytes = o->temp_bytes,
+		.role = DP_ROLE_NONE,
+	};
+}
+
 /* Adds an op called name (type and layer of op->source) and stores its id
  * in *id. A name that is taken (a user's op already called "a#d1") is
  * DP_EINPUT naming both. */

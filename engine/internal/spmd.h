@@ -72,6 +72,9 @@ static inline int dpi_spmd_whole(const dpi_spmd_ctx *c, uint32_t u)
 	return c->sp->device ? c->sp->device[u] : -1;
 }
 
+/* The mesh as "[2,4]", into buf of n bytes, for messages; returns buf. */
+const char *dpi_spmd_mesh_text(const dp_spmd *sp, char *buf, size_t n);
+
 /* The share of total for part q of n parts: floor((q+1)t/n) - floor(qt/n),
  * so that the n shares add up to total exactly. */
 int64_t dpi_spmd_share(int64_t total, int64_t q, int64_t n);

@@ -41,8 +41,6 @@ dp_status dpi_sread_int(dpi_sread *R, size_t off, const char *what, long lo,
 			long hi, long *v);
 /* The string at off, into R->js.sbuf. */
 dp_status dpi_sread_str(dpi_sread *R, size_t off, const char *what);
-/* "[2,4]". */
-const char *dpi_sread_mesh_text(const dp_spmd *sp, char *buf, size_t n);
 /* An spmd split: the mesh, ops and default values at their offsets (0:
  * absent; the mesh is required), pre "" or "spmd." for messages. sp's
  * arrays are allocated (dp_strategy_alloc). */

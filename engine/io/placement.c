@@ -19,6 +19,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/units.h"
+#include "internal/json_file.h"
 #include "internal/json_scan.h"
 #include "internal/placement_lines.h"
 
@@ -391,15 +392,11 @@ dp_status dp_placement_write_json(const char *path, const dp_graph *g,
 				  "placement",
 				  plan->strategy);
 	dp_afile af;
-	dp_status st = dp_afile_open(&af, path, err);
+	dp_json w;
+	dp_status st = dpi_json_file_begin(&af, &w, path, "dnnpart-placement",
+					   g->name, err);
 	if (st)
 		return st;
-	dp_json w;
-	dp_json_init(&w, af.f);
-	dp_json_begin_object(&w, NULL);
-	dp_json_str(&w, "format", "dnnpart-placement");
-	dp_json_int(&w, "version", 1);
-	dp_json_str(&w, "graph", g->name);
 	dp_json_int(&w, "devices", plan->k);
 	dp_json_str(&w, "algorithm", plan->algo);
 	dp_json_begin_object(&w, "placement");

@@ -81,17 +81,6 @@ dp_status dpi_sread_str(dpi_sread *R, size_t off, const char *what)
 	return dpi_jscan_string(js);
 }
 
-const char *dpi_sread_mesh_text(const dp_spmd *sp, char *buf, size_t n)
-{
-	size_t pos = 0;
-	buf[pos++] = '[';
-	for (int a = 0; a < sp->naxes && pos + 16 < n; a++)
-		pos += (size_t)snprintf(buf + pos, n - pos, "%s%d",
-					a ? "," : "", sp->mesh[a]);
-	snprintf(buf + pos, n - pos, "]");
-	return buf;
-}
-
 /* Reads the mesh [a, b, ...] at off. */
 static dp_status rd_mesh(dpi_sread *R, size_t off, const char *what,
 			 dp_spmd *sp)
@@ -198,7 +187,7 @@ static dp_status rd_parts(dpi_sread *R, const dp_spmd *sp, uint8_t used,
 		"%s%s: %ld parts are no unused axis of the mesh %s and no run "
 		"of consecutive unused axes; give the axes as a list (such as "
 		"[0]) or a mesh whose axes match the parts (such as [2,4])",
-		R->path, note, n, dpi_sread_mesh_text(sp, mt, sizeof mt));
+		R->path, note, n, dpi_spmd_mesh_text(sp, mt, sizeof mt));
 }
 
 /* Sets the split of dim i of op u to mask, checking that it divides. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dnnpart/load.h"
+#include "internal/spmd.h"
 
 #define TOP_KEYS                                                               \
 	"format, version, graph, kind, devices, label, algorithm, "            \
@@ -554,7 +555,7 @@ dp_status dpi_strategy_parse(const char *path, const char *text, size_t len,
 				"mesh: %s has %d devices, but \"devices\" "
 				"says %ld; the mesh's product must be the "
 				"number of devices",
-				dpi_sread_mesh_text(&s.spmd, mt, sizeof mt),
+				dpi_spmd_mesh_text(&s.spmd, mt, sizeof mt),
 				size, devices);
 		if (!st && kind == DP_STRAT_SPMD)
 			s.k = size;

@@ -13,6 +13,7 @@
 
 #include "dnnpart/afile.h"
 #include "dnnpart/json.h"
+#include "internal/json_file.h"
 #include "internal/strategy_file.h"
 
 /* "ops": the split or device of every op that is not replicated. */
@@ -105,15 +106,11 @@ dp_status dp_strategy_write(const char *path, const dp_graph *g,
 				  "the file exists; it is replaced only when "
 				  "you say so");
 	dp_afile af;
-	dp_status st = dp_afile_open(&af, path, err);
+	dp_json w;
+	dp_status st = dpi_json_file_begin(&af, &w, path, "dnnpart-strategy",
+					   g->name, err);
 	if (st)
 		return st;
-	dp_json w;
-	dp_json_init(&w, af.f);
-	dp_json_begin_object(&w, NULL);
-	dp_json_str(&w, "format", "dnnpart-strategy");
-	dp_json_int(&w, "version", 1);
-	dp_json_str(&w, "graph", g->name);
 	dp_json_str(&w, "kind", dp_strategy_kind_name(s->kind));
 	dp_json_int(&w, "devices", s->k);
 	dp_json_str(&w, "label", s->label);

@@ -98,16 +98,8 @@ static dp_status add_op(lctx *c, uint32_t u, int micro, const char *fmt,
 static dp_status lower_op(lctx *c, uint32_t u)
 {
 	const dp_op *o = &c->g->ops[u];
-	dpi_lower_op lo = {
-		.source = u,
-		.device = stage_device(c->s, c->s->pipe.stage[u]),
-		.micro = -1,
-		.time_us = o->time_us,
-		.output_bytes = o->output_bytes,
-		.param_bytes = o->param_bytes,
-		.temp_bytes = o->temp_bytes,
-		.role = DP_ROLE_NONE,
-	};
+	dpi_lower_op lo = dpi_lower_op_of(
+		c->g, u, stage_device(c->s, c->s->pipe.stage[u]));
 	c->base[u] = c->b.g->nops;
 	if (c->kind[u] == DPI_PIPE_ONCE) {
 		snprintf(c->name, c->name_cap, "%s", dp_graph_op_name(c->g, u));

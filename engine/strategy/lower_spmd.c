@@ -80,8 +80,7 @@ dp_status dpi_spmd_name(dpi_spmd_ctx *c, uint32_t u, const char *tag,
 	return DP_OK;
 }
 
-/* "[2,4]" for messages. */
-static const char *mesh_text(const dp_spmd *sp, char *buf, size_t n)
+const char *dpi_spmd_mesh_text(const dp_spmd *sp, char *buf, size_t n)
 {
 	size_t pos = 0;
 	buf[pos++] = '[';
@@ -104,7 +103,8 @@ static dp_status check_op(const dp_graph *g, const dp_spmd *sp, int size,
 				  "op '%s' is placed on mesh device %d; "
 				  "expected -1 (every device) or a device "
 				  "of the mesh %s, 0..%d",
-				  nm, dev, mesh_text(sp, mt, sizeof mt),
+				  nm, dev,
+				  dpi_spmd_mesh_text(sp, mt, sizeof mt),
 				  size - 1);
 	dp_dims d;
 	bool has = dp_op_dims(g, u, &d);
@@ -137,7 +137,7 @@ static dp_status check_op(const dp_graph *g, const dp_spmd *sp, int size,
 					  "axis the mesh %s does not have "
 					  "(axes 0..%d)",
 					  nm, has ? dn : "(batch)",
-					  mesh_text(sp, mt, sizeof mt),
+					  dpi_spmd_mesh_text(sp, mt, sizeof mt),
 					  sp->naxes - 1);
 		if (mask & used) {
 			int a = 0;
@@ -172,7 +172,8 @@ static dp_status check_op(const dp_graph *g, const dp_spmd *sp, int size,
 		return dp_err_set(err, DP_EINPUT, src, 0, 0,
 				  "op '%s' is pinned to device %d, outside "
 				  "the mesh %s of %d devices",
-				  nm, pin, mesh_text(sp, mt, sizeof mt), size);
+				  nm, pin,
+				  dpi_spmd_mesh_text(sp, mt, sizeof mt), size);
 	if (pin >= 0 && dev != pin)
 		return dp_err_set(err, DP_EINPUT, src, 0, 0,
 				  "op '%s' is pinned to device %d: the "
@@ -212,8 +213,8 @@ dp_status dpi_strategy_check_spmd(const dp_graph *g, const dp_machine *m,
 				  "the spmd mesh %s has %lld devices, but the "
 				  "strategy uses %d; the mesh's product must "
 				  "be the number of devices",
-				  mesh_text(sp, mt, sizeof mt), (long long)size,
-				  s->k);
+				  dpi_spmd_mesh_text(sp, mt, sizeof mt),
+				  (long long)size, s->k);
 	for (uint32_t u = 0; u < g->nops; u++) {
 		dp_status st = check_op(g, sp, (int)size, u, err);
 		if (st)
@@ -289,15 +290,7 @@ static void find_updates(dpi_spmd_ctx *c)
 static dp_status add_instances(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 {
 	const dp_op *o = &c->g->ops[u];
-	dpi_lower_op lo = {
-		.source = u,
-		.micro = -1,
-		.time_us = o->time_us,
-		.output_bytes = o->output_bytes,
-		.param_bytes = o->param_bytes,
-		.temp_bytes = o->temp_bytes,
-		.role = DP_ROLE_NONE,
-	};
+	dpi_lower_op lo = dpi_lower_op_of(c->g, u, 0);
 	int whole = dpi_spmd_whole(c, u);
 	if (whole >= 0) {
 		lo.device = whole;

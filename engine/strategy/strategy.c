@@ -203,17 +203,7 @@ static dp_status lower_placement(const dp_graph *g, const dp_strategy *s,
 	dpi_lower_buf b;
 	dp_status st = dpi_lower_begin(&b, g, g->nops, err);
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
-		const dp_op *o = &g->ops[u];
-		dpi_lower_op lo = {
-			.source = u,
-			.device = s->placement[u],
-			.micro = -1,
-			.time_us = o->time_us,
-			.output_bytes = o->output_bytes,
-			.param_bytes = o->param_bytes,
-			.temp_bytes = o->temp_bytes,
-			.role = DP_ROLE_NONE,
-		};
+		dpi_lower_op lo = dpi_lower_op_of(g, u, s->placement[u]);
 		uint32_t id;
 		st = dpi_lower_add(&b, dp_graph_op_name(g, u), &lo, &id, err);
 	}

@@ -2,6 +2,7 @@
 #include "fixtures.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dnnpart/export.h"
@@ -83,6 +84,22 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 		if (i)
 			dp_graph_add_edge(g, id - 1, id, -1, false, NULL);
 	}
+	return g;
+}
+
+dp_graph *test_blocks(int n)
+{
+	dp_graph *g = dp_graph_new("blocks");
+	if (!g)
+		abort();
+	for (int i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "op%d", i);
+		uint32_t u = test_add_op(g, name, 1, 1 << 20, NULL);
+		g->ops[u].param_bytes = (int64_t)10 << 20;
+	}
+	if (dp_graph_finalize(g, NULL) != DP_OK)
+		abort();
 	return g;
 }
 
@@ -353,4 +370,32 @@ bool test_sim_same_curves(const dp_sim_result *a, const dp_sim_result *b)
 		    a->curve[i].bytes != b->curve[i].bytes)
 			return false;
 	return true;
+}
+
+bool test_placement_valid(const dp_graph *g, const dp_machine *m,
+			  const int32_t *pl)
+{
+	bool ok = true;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		if (pl[u] < 0 || pl[u] >= m->k) {
+			test_fail(__FILE__, __LINE__, "op %u on device %d", u,
+				  pl[u]);
+			return false;
+		}
+		if (g->ops[u].pin >= 0 && pl[u] != g->ops[u].pin) {
+			test_fail(__FILE__, __LINE__,
+				  "op %u pinned to %d placed on %d", u,
+				  g->ops[u].pin, pl[u]);
+			ok = false;
+		}
+	}
+	for (uint32_t c = 0; c < g->ngroups; c++)
+		for (uint32_t i = g->group_off[c] + 1; i < g->group_off[c + 1];
+		     i++)
+			if (pl[g->group_ops[i]] != pl[g->group_ops[i - 1]]) {
+				test_fail(__FILE__, __LINE__,
+					  "colocation group %u split", c);
+				return false;
+			}
+	return ok;
 }

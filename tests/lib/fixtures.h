@@ -60,6 +60,10 @@ void test_group(const char *file, int line, dp_graph *g, const char *label,
  * t µs with out output bytes; not finalized, so tests can set more. */
 dp_graph *test_chain(const char *name, int n, double t, int64_t out);
 
+/* n independent ops op0.. of 1 µs, each holding 10 MiB of params and
+ * 1 MiB of output (live while it runs): a device holds (cap - 1 MiB) /
+ * 10 MiB of them (the fit tests). Finalized; aborts when it cannot build. */
+dp_graph *test_blocks(int n);
 /* A random DAG of n ops on which the algorithms place differently: up to
  * three inputs from the 12 ops before, params on one op in 3, colocation
  * groups, pins on devices 0..2 (so k >= 3), seeded by seed; finalized, NULL
@@ -94,6 +98,10 @@ struct Agraph_s;
 struct Agraph_s *test_dot_of(const char *path, const dp_graph *g,
 			     const dp_machine *m, const dp_plan *plan);
 
+/* Every op on a device of m, pins kept, each colocation group on one
+ * device. Returns false (after recording failures) when not. */
+bool test_placement_valid(const dp_graph *g, const dp_machine *m,
+			  const int32_t *pl);
 /* CHECK_PLACEMENT(got, want, n): records a failure "opI on device D, want
  * W" for each of the n ops where got and want differ. Variadic so that want
  * may be a compound literal, (const int32_t[]){0, 1}. */

@@ -15,6 +15,7 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 typedef struct rand_opts {
@@ -119,35 +120,8 @@ static inline dp_status run_algo(const char *name, const dp_graph *g,
 	return dp_algo_place(a, g, m, o ? o : &def, NULL, pl, err);
 }
 
-/* Every op on a device of m, pins kept, each colocation group on one
- * device. Returns false (after recording failures) when not. */
-static inline bool placement_valid(const dp_graph *g, const dp_machine *m,
-				   const int32_t *pl)
-{
-	bool ok = true;
-	for (uint32_t u = 0; u < g->nops; u++) {
-		if (pl[u] < 0 || pl[u] >= m->k) {
-			test_fail(__FILE__, __LINE__, "op %u on device %d", u,
-				  pl[u]);
-			return false;
-		}
-		if (g->ops[u].pin >= 0 && pl[u] != g->ops[u].pin) {
-			test_fail(__FILE__, __LINE__,
-				  "op %u pinned to %d placed on %d", u,
-				  g->ops[u].pin, pl[u]);
-			ok = false;
-		}
-	}
-	for (uint32_t c = 0; c < g->ngroups; c++)
-		for (uint32_t i = g->group_off[c] + 1; i < g->group_off[c + 1];
-		     i++)
-			if (pl[g->group_ops[i]] != pl[g->group_ops[i - 1]]) {
-				test_fail(__FILE__, __LINE__,
-					  "colocation group %u split", c);
-				return false;
-			}
-	return ok;
-}
+/* fixtures.h's test_placement_valid, by its older name. */
+#define placement_valid test_placement_valid
 
 static inline int64_t one_device_peak(const dp_graph *g)
 {

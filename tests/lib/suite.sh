@@ -52,3 +52,26 @@ suite_check() {
 		echo "ok - $1"
 	fi
 }
+
+# suite_need COMMAND NAME [WHY]: without COMMAND on the PATH,
+# "skip - NAME: COMMAND is not installed WHY" and exit 0.
+suite_need() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	echo "skip - $2: $1 is not installed${3:+ $3}"
+	exit 0
+}
+
+# suite_marks NAME WANT PATTERN FILES...: "ok - NAME" when FILES hold WANT
+# or more lines that match PATTERN (grep), else "not ok" with the count.
+suite_marks() {
+	name=$1
+	want=$2
+	pat=$3
+	shift 3
+	n=$(cat "$@" | grep -c -- "$pat")
+	if [ "$n" -lt "$want" ]; then
+		echo "not ok - $name: $n blocks marked '$pat' in $*, want $want or more"
+	else
+		echo "ok - $name"
+	fi
+}

@@ -149,6 +149,32 @@ static int64_t between(uint64_t *s, int64_t lo, int64_t hi)
 		       : lo;
 }
 
+test_dag_opts test_dag_mixed(uint32_t n, bool constraints)
+{
+	test_dag_opts d = {
+		.n = n,
+		.window = 40,
+		.max_inputs = 3,
+		.time_min = 0,
+		.time_max = 199,
+		.zero_time_every = 8,
+		.out_min = 0,
+		.out_max = (1 << 20) - 1,
+		.param_every = 4,
+		.param_max = 4 << 20,
+		.temp_every = 5,
+		.temp_max = 1 << 19,
+		.control_every = 10,
+		.bytes_every = 6,
+		.bytes_max = 1 << 21,
+		.parallel_every = 30,
+		.group_every = constraints ? 20 : 0,
+		.pin_every = constraints ? 30 : 0,
+		.pin_k = 2,
+	};
+	return d;
+}
+
 dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
 			       const char *name)
 {

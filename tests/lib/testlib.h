@@ -121,6 +121,11 @@ typedef struct test_dag_opts {
 	uint32_t pin_every;   /* ops pinned to a device below pin_k */
 	int pin_k;
 } test_dag_opts;
+/* The mixed shape of the invariant tests: n ops, 1..3 inputs from the 40
+ * before, 0..199 us (one op in 8 none), outputs under 1 MiB, params, temps,
+ * control, explicit-bytes and parallel edges; with constraints, one op in 20
+ * in a colocation group and one in 30 pinned to device 0 or 1. */
+test_dag_opts test_dag_mixed(uint32_t n, bool constraints);
 /* The one random DAG of the tests with a shape: seeded by seed (test_rand),
  * ops named op0, op1, ... in topological order, finalized; pins never land
  * in a colocation group. NULL on failure. */

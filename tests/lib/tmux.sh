@@ -1,5 +1,5 @@
 # tmux.sh - what the suites that drive the explorer in a real terminal
-# share (suite_tui, suite_tui_robust, suite_nothing_lost); sourced after
+# share (suite_tui*, suite_nothing_lost); sourced after
 # tests/lib/suite.sh, whose exit trap stops the tmux server.
 #
 # tmux_needed WHAT: without tmux, "skip - WHAT: ..." and exit 0.
@@ -46,4 +46,28 @@ wait_row() {
 		[ "$(date +%s)" -ge "$end" ] && return 1
 		sleep 0.05
 	done
+}
+
+# wait_gone PATTERN [SECONDS]: polls until grep -E no longer finds PATTERN
+# on the screen; 1 when it is still there after SECONDS (default 20).
+wait_gone() {
+	end=$(($(date +%s) + ${2:-20}))
+	while screen | grep -Eq -- "$1"; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# wait_settled [SECONDS]: no rerun in progress (the status line says
+# "rerunning" while one runs, the summary says STALE until the new plan is in).
+wait_settled() { wait_gone 'rerunning|comparing|STALE|planning' "${1:-20}"; }
+
+# tmux_suite TAG SETUP WHAT: the start of a tmux suite: without tmux
+# "skip - WHAT: ..." (tmux_needed); suite_start TAG SETUP; the private
+# server dnnpart-TAG-PID (tmux_server); tmp is TMP.
+tmux_suite() {
+	tmux_needed "$3"
+	suite_start "$1" "$2"
+	tmux_server "$1"
+	tmp=$TMP
 }

@@ -258,11 +258,9 @@ out:
 	return st;
 }
 
-const dp_algo dpi_algo_mincut = {
-	.name = "mincut",
-	.summary = "multilevel acyclic min-cut: least communication with "
-		   "balanced time, parts acyclic",
-	.source = "Tavarageri et al., arXiv 1906.08168; Herrmann et al., "
-		  "SISC 2019",
-	.run = mincut_run,
-};
+DPI_ALGO_DEFINE(mincut,
+		"multilevel acyclic min-cut: least communication with "
+		"balanced time, parts acyclic",
+		"Tavarageri et al., arXiv 1906.08168; Herrmann et al., "
+		"SISC 2019",
+		mincut_run);
