@@ -62,8 +62,19 @@ static void compare_draw(const vstate *st, vgrid *g, vrect r)
 			     "settings");
 		return;
 	}
-	snprintf(buf, sizeof buf, "%d algorithms on K=%d, link %s%s", st->ncmp,
-		 st->m.k, st->m.link_name,
+	/* the best row, as `dnnpart compare` marks it: the shortest makespan
+	 * among the plans that fit */
+	int best = -1;
+	for (int i = 0; i < st->ncmp; i++) {
+		const cmp_row *row = &st->cmp[i];
+		if (row->status == CMP_DONE && row->feasible &&
+		    (best < 0 || row->makespan < st->cmp[best].makespan))
+			best = i;
+	}
+	snprintf(buf, sizeof buf,
+		 "%d algorithms on K=%d, link %s (*: fastest that fits, >: "
+		 "current)%s",
+		 st->ncmp, st->m.k, st->m.link_name,
 		 st->comparing ? " (running)"
 		 : current     ? "; Enter adopts the row"
 			       : "; settings changed since: r reruns");
@@ -92,8 +103,8 @@ static void compare_draw(const vstate *st, vgrid *g, vrect r)
 		vstyle ns = sel ? ST_SELECTED : current ? ST_NORMAL : ST_STALE;
 		if (sel)
 			view_select_row(g, r, y);
-		snprintf(buf, sizeof buf, "%s %s",
-			 row->algo == st->algo ? "*" : " ", row->algo->name);
+		snprintf(buf, sizeof buf, "%c%c%s", first + i == best ? '*' : ' ',
+			 row->algo == st->algo ? '>' : ' ', row->algo->name);
 		view_cell(g, &x, y, wa, ns, buf);
 		if (row->status == CMP_WAITING || row->status == CMP_RUNNING) {
 			grid_puts(g, x, y, r.x + r.w - x, sel ? ns : ST_DIM,
@@ -116,17 +127,23 @@ static void compare_draw(const vstate *st, vgrid *g, vrect r)
 			  dp_units_fmt_bytes(row->cut_bytes, a, sizeof a));
 		view_cell(g, &x, y, wt, ns,
 			  dp_units_fmt_time(row->plan_ms * 1000, a, sizeof a));
-		/* a strategy adds what it made: "1f1b S=4 M=8" */
+		/* the largest peak/cap, then what a strategy made ("1f1b
+		 * S=4 M=8") */
 		const char *what = row->has_plan ? row->plan.strategy : "";
+		char ratio[24] = "";
+		double rr = row->has_plan ? dp_plan_max_peak_ratio(&row->plan)
+					  : -1;
+		if (rr >= 0 && rr < 100)
+			dp_units_fmt_c(ratio, sizeof ratio, " %.0f%%", rr * 100);
 		if (row->feasible || row->worst < 0)
-			snprintf(buf, sizeof buf, "feasible%s%s",
+			snprintf(buf, sizeof buf, "feasible%s%s%s", ratio,
 				 what[0] ? "  " : "", what);
 		else
-			snprintf(buf, sizeof buf, "GPU%d +%s over%s%s",
+			snprintf(buf, sizeof buf, "GPU%d +%s over%s%s%s",
 				 row->worst,
 				 dp_units_fmt_bytes(row->over_bytes, b,
 						    sizeof b),
-				 what[0] ? "  " : "", what);
+				 ratio, what[0] ? "  " : "", what);
 		grid_puts(g, x, y, r.x + r.w - x,
 			  sel		  ? ns
 			  : row->feasible ? ST_OK
