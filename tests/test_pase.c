@@ -17,24 +17,6 @@
 
 extern const dp_algo dpi_algo_pase;
 
-static dp_graph *load_text(const char *text)
-{
-	dp_graph *g = NULL;
-	dp_err err;
-	dp_err_clear(&err);
-	dp_status s = dp_load_json("t.json", text, strlen(text), &g, &err);
-	if (!s)
-		s = dp_graph_set_source(g, "t.json", &err);
-	if (!s)
-		s = dp_graph_finalize(g, &err);
-	if (s) {
-		test_fail(__FILE__, __LINE__, "load: %s", err.msg);
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
 /* x -> mm1 {b,k,n} (weights w1 {k,n}) -> mm2 {b,n,o} -> y. */
 static const char *const mlp =
 	"{\"name\":\"mlp\",\"batch_dim\":\"b\",\"ops\":[\n"
@@ -117,7 +99,7 @@ static double brute(const dpi_pase_model *pm, uint32_t *ch)
 
 static void dp_equals_brute_force(const char *text, int k)
 {
-	dp_graph *g = load_text(text);
+	dp_graph *g = test_json_text(text);
 	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(machine(&m, k, NULL));
@@ -223,7 +205,7 @@ static void test_strategy_checks_and_lowers(void)
 	const char *texts[] = {mlp, diamond};
 	for (int t = 0; t < 2; t++)
 		for (int k = 1; k <= 8; k *= 2) {
-			dp_graph *g = load_text(texts[t]);
+			dp_graph *g = test_json_text(texts[t]);
 			REQUIRE(g);
 			dp_strategy s;
 			dp_err err;
@@ -244,7 +226,7 @@ static void test_strategy_checks_and_lowers(void)
  * of output: replicated 68 KiB. A 40 KiB cap excludes the replica. */
 static void test_cap_below_the_replica_forces_a_split(void)
 {
-	dp_graph *g = load_text(diamond);
+	dp_graph *g = test_json_text(diamond);
 	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(machine(&m, 4, "40KiB"));
@@ -278,7 +260,7 @@ static void test_cap_below_the_replica_forces_a_split(void)
 
 static void test_nothing_fits_is_reported(void)
 {
-	dp_graph *g = load_text(diamond);
+	dp_graph *g = test_json_text(diamond);
 	REQUIRE(g);
 	dp_strategy s;
 	dp_err err;
@@ -290,7 +272,7 @@ static void test_nothing_fits_is_reported(void)
 
 static void test_cancel_returns_canceled_and_nothing(void)
 {
-	dp_graph *g = load_text(mlp);
+	dp_graph *g = test_json_text(mlp);
 	REQUIRE(g);
 	atomic_int flag = 1;
 	dp_progress p = {.fn = NULL, .ud = NULL, .cancel = &flag};
@@ -310,7 +292,7 @@ static void test_cancel_returns_canceled_and_nothing(void)
 
 static void test_deterministic(void)
 {
-	dp_graph *g = load_text(diamond);
+	dp_graph *g = test_json_text(diamond);
 	REQUIRE(g);
 	dp_strategy a, b;
 	dp_err err;
@@ -328,7 +310,7 @@ static void test_deterministic(void)
  * the search says and no less than the exact one. */
 static void test_bound_fixes_vertices_and_stays_consistent(void)
 {
-	dp_graph *g = load_text(diamond);
+	dp_graph *g = test_json_text(diamond);
 	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(machine(&m, 4, NULL));
@@ -357,7 +339,7 @@ static void test_bound_fixes_vertices_and_stays_consistent(void)
  * lowered graph. */
 static void test_edge_cost_is_what_the_lowering_moves(void)
 {
-	dp_graph *g = load_text(mlp);
+	dp_graph *g = test_json_text(mlp);
 	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(machine(&m, 4, NULL));

@@ -15,24 +15,6 @@
 
 extern const dp_algo dpi_algo_dp, dpi_algo_zero;
 
-static dp_graph *load_text(const char *text)
-{
-	dp_graph *g = NULL;
-	dp_err err;
-	dp_err_clear(&err);
-	dp_status s = dp_load_json("t.json", text, strlen(text), &g, &err);
-	if (!s)
-		s = dp_graph_set_source(g, "t.json", &err);
-	if (!s)
-		s = dp_graph_finalize(g, &err);
-	if (s) {
-		test_fail(__FILE__, __LINE__, "load: %s", err.msg);
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
 /* x -> mm1 {b,k,n} -> mm2 {b,n,o} -> y (sizes b 8, k 16, n 32, o 16). */
 static const char *const mlp =
 	"{\"name\":\"mlp\",\"batch_dim\":\"b\",\"ops\":[\n"
@@ -123,7 +105,7 @@ static bool lower(const dp_graph *g, const dp_strategy *s, int k, dp_lowered *l)
 
 static void test_megatron_mlp_moves_one_all_reduce(void)
 {
-	dp_graph *g = load_text(mlp);
+	dp_graph *g = test_json_text(mlp);
 	REQUIRE(g);
 	for (int p = 2; p <= 8; p *= 2) {
 		dp_strategy s;
@@ -173,7 +155,7 @@ static void test_megatron_mlp_moves_one_all_reduce(void)
  * per device, and no byte crosses between the pairs. */
 static void test_megatron_inside_data_parallel_pairs(void)
 {
-	dp_graph *g = load_text(mlp);
+	dp_graph *g = test_json_text(mlp);
 	REQUIRE(g);
 	dp_strategy s;
 	REQUIRE(spmd_of(g, 4, &s));
@@ -252,7 +234,7 @@ static bool run_builtin(const dp_algo *a, const dp_graph *g, int k,
 
 static void test_dp_moves_two_k_minus_one_over_k_params(void)
 {
-	dp_graph *g = load_text(train);
+	dp_graph *g = test_json_text(train);
 	REQUIRE(g);
 	for (int k = 1; k <= 8; k *= 2) {
 		dp_strategy s;
@@ -289,7 +271,7 @@ static void test_dp_moves_two_k_minus_one_over_k_params(void)
 
 static void test_zero_splits_update_and_moves_what_dp_moves(void)
 {
-	dp_graph *g = load_text(train);
+	dp_graph *g = test_json_text(train);
 	REQUIRE(g);
 	const int k = 4;
 	dp_strategy s;
@@ -325,7 +307,7 @@ static void test_zero_splits_update_and_moves_what_dp_moves(void)
 
 static void test_dp_refuses_what_it_cannot_split(void)
 {
-	dp_graph *g = load_text(train);
+	dp_graph *g = test_json_text(train);
 	REQUIRE(g);
 	dp_strategy s;
 	dp_err err;
@@ -335,7 +317,7 @@ static void test_dp_refuses_what_it_cannot_split(void)
 			   "devices that divides the batch");
 	dp_graph_free(g);
 	/* no batch dim, dims: refused; no dims, roles everywhere: split */
-	g = load_text("{\"ops\":[{\"name\":\"a\",\"dims\":{\"b\":2},"
+	g = test_json_text("{\"ops\":[{\"name\":\"a\",\"dims\":{\"b\":2},"
 		      "\"out\":[\"b\"]}],\"edges\":[]}");
 	REQUIRE(g);
 	CHECK(!run_builtin(&dpi_algo_zero, g, 2, &s, &err));
@@ -343,7 +325,7 @@ static void test_dp_refuses_what_it_cannot_split(void)
 			   "(or, for a graph without any, a role on every "
 			   "op): see docs/formats.md");
 	dp_graph_free(g);
-	g = load_text("{\"ops\":[{\"name\":\"a\",\"role\":\"input\","
+	g = test_json_text("{\"ops\":[{\"name\":\"a\",\"role\":\"input\","
 		      "\"time_us\":8,\"output_bytes\":64},{\"name\":\"w\","
 		      "\"role\":\"param\",\"param_bytes\":8},{\"name\":\"f\","
 		      "\"role\":\"forward\",\"time_us\":8,\"output_bytes\":"
@@ -396,7 +378,7 @@ static const char *check_msg(const dp_graph *g, const dp_strategy *s, int k)
 
 static void test_check_names_op_dim_and_expectation(void)
 {
-	dp_graph *g = load_text(mlp);
+	dp_graph *g = test_json_text(mlp);
 	REQUIRE(g);
 	dp_strategy s;
 	REQUIRE(spmd_of(g, 3, &s));
@@ -438,7 +420,7 @@ static void test_check_names_op_dim_and_expectation(void)
 	dp_strategy_free(&s);
 	dp_graph_free(g);
 
-	g = load_text("{\"ops\":[{\"name\":\"w\",\"role\":\"param\"},"
+	g = test_json_text("{\"ops\":[{\"name\":\"w\",\"role\":\"param\"},"
 		      "{\"name\":\"p\",\"pin\":1}],\"edges\":[]}");
 	REQUIRE(g);
 	REQUIRE(spmd_of(g, 2, &s));
@@ -459,7 +441,7 @@ static void test_check_names_op_dim_and_expectation(void)
 
 static void test_lowering_stops_on_a_raised_flag(void)
 {
-	dp_graph *g = load_text(mlp);
+	dp_graph *g = test_json_text(mlp);
 	REQUIRE(g);
 	dp_strategy s;
 	REQUIRE(spmd_of(g, 2, &s));
@@ -603,7 +585,7 @@ static dp_graph *random_dims_graph(uint64_t *rs, uint32_t n)
 		}
 	}
 	snprintf(t + pos, cap - pos, "]}\n");
-	dp_graph *g = load_text(t);
+	dp_graph *g = test_json_text(t);
 	free(t);
 	return g;
 }

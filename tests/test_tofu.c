@@ -17,24 +17,6 @@
 
 extern const dp_algo dpi_algo_tofu;
 
-static dp_graph *load_text(const char *text)
-{
-	dp_graph *g = NULL;
-	dp_err err;
-	dp_err_clear(&err);
-	dp_status s = dp_load_json("t.json", text, strlen(text), &g, &err);
-	if (!s)
-		s = dp_graph_set_source(g, "t.json", &err);
-	if (!s)
-		s = dp_graph_finalize(g, &err);
-	if (s) {
-		test_fail(__FILE__, __LINE__, "load: %s", err.msg);
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
 static bool run(const dp_graph *g, const dp_machine *m, const dp_progress *p,
 		dp_strategy *s)
 {
@@ -91,7 +73,7 @@ static dp_graph *matmul(int b, int k, int n)
 		 "{\"from\":\"mm\",\"to\":\"y\",\"dims\":[\"b\",\"n\"]}\n"
 		 "]}\n",
 		 b, k, b * k * 4, k, n, k * n * 4, b, k, n, b * n * 4, b, n);
-	return load_text(text);
+	return test_json_text(text);
 }
 
 /* By hand, per level of 2 parts: splitting mm's b moves w (an all-gather
@@ -181,7 +163,7 @@ static dp_graph *mlp(int b, int h, int f, int64_t wbytes)
 		b, h, b * h * 4, h, f, (long long)wbytes, b, h, f, b * f * 4, f,
 		h, (long long)wbytes, b, f, h, b * h * 4, b, h, h * f * 4,
 		h * f * 4);
-	return load_text(text);
+	return test_json_text(text);
 }
 
 /* Brute force: every op, at every level, splits one of its dims whose

@@ -335,27 +335,14 @@ typedef struct tens {
 	int64_t total, eb;
 } tens;
 
+/* Does op u have the batch under c (and its mask)? The lowering's rule,
+ * dpi_spmd_batch_dim. */
 static bool has_batch(const dpi_pase_model *pm, uint32_t u,
 		      const dpi_pase_cfg *c, bool producer, uint8_t *mask)
 {
-	int8_t b = pm->bidx[u];
-	if (b == -2) {
-		dp_role r = dp_op_role(pm->g, u);
-		*mask = c->mask[0];
-		return dpi_spmd_batch_role(r) &&
-		       !(producer && r == DP_ROLE_GRAD);
-	}
+	int b = dpi_spmd_batch_dim(pm->g, pm->bidx[u], u, producer);
 	if (b < 0)
 		return false;
-	if (producer) {
-		dp_dims d;
-		dp_op_dims(pm->g, u, &d);
-		bool in = d.nout < 0;
-		for (int k = 0; k < d.nout; k++)
-			in = in || d.out[k] == (uint8_t)b;
-		if (!in)
-			return false;
-	}
 	*mask = c->mask[b];
 	return true;
 }

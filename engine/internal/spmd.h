@@ -62,6 +62,36 @@ static inline bool dpi_spmd_batch_role(dp_role r)
 	       r == DP_ROLE_BACKWARD || r == DP_ROLE_LOSS || r == DP_ROLE_GRAD;
 }
 
+/* Which dim of op u carries the batch, for the block rule of an edge
+ * between two batch-split ops: 0 for a whole op whose role splits along
+ * the batch (bidx -2), the batch dim's index bidx when u has it, -1 when
+ * it has none. As a producer, the batch must index u's output (a grad op's
+ * output, a weight gradient, has no batch). The lowering and pase's cost
+ * model both read an edge's batch overlap by this one rule. */
+static inline int dpi_spmd_batch_dim(const dp_graph *g, int8_t bidx,
+				     uint32_t u, bool producer)
+{
+	if (bidx == -2) {
+		dp_role r = dp_op_role(g, u);
+		return dpi_spmd_batch_role(r) &&
+				       !(producer && r == DP_ROLE_GRAD)
+			       ? 0
+			       : -1;
+	}
+	if (bidx < 0)
+		return -1;
+	if (producer) {
+		dp_dims d;
+		dp_op_dims(g, u, &d);
+		bool in = d.nout < 0;
+		for (int k = 0; k < d.nout; k++)
+			in = in || d.out[k] == (uint8_t)bidx;
+		if (!in)
+			return -1;
+	}
+	return bidx;
+}
+
 /* Number of parts of a mask (product of its axes' sizes). */
 int dpi_spmd_mask_parts(const dpi_spmd_ctx *c, uint8_t mask);
 /* Part index of device d under mask (row-major over its axes). */

@@ -107,30 +107,13 @@ static int64_t gcd64(int64_t a, int64_t b)
 	return a;
 }
 
-/* Does op u have the batch (and its mask)? For a producer with an out,
- * the batch must index that out. */
+/* Does op u have the batch (and its mask)? dpi_spmd_batch_dim says. */
 static bool has_batch(const dpi_spmd_ctx *c, uint32_t u, bool producer,
 		      uint8_t *mask)
 {
-	int8_t b = c->bidx[u];
-	if (b == -2) {
-		/* a grad op's output, a weight gradient, has no batch */
-		dp_role r = dp_op_role(c->g, u);
-		*mask = dpi_spmd_mask(c, u, 0);
-		return dpi_spmd_batch_role(r) &&
-		       !(producer && r == DP_ROLE_GRAD);
-	}
+	int b = dpi_spmd_batch_dim(c->g, c->bidx[u], u, producer);
 	if (b < 0)
 		return false;
-	if (producer) {
-		dp_dims d;
-		dp_op_dims(c->g, u, &d);
-		bool in = d.nout < 0;
-		for (int k = 0; k < d.nout; k++)
-			in = in || d.out[k] == (uint8_t)b;
-		if (!in)
-			return false;
-	}
 	*mask = dpi_spmd_mask(c, u, (uint32_t)b);
 	return true;
 }

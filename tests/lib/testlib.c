@@ -368,6 +368,19 @@ dp_graph *test_load_with(test_text_loader load, const char *path,
 	return test_loaded(st, g, err);
 }
 
+dp_graph *test_json_text(const char *text)
+{
+	dp_err err;
+	dp_graph *g = test_load_with(dp_load_json, "t.json", text, &err);
+	if (g && dp_graph_set_source(g, "t.json", &err) != DP_OK) {
+		dp_graph_free(g);
+		g = NULL;
+	}
+	if (!g)
+		test_fail(__FILE__, __LINE__, "load: %s", err.msg);
+	return g;
+}
+
 dp_graph *test_finalized(dp_graph *g)
 {
 	if (g && dp_graph_finalize(g, NULL) == DP_OK)

@@ -55,6 +55,10 @@ typedef dp_status (*test_text_loader)(const char *path, const char *text,
  * it in messages), and finalizes: NULL with err filled on failure. */
 dp_graph *test_load_with(test_text_loader load, const char *path,
 			 const char *text, dp_err *err);
+/* A native JSON graph given as text, loaded as the file "t.json" (its
+ * source, for messages) and finalized; NULL, recorded as a test failure
+ * with the error, when it cannot be. */
+dp_graph *test_json_text(const char *text);
 /* splitmix64 step on *state: a seeded, portable random stream. */
 uint64_t test_rand(uint64_t *state);
 /* A number in 0..n-1 from test_rand. */
