@@ -85,25 +85,36 @@ const dp_algo *dp_algo_default(void)
 	return &dpi_algo_best;
 }
 
-const char *dp_algo_names(void)
+static char names_buf[512];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+/* The list is built once (pthread_once: dp_algo_names may first be called
+ * from the worker and the front end at the same time); a name that would
+ * not fit ends it with "..." rather than being cut in the middle. */
+static void names_fill(void)
 {
-	static char buf[512];
-	if (buf[0])
-		return buf;
 	size_t pos = 0;
-	for (size_t i = 0; i < NREG && pos < sizeof buf - 1; i++) {
+	for (size_t i = 0; i < NREG; i++) {
 		size_t n = strlen(registry[i]->name);
-		if (pos + n + 3 >= sizeof buf)
+		if (pos + n + 2 + 4 >= sizeof names_buf) {
+			memcpy(names_buf + pos, i ? ", ..." : "...", i ? 5 : 3);
+			pos += i ? 5 : 3;
 			break;
+		}
 		if (i) {
-			memcpy(buf + pos, ", ", 2);
+			memcpy(names_buf + pos, ", ", 2);
 			pos += 2;
 		}
-		memcpy(buf + pos, registry[i]->name, n);
+		memcpy(names_buf + pos, registry[i]->name, n);
 		pos += n;
 	}
-	buf[pos] = '\0';
-	return buf;
+	names_buf[pos] = '\0';
+}
+
+const char *dp_algo_names(void)
+{
+	pthread_once(&names_once, names_fill);
+	return names_buf;
 }
 
 const dp_algo *const *dp_algo_all(void)
@@ -156,7 +167,7 @@ dp_status dp_algo_parse_list(const char *spec, const dp_algo **out, size_t cap,
 					  dp_algo_names(), spec);
 		memcpy(name, p, len);
 		name[len] = '\0';
-		const dp_algo *a;
+		const dp_algo *a = NULL;
 		dp_status st = dp_algo_lookup(name, &a, err);
 		if (st)
 			return st;
