@@ -40,7 +40,6 @@ Python 3 standard library only; the output is deterministic. Usage:
 
 import argparse
 import json
-import math
 import os
 import sys
 
