@@ -102,8 +102,13 @@ for sig in TERM HUP; do
 	kill -s "$sig" "$pid" 2>/dev/null
 	wait "$pid"
 	rc=$?
-	sleep 0.2
-	left=$(pgrep -f -- "--svg $out" 2>/dev/null | tr '\n' ' ')
+	# the layout child is killed, not waited for: give it time to go on a
+	# loaded machine
+	end=$(($(date +%s) + 15))
+	while left=$(pgrep -f -- "--svg $out" 2>/dev/null | tr '\n' ' ') &&
+		[ -n "$left" ] && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.1
+	done
 	if [ "$rc" -ne 2 ]; then
 		echo "not ok - $name: exit status $rc, want 2: $(head -c 300 "$TMP/se")"
 	elif ! grep -q "export interrupted; the file was not written" "$TMP/se"; then

@@ -60,7 +60,9 @@ wait_gone() {
 
 # wait_settled [SECONDS]: no rerun in progress (the status line says
 # "rerunning" while one runs, the summary says STALE until the new plan is in).
-wait_settled() { wait_gone 'rerunning|comparing|STALE|planning' "${1:-20}"; }
+# The default wait is long: a wait returns as soon as the screen settles, and
+# on a loaded machine best's anytime runs can take a while.
+wait_settled() { wait_gone 'rerunning|comparing|STALE|planning' "${1:-60}"; }
 
 # tmux_suite TAG SETUP WHAT: the start of a tmux suite: without tmux
 # "skip - WHAT: ..." (tmux_needed); suite_start TAG SETUP; the private
