@@ -30,7 +30,10 @@
  * plan; then, when the DAG has at most MSR_MAX_IDEALS ideals, the DP over
  * all of them, which keeps only states below UB (those with more work
  * before or after them than the devices can do under UB are skipped).
- * Wider graphs keep the chain's plan (docs/algorithms.md says so).
+ * Wider graphs keep the chain's plan (docs/algorithms.md says so), and so
+ * does a DP that would take more than MSR_DP_WORK steps (a wide DAG of a
+ * few dozen ops has tens of thousands of ideals: a 40-op random DAG at
+ * K = 4 took 30 s before this bound).
  *
  * When no split fits the caps (or the pins, or a unit holds ops pinned to
  * two devices), the DP is run without them, and the result is reported
@@ -46,6 +49,11 @@
 #define MSR_CHAIN_BLOCKS 1024u
 #define MSR_MAX_IDEALS 200000u
 #define MSR_DP_CELLS 40000000.0 /* (K + 1) x ideals of the DP tables */
+/* The most steps (candidate J tried, frontier unit, op or edge looked at
+ * while summing a piece's communication) the DP over every ideal may take:
+ * about 2-4 s on the project's 2-core machine. Counted, not timed, so the
+ * result does not depend on the machine's load. */
+#define MSR_DP_WORK 400000000u
 #define NONE UINT32_MAX
 
 typedef struct msr_dp {
@@ -54,6 +62,7 @@ typedef struct msr_dp {
 	const msr_units *u;
 	bool caps, pins;
 	uint32_t *stamp, token; /* per unit, for piece_comm */
+	uint64_t work, budget; /* candidate J tried, and the most allowed */
 	double *val;		/* (K + 1) x ni */
 	uint32_t *back;		/* (K + 1) x ni: the J of the best value */
 } msr_dp;
@@ -82,6 +91,7 @@ static double piece_comm(msr_dp *d, const msr_ideals *id, uint32_t i,
 		uint32_t x = lists[l];
 		for (uint32_t f = id->fr_off[x]; f < id->fr_off[x + 1]; f++) {
 			uint32_t a = id->fr[f];
+			d->work++;
 			if (d->stamp[a] == d->token)
 				continue;
 			d->stamp[a] = d->token;
@@ -89,8 +99,10 @@ static double piece_comm(msr_dp *d, const msr_ideals *id, uint32_t i,
 			for (uint32_t o = u->uop_off[a]; o < u->uop_off[a + 1];
 			     o++) {
 				uint32_t v = u->uop[o];
+				d->work++;
 				for (uint32_t s = g->succ_off[v];
 				     s < g->succ_off[v + 1]; s++) {
+					d->work++;
 					const dp_edge *e =
 						&g->edges[g->succ_edge[s]];
 					if (e->control)
@@ -160,6 +172,8 @@ static void dp_state(msr_dp *d, const msr_ideals *id, int k, uint32_t i,
 		bj = i;
 	}
 	for (uint32_t j = i; j-- > 0;) {
+		if (++d->work > d->budget)
+			break; /* dp_run sees it and gives the DP up */
 		if (k == 1 && j > 0)
 			j = 0; /* only the empty ideal has a DP[0] */
 		double td = (id->time[i] - id->time[j]) / sp;
@@ -181,8 +195,8 @@ static void dp_state(msr_dp *d, const msr_ideals *id, int k, uint32_t i,
 	d->back[(size_t)k * ni + i] = bj;
 }
 
-/* Fills DP[K][full] below ub (INFINITY when nothing is); 0, or -2 when
- * canceled. */
+/* Fills DP[K][full] below ub (INFINITY when nothing is); 0, -2 when
+ * canceled, -3 when it would try more than d->budget candidates. */
 static int dp_run(msr_dp *d, const msr_ideals *id, double ub,
 		  const dp_progress *p, double from, double to)
 {
@@ -211,6 +225,8 @@ static int dp_run(msr_dp *d, const msr_ideals *id, double ub,
 			    total - id->time[i] > ub * after * (1 + 1e-9))
 				continue;
 			dp_state(d, id, k, i, ub);
+			if (d->work > d->budget)
+				return -3;
 		}
 		dp_progress_report(p, "msr-dp",
 				   from + (to - from) * k / (double)K);
@@ -251,14 +267,17 @@ static dp_status solve(msr_dp *d, const msr_ideals *id, double ub,
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for msr-dp's table");
 	}
-	if (dp_run(d, id, ub, p, from, to)) {
+	d->work = 0;
+	int r = dp_run(d, id, ub, p, from, to);
+	double v = r ? INFINITY
+		     : d->val[(size_t)d->m->k * id->ni + id->ni - 1];
+	if (r == -2) {
 		free(d->val);
 		free(d->back);
 		d->val = NULL;
 		d->back = NULL;
 		return dpi_algo_canceled(err, "msr-dp");
 	}
-	double v = d->val[(size_t)d->m->k * id->ni + id->ni - 1];
 	if (!isinf(v))
 		backtrack(d, id, dev_of_unit);
 	*got = v;
@@ -280,8 +299,12 @@ static dp_status msrdp_run(const dp_graph *g, const dp_machine *m,
 	dp_status st = dpi_msr_units_build(g, m, &u, err);
 	if (st)
 		return st;
-	msr_dp d = {
-		.g = g, .m = m, .u = &u, .caps = true, .pins = !u.pin_conflict};
+	msr_dp d = {.g = g,
+		    .m = m,
+		    .u = &u,
+		    .caps = true,
+		    .pins = !u.pin_conflict,
+		    .budget = MSR_DP_WORK};
 	int32_t *dev_of_unit = calloc((size_t)u.nu + 1, sizeof *dev_of_unit);
 	d.stamp = calloc((size_t)u.nu + 1, sizeof *d.stamp);
 	msr_ideals chain, all;
