@@ -12,3 +12,18 @@ export DNNPART
 suite_need python3 docs_examples
 suite_marks docs_examples_marked 6 '^<!-- example -->' README.md docs/cli.md
 python3 tools/docs_examples.py --check README.md docs/cli.md
+
+# the table of best against ilp's optimum in docs/benchmarks.md is written
+# from bench/results/ilp_yardstick.tsv by bench/ilp_yardstick.py: rewriting
+# a copy changes nothing
+suite_start docs_tables docs_bench_ilp_table
+cp docs/benchmarks.md "$TMP/b.md"
+if ! python3 bench/ilp_yardstick.py --table bench/results/ilp_yardstick.tsv \
+	--write "$TMP/b.md" 2>"$TMP/err"; then
+	echo "not ok - docs_bench_ilp_table: $(head -c 300 "$TMP/err")"
+elif ! cmp -s docs/benchmarks.md "$TMP/b.md"; then
+	echo "not ok - docs_bench_ilp_table: docs/benchmarks.md differs from" \
+		"bench/results/ilp_yardstick.tsv (rerun ilp_yardstick.py --table)"
+else
+	echo "ok - docs_bench_ilp_table"
+fi
