@@ -55,10 +55,24 @@ typedef dp_status (*test_text_loader)(const char *path, const char *text,
  * it in messages), and finalizes: NULL with err filled on failure. */
 dp_graph *test_load_with(test_text_loader load, const char *path,
 			 const char *text, dp_err *err);
+/* The edit cases of the file at path (lines "replace FROM", "with TO",
+ * "error MSG"; '#' starts a comment): each copy of base with its first FROM
+ * replaced by TO must fail to load with load as the file named name (its
+ * source, for finalize's messages) with DP_EINPUT and the error MSG as
+ * dp_err_format writes it. Returns how many cases ran; an unreadable file,
+ * a case missing a line or a FROM not in base is a failure. */
+int test_check_edits(const char *path, const char *base, test_text_loader load,
+		     const char *name);
 /* A native JSON graph given as text, loaded as the file "t.json" (its
  * source, for messages) and finalized; NULL, recorded as a test failure
  * with the error, when it cannot be. */
 dp_graph *test_json_text(const char *text);
+/* The iteration space of op as compact text, "b=8,s=16,k=4 out=b,s,k
+ * param=- elem=4" ("none" without dims; "-": no out or param), and an
+ * edge's dims, "b,s" ("[]": none given as a list; "none": no dims). A static
+ * buffer, valid until the next call. */
+const char *test_dims_text(const dp_graph *g, uint32_t op);
+const char *test_edge_dims_text(const dp_graph *g, uint32_t e);
 /* splitmix64 step on *state: a seeded, portable random stream. */
 uint64_t test_rand(uint64_t *state);
 /* A number in 0..n-1 from test_rand. */
