@@ -284,6 +284,18 @@ void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
 			  (long long)memory_bytes, bw, lat);
 }
 
+int64_t test_cross_bytes(const dp_lowered *l)
+{
+	int64_t sum = 0;
+	for (uint32_t e = 0; e < l->g->nedges; e++) {
+		const dp_edge *ed = &l->g->edges[e];
+		if (!ed->control &&
+		    l->placement[ed->from] != l->placement[ed->to])
+			sum += ed->bytes;
+	}
+	return sum;
+}
+
 static bool same_device_stats(const dp_device_stats *x,
 			      const dp_device_stats *y)
 {

@@ -16,6 +16,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
 #include "dnnpart/sim.h"
+#include "dnnpart/strategy.h"
 
 #define TEST_MAX_K 8
 
@@ -158,6 +159,10 @@ void test_check_bad_files(const char *file, int line, const char *dir,
 #define CHECK_HINT(g, ...) test_check_hint(__FILE__, __LINE__, g, __VA_ARGS__)
 void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
 		     int64_t memory_bytes, double bw, double lat);
+
+/* The bytes of the lowered graph's data edges whose ends are on two
+ * devices: what a lowered strategy moves. */
+int64_t test_cross_bytes(const dp_lowered *l);
 
 /* Two simulator results agree, bit for bit, on: the schedule (times,
  * transfers, per-device load and traffic, cut); the memory peaks and
