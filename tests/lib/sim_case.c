@@ -123,21 +123,18 @@ static bool check_xfer(scase *c, const dp_sim_result *r, char **w, int n)
 					c, "%s: op '%s', want '%s'", what,
 					dp_graph_op_name(c->g, x->op), v);
 		}
-		if ((v = sc_kv(w, n, 2, "src")) &&
-		    !sc_same_i(c, what, x->src, v))
-			return false;
-		if ((v = sc_kv(w, n, 2, "dst")) &&
-		    !sc_same_i(c, what, x->dst, v))
-			return false;
-		if ((v = sc_kv(w, n, 2, "bytes")) &&
-		    !sc_same_i(c, what, x->bytes, v))
-			return false;
-		if ((v = sc_kv(w, n, 2, "start")) &&
-		    !sc_same_t(c, what, x->start, v))
-			return false;
-		if ((v = sc_kv(w, n, 2, "end")) &&
-		    !sc_same_t(c, what, x->end, v))
-			return false;
+		static const char *const in[] = {"src", "dst", "bytes"};
+		static const char *const tn[] = {"start", "end"};
+		const long long iv[] = {x->src, x->dst, x->bytes};
+		const double tv[] = {x->start, x->end};
+		for (int k = 0; k < 3; k++)
+			if ((v = sc_kv(w, n, 2, in[k])) &&
+			    !sc_same_i(c, what, iv[k], v))
+				return false;
+		for (int k = 0; k < 2; k++)
+			if ((v = sc_kv(w, n, 2, tn[k])) &&
+			    !sc_same_t(c, what, tv[k], v))
+				return false;
 	}
 	return true;
 }
@@ -148,55 +145,61 @@ static bool check_dev(scase *c, const dp_sim_result *r, char **w, int n)
 	if (n < 3 || !sc_device(c, w[1], &d))
 		return n < 3 ? sc_fail(c, "dev D NAME=VALUE...") : false;
 	const dp_device_stats *s = &r->dev[d];
-	static const char *const tnames[] = {"peak_time", "busy",
-					     "comm_out_us"};
-	const double tvals[] = {s->peak_time, s->busy_us, s->comm_out_us};
-	static const char *const inames[] = {
-		"peak",		  "ops",	   "params",  "cap",
-		"comm_out_bytes", "comm_in_bytes", "xfers_in"};
+	/* the first NT keys are times, the others whole numbers */
+	enum { NT = 3 };
+	static const char *const keys[] = {
+		"peak_time",	 "busy",    "comm_out_us", "peak",
+		"ops",		 "params",  "cap",	   "comm_out_bytes",
+		"comm_in_bytes", "xfers_in"};
+	const double tvals[NT] = {s->peak_time, s->busy_us, s->comm_out_us};
 	const long long ivals[] = {s->peak_bytes,     s->ops,
 				   s->param_bytes,    s->cap_bytes,
 				   s->comm_out_bytes, s->comm_in_bytes,
 				   s->xfers_in};
 	for (int i = 2; i < n; i++) {
 		const char *eq = strchr(w[i], '=');
+		size_t len = eq ? (size_t)(eq - w[i]) : 0;
 		bool known = false;
 		char what[64];
-		for (size_t k = 0; eq && k < sizeof tnames / sizeof *tnames;
-		     k++)
-			if (!strncmp(w[i], tnames[k], (size_t)(eq - w[i])) &&
-			    strlen(tnames[k]) == (size_t)(eq - w[i])) {
-				snprintf(what, sizeof what, "device %d %s", d,
-					 tnames[k]);
-				if (!sc_same_t(c, what, tvals[k], eq + 1))
-					return false;
-				known = true;
-			}
-		for (size_t k = 0; eq && k < sizeof inames / sizeof *inames;
-		     k++)
-			if (!strncmp(w[i], inames[k], (size_t)(eq - w[i])) &&
-			    strlen(inames[k]) == (size_t)(eq - w[i])) {
-				snprintf(what, sizeof what, "device %d %s", d,
-					 inames[k]);
-				if (!sc_same_i(c, what, ivals[k], eq + 1))
-					return false;
-				known = true;
-			}
+		for (size_t k = 0; eq && k < sizeof keys / sizeof *keys; k++) {
+			if (strlen(keys[k]) != len ||
+			    strncmp(w[i], keys[k], len))
+				continue;
+			snprintf(what, sizeof what, "device %d %s", d, keys[k]);
+			if (k < NT ? !sc_same_t(c, what, tvals[k], eq + 1)
+				   : !sc_same_i(c, what, ivals[k - NT], eq + 1))
+				return false;
+			known = true;
+		}
 		if (!known)
 			return sc_fail(c, "dev: unknown check '%s'", w[i]);
 	}
 	return true;
 }
 
+/* A line "KEY D ITEM..." (usage) of one item for each of device D's
+ * entries in an array indexed by off: *d and the first entry *lo. */
+static bool device_items(scase *c, char **w, int n, const char *usage,
+			 const char *items, const uint32_t *off, int *d,
+			 uint32_t *lo)
+{
+	if (n < 2 || !sc_device(c, w[1], d))
+		return n < 2 ? sc_fail(c, "%s", usage) : false;
+	*lo = off[*d];
+	uint32_t got = off[*d + 1] - *lo;
+	if (got != (uint32_t)(n - 2))
+		return sc_fail(c, "device %d has %u %s, want %d", *d, got,
+			       items, n - 2);
+	return true;
+}
+
 static bool check_curve(scase *c, const dp_sim_result *r, char **w, int n)
 {
 	int d;
-	if (n < 2 || !sc_device(c, w[1], &d))
-		return n < 2 ? sc_fail(c, "curve D T:B ...") : false;
-	uint32_t lo = r->curve_off[d], got = r->curve_off[d + 1] - lo;
-	if (got != (uint32_t)(n - 2))
-		return sc_fail(c, "device %d's curve has %u points, want %d", d,
-			       got, n - 2);
+	uint32_t lo;
+	if (!device_items(c, w, n, "curve D T:B ...", "curve points",
+			  r->curve_off, &d, &lo))
+		return false;
 	for (int i = 2; i < n; i++) {
 		char t[64];
 		const char *colon = strchr(w[i], ':');
@@ -260,15 +263,10 @@ static bool check_live_item(scase *c, const dp_live_tensor *t, const char *it,
 static bool check_live(scase *c, const dp_sim_result *r, char **w, int n)
 {
 	int d;
-	if (n < 2 || !sc_device(c, w[1], &d))
-		return n < 2 ? sc_fail(c, "live D ITEM ...") : false;
-	uint32_t lo = r->live_off[d], got = r->live_off[d + 1] - lo;
-	if (got != (uint32_t)(n - 2))
-		return sc_fail(
-			c,
-			"device %d has %u live tensors at its peak, want "
-			"%d",
-			d, got, n - 2);
+	uint32_t lo;
+	if (!device_items(c, w, n, "live D ITEM ...",
+			  "live tensors at its peak", r->live_off, &d, &lo))
+		return false;
 	for (int i = 2; i < n; i++) {
 		char what[64];
 		snprintf(what, sizeof what, "device %d live tensor %d", d,
