@@ -428,9 +428,13 @@ static void check_graph(uint64_t seed, const dp_graph *g, int kmax)
 					  (unsigned long long)seed, err.msg);
 				goto out;
 			}
-			sim_ctx cx = {
-				g,  &tm.m,	     pl,   (dp_contention)c,
-				&r, dp_sim_ranks(s), seed, false};
+			sim_ctx cx = {.seed = seed,
+				      .g = g,
+				      .m = &tm.m,
+				      .pl = pl,
+				      .c = (dp_contention)c,
+				      .r = &r,
+				      .rank = dp_sim_ranks(s)};
 			check_ops_and_transfers(&cx);
 			if (!cx.failed)
 				check_precedence(&cx);

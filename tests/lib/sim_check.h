@@ -12,18 +12,18 @@
 #include "dnnpart/sim.h"
 #include "lib/testlib.h"
 
-/* One run to check: graph, machine, placement, contention model, result,
- * the simulator's ranks and the seed that made it; failed once a check
- * failed. */
+/* One run to check: the seed that made it (failed once a check failed),
+ * graph, machine, placement, contention model, result and the simulator's
+ * ranks. */
 typedef struct sim_ctx {
+	uint64_t seed;
+	bool failed;
 	const dp_graph *g;
 	const dp_machine *m;
 	const int32_t *pl;
 	dp_contention c;
 	const dp_sim_result *r;
 	const double *rank;
-	uint64_t seed;
-	bool failed;
 } sim_ctx;
 
 /* Records a failure of the case (only its first) and returns. */
