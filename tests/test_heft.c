@@ -93,13 +93,8 @@ static void test_heft_inserts_into_idle_gap(void)
 {
 	/* a -> b (long comm) and an independent short op c on one processor:
 	 * with insertion, c fills the gap before b */
-	dp_graph *g = dp_graph_new("gap");
-	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
-	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
-	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
-	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
-	dp_graph_add_edge(g, a, b, 0, false, NULL);
-	dp_graph_add_edge(g, b, d, 0, false, NULL);
+	dp_graph *g = test_graph_text("gap", "a b c d; a>b b>d", 0);
+	const uint32_t c = 2;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* one processor: b waits for nothing but a, c is shorter and
 	 * lower-ranked, so it goes after d unless it fits in a gap; make a gap
@@ -117,11 +112,8 @@ static void test_heft_inserts_into_idle_gap(void)
 	dp_graph_free(g);
 
 	/* two processors, comm makes a gap on p1 that the short op fills */
-	g = dp_graph_new("gap2");
-	uint32_t x = test_add_op(g, "x", 0, 0, NULL);
-	uint32_t y = test_add_op(g, "y", 0, 0, NULL);
-	uint32_t z = test_add_op(g, "z", 0, 0, NULL);
-	dp_graph_add_edge(g, x, y, 0, false, NULL);
+	g = test_graph_text("gap2", "x y z; x>y", 0);
+	const uint32_t y = 1, z = 2;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* x only cheap on p0, y only cheap on p1 (arrives at 10 + 5 = 15),
 	 * z: rank lowest, cheap on p1, fits in [0, 15) there */
@@ -201,15 +193,8 @@ static void test_heft_slots_match_plain_scan(void)
  * a's transfer and fills the gap at 16. Without ports d starts at 20. */
 static void test_heft_ports_mode_shares_and_serialises(void)
 {
-	dp_graph *g = dp_graph_new("ports");
-	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
-	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
-	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
-	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
-	uint32_t e = test_add_op(g, "e", 0, 0, NULL);
-	dp_graph_add_edge(g, a, c, 0, false, NULL);
-	dp_graph_add_edge(g, b, d, 0, false, NULL);
-	dp_graph_add_edge(g, a, e, 0, false, NULL);
+	dp_graph *g = test_graph_text("ports", "a b c d e; a>c b>d a>e", 0);
+	const uint32_t a = 0, b = 1, c = 2, d = 3, e = 4;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	double w[10] = {5, 100, 5, 100, 100, 1, 100, 1, 100, 1};
 	double comm[3] = {10, 10, 10};

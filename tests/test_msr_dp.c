@@ -87,12 +87,7 @@ static void test_msr_dp_four_layer_chain_by_hand(void)
  * (the paper's model): a -> b, a -> c on three devices. */
 static void test_max_load_sends_once_receives_per_device(void)
 {
-	dp_graph *g = dp_graph_new("fan");
-	uint32_t a = test_add_op(g, "a", 1, 0, NULL);
-	uint32_t b = test_add_op(g, "b", 2, 0, NULL);
-	uint32_t c = test_add_op(g, "c", 3, 0, NULL);
-	REQUIRE(dp_graph_add_edge(g, a, b, 0, false, NULL) == DP_OK);
-	REQUIRE(dp_graph_add_edge(g, a, c, 0, false, NULL) == DP_OK);
+	dp_graph *g = test_graph_text("fan", "a:1 b:2 c:3; a>b a>c", 0);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	four_machine(&m, 3);

@@ -87,6 +87,16 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 	return g;
 }
 
+dp_graph *test_abc_chain(void)
+{
+	dp_graph *g = test_graph_text("chain", "a:10 b:20 c:5; a>b b>c", -1);
+	g->ops[0].output_bytes = 1000;
+	g->ops[0].param_bytes = 100;
+	g->ops[1].output_bytes = 500;
+	g->ops[2].param_bytes = 50;
+	return test_finalized(g);
+}
+
 dp_graph *test_blocks(int n)
 {
 	dp_graph *g = dp_graph_new("blocks");

@@ -61,6 +61,11 @@ void test_group(const char *file, int line, dp_graph *g, const char *label,
  * t µs with out output bytes; not finalized, so tests can set more. */
 dp_graph *test_chain(const char *name, int n, double t, int64_t out);
 
+/* The chain of docs/simulator.md and tests/sim/chain.case, finalized:
+ * a (10 µs, output 1000, params 100) -> b (20 µs, output 500) -> c (5 µs,
+ * params 50). */
+dp_graph *test_abc_chain(void);
+
 /* n independent ops op0.. of 1 µs, each holding 10 MiB of params and
  * 1 MiB of output (live while it runs): a device holds (cap - 1 MiB) /
  * 10 MiB of them (the fit tests). Finalized; aborts when it cannot build. */

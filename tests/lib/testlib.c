@@ -531,6 +531,50 @@ uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 	return id;
 }
 
+/* One edge "FROM>TO" or "FROM~TO" of test_graph_text. */
+static void text_edge(dp_graph *g, char *w, int64_t bytes)
+{
+	char *mark = strpbrk(w, ">~");
+	bool control = mark && *mark == '~';
+	if (mark)
+		*mark++ = '\0';
+	uint32_t from = dp_graph_find(g, w);
+	uint32_t to = mark ? dp_graph_find(g, mark) : UINT32_MAX;
+	dp_err err;
+	if (from == UINT32_MAX || to == UINT32_MAX)
+		test_fail(__FILE__, __LINE__, "edge '%s': no such ops", w);
+	else if (dp_graph_add_edge(g, from, to, bytes, control, &err) != DP_OK)
+		test_fail(__FILE__, __LINE__, "edge %s -> %s: %s", w, mark,
+			  err.msg);
+}
+
+dp_graph *test_graph_text(const char *name, const char *text, int64_t bytes)
+{
+	dp_graph *g = dp_graph_new(name);
+	char *copy = strdup(text);
+	if (!g || !copy) {
+		test_fail(__FILE__, __LINE__, "out of memory");
+		free(copy);
+		return g;
+	}
+	char *edges = strchr(copy, ';');
+	if (edges)
+		*edges++ = '\0';
+	char *save;
+	for (char *w = strtok_r(copy, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		char *t = strchr(w, ':');
+		if (t)
+			*t++ = '\0';
+		test_add_op(g, w, t ? strtod(t, NULL) : 0, 0, NULL);
+	}
+	for (char *w = edges ? strtok_r(edges, " ", &save) : NULL; w;
+	     w = strtok_r(NULL, " ", &save))
+		text_edge(g, w, bytes);
+	free(copy);
+	return g;
+}
+
 bool test_comma_locale(void)
 {
 	if (setlocale(LC_NUMERIC, "de_DE.UTF-8"))

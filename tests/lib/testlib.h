@@ -113,6 +113,14 @@ bool test_comma_locale(void);
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 		     const char *layer);
 
+/* A graph named name, not finalized, from a compact text: the ops,
+ * "NAME[:TIME]" separated by blanks (TIME in us, 0 when not given; no
+ * output bytes), numbered 0, 1, ... in that order; then after ';' the edges,
+ * "FROM>TO" a data edge of bytes (-1: the producer's output) and "FROM~TO"
+ * a control edge. test_graph_text("g", "a:5 b c; a>b a~c", -1). A word the
+ * graph refuses is a test failure. */
+dp_graph *test_graph_text(const char *name, const char *text, int64_t bytes);
+
 /* test_add_op with a printf-style name: test_add_opf(g, 10, 4096, "o%d", i)
  * adds op "o7" for i = 7. */
 uint32_t test_add_opf(dp_graph *g, double t, int64_t out, const char *fmt, ...)
