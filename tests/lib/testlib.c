@@ -283,7 +283,10 @@ bool test_tmp_cleanup(void)
 		return true;
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-	return system(cmd) == 0 && access(tmp_dir, F_OK) != 0;
+	bool gone = system(cmd) == 0 && access(tmp_dir, F_OK) != 0;
+	if (gone)
+		tmp_dir[0] = '\0'; /* the next use makes a fresh one */
+	return gone;
 }
 
 int test_count_files(const char *prefix)

@@ -93,7 +93,8 @@ bool test_write_file(const char *path, const char *text);
 /* The folder itself (made on first use), or NULL. */
 const char *test_tmp_dir(void);
 /* Removes the folder and all in it (kept when KEEP is set in the
- * environment); true when it is gone or was never made. */
+ * environment); true when it is gone or was never made. The next
+ * test_tmp_path() or test_tmp_dir() makes a fresh one. */
 bool test_tmp_cleanup(void);
 /* Entries of that folder whose name starts with prefix ("" counts all;
  * temporary files of afile are ".NAME.tmpXXXXXX"); -1 when unreadable. */
