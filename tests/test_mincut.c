@@ -34,6 +34,20 @@ static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 	return test_random_dag_with(seed, &d, "random");
 }
 
+/* A random DAG (random_dag), a machine of k devices and a buffer for a
+ * placement; false when one cannot be made (then nothing is left). */
+static bool setup(uint64_t seed, uint32_t n, bool constraints, int k,
+		  dp_graph **g, dp_machine *m, int32_t **pl)
+{
+	*g = random_dag(seed, n, constraints);
+	*pl = *g ? malloc((*g)->nops * sizeof **pl) : NULL;
+	if (*pl && dp_machine_init(m, k, NULL) == DP_OK)
+		return true;
+	free(*pl);
+	dp_graph_free(*g);
+	return false;
+}
+
 /* Whether the graph of devices (an edge a -> b when some op edge goes from
  * device a to device b) has a cycle. */
 static bool quotient_cyclic(const dp_graph *g, const int32_t *pl, int k)
@@ -146,13 +160,11 @@ static void test_mincut_acyclic_and_balanced(void)
 /* Devices of different speeds: each device's time follows its share. */
 static void test_mincut_balance_follows_speeds(void)
 {
-	dp_graph *g = random_dag(42, 1500, false);
-	REQUIRE(g);
+	dp_graph *g;
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	int32_t *pl;
+	REQUIRE(setup(42, 1500, false, 3, &g, &m, &pl));
 	REQUIRE(dp_machine_set_speeds(&m, "1,2,1", NULL) == DP_OK);
-	int32_t *pl = malloc(g->nops * sizeof *pl);
-	REQUIRE(pl);
 	REQUIRE(run(g, &m, pl, NULL, NULL) == DP_OK);
 	CHECK(test_placement_valid(g, &m, pl));
 	CHECK(!quotient_cyclic(g, pl, m.k));
@@ -166,13 +178,12 @@ static void test_mincut_balance_follows_speeds(void)
 static void test_mincut_honours_pins_and_groups(void)
 {
 	for (uint64_t seed = 1; seed <= 8; seed++) {
-		dp_graph *g = random_dag(seed, 600, true);
-		REQUIRE(g);
+		dp_graph *g;
 		dp_machine m;
-		REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-		int32_t *pl = malloc(g->nops * sizeof *pl);
+		int32_t *pl;
+		REQUIRE(setup(seed, 600, true, 4, &g, &m, &pl));
 		int32_t *again = malloc(g->nops * sizeof *again);
-		REQUIRE(pl && again);
+		REQUIRE(again);
 		REQUIRE(run(g, &m, pl, NULL, NULL) == DP_OK);
 		CHECK(test_placement_valid(g, &m, pl));
 		REQUIRE(run(g, &m, again, NULL, NULL) == DP_OK);
@@ -279,12 +290,10 @@ static void test_mincut_memory_check_meets_caps(void)
 
 static void test_mincut_cancel(void)
 {
-	dp_graph *g = random_dag(3, 2000, true);
-	REQUIRE(g);
+	dp_graph *g;
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-	int32_t *pl = malloc(g->nops * sizeof *pl);
-	REQUIRE(pl);
+	int32_t *pl;
+	REQUIRE(setup(3, 2000, true, 4, &g, &m, &pl));
 	atomic_int flag = 1;
 	dp_progress p = {NULL, NULL, &flag};
 	dp_err err;
