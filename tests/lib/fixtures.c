@@ -115,20 +115,9 @@ dp_graph *test_blocks(int n)
 
 dp_graph *test_algo_graph(uint32_t n, uint64_t seed, const char *name)
 {
-	test_dag_opts d = {
-		.n = n,
-		.window = 12,
-		.max_inputs = 3,
-		.time_min = 1,
-		.time_max = 99,
-		.out_min = 1000,
-		.out_max = 100000,
-		.param_every = 3,
-		.param_max = 200000,
-		.group_every = 10,
-		.pin_every = 15,
-		.pin_k = 3,
-	};
+	test_dag_opts d = test_dag_spec(
+		n, "window=12 inputs=3 time=1..99 out=1000..100000 "
+		   "params=3:200000 groups=10 pins=15:3");
 	return test_random_dag_with(seed, &d, name);
 }
 

@@ -149,29 +149,89 @@ static int64_t between(uint64_t *s, int64_t lo, int64_t hi)
 		       : lo;
 }
 
+/* A number of a test_dag_spec word, with an optional K, M or G after it;
+ * *end is set after it. */
+static long long spec_num(const char *s, char **end)
+{
+	long long v = strtoll(s, end, 10);
+	const char *units = "KMG", *u = **end ? strchr(units, **end) : NULL;
+	if (u) {
+		v <<= 10 * (int)(u - units + 1);
+		(*end)++;
+	}
+	return v;
+}
+
+test_dag_opts test_dag_spec(uint32_t n, const char *spec)
+{
+	test_dag_opts d = {.n = n};
+	/* KEY=A or KEY=A..B or KEY=A:B: A goes to *a or *lo, B to *b */
+	const struct {
+		const char *key;
+		uint32_t *a;
+		int64_t *lo, *b;
+	} keys[] = {
+		{"window", &d.window, NULL, NULL},
+		{"inputs", &d.max_inputs, NULL, NULL},
+		{"zero_time", &d.zero_time_every, NULL, NULL},
+		{"control", &d.control_every, NULL, NULL},
+		{"parallel", &d.parallel_every, NULL, NULL},
+		{"groups", &d.group_every, NULL, NULL},
+		{"out", NULL, &d.out_min, &d.out_max},
+		{"params", &d.param_every, NULL, &d.param_max},
+		{"temps", &d.temp_every, NULL, &d.temp_max},
+		{"bytes", &d.bytes_every, NULL, &d.bytes_max},
+	};
+	const size_t nkeys = sizeof keys / sizeof keys[0];
+	char *copy = strdup(spec), *save = NULL;
+	for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w;
+	     w = strtok_r(NULL, " ", &save)) {
+		char *v = strchr(w, '='), *end = NULL;
+		if (v)
+			*v++ = '\0';
+		long long a = v ? spec_num(v, &end) : 0, b = 0;
+		bool ok = v && end != v;
+		if (ok && (*end == '.' || *end == ':')) {
+			char *at = end + strspn(end, ".:");
+			b = spec_num(at, &end);
+			ok = end != at;
+		}
+		ok = ok && !*end;
+		size_t i = 0;
+		while (i < nkeys && strcmp(w, keys[i].key))
+			i++;
+		if (ok && !strcmp(w, "time")) {
+			d.time_min = (double)a;
+			d.time_max = (double)b;
+		} else if (ok && !strcmp(w, "pins")) {
+			d.pin_every = (uint32_t)a;
+			d.pin_k = (int)b;
+		} else if (ok && i < nkeys) {
+			if (keys[i].a)
+				*keys[i].a = (uint32_t)a;
+			if (keys[i].lo)
+				*keys[i].lo = a;
+			if (keys[i].b)
+				*keys[i].b = b;
+		} else {
+			test_fail(__FILE__, __LINE__,
+				  "random DAG shape '%s': cannot read '%s%s%s'",
+				  spec, w, v ? "=" : "", v ? v : "");
+		}
+	}
+	free(copy);
+	return d;
+}
+
 test_dag_opts test_dag_mixed(uint32_t n, bool constraints)
 {
-	test_dag_opts d = {
-		.n = n,
-		.window = 40,
-		.max_inputs = 3,
-		.time_min = 0,
-		.time_max = 199,
-		.zero_time_every = 8,
-		.out_min = 0,
-		.out_max = (1 << 20) - 1,
-		.param_every = 4,
-		.param_max = 4 << 20,
-		.temp_every = 5,
-		.temp_max = 1 << 19,
-		.control_every = 10,
-		.bytes_every = 6,
-		.bytes_max = 1 << 21,
-		.parallel_every = 30,
-		.group_every = constraints ? 20 : 0,
-		.pin_every = constraints ? 30 : 0,
-		.pin_k = 2,
-	};
+	test_dag_opts d = test_dag_spec(
+		n,
+		"window=40 inputs=3 time=0..199 zero_time=8 out=0..1048575 "
+		"params=4:4M temps=5:512K control=10 bytes=6:2M parallel=30");
+	d.group_every = constraints ? 20 : 0;
+	d.pin_every = constraints ? 30 : 0;
+	d.pin_k = 2;
 	return d;
 }
 

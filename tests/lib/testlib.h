@@ -148,6 +148,14 @@ typedef struct test_dag_opts {
 	uint32_t pin_every;   /* ops pinned to a device below pin_k */
 	int pin_k;
 } test_dag_opts;
+/* The shape of n ops as words, "window=3 inputs=2 time=5..80 out=1K..4M
+ * params=3:1M" (KEY=A, KEY=A..B for a range, KEY=EVERY:MAX; numbers may
+ * end in K, M or G, times 2^10, 2^20, 2^30): window, inputs (max_inputs),
+ * time (min..max), zero_time, out (min..max), params (every:max), temps
+ * (every:max), control, bytes (every:max), parallel, groups, pins
+ * (every:k). What is not named is 0; a word it cannot read is a test
+ * failure. */
+test_dag_opts test_dag_spec(uint32_t n, const char *spec);
 /* The mixed shape of the invariant tests: n ops, 1..3 inputs from the 40
  * before, 0..199 us (one op in 8 none), outputs under 1 MiB, params, temps,
  * control, explicit-bytes and parallel edges; with constraints, one op in 20
