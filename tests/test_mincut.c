@@ -352,18 +352,10 @@ static void test_mincut_brute_force_tiny(void)
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	REQUIRE(dp_machine_set_link(&m, "baechi", NULL) == DP_OK);
 	for (uint64_t seed = 1; seed <= 200; seed++) {
-		test_dag_opts d = {
-			.n = 6 + (uint32_t)(seed % 5),
-			.window = 4,
-			.max_inputs = 2,
-			.time_min = 1,
-			.time_max = 20,
-			.out_min = 1,
-			.out_max = 1 << 22,
-			.bytes_every = 4,
-			.bytes_max = 1 << 22,
-			.control_every = 8,
-		};
+		test_dag_opts d =
+			test_dag_spec(6 + (uint32_t)(seed % 5),
+				      "window=4 inputs=2 time=1..20 out=1..4M "
+				      "control=8 bytes=4:4M");
 		dp_graph *g = test_random_dag_with(seed, &d, "tiny");
 		REQUIRE(g);
 		int32_t pl[16];
