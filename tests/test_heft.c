@@ -52,40 +52,59 @@ static dp_graph *paper_graph(double *comm)
 	return test_finalized(paper_ops(comm));
 }
 
+/* The arrays of a HEFT schedule of up to 10 ops, and the schedule. */
+typedef struct sched {
+	int32_t proc[10];
+	double start[10], finish[10], rank[10];
+	heft_schedule s;
+} sched;
+
+/* Runs HEFT's core on g (at most 10 ops) with k processors, costs w (op by
+ * processor) and comm (per edge; the ranks use them too), with the ports
+ * model when ports; false, recorded as a failure, when it fails. */
+static bool run(const dp_graph *g, int k, const double *w, const double *comm,
+		bool ports, sched *r)
+{
+	r->s = (heft_schedule){r->proc, r->start, r->finish, r->rank, 0, false};
+	heft_problem pb = {.g = g,
+			   .k = k,
+			   .w = w,
+			   .comm = comm,
+			   .rank_comm = comm,
+			   .ports = ports};
+	dp_err err;
+	dp_status st = dpi_heft_run(&pb, &r->s, &err);
+	if (st != DP_OK)
+		FAIL_ERR("dpi_heft_run", &err);
+	return st == DP_OK;
+}
+
 static void test_heft_paper_example_makespan_80(void)
 {
 	double comm[15];
 	dp_graph *g = paper_graph(comm);
 	REQUIRE(g);
-	int32_t proc[10];
-	double start[10], finish[10], rank[10];
-	heft_schedule s = {proc, start, finish, rank, 0, false};
-	heft_problem pb = {.g = g,
-			   .k = 3,
-			   .w = &paper_w[0][0],
-			   .comm = comm,
-			   .rank_comm = comm};
-	dp_err err;
-	REQUIRE(dpi_heft_run(&pb, &s, &err) == DP_OK);
-	CHECK_NEAR(s.makespan, 80, 1e-9);
-	CHECK(!s.overflowed);
+	sched r;
+	REQUIRE(run(g, 3, &paper_w[0][0], comm, false, &r));
+	CHECK_NEAR(r.s.makespan, 80, 1e-9);
+	CHECK(!r.s.overflowed);
 	/* Table 2 of the paper: upward ranks */
 	static const double want_rank[10] = {108.0,  77.0,   80.0,   80.0,
 					     69.0,   63.333, 42.667, 35.667,
 					     44.333, 14.667};
 	for (int i = 0; i < 10; i++)
-		CHECK_NEAR(rank[i], want_rank[i], 1e-3);
+		CHECK_NEAR(r.rank[i], want_rank[i], 1e-3);
 	/* Fig. 4(a): n1 on P3 [0, 9], n10 on P2 [73, 80], n4 on P2 [18, 26],
 	 * n8 inserted on P1 [57, 62] */
-	CHECK_INT(proc[0], 2);
-	CHECK_NEAR(start[0], 0, 1e-9);
-	CHECK_NEAR(finish[0], 9, 1e-9);
-	CHECK_INT(proc[9], 1);
-	CHECK_NEAR(start[9], 73, 1e-9);
-	CHECK_INT(proc[3], 1);
-	CHECK_NEAR(start[3], 18, 1e-9);
-	CHECK_INT(proc[7], 0);
-	CHECK_NEAR(start[7], 57, 1e-9);
+	CHECK_INT(r.proc[0], 2);
+	CHECK_NEAR(r.start[0], 0, 1e-9);
+	CHECK_NEAR(r.finish[0], 9, 1e-9);
+	CHECK_INT(r.proc[9], 1);
+	CHECK_NEAR(r.start[9], 73, 1e-9);
+	CHECK_INT(r.proc[3], 1);
+	CHECK_NEAR(r.start[3], 18, 1e-9);
+	CHECK_INT(r.proc[7], 0);
+	CHECK_NEAR(r.start[7], 57, 1e-9);
 	dp_graph_free(g);
 }
 
@@ -101,14 +120,10 @@ static void test_heft_inserts_into_idle_gap(void)
 	 * by giving b a late ready time through a huge cost of a on p0 */
 	double w[4] = {10, 10, 3, 10};
 	double comm[2] = {0, 0};
-	int32_t proc[4];
-	double st[4], fi[4], rk[4];
-	heft_schedule s = {proc, st, fi, rk, 0, false};
-	heft_problem pb = {
-		.g = g, .k = 1, .w = w, .comm = comm, .rank_comm = comm};
-	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
-	CHECK_NEAR(s.makespan, 33, 1e-9);
-	CHECK_NEAR(st[c], 30, 1e-9); /* lowest rank, no gap: at the end */
+	sched r;
+	REQUIRE(run(g, 1, w, comm, false, &r));
+	CHECK_NEAR(r.s.makespan, 33, 1e-9);
+	CHECK_NEAR(r.start[c], 30, 1e-9); /* lowest rank, no gap: at the end */
 	dp_graph_free(g);
 
 	/* two processors, comm makes a gap on p1 that the short op fills */
@@ -119,17 +134,12 @@ static void test_heft_inserts_into_idle_gap(void)
 	 * z: rank lowest, cheap on p1, fits in [0, 15) there */
 	double w2[6] = {10, 100, 100, 10, 50, 4};
 	double comm2[1] = {5};
-	int32_t proc2[3];
-	double st2[3], fi2[3], rk2[3];
-	heft_schedule s2 = {proc2, st2, fi2, rk2, 0, false};
-	heft_problem pb2 = {
-		.g = g, .k = 2, .w = w2, .comm = comm2, .rank_comm = comm2};
-	REQUIRE(dpi_heft_run(&pb2, &s2, NULL) == DP_OK);
-	CHECK_INT(proc2[y], 1);
-	CHECK_NEAR(st2[y], 15, 1e-9);
-	CHECK_INT(proc2[z], 1);
-	CHECK_NEAR(st2[z], 0, 1e-9);
-	CHECK_NEAR(s2.makespan, 25, 1e-9);
+	REQUIRE(run(g, 2, w2, comm2, false, &r));
+	CHECK_INT(r.proc[y], 1);
+	CHECK_NEAR(r.start[y], 15, 1e-9);
+	CHECK_INT(r.proc[z], 1);
+	CHECK_NEAR(r.start[z], 0, 1e-9);
+	CHECK_NEAR(r.s.makespan, 25, 1e-9);
 	dp_graph_free(g);
 }
 
@@ -198,28 +208,19 @@ static void test_heft_ports_mode_shares_and_serialises(void)
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	double w[10] = {5, 100, 5, 100, 100, 1, 100, 1, 100, 1};
 	double comm[3] = {10, 10, 10};
-	int32_t proc[5];
-	double st[5], fi[5], rk[5];
-	heft_schedule s = {proc, st, fi, rk, 0, false};
-	heft_problem pb = {.g = g,
-			   .k = 2,
-			   .w = w,
-			   .comm = comm,
-			   .rank_comm = comm,
-			   .ports = false};
-	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
-	CHECK_NEAR(st[d], 20, 1e-9);
-	pb.ports = true;
-	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
-	CHECK_INT(proc[a], 0);
-	CHECK_INT(proc[b], 0);
-	CHECK_INT(proc[c], 1);
-	CHECK_INT(proc[d], 1);
-	CHECK_INT(proc[e], 1);
-	CHECK_NEAR(st[c], 15, 1e-9);
-	CHECK_NEAR(st[d], 25, 1e-9);
-	CHECK_NEAR(st[e], 16, 1e-9);
-	CHECK_NEAR(s.makespan, 26, 1e-9);
+	sched r;
+	REQUIRE(run(g, 2, w, comm, false, &r));
+	CHECK_NEAR(r.start[d], 20, 1e-9);
+	REQUIRE(run(g, 2, w, comm, true, &r));
+	CHECK_INT(r.proc[a], 0);
+	CHECK_INT(r.proc[b], 0);
+	CHECK_INT(r.proc[c], 1);
+	CHECK_INT(r.proc[d], 1);
+	CHECK_INT(r.proc[e], 1);
+	CHECK_NEAR(r.start[c], 15, 1e-9);
+	CHECK_NEAR(r.start[d], 25, 1e-9);
+	CHECK_NEAR(r.start[e], 16, 1e-9);
+	CHECK_NEAR(r.s.makespan, 26, 1e-9);
 	dp_graph_free(g);
 }
 
@@ -268,24 +269,18 @@ static void test_heft_honours_pins_and_groups(void)
 	TEST_GROUP(g, "grp2", 4, 8);
 	g->ops[8].pin = 1;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	int32_t proc[10];
-	double st[10], fi[10], rk[10];
-	heft_schedule s = {proc, st, fi, rk, 0, false};
-	heft_problem pb = {.g = g,
-			   .k = 3,
-			   .w = &paper_w[0][0],
-			   .comm = comm,
-			   .rank_comm = comm};
-	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
-	CHECK_INT(proc[9], 2);
-	CHECK_INT(proc[1], proc[7]);
-	CHECK_INT(proc[4], 1);
-	CHECK_INT(proc[8], 1);
+	sched r;
+	REQUIRE(run(g, 3, &paper_w[0][0], comm, false, &r));
+	CHECK_INT(r.proc[9], 2);
+	CHECK_INT(r.proc[1], r.proc[7]);
+	CHECK_INT(r.proc[4], 1);
+	CHECK_INT(r.proc[8], 1);
 	/* precedence holds in HEFT's own schedule */
 	for (uint32_t e = 0; e < g->nedges; e++) {
 		uint32_t u = g->edges[e].from, v = g->edges[e].to;
-		double need = fi[u] + (proc[u] != proc[v] ? comm[e] : 0);
-		CHECK(st[v] >= need - 1e-9);
+		double need =
+			r.finish[u] + (r.proc[u] != r.proc[v] ? comm[e] : 0);
+		CHECK(r.start[v] >= need - 1e-9);
 	}
 	dp_graph_free(g);
 }
