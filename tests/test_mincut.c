@@ -235,6 +235,20 @@ static dp_graph *params_chain(int64_t out)
 	return g;
 }
 
+/* A plan of g by mincut on m with caps (a --mem spec): feasible, and the
+ * devices' graph has no cycle. */
+static void check_plan_fits(const dp_graph *g, dp_machine *m, const char *caps)
+{
+	dp_plan p;
+	memset(&p, 0, sizeof p);
+	REQUIRE(dp_machine_set_caps(m, caps, NULL) == DP_OK);
+	REQUIRE(dp_plan_run(g, m, dp_algo_find("mincut"), NULL, NULL, &p,
+			    NULL) == DP_OK);
+	CHECK(p.feasible);
+	CHECK(!quotient_cyclic(g, p.placement, m->k));
+	dp_plan_free(&p);
+}
+
 /* A chain with params: 12 ops of 100 MiB params on 4 devices of 350 MiB.
  * One device cannot hold it, the budgets of 3 ops per device can; the
  * plan is feasible in the simulator. */
@@ -244,14 +258,7 @@ static void test_mincut_fits_caps(void)
 	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "350MiB", NULL) == DP_OK);
-	dp_plan p;
-	memset(&p, 0, sizeof p);
-	REQUIRE(dp_plan_run(g, &m, dp_algo_find("mincut"), NULL, NULL, &p,
-			    NULL) == DP_OK);
-	CHECK(p.feasible);
-	CHECK(!quotient_cyclic(g, p.placement, m.k));
-	dp_plan_free(&p);
+	check_plan_fits(g, &m, "350MiB");
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
@@ -277,13 +284,7 @@ static void test_mincut_memory_check_meets_caps(void)
 			most = on[p.placement[i]];
 	CHECK(most >= 4); /* without caps: time first */
 	dp_plan_free(&p);
-	REQUIRE(dp_machine_set_caps(&m, "455MiB", NULL) == DP_OK);
-	memset(&p, 0, sizeof p);
-	REQUIRE(dp_plan_run(g, &m, dp_algo_find("mincut"), NULL, NULL, &p,
-			    NULL) == DP_OK);
-	CHECK(p.feasible);
-	CHECK(!quotient_cyclic(g, p.placement, m.k));
-	dp_plan_free(&p);
+	check_plan_fits(g, &m, "455MiB");
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
