@@ -66,12 +66,8 @@ static bool run(const dp_graph *g, int k, const double *w, const double *comm,
 		bool ports, sched *r)
 {
 	r->s = (heft_schedule){r->proc, r->start, r->finish, r->rank, 0, false};
-	heft_problem pb = {.g = g,
-			   .k = k,
-			   .w = w,
-			   .comm = comm,
-			   .rank_comm = comm,
-			   .ports = ports};
+	heft_problem pb = {.g = g, .k = k, .w = w, .ports = ports};
+	pb.comm = pb.rank_comm = comm;
 	dp_err err;
 	dp_status st = dpi_heft_run(&pb, &r->s, &err);
 	if (st != DP_OK)
