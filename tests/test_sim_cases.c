@@ -353,37 +353,24 @@ static int run_case(const char *path, char *why, size_t whysize)
 	return c.why[0] ? -1 : checks;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_sim_hand_computed_cases(void)
 {
-	DIR *d = opendir(SIM_DIR);
-	REQUIRE(d);
-	char *names[256];
-	int n = 0;
-	for (struct dirent *e; (e = readdir(d)) && n < 256;) {
-		size_t l = strlen(e->d_name);
-		if (l > 5 && !strcmp(e->d_name + l - 5, ".case"))
-			names[n++] = strdup(e->d_name);
-	}
-	closedir(d);
-	qsort(names, (size_t)n, sizeof *names, by_name);
+	static char paths[256][512];
+	int n = test_list_files(SIM_DIR, ".case", paths, 256);
 	CHECK(n >= 10);
 	for (int i = 0; i < n; i++) {
-		char path[512], why[600];
-		snprintf(path, sizeof path, "%s/%s", SIM_DIR, names[i]);
-		int checks = run_case(path, why, sizeof why);
-		names[i][strlen(names[i]) - 5] = '\0';
+		char why[600], name[512];
+		int checks = run_case(paths[i], why, sizeof why);
+		/* sim/NAME: the path less the folder and ".case" */
+		snprintf(name, sizeof name, "%.*s",
+			 (int)(strlen(paths[i]) - strlen(SIM_DIR) - 6),
+			 paths[i] + strlen(SIM_DIR) + 1);
 		if (checks < 0) {
-			printf("not ok - sim/%s: %s\n", names[i], why);
-			test_fail(path, 0, "%s", why);
+			printf("not ok - sim/%s: %s\n", name, why);
+			test_fail(paths[i], 0, "%s", why);
 		} else {
-			printf("ok - sim/%s (%d lines)\n", names[i], checks);
+			printf("ok - sim/%s (%d lines)\n", name, checks);
 		}
-		free(names[i]);
 	}
 }
 

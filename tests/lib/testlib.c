@@ -365,6 +365,25 @@ int test_count_files(const char *prefix)
 	return n;
 }
 
+int test_list_files(const char *dir, const char *suffix, char names[][512],
+		    int max)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	size_t ls = strlen(suffix);
+	int n = 0;
+	for (struct dirent *e; n < max && (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (l > ls && !strcmp(e->d_name + l - ls, suffix))
+			snprintf(names[n++], 512, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof names[0],
+	      (int (*)(const void *, const void *))strcmp);
+	return n;
+}
+
 uint32_t test_add_opf(dp_graph *g, double t, int64_t out, const char *fmt, ...)
 {
 	char name[256];

@@ -99,6 +99,11 @@ bool test_tmp_cleanup(void);
 /* Entries of that folder whose name starts with prefix ("" counts all;
  * temporary files of afile are ".NAME.tmpXXXXXX"); -1 when unreadable. */
 int test_count_files(const char *prefix);
+/* The files of folder dir whose names end in suffix, as "dir/NAME",
+ * sorted, at most max of them; returns how many (0 when dir cannot be
+ * read). */
+int test_list_files(const char *dir, const char *suffix, char names[][512],
+		    int max);
 /* Reads a DOT file with cgraph's agread(); NULL when it cannot. The caller
  * agclose()s it. */
 struct Agraph_s;
