@@ -9,98 +9,64 @@
 #include "dnnpart/afile.h"
 #include "lib/testlib.h"
 
-/* A fresh empty folder under /tmp; caller frees the name. */
-static char *make_dir(void)
+/* path = the file name in this test's own fresh folder (tests/lib), with
+ * old in it when not NULL; false when that cannot be. Each test removes
+ * the folder with test_tmp_cleanup(), so the next starts empty. */
+static bool fresh_file(char *path, size_t size, const char *name,
+		       const char *old)
 {
-	char tmpl[] = "/tmp/dnnpart-afile-XXXXXX";
-	char *d = mkdtemp(tmpl);
-	return d ? strdup(d) : NULL;
-}
-
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
-static void remove_dir(char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[512];
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-			unlink(p);
-		}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-	free(dir);
+	const char *p = test_tmp_path(name);
+	if (!p)
+		return false;
+	snprintf(path, size, "%s", p);
+	return !old || test_write_file(path, old);
 }
 
 static void test_afile_commit_replaces_the_file(void)
 {
-	char *dir = make_dir();
-	REQUIRE(dir);
 	char path[512];
-	snprintf(path, sizeof path, "%s/out.json", dir);
-	REQUIRE(test_write_file(path, "old\n"));
+	REQUIRE(fresh_file(path, sizeof path, "out.json", "old\n"));
 	dp_afile af;
 	dp_err err;
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	/* the temporary is a hidden sibling; the old file is still there */
 	CHECK_CONTAINS(af.tmp, "/.out.json.tmp");
-	CHECK_INT(count_entries(dir), 2);
+	CHECK_INT(test_count_files(""), 2);
 	CHECK_FILE(path, "old\n");
 	fputs("new content\n", af.f);
 	REQUIRE(dp_afile_commit(&af, &err) == DP_OK);
 	CHECK_FILE(path, "new content\n");
-	CHECK_INT(count_entries(dir), 1); /* no temporary left */
+	CHECK_INT(test_count_files(""), 1); /* no temporary left */
 	CHECK(af.f == NULL && af.tmp == NULL);
-	remove_dir(dir);
+	CHECK(test_tmp_cleanup());
 }
 
 static void test_afile_abort_leaves_old_file_intact(void)
 {
-	char *dir = make_dir();
-	REQUIRE(dir);
 	char path[512];
-	snprintf(path, sizeof path, "%s/plan.place", dir);
-	REQUIRE(test_write_file(path, "a 0\nb 1\n"));
+	REQUIRE(fresh_file(path, sizeof path, "plan.place", "a 0\nb 1\n"));
 	dp_afile af;
 	dp_err err;
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("half-writ", af.f);
 	dp_afile_abort(&af);
 	CHECK_FILE(path, "a 0\nb 1\n");
-	CHECK_INT(count_entries(dir), 1);
+	CHECK_INT(test_count_files(""), 1);
 	dp_afile_abort(&af); /* a second abort is harmless */
 	/* an aborted new file never appears */
 	char path2[512];
-	snprintf(path2, sizeof path2, "%s/new.json", dir);
+	REQUIRE(fresh_file(path2, sizeof path2, "new.json", NULL));
 	REQUIRE(dp_afile_open(&af, path2, &err) == DP_OK);
 	dp_afile_abort(&af);
 	CHECK(access(path2, F_OK) != 0);
-	CHECK_INT(count_entries(dir), 1);
-	remove_dir(dir);
+	CHECK_INT(test_count_files(""), 1);
+	CHECK(test_tmp_cleanup());
 }
 
 static void test_afile_keeps_permissions_of_existing_file(void)
 {
-	char *dir = make_dir();
-	REQUIRE(dir);
 	char path[512];
-	snprintf(path, sizeof path, "%s/x.txt", dir);
-	REQUIRE(test_write_file(path, "x"));
+	REQUIRE(fresh_file(path, sizeof path, "x.txt", "x"));
 	chmod(path, 0640);
 	dp_afile af;
 	dp_err err;
@@ -110,7 +76,7 @@ static void test_afile_keeps_permissions_of_existing_file(void)
 	struct stat st;
 	REQUIRE(stat(path, &st) == 0);
 	CHECK_INT(st.st_mode & 0777, 0640);
-	remove_dir(dir);
+	CHECK(test_tmp_cleanup());
 }
 
 static void test_afile_missing_or_unwritable_folder_is_named(void)
@@ -127,16 +93,15 @@ static void test_afile_missing_or_unwritable_folder_is_named(void)
 	CHECK_INT(dp_afile_open(&af, "/proc/dnnpart-test.json", &err), DP_EIO);
 	CHECK_CONTAINS(err.msg, "cannot create a file in folder '/proc'");
 	if (geteuid() != 0) {
-		char *dir = make_dir();
-		REQUIRE(dir);
-		chmod(dir, 0555);
 		char path[512];
-		snprintf(path, sizeof path, "%s/out.json", dir);
+		REQUIRE(fresh_file(path, sizeof path, "out.json", NULL));
+		const char *dir = test_tmp_dir();
+		chmod(dir, 0555);
 		CHECK_INT(dp_afile_open(&af, path, &err), DP_EIO);
 		CHECK_CONTAINS(err.msg, "cannot create a file in folder");
 		CHECK_CONTAINS(err.msg, dir);
 		chmod(dir, 0755);
-		remove_dir(dir);
+		CHECK(test_tmp_cleanup());
 	}
 	CHECK_INT(dp_afile_open(&af, "/tmp", &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "is a folder");
@@ -145,7 +110,7 @@ static void test_afile_missing_or_unwritable_folder_is_named(void)
 
 static void test_afile_relative_path_in_current_folder(void)
 {
-	char *dir = make_dir();
+	const char *dir = test_tmp_dir();
 	REQUIRE(dir);
 	char cwd[1024];
 	REQUIRE(getcwd(cwd, sizeof cwd));
@@ -161,17 +126,15 @@ static void test_afile_relative_path_in_current_folder(void)
 	CHECK_INT(st, DP_OK);
 	CHECK_FILE("rel.txt", "r");
 	REQUIRE(chdir(cwd) == 0);
-	remove_dir(dir);
+	CHECK(test_tmp_cleanup());
 }
 
 /* A file that appears at the target while a new file is written is kept:
  * the commit fails and removes its temporary file. */
 static void test_afile_never_replaces_a_file_that_appeared(void)
 {
-	char *dir = make_dir();
-	REQUIRE(dir);
 	char path[512];
-	snprintf(path, sizeof path, "%s/new.svg", dir);
+	REQUIRE(fresh_file(path, sizeof path, "new.svg", NULL));
 	dp_afile af;
 	dp_err err;
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
@@ -181,22 +144,22 @@ static void test_afile_never_replaces_a_file_that_appeared(void)
 	CHECK_CONTAINS(err.msg, "a file appeared there while this one was "
 				"written; it was kept");
 	CHECK_FILE(path, "someone else's file\n");
-	CHECK_INT(count_entries(dir), 1); /* no temporary left */
+	CHECK_INT(test_count_files(""), 1); /* no temporary left */
 	/* with nothing there, the same commit creates the file */
 	unlink(path);
 	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("the export\n", af.f);
 	CHECK_INT(dp_afile_commit(&af, &err), DP_OK);
 	CHECK_FILE(path, "the export\n");
-	CHECK_INT(count_entries(dir), 1);
-	remove_dir(dir);
+	CHECK_INT(test_count_files(""), 1);
+	CHECK(test_tmp_cleanup());
 }
 
 /* dp_afile_check: new, exists, or one of the inputs by device and inode
  * (through a symbolic link or another spelling). */
 static void test_afile_check_says_what_would_be_replaced(void)
 {
-	char *dir = make_dir();
+	const char *dir = test_tmp_dir();
 	REQUIRE(dir);
 	char graph[512], link[512], other[512], dotted[600];
 	snprintf(graph, sizeof graph, "%s/g.json", dir);
@@ -224,7 +187,7 @@ static void test_afile_check_says_what_would_be_replaced(void)
 	CHECK_INT(dp_afile_check(dir, inputs, 2, &what, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "is a folder");
 	CHECK_INT(dp_afile_check("", inputs, 2, &what, &err), DP_EINPUT);
-	remove_dir(dir);
+	CHECK(test_tmp_cleanup());
 }
 
 TEST_MAIN(TEST(test_afile_commit_replaces_the_file),

@@ -96,18 +96,9 @@ static void test_algo_parse_list_rejects_with_a_reason(void)
  * "NAME: canceled"; single places everything in one step and never polls. */
 static void test_algo_canceled_says_which_algorithm(void)
 {
-	test_dag_opts d = {
-		.n = 200,
-		.window = 10,
-		.max_inputs = 2,
-		.time_min = 1,
-		.time_max = 50,
-		.out_min = 100,
-		.out_max = 10000,
-		.group_every = 10,
-		.pin_every = 20,
-		.pin_k = 3,
-	};
+	test_dag_opts d =
+		test_dag_spec(200, "window=10 inputs=2 time=1..50 "
+				   "out=100..10000 groups=10 pins=20:3");
 	dp_graph *g = test_random_dag_with(5, &d, "cancel");
 	REQUIRE(g);
 	dp_machine m;

@@ -106,26 +106,24 @@ static int csv_field(const char **p, char *out, size_t size)
 
 static void test_export_kind_follows_the_file_name(void)
 {
-	static const struct {
-		const char *path;
-		dp_export_kind kind;
-	} cases[] = {
-		{"a.dot", DP_EXPORT_DOT},
-		{"dir.x/a.gv", DP_EXPORT_DOT},
-		{"A.SVG", DP_EXPORT_SVG},
-		{"p.json", DP_EXPORT_JSON},
-		{"p.place", DP_EXPORT_PLACE},
-		{"s.csv", DP_EXPORT_CSV},
-		{"m.devmap.json", DP_EXPORT_DEVMAP_TORCH},
-		{"m.torch.json", DP_EXPORT_DEVMAP_TORCH},
-		{"m.tf.txt", DP_EXPORT_DEVMAP_TF},
+	/* a file name and the kind it gives, by its name */
+	static const char *const cases[][2] = {
+		{"a.dot", "DOT"},
+		{"dir.x/a.gv", "DOT"},
+		{"A.SVG", "SVG"},
+		{"p.json", "placement JSON"},
+		{"p.place", "ParDNN .place"},
+		{"s.csv", "CSV schedule"},
+		{"m.devmap.json", "PyTorch device map"},
+		{"m.torch.json", "PyTorch device map"},
+		{"m.tf.txt", "TensorFlow device strings"},
 	};
 	dp_err err;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		dp_export_kind k = (dp_export_kind)-1;
-		CHECK_INT(dp_export_kind_from_path(cases[i].path, &k, &err),
+		CHECK_INT(dp_export_kind_from_path(cases[i][0], &k, &err),
 			  DP_OK);
-		CHECK_INT(k, cases[i].kind);
+		CHECK_STR(dp_export_kind_name(k), cases[i][1]);
 	}
 	dp_export_kind k;
 	CHECK_INT(dp_export_kind_from_path("picture.jpg", &k, &err), DP_EINPUT);

@@ -37,6 +37,23 @@ static bool fits(const dp_graph *g, const char *algo, int k,
 	return ok;
 }
 
+/* Runs the search fo with algo on g and k devices of cap each; false,
+ * recorded as a failure, when dp_fit_run does not return DP_OK. The caller
+ * frees r. */
+static bool run_fit(const dp_graph *g, int k, int64_t cap, const char *algo,
+		    dp_fit_opts fo, dp_fit_result *r)
+{
+	dp_machine m;
+	machine(&m, k, cap);
+	dp_status st =
+		dp_fit_run(g, &m, dp_algo_find(algo), NULL, &fo, NULL, r, NULL);
+	dp_machine_free(&m);
+	if (st != DP_OK)
+		test_fail(__FILE__, __LINE__, "%s: dp_fit_run returned %d",
+			  algo, (int)st);
+	return st == DP_OK;
+}
+
 static void test_fit_min_cap_is_the_largest_op(void)
 {
 	dp_graph *g = test_blocks(3);
@@ -51,12 +68,10 @@ static void test_fit_k_smallest_feasible_and_one_less_is_not(void)
 	dp_graph *g = test_blocks(12);
 	const char *algos[] = {"pardnn", "mtopo", "metf", "heft"};
 	for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
-		dp_machine m;
-		machine(&m, 1, 25 * MIB);
-		dp_fit_opts fo = {.kind = DP_FIT_K, .max_k = 16};
 		dp_fit_result r;
-		REQUIRE(dp_fit_run(g, &m, dp_algo_find(algos[a]), NULL, &fo,
-				   NULL, &r, NULL) == DP_OK);
+		REQUIRE(run_fit(g, 1, 25 * MIB, algos[a],
+				(dp_fit_opts){.kind = DP_FIT_K, .max_k = 16},
+				&r));
 		CHECK(r.found);
 		CHECK(r.k >= 6);
 		/* the answer reruns feasible; K - 1 was probed, infeasible */
@@ -78,7 +93,6 @@ static void test_fit_k_smallest_feasible_and_one_less_is_not(void)
 			CHECK_INT(r.probes[4].k, 5);
 		}
 		dp_fit_result_free(&r);
-		dp_machine_free(&m);
 	}
 	dp_graph_free(g);
 }
@@ -87,18 +101,14 @@ static void test_fit_k_smallest_feasible_and_one_less_is_not(void)
 static void test_fit_k_none_fits(void)
 {
 	dp_graph *g = test_blocks(4);
-	dp_machine m;
-	machine(&m, 1, 5 * MIB);
-	dp_fit_opts fo = {.kind = DP_FIT_K, .max_k = 12};
 	dp_fit_result r;
-	REQUIRE(dp_fit_run(g, &m, dp_algo_find("mtopo"), NULL, &fo, NULL, &r,
-			   NULL) == DP_OK);
+	REQUIRE(run_fit(g, 1, 5 * MIB, "mtopo",
+			(dp_fit_opts){.kind = DP_FIT_K, .max_k = 12}, &r));
 	CHECK(!r.found);
 	CHECK(r.caps == NULL);
 	CHECK_INT(r.nprobes, 5); /* 1 2 4 8 12 */
 	CHECK_INT(r.probes[4].k, 12);
 	dp_fit_result_free(&r);
-	dp_machine_free(&m);
 	dp_graph_free(g);
 }
 
@@ -109,12 +119,9 @@ static void test_fit_cap_uniform(void)
 	dp_graph *g = test_blocks(12);
 	const char *algos[] = {"pardnn", "mtopo", "metf"};
 	for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
-		dp_machine m;
-		machine(&m, 3, DP_CAP_UNLIMITED);
-		dp_fit_opts fo = {.kind = DP_FIT_CAP};
 		dp_fit_result r;
-		REQUIRE(dp_fit_run(g, &m, dp_algo_find(algos[a]), NULL, &fo,
-				   NULL, &r, NULL) == DP_OK);
+		REQUIRE(run_fit(g, 3, DP_CAP_UNLIMITED, algos[a],
+				(dp_fit_opts){.kind = DP_FIT_CAP}, &r));
 		REQUIRE(r.found);
 		CHECK_INT(r.lower, 11 * MIB);
 		CHECK(r.caps[0] >= 41 * MIB);
@@ -130,7 +137,6 @@ static void test_fit_cap_uniform(void)
 		CHECK(r.caps[0] - bad <= r.resolution);
 		CHECK(r.resolution >= MIB);
 		dp_fit_result_free(&r);
-		dp_machine_free(&m);
 	}
 	dp_graph_free(g);
 }
@@ -140,12 +146,10 @@ static void test_fit_cap_uniform(void)
 static void test_fit_device_cap(void)
 {
 	dp_graph *g = test_blocks(6);
-	dp_machine m;
-	machine(&m, 3, 25 * MIB);
-	dp_fit_opts fo = {.kind = DP_FIT_DEVICE_CAP, .device = 2};
 	dp_fit_result r;
-	REQUIRE(dp_fit_run(g, &m, dp_algo_find("mtopo"), NULL, &fo, NULL, &r,
-			   NULL) == DP_OK);
+	REQUIRE(run_fit(g, 3, 25 * MIB, "mtopo",
+			(dp_fit_opts){.kind = DP_FIT_DEVICE_CAP, .device = 2},
+			&r));
 	REQUIRE(r.found);
 	CHECK_INT(r.device, 2);
 	CHECK_INT(r.caps[0], 25 * MIB);
@@ -156,7 +160,6 @@ static void test_fit_device_cap(void)
 	if (less[2] >= r.lower)
 		CHECK(!fits(g, "mtopo", 3, less));
 	dp_fit_result_free(&r);
-	dp_machine_free(&m);
 	dp_graph_free(g);
 }
 

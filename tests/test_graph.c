@@ -34,13 +34,9 @@ static void test_graph_finalize_builds_csr_and_topo(void)
 
 static void test_graph_topo_takes_smallest_ready_op(void)
 {
-	dp_graph *g = dp_graph_new("t");
-	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
-	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
-	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
-	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
-	dp_graph_add_edge(g, d, a, -1, false, NULL); /* d before a */
-	dp_graph_add_edge(g, c, b, -1, false, NULL);
+	dp_graph *g =
+		test_graph_text("t", "a b c d; d>a c>b", -1); /* d before a */
+	const uint32_t a = 0, b = 1, c = 2, d = 3;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* ready at first: c, d -> c; then b (smallest ready), d, a */
 	CHECK_INT(g->topo[0], c);
@@ -53,15 +49,8 @@ static void test_graph_topo_takes_smallest_ready_op(void)
 
 static void test_graph_cycle_names_its_ops(void)
 {
-	dp_graph *g = dp_graph_new("cyc");
-	uint32_t s = test_add_op(g, "start", 0, 0, NULL);
-	uint32_t x = test_add_op(g, "x", 0, 0, NULL);
-	uint32_t y = test_add_op(g, "y", 0, 0, NULL);
-	uint32_t z = test_add_op(g, "z", 0, 0, NULL);
-	dp_graph_add_edge(g, s, x, -1, false, NULL);
-	dp_graph_add_edge(g, x, y, -1, false, NULL);
-	dp_graph_add_edge(g, y, z, -1, false, NULL);
-	dp_graph_add_edge(g, z, x, -1, false, NULL);
+	dp_graph *g =
+		test_graph_text("cyc", "start x y z; start>x x>y y>z z>x", -1);
 	dp_err err;
 	CHECK_INT(dp_graph_finalize(g, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "cycle of 3 ops");
@@ -150,16 +139,10 @@ static void test_graph_strings_are_interned(void)
 static void test_graph_critical_path(void)
 {
 	/* a(5) -> b(1) -> d(1); a -> c(7) -> d: CP a c d = 13 */
-	dp_graph *g = dp_graph_new("cp");
+	dp_graph *g =
+		test_graph_text("cp", "a:5 b:1 c:7 d:1; a>b a>c b>d c>d", -1);
+	const uint32_t a = 0, c = 2, d = 3;
 	uint32_t path[4], len;
-	uint32_t a = test_add_op(g, "a", 5, 0, NULL);
-	uint32_t b = test_add_op(g, "b", 1, 0, NULL);
-	uint32_t c = test_add_op(g, "c", 7, 0, NULL);
-	uint32_t d = test_add_op(g, "d", 1, 0, NULL);
-	dp_graph_add_edge(g, a, b, -1, false, NULL);
-	dp_graph_add_edge(g, a, c, -1, false, NULL);
-	dp_graph_add_edge(g, b, d, -1, false, NULL);
-	dp_graph_add_edge(g, c, d, -1, false, NULL);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	CHECK_NEAR(dp_graph_critical_path(g, 1.0, path, &len), 13, 1e-12);
 	REQUIRE(len == 3);

@@ -11,36 +11,24 @@
 #include "dnnpart/load.h"
 #include "lib/testlib.h"
 
-/* A small MLP step with every field: x -> mm (with w) -> loss. */
-static const char *const mlp_json =
-	"{\"format\":\"dnnpart-graph\",\"version\":1,\"name\":\"mlp\","
-	"\"batch_dim\":\"b\",\n"
-	"\"ops\":[\n"
-	"{\"name\":\"x\",\"role\":\"input\",\"dims\":{\"b\":8,\"s\":16,"
-	"\"k\":4},\"out\":[\"b\",\"s\",\"k\"],\"output_bytes\":2048},\n"
-	"{\"name\":\"w\",\"role\":\"param\",\"dims\":{\"k\":4,\"n\":32},"
-	"\"out\":[\"k\",\"n\"],\"param\":[\"k\",\"n\"],\"param_bytes\":2048},\n"
-	"{\"name\":\"mm\",\"role\":\"forward\",\"time_us\":10,\"dims\":{\"b\":"
-	"8,"
-	"\"s\":16,\"k\":4,\"n\":32},\"out\":[\"b\",\"s\",\"n\"],"
-	"\"elem_bytes\":2},\n"
-	"{\"name\":\"loss\",\"role\":\"loss\",\"dims\":{},\"out\":[],"
-	"\"output_bytes\":4},\n"
-	"{\"name\":\"plain\",\"time_us\":1}\n"
-	"],\n\"edges\":[\n"
-	"{\"from\":\"x\",\"to\":\"mm\",\"dims\":[\"b\",\"s\",\"k\"]},\n"
-	"{\"from\":\"w\",\"to\":\"mm\",\"bytes\":512,\"dims\":[\"k\",\"n\"]},\n"
-	"{\"from\":\"mm\",\"to\":\"loss\"},\n"
-	"{\"from\":\"loss\",\"to\":\"plain\",\"dims\":[]}\n"
-	"]}\n";
+/* A small MLP step with every field: x -> mm (with w) -> loss, and plain
+ * after it; tests/data/dims_mlp.dot is its DOT twin. Read once. */
+static const char *mlp_json(void)
+{
+	static char *text;
+	if (!text)
+		text = test_read_file("tests/data/dims_mlp.json", NULL);
+	return text ? text : "";
+}
 
-/* Loads native JSON text as file "t.json" and finalizes it. */
-static dp_status load_json(const char *text, dp_graph **out, dp_err *err)
+/* Loads text as the file name and finalizes it (NULL out: freed). */
+static dp_status load_as(test_text_loader load, const char *name,
+			 const char *text, dp_graph **out, dp_err *err)
 {
 	dp_graph *g = NULL;
 	dp_err_clear(err);
-	dp_status s = dp_load_json("t.json", text, strlen(text), &g, err);
-	if (!s && !(s = dp_graph_set_source(g, "t.json", err)))
+	dp_status s = load(name, text, strlen(text), &g, err);
+	if (!s && !(s = dp_graph_set_source(g, name, err)))
 		s = dp_graph_finalize(g, err);
 	if (s) {
 		dp_graph_free(g);
@@ -53,81 +41,28 @@ static dp_status load_json(const char *text, dp_graph **out, dp_err *err)
 	return s;
 }
 
-static dp_status load_dot(const char *text, dp_graph **out, dp_err *err)
+/* Native JSON text loaded as the file "t.json". */
+static dp_status load_json(const char *text, dp_graph **out, dp_err *err)
 {
-	dp_graph *g = NULL;
-	dp_err_clear(err);
-	dp_status s = dp_load_dot("t.dot", text, strlen(text), &g, err);
-	if (!s && !(s = dp_graph_set_source(g, "t.dot", err)))
-		s = dp_graph_finalize(g, err);
-	if (s) {
-		dp_graph_free(g);
-		g = NULL;
-	}
-	*out = g;
-	return s;
+	return load_as(dp_load_json, "t.json", text, out, err);
+}
+
+/* load_as that must succeed: a failure is recorded with the error. */
+static dp_graph *load_ok(test_text_loader load, const char *name,
+			 const char *text)
+{
+	dp_graph *g;
+	dp_err err;
+	if (load_as(load, name, text, &g, &err))
+		FAIL_ERR(name, &err);
+	return g;
 }
 
 /* "file:line:col: msg" of an error, for comparing with one string. */
 static const char *where(const dp_err *e)
 {
 	static char buf[2400];
-	if (e->col)
-		snprintf(buf, sizeof buf, "%s:%d:%d: %s", e->file, e->line,
-			 e->col, e->msg);
-	else if (e->line)
-		snprintf(buf, sizeof buf, "%s:%d: %s", e->file, e->line,
-			 e->msg);
-	else
-		snprintf(buf, sizeof buf, "%s: %s", e->file, e->msg);
-	return buf;
-}
-
-/* "b=8,s=16" / "b,s" of an op, for compact checks. */
-static const char *dims_text(const dp_graph *g, uint32_t op)
-{
-	static char buf[512];
-	dp_dims d;
-	size_t p = 0;
-	buf[0] = '\0';
-	if (!dp_op_dims(g, op, &d))
-		return "none";
-	for (uint32_t i = 0; i < d.n; i++)
-		p += (size_t)snprintf(
-			buf + p, sizeof buf - p, "%s%s=%lld", i ? "," : "",
-			dp_graph_str(g, d.name_off[i]), (long long)d.sizes[i]);
-	p += (size_t)snprintf(buf + p, sizeof buf - p, " out=");
-	for (int i = 0; i < d.nout; i++)
-		p += (size_t)snprintf(buf + p, sizeof buf - p, "%s%s",
-				      i ? "," : "",
-				      dp_graph_str(g, d.name_off[d.out[i]]));
-	if (d.nout < 0)
-		p += (size_t)snprintf(buf + p, sizeof buf - p, "-");
-	p += (size_t)snprintf(buf + p, sizeof buf - p, " param=");
-	for (int i = 0; i < d.nparam; i++)
-		p += (size_t)snprintf(buf + p, sizeof buf - p, "%s%s",
-				      i ? "," : "",
-				      dp_graph_str(g, d.name_off[d.param[i]]));
-	if (d.nparam < 0)
-		p += (size_t)snprintf(buf + p, sizeof buf - p, "-");
-	snprintf(buf + p, sizeof buf - p, " elem=%lld",
-		 (long long)d.elem_bytes);
-	return buf;
-}
-
-static const char *edge_dims_text(const dp_graph *g, uint32_t e)
-{
-	static char buf[256];
-	const uint32_t *nm;
-	int n = dp_edge_dims(g, e, &nm);
-	if (n < 0)
-		return "none";
-	size_t p = 0;
-	buf[0] = '\0';
-	for (int i = 0; i < n; i++)
-		p += (size_t)snprintf(buf + p, sizeof buf - p, "%s%s",
-				      i ? "," : "", dp_graph_str(g, nm[i]));
-	return n ? buf : "[]";
+	return dp_err_format(e, buf, sizeof buf);
 }
 
 /* Every op and edge of a and b carry the same fields, dims and roles. */
@@ -137,43 +72,40 @@ static bool same_dims_graph(const dp_graph *a, const dp_graph *b)
 		  !strcmp(dp_graph_batch_dim(a), dp_graph_batch_dim(b));
 	for (uint32_t u = 0; ok && u < a->nops; u++) {
 		char da[512];
-		snprintf(da, sizeof da, "%s", dims_text(a, u));
+		snprintf(da, sizeof da, "%s", test_dims_text(a, u));
 		ok = !strcmp(dp_graph_op_name(a, u), dp_graph_op_name(b, u)) &&
-		     !strcmp(da, dims_text(b, u)) &&
+		     !strcmp(da, test_dims_text(b, u)) &&
 		     dp_op_role(a, u) == dp_op_role(b, u) &&
 		     a->ops[u].output_bytes == b->ops[u].output_bytes &&
 		     a->ops[u].param_bytes == b->ops[u].param_bytes &&
 		     a->ops[u].time_us == b->ops[u].time_us;
 		if (!ok)
 			test_fail(__FILE__, __LINE__, "op %u: '%s' vs '%s'", u,
-				  da, dims_text(b, u));
+				  da, test_dims_text(b, u));
 	}
 	for (uint32_t e = 0; ok && e < a->nedges; e++) {
 		char ea[256];
-		snprintf(ea, sizeof ea, "%s", edge_dims_text(a, e));
+		snprintf(ea, sizeof ea, "%s", test_edge_dims_text(a, e));
 		ok = a->edges[e].from == b->edges[e].from &&
 		     a->edges[e].to == b->edges[e].to &&
 		     a->edges[e].bytes == b->edges[e].bytes &&
-		     !strcmp(ea, edge_dims_text(b, e));
+		     !strcmp(ea, test_edge_dims_text(b, e));
 	}
 	return ok;
 }
 
 static void test_dims_json_fields_are_read(void)
 {
-	dp_graph *g;
-	dp_err err;
-	dp_status st = load_json(mlp_json, &g, &err);
-	if (st)
-		test_fail(__FILE__, __LINE__, "%s", where(&err));
-	REQUIRE(st == DP_OK);
+	dp_graph *g = load_ok(dp_load_json, "t.json", mlp_json());
+	REQUIRE(g);
 	CHECK_STR(dp_graph_batch_dim(g), "b");
-	CHECK_STR(dims_text(g, 0), "b=8,s=16,k=4 out=b,s,k param=- elem=4");
-	CHECK_STR(dims_text(g, 1), "k=4,n=32 out=k,n param=k,n elem=4");
-	CHECK_STR(dims_text(g, 2),
+	CHECK_STR(test_dims_text(g, 0),
+		  "b=8,s=16,k=4 out=b,s,k param=- elem=4");
+	CHECK_STR(test_dims_text(g, 1), "k=4,n=32 out=k,n param=k,n elem=4");
+	CHECK_STR(test_dims_text(g, 2),
 		  "b=8,s=16,k=4,n=32 out=b,s,n param=- elem=2");
-	CHECK_STR(dims_text(g, 3), " out= param=- elem=4"); /* a scalar */
-	CHECK_STR(dims_text(g, 4), "none");
+	CHECK_STR(test_dims_text(g, 3), " out= param=- elem=4"); /* a scalar */
+	CHECK_STR(test_dims_text(g, 4), "none");
 	CHECK_INT(dp_op_role(g, 0), DP_ROLE_INPUT);
 	CHECK_INT(dp_op_role(g, 1), DP_ROLE_PARAM);
 	CHECK_INT(dp_op_role(g, 2), DP_ROLE_FORWARD);
@@ -187,10 +119,10 @@ static void test_dims_json_fields_are_read(void)
 	CHECK_INT(g->ops[2].output_bytes, 0);
 	CHECK_INT(g->edges[0].bytes, 8 * 16 * 4 * 4);
 	CHECK_INT(g->edges[1].bytes, 4 * 32 * 4);
-	CHECK_STR(edge_dims_text(g, 0), "b,s,k");
-	CHECK_STR(edge_dims_text(g, 1), "k,n");
-	CHECK_STR(edge_dims_text(g, 2), "none");
-	CHECK_STR(edge_dims_text(g, 3), "[]");
+	CHECK_STR(test_edge_dims_text(g, 0), "b,s,k");
+	CHECK_STR(test_edge_dims_text(g, 1), "k,n");
+	CHECK_STR(test_edge_dims_text(g, 2), "none");
+	CHECK_STR(test_edge_dims_text(g, 3), "[]");
 	CHECK_INT(dp_op_find_dim(g, 2, "n"), 3);
 	CHECK_INT(dp_op_find_dim(g, 2, "q"), -1);
 	CHECK_INT(dp_op_find_dim(g, 4, "b"), -1);
@@ -232,7 +164,7 @@ static void test_dims_api_builds_and_reads_them(void)
 	CHECK_INT(d.out[1], 0);
 	CHECK_INT(d.nparam, -1);
 	CHECK_INT(d.elem_bytes, 8);
-	CHECK_STR(dims_text(g, b), "p=5,q=3 out=q param= elem=4");
+	CHECK_STR(test_dims_text(g, b), "p=5,q=3 out=q param= elem=4");
 	CHECK_INT(dp_op_role(g, a), DP_ROLE_NONE);
 	CHECK_INT(dp_op_role(g, b), DP_ROLE_BACKWARD);
 	CHECK_STR(dp_graph_batch_dim(g), "m");
@@ -540,158 +472,37 @@ static void test_dims_finalize_rules(void)
 	}
 }
 
-/* Native JSON: every rule, at its line and column. */
+/* Native JSON: every rule, at its line and column (the edits of
+ * tests/data/dims_mlp.json.edits). */
 static void test_dims_json_errors_name_the_position(void)
 {
-	static const struct {
-		const char *from, *to, *msg;
-	} cases[] = {
-		{"\"out\":[\"b\",\"s\",\"n\"]", "\"out\":[\"b\",\"q\",\"n\"]",
-		 "t.json:5:90: ops[2].out[1]: 'q' is not a dim of this op (its "
-		 "dims: b, s, k, n)"},
-		{"\"out\":[\"b\",\"s\",\"n\"]", "\"out\":[\"b\",1,\"n\"]",
-		 "t.json:5:90: ops[2].out[1]: expected a dim name (a string), "
-		 "got number"},
-		{"\"out\":[\"b\",\"s\",\"n\"]", "\"out\":\"b,s,n\"",
-		 "t.json:5:85: ops[2].out: expected an array of dim names such "
-		 "as [\"b\", \"n\"], got string"},
-		{"\"n\":32},\"out\":[\"b\",\"s\",\"n\"]",
-		 "\"n\":3.5},\"out\":[\"b\",\"s\",\"n\"]",
-		 "t.json:5:75: ops[2].dims.n: expected an integer size from 1 "
-		 "to 2^62, got 3.5"},
-		{"\"n\":32},\"out\":[\"b\",\"s\",\"n\"]",
-		 "\"n\":\"32\"},\"out\":[\"b\",\"s\",\"n\"]",
-		 "t.json:5:75: ops[2].dims.n: expected an integer size from 1 "
-		 "to 2^62, got string"},
-		{"\"k\":4,\"n\":32}", "\"k\":4,\"k\":32}",
-		 "t.json:4:46: ops[1].dims.k: dim 'k' is named twice"},
-		{"\"k\":4,\"n\":32}", "\"k\":4,\"n n\":32}",
-		 "t.json:4:48: ops[1].dims.n n: 'n n' is not a dim name: "
-		 "expected 1 to 63 letters, digits or '_', not starting with a "
-		 "digit"},
-		{"\"elem_bytes\":2", "\"elem_bytes\":2.5",
-		 "t.json:5:112: ops[2].elem_bytes: expected an integer from 1 "
-		 "to 1024 (the bytes of one element), got 2.5"},
-		{"\"elem_bytes\":2",
-		 "\"elem_bytes\":2,\"output_bytes\":\"1MiB\"",
-		 "t.json:5:129: ops[2].output_bytes: expected 8192 bytes (out "
-		 "[b, s, n]: 8 x 16 x 32 elements of 2 bytes), got 1048576"},
-		{"\"param_bytes\":2048", "\"param_bytes\":500",
-		 "t.json:4:98: ops[1].param_bytes: expected at least 512 bytes "
-		 "(param [k, n]: 4 x 32 elements of 4 bytes; param_bytes may "
-		 "add gradients and optimizer state), got 500"},
-		{"\"role\":\"loss\"", "\"role\":\"cost\"",
-		 "t.json:6:23: ops[3].role: unknown role 'cost': expected one "
-		 "of "
-		 "input, param, forward, backward, grad, update, loss"},
-		{"{\"name\":\"plain\",",
-		 "{\"name\":\"plain\",\"param\":[\"k\"],",
-		 "t.json:7:25: ops[4].param: given without dims (it describes "
-		 "the op's iteration space: give the sizes of its dims in "
-		 "\"dims\")"},
-		{"\"dims\":{},\"out\":[]", "\"dims\":[],\"out\":[]",
-		 "t.json:6:37: ops[3].dims: expected an object of dim sizes "
-		 "such as {\"b\": 8, \"n\": 1024}, got array"},
-		{"\"to\":\"mm\",\"dims\":[\"b\",\"s\",\"k\"]",
-		 "\"to\":\"mm\",\"dims\":[\"b\",\"s\"]",
-		 "t.json:10:30: edges[0].dims: expected 3 dims, one per dim of "
-		 "the out [b, s, k] of the producer 'x', got 2"},
-		{"\"to\":\"mm\",\"dims\":[\"b\",\"s\",\"k\"]",
-		 "\"to\":\"mm\",\"dims\":[\"b\",\"s\",\"r\"]",
-		 "t.json:10:39: edges[0].dims[2]: 'r' is not a dim of the "
-		 "consumer 'mm' (its dims: b, s, k, n)"},
-		{"\"to\":\"mm\",\"dims\":[\"b\",\"s\",\"k\"]",
-		 "\"to\":\"mm\",\"dims\":[\"b\",\"s\",\"n\"]",
-		 "t.json:10:39: edges[0].dims[2]: 'n' of the consumer 'mm' has "
-		 "size 32, but the producer 'x' indexes this axis of its "
-		 "output "
-		 "with 'k' of size 4 (the sizes must agree)"},
-		{"\"to\":\"mm\",\"dims\":[\"b\",\"s\",\"k\"]",
-		 "\"to\":\"mm\",\"control\":true,\"dims\":[\"b\",\"s\",\"k\"]",
-		 "t.json:10:45: edges[0].dims: a control edge carries no "
-		 "tensor, so it has no dims"},
-		{"\"to\":\"mm\",\"dims\":[\"b\",\"s\",\"k\"]",
-		 "\"to\":\"mm\",\"bytes\":64,\"dims\":[\"b\",\"s\",\"k\"]",
-		 "t.json:10:31: edges[0].bytes: expected 2048 bytes, the "
-		 "output "
-		 "of 'x' (out [b, s, k]: 8 x 16 x 4 elements of 4 bytes), got "
-		 "64"},
-		{"\"to\":\"plain\",\"dims\":[]",
-		 "\"to\":\"plain\",\"dims\":[\"b\"]",
-		 "t.json:13:36: edges[3].dims: expected 0 dims, one per dim of "
-		 "the out [] of the producer 'loss', got 1"},
-		{"{\"from\":\"mm\",\"to\":\"loss\"}",
-		 "{\"from\":\"plain\",\"to\":\"loss\",\"dims\":[]}",
-		 "t.json:12:36: edges[2].dims: the producer 'plain' has no "
-		 "out: "
-		 "edge dims name, for each dim of the producer's out, the "
-		 "consumer's dim that indexes it"},
-		{"\"batch_dim\":\"b\"", "\"batch_dim\":\"z\"",
-		 "t.json:1:64: batch_dim: no op has a dim 'z' (batch_dim names "
-		 "the dim that data parallelism and micro-batches split; give "
-		 "it "
-		 "in the dims of the ops it indexes)"},
-		{"\"batch_dim\":\"b\"", "\"batch_dim\":\"9\"",
-		 "t.json:1:64: batch_dim: '9' is not a dim name: expected 1 to "
-		 "63 "
-		 "letters, digits or '_', not starting with a digit"},
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const char *at = strstr(mlp_json, cases[i].from);
-		REQUIRE(at);
-		char text[4096];
-		snprintf(text, sizeof text, "%.*s%s%s", (int)(at - mlp_json),
-			 mlp_json, cases[i].to, at + strlen(cases[i].from));
-		dp_err err;
-		CHECK_INT(load_json(text, NULL, &err), DP_EINPUT);
-		CHECK_STR(where(&err), cases[i].msg);
-	}
+	CHECK_INT(test_check_edits("tests/data/dims_mlp.json.edits", mlp_json(),
+				   dp_load_json, "t.json"),
+		  22);
 }
-
-static const char *const mlp_dot =
-	"digraph mlp {\n"
-	"  batch_dim = \"b\";\n"
-	"  x  [role = input, time_us = 0, output_bytes = 2048, dims = \"b=8, "
-	"s=16, k=4\", out = "
-	"\"b,s,k\"];\n"
-	"  w  [role = param, time_us = 0, dims = \"k=4,n=32\", out = \"k,n\", "
-	"param = "
-	"\"k,n\", param_bytes = \"2KiB\"];\n"
-	"  mm [role = forward, time_us = 10, dims = \"b=8,s=16,k=4,n=32\", "
-	"out = \"b,s,n\", elem_bytes = 2];\n"
-	"  loss [role = loss, time_us = 0, output_bytes = 4];\n"
-	"  plain [time_us = 1];\n"
-	"  x -> mm [dims = \"b,s,k\"];\n"
-	"  w -> mm [dims = \"k , n\", bytes = 512];\n"
-	"  mm -> loss;\n"
-	"  loss -> plain;\n"
-	"}\n";
 
 /* DOT carries the same fields; a DOT graph and its JSON twin load equal
  * (DOT cannot write a scalar out: "" is "not given"). */
 static void test_dims_dot_reads_them(void)
 {
-	dp_graph *d, *j;
-	dp_err err;
-	dp_status st = load_dot(mlp_dot, &d, &err);
-	if (st)
-		test_fail(__FILE__, __LINE__, "%s", where(&err));
-	REQUIRE(st == DP_OK);
+	char *dot = test_read_file("tests/data/dims_mlp.dot", NULL);
+	REQUIRE(dot);
+	dp_graph *d = load_ok(dp_load_dot, "t.dot", dot);
+	free(dot);
+	REQUIRE(d);
 	char text[4096];
 	const char *from = "\"dims\":{},\"out\":[]";
-	const char *at = strstr(mlp_json, from);
+	const char *at = strstr(mlp_json(), from);
 	REQUIRE(at);
-	snprintf(text, sizeof text, "%.*s\"time_us\":0%s", (int)(at - mlp_json),
-		 mlp_json, at + strlen(from));
+	snprintf(text, sizeof text, "%.*s\"time_us\":0%s",
+		 (int)(at - mlp_json()), mlp_json(), at + strlen(from));
 	at = strstr(text, ",\"dims\":[]}");
 	REQUIRE(at);
 	memmove((char *)at, at + 10, strlen(at + 10) + 1);
-	st = load_json(text, &j, &err);
-	if (st)
-		test_fail(__FILE__, __LINE__, "%s", where(&err));
-	REQUIRE(st == DP_OK);
+	dp_graph *j = load_ok(dp_load_json, "t.json", text);
+	REQUIRE(j);
 	CHECK(same_dims_graph(d, j));
-	CHECK_STR(dims_text(d, 2),
+	CHECK_STR(test_dims_text(d, 2),
 		  "b=8,s=16,k=4,n=32 out=b,s,n param=- elem=2");
 	CHECK_INT(dp_op_role(d, 1), DP_ROLE_PARAM);
 	CHECK_STR(dp_graph_batch_dim(d), "b");
@@ -699,87 +510,14 @@ static void test_dims_dot_reads_them(void)
 	dp_graph_free(j);
 }
 
+/* DOT: every rule, at its line (tests/data/dims_mlp.dot.edits). */
 static void test_dims_dot_errors_name_the_line(void)
 {
-	static const struct {
-		const char *from, *to, *msg;
-	} cases[] = {
-		{"out = \"b,s,n\"", "out = \"b,q,n\"",
-		 "t.dot:5: node 'mm', attribute out: 'q' is not a dim of this "
-		 "op (its dims: b, s, k, n)"},
-		{"out = \"b,s,n\"", "out = \"b,,n\"",
-		 "t.dot:5: node 'mm', attribute out: expected dim names "
-		 "separated by commas (at most 32), such as \"b,s,n\", got "
-		 "'b,,n'"},
-		{"n=32\"", "n=0\"",
-		 "t.dot:4: node 'w', attribute dims: dim 'n': expected an "
-		 "integer size from 1 to 2^62, got '0'"},
-		{"k=4\", out", "k=4.5\", out",
-		 "t.dot:3: node 'x', attribute dims: dim 'k': expected an "
-		 "integer size from 1 to 2^62, got '4.5'"},
-		{"b=8, s=16", "b=8, s16",
-		 "t.dot:3: node 'x', attribute dims: expected NAME=SIZE pairs "
-		 "separated by commas (at most 32), such as "
-		 "\"b=8,s=1024,k=768\", got 'b=8, s16, k=4'"},
-		{"b=8, s=16", "b=8, b=16",
-		 "t.dot:3: node 'x', attribute dims: dim 'b' is named twice"},
-		{"role = forward", "role = fw",
-		 "t.dot:5: node 'mm', attribute role: unknown role 'fw': "
-		 "expected one of input, param, forward, backward, grad, "
-		 "update, loss"},
-		{"elem_bytes = 2", "elem_bytes = 0",
-		 "t.dot:5: node 'mm', attribute elem_bytes: expected an "
-		 "integer "
-		 "from 1 to 1024 (the bytes of one element), got '0'"},
-		{"elem_bytes = 2", "elem_bytes = 2, output_bytes = 10",
-		 "t.dot:5: node 'mm', attribute output_bytes: expected 8192 "
-		 "bytes (out [b, s, n]: 8 x 16 x 32 elements of 2 bytes), got "
-		 "10"},
-		{"param_bytes = \"2KiB\"", "param_bytes = 100",
-		 "t.dot:4: node 'w', attribute param_bytes: expected at least "
-		 "512 bytes (param [k, n]: 4 x 32 elements of 4 bytes; "
-		 "param_bytes may add gradients and optimizer state), got 100"},
-		{"plain [time_us = 1]", "plain [time_us = 1, out = \"b\"]",
-		 "t.dot:7: node 'plain', attribute out: given without dims (it "
-		 "describes the op's iteration space: give the sizes of its "
-		 "dims in dims=\"b=8,n=1024\")"},
-		{"x -> mm [dims = \"b,s,k\"]", "x -> mm [dims = \"b,s\"]",
-		 "t.dot:8: edge 'x -> mm', attribute dims: expected 3 dims, "
-		 "one "
-		 "per dim of the out [b, s, k] of the producer 'x', got 2"},
-		{"x -> mm [dims = \"b,s,k\"]", "x -> mm [dims = \"b,s,n\"]",
-		 "t.dot:8: edge 'x -> mm', attribute dims: 'n' of the consumer "
-		 "'mm' has size 32, but the producer 'x' indexes this axis of "
-		 "its output with 'k' of size 4 (the sizes must agree)"},
-		{"x -> mm [dims = \"b,s,k\"]", "x -> mm [dims = \"b,s,,k\"]",
-		 "t.dot:8: edge 'x -> mm', attribute dims: expected dim names "
-		 "separated by commas (at most 32), such as \"b,s,n\", got "
-		 "'b,s,,k'"},
-		{"mm -> loss;", "mm -> loss [dims = \"b,s,n\"];",
-		 "t.dot:10: edge 'mm -> loss', attribute dims: 'b' is not a "
-		 "dim "
-		 "of the consumer 'loss': it has no dims"},
-		{"batch_dim = \"b\"", "batch_dim = \"q\"",
-		 "t.dot:2: graph attribute batch_dim: no op has a dim 'q' "
-		 "(batch_dim names the dim that data parallelism and "
-		 "micro-batches split; give it in the dims of the ops it "
-		 "indexes)"},
-		{"batch_dim = \"b\"", "batch_dim = \"b-1\"",
-		 "t.dot:2: graph attribute batch_dim: 'b-1' is not a dim name: "
-		 "expected 1 to 63 letters, digits or '_', not starting with a "
-		 "digit"},
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const char *at = strstr(mlp_dot, cases[i].from);
-		REQUIRE(at);
-		char text[4096];
-		snprintf(text, sizeof text, "%.*s%s%s", (int)(at - mlp_dot),
-			 mlp_dot, cases[i].to, at + strlen(cases[i].from));
-		dp_err err;
-		dp_graph *g;
-		CHECK_INT(load_dot(text, &g, &err), DP_EINPUT);
-		CHECK_STR(where(&err), cases[i].msg);
-	}
+	char *dot = test_read_file("tests/data/dims_mlp.dot", NULL);
+	CHECK_INT(test_check_edits("tests/data/dims_mlp.dot.edits", dot,
+				   dp_load_dot, "t.dot"),
+		  17);
+	free(dot);
 }
 
 /* load -> write -> load gives the same graph, and writing that gives the
@@ -788,16 +526,13 @@ static void test_dims_json_round_trip(void)
 {
 	dp_graph *g, *back = NULL, *again = NULL;
 	dp_err err;
-	REQUIRE(load_json(mlp_json, &g, &err) == DP_OK);
+	REQUIRE(load_json(mlp_json(), &g, &err) == DP_OK);
 	char p1[256], p2[256];
 	REQUIRE(test_tmp_path("a.json"));
 	snprintf(p1, sizeof p1, "%s", test_tmp_path("a.json"));
 	snprintf(p2, sizeof p2, "%s", test_tmp_path("b.json"));
 	REQUIRE(dp_gen_write_json(p1, g, &err) == DP_OK);
-	dp_status st = dp_graph_load(p1, DP_FMT_AUTO, &back, &err);
-	if (st)
-		test_fail(__FILE__, __LINE__, "%s", where(&err));
-	REQUIRE(st == DP_OK);
+	REQUIRE((back = test_load_ok(p1)));
 	CHECK(same_dims_graph(g, back));
 	REQUIRE(dp_gen_write_json(p2, back, &err) == DP_OK);
 	size_t l1, l2;
@@ -821,10 +556,10 @@ static void test_dims_json_round_trip(void)
 	free(t1);
 	free(t2);
 	/* a graph without any of them writes none of them */
-	st = load_json("{\"ops\":[{\"name\":\"a\"},{\"name\":\"b\"}],"
-		       "\"edges\":[{\"from\":\"a\",\"to\":\"b\"}]}",
-		       &again, &err);
-	REQUIRE(st == DP_OK);
+	again = load_ok(dp_load_json, "t.json",
+			"{\"ops\":[{\"name\":\"a\"},{\"name\":\"b\"}],"
+			"\"edges\":[{\"from\":\"a\",\"to\":\"b\"}]}");
+	REQUIRE(again);
 	REQUIRE(dp_gen_write_json(p1, again, &err) == DP_OK);
 	t1 = test_read_file(p1, &l1);
 	REQUIRE(t1);

@@ -52,40 +52,55 @@ static dp_graph *paper_graph(double *comm)
 	return test_finalized(paper_ops(comm));
 }
 
+/* The arrays of a HEFT schedule of up to 10 ops, and the schedule. */
+typedef struct sched {
+	int32_t proc[10];
+	double start[10], finish[10], rank[10];
+	heft_schedule s;
+} sched;
+
+/* Runs HEFT's core on g (at most 10 ops) with k processors, costs w (op by
+ * processor) and comm (per edge; the ranks use them too), with the ports
+ * model when ports; false, recorded as a failure, when it fails. */
+static bool run(const dp_graph *g, int k, const double *w, const double *comm,
+		bool ports, sched *r)
+{
+	r->s = (heft_schedule){r->proc, r->start, r->finish, r->rank, 0, false};
+	heft_problem pb = {.g = g, .k = k, .w = w, .ports = ports};
+	pb.comm = pb.rank_comm = comm;
+	dp_err err;
+	dp_status st = dpi_heft_run(&pb, &r->s, &err);
+	if (st != DP_OK)
+		FAIL_ERR("dpi_heft_run", &err);
+	return st == DP_OK;
+}
+
 static void test_heft_paper_example_makespan_80(void)
 {
 	double comm[15];
 	dp_graph *g = paper_graph(comm);
 	REQUIRE(g);
-	int32_t proc[10];
-	double start[10], finish[10], rank[10];
-	heft_schedule s = {proc, start, finish, rank, 0, false};
-	heft_problem pb = {.g = g,
-			   .k = 3,
-			   .w = &paper_w[0][0],
-			   .comm = comm,
-			   .rank_comm = comm};
-	dp_err err;
-	REQUIRE(dpi_heft_run(&pb, &s, &err) == DP_OK);
-	CHECK_NEAR(s.makespan, 80, 1e-9);
-	CHECK(!s.overflowed);
+	sched r;
+	REQUIRE(run(g, 3, &paper_w[0][0], comm, false, &r));
+	CHECK_NEAR(r.s.makespan, 80, 1e-9);
+	CHECK(!r.s.overflowed);
 	/* Table 2 of the paper: upward ranks */
 	static const double want_rank[10] = {108.0,  77.0,   80.0,   80.0,
 					     69.0,   63.333, 42.667, 35.667,
 					     44.333, 14.667};
 	for (int i = 0; i < 10; i++)
-		CHECK_NEAR(rank[i], want_rank[i], 1e-3);
+		CHECK_NEAR(r.rank[i], want_rank[i], 1e-3);
 	/* Fig. 4(a): n1 on P3 [0, 9], n10 on P2 [73, 80], n4 on P2 [18, 26],
 	 * n8 inserted on P1 [57, 62] */
-	CHECK_INT(proc[0], 2);
-	CHECK_NEAR(start[0], 0, 1e-9);
-	CHECK_NEAR(finish[0], 9, 1e-9);
-	CHECK_INT(proc[9], 1);
-	CHECK_NEAR(start[9], 73, 1e-9);
-	CHECK_INT(proc[3], 1);
-	CHECK_NEAR(start[3], 18, 1e-9);
-	CHECK_INT(proc[7], 0);
-	CHECK_NEAR(start[7], 57, 1e-9);
+	CHECK_INT(r.proc[0], 2);
+	CHECK_NEAR(r.start[0], 0, 1e-9);
+	CHECK_NEAR(r.finish[0], 9, 1e-9);
+	CHECK_INT(r.proc[9], 1);
+	CHECK_NEAR(r.start[9], 73, 1e-9);
+	CHECK_INT(r.proc[3], 1);
+	CHECK_NEAR(r.start[3], 18, 1e-9);
+	CHECK_INT(r.proc[7], 0);
+	CHECK_NEAR(r.start[7], 57, 1e-9);
 	dp_graph_free(g);
 }
 
@@ -93,51 +108,34 @@ static void test_heft_inserts_into_idle_gap(void)
 {
 	/* a -> b (long comm) and an independent short op c on one processor:
 	 * with insertion, c fills the gap before b */
-	dp_graph *g = dp_graph_new("gap");
-	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
-	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
-	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
-	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
-	dp_graph_add_edge(g, a, b, 0, false, NULL);
-	dp_graph_add_edge(g, b, d, 0, false, NULL);
+	dp_graph *g = test_graph_text("gap", "a b c d; a>b b>d", 0);
+	const uint32_t c = 2;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* one processor: b waits for nothing but a, c is shorter and
 	 * lower-ranked, so it goes after d unless it fits in a gap; make a gap
 	 * by giving b a late ready time through a huge cost of a on p0 */
 	double w[4] = {10, 10, 3, 10};
 	double comm[2] = {0, 0};
-	int32_t proc[4];
-	double st[4], fi[4], rk[4];
-	heft_schedule s = {proc, st, fi, rk, 0, false};
-	heft_problem pb = {
-		.g = g, .k = 1, .w = w, .comm = comm, .rank_comm = comm};
-	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
-	CHECK_NEAR(s.makespan, 33, 1e-9);
-	CHECK_NEAR(st[c], 30, 1e-9); /* lowest rank, no gap: at the end */
+	sched r;
+	REQUIRE(run(g, 1, w, comm, false, &r));
+	CHECK_NEAR(r.s.makespan, 33, 1e-9);
+	CHECK_NEAR(r.start[c], 30, 1e-9); /* lowest rank, no gap: at the end */
 	dp_graph_free(g);
 
 	/* two processors, comm makes a gap on p1 that the short op fills */
-	g = dp_graph_new("gap2");
-	uint32_t x = test_add_op(g, "x", 0, 0, NULL);
-	uint32_t y = test_add_op(g, "y", 0, 0, NULL);
-	uint32_t z = test_add_op(g, "z", 0, 0, NULL);
-	dp_graph_add_edge(g, x, y, 0, false, NULL);
+	g = test_graph_text("gap2", "x y z; x>y", 0);
+	const uint32_t y = 1, z = 2;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	/* x only cheap on p0, y only cheap on p1 (arrives at 10 + 5 = 15),
 	 * z: rank lowest, cheap on p1, fits in [0, 15) there */
 	double w2[6] = {10, 100, 100, 10, 50, 4};
 	double comm2[1] = {5};
-	int32_t proc2[3];
-	double st2[3], fi2[3], rk2[3];
-	heft_schedule s2 = {proc2, st2, fi2, rk2, 0, false};
-	heft_problem pb2 = {
-		.g = g, .k = 2, .w = w2, .comm = comm2, .rank_comm = comm2};
-	REQUIRE(dpi_heft_run(&pb2, &s2, NULL) == DP_OK);
-	CHECK_INT(proc2[y], 1);
-	CHECK_NEAR(st2[y], 15, 1e-9);
-	CHECK_INT(proc2[z], 1);
-	CHECK_NEAR(st2[z], 0, 1e-9);
-	CHECK_NEAR(s2.makespan, 25, 1e-9);
+	REQUIRE(run(g, 2, w2, comm2, false, &r));
+	CHECK_INT(r.proc[y], 1);
+	CHECK_NEAR(r.start[y], 15, 1e-9);
+	CHECK_INT(r.proc[z], 1);
+	CHECK_NEAR(r.start[z], 0, 1e-9);
+	CHECK_NEAR(r.s.makespan, 25, 1e-9);
 	dp_graph_free(g);
 }
 
@@ -201,40 +199,24 @@ static void test_heft_slots_match_plain_scan(void)
  * a's transfer and fills the gap at 16. Without ports d starts at 20. */
 static void test_heft_ports_mode_shares_and_serialises(void)
 {
-	dp_graph *g = dp_graph_new("ports");
-	uint32_t a = test_add_op(g, "a", 0, 0, NULL);
-	uint32_t b = test_add_op(g, "b", 0, 0, NULL);
-	uint32_t c = test_add_op(g, "c", 0, 0, NULL);
-	uint32_t d = test_add_op(g, "d", 0, 0, NULL);
-	uint32_t e = test_add_op(g, "e", 0, 0, NULL);
-	dp_graph_add_edge(g, a, c, 0, false, NULL);
-	dp_graph_add_edge(g, b, d, 0, false, NULL);
-	dp_graph_add_edge(g, a, e, 0, false, NULL);
+	dp_graph *g = test_graph_text("ports", "a b c d e; a>c b>d a>e", 0);
+	const uint32_t a = 0, b = 1, c = 2, d = 3, e = 4;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	double w[10] = {5, 100, 5, 100, 100, 1, 100, 1, 100, 1};
 	double comm[3] = {10, 10, 10};
-	int32_t proc[5];
-	double st[5], fi[5], rk[5];
-	heft_schedule s = {proc, st, fi, rk, 0, false};
-	heft_problem pb = {.g = g,
-			   .k = 2,
-			   .w = w,
-			   .comm = comm,
-			   .rank_comm = comm,
-			   .ports = false};
-	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
-	CHECK_NEAR(st[d], 20, 1e-9);
-	pb.ports = true;
-	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
-	CHECK_INT(proc[a], 0);
-	CHECK_INT(proc[b], 0);
-	CHECK_INT(proc[c], 1);
-	CHECK_INT(proc[d], 1);
-	CHECK_INT(proc[e], 1);
-	CHECK_NEAR(st[c], 15, 1e-9);
-	CHECK_NEAR(st[d], 25, 1e-9);
-	CHECK_NEAR(st[e], 16, 1e-9);
-	CHECK_NEAR(s.makespan, 26, 1e-9);
+	sched r;
+	REQUIRE(run(g, 2, w, comm, false, &r));
+	CHECK_NEAR(r.start[d], 20, 1e-9);
+	REQUIRE(run(g, 2, w, comm, true, &r));
+	CHECK_INT(r.proc[a], 0);
+	CHECK_INT(r.proc[b], 0);
+	CHECK_INT(r.proc[c], 1);
+	CHECK_INT(r.proc[d], 1);
+	CHECK_INT(r.proc[e], 1);
+	CHECK_NEAR(r.start[c], 15, 1e-9);
+	CHECK_NEAR(r.start[d], 25, 1e-9);
+	CHECK_NEAR(r.start[e], 16, 1e-9);
+	CHECK_NEAR(r.s.makespan, 26, 1e-9);
 	dp_graph_free(g);
 }
 
@@ -283,24 +265,18 @@ static void test_heft_honours_pins_and_groups(void)
 	TEST_GROUP(g, "grp2", 4, 8);
 	g->ops[8].pin = 1;
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	int32_t proc[10];
-	double st[10], fi[10], rk[10];
-	heft_schedule s = {proc, st, fi, rk, 0, false};
-	heft_problem pb = {.g = g,
-			   .k = 3,
-			   .w = &paper_w[0][0],
-			   .comm = comm,
-			   .rank_comm = comm};
-	REQUIRE(dpi_heft_run(&pb, &s, NULL) == DP_OK);
-	CHECK_INT(proc[9], 2);
-	CHECK_INT(proc[1], proc[7]);
-	CHECK_INT(proc[4], 1);
-	CHECK_INT(proc[8], 1);
+	sched r;
+	REQUIRE(run(g, 3, &paper_w[0][0], comm, false, &r));
+	CHECK_INT(r.proc[9], 2);
+	CHECK_INT(r.proc[1], r.proc[7]);
+	CHECK_INT(r.proc[4], 1);
+	CHECK_INT(r.proc[8], 1);
 	/* precedence holds in HEFT's own schedule */
 	for (uint32_t e = 0; e < g->nedges; e++) {
 		uint32_t u = g->edges[e].from, v = g->edges[e].to;
-		double need = fi[u] + (proc[u] != proc[v] ? comm[e] : 0);
-		CHECK(st[v] >= need - 1e-9);
+		double need =
+			r.finish[u] + (r.proc[u] != r.proc[v] ? comm[e] : 0);
+		CHECK(r.start[v] >= need - 1e-9);
 	}
 	dp_graph_free(g);
 }

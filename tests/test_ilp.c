@@ -209,25 +209,12 @@ static dp_status run_ilp(const dp_graph *g, const dp_machine *m, double limit_s,
 static dp_graph *tiny(uint64_t seed, uint32_t n, uint32_t group_every,
 		      uint32_t pin_every, int pin_k)
 {
-	test_dag_opts d = {
-		.n = n,
-		.window = 3,
-		.max_inputs = 2,
-		.time_min = 5,
-		.time_max = 80,
-		.out_min = 100000,
-		.out_max = 2000000,
-		.param_every = 3,
-		.param_max = 1000000,
-		.temp_every = 4,
-		.temp_max = 500000,
-		.control_every = 6,
-		.bytes_every = 4,
-		.bytes_max = 3000000,
-		.group_every = group_every,
-		.pin_every = pin_every,
-		.pin_k = pin_k,
-	};
+	test_dag_opts d = test_dag_spec(
+		n, "window=3 inputs=2 time=5..80 out=100000..2000000 "
+		   "params=3:1000000 temps=4:500000 control=6 bytes=4:3000000");
+	d.group_every = group_every;
+	d.pin_every = pin_every;
+	d.pin_k = pin_k;
 	return test_random_dag_with(seed, &d, "tiny");
 }
 
@@ -405,13 +392,8 @@ static void cancel_when_solving(void *ud, const char *phase, double f)
 
 static void test_ilp_cancel_leaves_nothing(void)
 {
-	test_dag_opts d = {.n = 60,
-			   .window = 30,
-			   .max_inputs = 2,
-			   .time_min = 10,
-			   .time_max = 100,
-			   .out_min = 1000,
-			   .out_max = 100000};
+	test_dag_opts d = test_dag_spec(
+		60, "window=30 inputs=2 time=10..100 out=1000..100000");
 	dp_graph *g = test_random_dag_with(5, &d, "wide");
 	dp_machine m;
 	REQUIRE(g && machine(&m, 4));
@@ -479,13 +461,8 @@ static void test_ilp_prints_nothing(void)
 
 static void test_ilp_refuses_large_graphs(void)
 {
-	test_dag_opts d = {.n = 401,
-			   .window = 5,
-			   .max_inputs = 2,
-			   .time_min = 1,
-			   .time_max = 10,
-			   .out_min = 10,
-			   .out_max = 100};
+	test_dag_opts d =
+		test_dag_spec(401, "window=5 inputs=2 time=1..10 out=10..100");
 	dp_graph *g = test_random_dag_with(1, &d, "big");
 	dp_machine m;
 	REQUIRE(g && machine(&m, 2));
@@ -505,13 +482,8 @@ static void test_ilp_refuses_large_graphs(void)
  * and what it says about it is consistent. */
 static void test_ilp_time_limit_returns_a_placement(void)
 {
-	test_dag_opts d = {.n = 80,
-			   .window = 40,
-			   .max_inputs = 2,
-			   .time_min = 10,
-			   .time_max = 100,
-			   .out_min = 1000,
-			   .out_max = 100000};
+	test_dag_opts d = test_dag_spec(
+		80, "window=40 inputs=2 time=10..100 out=1000..100000");
 	dp_graph *g = test_random_dag_with(8, &d, "wide");
 	dp_machine m;
 	REQUIRE(g && machine(&m, 4));

@@ -140,30 +140,7 @@ static dp_graph *block(bool param_edges)
 	char *cut = strstr(text, ",\n{\"from\":\"w1\",\"to\":\"upd1\"");
 	if (!param_edges && cut)
 		strcpy(cut, "\n]}\n");
-	dp_graph *g = NULL;
-	dp_err err;
-	dp_err_clear(&err);
-	dp_status st = dp_load_json("b.json", text, strlen(text), &g, &err);
-	if (!st)
-		st = dp_graph_finalize(g, &err);
-	if (st) {
-		test_fail(__FILE__, __LINE__, "load: %s", err.msg);
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
-static int64_t cross_bytes(const dp_lowered *l)
-{
-	int64_t sum = 0;
-	for (uint32_t e = 0; e < l->g->nedges; e++) {
-		const dp_edge *ed = &l->g->edges[e];
-		if (!ed->control &&
-		    l->placement[ed->from] != l->placement[ed->to])
-			sum += ed->bytes;
-	}
-	return sum;
+	return test_json_text(text);
 }
 
 static bool strategize(const dp_graph *g, const dp_machine *m, int tp,
@@ -202,13 +179,13 @@ static void check_block(bool param_edges)
 			test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
 		} else {
 			int64_t want = 4 * (t - 1) * Y + 2 * (d - 1) * 2 * W;
-			if (cross_bytes(&l) != want)
+			if (test_cross_bytes(&l) != want)
 				test_fail(__FILE__, __LINE__,
 					  "K=%d T=%d (%s): %lld bytes cross, "
 					  "want %lld",
 					  k, t,
 					  param_edges ? "edges" : "groups",
-					  (long long)cross_bytes(&l),
+					  (long long)test_cross_bytes(&l),
 					  (long long)want);
 			/* one reduce per device for each all-reduce of Y:
 			 * fc2's and fc1_grad's, nothing else is partial

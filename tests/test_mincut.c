@@ -34,6 +34,20 @@ static dp_graph *random_dag(uint64_t seed, uint32_t n, bool constraints)
 	return test_random_dag_with(seed, &d, "random");
 }
 
+/* A random DAG (random_dag), a machine of k devices and a buffer for a
+ * placement; false when one cannot be made (then nothing is left). */
+static bool setup(uint64_t seed, uint32_t n, bool constraints, int k,
+		  dp_graph **g, dp_machine *m, int32_t **pl)
+{
+	*g = random_dag(seed, n, constraints);
+	*pl = *g ? malloc((*g)->nops * sizeof **pl) : NULL;
+	if (*pl && dp_machine_init(m, k, NULL) == DP_OK)
+		return true;
+	free(*pl);
+	dp_graph_free(*g);
+	return false;
+}
+
 /* Whether the graph of devices (an edge a -> b when some op edge goes from
  * device a to device b) has a cycle. */
 static bool quotient_cyclic(const dp_graph *g, const int32_t *pl, int k)
@@ -146,13 +160,11 @@ static void test_mincut_acyclic_and_balanced(void)
 /* Devices of different speeds: each device's time follows its share. */
 static void test_mincut_balance_follows_speeds(void)
 {
-	dp_graph *g = random_dag(42, 1500, false);
-	REQUIRE(g);
+	dp_graph *g;
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 3, NULL) == DP_OK);
+	int32_t *pl;
+	REQUIRE(setup(42, 1500, false, 3, &g, &m, &pl));
 	REQUIRE(dp_machine_set_speeds(&m, "1,2,1", NULL) == DP_OK);
-	int32_t *pl = malloc(g->nops * sizeof *pl);
-	REQUIRE(pl);
 	REQUIRE(run(g, &m, pl, NULL, NULL) == DP_OK);
 	CHECK(test_placement_valid(g, &m, pl));
 	CHECK(!quotient_cyclic(g, pl, m.k));
@@ -166,13 +178,12 @@ static void test_mincut_balance_follows_speeds(void)
 static void test_mincut_honours_pins_and_groups(void)
 {
 	for (uint64_t seed = 1; seed <= 8; seed++) {
-		dp_graph *g = random_dag(seed, 600, true);
-		REQUIRE(g);
+		dp_graph *g;
 		dp_machine m;
-		REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-		int32_t *pl = malloc(g->nops * sizeof *pl);
+		int32_t *pl;
+		REQUIRE(setup(seed, 600, true, 4, &g, &m, &pl));
 		int32_t *again = malloc(g->nops * sizeof *again);
-		REQUIRE(pl && again);
+		REQUIRE(again);
 		REQUIRE(run(g, &m, pl, NULL, NULL) == DP_OK);
 		CHECK(test_placement_valid(g, &m, pl));
 		REQUIRE(run(g, &m, again, NULL, NULL) == DP_OK);
@@ -224,6 +235,20 @@ static dp_graph *params_chain(int64_t out)
 	return g;
 }
 
+/* A plan of g by mincut on m with caps (a --mem spec): feasible, and the
+ * devices' graph has no cycle. */
+static void check_plan_fits(const dp_graph *g, dp_machine *m, const char *caps)
+{
+	dp_plan p;
+	memset(&p, 0, sizeof p);
+	REQUIRE(dp_machine_set_caps(m, caps, NULL) == DP_OK);
+	REQUIRE(dp_plan_run(g, m, dp_algo_find("mincut"), NULL, NULL, &p,
+			    NULL) == DP_OK);
+	CHECK(p.feasible);
+	CHECK(!quotient_cyclic(g, p.placement, m->k));
+	dp_plan_free(&p);
+}
+
 /* A chain with params: 12 ops of 100 MiB params on 4 devices of 350 MiB.
  * One device cannot hold it, the budgets of 3 ops per device can; the
  * plan is feasible in the simulator. */
@@ -233,14 +258,7 @@ static void test_mincut_fits_caps(void)
 	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-	REQUIRE(dp_machine_set_caps(&m, "350MiB", NULL) == DP_OK);
-	dp_plan p;
-	memset(&p, 0, sizeof p);
-	REQUIRE(dp_plan_run(g, &m, dp_algo_find("mincut"), NULL, NULL, &p,
-			    NULL) == DP_OK);
-	CHECK(p.feasible);
-	CHECK(!quotient_cyclic(g, p.placement, m.k));
-	dp_plan_free(&p);
+	check_plan_fits(g, &m, "350MiB");
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
@@ -266,25 +284,17 @@ static void test_mincut_memory_check_meets_caps(void)
 			most = on[p.placement[i]];
 	CHECK(most >= 4); /* without caps: time first */
 	dp_plan_free(&p);
-	REQUIRE(dp_machine_set_caps(&m, "455MiB", NULL) == DP_OK);
-	memset(&p, 0, sizeof p);
-	REQUIRE(dp_plan_run(g, &m, dp_algo_find("mincut"), NULL, NULL, &p,
-			    NULL) == DP_OK);
-	CHECK(p.feasible);
-	CHECK(!quotient_cyclic(g, p.placement, m.k));
-	dp_plan_free(&p);
+	check_plan_fits(g, &m, "455MiB");
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
 
 static void test_mincut_cancel(void)
 {
-	dp_graph *g = random_dag(3, 2000, true);
-	REQUIRE(g);
+	dp_graph *g;
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-	int32_t *pl = malloc(g->nops * sizeof *pl);
-	REQUIRE(pl);
+	int32_t *pl;
+	REQUIRE(setup(3, 2000, true, 4, &g, &m, &pl));
 	atomic_int flag = 1;
 	dp_progress p = {NULL, NULL, &flag};
 	dp_err err;
@@ -343,18 +353,10 @@ static void test_mincut_brute_force_tiny(void)
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	REQUIRE(dp_machine_set_link(&m, "baechi", NULL) == DP_OK);
 	for (uint64_t seed = 1; seed <= 200; seed++) {
-		test_dag_opts d = {
-			.n = 6 + (uint32_t)(seed % 5),
-			.window = 4,
-			.max_inputs = 2,
-			.time_min = 1,
-			.time_max = 20,
-			.out_min = 1,
-			.out_max = 1 << 22,
-			.bytes_every = 4,
-			.bytes_max = 1 << 22,
-			.control_every = 8,
-		};
+		test_dag_opts d =
+			test_dag_spec(6 + (uint32_t)(seed % 5),
+				      "window=4 inputs=2 time=1..20 out=1..4M "
+				      "control=8 bytes=4:4M");
 		dp_graph *g = test_random_dag_with(seed, &d, "tiny");
 		REQUIRE(g);
 		int32_t pl[16];

@@ -87,12 +87,7 @@ static void test_msr_dp_four_layer_chain_by_hand(void)
  * (the paper's model): a -> b, a -> c on three devices. */
 static void test_max_load_sends_once_receives_per_device(void)
 {
-	dp_graph *g = dp_graph_new("fan");
-	uint32_t a = test_add_op(g, "a", 1, 0, NULL);
-	uint32_t b = test_add_op(g, "b", 2, 0, NULL);
-	uint32_t c = test_add_op(g, "c", 3, 0, NULL);
-	REQUIRE(dp_graph_add_edge(g, a, b, 0, false, NULL) == DP_OK);
-	REQUIRE(dp_graph_add_edge(g, a, c, 0, false, NULL) == DP_OK);
+	dp_graph *g = test_graph_text("fan", "a:1 b:2 c:3; a>b a>c", 0);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	four_machine(&m, 3);
@@ -248,21 +243,11 @@ static void test_msr_dp_equals_exhaustive_on_random_dags(void)
 {
 	for (uint64_t seed = 1; seed <= 60; seed++) {
 		uint64_t rs = seed * 7919;
-		test_dag_opts o = {
-			.n = 3 + test_randn(&rs, 7),	 /* 3..9 ops */
-			.window = seed % 3 == 0 ? 1 : 0, /* chains too */
-			.max_inputs = 2,
-			.time_min = 1,
-			.time_max = 30,
-			.zero_time_every = 7,
-			.out_min = 0,
-			.out_max = 2000,
-			.param_every = 2,
-			.param_max = 5000,
-			.control_every = 9,
-			.bytes_every = 4,
-			.bytes_max = 3000,
-		};
+		test_dag_opts o = test_dag_spec(
+			3 + test_randn(&rs, 7),
+			"inputs=2 time=1..30 zero_time=7 out=0..2000 "
+			"params=2:5000 control=9 bytes=4:3000");
+		o.window = seed % 3 == 0 ? 1 : 0;
 		int k = 2 + (int)(seed % 2);
 		if (k == 3 && o.n > 8)
 			o.n = 8;
@@ -281,17 +266,11 @@ static void test_msr_dp_equals_exhaustive_with_groups_and_pins(void)
 {
 	for (uint64_t seed = 100; seed < 130; seed++) {
 		uint64_t rs = seed * 104729;
-		test_dag_opts o = {
-			.n = 4 + test_randn(&rs, 5),
-			.max_inputs = 2,
-			.time_min = 1,
-			.time_max = 20,
-			.out_min = 10,
-			.out_max = 900,
-			.group_every = 3,
-			.pin_every = seed % 2 ? 6 : 0,
-			.pin_k = 2,
-		};
+		test_dag_opts o = test_dag_spec(
+			4 + test_randn(&rs, 5),
+			"inputs=2 time=1..20 out=10..900 groups=3");
+		o.pin_every = seed % 2 ? 6 : 0;
+		o.pin_k = 2;
 		dp_graph *g = test_random_dag_with(seed, &o, "grp");
 		REQUIRE(g);
 		dp_machine m;
@@ -393,8 +372,7 @@ static void test_msr_dp_honours_caps(void)
  * placement and the plan untouched. */
 static void test_msr_dp_cancel_leaves_nothing(void)
 {
-	test_dag_opts o = {
-		.n = 40, .max_inputs = 3, .time_min = 1, .time_max = 9};
+	test_dag_opts o = test_dag_spec(40, "inputs=3 time=1..9");
 	dp_graph *g = test_random_dag_with(5, &o, "cancel");
 	REQUIRE(g);
 	dp_machine m;
@@ -427,13 +405,7 @@ static void test_msr_dp_cancel_leaves_nothing(void)
  * DP takes) it still returns a contiguous placement from its chain. */
 static void test_msr_dp_deterministic_and_wide(void)
 {
-	test_dag_opts o = {.n = 300,
-			   .window = 0,
-			   .max_inputs = 2,
-			   .time_min = 1,
-			   .time_max = 50,
-			   .out_min = 1,
-			   .out_max = 100};
+	test_dag_opts o = test_dag_spec(300, "inputs=2 time=1..50 out=1..100");
 	dp_graph *g = test_random_dag_with(11, &o, "wide");
 	REQUIRE(g);
 	dp_machine m;
@@ -499,16 +471,10 @@ static void check_chain_table(const dp_graph *g, const dp_machine *m,
 static void test_msr_dp_chain_table_matches_sums(void)
 {
 	for (uint64_t seed = 1; seed <= 20; seed++) {
-		test_dag_opts o = {.n = 10 + (uint32_t)seed * 3,
-				   .max_inputs = 3,
-				   .time_min = 0,
-				   .time_max = 9,
-				   .out_min = 1,
-				   .out_max = 900,
-				   .bytes_every = 3,
-				   .bytes_max = 2000,
-				   .control_every = 6,
-				   .group_every = 4};
+		test_dag_opts o =
+			test_dag_spec(10 + (uint32_t)seed * 3,
+				      "inputs=3 time=0..9 out=1..900 control=6 "
+				      "bytes=3:2000 groups=4");
 		dp_graph *g = test_random_dag_with(seed, &o, "tab");
 		REQUIRE(g);
 		dp_machine m;

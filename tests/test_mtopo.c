@@ -157,20 +157,9 @@ static void test_mtopo_rejects_pin_beyond_k(void)
  * generator): each op takes one or two inputs from any earlier op. */
 static dp_graph *random_dag(uint32_t n, uint64_t seed)
 {
-	test_dag_opts d = {
-		.n = n,
-		.max_inputs = 2,
-		.time_min = 0,
-		.time_max = 99,
-		.out_min = 0,
-		.out_max = 4999,
-		.param_every = 4,
-		.param_max = 3000,
-		.control_every = 7,
-		.group_every = 11,
-		.pin_every = 40,
-		.pin_k = 4,
-	};
+	test_dag_opts d =
+		test_dag_spec(n, "inputs=2 time=0..99 out=0..4999 "
+				 "params=4:3000 control=7 groups=11 pins=40:4");
 	return test_random_dag_with(seed, &d, "rand");
 }
 

@@ -25,15 +25,16 @@
 static const dpi_pd_layer hand[4] = {
 	{8, 1, 0, 0, 10}, {2, 1, 40, 0, 0}, {2, 1, 40, 0, 0}, {8, 1, 0, 0, 0}};
 
+/* The hand chain on 5 devices at 1 byte/µs and no latency, capped at cap. */
+static dpi_pd_problem hand_problem(int64_t cap)
+{
+	return (dpi_pd_problem){
+		.layers = hand, .n = 4, .k = 5, .bw = 1, .cap = cap};
+}
+
 static void test_hand_chain_split_and_replication(void)
 {
-	dpi_pd_problem pb = {.layers = hand,
-			     .n = 4,
-			     .k = 5,
-			     .rep = 0,
-			     .bw = 1,
-			     .lat = 0,
-			     .cap = DP_CAP_UNLIMITED};
+	dpi_pd_problem pb = hand_problem(DP_CAP_UNLIMITED);
 	int S = 0, rep[8];
 	uint32_t cut[9];
 	double cost = 0;
@@ -61,13 +62,7 @@ static void test_hand_chain_split_and_replication(void)
  * planner returns then fits. */
 static void test_caps_are_honoured(void)
 {
-	dpi_pd_problem pb = {.layers = hand,
-			     .n = 4,
-			     .k = 5,
-			     .rep = 0,
-			     .bw = 1,
-			     .lat = 0,
-			     .cap = 19};
+	dpi_pd_problem pb = hand_problem(19);
 	uint32_t best_cut[4] = {0, 1, 3, 4};
 	int best_rep[3] = {2, 1, 2};
 	CHECK(isinf(dpi_pd_cost(&pb, 3, best_cut, best_rep)));

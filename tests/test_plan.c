@@ -17,26 +17,12 @@
  * out 500) -> c(5us, param 50). On [0, 0, 1] with 100 B/us and 2 us it ends
  * at 42 with peaks 1600 (device 0) and 550 (device 1).
  * Bounds: graph critical path 35, work 35 / 2 = 17.5, LB 35; xLB 42/35;
- * one device: 35 us, speedup 35/42.
+ * one device: 35 us, speedup 35/42. (test_abc_chain)
  * All on device 0: a [0,10), b [10,30), c [30,35); params 150, a's output
  * [0,30), b's [10,35): peak 150 + 1500 = 1650 at 10. */
-static dp_graph *chain(void)
-{
-	dp_graph *g = dp_graph_new("chain");
-	uint32_t a = test_add_op(g, "a", 10, 1000, NULL);
-	uint32_t b = test_add_op(g, "b", 20, 500, NULL);
-	uint32_t c = test_add_op(g, "c", 5, 0, NULL);
-	g->ops[a].param_bytes = 100;
-	g->ops[c].param_bytes = 50;
-	dp_graph_add_edge(g, a, b, -1, false, NULL);
-	dp_graph_add_edge(g, b, c, -1, false, NULL);
-	dp_graph_finalize(g, NULL);
-	return g;
-}
-
 static void test_plan_evaluate_metrics(void)
 {
-	dp_graph *g = chain();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	tm.cap[0] = 1600;
@@ -78,7 +64,7 @@ static void test_plan_evaluate_metrics(void)
 
 static void test_plan_worst_device_is_largest_overflow(void)
 {
-	dp_graph *g = chain();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	int32_t pl[] = {0, 0, 1};
@@ -100,7 +86,7 @@ static void test_plan_worst_device_is_largest_overflow(void)
 
 static void test_plan_evaluate_rejects_bad_device(void)
 {
-	dp_graph *g = chain();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	int32_t pl[] = {0, 3, 1};
@@ -181,7 +167,7 @@ static const dp_algo algo_canceled = {
 
 static void test_plan_run_simulates_the_algorithm(void)
 {
-	dp_graph *g = chain();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	dp_algo_opts o;
@@ -268,7 +254,7 @@ static void test_plan_run_rejects_split_group_and_unplaced_op(void)
 
 static void test_plan_run_passes_algorithm_errors_through(void)
 {
-	dp_graph *g = chain();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	dp_plan plan;
@@ -377,7 +363,7 @@ static void test_plan_run_all_is_each_algorithm_alone(void)
 
 static void test_plan_run_all_goes_on_after_a_failure(void)
 {
-	dp_graph *g = chain();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	const dp_algo *algos[3] = {&algo_split, &algo_forgets,
@@ -401,7 +387,7 @@ static void test_plan_run_all_goes_on_after_a_failure(void)
 
 static void test_plan_run_all_stops_when_canceled(void)
 {
-	dp_graph *g = chain();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	const dp_algo *algos[4] = {dp_algo_find("mtopo"), &algo_split,
@@ -450,7 +436,7 @@ static void test_plan_run_all_stops_when_canceled(void)
  * device 1 at t=30 with c's param 50 and the copy of b's output, 500. */
 static void test_plan_peak_by_role(void)
 {
-	dp_graph *g = chain();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	int32_t pl[] = {0, 0, 1};

@@ -16,30 +16,10 @@
 
 #define MAX_SAMPLES 32
 
-/* The sample graph files, sorted. Returns how many. */
-static int list_samples(char names[][512])
-{
-	DIR *d = opendir("sample_graphs");
-	if (!d)
-		return 0;
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) && n < MAX_SAMPLES) {
-		size_t l = strlen(de->d_name);
-		if (l > 5 && strcmp(de->d_name + l - 5, ".json") == 0)
-			snprintf(names[n++], 512, "sample_graphs/%s",
-				 de->d_name);
-	}
-	closedir(d);
-	qsort(names, (size_t)n, sizeof names[0],
-	      (int (*)(const void *, const void *))strcmp);
-	return n;
-}
-
 static void test_samples_six_architectures_present(void)
 {
 	char names[MAX_SAMPLES][512];
-	int n = list_samples(names);
+	int n = test_list_files("sample_graphs", ".json", names, MAX_SAMPLES);
 	CHECK_INT(n, 6);
 	static const char *want[] = {"bert-large",   "gpt2-small", "gpt2-xl",
 				     "inception-v3", "lstm-lm",	   "resnet50"};
@@ -102,7 +82,7 @@ static void check_structure(const dp_graph *g, const char *path)
 static void test_samples_load_and_plan_single_and_mtopo(void)
 {
 	char names[MAX_SAMPLES][512];
-	int n = list_samples(names);
+	int n = test_list_files("sample_graphs", ".json", names, MAX_SAMPLES);
 	REQUIRE(n > 0);
 	const dp_algo *single = dp_algo_find("single"),
 		      *mtopo = dp_algo_find("mtopo");
@@ -182,7 +162,7 @@ static void test_samples_resnet50_exact_sizes(void)
 static void test_samples_carry_dims_and_batch_dim(void)
 {
 	char names[MAX_SAMPLES][512];
-	int n = list_samples(names);
+	int n = test_list_files("sample_graphs", ".json", names, MAX_SAMPLES);
 	REQUIRE(n > 0);
 	for (int i = 0; i < n; i++) {
 		dp_err err;

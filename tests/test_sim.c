@@ -14,23 +14,6 @@
 #include "lib/fixtures.h"
 #include "lib/testlib.h"
 
-static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
-		   int64_t param, int64_t temp)
-{
-	uint32_t id = UINT32_MAX;
-	dp_graph_add_op(g, name, &id, NULL);
-	g->ops[id].time_us = t;
-	g->ops[id].output_bytes = out;
-	g->ops[id].param_bytes = param;
-	g->ops[id].temp_bytes = temp;
-	return id;
-}
-
-static void edge(dp_graph *g, uint32_t a, uint32_t b)
-{
-	dp_graph_add_edge(g, a, b, -1, false, NULL);
-}
-
 /* Runs the simulator once with detail; returns false (and records a
  * failure) when it does not return DP_OK. */
 static bool run(const dp_graph *g, const dp_machine *m, const int32_t *pl,
@@ -53,23 +36,9 @@ static bool run(const dp_graph *g, const dp_machine *m, const int32_t *pl,
 	return true;
 }
 
-/* The chain of tests/sim/chain.case: a(10us, out 1000, param 100) ->
- * b(20us, out 500) -> c(5us, param 50). */
-static dp_graph *chain_example(void)
-{
-	dp_graph *g = dp_graph_new("chain");
-	uint32_t a = op(g, "a", 10, 1000, 100, 0);
-	uint32_t b = op(g, "b", 20, 500, 0, 0);
-	uint32_t c = op(g, "c", 5, 0, 50, 0);
-	edge(g, a, b);
-	edge(g, b, c);
-	dp_graph_finalize(g, NULL);
-	return g;
-}
-
 static void test_sim_rejects_bad_placement_and_machine(void)
 {
-	dp_graph *g = chain_example();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	dp_err err;
@@ -116,7 +85,7 @@ static void test_sim_names_and_parse(void)
  * one, and an empty graph simulates to nothing. */
 static void test_sim_result_reuse_and_empty_graph(void)
 {
-	dp_graph *g = chain_example();
+	dp_graph *g = test_abc_chain();
 	test_machine tm;
 	test_machine_init(&tm, 2, 100, 2);
 	int32_t pl[] = {0, 0, 1};

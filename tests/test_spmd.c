@@ -11,28 +11,13 @@
 #include "dnnpart/load.h"
 #include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 extern const dp_algo dpi_algo_dp, dpi_algo_zero;
 
 /* x -> mm1 {b,k,n} -> mm2 {b,n,o} -> y (sizes b 8, k 16, n 32, o 16). */
-static const char *const mlp =
-	"{\"name\":\"mlp\",\"batch_dim\":\"b\",\"ops\":[\n"
-	"{\"name\":\"x\",\"role\":\"input\",\"time_us\":1,\"dims\":{\"b\":8,"
-	"\"k\":16},\"out\":[\"b\",\"k\"],\"output_bytes\":512},\n"
-	"{\"name\":\"mm1\",\"role\":\"forward\",\"time_us\":40,\"dims\":{"
-	"\"b\":8,\"k\":16,\"n\":32},\"out\":[\"b\",\"n\"],\"output_bytes\":"
-	"1024,\"temp_bytes\":100},\n"
-	"{\"name\":\"mm2\",\"role\":\"forward\",\"time_us\":40,\"dims\":{"
-	"\"b\":8,\"n\":32,\"o\":16},\"out\":[\"b\",\"o\"],\"output_bytes\":"
-	"512},\n"
-	"{\"name\":\"y\",\"role\":\"loss\",\"time_us\":2,\"dims\":{\"b\":8,"
-	"\"o\":16},\"out\":[],\"output_bytes\":4}\n"
-	"],\"edges\":[\n"
-	"{\"from\":\"x\",\"to\":\"mm1\",\"dims\":[\"b\",\"k\"]},\n"
-	"{\"from\":\"mm1\",\"to\":\"mm2\",\"dims\":[\"b\",\"n\"]},\n"
-	"{\"from\":\"mm2\",\"to\":\"y\",\"dims\":[\"b\",\"o\"]}\n"
-	"]}\n";
+#define MLP "tests/data/spmd_mlp.json"
 
 /* An spmd strategy of mesh [p] for g, nothing split. */
 static bool spmd_of(const dp_graph *g, int p, dp_strategy *s)
@@ -57,19 +42,6 @@ static void split(const dp_graph *g, dp_strategy *s, const char *op,
 		return;
 	}
 	s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + (uint32_t)i] = mask;
-}
-
-/* Sum of the bytes of lowered data edges whose ends are on two devices. */
-static int64_t cross_bytes(const dp_lowered *l)
-{
-	int64_t sum = 0;
-	for (uint32_t e = 0; e < l->g->nedges; e++) {
-		const dp_edge *ed = &l->g->edges[e];
-		if (!ed->control &&
-		    l->placement[ed->from] != l->placement[ed->to])
-			sum += ed->bytes;
-	}
-	return sum;
 }
 
 /* Simulates l on k devices; fills r (caller frees). */
@@ -105,7 +77,7 @@ static bool lower(const dp_graph *g, const dp_strategy *s, int k, dp_lowered *l)
 
 static void test_megatron_mlp_moves_one_all_reduce(void)
 {
-	dp_graph *g = test_json_text(mlp);
+	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	for (int p = 2; p <= 8; p *= 2) {
 		dp_strategy s;
@@ -123,7 +95,7 @@ static void test_megatron_mlp_moves_one_all_reduce(void)
 		CHECK(dp_graph_find(l.g, "mm1#d1") != UINT32_MAX);
 		/* size = mm2's output, 512 bytes: 2(p-1)/p x 512 per device */
 		int64_t per = 2 * (p - 1) * 512 / p;
-		CHECK_INT(cross_bytes(&l), per * p);
+		CHECK_INT(test_cross_bytes(&l), per * p);
 		/* shards: mm1#d0 does 1/p of the work, holds 1/p output */
 		uint32_t a = dp_graph_find(l.g, "mm1#d0");
 		CHECK_NEAR(l.g->ops[a].time_us, 40.0 / p, 1e-12);
@@ -155,7 +127,7 @@ static void test_megatron_mlp_moves_one_all_reduce(void)
  * per device, and no byte crosses between the pairs. */
 static void test_megatron_inside_data_parallel_pairs(void)
 {
-	dp_graph *g = test_json_text(mlp);
+	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	dp_strategy s;
 	REQUIRE(spmd_of(g, 4, &s));
@@ -168,7 +140,7 @@ static void test_megatron_inside_data_parallel_pairs(void)
 	split(g, &s, "mm2", "n", 2);
 	dp_lowered l = {0};
 	if (lower(g, &s, 4, &l)) {
-		CHECK_INT(cross_bytes(&l), 4 * 256);
+		CHECK_INT(test_cross_bytes(&l), 4 * 256);
 		for (uint32_t e = 0; e < l.g->nedges; e++) {
 			const dp_edge *ed = &l.g->edges[e];
 			/* devices 0, 1 hold the first half of the batch */
@@ -193,32 +165,7 @@ static void test_megatron_inside_data_parallel_pairs(void)
 /* x -> fc (with w) -> loss; fc -> grad -> update of w. Weights 4 x 8 x 4 =
  * 128 bytes; the variable holds them and two optimizer states (384), the
  * update its optimizer's 256. */
-static const char *const train =
-	"{\"name\":\"train\",\"batch_dim\":\"b\",\"ops\":[\n"
-	"{\"name\":\"x\",\"role\":\"input\",\"time_us\":1,\"dims\":{\"b\":8,"
-	"\"k\":4},\"out\":[\"b\",\"k\"],\"output_bytes\":128},\n"
-	"{\"name\":\"w\",\"role\":\"param\",\"time_us\":1,\"dims\":{\"k\":4,"
-	"\"n\":8},\"out\":[\"k\",\"n\"],\"param\":[\"k\",\"n\"],"
-	"\"output_bytes\":128,\"param_bytes\":384},\n"
-	"{\"name\":\"fc\",\"role\":\"forward\",\"time_us\":16,\"dims\":{"
-	"\"b\":8,\"k\":4,\"n\":8},\"out\":[\"b\",\"n\"],\"output_bytes\":256},"
-	"\n"
-	"{\"name\":\"loss\",\"role\":\"loss\",\"time_us\":2,\"dims\":{\"b\":8,"
-	"\"n\":8},\"out\":[\"b\"],\"output_bytes\":32},\n"
-	"{\"name\":\"grad\",\"role\":\"grad\",\"time_us\":16,\"dims\":{"
-	"\"b\":8,\"k\":4,\"n\":8},\"out\":[\"k\",\"n\"],\"output_bytes\":128},"
-	"\n"
-	"{\"name\":\"update\",\"role\":\"update\",\"time_us\":4,\"dims\":{"
-	"\"k\":4,\"n\":8},\"param\":[\"k\",\"n\"],\"param_bytes\":256}\n"
-	"],\"edges\":[\n"
-	"{\"from\":\"x\",\"to\":\"fc\",\"dims\":[\"b\",\"k\"]},\n"
-	"{\"from\":\"w\",\"to\":\"fc\",\"dims\":[\"k\",\"n\"]},\n"
-	"{\"from\":\"fc\",\"to\":\"loss\",\"dims\":[\"b\",\"n\"]},\n"
-	"{\"from\":\"x\",\"to\":\"grad\",\"dims\":[\"b\",\"k\"]},\n"
-	"{\"from\":\"fc\",\"to\":\"grad\",\"dims\":[\"b\",\"n\"]},\n"
-	"{\"from\":\"grad\",\"to\":\"update\",\"dims\":[\"k\",\"n\"]},\n"
-	"{\"from\":\"w\",\"to\":\"update\",\"control\":true}\n"
-	"]}\n";
+#define TRAIN "tests/data/spmd_train.json"
 
 static bool run_builtin(const dp_algo *a, const dp_graph *g, int k,
 			dp_strategy *s, dp_err *err)
@@ -234,7 +181,7 @@ static bool run_builtin(const dp_algo *a, const dp_graph *g, int k,
 
 static void test_dp_moves_two_k_minus_one_over_k_params(void)
 {
-	dp_graph *g = test_json_text(train);
+	dp_graph *g = test_load_ok(TRAIN);
 	REQUIRE(g);
 	for (int k = 1; k <= 8; k *= 2) {
 		dp_strategy s;
@@ -250,7 +197,7 @@ static void test_dp_moves_two_k_minus_one_over_k_params(void)
 		dp_lowered l = {0};
 		if (lower(g, &s, k, &l)) {
 			int64_t per = 2 * (k - 1) * 128 / k;
-			CHECK_INT(cross_bytes(&l), per * k);
+			CHECK_INT(test_cross_bytes(&l), per * k);
 			dp_sim_result r;
 			if (simulate(&l, k, &r)) {
 				for (int d = 0; d < k; d++)
@@ -271,7 +218,7 @@ static void test_dp_moves_two_k_minus_one_over_k_params(void)
 
 static void test_zero_splits_update_and_moves_what_dp_moves(void)
 {
-	dp_graph *g = test_json_text(train);
+	dp_graph *g = test_load_ok(TRAIN);
 	REQUIRE(g);
 	const int k = 4;
 	dp_strategy s;
@@ -281,7 +228,7 @@ static void test_zero_splits_update_and_moves_what_dp_moves(void)
 	dp_lowered l = {0};
 	if (lower(g, &s, k, &l)) {
 		int64_t per = 2 * (k - 1) * 128 / k;
-		CHECK_INT(cross_bytes(&l), per * k);
+		CHECK_INT(test_cross_bytes(&l), per * k);
 		uint32_t u = dp_graph_find(l.g, "update#d2");
 		CHECK_INT(l.g->ops[u].param_bytes, 256 / k);
 		/* the variable keeps its 128 bytes of weights whole and a
@@ -307,7 +254,7 @@ static void test_zero_splits_update_and_moves_what_dp_moves(void)
 
 static void test_dp_refuses_what_it_cannot_split(void)
 {
-	dp_graph *g = test_json_text(train);
+	dp_graph *g = test_load_ok(TRAIN);
 	REQUIRE(g);
 	dp_strategy s;
 	dp_err err;
@@ -318,22 +265,23 @@ static void test_dp_refuses_what_it_cannot_split(void)
 	dp_graph_free(g);
 	/* no batch dim, dims: refused; no dims, roles everywhere: split */
 	g = test_json_text("{\"ops\":[{\"name\":\"a\",\"dims\":{\"b\":2},"
-		      "\"out\":[\"b\"]}],\"edges\":[]}");
+			   "\"out\":[\"b\"]}],\"edges\":[]}");
 	REQUIRE(g);
 	CHECK(!run_builtin(&dpi_algo_zero, g, 2, &s, &err));
 	CHECK_STR(err.msg, "zero: graph 't' has no batch_dim; zero needs dims "
 			   "(or, for a graph without any, a role on every "
 			   "op): see docs/formats.md");
 	dp_graph_free(g);
-	g = test_json_text("{\"ops\":[{\"name\":\"a\",\"role\":\"input\","
-		      "\"time_us\":8,\"output_bytes\":64},{\"name\":\"w\","
-		      "\"role\":\"param\",\"param_bytes\":8},{\"name\":\"f\","
-		      "\"role\":\"forward\",\"time_us\":8,\"output_bytes\":"
-		      "64},{\"name\":\"g\",\"role\":\"grad\",\"time_us\":8,"
-		      "\"output_bytes\":64},{\"name\":\"u\",\"role\":"
-		      "\"update\",\"time_us\":1}],\"edges\":[{\"from\":\"a\","
-		      "\"to\":\"f\"},{\"from\":\"w\",\"to\":\"f\"},{\"from\":"
-		      "\"f\",\"to\":\"g\"},{\"from\":\"g\",\"to\":\"u\"}]}");
+	g = test_json_text(
+		"{\"ops\":[{\"name\":\"a\",\"role\":\"input\","
+		"\"time_us\":8,\"output_bytes\":64},{\"name\":\"w\","
+		"\"role\":\"param\",\"param_bytes\":8},{\"name\":\"f\","
+		"\"role\":\"forward\",\"time_us\":8,\"output_bytes\":"
+		"64},{\"name\":\"g\",\"role\":\"grad\",\"time_us\":8,"
+		"\"output_bytes\":64},{\"name\":\"u\",\"role\":"
+		"\"update\",\"time_us\":1}],\"edges\":[{\"from\":\"a\","
+		"\"to\":\"f\"},{\"from\":\"w\",\"to\":\"f\"},{\"from\":"
+		"\"f\",\"to\":\"g\"},{\"from\":\"g\",\"to\":\"u\"}]}");
 	REQUIRE(g);
 	REQUIRE(run_builtin(&dpi_algo_dp, g, 4, &s, &err));
 	dp_lowered l = {0};
@@ -348,7 +296,7 @@ static void test_dp_refuses_what_it_cannot_split(void)
 		uint32_t gi = dp_graph_find(l.g, "g#d2");
 		CHECK_NEAR(l.g->ops[gi].time_us, 2.0, 1e-12);
 		CHECK_INT(l.g->ops[gi].output_bytes, 64);
-		CHECK_INT(cross_bytes(&l), 4 * 96);
+		CHECK_INT(test_cross_bytes(&l), 4 * 96);
 		dp_sim_result r;
 		if (simulate(&l, 4, &r)) {
 			for (int d = 0; d < 4; d++)
@@ -378,7 +326,7 @@ static const char *check_msg(const dp_graph *g, const dp_strategy *s, int k)
 
 static void test_check_names_op_dim_and_expectation(void)
 {
-	dp_graph *g = test_json_text(mlp);
+	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	dp_strategy s;
 	REQUIRE(spmd_of(g, 3, &s));
@@ -421,7 +369,7 @@ static void test_check_names_op_dim_and_expectation(void)
 	dp_graph_free(g);
 
 	g = test_json_text("{\"ops\":[{\"name\":\"w\",\"role\":\"param\"},"
-		      "{\"name\":\"p\",\"pin\":1}],\"edges\":[]}");
+			   "{\"name\":\"p\",\"pin\":1}],\"edges\":[]}");
 	REQUIRE(g);
 	REQUIRE(spmd_of(g, 2, &s));
 	s.spmd.device[1] = 1;
@@ -441,7 +389,7 @@ static void test_check_names_op_dim_and_expectation(void)
 
 static void test_lowering_stops_on_a_raised_flag(void)
 {
-	dp_graph *g = test_json_text(mlp);
+	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	dp_strategy s;
 	REQUIRE(spmd_of(g, 2, &s));

@@ -44,18 +44,7 @@ static const char *const train =
 
 static dp_graph *graph(void)
 {
-	dp_graph *g = NULL;
-	dp_err err;
-	dp_status s =
-		dp_load_json("train.json", train, strlen(train), &g, &err);
-	if (!s)
-		s = dp_graph_finalize(g, &err);
-	if (s) {
-		test_fail(__FILE__, __LINE__, "load: %s", err.msg);
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_json_text(train);
 }
 
 /* Writes text to a fresh file called name; returns its path. */

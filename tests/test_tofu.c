@@ -40,18 +40,6 @@ static int axes_of(const dp_graph *g, const dp_strategy *s, const char *op,
 	return s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + (uint32_t)i];
 }
 
-static int64_t cross_bytes(const dp_lowered *l)
-{
-	int64_t sum = 0;
-	for (uint32_t e = 0; e < l->g->nedges; e++) {
-		const dp_edge *ed = &l->g->edges[e];
-		if (!ed->control &&
-		    l->placement[ed->from] != l->placement[ed->to])
-			sum += ed->bytes;
-	}
-	return sum;
-}
-
 /* x[b,k] -> mm{b,k,n} <- w[k,n]; mm -> y{b,n} (a scalar). No batch dim and
  * no roles: every op must be split, as in the paper. */
 static dp_graph *matmul(int b, int k, int n)
@@ -115,7 +103,7 @@ static void test_single_matmul_picks_the_hand_computed_split(void)
 			dp_lowered l;
 			REQUIRE(!dp_strategy_lower(g, &tm.m, &s, NULL, &l,
 						   &err));
-			CHECK_INT(cross_bytes(&l), (int64_t)best);
+			CHECK_INT(test_cross_bytes(&l), (int64_t)best);
 			dp_lowered_free(&l);
 		}
 		dp_strategy_free(&s);

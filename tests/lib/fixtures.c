@@ -87,6 +87,16 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 	return g;
 }
 
+dp_graph *test_abc_chain(void)
+{
+	dp_graph *g = test_graph_text("chain", "a:10 b:20 c:5; a>b b>c", -1);
+	g->ops[0].output_bytes = 1000;
+	g->ops[0].param_bytes = 100;
+	g->ops[1].output_bytes = 500;
+	g->ops[2].param_bytes = 50;
+	return test_finalized(g);
+}
+
 dp_graph *test_blocks(int n)
 {
 	dp_graph *g = dp_graph_new("blocks");
@@ -105,20 +115,9 @@ dp_graph *test_blocks(int n)
 
 dp_graph *test_algo_graph(uint32_t n, uint64_t seed, const char *name)
 {
-	test_dag_opts d = {
-		.n = n,
-		.window = 12,
-		.max_inputs = 3,
-		.time_min = 1,
-		.time_max = 99,
-		.out_min = 1000,
-		.out_max = 100000,
-		.param_every = 3,
-		.param_max = 200000,
-		.group_every = 10,
-		.pin_every = 15,
-		.pin_k = 3,
-	};
+	test_dag_opts d = test_dag_spec(
+		n, "window=12 inputs=3 time=1..99 out=1000..100000 "
+		   "params=3:200000 groups=10 pins=15:3");
 	return test_random_dag_with(seed, &d, name);
 }
 
@@ -282,6 +281,18 @@ void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
 			  h->devices, (long long)h->memory_bytes,
 			  h->bw_bytes_per_us, h->lat_us, devices,
 			  (long long)memory_bytes, bw, lat);
+}
+
+int64_t test_cross_bytes(const dp_lowered *l)
+{
+	int64_t sum = 0;
+	for (uint32_t e = 0; e < l->g->nedges; e++) {
+		const dp_edge *ed = &l->g->edges[e];
+		if (!ed->control &&
+		    l->placement[ed->from] != l->placement[ed->to])
+			sum += ed->bytes;
+	}
+	return sum;
 }
 
 static bool same_device_stats(const dp_device_stats *x,

@@ -16,6 +16,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
 #include "dnnpart/sim.h"
+#include "dnnpart/strategy.h"
 
 #define TEST_MAX_K 8
 
@@ -59,6 +60,11 @@ void test_group(const char *file, int line, dp_graph *g, const char *label,
 /* op0 -> op1 -> ... -> op(n-1) in a new graph called name, each op taking
  * t µs with out output bytes; not finalized, so tests can set more. */
 dp_graph *test_chain(const char *name, int n, double t, int64_t out);
+
+/* The chain of docs/simulator.md and tests/sim/chain.case, finalized:
+ * a (10 µs, output 1000, params 100) -> b (20 µs, output 500) -> c (5 µs,
+ * params 50). */
+dp_graph *test_abc_chain(void);
 
 /* n independent ops op0.. of 1 µs, each holding 10 MiB of params and
  * 1 MiB of output (live while it runs): a device holds (cap - 1 MiB) /
@@ -158,6 +164,10 @@ void test_check_bad_files(const char *file, int line, const char *dir,
 #define CHECK_HINT(g, ...) test_check_hint(__FILE__, __LINE__, g, __VA_ARGS__)
 void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
 		     int64_t memory_bytes, double bw, double lat);
+
+/* The bytes of the lowered graph's data edges whose ends are on two
+ * devices: what a lowered strategy moves. */
+int64_t test_cross_bytes(const dp_lowered *l);
 
 /* Two simulator results agree, bit for bit, on: the schedule (times,
  * transfers, per-device load and traffic, cut); the memory peaks and

@@ -33,23 +33,12 @@ typedef struct rand_opts {
  * group, with pins one in 97 is pinned below k. */
 static inline dp_graph *random_dag(const rand_opts *o)
 {
-	test_dag_opts d = {
-		.n = o->n,
-		.window = 24,
-		.max_inputs = 3,
-		.time_min = 1,
-		.time_max = 200,
-		.out_min = 1024,
-		.out_max = 4 << 20,
-		.param_every = 4,
-		.param_max = 8 << 20,
-		.temp_every = 8,
-		.temp_max = 1 << 20,
-		.control_every = 16,
-		.group_every = o->groups ? 10 : 0,
-		.pin_every = o->pins ? 97 : 0,
-		.pin_k = o->k,
-	};
+	test_dag_opts d =
+		test_dag_spec(o->n, "window=24 inputs=3 time=1..200 out=1K..4M "
+				    "params=4:8M temps=8:1M control=16");
+	d.group_every = o->groups ? 10 : 0;
+	d.pin_every = o->pins ? 97 : 0;
+	d.pin_k = o->k;
 	return test_random_dag_with(o->seed, &d, "random");
 }
 

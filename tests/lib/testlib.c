@@ -149,29 +149,89 @@ static int64_t between(uint64_t *s, int64_t lo, int64_t hi)
 		       : lo;
 }
 
+/* A number of a test_dag_spec word, with an optional K, M or G after it;
+ * *end is set after it. */
+static long long spec_num(const char *s, char **end)
+{
+	long long v = strtoll(s, end, 10);
+	const char *units = "KMG", *u = **end ? strchr(units, **end) : NULL;
+	if (u) {
+		v <<= 10 * (int)(u - units + 1);
+		(*end)++;
+	}
+	return v;
+}
+
+test_dag_opts test_dag_spec(uint32_t n, const char *spec)
+{
+	test_dag_opts d = {.n = n};
+	/* KEY=A or KEY=A..B or KEY=A:B: A goes to *a or *lo, B to *b */
+	const struct {
+		const char *key;
+		uint32_t *a;
+		int64_t *lo, *b;
+	} keys[] = {
+		{"window", &d.window, NULL, NULL},
+		{"inputs", &d.max_inputs, NULL, NULL},
+		{"zero_time", &d.zero_time_every, NULL, NULL},
+		{"control", &d.control_every, NULL, NULL},
+		{"parallel", &d.parallel_every, NULL, NULL},
+		{"groups", &d.group_every, NULL, NULL},
+		{"out", NULL, &d.out_min, &d.out_max},
+		{"params", &d.param_every, NULL, &d.param_max},
+		{"temps", &d.temp_every, NULL, &d.temp_max},
+		{"bytes", &d.bytes_every, NULL, &d.bytes_max},
+	};
+	const size_t nkeys = sizeof keys / sizeof keys[0];
+	char *copy = strdup(spec), *save = NULL;
+	for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w;
+	     w = strtok_r(NULL, " ", &save)) {
+		char *v = strchr(w, '='), *end = NULL;
+		if (v)
+			*v++ = '\0';
+		long long a = v ? spec_num(v, &end) : 0, b = 0;
+		bool ok = v && end != v;
+		if (ok && (*end == '.' || *end == ':')) {
+			char *at = end + strspn(end, ".:");
+			b = spec_num(at, &end);
+			ok = end != at;
+		}
+		ok = ok && !*end;
+		size_t i = 0;
+		while (i < nkeys && strcmp(w, keys[i].key))
+			i++;
+		if (ok && !strcmp(w, "time")) {
+			d.time_min = (double)a;
+			d.time_max = (double)b;
+		} else if (ok && !strcmp(w, "pins")) {
+			d.pin_every = (uint32_t)a;
+			d.pin_k = (int)b;
+		} else if (ok && i < nkeys) {
+			if (keys[i].a)
+				*keys[i].a = (uint32_t)a;
+			if (keys[i].lo)
+				*keys[i].lo = a;
+			if (keys[i].b)
+				*keys[i].b = b;
+		} else {
+			test_fail(__FILE__, __LINE__,
+				  "random DAG shape '%s': cannot read '%s%s%s'",
+				  spec, w, v ? "=" : "", v ? v : "");
+		}
+	}
+	free(copy);
+	return d;
+}
+
 test_dag_opts test_dag_mixed(uint32_t n, bool constraints)
 {
-	test_dag_opts d = {
-		.n = n,
-		.window = 40,
-		.max_inputs = 3,
-		.time_min = 0,
-		.time_max = 199,
-		.zero_time_every = 8,
-		.out_min = 0,
-		.out_max = (1 << 20) - 1,
-		.param_every = 4,
-		.param_max = 4 << 20,
-		.temp_every = 5,
-		.temp_max = 1 << 19,
-		.control_every = 10,
-		.bytes_every = 6,
-		.bytes_max = 1 << 21,
-		.parallel_every = 30,
-		.group_every = constraints ? 20 : 0,
-		.pin_every = constraints ? 30 : 0,
-		.pin_k = 2,
-	};
+	test_dag_opts d = test_dag_spec(
+		n,
+		"window=40 inputs=3 time=0..199 zero_time=8 out=0..1048575 "
+		"params=4:4M temps=5:512K control=10 bytes=6:2M parallel=30");
+	d.group_every = constraints ? 20 : 0;
+	d.pin_every = constraints ? 30 : 0;
+	d.pin_k = 2;
 	return d;
 }
 
@@ -283,7 +343,10 @@ bool test_tmp_cleanup(void)
 		return true;
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-	return system(cmd) == 0 && access(tmp_dir, F_OK) != 0;
+	bool gone = system(cmd) == 0 && access(tmp_dir, F_OK) != 0;
+	if (gone)
+		tmp_dir[0] = '\0'; /* the next use makes a fresh one */
+	return gone;
 }
 
 int test_count_files(const char *prefix)
@@ -299,6 +362,25 @@ int test_count_files(const char *prefix)
 		    strncmp(e->d_name, prefix, strlen(prefix)) == 0)
 			n++;
 	closedir(d);
+	return n;
+}
+
+int test_list_files(const char *dir, const char *suffix, char names[][512],
+		    int max)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	size_t ls = strlen(suffix);
+	int n = 0;
+	for (struct dirent *e; n < max && (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (l > ls && !strcmp(e->d_name + l - ls, suffix))
+			snprintf(names[n++], 512, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof names[0],
+	      (int (*)(const void *, const void *))strcmp);
 	return n;
 }
 
@@ -381,6 +463,131 @@ dp_graph *test_json_text(const char *text)
 	return g;
 }
 
+/* Loads text as the file name, sets it as the source and finalizes. */
+static dp_status load_named(test_text_loader load, const char *name,
+			    const char *text, dp_err *err)
+{
+	dp_graph *g = NULL;
+	dp_err_clear(err);
+	dp_status st = load(name, text, strlen(text), &g, err);
+	if (!st && !(st = dp_graph_set_source(g, name, err)))
+		st = dp_graph_finalize(g, err);
+	dp_graph_free(g);
+	return st;
+}
+
+/* One edit case: base with from replaced by to fails with msg. */
+static void check_edit(const char *path, int line, const char *base,
+		       const char *from, const char *to, const char *msg,
+		       test_text_loader load, const char *name)
+{
+	const char *at = strstr(base, from);
+	if (!at) {
+		test_fail(path, line, "'%s' is not in the base text", from);
+		return;
+	}
+	size_t n = strlen(base) + strlen(to) + 1;
+	char *text = malloc(n);
+	if (!text) {
+		test_fail(path, line, "out of memory");
+		return;
+	}
+	snprintf(text, n, "%.*s%s%s", (int)(at - base), base, to,
+		 at + strlen(from));
+	dp_err err;
+	dp_status st = load_named(load, name, text, &err);
+	char got[1600];
+	dp_err_format(&err, got, sizeof got);
+	if (st != DP_EINPUT || strcmp(got, msg) != 0)
+		test_fail(path, line,
+			  "status %d, error \"%s\", want %d, \"%s\"", (int)st,
+			  got, (int)DP_EINPUT, msg);
+	free(text);
+}
+
+int test_check_edits(const char *path, const char *base, test_text_loader load,
+		     const char *name)
+{
+	char *file = test_read_file(path, NULL);
+	if (!file || !base) {
+		test_fail(path, 0, "cannot read it or its base text");
+		free(file);
+		return 0;
+	}
+	const char *from = NULL, *to = NULL;
+	int n = 0, line = 0;
+	for (char *l = file, *next; l; l = next) {
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		if (!strncmp(l, "replace ", 8))
+			from = l + 8, to = NULL;
+		else if (!strncmp(l, "with ", 5) && from)
+			to = l + 5;
+		else if (!strncmp(l, "error ", 6) && from && to) {
+			check_edit(path, line, base, from, to, l + 6, load,
+				   name);
+			from = to = NULL;
+			n++;
+		} else if (l[0] && l[0] != '#')
+			test_fail(path, line,
+				  "expected replace, with or error in that "
+				  "order, got '%s'",
+				  l);
+	}
+	free(file);
+	return n;
+}
+
+/* " label=b,s" (" label=-" when n < 0) of the dims d indexes by which. */
+static size_t dims_list(char *buf, size_t size, const char *label,
+			const dp_graph *g, const dp_dims *d,
+			const uint8_t *which, int n)
+{
+	size_t p =
+		(size_t)snprintf(buf, size, " %s=%s", label, n < 0 ? "-" : "");
+	for (int i = 0; i < n; i++)
+		p += (size_t)snprintf(buf + p, size - p, "%s%s", i ? "," : "",
+				      dp_graph_str(g, d->name_off[which[i]]));
+	return p;
+}
+
+const char *test_dims_text(const dp_graph *g, uint32_t op)
+{
+	static char buf[512];
+	dp_dims d;
+	size_t p = 0;
+	buf[0] = '\0';
+	if (!dp_op_dims(g, op, &d))
+		return "none";
+	for (uint32_t i = 0; i < d.n; i++)
+		p += (size_t)snprintf(
+			buf + p, sizeof buf - p, "%s%s=%lld", i ? "," : "",
+			dp_graph_str(g, d.name_off[i]), (long long)d.sizes[i]);
+	p += dims_list(buf + p, sizeof buf - p, "out", g, &d, d.out, d.nout);
+	p += dims_list(buf + p, sizeof buf - p, "param", g, &d, d.param,
+		       d.nparam);
+	snprintf(buf + p, sizeof buf - p, " elem=%lld",
+		 (long long)d.elem_bytes);
+	return buf;
+}
+
+const char *test_edge_dims_text(const dp_graph *g, uint32_t e)
+{
+	static char buf[256];
+	const uint32_t *nm;
+	int n = dp_edge_dims(g, e, &nm);
+	if (n < 0)
+		return "none";
+	size_t p = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		p += (size_t)snprintf(buf + p, sizeof buf - p, "%s%s",
+				      i ? "," : "", dp_graph_str(g, nm[i]));
+	return n ? buf : "[]";
+}
+
 dp_graph *test_finalized(dp_graph *g)
 {
 	if (g && dp_graph_finalize(g, NULL) == DP_OK)
@@ -404,6 +611,50 @@ uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 	if (layer)
 		dp_graph_set_layer(g, id, layer, NULL);
 	return id;
+}
+
+/* One edge "FROM>TO" or "FROM~TO" of test_graph_text. */
+static void text_edge(dp_graph *g, char *w, int64_t bytes)
+{
+	char *mark = strpbrk(w, ">~");
+	bool control = mark && *mark == '~';
+	if (mark)
+		*mark++ = '\0';
+	uint32_t from = dp_graph_find(g, w);
+	uint32_t to = mark ? dp_graph_find(g, mark) : UINT32_MAX;
+	dp_err err;
+	if (from == UINT32_MAX || to == UINT32_MAX)
+		test_fail(__FILE__, __LINE__, "edge '%s': no such ops", w);
+	else if (dp_graph_add_edge(g, from, to, bytes, control, &err) != DP_OK)
+		test_fail(__FILE__, __LINE__, "edge %s -> %s: %s", w, mark,
+			  err.msg);
+}
+
+dp_graph *test_graph_text(const char *name, const char *text, int64_t bytes)
+{
+	dp_graph *g = dp_graph_new(name);
+	char *copy = strdup(text);
+	if (!g || !copy) {
+		test_fail(__FILE__, __LINE__, "out of memory");
+		free(copy);
+		return g;
+	}
+	char *edges = strchr(copy, ';');
+	if (edges)
+		*edges++ = '\0';
+	char *save;
+	for (char *w = strtok_r(copy, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		char *t = strchr(w, ':');
+		if (t)
+			*t++ = '\0';
+		test_add_op(g, w, t ? strtod(t, NULL) : 0, 0, NULL);
+	}
+	for (char *w = edges ? strtok_r(edges, " ", &save) : NULL; w;
+	     w = strtok_r(NULL, " ", &save))
+		text_edge(g, w, bytes);
+	free(copy);
+	return g;
 }
 
 bool test_comma_locale(void)

@@ -55,10 +55,24 @@ typedef dp_status (*test_text_loader)(const char *path, const char *text,
  * it in messages), and finalizes: NULL with err filled on failure. */
 dp_graph *test_load_with(test_text_loader load, const char *path,
 			 const char *text, dp_err *err);
+/* The edit cases of the file at path (lines "replace FROM", "with TO",
+ * "error MSG"; '#' starts a comment): each copy of base with its first FROM
+ * replaced by TO must fail to load with load as the file named name (its
+ * source, for finalize's messages) with DP_EINPUT and the error MSG as
+ * dp_err_format writes it. Returns how many cases ran; an unreadable file,
+ * a case missing a line or a FROM not in base is a failure. */
+int test_check_edits(const char *path, const char *base, test_text_loader load,
+		     const char *name);
 /* A native JSON graph given as text, loaded as the file "t.json" (its
  * source, for messages) and finalized; NULL, recorded as a test failure
  * with the error, when it cannot be. */
 dp_graph *test_json_text(const char *text);
+/* The iteration space of op as compact text, "b=8,s=16,k=4 out=b,s,k
+ * param=- elem=4" ("none" without dims; "-": no out or param), and an
+ * edge's dims, "b,s" ("[]": none given as a list; "none": no dims). A static
+ * buffer, valid until the next call. */
+const char *test_dims_text(const dp_graph *g, uint32_t op);
+const char *test_edge_dims_text(const dp_graph *g, uint32_t e);
 /* splitmix64 step on *state: a seeded, portable random stream. */
 uint64_t test_rand(uint64_t *state);
 /* A number in 0..n-1 from test_rand. */
@@ -79,11 +93,17 @@ bool test_write_file(const char *path, const char *text);
 /* The folder itself (made on first use), or NULL. */
 const char *test_tmp_dir(void);
 /* Removes the folder and all in it (kept when KEEP is set in the
- * environment); true when it is gone or was never made. */
+ * environment); true when it is gone or was never made. The next
+ * test_tmp_path() or test_tmp_dir() makes a fresh one. */
 bool test_tmp_cleanup(void);
 /* Entries of that folder whose name starts with prefix ("" counts all;
  * temporary files of afile are ".NAME.tmpXXXXXX"); -1 when unreadable. */
 int test_count_files(const char *prefix);
+/* The files of folder dir whose names end in suffix, as "dir/NAME",
+ * sorted, at most max of them; returns how many (0 when dir cannot be
+ * read). */
+int test_list_files(const char *dir, const char *suffix, char names[][512],
+		    int max);
 /* Reads a DOT file with cgraph's agread(); NULL when it cannot. The caller
  * agclose()s it. */
 struct Agraph_s;
@@ -98,6 +118,14 @@ bool test_comma_locale(void);
  * test failure. */
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 		     const char *layer);
+
+/* A graph named name, not finalized, from a compact text: the ops,
+ * "NAME[:TIME]" separated by blanks (TIME in us, 0 when not given; no
+ * output bytes), numbered 0, 1, ... in that order; then after ';' the edges,
+ * "FROM>TO" a data edge of bytes (-1: the producer's output) and "FROM~TO"
+ * a control edge. test_graph_text("g", "a:5 b c; a>b a~c", -1). A word the
+ * graph refuses is a test failure. */
+dp_graph *test_graph_text(const char *name, const char *text, int64_t bytes);
 
 /* test_add_op with a printf-style name: test_add_opf(g, 10, 4096, "o%d", i)
  * adds op "o7" for i = 7. */
@@ -125,6 +153,14 @@ typedef struct test_dag_opts {
 	uint32_t pin_every;   /* ops pinned to a device below pin_k */
 	int pin_k;
 } test_dag_opts;
+/* The shape of n ops as words, "window=3 inputs=2 time=5..80 out=1K..4M
+ * params=3:1M" (KEY=A, KEY=A..B for a range, KEY=EVERY:MAX; numbers may
+ * end in K, M or G, times 2^10, 2^20, 2^30): window, inputs (max_inputs),
+ * time (min..max), zero_time, out (min..max), params (every:max), temps
+ * (every:max), control, bytes (every:max), parallel, groups, pins
+ * (every:k). What is not named is 0; a word it cannot read is a test
+ * failure. */
+test_dag_opts test_dag_spec(uint32_t n, const char *spec);
 /* The mixed shape of the invariant tests: n ops, 1..3 inputs from the 40
  * before, 0..199 us (one op in 8 none), outputs under 1 MiB, params, temps,
  * control, explicit-bytes and parallel edges; with constraints, one op in 20
