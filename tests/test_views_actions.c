@@ -180,10 +180,31 @@ static void test_m_and_M_step_the_selected_cap(void)
 	CHECK(press(&st, 'm') & AR_RERUN);
 	CHECK_INT(st.m.cap[2], dp_units_round_bytes(24.0 * MiB * 0.875));
 	CHECK(st.m.cap[2] < 24 * MiB);
+	/* M steps back to no cap, and m m M M from no cap comes back to it */
+	CHECK(press(&st, 'M') & AR_RERUN);
+	CHECK_INT(st.m.cap[2], DP_CAP_UNLIMITED);
+	CHECK_CONTAINS(st.status, "GPU2 cap none");
+	press(&st, 'm');
+	press(&st, 'm');
+	CHECK_INT(st.m.cap[2],
+		  settings_cap_at(dp_units_round_bytes(24.0 * MiB * 0.875),
+				  -1));
+	press(&st, 'M');
+	press(&st, 'M');
+	CHECK_INT(st.m.cap[2], DP_CAP_UNLIMITED);
 	/* nothing to raise on a device without a cap */
-	st.m.cap[2] = DP_CAP_UNLIMITED;
 	CHECK(!(press(&st, 'M') & AR_RERUN));
 	CHECK(st.status_error);
+	CHECK_INT(st.m.cap[2], DP_CAP_UNLIMITED);
+	/* 16 GiB: m m M M is 16 GiB to the byte, however often */
+	st.m.cap[2] = 16 * 1024 * MiB;
+	for (int round = 0; round < 5; round++) {
+		press(&st, 'm');
+		press(&st, 'm');
+		press(&st, 'M');
+		press(&st, 'M');
+	}
+	CHECK_INT(st.m.cap[2], 16 * 1024 * MiB);
 	/* the ladder: four steps an octave, shown exactly */
 	int64_t g16 = 16 * 1024 * MiB;
 	CHECK_INT(settings_cap_at(g16, -1), 14 * 1024 * MiB);

@@ -251,9 +251,11 @@ typedef struct vstate {
 
 	/* m / M: the cap of step_dev is step_base moved step_n steps along
 	 * settings_cap_at(), so that m m M M comes back to it exactly; a cap
-	 * changed any other way (step_last differs) starts a new base */
+	 * changed any other way (step_last differs) starts a new base.
+	 * step_none: the walk began at no cap, which is step 1 of it */
 	int step_dev;
 	int step_n;
+	bool step_none;
 	int64_t step_base, step_last;
 } vstate;
 
