@@ -340,8 +340,10 @@ static void test_ops_search_filter_sort(void)
 	press(&st, VK_ENTER);
 	state_prepare(&st);
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
+	CHECK_STR(st.status, "'attn': 1 of 3: attn0");
 	press(&st, 'n');
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn1");
+	CHECK_STR(st.status, "'attn': 2 of 3: attn1");
 	press(&st, 'n');
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
 		  "grad_attn");
@@ -350,11 +352,13 @@ static void test_ops_search_filter_sort(void)
 	press(&st, 'N');
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
 		  "grad_attn");
+	CHECK_STR(st.status, "'attn': 3 of 3: grad_attn");
 	press(&st, '/');
 	press(&st, VK_CTRL_U);
 	type(&st, "nothing-like-this");
 	press(&st, VK_ENTER);
 	CHECK(st.status_error);
+	CHECK_STR(st.status, "no match for 'nothing-like-this'");
 	/* filter by layer text */
 	press(&st, '\\');
 	type(&st, "enc/1");
