@@ -212,7 +212,7 @@ static void memory_draw(const vstate *st, vgrid *g, vrect r)
 	int sel = st->dev < k ? st->dev : k - 1;
 	int first = view_scroll_for(sel, 0, rows, k);
 	double t0, t1;
-	view_time_window(st, &t0, &t1);
+	view_time_window(st, VIEW_MEMORY, &t0, &t1);
 	double dt = (t1 - t0) / n;
 	int64_t *v = malloc((size_t)n * sizeof *v);
 	if (!v)
