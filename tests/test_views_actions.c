@@ -186,9 +186,9 @@ static void test_m_and_M_step_the_selected_cap(void)
 	CHECK_CONTAINS(st.status, "GPU2 cap none");
 	press(&st, 'm');
 	press(&st, 'm');
-	CHECK_INT(st.m.cap[2],
-		  settings_cap_at(dp_units_round_bytes(24.0 * MiB * 0.875),
-				  -1));
+	CHECK_INT(
+		st.m.cap[2],
+		settings_cap_at(dp_units_round_bytes(24.0 * MiB * 0.875), -1));
 	press(&st, 'M');
 	press(&st, 'M');
 	CHECK_INT(st.m.cap[2], DP_CAP_UNLIMITED);

@@ -183,9 +183,9 @@ typedef struct vstate {
 
 	/* ---- navigation (never changes the plan) ---- */
 	view_id view;
-	view_id back;	/* where Esc returns from help / op detail */
-	int dev;	/* selected device */
-	uint32_t op;	/* selected op (Op detail), UINT32_MAX = none */
+	view_id back; /* where Esc returns from help / op detail */
+	int dev;      /* selected device */
+	uint32_t op;  /* selected op (Op detail), UINT32_MAX = none */
 	/* each view's own time window (Timeline, Memory): z/Z, the arrows,
 	 * Home/End and the wheel move the one of the view shown */
 	time_win time[VIEW_ALL];
