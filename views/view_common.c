@@ -132,9 +132,12 @@ void view_time_axis(vgrid *g, int x, int y, int n, double t0, double dt)
 	int step = 14;
 	for (int c = 0; c < n; c += step) {
 		dp_units_fmt_time(t0 + c * dt, buf, sizeof buf);
+		/* a tick only with its whole time: a cut one would misread
+		 * ("20" of "201 us") */
+		if (c + 1 + text_width(buf) > n)
+			break;
 		grid_put(g, x + c, y, 0x2502u, ST_DIM);
-		int room = c + step <= n ? step - 2 : n - c - 1;
-		grid_puts(g, x + c + 1, y, room, ST_DIM, buf);
+		grid_puts(g, x + c + 1, y, step - 2, ST_DIM, buf);
 	}
 }
 

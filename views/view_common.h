@@ -64,7 +64,8 @@ void view_time_ends(vstate *st, int dir);
 /* Zooms in (twice as narrow) or out around the window's centre. */
 void view_time_zoom(vstate *st, bool in);
 /* A time axis of n columns from (x, y): a tick with its time every 14
- * columns, the window starting at t0, dt per column. */
+ * columns (none where the time would not fit whole), the window starting
+ * at t0, dt per column. */
 void view_time_axis(vgrid *g, int x, int y, int n, double t0, double dt);
 /* "0 us-210 us of 210 us, zoom 1×": view v's window, into buf. */
 char *view_time_text(const vstate *st, view_id v, char *buf, int size);
