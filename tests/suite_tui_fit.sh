@@ -5,7 +5,10 @@
 # `dnnpart fit`; the infeasible verdict says "fits with" only after a search
 # for the current settings; Esc cancels a search; a reserve shows in the
 # bars (░ before the cap mark) and counts against the cap as `dnnpart plan`
-# counts it. Prints "ok - NAME" / "not ok - NAME: why" / "skip".
+# counts it. The Memory view: its own zoom and time axis, the cap line
+# broken by '!' where the curve crosses it, the peak by layer; m from no cap
+# and M back is no cap again; the Ops search says "n of m".
+# Prints "ok - NAME" / "not ok - NAME: why" / "skip".
 set -u
 . tests/lib/suite.sh
 . tests/lib/tmux.sh
@@ -163,4 +166,80 @@ if "$DNNPART" plan "$graph" -k 3 --mem 25MiB --reserve 5MiB --algo metf |
 	done
 else
 	echo "not ok - tui_reserve: dnnpart plan with --reserve 5MiB is not infeasible"
+fi
+
+# ---- the Memory view, m/M from no cap, the search's "n of m" ----
+gen=$tmp/g.json
+if "$DNNPART" gen --ops 400 --seed 7 -o "$gen" >/dev/null 2>"$tmp/gen.err"; then
+	for size in 80x24 200x60; do
+		for col in color NO_COLOR; do
+			name="${size}_$col"
+			envs=""
+			[ "$col" = NO_COLOR ] && envs="NO_COLOR=1"
+			# single: every op on GPU0, whatever its cap
+			start "${size%x*}" "${size#*x}" "$envs" "$gen" -k 2 --algo single
+			if ! wait_for 'single: makespan' || ! wait_settled; then
+				notok "tui_memory_view_$name" "no plan on screen"
+				continue
+			fi
+			keys 3
+			if wait_for '^Memory 0 us-[0-9.]+ ms of [0-9.]+ ms, zoom 1×' 5 &&
+				screen | grep -q '│0 us' && screen | grep -q '^by layer: '; then
+				ok "tui_memory_view_axis_and_layers_$name"
+			else
+				notok "tui_memory_view_axis_and_layers_$name" "no window, axis or layers"
+			fi
+			# m from no cap: 87.5 % of the peak, so the curve crosses it
+			keys m
+			if wait_for 'GPU0 cap [0-9.]+ [KMG]iB \(was none\)' 5 && wait_settled &&
+				screen | grep -E '^GPU0 +[━!]' | grep '━' | grep -q '!'; then
+				ok "tui_memory_cap_line_broken_where_crossed_$name"
+			else
+				notok "tui_memory_cap_line_broken_where_crossed_$name" "no cap line with '!'"
+			fi
+			# z zooms the Memory view only
+			keys z
+			if wait_for '^Memory .* zoom 2×' 5; then
+				keys 2
+				if wait_for ' of [0-9.]+ ms, zoom 1×' 5; then
+					keys 3
+					if wait_for '^Memory .* zoom 2×' 5; then
+						ok "tui_memory_zoom_is_its_own_$name"
+					else
+						notok "tui_memory_zoom_is_its_own_$name" "memory zoom lost"
+					fi
+				else
+					notok "tui_memory_zoom_is_its_own_$name" "the timeline zoomed too"
+				fi
+			else
+				notok "tui_memory_zoom_is_its_own_$name" "z did not zoom"
+			fi
+			# M after m: no cap again, and no line
+			keys M
+			if wait_for 'GPU0 cap none \(was [0-9.]+ [KMG]iB\)' 5 && wait_settled &&
+				! screen | grep -q '━'; then
+				ok "tui_m_then_M_is_no_cap_$name"
+			else
+				notok "tui_m_then_M_is_no_cap_$name" "a cap left after m M"
+			fi
+			keys / C-u grad Enter
+			if wait_for "'grad': 1 of [0-9]+: " 5; then
+				keys n
+				if wait_for "'grad': 2 of [0-9]+: " 5; then
+					keys / C-u zzqq Enter
+					if wait_for "no match for 'zzqq'" 5; then
+						ok "tui_search_n_of_m_$name"
+					else
+						notok "tui_search_n_of_m_$name" "no 'no match'"
+					fi
+				else
+					notok "tui_search_n_of_m_$name" "n did not say 2 of"
+				fi
+			else
+				notok "tui_search_n_of_m_$name" "no '1 of' after the search"
+			fi
+		done
+	done
+else
+	echo "not ok - tui_memory_view: dnnpart gen failed: $(cat "$tmp/gen.err")"
 fi

@@ -158,6 +158,16 @@ static key_effect effect(const view_class *c, int key)
 	}
 }
 
+/* Every view's time window is inside the step. */
+static bool time_windows_ok(const vstate *st)
+{
+	for (int v = 0; v < VIEW_ALL; v++)
+		if (st->time[v].left < 0 || st->time[v].left > 1 ||
+		    st->time[v].zoom < 1)
+			return false;
+	return true;
+}
+
 /* After a key at w x h: the view's list is consistent (the cursor as drawn
  * is on screen), a key that moved the list left its cursor on a row of it,
  * and a hook left what it moves in range. Positions the key did not touch
@@ -186,8 +196,8 @@ static bool list_ok(const vstate *st, int w, int h, key_effect e,
 		bad = "the live tensors scrolled past their end";
 	else if (st->dev < 0 || st->dev >= state_ndev(st))
 		bad = "no device selected";
-	else if (st->tl_left < 0 || st->tl_left > 1 || st->tl_zoom < 1)
-		bad = "the time window left the step";
+	else if (!time_windows_ok(st))
+		bad = "a time window left the step";
 	if (bad)
 		test_fail(__FILE__, __LINE__,
 			  "%s at %dx%d after %s: %s (rows %d, shown %d, "

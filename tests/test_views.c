@@ -351,8 +351,8 @@ static void test_views_survive_every_size(void)
 	st.cp_cursor = 7;
 	st.ops_cursor = 9;
 	st.op = 8;
-	st.tl_zoom = 4;
-	st.tl_left = 0.9;
+	st.time[VIEW_TIMELINE] = (time_win){4, 0.9};
+	st.time[VIEW_MEMORY] = (time_win){8, 0.5};
 	st.mem_scroll = 100;
 	st.help_scroll = 1000;
 	for (int v = 0; v <= VIEW_HELP; v++) {

@@ -164,10 +164,31 @@ static void test_m_and_M_step_the_selected_cap(void)
 	CHECK(press(&st, 'm') & AR_RERUN);
 	CHECK_INT(st.m.cap[2], dp_units_round_bytes(24.0 * MiB * 0.875));
 	CHECK(st.m.cap[2] < 24 * MiB);
+	/* M steps back to no cap, and m m M M from no cap comes back to it */
+	CHECK(press(&st, 'M') & AR_RERUN);
+	CHECK_INT(st.m.cap[2], DP_CAP_UNLIMITED);
+	CHECK_CONTAINS(st.status, "GPU2 cap none");
+	press(&st, 'm');
+	press(&st, 'm');
+	CHECK_INT(
+		st.m.cap[2],
+		settings_cap_at(dp_units_round_bytes(24.0 * MiB * 0.875), -1));
+	press(&st, 'M');
+	press(&st, 'M');
+	CHECK_INT(st.m.cap[2], DP_CAP_UNLIMITED);
 	/* nothing to raise on a device without a cap */
-	st.m.cap[2] = DP_CAP_UNLIMITED;
 	CHECK(!(press(&st, 'M') & AR_RERUN));
 	CHECK(st.status_error);
+	CHECK_INT(st.m.cap[2], DP_CAP_UNLIMITED);
+	/* 16 GiB: m m M M is 16 GiB to the byte, however often */
+	st.m.cap[2] = 16 * 1024 * MiB;
+	for (int round = 0; round < 5; round++) {
+		press(&st, 'm');
+		press(&st, 'm');
+		press(&st, 'M');
+		press(&st, 'M');
+	}
+	CHECK_INT(st.m.cap[2], 16 * 1024 * MiB);
 	/* the ladder: four steps an octave, shown exactly */
 	int64_t g16 = 16 * 1024 * MiB;
 	CHECK_INT(settings_cap_at(g16, -1), 14 * 1024 * MiB);
@@ -303,8 +324,10 @@ static void test_ops_search_filter_sort(void)
 	press(&st, VK_ENTER);
 	state_prepare(&st);
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn0");
+	CHECK_STR(st.status, "'attn': 1 of 3: attn0");
 	press(&st, 'n');
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]), "attn1");
+	CHECK_STR(st.status, "'attn': 2 of 3: attn1");
 	press(&st, 'n');
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
 		  "grad_attn");
@@ -313,11 +336,13 @@ static void test_ops_search_filter_sort(void)
 	press(&st, 'N');
 	CHECK_STR(dp_graph_op_name(st.g, st.ops_idx[st.ops_cursor]),
 		  "grad_attn");
+	CHECK_STR(st.status, "'attn': 3 of 3: grad_attn");
 	press(&st, '/');
 	press(&st, VK_CTRL_U);
 	type(&st, "nothing-like-this");
 	press(&st, VK_ENTER);
 	CHECK(st.status_error);
+	CHECK_STR(st.status, "no match for 'nothing-like-this'");
 	/* filter by layer text */
 	press(&st, '\\');
 	type(&st, "enc/1");

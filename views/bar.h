@@ -26,6 +26,7 @@
 #define GLYPH_CRIT 0x2593u    /* ▓ critical-path op in the timeline */
 #define GLYPH_HALF 0x258cu    /* ▌ */
 #define GLYPH_RESERVE 0x2591u /* ░ memory reserved for the framework */
+#define GLYPH_LINE 0x2501u    /* ━ the cap line of the memory view */
 
 /* Draws a bar of w cells (brackets included) at (x, y) filled to frac
  * (0..1, clamped). stale dims it. */

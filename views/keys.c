@@ -50,10 +50,12 @@ const key_binding key_table[] = {
 	 ACT_TOP, KG_NAVIGATE, true},
 	{K('G', VK_END), "G End", 0, NULL, "last row; end of the step",
 	 ACT_BOTTOM, KG_NAVIGATE, true},
-	{K('z'), "z", 0, NULL, "zoom the timeline in", ACT_ZOOM_IN, KG_NAVIGATE,
+	{K('z'), "z", 0, NULL,
+	 "zoom time in: Timeline and Memory each zoom their own (elsewhere: "
+	 "the Timeline)",
+	 ACT_ZOOM_IN, KG_NAVIGATE, true},
+	{K('Z'), "Z", 0, NULL, "zoom time out", ACT_ZOOM_OUT, KG_NAVIGATE,
 	 true},
-	{K('Z'), "Z", 0, NULL, "zoom the timeline out", ACT_ZOOM_OUT,
-	 KG_NAVIGATE, true},
 
 	/* machine */
 	{K('+', '=', VK_F8), "+ F8", 8, "Dev+", "add a device", ACT_DEV_ADD,
@@ -119,7 +121,9 @@ const key_binding key_table[] = {
 	/* ops view */
 	{K('/', VK_F3), "/ F3", 3, "Search",
 	 "search ops by name, type or layer", ACT_SEARCH, KG_OPS, true},
-	{K('n'), "n", 0, NULL, "next match", ACT_SEARCH_NEXT, KG_OPS, true},
+	{K('n'), "n", 0, NULL,
+	 "next match (the status line says which of how many)", ACT_SEARCH_NEXT,
+	 KG_OPS, true},
 	{K('N'), "N", 0, NULL, "previous match", ACT_SEARCH_PREV, KG_OPS, true},
 	{K('\\', VK_F4), "\\ F4", 4, "Filter",
 	 "show only ops whose name, type or layer contains a text", ACT_FILTER,

@@ -97,12 +97,22 @@ unsigned prompt_search(vstate *st, int dir, bool include_cursor)
 				      : (st->ops_cursor + n - i % n) % n;
 		if (state_op_matches(st, st->ops_idx[at], st->search)) {
 			st->ops_cursor = at;
-			state_status(st, false, "'%s': %s", st->search,
+			/* which match of how many, in the list's order */
+			uint32_t nth = 0, total = 0;
+			for (uint32_t j = 0; j < n; j++)
+				if (state_op_matches(st, st->ops_idx[j],
+						     st->search)) {
+					total++;
+					if (j <= at)
+						nth++;
+				}
+			state_status(st, false, "'%s': %u of %u: %s",
+				     st->search, nth, total,
 				     dp_graph_op_name(st->g, st->ops_idx[at]));
 			return AR_REDRAW;
 		}
 	}
-	state_status(st, true, "no op matches '%s'%s", st->search,
+	state_status(st, true, "no match for '%s'%s", st->search,
 		     st->filter[0] ? " among the filtered ones" : "");
 	return AR_REDRAW;
 }

@@ -56,6 +56,15 @@ unsigned settings_devices(vstate *st, int delta)
 	return r;
 }
 
+/* Step n of the walk in progress: from no cap, the step above the first
+ * cap is no cap again, so that m M comes back to it. */
+static int64_t step_cap(const vstate *st, int n)
+{
+	if (st->step_none && n > 0)
+		return DP_CAP_UNLIMITED;
+	return settings_cap_at(st->step_base, n);
+}
+
 unsigned settings_cap_step(vstate *st, bool raise)
 {
 	int d = st->dev;
@@ -66,14 +75,20 @@ unsigned settings_cap_step(vstate *st, bool raise)
 		return AR_REDRAW;
 	}
 	int64_t old = st->m.cap[d], v;
-	if (d == st->step_dev && old == st->step_last && st->step_base > 0) {
+	bool walking =
+		d == st->step_dev && old == st->step_last && st->step_base > 0;
+	if (old == DP_CAP_UNLIMITED && raise) {
+		state_status(st, true, "GPU%d has no cap to raise", d);
+		return AR_REDRAW;
+	}
+	if (walking) {
 		/* on with the walk; a step that the rounding of a tiny cap
 		 * swallows goes further */
 		int n = st->step_n;
 		v = old;
 		for (int tries = 0; v == old && tries < 64; tries++) {
 			n += raise ? 1 : -1;
-			v = settings_cap_at(st->step_base, n);
+			v = step_cap(st, n);
 		}
 		if (v == old) {
 			state_status(st, true, "GPU%d's cap is at its smallest",
@@ -82,19 +97,20 @@ unsigned settings_cap_step(vstate *st, bool raise)
 		}
 		st->step_n = n;
 	} else if (old == DP_CAP_UNLIMITED) {
-		/* from no cap, m starts just under the current peak */
+		/* from no cap, m starts just under the current peak; M from
+		 * there is no cap again */
 		int64_t peak = device_peak(st, d);
-		if (raise || peak <= 0) {
+		if (peak <= 0) {
 			state_status(st, true,
-				     raise ? "GPU%d has no cap to raise"
-					   : "GPU%d has no cap and no peak "
-					     "yet: c types one",
+				     "GPU%d has no cap and no peak yet: c "
+				     "types one",
 				     d);
 			return AR_REDRAW;
 		}
 		v = dp_units_round_bytes((double)peak * 0.875);
 		st->step_base = v < 1 ? 1 : v;
 		st->step_n = 0;
+		st->step_none = true;
 		v = st->step_base;
 	} else if (old <= 0) {
 		state_status(st, true, "GPU%d's cap is 0 B: c types one", d);
@@ -103,6 +119,7 @@ unsigned settings_cap_step(vstate *st, bool raise)
 		/* a new walk from a cap set another way */
 		st->step_base = old;
 		st->step_n = 0;
+		st->step_none = false;
 		st->step_last = old;
 		st->step_dev = d;
 		return settings_cap_step(st, raise);

@@ -24,8 +24,8 @@ static void reset_selection(vstate *st)
 	st->back = VIEW_DEVICES;
 	st->dev = 0;
 	st->op = UINT32_MAX;
-	st->tl_zoom = 1;
-	st->tl_left = 0;
+	for (int v = 0; v < VIEW_ALL; v++)
+		st->time[v] = (time_win){1, 0};
 	st->mem_scroll = 0;
 	st->cp_cursor = st->cp_scroll = 0;
 	st->op_scroll = 0;

@@ -55,6 +55,13 @@ typedef enum view_id {
 #define VIEW_COUNT VIEW_DIFF
 
 /* Sort keys of the Ops view. */
+/* A time window over the step: the zoom (1 = the whole step, 2 = half,
+ * ...) and its left edge as a fraction of the makespan, 0..1. */
+typedef struct time_win {
+	int zoom;
+	double left;
+} time_win;
+
 typedef enum ops_sort {
 	SORT_START = 0, /* schedule order */
 	SORT_NAME,
@@ -176,12 +183,12 @@ typedef struct vstate {
 
 	/* ---- navigation (never changes the plan) ---- */
 	view_id view;
-	view_id back;	/* where Esc returns from help / op detail */
-	int dev;	/* selected device */
-	uint32_t op;	/* selected op (Op detail), UINT32_MAX = none */
-	int tl_zoom;	/* timeline zoom, 1 = whole step */
-	double tl_left; /* timeline left edge as a fraction of the
-				   makespan, 0..1 */
+	view_id back; /* where Esc returns from help / op detail */
+	int dev;      /* selected device */
+	uint32_t op;  /* selected op (Op detail), UINT32_MAX = none */
+	/* each view's own time window (Timeline, Memory): z/Z, the arrows,
+	 * Home/End and the wheel move the one of the view shown */
+	time_win time[VIEW_ALL];
 	int mem_scroll; /* live-tensor list */
 	int cp_cursor, cp_scroll;
 	int op_scroll;
@@ -251,9 +258,11 @@ typedef struct vstate {
 
 	/* m / M: the cap of step_dev is step_base moved step_n steps along
 	 * settings_cap_at(), so that m m M M comes back to it exactly; a cap
-	 * changed any other way (step_last differs) starts a new base */
+	 * changed any other way (step_last differs) starts a new base.
+	 * step_none: the walk began at no cap, which is step 1 of it */
 	int step_dev;
 	int step_n;
+	bool step_none;
 	int64_t step_base, step_last;
 } vstate;
 

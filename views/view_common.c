@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "dnnpart/units.h"
+
 #define ZOOM_MAX (1 << 20)
 
 /* ---- lists ---- */
@@ -79,12 +81,13 @@ void view_select_row(vgrid *g, vrect r, int y)
 
 /* ---- the time window ---- */
 
-void view_time_window(const vstate *st, double *t0, double *t1)
+void view_time_window(const vstate *st, view_id v, double *t0, double *t1)
 {
+	const time_win *w = &st->time[v];
 	double mk = st->plan ? st->plan->sim.makespan : 0;
-	int z = st->tl_zoom < 1 ? 1 : st->tl_zoom;
+	int z = w->zoom < 1 ? 1 : w->zoom;
 	double span = mk / z;
-	double left = st->tl_left;
+	double left = w->left;
 	if (left > 1.0 - 1.0 / z)
 		left = 1.0 - 1.0 / z;
 	if (left < 0)
@@ -103,22 +106,53 @@ static double clamp_left(double l, int z)
 
 void view_time_scroll(vstate *st, int dir)
 {
-	double w = 1.0 / st->tl_zoom;
-	st->tl_left = clamp_left(st->tl_left + dir * w / 4, st->tl_zoom);
+	time_win *w = &st->time[st->view];
+	w->left = clamp_left(w->left + dir / (4.0 * w->zoom), w->zoom);
 }
 
 void view_time_ends(vstate *st, int dir)
 {
-	st->tl_left = clamp_left(dir < 0 ? 0 : 1.0, st->tl_zoom);
+	time_win *w = &st->time[st->view];
+	w->left = clamp_left(dir < 0 ? 0 : 1.0, w->zoom);
 }
 
 void view_time_zoom(vstate *st, bool in)
 {
-	int z = st->tl_zoom;
+	time_win *w = &st->time[st->view];
+	int z = w->zoom;
 	int nz = in ? (z < ZOOM_MAX ? z * 2 : z) : (z > 1 ? z / 2 : 1);
-	double center = st->tl_left + 0.5 / z;
-	st->tl_zoom = nz;
-	st->tl_left = clamp_left(center - 0.5 / nz, nz);
+	double center = w->left + 0.5 / z;
+	w->zoom = nz;
+	w->left = clamp_left(center - 0.5 / nz, nz);
+}
+
+void view_time_axis(vgrid *g, int x, int y, int n, double t0, double dt)
+{
+	char buf[32];
+	int step = 14;
+	for (int c = 0; c < n; c += step) {
+		dp_units_fmt_time(t0 + c * dt, buf, sizeof buf);
+		/* a tick only with its whole time: a cut one would misread
+		 * ("20" of "201 us") */
+		if (c + 1 + text_width(buf) > n)
+			break;
+		grid_put(g, x + c, y, 0x2502u, ST_DIM);
+		grid_puts(g, x + c + 1, y, step - 2, ST_DIM, buf);
+	}
+}
+
+char *view_time_text(const vstate *st, view_id v, char *buf, int size)
+{
+	char a[32], b[32], c[32];
+	double t0, t1;
+	view_time_window(st, v, &t0, &t1);
+	snprintf(buf, (size_t)size, "%s-%s of %s, zoom %d\xc3\x97",
+		 dp_units_fmt_time(t0, a, sizeof a),
+		 dp_units_fmt_time(t1, b, sizeof b),
+		 dp_units_fmt_time(st->plan ? st->plan->sim.makespan : 0, c,
+				   sizeof c),
+		 st->time[v].zoom);
+	return buf;
 }
 
 /* ---- text ---- */

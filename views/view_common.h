@@ -51,16 +51,24 @@ void view_cell_name(vgrid *g, int *x, int y, int w, vstyle st, const char *s);
 /* Row y of r in the selected style (the cursor's row). */
 void view_select_row(vgrid *g, vrect r, int y);
 
-/* ---- the time window (timeline and memory) ---- */
+/* ---- the time window (timeline and memory, each its own) ---- */
 
-/* The visible time window: [t0, t1). */
-void view_time_window(const vstate *st, double *t0, double *t1);
+/* View v's visible time window: [t0, t1). */
+void view_time_window(const vstate *st, view_id v, double *t0, double *t1);
+/* The hooks of a view with a time window; each moves the window of the
+ * view shown (st->view). */
 /* Moves the window by a quarter of its width (dir -1 or +1). */
 void view_time_scroll(vstate *st, int dir);
 /* Moves the window to the start (dir -1) or the end (+1) of the step. */
 void view_time_ends(vstate *st, int dir);
 /* Zooms in (twice as narrow) or out around the window's centre. */
 void view_time_zoom(vstate *st, bool in);
+/* A time axis of n columns from (x, y): a tick with its time every 14
+ * columns (none where the time would not fit whole), the window starting
+ * at t0, dt per column. */
+void view_time_axis(vgrid *g, int x, int y, int n, double t0, double dt);
+/* "0 us-210 us of 210 us, zoom 1×": view v's window, into buf. */
+char *view_time_text(const vstate *st, view_id v, char *buf, int size);
 
 /* ---- text ---- */
 

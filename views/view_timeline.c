@@ -21,22 +21,9 @@ typedef struct tl_cell {
 
 #define GLYPH_XFER 0x2500u /* ─ a transfer arriving */
 
-static void draw_axis(vgrid *g, int x, int y, int n, double t0, double dt)
+static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, int lanes)
 {
-	char buf[32];
-	int step = 14;
-	for (int c = 0; c < n; c += step) {
-		dp_units_fmt_time(t0 + c * dt, buf, sizeof buf);
-		grid_put(g, x + c, y, 0x2502u, ST_DIM);
-		int room = c + step <= n ? step - 2 : n - c - 1;
-		grid_puts(g, x + c + 1, y, room, ST_DIM, buf);
-	}
-}
-
-static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, double t0,
-			double t1, int lanes)
-{
-	char buf[160], a[32], b[32], c[32];
+	char buf[160];
 	int x = r.x;
 	grid_put(g, x, y, GLYPH_FULL, ST_BAR_OK);
 	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " busy  ");
@@ -52,12 +39,8 @@ static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, double t0,
 		grid_put(g, x, y, GLYPH_XFER, ST_BAR_WARN);
 		x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " receiving  ");
 	}
-	snprintf(buf, sizeof buf, "%s-%s of %s, zoom %d\xc3\x97",
-		 dp_units_fmt_time(t0, a, sizeof a),
-		 dp_units_fmt_time(t1, b, sizeof b),
-		 dp_units_fmt_time(st->plan->sim.makespan, c, sizeof c),
-		 st->tl_zoom);
-	x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM, buf);
+	x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM,
+		       view_time_text(st, VIEW_TIMELINE, buf, sizeof buf));
 	const char *hint = " (z/Z zoom, \xe2\x86\x90/\xe2\x86\x92 scroll)";
 	if (x + text_width(hint) <= r.x + r.w)
 		grid_puts(g, x, y, r.x + r.w - x, ST_DIM, hint);
@@ -92,9 +75,9 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 	int sel = st->dev < k ? st->dev : k - 1;
 	int first = view_scroll_for(sel, 0, rows, k);
 	double t0, t1;
-	view_time_window(st, &t0, &t1);
+	view_time_window(st, VIEW_TIMELINE, &t0, &t1);
 	double dt = (t1 - t0) / n;
-	draw_axis(g, r.x + LABEL_W, r.y, n, t0, dt);
+	view_time_axis(g, r.x + LABEL_W, r.y, n, t0, dt);
 	view_scroll_note(g, r, r.y, first, rows, k);
 	tl_cell *cells = calloc((size_t)rows * (size_t)n, sizeof *cells);
 	if (!cells) {
@@ -182,7 +165,7 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 		}
 	}
 	free(cells);
-	draw_legend(st, g, r, r.y + r.h - 1, t0, t1, lanes);
+	draw_legend(st, g, r, r.y + r.h - 1, lanes);
 }
 
 /* a class reads best with its hooks side by side */
