@@ -46,6 +46,8 @@ static void column_max(const dp_sim_result *s, int d, double t0, double dt,
 	}
 }
 
+/* A device in one row: v in eighths of a cell, scaled to 1.25 x cap (or to
+ * peak, the largest peak without a cap), '!' where v is over the cap. */
 static void draw_sparkline(vgrid *g, int x, int y, const int64_t *v, int n,
 			   int64_t peak, int64_t cap, bool stale)
 {
