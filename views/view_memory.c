@@ -230,10 +230,14 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 	const dp_device_stats *s = &p->sim.dev[d];
 	uint32_t lo = p->sim.live_off[d], hi = p->sim.live_off[d + 1];
 	int n = (int)(hi - lo);
+	/* the sim's cap is the usable one (cap - reserve): say so */
 	snprintf(buf, sizeof buf,
-		 "Live on GPU%d at its peak: %s at %s, %d tensors (cap %s)", d,
+		 "Live on GPU%d at its peak: %s at %s, %d tensors (%s %s)", d,
 		 dp_units_fmt_bytes(s->peak_bytes, a, sizeof a),
 		 dp_units_fmt_time(s->peak_time, b, sizeof b), n,
+		 s->reserve_bytes && s->cap_bytes != DP_CAP_UNLIMITED
+			 ? "usable cap"
+			 : "cap",
 		 fmt_cap(s->cap_bytes, c, sizeof c));
 	grid_puts(g, r.x, r.y, r.w, ST_NORMAL, buf);
 	int title_y = r.y;
