@@ -46,6 +46,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/listsched.h"
 
 #define NONE UINT32_MAX
@@ -353,19 +354,9 @@ static int bisect(contig *c, bool on_time, double lo, double hi,
 static void contig_free(contig *c)
 {
 	dpi_ls_cons_free(&c->cons);
-	free(c->leader);
-	free(c->grp_time);
-	free(c->grp_mem);
-	free(c->base_time);
-	free(c->base_mem);
-	free(c->ptime);
-	free(c->next_free);
-	free(c->free_pos);
-	free(c->last_in);
-	free(c->diff);
-	free(c->seen);
-	free(c->memo);
-	free(c->end);
+	DPI_FREE_ALL(c->leader, c->grp_time, c->grp_mem, c->base_time,
+		     c->base_mem, c->ptime, c->next_free, c->free_pos,
+		     c->last_in, c->diff, c->seen, c->memo, c->end);
 }
 
 static dp_status contig_alloc(contig *c, dp_err *err)

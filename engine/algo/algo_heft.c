@@ -13,6 +13,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/grow.h"
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
@@ -124,21 +125,14 @@ static double ready_on(const heft_problem *pb, const heft_schedule *out,
 
 static void work_free(heft_work *w, int k)
 {
-	free(w->order);
-	free(w->wbar);
-	free(w->est);
-	free(w->eft);
-	free(w->pos);
+	DPI_FREE_ALL(w->order, w->wbar, w->est, w->eft, w->pos);
 	if (w->busy)
 		for (int p = 0; p < k; p++)
 			dpi_heft_slots_free(&w->busy[p]);
 	free(w->busy);
 	dpi_ls_cons_free(&w->cons);
 	dpi_ls_ports_free(&w->ports);
-	free(w->xfer_head);
-	free(w->in_stamp);
-	free(w->tmp_end);
-	free(w->xfers);
+	DPI_FREE_ALL(w->xfer_head, w->in_stamp, w->tmp_end, w->xfers);
 }
 
 /* Picks v's processor among the allowed ones; fills w->est/eft/pos. */
@@ -367,11 +361,8 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 	if (!st)
 		dp_progress_report(p, "heft", 1.0);
 out:
-	free(c.comm);
-	free(c.sched.proc);
-	free(c.sched.start);
-	free(c.sched.finish);
-	free(c.sched.rank);
+	DPI_FREE_ALL(c.comm, c.sched.proc, c.sched.start, c.sched.finish,
+		     c.sched.rank);
 	return st;
 }
 

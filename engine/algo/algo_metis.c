@@ -31,6 +31,7 @@
 #include "dnnpart/algo.h"
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/listsched.h"
 
 /* Fewest vertices per part before METIS is asked for fewer parts. */
@@ -63,15 +64,8 @@ typedef struct mgraph {
 
 static void mgraph_free(mgraph *mg)
 {
-	free(mg->vmap);
-	free(mg->vpin);
-	free(mg->vtime);
-	free(mg->vmem);
-	free(mg->xadj);
-	free(mg->adjncy);
-	free(mg->adjwgt);
-	free(mg->vwgt);
-	free(mg->pairs);
+	DPI_FREE_ALL(mg->vmap, mg->vpin, mg->vtime, mg->vmem, mg->xadj,
+		     mg->adjncy, mg->adjwgt, mg->vwgt, mg->pairs);
 }
 
 /* Contracts groups and per-device pins into vertices (vmap, vpin). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/ilp.h"
 
 bool dpi_ilp_lp_col(ilp_lp *lp, double lo, double hi, double obj, bool integ,
@@ -86,14 +87,7 @@ bool dpi_ilp_lp_row_end(ilp_lp *lp, double lo, double hi)
 
 void dpi_ilp_lp_free(ilp_lp *lp)
 {
-	free(lp->clo);
-	free(lp->chi);
-	free(lp->obj);
-	free(lp->is_int);
-	free(lp->rstart);
-	free(lp->ridx);
-	free(lp->rval);
-	free(lp->rlo);
-	free(lp->rhi);
+	DPI_FREE_ALL(lp->clo, lp->chi, lp->obj, lp->is_int, lp->rstart,
+		     lp->ridx, lp->rval, lp->rlo, lp->rhi);
 	memset(lp, 0, sizeof *lp);
 }

@@ -1,6 +1,7 @@
 /* listsched.c - heap, constraints, memory liveness and the verify loop shared
  * by the list-scheduling placers (see internal/listsched.h). */
 #include "internal/listsched.h"
+#include "internal/arrays.h"
 
 #include "internal/algo_int.h"
 #include "internal/grow.h"
@@ -192,17 +193,9 @@ dp_status dpi_ls_mem_init(ls_mem *m, const dp_graph *g, int k,
 
 void dpi_ls_mem_free(ls_mem *m)
 {
-	free(m->params);
-	free(m->cur);
-	free(m->peak);
-	free(m->freed);
-	free(m->open_cons);
-	free(m->out_free);
-	free(m->copy_head);
-	free(m->copies);
-	free(m->stamp);
-	free(m->in);
-	free(m->ev);
+	DPI_FREE_ALL(m->params, m->cur, m->peak, m->freed, m->open_cons,
+		     m->out_free, m->copy_head, m->copies, m->stamp, m->in,
+		     m->ev);
 	memset(m, 0, sizeof *m);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/msrdp.h"
 
 /* Work bound of the enumeration and the frontiers: ideals x (units + unit
@@ -19,13 +20,8 @@ static dp_status nomem(dp_err *err)
 
 void dpi_msr_ideals_free(msr_ideals *id)
 {
-	free(id->bits);
-	free(id->pos);
-	free(id->time);
-	free(id->mem);
-	free(id->fr_off);
-	free(id->fr);
-	free(id->comm);
+	DPI_FREE_ALL(id->bits, id->pos, id->time, id->mem, id->fr_off, id->fr,
+		     id->comm);
 	memset(id, 0, sizeof *id);
 }
 
@@ -215,12 +211,7 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	else if (fr > 0)
 		*complete = true;
 done:
-	free(e.bits);
-	free(e.time);
-	free(e.mem);
-	free(e.cnt);
-	free(e.slots);
-	free(tmp);
+	DPI_FREE_ALL(e.bits, e.time, e.mem, e.cnt, e.slots, tmp);
 	if (st || !*complete)
 		dpi_msr_ideals_free(id);
 	return st;

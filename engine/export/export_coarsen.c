@@ -8,6 +8,7 @@
  * The schedule's critical path stays visible: its ops stay single nodes
  * when there are few enough, otherwise their groups are marked.
  */
+#include "internal/arrays.h"
 #include "internal/coarsen.h"
 
 #include <stdio.h>
@@ -28,10 +29,7 @@ static dp_status canceled(dp_err *err)
 
 void dpi_coarsen_free(dp_coarse *c)
 {
-	free(c->nodes);
-	free(c->of);
-	free(c->edges);
-	free(c->strs);
+	DPI_FREE_ALL(c->nodes, c->of, c->edges, c->strs);
 	memset(c, 0, sizeof *c);
 }
 
@@ -274,13 +272,7 @@ static dp_status layer_groups(const dp_graph *g, const dp_plan *plan,
 	}
 	st = DP_OK;
 out:
-	free(pof);
-	free(pops);
-	free(fids);
-	free(split);
-	free(pk);
-	free(keys);
-	free(plabel);
+	DPI_FREE_ALL(pof, pops, fids, split, pk, keys, plabel);
 	return st;
 }
 
@@ -376,11 +368,7 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 				  depth < maxdepth, groups, tmp, c);
 	}
 out:
-	free(layers);
-	free(pairs);
-	free(ids);
-	free(tmp);
-	free(keys);
+	DPI_FREE_ALL(layers, pairs, ids, tmp, keys);
 	return st;
 }
 
@@ -620,16 +608,10 @@ dp_status dpi_coarsen_build(const dp_graph *g, const dp_plan *plan,
 		st = dpi_coarsen_edges(g, cp, cause, cp_len, p, c);
 	if (st)
 		goto fail;
-	free(cp);
-	free(cause);
-	free(crit);
-	free(kept);
+	DPI_FREE_ALL(cp, cause, crit, kept);
 	return DP_OK;
 fail:
-	free(cp);
-	free(cause);
-	free(crit);
-	free(kept);
+	DPI_FREE_ALL(cp, cause, crit, kept);
 	dpi_coarsen_free(c);
 	return st == DP_ECANCELED ? canceled(err) : oom(err);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/coarsen.h"
 
 #define CANCEL_EVERY 65536u
@@ -147,10 +148,6 @@ uint64_t dpi_coarsen_layout_cost(const dp_coarse *c)
 		cost += span > 1 ? span - 1 : 0;
 	}
 out:
-	free(depth);
-	free(indeg);
-	free(off);
-	free(queue);
-	free(done);
+	DPI_FREE_ALL(depth, indeg, off, queue, done);
 	return cost;
 }

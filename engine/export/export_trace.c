@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/export_impl.h"
 
 #define TID_COMPUTE 1
@@ -588,10 +589,7 @@ dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
 		dp_progress_report(p, "done", 1.0);
 	}
 out:
-	free(x.crit_cause);
-	free(x.crit_dst);
-	free(x.keep_xfer);
-	free(x.send_lane);
-	free(x.recv_lane);
+	DPI_FREE_ALL(x.crit_cause, x.crit_dst, x.keep_xfer, x.send_lane,
+		     x.recv_lane);
 	return st;
 }

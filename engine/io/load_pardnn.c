@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "dnnpart/load.h"
+#include "internal/arrays.h"
 #include "internal/load_host.h"
 #include "internal/load_util.h"
 #include "internal/pardnn_folder.h"
@@ -525,14 +526,8 @@ static void free_state(pd_state *s)
 {
 	for (int r = 0; r < R_COUNT; r++)
 		free(s->files[r]);
-	free(s->ef);
-	free(s->et);
-	free(s->kind);
-	free(s->time);
-	free(s->tsz);
-	free(s->mem);
-	free(s->host);
-	free(s->uf);
+	DPI_FREE_ALL(s->ef, s->et, s->kind, s->time, s->tsz, s->mem, s->host,
+		     s->uf);
 }
 
 dp_status dp_load_pardnn(const char *dir, dp_graph **out, dp_err *err)

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "dnnpart/load.h"
+#include "internal/arrays.h"
 #include "internal/grow.h"
 #include "internal/load_util.h"
 
@@ -454,11 +455,7 @@ dp_status dp_load_pipedream(const char *path, const char *text, size_t len,
 	if ((st = resolve_edges(&s, err)) || (st = build_training(&s, err)))
 		goto done;
 done:
-	free(s.layers);
-	free(s.edges);
-	free(s.edge_names);
-	free(s.edge_lines);
-	free(buf);
+	DPI_FREE_ALL(s.layers, s.edges, s.edge_names, s.edge_lines, buf);
 	if (st) {
 		dp_graph_free(s.g);
 		return st;

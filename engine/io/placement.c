@@ -19,6 +19,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/units.h"
+#include "internal/arrays.h"
 #include "internal/json_file.h"
 #include "internal/json_scan.h"
 #include "internal/placement_lines.h"
@@ -374,10 +375,7 @@ dp_status dp_placement_read(const char *path, const dp_graph *g,
 	if (info)
 		*info = inf;
 out:
-	free(text);
-	free(P.dev);
-	free(P.where);
-	free(file_dev);
+	DPI_FREE_ALL(text, P.dev, P.where, file_dev);
 	return st;
 }
 

@@ -19,6 +19,7 @@
  * device (a control edge there arrives when its producer ends).
  */
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/lower.h"
 #include "internal/pipeline.h"
 
@@ -337,16 +338,8 @@ static dp_status count_ops(lctx *c)
 
 static void ctx_free(lctx *c)
 {
-	free(c->kind);
-	free(c->base);
-	free(c->acc);
-	free(c->blk);
-	free(c->inner);
-	free(c->srcs);
-	free(c->sinks);
-	free(c->src_off);
-	free(c->sink_off);
-	free(c->name);
+	DPI_FREE_ALL(c->kind, c->base, c->acc, c->blk, c->inner, c->srcs,
+		     c->sinks, c->src_off, c->sink_off, c->name);
 }
 
 dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,

@@ -23,6 +23,7 @@
  * update's share of the rest of its param bytes (the gradients and
  * optimizer state that graphs count on the variable).
  */
+#include "internal/arrays.h"
 #include "internal/spmd.h"
 
 #include <stdio.h>
@@ -399,10 +400,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 	}
 	if (!st)
 		st = dpi_spmd_edges(&c, err);
-	free(c.bidx);
-	free(c.first);
-	free(c.upd);
-	free(c.name);
+	DPI_FREE_ALL(c.bidx, c.first, c.upd, c.name);
 	if (st) {
 		dpi_lower_abort(&c.b);
 		return st;

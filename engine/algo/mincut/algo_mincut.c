@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/mincut.h"
 
 static void ctx_free(mc_ctx *c)
@@ -34,24 +35,10 @@ static void ctx_free(mc_ctx *c)
 	dpi_ls_cons_free(&c->cons);
 	for (int l = 0; l < c->nlv; l++)
 		dpi_mc_level_free(&c->lv[l]);
-	free(c->unit);
-	free(c->part);
-	free(c->load);
-	free(c->pmem);
-	free(c->bound);
-	free(c->budget);
-	free(c->dev);
-	free(c->of_dev);
-	free(c->fixed_t);
-	free(c->fixed_m);
-	free(c->cap_m);
-	free(c->conn);
-	free(c->touched);
-	free(c->pmark);
-	free(c->stamp);
-	free(c->heap);
-	free(c->log);
-	free(c->log_from);
+	DPI_FREE_ALL(c->unit, c->part, c->load, c->pmem, c->bound, c->budget,
+		     c->dev, c->of_dev, c->fixed_t, c->fixed_m, c->cap_m,
+		     c->conn, c->touched, c->pmark, c->stamp, c->heap, c->log,
+		     c->log_from);
 }
 
 /* Byte budgets per device (see the header comment). */

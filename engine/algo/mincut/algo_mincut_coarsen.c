@@ -27,25 +27,15 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/mincut.h"
 
 void dpi_mc_level_free(mc_level *lv)
 {
-	free(lv->out_off);
-	free(lv->out_dst);
-	free(lv->out_w);
-	free(lv->in_off);
-	free(lv->in_src);
-	free(lv->in_w);
-	free(lv->time);
-	free(lv->mem);
-	free(lv->t_off);
-	free(lv->t_dev);
-	free(lv->t_w);
-	free(lv->s_off);
-	free(lv->s_nb);
-	free(lv->s_w);
-	free(lv->cmap);
+	DPI_FREE_ALL(lv->out_off, lv->out_dst, lv->out_w, lv->in_off,
+		     lv->in_src, lv->in_w, lv->time, lv->mem, lv->t_off,
+		     lv->t_dev, lv->t_w, lv->s_off, lv->s_nb, lv->s_w,
+		     lv->cmap);
 	memset(lv, 0, sizeof *lv);
 }
 
@@ -96,11 +86,7 @@ static int csr_merge(uint32_t nv, uint32_t ne, const uint32_t *s,
 	*w_out = tw;
 	return 0;
 fail:
-	free(off);
-	free(td);
-	free(tw);
-	free(seen);
-	free(noff);
+	DPI_FREE_ALL(off, td, tw, seen, noff);
 	return -1;
 }
 

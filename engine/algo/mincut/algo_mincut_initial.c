@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/mincut.h"
 #include "internal/minheap.h"
 
@@ -272,10 +273,7 @@ static int grow(mc_ctx *c, const mc_level *lv)
 	}
 	rc = 0;
 out:
-	free(q.h);
-	free(left);
-	free(wait);
-	free(waits);
+	DPI_FREE_ALL(q.h, left, wait, waits);
 	return rc;
 }
 
@@ -430,9 +428,6 @@ dp_status dpi_mc_initial(mc_ctx *c)
 	memcpy(c->dev, best_dev, (size_t)k * sizeof *c->dev);
 	dpi_mc_loads(c, l);
 out:
-	free(order);
-	free(best_part);
-	free(best_dev);
-	free(first);
+	DPI_FREE_ALL(order, best_part, best_dev, first);
 	return st;
 }
