@@ -33,6 +33,7 @@
 #include "internal/algo_int.h"
 #include "internal/arrays.h"
 #include "internal/listsched.h"
+#include "internal/sort_key.h"
 
 /* Fewest vertices per part before METIS is asked for fewer parts. */
 #define METIS_MIN_VERTICES_PER_PART 8
@@ -48,9 +49,7 @@ typedef struct epair {
 static int epair_cmp(const void *pa, const void *pb)
 {
 	const epair *x = pa, *y = pb;
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	return (x->b > y->b) - (x->b < y->b);
+	return DPI_CMP_ORDER(DPI_CMP(x->a, y->a), DPI_CMP(x->b, y->b));
 }
 
 typedef struct mgraph {

@@ -6,6 +6,7 @@
 #include "internal/algo_int.h"
 #include "internal/arrays.h"
 #include "internal/msrdp.h"
+#include "internal/sort_key.h"
 
 /* Work bound of the enumeration and the frontiers: ideals x (units + unit
  * edges) steps, and frontier entries kept. */
@@ -76,11 +77,8 @@ typedef struct ikey {
 static int cmp_ikey(const void *a, const void *b)
 {
 	const ikey *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->c != y->c)
-		return x->c < y->c ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
+	return DPI_CMP_ORDER(DPI_CMP(x->t, y->t), DPI_CMP(x->c, y->c),
+			     DPI_CMP(x->i, y->i));
 }
 
 /* Frontier lists of every ideal (internal/msrdp.h); false when they are
@@ -231,12 +229,6 @@ static void rect(long double *d, uint32_t n, int64_t j0, int64_t j1, int64_t i0,
 	d[((size_t)j1 + 1) * w + (size_t)i1 + 1] += c;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The communication of every piece [j, i) of blocks (throughput.h): block
  * t holds units pos[t] .. pos[t+1] - 1, the piece between prefixes j < i
  * the blocks j .. i-1. Op x in block b with transfer c pays c as a sender
@@ -275,7 +267,7 @@ static dp_status chain_comm(const dp_graph *g, const msr_units *u,
 		}
 		if (!m || c == 0)
 			continue;
-		qsort(cb, m, sizeof *cb, cmp_u32);
+		qsort(cb, m, sizeof *cb, dpi_cmp_u32);
 		int64_t lo = cb[0], hi = cb[m - 1];
 		/* sender */
 		rect(d, ni, 0, b, b + 1, last, c);

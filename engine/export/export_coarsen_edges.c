@@ -6,15 +6,14 @@
 
 #include "internal/arrays.h"
 #include "internal/coarsen.h"
+#include "internal/sort_key.h"
 
 #define CANCEL_EVERY 65536u
 
 static int cmp_cedge(const void *a, const void *b)
 {
 	const dp_cedge *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	return (x->to > y->to) - (x->to < y->to);
+	return DPI_CMP_ORDER(DPI_CMP(x->from, y->from), DPI_CMP(x->to, y->to));
 }
 
 /* Keeps the critical path's edges and each node's largest input (most

@@ -22,6 +22,7 @@
 
 #include "internal/arrays.h"
 #include "internal/export_impl.h"
+#include "internal/sort_key.h"
 
 #define TID_COMPUTE 1
 #define TID_SEND 100  /* + lane */
@@ -146,9 +147,8 @@ typedef struct sched_ent {
 static int cmp_sched(const void *a, const void *b)
 {
 	const sched_ent *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->topo > y->topo) - (x->topo < y->topo);
+	return DPI_CMP_ORDER(DPI_CMP(x->start, y->start),
+			     DPI_CMP(x->topo, y->topo));
 }
 
 /* Each device's ops in start order, run_len at a time, as one slice. */
@@ -283,9 +283,8 @@ typedef struct xfer_key {
 static int cmp_start(const void *a, const void *b)
 {
 	const xfer_key *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+	return DPI_CMP_ORDER(DPI_CMP(x->start, y->start),
+			     DPI_CMP(x->idx, y->idx));
 }
 
 /* Lanes: in start order, a transfer goes to the first lane of its thread
@@ -341,9 +340,8 @@ static dp_status assign_lanes(trace_ctx *x)
 static int cmp_xfer(const void *a, const void *b)
 {
 	const xfer_key *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+	return DPI_CMP_ORDER(DPI_CMP(y->bytes, x->bytes),
+			     DPI_CMP(x->idx, y->idx));
 }
 
 /* Marks the transfers to write: all of them, or within budget the

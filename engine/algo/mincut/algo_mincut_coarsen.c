@@ -29,6 +29,7 @@
 #include "internal/algo_int.h"
 #include "internal/arrays.h"
 #include "internal/mincut.h"
+#include "internal/sort_key.h"
 
 void dpi_mc_level_free(mc_level *lv)
 {
@@ -306,12 +307,9 @@ typedef struct wedge {
 
 static int wedge_cmp(const void *pa, const void *pb)
 {
-	const wedge *x = pa, *y = pb;
-	if (x->w != y->w)
-		return x->w > y->w ? -1 : 1;
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	return (x->d > y->d) - (x->d < y->d);
+	const wedge *x = pa, *y = pb; /* heavier first */
+	return DPI_CMP_ORDER(DPI_CMP(y->w, x->w), DPI_CMP(x->s, y->s),
+			     DPI_CMP(x->d, y->d));
 }
 
 /* One level coarser: returns 1 when made, 0 when the matching stalls, -1

@@ -24,6 +24,7 @@
 #include "internal/arrays.h"
 #include "internal/mincut.h"
 #include "internal/minheap.h"
+#include "internal/sort_key.h"
 
 /* A topological order of level l into order: breadth first (queue), depth
  * first (stack), or depth first on the reversed graph, reversed. */
@@ -285,17 +286,13 @@ typedef struct pdw {
 static int pdw_by_pd(const void *a, const void *b)
 {
 	const pdw *x = a, *y = b;
-	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
-	return (x->d > y->d) - (x->d < y->d);
+	return DPI_CMP_ORDER(DPI_CMP(x->p, y->p), DPI_CMP(x->d, y->d));
 }
 
 static int pdw_by_w(const void *a, const void *b)
 {
-	const pdw *x = a, *y = b;
-	if (x->w != y->w)
-		return x->w > y->w ? -1 : 1;
-	return pdw_by_pd(a, b);
+	const pdw *x = a, *y = b; /* heavier first */
+	return DPI_CMP_ORDER(DPI_CMP(y->w, x->w), pdw_by_pd(a, b));
 }
 
 /* Devices for the parts: a part joined to ops pinned on a device by the
