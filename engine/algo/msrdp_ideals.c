@@ -68,19 +68,6 @@ static uint32_t find_or_add(enum_state *e, const uint64_t *b, double t,
 	return i;
 }
 
-/* Sort key: (time, size, index); every proper subset sorts first. */
-typedef struct ikey {
-	double t;
-	uint32_t c, i;
-} ikey;
-
-static int cmp_ikey(const void *a, const void *b)
-{
-	const ikey *x = a, *y = b;
-	return DPI_CMP_ORDER(DPI_CMP(x->t, y->t), DPI_CMP(x->c, y->c),
-			     DPI_CMP(x->i, y->i));
-}
-
 /* Frontier lists of every ideal (internal/msrdp.h); false when they are
  * too many. */
 static int frontiers(const msr_units *u, msr_ideals *id)
@@ -179,8 +166,9 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	}
 	if (over)
 		goto done;
-	/* sort by (time, size) and keep the arrays in that order */
-	ikey *keys = malloc((size_t)e.ni * sizeof *keys);
+	/* sort by (time, size, index): every proper subset sorts first; keep
+	 * the arrays in that order */
+	dpi_sort_key *keys = malloc((size_t)e.ni * sizeof *keys);
 	id->ni = e.ni;
 	id->w = e.w;
 	id->bits = malloc((size_t)e.ni * e.w * sizeof *id->bits);
@@ -193,10 +181,10 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 		goto done;
 	}
 	for (uint32_t i = 0; i < e.ni; i++)
-		keys[i] = (ikey){e.time[i], e.cnt[i], i};
-	qsort(keys, e.ni, sizeof *keys, cmp_ikey);
+		keys[i] = (dpi_sort_key){e.time[i], e.cnt[i], i};
+	qsort(keys, e.ni, sizeof *keys, dpi_sort_key_asc);
 	for (uint32_t r = 0; r < e.ni; r++) {
-		uint32_t i = keys[r].i;
+		uint32_t i = keys[r].op;
 		memcpy(id->bits + (uint64_t)r * e.w, e.bits + (uint64_t)i * e.w,
 		       e.w * sizeof *e.bits);
 		id->time[r] = e.time[i];

@@ -139,24 +139,12 @@ static void op_slice(trace_ctx *x, uint32_t u)
 	slice_end(x);
 }
 
-typedef struct sched_ent {
-	double start;
-	uint32_t topo, op;
-} sched_ent;
-
-static int cmp_sched(const void *a, const void *b)
-{
-	const sched_ent *x = a, *y = b;
-	return DPI_CMP_ORDER(DPI_CMP(x->start, y->start),
-			     DPI_CMP(x->topo, y->topo));
-}
-
 /* Each device's ops in start order, run_len at a time, as one slice. */
 static dp_status op_runs(trace_ctx *x, const dp_progress *p)
 {
 	const dp_graph *g = x->g;
 	const dp_plan *plan = x->plan;
-	sched_ent *e = malloc(((size_t)g->nops + 1) * sizeof *e);
+	dpi_sort_key *e = malloc(((size_t)g->nops + 1) * sizeof *e);
 	if (!e)
 		return DP_ENOMEM;
 	char name[200], a[80], b[80];
@@ -164,9 +152,9 @@ static dp_status op_runs(trace_ctx *x, const dp_progress *p)
 		uint32_t n = 0;
 		for (uint32_t u = 0; u < g->nops; u++)
 			if (plan->placement[u] == d)
-				e[n++] = (sched_ent){plan->sim.start[u],
-						     g->topo_pos[u], u};
-		qsort(e, n, sizeof *e, cmp_sched);
+				e[n++] = (dpi_sort_key){plan->sim.start[u],
+							g->topo_pos[u], u};
+		qsort(e, n, sizeof *e, dpi_sort_key_asc);
 		for (uint32_t i = 0; i < n; i += x->run_len) {
 			if (dp_progress_canceled(p)) {
 				free(e);

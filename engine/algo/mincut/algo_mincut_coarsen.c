@@ -300,25 +300,13 @@ out:
 	return DP_OK;
 }
 
-typedef struct wedge {
-	double w;
-	uint32_t s, d;
-} wedge;
-
-static int wedge_cmp(const void *pa, const void *pb)
-{
-	const wedge *x = pa, *y = pb; /* heavier first */
-	return DPI_CMP_ORDER(DPI_CMP(y->w, x->w), DPI_CMP(x->s, y->s),
-			     DPI_CMP(x->d, y->d));
-}
-
 /* One level coarser: returns 1 when made, 0 when the matching stalls, -1
  * when out of memory. */
 static int coarsen_once(mc_ctx *c)
 {
 	mc_level *lv = &c->lv[c->nlv - 1];
 	uint32_t nv = lv->nv, m = lv->out_off[nv];
-	wedge *es = malloc(((size_t)m + 1) * sizeof *es);
+	dpi_sort_key *es = malloc(((size_t)m + 1) * sizeof *es);
 	uint32_t *match = malloc(((size_t)nv + 1) * sizeof *match);
 	uint32_t *cmap = malloc(((size_t)nv + 1) * sizeof *cmap);
 	int rc = -1;
@@ -327,11 +315,12 @@ static int coarsen_once(mc_ctx *c)
 	for (uint32_t a = 0; a < nv; a++) {
 		match[a] = MC_NONE;
 		for (uint32_t i = lv->out_off[a]; i < lv->out_off[a + 1]; i++)
-			es[i] = (wedge){lv->out_w[i], a, lv->out_dst[i]};
+			es[i] = (dpi_sort_key){lv->out_w[i], a, lv->out_dst[i]};
 	}
-	qsort(es, m, sizeof *es, wedge_cmp);
+	/* heavier edges first, ties by (source, target) */
+	qsort(es, m, sizeof *es, dpi_sort_key_desc);
 	for (uint32_t i = 0; i < m; i++) {
-		uint32_t s = es[i].s, d = es[i].d;
+		uint32_t s = es[i].tie, d = es[i].op;
 		if (match[s] != MC_NONE || match[d] != MC_NONE)
 			continue;
 		bool only_succ = lv->out_off[s + 1] - lv->out_off[s] == 1;
