@@ -64,6 +64,26 @@ dp_status dpi_jscan_object_next(jscan *js, jscan_iter *it, bool *has,
 /* Moves to the next element: *has = false at the closing bracket. */
 dp_status dpi_jscan_array_next(jscan *js, jscan_iter *it, bool *has);
 
+/* The same as one loop condition, which stops at the end or at an error:
+ *	dp_status st = dpi_jscan_object_begin(js, &it, "what");
+ *	while (dpi_jscan_member(js, &it, &key_off, &st)) ...
+ * true at a member (as dpi_jscan_object_next; key_off may be NULL); false
+ * at the closing brace, or when *st is an error already or becomes one. */
+bool dpi_jscan_member(jscan *js, jscan_iter *it, size_t *key_off,
+		      dp_status *st);
+/* The same over an array's elements. */
+bool dpi_jscan_element(jscan *js, jscan_iter *it, dp_status *st);
+
+/* A member's name and where the offset of its value goes, for objects
+ * whose values are read after the scan (a file's top level). */
+typedef struct jscan_slot {
+	const char *key;
+	size_t *at;
+} jscan_slot;
+
+/* The slot of the table named js->sbuf, or NULL. */
+size_t *dpi_jscan_slot(const jscan *js, const jscan_slot *slots, size_t n);
+
 /* Skips one value, checking its syntax; *start and *end (may be NULL) get
  * its extent [start, end). */
 dp_status dpi_jscan_value(jscan *js, size_t *start, size_t *end);

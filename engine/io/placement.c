@@ -149,12 +149,8 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 		return st;
 	char *name = NULL;
 	size_t cap = 0;
-	for (;;) {
-		bool has;
-		size_t key_off;
-		if ((st = dpi_jscan_object_next(js, &it, &has, &key_off)) ||
-		    !has)
-			break;
+	size_t key_off;
+	while (dpi_jscan_member(js, &it, &key_off, &st)) {
 		/* keep the name: scanning the value reuses js->sbuf */
 		if (js->slen + 1 > cap) {
 			char *q = realloc(name, js->slen + 1);
@@ -201,10 +197,7 @@ static dp_status read_json(pread *P, const char *text, size_t len, int *devices,
 	bool seen_map = false;
 	size_t max_off = 0, dev_off = 0;
 	dp_status st = dpi_jscan_object_begin(&js, &it, "the top-level object");
-	while (!st) {
-		bool has;
-		if ((st = dpi_jscan_object_next(&js, &it, &has, NULL)) || !has)
-			break;
+	while (dpi_jscan_member(&js, &it, NULL, &st)) {
 		char key[16];
 		bool known = js.slen < sizeof key;
 		snprintf(key, sizeof key, "%s", js.sbuf);
