@@ -367,21 +367,15 @@ static dp_status contig_alloc(contig *c, dp_err *err)
 	dp_status st = dpi_ls_cons_init(&c->cons, g, err);
 	if (st)
 		return st;
-	c->leader = malloc(ng * sizeof *c->leader);
-	c->grp_time = malloc(ng * sizeof *c->grp_time);
-	c->grp_mem = malloc(ng * sizeof *c->grp_mem);
-	c->base_time = malloc(k * sizeof *c->base_time);
-	c->base_mem = malloc(k * sizeof *c->base_mem);
-	c->ptime = malloc((n + 1) * sizeof *c->ptime);
-	c->next_free = malloc((n + 1) * sizeof *c->next_free);
-	c->free_pos = malloc(n + 1);
-	c->last_in = malloc((n + 1) * sizeof *c->last_in);
-	c->diff = malloc((n + 2) * sizeof *c->diff);
-	c->seen = calloc(n + 1, sizeof *c->seen);
-	c->end = malloc(k * sizeof *c->end);
-	if (!c->leader || !c->grp_time || !c->grp_mem || !c->base_time ||
-	    !c->base_mem || !c->ptime || !c->next_free || !c->free_pos ||
-	    !c->last_in || !c->diff || !c->seen || !c->end)
+	const dpi_arr arrs[] = {
+		DPI_ARR(c->leader, ng),	      DPI_ARR(c->grp_time, ng),
+		DPI_ARR(c->grp_mem, ng),      DPI_ARR(c->base_time, k),
+		DPI_ARR(c->base_mem, k),      DPI_ARR(c->ptime, n + 1),
+		DPI_ARR(c->next_free, n + 1), DPI_ARR(c->free_pos, n + 1),
+		DPI_ARR(c->last_in, n + 1),   DPI_ARR(c->diff, n + 2),
+		DPI_ARR0(c->seen, n + 1),     DPI_ARR(c->end, k),
+	};
+	if (dpi_arrays_alloc(arrs, DPI_NARR(arrs)))
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for contig on %u ops",
 				  g->nops);

@@ -221,14 +221,15 @@ static dp_status unit_tables(const dp_graph *g, msr_units *u,
 			     uint32_t *scratch_b)
 {
 	uint32_t n = g->nops, nu = u->nu;
-	u->uop_off = calloc((size_t)nu + 2, sizeof *u->uop_off);
-	u->uop = malloc(((size_t)n + 1) * sizeof *u->uop);
-	u->utime = calloc((size_t)nu + 1, sizeof *u->utime);
-	u->umem = calloc((size_t)nu + 1, sizeof *u->umem);
-	u->upin = malloc(((size_t)nu + 1) * sizeof *u->upin);
-	u->pinned = malloc(((size_t)nu + 1) * sizeof *u->pinned);
-	if (!u->uop_off || !u->uop || !u->utime || !u->umem || !u->upin ||
-	    !u->pinned)
+	const dpi_arr arrs[] = {
+		DPI_ARR0(u->uop_off, (size_t)nu + 2),
+		DPI_ARR(u->uop, (size_t)n + 1),
+		DPI_ARR0(u->utime, (size_t)nu + 1),
+		DPI_ARR0(u->umem, (size_t)nu + 1),
+		DPI_ARR(u->upin, (size_t)nu + 1),
+		DPI_ARR(u->pinned, (size_t)nu + 1),
+	};
+	if (dpi_arrays_alloc(arrs, DPI_NARR(arrs)))
 		return DP_ENOMEM;
 	for (uint32_t a = 0; a < nu; a++)
 		u->upin[a] = -1;

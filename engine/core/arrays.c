@@ -7,7 +7,11 @@
 int dpi_arrays_alloc(const dpi_arr *a, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		*a[i].p = calloc(a[i].count ? a[i].count : 1, a[i].elem);
+		size_t count = a[i].count ? a[i].count : 1;
+		if (count > SIZE_MAX / a[i].elem)
+			return -1;
+		*a[i].p = a[i].zero ? calloc(count, a[i].elem)
+				    : malloc(count * a[i].elem);
 		if (!*a[i].p)
 			return -1;
 	}

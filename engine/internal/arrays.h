@@ -5,7 +5,7 @@
  * entry per op, per device, per edge). Rather than a malloc, a NULL check
  * and a free per array, they list the arrays once:
  *
- *	dpi_arr a[] = {DPI_ARR(s->start, n), DPI_ARR(s->dev, n)};
+ *	const dpi_arr a[] = {DPI_ARR(s->start, n), DPI_ARR0(s->dev, n)};
  *	if (dpi_arrays_alloc(a, DPI_NARR(a)))
  *		return nomem(err);
  *	...
@@ -19,23 +19,30 @@
 
 #include <stddef.h>
 
-/* One array: where its pointer is kept, how many elements, how large each. */
+/* One array: where its pointer is kept, how many elements, how large each,
+ * and whether it starts zeroed. */
 typedef struct dpi_arr {
 	void **p;
 	size_t count;
 	size_t elem;
+	int zero;
 } dpi_arr;
 
-/* An entry for the array a of count elements of its own type. */
+/* An entry for the array a of count elements of its own type (malloc);
+ * DPI_ARR0 for one that starts zeroed (calloc). */
 #define DPI_ARR(a, count)                                                      \
 	{                                                                      \
-		(void **)&(a), (count), sizeof *(a)                            \
+		(void **)&(a), (count), sizeof *(a), 0                         \
+	}
+#define DPI_ARR0(a, count)                                                     \
+	{                                                                      \
+		(void **)&(a), (count), sizeof *(a), 1                         \
 	}
 #define DPI_NARR(table) (sizeof(table) / sizeof *(table))
 
-/* Allocates every array of the table zeroed (calloc, at least one element
- * each, so that an empty graph is not out of memory). 0, or -1 when out of
- * memory (the arrays allocated so far are kept for the caller to free). */
+/* Allocates every array of the table (at least one element each, so that an
+ * empty graph is not out of memory). 0, or -1 when out of memory or a size
+ * overflows (the arrays allocated so far are kept for the caller to free). */
 int dpi_arrays_alloc(const dpi_arr *a, size_t n);
 
 /* Resizes every array of the table to its count elements (realloc; the new

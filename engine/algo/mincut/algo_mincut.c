@@ -87,9 +87,7 @@ static dp_status ctx_alloc(mc_ctx *c)
 	if (!c->unit || !c->load || !c->pmem || !c->bound || !c->budget ||
 	    !c->dev || !c->of_dev || !c->fixed_t || !c->fixed_m || !c->cap_m ||
 	    !c->conn || !c->touched || !c->pmark)
-		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-				  "out of memory for mincut on %u ops",
-				  c->g->nops);
+		return dpi_mc_nomem(c);
 	return DP_OK;
 }
 
@@ -97,14 +95,14 @@ static dp_status ctx_alloc(mc_ctx *c)
 static dp_status part_alloc(mc_ctx *c)
 {
 	size_t nv = (size_t)c->lv[0].nv + 1;
-	c->part = malloc(nv * sizeof *c->part);
-	c->stamp = calloc(nv, sizeof *c->stamp);
-	c->log = malloc(nv * sizeof *c->log);
-	c->log_from = malloc(nv * sizeof *c->log_from);
-	if (!c->part || !c->stamp || !c->log || !c->log_from)
-		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-				  "out of memory for mincut on %u ops",
-				  c->g->nops);
+	const dpi_arr arrs[] = {
+		DPI_ARR(c->part, nv),
+		DPI_ARR0(c->stamp, nv),
+		DPI_ARR(c->log, nv),
+		DPI_ARR(c->log_from, nv),
+	};
+	if (dpi_arrays_alloc(arrs, DPI_NARR(arrs)))
+		return dpi_mc_nomem(c);
 	return DP_OK;
 }
 
@@ -157,9 +155,7 @@ static dp_status check_memory(mc_ctx *c, dp_contention cont, int32_t *placement)
 		return DP_OK;
 	dp_sim *sim = dp_sim_new(g, m, c->err);
 	if (!sim)
-		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-				  "out of memory for mincut on %u ops",
-				  g->nops);
+		return dpi_mc_nomem(c);
 	int32_t *best = malloc(((size_t)g->nops + 1) * sizeof *best);
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);

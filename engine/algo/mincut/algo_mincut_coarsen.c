@@ -194,12 +194,6 @@ out:
 	return rc;
 }
 
-static dp_status nomem(mc_ctx *c)
-{
-	return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory for mincut on %u ops", c->g->nops);
-}
-
 /* Units: c->unit per op, level 0's vertices with their time and bytes,
  * the fixed loads of pinned ops; upos: each unit's earliest position. */
 static int make_units(mc_ctx *c, mc_level *lv, uint32_t *upos)
@@ -294,7 +288,7 @@ out:
 	free(upos);
 	if (rc) {
 		dpi_mc_level_free(lv);
-		return nomem(c);
+		return dpi_mc_nomem(c);
 	}
 	c->nlv = 1;
 	return DP_OK;
@@ -373,7 +367,7 @@ dp_status dpi_mc_coarsen(mc_ctx *c)
 			return st;
 		int rc = coarsen_once(c);
 		if (rc < 0)
-			return nomem(c);
+			return dpi_mc_nomem(c);
 		if (rc == 0)
 			break;
 	}

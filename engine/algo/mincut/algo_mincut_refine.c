@@ -235,11 +235,6 @@ static void move(mc_ctx *c, const mc_level *lv, uint32_t v, int32_t q)
 	c->part[v] = q;
 }
 
-static dp_status nomem(mc_ctx *c)
-{
-	return dpi_mc_nomem(c);
-}
-
 /* Pushes v's best move, if any (and, when rebalancing, if v's part is
  * over). */
 static int consider(mc_ctx *c, const mc_level *lv, uint32_t v, bool rebal)
@@ -268,7 +263,7 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 	c->heap_len = 0;
 	for (uint32_t v = 0; v < nv; v++)
 		if (consider(c, lv, v, rebal))
-			return nomem(c);
+			return dpi_mc_nomem(c);
 	while (c->heap_len) {
 		if ((++pops & 4095) == 0 && dp_progress_canceled(c->p))
 			return dpi_algo_canceled(c->err, "mincut");
@@ -282,7 +277,7 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 			continue;
 		if (gain != e.gain) {
 			if (heap_push(c, gain, v))
-				return nomem(c);
+				return dpi_mc_nomem(c);
 			continue;
 		}
 		c->log[nlog] = v;
@@ -309,7 +304,7 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 				if (degree(lv, u) > MC_DEG_LIMIT)
 					continue;
 				if (consider(c, lv, u, rebal))
-					return nomem(c);
+					return dpi_mc_nomem(c);
 			}
 		}
 	}
