@@ -429,13 +429,10 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 			    int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = DP_OK;
 	uint32_t n = g->nops;
-	contig c;
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.m = m;
-	if ((st = contig_alloc(&c, err))) {
+	contig c = {.g = g, .m = m};
+	dp_status st = contig_alloc(&c, err);
+	if (st) {
 		contig_free(&c);
 		return st;
 	}

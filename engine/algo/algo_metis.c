@@ -300,8 +300,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 	(void)o;
 	dp_status st = DP_OK;
 	int k = m->k;
-	mgraph mg;
-	memset(&mg, 0, sizeof mg);
+	mgraph mg = {0};
 	ls_cons cons;
 	if ((st = dpi_ls_cons_init(&cons, g, err)))
 		return st;

@@ -527,10 +527,7 @@ dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
 				 const dp_export_opts *o, const dp_progress *p,
 				 dp_export_report *rep, dp_err *err)
 {
-	trace_ctx x;
-	memset(&x, 0, sizeof x);
-	x.g = g;
-	x.plan = plan;
+	trace_ctx x = {.g = g, .plan = plan};
 	size_t n = (size_t)g->nops + 1, nx = (size_t)plan->sim.nxfers + 1;
 	x.crit_cause = malloc(n);
 	x.crit_dst = malloc(n * sizeof *x.crit_dst);

@@ -347,14 +347,12 @@ dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
 			     dp_lowered *out, dp_err *err)
 {
 	(void)m;
-	lctx c;
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.s = s;
-	c.p = p;
-	c.err = err;
-	c.S = s->pipe.nstages;
-	c.M = s->pipe.microbatches;
+	lctx c = {.g = g,
+		  .s = s,
+		  .p = p,
+		  .err = err,
+		  .S = s->pipe.nstages,
+		  .M = s->pipe.microbatches};
 	size_t n = g->nops ? g->nops : 1;
 	c.base = malloc(n * sizeof *c.base);
 	c.acc = malloc(n * sizeof *c.acc);

@@ -347,11 +347,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 			 dp_lowered *out, dp_err *err)
 {
 	(void)m;
-	dpi_spmd_ctx c;
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.sp = &s->spmd;
-	c.p = p;
+	dpi_spmd_ctx c = {.g = g, .sp = &s->spmd, .p = p};
 	c.size = dp_spmd_size(c.sp);
 	for (int a = c.sp->naxes - 1, st = 1; a >= 0; a--) {
 		c.stride[a] = st;

@@ -205,13 +205,7 @@ static dp_status mincut_run(const dp_graph *g, const dp_machine *m,
 			    const dp_algo_opts *o, const dp_progress *p,
 			    int32_t *placement, dp_err *err)
 {
-	mc_ctx c;
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.m = m;
-	c.p = p;
-	c.err = err;
-	c.k = m->k;
+	mc_ctx c = {.g = g, .m = m, .p = p, .err = err, .k = m->k};
 	dp_status st = dpi_mc_poll(&c, 0.0);
 	if (st)
 		return st;
