@@ -37,7 +37,7 @@ static void ctx_free(mc_ctx *c)
 		dpi_mc_level_free(&c->lv[l]);
 	DPI_FREE_ALL(c->unit, c->part, c->load, c->pmem, c->bound, c->budget,
 		     c->dev, c->of_dev, c->fixed_t, c->fixed_m, c->cap_m,
-		     c->conn, c->touched, c->pmark, c->stamp, c->heap, c->log,
+		     c->conn, c->touched, c->pmark, c->stamp, c->heap.h, c->log,
 		     c->log_from);
 }
 
