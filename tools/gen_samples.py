@@ -734,24 +734,28 @@ def heads(net, name, x, b, h, s, dh):
                           [n[0], n[2], n[1], n[3]])
 
 
-def attn_qk(net, name, q, k):
-    """q @ k^T per head: dims b, heads, s (query), sk (key), dh."""
-    b, h, s, dh = q.shape
+def attn_matmul(net, name, x, y, out, first):
+    """One of attention's two per-head products over the dims b, heads,
+    s (query), sk (key), dh: out and the first input name their last two
+    dims (the second input is always [b, heads, sk, dh])."""
+    b, h, s, dh = y.shape
+    size = {"s": s, "sk": s, "dh": dh}
     it = It([("b", b), ("heads", h), ("s", s), ("sk", s), ("dh", dh)],
-            ["b", "heads", "s", "sk"],
-            ins=[["b", "heads", "s", "dh"], ["b", "heads", "sk", "dh"]])
-    return net.op(name, "BatchMatMul", [q, k], (b, h, s, s),
+            ["b", "heads"] + out,
+            ins=[["b", "heads"] + first, ["b", "heads", "sk", "dh"]])
+    return net.op(name, "BatchMatMul", [x, y],
+                  (b, h) + tuple(size[d] for d in out),
                   2 * b * h * s * s * dh, save_in=(0, 1), it=it)
+
+
+def attn_qk(net, name, q, k):
+    """q @ k^T per head: [b, heads, s, sk]."""
+    return attn_matmul(net, name, q, k, ["s", "sk"], ["s", "dh"])
 
 
 def attn_av(net, name, w, v):
-    """softmax(q k^T) @ v per head: dims b, heads, s, sk, dh."""
-    b, h, s, dh = v.shape
-    it = It([("b", b), ("heads", h), ("s", s), ("sk", s), ("dh", dh)],
-            ["b", "heads", "s", "dh"],
-            ins=[["b", "heads", "s", "sk"], ["b", "heads", "sk", "dh"]])
-    return net.op(name, "BatchMatMul", [w, v], (b, h, s, dh),
-                  2 * b * h * s * s * dh, save_in=(0, 1), it=it)
+    """softmax(q k^T) @ v per head: [b, heads, s, dh]."""
+    return attn_matmul(net, name, w, v, ["s", "dh"], ["s", "sk"])
 
 
 def merge_heads(net, name, o, shape):
