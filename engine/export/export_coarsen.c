@@ -237,11 +237,7 @@ static dp_status layer_groups(const dp_graph *g, const dp_plan *plan,
 		if ((plabel[pid] = arena_add(c, s, len)) == UINT32_MAX)
 			goto out;
 	}
-	qsort(keys, np, sizeof *keys, dpi_cmp_u64);
-	uint32_t w = 0;
-	for (uint32_t i = 0; i < np; i++)
-		if (w == 0 || keys[w - 1] != keys[i])
-			keys[w++] = keys[i];
+	uint32_t w = dpi_sort_unique(keys, np, sizeof *keys, dpi_cmp_u64);
 	c->n = nkept + w;
 	c->nodes = calloc((size_t)c->n, sizeof *c->nodes);
 	if (!c->nodes)
@@ -291,12 +287,7 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 	for (uint32_t u = 0; u < n; u++)
 		if (!kept[u] && g->ops[u].layer)
 			layers[nl++] = g->ops[u].layer;
-	qsort(layers, nl, sizeof *layers, dpi_cmp_u32);
-	uint32_t w = 0;
-	for (uint32_t i = 0; i < nl; i++)
-		if (w == 0 || layers[w - 1] != layers[i])
-			layers[w++] = layers[i];
-	nl = w;
+	nl = dpi_sort_unique(layers, nl, sizeof *layers, dpi_cmp_u32);
 	/* (layer index + 1, dev) pairs present; 0 = no layer */
 	uint32_t np = 0;
 	for (uint32_t u = 0; u < n; u++) {
@@ -310,12 +301,7 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 		}
 		pairs[np++] = li << 32 | (uint32_t)plan->placement[u];
 	}
-	qsort(pairs, np, sizeof *pairs, dpi_cmp_u64);
-	w = 0;
-	for (uint32_t i = 0; i < np; i++)
-		if (w == 0 || pairs[w - 1] != pairs[i])
-			pairs[w++] = pairs[i];
-	np = w;
+	np = dpi_sort_unique(pairs, np, sizeof *pairs, dpi_cmp_u64);
 
 	int maxdepth = 1;
 	for (uint32_t i = 0; i < nl; i++) {

@@ -14,6 +14,8 @@
 #define DNNPART_SORT_KEY_H
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* -1, 0 or 1 as a sorts before, with or after b, ascending (swap a and b
  * for descending); any arithmetic type. */
@@ -44,6 +46,20 @@ static inline int dpi_cmp_u32(const void *a, const void *b)
 static inline int dpi_cmp_u64(const void *a, const void *b)
 {
 	return DPI_CMP(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+/* Sorts the n elements of elem bytes at a by cmp and drops repeats (those
+ * cmp finds equal); the number of distinct elements, now first. */
+static inline uint32_t dpi_sort_unique(void *a, uint32_t n, size_t elem,
+				       int (*cmp)(const void *, const void *))
+{
+	char *b = a;
+	qsort(a, n, elem, cmp);
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (w == 0 || cmp(b + (size_t)(w - 1) * elem, b + i * elem))
+			memmove(b + (size_t)w++ * elem, b + i * elem, elem);
+	return w;
 }
 
 typedef struct dpi_sort_key {
