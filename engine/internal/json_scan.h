@@ -56,6 +56,11 @@ const char *dpi_jscan_kind(jscan *js);
 /* Opens an object or array at the current position (after white space). */
 dp_status dpi_jscan_object_begin(jscan *js, jscan_iter *it, const char *what);
 dp_status dpi_jscan_array_begin(jscan *js, jscan_iter *it, const char *what);
+/* The same at offset off (a value noted earlier). */
+dp_status dpi_jscan_object_at(jscan *js, size_t off, jscan_iter *it,
+			      const char *what);
+dp_status dpi_jscan_array_at(jscan *js, size_t off, jscan_iter *it,
+			     const char *what);
 /* Moves to the next member: *has = false at the closing brace; otherwise
  * the key is decoded into js->sbuf (NUL-terminated, js->slen bytes), its
  * offset stored in *key_off, and the position is at the member's value. */

@@ -507,6 +507,20 @@ dp_status dpi_jscan_array_next(jscan *js, jscan_iter *it, bool *has)
 	return DP_OK;
 }
 
+dp_status dpi_jscan_object_at(jscan *js, size_t off, jscan_iter *it,
+			      const char *what)
+{
+	js->pos = off;
+	return dpi_jscan_object_begin(js, it, what);
+}
+
+dp_status dpi_jscan_array_at(jscan *js, size_t off, jscan_iter *it,
+			     const char *what)
+{
+	js->pos = off;
+	return dpi_jscan_array_begin(js, it, what);
+}
+
 bool dpi_jscan_member(jscan *js, jscan_iter *it, size_t *key_off, dp_status *st)
 {
 	bool has = false;

@@ -108,9 +108,8 @@ static dp_status rd_mesh(dpi_sread *R, size_t off, const char *what,
 			 dp_spmd *sp)
 {
 	jscan *js = &R->js;
-	js->pos = off;
 	jscan_iter it;
-	dp_status st = dpi_jscan_array_begin(js, &it, what);
+	dp_status st = dpi_jscan_array_at(js, off, &it, what);
 	long size = 1;
 	sp->naxes = 0;
 	while (dpi_jscan_element(js, &it, &st)) {
@@ -302,11 +301,10 @@ static dp_status rd_ops(dpi_sread *R, size_t off, const char *pre, dp_spmd *sp,
 {
 	jscan *js = &R->js;
 	const dp_graph *g = R->g;
-	js->pos = off;
 	jscan_iter it;
 	char what[64];
 	snprintf(what, sizeof what, "%sops", pre);
-	dp_status st = dpi_jscan_object_begin(js, &it, what);
+	dp_status st = dpi_jscan_object_at(js, off, &it, what);
 	int size = dp_spmd_size(sp);
 	size_t key_off;
 	while (dpi_jscan_member(js, &it, &key_off, &st)) {
@@ -354,9 +352,8 @@ static dp_status rd_default(dpi_sread *R, size_t off, const char *pre,
 		return dpi_sread_nomem(R);
 	char what[64];
 	snprintf(what, sizeof what, "%sdefault", pre);
-	js->pos = off;
 	jscan_iter it, is;
-	dp_status st = dpi_jscan_object_begin(js, &it, what);
+	dp_status st = dpi_jscan_object_at(js, off, &it, what);
 	size_t k_off;
 	while (dpi_jscan_member(js, &it, &k_off, &st)) {
 		if (strcmp(js->sbuf, "split") != 0) {

@@ -150,9 +150,8 @@ static dp_status rd_placement(dpi_sread *R, const dpi_sread_top *t,
 			"every op, {\"op\": 0, ...}");
 	for (uint32_t u = 0; u < g->nops; u++)
 		s->placement[u] = -1;
-	js->pos = t->placement;
 	jscan_iter it;
-	dp_status st = dpi_jscan_object_begin(js, &it, "placement");
+	dp_status st = dpi_jscan_object_at(js, t->placement, &it, "placement");
 	int maxd = 0;
 	size_t k_off;
 	while (dpi_jscan_member(js, &it, &k_off, &st)) {
@@ -195,14 +194,13 @@ static void spmd_label(dp_strategy *s)
 static dp_status rd_groups(dpi_sread *R, size_t off, dp_pipeline *pp, int gsize)
 {
 	jscan *js = &R->js;
-	js->pos = off;
 	jscan_iter it, ig;
 	int16_t *owner = malloc(DP_MAX_DEVICES * sizeof *owner);
 	if (!owner)
 		return dpi_sread_nomem(R);
 	for (int d = 0; d < DP_MAX_DEVICES; d++)
 		owner[d] = -1;
-	dp_status st = dpi_jscan_array_begin(js, &it, "groups");
+	dp_status st = dpi_jscan_array_at(js, off, &it, "groups");
 	int ng = 0;
 	while (dpi_jscan_element(js, &it, &st)) {
 		dpi_jscan_peek(js);
@@ -311,9 +309,8 @@ static dp_status rd_stages(dpi_sread *R, const dpi_sread_top *t,
 		return dpi_sread_nomem(R);
 	dp_status st = DP_OK;
 	if (t->stage) {
-		js->pos = t->stage;
 		jscan_iter it;
-		st = dpi_jscan_object_begin(js, &it, "stage");
+		st = dpi_jscan_object_at(js, t->stage, &it, "stage");
 		size_t k_off;
 		while (dpi_jscan_member(js, &it, &k_off, &st)) {
 			uint32_t u;
@@ -398,9 +395,8 @@ static dp_status rd_pipeline(dpi_sread *R, const dpi_sread_top *t,
 	const jscan_slot spmd_keys[] = {
 		{"mesh", &in.mesh}, {"ops", &in.ops}, {"default", &in.def}};
 	if (t->spmd) {
-		js->pos = t->spmd;
 		jscan_iter it;
-		st = dpi_jscan_object_begin(js, &it, "spmd");
+		st = dpi_jscan_object_at(js, t->spmd, &it, "spmd");
 		size_t k_off;
 		while (dpi_jscan_member(js, &it, &k_off, &st)) {
 			size_t *slot = dpi_jscan_slot(js, spmd_keys, 3);
