@@ -267,10 +267,9 @@ static dp_status speed_entry(const char *text, void *out, int i, dp_err *err)
 
 /* Parses spec into a scratch copy of the k values of elem bytes at dst,
  * which it replaces only when every entry is good. */
-static dp_status
-set_per_device(dp_machine *m, const char *spec, const char *what,
-	       dp_status (*entry)(const char *, void *, int, dp_err *),
-	       void *dst, size_t elem, dp_err *err)
+static dp_status set_per_device(dp_machine *m, const char *spec,
+				const char *what, entry_fn entry, void *dst,
+				size_t elem, dp_err *err)
 {
 	void *tmp = malloc((size_t)m->k * elem);
 	if (!tmp)
