@@ -237,8 +237,13 @@ int cli_check_output(const char *path, const cli_out_rule *rule);
 int cli_check_outputs(const char *const *outs, size_t n,
 		      const cli_out_rule *rule);
 
-/* Writes the exports requested by --dot/--svg/--csv/--device-map/--tf-map
- * (cli/cli_exports.c). Returns 0 or an exit code after printing the error. */
+/* One of plan's export options (--dot, --svg, --png, --pdf, --trace,
+ * --csv, --device-map, --tf-map) at argv[*i]: 1 when it was one, 0 when
+ * not, -1 after a usage error. */
+int cli_parse_export_opt(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o);
+/* Writes the exports those options request (cli/cli_exports.c). Returns 0
+ * or an exit code after printing the error. */
 int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
 		      const dp_plan *plan);
 

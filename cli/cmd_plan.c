@@ -94,24 +94,6 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
-/* One of the export options at argv[*i]: 1 when it was one, 0 when not,
- * -1 after a usage error. */
-static int export_opt(int argc, char **argv, int *i, cli_opts *o)
-{
-	static const char *const names[] = {"--dot",	    "--svg",   "--png",
-					    "--pdf",	    "--trace", "--csv",
-					    "--device-map", "--tf-map"};
-	const char **slots[] = {&o->dot,   &o->svg, &o->png,	    &o->pdf,
-				&o->trace, &o->csv, &o->device_map, &o->tf_map};
-	for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-		int r = cli_opt_value("plan", argc, argv, i, names[n],
-				      slots[n]);
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
 static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 		   void *ctx)
 {
@@ -121,7 +103,7 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 	    (r = cli_parse_algo(cmd, argc, argv, i, &o->algo)) ||
 	    (r = cli_opt_value(cmd, argc, argv, i, "-o", &o->out)))
 		return r;
-	return export_opt(argc, argv, i, o);
+	return cli_parse_export_opt(cmd, argc, argv, i, o);
 }
 
 static int parse(int argc, char **argv, cli_opts *o)
