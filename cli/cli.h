@@ -45,13 +45,13 @@ int cli_run_command(const cli_command *c, int argc, char **argv);
 typedef struct cli_opts {
 	const char *graph_path;
 	dp_format format;
-	int k;		    /* 0 = not given */
-	const char *mem;    /* --mem spec, NULL = not given */
-	const char *speeds; /* --speed spec */
+	int k;		     /* 0 = not given */
+	const char *mem;     /* --mem spec, NULL = not given */
+	const char *speeds;  /* --speed spec */
 	const char *reserve; /* --reserve spec (1GiB, 5%) */
-	const char *link;   /* --link preset */
-	const char *bw;	    /* --bw */
-	const char *lat;    /* --lat */
+	const char *link;    /* --link preset */
+	const char *bw;	     /* --bw */
+	const char *lat;     /* --lat */
 	dp_contention contention;
 	dp_objective objective; /* --objective step|throughput */
 	const dp_algo *algo;	/* --algo (NULL: the default) */
@@ -59,15 +59,15 @@ typedef struct cli_opts {
 	bool json;
 	bool strict;
 	bool no_polish;
-	int microbatches; /* --microbatches (0: the algorithm's choice) */
-	int tp;		  /* --tp (0: the algorithm's choice) */
-	long long batch;  /* --batch: the graph at this batch size (0: as
+	int microbatches;    /* --microbatches (0: the algorithm's choice) */
+	int tp;		     /* --tp (0: the algorithm's choice) */
+	long long batch;     /* --batch: the graph at this batch size (0: as
 			     loaded) */
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */
 	bool check_k;	     /* compare --check-k */
-	bool force;	 /* --force: outputs may replace existing files */
-	const char *out; /* -o placement file */
+	bool force;	     /* --force: outputs may replace existing files */
+	const char *out;     /* -o placement file */
 	const char *dot, *svg, *png, *pdf, *trace, *csv, *device_map,
 		*tf_map; /* plan exports */
 } cli_opts;
@@ -100,6 +100,16 @@ bool cli_wants_help(int argc, char **argv);
  * Returns 0, or 2 after printing a usage error. */
 int cli_parse_common_or_graph(const char *cmd, int argc, char **argv, int *i,
 			      cli_opts *o);
+/* A command's own options at argv[*i] (ctx: its own settings): 1 when one
+ * is taken (*i past its value), 0 when argv[*i] is not one of them, -1
+ * after a usage error. */
+typedef int (*cli_own_opts)(const char *cmd, int argc, char **argv, int *i,
+			    cli_opts *o, void *ctx);
+/* The option loop of a command on one GRAPH: each argument is one of the
+ * command's own options (own), a shared one or the GRAPH, which must be
+ * given. Returns 0, or 2 after printing a usage error. */
+int cli_parse_graph_cmd(const char *cmd, int argc, char **argv, cli_opts *o,
+			cli_own_opts own, void *ctx);
 /* Takes a non-option argument a as the command's GRAPH: an unknown option
  * or a second graph is a usage error. Returns 0, or 2 after printing. */
 int cli_take_graph_arg(const char *cmd, const char *a, cli_opts *o);
@@ -203,6 +213,10 @@ void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 /* The members every --json report starts with: graph, source, ops, edges,
  * k and the link (through the engine's one JSON writer, dnnpart/json.h). */
 void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m);
+/* A memory cap in bytes as JSON, null when unlimited; the array of k caps
+ * (compare's machine, fit's answer). */
+void cli_json_cap(dp_json *w, const char *key, int64_t cap);
+void cli_json_caps(dp_json *w, const char *key, const int64_t *caps, int k);
 
 /* What a command may write over (cli/cli_outputs.c): the files it reads
  * (NULL when fewer), never replaced, and whether --force lets it replace
@@ -223,8 +237,13 @@ int cli_check_output(const char *path, const cli_out_rule *rule);
 int cli_check_outputs(const char *const *outs, size_t n,
 		      const cli_out_rule *rule);
 
-/* Writes the exports requested by --dot/--svg/--csv/--device-map/--tf-map
- * (cli/cli_exports.c). Returns 0 or an exit code after printing the error. */
+/* One of plan's export options (--dot, --svg, --png, --pdf, --trace,
+ * --csv, --device-map, --tf-map) at argv[*i]: 1 when it was one, 0 when
+ * not, -1 after a usage error. */
+int cli_parse_export_opt(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o);
+/* Writes the exports those options request (cli/cli_exports.c). Returns 0
+ * or an exit code after printing the error. */
 int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
 		      const dp_plan *plan);
 

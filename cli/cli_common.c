@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,23 +125,76 @@ int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
 	return 0;
 }
 
-/* Checks a comma list of caps ("16GiB" or "16GiB,8GiB,inf") as the
- * explorer's prompts do (dp_machine_check_caps). */
-static int check_caps(const char *cmd, const char *spec)
+/* Checks the value v of the shared option name: 0, or -1 after the usage
+ * error. Stores the values that are not kept as text (the objective, the
+ * contention, the format). */
+static int check_value(const char *cmd, const char *name, const char *v,
+		       cli_opts *o)
 {
+	double x;
 	dp_err err;
 	dp_err_clear(&err);
-	if (dp_machine_check_caps(spec, &err))
-		return cli_usage_error(cmd, "--mem %s: %s", spec, err.msg);
-	return 0;
+	if (!strcmp(name, "--mem")) {
+		/* each cap as the explorer's prompts check it */
+		if (dp_machine_check_caps(v, &err))
+			return cli_usage_error(cmd, "--mem %s: %s", v, err.msg);
+		return 0;
+	}
+	if (!strcmp(name, "--link")) {
+		if (strcmp(v, "file") != 0 && !dp_machine_find_link(v))
+			return cli_usage_error(
+				cmd,
+				"unknown link preset '%s' (known: %s, file)", v,
+				dp_machine_link_names());
+		return 0;
+	}
+	if (!strcmp(name, "--objective")) {
+		if (strcmp(v, "step") && strcmp(v, "throughput"))
+			return cli_usage_error(cmd,
+					       "--objective: expected step or "
+					       "throughput, got '%s'",
+					       v);
+		o->objective = v[0] == 's' ? DP_OBJ_STEP : DP_OBJ_THROUGHPUT;
+		return 0;
+	}
+	dp_status st =
+		!strcmp(name, "--bw")	 ? dp_units_parse_bandwidth(v, &x, &err)
+		: !strcmp(name, "--lat") ? dp_units_parse_time(v, &x, &err)
+		: !strcmp(name, "--contention")
+			? dp_sim_contention_parse(v, &o->contention, &err)
+			: dp_load_format_parse(v, &o->format, &err);
+	return st ? cli_usage_error(cmd, "%s: %s", name, err.msg) : 0;
 }
+
+/* The options with a value that every command shares: where the value goes
+ * (type 's': the text, 'i' an int, 'l' a long long, from 1 to hi; 0:
+ * check_value stores it) and whether check_value checks it. */
+static const struct common_opt {
+	const char *name, *alias;
+	char type;
+	long hi;
+	size_t off;
+	bool check;
+} common_opts[] = {
+	{"-k", "--devices", 'i', DP_MAX_DEVICES, offsetof(cli_opts, k), false},
+	{"--mem", NULL, 's', 0, offsetof(cli_opts, mem), true},
+	{"--reserve", NULL, 's', 0, offsetof(cli_opts, reserve), false},
+	{"--speed", NULL, 's', 0, offsetof(cli_opts, speeds), false},
+	{"--link", NULL, 's', 0, offsetof(cli_opts, link), true},
+	{"--bw", NULL, 's', 0, offsetof(cli_opts, bw), true},
+	{"--lat", NULL, 's', 0, offsetof(cli_opts, lat), true},
+	{"--objective", NULL, 0, 0, 0, true},
+	{"--contention", NULL, 0, 0, 0, true},
+	{"--microbatches", "-M", 'i', DP_MAX_MICROBATCHES,
+	 offsetof(cli_opts, microbatches), false},
+	{"--tp", NULL, 'i', DP_MAX_DEVICES, offsetof(cli_opts, tp), false},
+	{"--batch", NULL, 'l', 1L << 30, offsetof(cli_opts, batch), false},
+	{"--format", NULL, 0, 0, 0, true}};
 
 int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		     cli_opts *o)
 {
 	const char *a = argv[*i], *v;
-	dp_err err;
-	int r;
 	if (!strcmp(a, "--json")) {
 		o->json = true;
 		return 1;
@@ -149,121 +203,22 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		o->force = true;
 		return 1;
 	}
-	if ((r = opt_value(cmd, argc, argv, i, "-k", "--devices", &v))) {
-		long k;
-		if (r < 0 || cli_parse_int(cmd, "-k", v, 1, DP_MAX_DEVICES, &k))
+	for (size_t j = 0; j < sizeof common_opts / sizeof *common_opts; j++) {
+		const struct common_opt *c = &common_opts[j];
+		int r = opt_value(cmd, argc, argv, i, c->name, c->alias, &v);
+		if (r == 0)
+			continue;
+		long n = 0;
+		if (r < 0 || (c->check && check_value(cmd, c->name, v, o)) ||
+		    (c->hi && cli_parse_int(cmd, c->name, v, 1, c->hi, &n)))
 			return -1;
-		o->k = (int)k;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--mem", NULL, &v))) {
-		if (r < 0 || check_caps(cmd, v))
-			return -1;
-		o->mem = v;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--reserve", NULL, &v))) {
-		if (r < 0)
-			return -1;
-		o->reserve = v;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--speed", NULL, &v))) {
-		if (r < 0)
-			return -1;
-		o->speeds = v;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--link", NULL, &v))) {
-		if (r < 0)
-			return -1;
-		if (strcmp(v, "file") != 0 && !dp_machine_find_link(v)) {
-			cli_usage_error(cmd,
-					"unknown link preset '%s' (known: %s, "
-					"file)",
-					v, dp_machine_link_names());
-			return -1;
-		}
-		o->link = v;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--bw", NULL, &v))) {
-		double bw;
-		if (r < 0)
-			return -1;
-		if (dp_units_parse_bandwidth(v, &bw, &err)) {
-			cli_usage_error(cmd, "--bw: %s", err.msg);
-			return -1;
-		}
-		o->bw = v;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--lat", NULL, &v))) {
-		double lat;
-		if (r < 0)
-			return -1;
-		if (dp_units_parse_time(v, &lat, &err)) {
-			cli_usage_error(cmd, "--lat: %s", err.msg);
-			return -1;
-		}
-		o->lat = v;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--objective", NULL, &v))) {
-		if (r < 0)
-			return -1;
-		if (!strcmp(v, "step")) {
-			o->objective = DP_OBJ_STEP;
-		} else if (!strcmp(v, "throughput")) {
-			o->objective = DP_OBJ_THROUGHPUT;
-		} else {
-			cli_usage_error(cmd,
-					"--objective: expected step or "
-					"throughput, got '%s'",
-					v);
-			return -1;
-		}
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--contention", NULL, &v))) {
-		if (r < 0)
-			return -1;
-		if (dp_sim_contention_parse(v, &o->contention, &err)) {
-			cli_usage_error(cmd, "--contention: %s", err.msg);
-			return -1;
-		}
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--microbatches", "-M", &v))) {
-		long n;
-		if (r < 0 || cli_parse_int(cmd, "--microbatches", v, 1,
-					   DP_MAX_MICROBATCHES, &n))
-			return -1;
-		o->microbatches = (int)n;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--tp", NULL, &v))) {
-		long n;
-		if (r < 0 ||
-		    cli_parse_int(cmd, "--tp", v, 1, DP_MAX_DEVICES, &n))
-			return -1;
-		o->tp = (int)n;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--batch", NULL, &v))) {
-		long n;
-		if (r < 0 || cli_parse_int(cmd, "--batch", v, 1, 1L << 30, &n))
-			return -1;
-		o->batch = n;
-		return 1;
-	}
-	if ((r = opt_value(cmd, argc, argv, i, "--format", NULL, &v))) {
-		if (r < 0)
-			return -1;
-		if (dp_load_format_parse(v, &o->format, &err)) {
-			cli_usage_error(cmd, "--format: %s", err.msg);
-			return -1;
-		}
+		char *field = (char *)o + c->off;
+		if (c->type == 's')
+			memcpy(field, &v, sizeof v);
+		else if (c->type == 'i')
+			*(int *)(void *)field = (int)n;
+		else if (c->type == 'l')
+			*(long long *)(void *)field = n;
 		return 1;
 	}
 	return 0;
@@ -416,56 +371,41 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
 		if (n > 1)
 			k = n;
 	}
+	const char *bad = NULL; /* the option whose value is refused */
+	bool link_file = o->link && strcmp(o->link, "file") == 0;
 	if (k && k != m->k && dp_machine_resize(m, k, &err))
-		goto fail_k;
-	if (o->mem && dp_machine_set_caps(m, o->mem, &err))
-		goto fail_mem;
-	if (o->speeds && dp_machine_set_speeds(m, o->speeds, &err)) {
+		bad = "-k";
+	else if (o->mem && dp_machine_set_caps(m, o->mem, &err))
+		bad = "--mem";
+	else if (o->speeds && dp_machine_set_speeds(m, o->speeds, &err))
+		bad = "--speed";
+	else if (o->link && !link_file && dp_machine_set_link(m, o->link, &err))
+		bad = "--link";
+	if (!bad && link_file && !g->xfer_us) {
 		dp_machine_free(m);
-		return machine_error("--speed", &err);
+		fprintf(stderr,
+			"dnnpart: --link file: %s gives no transfer "
+			"times of its own (msr-fiddle files do: their "
+			"edges' cost)\n",
+			o->graph_path ? o->graph_path : "the graph");
+		return 2;
 	}
-	if (o->link && strcmp(o->link, "file") == 0) {
-		if (!g->xfer_us) {
-			dp_machine_free(m);
-			fprintf(stderr,
-				"dnnpart: --link file: %s gives no transfer "
-				"times of its own (msr-fiddle files do: their "
-				"edges' cost)\n",
-				o->graph_path ? o->graph_path : "the graph");
-			return 2;
-		}
+	if (!bad && link_file)
 		dp_machine_set_link_file(m);
-	} else if (o->link && dp_machine_set_link(m, o->link, &err)) {
+	if (!bad && o->bw && dp_units_parse_bandwidth(o->bw, &m->bw, &err))
+		bad = "--bw";
+	else if (!bad && o->lat && dp_units_parse_time(o->lat, &m->lat, &err))
+		bad = "--lat";
+	else if (!bad && o->reserve &&
+		 dp_machine_set_reserve(m, o->reserve, &err))
+		bad = "--reserve";
+	if (bad) {
 		dp_machine_free(m);
-		return machine_error("--link", &err);
+		return machine_error(bad, &err);
 	}
-	if (o->bw) {
-		if (dp_units_parse_bandwidth(o->bw, &m->bw, &err)) {
-			dp_machine_free(m);
-			return machine_error("--bw", &err);
-		}
-		if (!m->link_file)
-			snprintf(m->link_name, sizeof m->link_name, "custom");
-	}
-	if (o->lat) {
-		if (dp_units_parse_time(o->lat, &m->lat, &err)) {
-			dp_machine_free(m);
-			return machine_error("--lat", &err);
-		}
-		if (!m->link_file)
-			snprintf(m->link_name, sizeof m->link_name, "custom");
-	}
-	if (o->reserve && dp_machine_set_reserve(m, o->reserve, &err)) {
-		dp_machine_free(m);
-		return machine_error("--reserve", &err);
-	}
+	if ((o->bw || o->lat) && !m->link_file)
+		snprintf(m->link_name, sizeof m->link_name, "custom");
 	return 0;
-fail_k:
-	dp_machine_free(m);
-	return machine_error("-k", &err);
-fail_mem:
-	dp_machine_free(m);
-	return machine_error("--mem", &err);
 }
 
 /* A duration option at argv[*i] named opt, in seconds (a plain number or a
@@ -573,6 +513,18 @@ int cli_parse_common_or_graph(const char *cmd, int argc, char **argv, int *i,
 	if (r > 0)
 		return 0;
 	return cli_take_graph_arg(cmd, argv[*i], o);
+}
+
+int cli_parse_graph_cmd(const char *cmd, int argc, char **argv, cli_opts *o,
+			cli_own_opts own, void *ctx)
+{
+	for (int i = 1; i < argc; i++) {
+		int r = own(cmd, argc, argv, &i, o, ctx);
+		if (r < 0 ||
+		    (!r && cli_parse_common_or_graph(cmd, argc, argv, &i, o)))
+			return 2;
+	}
+	return cli_require_graph(cmd, o);
 }
 
 int cli_take_graph_arg(const char *cmd, const char *a, cli_opts *o)

@@ -1,6 +1,7 @@
 /* cli_exports.c - exports from the batch commands (see cli_exports.h). */
 #include "cli_exports.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "cli_progress.h"
@@ -127,28 +128,52 @@ int cli_run_exports(const cli_export_job *jobs, int n, const dp_graph *g,
 	return rc;
 }
 
+/* plan's export options: the option, where its path goes, what it writes
+ * (in the order the files are written) */
+static const struct plan_export {
+	const char *opt;
+	size_t off;
+	dp_export_kind kind;
+} plan_exports[] = {
+	{"--dot", offsetof(cli_opts, dot), DP_EXPORT_DOT},
+	{"--svg", offsetof(cli_opts, svg), DP_EXPORT_SVG},
+	{"--png", offsetof(cli_opts, png), DP_EXPORT_PNG},
+	{"--pdf", offsetof(cli_opts, pdf), DP_EXPORT_PDF},
+	{"--trace", offsetof(cli_opts, trace), DP_EXPORT_TRACE},
+	{"--csv", offsetof(cli_opts, csv), DP_EXPORT_CSV},
+	{"--device-map", offsetof(cli_opts, device_map),
+	 DP_EXPORT_DEVMAP_TORCH},
+	{"--tf-map", offsetof(cli_opts, tf_map), DP_EXPORT_DEVMAP_TF}};
+
+#define NPLAN_EXPORTS (sizeof plan_exports / sizeof plan_exports[0])
+
+/* The path field of export j in o. */
+static const char **export_path(const cli_opts *o, size_t j)
+{
+	return (const char **)(void *)((char *)o + plan_exports[j].off);
+}
+
+int cli_parse_export_opt(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o)
+{
+	for (size_t j = 0; j < NPLAN_EXPORTS; j++) {
+		int r = cli_opt_value(cmd, argc, argv, i, plan_exports[j].opt,
+				      export_path(o, j));
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
 		      const dp_plan *plan)
 {
 	cli_export_job jobs[CLI_MAX_EXPORTS];
 	int n = 0;
-	if (o->dot)
-		jobs[n++] = (cli_export_job){o->dot, DP_EXPORT_DOT};
-	if (o->svg)
-		jobs[n++] = (cli_export_job){o->svg, DP_EXPORT_SVG};
-	if (o->png)
-		jobs[n++] = (cli_export_job){o->png, DP_EXPORT_PNG};
-	if (o->pdf)
-		jobs[n++] = (cli_export_job){o->pdf, DP_EXPORT_PDF};
-	if (o->trace)
-		jobs[n++] = (cli_export_job){o->trace, DP_EXPORT_TRACE};
-	if (o->csv)
-		jobs[n++] = (cli_export_job){o->csv, DP_EXPORT_CSV};
-	if (o->device_map)
-		jobs[n++] =
-			(cli_export_job){o->device_map, DP_EXPORT_DEVMAP_TORCH};
-	if (o->tf_map)
-		jobs[n++] = (cli_export_job){o->tf_map, DP_EXPORT_DEVMAP_TF};
+	for (size_t j = 0; j < NPLAN_EXPORTS; j++)
+		if (*export_path(o, j))
+			jobs[n++] = (cli_export_job){*export_path(o, j),
+						     plan_exports[j].kind};
 	/* plan prints its report on stdout; the files written go to stderr
 	 * so that --json output stays one object */
 	cli_out_rule rule = {{o->graph_path, NULL}, o->force};

@@ -332,6 +332,22 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 	dp_json_end_object(&w);
 }
 
+void cli_json_cap(dp_json *w, const char *key, int64_t cap)
+{
+	if (cap == DP_CAP_UNLIMITED)
+		dp_json_null(w, key);
+	else
+		dp_json_int(w, key, cap);
+}
+
+void cli_json_caps(dp_json *w, const char *key, const int64_t *caps, int k)
+{
+	dp_json_begin_array(w, key);
+	for (int d = 0; d < k; d++)
+		cli_json_cap(w, NULL, caps[d]);
+	dp_json_end_array(w);
+}
+
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 			 const dp_plan *plan)
 {

@@ -130,26 +130,21 @@ static void after_algo(void *ud, size_t i, dp_run_result *r)
 	}
 }
 
+static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
+		   void *ctx)
+{
+	(void)ctx;
+	if (!strcmp(argv[*i], "--check-k")) {
+		o->check_k = true;
+		return 1;
+	}
+	int r = cli_parse_plan_flags(cmd, argc, argv, i, o);
+	return r ? r : cli_opt_value(cmd, argc, argv, i, "--algos", &o->algos);
+}
+
 static int parse(int argc, char **argv, cli_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if (!strcmp(argv[i], "--check-k")) {
-			o->check_k = true;
-		} else if ((r = cli_parse_plan_flags("compare", argc, argv, &i,
-						     o)) ||
-			   (r = cli_opt_value("compare", argc, argv, &i,
-					      "--algos", &o->algos))) {
-			if (r < 0)
-				return 2;
-		} else if (cli_parse_common_or_graph("compare", argc, argv, &i,
-						     o)) {
-			return 2;
-		}
-	}
-	if (cli_require_graph("compare", o))
-		return 2;
-	return 0;
+	return cli_parse_graph_cmd("compare", argc, argv, o, own_opt, NULL);
 }
 
 /* Index of the best feasible plan (shortest makespan, first on ties), or
@@ -333,13 +328,7 @@ static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 	dp_json_init(&w, out);
 	dp_json_begin_object(&w, NULL);
 	cli_json_head(&w, g, m);
-	dp_json_begin_array(&w, "caps_bytes");
-	for (int d = 0; d < m->k; d++)
-		if (m->cap[d] == DP_CAP_UNLIMITED)
-			dp_json_null(&w, NULL);
-		else
-			dp_json_int(&w, NULL, m->cap[d]);
-	dp_json_end_array(&w);
+	cli_json_caps(&w, "caps_bytes", m->cap, m->k);
 	dp_json_str(&w, "contention", dp_sim_contention_name(c));
 	dp_json_str(&w, "objective",
 		    obj == DP_OBJ_THROUGHPUT ? "throughput" : "step");

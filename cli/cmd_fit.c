@@ -65,41 +65,39 @@ typedef struct fit_args {
 	bool device_given;
 } fit_args;
 
+static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
+		   void *ctx)
+{
+	fit_args *fa = ctx;
+	const char *a = argv[*i], *v = NULL;
+	int r;
+	long n;
+	if (!strcmp(a, "--strict")) {
+		o->strict = true;
+	} else if (!strcmp(a, "--no-polish")) {
+		o->no_polish = true;
+	} else if (!strcmp(a, "--cap")) {
+		fa->fo.kind = DP_FIT_CAP;
+	} else if ((r = cli_opt_value(cmd, argc, argv, i, "--max-k", &v))) {
+		if (r < 0 ||
+		    cli_parse_int(cmd, "--max-k", v, 1, DP_MAX_DEVICES, &n))
+			return -1;
+		fa->fo.max_k = (int)n;
+	} else if ((r = cli_opt_value(cmd, argc, argv, i, "--device", &v))) {
+		if (r < 0 || cli_parse_int(cmd, "--device", v, 0,
+					   DP_MAX_DEVICES - 1, &n))
+			return -1;
+		fa->fo.device = (int)n;
+		fa->device_given = true;
+	} else {
+		return cli_parse_algo(cmd, argc, argv, i, &o->algo);
+	}
+	return 1;
+}
+
 static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		int r;
-		long n;
-		if (!strcmp(a, "--strict")) {
-			o->strict = true;
-		} else if (!strcmp(a, "--no-polish")) {
-			o->no_polish = true;
-		} else if (!strcmp(a, "--cap")) {
-			fa->fo.kind = DP_FIT_CAP;
-		} else if ((r = cli_opt_value("fit", argc, argv, &i, "--max-k",
-					      &v))) {
-			if (r < 0 || cli_parse_int("fit", "--max-k", v, 1,
-						   DP_MAX_DEVICES, &n))
-				return 2;
-			fa->fo.max_k = (int)n;
-		} else if ((r = cli_opt_value("fit", argc, argv, &i, "--device",
-					      &v))) {
-			if (r < 0 || cli_parse_int("fit", "--device", v, 0,
-						   DP_MAX_DEVICES - 1, &n))
-				return 2;
-			fa->fo.device = (int)n;
-			fa->device_given = true;
-		} else if ((r = cli_parse_algo("fit", argc, argv, &i,
-					       &o->algo))) {
-			if (r < 0)
-				return 2;
-		} else if (cli_parse_common_or_graph("fit", argc, argv, &i,
-						     o)) {
-			return 2;
-		}
-	}
-	if (cli_require_graph("fit", o))
+	if (cli_parse_graph_cmd("fit", argc, argv, o, own_opt, fa))
 		return 2;
 	if (fa->device_given && fa->fo.kind == DP_FIT_CAP)
 		return cli_usage_error("fit", "--cap and --device: give one "
@@ -211,13 +209,7 @@ static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
 	dp_json_bool(&w, "found", r->found);
 	if (r->found) {
 		dp_json_int(&w, "k", r->k);
-		dp_json_begin_array(&w, "caps_bytes");
-		for (int d = 0; d < r->k; d++)
-			if (r->caps[d] == DP_CAP_UNLIMITED)
-				dp_json_null(&w, NULL);
-			else
-				dp_json_int(&w, NULL, r->caps[d]);
-		dp_json_end_array(&w);
+		cli_json_caps(&w, "caps_bytes", r->caps, r->k);
 		dp_json_num(&w, "makespan_us", r->makespan);
 	} else {
 		dp_json_null(&w, "k");
@@ -232,10 +224,7 @@ static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
 		const dp_fit_probe *p = &r->probes[i];
 		dp_json_begin_line(&w, NULL);
 		dp_json_int(&w, "k", p->k);
-		if (p->cap == DP_CAP_UNLIMITED)
-			dp_json_null(&w, "cap_bytes");
-		else
-			dp_json_int(&w, "cap_bytes", p->cap);
+		cli_json_cap(&w, "cap_bytes", p->cap);
 		dp_json_num(&w, "makespan_us", p->makespan);
 		dp_json_bool(&w, "feasible", p->feasible);
 		if (!p->feasible) {

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "dnnpart/units.h"
 #include "cli_progress.h"
 #include "dnnpart/placement.h"
+#include "dnnpart/units.h"
 
 /* "    name     summary" with the summary wrapped at 79 columns. */
 static void print_wrapped(FILE *out, const char *name, const char *text)
@@ -94,41 +94,21 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
-/* One of the export options at argv[*i]: 1 when it was one, 0 when not,
- * -1 after a usage error. */
-static int export_opt(int argc, char **argv, int *i, cli_opts *o)
+static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
+		   void *ctx)
 {
-	static const char *const names[] = {"--dot",	    "--svg",   "--png",
-					    "--pdf",	    "--trace", "--csv",
-					    "--device-map", "--tf-map"};
-	const char **slots[] = {&o->dot,   &o->svg, &o->png,	    &o->pdf,
-				&o->trace, &o->csv, &o->device_map, &o->tf_map};
-	for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-		int r = cli_opt_value("plan", argc, argv, i, names[n],
-				      slots[n]);
-		if (r)
-			return r;
-	}
-	return 0;
+	(void)ctx;
+	int r;
+	if ((r = cli_parse_plan_flags(cmd, argc, argv, i, o)) ||
+	    (r = cli_parse_algo(cmd, argc, argv, i, &o->algo)) ||
+	    (r = cli_opt_value(cmd, argc, argv, i, "-o", &o->out)))
+		return r;
+	return cli_parse_export_opt(cmd, argc, argv, i, o);
 }
 
 static int parse(int argc, char **argv, cli_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if ((r = cli_parse_plan_flags("plan", argc, argv, &i, o)) ||
-		    (r = cli_parse_algo("plan", argc, argv, &i, &o->algo)) ||
-		    (r = cli_opt_value("plan", argc, argv, &i, "-o",
-				       &o->out)) ||
-		    (r = export_opt(argc, argv, &i, o))) {
-			if (r < 0)
-				return 2;
-		} else if (cli_parse_common_or_graph("plan", argc, argv, &i,
-						     o)) {
-			return 2;
-		}
-	}
-	if (cli_require_graph("plan", o))
+	if (cli_parse_graph_cmd("plan", argc, argv, o, own_opt, NULL))
 		return 2;
 	if (o->out && !has_suffix(o->out, ".json") &&
 	    !has_suffix(o->out, ".place"))
@@ -138,9 +118,8 @@ static int parse(int argc, char **argv, cli_opts *o)
 				       "(ParDNN)",
 				       o->out);
 	/* before planning, which can take minutes */
-	const char *outs[] = {o->out, o->dot, o->svg,	     o->png,
-			      o->pdf, o->trace, o->csv, o->device_map,
-			      o->tf_map};
+	const char *outs[] = {o->out,	o->dot, o->svg,	       o->png,	 o->pdf,
+			      o->trace, o->csv, o->device_map, o->tf_map};
 	cli_out_rule rule = {{o->graph_path, NULL}, o->force};
 	return cli_check_outputs(outs, sizeof outs / sizeof outs[0], &rule);
 }

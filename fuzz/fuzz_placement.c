@@ -27,14 +27,7 @@ static const char graph_text[] =
 static const dp_graph *fixed_graph(void)
 {
 	static dp_graph *g;
-	if (!g) {
-		dp_err err;
-		if (dp_load_json("fz.json", graph_text, sizeof graph_text - 1, &g,
-			      &err) ||
-		    dp_graph_finalize(g, &err))
-			fuzz_fail("the fixed graph does not load", &err);
-	}
-	return g;
+	return fuzz_fixed_graph(&g, graph_text, sizeof graph_text - 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -16,6 +16,21 @@ static void check_parse(dp_status s, const dp_err *err)
 			  err);
 }
 
+/* Runs a parser of a double (bandwidth, time) on s: its error contract,
+ * and a finite value when it succeeds. Whether it did. */
+static bool check_double(const char *s,
+			 dp_status (*parse)(const char *, double *, dp_err *),
+			 double *v)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	dp_status st = parse(s, v, &err);
+	check_parse(st, &err);
+	if (st == DP_OK && !isfinite(*v))
+		fuzz_fail("a unit parse gave a value that is not finite", NULL);
+	return st == DP_OK;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 4096)
@@ -34,23 +49,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dp_units_fmt_bytes(bytes, buf, sizeof buf);
 	}
 
-	double bw = -1;
-	dp_err_clear(&err);
-	st = dp_units_parse_bandwidth(s, &bw, &err);
-	check_parse(st, &err);
-	if (st == DP_OK) {
-		if (!(bw > 0) || !isfinite(bw))
-			fuzz_fail("dp_units_parse_bandwidth not finite > 0", NULL);
+	double bw = -1, us = -1;
+	if (check_double(s, dp_units_parse_bandwidth, &bw)) {
+		if (!(bw > 0))
+			fuzz_fail("dp_units_parse_bandwidth not > 0", NULL);
 		dp_units_fmt_bandwidth(bw, buf, sizeof buf);
 	}
-
-	double us = -1;
-	dp_err_clear(&err);
-	st = dp_units_parse_time(s, &us, &err);
-	check_parse(st, &err);
-	if (st == DP_OK) {
-		if (!(us >= 0) || !isfinite(us))
-			fuzz_fail("dp_units_parse_time not finite >= 0", NULL);
+	if (check_double(s, dp_units_parse_time, &us)) {
+		if (!(us >= 0))
+			fuzz_fail("dp_units_parse_time not >= 0", NULL);
 		dp_units_fmt_time(us, buf, sizeof buf);
 	}
 

@@ -143,6 +143,21 @@ static inline const char *fuzz_write(const char *name, const void *data,
 	return path;
 }
 
+/* The graph of a target that reads files against a fixed graph (placement,
+ * strategy): text (native JSON, len bytes) loaded and finalized on the
+ * first call into *g, which later calls return. */
+static inline const dp_graph *fuzz_fixed_graph(dp_graph **g, const char *text,
+					       size_t len)
+{
+	if (!*g) {
+		dp_err err;
+		if (dp_load_json("fz.json", text, len, g, &err) ||
+		    dp_graph_finalize(*g, &err))
+			fuzz_fail("the fixed graph does not load", &err);
+	}
+	return *g;
+}
+
 /* A text loader's signature (dnnpart/load.h). */
 typedef dp_status (*fuzz_text_loader)(const char *path, const char *text,
 				      size_t len, dp_graph **out,

@@ -101,19 +101,13 @@ static void *job_main(void *arg)
 
 filejob *filejob_new(dp_err *err)
 {
-	filejob *fj = calloc(1, sizeof *fj);
-	if (!fj) {
-		dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory");
-		return NULL;
-	}
-	if (job_pipe_open(&fj->pipe, "the file jobs", err) != DP_OK) {
+	filejob *fj = job_owner_alloc(sizeof *fj, err);
+	if (!fj || job_owner_init(&fj->pipe, &fj->mu, &fj->meter,
+				  "the file jobs", err) != DP_OK) {
 		free(fj);
 		return NULL;
 	}
-	pthread_mutex_init(&fj->mu, NULL);
 	atomic_init(&fj->cancel, 0);
-	fj->meter.mu = &fj->mu;
-	job_meter_start(&fj->meter);
 	return fj;
 }
 

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -83,4 +84,24 @@ double job_meter_elapsed(const job_meter *m)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)(t.tv_sec - m->started.tv_sec) +
 	       (double)(t.tv_nsec - m->started.tv_nsec) * 1e-9;
+}
+
+void *job_owner_alloc(size_t size, dp_err *err)
+{
+	void *p = calloc(1, size);
+	if (!p)
+		dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory");
+	return p;
+}
+
+dp_status job_owner_init(job_pipe *pipe, pthread_mutex_t *mu, job_meter *meter,
+			 const char *what, dp_err *err)
+{
+	dp_status st = job_pipe_open(pipe, what, err);
+	if (st)
+		return st;
+	pthread_mutex_init(mu, NULL);
+	meter->mu = mu;
+	job_meter_start(meter);
+	return DP_OK;
 }

@@ -57,4 +57,13 @@ void job_meter_report(void *ud, const char *phase, double fraction);
 /* Seconds since job_meter_start (monotonic clock). */
 double job_meter_elapsed(const job_meter *m);
 
+/* A job owner (the worker, the file jobs), size bytes zeroed; NULL with
+ * "out of memory" in err. */
+void *job_owner_alloc(size_t size, dp_err *err);
+/* What every job owner starts with: its pipe opened (DP_EINTERNAL naming
+ * what when refused; nothing to undo then), its mutex mu initialised and
+ * its meter started under mu. */
+dp_status job_owner_init(job_pipe *pipe, pthread_mutex_t *mu, job_meter *meter,
+			 const char *what, dp_err *err);
+
 #endif

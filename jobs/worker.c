@@ -222,21 +222,15 @@ static void destroy(worker *w)
 
 worker *worker_new(dp_err *err)
 {
-	worker *w = calloc(1, sizeof *w);
-	if (!w) {
-		dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory");
-		return NULL;
-	}
-	if (job_pipe_open(&w->pipe, "the worker", err) != DP_OK) {
+	worker *w = job_owner_alloc(sizeof *w, err);
+	if (!w || job_owner_init(&w->pipe, &w->mu, &w->meter, "the worker",
+				 err) != DP_OK) {
 		free(w);
 		return NULL;
 	}
-	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	pthread_cond_init(&w->idle_cv, NULL);
 	atomic_init(&w->cancel, 0);
-	w->meter.mu = &w->mu;
-	job_meter_start(&w->meter);
 	if (job_thread_start(&w->thread, worker_main, w, "the worker", err) !=
 	    DP_OK) {
 		destroy(w);
@@ -287,6 +281,19 @@ static dp_status job_copy_in(job *j, const dp_machine *m, const dp_algo_opts *o,
 	return dp_machine_copy(&j->m, m, err);
 }
 
+/* Puts j in the slot (under w->mu, which it unlocks), replacing the job
+ * waiting there, and cancels a running job of the same kind. */
+static dp_status queue_job(worker *w, job *slot, const job *j)
+{
+	drop_job(slot);
+	*slot = *j;
+	if (w->busy && w->cur_kind == j->kind)
+		atomic_store(&w->cancel, 1);
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return DP_OK;
+}
+
 dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 			const dp_machine *m, const dp_algo *algo,
 			const dp_algo_opts *o, unsigned gen, dp_err *err)
@@ -295,22 +302,14 @@ dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 	if (job_copy_in(&j, m, o, err) != DP_OK)
 		return err ? err->code : DP_ENOMEM;
 	pthread_mutex_lock(&w->mu);
-	if (kind == JOB_PLAN) {
-		drop_job(&w->pending_plan);
-		drop_job(&w->pending_compare);
-		drop_job(&w->pending_fit);
-		w->pending_plan = j;
-		if (w->busy)
-			atomic_store(&w->cancel, 1);
-	} else {
-		drop_job(&w->pending_compare);
-		w->pending_compare = j;
-		if (w->busy && w->cur_kind == JOB_COMPARE)
-			atomic_store(&w->cancel, 1);
-	}
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	return DP_OK;
+	if (kind != JOB_PLAN)
+		return queue_job(w, &w->pending_compare, &j);
+	/* a plan supersedes every kind of job */
+	drop_job(&w->pending_compare);
+	drop_job(&w->pending_fit);
+	if (w->busy)
+		atomic_store(&w->cancel, 1);
+	return queue_job(w, &w->pending_plan, &j);
 }
 
 dp_status worker_submit_fit(worker *w, const dp_graph *g, const dp_machine *m,
@@ -326,13 +325,7 @@ dp_status worker_submit_fit(worker *w, const dp_graph *g, const dp_machine *m,
 	if (job_copy_in(&j, m, o, err) != DP_OK)
 		return err ? err->code : DP_ENOMEM;
 	pthread_mutex_lock(&w->mu);
-	drop_job(&w->pending_fit);
-	w->pending_fit = j;
-	if (w->busy && w->cur_kind == JOB_FIT)
-		atomic_store(&w->cancel, 1);
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	return DP_OK;
+	return queue_job(w, &w->pending_fit, &j);
 }
 
 void worker_cancel(worker *w, bool plan_only)

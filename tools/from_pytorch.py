@@ -268,22 +268,31 @@ def _view_groups(node, groups, sizes, new_shape):
     if name not in RESHAPES:
         return None
     seq = [n for g in groups for n in g]
+    split = split_axes(seq, sizes, new_shape, keep_ones=True)
+    if split is None or any(sizes[n] != 1 for n in split[1]):
+        return None
+    return split[0]
+
+
+def split_axes(seq, sizes, shape, keep_ones=False):
+    """Splits the axis names seq (sizes: name -> size) into consecutive
+    groups whose sizes multiply to those of shape: (groups, names left
+    over), or None. With keep_ones, a size-1 name after a group of size 1
+    joins it (a batch of 1 stays where it was)."""
     out, i = [], 0
-    for z in new_shape:
+    for z in shape:
         g, prod = [], 1
         while i < len(seq) and prod < z:
             g.append(seq[i])
             prod *= sizes[seq[i]]
             i += 1
-        if z == 1 and i < len(seq) and sizes[seq[i]] == 1:
-            g.append(seq[i])  # a batch of 1 stays where it was
+        if keep_ones and z == 1 and i < len(seq) and sizes[seq[i]] == 1:
+            g.append(seq[i])
             i += 1
-        if prod != z and not (z == 1 and prod == 1):
+        if prod != z:
             return None
         out.append(g)
-    if any(sizes[n] != 1 for n in seq[i:]):
-        return None
-    return out
+    return out, seq[i:]
 
 
 def align(groups, sizes, ref, ref_sizes, m):
@@ -494,19 +503,8 @@ def iteration_space(node, gm, typ, acts, views, shape, elem):
 def regroup(axes, shape):
     """Groups of a tensor with producer axes [(name, size)] seen with
     shape (consecutive axes merged), or None."""
-    sizes = dict(axes)
-    seq = [n for n, z in axes]
-    out, i = [], 0
-    for z in shape:
-        g, prod = [], 1
-        while i < len(seq) and prod < z:
-            g.append(seq[i])
-            prod *= sizes[seq[i]]
-            i += 1
-        if prod != z:
-            return None
-        out.append(g)
-    return out if i == len(seq) else None
+    split = split_axes([n for n, z in axes], dict(axes), shape)
+    return split[0] if split and not split[1] else None
 
 
 def module_of(target):

@@ -733,24 +733,28 @@ def heads(net, name, x, b, h, s, dh):
                           [n[0], n[2], n[1], n[3]])
 
 
-def attn_qk(net, name, q, k):
-    """q @ k^T per head: dims b, heads, s (query), sk (key), dh."""
-    b, h, s, dh = q.shape
+def attn_matmul(net, name, x, y, out, first):
+    """One of attention's two per-head products over the dims b, heads,
+    s (query), sk (key), dh: out and the first input name their last two
+    dims (the second input is always [b, heads, sk, dh])."""
+    b, h, s, dh = y.shape
+    size = {"s": s, "sk": s, "dh": dh}
     it = It([("b", b), ("heads", h), ("s", s), ("sk", s), ("dh", dh)],
-            ["b", "heads", "s", "sk"],
-            ins=[["b", "heads", "s", "dh"], ["b", "heads", "sk", "dh"]])
-    return net.op(name, "BatchMatMul", [q, k], (b, h, s, s),
+            ["b", "heads"] + out,
+            ins=[["b", "heads"] + first, ["b", "heads", "sk", "dh"]])
+    return net.op(name, "BatchMatMul", [x, y],
+                  (b, h) + tuple(size[d] for d in out),
                   2 * b * h * s * s * dh, save_in=(0, 1), it=it)
+
+
+def attn_qk(net, name, q, k):
+    """q @ k^T per head: [b, heads, s, sk]."""
+    return attn_matmul(net, name, q, k, ["s", "sk"], ["s", "dh"])
 
 
 def attn_av(net, name, w, v):
-    """softmax(q k^T) @ v per head: dims b, heads, s, sk, dh."""
-    b, h, s, dh = v.shape
-    it = It([("b", b), ("heads", h), ("s", s), ("sk", s), ("dh", dh)],
-            ["b", "heads", "s", "dh"],
-            ins=[["b", "heads", "s", "sk"], ["b", "heads", "sk", "dh"]])
-    return net.op(name, "BatchMatMul", [w, v], (b, h, s, dh),
-                  2 * b * h * s * s * dh, save_in=(0, 1), it=it)
+    """softmax(q k^T) @ v per head: [b, heads, s, dh]."""
+    return attn_matmul(net, name, w, v, ["s", "dh"], ["s", "sk"])
 
 
 def merge_heads(net, name, o, shape):
@@ -771,15 +775,21 @@ def tied_logits(net, name, x, table, shape, flops):
                   save_in=(0,), dx_needs_w=True, it=it)
 
 
+def text_input(name, batch, seq):
+    """A transformer's net (batch dim b, Adam) and its token ids [b, s]
+    in the layer "input"."""
+    net = Net(name, "adam")
+    net.batch_dim = "b"
+    net.layer = "input"
+    return net, net.data("input_ids", (batch, seq), ("b", "s"))
+
+
 def gpt2(name, n_layer, d, n_head, batch, seq, vocab=50257, n_ctx=1024):
     """GPT-2 (Radford et al. 2019) after the reference TensorFlow model.py:
     pre-LN blocks, norm() and gelu() as primitive ops, fused QKV, tied
     input/output embedding, no dropout (the reference has none)."""
-    net = Net(name, "adam")
-    net.batch_dim = "b"
+    net, ids = text_input(name, batch, seq)
     B, S, D, H, dh = batch, seq, d, n_head, d // n_head
-    net.layer = "input"
-    ids = net.data("input_ids", (B, S), ("b", "s"))
     labels = net.data("labels", (B, S), ("b", "s"))
     net.layer = "embed"
     wte = net.var("model/wte", (vocab, D), axes=("v", "h"))
@@ -835,11 +845,8 @@ def bert(name, n_layer, d, n_head, d_ff, batch, seq, vocab=30522,
     LayerNorm as primitive ops, masked-LM head on n_pred positions per
     sequence with the output layer tied to the word embedding, and the
     next-sentence head."""
-    net = Net(name, "adam")
-    net.batch_dim = "b"
+    net, ids = text_input(name, batch, seq)
     B, S, D, H, dh = batch, seq, d, n_head, d // n_head
-    net.layer = "input"
-    ids = net.data("input_ids", (B, S), ("b", "s"))
     types = net.data("segment_ids", (B, S), ("b", "s"))
     mask = net.data("input_mask", (B, S), ("b", "s"))
     pos = net.data("masked_lm_positions", (B, n_pred), ("b", "p"))
@@ -1009,14 +1016,20 @@ def classifier(net, x, labels, n_classes, scope):
     return xent(net, scope + "/xent", logits, labels, (b,))
 
 
-def resnet50(batch=64, size=224):
-    """ResNet-50 v1 (He et al. 2016) as in torchvision/TF-slim: bottleneck
-    blocks [3, 4, 6, 3], stride on the 3x3 conv, projection shortcuts."""
-    net = Net("resnet50", "momentum")
+def image_input(name, batch, size):
+    """An image classifier's net (batch dim b, momentum), its images
+    [b, 3, size, size] and labels [b] in the layer "input"."""
+    net = Net(name, "momentum")
     net.batch_dim = "b"
     net.layer = "input"
     x = net.data("images", (batch, 3, size, size), ("b", "c", "y", "x"))
-    labels = net.data("labels", (batch,), ("b",))
+    return net, x, net.data("labels", (batch,), ("b",))
+
+
+def resnet50(batch=64, size=224):
+    """ResNet-50 v1 (He et al. 2016) as in torchvision/TF-slim: bottleneck
+    blocks [3, 4, 6, 3], stride on the 3x3 conv, projection shortcuts."""
+    net, x, labels = image_input("resnet50", batch, size)
     net.layer = "stem"
     x = conv_bn(net, "conv1", x, 64, 7, 2)
     x = pool(net, "pool1/MaxPool", "MaxPool", x, 3, 2)
@@ -1058,11 +1071,7 @@ def inception_v3(batch=32, size=299):
     """Inception-v3 (Szegedy et al. 2016) as in torchvision /
     TF-slim inception_v3: every conv is conv + batch norm + ReLU; the
     auxiliary classifier after Mixed_6e is part of the training step."""
-    net = Net("inception-v3", "momentum")
-    net.batch_dim = "b"
-    net.layer = "input"
-    x = net.data("images", (batch, 3, size, size), ("b", "c", "y", "x"))
-    labels = net.data("labels", (batch,), ("b",))
+    net, x, labels = image_input("inception-v3", batch, size)
     net.layer = "stem"
     x = conv_bn(net, "Conv2d_1a_3x3", x, 32, 3, 2, padding="valid")
     x = conv_bn(net, "Conv2d_2a_3x3", x, 32, 3, padding="valid")

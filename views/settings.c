@@ -144,6 +144,29 @@ unsigned settings_cap(vstate *st, int d, int64_t bytes)
 	return r;
 }
 
+/* Applies set(m, text) to a copy of the machine, which replaces it only
+ * when set succeeds; false with the status line saying why (what: "caps",
+ * "reserve") when not. */
+static bool edit_machine(vstate *st, const char *text, const char *what,
+			 dp_status (*set)(dp_machine *, const char *, dp_err *))
+{
+	dp_err err;
+	dp_err_clear(&err);
+	dp_machine tmp;
+	if (dp_machine_copy(&tmp, &st->m, &err) != DP_OK) {
+		state_status(st, true, "%s", err.msg);
+		return false;
+	}
+	if (set(&tmp, text, &err) != DP_OK) {
+		dp_machine_free(&tmp);
+		state_status(st, true, "%s not changed: %s", what, err.msg);
+		return false;
+	}
+	dp_machine_free(&st->m);
+	st->m = tmp;
+	return true;
+}
+
 unsigned settings_caps(vstate *st, const char *text)
 {
 	dp_err err;
@@ -154,18 +177,8 @@ unsigned settings_caps(vstate *st, const char *text)
 			     err.msg);
 		return AR_REDRAW;
 	}
-	dp_machine tmp;
-	if (dp_machine_copy(&tmp, &st->m, &err) != DP_OK) {
-		state_status(st, true, "%s", err.msg);
+	if (!edit_machine(st, text, "caps", dp_machine_set_caps))
 		return AR_REDRAW;
-	}
-	if (dp_machine_set_caps(&tmp, text, &err) != DP_OK) {
-		dp_machine_free(&tmp);
-		state_status(st, true, "caps not changed: %s", err.msg);
-		return AR_REDRAW;
-	}
-	dp_machine_free(&st->m);
-	st->m = tmp;
 	unsigned r = settings_changed(st);
 	state_status(st, false, "caps set to %s", text);
 	return r;
@@ -173,20 +186,8 @@ unsigned settings_caps(vstate *st, const char *text)
 
 unsigned settings_reserve(vstate *st, const char *text)
 {
-	dp_err err;
-	dp_err_clear(&err);
-	dp_machine tmp;
-	if (dp_machine_copy(&tmp, &st->m, &err) != DP_OK) {
-		state_status(st, true, "%s", err.msg);
+	if (!edit_machine(st, text, "reserve", dp_machine_set_reserve))
 		return AR_REDRAW;
-	}
-	if (dp_machine_set_reserve(&tmp, text, &err) != DP_OK) {
-		dp_machine_free(&tmp);
-		state_status(st, true, "reserve not changed: %s", err.msg);
-		return AR_REDRAW;
-	}
-	dp_machine_free(&st->m);
-	st->m = tmp;
 	unsigned r = settings_changed(st);
 	char b[32];
 	state_status(st, false, "reserve %s per device",

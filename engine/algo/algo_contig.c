@@ -46,6 +46,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/listsched.h"
 
 #define NONE UINT32_MAX
@@ -353,19 +354,9 @@ static int bisect(contig *c, bool on_time, double lo, double hi,
 static void contig_free(contig *c)
 {
 	dpi_ls_cons_free(&c->cons);
-	free(c->leader);
-	free(c->grp_time);
-	free(c->grp_mem);
-	free(c->base_time);
-	free(c->base_mem);
-	free(c->ptime);
-	free(c->next_free);
-	free(c->free_pos);
-	free(c->last_in);
-	free(c->diff);
-	free(c->seen);
-	free(c->memo);
-	free(c->end);
+	DPI_FREE_ALL(c->leader, c->grp_time, c->grp_mem, c->base_time,
+		     c->base_mem, c->ptime, c->next_free, c->free_pos,
+		     c->last_in, c->diff, c->seen, c->memo, c->end);
 }
 
 static dp_status contig_alloc(contig *c, dp_err *err)
@@ -376,21 +367,15 @@ static dp_status contig_alloc(contig *c, dp_err *err)
 	dp_status st = dpi_ls_cons_init(&c->cons, g, err);
 	if (st)
 		return st;
-	c->leader = malloc(ng * sizeof *c->leader);
-	c->grp_time = malloc(ng * sizeof *c->grp_time);
-	c->grp_mem = malloc(ng * sizeof *c->grp_mem);
-	c->base_time = malloc(k * sizeof *c->base_time);
-	c->base_mem = malloc(k * sizeof *c->base_mem);
-	c->ptime = malloc((n + 1) * sizeof *c->ptime);
-	c->next_free = malloc((n + 1) * sizeof *c->next_free);
-	c->free_pos = malloc(n + 1);
-	c->last_in = malloc((n + 1) * sizeof *c->last_in);
-	c->diff = malloc((n + 2) * sizeof *c->diff);
-	c->seen = calloc(n + 1, sizeof *c->seen);
-	c->end = malloc(k * sizeof *c->end);
-	if (!c->leader || !c->grp_time || !c->grp_mem || !c->base_time ||
-	    !c->base_mem || !c->ptime || !c->next_free || !c->free_pos ||
-	    !c->last_in || !c->diff || !c->seen || !c->end)
+	const dpi_arr arrs[] = {
+		DPI_ARR(c->leader, ng),	      DPI_ARR(c->grp_time, ng),
+		DPI_ARR(c->grp_mem, ng),      DPI_ARR(c->base_time, k),
+		DPI_ARR(c->base_mem, k),      DPI_ARR(c->ptime, n + 1),
+		DPI_ARR(c->next_free, n + 1), DPI_ARR(c->free_pos, n + 1),
+		DPI_ARR(c->last_in, n + 1),   DPI_ARR(c->diff, n + 2),
+		DPI_ARR0(c->seen, n + 1),     DPI_ARR(c->end, k),
+	};
+	if (dpi_arrays_alloc(arrs, DPI_NARR(arrs)))
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for contig on %u ops",
 				  g->nops);
@@ -444,13 +429,10 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 			    int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = DP_OK;
 	uint32_t n = g->nops;
-	contig c;
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.m = m;
-	if ((st = contig_alloc(&c, err))) {
+	contig c = {.g = g, .m = m};
+	dp_status st = contig_alloc(&c, err);
+	if (st) {
 		contig_free(&c);
 		return st;
 	}

@@ -13,6 +13,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/grow.h"
 #include "internal/heft.h"
 #include "internal/heft_slots.h"
@@ -124,21 +125,14 @@ static double ready_on(const heft_problem *pb, const heft_schedule *out,
 
 static void work_free(heft_work *w, int k)
 {
-	free(w->order);
-	free(w->wbar);
-	free(w->est);
-	free(w->eft);
-	free(w->pos);
+	DPI_FREE_ALL(w->order, w->wbar, w->est, w->eft, w->pos);
 	if (w->busy)
 		for (int p = 0; p < k; p++)
 			dpi_heft_slots_free(&w->busy[p]);
 	free(w->busy);
 	dpi_ls_cons_free(&w->cons);
 	dpi_ls_ports_free(&w->ports);
-	free(w->xfer_head);
-	free(w->in_stamp);
-	free(w->tmp_end);
-	free(w->xfers);
+	DPI_FREE_ALL(w->xfer_head, w->in_stamp, w->tmp_end, w->xfers);
 }
 
 /* Picks v's processor among the allowed ones; fills w->est/eft/pos. */
@@ -239,21 +233,22 @@ dp_status dpi_heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 	dp_status st = dpi_ls_cons_init(&w.cons, g, err);
 	if (st)
 		return st;
-	w.order = malloc(((size_t)n + 1) * sizeof *w.order);
-	w.wbar = malloc(((size_t)n + 1) * sizeof *w.wbar);
-	w.est = malloc((size_t)k * sizeof *w.est);
-	w.eft = malloc((size_t)k * sizeof *w.eft);
-	w.pos = malloc((size_t)k * sizeof *w.pos);
-	w.busy = calloc((size_t)k, sizeof *w.busy);
-	if (!w.order || !w.wbar || !w.est || !w.eft || !w.pos || !w.busy)
+	const dpi_arr arrs[] = {
+		DPI_ARR(w.order, (size_t)n + 1), DPI_ARR(w.wbar, (size_t)n + 1),
+		DPI_ARR(w.est, (size_t)k),	 DPI_ARR(w.eft, (size_t)k),
+		DPI_ARR(w.pos, (size_t)k),	 DPI_ARR0(w.busy, (size_t)k),
+	};
+	if (dpi_arrays_alloc(arrs, DPI_NARR(arrs)))
 		goto nomem;
 	if (pb->ports) {
 		if (dpi_ls_ports_init(&w.ports, k))
 			goto nomem;
-		w.xfer_head = malloc(((size_t)n + 1) * sizeof *w.xfer_head);
-		w.in_stamp = calloc((size_t)n + 1, sizeof *w.in_stamp);
-		w.tmp_end = malloc(((size_t)n + 1) * sizeof *w.tmp_end);
-		if (!w.xfer_head || !w.in_stamp || !w.tmp_end)
+		const dpi_arr port_arrs[] = {
+			DPI_ARR(w.xfer_head, (size_t)n + 1),
+			DPI_ARR0(w.in_stamp, (size_t)n + 1),
+			DPI_ARR(w.tmp_end, (size_t)n + 1),
+		};
+		if (dpi_arrays_alloc(port_arrs, DPI_NARR(port_arrs)))
 			goto nomem;
 		for (uint32_t v = 0; v < n; v++)
 			w.xfer_head[v] = UINT32_MAX;
@@ -347,13 +342,14 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 	size_t n = (size_t)g->nops + 1;
 	heft_ctx c = {.g = g, .m = m, .p = p};
 	c.ports = o && o->contention == DP_CONT_PORT && m->k > 1;
-	c.comm = malloc(((size_t)g->nedges + 1) * sizeof *c.comm);
-	c.sched.proc = malloc(n * sizeof *c.sched.proc);
-	c.sched.start = malloc(n * sizeof *c.sched.start);
-	c.sched.finish = malloc(n * sizeof *c.sched.finish);
-	c.sched.rank = malloc(n * sizeof *c.sched.rank);
-	if (!c.comm || !c.sched.proc || !c.sched.start || !c.sched.finish ||
-	    !c.sched.rank) {
+	const dpi_arr arrs[] = {
+		DPI_ARR(c.comm, (size_t)g->nedges + 1),
+		DPI_ARR(c.sched.proc, n),
+		DPI_ARR(c.sched.start, n),
+		DPI_ARR(c.sched.finish, n),
+		DPI_ARR(c.sched.rank, n),
+	};
+	if (dpi_arrays_alloc(arrs, DPI_NARR(arrs))) {
 		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				"out of memory for HEFT on %u ops", g->nops);
 		goto out;
@@ -367,11 +363,8 @@ static dp_status heft_algo_run(const dp_graph *g, const dp_machine *m,
 	if (!st)
 		dp_progress_report(p, "heft", 1.0);
 out:
-	free(c.comm);
-	free(c.sched.proc);
-	free(c.sched.start);
-	free(c.sched.finish);
-	free(c.sched.rank);
+	DPI_FREE_ALL(c.comm, c.sched.proc, c.sched.start, c.sched.finish,
+		     c.sched.rank);
 	return st;
 }
 

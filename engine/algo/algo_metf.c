@@ -23,6 +23,7 @@
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/grow.h"
 #include "internal/listsched.h"
 
@@ -291,15 +292,8 @@ static void attempt_free(metf *s)
 			free(s->blocked[d].a);
 	}
 	dpi_ls_heap_free(&s->all);
-	free(s->arr);
-	free(s->rdy);
-	free(s->blocked);
-	free(s->c);
-	free(s->dev);
-	free(s->start);
-	free(s->end);
-	free(s->npred);
-	free(s->dev_free);
+	DPI_FREE_ALL(s->arr, s->rdy, s->blocked, s->c, s->dev, s->start, s->end,
+		     s->npred, s->dev_free);
 	dpi_ls_ports_free(&s->ports);
 	dpi_ls_cons_free(&s->cons);
 	dpi_ls_mem_free(&s->mem);

@@ -31,7 +31,9 @@
 #include "dnnpart/algo.h"
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/listsched.h"
+#include "internal/sort_key.h"
 
 /* Fewest vertices per part before METIS is asked for fewer parts. */
 #define METIS_MIN_VERTICES_PER_PART 8
@@ -47,9 +49,7 @@ typedef struct epair {
 static int epair_cmp(const void *pa, const void *pb)
 {
 	const epair *x = pa, *y = pb;
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	return (x->b > y->b) - (x->b < y->b);
+	return DPI_CMP_ORDER(DPI_CMP(x->a, y->a), DPI_CMP(x->b, y->b));
 }
 
 typedef struct mgraph {
@@ -63,15 +63,8 @@ typedef struct mgraph {
 
 static void mgraph_free(mgraph *mg)
 {
-	free(mg->vmap);
-	free(mg->vpin);
-	free(mg->vtime);
-	free(mg->vmem);
-	free(mg->xadj);
-	free(mg->adjncy);
-	free(mg->adjwgt);
-	free(mg->vwgt);
-	free(mg->pairs);
+	DPI_FREE_ALL(mg->vmap, mg->vpin, mg->vtime, mg->vmem, mg->xadj,
+		     mg->adjncy, mg->adjwgt, mg->vwgt, mg->pairs);
 }
 
 /* Contracts groups and per-device pins into vertices (vmap, vpin). */
@@ -307,8 +300,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 	(void)o;
 	dp_status st = DP_OK;
 	int k = m->k;
-	mgraph mg;
-	memset(&mg, 0, sizeof mg);
+	mgraph mg = {0};
 	ls_cons cons;
 	if ((st = dpi_ls_cons_init(&cons, g, err)))
 		return st;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/ilp.h"
 
 bool dpi_ilp_lp_col(ilp_lp *lp, double lo, double hi, double obj, bool integ,
@@ -10,20 +11,11 @@ bool dpi_ilp_lp_col(ilp_lp *lp, double lo, double hi, double obj, bool integ,
 {
 	if (lp->ncols == lp->ccap) {
 		int nc = lp->ccap ? lp->ccap * 2 : 1024;
-		double *a = realloc(lp->clo, (size_t)nc * sizeof *a);
-		if (!a)
+		const dpi_arr arrs[] = {
+			DPI_ARR(lp->clo, nc), DPI_ARR(lp->chi, nc),
+			DPI_ARR(lp->obj, nc), DPI_ARR(lp->is_int, nc)};
+		if (dpi_arrays_resize(arrs, DPI_NARR(arrs)))
 			return false;
-		lp->clo = a;
-		if (!(a = realloc(lp->chi, (size_t)nc * sizeof *a)))
-			return false;
-		lp->chi = a;
-		if (!(a = realloc(lp->obj, (size_t)nc * sizeof *a)))
-			return false;
-		lp->obj = a;
-		char *c = realloc(lp->is_int, (size_t)nc);
-		if (!c)
-			return false;
-		lp->is_int = c;
 		lp->ccap = nc;
 	}
 	int j = lp->ncols++;
@@ -44,14 +36,10 @@ bool dpi_ilp_lp_nz(ilp_lp *lp, int col, double v)
 		return true;
 	if (lp->nnz == lp->nzcap) {
 		int nc = lp->nzcap ? lp->nzcap * 2 : 4096;
-		int *ix = realloc(lp->ridx, (size_t)nc * sizeof *ix);
-		if (!ix)
+		const dpi_arr arrs[] = {DPI_ARR(lp->ridx, nc),
+					DPI_ARR(lp->rval, nc)};
+		if (dpi_arrays_resize(arrs, DPI_NARR(arrs)))
 			return false;
-		lp->ridx = ix;
-		double *vv = realloc(lp->rval, (size_t)nc * sizeof *vv);
-		if (!vv)
-			return false;
-		lp->rval = vv;
 		lp->nzcap = nc;
 	}
 	lp->ridx[lp->nnz] = col;
@@ -63,17 +51,11 @@ bool dpi_ilp_lp_row_end(ilp_lp *lp, double lo, double hi)
 {
 	if (lp->nrows + 1 >= lp->rcap) {
 		int nc = lp->rcap ? lp->rcap * 2 : 1024;
-		int *rs = realloc(lp->rstart, (size_t)(nc + 1) * sizeof *rs);
-		if (!rs)
+		const dpi_arr arrs[] = {DPI_ARR(lp->rstart, (size_t)nc + 1),
+					DPI_ARR(lp->rlo, nc),
+					DPI_ARR(lp->rhi, nc)};
+		if (dpi_arrays_resize(arrs, DPI_NARR(arrs)))
 			return false;
-		lp->rstart = rs;
-		double *a = realloc(lp->rlo, (size_t)nc * sizeof *a);
-		if (!a)
-			return false;
-		lp->rlo = a;
-		if (!(a = realloc(lp->rhi, (size_t)nc * sizeof *a)))
-			return false;
-		lp->rhi = a;
 		if (lp->rcap == 0)
 			lp->rstart[0] = 0;
 		lp->rcap = nc;
@@ -86,14 +68,7 @@ bool dpi_ilp_lp_row_end(ilp_lp *lp, double lo, double hi)
 
 void dpi_ilp_lp_free(ilp_lp *lp)
 {
-	free(lp->clo);
-	free(lp->chi);
-	free(lp->obj);
-	free(lp->is_int);
-	free(lp->rstart);
-	free(lp->ridx);
-	free(lp->rval);
-	free(lp->rlo);
-	free(lp->rhi);
+	DPI_FREE_ALL(lp->clo, lp->chi, lp->obj, lp->is_int, lp->rstart,
+		     lp->ridx, lp->rval, lp->rlo, lp->rhi);
 	memset(lp, 0, sizeof *lp);
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/ilp.h"
 
 #define NOMEM(err)                                                             \
@@ -592,20 +593,10 @@ dp_status dpi_ilp_build(ilp_model *md, const dp_graph *g, const dp_machine *m,
 	    !add_load(&b) || !add_disjunctive(&b, reach, w) ||
 	    !add_memory(&b) || !add_symmetry(&b))
 		goto nomem;
-	free(b.pin);
-	free(b.est);
-	free(b.tail);
-	free(b.mem_unit);
-	free(b.copy);
-	free(reach);
+	DPI_FREE_ALL(b.pin, b.est, b.tail, b.mem_unit, b.copy, reach);
 	return DP_OK;
 nomem:
-	free(b.pin);
-	free(b.est);
-	free(b.tail);
-	free(b.mem_unit);
-	free(b.copy);
-	free(reach);
+	DPI_FREE_ALL(b.pin, b.est, b.tail, b.mem_unit, b.copy, reach);
 	dpi_ilp_free(md);
 	return NOMEM(err);
 }

@@ -1,6 +1,7 @@
 /* listsched.c - heap, constraints, memory liveness and the verify loop shared
  * by the list-scheduling placers (see internal/listsched.h). */
 #include "internal/listsched.h"
+#include "internal/arrays.h"
 
 #include "internal/algo_int.h"
 #include "internal/grow.h"
@@ -166,17 +167,14 @@ dp_status dpi_ls_mem_init(ls_mem *m, const dp_graph *g, int k,
 		if (d > maxin)
 			maxin = d;
 	}
-	m->params = calloc((size_t)k, sizeof *m->params);
-	m->cur = calloc((size_t)k, sizeof *m->cur);
-	m->peak = calloc((size_t)k, sizeof *m->peak);
-	m->freed = calloc((size_t)k, sizeof *m->freed);
-	m->open_cons = calloc(n, sizeof *m->open_cons);
-	m->out_free = calloc(n, sizeof *m->out_free);
-	m->copy_head = malloc(n * sizeof *m->copy_head);
-	m->stamp = calloc(n, sizeof *m->stamp);
-	m->in = malloc((size_t)maxin * sizeof *m->in);
-	if (!m->params || !m->cur || !m->peak || !m->freed || !m->open_cons ||
-	    !m->out_free || !m->copy_head || !m->stamp || !m->in) {
+	const dpi_arr arrs[] = {
+		DPI_ARR0(m->params, (size_t)k), DPI_ARR0(m->cur, (size_t)k),
+		DPI_ARR0(m->peak, (size_t)k),	DPI_ARR0(m->freed, (size_t)k),
+		DPI_ARR0(m->open_cons, n),	DPI_ARR0(m->out_free, n),
+		DPI_ARR(m->copy_head, n),	DPI_ARR0(m->stamp, n),
+		DPI_ARR(m->in, (size_t)maxin),
+	};
+	if (dpi_arrays_alloc(arrs, DPI_NARR(arrs))) {
 		dpi_ls_mem_free(m);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory for memory tracking of %u ops",
@@ -192,17 +190,9 @@ dp_status dpi_ls_mem_init(ls_mem *m, const dp_graph *g, int k,
 
 void dpi_ls_mem_free(ls_mem *m)
 {
-	free(m->params);
-	free(m->cur);
-	free(m->peak);
-	free(m->freed);
-	free(m->open_cons);
-	free(m->out_free);
-	free(m->copy_head);
-	free(m->copies);
-	free(m->stamp);
-	free(m->in);
-	free(m->ev);
+	DPI_FREE_ALL(m->params, m->cur, m->peak, m->freed, m->open_cons,
+		     m->out_free, m->copy_head, m->copies, m->stamp, m->in,
+		     m->ev);
 	memset(m, 0, sizeof *m);
 }
 

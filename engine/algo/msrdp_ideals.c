@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/msrdp.h"
+#include "internal/sort_key.h"
 
 /* Work bound of the enumeration and the frontiers: ideals x (units + unit
  * edges) steps, and frontier entries kept. */
@@ -19,13 +21,8 @@ static dp_status nomem(dp_err *err)
 
 void dpi_msr_ideals_free(msr_ideals *id)
 {
-	free(id->bits);
-	free(id->pos);
-	free(id->time);
-	free(id->mem);
-	free(id->fr_off);
-	free(id->fr);
-	free(id->comm);
+	DPI_FREE_ALL(id->bits, id->pos, id->time, id->mem, id->fr_off, id->fr,
+		     id->comm);
 	memset(id, 0, sizeof *id);
 }
 
@@ -69,22 +66,6 @@ static uint32_t find_or_add(enum_state *e, const uint64_t *b, double t,
 	e->cnt[i] = c;
 	e->slots[h] = i + 1;
 	return i;
-}
-
-/* Sort key: (time, size, index); every proper subset sorts first. */
-typedef struct ikey {
-	double t;
-	uint32_t c, i;
-} ikey;
-
-static int cmp_ikey(const void *a, const void *b)
-{
-	const ikey *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->c != y->c)
-		return x->c < y->c ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
 }
 
 /* Frontier lists of every ideal (internal/msrdp.h); false when they are
@@ -185,8 +166,9 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	}
 	if (over)
 		goto done;
-	/* sort by (time, size) and keep the arrays in that order */
-	ikey *keys = malloc((size_t)e.ni * sizeof *keys);
+	/* sort by (time, size, index): every proper subset sorts first; keep
+	 * the arrays in that order */
+	dpi_sort_key *keys = malloc((size_t)e.ni * sizeof *keys);
 	id->ni = e.ni;
 	id->w = e.w;
 	id->bits = malloc((size_t)e.ni * e.w * sizeof *id->bits);
@@ -199,10 +181,10 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 		goto done;
 	}
 	for (uint32_t i = 0; i < e.ni; i++)
-		keys[i] = (ikey){e.time[i], e.cnt[i], i};
-	qsort(keys, e.ni, sizeof *keys, cmp_ikey);
+		keys[i] = (dpi_sort_key){e.time[i], e.cnt[i], i};
+	qsort(keys, e.ni, sizeof *keys, dpi_sort_key_asc);
 	for (uint32_t r = 0; r < e.ni; r++) {
-		uint32_t i = keys[r].i;
+		uint32_t i = keys[r].op;
 		memcpy(id->bits + (uint64_t)r * e.w, e.bits + (uint64_t)i * e.w,
 		       e.w * sizeof *e.bits);
 		id->time[r] = e.time[i];
@@ -215,12 +197,7 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	else if (fr > 0)
 		*complete = true;
 done:
-	free(e.bits);
-	free(e.time);
-	free(e.mem);
-	free(e.cnt);
-	free(e.slots);
-	free(tmp);
+	DPI_FREE_ALL(e.bits, e.time, e.mem, e.cnt, e.slots, tmp);
 	if (st || !*complete)
 		dpi_msr_ideals_free(id);
 	return st;
@@ -238,12 +215,6 @@ static void rect(long double *d, uint32_t n, int64_t j0, int64_t j1, int64_t i0,
 	d[(size_t)j0 * w + (size_t)i1 + 1] -= c;
 	d[((size_t)j1 + 1) * w + (size_t)i0] -= c;
 	d[((size_t)j1 + 1) * w + (size_t)i1 + 1] += c;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* The communication of every piece [j, i) of blocks (throughput.h): block
@@ -284,7 +255,7 @@ static dp_status chain_comm(const dp_graph *g, const msr_units *u,
 		}
 		if (!m || c == 0)
 			continue;
-		qsort(cb, m, sizeof *cb, cmp_u32);
+		qsort(cb, m, sizeof *cb, dpi_cmp_u32);
 		int64_t lo = cb[0], hi = cb[m - 1];
 		/* sender */
 		rect(d, ni, 0, b, b + 1, last, c);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dnnpart/throughput.h"
+#include "internal/arrays.h"
 #include "internal/minheap.h"
 #include "internal/msrdp.h"
 
@@ -88,12 +89,7 @@ static dp_status scc(uint32_t n, const uint32_t *off, const uint32_t *adj,
 	uint32_t *it = malloc(((size_t)n + 1) * sizeof *it);
 	uint8_t *on = calloc((size_t)n + 1, 1);
 	if (!idx || !low || !stk || !cs || !it || !on) {
-		free(idx);
-		free(low);
-		free(stk);
-		free(cs);
-		free(it);
-		free(on);
+		DPI_FREE_ALL(idx, low, stk, cs, it, on);
 		return DP_ENOMEM;
 	}
 	for (uint32_t v = 0; v < n; v++)
@@ -141,12 +137,7 @@ static dp_status scc(uint32_t n, const uint32_t *off, const uint32_t *adj,
 		}
 	}
 	*ncomp = nc;
-	free(idx);
-	free(low);
-	free(stk);
-	free(cs);
-	free(it);
-	free(on);
+	DPI_FREE_ALL(idx, low, stk, cs, it, on);
 	return DP_OK;
 }
 
@@ -219,12 +210,7 @@ static dp_status order_units(const dp_graph *g, const uint32_t *comp_of_op,
 	if (next != nc)
 		st = DP_EINTERNAL; /* the condensation has a cycle: a bug */
 done:
-	free(key);
-	free(by_key);
-	free(indeg);
-	free(heap);
-	free(off);
-	free(adj);
+	DPI_FREE_ALL(key, by_key, indeg, heap, off, adj);
 	return st;
 }
 
@@ -235,14 +221,15 @@ static dp_status unit_tables(const dp_graph *g, msr_units *u,
 			     uint32_t *scratch_b)
 {
 	uint32_t n = g->nops, nu = u->nu;
-	u->uop_off = calloc((size_t)nu + 2, sizeof *u->uop_off);
-	u->uop = malloc(((size_t)n + 1) * sizeof *u->uop);
-	u->utime = calloc((size_t)nu + 1, sizeof *u->utime);
-	u->umem = calloc((size_t)nu + 1, sizeof *u->umem);
-	u->upin = malloc(((size_t)nu + 1) * sizeof *u->upin);
-	u->pinned = malloc(((size_t)nu + 1) * sizeof *u->pinned);
-	if (!u->uop_off || !u->uop || !u->utime || !u->umem || !u->upin ||
-	    !u->pinned)
+	const dpi_arr arrs[] = {
+		DPI_ARR0(u->uop_off, (size_t)nu + 2),
+		DPI_ARR(u->uop, (size_t)n + 1),
+		DPI_ARR0(u->utime, (size_t)nu + 1),
+		DPI_ARR0(u->umem, (size_t)nu + 1),
+		DPI_ARR(u->upin, (size_t)nu + 1),
+		DPI_ARR(u->pinned, (size_t)nu + 1),
+	};
+	if (dpi_arrays_alloc(arrs, DPI_NARR(arrs)))
 		return DP_ENOMEM;
 	for (uint32_t a = 0; a < nu; a++)
 		u->upin[a] = -1;
@@ -378,14 +365,7 @@ dp_status dpi_msr_units_build(const dp_graph *g, const dp_machine *m,
 	for (uint32_t v = 0; !st && v < n; v++)
 		u->xfer[v] = dp_op_xfer_us(g, m, v);
 done:
-	free(par);
-	free(fwd_root);
-	free(ef);
-	free(et);
-	free(comp);
-	free(rank);
-	free(off);
-	free(adj);
+	DPI_FREE_ALL(par, fwd_root, ef, et, comp, rank, off, adj);
 	if (st) {
 		dpi_msr_units_free(u);
 		if (st == DP_ENOMEM)
@@ -398,17 +378,8 @@ done:
 
 void dpi_msr_units_free(msr_units *u)
 {
-	free(u->unit);
-	free(u->uop_off);
-	free(u->uop);
-	free(u->utime);
-	free(u->umem);
-	free(u->upin);
-	free(u->upred_off);
-	free(u->upred);
-	free(u->unb_off);
-	free(u->unb);
-	free(u->xfer);
-	free(u->pinned);
+	DPI_FREE_ALL(u->unit, u->uop_off, u->uop, u->utime, u->umem, u->upin,
+		     u->upred_off, u->upred, u->unb_off, u->unb, u->xfer,
+		     u->pinned);
 	memset(u, 0, sizeof *u);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/graph_int.h"
 #include "internal/grow.h"
 #include "internal/minheap.h"
@@ -75,24 +76,11 @@ void dp_graph_free(dp_graph *g)
 {
 	if (!g)
 		return;
-	free(g->name);
-	free(g->source);
-	free(g->ops);
-	free(g->edges);
-	free(g->strs);
-	free(g->name_hash);
-	free(g->group_label);
-	free(g->group_hash);
-	free(g->intern_hash);
-	free(g->succ_off);
-	free(g->succ_edge);
-	free(g->pred_off);
-	free(g->pred_edge);
-	free(g->topo);
-	free(g->topo_pos);
-	free(g->group_off);
-	free(g->group_ops);
-	free(g->xfer_us);
+	DPI_FREE_ALL(g->name, g->source, g->ops, g->edges, g->strs,
+		     g->name_hash, g->group_label, g->group_hash,
+		     g->intern_hash, g->succ_off, g->succ_edge, g->pred_off,
+		     g->pred_edge, g->topo, g->topo_pos, g->group_off,
+		     g->group_ops, g->xfer_us);
 	dpi_graph_free_dims(g);
 	free(g);
 }

@@ -286,15 +286,21 @@ static dp_status intern_dim(dp_graph *g, const char *const *names, uint32_t i,
 	return DP_OK;
 }
 
+/* A caller's mistake: dims for an op or edge i that is not there, or on a
+ * finalized graph. */
+static dp_status not_editable(const char *fn, const char *what, uint32_t i,
+			      dp_err *err)
+{
+	return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
+			  "%s: no %s %u, or a finalized graph", fn, what, i);
+}
+
 dp_status dpi_graph_set_op_dims(dp_graph *g, uint32_t op,
 				const dp_dims_spec *spec, dpi_dims_at *at,
 				dp_err *err)
 {
 	if (op >= g->nops || g->finalized)
-		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-				  "dp_graph_set_op_dims: no op %u, or a "
-				  "finalized graph",
-				  op);
+		return not_editable("dp_graph_set_op_dims", "op", op, err);
 	uint32_t n = spec->n;
 	if (n > DP_MAX_OP_DIMS)
 		return dpi_graph_dims_fail(at, "dims", -1, err,
@@ -444,10 +450,7 @@ dp_status dpi_graph_set_edge_dims(dp_graph *g, uint32_t e, uint32_t n,
 				  dp_err *err)
 {
 	if (e >= g->nedges || g->finalized)
-		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-				  "dp_graph_set_edge_dims: no edge %u, or a "
-				  "finalized graph",
-				  e);
+		return not_editable("dp_graph_set_edge_dims", "edge", e, err);
 	if (n > DP_MAX_OP_DIMS)
 		return dpi_graph_dims_fail(
 			at, "dims", -1, err,

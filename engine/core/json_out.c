@@ -1,8 +1,15 @@
 /* json_out.c - the one JSON writer (see dnnpart/json.h). */
 #include "dnnpart/json.h"
 
+#include <string.h>
+
 #include "dnnpart/units.h"
 #include "internal/utf8.h"
+
+/* The bytes with an escape letter of their own (the other control bytes
+ * are written \u00XX). */
+static const char esc_from[] = "\"\\\n\r\t";
+static const char esc_to[] = "\"\\nrt";
 
 void dp_json_put_string(FILE *f, const char *s)
 {
@@ -20,27 +27,14 @@ void dp_json_put_string(FILE *f, const char *s)
 			continue;
 		}
 		unsigned char c = (unsigned char)*s++;
-		switch (c) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7F)
-				fprintf(f, "\\u%04x", c);
-			else
-				putc(c, f);
+		const char *e = c ? strchr(esc_from, c) : NULL;
+		if (e) {
+			putc('\\', f);
+			putc(esc_to[e - esc_from], f);
+		} else if (c < 0x20 || c == 0x7F) {
+			fprintf(f, "\\u%04x", c);
+		} else {
+			putc(c, f);
 		}
 	}
 	putc('"', f);

@@ -265,31 +265,33 @@ static dp_status speed_entry(const char *text, void *out, int i, dp_err *err)
 	return DP_OK;
 }
 
+/* Parses spec into a scratch copy of the k values of elem bytes at dst,
+ * which it replaces only when every entry is good. */
+static dp_status set_per_device(dp_machine *m, const char *spec,
+				const char *what, entry_fn entry, void *dst,
+				size_t elem, dp_err *err)
+{
+	void *tmp = malloc((size_t)m->k * elem);
+	if (!tmp)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory parsing %ss", what);
+	dp_status st = parse_per_device(m, spec, what, entry, tmp, err);
+	if (!st)
+		memcpy(dst, tmp, (size_t)m->k * elem);
+	free(tmp);
+	return st;
+}
+
 dp_status dp_machine_set_caps(dp_machine *m, const char *spec, dp_err *err)
 {
-	int64_t *caps = malloc((size_t)m->k * sizeof *caps);
-	if (!caps)
-		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-				  "out of memory parsing caps");
-	dp_status st = parse_per_device(m, spec, "cap", cap_entry, caps, err);
-	if (!st)
-		memcpy(m->cap, caps, (size_t)m->k * sizeof *caps);
-	free(caps);
-	return st;
+	return set_per_device(m, spec, "cap", cap_entry, m->cap, sizeof *m->cap,
+			      err);
 }
 
 dp_status dp_machine_set_speeds(dp_machine *m, const char *spec, dp_err *err)
 {
-	double *speeds = malloc((size_t)m->k * sizeof *speeds);
-	if (!speeds)
-		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-				  "out of memory parsing speeds");
-	dp_status st =
-		parse_per_device(m, spec, "speed", speed_entry, speeds, err);
-	if (!st)
-		memcpy(m->speed, speeds, (size_t)m->k * sizeof *speeds);
-	free(speeds);
-	return st;
+	return set_per_device(m, spec, "speed", speed_entry, m->speed,
+			      sizeof *m->speed, err);
 }
 
 dp_status dp_machine_set_link(dp_machine *m, const char *preset, dp_err *err)

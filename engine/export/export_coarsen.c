@@ -8,7 +8,9 @@
  * The schedule's critical path stays visible: its ops stay single nodes
  * when there are few enough, otherwise their groups are marked.
  */
+#include "internal/arrays.h"
 #include "internal/coarsen.h"
+#include "internal/sort_key.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +30,7 @@ static dp_status canceled(dp_err *err)
 
 void dpi_coarsen_free(dp_coarse *c)
 {
-	free(c->nodes);
-	free(c->of);
-	free(c->edges);
-	free(c->strs);
+	DPI_FREE_ALL(c->nodes, c->of, c->edges, c->strs);
 	memset(c, 0, sizeof *c);
 }
 
@@ -97,18 +96,6 @@ typedef struct pair {
 	uint32_t idx;
 } pair;
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Length of the first depth components of layer s (separators '/' and
  * '.'); the whole string when it has no more components. */
 static size_t prefix_len(const char *s, int depth)
@@ -142,12 +129,8 @@ static int cmp_pref(const void *a, const void *b)
 {
 	const pref *x = a, *y = b;
 	size_t n = x->n < y->n ? x->n : y->n;
-	int c = memcmp(x->s, y->s, n);
-	if (c)
-		return c;
-	if (x->n != y->n)
-		return x->n < y->n ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+	return DPI_CMP_ORDER(memcmp(x->s, y->s, n), DPI_CMP(x->n, y->n),
+			     DPI_CMP(x->idx, y->idx));
 }
 
 static uint32_t prefix_ids(const dp_graph *g, const uint32_t *layers,
@@ -190,12 +173,12 @@ static uint32_t pair_of(const dp_graph *g, const dp_plan *plan,
 	if (g->ops[u].layer) {
 		const uint32_t *hit =
 			bsearch(&g->ops[u].layer, ls->layers, ls->nl,
-				sizeof *ls->layers, cmp_u32);
+				sizeof *ls->layers, dpi_cmp_u32);
 		li = (uint64_t)(hit - ls->layers) + 1;
 	}
 	uint64_t key = li << 32 | (uint32_t)plan->placement[u];
-	const uint64_t *hit =
-		bsearch(&key, ls->pairs, ls->np, sizeof *ls->pairs, cmp_u64);
+	const uint64_t *hit = bsearch(&key, ls->pairs, ls->np,
+				      sizeof *ls->pairs, dpi_cmp_u64);
 	return (uint32_t)(hit - ls->pairs);
 }
 
@@ -254,11 +237,7 @@ static dp_status layer_groups(const dp_graph *g, const dp_plan *plan,
 		if ((plabel[pid] = arena_add(c, s, len)) == UINT32_MAX)
 			goto out;
 	}
-	qsort(keys, np, sizeof *keys, cmp_u64);
-	uint32_t w = 0;
-	for (uint32_t i = 0; i < np; i++)
-		if (w == 0 || keys[w - 1] != keys[i])
-			keys[w++] = keys[i];
+	uint32_t w = dpi_sort_unique(keys, np, sizeof *keys, dpi_cmp_u64);
 	c->n = nkept + w;
 	c->nodes = calloc((size_t)c->n, sizeof *c->nodes);
 	if (!c->nodes)
@@ -268,19 +247,13 @@ static dp_status layer_groups(const dp_graph *g, const dp_plan *plan,
 	for (uint32_t u = 0; u < g->nops; u++) {
 		if (kept[u])
 			continue;
-		uint64_t *hit =
-			bsearch(&pk[pof[u]], keys, w, sizeof *keys, cmp_u64);
+		uint64_t *hit = bsearch(&pk[pof[u]], keys, w, sizeof *keys,
+					dpi_cmp_u64);
 		c->of[u] = nkept + (uint32_t)(hit - keys);
 	}
 	st = DP_OK;
 out:
-	free(pof);
-	free(pops);
-	free(fids);
-	free(split);
-	free(pk);
-	free(keys);
-	free(plabel);
+	DPI_FREE_ALL(pof, pops, fids, split, pk, keys, plabel);
 	return st;
 }
 
@@ -314,12 +287,7 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 	for (uint32_t u = 0; u < n; u++)
 		if (!kept[u] && g->ops[u].layer)
 			layers[nl++] = g->ops[u].layer;
-	qsort(layers, nl, sizeof *layers, cmp_u32);
-	uint32_t w = 0;
-	for (uint32_t i = 0; i < nl; i++)
-		if (w == 0 || layers[w - 1] != layers[i])
-			layers[w++] = layers[i];
-	nl = w;
+	nl = dpi_sort_unique(layers, nl, sizeof *layers, dpi_cmp_u32);
 	/* (layer index + 1, dev) pairs present; 0 = no layer */
 	uint32_t np = 0;
 	for (uint32_t u = 0; u < n; u++) {
@@ -328,17 +296,12 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 		uint64_t li = 0;
 		if (g->ops[u].layer) {
 			uint32_t *hit = bsearch(&g->ops[u].layer, layers, nl,
-						sizeof *layers, cmp_u32);
+						sizeof *layers, dpi_cmp_u32);
 			li = (uint64_t)(hit - layers) + 1;
 		}
 		pairs[np++] = li << 32 | (uint32_t)plan->placement[u];
 	}
-	qsort(pairs, np, sizeof *pairs, cmp_u64);
-	w = 0;
-	for (uint32_t i = 0; i < np; i++)
-		if (w == 0 || pairs[w - 1] != pairs[i])
-			pairs[w++] = pairs[i];
-	np = w;
+	np = dpi_sort_unique(pairs, np, sizeof *pairs, dpi_cmp_u64);
 
 	int maxdepth = 1;
 	for (uint32_t i = 0; i < nl; i++) {
@@ -362,7 +325,7 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 			uint64_t pid = li ? (uint64_t)ids[li - 1] + 1 : 0;
 			keys[i] = pid << 32 | (uint32_t)pairs[i];
 		}
-		qsort(keys, np, sizeof *keys, cmp_u64);
+		qsort(keys, np, sizeof *keys, dpi_cmp_u64);
 		uint32_t groups = 0;
 		for (uint32_t i = 0; i < np; i++)
 			groups += i == 0 || keys[i] != keys[i - 1];
@@ -376,11 +339,7 @@ static dp_status try_layers(const dp_graph *g, const dp_plan *plan,
 				  depth < maxdepth, groups, tmp, c);
 	}
 out:
-	free(layers);
-	free(pairs);
-	free(ids);
-	free(tmp);
-	free(keys);
+	DPI_FREE_ALL(layers, pairs, ids, tmp, keys);
 	return st;
 }
 
@@ -396,11 +355,9 @@ typedef struct sched_key {
 static int cmp_sched(const void *a, const void *b)
 {
 	const sched_key *x = a, *y = b;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->topo_pos > y->topo_pos) - (x->topo_pos < y->topo_pos);
+	return DPI_CMP_ORDER(DPI_CMP(x->dev, y->dev),
+			     DPI_CMP(x->start, y->start),
+			     DPI_CMP(x->topo_pos, y->topo_pos));
 }
 
 /* Number of nodes runs of at most len ops give, over the segments. */
@@ -620,16 +577,10 @@ dp_status dpi_coarsen_build(const dp_graph *g, const dp_plan *plan,
 		st = dpi_coarsen_edges(g, cp, cause, cp_len, p, c);
 	if (st)
 		goto fail;
-	free(cp);
-	free(cause);
-	free(crit);
-	free(kept);
+	DPI_FREE_ALL(cp, cause, crit, kept);
 	return DP_OK;
 fail:
-	free(cp);
-	free(cause);
-	free(crit);
-	free(kept);
+	DPI_FREE_ALL(cp, cause, crit, kept);
 	dpi_coarsen_free(c);
 	return st == DP_ECANCELED ? canceled(err) : oom(err);
 }

@@ -4,16 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/coarsen.h"
+#include "internal/sort_key.h"
 
 #define CANCEL_EVERY 65536u
 
 static int cmp_cedge(const void *a, const void *b)
 {
 	const dp_cedge *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	return (x->to > y->to) - (x->to < y->to);
+	return DPI_CMP_ORDER(DPI_CMP(x->from, y->from), DPI_CMP(x->to, y->to));
 }
 
 /* Keeps the critical path's edges and each node's largest input (most
@@ -147,10 +147,6 @@ uint64_t dpi_coarsen_layout_cost(const dp_coarse *c)
 		cost += span > 1 ? span - 1 : 0;
 	}
 out:
-	free(depth);
-	free(indeg);
-	free(off);
-	free(queue);
-	free(done);
+	DPI_FREE_ALL(depth, indeg, off, queue, done);
 	return cost;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "internal/coarsen.h"
+#include "internal/sort_key.h"
 
 typedef struct refine_rec {
 	uint64_t coarse, fine; /* (prefix id + 1) << 32 | dev */
@@ -20,11 +21,9 @@ typedef struct refine_rec {
 static int cmp_rec(const void *a, const void *b)
 {
 	const refine_rec *x = a, *y = b;
-	if (x->coarse != y->coarse)
-		return x->coarse < y->coarse ? -1 : 1;
-	if (x->fine != y->fine)
-		return x->fine < y->fine ? -1 : 1;
-	return (x->pair > y->pair) - (x->pair < y->pair);
+	return DPI_CMP_ORDER(DPI_CMP(x->coarse, y->coarse),
+			     DPI_CMP(x->fine, y->fine),
+			     DPI_CMP(x->pair, y->pair));
 }
 
 typedef struct refine_group {
@@ -37,9 +36,8 @@ typedef struct refine_group {
 static int cmp_group(const void *a, const void *b)
 {
 	const refine_group *x = a, *y = b;
-	if (x->ops != y->ops)
-		return x->ops > y->ops ? -1 : 1;
-	return (x->first > y->first) - (x->first < y->first);
+	return DPI_CMP_ORDER(DPI_CMP(y->ops, x->ops),
+			     DPI_CMP(x->first, y->first));
 }
 
 uint32_t dpi_coarsen_refine(const uint64_t *pairs, uint32_t np,

@@ -8,6 +8,7 @@
 #include "dnnpart/afile.h"
 #include "internal/export_impl.h"
 #include "internal/placement_lines.h"
+#include "internal/sort_key.h"
 
 /* ---- CSV: op,device,start_us,end_us (RFC 4180 quoting) ---- */
 
@@ -69,12 +70,8 @@ typedef struct keyed_op {
 static int cmp_keyed(const void *a, const void *b)
 {
 	const keyed_op *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
-	if (c)
-		return c;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return (x->op > y->op) - (x->op < y->op);
+	return DPI_CMP_ORDER(strcmp(x->key, y->key), DPI_CMP(x->dev, y->dev),
+			     DPI_CMP(x->op, y->op));
 }
 
 typedef struct map_entry {

@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/export_impl.h"
+#include "internal/sort_key.h"
 
 #define TID_COMPUTE 1
 #define TID_SEND 100  /* + lane */
@@ -137,25 +139,12 @@ static void op_slice(trace_ctx *x, uint32_t u)
 	slice_end(x);
 }
 
-typedef struct sched_ent {
-	double start;
-	uint32_t topo, op;
-} sched_ent;
-
-static int cmp_sched(const void *a, const void *b)
-{
-	const sched_ent *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->topo > y->topo) - (x->topo < y->topo);
-}
-
 /* Each device's ops in start order, run_len at a time, as one slice. */
 static dp_status op_runs(trace_ctx *x, const dp_progress *p)
 {
 	const dp_graph *g = x->g;
 	const dp_plan *plan = x->plan;
-	sched_ent *e = malloc(((size_t)g->nops + 1) * sizeof *e);
+	dpi_sort_key *e = malloc(((size_t)g->nops + 1) * sizeof *e);
 	if (!e)
 		return DP_ENOMEM;
 	char name[200], a[80], b[80];
@@ -163,9 +152,9 @@ static dp_status op_runs(trace_ctx *x, const dp_progress *p)
 		uint32_t n = 0;
 		for (uint32_t u = 0; u < g->nops; u++)
 			if (plan->placement[u] == d)
-				e[n++] = (sched_ent){plan->sim.start[u],
-						     g->topo_pos[u], u};
-		qsort(e, n, sizeof *e, cmp_sched);
+				e[n++] = (dpi_sort_key){plan->sim.start[u],
+							g->topo_pos[u], u};
+		qsort(e, n, sizeof *e, dpi_sort_key_asc);
 		for (uint32_t i = 0; i < n; i += x->run_len) {
 			if (dp_progress_canceled(p)) {
 				free(e);
@@ -282,9 +271,8 @@ typedef struct xfer_key {
 static int cmp_start(const void *a, const void *b)
 {
 	const xfer_key *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+	return DPI_CMP_ORDER(DPI_CMP(x->start, y->start),
+			     DPI_CMP(x->idx, y->idx));
 }
 
 /* Lanes: in start order, a transfer goes to the first lane of its thread
@@ -340,9 +328,8 @@ static dp_status assign_lanes(trace_ctx *x)
 static int cmp_xfer(const void *a, const void *b)
 {
 	const xfer_key *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+	return DPI_CMP_ORDER(DPI_CMP(y->bytes, x->bytes),
+			     DPI_CMP(x->idx, y->idx));
 }
 
 /* Marks the transfers to write: all of them, or within budget the
@@ -540,10 +527,7 @@ dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
 				 const dp_export_opts *o, const dp_progress *p,
 				 dp_export_report *rep, dp_err *err)
 {
-	trace_ctx x;
-	memset(&x, 0, sizeof x);
-	x.g = g;
-	x.plan = plan;
+	trace_ctx x = {.g = g, .plan = plan};
 	size_t n = (size_t)g->nops + 1, nx = (size_t)plan->sim.nxfers + 1;
 	x.crit_cause = malloc(n);
 	x.crit_dst = malloc(n * sizeof *x.crit_dst);
@@ -588,10 +572,7 @@ dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
 		dp_progress_report(p, "done", 1.0);
 	}
 out:
-	free(x.crit_cause);
-	free(x.crit_dst);
-	free(x.keep_xfer);
-	free(x.send_lane);
-	free(x.recv_lane);
+	DPI_FREE_ALL(x.crit_cause, x.crit_dst, x.keep_xfer, x.send_lane,
+		     x.recv_lane);
 	return st;
 }

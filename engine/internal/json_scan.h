@@ -56,6 +56,11 @@ const char *dpi_jscan_kind(jscan *js);
 /* Opens an object or array at the current position (after white space). */
 dp_status dpi_jscan_object_begin(jscan *js, jscan_iter *it, const char *what);
 dp_status dpi_jscan_array_begin(jscan *js, jscan_iter *it, const char *what);
+/* The same at offset off (a value noted earlier). */
+dp_status dpi_jscan_object_at(jscan *js, size_t off, jscan_iter *it,
+			      const char *what);
+dp_status dpi_jscan_array_at(jscan *js, size_t off, jscan_iter *it,
+			     const char *what);
 /* Moves to the next member: *has = false at the closing brace; otherwise
  * the key is decoded into js->sbuf (NUL-terminated, js->slen bytes), its
  * offset stored in *key_off, and the position is at the member's value. */
@@ -63,6 +68,26 @@ dp_status dpi_jscan_object_next(jscan *js, jscan_iter *it, bool *has,
 				size_t *key_off);
 /* Moves to the next element: *has = false at the closing bracket. */
 dp_status dpi_jscan_array_next(jscan *js, jscan_iter *it, bool *has);
+
+/* The same as one loop condition, which stops at the end or at an error:
+ *	dp_status st = dpi_jscan_object_begin(js, &it, "what");
+ *	while (dpi_jscan_member(js, &it, &key_off, &st)) ...
+ * true at a member (as dpi_jscan_object_next; key_off may be NULL); false
+ * at the closing brace, or when *st is an error already or becomes one. */
+bool dpi_jscan_member(jscan *js, jscan_iter *it, size_t *key_off,
+		      dp_status *st);
+/* The same over an array's elements. */
+bool dpi_jscan_element(jscan *js, jscan_iter *it, dp_status *st);
+
+/* A member's name and where the offset of its value goes, for objects
+ * whose values are read after the scan (a file's top level). */
+typedef struct jscan_slot {
+	const char *key;
+	size_t *at;
+} jscan_slot;
+
+/* The slot of the table named js->sbuf, or NULL. */
+size_t *dpi_jscan_slot(const jscan *js, const jscan_slot *slots, size_t n);
 
 /* Skips one value, checking its syntax; *start and *end (may be NULL) get
  * its extent [start, end). */

@@ -28,6 +28,8 @@ typedef struct jload {
 
 /* "string", "number", ... for messages. */
 const char *dpi_json_kind(const cJSON *v);
+/* The optional member field of o: NULL when absent or null. */
+const cJSON *dpi_json_member(const cJSON *o, const char *field);
 /* Error "ARR[IDX].LABEL: message" at offset off of the file. */
 dp_status dpi_json_error_at(jload *L, size_t off, const char *label,
 			    const char *fmt, ...)

@@ -62,6 +62,23 @@ typedef struct mc_level {
 			   (NULL on the coarsest) */
 } mc_level;
 
+/* A queue of vertices by gain, the highest first, ties by the smaller
+ * vertex (the initial growing and FM refinement). */
+typedef struct mc_gent {
+	double gain;
+	uint32_t v;
+} mc_gent;
+
+typedef struct mc_gainq {
+	mc_gent *h;
+	uint32_t len, cap;
+} mc_gainq;
+
+/* Queues v with gain; -1 when out of memory (the queue is unchanged). */
+int dpi_mc_gainq_push(mc_gainq *q, double gain, uint32_t v);
+/* Removes and returns the highest gain (q->len > 0). */
+mc_gent dpi_mc_gainq_pop(mc_gainq *q);
+
 typedef struct mc_ctx {
 	const dp_graph *g;
 	const dp_machine *m;
@@ -94,8 +111,7 @@ typedef struct mc_ctx {
 	uint32_t pstamp;
 	uint32_t *stamp; /* per vertex: pass that moved it */
 	uint32_t pass;
-	void *heap;
-	uint32_t heap_len, heap_cap;
+	mc_gainq heap;
 	uint32_t *log;	   /* vertices moved in a pass, in order */
 	int32_t *log_from; /* the part each came from */
 	uint32_t moved;	   /* moves the last pass kept */

@@ -5,6 +5,7 @@
 #define DNNPART_STRATEGY_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dnnpart/strategy.h"
 #include "internal/json_scan.h"
@@ -39,6 +40,13 @@ dp_status dpi_sread_nomem(dpi_sread *R);
 /* The integer at off, lo..hi; what names it in the error. */
 dp_status dpi_sread_int(dpi_sread *R, size_t off, const char *what, long lo,
 			long hi, long *v);
+/* The op named by the member key just read (R->js.sbuf, at key_off) of the
+ * map what: an error when the graph has no op of that name, or when
+ * listed (may be NULL) marks it already. */
+dp_status dpi_sread_op(dpi_sread *R, size_t key_off, const char *what,
+		       const uint8_t *listed, uint32_t *u);
+/* The error for a key of the map what that names an op listed before. */
+dp_status dpi_sread_op_twice(dpi_sread *R, size_t key_off, const char *what);
 /* The string at off, into R->js.sbuf. */
 dp_status dpi_sread_str(dpi_sread *R, size_t off, const char *what);
 /* An spmd split: the mesh, ops and default values at their offsets (0:

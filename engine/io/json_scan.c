@@ -507,6 +507,44 @@ dp_status dpi_jscan_array_next(jscan *js, jscan_iter *it, bool *has)
 	return DP_OK;
 }
 
+dp_status dpi_jscan_object_at(jscan *js, size_t off, jscan_iter *it,
+			      const char *what)
+{
+	js->pos = off;
+	return dpi_jscan_object_begin(js, it, what);
+}
+
+dp_status dpi_jscan_array_at(jscan *js, size_t off, jscan_iter *it,
+			     const char *what)
+{
+	js->pos = off;
+	return dpi_jscan_array_begin(js, it, what);
+}
+
+bool dpi_jscan_member(jscan *js, jscan_iter *it, size_t *key_off, dp_status *st)
+{
+	bool has = false;
+	if (!*st)
+		*st = dpi_jscan_object_next(js, it, &has, key_off);
+	return !*st && has;
+}
+
+bool dpi_jscan_element(jscan *js, jscan_iter *it, dp_status *st)
+{
+	bool has = false;
+	if (!*st)
+		*st = dpi_jscan_array_next(js, it, &has);
+	return !*st && has;
+}
+
+size_t *dpi_jscan_slot(const jscan *js, const jscan_slot *slots, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(js->sbuf, slots[i].key) == 0)
+			return slots[i].at;
+	return NULL;
+}
+
 size_t dpi_jscan_child_offset(const char *text, size_t start, size_t end,
 			      const char *key, int index)
 {

@@ -1,6 +1,7 @@
 /* load_host.c - keeping host-CPU ops out of the graph (see
  * internal/load_host.h). */
 #include "internal/load_host.h"
+#include "internal/arrays.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,10 +132,7 @@ dp_status dpi_load_drop_host_ops(const dp_graph *t, const bool *host,
 			goto done;
 	}
 done:
-	free(newid);
-	free(seen);
-	free(found);
-	free(stack);
+	DPI_FREE_ALL(newid, seen, found, stack);
 	if (st) {
 		dp_graph_free(g);
 		return st;

@@ -68,6 +68,12 @@ dp_status dpi_json_field_error(jload *L, const char *field, const char *fmt,
 	return dpi_json_error_at(L, off, field, "%s", msg);
 }
 
+const cJSON *dpi_json_member(const cJSON *o, const char *field)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
+	return v && !cJSON_IsNull(v) ? v : NULL;
+}
+
 /* A label the graph refused (not UTF-8): at the field, as other field
  * errors; out of memory keeps its code. */
 static dp_status label_error(jload *L, const char *field, const dp_err *e)
@@ -77,33 +83,41 @@ static dp_status label_error(jload *L, const char *field, const dp_err *e)
 	return dpi_json_field_error(L, field, "%s", e->msg);
 }
 
+/* The optional member field of obj when it is of the type is (want names
+ * it for the error); NULL when absent or null (*st = DP_OK) or of another
+ * type (*st the error). */
+static const cJSON *typed_member(jload *L, const cJSON *obj, const char *field,
+				 cJSON_bool (*is)(const cJSON *const),
+				 const char *want, dp_status *st)
+{
+	const cJSON *v = dpi_json_member(obj, field);
+	*st = v && !is(v)
+		      ? dpi_json_field_error(L, field, "expected %s, got %s",
+					     want, dpi_json_kind(v))
+		      : DP_OK;
+	return *st ? NULL : v;
+}
+
 /* Optional string member; *out = NULL when absent or null. */
 static dp_status get_string(jload *L, const cJSON *obj, const char *field,
 			    const char **out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
-	*out = NULL;
-	if (!v || cJSON_IsNull(v))
-		return DP_OK;
-	if (!cJSON_IsString(v))
-		return dpi_json_field_error(L, field,
-					    "expected a string, got %s",
-					    dpi_json_kind(v));
-	*out = v->valuestring;
-	return DP_OK;
+	dp_status st;
+	const cJSON *v =
+		typed_member(L, obj, field, cJSON_IsString, "a string", &st);
+	*out = v ? v->valuestring : NULL;
+	return st;
 }
 
 /* Optional number >= 0 member (time_us). */
 static dp_status get_time(jload *L, const cJSON *obj, const char *field,
 			  double *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
-	if (!v || cJSON_IsNull(v))
-		return DP_OK;
-	if (!cJSON_IsNumber(v))
-		return dpi_json_field_error(L, field,
-					    "expected a number >= 0, got %s",
-					    dpi_json_kind(v));
+	dp_status st;
+	const cJSON *v = typed_member(L, obj, field, cJSON_IsNumber,
+				      "a number >= 0", &st);
+	if (!v)
+		return st;
 	if (!isfinite(v->valuedouble) || v->valuedouble < 0)
 		return dpi_json_field_error(
 			L, field, "expected a finite number >= 0, got %g",
@@ -119,10 +133,10 @@ static dp_status get_time(jload *L, const cJSON *obj, const char *field,
 static dp_status get_size(jload *L, const cJSON *obj, const char *field,
 			  int64_t *out, bool *given)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
+	const cJSON *v = dpi_json_member(obj, field);
 	if (given)
 		*given = false;
-	if (!v || cJSON_IsNull(v))
+	if (!v)
 		return DP_OK;
 	if (cJSON_IsNumber(v)) {
 		double d = v->valuedouble;
@@ -351,6 +365,39 @@ static dp_status read_array(jload *L, const char *arr,
 	return DP_OK;
 }
 
+/* The machine's "bandwidth" or "latency": a number in the file's unit
+ * (divided by div for the engine's; > 0, or >= 0 when zero_ok) or a string
+ * with units that parse reads. */
+typedef struct link_field {
+	const char *name;
+	dp_status (*parse)(const char *, double *, dp_err *);
+	double div;
+	bool zero_ok;
+	const char *expect;	/* for the error: what the field may be */
+	const char *bad_number; /* ... and what a number out of range is */
+} link_field;
+
+static dp_status get_link_field(jload *L, const cJSON *m, const link_field *f,
+				double *out)
+{
+	const cJSON *v = dpi_json_member(m, f->name);
+	if (!v)
+		return DP_OK;
+	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
+	    (v->valuedouble > 0 || (f->zero_ok && v->valuedouble == 0))) {
+		*out = v->valuedouble / f->div;
+		return DP_OK;
+	}
+	dp_err e;
+	if (cJSON_IsString(v))
+		return f->parse(v->valuestring, out, &e)
+			       ? dpi_json_field_error(L, f->name, "%s", e.msg)
+			       : DP_OK;
+	return dpi_json_field_error(
+		L, f->name, "expected %s, got %s", f->expect,
+		cJSON_IsNumber(v) ? f->bad_number : dpi_json_kind(v));
+}
+
 /* The optional "machine" block: defaults for the command line. */
 static dp_status read_machine(jload *L)
 {
@@ -373,7 +420,6 @@ static dp_status read_machine(jload *L)
 	L->arr = "machine";
 	L->indexed = false;
 	dp_machine_hint *h = &L->g->hint;
-	dp_err e;
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "devices");
 	if (v && !cJSON_IsNull(v)) {
 		if (!cJSON_IsNumber(v) ||
@@ -399,52 +445,23 @@ static dp_status read_machine(jload *L)
 		goto out;
 	if (given)
 		h->memory_bytes = mem;
-	v = cJSON_GetObjectItemCaseSensitive(m, "bandwidth");
-	if (v && !cJSON_IsNull(v)) {
-		if (cJSON_IsNumber(v) && v->valuedouble > 0 &&
-		    isfinite(v->valuedouble)) {
-			h->bw_bytes_per_us = v->valuedouble / 1e6;
-		} else if (cJSON_IsString(v)) {
-			if (dp_units_parse_bandwidth(v->valuestring,
-						     &h->bw_bytes_per_us, &e)) {
-				st = dpi_json_field_error(L, "bandwidth", "%s",
-							  e.msg);
-				goto out;
-			}
-		} else {
-			st = dpi_json_field_error(
-				L, "bandwidth",
-				"expected bytes per second (a number "
-				"> 0) or a string such as "
-				"\"130GB/s\", got %s",
-				cJSON_IsNumber(v) ? "a number <= 0"
-						  : dpi_json_kind(v));
-			goto out;
-		}
-	}
-	v = cJSON_GetObjectItemCaseSensitive(m, "latency");
-	if (v && !cJSON_IsNull(v)) {
-		if (cJSON_IsNumber(v) && v->valuedouble >= 0 &&
-		    isfinite(v->valuedouble)) {
-			h->lat_us = v->valuedouble;
-		} else if (cJSON_IsString(v)) {
-			if (dp_units_parse_time(v->valuestring, &h->lat_us,
-						&e)) {
-				st = dpi_json_field_error(L, "latency", "%s",
-							  e.msg);
-				goto out;
-			}
-		} else {
-			st = dpi_json_field_error(
-				L, "latency",
-				"expected microseconds (a number >= "
-				"0) or a string such as \"25us\", "
-				"got %s",
-				cJSON_IsNumber(v) ? "a negative number"
-						  : dpi_json_kind(v));
-			goto out;
-		}
-	}
+	static const link_field bw = {
+		"bandwidth",
+		dp_units_parse_bandwidth,
+		1e6,
+		false,
+		"bytes per second (a number > 0) or a string such as "
+		"\"130GB/s\"",
+		"a number <= 0"};
+	static const link_field lat = {
+		"latency",
+		dp_units_parse_time,
+		1,
+		true,
+		"microseconds (a number >= 0) or a string such as \"25us\"",
+		"a negative number"};
+	if (!(st = get_link_field(L, m, &bw, &h->bw_bytes_per_us)))
+		st = get_link_field(L, m, &lat, &h->lat_us);
 out:
 	L->arr = NULL;
 	cJSON_Delete(m);
@@ -459,6 +476,12 @@ static dp_status top_string(jload *L, const char *key)
 					  "%s: expected a string, got %s", key,
 					  dpi_jscan_kind(&L->js));
 	return dpi_jscan_string(&L->js);
+}
+
+/* A member given twice at the top level. */
+static dp_status duplicate(jscan *js, size_t key_off, const char *key)
+{
+	return dpi_jscan_error_at(js, key_off, "duplicate member \"%s\"", key);
 }
 
 static dp_status read_top(jload *L)
@@ -482,9 +505,7 @@ static dp_status read_top(jload *L)
 		bool known = js->slen < sizeof key;
 		if (known && strcmp(key, "ops") == 0) {
 			if (have_ops)
-				return dpi_jscan_error_at(js, key_off,
-							  "duplicate member "
-							  "\"ops\"");
+				return duplicate(js, key_off, "ops");
 			have_ops = true;
 			dpi_jscan_peek(js);
 			ops_at = js->pos;
@@ -499,9 +520,7 @@ static dp_status read_top(jload *L)
 			}
 		} else if (known && strcmp(key, "edges") == 0) {
 			if (have_edges)
-				return dpi_jscan_error_at(js, key_off,
-							  "duplicate member "
-							  "\"edges\"");
+				return duplicate(js, key_off, "edges");
 			have_edges = true;
 			dpi_jscan_peek(js);
 			edges_at = js->pos;

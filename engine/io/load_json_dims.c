@@ -41,19 +41,12 @@ static dp_status dims_error(jload *L, const cJSON *o, const dpi_dims_at *at,
 	return dpi_json_error_at(L, off, label, "%s", e->msg);
 }
 
-/* Optional member: NULL when absent or null. */
-static const cJSON *member(const cJSON *o, const char *field)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
-	return v && !cJSON_IsNull(v) ? v : NULL;
-}
-
 /* A list of dim names (op out / param, edge dims): an array of strings,
  * at most DP_MAX_OP_DIMS of them; *n = -1 when absent. */
 static dp_status get_dim_list(jload *L, const cJSON *o, const char *field,
 			      const char **names, int32_t *n)
 {
-	const cJSON *v = member(o, field);
+	const cJSON *v = dpi_json_member(o, field);
 	*n = -1;
 	if (!v)
 		return DP_OK;
@@ -92,12 +85,12 @@ static dp_status get_dim_list(jload *L, const cJSON *o, const char *field,
 
 dp_status dpi_json_read_op_dims(jload *L, const cJSON *o, uint32_t id)
 {
-	const cJSON *dv = member(o, "dims");
+	const cJSON *dv = dpi_json_member(o, "dims");
 	if (!dv) {
 		static const char *const need_dims[] = {"out", "param",
 							"elem_bytes"};
 		for (int i = 0; i < 3; i++)
-			if (member(o, need_dims[i]))
+			if (dpi_json_member(o, need_dims[i]))
 				return dpi_json_field_error(
 					L, need_dims[i],
 					"given without dims (it describes "
@@ -151,7 +144,7 @@ dp_status dpi_json_read_op_dims(jload *L, const cJSON *o, uint32_t id)
 		return st;
 	spec.out = out;
 	spec.param = param;
-	const cJSON *ev = member(o, "elem_bytes");
+	const cJSON *ev = dpi_json_member(o, "elem_bytes");
 	if (ev) {
 		if (!cJSON_IsNumber(ev) ||
 		    ev->valuedouble != floor(ev->valuedouble) ||

@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "dnnpart/load.h"
+#include "internal/arrays.h"
 #include "internal/load_host.h"
 #include "internal/load_util.h"
 #include "internal/pardnn_folder.h"
@@ -71,6 +72,7 @@ typedef struct pd_state {
 	uint32_t ne, ne_cap;
 	uint32_t n; /* ops, fixed after the edges file */
 	uint8_t *kind;
+	uint8_t list_kind; /* the kind of the op list being read */
 	double *time;
 	int64_t *tsz, *mem;
 	bool *host;
@@ -221,9 +223,12 @@ static dp_status mem_line(void *ctx, const char *path, char *raw, char *line,
 	return bytes_line(s, path, raw, line, lineno, s->mem, err);
 }
 
-static dp_status list_line(pd_state *s, const char *path, char *raw, char *line,
-			   int lineno, uint8_t kind, dp_err *err)
+/* A line of an op list (variables, refs, no-ops): the op is of
+ * s->list_kind. */
+static dp_status list_line(void *ctx, const char *path, char *raw, char *line,
+			   int lineno, dp_err *err)
 {
+	pd_state *s = ctx;
 	char *p = line;
 	if (!dpi_pardnn_parse_name(&p, s->na) || *p)
 		return dpi_pardnn_bad_line(path, lineno, raw, p,
@@ -232,27 +237,9 @@ static dp_status list_line(pd_state *s, const char *path, char *raw, char *line,
 	if (id == NONE)
 		s->t->unknown_names++;
 	else if (s->kind[id] != K_SRC && s->kind[id] != K_SNK)
-		s->kind[id] = kind; /* later lists win, as in the reference */
+		s->kind[id] =
+			s->list_kind; /* later lists win (the reference) */
 	return DP_OK;
-}
-
-static dp_status var_line(void *ctx, const char *path, char *raw, char *line,
-			  int lineno, dp_err *err)
-{
-	pd_state *s = ctx;
-	return list_line(s, path, raw, line, lineno, K_VAR, err);
-}
-static dp_status ref_line(void *ctx, const char *path, char *raw, char *line,
-			  int lineno, dp_err *err)
-{
-	pd_state *s = ctx;
-	return list_line(s, path, raw, line, lineno, K_REF, err);
-}
-static dp_status noop_line(void *ctx, const char *path, char *raw, char *line,
-			   int lineno, dp_err *err)
-{
-	pd_state *s = ctx;
-	return list_line(s, path, raw, line, lineno, K_NOOP, err);
 }
 
 static dp_status place_line(void *ctx, const char *path, char *raw, char *line,
@@ -525,28 +512,24 @@ static void free_state(pd_state *s)
 {
 	for (int r = 0; r < R_COUNT; r++)
 		free(s->files[r]);
-	free(s->ef);
-	free(s->et);
-	free(s->kind);
-	free(s->time);
-	free(s->tsz);
-	free(s->mem);
-	free(s->host);
-	free(s->uf);
+	DPI_FREE_ALL(s->ef, s->et, s->kind, s->time, s->tsz, s->mem, s->host,
+		     s->uf);
 }
 
 dp_status dp_load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 {
 	static const pd_line_fn side[R_COUNT] = {
 		[R_DUR] = dur_line,	[R_TSZ] = tsz_line,
-		[R_VAR] = var_line,	[R_REF] = ref_line,
-		[R_NOOP] = noop_line,	[R_MEM] = mem_line,
+		[R_VAR] = list_line,	[R_REF] = list_line,
+		[R_NOOP] = list_line,	[R_MEM] = mem_line,
 		[R_PLACE] = place_line, [R_COLOC] = coloc_line,
 	};
 	/* order matters: kinds before placement (src/snk are never host)
 	 * and before colocation (ref ops need the variable list) */
 	static const int order[] = {R_DUR, R_TSZ,  R_MEM,   R_VAR,
 				    R_REF, R_NOOP, R_PLACE, R_COLOC};
+	static const uint8_t list_kind[R_COUNT] = {
+		[R_VAR] = K_VAR, [R_REF] = K_REF, [R_NOOP] = K_NOOP};
 	pd_state s;
 	memset(&s, 0, sizeof s);
 	s.dir = dir;
@@ -565,10 +548,12 @@ dp_status dp_load_pardnn(const char *dir, dp_graph **out, dp_err *err)
 		s.n = s.t->nops;
 		st = alloc_arrays(&s, err);
 	}
-	for (size_t i = 0; !st && i < sizeof order / sizeof order[0]; i++)
+	for (size_t i = 0; !st && i < sizeof order / sizeof order[0]; i++) {
+		s.list_kind = list_kind[order[i]];
 		if (s.files[order[i]])
 			st = dpi_pardnn_read_lines(s.files[order[i]],
 						   side[order[i]], &s, err);
+	}
 	if (!st)
 		st = colocate_refs(&s, err);
 	if (!st)

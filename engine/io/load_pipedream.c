@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "dnnpart/load.h"
+#include "internal/arrays.h"
 #include "internal/grow.h"
 #include "internal/load_util.h"
 
@@ -263,15 +264,11 @@ static dp_status parse_edge(pd_state *s, char *ln, int line, dp_err *err)
 	if (dpi_grow((void **)&s->edges, &s->edges_cap, n + 1, sizeof *s->edges,
 		     64))
 		return nomem(err);
-	uint32_t cap2 = s->edges_cap;
-	char **names = realloc(s->edge_names, (size_t)cap2 * 2 * sizeof *names);
-	if (!names)
+	size_t cap = s->edges_cap;
+	const dpi_arr arrs[] = {DPI_ARR(s->edge_names, cap * 2),
+				DPI_ARR(s->edge_lines, cap)};
+	if (dpi_arrays_resize(arrs, DPI_NARR(arrs)))
 		return nomem(err);
-	s->edge_names = names;
-	int *lines = realloc(s->edge_lines, (size_t)cap2 * sizeof *lines);
-	if (!lines)
-		return nomem(err);
-	s->edge_lines = lines;
 	s->edge_names[2 * n] = a;
 	s->edge_names[2 * n + 1] = b;
 	s->edge_lines[n] = line;
@@ -454,11 +451,7 @@ dp_status dp_load_pipedream(const char *path, const char *text, size_t len,
 	if ((st = resolve_edges(&s, err)) || (st = build_training(&s, err)))
 		goto done;
 done:
-	free(s.layers);
-	free(s.edges);
-	free(s.edge_names);
-	free(s.edge_lines);
-	free(buf);
+	DPI_FREE_ALL(s.layers, s.edges, s.edge_names, s.edge_lines, buf);
 	if (st) {
 		dp_graph_free(s.g);
 		return st;

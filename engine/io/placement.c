@@ -19,6 +19,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/units.h"
+#include "internal/arrays.h"
 #include "internal/json_file.h"
 #include "internal/json_scan.h"
 #include "internal/placement_lines.h"
@@ -148,12 +149,8 @@ static dp_status read_json_map(pread *P, jscan *js, size_t *max_off)
 		return st;
 	char *name = NULL;
 	size_t cap = 0;
-	for (;;) {
-		bool has;
-		size_t key_off;
-		if ((st = dpi_jscan_object_next(js, &it, &has, &key_off)) ||
-		    !has)
-			break;
+	size_t key_off;
+	while (dpi_jscan_member(js, &it, &key_off, &st)) {
 		/* keep the name: scanning the value reuses js->sbuf */
 		if (js->slen + 1 > cap) {
 			char *q = realloc(name, js->slen + 1);
@@ -200,10 +197,7 @@ static dp_status read_json(pread *P, const char *text, size_t len, int *devices,
 	bool seen_map = false;
 	size_t max_off = 0, dev_off = 0;
 	dp_status st = dpi_jscan_object_begin(&js, &it, "the top-level object");
-	while (!st) {
-		bool has;
-		if ((st = dpi_jscan_object_next(&js, &it, &has, NULL)) || !has)
-			break;
+	while (dpi_jscan_member(&js, &it, NULL, &st)) {
 		char key[16];
 		bool known = js.slen < sizeof key;
 		snprintf(key, sizeof key, "%s", js.sbuf);
@@ -374,10 +368,7 @@ dp_status dp_placement_read(const char *path, const dp_graph *g,
 	if (info)
 		*info = inf;
 out:
-	free(text);
-	free(P.dev);
-	free(P.where);
-	free(file_dev);
+	DPI_FREE_ALL(text, P.dev, P.where, file_dev);
 	return st;
 }
 

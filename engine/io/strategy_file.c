@@ -35,6 +35,28 @@ dp_status dpi_sread_nomem(dpi_sread *R)
 			  "out of memory while reading a strategy");
 }
 
+dp_status dpi_sread_op(dpi_sread *R, size_t key_off, const char *what,
+		       const uint8_t *listed, uint32_t *u)
+{
+	jscan *js = &R->js;
+	*u = dp_graph_find(R->g, js->sbuf);
+	if (*u == UINT32_MAX)
+		return dpi_jscan_error_at(js, key_off,
+					  "%s: unknown op '%.200s': the graph "
+					  "'%s' has no op of that name",
+					  what, js->sbuf, R->g->name);
+	if (listed && listed[*u])
+		return dpi_sread_op_twice(R, key_off, what);
+	return DP_OK;
+}
+
+dp_status dpi_sread_op_twice(dpi_sread *R, size_t key_off, const char *what)
+{
+	return dpi_jscan_error_at(&R->js, key_off,
+				  "%s: op '%.200s' is listed twice", what,
+				  R->js.sbuf);
+}
+
 const char *dpi_strategy_batch_key(const dp_graph *g)
 {
 	const char *b = dp_graph_batch_dim(g);
@@ -86,15 +108,11 @@ static dp_status rd_mesh(dpi_sread *R, size_t off, const char *what,
 			 dp_spmd *sp)
 {
 	jscan *js = &R->js;
-	js->pos = off;
 	jscan_iter it;
-	dp_status st = dpi_jscan_array_begin(js, &it, what);
+	dp_status st = dpi_jscan_array_at(js, off, &it, what);
 	long size = 1;
 	sp->naxes = 0;
-	while (!st) {
-		bool has;
-		if ((st = dpi_jscan_array_next(js, &it, &has)) || !has)
-			break;
+	while (dpi_jscan_element(js, &it, &st)) {
 		dpi_jscan_peek(js);
 		size_t at = js->pos;
 		if (sp->naxes == DP_MAX_MESH_AXES)
@@ -135,10 +153,7 @@ static dp_status rd_parts(dpi_sread *R, const dp_spmd *sp, uint8_t used,
 	if (c == '[') {
 		jscan_iter it;
 		dp_status st = dpi_jscan_array_begin(js, &it, R->path);
-		while (!st) {
-			bool has;
-			if ((st = dpi_jscan_array_next(js, &it, &has)) || !has)
-				break;
+		while (dpi_jscan_element(js, &it, &st)) {
 			dpi_jscan_peek(js);
 			size_t a_at = js->pos;
 			long a;
@@ -246,12 +261,8 @@ static dp_status rd_op_split(dpi_sread *R, dp_spmd *sp, uint32_t u,
 	snprintf(R->path, sizeof R->path, "%sops.%.200s.split", pre, nm);
 	dp_status st = dpi_jscan_object_begin(js, &it, R->path);
 	uint8_t used = 0;
-	while (!st) {
-		bool has;
-		size_t key_off;
-		if ((st = dpi_jscan_object_next(js, &it, &has, &key_off)) ||
-		    !has)
-			break;
+	size_t key_off;
+	while (dpi_jscan_member(js, &it, &key_off, &st)) {
 		char dn[DP_MAX_DIM_NAME + 1];
 		snprintf(dn, sizeof dn, "%s", js->sbuf);
 		snprintf(R->path, sizeof R->path, "%sops.%.200s.split.%s", pre,
@@ -290,43 +301,24 @@ static dp_status rd_ops(dpi_sread *R, size_t off, const char *pre, dp_spmd *sp,
 {
 	jscan *js = &R->js;
 	const dp_graph *g = R->g;
-	js->pos = off;
 	jscan_iter it;
 	char what[64];
 	snprintf(what, sizeof what, "%sops", pre);
-	dp_status st = dpi_jscan_object_begin(js, &it, what);
+	dp_status st = dpi_jscan_object_at(js, off, &it, what);
 	int size = dp_spmd_size(sp);
-	while (!st) {
-		bool has;
-		size_t key_off;
-		if ((st = dpi_jscan_object_next(js, &it, &has, &key_off)) ||
-		    !has)
-			break;
-		uint32_t u = dp_graph_find(g, js->sbuf);
-		if (u == UINT32_MAX)
-			return dpi_jscan_error_at(
-				js, key_off,
-				"%s: unknown op '%.200s': the "
-				"graph '%s' has no op of that "
-				"name",
-				what, js->sbuf, g->name);
-		if (listed[u])
-			return dpi_jscan_error_at(js, key_off,
-						  "%s: op '%.200s' is listed "
-						  "twice",
-						  what, js->sbuf);
+	size_t key_off;
+	while (dpi_jscan_member(js, &it, &key_off, &st)) {
+		uint32_t u;
+		if ((st = dpi_sread_op(R, key_off, what, listed, &u)))
+			return st;
 		listed[u] = 1;
 		const char *nm = dp_graph_op_name(g, u);
 		snprintf(R->path, sizeof R->path, "%s.%.200s", what, nm);
 		jscan_iter io;
 		if ((st = dpi_jscan_object_begin(js, &io, R->path)))
 			break;
-		while (!st) {
-			size_t k_off;
-			if ((st = dpi_jscan_object_next(js, &io, &has,
-							&k_off)) ||
-			    !has)
-				break;
+		size_t k_off;
+		while (dpi_jscan_member(js, &io, &k_off, &st)) {
 			if (strcmp(js->sbuf, "split") == 0) {
 				st = rd_op_split(R, sp, u, pre);
 			} else if (strcmp(js->sbuf, "device") == 0) {
@@ -360,14 +352,10 @@ static dp_status rd_default(dpi_sread *R, size_t off, const char *pre,
 		return dpi_sread_nomem(R);
 	char what[64];
 	snprintf(what, sizeof what, "%sdefault", pre);
-	js->pos = off;
 	jscan_iter it, is;
-	dp_status st = dpi_jscan_object_begin(js, &it, what);
-	while (!st) {
-		bool has;
-		size_t k_off;
-		if ((st = dpi_jscan_object_next(js, &it, &has, &k_off)) || !has)
-			break;
+	dp_status st = dpi_jscan_object_at(js, off, &it, what);
+	size_t k_off;
+	while (dpi_jscan_member(js, &it, &k_off, &st)) {
 		if (strcmp(js->sbuf, "split") != 0) {
 			st = dpi_jscan_error_at(js, k_off,
 						"%s: unknown key '%.60s': "
@@ -378,11 +366,7 @@ static dp_status rd_default(dpi_sread *R, size_t off, const char *pre,
 		snprintf(R->path, sizeof R->path, "%s.split", what);
 		if ((st = dpi_jscan_object_begin(js, &is, R->path)))
 			break;
-		while (!st) {
-			if ((st = dpi_jscan_object_next(js, &is, &has,
-							&k_off)) ||
-			    !has)
-				break;
+		while (dpi_jscan_member(js, &is, &k_off, &st)) {
 			if (ds->n == DP_MAX_OP_DIMS) {
 				st = dpi_jscan_error_at(js, k_off,
 							"%s.split: more than "

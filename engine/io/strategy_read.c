@@ -29,13 +29,23 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 			bool *seen_format)
 {
 	jscan *js = &R->js;
+	const jscan_slot slots[] = {{"kind", &t->kind},
+				    {"devices", &t->devices},
+				    {"mesh", &t->mesh},
+				    {"ops", &t->ops},
+				    {"default", &t->def},
+				    {"placement", &t->placement},
+				    {"stages", &t->stages},
+				    {"microbatches", &t->micro},
+				    {"schedule", &t->schedule},
+				    {"stage", &t->stage},
+				    {"default_stage", &t->def_stage},
+				    {"groups", &t->groups},
+				    {"spmd", &t->spmd}};
 	jscan_iter it;
 	dp_status st = dpi_jscan_object_begin(js, &it, "the top-level object");
-	while (!st) {
-		bool has;
-		size_t k_off;
-		if ((st = dpi_jscan_object_next(js, &it, &has, &k_off)) || !has)
-			break;
+	size_t k_off;
+	while (dpi_jscan_member(js, &it, &k_off, &st)) {
 		char key[20];
 		bool ok = js->slen < sizeof key;
 		snprintf(key, sizeof key, "%s", js->sbuf);
@@ -78,32 +88,9 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 				snprintf(s->algo, sizeof s->algo, "%s",
 					 js->sbuf);
 			continue;
-		} else if (strcmp(key, "kind") == 0) {
-			slot = &t->kind;
-		} else if (strcmp(key, "devices") == 0) {
-			slot = &t->devices;
-		} else if (strcmp(key, "mesh") == 0) {
-			slot = &t->mesh;
-		} else if (strcmp(key, "ops") == 0) {
-			slot = &t->ops;
-		} else if (strcmp(key, "default") == 0) {
-			slot = &t->def;
-		} else if (strcmp(key, "placement") == 0) {
-			slot = &t->placement;
-		} else if (strcmp(key, "stages") == 0) {
-			slot = &t->stages;
-		} else if (strcmp(key, "microbatches") == 0) {
-			slot = &t->micro;
-		} else if (strcmp(key, "schedule") == 0) {
-			slot = &t->schedule;
-		} else if (strcmp(key, "stage") == 0) {
-			slot = &t->stage;
-		} else if (strcmp(key, "default_stage") == 0) {
-			slot = &t->def_stage;
-		} else if (strcmp(key, "groups") == 0) {
-			slot = &t->groups;
-		} else if (strcmp(key, "spmd") == 0) {
-			slot = &t->spmd;
+		} else {
+			slot = dpi_jscan_slot(js, slots,
+					      sizeof slots / sizeof slots[0]);
 		}
 		if (!slot)
 			return dpi_jscan_error_at(
@@ -163,28 +150,16 @@ static dp_status rd_placement(dpi_sread *R, const dpi_sread_top *t,
 			"every op, {\"op\": 0, ...}");
 	for (uint32_t u = 0; u < g->nops; u++)
 		s->placement[u] = -1;
-	js->pos = t->placement;
 	jscan_iter it;
-	dp_status st = dpi_jscan_object_begin(js, &it, "placement");
+	dp_status st = dpi_jscan_object_at(js, t->placement, &it, "placement");
 	int maxd = 0;
-	while (!st) {
-		bool has;
-		size_t k_off;
-		if ((st = dpi_jscan_object_next(js, &it, &has, &k_off)) || !has)
-			break;
-		uint32_t u = dp_graph_find(g, js->sbuf);
-		if (u == UINT32_MAX)
-			return dpi_jscan_error_at(
-				js, k_off,
-				"placement: unknown op "
-				"'%.200s': the graph '%s' has "
-				"no op of that name",
-				js->sbuf, g->name);
+	size_t k_off;
+	while (dpi_jscan_member(js, &it, &k_off, &st)) {
+		uint32_t u;
+		if ((st = dpi_sread_op(R, k_off, "placement", NULL, &u)))
+			return st;
 		if (s->placement[u] >= 0)
-			return dpi_jscan_error_at(js, k_off,
-						  "placement: op '%.200s' is "
-						  "listed twice",
-						  js->sbuf);
+			return dpi_sread_op_twice(R, k_off, "placement");
 		snprintf(R->path, sizeof R->path, "placement.%.200s", js->sbuf);
 		dpi_jscan_peek(js);
 		long d;
@@ -219,19 +194,15 @@ static void spmd_label(dp_strategy *s)
 static dp_status rd_groups(dpi_sread *R, size_t off, dp_pipeline *pp, int gsize)
 {
 	jscan *js = &R->js;
-	js->pos = off;
 	jscan_iter it, ig;
 	int16_t *owner = malloc(DP_MAX_DEVICES * sizeof *owner);
 	if (!owner)
 		return dpi_sread_nomem(R);
 	for (int d = 0; d < DP_MAX_DEVICES; d++)
 		owner[d] = -1;
-	dp_status st = dpi_jscan_array_begin(js, &it, "groups");
+	dp_status st = dpi_jscan_array_at(js, off, &it, "groups");
 	int ng = 0;
-	while (!st) {
-		bool has;
-		if ((st = dpi_jscan_array_next(js, &it, &has)) || !has)
-			break;
+	while (dpi_jscan_element(js, &it, &st)) {
 		dpi_jscan_peek(js);
 		size_t g_at = js->pos;
 		if (ng == pp->nstages) {
@@ -246,9 +217,7 @@ static dp_status rd_groups(dpi_sread *R, size_t off, dp_pipeline *pp, int gsize)
 		if ((st = dpi_jscan_array_begin(js, &ig, R->path)))
 			break;
 		int n = 0;
-		while (!st) {
-			if ((st = dpi_jscan_array_next(js, &ig, &has)) || !has)
-				break;
+		while (dpi_jscan_element(js, &ig, &st)) {
 			dpi_jscan_peek(js);
 			size_t at = js->pos;
 			snprintf(R->path, sizeof R->path, "groups[%d][%d]", ng,
@@ -340,30 +309,13 @@ static dp_status rd_stages(dpi_sread *R, const dpi_sread_top *t,
 		return dpi_sread_nomem(R);
 	dp_status st = DP_OK;
 	if (t->stage) {
-		js->pos = t->stage;
 		jscan_iter it;
-		st = dpi_jscan_object_begin(js, &it, "stage");
-		while (!st) {
-			bool has;
-			size_t k_off;
-			if ((st = dpi_jscan_object_next(js, &it, &has,
-							&k_off)) ||
-			    !has)
+		st = dpi_jscan_object_at(js, t->stage, &it, "stage");
+		size_t k_off;
+		while (dpi_jscan_member(js, &it, &k_off, &st)) {
+			uint32_t u;
+			if ((st = dpi_sread_op(R, k_off, "stage", known, &u)))
 				break;
-			uint32_t u = dp_graph_find(g, js->sbuf);
-			if (u == UINT32_MAX || known[u]) {
-				st = dpi_jscan_error_at(
-					js, k_off,
-					u == UINT32_MAX
-						? "stage: unknown op '%.200s': "
-						  "the graph has no op of "
-						  "that name"
-						: "stage: op '%.200s' is "
-						  "listed "
-						  "twice",
-					js->sbuf);
-				break;
-			}
 			snprintf(R->path, sizeof R->path, "stage.%.200s",
 				 js->sbuf);
 			dpi_jscan_peek(js);
@@ -440,22 +392,14 @@ static dp_status rd_pipeline(dpi_sread *R, const dpi_sread_top *t,
 	pp->schedule = sched;
 	dpi_sread_top in;
 	memset(&in, 0, sizeof in);
+	const jscan_slot spmd_keys[] = {
+		{"mesh", &in.mesh}, {"ops", &in.ops}, {"default", &in.def}};
 	if (t->spmd) {
-		js->pos = t->spmd;
 		jscan_iter it;
-		st = dpi_jscan_object_begin(js, &it, "spmd");
-		while (!st) {
-			bool has;
-			size_t k_off;
-			if ((st = dpi_jscan_object_next(js, &it, &has,
-							&k_off)) ||
-			    !has)
-				break;
-			size_t *slot = strcmp(js->sbuf, "mesh") == 0  ? &in.mesh
-				       : strcmp(js->sbuf, "ops") == 0 ? &in.ops
-				       : strcmp(js->sbuf, "default") == 0
-					       ? &in.def
-					       : NULL;
+		st = dpi_jscan_object_at(js, t->spmd, &it, "spmd");
+		size_t k_off;
+		while (dpi_jscan_member(js, &it, &k_off, &st)) {
+			size_t *slot = dpi_jscan_slot(js, spmd_keys, 3);
 			if (!slot)
 				return dpi_jscan_error_at(
 					js, k_off,

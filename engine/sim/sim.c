@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/minheap.h"
 #include "internal/sim_int.h"
 
@@ -62,17 +63,8 @@ void dp_sim_result_free(dp_sim_result *r)
 {
 	if (!r)
 		return;
-	free(r->start);
-	free(r->end);
-	free(r->avail);
-	free(r->xfers);
-	free(r->dev);
-	free(r->cp_ops);
-	free(r->cp_cause);
-	free(r->live);
-	free(r->live_off);
-	free(r->curve);
-	free(r->curve_off);
+	DPI_FREE_ALL(r->start, r->end, r->avail, r->xfers, r->dev, r->cp_ops,
+		     r->cp_cause, r->live, r->live_off, r->curve, r->curve_off);
 	memset(r, 0, sizeof *r);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/arrays.h"
 #include "internal/sim_int.h"
 #include "internal/sort_key.h"
 
@@ -21,43 +22,14 @@ void dp_sim_free(dp_sim *s)
 {
 	if (!s)
 		return;
-	free(s->rank);
-	free(s->prio);
-	free(s->by_prio);
-	free(s->ptime);
-	free(s->indeg);
-	free(s->succ_to);
-	free(s->succ_bytes);
-	free(s->out_bytes);
-	free(s->node);
-	free(s->prev_on_dev);
-	free(s->xoff);
-	free(s->xnum);
-	free(s->outfree);
-	free(s->ready);
-	free(s->ev);
-	free(s->rbase);
-	free(s->rlen);
-	free(s->running);
-	free(s->last);
-	free(s->send_free);
-	free(s->recv_free);
-	free(s->xend);
-	free(s->xbytes);
-	free(s->xcost_edge);
-	free(s->xcost);
-	free(s->xidx);
-	free(s->touched);
-	free(s->dirty_flag);
-	free(s->dirty);
-	free(s->level);
-	free(s->last_t);
-	free(s->dcount);
-	free(s->copyfree);
-	free(s->mev);
-	free(s->mtmp);
-	free(s->hist);
-	free(s);
+	DPI_FREE_ALL(s->rank, s->prio, s->by_prio, s->ptime, s->indeg,
+		     s->succ_to, s->succ_bytes, s->out_bytes, s->node,
+		     s->prev_on_dev, s->xoff, s->xnum, s->outfree, s->ready,
+		     s->ev, s->rbase, s->rlen, s->running, s->last,
+		     s->send_free, s->recv_free, s->xend, s->xbytes,
+		     s->xcost_edge, s->xcost, s->xidx, s->touched,
+		     s->dirty_flag, s->dirty, s->level, s->last_t, s->dcount,
+		     s->copyfree, s->mev, s->mtmp, s->hist, s);
 }
 
 static dp_status check_machine(const dp_machine *m, dp_err *err)

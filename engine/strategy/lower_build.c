@@ -1,4 +1,5 @@
 /* lower_build.c - the one builder of lowered graphs (internal/lower.h). */
+#include "internal/arrays.h"
 #include "internal/graph_int.h"
 #include "internal/lower.h"
 
@@ -18,18 +19,11 @@ static dp_status grow(dpi_lower_buf *b, uint32_t need, dp_err *err)
 	uint32_t cap = b->cap ? b->cap : 64;
 	while (cap < need)
 		cap = cap > UINT32_MAX / 2 ? need : cap * 2;
-	int32_t *pl = realloc(b->placement, (size_t)cap * sizeof *pl);
-	if (!pl)
+	const dpi_arr arrs[] = {DPI_ARR(b->placement, cap),
+				DPI_ARR(b->source, cap),
+				DPI_ARR(b->micro, cap)};
+	if (dpi_arrays_resize(arrs, DPI_NARR(arrs)))
 		return nomem(err);
-	b->placement = pl;
-	uint32_t *src = realloc(b->source, (size_t)cap * sizeof *src);
-	if (!src)
-		return nomem(err);
-	b->source = src;
-	int32_t *mi = realloc(b->micro, (size_t)cap * sizeof *mi);
-	if (!mi)
-		return nomem(err);
-	b->micro = mi;
 	b->cap = cap;
 	return DP_OK;
 }

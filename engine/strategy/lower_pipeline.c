@@ -19,6 +19,7 @@
  * device (a control edge there arrives when its producer ends).
  */
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/lower.h"
 #include "internal/pipeline.h"
 
@@ -337,16 +338,8 @@ static dp_status count_ops(lctx *c)
 
 static void ctx_free(lctx *c)
 {
-	free(c->kind);
-	free(c->base);
-	free(c->acc);
-	free(c->blk);
-	free(c->inner);
-	free(c->srcs);
-	free(c->sinks);
-	free(c->src_off);
-	free(c->sink_off);
-	free(c->name);
+	DPI_FREE_ALL(c->kind, c->base, c->acc, c->blk, c->inner, c->srcs,
+		     c->sinks, c->src_off, c->sink_off, c->name);
 }
 
 dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
@@ -354,14 +347,12 @@ dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
 			     dp_lowered *out, dp_err *err)
 {
 	(void)m;
-	lctx c;
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.s = s;
-	c.p = p;
-	c.err = err;
-	c.S = s->pipe.nstages;
-	c.M = s->pipe.microbatches;
+	lctx c = {.g = g,
+		  .s = s,
+		  .p = p,
+		  .err = err,
+		  .S = s->pipe.nstages,
+		  .M = s->pipe.microbatches};
 	size_t n = g->nops ? g->nops : 1;
 	c.base = malloc(n * sizeof *c.base);
 	c.acc = malloc(n * sizeof *c.acc);

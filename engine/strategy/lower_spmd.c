@@ -23,6 +23,7 @@
  * update's share of the rest of its param bytes (the gradients and
  * optimizer state that graphs count on the variable).
  */
+#include "internal/arrays.h"
 #include "internal/spmd.h"
 
 #include <stdio.h>
@@ -346,11 +347,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 			 dp_lowered *out, dp_err *err)
 {
 	(void)m;
-	dpi_spmd_ctx c;
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.sp = &s->spmd;
-	c.p = p;
+	dpi_spmd_ctx c = {.g = g, .sp = &s->spmd, .p = p};
 	c.size = dp_spmd_size(c.sp);
 	for (int a = c.sp->naxes - 1, st = 1; a >= 0; a--) {
 		c.stride[a] = st;
@@ -399,10 +396,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 	}
 	if (!st)
 		st = dpi_spmd_edges(&c, err);
-	free(c.bidx);
-	free(c.first);
-	free(c.upd);
-	free(c.name);
+	DPI_FREE_ALL(c.bidx, c.first, c.upd, c.name);
 	if (st) {
 		dpi_lower_abort(&c.b);
 		return st;

@@ -9,6 +9,7 @@
  * q-1) holds q micro-batches in flight. With a fixed replication r, m is
  * q r and the table is (n + 1) x (q + 1).
  */
+#include "internal/arrays.h"
 #include "internal/pipedream.h"
 
 #include <math.h>
@@ -195,9 +196,6 @@ dp_status dpi_pd_solve(const dpi_pd_problem *pb, int *S, uint32_t *cut,
 		*cost = best;
 	}
 #undef AT
-	free(x.c);
-	free(V);
-	free(nj);
-	free(nr);
+	DPI_FREE_ALL(x.c, V, nj, nr);
 	return st;
 }

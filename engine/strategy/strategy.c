@@ -1,6 +1,7 @@
 /* strategy.c - strategies: their life cycle, the checks every kind shares
  * and the dispatch of lowering by kind (strategy.h, DESIGN 10). */
 #include "dnnpart/strategy.h"
+#include "internal/arrays.h"
 #include "internal/lower.h"
 
 #include <stdio.h>
@@ -42,12 +43,8 @@ void dp_strategy_free(dp_strategy *s)
 {
 	if (!s)
 		return;
-	free(s->placement);
-	free(s->spmd.axes);
-	free(s->spmd.device);
-	free(s->pipe.stage);
-	free(s->pipe.group_off);
-	free(s->pipe.group);
+	DPI_FREE_ALL(s->placement, s->spmd.axes, s->spmd.device, s->pipe.stage,
+		     s->pipe.group_off, s->pipe.group);
 	dp_strategy_init(s);
 }
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/mincut.h"
 
 static void ctx_free(mc_ctx *c)
@@ -34,24 +35,10 @@ static void ctx_free(mc_ctx *c)
 	dpi_ls_cons_free(&c->cons);
 	for (int l = 0; l < c->nlv; l++)
 		dpi_mc_level_free(&c->lv[l]);
-	free(c->unit);
-	free(c->part);
-	free(c->load);
-	free(c->pmem);
-	free(c->bound);
-	free(c->budget);
-	free(c->dev);
-	free(c->of_dev);
-	free(c->fixed_t);
-	free(c->fixed_m);
-	free(c->cap_m);
-	free(c->conn);
-	free(c->touched);
-	free(c->pmark);
-	free(c->stamp);
-	free(c->heap);
-	free(c->log);
-	free(c->log_from);
+	DPI_FREE_ALL(c->unit, c->part, c->load, c->pmem, c->bound, c->budget,
+		     c->dev, c->of_dev, c->fixed_t, c->fixed_m, c->cap_m,
+		     c->conn, c->touched, c->pmark, c->stamp, c->heap.h, c->log,
+		     c->log_from);
 }
 
 /* Byte budgets per device (see the header comment). */
@@ -100,9 +87,7 @@ static dp_status ctx_alloc(mc_ctx *c)
 	if (!c->unit || !c->load || !c->pmem || !c->bound || !c->budget ||
 	    !c->dev || !c->of_dev || !c->fixed_t || !c->fixed_m || !c->cap_m ||
 	    !c->conn || !c->touched || !c->pmark)
-		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-				  "out of memory for mincut on %u ops",
-				  c->g->nops);
+		return dpi_mc_nomem(c);
 	return DP_OK;
 }
 
@@ -110,14 +95,14 @@ static dp_status ctx_alloc(mc_ctx *c)
 static dp_status part_alloc(mc_ctx *c)
 {
 	size_t nv = (size_t)c->lv[0].nv + 1;
-	c->part = malloc(nv * sizeof *c->part);
-	c->stamp = calloc(nv, sizeof *c->stamp);
-	c->log = malloc(nv * sizeof *c->log);
-	c->log_from = malloc(nv * sizeof *c->log_from);
-	if (!c->part || !c->stamp || !c->log || !c->log_from)
-		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-				  "out of memory for mincut on %u ops",
-				  c->g->nops);
+	const dpi_arr arrs[] = {
+		DPI_ARR(c->part, nv),
+		DPI_ARR0(c->stamp, nv),
+		DPI_ARR(c->log, nv),
+		DPI_ARR(c->log_from, nv),
+	};
+	if (dpi_arrays_alloc(arrs, DPI_NARR(arrs)))
+		return dpi_mc_nomem(c);
 	return DP_OK;
 }
 
@@ -170,9 +155,7 @@ static dp_status check_memory(mc_ctx *c, dp_contention cont, int32_t *placement)
 		return DP_OK;
 	dp_sim *sim = dp_sim_new(g, m, c->err);
 	if (!sim)
-		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-				  "out of memory for mincut on %u ops",
-				  g->nops);
+		return dpi_mc_nomem(c);
 	int32_t *best = malloc(((size_t)g->nops + 1) * sizeof *best);
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
@@ -222,13 +205,7 @@ static dp_status mincut_run(const dp_graph *g, const dp_machine *m,
 			    const dp_algo_opts *o, const dp_progress *p,
 			    int32_t *placement, dp_err *err)
 {
-	mc_ctx c;
-	memset(&c, 0, sizeof c);
-	c.g = g;
-	c.m = m;
-	c.p = p;
-	c.err = err;
-	c.k = m->k;
+	mc_ctx c = {.g = g, .m = m, .p = p, .err = err, .k = m->k};
 	dp_status st = dpi_mc_poll(&c, 0.0);
 	if (st)
 		return st;

@@ -27,25 +27,16 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/mincut.h"
+#include "internal/sort_key.h"
 
 void dpi_mc_level_free(mc_level *lv)
 {
-	free(lv->out_off);
-	free(lv->out_dst);
-	free(lv->out_w);
-	free(lv->in_off);
-	free(lv->in_src);
-	free(lv->in_w);
-	free(lv->time);
-	free(lv->mem);
-	free(lv->t_off);
-	free(lv->t_dev);
-	free(lv->t_w);
-	free(lv->s_off);
-	free(lv->s_nb);
-	free(lv->s_w);
-	free(lv->cmap);
+	DPI_FREE_ALL(lv->out_off, lv->out_dst, lv->out_w, lv->in_off,
+		     lv->in_src, lv->in_w, lv->time, lv->mem, lv->t_off,
+		     lv->t_dev, lv->t_w, lv->s_off, lv->s_nb, lv->s_w,
+		     lv->cmap);
 	memset(lv, 0, sizeof *lv);
 }
 
@@ -96,11 +87,7 @@ static int csr_merge(uint32_t nv, uint32_t ne, const uint32_t *s,
 	*w_out = tw;
 	return 0;
 fail:
-	free(off);
-	free(td);
-	free(tw);
-	free(seen);
-	free(noff);
+	DPI_FREE_ALL(off, td, tw, seen, noff);
 	return -1;
 }
 
@@ -207,12 +194,6 @@ out:
 	return rc;
 }
 
-static dp_status nomem(mc_ctx *c)
-{
-	return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory for mincut on %u ops", c->g->nops);
-}
-
 /* Units: c->unit per op, level 0's vertices with their time and bytes,
  * the fixed loads of pinned ops; upos: each unit's earliest position. */
 static int make_units(mc_ctx *c, mc_level *lv, uint32_t *upos)
@@ -307,25 +288,10 @@ out:
 	free(upos);
 	if (rc) {
 		dpi_mc_level_free(lv);
-		return nomem(c);
+		return dpi_mc_nomem(c);
 	}
 	c->nlv = 1;
 	return DP_OK;
-}
-
-typedef struct wedge {
-	double w;
-	uint32_t s, d;
-} wedge;
-
-static int wedge_cmp(const void *pa, const void *pb)
-{
-	const wedge *x = pa, *y = pb;
-	if (x->w != y->w)
-		return x->w > y->w ? -1 : 1;
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	return (x->d > y->d) - (x->d < y->d);
 }
 
 /* One level coarser: returns 1 when made, 0 when the matching stalls, -1
@@ -334,7 +300,7 @@ static int coarsen_once(mc_ctx *c)
 {
 	mc_level *lv = &c->lv[c->nlv - 1];
 	uint32_t nv = lv->nv, m = lv->out_off[nv];
-	wedge *es = malloc(((size_t)m + 1) * sizeof *es);
+	dpi_sort_key *es = malloc(((size_t)m + 1) * sizeof *es);
 	uint32_t *match = malloc(((size_t)nv + 1) * sizeof *match);
 	uint32_t *cmap = malloc(((size_t)nv + 1) * sizeof *cmap);
 	int rc = -1;
@@ -343,11 +309,12 @@ static int coarsen_once(mc_ctx *c)
 	for (uint32_t a = 0; a < nv; a++) {
 		match[a] = MC_NONE;
 		for (uint32_t i = lv->out_off[a]; i < lv->out_off[a + 1]; i++)
-			es[i] = (wedge){lv->out_w[i], a, lv->out_dst[i]};
+			es[i] = (dpi_sort_key){lv->out_w[i], a, lv->out_dst[i]};
 	}
-	qsort(es, m, sizeof *es, wedge_cmp);
+	/* heavier edges first, ties by (source, target) */
+	qsort(es, m, sizeof *es, dpi_sort_key_desc);
 	for (uint32_t i = 0; i < m; i++) {
-		uint32_t s = es[i].s, d = es[i].d;
+		uint32_t s = es[i].tie, d = es[i].op;
 		if (match[s] != MC_NONE || match[d] != MC_NONE)
 			continue;
 		bool only_succ = lv->out_off[s + 1] - lv->out_off[s] == 1;
@@ -400,7 +367,7 @@ dp_status dpi_mc_coarsen(mc_ctx *c)
 			return st;
 		int rc = coarsen_once(c);
 		if (rc < 0)
-			return nomem(c);
+			return dpi_mc_nomem(c);
 		if (rc == 0)
 			break;
 	}

@@ -21,8 +21,9 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/mincut.h"
-#include "internal/minheap.h"
+#include "internal/sort_key.h"
 
 /* A topological order of level l into order: breadth first (queue), depth
  * first (stack), or depth first on the reversed graph, reversed. */
@@ -130,18 +131,6 @@ static void split(mc_ctx *c, const mc_level *lv, const uint32_t *order,
 	}
 }
 
-typedef struct mc_gent {
-	double gain;
-	uint32_t v;
-} mc_gent;
-
-static inline int mc_gless(const mc_gent *a, const mc_gent *b)
-{
-	return a->gain > b->gain || (a->gain == b->gain && a->v < b->v);
-}
-
-DPI_HEAP_DEFINE(mc_gheap, mc_gent, mc_gless)
-
 /* Weight of v's edges from vertices of part p. */
 static double pull(const mc_ctx *c, const mc_level *lv, uint32_t v, int32_t p)
 {
@@ -155,40 +144,22 @@ static double pull(const mc_ctx *c, const mc_level *lv, uint32_t v, int32_t p)
 	return w;
 }
 
-typedef struct gheap {
-	mc_gent *h;
-	uint32_t len, cap;
-} gheap;
-
-static int gpush(gheap *q, double gain, uint32_t v)
-{
-	if (q->len == q->cap) {
-		uint32_t nc = q->cap ? 2 * q->cap : 256;
-		mc_gent *h = realloc(q->h, (size_t)nc * sizeof *h);
-		if (!h)
-			return -1;
-		q->h = h;
-		q->cap = nc;
-	}
-	mc_gheap_push(q->h, &q->len, (mc_gent){gain, v});
-	return 0;
-}
-
 /* Places v in part p and queues what that makes ready or more attracted
  * to p. */
-static int grow_place(mc_ctx *c, const mc_level *lv, gheap *q, uint32_t *left,
-		      uint32_t v, int32_t p)
+static int grow_place(mc_ctx *c, const mc_level *lv, mc_gainq *q,
+		      uint32_t *left, uint32_t v, int32_t p)
 {
 	c->part[v] = p;
 	for (uint32_t i = lv->out_off[v]; i < lv->out_off[v + 1]; i++) {
 		uint32_t w = lv->out_dst[i];
-		if (--left[w] == 0 && gpush(q, pull(c, lv, w, p), w))
+		if (--left[w] == 0 &&
+		    dpi_mc_gainq_push(q, pull(c, lv, w, p), w))
 			return -1;
 	}
 	for (uint32_t i = lv->s_off[v]; i < lv->s_off[v + 1]; i++) {
 		uint32_t w = lv->s_nb[i];
 		if (!left[w] && c->part[w] < 0 &&
-		    gpush(q, pull(c, lv, w, p), w))
+		    dpi_mc_gainq_push(q, pull(c, lv, w, p), w))
 			return -1;
 	}
 	return 0;
@@ -203,7 +174,7 @@ static int grow(mc_ctx *c, const mc_level *lv)
 	double S = dp_machine_sum_speed(c->m), total = c->g->total_time_us;
 	double rem = 0, rem_share = 0, rem_mem = 0, room_after = 0;
 	int inf_after = 0;
-	gheap q = {NULL, 0, 0};
+	mc_gainq q = {NULL, 0, 0};
 	uint32_t *left = malloc(((size_t)n + 1) * sizeof *left);
 	uint32_t *wait = malloc(((size_t)n + 1) * sizeof *wait);
 	int32_t *waits = malloc(((size_t)n + 1) * sizeof *waits);
@@ -215,7 +186,7 @@ static int grow(mc_ctx *c, const mc_level *lv)
 		rem += lv->time[v];
 		rem_mem += lv->mem[v];
 		left[v] = lv->in_off[v + 1] - lv->in_off[v];
-		if (!left[v] && gpush(&q, 0, v))
+		if (!left[v] && dpi_mc_gainq_push(&q, 0, v))
 			goto out;
 	}
 	for (int p = 0; p < k; p++) {
@@ -236,20 +207,21 @@ static int grow(mc_ctx *c, const mc_level *lv)
 		else if (p > 0)
 			room_after -= c->cap_m[p] - c->fixed_m[p];
 		for (uint32_t i = 0; i < nwait; i++)
-			if (gpush(&q, pull(c, lv, wait[i], p), wait[i]))
+			if (dpi_mc_gainq_push(&q, pull(c, lv, wait[i], p),
+					      wait[i]))
 				goto out;
 		nwait = 0;
 		/* fill past the target while the parts after this one
 		 * could not hold the bytes left */
 		while (q.len && (p == k - 1 || load < target ||
 				 (!inf_after && rem_mem > room_after))) {
-			mc_gent e = mc_gheap_pop(q.h, &q.len);
+			mc_gent e = dpi_mc_gainq_pop(&q);
 			uint32_t v = e.v;
 			if (c->part[v] >= 0 || waits[v] == p)
 				continue;
 			double gain = pull(c, lv, v, p);
 			if (gain != e.gain) {
-				if (gpush(&q, gain, v))
+				if (dpi_mc_gainq_push(&q, gain, v))
 					goto out;
 				continue;
 			}
@@ -272,10 +244,7 @@ static int grow(mc_ctx *c, const mc_level *lv)
 	}
 	rc = 0;
 out:
-	free(q.h);
-	free(left);
-	free(wait);
-	free(waits);
+	DPI_FREE_ALL(q.h, left, wait, waits);
 	return rc;
 }
 
@@ -287,17 +256,13 @@ typedef struct pdw {
 static int pdw_by_pd(const void *a, const void *b)
 {
 	const pdw *x = a, *y = b;
-	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
-	return (x->d > y->d) - (x->d < y->d);
+	return DPI_CMP_ORDER(DPI_CMP(x->p, y->p), DPI_CMP(x->d, y->d));
 }
 
 static int pdw_by_w(const void *a, const void *b)
 {
-	const pdw *x = a, *y = b;
-	if (x->w != y->w)
-		return x->w > y->w ? -1 : 1;
-	return pdw_by_pd(a, b);
+	const pdw *x = a, *y = b; /* heavier first */
+	return DPI_CMP_ORDER(DPI_CMP(y->w, x->w), pdw_by_pd(a, b));
 }
 
 /* Devices for the parts: a part joined to ops pinned on a device by the
@@ -430,9 +395,6 @@ dp_status dpi_mc_initial(mc_ctx *c)
 	memcpy(c->dev, best_dev, (size_t)k * sizeof *c->dev);
 	dpi_mc_loads(c, l);
 out:
-	free(order);
-	free(best_part);
-	free(best_dev);
-	free(first);
+	DPI_FREE_ALL(order, best_part, best_dev, first);
 	return st;
 }

@@ -25,17 +25,31 @@
 #include "internal/mincut.h"
 #include "internal/minheap.h"
 
-typedef struct mc_hent {
-	double gain;
-	uint32_t v;
-} mc_hent;
-
-static inline int mc_hless(const mc_hent *a, const mc_hent *b)
+static inline int mc_gless(const mc_gent *a, const mc_gent *b)
 {
 	return a->gain > b->gain || (a->gain == b->gain && a->v < b->v);
 }
 
-DPI_HEAP_DEFINE(mc_heap, mc_hent, mc_hless)
+DPI_HEAP_DEFINE(mc_gheap, mc_gent, mc_gless)
+
+int dpi_mc_gainq_push(mc_gainq *q, double gain, uint32_t v)
+{
+	if (q->len == q->cap) {
+		uint32_t nc = q->cap ? q->cap * 2 : 1024;
+		mc_gent *h = realloc(q->h, (size_t)nc * sizeof *h);
+		if (!h)
+			return -1;
+		q->h = h;
+		q->cap = nc;
+	}
+	mc_gheap_push(q->h, &q->len, (mc_gent){gain, v});
+	return 0;
+}
+
+mc_gent dpi_mc_gainq_pop(mc_gainq *q)
+{
+	return mc_gheap_pop(q->h, &q->len);
+}
 
 #define MC_PASSES 8
 /* Neighbours of a moved vertex are re-evaluated only up to this degree
@@ -205,20 +219,6 @@ static bool best_move(mc_ctx *c, const mc_level *lv, uint32_t v, bool rebal,
 	return found;
 }
 
-static int heap_push(mc_ctx *c, double gain, uint32_t v)
-{
-	if (c->heap_len == c->heap_cap) {
-		uint32_t nc = c->heap_cap ? c->heap_cap * 2 : 1024;
-		mc_hent *h = realloc(c->heap, (size_t)nc * sizeof *h);
-		if (!h)
-			return -1;
-		c->heap = h;
-		c->heap_cap = nc;
-	}
-	mc_heap_push(c->heap, &c->heap_len, (mc_hent){gain, v});
-	return 0;
-}
-
 static uint32_t degree(const mc_level *lv, uint32_t u)
 {
 	return lv->out_off[u + 1] - lv->out_off[u] + lv->in_off[u + 1] -
@@ -235,11 +235,6 @@ static void move(mc_ctx *c, const mc_level *lv, uint32_t v, int32_t q)
 	c->part[v] = q;
 }
 
-static dp_status nomem(mc_ctx *c)
-{
-	return dpi_mc_nomem(c);
-}
-
 /* Pushes v's best move, if any (and, when rebalancing, if v's part is
  * over). */
 static int consider(mc_ctx *c, const mc_level *lv, uint32_t v, bool rebal)
@@ -250,7 +245,7 @@ static int consider(mc_ctx *c, const mc_level *lv, uint32_t v, bool rebal)
 		return 0;
 	if (!best_move(c, lv, v, rebal, &q, &gain))
 		return 0;
-	return heap_push(c, gain, v);
+	return dpi_mc_gainq_push(&c->heap, gain, v);
 }
 
 /* One FM pass (or, with rebal, one rebalancing pass) on level l; *won is
@@ -265,14 +260,14 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 		memset(c->stamp, 0, (size_t)c->lv[0].nv * sizeof *c->stamp);
 		c->pass = 1;
 	}
-	c->heap_len = 0;
+	c->heap.len = 0;
 	for (uint32_t v = 0; v < nv; v++)
 		if (consider(c, lv, v, rebal))
-			return nomem(c);
-	while (c->heap_len) {
+			return dpi_mc_nomem(c);
+	while (c->heap.len) {
 		if ((++pops & 4095) == 0 && dp_progress_canceled(c->p))
 			return dpi_algo_canceled(c->err, "mincut");
-		mc_hent e = mc_heap_pop(c->heap, &c->heap_len);
+		mc_gent e = dpi_mc_gainq_pop(&c->heap);
 		uint32_t v = e.v;
 		int32_t q;
 		double gain;
@@ -281,8 +276,8 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 		if (!best_move(c, lv, v, rebal, &q, &gain))
 			continue;
 		if (gain != e.gain) {
-			if (heap_push(c, gain, v))
-				return nomem(c);
+			if (dpi_mc_gainq_push(&c->heap, gain, v))
+				return dpi_mc_nomem(c);
 			continue;
 		}
 		c->log[nlog] = v;
@@ -309,7 +304,7 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 				if (degree(lv, u) > MC_DEG_LIMIT)
 					continue;
 				if (consider(c, lv, u, rebal))
-					return nomem(c);
+					return dpi_mc_nomem(c);
 			}
 		}
 	}
