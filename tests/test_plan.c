@@ -22,9 +22,8 @@
  * [0,30), b's [10,35): peak 150 + 1500 = 1650 at 10. */
 static void test_plan_evaluate_metrics(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	tm.cap[0] = 1600;
 	int32_t pl[] = {0, 0, 1};
 	dp_plan plan;
@@ -64,9 +63,8 @@ static void test_plan_evaluate_metrics(void)
 
 static void test_plan_worst_device_is_largest_overflow(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	int32_t pl[] = {0, 0, 1};
 	dp_plan plan;
 	tm.cap[0] = 1000; /* over by 600 */
@@ -86,9 +84,8 @@ static void test_plan_worst_device_is_largest_overflow(void)
 
 static void test_plan_evaluate_rejects_bad_device(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	int32_t pl[] = {0, 3, 1};
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
@@ -167,9 +164,8 @@ static const dp_algo algo_canceled = {
 
 static void test_plan_run_simulates_the_algorithm(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	o.contention = DP_CONT_NONE;
@@ -254,9 +250,8 @@ static void test_plan_run_rejects_split_group_and_unplaced_op(void)
 
 static void test_plan_run_passes_algorithm_errors_through(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
@@ -363,9 +358,8 @@ static void test_plan_run_all_is_each_algorithm_alone(void)
 
 static void test_plan_run_all_goes_on_after_a_failure(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	const dp_algo *algos[3] = {&algo_split, &algo_forgets,
 				   dp_algo_find("single")};
 	REQUIRE(algos[2]);
@@ -387,9 +381,8 @@ static void test_plan_run_all_goes_on_after_a_failure(void)
 
 static void test_plan_run_all_stops_when_canceled(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	const dp_algo *algos[4] = {dp_algo_find("mtopo"), &algo_split,
 				   &algo_canceled, dp_algo_find("heft")};
 	REQUIRE(algos[0] && algos[3]);
@@ -436,9 +429,8 @@ static void test_plan_run_all_stops_when_canceled(void)
  * device 1 at t=30 with c's param 50 and the copy of b's output, 500. */
 static void test_plan_peak_by_role(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	int32_t pl[] = {0, 0, 1};
 	dp_plan p;
 	dp_err err;

@@ -87,8 +87,10 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 	return g;
 }
 
-dp_graph *test_abc_chain(void)
+dp_graph *test_abc_chain(test_machine *tm)
 {
+	if (tm)
+		test_machine_init(tm, 2, 100, 2);
 	dp_graph *g = test_graph_text("chain", "a:10 b:20 c:5; a>b b>c", -1);
 	g->ops[0].output_bytes = 1000;
 	g->ops[0].param_bytes = 100;

@@ -63,8 +63,9 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out);
 
 /* The chain of docs/simulator.md and tests/sim/chain.case, finalized:
  * a (10 µs, output 1000, params 100) -> b (20 µs, output 500) -> c (5 µs,
- * params 50). */
-dp_graph *test_abc_chain(void);
+ * params 50); and, when tm is not NULL, its machine: 2 devices, 100
+ * bytes/µs, 2 µs. */
+dp_graph *test_abc_chain(test_machine *tm);
 
 /* n independent ops op0.. of 1 µs, each holding 10 MiB of params and
  * 1 MiB of output (live while it runs): a device holds (cap - 1 MiB) /
