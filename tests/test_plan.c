@@ -98,69 +98,51 @@ static void test_plan_evaluate_rejects_bad_device(void)
 }
 
 /* Test algorithms: a fixed split, one that ignores pins and colocation,
- * one that is canceled. */
-static dp_status algo_split_run(const dp_graph *g, const dp_machine *m,
-				const dp_algo_opts *o, const dp_progress *p,
-				int32_t *pl, dp_err *err)
+ * one that leaves an op out, one that is canceled. TEST_ALGO(id, summary)
+ * { body } defines algo_id, named id, whose run is body (g, m, o, p, pl
+ * and err in scope). */
+#define TEST_ALGO_RUN(id)                                                      \
+	static dp_status algo_##id##_run(                                      \
+		const dp_graph *g, const dp_machine *m, const dp_algo_opts *o, \
+		const dp_progress *p, int32_t *pl, dp_err *err)
+#define TEST_ALGO(id, sum)                                                     \
+	TEST_ALGO_RUN(id);                                                     \
+	static const dp_algo algo_##id = {.name = #id,                         \
+					  .summary = sum,                      \
+					  .source = "test",                    \
+					  .run = algo_##id##_run};             \
+	TEST_ALGO_RUN(id)
+
+TEST_ALGO(split, "last op on device 1")
 {
 	(void)m, (void)o, (void)p, (void)err;
 	for (uint32_t u = 0; u < g->nops; u++)
 		pl[u] = u + 1 == g->nops ? 1 : 0;
 	return DP_OK;
 }
-static const dp_algo algo_split = {
-	.name = "split",
-	.summary = "last op on device 1",
-	.source = "test",
-	.run = algo_split_run,
-};
 
-static dp_status algo_all0_run(const dp_graph *g, const dp_machine *m,
-			       const dp_algo_opts *o, const dp_progress *p,
-			       int32_t *pl, dp_err *err)
+TEST_ALGO(all0, "ignores constraints")
 {
 	(void)m, (void)o, (void)p, (void)err;
 	memset(pl, 0, g->nops * sizeof *pl);
 	return DP_OK;
 }
-static const dp_algo algo_all0 = {
-	.name = "all0",
-	.summary = "ignores constraints",
-	.source = "test",
-	.run = algo_all0_run,
-};
 
-static dp_status algo_forgets_run(const dp_graph *g, const dp_machine *m,
-				  const dp_algo_opts *o, const dp_progress *p,
-				  int32_t *pl, dp_err *err)
+TEST_ALGO(forgets, "leaves the last op out")
 {
 	(void)m, (void)o, (void)p, (void)err;
 	for (uint32_t u = 0; u + 1 < g->nops; u++)
 		pl[u] = 0;
 	return DP_OK;
 }
-static const dp_algo algo_forgets = {
-	.name = "forgets",
-	.summary = "leaves the last op out",
-	.source = "test",
-	.run = algo_forgets_run,
-};
 
 static int canceled_calls;
-static dp_status algo_canceled_run(const dp_graph *g, const dp_machine *m,
-				   const dp_algo_opts *o, const dp_progress *p,
-				   int32_t *pl, dp_err *err)
+TEST_ALGO(canceled, "always canceled")
 {
 	(void)g, (void)m, (void)o, (void)p, (void)pl;
 	canceled_calls++;
 	return dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "canceled");
 }
-static const dp_algo algo_canceled = {
-	.name = "canceled",
-	.summary = "always canceled",
-	.source = "test",
-	.run = algo_canceled_run,
-};
 
 static void test_plan_run_simulates_the_algorithm(void)
 {
