@@ -270,6 +270,63 @@ void test_check_bad_files(const char *file, int line, const char *dir,
 	}
 }
 
+test_bad_input *test_read_bad_inputs(const char *path, size_t *n, char **text)
+{
+	*n = 0;
+	*text = test_read_file(path, NULL);
+	size_t cap = 1;
+	for (const char *c = *text; c && *c; c++)
+		cap += *c == '\n';
+	test_bad_input *cases = *text ? calloc(cap, sizeof *cases) : NULL;
+	if (!cases) {
+		test_fail(path, 0, "cannot read it");
+		free(*text);
+		*text = NULL;
+		return NULL;
+	}
+	int line = 0;
+	for (char *l = *text, *next; l && *l; l = next) {
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		if (l[0] == '#' || !l[0])
+			continue;
+		test_bad_input *c = &cases[*n];
+		char *sp = strchr(l, ' ');
+		int used = 0;
+		if (!sp ||
+		    sscanf(sp, " %d %d %n", &c->line, &c->col, &used) < 2 ||
+		    !used) {
+			test_fail(path, line, "expected FILE LINE COL MESSAGE");
+			free(cases);
+			free(*text);
+			*text = NULL;
+			return NULL;
+		}
+		*sp = '\0';
+		c->file = l;
+		c->msg = sp + used;
+		(*n)++;
+	}
+	return cases;
+}
+
+void test_check_bad_cases(const char *file, int line, const char *dir,
+			  const char *table, size_t n)
+{
+	size_t got;
+	char *text;
+	test_bad_input *cases = test_read_bad_inputs(table, &got, &text);
+	if (!cases)
+		return;
+	if (got != n)
+		test_fail(file, line, "%s: %zu cases, want %zu", table, got, n);
+	test_check_bad_files(file, line, dir, cases, got);
+	free(cases);
+	free(text);
+}
+
 void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
 		     int64_t memory_bytes, double bw, double lat)
 {
