@@ -100,6 +100,13 @@ under_memory() {
 	)
 }
 
+# too_large KB NAME PATTERN: `info $g` under at most KB of memory exits 2
+# with stderr matching PATTERN; then $g goes
+too_large() {
+	under_memory "$1" "$2" 2 "$3" info "$g"
+	rm -rf "$g"
+}
+
 # gen_case NAME WANT_RC PATTERN ARGS...: runs dnnpart on a generated input;
 # the exit status must be WANT_RC and stderr must match PATTERN (grep -E)
 gen_case() {
@@ -157,10 +164,8 @@ g=$TMP/huge.json
 if ! "$DNNPART" --version 2>/dev/null | grep -q asan &&
 	! suite_asan &&
 	printf '{"ops":[' >"$g" && truncate -s 1G "$g" 2>/dev/null; then
-	under_memory 400000 json_1gb_under_400mb_of_memory 2 \
-		"$g: out of memory: cannot hold the file \(1.00 GiB\)" \
-		info "$g"
-	rm -f "$g"
+	too_large 400000 json_1gb_under_400mb_of_memory \
+		"$g: out of memory: cannot hold the file \(1.00 GiB\)"
 fi
 
 # a DOT file too large for the memory left: cgraph crashed (NULL
@@ -170,10 +175,8 @@ g=$TMP/many_edges.dot
 if ! suite_asan; then
 	awk 'BEGIN { print "digraph {"; for (i = 1; i < 600000; i++)
 		printf "%d->%d\n", int(i / 2), i; print "}" }' >"$g"
-	under_memory 200000 dot_too_large_for_the_memory_left 2 \
-		"$g: out of memory: the DOT file is 8.27 MiB and Graphviz needs about 301 MiB to read it, more than the .* left" \
-		info "$g"
-	rm -f "$g"
+	too_large 200000 dot_too_large_for_the_memory_left \
+		"$g: out of memory: the DOT file is 8.27 MiB and Graphviz needs about 301 MiB to read it, more than the .* left"
 fi
 
 # msr-fiddle JSON too large for the memory left: cJSON's failure read as
@@ -185,10 +188,8 @@ if ! suite_asan; then
 			printf "%s{\"id\": %d, \"fpgaLatency\": 0.5, \"size\": 1000.0}",
 				i ? ", " : "", i;
 		printf "], \"edges\": []}\n" }' >"$g"
-	under_memory 100000 fiddle_too_large_for_the_memory_left 2 \
-		"^dnnpart: $g: out of memory" \
-		info "$g"
-	rm -f "$g"
+	too_large 100000 fiddle_too_large_for_the_memory_left \
+		"^dnnpart: $g: out of memory"
 fi
 
 # a ParDNN folder too large for the memory left: the message names it
@@ -201,9 +202,8 @@ if ! suite_asan && mkdir "$g"; then
 		>"$g/nodes_average_durations_fixed.txt"
 	awk 'BEGIN { for (i = 1; i <= 600000; i++) printf "\"n%d\":: 1000\n", i }' \
 		>"$g/tensors_sz_32_low.txt"
-	under_memory 40000 pardnn_too_large_for_the_memory_left 2 \
-		"^dnnpart: $g(/[a-z_0-9]+\.(dot|txt))?(:[0-9]+)*: out of memory" info "$g"
-	rm -rf "$g"
+	too_large 40000 pardnn_too_large_for_the_memory_left \
+		"^dnnpart: $g(/[a-z_0-9]+\.(dot|txt))?(:[0-9]+)*: out of memory"
 fi
 
 # a 10 MB op name is a name like any other, and a message quoting it stays

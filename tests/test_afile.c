@@ -22,13 +22,21 @@ static bool fresh_file(char *path, size_t size, const char *name,
 	return !old || test_write_file(path, old);
 }
 
+/* fresh_file, then dp_afile_open on it: false when either fails. */
+static bool open_fresh(dp_afile *af, char *path, size_t size, const char *name,
+		       const char *old)
+{
+	dp_err err;
+	return fresh_file(path, size, name, old) &&
+	       dp_afile_open(af, path, &err) == DP_OK;
+}
+
 static void test_afile_commit_replaces_the_file(void)
 {
 	char path[512];
-	REQUIRE(fresh_file(path, sizeof path, "out.json", "old\n"));
 	dp_afile af;
+	REQUIRE(open_fresh(&af, path, sizeof path, "out.json", "old\n"));
 	dp_err err;
-	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	/* the temporary is a hidden sibling; the old file is still there */
 	CHECK_CONTAINS(af.tmp, "/.out.json.tmp");
 	CHECK_INT(test_count_files(""), 2);
@@ -44,10 +52,9 @@ static void test_afile_commit_replaces_the_file(void)
 static void test_afile_abort_leaves_old_file_intact(void)
 {
 	char path[512];
-	REQUIRE(fresh_file(path, sizeof path, "plan.place", "a 0\nb 1\n"));
 	dp_afile af;
+	REQUIRE(open_fresh(&af, path, sizeof path, "plan.place", "a 0\nb 1\n"));
 	dp_err err;
-	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("half-writ", af.f);
 	dp_afile_abort(&af);
 	CHECK_FILE(path, "a 0\nb 1\n");
@@ -134,10 +141,9 @@ static void test_afile_relative_path_in_current_folder(void)
 static void test_afile_never_replaces_a_file_that_appeared(void)
 {
 	char path[512];
-	REQUIRE(fresh_file(path, sizeof path, "new.svg", NULL));
 	dp_afile af;
+	REQUIRE(open_fresh(&af, path, sizeof path, "new.svg", NULL));
 	dp_err err;
-	REQUIRE(dp_afile_open(&af, path, &err) == DP_OK);
 	fputs("the export\n", af.f);
 	REQUIRE(test_write_file(path, "someone else's file\n"));
 	CHECK_INT(dp_afile_commit(&af, &err), DP_EIO);

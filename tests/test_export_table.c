@@ -118,13 +118,9 @@ static void test_export_kind_follows_the_file_name(void)
 		{"m.torch.json", "PyTorch device map"},
 		{"m.tf.txt", "TensorFlow device strings"},
 	};
+	CHECK_PARSE_NAMES(cases, dp_export_kind, dp_export_kind_from_path,
+			  dp_export_kind_name);
 	dp_err err;
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		dp_export_kind k = (dp_export_kind)-1;
-		CHECK_INT(dp_export_kind_from_path(cases[i][0], &k, &err),
-			  DP_OK);
-		CHECK_STR(dp_export_kind_name(k), cases[i][1]);
-	}
 	dp_export_kind k;
 	CHECK_INT(dp_export_kind_from_path("picture.jpg", &k, &err), DP_EINPUT);
 	CHECK_STR(err.file, "picture.jpg");

@@ -191,12 +191,9 @@ static void test_format_names_and_parse(void)
 		{"msr-fiddle", "fiddle"},
 		{"pipedream", "pipedream"},
 	};
+	CHECK_PARSE_NAMES(ok, dp_format, dp_load_format_parse,
+			  dp_load_format_name);
 	dp_err err;
-	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-		dp_format f = (dp_format)-1;
-		CHECK_INT(dp_load_format_parse(ok[i][0], &f, &err), DP_OK);
-		CHECK_STR(dp_load_format_name(f), ok[i][1]);
-	}
 	dp_format f;
 	CHECK_INT(dp_load_format_parse("xml", &f, &err), DP_EINPUT);
 	CHECK_STR(err.msg, "unknown format 'xml': expected one of auto, json, "

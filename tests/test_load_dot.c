@@ -93,28 +93,11 @@ static void test_dot_strict(void)
 	dp_graph_free(g);
 }
 
-static const test_bad_input bad_files[] = {
-	{"dot_bad_syntax.dot", 3, -1, "DOT syntax error in line 3 near ';'"},
-	{"dot_bad_time.dot", 4, -1,
-	 "node 'b', attribute time_us: bad time 'abc': expected a number"},
-	{"dot_bad_pin.dot", 2, -1,
-	 "node 'a', attribute pin: expected an integer from -1 (not pinned) "
-	 "to 1023, got '2.5'"},
-	{"dot_bad_control.dot", 3, -1,
-	 "edge 'b -> c', attribute control: expected true or false, got "
-	 "'maybe'"},
-	{"dot_bad_self_loop.dot", 3, -1, "self-loop on node 'loop'"},
-	{"dot_bad_size.dot", 2, -1,
-	 "node 'x', attribute output_bytes: bad size '12 parsecs'"},
-	{"dot_bad_devices.dot", 2, -1,
-	 "graph attribute devices: expected an integer from 1 to 1024"},
-	{"dot_bad_empty.dot", 0, -1, "the graph has no nodes"},
-	{"dot_undirected.dot", 1, -1, "undirected graph: dnnpart needs a digraph"},
-};
-
+/* Each bad file, its line and the start of the message
+ * (tests/data/dot_bad.cases). */
 static void test_dot_errors_name_the_line(void)
 {
-	CHECK_BAD_FILES(D, bad_files, sizeof bad_files / sizeof bad_files[0]);
+	CHECK_BAD_CASES(D, D "dot_bad.cases", 9);
 }
 
 /* Graphviz would print "Error: ... syntax error" on stderr; the loader

@@ -94,65 +94,11 @@ static void test_json_machine_numbers_and_bom(void)
 	dp_graph_free(g);
 }
 
-/* Each bad file, with the exact position and the start of the message. */
-static const test_bad_input bad_files[] = {
-	{"json_bad_time_type.json", 4, 30,
-	 "ops[1].time_us: expected a number >= 0, got string"},
-	{"json_bad_dup_name.json", 4, 26,
-	 "ops[2].name: duplicate op name 'a' (first defined as ops[0])"},
-	{"json_bad_unknown_endpoint.json", 7, 11,
-	 "edges[3].to: unknown op 'foo'"},
-	{"json_bad_self_loop.json", 2, 32, "edges[0].to: self-loop on op 'a'"},
-	{"json_bad_missing_name.json", 2, 5, "ops[0]: missing \"name\""},
-	{"json_bad_truncated.json", 3, 15,
-	 "unexpected end of file, expected ',' or '}' to continue the object "
-	 "opened at line 3, column 3"},
-	{"json_bad_eof_in_string.json", 1, 23,
-	 "unexpected end of file inside the string opened at line 1, "
-	 "column 19"},
-	{"json_bad_trailing_comma.json", 4, 1,
-	 "expected another element of ops after ','"},
-	{"json_bad_missing_comma.json", 3, 3,
-	 "expected ',' or ']' after an element of ops (opened at line 1, "
-	 "column 9), got '{'"},
-	{"json_bad_size_unit.json", 1, 40,
-	 "ops[0].output_bytes: bad size '1XB': expected a number with an "
-	 "optional unit"},
-	{"json_bad_negative.json", 2, 26,
-	 "ops[0].param_bytes: expected a number of bytes from 0 to 2^62, got "
-	 "-5"},
-	{"json_bad_pin.json", 1, 31,
-	 "ops[0].pin: expected an integer from -1 (not pinned) to 1023, got "
-	 "1.5"},
-	{"json_bad_control.json", 2, 48,
-	 "edges[0].control: expected true or false, got string"},
-	{"json_bad_edge_bytes.json", 2, 46,
-	 "edges[0].bytes: expected a number of bytes or a size string such as "
-	 "\"1MiB\", got array"},
-	{"json_bad_op_not_object.json", 1, 40,
-	 "ops[2]: expected an object, got string"},
-	{"json_bad_no_ops.json", 1, 1, "missing the \"ops\" array"},
-	{"json_bad_empty_ops.json", 1, 9, "ops: the graph has no ops"},
-	{"json_bad_ops_type.json", 1, 9, "expected an array '[' for ops"},
-	{"json_bad_machine.json", 3, 27,
-	 "machine.bandwidth: bad bandwidth 'fast': expected bytes per second"},
-	{"json_bad_devices.json", 1, 49,
-	 "machine.devices: expected an integer from 1 to 1024, got 0"},
-	{"json_bad_escape.json", 1, 21, "bad escape in a string"},
-	{"json_bad_garbage_after.json", 2, 1,
-	 "expected end of file after the top-level value, got 'x'"},
-	{"json_bad_unclosed_string.json", 1, 23,
-	 "control character (byte 0x0a) inside a string"},
-	{"json_bad_version.json", 1, 40,
-	 "version: this file is format version 2"},
-	{"json_bad_bare_word.json", 1, 35,
-	 "expected a value (string, number, object, array, true, false or "
-	 "null), got 'f'"},
-};
-
+/* Each bad file, with the exact position and the start of the message
+ * (tests/data/json_bad.cases). */
 static void test_json_errors_have_exact_positions(void)
 {
-	CHECK_BAD_FILES(D, bad_files, sizeof bad_files / sizeof bad_files[0]);
+	CHECK_BAD_CASES(D, D "json_bad.cases", 25);
 }
 
 static void test_json_cycle_is_named_with_the_file(void)

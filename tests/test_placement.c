@@ -72,8 +72,8 @@ static void test_placement_json_omitted_and_cpu_ops(void)
 	CHECK_INT(info.devices, 4);
 	CHECK(info.devices_stated);	   /* "devices": 4 */
 	CHECK_STR(info.algorithm, "hand"); /* named in export titles */
-	CHECK_INT(info.cpu_pinned, 1); /* b: -1 */
-	CHECK_INT(info.omitted, 4);    /* d f g iso */
+	CHECK_INT(info.cpu_pinned, 1);	   /* b: -1 */
+	CHECK_INT(info.omitted, 4);	   /* d f g iso */
 	/* a c e as written; b: heaviest placed neighbour is c (300); d: its
 	 * only placed neighbour is e; f, g, iso: nothing placed nearby */
 	CHECK_PLACEMENT(pl, (const int32_t[]){1, 2, 2, 3, 3, 0, 0, 0}, 8);
@@ -135,41 +135,27 @@ static void test_placement_omitted_chains_and_ties(void)
 	dp_graph_free(g);
 }
 
-static const test_bad_input bad_files[] = {
-	{"place_bad_unknown.place", 3, 1,
-	 "unknown op 'zzz': the graph 't' has no op of that name"},
-	{"place_bad_device.place", 4, 3,
-	 "bad device '1024': expected an integer from -1 (CPU) to 1023"},
-	{"place_bad_device_neg.place", 1, 3, "bad device '-2'"},
-	{"place_bad_line.place", 2, 1,
-	 "expected 'NAME DEVICE' (an op name, a space and a device number), "
-	 "got 'justonetoken'"},
-	{"place_bad_dup.place", 3, 1,
-	 "op 'a' is placed twice (first on line 1)"},
-	{"placement_bad_unknown.json", 4, 4, "unknown op 'nope'"},
-	{"placement_bad_devices.json", 3, 21,
-	 "device 3 is out of range: the file says \"devices\": 2 on line 4"},
-	{"placement_bad_value.json", 1, 29,
-	 "placement of 'b': expected a device number from -1 (CPU) to 1023"},
-	{"placement_bad_format.json", 1, 12,
-	 "format: expected \"dnnpart-placement\", got \"dnnpart-graph\" (this "
-	 "is a graph file, not a placement)"},
-	{"placement_bad_no_map.json", 1, 1, "missing the \"placement\" object"},
-};
-
 static void test_placement_errors_name_the_line(void)
 {
 	dp_graph *g = small_graph();
 	REQUIRE(g);
 	int32_t pl[8];
-	for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++) {
+	size_t n;
+	char *text;
+	test_bad_input *cases =
+		test_read_bad_inputs(D "placement_bad.cases", &n, &text);
+	REQUIRE(cases);
+	CHECK_INT(n, 10);
+	for (size_t i = 0; i < n; i++) {
 		char path[256];
-		snprintf(path, sizeof path, D "%s", bad_files[i].file);
+		snprintf(path, sizeof path, D "%s", cases[i].file);
 		dp_err err;
 		dp_err_clear(&err);
 		dp_status st = dp_placement_read(path, g, pl, NULL, &err);
-		CHECK_INPUT_ERROR(st, &err, path, &bad_files[i], true);
+		CHECK_INPUT_ERROR(st, &err, path, &cases[i], true);
 	}
+	free(cases);
+	free(text);
 	dp_err err;
 	char *path = temp_path(".place");
 	REQUIRE(path);

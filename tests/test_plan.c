@@ -22,9 +22,8 @@
  * [0,30), b's [10,35): peak 150 + 1500 = 1650 at 10. */
 static void test_plan_evaluate_metrics(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	tm.cap[0] = 1600;
 	int32_t pl[] = {0, 0, 1};
 	dp_plan plan;
@@ -64,9 +63,8 @@ static void test_plan_evaluate_metrics(void)
 
 static void test_plan_worst_device_is_largest_overflow(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	int32_t pl[] = {0, 0, 1};
 	dp_plan plan;
 	tm.cap[0] = 1000; /* over by 600 */
@@ -86,9 +84,8 @@ static void test_plan_worst_device_is_largest_overflow(void)
 
 static void test_plan_evaluate_rejects_bad_device(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	int32_t pl[] = {0, 3, 1};
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
@@ -101,75 +98,56 @@ static void test_plan_evaluate_rejects_bad_device(void)
 }
 
 /* Test algorithms: a fixed split, one that ignores pins and colocation,
- * one that is canceled. */
-static dp_status algo_split_run(const dp_graph *g, const dp_machine *m,
-				const dp_algo_opts *o, const dp_progress *p,
-				int32_t *pl, dp_err *err)
+ * one that leaves an op out, one that is canceled. TEST_ALGO(id, summary)
+ * { body } defines algo_id, named id, whose run is body (g, m, o, p, pl
+ * and err in scope). */
+#define TEST_ALGO_RUN(id)                                                      \
+	static dp_status algo_##id##_run(                                      \
+		const dp_graph *g, const dp_machine *m, const dp_algo_opts *o, \
+		const dp_progress *p, int32_t *pl, dp_err *err)
+#define TEST_ALGO(id, sum)                                                     \
+	TEST_ALGO_RUN(id);                                                     \
+	static const dp_algo algo_##id = {.name = #id,                         \
+					  .summary = sum,                      \
+					  .source = "test",                    \
+					  .run = algo_##id##_run};             \
+	TEST_ALGO_RUN(id)
+
+TEST_ALGO(split, "last op on device 1")
 {
 	(void)m, (void)o, (void)p, (void)err;
 	for (uint32_t u = 0; u < g->nops; u++)
 		pl[u] = u + 1 == g->nops ? 1 : 0;
 	return DP_OK;
 }
-static const dp_algo algo_split = {
-	.name = "split",
-	.summary = "last op on device 1",
-	.source = "test",
-	.run = algo_split_run,
-};
 
-static dp_status algo_all0_run(const dp_graph *g, const dp_machine *m,
-			       const dp_algo_opts *o, const dp_progress *p,
-			       int32_t *pl, dp_err *err)
+TEST_ALGO(all0, "ignores constraints")
 {
 	(void)m, (void)o, (void)p, (void)err;
 	memset(pl, 0, g->nops * sizeof *pl);
 	return DP_OK;
 }
-static const dp_algo algo_all0 = {
-	.name = "all0",
-	.summary = "ignores constraints",
-	.source = "test",
-	.run = algo_all0_run,
-};
 
-static dp_status algo_forgets_run(const dp_graph *g, const dp_machine *m,
-				  const dp_algo_opts *o, const dp_progress *p,
-				  int32_t *pl, dp_err *err)
+TEST_ALGO(forgets, "leaves the last op out")
 {
 	(void)m, (void)o, (void)p, (void)err;
 	for (uint32_t u = 0; u + 1 < g->nops; u++)
 		pl[u] = 0;
 	return DP_OK;
 }
-static const dp_algo algo_forgets = {
-	.name = "forgets",
-	.summary = "leaves the last op out",
-	.source = "test",
-	.run = algo_forgets_run,
-};
 
 static int canceled_calls;
-static dp_status algo_canceled_run(const dp_graph *g, const dp_machine *m,
-				   const dp_algo_opts *o, const dp_progress *p,
-				   int32_t *pl, dp_err *err)
+TEST_ALGO(canceled, "always canceled")
 {
 	(void)g, (void)m, (void)o, (void)p, (void)pl;
 	canceled_calls++;
 	return dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "canceled");
 }
-static const dp_algo algo_canceled = {
-	.name = "canceled",
-	.summary = "always canceled",
-	.source = "test",
-	.run = algo_canceled_run,
-};
 
 static void test_plan_run_simulates_the_algorithm(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	o.contention = DP_CONT_NONE;
@@ -254,9 +232,8 @@ static void test_plan_run_rejects_split_group_and_unplaced_op(void)
 
 static void test_plan_run_passes_algorithm_errors_through(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	dp_plan plan;
 	memset(&plan, 0, sizeof plan);
 	dp_err err;
@@ -363,9 +340,8 @@ static void test_plan_run_all_is_each_algorithm_alone(void)
 
 static void test_plan_run_all_goes_on_after_a_failure(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	const dp_algo *algos[3] = {&algo_split, &algo_forgets,
 				   dp_algo_find("single")};
 	REQUIRE(algos[2]);
@@ -387,9 +363,8 @@ static void test_plan_run_all_goes_on_after_a_failure(void)
 
 static void test_plan_run_all_stops_when_canceled(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	const dp_algo *algos[4] = {dp_algo_find("mtopo"), &algo_split,
 				   &algo_canceled, dp_algo_find("heft")};
 	REQUIRE(algos[0] && algos[3]);
@@ -436,9 +411,8 @@ static void test_plan_run_all_stops_when_canceled(void)
  * device 1 at t=30 with c's param 50 and the copy of b's output, 500. */
 static void test_plan_peak_by_role(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	int32_t pl[] = {0, 0, 1};
 	dp_plan p;
 	dp_err err;

@@ -38,9 +38,8 @@ static bool run(const dp_graph *g, const dp_machine *m, const int32_t *pl,
 
 static void test_sim_rejects_bad_placement_and_machine(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	dp_err err;
 	dp_sim *s = dp_sim_new(g, &tm.m, &err);
 	REQUIRE(s);
@@ -85,9 +84,8 @@ static void test_sim_names_and_parse(void)
  * one, and an empty graph simulates to nothing. */
 static void test_sim_result_reuse_and_empty_graph(void)
 {
-	dp_graph *g = test_abc_chain();
 	test_machine tm;
-	test_machine_init(&tm, 2, 100, 2);
+	dp_graph *g = test_abc_chain(&tm);
 	int32_t pl[] = {0, 0, 1};
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);

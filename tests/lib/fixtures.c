@@ -87,8 +87,10 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out)
 	return g;
 }
 
-dp_graph *test_abc_chain(void)
+dp_graph *test_abc_chain(test_machine *tm)
 {
+	if (tm)
+		test_machine_init(tm, 2, 100, 2);
 	dp_graph *g = test_graph_text("chain", "a:10 b:20 c:5; a>b b>c", -1);
 	g->ops[0].output_bytes = 1000;
 	g->ops[0].param_bytes = 100;
@@ -266,6 +268,63 @@ void test_check_bad_files(const char *file, int line, const char *dir,
 		test_check_input_error(file, line, st, &err, path, &cases[i],
 				       true);
 	}
+}
+
+test_bad_input *test_read_bad_inputs(const char *path, size_t *n, char **text)
+{
+	*n = 0;
+	*text = test_read_file(path, NULL);
+	size_t cap = 1;
+	for (const char *c = *text; c && *c; c++)
+		cap += *c == '\n';
+	test_bad_input *cases = *text ? calloc(cap, sizeof *cases) : NULL;
+	if (!cases) {
+		test_fail(path, 0, "cannot read it");
+		free(*text);
+		*text = NULL;
+		return NULL;
+	}
+	int line = 0;
+	for (char *l = *text, *next; l && *l; l = next) {
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		if (l[0] == '#' || !l[0])
+			continue;
+		test_bad_input *c = &cases[*n];
+		char *sp = strchr(l, ' ');
+		int used = 0;
+		if (!sp ||
+		    sscanf(sp, " %d %d %n", &c->line, &c->col, &used) < 2 ||
+		    !used) {
+			test_fail(path, line, "expected FILE LINE COL MESSAGE");
+			free(cases);
+			free(*text);
+			*text = NULL;
+			return NULL;
+		}
+		*sp = '\0';
+		c->file = l;
+		c->msg = sp + used;
+		(*n)++;
+	}
+	return cases;
+}
+
+void test_check_bad_cases(const char *file, int line, const char *dir,
+			  const char *table, size_t n)
+{
+	size_t got;
+	char *text;
+	test_bad_input *cases = test_read_bad_inputs(table, &got, &text);
+	if (!cases)
+		return;
+	if (got != n)
+		test_fail(file, line, "%s: %zu cases, want %zu", table, got, n);
+	test_check_bad_files(file, line, dir, cases, got);
+	free(cases);
+	free(text);
 }
 
 void test_check_hint(const char *file, int line, const dp_graph *g, int devices,

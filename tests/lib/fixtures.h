@@ -63,8 +63,9 @@ dp_graph *test_chain(const char *name, int n, double t, int64_t out);
 
 /* The chain of docs/simulator.md and tests/sim/chain.case, finalized:
  * a (10 µs, output 1000, params 100) -> b (20 µs, output 500) -> c (5 µs,
- * params 50). */
-dp_graph *test_abc_chain(void);
+ * params 50); and, when tm is not NULL, its machine: 2 devices, 100
+ * bytes/µs, 2 µs. */
+dp_graph *test_abc_chain(test_machine *tm);
 
 /* n independent ops op0.. of 1 µs, each holding 10 MiB of params and
  * 1 MiB of output (live while it runs): a device holds (cap - 1 MiB) /
@@ -158,6 +159,19 @@ void test_check_load_fails(const char *file, int line, dp_graph *g,
 	test_check_bad_files(__FILE__, __LINE__, __VA_ARGS__)
 void test_check_bad_files(const char *file, int line, const char *dir,
 			  const test_bad_input *cases, size_t n);
+
+/* The cases of a table file: lines "FILE LINE COL MESSAGE" ('#' starts a
+ * comment), as test_bad_input; *n is set to how many. The strings point
+ * into *text; the caller frees the array and *text. NULL, recorded as a
+ * failure, when the file cannot be read or a line is malformed. */
+test_bad_input *test_read_bad_inputs(const char *path, size_t *n, char **text);
+
+/* CHECK_BAD_CASES(dir, table, n): CHECK_BAD_FILES on the n cases of the
+ * table file (test_read_bad_inputs); fewer or more is a failure too. */
+#define CHECK_BAD_CASES(...)                                                   \
+	test_check_bad_cases(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_bad_cases(const char *file, int line, const char *dir,
+			  const char *table, size_t n);
 
 /* CHECK_HINT(g, devices, memory_bytes, bw, lat): the machine block a graph
  * file gave (bandwidth in bytes per us within 1e-9, latency in us). */

@@ -221,6 +221,19 @@ dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
 				  "%s == \"%s\", want \"%s\"", #a,             \
 				  a_ ? a_ : "(null)", b_ ? b_ : "(null)");     \
 	} while (0)
+/* CHECK_PARSE_NAMES(cases, T, parse, name): for each {text, want} of
+ * cases (const char *[][2]), parse(text, &v, &err) with v of type T
+ * returns DP_OK and name(v) is want. */
+#define CHECK_PARSE_NAMES(cases, T, parse, name)                               \
+	do {                                                                   \
+		for (size_t i_ = 0; i_ < sizeof(cases) / sizeof((cases)[0]);   \
+		     i_++) {                                                   \
+			T v_ = (T)-1;                                          \
+			dp_err e_;                                             \
+			CHECK_INT(parse((cases)[i_][0], &v_, &e_), DP_OK);     \
+			CHECK_STR(name(v_), (cases)[i_][1]);                   \
+		}                                                              \
+	} while (0)
 /* CHECK_FILE(path, text): the file at path holds exactly text. */
 #define CHECK_FILE(path, text) test_check_file(__FILE__, __LINE__, path, text)
 void test_check_file(const char *file, int line, const char *path,
