@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dnnpart/strategy.h"
 #include "dnnpart/units.h"
 
 void cli_opts_init(cli_opts *o)
@@ -17,6 +18,7 @@ void cli_opts_init(cli_opts *o)
 	memset(o, 0, sizeof *o);
 	o->format = DP_FMT_AUTO;
 	o->contention = DP_CONT_PORT;
+	o->schedule = -1;
 }
 
 int cli_error(const dp_err *err)
@@ -242,6 +244,16 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		o->microbatches = (int)n;
 		return 1;
 	}
+	if ((r = opt_value(cmd, argc, argv, i, "--schedule", NULL, &v))) {
+		dp_schedule sch;
+		if (r > 0 && dp_schedule_parse(v, &sch, &err) == DP_OK) {
+			o->schedule = (int)sch;
+			return 1;
+		}
+		if (r > 0)
+			cli_usage_error(cmd, "--schedule: %s", err.msg);
+		return -1;
+	}
 	if ((r = opt_value(cmd, argc, argv, i, "--tp", NULL, &v))) {
 		long n;
 		if (r < 0 ||
@@ -310,6 +322,10 @@ void cli_help_machine_opts(FILE *out)
 		"                     msr-dp; compare ranks by it)\n"
 		"strategies (dp, zero, gpipe, 1f1b, ...; docs/algorithms.md):\n"
 		"  -M, --microbatches M  micro-batches of a pipeline, 1..%d\n"
+		"  --schedule S       a pipeline's schedule: gpipe (all "
+		"forwards, then all\n"
+		"                     backwards) or 1f1b (default: the "
+		"algorithm's own)\n"
 		"  --tp T             tensor-parallel size (default: the "
 		"algorithm's choice)\n"
 		"  --batch B          the step at batch size B: what the "
@@ -530,6 +546,7 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	ao->polish = !o->no_polish;
 	ao->microbatches = o->microbatches;
 	ao->tp = o->tp;
+	ao->schedule = o->schedule;
 	if (o->time_limit_s > 0)
 		ao->time_limit_s = o->time_limit_s;
 	ao->budget_s = o->budget_s;
