@@ -133,11 +133,20 @@ static dp_status cut_make(const char *path, const char *what, const dp_graph *g,
 		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
 			c->fwd[c->nfwd++] = g->topo[k];
 	free(kd);
+	return DP_OK;
+}
+
+/* The split point of every stage (c->start, c->prefix, c->moved): where a
+ * framework that splits at modules can cut. DP_EINPUT when a stage starts
+ * at an op without a layer or begins no module. */
+static dp_status cut_split_points(const char *path, const char *what,
+				  const dp_graph *g, pipe_cut *c, dp_err *err)
+{
 	for (int st = 0; st < c->S; st++) {
 		uint32_t first = c->nfwd, i = 0;
 		size_t len = 0;
 		for (; i < c->nfwd; i++) {
-			if (s->pipe.stage[c->fwd[i]] != st)
+			if (c->s->pipe.stage[c->fwd[i]] != st)
 				continue;
 			first = first < c->nfwd ? first : i;
 			if ((len = module_at(g, c, i)) > 0)
@@ -155,7 +164,6 @@ static dp_status cut_make(const char *path, const char *what, const dp_graph *g,
 					? "no forward op"
 					: dp_graph_op_name(g, c->fwd[first]),
 				what);
-			cut_free(c);
 			return r;
 		}
 		if (st > 0 && i == c->nfwd) {
@@ -166,7 +174,6 @@ static dp_status cut_make(const char *path, const char *what, const dp_graph *g,
 				"it, so a %s export cannot split there",
 				st, layer_of(g, c->fwd[first]),
 				dp_graph_op_name(g, c->fwd[first]), what);
-			cut_free(c);
 			return r;
 		}
 		c->start[st] = st ? i : 0;
@@ -377,10 +384,16 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 	if (batch <= 0)
 		fprintf(f, "#   the graph states no batch size (batch_dim): "
 			   "one sample per micro-batch\n");
+	int world = c->S * c->group;
 	fprintf(f,
 		"#   data parallel = world size / (pp x tp) = %d / (%d "
 		"x %d) = %d\n",
-		plan->k, c->S, c->tp, c->dp);
+		world, c->S, c->tp, c->dp);
+	if (world < plan->k)
+		fprintf(f,
+			"#   the plan leaves %d of the %d devices idle: "
+			"run on %d\n",
+			plan->k - world, plan->k, world);
 	bool even = true, middle = true;
 	for (int st = 1; st < c->S; st++)
 		even = even && counts[st] == counts[0];
@@ -426,6 +439,11 @@ dp_status dpi_export_pipe_write(const char *path, dp_export_kind kind,
 	dp_status st = cut_make(path, what, g, plan, &c, err);
 	if (st)
 		return st;
+	if (kind == DP_EXPORT_PIPPY &&
+	    (st = cut_split_points(path, what, g, &c, err))) {
+		cut_free(&c);
+		return st;
+	}
 	dp_afile af;
 	if (!(st = dp_afile_open(&af, path, err))) {
 		if (kind == DP_EXPORT_PIPPY)
