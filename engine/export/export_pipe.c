@@ -28,6 +28,7 @@ typedef struct pipe_cut {
 	uint32_t nfwd;
 	uint32_t *start;  /* per stage: its split point (an op of fwd; 0 for
 			    stage 0) */
+	uint32_t *first;  /* per stage: its first op in fwd */
 	uint32_t *prefix; /* per stage: length of the split point's module
 			     path (a prefix of the op's layer) */
 	uint32_t moved;	  /* stages whose split point is not their first op */
@@ -37,6 +38,7 @@ static void cut_free(pipe_cut *c)
 {
 	free(c->fwd);
 	free(c->start);
+	free(c->first);
 	free(c->prefix);
 }
 
@@ -122,8 +124,9 @@ static dp_status cut_make(const char *path, const char *what, const dp_graph *g,
 	size_t n = (size_t)g->nops + 1;
 	c->fwd = malloc(n * sizeof *c->fwd);
 	c->start = malloc((size_t)c->S * sizeof *c->start);
+	c->first = malloc((size_t)c->S * sizeof *c->first);
 	c->prefix = malloc((size_t)c->S * sizeof *c->prefix);
-	if (!kd || !c->fwd || !c->start || !c->prefix) {
+	if (!kd || !c->fwd || !c->start || !c->first || !c->prefix) {
 		free(kd);
 		cut_free(c);
 		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
@@ -177,6 +180,7 @@ static dp_status cut_split_points(const char *path, const char *what,
 			return r;
 		}
 		c->start[st] = st ? i : 0;
+		c->first[st] = first;
 		c->prefix[st] = st ? (uint32_t)len : 0;
 		c->moved += st > 0 && i != first;
 	}
@@ -244,23 +248,22 @@ static void write_pippy(FILE *f, const dp_graph *g, const dp_plan *plan,
 			"run %d such pipelines\n#   over a DeviceMesh and "
 			"reduce the gradients over its dp dimension\n",
 			c->group, c->dp, c->tp, c->group);
-	for (int st = 0; st < c->S; st++) {
-		uint32_t u = c->fwd[c->start[st]];
-		fprintf(f, "#   stage %d (%s) starts at %s", st,
+	fprintf(f, "#   stage 0 (%s) starts at the model's input\n",
+		stage_devices(c, 0, dev, sizeof dev));
+	for (int st = 1; st < c->S; st++) {
+		uint32_t u = c->fwd[c->start[st]], v = c->fwd[c->first[st]];
+		fprintf(f, "#   stage %d (%s) starts at %s (op %s)", st,
 			stage_devices(c, st, dev, sizeof dev),
-			st ? split_name(g, c, st, name, sizeof name)
-			   : "the model's input");
-		if (st)
-			fprintf(f, " (op %s)", dp_graph_op_name(g, u));
+			split_name(g, c, st, name, sizeof name),
+			dp_graph_op_name(g, u));
+		if (u != v)
+			fprintf(f,
+				"\n#     the plan: at op %s, inside %s (a "
+				"split "
+				"is where modules begin)",
+				dp_graph_op_name(g, v), layer_of(g, v));
 		fprintf(f, "\n");
 	}
-	if (c->moved)
-		fprintf(f,
-			"#   %u stage%s of the plan start%s inside a module: "
-			"split at the first module\n#   that begins in %s\n",
-			c->moved, c->moved == 1 ? "" : "s",
-			c->moved == 1 ? "s" : "",
-			c->moved == 1 ? "it" : "them");
 	fprintf(f,
 		"import torch.distributed as dist\n"
 		"from torch.distributed.pipelining import SplitPoint, "
