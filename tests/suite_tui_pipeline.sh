@@ -80,21 +80,17 @@ for geo in 80x24 120x40; do
 			notok "tui_schedule_key_back_$sfx" "no gpipe rerun after S S"
 		fi
 		# ---- e: the framework exports, by extension ----
-		out=$tmp/$sfx
-		keys e C-u "$out.pippy.py" Enter
-		if wait_for 'exported the gpipe plan as PiPPy split' 20 &&
-			grep -q '"model.h1": SplitPoint.BEGINNING' "$out.pippy.py"; then
-			ok "tui_export_pippy_$sfx"
-		else
-			notok "tui_export_pippy_$sfx" "no PiPPy file"
-		fi
-		keys e C-u "$out.megatron.sh" Enter
-		if wait_for 'exported the gpipe plan as Megatron-LM arguments' 20 &&
-			grep -q -- '--pipeline-model-parallel-size 4' "$out.megatron.sh"; then
-			ok "tui_export_megatron_$sfx"
-		else
-			notok "tui_export_megatron_$sfx" "no Megatron file"
-		fi
+		for x in 'pippy.py|PiPPy split|"model.h1": SplitPoint.BEGINNING' \
+			'megatron.sh|Megatron-LM arguments|--pipeline-model-parallel-size 4'; do
+			ext=${x%%|*}
+			rest=${x#*|}
+			kind=${rest%%|*}
+			keys e C-u "$tmp/$sfx.$ext" Enter
+			{ wait_for "exported the gpipe plan as $kind" 20 &&
+				grep -qF -- "${rest#*|}" "$tmp/$sfx.$ext" &&
+				ok "tui_export_${ext%%.*}_$sfx"; } ||
+				notok "tui_export_${ext%%.*}_$sfx" "no $kind file"
+		done
 		$T kill-session -t "$S" >/dev/null 2>&1
 	done
 done
@@ -119,12 +115,10 @@ else
 	else
 		notok "tui_timeline_no_bubble_for_a_placement" "bubble on a placement"
 	fi
+	# no file, and the status line says why
 	keys e C-u "$tmp/heft.pippy.py" Enter
-	if wait_for 'not exported: .*needs a pipeline' 20 &&
-		[ ! -e "$tmp/heft.pippy.py" ]; then
-		ok "tui_export_pippy_refused"
-	else
+	{ wait_for 'not exported: .*needs a pipeline' 20 &&
+		[ ! -e "$tmp/heft.pippy.py" ] && ok "tui_export_pippy_refused"; } ||
 		notok "tui_export_pippy_refused" "no refusal, or a file"
-	fi
 fi
 $T kill-session -t "$S" >/dev/null 2>&1

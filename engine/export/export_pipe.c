@@ -37,9 +37,7 @@ typedef struct pipe_cut {
 static void cut_free(pipe_cut *c)
 {
 	free(c->fwd);
-	free(c->start);
-	free(c->first);
-	free(c->prefix);
+	free(c->start); /* first and prefix live in its block */
 }
 
 static const char *layer_of(const dp_graph *g, uint32_t u)
@@ -123,15 +121,15 @@ static dp_status cut_make(const char *path, const char *what, const dp_graph *g,
 	uint8_t *kd = dpi_pipe_kinds(g);
 	size_t n = (size_t)g->nops + 1;
 	c->fwd = malloc(n * sizeof *c->fwd);
-	c->start = malloc((size_t)c->S * sizeof *c->start);
-	c->first = malloc((size_t)c->S * sizeof *c->first);
-	c->prefix = malloc((size_t)c->S * sizeof *c->prefix);
-	if (!kd || !c->fwd || !c->start || !c->first || !c->prefix) {
+	c->start = malloc(3 * (size_t)c->S * sizeof *c->start);
+	if (!kd || !c->fwd || !c->start) {
 		free(kd);
 		cut_free(c);
 		return dp_err_set(err, DP_ENOMEM, path, 0, 0,
 				  "out of memory in the %s export", what);
 	}
+	c->first = c->start + c->S;
+	c->prefix = c->first + c->S;
 	for (uint32_t k = 0; k < g->nops; k++)
 		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
 			c->fwd[c->nfwd++] = g->topo[k];
