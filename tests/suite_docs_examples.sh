@@ -10,5 +10,5 @@ set -u
 export DNNPART
 . tests/lib/suite.sh
 suite_need python3 docs_examples
-suite_marks docs_examples_marked 6 '^<!-- example -->' README.md docs/cli.md
-python3 tools/docs_examples.py --check README.md docs/cli.md
+suite_marks docs_examples_marked 7 '^<!-- example -->' README.md docs/cli.md docs/export.md
+python3 tools/docs_examples.py --check README.md docs/cli.md docs/export.md

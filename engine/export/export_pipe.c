@@ -361,8 +361,7 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 				  "Megatron's layers by (a layer such as "
 				  "model/h3 or layers/7 on the forward ops)");
 	}
-	header(f, "Megatron-LM arguments (Megatron-Core 0.10 or later)", g,
-	       plan, c);
+	header(f, "Megatron-LM arguments", g, plan, c);
 	if (c->s->pipe.schedule == DP_SCHED_GPIPE)
 		fprintf(f, "#   Megatron runs its pipelines in 1F1B: the same "
 			   "bubble as this GPipe plan, less memory\n");
@@ -405,6 +404,13 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 		write_layout(f, counts, c->S);
 		fprintf(f, "\n");
 	}
+	/* the uneven first/last stages came with Megatron-Core 0.10, the
+	 * layout later (2025, experimental) */
+	fprintf(f, "#   for Megatron-LM with %s\n",
+		even || middle ? "Megatron-Core 0.10 or later"
+			       : "a Megatron-Core that has "
+				 "--pipeline-model-parallel-layout (2025; "
+				 "experimental)");
 	fprintf(f,
 		"MEGATRON_PARALLEL_ARGS=(\n"
 		"  --pipeline-model-parallel-size %d\n"
