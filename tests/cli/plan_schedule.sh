@@ -15,3 +15,7 @@ $DNNPART plan tests/cli/data/pipe4.json -k 2 --algo heft --schedule gpipe \
 	-o "$D/h.json" | grep -E '^algorithm'
 $DNNPART eval tests/cli/data/pipe4.json "$D/h.json" --schedule gpipe ||
 	echo "eval placement --schedule: $?"
+# compare: every pipeline planner in the schedule asked for
+$DNNPART compare tests/cli/data/pipe4.json -k 4 -M 8 --algos gpipe,1f1b \
+	--schedule gpipe | grep -E 'S=4 M=8$' |
+	sed -E 's/^[* ] ([a-z0-9]+) .* ([a-z0-9]+ S=4 M=8)$/\1: \2/'
