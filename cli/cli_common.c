@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dnnpart/strategy.h"
 #include "dnnpart/units.h"
 
 void cli_opts_init(cli_opts *o)
@@ -18,6 +19,7 @@ void cli_opts_init(cli_opts *o)
 	memset(o, 0, sizeof *o);
 	o->format = DP_FMT_AUTO;
 	o->contention = DP_CONT_PORT;
+	o->schedule = -1;
 }
 
 int cli_error(const dp_err *err)
@@ -148,6 +150,13 @@ static int check_value(const char *cmd, const char *name, const char *v,
 				dp_machine_link_names());
 		return 0;
 	}
+	if (!strcmp(name, "--schedule")) {
+		dp_schedule sch;
+		if (dp_schedule_parse(v, &sch, &err))
+			return cli_usage_error(cmd, "--schedule: %s", err.msg);
+		o->schedule = (int)sch;
+		return 0;
+	}
 	if (!strcmp(name, "--objective")) {
 		if (strcmp(v, "step") && strcmp(v, "throughput"))
 			return cli_usage_error(cmd,
@@ -184,6 +193,7 @@ static const struct common_opt {
 	{"--bw", NULL, 's', 0, offsetof(cli_opts, bw), true},
 	{"--lat", NULL, 's', 0, offsetof(cli_opts, lat), true},
 	{"--objective", NULL, 0, 0, 0, true},
+	{"--schedule", NULL, 0, 0, 0, true},
 	{"--contention", NULL, 0, 0, 0, true},
 	{"--microbatches", "-M", 'i', DP_MAX_MICROBATCHES,
 	 offsetof(cli_opts, microbatches), false},
@@ -265,6 +275,10 @@ void cli_help_machine_opts(FILE *out)
 		"                     msr-dp; compare ranks by it)\n"
 		"strategies (dp, zero, gpipe, 1f1b, ...; docs/algorithms.md):\n"
 		"  -M, --microbatches M  micro-batches of a pipeline, 1..%d\n"
+		"  --schedule S       a pipeline's schedule: gpipe (all "
+		"forwards, then all\n"
+		"                     backwards) or 1f1b (default: the "
+		"algorithm's own)\n"
 		"  --tp T             tensor-parallel size (default: the "
 		"algorithm's choice)\n"
 		"  --batch B          the step at batch size B: what the "
@@ -470,6 +484,7 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	ao->polish = !o->no_polish;
 	ao->microbatches = o->microbatches;
 	ao->tp = o->tp;
+	ao->schedule = o->schedule;
 	if (o->time_limit_s > 0)
 		ao->time_limit_s = o->time_limit_s;
 	ao->budget_s = o->budget_s;

@@ -1,5 +1,6 @@
 /* cli_eval.c - a placement file priced on a graph, for eval and export
  * (see cli_eval_placement in cli.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,25 @@ static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
 	dp_strategy_init(&s);
 	if (dp_strategy_read(path, g, NULL, &s, &err))
 		return cli_error(&err);
+	/* --schedule re-prices a pipeline in the other order; its label
+	 * ("gpipe S=4 M=8") names the new one */
+	if (o->schedule >= 0 && s.kind != DP_STRAT_PIPELINE) {
+		fprintf(stderr,
+			"dnnpart: --schedule: %s is a%s %s strategy, not a "
+			"pipeline\n",
+			path, s.kind == DP_STRAT_PLACEMENT ? "" : "n",
+			dp_strategy_kind_name(s.kind));
+		dp_strategy_free(&s);
+		return 2;
+	}
+	if (o->schedule >= 0) {
+		const char *rest = strchr(s.label, ' ');
+		char label[sizeof s.label];
+		s.pipe.schedule = (dp_schedule)o->schedule;
+		snprintf(label, sizeof label, "%s%s",
+			 dp_schedule_name(s.pipe.schedule), rest ? rest : "");
+		memcpy(s.label, label, sizeof label);
+	}
 	/* K: -k, else the graph's machine block, else what the strategy
 	 * uses */
 	if (!o->k && g->hint.devices <= 0 && s.k > 1)
@@ -79,6 +99,13 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 {
 	if (dp_strategy_is_file(path))
 		return eval_strategy(o, g, path, m, plan);
+	if (o->schedule >= 0) {
+		fprintf(stderr,
+			"dnnpart: --schedule: %s is a placement, not a "
+			"pipeline strategy\n",
+			path);
+		return 2;
+	}
 	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
 	if (!pl) {
 		fprintf(stderr,

@@ -30,6 +30,11 @@ static void print_line(FILE *out, const cli_export_job *j,
 		fprintf(out, ", %u events%s", r->entries,
 			r->coarsened ? ", coarsened" : "");
 		break;
+	case DP_EXPORT_PIPPY:
+	case DP_EXPORT_MEGATRON:
+		fprintf(out, ", %u stage%s", r->entries,
+			r->entries == 1 ? "" : "s");
+		break;
 	default:
 		fprintf(out, ", %u op%s", r->entries,
 			r->entries == 1 ? "" : "s");

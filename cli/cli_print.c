@@ -166,6 +166,11 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 					   sizeof c),
 			dp_machine_has_reserve(m) ? " after the reserve" : "");
 	print_proof(out, &p->proof);
+	if (dp_plan_bubble(p, -1) >= 0)
+		fprintf(out,
+			"bubble       %.1f%% of the step the devices wait "
+			"(fill, gaps, drain)\n",
+			100 * dp_plan_bubble(p, -1));
 	int worst = dp_plan_worst_device(p);
 	if (worst < 0) {
 		fprintf(out, "memory       feasible: every device within its "

@@ -17,16 +17,18 @@ void cmd_export_help(FILE *out)
 		"usage: dnnpart export GRAPH PLACEMENT [--svg F] [--png F] "
 		"[--pdf F] [--dot F]\n"
 		"                      [--trace F] [--csv F]\n"
-		"                      [--device-map F] [--tf-map F] [-o F]... "
-		"[--json]\n"
+		"                      [--device-map F] [--tf-map F]\n"
+		"                      [--pippy F] [--megatron F]\n"
+		"                      [-o F]... [--json]\n"
 		"                      [--coarsen auto|never|always] "
 		"[--max-nodes N]\n"
 		"                      [--layout ENGINE] [--timeout SECONDS] "
 		"[machine options]\n"
 		"\n"
-		"Simulates PLACEMENT (a dnnpart placement .json or a ParDNN "
-		".place file) on\n"
-		"the machine the options describe and writes it out:\n"
+		"Simulates PLACEMENT (a dnnpart placement .json, a ParDNN "
+		".place file or a\n"
+		"strategy .json) on the machine the options describe and "
+		"writes it out:\n"
 		"  --dot F            Graphviz DOT: one cluster per device, "
 		"critical path red\n"
 		"  --svg F            the same laid out by Graphviz (in a "
@@ -44,11 +46,20 @@ void cmd_export_help(FILE *out)
 		"{\"layer\": \"cuda:N\"}\n"
 		"  --tf-map F         TensorFlow device strings: 'op "
 		"/device:GPU:N' lines\n"
+		"  --pippy F          a pipeline's split points and schedule "
+		"for PyTorch's\n"
+		"                     torch.distributed.pipelining (a Python "
+		"file)\n"
+		"  --megatron F       a pipeline's pp/tp/dp sizes, batch sizes "
+		"and layers per\n"
+		"                     stage as Megatron-LM arguments (a bash "
+		"array)\n"
 		"  -o F               kind from the name: .dot .gv .svg .png "
 		".pdf .json .place\n"
 		"                     .csv .devmap.json (PyTorch map) .tf.txt "
 		"(TensorFlow)\n"
-		"                     .trace.json (trace); repeatable\n"
+		"                     .trace.json (trace) .pippy.py "
+		".megatron.sh; repeatable\n"
 		"picture (DOT, SVG, PNG, PDF; a trace coarsens above %u "
 		"events):\n"
 		"  --coarsen MODE     auto (default: SVG above --max-nodes "
@@ -134,6 +145,8 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 		{"--csv", DP_EXPORT_CSV},
 		{"--device-map", DP_EXPORT_DEVMAP_TORCH},
 		{"--tf-map", DP_EXPORT_DEVMAP_TF},
+		{"--pippy", DP_EXPORT_PIPPY},
+		{"--megatron", DP_EXPORT_MEGATRON},
 	};
 	const char *v;
 	int r;

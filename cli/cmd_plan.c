@@ -178,6 +178,14 @@ int cmd_plan_run(int argc, char **argv)
 		rc = cli_error(&err);
 		goto out;
 	}
+	if (o.schedule >= 0 && plan.kind != DP_STRAT_PIPELINE)
+		fprintf(stderr,
+			"dnnpart: note: --schedule applies to pipelines; %s "
+			"made a%s %s\n",
+			algo->name, plan.kind == DP_STRAT_PLACEMENT ? "" : "n",
+			plan.kind == DP_STRAT_PLACEMENT
+				? "placement"
+				: dp_strategy_kind_name(plan.kind));
 	/* dp_plan_run simulates under the model the algorithm optimised for,
 	 * which is the one the user chose */
 	if (o.out && (rc = save_placement(&o, g, &plan)))

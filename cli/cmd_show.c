@@ -121,6 +121,8 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 		return cli_error(&err);
 	}
 	dp_machine_free(&m);
+	st.microbatches = o->microbatches;
+	st.schedule = o->schedule;
 	dp_algo_opts ao;
 	cli_algo_opts(o, &ao);
 	dp_plan p;

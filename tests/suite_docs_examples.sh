@@ -10,8 +10,8 @@ set -u
 export DNNPART
 . tests/lib/suite.sh
 suite_need python3 docs_examples
-suite_marks docs_examples_marked 6 '^<!-- example -->' README.md docs/cli.md
-python3 tools/docs_examples.py --check README.md docs/cli.md
+suite_marks docs_examples_marked 7 '^<!-- example -->' README.md docs/cli.md docs/export.md
+python3 tools/docs_examples.py --check README.md docs/cli.md docs/export.md
 
 # the table of best against ilp's optimum in docs/benchmarks.md is written
 # from bench/results/ilp_yardstick.tsv by bench/ilp_yardstick.py: rewriting

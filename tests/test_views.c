@@ -16,7 +16,7 @@
 #include "view.h"
 
 /* One letter per style, so that goldens also pin what each cell means. */
-static const char style_letters[ST_COUNT + 1] = ".HowX|cszdEkKLtTp";
+static const char style_letters[ST_COUNT + 1] = ".HowX|cszdEkKLtTpb012345";
 
 /* The text, then "-- styles --", then one letter per cell (trailing
  * normal cells left out). */

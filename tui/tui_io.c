@@ -250,6 +250,9 @@ static void exported(vstate *st, const filejob_result *r)
 	else if (r->ekind == DP_EXPORT_TRACE)
 		snprintf(what, sizeof what, " (%u events%s)", rep->entries,
 			 rep->coarsened ? ", coarsened" : "");
+	else if (r->ekind == DP_EXPORT_PIPPY || r->ekind == DP_EXPORT_MEGATRON)
+		snprintf(what, sizeof what, " (%u stage%s)", rep->entries,
+			 rep->entries == 1 ? "" : "s");
 	else if (rep->entries)
 		snprintf(what, sizeof what, " (%u entries)", rep->entries);
 	state_status(st, false, "exported the %s plan as %s to %s%s in %ss%s%s",

@@ -387,6 +387,7 @@ int tui_main(int argc, char **argv)
 	}
 	dp_machine_free(&m);
 	s.st.microbatches = o.microbatches;
+	s.st.schedule = o.schedule;
 	s.w = worker_new(&err);
 	if (!s.w) {
 		state_free(&s.st);

@@ -49,6 +49,14 @@ static const struct {
 	[ST_TAB] = {-1, -1, 0},
 	[ST_TAB_ACTIVE] = {COLOR_BLACK, COLOR_GREEN, A_BOLD},
 	[ST_PROMPT] = {COLOR_YELLOW, -1, A_BOLD},
+	[ST_BUBBLE] = {COLOR_YELLOW, -1, A_DIM},
+	/* micro-batches: a background each, red left to the critical path */
+	[ST_MB0] = {COLOR_BLACK, COLOR_GREEN, 0},
+	[ST_MB1] = {COLOR_BLACK, COLOR_CYAN, 0},
+	[ST_MB2] = {COLOR_BLACK, COLOR_MAGENTA, 0},
+	[ST_MB3] = {COLOR_WHITE, COLOR_BLUE, A_BOLD},
+	[ST_MB4] = {COLOR_BLACK, COLOR_WHITE, 0},
+	[ST_MB5] = {COLOR_BLACK, COLOR_YELLOW, 0},
 };
 
 /* The monochrome scheme: attributes only; the bars' glyphs carry the
@@ -71,6 +79,8 @@ static const int mono_scheme[ST_COUNT] = {
 	[ST_TAB] = 0,
 	[ST_TAB_ACTIVE] = A_REVERSE | A_BOLD,
 	[ST_PROMPT] = A_BOLD,
+	[ST_BUBBLE] = A_DIM, /* its glyph says it: ░; micro-batches: their
+				digits */
 };
 
 static void setup_styles(void)

@@ -306,6 +306,8 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 	case ACT_MB_LOWER:
 	case ACT_MB_RAISE:
 		return settings_microbatches(st, act == ACT_MB_RAISE);
+	case ACT_SCHEDULE:
+		return settings_schedule(st);
 	case ACT_BATCH_LOWER:
 	case ACT_BATCH_RAISE:
 		return settings_batch(st, act == ACT_BATCH_RAISE);

@@ -8,7 +8,8 @@
 static const char *const style_names[ST_COUNT] = {
 	"normal",   "header",	"bar_ok", "bar_warn",	"bar_over", "cap_mark",
 	"critical", "selected", "stale",  "dim",	"error",    "ok",
-	"key",	    "keylabel", "tab",	  "tab_active", "prompt",
+	"key",	    "keylabel", "tab",	  "tab_active", "prompt",   "bubble",
+	"mb0",	    "mb1",	"mb2",	  "mb3",	"mb4",	    "mb5",
 };
 
 const char *style_name(vstyle s)

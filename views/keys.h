@@ -78,6 +78,7 @@ typedef enum key_action {
 	ACT_BW_RAISE,
 	ACT_MB_LOWER,
 	ACT_MB_RAISE,
+	ACT_SCHEDULE, /* the next pipeline schedule */
 	ACT_BATCH_LOWER,
 	ACT_BATCH_RAISE,
 	ACT_ALGO_NEXT,

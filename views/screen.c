@@ -123,7 +123,8 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "algo %s", st->algo->name);
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
-	/* the knobs strategies read: batch size (x/X), micro-batches (u/U) */
+	/* the knobs strategies read: batch size (x/X), micro-batches (u/U),
+	 * schedule (S) */
 	int64_t batch = dp_graph_batch_size(st->g);
 	if (batch > 0) {
 		snprintf(buf, sizeof buf, "batch %lld%s", (long long)batch,
@@ -132,6 +133,11 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 	}
 	if (st->microbatches) {
 		snprintf(buf, sizeof buf, "M=%d", st->microbatches);
+		x = segment(g, x, y, r.w, ST_HEADER, buf);
+	}
+	if (st->schedule >= 0) {
+		snprintf(buf, sizeof buf, "sched %s",
+			 dp_schedule_name((dp_schedule)st->schedule));
 		x = segment(g, x, y, r.w, ST_HEADER, buf);
 	}
 	/* ops pinned by the file or by hand (p, P) */

@@ -258,6 +258,32 @@ unsigned settings_microbatches(vstate *st, bool raise)
 	return r;
 }
 
+unsigned settings_schedule(vstate *st)
+{
+	const dp_plan *p = st->plan;
+	const char *what = !p ? "has no plan yet" : "made a placement";
+	if (p && p->kind == DP_STRAT_SPMD)
+		what = "made an spmd plan";
+	if (!p || p->kind != DP_STRAT_PIPELINE || !p->strat) {
+		state_status(st, true,
+			     "the schedule is a pipeline's, and %s %s (a picks "
+			     "gpipe, 1f1b, pipedream or hybrid)",
+			     p ? p->algo : st->algo->name, what);
+		return AR_REDRAW;
+	}
+	int cur =
+		st->schedule >= 0 ? st->schedule : (int)p->strat->pipe.schedule;
+	st->schedule = cur == DP_SCHED_GPIPE ? DP_SCHED_1F1B : DP_SCHED_GPIPE;
+	unsigned r = settings_changed(st);
+	state_status(st, false, "schedule %s for pipelines: %s",
+		     dp_schedule_name((dp_schedule)st->schedule),
+		     st->schedule == DP_SCHED_GPIPE
+			     ? "all forwards, then all backwards"
+			     : "warm-up forwards, then one forward one "
+			       "backward");
+	return r;
+}
+
 unsigned settings_batch(vstate *st, bool raise)
 {
 	const dp_graph *g = st->base ? st->base : st->g;

@@ -38,6 +38,9 @@ unsigned settings_contention(vstate *st);
 /* Halves or doubles the micro-batches strategies use (from the current
  * plan's, else 4), within 1..DP_MAX_MICROBATCHES. */
 unsigned settings_microbatches(vstate *st, bool raise);
+/* S: the next schedule (gpipe, 1f1b) of the pipeline on screen, rerun;
+ * says why not when the plan is no pipeline. */
+unsigned settings_schedule(vstate *st);
 /* Halves or doubles the batch size: sets st->batch and asks the front end
  * to rebuild the graph (AR_REBATCH); an error in the status line when the
  * graph has no batch dim or a file job runs on the graph. */

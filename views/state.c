@@ -154,6 +154,7 @@ dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
 	st->ncmp = n;
 	st->algo = algo ? algo : dp_algo_default();
 	st->contention = c;
+	st->schedule = -1;
 	st->gen = 1;
 	st->sort = SORT_START;
 	reset_selection(st);
@@ -267,6 +268,7 @@ void state_algo_opts(const vstate *st, dp_algo_opts *o)
 	dp_algo_opts_default(o);
 	o->contention = st->contention;
 	o->microbatches = st->microbatches;
+	o->schedule = st->schedule;
 }
 
 const dp_graph *state_plan_graph(const vstate *st)

@@ -120,6 +120,8 @@ typedef struct vstate {
 	const dp_algo *algo;
 	dp_contention contention;
 	int microbatches; /* of a pipeline strategy; 0 = its own choice */
+	int schedule;	  /* of a pipeline strategy: a dp_schedule, -1 = its
+			     own (S cycles it) */
 	long long batch;  /* batch size st->g was made for from base (0:
 			     as loaded) */
 	dp_graph *base;	  /* owned: the graph as loaded when st->g is it at

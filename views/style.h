@@ -26,8 +26,19 @@ typedef enum vstyle {
 	ST_TAB,	     /* an inactive view tab */
 	ST_TAB_ACTIVE, /* the active view tab */
 	ST_PROMPT,     /* the line editor in the status line */
+	ST_BUBBLE,     /* a pipeline device waiting in the Timeline */
+	/* micro-batch m of a pipeline in the Timeline: ST_MB0 + m %
+	 * ST_MB_COLORS (the cell's digit says m without colour) */
+	ST_MB0,
+	ST_MB1,
+	ST_MB2,
+	ST_MB3,
+	ST_MB4,
+	ST_MB5,
 	ST_COUNT
 } vstyle;
+
+#define ST_MB_COLORS 6
 
 /* Lower-case name of a style ("bar_over"), for tests and debugging. */
 const char *style_name(vstyle s);

@@ -1,6 +1,9 @@
 /* view_timeline.c - a Gantt chart: one row per device, time across, ops on
  * the schedule's critical path highlighted (DESIGN 3: the critical path is
- * what the TUI highlights). Zoom and scroll come from the state. */
+ * what the TUI highlights). Zoom and scroll come from the state. A
+ * pipeline's cells show their micro-batch (its last digit, a colour each)
+ * and the time its devices wait, the bubble (░), with each device's share
+ * of the step at the right and the whole plan's in the legend. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +22,9 @@ typedef struct tl_cell {
 	uint8_t crit, sel, in;
 } tl_cell;
 
-#define GLYPH_XFER 0x2500u /* ─ a transfer arriving */
+#define GLYPH_XFER 0x2500u   /* ─ a transfer arriving */
+#define GLYPH_BUBBLE 0x2591u /* ░ a pipeline device waiting */
+#define BUBBLE_W 5	     /* the bubble column: " 27%" */
 
 static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, int lanes)
 {
@@ -33,7 +38,13 @@ static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, int lanes)
 	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " critical path  ");
 	if (st->plan->micro) {
 		x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM,
-			       "0-9 micro-batch (last digit)  ");
+			       "0-9 micro-batch  ");
+	}
+	double bubble = dp_plan_bubble(st->plan, -1);
+	if (bubble >= 0) {
+		grid_put(g, x, y, GLYPH_BUBBLE, ST_BUBBLE);
+		snprintf(buf, sizeof buf, " bubble %.1f%%  ", 100 * bubble);
+		x += 1 + grid_puts(g, x + 1, y, r.x + r.w - x - 1, ST_DIM, buf);
 	}
 	if (lanes > 1) {
 		grid_put(g, x, y, GLYPH_XFER, ST_BAR_WARN);
@@ -67,7 +78,8 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 {
 	const dp_plan *p = st->plan;
 	int k = p->sim.k;
-	int n = r.w - LABEL_W;
+	bool pipe = dp_plan_bubble(p, -1) >= 0;
+	int n = r.w - LABEL_W - (pipe ? BUBBLE_W : 0);
 	int lanes;
 	int rows = chart_rows(k, r, &lanes);
 	if (n < 4 || rows < 1)
@@ -78,6 +90,9 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 	view_time_window(st, VIEW_TIMELINE, &t0, &t1);
 	double dt = (t1 - t0) / n;
 	view_time_axis(g, r.x + LABEL_W, r.y, n, t0, dt);
+	if (pipe)
+		grid_puts(g, r.x + LABEL_W + n + 1, r.y, BUBBLE_W - 1, ST_DIM,
+			  "wait");
 	view_scroll_note(g, r, r.y, first, rows, k);
 	tl_cell *cells = calloc((size_t)rows * (size_t)n, sizeof *cells);
 	if (!cells) {
@@ -135,6 +150,12 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 			      view_dev_label(d, lab, sizeof lab));
 		if (lanes > 1)
 			grid_puts(g, r.x + 2, y + 1, LABEL_W - 3, ST_DIM, "in");
+		/* a pipeline device waits in its empty cells of the step */
+		double wait = pipe ? dp_plan_bubble(p, d) : -1;
+		if (wait >= 0)
+			grid_printf(g, r.x + LABEL_W + n, y, BUBBLE_W,
+				    stale ? ST_STALE : ST_NORMAL, "%4.0f%%",
+				    100 * wait);
 		for (int c = 0; c < n; c++) {
 			const tl_cell *tc = &cells[(size_t)i * n + c];
 			uint32_t ch = ' ';
@@ -143,15 +164,19 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 				ch = GLYPH_CRIT;
 				sty = ST_CRITICAL;
 			} else if (tc->busy >= 0.5 * dt && tc->mb >= 0) {
-				/* the micro-batch's last digit: 0 1 2 .. */
+				/* the micro-batch's last digit: 0 1 2 .., and
+				 * a colour of its own */
 				ch = (uint32_t)('0' + tc->mb % 10);
-				sty = ST_BAR_OK;
+				sty = (vstyle)(ST_MB0 + tc->mb % ST_MB_COLORS);
 			} else if (tc->busy >= 0.5 * dt) {
 				ch = GLYPH_FULL;
 				sty = ST_BAR_OK;
 			} else if (tc->busy > 0) {
 				ch = GLYPH_HALF;
 				sty = ST_BAR_OK;
+			} else if (wait >= 0 && t0 + c * dt < p->sim.makespan) {
+				ch = GLYPH_BUBBLE;
+				sty = ST_BUBBLE;
 			}
 			if (tc->sel)
 				sty = ST_SELECTED;

@@ -24,6 +24,8 @@ static const struct {
 	{".torch.json", DP_EXPORT_DEVMAP_TORCH},
 	{".tf.txt", DP_EXPORT_DEVMAP_TF},
 	{".trace.json", DP_EXPORT_TRACE},
+	{".pippy.py", DP_EXPORT_PIPPY},
+	{".megatron.sh", DP_EXPORT_MEGATRON},
 	{".dot", DP_EXPORT_DOT},
 	{".gv", DP_EXPORT_DOT},
 	{".svg", DP_EXPORT_SVG},
@@ -53,7 +55,9 @@ dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 			  "expected one of .dot .gv .svg .png .pdf .json "
 			  ".place .csv .devmap.json (PyTorch device map) "
 			  ".tf.txt (TensorFlow device strings) .trace.json "
-			  "(Chrome / Perfetto trace)");
+			  "(Chrome / Perfetto trace) .pippy.py "
+			  "(torch.distributed.pipelining split) .megatron.sh "
+			  "(Megatron-LM arguments)");
 }
 
 const char *dp_export_kind_name(dp_export_kind kind)
@@ -79,6 +83,10 @@ const char *dp_export_kind_name(dp_export_kind kind)
 		return "PDF";
 	case DP_EXPORT_TRACE:
 		return "Perfetto trace";
+	case DP_EXPORT_PIPPY:
+		return "PiPPy split";
+	case DP_EXPORT_MEGATRON:
+		return "Megatron-LM arguments";
 	}
 	return "unknown";
 }
@@ -142,7 +150,9 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 			       const dp_progress *progress,
 			       dp_export_report *report, dp_err *err)
 {
-	/* a strategy's plan places the ops of its lowered graph */
+	/* a strategy's plan places the ops of its lowered graph; the
+	 * pipeline exports read the stages of the user's */
+	const dp_graph *user = g;
 	g = dp_plan_graph(plan, g);
 	dp_export_opts o;
 	dp_export_report scratch;
@@ -189,6 +199,9 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 		return dpi_export_torch_write(path, g, plan, rep, err);
 	case DP_EXPORT_DEVMAP_TF:
 		return dpi_export_tf_write(path, g, plan, rep, err);
+	case DP_EXPORT_PIPPY:
+	case DP_EXPORT_MEGATRON:
+		return dpi_export_pipe_write(path, kind, user, plan, rep, err);
 	}
 	return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
 			  "export: unknown kind %d", (int)kind);

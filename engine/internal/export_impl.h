@@ -111,5 +111,10 @@ dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
 dp_status dpi_export_tf_write(const char *path, const dp_graph *g,
 			      const dp_plan *plan, dp_export_report *rep,
 			      dp_err *err);
+/* A pipeline plan's stages for PiPPy or Megatron (export_pipe.c); g is the
+ * user's graph (the one the strategy's stages index). */
+dp_status dpi_export_pipe_write(const char *path, dp_export_kind kind,
+				const dp_graph *g, const dp_plan *plan,
+				dp_export_report *rep, dp_err *err);
 
 #endif

@@ -70,6 +70,10 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 			dp_schedule sch, const char *name, int S_want,
 			const int32_t *given, dp_strategy *out, dp_err *err);
 
+/* The schedule a pipeline algorithm whose own is own runs: o's when it
+ * names one (dp_algo_opts.schedule), else own (builtin_pipe.c). */
+dp_schedule dpi_pipe_schedule(const dp_algo_opts *o, dp_schedule own);
+
 /* The default M of a pipeline of S stages on g (builtin_pipe.c). */
 int dpi_pipe_default_microbatches(const dp_graph *g, int S);
 
@@ -93,11 +97,13 @@ dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, dp_err *err);
 dp_status dpi_pd_cut(const dp_graph *g, const dp_machine *m, int M, int D,
 		     int *S, int32_t **fs, double *cost, dp_err *err);
 
-/* The stage search of gpipe and 1f1b (builtin_hybrid.c): S among the
- * divisors of K, M among powers of two (or o's), cut balanced or by
- * pipedream's program, each candidate simulated; the shortest that fits. */
+/* The stage search of gpipe and 1f1b (builtin_hybrid.c) for the algorithm
+ * called name, in schedule sch: S among the divisors of K, M among powers
+ * of two (or o's), cut balanced or by pipedream's program, each candidate
+ * simulated; the shortest that fits. */
 dp_status dpi_pipe_search(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
-			  dp_schedule sch, dp_strategy *out, dp_err *err);
+			  const char *name, dp_schedule sch, dp_strategy *out,
+			  dp_err *err);
 
 #endif

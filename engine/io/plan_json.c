@@ -21,6 +21,24 @@ double dp_plan_max_peak_ratio(const dp_plan *p)
 	return best;
 }
 
+double dp_plan_bubble(const dp_plan *p, int dev)
+{
+	if (p->kind != DP_STRAT_PIPELINE || !p->sim.dev ||
+	    !(p->sim.makespan > 0) || dev < -1 || dev >= p->k)
+		return -1;
+	double busy = 0;
+	int n = 0;
+	for (int d = dev < 0 ? 0 : dev; d < (dev < 0 ? p->k : dev + 1); d++)
+		if (p->sim.dev[d].ops) {
+			busy += p->sim.dev[d].busy_us;
+			n++;
+		}
+	if (!n)
+		return -1;
+	double b = 1 - busy / ((double)n * p->sim.makespan);
+	return b < 0 ? 0 : b;
+}
+
 static const char *const mem_role_names[DP_MEMR_COUNT] = {
 	"params", "gradients", "optimizer", "activations", "copies", "temp"};
 
@@ -84,6 +102,9 @@ static void device_json(dp_json *w, const dp_graph *g, const dp_plan *p, int d)
 	dp_json_num(w, "comm_out_us", s->comm_out_us);
 	dp_json_int(w, "transfers_in", s->xfers_in);
 	dp_json_int(w, "transfers_out", s->xfers_out);
+	double bubble = dp_plan_bubble(p, d);
+	if (bubble >= 0)
+		dp_json_num(w, "bubble", bubble);
 	int64_t by[DP_MEMR_COUNT];
 	dp_plan_peak_by_role(g, p, d, by);
 	dp_json_begin_line(w, "peak_by_role");
@@ -113,6 +134,8 @@ void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *p)
 	dp_json_num(w, "one_device_us", p->bounds.one_device_us);
 	dp_json_num(w, "speedup", p->speedup);
 	dp_json_num(w, "max_load", p->max_load);
+	if (dp_plan_bubble(p, -1) >= 0)
+		dp_json_num(w, "bubble", dp_plan_bubble(p, -1));
 	dp_json_int(w, "one_device_peak_bytes", p->one_device_peak);
 	dp_json_bool(w, "one_device_fits", p->one_device_fits);
 	dp_json_bool(w, "feasible", p->feasible);

@@ -313,16 +313,18 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 
 dp_status dpi_pipe_search(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
-			  dp_schedule sch, dp_strategy *out, dp_err *err)
+			  const char *name, dp_schedule sch, dp_strategy *out,
+			  dp_err *err)
 {
-	return search(g, m, o, p, dp_schedule_name(sch), sch, false, out, err);
+	return search(g, m, o, p, name, sch, false, out, err);
 }
 
 static dp_status hybrid_strategize(const dp_graph *g, const dp_machine *m,
 				   const dp_algo_opts *o, const dp_progress *p,
 				   dp_strategy *out, dp_err *err)
 {
-	return search(g, m, o, p, "hybrid", DP_SCHED_1F1B, true, out, err);
+	return search(g, m, o, p, "hybrid", dpi_pipe_schedule(o, DP_SCHED_1F1B),
+		      true, out, err);
 }
 
 const dp_algo dpi_algo_hybrid = {

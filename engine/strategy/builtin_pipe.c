@@ -386,6 +386,11 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 				  "%s: a pipeline needs 1 to %d "
 				  "micro-batches, got %d",
 				  name, DP_MAX_MICROBATCHES, o->microbatches);
+	if (sch != DP_SCHED_GPIPE && sch != DP_SCHED_1F1B)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "%s: a pipeline's schedule is gpipe or "
+				  "1f1b, got %d",
+				  name, (int)sch);
 	int32_t *stage =
 		malloc((size_t)(g->nops ? g->nops : 1) * sizeof *stage);
 	if (!stage)
@@ -415,9 +420,8 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 				      : default_microbatches(g, kd, S);
 	free(kd);
 	s.pipe.schedule = sch;
-	snprintf(s.label, sizeof s.label, "%s S=%d M=%d",
-		 strcmp(name, "pipedream") == 0 ? "1f1b" : name, S,
-		 s.pipe.microbatches);
+	snprintf(s.label, sizeof s.label, "%s S=%d M=%d", dp_schedule_name(sch),
+		 S, s.pipe.microbatches);
 	snprintf(s.algo, sizeof s.algo, "%s", name);
 	st = dp_strategy_check(g, m, &s, err);
 	if (st == DP_EINPUT && err) {
@@ -435,16 +439,26 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	return DP_OK;
 }
 
+dp_schedule dpi_pipe_schedule(const dp_algo_opts *o, dp_schedule own)
+{
+	if (o &&
+	    (o->schedule == DP_SCHED_GPIPE || o->schedule == DP_SCHED_1F1B))
+		return (dp_schedule)o->schedule;
+	return own;
+}
+
 /* Without --microbatches the stages and M are searched
- * (dpi_pipe_search); with it, one stage per device, cut balanced. */
+ * (dpi_pipe_search); with it, one stage per device, cut balanced. The
+ * schedule is own unless o names one (--schedule, the explorer's S). */
 static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 				 const dp_algo_opts *o, const dp_progress *p,
-				 dp_strategy *out, dp_err *err, dp_schedule sch)
+				 dp_strategy *out, dp_err *err, dp_schedule own)
 {
+	const char *name = dp_schedule_name(own);
+	dp_schedule sch = dpi_pipe_schedule(o, own);
 	if (!o || o->microbatches == 0)
-		return dpi_pipe_search(g, m, o, p, sch, out, err);
-	return dpi_pipe_make(g, m, o, p, sch, dp_schedule_name(sch), m->k, NULL,
-			     out, err);
+		return dpi_pipe_search(g, m, o, p, name, sch, out, err);
+	return dpi_pipe_make(g, m, o, p, sch, name, m->k, NULL, out, err);
 }
 
 static dp_status gpipe_strategize(const dp_graph *g, const dp_machine *m,

@@ -279,8 +279,9 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 	}
 	dp_algo_opts oo = *o;
 	oo.microbatches = bestM;
-	st = dpi_pipe_make(g, m, &oo, p, DP_SCHED_1F1B, "pipedream", bestS,
-			   bestfs, out, err);
+	dp_schedule sch = dpi_pipe_schedule(o, DP_SCHED_1F1B);
+	st = dpi_pipe_make(g, m, &oo, p, sch, "pipedream", bestS, bestfs, out,
+			   err);
 	free(bestfs);
 	if (!st && bestD > 1) {
 		st = dpi_pipe_widen(g, out, bestD, err);
@@ -288,8 +289,8 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 			dp_strategy_free(out);
 	}
 	if (!st && bestD > 1)
-		snprintf(out->label, sizeof out->label, "1f1b S=%d D=%d M=%d",
-			 bestS, bestD, bestM);
+		snprintf(out->label, sizeof out->label, "%s S=%d D=%d M=%d",
+			 dp_schedule_name(sch), bestS, bestD, bestM);
 	return st;
 }
 

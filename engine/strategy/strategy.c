@@ -32,6 +32,17 @@ const char *dp_schedule_name(dp_schedule s)
 	return "";
 }
 
+dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err)
+{
+	for (int s = DP_SCHED_GPIPE; s <= DP_SCHED_1F1B; s++)
+		if (strcmp(text, dp_schedule_name((dp_schedule)s)) == 0) {
+			*out = (dp_schedule)s;
+			return DP_OK;
+		}
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "unknown schedule '%s' (known: gpipe, 1f1b)", text);
+}
+
 void dp_strategy_init(dp_strategy *s)
 {
 	memset(s, 0, sizeof *s);

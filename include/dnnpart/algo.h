@@ -93,6 +93,10 @@ typedef struct dp_algo_opts {
 	 * parallel size; 0 = the algorithm's own choice */
 	int microbatches;
 	int tp;
+	/* pipelines: the schedule their micro-batches run in, a dp_schedule
+	 * (strategy.h: DP_SCHED_GPIPE, DP_SCHED_1F1B), or -1 for the
+	 * algorithm's own (gpipe's, 1f1b's; pipedream and hybrid: 1F1B) */
+	int schedule;
 	/* ilp: the solver's time limit in seconds, > 0 (default 10); the
 	 * best placement found by then is returned */
 	double time_limit_s;
@@ -117,8 +121,9 @@ typedef struct dp_algo_opts {
 	void *interim_ud;
 } dp_algo_opts;
 
-/* Defaults: port contention, polish on, the strategies' own choices, a
- * time limit of 10 s, no bound, no budget, no origin, no interim. */
+/* Defaults: port contention, polish on, the strategies' own choices
+ * (schedule -1), a time limit of 10 s, no bound, no budget, no origin, no
+ * interim. */
 void dp_algo_opts_default(dp_algo_opts *o);
 
 typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,

@@ -29,12 +29,21 @@ typedef enum dp_export_kind {
 	DP_EXPORT_PDF,		/* .pdf: the same as a PDF page */
 	DP_EXPORT_TRACE,	/* .trace.json: Chrome / Perfetto trace of
 				   the schedule (export_trace.c) */
+	DP_EXPORT_PIPPY,	/* .pippy.py: a pipeline's split points for
+				   torch.distributed.pipelining */
+	DP_EXPORT_MEGATRON,	/* .megatron.sh: a pipeline's pp/tp/dp sizes
+				   and layers per stage as Megatron-LM
+				   arguments (export_pipe.c) */
 } dp_export_kind;
 
 /* Picks the kind from a file name's extension (.dot .gv .svg .png .pdf
  * .json .place .csv; "*.devmap.json" or "*.torch.json" = torch device map,
- * "*.tf.txt" = TensorFlow device strings, "*.trace.json" = trace). Unknown
- * extension: DP_EINPUT listing them. */
+ * "*.tf.txt" = TensorFlow device strings, "*.trace.json" = trace,
+ * "*.pippy.py" = torch.distributed.pipelining split, "*.megatron.sh" =
+ * Megatron-LM arguments). Unknown extension: DP_EINPUT listing them. The
+ * last two need a pipeline plan: exporting another plan as them is
+ * DP_EINPUT saying so, as is a graph without the layer names they split
+ * at. */
 dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 				   dp_err *err);
 const char *dp_export_kind_name(dp_export_kind kind);

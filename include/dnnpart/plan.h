@@ -147,6 +147,14 @@ int dp_plan_worst_device(const dp_plan *plan);
  * zero cap with a nonzero peak), or -1 when no device has one. */
 double dp_plan_max_peak_ratio(const dp_plan *plan);
 
+/* A pipeline's bubble: the share of the step device dev waits, 1 - its
+ * busy time / the makespan, counted on the devices that run ops of a
+ * pipeline plan (the fill before its first op, the gaps, the drain after
+ * its last: GPipe's (S-1)/(M+S-1) on uniform stages). dev -1: the whole
+ * plan's, 1 - the busy time of those devices / (their number x makespan).
+ * -1 when the plan is no pipeline, dev runs no op or the step is empty. */
+double dp_plan_bubble(const dp_plan *plan, int dev);
+
 /* What the bytes live at a device's memory peak are, by the role of the
  * ops that hold them (DESIGN 10, "memory by role"): params (param memory of
  * ops other than updates), gradients (outputs of grad ops), optimizer

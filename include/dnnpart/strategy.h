@@ -56,6 +56,9 @@ typedef enum dp_schedule {
 /* "placement", "spmd", "pipeline"; "gpipe", "1f1b". */
 const char *dp_strategy_kind_name(dp_strategy_kind k);
 const char *dp_schedule_name(dp_schedule s);
+/* "gpipe" or "1f1b" into *out; else DP_EINPUT "unknown schedule 'X'
+ * (known: gpipe, 1f1b)" (*out untouched). */
+dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err);
 
 #define DP_MAX_MESH_AXES 4
 #define DP_MAX_MICROBATCHES 4096

@@ -1,0 +1,15 @@
+# the pipeline exports refuse what is no pipeline (a heft placement) and a
+# graph without layer names to split at, with exit status 2 and no file
+D="$TMP/export_pipe_refused"
+mkdir -p "$D"
+$DNNPART plan tests/cli/data/pipe4.json -k 2 --algo heft -o "$D/h.json" \
+	>/dev/null || exit 9
+$DNNPART export tests/cli/data/pipe4.json "$D/h.json" \
+	--megatron "$D/h.megatron.sh"
+echo "placement: $?"
+$DNNPART plan tests/data/json_minimal.json -k 2 --algo gpipe -M 2 \
+	-o "$D/m.json" >/dev/null || exit 9
+$DNNPART export tests/data/json_minimal.json "$D/m.json" \
+	--pippy "$D/m.pippy.py"
+echo "no layers: $?"
+ls "$D"
