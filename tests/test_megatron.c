@@ -16,16 +16,16 @@
 
 extern const dp_algo dpi_algo_megatron;
 
-enum { B = 8, S = 4, H = 16, F = 64 };
+enum { B = 8, S = 4, H = 16 };
 
 /* x -> fc1 {b,s,h,f} -> act -> fc2 {b,s,f,h} -> loss (its output: the
  * gradient dy) -> fc2_grad -> act_grad -> fc1_grad -> x_grad, weight
  * gradients into the updates of w1 [h,f] and w2 [f,h]; with param_edges
  * the variables also feed their updates, without they are joined by their
  * colocation group alone, as in the sample graphs. */
-static dp_graph *block(bool param_edges)
+static dp_graph *block(bool param_edges, const char *fdim, int F)
 {
-	static char text[8192];
+	static char text[8192], named[12288];
 	const int Y = B * S * H * 4, A = B * S * F * 4, W = H * F * 4;
 	snprintf(
 		text, sizeof text,
@@ -140,10 +140,21 @@ static dp_graph *block(bool param_edges)
 	char *cut = strstr(text, ",\n{\"from\":\"w1\",\"to\":\"upd1\"");
 	if (!param_edges && cut)
 		strcpy(cut, "\n]}\n");
+	/* the width's dim named fdim ("heads": an attention block's stand-in,
+	 * its projections split by heads) */
+	char *o = named;
+	for (const char *c = text; *c; c++)
+		if (strncmp(c, "\"f\"", 3) == 0) {
+			o += sprintf(o, "\"%s\"", fdim);
+			c += 2;
+		} else {
+			*o++ = *c;
+		}
+	*o = '\0';
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
-	dp_status st = dp_load_json("b.json", text, strlen(text), &g, &err);
+	dp_status st = dp_load_json("b.json", named, strlen(named), &g, &err);
 	if (!st)
 		st = dp_graph_finalize(g, &err);
 	if (st) {
@@ -181,9 +192,9 @@ static bool strategize(const dp_graph *g, const dp_machine *m, int tp,
  * the D data-parallel groups, which hold Y/D each: 2 all-reduces per step
  * move 4(T-1) x Y; the weight gradients, each device's 1/T of them, are
  * all-reduced over D: 2(D-1) x (W1 + W2). */
-static void check_block(bool param_edges)
+static void check_block(bool param_edges, const char *fdim, int F)
 {
-	dp_graph *g = block(param_edges);
+	dp_graph *g = block(param_edges, fdim, F);
 	REQUIRE(g);
 	const int64_t Y = B * S * H * 4, W = H * F * 4;
 	static const int cases[][2] = {{2, 2}, {4, 4}, {4, 2}, {8, 2}, {8, 4}};
@@ -233,13 +244,61 @@ static void check_block(bool param_edges)
  * variable by an edge or by its colocation group. */
 static void test_block_two_allreduces(void)
 {
-	check_block(true);
-	check_block(false);
+	check_block(true, "f", 64);
+	check_block(false, "f", 64);
+}
+
+/* Five heads, which T = 2 and T = 4 do not divide: blocks of 2, 3 and of
+ * 1, 1, 1, 2 heads (floor(q x 5 / T)). The all-reduces move what they move
+ * for equal blocks (the activations are whole on every device); each
+ * instance does its block's share of the work and holds its share of the
+ * weights, so the devices with more heads set the step's time. */
+static void test_five_heads_split_unevenly(void)
+{
+	check_block(true, "heads", 5);
+	dp_graph *g = block(true, "heads", 5);
+	REQUIRE(g);
+	const int64_t W3 = 3 * H * 5 * 4; /* w1's param bytes */
+	static const struct {
+		int t;
+		const char *op;
+		double time;
+		int64_t param;
+	} want[] = {
+		{2, "fc1#d0", 40.0 * 2 / 5, 0},
+		{2, "fc1#d1", 40.0 * 3 / 5, 0},
+		{2, "w1#d0", 0, W3 * 2 / 5},
+		{2, "w1#d1", 0, W3 - W3 * 2 / 5},
+		{4, "fc2_grad#d0", 40.0 / 5, 0},
+		{4, "fc2_grad#d3", 40.0 * 2 / 5, 0},
+		{4, "w2#d2", 0, W3 * 3 / 5 - W3 * 2 / 5},
+		{4, "w2#d3", 0, W3 - W3 * 3 / 5},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		int t = want[i].t;
+		test_machine tm;
+		test_machine_init(&tm, t, 1000, 1);
+		dp_strategy s;
+		dp_err err;
+		REQUIRE(strategize(g, &tm.m, t, &s, &err));
+		dp_lowered l;
+		if (dp_strategy_lower(g, &tm.m, &s, NULL, &l, &err)) {
+			test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
+		} else {
+			uint32_t u = dp_graph_find(l.g, want[i].op);
+			REQUIRE(u != UINT32_MAX);
+			CHECK_NEAR(l.g->ops[u].time_us, want[i].time, 1e-12);
+			CHECK_INT(l.g->ops[u].param_bytes, want[i].param);
+			dp_lowered_free(&l);
+		}
+		dp_strategy_free(&s);
+	}
+	dp_graph_free(g);
 }
 
 static void test_default_tp_pins_cancel(void)
 {
-	dp_graph *g = block(true);
+	dp_graph *g = block(true, "f", 64);
 	REQUIRE(g);
 	test_machine tm;
 	test_machine_init(&tm, 4, 1000, 1);
@@ -269,4 +328,5 @@ static void test_default_tp_pins_cancel(void)
 	dp_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_block_two_allreduces), TEST(test_default_tp_pins_cancel))
+TEST_MAIN(TEST(test_block_two_allreduces), TEST(test_five_heads_split_unevenly),
+	  TEST(test_default_tp_pins_cancel))
