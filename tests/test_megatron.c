@@ -187,6 +187,26 @@ static bool strategize(const dp_graph *g, const dp_machine *m, int tp,
 	return dpi_algo_megatron.strategize(g, m, &o, NULL, s, err) == DP_OK;
 }
 
+/* megatron with --tp t on k devices of g into *s, lowered into *l (the
+ * caller frees both); false, failing the test, when it cannot. */
+static bool lowered(const dp_graph *g, int k, int t, dp_strategy *s,
+		    dp_lowered *l)
+{
+	test_machine tm;
+	test_machine_init(&tm, k, 1000, 1);
+	dp_err err;
+	if (!strategize(g, &tm.m, t, s, &err)) {
+		test_fail(__FILE__, __LINE__, "megatron: %s", err.msg);
+		return false;
+	}
+	if (dp_strategy_lower(g, &tm.m, s, NULL, l, &err)) {
+		test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
+		dp_strategy_free(s);
+		return false;
+	}
+	return true;
+}
+
 /* Cross-device bytes: per all-reduce of the activation Y among T devices,
  * 2(T-1)/T x Y per device and T devices, so 2(T-1) x Y in all, in each of
  * the D data-parallel groups, which hold Y/D each: 2 all-reduces per step
@@ -275,24 +295,95 @@ static void test_five_heads_split_unevenly(void)
 		{4, "w2#d3", 0, W3 - W3 * 3 / 5},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-		int t = want[i].t;
-		test_machine tm;
-		test_machine_init(&tm, t, 1000, 1);
 		dp_strategy s;
-		dp_err err;
-		REQUIRE(strategize(g, &tm.m, t, &s, &err));
 		dp_lowered l;
-		if (dp_strategy_lower(g, &tm.m, &s, NULL, &l, &err)) {
-			test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
-		} else {
-			uint32_t u = dp_graph_find(l.g, want[i].op);
-			REQUIRE(u != UINT32_MAX);
-			CHECK_NEAR(l.g->ops[u].time_us, want[i].time, 1e-12);
-			CHECK_INT(l.g->ops[u].param_bytes, want[i].param);
-			dp_lowered_free(&l);
-		}
+		if (!lowered(g, want[i].t, want[i].t, &s, &l))
+			continue;
+		uint32_t u = dp_graph_find(l.g, want[i].op);
+		REQUIRE(u != UINT32_MAX);
+		CHECK_NEAR(l.g->ops[u].time_us, want[i].time, 1e-12);
+		CHECK_INT(l.g->ops[u].param_bytes, want[i].param);
+		dp_lowered_free(&l);
 		dp_strategy_free(&s);
 	}
+	dp_graph_free(g);
+}
+
+/* Cross-device bytes of the transfers into or out of ops whose name starts
+ * with prefix: one per (producer, device), as the simulator moves them
+ * (DESIGN 3.1), so a reduce feeding three consumers on a device counts
+ * once. */
+static int64_t bytes_around(const dp_lowered *l, const char *prefix)
+{
+	int64_t sum = 0;
+	size_t n = strlen(prefix);
+	const dp_graph *g = l->g;
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		const dp_edge *ed = &g->edges[e];
+		int32_t to = l->placement[ed->to];
+		if (ed->control || l->placement[ed->from] == to ||
+		    (strncmp(dp_graph_op_name(g, ed->from), prefix, n) &&
+		     strncmp(dp_graph_op_name(g, ed->to), prefix, n)))
+			continue;
+		bool first = true;
+		for (uint32_t f = 0; f < e; f++)
+			if (g->edges[f].from == ed->from &&
+			    !g->edges[f].control &&
+			    l->placement[g->edges[f].to] == to)
+				first = false;
+		sum += first ? ed->bytes : 0;
+	}
+	return sum;
+}
+
+/* The PyTorch bridge's export of two GPT blocks (tests/data/torch_gpt.sh):
+ * its ops name their dims each in their own way (fc1's width is `n`, so is
+ * fc2's reduction dim, and no op has `f` or `heads`), so each MLP is found
+ * by structure. K = 4, T = 2: both MLPs split on their width with their
+ * weights, gradients and updates; per block one all-reduce of fc2's output
+ * Y = 8 x 32 x 64 x 4 bytes forward and one of fc1's input gradient
+ * backward, each 2(T-1) x Y across the D = 2 groups (Y/D each). Attention,
+ * whose reshape into heads leaves its ops without dims, stays data
+ * parallel. */
+static void test_pytorch_export_splits_its_mlps(void)
+{
+	dp_graph *g = test_load_ok("tests/data/torch_gpt.json");
+	REQUIRE(g);
+	dp_strategy s;
+	dp_lowered l;
+	if (!lowered(g, 4, 2, &s, &l)) {
+		dp_graph_free(g);
+		return;
+	}
+	CHECK_STR(s.label, "megatron 2x2");
+	static const char *const split_n[] = {
+		"blocks_0_fc1",
+		"gelu",
+		"blocks_0_fc2",
+		"blocks.0.fc1.weight",
+		"blocks.1.fc2.weight/adam",
+		"blocks_1_fc1/grad",
+		"blocks_1_fc2/grad_blocks.1.fc2.weight"};
+	for (size_t i = 0; i < sizeof split_n / sizeof split_n[0]; i++) {
+		uint32_t u = dp_graph_find(g, split_n[i]);
+		REQUIRE(u != UINT32_MAX);
+		int n = dp_op_find_dim(g, u, "n");
+		REQUIRE(n >= 0);
+		CHECK_INT(
+			s.spmd.axes[(size_t)u * DP_MAX_OP_DIMS + (uint32_t)n] &
+				2,
+			2);
+	}
+	uint32_t qkv = dp_graph_find(g, "blocks_0_qkv");
+	for (uint32_t i = 0; qkv != UINT32_MAX && i < DP_MAX_OP_DIMS; i++)
+		CHECK_INT(s.spmd.axes[(size_t)qkv * DP_MAX_OP_DIMS + i] & 2, 0);
+	const int64_t Y = 8 * 32 * 64 * 4;
+	CHECK_INT(bytes_around(&l, "blocks_0_fc2/rs#"), 2 * Y);
+	CHECK_INT(bytes_around(&l, "blocks_1_fc2/rs#"), 2 * Y);
+	CHECK_INT(bytes_around(&l, "blocks_0_fc1/grad/rs#"), 2 * Y);
+	CHECK_INT(bytes_around(&l, "blocks_1_fc1/grad/rs#"), 2 * Y);
+	dp_lowered_free(&l);
+	dp_strategy_free(&s);
 	dp_graph_free(g);
 }
 
@@ -329,4 +420,5 @@ static void test_default_tp_pins_cancel(void)
 }
 
 TEST_MAIN(TEST(test_block_two_allreduces), TEST(test_five_heads_split_unevenly),
+	  TEST(test_pytorch_export_splits_its_mlps),
 	  TEST(test_default_tp_pins_cancel))
