@@ -40,32 +40,6 @@
 #include "internal/tofu.h"
 #include "internal/tp_pairs.h"
 
-/* Whether some op has a dim called name. */
-static bool has_dim(const dp_graph *g, const char *name)
-{
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (dp_op_find_dim(g, u, name) >= 0)
-			return true;
-	return false;
-}
-
-/* The dim of every op that the tensor axis splits (-1 none): `f`, else
- * `heads`, when the graph names them; else the pairs found by structure.
- * Returns the number of ops split, -1 when out of memory. */
-static int tp_dims(const dp_graph *g, int8_t *dim)
-{
-	if (!has_dim(g, "f") && !has_dim(g, "heads"))
-		return dpi_tp_pairs(g, 1, dim);
-	int n = 0;
-	for (uint32_t u = 0; u < g->nops; u++) {
-		int f = dp_op_find_dim(g, u, "f");
-		int h = dp_op_find_dim(g, u, "heads");
-		dim[u] = (int8_t)(g->ops[u].pin >= 0 ? -1 : f >= 0 ? f : h);
-		n += dim[u] >= 0;
-	}
-	return n;
-}
-
 /* Fills s (allocated, mesh [d, t]) with Megatron's layout, the tensor
  * axis on dim[u]. */
 static void layout(const dp_graph *g, const int8_t *dim, dp_strategy *s, int d,
@@ -186,7 +160,7 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 				  "devices",
 				  tp, k);
 	int8_t *dim = malloc(g->nops ? g->nops : 1);
-	int n = dim ? tp_dims(g, dim) : -1;
+	int n = dim ? dpi_tp_dims(g, dim) : -1;
 	if (n < 0) {
 		free(dim);
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,

@@ -233,3 +233,26 @@ int dpi_tp_pairs(const dp_graph *g, int64_t min_size, int8_t *dim)
 	free(w.queue);
 	return (int)w.tail;
 }
+
+/* Whether some op has a dim called name. */
+static bool has_dim(const dp_graph *g, const char *name)
+{
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (dp_op_find_dim(g, u, name) >= 0)
+			return true;
+	return false;
+}
+
+int dpi_tp_dims(const dp_graph *g, int8_t *dim)
+{
+	if (!has_dim(g, "f") && !has_dim(g, "heads"))
+		return dpi_tp_pairs(g, 1, dim);
+	int n = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		int f = dp_op_find_dim(g, u, "f");
+		int h = dp_op_find_dim(g, u, "heads");
+		dim[u] = (int8_t)(g->ops[u].pin >= 0 ? -1 : f >= 0 ? f : h);
+		n += dim[u] >= 0;
+	}
+	return n;
+}
