@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
 #include "internal/spmd.h"
@@ -288,38 +289,83 @@ static dp_status alloc_like(const dp_graph *g, const dp_strategy *tmpl,
 	return DP_OK;
 }
 
-/* The better of the two orders' searches (search()) into *s: the
- * smaller memory estimate under a penalty (lambda > 0), else the smaller
- * cost in the model (internal/tofu.h); ties to the first, the down. */
-static dp_status search_both(dpi_tofu_search *t, const dp_strategy *tmpl,
-			     double alpha, int round, int rounds,
-			     dp_strategy *s, double *mem, dp_err *err)
+/* A searched strategy as the simulator sees it. */
+typedef struct tried {
+	dp_strategy s;
+	double ms;   /* the simulated step */
+	double over; /* the largest peak / its device's cap; 0 uncapped */
+} tried;
+
+/* Lowers and simulates x->s on m (the memory pass only under caps). */
+static dp_status simulate(const dp_graph *g, const dp_machine *m,
+			  dp_contention cont, bool capped, tried *x,
+			  dp_err *err)
 {
-	dp_strategy o[2];
-	double cost[2], est[2];
-	dp_strategy_init(&o[1]);
+	dp_lowered l;
+	dp_status st = dp_strategy_lower(g, m, &x->s, NULL, &l, err);
+	if (st)
+		return st;
+	dp_sim *sim = dp_sim_new(l.g, m, err);
+	if (!sim) {
+		dp_lowered_free(&l);
+		return DP_ENOMEM;
+	}
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	dp_sim_opts o = {.contention = cont, .skip_memory = !capped};
+	st = dp_sim_run(sim, l.placement, &o, &r, err);
+	if (!st) {
+		x->ms = r.makespan;
+		x->over = 0;
+		for (int d = 0; capped && d < m->k; d++)
+			if (m->cap[d] != DP_CAP_UNLIMITED && m->cap[d] > 0 &&
+			    (double)r.dev[d].peak_bytes / (double)m->cap[d] >
+				    x->over)
+				x->over = (double)r.dev[d].peak_bytes /
+					  (double)m->cap[d];
+	}
+	dp_sim_result_free(&r);
+	dp_sim_free(sim);
+	dp_lowered_free(&l);
+	return st;
+}
+
+/* Is a better than b: fits when b does not, else (both fit) the shorter
+ * step, else (neither fits) the smaller overflow. */
+static bool better(const tried *a, const tried *b)
+{
+	bool fa = a->over <= 1, fb = b->over <= 1;
+	if (fa != fb)
+		return fa;
+	return fa ? a->ms < b->ms : a->over < b->over;
+}
+
+/* Both orders' searches (search()), simulated; the better (better(),
+ * ties to the first, the down) into *x. */
+static dp_status search_both(dpi_tofu_search *t, const dp_machine *m,
+			     const dp_strategy *tmpl, dp_contention cont,
+			     bool capped, int round, int rounds, tried *x,
+			     dp_err *err)
+{
+	tried o[2];
+	dp_strategy_init(&o[0].s);
+	dp_strategy_init(&o[1].s);
 	dp_status st = DP_OK;
-	int made = 0;
 	for (int i = 0; !st && i < 2; i++) {
-		if ((st = alloc_like(t->g, tmpl, &o[i], err)))
-			break;
-		made++;
-		if ((st = search(t, &o[i], i == 0, round, rounds, err)))
-			break;
-		cost[i] = dpi_tofu_cost(t->g, &o[i], alpha, t->bw);
-		est[i] = dpi_tofu_estimate(t->g, &o[i]);
+		st = alloc_like(t->g, tmpl, &o[i].s, err);
+		if (!st)
+			st = search(t, &o[i].s, i == 0, round, rounds, err);
+		if (!st)
+			st = simulate(t->g, m, cont, capped, &o[i], err);
 	}
 	if (st) {
-		for (int i = 0; i < made; i++)
-			dp_strategy_free(&o[i]);
+		dp_strategy_free(&o[0].s);
+		dp_strategy_free(&o[1].s);
 		return st;
 	}
-	int b = t->lambda > 0 ? est[1] < est[0] ||
-					(est[1] == est[0] && cost[1] < cost[0])
-			      : cost[1] < cost[0];
-	*s = o[b];
-	*mem = est[b];
-	dp_strategy_free(&o[1 - b]);
+	int b = better(&o[1], &o[0]);
+	*x = o[b];
+	dp_strategy_free(&o[1 - b].s);
 	return DP_OK;
 }
 
@@ -327,7 +373,6 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  dp_strategy *out, dp_err *err)
 {
-	(void)o;
 	static const double lambdas[] = {0, 1.0 / 16, 0.25, 1, 4, 16, 64};
 	const int nl = (int)(sizeof lambdas / sizeof lambdas[0]);
 	dp_status st = dpi_algo_poll(p, "tofu", "splitting", 0, err);
@@ -335,56 +380,54 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 		st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
-	int64_t cap = DP_CAP_UNLIMITED;
+	bool capped = false;
 	for (int d = 0; d < m->k; d++)
-		cap = m->cap[d] < cap ? m->cap[d] : cap;
+		capped = capped || m->cap[d] != DP_CAP_UNLIMITED;
+	dp_algo_opts def;
+	dp_contention cont = dpi_algo_opts_or_default(o, &def)->contention;
 	dpi_tofu_search t;
 	memset(&t, 0, sizeof t);
 	t.g = g;
 	t.p = p;
 	t.lv.alpha = m->lat * m->bw;
 	t.bw = m->bw;
-	dp_strategy best, cur;
-	dp_strategy_init(&best);
-	dp_strategy_init(&cur);
-	best.k = m->k;
-	best.spmd.naxes = dpi_tofu_mesh(m->k, best.spmd.mesh);
-	double best_mem = 0;
+	tried best, cur;
+	dp_strategy_init(&best.s);
+	best.s.k = m->k;
+	best.s.spmd.naxes = dpi_tofu_mesh(m->k, best.s.spmd.mesh);
+	dp_strategy tmpl = best.s;
 	bool have = false;
 	if ((st = build(&t, err)))
 		goto out;
-	for (int r = 0; r < nl; r++) {
+	for (int r = 0; r < (capped ? nl : 1); r++) {
 		t.lambda = lambdas[r];
-		int rounds = cap == DP_CAP_UNLIMITED ? 1 : nl;
-		double mem;
-		if ((st = search_both(&t, &best, t.lv.alpha, r, rounds, &cur,
-				      &mem, err)))
+		if ((st = search_both(&t, m, &tmpl, cont, capped, r,
+				      capped ? nl : 1, &cur, err)))
 			break;
-		if (!have || mem < best_mem) {
-			dp_strategy tmp = best;
+		if (!have || better(&cur, &best)) {
+			dp_strategy_free(&best.s);
 			best = cur;
-			cur = tmp;
-			best_mem = mem;
 			have = true;
+		} else {
+			dp_strategy_free(&cur.s);
 		}
-		dp_strategy_free(&cur);
-		if (cap == DP_CAP_UNLIMITED || best_mem <= (double)cap)
+		if (best.over <= 1)
 			break;
 	}
 out:
-	dp_strategy_free(&cur);
 	release(&t);
 	if (st || !have) {
-		dp_strategy_free(&best);
+		if (have)
+			dp_strategy_free(&best.s);
 		return st;
 	}
-	int pos = snprintf(best.label, sizeof best.label, "tofu ");
-	for (int a = 0; a < best.spmd.naxes; a++)
-		pos += snprintf(best.label + pos,
-				sizeof best.label - (size_t)pos, "%s%d",
-				a ? "x" : "", best.spmd.mesh[a]);
-	snprintf(best.algo, sizeof best.algo, "tofu");
-	*out = best;
+	int pos = snprintf(best.s.label, sizeof best.s.label, "tofu ");
+	for (int a = 0; a < best.s.spmd.naxes; a++)
+		pos += snprintf(best.s.label + pos,
+				sizeof best.s.label - (size_t)pos, "%s%d",
+				a ? "x" : "", best.s.spmd.mesh[a]);
+	snprintf(best.s.algo, sizeof best.s.algo, "tofu");
+	*out = best.s;
 	return dpi_algo_poll(p, "tofu", "splitting", 1, err);
 }
 
