@@ -7,6 +7,7 @@
 #   out by hand below, and that plans on two devices;
 # - the export is deterministic (two runs, same bytes);
 # - the demo transformer exports and loads;
+# - tests/data/torch_gpt.json is what tests/data/torch_gpt.sh makes;
 # - the MLP and transformer exports carry dims (iteration spaces);
 # - --measure times ops with torch.profiler (on the CPU here);
 # - a model torch.fx cannot trace is an error with exit status 2.
@@ -65,6 +66,15 @@ if "$PY" tools/from_pytorch.py --demo transformer -o "$TMP/tr.json" \
 	ok transformer-export-loads
 else
 	fail transformer-export-loads "$(tail -n 2 "$TMP/log" "$TMP/info" | tr '\n' ' ')"
+fi
+
+# tests/data/torch_gpt.json (test_megatron's PyTorch export) is what its
+# script makes today
+if sh tests/data/torch_gpt.sh "$TMP/gpt.json" >"$TMP/log" 2>&1 &&
+	cmp -s "$TMP/gpt.json" tests/data/torch_gpt.json; then
+	ok gpt-fixture-current
+else
+	fail gpt-fixture-current "tests/data/torch_gpt.json differs from what tests/data/torch_gpt.sh makes; rerun it ($(tail -n 1 "$TMP/log"))"
 fi
 
 if "$PY" tools/from_pytorch.py --demo mlp --measure -o "$TMP/mlp.json" \

@@ -16,16 +16,16 @@
 
 extern const dp_algo dpi_algo_megatron;
 
-enum { B = 8, S = 4, H = 16, F = 64 };
+enum { B = 8, S = 4, H = 16 };
 
 /* x -> fc1 {b,s,h,f} -> act -> fc2 {b,s,f,h} -> loss (its output: the
  * gradient dy) -> fc2_grad -> act_grad -> fc1_grad -> x_grad, weight
  * gradients into the updates of w1 [h,f] and w2 [f,h]; with param_edges
  * the variables also feed their updates, without they are joined by their
  * colocation group alone, as in the sample graphs. */
-static dp_graph *block(bool param_edges)
+static dp_graph *block(bool param_edges, const char *fdim, int F)
 {
-	static char text[8192];
+	static char text[8192], named[12288];
 	const int Y = B * S * H * 4, A = B * S * F * 4, W = H * F * 4;
 	snprintf(
 		text, sizeof text,
@@ -140,7 +140,18 @@ static dp_graph *block(bool param_edges)
 	char *cut = strstr(text, ",\n{\"from\":\"w1\",\"to\":\"upd1\"");
 	if (!param_edges && cut)
 		strcpy(cut, "\n]}\n");
-	return test_json_text(text);
+	/* the width's dim named fdim ("heads": an attention block's stand-in,
+	 * its projections split by heads) */
+	char *o = named;
+	for (const char *c = text; *c; c++)
+		if (strncmp(c, "\"f\"", 3) == 0) {
+			o += sprintf(o, "\"%s\"", fdim);
+			c += 2;
+		} else {
+			*o++ = *c;
+		}
+	*o = '\0';
+	return test_json_text(named);
 }
 
 static bool strategize(const dp_graph *g, const dp_machine *m, int tp,
@@ -153,14 +164,34 @@ static bool strategize(const dp_graph *g, const dp_machine *m, int tp,
 	return dpi_algo_megatron.strategize(g, m, &o, NULL, s, err) == DP_OK;
 }
 
+/* megatron with --tp t on k devices of g into *s, lowered into *l (the
+ * caller frees both); false, failing the test, when it cannot. */
+static bool lowered(const dp_graph *g, int k, int t, dp_strategy *s,
+		    dp_lowered *l)
+{
+	test_machine tm;
+	test_machine_init(&tm, k, 1000, 1);
+	dp_err err;
+	if (!strategize(g, &tm.m, t, s, &err)) {
+		test_fail(__FILE__, __LINE__, "megatron: %s", err.msg);
+		return false;
+	}
+	if (dp_strategy_lower(g, &tm.m, s, NULL, l, &err)) {
+		test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
+		dp_strategy_free(s);
+		return false;
+	}
+	return true;
+}
+
 /* Cross-device bytes: per all-reduce of the activation Y among T devices,
  * 2(T-1)/T x Y per device and T devices, so 2(T-1) x Y in all, in each of
  * the D data-parallel groups, which hold Y/D each: 2 all-reduces per step
  * move 4(T-1) x Y; the weight gradients, each device's 1/T of them, are
  * all-reduced over D: 2(D-1) x (W1 + W2). */
-static void check_block(bool param_edges)
+static void check_block(bool param_edges, const char *fdim, int F)
 {
-	dp_graph *g = block(param_edges);
+	dp_graph *g = block(param_edges, fdim, F);
 	REQUIRE(g);
 	const int64_t Y = B * S * H * 4, W = H * F * 4;
 	static const int cases[][2] = {{2, 2}, {4, 4}, {4, 2}, {8, 2}, {8, 4}};
@@ -210,13 +241,132 @@ static void check_block(bool param_edges)
  * variable by an edge or by its colocation group. */
 static void test_block_two_allreduces(void)
 {
-	check_block(true);
-	check_block(false);
+	check_block(true, "f", 64);
+	check_block(false, "f", 64);
+}
+
+/* Five heads, which T = 2 and T = 4 do not divide: blocks of 2, 3 and of
+ * 1, 1, 1, 2 heads (floor(q x 5 / T)). The all-reduces move what they move
+ * for equal blocks (the activations are whole on every device); each
+ * instance does its block's share of the work and holds its share of the
+ * weights, so the devices with more heads set the step's time. */
+static void test_five_heads_split_unevenly(void)
+{
+	check_block(true, "heads", 5);
+	dp_graph *g = block(true, "heads", 5);
+	REQUIRE(g);
+	const int64_t W3 = 3 * H * 5 * 4; /* w1's param bytes */
+	static const struct {
+		int t;
+		const char *op;
+		double time;
+		int64_t param;
+	} want[] = {
+		{2, "fc1#d0", 40.0 * 2 / 5, 0},
+		{2, "fc1#d1", 40.0 * 3 / 5, 0},
+		{2, "w1#d0", 0, W3 * 2 / 5},
+		{2, "w1#d1", 0, W3 - W3 * 2 / 5},
+		{4, "fc2_grad#d0", 40.0 / 5, 0},
+		{4, "fc2_grad#d3", 40.0 * 2 / 5, 0},
+		{4, "w2#d2", 0, W3 * 3 / 5 - W3 * 2 / 5},
+		{4, "w2#d3", 0, W3 - W3 * 3 / 5},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		dp_strategy s;
+		dp_lowered l;
+		if (!lowered(g, want[i].t, want[i].t, &s, &l))
+			continue;
+		uint32_t u = dp_graph_find(l.g, want[i].op);
+		REQUIRE(u != UINT32_MAX);
+		CHECK_NEAR(l.g->ops[u].time_us, want[i].time, 1e-12);
+		CHECK_INT(l.g->ops[u].param_bytes, want[i].param);
+		dp_lowered_free(&l);
+		dp_strategy_free(&s);
+	}
+	dp_graph_free(g);
+}
+
+/* Cross-device bytes of the transfers into or out of ops whose name starts
+ * with prefix: one per (producer, device), as the simulator moves them
+ * (DESIGN 3.1), so a reduce feeding three consumers on a device counts
+ * once. */
+static int64_t bytes_around(const dp_lowered *l, const char *prefix)
+{
+	int64_t sum = 0;
+	size_t n = strlen(prefix);
+	const dp_graph *g = l->g;
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		const dp_edge *ed = &g->edges[e];
+		int32_t to = l->placement[ed->to];
+		if (ed->control || l->placement[ed->from] == to ||
+		    (strncmp(dp_graph_op_name(g, ed->from), prefix, n) &&
+		     strncmp(dp_graph_op_name(g, ed->to), prefix, n)))
+			continue;
+		bool first = true;
+		for (uint32_t f = 0; f < e; f++)
+			if (g->edges[f].from == ed->from &&
+			    !g->edges[f].control &&
+			    l->placement[g->edges[f].to] == to)
+				first = false;
+		sum += first ? ed->bytes : 0;
+	}
+	return sum;
+}
+
+/* The PyTorch bridge's export of two GPT blocks (tests/data/torch_gpt.sh):
+ * its ops name their dims each in their own way (fc1's width is `n`, so is
+ * fc2's reduction dim, and no op has `f` or `heads`), so each MLP is found
+ * by structure. K = 4, T = 2: both MLPs split on their width with their
+ * weights, gradients and updates; per block one all-reduce of fc2's output
+ * Y = 8 x 32 x 64 x 4 bytes forward and one of fc1's input gradient
+ * backward, each 2(T-1) x Y across the D = 2 groups (Y/D each). Attention,
+ * whose reshape into heads leaves its ops without dims, stays data
+ * parallel. */
+static void test_pytorch_export_splits_its_mlps(void)
+{
+	dp_graph *g = test_load_ok("tests/data/torch_gpt.json");
+	REQUIRE(g);
+	dp_strategy s;
+	dp_lowered l;
+	if (!lowered(g, 4, 2, &s, &l)) {
+		dp_graph_free(g);
+		return;
+	}
+	CHECK_STR(s.label, "megatron 2x2");
+	static const char *const split_n[] = {
+		"blocks_0_fc1",
+		"gelu",
+		"blocks_0_fc2",
+		"blocks.0.fc1.weight",
+		"blocks.1.fc2.weight/adam",
+		"blocks_1_fc1/grad",
+		"blocks_1_fc2/grad_blocks.1.fc2.weight"};
+	for (size_t i = 0; i < sizeof split_n / sizeof split_n[0]; i++) {
+		uint32_t u = dp_graph_find(g, split_n[i]);
+		REQUIRE(u != UINT32_MAX);
+		int n = dp_op_find_dim(g, u, "n");
+		REQUIRE(n >= 0);
+		CHECK_INT(
+			s.spmd.axes[(size_t)u * DP_MAX_OP_DIMS + (uint32_t)n] &
+				2,
+			2);
+	}
+	uint32_t qkv = dp_graph_find(g, "blocks_0_qkv");
+	for (uint32_t i = 0; qkv != UINT32_MAX && i < DP_MAX_OP_DIMS; i++)
+		CHECK_INT(s.spmd.axes[(size_t)qkv * DP_MAX_OP_DIMS + i] & 2, 0);
+	const int64_t Y = 8 * 32 * 64 * 4;
+	CHECK_INT(bytes_around(&l, "blocks_0_fc2/rs#"), 2 * Y);
+	CHECK_INT(bytes_around(&l, "blocks_1_fc2/rs#"), 2 * Y);
+	CHECK_INT(bytes_around(&l, "blocks_0_fc1/grad/rs#"), 2 * Y);
+	CHECK_INT(bytes_around(&l, "blocks_1_fc1/grad/rs#"), 2 * Y);
+	dp_lowered_free(&l);
+	dp_strategy_free(&s);
+	dp_graph_free(g);
 }
 
 static void test_default_tp_pins_cancel(void)
 {
-	dp_graph *g = block(true);
+	dp_graph *g = block(true, "f", 64);
 	REQUIRE(g);
 	test_machine tm;
 	test_machine_init(&tm, 4, 1000, 1);
@@ -246,4 +396,6 @@ static void test_default_tp_pins_cancel(void)
 	dp_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_block_two_allreduces), TEST(test_default_tp_pins_cancel))
+TEST_MAIN(TEST(test_block_two_allreduces), TEST(test_five_heads_split_unevenly),
+	  TEST(test_pytorch_export_splits_its_mlps),
+	  TEST(test_default_tp_pins_cancel))

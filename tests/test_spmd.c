@@ -121,6 +121,54 @@ static void test_megatron_mlp_moves_one_all_reduce(void)
 	dp_graph_free(g);
 }
 
+/* The same split in 3 parts, which do not divide n = 32: blocks [0,10),
+ * [10,21), [21,32) (floor(q x 32 / 3)), each instance with its block's
+ * share of the time and bytes; the all-reduce moves what it moves for
+ * equal blocks, 2(3-1)/3 x 512 per device (chunks of 170, 171, 171). */
+static void test_uneven_blocks_share_time_and_bytes(void)
+{
+	dp_graph *g = test_json_text(mlp);
+	REQUIRE(g);
+	dp_strategy s;
+	REQUIRE(spmd_of(g, 3, &s));
+	split(g, &s, "mm1", "n", 1);
+	split(g, &s, "mm2", "n", 1);
+	dp_lowered l = {0};
+	if (lower(g, &s, 3, &l)) {
+		static const struct {
+			const char *op;
+			double time;
+			int64_t out, temp;
+		} want[] = {
+			{"mm1#d0", 40.0 * 10 / 32, 320, 31},
+			{"mm1#d1", 40.0 * 11 / 32, 352, 34},
+			{"mm1#d2", 40.0 * 11 / 32, 352, 35},
+			{"mm2#d0", 40.0 * 10 / 32, 512, 0},
+			{"mm2#d2", 40.0 * 11 / 32, 512, 0},
+			{"mm2/rs#d0", 0, 170, 0},
+			{"mm2/rs#d1", 0, 171, 0},
+		};
+		for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+			uint32_t u = dp_graph_find(l.g, want[i].op);
+			REQUIRE(u != UINT32_MAX);
+			CHECK_NEAR(l.g->ops[u].time_us, want[i].time, 1e-12);
+			CHECK_INT(l.g->ops[u].output_bytes, want[i].out);
+			CHECK_INT(l.g->ops[u].temp_bytes, want[i].temp);
+		}
+		CHECK_INT(cross_bytes(&l), 2 * 2 * 512);
+		dp_sim_result r;
+		if (simulate(&l, 3, &r)) {
+			/* x, mm1, mm2 and y: the 10-wide part is idle longest */
+			CHECK_NEAR(r.dev[0].busy_us, 1 + 25 + 2, 1e-9);
+			CHECK_NEAR(r.dev[1].busy_us, 1 + 27.5 + 2, 1e-9);
+			dp_sim_result_free(&r);
+		}
+		dp_lowered_free(&l);
+	}
+	dp_strategy_free(&s);
+	dp_graph_free(g);
+}
+
 /* Data x tensor parallel on a mesh [2,2]: the batch on axis 0, the MLP's
  * n on axis 1. mm2's partial sums are all-reduced inside each tensor
  * parallel pair only, over its half of the batch: 2(2-1)/2 x 512/2 bytes
@@ -329,11 +377,15 @@ static void test_check_names_op_dim_and_expectation(void)
 	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	dp_strategy s;
-	REQUIRE(spmd_of(g, 3, &s));
-	CHECK_STR(check_msg(g, &s, 4), "");
-	split(g, &s, "mm1", "n", 1);
-	CHECK_STR(check_msg(g, &s, 4),
-		  "op 'mm1', dim 'n': 3 parts do not divide n=32");
+	REQUIRE(spmd_of(g, 9, &s));
+	CHECK_STR(check_msg(g, &s, 9), "");
+	split(g, &s, "mm1", "n", 1); /* 9 parts of 32: unequal, but valid */
+	CHECK_STR(check_msg(g, &s, 9), "");
+	split(g, &s, "mm1", "b", 1);
+	split(g, &s, "mm1", "n", 0);
+	CHECK_STR(check_msg(g, &s, 9),
+		  "op 'mm1', dim 'b': 9 parts are more than b=8; every part "
+		  "needs at least one index");
 	dp_strategy_free(&s);
 
 	REQUIRE(spmd_of(g, 4, &s));
@@ -677,6 +729,7 @@ static void test_random_graphs_keep_the_invariants(void)
 }
 
 TEST_MAIN(TEST(test_megatron_mlp_moves_one_all_reduce),
+	  TEST(test_uneven_blocks_share_time_and_bytes),
 	  TEST(test_megatron_inside_data_parallel_pairs),
 	  TEST(test_dp_moves_two_k_minus_one_over_k_params),
 	  TEST(test_zero_splits_update_and_moves_what_dp_moves),

@@ -300,8 +300,9 @@ static void test_bad_files_say_where_and_what(void)
 	const char *spmd = "\"kind\":\"spmd\",\"mesh\":";
 	char body[1024];
 	snprintf(body, sizeof body,
-		 "%s[3],\n\"ops\":{\"fc\":{\"split\":{\"n\":3}}}", spmd);
-	CHECK_STR(bad(body, 3), "3:27: ops.fc.split.n: 3 does not divide n=8");
+		 "%s[9],\n\"ops\":{\"fc\":{\"split\":{\"n\":9}}}", spmd);
+	CHECK_STR(bad(body, 9), "3:27: ops.fc.split.n: 9 parts are more than "
+				"n=8; every part needs at least one index");
 	snprintf(body, sizeof body, "%s[2],\n\"ops\":{\"nope\":{}}", spmd);
 	CHECK_STR(bad(body, 2), "3:8: ops: unknown op 'nope': the graph "
 				"'train' has no op of that name");

@@ -41,19 +41,21 @@ static int axes_of(const dp_graph *g, const dp_strategy *s, const char *op,
 }
 
 /* x[b,k] -> mm{b,k,n} <- w[k,n]; mm -> y{b,n} (a scalar). No batch dim and
- * no roles: every op must be split, as in the paper. */
+ * no roles; every op takes long enough that repeating it costs more than
+ * any split moves (1 ms: 1 MB at the tests' 1000 bytes/us), so every op
+ * is split, as in the paper. */
 static dp_graph *matmul(int b, int k, int n)
 {
 	char text[2048];
 	snprintf(text, sizeof text,
 		 "{\"name\":\"mm\",\"ops\":[\n"
-		 "{\"name\":\"x\",\"time_us\":1,\"dims\":{\"b\":%d,\"k\":%d},"
+		 "{\"name\":\"x\",\"time_us\":1e3,\"dims\":{\"b\":%d,\"k\":%d},"
 		 "\"out\":[\"b\",\"k\"],\"output_bytes\":%d},\n"
-		 "{\"name\":\"w\",\"time_us\":1,\"dims\":{\"k\":%d,\"n\":%d},"
+		 "{\"name\":\"w\",\"time_us\":1e3,\"dims\":{\"k\":%d,\"n\":%d},"
 		 "\"out\":[\"k\",\"n\"],\"output_bytes\":%d},\n"
-		 "{\"name\":\"mm\",\"time_us\":100,\"dims\":{\"b\":%d,\"k\":%d,"
+		 "{\"name\":\"mm\",\"time_us\":1e4,\"dims\":{\"b\":%d,\"k\":%d,"
 		 "\"n\":%d},\"out\":[\"b\",\"n\"],\"output_bytes\":%d},\n"
-		 "{\"name\":\"y\",\"time_us\":1,\"dims\":{\"b\":%d,\"n\":%d},"
+		 "{\"name\":\"y\",\"time_us\":1e3,\"dims\":{\"b\":%d,\"n\":%d},"
 		 "\"out\":[],\"output_bytes\":4}\n"
 		 "],\"edges\":[\n"
 		 "{\"from\":\"x\",\"to\":\"mm\",\"dims\":[\"b\",\"k\"]},\n"
@@ -67,7 +69,10 @@ static dp_graph *matmul(int b, int k, int n)
 /* By hand, per level of 2 parts: splitting mm's b moves w (an all-gather
  * of W bytes in all), its n moves x (X), its k the partial sums into y
  * (Y, a reduce-scatter); x, w and y follow mm for free. The cheapest is
- * the smallest of X, W, Y, at both levels of K=4. */
+ * the smallest of X, W, Y, at both levels of K=4, where each of the two
+ * groups of the second level moves it again for a tensor the first level
+ * did not divide: 3 x it in all, which is what the lowering moves on 4
+ * devices ((K-1) x the tensor for a gather or a reduce-scatter). */
 static void test_single_matmul_picks_the_hand_computed_split(void)
 {
 	static const struct {
@@ -92,7 +97,13 @@ static void test_single_matmul_picks_the_hand_computed_split(void)
 		if (run(g, &tm.m, NULL, &s)) {
 			CHECK_INT(s.spmd.naxes, 2);
 			CHECK_INT(axes_of(g, &s, "mm", cases[c].dim), 3);
-			CHECK_NEAR(dpi_tofu_cost(g, &s, 0), 2 * best, 1e-6);
+			CHECK_NEAR(dpi_tofu_cost(g, &s, 0, 0), 3 * best, 1e-6);
+			dp_lowered l;
+			dp_err err;
+			REQUIRE(!dp_strategy_lower(g, &tm.m, &s, NULL, &l,
+						   &err));
+			CHECK_INT(cross_bytes(&l), 3 * (int64_t)best);
+			dp_lowered_free(&l);
 		}
 		dp_strategy_free(&s);
 		/* one level on 2 devices: the lowering moves exactly that */
@@ -173,7 +184,7 @@ static void brute_rec(brute *b, int l, uint32_t u)
 		if (l + 1 < s->spmd.naxes)
 			brute_rec(b, l + 1, 0);
 		else {
-			double c = dpi_tofu_cost(g, s, b->alpha);
+			double c = dpi_tofu_cost(g, s, b->alpha, 0);
 			b->tried++;
 			if (c < b->best)
 				b->best = c;
@@ -222,11 +233,12 @@ static void check_mlp_brute(int bsz, int h, int f, int k, double lat)
 	}
 	brute_rec(&b, 0, 0);
 	CHECK(b.tried > 1000);
-	if (!(dpi_tofu_cost(g, &s, b.alpha) <= b.best * (1 + 1e-9)))
+	if (!(dpi_tofu_cost(g, &s, b.alpha, 0) <= b.best * (1 + 1e-9)))
 		test_fail(__FILE__, __LINE__,
 			  "batch %d, K=%d, latency %g: tofu costs %.9g, the "
 			  "brute force %.9g",
-			  bsz, k, lat, dpi_tofu_cost(g, &s, b.alpha), b.best);
+			  bsz, k, lat, dpi_tofu_cost(g, &s, b.alpha, 0),
+			  b.best);
 	CHECK(!dp_strategy_check(g, &tm.m, &s, &err));
 	dp_strategy_free(&s);
 	dp_strategy_free(&bs);
@@ -241,6 +253,40 @@ static void test_mlp_equals_brute_force(void)
 	/* a batch of 2: only one level can split it */
 	check_mlp_brute(2, 16, 32, 4, 25);
 	check_mlp_brute(2, 4, 64, 4, 25);
+}
+
+/* The MLP with a batch of 1 (nothing to split along it) on 2 devices,
+ * h 16, f 64: X = Y = 64 bytes, the hidden activation A = 256, each
+ * weight W = 4096; mm1 and mm2 take 50 us (50,000 bytes of repeated
+ * compute at 1000 bytes/us), x and y 1 us. By hand: Megatron's split (mm1
+ * on its output f, mm2 on its reduction f) moves x to
+ * both halves (X: x split on h and gathered, cheaper than repeating it)
+ * and reduce-scatters mm2's partial sums into y split on h (Y): X + Y =
+ * 128 (the weights, which no gradient follows here, stay whole: each
+ * half reads its block of its copy, a tie with splitting them). Splitting
+ * mm1 on its reduction h costs the partial sums A
+ * instead; mm2 on its output h gathers A; keeping either MatMul whole
+ * repeats 50 us. So tofu picks Megatron's split, and the lowering moves
+ * exactly those 128 bytes. */
+static void test_mlp_without_batch_splits_like_megatron(void)
+{
+	dp_graph *g = mlp(1, 16, 64, 16 * 64 * 4);
+	REQUIRE(g);
+	test_machine tm;
+	test_machine_init(&tm, 2, 1000, 0);
+	dp_strategy s;
+	if (run(g, &tm.m, NULL, &s)) {
+		CHECK_INT(axes_of(g, &s, "mm1", "f"), 1);
+		CHECK_INT(axes_of(g, &s, "mm2", "f"), 1);
+		CHECK_NEAR(dpi_tofu_cost(g, &s, 0, tm.m.bw), 128, 1e-9);
+		dp_lowered l;
+		dp_err err;
+		REQUIRE(!dp_strategy_lower(g, &tm.m, &s, NULL, &l, &err));
+		CHECK_INT(cross_bytes(&l), 128);
+		dp_lowered_free(&l);
+	}
+	dp_strategy_free(&s);
+	dp_graph_free(g);
 }
 
 static void test_sample_checks_lowers_and_is_deterministic(void)
@@ -337,5 +383,6 @@ static void test_pins_cancel(void)
 
 TEST_MAIN(TEST(test_single_matmul_picks_the_hand_computed_split),
 	  TEST(test_mlp_equals_brute_force),
+	  TEST(test_mlp_without_batch_splits_like_megatron),
 	  TEST(test_sample_checks_lowers_and_is_deterministic),
 	  TEST(test_caps_split_the_weights), TEST(test_pins_cancel))

@@ -852,18 +852,23 @@ class DemoCNN(nn.Module):
         return self.fc(self.pool(y).flatten(1))
 
 
+def block_layers(m, d):
+    """A transformer block's layers (pre-LN attention and MLP) on m."""
+    m.ln1 = nn.LayerNorm(d)
+    m.qkv = nn.Linear(d, 3 * d)
+    m.proj = nn.Linear(d, d)
+    m.ln2 = nn.LayerNorm(d)
+    m.fc1 = nn.Linear(d, 4 * d)
+    m.fc2 = nn.Linear(4 * d, d)
+
+
 class DemoTransformer(nn.Module):
     """One pre-LN transformer block (single head) on token embeddings."""
 
     def __init__(self, vocab=1000, d=128):
         super().__init__()
         self.emb = nn.Embedding(vocab, d)
-        self.ln1 = nn.LayerNorm(d)
-        self.qkv = nn.Linear(d, 3 * d)
-        self.proj = nn.Linear(d, d)
-        self.ln2 = nn.LayerNorm(d)
-        self.fc1 = nn.Linear(d, 4 * d)
-        self.fc2 = nn.Linear(4 * d, d)
+        block_layers(self, d)
         self.head = nn.Linear(d, vocab)
         self.d = d  # not x.shape: unpacking a traced shape fails in fx
 
@@ -878,11 +883,52 @@ class DemoTransformer(nn.Module):
         return self.head(x)
 
 
+class DemoGPTBlock(nn.Module):
+    """A pre-LN GPT block with multi-head attention and a GELU MLP."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        block_layers(self, d)
+        self.d, self.heads = d, heads
+
+    def forward(self, x):
+        d, nh = self.d, self.heads
+        b, s = x.shape[0], x.shape[1]
+        h = self.qkv(self.ln1(x))
+        q, k, v = h[..., :d], h[..., d:2 * d], h[..., 2 * d:]
+        q = q.reshape(b, s, nh, d // nh).transpose(1, 2)
+        k = k.reshape(b, s, nh, d // nh).transpose(1, 2)
+        v = v.reshape(b, s, nh, d // nh).transpose(1, 2)
+        att = torch.softmax(q @ k.transpose(2, 3) / 8.0, dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.proj(y)
+        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
+
+
+class DemoGPT(nn.Module):
+    """Two GPT blocks on token embeddings (tests/data/torch_gpt.json)."""
+
+    def __init__(self, vocab=256, d=64, heads=4, layers=2):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(DemoGPTBlock(d, heads)
+                                    for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.ln_f(x))
+
+
 DEMOS = {
     "mlp": (DemoMLP, lambda: (torch.randn(64, 1, 28, 28),)),
     "cnn": (DemoCNN, lambda: (torch.randn(32, 3, 32, 32),)),
     "transformer": (DemoTransformer,
                     lambda: (torch.randint(0, 1000, (8, 64)),)),
+    "gpt": (DemoGPT, lambda: (torch.randint(0, 256, (8, 32)),)),
 }
 
 

@@ -18,46 +18,34 @@
  * replicated when D does not divide their batch. Pinned ops stay whole on
  * their pin.
  *
+ * A graph without dims `f` and `heads` (a PyTorch export, whose ops name
+ * their dims each in their own way) has its column/row pairs found by
+ * structure instead (internal/tp_pairs.h).
+ *
  * T: o->tp when given (it must divide K); else, among the T that divide K
- * and every `f` (and that leave a D dividing the batch, when some do), the
- * smallest whose per-device memory estimate (internal/tofu.h) fits the
- * smallest cap, else the one with the smallest estimate. Attention is split
- * only when T divides its heads.
+ * (and that leave a D dividing the batch, when some do), the smallest
+ * whose per-device memory estimate (internal/tofu.h) fits the smallest
+ * cap, else the one with the smallest estimate. A dim that T does not
+ * divide (gpt2-xl's 25 heads) is split unevenly, in blocks of ceil and
+ * floor size (internal/spmd.h): the devices with the larger blocks set
+ * the step's time. A dim smaller than T is not split.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
 #include "internal/spmd.h"
 #include "internal/tofu.h"
+#include "internal/tp_pairs.h"
 
-/* Whether every op with dim `name` has a size that t divides. */
-static bool divides_all(const dp_graph *g, const char *name, int t)
-{
-	for (uint32_t u = 0; u < g->nops; u++) {
-		dp_dims d;
-		int i = dp_op_find_dim(g, u, name);
-		if (i >= 0 && dp_op_dims(g, u, &d) && d.sizes[i] % t != 0)
-			return false;
-	}
-	return true;
-}
-
-/* Whether some op has a dim called name. */
-static bool has_dim(const dp_graph *g, const char *name)
-{
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (dp_op_find_dim(g, u, name) >= 0)
-			return true;
-	return false;
-}
-
-/* Fills s (allocated, mesh [d, t]) with Megatron's layout. */
-static void layout(const dp_graph *g, dp_strategy *s, int d, int t)
+/* Fills s (allocated, mesh [d, t]) with Megatron's layout, the tensor
+ * axis on dim[u]. */
+static void layout(const dp_graph *g, const int8_t *dim, dp_strategy *s, int d,
+		   int t)
 {
 	const char *bd = dp_graph_batch_dim(g);
-	bool heads = divides_all(g, "heads", t);
 	for (uint32_t u = 0; u < g->nops; u++) {
 		uint8_t *ax = &s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS];
 		if (g->ops[u].pin >= 0) {
@@ -73,19 +61,13 @@ static void layout(const dp_graph *g, dp_strategy *s, int d, int t)
 		int b = bd[0] ? dp_op_find_dim(g, u, bd) : -1;
 		if (b >= 0 && d > 1 && dd.sizes[b] % d == 0)
 			ax[b] |= 1;
-		if (t == 1)
-			continue;
-		int f = dp_op_find_dim(g, u, "f");
-		int h = heads ? dp_op_find_dim(g, u, "heads") : -1;
-		if (f >= 0)
-			ax[f] |= 2;
-		else if (h >= 0)
-			ax[h] |= 2;
+		if (t > 1 && dim[u] >= 0 && dd.sizes[dim[u]] >= t)
+			ax[dim[u]] |= 2;
 	}
 }
 
-static dp_status make(const dp_graph *g, const dp_machine *m, int t,
-		      dp_strategy *s, dp_err *err)
+static dp_status make(const dp_graph *g, const int8_t *dim, const dp_machine *m,
+		      int t, dp_strategy *s, dp_err *err)
 {
 	dp_strategy_init(s);
 	dp_status st = dp_strategy_alloc(s, DP_STRAT_SPMD, g, 0, err);
@@ -95,9 +77,69 @@ static dp_status make(const dp_graph *g, const dp_machine *m, int t,
 	s->spmd.naxes = 2;
 	s->spmd.mesh[0] = m->k / t;
 	s->spmd.mesh[1] = t;
-	layout(g, s, m->k / t, t);
+	layout(g, dim, s, m->k / t, t);
 	snprintf(s->label, sizeof s->label, "megatron %dx%d", m->k / t, t);
 	snprintf(s->algo, sizeof s->algo, "megatron");
+	return DP_OK;
+}
+
+/* The T to try, in order: o's --tp, else every T dividing K that leaves
+ * a D dividing the batch (when some T does), ascending. */
+static bool candidate(const dp_graph *g, int k, int tp, int t, bool any_batch)
+{
+	int64_t batch = dp_graph_batch_size(g);
+	if (tp > 0)
+		return t == tp;
+	return k % t == 0 && !(any_batch && batch > 0 && batch % (k / t) != 0);
+}
+
+/* The best layout of dims dim (see the top of the file) into *out. */
+static dp_status search(const dp_graph *g, const int8_t *dim, int tmax,
+			const dp_machine *m, int tp, const dp_progress *p,
+			dp_strategy *out, dp_err *err)
+{
+	int k = m->k;
+	int64_t batch = dp_graph_batch_size(g);
+	int64_t cap = DP_CAP_UNLIMITED;
+	for (int d = 0; d < k; d++)
+		cap = m->cap[d] < cap ? m->cap[d] : cap;
+	bool any_batch = false;
+	for (int t = 1; t <= tmax; t++)
+		if (k % t == 0 && (batch <= 0 || batch % (k / t) == 0))
+			any_batch = true;
+	dp_strategy best;
+	dp_strategy_init(&best);
+	double best_mem = 0;
+	bool have = false;
+	dp_status st = DP_OK;
+	for (int t = 1; t <= (tp > 0 ? k : tmax); t++) {
+		if (!candidate(g, k, tp, t, any_batch))
+			continue;
+		if ((st = dpi_algo_poll(p, "megatron", "splitting",
+					(double)t / k, err)))
+			break;
+		dp_strategy s;
+		if ((st = make(g, dim, m, t, &s, err)))
+			break;
+		double mem = dpi_tofu_estimate(g, &s);
+		if (!have || (best_mem > (double)cap && mem < best_mem)) {
+			dp_strategy_free(&best);
+			best = s;
+			best_mem = mem;
+			have = true;
+		} else {
+			dp_strategy_free(&s);
+		}
+		if (best_mem <= (double)cap)
+			break;
+	}
+	if (!st && !have) /* nothing splits: data parallelism alone */
+		st = make(g, dim, m, 1, &best, err);
+	if (st) {
+		dp_strategy_free(&best);
+		return st;
+	}
+	*out = best;
 	return DP_OK;
 }
 
@@ -112,59 +154,23 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 	if (st)
 		return st;
 	int tp = o ? o->tp : 0;
-	if (tp > 0 && (k % tp != 0 || !divides_all(g, "f", tp)))
-		return dp_err_set(
-			err, DP_EINPUT, g->source, 0, 0,
-			"megatron: --tp %d must divide the %d devices "
-			"and the MLP width (every dim 'f')",
-			tp, k);
-	int64_t batch = dp_graph_batch_size(g);
-	int64_t cap = DP_CAP_UNLIMITED;
-	for (int d = 0; d < k; d++)
-		cap = m->cap[d] < cap ? m->cap[d] : cap;
+	if (tp > 0 && k % tp != 0)
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "megatron: --tp %d must divide the %d "
+				  "devices",
+				  tp, k);
+	int8_t *dim = malloc(g->nops ? g->nops : 1);
+	int n = dim ? dpi_tp_dims(g, dim) : -1;
+	if (n < 0) {
+		free(dim);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "megatron: out of memory");
+	}
 	/* nothing to split on a tensor axis: data parallelism alone */
-	int tmax = has_dim(g, "f") || has_dim(g, "heads") ? k : 1;
-	bool any_batch = false;
-	for (int t = 1; t <= tmax; t++)
-		if (k % t == 0 && divides_all(g, "f", t) &&
-		    (batch <= 0 || batch % (k / t) == 0))
-			any_batch = true;
-	dp_strategy best;
-	dp_strategy_init(&best);
-	double best_mem = 0;
-	bool have = false;
-	for (int t = 1; t <= (tp > 0 ? k : tmax); t++) {
-		if (tp > 0 ? t != tp
-			   : k % t != 0 || !divides_all(g, "f", t) ||
-				     (any_batch && batch > 0 &&
-				      batch % (k / t) != 0))
-			continue;
-		if ((st = dpi_algo_poll(p, "megatron", "splitting",
-					(double)t / k, err)))
-			break;
-		dp_strategy s;
-		if ((st = make(g, m, t, &s, err)))
-			break;
-		double mem = dpi_tofu_estimate(g, &s);
-		if (!have || (best_mem > (double)cap && mem < best_mem)) {
-			dp_strategy_free(&best);
-			best = s;
-			best_mem = mem;
-			have = true;
-		} else {
-			dp_strategy_free(&s);
-		}
-		if (best_mem <= (double)cap)
-			break;
-	}
-	if (st) {
-		dp_strategy_free(&best);
+	st = search(g, dim, n > 0 ? k : 1, m, tp, p, out, err);
+	free(dim);
+	if (st)
 		return st;
-	}
-	if (!have) /* no T divides the MLP width: data parallelism alone */
-		if ((st = make(g, m, 1, &best, err)))
-			return st;
-	*out = best;
 	return dpi_algo_poll(p, "megatron", "splitting", 1, err);
 }
 

@@ -33,40 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
 #include "internal/spmd.h"
-#include "internal/tofu.h"
-
-#define MAXC (DP_MAX_OP_DIMS + 1)
-#define EXHAUSTIVE 4096
-
-typedef struct tofu {
-	const dp_graph *g;
-	const dp_progress *p;
-	dpi_tofu_edge *te;
-	uint32_t ng;
-	uint32_t *grp;	   /* op -> group */
-	uint32_t *rep;	   /* group -> its first op */
-	uint32_t *order;   /* groups by topological position */
-	uint32_t *adj_off; /* group -> its edges to other groups */
-	uint32_t *adj;
-	int8_t *own;	/* op x rep dim -> the op's own dim index */
-	int32_t *parts; /* op x dim -> parts so far */
-	int8_t *cand;	/* group x MAXC: rep dim, -1 none, -2 pinned */
-	uint8_t *ncand;
-	uint8_t *weights; /* group holds a param or update op, or one
-			     without the batch (a position embedding): it
-			     may stay replicated, as data parallelism keeps
-			     weights */
-	double *unary;	  /* group x MAXC */
-	uint8_t *a, *b;	  /* assignments: index into cand */
-	double *dp;
-	uint8_t *bp;
-	double lambda;
-	int f;
-	dpi_tofu_level lv;
-} tofu;
+#include "internal/tofu_search.h"
+#include "internal/tp_pairs.h"
 
 static uint32_t find(uint32_t *par, uint32_t x)
 {
@@ -112,7 +84,7 @@ static bool same_dims(const dp_graph *g, uint32_t u, uint32_t v)
 	return true;
 }
 
-static dp_status build(tofu *t, dp_err *err)
+static dp_status build(dpi_tofu_search *t, dp_err *err)
 {
 	const dp_graph *g = t->g;
 	uint32_t n = g->nops, ne = g->nedges ? g->nedges : 1;
@@ -124,17 +96,19 @@ static dp_status build(tofu *t, dp_err *err)
 	t->adj = malloc(2 * ne * sizeof *t->adj);
 	t->own = malloc((size_t)n * DP_MAX_OP_DIMS + 1);
 	t->parts = malloc(((size_t)n * DP_MAX_OP_DIMS + 1) * sizeof *t->parts);
-	t->cand = malloc((size_t)(n + 1) * MAXC);
+	t->cand = malloc((size_t)(n + 1) * DPI_TOFU_MAXC);
 	t->ncand = malloc(n + 1);
 	t->weights = calloc(n + 1, 1);
-	t->unary = malloc((size_t)(n + 1) * MAXC * sizeof *t->unary);
+	t->unary = malloc((size_t)(n + 1) * DPI_TOFU_MAXC * sizeof *t->unary);
 	t->a = malloc(n + 1);
 	t->b = malloc(n + 1);
-	t->dp = malloc((size_t)(n + 1) * MAXC * sizeof *t->dp);
-	t->bp = malloc((size_t)(n + 1) * MAXC);
-	if (!t->te || !t->grp || !t->rep || !t->order || !t->adj_off ||
-	    !t->adj || !t->own || !t->parts || !t->cand || !t->ncand ||
-	    !t->weights || !t->unary || !t->a || !t->b || !t->dp || !t->bp)
+	t->dp = malloc((size_t)(n + 1) * DPI_TOFU_MAXC * sizeof *t->dp);
+	t->bp = malloc((size_t)(n + 1) * DPI_TOFU_MAXC);
+	t->tp = malloc(n + 1);
+	if (!t->tp || dpi_tp_dims(g, t->tp) < 0 || !t->te || !t->grp ||
+	    !t->rep || !t->order || !t->adj_off || !t->adj || !t->own ||
+	    !t->parts || !t->cand || !t->ncand || !t->weights || !t->unary ||
+	    !t->a || !t->b || !t->dp || !t->bp)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "tofu: out of memory");
 	dpi_tofu_edges(g, t->te);
@@ -175,15 +149,9 @@ static dp_status build(tofu *t, dp_err *err)
 		t->grp[u] = find(par, u);
 	for (uint32_t u = 0; u < n; u++)
 		t->grp[u] = id[t->grp[u]];
-	const char *bd = dp_graph_batch_dim(g);
-	for (uint32_t u = 0; u < n; u++) {
-		dp_role r = dp_op_role(g, u);
-		dp_dims d;
-		if (r == DP_ROLE_PARAM || r == DP_ROLE_UPDATE ||
-		    (bd[0] && dp_op_dims(g, u, &d) &&
-		     dp_op_find_dim(g, u, bd) < 0))
+	for (uint32_t u = 0; u < n; u++)
+		if (dpi_tofu_free_replica(g, u))
 			t->weights[t->grp[u]] = 1;
-	}
 	/* each op's dims named after its group's first op's */
 	for (uint32_t u = 0; u < n; u++) {
 		dp_dims d, rd;
@@ -230,7 +198,7 @@ static dp_status build(tofu *t, dp_err *err)
 	return DP_OK;
 }
 
-static void release(tofu *t)
+static void release(dpi_tofu_search *t)
 {
 	free(t->te);
 	free(t->grp);
@@ -248,296 +216,15 @@ static void release(tofu *t)
 	free(t->b);
 	free(t->dp);
 	free(t->bp);
-}
-
-/* Op u's own dim for its group's choice c (a rep dim, -1 or -2). */
-static int dim_of(const tofu *t, uint32_t u, int c)
-{
-	return c < 0 ? c : t->own[(size_t)u * DP_MAX_OP_DIMS + c];
-}
-
-static int choice(const tofu *t, uint32_t u, const uint8_t *a)
-{
-	uint32_t k = t->grp[u];
-	return dim_of(t, u, t->cand[(size_t)k * MAXC + a[k]]);
-}
-
-/* The candidates of every group at a level of f parts. */
-static void candidates(tofu *t)
-{
-	const dp_graph *g = t->g;
-	for (uint32_t k = 0; k < t->ng; k++) {
-		uint32_t r = t->rep[k];
-		int8_t *c = &t->cand[(size_t)k * MAXC];
-		int n = 0;
-		dp_dims d;
-		if (t->weights[k] && g->ops[r].pin < 0)
-			c[n++] = -1; /* first: ties keep weights whole */
-		if (g->ops[r].pin >= 0)
-			c[n++] = -2;
-		else if (!dp_op_dims(g, r, &d)) {
-			if (dpi_spmd_batch_role(dp_op_role(g, r)))
-				c[n++] = 0;
-		} else {
-			const int32_t *parts =
-				&t->parts[(size_t)r * DP_MAX_OP_DIMS];
-			for (uint32_t i = 0; i < d.n; i++)
-				if (d.sizes[i] % ((int64_t)parts[i] * t->f) ==
-				    0)
-					c[n++] = (int8_t)i;
-		}
-		if (n == 0)
-			c[n++] = -1;
-		t->ncand[k] = (uint8_t)n;
-	}
-}
-
-/* Bytes op u leaves undivided when it splits its dim i (memory). */
-static double kept(const dp_graph *g, uint32_t u, int i)
-{
-	const dp_op *o = &g->ops[u];
-	dp_dims d;
-	if (!dp_op_dims(g, u, &d)) {
-		bool split = i == 0 && dp_op_role(g, u) != DP_ROLE_GRAD;
-		return (double)o->param_bytes + (split ? 0 : o->output_bytes);
-	}
-	double k = 0;
-	bool inp = false, ino = d.nout < 0;
-	for (int j = 0; i >= 0 && j < d.nparam; j++)
-		inp = inp || d.param[j] == i;
-	for (int j = 0; i >= 0 && j < d.nout; j++)
-		ino = ino || d.out[j] == i;
-	if (!inp)
-		k += (double)o->param_bytes;
-	if (!ino || i < 0)
-		k += (double)o->output_bytes;
-	return k;
-}
-
-/* Per group and candidate: its edges inside the group and the memory
- * penalty. */
-static void unary_costs(tofu *t)
-{
-	const dp_graph *g = t->g;
-	size_t tot = (size_t)t->ng * MAXC;
-	memset(t->unary, 0, tot * sizeof *t->unary);
-	double share = (double)(t->f - 1) / t->f;
-	for (uint32_t u = 0; t->lambda > 0 && u < g->nops; u++) {
-		uint32_t k = t->grp[u];
-		for (int c = 0; c < t->ncand[k]; c++)
-			t->unary[(size_t)k * MAXC + c] +=
-				t->lambda * share *
-				kept(g, u,
-				     dim_of(t, u,
-					    t->cand[(size_t)k * MAXC + c]));
-	}
-	for (uint32_t e = 0; e < g->nedges; e++) {
-		const dpi_tofu_edge *te = &t->te[e];
-		uint32_t k = t->grp[te->from];
-		if (k != t->grp[te->to] || te->bytes == 0)
-			continue;
-		for (int c = 0; c < t->ncand[k]; c++) {
-			int cc = t->cand[(size_t)k * MAXC + c];
-			t->unary[(size_t)k * MAXC + c] += dpi_tofu_edge_cost(
-				te, dim_of(t, te->from, cc),
-				dim_of(t, te->to, cc), &t->lv);
-		}
-	}
-}
-
-/* Cost of edge e when group k takes candidate c, the others a[]. */
-static double edge_with(const tofu *t, uint32_t e, uint32_t k, int c,
-			const uint8_t *a)
-{
-	const dpi_tofu_edge *te = &t->te[e];
-	int cc = t->cand[(size_t)k * MAXC + c];
-	int iu = t->grp[te->from] == k ? dim_of(t, te->from, cc)
-				       : choice(t, te->from, a);
-	int iv = t->grp[te->to] == k ? dim_of(t, te->to, cc)
-				     : choice(t, te->to, a);
-	return dpi_tofu_edge_cost(te, iu, iv, &t->lv);
-}
-
-static double total(const tofu *t, const uint8_t *a)
-{
-	double s = 0;
-	for (uint32_t k = 0; k < t->ng; k++)
-		s += t->unary[(size_t)k * MAXC + a[k]];
-	for (uint32_t e = 0; e < t->g->nedges; e++) {
-		const dpi_tofu_edge *te = &t->te[e];
-		if (t->grp[te->from] != t->grp[te->to])
-			s += dpi_tofu_edge_cost(te, choice(t, te->from, a),
-						choice(t, te->to, a), &t->lv);
-	}
-	return s;
-}
-
-/* Every combination, first minimum in odometer order. */
-static void exhaustive(tofu *t)
-{
-	memset(t->b, 0, t->ng);
-	memset(t->a, 0, t->ng);
-	double best = total(t, t->a);
-	for (;;) {
-		uint32_t k = 0;
-		while (k < t->ng && t->b[k] + 1 >= t->ncand[k])
-			t->b[k++] = 0;
-		if (k == t->ng)
-			return;
-		t->b[k]++;
-		double c = total(t, t->b);
-		if (c < best) {
-			best = c;
-			memcpy(t->a, t->b, t->ng);
-		}
-	}
-}
-
-/* Coordinate descent: each group its best choice given the others. */
-static void descend(tofu *t, uint8_t *a)
-{
-	for (int sweep = 0; sweep < 100; sweep++) {
-		bool changed = false;
-		for (uint32_t k = 0; k < t->ng; k++) {
-			double bestv = 0;
-			int best = a[k];
-			for (int c = 0; c < t->ncand[k]; c++) {
-				double v = t->unary[(size_t)k * MAXC + c];
-				for (uint32_t j = t->adj_off[k];
-				     j < t->adj_off[k + 1]; j++)
-					v += edge_with(t, t->adj[j], k, c, a);
-				if (c == 0 || v < bestv - 1e-9 * bestv) {
-					bestv = v;
-					best = c;
-				}
-			}
-			if (best != a[k]) {
-				/* move only when strictly better than now */
-				double now = t->unary[(size_t)k * MAXC + a[k]];
-				for (uint32_t j = t->adj_off[k];
-				     j < t->adj_off[k + 1]; j++)
-					now += edge_with(t, t->adj[j], k, a[k],
-							 a);
-				if (bestv < now - 1e-9 * now) {
-					a[k] = (uint8_t)best;
-					changed = true;
-				}
-			}
-		}
-		if (!changed)
-			return;
-	}
-}
-
-/* A Viterbi pass along the groups in order: edges to the group just
- * before are exact, edges to groups further back use a[]. Writes b[]. */
-static void viterbi(tofu *t, const uint8_t *a, uint8_t *b)
-{
-	for (uint32_t k = 0; k < t->ng; k++) {
-		for (int c = 0; c < t->ncand[k]; c++) {
-			double loc = t->unary[(size_t)k * MAXC + c];
-			double best = 0;
-			int bi = 0;
-			for (uint32_t j = t->adj_off[k]; j < t->adj_off[k + 1];
-			     j++) {
-				uint32_t e = t->adj[j];
-				uint32_t q = t->grp[t->te[e].from] == k
-						     ? t->grp[t->te[e].to]
-						     : t->grp[t->te[e].from];
-				if (q + 1 < k)
-					loc += edge_with(t, e, k, c, a);
-			}
-			for (int c2 = 0; k > 0 && c2 < t->ncand[k - 1]; c2++) {
-				double v = t->dp[(size_t)(k - 1) * MAXC + c2];
-				for (uint32_t j = t->adj_off[k];
-				     j < t->adj_off[k + 1]; j++) {
-					uint32_t e = t->adj[j];
-					const dpi_tofu_edge *te = &t->te[e];
-					bool fromk = t->grp[te->from] == k;
-					uint32_t q = fromk ? t->grp[te->to]
-							   : t->grp[te->from];
-					if (q != k - 1)
-						continue;
-					int ck = t->cand[(size_t)k * MAXC + c];
-					int cq = t->cand[(size_t)q * MAXC + c2];
-					int iu =
-						fromk ? dim_of(t, te->from, ck)
-						      : dim_of(t, te->from, cq);
-					int iv = fromk ? dim_of(t, te->to, cq)
-						       : dim_of(t, te->to, ck);
-					v += dpi_tofu_edge_cost(te, iu, iv,
-								&t->lv);
-				}
-				if (c2 == 0 || v < best) {
-					best = v;
-					bi = c2;
-				}
-			}
-			t->dp[(size_t)k * MAXC + c] = loc + best;
-			t->bp[(size_t)k * MAXC + c] = (uint8_t)bi;
-		}
-	}
-	if (t->ng == 0)
-		return;
-	uint32_t k = t->ng - 1;
-	int bc = 0;
-	for (int c = 1; c < t->ncand[k]; c++)
-		if (t->dp[(size_t)k * MAXC + c] < t->dp[(size_t)k * MAXC + bc])
-			bc = c;
-	for (;;) {
-		b[k] = (uint8_t)bc;
-		if (k == 0)
-			break;
-		bc = t->bp[(size_t)k * MAXC + bc];
-		k--;
-	}
-}
-
-/* One level: fills t->a with every group's choice. */
-static dp_status level(tofu *t, double frac, dp_err *err)
-{
-	candidates(t);
-	unary_costs(t);
-	double combos = 1;
-	for (uint32_t k = 0; k < t->ng && combos <= EXHAUSTIVE; k++)
-		combos *= t->ncand[k];
-	dp_status st = dpi_algo_poll(t->p, "tofu", "splitting", frac, err);
-	if (st)
-		return st;
-	if (combos <= EXHAUSTIVE) {
-		exhaustive(t);
-		return DP_OK;
-	}
-	for (uint32_t k = 0; k < t->ng; k++) {
-		int best = 0;
-		for (int c = 1; c < t->ncand[k]; c++)
-			if (t->unary[(size_t)k * MAXC + c] <
-			    t->unary[(size_t)k * MAXC + best])
-				best = c;
-		t->a[k] = (uint8_t)best;
-	}
-	descend(t, t->a);
-	double cost = total(t, t->a);
-	for (int round = 0; round < 4; round++) {
-		if ((st = dpi_algo_poll(t->p, "tofu", "splitting", frac, err)))
-			return st;
-		viterbi(t, t->a, t->b);
-		descend(t, t->b);
-		double c = total(t, t->b);
-		if (!(c < cost - 1e-9 * cost))
-			break;
-		cost = c;
-		memcpy(t->a, t->b, t->ng);
-	}
-	return DP_OK;
+	free(t->tp);
 }
 
 /* Writes level l's choices into s and the parts so far. */
-static void apply(tofu *t, dp_strategy *s, int l)
+static void apply(dpi_tofu_search *t, dp_strategy *s, int l)
 {
 	const dp_graph *g = t->g;
 	for (uint32_t u = 0; u < g->nops; u++) {
-		int i = choice(t, u, t->a);
+		int i = dpi_tofu_choice(t, u, t->a);
 		if (i == -2) {
 			s->spmd.device[u] = g->ops[u].pin;
 			continue;
@@ -550,25 +237,41 @@ static void apply(tofu *t, dp_strategy *s, int l)
 	}
 }
 
-/* One whole search with penalty lambda into *s (allocated by caller). */
-static dp_status search(tofu *t, dp_strategy *s, int round, int rounds,
-			dp_err *err)
+/* One whole search with penalty lambda into *s (allocated by caller),
+ * the levels from the first down (down: each level priced exactly, the
+ * levels before it known) or from the last up (the dearest level, with
+ * the most groups, picks first; the parts of the levels not yet decided
+ * are taken as dividing every tensor fully, as if each group held only
+ * its own part). */
+static dp_status search(dpi_tofu_search *t, dp_strategy *s, bool down,
+			int round, int rounds, dp_err *err)
 {
 	const dp_graph *g = t->g;
 	for (size_t i = 0; i < (size_t)g->nops * DP_MAX_OP_DIMS; i++)
 		t->parts[i] = 1;
-	for (int l = s->spmd.naxes - 1; l >= 0; l--) {
+	for (uint32_t e = 0; e < g->nedges; e++)
+		t->te[e].pdiv = t->te[e].cdiv = 1;
+	int n = s->spmd.naxes;
+	for (int x = 0; x < n; x++) {
+		int l = down ? x : n - 1 - x;
 		t->f = t->lv.f = s->spmd.mesh[l];
 		t->lv.groups = 1;
-		for (int x = 0; x < l; x++)
-			t->lv.groups *= s->spmd.mesh[x];
+		for (int y = 0; y < l; y++)
+			t->lv.groups *= s->spmd.mesh[y];
 		if (t->f <= 1)
 			continue;
-		double frac = (round + (double)l / s->spmd.naxes) / rounds;
-		dp_status st = level(t, frac, err);
+		for (uint32_t e = 0; !down && e < g->nedges; e++)
+			t->te[e].pdiv = t->te[e].cdiv = t->lv.groups;
+		double frac = (round + (down + (double)x / n) / 2) / rounds;
+		dp_status st = dpi_tofu_solve_level(t, frac, err);
 		if (st)
 			return st;
 		apply(t, s, l);
+		for (uint32_t e = 0; down && e < g->nedges; e++)
+			dpi_tofu_divide(&t->te[e],
+					dpi_tofu_choice(t, t->te[e].from, t->a),
+					dpi_tofu_choice(t, t->te[e].to, t->a),
+					t->f);
 	}
 	return DP_OK;
 }
@@ -586,11 +289,90 @@ static dp_status alloc_like(const dp_graph *g, const dp_strategy *tmpl,
 	return DP_OK;
 }
 
+/* A searched strategy as the simulator sees it. */
+typedef struct tried {
+	dp_strategy s;
+	double ms;   /* the simulated step */
+	double over; /* the largest peak / its device's cap; 0 uncapped */
+} tried;
+
+/* Lowers and simulates x->s on m (the memory pass only under caps). */
+static dp_status simulate(const dp_graph *g, const dp_machine *m,
+			  dp_contention cont, bool capped, tried *x,
+			  dp_err *err)
+{
+	dp_lowered l;
+	dp_status st = dp_strategy_lower(g, m, &x->s, NULL, &l, err);
+	if (st)
+		return st;
+	dp_sim *sim = dp_sim_new(l.g, m, err);
+	if (!sim) {
+		dp_lowered_free(&l);
+		return DP_ENOMEM;
+	}
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	dp_sim_opts o = {.contention = cont, .skip_memory = !capped};
+	st = dp_sim_run(sim, l.placement, &o, &r, err);
+	if (!st) {
+		x->ms = r.makespan;
+		x->over = 0;
+		for (int d = 0; capped && d < m->k; d++)
+			if (m->cap[d] != DP_CAP_UNLIMITED && m->cap[d] > 0 &&
+			    (double)r.dev[d].peak_bytes / (double)m->cap[d] >
+				    x->over)
+				x->over = (double)r.dev[d].peak_bytes /
+					  (double)m->cap[d];
+	}
+	dp_sim_result_free(&r);
+	dp_sim_free(sim);
+	dp_lowered_free(&l);
+	return st;
+}
+
+/* Is a better than b: fits when b does not, else (both fit) the shorter
+ * step, else (neither fits) the smaller overflow. */
+static bool better(const tried *a, const tried *b)
+{
+	bool fa = a->over <= 1, fb = b->over <= 1;
+	if (fa != fb)
+		return fa;
+	return fa ? a->ms < b->ms : a->over < b->over;
+}
+
+/* Both orders' searches (search()), simulated; the better (better(),
+ * ties to the first, the down) into *x. */
+static dp_status search_both(dpi_tofu_search *t, const dp_machine *m,
+			     const dp_strategy *tmpl, dp_contention cont,
+			     bool capped, int round, int rounds, tried *x,
+			     dp_err *err)
+{
+	tried o[2];
+	dp_strategy_init(&o[0].s);
+	dp_strategy_init(&o[1].s);
+	dp_status st = DP_OK;
+	for (int i = 0; !st && i < 2; i++) {
+		st = alloc_like(t->g, tmpl, &o[i].s, err);
+		if (!st)
+			st = search(t, &o[i].s, i == 0, round, rounds, err);
+		if (!st)
+			st = simulate(t->g, m, cont, capped, &o[i], err);
+	}
+	if (st) {
+		dp_strategy_free(&o[0].s);
+		dp_strategy_free(&o[1].s);
+		return st;
+	}
+	int b = better(&o[1], &o[0]);
+	*x = o[b];
+	dp_strategy_free(&o[1 - b].s);
+	return DP_OK;
+}
+
 static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  dp_strategy *out, dp_err *err)
 {
-	(void)o;
 	static const double lambdas[] = {0, 1.0 / 16, 0.25, 1, 4, 16, 64};
 	const int nl = (int)(sizeof lambdas / sizeof lambdas[0]);
 	dp_status st = dpi_algo_poll(p, "tofu", "splitting", 0, err);
@@ -598,56 +380,54 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 		st = dp_algo_check_pins(g, m, err);
 	if (st)
 		return st;
-	int64_t cap = DP_CAP_UNLIMITED;
+	bool capped = false;
 	for (int d = 0; d < m->k; d++)
-		cap = m->cap[d] < cap ? m->cap[d] : cap;
-	tofu t;
+		capped = capped || m->cap[d] != DP_CAP_UNLIMITED;
+	dp_algo_opts def;
+	dp_contention cont = dpi_algo_opts_or_default(o, &def)->contention;
+	dpi_tofu_search t;
 	memset(&t, 0, sizeof t);
 	t.g = g;
 	t.p = p;
 	t.lv.alpha = m->lat * m->bw;
-	dp_strategy best, cur;
-	dp_strategy_init(&best);
-	dp_strategy_init(&cur);
-	best.k = m->k;
-	best.spmd.naxes = dpi_tofu_mesh(m->k, best.spmd.mesh);
-	double best_mem = 0;
+	t.bw = m->bw;
+	tried best, cur;
+	dp_strategy_init(&best.s);
+	best.s.k = m->k;
+	best.s.spmd.naxes = dpi_tofu_mesh(m->k, best.s.spmd.mesh);
+	dp_strategy tmpl = best.s;
 	bool have = false;
 	if ((st = build(&t, err)))
 		goto out;
-	for (int r = 0; r < nl; r++) {
+	for (int r = 0; r < (capped ? nl : 1); r++) {
 		t.lambda = lambdas[r];
-		if ((st = alloc_like(g, &best, &cur, err)))
+		if ((st = search_both(&t, m, &tmpl, cont, capped, r,
+				      capped ? nl : 1, &cur, err)))
 			break;
-		int rounds = cap == DP_CAP_UNLIMITED ? 1 : nl;
-		if ((st = search(&t, &cur, r, rounds, err)))
-			break;
-		double mem = dpi_tofu_estimate(g, &cur);
-		if (!have || mem < best_mem) {
-			dp_strategy tmp = best;
+		if (!have || better(&cur, &best)) {
+			dp_strategy_free(&best.s);
 			best = cur;
-			cur = tmp;
-			best_mem = mem;
 			have = true;
+		} else {
+			dp_strategy_free(&cur.s);
 		}
-		dp_strategy_free(&cur);
-		if (cap == DP_CAP_UNLIMITED || best_mem <= (double)cap)
+		if (best.over <= 1)
 			break;
 	}
 out:
-	dp_strategy_free(&cur);
 	release(&t);
 	if (st || !have) {
-		dp_strategy_free(&best);
+		if (have)
+			dp_strategy_free(&best.s);
 		return st;
 	}
-	int pos = snprintf(best.label, sizeof best.label, "tofu ");
-	for (int a = 0; a < best.spmd.naxes; a++)
-		pos += snprintf(best.label + pos,
-				sizeof best.label - (size_t)pos, "%s%d",
-				a ? "x" : "", best.spmd.mesh[a]);
-	snprintf(best.algo, sizeof best.algo, "tofu");
-	*out = best;
+	int pos = snprintf(best.s.label, sizeof best.s.label, "tofu ");
+	for (int a = 0; a < best.s.spmd.naxes; a++)
+		pos += snprintf(best.s.label + pos,
+				sizeof best.s.label - (size_t)pos, "%s%d",
+				a ? "x" : "", best.s.spmd.mesh[a]);
+	snprintf(best.s.algo, sizeof best.s.algo, "tofu");
+	*out = best.s;
 	return dpi_algo_poll(p, "tofu", "splitting", 1, err);
 }
 

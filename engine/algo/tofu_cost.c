@@ -58,6 +58,7 @@ static void classify(const dp_graph *g, uint32_t e, dpi_tofu_edge *t)
 	t->from = u;
 	t->to = v;
 	t->bytes = ed->control ? 0 : (double)ed->bytes;
+	t->pdiv = t->cdiv = 1;
 	memset(t->pmap, DPI_TOFU_PARTIAL, sizeof t->pmap);
 	memset(t->cmap, DPI_TOFU_NONE, sizeof t->cmap);
 	dp_dims pd, cd;
@@ -108,11 +109,13 @@ double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
 	if (iv == -2) /* a pinned consumer gathers the whole tensor */
 		return b * fm / f + msg / f;
 	int c = iv >= 0 ? te->cmap[iv] : DPI_TOFU_NONE;
+	/* every group moves its part (see tofu.h) */
+	double bp = b * lv->groups / te->pdiv, bc = b * lv->groups / te->cdiv;
 	if (p == DPI_TOFU_PARTIAL)
-		return c >= 0 ? b * fm + msg : 2 * (b * fm + msg);
+		return c >= 0 ? bp * fm + msg : bp * fm + bc * fm + 2 * msg;
 	if (c == p)
 		return 0;
-	return (c >= 0 ? b * fm / f : b * fm) + msg;
+	return (c >= 0 ? bp * fm / f : bc * fm) + msg;
 }
 
 /* The dim op u splits at level l under s: -2 pinned, -1 none. */
@@ -128,7 +131,40 @@ static int choice_at(const dp_graph *g, const dp_strategy *s, uint32_t u, int l)
 	return -1;
 }
 
-double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha)
+bool dpi_tofu_free_replica(const dp_graph *g, uint32_t u)
+{
+	dp_role r = dp_op_role(g, u);
+	const char *bd = dp_graph_batch_dim(g);
+	dp_dims d;
+	return r == DP_ROLE_PARAM || r == DP_ROLE_UPDATE ||
+	       (bd[0] && dp_op_dims(g, u, &d) && dp_op_find_dim(g, u, bd) < 0);
+}
+
+double dpi_tofu_replica_cost(const dp_graph *g, uint32_t u, double prev_parts,
+			     const dpi_tofu_level *lv, double bw)
+{
+	if (bw <= 0 || g->ops[u].pin >= 0 || dpi_tofu_free_replica(g, u))
+		return 0;
+	return bw * (lv->f - 1) * lv->groups * g->ops[u].time_us / prev_parts;
+}
+
+/* The parts op u was split into by the levels before l under s. */
+static double parts_before(const dp_graph *g, const dp_strategy *s, uint32_t u,
+			   int l)
+{
+	dp_dims d;
+	uint32_t n = dp_op_dims(g, u, &d) ? d.n : 1;
+	double p = 1;
+	for (uint32_t i = 0; s->spmd.axes && i < n; i++)
+		for (int a = 0; a < l; a++)
+			if (s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + i] &
+			    (1u << a))
+				p *= s->spmd.mesh[a];
+	return p;
+}
+
+double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha,
+		     double bw)
 {
 	dpi_tofu_edge *te = malloc((g->nedges ? g->nedges : 1) * sizeof *te);
 	if (!te)
@@ -138,10 +174,17 @@ double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha)
 	dpi_tofu_level lv = {.groups = 1, .alpha = alpha};
 	for (int l = 0; l < s->spmd.naxes; l++) {
 		lv.f = s->spmd.mesh[l];
-		for (uint32_t e = 0; e < g->nedges; e++)
-			total += dpi_tofu_edge_cost(
-				&te[e], choice_at(g, s, te[e].from, l),
-				choice_at(g, s, te[e].to, l), &lv);
+		for (uint32_t u = 0; lv.f > 1 && u < g->nops; u++)
+			if (choice_at(g, s, u, l) == -1)
+				total += dpi_tofu_replica_cost(
+					g, u, parts_before(g, s, u, l), &lv,
+					bw);
+		for (uint32_t e = 0; e < g->nedges; e++) {
+			int iu = choice_at(g, s, te[e].from, l);
+			int iv = choice_at(g, s, te[e].to, l);
+			total += dpi_tofu_edge_cost(&te[e], iu, iv, &lv);
+			dpi_tofu_divide(&te[e], iu, iv, lv.f);
+		}
 		lv.groups *= lv.f;
 	}
 	free(te);

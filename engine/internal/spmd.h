@@ -68,8 +68,8 @@ static inline bool dpi_spmd_batch_role(dp_role r)
  * it has none. As a producer, the batch must index u's output (a grad op's
  * output, a weight gradient, has no batch). The lowering and pase's cost
  * model both read an edge's batch overlap by this one rule. */
-static inline int dpi_spmd_batch_dim(const dp_graph *g, int8_t bidx,
-				     uint32_t u, bool producer)
+static inline int dpi_spmd_batch_dim(const dp_graph *g, int8_t bidx, uint32_t u,
+				     bool producer)
 {
 	if (bidx == -2) {
 		dp_role r = dp_op_role(g, u);
@@ -100,6 +100,20 @@ int dpi_spmd_mask_part(const dpi_spmd_ctx *c, uint8_t mask, int d);
 static inline int dpi_spmd_whole(const dpi_spmd_ctx *c, uint32_t u)
 {
 	return c->sp->device ? c->sp->device[u] : -1;
+}
+
+/* Block q of n of a dim of size `size` is [lo(q), lo(q+1)) with
+ * lo(q) = floor(q x size / n): equal blocks when n divides size, else
+ * blocks of ceil and floor size (a split need not divide its dim). */
+static inline int64_t dpi_spmd_lo(int64_t size, int64_t q, int64_t n)
+{
+	return q * size / n;
+}
+
+/* The block (of n over a dim of size `size`) that holds index x. */
+static inline int64_t dpi_spmd_block_at(int64_t size, int64_t x, int64_t n)
+{
+	return ((x + 1) * n - 1) / size;
 }
 
 /* The mesh as "[2,4]", into buf of n bytes, for messages; returns buf. */

@@ -15,13 +15,24 @@
  *   2(f-1)     partial sums into a v that needs the whole tensor (a
  *              reduce-scatter plus an all-gather: an all-reduce);
  * which is what the spmd lowering (lower_spmd_edges.c) moves for that
- * split on a mesh of f devices; plus a price per message (below). The tensor's axes, and which dims of u and
- * v index them, follow the lowering's rules for an edge with or without
- * dims. The cost of a strategy is the sum over its levels (mesh axes).
+ * split on a mesh of f devices; plus a price per message (below). The
+ * tensor's axes, and which dims of u and v index them, follow the
+ * lowering's rules for an edge with or without dims. At a level below
+ * others, each of the `groups` groups moves its own part of the tensor:
+ * the tensor's bytes / the parts the levels before divided it into, at
+ * the consumer for a gather (each consumer needs its whole block), at the
+ * producer otherwise (the partial sums or the block it holds). So a
+ * weight gradient that no level divides is all-reduced in every group:
+ * the lowering's 2(K-1) x its bytes for K devices is 2(f-1) x (1 + f +
+ * f^2 ...) over the levels, and a gather into a consumer that needs the
+ * whole tensor moves (K-1) x it, as the lowering does.
+ * The cost of a strategy is the sum over its levels (mesh axes), from the
+ * first.
  */
 #ifndef DNNPART_TOFU_H
 #define DNNPART_TOFU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dnnpart/strategy.h"
@@ -36,12 +47,27 @@
 typedef struct dpi_tofu_edge {
 	uint32_t from, to;
 	double bytes;
+	double pdiv, cdiv; /* the parts the levels before divided the
+			      tensor into, at the producer and at the
+			      consumer (their splits of its axes); 1, 1
+			      before any */
 	int8_t pmap[DP_MAX_OP_DIMS];
 	int8_t cmap[DP_MAX_OP_DIMS];
 } dpi_tofu_edge;
 
-/* Fills te[] for every data edge of g (control edges get bytes 0). */
+/* Fills te[] for every data edge of g (control edges get bytes 0), div 1. */
 void dpi_tofu_edges(const dp_graph *g, dpi_tofu_edge *te);
+
+/* After a level of f parts where te's producer split its dim iu and its
+ * consumer its dim iv: each end's part of the tensor is f times smaller
+ * when its dim indexes one of the tensor's axes. */
+static inline void dpi_tofu_divide(dpi_tofu_edge *te, int iu, int iv, int f)
+{
+	if (iu >= 0 && te->pmap[iu] >= 0)
+		te->pdiv *= f;
+	if (iv >= 0 && te->cmap[iv] >= 0)
+		te->cdiv *= f;
+}
 
 /* One level of the recursion: f parts in each of `groups` groups of
  * devices (the product of the earlier levels' parts); alpha: the bytes a
@@ -61,11 +87,29 @@ typedef struct dpi_tofu_level {
 double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
 			  const dpi_tofu_level *lv);
 
-/* The cost of an spmd strategy s in tofu's model with message cost alpha:
- * the sum over the mesh axes (levels, in order) of every data edge's cost
- * at that level (each op's choice at level l: the dim whose axes mask
- * holds bit l). Negative when out of memory. */
-double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha);
+/* Whether op u may stay whole at a level for free: a weight (role param
+ * or update) or an op without the batch in a graph with one (a position
+ * embedding), as data parallelism keeps weights. */
+bool dpi_tofu_free_replica(const dp_graph *g, uint32_t u);
+
+/* The price of keeping any other op u whole at a level of f parts in
+ * `groups` groups (ours): the compute it repeats, (f-1) x groups x its
+ * time / the parts the levels before split it into, summed over the
+ * devices, at bw bytes per microsecond (what the link would move in that
+ * time), so that replicating an op is chosen only where it saves more
+ * communication than it wastes compute (Megatron's replicated layer
+ * norms). 0 for a free replica. */
+double dpi_tofu_replica_cost(const dp_graph *g, uint32_t u, double prev_parts,
+			     const dpi_tofu_level *lv, double bw);
+
+/* The cost of an spmd strategy s in tofu's model with message cost alpha
+ * and compute priced at bw bytes per microsecond (0: communication
+ * alone): the sum over the mesh axes (levels, in order) of every data
+ * edge's cost at that level (each op's choice at level l: the dim whose
+ * axes mask holds bit l) and of every op kept whole there. Negative when
+ * out of memory. */
+double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha,
+		     double bw);
 
 /* Per-device memory estimate of an spmd strategy s (the caps' test):
  * params, gradients and optimizer state divided by the parts of their

@@ -3,7 +3,7 @@
  * {"format":"dnnpart-strategy","version":1,"kind":"placement|spmd|
  * pipeline",...}, read with the streaming scanner so that every fault
  * names its file, line and column and the path of the value
- * ("ops.fc1.split.n: 3 does not divide n=1024"). The top level is scanned
+ * ("ops.fc1.split.n: 3 parts are more than n=2; ..."). The top level is scanned
  * first, remembering where each value starts, so that keys may come in
  * any order (the mesh is needed to read the splits). Numbers of parts are
  * turned into mesh axes here: the first axis the op does not use yet whose
@@ -205,7 +205,8 @@ static dp_status rd_parts(dpi_sread *R, const dp_spmd *sp, uint8_t used,
 		R->path, note, n, dpi_spmd_mesh_text(sp, mt, sizeof mt));
 }
 
-/* Sets the split of dim i of op u to mask, checking that it divides. */
+/* Sets the split of dim i of op u to mask, checking that every part gets
+ * at least one index (parts need not divide the dim). */
 static dp_status set_split(dpi_sread *R, dp_spmd *sp, uint32_t u, int i,
 			   uint8_t mask, size_t at, const char *note)
 {
@@ -215,12 +216,14 @@ static dp_status set_split(dpi_sread *R, dp_spmd *sp, uint32_t u, int i,
 	if (!dp_op_dims(g, u, &d))
 		return DP_OK;
 	int parts = dp_spmd_parts(sp, u, (uint32_t)i);
-	if (d.sizes[i] % parts == 0)
+	if (d.sizes[i] >= parts)
 		return DP_OK;
 	const char *dn = dp_graph_str(g, d.name_off[i]);
 	return dpi_jscan_error_at(&R->js, at,
-				  "%s%s: %d does not divide %s=%lld", R->path,
-				  note, parts, dn, (long long)d.sizes[i]);
+				  "%s%s: %d parts are more than %s=%lld; "
+				  "every part needs at least one index",
+				  R->path, note, parts, dn,
+				  (long long)d.sizes[i]);
 }
 
 /* The index of dim name in op u for a split: -1 when u has no such dim

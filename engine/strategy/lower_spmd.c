@@ -5,11 +5,14 @@
  * "NAME#dD". The mesh is row-major: device D has coordinates (c0, c1, ...)
  * with D = c0 x stride0 + c1 x stride1 + ..., the last axis varying
  * fastest. Dim i of the op, split by the axes of its mask, is cut into
- * parts equal blocks; device D holds the block whose index is D's
+ * parts blocks, equal when parts divides the dim, else of ceil and floor
+ * size (block q is [floor(q x size / parts), floor((q+1) x size / parts)),
+ * internal/spmd.h); device D holds the block whose index is D's
  * coordinates on those axes, read row-major. Axes that split none of the
  * op's dims replicate it. An instance's time is the op's time x its block's
  * share of the whole loop nest (a replica keeps the full time: redundant
- * compute); its output is its out-block; its param bytes are divided by
+ * compute; with unequal blocks, its block's share: the slowest part sets
+ * the step's time); its output is its out-block; its param bytes are divided by
  * the parts of the param dims (weights, gradients and optimizer state
  * alike) or kept whole; its temp bytes scale like its time. An op with dims
  * but no out has several output tensors: its output bytes are divided by
@@ -156,10 +159,11 @@ static dp_status check_op(const dp_graph *g, const dp_spmd *sp, int size,
 			if (mask & (1u << a))
 				used_by[a] = i;
 		int parts = dp_spmd_parts(sp, u, i);
-		if (has && d.sizes[i] % parts != 0)
+		if (has && d.sizes[i] < parts)
 			return dp_err_set(err, DP_EINPUT, src, 0, 0,
-					  "op '%s', dim '%s': %d parts do not "
-					  "divide %s=%lld",
+					  "op '%s', dim '%s': %d parts are "
+					  "more than %s=%lld; every part needs "
+					  "at least one index",
 					  nm, dn, parts, dn,
 					  (long long)d.sizes[i]);
 	}
@@ -237,6 +241,67 @@ static void block_of(const dpi_spmd_ctx *c, uint32_t u, const uint8_t *idx,
 		*q = *q * np + dpi_spmd_mask_part(c, mask, d);
 		*parts *= np;
 	}
+}
+
+/* Whether some split dim of u (dims d) has blocks of unequal size. */
+static bool uneven(const dpi_spmd_ctx *c, uint32_t u, const dp_dims *d)
+{
+	for (uint32_t i = 0; i < d->n; i++)
+		if (d->sizes[i] %
+		    dpi_spmd_mask_parts(c, dpi_spmd_mask(c, u, i)))
+			return true;
+	return false;
+}
+
+/* total x the share of u's block on dev of the dims idx[0..n) (all dims
+ * when idx is NULL), dim by dim: floor(total x hi / size) - floor(total x
+ * lo / size) of the block [lo, hi) of each, so the parts add up exactly. */
+static int64_t uneven_share(const dpi_spmd_ctx *c, uint32_t u, const dp_dims *d,
+			    const uint8_t *idx, int n, int dev, int64_t total)
+{
+	__extension__ typedef unsigned __int128 u128;
+	for (int k = 0; k < n; k++) {
+		uint32_t i = idx ? idx[k] : (uint32_t)k;
+		uint8_t mask = dpi_spmd_mask(c, u, i);
+		int64_t np = dpi_spmd_mask_parts(c, mask);
+		int64_t q = dpi_spmd_mask_part(c, mask, dev), z = d->sizes[i];
+		u128 t = (u128)(uint64_t)total;
+		total = (int64_t)(t * (u128)dpi_spmd_lo(z, q + 1, np) /
+					  (u128)z -
+				  t * (u128)dpi_spmd_lo(z, q, np) / (u128)z);
+	}
+	return total;
+}
+
+/* Time, temp, output and param of the instance on dev of u (dims d) when
+ * its blocks are unequal: each scaled by its block's share of the dims
+ * that index it (the loop nest for time and temp). */
+static void uneven_instance(const dpi_spmd_ctx *c, uint32_t u, const dp_dims *d,
+			    int dev, dpi_lower_op *lo)
+{
+	const dp_op *o = &c->g->ops[u];
+	double f = 1;
+	for (uint32_t i = 0; i < d->n; i++) {
+		uint8_t mask = dpi_spmd_mask(c, u, i);
+		int64_t np = dpi_spmd_mask_parts(c, mask);
+		int64_t q = dpi_spmd_mask_part(c, mask, dev), z = d->sizes[i];
+		f *= (double)(dpi_spmd_lo(z, q + 1, np) -
+			      dpi_spmd_lo(z, q, np)) /
+		     (double)z;
+	}
+	lo->time_us = o->time_us * f;
+	lo->temp_bytes =
+		uneven_share(c, u, d, NULL, (int)d->n, dev, o->temp_bytes);
+	if (d->nout >= 0)
+		lo->output_bytes = uneven_share(c, u, d, d->out, d->nout, dev,
+						o->output_bytes);
+	else if (c->bidx[u] >= 0)
+		lo->output_bytes =
+			uneven_share(c, u, d, &(uint8_t){(uint8_t)c->bidx[u]},
+				     1, dev, o->output_bytes);
+	if (d->nparam >= 0)
+		lo->param_bytes = uneven_share(c, u, d, d->param, d->nparam,
+					       dev, o->param_bytes);
 }
 
 /* Param bytes of the instance on dev of param op u (block qp of np of its
@@ -327,6 +392,8 @@ static dp_status add_instances(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 		lo.temp_bytes = dpi_spmd_share(o->temp_bytes, q, n);
 		lo.output_bytes = dpi_spmd_share(o->output_bytes, qo, no);
 		lo.param_bytes = dpi_spmd_share(o->param_bytes, qp, np);
+		if (has && uneven(c, u, &d))
+			uneven_instance(c, u, &d, dev, &lo);
 		if (has && np == 1 && dp_op_role(c->g, u) == DP_ROLE_PARAM)
 			lo.param_bytes =
 				zero_param_bytes(c, u, &d, dev, lo.param_bytes);

@@ -18,7 +18,8 @@
  *     consumer's param dims; every split of the producer gives partial sums;
  *   - any other edge: one whole tensor; every split of the producer gives
  *     partial sums.
- * A consumer instance needs its box of the tensor. It receives from each
+ * Blocks need not be equal (internal/spmd.h, dpi_spmd_lo). A consumer
+ * instance needs its box of the tensor. It receives from each
  * producer instance whose box meets it the bytes of the intersection
  * (volume x element bytes; a tensor without dims: its bytes x the
  * intersection's share of the whole, rounded down). Among producer
@@ -198,9 +199,8 @@ static void cons_box(const dpi_spmd_ctx *c, const tensor *t, int d, int64_t *lo,
 	for (int j = 0; j < t->r; j++) {
 		int64_t n = dpi_spmd_mask_parts(c, t->cmask[j]);
 		int64_t q = dpi_spmd_mask_part(c, t->cmask[j], d);
-		int64_t len = t->size[j] / n;
-		lo[j] = q * len;
-		hi[j] = lo[j] + len;
+		lo[j] = dpi_spmd_lo(t->size[j], q, n);
+		hi[j] = dpi_spmd_lo(t->size[j], q + 1, n);
 	}
 }
 
@@ -230,11 +230,11 @@ static dp_status connect(dpi_spmd_ctx *c, const tensor *t, uint32_t u, int ref,
 			 int k, int r, dp_err *err)
 {
 	int whole = dpi_spmd_whole(c, u);
-	int64_t plo[MAXR], phi[MAXR], cur[MAXR], len[MAXR];
+	int64_t plo[MAXR], phi[MAXR], cur[MAXR], np[MAXR];
 	for (int j = 0; j < t->r; j++) {
-		len[j] = t->size[j] / dpi_spmd_mask_parts(c, t->pmask[j]);
-		plo[j] = lo[j] / len[j];
-		phi[j] = (hi[j] - 1) / len[j];
+		np[j] = dpi_spmd_mask_parts(c, t->pmask[j]);
+		plo[j] = dpi_spmd_block_at(t->size[j], lo[j], np[j]);
+		phi[j] = dpi_spmd_block_at(t->size[j], hi[j] - 1, np[j]);
 		cur[j] = plo[j];
 	}
 	int64_t npart = dpi_spmd_mask_parts(c, t->partial);
@@ -245,7 +245,8 @@ static dp_status connect(dpi_spmd_ctx *c, const tensor *t, uint32_t u, int ref,
 		int64_t vol = 1;
 		for (int j = 0; j < t->r; j++) {
 			set_part(c, t->pmask[j], cur[j], coord);
-			int64_t a = cur[j] * len[j], b = a + len[j];
+			int64_t a = dpi_spmd_lo(t->size[j], cur[j], np[j]);
+			int64_t b = dpi_spmd_lo(t->size[j], cur[j] + 1, np[j]);
 			a = a > lo[j] ? a : lo[j];
 			b = b < hi[j] ? b : hi[j];
 			vol *= b - a;
