@@ -127,7 +127,7 @@ static void test_megatron_mlp_moves_one_all_reduce(void)
  * equal blocks, 2(3-1)/3 x 512 per device (chunks of 170, 171, 171). */
 static void test_uneven_blocks_share_time_and_bytes(void)
 {
-	dp_graph *g = test_json_text(mlp);
+	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	dp_strategy s;
 	REQUIRE(spmd_of(g, 3, &s));
@@ -155,7 +155,7 @@ static void test_uneven_blocks_share_time_and_bytes(void)
 			CHECK_INT(l.g->ops[u].output_bytes, want[i].out);
 			CHECK_INT(l.g->ops[u].temp_bytes, want[i].temp);
 		}
-		CHECK_INT(cross_bytes(&l), 2 * 2 * 512);
+		CHECK_INT(test_cross_bytes(&l), 2 * 2 * 512);
 		dp_sim_result r;
 		if (simulate(&l, 3, &r)) {
 			/* x, mm1, mm2 and y: the 10-wide part is idle longest */
