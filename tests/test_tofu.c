@@ -102,7 +102,7 @@ static void test_single_matmul_picks_the_hand_computed_split(void)
 			dp_err err;
 			REQUIRE(!dp_strategy_lower(g, &tm.m, &s, NULL, &l,
 						   &err));
-			CHECK_INT(cross_bytes(&l), 3 * (int64_t)best);
+			CHECK_INT(test_cross_bytes(&l), 3 * (int64_t)best);
 			dp_lowered_free(&l);
 		}
 		dp_strategy_free(&s);
@@ -282,7 +282,7 @@ static void test_mlp_without_batch_splits_like_megatron(void)
 		dp_lowered l;
 		dp_err err;
 		REQUIRE(!dp_strategy_lower(g, &tm.m, &s, NULL, &l, &err));
-		CHECK_INT(cross_bytes(&l), 128);
+		CHECK_INT(test_cross_bytes(&l), 128);
 		dp_lowered_free(&l);
 	}
 	dp_strategy_free(&s);
