@@ -17,7 +17,6 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/err.h"
-#include "dnnpart/export.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
@@ -243,10 +242,6 @@ int cli_check_outputs(const char *const *outs, size_t n,
  * not, -1 after a usage error. */
 int cli_parse_export_opt(const char *cmd, int argc, char **argv, int *i,
 			 cli_opts *o);
-/* The same options for export: 1 with the file in *path and what it
- * writes in *kind, 0 when argv[*i] is not one, -1 after a usage error. */
-int cli_match_export_opt(const char *cmd, int argc, char **argv, int *i,
-			 const char **path, dp_export_kind *kind);
 /* Writes the exports those options request (cli/cli_exports.c). Returns 0
  * or an exit code after printing the error. */
 int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,

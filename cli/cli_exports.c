@@ -153,20 +153,6 @@ static const char **export_path(const cli_opts *o, size_t j)
 	return (const char **)(void *)((char *)o + plan_exports[j].off);
 }
 
-int cli_match_export_opt(const char *cmd, int argc, char **argv, int *i,
-			 const char **path, dp_export_kind *kind)
-{
-	for (size_t j = 0; j < NPLAN_EXPORTS; j++) {
-		int r = cli_opt_value(cmd, argc, argv, i, plan_exports[j].opt,
-				      path);
-		if (r) {
-			*kind = plan_exports[j].kind;
-			return r;
-		}
-	}
-	return 0;
-}
-
 int cli_parse_export_opt(const char *cmd, int argc, char **argv, int *i,
 			 cli_opts *o)
 {

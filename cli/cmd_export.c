@@ -122,12 +122,27 @@ static int parse_number(const char *opt, const char *v, double lo, double hi,
 /* The export-only options; 1 when argv[*i] was one, -1 on error. */
 static int export_opt(int argc, char **argv, int *i, export_args *x)
 {
+	static const struct {
+		const char *name;
+		dp_export_kind kind;
+	} kinds[] = {
+		{"--dot", DP_EXPORT_DOT},
+		{"--svg", DP_EXPORT_SVG},
+		{"--png", DP_EXPORT_PNG},
+		{"--pdf", DP_EXPORT_PDF},
+		{"--trace", DP_EXPORT_TRACE},
+		{"--csv", DP_EXPORT_CSV},
+		{"--device-map", DP_EXPORT_DEVMAP_TORCH},
+		{"--tf-map", DP_EXPORT_DEVMAP_TF},
+	};
 	const char *v;
-	dp_export_kind kind;
-	int r = cli_match_export_opt("export", argc, argv, i, &v, &kind);
-	if (r)
-		return r < 0 || add_job(x, v, kind) ? -1 : 1;
+	int r;
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+		if ((r = cli_opt_value("export", argc, argv, i, kinds[k].name,
+				       &v)))
+			return r < 0 || add_job(x, v, kinds[k].kind) ? -1 : 1;
 	if ((r = cli_opt_value("export", argc, argv, i, "-o", &v))) {
+		dp_export_kind kind;
 		dp_err err;
 		if (r < 0)
 			return -1;
