@@ -27,6 +27,7 @@
 
 #include "dnnpart/afile.h"
 #include "dnnpart/algo.h"
+#include "dnnpart/gen.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/plan.h"
 
@@ -106,6 +107,11 @@ void bench_json_cap(cJSON *o, int64_t cap);
 /* The generated training graph of n ops (dnnpart/gen.h, seed 1), the one
  * every section times; NULL after printing why. */
 dp_graph *bench_gen_graph(uint32_t n);
+/* The options of that graph: the defaults, n ops, seed 1. */
+void bench_gen_opts(dp_gen_opts *o, uint32_t n);
+/* The graph of o generated and written to path; 0, or -1 after printing
+ * why. */
+int bench_gen_write(const dp_gen_opts *o, const char *path);
 
 /* One-device peak memory of g (all ops on device 0, no cap): the base of
  * the "tight" caps. -1 on failure (message on stderr). */

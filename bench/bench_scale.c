@@ -63,18 +63,10 @@ static const char *caps_label(bool tight)
 static int make_graph(uint32_t n, const char *path, double *secs)
 {
 	double t0 = bench_now();
-	dp_graph *g = bench_gen_graph(n);
-	if (!g)
+	dp_gen_opts o;
+	bench_gen_opts(&o, n);
+	if (bench_gen_write(&o, path))
 		return -1;
-	dp_err err;
-	char msg[1200];
-	if (dp_gen_write_json(path, g, &err) != DP_OK) {
-		fprintf(stderr, "bench: writing %s: %s\n", path,
-			dp_err_format(&err, msg, sizeof msg));
-		dp_graph_free(g);
-		return -1;
-	}
-	dp_graph_free(g);
 	*secs = bench_now() - t0;
 	return 0;
 }

@@ -174,21 +174,9 @@ static int graph_path(const bench_cfg *cfg, const char *name, char *path,
 		return 0;
 	mkdir(cfg->graphs_dir, 0777);
 	dp_gen_opts o;
-	dp_gen_opts_default(&o);
-	o.ops = ops;
+	bench_gen_opts(&o, ops);
 	o.batch = batch;
-	o.seed = 1;
-	dp_graph *g = NULL;
-	dp_err err;
-	char msg[1200];
-	if (dp_gen_graph(&o, &g, &err) || dp_gen_write_json(path, g, &err)) {
-		fprintf(stderr, "bench: %s: %s\n", name,
-			dp_err_format(&err, msg, sizeof msg));
-		dp_graph_free(g);
-		return -1;
-	}
-	dp_graph_free(g);
-	return 0;
+	return bench_gen_write(&o, path);
 }
 
 int bench_strategies(const bench_cfg *cfg)

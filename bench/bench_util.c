@@ -350,12 +350,32 @@ void bench_json_round(cJSON *o, const char *key, double v, double unit)
 	bench_json_num(o, key, round(v / unit) * unit);
 }
 
+void bench_gen_opts(dp_gen_opts *o, uint32_t n)
+{
+	dp_gen_opts_default(o);
+	o->ops = n;
+	o->seed = 1;
+}
+
+int bench_gen_write(const dp_gen_opts *o, const char *path)
+{
+	dp_graph *g = NULL;
+	dp_err err;
+	char msg[1200];
+	int rc = 0;
+	if (dp_gen_graph(o, &g, &err) || dp_gen_write_json(path, g, &err)) {
+		fprintf(stderr, "bench: %s: %s\n", path,
+			dp_err_format(&err, msg, sizeof msg));
+		rc = -1;
+	}
+	dp_graph_free(g);
+	return rc;
+}
+
 dp_graph *bench_gen_graph(uint32_t n)
 {
 	dp_gen_opts o;
-	dp_gen_opts_default(&o);
-	o.ops = n;
-	o.seed = 1;
+	bench_gen_opts(&o, n);
 	dp_graph *g = NULL;
 	dp_err err;
 	char msg[1200];

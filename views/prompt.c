@@ -51,15 +51,9 @@ static unsigned confirm_key(vstate *st, int key)
 
 const char *prompt_detail_name(dp_export_coarsen d)
 {
-	switch (d) {
-	case DP_COARSEN_ALWAYS:
-		return "groups";
-	case DP_COARSEN_NEVER:
-		return "every op";
-	case DP_COARSEN_AUTO:
-		break;
-	}
-	return "auto";
+	return d == DP_COARSEN_ALWAYS  ? "groups"
+	       : d == DP_COARSEN_NEVER ? "every op"
+				       : "auto";
 }
 
 void prompt_export_label(vstate *st)

@@ -46,11 +46,7 @@ typedef struct epair {
 	double w;
 } epair;
 
-static int epair_cmp(const void *pa, const void *pb)
-{
-	const epair *x = pa, *y = pb;
-	return DPI_CMP_ORDER(DPI_CMP(x->a, y->a), DPI_CMP(x->b, y->b));
-}
+DPI_CMP_DEFINE(epair_cmp, epair, DPI_CMP(x->a, y->a), DPI_CMP(x->b, y->b))
 
 typedef struct mgraph {
 	idx_t nv;

@@ -134,6 +134,19 @@ char *dp_units_fmt_num(double v, char *buf, size_t size)
 
 /* Copies s without leading/trailing white space into buf; returns its
  * length, or -1 when it does not fit. */
+/* DP_EINPUT with a message: the error of every parser below. */
+static dp_status bad(dp_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static dp_status bad(dp_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	dp_status st = dp_err_setv(err, DP_EINPUT, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
 static int trimmed(const char *s, char *buf, size_t size)
 {
 	while (isspace((unsigned char)*s))
@@ -199,42 +212,40 @@ static dp_status parse_size(const char *s, bool need_unit, int64_t *bytes,
 	char t[256];
 	int n = trimmed(s ? s : "", t, sizeof t);
 	if (n == 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "empty size: expected a number with %s "
-				  "unit " SIZE_UNITS,
-				  need_unit ? "a" : "an optional");
+		return bad(err,
+			   "empty size: expected a number with %s "
+			   "unit " SIZE_UNITS,
+			   need_unit ? "a" : "an optional");
 	if (n < 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad size '%.40s...': too long", s);
+		return bad(err, "bad size '%.40s...': too long", s);
 	double v, mult = 0;
 	const char *u = "";
 	if (split_number(t, &v, &u))
 		mult = size_unit(u);
 	if (mult < 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad size '%s': '%s' is bits (lower-case "
-				  "b); sizes are in bytes: B, kB, MB, GB or "
-				  "KiB, MiB, GiB",
-				  t, u);
+		return bad(err,
+			   "bad size '%s': '%s' is bits (lower-case "
+			   "b); sizes are in bytes: B, kB, MB, GB or "
+			   "KiB, MiB, GiB",
+			   t, u);
 	if (mult == 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad size '%s': expected a number with %s "
-				  "unit " SIZE_UNITS,
-				  t, need_unit ? "a" : "an optional");
+		return bad(err,
+			   "bad size '%s': expected a number with %s "
+			   "unit " SIZE_UNITS,
+			   t, need_unit ? "a" : "an optional");
 	if (need_unit && !u[0])
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "a size needs a unit, e.g. %sGiB or %sGB "
-				  "(%sB for bytes)",
-				  t, t, t);
+		return bad(err,
+			   "a size needs a unit, e.g. %sGiB or %sGB "
+			   "(%sB for bytes)",
+			   t, t, t);
 	if (v < 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad size '%s': must not be negative", t);
+		return bad(err, "bad size '%s': must not be negative", t);
 	double b = v * mult;
 	if (!(b <= MAX_BYTES))
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad size '%s': too large (at most 2^62 "
-				  "bytes = 4 EiB)",
-				  t);
+		return bad(err,
+			   "bad size '%s': too large (at most 2^62 "
+			   "bytes = 4 EiB)",
+			   t);
 	*bytes = (int64_t)llround(b);
 	return DP_OK;
 }
@@ -259,11 +270,9 @@ dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 		"900GiB/s (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB per "
 		"second; a plain number is bytes/s)";
 	if (n == 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "empty bandwidth: %s", expect);
+		return bad(err, "empty bandwidth: %s", expect);
 	if (n < 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad bandwidth '%.40s...': too long", s);
+		return bad(err, "bad bandwidth '%.40s...': too long", s);
 	double v, mult = 0;
 	const char *u;
 	if (split_number(t, &v, &u)) {
@@ -279,9 +288,8 @@ dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 					/* "/s" alone means bytes per second */
 					mult = pre[0] ? size_unit(pre) : 1;
 					if (mult < 0)
-						return dp_err_set(
-							err, DP_EINPUT, NULL, 0,
-							0,
+						return bad(
+							err,
 							"bad bandwidth '%s': "
 							"'%s' is bits (lower-"
 							"case b); bandwidths "
@@ -293,21 +301,20 @@ dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 		}
 	}
 	if (mult == 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad bandwidth '%s': %s", t, expect);
+		return bad(err, "bad bandwidth '%s': %s", t, expect);
 	double bps = v * mult;
 	if (!(bps > 0) || !isfinite(bps))
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad bandwidth '%s': must be a finite "
-				  "number > 0",
-				  t);
+		return bad(err,
+			   "bad bandwidth '%s': must be a finite "
+			   "number > 0",
+			   t);
 	/* outside this range transfer times stop being finite numbers
 	 * (4 PiB at 1e-300 B/s) or meaningful; docs/reliability.md */
 	if (bps < UNITS_MIN_BW || bps > UNITS_MAX_BW)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad bandwidth '%s': out of range (expected "
-				  "from 1 B/s to 1 EB/s)",
-				  t);
+		return bad(err,
+			   "bad bandwidth '%s': out of range (expected "
+			   "from 1 B/s to 1 EB/s)",
+			   t);
 	*bytes_per_us = bps / 1e6;
 	return DP_OK;
 }
@@ -320,11 +327,9 @@ dp_status dp_units_parse_time(const char *s, double *us, dp_err *err)
 		"expected a number with an optional unit ns, us, µs, ms, s "
 		"(a plain number is µs)";
 	if (n == 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0, "empty time: %s",
-				  expect);
+		return bad(err, "empty time: %s", expect);
 	if (n < 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad time '%.40s...': too long", s);
+		return bad(err, "bad time '%.40s...': too long", s);
 	static const struct {
 		const char *u;
 		double mult;
@@ -343,17 +348,15 @@ dp_status dp_units_parse_time(const char *s, double *us, dp_err *err)
 				break;
 			}
 	if (mult == 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad time '%s': %s", t, expect);
+		return bad(err, "bad time '%s': %s", t, expect);
 	if (v < 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad time '%s': must not be negative", t);
+		return bad(err, "bad time '%s': must not be negative", t);
 	double r = v * mult;
 	if (!isfinite(r) || r > UNITS_MAX_TIME_US)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "bad time '%s': too large (at most 1e15 us, "
-				  "about 31 years)",
-				  t);
+		return bad(err,
+			   "bad time '%s': too large (at most 1e15 us, "
+			   "about 31 years)",
+			   t);
 	*us = r;
 	return DP_OK;
 }

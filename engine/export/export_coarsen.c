@@ -125,13 +125,8 @@ typedef struct pref {
 	uint32_t idx;
 } pref;
 
-static int cmp_pref(const void *a, const void *b)
-{
-	const pref *x = a, *y = b;
-	size_t n = x->n < y->n ? x->n : y->n;
-	return DPI_CMP_ORDER(memcmp(x->s, y->s, n), DPI_CMP(x->n, y->n),
-			     DPI_CMP(x->idx, y->idx));
-}
+DPI_CMP_DEFINE(cmp_pref, pref, memcmp(x->s, y->s, x->n < y->n ? x->n : y->n),
+	       DPI_CMP(x->n, y->n), DPI_CMP(x->idx, y->idx))
 
 static uint32_t prefix_ids(const dp_graph *g, const uint32_t *layers,
 			   uint32_t nl, int depth, uint32_t *ids, pref *tmp)
@@ -352,13 +347,8 @@ typedef struct sched_key {
 	uint32_t op;
 } sched_key;
 
-static int cmp_sched(const void *a, const void *b)
-{
-	const sched_key *x = a, *y = b;
-	return DPI_CMP_ORDER(DPI_CMP(x->dev, y->dev),
-			     DPI_CMP(x->start, y->start),
-			     DPI_CMP(x->topo_pos, y->topo_pos));
-}
+DPI_CMP_DEFINE(cmp_sched, sched_key, DPI_CMP(x->dev, y->dev),
+	       DPI_CMP(x->start, y->start), DPI_CMP(x->topo_pos, y->topo_pos))
 
 /* Number of nodes runs of at most len ops give, over the segments. */
 static uint64_t runs_count(const uint32_t *seg, uint32_t nseg, uint32_t len)

@@ -10,11 +10,8 @@
 
 #define CANCEL_EVERY 65536u
 
-static int cmp_cedge(const void *a, const void *b)
-{
-	const dp_cedge *x = a, *y = b;
-	return DPI_CMP_ORDER(DPI_CMP(x->from, y->from), DPI_CMP(x->to, y->to));
-}
+DPI_CMP_DEFINE(cmp_cedge, dp_cedge, DPI_CMP(x->from, y->from),
+	       DPI_CMP(x->to, y->to))
 
 /* Keeps the critical path's edges and each node's largest input (most
  * bytes, then most edges merged, then the first in order); see coarsen.h. */

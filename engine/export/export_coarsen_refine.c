@@ -18,13 +18,8 @@ typedef struct refine_rec {
 	uint32_t pair;
 } refine_rec;
 
-static int cmp_rec(const void *a, const void *b)
-{
-	const refine_rec *x = a, *y = b;
-	return DPI_CMP_ORDER(DPI_CMP(x->coarse, y->coarse),
-			     DPI_CMP(x->fine, y->fine),
-			     DPI_CMP(x->pair, y->pair));
-}
+DPI_CMP_DEFINE(cmp_rec, refine_rec, DPI_CMP(x->coarse, y->coarse),
+	       DPI_CMP(x->fine, y->fine), DPI_CMP(x->pair, y->pair))
 
 typedef struct refine_group {
 	uint64_t ops;
@@ -33,12 +28,8 @@ typedef struct refine_group {
 } refine_group;
 
 /* larger first; equal sizes in key order (first record) */
-static int cmp_group(const void *a, const void *b)
-{
-	const refine_group *x = a, *y = b;
-	return DPI_CMP_ORDER(DPI_CMP(y->ops, x->ops),
-			     DPI_CMP(x->first, y->first));
-}
+DPI_CMP_DEFINE(cmp_group, refine_group, DPI_CMP(y->ops, x->ops),
+	       DPI_CMP(x->first, y->first))
 
 uint32_t dpi_coarsen_refine(const uint64_t *pairs, uint32_t np,
 			    const uint32_t *ids, const uint32_t *fids,

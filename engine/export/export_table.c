@@ -67,12 +67,8 @@ typedef struct keyed_op {
 	uint32_t op;
 } keyed_op;
 
-static int cmp_keyed(const void *a, const void *b)
-{
-	const keyed_op *x = a, *y = b;
-	return DPI_CMP_ORDER(strcmp(x->key, y->key), DPI_CMP(x->dev, y->dev),
-			     DPI_CMP(x->op, y->op));
-}
+DPI_CMP_DEFINE(cmp_keyed, keyed_op, strcmp(x->key, y->key),
+	       DPI_CMP(x->dev, y->dev), DPI_CMP(x->op, y->op))
 
 typedef struct map_entry {
 	const char *key;

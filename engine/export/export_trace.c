@@ -268,12 +268,8 @@ typedef struct xfer_key {
 	uint32_t idx;
 } xfer_key;
 
-static int cmp_start(const void *a, const void *b)
-{
-	const xfer_key *x = a, *y = b;
-	return DPI_CMP_ORDER(DPI_CMP(x->start, y->start),
-			     DPI_CMP(x->idx, y->idx));
-}
+DPI_CMP_DEFINE(cmp_start, xfer_key, DPI_CMP(x->start, y->start),
+	       DPI_CMP(x->idx, y->idx))
 
 /* Lanes: in start order, a transfer goes to the first lane of its thread
  * that is free at its start (with port contention, always the first). */
@@ -325,12 +321,8 @@ static dp_status assign_lanes(trace_ctx *x)
 }
 
 /* larger first, then creation order */
-static int cmp_xfer(const void *a, const void *b)
-{
-	const xfer_key *x = a, *y = b;
-	return DPI_CMP_ORDER(DPI_CMP(y->bytes, x->bytes),
-			     DPI_CMP(x->idx, y->idx));
-}
+DPI_CMP_DEFINE(cmp_xfer, xfer_key, DPI_CMP(y->bytes, x->bytes),
+	       DPI_CMP(x->idx, y->idx))
 
 /* Marks the transfers to write: all of them, or within budget the
  * critical path's and then the largest. */

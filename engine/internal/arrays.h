@@ -39,6 +39,10 @@ typedef struct dpi_arr {
 		(void **)&(a), (count), sizeof *(a), 1                         \
 	}
 #define DPI_NARR(table) (sizeof(table) / sizeof *(table))
+/* The name of v in names, a table indexed by an enum; none when v is out
+ * of it. */
+#define DPI_NAME_OF(names, v, none)                                            \
+	((unsigned)(v) < DPI_NARR(names) ? (names)[v] : (none))
 
 /* Allocates every array of the table (at least one element each, so that an
  * empty graph is not out of memory). 0, or -1 when out of memory or a size

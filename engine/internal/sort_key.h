@@ -37,6 +37,17 @@ static inline int dpi_cmp_order(const int *c, int n)
 	dpi_cmp_order((const int[]){__VA_ARGS__},                              \
 		      (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)))
 
+/* Defines the qsort comparator name over elements of type T, the order of
+ * DPI_CMP_ORDER over the rest, where x and y point to the two elements:
+ *	DPI_CMP_DEFINE(cmp_rec, rec, DPI_CMP(x->a, y->a), DPI_CMP(x->b, y->b))
+ * (no ';' after it). */
+#define DPI_CMP_DEFINE(name, T, ...)                                           \
+	static int name(const void *pa, const void *pb)                        \
+	{                                                                      \
+		const T *x = pa, *y = pb;                                      \
+		return DPI_CMP_ORDER(__VA_ARGS__);                             \
+	}
+
 /* qsort comparators for plain arrays of ids and keys, ascending. */
 static inline int dpi_cmp_u32(const void *a, const void *b)
 {

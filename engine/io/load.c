@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "dnnpart/units.h"
+#include "internal/arrays.h"
 #include "internal/json_scan.h"
 #include "internal/load_util.h"
 
@@ -32,30 +33,20 @@ static const char *const format_names[] = {
 
 const char *dp_load_format_name(dp_format f)
 {
-	if ((unsigned)f < sizeof format_names / sizeof format_names[0])
-		return format_names[f];
-	return "unknown";
+	return DPI_NAME_OF(format_names, f, "unknown");
 }
 
 dp_status dp_load_format_parse(const char *s, dp_format *f, dp_err *err)
 {
-	static const struct {
-		const char *name;
-		dp_format f;
-	} aliases[] = {
-		{"auto", DP_FMT_AUTO},
-		{"json", DP_FMT_JSON},
-		{"native", DP_FMT_JSON},
-		{"dot", DP_FMT_DOT},
-		{"gv", DP_FMT_DOT},
-		{"pardnn", DP_FMT_PARDNN},
-		{"fiddle", DP_FMT_FIDDLE},
-		{"msr-fiddle", DP_FMT_FIDDLE},
-		{"pipedream", DP_FMT_PIPEDREAM},
-	};
-	for (size_t i = 0; s && i < sizeof aliases / sizeof aliases[0]; i++)
-		if (strcasecmp(s, aliases[i].name) == 0) {
-			*f = aliases[i].f;
+	/* the other names three of them go by */
+	static const char *const other_names[DPI_NARR(format_names)] = {
+		[DP_FMT_JSON] = "native",
+		[DP_FMT_DOT] = "gv",
+		[DP_FMT_FIDDLE] = "msr-fiddle"};
+	for (size_t i = 0; s && i < DPI_NARR(format_names); i++)
+		if (strcasecmp(s, format_names[i]) == 0 ||
+		    (other_names[i] && strcasecmp(s, other_names[i]) == 0)) {
+			*f = (dp_format)i;
 			return DP_OK;
 		}
 	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,

@@ -320,32 +320,17 @@ dp_status dp_sim_contention_parse(const char *s, dp_contention *c, dp_err *err)
 			  s ? s : "");
 }
 
+/* The names of the critical path's causes and of the kinds of memory, in
+ * the order of their enums' values (sim.h). */
+static const char *const hop_names[] = {"start", "data", "transfer", "device"};
+static const char *const mem_names[] = {"param", "output", "copy", "temp"};
+
 const char *dp_sim_hop_cause_name(dp_hop_cause c)
 {
-	switch (c) {
-	case DP_HOP_START:
-		return "start";
-	case DP_HOP_DATA:
-		return "data";
-	case DP_HOP_TRANSFER:
-		return "transfer";
-	case DP_HOP_DEVICE:
-		return "device";
-	}
-	return "?";
+	return DPI_NAME_OF(hop_names, c, "?");
 }
 
 const char *dp_sim_mem_kind_name(dp_mem_kind k)
 {
-	switch (k) {
-	case DP_MEM_PARAM:
-		return "param";
-	case DP_MEM_OUTPUT:
-		return "output";
-	case DP_MEM_COPY:
-		return "copy";
-	case DP_MEM_TEMP:
-		return "temp";
-	}
-	return "?";
+	return DPI_NAME_OF(mem_names, k, "?");
 }

@@ -10,26 +10,17 @@
 
 const char *dp_strategy_kind_name(dp_strategy_kind k)
 {
-	switch (k) {
-	case DP_STRAT_PLACEMENT:
-		return "placement";
-	case DP_STRAT_SPMD:
-		return "spmd";
-	case DP_STRAT_PIPELINE:
-		return "pipeline";
-	}
-	return "";
+	static const char *const names[] = {[DP_STRAT_PLACEMENT] = "placement",
+					    [DP_STRAT_SPMD] = "spmd",
+					    [DP_STRAT_PIPELINE] = "pipeline"};
+	return DPI_NAME_OF(names, k, "");
 }
 
 const char *dp_schedule_name(dp_schedule s)
 {
-	switch (s) {
-	case DP_SCHED_GPIPE:
-		return "gpipe";
-	case DP_SCHED_1F1B:
-		return "1f1b";
-	}
-	return "";
+	static const char *const names[] = {
+		[DP_SCHED_GPIPE] = "gpipe", [DP_SCHED_1F1B] = "1f1b"};
+	return DPI_NAME_OF(names, s, "");
 }
 
 dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err)

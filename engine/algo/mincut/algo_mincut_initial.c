@@ -253,17 +253,10 @@ typedef struct pdw {
 	double w;
 } pdw;
 
-static int pdw_by_pd(const void *a, const void *b)
-{
-	const pdw *x = a, *y = b;
-	return DPI_CMP_ORDER(DPI_CMP(x->p, y->p), DPI_CMP(x->d, y->d));
-}
+DPI_CMP_DEFINE(pdw_by_pd, pdw, DPI_CMP(x->p, y->p), DPI_CMP(x->d, y->d))
 
-static int pdw_by_w(const void *a, const void *b)
-{
-	const pdw *x = a, *y = b; /* heavier first */
-	return DPI_CMP_ORDER(DPI_CMP(y->w, x->w), pdw_by_pd(a, b));
-}
+/* heavier first */
+DPI_CMP_DEFINE(pdw_by_w, pdw, DPI_CMP(y->w, x->w), pdw_by_pd(x, y))
 
 /* Devices for the parts: a part joined to ops pinned on a device by the
  * heaviest terminal edges gets that device (greedy, heaviest first); the
