@@ -34,9 +34,8 @@ static void test_utf8_names_accept_every_well_formed_length(void)
 
 static void test_utf8_names_refuse_malformed_bytes(void)
 {
-	static const struct {
-		const char *name, *why;
-	} bad[] = {
+	/* each name and why it is not UTF-8 */
+	static const char *const bad[][2] = {
 		{"a\xff", "a lone 0xFF"},
 		{"\x80", "a continuation byte first"},
 		{"ab\xc3", "a sequence cut by the end"},
@@ -50,11 +49,11 @@ static void test_utf8_names_refuse_malformed_bytes(void)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		dp_err err;
-		if (add(bad[i].name, &err) != DP_EINPUT ||
+		if (add(bad[i][0], &err) != DP_EINPUT ||
 		    !strstr(err.msg, "op name is not valid UTF-8"))
 			test_fail(__FILE__, __LINE__,
 				  "%s: accepted or bad message \"%s\"",
-				  bad[i].why, err.msg);
+				  bad[i][1], err.msg);
 	}
 }
 
