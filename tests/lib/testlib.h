@@ -63,6 +63,9 @@ dp_graph *test_load_with(test_text_loader load, const char *path,
  * a case missing a line or a FROM not in base is a failure. */
 int test_check_edits(const char *path, const char *base, test_text_loader load,
 		     const char *name);
+/* Loads the file rel under test_shared_dir() with load (test_load_with);
+ * NULL, recorded as a failure with the error, when it cannot be. */
+dp_graph *test_load_shared(test_text_loader load, const char *rel);
 /* A native JSON graph given as text, loaded as the file "t.json" (its
  * source, for messages) and finalized; NULL, recorded as a test failure
  * with the error, when it cannot be. */
