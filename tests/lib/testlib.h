@@ -237,6 +237,13 @@ dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
 			CHECK_STR(name(v_), (cases)[i_][1]);                   \
 		}                                                              \
 	} while (0)
+/* CHECK_INPUT_MSG(call, err, want): call returns DP_EINPUT and fills err
+ * with exactly the message want. */
+#define CHECK_INPUT_MSG(call, err, want)                                       \
+	do {                                                                   \
+		CHECK_INT(call, DP_EINPUT);                                    \
+		CHECK_STR((err)->msg, want);                                   \
+	} while (0)
 /* CHECK_FILE(path, text): the file at path holds exactly text. */
 #define CHECK_FILE(path, text) test_check_file(__FILE__, __LINE__, path, text)
 void test_check_file(const char *file, int line, const char *path,
