@@ -60,12 +60,12 @@ static void test_utf8_names_refuse_malformed_bytes(void)
 static void test_utf8_message_shows_only_valid_text(void)
 {
 	dp_err err;
-	CHECK_INT(add("w\xc3\xa9ight\xff", &err), DP_EINPUT);
-	CHECK_STR(err.msg, "op name is not valid UTF-8: byte 0xFF after "
-			   "\"w\xc3\xa9ight\" (names must be UTF-8 text)");
-	CHECK_INT(add("\xfe", &err), DP_EINPUT);
-	CHECK_STR(err.msg, "op name is not valid UTF-8: byte 0xFE at its "
-			   "start (names must be UTF-8 text)");
+	CHECK_INPUT_MSG(add("w\xc3\xa9ight\xff", &err), &err,
+			"op name is not valid UTF-8: byte 0xFF after "
+			"\"w\xc3\xa9ight\" (names must be UTF-8 text)");
+	CHECK_INPUT_MSG(add("\xfe", &err), &err,
+			"op name is not valid UTF-8: byte 0xFE at its "
+			"start (names must be UTF-8 text)");
 	/* a long prefix is cut to its last 40 bytes or fewer, never inside a
 	 * character: 30 'x' then 10 two-byte characters then a bad byte */
 	char name[64];
