@@ -387,12 +387,7 @@ static void test_default_tp_pins_cancel(void)
 	CHECK_INT(s.spmd.device[dp_graph_find(g, "loss")], 1);
 	CHECK(!dp_strategy_check(g, &tm.m, &s, &err));
 	dp_strategy_free(&s);
-	atomic_int cancel = 1;
-	dp_progress p = {.cancel = &cancel};
-	dp_strategy_init(&s);
-	CHECK_INT(dpi_algo_megatron.strategize(g, &tm.m, NULL, &p, &s, &err),
-		  DP_ECANCELED);
-	CHECK_STR(err.msg, "megatron: canceled");
+	CHECK_STRATEGY_CANCELED(&dpi_algo_megatron, g, &tm.m);
 	dp_graph_free(g);
 }
 

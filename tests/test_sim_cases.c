@@ -244,19 +244,16 @@ static bool check_bounds(scase *c, char **w, int n)
 		return false;
 	dp_bounds b;
 	dp_sim_bounds(c->g, &c->m, &b);
-	const char *v;
-	if ((v = sc_kv(w, n, 1, "cp")) &&
-	    !sc_same_t(c, "graph critical path", b.graph_cp_us, v))
-		return false;
-	if ((v = sc_kv(w, n, 1, "work")) &&
-	    !sc_same_t(c, "work bound", b.work_bound_us, v))
-		return false;
-	if ((v = sc_kv(w, n, 1, "lb")) &&
-	    !sc_same_t(c, "lower bound", b.lb_us, v))
-		return false;
-	if ((v = sc_kv(w, n, 1, "one")) &&
-	    !sc_same_t(c, "one device", b.one_device_us, v))
-		return false;
+	static const char *const keys[] = {"cp", "work", "lb", "one"};
+	static const char *const what[] = {"graph critical path", "work bound",
+					   "lower bound", "one device"};
+	const double got[] = {b.graph_cp_us, b.work_bound_us, b.lb_us,
+			      b.one_device_us};
+	for (int i = 0; i < 4; i++) {
+		const char *v = sc_kv(w, n, 1, keys[i]);
+		if (v && !sc_same_t(c, what[i], got[i], v))
+			return false;
+	}
 	return true;
 }
 

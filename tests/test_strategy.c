@@ -93,8 +93,7 @@ static void test_placement_checks(void)
 	dp_err err;
 	REQUIRE(dp_machine_init(&m, 3, &err) == DP_OK);
 	dp_strategy s;
-	REQUIRE(dp_strategy_alloc(&s, DP_STRAT_PLACEMENT, g, 0, &err) ==
-		DP_OK);
+	REQUIRE(dp_strategy_alloc(&s, DP_STRAT_PLACEMENT, g, 0, &err) == DP_OK);
 	s.k = 3;
 	CHECK(dp_strategy_check(g, &m, &s, &err) == DP_OK);
 	s.placement[4] = 3;
@@ -123,8 +122,7 @@ static void test_placement_lowering_is_the_graph(void)
 	dp_err err;
 	REQUIRE(dp_machine_init(&m, 4, &err) == DP_OK);
 	dp_strategy s;
-	REQUIRE(dp_strategy_alloc(&s, DP_STRAT_PLACEMENT, g, 0, &err) ==
-		DP_OK);
+	REQUIRE(dp_strategy_alloc(&s, DP_STRAT_PLACEMENT, g, 0, &err) == DP_OK);
 	s.k = 4;
 	for (uint32_t u = 0; u < g->nops; u++)
 		s.placement[u] = (int32_t)((u * 7) % 4);
@@ -209,34 +207,28 @@ static void test_registry_strategy_algorithm(void)
 	dp_graph_free(g);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		test_fail(__FILE__, __LINE__, "cannot write %s", path);
-		return;
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_file_detection(void)
 {
 	const char *a = test_tmp_path("a.json");
 	REQUIRE(a);
-	write_file(a, "{\n  \"format\" :\n \"dnnpart-strategy\", \"version\": 1}");
+	CHECK(test_write_file(
+		a,
+		"{\n  \"format\" :\n \"dnnpart-strategy\", \"version\": 1}"));
 	CHECK(dp_strategy_is_file(a));
 	const char *b = test_tmp_path("b.json");
-	write_file(b, "{\"format\":\"dnnpart-placement\",\"version\":1}");
+	CHECK(test_write_file(
+		b, "{\"format\":\"dnnpart-placement\",\"version\":1}"));
 	CHECK(!dp_strategy_is_file(b));
 	/* the word elsewhere is not the format */
 	const char *c = test_tmp_path("c.place");
-	write_file(c, "dnnpart-strategy 0\nformat 1\n");
+	CHECK(test_write_file(c, "dnnpart-strategy 0\nformat 1\n"));
 	CHECK(!dp_strategy_is_file(c));
 	/* "format" as a value or a nested key is not the format */
 	const char *d = test_tmp_path("d.json");
-	write_file(d, "{\"graph\": \"format\", \"x\": {\"format\": "
-		      "\"dnnpart-strategy\"}, \"format\": \"dnnpart-placement\"}");
+	CHECK(test_write_file(
+		d,
+		"{\"graph\": \"format\", \"x\": {\"format\": "
+		"\"dnnpart-strategy\"}, \"format\": \"dnnpart-placement\"}"));
 	CHECK(!dp_strategy_is_file(d));
 	CHECK(!dp_strategy_is_file(test_tmp_path("missing.json")));
 	CHECK(test_tmp_cleanup());

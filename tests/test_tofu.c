@@ -371,13 +371,7 @@ static void test_pins_cancel(void)
 		CHECK(!dp_strategy_check(g, &tm.m, &s, &err));
 		dp_strategy_free(&s);
 	}
-	atomic_int cancel = 1;
-	dp_progress p = {.cancel = &cancel};
-	dp_strategy_init(&s);
-	CHECK_INT(dpi_algo_tofu.strategize(g, &tm.m, NULL, &p, &s, &err),
-		  DP_ECANCELED);
-	CHECK_STR(err.msg, "tofu: canceled");
-	dp_strategy_free(&s);
+	CHECK_STRATEGY_CANCELED(&dpi_algo_tofu, g, &tm.m);
 	dp_graph_free(g);
 }
 

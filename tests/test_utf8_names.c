@@ -34,9 +34,8 @@ static void test_utf8_names_accept_every_well_formed_length(void)
 
 static void test_utf8_names_refuse_malformed_bytes(void)
 {
-	static const struct {
-		const char *name, *why;
-	} bad[] = {
+	/* each name and why it is not UTF-8 */
+	static const char *const bad[][2] = {
 		{"a\xff", "a lone 0xFF"},
 		{"\x80", "a continuation byte first"},
 		{"ab\xc3", "a sequence cut by the end"},
@@ -50,23 +49,23 @@ static void test_utf8_names_refuse_malformed_bytes(void)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		dp_err err;
-		if (add(bad[i].name, &err) != DP_EINPUT ||
+		if (add(bad[i][0], &err) != DP_EINPUT ||
 		    !strstr(err.msg, "op name is not valid UTF-8"))
 			test_fail(__FILE__, __LINE__,
 				  "%s: accepted or bad message \"%s\"",
-				  bad[i].why, err.msg);
+				  bad[i][1], err.msg);
 	}
 }
 
 static void test_utf8_message_shows_only_valid_text(void)
 {
 	dp_err err;
-	CHECK_INT(add("w\xc3\xa9ight\xff", &err), DP_EINPUT);
-	CHECK_STR(err.msg, "op name is not valid UTF-8: byte 0xFF after "
-			   "\"w\xc3\xa9ight\" (names must be UTF-8 text)");
-	CHECK_INT(add("\xfe", &err), DP_EINPUT);
-	CHECK_STR(err.msg, "op name is not valid UTF-8: byte 0xFE at its "
-			   "start (names must be UTF-8 text)");
+	CHECK_INPUT_MSG(add("w\xc3\xa9ight\xff", &err), &err,
+			"op name is not valid UTF-8: byte 0xFF after "
+			"\"w\xc3\xa9ight\" (names must be UTF-8 text)");
+	CHECK_INPUT_MSG(add("\xfe", &err), &err,
+			"op name is not valid UTF-8: byte 0xFE at its "
+			"start (names must be UTF-8 text)");
 	/* a long prefix is cut to its last 40 bytes or fewer, never inside a
 	 * character: 30 'x' then 10 two-byte characters then a bad byte */
 	char name[64];

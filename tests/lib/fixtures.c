@@ -1,6 +1,7 @@
 /* fixtures.c - see fixtures.h. */
 #include "fixtures.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +341,26 @@ void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
 			  h->devices, (long long)h->memory_bytes,
 			  h->bw_bytes_per_us, h->lat_us, devices,
 			  (long long)memory_bytes, bw, lat);
+}
+
+void test_check_strategy_canceled(const char *file, int line, const dp_algo *a,
+				  const dp_graph *g, const dp_machine *m)
+{
+	atomic_int cancel = 1;
+	dp_progress p = {.cancel = &cancel};
+	dp_strategy s;
+	dp_strategy_init(&s);
+	dp_err err;
+	dp_err_clear(&err);
+	dp_status st = a->strategize(g, m, NULL, &p, &s, &err);
+	char want[128];
+	snprintf(want, sizeof want, "%s: canceled", a->name);
+	if (st != DP_ECANCELED || strcmp(err.msg, want) != 0)
+		test_fail(file, line,
+			  "%s with a raised cancel flag: status %d, \"%s\"; "
+			  "want %d, \"%s\"",
+			  a->name, (int)st, err.msg, (int)DP_ECANCELED, want);
+	dp_strategy_free(&s);
 }
 
 int64_t test_cross_bytes(const dp_lowered *l)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
@@ -178,6 +179,14 @@ void test_check_bad_cases(const char *file, int line, const char *dir,
 #define CHECK_HINT(g, ...) test_check_hint(__FILE__, __LINE__, g, __VA_ARGS__)
 void test_check_hint(const char *file, int line, const dp_graph *g, int devices,
 		     int64_t memory_bytes, double bw, double lat);
+
+/* CHECK_STRATEGY_CANCELED(a, g, m): with a raised cancel flag the
+ * strategy algorithm a returns DP_ECANCELED on g and m, saying "NAME:
+ * canceled". */
+#define CHECK_STRATEGY_CANCELED(...)                                           \
+	test_check_strategy_canceled(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_strategy_canceled(const char *file, int line, const dp_algo *a,
+				  const dp_graph *g, const dp_machine *m);
 
 /* The bytes of the lowered graph's data edges whose ends are on two
  * devices: what a lowered strategy moves. */

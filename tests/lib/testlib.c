@@ -450,6 +450,17 @@ dp_graph *test_load_with(test_text_loader load, const char *path,
 	return test_loaded(st, g, err);
 }
 
+dp_graph *test_load_shared(test_text_loader load, const char *rel)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", test_shared_dir(), rel);
+	dp_err err;
+	dp_graph *g = test_load_with(load, path, NULL, &err);
+	if (!g)
+		FAIL_ERR(rel, &err);
+	return g;
+}
+
 dp_graph *test_json_text(const char *text)
 {
 	dp_err err;

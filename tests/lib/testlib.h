@@ -63,6 +63,9 @@ dp_graph *test_load_with(test_text_loader load, const char *path,
  * a case missing a line or a FROM not in base is a failure. */
 int test_check_edits(const char *path, const char *base, test_text_loader load,
 		     const char *name);
+/* Loads the file rel under test_shared_dir() with load (test_load_with);
+ * NULL, recorded as a failure with the error, when it cannot be. */
+dp_graph *test_load_shared(test_text_loader load, const char *rel);
 /* A native JSON graph given as text, loaded as the file "t.json" (its
  * source, for messages) and finalized; NULL, recorded as a test failure
  * with the error, when it cannot be. */
@@ -233,6 +236,13 @@ dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
 			CHECK_INT(parse((cases)[i_][0], &v_, &e_), DP_OK);     \
 			CHECK_STR(name(v_), (cases)[i_][1]);                   \
 		}                                                              \
+	} while (0)
+/* CHECK_INPUT_MSG(call, err, want): call returns DP_EINPUT and fills err
+ * with exactly the message want. */
+#define CHECK_INPUT_MSG(call, err, want)                                       \
+	do {                                                                   \
+		CHECK_INT(call, DP_EINPUT);                                    \
+		CHECK_STR((err)->msg, want);                                   \
 	} while (0)
 /* CHECK_FILE(path, text): the file at path holds exactly text. */
 #define CHECK_FILE(path, text) test_check_file(__FILE__, __LINE__, path, text)
