@@ -29,11 +29,11 @@
 
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
+#include "internal/megatron.h"
 #include "internal/spmd.h"
 #include "internal/tofu.h"
 
-/* Whether every op with dim `name` has a size that t divides. */
-static bool divides_all(const dp_graph *g, const char *name, int t)
+bool dpi_megatron_divides(const dp_graph *g, const char *name, int t)
 {
 	for (uint32_t u = 0; u < g->nops; u++) {
 		dp_dims d;
@@ -53,11 +53,10 @@ static bool has_dim(const dp_graph *g, const char *name)
 	return false;
 }
 
-/* Fills s (allocated, mesh [d, t]) with Megatron's layout. */
-static void layout(const dp_graph *g, dp_strategy *s, int d, int t)
+void dpi_megatron_layout(const dp_graph *g, dp_strategy *s, int d, int t)
 {
 	const char *bd = dp_graph_batch_dim(g);
-	bool heads = divides_all(g, "heads", t);
+	bool heads = dpi_megatron_divides(g, "heads", t);
 	for (uint32_t u = 0; u < g->nops; u++) {
 		uint8_t *ax = &s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS];
 		if (g->ops[u].pin >= 0) {
@@ -95,7 +94,7 @@ static dp_status make(const dp_graph *g, const dp_machine *m, int t,
 	s->spmd.naxes = 2;
 	s->spmd.mesh[0] = m->k / t;
 	s->spmd.mesh[1] = t;
-	layout(g, s, m->k / t, t);
+	dpi_megatron_layout(g, s, m->k / t, t);
 	snprintf(s->label, sizeof s->label, "megatron %dx%d", m->k / t, t);
 	snprintf(s->algo, sizeof s->algo, "megatron");
 	return DP_OK;
@@ -112,7 +111,7 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 	if (st)
 		return st;
 	int tp = o ? o->tp : 0;
-	if (tp > 0 && (k % tp != 0 || !divides_all(g, "f", tp)))
+	if (tp > 0 && (k % tp != 0 || !dpi_megatron_divides(g, "f", tp)))
 		return dp_err_set(
 			err, DP_EINPUT, g->source, 0, 0,
 			"megatron: --tp %d must divide the %d devices "
@@ -126,7 +125,7 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 	int tmax = has_dim(g, "f") || has_dim(g, "heads") ? k : 1;
 	bool any_batch = false;
 	for (int t = 1; t <= tmax; t++)
-		if (k % t == 0 && divides_all(g, "f", t) &&
+		if (k % t == 0 && dpi_megatron_divides(g, "f", t) &&
 		    (batch <= 0 || batch % (k / t) == 0))
 			any_batch = true;
 	dp_strategy best;
@@ -135,7 +134,7 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 	bool have = false;
 	for (int t = 1; t <= (tp > 0 ? k : tmax); t++) {
 		if (tp > 0 ? t != tp
-			   : k % t != 0 || !divides_all(g, "f", t) ||
+			   : k % t != 0 || !dpi_megatron_divides(g, "f", t) ||
 				     (any_batch && batch > 0 &&
 				      batch % (k / t) != 0))
 			continue;
