@@ -20,6 +20,8 @@
  * stages (T > 1) are not searched: the 3D lowering splits the batch only.
  */
 #include "internal/algo_int.h"
+#include "internal/grow.h"
+#include "internal/megatron.h"
 #include "internal/pipeline.h"
 
 #include <stdio.h>
@@ -68,18 +70,27 @@ int dpi_pipe_pick_microbatches(int64_t G, int want, int D)
 	return 0;
 }
 
-dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, dp_err *err)
+dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
+			 dp_err *err)
 {
-	int S = s->pipe.nstages;
-	int32_t *grp = realloc(s->pipe.group, (size_t)S * D * sizeof *grp);
+	int S = s->pipe.nstages, W = D * T;
+	int32_t *grp = realloc(s->pipe.group, (size_t)S * W * sizeof *grp);
 	if (!grp)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while widening a pipeline");
 	s->pipe.group = grp;
-	for (int i = 0; i < S * D; i++)
+	for (int i = 0; i < S * W; i++)
 		grp[i] = i;
 	for (int i = 0; i <= S; i++)
-		s->pipe.group_off[i] = i * D;
+		s->pipe.group_off[i] = i * W;
+	s->k = S * W;
+	if (T > 1) {
+		s->spmd.naxes = 2;
+		s->spmd.mesh[0] = D;
+		s->spmd.mesh[1] = T;
+		dpi_megatron_layout(g, s, D, T);
+		return DP_OK;
+	}
 	s->spmd.naxes = 1;
 	s->spmd.mesh[0] = D;
 	const char *bd = dp_graph_batch_dim(g);
@@ -92,40 +103,77 @@ dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, dp_err *err)
 		if (i >= 0)
 			s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + i] = 1;
 	}
-	s->k = S * D;
 	return DP_OK;
+}
+
+/* A candidate: its strategy, shape and estimate (dpi_pipe_estimate). */
+typedef struct cand {
+	dp_strategy s;
+	int D, T;
+	double est;
+	int64_t peak;
+	bool est_fits;
+	uint32_t order; /* made in this order: ties keep the first */
+} cand;
+
+typedef struct cand_list {
+	cand *v;
+	uint32_t n, cap;
+	int64_t cap_min; /* the smallest cap on m */
+} cand_list;
+
+/* Whether s repeats the candidate made just before (same shape, same
+ * stages): then it is dropped. */
+static bool same_as_last(const dp_graph *g, const cand_list *L,
+			 const dp_strategy *s, int D)
+{
+	if (L->n == 0)
+		return false;
+	const cand *c = &L->v[L->n - 1];
+	return c->D == D && c->s.k == s->k &&
+	       c->s.pipe.nstages == s->pipe.nstages &&
+	       c->s.pipe.microbatches == s->pipe.microbatches &&
+	       memcmp(c->s.pipe.stage, s->pipe.stage,
+		      (size_t)g->nops * sizeof(int32_t)) == 0;
+}
+
+/* Adds s (taken over: s is left empty) with its estimate. */
+static dp_status add_cand(const dp_graph *g, const dp_machine *m, cand_list *L,
+			  dp_strategy *s, int D, int T, dp_err *err)
+{
+	if (dpi_grow((void **)&L->v, &L->cap, (uint64_t)L->n + 1,
+		     sizeof *L->v, 32))
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory while searching pipelines");
+	cand *c = &L->v[L->n];
+	c->D = D;
+	c->T = T;
+	c->est = dpi_pipe_estimate(g, m, s, D, &c->peak);
+	c->est_fits = c->peak <= L->cap_min;
+	c->order = L->n++;
+	c->s = *s;
+	dp_strategy_init(s);
+	return DP_OK;
+}
+
+/* Estimated to fit first, by estimated step; then by estimated peak. */
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const cand *a = pa, *b = pb;
+	if (a->est_fits != b->est_fits)
+		return a->est_fits ? -1 : 1;
+	if (a->est_fits && a->est != b->est)
+		return a->est < b->est ? -1 : 1;
+	if (!a->est_fits && a->peak != b->peak)
+		return a->peak < b->peak ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 typedef struct cand_best {
 	dp_strategy s;
 	bool have, fits;
 	double makespan, over; /* over: max peak / cap */
-	int32_t *last;	       /* the stages of the last candidate tried */
-	int last_S, last_M, last_D;
 } cand_best;
-
-/* Whether s is the candidate tried just before (same S, M, D, stages):
- * then it is not simulated again; else it becomes the last one. */
-static bool same_as_last(const dp_graph *g, const dp_strategy *s, int D,
-			 cand_best *b)
-{
-	size_t n = (size_t)(g->nops ? g->nops : 1) * sizeof *b->last;
-	if (b->last && b->last_S == s->pipe.nstages &&
-	    b->last_M == s->pipe.microbatches && b->last_D == D &&
-	    memcmp(b->last, s->pipe.stage, (size_t)g->nops * sizeof(int32_t)) ==
-		    0)
-		return true;
-	if (!b->last)
-		b->last = malloc(n);
-	if (b->last) {
-		memcpy(b->last, s->pipe.stage,
-		       (size_t)g->nops * sizeof(int32_t));
-		b->last_S = s->pipe.nstages;
-		b->last_M = s->pipe.microbatches;
-		b->last_D = D;
-	}
-	return false;
-}
 
 /* Lowers and simulates s; keeps it in *b when better (s is then owned by
  * *b), else frees it. */
@@ -198,51 +246,148 @@ static uint32_t forward_ops(const dp_graph *g)
 	return nf;
 }
 
-/* One candidate (S, D, M, cut); DP_EINPUT from making it (a pin, caps in
- * pipedream's model) skips it. */
-static dp_status try_one(const dp_graph *g, const dp_machine *m,
-			 const dp_algo_opts *o, const dp_progress *p,
-			 const char *name, dp_schedule sch, int S, int D, int M,
-			 bool dp_cut, cand_best *b, dp_err *err)
+/* Whether T > 1 can split g Megatron's way: it has an MLP (`f`) or
+ * attention (`heads`) to split, and T divides every `f`. */
+static bool tp_ok(const dp_graph *g, int T)
+{
+	bool any = false;
+	for (uint32_t u = 0; !any && u < g->nops; u++)
+		any = dp_op_find_dim(g, u, "f") >= 0 ||
+		      dp_op_find_dim(g, u, "heads") >= 0;
+	return any && dpi_megatron_divides(g, "f", T);
+}
+
+/* One shape of the search. */
+typedef struct shape {
+	const char *name;
+	dp_schedule sch;
+	int S, T, D, M;
+	bool dp_cut;
+} shape;
+
+/* Makes the candidate of shape h and adds it to L; DP_EINPUT from making
+ * it (a pin, caps in pipedream's model) skips it. */
+static dp_status make_one(const dp_graph *g, const dp_machine *m,
+			  const dp_algo_opts *o, const dp_progress *p,
+			  const shape *h, cand_list *L, dp_err *err)
 {
 	dp_algo_opts oo = *o;
-	oo.microbatches = M;
+	oo.microbatches = h->M;
 	int32_t *fs = NULL;
-	int Sc = S;
+	int Sc = h->S, D = h->D;
 	dp_status st = DP_OK;
-	if (dp_cut) {
+	if (h->dp_cut) {
 		dp_machine sub = *m;
-		sub.k = S * D;
+		sub.k = h->S * D;
 		double cost;
-		st = dpi_pd_cut(g, &sub, M, D, &Sc, &fs, &cost, NULL);
+		st = dpi_pd_cut(g, &sub, h->M, D, &Sc, &fs, &cost, NULL);
 		if (st == DP_EINPUT)
 			return DP_OK;
 		if (st)
 			return dp_err_set(err, st, NULL, 0, 0,
-					  "%s: out of memory", name);
+					  "%s: out of memory", h->name);
 	}
 	dp_strategy s;
 	dp_strategy_init(&s);
-	st = dpi_pipe_make(g, m, &oo, p, sch, name, Sc, fs, &s, err);
+	st = dpi_pipe_make(g, m, &oo, p, h->sch, h->name, Sc, fs, &s, err);
 	free(fs);
 	if (st == DP_EINPUT)
 		return DP_OK;
-	if (!st && same_as_last(g, &s, D, b)) {
+	if (!st && (D > 1 || h->T > 1))
+		st = dpi_pipe_widen(g, &s, D, h->T, err);
+	if (!st && same_as_last(g, L, &s, D)) {
 		dp_strategy_free(&s);
 		return DP_OK;
 	}
-	if (!st && D > 1)
-		st = dpi_pipe_widen(g, &s, D, err);
-	if (st) {
-		dp_strategy_free(&s);
-		return st;
+	if (!st && strcmp(h->name, "hybrid") == 0)
+		snprintf(s.label, sizeof s.label, "hybrid S=%d T=%d D=%d M=%d",
+			 s.pipe.nstages, h->T, D, h->M);
+	snprintf(s.algo, sizeof s.algo, "%s", h->name);
+	if (!st)
+		st = add_cand(g, m, L, &s, D, h->T, err);
+	dp_strategy_free(&s);
+	return st;
+}
+
+/* The micro-batch counts for S stages of D-way data parallel groups: o's,
+ * else the two largest powers of two <= 8 S that M x D divides the batch
+ * with, and the built-ins' default; 1 as well when S = 1 (no pipeline:
+ * plain data or tensor parallelism). Returns how many, into Ms[4]. */
+static int micro_choices(const dp_algo_opts *o, int64_t G, int S, int D,
+			 int *Ms)
+{
+	int nm = 0;
+	if (o->microbatches) {
+		if (G == 0 || G % ((int64_t)o->microbatches * D) == 0)
+			Ms[nm++] = o->microbatches;
+		return nm;
 	}
-	if (D > 1 || strcmp(name, "hybrid") == 0)
-		snprintf(s.label, sizeof s.label, "%s S=%d D=%d M=%d",
-			 dp_schedule_name(sch), s.pipe.nstages, D, M);
-	snprintf(s.algo, sizeof s.algo, "%s", name);
-	st = consider(g, m, o, p, &s, b, err);
-	return st == DP_EINPUT ? DP_OK : st;
+	for (int M = 1; M <= 8 * S; M *= 2) {
+		if (G > 0 && G % ((int64_t)M * D))
+			continue;
+		Ms[1] = Ms[0];
+		Ms[0] = M;
+		nm = nm < 2 ? nm + 1 : 2;
+	}
+	int Md = dpi_pipe_pick_microbatches(G, 4 * S, D);
+	if (Md > 0 && (nm < 1 || Md != Ms[0]) && (nm < 2 || Md != Ms[1]))
+		Ms[nm++] = Md;
+	bool one = false;
+	for (int i = 0; i < nm; i++)
+		one = one || Ms[i] == 1;
+	if (S == 1 && !one && (G == 0 || G % D == 0))
+		Ms[nm++] = 1;
+	return nm;
+}
+
+/* Every candidate, in the order (T, D or S, M, cut). */
+static dp_status enumerate(const dp_graph *g, const dp_machine *m,
+			   const dp_algo_opts *o, const dp_progress *p,
+			   const char *name, dp_schedule sch, bool hybrid,
+			   cand_list *L, dp_err *err)
+{
+	int K = m->k;
+	uint32_t nf = forward_ops(g);
+	int64_t G = dpi_pipe_batch_gcd(g);
+	bool pins = has_pins(g);
+	dp_status st = DP_OK;
+	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {
+		if (K % T || (T > 1 && (pins || !tp_ok(g, T))))
+			continue;
+		for (int x = 1; !st && x <= K / T; x++) {
+			if ((K / T) % x)
+				continue;
+			int D = hybrid ? x : 1, S = hybrid ? K / T / x : x;
+			if ((uint32_t)S > nf || (D > 1 && pins))
+				continue;
+			int Ms[4], nm = micro_choices(o, G, S, D, Ms);
+			for (int i = 0; !st && i < nm; i++)
+				for (int c = 0; !st && c < 2; c++) {
+					shape h = {name, sch,	S,     T,
+						   D,	 Ms[i], c == 1};
+					st = make_one(g, m, o, p, &h, L, err);
+				}
+			if (!st)
+				st = dpi_algo_poll(
+					p, name, "search: candidates",
+					0.3 * x / (K / T) / K * T, err);
+		}
+	}
+	return st;
+}
+
+/* Simulated: the HYBRID_SIM best by the estimate, the best by the
+ * estimate without tensor parallelism (T = 1, where the estimate is
+ * closest to the simulator) when those have none, and up to HYBRID_SIM
+ * more while none of them fits and the next is estimated to fit. */
+#define HYBRID_SIM 3
+
+static cand *first_t1(cand_list *L, uint32_t from)
+{
+	for (uint32_t i = from; i < L->n; i++)
+		if (L->v[i].T == 1)
+			return &L->v[i];
+	return NULL;
 }
 
 static dp_status search(const dp_graph *g, const dp_machine *m,
@@ -255,53 +400,45 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 	dp_status st = dpi_algo_poll(p, name, "search", 0, err);
 	if (st)
 		return st;
-	int K = m->k;
-	uint32_t nf = forward_ops(g);
-	int64_t G = dpi_pipe_batch_gcd(g);
-	bool pins = has_pins(g);
+	cand_list L;
+	memset(&L, 0, sizeof L);
+	L.cap_min = DP_CAP_UNLIMITED;
+	for (int d = 0; d < m->k; d++)
+		L.cap_min = m->cap[d] < L.cap_min ? m->cap[d] : L.cap_min;
+	st = enumerate(g, m, o, p, name, sch, hybrid, &L, err);
+	if (!st && L.n > 1)
+		qsort(L.v, L.n, sizeof *L.v, cand_cmp);
 	cand_best b;
 	memset(&b, 0, sizeof b);
 	dp_strategy_init(&b.s);
-	for (int x = 1; !st && x <= K; x++) {
-		if (K % x)
-			continue;
-		int D = hybrid ? x : 1, S = hybrid ? K / x : x;
-		if ((uint32_t)S > nf || (D > 1 && pins))
-			continue;
-		/* M: o's, else the two largest powers of two <= 8 S that
-		 * M x D divides the batch with */
-		int Ms[3] = {0, 0, 0}, nm = 0;
-		if (o->microbatches) {
-			if (G == 0 || G % ((int64_t)o->microbatches * D) == 0)
-				Ms[nm++] = o->microbatches;
-		} else {
-			for (int M = 1; M <= 8 * S; M *= 2) {
-				if (G > 0 && G % ((int64_t)M * D))
-					continue;
-				Ms[1] = Ms[0];
-				Ms[0] = M;
-				nm = nm < 2 ? nm + 1 : 2;
-			}
-			int Md = dpi_pipe_pick_microbatches(G, 4 * S, D);
-			if (Md > 0 && Md != Ms[0] && (nm < 2 || Md != Ms[1]))
-				Ms[nm++] = Md;
+	cand *t1 = NULL; /* the first T = 1 candidate simulated */
+	uint32_t nsim = L.n < HYBRID_SIM ? L.n : HYBRID_SIM;
+	for (uint32_t i = 0; !st && i < L.n; i++) {
+		if (i >= nsim &&
+		    (b.fits || i >= 2 * nsim || !L.v[i].est_fits)) {
+			if (!t1 && (t1 = first_t1(&L, i)) != NULL)
+				st = consider(g, m, o, p, &t1->s, &b, err);
+			st = st == DP_EINPUT ? DP_OK : st;
+			break;
 		}
-		for (int i = 0; !st && i < nm; i++) {
-			for (int c = 0; !st && c < 2; c++)
-				st = try_one(g, m, o, p, name, sch, S, D, Ms[i],
-					     c == 1, &b, err);
-			if (!st)
-				st = dpi_algo_poll(p, name, "search",
-						   (double)x / K, err);
-		}
+		t1 = t1 ? t1 : L.v[i].T == 1 ? &L.v[i] : NULL;
+		st = consider(g, m, o, p, &L.v[i].s, &b, err);
+		if (st == DP_EINPUT)
+			st = DP_OK;
+		if (!st)
+			st = dpi_algo_poll(p, name, "search: simulating",
+					   0.3 + 0.7 * (i + 1) / (2 * nsim),
+					   err);
 	}
-	free(b.last);
+	for (uint32_t i = 0; i < L.n; i++)
+		dp_strategy_free(&L.v[i].s);
+	free(L.v);
 	if (!st && !b.have)
 		st = dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 				"%s: no pipeline of stages that divide %d "
 				"devices and micro-batches that divide the "
 				"batch could be made for this graph",
-				name, K);
+				name, m->k);
 	if (st) {
 		if (b.have)
 			dp_strategy_free(&b.s);
