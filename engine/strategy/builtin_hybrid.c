@@ -141,8 +141,8 @@ static bool same_as_last(const dp_graph *g, const cand_list *L,
 static dp_status add_cand(const dp_graph *g, const dp_machine *m, cand_list *L,
 			  dp_strategy *s, int D, int T, dp_err *err)
 {
-	if (dpi_grow((void **)&L->v, &L->cap, (uint64_t)L->n + 1,
-		     sizeof *L->v, 32))
+	if (dpi_grow((void **)&L->v, &L->cap, (uint64_t)L->n + 1, sizeof *L->v,
+		     32))
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while searching pipelines");
 	cand *c = &L->v[L->n];
@@ -376,11 +376,24 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
-/* Simulated: the HYBRID_SIM best by the estimate, the best by the
- * estimate without tensor parallelism (T = 1, where the estimate is
- * closest to the simulator) when those have none, and up to HYBRID_SIM
- * more while none of them fits and the next is estimated to fit. */
+/* Simulated: the best by the estimate, and after it, up to HYBRID_SIM in
+ * all, those as close to it (estimated to fit as it is, and within
+ * HYBRID_NEAR of its estimated step, or of its estimated peak when it is
+ * not estimated to fit); then up to HYBRID_SIM more while none of those
+ * fits and the next is estimated to; and the best without tensor
+ * parallelism (T = 1, where the estimate is closest to the simulator)
+ * when none of those has T = 1. */
 #define HYBRID_SIM 3
+#define HYBRID_NEAR 1.05
+
+/* Whether candidate c is close enough to the leader c0 to simulate. */
+static bool near_leader(const cand *c0, const cand *c)
+{
+	if (c->est_fits != c0->est_fits)
+		return false;
+	return c0->est_fits ? c->est <= HYBRID_NEAR * c0->est
+			    : (double)c->peak <= HYBRID_NEAR * (double)c0->peak;
+}
 
 static cand *first_t1(cand_list *L, uint32_t from)
 {
@@ -414,8 +427,10 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 	cand *t1 = NULL; /* the first T = 1 candidate simulated */
 	uint32_t nsim = L.n < HYBRID_SIM ? L.n : HYBRID_SIM;
 	for (uint32_t i = 0; !st && i < L.n; i++) {
-		if (i >= nsim &&
-		    (b.fits || i >= 2 * nsim || !L.v[i].est_fits)) {
+		bool more = i == 0 ||
+			    (i < nsim && near_leader(&L.v[0], &L.v[i])) ||
+			    (!b.fits && i < 2 * nsim && L.v[i].est_fits);
+		if (!more) {
 			if (!t1 && (t1 = first_t1(&L, i)) != NULL)
 				st = consider(g, m, o, p, &t1->s, &b, err);
 			st = st == DP_EINPUT ? DP_OK : st;

@@ -10,7 +10,9 @@
  * or earlier stage moves its bytes (/ M, / the batch parts) between two
  * devices; an edge whose producer holds partial sums of a dim split
  * inside the stage (tensor parallelism) is a ring all-reduce over the T
- * parts, 2 (T-1)/T x its bytes, each of the 2 (T-1) steps one latency.
+ * parts, 2 (T-1)/T x its bytes, each of the 2 (T-1) steps one latency;
+ * an edge from an output split T ways (not along the batch) into an op
+ * not split on the tensor axis is an all-gather, (T-1)/T x its bytes.
  * Once per step (after the flush): the update ops, and the gradient
  * all-reduce over the D data-parallel replicas (2 (D-1)/D x the gradient
  * / its update's parts). Step = sum_s t_s + (M-1) max_s t_s + max_s once_s
@@ -38,19 +40,24 @@ static int parts_of(const dp_strategy *s, const dp_graph *g, uint32_t u)
 	return p;
 }
 
-/* The parts of u's reduction dims (1: u holds no partial sums). */
-static int partial_parts(const dp_strategy *s, const dp_graph *g, uint32_t u)
+/* The parts of u's dims that index its output (out true; the batch dim
+ * left out: 1 when u's output is whole on each device of the tensor axis)
+ * or that do not (its reduction dims: 1 when u holds no partial sums). */
+static int parts_by_out(const dp_strategy *s, const dp_graph *g, uint32_t u,
+			bool out)
 {
 	dp_dims d;
 	if (s->spmd.naxes < 1 || !s->spmd.axes || !dp_op_dims(g, u, &d) ||
 	    d.nout < 0)
 		return 1;
+	const char *bd = dp_graph_batch_dim(g);
+	int bi = out && bd[0] ? dp_op_find_dim(g, u, bd) : -1;
 	int p = 1;
 	for (uint32_t i = 0; i < d.n; i++) {
 		bool in = false;
 		for (int k = 0; k < d.nout; k++)
 			in = in || d.out[k] == (uint8_t)i;
-		if (!in)
+		if (in == out && (int)i != bi)
 			p *= dp_spmd_parts(&s->spmd, u, i);
 	}
 	return p;
@@ -110,12 +117,16 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 					   2.0 * (D - 1) * lat;
 			continue;
 		}
-		int pp = partial_parts(s, g, u);
+		int pp = parts_by_out(s, g, u, false), po;
 		if (s->pipe.stage[u] != s->pipe.stage[v])
 			e->t += lat + b / D / bw;
 		else if (pp > 1)
 			e->t += 2.0 * (pp - 1) / pp * b / D / bw +
 				2.0 * (pp - 1) * lat;
+		else if ((po = parts_by_out(s, g, u, true)) > 1 &&
+			 parts_of(s, g, v) <= D)
+			e->t += (double)(po - 1) / po * b / D / bw +
+				(po - 1) * lat; /* an all-gather */
 	}
 	double sum = 0, tmax = 0, omax = 0, mmax = 0;
 	for (int i = 0; i < S; i++) {
