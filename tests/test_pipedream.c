@@ -10,8 +10,10 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
 #include "internal/pipedream.h"
+#include "internal/pipeline.h"
 #include "lib/testlib.h"
 
 /* Four layers, per micro-batch: c = 8, 2, 2, 8 µs; weights 0, 40, 40, 0
@@ -271,7 +273,67 @@ static void test_planner_cuts_the_hand_chain(void)
 	dp_graph_free(g);
 }
 
+/* One layer, its weight gradient all-reduced between 2 replicas: w (W
+ * bytes) -> f (8 µs) -> loss -> f/grad (8) -> f/grad_w (4, W) ->
+ * w/update. With M = 4 on a link of 1000 bytes/µs and no latency, the
+ * planner's stage time per micro-batch is C / r + 2 (r-1)/r x W / bw / M =
+ * 20/4/2 + 1.2/4 = 2.8 µs, and the simulator's step is M x that: each
+ * replica computes 20/2 = 10 µs, then the ring all-reduce moves W/2 each
+ * way twice, 1.2 µs, once per step after the flush. */
+static void test_sync_model_matches_the_simulator(void)
+{
+	enum { W = 1200 };
+	dp_graph *g = dp_graph_new("one");
+	uint32_t w = add(g, "w", 0, W, DP_ROLE_PARAM);
+	uint32_t f = add(g, "f", 8, 800, DP_ROLE_FORWARD);
+	uint32_t loss = add(g, "loss", 0, 0, DP_ROLE_LOSS);
+	uint32_t b = add(g, "f/grad", 8, 800, DP_ROLE_BACKWARD);
+	uint32_t gw = add(g, "f/grad_w", 4, W, DP_ROLE_GRAD);
+	uint32_t up = add(g, "w/update", 0, W, DP_ROLE_UPDATE);
+	const uint32_t e[][2] = {{w, f},  {f, loss}, {loss, b}, {f, b},
+				 {b, gw}, {gw, up},  {w, up}};
+	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+		edge(g, e[i][0], e[i][1]);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_machine m;
+	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
+	m.lat = 0;
+	m.bw = 1000;
+	int S = 0;
+	int32_t *fs = NULL;
+	double cost = 0;
+	dp_err err;
+	REQUIRE(dpi_pd_cut(g, &m, 4, 2, &S, &fs, &cost, &err) == DP_OK);
+	free(fs);
+	CHECK_INT(S, 1);
+	CHECK_NEAR(cost, 20.0 / 4 / 2 + 2.0 * 1 / 2 * W / 1000 / 4, 1e-9);
+	const dp_algo *a = dp_algo_find("pipedream");
+	REQUIRE(a && a->strategize);
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = 4;
+	dp_strategy s;
+	REQUIRE(a->strategize(g, &m, &o, NULL, &s, &err) == DP_OK);
+	CHECK_INT(s.k, 2);
+	dp_lowered l;
+	memset(&l, 0, sizeof l);
+	REQUIRE(dp_strategy_lower(g, &m, &s, NULL, &l, &err) == DP_OK);
+	dp_sim *sim = dp_sim_new(l.g, &m, &err);
+	REQUIRE(sim);
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	REQUIRE(dp_sim_run(sim, l.placement, NULL, &r, &err) == DP_OK);
+	CHECK_NEAR(r.makespan, 4 * cost, 1e-9);
+	dp_sim_result_free(&r);
+	dp_sim_free(sim);
+	dp_lowered_free(&l);
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_hand_chain_split_and_replication),
 	  TEST(test_caps_are_honoured),
 	  TEST(test_equals_brute_force_on_small_chains),
-	  TEST(test_planner_cuts_the_hand_chain))
+	  TEST(test_planner_cuts_the_hand_chain),
+	  TEST(test_sync_model_matches_the_simulator))
