@@ -154,37 +154,10 @@ static void test_3d_lowering_all_reduces_inside_groups(void)
 	dp_graph_free(g);
 }
 
-static double simulate_with(const dp_graph *g, const dp_machine *m,
-			    const dp_strategy *s, dp_contention c, bool *fits)
-{
-	dp_err err;
-	dp_lowered l;
-	memset(&l, 0, sizeof l);
-	if (dp_strategy_lower(g, m, s, NULL, &l, &err)) {
-		test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
-		return -1;
-	}
-	dp_sim *sim = dp_sim_new(l.g, m, &err);
-	dp_sim_result r;
-	memset(&r, 0, sizeof r);
-	dp_sim_opts so;
-	memset(&so, 0, sizeof so);
-	so.contention = c;
-	double t = -1;
-	if (sim && !dp_sim_run(sim, l.placement, &so, &r, &err)) {
-		t = r.makespan;
-		*fits = r.feasible;
-	}
-	dp_sim_result_free(&r);
-	dp_sim_free(sim);
-	dp_lowered_free(&l);
-	return t;
-}
-
 static double simulate(const dp_graph *g, const dp_machine *m,
 		       const dp_strategy *s, bool *fits)
 {
-	return simulate_with(g, m, s, DP_CONT_PORT, fits);
+	return test_simulate_strategy(g, m, s, DP_CONT_PORT, fits);
 }
 
 static dp_status run_algo(const char *name, const dp_graph *g,
@@ -374,7 +347,7 @@ static void test_tp_stages_step_by_hand(void)
 		fprintf(stderr, "# %s\n", err.msg);
 	REQUIRE(st == DP_OK);
 	bool fits = false;
-	double t = simulate_with(g, m, &s, DP_CONT_NONE, &fits);
+	double t = test_simulate_strategy(g, m, &s, DP_CONT_NONE, &fits);
 	double hand = L * (T1 / 2 + T2 / 2 + (double)Y / m->bw) + TL;
 	CHECK_NEAR(t, hand, 1e-6);
 	CHECK(fits);

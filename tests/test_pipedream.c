@@ -14,6 +14,7 @@
 #include "dnnpart/strategy.h"
 #include "internal/pipedream.h"
 #include "internal/pipeline.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* Four layers, per micro-batch: c = 8, 2, 2, 8 µs; weights 0, 40, 40, 0
@@ -224,6 +225,20 @@ static dp_graph *chain4(int64_t wbytes)
 	return g;
 }
 
+/* The pipedream algorithm's plan of g on m with M micro-batches. */
+static dp_status pipedream_plan(const dp_graph *g, const dp_machine *m, int M,
+				const dp_progress *p, dp_strategy *s,
+				dp_err *err)
+{
+	const dp_algo *a = dp_algo_find("pipedream");
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = M;
+	dp_strategy_init(s);
+	return a && a->strategize ? a->strategize(g, m, &o, p, s, err)
+				  : DP_EINTERNAL;
+}
+
 static void test_planner_cuts_the_hand_chain(void)
 {
 	dp_graph *g = chain4(100);
@@ -232,14 +247,9 @@ static void test_planner_cuts_the_hand_chain(void)
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	m.lat = 0;
 	m.bw = 1;
-	const dp_algo *a = dp_algo_find("pipedream");
-	REQUIRE(a && a->strategize);
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	o.microbatches = 2;
 	dp_strategy s;
 	dp_err err;
-	REQUIRE(a->strategize(g, &m, &o, NULL, &s, &err) == DP_OK);
+	REQUIRE(pipedream_plan(g, &m, 2, NULL, &s, &err) == DP_OK);
 	CHECK_INT(s.kind, DP_STRAT_PIPELINE);
 	CHECK_INT(s.pipe.nstages, 2);
 	CHECK_INT(s.pipe.schedule, DP_SCHED_1F1B);
@@ -256,7 +266,7 @@ static void test_planner_cuts_the_hand_chain(void)
 	atomic_int flag = 1;
 	dp_progress p = {NULL, NULL, &flag};
 	dp_strategy_init(&s);
-	CHECK_INT(a->strategize(g, &m, &o, &p, &s, &err), DP_ECANCELED);
+	CHECK_INT(pipedream_plan(g, &m, 2, &p, &s, &err), DP_ECANCELED);
 	CHECK_CONTAINS(err.msg, "canceled");
 	CHECK(s.pipe.stage == NULL && s.placement == NULL);
 	dp_graph_free(g);
@@ -264,7 +274,7 @@ static void test_planner_cuts_the_hand_chain(void)
 	/* weightless: one stage, data parallel over both devices */
 	g = chain4(0);
 	REQUIRE(g);
-	REQUIRE(a->strategize(g, &m, &o, NULL, &s, &err) == DP_OK);
+	REQUIRE(pipedream_plan(g, &m, 2, NULL, &s, &err) == DP_OK);
 	CHECK_INT(s.pipe.nstages, 1);
 	CHECK_INT(s.pipe.group_off[1], 2);
 	CHECK_INT(s.k, 2);
@@ -295,40 +305,25 @@ static void test_sync_model_matches_the_simulator(void)
 	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
 		edge(g, e[i][0], e[i][1]);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
-	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
-	m.lat = 0;
-	m.bw = 1000;
+	test_machine tm;
+	test_machine_init(&tm, 2, 1000, 0);
+	dp_machine *m = &tm.m;
 	int S = 0;
 	int32_t *fs = NULL;
 	double cost = 0;
 	dp_err err;
-	REQUIRE(dpi_pd_cut(g, &m, 4, 2, &S, &fs, &cost, &err) == DP_OK);
+	REQUIRE(dpi_pd_cut(g, m, 4, 2, &S, &fs, &cost, &err) == DP_OK);
 	free(fs);
 	CHECK_INT(S, 1);
 	CHECK_NEAR(cost, 20.0 / 4 / 2 + 2.0 * 1 / 2 * W / 1000 / 4, 1e-9);
-	const dp_algo *a = dp_algo_find("pipedream");
-	REQUIRE(a && a->strategize);
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	o.microbatches = 4;
 	dp_strategy s;
-	REQUIRE(a->strategize(g, &m, &o, NULL, &s, &err) == DP_OK);
+	REQUIRE(pipedream_plan(g, m, 4, NULL, &s, &err) == DP_OK);
 	CHECK_INT(s.k, 2);
-	dp_lowered l;
-	memset(&l, 0, sizeof l);
-	REQUIRE(dp_strategy_lower(g, &m, &s, NULL, &l, &err) == DP_OK);
-	dp_sim *sim = dp_sim_new(l.g, &m, &err);
-	REQUIRE(sim);
-	dp_sim_result r;
-	memset(&r, 0, sizeof r);
-	REQUIRE(dp_sim_run(sim, l.placement, NULL, &r, &err) == DP_OK);
-	CHECK_NEAR(r.makespan, 4 * cost, 1e-9);
-	dp_sim_result_free(&r);
-	dp_sim_free(sim);
-	dp_lowered_free(&l);
+	bool fits = false;
+	CHECK_NEAR(test_simulate_strategy(g, m, &s, DP_CONT_PORT, &fits),
+		   4 * cost, 1e-9);
+	CHECK(fits);
 	dp_strategy_free(&s);
-	dp_machine_free(&m);
 	dp_graph_free(g);
 }
 
