@@ -11,6 +11,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
+#include "internal/lower.h"
 #include "lib/fixtures.h"
 #include "lib/testlib.h"
 
@@ -371,6 +372,20 @@ static void test_tp_stages_step_by_hand(void)
 	CHECK_INT(crossing, 0);
 	CHECK_INT(shards, 2);
 	dp_lowered_free(&l);
+	/* the strategy file keeps the split inside the stages: read back,
+	 * it lowers to the same step */
+	const char *path = test_tmp_path("tp3d.json");
+	REQUIRE(dp_strategy_write(path, g, &s, true, &err) == DP_OK);
+	dp_strategy r;
+	dp_strategy_init(&r);
+	st = dp_strategy_read(path, g, m, &r, &err);
+	if (st)
+		fprintf(stderr, "# %s\n", err.msg);
+	REQUIRE(st == DP_OK);
+	CHECK(dpi_pipe_is_tp(g, &r));
+	CHECK_NEAR(test_simulate_strategy(g, m, &r, DP_CONT_NONE, &fits), hand,
+		   1e-6);
+	dp_strategy_free(&r);
 	/* a split the spmd rules refuse is refused here too */
 	uint32_t fc1 = 0;
 	while (strcmp(dp_graph_op_name(g, fc1), "fc1_0"))
