@@ -1,23 +1,26 @@
-/* builtin_hybrid.c - `hybrid` (pipeline stages that are data parallel,
- * searched over (S, D, M) with S x D = K) and the stage search of `gpipe`
- * and `1f1b` (docs/algorithms.md#hybrid).
+/* builtin_hybrid.c - `hybrid` (Megatron-LM's 3D parallelism: a pipeline
+ * of stages that are data parallel D ways and tensor parallel T ways,
+ * searched over (S, T, D, M) with S x T x D = K) and the stage search of
+ * `gpipe` and `1f1b` (docs/algorithms.md#hybrid).
  *
- * A candidate is a pipeline of S stages on D devices each (D = 1 for gpipe
- * and 1f1b), M micro-batches, cut either where forward time balances
- * (builtin_pipe.c) or by pipedream's program (builtin_pipedream.c) for that
- * D. Each candidate is lowered and simulated (the one simulator, no
- * formula); the shortest step whose every device fits its cap wins, and
- * when none fits, the one with the least peak / cap. Candidates, in this
- * order (ties keep the first):
- *   D: the divisors of K (hybrid; 1 for gpipe/1f1b), S = K / D (hybrid) or
- *      every divisor of K (gpipe/1f1b), S at most the forward ops;
+ * A candidate is a pipeline of S stages on D x T devices each (D = T = 1
+ * for gpipe and 1f1b), M micro-batches, cut either where forward time
+ * balances (builtin_pipe.c) or by pipedream's program (builtin_pipedream.c)
+ * for that D, with Megatron's layout inside the stages when T > 1
+ * (internal/megatron.h). Candidates, in this order:
+ *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`;
+ *   D: the divisors of K / T (hybrid; 1 for gpipe/1f1b), S = K / (T D)
+ *      (hybrid) or every divisor of K (gpipe/1f1b), S at most the forward
+ *      ops;
  *   M: --microbatches when given, else the two largest powers of two up
- *      to 8 S with M x D dividing the batch (the larger first), and the
- *      built-ins' default (the largest M <= 4 S that M x D divides the
- *      batch with), so the search holds the fixed-stage plan (S = K);
+ *      to 8 S with M x D dividing the batch, the built-ins' default (the
+ *      largest M <= 4 S that M x D divides the batch with), and 1 when
+ *      S = 1;
  *   cut: balanced, then pipedream's.
- * At most 5 x 3 x 2 candidates for K = 16. Tensor parallel
- * stages (T > 1) are not searched: the 3D lowering splits the batch only.
+ * Each is ranked by dpi_pipe_estimate (pipe_estimate.c); only the best few
+ * are lowered and simulated (the one simulator, no formula; see search()),
+ * and the shortest simulated step whose every device fits its cap wins,
+ * and when none fits, the one with the least peak / cap.
  */
 #include "internal/algo_int.h"
 #include "internal/grow.h"
@@ -376,13 +379,15 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
-/* Simulated: the best by the estimate, and after it, up to HYBRID_SIM in
- * all, those as close to it (estimated to fit as it is, and within
- * HYBRID_NEAR of its estimated step, or of its estimated peak when it is
- * not estimated to fit); then up to HYBRID_SIM more while none of those
- * fits and the next is estimated to; and the best without tensor
- * parallelism (T = 1, where the estimate is closest to the simulator)
- * when none of those has T = 1. */
+/* Simulated, in the order of the ranking: in each of three classes (every
+ * candidate; those without tensor parallelism, T = 1, where the estimate
+ * is closest to the simulator; those with one device per stage as well,
+ * what gpipe's and 1f1b's own search simulates) the best by the estimate
+ * and, up to HYBRID_SIM in the class, those near it: estimated to fit as
+ * it is, and within HYBRID_NEAR of its estimated step, or of its
+ * estimated peak when it is not estimated to fit. Then up to HYBRID_SIM
+ * more that are estimated to fit, while none simulated fits. So hybrid
+ * simulates what 1f1b's search simulates, and more. */
 #define HYBRID_SIM 3
 #define HYBRID_NEAR 1.05
 
@@ -395,12 +400,30 @@ static bool near_leader(const cand *c0, const cand *c)
 			    : (double)c->peak <= HYBRID_NEAR * (double)c0->peak;
 }
 
-static cand *first_t1(cand_list *L, uint32_t from)
+/* Whether c is in class cls: 0 every candidate, 1 those without tensor
+ * parallelism (T = 1), 2 those with one device per stage as well (gpipe's
+ * and 1f1b's own space). */
+static bool in_class(const cand *c, int cls)
 {
-	for (uint32_t i = from; i < L->n; i++)
-		if (L->v[i].T == 1)
-			return &L->v[i];
-	return NULL;
+	return cls == 0 || (c->T == 1 && (cls == 1 || c->D == 1));
+}
+
+/* Marks the candidates of class cls to simulate: its leader, and those
+ * near it, up to HYBRID_SIM. */
+static void select_class(const cand_list *L, uint8_t *mark, int cls)
+{
+	const cand *c0 = NULL;
+	int n = 0;
+	for (uint32_t i = 0; i < L->n && n < HYBRID_SIM; i++) {
+		const cand *c = &L->v[i];
+		if (!in_class(c, cls))
+			continue;
+		if (c0 && !near_leader(c0, c))
+			break;
+		c0 = c0 ? c0 : c;
+		mark[i] = 1;
+		n++;
+	}
 }
 
 static dp_status search(const dp_graph *g, const dp_machine *m,
@@ -424,27 +447,26 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 	cand_best b;
 	memset(&b, 0, sizeof b);
 	dp_strategy_init(&b.s);
-	cand *t1 = NULL; /* the first T = 1 candidate simulated */
-	uint32_t nsim = L.n < HYBRID_SIM ? L.n : HYBRID_SIM;
-	for (uint32_t i = 0; !st && i < L.n; i++) {
-		bool more = i == 0 ||
-			    (i < nsim && near_leader(&L.v[0], &L.v[i])) ||
-			    (!b.fits && i < 2 * nsim && L.v[i].est_fits);
-		if (!more) {
-			if (!t1 && (t1 = first_t1(&L, i)) != NULL)
-				st = consider(g, m, o, p, &t1->s, &b, err);
-			st = st == DP_EINPUT ? DP_OK : st;
-			break;
-		}
-		t1 = t1 ? t1 : L.v[i].T == 1 ? &L.v[i] : NULL;
+	uint8_t *mark = calloc(L.n ? L.n : 1, 1);
+	if (!st && !mark)
+		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				"out of memory while searching pipelines");
+	for (int cls = 0; !st && cls < 3; cls++)
+		select_class(&L, mark, cls);
+	/* the marked ones, then up to HYBRID_SIM more that are estimated to
+	 * fit while none simulated fits */
+	for (uint32_t i = 0, extra = 0; !st && i < L.n; i++) {
+		if (!mark[i] &&
+		    (b.fits || !L.v[i].est_fits || extra++ >= HYBRID_SIM))
+			continue;
 		st = consider(g, m, o, p, &L.v[i].s, &b, err);
 		if (st == DP_EINPUT)
 			st = DP_OK;
 		if (!st)
 			st = dpi_algo_poll(p, name, "search: simulating",
-					   0.3 + 0.7 * (i + 1) / (2 * nsim),
-					   err);
+					   0.3 + 0.7 * (i + 1) / L.n, err);
 	}
+	free(mark);
 	for (uint32_t i = 0; i < L.n; i++)
 		dp_strategy_free(&L.v[i].s);
 	free(L.v);
@@ -479,9 +501,9 @@ static dp_status hybrid_strategize(const dp_graph *g, const dp_machine *m,
 
 const dp_algo dpi_algo_hybrid = {
 	.name = "hybrid",
-	.summary = "pipeline of data-parallel stages: (S, D, M) with S x D = "
-		   "K searched by simulation, cut balanced or by pipedream's "
-		   "program; 1F1B",
+	.summary = "3D: a 1F1B pipeline of stages data and tensor parallel "
+		   "(Megatron's layout); (S, T, D, M) with S x T x D = K "
+		   "ranked by an estimate, the best simulated",
 	.source = "Narayanan et al., Megatron-LM 3D parallelism, SC 2021",
 	.strategize = hybrid_strategize,
 };
