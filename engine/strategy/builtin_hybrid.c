@@ -385,7 +385,8 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
  * what gpipe's and 1f1b's own search simulates) the best by the estimate
  * and, up to HYBRID_SIM in the class, those near it: estimated to fit as
  * it is, and within HYBRID_NEAR of its estimated step, or of its
- * estimated peak when it is not estimated to fit. Then up to HYBRID_SIM
+ * estimated peak when it is not estimated to fit (and then not both
+ * slower and larger by the estimate than one chosen). Then up to HYBRID_SIM
  * more that are estimated to fit, while none simulated fits. So hybrid
  * simulates what 1f1b's search simulates, and more. */
 #define HYBRID_SIM 3
@@ -420,6 +421,15 @@ static void select_class(const cand_list *L, uint8_t *mark, int cls)
 			continue;
 		if (c0 && !near_leader(c0, c))
 			break;
+		/* not estimated to fit, and both slower and larger than one
+		 * already chosen: the estimate gives no reason to try it */
+		bool worse = false;
+		for (uint32_t j = 0; c0 && !c->est_fits && j < i; j++)
+			worse = worse || (mark[j] && in_class(&L->v[j], cls) &&
+					  L->v[j].est < c->est &&
+					  L->v[j].peak < c->peak);
+		if (worse)
+			continue;
 		c0 = c0 ? c0 : c;
 		mark[i] = 1;
 		n++;
