@@ -388,9 +388,12 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
  * estimated peak when it is not estimated to fit (and then not both
  * slower and larger by the estimate than one chosen). Then up to HYBRID_SIM
  * more that are estimated to fit, while none simulated fits. So hybrid
- * simulates what 1f1b's search simulates, and more. */
+ * simulates what 1f1b's search simulates, and more; except that the third
+ * class is skipped when its leader and the overall leader are estimated
+ * to fit and its step is estimated HYBRID_FAR times the leader's. */
 #define HYBRID_SIM 3
 #define HYBRID_NEAR 1.05
+#define HYBRID_FAR 1.5
 
 /* Whether candidate c is close enough to the leader c0 to simulate. */
 static bool near_leader(const cand *c0, const cand *c)
@@ -420,6 +423,11 @@ static void select_class(const cand_list *L, uint8_t *mark, int cls)
 		if (!in_class(c, cls))
 			continue;
 		if (c0 && !near_leader(c0, c))
+			break;
+		/* one device per stage, while the overall leader is estimated
+		 * to fit and to be much faster: not worth its simulation */
+		if (!c0 && cls == 2 && L->v[0].est_fits && c->est_fits &&
+		    c->est > HYBRID_FAR * L->v[0].est)
 			break;
 		/* not estimated to fit, and both slower and larger than one
 		 * already chosen: the estimate gives no reason to try it */
