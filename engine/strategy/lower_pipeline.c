@@ -80,25 +80,42 @@ static int32_t block_of(const lctx *c, uint32_t u, int micro)
 	return ((stage * 2 + phase) * c->M + micro) * c->G + sub_of(c, u);
 }
 
+/* Appends prefix and the decimal v (>= 0) at dst; returns the length. */
+static size_t put_num(char *dst, const char *prefix, int v)
+{
+	size_t k = strlen(prefix);
+	memcpy(dst, prefix, k);
+	char d[16];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) > 0 && n < 15);
+	while (n > 0)
+		dst[k++] = d[--n];
+	return k;
+}
+
 /* The lowered name of g's op x: its name + tag + "@m<micro>" (micro >= 0);
  * over an spmd lowering, its name without the mesh device "#d<i>", then
- * the real device: "fc1" + "/acc" + "@m2" + "#d5". */
+ * the real device: "fc1" + "/acc" + "@m2" + "#d5". Built by hand: it runs
+ * once per lowered op (name_cap has room for the tag and two numbers). */
 static void name_op(lctx *c, uint32_t x, const char *tag, int micro)
 {
 	const char *n = dp_graph_op_name(c->g, x);
-	size_t len = strlen(n);
+	size_t len = strlen(n), tl = strlen(tag);
 	if (c->src) {
 		const char *h = strrchr(n, '#');
 		if (h && h[1] == 'd')
 			len = (size_t)(h - n);
 	}
-	int k = snprintf(c->name, c->name_cap, "%.*s%s", (int)len, n, tag);
+	memcpy(c->name, n, len);
+	memcpy(c->name + len, tag, tl);
+	size_t k = len + tl;
 	if (micro >= 0)
-		k += snprintf(c->name + k, c->name_cap - (size_t)k, "@m%d",
-			      micro);
+		k += put_num(c->name + k, "@m", micro);
 	if (c->src)
-		snprintf(c->name + k, c->name_cap - (size_t)k, "#d%d",
-			 (int)op_device(c, x));
+		k += put_num(c->name + k, "#d", (int)op_device(c, x));
+	c->name[k] = '\0';
 }
 
 static dp_status edge(lctx *c, uint32_t from, uint32_t to, int64_t bytes,
