@@ -1,6 +1,6 @@
 /* test_hybrid.c - pipelines whose stages are data parallel (the 3D
- * lowering, engine/strategy/lower_pipe3d.c) and the planners that make
- * them. */
+ * lowering, engine/strategy/lower_pipe3d.c) or tensor parallel
+ * (lower_pipe_tp.c), and the planners that make them. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,8 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
+#include "internal/lower.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
@@ -156,25 +158,7 @@ static void test_3d_lowering_all_reduces_inside_groups(void)
 static double simulate(const dp_graph *g, const dp_machine *m,
 		       const dp_strategy *s, bool *fits)
 {
-	dp_err err;
-	dp_lowered l;
-	memset(&l, 0, sizeof l);
-	if (dp_strategy_lower(g, m, s, NULL, &l, &err)) {
-		test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
-		return -1;
-	}
-	dp_sim *sim = dp_sim_new(l.g, m, &err);
-	dp_sim_result r;
-	memset(&r, 0, sizeof r);
-	double t = -1;
-	if (sim && !dp_sim_run(sim, l.placement, NULL, &r, &err)) {
-		t = r.makespan;
-		*fits = r.feasible;
-	}
-	dp_sim_result_free(&r);
-	dp_sim_free(sim);
-	dp_lowered_free(&l);
-	return t;
+	return test_simulate_strategy(g, m, s, DP_CONT_PORT, fits);
 }
 
 static dp_status run_algo(const char *name, const dp_graph *g,
@@ -188,6 +172,37 @@ static dp_status run_algo(const char *name, const dp_graph *g,
 	return a->strategize(g, m, NULL, p, s, err);
 }
 
+/* hybrid's plan on g, m: it fits, and its simulated step is no longer than
+ * that of each of the n other algorithms that fits; a cancelled run
+ * leaves nothing made. */
+static dp_strategy hybrid_vs(const dp_graph *g, const dp_machine *m,
+			     const char *const *others, int n)
+{
+	dp_strategy h, q;
+	dp_err err;
+	if (run_algo("hybrid", g, m, NULL, &h, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "hybrid: %s", err.msg);
+		return h;
+	}
+	bool fh = false, fq = false;
+	double th = simulate(g, m, &h, &fh);
+	CHECK(th > 0 && fh);
+	for (int i = 0; i < n; i++) {
+		if (run_algo(others[i], g, m, NULL, &q, &err) != DP_OK)
+			continue;
+		double tq = simulate(g, m, &q, &fq);
+		if (fq)
+			CHECK(th <= tq + 1e-9);
+		dp_strategy_free(&q);
+	}
+	dp_strategy c;
+	atomic_int flag = 1;
+	dp_progress p = {NULL, NULL, &flag};
+	CHECK_INT(run_algo("hybrid", g, m, &p, &c, &err), DP_ECANCELED);
+	CHECK(c.pipe.stage == NULL && c.spmd.axes == NULL);
+	return h;
+}
+
 /* hybrid searches a space that holds 1f1b's plan on the same devices and
  * pipedream's: its step is no longer than either that fits; a cancel
  * leaves nothing. */
@@ -199,29 +214,210 @@ static void test_hybrid_no_slower_than_pipelines(void)
 	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
 	m.lat = 1;
 	m.bw = 100;
-	dp_strategy h, q;
-	dp_err err;
-	REQUIRE(run_algo("hybrid", g, &m, NULL, &h, &err) == DP_OK);
-	bool fh = false, fq = false;
-	double th = simulate(g, &m, &h, &fh);
-	CHECK(th > 0 && fh);
-	CHECK(h.k <= 4);
 	const char *others[] = {"1f1b", "gpipe", "pipedream"};
-	for (int i = 0; i < 3; i++) {
-		REQUIRE(run_algo(others[i], g, &m, NULL, &q, &err) == DP_OK);
-		double tq = simulate(g, &m, &q, &fq);
-		if (fq)
-			CHECK(th <= tq + 1e-9);
-		dp_strategy_free(&q);
-	}
+	dp_strategy h = hybrid_vs(g, &m, others, 3);
+	CHECK(h.k <= 4);
 	dp_strategy_free(&h);
-	atomic_int flag = 1;
-	dp_progress p = {NULL, NULL, &flag};
-	CHECK_INT(run_algo("hybrid", g, &m, &p, &h, &err), DP_ECANCELED);
-	CHECK(h.pipe.stage == NULL);
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
 
+/* Pipeline stages that are tensor parallel (lower_pipe_tp.c) and hybrid's
+ * (S, T, D, M) search. The graph: 4 layers, each an MLP pair fc1
+ * {b,s,h,f} (split by its output dim f) -> fc2 {b,s,f,h} (split by its
+ * reduction dim f: partial sums), then a loss; one layer per stage. */
+enum { L = 4, B = 8, SQ = 4, H = 16, F = 64 };
+#define T1 40.0		   /* µs of fc1 */
+#define T2 20.0		   /* µs of fc2 */
+#define TL 2.0		   /* µs of the loss */
+#define Y (B * SQ * H * 4) /* bytes of a layer's output */
+
+static dp_graph *chain(void)
+{
+	static char text[16384];
+	size_t n = 0;
+#define P(...) n += (size_t)snprintf(text + n, sizeof text - n, __VA_ARGS__)
+	P("{\"name\":\"mlp4\",\"batch_dim\":\"b\",\"ops\":["
+	  "{\"name\":\"x\",\"role\":\"input\",\"dims\":{\"b\":%d,\"s\":%d,"
+	  "\"h\":%d},\"out\":[\"b\",\"s\",\"h\"],\"output_bytes\":%d}",
+	  B, SQ, H, Y);
+	for (int l = 0; l < L; l++) {
+		P(",{\"name\":\"w1_%d\",\"role\":\"param\",\"dims\":{\"h\":%d,"
+		  "\"f\":%d},\"out\":[\"h\",\"f\"],\"param\":[\"h\",\"f\"],"
+		  "\"param_bytes\":%d,\"output_bytes\":%d}",
+		  l, H, F, H * F * 4, H * F * 4);
+		P(",{\"name\":\"w2_%d\",\"role\":\"param\",\"dims\":{\"f\":%d,"
+		  "\"h\":%d},\"out\":[\"f\",\"h\"],\"param\":[\"f\",\"h\"],"
+		  "\"param_bytes\":%d,\"output_bytes\":%d}",
+		  l, F, H, H * F * 4, H * F * 4);
+		P(",{\"name\":\"fc1_%d\",\"role\":\"forward\",\"time_us\":%g,"
+		  "\"dims\":{\"b\":%d,\"s\":%d,\"h\":%d,\"f\":%d},\"out\":["
+		  "\"b\","
+		  "\"s\",\"f\"],\"output_bytes\":%d}",
+		  l, T1, B, SQ, H, F, B * SQ * F * 4);
+		P(",{\"name\":\"fc2_%d\",\"role\":\"forward\",\"time_us\":%g,"
+		  "\"dims\":{\"b\":%d,\"s\":%d,\"f\":%d,\"h\":%d},\"out\":["
+		  "\"b\","
+		  "\"s\",\"h\"],\"output_bytes\":%d}",
+		  l, T2, B, SQ, F, H, Y);
+	}
+	P(",{\"name\":\"loss\",\"role\":\"loss\",\"time_us\":%g,\"dims\":{"
+	  "\"b\":%d,\"s\":%d,\"h\":%d},\"out\":[\"b\",\"s\",\"h\"],"
+	  "\"output_bytes\":%d}],\"edges\":[",
+	  TL, B, SQ, H, Y);
+	for (int l = 0; l < L; l++) {
+		if (l)
+			P(",");
+		if (l)
+			P("{\"from\":\"fc2_%d\",\"to\":\"fc1_%d\",\"dims\":["
+			  "\"b\","
+			  "\"s\",\"h\"]},",
+			  l - 1, l);
+		else
+			P("{\"from\":\"x\",\"to\":\"fc1_0\",\"dims\":[\"b\","
+			  "\"s\","
+			  "\"h\"]},");
+		P("{\"from\":\"w1_%d\",\"to\":\"fc1_%d\",\"dims\":[\"h\",\"f\"]"
+		  "},"
+		  "{\"from\":\"w2_%d\",\"to\":\"fc2_%d\",\"dims\":[\"f\",\"h\"]"
+		  "},"
+		  "{\"from\":\"fc1_%d\",\"to\":\"fc2_%d\",\"dims\":[\"b\","
+		  "\"s\","
+		  "\"f\"]}",
+		  l, l, l, l, l, l);
+	}
+	P(",{\"from\":\"fc2_%d\",\"to\":\"loss\",\"dims\":[\"b\",\"s\",\"h\"]}"
+	  "]}",
+	  L - 1);
+#undef P
+	return test_json_text(text);
+}
+
+/* Layer l on stage l, devices {2l, 2l+1}, T = 2, M = 1. */
+static void make_3d(const dp_graph *g, dp_strategy *s, int D, int T, int M)
+{
+	dp_err err;
+	dp_strategy_init(s);
+	REQUIRE(dp_strategy_alloc(s, DP_STRAT_PIPELINE, g, L, &err) == DP_OK);
+	int width = D * T;
+	int32_t *grp = realloc(s->pipe.group, (size_t)L * width * sizeof *grp);
+	REQUIRE(grp);
+	s->pipe.group = grp;
+	for (int i = 0; i < L * width; i++)
+		grp[i] = i;
+	for (int i = 0; i <= L; i++)
+		s->pipe.group_off[i] = i * width;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		const char *nm = dp_graph_op_name(g, u);
+		const char *us = strrchr(nm, '_');
+		s->pipe.stage[u] = us			     ? atoi(us + 1)
+				   : strcmp(nm, "loss") == 0 ? L - 1
+							     : 0;
+		int f = dp_op_find_dim(g, u, "f");
+		int b = dp_op_find_dim(g, u, "b");
+		if (f >= 0 && T > 1)
+			s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + f] = 2;
+		if (b >= 0 && D > 1)
+			s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + b] = 1;
+	}
+	s->pipe.microbatches = M;
+	s->pipe.schedule = DP_SCHED_1F1B;
+	s->spmd.naxes = 2;
+	s->spmd.mesh[0] = D;
+	s->spmd.mesh[1] = T;
+	s->k = L * width;
+}
+
+/* By hand (no latency, no port contention): each layer runs fc1 and fc2
+ * on half of f (T1/2 + T2/2), then the all-reduce of fc2's partial sums:
+ * a reduce-scatter inside the stage (Y/2 per device) and the all-gather
+ * to the consumers (Y/2 from each reduce), Y / bw in all; then the loss.
+ * Every all-reduce's reduce-scatter stays inside the stage's two devices. */
+static void test_tp_stages_step_by_hand(void)
+{
+	dp_graph *g = chain();
+	REQUIRE(g);
+	test_machine tm;
+	test_machine_init(&tm, 2 * L, 64, 0);
+	dp_machine *m = &tm.m;
+	dp_strategy s;
+	make_3d(g, &s, 1, 2, 1);
+	dp_err err;
+	dp_status st = dp_strategy_check(g, m, &s, &err);
+	if (st)
+		fprintf(stderr, "# %s\n", err.msg);
+	REQUIRE(st == DP_OK);
+	bool fits = false;
+	double t = test_simulate_strategy(g, m, &s, DP_CONT_NONE, &fits);
+	double hand = L * (T1 / 2 + T2 / 2 + (double)Y / m->bw) + TL;
+	CHECK_NEAR(t, hand, 1e-6);
+	CHECK(fits);
+	dp_lowered l;
+	memset(&l, 0, sizeof l);
+	REQUIRE(dp_strategy_lower(g, m, &s, NULL, &l, &err) == DP_OK);
+	int into_rs = 0, crossing = 0, shards = 0;
+	for (uint32_t e = 0; e < l.g->nedges; e++) {
+		const dp_edge *ed = &l.g->edges[e];
+		if (ed->control ||
+		    !strstr(dp_graph_op_name(l.g, ed->to), "/rs"))
+			continue;
+		into_rs++;
+		crossing +=
+			l.placement[ed->from] / 2 != l.placement[ed->to] / 2;
+	}
+	for (uint32_t x = 0; x < l.g->nops; x++)
+		shards += strncmp(dp_graph_op_name(l.g, x), "fc1_0@m0#d", 10) ==
+			  0;
+	CHECK_INT(into_rs, L * 2 * 2); /* per layer: 2 partial sums x 2 rs */
+	CHECK_INT(crossing, 0);
+	CHECK_INT(shards, 2);
+	dp_lowered_free(&l);
+	/* the strategy file keeps the split inside the stages: read back,
+	 * it lowers to the same step */
+	const char *path = test_tmp_path("tp3d.json");
+	REQUIRE(dp_strategy_write(path, g, &s, true, &err) == DP_OK);
+	dp_strategy r;
+	dp_strategy_init(&r);
+	st = dp_strategy_read(path, g, m, &r, &err);
+	if (st)
+		fprintf(stderr, "# %s\n", err.msg);
+	REQUIRE(st == DP_OK);
+	CHECK(dpi_pipe_is_tp(g, &r));
+	CHECK_NEAR(test_simulate_strategy(g, m, &r, DP_CONT_NONE, &fits), hand,
+		   1e-6);
+	dp_strategy_free(&r);
+	/* a split the spmd rules refuse is refused here too */
+	uint32_t fc1 = 0;
+	while (strcmp(dp_graph_op_name(g, fc1), "fc1_0"))
+		fc1++;
+	s.spmd.axes[(size_t)fc1 * DP_MAX_OP_DIMS + 0] = 2; /* b and f */
+	CHECK_INT(dp_strategy_check(g, m, &s, &err), DP_EINPUT);
+	CHECK(strstr(err.msg, "fc1_0") != NULL);
+	dp_strategy_free(&s);
+	dp_graph_free(g);
+}
+
+/* hybrid on 8 devices: a label with T, a plan no slower than 1f1b's and
+ * megatron's where those fit, within caps that the one-device plan
+ * exceeds; a cancel leaves nothing made. */
+static void test_hybrid_searches_tp(void)
+{
+	dp_graph *g = chain();
+	REQUIRE(g);
+	test_machine tm;
+	test_machine_init(&tm, 8, 64, 1);
+	dp_machine *m = &tm.m;
+	int64_t params = (int64_t)L * 2 * H * F * 4;
+	for (int d = 0; d < 8; d++)
+		m->cap[d] = params; /* all the weights and more: not twice */
+	const char *others[] = {"1f1b", "megatron"};
+	dp_strategy h = hybrid_vs(g, m, others, 2);
+	CHECK(strncmp(h.label, "hybrid S=", 9) == 0 && strstr(h.label, " T=") &&
+	      strstr(h.label, " D="));
+	dp_strategy_free(&h);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_3d_lowering_all_reduces_inside_groups),
-	  TEST(test_hybrid_no_slower_than_pipelines))
+	  TEST(test_hybrid_no_slower_than_pipelines),
+	  TEST(test_tp_stages_step_by_hand), TEST(test_hybrid_searches_tp))

@@ -10,8 +10,11 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
 #include "internal/pipedream.h"
+#include "internal/pipeline.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* Four layers, per micro-batch: c = 8, 2, 2, 8 µs; weights 0, 40, 40, 0
@@ -217,6 +220,20 @@ static dp_graph *chain4(int64_t wbytes)
 	return g;
 }
 
+/* The pipedream algorithm's plan of g on m with M micro-batches. */
+static dp_status pipedream_plan(const dp_graph *g, const dp_machine *m, int M,
+				const dp_progress *p, dp_strategy *s,
+				dp_err *err)
+{
+	const dp_algo *a = dp_algo_find("pipedream");
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = M;
+	dp_strategy_init(s);
+	return a && a->strategize ? a->strategize(g, m, &o, p, s, err)
+				  : DP_EINTERNAL;
+}
+
 static void test_planner_cuts_the_hand_chain(void)
 {
 	dp_graph *g = chain4(100);
@@ -225,14 +242,9 @@ static void test_planner_cuts_the_hand_chain(void)
 	REQUIRE(dp_machine_init(&m, 2, NULL) == DP_OK);
 	m.lat = 0;
 	m.bw = 1;
-	const dp_algo *a = dp_algo_find("pipedream");
-	REQUIRE(a && a->strategize);
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	o.microbatches = 2;
 	dp_strategy s;
 	dp_err err;
-	REQUIRE(a->strategize(g, &m, &o, NULL, &s, &err) == DP_OK);
+	REQUIRE(pipedream_plan(g, &m, 2, NULL, &s, &err) == DP_OK);
 	CHECK_INT(s.kind, DP_STRAT_PIPELINE);
 	CHECK_INT(s.pipe.nstages, 2);
 	CHECK_INT(s.pipe.schedule, DP_SCHED_1F1B);
@@ -249,7 +261,7 @@ static void test_planner_cuts_the_hand_chain(void)
 	atomic_int flag = 1;
 	dp_progress p = {NULL, NULL, &flag};
 	dp_strategy_init(&s);
-	CHECK_INT(a->strategize(g, &m, &o, &p, &s, &err), DP_ECANCELED);
+	CHECK_INT(pipedream_plan(g, &m, 2, &p, &s, &err), DP_ECANCELED);
 	CHECK_CONTAINS(err.msg, "canceled");
 	CHECK(s.pipe.stage == NULL && s.placement == NULL);
 	dp_graph_free(g);
@@ -257,7 +269,7 @@ static void test_planner_cuts_the_hand_chain(void)
 	/* weightless: one stage, data parallel over both devices */
 	g = chain4(0);
 	REQUIRE(g);
-	REQUIRE(a->strategize(g, &m, &o, NULL, &s, &err) == DP_OK);
+	REQUIRE(pipedream_plan(g, &m, 2, NULL, &s, &err) == DP_OK);
 	CHECK_INT(s.pipe.nstages, 1);
 	CHECK_INT(s.pipe.group_off[1], 2);
 	CHECK_INT(s.k, 2);
@@ -266,7 +278,52 @@ static void test_planner_cuts_the_hand_chain(void)
 	dp_graph_free(g);
 }
 
+/* One layer, its weight gradient all-reduced between 2 replicas: w (W
+ * bytes) -> f (8 µs) -> loss -> f/grad (8) -> f/grad_w (4, W) ->
+ * w/update. With M = 4 on a link of 1000 bytes/µs and no latency, the
+ * planner's stage time per micro-batch is C / r + 2 (r-1)/r x W / bw / M =
+ * 20/4/2 + 1.2/4 = 2.8 µs, and the simulator's step is M x that: each
+ * replica computes 20/2 = 10 µs, then the ring all-reduce moves W/2 each
+ * way twice, 1.2 µs, once per step after the flush. */
+static void test_sync_model_matches_the_simulator(void)
+{
+	enum { W = 1200 };
+	dp_graph *g = dp_graph_new("one");
+	uint32_t w = add(g, "w", 0, W, DP_ROLE_PARAM);
+	uint32_t f = add(g, "f", 8, 800, DP_ROLE_FORWARD);
+	uint32_t loss = add(g, "loss", 0, 0, DP_ROLE_LOSS);
+	uint32_t b = add(g, "f/grad", 8, 800, DP_ROLE_BACKWARD);
+	uint32_t gw = add(g, "f/grad_w", 4, W, DP_ROLE_GRAD);
+	uint32_t up = add(g, "w/update", 0, W, DP_ROLE_UPDATE);
+	const uint32_t e[][2] = {{w, f},  {f, loss}, {loss, b}, {f, b},
+				 {b, gw}, {gw, up},  {w, up}};
+	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+		edge(g, e[i][0], e[i][1]);
+	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	test_machine tm;
+	test_machine_init(&tm, 2, 1000, 0);
+	dp_machine *m = &tm.m;
+	int S = 0;
+	int32_t *fs = NULL;
+	double cost = 0;
+	dp_err err;
+	REQUIRE(dpi_pd_cut(g, m, 4, 2, &S, &fs, &cost, &err) == DP_OK);
+	free(fs);
+	CHECK_INT(S, 1);
+	CHECK_NEAR(cost, 20.0 / 4 / 2 + 2.0 * 1 / 2 * W / 1000 / 4, 1e-9);
+	dp_strategy s;
+	REQUIRE(pipedream_plan(g, m, 4, NULL, &s, &err) == DP_OK);
+	CHECK_INT(s.k, 2);
+	bool fits = false;
+	CHECK_NEAR(test_simulate_strategy(g, m, &s, DP_CONT_PORT, &fits),
+		   4 * cost, 1e-9);
+	CHECK(fits);
+	dp_strategy_free(&s);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_hand_chain_split_and_replication),
 	  TEST(test_caps_are_honoured),
 	  TEST(test_equals_brute_force_on_small_chains),
-	  TEST(test_planner_cuts_the_hand_chain))
+	  TEST(test_planner_cuts_the_hand_chain),
+	  TEST(test_sync_model_matches_the_simulator))

@@ -36,6 +36,7 @@
 
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
+#include "internal/megatron.h"
 #include "internal/spmd.h"
 #include "internal/tofu.h"
 #include "internal/tp_pairs.h"
@@ -64,6 +65,31 @@ static void layout(const dp_graph *g, const int8_t *dim, dp_strategy *s, int d,
 		if (t > 1 && dim[u] >= 0 && dd.sizes[dim[u]] >= t)
 			ax[dim[u]] |= 2;
 	}
+}
+
+bool dpi_megatron_divides(const dp_graph *g, const char *name, int t)
+{
+	for (uint32_t u = 0; u < g->nops; u++) {
+		dp_dims d;
+		int i = dp_op_find_dim(g, u, name);
+		if (i >= 0 && dp_op_dims(g, u, &d) && d.sizes[i] % t != 0)
+			return false;
+	}
+	return true;
+}
+
+dp_status dpi_megatron_layout(const dp_graph *g, dp_strategy *s, int d, int t,
+			      dp_err *err)
+{
+	int8_t *dim = malloc(g->nops ? g->nops : 1);
+	if (!dim || dpi_tp_dims(g, dim) < 0) {
+		free(dim);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "megatron: out of memory");
+	}
+	layout(g, dim, s, d, t);
+	free(dim);
+	return DP_OK;
 }
 
 static dp_status make(const dp_graph *g, const int8_t *dim, const dp_machine *m,

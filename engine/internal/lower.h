@@ -76,12 +76,35 @@ void dpi_lower_abort(dpi_lower_buf *b);
 
 /* The lowering of each kind (engine/strategy/lower_*.c); s has passed
  * dp_strategy_check. */
+typedef dp_status dpi_lower_fn(const dp_graph *g, const dp_machine *m,
+			       const dp_strategy *s, const dp_progress *p,
+			       dp_lowered *out, dp_err *err);
 dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 			 const dp_strategy *s, const dp_progress *p,
 			 dp_lowered *out, dp_err *err);
 dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
 			     const dp_strategy *s, const dp_progress *p,
 			     dp_lowered *out, dp_err *err);
+
+/* What dpi_lower_pipeline_of pipelines: the user's graph (source and sub
+ * NULL), or its spmd lowering by the split inside the stages (source: the
+ * user's op of each op; sub: its device in its stage's group, of group). */
+typedef struct dpi_pipe_src {
+	const dp_graph *g;
+	const uint32_t *source;
+	const int32_t *sub;
+	int group;
+	uint8_t *kind; /* per op of g: dpi_pipe_kind */
+} dpi_pipe_src;
+dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
+				const dpi_pipe_src *ps, const dp_progress *p,
+				dp_lowered *out, dp_err *err);
+
+/* A pipeline whose stages are tensor parallel (a split of some dim other
+ * than the batch inside them): the spmd lowering of the split, pipelined
+ * (lower_pipe_tp.c); and whether s is one (pipeline_check.c). */
+dpi_lower_fn dpi_lower_pipeline_tp;
+bool dpi_pipe_is_tp(const dp_graph *g, const dp_strategy *s);
 
 /* A pipeline with a data-parallel split inside its stages (groups of
  * dp_spmd_size devices; lower_pipe3d.c), and its check. */

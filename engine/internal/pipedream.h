@@ -7,9 +7,12 @@
  * of layers i..j-1 on r replicas (data parallel inside the stage). Per
  * micro-batch, on the machine's link (bw bytes per µs, lat µs):
  *
- *   T(i..j, r) = max(C(i..j) / r, 2 (r-1)/r x W(i..j) / bw)   (r > 1: a ring
- *                all-reduce of the stage's weights; the paper's A(j, m)
- *                stage term), C: forward + backward time of the layers,
+ *   T(i..j, r) = C(i..j) / r + 2 (r-1)/r x W(i..j) / bw / m   (r > 1: a
+ *                ring all-reduce of the stage's weight gradients once per
+ *                step of m micro-batches, after 1F1B's flush, as the
+ *                lowering does; the paper's A(j, m) term, which PipeDream
+ *                pays per mini-batch and overlaps, max(C/r, sync)),
+ *                C: forward + backward time of the layers,
  *   comm(j)    = 2 (lat + act[j-1] / bw): the activation forward and its
  *                gradient back across the cut after layer j-1,
  *   memory     = static(i..j) + ceil(q / r) x stash(i..j) on each replica,
@@ -44,8 +47,9 @@ typedef struct dpi_pd_problem {
 			every stage has exactly r replicas */
 	double bw, lat;
 	int64_t cap; /* bytes per device */
-	int m;	     /* micro-batches per step: at most m are in flight
-			(0: no bound) */
+	int m;	     /* micro-batches per step: at most m are in flight,
+			and the weight sync is paid once per m (0: no
+			bound, the sync paid per micro-batch) */
 } dpi_pd_problem;
 
 /* The best plan: *S stages, stage s = layers cut[s] .. cut[s+1]-1 (cut has

@@ -85,10 +85,20 @@ int64_t dpi_pipe_batch_gcd(const dp_graph *g);
 int dpi_pipe_pick_microbatches(int64_t G, int want, int D);
 
 /* Makes s, a pipeline of one device per stage (stage s on device s), data
- * parallel over D devices per stage: stage s on devices sD .. sD+D-1, an
- * spmd mesh [D] splitting the batch of every copied op (lower_pipe3d.c).
+ * parallel over D devices per stage and, with T > 1, tensor parallel over
+ * T: stage s on devices sDT .. sDT+DT-1; with T = 1 an spmd mesh [D]
+ * splitting the batch of every copied op (lower_pipe3d.c), else a mesh
+ * [D, T] with Megatron's layout (internal/megatron.h; lower_pipe_tp.c).
  * DP_ENOMEM. builtin_hybrid.c. */
-dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, dp_err *err);
+dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
+			 dp_err *err);
+
+/* An analytic step time (µs) of pipeline s on m, its stages D-way data
+ * parallel, and in *peak the largest memory of a device (bytes), for
+ * ranking candidates before simulating them (pipe_estimate.c; a model, not
+ * the simulator). 1e300 and INT64_MAX when out of memory. */
+double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
+			 const dp_strategy *s, int D, int64_t *peak);
 
 /* pipedream's cut (builtin_pipedream.c): the forward ops' stages (*fs,
  * malloc'ed, one per forward op in topological order) and their number *S

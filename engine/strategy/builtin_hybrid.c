@@ -1,25 +1,30 @@
-/* builtin_hybrid.c - `hybrid` (pipeline stages that are data parallel,
- * searched over (S, D, M) with S x D = K) and the stage search of `gpipe`
- * and `1f1b` (docs/algorithms.md#hybrid).
+/* builtin_hybrid.c - `hybrid` (Megatron-LM's 3D parallelism: a pipeline
+ * of stages that are data parallel D ways and tensor parallel T ways,
+ * searched over (S, T, D, M) with S x T x D = K) and the stage search of
+ * `gpipe` and `1f1b` (docs/algorithms.md#hybrid).
  *
- * A candidate is a pipeline of S stages on D devices each (D = 1 for gpipe
- * and 1f1b), M micro-batches, cut either where forward time balances
- * (builtin_pipe.c) or by pipedream's program (builtin_pipedream.c) for that
- * D. Each candidate is lowered and simulated (the one simulator, no
- * formula); the shortest step whose every device fits its cap wins, and
- * when none fits, the one with the least peak / cap. Candidates, in this
- * order (ties keep the first):
- *   D: the divisors of K (hybrid; 1 for gpipe/1f1b), S = K / D (hybrid) or
- *      every divisor of K (gpipe/1f1b), S at most the forward ops;
+ * A candidate is a pipeline of S stages on D x T devices each (D = T = 1
+ * for gpipe and 1f1b), M micro-batches, cut either where forward time
+ * balances (builtin_pipe.c) or by pipedream's program (builtin_pipedream.c)
+ * for that D, with Megatron's layout inside the stages when T > 1
+ * (internal/megatron.h). Candidates, in this order:
+ *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`;
+ *   D: the divisors of K / T (hybrid; 1 for gpipe/1f1b), S = K / (T D)
+ *      (hybrid) or every divisor of K (gpipe/1f1b), S at most the forward
+ *      ops;
  *   M: --microbatches when given, else the two largest powers of two up
- *      to 8 S with M x D dividing the batch (the larger first), and the
- *      built-ins' default (the largest M <= 4 S that M x D divides the
- *      batch with), so the search holds the fixed-stage plan (S = K);
+ *      to 8 S with M x D dividing the batch, the built-ins' default (the
+ *      largest M <= 4 S that M x D divides the batch with), and 1 when
+ *      S = 1;
  *   cut: balanced, then pipedream's.
- * At most 5 x 3 x 2 candidates for K = 16. Tensor parallel
- * stages (T > 1) are not searched: the 3D lowering splits the batch only.
+ * Each is ranked by dpi_pipe_estimate (pipe_estimate.c); only the best few
+ * are lowered and simulated (the one simulator, no formula; see search()),
+ * and the shortest simulated step whose every device fits its cap wins,
+ * and when none fits, the one with the least peak / cap.
  */
 #include "internal/algo_int.h"
+#include "internal/grow.h"
+#include "internal/megatron.h"
 #include "internal/pipeline.h"
 
 #include <stdio.h>
@@ -68,18 +73,26 @@ int dpi_pipe_pick_microbatches(int64_t G, int want, int D)
 	return 0;
 }
 
-dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, dp_err *err)
+dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
+			 dp_err *err)
 {
-	int S = s->pipe.nstages;
-	int32_t *grp = realloc(s->pipe.group, (size_t)S * D * sizeof *grp);
+	int S = s->pipe.nstages, W = D * T;
+	int32_t *grp = realloc(s->pipe.group, (size_t)S * W * sizeof *grp);
 	if (!grp)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while widening a pipeline");
 	s->pipe.group = grp;
-	for (int i = 0; i < S * D; i++)
+	for (int i = 0; i < S * W; i++)
 		grp[i] = i;
 	for (int i = 0; i <= S; i++)
-		s->pipe.group_off[i] = i * D;
+		s->pipe.group_off[i] = i * W;
+	s->k = S * W;
+	if (T > 1) {
+		s->spmd.naxes = 2;
+		s->spmd.mesh[0] = D;
+		s->spmd.mesh[1] = T;
+		return dpi_megatron_layout(g, s, D, T, err);
+	}
 	s->spmd.naxes = 1;
 	s->spmd.mesh[0] = D;
 	const char *bd = dp_graph_batch_dim(g);
@@ -92,40 +105,77 @@ dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, dp_err *err)
 		if (i >= 0)
 			s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + i] = 1;
 	}
-	s->k = S * D;
 	return DP_OK;
+}
+
+/* A candidate: its strategy, shape and estimate (dpi_pipe_estimate). */
+typedef struct cand {
+	dp_strategy s;
+	int D, T;
+	double est;
+	int64_t peak;
+	bool est_fits;
+	uint32_t order; /* made in this order: ties keep the first */
+} cand;
+
+typedef struct cand_list {
+	cand *v;
+	uint32_t n, cap;
+	int64_t cap_min; /* the smallest cap on m */
+} cand_list;
+
+/* Whether s repeats the candidate made just before (same shape, same
+ * stages): then it is dropped. */
+static bool same_as_last(const dp_graph *g, const cand_list *L,
+			 const dp_strategy *s, int D)
+{
+	if (L->n == 0)
+		return false;
+	const cand *c = &L->v[L->n - 1];
+	return c->D == D && c->s.k == s->k &&
+	       c->s.pipe.nstages == s->pipe.nstages &&
+	       c->s.pipe.microbatches == s->pipe.microbatches &&
+	       memcmp(c->s.pipe.stage, s->pipe.stage,
+		      (size_t)g->nops * sizeof(int32_t)) == 0;
+}
+
+/* Adds s (taken over: s is left empty) with its estimate. */
+static dp_status add_cand(const dp_graph *g, const dp_machine *m, cand_list *L,
+			  dp_strategy *s, int D, int T, dp_err *err)
+{
+	if (dpi_grow((void **)&L->v, &L->cap, (uint64_t)L->n + 1, sizeof *L->v,
+		     32))
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory while searching pipelines");
+	cand *c = &L->v[L->n];
+	c->D = D;
+	c->T = T;
+	c->est = dpi_pipe_estimate(g, m, s, D, &c->peak);
+	c->est_fits = c->peak <= L->cap_min;
+	c->order = L->n++;
+	c->s = *s;
+	dp_strategy_init(s);
+	return DP_OK;
+}
+
+/* Estimated to fit first, by estimated step; then by estimated peak. */
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const cand *a = pa, *b = pb;
+	if (a->est_fits != b->est_fits)
+		return a->est_fits ? -1 : 1;
+	if (a->est_fits && a->est != b->est)
+		return a->est < b->est ? -1 : 1;
+	if (!a->est_fits && a->peak != b->peak)
+		return a->peak < b->peak ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 typedef struct cand_best {
 	dp_strategy s;
 	bool have, fits;
 	double makespan, over; /* over: max peak / cap */
-	int32_t *last;	       /* the stages of the last candidate tried */
-	int last_S, last_M, last_D;
 } cand_best;
-
-/* Whether s is the candidate tried just before (same S, M, D, stages):
- * then it is not simulated again; else it becomes the last one. */
-static bool same_as_last(const dp_graph *g, const dp_strategy *s, int D,
-			 cand_best *b)
-{
-	size_t n = (size_t)(g->nops ? g->nops : 1) * sizeof *b->last;
-	if (b->last && b->last_S == s->pipe.nstages &&
-	    b->last_M == s->pipe.microbatches && b->last_D == D &&
-	    memcmp(b->last, s->pipe.stage, (size_t)g->nops * sizeof(int32_t)) ==
-		    0)
-		return true;
-	if (!b->last)
-		b->last = malloc(n);
-	if (b->last) {
-		memcpy(b->last, s->pipe.stage,
-		       (size_t)g->nops * sizeof(int32_t));
-		b->last_S = s->pipe.nstages;
-		b->last_M = s->pipe.microbatches;
-		b->last_D = D;
-	}
-	return false;
-}
 
 /* Lowers and simulates s; keeps it in *b when better (s is then owned by
  * *b), else frees it. */
@@ -198,51 +248,199 @@ static uint32_t forward_ops(const dp_graph *g)
 	return nf;
 }
 
-/* One candidate (S, D, M, cut); DP_EINPUT from making it (a pin, caps in
- * pipedream's model) skips it. */
-static dp_status try_one(const dp_graph *g, const dp_machine *m,
-			 const dp_algo_opts *o, const dp_progress *p,
-			 const char *name, dp_schedule sch, int S, int D, int M,
-			 bool dp_cut, cand_best *b, dp_err *err)
+/* Whether T > 1 can split g Megatron's way: it has an MLP (`f`) or
+ * attention (`heads`) to split, and T divides every `f`. */
+static bool tp_ok(const dp_graph *g, int T)
+{
+	bool any = false;
+	for (uint32_t u = 0; !any && u < g->nops; u++)
+		any = dp_op_find_dim(g, u, "f") >= 0 ||
+		      dp_op_find_dim(g, u, "heads") >= 0;
+	return any && dpi_megatron_divides(g, "f", T);
+}
+
+/* One shape of the search. */
+typedef struct shape {
+	const char *name;
+	dp_schedule sch;
+	int S, T, D, M;
+	bool dp_cut;
+} shape;
+
+/* Makes the candidate of shape h and adds it to L; DP_EINPUT from making
+ * it (a pin, caps in pipedream's model) skips it. */
+static dp_status make_one(const dp_graph *g, const dp_machine *m,
+			  const dp_algo_opts *o, const dp_progress *p,
+			  const shape *h, cand_list *L, dp_err *err)
 {
 	dp_algo_opts oo = *o;
-	oo.microbatches = M;
+	oo.microbatches = h->M;
 	int32_t *fs = NULL;
-	int Sc = S;
+	int Sc = h->S, D = h->D;
 	dp_status st = DP_OK;
-	if (dp_cut) {
+	if (h->dp_cut) {
 		dp_machine sub = *m;
-		sub.k = S * D;
+		sub.k = h->S * D;
 		double cost;
-		st = dpi_pd_cut(g, &sub, M, D, &Sc, &fs, &cost, NULL);
+		st = dpi_pd_cut(g, &sub, h->M, D, &Sc, &fs, &cost, NULL);
 		if (st == DP_EINPUT)
 			return DP_OK;
 		if (st)
 			return dp_err_set(err, st, NULL, 0, 0,
-					  "%s: out of memory", name);
+					  "%s: out of memory", h->name);
 	}
 	dp_strategy s;
 	dp_strategy_init(&s);
-	st = dpi_pipe_make(g, m, &oo, p, sch, name, Sc, fs, &s, err);
+	st = dpi_pipe_make(g, m, &oo, p, h->sch, h->name, Sc, fs, &s, err);
 	free(fs);
 	if (st == DP_EINPUT)
 		return DP_OK;
-	if (!st && same_as_last(g, &s, D, b)) {
+	if (!st && (D > 1 || h->T > 1))
+		st = dpi_pipe_widen(g, &s, D, h->T, err);
+	if (!st && same_as_last(g, L, &s, D)) {
 		dp_strategy_free(&s);
 		return DP_OK;
 	}
-	if (!st && D > 1)
-		st = dpi_pipe_widen(g, &s, D, err);
-	if (st) {
-		dp_strategy_free(&s);
-		return st;
+	if (!st && strcmp(h->name, "hybrid") == 0)
+		snprintf(s.label, sizeof s.label, "hybrid S=%d T=%d D=%d M=%d",
+			 s.pipe.nstages, h->T, D, h->M);
+	snprintf(s.algo, sizeof s.algo, "%s", h->name);
+	if (!st)
+		st = add_cand(g, m, L, &s, D, h->T, err);
+	dp_strategy_free(&s);
+	return st;
+}
+
+/* The micro-batch counts for S stages of D-way data parallel groups: o's,
+ * else the two largest powers of two <= 8 S that M x D divides the batch
+ * with, and the built-ins' default; 1 as well when S = 1 (no pipeline:
+ * plain data or tensor parallelism). Returns how many, into Ms[4]. */
+static int micro_choices(const dp_algo_opts *o, int64_t G, int S, int D,
+			 int *Ms)
+{
+	int nm = 0;
+	if (o->microbatches) {
+		if (G == 0 || G % ((int64_t)o->microbatches * D) == 0)
+			Ms[nm++] = o->microbatches;
+		return nm;
 	}
-	if (D > 1 || strcmp(name, "hybrid") == 0)
-		snprintf(s.label, sizeof s.label, "%s S=%d D=%d M=%d",
-			 dp_schedule_name(sch), s.pipe.nstages, D, M);
-	snprintf(s.algo, sizeof s.algo, "%s", name);
-	st = consider(g, m, o, p, &s, b, err);
-	return st == DP_EINPUT ? DP_OK : st;
+	for (int M = 1; M <= 8 * S; M *= 2) {
+		if (G > 0 && G % ((int64_t)M * D))
+			continue;
+		Ms[1] = Ms[0];
+		Ms[0] = M;
+		nm = nm < 2 ? nm + 1 : 2;
+	}
+	int Md = dpi_pipe_pick_microbatches(G, 4 * S, D);
+	if (Md > 0 && (nm < 1 || Md != Ms[0]) && (nm < 2 || Md != Ms[1]))
+		Ms[nm++] = Md;
+	bool one = false;
+	for (int i = 0; i < nm; i++)
+		one = one || Ms[i] == 1;
+	if (S == 1 && !one && (G == 0 || G % D == 0))
+		Ms[nm++] = 1;
+	return nm;
+}
+
+/* Every candidate, in the order (T, D or S, M, cut). */
+static dp_status enumerate(const dp_graph *g, const dp_machine *m,
+			   const dp_algo_opts *o, const dp_progress *p,
+			   const char *name, dp_schedule sch, bool hybrid,
+			   cand_list *L, dp_err *err)
+{
+	int K = m->k;
+	uint32_t nf = forward_ops(g);
+	int64_t G = dpi_pipe_batch_gcd(g);
+	bool pins = has_pins(g);
+	dp_status st = DP_OK;
+	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {
+		if (K % T || (T > 1 && (pins || !tp_ok(g, T))))
+			continue;
+		for (int x = 1; !st && x <= K / T; x++) {
+			if ((K / T) % x)
+				continue;
+			int D = hybrid ? x : 1, S = hybrid ? K / T / x : x;
+			if ((uint32_t)S > nf || (D > 1 && pins))
+				continue;
+			int Ms[4], nm = micro_choices(o, G, S, D, Ms);
+			for (int i = 0; !st && i < nm; i++)
+				for (int c = 0; !st && c < 2; c++) {
+					shape h = {name, sch,	S,     T,
+						   D,	 Ms[i], c == 1};
+					st = make_one(g, m, o, p, &h, L, err);
+				}
+			if (!st)
+				st = dpi_algo_poll(
+					p, name, "search: candidates",
+					0.3 * x / (K / T) / K * T, err);
+		}
+	}
+	return st;
+}
+
+/* Simulated, in the order of the ranking: in each of three classes (every
+ * candidate; those without tensor parallelism, T = 1, where the estimate
+ * is closest to the simulator; those with one device per stage as well,
+ * what gpipe's and 1f1b's own search simulates) the best by the estimate
+ * and, up to HYBRID_SIM in the class, those near it: estimated to fit as
+ * it is, and within HYBRID_NEAR of its estimated step, or of its
+ * estimated peak when it is not estimated to fit (and then not both
+ * slower and larger by the estimate than one chosen). Then up to HYBRID_SIM
+ * more that are estimated to fit, while none simulated fits. So hybrid
+ * simulates what 1f1b's search simulates, and more; except that the third
+ * class is skipped when its leader and the overall leader are estimated
+ * to fit and its step is estimated HYBRID_FAR times the leader's. */
+#define HYBRID_SIM 3
+#define HYBRID_NEAR 1.05
+#define HYBRID_FAR 1.5
+
+/* Whether candidate c is close enough to the leader c0 to simulate. */
+static bool near_leader(const cand *c0, const cand *c)
+{
+	if (c->est_fits != c0->est_fits)
+		return false;
+	return c0->est_fits ? c->est <= HYBRID_NEAR * c0->est
+			    : (double)c->peak <= HYBRID_NEAR * (double)c0->peak;
+}
+
+/* Whether c is in class cls: 0 every candidate, 1 those without tensor
+ * parallelism (T = 1), 2 those with one device per stage as well (gpipe's
+ * and 1f1b's own space). */
+static bool in_class(const cand *c, int cls)
+{
+	return cls == 0 || (c->T == 1 && (cls == 1 || c->D == 1));
+}
+
+/* Marks the candidates of class cls to simulate: its leader, and those
+ * near it, up to HYBRID_SIM. */
+static void select_class(const cand_list *L, uint8_t *mark, int cls)
+{
+	const cand *c0 = NULL;
+	int n = 0;
+	for (uint32_t i = 0; i < L->n && n < HYBRID_SIM; i++) {
+		const cand *c = &L->v[i];
+		if (!in_class(c, cls))
+			continue;
+		if (c0 && !near_leader(c0, c))
+			break;
+		/* one device per stage, while the overall leader is estimated
+		 * to fit and to be much faster: not worth its simulation */
+		if (!c0 && cls == 2 && L->v[0].est_fits && c->est_fits &&
+		    c->est > HYBRID_FAR * L->v[0].est)
+			break;
+		/* not estimated to fit, and both slower and larger than one
+		 * already chosen: the estimate gives no reason to try it */
+		bool worse = false;
+		for (uint32_t j = 0; c0 && !c->est_fits && j < i; j++)
+			worse = worse || (mark[j] && in_class(&L->v[j], cls) &&
+					  L->v[j].est < c->est &&
+					  L->v[j].peak < c->peak);
+		if (worse)
+			continue;
+		c0 = c0 ? c0 : c;
+		mark[i] = 1;
+		n++;
+	}
 }
 
 static dp_status search(const dp_graph *g, const dp_machine *m,
@@ -255,53 +453,46 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 	dp_status st = dpi_algo_poll(p, name, "search", 0, err);
 	if (st)
 		return st;
-	int K = m->k;
-	uint32_t nf = forward_ops(g);
-	int64_t G = dpi_pipe_batch_gcd(g);
-	bool pins = has_pins(g);
+	cand_list L;
+	memset(&L, 0, sizeof L);
+	L.cap_min = DP_CAP_UNLIMITED;
+	for (int d = 0; d < m->k; d++)
+		L.cap_min = m->cap[d] < L.cap_min ? m->cap[d] : L.cap_min;
+	st = enumerate(g, m, o, p, name, sch, hybrid, &L, err);
+	if (!st && L.n > 1)
+		qsort(L.v, L.n, sizeof *L.v, cand_cmp);
 	cand_best b;
 	memset(&b, 0, sizeof b);
 	dp_strategy_init(&b.s);
-	for (int x = 1; !st && x <= K; x++) {
-		if (K % x)
+	uint8_t *mark = calloc(L.n ? L.n : 1, 1);
+	if (!st && !mark)
+		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				"out of memory while searching pipelines");
+	for (int cls = 0; !st && cls < 3; cls++)
+		select_class(&L, mark, cls);
+	/* the marked ones, then up to HYBRID_SIM more that are estimated to
+	 * fit while none simulated fits */
+	for (uint32_t i = 0, extra = 0; !st && i < L.n; i++) {
+		if (!mark[i] &&
+		    (b.fits || !L.v[i].est_fits || extra++ >= HYBRID_SIM))
 			continue;
-		int D = hybrid ? x : 1, S = hybrid ? K / x : x;
-		if ((uint32_t)S > nf || (D > 1 && pins))
-			continue;
-		/* M: o's, else the two largest powers of two <= 8 S that
-		 * M x D divides the batch with */
-		int Ms[3] = {0, 0, 0}, nm = 0;
-		if (o->microbatches) {
-			if (G == 0 || G % ((int64_t)o->microbatches * D) == 0)
-				Ms[nm++] = o->microbatches;
-		} else {
-			for (int M = 1; M <= 8 * S; M *= 2) {
-				if (G > 0 && G % ((int64_t)M * D))
-					continue;
-				Ms[1] = Ms[0];
-				Ms[0] = M;
-				nm = nm < 2 ? nm + 1 : 2;
-			}
-			int Md = dpi_pipe_pick_microbatches(G, 4 * S, D);
-			if (Md > 0 && Md != Ms[0] && (nm < 2 || Md != Ms[1]))
-				Ms[nm++] = Md;
-		}
-		for (int i = 0; !st && i < nm; i++) {
-			for (int c = 0; !st && c < 2; c++)
-				st = try_one(g, m, o, p, name, sch, S, D, Ms[i],
-					     c == 1, &b, err);
-			if (!st)
-				st = dpi_algo_poll(p, name, "search",
-						   (double)x / K, err);
-		}
+		st = consider(g, m, o, p, &L.v[i].s, &b, err);
+		if (st == DP_EINPUT)
+			st = DP_OK;
+		if (!st)
+			st = dpi_algo_poll(p, name, "search: simulating",
+					   0.3 + 0.7 * (i + 1) / L.n, err);
 	}
-	free(b.last);
+	free(mark);
+	for (uint32_t i = 0; i < L.n; i++)
+		dp_strategy_free(&L.v[i].s);
+	free(L.v);
 	if (!st && !b.have)
 		st = dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 				"%s: no pipeline of stages that divide %d "
 				"devices and micro-batches that divide the "
 				"batch could be made for this graph",
-				name, K);
+				name, m->k);
 	if (st) {
 		if (b.have)
 			dp_strategy_free(&b.s);
@@ -329,9 +520,9 @@ static dp_status hybrid_strategize(const dp_graph *g, const dp_machine *m,
 
 const dp_algo dpi_algo_hybrid = {
 	.name = "hybrid",
-	.summary = "pipeline of data-parallel stages: (S, D, M) with S x D = "
-		   "K searched by simulation, cut balanced or by pipedream's "
-		   "program; 1F1B",
+	.summary = "3D: a 1F1B pipeline of stages data and tensor parallel "
+		   "(Megatron's layout); (S, T, D, M) with S x T x D = K "
+		   "ranked by an estimate, the best simulated",
 	.source = "Narayanan et al., Megatron-LM 3D parallelism, SC 2021",
 	.strategize = hybrid_strategize,
 };

@@ -284,7 +284,7 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 			   err);
 	free(bestfs);
 	if (!st && bestD > 1) {
-		st = dpi_pipe_widen(g, out, bestD, err);
+		st = dpi_pipe_widen(g, out, bestD, 1, err);
 		if (st)
 			dp_strategy_free(out);
 	}

@@ -28,17 +28,21 @@
 #include <string.h>
 
 typedef struct lctx {
-	const dp_graph *g;
+	const dp_graph *ug;  /* the user's graph */
+	const dp_graph *g;   /* the graph pipelined: ug, or its spmd lowering */
+	const uint32_t *src; /* g's op -> ug's op; NULL: the same */
+	const int32_t *sub;  /* g's op -> its device in its stage's group */
+	int G;		     /* devices of a group (1 without sub) */
 	const dp_strategy *s;
 	const dp_progress *p;
 	dp_err *err;
 	dpi_lower_buf b;
 	int S, M;
-	uint8_t *kind;	   /* user's op -> dpi_pipe_kind */
-	uint32_t total;	   /* lowered ops */
-	uint32_t *base;	   /* user's op -> its first lowered op */
-	uint32_t *acc;	   /* user's op -> its acc@m1, or 0: none */
-	int32_t *blk;	   /* lowered op -> its block, -1: none */
+	const uint8_t *kind; /* g's op -> dpi_pipe_kind */
+	uint32_t total;	     /* lowered ops */
+	uint32_t *base;	     /* user's op -> its first lowered op */
+	uint32_t *acc;	     /* user's op -> its acc@m1, or 0: none */
+	int32_t *blk;	     /* lowered op -> its block, -1: none */
 	uint8_t *inner;	   /* lowered op: 1 has a pred in its block, 2 a succ */
 	uint32_t *blk_off; /* nblocks + 1 */
 	uint32_t *srcs, *sinks;
@@ -53,15 +57,66 @@ static dp_status nomem(dp_err *err)
 			  "out of memory while lowering a pipeline");
 }
 
-static int32_t stage_device(const dp_strategy *s, int32_t stage)
+static uint32_t src_of(const lctx *c, uint32_t x)
 {
-	return s->pipe.group[s->pipe.group_off[stage]];
+	return c->src ? c->src[x] : x;
 }
 
+static int sub_of(const lctx *c, uint32_t x)
+{
+	return c->sub ? c->sub[x] : 0;
+}
+
+static int32_t op_device(const lctx *c, uint32_t x)
+{
+	int32_t stage = c->s->pipe.stage[src_of(c, x)];
+	return c->s->pipe.group[c->s->pipe.group_off[stage] + sub_of(c, x)];
+}
+
+/* Blocks are kept apart per device of a group: each runs its own order. */
 static int32_t block_of(const lctx *c, uint32_t u, int micro)
 {
 	int phase = c->kind[u] == DPI_PIPE_BWD;
-	return (c->s->pipe.stage[u] * 2 + phase) * c->M + micro;
+	int32_t stage = c->s->pipe.stage[src_of(c, u)];
+	return ((stage * 2 + phase) * c->M + micro) * c->G + sub_of(c, u);
+}
+
+/* Appends prefix and the decimal v (>= 0) at dst; returns the length. */
+static size_t put_num(char *dst, const char *prefix, int v)
+{
+	size_t k = strlen(prefix);
+	memcpy(dst, prefix, k);
+	char d[16];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) > 0 && n < 15);
+	while (n > 0)
+		dst[k++] = d[--n];
+	return k;
+}
+
+/* The lowered name of g's op x: its name + tag + "@m<micro>" (micro >= 0);
+ * over an spmd lowering, its name without the mesh device "#d<i>", then
+ * the real device: "fc1" + "/acc" + "@m2" + "#d5". Built by hand: it runs
+ * once per lowered op (name_cap has room for the tag and two numbers). */
+static void name_op(lctx *c, uint32_t x, const char *tag, int micro)
+{
+	const char *n = dp_graph_op_name(c->g, x);
+	size_t len = strlen(n), tl = strlen(tag);
+	if (c->src) {
+		const char *h = strrchr(n, '#');
+		if (h && h[1] == 'd')
+			len = (size_t)(h - n);
+	}
+	memcpy(c->name, n, len);
+	memcpy(c->name + len, tag, tl);
+	size_t k = len + tl;
+	if (micro >= 0)
+		k += put_num(c->name + k, "@m", micro);
+	if (c->src)
+		k += put_num(c->name + k, "#d", (int)op_device(c, x));
+	c->name[k] = '\0';
 }
 
 static dp_status edge(lctx *c, uint32_t from, uint32_t to, int64_t bytes,
@@ -84,10 +139,10 @@ static bool feeds_once(const dp_graph *g, const uint8_t *kind, uint32_t u)
 	return false;
 }
 
-static dp_status add_op(lctx *c, uint32_t u, int micro, const char *fmt,
+static dp_status add_op(lctx *c, uint32_t u, int micro, const char *tag,
 			const dpi_lower_op *lo)
 {
-	snprintf(c->name, c->name_cap, fmt, dp_graph_op_name(c->g, u), micro);
+	name_op(c, u, tag, micro);
 	uint32_t id;
 	dp_status st = dpi_lower_add(&c->b, c->name, lo, &id, c->err);
 	if (!st)
@@ -99,11 +154,11 @@ static dp_status add_op(lctx *c, uint32_t u, int micro, const char *fmt,
 static dp_status lower_op(lctx *c, uint32_t u)
 {
 	const dp_op *o = &c->g->ops[u];
-	dpi_lower_op lo = dpi_lower_op_of(
-		c->g, u, stage_device(c->s, c->s->pipe.stage[u]));
+	dpi_lower_op lo = dpi_lower_op_of(c->g, u, op_device(c, u));
+	lo.source = src_of(c, u);
 	c->base[u] = c->b.g->nops;
 	if (c->kind[u] == DPI_PIPE_ONCE) {
-		snprintf(c->name, c->name_cap, "%s", dp_graph_op_name(c->g, u));
+		name_op(c, u, "", -1);
 		uint32_t id;
 		dp_status st = dpi_lower_add(&c->b, c->name, &lo, &id, c->err);
 		if (!st)
@@ -112,7 +167,7 @@ static dp_status lower_op(lctx *c, uint32_t u)
 	}
 	int M = c->M;
 	bool tsplit, osplit;
-	dpi_pipe_scaling(c->g, u, &tsplit, &osplit);
+	dpi_pipe_scaling(c->ug, src_of(c, u), &tsplit, &osplit);
 	dp_status st = DP_OK;
 	for (int i = 0; !st && i < M; i++) {
 		lo.micro = i;
@@ -122,7 +177,7 @@ static dp_status lower_op(lctx *c, uint32_t u)
 		lo.temp_bytes = tsplit ? dpi_pipe_share(o->temp_bytes, M, i)
 				       : o->temp_bytes;
 		lo.param_bytes = i == 0 ? o->param_bytes : 0;
-		st = add_op(c, u, i, "%s@m%d", &lo);
+		st = add_op(c, u, i, "", &lo);
 	}
 	if (st || c->acc[u] == 0)
 		return st;
@@ -133,7 +188,7 @@ static dp_status lower_op(lctx *c, uint32_t u)
 	lo.temp_bytes = 0;
 	for (int i = 1; !st && i < M; i++) {
 		lo.micro = i;
-		st = add_op(c, u, i, "%s/acc@m%d", &lo);
+		st = add_op(c, u, i, "/acc", &lo);
 	}
 	const dp_graph *lg = c->b.g;
 	for (int i = 1; !st && i < M; i++) {
@@ -150,7 +205,6 @@ static dp_status lower_op(lctx *c, uint32_t u)
 
 static dp_status lower_edge(lctx *c, const dp_edge *e)
 {
-	const dp_graph *g = c->g;
 	uint32_t u = e->from, v = e->to;
 	bool ou = c->kind[u] == DPI_PIPE_ONCE;
 	bool ov = c->kind[v] == DPI_PIPE_ONCE;
@@ -176,7 +230,7 @@ static dp_status lower_edge(lctx *c, const dp_edge *e)
 		return st;
 	}
 	bool tsplit, osplit;
-	dpi_pipe_scaling(g, u, &tsplit, &osplit);
+	dpi_pipe_scaling(c->ug, src_of(c, u), &tsplit, &osplit);
 	for (int i = 0; !st && i < M; i++) {
 		int64_t bytes =
 			osplit ? dpi_pipe_share(e->bytes, M, i) : e->bytes;
@@ -279,20 +333,24 @@ static void schedule_at(dp_schedule sch, int S, int M, int s, int i, int *phase,
 static dp_status order_blocks(lctx *c)
 {
 	int S = c->S, M = c->M;
-	uint32_t nblocks = (uint32_t)S * 2u * (uint32_t)M;
+	uint32_t nblocks = (uint32_t)S * 2u * (uint32_t)M * (uint32_t)c->G;
 	dp_status st = collect_ends(c, nblocks);
 	for (int s = 0; !st && s < S; s++) {
-		int32_t prev = -1;
-		for (int i = 0; !st && i < 2 * M; i++) {
-			int phase, micro;
-			schedule_at(c->s->pipe.schedule, S, M, s, i, &phase,
-				    &micro);
-			int32_t k = (s * 2 + phase) * M + micro;
-			if (c->src_off[k] == c->src_off[k + 1])
-				continue; /* an empty block */
-			if (prev >= 0)
-				st = link_blocks(c, prev, k);
-			prev = k;
+		for (int r = 0; !st && r < c->G; r++) {
+			int32_t prev = -1;
+			for (int i = 0; !st && i < 2 * M; i++) {
+				int phase, micro;
+				schedule_at(c->s->pipe.schedule, S, M, s, i,
+					    &phase, &micro);
+				int32_t k =
+					((s * 2 + phase) * M + micro) * c->G +
+					r;
+				if (c->src_off[k] == c->src_off[k + 1])
+					continue; /* an empty block */
+				if (prev >= 0)
+					st = link_blocks(c, prev, k);
+				prev = k;
+			}
 		}
 		if (!st)
 			st = dpi_algo_poll(c->p, "lowering", "lowering: order",
@@ -327,7 +385,7 @@ static dp_status count_ops(lctx *c)
 				  "fewer micro-batches",
 				  c->M, (unsigned long long)total, DP_MAX_OPS);
 	c->total = (uint32_t)total;
-	c->name_cap = longest + 32;
+	c->name_cap = longest + 48;
 	c->name = malloc(c->name_cap);
 	c->blk = malloc((size_t)(total ? total : 1) * sizeof *c->blk);
 	c->inner = calloc(total ? total : 1, 1);
@@ -338,16 +396,21 @@ static dp_status count_ops(lctx *c)
 
 static void ctx_free(lctx *c)
 {
-	DPI_FREE_ALL(c->kind, c->base, c->acc, c->blk, c->inner, c->srcs,
-		     c->sinks, c->src_off, c->sink_off, c->name);
+	DPI_FREE_ALL(c->base, c->acc, c->blk, c->inner, c->srcs, c->sinks,
+		     c->src_off, c->sink_off, c->name);
 }
 
-dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
-			     const dp_strategy *s, const dp_progress *p,
-			     dp_lowered *out, dp_err *err)
+dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
+				const dpi_pipe_src *ps, const dp_progress *p,
+				dp_lowered *out, dp_err *err)
 {
-	(void)m;
-	lctx c = {.g = g,
+	const dp_graph *g = ps->g;
+	lctx c = {.ug = ug,
+		  .g = g,
+		  .src = ps->source,
+		  .sub = ps->sub,
+		  .G = ps->sub ? ps->group : 1,
+		  .kind = ps->kind, /* borrowed: the caller frees it */
 		  .s = s,
 		  .p = p,
 		  .err = err,
@@ -356,11 +419,10 @@ dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
 	size_t n = g->nops ? g->nops : 1;
 	c.base = malloc(n * sizeof *c.base);
 	c.acc = malloc(n * sizeof *c.acc);
-	c.kind = dpi_pipe_kinds(g);
-	dp_status st = c.base && c.acc && c.kind ? count_ops(&c) : nomem(err);
+	dp_status st = c.base && c.acc ? count_ops(&c) : nomem(err);
 	bool begun = false;
 	if (!st) {
-		st = dpi_lower_begin(&c.b, g, c.total, err);
+		st = dpi_lower_begin(&c.b, ug, c.total, err);
 		begun = !st;
 	}
 	for (uint32_t i = 0; !st && i < g->nops; i++) {
@@ -386,4 +448,17 @@ dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
 		return st;
 	}
 	return dpi_lower_finish(&c.b, out, err);
+}
+
+dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
+			     const dp_strategy *s, const dp_progress *p,
+			     dp_lowered *out, dp_err *err)
+{
+	(void)m;
+	dpi_pipe_src ps = {.g = g, .kind = dpi_pipe_kinds(g)};
+	if (!ps.kind)
+		return nomem(err);
+	dp_status st = dpi_lower_pipeline_of(g, s, &ps, p, out, err);
+	free(ps.kind);
+	return st;
 }

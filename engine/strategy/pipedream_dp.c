@@ -30,11 +30,12 @@ static double stage_time(const dpi_pd_problem *pb, const pd_pre *x, uint32_t i,
 	double inflight = (double)((q + r - 1) / r);
 	if (st + inflight * sh > (double)pb->cap)
 		return INFINITY;
+	/* 1F1B with a flush: the replicas' gradients are all-reduced once
+	 * per step, after the last micro-batch, so the sync is paid once
+	 * per m micro-batches and does not overlap the stage's compute */
 	double t = c / r;
-	if (r > 1) {
-		double sync = 2.0 * (r - 1) / r * w / pb->bw;
-		t = sync > t ? sync : t;
-	}
+	if (r > 1)
+		t += 2.0 * (r - 1) / r * w / pb->bw / (pb->m > 0 ? pb->m : 1);
 	if (j < pb->n) {
 		double comm = 2.0 * (pb->lat +
 				     (double)pb->layers[j - 1].act / pb->bw);

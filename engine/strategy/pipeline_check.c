@@ -261,10 +261,14 @@ static dp_status check_edges(const dp_graph *g, const dp_pipeline *pp,
 	return st;
 }
 
-/* Every op: its stage, its pin, and M dividing its batch dim. */
-static dp_status check_ops(const dp_graph *g, const dp_pipeline *pp,
-			   const uint8_t *kd, int M, int D, dp_err *err)
+/* Every op: its stage, its pin, and M dividing its batch dim (M x D, D
+ * the data-parallel parts of its batch inside its stage: the group's size
+ * for a data-parallel split, else the parts of its batch dim). */
+static dp_status check_ops(const dp_graph *g, const dp_strategy *s,
+			   const uint8_t *kd, int M, int Dg, dp_err *err)
 {
+	const dp_pipeline *pp = &s->pipe;
+	bool tp = dpi_pipe_is_tp(g, s);
 	const char *bd = dp_graph_batch_dim(g);
 	for (uint32_t u = 0; u < g->nops; u++) {
 		int32_t st_u = pp->stage[u];
@@ -288,6 +292,7 @@ static dp_status check_ops(const dp_graph *g, const dp_pipeline *pp,
 			continue;
 		dp_dims d;
 		dp_op_dims(g, u, &d);
+		int D = tp ? dp_spmd_parts(&s->spmd, u, (uint32_t)bi) : Dg;
 		if (D > 1 && d.sizes[bi] % ((int64_t)M * D))
 			return bad(g, err,
 				   "op '%s': its batch dim '%s' has size "
@@ -343,21 +348,56 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 	if (!kd)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while checking a pipeline");
-	st = check_ops(g, pp, kd, M, D, err);
+	st = check_ops(g, s, kd, M, D, err);
 	if (!st)
 		st = check_edges(g, pp, kd, err);
 	free(kd);
 	return st;
 }
 
-/* The 3D case as lower_pipe3d.c lowers it: the split inside stages is data
- * parallel (only the batch dim, or a whole op's implicit batch, split),
- * every op on all the devices of its group. */
+bool dpi_pipe_is_tp(const dp_graph *g, const dp_strategy *s)
+{
+	const dp_spmd *sp = &s->spmd;
+	const char *bd = dp_graph_batch_dim(g);
+	if (s->kind != DP_STRAT_PIPELINE || sp->naxes < 1 || !sp->axes)
+		return false;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		int bi = g->ops[u].dims
+				 ? (bd[0] ? dp_op_find_dim(g, u, bd) : -1)
+				 : 0;
+		for (int i = 0; i < DP_MAX_OP_DIMS; i++)
+			if (i != bi && sp->axes[(size_t)u * DP_MAX_OP_DIMS + i])
+				return true;
+	}
+	return false;
+}
+
+/* A tensor-parallel split inside the stages: what an spmd strategy on one
+ * group's mesh must be (lower_pipe_tp.c lowers it so), without pins. */
+static dp_status check_tp(const dp_graph *g, const dp_strategy *s, dp_err *err)
+{
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].pin >= 0)
+			return bad(g, err,
+				   "op '%s' is pinned to device %d; pipeline "
+				   "stages that are tensor parallel do not "
+				   "take pinned ops",
+				   dp_graph_op_name(g, u), (int)g->ops[u].pin);
+	dp_strategy s0 = *s;
+	s0.kind = DP_STRAT_SPMD;
+	s0.k = dp_spmd_size(&s->spmd);
+	return dpi_strategy_check_spmd(g, NULL, &s0, err);
+}
+
+/* The 3D case: every op on all the devices of its group; a split of only
+ * the batch dim (or a whole op's implicit batch) is data parallel
+ * (lower_pipe3d.c), any other is tensor parallel (check_tp). */
 dp_status dpi_strategy_check_pipe3d(const dp_graph *g, const dp_strategy *s,
 				    dp_err *err)
 {
 	const dp_spmd *sp = &s->spmd;
 	const char *bd = dp_graph_batch_dim(g);
+	bool tp = dpi_pipe_is_tp(g, s);
 	for (uint32_t u = 0; u < g->nops; u++) {
 		const char *nu = dp_graph_op_name(g, u);
 		if (sp->device && sp->device[u] >= 0)
@@ -367,7 +407,7 @@ dp_status dpi_strategy_check_pipe3d(const dp_graph *g, const dp_strategy *s,
 				   "every op runs on the whole group (data "
 				   "parallel)",
 				   nu);
-		if (!sp->axes)
+		if (!sp->axes || tp)
 			continue;
 		dp_dims d;
 		dp_op_dims(g, u, &d);
@@ -387,5 +427,5 @@ dp_status dpi_strategy_check_pipe3d(const dp_graph *g, const dp_strategy *s,
 				   bd[0] ? bd : "(none)");
 		}
 	}
-	return DP_OK;
+	return tp ? check_tp(g, s, err) : DP_OK;
 }

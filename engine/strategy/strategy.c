@@ -231,6 +231,8 @@ dp_status dp_strategy_lower(const dp_graph *g, const dp_machine *m,
 	case DP_STRAT_SPMD:
 		return dpi_lower_spmd(g, m, s, p, out, err);
 	case DP_STRAT_PIPELINE:
+		if (dpi_pipe_is_tp(g, s))
+			return dpi_lower_pipeline_tp(g, m, s, p, out, err);
 		if (s->spmd.naxes > 0)
 			return dpi_lower_pipeline3d(g, m, s, p, out, err);
 		return dpi_lower_pipeline(g, m, s, p, out, err);

@@ -490,3 +490,30 @@ bool test_placement_valid(const dp_graph *g, const dp_machine *m,
 			}
 	return ok;
 }
+
+double test_simulate_strategy(const dp_graph *g, const dp_machine *m,
+			      const dp_strategy *s, dp_contention c, bool *fits)
+{
+	dp_err err;
+	dp_lowered l;
+	memset(&l, 0, sizeof l);
+	if (dp_strategy_lower(g, m, s, NULL, &l, &err)) {
+		test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
+		return -1;
+	}
+	dp_sim *sim = dp_sim_new(l.g, m, &err);
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	dp_sim_opts so;
+	memset(&so, 0, sizeof so);
+	so.contention = c;
+	double t = -1;
+	if (sim && !dp_sim_run(sim, l.placement, &so, &r, &err)) {
+		t = r.makespan;
+		*fits = r.feasible;
+	}
+	dp_sim_result_free(&r);
+	dp_sim_free(sim);
+	dp_lowered_free(&l);
+	return t;
+}

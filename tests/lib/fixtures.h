@@ -202,4 +202,11 @@ bool test_sim_same_path(const dp_sim_result *a, const dp_sim_result *b);
 bool test_sim_same_live(const dp_sim_result *a, const dp_sim_result *b);
 bool test_sim_same_curves(const dp_sim_result *a, const dp_sim_result *b);
 
+/* Lowers strategy s of g for m and simulates it with contention c: the
+ * makespan, and in *fits whether every device kept its cap; -1 (a
+ * recorded failure) when it cannot be lowered or simulated. */
+double test_simulate_strategy(const dp_graph *g, const dp_machine *m,
+			      const dp_strategy *s, dp_contention c,
+			      bool *fits);
+
 #endif
