@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dnnpart/load.h"
+#include "dnnpart/plan.h"
 #include "dnnpart/strategy.h"
 #include "internal/pase.h"
 #include "lib/testlib.h"
@@ -70,6 +71,27 @@ static bool machine(dp_machine *m, int k, const char *caps)
 		return false;
 	if (caps && dp_machine_set_caps(m, caps, &err)) {
 		dp_machine_free(m);
+		return false;
+	}
+	return true;
+}
+
+/* The graph of text, a machine of k devices with caps, and pase's model
+ * of the two; false (and nothing to free) on failure. */
+static bool model_of(const char *text, int k, const char *caps, dp_graph **g,
+		     dp_machine *m, dpi_pase_model *pm)
+{
+	dp_err err;
+	*g = test_json_text(text);
+	if (!*g)
+		return false;
+	if (!machine(m, k, caps)) {
+		dp_graph_free(*g);
+		return false;
+	}
+	if (dpi_pase_model_build(pm, *g, m, NULL, &err)) {
+		dp_machine_free(m);
+		dp_graph_free(*g);
 		return false;
 	}
 	return true;
@@ -226,13 +248,11 @@ static void test_strategy_checks_and_lowers(void)
  * of output: replicated 68 KiB. A 40 KiB cap excludes the replica. */
 static void test_cap_below_the_replica_forces_a_split(void)
 {
-	dp_graph *g = test_json_text(diamond);
-	REQUIRE(g);
+	dp_graph *g;
 	dp_machine m;
-	REQUIRE(machine(&m, 4, "40KiB"));
-	dp_err err;
 	dpi_pase_model pm;
-	REQUIRE(dpi_pase_model_build(&pm, g, &m, NULL, &err) == DP_OK);
+	dp_err err;
+	REQUIRE(model_of(diamond, 4, "40KiB", &g, &m, &pm));
 	CHECK(pm.npruned > 0);
 	CHECK_INT(pm.nover, 0);
 	uint32_t ch[8];
@@ -332,10 +352,10 @@ static void test_bound_fixes_vertices_and_stays_consistent(void)
 	dp_graph_free(g);
 }
 
-/* The model's edge bytes are what the lowering moves: on the mlp at K=4
- * with no latency and 1 byte/µs, for every pair of configs of mm1 (no
- * partial sums) and mm2, the edge's cost equals the most bytes one
- * device's mm2 instance receives from mm1's instances elsewhere in the
+/* The model's edge is what the lowering moves, priced as the simulator
+ * reserves ports: on the mlp at K=4 with no latency and 1 byte/µs, for
+ * every pair of configs of mm1 (no partial sums) and mm2, the edge's cost
+ * equals the port replay of the bytes each device sends each other in the
  * lowered graph. */
 static void test_edge_cost_is_what_the_lowering_moves(void)
 {
@@ -380,7 +400,7 @@ static void test_edge_cost_is_what_the_lowering_moves(void)
 				dp_strategy_free(&s);
 				break;
 			}
-			int64_t got[DP_MAX_DEVICES] = {0}, worst = 0;
+			double mat[16] = {0}, sf[4], rf[4];
 			for (uint32_t j = 0; j < l.g->nedges; j++) {
 				const dp_edge *le = &l.g->edges[j];
 				if (le->control || l.source[le->from] != u ||
@@ -388,13 +408,13 @@ static void test_edge_cost_is_what_the_lowering_moves(void)
 				    l.placement[le->from] ==
 					    l.placement[le->to])
 					continue;
-				got[l.placement[le->to]] += le->bytes;
+				mat[l.placement[le->from] * 4 +
+				    l.placement[le->to]] += (double)le->bytes;
 			}
-			for (int d = 0; d < pm.size; d++)
-				if (got[d] > worst)
-					worst = got[d];
-			CHECK_NEAR(dpi_pase_edge_cost(&pm, e, cu, cv),
-				   (double)worst, 1e-9);
+			double worst =
+				dpi_pase_ports_time(mat, 4, 0, 1, sf, rf);
+			CHECK_NEAR(dpi_pase_edge_cost(&pm, e, cu, cv), worst,
+				   1e-9);
 			pairs++;
 			moving += worst > 0;
 			dp_lowered_free(&l);
@@ -403,6 +423,106 @@ static void test_edge_cost_is_what_the_lowering_moves(void)
 	CHECK(pairs >= 4);
 	CHECK(moving >= 2 && moving < pairs);
 	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* The port replay by hand: an all-gather of 1-byte blocks over 4 devices
+ * (no latency, 1 byte/µs). Device 0 sends to 1, 2, 3 at 0, 1, 2; device
+ * 1 to 0 at 0, to 2 at 2 (2's port is busy until then), to 3 at 3; device
+ * 2 to 0 at 1, to 1 at 2, to 3 at 4; device 3 to 0 at 2, to 1 at 3, to 2
+ * at 4: the last ends at 5, not the 3 that bytes / bandwidth says. */
+static void test_ports_replay_an_all_gather(void)
+{
+	double mat[16], sf[4], rf[4];
+	for (int i = 0; i < 16; i++)
+		mat[i] = i / 4 == i % 4 ? 0 : 1;
+	CHECK_NEAR(dpi_pase_ports_time(mat, 4, 0, 1, sf, rf), 5, 1e-12);
+	/* with latency 10 each message takes 11 */
+	CHECK_NEAR(dpi_pase_ports_time(mat, 4, 10, 1, sf, rf), 55, 1e-9);
+	mat[1] = 0; /* one message fewer: 0 sends to 2, 3 at 0, 1 */
+	CHECK(dpi_pase_ports_time(mat, 4, 0, 1, sf, rf) <= 5);
+}
+
+/* The model agrees with the simulator where nothing overlaps: a producer
+ * and its consumer, every pair of configs at K=4 (pardnn link): the
+ * simulated step of the lowered pair equals the model's total, the
+ * shards' times plus the edge's port replay. */
+static void test_model_equals_simulator_on_a_pair(void)
+{
+	static const char *const pair =
+		"{\"name\":\"pair\",\"batch_dim\":\"b\",\"ops\":[\n"
+		"{\"name\":\"p\",\"role\":\"forward\",\"time_us\":400,"
+		"\"dims\":{\"b\":4,\"n\":8192},\"out\":[\"b\",\"n\"],"
+		"\"output_bytes\":131072},\n"
+		"{\"name\":\"c\",\"role\":\"forward\",\"time_us\":800,"
+		"\"dims\":{\"b\":4,\"n\":8192,\"o\":64},\"out\":[\"b\","
+		"\"o\"],\"output_bytes\":1024}\n"
+		"],\"edges\":[{\"from\":\"p\",\"to\":\"c\",\"dims\":[\"b\","
+		"\"n\"]}]}\n";
+	dp_graph *g;
+	dp_machine m;
+	dpi_pase_model pm;
+	dp_err err;
+	REQUIRE(model_of(pair, 4, NULL, &g, &m, &pm));
+	int n = 0, moving = 0;
+	for (uint32_t cu = pm.off[0]; cu < pm.off[1]; cu++)
+		for (uint32_t cv = pm.off[1]; cv < pm.off[2]; cv++) {
+			if (pm.cfg[cv].mask[1])
+				continue; /* c's partial sums: no consumer */
+			uint32_t ch[2] = {cu, cv};
+			double ms = 0, over = 0;
+			bool fits = false;
+			REQUIRE(dpi_pase_simulate(&pm, ch, DP_CONT_PORT, &ms,
+						  &fits, &over, &err) == DP_OK);
+			CHECK_NEAR(dpi_pase_total(&pm, ch), ms, 1e-6);
+			moving += dpi_pase_edge_cost(&pm, 0, cu, cv) > 0;
+			n++;
+		}
+	CHECK(n >= 4 && moving >= 2);
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Per-device memory: on the diamond at K=4, a cap at 60 % of what all
+ * replicas peak at, above every op's own replica (so no config is
+ * pruned): the per-op rule alone would keep the replicas; the plan pase
+ * returns fits in the simulator. */
+static void test_sum_over_ops_fits_the_cap(void)
+{
+	dp_graph *g;
+	dp_machine m;
+	dpi_pase_model pm;
+	dp_err err;
+	REQUIRE(model_of(diamond, 4, "1TiB", &g, &m, &pm));
+	uint32_t rep[8];
+	int64_t big = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		rep[u] = pm.off[u];
+		if (pm.mem[rep[u]] > big)
+			big = pm.mem[rep[u]];
+	}
+	double ms = 0, over = 0;
+	bool fits = false;
+	REQUIRE(dpi_pase_simulate(&pm, rep, DP_CONT_PORT, &ms, &fits, &over,
+				  &err) == DP_OK);
+	int64_t cap = (int64_t)(over * 0.6 * 1099511627776.0);
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	REQUIRE(cap > big);
+	char caps[32];
+	snprintf(caps, sizeof caps, "%lldB", (long long)cap);
+	REQUIRE(machine(&m, 4, caps));
+	dp_strategy s;
+	REQUIRE(run(g, 4, caps, NULL, &s, &err) == DP_OK);
+	dp_plan plan;
+	REQUIRE(dp_plan_evaluate_strategy(g, &m, &s, DP_CONT_PORT, NULL, &plan,
+					  &err) == DP_OK);
+	CHECK(plan.sim.feasible);
+	CHECK(!strstr(s.label, "over cap"));
+	dp_plan_free(&plan);
+	dp_strategy_free(&s);
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
@@ -416,4 +536,7 @@ TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_cancel_returns_canceled_and_nothing),
 	  TEST(test_deterministic),
 	  TEST(test_bound_fixes_vertices_and_stays_consistent),
-	  TEST(test_edge_cost_is_what_the_lowering_moves))
+	  TEST(test_edge_cost_is_what_the_lowering_moves),
+	  TEST(test_ports_replay_an_all_gather),
+	  TEST(test_model_equals_simulator_on_a_pair),
+	  TEST(test_sum_over_ops_fits_the_cap))

@@ -194,7 +194,8 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 		       (size_t)(nF + 1) * DPI_PASE_MAX_CFGS *
 			       DPI_PASE_MAX_CFGS * sizeof *M);
 		for (uint32_t c = 0; c < dv; c++)
-			un[c] = pm->node[pm->off[v] + c];
+			un[c] = pm->node[pm->off[v] + c] +
+				pm->lambda * (double)pm->res[pm->off[v] + c];
 		uint32_t adj[2] = {g->pred_off[v], g->succ_off[v]};
 		uint32_t end[2] = {g->pred_off[v + 1], g->succ_off[v + 1]};
 		const uint32_t *lists[2] = {g->pred_edge, g->succ_edge};
@@ -381,13 +382,15 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	uint32_t *choice = malloc((g->nops + 1u) * sizeof *choice);
 	double cost = 0;
 	uint32_t fixed = 0;
-	int which = 0;
+	int which = 0, tries = 0;
 	dp_strategy s;
 	dp_strategy_init(&s);
 	if (!choice)
 		st = nomem(err);
 	if (!st)
 		st = dpi_pase_solve(&pm, p, 0, choice, &cost, &fixed, err);
+	if (!st)
+		st = dpi_pase_fit(&pm, p, o->contention, choice, &tries, err);
 	if (!st)
 		st = dpi_pase_guard(&pm, p, o->contention, choice, &which, err);
 	if (!st)
@@ -399,16 +402,18 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 			pos += (size_t)snprintf(mesh + pos, sizeof mesh - pos,
 						"%s%d", a ? "x" : "",
 						pm.mesh[a]);
-		char note[32] = "";
+		/* the safeguard's pick, then what the search met */
+		char note[48] = "";
+		int at = 0;
 		if (which)
-			snprintf(note, sizeof note, " = %s (safeguard)",
-				 which == 1 ? "dp" : "replicas");
-		else if (pm.nover)
-			snprintf(note, sizeof note, " (%u ops over cap)",
-				 pm.nover);
-		else if (fixed || pm.ncapped)
-			snprintf(note, sizeof note, " (bound: %u fixed)",
-				 fixed);
+			at = snprintf(note, sizeof note, " = %s (safeguard)",
+				      which == 1 ? "dp" : "replicas");
+		if (pm.nover)
+			snprintf(note + at, sizeof note - (size_t)at,
+				 " (%u ops over cap)", pm.nover);
+		else if (!which && (fixed || pm.ncapped))
+			snprintf(note + at, sizeof note - (size_t)at,
+				 " (bound: %u fixed)", fixed);
 		snprintf(s.label, sizeof s.label, "pase %s%s", mesh, note);
 		snprintf(s.algo, sizeof s.algo, "pase");
 		st = dpi_algo_poll(p, "pase", "done", 1, err);

@@ -60,7 +60,7 @@ static uint32_t dp_config(const dpi_pase_model *pm, uint32_t u)
 	return best;
 }
 
-static bool capped(const dpi_pase_model *pm)
+bool dpi_pase_capped(const dpi_pase_model *pm)
 {
 	for (int d = 0; d < pm->m->k; d++)
 		if (pm->m->cap[d] != DP_CAP_UNLIMITED)
@@ -72,7 +72,7 @@ static bool capped(const dpi_pase_model *pm)
  * no pinned op (whose one instance would send to the others)? */
 static bool replicas_local(const dpi_pase_model *pm)
 {
-	if (capped(pm))
+	if (dpi_pase_capped(pm))
 		return false;
 	for (uint32_t u = 0; u < pm->g->nops; u++)
 		if (pm->g->ops[u].pin >= 0)
@@ -80,9 +80,9 @@ static bool replicas_local(const dpi_pase_model *pm)
 	return true;
 }
 
-/* Lowers and simulates one choice: *ms and *fits. */
-static dp_status price(const dpi_pase_model *pm, const uint32_t *choice,
-		       dp_contention cont, double *ms, bool *fits, dp_err *err)
+dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
+			    dp_contention cont, double *ms, bool *fits,
+			    double *over, dp_err *err)
 {
 	dp_strategy s;
 	dp_status st = dpi_pase_fill(pm, choice, &s, err);
@@ -101,11 +101,21 @@ static dp_status price(const dpi_pase_model *pm, const uint32_t *choice,
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
 	/* without caps the memory pass decides nothing */
-	dp_sim_opts o = {.contention = cont, .skip_memory = !capped(pm)};
+	dp_sim_opts o = {.contention = cont,
+			 .skip_memory = !dpi_pase_capped(pm)};
 	st = dp_sim_run(sim, l.placement, &o, &r, err);
 	if (!st) {
 		*ms = r.makespan;
 		*fits = r.feasible;
+		*over = 0;
+		for (int d = 0; d < r.k; d++)
+			if (r.dev[d].cap_bytes != DP_CAP_UNLIMITED &&
+			    r.dev[d].cap_bytes > 0) {
+				double f = (double)r.dev[d].peak_bytes /
+					   (double)r.dev[d].cap_bytes;
+				if (f > *over)
+					*over = f;
+			}
 	}
 	dp_sim_result_free(&r);
 	dp_sim_free(sim);
@@ -137,7 +147,7 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 					  : pm->off[u];
 		if (c == 1 && memcmp(alt, choice, n * sizeof *alt) == 0)
 			continue; /* the search chose dp's configs */
-		double ms = 0;
+		double ms = 0, over = 0;
 		bool fits = false;
 		if (c == 2 && replicas_local(pm)) {
 			/* every device runs the whole step from local inputs:
@@ -148,7 +158,8 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 					slow = pm->m->speed[d];
 			ms = g->total_time_us / slow;
 			fits = true;
-		} else if ((st = price(pm, alt, cont, &ms, &fits, err))) {
+		} else if ((st = dpi_pase_simulate(pm, alt, cont, &ms, &fits,
+						   &over, err))) {
 			break;
 		}
 		if (c == 0 || (fits && !best_fits) ||

@@ -14,6 +14,7 @@
 #define DNNPART_PASE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dnnpart/algo.h"
@@ -28,25 +29,36 @@ typedef struct dpi_pase_cfg {
 	uint8_t mask[DP_MAX_OP_DIMS];
 } dpi_pase_cfg;
 
+/* A memo of edge times by tensor layout (pase_ports.c). */
+typedef struct dpi_pase_memo dpi_pase_memo;
+
 typedef struct dpi_pase_model {
 	const dp_graph *g;
 	const dp_machine *m;
 	int naxes, size;
 	int mesh[DP_MAX_MESH_AXES];
 	int stride[DP_MAX_MESH_AXES];
-	uint32_t *off;	   /* nops + 1: configs of op u: off[u] .. off[u+1] */
-	dpi_pase_cfg *cfg; /* all configs */
-	double *node;	   /* per config: compute time of one shard, µs */
-	int64_t *mem;	   /* per config: shard memory (params, output,
+	uint32_t *off;	     /* nops + 1: configs of op u: off[u] .. off[u+1] */
+	dpi_pase_cfg *cfg;   /* all configs */
+	double *node;	     /* per config: compute time of one shard, µs */
+	int64_t *mem;	     /* per config: shard memory (params, output,
 			       temp), bytes */
-	int8_t *bidx;	   /* per op: its batch dim, -1 none, -2 whole op
+	int64_t *res;	     /* per config: what one device keeps for the
+			       step (params, kept activations), bytes */
+	int8_t *bidx;	     /* per op: its batch dim, -1 none, -2 whole op
 			       with a batch role (its entry 0) */
-	uint32_t ncapped;  /* ops whose configs were cut to the cheapest
+	uint32_t ncapped;    /* ops whose configs were cut to the cheapest
 			       DPI_PASE_MAX_CFGS */
-	uint32_t npruned;  /* configs pruned by the memory cap */
-	uint32_t nover;	   /* ops with no config under the cap (kept their
+	uint32_t npruned;    /* configs pruned by the memory cap */
+	uint32_t nover;	     /* ops with no config under the cap (kept their
 			       smallest) */
-	int64_t cap;	   /* the smallest device cap */
+	int64_t cap;	     /* the smallest device cap */
+	double lambda;	     /* the search's price of memory: µs per byte of
+			      res added to each config's node cost (0:
+			      time alone; pase_fit.c sets it) */
+	dpi_pase_memo *memo; /* edge times by layout */
+	double *mat;	     /* size x size message bytes, scratch */
+	double *ports;	     /* 2 x size port free times, scratch */
 } dpi_pase_model;
 
 /* Builds the configurations of every op of g for machine m (pins: the op
@@ -64,6 +76,22 @@ void dpi_pase_model_free(dpi_pase_model *pm);
 double dpi_pase_edge_cost(const dpi_pase_model *pm, uint32_t e, uint32_t cu,
 			  uint32_t cv);
 
+/* The simulator's port reservation (DESIGN 3.1) replayed on one set of
+ * messages: bytes[s * k + d] from device s to d (0: none), created in
+ * order of s then d, all ready at time 0; returns when the last ends.
+ * send_free and recv_free: k doubles of scratch. */
+double dpi_pase_ports_time(const double *bytes, int k, double lat, double bw,
+			   double *send_free, double *recv_free);
+
+/* The memo: NULL when out of memory. get: false when key is not in it;
+ * put: false when out of memory (the value is then not remembered). */
+dpi_pase_memo *dpi_pase_memo_new(void);
+void dpi_pase_memo_free(dpi_pase_memo *m);
+bool dpi_pase_memo_get(const dpi_pase_memo *m, const void *key, size_t len,
+		       double *val);
+bool dpi_pase_memo_put(dpi_pase_memo *m, const void *key, size_t len,
+		       double val);
+
 /* The model's cost of a choice of config per op (global indices): the sum
  * of node costs and edge costs. */
 double dpi_pase_total(const dpi_pase_model *pm, const uint32_t *choice);
@@ -79,6 +107,28 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
  * from a choice of configs. DP_ENOMEM. */
 dp_status dpi_pase_fill(const dpi_pase_model *pm, const uint32_t *choice,
 			dp_strategy *s, dp_err *err);
+
+/* Lowers and simulates a choice under contention cont: the makespan
+ * (*ms, µs), whether every device fits its cap, and the largest peak /
+ * cap over the capped devices (*over, 0 without caps). */
+dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
+			    dp_contention cont, double *ms, bool *fits,
+			    double *over, dp_err *err);
+
+/* Has any device of pm's machine a cap? */
+bool dpi_pase_capped(const dpi_pase_model *pm);
+
+/* What one device keeps under a choice: the sum of res (bytes). */
+int64_t dpi_pase_resident(const dpi_pase_model *pm, const uint32_t *choice);
+
+/* Per-device memory (pase_fit.c): when the machine has caps and the
+ * simulator finds choice over them, searches again with memory priced by
+ * a Lagrange multiplier (pm->lambda) until the estimate fits, and leaves
+ * the choice that fits with the least time in choice (else the one with
+ * the least memory). *tries: the searches it ran. */
+dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
+		       dp_contention cont, uint32_t *choice, int *tries,
+		       dp_err *err);
 
 /* The safeguard (pase_guard.c): simulates the choice, data parallelism's
  * configs and all replicas under contention cont, and leaves the best in

@@ -1,0 +1,111 @@
+/* pase_fit.c - per-device memory for the `pase` search (ours, not the
+ * paper's; docs/algorithms.md#pase).
+ *
+ * In an spmd strategy every device holds one shard of every op, so what a
+ * device keeps for the step adds up over the ops: each config's res (its
+ * params shard, which counts weights, gradients and optimizer state, plus
+ * its output shard when the backward pass reads it later). The search
+ * minimises time + lambda x that sum (a Lagrangian relaxation of "the sum
+ * fits the cap"): lambda grows by 4x until the sum fits, then two
+ * bisections find a smaller one that still fits. The target is the cap
+ * scaled by how far the simulator's peak was from the estimate for the
+ * first choice, so the estimate's error (activations freed before the
+ * peak, copies received) is calibrated on this graph; the simulator
+ * checks the result (the safeguard).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/algo_int.h"
+#include "internal/pase.h"
+
+int64_t dpi_pase_resident(const dpi_pase_model *pm, const uint32_t *choice)
+{
+	int64_t sum = 0;
+	for (uint32_t u = 0; u < pm->g->nops; u++)
+		sum += pm->res[choice[u]];
+	return sum;
+}
+
+/* Searches again at lambda; *fit: the result's sum is within target. */
+static dp_status try_lambda(dpi_pase_model *pm, const dp_progress *p,
+			    double lambda, double target, uint32_t *alt,
+			    bool *fit, dp_err *err)
+{
+	double cost;
+	uint32_t fixed;
+	pm->lambda = lambda;
+	dp_status st = dpi_pase_solve(pm, p, 0, alt, &cost, &fixed, err);
+	pm->lambda = 0;
+	if (!st)
+		*fit = (double)dpi_pase_resident(pm, alt) <= target;
+	return st;
+}
+
+/* Most times lambda grows 4x before the search gives up on fitting. */
+#define GROW_STEPS 8
+
+dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
+		       dp_contention cont, uint32_t *choice, int *tries,
+		       dp_err *err)
+{
+	*tries = 0;
+	if (!dpi_pase_capped(pm))
+		return DP_OK;
+	double ms, over;
+	bool fits;
+	dp_status st =
+		dpi_pase_simulate(pm, choice, cont, &ms, &fits, &over, err);
+	if (st || fits || over <= 0)
+		return st;
+	uint32_t n = pm->g->nops;
+	double est0 = (double)dpi_pase_resident(pm, choice);
+	double target = est0 / over * 0.98;
+	double work = 0;
+	for (uint32_t u = 0; u < n; u++)
+		work += pm->node[choice[u]];
+	uint32_t *alt = malloc((n + 1u) * sizeof *alt);
+	uint32_t *best = malloc((n + 1u) * sizeof *best);
+	if (!alt || !best) {
+		free(alt);
+		free(best);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "pase: out of memory");
+	}
+	/* lambda's scale: the step's time per byte kept */
+	double lo = 0, hi = est0 > 0 ? work / est0 / 4 : 1;
+	bool found = false, fit = false;
+	for (int i = 0; !st && !found && i < GROW_STEPS; i++) {
+		st = try_lambda(pm, p, hi, target, alt, &fit, err);
+		(*tries)++;
+		if (st)
+			break;
+		/* keep the least memory seen, in case nothing fits */
+		if (i == 0 || fit ||
+		    dpi_pase_resident(pm, alt) < dpi_pase_resident(pm, best))
+			memcpy(best, alt, n * sizeof *alt);
+		if (fit)
+			found = true;
+		else {
+			lo = hi;
+			hi *= 4;
+		}
+	}
+	for (int i = 0; !st && found && i < 2; i++) {
+		double mid = lo > 0 ? sqrt(lo * hi) : hi / 4;
+		st = try_lambda(pm, p, mid, target, alt, &fit, err);
+		(*tries)++;
+		if (!st && fit) {
+			hi = mid;
+			memcpy(best, alt, n * sizeof *alt);
+		} else {
+			lo = mid;
+		}
+	}
+	if (!st)
+		memcpy(choice, best, n * sizeof *best);
+	free(alt);
+	free(best);
+	return st;
+}
