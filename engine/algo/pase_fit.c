@@ -6,8 +6,10 @@
  * params shard, which counts weights, gradients and optimizer state, plus
  * its output shard when the backward pass reads it later). The search
  * minimises time + lambda x that sum (a Lagrangian relaxation of "the sum
- * fits the cap"): lambda grows by 4x until the sum fits, then two
- * bisections find a smaller one that still fits. The target is the cap
+ * fits the cap"): first at the largest lambda (memory outweighs time);
+ * when even that does not fit, the fastest choice stays and the result is
+ * infeasible; else HALVES bisections of log lambda find the smallest
+ * lambda that still fits. The target is the cap
  * scaled by how far the simulator's peak was from the estimate for the
  * first choice, so the estimate's error (activations freed before the
  * peak, copies received) is calibrated on this graph; the simulator
@@ -43,8 +45,10 @@ static dp_status try_lambda(dpi_pase_model *pm, const dp_progress *p,
 	return st;
 }
 
-/* Most times lambda grows 4x before the search gives up on fitting. */
-#define GROW_STEPS 8
+/* lambda's range above its scale (the step's time per byte kept): 4^8,
+ * where memory outweighs time everywhere; and the bisections in it. */
+#define SPAN 65536.0
+#define HALVES 4
 
 dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
 		       dp_contention cont, uint32_t *choice, int *tries,
@@ -73,27 +77,14 @@ dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "pase: out of memory");
 	}
-	/* lambda's scale: the step's time per byte kept */
-	double lo = 0, hi = est0 > 0 ? work / est0 / 4 : 1;
-	bool found = false, fit = false;
-	for (int i = 0; !st && !found && i < GROW_STEPS; i++) {
-		st = try_lambda(pm, p, hi, target, alt, &fit, err);
-		(*tries)++;
-		if (st)
-			break;
-		/* keep the least memory seen, in case nothing fits */
-		if (i == 0 || fit ||
-		    dpi_pase_resident(pm, alt) < dpi_pase_resident(pm, best))
-			memcpy(best, alt, n * sizeof *alt);
-		if (fit)
-			found = true;
-		else {
-			lo = hi;
-			hi *= 4;
-		}
-	}
-	for (int i = 0; !st && found && i < 2; i++) {
-		double mid = lo > 0 ? sqrt(lo * hi) : hi / 4;
+	/* first the most memory can buy: when even that does not fit, the
+	 * fastest choice stays (the result is honestly infeasible) */
+	double lo = est0 > 0 ? work / est0 / 4 : 1, hi = lo * SPAN;
+	bool fit = false, found = false;
+	st = try_lambda(pm, p, hi, target, best, &found, err);
+	(*tries)++;
+	for (int i = 0; !st && found && i < HALVES; i++) {
+		double mid = sqrt(lo * hi);
 		st = try_lambda(pm, p, mid, target, alt, &fit, err);
 		(*tries)++;
 		if (!st && fit) {
@@ -103,6 +94,8 @@ dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
 			lo = mid;
 		}
 	}
+	if (!st && !found)
+		memcpy(best, choice, n * sizeof *best);
 	if (!st)
 		memcpy(choice, best, n * sizeof *best);
 	free(alt);
