@@ -527,6 +527,80 @@ static void test_sum_over_ops_fits_the_cap(void)
 	dp_graph_free(g);
 }
 
+/* A training-like ladder of n forward ops f_i and their backward ops
+ * g_i: f_i -> f_i+1, f_i -> g_i (the activation the backward pass reads)
+ * and g_i+1 -> g_i. Written into buf. */
+static const char *ladder(char *buf, size_t cap, int n)
+{
+	size_t at = (size_t)snprintf(buf, cap,
+				     "{\"name\":\"ladder\",\"batch_dim\":"
+				     "\"b\",\"ops\":[\n");
+	for (int i = 0; i < 2 * n; i++)
+		at += (size_t)snprintf(
+			buf + at, cap - at,
+			"%s{\"name\":\"%c%d\",\"role\":\"%s\",\"time_us\":"
+			"%d,\"dims\":{\"b\":4,\"h\":64},\"out\":[\"b\",\"h\"],"
+			"\"output_bytes\":1024}\n",
+			i ? "," : "", i < n ? 'f' : 'g', i % n,
+			i < n ? "forward" : "backward", 10 + 7 * (i % 5));
+	at += (size_t)snprintf(buf + at, cap - at, "],\"edges\":[\n");
+	for (int i = 0; i < n; i++)
+		at += (size_t)snprintf(
+			buf + at, cap - at,
+			"%s{\"from\":\"f%d\",\"to\":\"g%d\",\"dims\":[\"b\","
+			"\"h\"]}\n",
+			i ? "," : "", i, i);
+	for (int i = 0; i + 1 < n; i++)
+		at += (size_t)snprintf(
+			buf + at, cap - at,
+			",{\"from\":\"f%d\",\"to\":\"f%d\",\"dims\":[\"b\","
+			"\"h\"]}\n,{\"from\":\"g%d\",\"to\":\"g%d\",\"dims\""
+			":[\"b\",\"h\"]}\n",
+			i, i + 1, i + 1, i);
+	snprintf(buf + at, cap - at, "]}\n");
+	return buf;
+}
+
+/* The paper's order on a ladder: elimination keeps every table within
+ * a bound of 64 entries and stays exact (fixed 0, equal to brute force
+ * on a small one), where the breadth-first order, whose dependent set
+ * holds every forward op until its backward op, must fix vertices; its
+ * cost is never below the exact one. */
+static void test_elimination_solves_a_ladder_exactly(void)
+{
+	char buf[8192];
+	dp_graph *g;
+	dp_machine m;
+	dpi_pase_model pm;
+	dp_err err;
+	REQUIRE(model_of(ladder(buf, sizeof buf, 3), 4, NULL, &g, &m, &pm));
+	uint32_t ch[64], bf[64], fixed = 99;
+	double cost = -1;
+	REQUIRE(dpi_pase_solve(&pm, NULL, 0, ch, &cost, &fixed, &err) == DP_OK);
+	CHECK_INT(fixed, 0);
+	double want = brute(&pm, bf);
+	CHECK_NEAR(cost, want, 1e-9 * (1 + want));
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+	REQUIRE(model_of(ladder(buf, sizeof buf, 24), 4, NULL, &g, &m, &pm));
+	bool solved = false;
+	REQUIRE(dpi_pase_solve_elim(&pm, NULL, 64, ch, &cost, &fixed, &solved,
+				    &err) == DP_OK);
+	CHECK(solved);
+	CHECK_INT(fixed, 0);
+	CHECK_NEAR(dpi_pase_total(&pm, ch), cost, 1e-9 * (1 + cost));
+	double wcost = -1;
+	uint32_t wfixed = 0;
+	REQUIRE(dpi_pase_solve_window(&pm, NULL, 64, bf, &wcost, &wfixed,
+				      &err) == DP_OK);
+	CHECK(wfixed > 0);
+	CHECK(wcost >= cost - 1e-9 * (1 + cost));
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_dp_equals_brute_force_diamond_k2_k4),
 	  TEST(test_dp_equals_brute_force_random_graphs),
@@ -539,4 +613,5 @@ TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_edge_cost_is_what_the_lowering_moves),
 	  TEST(test_ports_replay_an_all_gather),
 	  TEST(test_model_equals_simulator_on_a_pair),
-	  TEST(test_sum_over_ops_fits_the_cap))
+	  TEST(test_sum_over_ops_fits_the_cap),
+	  TEST(test_elimination_solves_a_ladder_exactly))

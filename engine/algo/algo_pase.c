@@ -107,8 +107,21 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 			 uint64_t limit, uint32_t *choice, double *cost,
 			 uint32_t *nfixed, dp_err *err)
 {
+	bool solved = false;
+	dp_status st = dpi_pase_solve_elim(pm, p, limit, choice, cost, nfixed,
+					   &solved, err);
+	if (st || solved)
+		return st;
+	return dpi_pase_solve_window(pm, p, limit, choice, cost, nfixed, err);
+}
+
+dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
+				uint64_t limit, uint32_t *choice, double *cost,
+				uint32_t *nfixed, dp_err *err)
+{
 	const dp_graph *g = pm->g;
 	uint32_t n = g->nops;
+	*nfixed = 0;
 	if (!limit) {
 		limit = ((uint64_t)1 << 25) / (n ? n : 1);
 		limit = limit < 64 ? 64 : limit > 65536 ? 65536 : limit;
@@ -380,19 +393,28 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	if ((st = dpi_pase_model_build(&pm, g, m, p, err)))
 		return st;
 	uint32_t *choice = malloc((g->nops + 1u) * sizeof *choice);
+	uint32_t *second = malloc((g->nops + 1u) * sizeof *second);
 	double cost = 0;
-	uint32_t fixed = 0;
+	uint32_t fixed = 0, wfixed = 0;
 	int which = 0, tries = 0;
+	bool solved = false;
 	dp_strategy s;
 	dp_strategy_init(&s);
-	if (!choice)
+	if (!choice || !second)
 		st = nomem(err);
 	if (!st)
-		st = dpi_pase_solve(&pm, p, 0, choice, &cost, &fixed, err);
+		st = dpi_pase_solve_elim(&pm, p, 0, choice, &cost, &fixed,
+					 &solved, err);
+	/* the breadth-first search: the fallback, else a second candidate */
+	if (!st)
+		st = dpi_pase_solve_window(&pm, p, 0, solved ? second : choice,
+					   &cost, solved ? &wfixed : &fixed,
+					   err);
 	if (!st)
 		st = dpi_pase_fit(&pm, p, o->contention, choice, &tries, err);
 	if (!st)
-		st = dpi_pase_guard(&pm, p, o->contention, choice, &which, err);
+		st = dpi_pase_guard(&pm, p, o->contention, choice,
+				    solved ? second : NULL, &which, err);
 	if (!st)
 		st = dpi_pase_fill(&pm, choice, &s, err);
 	if (!st) {
@@ -405,13 +427,16 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		/* the safeguard's pick, then what the search met */
 		char note[48] = "";
 		int at = 0;
-		if (which)
+		if (which >= 2)
 			at = snprintf(note, sizeof note, " = %s (safeguard)",
-				      which == 1 ? "dp" : "replicas");
+				      which == 2 ? "dp" : "replicas");
 		if (pm.nover)
 			snprintf(note + at, sizeof note - (size_t)at,
 				 " (%u ops over cap)", pm.nover);
-		else if (!which && (fixed || pm.ncapped))
+		else if (which == 1)
+			snprintf(note + at, sizeof note - (size_t)at,
+				 " (breadth-first: %u fixed)", wfixed);
+		else if (which == 0 && fixed)
 			snprintf(note + at, sizeof note - (size_t)at,
 				 " (bound: %u fixed)", fixed);
 		snprintf(s.label, sizeof s.label, "pase %s%s", mesh, note);
@@ -419,6 +444,7 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		st = dpi_algo_poll(p, "pase", "done", 1, err);
 	}
 	free(choice);
+	free(second);
 	dpi_pase_model_free(&pm);
 	if (st) {
 		dp_strategy_free(&s);

@@ -1,8 +1,8 @@
 /* pase_guard.c - the strategy a `pase` choice makes, and the safeguard
- * (ours, not the paper's): the search's choice, data parallelism's choice
- * from the same configurations, and everything replicated are lowered and
- * simulated, and the best (feasible first, then the shortest step, then
- * that order) is kept. The paper's cost model sums compute and transfers
+ * (ours, not the paper's): the search's choice, the breadth-first search's
+ * choice, data parallelism's choice from the same configurations, and
+ * everything replicated are lowered and simulated, and the best (feasible
+ * first, then the shortest step, then that order) is kept. The paper's cost model sums compute and transfers
  * without overlap or port contention; where the simulator disagrees with
  * it, this keeps pase from returning a plan slower than the plain ones it
  * could have chosen. docs/algorithms.md#pase.
@@ -36,9 +36,7 @@ dp_status dpi_pase_fill(const dpi_pase_model *pm, const uint32_t *choice,
 	return DP_OK;
 }
 
-/* Data parallelism's config of op u: the batch alone split the most (an
- * op without dims: its batch split), else the replica. */
-static uint32_t dp_config(const dpi_pase_model *pm, uint32_t u)
+uint32_t dpi_pase_dp_config(const dpi_pase_model *pm, uint32_t u)
 {
 	uint32_t best = pm->off[u];
 	int b = pm->bidx[u] == -2 ? 0 : pm->bidx[u], bp = 1;
@@ -124,8 +122,8 @@ dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
 }
 
 dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
-			 dp_contention cont, uint32_t *choice, int *which,
-			 dp_err *err)
+			 dp_contention cont, uint32_t *choice,
+			 const uint32_t *second, int *which, dp_err *err)
 {
 	const dp_graph *g = pm->g;
 	uint32_t n = g->nops;
@@ -137,19 +135,22 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 	bool best_fits = false;
 	*which = 0;
 	dp_status st = DP_OK;
-	for (int c = 0; !st && c < 3; c++) {
+	for (int c = 0; !st && c < 4; c++) {
+		if (c == 1 && !second)
+			continue;
 		if ((st = dpi_algo_poll(p, "pase", "safeguard",
-					0.95 + 0.015 * c, err)))
+					0.95 + 0.0125 * c, err)))
 			break;
 		for (uint32_t u = 0; u < n; u++)
 			alt[u] = c == 0	  ? choice[u]
-				 : c == 1 ? dp_config(pm, u)
+				 : c == 1 ? second[u]
+				 : c == 2 ? dpi_pase_dp_config(pm, u)
 					  : pm->off[u];
-		if (c == 1 && memcmp(alt, choice, n * sizeof *alt) == 0)
-			continue; /* the search chose dp's configs */
+		if (c > 0 && c < 3 && memcmp(alt, choice, n * sizeof *alt) == 0)
+			continue; /* the best so far already */
 		double ms = 0, over = 0;
 		bool fits = false;
-		if (c == 2 && replicas_local(pm)) {
+		if (c == 3 && replicas_local(pm)) {
 			/* every device runs the whole step from local inputs:
 			 * no transfers, no idle time */
 			double slow = pm->m->speed[0];

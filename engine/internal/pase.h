@@ -97,11 +97,31 @@ bool dpi_pase_memo_put(dpi_pase_memo *m, const void *key, size_t len,
 double dpi_pase_total(const dpi_pase_model *pm, const uint32_t *choice);
 
 /* The search: fills choice (per op, a global config index) and *cost.
- * *fixed counts the ops fixed early to keep tables under the bound (0:
- * exact within the model). table_limit 0 = the default bound. */
+ * The elimination search (dpi_pase_solve_elim), else, when its tables
+ * would pass their budget, the windowed breadth-first one. *fixed counts
+ * the ops fixed to keep tables under the bound (0: exact within the
+ * model). table_limit 0 = the default bound. */
 dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 			 uint64_t table_limit, uint32_t *choice, double *cost,
 			 uint32_t *fixed, dp_err *err);
+
+/* The breadth-first search (algo_pase.c): the topological order, tables
+ * over the dependent set, the oldest vertex fixed when a table would pass
+ * table_limit (0: 2^25 / ops, between 64 and 65,536). */
+dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
+				uint64_t table_limit, uint32_t *choice,
+				double *cost, uint32_t *fixed, dp_err *err);
+
+/* The paper's search by vertex elimination in a min-degree order
+ * (pase_elim.c): exact within the model when *fixed is 0. When the next
+ * table would pass limit entries (0: the default, 2^12), the busiest
+ * vertex of its dependent set is fixed to data parallelism's config
+ * (*fixed counts them). *solved is false (choice untouched) when the
+ * whole run's tables would pass limit x ops entries (default 2^24): the
+ * caller then runs its windowed breadth-first search. */
+dp_status dpi_pase_solve_elim(const dpi_pase_model *pm, const dp_progress *p,
+			      uint64_t limit, uint32_t *choice, double *cost,
+			      uint32_t *fixed, bool *solved, dp_err *err);
 
 /* A fresh spmd strategy (mesh and masks; pinned ops whole on their pin)
  * from a choice of configs. DP_ENOMEM. */
@@ -118,6 +138,11 @@ dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
 /* Has any device of pm's machine a cap? */
 bool dpi_pase_capped(const dpi_pase_model *pm);
 
+/* Data parallelism's config of op u (a global index): the batch alone
+ * split the most (an op without dims: its batch split), else the
+ * replica. */
+uint32_t dpi_pase_dp_config(const dpi_pase_model *pm, uint32_t u);
+
 /* What one device keeps under a choice: the sum of res (bytes). */
 int64_t dpi_pase_resident(const dpi_pase_model *pm, const uint32_t *choice);
 
@@ -130,12 +155,13 @@ dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
 		       dp_contention cont, uint32_t *choice, int *tries,
 		       dp_err *err);
 
-/* The safeguard (pase_guard.c): simulates the choice, data parallelism's
- * configs and all replicas under contention cont, and leaves the best in
- * choice (feasible first, then the shortest step, then that order);
- * *which = 0, 1 or 2 says which. */
+/* The safeguard (pase_guard.c): simulates the choice, second (another
+ * search's choice; NULL: none), data parallelism's configs and all
+ * replicas under contention cont, and leaves the best in choice (feasible
+ * first, then the shortest step, then that order); *which = 0, 1, 2 or 3
+ * says which. */
 dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
-			 dp_contention cont, uint32_t *choice, int *which,
-			 dp_err *err);
+			 dp_contention cont, uint32_t *choice,
+			 const uint32_t *second, int *which, dp_err *err);
 
 #endif
