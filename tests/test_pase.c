@@ -97,26 +97,52 @@ static bool model_of(const char *text, int k, const char *caps, dp_graph **g,
 	return true;
 }
 
-/* The least total over every combination of configs, by enumeration. */
-static double brute(const dpi_pase_model *pm, uint32_t *ch)
+/* The least total over every combination of configs, of every op or of
+ * the coarsened graph's groups (pase_coarsen.c: members follow their
+ * leader), by enumeration. */
+static double brute_over(const dpi_pase_model *pm, uint32_t *ch, bool coarse)
 {
 	uint32_t n = pm->g->nops;
-	for (uint32_t u = 0; u < n; u++)
-		ch[u] = pm->off[u];
+	uint32_t *lead = malloc((n + 1u) * sizeof *lead);
+	uint8_t *map = malloc((size_t)(n + 1u) * DPI_PASE_MAX_CFGS);
+	if (!lead || !map) {
+		free(lead);
+		free(map);
+		return -1;
+	}
+	for (uint32_t u = 0; u < n; u++) {
+		lead[u] = u;
+		for (uint32_t c = 0; c < DPI_PASE_MAX_CFGS; c++)
+			map[(size_t)u * DPI_PASE_MAX_CFGS + c] = (uint8_t)c;
+	}
+	if (coarse)
+		dpi_pase_coarsen(pm, lead, map);
+	uint32_t loc[64] = {0};
 	double best = INFINITY;
 	for (;;) {
+		for (uint32_t u = 0; u < n; u++)
+			ch[u] = pm->off[u] + map[(size_t)u * DPI_PASE_MAX_CFGS +
+						 loc[lead[u]]];
 		double c = dpi_pase_total(pm, ch);
 		if (c < best)
 			best = c;
 		uint32_t u = 0;
-		while (u < n && ++ch[u] == pm->off[u + 1]) {
-			ch[u] = pm->off[u];
+		while (u < n && (lead[u] != u ||
+				 ++loc[u] == pm->off[u + 1] - pm->off[u])) {
+			loc[u] = 0;
 			u++;
 		}
 		if (u == n)
 			break;
 	}
+	free(lead);
+	free(map);
 	return best;
+}
+
+static double brute(const dpi_pase_model *pm, uint32_t *ch)
+{
+	return brute_over(pm, ch, false);
 }
 
 static void dp_equals_brute_force(const char *text, int k)
@@ -585,8 +611,8 @@ static void test_elimination_solves_a_ladder_exactly(void)
 	dp_graph_free(g);
 	REQUIRE(model_of(ladder(buf, sizeof buf, 24), 4, NULL, &g, &m, &pm));
 	bool solved = false;
-	REQUIRE(dpi_pase_solve_elim(&pm, NULL, 64, ch, &cost, &fixed, &solved,
-				    &err) == DP_OK);
+	REQUIRE(dpi_pase_solve_elim(&pm, NULL, 64, false, ch, &cost, &fixed,
+				    &solved, &err) == DP_OK);
 	CHECK(solved);
 	CHECK_INT(fixed, 0);
 	CHECK_NEAR(dpi_pase_total(&pm, ch), cost, 1e-9 * (1 + cost));
@@ -599,6 +625,55 @@ static void test_elimination_solves_a_ladder_exactly(void)
 	dpi_pase_model_free(&pm);
 	dp_machine_free(&m);
 	dp_graph_free(g);
+}
+
+/* Coarsening: the mlp with an activation between its MatMuls (act has
+ * mm1's output dims, one to one): act joins mm1's group, nothing else
+ * merges, and the search equals brute force over the coarsened graph,
+ * never below brute force over every op (the groups restrict it). */
+static void test_coarsening_merges_an_elementwise_op(void)
+{
+	char text[4096];
+	const char *at = strstr(mlp, "{\"name\":\"mm2\"");
+	REQUIRE(at);
+	snprintf(text, sizeof text,
+		 "%.*s{\"name\":\"act\",\"role\":\"forward\",\"time_us\":"
+		 "9,\"dims\":{\"b\":8,\"n\":32},\"out\":[\"b\",\"n\"],"
+		 "\"output_bytes\":1024},\n%s",
+		 (int)(at - mlp), mlp, at);
+	char *e = strstr(text, "{\"from\":\"mm1\",\"to\":\"mm2\"");
+	REQUIRE(e);
+	memcpy(e + 20, "act", 3); /* mm1 -> mm2 becomes mm1 -> act */
+	size_t len = strlen(text);
+	snprintf(text + len - 3, sizeof text - (len - 3),
+		 ",\n{\"from\":\"act\",\"to\":\"mm2\",\"dims\":[\"b\",\"n\"]}"
+		 "\n]}\n");
+	for (int k = 2; k <= 4; k += 2) {
+		dp_graph *g;
+		dp_machine m;
+		dpi_pase_model pm;
+		dp_err err;
+		REQUIRE(model_of(text, k, NULL, &g, &m, &pm));
+		uint32_t lead[8], ch[8], bf[8], fixed = 99;
+		uint8_t map[8 * DPI_PASE_MAX_CFGS];
+		CHECK_INT(dpi_pase_coarsen(&pm, lead, map), 1);
+		uint32_t act = dp_graph_find(g, "act");
+		CHECK_INT(lead[act], dp_graph_find(g, "mm1"));
+		double cost = -1;
+		bool solved = false;
+		REQUIRE(dpi_pase_solve_elim(&pm, NULL, 0, true, ch, &cost,
+					    &fixed, &solved, &err) == DP_OK);
+		CHECK(solved);
+		CHECK_INT(fixed, 0);
+		double want = brute_over(&pm, bf, true);
+		CHECK_NEAR(cost, want, 1e-9 * (1 + want));
+		/* every op free */
+		double all = brute(&pm, bf);
+		CHECK(cost >= all - 1e-9 * (1 + all));
+		dpi_pase_model_free(&pm);
+		dp_machine_free(&m);
+		dp_graph_free(g);
+	}
 }
 
 TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
@@ -614,4 +689,5 @@ TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_ports_replay_an_all_gather),
 	  TEST(test_model_equals_simulator_on_a_pair),
 	  TEST(test_sum_over_ops_fits_the_cap),
-	  TEST(test_elimination_solves_a_ladder_exactly))
+	  TEST(test_elimination_solves_a_ladder_exactly),
+	  TEST(test_coarsening_merges_an_elementwise_op))

@@ -108,7 +108,7 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 			 uint32_t *nfixed, dp_err *err)
 {
 	bool solved = false;
-	dp_status st = dpi_pase_solve_elim(pm, p, limit, choice, cost, nfixed,
+	dp_status st = dpi_pase_solve_best(pm, p, limit, choice, cost, nfixed,
 					   &solved, err);
 	if (st || solved)
 		return st;
@@ -403,7 +403,7 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	if (!choice || !second)
 		st = nomem(err);
 	if (!st)
-		st = dpi_pase_solve_elim(&pm, p, 0, choice, &cost, &fixed,
+		st = dpi_pase_solve_best(&pm, p, 0, choice, &cost, &fixed,
 					 &solved, err);
 	/* the breadth-first search: the fallback, else a second candidate */
 	if (!st)

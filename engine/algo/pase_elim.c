@@ -91,8 +91,15 @@ typedef struct elim {
 	uint32_t nheap, capheap;
 	uint64_t *key; /* current table size per vertex */
 	uint8_t *done;
-	double base; /* costs of constants alone */
+	double base;	/* costs of constants alone */
+	uint32_t *lead; /* per op: its group's leader (pase_coarsen.c) */
+	uint8_t *map;	/* per op x leader config: its local config */
+	uint32_t merged;
+	bool coarsen;
 } elim;
+
+/* Op u's local config when its leader has config c. */
+#define CFG(E, u, c) ((uint32_t)(E)->map[(size_t)(u)*CFGS + (c)])
 
 static int vec_push(vec *v, uint32_t x)
 {
@@ -356,18 +363,72 @@ static int condition(elim *E, uint32_t x, uint32_t c)
 	return 0;
 }
 
+/* The config to fix x to: the least of its own cost plus, for every
+ * table holding it, that table's least entry with x at that config (each
+ * table minimised on its own: a bound, not the joint optimum). */
+static uint32_t best_alone(const elim *E, uint32_t x)
+{
+	double sum[CFGS];
+	uint32_t dx = E->dom[x];
+	for (uint32_t c = 0; c < dx; c++)
+		sum[c] = E->un[(size_t)x * CFGS + c];
+	for (uint32_t i = 0; i < E->inc[x].n; i++) {
+		const factor *f = &E->f[E->inc[x].a[i]];
+		if (f->dead)
+			continue;
+		uint32_t sx = 1, size = 1;
+		bool before = true;
+		for (uint8_t j = 0; j < f->n; j++) {
+			uint32_t y = E->spool[f->soff + j];
+			if (y == x)
+				before = false;
+			else if (before)
+				sx *= E->dom[y];
+			size *= E->dom[y];
+		}
+		double lo[CFGS];
+		for (uint32_t c = 0; c < dx; c++)
+			lo[c] = -1;
+		for (uint32_t q = 0; q < size; q++) {
+			uint32_t c = q / sx % dx;
+			double v = E->vpool[f->voff + q];
+			if (lo[c] < 0 || v < lo[c])
+				lo[c] = v;
+		}
+		for (uint32_t c = 0; c < dx; c++)
+			sum[c] += lo[c] < 0 ? 0 : lo[c];
+	}
+	uint32_t best = 0;
+	for (uint32_t c = 1; c < dx; c++)
+		if (sum[c] < sum[best])
+			best = c;
+	return best;
+}
+
 /* The initial tables: unary costs, and one per edge between two ops with
  * several configurations (an edge to a constant joins the unary). */
 static int build(elim *E)
 {
 	const dpi_pase_model *pm = E->pm;
 	const dp_graph *g = pm->g;
+	if (E->coarsen)
+		E->merged = dpi_pase_coarsen(pm, E->lead, E->map);
+	else
+		for (uint32_t u = 0; u < E->n; u++) {
+			E->lead[u] = u;
+			for (uint32_t c = 0; c < CFGS; c++)
+				E->map[(size_t)u * CFGS + c] = (uint8_t)c;
+		}
+	/* a group's vertex is its leader; the members are no variables */
+	for (uint32_t u = 0; u < E->n; u++)
+		E->dom[u] = E->lead[u] == u ? pm->off[u + 1] - pm->off[u] : 1;
 	for (uint32_t u = 0; u < E->n; u++) {
-		E->dom[u] = pm->off[u + 1] - pm->off[u];
-		for (uint32_t c = 0; c < E->dom[u]; c++)
-			E->un[(size_t)u * CFGS + c] =
-				pm->node[pm->off[u] + c] +
-				pm->lambda * (double)pm->res[pm->off[u] + c];
+		uint32_t L = E->lead[u];
+		for (uint32_t c = 0; c < E->dom[L]; c++) {
+			uint32_t x = pm->off[u] + CFG(E, u, c);
+			E->un[(size_t)L * CFGS + c] +=
+				pm->node[x] + pm->lambda * (double)pm->res[x];
+		}
 	}
 	double vals[CFGS * CFGS];
 	for (uint32_t e = 0; e < g->nedges; e++) {
@@ -375,35 +436,40 @@ static int build(elim *E)
 		if (ed->control || ed->bytes == 0)
 			continue;
 		uint32_t a = ed->from, b = ed->to;
-		uint32_t da = E->dom[a], db = E->dom[b];
-		if (da == 1 || db == 1) {
-			/* a constant end: the other's unary */
-			uint32_t w = da == 1 ? b : a, dw = da == 1 ? db : da;
+		uint32_t A = E->lead[a], B = E->lead[b];
+		uint32_t da = E->dom[A], db = E->dom[B];
+		if (A == B || da == 1 || db == 1) {
+			/* inside a group, or a constant end: a unary */
+			uint32_t w = da == 1 ? B : A, dw = da == 1 ? db : da;
 			for (uint32_t c = 0; c < dw; c++)
 				E->un[(size_t)w * CFGS + c] +=
 					dpi_pase_edge_cost(
 						pm, e,
-						pm->off[a] + (da == 1 ? 0 : c),
-						pm->off[b] + (db == 1 ? 0 : c));
+						pm->off[a] +
+							CFG(E, a,
+							    da == 1 ? 0 : c),
+						pm->off[b] +
+							CFG(E, b,
+							    db == 1 ? 0 : c));
 			continue;
 		}
-		uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+		uint32_t lo = A < B ? A : B, hi = A < B ? B : A;
 		for (uint32_t x = 0; x < E->dom[lo]; x++)
 			for (uint32_t y = 0; y < E->dom[hi]; y++) {
-				uint32_t ca = lo == a ? x : y,
-					 cb = lo == a ? y : x;
+				uint32_t ca = lo == A ? x : y,
+					 cb = lo == A ? y : x;
 				vals[x + E->dom[lo] * y] = dpi_pase_edge_cost(
-					pm, e, pm->off[a] + ca,
-					pm->off[b] + cb);
+					pm, e, pm->off[a] + CFG(E, a, ca),
+					pm->off[b] + CFG(E, b, cb));
 			}
 		uint32_t scope[2] = {lo, hi};
 		if (add_factor(E, scope, 2, vals, E->dom[lo] * E->dom[hi]))
 			return -1;
-		if (find_pos(E->adj[a].a, E->adj[a].n, b) < 0) {
+		if (find_pos(E->adj[A].a, E->adj[A].n, B) < 0) {
 			/* keep adjacency ascending: insert */
 			for (int s = 0; s < 2; s++) {
-				vec *nv = &E->adj[s ? b : a];
-				uint32_t x = s ? a : b;
+				vec *nv = &E->adj[s ? B : A];
+				uint32_t x = s ? A : B;
 				if (vec_push(nv, x))
 					return -1;
 				uint32_t i = nv->n - 1;
@@ -436,13 +502,16 @@ static void elim_free(elim *E)
 	free(E->heap);
 	free(E->key);
 	free(E->done);
+	free(E->lead);
+	free(E->map);
 }
 
 dp_status dpi_pase_solve_elim(const dpi_pase_model *pm, const dp_progress *p,
-			      uint64_t limit, uint32_t *choice, double *cost,
-			      uint32_t *fixed, bool *solved, dp_err *err)
+			      uint64_t limit, bool coarsen, uint32_t *choice,
+			      double *cost, uint32_t *fixed, bool *solved,
+			      dp_err *err)
 {
-	elim E = {.pm = pm, .n = pm->g->nops};
+	elim E = {.pm = pm, .n = pm->g->nops, .coarsen = coarsen};
 	uint32_t n = E.n;
 	*solved = false;
 	*fixed = 0;
@@ -452,8 +521,11 @@ dp_status dpi_pase_solve_elim(const dpi_pase_model *pm, const dp_progress *p,
 	E.inc = calloc(n + 1u, sizeof *E.inc);
 	E.key = malloc((n + 1u) * sizeof *E.key);
 	E.done = calloc(n + 1u, 1);
+	E.lead = malloc((n + 1u) * sizeof *E.lead);
+	E.map = malloc((size_t)(n + 1u) * CFGS);
 	dp_status st = DP_OK;
-	int oom = !E.dom || !E.un || !E.adj || !E.inc || !E.key || !E.done;
+	int oom = !E.dom || !E.un || !E.adj || !E.inc || !E.key || !E.done ||
+		  !E.lead || !E.map;
 	if (!oom)
 		oom = build(&E);
 	for (uint32_t u = 0; !oom && u < n; u++) {
@@ -486,8 +558,7 @@ dp_status dpi_pase_solve_elim(const dpi_pase_model *pm, const dp_progress *p,
 				     E.dom[y] > E.dom[x]))
 					x = y;
 			}
-			oom = condition(&E, x,
-					dpi_pase_dp_config(pm, x) - pm->off[x]);
+			oom = condition(&E, x, best_alone(&E, x));
 			(*fixed)++;
 			left--;
 			continue;
@@ -524,6 +595,10 @@ dp_status dpi_pase_solve_elim(const dpi_pase_model *pm, const dp_progress *p,
 		}
 		choice[sp->v] = E.apool[sp->aoff + idx];
 	}
+	/* members follow their leaders (leaders first: map[L] is identity) */
+	for (uint32_t u = 0; u < n; u++)
+		if (E.lead[u] != u)
+			choice[u] = CFG(&E, u, choice[E.lead[u]]);
 	/* the total in one order (the tables' sum up to rounding) */
 	for (uint32_t u = 0; u < n; u++)
 		choice[u] += pm->off[u];
@@ -534,5 +609,33 @@ dp_status dpi_pase_solve_elim(const dpi_pase_model *pm, const dp_progress *p,
 	*solved = true;
 out:
 	elim_free(&E);
+	return st;
+}
+
+dp_status dpi_pase_solve_best(const dpi_pase_model *pm, const dp_progress *p,
+			      uint64_t limit, uint32_t *choice, double *cost,
+			      uint32_t *fixed, bool *solved, dp_err *err)
+{
+	dp_status st = dpi_pase_solve_elim(pm, p, limit, false, choice, cost,
+					   fixed, solved, err);
+	if (st || (*solved && *fixed == 0))
+		return st;
+	/* the bound was hit: the coarsened graph, kept when cheaper */
+	uint32_t n = pm->g->nops, cfixed = 0;
+	uint32_t *alt = malloc((n + 1u) * sizeof *alt);
+	if (!alt)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "pase: out of memory");
+	double ccost = 0;
+	bool csolved = false;
+	st = dpi_pase_solve_elim(pm, p, limit, true, alt, &ccost, &cfixed,
+				 &csolved, err);
+	if (!st && csolved && (!*solved || ccost < *cost)) {
+		memcpy(choice, alt, n * sizeof *alt);
+		*cost = ccost;
+		*fixed = cfixed;
+		*solved = true;
+	}
+	free(alt);
 	return st;
 }

@@ -112,14 +112,30 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 				uint64_t table_limit, uint32_t *choice,
 				double *cost, uint32_t *fixed, dp_err *err);
 
+/* Chains of element-wise ops as one vertex (pase_coarsen.c): lead[u] is
+ * the first op of u's group (u itself when alone) and, for each config c
+ * of the leader, u takes its local config map[u * DPI_PASE_MAX_CFGS + c].
+ * Returns how many ops joined a group. */
+uint32_t dpi_pase_coarsen(const dpi_pase_model *pm, uint32_t *lead,
+			  uint8_t *map);
+
 /* The paper's search by vertex elimination in a min-degree order
- * (pase_elim.c): exact within the model when *fixed is 0. When the next
- * table would pass limit entries (0: the default, 2^12), the busiest
- * vertex of its dependent set is fixed to data parallelism's config
- * (*fixed counts them). *solved is false (choice untouched) when the
- * whole run's tables would pass limit x ops entries (default 2^24): the
- * caller then runs its windowed breadth-first search. */
+ * (pase_elim.c), over every op or, with coarsen, over the groups of
+ * dpi_pase_coarsen: exact within the model (and the groups) when *fixed
+ * is 0. When the next table would pass limit entries (0: the default,
+ * 2^12), the busiest vertex of its dependent set is fixed to data
+ * parallelism's config (*fixed counts them). *solved is false (choice
+ * untouched) when the whole run's tables would pass limit x ops entries
+ * (default 2^24): the caller then runs its windowed breadth-first
+ * search. */
 dp_status dpi_pase_solve_elim(const dpi_pase_model *pm, const dp_progress *p,
+			      uint64_t limit, bool coarsen, uint32_t *choice,
+			      double *cost, uint32_t *fixed, bool *solved,
+			      dp_err *err);
+
+/* Elimination over every op; when that hits the bound (or its budget),
+ * also over the coarsened graph, keeping the cheaper (ties: every op). */
+dp_status dpi_pase_solve_best(const dpi_pase_model *pm, const dp_progress *p,
 			      uint64_t limit, uint32_t *choice, double *cost,
 			      uint32_t *fixed, bool *solved, dp_err *err);
 
