@@ -37,8 +37,15 @@ static dp_status try_lambda(dpi_pase_model *pm, const dp_progress *p,
 {
 	double cost;
 	uint32_t fixed;
+	bool solved = false;
 	pm->lambda = lambda;
-	dp_status st = dpi_pase_solve(pm, p, 0, alt, &cost, &fixed, err);
+	/* elimination over every op alone (no coarsened retry): the
+	 * multiplier is searched, so a second search per step costs more
+	 * than it finds */
+	dp_status st = dpi_pase_solve_elim(pm, p, 0, false, alt, &cost, &fixed,
+					   &solved, err);
+	if (!st && !solved)
+		st = dpi_pase_solve_window(pm, p, 0, alt, &cost, &fixed, err);
 	pm->lambda = 0;
 	if (!st)
 		*fit = (double)dpi_pase_resident(pm, alt) <= target;
@@ -48,7 +55,7 @@ static dp_status try_lambda(dpi_pase_model *pm, const dp_progress *p,
 /* lambda's range above its scale (the step's time per byte kept): 4^8,
  * where memory outweighs time everywhere; and the bisections in it. */
 #define SPAN 65536.0
-#define HALVES 4
+#define HALVES 3
 
 dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
 		       dp_contention cont, uint32_t *choice, int *tries,
@@ -79,23 +86,47 @@ dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
 	}
 	/* first the most memory can buy: when even that does not fit, the
 	 * fastest choice stays (the result is honestly infeasible) */
-	double lo = est0 > 0 ? work / est0 / 4 : 1, hi = lo * SPAN;
-	bool fit = false, found = false;
-	st = try_lambda(pm, p, hi, target, best, &found, err);
-	(*tries)++;
-	for (int i = 0; !st && found && i < HALVES; i++) {
-		double mid = sqrt(lo * hi);
-		st = try_lambda(pm, p, mid, target, alt, &fit, err);
-		(*tries)++;
-		if (!st && fit) {
-			hi = mid;
-			memcpy(best, alt, n * sizeof *alt);
-		} else {
-			lo = mid;
-		}
+	double lo = est0 > 0 ? work / est0 / 4 : 1, top = lo * SPAN;
+	uint32_t *most = malloc((n + 1u) * sizeof *most);
+	if (!most) {
+		free(alt);
+		free(best);
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "pase: out of memory");
 	}
-	if (!st && !found)
-		memcpy(best, choice, n * sizeof *best);
+	bool fit = false, found = false;
+	st = try_lambda(pm, p, top, target, most, &found, err);
+	(*tries)++;
+	memcpy(best, found ? most : choice, n * sizeof *best);
+	/* bisections of log lambda; when the simulator still finds the
+	 * result over its cap, once more with the target recalibrated on
+	 * that result, above its lambda */
+	for (int round = 0; !st && found && round < 2; round++) {
+		double hi = top;
+		memcpy(best, most, n * sizeof *best);
+		for (int i = 0; !st && i < HALVES; i++) {
+			double mid = sqrt(lo * hi);
+			st = try_lambda(pm, p, mid, target, alt, &fit, err);
+			(*tries)++;
+			if (!st && fit) {
+				hi = mid;
+				memcpy(best, alt, n * sizeof *alt);
+			} else {
+				lo = mid;
+			}
+		}
+		if (st || round == 1 ||
+		    (st = dpi_pase_simulate(pm, best, cont, &ms, &fits, &over,
+					    err)) ||
+		    fits || over <= 0)
+			break;
+		target = (double)dpi_pase_resident(pm, best) / over * 0.98;
+		lo = hi;
+		found = (double)dpi_pase_resident(pm, most) <= target;
+		if (!found)
+			memcpy(best, most, n * sizeof *best);
+	}
+	free(most);
 	if (!st)
 		memcpy(choice, best, n * sizeof *best);
 	free(alt);
