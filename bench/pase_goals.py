@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """pase_goals.py - issue 13's quality goals for `pase`, measured and recorded.
 
-Runs `dnnpart compare GRAPH -k K --batch B --mem CAP --algos dp,megatron,pase
---json` on every transformer sample at K = 4, 8, 16 (batch 8; K=16 also at
-batch 16, since 16 does not divide 8), without caps and with 16 GiB caps, and
+Runs `dnnpart compare GRAPH -k K --batch B --mem CAP --algos
+pardnn,dp,megatron,pase --json` on every transformer sample at K = 4, 8, 16
+(batch 8; K=16 also at batch 16, since 16 does not divide 8) and gpt2-xl at
+its own batch 1 at K = 16 and 32, without caps and with 16 GiB caps, and
 prints a markdown table: each algorithm's simulated step, whether it fits,
 pase's label and plan time, and a verdict (pase no slower than dp and
 megatron where they fit, and fits wherever either fits). With --write it
@@ -19,8 +20,11 @@ import sys
 
 GRAPHS = ["gpt2-small", "bert-large", "gpt2-xl"]
 CASES = [(4, 8), (8, 8), (16, 8), (16, 16)]
+# the samples at their own batch where it matters: gpt2-xl at batch 1,
+# where nothing replicated fits 16 GiB
+EXTRA = [("gpt2-xl", 16, 1), ("gpt2-xl", 32, 1)]
 CAPS = ["inf", "16GiB"]
-ALGOS = ["dp", "megatron", "pase"]
+ALGOS = ["pardnn", "dp", "megatron", "pase"]
 BEGIN = "<!-- pase-goals:begin (bench/pase_goals.py --write) -->"
 END = "<!-- pase-goals:end -->"
 
@@ -63,18 +67,20 @@ def verdict(rows):
 
 
 def table(dnnpart):
-    lines = ["| graph | K | batch | cap | dp | megatron | pase | pase's label "
-             "| pase plan time | goal |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for g in GRAPHS:
-        for k, b in CASES:
+    lines = ["| graph | K | batch | cap | pardnn | dp | megatron | pase "
+             "| pase's label | pase plan time | goal |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    cases = [(g, k, b) for g in GRAPHS for k, b in CASES] + EXTRA
+    for g, k, b in cases:
+        if True:
             for cap in CAPS:
                 rows = run(dnnpart, g, k, b, cap)
                 p = rows["pase"]
                 label = p.get("strategy", "") if p.get("ok") else "n/a"
-                lines.append("| %s | %d | %d | %s | %s | %s | %s | `%s` | %.2f s | %s |" % (
+                lines.append("| %s | %d | %d | %s | %s | %s | %s | %s | `%s` | %.2f s | %s |" % (
                     g, k, b, "none" if cap == "inf" else cap,
-                    cell(rows["dp"])[0], cell(rows["megatron"])[0],
+                    cell(rows["pardnn"])[0], cell(rows["dp"])[0],
+                    cell(rows["megatron"])[0],
                     cell(p)[0], label, p.get("plan_ms", 0) / 1000.0,
                     verdict(rows)))
                 print(lines[-1], file=sys.stderr, flush=True)

@@ -397,6 +397,8 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	double cost = 0;
 	uint32_t fixed = 0, wfixed = 0;
 	int which = 0, tries = 0;
+	double best_ms = 0;
+	bool best_fit = false, expert = false;
 	bool solved = false;
 	dp_strategy s;
 	dp_strategy_init(&s);
@@ -414,7 +416,8 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		st = dpi_pase_fit(&pm, p, o->contention, choice, &tries, err);
 	if (!st)
 		st = dpi_pase_guard(&pm, p, o->contention, choice,
-				    solved ? second : NULL, &which, err);
+				    solved ? second : NULL, &which, &best_ms,
+				    &best_fit, err);
 	if (!st)
 		st = dpi_pase_fill(&pm, choice, &s, err);
 	if (!st) {
@@ -441,8 +444,13 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 				 " (bound: %u fixed)", fixed);
 		snprintf(s.label, sizeof s.label, "pase %s%s", mesh, note);
 		snprintf(s.algo, sizeof s.algo, "pase");
-		st = dpi_algo_poll(p, "pase", "done", 1, err);
+		st = dpi_algo_poll(p, "pase", "expert layout", 0.99, err);
 	}
+	if (!st)
+		st = dpi_pase_expert(&pm, o, best_ms, best_fit, &s, &expert,
+				     err);
+	if (!st)
+		st = dpi_algo_poll(p, "pase", "done", 1, err);
 	free(choice);
 	free(second);
 	dpi_pase_model_free(&pm);

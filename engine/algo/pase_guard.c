@@ -2,11 +2,14 @@
  * (ours, not the paper's): the search's choice, the breadth-first search's
  * choice, data parallelism's choice from the same configurations, and
  * everything replicated are lowered and simulated, and the best (feasible
- * first, then the shortest step, then that order) is kept. The paper's cost model sums compute and transfers
+ * first, then the shortest step, then that order) is kept; then the
+ * expert layout (the `megatron` algorithm's strategy) replaces it when it
+ * simulates better. The paper's cost model sums compute and transfers
  * without overlap or port contention; where the simulator disagrees with
  * it, this keeps pase from returning a plan slower than the plain ones it
  * could have chosen. docs/algorithms.md#pase.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,17 +81,13 @@ static bool replicas_local(const dpi_pase_model *pm)
 	return true;
 }
 
-dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
-			    dp_contention cont, double *ms, bool *fits,
-			    double *over, dp_err *err)
+/* Lowers and simulates strategy s on pm's graph and machine. */
+static dp_status simulate(const dpi_pase_model *pm, const dp_strategy *s,
+			  dp_contention cont, double *ms, bool *fits,
+			  double *over, dp_err *err)
 {
-	dp_strategy s;
-	dp_status st = dpi_pase_fill(pm, choice, &s, err);
-	if (st)
-		return st;
 	dp_lowered l;
-	st = dp_strategy_lower(pm->g, pm->m, &s, NULL, &l, err);
-	dp_strategy_free(&s);
+	dp_status st = dp_strategy_lower(pm->g, pm->m, s, NULL, &l, err);
 	if (st)
 		return st;
 	dp_sim *sim = dp_sim_new(l.g, pm->m, err);
@@ -121,9 +120,58 @@ dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
 	return st;
 }
 
+dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
+			    dp_contention cont, double *ms, bool *fits,
+			    double *over, dp_err *err)
+{
+	dp_strategy s;
+	dp_status st = dpi_pase_fill(pm, choice, &s, err);
+	if (!st)
+		st = simulate(pm, &s, cont, ms, fits, over, err);
+	dp_strategy_free(&s);
+	return st;
+}
+
+dp_status dpi_pase_expert(const dpi_pase_model *pm, const dp_algo_opts *o,
+			  double ms, bool fits, dp_strategy *s, bool *won,
+			  dp_err *err)
+{
+	*won = false;
+	const dp_algo *mg = dp_algo_find("megatron");
+	if (!mg || !mg->strategize)
+		return DP_OK;
+	dp_strategy t;
+	dp_strategy_init(&t);
+	dp_err e2;
+	/* megatron's own refusal (not a transformer) is no error of ours */
+	if (mg->strategize(pm->g, pm->m, o, NULL, &t, &e2)) {
+		dp_strategy_free(&t);
+		return DP_OK;
+	}
+	double tms = 0, over = 0;
+	bool tfits = false;
+	dp_status st =
+		simulate(pm, &t, o->contention, &tms, &tfits, &over, err);
+	if (!st && tfits && (!fits || tms < ms)) {
+		char label[sizeof t.label];
+		/* megatron's label, cut to what fits beside ours */
+		snprintf(label, sizeof label, "pase = %.40s (safeguard)",
+			 t.label);
+		memcpy(t.label, label, sizeof label);
+		snprintf(t.algo, sizeof t.algo, "pase");
+		dp_strategy_free(s);
+		*s = t;
+		*won = true;
+		return DP_OK;
+	}
+	dp_strategy_free(&t);
+	return st;
+}
+
 dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 			 dp_contention cont, uint32_t *choice,
-			 const uint32_t *second, int *which, dp_err *err)
+			 const uint32_t *second, int *which, double *best_ms,
+			 bool *best_fit, dp_err *err)
 {
 	const dp_graph *g = pm->g;
 	uint32_t n = g->nops;
@@ -173,5 +221,7 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 		}
 	}
 	free(alt);
+	*best_ms = best;
+	*best_fit = best_fits;
 	return st;
 }

@@ -175,9 +175,19 @@ dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
  * search's choice; NULL: none), data parallelism's configs and all
  * replicas under contention cont, and leaves the best in choice (feasible
  * first, then the shortest step, then that order); *which = 0, 1, 2 or 3
- * says which. */
+ * says which; *best_ms and *best_fit: its simulated step and fit. */
 dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 			 dp_contention cont, uint32_t *choice,
-			 const uint32_t *second, int *which, dp_err *err);
+			 const uint32_t *second, int *which, double *best_ms,
+			 bool *best_fit, dp_err *err);
+
+/* The safeguard's last candidate: the `megatron` algorithm's strategy
+ * (found in the registry; its refusal is no error), simulated; when it
+ * fits and the kept choice (ms, fits) does not, or both fit and it is
+ * faster, it replaces *s (label "pase = megatron ... (safeguard)") and
+ * *won. When nothing fits, pase's own result stays, with its numbers. */
+dp_status dpi_pase_expert(const dpi_pase_model *pm, const dp_algo_opts *o,
+			  double ms, bool fits, dp_strategy *s, bool *won,
+			  dp_err *err);
 
 #endif
