@@ -442,7 +442,7 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		else if (which == 0 && fixed)
 			snprintf(note + at, sizeof note - (size_t)at,
 				 " (bound: %u fixed)", fixed);
-		snprintf(s.label, sizeof s.label, "pase %s%s", mesh, note);
+		snprintf(s.label, sizeof s.label, "pase %.18s%.40s", mesh, note);
 		snprintf(s.algo, sizeof s.algo, "pase");
 		st = dpi_algo_poll(p, "pase", "expert layout", 0.99, err);
 	}
