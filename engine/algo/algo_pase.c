@@ -407,8 +407,11 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	if (!st)
 		st = dpi_pase_solve_best(&pm, p, 0, choice, &cost, &fixed,
 					 &solved, err);
-	/* the breadth-first search: the fallback, else a second candidate */
-	if (!st)
+	/* the breadth-first search: the fallback, else a second candidate
+	 * (not on meshes beyond the port replay: one more simulation of K
+	 * times the graph) */
+	bool extras = pm.size <= DPI_PASE_PORTS_MAX;
+	if (!st && (!solved || extras))
 		st = dpi_pase_solve_window(&pm, p, 0, solved ? second : choice,
 					   &cost, solved ? &wfixed : &fixed,
 					   err);
@@ -416,8 +419,8 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		st = dpi_pase_fit(&pm, p, o->contention, choice, &tries, err);
 	if (!st)
 		st = dpi_pase_guard(&pm, p, o->contention, choice,
-				    solved ? second : NULL, &which, &best_ms,
-				    &best_fit, err);
+				    solved && extras ? second : NULL, &which,
+				    &best_ms, &best_fit, err);
 	if (!st)
 		st = dpi_pase_fill(&pm, choice, &s, err);
 	if (!st) {
@@ -442,11 +445,12 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		else if (which == 0 && fixed)
 			snprintf(note + at, sizeof note - (size_t)at,
 				 " (bound: %u fixed)", fixed);
-		snprintf(s.label, sizeof s.label, "pase %.18s%.40s", mesh, note);
+		snprintf(s.label, sizeof s.label, "pase %.18s%.40s", mesh,
+			 note);
 		snprintf(s.algo, sizeof s.algo, "pase");
 		st = dpi_algo_poll(p, "pase", "expert layout", 0.99, err);
 	}
-	if (!st)
+	if (!st && extras)
 		st = dpi_pase_expert(&pm, o, best_ms, best_fit, &s, &expert,
 				     err);
 	if (!st)

@@ -25,9 +25,7 @@
 #include "internal/algo_int.h"
 #include "internal/spmd.h"
 
-/* Beyond this mesh size an edge is priced by its busiest receiver alone
- * (the port replay is quadratic in the mesh). */
-#define PORTS_MAX 64
+#define PORTS_MAX DPI_PASE_PORTS_MAX
 
 static dp_status nomem(dp_err *err)
 {
@@ -272,15 +270,15 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 	pm->res = malloc(maxc * sizeof *pm->res);
 	pm->bidx = malloc(n ? n : 1);
 	cand_ix *cs = malloc(MAX_CANDS * sizeof *cs);
+	pm->memo = dpi_pase_memo_new();
 	if (pm->size <= PORTS_MAX) {
-		pm->memo = dpi_pase_memo_new();
 		pm->mat = malloc((size_t)pm->size * (size_t)pm->size *
 				 sizeof *pm->mat);
 		pm->ports = malloc(2 * (size_t)pm->size * sizeof *pm->ports);
 	}
 	if (!pm->off || !pm->cfg || !pm->node || !pm->mem || !pm->res ||
-	    !pm->bidx || !cs ||
-	    (pm->size <= PORTS_MAX && (!pm->memo || !pm->mat || !pm->ports))) {
+	    !pm->bidx || !cs || !pm->memo ||
+	    (pm->size <= PORTS_MAX && (!pm->mat || !pm->ports))) {
 		free(cs);
 		dpi_pase_model_free(pm);
 		return nomem(err);

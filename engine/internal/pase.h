@@ -20,6 +20,11 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/strategy.h"
 
+/* Beyond this mesh size an edge is priced by its busiest receiver alone
+ * (the port replay is quadratic in the mesh), and pase runs no second
+ * search and no expert layout (each a simulation of K times the graph). */
+#define DPI_PASE_PORTS_MAX 64
+
 /* Most configurations kept per op (the cheapest by a local estimate). */
 #define DPI_PASE_MAX_CFGS 8
 
