@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dnnpart/load.h"
+#include "dnnpart/plan.h"
 #include "dnnpart/strategy.h"
 #include "internal/pase.h"
 #include "lib/testlib.h"
@@ -75,26 +76,73 @@ static bool machine(dp_machine *m, int k, const char *caps)
 	return true;
 }
 
-/* The least total over every combination of configs, by enumeration. */
-static double brute(const dpi_pase_model *pm, uint32_t *ch)
+/* The graph of text, a machine of k devices with caps, and pase's model
+ * of the two; false (and nothing to free) on failure. */
+static bool model_of(const char *text, int k, const char *caps, dp_graph **g,
+		     dp_machine *m, dpi_pase_model *pm)
+{
+	dp_err err;
+	*g = test_json_text(text);
+	if (!*g)
+		return false;
+	if (!machine(m, k, caps)) {
+		dp_graph_free(*g);
+		return false;
+	}
+	if (dpi_pase_model_build(pm, *g, m, NULL, &err)) {
+		dp_machine_free(m);
+		dp_graph_free(*g);
+		return false;
+	}
+	return true;
+}
+
+/* The least total over every combination of configs, of every op or of
+ * the coarsened graph's groups (pase_coarsen.c: members follow their
+ * leader), by enumeration. */
+static double brute_over(const dpi_pase_model *pm, uint32_t *ch, bool coarse)
 {
 	uint32_t n = pm->g->nops;
-	for (uint32_t u = 0; u < n; u++)
-		ch[u] = pm->off[u];
+	uint32_t *lead = malloc((n + 1u) * sizeof *lead);
+	uint8_t *map = malloc((size_t)(n + 1u) * DPI_PASE_MAX_CFGS);
+	if (!lead || !map) {
+		free(lead);
+		free(map);
+		return -1;
+	}
+	for (uint32_t u = 0; u < n; u++) {
+		lead[u] = u;
+		for (uint32_t c = 0; c < DPI_PASE_MAX_CFGS; c++)
+			map[(size_t)u * DPI_PASE_MAX_CFGS + c] = (uint8_t)c;
+	}
+	if (coarse)
+		dpi_pase_coarsen(pm, lead, map);
+	uint32_t loc[64] = {0};
 	double best = INFINITY;
 	for (;;) {
+		for (uint32_t u = 0; u < n; u++)
+			ch[u] = pm->off[u] + map[(size_t)u * DPI_PASE_MAX_CFGS +
+						 loc[lead[u]]];
 		double c = dpi_pase_total(pm, ch);
 		if (c < best)
 			best = c;
 		uint32_t u = 0;
-		while (u < n && ++ch[u] == pm->off[u + 1]) {
-			ch[u] = pm->off[u];
+		while (u < n && (lead[u] != u ||
+				 ++loc[u] == pm->off[u + 1] - pm->off[u])) {
+			loc[u] = 0;
 			u++;
 		}
 		if (u == n)
 			break;
 	}
+	free(lead);
+	free(map);
 	return best;
+}
+
+static double brute(const dpi_pase_model *pm, uint32_t *ch)
+{
+	return brute_over(pm, ch, false);
 }
 
 static void dp_equals_brute_force(const char *text, int k)
@@ -226,13 +274,11 @@ static void test_strategy_checks_and_lowers(void)
  * of output: replicated 68 KiB. A 40 KiB cap excludes the replica. */
 static void test_cap_below_the_replica_forces_a_split(void)
 {
-	dp_graph *g = test_json_text(diamond);
-	REQUIRE(g);
+	dp_graph *g;
 	dp_machine m;
-	REQUIRE(machine(&m, 4, "40KiB"));
-	dp_err err;
 	dpi_pase_model pm;
-	REQUIRE(dpi_pase_model_build(&pm, g, &m, NULL, &err) == DP_OK);
+	dp_err err;
+	REQUIRE(model_of(diamond, 4, "40KiB", &g, &m, &pm));
 	CHECK(pm.npruned > 0);
 	CHECK_INT(pm.nover, 0);
 	uint32_t ch[8];
@@ -332,10 +378,10 @@ static void test_bound_fixes_vertices_and_stays_consistent(void)
 	dp_graph_free(g);
 }
 
-/* The model's edge bytes are what the lowering moves: on the mlp at K=4
- * with no latency and 1 byte/µs, for every pair of configs of mm1 (no
- * partial sums) and mm2, the edge's cost equals the most bytes one
- * device's mm2 instance receives from mm1's instances elsewhere in the
+/* The model's edge is what the lowering moves, priced as the simulator
+ * reserves ports: on the mlp at K=4 with no latency and 1 byte/µs, for
+ * every pair of configs of mm1 (no partial sums) and mm2, the edge's cost
+ * equals the port replay of the bytes each device sends each other in the
  * lowered graph. */
 static void test_edge_cost_is_what_the_lowering_moves(void)
 {
@@ -380,7 +426,7 @@ static void test_edge_cost_is_what_the_lowering_moves(void)
 				dp_strategy_free(&s);
 				break;
 			}
-			int64_t got[DP_MAX_DEVICES] = {0}, worst = 0;
+			double mat[16] = {0}, sf[4], rf[4];
 			for (uint32_t j = 0; j < l.g->nedges; j++) {
 				const dp_edge *le = &l.g->edges[j];
 				if (le->control || l.source[le->from] != u ||
@@ -388,13 +434,13 @@ static void test_edge_cost_is_what_the_lowering_moves(void)
 				    l.placement[le->from] ==
 					    l.placement[le->to])
 					continue;
-				got[l.placement[le->to]] += le->bytes;
+				mat[l.placement[le->from] * 4 +
+				    l.placement[le->to]] += (double)le->bytes;
 			}
-			for (int d = 0; d < pm.size; d++)
-				if (got[d] > worst)
-					worst = got[d];
-			CHECK_NEAR(dpi_pase_edge_cost(&pm, e, cu, cv),
-				   (double)worst, 1e-9);
+			double worst =
+				dpi_pase_ports_time(mat, 4, 0, 1, sf, rf);
+			CHECK_NEAR(dpi_pase_edge_cost(&pm, e, cu, cv), worst,
+				   1e-9);
 			pairs++;
 			moving += worst > 0;
 			dp_lowered_free(&l);
@@ -407,6 +453,229 @@ static void test_edge_cost_is_what_the_lowering_moves(void)
 	dp_graph_free(g);
 }
 
+/* The port replay by hand: an all-gather of 1-byte blocks over 4 devices
+ * (no latency, 1 byte/µs). Device 0 sends to 1, 2, 3 at 0, 1, 2; device
+ * 1 to 0 at 0, to 2 at 2 (2's port is busy until then), to 3 at 3; device
+ * 2 to 0 at 1, to 1 at 2, to 3 at 4; device 3 to 0 at 2, to 1 at 3, to 2
+ * at 4: the last ends at 5, not the 3 that bytes / bandwidth says. */
+static void test_ports_replay_an_all_gather(void)
+{
+	double mat[16], sf[4], rf[4];
+	for (int i = 0; i < 16; i++)
+		mat[i] = i / 4 == i % 4 ? 0 : 1;
+	CHECK_NEAR(dpi_pase_ports_time(mat, 4, 0, 1, sf, rf), 5, 1e-12);
+	/* with latency 10 each message takes 11 */
+	CHECK_NEAR(dpi_pase_ports_time(mat, 4, 10, 1, sf, rf), 55, 1e-9);
+	mat[1] = 0; /* one message fewer: 0 sends to 2, 3 at 0, 1 */
+	CHECK(dpi_pase_ports_time(mat, 4, 0, 1, sf, rf) <= 5);
+}
+
+/* The model agrees with the simulator where nothing overlaps: a producer
+ * and its consumer, every pair of configs at K=4 (pardnn link): the
+ * simulated step of the lowered pair equals the model's total, the
+ * shards' times plus the edge's port replay. */
+static void test_model_equals_simulator_on_a_pair(void)
+{
+	static const char *const pair =
+		"{\"name\":\"pair\",\"batch_dim\":\"b\",\"ops\":[\n"
+		"{\"name\":\"p\",\"role\":\"forward\",\"time_us\":400,"
+		"\"dims\":{\"b\":4,\"n\":8192},\"out\":[\"b\",\"n\"],"
+		"\"output_bytes\":131072},\n"
+		"{\"name\":\"c\",\"role\":\"forward\",\"time_us\":800,"
+		"\"dims\":{\"b\":4,\"n\":8192,\"o\":64},\"out\":[\"b\","
+		"\"o\"],\"output_bytes\":1024}\n"
+		"],\"edges\":[{\"from\":\"p\",\"to\":\"c\",\"dims\":[\"b\","
+		"\"n\"]}]}\n";
+	dp_graph *g;
+	dp_machine m;
+	dpi_pase_model pm;
+	dp_err err;
+	REQUIRE(model_of(pair, 4, NULL, &g, &m, &pm));
+	int n = 0, moving = 0;
+	for (uint32_t cu = pm.off[0]; cu < pm.off[1]; cu++)
+		for (uint32_t cv = pm.off[1]; cv < pm.off[2]; cv++) {
+			if (pm.cfg[cv].mask[1])
+				continue; /* c's partial sums: no consumer */
+			uint32_t ch[2] = {cu, cv};
+			double ms = 0, over = 0;
+			bool fits = false;
+			REQUIRE(dpi_pase_simulate(&pm, ch, DP_CONT_PORT, &ms,
+						  &fits, &over, &err) == DP_OK);
+			CHECK_NEAR(dpi_pase_total(&pm, ch), ms, 1e-6);
+			moving += dpi_pase_edge_cost(&pm, 0, cu, cv) > 0;
+			n++;
+		}
+	CHECK(n >= 4 && moving >= 2);
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Per-device memory: on the diamond at K=4, a cap at 60 % of what all
+ * replicas peak at, above every op's own replica (so no config is
+ * pruned): the per-op rule alone would keep the replicas; the plan pase
+ * returns fits in the simulator. */
+static void test_sum_over_ops_fits_the_cap(void)
+{
+	dp_graph *g;
+	dp_machine m;
+	dpi_pase_model pm;
+	dp_err err;
+	REQUIRE(model_of(diamond, 4, "1TiB", &g, &m, &pm));
+	uint32_t rep[8];
+	int64_t big = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		rep[u] = pm.off[u];
+		if (pm.mem[rep[u]] > big)
+			big = pm.mem[rep[u]];
+	}
+	double ms = 0, over = 0;
+	bool fits = false;
+	REQUIRE(dpi_pase_simulate(&pm, rep, DP_CONT_PORT, &ms, &fits, &over,
+				  &err) == DP_OK);
+	int64_t cap = (int64_t)(over * 0.6 * 1099511627776.0);
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	REQUIRE(cap > big);
+	char caps[32];
+	snprintf(caps, sizeof caps, "%lldB", (long long)cap);
+	REQUIRE(machine(&m, 4, caps));
+	dp_strategy s;
+	REQUIRE(run(g, 4, caps, NULL, &s, &err) == DP_OK);
+	dp_plan plan;
+	REQUIRE(dp_plan_evaluate_strategy(g, &m, &s, DP_CONT_PORT, NULL, &plan,
+					  &err) == DP_OK);
+	CHECK(plan.sim.feasible);
+	CHECK(!strstr(s.label, "over cap"));
+	dp_plan_free(&plan);
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* A training-like ladder of n forward ops f_i and their backward ops
+ * g_i: f_i -> f_i+1, f_i -> g_i (the activation the backward pass reads)
+ * and g_i+1 -> g_i. Written into buf. */
+static const char *ladder(char *buf, size_t cap, int n)
+{
+	size_t at = (size_t)snprintf(buf, cap,
+				     "{\"name\":\"ladder\",\"batch_dim\":"
+				     "\"b\",\"ops\":[\n");
+	for (int i = 0; i < 2 * n; i++)
+		at += (size_t)snprintf(
+			buf + at, cap - at,
+			"%s{\"name\":\"%c%d\",\"role\":\"%s\",\"time_us\":"
+			"%d,\"dims\":{\"b\":4,\"h\":64},\"out\":[\"b\",\"h\"],"
+			"\"output_bytes\":1024}\n",
+			i ? "," : "", i < n ? 'f' : 'g', i % n,
+			i < n ? "forward" : "backward", 10 + 7 * (i % 5));
+	at += (size_t)snprintf(buf + at, cap - at, "],\"edges\":[\n");
+	for (int i = 0; i < n; i++)
+		at += (size_t)snprintf(
+			buf + at, cap - at,
+			"%s{\"from\":\"f%d\",\"to\":\"g%d\",\"dims\":[\"b\","
+			"\"h\"]}\n",
+			i ? "," : "", i, i);
+	for (int i = 0; i + 1 < n; i++)
+		at += (size_t)snprintf(
+			buf + at, cap - at,
+			",{\"from\":\"f%d\",\"to\":\"f%d\",\"dims\":[\"b\","
+			"\"h\"]}\n,{\"from\":\"g%d\",\"to\":\"g%d\",\"dims\""
+			":[\"b\",\"h\"]}\n",
+			i, i + 1, i + 1, i);
+	snprintf(buf + at, cap - at, "]}\n");
+	return buf;
+}
+
+/* The paper's order on a ladder: elimination keeps every table within
+ * a bound of 64 entries and stays exact (fixed 0, equal to brute force
+ * on a small one), where the breadth-first order, whose dependent set
+ * holds every forward op until its backward op, must fix vertices; its
+ * cost is never below the exact one. */
+static void test_elimination_solves_a_ladder_exactly(void)
+{
+	char buf[8192];
+	dp_graph *g;
+	dp_machine m;
+	dpi_pase_model pm;
+	dp_err err;
+	REQUIRE(model_of(ladder(buf, sizeof buf, 3), 4, NULL, &g, &m, &pm));
+	uint32_t ch[64], bf[64], fixed = 99;
+	double cost = -1;
+	REQUIRE(dpi_pase_solve(&pm, NULL, 0, ch, &cost, &fixed, &err) == DP_OK);
+	CHECK_INT(fixed, 0);
+	double want = brute(&pm, bf);
+	CHECK_NEAR(cost, want, 1e-9 * (1 + want));
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+	REQUIRE(model_of(ladder(buf, sizeof buf, 24), 4, NULL, &g, &m, &pm));
+	bool solved = false;
+	REQUIRE(dpi_pase_solve_elim(&pm, NULL, 64, false, ch, &cost, &fixed,
+				    &solved, &err) == DP_OK);
+	CHECK(solved);
+	CHECK_INT(fixed, 0);
+	CHECK_NEAR(dpi_pase_total(&pm, ch), cost, 1e-9 * (1 + cost));
+	double wcost = -1;
+	uint32_t wfixed = 0;
+	REQUIRE(dpi_pase_solve_window(&pm, NULL, 64, bf, &wcost, &wfixed,
+				      &err) == DP_OK);
+	CHECK(wfixed > 0);
+	CHECK(wcost >= cost - 1e-9 * (1 + cost));
+	dpi_pase_model_free(&pm);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Coarsening: the mlp with an activation between its MatMuls (act has
+ * mm1's output dims, one to one): act joins mm1's group, nothing else
+ * merges, and the search equals brute force over the coarsened graph,
+ * never below brute force over every op (the groups restrict it). */
+static void test_coarsening_merges_an_elementwise_op(void)
+{
+	char text[4096];
+	const char *at = strstr(mlp, "{\"name\":\"mm2\"");
+	REQUIRE(at);
+	snprintf(text, sizeof text,
+		 "%.*s{\"name\":\"act\",\"role\":\"forward\",\"time_us\":"
+		 "9,\"dims\":{\"b\":8,\"n\":32},\"out\":[\"b\",\"n\"],"
+		 "\"output_bytes\":1024},\n%s",
+		 (int)(at - mlp), mlp, at);
+	char *e = strstr(text, "{\"from\":\"mm1\",\"to\":\"mm2\"");
+	REQUIRE(e);
+	memcpy(e + 20, "act", 3); /* mm1 -> mm2 becomes mm1 -> act */
+	size_t len = strlen(text);
+	snprintf(text + len - 3, sizeof text - (len - 3),
+		 ",\n{\"from\":\"act\",\"to\":\"mm2\",\"dims\":[\"b\",\"n\"]}"
+		 "\n]}\n");
+	for (int k = 2; k <= 4; k += 2) {
+		dp_graph *g;
+		dp_machine m;
+		dpi_pase_model pm;
+		dp_err err;
+		REQUIRE(model_of(text, k, NULL, &g, &m, &pm));
+		uint32_t lead[8], ch[8], bf[8], fixed = 99;
+		uint8_t map[8 * DPI_PASE_MAX_CFGS];
+		CHECK_INT(dpi_pase_coarsen(&pm, lead, map), 1);
+		uint32_t act = dp_graph_find(g, "act");
+		CHECK_INT(lead[act], dp_graph_find(g, "mm1"));
+		double cost = -1;
+		bool solved = false;
+		REQUIRE(dpi_pase_solve_elim(&pm, NULL, 0, true, ch, &cost,
+					    &fixed, &solved, &err) == DP_OK);
+		CHECK(solved);
+		CHECK_INT(fixed, 0);
+		double want = brute_over(&pm, bf, true);
+		CHECK_NEAR(cost, want, 1e-9 * (1 + want));
+		/* every op free */
+		double all = brute(&pm, bf);
+		CHECK(cost >= all - 1e-9 * (1 + all));
+		dpi_pase_model_free(&pm);
+		dp_machine_free(&m);
+		dp_graph_free(g);
+	}
+}
+
 TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_dp_equals_brute_force_diamond_k2_k4),
 	  TEST(test_dp_equals_brute_force_random_graphs),
@@ -416,4 +685,9 @@ TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_cancel_returns_canceled_and_nothing),
 	  TEST(test_deterministic),
 	  TEST(test_bound_fixes_vertices_and_stays_consistent),
-	  TEST(test_edge_cost_is_what_the_lowering_moves))
+	  TEST(test_edge_cost_is_what_the_lowering_moves),
+	  TEST(test_ports_replay_an_all_gather),
+	  TEST(test_model_equals_simulator_on_a_pair),
+	  TEST(test_sum_over_ops_fits_the_cap),
+	  TEST(test_elimination_solves_a_ladder_exactly),
+	  TEST(test_coarsening_merges_an_elementwise_op))

@@ -35,14 +35,13 @@ extern const dp_algo dpi_algo_best;
  * runs the placements, last, so that the explorer's `a` goes from best (the
  * default) to pardnn in one key */
 static const dp_algo *const registry[] = {
-	&dpi_algo_pardnn, &dpi_algo_single, &dpi_algo_mtopo, &dpi_algo_metf,
-	&dpi_algo_heft,	  &dpi_algo_metis,  &dpi_algo_contig, &dpi_algo_mincut,
-	&dpi_algo_msr_dp,
-	&dpi_algo_dp,	  &dpi_algo_zero,   &dpi_algo_gpipe,  &dpi_algo_1f1b,
-	&dpi_algo_pase,
-	&dpi_algo_tofu,	  &dpi_algo_megatron, &dpi_algo_pipedream, &dpi_algo_hybrid,
-	&dpi_algo_ilp,
-	&dpi_algo_best,
+	&dpi_algo_pardnn,   &dpi_algo_single,	 &dpi_algo_mtopo,
+	&dpi_algo_metf,	    &dpi_algo_heft,	 &dpi_algo_metis,
+	&dpi_algo_contig,   &dpi_algo_mincut,	 &dpi_algo_msr_dp,
+	&dpi_algo_dp,	    &dpi_algo_zero,	 &dpi_algo_gpipe,
+	&dpi_algo_1f1b,	    &dpi_algo_pase,	 &dpi_algo_tofu,
+	&dpi_algo_megatron, &dpi_algo_pipedream, &dpi_algo_hybrid,
+	&dpi_algo_ilp,	    &dpi_algo_best,
 };
 
 #define NREG (sizeof registry / sizeof registry[0])

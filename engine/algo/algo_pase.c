@@ -107,8 +107,21 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 			 uint64_t limit, uint32_t *choice, double *cost,
 			 uint32_t *nfixed, dp_err *err)
 {
+	bool solved = false;
+	dp_status st = dpi_pase_solve_best(pm, p, limit, choice, cost, nfixed,
+					   &solved, err);
+	if (st || solved)
+		return st;
+	return dpi_pase_solve_window(pm, p, limit, choice, cost, nfixed, err);
+}
+
+dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
+				uint64_t limit, uint32_t *choice, double *cost,
+				uint32_t *nfixed, dp_err *err)
+{
 	const dp_graph *g = pm->g;
 	uint32_t n = g->nops;
+	*nfixed = 0;
 	if (!limit) {
 		limit = ((uint64_t)1 << 25) / (n ? n : 1);
 		limit = limit < 64 ? 64 : limit > 65536 ? 65536 : limit;
@@ -194,7 +207,8 @@ dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
 		       (size_t)(nF + 1) * DPI_PASE_MAX_CFGS *
 			       DPI_PASE_MAX_CFGS * sizeof *M);
 		for (uint32_t c = 0; c < dv; c++)
-			un[c] = pm->node[pm->off[v] + c];
+			un[c] = pm->node[pm->off[v] + c] +
+				pm->lambda * (double)pm->res[pm->off[v] + c];
 		uint32_t adj[2] = {g->pred_off[v], g->succ_off[v]};
 		uint32_t end[2] = {g->pred_off[v + 1], g->succ_off[v + 1]};
 		const uint32_t *lists[2] = {g->pred_edge, g->succ_edge};
@@ -379,17 +393,34 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	if ((st = dpi_pase_model_build(&pm, g, m, p, err)))
 		return st;
 	uint32_t *choice = malloc((g->nops + 1u) * sizeof *choice);
+	uint32_t *second = malloc((g->nops + 1u) * sizeof *second);
 	double cost = 0;
-	uint32_t fixed = 0;
-	int which = 0;
+	uint32_t fixed = 0, wfixed = 0;
+	int which = 0, tries = 0;
+	double best_ms = 0;
+	bool best_fit = false, expert = false;
+	bool solved = false;
 	dp_strategy s;
 	dp_strategy_init(&s);
-	if (!choice)
+	if (!choice || !second)
 		st = nomem(err);
 	if (!st)
-		st = dpi_pase_solve(&pm, p, 0, choice, &cost, &fixed, err);
+		st = dpi_pase_solve_best(&pm, p, 0, choice, &cost, &fixed,
+					 &solved, err);
+	/* the breadth-first search: the fallback, else a second candidate
+	 * (not on meshes beyond the port replay: one more simulation of K
+	 * times the graph) */
+	bool extras = pm.size <= DPI_PASE_PORTS_MAX;
+	if (!st && (!solved || extras))
+		st = dpi_pase_solve_window(&pm, p, 0, solved ? second : choice,
+					   &cost, solved ? &wfixed : &fixed,
+					   err);
 	if (!st)
-		st = dpi_pase_guard(&pm, p, o->contention, choice, &which, err);
+		st = dpi_pase_fit(&pm, p, o->contention, choice, &tries, err);
+	if (!st)
+		st = dpi_pase_guard(&pm, p, o->contention, choice,
+				    solved && extras ? second : NULL, &which,
+				    &best_ms, &best_fit, err);
 	if (!st)
 		st = dpi_pase_fill(&pm, choice, &s, err);
 	if (!st) {
@@ -399,21 +430,33 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 			pos += (size_t)snprintf(mesh + pos, sizeof mesh - pos,
 						"%s%d", a ? "x" : "",
 						pm.mesh[a]);
-		char note[32] = "";
-		if (which)
-			snprintf(note, sizeof note, " = %s (safeguard)",
-				 which == 1 ? "dp" : "replicas");
-		else if (pm.nover)
-			snprintf(note, sizeof note, " (%u ops over cap)",
-				 pm.nover);
-		else if (fixed || pm.ncapped)
-			snprintf(note, sizeof note, " (bound: %u fixed)",
-				 fixed);
-		snprintf(s.label, sizeof s.label, "pase %s%s", mesh, note);
+		/* the safeguard's pick, then what the search met */
+		char note[48] = "";
+		int at = 0;
+		if (which >= 2)
+			at = snprintf(note, sizeof note, " = %s (safeguard)",
+				      which == 2 ? "dp" : "replicas");
+		if (pm.nover)
+			snprintf(note + at, sizeof note - (size_t)at,
+				 " (%u ops over cap)", pm.nover);
+		else if (which == 1)
+			snprintf(note + at, sizeof note - (size_t)at,
+				 " (breadth-first: %u fixed)", wfixed);
+		else if (which == 0 && fixed)
+			snprintf(note + at, sizeof note - (size_t)at,
+				 " (bound: %u fixed)", fixed);
+		snprintf(s.label, sizeof s.label, "pase %.18s%.40s", mesh,
+			 note);
 		snprintf(s.algo, sizeof s.algo, "pase");
-		st = dpi_algo_poll(p, "pase", "done", 1, err);
+		st = dpi_algo_poll(p, "pase", "expert layout", 0.99, err);
 	}
+	if (!st && extras)
+		st = dpi_pase_expert(&pm, o, best_ms, best_fit, &s, &expert,
+				     err);
+	if (!st)
+		st = dpi_algo_poll(p, "pase", "done", 1, err);
 	free(choice);
+	free(second);
 	dpi_pase_model_free(&pm);
 	if (st) {
 		dp_strategy_free(&s);

@@ -1,12 +1,15 @@
 /* pase_guard.c - the strategy a `pase` choice makes, and the safeguard
- * (ours, not the paper's): the search's choice, data parallelism's choice
- * from the same configurations, and everything replicated are lowered and
- * simulated, and the best (feasible first, then the shortest step, then
- * that order) is kept. The paper's cost model sums compute and transfers
+ * (ours, not the paper's): the search's choice, the breadth-first search's
+ * choice, data parallelism's choice from the same configurations, and
+ * everything replicated are lowered and simulated, and the best (feasible
+ * first, then the shortest step, then that order) is kept; then the
+ * expert layout (the `megatron` algorithm's strategy) replaces it when it
+ * simulates better. The paper's cost model sums compute and transfers
  * without overlap or port contention; where the simulator disagrees with
  * it, this keeps pase from returning a plan slower than the plain ones it
  * could have chosen. docs/algorithms.md#pase.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +39,7 @@ dp_status dpi_pase_fill(const dpi_pase_model *pm, const uint32_t *choice,
 	return DP_OK;
 }
 
-/* Data parallelism's config of op u: the batch alone split the most (an
- * op without dims: its batch split), else the replica. */
-static uint32_t dp_config(const dpi_pase_model *pm, uint32_t u)
+uint32_t dpi_pase_dp_config(const dpi_pase_model *pm, uint32_t u)
 {
 	uint32_t best = pm->off[u];
 	int b = pm->bidx[u] == -2 ? 0 : pm->bidx[u], bp = 1;
@@ -60,7 +61,7 @@ static uint32_t dp_config(const dpi_pase_model *pm, uint32_t u)
 	return best;
 }
 
-static bool capped(const dpi_pase_model *pm)
+bool dpi_pase_capped(const dpi_pase_model *pm)
 {
 	for (int d = 0; d < pm->m->k; d++)
 		if (pm->m->cap[d] != DP_CAP_UNLIMITED)
@@ -72,7 +73,7 @@ static bool capped(const dpi_pase_model *pm)
  * no pinned op (whose one instance would send to the others)? */
 static bool replicas_local(const dpi_pase_model *pm)
 {
-	if (capped(pm))
+	if (dpi_pase_capped(pm))
 		return false;
 	for (uint32_t u = 0; u < pm->g->nops; u++)
 		if (pm->g->ops[u].pin >= 0)
@@ -80,17 +81,13 @@ static bool replicas_local(const dpi_pase_model *pm)
 	return true;
 }
 
-/* Lowers and simulates one choice: *ms and *fits. */
-static dp_status price(const dpi_pase_model *pm, const uint32_t *choice,
-		       dp_contention cont, double *ms, bool *fits, dp_err *err)
+/* Lowers and simulates strategy s on pm's graph and machine. */
+static dp_status simulate(const dpi_pase_model *pm, const dp_strategy *s,
+			  dp_contention cont, double *ms, bool *fits,
+			  double *over, dp_err *err)
 {
-	dp_strategy s;
-	dp_status st = dpi_pase_fill(pm, choice, &s, err);
-	if (st)
-		return st;
 	dp_lowered l;
-	st = dp_strategy_lower(pm->g, pm->m, &s, NULL, &l, err);
-	dp_strategy_free(&s);
+	dp_status st = dp_strategy_lower(pm->g, pm->m, s, NULL, &l, err);
 	if (st)
 		return st;
 	dp_sim *sim = dp_sim_new(l.g, pm->m, err);
@@ -101,11 +98,21 @@ static dp_status price(const dpi_pase_model *pm, const uint32_t *choice,
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
 	/* without caps the memory pass decides nothing */
-	dp_sim_opts o = {.contention = cont, .skip_memory = !capped(pm)};
+	dp_sim_opts o = {.contention = cont,
+			 .skip_memory = !dpi_pase_capped(pm)};
 	st = dp_sim_run(sim, l.placement, &o, &r, err);
 	if (!st) {
 		*ms = r.makespan;
 		*fits = r.feasible;
+		*over = 0;
+		for (int d = 0; d < r.k; d++)
+			if (r.dev[d].cap_bytes != DP_CAP_UNLIMITED &&
+			    r.dev[d].cap_bytes > 0) {
+				double f = (double)r.dev[d].peak_bytes /
+					   (double)r.dev[d].cap_bytes;
+				if (f > *over)
+					*over = f;
+			}
 	}
 	dp_sim_result_free(&r);
 	dp_sim_free(sim);
@@ -113,9 +120,58 @@ static dp_status price(const dpi_pase_model *pm, const uint32_t *choice,
 	return st;
 }
 
+dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
+			    dp_contention cont, double *ms, bool *fits,
+			    double *over, dp_err *err)
+{
+	dp_strategy s;
+	dp_status st = dpi_pase_fill(pm, choice, &s, err);
+	if (!st)
+		st = simulate(pm, &s, cont, ms, fits, over, err);
+	dp_strategy_free(&s);
+	return st;
+}
+
+dp_status dpi_pase_expert(const dpi_pase_model *pm, const dp_algo_opts *o,
+			  double ms, bool fits, dp_strategy *s, bool *won,
+			  dp_err *err)
+{
+	*won = false;
+	const dp_algo *mg = dp_algo_find("megatron");
+	if (!mg || !mg->strategize)
+		return DP_OK;
+	dp_strategy t;
+	dp_strategy_init(&t);
+	dp_err e2;
+	/* megatron's own refusal (not a transformer) is no error of ours */
+	if (mg->strategize(pm->g, pm->m, o, NULL, &t, &e2)) {
+		dp_strategy_free(&t);
+		return DP_OK;
+	}
+	double tms = 0, over = 0;
+	bool tfits = false;
+	dp_status st =
+		simulate(pm, &t, o->contention, &tms, &tfits, &over, err);
+	if (!st && tfits && (!fits || tms < ms)) {
+		char label[sizeof t.label];
+		/* megatron's label, cut to what fits beside ours */
+		snprintf(label, sizeof label, "pase = %.40s (safeguard)",
+			 t.label);
+		memcpy(t.label, label, sizeof label);
+		snprintf(t.algo, sizeof t.algo, "pase");
+		dp_strategy_free(s);
+		*s = t;
+		*won = true;
+		return DP_OK;
+	}
+	dp_strategy_free(&t);
+	return st;
+}
+
 dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
-			 dp_contention cont, uint32_t *choice, int *which,
-			 dp_err *err)
+			 dp_contention cont, uint32_t *choice,
+			 const uint32_t *second, int *which, double *best_ms,
+			 bool *best_fit, dp_err *err)
 {
 	const dp_graph *g = pm->g;
 	uint32_t n = g->nops;
@@ -127,19 +183,22 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 	bool best_fits = false;
 	*which = 0;
 	dp_status st = DP_OK;
-	for (int c = 0; !st && c < 3; c++) {
+	for (int c = 0; !st && c < 4; c++) {
+		if (c == 1 && !second)
+			continue;
 		if ((st = dpi_algo_poll(p, "pase", "safeguard",
-					0.95 + 0.015 * c, err)))
+					0.95 + 0.0125 * c, err)))
 			break;
 		for (uint32_t u = 0; u < n; u++)
 			alt[u] = c == 0	  ? choice[u]
-				 : c == 1 ? dp_config(pm, u)
+				 : c == 1 ? second[u]
+				 : c == 2 ? dpi_pase_dp_config(pm, u)
 					  : pm->off[u];
-		if (c == 1 && memcmp(alt, choice, n * sizeof *alt) == 0)
-			continue; /* the search chose dp's configs */
-		double ms = 0;
+		if (c > 0 && c < 3 && memcmp(alt, choice, n * sizeof *alt) == 0)
+			continue; /* the best so far already */
+		double ms = 0, over = 0;
 		bool fits = false;
-		if (c == 2 && replicas_local(pm)) {
+		if (c == 3 && replicas_local(pm)) {
 			/* every device runs the whole step from local inputs:
 			 * no transfers, no idle time */
 			double slow = pm->m->speed[0];
@@ -148,7 +207,8 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 					slow = pm->m->speed[d];
 			ms = g->total_time_us / slow;
 			fits = true;
-		} else if ((st = price(pm, alt, cont, &ms, &fits, err))) {
+		} else if ((st = dpi_pase_simulate(pm, alt, cont, &ms, &fits,
+						   &over, err))) {
 			break;
 		}
 		if (c == 0 || (fits && !best_fits) ||
@@ -161,5 +221,7 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 		}
 	}
 	free(alt);
+	*best_ms = best;
+	*best_fit = best_fits;
 	return st;
 }

@@ -25,6 +25,8 @@
 #include "internal/algo_int.h"
 #include "internal/spmd.h"
 
+#define PORTS_MAX DPI_PASE_PORTS_MAX
+
 static dp_status nomem(dp_err *err)
 {
 	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "pase: out of memory");
@@ -80,9 +82,20 @@ static int mask_part(const dpi_pase_model *pm, uint8_t mask, int d)
 	return q;
 }
 
-/* Shard time, shard memory and the local estimate of one config. */
+/* Does op u's output live until the backward pass reads it (an
+ * activation)? Outputs of backward, grad and update ops are transient;
+ * ops without roles count as kept. */
+static bool kept_output(const dp_graph *g, uint32_t u)
+{
+	dp_role r = dp_op_role(g, u);
+	return r != DP_ROLE_BACKWARD && r != DP_ROLE_GRAD &&
+	       r != DP_ROLE_UPDATE;
+}
+
+/* Shard time, shard memory, what a device keeps and the local estimate
+ * of one config. */
 static void price(const dpi_pase_model *pm, uint32_t u, const dpi_pase_cfg *c,
-		  double *time, int64_t *mem, double *est)
+		  double *time, int64_t *mem, int64_t *res, double *est)
 {
 	const dp_graph *g = pm->g;
 	const dp_op *op = &g->ops[u];
@@ -111,6 +124,7 @@ static void price(const dpi_pase_model *pm, uint32_t u, const dpi_pase_cfg *c,
 	if (has && parp > 1)
 		par = op->param_bytes / parp;
 	*mem = par + op->output_bytes / outp + op->temp_bytes / all;
+	*res = par + (kept_output(g, u) ? op->output_bytes / outp : 0);
 	double comm = 0;
 	if (red > 1)
 		comm = 2 * pm->m->lat +
@@ -122,7 +136,7 @@ static void price(const dpi_pase_model *pm, uint32_t u, const dpi_pase_cfg *c,
 typedef struct cand {
 	dpi_pase_cfg c;
 	double time, est;
-	int64_t mem;
+	int64_t mem, res;
 	int keep; /* 2 replica, 1 whole-batch split, 0 other */
 } cand;
 
@@ -253,9 +267,18 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 	pm->cfg = malloc(maxc * sizeof *pm->cfg);
 	pm->node = malloc(maxc * sizeof *pm->node);
 	pm->mem = malloc(maxc * sizeof *pm->mem);
+	pm->res = malloc(maxc * sizeof *pm->res);
 	pm->bidx = malloc(n ? n : 1);
 	cand_ix *cs = malloc(MAX_CANDS * sizeof *cs);
-	if (!pm->off || !pm->cfg || !pm->node || !pm->mem || !pm->bidx || !cs) {
+	pm->memo = dpi_pase_memo_new();
+	if (pm->size <= PORTS_MAX) {
+		pm->mat = malloc((size_t)pm->size * (size_t)pm->size *
+				 sizeof *pm->mat);
+		pm->ports = malloc(2 * (size_t)pm->size * sizeof *pm->ports);
+	}
+	if (!pm->off || !pm->cfg || !pm->node || !pm->mem || !pm->res ||
+	    !pm->bidx || !cs || !pm->memo ||
+	    (pm->size <= PORTS_MAX && (!pm->mat || !pm->ports))) {
 		free(cs);
 		dpi_pase_model_free(pm);
 		return nomem(err);
@@ -281,7 +304,7 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 		uint32_t fit = 0, small = 0;
 		for (uint32_t j = 0; j < nc; j++) {
 			price(pm, u, &cs[j].c.c, &cs[j].c.time, &cs[j].c.mem,
-			      &cs[j].c.est);
+			      &cs[j].c.res, &cs[j].c.est);
 			if (cs[j].c.mem < cs[small].c.mem)
 				small = j;
 		}
@@ -304,6 +327,7 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 			pm->cfg[tot] = cs[j].c.c;
 			pm->node[tot] = cs[j].c.time;
 			pm->mem[tot] = cs[j].c.mem;
+			pm->res[tot] = cs[j].c.res;
 			tot++;
 		}
 	}
@@ -322,7 +346,11 @@ void dpi_pase_model_free(dpi_pase_model *pm)
 	free(pm->cfg);
 	free(pm->node);
 	free(pm->mem);
+	free(pm->res);
 	free(pm->bidx);
+	dpi_pase_memo_free(pm->memo);
+	free(pm->mat);
+	free(pm->ports);
 	memset(pm, 0, sizeof *pm);
 }
 
@@ -435,6 +463,96 @@ static double bytes_of(const tens *t, double vol)
 	return floor((double)t->total * vol / all);
 }
 
+/* The bytes each device sends each other one (pm->mat) to reshard t
+ * without partial sums: every consumer box reads the intersection from
+ * each producer block that meets it, held by the device with the
+ * consumer's coordinates on the producer's other axes (as the lowering
+ * reads replicas). */
+static void reshard_matrix(const dpi_pase_model *pm, const tens *t)
+{
+	int k = pm->size;
+	memset(pm->mat, 0, (size_t)k * (size_t)k * sizeof *pm->mat);
+	for (int d = 0; d < k; d++) {
+		int64_t lo[DP_MAX_OP_DIMS], n[DP_MAX_OP_DIMS],
+			first[DP_MAX_OP_DIMS], q[DP_MAX_OP_DIMS];
+		int64_t cl[DP_MAX_OP_DIMS], pl[DP_MAX_OP_DIMS];
+		for (int j = 0; j < t->r; j++) {
+			cl[j] = t->size[j] / mask_parts(pm, t->cm[j]);
+			pl[j] = t->size[j] / mask_parts(pm, t->pm[j]);
+			lo[j] = mask_part(pm, t->cm[j], d) * cl[j];
+			first[j] = lo[j] / pl[j];
+			n[j] = (lo[j] + cl[j] - 1) / pl[j] - first[j] + 1;
+			q[j] = 0;
+		}
+		for (;;) {
+			int coord[DP_MAX_MESH_AXES];
+			for (int a = 0; a < pm->naxes; a++)
+				coord[a] = (d / pm->stride[a]) % pm->mesh[a];
+			double ivol = 1;
+			for (int j = 0; j < t->r; j++) {
+				int64_t b = first[j] + q[j];
+				int64_t plo = b * pl[j];
+				int64_t a0 = plo > lo[j] ? plo : lo[j];
+				int64_t a1 = plo + pl[j] < lo[j] + cl[j]
+						     ? plo + pl[j]
+						     : lo[j] + cl[j];
+				ivol *= (double)(a1 - a0);
+				for (int a = pm->naxes - 1; a >= 0; a--)
+					if (t->pm[j] & (1u << a)) {
+						coord[a] =
+							(int)(b % pm->mesh[a]);
+						b /= pm->mesh[a];
+					}
+			}
+			int src = 0;
+			for (int a = 0; a < pm->naxes; a++)
+				src += coord[a] * pm->stride[a];
+			if (src != d)
+				pm->mat[(size_t)src * (size_t)k + (size_t)d] +=
+					bytes_of(t, ivol);
+			int j = 0;
+			while (j < t->r && ++q[j] == n[j])
+				q[j++] = 0;
+			if (j == t->r)
+				break;
+		}
+	}
+}
+
+/* The old per-device estimate: the busiest receiver's bytes and
+ * messages, one latency each. */
+static double busiest(const dpi_pase_model *pm, const tens *t, int p)
+{
+	double worst = 0;
+	for (int d = 0; d < pm->size; d++) {
+		double cvol = 1, ivol = 1, peers = 1;
+		for (int j = 0; j < t->r; j++) {
+			int64_t cn = mask_parts(pm, t->cm[j]);
+			int64_t pn = mask_parts(pm, t->pm[j]);
+			int64_t cl = t->size[j] / cn, pl = t->size[j] / pn;
+			int64_t clo = mask_part(pm, t->cm[j], d) * cl;
+			int64_t plo = mask_part(pm, t->pm[j], d) * pl;
+			int64_t lo = clo > plo ? clo : plo;
+			int64_t hi = clo + cl < plo + pl ? clo + cl : plo + pl;
+			cvol *= (double)cl;
+			ivol *= hi > lo ? (double)(hi - lo) : 0.0;
+			peers *= (double)((clo + cl - 1) / pl - clo / pl + 1);
+		}
+		double b, msgs;
+		if (p > 1) { /* reduce-scatter + all-gather of its block */
+			b = 2.0 * (p - 1) / p * bytes_of(t, cvol);
+			msgs = 2.0 * (p - 1);
+		} else {
+			b = bytes_of(t, cvol) - bytes_of(t, ivol);
+			msgs = peers - (ivol > 0 ? 1 : 0);
+		}
+		double time = b > 0 ? msgs * pm->m->lat + b / pm->m->bw : 0;
+		if (time > worst)
+			worst = time;
+	}
+	return worst;
+}
+
 double dpi_pase_edge_cost(const dpi_pase_model *pm, uint32_t e, uint32_t cu,
 			  uint32_t cv)
 {
@@ -443,38 +561,33 @@ double dpi_pase_edge_cost(const dpi_pase_model *pm, uint32_t e, uint32_t cu,
 		return 0;
 	tens t;
 	make_tens(pm, e, &pm->cfg[cu], &pm->cfg[cv], &t);
+	double time;
+	if (pm->memo && dpi_pase_memo_get(pm->memo, &t, sizeof t, &time))
+		return time;
 	int p = mask_parts(pm, t.partial);
-	double worst = 0;
-	for (int d = 0; d < pm->size; d++) {
-		double cvol = 1, ivol = 1, peers = 1;
-		for (int j = 0; j < t.r; j++) {
-			int64_t cn = mask_parts(pm, t.cm[j]);
-			int64_t pn = mask_parts(pm, t.pm[j]);
-			int64_t cl = t.size[j] / cn, pl = t.size[j] / pn;
-			int64_t clo = mask_part(pm, t.cm[j], d) * cl;
-			int64_t plo = mask_part(pm, t.pm[j], d) * pl;
-			int64_t lo = clo > plo ? clo : plo;
-			int64_t hi = clo + cl < plo + pl ? clo + cl : plo + pl;
-			cvol *= (double)cl;
-			ivol *= hi > lo ? (double)(hi - lo) : 0.0;
-			/* producer blocks the consumer's interval meets */
-			peers *= (double)((clo + cl - 1) / pl - clo / pl + 1);
-		}
-		double b, msgs;
-		if (p > 1) { /* reduce-scatter + all-gather of its block */
-			b = 2.0 * (p - 1) / p * bytes_of(&t, cvol);
-			msgs = 2.0 * (p - 1);
-		} else {
-			b = bytes_of(&t, cvol) - bytes_of(&t, ivol);
-			msgs = peers - (ivol > 0 ? 1 : 0);
-		}
-		/* the simulator's ports take one message at a time, each
-		 * paying the latency */
-		double time = b > 0 ? msgs * pm->m->lat + b / pm->m->bw : 0;
-		if (time > worst)
-			worst = time;
+	double *sf = pm->ports, *rf = pm->ports + pm->size;
+	if (pm->size > PORTS_MAX || !pm->mat) {
+		time = busiest(pm, &t, p);
+	} else if (p > 1) {
+		/* reduce-scatter then all-gather: in each group of p partial
+		 * sums, two all-to-alls of 1/p of the consumer's block */
+		double cvol = 1;
+		for (int j = 0; j < t.r; j++)
+			cvol *= (double)(t.size[j] / mask_parts(pm, t.cm[j]));
+		double chunk = bytes_of(&t, cvol) / p;
+		for (int s = 0; s < p; s++)
+			for (int d = 0; d < p; d++)
+				pm->mat[s * p + d] = s == d ? 0 : chunk;
+		time = 2 * dpi_pase_ports_time(pm->mat, p, pm->m->lat,
+					       pm->m->bw, sf, rf);
+	} else {
+		reshard_matrix(pm, &t);
+		time = dpi_pase_ports_time(pm->mat, pm->size, pm->m->lat,
+					   pm->m->bw, sf, rf);
 	}
-	return worst;
+	if (pm->memo)
+		dpi_pase_memo_put(pm->memo, &t, sizeof t, time);
+	return time;
 }
 
 double dpi_pase_total(const dpi_pase_model *pm, const uint32_t *choice)
