@@ -503,27 +503,59 @@ dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
 	return DP_OK;
 }
 
-/* Ours (not in the paper): the all-on-one-device placement (the fastest
- * device; pins kept) is a candidate as well. One simulation, always run,
- * outside the budget. */
-static dp_status safeguard_single(pd_ctx *c)
+/* Simulates the placement fill() writes over c->place (with the parts in
+ * need) and keeps it when it beats c->cur; else puts the old placement
+ * back and, when resim, simulates it again so that c->res is its result
+ * (with need) for the phase that follows. */
+static dp_status try_whole(pd_ctx *c, dp_status (*fill)(pd_ctx *),
+			   unsigned need, bool resim)
 {
 	int32_t *saved = malloc((size_t)c->n * sizeof *saved);
 	if (!saved)
 		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory in pardnn");
 	memcpy(saved, c->place, (size_t)c->n * sizeof *saved);
-	for (uint32_t u = 0; u < c->n; u++)
-		c->place[u] = c->fix[u] >= 0 ? c->fix[u] : c->devorder[0];
 	pd_score sc;
-	dp_status st = dpi_pd_simulate(c, PD_MEM, &sc);
-	if (!st && dpi_pd_better(&sc, &c->cur))
+	dp_status st = fill(c);
+	if (!st)
+		st = dpi_pd_simulate(c, need, &sc);
+	if (!st && dpi_pd_better(&sc, &c->cur)) {
 		c->cur = sc;
-	else
+	} else {
 		memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
-	c->res_has = 0;
+		c->res_has = 0;
+		if (!st && resim)
+			st = dpi_pd_simulate(c, need, &c->cur);
+	}
 	free(saved);
 	return st;
+}
+
+/* Ours (not in the paper): the all-on-one-device placement (the fastest
+ * device; pins kept) is a candidate as well. One simulation, always run,
+ * outside the budget. */
+static dp_status fill_single(pd_ctx *c)
+{
+	for (uint32_t u = 0; u < c->n; u++)
+		c->place[u] = c->fix[u] >= 0 ? c->fix[u] : c->devorder[0];
+	return DP_OK;
+}
+
+/* Time windows of the second seed (dpi_metis_windows). */
+#define PD_SEED_WINDOWS 4
+
+/* Ours (not in the paper): a second seed for the phases after mapping, a
+ * min-cut partition balanced in each of PD_SEED_WINDOWS time windows
+ * (docs/algorithms.md, "Second seed"). The paper's primaries follow the
+ * critical path, which crosses between parallel branches wherever they
+ * exchange data, and its mapping is decided path by path, where one
+ * transfer always looks dearer than the parallel work it buys; the
+ * windowed partition keeps parallel branches whole. It replaces the mapped
+ * placement when the simulator says it is better. */
+static dp_status fill_windows(pd_ctx *c)
+{
+	return dpi_metis_windows(c->g, c->m, PD_SEED_WINDOWS, c->place,
+				 c->err);
 }
 
 dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
@@ -626,11 +658,11 @@ static dp_status pardnn_phases(pd_ctx *c)
 		if (c->m->cap[d] != DP_CAP_UNLIMITED)
 			c->capped = true;
 	if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &c->cur)) ||
-	    (st = dpi_pd_refine(c)) || (st = dpi_pd_memory(c)))
+	    (st = try_whole(c, fill_windows, PD_PATH | PD_MEM, true)) || (st = dpi_pd_refine(c)) || (st = dpi_pd_memory(c)))
 		return st;
 	if (c->o->polish && (st = dpi_pd_polish(c)))
 		return st;
-	return safeguard_single(c);
+	return try_whole(c, fill_single, PD_MEM, false);
 }
 
 static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
