@@ -504,9 +504,10 @@ dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
 }
 
 /* Simulates the placement fill() writes over c->place (with the parts in
- * need) and keeps it when it beats c->cur; else puts the old placement
- * back and, when resim, simulates it again so that c->res is its result
- * (with need) for the phase that follows. */
+ * need) and keeps it when it beats c->cur; else (also when fill() fails:
+ * then there is no candidate, and no error) puts the old placement back
+ * and, when resim, simulates it again so that c->res is its result (with
+ * need) for the phase that follows. */
 static dp_status try_whole(pd_ctx *c, dp_status (*fill)(pd_ctx *),
 			   unsigned need, bool resim)
 {
@@ -516,10 +517,9 @@ static dp_status try_whole(pd_ctx *c, dp_status (*fill)(pd_ctx *),
 				  "out of memory in pardnn");
 	memcpy(saved, c->place, (size_t)c->n * sizeof *saved);
 	pd_score sc;
-	dp_status st = fill(c);
-	if (!st)
-		st = dpi_pd_simulate(c, need, &sc);
-	if (!st && dpi_pd_better(&sc, &c->cur)) {
+	bool have = fill(c) == DP_OK;
+	dp_status st = have ? dpi_pd_simulate(c, need, &sc) : DP_OK;
+	if (have && !st && dpi_pd_better(&sc, &c->cur)) {
 		c->cur = sc;
 	} else {
 		memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
@@ -554,8 +554,8 @@ static dp_status fill_single(pd_ctx *c)
  * placement when the simulator says it is better. */
 static dp_status fill_windows(pd_ctx *c)
 {
-	return dpi_metis_windows(c->g, c->m, PD_SEED_WINDOWS, c->place,
-				 c->err);
+	dp_err e; /* a failing METIS (its malloc) only means no second seed */
+	return dpi_metis_windows(c->g, c->m, PD_SEED_WINDOWS, c->place, &e);
 }
 
 dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
