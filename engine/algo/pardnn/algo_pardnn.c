@@ -541,21 +541,19 @@ static dp_status fill_single(pd_ctx *c)
 	return DP_OK;
 }
 
-/* Time windows of the second seed (dpi_metis_windows). */
-#define PD_SEED_WINDOWS 4
+#define PD_SEED_WINDOWS 4 /* time windows of the second seed */
 
-/* Ours (not in the paper): a second seed for the phases after mapping, a
- * min-cut partition balanced in each of PD_SEED_WINDOWS time windows
- * (docs/algorithms.md, "Second seed"). The paper's primaries follow the
- * critical path, which crosses between parallel branches wherever they
- * exchange data, and its mapping is decided path by path, where one
- * transfer always looks dearer than the parallel work it buys; the
- * windowed partition keeps parallel branches whole. It replaces the mapped
- * placement when the simulator says it is better. */
+/* Ours: a second seed after mapping, a min-cut partition balanced in each
+ * of PD_SEED_WINDOWS time windows, which keeps parallel branches apart where
+ * the paper's critical-path slicing mixes them (docs/algorithms.md, "Second
+ * seed"). Not made under 8 ops per device (METIS would leave some empty). */
 static dp_status fill_windows(pd_ctx *c)
 {
 	dp_err e; /* a failing METIS (its malloc) only means no second seed */
-	return dpi_metis_windows(c->g, c->m, PD_SEED_WINDOWS, c->place, &e);
+	return c->n < 8 * (uint32_t)c->k
+		       ? DP_EINPUT
+		       : dpi_metis_windows(c->g, c->m, PD_SEED_WINDOWS,
+					   c->place, &e);
 }
 
 dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
@@ -658,7 +656,8 @@ static dp_status pardnn_phases(pd_ctx *c)
 		if (c->m->cap[d] != DP_CAP_UNLIMITED)
 			c->capped = true;
 	if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &c->cur)) ||
-	    (st = try_whole(c, fill_windows, PD_PATH | PD_MEM, true)) || (st = dpi_pd_refine(c)) || (st = dpi_pd_memory(c)))
+	    (st = try_whole(c, fill_windows, PD_PATH | PD_MEM, true)) ||
+	    (st = dpi_pd_refine(c)) || (st = dpi_pd_memory(c)))
 		return st;
 	if (c->o->polish && (st = dpi_pd_polish(c)))
 		return st;
