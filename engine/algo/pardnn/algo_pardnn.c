@@ -541,21 +541,6 @@ static dp_status fill_single(pd_ctx *c)
 	return DP_OK;
 }
 
-#define PD_SEED_WINDOWS 4 /* time windows of the second seed */
-
-/* Ours: a second seed after mapping, a min-cut partition balanced in each
- * of PD_SEED_WINDOWS time windows, which keeps parallel branches apart where
- * the paper's critical-path slicing mixes them (docs/algorithms.md, "Second
- * seed"). Not made under 8 ops per device (METIS would leave some empty). */
-static dp_status fill_windows(pd_ctx *c)
-{
-	dp_err e; /* a failing METIS (its malloc) only means no second seed */
-	return c->n < 8 * (uint32_t)c->k
-		       ? DP_EINPUT
-		       : dpi_metis_windows(c->g, c->m, PD_SEED_WINDOWS,
-					   c->place, &e);
-}
-
 dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  dp_err *err)
@@ -639,6 +624,16 @@ static uint32_t pd_budget(const dp_graph *g)
 	return (uint32_t)b;
 }
 
+/* Refinement, the memory phase and the polish, from c->place (c->res its
+ * result with the critical path). */
+static dp_status after_mapping(pd_ctx *c)
+{
+	dp_status st;
+	if ((st = dpi_pd_refine(c)) || (st = dpi_pd_memory(c)))
+		return st;
+	return c->o->polish ? dpi_pd_polish(c) : DP_OK;
+}
+
 static dp_status pardnn_phases(pd_ctx *c)
 {
 	dp_status st;
@@ -656,10 +651,7 @@ static dp_status pardnn_phases(pd_ctx *c)
 		if (c->m->cap[d] != DP_CAP_UNLIMITED)
 			c->capped = true;
 	if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &c->cur)) ||
-	    (st = try_whole(c, fill_windows, PD_PATH | PD_MEM, true)) ||
-	    (st = dpi_pd_refine(c)) || (st = dpi_pd_memory(c)))
-		return st;
-	if (c->o->polish && (st = dpi_pd_polish(c)))
+	    (st = dpi_pd_seeds(c, after_mapping)))
 		return st;
 	return try_whole(c, fill_single, PD_MEM, false);
 }
