@@ -15,6 +15,14 @@
  * scaled to fit idx_t. METIS minimises the total weight of cut edges.
  * The fixed seed makes it deterministic.
  *
+ * Time windows (dpi_metis_windows, pardnn's second seed; ours): the same
+ * partition, but its balance constraints are the work in each of W windows
+ * of the critical path (an op counts in the window of the middle of its
+ * compute-only top-level interval) and its edge weights are what a cut
+ * costs (latency + bytes / bandwidth), so that each part has work all
+ * along the step: parallel branches (towers, copies of a network) end up
+ * on different devices instead of a pipeline-like split of each branch.
+ *
  * What it ignores: edge direction and time order (a cut edge costs the same
  * whether or not the transfer is on the critical path), latency, and when
  * memory is live (it balances sums). The simulator then schedules the
@@ -112,7 +120,8 @@ static int contract(const dp_graph *g, const ls_cons *cons, int k, mgraph *mg)
 }
 
 /* Undirected, merged, weighted adjacency in CSR form for METIS. */
-static int build_adjacency(const dp_graph *g, mgraph *mg)
+static int build_adjacency(const dp_graph *g, const dp_machine *cost,
+			   mgraph *mg)
 {
 	uint32_t np = 0;
 	mg->pairs = malloc(((size_t)g->nedges + 1) * sizeof *mg->pairs);
@@ -126,9 +135,10 @@ static int build_adjacency(const dp_graph *g, mgraph *mg)
 		      b = (idx_t)mg->vmap[ed->to];
 		if (a == b)
 			continue;
-		mg->pairs[np++] =
-			(epair){a < b ? a : b, a < b ? b : a,
-				ed->control ? 0.0 : (double)ed->bytes};
+		double w = cost ? dp_machine_comm(cost, 0, 1, ed->bytes)
+			   : ed->control ? 0.0
+					 : (double)ed->bytes;
+		mg->pairs[np++] = (epair){a < b ? a : b, a < b ? b : a, w};
 	}
 	qsort(mg->pairs, np, sizeof *mg->pairs, epair_cmp);
 	uint32_t m = 0;
@@ -194,6 +204,59 @@ static int vertex_weights(mgraph *mg, int ncon)
 	return 0;
 }
 
+/* Vertex weights for nwin time windows (see the top of the file): window w
+ * of a vertex holds the time of its ops whose compute-only top-level
+ * interval has its middle in [w, w + 1) * cp / nwin; each window scaled to
+ * VWGT_SCALE (all ones for an empty window). */
+static int window_weights(const dp_graph *g, mgraph *mg, int nwin)
+{
+	uint32_t n = g->nops;
+	double *tl = calloc((size_t)n + 1, sizeof *tl);
+	double *x = calloc((size_t)mg->nv * (size_t)nwin + 1, sizeof *x);
+	mg->vwgt = malloc(((size_t)mg->nv * (size_t)nwin + 1) *
+			  sizeof *mg->vwgt);
+	if (!tl || !x || !mg->vwgt) {
+		free(tl);
+		free(x);
+		return -1;
+	}
+	double cp = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t u = g->topo[i];
+		for (uint32_t j = g->pred_off[u]; j < g->pred_off[u + 1]; j++) {
+			uint32_t q = g->edges[g->pred_edge[j]].from;
+			double f = tl[q] + g->ops[q].time_us;
+			if (f > tl[u])
+				tl[u] = f;
+		}
+		if (tl[u] + g->ops[u].time_us > cp)
+			cp = tl[u] + g->ops[u].time_us;
+	}
+	for (uint32_t u = 0; u < n; u++) {
+		double mid = tl[u] + g->ops[u].time_us / 2;
+		int w = cp > 0 ? (int)(mid / cp * nwin) : 0;
+		if (w >= nwin)
+			w = nwin - 1;
+		x[(size_t)mg->vmap[u] * (size_t)nwin + (size_t)w] +=
+			g->ops[u].time_us;
+	}
+	for (int w = 0; w < nwin; w++) {
+		double total = 0;
+		for (idx_t v = 0; v < mg->nv; v++)
+			total += x[(size_t)v * (size_t)nwin + (size_t)w];
+		for (idx_t v = 0; v < mg->nv; v++) {
+			size_t i = (size_t)v * (size_t)nwin + (size_t)w;
+			mg->vwgt[i] = total > 0 ? (idx_t)floor(x[i] / total *
+								   VWGT_SCALE +
+							       0.5)
+						: 1;
+		}
+	}
+	free(tl);
+	free(x);
+	return 0;
+}
+
 /* Whether memory is a constraint: some device has a finite cap. Without
  * one, balancing memory would only fight the time balance. */
 static bool any_cap(const dp_machine *m)
@@ -207,7 +270,8 @@ static bool any_cap(const dp_machine *m)
 /* Target share of each part per constraint: speeds for time, caps for
  * memory (an unlimited cap counts as the largest finite one; equal shares
  * when every cap is 0). */
-static void target_shares(const dp_machine *m, int ncon, real_t *tp)
+static void target_shares(const dp_machine *m, int ncon, bool all_time,
+			  real_t *tp)
 {
 	int k = m->k;
 	double ssum = dp_machine_sum_speed(m), csum = 0, cmax = 0;
@@ -223,7 +287,7 @@ static void target_shares(const dp_machine *m, int ncon, real_t *tp)
 			double cap = m->cap[d] == DP_CAP_UNLIMITED
 					     ? cmax
 					     : (double)m->cap[d];
-			double s = c == 0     ? m->speed[d] / ssum
+			double s = c == 0 || all_time ? m->speed[d] / ssum
 				   : csum > 0 ? cap / csum
 					      : 1.0 / k;
 			/* a zero share makes METIS refuse the input */
@@ -289,11 +353,12 @@ static void map_parts(const mgraph *mg, const idx_t *part, int k,
 	free(pins);
 }
 
-static dp_status metis_run(const dp_graph *g, const dp_machine *m,
-			   const dp_algo_opts *o, const dp_progress *p,
-			   int32_t *placement, dp_err *err)
+/* The partition of g on m into placement: the classic constraints (time,
+ * and memory with caps) when nwin is 0, else nwin time windows. */
+static dp_status metis_place(const dp_graph *g, const dp_machine *m,
+			     const dp_progress *p, int nwin, int32_t *placement,
+			     dp_err *err)
 {
-	(void)o;
 	dp_status st = DP_OK;
 	int k = m->k;
 	mgraph mg = {0};
@@ -316,15 +381,23 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 		for (idx_t v = 0; v < mg.nv; v++)
 			part[v] = k == 1 ? 0 : v;
 	} else {
-		idx_t ncon = any_cap(m) ? 2 : 1;
-		if (build_adjacency(g, &mg) || vertex_weights(&mg, (int)ncon))
+		idx_t ncon = nwin > 0 ? nwin : any_cap(m) ? 2 : 1;
+		if (build_adjacency(g, nwin > 0 ? m : NULL, &mg) ||
+		    (nwin > 0 ? window_weights(g, &mg, nwin)
+			      : vertex_weights(&mg, (int)ncon)))
 			goto nomem;
-		tp = malloc((size_t)k * 2 * sizeof *tp);
-		if (!tp)
+		tp = malloc((size_t)k * (size_t)ncon * sizeof *tp);
+		real_t *ubvec = malloc((size_t)ncon * sizeof *ubvec);
+		if (!tp || !ubvec) {
+			free(ubvec);
 			goto nomem;
-		target_shares(m, (int)ncon, tp);
+		}
+		target_shares(m, (int)ncon, nwin > 0, tp);
+		ubvec[0] = nwin > 0 ? 1.10f : 1.05f;
+		for (idx_t c = 1; c < ncon; c++)
+			ubvec[c] = 1.10f;
 		if (dp_progress_canceled(p)) {
-			st = dpi_algo_canceled(err, "metis");
+			st = dpi_algo_canceled(err, nwin ? "pardnn" : "metis");
 			goto out;
 		}
 		dp_progress_report(p, "metis", 0.2);
@@ -345,11 +418,11 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 				nparts = 2;
 			shares = NULL;
 		}
-		real_t ubvec[2] = {1.05f, 1.10f};
 		int rc = METIS_PartGraphKway(&nv, &ncon, mg.xadj, mg.adjncy,
 					     mg.vwgt, NULL, mg.adjwgt, &nparts,
 					     shares, ubvec, options, &objval,
 					     part);
+		free(ubvec);
 		if (rc != METIS_OK) {
 			/* METIS's own allocation failed: say so, as
 			 * every out-of-memory message does */
@@ -368,7 +441,7 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 		}
 	}
 	if (dp_progress_canceled(p)) {
-		st = dpi_algo_canceled(err, "metis");
+		st = dpi_algo_canceled(err, nwin ? "pardnn" : "metis");
 		goto out;
 	}
 	map_parts(&mg, part, k, to_dev);
@@ -389,6 +462,20 @@ out:
 	free(tp);
 	free(to_dev);
 	return st;
+}
+
+static dp_status metis_run(const dp_graph *g, const dp_machine *m,
+			   const dp_algo_opts *o, const dp_progress *p,
+			   int32_t *placement, dp_err *err)
+{
+	(void)o;
+	return metis_place(g, m, p, 0, placement, err);
+}
+
+dp_status dpi_metis_windows(const dp_graph *g, const dp_machine *m, int nwin,
+			    int32_t *placement, dp_err *err)
+{
+	return metis_place(g, m, NULL, nwin < 1 ? 1 : nwin, placement, err);
 }
 
 DPI_ALGO_DEFINE(metis,

@@ -43,4 +43,11 @@ dp_status dpi_algo_poll(const dp_progress *p, const char *name,
 		.run = run_,                                                   \
 	}
 
+/* METIS k-way partition of g on m's devices whose balance constraints are
+ * the work in each of nwin time windows along the critical path, edges
+ * weighted by what a cut costs (engine/algo/algo_metis.c; pardnn's second
+ * seed). Pins and colocation groups are kept. placement: g->nops. */
+dp_status dpi_metis_windows(const dp_graph *g, const dp_machine *m, int nwin,
+			    int32_t *placement, dp_err *err);
+
 #endif

@@ -9,6 +9,7 @@
  *   algo_pardnn_refine.c  step 3, op switching and critical-path iterations
  *   algo_pardnn_memory.c  step 4, the memory-overflow heuristic
  *   algo_pardnn_polish.c  our addition: memory-safe local moves
+ *   algo_pardnn_seed.c    our addition: a second seed for parallel branches
  *   algo_pardnn.c         entry point, shared helpers, simulation budget
  *
  * Every accept/reject decision on the makespan or on memory after mapping is
@@ -129,6 +130,10 @@ dp_status dpi_pd_map(pd_ctx *c);
 dp_status dpi_pd_refine(pd_ctx *c);
 dp_status dpi_pd_memory(pd_ctx *c);
 dp_status dpi_pd_polish(pd_ctx *c);
+/* Makes the second seed (algo_pardnn_seed.c) and runs rest (the phases
+ * after mapping) on it and on the mapped placement when it may win; keeps
+ * the better result in c->place and c->cur. */
+dp_status dpi_pd_seeds(pd_ctx *c, dp_status (*rest)(pd_ctx *));
 
 /* ---- shared helpers (algo_pardnn.c) ---- */
 

@@ -6,7 +6,9 @@
  * on the machine's first k' devices:
  *   1. runs every placement algorithm of dp_algo_compared() in registry
  *      order (the strategies are left out: best returns a placement, so
- *      its plan saves as a .place file like any other) and scores each
+ *      its plan saves as a .place file like any other; msr-dp too, a
+ *      throughput objective whose cost grows with the graph's width) and
+ *      scores each
  *      with the simulator (dpi_best_score: feasible first, then makespan;
  *      infeasible ones by overflow);
  *   2. polishes the BEST_TOP best with the shared local search
@@ -36,11 +38,19 @@
 /* fewer-device runs when nops x K is at most this */
 #define BEST_FEW_WORK 100000.0
 /* simulations of one polish: about this many op and edge visits */
-#define BEST_POLISH_WORK 4e6
+#define BEST_POLISH_WORK 2e6
 #define BEST_POLISH_MIN_SIMS 4
 #define BEST_POLISH_MAX_SIMS 200
+/* a candidate is polished only when it might win: feasible if the best is,
+ * and within this factor of the best one's makespan (the local search
+ * moves one op at a time; it has never closed such a gap) */
+#define BEST_POLISH_REACH 1.25
 
 extern const dp_algo dpi_algo_best;
+/* left out of the candidates: its objective is the throughput (the largest
+ * device load), not the step, and its DP over ideals grows with the
+ * graph's width (minutes on 4 chains of 40 ops; docs/algorithms.md) */
+extern const dp_algo dpi_algo_msr_dp;
 
 static double now_s(void)
 {
@@ -120,6 +130,10 @@ static void top_insert(best_ctx *c, const dpi_best_score *sc, const dp_algo *a)
 		at--;
 	if (at >= BEST_TOP)
 		return;
+	for (int i = 0; i < c->ntop; i++) /* the same plan is polished once */
+		if (memcmp(c->top[i].pl, c->scratch,
+			   (size_t)c->g->nops * sizeof *c->scratch) == 0)
+			return;
 	int32_t *spare = c->ntop == BEST_TOP ? c->top[BEST_TOP - 1].pl
 					     : c->top[c->ntop].pl;
 	if (c->ntop < BEST_TOP)
@@ -209,6 +223,11 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 	bool win_polished = false;
 	dpi_best_score win_sc = {0};
 	for (int i = 0; !st && i < c->ntop; i++) {
+		const dpi_best_score *lead = &c->top[0].sc, *me = &c->top[i].sc;
+		if (i > 0 && lead->feasible &&
+		    (!me->feasible ||
+		     me->makespan > BEST_POLISH_REACH * lead->makespan))
+			continue; /* it cannot win */
 		dp_progress_report(c->p, "best: polish",
 				   (double)c->done / c->total);
 		bool improved;
@@ -268,7 +287,8 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 	size_t n;
 	const dp_algo *const *all = dp_algo_compared(&n);
 	for (size_t i = 0; i < n && c.ncands < 64; i++)
-		if (all[i]->run && all[i] != &dpi_algo_best)
+		if (all[i]->run && all[i] != &dpi_algo_best &&
+		    all[i] != &dpi_algo_msr_dp)
 			c.cands[c.ncands++] = all[i];
 	int kmin = m->k;
 	if ((double)g->nops * m->k <= BEST_FEW_WORK) {

@@ -142,10 +142,12 @@ dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 	/* the critical path, without the live tensors and curves */
 	dp_sim_opts od = {.contention = c,
 			  .detail = true,
+			  .skip_memory = !caps,
 			  .skip_live = true,
 			  .skip_curves = true};
-	/* candidates: the schedule first, memory only when it matters */
-	dp_sim_opts oc = {.contention = c, .skip_memory = caps};
+	/* candidates: the schedule first, memory only when it matters (never
+	 * without caps: every plan fits, and the score is the same) */
+	dp_sim_opts oc = {.contention = c, .skip_memory = true};
 	dp_sim_opts om = {.contention = c};
 	/* a critical path has at most nops hops, each at most two moves */
 	best_move *mv = malloc(2 * (size_t)g->nops * sizeof *mv);

@@ -503,27 +503,42 @@ dp_status dpi_pd_try_moves(pd_ctx *c, pd_move *mv, uint32_t nmv,
 	return DP_OK;
 }
 
-/* Ours (not in the paper): the all-on-one-device placement (the fastest
- * device; pins kept) is a candidate as well. One simulation, always run,
- * outside the budget. */
-static dp_status safeguard_single(pd_ctx *c)
+/* Simulates the placement fill() writes over c->place (with the parts in
+ * need) and keeps it when it beats c->cur; else (also when fill() fails:
+ * then there is no candidate, and no error) puts the old placement back
+ * and, when resim, simulates it again so that c->res is its result (with
+ * need) for the phase that follows. */
+static dp_status try_whole(pd_ctx *c, dp_status (*fill)(pd_ctx *),
+			   unsigned need, bool resim)
 {
 	int32_t *saved = malloc((size_t)c->n * sizeof *saved);
 	if (!saved)
 		return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory in pardnn");
 	memcpy(saved, c->place, (size_t)c->n * sizeof *saved);
-	for (uint32_t u = 0; u < c->n; u++)
-		c->place[u] = c->fix[u] >= 0 ? c->fix[u] : c->devorder[0];
 	pd_score sc;
-	dp_status st = dpi_pd_simulate(c, PD_MEM, &sc);
-	if (!st && dpi_pd_better(&sc, &c->cur))
+	bool have = fill(c) == DP_OK;
+	dp_status st = have ? dpi_pd_simulate(c, need, &sc) : DP_OK;
+	if (have && !st && dpi_pd_better(&sc, &c->cur)) {
 		c->cur = sc;
-	else
+	} else {
 		memcpy(c->place, saved, (size_t)c->n * sizeof *saved);
-	c->res_has = 0;
+		c->res_has = 0;
+		if (!st && resim)
+			st = dpi_pd_simulate(c, need, &c->cur);
+	}
 	free(saved);
 	return st;
+}
+
+/* Ours (not in the paper): the all-on-one-device placement (the fastest
+ * device; pins kept) is a candidate as well. One simulation, always run,
+ * outside the budget. */
+static dp_status fill_single(pd_ctx *c)
+{
+	for (uint32_t u = 0; u < c->n; u++)
+		c->place[u] = c->fix[u] >= 0 ? c->fix[u] : c->devorder[0];
+	return DP_OK;
 }
 
 dp_status dpi_pd_ctx_init(pd_ctx *c, const dp_graph *g, const dp_machine *m,
@@ -609,6 +624,16 @@ static uint32_t pd_budget(const dp_graph *g)
 	return (uint32_t)b;
 }
 
+/* Refinement, the memory phase and the polish, from c->place (c->res its
+ * result with the critical path). */
+static dp_status after_mapping(pd_ctx *c)
+{
+	dp_status st;
+	if ((st = dpi_pd_refine(c)) || (st = dpi_pd_memory(c)))
+		return st;
+	return c->o->polish ? dpi_pd_polish(c) : DP_OK;
+}
+
 static dp_status pardnn_phases(pd_ctx *c)
 {
 	dp_status st;
@@ -626,11 +651,9 @@ static dp_status pardnn_phases(pd_ctx *c)
 		if (c->m->cap[d] != DP_CAP_UNLIMITED)
 			c->capped = true;
 	if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &c->cur)) ||
-	    (st = dpi_pd_refine(c)) || (st = dpi_pd_memory(c)))
+	    (st = dpi_pd_seeds(c, after_mapping)))
 		return st;
-	if (c->o->polish && (st = dpi_pd_polish(c)))
-		return st;
-	return safeguard_single(c);
+	return try_whole(c, fill_single, PD_MEM, false);
 }
 
 static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
