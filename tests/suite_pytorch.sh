@@ -5,6 +5,7 @@
 # import torch); otherwise it prints one honest skip line. Checks:
 # - the demo CNN exports to a graph dnnpart loads, with the op count worked
 #   out by hand below, and that plans on two devices;
+# - its gradient ops read what autograd uses (no bias gradient reads x);
 # - the export is deterministic (two runs, same bytes);
 # - the demo transformer exports and loads;
 # - tests/data/torch_gpt.json is what tests/data/torch_gpt.sh makes;
@@ -48,6 +49,32 @@ if "$PY" tools/from_pytorch.py --demo cnn -o "$TMP/cnn.json" >"$TMP/log" 2>&1; t
 		ok cnn-plans
 	else
 		fail cnn-plans "$(head -n 3 "$TMP/plan" | tr '\n' ' ')"
+	fi
+	# each gradient op reads what autograd uses: a weight gradient the
+	# input and dy, a bias (or norm shift) gradient dy only, the input
+	# gradient of a Linear or conv dy and the weight, of a norm also x
+	cat >"$TMP/preds.py" <<'EOF'
+import json, sys
+g = json.load(open(sys.argv[1]))
+pre = {}
+for e in g["edges"]:
+    pre.setdefault(e["to"], []).append(e["from"])
+want = {"fc/grad": "fc.weight loss/cross_entropy/grad",
+        "fc/grad_fc.weight": "loss/cross_entropy/grad pool",
+        "fc/grad_fc.bias": "loss/cross_entropy/grad",
+        "bn2/grad": "add/grad bn2.weight conv2",
+        "bn2/grad_bn2.weight": "add/grad conv2",
+        "bn2/grad_bn2.bias": "add/grad",
+        "conv2/grad": "bn2/grad conv2.weight",
+        "conv2/grad_conv2.weight": "bn2/grad relu"}
+print("; ".join("%s reads %s" % (n, " ".join(sorted(pre.get(n, []))))
+                for n, w in want.items()
+                if sorted(pre.get(n, [])) != w.split()))
+EOF
+	if out=$("$PY" "$TMP/preds.py" "$TMP/cnn.json" 2>&1) && [ -z "$out" ]; then
+		ok gradients-read-what-autograd-uses
+	else
+		fail gradients-read-what-autograd-uses "$out"
 	fi
 	"$PY" tools/from_pytorch.py --demo cnn -o "$TMP/cnn2.json" >/dev/null 2>&1
 	if cmp -s "$TMP/cnn.json" "$TMP/cnn2.json"; then

@@ -76,8 +76,23 @@ SAVE_OUT = {"relu", "relu_", "sigmoid", "tanh", "exp", "softmax",
 TRANSCENDENTAL = {"exp", "tanh", "sigmoid", "gelu", "erf", "softmax",
                   "log_softmax", "log", "sqrt", "rsqrt", "pow", "GELU",
                   "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "SiLU", "silu"}
+# calls whose input gradient is dy times the weight (it reads neither the
+# input nor the bias) and whose bias gradient needs dy only
+DX_NEEDS_W_ONLY = {"Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+                   "ConvTranspose2d", "ConvTranspose3d", "Embedding",
+                   "linear", "conv1d", "conv2d", "conv3d", "embedding"}
+# normalisations: dx reads the input and the scale; the shift's gradient
+# needs dy only
+NORMS = {"LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+         "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+         "layer_norm", "batch_norm", "group_norm"}
 MATMUL_FUNCS = {"matmul", "bmm", "mm", "baddbmm", "addmm", "linear",
                 "einsum"}
+
+
+def is_bias(qual):
+    """Whether parameter qual is a bias (its gradient sums dy)."""
+    return qual.rsplit(".", 1)[-1].startswith("bias")
 
 
 def numel(shape):
@@ -636,13 +651,25 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
         in_ms = [m for a in node.all_input_nodes if a in tens
                  for m in metas(a.meta.get("tensor_meta"))]
         flops = fw_flops(node, gm, typ, in_ms, ms)
-        if typ in SAVE_NONE:
+        wsave, dxw = (0,) if acts else (), bool(weights)
+        if typ in DX_NEEDS_W_ONLY or (typ in MATMUL_FUNCS and weights and
+                                      len(acts) == 1):
+            # dx = dy W: the input gradient reads the weight, not the input
+            # nor the bias; a bias's gradient sums dy (reads nothing else)
+            save_in, save_out = (), False
+        elif typ in NORMS:
+            # dx reads x, dy and the scale; the shift's gradient sums dy
+            save_in, save_out = (0,) if acts else (), False
+        elif typ in SAVE_NONE:
             save_in, save_out = (), False
         elif typ in SAVE_OUT:
             save_in, save_out = (), True
         else:
             save_in, save_out = tuple(range(len(acts))), False
-        has_w = bool(weights)
+        if save_in == () and weights or typ in NORMS:
+            bias = [is_bias(w.name) for w in weights]
+            dxw = tuple(i for i, b in enumerate(bias) if not b)
+            wsave = [() if b else wsave for b in bias]
         # a matrix or kernel costs as much again for its gradient; a bias or
         # a norm's scale is a reduction over the output gradient
         out_n = sum(numel(m.shape) for m in ms)
@@ -650,7 +677,7 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                   for w in weights]
         t = net.op(node.name, typ, acts, tuple(ms[0].shape), flops,
                    weights=weights, save_in=save_in, save_out=save_out,
-                   dx_needs_w=has_w, wsave=(0,) if acts else (),
+                   dx_needs_w=dxw, wsave=wsave,
                    wflops=wflops, out_bytes=meta_bytes(ms),
                    it=it if it is not None else False)
         if extra_param:
