@@ -249,6 +249,11 @@ class Net:
         self.vars = []
         self.layer = ""
         self.batch_dim = None  # written when some op has it
+        # one input-gradient op per input of an op with several (the
+        # PyTorch bridge); products: types whose gradient for one input
+        # reads the other inputs only
+        self.split_grads = False
+        self.products = ()
         self.stats = {}
 
     # -- low level --
@@ -526,31 +531,39 @@ class Net:
                      if i in r.save_in]
             if r.save_out:
                 saved.append((out, fout))
-            if need:
-                nm = out.name + "/grad"
-                gbytes = sum(t.bytes for t in need)
+            parts = [(out.name + "/grad", need, saved)] if need else []
+            if len(need) > 1 and fit is not None and self.split_grads:
+                # one op per input (as autograd's): its out is the input's
+                # names; a product's reads the other factors only
+                parts = [(out.name + "/grad%d" % i, [t],
+                          [(u, n) for u, n in saved if u is not t or
+                           r.type not in self.products])
+                         for i, t in enumerate(r.inputs) if t.grad]
+            for nm, ts, sv in parts:
+                gbytes = sum(t.bytes for t in ts)
                 dxw = [(i, r.weights[i]) for i in r.dx_needs_w]
-                moved = (out.bytes + sum(t.bytes for t, _ in saved) + gbytes
+                moved = (out.bytes + sum(t.bytes for t, _ in sv) + gbytes
                          + sum(w.bytes for _, w in dxw))
-                flops = r.flops if r.dx_needs_w else 2 * r.flops
+                flops = (r.flops if r.dx_needs_w else 2 * r.flops) // \
+                    len(parts)
                 git = None
                 if fit is not None:
                     gout = None
-                    if len(need) == 1:
-                        gout = in_names(r.inputs.index(need[0]))
+                    if len(ts) == 1:
+                        gout = in_names(r.inputs.index(ts[0]))
                     git = It(fit.dims, gout,
                              fit.param if r.dx_needs_w else None,
-                             elem=need[0].elem())
+                             elem=ts[0].elem())
                 self._op(nm, r.type + "Grad", op_time_us(flops, moved),
                          gbytes, r.layer, role="backward", it=git)
                 if dout:
                     self._edge(dout, nm, out.bytes, fout)
-                for t, names in saved:
+                for t, names in sv:
                     self._edge(t.name, nm, t.bytes, names)
                 for i, w in dxw:
                     self._edge(w.name, nm, w.bytes,
                                fit.wnames(i) if fit else None)
-                for t in need:
+                for t in ts:
                     grads.setdefault(t.name, []).append(nm)
             for wi, w in enumerate(r.weights):
                 nm = out.name + "/grad_" + w.name.rsplit("/", 1)[-1]
@@ -560,7 +573,13 @@ class Net:
                       else r.wflops)
                 wit = None
                 if fit is not None:
-                    wit = It(fit.dims, fit.wnames(wi),
+                    # a gradient that reads only dy (a bias's) loops over
+                    # dy's dims only, not the op's reduction
+                    dims, wn = fit.dims, fit.wnames(wi)
+                    if not r.wsave[wi] and fit.out is not None and \
+                            wn is not None and set(wn) <= set(fit.out):
+                        dims = axes_of(fit, fit.out)
+                    wit = It(dims, wn,
                              elem=w.bytes // max(numel(w.shape), 1))
                 self._op(nm, r.type + "GradWeight",
                          op_time_us(wf, moved), w.bytes, r.layer, role="grad",
