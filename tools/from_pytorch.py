@@ -821,10 +821,14 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                  for m in metas(a.meta.get("tensor_meta"))]
         flops = fw_flops(node, gm, typ, in_ms, ms)
         wsave, dxw = (0,) if acts else (), bool(weights)
-        if typ in DX_NEEDS_W_ONLY or (typ in MATMUL_FUNCS and weights and
-                                      len(acts) == 1):
-            # dx = dy W: the input gradient reads the weight, not the input
-            # nor the bias; a bias's gradient sums dy (reads nothing else)
+        # tensor operands that are activations (x * x counts twice)
+        n_act_args = sum(1 for a in node.args if a in act_nodes)
+        if typ in DX_NEEDS_W_ONLY or (n_act_args == 1 and (
+                typ in MATMUL_FUNCS or typ in PRODUCTS or
+                typ in ("truediv", "div"))):
+            # dx = dy W: the input gradient reads the weight (or nothing,
+            # for a constant factor), not the input nor the bias; a bias's
+            # gradient sums dy (reads nothing else)
             save_in, save_out = (), False
         elif typ in NORMS:
             # dx reads x, dy and the scale; the shift's gradient sums dy
