@@ -5,10 +5,12 @@
 # import torch); otherwise it prints one honest skip line. Checks:
 # - the demo CNN exports to a graph dnnpart loads, with the op count worked
 #   out by hand below, and that plans on two devices;
+# - its gradient ops read what autograd uses (no bias gradient reads x);
 # - the export is deterministic (two runs, same bytes);
 # - the demo transformer exports and loads;
 # - tests/data/torch_gpt.json is what tests/data/torch_gpt.sh makes;
-# - the MLP and transformer exports carry dims (iteration spaces);
+# - the MLP, transformer and GPT exports carry dims (iteration spaces; the
+#   GPT's attention by heads);
 # - --measure times ops with torch.profiler (on the CPU here);
 # - a model torch.fx cannot trace is an error with exit status 2.
 set -u
@@ -29,16 +31,17 @@ fail() { echo "not ok - pytorch/$1: $2"; }
 # bn1.weight, bn1.bias, conv2.weight, bn2.weight, bn2.bias, fc.weight,
 # fc.bias = 8 Variables + 8 updates; the [32, 10] output gets a
 # cross-entropy loss = 1; gradient ops for the loss and every forward op
-# whose input needs a gradient (all but conv1, whose input is the data) = 9;
-# one weight gradient per parameter = 8; relu's output feeds conv2 and the
-# add, so its gradients are summed = 1. Total 46 ops, 8 colocation groups.
+# whose input needs a gradient (all but conv1, whose input is the data), the
+# add's one per input (add/grad0, add/grad1) = 10; one weight gradient per
+# parameter = 8; relu's output feeds conv2 and the add, so its gradients
+# are summed = 1. Total 47 ops, 8 colocation groups.
 if "$PY" tools/from_pytorch.py --demo cnn -o "$TMP/cnn.json" >"$TMP/log" 2>&1; then
 	if "$DNNPART" info "$TMP/cnn.json" >"$TMP/info" 2>&1; then
-		if grep -q '^ops  *46$' "$TMP/info" &&
+		if grep -q '^ops  *47$' "$TMP/info" &&
 			grep -q '^colocation  *8 groups, 16 ops' "$TMP/info"; then
 			ok cnn-export-loads
 		else
-			fail cnn-export-loads "want 46 ops in 8 groups: $(grep -E '^(ops|colocation)' "$TMP/info" | tr '\n' ' ')"
+			fail cnn-export-loads "want 47 ops in 8 groups: $(grep -E '^(ops|colocation)' "$TMP/info" | tr '\n' ' ')"
 		fi
 	else
 		fail cnn-export-loads "dnnpart info failed: $(head -n 1 "$TMP/info")"
@@ -48,6 +51,30 @@ if "$PY" tools/from_pytorch.py --demo cnn -o "$TMP/cnn.json" >"$TMP/log" 2>&1; t
 		ok cnn-plans
 	else
 		fail cnn-plans "$(head -n 3 "$TMP/plan" | tr '\n' ' ')"
+	fi
+	# each gradient op reads what autograd uses: a weight gradient the
+	# input and dy, a bias (or norm shift) gradient dy only, the input
+	# gradient of a Linear or conv dy and the weight, of a norm also x
+	cat >"$TMP/preds.py" <<'EOF'
+import json, sys
+g = json.load(open(sys.argv[1]))
+pre = {}
+for e in g["edges"]:
+    pre.setdefault(e["to"], []).append(e["from"])
+want = json.loads(sys.argv[2])
+print("; ".join("%s reads %s" % (n, " ".join(sorted(pre.get(n, []))))
+                for n, w in want.items()
+                if sorted(pre.get(n, [])) != w.split()))
+EOF
+	# the CNN's, and in the GPT export q @ k^T's (each factor's gradient
+	# reads dy and the other factor) and the division by a constant's
+	if out=$("$PY" "$TMP/preds.py" "$TMP/cnn.json" '{"fc/grad": "fc.weight loss/cross_entropy/grad", "fc/grad_fc.weight": "loss/cross_entropy/grad pool", "fc/grad_fc.bias": "loss/cross_entropy/grad", "bn2/grad": "add/grad1 bn2.weight conv2", "bn2/grad_bn2.weight": "add/grad1 conv2", "bn2/grad_bn2.bias": "add/grad1", "relu/grad_sum": "add/grad0 conv2/grad", "conv2/grad": "bn2/grad conv2.weight", "conv2/grad_conv2.weight": "bn2/grad relu"}' 2>&1) &&
+		[ -z "$out" ] &&
+		out=$("$PY" "$TMP/preds.py" tests/data/torch_gpt.json '{"matmul/grad0": "getitem_3 truediv/grad", "matmul/grad1": "getitem_2 truediv/grad", "truediv/grad": "softmax/grad", "blocks_0_proj/grad_blocks.0.proj.bias": "add/grad1"}' 2>&1) &&
+		[ -z "$out" ]; then
+		ok gradients-read-what-autograd-uses
+	else
+		fail gradients-read-what-autograd-uses "$out"
 	fi
 	"$PY" tools/from_pytorch.py --demo cnn -o "$TMP/cnn2.json" >/dev/null 2>&1
 	if cmp -s "$TMP/cnn.json" "$TMP/cnn2.json"; then
@@ -89,8 +116,10 @@ fi
 # checked against the bytes when it loaded them above: batch_dim b; the MLP
 # (fc1 reads the flattened [b, y, x] input; its 1 channel is no axis) on
 # every op and edge; the transformer block on every compute op and on at
-# least 80 % of its data edges (q, k, v are slices of the qkv output, and an
-# Add's gradient is two tensors: their edges have none).
+# least 80 % of its data edges (its q, k, v are slices of the qkv output:
+# their edges have none); the GPT export on every op and edge, its fused
+# projection's output [qkv, heads, dh], q a slice op of it, attention by
+# heads, the output projection reducing heads and dh, the MLP's width f.
 cat >"$TMP/dims.py" <<'EOF'
 import json, sys
 g = json.load(open(sys.argv[1]))
@@ -124,8 +153,9 @@ check_dims() {
 		fail "$1" "${out:-no export}"
 	fi
 }
-check_dims mlp-export-carries-dims "$TMP/mlp.json" '{"fc1": [{"b":64,"y":28,"x":28,"n":512}, ["b","n"], ["n","y","x"]], "fc2": [{"b":64,"n":512,"k":256}, ["b","k"], ["k","n"]], "input:x": [{"b":64,"y":28,"x":28}, ["b","y","x"], null]}' 100
+check_dims mlp-export-carries-dims "$TMP/mlp.json" '{"fc1": [{"b":64,"y":28,"x":28,"f":512}, ["b","f"], ["f","y","x"]], "fc2": [{"b":64,"f":512,"f2":256}, ["b","f2"], ["f2","f"]], "input:x": [{"b":64,"y":28,"x":28}, ["b","y","x"], null]}' 100
 check_dims transformer-export-carries-dims "$TMP/tr.json" '{"qkv": [{"b":8,"s":64,"h":128,"n":384}, ["b","s","n"], ["n","h"]], "emb": [{"b":8,"s":64,"v":1000,"h":128}, ["b","s","h"], ["v","h"]], "matmul": [{"b":8,"s":64,"n2":128,"s2":64}, ["b","s","s2"], null]}' 80
+check_dims gpt-export-carries-heads tests/data/torch_gpt.json '{"blocks_0_qkv": [{"b":8,"s":32,"h":64,"qkv":3,"heads":4,"dh":16}, ["b","s","qkv","heads","dh"], ["qkv","heads","dh","h"]], "getitem_2": [{"b":8,"s":32,"qkv":3,"heads":4,"dh":16}, ["b","s","heads","dh"], null], "matmul": [{"b":8,"heads":4,"s":32,"dh":16,"s2":32}, ["b","heads","s","s2"], null], "blocks_0_proj": [{"b":8,"s":32,"heads":4,"dh":16,"n":64}, ["b","s","n"], ["n","heads","dh"]], "blocks_0_fc1": [{"b":8,"s":32,"h":64,"f":256}, ["b","s","f"], ["f","h"]]}' 100
 
 # data-dependent control flow cannot be traced
 cat >"$TMP/untraceable.py" <<'EOF'

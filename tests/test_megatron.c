@@ -314,15 +314,16 @@ static int64_t bytes_around(const dp_lowered *l, const char *prefix)
 }
 
 /* The PyTorch bridge's export of two GPT blocks (tests/data/torch_gpt.sh):
- * its ops name their dims each in their own way (fc1's width is `n`, so is
- * fc2's reduction dim, and no op has `f` or `heads`), so each MLP is found
- * by structure. K = 4, T = 2: both MLPs split on their width with their
- * weights, gradients and updates; per block one all-reduce of fc2's output
- * Y = 8 x 32 x 64 x 4 bytes forward and one of fc1's input gradient
- * backward, each 2(T-1) x Y across the D = 2 groups (Y/D each). Attention,
- * whose reshape into heads leaves its ops without dims, stays data
- * parallel. */
-static void test_pytorch_export_splits_its_mlps(void)
+ * the bridge names the fused projection's output [qkv, heads, dh], the
+ * attention ops' dims after it (heads) and each MLP's width f, as the
+ * sample graphs do. K = 4, T = 2: attention split by heads and the MLPs by
+ * f, with their weights, gradients and updates; per block one all-reduce
+ * forward after each of proj and fc2 (output Y = 8 x 32 x 64 x 4 bytes)
+ * and one backward after each of fc1's and qkv's input gradients (Y
+ * each), each 2(T-1) x Y across the D = 2 groups (Y/D each); no other
+ * activation is reduced (every other reduce is a weight gradient's, over
+ * the data-parallel groups). */
+static void test_pytorch_export_splits_heads_and_mlps(void)
 {
 	dp_graph *g = test_load_ok("tests/data/torch_gpt.json");
 	REQUIRE(g);
@@ -333,32 +334,68 @@ static void test_pytorch_export_splits_its_mlps(void)
 		return;
 	}
 	CHECK_STR(s.label, "megatron 2x2");
-	static const char *const split_n[] = {
-		"blocks_0_fc1",
-		"gelu",
-		"blocks_0_fc2",
-		"blocks.0.fc1.weight",
-		"blocks.1.fc2.weight/adam",
-		"blocks_1_fc1/grad",
-		"blocks_1_fc2/grad_blocks.1.fc2.weight"};
-	for (size_t i = 0; i < sizeof split_n / sizeof split_n[0]; i++) {
-		uint32_t u = dp_graph_find(g, split_n[i]);
+	static const char *const split[][2] = {
+		{"blocks_0_fc1", "f"},
+		{"gelu", "f"},
+		{"blocks_0_fc2", "f"},
+		{"blocks.0.fc1.weight", "f"},
+		{"blocks.1.fc2.weight/adam", "f"},
+		{"blocks_1_fc1/grad", "f"},
+		{"blocks_1_fc2/grad_blocks.1.fc2.weight", "f"},
+		{"blocks_0_qkv", "heads"},
+		{"blocks.0.qkv.bias", "heads"},
+		{"getitem_2", "heads"},
+		{"matmul", "heads"},
+		{"softmax", "heads"},
+		{"matmul_1", "heads"},
+		{"blocks_0_proj", "heads"},
+		{"blocks.1.proj.weight/adam", "heads"},
+		{"blocks_1_qkv/grad_sum", "heads"},
+		{"blocks_1_qkv/grad", "heads"}};
+	for (size_t i = 0; i < sizeof split / sizeof split[0]; i++) {
+		uint32_t u = dp_graph_find(g, split[i][0]);
 		REQUIRE(u != UINT32_MAX);
-		int n = dp_op_find_dim(g, u, "n");
+		int n = dp_op_find_dim(g, u, split[i][1]);
 		REQUIRE(n >= 0);
 		CHECK_INT(
 			s.spmd.axes[(size_t)u * DP_MAX_OP_DIMS + (uint32_t)n] &
 				2,
 			2);
 	}
-	uint32_t qkv = dp_graph_find(g, "blocks_0_qkv");
-	for (uint32_t i = 0; qkv != UINT32_MAX && i < DP_MAX_OP_DIMS; i++)
-		CHECK_INT(s.spmd.axes[(size_t)qkv * DP_MAX_OP_DIMS + i] & 2, 0);
+	/* a bias gradient sums dy: it loops over proj's output only, so it
+	 * is not split by heads (no all-reduce over the tensor axis) */
+	static const char *const whole[] = {
+		"blocks_0_ln1",
+		"add_1",
+		"blocks.0.proj.bias",
+		"head",
+		"blocks_0_proj/grad_blocks.0.proj.bias",
+		"blocks_1_fc2/grad_blocks.1.fc2.bias"};
+	for (size_t k = 0; k < sizeof whole / sizeof whole[0]; k++) {
+		uint32_t u = dp_graph_find(g, whole[k]);
+		REQUIRE(u != UINT32_MAX);
+		for (uint32_t i = 0; i < DP_MAX_OP_DIMS; i++)
+			CHECK_INT(s.spmd.axes[(size_t)u * DP_MAX_OP_DIMS + i] &
+					  2,
+				  0);
+	}
 	const int64_t Y = 8 * 32 * 64 * 4;
-	CHECK_INT(bytes_around(&l, "blocks_0_fc2/rs#"), 2 * Y);
-	CHECK_INT(bytes_around(&l, "blocks_1_fc2/rs#"), 2 * Y);
-	CHECK_INT(bytes_around(&l, "blocks_0_fc1/grad/rs#"), 2 * Y);
-	CHECK_INT(bytes_around(&l, "blocks_1_fc1/grad/rs#"), 2 * Y);
+	static const char *const reduced[] = {
+		"blocks_0_proj/rs#",	 "blocks_0_fc2/rs#",
+		"blocks_0_fc1/grad/rs#", "blocks_0_qkv/grad/rs#",
+		"blocks_1_proj/rs#",	 "blocks_1_fc2/rs#",
+		"blocks_1_fc1/grad/rs#", "blocks_1_qkv/grad/rs#"};
+	for (size_t k = 0; k < sizeof reduced / sizeof reduced[0]; k++)
+		CHECK_INT(bytes_around(&l, reduced[k]), 2 * Y);
+	for (uint32_t u = 0; u < l.g->nops; u++) {
+		const char *n = dp_graph_op_name(l.g, u);
+		bool act = false;
+		for (size_t k = 0; k < sizeof reduced / sizeof reduced[0]; k++)
+			act |= strncmp(n, reduced[k], strlen(reduced[k])) == 0;
+		if (strstr(n, "/rs#") && !act && !strstr(n, "/grad_"))
+			test_fail(__FILE__, __LINE__, "unexpected reduce %s",
+				  n);
+	}
 	dp_lowered_free(&l);
 	dp_strategy_free(&s);
 	dp_graph_free(g);
@@ -392,5 +429,5 @@ static void test_default_tp_pins_cancel(void)
 }
 
 TEST_MAIN(TEST(test_block_two_allreduces), TEST(test_five_heads_split_unevenly),
-	  TEST(test_pytorch_export_splits_its_mlps),
+	  TEST(test_pytorch_export_splits_heads_and_mlps),
 	  TEST(test_default_tp_pins_cancel))

@@ -76,8 +76,25 @@ SAVE_OUT = {"relu", "relu_", "sigmoid", "tanh", "exp", "softmax",
 TRANSCENDENTAL = {"exp", "tanh", "sigmoid", "gelu", "erf", "softmax",
                   "log_softmax", "log", "sqrt", "rsqrt", "pow", "GELU",
                   "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "SiLU", "silu"}
+# calls whose input gradient is dy times the weight (it reads neither the
+# input nor the bias) and whose bias gradient needs dy only
+DX_NEEDS_W_ONLY = {"Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+                   "ConvTranspose2d", "ConvTranspose3d", "Embedding",
+                   "linear", "conv1d", "conv2d", "conv3d", "embedding"}
+# normalisations: dx reads the input and the scale; the shift's gradient
+# needs dy only
+NORMS = {"LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+         "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+         "layer_norm", "batch_norm", "group_norm"}
+# a product's gradient for one factor reads the others (and dy) only
+PRODUCTS = {"matmul", "bmm", "mm", "mul", "imul", "einsum"}
 MATMUL_FUNCS = {"matmul", "bmm", "mm", "baddbmm", "addmm", "linear",
                 "einsum"}
+
+
+def is_bias(qual):
+    """Whether parameter qual is a bias (its gradient sums dy)."""
+    return qual.rsplit(".", 1)[-1].startswith("bias")
 
 
 def numel(shape):
@@ -242,6 +259,22 @@ def slice_groups(groups, sizes, old_shape, new_shape):
     return out, sz
 
 
+def part_slice(node, view, old_shape, new_shape):
+    """The output groups of an aligned slice that takes one part of a
+    factored axis (q of a fused [qkv, heads, dh] output: its first name
+    leaves, the others stay), or None: such a slice is an op of its own
+    (as the sample graphs' Split) so that its edge has dims."""
+    i = _slice_axis(node, old_shape, new_shape)
+    if i is None:
+        return None
+    groups, sizes = view
+    g = groups[i]
+    if len(g) < 2 or numel(sizes[n] for n in g[1:]) != new_shape[i]:
+        return None
+    return [list(gg) if k != i else list(g[1:])
+            for k, gg in enumerate(groups)]
+
+
 def _view_groups(node, groups, sizes, new_shape):
     t = node.target
     name = t if isinstance(t, str) else getattr(t, "__name__", "")
@@ -319,9 +352,10 @@ def edge_names(t, m):
     return None if None in names else names
 
 
-def iteration_space(node, gm, typ, acts, views, shape, elem):
+def iteration_space(node, gm, typ, acts, views, shape, elem, out_hint=None):
     """(It, output groups) of a traced call, or (None, None). acts: its
-    input tensors; views: their (groups, sizes) or None."""
+    input tensors; views: their (groups, sizes) or None; out_hint: names
+    and sizes [(name, size)] for a Linear's output features (out_hints)."""
     mod = gm.get_submodule(node.target) if node.op == "call_module" else None
     sizes = {}
     for v in views:
@@ -338,15 +372,20 @@ def iteration_space(node, gm, typ, acts, views, shape, elem):
             if not g or numel(sz[n] for n in g[-1]) != mod.in_features:
                 return None, None
             taken = set(sz)
-            on = next(c for c in ("n", "k", fresh("n", taken))
-                      if c not in taken)
-            dims = [(n, sz[n]) for gg in g for n in gg] + \
-                [(on, mod.out_features)]
+            ons = []
+            for hint, z in out_hint or [(None, mod.out_features)]:
+                on = fresh(hint, taken) if hint else next(
+                    c for c in ("n", "k", fresh("n", taken))
+                    if c not in taken)
+                taken.add(on)
+                ons.append((on, z))
+            dims = [(n, sz[n]) for gg in g for n in gg] + ons
+            ons = [n for n, _ in ons]
             lead = [n for gg in g[:-1] for n in gg]
-            out, og = lead + [on], g[:-1] + [[on]]
+            out, og = lead + ons, g[:-1] + [ons]
             maps[0] = {n: n for n in sz}
-            ws = [[on] + g[-1], [on]]
-            param = [on] + g[-1]
+            ws = [ons + g[-1], ons]
+            param = ons + g[-1]
         else:  # a @ b
             if len(views) != 2 or None in views:
                 return None, None
@@ -500,6 +539,128 @@ def iteration_space(node, gm, typ, acts, views, shape, elem):
     return it, og
 
 
+# ---- names for a Linear's output features, from how it is used ----
+#
+# A Linear whose output is sliced and reshaped into heads (q, k, v of a
+# fused projection, then view(b, s, heads, dh)) gets one output axis per
+# factor the later views need: [qkv, heads, dh]; one whose output reaches
+# another Linear through element-wise calls only is an MLP's first layer:
+# its width is f. These are the names the sample graphs and Megatron use.
+
+
+def _shape(node):
+    ms = metas(node.meta.get("tensor_meta"))
+    return tuple(int(z) for z in ms[0].shape) if len(ms) == 1 else None
+
+
+def _is_view(node):
+    return ((node.op == "call_method" and node.target in VIEW_METHODS) or
+            (node.op == "call_function" and node.target in VIEW_FUNCS))
+
+
+def _slice_axis(node, old, new):
+    """The axis an aligned slice x[..., a:a+n] cuts (a a multiple of n),
+    or None."""
+    if len(old) != len(new) or len(node.args) < 2:
+        return None
+    cut = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+    spec = node.args[1] if isinstance(node.args[1], tuple) else \
+        (node.args[1],)
+    if len(cut) != 1 or any(x is not Ellipsis and not isinstance(x, slice)
+                            for x in spec):
+        return None
+    if Ellipsis in spec:
+        k = spec.index(Ellipsis)
+        spec = spec[:k] + (slice(None),) * (len(old) - len(spec) + 1) + \
+            spec[k + 1:]
+    i = cut[0]
+    if len(spec) <= i:
+        return None
+    sl = spec[i]
+    start = 0 if sl.start is None else sl.start
+    if sl.step not in (None, 1) or not isinstance(start, int) or \
+            start % new[i] or old[i] % new[i]:
+        return None
+    return i
+
+
+def _refine_input(node, fv, old):
+    """The factors [(hint, size)] per axis of view node's input (shape
+    old) that its own factors fv need, or None."""
+    t = node.target
+    name = t if isinstance(t, str) else getattr(t, "__name__", "")
+    if name in SAME_AXES:
+        return fv
+    if t is operator.getitem:
+        i = _slice_axis(node, old, _shape(node))
+        if i is None or len(fv[i]) < 2:
+            return None
+        k = old[i] // numel(z for _, z in fv[i])
+        return fv[:i] + [[("qkv" if k == 3 else "part", k)] + fv[i]] + \
+            fv[i + 1:]
+    if name not in RESHAPES:
+        return None
+    flat = [f for axis in fv for f in axis if f[1] != 1]
+    out, j = [], 0
+    for z in old:
+        axis, prod = [], 1
+        while z != 1 and prod < z and j < len(flat):
+            axis.append(flat[j])
+            prod *= flat[j][1]
+            j += 1
+        if prod != z:
+            return None
+        if len(axis) == 2 and axis[0][0] is None and axis[1][0] is None:
+            axis = [("heads", axis[0][1]), ("dh", axis[1][1])]
+        out.append(axis)
+    return out if j == len(flat) else None
+
+
+def out_hints(gm):
+    """{Linear node: [(name hint, size)] of its output features} (see
+    above)."""
+    fac = {}  # node -> factors per axis of its output, from its views
+    for node in reversed(list(gm.graph.nodes)):
+        if not _is_view(node) or not node.all_input_nodes or \
+                _shape(node) is None:
+            continue
+        a = node.all_input_nodes[0]
+        old = _shape(a)
+        if old is None:
+            continue
+        fv = fac.get(node) or [[(None, z)] for z in _shape(node)]
+        got = _refine_input(node, fv, old)
+        if got is not None and fac.get(a, got) == got:
+            fac[a] = got
+        elif got is not None:
+            fac[a] = [[(None, z)] for z in old]  # users disagree: none
+    hints = {}
+    for node in gm.graph.nodes:
+        if node.op != "call_module" or \
+                not isinstance(gm.get_submodule(node.target), nn.Linear):
+            continue
+        last = fac.get(node, [[]])[-1]
+        if len(last) > 1:
+            hints[node] = last
+        elif _feeds_linear(node, gm):
+            hints[node] = [("f", _shape(node)[-1])]
+    return hints
+
+
+def _feeds_linear(node, gm):
+    """Whether node's output reaches an nn.Linear's input through
+    element-wise calls of one input only."""
+    while len(node.users) == 1:
+        node = next(iter(node.users))
+        if node.op == "call_module" and \
+                isinstance(gm.get_submodule(node.target), nn.Linear):
+            return True
+        if call_name(node, gm) not in POINTWISE or \
+                len(node.all_input_nodes) != 1:
+            return False
+    return False
+
+
 def regroup(axes, shape):
     """Groups of a tensor with producer axes [(name, size)] seen with
     shape (consecutive axes merged), or None."""
@@ -518,8 +679,11 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
     model = model.train()
     gm = torch.fx.symbolic_trace(model)
     ShapeProp(gm).propagate(*example_inputs)
+    hints = out_hints(gm)
     net = gs.Net(name, optimizer)
     net.batch_dim = "b"
+    net.split_grads = True
+    net.products = PRODUCTS
     tens = {}     # fx node -> gs.T (after folding views)
     grp = {}      # fx node -> groups of its tensor's axes (see above)
     vsz = {}      # fx node -> sizes of the names in its groups
@@ -590,6 +754,25 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                 src = ins[0]
                 sliced = node.target is operator.getitem
                 a = node.all_input_nodes[0]
+                part = None
+                if sliced and a in tens and view(a) is not None and \
+                        tens[a].axes is not None:
+                    part = part_slice(node, view(a), tuple(tens[a].shape),
+                                      tuple(ms[0].shape))
+                if part is not None:
+                    g, sz = view(a)
+                    it = gs.It([(n, sz[n]) for gg in g for n in gg],
+                               [n for gg in part for n in gg],
+                               elem=elem_size(ms[0].dtype),
+                               ins=[edge_names(src, {n: n for n in sz})])
+                    t = net.op(node.name, "getitem", [src],
+                               tuple(ms[0].shape), numel(ms[0].shape),
+                               out_bytes=meta_bytes(ms), it=it)
+                    t.grad = src.grad
+                    tens[node], grp[node] = t, part
+                    vsz[node] = dict(t.axes)
+                    layer_of[node] = in_layers[0] if in_layers else "input"
+                    continue
                 g = None
                 if a in tens and view(a) is not None:
                     g = (slice_groups(*view(a), tuple(tens[a].shape),
@@ -624,7 +807,8 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
             it, og = iteration_space(node, gm, typ, acts,
                                      [view(a) for a in act_nodes],
                                      tuple(ms[0].shape),
-                                     elem_size(ms[0].dtype))
+                                     elem_size(ms[0].dtype),
+                                     hints.get(node))
         for i, q in enumerate(quals):
             names = it.wnames(i) if it is not None else None
             weights.append(var_for(q, None if names is None else
@@ -636,13 +820,29 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
         in_ms = [m for a in node.all_input_nodes if a in tens
                  for m in metas(a.meta.get("tensor_meta"))]
         flops = fw_flops(node, gm, typ, in_ms, ms)
-        if typ in SAVE_NONE:
+        wsave, dxw = (0,) if acts else (), bool(weights)
+        # tensor operands that are activations (x * x counts twice)
+        n_act_args = sum(1 for a in node.args if a in act_nodes)
+        if typ in DX_NEEDS_W_ONLY or (n_act_args == 1 and (
+                typ in MATMUL_FUNCS or typ in PRODUCTS or
+                typ in ("truediv", "div"))):
+            # dx = dy W: the input gradient reads the weight (or nothing,
+            # for a constant factor), not the input nor the bias; a bias's
+            # gradient sums dy (reads nothing else)
+            save_in, save_out = (), False
+        elif typ in NORMS:
+            # dx reads x, dy and the scale; the shift's gradient sums dy
+            save_in, save_out = (0,) if acts else (), False
+        elif typ in SAVE_NONE:
             save_in, save_out = (), False
         elif typ in SAVE_OUT:
             save_in, save_out = (), True
         else:
             save_in, save_out = tuple(range(len(acts))), False
-        has_w = bool(weights)
+        if save_in == () and weights or typ in NORMS:
+            bias = [is_bias(w.name) for w in weights]
+            dxw = tuple(i for i, b in enumerate(bias) if not b)
+            wsave = [() if b else wsave for b in bias]
         # a matrix or kernel costs as much again for its gradient; a bias or
         # a norm's scale is a reduction over the output gradient
         out_n = sum(numel(m.shape) for m in ms)
@@ -650,7 +850,7 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                   for w in weights]
         t = net.op(node.name, typ, acts, tuple(ms[0].shape), flops,
                    weights=weights, save_in=save_in, save_out=save_out,
-                   dx_needs_w=has_w, wsave=(0,) if acts else (),
+                   dx_needs_w=dxw, wsave=wsave,
                    wflops=wflops, out_bytes=meta_bytes(ms),
                    it=it if it is not None else False)
         if extra_param:

@@ -187,6 +187,22 @@ class Var:
         return [n for n, _ in self.axes] if self.axes is not None else None
 
 
+def _per_weight(dx_needs_w, weights):
+    """The indices of the weights an input gradient reads: all (True),
+    none (False) or those given."""
+    if dx_needs_w is True:
+        return tuple(range(len(weights)))
+    return tuple(dx_needs_w or ())
+
+
+def _wsave(wsave, weights, inputs):
+    """Per weight, the inputs its gradient needs (wsave: one tuple for
+    all, or a list of one per weight)."""
+    if all(isinstance(i, int) for i in wsave):
+        wsave = [wsave] * len(weights)
+    return [tuple(i for i in w if i < len(inputs)) for w in wsave]
+
+
 class Rec:
     """What the backward pass needs to know about one forward op."""
 
@@ -233,6 +249,11 @@ class Net:
         self.vars = []
         self.layer = ""
         self.batch_dim = None  # written when some op has it
+        # one input-gradient op per input of an op with several (the
+        # PyTorch bridge); products: types whose gradient for one input
+        # reads the other inputs only
+        self.split_grads = False
+        self.products = ()
         self.stats = {}
 
     # -- low level --
@@ -313,8 +334,9 @@ class Net:
         """A forward op. inputs: tensors; weights: Vars it reads. save_in:
         indices of inputs its gradient needs; save_out: the gradient needs
         its output; dx_needs_w: the input gradient needs the weights
-        (MatMul, Conv); wflops: FLOPs of the weight gradient (one number,
-        or one per weight); wsave: inputs the weight gradient needs.
+        (MatMul, Conv: True, or the indices of those it needs); wflops:
+        FLOPs of the weight gradient (one number, or one per weight); wsave: inputs the weight gradient needs (one
+        tuple, or a list of one per weight: a bias's needs none).
         it: the iteration space (None: element-wise, from the inputs;
         False: none);
         axes: the output's canonical names, one per name of it.out (None:
@@ -344,10 +366,10 @@ class Net:
         self.recs.append(Rec(out=out, type=typ, inputs=list(inputs),
                              weights=list(weights), flops=flops,
                              save_in=tuple(save_in), save_out=save_out,
-                             dx_needs_w=dx_needs_w, layer=self.layer,
+                             dx_needs_w=_per_weight(dx_needs_w, weights),
+                             layer=self.layer,
                              wflops=wflops if wflops is not None else flops,
-                             wsave=tuple(i for i in wsave
-                                         if i < len(inputs)), it=it))
+                             wsave=_wsave(wsave, weights, inputs), it=it))
         return out
 
     # -- common layers --
@@ -509,49 +531,62 @@ class Net:
                      if i in r.save_in]
             if r.save_out:
                 saved.append((out, fout))
-            if need:
-                nm = out.name + "/grad"
-                gbytes = sum(t.bytes for t in need)
-                moved = (out.bytes + sum(t.bytes for t, _ in saved) + gbytes
-                         + (sum(w.bytes for w in r.weights)
-                            if r.dx_needs_w else 0))
-                flops = r.flops if r.dx_needs_w else 2 * r.flops
+            parts = [(out.name + "/grad", need, saved)] if need else []
+            if len(need) > 1 and fit is not None and self.split_grads:
+                # one op per input (as autograd's): its out is the input's
+                # names; a product's reads the other factors only
+                parts = [(out.name + "/grad%d" % i, [t],
+                          [(u, n) for u, n in saved if u is not t or
+                           r.type not in self.products])
+                         for i, t in enumerate(r.inputs) if t.grad]
+            for nm, ts, sv in parts:
+                gbytes = sum(t.bytes for t in ts)
+                dxw = [(i, r.weights[i]) for i in r.dx_needs_w]
+                moved = (out.bytes + sum(t.bytes for t, _ in sv) + gbytes
+                         + sum(w.bytes for _, w in dxw))
+                flops = (r.flops if r.dx_needs_w else 2 * r.flops) // \
+                    len(parts)
                 git = None
                 if fit is not None:
                     gout = None
-                    if len(need) == 1:
-                        gout = in_names(r.inputs.index(need[0]))
+                    if len(ts) == 1:
+                        gout = in_names(r.inputs.index(ts[0]))
                     git = It(fit.dims, gout,
                              fit.param if r.dx_needs_w else None,
-                             elem=need[0].elem())
+                             elem=ts[0].elem())
                 self._op(nm, r.type + "Grad", op_time_us(flops, moved),
                          gbytes, r.layer, role="backward", it=git)
                 if dout:
                     self._edge(dout, nm, out.bytes, fout)
-                for t, names in saved:
+                for t, names in sv:
                     self._edge(t.name, nm, t.bytes, names)
-                if r.dx_needs_w:
-                    for i, w in enumerate(r.weights):
-                        self._edge(w.name, nm, w.bytes,
-                                   fit.wnames(i) if fit else None)
-                for t in need:
+                for i, w in dxw:
+                    self._edge(w.name, nm, w.bytes,
+                               fit.wnames(i) if fit else None)
+                for t in ts:
                     grads.setdefault(t.name, []).append(nm)
             for wi, w in enumerate(r.weights):
                 nm = out.name + "/grad_" + w.name.rsplit("/", 1)[-1]
-                acts = [r.inputs[i] for i in r.wsave]
+                acts = [r.inputs[i] for i in r.wsave[wi]]
                 moved = out.bytes + sum(t.bytes for t in acts) + w.bytes
                 wf = (r.wflops[wi] if isinstance(r.wflops, (list, tuple))
                       else r.wflops)
                 wit = None
                 if fit is not None:
-                    wit = It(fit.dims, fit.wnames(wi),
+                    # a gradient that reads only dy (a bias's) loops over
+                    # dy's dims only, not the op's reduction
+                    dims, wn = fit.dims, fit.wnames(wi)
+                    if not r.wsave[wi] and fit.out is not None and \
+                            wn is not None and set(wn) <= set(fit.out):
+                        dims = axes_of(fit, fit.out)
+                    wit = It(dims, wn,
                              elem=w.bytes // max(numel(w.shape), 1))
                 self._op(nm, r.type + "GradWeight",
                          op_time_us(wf, moved), w.bytes, r.layer, role="grad",
                          it=wit)
                 if dout:
                     self._edge(dout, nm, out.bytes, fout)
-                for i in r.wsave:
+                for i in r.wsave[wi]:
                     self._edge(r.inputs[i].name, nm, r.inputs[i].bytes,
                                in_names(i))
                 w.grads.append(nm)
