@@ -128,10 +128,18 @@ keys C C-u 4GiB Enter
 wait_settled
 
 # ---- a switches the algorithm ----
-algo0=$(row 1 | sed -n 's/.*algo \([a-z0-9_-]*\).*/\1/p')
+header_algo() { row 1 | sed -n 's/.*algo \([a-z0-9_-]*\).*/\1/p'; }
+algo0=$(header_algo)
 keys a
+# the key is read and the rerun started asynchronously: on a loaded machine
+# wait_settled can return before either; wait (at most 20 s) for the header
+# to move off algo0 first
+end=$(($(date +%s) + 20))
+while [ "$(header_algo)" = "$algo0" ] && [ "$(date +%s)" -lt "$end" ]; do
+	sleep 0.05
+done
 if wait_row 1 "algo [a-z]" && wait_settled; then
-	algo1=$(row 1 | sed -n 's/.*algo \([a-z0-9_-]*\).*/\1/p')
+	algo1=$(header_algo)
 	if [ -n "$algo1" ] && [ "$algo1" != "$algo0" ] &&
 		row 2 | grep -q "^ $algo1:"; then
 		ok tui_a_switches_algorithm
