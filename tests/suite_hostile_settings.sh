@@ -61,6 +61,11 @@ err_case explorer_k_zero 2 "dnnpart explorer: bad -k '0': expected a whole numbe
 	"$G" -k 0
 # the most devices there may be: every algorithm still ends, and fast
 out_case k_1024_every_algorithm 0 '^  mincut ' compare "$GEN" -k 1024
+# a split that would lower to more edges than the simulator can hold is
+# refused with what to change, before it takes gigabytes
+run plan "$GEN" -k 1024 --algo tofu
+suite_check k_1024_tofu_refused_within_bounds 2 \
+	"would make more than 20000000 edges, .*use fewer devices" "$TMP/err"
 
 # ---- memory caps ----
 # a cap of 0 or 1 byte is legal (with its unit: --mem 0 is refused like

@@ -6,6 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most ops and edges a lowered graph may have: beyond them the
+ * simulator's arrays take gigabytes (tofu at K = 1024 on a 500-op graph
+ * went past 16 GiB before this bound). A strategy that would need more is
+ * refused with what to change. */
+#define LOWER_MAX_OPS 10000000u
+#define LOWER_MAX_EDGES 20000000u
+
+static dp_status too_large(const dpi_lower_buf *b, const char *what,
+			   uint32_t max, dp_err *err)
+{
+	return dp_err_set(err, DP_EINPUT, b->src_g->source, 0, 0,
+			  "lowering this strategy of graph '%s' would make "
+			  "more than %u %s, more than the simulator can price "
+			  "in memory; use fewer devices, a smaller split or "
+			  "fewer micro-batches",
+			  b->src_g->name, max, what);
+}
+
 static dp_status nomem(dp_err *err)
 {
 	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
@@ -57,6 +75,8 @@ dp_status dpi_lower_add(dpi_lower_buf *b, const char *name,
 {
 	const dp_graph *sg = b->src_g;
 	const dp_op *so = &sg->ops[op->source];
+	if (b->g->nops >= LOWER_MAX_OPS)
+		return too_large(b, "ops", LOWER_MAX_OPS, err);
 	dp_status st = grow(b, b->g->nops + 1, err);
 	if (st)
 		return st;
@@ -98,6 +118,8 @@ dp_status dpi_lower_add(dpi_lower_buf *b, const char *name,
 dp_status dpi_lower_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
 			 int64_t bytes, bool control, dp_err *err)
 {
+	if (b->g->nedges >= LOWER_MAX_EDGES)
+		return too_large(b, "edges", LOWER_MAX_EDGES, err);
 	return dp_graph_add_edge(b->g, from, to, control ? 0 : bytes, control,
 				 err);
 }
