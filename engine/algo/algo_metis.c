@@ -366,7 +366,7 @@ static dp_status metis_place(const dp_graph *g, const dp_machine *m,
 	if ((st = dpi_ls_cons_init(&cons, g, err)))
 		return st;
 	idx_t *part = NULL;
-	real_t *tp = NULL;
+	real_t *tp = NULL, *ubvec = NULL;
 	int32_t *to_dev = NULL;
 	dp_progress_report(p, "metis", 0.0);
 	if (contract(g, &cons, k, &mg))
@@ -387,11 +387,9 @@ static dp_status metis_place(const dp_graph *g, const dp_machine *m,
 			      : vertex_weights(&mg, (int)ncon)))
 			goto nomem;
 		tp = malloc((size_t)k * (size_t)ncon * sizeof *tp);
-		real_t *ubvec = malloc((size_t)ncon * sizeof *ubvec);
-		if (!tp || !ubvec) {
-			free(ubvec);
+		ubvec = malloc((size_t)ncon * sizeof *ubvec);
+		if (!tp || !ubvec)
 			goto nomem;
-		}
 		target_shares(m, (int)ncon, nwin > 0, tp);
 		ubvec[0] = nwin > 0 ? 1.10f : 1.05f;
 		for (idx_t c = 1; c < ncon; c++)
@@ -422,7 +420,6 @@ static dp_status metis_place(const dp_graph *g, const dp_machine *m,
 					     mg.vwgt, NULL, mg.adjwgt, &nparts,
 					     shares, ubvec, options, &objval,
 					     part);
-		free(ubvec);
 		if (rc != METIS_OK) {
 			/* METIS's own allocation failed: say so, as
 			 * every out-of-memory message does */
@@ -460,6 +457,7 @@ out:
 	mgraph_free(&mg);
 	free(part);
 	free(tp);
+	free(ubvec);
 	free(to_dev);
 	return st;
 }
