@@ -154,4 +154,15 @@ if cat "$G" | timeout 60 "$DNNPART" info /dev/stdin >"$TMP/out" 2>"$TMP/err" &&
 else
 	echo "not ok - info_reads_a_pipe: $(head -c 300 "$TMP/err")"
 fi
+
+# libmetis prints to stdout on some multi-constraint partitions; pardnn's
+# windowed seed must keep it from doing so: --json's stdout is JSON only
+for k in 8 32; do
+	run plan sample_graphs/lstm-lm.json -k "$k" --algo pardnn --json
+	if [ "$rc" -eq 0 ] && python3 -m json.tool "$TMP/out" >/dev/null 2>&1; then
+		echo "ok - pardnn_json_stdout_only_json_lstm_k$k"
+	else
+		echo "not ok - pardnn_json_stdout_only_json_lstm_k$k: rc $rc: $(head -c 200 "$TMP/out")"
+	fi
+done
 exit 0

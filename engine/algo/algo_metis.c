@@ -208,7 +208,7 @@ static int vertex_weights(mgraph *mg, int ncon)
  * of a vertex holds the time of its ops whose compute-only top-level
  * interval has its middle in [w, w + 1) * cp / nwin; each window scaled to
  * VWGT_SCALE (all ones for an empty window). */
-static int window_weights(const dp_graph *g, mgraph *mg, int nwin)
+static int window_weights(const dp_graph *g, mgraph *mg, int nwin, int k)
 {
 	uint32_t n = g->nops;
 	double *tl = calloc((size_t)n + 1, sizeof *tl);
@@ -244,12 +244,23 @@ static int window_weights(const dp_graph *g, mgraph *mg, int nwin)
 		double total = 0;
 		for (idx_t v = 0; v < mg->nv; v++)
 			total += x[(size_t)v * (size_t)nwin + (size_t)w];
+		/* between 1 and half a part's share: libmetis's
+		 * multi-constraint bisection prints "Cannot bisect a graph
+		 * with 0 vertices" and "too many parts" to stdout when a
+		 * constraint leaves most vertices weightless or one vertex
+		 * holds more of a window than a part may (lstm-lm, K=8 and
+		 * 32); a clipped heavy op is still whole in one part, and the
+		 * simulator judges the seed */
 		for (idx_t v = 0; v < mg->nv; v++) {
 			size_t i = (size_t)v * (size_t)nwin + (size_t)w;
-			mg->vwgt[i] = total > 0 ? (idx_t)floor(x[i] / total *
-								   VWGT_SCALE +
-							       0.5)
-						: 1;
+			idx_t wt = total > 0 ? (idx_t)floor(x[i] / total *
+								VWGT_SCALE +
+							    0.5)
+					     : 1;
+			idx_t top = (idx_t)(VWGT_SCALE / (2.0 * k));
+			if (wt > top)
+				wt = top;
+			mg->vwgt[i] = wt < 1 ? 1 : wt;
 		}
 	}
 	free(tl);
@@ -383,7 +394,7 @@ static dp_status metis_place(const dp_graph *g, const dp_machine *m,
 	} else {
 		idx_t ncon = nwin > 0 ? nwin : any_cap(m) ? 2 : 1;
 		if (build_adjacency(g, nwin > 0 ? m : NULL, &mg) ||
-		    (nwin > 0 ? window_weights(g, &mg, nwin)
+		    (nwin > 0 ? window_weights(g, &mg, nwin, k)
 			      : vertex_weights(&mg, (int)ncon)))
 			goto nomem;
 		tp = malloc((size_t)k * (size_t)ncon * sizeof *tp);
@@ -410,8 +421,11 @@ static dp_status metis_place(const dp_graph *g, const dp_machine *m,
 		 * 70 vertices into 16 parts); a tiny graph then uses fewer,
 		 * equal parts, and the extra devices stay empty */
 		real_t *shares = tp;
-		if (nv < (idx_t)METIS_MIN_VERTICES_PER_PART * k) {
-			nparts = nv / METIS_MIN_VERTICES_PER_PART;
+		/* the windows' multi-constraint bisection needs more per part
+		 * (418 ops into 32 parts of 4 windows printed) */
+		idx_t minv = METIS_MIN_VERTICES_PER_PART * (nwin > 0 ? ncon : 1);
+		if (nv < minv * k) {
+			nparts = nv / minv;
 			if (nparts < 2)
 				nparts = 2;
 			shares = NULL;
