@@ -8,7 +8,8 @@
  * balances (builtin_pipe.c) or by pipedream's program (builtin_pipedream.c)
  * for that D, with Megatron's layout inside the stages when T > 1
  * (internal/megatron.h). Candidates, in this order:
- *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`;
+ *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`
+ *      (--tp: that T alone);
  *   D: the divisors of K / T (hybrid; 1 for gpipe/1f1b), S = K / (T D)
  *      (hybrid) or every divisor of K (gpipe/1f1b), S at most the forward
  *      ops;
@@ -353,8 +354,19 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 	int64_t G = dpi_pipe_batch_gcd(g);
 	bool pins = has_pins(g);
 	dp_status st = DP_OK;
+	int want = hybrid ? o->tp : 0; /* --tp: that T alone */
+	if (want > 0 && K % want)
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: --tp %d must divide the %d devices",
+				  name, want, K);
+	if (want > 1 && (pins || !tp_ok(g, want)))
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: --tp %d: %s", name, want,
+				  pins ? "a graph with pins is not split"
+				       : "no `f` or `heads` dim it divides");
 	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {
-		if (K % T || (T > 1 && (pins || !tp_ok(g, T))))
+		if (K % T || (T > 1 && (pins || !tp_ok(g, T))) ||
+		    (want > 0 && T != want))
 			continue;
 		for (int x = 1; !st && x <= K / T; x++) {
 			if ((K / T) % x)
