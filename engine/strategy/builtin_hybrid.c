@@ -363,7 +363,8 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 				  "%s: --tp %d: %s", name, want,
 				  pins ? "a graph with pins is not split"
-				       : "no `f` or `heads` dim it divides");
+				       : "the graph needs an `f` or `heads` "
+					 "dim, and T must divide every `f`");
 	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {
 		if (K % T || (T > 1 && (pins || !tp_ok(g, T))) ||
 		    (want > 0 && T != want))
