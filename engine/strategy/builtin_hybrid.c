@@ -303,8 +303,9 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 		return DP_OK;
 	}
 	if (!st && strcmp(h->name, "hybrid") == 0)
-		snprintf(s.label, sizeof s.label, "hybrid S=%d T=%d D=%d M=%d",
-			 s.pipe.nstages, h->T, D, h->M);
+		snprintf(s.label, sizeof s.label,
+			 "hybrid S=%d T=%d D=%d M=%d%s", s.pipe.nstages, h->T,
+			 D, h->M, h->sch == DP_SCHED_GPIPE ? " gpipe" : "");
 	snprintf(s.algo, sizeof s.algo, "%s", h->name);
 	if (!st)
 		st = add_cand(g, m, L, &s, D, h->T, err);
