@@ -110,13 +110,6 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 {
 	if (dp_strategy_is_file(path))
 		return eval_strategy(o, g, path, m, plan);
-	if (o->schedule >= 0) {
-		fprintf(stderr,
-			"dnnpart: --schedule: %s is a placement, not a "
-			"pipeline strategy\n",
-			path);
-		return 2;
-	}
 	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
 	if (!pl) {
 		fprintf(stderr,
@@ -126,6 +119,15 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 	}
 	dp_placement_info info;
 	int rc = read_placement(path, g, pl, &info);
+	/* said once it has read as one (out of memory, a strategy file is
+	 * not recognised as one, and the reader says so) */
+	if (!rc && o->schedule >= 0) {
+		fprintf(stderr,
+			"dnnpart: --schedule: %s is a placement, not a "
+			"pipeline strategy\n",
+			path);
+		rc = 2;
+	}
 	/* K: -k, else the K a placement file states (the plan was made for
 	 * it: `plan -k 4 -o p.json` then `export GRAPH p.json` draws that
 	 * plan, whatever the graph's machine block says), else the graph's

@@ -91,5 +91,11 @@ sweep pase plan tests/cli/data/mlp4.json -k 4 --algo pase
 	>/dev/null 2>&1
 sweep export_pipe export tests/cli/data/mlp4.json "$TMP/p.json" -k 4 \
 	--pippy "$OUT/a.pippy.py" --megatron "$OUT/a.megatron.sh"
+# a dense sweep: a strategy file that cannot be recognised for want of
+# memory was called a placement by --schedule
+MAXRUNS=400 # a stride of 3: the window it failed in was 4 wide
+sweep eval_schedule eval tests/cli/data/mlp4.json "$TMP/p.json" -k 4 \
+	--schedule gpipe
+MAXRUNS=${ALLOC_MAXRUNS:-120}
 sweep bad_input info tests/bad/json_cycle.json
 exit 0
