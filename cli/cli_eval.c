@@ -74,20 +74,20 @@ static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
 		const char *rest = strchr(s.label, ' ');
 		char label[sizeof s.label];
 		s.pipe.schedule = (dp_schedule)o->schedule;
-		bool gp = s.pipe.schedule == DP_SCHED_GPIPE;
+		size_t n = strlen(s.label);
 		if (!strncmp(s.label, "hybrid ", 7)) {
 			/* hybrid's label ends in " gpipe" for a GPipe order */
-			size_t n = strlen(s.label);
 			if (n > 6 && !strcmp(s.label + n - 6, " gpipe"))
-				s.label[n - 6] = '\0';
-			snprintf(label, sizeof label, "%s%s", s.label,
-				 gp ? " gpipe" : "");
+				s.label[n -= 6] = '\0';
+			if (s.pipe.schedule == DP_SCHED_GPIPE &&
+			    n + 7 <= sizeof s.label)
+				memcpy(s.label + n, " gpipe", 7);
 		} else {
 			snprintf(label, sizeof label, "%s%s",
 				 dp_schedule_name(s.pipe.schedule),
 				 rest ? rest : "");
+			memcpy(s.label, label, sizeof label);
 		}
-		memcpy(s.label, label, sizeof label);
 	}
 	/* K: -k, else the graph's machine block, else what the strategy
 	 * uses */
