@@ -74,9 +74,20 @@ static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
 		const char *rest = strchr(s.label, ' ');
 		char label[sizeof s.label];
 		s.pipe.schedule = (dp_schedule)o->schedule;
-		snprintf(label, sizeof label, "%s%s",
-			 dp_schedule_name(s.pipe.schedule), rest ? rest : "");
-		memcpy(s.label, label, sizeof label);
+		size_t n = strlen(s.label);
+		if (!strncmp(s.label, "hybrid ", 7)) {
+			/* hybrid's label ends in " gpipe" for a GPipe order */
+			if (n > 6 && !strcmp(s.label + n - 6, " gpipe"))
+				s.label[n -= 6] = '\0';
+			if (s.pipe.schedule == DP_SCHED_GPIPE &&
+			    n + 7 <= sizeof s.label)
+				memcpy(s.label + n, " gpipe", 7);
+		} else {
+			snprintf(label, sizeof label, "%s%s",
+				 dp_schedule_name(s.pipe.schedule),
+				 rest ? rest : "");
+			memcpy(s.label, label, sizeof label);
+		}
 	}
 	/* K: -k, else the graph's machine block, else what the strategy
 	 * uses */
@@ -99,13 +110,6 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 {
 	if (dp_strategy_is_file(path))
 		return eval_strategy(o, g, path, m, plan);
-	if (o->schedule >= 0) {
-		fprintf(stderr,
-			"dnnpart: --schedule: %s is a placement, not a "
-			"pipeline strategy\n",
-			path);
-		return 2;
-	}
 	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
 	if (!pl) {
 		fprintf(stderr,
@@ -115,6 +119,15 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 	}
 	dp_placement_info info;
 	int rc = read_placement(path, g, pl, &info);
+	/* said once it has read as one (out of memory, a strategy file is
+	 * not recognised as one, and the reader says so) */
+	if (!rc && o->schedule >= 0) {
+		fprintf(stderr,
+			"dnnpart: --schedule: %s is a placement, not a "
+			"pipeline strategy\n",
+			path);
+		rc = 2;
+	}
 	/* K: -k, else the K a placement file states (the plan was made for
 	 * it: `plan -k 4 -o p.json` then `export GRAPH p.json` draws that
 	 * plan, whatever the graph's machine block says), else the graph's

@@ -186,6 +186,12 @@ int cmd_plan_run(int argc, char **argv)
 			plan.kind == DP_STRAT_PLACEMENT
 				? "placement"
 				: dp_strategy_kind_name(plan.kind));
+	if (o.tp > 0 && strcmp(algo->name, "megatron") != 0 &&
+	    strcmp(algo->name, "hybrid") != 0)
+		fprintf(stderr,
+			"dnnpart: note: --tp applies to megatron and hybrid; "
+			"%s ignores it\n",
+			algo->name);
 	/* dp_plan_run simulates under the model the algorithm optimised for,
 	 * which is the one the user chose */
 	if (o.out && (rc = save_placement(&o, g, &plan)))

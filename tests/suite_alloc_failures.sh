@@ -82,5 +82,20 @@ sweep export_csv_maps export tests/cli/data/diamond.json "$TMP/d.json" \
 	--csv "$OUT/e.csv" --device-map "$OUT/e.devmap.json"
 sweep gen gen --ops 60 -o "$OUT/g.json"
 sweep show show tests/cli/data/diamond.json --view timeline
+# the strategies: a 3D pipeline with tensor-parallel stages, pase's
+# search, and the pipeline exports of a 1f1b plan
+sweep hybrid_tp plan tests/cli/data/mlp4.json -k 4 --algo hybrid --tp 2 \
+	-o "$OUT/h.json"
+sweep pase plan tests/cli/data/mlp4.json -k 4 --algo pase
+"$DNNPART" plan tests/cli/data/mlp4.json -k 4 --algo 1f1b -o "$TMP/p.json" \
+	>/dev/null 2>&1
+sweep export_pipe export tests/cli/data/mlp4.json "$TMP/p.json" -k 4 \
+	--pippy "$OUT/a.pippy.py" --megatron "$OUT/a.megatron.sh"
+# a dense sweep: a strategy file that cannot be recognised for want of
+# memory was called a placement by --schedule
+MAXRUNS=400 # a stride of 3: the window it failed in was 4 wide
+sweep eval_schedule eval tests/cli/data/mlp4.json "$TMP/p.json" -k 4 \
+	--schedule gpipe
+MAXRUNS=${ALLOC_MAXRUNS:-120}
 sweep bad_input info tests/bad/json_cycle.json
 exit 0

@@ -39,8 +39,8 @@ static const char *const two_blocks =
 	"{\"from\":\"layers.1.fc/grad\",\"to\":\"layers.0.fc/grad\"}]}";
 
 /* A pipeline of the blocks on 2 stages of 4 devices, a [2,2] mesh in each:
- * axis 0 splits the batch (dp 2), axis 1 the dim n (tp 2); M = 2. */
-static bool make_3d(const dp_graph *g, dp_strategy *s)
+ * axis 0 splits the batch (dp 2), axis 1 the dim tdim (tp 2); M = 2. */
+static bool make_3d(const dp_graph *g, dp_strategy *s, const char *tdim)
 {
 	dp_err err;
 	dp_strategy_init(s);
@@ -64,7 +64,7 @@ static bool make_3d(const dp_graph *g, dp_strategy *s)
 		const char *n = dp_graph_op_name(g, u);
 		s->pipe.stage[u] = strstr(n, "layers.1") ? 1 : 0;
 		int b = dp_op_find_dim(g, u, "b"),
-		    d = dp_op_find_dim(g, u, "n");
+		    d = dp_op_find_dim(g, u, tdim);
 		if (b >= 0)
 			s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + b] = 1;
 		if (d >= 0)
@@ -100,20 +100,49 @@ static void plan_done(dp_machine *m, dp_plan *p)
 	dp_machine_free(m);
 }
 
-static void test_megatron_reads_dp_and_tp_of_the_stages(void)
-{
-	dp_graph *g = test_json_text(two_blocks);
-	REQUIRE(g);
-	REQUIRE(g->nops == 5);
+/* The graph of text, make_3d's pipeline over tdim and a plan that carries
+ * it; false when any fails (what was made is freed by pipe3d_done). */
+typedef struct pipe3d {
+	dp_graph *g;
 	dp_strategy s;
-	REQUIRE(make_3d(g, &s));
 	dp_machine m;
 	dp_plan p;
-	REQUIRE(plan_with(g, &m, &s, &p));
+} pipe3d;
+
+static bool pipe3d_make(pipe3d *x, const char *text, const char *tdim)
+{
+	memset(x, 0, sizeof *x);
+	dp_strategy_init(&x->s);
+	x->g = test_json_text(text);
+	return x->g && make_3d(x->g, &x->s, tdim) &&
+	       plan_with(x->g, &x->m, &x->s, &x->p);
+}
+
+static void pipe3d_done(pipe3d *x)
+{
+	plan_done(&x->m, &x->p);
+	dp_strategy_free(&x->s);
+	dp_graph_free(x->g);
+}
+
+/* Checks that no file is at path. */
+static void no_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	CHECK(f == NULL);
+	if (f)
+		fclose(f);
+}
+
+static void test_megatron_reads_dp_and_tp_of_the_stages(void)
+{
+	pipe3d x;
+	REQUIRE(pipe3d_make(&x, two_blocks, "n"));
+	REQUIRE(x.g->nops == 5);
 	const char *path = test_tmp_path("3d.megatron.sh");
 	remove(path);
 	dp_err err;
-	CHECK(dp_export_write(path, DP_EXPORT_MEGATRON, g, &m, &p, NULL,
+	CHECK(dp_export_write(path, DP_EXPORT_MEGATRON, x.g, &x.m, &x.p, NULL,
 			      &err) == DP_OK);
 	char *t = test_read_file(path, NULL);
 	REQUIRE(t);
@@ -131,17 +160,15 @@ static void test_megatron_reads_dp_and_tp_of_the_stages(void)
 	/* PiPPy: the split at the module, dots kept */
 	path = test_tmp_path("3d.pippy.py");
 	remove(path);
-	CHECK(dp_export_write(path, DP_EXPORT_PIPPY, g, &m, &p, NULL, &err) ==
-	      DP_OK);
+	CHECK(dp_export_write(path, DP_EXPORT_PIPPY, x.g, &x.m, &x.p, NULL,
+			      &err) == DP_OK);
 	t = test_read_file(path, NULL);
 	REQUIRE(t);
 	CHECK_CONTAINS(t, "    \"layers.1\": SplitPoint.BEGINNING,\n");
 	CHECK_CONTAINS(t, "Schedule1F1B(stage, n_microbatches=N_MICROBATCHES");
 	CHECK_CONTAINS(t, "run 4 such pipelines");
 	free(t);
-	plan_done(&m, &p);
-	dp_strategy_free(&s);
-	dp_graph_free(g);
+	pipe3d_done(&x);
 }
 
 static void test_a_placement_is_no_pipeline(void)
@@ -162,13 +189,53 @@ static void test_a_placement_is_no_pipeline(void)
 		CHECK(dp_export_write(path, kinds[i], g, &m, &p, NULL, &err) ==
 		      DP_EINPUT);
 		CHECK_CONTAINS(err.msg, "export needs a pipeline");
-		FILE *f = fopen(path, "r");
-		CHECK(f == NULL);
-		if (f)
-			fclose(f);
+		no_file(path);
 	}
 	plan_done(&m, &p);
 	dp_graph_free(g);
+}
+
+/* text with every from replaced by to (at most twice as long as from). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+	size_t nf = strlen(from), nt = strlen(to);
+	char *out = malloc(strlen(text) * 2 + 1), *o = out;
+	while (out && *text) {
+		if (!strncmp(text, from, nf)) {
+			memcpy(o, to, nt);
+			o += nt;
+			text += nf;
+		} else {
+			*o++ = *text++;
+		}
+	}
+	if (out)
+		*o = '\0';
+	return out;
+}
+
+/* A tp that does not divide the attention heads (a split Megatron-LM
+ * refuses) is refused by name, with no file. */
+static void test_megatron_refuses_uneven_heads(void)
+{
+	char *a = replace_all(two_blocks, "\"n\":16", "\"heads\":9");
+	char *text = a ? replace_all(a, "\"n\"]", "\"heads\"]") : NULL;
+	free(a);
+	REQUIRE(text);
+	pipe3d x;
+	bool made = pipe3d_make(&x, text, "heads");
+	free(text);
+	REQUIRE(made);
+	const char *path = test_tmp_path("heads.megatron.sh");
+	remove(path);
+	dp_err err;
+	dp_err_clear(&err);
+	CHECK(dp_export_write(path, DP_EXPORT_MEGATRON, x.g, &x.m, &x.p, NULL,
+			      &err) == DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "tp 2 does not divide op 'layers.0.fc''s 9 "
+				"heads");
+	no_file(path);
+	pipe3d_done(&x);
 }
 
 static void test_kinds_by_extension(void)
@@ -184,4 +251,5 @@ static void test_kinds_by_extension(void)
 }
 
 TEST_MAIN(TEST(test_megatron_reads_dp_and_tp_of_the_stages),
-	  TEST(test_a_placement_is_no_pipeline), TEST(test_kinds_by_extension))
+	  TEST(test_a_placement_is_no_pipeline), TEST(test_kinds_by_extension),
+	  TEST(test_megatron_refuses_uneven_heads))

@@ -418,6 +418,48 @@ static void test_hybrid_searches_tp(void)
 	dp_graph_free(g);
 }
 
+/* --tp T restricts hybrid's search to that T (the label names it); a T
+ * that does not divide K, or that no `f` dim takes, is refused by name. */
+static void test_hybrid_takes_tp(void)
+{
+	static const struct {
+		int tp;
+		dp_status st;
+		const char *want; /* in the label, or in the error */
+	} cases[] = {
+		{1, DP_OK, " T=1 "},
+		{2, DP_OK, " T=2 "},
+		{3, DP_EINPUT, "--tp 3 must divide the 8 devices"},
+		{128, DP_EINPUT, "--tp 128 must divide"},
+	};
+	dp_graph *g = chain();
+	REQUIRE(g);
+	test_machine tm;
+	test_machine_init(&tm, 8, 64, 1);
+	const dp_algo *a = dp_algo_find("hybrid");
+	REQUIRE(a);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		dp_algo_opts o;
+		dp_algo_opts_default(&o);
+		o.tp = cases[i].tp;
+		dp_strategy s;
+		dp_strategy_init(&s);
+		dp_err err;
+		dp_err_clear(&err);
+		dp_status st = a->strategize(g, &tm.m, &o, NULL, &s, &err);
+		CHECK_INT(st, cases[i].st);
+		const char *text = st ? err.msg : s.label;
+		if (!strstr(text, cases[i].want))
+			test_fail(__FILE__, __LINE__,
+				  "--tp %d: '%s' lacks '%s'", cases[i].tp, text,
+				  cases[i].want);
+		if (!st)
+			dp_strategy_free(&s);
+	}
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_3d_lowering_all_reduces_inside_groups),
 	  TEST(test_hybrid_no_slower_than_pipelines),
-	  TEST(test_tp_stages_step_by_hand), TEST(test_hybrid_searches_tp))
+	  TEST(test_tp_stages_step_by_hand), TEST(test_hybrid_searches_tp),
+	  TEST(test_hybrid_takes_tp))

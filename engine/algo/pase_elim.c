@@ -149,7 +149,8 @@ static int add_factor(elim *E, const uint32_t *scope, uint8_t n,
 	f->voff = E->nvpool;
 	f->n = n;
 	f->dead = 0;
-	memcpy(E->spool + E->nspool, scope, n * sizeof *scope);
+	if (n) /* an empty scope may be NULL, the pool not yet made */
+		memcpy(E->spool + E->nspool, scope, n * sizeof *scope);
 	E->nspool += n;
 	if (vals)
 		memcpy(E->vpool + E->nvpool, vals, size * sizeof *vals);
@@ -227,7 +228,8 @@ static int process(elim *E, uint32_t v)
 {
 	uint32_t S[MAXS];
 	uint8_t ns = (uint8_t)E->adj[v].n;
-	memcpy(S, E->adj[v].a, ns * sizeof *S);
+	if (ns) /* an op with no neighbour left has no list (NULL) */
+		memcpy(S, E->adj[v].a, ns * sizeof *S);
 	uint32_t size = 1, dv = E->dom[v];
 	for (uint8_t j = 0; j < ns; j++)
 		size *= E->dom[S[j]];
@@ -297,7 +299,8 @@ static int process(elim *E, uint32_t v)
 	sp->soff = E->nspool;
 	sp->n = ns;
 	sp->aoff = E->napool;
-	memcpy(E->spool + E->nspool, S, ns * sizeof *S);
+	if (ns)
+		memcpy(E->spool + E->nspool, S, ns * sizeof *S);
 	E->nspool += ns;
 	E->napool += size;
 	int r = 0;

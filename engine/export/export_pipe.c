@@ -12,6 +12,7 @@
  * first module that begins in the stage (said in the file and the report's
  * note). Megatron counts transformer layers: the blocks of the graph, a
  * layer path up to its first numbered component ("model/h3", "layers/7"). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,10 +346,37 @@ static void write_layout(FILE *f, const uint32_t *counts, int S)
 	}
 }
 
+/* An op whose `heads` dim tp does not divide (the plan splits it
+ * unevenly, which Megatron-LM refuses), or UINT32_MAX. */
+static uint32_t uneven_heads(const dp_graph *g, int tp, int64_t *heads)
+{
+	for (uint32_t u = 0; tp > 1 && u < g->nops; u++) {
+		dp_dims d;
+		int i = dp_op_find_dim(g, u, "heads");
+		if (i >= 0 && dp_op_dims(g, u, &d) && d.sizes[i] % tp != 0) {
+			*heads = d.sizes[i];
+			return u;
+		}
+	}
+	return UINT32_MAX;
+}
+
 static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 				const dp_plan *plan, const pipe_cut *c,
 				dp_err *err)
 {
+	int64_t heads = 0;
+	uint32_t hu = uneven_heads(g, c->tp, &heads);
+	if (hu != UINT32_MAX)
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "Megatron-LM needs the attention heads to "
+				  "divide by the tensor-parallel size, and "
+				  "this plan's tp %d does not divide op "
+				  "'%s''s %lld heads (it splits them "
+				  "unevenly); plan with a --tp that divides "
+				  "%lld",
+				  c->tp, dp_graph_op_name(g, hu),
+				  (long long)heads, (long long)heads);
 	uint32_t *counts = calloc((size_t)c->S, sizeof *counts);
 	if (!counts)
 		return dp_err_set(err, DP_ENOMEM, path, 0, 0,

@@ -8,7 +8,8 @@
  * balances (builtin_pipe.c) or by pipedream's program (builtin_pipedream.c)
  * for that D, with Megatron's layout inside the stages when T > 1
  * (internal/megatron.h). Candidates, in this order:
- *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`;
+ *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`
+ *      (--tp: that T alone);
  *   D: the divisors of K / T (hybrid; 1 for gpipe/1f1b), S = K / (T D)
  *      (hybrid) or every divisor of K (gpipe/1f1b), S at most the forward
  *      ops;
@@ -302,8 +303,9 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 		return DP_OK;
 	}
 	if (!st && strcmp(h->name, "hybrid") == 0)
-		snprintf(s.label, sizeof s.label, "hybrid S=%d T=%d D=%d M=%d",
-			 s.pipe.nstages, h->T, D, h->M);
+		snprintf(s.label, sizeof s.label,
+			 "hybrid S=%d T=%d D=%d M=%d%s", s.pipe.nstages, h->T,
+			 D, h->M, h->sch == DP_SCHED_GPIPE ? " gpipe" : "");
 	snprintf(s.algo, sizeof s.algo, "%s", h->name);
 	if (!st)
 		st = add_cand(g, m, L, &s, D, h->T, err);
@@ -353,8 +355,20 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 	int64_t G = dpi_pipe_batch_gcd(g);
 	bool pins = has_pins(g);
 	dp_status st = DP_OK;
+	int want = hybrid ? o->tp : 0; /* --tp: that T alone */
+	if (want > 0 && K % want)
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: --tp %d must divide the %d devices",
+				  name, want, K);
+	if (want > 1 && (pins || !tp_ok(g, want)))
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: --tp %d: %s", name, want,
+				  pins ? "a graph with pins is not split"
+				       : "the graph needs an `f` or `heads` "
+					 "dim, and T must divide every `f`");
 	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {
-		if (K % T || (T > 1 && (pins || !tp_ok(g, T))))
+		if (K % T || (T > 1 && (pins || !tp_ok(g, T))) ||
+		    (want > 0 && T != want))
 			continue;
 		for (int x = 1; !st && x <= K / T; x++) {
 			if ((K / T) % x)

@@ -19,3 +19,8 @@ $DNNPART eval tests/cli/data/pipe4.json "$D/h.json" --schedule gpipe ||
 $DNNPART compare tests/cli/data/pipe4.json -k 4 -M 8 --algos gpipe,1f1b \
 	--schedule gpipe | grep -E 'S=4 M=8$' |
 	sed -E 's/^[* ] ([a-z0-9]+) .* ([a-z0-9]+ S=4 M=8)$/\1: \2/'
+# hybrid keeps its name: its label ends in " gpipe" for the GPipe order
+$DNNPART plan tests/cli/data/pipe4.json -k 4 --algo hybrid -M 8 \
+	--schedule gpipe -o "$D/y.json" | grep -E '^lowered'
+$DNNPART eval tests/cli/data/pipe4.json "$D/y.json" --schedule 1f1b |
+	grep -E '^lowered'
