@@ -33,16 +33,6 @@
 
 #include "dnnpart/sim.h"
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 int64_t dpi_pipe_batch_gcd(const dp_graph *g)
 {
 	const char *bd = dp_graph_batch_dim(g);
@@ -56,7 +46,7 @@ int64_t dpi_pipe_batch_gcd(const dp_graph *g)
 			continue;
 		dp_dims d;
 		dp_op_dims(g, u, &d);
-		G = gcd64(G, d.sizes[i]);
+		G = dpi_gcd64(G, d.sizes[i]);
 	}
 	return G;
 }
@@ -230,14 +220,6 @@ static dp_status consider(const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
-static bool has_pins(const dp_graph *g)
-{
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (g->ops[u].pin >= 0)
-			return true;
-	return false;
-}
-
 static uint32_t forward_ops(const dp_graph *g)
 {
 	uint8_t *kd = dpi_pipe_kinds(g);
@@ -351,7 +333,7 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 	int K = m->k;
 	uint32_t nf = forward_ops(g);
 	int64_t G = dpi_pipe_batch_gcd(g);
-	bool pins = has_pins(g);
+	bool pins = dpi_graph_has_pins(g);
 	dp_status st = DP_OK;
 	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {
 		if (K % T || (T > 1 && (pins || !tp_ok(g, T))))

@@ -328,16 +328,6 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 	return st;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 /* The default number of micro-batches for S stages (see the top). */
 static int default_microbatches(const dp_graph *g, const uint8_t *kd, int S)
 {
@@ -353,7 +343,7 @@ static int default_microbatches(const dp_graph *g, const uint8_t *kd, int S)
 			continue;
 		dp_dims d;
 		dp_op_dims(g, u, &d);
-		G = gcd64(G, d.sizes[i]);
+		G = dpi_gcd64(G, d.sizes[i]);
 	}
 	if (G == 0)
 		return (int)want;
@@ -381,11 +371,9 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 		return st;
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
-	if (o->microbatches < 0 || o->microbatches > DP_MAX_MICROBATCHES)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "%s: a pipeline needs 1 to %d "
-				  "micro-batches, got %d",
-				  name, DP_MAX_MICROBATCHES, o->microbatches);
+	st = dpi_algo_check_microbatches(o, name, err);
+	if (st)
+		return st;
 	if (sch != DP_SCHED_GPIPE && sch != DP_SCHED_1F1B)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "%s: a pipeline's schedule is gpipe or "
