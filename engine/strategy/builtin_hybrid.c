@@ -33,13 +33,14 @@
 
 #include "dnnpart/sim.h"
 
-int64_t dpi_pipe_batch_gcd(const dp_graph *g)
+int64_t dpi_pipe_batch_gcd(const dp_graph *g, const uint8_t *kd)
 {
 	const char *bd = dp_graph_batch_dim(g);
 	int64_t G = 0;
 	for (uint32_t u = 0; bd[0] && u < g->nops; u++) {
 		dp_role r = dp_op_role(g, u);
-		if (r == DP_ROLE_PARAM || r == DP_ROLE_UPDATE)
+		if (kd ? (dpi_pipe_kind)kd[u] == DPI_PIPE_ONCE
+		       : r == DP_ROLE_PARAM || r == DP_ROLE_UPDATE)
 			continue;
 		int i = dp_op_find_dim(g, u, bd);
 		if (i < 0)
@@ -332,7 +333,7 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 {
 	int K = m->k;
 	uint32_t nf = forward_ops(g);
-	int64_t G = dpi_pipe_batch_gcd(g);
+	int64_t G = dpi_pipe_batch_gcd(g, NULL);
 	bool pins = dpi_graph_has_pins(g);
 	dp_status st = DP_OK;
 	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {

@@ -331,20 +331,9 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 /* The default number of micro-batches for S stages (see the top). */
 static int default_microbatches(const dp_graph *g, const uint8_t *kd, int S)
 {
-	int64_t want = 4 * (int64_t)S, G = 0;
+	int64_t want = 4 * (int64_t)S, G = dpi_pipe_batch_gcd(g, kd);
 	if (want > DP_MAX_MICROBATCHES)
 		want = DP_MAX_MICROBATCHES;
-	const char *bd = dp_graph_batch_dim(g);
-	for (uint32_t u = 0; bd[0] && u < g->nops; u++) {
-		if ((dpi_pipe_kind)kd[u] == DPI_PIPE_ONCE)
-			continue;
-		int i = dp_op_find_dim(g, u, bd);
-		if (i < 0)
-			continue;
-		dp_dims d;
-		dp_op_dims(g, u, &d);
-		G = dpi_gcd64(G, d.sizes[i]);
-	}
 	if (G == 0)
 		return (int)want;
 	for (int64_t m = want; m > 1; m--)

@@ -220,7 +220,7 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 	/* every replication D that divides K (and M x D the batch), each
 	 * stage on D devices; the least slowest stage wins, then the
 	 * smaller D */
-	int64_t G = dpi_pipe_batch_gcd(g);
+	int64_t G = dpi_pipe_batch_gcd(g, NULL);
 	double best = 0;
 	int bestD = 0, bestS = 0, bestM = 0;
 	int32_t *bestfs = NULL;
