@@ -624,6 +624,21 @@ uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 	return id;
 }
 
+uint32_t test_add_role_op(dp_graph *g, const char *name, double t, int64_t out,
+			  dp_role role)
+{
+	uint32_t id = test_add_op(g, name, t, out, NULL);
+	if (role != DP_ROLE_NONE && dp_graph_set_role(g, id, role, NULL))
+		test_fail(__FILE__, __LINE__, "set_role %s", name);
+	return id;
+}
+
+void test_add_edge(dp_graph *g, uint32_t a, uint32_t b)
+{
+	if (dp_graph_add_edge(g, a, b, -1, false, NULL))
+		test_fail(__FILE__, __LINE__, "add_edge");
+}
+
 /* One edge "FROM>TO" or "FROM~TO" of test_graph_text. */
 static void text_edge(dp_graph *g, char *w, int64_t bytes)
 {

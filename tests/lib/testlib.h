@@ -122,6 +122,12 @@ bool test_comma_locale(void);
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 		     const char *layer);
 
+/* test_add_op (no layer) with a role (DP_ROLE_NONE: none set). */
+uint32_t test_add_role_op(dp_graph *g, const char *name, double t, int64_t out,
+			  dp_role role);
+/* A data edge a -> b of a's output bytes; refused, a test failure. */
+void test_add_edge(dp_graph *g, uint32_t a, uint32_t b);
+
 /* A graph named name, not finalized, from a compact text: the ops,
  * "NAME[:TIME]" separated by blanks (TIME in us, 0 when not given; no
  * output bytes), numbered 0, 1, ... in that order; then after ';' the edges,
