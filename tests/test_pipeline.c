@@ -205,14 +205,9 @@ static void test_grads_accumulate_before_the_update(void)
 	uint32_t b = test_add_role_op(g, "fc/grad", 8, 400, DP_ROLE_BACKWARD);
 	uint32_t gw = test_add_role_op(g, "fc/grad_w", 8, 4096, DP_ROLE_GRAD);
 	uint32_t up = test_add_role_op(g, "w/adam", 2, 0, DP_ROLE_UPDATE);
-	test_add_edge(g, w, f);
-	test_add_edge(g, x, f);
-	test_add_edge(g, f, l);
-	test_add_edge(g, l, b);
-	test_add_edge(g, x, gw);
-	test_add_edge(g, l, gw);
-	test_add_edge(g, gw, up);
-	test_add_edge(g, w, up);
+	const uint32_t e[][2] = {{w, f},  {x, f},  {f, l},   {l, b},
+				 {x, gw}, {l, gw}, {gw, up}, {w, up}};
+	test_add_edges(g, e, 8);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	machine(&m, 1, 1e3);
@@ -542,11 +537,9 @@ static void test_forward_after_backward_is_backward(void)
 	uint32_t t =
 		test_add_role_op(g, "gradients/tuple", 0, 0, DP_ROLE_FORWARD);
 	uint32_t b0 = test_add_role_op(g, "f0/grad", 8, 0, DP_ROLE_BACKWARD);
-	test_add_edge(g, f0, f1);
-	test_add_edge(g, f1, b1);
-	test_add_edge(g, b1, t);
-	test_add_edge(g, t, b0);
-	test_add_edge(g, f0, b0);
+	const uint32_t e[][2] = {
+		{f0, f1}, {f1, b1}, {b1, t}, {t, b0}, {f0, b0}};
+	test_add_edges(g, e, 5);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	machine(&m, 2, 1e6);

@@ -639,6 +639,12 @@ void test_add_edge(dp_graph *g, uint32_t a, uint32_t b)
 		test_fail(__FILE__, __LINE__, "add_edge");
 }
 
+void test_add_edges(dp_graph *g, const uint32_t (*e)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		test_add_edge(g, e[i][0], e[i][1]);
+}
+
 /* One edge "FROM>TO" or "FROM~TO" of test_graph_text. */
 static void text_edge(dp_graph *g, char *w, int64_t bytes)
 {

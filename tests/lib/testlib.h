@@ -127,6 +127,8 @@ uint32_t test_add_role_op(dp_graph *g, const char *name, double t, int64_t out,
 			  dp_role role);
 /* A data edge a -> b of a's output bytes; refused, a test failure. */
 void test_add_edge(dp_graph *g, uint32_t a, uint32_t b);
+/* test_add_edge for each pair e[i][0] -> e[i][1], i < n. */
+void test_add_edges(dp_graph *g, const uint32_t (*e)[2], size_t n);
 
 /* A graph named name, not finalized, from a compact text: the ops,
  * "NAME[:TIME]" separated by blanks (TIME in us, 0 when not given; no
