@@ -37,10 +37,7 @@ static dp_graph *two_layers(void)
 	uint32_t loss = test_add_role_op(g, "loss", 0, 0, DP_ROLE_LOSS);
 	test_add_edge(g, f[1], loss);
 	for (int i = 1; i >= 0; i--) {
-		snprintf(n, sizeof n, "f%d/grad", i);
-		b[i] = test_add_role_op(g, n, 8, A, DP_ROLE_BACKWARD);
-		test_add_edge(g, i == 1 ? loss : b[i + 1], b[i]);
-		test_add_edge(g, f[i], b[i]);
+		b[i] = test_add_grad(g, f[i], i == 1 ? loss : b[i + 1], 8, A);
 		snprintf(n, sizeof n, "f%d/grad_w", i);
 		gw[i] = test_add_role_op(g, n, 4, W, DP_ROLE_GRAD);
 		test_add_edge(g, b[i], gw[i]);
@@ -49,11 +46,15 @@ static dp_graph *two_layers(void)
 		test_add_edge(g, gw[i], up[i]);
 		test_add_edge(g, w[i], up[i]);
 	}
-	if (dp_graph_finalize(g, NULL)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
+}
+
+/* Four devices of no cap, links of latency lat and 100 bytes/us. */
+static void four_devices(dp_machine *m, double lat)
+{
+	REQUIRE(dp_machine_init(m, 4, NULL) == DP_OK);
+	m->lat = lat;
+	m->bw = 100;
 }
 
 /* Stage 0 = layer 0 on devices {0,1}, stage 1 = layer 1 on {2,3}: the
@@ -65,9 +66,7 @@ static void test_3d_lowering_all_reduces_inside_groups(void)
 	dp_graph *g = two_layers();
 	REQUIRE(g);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-	m.lat = 0;
-	m.bw = 100;
+	four_devices(&m, 0);
 	dp_strategy s;
 	dp_err err;
 	dp_strategy_init(&s);
@@ -196,9 +195,7 @@ static void test_hybrid_no_slower_than_pipelines(void)
 	dp_graph *g = two_layers();
 	REQUIRE(g);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-	m.lat = 1;
-	m.bw = 100;
+	four_devices(&m, 1);
 	const char *others[] = {"1f1b", "gpipe", "pipedream"};
 	dp_strategy h = hybrid_vs(g, &m, others, 3);
 	CHECK(h.k <= 4);

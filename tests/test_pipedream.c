@@ -195,16 +195,10 @@ static dp_graph *chain4(int64_t wbytes)
 	uint32_t loss = test_add_role_op(g, "loss", 0, 0, DP_ROLE_LOSS);
 	test_add_edge(g, f[3], loss);
 	for (int i = 3; i >= 0; i--) {
-		snprintf(name, sizeof name, "f%d/grad", i);
-		b[i] = test_add_role_op(g, name, t[i], 0, DP_ROLE_BACKWARD);
-		test_add_edge(g, i == 3 ? loss : b[i + 1], b[i]);
-		test_add_edge(g, f[i], b[i]);
+		b[i] = test_add_grad(g, f[i], i == 3 ? loss : b[i + 1], t[i],
+				     0);
 	}
-	if (dp_graph_finalize(g, NULL)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 /* The pipedream algorithm's plan of g on m with M micro-batches. */

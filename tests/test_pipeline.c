@@ -43,18 +43,11 @@ static dp_graph *pipe_graph(int S, double t, int64_t out, bool backward)
 		loss = test_add_role_op(g, "loss", 0, 0, DP_ROLE_LOSS);
 		test_add_edge(g, f[S - 1], loss);
 		for (int i = S - 1; i >= 0; i--) {
-			snprintf(name, sizeof name, "f%d/grad", i);
-			b[i] = test_add_role_op(g, name, t, 0,
-						DP_ROLE_BACKWARD);
-			test_add_edge(g, i == S - 1 ? loss : b[i + 1], b[i]);
-			test_add_edge(g, f[i], b[i]);
+			b[i] = test_add_grad(
+				g, f[i], i == S - 1 ? loss : b[i + 1], t, 0);
 		}
 	}
-	if (dp_graph_finalize(g, NULL)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 static dp_status strategize(const char *algo, const dp_graph *g,

@@ -639,6 +639,17 @@ void test_add_edge(dp_graph *g, uint32_t a, uint32_t b)
 		test_fail(__FILE__, __LINE__, "add_edge");
 }
 
+uint32_t test_add_grad(dp_graph *g, uint32_t f, uint32_t from, double t,
+		       int64_t out)
+{
+	char name[256];
+	snprintf(name, sizeof name, "%s/grad", dp_graph_op_name(g, f));
+	uint32_t b = test_add_role_op(g, name, t, out, DP_ROLE_BACKWARD);
+	test_add_edge(g, from, b);
+	test_add_edge(g, f, b);
+	return b;
+}
+
 void test_add_edges(dp_graph *g, const uint32_t (*e)[2], size_t n)
 {
 	for (size_t i = 0; i < n; i++)
