@@ -2,6 +2,8 @@
  * command (see cli_progress.h). */
 #include "cli_progress.h"
 
+#include "cli.h"
+
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -93,4 +95,17 @@ void cli_progress_end(cli_progress *cp)
 			sigaction(cancel_signals[i], &saved[i], NULL);
 	for (size_t i = 0; i < NSIGNALS; i++)
 		caught[i] = false;
+}
+
+void cli_run_begin(cli_run *r, const struct cli_opts *o, const char *label)
+{
+	cli_algo_opts(o, &r->ao);
+	cli_progress_begin(&r->cp, CLI_CANCEL_SIGINT_ONCE, label);
+	dp_err_clear(&r->err);
+}
+
+int cli_run_end(cli_run *r, dp_status st)
+{
+	cli_progress_end(&r->cp);
+	return st ? cli_error(&r->err) : 0;
 }

@@ -37,6 +37,20 @@ typedef enum cli_cancel_on {
  * as a background job's SIGINT, stays ignored) and names the run label.
  * cp->p reports progress only when stderr is a terminal. */
 void cli_progress_begin(cli_progress *cp, cli_cancel_on on, const char *label);
+struct cli_opts;
+/* An algorithm's run from the command line (plan, fit). */
+typedef struct cli_run {
+	dp_algo_opts ao;
+	cli_progress cp;
+	dp_err err;
+} cli_run;
+/* r->ao from o (cli_algo_opts), r->cp begun so that Ctrl-C cancels the
+ * algorithm (it polls the flag) and a second kills, named label, and
+ * r->err cleared. */
+void cli_run_begin(cli_run *r, const struct cli_opts *o, const char *label);
+/* Ends r->cp; then 0 when st is DP_OK, else prints r->err (cli_error) and
+ * returns its exit code. */
+int cli_run_end(cli_run *r, dp_status st);
 /* Names what runs from now on (a new line on the next report). */
 void cli_progress_label(cli_progress *cp, const char *label);
 /* Erases the progress line, if one is shown. */

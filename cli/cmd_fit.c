@@ -260,19 +260,13 @@ int cmd_fit_run(int argc, char **argv)
 				     m.k - 1);
 		goto out;
 	}
-	dp_algo_opts ao;
-	cli_algo_opts(&o, &ao);
-	cli_progress cp;
-	cli_progress_begin(&cp, CLI_CANCEL_SIGINT_ONCE, "fitting");
+	cli_run run;
+	cli_run_begin(&run, &o, "fitting");
 	dp_fit_result r;
-	dp_err err;
-	dp_err_clear(&err);
-	dp_status st = dp_fit_run(g, &m, algo, &ao, &fa.fo, &cp.p, &r, &err);
-	cli_progress_end(&cp);
-	if (st) {
-		rc = cli_error(&err);
+	rc = cli_run_end(&run, dp_fit_run(g, &m, algo, &run.ao, &fa.fo,
+					  &run.cp.p, &r, &run.err));
+	if (rc)
 		goto out;
-	}
 	if (o.json)
 		print_json(stdout, g, algo, &r);
 	else

@@ -164,20 +164,13 @@ int cmd_plan_run(int argc, char **argv)
 	dp_machine m;
 	if ((rc = cli_load_graph_machine(&o, &g, &m)))
 		return rc;
-	dp_algo_opts ao;
-	cli_algo_opts(&o, &ao);
-	/* Ctrl-C cancels the algorithm (it polls the flag); a second kills */
-	cli_progress cp;
-	cli_progress_begin(&cp, CLI_CANCEL_SIGINT_ONCE, "planning");
+	cli_run run;
+	cli_run_begin(&run, &o, "planning");
 	dp_plan plan;
-	dp_err err;
-	dp_err_clear(&err);
-	dp_status st = dp_plan_run(g, &m, algo, &ao, &cp.p, &plan, &err);
-	cli_progress_end(&cp);
-	if (st) {
-		rc = cli_error(&err);
+	rc = cli_run_end(&run, dp_plan_run(g, &m, algo, &run.ao, &run.cp.p,
+					   &plan, &run.err));
+	if (rc)
 		goto out;
-	}
 	if (o.schedule >= 0 && plan.kind != DP_STRAT_PIPELINE)
 		fprintf(stderr,
 			"dnnpart: note: --schedule applies to pipelines; %s "

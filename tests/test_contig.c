@@ -22,6 +22,19 @@ static dp_graph *chain(int n, const double *t, const int64_t *param)
 	return g;
 }
 
+/* Six ops of the given times with params of 100 bytes each, finalized
+ * (NULL when that fails). */
+static dp_graph *chain6_params(const double *t)
+{
+	const int64_t par[6] = {100, 100, 100, 100, 100, 100};
+	dp_graph *g = chain(6, t, par);
+	if (dp_graph_finalize(g, NULL) != DP_OK) {
+		dp_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
 static dp_status run(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		     const dp_progress *p)
 {
@@ -68,10 +81,8 @@ static void test_contig_follows_speeds(void)
  * stage 11), and the simulator agrees that it fits. */
 static void test_contig_respects_caps(void)
 {
-	double t[6] = {10, 1, 1, 1, 1, 1};
-	int64_t par[6] = {100, 100, 100, 100, 100, 100};
-	dp_graph *g = chain(6, t, par);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_graph *g = chain6_params((const double[]){10, 1, 1, 1, 1, 1});
+	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(test_machine_make(&m, 3, NULL, NULL));
 	int32_t pl[6];
@@ -92,10 +103,8 @@ static void test_contig_respects_caps(void)
  * three ops and overflows by the same amount. The plan says infeasible. */
 static void test_contig_spreads_overflow(void)
 {
-	int64_t par[6] = {100, 100, 100, 100, 100, 100};
-	double t[6] = {1, 1, 1, 1, 1, 50};
-	dp_graph *g = chain(6, t, par);
-	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
+	dp_graph *g = chain6_params((const double[]){1, 1, 1, 1, 1, 50});
+	REQUIRE(g);
 	dp_machine m;
 	REQUIRE(test_machine_make(&m, 2, "200B", NULL));
 	dp_plan p;

@@ -15,21 +15,6 @@
 #include "lib/fixtures.h"
 #include "lib/testlib.h"
 
-static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
-		    dp_role role)
-{
-	uint32_t id = test_add_op(g, name, t, out, NULL);
-	if (dp_graph_set_role(g, id, role, NULL))
-		test_fail(__FILE__, __LINE__, "set_role %s", name);
-	return id;
-}
-
-static void edge(dp_graph *g, uint32_t a, uint32_t b)
-{
-	if (dp_graph_add_edge(g, a, b, -1, false, NULL))
-		test_fail(__FILE__, __LINE__, "add_edge");
-}
-
 #define W 1200 /* weight bytes per layer */
 #define A 800  /* activation bytes per layer (whole batch) */
 
@@ -42,33 +27,34 @@ static dp_graph *two_layers(void)
 	char n[32];
 	for (int i = 0; i < 2; i++) {
 		snprintf(n, sizeof n, "w%d", i);
-		w[i] = add(g, n, 0, W, DP_ROLE_PARAM);
+		w[i] = test_add_role_op(g, n, 0, W, DP_ROLE_PARAM);
 		snprintf(n, sizeof n, "f%d", i);
-		f[i] = add(g, n, 8, A, DP_ROLE_FORWARD);
-		edge(g, w[i], f[i]);
+		f[i] = test_add_role_op(g, n, 8, A, DP_ROLE_FORWARD);
+		test_add_edge(g, w[i], f[i]);
 		if (i)
-			edge(g, f[i - 1], f[i]);
+			test_add_edge(g, f[i - 1], f[i]);
 	}
-	uint32_t loss = add(g, "loss", 0, 0, DP_ROLE_LOSS);
-	edge(g, f[1], loss);
+	uint32_t loss = test_add_role_op(g, "loss", 0, 0, DP_ROLE_LOSS);
+	test_add_edge(g, f[1], loss);
 	for (int i = 1; i >= 0; i--) {
-		snprintf(n, sizeof n, "f%d/grad", i);
-		b[i] = add(g, n, 8, A, DP_ROLE_BACKWARD);
-		edge(g, i == 1 ? loss : b[i + 1], b[i]);
-		edge(g, f[i], b[i]);
+		b[i] = test_add_grad(g, f[i], i == 1 ? loss : b[i + 1], 8, A);
 		snprintf(n, sizeof n, "f%d/grad_w", i);
-		gw[i] = add(g, n, 4, W, DP_ROLE_GRAD);
-		edge(g, b[i], gw[i]);
+		gw[i] = test_add_role_op(g, n, 4, W, DP_ROLE_GRAD);
+		test_add_edge(g, b[i], gw[i]);
 		snprintf(n, sizeof n, "w%d/update", i);
-		up[i] = add(g, n, 1, W, DP_ROLE_UPDATE);
-		edge(g, gw[i], up[i]);
-		edge(g, w[i], up[i]);
+		up[i] = test_add_role_op(g, n, 1, W, DP_ROLE_UPDATE);
+		test_add_edge(g, gw[i], up[i]);
+		test_add_edge(g, w[i], up[i]);
 	}
-	if (dp_graph_finalize(g, NULL)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
+}
+
+/* Four devices of no cap, links of latency lat and 100 bytes/us. */
+static void four_devices(dp_machine *m, double lat)
+{
+	REQUIRE(dp_machine_init(m, 4, NULL) == DP_OK);
+	m->lat = lat;
+	m->bw = 100;
 }
 
 /* Stage 0 = layer 0 on devices {0,1}, stage 1 = layer 1 on {2,3}: the
@@ -80,9 +66,7 @@ static void test_3d_lowering_all_reduces_inside_groups(void)
 	dp_graph *g = two_layers();
 	REQUIRE(g);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-	m.lat = 0;
-	m.bw = 100;
+	four_devices(&m, 0);
 	dp_strategy s;
 	dp_err err;
 	dp_strategy_init(&s);
@@ -211,9 +195,7 @@ static void test_hybrid_no_slower_than_pipelines(void)
 	dp_graph *g = two_layers();
 	REQUIRE(g);
 	dp_machine m;
-	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
-	m.lat = 1;
-	m.bw = 100;
+	four_devices(&m, 1);
 	const char *others[] = {"1f1b", "gpipe", "pipedream"};
 	dp_strategy h = hybrid_vs(g, &m, others, 3);
 	CHECK(h.k <= 4);

@@ -170,21 +170,6 @@ static void test_equals_brute_force_on_small_chains(void)
 	CHECK(capped > 0);
 }
 
-static uint32_t add(dp_graph *g, const char *name, double t, int64_t out,
-		    dp_role role)
-{
-	uint32_t id = test_add_op(g, name, t, out, NULL);
-	if (dp_graph_set_role(g, id, role, NULL))
-		test_fail(__FILE__, __LINE__, "set_role %s", name);
-	return id;
-}
-
-static void edge(dp_graph *g, uint32_t a, uint32_t b)
-{
-	if (dp_graph_add_edge(g, a, b, -1, false, NULL))
-		test_fail(__FILE__, __LINE__, "add_edge");
-}
-
 /* Forward ops f0..f3 of 1, 3, 1, 1 µs with mirrored backward ops of the
  * same times, each reading a param w<i> of wbytes. On 2 devices with
  * weights of 100 bytes on a link of 1 byte/µs, data parallelism costs
@@ -199,25 +184,21 @@ static dp_graph *chain4(int64_t wbytes)
 	char name[32];
 	for (int i = 0; i < 4; i++) {
 		snprintf(name, sizeof name, "f%d", i);
-		f[i] = add(g, name, t[i], 0, DP_ROLE_FORWARD);
+		f[i] = test_add_role_op(g, name, t[i], 0, DP_ROLE_FORWARD);
 		snprintf(name, sizeof name, "w%d", i);
-		edge(g, add(g, name, 0, wbytes, DP_ROLE_PARAM), f[i]);
+		test_add_edge(
+			g, test_add_role_op(g, name, 0, wbytes, DP_ROLE_PARAM),
+			f[i]);
 		if (i)
-			edge(g, f[i - 1], f[i]);
+			test_add_edge(g, f[i - 1], f[i]);
 	}
-	uint32_t loss = add(g, "loss", 0, 0, DP_ROLE_LOSS);
-	edge(g, f[3], loss);
+	uint32_t loss = test_add_role_op(g, "loss", 0, 0, DP_ROLE_LOSS);
+	test_add_edge(g, f[3], loss);
 	for (int i = 3; i >= 0; i--) {
-		snprintf(name, sizeof name, "f%d/grad", i);
-		b[i] = add(g, name, t[i], 0, DP_ROLE_BACKWARD);
-		edge(g, i == 3 ? loss : b[i + 1], b[i]);
-		edge(g, f[i], b[i]);
+		b[i] = test_add_grad(g, f[i], i == 3 ? loss : b[i + 1], t[i],
+				     0);
 	}
-	if (dp_graph_finalize(g, NULL)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 /* The pipedream algorithm's plan of g on m with M micro-batches. */
@@ -289,16 +270,16 @@ static void test_sync_model_matches_the_simulator(void)
 {
 	enum { W = 1200 };
 	dp_graph *g = dp_graph_new("one");
-	uint32_t w = add(g, "w", 0, W, DP_ROLE_PARAM);
-	uint32_t f = add(g, "f", 8, 800, DP_ROLE_FORWARD);
-	uint32_t loss = add(g, "loss", 0, 0, DP_ROLE_LOSS);
-	uint32_t b = add(g, "f/grad", 8, 800, DP_ROLE_BACKWARD);
-	uint32_t gw = add(g, "f/grad_w", 4, W, DP_ROLE_GRAD);
-	uint32_t up = add(g, "w/update", 0, W, DP_ROLE_UPDATE);
+	uint32_t w = test_add_role_op(g, "w", 0, W, DP_ROLE_PARAM);
+	uint32_t f = test_add_role_op(g, "f", 8, 800, DP_ROLE_FORWARD);
+	uint32_t loss = test_add_role_op(g, "loss", 0, 0, DP_ROLE_LOSS);
+	uint32_t b = test_add_role_op(g, "f/grad", 8, 800, DP_ROLE_BACKWARD);
+	uint32_t gw = test_add_role_op(g, "f/grad_w", 4, W, DP_ROLE_GRAD);
+	uint32_t up = test_add_role_op(g, "w/update", 0, W, DP_ROLE_UPDATE);
 	const uint32_t e[][2] = {{w, f},  {f, loss}, {loss, b}, {f, b},
 				 {b, gw}, {gw, up},  {w, up}};
 	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
-		edge(g, e[i][0], e[i][1]);
+		test_add_edge(g, e[i][0], e[i][1]);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	test_machine tm;
 	test_machine_init(&tm, 2, 1000, 0);

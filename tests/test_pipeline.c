@@ -22,21 +22,6 @@ static void machine(dp_machine *m, int k, double bw)
 	m->bw = bw;
 }
 
-static uint32_t op(dp_graph *g, const char *name, double t, int64_t out,
-		   dp_role role)
-{
-	uint32_t id = test_add_op(g, name, t, out, NULL);
-	if (role != DP_ROLE_NONE && dp_graph_set_role(g, id, role, NULL))
-		test_fail(__FILE__, __LINE__, "set_role %s", name);
-	return id;
-}
-
-static void edge(dp_graph *g, uint32_t a, uint32_t b)
-{
-	if (dp_graph_add_edge(g, a, b, -1, false, NULL))
-		test_fail(__FILE__, __LINE__, "add_edge");
-}
-
 /* A pipeline of S forward ops f<i> of t us, each out bytes: with backward,
  * a loss (0 us, 0 bytes) after f<S-1> and backward ops f<i>/grad of t us
  * and 0 bytes, f<i+1>/grad -> f<i>/grad, each reading its forward op's
@@ -48,26 +33,21 @@ static dp_graph *pipe_graph(int S, double t, int64_t out, bool backward)
 	char name[32];
 	for (int i = 0; i < S; i++) {
 		snprintf(name, sizeof name, "f%d", i);
-		f[i] = op(g, name, t, out,
-			  backward ? DP_ROLE_FORWARD : DP_ROLE_NONE);
+		f[i] = test_add_role_op(g, name, t, out,
+					backward ? DP_ROLE_FORWARD
+						 : DP_ROLE_NONE);
 		if (i)
-			edge(g, f[i - 1], f[i]);
+			test_add_edge(g, f[i - 1], f[i]);
 	}
 	if (backward) {
-		loss = op(g, "loss", 0, 0, DP_ROLE_LOSS);
-		edge(g, f[S - 1], loss);
+		loss = test_add_role_op(g, "loss", 0, 0, DP_ROLE_LOSS);
+		test_add_edge(g, f[S - 1], loss);
 		for (int i = S - 1; i >= 0; i--) {
-			snprintf(name, sizeof name, "f%d/grad", i);
-			b[i] = op(g, name, t, 0, DP_ROLE_BACKWARD);
-			edge(g, i == S - 1 ? loss : b[i + 1], b[i]);
-			edge(g, f[i], b[i]);
+			b[i] = test_add_grad(
+				g, f[i], i == S - 1 ? loss : b[i + 1], t, 0);
 		}
 	}
-	if (dp_graph_finalize(g, NULL)) {
-		dp_graph_free(g);
-		return NULL;
-	}
-	return g;
+	return test_finalized(g);
 }
 
 static dp_status strategize(const char *algo, const dp_graph *g,
@@ -210,22 +190,17 @@ static void test_1f1b_stashes_s_microbatches_gpipe_m(void)
 static void test_grads_accumulate_before_the_update(void)
 {
 	dp_graph *g = dp_graph_new("acc");
-	uint32_t w = op(g, "w", 0, 0, DP_ROLE_PARAM);
+	uint32_t w = test_add_role_op(g, "w", 0, 0, DP_ROLE_PARAM);
 	g->ops[w].param_bytes = 4096;
-	uint32_t x = op(g, "x", 0, 400, DP_ROLE_INPUT);
-	uint32_t f = op(g, "fc", 8, 800, DP_ROLE_FORWARD);
-	uint32_t l = op(g, "loss", 4, 4, DP_ROLE_LOSS);
-	uint32_t b = op(g, "fc/grad", 8, 400, DP_ROLE_BACKWARD);
-	uint32_t gw = op(g, "fc/grad_w", 8, 4096, DP_ROLE_GRAD);
-	uint32_t up = op(g, "w/adam", 2, 0, DP_ROLE_UPDATE);
-	edge(g, w, f);
-	edge(g, x, f);
-	edge(g, f, l);
-	edge(g, l, b);
-	edge(g, x, gw);
-	edge(g, l, gw);
-	edge(g, gw, up);
-	edge(g, w, up);
+	uint32_t x = test_add_role_op(g, "x", 0, 400, DP_ROLE_INPUT);
+	uint32_t f = test_add_role_op(g, "fc", 8, 800, DP_ROLE_FORWARD);
+	uint32_t l = test_add_role_op(g, "loss", 4, 4, DP_ROLE_LOSS);
+	uint32_t b = test_add_role_op(g, "fc/grad", 8, 400, DP_ROLE_BACKWARD);
+	uint32_t gw = test_add_role_op(g, "fc/grad_w", 8, 4096, DP_ROLE_GRAD);
+	uint32_t up = test_add_role_op(g, "w/adam", 2, 0, DP_ROLE_UPDATE);
+	const uint32_t e[][2] = {{w, f},  {x, f},  {f, l},   {l, b},
+				 {x, gw}, {l, gw}, {gw, up}, {w, up}};
+	test_add_edges(g, e, 8);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	machine(&m, 1, 1e3);
@@ -505,9 +480,9 @@ static void test_check_names_what_is_wrong(void)
 static void test_microbatches_must_divide_the_batch(void)
 {
 	dp_graph *g = dp_graph_new("b6");
-	uint32_t x = op(g, "x", 1, 6 * 4 * 4, DP_ROLE_INPUT);
-	uint32_t h = op(g, "h", 3, 6 * 4 * 4, DP_ROLE_FORWARD);
-	edge(g, x, h);
+	uint32_t x = test_add_role_op(g, "x", 1, 6 * 4 * 4, DP_ROLE_INPUT);
+	uint32_t h = test_add_role_op(g, "h", 3, 6 * 4 * 4, DP_ROLE_FORWARD);
+	test_add_edge(g, x, h);
 	const char *names[] = {"b", "k"};
 	int64_t sizes[] = {6, 4};
 	dp_dims_spec spec = {2, names, sizes, 2, names, -1, NULL, 0};
@@ -549,16 +524,15 @@ static void test_microbatches_must_divide_the_batch(void)
 static void test_forward_after_backward_is_backward(void)
 {
 	dp_graph *g = dp_graph_new("late");
-	uint32_t f0 = op(g, "f0", 8, 0, DP_ROLE_FORWARD);
-	uint32_t f1 = op(g, "f1", 8, 0, DP_ROLE_FORWARD);
-	uint32_t b1 = op(g, "f1/grad", 8, 0, DP_ROLE_BACKWARD);
-	uint32_t t = op(g, "gradients/tuple", 0, 0, DP_ROLE_FORWARD);
-	uint32_t b0 = op(g, "f0/grad", 8, 0, DP_ROLE_BACKWARD);
-	edge(g, f0, f1);
-	edge(g, f1, b1);
-	edge(g, b1, t);
-	edge(g, t, b0);
-	edge(g, f0, b0);
+	uint32_t f0 = test_add_role_op(g, "f0", 8, 0, DP_ROLE_FORWARD);
+	uint32_t f1 = test_add_role_op(g, "f1", 8, 0, DP_ROLE_FORWARD);
+	uint32_t b1 = test_add_role_op(g, "f1/grad", 8, 0, DP_ROLE_BACKWARD);
+	uint32_t t =
+		test_add_role_op(g, "gradients/tuple", 0, 0, DP_ROLE_FORWARD);
+	uint32_t b0 = test_add_role_op(g, "f0/grad", 8, 0, DP_ROLE_BACKWARD);
+	const uint32_t e[][2] = {
+		{f0, f1}, {f1, b1}, {b1, t}, {t, b0}, {f0, b0}};
+	test_add_edges(g, e, 5);
 	REQUIRE(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_machine m;
 	machine(&m, 2, 1e6);

@@ -285,11 +285,8 @@ static void check_list_moves(vstate *st)
 static void with_prev(vstate *st)
 {
 	dp_machine m;
-	fx_machine(&m, true);
 	dp_plan p;
-	fx_plan(&p, &m);
-	p.placement[4] = 2;
-	p.placement[9] = 0;
+	fx_moved_plan(&p, &m, true, 9, 0);
 	state_set_plan(st, &p, st->gen);
 	dp_machine_free(&m);
 	state_prepare(st);

@@ -134,11 +134,8 @@ static void golden_view(view_id v, bool over, int w, int h)
 		/* a rerun after pins: attn1 moved to GPU2 and mlp0 to GPU1,
 		 * GPU1's peak fell and the step got shorter */
 		dp_machine m;
-		fx_machine(&m, over);
 		dp_plan p;
-		fx_plan(&p, &m);
-		p.placement[4] = 2;
-		p.placement[3] = 1;
+		fx_moved_plan(&p, &m, over, 3, 1);
 		p.sim.dev[1].peak_bytes -= 16 * MiB;
 		p.sim.dev[2].peak_bytes += 8 * MiB;
 		p.sim.makespan = 190;

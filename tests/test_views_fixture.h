@@ -205,6 +205,17 @@ static void fx_plan(dp_plan *p, const dp_machine *m)
 	p->one_device_peak = 200 * MiB;
 }
 
+/* A second plan for the Diff view: the fixture's plan on fx_machine(m,
+ * over) with op 4 moved to device 2 and op to dev. The caller frees *m. */
+static inline void fx_moved_plan(dp_plan *p, dp_machine *m, bool over, int op,
+				 int32_t dev)
+{
+	fx_machine(m, over);
+	fx_plan(p, m);
+	p->placement[4] = 2;
+	p->placement[op] = dev;
+}
+
 /* A state holding the fixture graph, machine and plan, prepared. */
 static void fx_state(vstate *st, bool over)
 {

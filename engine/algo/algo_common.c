@@ -1,6 +1,7 @@
 /* algo_common.c - helpers shared by the algorithms (see algo.h and
  * internal/algo_int.h). */
 #include "dnnpart/algo.h"
+#include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
 
 const dp_algo_opts *dpi_algo_opts_or_default(const dp_algo_opts *o,
@@ -18,6 +19,35 @@ int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp)
 		if (g->ops[g->group_ops[i]].pin >= 0)
 			return g->ops[g->group_ops[i]].pin;
 	return -1;
+}
+
+int64_t dpi_gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+bool dpi_graph_has_pins(const dp_graph *g)
+{
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].pin >= 0)
+			return true;
+	return false;
+}
+
+dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
+				      dp_err *err)
+{
+	if (o->microbatches < 0 || o->microbatches > DP_MAX_MICROBATCHES)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "%s: a pipeline needs 1 to %d "
+				  "micro-batches, got %d",
+				  name, DP_MAX_MICROBATCHES, o->microbatches);
+	return DP_OK;
 }
 
 dp_status dpi_algo_canceled(dp_err *err, const char *name)

@@ -419,14 +419,8 @@ static void make_tens(const dpi_pase_model *pm, uint32_t e,
 	} else if (has_batch(pm, u, cu, true, &pb) &&
 		   has_batch(pm, v, cv, false, &cb)) {
 		int64_t a = mask_parts(pm, pb), b = mask_parts(pm, cb);
-		int64_t x = a, y = b;
-		while (y) {
-			int64_t r = x % y;
-			x = y;
-			y = r;
-		}
 		t->r = 1;
-		t->size[0] = a / x * b;
+		t->size[0] = a / dpi_gcd64(a, b) * b;
 		t->pm[0] = pb;
 		t->cm[0] = cb;
 		t->partial =

@@ -64,6 +64,27 @@ static int64_t tensor_bytes(const dp_dims *d, const uint8_t *idx, int n)
 	return p;
 }
 
+/* The error for output_bytes (param false: must equal want, the bytes of
+ * the tensor idx[0..n) of d) or param_bytes (at least want), set to got. */
+static dp_status bytes_fail(const dp_graph *g, const dp_dims *d,
+			    dpi_dims_at *at, bool param, const uint8_t *idx,
+			    int n, int64_t want, int64_t got, dp_err *err)
+{
+	char names[300], sizes[300];
+	return dpi_graph_dims_fail(
+		at, param ? "param_bytes" : "output_bytes", -1, err,
+		"expected %s%lld bytes (%s [%s]: %s elements of %lld bytes%s), "
+		"got %lld",
+		param ? "at least " : "", (long long)want,
+		param ? "param" : "out",
+		list_names(g, d, idx, n, names, sizeof names),
+		list_sizes(d, idx, n, sizes, sizeof sizes),
+		(long long)d->elem_bytes,
+		param ? "; param_bytes may add gradients and optimizer state"
+		      : "",
+		(long long)got);
+}
+
 dp_status dpi_graph_check_op_dims(const dp_graph *g, uint32_t op,
 				  dpi_dims_at *at, dp_err *err)
 {
@@ -71,38 +92,17 @@ dp_status dpi_graph_check_op_dims(const dp_graph *g, uint32_t op,
 	if (!dp_op_dims(g, op, &d))
 		return DP_OK;
 	const dp_op *o = &g->ops[op];
-	char names[300], sizes[300];
 	if (d.nout >= 0) {
 		int64_t want = tensor_bytes(&d, d.out, d.nout);
 		if (o->output_bytes && o->output_bytes != want)
-			return dpi_graph_dims_fail(
-				at, "output_bytes", -1, err,
-				"expected %lld bytes (out [%s]: %s "
-				"elements of %lld bytes), got %lld",
-				(long long)want,
-				list_names(g, &d, d.out, d.nout, names,
-					   sizeof names),
-				list_sizes(&d, d.out, d.nout, sizes,
-					   sizeof sizes),
-				(long long)d.elem_bytes,
-				(long long)o->output_bytes);
+			return bytes_fail(g, &d, at, false, d.out, d.nout, want,
+					  o->output_bytes, err);
 	}
 	if (d.nparam >= 0) {
 		int64_t want = tensor_bytes(&d, d.param, d.nparam);
 		if (o->param_bytes && o->param_bytes < want)
-			return dpi_graph_dims_fail(
-				at, "param_bytes", -1, err,
-				"expected at least %lld bytes (param [%s]: "
-				"%s elements of %lld bytes; param_bytes "
-				"may add gradients and optimizer state), "
-				"got %lld",
-				(long long)want,
-				list_names(g, &d, d.param, d.nparam, names,
-					   sizeof names),
-				list_sizes(&d, d.param, d.nparam, sizes,
-					   sizeof sizes),
-				(long long)d.elem_bytes,
-				(long long)o->param_bytes);
+			return bytes_fail(g, &d, at, true, d.param, d.nparam,
+					  want, o->param_bytes, err);
 	}
 	return DP_OK;
 }

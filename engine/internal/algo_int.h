@@ -10,6 +10,7 @@
 #ifndef DNNPART_ALGO_INT_H
 #define DNNPART_ALGO_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dnnpart/algo.h"
@@ -22,6 +23,18 @@ const dp_algo_opts *dpi_algo_opts_or_default(const dp_algo_opts *o,
 /* The device colocation group grp is pinned to (the pin of any member: a
  * finalized graph has no group with two different pins), or -1. */
 int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp);
+
+/* The greatest common divisor of a and b (gcd(0, b) = b). */
+int64_t dpi_gcd64(int64_t a, int64_t b);
+
+/* Does any op of g have a pin? */
+bool dpi_graph_has_pins(const dp_graph *g);
+
+/* DP_OK when o's micro-batches are 0 (the default) to
+ * DP_MAX_MICROBATCHES, else DP_EINPUT with "NAME: a pipeline needs 1 to
+ * N micro-batches, got M". */
+dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
+				      dp_err *err);
 
 /* DP_ECANCELED with "NAME: canceled" in err. */
 dp_status dpi_algo_canceled(dp_err *err, const char *name);

@@ -77,8 +77,10 @@ dp_schedule dpi_pipe_schedule(const dp_algo_opts *o, dp_schedule own);
 /* The default M of a pipeline of S stages on g (builtin_pipe.c). */
 int dpi_pipe_default_microbatches(const dp_graph *g, int S);
 
-/* The gcd of the batch-dim sizes of g's copied ops (0: none has one). */
-int64_t dpi_pipe_batch_gcd(const dp_graph *g);
+/* The gcd of the batch-dim sizes of g's copied ops (0: none has one):
+ * those not of kind DPI_PIPE_ONCE in kd, or when kd is NULL, those neither
+ * param nor update. */
+int64_t dpi_pipe_batch_gcd(const dp_graph *g, const uint8_t *kd);
 
 /* The largest M <= want with M x D dividing G (any M <= want when G is
  * 0), at least 1; 0 when even M = 1 does not fit (D does not divide G). */

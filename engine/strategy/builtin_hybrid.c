@@ -34,30 +34,21 @@
 
 #include "dnnpart/sim.h"
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-int64_t dpi_pipe_batch_gcd(const dp_graph *g)
+int64_t dpi_pipe_batch_gcd(const dp_graph *g, const uint8_t *kd)
 {
 	const char *bd = dp_graph_batch_dim(g);
 	int64_t G = 0;
 	for (uint32_t u = 0; bd[0] && u < g->nops; u++) {
 		dp_role r = dp_op_role(g, u);
-		if (r == DP_ROLE_PARAM || r == DP_ROLE_UPDATE)
+		if (kd ? (dpi_pipe_kind)kd[u] == DPI_PIPE_ONCE
+		       : r == DP_ROLE_PARAM || r == DP_ROLE_UPDATE)
 			continue;
 		int i = dp_op_find_dim(g, u, bd);
 		if (i < 0)
 			continue;
 		dp_dims d;
 		dp_op_dims(g, u, &d);
-		G = gcd64(G, d.sizes[i]);
+		G = dpi_gcd64(G, d.sizes[i]);
 	}
 	return G;
 }
@@ -231,14 +222,6 @@ static dp_status consider(const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
-static bool has_pins(const dp_graph *g)
-{
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (g->ops[u].pin >= 0)
-			return true;
-	return false;
-}
-
 static uint32_t forward_ops(const dp_graph *g)
 {
 	uint8_t *kd = dpi_pipe_kinds(g);
@@ -352,8 +335,8 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 {
 	int K = m->k;
 	uint32_t nf = forward_ops(g);
-	int64_t G = dpi_pipe_batch_gcd(g);
-	bool pins = has_pins(g);
+	int64_t G = dpi_pipe_batch_gcd(g, NULL);
+	bool pins = dpi_graph_has_pins(g);
 	dp_status st = DP_OK;
 	int want = hybrid ? o->tp : 0; /* --tp: that T alone */
 	if (want > 0 && K % want)

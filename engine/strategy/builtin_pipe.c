@@ -328,33 +328,12 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 	return st;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 /* The default number of micro-batches for S stages (see the top). */
 static int default_microbatches(const dp_graph *g, const uint8_t *kd, int S)
 {
-	int64_t want = 4 * (int64_t)S, G = 0;
+	int64_t want = 4 * (int64_t)S, G = dpi_pipe_batch_gcd(g, kd);
 	if (want > DP_MAX_MICROBATCHES)
 		want = DP_MAX_MICROBATCHES;
-	const char *bd = dp_graph_batch_dim(g);
-	for (uint32_t u = 0; bd[0] && u < g->nops; u++) {
-		if ((dpi_pipe_kind)kd[u] == DPI_PIPE_ONCE)
-			continue;
-		int i = dp_op_find_dim(g, u, bd);
-		if (i < 0)
-			continue;
-		dp_dims d;
-		dp_op_dims(g, u, &d);
-		G = gcd64(G, d.sizes[i]);
-	}
 	if (G == 0)
 		return (int)want;
 	for (int64_t m = want; m > 1; m--)
@@ -381,11 +360,9 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 		return st;
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
-	if (o->microbatches < 0 || o->microbatches > DP_MAX_MICROBATCHES)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "%s: a pipeline needs 1 to %d "
-				  "micro-batches, got %d",
-				  name, DP_MAX_MICROBATCHES, o->microbatches);
+	st = dpi_algo_check_microbatches(o, name, err);
+	if (st)
+		return st;
 	if (sch != DP_SCHED_GPIPE && sch != DP_SCHED_1F1B)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "%s: a pipeline's schedule is gpipe or "

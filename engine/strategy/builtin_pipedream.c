@@ -205,14 +205,6 @@ dp_status dpi_pd_cut(const dp_graph *g, const dp_machine *m, int M, int D,
 	return st;
 }
 
-static bool has_pins(const dp_graph *g)
-{
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (g->ops[u].pin >= 0)
-			return true;
-	return false;
-}
-
 static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 			       const dp_algo_opts *o, const dp_progress *p,
 			       dp_strategy *out, dp_err *err)
@@ -222,22 +214,20 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 		return st;
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
-	if (o->microbatches < 0 || o->microbatches > DP_MAX_MICROBATCHES)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "pipedream: a pipeline needs 1 to %d "
-				  "micro-batches, got %d",
-				  DP_MAX_MICROBATCHES, o->microbatches);
+	st = dpi_algo_check_microbatches(o, "pipedream", err);
+	if (st)
+		return st;
 	/* every replication D that divides K (and M x D the batch), each
 	 * stage on D devices; the least slowest stage wins, then the
 	 * smaller D */
-	int64_t G = dpi_pipe_batch_gcd(g);
+	int64_t G = dpi_pipe_batch_gcd(g, NULL);
 	double best = 0;
 	int bestD = 0, bestS = 0, bestM = 0;
 	int32_t *bestfs = NULL;
 	dp_err e1;
 	dp_err_clear(&e1);
 	for (int D = 1; D <= m->k; D++) {
-		if (m->k % D || (D > 1 && has_pins(g)))
+		if (m->k % D || (D > 1 && dpi_graph_has_pins(g)))
 			continue;
 		int M = o->microbatches ? o->microbatches
 					: dpi_pipe_pick_microbatches(

@@ -98,16 +98,6 @@ static int64_t bytes_of(const tensor *t, int64_t vol)
 			 (u128)(uint64_t)vol_all(t));
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Does op u have the batch (and its mask)? dpi_spmd_batch_dim says. */
 static bool has_batch(const dpi_spmd_ctx *c, uint32_t u, bool producer,
 		      uint8_t *mask)
@@ -165,7 +155,7 @@ static void make_tensor(const dpi_spmd_ctx *c, uint32_t e, tensor *t)
 		int64_t a = dpi_spmd_mask_parts(c, pb);
 		int64_t b = dpi_spmd_mask_parts(c, cb);
 		t->r = 1;
-		t->size[0] = a / gcd64(a, b) * b;
+		t->size[0] = a / dpi_gcd64(a, b) * b;
 		t->pmask[0] = pb;
 		t->cmask[0] = cb;
 		t->partial =

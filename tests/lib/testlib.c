@@ -624,6 +624,38 @@ uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 	return id;
 }
 
+uint32_t test_add_role_op(dp_graph *g, const char *name, double t, int64_t out,
+			  dp_role role)
+{
+	uint32_t id = test_add_op(g, name, t, out, NULL);
+	if (role != DP_ROLE_NONE && dp_graph_set_role(g, id, role, NULL))
+		test_fail(__FILE__, __LINE__, "set_role %s", name);
+	return id;
+}
+
+void test_add_edge(dp_graph *g, uint32_t a, uint32_t b)
+{
+	if (dp_graph_add_edge(g, a, b, -1, false, NULL))
+		test_fail(__FILE__, __LINE__, "add_edge");
+}
+
+uint32_t test_add_grad(dp_graph *g, uint32_t f, uint32_t from, double t,
+		       int64_t out)
+{
+	char name[256];
+	snprintf(name, sizeof name, "%s/grad", dp_graph_op_name(g, f));
+	uint32_t b = test_add_role_op(g, name, t, out, DP_ROLE_BACKWARD);
+	test_add_edge(g, from, b);
+	test_add_edge(g, f, b);
+	return b;
+}
+
+void test_add_edges(dp_graph *g, const uint32_t (*e)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		test_add_edge(g, e[i][0], e[i][1]);
+}
+
 /* One edge "FROM>TO" or "FROM~TO" of test_graph_text. */
 static void text_edge(dp_graph *g, char *w, int64_t bytes)
 {

@@ -122,6 +122,18 @@ bool test_comma_locale(void);
 uint32_t test_add_op(dp_graph *g, const char *name, double t, int64_t out,
 		     const char *layer);
 
+/* test_add_op (no layer) with a role (DP_ROLE_NONE: none set). */
+uint32_t test_add_role_op(dp_graph *g, const char *name, double t, int64_t out,
+			  dp_role role);
+/* A data edge a -> b of a's output bytes; refused, a test failure. */
+void test_add_edge(dp_graph *g, uint32_t a, uint32_t b);
+/* The backward op "NAME/grad" of forward op f named NAME: t us, out bytes,
+ * reading from (the next backward op, or the loss) and f. */
+uint32_t test_add_grad(dp_graph *g, uint32_t f, uint32_t from, double t,
+		       int64_t out);
+/* test_add_edge for each pair e[i][0] -> e[i][1], i < n. */
+void test_add_edges(dp_graph *g, const uint32_t (*e)[2], size_t n);
+
 /* A graph named name, not finalized, from a compact text: the ops,
  * "NAME[:TIME]" separated by blanks (TIME in us, 0 when not given; no
  * output bytes), numbered 0, 1, ... in that order; then after ';' the edges,
