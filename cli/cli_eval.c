@@ -89,9 +89,10 @@ static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
 			memcpy(s.label, label, sizeof label);
 		}
 	}
-	/* K: -k, else the graph's machine block, else what the strategy
-	 * uses */
-	if (!o->k && g->hint.devices <= 0 && s.k > 1)
+	/* K: -k, else what the strategy uses (a strategy file always says),
+	 * before the graph's machine block, as for a placement file that
+	 * states its devices */
+	if (!o->k && s.k > 0)
 		o->k = s.k > DP_MAX_DEVICES ? DP_MAX_DEVICES : s.k;
 	int rc = cli_make_machine(o, g, m);
 	if (!rc) {
