@@ -244,7 +244,7 @@ static int window_weights(const dp_graph *g, mgraph *mg, int nwin, int k)
 		double total = 0;
 		for (idx_t v = 0; v < mg->nv; v++)
 			total += x[(size_t)v * (size_t)nwin + (size_t)w];
-		/* between 1 and half a part's share: libmetis's
+		/* between 1 and one part's share: libmetis's
 		 * multi-constraint bisection prints "Cannot bisect a graph
 		 * with 0 vertices" and "too many parts" to stdout when a
 		 * constraint leaves most vertices weightless or one vertex
@@ -257,7 +257,7 @@ static int window_weights(const dp_graph *g, mgraph *mg, int nwin, int k)
 								VWGT_SCALE +
 							    0.5)
 					     : 1;
-			idx_t top = (idx_t)(VWGT_SCALE / (2.0 * k));
+			idx_t top = (idx_t)(VWGT_SCALE / (double)k);
 			if (wt > top)
 				wt = top;
 			mg->vwgt[i] = wt < 1 ? 1 : wt;
