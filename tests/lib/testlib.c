@@ -66,6 +66,7 @@ int test_main(const struct test_case *cases, int n, int argc, char **argv)
 		}
 		fflush(stdout);
 	}
+	test_tmp_cleanup(); /* a test that wrote files need not remove them */
 	return failed ? 1 : 0;
 }
 
