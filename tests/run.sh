@@ -84,7 +84,9 @@ report() {
 	f=$(grep -c '^not ok - ' "$out")
 	s=$(grep -c '^skip - ' "$out")
 	grep '^skip - ' "$out" | sed "s|^|  [$name] |"
-	grep '^not ok - ' "$out" | sed "s|^|  [$name] |"
+	# a failure with the comment lines after it (a tmux suite's screen)
+	awk '/^not ok - /{c=1; print; next} c && /^#/ && c++ <= 40 {print; next}
+		{c=0}' "$out" | sed "s|^|  [$name] |"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "  [$name] suite exited with status $rc:"
 		tail -n 15 "$out" | sed 's/^/    /'

@@ -46,8 +46,12 @@ for size in 80x24 200x60; do
 		S=safe_$tag
 		$T new-session -d -s "$S" -x "$w" -y "$h" \
 			"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen $envs \"$DNNPART\" \"$graph\" -k 2 --mem 4GiB $args; echo \"dnnpart exited with \$?\"; exec sleep 60"
-		if ! wait_for 'makespan' 60 || ! wait_settled; then
-			notok "tui_safe_start_$tag" "no plan on screen"
+		if ! wait_for 'makespan' 60; then
+			notok "tui_safe_start_$tag" "no plan on screen after 60 s"
+			continue
+		fi
+		if ! wait_settled; then
+			notok "tui_safe_start_$tag" "still planning after 60 s"
 			continue
 		fi
 
