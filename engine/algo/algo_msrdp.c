@@ -327,9 +327,13 @@ static dp_status msrdp_run(const dp_graph *g, const dp_machine *m,
 	 * the pins, then the caps, both are run again without them */
 	for (;;) {
 		double ub = INFINITY, v = INFINITY;
+		/* the prefix plan is always made (at most 1,025 ideals); only
+		 * the DP over every ideal has a work bound */
+		d.budget = UINT64_MAX;
 		if ((st = solve(&d, &chain, INFINITY, p, 0.3, 0.5, &ub,
 				dev_of_unit, err)))
 			goto done;
+		d.budget = MSR_DP_WORK;
 		if (complete && (st = solve(&d, &all, ub, p, 0.5, 1.0, &v,
 					    dev_of_unit, err)))
 			goto done;
