@@ -10,9 +10,6 @@ set -u
 . tests/lib/suite.sh
 . tests/lib/tmux.sh
 tmux_suite pins tui_pins_setup "explorer pins and diff"
-# a session for the server's whole life: ending a case's session must not
-# stop the server while the next case starts one
-$T new-session -d -s keep "exec sleep 600"
 
 S=
 

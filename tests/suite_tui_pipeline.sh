@@ -12,9 +12,6 @@ set -u
 . tests/lib/suite.sh
 . tests/lib/tmux.sh
 tmux_suite pipeline tui_pipeline_setup "explorer pipeline schedule"
-# a session for the server's whole life: ending a case's session must not
-# stop the server while the next case starts one
-$T new-session -d -s keep "exec sleep 600"
 
 S=
 graph=tests/cli/data/pipe4.json

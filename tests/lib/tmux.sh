@@ -23,8 +23,15 @@ row() { screen | sed -n "${1}p"; }
 keys() { $T send-keys -t "$S" "$@" 2>/dev/null; }
 ok() { echo "ok - $1"; }
 # notok NAME WHY: the failure, then the screen as comment lines.
+# When the session is gone (a blank screen) it says so, and what the
+# pane runs when it is there but blank.
 notok() {
 	echo "not ok - $1: $2"
+	if ! $T has-session -t "$S" 2>/dev/null; then
+		echo "# no tmux session $S: $($T list-sessions 2>&1 | head -n 3 | tr '\n' ' ')"
+		return
+	fi
+	echo "# pane: $($T list-panes -t "$S" -F 'pid #{pane_pid} dead #{pane_dead} runs #{pane_current_command} #{pane_width}x#{pane_height}' 2>&1 | head -n 1)"
 	echo "# screen:"
 	screen | sed 's/^/#   /'
 }
@@ -66,10 +73,16 @@ wait_settled() { wait_gone 'rerunning|comparing|STALE|planning' "${1:-60}"; }
 
 # tmux_suite TAG SETUP WHAT: the start of a tmux suite: without tmux
 # "skip - WHAT: ..." (tmux_needed); suite_start TAG SETUP; the private
-# server dnnpart-TAG-PID (tmux_server); tmp is TMP.
+# server dnnpart-TAG-PID (tmux_server) with the session "keep" for its
+# whole life; tmp is TMP.
 tmux_suite() {
 	tmux_needed "$3"
 	suite_start "$1" "$2"
 	tmux_server "$1"
 	tmp=$TMP
+	# a session for the server's whole life: when a case ends the last
+	# session, the server exits, and the next case's new-session can reach
+	# the server while it goes away - no session, a blank screen (seen in
+	# CI as "no plan on screen after 60 s" with nothing captured)
+	$T new-session -d -s keep -x 80 -y 24 "exec sleep 3600"
 }
