@@ -19,73 +19,17 @@ extern const dp_algo dpi_algo_dp, dpi_algo_zero;
 /* x -> mm1 {b,k,n} -> mm2 {b,n,o} -> y (sizes b 8, k 16, n 32, o 16). */
 #define MLP "tests/data/spmd_mlp.json"
 
-/* An spmd strategy of mesh [p] for g, nothing split. */
-static bool spmd_of(const dp_graph *g, int p, dp_strategy *s)
-{
-	dp_err err;
-	dp_strategy_init(s);
-	if (dp_strategy_alloc(s, DP_STRAT_SPMD, g, 0, &err))
-		return false;
-	s->k = p;
-	s->spmd.naxes = 1;
-	s->spmd.mesh[0] = p;
-	return true;
-}
-
-static void split(const dp_graph *g, dp_strategy *s, const char *op,
-		  const char *dim, uint8_t mask)
-{
-	uint32_t u = dp_graph_find(g, op);
-	int i = dp_op_find_dim(g, u, dim);
-	if (u == UINT32_MAX || i < 0) {
-		test_fail(__FILE__, __LINE__, "no %s.%s", op, dim);
-		return;
-	}
-	s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + (uint32_t)i] = mask;
-}
-
-/* Simulates l on k devices; fills r (caller frees). */
-static bool simulate(const dp_lowered *l, int k, dp_sim_result *r)
-{
-	dp_machine m;
-	dp_err err;
-	memset(r, 0, sizeof *r);
-	if (dp_machine_init(&m, k, &err))
-		return false;
-	dp_sim *sim = dp_sim_new(l->g, &m, &err);
-	bool ok = sim && dp_sim_run(sim, l->placement, NULL, r, &err) == DP_OK;
-	if (!ok)
-		test_fail(__FILE__, __LINE__, "sim: %s", err.msg);
-	dp_sim_free(sim);
-	dp_machine_free(&m);
-	return ok;
-}
-
-static bool lower(const dp_graph *g, const dp_strategy *s, int k, dp_lowered *l)
-{
-	dp_machine m;
-	dp_err err;
-	dp_err_clear(&err);
-	if (dp_machine_init(&m, k, &err))
-		return false;
-	dp_status st = dp_strategy_lower(g, &m, s, NULL, l, &err);
-	dp_machine_free(&m);
-	if (st)
-		test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
-	return st == DP_OK;
-}
-
 static void test_megatron_mlp_moves_one_all_reduce(void)
 {
 	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	for (int p = 2; p <= 8; p *= 2) {
 		dp_strategy s;
-		REQUIRE(spmd_of(g, p, &s));
-		split(g, &s, "mm1", "n", 1); /* its output dim */
-		split(g, &s, "mm2", "n", 1); /* its reduction dim */
+		REQUIRE(test_spmd_strategy(g, p, &s));
+		test_spmd_split(g, &s, "mm1", "n", 1); /* its output dim */
+		test_spmd_split(g, &s, "mm2", "n", 1); /* its reduction dim */
 		dp_lowered l = {0};
-		if (!lower(g, &s, p, &l)) {
+		if (!test_lower(g, &s, p, &l)) {
 			dp_strategy_free(&s);
 			break;
 		}
@@ -108,7 +52,7 @@ static void test_megatron_mlp_moves_one_all_reduce(void)
 		CHECK_INT(l.source[rs], dp_graph_find(g, "mm2"));
 		CHECK_INT(l.placement[rs], 1);
 		dp_sim_result r;
-		if (simulate(&l, p, &r)) {
+		if (test_simulate_lowered(&l, p, &r)) {
 			for (int d = 0; d < p; d++) {
 				CHECK_INT(r.dev[d].comm_out_bytes, per);
 				CHECK_INT(r.dev[d].comm_in_bytes, per);
@@ -130,11 +74,11 @@ static void test_uneven_blocks_share_time_and_bytes(void)
 	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	dp_strategy s;
-	REQUIRE(spmd_of(g, 3, &s));
-	split(g, &s, "mm1", "n", 1);
-	split(g, &s, "mm2", "n", 1);
+	REQUIRE(test_spmd_strategy(g, 3, &s));
+	test_spmd_split(g, &s, "mm1", "n", 1);
+	test_spmd_split(g, &s, "mm2", "n", 1);
 	dp_lowered l = {0};
-	if (lower(g, &s, 3, &l)) {
+	if (test_lower(g, &s, 3, &l)) {
 		static const struct {
 			const char *op;
 			double time;
@@ -157,7 +101,7 @@ static void test_uneven_blocks_share_time_and_bytes(void)
 		}
 		CHECK_INT(test_cross_bytes(&l), 2 * 2 * 512);
 		dp_sim_result r;
-		if (simulate(&l, 3, &r)) {
+		if (test_simulate_lowered(&l, 3, &r)) {
 			/* x, mm1, mm2 and y: the 10-wide part is idle longest */
 			CHECK_NEAR(r.dev[0].busy_us, 1 + 25 + 2, 1e-9);
 			CHECK_NEAR(r.dev[1].busy_us, 1 + 27.5 + 2, 1e-9);
@@ -178,16 +122,16 @@ static void test_megatron_inside_data_parallel_pairs(void)
 	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	dp_strategy s;
-	REQUIRE(spmd_of(g, 4, &s));
+	REQUIRE(test_spmd_strategy(g, 4, &s));
 	s.spmd.naxes = 2;
 	s.spmd.mesh[0] = 2;
 	s.spmd.mesh[1] = 2;
 	for (uint32_t u = 0; u < g->nops; u++)
-		split(g, &s, dp_graph_op_name(g, u), "b", 1);
-	split(g, &s, "mm1", "n", 2);
-	split(g, &s, "mm2", "n", 2);
+		test_spmd_split(g, &s, dp_graph_op_name(g, u), "b", 1);
+	test_spmd_split(g, &s, "mm1", "n", 2);
+	test_spmd_split(g, &s, "mm2", "n", 2);
 	dp_lowered l = {0};
-	if (lower(g, &s, 4, &l)) {
+	if (test_lower(g, &s, 4, &l)) {
 		CHECK_INT(test_cross_bytes(&l), 4 * 256);
 		for (uint32_t e = 0; e < l.g->nedges; e++) {
 			const dp_edge *ed = &l.g->edges[e];
@@ -196,7 +140,7 @@ static void test_megatron_inside_data_parallel_pairs(void)
 			      l.placement[ed->to] / 2);
 		}
 		dp_sim_result r;
-		if (simulate(&l, 4, &r)) {
+		if (test_simulate_lowered(&l, 4, &r)) {
 			for (int d = 0; d < 4; d++)
 				CHECK_INT(r.dev[d].comm_out_bytes, 256);
 			dp_sim_result_free(&r);
@@ -243,11 +187,11 @@ static void test_dp_moves_two_k_minus_one_over_k_params(void)
 		CHECK_STR(s.label, want);
 		CHECK_STR(s.algo, "dp");
 		dp_lowered l = {0};
-		if (lower(g, &s, k, &l)) {
+		if (test_lower(g, &s, k, &l)) {
 			int64_t per = 2 * (k - 1) * 128 / k;
 			CHECK_INT(test_cross_bytes(&l), per * k);
 			dp_sim_result r;
-			if (simulate(&l, k, &r)) {
+			if (test_simulate_lowered(&l, k, &r)) {
 				for (int d = 0; d < k; d++)
 					CHECK_INT(r.dev[d].comm_out_bytes, per);
 				dp_sim_result_free(&r);
@@ -274,7 +218,7 @@ static void test_zero_splits_update_and_moves_what_dp_moves(void)
 	REQUIRE(run_builtin(&dpi_algo_zero, g, k, &s, &err));
 	CHECK_STR(s.label, "zero 4");
 	dp_lowered l = {0};
-	if (lower(g, &s, k, &l)) {
+	if (test_lower(g, &s, k, &l)) {
 		int64_t per = 2 * (k - 1) * 128 / k;
 		CHECK_INT(test_cross_bytes(&l), per * k);
 		uint32_t u = dp_graph_find(l.g, "update#d2");
@@ -289,7 +233,7 @@ static void test_zero_splits_update_and_moves_what_dp_moves(void)
 		CHECK_INT(l.g->ops[ag].output_bytes, 128);
 		CHECK_INT(l.placement[ag], 3);
 		dp_sim_result r;
-		if (simulate(&l, k, &r)) {
+		if (test_simulate_lowered(&l, k, &r)) {
 			for (int d = 0; d < k; d++)
 				CHECK_INT(r.dev[d].comm_out_bytes, per);
 			dp_sim_result_free(&r);
@@ -333,7 +277,7 @@ static void test_dp_refuses_what_it_cannot_split(void)
 	REQUIRE(g);
 	REQUIRE(run_builtin(&dpi_algo_dp, g, 4, &s, &err));
 	dp_lowered l = {0};
-	if (lower(g, &s, 4, &l)) {
+	if (test_lower(g, &s, 4, &l)) {
 		uint32_t f = dp_graph_find(l.g, "f#d1");
 		CHECK_NEAR(l.g->ops[f].time_us, 2.0, 1e-12);
 		CHECK_INT(l.g->ops[f].output_bytes, 16);
@@ -346,7 +290,7 @@ static void test_dp_refuses_what_it_cannot_split(void)
 		CHECK_INT(l.g->ops[gi].output_bytes, 64);
 		CHECK_INT(test_cross_bytes(&l), 4 * 96);
 		dp_sim_result r;
-		if (simulate(&l, 4, &r)) {
+		if (test_simulate_lowered(&l, 4, &r)) {
 			for (int d = 0; d < 4; d++)
 				CHECK_INT(r.dev[d].comm_out_bytes, 96);
 			dp_sim_result_free(&r);
@@ -377,31 +321,32 @@ static void test_check_names_op_dim_and_expectation(void)
 	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	dp_strategy s;
-	REQUIRE(spmd_of(g, 9, &s));
+	REQUIRE(test_spmd_strategy(g, 9, &s));
 	CHECK_STR(check_msg(g, &s, 9), "");
-	split(g, &s, "mm1", "n", 1); /* 9 parts of 32: unequal, but valid */
+	test_spmd_split(g, &s, "mm1", "n",
+			1); /* 9 parts of 32: unequal, but valid */
 	CHECK_STR(check_msg(g, &s, 9), "");
-	split(g, &s, "mm1", "b", 1);
-	split(g, &s, "mm1", "n", 0);
+	test_spmd_split(g, &s, "mm1", "b", 1);
+	test_spmd_split(g, &s, "mm1", "n", 0);
 	CHECK_STR(check_msg(g, &s, 9),
 		  "op 'mm1', dim 'b': 9 parts are more than b=8; every part "
 		  "needs at least one index");
 	dp_strategy_free(&s);
 
-	REQUIRE(spmd_of(g, 4, &s));
+	REQUIRE(test_spmd_strategy(g, 4, &s));
 	s.spmd.naxes = 2;
 	s.spmd.mesh[0] = 2;
 	s.spmd.mesh[1] = 2;
-	split(g, &s, "mm1", "n", 1);
-	split(g, &s, "mm1", "b", 3);
+	test_spmd_split(g, &s, "mm1", "n", 1);
+	test_spmd_split(g, &s, "mm1", "b", 3);
 	CHECK_STR(check_msg(g, &s, 4),
 		  "op 'mm1': mesh axis 0 splits both 'b' and 'n'; an axis "
 		  "splits at most one dim of an op");
-	split(g, &s, "mm1", "b", 4);
+	test_spmd_split(g, &s, "mm1", "b", 4);
 	CHECK_STR(check_msg(g, &s, 4),
 		  "op 'mm1', dim 'b': split by a mesh axis the mesh [2,2] does "
 		  "not have (axes 0..1)");
-	split(g, &s, "mm1", "b", 0);
+	test_spmd_split(g, &s, "mm1", "b", 0);
 	s.spmd.mesh[1] = 4;
 	CHECK_STR(check_msg(g, &s, 8),
 		  "the spmd mesh [2,4] has 8 devices, but the strategy uses "
@@ -423,7 +368,7 @@ static void test_check_names_op_dim_and_expectation(void)
 	g = test_json_text("{\"ops\":[{\"name\":\"w\",\"role\":\"param\"},"
 			   "{\"name\":\"p\",\"pin\":1}],\"edges\":[]}");
 	REQUIRE(g);
-	REQUIRE(spmd_of(g, 2, &s));
+	REQUIRE(test_spmd_strategy(g, 2, &s));
 	s.spmd.device[1] = 1;
 	s.spmd.axes[0] = 1;
 	CHECK_STR(check_msg(g, &s, 2),
@@ -444,7 +389,7 @@ static void test_lowering_stops_on_a_raised_flag(void)
 	dp_graph *g = test_load_ok(MLP);
 	REQUIRE(g);
 	dp_strategy s;
-	REQUIRE(spmd_of(g, 2, &s));
+	REQUIRE(test_spmd_strategy(g, 2, &s));
 	dp_machine m;
 	dp_err err;
 	REQUIRE(dp_machine_init(&m, 2, &err) == DP_OK);
@@ -456,7 +401,7 @@ static void test_lowering_stops_on_a_raised_flag(void)
 	CHECK(l.g == NULL && l.placement == NULL);
 	/* and twice the same strategy lowers to the same graph */
 	atomic_store(&flag, 0);
-	split(g, &s, "mm2", "n", 1);
+	test_spmd_split(g, &s, "mm2", "n", 1);
 	dp_lowered a = {0}, b = {0};
 	REQUIRE(dp_strategy_lower(g, &m, &s, &p, &a, &err) == DP_OK);
 	REQUIRE(dp_strategy_lower(g, &m, &s, &p, &b, &err) == DP_OK);
@@ -658,7 +603,7 @@ static void test_random_graphs_keep_the_invariants(void)
 		dp_strategy s;
 		random_split(g, &rs, &s);
 		dp_lowered l = {0};
-		if (!lower(g, &s, s.k, &l)) {
+		if (!test_lower(g, &s, s.k, &l)) {
 			dp_strategy_free(&s);
 			dp_graph_free(g);
 			break;
@@ -720,7 +665,7 @@ static void test_random_graphs_keep_the_invariants(void)
 			}
 		}
 		dp_sim_result r;
-		if (simulate(&l, s.k, &r))
+		if (test_simulate_lowered(&l, s.k, &r))
 			dp_sim_result_free(&r);
 		dp_lowered_free(&l);
 		dp_strategy_free(&s);

@@ -517,3 +517,57 @@ double test_simulate_strategy(const dp_graph *g, const dp_machine *m,
 	dp_lowered_free(&l);
 	return t;
 }
+
+bool test_spmd_strategy(const dp_graph *g, int p, dp_strategy *s)
+{
+	dp_err err;
+	dp_strategy_init(s);
+	if (dp_strategy_alloc(s, DP_STRAT_SPMD, g, 0, &err))
+		return false;
+	s->k = p;
+	s->spmd.naxes = 1;
+	s->spmd.mesh[0] = p;
+	return true;
+}
+
+void test_spmd_split(const dp_graph *g, dp_strategy *s, const char *op,
+		     const char *dim, uint8_t mask)
+{
+	uint32_t u = dp_graph_find(g, op);
+	int i = dp_op_find_dim(g, u, dim);
+	if (u == UINT32_MAX || i < 0) {
+		test_fail(__FILE__, __LINE__, "no %s.%s", op, dim);
+		return;
+	}
+	s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + (uint32_t)i] = mask;
+}
+
+bool test_simulate_lowered(const dp_lowered *l, int k, dp_sim_result *r)
+{
+	dp_machine m;
+	dp_err err;
+	memset(r, 0, sizeof *r);
+	if (dp_machine_init(&m, k, &err))
+		return false;
+	dp_sim *sim = dp_sim_new(l->g, &m, &err);
+	bool ok = sim && dp_sim_run(sim, l->placement, NULL, r, &err) == DP_OK;
+	if (!ok)
+		test_fail(__FILE__, __LINE__, "sim: %s", err.msg);
+	dp_sim_free(sim);
+	dp_machine_free(&m);
+	return ok;
+}
+
+bool test_lower(const dp_graph *g, const dp_strategy *s, int k, dp_lowered *l)
+{
+	dp_machine m;
+	dp_err err;
+	dp_err_clear(&err);
+	if (dp_machine_init(&m, k, &err))
+		return false;
+	dp_status st = dp_strategy_lower(g, &m, s, NULL, l, &err);
+	dp_machine_free(&m);
+	if (st)
+		test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
+	return st == DP_OK;
+}

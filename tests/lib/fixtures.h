@@ -209,4 +209,17 @@ double test_simulate_strategy(const dp_graph *g, const dp_machine *m,
 			      const dp_strategy *s, dp_contention c,
 			      bool *fits);
 
+/* An spmd strategy of mesh [p] for g (k = p), nothing split; false when
+ * it cannot be allocated. The caller frees it (dp_strategy_free). */
+bool test_spmd_strategy(const dp_graph *g, int p, dp_strategy *s);
+/* Splits dim of op over the mesh axes of mask (bit i: axis i; 0 unsplits);
+ * a missing op or dim is a recorded failure. */
+void test_spmd_split(const dp_graph *g, dp_strategy *s, const char *op,
+		     const char *dim, uint8_t mask);
+/* Lowers s of g for a fresh k-device machine into l (the caller frees
+ * it); false, a recorded failure with the error, when it cannot. */
+bool test_lower(const dp_graph *g, const dp_strategy *s, int k, dp_lowered *l);
+/* Simulates l on a fresh k-device machine into r (the caller frees it);
+ * false, a recorded failure, when it cannot. */
+bool test_simulate_lowered(const dp_lowered *l, int k, dp_sim_result *r);
 #endif
