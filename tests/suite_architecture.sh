@@ -1,8 +1,9 @@
 #!/bin/sh
 # suite_architecture.sh - the shape of the house (docs/architecture.md).
 #
-# tools/arch_check.py: engine/ has no file at its root and none over 700
-# lines, no include circle between files or modules, every include resolves
+# tools/arch_check.py: engine/ has no file at its root, no C source or
+# header is over 700 lines (engine/ and include/; the others, tests/ among
+# them), no include circle between files or modules, every include resolves
 # in the layers its folder may use, public headers include only public ones,
 # and at least 90 % of libdnnpart.a's exported symbols are dp_*. Then each
 # public header compiles on its own (a user includes any one of them first),
