@@ -18,11 +18,10 @@ suite_start() {
 	fi
 }
 
-# The exit trap of suite_start: stops the private tmux server of
-# tests/lib/tmux.sh when there is one, removes TMP.
+# The exit trap of suite_start: ends the panes and the private tmux server
+# of tests/lib/tmux.sh when there is one (tmux_stop), removes TMP.
 suite_cleanup() {
-	[ -n "${T:-}" ] && command -v tmux >/dev/null 2>&1 &&
-		$T kill-server >/dev/null 2>&1
+	[ -n "${T:-}" ] && command -v tmux >/dev/null 2>&1 && tmux_stop
 	chmod -R u+w "$TMP" 2>/dev/null
 	rm -rf "$TMP"
 }

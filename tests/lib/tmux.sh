@@ -1,6 +1,7 @@
 # tmux.sh - what the suites that drive the explorer in a real terminal
 # share (suite_tui*, suite_nothing_lost); sourced after
-# tests/lib/suite.sh, whose exit trap stops the tmux server.
+# tests/lib/suite.sh, whose exit trap ends the panes' processes and the
+# tmux server (tmux_stop).
 #
 # tmux_needed WHAT: without tmux, "skip - WHAT: ..." and exit 0.
 tmux_needed() {
@@ -11,10 +12,47 @@ tmux_needed() {
 }
 
 # tmux_server NAME: T is the command of a private tmux server
-# (dnnpart-NAME-PID, no config file). The helpers below talk to session $S.
+# (dnnpart-NAME-PID, no config file): tmux_cmd. The helpers below talk to
+# session $S.
 tmux_server() {
 	SOCK="dnnpart-$1-$$"
-	T="tmux -L $SOCK -f /dev/null"
+	T=tmux_cmd
+}
+
+# tmux_cmd ARGS...: tmux ARGS on the private server, with ASAN_OPTIONS
+# ending in detect_leaks=0 (the last setting of a flag wins): the server
+# keeps the environment of the client that starts it and gives it to every
+# pane, so every explorer a tmux suite starts runs without LeakSanitizer.
+# Leaks are checked by suite_leaks and the C tests; an explorer that ends on
+# a hang-up with LeakSanitizer on was seen spinning in its stop-the-world
+# under make check-asan, long after its suite.
+tmux_cmd() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		tmux -L "$SOCK" -f /dev/null "$@"
+}
+
+# tmux_stop: the end of a tmux suite (suite_cleanup, the exit trap): ends
+# what the panes run, each pane's process group (its shell, the explorer,
+# a sleep), with TERM and after 2 s with KILL, then the server and its
+# socket. Killing the server alone only hangs up the panes: an explorer
+# that does not end on that would run on after its suite.
+tmux_stop() {
+	pids=$($T list-panes -a -F '#{pane_pid}' 2>/dev/null)
+	for p in $pids; do kill -TERM "-$p" 2>/dev/null; done
+	n=0
+	while [ -n "$pids" ] && [ "$n" -lt 40 ]; do
+		sleep 0.05
+		left=
+		for p in $pids; do
+			kill -0 "-$p" 2>/dev/null && left="$left $p"
+		done
+		pids=$left
+		n=$((n + 1))
+	done
+	for p in $pids; do kill -KILL "-$p" 2>/dev/null; done
+	$T kill-server >/dev/null 2>&1
+	# the server leaves its socket behind
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
 }
 
 screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
