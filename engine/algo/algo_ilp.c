@@ -13,23 +13,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dnnpart/algo.h"
 #include "internal/algo_int.h"
+#include "internal/clock.h"
 #include "internal/ilp.h"
 
 extern const dp_algo dpi_algo_pardnn;
 extern const dp_algo dpi_algo_heft;
 extern const dp_algo dpi_algo_metf;
 extern const dp_algo dpi_algo_mtopo;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 typedef struct warm {
 	int32_t *pl;
@@ -181,7 +174,7 @@ static dp_status ilp_algo_run(const dp_graph *g, const dp_machine *m,
 	if (m->k == 1 || g->nops == 0)
 		return one_device(g, m, o, placement, err);
 	double limit = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
-	double t0 = now_s();
+	double t0 = dpi_now_s();
 	run r;
 	memset(&r, 0, sizeof r);
 	size_t n = (size_t)g->nops + 1;
@@ -219,7 +212,7 @@ static dp_status ilp_algo_run(const dp_graph *g, const dp_machine *m,
 		goto out;
 	}
 	/* the time limit covers the warm start and the build too */
-	double left = limit - (now_s() - t0);
+	double left = limit - (dpi_now_s() - t0);
 	if ((st = dpi_ilp_solve(&r.md, r.cols, r.vals, nstart,
 				left > 0.05 * limit ? left : 0.05 * limit, p,
 				&r.ans, err)))

@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal/algo_int.h"
 #include "internal/child.h"
+#include "internal/clock.h"
 #include "internal/ilp.h"
 
 #define POLL_MS 50
@@ -39,13 +39,6 @@ typedef struct wire {
 } wire;
 
 #define WIRE_MAGIC 0x494c5031 /* "ILP1" */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static bool write_all(int fd, const void *buf, size_t n)
 {
@@ -176,7 +169,7 @@ dp_status dpi_ilp_solve(const ilp_model *md, const int *start_cols,
 	}
 	fflush(stdout);
 	fflush(stderr);
-	double t0 = now_s();
+	double t0 = dpi_now_s();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -219,7 +212,7 @@ dp_status dpi_ilp_solve(const ilp_model *md, const int *start_cols,
 				eof = true;
 			break;
 		}
-		double el = now_s() - t0;
+		double el = dpi_now_s() - t0;
 		if (dp_progress_canceled(p)) {
 			kill_child(pid, &status);
 			close(fds[0]);

@@ -24,6 +24,7 @@
 
 #include "dnnpart/afile.h"
 #include "internal/child.h"
+#include "internal/clock.h"
 #include "internal/export_impl.h"
 
 /* above this, dot's effort is bounded (bound_dot) */
@@ -40,13 +41,6 @@ enum child_exit {
 	CHILD_RENDER = 13, /* gvRender failed */
 	CHILD_WRITE = 14,  /* writing the file failed */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---- the child ---- */
 
@@ -491,7 +485,7 @@ static dp_status wait_child(child *ch, const char *path, const dp_coarse *c,
 		}
 		if (ch->exited && !msg_open)
 			return DP_OK;
-		double el = now_s() - t0;
+		double el = dpi_now_s() - t0;
 		if (dp_progress_canceled(p)) {
 			kill_child(ch);
 			return dp_err_set(err, DP_ECANCELED, path, 0, 0,
@@ -594,7 +588,7 @@ static dp_status run_layout(dp_afile *af, const char *path, const char *format,
 	/* nothing buffered may be written twice by parent and child (the
 	 * child leaves with _exit, which flushes no other stream) */
 	fflush(af->f);
-	double t0 = now_s();
+	double t0 = dpi_now_s();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -637,7 +631,7 @@ static dp_status run_layout(dp_afile *af, const char *path, const char *format,
 	 * stream to the end so that nothing could overwrite the SVG */
 	fseek(af->f, 0, SEEK_END);
 	snprintf(rep->layout, sizeof rep->layout, "%s", ch.layout);
-	rep->layout_s = now_s() - t0;
+	rep->layout_s = dpi_now_s() - t0;
 	return DP_OK;
 }
 
