@@ -249,12 +249,9 @@ out:
 	return st;
 }
 
-const dp_algo dpi_algo_ilp = {
-	.name = "ilp",
-	.summary = "exact MILP (COIN-OR CBC) of placement and schedule for "
-		   "small graphs: optimal or a proven gap; slow, on request",
-	.source = "disjunctive scheduling MILP (Tarnawski et al. NeurIPS "
-		  "2020 style), solved by CBC",
-	.run = ilp_algo_run,
-	.on_request = true,
-};
+DPI_ALGO_ENTRY(ilp, "ilp",
+	       "exact MILP (COIN-OR CBC) of placement and schedule for "
+	       "small graphs: optimal or a proven gap; slow, on request",
+	       "disjunctive scheduling MILP (Tarnawski et al. NeurIPS "
+	       "2020 style), solved by CBC",
+	       .run = ilp_algo_run, .on_request = true);

@@ -200,11 +200,8 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 	return dpi_algo_poll(p, "megatron", "splitting", 1, err);
 }
 
-const dp_algo dpi_algo_megatron = {
-	.name = "megatron",
-	.summary = "Megatron-LM's tensor parallelism (attention by heads, the "
-		   "MLP by its width) on T devices, data parallel over K/T",
-	.source = "Shoeybi et al., Megatron-LM, arXiv 1909.08053, 2019",
-	.run = NULL,
-	.strategize = megatron_run,
-};
+DPI_ALGO_ENTRY(megatron, "megatron",
+	       "Megatron-LM's tensor parallelism (attention by heads, the "
+	       "MLP by its width) on T devices, data parallel over K/T",
+	       "Shoeybi et al., Megatron-LM, arXiv 1909.08053, 2019",
+	       .strategize = megatron_run);

@@ -269,8 +269,7 @@ static dp_status solve(msr_dp *d, const msr_ideals *id, double ub,
 	}
 	d->work = 0;
 	int r = dp_run(d, id, ub, p, from, to);
-	double v = r ? INFINITY
-		     : d->val[(size_t)d->m->k * id->ni + id->ni - 1];
+	double v = r ? INFINITY : d->val[(size_t)d->m->k * id->ni + id->ni - 1];
 	if (r == -2) {
 		free(d->val);
 		free(d->back);
@@ -358,12 +357,9 @@ done:
 	return st;
 }
 
-/* Defined by hand, not with DPI_ALGO_DEFINE: the name has a '-', after the
+/* DPI_ALGO_ENTRY, not DPI_ALGO_DEFINE: the name has a '-', after the
  * paper's authors' group (msr-fiddle), which a C identifier cannot. */
-const dp_algo dpi_algo_msr_dp = {
-	.name = "msr-dp",
-	.summary = "max-load (throughput) DP over ideals: contiguous pieces of "
-		   "the DAG, one per device, under the caps",
-	.source = "Tarnawski et al., NeurIPS 2020 (msr-fiddle)",
-	.run = msrdp_run,
-};
+DPI_ALGO_ENTRY(msr_dp, "msr-dp",
+	       "max-load (throughput) DP over ideals: contiguous pieces of "
+	       "the DAG, one per device, under the caps",
+	       "Tarnawski et al., NeurIPS 2020 (msr-fiddle)", .run = msrdp_run);

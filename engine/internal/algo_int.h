@@ -5,7 +5,8 @@
  * colocation group is pinned to, and the check an algorithm makes every so
  * many ops: is the run cancelled, and how far has it got. One message for a
  * cancelled algorithm everywhere: "NAME: canceled". And the one way an
- * algorithm file defines its registry entry, DPI_ALGO_DEFINE.
+ * algorithm file defines its registry entry, DPI_ALGO_DEFINE (or
+ * DPI_ALGO_ENTRY).
  */
 #ifndef DNNPART_ALGO_INT_H
 #define DNNPART_ALGO_INT_H
@@ -49,11 +50,17 @@ dp_status dpi_algo_poll(const dp_progress *p, const char *name,
  * named ID itself (what --algo takes), so the symbol and the name cannot
  * differ, with its one-line summary, its source and its run function. */
 #define DPI_ALGO_DEFINE(id, summary_, source_, run_)                           \
+	DPI_ALGO_ENTRY(id, #id, summary_, source_, .run = run_)
+
+/* The same for an entry DPI_ALGO_DEFINE cannot write: a name that is no C
+ * identifier ("msr-dp"), or other fields, given as designated initializers
+ * (.strategize = f, .on_request = true). */
+#define DPI_ALGO_ENTRY(id, name_, summary_, source_, ...)                      \
 	const dp_algo dpi_algo_##id = {                                        \
-		.name = #id,                                                   \
+		.name = name_,                                                 \
 		.summary = summary_,                                           \
 		.source = source_,                                             \
-		.run = run_,                                                   \
+		__VA_ARGS__,                                                   \
 	}
 
 /* METIS k-way partition of g on m's devices whose balance constraints are
