@@ -52,14 +52,7 @@ static void test_megatron_mlp_moves_one_all_reduce(void)
 		CHECK_INT(l.g->ops[rs].output_bytes, 512 / p);
 		CHECK_INT(l.source[rs], dp_graph_find(g, "mm2"));
 		CHECK_INT(l.placement[rs], 1);
-		dp_sim_result r;
-		if (test_simulate_lowered(&l, p, &r)) {
-			for (int d = 0; d < p; d++) {
-				CHECK_INT(r.dev[d].comm_out_bytes, per);
-				CHECK_INT(r.dev[d].comm_in_bytes, per);
-			}
-			dp_sim_result_free(&r);
-		}
+		CHECK_COMM_EACH(&l, p, per);
 		dp_lowered_free(&l);
 		dp_strategy_free(&s);
 	}
@@ -102,12 +95,7 @@ static void test_dp_moves_two_k_minus_one_over_k_params(void)
 		if (test_lower(g, &s, k, &l)) {
 			int64_t per = 2 * (k - 1) * 128 / k;
 			CHECK_INT(test_cross_bytes(&l), per * k);
-			dp_sim_result r;
-			if (test_simulate_lowered(&l, k, &r)) {
-				for (int d = 0; d < k; d++)
-					CHECK_INT(r.dev[d].comm_out_bytes, per);
-				dp_sim_result_free(&r);
-			}
+			CHECK_COMM_EACH(&l, k, per);
 			/* replicated weights and update keep their bytes */
 			uint32_t w = dp_graph_find(l.g, "w#d0");
 			CHECK_INT(l.g->ops[w].param_bytes, 384);
@@ -144,12 +132,7 @@ static void test_zero_splits_update_and_moves_what_dp_moves(void)
 		REQUIRE(ag != UINT32_MAX);
 		CHECK_INT(l.g->ops[ag].output_bytes, 128);
 		CHECK_INT(l.placement[ag], 3);
-		dp_sim_result r;
-		if (test_simulate_lowered(&l, k, &r)) {
-			for (int d = 0; d < k; d++)
-				CHECK_INT(r.dev[d].comm_out_bytes, per);
-			dp_sim_result_free(&r);
-		}
+		CHECK_COMM_EACH(&l, k, per);
 		dp_lowered_free(&l);
 	}
 	dp_strategy_free(&s);
@@ -201,12 +184,7 @@ static void test_dp_refuses_what_it_cannot_split(void)
 		CHECK_NEAR(l.g->ops[gi].time_us, 2.0, 1e-12);
 		CHECK_INT(l.g->ops[gi].output_bytes, 64);
 		CHECK_INT(test_cross_bytes(&l), 4 * 96);
-		dp_sim_result r;
-		if (test_simulate_lowered(&l, 4, &r)) {
-			for (int d = 0; d < 4; d++)
-				CHECK_INT(r.dev[d].comm_out_bytes, 96);
-			dp_sim_result_free(&r);
-		}
+		CHECK_COMM_EACH(&l, 4, 96);
 		uint32_t w = dp_graph_find(l.g, "w#d3");
 		CHECK_INT(l.g->ops[w].param_bytes, 8);
 		dp_lowered_free(&l);
@@ -230,10 +208,9 @@ static const char *check_msg(const dp_graph *g, const dp_strategy *s, int k)
 
 static void test_check_names_op_dim_and_expectation(void)
 {
-	dp_graph *g = test_load_ok(MLP);
-	REQUIRE(g);
 	dp_strategy s;
-	REQUIRE(test_spmd_strategy(g, 9, &s));
+	dp_graph *g = test_spmd_load(MLP, 9, &s);
+	REQUIRE(g);
 	CHECK_STR(check_msg(g, &s, 9), "");
 	test_spmd_split(g, &s, "mm1", "n",
 			1); /* 9 parts of 32: unequal, but valid */
@@ -298,10 +275,9 @@ static void test_check_names_op_dim_and_expectation(void)
 
 static void test_lowering_stops_on_a_raised_flag(void)
 {
-	dp_graph *g = test_load_ok(MLP);
-	REQUIRE(g);
 	dp_strategy s;
-	REQUIRE(test_spmd_strategy(g, 2, &s));
+	dp_graph *g = test_spmd_load(MLP, 2, &s);
+	REQUIRE(g);
 	dp_machine m;
 	dp_err err;
 	REQUIRE(dp_machine_init(&m, 2, &err) == DP_OK);

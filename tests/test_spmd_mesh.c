@@ -14,10 +14,9 @@
  * equal blocks, 2(3-1)/3 x 512 per device (chunks of 170, 171, 171). */
 static void test_uneven_blocks_share_time_and_bytes(void)
 {
-	dp_graph *g = test_load_ok(MLP);
-	REQUIRE(g);
 	dp_strategy s;
-	REQUIRE(test_spmd_strategy(g, 3, &s));
+	dp_graph *g = test_spmd_load(MLP, 3, &s);
+	REQUIRE(g);
 	test_spmd_split(g, &s, "mm1", "n", 1);
 	test_spmd_split(g, &s, "mm2", "n", 1);
 	dp_lowered l = {0};
@@ -62,10 +61,9 @@ static void test_uneven_blocks_share_time_and_bytes(void)
  * per device, and no byte crosses between the pairs. */
 static void test_megatron_inside_data_parallel_pairs(void)
 {
-	dp_graph *g = test_load_ok(MLP);
-	REQUIRE(g);
 	dp_strategy s;
-	REQUIRE(test_spmd_strategy(g, 4, &s));
+	dp_graph *g = test_spmd_load(MLP, 4, &s);
+	REQUIRE(g);
 	s.spmd.naxes = 2;
 	s.spmd.mesh[0] = 2;
 	s.spmd.mesh[1] = 2;
@@ -82,12 +80,7 @@ static void test_megatron_inside_data_parallel_pairs(void)
 			CHECK(l.placement[ed->from] / 2 ==
 			      l.placement[ed->to] / 2);
 		}
-		dp_sim_result r;
-		if (test_simulate_lowered(&l, 4, &r)) {
-			for (int d = 0; d < 4; d++)
-				CHECK_INT(r.dev[d].comm_out_bytes, 256);
-			dp_sim_result_free(&r);
-		}
+		CHECK_COMM_EACH(&l, 4, 256);
 		/* y replicated on axis 1: each keeps 1/2 of the work */
 		uint32_t y = dp_graph_find(l.g, "y#d3");
 		CHECK_NEAR(l.g->ops[y].time_us, 1.0, 1e-12);

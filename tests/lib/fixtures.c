@@ -530,6 +530,17 @@ bool test_spmd_strategy(const dp_graph *g, int p, dp_strategy *s)
 	return true;
 }
 
+dp_graph *test_spmd_load(const char *path, int p, dp_strategy *s)
+{
+	dp_graph *g = test_load_ok(path);
+	if (g && !test_spmd_strategy(g, p, s)) {
+		test_fail(__FILE__, __LINE__, "no spmd strategy of %s", path);
+		dp_graph_free(g);
+		g = NULL;
+	}
+	return g;
+}
+
 void test_spmd_split(const dp_graph *g, dp_strategy *s, const char *op,
 		     const char *dim, uint8_t mask)
 {
@@ -570,4 +581,23 @@ bool test_lower(const dp_graph *g, const dp_strategy *s, int k, dp_lowered *l)
 	if (st)
 		test_fail(__FILE__, __LINE__, "lower: %s", err.msg);
 	return st == DP_OK;
+}
+
+void test_check_comm_each(const char *file, int line, const dp_lowered *l,
+			  int k, int64_t bytes)
+{
+	dp_sim_result r;
+	if (!test_simulate_lowered(l, k, &r))
+		return;
+	for (int d = 0; d < k; d++)
+		if (r.dev[d].comm_out_bytes != bytes ||
+		    r.dev[d].comm_in_bytes != bytes)
+			test_fail(
+				file, line,
+				"device %d sends %lld and receives %lld bytes, "
+				"want %lld each",
+				d, (long long)r.dev[d].comm_out_bytes,
+				(long long)r.dev[d].comm_in_bytes,
+				(long long)bytes);
+	dp_sim_result_free(&r);
 }

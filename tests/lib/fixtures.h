@@ -212,6 +212,10 @@ double test_simulate_strategy(const dp_graph *g, const dp_machine *m,
 /* An spmd strategy of mesh [p] for g (k = p), nothing split; false when
  * it cannot be allocated. The caller frees it (dp_strategy_free). */
 bool test_spmd_strategy(const dp_graph *g, int p, dp_strategy *s);
+/* The graph at path (test_load_ok) and in *s an spmd strategy of mesh [p]
+ * for it (test_spmd_strategy); NULL, a recorded failure, with nothing to
+ * free when either fails. */
+dp_graph *test_spmd_load(const char *path, int p, dp_strategy *s);
 /* Splits dim of op over the mesh axes of mask (bit i: axis i; 0 unsplits);
  * a missing op or dim is a recorded failure. */
 void test_spmd_split(const dp_graph *g, dp_strategy *s, const char *op,
@@ -219,6 +223,14 @@ void test_spmd_split(const dp_graph *g, dp_strategy *s, const char *op,
 /* Lowers s of g for a fresh k-device machine into l (the caller frees
  * it); false, a recorded failure with the error, when it cannot. */
 bool test_lower(const dp_graph *g, const dp_strategy *s, int k, dp_lowered *l);
+/* CHECK_COMM_EACH(l, k, bytes): simulated on a fresh k-device machine,
+ * every device of the lowered l sends bytes and receives bytes (the
+ * collectives of an even split); each mismatch a failure naming the
+ * device. */
+#define CHECK_COMM_EACH(...)                                                   \
+	test_check_comm_each(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_comm_each(const char *file, int line, const dp_lowered *l,
+			  int k, int64_t bytes);
 /* Simulates l on a fresh k-device machine into r (the caller frees it);
  * false, a recorded failure, when it cannot. */
 bool test_simulate_lowered(const dp_lowered *l, int k, dp_sim_result *r);
