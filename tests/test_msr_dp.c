@@ -49,6 +49,22 @@ static void four_machine(dp_machine *m, int k)
 	m->bw = 1;
 }
 
+/* A random DAG of n ops shaped by spec (test_dag_spec) and seed, and in *m
+ * four_machine of 4 devices; NULL (a recorded failure) when it cannot be
+ * built. */
+static dp_graph *random_on_four(uint32_t n, const char *spec, uint64_t seed,
+				const char *name, dp_machine *m)
+{
+	test_dag_opts o = test_dag_spec(n, spec);
+	dp_graph *g = test_random_dag_with(seed, &o, name);
+	if (!g) {
+		test_fail(__FILE__, __LINE__, "no random graph '%s'", name);
+		return NULL;
+	}
+	four_machine(m, 4);
+	return g;
+}
+
 /* The load of a piece is its time, plus 5 for each output it sends and 5
  * for each it receives. K = 2: [a][bcd] 15/95, [ab][cd] 35/75, [abc][d]
  * 65/45: the best is 65. K = 3: [ab][c][d] gives 35, 30+10, 40+5 = 45,
@@ -239,6 +255,23 @@ static void check_against_brute(const dp_graph *g, const dp_machine *m,
 			  (unsigned long long)seed, m->k, got, want);
 }
 
+/* check_against_brute on g (freed after; NULL is a recorded failure) and
+ * a random_machine of k devices drawn from *rs. */
+static void brute_case(dp_graph *g, uint64_t *rs, int k, bool caps,
+		       bool training, uint64_t seed)
+{
+	if (!g) {
+		test_fail(__FILE__, __LINE__, "seed %llu: no graph",
+			  (unsigned long long)seed);
+		return;
+	}
+	dp_machine m;
+	random_machine(&m, rs, k, g, caps);
+	check_against_brute(g, &m, training, seed);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 static void test_msr_dp_equals_exhaustive_on_random_dags(void)
 {
 	for (uint64_t seed = 1; seed <= 60; seed++) {
@@ -251,13 +284,8 @@ static void test_msr_dp_equals_exhaustive_on_random_dags(void)
 		int k = 2 + (int)(seed % 2);
 		if (k == 3 && o.n > 8)
 			o.n = 8;
-		dp_graph *g = test_random_dag_with(seed, &o, "rand");
-		REQUIRE(g);
-		dp_machine m;
-		random_machine(&m, &rs, k, g, seed % 4 == 1);
-		check_against_brute(g, &m, false, seed);
-		dp_machine_free(&m);
-		dp_graph_free(g);
+		brute_case(test_random_dag_with(seed, &o, "rand"), &rs, k,
+			   seed % 4 == 1, false, seed);
 	}
 }
 
@@ -271,13 +299,8 @@ static void test_msr_dp_equals_exhaustive_with_groups_and_pins(void)
 			"inputs=2 time=1..20 out=10..900 groups=3");
 		o.pin_every = seed % 2 ? 6 : 0;
 		o.pin_k = 2;
-		dp_graph *g = test_random_dag_with(seed, &o, "grp");
-		REQUIRE(g);
-		dp_machine m;
-		random_machine(&m, &rs, 2 + (int)(seed % 2), g, false);
-		check_against_brute(g, &m, false, seed);
-		dp_machine_free(&m);
-		dp_graph_free(g);
+		brute_case(test_random_dag_with(seed, &o, "grp"), &rs,
+			   2 + (int)(seed % 2), false, false, seed);
 	}
 }
 
@@ -326,14 +349,9 @@ static void test_msr_dp_equals_exhaustive_on_training_graphs(void)
 		int k = 2 + (int)(seed % 2);
 		if (k == 3 && n > 5)
 			n = 5;
-		dp_graph *g = training_graph(seed, n);
-		REQUIRE(g);
 		uint64_t rs = seed * 31;
-		dp_machine m;
-		random_machine(&m, &rs, k, g, seed % 3 == 0);
-		check_against_brute(g, &m, true, seed);
-		dp_machine_free(&m);
-		dp_graph_free(g);
+		brute_case(training_graph(seed, n), &rs, k, seed % 3 == 0, true,
+			   seed);
 	}
 }
 
@@ -372,11 +390,9 @@ static void test_msr_dp_honours_caps(void)
  * placement and the plan untouched. */
 static void test_msr_dp_cancel_leaves_nothing(void)
 {
-	test_dag_opts o = test_dag_spec(40, "inputs=3 time=1..9");
-	dp_graph *g = test_random_dag_with(5, &o, "cancel");
-	REQUIRE(g);
 	dp_machine m;
-	four_machine(&m, 4);
+	dp_graph *g = random_on_four(40, "inputs=3 time=1..9", 5, "cancel", &m);
+	REQUIRE(g);
 	int32_t pl[40];
 	for (int i = 0; i < 40; i++)
 		pl[i] = -7;
@@ -405,11 +421,10 @@ static void test_msr_dp_cancel_leaves_nothing(void)
  * DP takes) it still returns a contiguous placement from its chain. */
 static void test_msr_dp_deterministic_and_wide(void)
 {
-	test_dag_opts o = test_dag_spec(300, "inputs=2 time=1..50 out=1..100");
-	dp_graph *g = test_random_dag_with(11, &o, "wide");
-	REQUIRE(g);
 	dp_machine m;
-	four_machine(&m, 4);
+	dp_graph *g = random_on_four(300, "inputs=2 time=1..50 out=1..100", 11,
+				     "wide", &m);
+	REQUIRE(g);
 	int32_t *a = malloc(300 * sizeof *a), *b = malloc(300 * sizeof *b);
 	REQUIRE(a && b);
 	REQUIRE(run(g, &m, a, NULL) == DP_OK);
