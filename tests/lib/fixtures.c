@@ -170,6 +170,35 @@ bool test_export(const char *path, int kind, const dp_graph *g,
 	return false;
 }
 
+void test_check_export_keeps_old(const char *file, int line, int kind,
+				 const char *name, const dp_graph *g,
+				 const dp_machine *m, const dp_plan *plan,
+				 const dp_progress *p)
+{
+	char tmp[256], bad[256];
+	const char *path = test_tmp_path(name);
+	if (!path || !test_write_file(path, "old\n")) {
+		test_fail(file, line, "cannot write %s", name);
+		return;
+	}
+	dp_err err;
+	dp_status st = dp_export_write(path, (dp_export_kind)kind, g, m, plan,
+				       p, &err);
+	if (st != DP_ECANCELED)
+		test_fail(file, line, "export to %s: status %d, want %d", name,
+			  (int)st, (int)DP_ECANCELED);
+	test_check_file(file, line, path, "old\n");
+	snprintf(tmp, sizeof tmp, ".%s", name);
+	if (test_count_files(tmp) != 0)
+		test_fail(file, line, "a temporary file %s* is left", tmp);
+	snprintf(bad, sizeof bad, "/nonexistent-dir/%s", name);
+	st = dp_export_write(bad, (dp_export_kind)kind, g, m, plan, NULL, &err);
+	if (st == DP_OK || !strstr(err.file, bad))
+		test_fail(file, line,
+			  "export to %s: status %d, error file '%s'", bad,
+			  (int)st, st == DP_OK ? "" : err.file);
+}
+
 char *test_export_text(const char *path, int kind, const dp_graph *g,
 		       const dp_machine *m, const dp_plan *plan)
 {

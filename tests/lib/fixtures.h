@@ -99,6 +99,17 @@ bool test_export(const char *path, int kind, const dp_graph *g,
 char *test_export_text(const char *path, int kind, const dp_graph *g,
 		       const dp_machine *m, const dp_plan *plan);
 
+/* CHECK_EXPORT_KEEPS_OLD(kind, name, g, m, plan, p): with p's cancel flag
+ * raised (before or during the run), the export of kind to the temporary
+ * file name returns DP_ECANCELED and leaves what the file held ("old\n")
+ * and no temporary file beside it; and an export to a folder that does not
+ * exist fails with an error naming the file. */
+#define CHECK_EXPORT_KEEPS_OLD(...)                                            \
+	test_check_export_keeps_old(__FILE__, __LINE__, __VA_ARGS__)
+void test_check_export_keeps_old(const char *file, int line, int kind,
+				 const char *name, const dp_graph *g,
+				 const dp_machine *m, const dp_plan *plan,
+				 const dp_progress *p);
 /* Writes the DOT export of plan (g on m) to path and reads it back with
  * cgraph; NULL, recorded as a failure, when either fails. The caller
  * agclose()s it. */
