@@ -143,6 +143,14 @@ int cli_parse_time_limit(const char *cmd, int argc, char **argv, int *i,
 int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
 			 cli_opts *o);
 
+/* Whether algorithm a takes --tp (megatron and hybrid; the others ignore
+ * it). */
+bool cli_algo_takes_tp(const dp_algo *a);
+/* --tp T for the n algorithms of algos on machine m: when one of them takes
+ * it, T must divide K. Returns 0, or 2 after printing which T do. */
+int cli_check_tp(const cli_opts *o, const dp_machine *m,
+		 const dp_algo *const *algos, size_t n);
+
 /* The algorithm options the command line asked for: the defaults with
  * --contention, --no-polish, --time-limit and --budget applied. */
 void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao);

@@ -476,6 +476,34 @@ int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
 	return cli_parse_time_limit(cmd, argc, argv, i, o);
 }
 
+bool cli_algo_takes_tp(const dp_algo *a)
+{
+	return !strcmp(a->name, "megatron") || !strcmp(a->name, "hybrid");
+}
+
+int cli_check_tp(const cli_opts *o, const dp_machine *m,
+		 const dp_algo *const *algos, size_t n)
+{
+	const dp_algo *a = NULL;
+	for (size_t i = 0; !a && i < n; i++)
+		a = cli_algo_takes_tp(algos[i]) ? algos[i] : NULL;
+	if (!a || o->tp <= 0 || m->k % o->tp == 0)
+		return 0;
+	/* the T that do: "1, 2, 4 or 8" */
+	char ts[400];
+	size_t len = 0;
+	for (int t = 1; t <= m->k && len < sizeof ts; t++)
+		if (m->k % t == 0)
+			len += (size_t)snprintf(
+				ts + len, sizeof ts - len, "%s%d",
+				len ? (t == m->k ? " or " : ", ") : "", t);
+	fprintf(stderr,
+		"dnnpart: --tp %d does not divide the %d devices: %s needs "
+		"a tensor-parallel size T that divides K (here %s)\n",
+		o->tp, m->k, a->name, ts);
+	return 2;
+}
+
 void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 {
 	dp_algo_opts_default(ao);

@@ -164,6 +164,8 @@ int cmd_plan_run(int argc, char **argv)
 	dp_machine m;
 	if ((rc = cli_load_graph_machine(&o, &g, &m)))
 		return rc;
+	if ((rc = cli_check_tp(&o, &m, &algo, 1)))
+		goto out;
 	cli_run run;
 	cli_run_begin(&run, &o, "planning");
 	dp_plan plan;
@@ -179,8 +181,7 @@ int cmd_plan_run(int argc, char **argv)
 			plan.kind == DP_STRAT_PLACEMENT
 				? "placement"
 				: dp_strategy_kind_name(plan.kind));
-	if (o.tp > 0 && strcmp(algo->name, "megatron") != 0 &&
-	    strcmp(algo->name, "hybrid") != 0)
+	if (o.tp > 0 && !cli_algo_takes_tp(algo))
 		fprintf(stderr,
 			"dnnpart: note: --tp applies to megatron and hybrid; "
 			"%s ignores it\n",
