@@ -272,15 +272,18 @@ void cli_help_machine_opts(FILE *out)
 		"sample in a steady\n"
 		"                     pipelined stream (plan's default "
 		"algorithm is then\n"
-		"                     msr-dp; compare ranks by it)\n"
+		"                     msr-dp; compare ranks by it; eval "
+		"prints it)\n"
 		"strategies (dp, zero, gpipe, 1f1b, ...; docs/algorithms.md):\n"
-		"  -M, --microbatches M  micro-batches of a pipeline, 1..%d\n"
+		"  -M, --microbatches M  micro-batches of a pipeline, 1..%d "
+		"(not eval, export)\n"
 		"  --schedule S       a pipeline's schedule: gpipe (all "
 		"forwards, then all\n"
 		"                     backwards) or 1f1b (default: the "
 		"algorithm's own)\n"
 		"  --tp T             tensor-parallel size (default: the "
-		"algorithm's choice)\n"
+		"algorithm's choice;\n"
+		"                     not eval, export)\n"
 		"  --batch B          the step at batch size B: what the "
 		"graph's "
 		"dims index by\n"
@@ -474,6 +477,23 @@ int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
 		return 1;
 	}
 	return cli_parse_time_limit(cmd, argc, argv, i, o);
+}
+
+int cli_refuse_planning_opts(const char *cmd, const cli_opts *o, bool objective)
+{
+	const char *opt = o->tp		    ? "--tp"
+			  : o->microbatches ? "-M"
+			  : !objective && o->objective != DP_OBJ_STEP
+				  ? "--objective"
+				  : NULL;
+	if (!opt)
+		return 0;
+	return cli_usage_error(cmd,
+			       "%s chooses how an algorithm plans (plan, "
+			       "compare, fit and show take it); %s takes "
+			       "PLACEMENT as it was saved: plan again with "
+			       "%s to change it",
+			       opt, cmd, opt);
 }
 
 bool cli_algo_takes_tp(const dp_algo *a)

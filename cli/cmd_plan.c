@@ -194,13 +194,8 @@ int cmd_plan_run(int argc, char **argv)
 		cli_print_plan_json(stdout, g, &m, &plan);
 	} else {
 		cli_print_plan(stdout, g, &m, &plan);
-		if (o.objective == DP_OBJ_THROUGHPUT) {
-			char a[32], x[64];
-			printf("max load     %s  (%s us): time per sample in a "
-			       "steady pipelined stream\n",
-			       dp_units_fmt_time(plan.max_load, a, sizeof a),
-			       cli_fmt_us(plan.max_load, x, sizeof x));
-		}
+		if (o.objective == DP_OBJ_THROUGHPUT)
+			cli_print_max_load(stdout, &plan);
 		if (o.out)
 			printf("\n%s written to %s\n",
 			       plan.strat ? "strategy" : "placement", o.out);
