@@ -440,6 +440,40 @@ static void select_class(const cand_list *L, uint8_t *mark, int cls)
 	}
 }
 
+dp_status dpi_pipe_none_made(const dp_graph *g, const dp_machine *m,
+			     const dp_algo_opts *o, const char *name,
+			     dp_err *err)
+{
+	int64_t G = dpi_pipe_batch_gcd(g, NULL);
+	int M = o->microbatches;
+	if (M > 0 && G > 0 && G % M) {
+		char ms[160];
+		size_t n = 0;
+		int shown = 0;
+		for (int64_t x = 1; x <= G && x <= DP_MAX_MICROBATCHES; x++)
+			if (G % x == 0 && n < sizeof ms && shown++ < 12)
+				n += (size_t)snprintf(ms + n, sizeof ms - n,
+						      "%s%lld", n ? ", " : "",
+						      (long long)x);
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: -M %d does not divide the batch of "
+				  "%lld (dim '%s'): each micro-batch needs "
+				  "a whole share of it%s; -M that do: %s%s",
+				  name, M, (long long)G, dp_graph_batch_dim(g),
+				  strcmp(name, "hybrid") &&
+						  strcmp(name, "pipedream")
+					  ? ""
+					  : " (and with D data-parallel "
+					    "groups, M x D must divide it)",
+				  ms, shown > 12 ? ", ..." : "");
+	}
+	return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+			  "%s: no pipeline of stages that divide %d devices "
+			  "and micro-batches that divide the batch could be "
+			  "made for this graph",
+			  name, m->k);
+}
+
 static dp_status search(const dp_graph *g, const dp_machine *m,
 			const dp_algo_opts *o, const dp_progress *p,
 			const char *name, dp_schedule sch, bool hybrid,
@@ -485,11 +519,7 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 		dp_strategy_free(&L.v[i].s);
 	free(L.v);
 	if (!st && !b.have)
-		st = dp_err_set(err, DP_EINPUT, g->source, 0, 0,
-				"%s: no pipeline of stages that divide %d "
-				"devices and micro-batches that divide the "
-				"batch could be made for this graph",
-				name, m->k);
+		st = dpi_pipe_none_made(g, m, o, name, err);
 	if (st) {
 		if (b.have)
 			dp_strategy_free(&b.s);

@@ -262,10 +262,12 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 			return st;
 		}
 	}
+	if (!bestD && !e1.code) /* no D that M x D divides the batch */
+		return dpi_pipe_none_made(g, m, o, "pipedream", err);
 	if (!bestD) {
 		if (err)
 			*err = e1;
-		return e1.code ? e1.code : DP_EINPUT;
+		return e1.code;
 	}
 	dp_algo_opts oo = *o;
 	oo.microbatches = bestM;
