@@ -150,6 +150,29 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
 	return st ? cli_error(&err) : 0;
 }
 
+/* hybrid's own search splits attention by whole heads, as Megatron-LM
+ * does; a --tp that does not divide an op's heads splits them unevenly (as
+ * megatron does), which Megatron-LM and so `export --megatron` refuse. */
+static void note_uneven_heads(const dp_graph *g, const dp_plan *plan, int tp)
+{
+	if (tp < 2 || plan->kind != DP_STRAT_PIPELINE)
+		return;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		dp_dims d;
+		int i = dp_op_find_dim(g, u, "heads");
+		if (i >= 0 && dp_op_dims(g, u, &d) && d.sizes[i] % tp) {
+			fprintf(stderr,
+				"dnnpart: note: --tp %d splits op '%s''s %lld "
+				"heads unevenly, as megatron does; Megatron-LM "
+				"needs T to divide the heads, so export "
+				"--megatron refuses this plan\n",
+				tp, dp_graph_op_name(g, u),
+				(long long)d.sizes[i]);
+			return;
+		}
+	}
+}
+
 int cmd_plan_run(int argc, char **argv)
 {
 	cli_opts o;
@@ -186,6 +209,8 @@ int cmd_plan_run(int argc, char **argv)
 			"dnnpart: note: --tp applies to megatron and hybrid; "
 			"%s ignores it\n",
 			algo->name);
+	else
+		note_uneven_heads(g, &plan, o.tp);
 	/* dp_plan_run simulates under the model the algorithm optimised for,
 	 * which is the one the user chose */
 	if (o.out && (rc = save_placement(&o, g, &plan)))

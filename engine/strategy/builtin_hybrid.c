@@ -9,7 +9,8 @@
  * for that D, with Megatron's layout inside the stages when T > 1
  * (internal/megatron.h). Candidates, in this order:
  *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`
- *      (--tp: that T alone);
+ *      and every `heads`, as Megatron-LM needs (--tp: that T alone, heads
+ *      split unevenly where it does not divide them, as megatron does);
  *   D: the divisors of K / T (hybrid; 1 for gpipe/1f1b), S = K / (T D)
  *      (hybrid) or every divisor of K (gpipe/1f1b), S at most the forward
  *      ops;
@@ -233,14 +234,18 @@ static uint32_t forward_ops(const dp_graph *g)
 }
 
 /* Whether T > 1 can split g Megatron's way: it has an MLP (`f`) or
- * attention (`heads`) to split, and T divides every `f`. */
-static bool tp_ok(const dp_graph *g, int T)
+ * attention (`heads`) to split, T divides every `f` and, with even_heads,
+ * every `heads`: Megatron-LM splits attention by whole heads, and so does
+ * the Megatron export of the plan. The search asks for even heads; a T
+ * given with --tp may split them unevenly, as megatron does. */
+static bool tp_ok(const dp_graph *g, int T, bool even_heads)
 {
 	bool any = false;
 	for (uint32_t u = 0; !any && u < g->nops; u++)
 		any = dp_op_find_dim(g, u, "f") >= 0 ||
 		      dp_op_find_dim(g, u, "heads") >= 0;
-	return any && dpi_megatron_divides(g, "f", T);
+	return any && dpi_megatron_divides(g, "f", T) &&
+	       (!even_heads || dpi_megatron_divides(g, "heads", T));
 }
 
 /* One shape of the search. */
@@ -343,14 +348,14 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 				  "%s: --tp %d must divide the %d devices",
 				  name, want, K);
-	if (want > 1 && (pins || !tp_ok(g, want)))
+	if (want > 1 && (pins || !tp_ok(g, want, false)))
 		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 				  "%s: --tp %d: %s", name, want,
 				  pins ? "a graph with pins is not split"
 				       : "the graph needs an `f` or `heads` "
 					 "dim, and T must divide every `f`");
 	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {
-		if (K % T || (T > 1 && (pins || !tp_ok(g, T))) ||
+		if (K % T || (T > 1 && (pins || !tp_ok(g, T, want == 0))) ||
 		    (want > 0 && T != want))
 			continue;
 		for (int x = 1; !st && x <= K / T; x++) {
