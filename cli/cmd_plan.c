@@ -173,6 +173,21 @@ static void note_uneven_heads(const dp_graph *g, const dp_plan *plan, int tp)
 	}
 }
 
+/* hybrid and pipedream make data-parallel stages only where dp would
+ * apply (dp_strategy_check_data_parallel): say why they did not. */
+static void note_no_data_parallel(const dp_graph *g, const dp_machine *m,
+				  const dp_algo *algo)
+{
+	dp_err err;
+	if (m->k < 2 ||
+	    (strcmp(algo->name, "hybrid") && strcmp(algo->name, "pipedream")) ||
+	    !dp_strategy_check_data_parallel(g, "data parallelism", &err))
+		return;
+	fprintf(stderr,
+		"dnnpart: note: %s made no data-parallel stages (D = 1): %s\n",
+		algo->name, err.msg);
+}
+
 int cmd_plan_run(int argc, char **argv)
 {
 	cli_opts o;
@@ -211,6 +226,7 @@ int cmd_plan_run(int argc, char **argv)
 			algo->name);
 	else
 		note_uneven_heads(g, &plan, o.tp);
+	note_no_data_parallel(g, &m, algo);
 	/* dp_plan_run simulates under the model the algorithm optimised for,
 	 * which is the one the user chose */
 	if (o.out && (rc = save_placement(&o, g, &plan)))

@@ -11,7 +11,8 @@
  *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`
  *      and every `heads`, as Megatron-LM needs (--tp: that T alone, heads
  *      split unevenly where it does not divide them, as megatron does);
- *   D: the divisors of K / T (hybrid; 1 for gpipe/1f1b), S = K / (T D)
+ *   D: the divisors of K / T (hybrid; 1 for gpipe/1f1b, and for a graph
+ *      that data parallelism does not apply to, dp's rule), S = K / (T D)
  *      (hybrid) or every divisor of K (gpipe/1f1b), S at most the forward
  *      ops;
  *   M: --microbatches when given, else the two largest powers of two up
@@ -28,6 +29,7 @@
 #include "internal/grow.h"
 #include "internal/megatron.h"
 #include "internal/pipeline.h"
+#include "internal/spmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +96,8 @@ dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
 		if (r == DP_ROLE_PARAM || r == DP_ROLE_UPDATE)
 			continue;
 		int i = g->ops[u].dims ? (bd[0] ? dp_op_find_dim(g, u, bd) : -1)
-				       : 0;
+			: dpi_spmd_batch_role(r) ? 0
+						 : -1; /* as dp splits it */
 		if (i >= 0)
 			s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + i] = 1;
 	}
@@ -342,6 +345,8 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 	uint32_t nf = forward_ops(g);
 	int64_t G = dpi_pipe_batch_gcd(g, NULL);
 	bool pins = dpi_graph_has_pins(g);
+	/* data-parallel stages where dp would apply (its rule) */
+	bool dp_ok = !pins && !dp_strategy_check_data_parallel(g, name, NULL);
 	dp_status st = DP_OK;
 	int want = hybrid ? o->tp : 0; /* --tp: that T alone */
 	if (want > 0 && K % want)
@@ -362,7 +367,7 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 			if ((K / T) % x)
 				continue;
 			int D = hybrid ? x : 1, S = hybrid ? K / T / x : x;
-			if ((uint32_t)S > nf || (D > 1 && pins))
+			if ((uint32_t)S > nf || (D > 1 && !dp_ok))
 				continue;
 			int Ms[4], nm = micro_choices(o, G, S, D, Ms);
 			for (int i = 0; !st && i < nm; i++)

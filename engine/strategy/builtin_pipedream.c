@@ -226,8 +226,10 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 	int32_t *bestfs = NULL;
 	dp_err e1;
 	dp_err_clear(&e1);
+	bool dp_ok = !dpi_graph_has_pins(g) &&
+		     !dp_strategy_check_data_parallel(g, "pipedream", NULL);
 	for (int D = 1; D <= m->k; D++) {
-		if (m->k % D || (D > 1 && dpi_graph_has_pins(g)))
+		if (m->k % D || (D > 1 && !dp_ok))
 			continue;
 		int M = o->microbatches ? o->microbatches
 					: dpi_pipe_pick_microbatches(
