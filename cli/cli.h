@@ -143,6 +143,20 @@ int cli_parse_time_limit(const char *cmd, int argc, char **argv, int *i,
 int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
 			 cli_opts *o);
 
+/* eval and export price a saved plan: the options that only choose how an
+ * algorithm plans (--tp, -M; --objective throughput too where the command
+ * has no use for it, !objective) are refused rather than ignored. Returns
+ * 0, or 2 after a usage error that says which commands take the option. */
+int cli_refuse_planning_opts(const char *cmd, const cli_opts *o,
+			     bool objective);
+/* Whether algorithm a takes --tp (megatron and hybrid; the others ignore
+ * it). */
+bool cli_algo_takes_tp(const dp_algo *a);
+/* --tp T for the n algorithms of algos on machine m: when one of them takes
+ * it, T must divide K. Returns 0, or 2 after printing which T do. */
+int cli_check_tp(const cli_opts *o, const dp_machine *m,
+		 const dp_algo *const *algos, size_t n);
+
 /* The algorithm options the command line asked for: the defaults with
  * --contention, --no-polish, --time-limit and --budget applied. */
 void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao);
@@ -212,6 +226,8 @@ void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
 		    const dp_plan *plan);
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 			 const dp_plan *plan);
+/* The report's line `max load` (--objective throughput: plan, eval). */
+void cli_print_max_load(FILE *out, const dp_plan *plan);
 /* The members every --json report starts with: graph, source, ops, edges,
  * k and the link (through the engine's one JSON writer, dnnpart/json.h). */
 void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m);

@@ -272,15 +272,18 @@ void cli_help_machine_opts(FILE *out)
 		"sample in a steady\n"
 		"                     pipelined stream (plan's default "
 		"algorithm is then\n"
-		"                     msr-dp; compare ranks by it)\n"
+		"                     msr-dp; compare ranks by it; eval "
+		"prints it)\n"
 		"strategies (dp, zero, gpipe, 1f1b, ...; docs/algorithms.md):\n"
-		"  -M, --microbatches M  micro-batches of a pipeline, 1..%d\n"
+		"  -M, --microbatches M  micro-batches of a pipeline, 1..%d "
+		"(not eval, export)\n"
 		"  --schedule S       a pipeline's schedule: gpipe (all "
 		"forwards, then all\n"
 		"                     backwards) or 1f1b (default: the "
 		"algorithm's own)\n"
 		"  --tp T             tensor-parallel size (default: the "
-		"algorithm's choice)\n"
+		"algorithm's choice;\n"
+		"                     not eval, export)\n"
 		"  --batch B          the step at batch size B: what the "
 		"graph's "
 		"dims index by\n"
@@ -474,6 +477,51 @@ int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
 		return 1;
 	}
 	return cli_parse_time_limit(cmd, argc, argv, i, o);
+}
+
+int cli_refuse_planning_opts(const char *cmd, const cli_opts *o, bool objective)
+{
+	const char *opt = o->tp		    ? "--tp"
+			  : o->microbatches ? "-M"
+			  : !objective && o->objective != DP_OBJ_STEP
+				  ? "--objective"
+				  : NULL;
+	if (!opt)
+		return 0;
+	return cli_usage_error(cmd,
+			       "%s chooses how an algorithm plans (plan, "
+			       "compare, fit and show take it); %s takes "
+			       "PLACEMENT as it was saved: plan again with "
+			       "%s to change it",
+			       opt, cmd, opt);
+}
+
+bool cli_algo_takes_tp(const dp_algo *a)
+{
+	return !strcmp(a->name, "megatron") || !strcmp(a->name, "hybrid");
+}
+
+int cli_check_tp(const cli_opts *o, const dp_machine *m,
+		 const dp_algo *const *algos, size_t n)
+{
+	const dp_algo *a = NULL;
+	for (size_t i = 0; !a && i < n; i++)
+		a = cli_algo_takes_tp(algos[i]) ? algos[i] : NULL;
+	if (!a || o->tp <= 0 || m->k % o->tp == 0)
+		return 0;
+	/* the T that do: "1, 2, 4 or 8" */
+	char ts[400];
+	size_t len = 0;
+	for (int t = 1; t <= m->k && len < sizeof ts; t++)
+		if (m->k % t == 0)
+			len += (size_t)snprintf(
+				ts + len, sizeof ts - len, "%s%d",
+				len ? (t == m->k ? " or " : ", ") : "", t);
+	fprintf(stderr,
+		"dnnpart: --tp %d does not divide the %d devices: %s needs "
+		"a tensor-parallel size T that divides K (here %s)\n",
+		o->tp, m->k, a->name, ts);
+	return 2;
 }
 
 void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)

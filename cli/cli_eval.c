@@ -49,10 +49,13 @@ static int check_devices(const char *path, const dp_graph *g,
 	return 0;
 }
 
-/* A strategy file priced on g: lowered and simulated. */
+/* A strategy file priced on g: lowered and simulated; made_by (NULL, or
+ * sizeof plan->algo bytes) gets the algorithm that made it. */
 static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
-			 dp_machine *m, dp_plan *plan)
+			 dp_machine *m, dp_plan *plan, char *made_by)
 {
+	if (made_by)
+		made_by[0] = '\0';
 	dp_err err;
 	dp_err_clear(&err);
 	dp_strategy s;
@@ -102,6 +105,8 @@ static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
 		if (rc)
 			dp_machine_free(m);
 	}
+	if (!rc && made_by)
+		snprintf(made_by, sizeof plan->algo, "%s", s.algo);
 	dp_strategy_free(&s);
 	return rc;
 }
@@ -110,7 +115,7 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 		       dp_machine *m, dp_plan *plan, char *made_by)
 {
 	if (dp_strategy_is_file(path))
-		return eval_strategy(o, g, path, m, plan);
+		return eval_strategy(o, g, path, m, plan, made_by);
 	int32_t *pl = malloc(((size_t)g->nops + 1) * sizeof *pl);
 	if (!pl) {
 		fprintf(stderr,

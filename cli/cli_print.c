@@ -358,3 +358,13 @@ void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 {
 	plan_json(out, g, m, plan);
 }
+
+void cli_print_max_load(FILE *out, const dp_plan *plan)
+{
+	char a[32], x[64];
+	fprintf(out,
+		"max load     %s  (%s us): time per sample in a steady "
+		"pipelined stream\n",
+		dp_units_fmt_time(plan->max_load, a, sizeof a),
+		cli_fmt_us(plan->max_load, x, sizeof x));
+}

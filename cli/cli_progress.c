@@ -107,5 +107,9 @@ void cli_run_begin(cli_run *r, const struct cli_opts *o, const char *label)
 int cli_run_end(cli_run *r, dp_status st)
 {
 	cli_progress_end(&r->cp);
-	return st ? cli_error(&r->err) : 0;
+	if (!st)
+		return 0;
+	/* an error whose dp_err an algorithm left unset still fails */
+	int rc = cli_error(&r->err);
+	return rc ? rc : dp_status_exit_code(st);
 }

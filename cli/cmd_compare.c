@@ -84,6 +84,9 @@ void cmd_compare_help(FILE *out)
 		"  -h, --help         this text\n");
 }
 
+/* The reason a strategy does not apply, as the table's note shows it. */
+enum { WHY_LEN = sizeof(((dp_run_result *)0)->msg) };
+
 /* What the run keeps: each algorithm's plan, whether it ran, the worst
  * exit code of those that failed, the cancel message. */
 typedef struct compare_run {
@@ -91,6 +94,8 @@ typedef struct compare_run {
 	dp_plan *plans;
 	bool *ok;
 	bool *na; /* a strategy that does not apply to this graph/machine */
+	char (*why)[WHY_LEN]; /* why, for each na */
+	const char *source;   /* the graph's file, left out of the why */
 	int failed;
 	char canceled[1200];
 } compare_run;
@@ -102,6 +107,16 @@ static void before_algo(void *ud, size_t i, const dp_algo *algo)
 	(void)i;
 	snprintf(label, sizeof label, "comparing %s", algo->name);
 	cli_progress_label(&t->cp, label);
+}
+
+/* s without a leading "PREFIX: " (the file and the algorithm that every
+ * reason starts with, which the note already says). */
+static const char *skip_prefix(const char *s, const char *prefix)
+{
+	size_t n = prefix ? strlen(prefix) : 0;
+	if (n && !strncmp(s, prefix, n) && !strncmp(s + n, ": ", 2))
+		return s + n + 2;
+	return s;
 }
 
 static void after_algo(void *ud, size_t i, dp_run_result *r)
@@ -117,10 +132,12 @@ static void after_algo(void *ud, size_t i, dp_run_result *r)
 	} else if (r->status == DP_EINPUT && r->algo->strategize) {
 		/* a strategy whose conditions this graph or machine does not
 		 * meet (a batch that K does not divide, no roles, ...): the
-		 * row says n/a and why; the others still count */
-		fprintf(stderr, "dnnpart: %s: does not apply: %s\n",
-			r->algo->name, r->msg);
+		 * row says n/a, the note under the table why; the others
+		 * still count */
 		t->na[i] = true;
+		snprintf(t->why[i], WHY_LEN, "%s",
+			 skip_prefix(skip_prefix(r->msg, t->source),
+				     r->algo->name));
 	} else {
 		/* keep comparing the others; the row says error */
 		fprintf(stderr, "dnnpart: %s: %s\n", r->algo->name, r->msg);
@@ -267,9 +284,22 @@ static void print_header(const dp_graph *g, const dp_machine *m,
 	       dp_units_fmt_time(b->one_device_us, x, sizeof x));
 }
 
+/* Under the table: why each n/a row does not apply. */
+static void print_why(const dp_algo **algos, const bool *na,
+		      char (*why)[WHY_LEN], size_t n)
+{
+	bool first = true;
+	for (size_t i = 0; i < n; i++)
+		if (na[i]) {
+			printf("%s%-13s%s: %s\n", first ? "\n" : "",
+			       first ? "n/a" : "", algos[i]->name, why[i]);
+			first = false;
+		}
+}
+
 static void print_table(const dp_algo **algos, const dp_plan *plans,
-			const bool *ok, const bool *na, size_t n,
-			dp_objective obj)
+			const bool *ok, const bool *na, char (*why)[WHY_LEN],
+			size_t n, dp_objective obj)
 {
 	int best = best_plan(plans, ok, n, obj);
 	bool tp = obj == DP_OBJ_THROUGHPUT;
@@ -309,19 +339,26 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 		/* a strategy says what it made: "1f1b S=4 M=16" */
 		printf(p->strategy[0] ? "  %s\n" : "%s\n", p->strategy);
 	}
+	print_why(algos, na, why, n);
+	bool any = false;
+	for (size_t i = 0; i < n; i++)
+		any = any || ok[i];
 	if (best >= 0)
 		printf("\nbest: %s (*: the %s among the feasible plans)\n",
 		       algos[best]->name,
 		       tp ? "smallest max load (time per sample)"
 			  : "shortest makespan");
-	else
+	else if (any)
 		printf("\nno algorithm met the memory caps\n");
+	else
+		printf("\nno algorithm made a plan\n");
 }
 
 static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 			 dp_contention c, dp_objective obj, const dp_bounds *b,
 			 const dp_algo **algos, const dp_plan *plans,
-			 const bool *ok, const bool *na, size_t n)
+			 const bool *ok, const bool *na, char (*why)[WHY_LEN],
+			 size_t n)
 {
 	int best = best_plan(plans, ok, n, obj);
 	dp_json w;
@@ -342,8 +379,10 @@ static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 		dp_json_begin_object(&w, NULL);
 		dp_json_str(&w, "name", algos[i]->name);
 		dp_json_bool(&w, "ok", ok[i]);
-		if (na[i])
+		if (na[i]) {
 			dp_json_bool(&w, "applies", false);
+			dp_json_str(&w, "reason", why[i]);
+		}
 		dp_json_bool(&w, "best", (int)i == best);
 		if (ok[i]) {
 			dp_json_num(&w, "plan_ms", plans[i].plan_ms);
@@ -368,10 +407,12 @@ int cmd_compare_run(int argc, char **argv)
 	dp_plan *plans = calloc(n, sizeof *plans);
 	/* ok[i]: a plan; ok[n + i]: a strategy that does not apply */
 	bool *ok = calloc(2 * n, sizeof *ok);
-	if (!algos || !plans || !ok) {
+	char(*why)[WHY_LEN] = calloc(n, sizeof *why);
+	if (!algos || !plans || !ok || !why) {
 		free(algos);
 		free(plans);
 		free(ok);
+		free(why);
 		fprintf(stderr, "dnnpart: out of memory\n");
 		return 2;
 	}
@@ -394,10 +435,16 @@ int cmd_compare_run(int argc, char **argv)
 		rc = cli_error(&err);
 		goto out;
 	}
+	if ((rc = cli_check_tp(&o, &m, algos, n)))
+		goto out;
 	dp_algo_opts ao;
 	cli_algo_opts(&o, &ao);
 	/* Ctrl-C cancels the algorithm that is running; a second one kills */
-	compare_run tp = {.plans = plans, .ok = ok, .na = ok + n};
+	compare_run tp = {.plans = plans,
+			  .ok = ok,
+			  .na = ok + n,
+			  .why = why,
+			  .source = g->source};
 	cli_progress_begin(&tp.cp, CLI_CANCEL_SIGINT_ONCE, "comparing");
 	dp_run_hooks hooks = {before_algo, after_algo, &tp};
 	dp_status st = dp_plan_run_all(g, &m, algos, n, &ao, &tp.cp.p, &hooks);
@@ -417,13 +464,13 @@ int cmd_compare_run(int argc, char **argv)
 	dp_sim_bounds(g, &m, &b);
 	if (o.json) {
 		compare_json(stdout, g, &m, o.contention, o.objective, &b,
-			     algos, plans, ok, ok + n, n);
+			     algos, plans, ok, ok + n, tp.why, n);
 	} else {
 		print_header(g, &m, o.contention, &b);
 		if (o.objective == DP_OBJ_THROUGHPUT)
 			printf("objective    throughput: max load = time per "
 			       "sample in a steady pipelined stream\n\n");
-		print_table(algos, plans, ok, ok + n, n, o.objective);
+		print_table(algos, plans, ok, ok + n, tp.why, n, o.objective);
 		if (fewer)
 			print_fewer(algos, plans, n, m.k, fewer);
 	}
@@ -439,6 +486,7 @@ out:
 	free(algos);
 	free(plans);
 	free(ok);
+	free(why);
 	dp_machine_free(&m);
 	dp_graph_free(g);
 	return rc;

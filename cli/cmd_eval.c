@@ -59,7 +59,8 @@ int cmd_eval_run(int argc, char **argv)
 		if (cli_take_graph_placement("eval", a, &o, &place_path))
 			return 2;
 	}
-	if (cli_require_graph_placement("eval", &o, place_path))
+	if (cli_require_graph_placement("eval", &o, place_path) ||
+	    cli_refuse_planning_opts("eval", &o, true))
 		return 2;
 
 	dp_graph *g;
@@ -76,6 +77,8 @@ int cmd_eval_run(int argc, char **argv)
 		cli_print_plan_json(stdout, g, &m, &plan);
 	else
 		cli_print_plan(stdout, g, &m, &plan);
+	if (!o.json && o.objective == DP_OBJ_THROUGHPUT)
+		cli_print_max_load(stdout, &plan);
 	rc = o.strict && !plan.feasible ? 1 : 0;
 	dp_plan_free(&plan);
 	dp_machine_free(&m);

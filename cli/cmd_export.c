@@ -216,7 +216,8 @@ static int parse(int argc, char **argv, export_args *x)
 					     &x->place_path))
 			return 2;
 	}
-	if (cli_require_graph_placement("export", &x->o, x->place_path))
+	if (cli_require_graph_placement("export", &x->o, x->place_path) ||
+	    cli_refuse_planning_opts("export", &x->o, false))
 		return 2;
 	if (x->njobs == 0)
 		return cli_usage_error("export",

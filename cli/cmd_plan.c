@@ -150,6 +150,44 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
 	return st ? cli_error(&err) : 0;
 }
 
+/* hybrid's own search splits attention by whole heads, as Megatron-LM
+ * does; a --tp that does not divide an op's heads splits them unevenly (as
+ * megatron does), which Megatron-LM and so `export --megatron` refuse. */
+static void note_uneven_heads(const dp_graph *g, const dp_plan *plan, int tp)
+{
+	if (tp < 2 || plan->kind != DP_STRAT_PIPELINE)
+		return;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		dp_dims d;
+		int i = dp_op_find_dim(g, u, "heads");
+		if (i >= 0 && dp_op_dims(g, u, &d) && d.sizes[i] % tp) {
+			fprintf(stderr,
+				"dnnpart: note: --tp %d splits op '%s''s %lld "
+				"heads unevenly, as megatron does; Megatron-LM "
+				"needs T to divide the heads, so export "
+				"--megatron refuses this plan\n",
+				tp, dp_graph_op_name(g, u),
+				(long long)d.sizes[i]);
+			return;
+		}
+	}
+}
+
+/* hybrid and pipedream make data-parallel stages only where dp would
+ * apply (dp_strategy_check_data_parallel): say why they did not. */
+static void note_no_data_parallel(const dp_graph *g, const dp_machine *m,
+				  const dp_algo *algo)
+{
+	dp_err err;
+	if (m->k < 2 ||
+	    (strcmp(algo->name, "hybrid") && strcmp(algo->name, "pipedream")) ||
+	    !dp_strategy_check_data_parallel(g, "data parallelism", &err))
+		return;
+	fprintf(stderr,
+		"dnnpart: note: %s made no data-parallel stages (D = 1): %s\n",
+		algo->name, err.msg);
+}
+
 int cmd_plan_run(int argc, char **argv)
 {
 	cli_opts o;
@@ -164,6 +202,8 @@ int cmd_plan_run(int argc, char **argv)
 	dp_machine m;
 	if ((rc = cli_load_graph_machine(&o, &g, &m)))
 		return rc;
+	if ((rc = cli_check_tp(&o, &m, &algo, 1)))
+		goto out;
 	cli_run run;
 	cli_run_begin(&run, &o, "planning");
 	dp_plan plan;
@@ -179,12 +219,14 @@ int cmd_plan_run(int argc, char **argv)
 			plan.kind == DP_STRAT_PLACEMENT
 				? "placement"
 				: dp_strategy_kind_name(plan.kind));
-	if (o.tp > 0 && strcmp(algo->name, "megatron") != 0 &&
-	    strcmp(algo->name, "hybrid") != 0)
+	if (o.tp > 0 && !cli_algo_takes_tp(algo))
 		fprintf(stderr,
 			"dnnpart: note: --tp applies to megatron and hybrid; "
 			"%s ignores it\n",
 			algo->name);
+	else
+		note_uneven_heads(g, &plan, o.tp);
+	note_no_data_parallel(g, &m, algo);
 	/* dp_plan_run simulates under the model the algorithm optimised for,
 	 * which is the one the user chose */
 	if (o.out && (rc = save_placement(&o, g, &plan)))
@@ -193,13 +235,8 @@ int cmd_plan_run(int argc, char **argv)
 		cli_print_plan_json(stdout, g, &m, &plan);
 	} else {
 		cli_print_plan(stdout, g, &m, &plan);
-		if (o.objective == DP_OBJ_THROUGHPUT) {
-			char a[32], x[64];
-			printf("max load     %s  (%s us): time per sample in a "
-			       "steady pipelined stream\n",
-			       dp_units_fmt_time(plan.max_load, a, sizeof a),
-			       cli_fmt_us(plan.max_load, x, sizeof x));
-		}
+		if (o.objective == DP_OBJ_THROUGHPUT)
+			cli_print_max_load(stdout, &plan);
 		if (o.out)
 			printf("\n%s written to %s\n",
 			       plan.strat ? "strategy" : "placement", o.out);

@@ -99,6 +99,11 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 	int rc;
 	if ((rc = cli_load_graph_machine(o, &g, &m)))
 		return rc;
+	if ((rc = cli_check_tp(o, &m, &algo, 1))) {
+		dp_machine_free(&m);
+		dp_graph_free(g);
+		return rc;
+	}
 	uint32_t op = UINT32_MAX;
 	if (opname) {
 		op = dp_graph_find(g, opname);

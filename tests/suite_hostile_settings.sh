@@ -117,6 +117,24 @@ else
 	echo "ok - slowest_link_is_finite"
 fi
 
+# ---- options that choose how to plan: refused where nothing plans ----
+NOTPLAN="chooses how an algorithm plans (plan, compare, fit and show take it)"
+C2="tests/cli/data/chain2.json tests/cli/data/chain2.place"
+err_case eval_refuses_tp 2 "dnnpart eval: --tp $NOTPLAN; eval takes PLACEMENT as it was saved: plan again with --tp to change it" \
+	eval $C2 --tp 2
+err_case export_refuses_microbatches 2 "dnnpart export: -M $NOTPLAN; export takes PLACEMENT as it was saved: plan again with -M to change it" \
+	export $C2 -M 4 --csv "$TMP/x.csv"
+err_case export_refuses_objective 2 "dnnpart export: --objective $NOTPLAN; export takes PLACEMENT as it was saved: plan again with --objective to change it" \
+	export $C2 --objective throughput --csv "$TMP/x.csv"
+# eval honours --objective throughput: the report's max load line
+out_case eval_objective_max_load 0 '^max load ' \
+	eval $C2 --objective throughput
+# --tp must divide K, refused before planning by plan, compare and show
+err_case plan_tp_not_dividing 2 "dnnpart: --tp 3 does not divide the 4 devices: megatron needs a tensor-parallel size T that divides K (here 1, 2 or 4)" \
+	plan "$GEN" -k 4 --algo megatron --tp 3
+err_case show_tp_not_dividing 2 "dnnpart: --tp 3 does not divide the 8 devices: hybrid needs a tensor-parallel size T that divides K (here 1, 2, 4 or 8)" \
+	show tests/data/json_dims.json -k 8 --algo hybrid --tp 3
+
 # ---- algorithms, files ----
 err_case algorithm_unknown 2 "dnnpart plan: --algo: unknown algorithm 'nope' (known: pardnn, single, mtopo, metf, heft, metis, contig, mincut, msr-dp, dp, zero, gpipe, 1f1b, pase, tofu, megatron, pipedream, hybrid, ilp, best)" \
 	plan "$G" --algo nope

@@ -214,7 +214,8 @@ enum { L = 4, B = 8, SQ = 4, H = 16, F = 64 };
 #define TL 2.0		   /* µs of the loss */
 #define Y (B * SQ * H * 4) /* bytes of a layer's output */
 
-static dp_graph *chain(void)
+/* The chain with its width dim named wd, of size fs (chain(): f, F). */
+static dp_graph *chain_dim(const char *wd, int fs)
 {
 	static char text[16384];
 	size_t n = 0;
@@ -227,21 +228,21 @@ static dp_graph *chain(void)
 		P(",{\"name\":\"w1_%d\",\"role\":\"param\",\"dims\":{\"h\":%d,"
 		  "\"f\":%d},\"out\":[\"h\",\"f\"],\"param\":[\"h\",\"f\"],"
 		  "\"param_bytes\":%d,\"output_bytes\":%d}",
-		  l, H, F, H * F * 4, H * F * 4);
+		  l, H, fs, H * fs * 4, H * fs * 4);
 		P(",{\"name\":\"w2_%d\",\"role\":\"param\",\"dims\":{\"f\":%d,"
 		  "\"h\":%d},\"out\":[\"f\",\"h\"],\"param\":[\"f\",\"h\"],"
 		  "\"param_bytes\":%d,\"output_bytes\":%d}",
-		  l, F, H, H * F * 4, H * F * 4);
+		  l, fs, H, H * fs * 4, H * fs * 4);
 		P(",{\"name\":\"fc1_%d\",\"role\":\"forward\",\"time_us\":%g,"
 		  "\"dims\":{\"b\":%d,\"s\":%d,\"h\":%d,\"f\":%d},\"out\":["
 		  "\"b\","
 		  "\"s\",\"f\"],\"output_bytes\":%d}",
-		  l, T1, B, SQ, H, F, B * SQ * F * 4);
+		  l, T1, B, SQ, H, fs, B * SQ * fs * 4);
 		P(",{\"name\":\"fc2_%d\",\"role\":\"forward\",\"time_us\":%g,"
 		  "\"dims\":{\"b\":%d,\"s\":%d,\"f\":%d,\"h\":%d},\"out\":["
 		  "\"b\","
 		  "\"s\",\"h\"],\"output_bytes\":%d}",
-		  l, T2, B, SQ, F, H, Y);
+		  l, T2, B, SQ, fs, H, Y);
 	}
 	P(",{\"name\":\"loss\",\"role\":\"loss\",\"time_us\":%g,\"dims\":{"
 	  "\"b\":%d,\"s\":%d,\"h\":%d},\"out\":[\"b\",\"s\",\"h\"],"
@@ -272,7 +273,24 @@ static dp_graph *chain(void)
 	  "]}",
 	  L - 1);
 #undef P
-	return test_json_text(text);
+	/* the width's name: every "f" of the text becomes "wd" */
+	static char named[sizeof text + 4096];
+	size_t o = 0;
+	for (const char *c = text; *c && o + 32 < sizeof named; c++)
+		if (!strncmp(c, "\"f\"", 3)) {
+			o += (size_t)snprintf(named + o, sizeof named - o,
+					      "\"%s\"", wd);
+			c += 2;
+		} else {
+			named[o++] = *c;
+		}
+	named[o] = '\0';
+	return test_json_text(named);
+}
+
+static dp_graph *chain(void)
+{
+	return chain_dim("f", F);
 }
 
 /* Layer l on stage l, devices {2l, 2l+1}, T = 2, M = 1. */
@@ -400,27 +418,20 @@ static void test_hybrid_searches_tp(void)
 	dp_graph_free(g);
 }
 
-/* --tp T restricts hybrid's search to that T (the label names it); a T
- * that does not divide K, or that no `f` dim takes, is refused by name. */
-static void test_hybrid_takes_tp(void)
+/* A --tp setting (0: hybrid's own search) and what it gives: the status
+ * and text in the label, or in the error. */
+typedef struct tp_case {
+	int tp;
+	dp_status st;
+	const char *want;
+} tp_case;
+
+static void check_tp_cases(const dp_graph *g, const dp_machine *m,
+			   const tp_case *cases, size_t n)
 {
-	static const struct {
-		int tp;
-		dp_status st;
-		const char *want; /* in the label, or in the error */
-	} cases[] = {
-		{1, DP_OK, " T=1 "},
-		{2, DP_OK, " T=2 "},
-		{3, DP_EINPUT, "--tp 3 must divide the 8 devices"},
-		{128, DP_EINPUT, "--tp 128 must divide"},
-	};
-	dp_graph *g = chain();
-	REQUIRE(g);
-	test_machine tm;
-	test_machine_init(&tm, 8, 64, 1);
 	const dp_algo *a = dp_algo_find("hybrid");
 	REQUIRE(a);
-	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+	for (size_t i = 0; i < n; i++) {
 		dp_algo_opts o;
 		dp_algo_opts_default(&o);
 		o.tp = cases[i].tp;
@@ -428,7 +439,7 @@ static void test_hybrid_takes_tp(void)
 		dp_strategy_init(&s);
 		dp_err err;
 		dp_err_clear(&err);
-		dp_status st = a->strategize(g, &tm.m, &o, NULL, &s, &err);
+		dp_status st = a->strategize(g, m, &o, NULL, &s, &err);
 		CHECK_INT(st, cases[i].st);
 		const char *text = st ? err.msg : s.label;
 		if (!strstr(text, cases[i].want))
@@ -438,10 +449,46 @@ static void test_hybrid_takes_tp(void)
 		if (!st)
 			dp_strategy_free(&s);
 	}
+}
+
+/* --tp T restricts hybrid's search to that T (the label names it); a T
+ * that does not divide K, or that no `f` dim takes, is refused by name. */
+static void test_hybrid_takes_tp(void)
+{
+	static const tp_case cases[] = {
+		{1, DP_OK, " T=1 "},
+		{2, DP_OK, " T=2 "},
+		{3, DP_EINPUT, "--tp 3 must divide the 8 devices"},
+		{128, DP_EINPUT, "--tp 128 must divide"},
+	};
+	dp_graph *g = chain();
+	REQUIRE(g);
+	test_machine tm;
+	test_machine_init(&tm, 8, 64, 1);
+	check_tp_cases(g, &tm.m, cases, sizeof cases / sizeof *cases);
+	dp_graph_free(g);
+}
+
+/* Megatron-LM splits attention by whole heads, and so does the Megatron
+ * export of hybrid's plan: on 5 heads (the width of the chain's MLPs
+ * named `heads`) hybrid's own search keeps T = 1 under caps that make
+ * tensor parallelism pay, while --tp 2 splits them unevenly (2 and 3), as
+ * megatron does, because the user asked for it. */
+static void test_hybrid_search_divides_heads(void)
+{
+	static const tp_case cases[] = {{0, DP_OK, " T=1 "},
+					{2, DP_OK, " T=2 "}};
+	dp_graph *g = chain_dim("heads", 5);
+	REQUIRE(g);
+	test_machine tm;
+	test_machine_init(&tm, 8, 64, 1);
+	for (int d = 0; d < 8; d++)
+		tm.cap[d] = (int64_t)L * 2 * H * 5 * 4;
+	check_tp_cases(g, &tm.m, cases, sizeof cases / sizeof *cases);
 	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_3d_lowering_all_reduces_inside_groups),
 	  TEST(test_hybrid_no_slower_than_pipelines),
 	  TEST(test_tp_stages_step_by_hand), TEST(test_hybrid_searches_tp),
-	  TEST(test_hybrid_takes_tp))
+	  TEST(test_hybrid_takes_tp), TEST(test_hybrid_search_divides_heads))

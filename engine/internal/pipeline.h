@@ -86,6 +86,15 @@ int64_t dpi_pipe_batch_gcd(const dp_graph *g, const uint8_t *kd);
  * 0), at least 1; 0 when even M = 1 does not fit (D does not divide G). */
 int dpi_pipe_pick_microbatches(int64_t G, int want, int D);
 
+/* Why algorithm name made no pipeline of g for m: -M (o->microbatches)
+ * that does not divide the batch, naming the M that do (and, for hybrid
+ * and pipedream, that M x D must divide it with D data-parallel groups),
+ * else that no pipeline of stages dividing K and micro-batches dividing
+ * the batch could be made. Always DP_EINPUT, with the message in err. */
+dp_status dpi_pipe_none_made(const dp_graph *g, const dp_machine *m,
+			     const dp_algo_opts *o, const char *name,
+			     dp_err *err);
+
 /* Makes s, a pipeline of one device per stage (stage s on device s), data
  * parallel over D devices per stage and, with T > 1, tensor parallel over
  * T: stage s on devices sDT .. sDT+DT-1; with T = 1 an spmd mesh [D]

@@ -23,8 +23,8 @@
 #include "internal/algo_int.h"
 #include "internal/spmd.h"
 
-/* Can dp split this graph at all? */
-static dp_status check_graph(const dp_graph *g, const char *name, dp_err *err)
+dp_status dp_strategy_check_data_parallel(const dp_graph *g, const char *name,
+					  dp_err *err)
 {
 	if (dp_graph_batch_dim(g)[0])
 		return DP_OK;
@@ -65,7 +65,7 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 	int k = m->k;
 	dp_status st = dpi_algo_poll(p, name, "splitting", 0, err);
 	if (!st)
-		st = check_graph(g, name, err);
+		st = dp_strategy_check_data_parallel(g, name, err);
 	if (!st)
 		st = dp_algo_check_pins(g, m, err);
 	if (st)

@@ -9,8 +9,10 @@
  * for that D, with Megatron's layout inside the stages when T > 1
  * (internal/megatron.h). Candidates, in this order:
  *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`
- *      (--tp: that T alone);
- *   D: the divisors of K / T (hybrid; 1 for gpipe/1f1b), S = K / (T D)
+ *      and every `heads`, as Megatron-LM needs (--tp: that T alone, heads
+ *      split unevenly where it does not divide them, as megatron does);
+ *   D: the divisors of K / T (hybrid; 1 for gpipe/1f1b, and for a graph
+ *      that data parallelism does not apply to, dp's rule), S = K / (T D)
  *      (hybrid) or every divisor of K (gpipe/1f1b), S at most the forward
  *      ops;
  *   M: --microbatches when given, else the two largest powers of two up
@@ -27,6 +29,7 @@
 #include "internal/grow.h"
 #include "internal/megatron.h"
 #include "internal/pipeline.h"
+#include "internal/spmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +96,8 @@ dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
 		if (r == DP_ROLE_PARAM || r == DP_ROLE_UPDATE)
 			continue;
 		int i = g->ops[u].dims ? (bd[0] ? dp_op_find_dim(g, u, bd) : -1)
-				       : 0;
+			: dpi_spmd_batch_role(r) ? 0
+						 : -1; /* as dp splits it */
 		if (i >= 0)
 			s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS + i] = 1;
 	}
@@ -233,14 +237,18 @@ static uint32_t forward_ops(const dp_graph *g)
 }
 
 /* Whether T > 1 can split g Megatron's way: it has an MLP (`f`) or
- * attention (`heads`) to split, and T divides every `f`. */
-static bool tp_ok(const dp_graph *g, int T)
+ * attention (`heads`) to split, T divides every `f` and, with even_heads,
+ * every `heads`: Megatron-LM splits attention by whole heads, and so does
+ * the Megatron export of the plan. The search asks for even heads; a T
+ * given with --tp may split them unevenly, as megatron does. */
+static bool tp_ok(const dp_graph *g, int T, bool even_heads)
 {
 	bool any = false;
 	for (uint32_t u = 0; !any && u < g->nops; u++)
 		any = dp_op_find_dim(g, u, "f") >= 0 ||
 		      dp_op_find_dim(g, u, "heads") >= 0;
-	return any && dpi_megatron_divides(g, "f", T);
+	return any && dpi_megatron_divides(g, "f", T) &&
+	       (!even_heads || dpi_megatron_divides(g, "heads", T));
 }
 
 /* One shape of the search. */
@@ -337,27 +345,29 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 	uint32_t nf = forward_ops(g);
 	int64_t G = dpi_pipe_batch_gcd(g, NULL);
 	bool pins = dpi_graph_has_pins(g);
+	/* data-parallel stages where dp would apply (its rule) */
+	bool dp_ok = !pins && !dp_strategy_check_data_parallel(g, name, NULL);
 	dp_status st = DP_OK;
 	int want = hybrid ? o->tp : 0; /* --tp: that T alone */
 	if (want > 0 && K % want)
 		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 				  "%s: --tp %d must divide the %d devices",
 				  name, want, K);
-	if (want > 1 && (pins || !tp_ok(g, want)))
+	if (want > 1 && (pins || !tp_ok(g, want, false)))
 		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 				  "%s: --tp %d: %s", name, want,
 				  pins ? "a graph with pins is not split"
 				       : "the graph needs an `f` or `heads` "
 					 "dim, and T must divide every `f`");
 	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {
-		if (K % T || (T > 1 && (pins || !tp_ok(g, T))) ||
+		if (K % T || (T > 1 && (pins || !tp_ok(g, T, want == 0))) ||
 		    (want > 0 && T != want))
 			continue;
 		for (int x = 1; !st && x <= K / T; x++) {
 			if ((K / T) % x)
 				continue;
 			int D = hybrid ? x : 1, S = hybrid ? K / T / x : x;
-			if ((uint32_t)S > nf || (D > 1 && pins))
+			if ((uint32_t)S > nf || (D > 1 && !dp_ok))
 				continue;
 			int Ms[4], nm = micro_choices(o, G, S, D, Ms);
 			for (int i = 0; !st && i < nm; i++)
@@ -440,6 +450,40 @@ static void select_class(const cand_list *L, uint8_t *mark, int cls)
 	}
 }
 
+dp_status dpi_pipe_none_made(const dp_graph *g, const dp_machine *m,
+			     const dp_algo_opts *o, const char *name,
+			     dp_err *err)
+{
+	int64_t G = dpi_pipe_batch_gcd(g, NULL);
+	int M = o->microbatches;
+	if (M > 0 && G > 0 && G % M) {
+		char ms[160];
+		size_t n = 0;
+		int shown = 0;
+		for (int64_t x = 1; x <= G && x <= DP_MAX_MICROBATCHES; x++)
+			if (G % x == 0 && n < sizeof ms && shown++ < 12)
+				n += (size_t)snprintf(ms + n, sizeof ms - n,
+						      "%s%lld", n ? ", " : "",
+						      (long long)x);
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: -M %d does not divide the batch of "
+				  "%lld (dim '%s'): each micro-batch needs "
+				  "a whole share of it%s; -M that do: %s%s",
+				  name, M, (long long)G, dp_graph_batch_dim(g),
+				  strcmp(name, "hybrid") &&
+						  strcmp(name, "pipedream")
+					  ? ""
+					  : " (and with D data-parallel "
+					    "groups, M x D must divide it)",
+				  ms, shown > 12 ? ", ..." : "");
+	}
+	return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+			  "%s: no pipeline of stages that divide %d devices "
+			  "and micro-batches that divide the batch could be "
+			  "made for this graph",
+			  name, m->k);
+}
+
 static dp_status search(const dp_graph *g, const dp_machine *m,
 			const dp_algo_opts *o, const dp_progress *p,
 			const char *name, dp_schedule sch, bool hybrid,
@@ -485,11 +529,7 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 		dp_strategy_free(&L.v[i].s);
 	free(L.v);
 	if (!st && !b.have)
-		st = dp_err_set(err, DP_EINPUT, g->source, 0, 0,
-				"%s: no pipeline of stages that divide %d "
-				"devices and micro-batches that divide the "
-				"batch could be made for this graph",
-				name, m->k);
+		st = dpi_pipe_none_made(g, m, o, name, err);
 	if (st) {
 		if (b.have)
 			dp_strategy_free(&b.s);

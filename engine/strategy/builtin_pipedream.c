@@ -226,8 +226,10 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 	int32_t *bestfs = NULL;
 	dp_err e1;
 	dp_err_clear(&e1);
+	bool dp_ok = !dpi_graph_has_pins(g) &&
+		     !dp_strategy_check_data_parallel(g, "pipedream", NULL);
 	for (int D = 1; D <= m->k; D++) {
-		if (m->k % D || (D > 1 && dpi_graph_has_pins(g)))
+		if (m->k % D || (D > 1 && !dp_ok))
 			continue;
 		int M = o->microbatches ? o->microbatches
 					: dpi_pipe_pick_microbatches(
@@ -262,10 +264,12 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 			return st;
 		}
 	}
+	if (!bestD && !e1.code) /* no D that M x D divides the batch */
+		return dpi_pipe_none_made(g, m, o, "pipedream", err);
 	if (!bestD) {
 		if (err)
 			*err = e1;
-		return e1.code ? e1.code : DP_EINPUT;
+		return e1.code;
 	}
 	dp_algo_opts oo = *o;
 	oo.microbatches = bestM;

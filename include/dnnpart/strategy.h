@@ -65,8 +65,8 @@ dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err);
 
 /* An spmd split of every op over a device mesh. */
 typedef struct dp_spmd {
-	int naxes;			/* 0 = no split (pipeline without one) */
-	int mesh[DP_MAX_MESH_AXES];	/* axis sizes, each >= 1 */
+	int naxes;		    /* 0 = no split (pipeline without one) */
+	int mesh[DP_MAX_MESH_AXES]; /* axis sizes, each >= 1 */
 	/* per op and dim: a bit mask of the mesh axes that split dim i of op
 	 * u, at axes[(size_t)u * DP_MAX_OP_DIMS + i]; 0 = not split. For an
 	 * op without dims, entry 0 is its implicit batch dim. NULL = every
@@ -80,9 +80,9 @@ typedef struct dp_spmd {
 
 /* A pipeline of stages over groups of devices. */
 typedef struct dp_pipeline {
-	int nstages;	     /* S >= 1 */
-	int32_t *stage;	     /* per op: its stage, 0..S-1 */
-	int microbatches;    /* M, 1..DP_MAX_MICROBATCHES */
+	int nstages;	  /* S >= 1 */
+	int32_t *stage;	  /* per op: its stage, 0..S-1 */
+	int microbatches; /* M, 1..DP_MAX_MICROBATCHES */
 	dp_schedule schedule;
 	/* stage s runs on devices group[group_off[s] .. group_off[s+1]);
 	 * each group has the size of the inner spmd mesh (1 without one) */
@@ -92,11 +92,11 @@ typedef struct dp_pipeline {
 
 typedef struct dp_strategy {
 	dp_strategy_kind kind;
-	int k;		 /* devices it uses: 0..k-1 */
-	uint32_t nops;	 /* ops of the graph it was made for */
-	char label[64];	 /* for people: "placement", "spmd 2x4",
+	int k;		    /* devices it uses: 0..k-1 */
+	uint32_t nops;	    /* ops of the graph it was made for */
+	char label[64];	    /* for people: "placement", "spmd 2x4",
 			    "1f1b S=4 M=16", "dp 8", ... */
-	char algo[32];	 /* the algorithm that made it, "" if none */
+	char algo[32];	    /* the algorithm that made it, "" if none */
 	int32_t *placement; /* DP_STRAT_PLACEMENT: nops devices */
 	dp_spmd spmd;	    /* DP_STRAT_SPMD, or the split inside every
 			       stage of a DP_STRAT_PIPELINE */
@@ -140,6 +140,15 @@ int dp_spmd_parts(const dp_spmd *sp, uint32_t u, uint32_t i);
 dp_status dp_strategy_check(const dp_graph *g, const dp_machine *m,
 			    const dp_strategy *s, dp_err *err);
 
+/* Whether data parallelism applies to g at all, whatever K: the graph has
+ * a batch_dim, or no op has dims and every op has a role, with a grad or
+ * update op wherever there are weights (so that the gradients' all-reduce
+ * can be priced). dp and zero follow this rule, and so do the data
+ * parallel stages (D > 1) of hybrid and pipedream. DP_OK, or DP_EINPUT
+ * with a message that starts with name and says what is missing. */
+dp_status dp_strategy_check_data_parallel(const dp_graph *g, const char *name,
+					  dp_err *err);
+
 /* The strategy in a lowered form for the simulator. */
 typedef struct dp_lowered {
 	dp_graph *g;	    /* the lowered graph, finalized; owned */
@@ -170,6 +179,5 @@ dp_status dp_strategy_write(const char *path, const dp_graph *g,
  * of its first 64 KiB) is "dnnpart-strategy". For front ends that take a
  * placement or a strategy in one argument (eval GRAPH FILE). */
 bool dp_strategy_is_file(const char *path);
-
 
 #endif

@@ -1,5 +1,6 @@
-# the pipeline exports refuse what is no pipeline (a heft placement) and a
-# graph without layer names to split at, with exit status 2 and no file
+# the pipeline exports refuse what is no pipeline (a heft placement, a
+# megatron spmd strategy, named by the algorithm that made it) and a graph
+# without layer names to split at, with exit status 2 and no file
 D="$TMP/export_pipe_refused"
 mkdir -p "$D"
 $DNNPART plan tests/cli/data/pipe4.json -k 2 --algo heft -o "$D/h.json" \
@@ -7,6 +8,11 @@ $DNNPART plan tests/cli/data/pipe4.json -k 2 --algo heft -o "$D/h.json" \
 $DNNPART export tests/cli/data/pipe4.json "$D/h.json" \
 	--megatron "$D/h.megatron.sh"
 echo "placement: $?"
+$DNNPART plan tests/data/json_dims.json -k 2 --algo megatron -o "$D/s.json" \
+	>/dev/null || exit 9
+$DNNPART export tests/data/json_dims.json "$D/s.json" \
+	--megatron "$D/s.megatron.sh"
+echo "spmd: $?"
 $DNNPART plan tests/data/json_minimal.json -k 2 --algo gpipe -M 2 \
 	-o "$D/m.json" >/dev/null || exit 9
 $DNNPART export tests/data/json_minimal.json "$D/m.json" \
