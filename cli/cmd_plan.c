@@ -155,6 +155,11 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
  * megatron does), which Megatron-LM and so `export --megatron` refuse. */
 static void note_uneven_heads(const dp_graph *g, const dp_plan *plan, int tp)
 {
+	/* without --tp, the T hybrid chose (its label: "hybrid S=1 T=8 ..."):
+	 * when nothing with whole heads fits, it takes uneven heads */
+	const char *t = strstr(plan->strategy, " T=");
+	if (tp <= 0 && t && strncmp(plan->strategy, "hybrid ", 7) == 0)
+		tp = atoi(t + 3);
 	if (tp < 2 || plan->kind != DP_STRAT_PIPELINE)
 		return;
 	for (uint32_t u = 0; u < g->nops; u++) {
@@ -162,7 +167,7 @@ static void note_uneven_heads(const dp_graph *g, const dp_plan *plan, int tp)
 		int i = dp_op_find_dim(g, u, "heads");
 		if (i >= 0 && dp_op_dims(g, u, &d) && d.sizes[i] % tp) {
 			fprintf(stderr,
-				"dnnpart: note: --tp %d splits op '%s''s %lld "
+				"dnnpart: note: T = %d splits op '%s''s %lld "
 				"heads unevenly, as megatron does; Megatron-LM "
 				"needs T to divide the heads, so export "
 				"--megatron refuses this plan\n",

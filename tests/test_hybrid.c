@@ -471,20 +471,39 @@ static void test_hybrid_takes_tp(void)
 
 /* Megatron-LM splits attention by whole heads, and so does the Megatron
  * export of hybrid's plan: on 5 heads (the width of the chain's MLPs
- * named `heads`) hybrid's own search keeps T = 1 under caps that make
- * tensor parallelism pay, while --tp 2 splits them unevenly (2 and 3), as
- * megatron does, because the user asked for it. */
+ * named `heads`) hybrid's own search keeps T = 1 where such a plan fits
+ * (no caps), while --tp 2 splits them unevenly (2 and 3), as megatron
+ * does, because the user asked for it. Under caps that no plan with whole
+ * heads fits, its own search takes the uneven T = 2 that fits: a plan that
+ * fits beats one that does not (plan then notes that Megatron-LM refuses
+ * it). */
 static void test_hybrid_search_divides_heads(void)
 {
-	static const tp_case cases[] = {{0, DP_OK, " T=1 "},
-					{2, DP_OK, " T=2 "}};
+	static const tp_case free_cases[] = {{0, DP_OK, " T=1 "},
+					     {2, DP_OK, " T=2 "}};
+	static const tp_case capped[] = {{0, DP_OK, " T=2 "}};
 	dp_graph *g = chain_dim("heads", 5);
 	REQUIRE(g);
 	test_machine tm;
 	test_machine_init(&tm, 8, 64, 1);
+	check_tp_cases(g, &tm.m, free_cases,
+		       sizeof free_cases / sizeof *free_cases);
 	for (int d = 0; d < 8; d++)
 		tm.cap[d] = (int64_t)L * 2 * H * 5 * 4;
-	check_tp_cases(g, &tm.m, cases, sizeof cases / sizeof *cases);
+	check_tp_cases(g, &tm.m, capped, sizeof capped / sizeof *capped);
+	/* and that plan fits: no whole-heads plan does (--tp 1) */
+	const dp_algo *a = dp_algo_find("hybrid");
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	for (int tp = 0; tp <= 1; tp++) {
+		o.tp = tp;
+		dp_plan p;
+		dp_err err;
+		dp_err_clear(&err);
+		REQUIRE(dp_plan_run(g, &tm.m, a, &o, NULL, &p, &err) == DP_OK);
+		CHECK(p.feasible == (tp == 0));
+		dp_plan_free(&p);
+	}
 	dp_graph_free(g);
 }
 

@@ -339,7 +339,7 @@ static int micro_choices(const dp_algo_opts *o, int64_t G, int S, int D,
 static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 			   const dp_algo_opts *o, const dp_progress *p,
 			   const char *name, dp_schedule sch, bool hybrid,
-			   cand_list *L, dp_err *err)
+			   bool even_heads, cand_list *L, dp_err *err)
 {
 	int K = m->k;
 	uint32_t nf = forward_ops(g);
@@ -360,8 +360,14 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 				       : "the graph needs an `f` or `heads` "
 					 "dim, and T must divide every `f`");
 	for (int T = 1; !st && T <= (hybrid ? K : 1); T++) {
-		if (K % T || (T > 1 && (pins || !tp_ok(g, T, want == 0))) ||
+		if (K % T ||
+		    (T > 1 &&
+		     (pins || !tp_ok(g, T, even_heads && want == 0))) ||
 		    (want > 0 && T != want))
+			continue;
+		/* the second search (hybrid_strategize): only the T that
+		 * split heads unevenly, the first searched the others */
+		if (!even_heads && want == 0 && (T == 1 || tp_ok(g, T, true)))
 			continue;
 		for (int x = 1; !st && x <= K / T; x++) {
 			if ((K / T) % x)
@@ -487,7 +493,8 @@ dp_status dpi_pipe_none_made(const dp_graph *g, const dp_machine *m,
 static dp_status search(const dp_graph *g, const dp_machine *m,
 			const dp_algo_opts *o, const dp_progress *p,
 			const char *name, dp_schedule sch, bool hybrid,
-			dp_strategy *out, dp_err *err)
+			bool even_heads, dp_strategy *out, bool *fits,
+			dp_err *err)
 {
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
@@ -499,7 +506,7 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 	L.cap_min = DP_CAP_UNLIMITED;
 	for (int d = 0; d < m->k; d++)
 		L.cap_min = m->cap[d] < L.cap_min ? m->cap[d] : L.cap_min;
-	st = enumerate(g, m, o, p, name, sch, hybrid, &L, err);
+	st = enumerate(g, m, o, p, name, sch, hybrid, even_heads, &L, err);
 	if (!st && L.n > 1)
 		qsort(L.v, L.n, sizeof *L.v, cand_cmp);
 	cand_best b;
@@ -536,6 +543,8 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 		return st;
 	}
 	*out = b.s;
+	if (fits)
+		*fits = b.fits;
 	return DP_OK;
 }
 
@@ -544,15 +553,60 @@ dp_status dpi_pipe_search(const dp_graph *g, const dp_machine *m,
 			  const char *name, dp_schedule sch, dp_strategy *out,
 			  dp_err *err)
 {
-	return search(g, m, o, p, name, sch, false, out, err);
+	return search(g, m, o, p, name, sch, false, true, out, NULL, err);
 }
 
+/* Whether some T > 1 dividing K splits g only with uneven heads. */
+static bool uneven_only_t(const dp_graph *g, int K)
+{
+	for (int T = 2; T <= K; T++)
+		if (K % T == 0 && tp_ok(g, T, false) && !tp_ok(g, T, true))
+			return true;
+	return false;
+}
+
+/* The search keeps to T that divide every head count (Megatron-LM's
+ * rule, so that the plan exports); when its best plan does not fit the
+ * caps, a second search also takes T that split heads unevenly (as
+ * megatron does), and its plan wins only when it fits: a plan that fits
+ * but that Megatron-LM will not run (plan says so) beats one that does
+ * not fit. */
 static dp_status hybrid_strategize(const dp_graph *g, const dp_machine *m,
 				   const dp_algo_opts *o, const dp_progress *p,
 				   dp_strategy *out, dp_err *err)
 {
-	return search(g, m, o, p, "hybrid", dpi_pipe_schedule(o, DP_SCHED_1F1B),
-		      true, out, err);
+	dp_schedule sch = dpi_pipe_schedule(o, DP_SCHED_1F1B);
+	bool fits = false;
+	dp_status st =
+		search(g, m, o, p, "hybrid", sch, true, true, out, &fits, err);
+	if ((st != DP_OK && st != DP_EINPUT) || (st == DP_OK && fits) ||
+	    (o && o->tp > 0) || !uneven_only_t(g, m->k))
+		return st;
+	dp_strategy s2;
+	dp_strategy_init(&s2);
+	bool fits2 = false;
+	dp_err e2;
+	dp_err_clear(&e2);
+	dp_status st2 = search(g, m, o, p, "hybrid", sch, true, false, &s2,
+			       &fits2, &e2);
+	if (st2 == DP_OK && fits2) {
+		if (st == DP_OK)
+			dp_strategy_free(out);
+		else
+			dp_err_clear(err);
+		*out = s2;
+		return DP_OK;
+	}
+	if (st2 == DP_OK)
+		dp_strategy_free(&s2);
+	else if (st2 != DP_EINPUT) { /* canceled, out of memory */
+		if (st == DP_OK)
+			dp_strategy_free(out);
+		if (err)
+			*err = e2;
+		return st2;
+	}
+	return st;
 }
 
 const dp_algo dpi_algo_hybrid = {
