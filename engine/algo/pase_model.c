@@ -79,11 +79,12 @@ static bool kept_output(const dp_graph *g, uint32_t u)
 }
 
 /* The all-gather of the updated weights after an update op split on its
- * param dims into q parts (the lowering's "u/ag", ZeRO): each device
- * receives the q - 1 blocks it lacks and sends its own block as often, so
- * the busiest port is busy (q - 1) x (latency + block / bandwidth). The
- * lowering skips it when the variable stays split as finely, which the
- * update's own config cannot see: priced always. */
+ * param dims into q parts (the lowering's "u/ag", ZeRO): in each group of
+ * q devices, every one sends its block to the q - 1 others, priced by the
+ * port replay (pm->mat; above DPI_PASE_PORTS_MAX devices, the busiest
+ * port: (q - 1) x (latency + block / bandwidth)). The lowering skips it
+ * when the variable stays split as finely, which the update's own config
+ * cannot see: priced always. */
 static double zero_gather(const dpi_pase_model *pm, uint32_t u,
 			  const dpi_pase_cfg *c)
 {
@@ -91,12 +92,21 @@ static double zero_gather(const dpi_pase_model *pm, uint32_t u,
 	if (dp_op_role(pm->g, u) != DP_ROLE_UPDATE ||
 	    !dp_op_dims(pm->g, u, &d) || d.nparam <= 0)
 		return 0;
-	double q = 1, bytes = d.elem_bytes;
+	int q = 1;
+	double bytes = d.elem_bytes;
 	for (int k = 0; k < d.nparam; k++) {
 		q *= mask_parts(pm, c->mask[d.param[k]]);
 		bytes *= (double)d.sizes[d.param[k]];
 	}
-	return q > 1 ? (q - 1) * (pm->m->lat + bytes / q / pm->m->bw) : 0;
+	if (q == 1)
+		return 0;
+	if (!pm->mat)
+		return (q - 1) * (pm->m->lat + bytes / q / pm->m->bw);
+	for (int s = 0; s < q; s++)
+		for (int t = 0; t < q; t++)
+			pm->mat[s * q + t] = s == t ? 0 : bytes / q;
+	return dpi_pase_ports_time(pm->mat, q, pm->m->lat, pm->m->bw, pm->ports,
+				   pm->ports + q);
 }
 
 /* Shard time, shard memory, what a device keeps and the local estimate

@@ -12,6 +12,7 @@
  * paper's. Results are memoised by the tensor's layout, since a
  * transformer repeats a few layouts thousands of times.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +41,11 @@ double dpi_pase_ports_time(const double *bytes, int k, double lat, double bw,
 }
 
 /* The busiest port of a set of messages: the most time one device spends
- * sending or receiving them, one latency each. */
+ * sending or receiving them, one latency each. *even becomes false unless
+ * every device spends the same time sending and the same receiving (within
+ * rounding). */
 static double ports_busy(const double *bytes, int k, double lat, double bw,
-			 double *send, double *recv)
+			 double *send, double *recv, bool *even)
 {
 	for (int d = 0; d < k; d++)
 		send[d] = recv[d] = 0;
@@ -59,6 +62,10 @@ static double ports_busy(const double *bytes, int k, double lat, double bw,
 			if (recv[d] > most)
 				most = recv[d];
 		}
+	for (int d = 1; d < k; d++)
+		if (fabs(send[d] - send[0]) > 1e-3 * most ||
+		    fabs(recv[d] - recv[0]) > 1e-3 * most)
+			*even = false;
 	return most;
 }
 
@@ -182,9 +189,13 @@ double dpi_pase_tensor_time(const dpi_pase_model *pm, const dpi_pase_key *key)
 		return dpi_pase_ports_time(a, k, lat, bw, sf, rf);
 	}
 	partial_messages(pm, t, a, b);
-	if (key->queued)
-		return ports_busy(a, k, lat, bw, sf, rf) +
-		       ports_busy(b, k, lat, bw, sf, rf);
+	if (key->queued) {
+		bool even = true;
+		double busy = ports_busy(a, k, lat, bw, sf, rf, &even) +
+			      ports_busy(b, k, lat, bw, sf, rf, &even);
+		if (even)
+			return busy;
+	}
 	return dpi_pase_ports_time(a, k, lat, bw, sf, rf) +
 	       dpi_pase_ports_time(b, k, lat, bw, sf, rf);
 }
