@@ -215,13 +215,23 @@ struct dpi_pase_memo {
 	size_t nkeys, cap_keys;
 };
 
+/* FNV-1a over 8-byte words (then the tail bytes), mixed at the end: the
+ * keys are structs of a hundred bytes, looked up for every edge cost. */
 static uint64_t fnv(const void *key, size_t len)
 {
 	const unsigned char *p = key;
 	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++)
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 1099511628211ull;
+	}
+	for (; i < len; i++)
 		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 dpi_pase_memo *dpi_pase_memo_new(void)
