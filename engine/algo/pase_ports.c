@@ -8,9 +8,14 @@
  * devices then takes about twice its K-1 messages, not K-1, and the
  * paper's sum of bytes / bandwidth per device under-prices it. So an
  * edge's time is this reservation replayed on the messages of one
- * resharding (all producers ready at once, ports free): ours, not the
- * paper's. Results are memoised by the tensor's layout, since a
- * transformer repeats a few layouts thousands of times.
+ * resharding (all producers ready at once, ports free), built as the
+ * lowering builds them (internal/spmd_tensor.h): ours, not the paper's.
+ * A weight gradient's all-reduce that loads every device the same is the
+ * exception: in the backward pass such all-reduces queue behind each
+ * other and overlap the compute, and bench/bench_pasemodel measured the
+ * step growing by their busiest port's time, not by their replays.
+ * Results are memoised by the tensor's layout, since a transformer
+ * repeats a few layouts thousands of times.
  */
 #include <math.h>
 #include <stdlib.h>
