@@ -511,6 +511,83 @@ static void test_model_equals_simulator_on_a_pair(void)
 	dp_graph_free(g);
 }
 
+/* The port queue inside one resharding, by hand, at K=8 (mesh [2,2,2]):
+ * p {b:8, n:8} -> c {b:8, n:8}, 800 µs each, the tensor 8 x 8 floats
+ * (256 bytes). In an all-to-all over 8 devices the simulator reserves
+ * ports in creation order (senders by device, each to its targets by
+ * device): device 0's port receives from 1..6 in slots 0..5 (their first
+ * messages), so 7's first message starts at slot 6 and its seven end at
+ * 13, where bytes / bandwidth says 7. Per row: p's and c's masks of b and
+ * n (axes 0-2 = 1, 2, 4), the shards' parts, and the messages' bytes and
+ * slots; the step is 800 / p parts + 800 / c parts + slots x (latency +
+ * bytes), for latency 0 and 10 µs at 1 byte/µs. The model must say it,
+ * and the simulator must run it. */
+static void test_model_equals_simulator_on_a_pair_k8(void)
+{
+	static const char *const pair =
+		"{\"name\":\"pair8\",\"batch_dim\":\"b\",\"ops\":[\n"
+		"{\"name\":\"p\",\"role\":\"forward\",\"time_us\":800,"
+		"\"dims\":{\"b\":8,\"n\":8},\"out\":[\"b\",\"n\"],"
+		"\"output_bytes\":256},\n"
+		"{\"name\":\"c\",\"role\":\"forward\",\"time_us\":800,"
+		"\"dims\":{\"b\":8,\"n\":8},\"out\":[\"b\",\"n\"],"
+		"\"output_bytes\":256}\n"
+		"],\"edges\":[{\"from\":\"p\",\"to\":\"c\",\"dims\":[\"b\","
+		"\"n\"]}]}\n";
+	static const struct {
+		uint8_t pb, pn, cb, cn;
+		int pparts, cparts, bytes, slots;
+	} rows[] = {
+		{7, 0, 7, 0, 8, 8, 0, 0},   /* the same rows: nothing moves */
+		{7, 0, 0, 7, 8, 8, 4, 13},  /* rows to columns: all-to-all */
+		{0, 7, 7, 0, 8, 8, 4, 13},  /* columns to rows */
+		{7, 0, 0, 0, 8, 1, 32, 13}, /* all-gather to a replica */
+		{0, 0, 0, 7, 1, 8, 0, 0},   /* from a replica: all local */
+		/* 2 x 4 blocks to rows: an all-to-all in each half */
+		{1, 6, 7, 0, 8, 8, 8, 5},
+	};
+	for (int lat = 0; lat <= 10; lat += 10) {
+		dp_graph *g = test_json_text(pair);
+		REQUIRE(g);
+		dp_machine m;
+		REQUIRE(machine(&m, 8, NULL));
+		m.lat = lat;
+		m.bw = 1;
+		dp_err err;
+		dpi_pase_model pm;
+		REQUIRE(dpi_pase_model_build(&pm, g, &m, NULL, &err) == DP_OK);
+		CHECK_INT(pm.size, 8);
+		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+			uint32_t ch[2] = {UINT32_MAX, UINT32_MAX};
+			for (uint32_t c = pm.off[0]; c < pm.off[1]; c++)
+				if (pm.cfg[c].mask[0] == rows[i].pb &&
+				    pm.cfg[c].mask[1] == rows[i].pn)
+					ch[0] = c;
+			for (uint32_t c = pm.off[1]; c < pm.off[2]; c++)
+				if (pm.cfg[c].mask[0] == rows[i].cb &&
+				    pm.cfg[c].mask[1] == rows[i].cn)
+					ch[1] = c;
+			if (ch[0] == UINT32_MAX || ch[1] == UINT32_MAX) {
+				test_fail(__FILE__, __LINE__,
+					  "row %zu: no such config", i);
+				continue;
+			}
+			double want = 800.0 / rows[i].pparts +
+				      800.0 / rows[i].cparts +
+				      rows[i].slots * (lat + rows[i].bytes);
+			double ms = 0, over = 0;
+			bool fits = false;
+			REQUIRE(dpi_pase_simulate(&pm, ch, DP_CONT_PORT, &ms,
+						  &fits, &over, &err) == DP_OK);
+			CHECK_NEAR(ms, want, 1e-6);
+			CHECK_NEAR(dpi_pase_total(&pm, ch), want, 1e-6);
+		}
+		dpi_pase_model_free(&pm);
+		dp_machine_free(&m);
+		dp_graph_free(g);
+	}
+}
+
 /* Per-device memory: on the diamond at K=4, a cap at 60 % of what all
  * replicas peak at, above every op's own replica (so no config is
  * pruned): the per-op rule alone would keep the replicas; the plan pase
@@ -688,6 +765,7 @@ TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_edge_cost_is_what_the_lowering_moves),
 	  TEST(test_ports_replay_an_all_gather),
 	  TEST(test_model_equals_simulator_on_a_pair),
+	  TEST(test_model_equals_simulator_on_a_pair_k8),
 	  TEST(test_sum_over_ops_fits_the_cap),
 	  TEST(test_elimination_solves_a_ladder_exactly),
 	  TEST(test_coarsening_merges_an_elementwise_op))

@@ -24,6 +24,7 @@
 
 #include "internal/algo_int.h"
 #include "internal/spmd.h"
+#include "internal/spmd_tensor.h"
 
 #define PORTS_MAX DPI_PASE_PORTS_MAX
 
@@ -55,31 +56,16 @@ static void make_mesh(dpi_pase_model *pm, int k)
 	}
 	if (n == 0)
 		f[n++] = 1;
+	dpi_mesh_init(&pm->grid, n, f);
 	pm->naxes = n;
-	pm->size = 1;
-	for (int a = n - 1; a >= 0; a--) {
-		pm->mesh[a] = f[a];
-		pm->stride[a] = pm->size;
-		pm->size *= f[a];
-	}
+	pm->size = pm->grid.ndev;
+	memcpy(pm->mesh, pm->grid.size, sizeof pm->mesh);
+	memcpy(pm->stride, pm->grid.stride, sizeof pm->stride);
 }
 
 static int mask_parts(const dpi_pase_model *pm, uint8_t mask)
 {
-	int n = 1;
-	for (int a = 0; a < pm->naxes; a++)
-		if (mask & (1u << a))
-			n *= pm->mesh[a];
-	return n;
-}
-
-static int mask_part(const dpi_pase_model *pm, uint8_t mask, int d)
-{
-	int q = 0;
-	for (int a = 0; a < pm->naxes; a++)
-		if (mask & (1u << a))
-			q = q * pm->mesh[a] + (d / pm->stride[a]) % pm->mesh[a];
-	return q;
+	return dpi_mesh_parts(&pm->grid, mask);
 }
 
 /* Does op u's output live until the backward pass reads it (an
@@ -90,6 +76,37 @@ static bool kept_output(const dp_graph *g, uint32_t u)
 	dp_role r = dp_op_role(g, u);
 	return r != DP_ROLE_BACKWARD && r != DP_ROLE_GRAD &&
 	       r != DP_ROLE_UPDATE;
+}
+
+/* The all-gather of the updated weights after an update op split on its
+ * param dims into q parts (the lowering's "u/ag", ZeRO): in each group of
+ * q devices, every one sends its block to the q - 1 others, priced by the
+ * port replay (pm->mat; above DPI_PASE_PORTS_MAX devices, the busiest
+ * port: (q - 1) x (latency + block / bandwidth)). The lowering skips it
+ * when the variable stays split as finely, which the update's own config
+ * cannot see: priced always. */
+static double zero_gather(const dpi_pase_model *pm, uint32_t u,
+			  const dpi_pase_cfg *c)
+{
+	dp_dims d;
+	if (dp_op_role(pm->g, u) != DP_ROLE_UPDATE ||
+	    !dp_op_dims(pm->g, u, &d) || d.nparam <= 0)
+		return 0;
+	int q = 1;
+	double bytes = d.elem_bytes;
+	for (int k = 0; k < d.nparam; k++) {
+		q *= mask_parts(pm, c->mask[d.param[k]]);
+		bytes *= (double)d.sizes[d.param[k]];
+	}
+	if (q == 1)
+		return 0;
+	if (!pm->mat)
+		return (q - 1) * (pm->m->lat + bytes / q / pm->m->bw);
+	for (int s = 0; s < q; s++)
+		for (int t = 0; t < q; t++)
+			pm->mat[s * q + t] = s == t ? 0 : bytes / q;
+	return dpi_pase_ports_time(pm->mat, q, pm->m->lat, pm->m->bw, pm->ports,
+				   pm->ports + q);
 }
 
 /* Shard time, shard memory, what a device keeps and the local estimate
@@ -119,7 +136,7 @@ static void price(const dpi_pase_model *pm, uint32_t u, const dpi_pase_cfg *c,
 	if (has && d.nout < 0) /* several outputs: divided by the batch */
 		outp = pm->bidx[u] >= 0 ? mask_parts(pm, c->mask[pm->bidx[u]])
 					: 1;
-	*time = op->time_us * (1.0 / (double)all);
+	*time = op->time_us * (1.0 / (double)all) + zero_gather(pm, u, c);
 	int64_t par = op->param_bytes;
 	if (has && parp > 1)
 		par = op->param_bytes / parp;
@@ -272,7 +289,7 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 	cand_ix *cs = malloc(MAX_CANDS * sizeof *cs);
 	pm->memo = dpi_pase_memo_new();
 	if (pm->size <= PORTS_MAX) {
-		pm->mat = malloc((size_t)pm->size * (size_t)pm->size *
+		pm->mat = malloc(2 * (size_t)pm->size * (size_t)pm->size *
 				 sizeof *pm->mat);
 		pm->ports = malloc(2 * (size_t)pm->size * sizeof *pm->ports);
 	}
@@ -354,233 +371,25 @@ void dpi_pase_model_free(dpi_pase_model *pm)
 	memset(pm, 0, sizeof *pm);
 }
 
-/* The tensor of edge e under two configs, as lower_spmd_edges.c makes it. */
-typedef struct tens {
-	int r;
-	int64_t size[DP_MAX_OP_DIMS];
-	uint8_t pm[DP_MAX_OP_DIMS], cm[DP_MAX_OP_DIMS];
-	uint8_t partial;
-	int64_t total, eb;
-} tens;
-
-/* Does op u have the batch under c (and its mask)? The lowering's rule,
- * dpi_spmd_batch_dim. */
-static bool has_batch(const dpi_pase_model *pm, uint32_t u,
-		      const dpi_pase_cfg *c, bool producer, uint8_t *mask)
-{
-	int b = dpi_spmd_batch_dim(pm->g, pm->bidx[u], u, producer);
-	if (b < 0)
-		return false;
-	*mask = c->mask[b];
-	return true;
-}
-
-static uint8_t other(const dpi_pase_model *pm, uint32_t u,
-		     const dpi_pase_cfg *c, int skip)
-{
-	dp_dims d;
-	uint32_t n = dp_op_dims(pm->g, u, &d) ? d.n : 1;
-	uint8_t mk = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if ((int)i != skip)
-			mk |= c->mask[i];
-	return mk;
-}
-
-static void make_tens(const dpi_pase_model *pm, uint32_t e,
-		      const dpi_pase_cfg *cu, const dpi_pase_cfg *cv, tens *t)
-{
-	const dp_graph *g = pm->g;
-	const dp_edge *ed = &g->edges[e];
-	uint32_t u = ed->from, v = ed->to;
-	memset(t, 0, sizeof *t);
-	t->total = ed->bytes;
-	dp_dims pd, cd;
-	bool hp = dp_op_dims(g, u, &pd), hc = dp_op_dims(g, v, &cd);
-	const uint32_t *names;
-	int ne = dp_edge_dims(g, e, &names);
-	uint8_t pb = 0, cb = 0;
-	if (ne >= 0 && hp && hc && pd.nout == ne) {
-		t->r = ne;
-		t->eb = pd.elem_bytes;
-		uint32_t in_out = 0;
-		for (int j = 0; j < ne; j++) {
-			uint8_t pi = pd.out[j];
-			in_out |= 1u << pi;
-			t->size[j] = pd.sizes[pi];
-			t->pm[j] = cu->mask[pi];
-			for (uint32_t k = 0; k < cd.n; k++)
-				if (cd.name_off[k] == names[j])
-					t->cm[j] = cv->mask[k];
-		}
-		for (uint32_t i = 0; i < pd.n; i++)
-			if (!(in_out & (1u << i)))
-				t->partial |= cu->mask[i];
-	} else if (has_batch(pm, u, cu, true, &pb) &&
-		   has_batch(pm, v, cv, false, &cb)) {
-		int64_t a = mask_parts(pm, pb), b = mask_parts(pm, cb);
-		t->r = 1;
-		t->size[0] = a / dpi_gcd64(a, b) * b;
-		t->pm[0] = pb;
-		t->cm[0] = cb;
-		t->partial =
-			other(pm, u, cu, pm->bidx[u] >= 0 ? pm->bidx[u] : 0);
-		t->eb = t->total % t->size[0] == 0 ? t->total / t->size[0] : 0;
-	} else {
-		int64_t pv = cd.elem_bytes;
-		for (int k = 0; hc && k < cd.nparam; k++)
-			pv *= cd.sizes[cd.param[k]];
-		if (hc && cd.nparam > 0 && pv == t->total) {
-			t->r = cd.nparam;
-			t->eb = cd.elem_bytes;
-			for (int k = 0; k < cd.nparam; k++) {
-				t->size[k] = cd.sizes[cd.param[k]];
-				t->cm[k] = cv->mask[cd.param[k]];
-			}
-		} else {
-			t->r = 0;
-			t->eb = t->total;
-		}
-		t->partial = other(pm, u, cu, -1);
-	}
-	if (mask_parts(pm, t->partial) == 1)
-		t->partial = 0;
-}
-
-static double bytes_of(const tens *t, double vol)
-{
-	if (t->eb)
-		return vol * (double)t->eb;
-	double all = 1;
-	for (int j = 0; j < t->r; j++)
-		all *= (double)t->size[j];
-	return floor((double)t->total * vol / all);
-}
-
-/* The bytes each device sends each other one (pm->mat) to reshard t
- * without partial sums: every consumer box reads the intersection from
- * each producer block that meets it, held by the device with the
- * consumer's coordinates on the producer's other axes (as the lowering
- * reads replicas). */
-static void reshard_matrix(const dpi_pase_model *pm, const tens *t)
-{
-	int k = pm->size;
-	memset(pm->mat, 0, (size_t)k * (size_t)k * sizeof *pm->mat);
-	for (int d = 0; d < k; d++) {
-		int64_t lo[DP_MAX_OP_DIMS], n[DP_MAX_OP_DIMS],
-			first[DP_MAX_OP_DIMS], q[DP_MAX_OP_DIMS];
-		int64_t cl[DP_MAX_OP_DIMS], pl[DP_MAX_OP_DIMS];
-		for (int j = 0; j < t->r; j++) {
-			cl[j] = t->size[j] / mask_parts(pm, t->cm[j]);
-			pl[j] = t->size[j] / mask_parts(pm, t->pm[j]);
-			lo[j] = mask_part(pm, t->cm[j], d) * cl[j];
-			first[j] = lo[j] / pl[j];
-			n[j] = (lo[j] + cl[j] - 1) / pl[j] - first[j] + 1;
-			q[j] = 0;
-		}
-		for (;;) {
-			int coord[DP_MAX_MESH_AXES];
-			for (int a = 0; a < pm->naxes; a++)
-				coord[a] = (d / pm->stride[a]) % pm->mesh[a];
-			double ivol = 1;
-			for (int j = 0; j < t->r; j++) {
-				int64_t b = first[j] + q[j];
-				int64_t plo = b * pl[j];
-				int64_t a0 = plo > lo[j] ? plo : lo[j];
-				int64_t a1 = plo + pl[j] < lo[j] + cl[j]
-						     ? plo + pl[j]
-						     : lo[j] + cl[j];
-				ivol *= (double)(a1 - a0);
-				for (int a = pm->naxes - 1; a >= 0; a--)
-					if (t->pm[j] & (1u << a)) {
-						coord[a] =
-							(int)(b % pm->mesh[a]);
-						b /= pm->mesh[a];
-					}
-			}
-			int src = 0;
-			for (int a = 0; a < pm->naxes; a++)
-				src += coord[a] * pm->stride[a];
-			if (src != d)
-				pm->mat[(size_t)src * (size_t)k + (size_t)d] +=
-					bytes_of(t, ivol);
-			int j = 0;
-			while (j < t->r && ++q[j] == n[j])
-				q[j++] = 0;
-			if (j == t->r)
-				break;
-		}
-	}
-}
-
-/* The old per-device estimate: the busiest receiver's bytes and
- * messages, one latency each. */
-static double busiest(const dpi_pase_model *pm, const tens *t, int p)
-{
-	double worst = 0;
-	for (int d = 0; d < pm->size; d++) {
-		double cvol = 1, ivol = 1, peers = 1;
-		for (int j = 0; j < t->r; j++) {
-			int64_t cn = mask_parts(pm, t->cm[j]);
-			int64_t pn = mask_parts(pm, t->pm[j]);
-			int64_t cl = t->size[j] / cn, pl = t->size[j] / pn;
-			int64_t clo = mask_part(pm, t->cm[j], d) * cl;
-			int64_t plo = mask_part(pm, t->pm[j], d) * pl;
-			int64_t lo = clo > plo ? clo : plo;
-			int64_t hi = clo + cl < plo + pl ? clo + cl : plo + pl;
-			cvol *= (double)cl;
-			ivol *= hi > lo ? (double)(hi - lo) : 0.0;
-			peers *= (double)((clo + cl - 1) / pl - clo / pl + 1);
-		}
-		double b, msgs;
-		if (p > 1) { /* reduce-scatter + all-gather of its block */
-			b = 2.0 * (p - 1) / p * bytes_of(t, cvol);
-			msgs = 2.0 * (p - 1);
-		} else {
-			b = bytes_of(t, cvol) - bytes_of(t, ivol);
-			msgs = peers - (ivol > 0 ? 1 : 0);
-		}
-		double time = b > 0 ? msgs * pm->m->lat + b / pm->m->bw : 0;
-		if (time > worst)
-			worst = time;
-	}
-	return worst;
-}
-
 double dpi_pase_edge_cost(const dpi_pase_model *pm, uint32_t e, uint32_t cu,
 			  uint32_t cv)
 {
-	const dp_edge *ed = &pm->g->edges[e];
+	const dp_graph *g = pm->g;
+	const dp_edge *ed = &g->edges[e];
 	if (ed->control || ed->bytes == 0)
 		return 0;
-	tens t;
-	make_tens(pm, e, &pm->cfg[cu], &pm->cfg[cv], &t);
+	dpi_pase_key key;
+	memset(&key, 0, sizeof key);
+	dpi_spmd_tensor_make(g, e, pm->bidx, pm->cfg[cu].mask, pm->cfg[cv].mask,
+			     &pm->grid, &key.t);
+	/* a weight gradient's all-reduce waits behind the others */
+	key.queued = key.t.partial && dp_op_role(g, ed->from) == DP_ROLE_GRAD;
 	double time;
-	if (pm->memo && dpi_pase_memo_get(pm->memo, &t, sizeof t, &time))
+	if (pm->memo && dpi_pase_memo_get(pm->memo, &key, sizeof key, &time))
 		return time;
-	int p = mask_parts(pm, t.partial);
-	double *sf = pm->ports, *rf = pm->ports + pm->size;
-	if (pm->size > PORTS_MAX || !pm->mat) {
-		time = busiest(pm, &t, p);
-	} else if (p > 1) {
-		/* reduce-scatter then all-gather: in each group of p partial
-		 * sums, two all-to-alls of 1/p of the consumer's block */
-		double cvol = 1;
-		for (int j = 0; j < t.r; j++)
-			cvol *= (double)(t.size[j] / mask_parts(pm, t.cm[j]));
-		double chunk = bytes_of(&t, cvol) / p;
-		for (int s = 0; s < p; s++)
-			for (int d = 0; d < p; d++)
-				pm->mat[s * p + d] = s == d ? 0 : chunk;
-		time = 2 * dpi_pase_ports_time(pm->mat, p, pm->m->lat,
-					       pm->m->bw, sf, rf);
-	} else {
-		reshard_matrix(pm, &t);
-		time = dpi_pase_ports_time(pm->mat, pm->size, pm->m->lat,
-					   pm->m->bw, sf, rf);
-	}
+	time = dpi_pase_tensor_time(pm, &key);
 	if (pm->memo)
-		dpi_pase_memo_put(pm->memo, &t, sizeof t, time);
+		dpi_pase_memo_put(pm->memo, &key, sizeof key, time);
 	return time;
 }
 

@@ -19,6 +19,7 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/strategy.h"
+#include "internal/spmd_tensor.h"
 
 /* Beyond this mesh size an edge is priced by its busiest receiver alone
  * (the port replay is quadratic in the mesh), and pase runs no second
@@ -43,6 +44,7 @@ typedef struct dpi_pase_model {
 	int naxes, size;
 	int mesh[DP_MAX_MESH_AXES];
 	int stride[DP_MAX_MESH_AXES];
+	dpi_mesh grid;	     /* the same mesh, for internal/spmd_tensor.h */
 	uint32_t *off;	     /* nops + 1: configs of op u: off[u] .. off[u+1] */
 	dpi_pase_cfg *cfg;   /* all configs */
 	double *node;	     /* per config: compute time of one shard, µs */
@@ -62,7 +64,7 @@ typedef struct dpi_pase_model {
 			      res added to each config's node cost (0:
 			      time alone; pase_fit.c sets it) */
 	dpi_pase_memo *memo; /* edge times by layout */
-	double *mat;	     /* size x size message bytes, scratch */
+	double *mat;	     /* 2 x size x size message bytes, scratch */
 	double *ports;	     /* 2 x size port free times, scratch */
 } dpi_pase_model;
 
@@ -74,12 +76,28 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 void dpi_pase_model_free(dpi_pase_model *pm);
 
 /* Time in µs to bring edge e's tensor from its producer under global
- * config cu to its consumer under global config cv: the most bytes one
- * device receives by the block-intersection rule (latency + bytes /
- * bandwidth; 0 when nothing moves); partial sums of the producer cost a
- * reduce-scatter plus an all-gather of the consumer's block. */
+ * config cu to its consumer under global config cv, as the lowering moves
+ * it (internal/spmd_tensor.h) and the simulator's ports carry it
+ * (dpi_pase_tensor_time); 0 when nothing moves. */
 double dpi_pase_edge_cost(const dpi_pase_model *pm, uint32_t e, uint32_t cu,
 			  uint32_t cv);
+
+/* An edge's tensor and how it is priced: the memo's key. */
+typedef struct dpi_pase_key {
+	dpi_spmd_tensor t;
+	int32_t queued; /* priced by its busiest port (it queues behind
+			   others of its kind), not by a lone replay */
+} dpi_pase_key;
+
+/* What k's resharding costs (pase_ports.c), µs: without partial sums, the
+ * port replay of its messages (each consumer box read from the producer
+ * blocks that meet it); with partial sums, the reduce-scatter's messages
+ * then the all-gather's, as lower_spmd_edges.c emits them, each phase by
+ * its replay or, when k is queued, by its busiest port (latency +
+ * bytes / bandwidth summed over the messages one device sends or
+ * receives). Above DPI_PASE_PORTS_MAX devices, the busiest receiver's
+ * estimate. */
+double dpi_pase_tensor_time(const dpi_pase_model *pm, const dpi_pase_key *k);
 
 /* The simulator's port reservation (DESIGN 3.1) replayed on one set of
  * messages: bytes[s * k + d] from device s to d (0: none), created in

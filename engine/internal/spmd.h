@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "internal/lower.h"
+#include "internal/spmd_tensor.h"
 
 /* The mesh and every op's instances while lowering. */
 typedef struct dpi_spmd_ctx {
@@ -22,6 +23,7 @@ typedef struct dpi_spmd_ctx {
 	const dp_progress *p;
 	int size;		      /* devices of the mesh */
 	int stride[DP_MAX_MESH_AXES]; /* row-major: d = sum coord x stride */
+	dpi_mesh mesh;		      /* the same, for internal/spmd_tensor.h */
 	int8_t *bidx;		      /* per op: index of the batch dim in its
 					   dims, -1 none, -2 whole op whose
 					   entry 0 is its implicit batch */

@@ -37,20 +37,12 @@
 
 int dpi_spmd_mask_parts(const dpi_spmd_ctx *c, uint8_t mask)
 {
-	int n = 1;
-	for (int a = 0; a < c->sp->naxes; a++)
-		if (mask & (1u << a))
-			n *= c->sp->mesh[a];
-	return n;
+	return dpi_mesh_parts(&c->mesh, mask);
 }
 
 int dpi_spmd_mask_part(const dpi_spmd_ctx *c, uint8_t mask, int d)
 {
-	int q = 0;
-	for (int a = 0; a < c->sp->naxes; a++)
-		if (mask & (1u << a))
-			q = q * c->sp->mesh[a] + dpi_spmd_coord(c, d, a);
-	return q;
+	return dpi_mesh_part(&c->mesh, mask, d);
 }
 
 int64_t dpi_spmd_share(int64_t total, int64_t q, int64_t n)
@@ -420,6 +412,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 		c.stride[a] = st;
 		st *= c.sp->mesh[a];
 	}
+	dpi_mesh_init(&c.mesh, c.sp->naxes, c.sp->mesh);
 	size_t n = g->nops ? g->nops : 1;
 	c.bidx = malloc(n);
 	c.first = malloc(n * sizeof *c.first);

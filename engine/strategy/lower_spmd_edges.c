@@ -46,6 +46,10 @@
  *
  * Control edges join the instances of u and v on the same device; an
  * instance of v on a device without an instance of u waits for u's first.
+ *
+ * The tensor of an edge, a consumer's box and the producer blocks that
+ * fill it are internal/spmd_tensor.h's (spmd_tensor.c), which pase's cost
+ * model reads too, so that it prices exactly what this file moves.
  */
 #include "internal/spmd.h"
 
@@ -53,18 +57,11 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/spmd_tensor.h"
 
 #define MAXR DP_MAX_OP_DIMS
 
-typedef struct tensor {
-	int r;
-	int64_t size[MAXR];
-	uint8_t pmask[MAXR], cmask[MAXR];
-	uint8_t partial; /* producer axes that hold partial sums */
-	int32_t cwhole;	 /* the consumer's device when whole-placed */
-	int64_t total;	 /* bytes of the whole tensor */
-	int64_t eb;	 /* bytes per element when exact, else 0 */
-} tensor;
+typedef dpi_spmd_tensor tensor;
 
 /* A consumer layout of one producer's partial sums and its reduces. */
 typedef struct layout {
@@ -81,117 +78,29 @@ static dp_status nomem(dp_err *err)
 			  "out of memory while lowering a strategy");
 }
 
-static int64_t vol_all(const tensor *t)
-{
-	int64_t v = 1;
-	for (int j = 0; j < t->r; j++)
-		v *= t->size[j];
-	return v;
-}
-
 static int64_t bytes_of(const tensor *t, int64_t vol)
 {
-	if (t->eb)
-		return vol * t->eb;
-	__extension__ typedef unsigned __int128 u128;
-	return (int64_t)((u128)(uint64_t)t->total * (u128)(uint64_t)vol /
-			 (u128)(uint64_t)vol_all(t));
-}
-
-/* Does op u have the batch (and its mask)? dpi_spmd_batch_dim says. */
-static bool has_batch(const dpi_spmd_ctx *c, uint32_t u, bool producer,
-		      uint8_t *mask)
-{
-	int b = dpi_spmd_batch_dim(c->g, c->bidx[u], u, producer);
-	if (b < 0)
-		return false;
-	*mask = dpi_spmd_mask(c, u, (uint32_t)b);
-	return true;
-}
-
-/* The masks of u's split dims except skip (-1: none). */
-static uint8_t other_masks(const dpi_spmd_ctx *c, uint32_t u, int skip)
-{
-	dp_dims d;
-	uint32_t n = dp_op_dims(c->g, u, &d) ? d.n : 1;
-	uint8_t m = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if ((int)i != skip)
-			m |= dpi_spmd_mask(c, u, i);
-	return m;
+	return dpi_spmd_tensor_bytes(t, vol);
 }
 
 /* The tensor that edge e carries (see the top of the file). */
 static void make_tensor(const dpi_spmd_ctx *c, uint32_t e, tensor *t)
 {
-	const dp_graph *g = c->g;
-	const dp_edge *ed = &g->edges[e];
-	uint32_t u = ed->from, v = ed->to;
-	memset(t, 0, sizeof *t);
-	t->total = ed->bytes;
-	t->cwhole = dpi_spmd_whole(c, v);
-	dp_dims pd, cd;
-	bool hp = dp_op_dims(g, u, &pd), hc = dp_op_dims(g, v, &cd);
-	const uint32_t *names;
-	int ne = dp_edge_dims(g, e, &names);
-	uint8_t pb = 0, cb = 0;
-	if (ne >= 0 && hp && hc && pd.nout == ne) {
-		t->r = ne;
-		t->eb = pd.elem_bytes;
-		uint32_t in_out = 0;
-		for (int j = 0; j < ne; j++) {
-			uint8_t pi = pd.out[j];
-			in_out |= 1u << pi;
-			t->size[j] = pd.sizes[pi];
-			t->pmask[j] = dpi_spmd_mask(c, u, pi);
-			for (uint32_t k = 0; k < cd.n; k++)
-				if (cd.name_off[k] == names[j])
-					t->cmask[j] = dpi_spmd_mask(c, v, k);
-		}
-		for (uint32_t i = 0; i < pd.n; i++)
-			if (!(in_out & (1u << i)))
-				t->partial |= dpi_spmd_mask(c, u, i);
-	} else if (has_batch(c, u, true, &pb) && has_batch(c, v, false, &cb)) {
-		int64_t a = dpi_spmd_mask_parts(c, pb);
-		int64_t b = dpi_spmd_mask_parts(c, cb);
-		t->r = 1;
-		t->size[0] = a / dpi_gcd64(a, b) * b;
-		t->pmask[0] = pb;
-		t->cmask[0] = cb;
-		t->partial =
-			other_masks(c, u, c->bidx[u] >= 0 ? c->bidx[u] : 0);
-		t->eb = t->total % t->size[0] == 0 ? t->total / t->size[0] : 0;
-	} else {
-		int64_t pv = cd.elem_bytes;
-		for (int k = 0; hc && k < cd.nparam; k++)
-			pv *= cd.sizes[cd.param[k]];
-		if (hc && cd.nparam > 0 && pv == t->total) {
-			t->r = cd.nparam;
-			t->eb = cd.elem_bytes;
-			for (int k = 0; k < cd.nparam; k++) {
-				t->size[k] = cd.sizes[cd.param[k]];
-				t->cmask[k] = dpi_spmd_mask(c, v, cd.param[k]);
-			}
-		} else {
-			t->r = 0;
-			t->eb = t->total;
-		}
-		t->partial = other_masks(c, u, -1);
+	const dp_edge *ed = &c->g->edges[e];
+	uint8_t um[DP_MAX_OP_DIMS], vm[DP_MAX_OP_DIMS];
+	for (uint32_t i = 0; i < DP_MAX_OP_DIMS; i++) {
+		um[i] = dpi_spmd_mask(c, ed->from, i);
+		vm[i] = dpi_spmd_mask(c, ed->to, i);
 	}
-	if (dpi_spmd_mask_parts(c, t->partial) == 1)
-		t->partial = 0;
+	dpi_spmd_tensor_make(c->g, e, c->bidx, um, vm, &c->mesh, t);
+	t->cwhole = dpi_spmd_whole(c, ed->to);
 }
 
 /* The box of the consumer instance on device d: [lo, hi) per axis. */
 static void cons_box(const dpi_spmd_ctx *c, const tensor *t, int d, int64_t *lo,
 		     int64_t *hi)
 {
-	for (int j = 0; j < t->r; j++) {
-		int64_t n = dpi_spmd_mask_parts(c, t->cmask[j]);
-		int64_t q = dpi_spmd_mask_part(c, t->cmask[j], d);
-		lo[j] = dpi_spmd_lo(t->size[j], q, n);
-		hi[j] = dpi_spmd_lo(t->size[j], q + 1, n);
-	}
+	dpi_spmd_tensor_box(t, &c->mesh, d, lo, hi);
 }
 
 static int64_t box_vol(const tensor *t, const int64_t *lo, const int64_t *hi)
@@ -202,14 +111,20 @@ static int64_t box_vol(const tensor *t, const int64_t *lo, const int64_t *hi)
 	return v;
 }
 
-/* Sets coord[] on mask's axes from part index q (row-major). */
-static void set_part(const dpi_spmd_ctx *c, uint8_t mask, int64_t q, int *coord)
+/* Where connect's messages go: lowered op `to`, from u's instances. */
+typedef struct conn {
+	dpi_spmd_ctx *c;
+	uint32_t u, to;
+	dp_err *err;
+} conn;
+
+static dp_status conn_edge(void *arg, int dev, int64_t bytes)
 {
-	for (int a = c->sp->naxes - 1; a >= 0; a--)
-		if (mask & (1u << a)) {
-			coord[a] = (int)(q % c->sp->mesh[a]);
-			q /= c->sp->mesh[a];
-		}
+	conn *x = arg;
+	uint32_t from = x->c->first[x->u];
+	if (dpi_spmd_whole(x->c, x->u) < 0)
+		from += (uint32_t)dev;
+	return dpi_lower_edge(&x->c->b, from, x->to, bytes, false, x->err);
 }
 
 /* Edges into lowered op `to` from every instance of u whose box meets
@@ -219,51 +134,9 @@ static dp_status connect(dpi_spmd_ctx *c, const tensor *t, uint32_t u, int ref,
 			 const int64_t *lo, const int64_t *hi, uint32_t to,
 			 int k, int r, dp_err *err)
 {
-	int whole = dpi_spmd_whole(c, u);
-	int64_t plo[MAXR], phi[MAXR], cur[MAXR], np[MAXR];
-	for (int j = 0; j < t->r; j++) {
-		np[j] = dpi_spmd_mask_parts(c, t->pmask[j]);
-		plo[j] = dpi_spmd_block_at(t->size[j], lo[j], np[j]);
-		phi[j] = dpi_spmd_block_at(t->size[j], hi[j] - 1, np[j]);
-		cur[j] = plo[j];
-	}
-	int64_t npart = dpi_spmd_mask_parts(c, t->partial);
-	for (;;) {
-		int coord[DP_MAX_MESH_AXES];
-		for (int a = 0; a < c->sp->naxes; a++)
-			coord[a] = dpi_spmd_coord(c, ref, a);
-		int64_t vol = 1;
-		for (int j = 0; j < t->r; j++) {
-			set_part(c, t->pmask[j], cur[j], coord);
-			int64_t a = dpi_spmd_lo(t->size[j], cur[j], np[j]);
-			int64_t b = dpi_spmd_lo(t->size[j], cur[j] + 1, np[j]);
-			a = a > lo[j] ? a : lo[j];
-			b = b < hi[j] ? b : hi[j];
-			vol *= b - a;
-		}
-		int64_t bytes = dpi_spmd_share(bytes_of(t, vol), k, r);
-		for (int64_t q = 0; q < npart; q++) {
-			set_part(c, t->partial, q, coord);
-			int dev = 0;
-			for (int a = 0; a < c->sp->naxes; a++)
-				dev += coord[a] * c->stride[a];
-			uint32_t from = whole >= 0
-						? c->first[u]
-						: c->first[u] + (uint32_t)dev;
-			dp_status st = dpi_lower_edge(&c->b, from, to, bytes,
-						      false, err);
-			if (st)
-				return st;
-		}
-		int j = t->r - 1;
-		while (j >= 0 && cur[j] == phi[j]) {
-			cur[j] = plo[j];
-			j--;
-		}
-		if (j < 0)
-			return DP_OK;
-		cur[j]++;
-	}
+	conn x = {c, u, to, err};
+	return dpi_spmd_tensor_sources(t, &c->mesh, ref, lo, hi, k, r,
+				       conn_edge, &x);
 }
 
 /* Every instance of v (id, device). */
@@ -424,7 +297,9 @@ static dp_status zero_gather(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 		if (c->upd[w] == u && sharded_as_finely(c, w, parts))
 			return DP_OK;
 	}
-	t.total = vol_all(&t) * t.eb;
+	t.total = t.eb;
+	for (int j = 0; j < t.r; j++)
+		t.total *= t.size[j];
 	int64_t lo[MAXR], hi[MAXR];
 	for (int j = 0; j < t.r; j++)
 		lo[j] = 0, hi[j] = t.size[j];
