@@ -4,7 +4,9 @@
  *
  * K is factored into primes (at most DP_MAX_MESH_AXES levels: the
  * smallest factors are merged when there are more); level l splits every
- * op into f_l parts along one of its dims whose remaining size f_l divides,
+ * op into f_l parts along one of its dims whose remaining size f_l divides
+ * (ours: or has at least one index per part, at a price for the uneven
+ * blocks),
  * chosen to minimise the level's communication in the model of
  * internal/tofu.h. The mesh's axes are the levels ([2,2,2] for K=8). A
  * level's bytes do not depend on the others, its messages grow with the
@@ -20,14 +22,21 @@
  * topological order (edges to groups further back priced at their current
  * choice) followed by coordinate descent, repeated while the cost falls.
  *
- * Memory caps (ours): the search runs first for communication alone; when
- * the per-device estimate (params, gradients and optimizer state divided by
- * the parts of their param dims, plus forward activations divided by the
- * parts of their out dims) exceeds the smallest cap, it runs again with a
- * penalty of lambda x the bytes each choice leaves undivided (weights kept
- * whole, outputs of reduction splits), lambda = 1/16, 1/4, 1, 4, 16, 64,
- * and keeps the first result that fits, else the one with the smallest
- * estimate. Pinned ops stay whole on their pin.
+ * Message weights (ours): the model sums bytes and messages over all
+ * devices, but the simulated step waits for every message of a dependent
+ * chain, so a message is worth more than its latency x bandwidth in bytes
+ * by a factor no one knows in advance. The search runs with the message
+ * weight x 1, 4 and 16 (internal/tofu.h), each lowered and simulated, and
+ * keeps the fastest plan.
+ *
+ * Memory caps (ours): when no plan of those fits the simulated peaks, the
+ * search runs again with a penalty of lambda x the bytes each choice
+ * leaves undivided (weights kept whole, outputs of reduction splits),
+ * lambda = 1/16, 1/4, 1, 4, 16, 64, for each message weight until it has
+ * fitted twice or its overflow stops falling, then once at half the
+ * penalty where a weight first fitted, and keeps the fastest plan that
+ * fits, else the one closest to fitting. Pinned ops stay whole on their
+ * pin.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,11 +378,43 @@ static dp_status search_both(dpi_tofu_search *t, const dp_machine *m,
 	return DP_OK;
 }
 
+/* One candidate of the driver: a message weight (a scale of the link's
+ * latency x bandwidth) and a memory penalty lambda; both orders are
+ * searched and simulated (search_both), *best keeps the better plan and
+ * *res gets the candidate's step and overflow. */
+static dp_status candidate(dpi_tofu_search *t, const dp_machine *m,
+			   const dp_strategy *tmpl, dp_contention cont,
+			   bool capped, double scale, double lambda, int *round,
+			   int rounds, tried *best, bool *have, tried *res,
+			   dp_err *err)
+{
+	tried cur;
+	t->lv.alpha = m->lat * m->bw * scale;
+	t->lambda = lambda;
+	dp_status st = search_both(t, m, tmpl, cont, capped, *round, rounds,
+				   &cur, err);
+	if (*round + 1 < rounds)
+		(*round)++;
+	if (st)
+		return st;
+	res->ms = cur.ms;
+	res->over = cur.over;
+	if (!*have || better(&cur, best)) {
+		if (*have)
+			dp_strategy_free(&best->s);
+		*best = cur;
+		*have = true;
+	} else {
+		dp_strategy_free(&cur.s);
+	}
+	return DP_OK;
+}
+
 static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  dp_strategy *out, dp_err *err)
 {
-	static const double lambdas[] = {0, 1.0 / 16, 0.25, 1, 4, 16, 64};
+	static const double lambdas[] = {1.0 / 16, 0.25, 1, 4, 16, 64};
 	const int nl = (int)(sizeof lambdas / sizeof lambdas[0]);
 	dp_status st = dpi_algo_poll(p, "tofu", "splitting", 0, err);
 	if (!st)
@@ -389,31 +430,52 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 	memset(&t, 0, sizeof t);
 	t.g = g;
 	t.p = p;
-	t.lv.alpha = m->lat * m->bw;
 	t.bw = m->bw;
-	tried best, cur;
+	tried best;
 	dp_strategy_init(&best.s);
 	best.s.k = m->k;
 	best.s.spmd.naxes = dpi_tofu_mesh(m->k, best.s.spmd.mesh);
 	dp_strategy tmpl = best.s;
 	bool have = false;
+	int round = 0;
+	int rounds = DPI_TOFU_NSCALES * (capped ? 2 + nl : 1);
 	if ((st = build(&t, err)))
 		goto out;
-	for (int r = 0; r < (capped ? nl : 1); r++) {
-		t.lambda = lambdas[r];
-		if ((st = search_both(&t, m, &tmpl, cont, capped, r,
-				      capped ? nl : 1, &cur, err)))
-			break;
-		if (!have || better(&cur, &best)) {
-			dp_strategy_free(&best.s);
-			best = cur;
-			have = true;
-		} else {
-			dp_strategy_free(&cur.s);
+	/* every message weight without a penalty; then, over a cap, the
+	 * penalties in rising order for each weight, until it has fitted
+	 * twice (the simulated step is not monotone in lambda: the next
+	 * penalty may be faster, as it may be after one slower than a plan
+	 * that fits) or its overflow has not fallen for two penalties;
+	 * then, for a weight that first fitted
+	 * at a penalty after one that did not, the penalty halfway between
+	 * (geometrically), which fits with less taken from its speed */
+	bool done[DPI_TOFU_NSCALES] = {false};
+	int nfit[DPI_TOFU_NSCALES] = {0}, flat[DPI_TOFU_NSCALES] = {0};
+	int first[DPI_TOFU_NSCALES];
+	double last[DPI_TOFU_NSCALES];
+	for (int r = -1; !st && r < (capped ? nl : 0); r++)
+		for (int i = 0; !st && i < DPI_TOFU_NSCALES; i++) {
+			tried c = {.ms = 0};
+			if (done[i])
+				continue;
+			st = candidate(&t, m, &tmpl, cont, capped,
+				       dpi_tofu_msg_scales[i],
+				       r < 0 ? 0 : lambdas[r], &round, rounds,
+				       &best, &have, &c, err);
+			if (c.over <= 1 && nfit[i]++ == 0)
+				first[i] = r;
+			flat[i] = r >= 0 && c.over >= last[i] ? flat[i] + 1 : 0;
+			done[i] = nfit[i] >= 2 || flat[i] >= 2;
+			last[i] = c.over;
 		}
-		if (best.over <= 1)
-			break;
-	}
+	for (int i = 0; !st && capped && i < DPI_TOFU_NSCALES; i++)
+		if (nfit[i] > 0 && first[i] > 0) {
+			tried c;
+			st = candidate(&t, m, &tmpl, cont, capped,
+				       dpi_tofu_msg_scales[i],
+				       lambdas[first[i]] / 2, &round, rounds,
+				       &best, &have, &c, err);
+		}
 out:
 	release(&t);
 	if (st || !have) {

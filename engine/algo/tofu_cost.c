@@ -92,6 +92,8 @@ void dpi_tofu_edges(const dp_graph *g, dpi_tofu_edge *te)
 		classify(g, e, &te[e]);
 }
 
+const double dpi_tofu_msg_scales[DPI_TOFU_NSCALES] = {1, 4, 16};
+
 double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
 			  const dpi_tofu_level *lv)
 {
@@ -146,6 +148,18 @@ double dpi_tofu_replica_cost(const dp_graph *g, uint32_t u, double prev_parts,
 	if (bw <= 0 || g->ops[u].pin >= 0 || dpi_tofu_free_replica(g, u))
 		return 0;
 	return bw * (lv->f - 1) * lv->groups * g->ops[u].time_us / prev_parts;
+}
+
+double dpi_tofu_uneven_cost(const dp_graph *g, uint32_t u, int64_t n,
+			    int64_t parts, double prev_parts,
+			    const dpi_tofu_level *lv, double bw)
+{
+	int64_t p = parts * lv->f;
+	if (n % p == 0)
+		return 0;
+	double big = (double)((n + p - 1) / p) * (double)parts / (double)n;
+	return bw * (big - 1.0 / lv->f) * lv->f * lv->groups *
+	       g->ops[u].time_us / prev_parts;
 }
 
 /* The parts op u was split into by the levels before l under s. */
