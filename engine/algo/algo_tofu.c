@@ -38,6 +38,7 @@
  * fits, else the one closest to fitting. Pinned ops stay whole on their
  * pin.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +350,58 @@ static bool better(const tried *a, const tried *b)
 	return fa ? a->ms < b->ms : a->over < b->over;
 }
 
+/* The most edges tofu lets the lowered graph of its plans have (ours):
+ * splitting every op K ways is linear in K, but resharding between ops
+ * split on different dims connects each shard with many (all-to-all),
+ * which at K = 1024 makes more edges than the simulator can price.
+ * Two million edges simulate in about a second. */
+#define MAX_EDGES 2e6
+
+/* The smallest prime factor of k > 1. */
+static int smallest_factor(int k)
+{
+	int p = 2;
+	while (k % p)
+		p++;
+	return p;
+}
+
+/* The number of devices tofu splits over (ours): m->k, unless its plan
+ * would lower to more than MAX_EDGES edges (estimated from the search
+ * with the plain message weight, levels from the first): then the
+ * largest divisor of m->k, by dropping prime factors from the smallest,
+ * whose plan would not. A split that deep is too fine for the graph;
+ * the devices left over stay idle (replicating the plan on them would
+ * repeat the same work). Searches only when the worst case, every edge
+ * connecting every pair of shards, could pass the bound. */
+static dp_status devices_to_use(dpi_tofu_search *t, const dp_machine *m, int *k,
+				dp_err *err)
+{
+	const dp_graph *g = t->g;
+	*k = m->k;
+	while (*k > 1 && (double)g->nops * *k > MAX_EDGES)
+		*k /= smallest_factor(*k);
+	dp_status st = DP_OK;
+	while (!st && *k > 1 && (double)g->nedges * *k * *k > MAX_EDGES) {
+		dp_strategy s, tmpl;
+		dp_strategy_init(&tmpl);
+		tmpl.k = *k;
+		tmpl.spmd.naxes = dpi_tofu_mesh(*k, tmpl.spmd.mesh);
+		t->lv.alpha = m->lat * m->bw;
+		t->lambda = 0;
+		st = alloc_like(g, &tmpl, &s, err);
+		if (!st)
+			st = search(t, &s, true, 0, 1, err);
+		bool fits = !st && dpi_tofu_lowered_edges(g, &s) <= MAX_EDGES;
+		dp_strategy_free(&s);
+		if (fits)
+			break;
+		if (!st)
+			*k /= smallest_factor(*k);
+	}
+	return st;
+}
+
 /* Both orders' searches (search()), simulated; the better (better(),
  * ties to the first, the down) into *x. */
 static dp_status search_both(dpi_tofu_search *t, const dp_machine *m,
@@ -364,7 +417,10 @@ static dp_status search_both(dpi_tofu_search *t, const dp_machine *m,
 		st = alloc_like(t->g, tmpl, &o[i].s, err);
 		if (!st)
 			st = search(t, &o[i].s, i == 0, round, rounds, err);
-		if (!st)
+		if (!st &&
+		    dpi_tofu_lowered_edges(t->g, &o[i].s) > 2 * MAX_EDGES)
+			o[i].ms = o[i].over = HUGE_VAL; /* not priced */
+		else if (!st)
 			st = simulate(t->g, m, cont, capped, &o[i], err);
 	}
 	if (st) {
@@ -433,14 +489,14 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 	t.bw = m->bw;
 	tried best;
 	dp_strategy_init(&best.s);
-	best.s.k = m->k;
-	best.s.spmd.naxes = dpi_tofu_mesh(m->k, best.s.spmd.mesh);
-	dp_strategy tmpl = best.s;
 	bool have = false;
-	int round = 0;
+	int round = 0, k = m->k;
 	int rounds = DPI_TOFU_NSCALES * (capped ? 2 + nl : 1);
-	if ((st = build(&t, err)))
+	if ((st = build(&t, err)) || (st = devices_to_use(&t, m, &k, err)))
 		goto out;
+	best.s.k = k;
+	best.s.spmd.naxes = dpi_tofu_mesh(k, best.s.spmd.mesh);
+	dp_strategy tmpl = best.s;
 	/* every message weight without a penalty; then, over a cap, the
 	 * penalties in rising order for each weight, until it has fitted
 	 * twice (the simulated step is not monotone in lambda: the next
@@ -488,6 +544,9 @@ out:
 		pos += snprintf(best.s.label + pos,
 				sizeof best.s.label - (size_t)pos, "%s%d",
 				a ? "x" : "", best.s.spmd.mesh[a]);
+	if (k < m->k) /* a coarser split than the machine allows */
+		snprintf(best.s.label + pos, sizeof best.s.label - (size_t)pos,
+			 " on %d of %d", k, m->k);
 	snprintf(best.s.algo, sizeof best.s.algo, "tofu");
 	*out = best.s;
 	return dpi_algo_poll(p, "tofu", "splitting", 1, err);

@@ -205,6 +205,27 @@ double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha,
 	return total;
 }
 
+double dpi_tofu_lowered_edges(const dp_graph *g, const dp_strategy *s)
+{
+	dpi_tofu_edge te;
+	double n = 0;
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		classify(g, e, &te);
+		double x = s->k;
+		dpi_tofu_level lv = {.groups = 1};
+		for (int l = 0; l < s->spmd.naxes; l++) {
+			lv.f = s->spmd.mesh[l];
+			int iu = choice_at(g, s, te.from, l);
+			int iv = choice_at(g, s, te.to, l);
+			if (te.bytes > 0 &&
+			    dpi_tofu_edge_cost(&te, iu, iv, &lv) > 0)
+				x *= lv.f;
+		}
+		n += x;
+	}
+	return n;
+}
+
 /* Per-device memory estimate of s: params (with their gradients and
  * optimizer state) divided by the parts of their param dims, and the
  * activations (forward, input, no role) by the parts of their out. */

@@ -129,6 +129,13 @@ double dpi_tofu_uneven_cost(const dp_graph *g, uint32_t u, int64_t n,
 double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha,
 		     double bw);
 
+/* The edges the spmd lowering makes for s, estimated: per data or
+ * control edge, one per consumer shard for each level where the edge
+ * moves nothing (the same block, or a replicated producer), times the
+ * level's parts where it does (a gather, an all-to-all or partial sums:
+ * each shard hears from every part). */
+double dpi_tofu_lowered_edges(const dp_graph *g, const dp_strategy *s);
+
 /* Per-device memory estimate of an spmd strategy s (the caps' test):
  * params, gradients and optimizer state divided by the parts of their
  * param dims, plus activations (forward, input, no role) divided by the
