@@ -372,7 +372,8 @@ static int smallest_factor(int k)
  * largest divisor of m->k, by dropping prime factors from the smallest,
  * whose plan would not. A split that deep is too fine for the graph;
  * the devices left over stay idle (replicating the plan on them would
- * repeat the same work). Searches only when the worst case, every edge
+ * repeat the same work; fewer_devices() then picks among its divisors).
+ * Searches only when the worst case, every edge
  * connecting every pair of shards, could pass the bound. */
 static dp_status devices_to_use(dpi_tofu_search *t, const dp_machine *m, int *k,
 				dp_err *err)
@@ -434,6 +435,45 @@ static dp_status search_both(dpi_tofu_search *t, const dp_machine *m,
 	return DP_OK;
 }
 
+/* Where devices_to_use() left some idle (ours): among *k and its
+ * divisors made by dropping prime factors from the smallest, the one
+ * whose plan with the plain message weight simulates best (a graph too
+ * small for K splits is often fastest on far fewer: gpt2-small, batch 8,
+ * takes 3.8 s on 128 devices and 0.2 s on 8), into *k. */
+static dp_status fewer_devices(dpi_tofu_search *t, const dp_machine *m,
+			       dp_contention cont, bool capped, int *k,
+			       dp_err *err)
+{
+	tried best, cur;
+	int bk = *k;
+	bool have = false;
+	dp_status st = DP_OK;
+	for (int kk = *k; !st && kk > 1; kk /= smallest_factor(kk)) {
+		dp_strategy tmpl;
+		dp_strategy_init(&tmpl);
+		tmpl.k = kk;
+		tmpl.spmd.naxes = dpi_tofu_mesh(kk, tmpl.spmd.mesh);
+		t->lv.alpha = m->lat * m->bw;
+		t->lambda = 0;
+		st = search_both(t, m, &tmpl, cont, capped, 0, 1, &cur, err);
+		if (st)
+			break;
+		if (!have || better(&cur, &best)) {
+			if (have)
+				dp_strategy_free(&best.s);
+			best = cur;
+			bk = kk;
+			have = true;
+		} else {
+			dp_strategy_free(&cur.s);
+		}
+	}
+	if (have)
+		dp_strategy_free(&best.s);
+	*k = bk;
+	return st;
+}
+
 /* One candidate of the driver: a message weight (a scale of the link's
  * latency x bandwidth) and a memory penalty lambda; both orders are
  * searched and simulated (search_both), *best keeps the better plan and
@@ -492,7 +532,8 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 	bool have = false;
 	int round = 0, k = m->k;
 	int rounds = DPI_TOFU_NSCALES * (capped ? 2 + nl : 1);
-	if ((st = build(&t, err)) || (st = devices_to_use(&t, m, &k, err)))
+	if ((st = build(&t, err)) || (st = devices_to_use(&t, m, &k, err)) ||
+	    (k < m->k && (st = fewer_devices(&t, m, cont, capped, &k, err))))
 		goto out;
 	best.s.k = k;
 	best.s.spmd.naxes = dpi_tofu_mesh(k, best.s.spmd.mesh);
