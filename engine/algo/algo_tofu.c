@@ -373,8 +373,8 @@ static int smallest_factor(int k)
  * whose plan would not. A split that deep is too fine for the graph;
  * the devices left over stay idle (replicating the plan on them would
  * repeat the same work; fewer_devices() then picks among its divisors).
- * Searches only when the worst case, every edge
- * connecting every pair of shards, could pass the bound. */
+ * Searches only when the worst case, every edge connecting every pair of
+ * shards, could pass the bound. */
 static dp_status devices_to_use(dpi_tofu_search *t, const dp_machine *m, int *k,
 				dp_err *err)
 {
@@ -542,17 +542,17 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 	 * penalties in rising order for each weight, until it has fitted
 	 * twice (the simulated step is not monotone in lambda: the next
 	 * penalty may be faster, as it may be after one slower than a plan
-	 * that fits) or its overflow has not fallen for two penalties;
-	 * then, for a weight that first fitted
-	 * at a penalty after one that did not, the penalty halfway between
-	 * (geometrically), which fits with less taken from its speed */
+	 * that fits) or its overflow has not fallen for two penalties; then,
+	 * for a weight that first fitted at a penalty after one that did
+	 * not, the penalty halfway between (geometrically), which may fit
+	 * with less taken from its speed */
 	bool done[DPI_TOFU_NSCALES] = {false};
 	int nfit[DPI_TOFU_NSCALES] = {0}, flat[DPI_TOFU_NSCALES] = {0};
-	int first[DPI_TOFU_NSCALES];
-	double last[DPI_TOFU_NSCALES];
+	int first[DPI_TOFU_NSCALES] = {0};
+	double last[DPI_TOFU_NSCALES] = {0};
 	for (int r = -1; !st && r < (capped ? nl : 0); r++)
 		for (int i = 0; !st && i < DPI_TOFU_NSCALES; i++) {
-			tried c = {.ms = 0};
+			tried c = {.over = HUGE_VAL};
 			if (done[i])
 				continue;
 			st = candidate(&t, m, &tmpl, cont, capped,
