@@ -67,10 +67,13 @@ err_case explorer_k_zero 2 "dnnpart explorer: bad -k '0': expected a whole numbe
 # the most devices there may be: every algorithm still ends, and fast
 out_case k_1024_every_algorithm 0 '^  mincut ' compare "$GEN" -k 1024
 # a split that would lower to more edges than the simulator can hold is
-# refused with what to change, before it takes gigabytes
-run plan "$GEN" -k 1024 --algo tofu
-suite_check k_1024_tofu_refused_within_bounds 2 \
+# refused with what to change, before it takes gigabytes (pase) ...
+run plan "$GEN" -k 1024 --algo pase
+suite_check k_1024_pase_refused_within_bounds 2 \
 	"would make more than 20000000 edges, .*use fewer devices" "$TMP/err"
+# ... while tofu splits over fewer devices and says so (docs/algorithms.md)
+out_case k_1024_tofu_coarser_split 0 'strategy tofu .* on [0-9]+ of 1024\)' \
+	plan "$GEN" -k 1024 --algo tofu
 
 # ---- memory caps ----
 # a cap of 0 or 1 byte is legal (with its unit: --mem 0 is refused like

@@ -4,7 +4,9 @@
  *
  * K is factored into primes (at most DP_MAX_MESH_AXES levels: the
  * smallest factors are merged when there are more); level l splits every
- * op into f_l parts along one of its dims whose remaining size f_l divides,
+ * op into f_l parts along one of its dims whose remaining size f_l divides
+ * (ours: or has at least one index per part, at a price for the uneven
+ * blocks),
  * chosen to minimise the level's communication in the model of
  * internal/tofu.h. The mesh's axes are the levels ([2,2,2] for K=8). A
  * level's bytes do not depend on the others, its messages grow with the
@@ -20,15 +22,23 @@
  * topological order (edges to groups further back priced at their current
  * choice) followed by coordinate descent, repeated while the cost falls.
  *
- * Memory caps (ours): the search runs first for communication alone; when
- * the per-device estimate (params, gradients and optimizer state divided by
- * the parts of their param dims, plus forward activations divided by the
- * parts of their out dims) exceeds the smallest cap, it runs again with a
- * penalty of lambda x the bytes each choice leaves undivided (weights kept
- * whole, outputs of reduction splits), lambda = 1/16, 1/4, 1, 4, 16, 64,
- * and keeps the first result that fits, else the one with the smallest
- * estimate. Pinned ops stay whole on their pin.
+ * Message weights (ours): the model sums bytes and messages over all
+ * devices, but the simulated step waits for every message of a dependent
+ * chain, so a message is worth more than its latency x bandwidth in bytes
+ * by a factor no one knows in advance. The search runs with the message
+ * weight x 1, 4 and 16 (internal/tofu.h), each lowered and simulated, and
+ * keeps the fastest plan.
+ *
+ * Memory caps (ours): when no plan of those fits the simulated peaks, the
+ * search runs again with a penalty of lambda x the bytes each choice
+ * leaves undivided (weights kept whole, outputs of reduction splits),
+ * lambda = 1/16, 1/4, 1, 4, 16, 64, for each message weight until it has
+ * fitted twice or its overflow stops falling, then once at half the
+ * penalty where a weight first fitted, and keeps the fastest plan that
+ * fits, else the one closest to fitting. Pinned ops stay whole on their
+ * pin.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +350,59 @@ static bool better(const tried *a, const tried *b)
 	return fa ? a->ms < b->ms : a->over < b->over;
 }
 
+/* The most edges tofu lets the lowered graph of its plans have (ours):
+ * splitting every op K ways is linear in K, but resharding between ops
+ * split on different dims connects each shard with many (all-to-all),
+ * which at K = 1024 makes more edges than the simulator can price.
+ * Two million edges simulate in about a second. */
+#define MAX_EDGES 2e6
+
+/* The smallest prime factor of k > 1. */
+static int smallest_factor(int k)
+{
+	int p = 2;
+	while (k % p)
+		p++;
+	return p;
+}
+
+/* The number of devices tofu splits over (ours): m->k, unless its plan
+ * would lower to more than MAX_EDGES edges (estimated from the search
+ * with the plain message weight, levels from the first): then the
+ * largest divisor of m->k, by dropping prime factors from the smallest,
+ * whose plan would not. A split that deep is too fine for the graph;
+ * the devices left over stay idle (replicating the plan on them would
+ * repeat the same work; fewer_devices() then picks among its divisors).
+ * Searches only when the worst case, every edge connecting every pair of
+ * shards, could pass the bound. */
+static dp_status devices_to_use(dpi_tofu_search *t, const dp_machine *m, int *k,
+				dp_err *err)
+{
+	const dp_graph *g = t->g;
+	*k = m->k;
+	while (*k > 1 && (double)g->nops * *k > MAX_EDGES)
+		*k /= smallest_factor(*k);
+	dp_status st = DP_OK;
+	while (!st && *k > 1 && (double)g->nedges * *k * *k > MAX_EDGES) {
+		dp_strategy s, tmpl;
+		dp_strategy_init(&tmpl);
+		tmpl.k = *k;
+		tmpl.spmd.naxes = dpi_tofu_mesh(*k, tmpl.spmd.mesh);
+		t->lv.alpha = m->lat * m->bw;
+		t->lambda = 0;
+		st = alloc_like(g, &tmpl, &s, err);
+		if (!st)
+			st = search(t, &s, true, 0, 1, err);
+		bool fits = !st && dpi_tofu_lowered_edges(g, &s) <= MAX_EDGES;
+		dp_strategy_free(&s);
+		if (fits)
+			break;
+		if (!st)
+			*k /= smallest_factor(*k);
+	}
+	return st;
+}
+
 /* Both orders' searches (search()), simulated; the better (better(),
  * ties to the first, the down) into *x. */
 static dp_status search_both(dpi_tofu_search *t, const dp_machine *m,
@@ -355,7 +418,10 @@ static dp_status search_both(dpi_tofu_search *t, const dp_machine *m,
 		st = alloc_like(t->g, tmpl, &o[i].s, err);
 		if (!st)
 			st = search(t, &o[i].s, i == 0, round, rounds, err);
-		if (!st)
+		if (!st &&
+		    dpi_tofu_lowered_edges(t->g, &o[i].s) > 2 * MAX_EDGES)
+			o[i].ms = o[i].over = HUGE_VAL; /* not priced */
+		else if (!st)
 			st = simulate(t->g, m, cont, capped, &o[i], err);
 	}
 	if (st) {
@@ -369,11 +435,82 @@ static dp_status search_both(dpi_tofu_search *t, const dp_machine *m,
 	return DP_OK;
 }
 
+/* Where devices_to_use() left some idle (ours): among *k and its
+ * divisors made by dropping prime factors from the smallest, the one
+ * whose plan with the plain message weight simulates best (a graph too
+ * small for K splits is often fastest on far fewer: gpt2-small, batch 8,
+ * takes 3.8 s on 128 devices and 0.2 s on 8), into *k. */
+static dp_status fewer_devices(dpi_tofu_search *t, const dp_machine *m,
+			       dp_contention cont, bool capped, int *k,
+			       dp_err *err)
+{
+	tried best, cur;
+	int bk = *k;
+	bool have = false;
+	dp_status st = DP_OK;
+	for (int kk = *k; !st && kk > 1; kk /= smallest_factor(kk)) {
+		dp_strategy tmpl;
+		dp_strategy_init(&tmpl);
+		tmpl.k = kk;
+		tmpl.spmd.naxes = dpi_tofu_mesh(kk, tmpl.spmd.mesh);
+		t->lv.alpha = m->lat * m->bw;
+		t->lambda = 0;
+		st = search_both(t, m, &tmpl, cont, capped, 0, 1, &cur, err);
+		if (st)
+			break;
+		if (!have || better(&cur, &best)) {
+			if (have)
+				dp_strategy_free(&best.s);
+			best = cur;
+			bk = kk;
+			have = true;
+		} else {
+			dp_strategy_free(&cur.s);
+		}
+	}
+	if (have)
+		dp_strategy_free(&best.s);
+	*k = bk;
+	return st;
+}
+
+/* One candidate of the driver: a message weight (a scale of the link's
+ * latency x bandwidth) and a memory penalty lambda; both orders are
+ * searched and simulated (search_both), *best keeps the better plan and
+ * *res gets the candidate's step and overflow. */
+static dp_status candidate(dpi_tofu_search *t, const dp_machine *m,
+			   const dp_strategy *tmpl, dp_contention cont,
+			   bool capped, double scale, double lambda, int *round,
+			   int rounds, tried *best, bool *have, tried *res,
+			   dp_err *err)
+{
+	tried cur;
+	t->lv.alpha = m->lat * m->bw * scale;
+	t->lambda = lambda;
+	dp_status st = search_both(t, m, tmpl, cont, capped, *round, rounds,
+				   &cur, err);
+	if (*round + 1 < rounds)
+		(*round)++;
+	if (st)
+		return st;
+	res->ms = cur.ms;
+	res->over = cur.over;
+	if (!*have || better(&cur, best)) {
+		if (*have)
+			dp_strategy_free(&best->s);
+		*best = cur;
+		*have = true;
+	} else {
+		dp_strategy_free(&cur.s);
+	}
+	return DP_OK;
+}
+
 static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  dp_strategy *out, dp_err *err)
 {
-	static const double lambdas[] = {0, 1.0 / 16, 0.25, 1, 4, 16, 64};
+	static const double lambdas[] = {1.0 / 16, 0.25, 1, 4, 16, 64};
 	const int nl = (int)(sizeof lambdas / sizeof lambdas[0]);
 	dp_status st = dpi_algo_poll(p, "tofu", "splitting", 0, err);
 	if (!st)
@@ -389,31 +526,53 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 	memset(&t, 0, sizeof t);
 	t.g = g;
 	t.p = p;
-	t.lv.alpha = m->lat * m->bw;
 	t.bw = m->bw;
-	tried best, cur;
+	tried best;
 	dp_strategy_init(&best.s);
-	best.s.k = m->k;
-	best.s.spmd.naxes = dpi_tofu_mesh(m->k, best.s.spmd.mesh);
-	dp_strategy tmpl = best.s;
 	bool have = false;
-	if ((st = build(&t, err)))
+	int round = 0, k = m->k;
+	int rounds = DPI_TOFU_NSCALES * (capped ? 2 + nl : 1);
+	if ((st = build(&t, err)) || (st = devices_to_use(&t, m, &k, err)) ||
+	    (k < m->k && (st = fewer_devices(&t, m, cont, capped, &k, err))))
 		goto out;
-	for (int r = 0; r < (capped ? nl : 1); r++) {
-		t.lambda = lambdas[r];
-		if ((st = search_both(&t, m, &tmpl, cont, capped, r,
-				      capped ? nl : 1, &cur, err)))
-			break;
-		if (!have || better(&cur, &best)) {
-			dp_strategy_free(&best.s);
-			best = cur;
-			have = true;
-		} else {
-			dp_strategy_free(&cur.s);
+	best.s.k = k;
+	best.s.spmd.naxes = dpi_tofu_mesh(k, best.s.spmd.mesh);
+	dp_strategy tmpl = best.s;
+	/* every message weight without a penalty; then, over a cap, the
+	 * penalties in rising order for each weight, until it has fitted
+	 * twice (the simulated step is not monotone in lambda: the next
+	 * penalty may be faster, as it may be after one slower than a plan
+	 * that fits) or its overflow has not fallen for two penalties; then,
+	 * for a weight that first fitted at a penalty after one that did
+	 * not, the penalty halfway between (geometrically), which may fit
+	 * with less taken from its speed */
+	bool done[DPI_TOFU_NSCALES] = {false};
+	int nfit[DPI_TOFU_NSCALES] = {0}, flat[DPI_TOFU_NSCALES] = {0};
+	int first[DPI_TOFU_NSCALES] = {0};
+	double last[DPI_TOFU_NSCALES] = {0};
+	for (int r = -1; !st && r < (capped ? nl : 0); r++)
+		for (int i = 0; !st && i < DPI_TOFU_NSCALES; i++) {
+			tried c = {.over = HUGE_VAL};
+			if (done[i])
+				continue;
+			st = candidate(&t, m, &tmpl, cont, capped,
+				       dpi_tofu_msg_scales[i],
+				       r < 0 ? 0 : lambdas[r], &round, rounds,
+				       &best, &have, &c, err);
+			if (c.over <= 1 && nfit[i]++ == 0)
+				first[i] = r;
+			flat[i] = r >= 0 && c.over >= last[i] ? flat[i] + 1 : 0;
+			done[i] = nfit[i] >= 2 || flat[i] >= 2;
+			last[i] = c.over;
 		}
-		if (best.over <= 1)
-			break;
-	}
+	for (int i = 0; !st && capped && i < DPI_TOFU_NSCALES; i++)
+		if (nfit[i] > 0 && first[i] > 0) {
+			tried c;
+			st = candidate(&t, m, &tmpl, cont, capped,
+				       dpi_tofu_msg_scales[i],
+				       lambdas[first[i]] / 2, &round, rounds,
+				       &best, &have, &c, err);
+		}
 out:
 	release(&t);
 	if (st || !have) {
@@ -426,6 +585,9 @@ out:
 		pos += snprintf(best.s.label + pos,
 				sizeof best.s.label - (size_t)pos, "%s%d",
 				a ? "x" : "", best.s.spmd.mesh[a]);
+	if (k < m->k) /* a coarser split than the machine allows */
+		snprintf(best.s.label + pos, sizeof best.s.label - (size_t)pos,
+			 " on %d of %d", k, m->k);
 	snprintf(best.s.algo, sizeof best.s.algo, "tofu");
 	*out = best.s;
 	return dpi_algo_poll(p, "tofu", "splitting", 1, err);

@@ -92,6 +92,8 @@ void dpi_tofu_edges(const dp_graph *g, dpi_tofu_edge *te)
 		classify(g, e, &te[e]);
 }
 
+const double dpi_tofu_msg_scales[DPI_TOFU_NSCALES] = {1, 4, 16};
+
 double dpi_tofu_edge_cost(const dpi_tofu_edge *te, int iu, int iv,
 			  const dpi_tofu_level *lv)
 {
@@ -148,6 +150,18 @@ double dpi_tofu_replica_cost(const dp_graph *g, uint32_t u, double prev_parts,
 	return bw * (lv->f - 1) * lv->groups * g->ops[u].time_us / prev_parts;
 }
 
+double dpi_tofu_uneven_cost(const dp_graph *g, uint32_t u, int64_t n,
+			    int64_t parts, double prev_parts,
+			    const dpi_tofu_level *lv, double bw)
+{
+	int64_t p = parts * lv->f;
+	if (n % p == 0)
+		return 0;
+	double big = (double)((n + p - 1) / p) * (double)parts / (double)n;
+	return bw * (big - 1.0 / lv->f) * lv->f * lv->groups *
+	       g->ops[u].time_us / prev_parts;
+}
+
 /* The parts op u was split into by the levels before l under s. */
 static double parts_before(const dp_graph *g, const dp_strategy *s, uint32_t u,
 			   int l)
@@ -189,6 +203,27 @@ double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha,
 	}
 	free(te);
 	return total;
+}
+
+double dpi_tofu_lowered_edges(const dp_graph *g, const dp_strategy *s)
+{
+	dpi_tofu_edge te;
+	double n = 0;
+	for (uint32_t e = 0; e < g->nedges; e++) {
+		classify(g, e, &te);
+		double x = s->k;
+		dpi_tofu_level lv = {.groups = 1};
+		for (int l = 0; l < s->spmd.naxes; l++) {
+			lv.f = s->spmd.mesh[l];
+			int iu = choice_at(g, s, te.from, l);
+			int iv = choice_at(g, s, te.to, l);
+			if (te.bytes > 0 &&
+			    dpi_tofu_edge_cost(&te, iu, iv, &lv) > 0)
+				x *= lv.f;
+		}
+		n += x;
+	}
+	return n;
 }
 
 /* Per-device memory estimate of s: params (with their gradients and

@@ -29,9 +29,11 @@ static void candidates(dpi_tofu_search *t)
 		} else {
 			const int32_t *parts =
 				&t->parts[(size_t)r * DP_MAX_OP_DIMS];
+			/* a dim the level divides; ours: or one with at
+			 * least one index per part (gpt2-xl's 25 heads in
+			 * 13 and 12), paying for its imbalance */
 			for (uint32_t i = 0; i < d.n; i++)
-				if (d.sizes[i] % ((int64_t)parts[i] * t->f) ==
-				    0)
+				if (d.sizes[i] >= (int64_t)parts[i] * t->f)
 					c[n++] = (int8_t)i;
 		}
 		/* last: any other op may stay whole, paying its compute */
@@ -87,14 +89,22 @@ static void unary_costs(dpi_tofu_search *t)
 		uint32_t k = t->grp[u];
 		double prev = 1;
 		dp_dims d;
-		uint32_t nd = dp_op_dims(g, u, &d) ? d.n : 1;
-		for (uint32_t i = 0; i < nd; i++)
-			prev *= t->parts[(size_t)u * DP_MAX_OP_DIMS + i];
-		for (int c = 0; c < t->ncand[k]; c++)
-			if (t->cand[(size_t)k * DPI_TOFU_MAXC + c] == -1)
-				t->unary[(size_t)k * DPI_TOFU_MAXC + c] +=
-					dpi_tofu_replica_cost(g, u, prev,
-							      &t->lv, t->bw);
+		bool hd = dp_op_dims(g, u, &d);
+		const int32_t *parts = &t->parts[(size_t)u * DP_MAX_OP_DIMS];
+		for (uint32_t i = 0; i < (hd ? d.n : 1); i++)
+			prev *= parts[i];
+		for (int c = 0; c < t->ncand[k]; c++) {
+			int i = dpi_tofu_dim_of(
+				t, u, t->cand[(size_t)k * DPI_TOFU_MAXC + c]);
+			double *un = &t->unary[(size_t)k * DPI_TOFU_MAXC + c];
+			if (i == -1)
+				*un += dpi_tofu_replica_cost(g, u, prev, &t->lv,
+							     t->bw);
+			else if (i >= 0 && hd)
+				*un += dpi_tofu_uneven_cost(g, u, d.sizes[i],
+							    parts[i], prev,
+							    &t->lv, t->bw);
+		}
 	}
 	for (uint32_t e = 0; e < g->nedges; e++) {
 		const dpi_tofu_edge *te = &t->te[e];

@@ -79,6 +79,14 @@ typedef struct dpi_tofu_level {
 	double alpha;
 } dpi_tofu_level;
 
+/* The message weights tofu searches (ours): alpha = the link's latency x
+ * bandwidth times each of these, every one searched and simulated (the
+ * model sums bytes and messages over all devices; the simulator's step
+ * waits for each message of a dependent chain, so the right weight of a
+ * message against a byte is not known in advance). */
+#define DPI_TOFU_NSCALES 3
+extern const double dpi_tofu_msg_scales[DPI_TOFU_NSCALES];
+
 /* The cost of edge te at level lv, when its producer splits its dim iu and
  * its consumer its dim iv (-1: not split, i.e. replicated; -2: whole on
  * one device, a pinned op): the bytes above plus alpha x groups x the
@@ -102,6 +110,16 @@ bool dpi_tofu_free_replica(const dp_graph *g, uint32_t u);
 double dpi_tofu_replica_cost(const dp_graph *g, uint32_t u, double prev_parts,
 			     const dpi_tofu_level *lv, double bw);
 
+/* The price of splitting op u's dim of size n, already in `parts` parts,
+ * f ways more at level lv when f x parts does not divide n (ours: uneven
+ * blocks, as megatron splits 25 heads): the devices with the larger
+ * blocks run longer, ceil(n / (f parts)) x parts / n of the op's time
+ * / prev_parts instead of 1/f of it; that difference over the level's
+ * f x groups devices, at bw bytes per microsecond. 0 when it divides. */
+double dpi_tofu_uneven_cost(const dp_graph *g, uint32_t u, int64_t n,
+			    int64_t parts, double prev_parts,
+			    const dpi_tofu_level *lv, double bw);
+
 /* The cost of an spmd strategy s in tofu's model with message cost alpha
  * and compute priced at bw bytes per microsecond (0: communication
  * alone): the sum over the mesh axes (levels, in order) of every data
@@ -110,6 +128,13 @@ double dpi_tofu_replica_cost(const dp_graph *g, uint32_t u, double prev_parts,
  * out of memory. */
 double dpi_tofu_cost(const dp_graph *g, const dp_strategy *s, double alpha,
 		     double bw);
+
+/* The edges the spmd lowering makes for s, estimated: per data or
+ * control edge, one per consumer shard for each level where the edge
+ * moves nothing (the same block, or a replicated producer), times the
+ * level's parts where it does (a gather, an all-to-all or partial sums:
+ * each shard hears from every part). */
+double dpi_tofu_lowered_edges(const dp_graph *g, const dp_strategy *s);
 
 /* Per-device memory estimate of an spmd strategy s (the caps' test):
  * params, gradients and optimizer state divided by the parts of their
