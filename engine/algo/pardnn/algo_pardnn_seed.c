@@ -125,7 +125,11 @@ dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
 		dp_err e;
 		dp_err_clear(&e);
 		st = s->make(c, c->place, &e);
-		if (st == DP_ECANCELED || st == DP_ENOMEM) {
+		if (st == DP_ECANCELED) {
+			st = dpi_algo_canceled(c->err, "pardnn");
+			goto out;
+		}
+		if (st == DP_ENOMEM) {
 			if (c->err)
 				*c->err = e;
 			goto out;
