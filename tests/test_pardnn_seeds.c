@@ -3,6 +3,7 @@
  * them, nor than the m-ETF and HEFT plans they start from (memory overflow
  * first, then makespan), pins and groups stay honoured, and on graphs where
  * the pardnn of before lost to m-ETF by more than 5 % it now matches it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,26 +132,108 @@ static void test_pardnn_matches_metf_where_it_lost(void)
 	}
 }
 
+/* Whether pardnn with the seeds in x and in y places g on k devices
+ * without caps alike. */
+static bool same_plan(const dp_graph *g, int k, unsigned x, unsigned y)
+{
+	dp_machine m;
+	machine_with(&m, k, DP_CAP_UNLIMITED);
+	size_t bytes = g->nops * sizeof(int32_t);
+	int32_t *a = malloc(bytes), *b = malloc(bytes);
+	sim_out sa, sb;
+	bool same = a && b && pardnn_with(g, &m, x, a, &sa) &&
+		    pardnn_with(g, &m, y, b, &sb) && !memcmp(a, b, bytes);
+	free(a);
+	free(b);
+	dp_machine_free(&m);
+	return same;
+}
+
 /* On a graph too large for them (ops x K above the bound) the list seeds
- * are not made: pardnn is exactly the pardnn without them. */
+ * are not made: pardnn is exactly the pardnn without them (and the graph
+ * is one part, so the parts seed is not made either). */
 static void test_pardnn_list_seeds_bounded(void)
 {
 	dp_graph *g = training_graph(20000, 1);
 	REQUIRE(g != NULL);
+	CHECK(same_plan(g, 16, PD_SEED_ALL, PD_SEED_BRANCHES));
+	dp_graph_free(g);
+}
+
+/* n copies of g, one after the other (ops "cI/NAME"), in one graph. */
+static dp_graph *copies_of(const dp_graph *g, int n)
+{
+	dp_graph *c = dp_graph_new("copies");
+	char name[300];
+	uint32_t id;
+	for (int i = 0; c && i < n; i++) {
+		uint32_t base = c->nops;
+		for (uint32_t u = 0; u < g->nops; u++) {
+			snprintf(name, sizeof name, "c%d/%s", i,
+				 dp_graph_op_name(g, u));
+			if (dp_graph_add_op(c, name, &id, NULL))
+				abort();
+			c->ops[id].time_us = g->ops[u].time_us;
+			c->ops[id].output_bytes = g->ops[u].output_bytes;
+			c->ops[id].param_bytes = g->ops[u].param_bytes;
+			c->ops[id].temp_bytes = g->ops[u].temp_bytes;
+		}
+		for (const dp_edge *e = g->edges; e < g->edges + g->nedges; e++)
+			dp_graph_add_edge(c, base + e->from, base + e->to,
+					  e->bytes, e->control, NULL);
+	}
+	if (!c || dp_graph_finalize(c, NULL))
+		abort();
+	return c;
+}
+
+/* The makespan of pardnn's plan of g on k devices without caps. */
+static double pardnn_makespan(const dp_graph *g, int k)
+{
 	dp_machine m;
-	machine_with(&m, 16, DP_CAP_UNLIMITED);
-	int32_t *a = malloc(g->nops * sizeof *a),
-		*b = malloc(g->nops * sizeof *b);
-	REQUIRE(a && b);
-	sim_out sa, sb;
-	REQUIRE(pardnn_with(g, &m, PD_SEED_ALL, a, &sa));
-	REQUIRE(pardnn_with(g, &m, PD_SEED_BRANCHES, b, &sb));
-	CHECK(memcmp(a, b, g->nops * sizeof *a) == 0);
-	free(a);
-	free(b);
-	test_free(g, &m, NULL);
+	machine_with(&m, k, DP_CAP_UNLIMITED);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	sim_out so = {0};
+	if (!pl || !pardnn_with(g, &m, PD_SEED_ALL, pl, &so))
+		so.makespan = -1;
+	free(pl);
+	dp_machine_free(&m);
+	return so.makespan;
+}
+
+/* N independent copies of a network on 2N devices: each copy gets two
+ * devices of its own (the parts seed), so the plan is as fast as pardnn's
+ * plan of one copy on two devices; 4 copies on 2 devices: two whole copies
+ * per device at the most. */
+static void test_pardnn_copies_keep_whole(void)
+{
+	rand_opts ro = {150, 7, 2, false, false};
+	dp_graph *one = random_dag(&ro);
+	REQUIRE(one != NULL);
+	double t2 = pardnn_makespan(one, 2), t1 = pardnn_makespan(one, 1);
+	REQUIRE(t2 > 0 && t1 > 0);
+	for (int n = 2; n <= 4; n += 2) {
+		dp_graph *c = copies_of(one, n);
+		double t = pardnn_makespan(c, 2 * n);
+		if (!(t > 0 && t <= t2 * (1 + 1e-9)))
+			test_fail(__FILE__, __LINE__,
+				  "%d copies on %d devices: %.1f us, one copy "
+				  "on 2: %.1f us",
+				  n, 2 * n, t, t2);
+		dp_graph_free(c);
+	}
+	dp_graph *c = copies_of(one, 4);
+	double t = pardnn_makespan(c, 2);
+	if (!(t > 0 && t <= 2 * t1 * (1 + 1e-9)))
+		test_fail(__FILE__, __LINE__,
+			  "4 copies on 2 devices: %.1f us, one copy on one "
+			  "device %.1f us",
+			  t, t1);
+	dp_graph_free(c);
+	dp_graph_free(one);
 }
 
 TEST_MAIN(TEST(test_pardnn_list_seeds_never_worse),
 	  TEST(test_pardnn_matches_metf_where_it_lost),
-	  TEST(test_pardnn_list_seeds_bounded))
+	  TEST(test_pardnn_list_seeds_bounded),
+	  TEST(test_pardnn_copies_keep_whole))

@@ -11,6 +11,7 @@
  *   algo_pardnn_polish.c  our addition: memory-safe local moves
  *   algo_pardnn_seed.c    our addition: other seeds (parallel branches,
  *                         list schedules) beside the mapped placement
+ *   algo_pardnn_parts.c   our addition: the seed for independent parts
  *   algo_pardnn.c         entry point, shared helpers, simulation budget
  *
  * Every accept/reject decision on the makespan or on memory after mapping is
@@ -136,8 +137,13 @@ enum {
 	PD_SEED_BRANCHES = 1u, /* METIS balanced in time windows */
 	PD_SEED_METF = 2u,     /* the m-ETF list schedule (small graphs) */
 	PD_SEED_HEFT = 4u,     /* the HEFT list schedule (small graphs) */
-	PD_SEED_ALL = 7u,
+	PD_SEED_PARTS = 8u,    /* independent parts on device groups */
+	PD_SEED_ALL = 15u,
 };
+/* The parts seed (algo_pardnn_parts.c) into pl: when two or more weakly
+ * connected parts each hold 1/(2K) of the work, each gets devices of its
+ * own. Fails (not an error: no seed) when it does not apply. */
+dp_status dpi_pd_seed_parts(pd_ctx *c, int32_t *pl, dp_err *e);
 /* Makes the seeds in which (PD_SEED_*) that apply to the graph and runs
  * rest (the phases after mapping) on those that may win and on the mapped
  * placement (c->place, scored c->cur, last and exactly as without other

@@ -18,6 +18,8 @@
  *   list scheduler costs O(V K log V) and its phases a whole budget), and
  *   their phases always run: a list schedule's refinement and polish are
  *   where it gains, and it often ranks differently after them.
+ * - parts: on a graph of independent parts (N copies of a network), each
+ *   large part on a group of devices of its own (algo_pardnn_parts.c).
  *
  * Each seed that runs gets the phases after mapping (refinement, memory,
  * polish) with the same simulation budget as the mapped placement, quietly
@@ -77,6 +79,11 @@ static bool list_apply(const pd_ctx *c)
 	return (uint64_t)c->n * (uint64_t)c->k <= PD_LIST_MAX_WORK;
 }
 
+static bool parts_apply(const pd_ctx *c)
+{
+	return c->k >= 2;
+}
+
 typedef struct pd_seed {
 	unsigned bit; /* PD_SEED_* */
 	bool (*apply)(const pd_ctx *c);
@@ -88,6 +95,7 @@ static const pd_seed pd_seeds[] = {
 	{PD_SEED_BRANCHES, branches_apply, seed_branches, true},
 	{PD_SEED_METF, list_apply, seed_metf, false},
 	{PD_SEED_HEFT, list_apply, seed_heft, false},
+	{PD_SEED_PARTS, parts_apply, dpi_pd_seed_parts, false},
 };
 
 /* Runs rest on c->place (scored sc) quietly, from the sims count sims. */
