@@ -1,8 +1,9 @@
-/* test_pardnn_seeds.c - pardnn's list-scheduling seeds (docs/algorithms.md,
- * "Other seeds"; issue 15): with them pardnn is never worse than without
- * them, nor than the m-ETF and HEFT plans they start from (memory overflow
- * first, then makespan), pins and groups stay honoured, and on graphs where
- * the pardnn of before lost to m-ETF by more than 5 % it now matches it. */
+/* test_pardnn_seeds.c - pardnn's other seeds (docs/algorithms.md, "Other
+ * seeds"; issue 15): with them pardnn is never worse than without them, nor
+ * than the m-ETF, HEFT and msr-dp plans they start from (memory overflow
+ * first, then makespan), pins and groups stay honoured, on graphs where the
+ * pardnn of before lost to m-ETF by more than 5 % it now matches it, and
+ * independent copies of a network stay whole. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,9 @@ static void check_never_worse(const dp_graph *g, int k, int64_t cap)
 	machine_with(&m, k, cap);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	REQUIRE(pl != NULL);
-	static const char *const peers[] = {"metf", "heft"};
+	/* msr-dp's stages are a seed from 4,096 ops on */
+	static const char *const peers[] = {"metf", "heft", "msr-dp"};
+	size_t npeers = g->nops >= 4096 ? 3 : 2;
 	sim_out all = {0}, before = {0}, peer = {0};
 	REQUIRE(pardnn_with(g, &m, PD_SEED_ALL, pl, &all));
 	REQUIRE(pardnn_with(g, &m, PD_SEED_BRANCHES, pl, &before));
@@ -57,7 +60,7 @@ static void check_never_worse(const dp_graph *g, int k, int64_t cap)
 			  g->name, k, (long long)cap, all.makespan,
 			  (long long)all.over, before.makespan,
 			  (long long)before.over);
-	for (size_t i = 0; i < sizeof peers / sizeof peers[0]; i++) {
+	for (size_t i = 0; i < npeers; i++) {
 		REQUIRE(algo_with(peers[i], g, &m, pl, &peer));
 		if (!no_worse(&all, &peer))
 			test_fail(__FILE__, __LINE__,
@@ -72,7 +75,8 @@ static void check_never_worse(const dp_graph *g, int k, int64_t cap)
 }
 
 /* Random graphs with and without groups and pins, K = 2 to 8, without
- * caps and with caps of 1.5 and 0.6 x the one-device peak / K. */
+ * caps and with caps of 1.5 and 0.6 x the one-device peak / K; and a
+ * 4,500-op training graph (where msr-dp's stages are a seed too). */
 static void test_pardnn_list_seeds_never_worse(void)
 {
 	for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -87,6 +91,12 @@ static void test_pardnn_list_seeds_never_worse(void)
 		check_never_worse(g, k, peak * 3 / (5 * k));
 		dp_graph_free(g);
 	}
+	/* a training graph large enough for the stages seed */
+	dp_graph *g = training_graph(4500, 3);
+	REQUIRE(g != NULL);
+	check_never_worse(g, 8, DP_CAP_UNLIMITED);
+	check_never_worse(g, 4, one_device_peak(g) * 3 / (2 * 4));
+	dp_graph_free(g);
 }
 
 /* Few ops of 0.01-5 ms with outputs of 1-64 MiB (as in the msr-fiddle layer
@@ -150,8 +160,8 @@ static bool same_plan(const dp_graph *g, int k, unsigned x, unsigned y)
 }
 
 /* On a graph too large for them (ops x K above the bound) the list seeds
- * are not made: pardnn is exactly the pardnn without them (and the graph
- * is one part, so the parts seed is not made either). */
+ * are not made, nor the stages seed: pardnn is exactly the pardnn without
+ * them (and the graph is one part, so the parts seed is not made either). */
 static void test_pardnn_list_seeds_bounded(void)
 {
 	dp_graph *g = training_graph(20000, 1);

@@ -138,7 +138,8 @@ enum {
 	PD_SEED_METF = 2u,     /* the m-ETF list schedule (small graphs) */
 	PD_SEED_HEFT = 4u,     /* the HEFT list schedule (small graphs) */
 	PD_SEED_PARTS = 8u,    /* independent parts on device groups */
-	PD_SEED_ALL = 15u,
+	PD_SEED_STAGES = 16u,  /* msr-dp's contiguous stages (mid-size) */
+	PD_SEED_ALL = 31u,
 };
 /* The parts seed (algo_pardnn_parts.c) into pl: when two or more weakly
  * connected parts each hold 1/(2K) of the work, each gets devices of its
