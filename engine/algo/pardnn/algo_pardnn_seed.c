@@ -51,6 +51,7 @@ extern const dp_algo dpi_algo_msr_dp;
 #define PD_SEED_WINDOWS 4
 #define PD_LIST_MAX_WORK (1u << 18)
 #define PD_STAGES_MIN_OPS 4096u
+#define PD_EXTRA_WORK 1e6
 
 static dp_status seed_branches(pd_ctx *c, int32_t *pl, dp_err *e)
 {
@@ -108,15 +109,31 @@ typedef struct pd_seed {
 	bool (*apply)(const pd_ctx *c);
 	dp_status (*make)(pd_ctx *c, int32_t *pl, dp_err *e);
 	bool must_win; /* its phases run only when it beats the mapped one */
+	bool full;     /* its phases get the whole budget, else a smaller one */
 } pd_seed;
 
 static const pd_seed pd_seeds[] = {
-	{PD_SEED_BRANCHES, branches_apply, seed_branches, true},
-	{PD_SEED_METF, list_apply, seed_metf, false},
-	{PD_SEED_HEFT, list_apply, seed_heft, false},
-	{PD_SEED_PARTS, parts_apply, dpi_pd_seed_parts, false},
-	{PD_SEED_STAGES, stages_apply, seed_msrdp, false},
+	{PD_SEED_BRANCHES, branches_apply, seed_branches, true, true},
+	{PD_SEED_METF, list_apply, seed_metf, false, false},
+	{PD_SEED_HEFT, list_apply, seed_heft, false, false},
+	{PD_SEED_PARTS, parts_apply, dpi_pd_seed_parts, false, false},
+	{PD_SEED_STAGES, stages_apply, seed_msrdp, false, false},
 };
+
+/* The simulations a seed's phases may run: the whole budget, or for the
+ * seeds added after the branches seed PD_EXTRA_WORK / (V + E), at least
+ * 8 and at most the whole (the same on small graphs, a quarter of it on
+ * large ones, so that each costs a fraction of the mapped run there). */
+static uint32_t seed_budget(const pd_ctx *c, const pd_seed *s)
+{
+	if (s->full)
+		return c->sim_budget;
+	double b = PD_EXTRA_WORK / ((double)c->g->nops + c->g->nedges + 1.0);
+	uint32_t n = b < 8		 ? 8u
+		     : b > c->sim_budget ? c->sim_budget
+					 : (uint32_t)b;
+	return n < c->sim_budget ? n : c->sim_budget;
+}
 
 /* Runs rest on c->place (scored sc) quietly, from the sims count sims. */
 static dp_status run_quiet(pd_ctx *c, dp_status (*rest)(pd_ctx *), pd_score sc,
@@ -171,7 +188,11 @@ dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
 			goto out;
 		if (s->must_win && !dpi_pd_better(&sc, &mapped_sc))
 			continue;
-		if ((st = run_quiet(c, rest, sc, sims)))
+		uint32_t whole = c->sim_budget;
+		c->sim_budget = seed_budget(c, s);
+		st = run_quiet(c, rest, sc, sims);
+		c->sim_budget = whole;
+		if (st)
 			goto out;
 		if (!have || dpi_pd_better(&c->cur, &best_sc)) {
 			memcpy(best, c->place, (size_t)c->n * sizeof *best);
