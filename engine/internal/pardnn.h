@@ -9,7 +9,9 @@
  *   algo_pardnn_refine.c  step 3, op switching and critical-path iterations
  *   algo_pardnn_memory.c  step 4, the memory-overflow heuristic
  *   algo_pardnn_polish.c  our addition: memory-safe local moves
- *   algo_pardnn_seed.c    our addition: a second seed for parallel branches
+ *   algo_pardnn_seed.c    our addition: other seeds (parallel branches,
+ *                         list schedules) beside the mapped placement
+ *   algo_pardnn_parts.c   our addition: the seed for independent parts
  *   algo_pardnn.c         entry point, shared helpers, simulation budget
  *
  * Every accept/reject decision on the makespan or on memory after mapping is
@@ -130,10 +132,31 @@ dp_status dpi_pd_map(pd_ctx *c);
 dp_status dpi_pd_refine(pd_ctx *c);
 dp_status dpi_pd_memory(pd_ctx *c);
 dp_status dpi_pd_polish(pd_ctx *c);
-/* Makes the second seed (algo_pardnn_seed.c) and runs rest (the phases
- * after mapping) on it and on the mapped placement when it may win; keeps
- * the better result in c->place and c->cur. */
-dp_status dpi_pd_seeds(pd_ctx *c, dp_status (*rest)(pd_ctx *));
+/* The other seeds beside the mapped placement (algo_pardnn_seed.c). */
+enum {
+	PD_SEED_BRANCHES = 1u, /* METIS balanced in time windows */
+	PD_SEED_METF = 2u,     /* the m-ETF list schedule (small graphs) */
+	PD_SEED_HEFT = 4u,     /* the HEFT list schedule (small graphs) */
+	PD_SEED_PARTS = 8u,    /* independent parts on device groups */
+	PD_SEED_STAGES = 16u,  /* msr-dp's contiguous stages (mid-size) */
+	PD_SEED_ALL = 31u,
+};
+/* The parts seed (algo_pardnn_parts.c) into pl: when two or more weakly
+ * connected parts each hold 1/(2K) of the work, each gets devices of its
+ * own. Fails (not an error: no seed) when it does not apply. */
+dp_status dpi_pd_seed_parts(pd_ctx *c, int32_t *pl, dp_err *e);
+/* Makes the seeds in which (PD_SEED_*) that apply to the graph and runs
+ * rest (the phases after mapping) on those that may win and on the mapped
+ * placement (c->place, scored c->cur, last and exactly as without other
+ * seeds); keeps the best result in c->place and c->cur. */
+dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *));
+
+/* pardnn with only the seeds in which (PD_SEED_*) beside the mapped
+ * placement; pardnn itself is dpi_pardnn_place(..., PD_SEED_ALL, ...).
+ * For tests: with fewer seeds it is the pardnn of before them. */
+dp_status dpi_pardnn_place(const dp_graph *g, const dp_machine *m,
+			   const dp_algo_opts *o, const dp_progress *p,
+			   unsigned which, int32_t *placement, dp_err *err);
 
 /* ---- shared helpers (algo_pardnn.c) ---- */
 

@@ -634,7 +634,7 @@ static dp_status after_mapping(pd_ctx *c)
 	return c->o->polish ? dpi_pd_polish(c) : DP_OK;
 }
 
-static dp_status pardnn_phases(pd_ctx *c)
+static dp_status pardnn_phases(pd_ctx *c, unsigned seeds)
 {
 	dp_status st;
 	if ((st = dpi_pd_slice(c)) || (st = dpi_pd_map(c)))
@@ -651,14 +651,14 @@ static dp_status pardnn_phases(pd_ctx *c)
 		if (c->m->cap[d] != DP_CAP_UNLIMITED)
 			c->capped = true;
 	if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &c->cur)) ||
-	    (st = dpi_pd_seeds(c, after_mapping)))
+	    (st = dpi_pd_seeds(c, seeds, after_mapping)))
 		return st;
 	return try_whole(c, fill_single, PD_MEM, false);
 }
 
-static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
-			    const dp_algo_opts *o, const dp_progress *p,
-			    int32_t *placement, dp_err *err)
+dp_status dpi_pardnn_place(const dp_graph *g, const dp_machine *m,
+			   const dp_algo_opts *o, const dp_progress *p,
+			   unsigned seeds, int32_t *placement, dp_err *err)
 {
 	dp_status st = DP_OK;
 	dp_algo_opts defaults;
@@ -673,7 +673,7 @@ static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
 		for (uint32_t u = 0; u < c.n; u++)
 			c.place[u] = c.fix[u] >= 0 ? c.fix[u] : 0;
 	} else if (!st && c.n > 0) {
-		st = pardnn_phases(&c);
+		st = pardnn_phases(&c, seeds);
 	}
 	if (!st)
 		dpi_pd_progress(&c, c.o->polish ? "polish" : "memory", 0, 1, 1);
@@ -681,6 +681,13 @@ static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
 		memcpy(placement, c.place, (size_t)c.n * sizeof *placement);
 	dpi_pd_ctx_free(&c);
 	return st;
+}
+
+static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
+			    const dp_algo_opts *o, const dp_progress *p,
+			    int32_t *placement, dp_err *err)
+{
+	return dpi_pardnn_place(g, m, o, p, PD_SEED_ALL, placement, err);
 }
 
 DPI_ALGO_DEFINE(pardnn,
