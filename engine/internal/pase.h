@@ -64,6 +64,10 @@ typedef struct dpi_pase_model {
 	dpi_pase_memo *memo; /* edge times by layout */
 	double *mat;	     /* size x size message bytes, scratch */
 	double *ports;	     /* 2 x size port free times, scratch */
+	size_t *eoff;	     /* nedges + 1, NULL: no edge table (see
+			       dpi_pase_etab_build) */
+	double *etab;	     /* edge e's cost under local configs (a, b)
+			       of its ends: etab[eoff[e] + a * db + b] */
 } dpi_pase_model;
 
 /* Builds the configurations of every op of g for machine m (pins: the op
@@ -80,6 +84,30 @@ void dpi_pase_model_free(dpi_pase_model *pm);
  * reduce-scatter plus an all-gather of the consumer's block. */
 double dpi_pase_edge_cost(const dpi_pase_model *pm, uint32_t e, uint32_t cu,
 			  uint32_t cv);
+
+/* Every data edge's cost under every pair of its ends' configs, priced
+ * once (pase_etab.c) so that repeated searches read them instead of
+ * pricing them again; the caller frees it with dpi_pase_etab_free before
+ * dpi_pase_model_free. Polls p. DP_ENOMEM, DP_ECANCELED. */
+dp_status dpi_pase_etab_build(dpi_pase_model *pm, const dp_progress *p,
+			      dp_err *err);
+void dpi_pase_etab_free(dpi_pase_model *pm);
+
+/* dpi_pase_edge_cost, from the edge table when there is one. */
+static inline double dpi_pase_ecost(const dpi_pase_model *pm, uint32_t e,
+				    uint32_t cu, uint32_t cv)
+{
+	if (!pm->etab)
+		return dpi_pase_edge_cost(pm, e, cu, cv);
+	uint32_t a = pm->g->edges[e].from, b = pm->g->edges[e].to;
+	size_t o = pm->eoff[e];
+	if (pm->eoff[e + 1] == o)
+		return 0; /* a control edge or no bytes */
+	return pm->etab[o +
+			(size_t)(cu - pm->off[a]) *
+				(pm->off[b + 1] - pm->off[b]) +
+			(cv - pm->off[b])];
+}
 
 /* The simulator's port reservation (DESIGN 3.1) replayed on one set of
  * messages: bytes[s * k + d] from device s to d (0: none), created in
