@@ -408,6 +408,8 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	if (!st)
 		st = dpi_pase_etab_build(&pm, p, err);
 	if (!st)
+		st = dpi_pase_sims_new(&pm, err);
+	if (!st)
 		st = dpi_pase_solve_best(&pm, p, 0, choice, &cost, &fixed,
 					 &solved, err);
 	/* the breadth-first search: the fallback, else a second candidate
@@ -461,6 +463,7 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	free(choice);
 	free(second);
 	dpi_pase_etab_free(&pm);
+	dpi_pase_sims_free(&pm);
 	dpi_pase_model_free(&pm);
 	if (st) {
 		dp_strategy_free(&s);

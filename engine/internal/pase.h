@@ -37,6 +37,9 @@ typedef struct dpi_pase_cfg {
 /* A memo of edge times by tensor layout (pase_ports.c). */
 typedef struct dpi_pase_memo dpi_pase_memo;
 
+/* The last simulations of a run, by choice (pase_guard.c). */
+typedef struct dpi_pase_sims dpi_pase_sims;
+
 typedef struct dpi_pase_model {
 	const dp_graph *g;
 	const dp_machine *m;
@@ -68,6 +71,8 @@ typedef struct dpi_pase_model {
 			       dpi_pase_etab_build) */
 	double *etab;	     /* edge e's cost under local configs (a, b)
 			       of its ends: etab[eoff[e] + a * db + b] */
+	dpi_pase_sims *sims; /* NULL: every choice simulated anew (see
+			       dpi_pase_sims_new) */
 } dpi_pase_model;
 
 /* Builds the configurations of every op of g for machine m (pins: the op
@@ -183,6 +188,14 @@ dp_status dpi_pase_fill(const dpi_pase_model *pm, const uint32_t *choice,
 dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
 			    dp_contention cont, double *ms, bool *fits,
 			    double *over, dp_err *err);
+
+/* Makes dpi_pase_simulate remember its last few results, so that a
+ * choice simulated again (the fit's last choice in the safeguard, data
+ * parallelism's configs when they are the replicas) is not lowered and
+ * simulated twice; the caller frees it with dpi_pase_sims_free before
+ * dpi_pase_model_free. DP_ENOMEM. */
+dp_status dpi_pase_sims_new(dpi_pase_model *pm, dp_err *err);
+void dpi_pase_sims_free(dpi_pase_model *pm);
 
 /* Has any device of pm's machine a cap? */
 bool dpi_pase_capped(const dpi_pase_model *pm);
