@@ -280,25 +280,18 @@ static int process(elim *E, uint32_t v)
 	for (uint32_t q = 0; q < nfac; q++)
 		at[q] = fst[(size_t)q * (MAXS + 2) + MAXS + 1];
 	const double *vp = E->vpool;
-	/* per config of v, its sum over the factors (independent sums side
-	 * by side; each in factor order) */
-	double s[CFGS] = {0};
 	for (uint32_t x = 0; x < size; x++) {
-		for (uint32_t c = 0; c < dv; c++)
-			s[c] = un[c];
-		for (uint32_t q = 0; q < nfac; q++) {
-			const double *fq = vp + at[q];
-			uint32_t sv = fst[(size_t)q * (MAXS + 2) + MAXS];
-			for (uint32_t c = 0; c < dv; c++)
-				s[c] += fq[c * sv];
-		}
-		double best = s[0];
-		arg[x] = 0;
-		for (uint32_t c = 1; c < dv; c++)
-			if (s[c] < best) {
-				best = s[c];
+		double best = 0;
+		for (uint32_t c = 0; c < dv; c++) {
+			double s = un[c];
+			for (uint32_t q = 0; q < nfac; q++)
+				s += vp[at[q] +
+					c * fst[(size_t)q * (MAXS + 2) + MAXS]];
+			if (c == 0 || s < best) {
+				best = s;
 				arg[x] = (uint8_t)c;
 			}
+		}
 		vals[x] = best;
 		for (uint8_t j = 0; j < ns; j++) {
 			const uint32_t *m = fst + j;
