@@ -143,10 +143,10 @@ dp_status dp_graph_set_name(dp_graph *g, const char *name, dp_err *err)
 }
 
 /* Open-addressing table of uint32 values keyed by the string key(value).
- * Rehashes when more than half full. One allocation of 2 x cap: the values
- * in [0, cap), and in [cap, 2 cap) the low 32 bits of each one's key hash,
- * so that a probe compares hashes before it reads a key (a lowered graph of
- * a million ops spent a tenth of a pase run in reading the keys of other
+ * Rehashes when more than half full. Slot i is tab[2i], the value, and
+ * tab[2i + 1], the low 32 bits of its key's hash (one cache line), so that
+ * a probe compares hashes before it reads a key (a lowered graph of a
+ * million ops spent a tenth of a pase run in reading the keys of other
  * names) and a rehash reads no key. */
 typedef const char *(*key_fn)(const dp_graph *g, uint32_t v);
 
@@ -168,8 +168,8 @@ static uint32_t table_slot(const dp_graph *g, const uint32_t *tab, uint32_t cap,
 			   key_fn key, const char *s, uint32_t h)
 {
 	uint32_t i = h & (cap - 1);
-	while (tab[i] != EMPTY &&
-	       (tab[cap + i] != h || strcmp(key(g, tab[i]), s) != 0))
+	while (tab[2 * i] != EMPTY &&
+	       (tab[2 * i + 1] != h || strcmp(key(g, tab[2 * i]), s) != 0))
 		i = (i + 1) & (cap - 1);
 	return i;
 }
@@ -179,7 +179,7 @@ static uint32_t table_find(const dp_graph *g, const uint32_t *tab, uint32_t cap,
 {
 	if (!cap)
 		return EMPTY;
-	return tab[table_slot(g, tab, cap, key, s, (uint32_t)hash_str(s))];
+	return tab[2 * table_slot(g, tab, cap, key, s, (uint32_t)hash_str(s))];
 }
 
 /* Makes room for count + 1 entries (at most half full), rehashing. */
@@ -195,16 +195,16 @@ static int table_reserve(uint32_t **tab, uint32_t *cap, uint32_t count)
 		uint32_t *nt = malloc((size_t)nc * 2 * sizeof *nt);
 		if (!nt)
 			return -1;
-		memset(nt, 0xff, (size_t)nc * sizeof *nt);
+		memset(nt, 0xff, (size_t)nc * 2 * sizeof *nt);
 		for (uint32_t i = 0; i < *cap; i++) {
-			uint32_t w = (*tab)[i], h = (*tab)[*cap + i];
+			uint32_t w = (*tab)[2 * i], h = (*tab)[2 * i + 1];
 			if (w == EMPTY)
 				continue;
 			uint32_t j = h & (nc - 1);
-			while (nt[j] != EMPTY)
+			while (nt[2 * j] != EMPTY)
 				j = (j + 1) & (nc - 1);
-			nt[j] = w;
-			nt[nc + j] = h;
+			nt[2 * j] = w;
+			nt[2 * j + 1] = h;
 		}
 		free(*tab);
 		*tab = nt;
@@ -219,10 +219,10 @@ static int table_insert(const dp_graph *g, uint32_t **tab, uint32_t *cap,
 	if (table_reserve(tab, cap, count))
 		return -1;
 	uint32_t h = (uint32_t)hash_str(key(g, v)), j = h & (*cap - 1);
-	while ((*tab)[j] != EMPTY)
+	while ((*tab)[2 * j] != EMPTY)
 		j = (j + 1) & (*cap - 1);
-	(*tab)[j] = v;
-	(*tab)[*cap + j] = h;
+	(*tab)[2 * j] = v;
+	(*tab)[2 * j + 1] = h;
 	return 0;
 }
 
@@ -268,7 +268,7 @@ dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 	uint32_t h = (uint32_t)hash_str(name);
 	uint32_t slot =
 		table_slot(g, g->name_hash, g->name_hash_cap, op_key, name, h);
-	if (g->name_hash[slot] != EMPTY)
+	if (g->name_hash[2 * slot] != EMPTY)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				  "duplicate op name '%s' (op names "
 				  "must be unique)",
@@ -289,8 +289,8 @@ dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 	op->name = off;
 	op->colocate = -1;
 	op->pin = -1;
-	g->name_hash[slot] = g->nops;
-	g->name_hash[g->name_hash_cap + slot] = h;
+	g->name_hash[2 * slot] = g->nops;
+	g->name_hash[2 * slot + 1] = h;
 	*id = g->nops++;
 	return DP_OK;
 }
