@@ -87,6 +87,20 @@ def table(dnnpart):
     return "\n".join(lines) + "\n"
 
 
+def write_between(begin, end, text, path="docs/benchmarks.md"):
+    """Replaces what stands between the markers begin and end in path with
+    text (a temporary file, then a rename)."""
+    doc = open(path).read()
+    if begin not in doc or end not in doc:
+        sys.exit("%s: no markers %s ... %s" % (path, begin, end))
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(head + begin + "\n" + text + end + tail)
+    os.replace(tmp, path)
+
+
 def main():
     args = sys.argv[1:]
     dnnpart = "build/dnnpart"
@@ -96,16 +110,7 @@ def main():
     if "--write" not in args:
         sys.stdout.write(text)
         return
-    path = "docs/benchmarks.md"
-    doc = open(path).read()
-    if BEGIN not in doc or END not in doc:
-        sys.exit("%s: no markers %s ... %s" % (path, BEGIN, END))
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(head + BEGIN + "\n" + text + END + tail)
-    os.replace(tmp, path)
+    write_between(BEGIN, END, text)
 
 
 if __name__ == "__main__":

@@ -164,6 +164,14 @@ static void test_graph_many_ops_hash_index(void)
 			bad++;
 	}
 	CHECK_INT(bad, 0);
+	/* after many rehashes (values and their hashes move together), a
+	 * name is still found once: a duplicate is refused, others are not
+	 * found */
+	uint32_t id = 0;
+	dp_err err;
+	CHECK(dp_graph_add_op(g, "op19999", &id, &err) == DP_EINPUT);
+	CHECK_INT(dp_graph_find(g, "op20000"), UINT32_MAX);
+	CHECK_INT(dp_graph_find(g, "op1999"), 1999);
 	CHECK(dp_graph_finalize(g, NULL) == DP_OK);
 	dp_graph_free(g);
 }

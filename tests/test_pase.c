@@ -753,6 +753,98 @@ static void test_coarsening_merges_an_elementwise_op(void)
 	}
 }
 
+/* One ladder search of each kind (elimination, over the coarsened graph,
+ * breadth-first under a bound of 64, elimination with memory priced) into
+ * ch[kind] and cost[kind]. */
+static void searches(dpi_pase_model *pm, uint32_t ch[4][64], double cost[4])
+{
+	dp_err err;
+	uint32_t fixed;
+	bool solved;
+	for (int kind = 0; kind < 4; kind++) {
+		pm->lambda = kind == 3 ? 1e-3 : 0;
+		if (kind == 2)
+			REQUIRE(dpi_pase_solve_window(pm, NULL, 64, ch[kind],
+						      &cost[kind], &fixed,
+						      &err) == DP_OK);
+		else
+			REQUIRE(dpi_pase_solve_elim(pm, NULL, 0, kind == 1,
+						    ch[kind], &cost[kind],
+						    &fixed, &solved,
+						    &err) == DP_OK);
+	}
+	pm->lambda = 0;
+}
+
+/* The run's shortcuts change no result: the edge table (pase_etab.c)
+ * holds what dpi_pase_edge_cost prices, every search returns the same
+ * choices and the same cost with it as without it, and a simulation the
+ * memo remembers (dpi_pase_sims) returns a fresh simulation's numbers,
+ * also after other choices were simulated. */
+static void test_edge_table_and_memo_change_nothing(void)
+{
+	char buf[8192];
+	for (int k = 4; k <= 8; k *= 2) {
+		dp_graph *g;
+		dp_machine m;
+		dpi_pase_model pm;
+		dp_err err;
+		REQUIRE(model_of(ladder(buf, sizeof buf, 24), k,
+				 k == 4 ? "40KiB" : NULL, &g, &m, &pm));
+		uint32_t a[4][64], b[4][64];
+		double ca[4], cb[4];
+		searches(&pm, a, ca);
+		REQUIRE(dpi_pase_etab_build(&pm, NULL, &err) == DP_OK);
+		searches(&pm, b, cb);
+		uint32_t n = g->nops, differ = 0;
+		for (int kind = 0; kind < 4; kind++) {
+			differ += memcmp(a[kind], b[kind], n * sizeof **a) != 0;
+			differ += ca[kind] != cb[kind];
+		}
+		CHECK_INT(differ, 0);
+		for (uint32_t e = 0; e < g->nedges; e++) {
+			const dp_edge *ed = &g->edges[e];
+			for (uint32_t x = pm.off[ed->from];
+			     x < pm.off[ed->from + 1]; x++)
+				for (uint32_t y = pm.off[ed->to];
+				     y < pm.off[ed->to + 1]; y++)
+					differ +=
+						dpi_pase_ecost(&pm, e, x, y) !=
+						dpi_pase_edge_cost(&pm, e, x,
+								   y);
+		}
+		CHECK_INT(differ, 0);
+		/* the memo: a fresh simulation, then remembered ones */
+		double ms[3], over[3];
+		bool fits[3];
+		REQUIRE(dpi_pase_simulate(&pm, a[0], DP_CONT_PORT, &ms[0],
+					  &fits[0], &over[0], &err) == DP_OK);
+		REQUIRE(dpi_pase_sims_new(&pm, &err) == DP_OK);
+		for (int i = 1; i < 3; i++) {
+			REQUIRE(dpi_pase_simulate(&pm, a[0], DP_CONT_PORT,
+						  &ms[i], &fits[i], &over[i],
+						  &err) == DP_OK);
+			for (int kind = 1; kind < 4; kind++) /* others */
+				REQUIRE(dpi_pase_simulate(&pm, a[kind],
+							  DP_CONT_NONE, &ms[i],
+							  &fits[i], &over[i],
+							  &err) == DP_OK);
+			REQUIRE(dpi_pase_simulate(&pm, a[0], DP_CONT_PORT,
+						  &ms[i], &fits[i], &over[i],
+						  &err) == DP_OK);
+			CHECK(ms[i] == ms[0] && fits[i] == fits[0] &&
+			      over[i] == over[0]);
+		}
+		CHECK(ms[0] > 0);
+		CHECK(k != 4 || over[0] > 0); /* capped: a peak over the cap */
+		dpi_pase_sims_free(&pm);
+		dpi_pase_etab_free(&pm);
+		dpi_pase_model_free(&pm);
+		dp_machine_free(&m);
+		dp_graph_free(g);
+	}
+}
+
 TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_dp_equals_brute_force_diamond_k2_k4),
 	  TEST(test_dp_equals_brute_force_random_graphs),
@@ -768,4 +860,5 @@ TEST_MAIN(TEST(test_dp_equals_brute_force_mlp_k2_k4),
 	  TEST(test_model_equals_simulator_on_a_pair_k8),
 	  TEST(test_sum_over_ops_fits_the_cap),
 	  TEST(test_elimination_solves_a_ladder_exactly),
-	  TEST(test_coarsening_merges_an_elementwise_op))
+	  TEST(test_coarsening_merges_an_elementwise_op),
+	  TEST(test_edge_table_and_memo_change_nothing))

@@ -99,8 +99,8 @@ static uint32_t rad(const solver *s, uint32_t u)
 static double ecost(const solver *s, uint32_t e, uint32_t a, uint32_t b)
 {
 	const dp_graph *g = s->pm->g;
-	return dpi_pase_edge_cost(s->pm, e, s->pm->off[g->edges[e].from] + a,
-				  s->pm->off[g->edges[e].to] + b);
+	return dpi_pase_ecost(s->pm, e, s->pm->off[g->edges[e].from] + a,
+			      s->pm->off[g->edges[e].to] + b);
 }
 
 dp_status dpi_pase_solve(const dpi_pase_model *pm, const dp_progress *p,
@@ -404,6 +404,11 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	dp_strategy_init(&s);
 	if (!choice || !second)
 		st = nomem(err);
+	/* every search reads the edges' costs from one table */
+	if (!st)
+		st = dpi_pase_etab_build(&pm, p, err);
+	if (!st)
+		st = dpi_pase_sims_new(&pm, err);
 	if (!st)
 		st = dpi_pase_solve_best(&pm, p, 0, choice, &cost, &fixed,
 					 &solved, err);
@@ -457,6 +462,8 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		st = dpi_algo_poll(p, "pase", "done", 1, err);
 	free(choice);
 	free(second);
+	dpi_pase_etab_free(&pm);
+	dpi_pase_sims_free(&pm);
 	dpi_pase_model_free(&pm);
 	if (st) {
 		dp_strategy_free(&s);

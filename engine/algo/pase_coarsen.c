@@ -76,8 +76,7 @@ uint32_t dpi_pase_coarsen(const dpi_pase_model *pm, uint32_t *lead,
 					double t = pm->node[x] +
 						   pm->lambda *
 							   (double)pm->res[x] +
-						   dpi_pase_edge_cost(pm, e, cu,
-								      x);
+						   dpi_pase_ecost(pm, e, cu, x);
 					if (x == pm->off[v] || t < best) {
 						best = t;
 						m[c] = (uint8_t)(x -

@@ -237,7 +237,8 @@ static int process(elim *E, uint32_t v)
 	uint32_t nfac = 0;
 	for (uint32_t i = 0; i < E->inc[v].n; i++)
 		nfac += !E->f[E->inc[v].a[i]].dead;
-	uint32_t *fst = malloc(((size_t)nfac * (MAXS + 2) + 1) * sizeof *fst);
+	/* per factor: MAXS + 2 strides and offset, then its position */
+	uint32_t *fst = malloc(((size_t)nfac * (MAXS + 3) + 1) * sizeof *fst);
 	double *vals = malloc((size_t)size * sizeof *vals);
 	if (!fst || !vals ||
 	    dpi_grow((void **)&E->apool, &E->capapool,
@@ -273,26 +274,37 @@ static int process(elim *E, uint32_t v)
 	const double *un = E->un + (size_t)v * CFGS;
 	uint8_t *arg = E->apool + E->napool;
 	uint32_t dig[MAXS] = {0};
+	/* each factor's entry at digits dig and v's config 0, kept as the
+	 * digits count up (the sums in the same order as before) */
+	uint32_t *at = fst + (size_t)nfac * (MAXS + 2);
+	for (uint32_t q = 0; q < nfac; q++)
+		at[q] = fst[(size_t)q * (MAXS + 2) + MAXS + 1];
+	const double *vp = E->vpool;
 	for (uint32_t x = 0; x < size; x++) {
 		double best = 0;
 		for (uint32_t c = 0; c < dv; c++) {
 			double s = un[c];
-			for (uint32_t q = 0; q < nfac; q++) {
-				const uint32_t *m =
-					fst + (size_t)q * (MAXS + 2);
-				uint32_t idx = c * m[MAXS];
-				for (uint8_t j = 0; j < ns; j++)
-					idx += dig[j] * m[j];
-				s += E->vpool[m[MAXS + 1] + idx];
-			}
+			for (uint32_t q = 0; q < nfac; q++)
+				s += vp[at[q] +
+					c * fst[(size_t)q * (MAXS + 2) + MAXS]];
 			if (c == 0 || s < best) {
 				best = s;
 				arg[x] = (uint8_t)c;
 			}
 		}
 		vals[x] = best;
-		for (uint8_t j = 0; j < ns && ++dig[j] == E->dom[S[j]]; j++)
+		for (uint8_t j = 0; j < ns; j++) {
+			const uint32_t *m = fst + j;
+			if (++dig[j] < E->dom[S[j]]) {
+				for (uint32_t q = 0; q < nfac; q++)
+					at[q] += m[(size_t)q * (MAXS + 2)];
+				break;
+			}
 			dig[j] = 0;
+			for (uint32_t q = 0; q < nfac; q++)
+				at[q] -= (E->dom[S[j]] - 1) *
+					 m[(size_t)q * (MAXS + 2)];
+		}
 	}
 	estep *sp = &E->steps[E->nsteps++];
 	sp->v = v;
@@ -445,15 +457,11 @@ static int build(elim *E)
 			/* inside a group, or a constant end: a unary */
 			uint32_t w = da == 1 ? B : A, dw = da == 1 ? db : da;
 			for (uint32_t c = 0; c < dw; c++)
-				E->un[(size_t)w * CFGS + c] +=
-					dpi_pase_edge_cost(
-						pm, e,
-						pm->off[a] +
-							CFG(E, a,
-							    da == 1 ? 0 : c),
-						pm->off[b] +
-							CFG(E, b,
-							    db == 1 ? 0 : c));
+				E->un[(size_t)w * CFGS + c] += dpi_pase_ecost(
+					pm, e,
+					pm->off[a] + CFG(E, a, da == 1 ? 0 : c),
+					pm->off[b] +
+						CFG(E, b, db == 1 ? 0 : c));
 			continue;
 		}
 		uint32_t lo = A < B ? A : B, hi = A < B ? B : A;
@@ -461,7 +469,7 @@ static int build(elim *E)
 			for (uint32_t y = 0; y < E->dom[hi]; y++) {
 				uint32_t ca = lo == A ? x : y,
 					 cb = lo == A ? y : x;
-				vals[x + E->dom[lo] * y] = dpi_pase_edge_cost(
+				vals[x + E->dom[lo] * y] = dpi_pase_ecost(
 					pm, e, pm->off[a] + CFG(E, a, ca),
 					pm->off[b] + CFG(E, b, cb));
 			}

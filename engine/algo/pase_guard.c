@@ -120,15 +120,87 @@ static dp_status simulate(const dpi_pase_model *pm, const dp_strategy *s,
 	return st;
 }
 
+/* How many simulations a run remembers: the fit's first and last, and
+ * the safeguard's candidates. */
+#define SIMS_KEPT 4
+
+struct dpi_pase_sims {
+	uint32_t *choice[SIMS_KEPT]; /* NULL: an empty slot */
+	dp_contention cont[SIMS_KEPT];
+	double ms[SIMS_KEPT], over[SIMS_KEPT];
+	bool fits[SIMS_KEPT];
+	int next; /* the slot to fill next */
+};
+
+dp_status dpi_pase_sims_new(dpi_pase_model *pm, dp_err *err)
+{
+	dpi_pase_sims_free(pm);
+	pm->sims = calloc(1, sizeof *pm->sims);
+	if (!pm->sims)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "pase: out of memory");
+	return DP_OK;
+}
+
+void dpi_pase_sims_free(dpi_pase_model *pm)
+{
+	if (!pm->sims)
+		return;
+	for (int i = 0; i < SIMS_KEPT; i++)
+		free(pm->sims->choice[i]);
+	free(pm->sims);
+	pm->sims = NULL;
+}
+
+/* The slot of a choice simulated under cont, or -1. */
+static int sims_find(const dpi_pase_model *pm, const uint32_t *choice,
+		     dp_contention cont)
+{
+	size_t len = (size_t)pm->g->nops * sizeof *choice;
+	for (int i = 0; pm->sims && i < SIMS_KEPT; i++)
+		if (pm->sims->choice[i] && pm->sims->cont[i] == cont &&
+		    memcmp(pm->sims->choice[i], choice, len) == 0)
+			return i;
+	return -1;
+}
+
+/* Remembers a result, over the oldest one (out of memory: forgotten). */
+static void sims_put(const dpi_pase_model *pm, const uint32_t *choice,
+		     dp_contention cont, double ms, bool fits, double over)
+{
+	dpi_pase_sims *m = pm->sims;
+	size_t len = (size_t)pm->g->nops * sizeof *choice;
+	if (!m)
+		return;
+	int i = m->next;
+	if (!m->choice[i] && !(m->choice[i] = malloc(len ? len : 1)))
+		return;
+	memcpy(m->choice[i], choice, len);
+	m->cont[i] = cont;
+	m->ms[i] = ms;
+	m->fits[i] = fits;
+	m->over[i] = over;
+	m->next = (i + 1) % SIMS_KEPT;
+}
+
 dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
 			    dp_contention cont, double *ms, bool *fits,
 			    double *over, dp_err *err)
 {
+	int i = sims_find(pm, choice, cont);
+	if (i >= 0) {
+		*ms = pm->sims->ms[i];
+		*fits = pm->sims->fits[i];
+		*over = pm->sims->over[i];
+		return DP_OK;
+	}
 	dp_strategy s;
 	dp_status st = dpi_pase_fill(pm, choice, &s, err);
 	if (!st)
 		st = simulate(pm, &s, cont, ms, fits, over, err);
 	dp_strategy_free(&s);
+	if (!st)
+		sims_put(pm, choice, cont, *ms, *fits, *over);
 	return st;
 }
 

@@ -325,7 +325,7 @@ size_t dp_graph_memory_bytes(const dp_graph *g)
 	b += g->strs_cap;
 	b += (size_t)(g->name_hash_cap + g->group_hash_cap +
 		      g->intern_hash_cap) *
-	     sizeof(uint32_t);
+	     2 * sizeof(uint32_t); /* values and their hashes */
 	b += (size_t)g->groups_cap * sizeof(uint32_t);
 	b += dpi_graph_dims_memory(g);
 	if (g->finalized) {

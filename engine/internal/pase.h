@@ -38,6 +38,9 @@ typedef struct dpi_pase_cfg {
 /* A memo of edge times by tensor layout (pase_ports.c). */
 typedef struct dpi_pase_memo dpi_pase_memo;
 
+/* The last simulations of a run, by choice (pase_guard.c). */
+typedef struct dpi_pase_sims dpi_pase_sims;
+
 typedef struct dpi_pase_model {
 	const dp_graph *g;
 	const dp_machine *m;
@@ -66,6 +69,12 @@ typedef struct dpi_pase_model {
 	dpi_pase_memo *memo; /* edge times by layout */
 	double *mat;	     /* 2 x size x size message bytes, scratch */
 	double *ports;	     /* 2 x size port free times, scratch */
+	size_t *eoff;	     /* nedges + 1, NULL: no edge table (see
+			       dpi_pase_etab_build) */
+	double *etab;	     /* edge e's cost under local configs (a, b)
+			       of its ends: etab[eoff[e] + a * db + b] */
+	dpi_pase_sims *sims; /* NULL: every choice simulated anew (see
+			       dpi_pase_sims_new) */
 } dpi_pase_model;
 
 /* Builds the configurations of every op of g for machine m (pins: the op
@@ -98,6 +107,30 @@ typedef struct dpi_pase_key {
  * receives). Above DPI_PASE_PORTS_MAX devices, the busiest receiver's
  * estimate. */
 double dpi_pase_tensor_time(const dpi_pase_model *pm, const dpi_pase_key *k);
+
+/* Every data edge's cost under every pair of its ends' configs, priced
+ * once (pase_etab.c) so that repeated searches read them instead of
+ * pricing them again; the caller frees it with dpi_pase_etab_free before
+ * dpi_pase_model_free. Polls p. DP_ENOMEM, DP_ECANCELED. */
+dp_status dpi_pase_etab_build(dpi_pase_model *pm, const dp_progress *p,
+			      dp_err *err);
+void dpi_pase_etab_free(dpi_pase_model *pm);
+
+/* dpi_pase_edge_cost, from the edge table when there is one. */
+static inline double dpi_pase_ecost(const dpi_pase_model *pm, uint32_t e,
+				    uint32_t cu, uint32_t cv)
+{
+	if (!pm->etab)
+		return dpi_pase_edge_cost(pm, e, cu, cv);
+	uint32_t a = pm->g->edges[e].from, b = pm->g->edges[e].to;
+	size_t o = pm->eoff[e];
+	if (pm->eoff[e + 1] == o)
+		return 0; /* a control edge or no bytes */
+	return pm->etab[o +
+			(size_t)(cu - pm->off[a]) *
+				(pm->off[b + 1] - pm->off[b]) +
+			(cv - pm->off[b])];
+}
 
 /* The simulator's port reservation (DESIGN 3.1) replayed on one set of
  * messages: bytes[s * k + d] from device s to d (0: none), created in
@@ -173,6 +206,14 @@ dp_status dpi_pase_fill(const dpi_pase_model *pm, const uint32_t *choice,
 dp_status dpi_pase_simulate(const dpi_pase_model *pm, const uint32_t *choice,
 			    dp_contention cont, double *ms, bool *fits,
 			    double *over, dp_err *err);
+
+/* Makes dpi_pase_simulate remember its last few results, so that a
+ * choice simulated again (the fit's last choice in the safeguard, data
+ * parallelism's configs when they are the replicas) is not lowered and
+ * simulated twice; the caller frees it with dpi_pase_sims_free before
+ * dpi_pase_model_free. DP_ENOMEM. */
+dp_status dpi_pase_sims_new(dpi_pase_model *pm, dp_err *err);
+void dpi_pase_sims_free(dpi_pase_model *pm);
 
 /* Has any device of pm's machine a cap? */
 bool dpi_pase_capped(const dpi_pase_model *pm);

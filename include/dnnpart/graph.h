@@ -82,7 +82,8 @@ typedef struct dp_graph {
 	char *strs;
 	size_t strs_len, strs_cap;
 
-	/* name -> op id open-addressing hash (internal) */
+	/* name -> op id open-addressing hash: name_hash_cap slots of an id
+	 * and its name's hash (internal) */
 	uint32_t *name_hash;
 	uint32_t name_hash_cap;
 
