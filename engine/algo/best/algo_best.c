@@ -45,6 +45,9 @@
  * and within this factor of the best one's makespan (the local search
  * moves one op at a time; it has never closed such a gap) */
 #define BEST_POLISH_REACH 1.25
+/* the exhaustive search: at most about this many op and edge visits
+ * (placements x (ops + edges)) */
+#define BEST_EXHAUST_WORK 6e7
 
 extern const dp_algo dpi_algo_best;
 /* left out of the candidates: its objective is the throughput (the largest
@@ -99,6 +102,9 @@ typedef struct best_ctx {
 	int32_t *best_pl;
 	dpi_best_score best_sc;
 	bool have_best;
+	/* the exhaustive search: placements it will simulate (0: none) */
+	double exhaust;
+	bool relabel;
 	/* the last placement passed to o->interim (anytime) */
 	dpi_best_score shown_sc;
 	bool shown;
@@ -115,7 +121,8 @@ static void offer(best_ctx *c, const int32_t *pl, const dpi_best_score *sc,
 	c->shown_sc = *sc;
 	dp_algo_origin og = c->origin;
 	og.has_origin = true;
-	snprintf(og.best_of, sizeof og.best_of, "%s", from->name);
+	snprintf(og.best_of, sizeof og.best_of, "%s",
+		 from ? from->name : "exhaustive");
 	og.devices = kk;
 	og.polished = polished;
 	c->o->interim(c->o->interim_ud, pl, &og);
@@ -271,6 +278,42 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 	return DP_OK;
 }
 
+/* Step 5 on a tiny graph: every placement, simulated on the whole machine;
+ * it replaces the result only when strictly better. */
+static dp_status run_exhaustive(best_ctx *c, dp_sim *sfull)
+{
+	if (c->exhaust <= 0)
+		return DP_OK;
+	if (c->o->budget_s > 0 && c->origin.ran > 0 &&
+	    now_s() - c->t0 > c->o->budget_s) {
+		c->origin.skipped++;
+		return DP_OK;
+	}
+	best_meter bm = {c->p, "best: every placement",
+			 (double)c->done / c->total, 1.0 / c->total};
+	dp_progress sp = {meter_fn, &bm, c->p ? c->p->cancel : NULL};
+	dpi_best_score sc;
+	uint64_t tried;
+	dp_status st = dpi_best_exhaust(sfull, c->g, c->m, c->o->contention,
+					c->relabel, &sp, c->scratch, &sc,
+					&tried, c->err);
+	if (st)
+		return st;
+	c->done++;
+	c->origin.enumerated = tried;
+	c->origin.relabeled = c->relabel;
+	if (!tried || (c->have_best && !dpi_best_better(&sc, &c->best_sc)))
+		return DP_OK;
+	c->have_best = true;
+	c->best_sc = sc;
+	memcpy(c->best_pl, c->scratch, (size_t)c->g->nops * sizeof *c->best_pl);
+	snprintf(c->origin.best_of, sizeof c->origin.best_of, "exhaustive");
+	c->origin.devices = c->m->k;
+	c->origin.polished = false;
+	offer(c, c->best_pl, &sc, NULL, c->m->k, false);
+	return DP_OK;
+}
+
 static dp_status best_place(const dp_graph *g, const dp_machine *m,
 			    const dp_algo_opts *o, const dp_progress *p,
 			    int32_t *placement, dp_err *err)
@@ -298,6 +341,10 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 				kmin = g->ops[u].pin + 1;
 	}
 	c.total = (uint32_t)((size_t)(m->k - kmin + 1) * c.ncands);
+	c.exhaust = dpi_best_exhaust_count(g, m, c.o->contention,
+					   BEST_EXHAUST_WORK, &c.relabel);
+	if (c.exhaust > 0)
+		c.total++;
 	size_t bytes = (size_t)(g->nops ? g->nops : 1) * sizeof(int32_t);
 	dp_status st = DP_OK;
 	c.scratch = malloc(bytes);
@@ -315,6 +362,8 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 		st = err->code;
 	for (int kk = m->k; !st && kk >= kmin; kk--)
 		st = run_devices(&c, kk, sfull);
+	if (!st)
+		st = run_exhaustive(&c, sfull);
 	if (!st && !c.have_best)
 		st = dp_err_set(
 			err, DP_EINPUT, NULL, 0, 0,

@@ -59,8 +59,7 @@ static bool movable(const dp_graph *g, uint32_t u)
 	return c < 0 || dpi_algo_group_pin(g, (uint32_t)c) < 0;
 }
 
-/* Sets u's unit to device d. */
-static void unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
+void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
 {
 	int32_t c = g->ops[u].colocate;
 	if (c < 0) {
@@ -173,7 +172,7 @@ dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 			int32_t from = pl[u], to = mv[i].to;
 			if (to < 0 || to == from || !movable(g, u))
 				continue;
-			unit_set(g, pl, u, to);
+			dpi_best_unit_set(g, pl, u, to);
 			if ((st = dp_sim_run(s, pl, &oc, &cand, err)))
 				break;
 			sims++;
@@ -190,7 +189,7 @@ dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 			if (st)
 				break;
 			if (!kept)
-				unit_set(g, pl, u, from);
+				dpi_best_unit_set(g, pl, u, from);
 		}
 		if (st || !kept)
 			break;
