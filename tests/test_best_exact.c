@@ -164,6 +164,46 @@ static void test_best_reaches_the_yardstick_optimum(void)
 	dp_graph_free(g);
 }
 
+/* More devices never hurt on tiny graphs too: at K = 3 the 16-op graphs
+ * have too many placements for the exhaustive search (3^16), at K = 2 not
+ * (2^16), so best(3) must run it for its 2-device candidates to stay
+ * at least as good as best(2) priced on 3 devices (seed 49 is a graph
+ * where it matters: without it best(3) is 3 us slower). */
+static void test_best_exhaustive_more_devices_never_hurt(void)
+{
+	for (uint64_t seed = 47; seed <= 50; seed++) {
+		rand_opts ro = {16, seed, 3, false, false};
+		dp_graph *g = random_dag(&ro);
+		REQUIRE(g);
+		dp_machine m3, m2;
+		machine_with(&m3, 3, DP_CAP_UNLIMITED);
+		machine_with(&m2, 2, DP_CAP_UNLIMITED);
+		dp_plan p3, p2, e2;
+		dp_err err;
+		const dp_algo *best = dp_algo_find("best");
+		REQUIRE(dp_plan_run(g, &m3, best, NULL, NULL, &p3, &err) ==
+			DP_OK);
+		REQUIRE(dp_plan_run(g, &m2, best, NULL, NULL, &p2, &err) ==
+			DP_OK);
+		CHECK_INT((long long)p3.origin.enumerated, 0);
+		CHECK_INT((long long)p2.origin.enumerated, 65536);
+		REQUIRE(dp_plan_evaluate(g, &m3, p2.placement, DP_CONT_PORT,
+					 &e2, &err) == DP_OK);
+		if (p3.sim.makespan > e2.sim.makespan)
+			test_fail(__FILE__, __LINE__,
+				  "seed %llu: best for K=3 %.3f us, best for "
+				  "K=2 %.3f us on 3 devices",
+				  (unsigned long long)seed, p3.sim.makespan,
+				  e2.sim.makespan);
+		dp_plan_free(&p3);
+		dp_plan_free(&p2);
+		dp_plan_free(&e2);
+		dp_machine_free(&m3);
+		dp_machine_free(&m2);
+		dp_graph_free(g);
+	}
+}
+
 /* K = 4 on 8 ops without contention: 65,536 placements; the search that
  * simulates one per relabelling of the 4 identical devices (2,795: S(8,1)
  * + ... + S(8,4)) finds the brute force's best score. (With port
@@ -214,4 +254,5 @@ static void test_best_relabelled_search_equals_brute_force(void)
 
 TEST_MAIN(TEST(test_best_equals_brute_force_k2_k3),
 	  TEST(test_best_reaches_the_yardstick_optimum),
+	  TEST(test_best_exhaustive_more_devices_never_hurt),
 	  TEST(test_best_relabelled_search_equals_brute_force))

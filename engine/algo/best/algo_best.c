@@ -102,9 +102,6 @@ typedef struct best_ctx {
 	int32_t *best_pl;
 	dpi_best_score best_sc;
 	bool have_best;
-	/* the exhaustive search: placements it will simulate (0: none) */
-	double exhaust;
-	bool relabel;
 	/* the last placement passed to o->interim (anytime) */
 	dpi_best_score shown_sc;
 	bool shown;
@@ -203,7 +200,36 @@ static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
 	return st;
 }
 
-/* Steps 1 and 2 for k' devices, then R(k') against the result so far. */
+/* Step 5 on a tiny graph, for k' devices (mk, simulated by sk): every
+ * placement, the best into c->scratch and *sc; *tried: how many (0: too
+ * many to try, or the budget had run out). */
+static dp_status run_exhaustive(best_ctx *c, const dp_machine *mk, dp_sim *sk,
+				dpi_best_score *sc, uint64_t *tried)
+{
+	*tried = 0;
+	bool relabel;
+	if (dpi_best_exhaust_count(c->g, mk, c->o->contention,
+				   BEST_EXHAUST_WORK, &relabel) <= 0)
+		return DP_OK;
+	if (c->o->budget_s > 0 && c->origin.ran > 0 &&
+	    now_s() - c->t0 > c->o->budget_s) {
+		c->origin.skipped++;
+		return DP_OK;
+	}
+	best_meter bm = {c->p, "", (double)c->done / c->total, 1.0 / c->total};
+	snprintf(bm.phase, sizeof bm.phase, "best: every placement, K=%d",
+		 mk->k);
+	dp_progress sp = {meter_fn, &bm, c->p ? c->p->cancel : NULL};
+	dp_status st = dpi_best_exhaust(sk, c->g, mk, c->o->contention, relabel,
+					&sp, c->scratch, sc, tried, c->err);
+	if (!st && mk->k == c->m->k) {
+		c->origin.enumerated = *tried;
+		c->origin.relabeled = relabel;
+	}
+	return st;
+}
+
+/* Steps 1, 2 and 5 for k' devices, then R(k') against the result so far. */
 static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 {
 	const dp_graph *g = c->g;
@@ -248,17 +274,30 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 			win_polished = improved;
 		}
 	}
+	const int32_t *wpl = win >= 0 ? c->top[win].pl : NULL;
+	const dp_algo *wfrom = win >= 0 ? c->top[win].algo : NULL;
+	dpi_best_score esc;
+	uint64_t tried = 0;
+	if (!st)
+		st = run_exhaustive(c, &mk, sk, &esc, &tried);
+	c->done++;
+	if (!st && tried && (win < 0 || dpi_best_better(&esc, &win_sc))) {
+		wpl = c->scratch; /* wfrom NULL: the exhaustive search */
+		wfrom = NULL;
+		win_sc = esc;
+		win_polished = false;
+	}
 	if (sk != sfull)
 		dp_sim_free(sk);
 	dp_machine_free(&mk);
-	if (st || win < 0)
+	if (st || !wpl)
 		return st;
 	dpi_best_score sc = win_sc;
 	if (kk != c->m->k) { /* priced on the whole machine */
 		dp_sim_result r;
 		memset(&r, 0, sizeof r);
 		dp_sim_opts so = {.contention = c->o->contention};
-		st = dp_sim_run(sfull, c->top[win].pl, &so, &r, c->err);
+		st = dp_sim_run(sfull, wpl, &so, &r, c->err);
 		sc = dpi_best_score_of(&r);
 		dp_sim_result_free(&r);
 		if (st)
@@ -267,50 +306,13 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 	if (!c->have_best || dpi_best_better(&sc, &c->best_sc)) {
 		c->have_best = true;
 		c->best_sc = sc;
-		memcpy(c->best_pl, c->top[win].pl,
-		       (size_t)g->nops * sizeof *c->best_pl);
+		memcpy(c->best_pl, wpl, (size_t)g->nops * sizeof *c->best_pl);
 		snprintf(c->origin.best_of, sizeof c->origin.best_of, "%s",
-			 c->top[win].algo->name);
+			 wfrom ? wfrom->name : "exhaustive");
 		c->origin.devices = kk;
 		c->origin.polished = win_polished;
-		offer(c, c->best_pl, &sc, c->top[win].algo, kk, win_polished);
+		offer(c, c->best_pl, &sc, wfrom, kk, win_polished);
 	}
-	return DP_OK;
-}
-
-/* Step 5 on a tiny graph: every placement, simulated on the whole machine;
- * it replaces the result only when strictly better. */
-static dp_status run_exhaustive(best_ctx *c, dp_sim *sfull)
-{
-	if (c->exhaust <= 0)
-		return DP_OK;
-	if (c->o->budget_s > 0 && c->origin.ran > 0 &&
-	    now_s() - c->t0 > c->o->budget_s) {
-		c->origin.skipped++;
-		return DP_OK;
-	}
-	best_meter bm = {c->p, "best: every placement",
-			 (double)c->done / c->total, 1.0 / c->total};
-	dp_progress sp = {meter_fn, &bm, c->p ? c->p->cancel : NULL};
-	dpi_best_score sc;
-	uint64_t tried;
-	dp_status st = dpi_best_exhaust(sfull, c->g, c->m, c->o->contention,
-					c->relabel, &sp, c->scratch, &sc,
-					&tried, c->err);
-	if (st)
-		return st;
-	c->done++;
-	c->origin.enumerated = tried;
-	c->origin.relabeled = c->relabel;
-	if (!tried || (c->have_best && !dpi_best_better(&sc, &c->best_sc)))
-		return DP_OK;
-	c->have_best = true;
-	c->best_sc = sc;
-	memcpy(c->best_pl, c->scratch, (size_t)c->g->nops * sizeof *c->best_pl);
-	snprintf(c->origin.best_of, sizeof c->origin.best_of, "exhaustive");
-	c->origin.devices = c->m->k;
-	c->origin.polished = false;
-	offer(c, c->best_pl, &sc, NULL, c->m->k, false);
 	return DP_OK;
 }
 
@@ -340,11 +342,8 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 			if (g->ops[u].pin + 1 > kmin)
 				kmin = g->ops[u].pin + 1;
 	}
-	c.total = (uint32_t)((size_t)(m->k - kmin + 1) * c.ncands);
-	c.exhaust = dpi_best_exhaust_count(g, m, c.o->contention,
-					   BEST_EXHAUST_WORK, &c.relabel);
-	if (c.exhaust > 0)
-		c.total++;
+	/* the candidates and the exhaustive search, for each device count */
+	c.total = (uint32_t)((size_t)(m->k - kmin + 1) * (c.ncands + 1));
 	size_t bytes = (size_t)(g->nops ? g->nops : 1) * sizeof(int32_t);
 	dp_status st = DP_OK;
 	c.scratch = malloc(bytes);
@@ -362,8 +361,6 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 		st = err->code;
 	for (int kk = m->k; !st && kk >= kmin; kk--)
 		st = run_devices(&c, kk, sfull);
-	if (!st)
-		st = run_exhaustive(&c, sfull);
 	if (!st && !c.have_best)
 		st = dp_err_set(
 			err, DP_EINPUT, NULL, 0, 0,

@@ -78,13 +78,15 @@ static double count_placements(uint32_t n, int k, bool relabel, double limit)
 	memset(s, 0, sizeof s);
 	s[0] = 1;
 	for (uint32_t i = 1; i <= n; i++) {
-		for (int j = k; j >= 1; j--)
+		c = 0;
+		for (int j = k; j >= 1; j--) {
 			s[j] = (double)j * s[j] + s[j - 1];
+			c += s[j];
+		}
 		s[0] = 0;
+		if (c > limit) /* S(i, j) never falls as i grows */
+			return c;
 	}
-	c = 0;
-	for (int j = 1; j <= k; j++)
-		c += s[j];
 	return c;
 }
 
