@@ -9,7 +9,8 @@
  * (tests/data/yardstick_random10-2.json, rebuilt from its seed: there the
  * local search alone stopped 2.1 % above the optimum); and the search
  * that simulates one placement per relabelling of the devices (used
- * without contention) at K = 4.
+ * without contention) at K = 4. And the deeper local search on small graphs
+ * ends in a local optimum of single-op moves.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,18 @@ static uint64_t check_best(const char *what, const dp_graph *g,
 	return e;
 }
 
+/* A random DAG of n ops (no pins; groups when asked) and a k-device
+ * machine without caps for it; NULL when it cannot be built. */
+static dp_graph *case_graph(uint32_t n, uint64_t seed, int k, bool groups,
+			    dp_machine *m)
+{
+	rand_opts ro = {n, seed, k, groups, false};
+	dp_graph *g = random_dag(&ro);
+	if (g)
+		machine_with(m, k, DP_CAP_UNLIMITED);
+	return g;
+}
+
 static void test_best_equals_brute_force_k2_k3(void)
 {
 	int cases = 0;
@@ -172,11 +185,9 @@ static void test_best_reaches_the_yardstick_optimum(void)
 static void test_best_exhaustive_more_devices_never_hurt(void)
 {
 	for (uint64_t seed = 47; seed <= 50; seed++) {
-		rand_opts ro = {16, seed, 3, false, false};
-		dp_graph *g = random_dag(&ro);
-		REQUIRE(g);
 		dp_machine m3, m2;
-		machine_with(&m3, 3, DP_CAP_UNLIMITED);
+		dp_graph *g = case_graph(16, seed, 3, false, &m3);
+		REQUIRE(g);
 		machine_with(&m2, 2, DP_CAP_UNLIMITED);
 		dp_plan p3, p2, e2;
 		dp_err err;
@@ -211,13 +222,11 @@ static void test_best_exhaustive_more_devices_never_hurt(void)
 static void test_best_relabelled_search_equals_brute_force(void)
 {
 	for (uint64_t seed = 31; seed <= 36; seed++) {
-		rand_opts ro = {8, seed, 4, seed % 2 == 0, false};
-		dp_graph *g = random_dag(&ro);
-		REQUIRE(g);
 		dp_machine m;
-		machine_with(&m, 4,
-			     seed % 3 ? DP_CAP_UNLIMITED
-				      : one_device_peak(g) * 2 / 5);
+		dp_graph *g = case_graph(8, seed, 4, seed % 2 == 0, &m);
+		REQUIRE(g);
+		for (int d = 0; seed % 3 == 0 && d < m.k; d++)
+			m.cap[d] = one_device_peak(g) * 2 / 5;
 		bool relabel;
 		CHECK(dpi_best_exhaust_count(g, &m, DP_CONT_NONE, 1e9,
 					     &relabel) > 0);
@@ -252,7 +261,57 @@ static void test_best_relabelled_search_equals_brute_force(void)
 	}
 }
 
+/* The deeper local search ends in a local optimum: with a budget it does
+ * not reach, no single op moved to another device simulates faster
+ * (no caps, so the makespan is the whole score), and it is never worse
+ * than where it started. */
+static void test_best_descend_ends_in_a_local_optimum(void)
+{
+	for (uint64_t seed = 51; seed <= 54; seed++) {
+		dp_machine m;
+		dp_graph *g = case_graph(30, seed, 3, false, &m);
+		REQUIRE(g);
+		int32_t *pl = calloc(g->nops, sizeof *pl);
+		dp_err err;
+		dp_sim *s = dp_sim_new(g, &m, &err);
+		REQUIRE(pl && s);
+		REQUIRE(run_algo("pardnn", g, &m, NULL, pl, &err) == DP_OK);
+		sim_out start = {0};
+		REQUIRE(simulate(g, &m, pl, DP_CONT_PORT, &start) == DP_OK);
+		dpi_best_score sc = {true, 0, start.makespan};
+		bool improved;
+		REQUIRE(dpi_best_descend(s, g, &m, DP_CONT_PORT, 1000000, NULL,
+					 pl, &sc, &improved, &err) == DP_OK);
+		sim_out end = {0};
+		REQUIRE(simulate(g, &m, pl, DP_CONT_PORT, &end) == DP_OK);
+		CHECK(end.makespan <= start.makespan);
+		CHECK_NEAR(sc.makespan, end.makespan, 1e-9);
+		CHECK(improved == (end.makespan < start.makespan));
+		for (uint32_t u = 0; u < g->nops; u++) {
+			int32_t from = pl[u];
+			for (int32_t d = 0; d < m.k; d++) {
+				sim_out o = {0};
+				pl[u] = d;
+				REQUIRE(simulate(g, &m, pl, DP_CONT_PORT, &o) ==
+					DP_OK);
+				if (o.makespan < end.makespan)
+					test_fail(__FILE__, __LINE__,
+						  "seed %llu: op %u to device "
+						  "%d: %.3f us, below %.3f",
+						  (unsigned long long)seed, u,
+						  d, o.makespan, end.makespan);
+			}
+			pl[u] = from;
+		}
+		free(pl);
+		dp_sim_free(s);
+		dp_machine_free(&m);
+		dp_graph_free(g);
+	}
+}
+
 TEST_MAIN(TEST(test_best_equals_brute_force_k2_k3),
 	  TEST(test_best_reaches_the_yardstick_optimum),
 	  TEST(test_best_exhaustive_more_devices_never_hurt),
-	  TEST(test_best_relabelled_search_equals_brute_force))
+	  TEST(test_best_relabelled_search_equals_brute_force),
+	  TEST(test_best_descend_ends_in_a_local_optimum))

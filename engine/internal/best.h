@@ -41,6 +41,17 @@ dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 			  const dp_progress *p, int32_t *pl,
 			  dpi_best_score *score, bool *improved, dp_err *err);
 
+/* A deeper local search for small graphs (best_polish.c): passes over
+ * every movable unit in op order, trying it on every other device, and
+ * keeps each move under the same rule as dpi_best_polish (first
+ * improvement), until a pass keeps none or max_sims simulations are
+ * spent. *score must be pl's score on entry. Deterministic; polls p's
+ * cancel flag. */
+dp_status dpi_best_descend(dp_sim *s, const dp_graph *g, const dp_machine *m,
+			   dp_contention c, uint32_t max_sims,
+			   const dp_progress *p, int32_t *pl,
+			   dpi_best_score *score, bool *improved, dp_err *err);
+
 /* best's exhaustive search (best_exhaust.c). The number of placements it
  * would simulate on g and m with contention c: every placement of the
  * movable units (pinned ones stay), or, when that is too many, c is

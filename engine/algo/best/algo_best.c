@@ -12,8 +12,12 @@
  *      with the simulator (dpi_best_score: feasible first, then makespan;
  *      infeasible ones by overflow);
  *   2. polishes the BEST_TOP best with the shared local search
- *      (best_polish.c) and keeps the best of them: R(k').
- * It returns the R(k') that is best on the whole machine (devices k'..K-1
+ *      (best_polish.c) and keeps the best of them;
+ *   5. on a tiny graph (placements x (ops + edges) <= BEST_EXHAUST_WORK)
+ *      simulates every placement (best_exhaust.c) and keeps that optimum
+ *      when it is strictly better: R(k').
+ * (Steps 3 and 4 of docs/algorithms.md are the choice of the candidates to
+ * polish and this loop over k'.) It returns the R(k') that is best on the whole machine (devices k'..K-1
  * left empty); ties keep the larger k'. Because R(k') depends only on the
  * graph and the first k' devices, best(K) considers every plan best(K-1)
  * could return, priced on the same K devices: more devices never hurt.
@@ -45,6 +49,10 @@
  * and within this factor of the best one's makespan (the local search
  * moves one op at a time; it has never closed such a gap) */
 #define BEST_POLISH_REACH 1.25
+/* the deeper local search (every unit to every device) on the winner of
+ * the polish: at most about this many op and edge visits, and only when
+ * two passes over the units fit */
+#define BEST_DESCEND_WORK 1e7
 /* the exhaustive search: at most about this many op and edge visits
  * (placements x (ops + edges)) */
 #define BEST_EXHAUST_WORK 6e7
@@ -273,6 +281,15 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 			win_sc = c->top[i].sc;
 			win_polished = improved;
 		}
+	}
+	double dsims = BEST_DESCEND_WORK / work;
+	if (!st && win >= 0 && kk > 1 && 2.0 * g->nops * (kk - 1) <= dsims) {
+		bool improved;
+		st = dpi_best_descend(sk, g, &mk, c->o->contention,
+				      (uint32_t)dsims, c->p, c->top[win].pl,
+				      &c->top[win].sc, &improved, c->err);
+		win_sc = c->top[win].sc;
+		win_polished = win_polished || improved;
 	}
 	const int32_t *wpl = win >= 0 ? c->top[win].pl : NULL;
 	const dp_algo *wfrom = win >= 0 ? c->top[win].algo : NULL;
