@@ -3,21 +3,21 @@
  *
  * For each device count k' from K down (K only, unless the graph is small:
  * nops x K <= BEST_FEW_WORK, then K, K-1, ..., down to the largest pin + 1),
- * on the machine's first k' devices:
- *   1. runs every placement algorithm of dp_algo_compared() in registry
+ * on the machine's first k' devices (the steps of docs/algorithms.md;
+ * step 4 is this loop over k'):
+ *   1-2. runs every placement algorithm of dp_algo_compared() in registry
  *      order (the strategies are left out: best returns a placement, so
  *      its plan saves as a .place file like any other; msr-dp too, a
  *      throughput objective whose cost grows with the graph's width) and
- *      scores each
- *      with the simulator (dpi_best_score: feasible first, then makespan;
- *      infeasible ones by overflow);
- *   2. polishes the BEST_TOP best with the shared local search
- *      (best_polish.c) and keeps the best of them;
+ *      scores each with the simulator (dpi_best_score: feasible first,
+ *      then makespan; infeasible ones by overflow);
+ *   3. polishes the BEST_TOP best with the shared local search
+ *      (best_polish.c), keeps the best of them and, on a small graph, gives
+ *      it the deeper search (every unit to every device);
  *   5. on a tiny graph (placements x (ops + edges) <= BEST_EXHAUST_WORK)
  *      simulates every placement (best_exhaust.c) and keeps that optimum
  *      when it is strictly better: R(k').
- * (Steps 3 and 4 of docs/algorithms.md are the choice of the candidates to
- * polish and this loop over k'.) It returns the R(k') that is best on the whole machine (devices k'..K-1
+ * It returns the R(k') that is best on the whole machine (devices k'..K-1
  * left empty); ties keep the larger k'. Because R(k') depends only on the
  * graph and the first k' devices, best(K) considers every plan best(K-1)
  * could return, priced on the same K devices: more devices never hurt.
