@@ -91,6 +91,11 @@ static void print_origin(FILE *out, const dp_plan *p)
 		o->ran == 1 ? "" : "s");
 	if (o->skipped)
 		fprintf(out, ", %u skipped: budget reached", o->skipped);
+	if (o->enumerated)
+		fprintf(out,
+			"; every placement%s simulated (%llu): none is faster",
+			o->relabeled ? " up to relabelling the devices" : "",
+			(unsigned long long)o->enumerated);
 	fprintf(out, "\n");
 }
 

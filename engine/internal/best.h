@@ -27,6 +27,9 @@ dpi_best_score dpi_best_score_of(const dp_sim_result *r);
 /* Whether a is strictly better than b. */
 bool dpi_best_better(const dpi_best_score *a, const dpi_best_score *b);
 
+/* Puts op u and its whole colocation group on device d in pl. */
+void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d);
+
 /* The shared local search on the simulator: moves single ops (or their
  * whole colocation group) across devices along the schedule's critical
  * path, keeps a move when the makespan goes down and the overflow does not
@@ -37,5 +40,36 @@ dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 			  dp_contention c, uint32_t max_sims,
 			  const dp_progress *p, int32_t *pl,
 			  dpi_best_score *score, bool *improved, dp_err *err);
+
+/* A deeper local search for small graphs (best_polish.c): passes over
+ * every movable unit in op order, trying it on every other device, and
+ * keeps each move under the same rule as dpi_best_polish (first
+ * improvement), until a pass keeps none or max_sims simulations are
+ * spent. *score must be pl's score on entry. Deterministic; polls p's
+ * cancel flag. */
+dp_status dpi_best_descend(dp_sim *s, const dp_graph *g, const dp_machine *m,
+			   dp_contention c, uint32_t max_sims,
+			   const dp_progress *p, int32_t *pl,
+			   dpi_best_score *score, bool *improved, dp_err *err);
+
+/* best's exhaustive search (best_exhaust.c). The number of placements it
+ * would simulate on g and m with contention c: every placement of the
+ * movable units (pinned ones stay), or, when that is too many, c is
+ * DP_CONT_NONE and the devices are interchangeable (equal speeds and caps,
+ * no pins), one per relabelling of the devices (*relabel true); 0 when
+ * even that times (ops + edges) is above max_work, or when there is
+ * nothing to choose (K = 1, every op pinned). */
+double dpi_best_exhaust_count(const dp_graph *g, const dp_machine *m,
+			      dp_contention c, double max_work, bool *relabel);
+
+/* Simulates those placements (relabel as dpi_best_exhaust_count said) with
+ * s (g on m, contention c) and writes the best into pl (g->nops entries;
+ * pinned ops get their pin) and its score into *score; equal scores keep
+ * the earlier placement in the enumeration's fixed order. *tried: how many
+ * were simulated. Polls p's cancel flag. */
+dp_status dpi_best_exhaust(dp_sim *s, const dp_graph *g, const dp_machine *m,
+			   dp_contention c, bool relabel, const dp_progress *p,
+			   int32_t *pl, dpi_best_score *score, uint64_t *tried,
+			   dp_err *err);
 
 #endif

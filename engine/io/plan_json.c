@@ -166,6 +166,9 @@ void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *p)
 		dp_json_bool(w, "best_polished", p->origin.polished);
 		dp_json_int(w, "best_runs", p->origin.ran);
 		dp_json_int(w, "best_skipped", p->origin.skipped);
+		dp_json_int(w, "best_enumerated",
+			    (int64_t)p->origin.enumerated);
+		dp_json_bool(w, "best_relabeled", p->origin.relabeled);
 	}
 	dp_json_begin_array(w, "devices");
 	for (int d = 0; r->dev && d < p->k; d++)

@@ -74,8 +74,13 @@ typedef enum dp_objective { DP_OBJ_STEP = 0, DP_OBJ_THROUGHPUT } dp_objective;
  * stay empty); polished: the shared local search improved it; ran: the
  * candidate runs made (algorithms x device counts); skipped: those not
  * started because the budget (dp_algo_opts.budget_s) had run out, in the
- * fixed order (0: the result does not depend on the clock). Every other
- * algorithm leaves it zeroed. */
+ * fixed order (0: the result does not depend on the clock); enumerated:
+ * on a tiny graph, the placements its exhaustive search simulated (0: it
+ * did not run): every placement, or, without contention, one per
+ * relabelling of identical devices (relabeled); then no placement is
+ * faster in the simulator, and best_of is "exhaustive" when that search
+ * found one better than every algorithm's. Every other algorithm leaves it
+ * zeroed. */
 typedef struct dp_algo_origin {
 	bool has_origin;
 	char best_of[32];
@@ -83,6 +88,8 @@ typedef struct dp_algo_origin {
 	bool polished;
 	uint32_t ran;
 	uint32_t skipped;
+	uint64_t enumerated;
+	bool relabeled;
 } dp_algo_origin;
 
 typedef struct dp_algo_opts {

@@ -3,16 +3,20 @@
  *
  * For each device count k' from K down (K only, unless the graph is small:
  * nops x K <= BEST_FEW_WORK, then K, K-1, ..., down to the largest pin + 1),
- * on the machine's first k' devices:
- *   1. runs every placement algorithm of dp_algo_compared() in registry
+ * on the machine's first k' devices (the steps of docs/algorithms.md;
+ * step 4 is this loop over k'):
+ *   1-2. runs every placement algorithm of dp_algo_compared() in registry
  *      order (the strategies are left out: best returns a placement, so
  *      its plan saves as a .place file like any other; msr-dp too, a
  *      throughput objective whose cost grows with the graph's width) and
- *      scores each
- *      with the simulator (dpi_best_score: feasible first, then makespan;
- *      infeasible ones by overflow);
- *   2. polishes the BEST_TOP best with the shared local search
- *      (best_polish.c) and keeps the best of them: R(k').
+ *      scores each with the simulator (dpi_best_score: feasible first,
+ *      then makespan; infeasible ones by overflow);
+ *   3. polishes the BEST_TOP best with the shared local search
+ *      (best_polish.c), keeps the best of them and, on a small graph, gives
+ *      it the deeper search (every unit to every device);
+ *   5. on a tiny graph (placements x (ops + edges) <= BEST_EXHAUST_WORK)
+ *      simulates every placement (best_exhaust.c) and keeps that optimum
+ *      when it is strictly better: R(k').
  * It returns the R(k') that is best on the whole machine (devices k'..K-1
  * left empty); ties keep the larger k'. Because R(k') depends only on the
  * graph and the first k' devices, best(K) considers every plan best(K-1)
@@ -45,6 +49,13 @@
  * and within this factor of the best one's makespan (the local search
  * moves one op at a time; it has never closed such a gap) */
 #define BEST_POLISH_REACH 1.25
+/* the deeper local search (every unit to every device) on the winner of
+ * the polish: at most about this many op and edge visits, and only when
+ * two passes over the units fit */
+#define BEST_DESCEND_WORK 1e7
+/* the exhaustive search: at most about this many op and edge visits
+ * (placements x (ops + edges)) */
+#define BEST_EXHAUST_WORK 6e7
 
 extern const dp_algo dpi_algo_best;
 /* left out of the candidates: its objective is the throughput (the largest
@@ -115,7 +126,8 @@ static void offer(best_ctx *c, const int32_t *pl, const dpi_best_score *sc,
 	c->shown_sc = *sc;
 	dp_algo_origin og = c->origin;
 	og.has_origin = true;
-	snprintf(og.best_of, sizeof og.best_of, "%s", from->name);
+	snprintf(og.best_of, sizeof og.best_of, "%s",
+		 from ? from->name : "exhaustive");
 	og.devices = kk;
 	og.polished = polished;
 	c->o->interim(c->o->interim_ud, pl, &og);
@@ -196,7 +208,36 @@ static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
 	return st;
 }
 
-/* Steps 1 and 2 for k' devices, then R(k') against the result so far. */
+/* Step 5 on a tiny graph, for k' devices (mk, simulated by sk): every
+ * placement, the best into c->scratch and *sc; *tried: how many (0: too
+ * many to try, or the budget had run out). */
+static dp_status run_exhaustive(best_ctx *c, const dp_machine *mk, dp_sim *sk,
+				dpi_best_score *sc, uint64_t *tried)
+{
+	*tried = 0;
+	bool relabel;
+	if (dpi_best_exhaust_count(c->g, mk, c->o->contention,
+				   BEST_EXHAUST_WORK, &relabel) <= 0)
+		return DP_OK;
+	if (c->o->budget_s > 0 && c->origin.ran > 0 &&
+	    now_s() - c->t0 > c->o->budget_s) {
+		c->origin.skipped++;
+		return DP_OK;
+	}
+	best_meter bm = {c->p, "", (double)c->done / c->total, 1.0 / c->total};
+	snprintf(bm.phase, sizeof bm.phase, "best: every placement, K=%d",
+		 mk->k);
+	dp_progress sp = {meter_fn, &bm, c->p ? c->p->cancel : NULL};
+	dp_status st = dpi_best_exhaust(sk, c->g, mk, c->o->contention, relabel,
+					&sp, c->scratch, sc, tried, c->err);
+	if (!st && mk->k == c->m->k) {
+		c->origin.enumerated = *tried;
+		c->origin.relabeled = relabel;
+	}
+	return st;
+}
+
+/* Steps 1, 2 and 5 for k' devices, then R(k') against the result so far. */
 static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 {
 	const dp_graph *g = c->g;
@@ -241,17 +282,39 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 			win_polished = improved;
 		}
 	}
+	double dsims = BEST_DESCEND_WORK / work;
+	if (!st && win >= 0 && kk > 1 && 2.0 * g->nops * (kk - 1) <= dsims) {
+		bool improved;
+		st = dpi_best_descend(sk, g, &mk, c->o->contention,
+				      (uint32_t)dsims, c->p, c->top[win].pl,
+				      &c->top[win].sc, &improved, c->err);
+		win_sc = c->top[win].sc;
+		win_polished = win_polished || improved;
+	}
+	const int32_t *wpl = win >= 0 ? c->top[win].pl : NULL;
+	const dp_algo *wfrom = win >= 0 ? c->top[win].algo : NULL;
+	dpi_best_score esc;
+	uint64_t tried = 0;
+	if (!st)
+		st = run_exhaustive(c, &mk, sk, &esc, &tried);
+	c->done++;
+	if (!st && tried && (win < 0 || dpi_best_better(&esc, &win_sc))) {
+		wpl = c->scratch; /* wfrom NULL: the exhaustive search */
+		wfrom = NULL;
+		win_sc = esc;
+		win_polished = false;
+	}
 	if (sk != sfull)
 		dp_sim_free(sk);
 	dp_machine_free(&mk);
-	if (st || win < 0)
+	if (st || !wpl)
 		return st;
 	dpi_best_score sc = win_sc;
 	if (kk != c->m->k) { /* priced on the whole machine */
 		dp_sim_result r;
 		memset(&r, 0, sizeof r);
 		dp_sim_opts so = {.contention = c->o->contention};
-		st = dp_sim_run(sfull, c->top[win].pl, &so, &r, c->err);
+		st = dp_sim_run(sfull, wpl, &so, &r, c->err);
 		sc = dpi_best_score_of(&r);
 		dp_sim_result_free(&r);
 		if (st)
@@ -260,13 +323,12 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 	if (!c->have_best || dpi_best_better(&sc, &c->best_sc)) {
 		c->have_best = true;
 		c->best_sc = sc;
-		memcpy(c->best_pl, c->top[win].pl,
-		       (size_t)g->nops * sizeof *c->best_pl);
+		memcpy(c->best_pl, wpl, (size_t)g->nops * sizeof *c->best_pl);
 		snprintf(c->origin.best_of, sizeof c->origin.best_of, "%s",
-			 c->top[win].algo->name);
+			 wfrom ? wfrom->name : "exhaustive");
 		c->origin.devices = kk;
 		c->origin.polished = win_polished;
-		offer(c, c->best_pl, &sc, c->top[win].algo, kk, win_polished);
+		offer(c, c->best_pl, &sc, wfrom, kk, win_polished);
 	}
 	return DP_OK;
 }
@@ -297,7 +359,8 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 			if (g->ops[u].pin + 1 > kmin)
 				kmin = g->ops[u].pin + 1;
 	}
-	c.total = (uint32_t)((size_t)(m->k - kmin + 1) * c.ncands);
+	/* the candidates and the exhaustive search, for each device count */
+	c.total = (uint32_t)((size_t)(m->k - kmin + 1) * (c.ncands + 1));
 	size_t bytes = (size_t)(g->nops ? g->nops : 1) * sizeof(int32_t);
 	dp_status st = DP_OK;
 	c.scratch = malloc(bytes);

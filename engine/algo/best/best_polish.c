@@ -59,8 +59,7 @@ static bool movable(const dp_graph *g, uint32_t u)
 	return c < 0 || dpi_algo_group_pin(g, (uint32_t)c) < 0;
 }
 
-/* Sets u's unit to device d. */
-static void unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
+void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
 {
 	int32_t c = g->ops[u].colocate;
 	if (c < 0) {
@@ -127,6 +126,64 @@ static bool has_caps(const dp_machine *m)
 	return false;
 }
 
+/* One move tried: the placement is simulated with u's unit on to; the move
+ * is kept when the makespan goes down, the overflow does not grow and a
+ * feasible plan stays feasible (the memory pass only then, and only with
+ * caps), else undone. */
+typedef struct best_try {
+	dp_sim *s;
+	const dp_graph *g;
+	bool caps;
+	dp_sim_opts oc, om; /* the schedule alone; with memory */
+	dp_sim_result cand;
+	int32_t *pl;
+	dpi_best_score *score;
+	uint32_t sims;
+} best_try;
+
+static void try_init(best_try *t, dp_sim *s, const dp_graph *g,
+		     const dp_machine *m, dp_contention c, int32_t *pl,
+		     dpi_best_score *score)
+{
+	memset(t, 0, sizeof *t);
+	t->s = s;
+	t->g = g;
+	t->caps = has_caps(m);
+	/* the schedule first, memory only when it matters (never without
+	 * caps: every plan fits, and the score is the same) */
+	t->oc = (dp_sim_opts){.contention = c, .skip_memory = true};
+	t->om = (dp_sim_opts){.contention = c};
+	t->pl = pl;
+	t->score = score;
+}
+
+static dp_status try_move(best_try *t, uint32_t u, int32_t to, bool *kept,
+			  dp_err *err)
+{
+	*kept = false;
+	int32_t from = t->pl[u];
+	if (to < 0 || to == from || !movable(t->g, u))
+		return DP_OK;
+	dpi_best_unit_set(t->g, t->pl, u, to);
+	dp_status st = dp_sim_run(t->s, t->pl, &t->oc, &t->cand, err);
+	if (st)
+		return st;
+	t->sims++;
+	if (t->cand.makespan < t->score->makespan &&
+	    (!t->caps ||
+	     !(st = dp_sim_finish(t->s, t->pl, &t->om, &t->cand, err)))) {
+		dpi_best_score sc = dpi_best_score_of(&t->cand);
+		if ((sc.feasible || !t->score->feasible) &&
+		    sc.overflow <= t->score->overflow) {
+			*t->score = sc;
+			*kept = true;
+		}
+	}
+	if (!*kept)
+		dpi_best_unit_set(t->g, t->pl, u, from);
+	return st;
+}
+
 dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 			  dp_contention c, uint32_t max_sims,
 			  const dp_progress *p, int32_t *pl,
@@ -135,28 +192,23 @@ dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 	*improved = false;
 	if (m->k < 2 || g->nops == 0 || max_sims < 2)
 		return DP_OK;
-	bool caps = has_caps(m);
-	dp_sim_result cur, cand;
+	dp_sim_result cur;
 	memset(&cur, 0, sizeof cur);
-	memset(&cand, 0, sizeof cand);
+	best_try t;
+	try_init(&t, s, g, m, c, pl, score);
 	/* the critical path, without the live tensors and curves */
 	dp_sim_opts od = {.contention = c,
 			  .detail = true,
-			  .skip_memory = !caps,
+			  .skip_memory = !t.caps,
 			  .skip_live = true,
 			  .skip_curves = true};
-	/* candidates: the schedule first, memory only when it matters (never
-	 * without caps: every plan fits, and the score is the same) */
-	dp_sim_opts oc = {.contention = c, .skip_memory = true};
-	dp_sim_opts om = {.contention = c};
 	/* a critical path has at most nops hops, each at most two moves */
 	best_move *mv = malloc(2 * (size_t)g->nops * sizeof *mv);
 	if (!mv)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory in best's local search");
 	dp_status st = DP_OK;
-	uint32_t sims = 0;
-	for (int round = 0; round < BEST_POLISH_MAX_ROUNDS && sims < max_sims;
+	for (int round = 0; round < BEST_POLISH_MAX_ROUNDS && t.sims < max_sims;
 	     round++) {
 		if (dp_progress_canceled(p)) {
 			st = dpi_algo_canceled(err, "best");
@@ -164,39 +216,52 @@ dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 		}
 		if ((st = dp_sim_run(s, pl, &od, &cur, err)))
 			break;
-		sims++;
+		t.sims++;
 		*score = dpi_best_score_of(&cur);
 		uint32_t nm = round_moves(g, m, &cur, pl, mv);
 		bool kept = false;
-		for (uint32_t i = 0; i < nm && sims < max_sims && !kept; i++) {
-			uint32_t u = mv[i].u;
-			int32_t from = pl[u], to = mv[i].to;
-			if (to < 0 || to == from || !movable(g, u))
-				continue;
-			unit_set(g, pl, u, to);
-			if ((st = dp_sim_run(s, pl, &oc, &cand, err)))
+		for (uint32_t i = 0; i < nm && t.sims < max_sims && !kept; i++)
+			if ((st = try_move(&t, mv[i].u, mv[i].to, &kept, err)))
 				break;
-			sims++;
-			if (cand.makespan < score->makespan &&
-			    (!caps ||
-			     !(st = dp_sim_finish(s, pl, &om, &cand, err)))) {
-				dpi_best_score sc = dpi_best_score_of(&cand);
-				if ((sc.feasible || !score->feasible) &&
-				    sc.overflow <= score->overflow) {
-					*score = sc;
-					*improved = kept = true;
-				}
-			}
-			if (st)
-				break;
-			if (!kept)
-				unit_set(g, pl, u, from);
-		}
+		*improved = *improved || kept;
 		if (st || !kept)
 			break;
 	}
 	dp_sim_result_free(&cur);
-	dp_sim_result_free(&cand);
+	dp_sim_result_free(&t.cand);
 	free(mv);
+	return st;
+}
+
+dp_status dpi_best_descend(dp_sim *s, const dp_graph *g, const dp_machine *m,
+			   dp_contention c, uint32_t max_sims,
+			   const dp_progress *p, int32_t *pl,
+			   dpi_best_score *score, bool *improved, dp_err *err)
+{
+	*improved = false;
+	best_try t;
+	try_init(&t, s, g, m, c, pl, score);
+	dp_status st = DP_OK;
+	bool any = m->k > 1;
+	while (any && !st && t.sims < max_sims) {
+		any = false;
+		for (uint32_t u = 0; !st && u < g->nops && t.sims < max_sims;
+		     u++) {
+			int32_t grp = g->ops[u].colocate; /* a unit once */
+			if (grp >= 0 && g->group_ops[g->group_off[grp]] != u)
+				continue;
+			if (dp_progress_canceled(p)) {
+				st = dpi_algo_canceled(err, "best");
+				break;
+			}
+			bool kept = false;
+			for (int32_t d = 0;
+			     !st && !kept && d < m->k && t.sims < max_sims; d++)
+				st = try_move(&t, u, d, &kept, err);
+			any = any || kept;
+		}
+		*improved = *improved || any;
+	}
+	dp_sim_result_free(&t.cand);
 	return st;
 }
