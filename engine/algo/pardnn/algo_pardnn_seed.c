@@ -51,7 +51,7 @@ extern const dp_algo dpi_algo_msr_dp;
 #define PD_SEED_WINDOWS 4
 #define PD_LIST_MAX_WORK (1u << 18)
 #define PD_STAGES_MIN_OPS 4096u
-#define PD_EXTRA_WORK 1e6
+#define PD_EXTRA_WORK 2e6
 
 static dp_status seed_branches(pd_ctx *c, int32_t *pl, dp_err *e)
 {
@@ -122,17 +122,15 @@ static const pd_seed pd_seeds[] = {
 
 /* The simulations a seed's phases may run: the whole budget, or for the
  * seeds added after the branches seed PD_EXTRA_WORK / (V + E), at least
- * 8 and at most the whole (the same on small graphs, a quarter of it on
- * large ones, so that each costs a fraction of the mapped run there). */
+ * 8 and at most the whole (the same on small graphs, half of it on large
+ * ones, so that each costs a fraction of the mapped run there). */
 static uint32_t seed_budget(const pd_ctx *c, const pd_seed *s)
 {
-	if (s->full)
-		return c->sim_budget;
 	double b = PD_EXTRA_WORK / ((double)c->g->nops + c->g->nedges + 1.0);
 	uint32_t n = b < 8		 ? 8u
-		     : b > c->sim_budget ? c->sim_budget
-					 : (uint32_t)b;
-	return n < c->sim_budget ? n : c->sim_budget;
+		     : b < c->sim_budget ? (uint32_t)b
+					 : c->sim_budget;
+	return s->full || n > c->sim_budget ? c->sim_budget : n;
 }
 
 /* Runs rest on c->place (scored sc) quietly, from the sims count sims. */
