@@ -14,29 +14,31 @@
  *   algo_metf.c and algo_heft.c). On graphs of few, heavy ops (the
  *   msr-fiddle layer graphs) and under caps they beat path clustering,
  *   which balances paths and then leaves it to the memory phase to undo
- *   the time plan. Made only while ops x K is at most PD_LIST_MAX_WORK (a
- *   list scheduler costs O(V K log V) and its phases a whole budget), and
+ *   the time plan. Made only up to PD_LIST_MAX_OPS ops and while ops x K
+ *   is at most PD_LIST_MAX_WORK (a list scheduler costs O(V K log V), and
+ *   its phases part of a budget: best runs pardnn for every K' <= K on
+ *   small graphs, so a larger graph's seeds cost the explorer seconds), and
  *   their phases always run: a list schedule's refinement and polish are
  *   where it gains, and it often ranks differently after them.
  * - parts: on a graph of independent parts (N copies of a network), each
  *   large part on a group of devices of its own (algo_pardnn_parts.c).
  * - stages: msr-dp's contiguous split (algo_msrdp.c), on graphs of
- *   PD_STAGES_MIN_OPS ops and more within the list seeds' bound: on a long
- *   unrolled recurrent graph with many devices (lstm-lm, K=16) its stages
- *   beat every other seed. Below that size msr-dp's DP over every ideal can
+ *   PD_STAGES_MIN_OPS ops and more while ops x K is at most
+ *   PD_LIST_MAX_WORK: on a long unrolled recurrent graph with many devices
+ *   (lstm-lm, K=16) its stages beat every other seed. Below that size msr-dp's DP over every ideal can
  *   take seconds on wide graphs (it is bounded by a count of steps); on the
  *   bench's graphs of that size (lstm-lm, gpt2-xl, ParDNN's ResNet) it took
  *   at most 0.27 s of wall time under load.
  *
  * Each seed that runs gets the phases after mapping (refinement, memory,
- * polish) with the same simulation budget as the mapped placement, quietly
- * (no progress reports, so the phases are still reported once and in
- * order; cancel still works); the mapped placement runs last, exactly as
- * without other seeds, and the best final plan is kept (a seed must be
- * strictly better than the mapped plan): pardnn with the seeds is never
- * worse than without them. A seed whose maker fails (METIS's own malloc, an
- * error of a scheduler) only means one seed less; cancel and out-of-memory
- * still end the run.
+ * polish) quietly (no progress reports, so the phases are still reported
+ * once and in order; cancel still works), the branches seed with the
+ * mapped placement's simulation budget, the others with seed_budget()'s;
+ * the mapped placement runs last, exactly as without other seeds, and the
+ * best final plan is kept (a seed must be strictly better than the mapped
+ * plan): pardnn with the seeds is never worse than without them. A seed
+ * whose maker fails (METIS's own malloc, an error of a scheduler) only
+ * means one seed less; cancel and out-of-memory still end the run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +52,9 @@ extern const dp_algo dpi_algo_msr_dp;
 
 #define PD_SEED_WINDOWS 4
 #define PD_LIST_MAX_WORK (1u << 18)
+#define PD_LIST_MAX_OPS 8192u
 #define PD_STAGES_MIN_OPS 4096u
-#define PD_EXTRA_WORK 1e6
+#define PD_EXTRA_WORK 2e6
 
 static dp_status seed_branches(pd_ctx *c, int32_t *pl, dp_err *e)
 {
@@ -89,9 +92,15 @@ static bool branches_apply(const pd_ctx *c)
 	return c->n >= 8 * (uint32_t)c->k;
 }
 
-static bool list_apply(const pd_ctx *c)
+/* ops x K within PD_LIST_MAX_WORK: a list scheduler costs O(V K log V) */
+static bool small_work(const pd_ctx *c)
 {
 	return (uint64_t)c->n * (uint64_t)c->k <= PD_LIST_MAX_WORK;
+}
+
+static bool list_apply(const pd_ctx *c)
+{
+	return c->n <= PD_LIST_MAX_OPS && small_work(c);
 }
 
 static bool parts_apply(const pd_ctx *c)
@@ -101,7 +110,7 @@ static bool parts_apply(const pd_ctx *c)
 
 static bool stages_apply(const pd_ctx *c)
 {
-	return c->n >= PD_STAGES_MIN_OPS && list_apply(c);
+	return c->n >= PD_STAGES_MIN_OPS && small_work(c);
 }
 
 typedef struct pd_seed {
@@ -117,22 +126,20 @@ static const pd_seed pd_seeds[] = {
 	{PD_SEED_METF, list_apply, seed_metf, false, false},
 	{PD_SEED_HEFT, list_apply, seed_heft, false, false},
 	{PD_SEED_PARTS, parts_apply, dpi_pd_seed_parts, false, false},
-	{PD_SEED_STAGES, stages_apply, seed_msrdp, false, false},
+	{PD_SEED_STAGES, stages_apply, seed_msrdp, true, false},
 };
 
 /* The simulations a seed's phases may run: the whole budget, or for the
  * seeds added after the branches seed PD_EXTRA_WORK / (V + E), at least
- * 8 and at most the whole (the same on small graphs, a quarter of it on
- * large ones, so that each costs a fraction of the mapped run there). */
+ * 8 and at most the whole (the same on small graphs, half of it on large
+ * ones, so that each costs a fraction of the mapped run there). */
 static uint32_t seed_budget(const pd_ctx *c, const pd_seed *s)
 {
-	if (s->full)
-		return c->sim_budget;
 	double b = PD_EXTRA_WORK / ((double)c->g->nops + c->g->nedges + 1.0);
 	uint32_t n = b < 8		 ? 8u
-		     : b > c->sim_budget ? c->sim_budget
-					 : (uint32_t)b;
-	return n < c->sim_budget ? n : c->sim_budget;
+		     : b < c->sim_budget ? (uint32_t)b
+					 : c->sim_budget;
+	return s->full || n > c->sim_budget ? c->sim_budget : n;
 }
 
 /* Runs rest on c->place (scored sc) quietly, from the sims count sims. */
