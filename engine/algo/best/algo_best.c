@@ -13,7 +13,8 @@
  *      then makespan; infeasible ones by overflow);
  *   3. polishes the BEST_TOP best with the shared local search
  *      (best_polish.c), keeps the best of them and, on a small graph, gives
- *      it the deeper search (every unit to every device);
+ *      it the deeper search (every unit to every device), then, where step
+ *      5 does not run, random restarts (each followed by that search);
  *   5. on a tiny graph (placements x (ops + edges) <= BEST_EXHAUST_WORK)
  *      simulates every placement (best_exhaust.c) and keeps that optimum
  *      when it is strictly better: R(k').
