@@ -52,6 +52,16 @@ dp_status dpi_best_descend(dp_sim *s, const dp_graph *g, const dp_machine *m,
 			   const dp_progress *p, int32_t *pl,
 			   dpi_best_score *score, bool *improved, dp_err *err);
 
+/* Random restarts for small graphs (best_polish.c): from random
+ * placements of the movable units (a fixed sequence from seed), each
+ * followed by dpi_best_descend, until max_sims simulations are spent;
+ * pl and *score (its score on entry) are replaced by any result better in
+ * dpi_best_better's order. Deterministic; polls p's cancel flag. */
+dp_status dpi_best_restarts(dp_sim *s, const dp_graph *g, const dp_machine *m,
+			    dp_contention c, uint32_t max_sims, uint64_t seed,
+			    const dp_progress *p, int32_t *pl,
+			    dpi_best_score *score, bool *improved, dp_err *err);
+
 /* best's exhaustive search (best_exhaust.c). The number of placements it
  * would simulate on g and m with contention c: every placement of the
  * movable units (pinned ones stay), or, when that is too many, c is

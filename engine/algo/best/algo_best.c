@@ -13,7 +13,8 @@
  *      then makespan; infeasible ones by overflow);
  *   3. polishes the BEST_TOP best with the shared local search
  *      (best_polish.c), keeps the best of them and, on a small graph, gives
- *      it the deeper search (every unit to every device);
+ *      it the deeper search (every unit to every device), then, where step
+ *      5 does not run, random restarts (each followed by that search);
  *   5. on a tiny graph (placements x (ops + edges) <= BEST_EXHAUST_WORK)
  *      simulates every placement (best_exhaust.c) and keeps that optimum
  *      when it is strictly better: R(k').
@@ -53,6 +54,11 @@
  * the polish: at most about this many op and edge visits, and only when
  * two passes over the units fit */
 #define BEST_DESCEND_WORK 1e7
+/* random restarts, each followed by the deeper search, after it: at most
+ * about this many op and edge visits, and only where 100 passes fit; the
+ * starts are a fixed sequence from this seed (+ k') */
+#define BEST_RESTART_WORK 1e7
+#define BEST_RESTART_SEED 0x5eedull
 /* the exhaustive search: at most about this many op and edge visits
  * (placements x (ops + edges)) */
 #define BEST_EXHAUST_WORK 6e7
@@ -118,7 +124,7 @@ typedef struct best_ctx {
 /* Passes pl to o->interim when it beats every placement passed before
  * (sc is its score on the whole machine). */
 static void offer(best_ctx *c, const int32_t *pl, const dpi_best_score *sc,
-		  const dp_algo *from, int kk, bool polished)
+		  const char *from, int kk, bool polished)
 {
 	if (!c->o->interim || (c->shown && !dpi_best_better(sc, &c->shown_sc)))
 		return;
@@ -126,8 +132,7 @@ static void offer(best_ctx *c, const int32_t *pl, const dpi_best_score *sc,
 	c->shown_sc = *sc;
 	dp_algo_origin og = c->origin;
 	og.has_origin = true;
-	snprintf(og.best_of, sizeof og.best_of, "%s",
-		 from ? from->name : "exhaustive");
+	snprintf(og.best_of, sizeof og.best_of, "%s", from);
 	og.devices = kk;
 	og.polished = polished;
 	c->o->interim(c->o->interim_ud, pl, &og);
@@ -202,7 +207,8 @@ static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
 		dpi_best_score sc = dpi_best_score_of(&r);
 		top_insert(c, &sc, c->cands[i]);
 		if (mk->k == c->m->k) /* scored on the whole machine */
-			offer(c, c->scratch, &sc, c->cands[i], mk->k, false);
+			offer(c, c->scratch, &sc, c->cands[i]->name, mk->k,
+			      false);
 	}
 	dp_sim_result_free(&r);
 	return st;
@@ -212,13 +218,10 @@ static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
  * placement, the best into c->scratch and *sc; *tried: how many (0: too
  * many to try, or the budget had run out). */
 static dp_status run_exhaustive(best_ctx *c, const dp_machine *mk, dp_sim *sk,
-				dpi_best_score *sc, uint64_t *tried)
+				bool relabel, dpi_best_score *sc,
+				uint64_t *tried)
 {
 	*tried = 0;
-	bool relabel;
-	if (dpi_best_exhaust_count(c->g, mk, c->o->contention,
-				   BEST_EXHAUST_WORK, &relabel) <= 0)
-		return DP_OK;
 	if (c->o->budget_s > 0 && c->origin.ran > 0 &&
 	    now_s() - c->t0 > c->o->budget_s) {
 		c->origin.skipped++;
@@ -291,16 +294,34 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 		win_sc = c->top[win].sc;
 		win_polished = win_polished || improved;
 	}
+	const char *wfrom = win >= 0 ? c->top[win].algo->name : NULL;
+	/* step 5 where it fits, else random restarts where they fit */
+	bool relabel;
+	bool exhaust = dpi_best_exhaust_count(g, &mk, c->o->contention,
+					      BEST_EXHAUST_WORK, &relabel) > 0;
+	double rsims = BEST_RESTART_WORK / work;
+	if (!st && win >= 0 && kk > 1 && !exhaust &&
+	    100.0 * g->nops * (kk - 1) <= rsims) {
+		bool improved;
+		st = dpi_best_restarts(sk, g, &mk, c->o->contention,
+				       (uint32_t)rsims, BEST_RESTART_SEED + kk,
+				       c->p, c->top[win].pl, &c->top[win].sc,
+				       &improved, c->err);
+		win_sc = c->top[win].sc;
+		if (improved) {
+			wfrom = "restarts";
+			win_polished = false;
+		}
+	}
 	const int32_t *wpl = win >= 0 ? c->top[win].pl : NULL;
-	const dp_algo *wfrom = win >= 0 ? c->top[win].algo : NULL;
 	dpi_best_score esc;
 	uint64_t tried = 0;
-	if (!st)
-		st = run_exhaustive(c, &mk, sk, &esc, &tried);
+	if (!st && exhaust)
+		st = run_exhaustive(c, &mk, sk, relabel, &esc, &tried);
 	c->done++;
 	if (!st && tried && (win < 0 || dpi_best_better(&esc, &win_sc))) {
-		wpl = c->scratch; /* wfrom NULL: the exhaustive search */
-		wfrom = NULL;
+		wpl = c->scratch;
+		wfrom = "exhaustive";
 		win_sc = esc;
 		win_polished = false;
 	}
@@ -325,7 +346,7 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 		c->best_sc = sc;
 		memcpy(c->best_pl, wpl, (size_t)g->nops * sizeof *c->best_pl);
 		snprintf(c->origin.best_of, sizeof c->origin.best_of, "%s",
-			 wfrom ? wfrom->name : "exhaustive");
+			 wfrom);
 		c->origin.devices = kk;
 		c->origin.polished = win_polished;
 		offer(c, c->best_pl, &sc, wfrom, kk, win_polished);

@@ -233,19 +233,17 @@ dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
-dp_status dpi_best_descend(dp_sim *s, const dp_graph *g, const dp_machine *m,
-			   dp_contention c, uint32_t max_sims,
-			   const dp_progress *p, int32_t *pl,
-			   dpi_best_score *score, bool *improved, dp_err *err)
+/* Passes of every movable unit to every other device on t's placement
+ * until a pass keeps nothing or t has spent max_sims simulations. */
+static dp_status descend(best_try *t, const dp_machine *m, uint32_t max_sims,
+			 const dp_progress *p, bool *improved, dp_err *err)
 {
-	*improved = false;
-	best_try t;
-	try_init(&t, s, g, m, c, pl, score);
+	const dp_graph *g = t->g;
 	dp_status st = DP_OK;
 	bool any = m->k > 1;
-	while (any && !st && t.sims < max_sims) {
+	while (any && !st && t->sims < max_sims) {
 		any = false;
-		for (uint32_t u = 0; !st && u < g->nops && t.sims < max_sims;
+		for (uint32_t u = 0; !st && u < g->nops && t->sims < max_sims;
 		     u++) {
 			int32_t grp = g->ops[u].colocate; /* a unit once */
 			if (grp >= 0 && g->group_ops[g->group_off[grp]] != u)
@@ -256,12 +254,74 @@ dp_status dpi_best_descend(dp_sim *s, const dp_graph *g, const dp_machine *m,
 			}
 			bool kept = false;
 			for (int32_t d = 0;
-			     !st && !kept && d < m->k && t.sims < max_sims; d++)
-				st = try_move(&t, u, d, &kept, err);
+			     !st && !kept && d < m->k && t->sims < max_sims;
+			     d++)
+				st = try_move(t, u, d, &kept, err);
 			any = any || kept;
 		}
 		*improved = *improved || any;
 	}
+	return st;
+}
+
+dp_status dpi_best_descend(dp_sim *s, const dp_graph *g, const dp_machine *m,
+			   dp_contention c, uint32_t max_sims,
+			   const dp_progress *p, int32_t *pl,
+			   dpi_best_score *score, bool *improved, dp_err *err)
+{
+	*improved = false;
+	best_try t;
+	try_init(&t, s, g, m, c, pl, score);
+	dp_status st = descend(&t, m, max_sims, p, improved, err);
 	dp_sim_result_free(&t.cand);
+	return st;
+}
+
+/* splitmix64: a fixed sequence from a seed, the same on every machine */
+static uint64_t next_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+dp_status dpi_best_restarts(dp_sim *s, const dp_graph *g, const dp_machine *m,
+			    dp_contention c, uint32_t max_sims, uint64_t seed,
+			    const dp_progress *p, int32_t *pl,
+			    dpi_best_score *score, bool *improved, dp_err *err)
+{
+	*improved = false;
+	int32_t *cur = malloc(((size_t)g->nops + 1) * sizeof *cur);
+	if (!cur)
+		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
+				  "out of memory in best's restarts");
+	memcpy(cur, pl, (size_t)g->nops * sizeof *cur);
+	dpi_best_score sc;
+	best_try t;
+	try_init(&t, s, g, m, c, cur, &sc);
+	dp_sim_opts oc = {.contention = c, .skip_memory = !t.caps};
+	dp_status st = DP_OK;
+	while (!st && t.sims < max_sims && m->k > 1) {
+		for (uint32_t u = 0; u < g->nops; u++) /* a random start */
+			if (movable(g, u))
+				dpi_best_unit_set(g, cur, u,
+						  (int32_t)(next_rand(&seed) %
+							    (uint64_t)m->k));
+		if ((st = dp_sim_run(s, cur, &oc, &t.cand, err)))
+			break;
+		t.sims++;
+		sc = dpi_best_score_of(&t.cand);
+		bool imp = false;
+		if ((st = descend(&t, m, max_sims, p, &imp, err)))
+			break;
+		if (dpi_best_better(&sc, score)) {
+			*score = sc;
+			memcpy(pl, cur, (size_t)g->nops * sizeof *pl);
+			*improved = true;
+		}
+	}
+	dp_sim_result_free(&t.cand);
+	free(cur);
 	return st;
 }
