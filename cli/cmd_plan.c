@@ -155,12 +155,13 @@ static int save_placement(const cli_opts *o, const dp_graph *g,
  * megatron does), which Megatron-LM and so `export --megatron` refuse. */
 static void note_uneven_heads(const dp_graph *g, const dp_plan *plan, int tp)
 {
-	/* without --tp, the T hybrid chose (its label: "hybrid S=1 T=8 ..."):
-	 * when nothing with whole heads fits, it takes uneven heads */
-	const char *t = strstr(plan->strategy, " T=");
-	if (tp <= 0 && t && strncmp(plan->strategy, "hybrid ", 7) == 0)
-		tp = atoi(t + 3);
-	if (tp < 2 || plan->kind != DP_STRAT_PIPELINE)
+	if (plan->kind != DP_STRAT_PIPELINE)
+		return;
+	/* without --tp, the T hybrid chose (its stages' mesh [D, T]): when
+	 * nothing with whole heads fits, it takes uneven heads */
+	if (tp <= 0 && plan->strat && plan->strat->spmd.naxes == 2)
+		tp = plan->strat->spmd.mesh[1];
+	if (tp < 2)
 		return;
 	for (uint32_t u = 0; u < g->nops; u++) {
 		dp_dims d;
