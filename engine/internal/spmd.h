@@ -29,6 +29,9 @@ typedef struct dpi_spmd_ctx {
 					   entry 0 is its implicit batch */
 	uint32_t *upd;	 /* per param op: its update op (same colocation
 			  group, else a consumer), UINT32_MAX none */
+	uint8_t *carry;	 /* per op: mesh axes over which it holds partial
+			    sums summed from its inputs' (a linear op;
+			    lower_spmd_edges.c), 0 none */
 	uint32_t *first; /* per op: its first lowered op; a
 					   whole-placed op has one, the
 					   others one per mesh device, in

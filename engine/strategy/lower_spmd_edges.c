@@ -27,6 +27,14 @@
  * coordinates on the producer's other mesh axes are its own: on its own
  * device when the producer has an instance there.
  *
+ * A linear op (linear_types below: sums, means, copies, reshapes) whose
+ * data inputs all hold partial sums over the same mesh axes, and which
+ * those axes do not split (or a whole grad op split along them), sums them
+ * on each device without a reduce: each instance reads the partial sums
+ * on its own coordinates of those axes, and its output holds partial sums
+ * over them in turn (carry[]). So a gradient accumulated over time steps
+ * is reduced once, where a non-linear op (the update) reads it.
+ *
  * Partial sums are reduce-scattered first, once per (producer, consumer
  * layout): every box of the consumer's layout, held by r consumer
  * instances, is cut into r chunks; chunk k is summed by a reduce op
@@ -57,6 +65,7 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/arrays.h"
 #include "internal/spmd_tensor.h"
 
 #define MAXR DP_MAX_OP_DIMS
@@ -94,6 +103,54 @@ static void make_tensor(const dpi_spmd_ctx *c, uint32_t e, tensor *t)
 	}
 	dpi_spmd_tensor_make(c->g, e, c->bidx, um, vm, &c->mesh, t);
 	t->cwhole = dpi_spmd_whole(c, ed->to);
+	t->partial |= c->carry[ed->from];
+}
+
+/* Op types linear in their data inputs taken together: on partial sums
+ * they give partial sums of their result (docs/spmd.md, "Partial sums"). */
+static const char *const linear_types[] = {
+	"Add",	    "AddV2",	"AddN",	   "BiasAdd", "Sum",	    "Mean",
+	"Identity", "Snapshot", "Reshape", "Squeeze", "ExpandDims", "Transpose",
+};
+
+static bool is_linear(const dp_graph *g, uint32_t v)
+{
+	const char *ty = dp_graph_str(g, g->ops[v].type);
+	for (size_t i = 0; i < DPI_NARR(linear_types); i++)
+		if (strcmp(ty, linear_types[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The mesh axes over which v sums its inputs' partial sums locally (see
+ * the top of the file), 0 when it does not: the producers' carries are
+ * known (topological order). */
+static uint8_t carried(const dpi_spmd_ctx *c, uint32_t v)
+{
+	const dp_graph *g = c->g;
+	if (dpi_spmd_whole(c, v) >= 0 || !is_linear(g, v))
+		return 0;
+	uint8_t p = 0;
+	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+		uint32_t e = g->pred_edge[i];
+		if (g->edges[e].control)
+			continue;
+		if (dpi_spmd_whole(c, g->edges[e].from) >= 0)
+			return 0;
+		tensor t;
+		make_tensor(c, e, &t);
+		if (!t.partial || (p && t.partial != p))
+			return 0;
+		p = t.partial;
+	}
+	dp_dims d;
+	uint32_t n = dp_op_dims(g, v, &d) ? d.n : 1;
+	uint8_t own = 0;
+	for (uint32_t i = 0; i < n; i++)
+		own |= dpi_spmd_mask(c, v, i);
+	/* a whole grad op split along the batch holds partial sums anyway */
+	bool grad = c->bidx[v] == -2 && dp_op_role(g, v) == DP_ROLE_GRAD;
+	return !(own & p) || (grad && own == p) ? p : 0;
 }
 
 /* The box of the consumer instance on device d: [lo, hi) per axis. */
@@ -338,6 +395,8 @@ static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 		}
 		tensor t;
 		make_tensor(c, e, &t);
+		if (c->carry[ed->to])
+			t.partial = 0; /* summed on each device */
 		if (t.partial && dpi_spmd_whole(c, u) < 0) {
 			int l = 0;
 			while (l < *nls &&
@@ -380,6 +439,11 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 	const dp_graph *g = c->g;
 	layout *ls = NULL;
 	int nls = 0, cap = 0;
+	c->carry = calloc(g->nops ? g->nops : 1, 1);
+	if (!c->carry)
+		return nomem(err);
+	for (uint32_t k = 0; k < g->nops; k++)
+		c->carry[g->topo[k]] = carried(c, g->topo[k]);
 	dp_status st = DP_OK;
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
@@ -394,5 +458,7 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 		nls = 0;
 	}
 	free(ls);
+	free(c->carry);
+	c->carry = NULL;
 	return st;
 }
