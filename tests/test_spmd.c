@@ -311,7 +311,8 @@ static void test_lowering_stops_on_a_raised_flag(void)
 static const char *const dim_names[] = {"b", "x", "y", "z"};
 
 /* A random training-like DAG: ops with 2..4 dims of size 8 (some whole),
- * outs of 0..3 dims, edges with dims, without, and control. */
+ * outs of 0..3 dims, edges with dims, without, and control; every third op
+ * an Add (a linear op, which may sum partial sums without a reduce). */
 static dp_graph *random_dims_graph(uint64_t *rs, uint32_t n)
 {
 	size_t cap = 4096 + (size_t)n * 400;
@@ -329,9 +330,11 @@ static dp_graph *random_dims_graph(uint64_t *rs, uint32_t n)
 		pos += (size_t)snprintf(
 			t + pos, cap - pos,
 			"%s{\"name\":\"o%u\",\"time_us\":%u,\"role\":\"%s\","
-			"\"temp_bytes\":%u",
+			"\"temp_bytes\":%u%s",
 			i ? ",\n" : "", i, 1 + test_randn(rs, 50),
-			whole ? "forward" : "backward", test_randn(rs, 3) * 7);
+			whole ? "forward" : "backward", test_randn(rs, 3) * 7,
+			/* every third op sums, carrying partial sums */
+			i % 3 == 2 ? ",\"type\":\"Add\"" : "");
 		if (whole) {
 			nout[i] = -1;
 			pos += (size_t)snprintf(t + pos, cap - pos,
