@@ -4,7 +4,9 @@
  * One rule, read by the spmd lowering (lower_spmd_edges.c, which moves the
  * bytes) and by pase's cost model (pase_model.c, which prices them), so
  * that the two cannot drift apart. lower_spmd_edges.c's head comment says
- * what the axes of a tensor are for each kind of edge.
+ * what the axes of a tensor are for each kind of edge. Only the lowering
+ * carries partial sums through linear ops (it adds a producer's carried
+ * axes to the tensor's partial mask); pase prices each edge by itself.
  */
 #ifndef DNNPART_SPMD_TENSOR_H
 #define DNNPART_SPMD_TENSOR_H
