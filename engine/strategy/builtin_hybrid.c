@@ -616,4 +616,5 @@ const dp_algo dpi_algo_hybrid = {
 		   "ranked by an estimate, the best simulated",
 	.source = "Narayanan et al., Megatron-LM 3D parallelism, SC 2021",
 	.strategize = hybrid_strategize,
+	.takes_tp = true,
 };
