@@ -577,8 +577,10 @@ static dp_status hybrid_strategize(const dp_graph *g, const dp_machine *m,
 {
 	dp_schedule sch = dpi_pipe_schedule(o, DP_SCHED_1F1B);
 	bool fits = false;
-	dp_status st =
-		search(g, m, o, p, "hybrid", sch, true, true, out, &fits, err);
+	dp_status st = dpi_pipe_check_batch_known(g, o, "hybrid", err);
+	if (st)
+		return st;
+	st = search(g, m, o, p, "hybrid", sch, true, true, out, &fits, err);
 	if ((st != DP_OK && st != DP_EINPUT) || (st == DP_OK && fits) ||
 	    (o && o->tp > 0) || !uneven_only_t(g, m->k))
 		return st;
