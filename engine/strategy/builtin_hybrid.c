@@ -577,7 +577,9 @@ static dp_status hybrid_strategize(const dp_graph *g, const dp_machine *m,
 {
 	dp_schedule sch = dpi_pipe_schedule(o, DP_SCHED_1F1B);
 	bool fits = false;
-	dp_status st = dpi_pipe_check_batch_known(g, o, "hybrid", err);
+	dp_status st = dpi_algo_poll(p, "hybrid", "search", 0, err);
+	if (!st)
+		st = dpi_pipe_check_batch_known(g, o, "hybrid", err);
 	if (st)
 		return st;
 	st = search(g, m, o, p, "hybrid", sch, true, true, out, &fits, err);

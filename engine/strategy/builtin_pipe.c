@@ -433,7 +433,9 @@ static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 {
 	const char *name = dp_schedule_name(own);
 	dp_schedule sch = dpi_pipe_schedule(o, own);
-	dp_status st = dpi_pipe_check_batch_known(g, o, name, err);
+	dp_status st = dpi_algo_poll(p, name, "stages", 0, err);
+	if (!st)
+		st = dpi_pipe_check_batch_known(g, o, name, err);
 	if (st)
 		return st;
 	if (!o || o->microbatches == 0)
