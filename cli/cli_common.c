@@ -498,7 +498,7 @@ int cli_refuse_planning_opts(const char *cmd, const cli_opts *o, bool objective)
 
 bool cli_algo_takes_tp(const dp_algo *a)
 {
-	return !strcmp(a->name, "megatron") || !strcmp(a->name, "hybrid");
+	return a->takes_tp;
 }
 
 int cli_check_tp(const cli_opts *o, const dp_machine *m,

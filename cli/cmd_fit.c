@@ -141,6 +141,11 @@ static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
 			r->device, m->k);
 	fprintf(out, "graph        %s, %u ops\nalgorithm    %s\n", g->name,
 		g->nops, algo->name);
+	if (r->k_step > 1)
+		fprintf(out,
+			"K            multiples of %d only (%s runs on K that "
+			"its --tp %d divides)\n",
+			r->k_step, algo->name, r->k_step);
 	if (r->kind != DP_FIT_K)
 		fprintf(out,
 			"bounds       %s (largest single-op footprint) .. "
@@ -204,6 +209,8 @@ static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
 	dp_json_int(&w, "ops", g->nops);
 	dp_json_str(&w, "algorithm", algo->name);
 	dp_json_str(&w, "search", what_name(r->kind));
+	if (r->kind == DP_FIT_K)
+		dp_json_int(&w, "k_step", r->k_step);
 	if (r->kind == DP_FIT_DEVICE_CAP)
 		dp_json_int(&w, "device", r->device);
 	dp_json_bool(&w, "found", r->found);
@@ -260,6 +267,10 @@ int cmd_fit_run(int argc, char **argv)
 				     m.k - 1);
 		goto out;
 	}
+	/* a cap search keeps K: a --tp that does not divide it is refused
+	 * now; a K search probes only the K that it divides */
+	if (fa.fo.kind != DP_FIT_K && (rc = cli_check_tp(&o, &m, &algo, 1)))
+		goto out;
 	cli_run run;
 	cli_run_begin(&run, &o, "fitting");
 	dp_fit_result r;

@@ -206,6 +206,40 @@ static void test_fit_k_starts_above_pins(void)
 	dp_graph_free(g);
 }
 
+/* megatron --tp 2 runs only on even K: every probe is one (the first K=2,
+ * not K=1, which it would refuse); an algorithm that ignores --tp keeps
+ * every K; a --tp with no multiple up to max_k is bad input. */
+static void test_fit_k_probes_only_multiples_of_tp(void)
+{
+	dp_graph *g = test_blocks(6);
+	dp_machine m;
+	machine(&m, 1, 25 * MIB);
+	dp_algo_opts ao;
+	dp_algo_opts_default(&ao);
+	ao.tp = 2;
+	dp_fit_opts fo = {.kind = DP_FIT_K, .max_k = 16};
+	dp_fit_result r;
+	const char *algos[] = {"megatron", "mtopo"};
+	for (int a = 0; a < 2; a++) {
+		REQUIRE(dp_fit_run(g, &m, dp_algo_find(algos[a]), &ao, &fo,
+				   NULL, &r, NULL) == DP_OK);
+		CHECK_INT(r.k_step, a ? 1 : 2);
+		CHECK_INT(r.probes[0].k, a ? 1 : 2);
+		for (size_t i = 0; i < r.nprobes; i++)
+			CHECK_INT(r.probes[i].k % r.k_step, 0);
+		dp_fit_result_free(&r);
+	}
+	ao.tp = 4;
+	fo.max_k = 3;
+	dp_err err;
+	CHECK_INT(dp_fit_run(g, &m, dp_algo_find("megatron"), &ao, &fo, NULL,
+			     &r, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "tensor-parallel size of 4");
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 static int progress_calls;
 static void on_progress(void *ud, const char *phase, double f)
 {
@@ -244,4 +278,5 @@ TEST_MAIN(TEST(test_fit_min_cap_is_the_largest_op),
 	  TEST(test_fit_k_none_fits), TEST(test_fit_cap_uniform),
 	  TEST(test_fit_device_cap), TEST(test_fit_rejects_bad_settings),
 	  TEST(test_fit_k_starts_above_pins),
+	  TEST(test_fit_k_probes_only_multiples_of_tp),
 	  TEST(test_fit_progress_and_cancel))

@@ -22,7 +22,8 @@ static void machine(dp_machine *m, int k, double bw)
 	m->bw = bw;
 }
 
-/* A pipeline of S forward ops f<i> of t us, each out bytes: with backward,
+/* A pipeline of S forward ops f<i> (role forward: a pipeline needs to
+ * know each op's batch) of t us, each out bytes: with backward,
  * a loss (0 us, 0 bytes) after f<S-1> and backward ops f<i>/grad of t us
  * and 0 bytes, f<i+1>/grad -> f<i>/grad, each reading its forward op's
  * output (the activation it stashes). */
@@ -33,9 +34,7 @@ static dp_graph *pipe_graph(int S, double t, int64_t out, bool backward)
 	char name[32];
 	for (int i = 0; i < S; i++) {
 		snprintf(name, sizeof name, "f%d", i);
-		f[i] = test_add_role_op(g, name, t, out,
-					backward ? DP_ROLE_FORWARD
-						 : DP_ROLE_NONE);
+		f[i] = test_add_role_op(g, name, t, out, DP_ROLE_FORWARD);
 		if (i)
 			test_add_edge(g, f[i - 1], f[i]);
 	}
@@ -354,7 +353,7 @@ static void check_invariants(const dp_graph *g, const run *x)
 }
 
 /* Generated training graphs (dims, roles, batch dim "b") and random DAGs
- * without roles, on 2..4 devices, both schedules, the default M and M = 2:
+ * of forward ops without dims, on 2..4 devices, both schedules, the default M and M = 2:
  * every lowering finalizes (so it is acyclic: a cycle is an error there)
  * and keeps the invariants. */
 static void test_invariants_on_random_graphs(void)
@@ -370,6 +369,9 @@ static void test_invariants_on_random_graphs(void)
 		uint64_t st = seed;
 		dp_graph *dag = test_random_dag(&st, 120, "dag");
 		REQUIRE(dag);
+		for (uint32_t u = 0; u < dag->nops; u++)
+			REQUIRE(dp_graph_set_role(dag, u, DP_ROLE_FORWARD,
+						  NULL) == DP_OK);
 		dp_graph *gs[] = {gen, dag};
 		for (int gi = 0; gi < 2; gi++) {
 			for (int k = 2; k <= 4; k++) {
@@ -471,6 +473,48 @@ static void test_check_names_what_is_wrong(void)
 	s.spmd.naxes = 0;
 	CHECK_INT(dp_strategy_check(g, &m, &s, &err), DP_OK);
 	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* An op with neither dims nor a role (f2 of a forward chain f0..f3 of
+ * 8 us): nothing says whether its work scales with the batch, so it
+ * cannot be split into micro-batches. The built-ins refuse, naming it,
+ * whether M is given or searched; so does the check of a strategy with
+ * M > 1. With M = 1 nothing is split: stages f0 f1 | f2 f3 on two devices
+ * (0 bytes, latency 0) run one after the other, 4 x 8 = 32 us, no faster
+ * than one device (M = 4 used to claim (M+S-1) 16/M = 20 us). */
+static void test_unknown_batch_is_not_micro_batched(void)
+{
+	dp_graph *g = pipe_graph(4, 8, 0, false);
+	REQUIRE(g);
+	REQUIRE(dp_graph_set_role(g, dp_graph_find(g, "f2"), DP_ROLE_NONE,
+				  NULL) == DP_OK);
+	dp_machine m;
+	machine(&m, 2, 1e6);
+	const char *algos[] = {"gpipe", "1f1b", "pipedream", "hybrid"};
+	dp_strategy s;
+	dp_err err;
+	for (int a = 0; a < 4; a++)
+		for (int M = 0; M <= 4; M += 4) {
+			CHECK_INT(strategize(algos[a], g, &m, M, &s, &err),
+				  DP_EINPUT);
+			CHECK_CONTAINS(err.msg,
+				       "op 'f2' has neither dims nor a "
+				       "role, so its batch is unknown");
+			CHECK(!strncmp(err.msg, algos[a], strlen(algos[a])));
+		}
+	run x;
+	if (run_pipe("gpipe", g, &m, 1, &x)) {
+		CHECK_STR(x.s.label, "gpipe S=2 M=1");
+		CHECK_NEAR(x.r.makespan, 32, 0);
+		x.s.pipe.microbatches = 4;
+		check_refused(g, &m, &x.s,
+			      "op 'f2' has neither dims nor a role, so its "
+			      "batch is unknown and it cannot be split into 4 "
+			      "micro-batches");
+		run_free(&x);
+	}
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
@@ -647,6 +691,7 @@ TEST_MAIN(TEST(test_gpipe_forward_makespan_is_m_plus_s_minus_1),
 	  TEST(test_invariants_on_random_graphs),
 	  TEST(test_check_names_what_is_wrong),
 	  TEST(test_microbatches_must_divide_the_batch),
+	  TEST(test_unknown_batch_is_not_micro_batched),
 	  TEST(test_forward_after_backward_is_backward),
 	  TEST(test_builtins_honour_pins_or_say_why_not),
 	  TEST(test_lowering_cancels_and_repeats))

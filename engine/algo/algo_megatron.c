@@ -204,4 +204,4 @@ DPI_ALGO_ENTRY(megatron, "megatron",
 	       "Megatron-LM's tensor parallelism (attention by heads, the "
 	       "MLP by its width) on T devices, data parallel over K/T",
 	       "Shoeybi et al., Megatron-LM, arXiv 1909.08053, 2019",
-	       .strategize = megatron_run);
+	       .strategize = megatron_run, .takes_tp = true);

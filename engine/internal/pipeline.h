@@ -4,7 +4,9 @@
  * Each op of the user's graph is one of three kinds in a pipeline:
  *   once      param and update ops: one copy per step;
  *   forward   input, forward and loss ops, and ops without a role: one copy
- *             per micro-batch, in the forward blocks of their stage;
+ *             per micro-batch, in the forward blocks of their stage (an
+ *             op without a role needs dims to be split:
+ *             dpi_pipe_batch_unknown);
  *   backward  backward and grad ops, and forward ones that depend on
  *             them: one copy per micro-batch, in the backward blocks of
  *             their stage.
@@ -42,6 +44,19 @@ uint8_t *dpi_pipe_kinds(const dp_graph *g);
  * a weight gradient has, or an output the batch dim does not index). */
 void dpi_pipe_scaling(const dp_graph *g, uint32_t u, bool *time_split,
 		      bool *out_split);
+
+/* Whether op u's batch is unknown: it has no role and no dims that can
+ * say (no dims at all, or dims in a graph without a batch_dim). Such an op
+ * cannot be split into micro-batches: nothing says whether its work scales
+ * with the batch (dp refuses such a graph too). */
+bool dpi_pipe_batch_unknown(const dp_graph *g, uint32_t u);
+
+/* Refuses, as algorithm name, to pipeline g in micro-batches when an op's
+ * batch is unknown (dpi_pipe_batch_unknown), naming the first such op;
+ * DP_OK when there is none or o asks for one micro-batch (o->microbatches
+ * == 1: nothing is split). DP_EINPUT with the message in err. */
+dp_status dpi_pipe_check_batch_known(const dp_graph *g, const dp_algo_opts *o,
+				     const char *name, dp_err *err);
 
 /* Copy i of M of an amount divided evenly: v / M, and one more for the
  * first v % M copies (so the copies add up to v). */

@@ -134,40 +134,56 @@ static int max_pin(const dp_graph *g)
 	return mp;
 }
 
+/* The K a probe may take are the multiples of this: the T of an
+ * algorithm that takes --tp (it must divide K), else 1. */
+static int k_step(const dp_algo *algo, const dp_algo_opts *ao)
+{
+	return algo->takes_tp && ao->tp > 1 ? ao->tp : 1;
+}
+
+/* Searches K = t j over j = 1, 2, 4, ..: K that the algorithm's fixed
+ * options refuse are never probed. */
 static dp_status fit_k(fit_ctx *c, const dp_machine *m0, int max_k)
 {
-	dp_machine m;
-	dp_status st = dp_machine_copy(&m, m0, c->err);
-	if (st)
-		return st;
+	int t = k_step(c->algo, c->ao);
+	c->r->k_step = t;
 	int kmin = max_pin(c->g) + 1;
 	if (kmin < 1)
 		kmin = 1;
-	if (kmin > max_k) {
-		dp_machine_free(&m);
+	if (kmin > max_k)
 		return dp_err_set(c->err, DP_EINPUT, NULL, 0, 0,
 				  "the graph pins an op to device %d, beyond "
 				  "the largest K to try (%d)",
 				  kmin - 1, max_k);
-	}
-	int last_bad = kmin - 1, k = kmin;
+	int jmin = (kmin + t - 1) / t, jmax = max_k / t;
+	if (jmin > jmax)
+		return dp_err_set(c->err, DP_EINPUT, NULL, 0, 0,
+				  "%s with a tensor-parallel size of %d runs "
+				  "only on K that %d divides, and none is "
+				  "between %d and the largest K to try (%d)",
+				  c->algo->name, t, t, kmin, max_k);
+	dp_machine m;
+	dp_status st = dp_machine_copy(&m, m0, c->err);
+	if (st)
+		return st;
+	int last_bad = jmin - 1, j = jmin;
 	bool ok = false;
 	for (;;) {
-		if ((st = dp_machine_resize(&m, k, c->err)) ||
+		if ((st = dp_machine_resize(&m, t * j, c->err)) ||
 		    (st = probe(c, &m, m.cap[0], &ok)))
 			goto out;
-		if (ok || k == max_k)
+		if (ok || j == jmax)
 			break;
-		last_bad = k;
-		k = k > max_k / 2 ? max_k : 2 * k;
+		last_bad = j;
+		j = j > jmax / 2 ? jmax : 2 * j;
 	}
 	/* every K between the last infeasible step and the first feasible */
-	for (int j = last_bad + 1; ok && j < k; j++) {
-		bool okj = false;
-		if ((st = dp_machine_resize(&m, j, c->err)) ||
-		    (st = probe(c, &m, m.cap[0], &okj)))
+	for (int i = last_bad + 1; ok && i < j; i++) {
+		bool oki = false;
+		if ((st = dp_machine_resize(&m, t * i, c->err)) ||
+		    (st = probe(c, &m, m.cap[0], &oki)))
 			goto out;
-		if (okj)
+		if (oki)
 			break;
 	}
 out:
@@ -320,6 +336,7 @@ dp_status dp_fit_run(const dp_graph *g, const dp_machine *m,
 	dp_fit_result res;
 	memset(&res, 0, sizeof res);
 	res.kind = fo->kind;
+	res.k_step = 1;
 	res.device = fo->kind == DP_FIT_DEVICE_CAP ? fo->device : -1;
 	fit_ctx c = {.g = g,
 		     .algo = algo,

@@ -577,8 +577,12 @@ static dp_status hybrid_strategize(const dp_graph *g, const dp_machine *m,
 {
 	dp_schedule sch = dpi_pipe_schedule(o, DP_SCHED_1F1B);
 	bool fits = false;
-	dp_status st =
-		search(g, m, o, p, "hybrid", sch, true, true, out, &fits, err);
+	dp_status st = dpi_algo_poll(p, "hybrid", "search", 0, err);
+	if (!st)
+		st = dpi_pipe_check_batch_known(g, o, "hybrid", err);
+	if (st)
+		return st;
+	st = search(g, m, o, p, "hybrid", sch, true, true, out, &fits, err);
 	if ((st != DP_OK && st != DP_EINPUT) || (st == DP_OK && fits) ||
 	    (o && o->tp > 0) || !uneven_only_t(g, m->k))
 		return st;
@@ -616,4 +620,5 @@ const dp_algo dpi_algo_hybrid = {
 		   "ranked by an estimate, the best simulated",
 	.source = "Narayanan et al., Megatron-LM 3D parallelism, SC 2021",
 	.strategize = hybrid_strategize,
+	.takes_tp = true,
 };

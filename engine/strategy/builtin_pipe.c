@@ -433,6 +433,11 @@ static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 {
 	const char *name = dp_schedule_name(own);
 	dp_schedule sch = dpi_pipe_schedule(o, own);
+	dp_status st = dpi_algo_poll(p, name, "stages", 0, err);
+	if (!st)
+		st = dpi_pipe_check_batch_known(g, o, name, err);
+	if (st)
+		return st;
 	if (!o || o->microbatches == 0)
 		return dpi_pipe_search(g, m, o, p, name, sch, out, err);
 	return dpi_pipe_make(g, m, o, p, sch, name, m->k, NULL, out, err);

@@ -215,6 +215,8 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
 	st = dpi_algo_check_microbatches(o, "pipedream", err);
+	if (!st)
+		st = dpi_pipe_check_batch_known(g, o, "pipedream", err);
 	if (st)
 		return st;
 	/* every replication D that divides K (and M x D the batch), each

@@ -52,6 +52,39 @@ static int batch_index(const dp_graph *g, uint32_t u)
 	return i >= 0 ? i : -3;
 }
 
+bool dpi_pipe_batch_unknown(const dp_graph *g, uint32_t u)
+{
+	return dp_op_role(g, u) == DP_ROLE_NONE &&
+	       (!g->ops[u].dims || !dp_graph_batch_dim(g)[0]);
+}
+
+/* Why op u's batch is unknown, for messages. */
+static const char *unknown_why(const dp_graph *g, uint32_t u)
+{
+	return g->ops[u].dims ? "no role, and dims in a graph without a "
+				"batch_dim"
+			      : "neither dims nor a role";
+}
+
+dp_status dpi_pipe_check_batch_known(const dp_graph *g, const dp_algo_opts *o,
+				     const char *name, dp_err *err)
+{
+	if (o && o->microbatches == 1)
+		return DP_OK;
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (dpi_pipe_batch_unknown(g, u))
+			return dp_err_set(
+				err, DP_EINPUT, g->source, 0, 0,
+				"%s: op '%s' has %s, so its batch is unknown "
+				"and it cannot be split into micro-batches; "
+				"a pipeline needs dims with the graph's "
+				"batch_dim or a role on every op (see "
+				"docs/formats.md), or -M 1",
+				name, dp_graph_op_name(g, u),
+				unknown_why(g, u));
+	return DP_OK;
+}
+
 void dpi_pipe_scaling(const dp_graph *g, uint32_t u, bool *time_split,
 		      bool *out_split)
 {
@@ -287,6 +320,14 @@ static dp_status check_ops(const dp_graph *g, const dp_strategy *s,
 				   nu, (int)pin, (int)st_u, (int)dev);
 		if (kd[u] == DPI_PIPE_ONCE)
 			continue;
+		if (M > 1 && dpi_pipe_batch_unknown(g, u))
+			return bad(g, err,
+				   "op '%s' has %s, so its batch is unknown "
+				   "and it cannot be split into %d "
+				   "micro-batches; give it dims with the "
+				   "graph's batch_dim or a role, or use one "
+				   "micro-batch",
+				   nu, unknown_why(g, u), M);
 		int bi = batch_index(g, u);
 		if (bi < 0)
 			continue;

@@ -158,6 +158,9 @@ typedef struct dp_algo {
 	 * `a`): "every algorithm" (dp_algo_compared) leaves it out, because
 	 * it takes seconds by design or refuses large graphs (ilp) */
 	bool on_request;
+	/* honours dp_algo_opts.tp when it is > 0: a tensor-parallel size T
+	 * that must divide K (megatron, hybrid); the others ignore it */
+	bool takes_tp;
 } dp_algo;
 
 /* The registry, in display order: pardnn first; best (the default) last. */

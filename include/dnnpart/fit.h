@@ -12,7 +12,11 @@
  *   plan is feasible at K = f; then every K between the last infeasible one
  *   and f, upward; the first feasible one is the answer. Guarantee: the
  *   answer is feasible and every K below it that was probed is not (K below
- *   the last infeasible doubling step are not probed).
+ *   the last infeasible doubling step are not probed). An algorithm that
+ *   takes a tensor-parallel size (dp_algo.takes_tp) given one, T > 1, runs
+ *   only on K that T divides: then K = T j and the search above runs over
+ *   j (T, 2T, 4T, ...), K that T does not divide are never probed, and
+ *   k_step says T.
  * DP_FIT_CAP: every device's cap set to one value c. The search brackets c
  *   between a lower bound that no plan can beat (the largest single-op
  *   footprint: param + output + temp of one op, or the params of one
@@ -65,8 +69,10 @@ typedef struct dp_fit_result {
 	int k;
 	int64_t *caps; /* k caps of the answer (owned), NULL when !found */
 	double makespan;
-	int device;	      /* DP_FIT_DEVICE_CAP: the device searched */
-	int64_t lower;	      /* cap searches: the lower bound (not probed) */
+	int k_step;    /* DP_FIT_K: the K probed are its multiples (an algorithm
+		       that takes a tensor-parallel size T: T), else 1 */
+	int device;    /* DP_FIT_DEVICE_CAP: the device searched */
+	int64_t lower; /* cap searches: the lower bound (not probed) */
 	int64_t resolution;   /* cap searches: the step the search stopped at */
 	dp_fit_probe *probes; /* in the order they ran (owned) */
 	size_t nprobes;
@@ -78,8 +84,9 @@ typedef struct dp_fit_result {
  * (inside a probe too) with DP_ECANCELED, r then empty. An algorithm error
  * in a probe is returned as it is. DP_EINPUT for a bad device, a bad
  * max_k, or caps to search when K is fixed by the graph's pins beyond it.
- * On success *r is overwritten (free an earlier one first); found is false
- * when no probe was feasible (r->probes say what was tried). */
+ * DP_EINPUT too when no multiple of such a T lies between the pins' K and
+ * max_k. On success *r is overwritten (free an earlier one first); found
+ * is false when no probe was feasible (r->probes say what was tried). */
 dp_status dp_fit_run(const dp_graph *g, const dp_machine *m,
 		     const dp_algo *algo, const dp_algo_opts *ao,
 		     const dp_fit_opts *fo, const dp_progress *p,

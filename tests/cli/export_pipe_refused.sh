@@ -1,6 +1,7 @@
 # the pipeline exports refuse what is no pipeline (a heft placement, a
 # megatron spmd strategy, named by the algorithm that made it) and a graph
-# without layer names to split at, with exit status 2 and no file
+# without layer names to split at (one micro-batch: its ops have no dims
+# nor roles, so no more), with exit status 2 and no file
 D="$TMP/export_pipe_refused"
 mkdir -p "$D"
 $DNNPART plan tests/cli/data/pipe4.json -k 2 --algo heft -o "$D/h.json" \
@@ -13,7 +14,7 @@ $DNNPART plan tests/data/json_dims.json -k 2 --algo megatron -o "$D/s.json" \
 $DNNPART export tests/data/json_dims.json "$D/s.json" \
 	--megatron "$D/s.megatron.sh"
 echo "spmd: $?"
-$DNNPART plan tests/data/json_minimal.json -k 2 --algo gpipe -M 2 \
+$DNNPART plan tests/data/json_minimal.json -k 2 --algo gpipe -M 1 \
 	-o "$D/m.json" >/dev/null || exit 9
 $DNNPART export tests/data/json_minimal.json "$D/m.json" \
 	--pippy "$D/m.pippy.py"
