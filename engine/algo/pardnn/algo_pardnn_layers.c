@@ -37,11 +37,11 @@
 
 #define PD_LAYERS_MAX_UNITS 256u
 #define PD_LAYERS_MAX_WORK (1u << 18)
-#define PD_LAYERS_TRY 3	   /* target devices tried per unit and pass */
-#define PD_LAYERS_PASSES 2 /* passes over the units */
-#define PD_LAYERS_WORK 8e6 /* simulation budget: this / (V + E) ... */
+#define PD_LAYERS_TRY 4	    /* target devices tried per unit and pass */
+#define PD_LAYERS_PASSES 3  /* passes over the units */
+#define PD_LAYERS_WORK 16e6 /* simulation budget: this / (V + E) ... */
 #define PD_LAYERS_MIN_SIMS 16u
-#define PD_LAYERS_MAX_SIMS 256u
+#define PD_LAYERS_MAX_SIMS 512u
 
 typedef struct lkey {
 	uint32_t layer, side, op;
@@ -91,7 +91,8 @@ static bool label_units(const pd_ctx *c, lunits *s)
 	for (uint32_t i = 1; i < nk; i++)
 		if (s->keys[i].layer == s->keys[i - 1].layer &&
 		    s->keys[i].side == s->keys[i - 1].side)
-			dpi_uf_union(s->parent, s->keys[i].op, s->keys[i - 1].op);
+			dpi_uf_union(s->parent, s->keys[i].op,
+				     s->keys[i - 1].op);
 	for (uint32_t u = 0; u < c->n; u++)
 		dpi_uf_union(s->parent, u, dpi_pd_rep(g, u));
 	/* a component is a layer unit when one of its ops has a layer */
