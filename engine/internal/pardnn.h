@@ -150,7 +150,7 @@ dp_status dpi_pd_seed_parts(pd_ctx *c, int32_t *pl, dp_err *e);
 /* The layer seed (algo_pardnn_layers.c) into pl (c->place): the placement
  * in c->place with each layer unit moved whole by a vote, then units moved
  * to other devices while the simulator says the plan gets faster. Fails
- * (not an error: no seed) when the graph has not 2..256 layer units. */
+ * (not an error: no seed) when the graph has not 2..128 layer units. */
 dp_status dpi_pd_seed_layers(pd_ctx *c, int32_t *pl, dp_err *e);
 /* Makes the seeds in which (PD_SEED_*) that apply to the graph and runs
  * rest (the phases after mapping) on those that may win and on the mapped

@@ -35,7 +35,7 @@
 #include "internal/sort_key.h"
 #include "internal/unionfind.h"
 
-#define PD_LAYERS_MAX_UNITS 256u
+#define PD_LAYERS_MAX_UNITS 128u
 #define PD_LAYERS_MAX_WORK (1u << 18)
 #define PD_LAYERS_TRY 4	    /* target devices tried per unit and pass */
 #define PD_LAYERS_PASSES 3  /* passes over the units */

@@ -123,7 +123,7 @@ typedef struct pd_seed {
 
 static const pd_seed pd_seeds[] = {
 	/* first: it starts from the mapped placement in c->place */
-	{PD_SEED_LAYERS, parts_apply, dpi_pd_seed_layers, false, false},
+	{PD_SEED_LAYERS, parts_apply, dpi_pd_seed_layers, true, false},
 	{PD_SEED_BRANCHES, branches_apply, seed_branches, true, true},
 	{PD_SEED_METF, list_apply, seed_metf, false, false},
 	{PD_SEED_HEFT, list_apply, seed_heft, false, false},
