@@ -55,6 +55,8 @@ extern const dp_algo dpi_algo_msr_dp;
 #define PD_LIST_MAX_OPS 8192u
 #define PD_STAGES_MIN_OPS 4096u
 #define PD_EXTRA_WORK 2e6
+#define PD_FINAL_WORK 4e6
+#define PD_FINAL_MAX 600u
 
 static dp_status seed_branches(pd_ctx *c, int32_t *pl, dp_err *e)
 {
@@ -158,6 +160,31 @@ static dp_status run_quiet(pd_ctx *c, dp_status (*rest)(pd_ctx *), pd_score sc,
 	return st;
 }
 
+/* The winner's polish once more, quietly, with PD_FINAL_WORK / (V + E)
+ * simulations of its own (8..PD_FINAL_MAX; its moves are kept only when
+ * they help, so never worse): the winner's pipeline may have ended its
+ * polish for want of simulations. Small graphs only (those of the list
+ * seeds), where a simulation is cheap: the explorer's 10,000-op graph and
+ * larger ones do not pay for it. */
+static dp_status final_polish(pd_ctx *c)
+{
+	if (!c->o->polish || !list_apply(c))
+		return DP_OK;
+	uint32_t whole = c->sim_budget, sims = c->sims;
+	double b = PD_FINAL_WORK / ((double)c->g->nops + c->g->nedges + 1.0);
+	c->sim_budget = b < 8		   ? 8u
+			: b > PD_FINAL_MAX ? PD_FINAL_MAX
+					   : (uint32_t)b;
+	c->res_has = 0;
+	pd_score sc;
+	dp_status st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &sc);
+	if (!st)
+		st = run_quiet(c, dpi_pd_polish, sc, 0);
+	c->sim_budget = whole;
+	c->sims = sims;
+	return st;
+}
+
 dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
 {
 	size_t bytes = ((size_t)c->n + 1) * sizeof(int32_t);
@@ -222,6 +249,7 @@ dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
 		c->cur = best_sc;
 		c->res_has = 0;
 	}
+	st = final_polish(c);
 out:
 	free(mapped);
 	free(best);
