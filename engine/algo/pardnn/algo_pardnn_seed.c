@@ -29,6 +29,11 @@
  *   take seconds on wide graphs (it is bounded by a count of steps); on the
  *   bench's graphs of that size (lstm-lm, gpt2-xl, ParDNN's ResNet) it took
  *   at most 0.27 s of wall time under load.
+ * - layers: whole layer units (a layer's forward and backward ops; its
+ *   weight gradients apart), moved unit by unit on the simulator
+ *   (algo_pardnn_layers.c), on graphs of 2..128 layer units; first in the
+ *   table, since it starts from the mapped placement in c->place. Its
+ *   phases run only when it beats the mapped placement.
  *
  * Each seed that runs gets the phases after mapping (refinement, memory,
  * polish) quietly (no progress reports, so the phases are still reported
@@ -38,7 +43,9 @@
  * best final plan is kept (a seed must be strictly better than the mapped
  * plan): pardnn with the seeds is never worse than without them. A seed
  * whose maker fails (METIS's own malloc, an error of a scheduler) only
- * means one seed less; cancel and out-of-memory still end the run.
+ * means one seed less; cancel and out-of-memory still end the run. Last,
+ * on graphs of the list seeds' size, the plan kept is polished once more
+ * with a budget of its own (final_polish).
  */
 #include <stdlib.h>
 #include <string.h>
