@@ -275,6 +275,8 @@ dp_status dpi_pd_seed_layers(pd_ctx *c, int32_t *pl, dp_err *e)
 		fill_units(c, &s);
 		vote_units(c, &s);
 		st = search_units(c, &s);
+		if (st && e && c->err) /* the search reports into c->err */
+			*e = *c->err;
 		if (pl != c->place)
 			memcpy(pl, c->place, n * sizeof *pl);
 	}
