@@ -12,6 +12,7 @@
  *   algo_pardnn_seed.c    our addition: other seeds (parallel branches,
  *                         list schedules) beside the mapped placement
  *   algo_pardnn_parts.c   our addition: the seed for independent parts
+ *   algo_pardnn_layers.c  our addition: the seed of whole layer units
  *   algo_pardnn.c         entry point, shared helpers, simulation budget
  *
  * Every accept/reject decision on the makespan or on memory after mapping is
@@ -139,12 +140,18 @@ enum {
 	PD_SEED_HEFT = 4u,     /* the HEFT list schedule (small graphs) */
 	PD_SEED_PARTS = 8u,    /* independent parts on device groups */
 	PD_SEED_STAGES = 16u,  /* msr-dp's contiguous stages (mid-size) */
-	PD_SEED_ALL = 31u,
+	PD_SEED_LAYERS = 32u,  /* whole layer units, searched (few layers) */
+	PD_SEED_ALL = 63u,
 };
 /* The parts seed (algo_pardnn_parts.c) into pl: when two or more weakly
  * connected parts each hold 1/(2K) of the work, each gets devices of its
  * own. Fails (not an error: no seed) when it does not apply. */
 dp_status dpi_pd_seed_parts(pd_ctx *c, int32_t *pl, dp_err *e);
+/* The layer seed (algo_pardnn_layers.c) into pl (c->place): the placement
+ * in c->place with each layer unit moved whole by a vote, then units moved
+ * to other devices while the simulator says the plan gets faster. Fails
+ * (not an error: no seed) when the graph has not 2..128 layer units. */
+dp_status dpi_pd_seed_layers(pd_ctx *c, int32_t *pl, dp_err *e);
 /* Makes the seeds in which (PD_SEED_*) that apply to the graph and runs
  * rest (the phases after mapping) on those that may win and on the mapped
  * placement (c->place, scored c->cur, last and exactly as without other

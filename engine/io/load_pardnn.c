@@ -59,6 +59,7 @@
 #include "internal/load_host.h"
 #include "internal/load_util.h"
 #include "internal/pardnn_folder.h"
+#include "internal/unionfind.h"
 
 #define NONE UINT32_MAX
 
@@ -278,27 +279,6 @@ static dp_status place_line(void *ctx, const char *path, char *raw, char *line,
 
 /* ---- colocation ---- */
 
-static uint32_t uf_find(uint32_t *uf, uint32_t x)
-{
-	while (uf[x] != x) {
-		uf[x] = uf[uf[x]];
-		x = uf[x];
-	}
-	return x;
-}
-
-/* Unites the sets of a and b; the smaller id becomes the root, so the
- * result does not depend on the order of the unions. */
-static void uf_union(uint32_t *uf, uint32_t a, uint32_t b)
-{
-	a = uf_find(uf, a);
-	b = uf_find(uf, b);
-	if (a < b)
-		uf[b] = a;
-	else if (b < a)
-		uf[a] = b;
-}
-
 static dp_status coloc_line(void *ctx, const char *path, char *raw, char *line,
 			    int lineno, dp_err *err)
 {
@@ -316,7 +296,7 @@ static dp_status coloc_line(void *ctx, const char *path, char *raw, char *line,
 		else if (first == NONE)
 			first = id;
 		else
-			uf_union(s->uf, first, id);
+			dpi_uf_union(s->uf, first, id);
 		if (!*p)
 			return DP_OK;
 		if (strncmp(p, "::", 2) != 0)
@@ -337,7 +317,7 @@ static dp_status colocate_refs(pd_state *s, dp_err *err)
 	for (uint32_t e = 0; e < s->ne; e++) {
 		uint32_t a = s->ef[e], b = s->et[e];
 		if (s->kind[b] == K_REF && s->kind[a] == K_VAR) {
-			uf_union(s->uf, a, b);
+			dpi_uf_union(s->uf, a, b);
 			fed[b] = true;
 		}
 	}
@@ -354,7 +334,7 @@ static dp_status colocate_refs(pd_state *s, dp_err *err)
 			*sl = '\0';
 			uint32_t v = dp_graph_find(s->t, buf);
 			if (v != NONE && s->kind[v] == K_VAR) {
-				uf_union(s->uf, u, v);
+				dpi_uf_union(s->uf, u, v);
 				break;
 			}
 		}
@@ -379,7 +359,7 @@ static dp_status label_groups(pd_state *s, dp_err *err)
 	for (uint32_t u = 0; u < n; u++)
 		label[u] = NONE;
 	for (uint32_t u = 0; u < n; u++) {
-		uint32_t r = uf_find(s->uf, u);
+		uint32_t r = dpi_uf_find(s->uf, u);
 		size[r]++;
 		if (label[r] == NONE ||
 		    (s->kind[u] == K_VAR && s->kind[label[r]] != K_VAR))
@@ -387,7 +367,7 @@ static dp_status label_groups(pd_state *s, dp_err *err)
 	}
 	dp_status st = DP_OK;
 	for (uint32_t u = 0; u < n && !st; u++) {
-		uint32_t r = uf_find(s->uf, u);
+		uint32_t r = dpi_uf_find(s->uf, u);
 		if (size[r] < 2)
 			continue;
 		/* a copy: the label is interned into the arena it comes from */

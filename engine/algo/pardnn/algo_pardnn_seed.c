@@ -29,6 +29,11 @@
  *   take seconds on wide graphs (it is bounded by a count of steps); on the
  *   bench's graphs of that size (lstm-lm, gpt2-xl, ParDNN's ResNet) it took
  *   at most 0.27 s of wall time under load.
+ * - layers: whole layer units (a layer's forward and backward ops; its
+ *   weight gradients apart), moved unit by unit on the simulator
+ *   (algo_pardnn_layers.c), on graphs of 2..128 layer units; first in the
+ *   table, since it starts from the mapped placement in c->place. Its
+ *   phases run only when it beats the mapped placement.
  *
  * Each seed that runs gets the phases after mapping (refinement, memory,
  * polish) quietly (no progress reports, so the phases are still reported
@@ -38,7 +43,9 @@
  * best final plan is kept (a seed must be strictly better than the mapped
  * plan): pardnn with the seeds is never worse than without them. A seed
  * whose maker fails (METIS's own malloc, an error of a scheduler) only
- * means one seed less; cancel and out-of-memory still end the run.
+ * means one seed less; cancel and out-of-memory still end the run. Last,
+ * on graphs of the list seeds' size, the plan kept is polished once more
+ * with a budget of its own (final_polish).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +62,8 @@ extern const dp_algo dpi_algo_msr_dp;
 #define PD_LIST_MAX_OPS 8192u
 #define PD_STAGES_MIN_OPS 4096u
 #define PD_EXTRA_WORK 2e6
+#define PD_FINAL_WORK 4e6
+#define PD_FINAL_MAX 600u
 
 static dp_status seed_branches(pd_ctx *c, int32_t *pl, dp_err *e)
 {
@@ -122,6 +131,8 @@ typedef struct pd_seed {
 } pd_seed;
 
 static const pd_seed pd_seeds[] = {
+	/* first: it starts from the mapped placement in c->place */
+	{PD_SEED_LAYERS, parts_apply, dpi_pd_seed_layers, true, false},
 	{PD_SEED_BRANCHES, branches_apply, seed_branches, true, true},
 	{PD_SEED_METF, list_apply, seed_metf, false, false},
 	{PD_SEED_HEFT, list_apply, seed_heft, false, false},
@@ -153,6 +164,31 @@ static dp_status run_quiet(pd_ctx *c, dp_status (*rest)(pd_ctx *), pd_score sc,
 	c->cur = sc;
 	dp_status st = rest(c);
 	c->p = outer;
+	return st;
+}
+
+/* The winner's polish once more, quietly, with PD_FINAL_WORK / (V + E)
+ * simulations of its own (8..PD_FINAL_MAX; its moves are kept only when
+ * they help, so never worse): the winner's pipeline may have ended its
+ * polish for want of simulations. Small graphs only (those of the list
+ * seeds), where a simulation is cheap: the explorer's 10,000-op graph and
+ * larger ones do not pay for it. */
+static dp_status final_polish(pd_ctx *c)
+{
+	if (!c->o->polish || !list_apply(c))
+		return DP_OK;
+	uint32_t whole = c->sim_budget, sims = c->sims;
+	double b = PD_FINAL_WORK / ((double)c->g->nops + c->g->nedges + 1.0);
+	c->sim_budget = b < 8		   ? 8u
+			: b > PD_FINAL_MAX ? PD_FINAL_MAX
+					   : (uint32_t)b;
+	c->res_has = 0;
+	pd_score sc;
+	dp_status st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &sc);
+	if (!st)
+		st = run_quiet(c, dpi_pd_polish, sc, 0);
+	c->sim_budget = whole;
+	c->sims = sims;
 	return st;
 }
 
@@ -220,6 +256,7 @@ dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
 		c->cur = best_sc;
 		c->res_has = 0;
 	}
+	st = final_polish(c);
 out:
 	free(mapped);
 	free(best);
