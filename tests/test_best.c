@@ -55,12 +55,17 @@ static int64_t cap_for(uint64_t seed, const dp_graph *g, int k)
 	return one_device_peak(g) * 3 / (2 * k);
 }
 
-/* What best_of may name: an algorithm, or best's own searches from random
- * restarts and of every placement (docs/algorithms.md, "best"). */
+/* What best_of may name: an algorithm, best's own METIS candidates, or
+ * best's own searches from random restarts and of every placement
+ * (docs/algorithms.md, "best"). */
 static bool known_origin(const char *name)
 {
-	return dp_algo_find(name) || strcmp(name, "restarts") == 0 ||
-	       strcmp(name, "exhaustive") == 0;
+	static const char *const own[] = {"metis-w8", "metis-w12", "restarts",
+					  "exhaustive"};
+	for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+		if (strcmp(name, own[i]) == 0)
+			return true;
+	return dp_algo_find(name) != NULL;
 }
 
 static dp_status plan_best(const dp_graph *g, const dp_machine *m, dp_plan *p,

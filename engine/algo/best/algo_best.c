@@ -8,9 +8,10 @@
  *   1-2. runs every placement algorithm of dp_algo_compared() in registry
  *      order (the strategies are left out: best returns a placement, so
  *      its plan saves as a .place file like any other; msr-dp too, a
- *      throughput objective whose cost grows with the graph's width) and
- *      scores each with the simulator (dpi_best_score: feasible first,
- *      then makespan; infeasible ones by overflow);
+ *      throughput objective whose cost grows with the graph's width),
+ *      then METIS balanced in time windows (best_windows, below), and
+ *      scores each with the simulator (dpi_best_score: feasible first, then makespan;
+ *      infeasible ones by overflow);
  *   3. polishes the BEST_TOP best with the shared local search
  *      (best_polish.c), keeps the best of them and, on a small graph, gives
  *      it the deeper search (every unit to every device), then, where step
@@ -68,6 +69,51 @@ extern const dp_algo dpi_algo_best;
  * device load), not the step, and its DP over ideals grows with the
  * graph's width (minutes on 4 chains of 40 ops; docs/algorithms.md) */
 extern const dp_algo dpi_algo_msr_dp;
+
+/* Extra candidates: METIS balanced in each of W time windows of the
+ * critical path (dpi_metis_windows, pardnn's branches seed with 4), for
+ * these W. More windows than pardnn's keep parallel branches (towers)
+ * apart along more of the step: on the bench's generated graphs
+ * (docs/benchmarks.md, "Results: best") they beat every algorithm at
+ * 100k ops K=4 and 1M ops K=4 and 16. */
+static dp_status windows_place(const dp_graph *g, const dp_machine *m, int nwin,
+			       const dp_progress *p, int32_t *placement,
+			       dp_err *err)
+{
+	dp_progress_report(p, "metis", 0.0);
+	dp_status st = dpi_metis_windows(g, m, nwin, placement, err);
+	if (!st && dp_progress_canceled(p))
+		st = dpi_algo_canceled(err, "best");
+	return st;
+}
+
+static dp_status windows8_run(const dp_graph *g, const dp_machine *m,
+			      const dp_algo_opts *o, const dp_progress *p,
+			      int32_t *placement, dp_err *err)
+{
+	(void)o;
+	return windows_place(g, m, 8, p, placement, err);
+}
+
+static dp_status windows12_run(const dp_graph *g, const dp_machine *m,
+			       const dp_algo_opts *o, const dp_progress *p,
+			       int32_t *placement, dp_err *err)
+{
+	(void)o;
+	return windows_place(g, m, 12, p, placement, err);
+}
+
+/* best's own candidates (not in the registry); best_of names them */
+static const dp_algo best_windows[] = {
+	{.name = "metis-w8",
+	 .summary = "METIS balanced in 8 time windows",
+	 .source = "ours",
+	 .run = windows8_run},
+	{.name = "metis-w12",
+	 .summary = "METIS balanced in 12 time windows",
+	 .source = "ours",
+	 .run = windows12_run},
+};
 
 static double now_s(void)
 {
@@ -373,6 +419,8 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 		if (all[i]->run && all[i] != &dpi_algo_best &&
 		    all[i] != &dpi_algo_msr_dp)
 			c.cands[c.ncands++] = all[i];
+	for (size_t i = 0; i < sizeof best_windows / sizeof *best_windows; i++)
+		c.cands[c.ncands++] = &best_windows[i];
 	int kmin = m->k;
 	if ((double)g->nops * m->k <= BEST_FEW_WORK) {
 		kmin = 1;
