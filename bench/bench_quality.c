@@ -45,19 +45,9 @@ static void q_fill(bool placement)
 	q_list[q_n++] = dp_algo_find("best");
 }
 
-static const dp_algo *const *q_all(void)
-{
-	return q_list;
-}
-
-static size_t q_count(void)
-{
-	return q_n;
-}
-
 static const dp_algo *q_at(size_t i)
 {
-	return i < q_count() ? q_all()[i] : NULL;
+	return i < q_n ? q_list[i] : NULL;
 }
 
 typedef bench_plan_row algo_res;
@@ -219,16 +209,16 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 	dp_sim_bounds(g, &m, &b);
 	c->lb = b.lb_us;
 	c->one_device = b.one_device_us;
-	size_t na = q_count() < MAX_ALGOS ? q_count() : MAX_ALGOS;
+	size_t na = q_n; /* at most MAX_ALGOS (q_fill) */
 	dp_run_hooks hooks = {NULL, keep_result, c};
-	dp_plan_run_all(g, &m, q_all(), na, NULL, NULL, &hooks);
+	dp_plan_run_all(g, &m, q_list, na, NULL, NULL, &hooks);
 	dp_machine_free(&m);
 	/* best: the shortest feasible makespan; ties (within 1e-9) all count */
 	double best = INFINITY;
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < q_n; a++)
 		if (c->r[a].ok && c->r[a].feasible && c->r[a].makespan < best)
 			best = c->r[a].makespan;
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < q_n; a++)
 		c->best[a] = c->r[a].ok && c->r[a].feasible &&
 			     c->r[a].makespan <= best * (1 + 1e-9);
 }
@@ -236,7 +226,7 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 static void print_case_header(void)
 {
 	printf("%-34s %6s %3s %-5s %9s", "graph", "ops", "K", "caps", "LB ms");
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < q_n; a++)
 		printf(" %7s", q_at(a)->name);
 	printf("\n");
 }
@@ -245,7 +235,7 @@ static void print_case(const qcase *c)
 {
 	printf("%-34.34s %6u %3d %-5s %9.1f", c->graph, c->ops, c->k, c->caps,
 	       c->lb / 1000);
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_n; a++) {
 		const algo_res *r = &c->r[a];
 		if (!r->ok)
 			printf(" %7s", "error");
@@ -270,7 +260,7 @@ static cJSON *case_json(const qcase *c)
 	bench_json_round(o, "lb_us", c->lb, 1e-3);
 	bench_json_round(o, "one_device_us", c->one_device, 1e-3);
 	cJSON *rs = cJSON_AddArrayToObject(o, "results");
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_n; a++) {
 		const algo_res *r = &c->r[a];
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddStringToObject(j, "algo", q_at(a)->name);
@@ -298,7 +288,7 @@ typedef struct algo_sum {
 /* Geometric means over the cases selected by caps (NULL = all). */
 static void summarize(const qcase *cs, int nc, const char *caps, algo_sum *sum)
 {
-	size_t na = q_count() < MAX_ALGOS ? q_count() : MAX_ALGOS;
+	size_t na = q_n; /* at most MAX_ALGOS (q_fill) */
 	double *x = malloc((size_t)(nc ? nc : 1) * sizeof *x);
 	double *y = malloc((size_t)(nc ? nc : 1) * sizeof *y);
 	double *z = malloc((size_t)(nc ? nc : 1) * sizeof *z);
@@ -361,7 +351,7 @@ static void print_summary(const char *title, const algo_sum *sum)
 	printf("%-8s %6s %9s %6s %10s %10s %10s %8s %9s\n", "algo", "cases",
 	       "feasible", "best", "gmean xLB", "feasible", "common pl.",
 	       "(cases)", "gmean spd");
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_n; a++) {
 		const algo_sum *s = &sum[a];
 		char g1[16], g2[16], g3[16];
 		printf("%-8s %6d %9d %6d %10s %10s %10s %8d %9.3f\n",
@@ -376,7 +366,7 @@ static cJSON *summary_json(const char *caps, const algo_sum *sum)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "caps", caps ? caps : "all");
 	cJSON *arr = cJSON_AddArrayToObject(o, "algorithms");
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_n; a++) {
 		const algo_sum *s = &sum[a];
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddStringToObject(j, "algo", q_at(a)->name);
@@ -424,7 +414,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 			ls[nl].gap = INFINITY;
 		} else {
 			double best = INFINITY;
-			for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+			for (size_t a = 0; a < q_n; a++)
 				if (c->best[a])
 					best = c->r[a].makespan;
 			ls[nl].gap = r->makespan / best - 1;
@@ -446,7 +436,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 		const qcase *c = &cs[ls[j].i];
 		char winners[128] = "";
 		size_t pos = 0;
-		for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+		for (size_t a = 0; a < q_n; a++)
 			if (c->best[a] && pos < sizeof winners)
 				pos += (size_t)snprintf(
 					winners + pos, sizeof winners - pos,
@@ -477,7 +467,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
  * best over a cap) into buf, "name (+gap %)" each; how many. */
 static int peers_ahead(const qcase *c, char *buf, size_t size)
 {
-	size_t ib = q_count() - 1, pos = 0;
+	size_t ib = q_n - 1, pos = 0;
 	const algo_res *rb = &c->r[ib];
 	int n = 0;
 	buf[0] = '\0';
@@ -507,7 +497,7 @@ static int peers_ahead(const qcase *c, char *buf, size_t size)
  * with the algorithms ahead and the runs best made and skipped. */
 static void print_best_losses(const qcase *cs, int nc, cJSON *root)
 {
-	size_t ib = q_count() - 1, best_ok = 0, best_cases = 0;
+	size_t ib = q_n - 1, best_ok = 0, best_cases = 0;
 	cJSON *arr = cJSON_AddArrayToObject(root, "best_losses");
 	char ahead[512];
 	for (int i = 0; i < nc; i++) {
@@ -557,7 +547,7 @@ static int write_plot_data(const bench_cfg *cfg, const qcase *cs, int nc,
 	for (int k = 0; k < nks; k++)
 		fprintf(af.f, "\t\"K=%d\"", ks[k]);
 	fprintf(af.f, "\n");
-	size_t na = q_count() < MAX_ALGOS ? q_count() : MAX_ALGOS;
+	size_t na = q_n; /* at most MAX_ALGOS (q_fill) */
 	double *x = malloc((size_t)(nc ? nc : 1) * sizeof *x);
 	for (size_t a = 0; a < na && x; a++) {
 		fprintf(af.f, "%s", q_at(a)->name);
