@@ -9,8 +9,8 @@
  *      order (the strategies are left out: best returns a placement, so
  *      its plan saves as a .place file like any other; msr-dp too, a
  *      throughput objective whose cost grows with the graph's width),
- *      then METIS balanced in time windows (best_windows, below), and
- *      scores each with the simulator (dpi_best_score: feasible first, then makespan;
+ *      then, on a large graph, METIS balanced in time windows
+ *      (best_windows, below), and scores each with the simulator (dpi_best_score: feasible first, then makespan;
  *      infeasible ones by overflow);
  *   3. polishes the BEST_TOP best with the shared local search
  *      (best_polish.c), keeps the best of them and, on a small graph, gives
@@ -70,12 +70,17 @@ extern const dp_algo dpi_algo_best;
  * graph's width (minutes on 4 chains of 40 ops; docs/algorithms.md) */
 extern const dp_algo dpi_algo_msr_dp;
 
-/* Extra candidates: METIS balanced in each of W time windows of the
- * critical path (dpi_metis_windows, pardnn's branches seed with 4), for
- * these W. More windows than pardnn's keep parallel branches (towers)
- * apart along more of the step: on the bench's generated graphs
- * (docs/benchmarks.md, "Results: best") they beat every algorithm at
- * 100k ops K=4 and 1M ops K=4 and 16. */
+/* Extra candidates on large graphs (nops x K > BEST_FEW_WORK, where best
+ * runs for K only and its deeper searches do not run): METIS balanced in
+ * each of W time windows of the critical path (dpi_metis_windows,
+ * pardnn's branches seed with 4), for these W. More windows than pardnn's
+ * keep parallel branches (towers) apart along more of the step: on the
+ * bench's generated graphs (docs/benchmarks.md, "Results: best") they win
+ * in 7 of 8 configurations, by up to 20 %. On small graphs they are left
+ * out: there they won nothing measurable in the quality bench, and a plan
+ * of theirs among the BEST_TOP polished can push out one whose polish and
+ * deeper search would have gone further (fiddle/op/resnet50_inference,
+ * K=2, loose caps: 0.6 % worse with them). */
 static dp_status windows_place(const dp_graph *g, const dp_machine *m, int nwin,
 			       const dp_progress *p, int32_t *placement,
 			       dp_err *err)
@@ -419,10 +424,12 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 		if (all[i]->run && all[i] != &dpi_algo_best &&
 		    all[i] != &dpi_algo_msr_dp)
 			c.cands[c.ncands++] = all[i];
-	for (size_t i = 0; i < sizeof best_windows / sizeof *best_windows; i++)
+	bool few = (double)g->nops * m->k <= BEST_FEW_WORK;
+	for (size_t i = 0;
+	     !few && i < sizeof best_windows / sizeof *best_windows; i++)
 		c.cands[c.ncands++] = &best_windows[i];
 	int kmin = m->k;
-	if ((double)g->nops * m->k <= BEST_FEW_WORK) {
+	if (few) {
 		kmin = 1;
 		for (uint32_t u = 0; u < g->nops; u++)
 			if (g->ops[u].pin + 1 > kmin)
