@@ -10,6 +10,7 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/plan.h"
+#include "internal/best.h"
 #include "lib/fixtures.h"
 #include "lib/pardnn_fixtures.h"
 #include "lib/testlib.h"
@@ -205,6 +206,63 @@ static void test_best_runs_every_algorithm_not_listed(void)
 	CHECK_INT((long long)b.origin.ran, (long long)(3 * ran));
 	CHECK_INT((long long)b.origin.skipped, 0);
 	dp_plan_free(&b);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* best's lanes candidate on K parallel chains (towers) from one stem to
+ * one join, each chain's op i+1 also reading a small projection of the
+ * next chain's op i (a ring, as the generated graphs' towers): one chain
+ * per device, the K chains on K devices. */
+static void test_best_lanes_one_chain_per_device(void)
+{
+	enum { K = 4, L = 40 };
+	dp_graph *g = dp_graph_new("chains");
+	REQUIRE(g);
+	uint32_t data = test_add_op(g, "data", 1, 1 << 20, NULL);
+	uint32_t stem = test_add_op(g, "stem", 5, 1 << 20, NULL);
+	test_add_edge(g, data, stem);
+	uint32_t chain[K][L];
+	char name[32];
+	for (int c = 0; c < K; c++)
+		for (int i = 0; i < L; i++) {
+			snprintf(name, sizeof name, "c%d/%d", c, i);
+			chain[c][i] = test_add_op(g, name, 10, 1 << 20, NULL);
+			test_add_edge(g, i ? chain[c][i - 1] : stem,
+				      chain[c][i]);
+		}
+	for (int c = 0; c < K; c++)
+		for (int i = 5; i + 1 < L; i += 10) {
+			snprintf(name, sizeof name, "p%d/%d", c, i);
+			uint32_t p = test_add_op(g, name, 1, 1024, NULL);
+			test_add_edge(g, chain[(c + 1) % K][i], p);
+			test_add_edge(g, p, chain[c][i + 1]);
+		}
+	uint32_t join = test_add_op(g, "join", 5, 1024, NULL);
+	for (int c = 0; c < K; c++)
+		test_add_edge(g, chain[c][L - 1], join);
+	REQUIRE(test_finalized(g));
+	dp_machine m;
+	machine_with(&m, K, DP_CAP_UNLIMITED);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	REQUIRE(pl);
+	dp_err err;
+	REQUIRE(dpi_best_lanes(g, &m, pl, &err) == DP_OK);
+	CHECK(placement_valid(g, &m, pl));
+	bool used[K] = {false};
+	for (int c = 0; c < K; c++) {
+		int32_t d = pl[chain[c][0]];
+		for (int i = 1; i < L; i++)
+			if (pl[chain[c][i]] != d)
+				test_fail(__FILE__, __LINE__,
+					  "chain %d: op %d on device %d, op 0 "
+					  "on %d",
+					  c, i, pl[chain[c][i]], d);
+		CHECK(d >= 0 && d < K && !used[d]);
+		if (d >= 0 && d < K)
+			used[d] = true;
+	}
+	free(pl);
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }
@@ -431,6 +489,7 @@ static void test_best_is_the_default(void)
 TEST_MAIN(TEST(test_best_never_worse_than_any_algorithm_it_ran),
 	  TEST(test_best_never_worse_on_a_real_graph),
 	  TEST(test_best_runs_every_algorithm_not_listed),
+	  TEST(test_best_lanes_one_chain_per_device),
 	  TEST(test_best_more_devices_never_hurt),
 	  TEST(test_best_chain_stays_on_one_device),
 	  TEST(test_best_is_deterministic),
