@@ -63,8 +63,8 @@ static int64_t cap_for(uint64_t seed, const dp_graph *g, int k)
  * (docs/algorithms.md, "best"). */
 static bool known_origin(const char *name)
 {
-	static const char *const own[] = {"metis-w8", "metis-w12", "restarts",
-					  "exhaustive"};
+	static const char *const own[] = {"metis-w8", "metis-w12", "lanes",
+					  "restarts", "exhaustive"};
 	for (size_t i = 0; i < sizeof own / sizeof *own; i++)
 		if (strcmp(name, own[i]) == 0)
 			return true;
