@@ -58,9 +58,9 @@ static int64_t cap_for(uint64_t seed, const dp_graph *g, int k)
 	return one_device_peak(g) * 3 / (2 * k);
 }
 
-/* What best_of may name: an algorithm, best's own METIS candidates, or
- * best's own searches from random restarts and of every placement
- * (docs/algorithms.md, "best"). */
+/* What best_of may name: an algorithm, best's own candidates (METIS in
+ * windows, lanes), or its own searches from random restarts and of every
+ * placement (docs/algorithms.md, "best"). */
 static bool known_origin(const char *name)
 {
 	static const char *const own[] = {"metis-w8", "metis-w12", "lanes",
