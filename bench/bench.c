@@ -22,8 +22,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: dnnpart-bench [--quick] [--only scale,quality,"
 		"interactive,strategies]\n"
-		"                     [--tight F] [--limit S] [--results DIR] "
-		"[--graphs DIR]\n"
+		"                     [--placement] [--tight F] [--limit S]\n"
+		"                     [--results DIR] [--graphs DIR]\n"
 		"                     [--shared DIR] [--samples DIR]\n"
 		"\n"
 		"Speed and memory against graph size, quality against lower "
@@ -37,6 +37,10 @@ static void usage(FILE *out)
 		"  --only LIST    sections to run (default: all; strategies: "
 		"strategize, lower\n"
 		"                 and simulate sample graphs)\n"
+		"  --placement    quality: only the placement algorithms "
+		"and best (no\n"
+		"                 strategies; results in "
+		"quality-placement.json)\n"
 		"  --tight F      tight caps = F x one-device peak / K "
 		"(default 1.1)\n"
 		"  --limit S      skip an algorithm at a size when it is "
@@ -143,6 +147,8 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--quick")) {
 			cfg.quick = true;
+		} else if (!strcmp(a, "--placement")) {
+			cfg.placement = true;
 		} else if (!strcmp(a, "--full")) {
 			cfg.quick = false;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

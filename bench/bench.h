@@ -40,6 +40,7 @@ typedef struct bench_cfg {
 	const char *self;	 /* this binary, for the scale children */
 	double tight;		 /* tight caps: tight x one-device peak / K */
 	double limit_s;		 /* skip/kill a planning run past this */
+	bool placement; /* quality: the placement algorithms and best only */
 } bench_cfg;
 
 /* ---- bench_util.c ---- */

@@ -27,37 +27,27 @@
 
 /* The algorithms compared: every one but those run only on request (ilp
  * takes seconds per case by design; its own numbers are in
- * docs/algorithms.md), then best, which runs the others (issue 15: best is
- * best or tied in every case). */
+ * docs/algorithms.md), or with --placement only the placement algorithms
+ * (those with a run function: no strategy), then best, which runs the
+ * others (issue 15: best is best or tied in every case). */
 static const dp_algo *q_list[MAX_ALGOS];
 static size_t q_n;
 
-static void q_fill(void)
+static void q_fill(bool placement)
 {
 	if (q_n)
 		return;
 	size_t n;
 	const dp_algo *const *c = dp_algo_compared(&n);
 	for (size_t i = 0; i < n && q_n < MAX_ALGOS - 1; i++)
-		q_list[q_n++] = c[i];
+		if (c[i]->run || !placement)
+			q_list[q_n++] = c[i];
 	q_list[q_n++] = dp_algo_find("best");
-}
-
-static const dp_algo *const *q_all(void)
-{
-	q_fill();
-	return q_list;
-}
-
-static size_t q_count(void)
-{
-	q_fill();
-	return q_n;
 }
 
 static const dp_algo *q_at(size_t i)
 {
-	return i < q_count() ? q_all()[i] : NULL;
+	return i < q_n ? q_list[i] : NULL;
 }
 
 typedef bench_plan_row algo_res;
@@ -72,6 +62,7 @@ typedef struct qcase {
 	algo_res r[MAX_ALGOS];
 	bool best[MAX_ALGOS]; /* r[a] has the shortest feasible makespan */
 	bool any_feasible;
+	dp_algo_origin origin; /* best's */
 } qcase;
 
 typedef struct cap_level {
@@ -193,6 +184,8 @@ static void keep_result(void *ud, size_t a, dp_run_result *rr)
 	}
 	const dp_plan *p = &rr->plan;
 	bench_plan_row_fill(&c->r[a], p);
+	if (p->origin.has_origin)
+		c->origin = p->origin;
 	c->any_feasible |= p->feasible;
 	dp_plan_free(&rr->plan);
 }
@@ -216,16 +209,16 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 	dp_sim_bounds(g, &m, &b);
 	c->lb = b.lb_us;
 	c->one_device = b.one_device_us;
-	size_t na = q_count() < MAX_ALGOS ? q_count() : MAX_ALGOS;
+	size_t na = q_n; /* at most MAX_ALGOS (q_fill) */
 	dp_run_hooks hooks = {NULL, keep_result, c};
-	dp_plan_run_all(g, &m, q_all(), na, NULL, NULL, &hooks);
+	dp_plan_run_all(g, &m, q_list, na, NULL, NULL, &hooks);
 	dp_machine_free(&m);
 	/* best: the shortest feasible makespan; ties (within 1e-9) all count */
 	double best = INFINITY;
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < q_n; a++)
 		if (c->r[a].ok && c->r[a].feasible && c->r[a].makespan < best)
 			best = c->r[a].makespan;
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < q_n; a++)
 		c->best[a] = c->r[a].ok && c->r[a].feasible &&
 			     c->r[a].makespan <= best * (1 + 1e-9);
 }
@@ -233,7 +226,7 @@ static void run_case(const dp_graph *g, int64_t peak1, const cap_level *cl,
 static void print_case_header(void)
 {
 	printf("%-34s %6s %3s %-5s %9s", "graph", "ops", "K", "caps", "LB ms");
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+	for (size_t a = 0; a < q_n; a++)
 		printf(" %7s", q_at(a)->name);
 	printf("\n");
 }
@@ -242,7 +235,7 @@ static void print_case(const qcase *c)
 {
 	printf("%-34.34s %6u %3d %-5s %9.1f", c->graph, c->ops, c->k, c->caps,
 	       c->lb / 1000);
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_n; a++) {
 		const algo_res *r = &c->r[a];
 		if (!r->ok)
 			printf(" %7s", "error");
@@ -267,7 +260,7 @@ static cJSON *case_json(const qcase *c)
 	bench_json_round(o, "lb_us", c->lb, 1e-3);
 	bench_json_round(o, "one_device_us", c->one_device, 1e-3);
 	cJSON *rs = cJSON_AddArrayToObject(o, "results");
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_n; a++) {
 		const algo_res *r = &c->r[a];
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddStringToObject(j, "algo", q_at(a)->name);
@@ -295,7 +288,7 @@ typedef struct algo_sum {
 /* Geometric means over the cases selected by caps (NULL = all). */
 static void summarize(const qcase *cs, int nc, const char *caps, algo_sum *sum)
 {
-	size_t na = q_count() < MAX_ALGOS ? q_count() : MAX_ALGOS;
+	size_t na = q_n; /* at most MAX_ALGOS (q_fill) */
 	double *x = malloc((size_t)(nc ? nc : 1) * sizeof *x);
 	double *y = malloc((size_t)(nc ? nc : 1) * sizeof *y);
 	double *z = malloc((size_t)(nc ? nc : 1) * sizeof *z);
@@ -320,9 +313,13 @@ static void summarize(const qcase *cs, int nc, const char *caps, algo_sum *sum)
 			y[nx++] = r->speedup > 0 ? r->speedup : 1e-9;
 			if (r->xlb > s->worst_xlb)
 				s->worst_xlb = r->xlb;
+			/* common: every placement algorithm and best
+			 * feasible (the strategies left out: dp and zero
+			 * fit in few cases) */
 			bool all = true;
 			for (size_t b = 0; b < na; b++)
-				all &= c->r[b].ok && c->r[b].feasible;
+				all &= !q_at(b)->run ||
+				       (c->r[b].ok && c->r[b].feasible);
 			if (all)
 				z[nz++] = r->xlb;
 		}
@@ -352,9 +349,9 @@ static void print_summary(const char *title, const algo_sum *sum)
 {
 	printf("\n%s\n", title);
 	printf("%-8s %6s %9s %6s %10s %10s %10s %8s %9s\n", "algo", "cases",
-	       "feasible", "best", "gmean xLB", "feasible", "common", "(cases)",
-	       "gmean spd");
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
+	       "feasible", "best", "gmean xLB", "feasible", "common pl.",
+	       "(cases)", "gmean spd");
+	for (size_t a = 0; a < q_n; a++) {
 		const algo_sum *s = &sum[a];
 		char g1[16], g2[16], g3[16];
 		printf("%-8s %6d %9d %6d %10s %10s %10s %8d %9.3f\n",
@@ -369,7 +366,7 @@ static cJSON *summary_json(const char *caps, const algo_sum *sum)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "caps", caps ? caps : "all");
 	cJSON *arr = cJSON_AddArrayToObject(o, "algorithms");
-	for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++) {
+	for (size_t a = 0; a < q_n; a++) {
 		const algo_sum *s = &sum[a];
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddStringToObject(j, "algo", q_at(a)->name);
@@ -417,8 +414,7 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 			ls[nl].gap = INFINITY;
 		} else {
 			double best = INFINITY;
-			for (size_t a = 0; a < q_count() && a < MAX_ALGOS;
-			     a++)
+			for (size_t a = 0; a < q_n; a++)
 				if (c->best[a])
 					best = c->r[a].makespan;
 			ls[nl].gap = r->makespan / best - 1;
@@ -440,12 +436,11 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 		const qcase *c = &cs[ls[j].i];
 		char winners[128] = "";
 		size_t pos = 0;
-		for (size_t a = 0; a < q_count() && a < MAX_ALGOS; a++)
+		for (size_t a = 0; a < q_n; a++)
 			if (c->best[a] && pos < sizeof winners)
-				pos += (size_t)snprintf(winners + pos,
-							sizeof winners - pos,
-							"%s%s", pos ? "," : "",
-							q_at(a)->name);
+				pos += (size_t)snprintf(
+					winners + pos, sizeof winners - pos,
+					"%s%s", pos ? "," : "", q_at(a)->name);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "graph", c->graph);
 		cJSON_AddNumberToObject(o, "k", c->k);
@@ -468,19 +463,91 @@ static void print_losses(const qcase *cs, int nc, cJSON *root)
 	free(ls);
 }
 
+/* The placement algorithms ahead of best in case c (feasible, and faster or
+ * best over a cap) into buf, "name (+gap %)" each; how many. */
+static int peers_ahead(const qcase *c, char *buf, size_t size)
+{
+	size_t ib = q_n - 1, pos = 0;
+	const algo_res *rb = &c->r[ib];
+	int n = 0;
+	buf[0] = '\0';
+	for (size_t a = 0; a < ib && pos < size; a++) {
+		const algo_res *r = &c->r[a];
+		if (!q_at(a)->run || !r->ok || !r->feasible ||
+		    (rb->ok && rb->feasible &&
+		     rb->makespan <= r->makespan * (1 + 1e-9)))
+			continue;
+		n++;
+		if (rb->ok && rb->feasible)
+			pos += (size_t)snprintf(
+				buf + pos, size - pos, "%s%s (best %+.2f %%)",
+				pos ? ", " : "", q_at(a)->name,
+				100 * (rb->makespan / r->makespan - 1));
+		else
+			pos += (size_t)snprintf(buf + pos, size - pos,
+						"%s%s (fits)", pos ? ", " : "",
+						q_at(a)->name);
+	}
+	return n;
+}
+
+/* best against the placement algorithms (a strategy splits ops or
+ * micro-batches, which best does not): in how many of the cases where one
+ * of them is feasible it is best or tied, and every case where it is not,
+ * with the algorithms ahead and the runs best made and skipped. */
+static void print_best_losses(const qcase *cs, int nc, cJSON *root)
+{
+	size_t ib = q_n - 1, best_ok = 0, best_cases = 0;
+	cJSON *arr = cJSON_AddArrayToObject(root, "best_losses");
+	char ahead[512];
+	for (int i = 0; i < nc; i++) {
+		const qcase *c = &cs[i];
+		bool any = false;
+		for (size_t a = 0; a < ib; a++)
+			any |= q_at(a)->run && c->r[a].ok && c->r[a].feasible;
+		if (!any)
+			continue;
+		best_cases++;
+		if (peers_ahead(c, ahead, sizeof ahead) == 0) {
+			best_ok++;
+			continue;
+		}
+		printf("  best behind: %-34s K=%-2d caps %-5s %s; best made %u "
+		       "runs, skipped %u\n",
+		       c->graph, c->k, c->caps, ahead, c->origin.ran,
+		       c->origin.skipped);
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "graph", c->graph);
+		cJSON_AddNumberToObject(o, "k", c->k);
+		cJSON_AddStringToObject(o, "caps", c->caps);
+		cJSON_AddStringToObject(o, "ahead", ahead);
+		cJSON_AddNumberToObject(o, "best_runs", c->origin.ran);
+		cJSON_AddNumberToObject(o, "best_skipped", c->origin.skipped);
+		cJSON_AddItemToArray(arr, o);
+	}
+	printf("\nbest is best or tied among the placement algorithms in "
+	       "%zu of the %zu cases\nwhere one of them is feasible\n",
+	       best_ok, best_cases);
+	cJSON_AddNumberToObject(root, "best_best_or_tied", (double)best_ok);
+	cJSON_AddNumberToObject(root, "best_cases", (double)best_cases);
+}
+
 /* Plot data: geometric mean xLB per algorithm (rows) for each K without
  * caps (columns), and the share of feasible plans under each cap level. */
 static int write_plot_data(const bench_cfg *cfg, const qcase *cs, int nc,
 			   const int *ks, int nks, const cap_level *cl, int ncl)
 {
 	dp_afile af;
-	if (bench_open_result(cfg, "quality_plot.tsv", &af) != 0)
+	if (bench_open_result(cfg,
+			      cfg->placement ? "quality-placement_plot.tsv"
+					     : "quality_plot.tsv",
+			      &af) != 0)
 		return -1;
 	fprintf(af.f, "algo");
 	for (int k = 0; k < nks; k++)
 		fprintf(af.f, "\t\"K=%d\"", ks[k]);
 	fprintf(af.f, "\n");
-	size_t na = q_count() < MAX_ALGOS ? q_count() : MAX_ALGOS;
+	size_t na = q_n; /* at most MAX_ALGOS (q_fill) */
 	double *x = malloc((size_t)(nc ? nc : 1) * sizeof *x);
 	for (size_t a = 0; a < na && x; a++) {
 		fprintf(af.f, "%s", q_at(a)->name);
@@ -519,6 +586,7 @@ static int write_plot_data(const bench_cfg *cfg, const qcase *cs, int nc,
 
 int bench_quality(const bench_cfg *cfg)
 {
+	q_fill(cfg->placement);
 	static const int ks_full[] = {2, 4, 8, 16}, ks_quick[] = {4, 8};
 	const int *ks = cfg->quick ? ks_quick : ks_full;
 	int nks = cfg->quick ? 2 : 4;
@@ -552,6 +620,7 @@ int bench_quality(const bench_cfg *cfg)
 	int maxc = np * nks * ncaps;
 	qcase *cs = calloc((size_t)(maxc ? maxc : 1), sizeof *cs);
 	cJSON *root = bench_env_json(cfg, "quality");
+	cJSON_AddBoolToObject(root, "placement_only", cfg->placement);
 	cJSON *jcases = cJSON_AddArrayToObject(root, "cases");
 	int nc = 0, rc = 0;
 	double t0 = bench_now();
@@ -591,8 +660,10 @@ int bench_quality(const bench_cfg *cfg)
 	summarize(cs, nc, NULL, sum);
 	print_summary("per algorithm, all cases; geometric mean xLB over all "
 		      "its cases, over the ones where it\nis feasible, and "
-		      "over the common ones where every algorithm is feasible; "
-		      "speedup vs one device:",
+		      "over the common ones where every placement algorithm "
+		      "and best are\nfeasible (\"common pl.\"; the "
+		      "strategies are left out of that set); speedup vs one "
+		      "device:",
 		      sum);
 	cJSON_AddItemToArray(jsum, summary_json(NULL, sum));
 	for (int l = 0; l < ncaps; l++) {
@@ -604,29 +675,13 @@ int bench_quality(const bench_cfg *cfg)
 		cJSON_AddItemToArray(jsum, summary_json(caps[l].name, sum));
 	}
 	print_losses(cs, nc, root);
-	/* best against the placement algorithms it runs (a strategy splits
-	 * ops or micro-batches, which best does not) */
-	size_t ib = q_count() - 1, best_ok = 0, best_cases = 0;
-	for (int i = 0; i < nc; i++) {
-		double m = INFINITY;
-		for (size_t a = 0; a < ib && a < MAX_ALGOS; a++)
-			if (q_at(a)->run && cs[i].r[a].ok &&
-			    cs[i].r[a].feasible && cs[i].r[a].makespan < m)
-				m = cs[i].r[a].makespan;
-		if (isinf(m))
-			continue;
-		best_cases++;
-		best_ok += cs[i].r[ib].ok && cs[i].r[ib].feasible &&
-			   cs[i].r[ib].makespan <= m * (1 + 1e-9);
-	}
-	printf("\nbest is best or tied among the placement algorithms in "
-	       "%zu of the %zu cases\nwhere one of them is feasible\n",
-	       best_ok, best_cases);
-	cJSON_AddNumberToObject(root, "best_best_or_tied", (double)best_ok);
-	cJSON_AddNumberToObject(root, "best_cases", (double)best_cases);
+	print_best_losses(cs, nc, root);
 	printf("\n");
 	rc |= bench_reference(cfg, root);
-	if (bench_write_json(cfg, "quality.json", root, false) != 0 ||
+	if (bench_write_json(cfg,
+			     cfg->placement ? "quality-placement.json"
+					    : "quality.json",
+			     root, false) != 0 ||
 	    write_plot_data(cfg, cs, nc, ks, nks, caps, ncaps) != 0)
 		rc = 1;
 	printf("\n");

@@ -1,5 +1,7 @@
-/* test_best.c - best: never worse than any single algorithm it ran (same
- * machine, same contention), more devices never hurt (its plan for K is
+/* test_best.c - best: never worse than any single placement algorithm
+ * (same machine, same contention; on random graphs and a real one, with
+ * and without caps), runs every one but those listed in not_run, more
+ * devices never hurt (its plan for K is
  * never worse than its plan for K-1 priced on the same K devices), pins and
  * groups kept, deterministic, the budget cut-off reported, cancel. */
 #include <stdatomic.h>
@@ -8,6 +10,7 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/plan.h"
+#include "internal/best.h"
 #include "lib/fixtures.h"
 #include "lib/pardnn_fixtures.h"
 #include "lib/testlib.h"
@@ -55,18 +58,81 @@ static int64_t cap_for(uint64_t seed, const dp_graph *g, int k)
 	return one_device_peak(g) * 3 / (2 * k);
 }
 
-/* What best_of may name: an algorithm, or best's own searches from random
- * restarts and of every placement (docs/algorithms.md, "best"). */
+/* What best_of may name: an algorithm, best's own candidates (METIS in
+ * windows, lanes), or its own searches from random restarts and of every
+ * placement (docs/algorithms.md, "best"). */
 static bool known_origin(const char *name)
 {
-	return dp_algo_find(name) || strcmp(name, "restarts") == 0 ||
-	       strcmp(name, "exhaustive") == 0;
+	static const char *const own[] = {"metis-w8", "metis-w12", "lanes",
+					  "restarts", "exhaustive"};
+	for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+		if (strcmp(name, own[i]) == 0)
+			return true;
+	return dp_algo_find(name) != NULL;
 }
 
 static dp_status plan_best(const dp_graph *g, const dp_machine *m, dp_plan *p,
 			   dp_err *err)
 {
 	return dp_plan_run(g, m, dp_algo_find("best"), NULL, NULL, p, err);
+}
+
+/* The placement algorithms of dp_algo_compared() that best does not run
+ * (docs/algorithms.md, "best", step 1); the checks below compare best with
+ * them all the same. */
+static const char *const not_run[] = {"msr-dp"};
+
+static bool listed_not_run(const char *name)
+{
+	for (size_t i = 0; i < sizeof not_run / sizeof *not_run; i++)
+		if (strcmp(name, not_run[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Plans g on m with best and with every placement algorithm of
+ * dp_algo_compared() (those best runs, and those it lists as not run);
+ * fails where one beats best. How many of best's candidates gave a plan
+ * (run directly) into *ran. */
+static void check_best_against_peers(const char *what, const dp_graph *g,
+				     const dp_machine *m, const dp_algo_opts *o,
+				     size_t *ran)
+{
+	dp_plan b;
+	dp_err err;
+	*ran = 0;
+	REQUIRE(dp_plan_run(g, m, dp_algo_find("best"), o, NULL, &b, &err) ==
+		DP_OK);
+	CHECK(placement_valid(g, m, b.placement));
+	CHECK(b.origin.has_origin);
+	CHECK(known_origin(b.origin.best_of));
+	CHECK(b.origin.devices >= 1 && b.origin.devices <= m->k);
+	score sb = score_of(&b);
+	size_t n;
+	const dp_algo *const *all = dp_algo_compared(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!all[i]->run)
+			continue;
+		dp_plan a;
+		if (dp_plan_run(g, m, all[i], o, NULL, &a, &err))
+			continue;
+		*ran += !listed_not_run(all[i]->name);
+		score sa = score_of(&a);
+		if (better(&sa, &sb))
+			test_fail(
+				__FILE__, __LINE__,
+				"%s K=%d: %s%s (%.3f us, %s) beats best "
+				"(%.3f us, %s)",
+				what, m->k, all[i]->name,
+				listed_not_run(all[i]->name)
+					? " (not run by best)"
+					: "",
+				sa.makespan, sa.feasible ? "feasible" : "over",
+				sb.makespan, sb.feasible ? "feasible" : "over");
+		CHECK(!a.origin.has_origin);
+		dp_plan_free(&a);
+	}
+	dp_plan_free(&b);
 }
 
 static void test_best_never_worse_than_any_algorithm_it_ran(void)
@@ -77,47 +143,128 @@ static void test_best_never_worse_than_any_algorithm_it_ran(void)
 		REQUIRE(g);
 		dp_machine m;
 		machine_with(&m, k, cap_for(seed, g, k));
-		dp_contention c = seed % 4 == 3 ? DP_CONT_NONE : DP_CONT_PORT;
 		dp_algo_opts o;
 		dp_algo_opts_default(&o);
-		o.contention = c;
-		dp_plan b;
-		dp_err err;
-		REQUIRE(dp_plan_run(g, &m, dp_algo_find("best"), &o, NULL, &b,
-				    &err) == DP_OK);
-		CHECK(placement_valid(g, &m, b.placement));
-		CHECK(b.origin.has_origin);
-		CHECK(known_origin(b.origin.best_of));
-		CHECK(b.origin.devices >= 1 && b.origin.devices <= k);
-		score sb = score_of(&b);
-		size_t n;
-		const dp_algo *const *all = dp_algo_compared(&n);
-		size_t ran = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (!all[i]->run)
-				continue;
-			dp_plan a;
-			if (dp_plan_run(g, &m, all[i], &o, NULL, &a, &err))
-				continue;
-			ran++;
-			score sa = score_of(&a);
-			if (better(&sa, &sb))
-				test_fail(__FILE__, __LINE__,
-					  "seed %llu K=%d: %s (%.3f us, %s) "
-					  "beats best (%.3f us, %s)",
-					  (unsigned long long)seed, k,
-					  all[i]->name, sa.makespan,
-					  sa.feasible ? "feasible" : "over",
-					  sb.makespan,
-					  sb.feasible ? "feasible" : "over");
-			CHECK(!a.origin.has_origin);
-			dp_plan_free(&a);
-		}
+		o.contention = seed % 4 == 3 ? DP_CONT_NONE : DP_CONT_PORT;
+		char what[32];
+		snprintf(what, sizeof what, "seed %llu",
+			 (unsigned long long)seed);
+		size_t ran;
+		check_best_against_peers(what, g, &m, &o, &ran);
 		CHECK(ran >= 5);
-		dp_plan_free(&b);
 		dp_machine_free(&m);
 		dp_graph_free(g);
 	}
+}
+
+/* The same on a real graph (a sample), without caps and with the bench's
+ * tight caps (1.1 x the one-device peak / K). */
+static void test_best_never_worse_on_a_real_graph(void)
+{
+	dp_graph *g = test_load_ok("sample_graphs/resnet50.json");
+	REQUIRE(g);
+	for (int tight = 0; tight <= 1; tight++) {
+		int k = 4;
+		dp_machine m;
+		machine_with(&m, k,
+			     tight ? one_device_peak(g) * 11 / (10 * k)
+				   : DP_CAP_UNLIMITED);
+		size_t ran;
+		check_best_against_peers(tight ? "resnet50 tight" : "resnet50",
+					 g, &m, NULL, &ran);
+		CHECK(ran >= 5);
+		dp_machine_free(&m);
+	}
+	dp_graph_free(g);
+}
+
+/* best runs every placement algorithm of the registry but the listed ones,
+ * for each device count K..1 on a small graph (its own METIS candidates
+ * run only on large ones): its origin counts exactly those runs, so a
+ * candidate added to or dropped from best without updating not_run fails
+ * here. */
+static void test_best_runs_every_algorithm_not_listed(void)
+{
+	for (size_t i = 0; i < sizeof not_run / sizeof *not_run; i++) {
+		const dp_algo *a = dp_algo_find(not_run[i]);
+		CHECK(a && a->run); /* a placement algorithm of the registry */
+		printf("# best does not run %s (compared all the same)\n",
+		       not_run[i]);
+	}
+	dp_graph *g = graph_for(11, 150, 3);
+	REQUIRE(g);
+	dp_machine m;
+	machine_with(&m, 3, DP_CAP_UNLIMITED);
+	size_t ran;
+	check_best_against_peers("seed 11", g, &m, NULL, &ran);
+	dp_plan b;
+	dp_err err;
+	REQUIRE(dp_plan_run(g, &m, dp_algo_find("best"), NULL, NULL, &b,
+			    &err) == DP_OK);
+	/* every candidate gave a plan here (checked directly above), for
+	 * each of 3, 2 and 1 devices */
+	CHECK_INT((long long)b.origin.ran, (long long)(3 * ran));
+	CHECK_INT((long long)b.origin.skipped, 0);
+	dp_plan_free(&b);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* best's lanes candidate on K parallel chains (towers) from one stem to
+ * one join, each chain's op i+1 also reading a small projection of the
+ * next chain's op i (a ring, as the generated graphs' towers): one chain
+ * per device, the K chains on K devices. */
+static void test_best_lanes_one_chain_per_device(void)
+{
+	enum { K = 4, L = 40 };
+	dp_graph *g = dp_graph_new("chains");
+	REQUIRE(g);
+	uint32_t data = test_add_op(g, "data", 1, 1 << 20, NULL);
+	uint32_t stem = test_add_op(g, "stem", 5, 1 << 20, NULL);
+	test_add_edge(g, data, stem);
+	uint32_t chain[K][L];
+	char name[32];
+	for (int c = 0; c < K; c++)
+		for (int i = 0; i < L; i++) {
+			snprintf(name, sizeof name, "c%d/%d", c, i);
+			chain[c][i] = test_add_op(g, name, 10, 1 << 20, NULL);
+			test_add_edge(g, i ? chain[c][i - 1] : stem,
+				      chain[c][i]);
+		}
+	for (int c = 0; c < K; c++)
+		for (int i = 5; i + 1 < L; i += 10) {
+			snprintf(name, sizeof name, "p%d/%d", c, i);
+			uint32_t p = test_add_op(g, name, 1, 1024, NULL);
+			test_add_edge(g, chain[(c + 1) % K][i], p);
+			test_add_edge(g, p, chain[c][i + 1]);
+		}
+	uint32_t join = test_add_op(g, "join", 5, 1024, NULL);
+	for (int c = 0; c < K; c++)
+		test_add_edge(g, chain[c][L - 1], join);
+	REQUIRE(test_finalized(g));
+	dp_machine m;
+	machine_with(&m, K, DP_CAP_UNLIMITED);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	REQUIRE(pl);
+	dp_err err;
+	REQUIRE(dpi_best_lanes(g, &m, pl, &err) == DP_OK);
+	CHECK(placement_valid(g, &m, pl));
+	bool used[K] = {false};
+	for (int c = 0; c < K; c++) {
+		int32_t d = pl[chain[c][0]];
+		for (int i = 1; i < L; i++)
+			if (pl[chain[c][i]] != d)
+				test_fail(__FILE__, __LINE__,
+					  "chain %d: op %d on device %d, op 0 "
+					  "on %d",
+					  c, i, pl[chain[c][i]], d);
+		CHECK(d >= 0 && d < K && !used[d]);
+		if (d >= 0 && d < K)
+			used[d] = true;
+	}
+	free(pl);
+	dp_machine_free(&m);
+	dp_graph_free(g);
 }
 
 /* best(K) against best(K-1)'s placement on the same K devices (device K-1
@@ -340,6 +487,9 @@ static void test_best_is_the_default(void)
 }
 
 TEST_MAIN(TEST(test_best_never_worse_than_any_algorithm_it_ran),
+	  TEST(test_best_never_worse_on_a_real_graph),
+	  TEST(test_best_runs_every_algorithm_not_listed),
+	  TEST(test_best_lanes_one_chain_per_device),
 	  TEST(test_best_more_devices_never_hurt),
 	  TEST(test_best_chain_stays_on_one_device),
 	  TEST(test_best_is_deterministic),

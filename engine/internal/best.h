@@ -30,6 +30,13 @@ bool dpi_best_better(const dpi_best_score *a, const dpi_best_score *b);
 /* Puts op u and its whole colocation group on device d in pl. */
 void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d);
 
+/* best's "lanes" candidate (best_lanes.c): ops follow their main input in
+ * a depth-first topological order while each device keeps its share of
+ * every time window; pins and colocation groups kept. Writes g->nops
+ * entries of pl. */
+dp_status dpi_best_lanes(const dp_graph *g, const dp_machine *m, int32_t *pl,
+			 dp_err *err);
+
 /* The shared local search on the simulator: moves single ops (or their
  * whole colocation group) across devices along the schedule's critical
  * path, keeps a move when the makespan goes down and the overflow does not

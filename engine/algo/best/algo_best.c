@@ -8,9 +8,11 @@
  *   1-2. runs every placement algorithm of dp_algo_compared() in registry
  *      order (the strategies are left out: best returns a placement, so
  *      its plan saves as a .place file like any other; msr-dp too, a
- *      throughput objective whose cost grows with the graph's width) and
- *      scores each with the simulator (dpi_best_score: feasible first,
- *      then makespan; infeasible ones by overflow);
+ *      throughput objective whose cost grows with the graph's width),
+ *      then, on a large graph, its own candidates (best_own, below:
+ *      METIS balanced in time windows, lanes), and scores each with the
+ *      simulator (dpi_best_score: feasible first, then makespan;
+ *      infeasible ones by overflow);
  *   3. polishes the BEST_TOP best with the shared local search
  *      (best_polish.c), keeps the best of them and, on a small graph, gives
  *      it the deeper search (every unit to every device), then, where step
@@ -68,6 +70,73 @@ extern const dp_algo dpi_algo_best;
  * device load), not the step, and its DP over ideals grows with the
  * graph's width (minutes on 4 chains of 40 ops; docs/algorithms.md) */
 extern const dp_algo dpi_algo_msr_dp;
+
+/* Extra candidates on large graphs (nops x K > BEST_FEW_WORK, where best
+ * runs for K only and its deeper searches do not run): METIS balanced in
+ * each of W time windows of the critical path (dpi_metis_windows,
+ * pardnn's branches seed with 4), for these W, and lanes (best_lanes.c).
+ * More windows than pardnn's keep parallel branches (towers) apart along
+ * more of the step; lanes keeps one branch per device where branches and
+ * devices match. On the bench's generated graphs (docs/benchmarks.md,
+ * "Results: best") they win in 7 of 8 configurations, by up to 33 %. On
+ * small graphs they are left out: there they won nothing measurable in the quality bench, and a plan
+ * of theirs among the BEST_TOP polished can push out one whose polish and
+ * deeper search would have gone further (fiddle/op/resnet50_inference,
+ * K=2, loose caps: 0.6 % worse with them). */
+static dp_status windows_place(const dp_graph *g, const dp_machine *m, int nwin,
+			       const dp_progress *p, int32_t *placement,
+			       dp_err *err)
+{
+	dp_progress_report(p, "metis", 0.0);
+	dp_status st = dpi_metis_windows(g, m, nwin, placement, err);
+	if (!st && dp_progress_canceled(p))
+		st = dpi_algo_canceled(err, "best");
+	return st;
+}
+
+static dp_status windows8_run(const dp_graph *g, const dp_machine *m,
+			      const dp_algo_opts *o, const dp_progress *p,
+			      int32_t *placement, dp_err *err)
+{
+	(void)o;
+	return windows_place(g, m, 8, p, placement, err);
+}
+
+static dp_status windows12_run(const dp_graph *g, const dp_machine *m,
+			       const dp_algo_opts *o, const dp_progress *p,
+			       int32_t *placement, dp_err *err)
+{
+	(void)o;
+	return windows_place(g, m, 12, p, placement, err);
+}
+
+static dp_status lanes_run(const dp_graph *g, const dp_machine *m,
+			   const dp_algo_opts *o, const dp_progress *p,
+			   int32_t *placement, dp_err *err)
+{
+	(void)o;
+	dp_status st = dpi_best_lanes(g, m, placement, err);
+	if (!st && dp_progress_canceled(p))
+		st = dpi_algo_canceled(err, "best");
+	return st;
+}
+
+/* best's own candidates (not in the registry); best_of names them */
+static const dp_algo best_own[] = {
+	{.name = "metis-w8",
+	 .summary = "METIS balanced in 8 time windows",
+	 .source = "ours",
+	 .run = windows8_run},
+	{.name = "metis-w12",
+	 .summary = "METIS balanced in 12 time windows",
+	 .source = "ours",
+	 .run = windows12_run},
+	{.name = "lanes",
+	 .summary = "ops follow their data, each device's share of each "
+		    "time window kept (best_lanes.c)",
+	 .source = "ours",
+	 .run = lanes_run},
+};
 
 static double now_s(void)
 {
@@ -373,8 +442,11 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 		if (all[i]->run && all[i] != &dpi_algo_best &&
 		    all[i] != &dpi_algo_msr_dp)
 			c.cands[c.ncands++] = all[i];
+	bool few = (double)g->nops * m->k <= BEST_FEW_WORK;
+	for (size_t i = 0; !few && i < sizeof best_own / sizeof *best_own; i++)
+		c.cands[c.ncands++] = &best_own[i];
 	int kmin = m->k;
-	if ((double)g->nops * m->k <= BEST_FEW_WORK) {
+	if (few) {
 		kmin = 1;
 		for (uint32_t u = 0; u < g->nops; u++)
 			if (g->ops[u].pin + 1 > kmin)
