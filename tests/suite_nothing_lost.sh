@@ -115,6 +115,7 @@ stopped_write() {
 	sig=$2
 	target=$3
 	shift 3
+	suite_sig_ignored "$sig" && { suite_skip_ignored "$name" "$sig"; return; }
 	printf 'old %s\n' "$name" >"$target"
 	cp "$target" "$TMP/orig"
 	timeout 300 "$DNNPART" "$@" --force >/dev/null 2>"$TMP/se" </dev/null &

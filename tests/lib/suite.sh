@@ -26,6 +26,18 @@ suite_cleanup() {
 	rm -rf "$TMP"
 }
 
+# A signal ignored when the suite's shell started (SIGHUP under nohup) stays
+# ignored in dnnpart too, as it should (nohup means "do not stop on it"), and
+# a shell cannot undo that: cases that send it are skipped there, not failed.
+suite_sig_ignored() { # HUP|INT|TERM: is that signal ignored in this shell?
+	case $1 in HUP) n=1 ;; INT) n=2 ;; *) n=15 ;; esac
+	mask=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status 2>/dev/null)
+	[ -n "$mask" ] && [ $((0x$mask >> (n - 1) & 1)) -eq 1 ]
+}
+suite_skip_ignored() { # NAME SIG
+	echo "skip - $1: SIG$2 is ignored in this environment (nohup?), so dnnpart keeps ignoring it"
+}
+
 # suite_asan: the binary under test is an AddressSanitizer build (its own
 # allocator; it reserves terabytes of address space, so no ulimit -v).
 suite_asan() { nm "$DNNPART" 2>/dev/null | grep -q __asan_init; }
