@@ -17,7 +17,8 @@ void cmd_fit_help(FILE *out)
 	fprintf(out,
 		"usage: dnnpart fit GRAPH [-k K] [--mem CAPS] [--algo NAME] "
 		"[--max-k N]\n"
-		"                   [--cap | --device D] [--json] [--strict]\n"
+		"                   [--cap | --device D] [--tp T] [-M M] [--json] "
+		"[--strict]\n"
 		"                   [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
 		"\n"
@@ -45,10 +46,12 @@ void cmd_fit_help(FILE *out)
 		"guaranteed is what was tried: the answer fits, and every "
 		"probe "
 		"below it did\n"
-		"not; the probes are listed.\n"
+		"not; the probes are listed. With --tp T (megatron, hybrid) "
+		"only K that T\n"
+		"divides are tried: T, 2T, 4T, ... and those between.\n"
 		"\n"
 		"algorithm:\n"
-		"  --algo NAME        %s (default: the first)\n"
+		"  --algo NAME        %s (default: best)\n"
 		"  --no-polish        pardnn: skip the polish phase\n",
 		dp_algo_names());
 	cli_help_machine_opts(out);
