@@ -267,6 +267,28 @@ static void test_best_lanes_one_chain_per_device(void)
 	dp_graph_free(g);
 }
 
+/* lanes on random DAGs with pins (devices 0..2) and colocation groups:
+ * every pin kept, each group on one device, K from 3 to 8. */
+static void test_best_lanes_keeps_pins_and_groups(void)
+{
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		dp_graph *g = test_algo_graph(300, seed, "lanes-pins");
+		REQUIRE(g);
+		for (int k = 3; k <= 8; k++) {
+			dp_machine m;
+			machine_with(&m, k, DP_CAP_UNLIMITED);
+			int32_t *pl = malloc(g->nops * sizeof *pl);
+			REQUIRE(pl);
+			dp_err err;
+			CHECK(dpi_best_lanes(g, &m, pl, &err) == DP_OK);
+			CHECK(test_placement_valid(g, &m, pl));
+			free(pl);
+			dp_machine_free(&m);
+		}
+		dp_graph_free(g);
+	}
+}
+
 /* best(K) against best(K-1)'s placement on the same K devices (device K-1
  * left empty), same graph, caps equal. */
 static void test_best_more_devices_never_hurt(void)
@@ -490,6 +512,7 @@ TEST_MAIN(TEST(test_best_never_worse_than_any_algorithm_it_ran),
 	  TEST(test_best_never_worse_on_a_real_graph),
 	  TEST(test_best_runs_every_algorithm_not_listed),
 	  TEST(test_best_lanes_one_chain_per_device),
+	  TEST(test_best_lanes_keeps_pins_and_groups),
 	  TEST(test_best_more_devices_never_hurt),
 	  TEST(test_best_chain_stays_on_one_device),
 	  TEST(test_best_is_deterministic),
