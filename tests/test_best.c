@@ -210,6 +210,26 @@ static void test_best_runs_every_algorithm_not_listed(void)
 	dp_graph_free(g);
 }
 
+/* best's lanes candidate for g on k devices without caps, checked valid
+ * (pins kept, groups whole); NULL, a recorded failure, when it fails. The
+ * caller frees the placement. */
+static int32_t *lanes_of(const dp_graph *g, int k)
+{
+	dp_machine m;
+	machine_with(&m, k, DP_CAP_UNLIMITED);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	dp_err err;
+	if (!pl || dpi_best_lanes(g, &m, pl, &err) != DP_OK) {
+		test_fail(__FILE__, __LINE__, "lanes on %d devices failed", k);
+		free(pl);
+		pl = NULL;
+	} else {
+		CHECK(placement_valid(g, &m, pl));
+	}
+	dp_machine_free(&m);
+	return pl;
+}
+
 /* best's lanes candidate on K parallel chains (towers) from one stem to
  * one join, each chain's op i+1 also reading a small projection of the
  * next chain's op i (a ring, as the generated graphs' towers): one chain
@@ -242,13 +262,8 @@ static void test_best_lanes_one_chain_per_device(void)
 	for (int c = 0; c < K; c++)
 		test_add_edge(g, chain[c][L - 1], join);
 	REQUIRE(test_finalized(g));
-	dp_machine m;
-	machine_with(&m, K, DP_CAP_UNLIMITED);
-	int32_t *pl = malloc(g->nops * sizeof *pl);
+	int32_t *pl = lanes_of(g, K);
 	REQUIRE(pl);
-	dp_err err;
-	REQUIRE(dpi_best_lanes(g, &m, pl, &err) == DP_OK);
-	CHECK(placement_valid(g, &m, pl));
 	bool used[K] = {false};
 	for (int c = 0; c < K; c++) {
 		int32_t d = pl[chain[c][0]];
@@ -263,8 +278,20 @@ static void test_best_lanes_one_chain_per_device(void)
 			used[d] = true;
 	}
 	free(pl);
-	dp_machine_free(&m);
 	dp_graph_free(g);
+}
+
+/* lanes on random DAGs with pins (devices 0..2) and colocation groups:
+ * every pin kept, each group on one device, K from 3 to 8. */
+static void test_best_lanes_keeps_pins_and_groups(void)
+{
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		dp_graph *g = test_algo_graph(300, seed, "lanes-pins");
+		REQUIRE(g);
+		for (int k = 3; k <= 8; k++)
+			free(lanes_of(g, k));
+		dp_graph_free(g);
+	}
 }
 
 /* best(K) against best(K-1)'s placement on the same K devices (device K-1
@@ -490,6 +517,7 @@ TEST_MAIN(TEST(test_best_never_worse_than_any_algorithm_it_ran),
 	  TEST(test_best_never_worse_on_a_real_graph),
 	  TEST(test_best_runs_every_algorithm_not_listed),
 	  TEST(test_best_lanes_one_chain_per_device),
+	  TEST(test_best_lanes_keeps_pins_and_groups),
 	  TEST(test_best_more_devices_never_hurt),
 	  TEST(test_best_chain_stays_on_one_device),
 	  TEST(test_best_is_deterministic),

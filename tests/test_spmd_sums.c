@@ -14,8 +14,9 @@
 extern const dp_algo dpi_algo_dp, dpi_algo_zero;
 
 /* x -> g0, g1, g2 (per-step weight gradients, split on b under dp);
- * acc1 = A(g0, g1), acc2 = B(acc1, g2) without b; acc2 -> update of w. */
-static dp_graph *chain_graph(const char *a, const char *b)
+ * acc1 = A(g0, g1), acc2 = B(acc1, g2) without b; acc2 -> update of w,
+ * or with update false no update: acc2 is the end of the graph. */
+static dp_graph *chain_graph_upd(const char *a, const char *b, bool update)
 {
 	char t[2048];
 	snprintf(
@@ -40,11 +41,8 @@ static dp_graph *chain_graph(const char *a, const char *b)
 			"\"out\":[\"k\",\"n\"],\"output_bytes\":128},"
 			"{\"name\":\"acc2\",\"type\":\"%s\",\"role\":\"grad\","
 			"\"time_us\":2,\"dims\":{\"k\":4,\"n\":8},"
-			"\"out\":[\"k\",\"n\"],\"output_bytes\":128},"
-			"{\"name\":\"update\",\"role\":\"update\",\"time_us\":"
-			"4,"
-			"\"dims\":{\"k\":4,\"n\":8},\"param\":[\"k\",\"n\"],"
-			"\"param_bytes\":256}],\"edges\":["
+			"\"out\":[\"k\",\"n\"],\"output_bytes\":128}%s"
+			"],\"edges\":["
 			"{\"from\":\"x\",\"to\":\"g0\",\"dims\":[\"b\",\"k\"]},"
 			"{\"from\":\"x\",\"to\":\"g1\",\"dims\":[\"b\",\"k\"]},"
 			"{\"from\":\"x\",\"to\":\"g2\",\"dims\":[\"b\",\"k\"]},"
@@ -55,12 +53,23 @@ static dp_graph *chain_graph(const char *a, const char *b)
 			"{\"from\":\"acc1\",\"to\":\"acc2\",\"dims\":[\"k\","
 			"\"n\"]},"
 			"{\"from\":\"g2\",\"to\":\"acc2\",\"dims\":[\"k\","
-			"\"n\"]},"
-			"{\"from\":\"acc2\",\"to\":\"update\",\"dims\":[\"k\","
-			"\"n\"]},"
-			"{\"from\":\"w\",\"to\":\"update\",\"control\":true}]}",
-		a, b);
+			"\"n\"]}%s]}",
+		a, b,
+		update ? ",{\"name\":\"update\",\"role\":\"update\","
+			 "\"time_us\":4,\"dims\":{\"k\":4,\"n\":8},"
+			 "\"param\":[\"k\",\"n\"],\"param_bytes\":256}"
+		       : "",
+		update ? ",{\"from\":\"acc2\",\"to\":\"update\","
+			 "\"dims\":[\"k\",\"n\"]},"
+			 "{\"from\":\"w\",\"to\":\"update\","
+			 "\"control\":true}"
+		       : "");
 	return test_json_text(t);
+}
+
+static dp_graph *chain_graph(const char *a, const char *b)
+{
+	return chain_graph_upd(a, b, true);
 }
 
 /* The strategy of builtin a for g on k devices; false, a recorded failure,
@@ -197,6 +206,32 @@ static void test_whole_grad_ops_carry(void)
 	dp_graph_free(g);
 }
 
+/* Without an update the sums end the graph: acc2 has no consumer to reduce
+ * the partial sums it would carry, so it reduces its inputs (acc1's carried
+ * sums and g2's), two all-reduces under dp, never none. */
+static void test_carry_ends_at_a_sink(void)
+{
+	dp_graph *g = chain_graph_upd("Add", "AddN", false);
+	REQUIRE(g);
+	for (int k = 2; k <= 8; k *= 2) {
+		dp_strategy s;
+		if (!builtin(&dpi_algo_dp, g, k, &s))
+			continue;
+		dp_lowered l = {0};
+		if (test_lower(g, &s, k, &l)) {
+			int64_t per = 4 * (k - 1) * 128 / k;
+			CHECK_INT(test_cross_bytes(&l), per * k);
+			CHECK_COMM_EACH(&l, k, per);
+			CHECK(dp_graph_find(l.g, "acc1/rs#d0") != UINT32_MAX);
+			CHECK(dp_graph_find(l.g, "g2/rs#d0") != UINT32_MAX);
+			dp_lowered_free(&l);
+		}
+		dp_strategy_free(&s);
+	}
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_linear_chain_reduces_once_nonlinear_forces_reduce),
+	  TEST(test_carry_ends_at_a_sink),
 	  TEST(test_carry_keeps_other_axes_split),
 	  TEST(test_whole_grad_ops_carry))

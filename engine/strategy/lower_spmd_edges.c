@@ -33,7 +33,9 @@
  * on each device without a reduce: each instance reads the partial sums
  * on its own coordinates of those axes, and its output holds partial sums
  * over them in turn (carry[]). So a gradient accumulated over time steps
- * is reduced once, where a non-linear op (the update) reads it.
+ * is reduced once, where a non-linear op (the update) reads it. A linear op
+ * that no op reads through a data edge does not carry: it reduces its
+ * inputs, as there is no later consumer to reduce them.
  *
  * Partial sums are reduce-scattered first, once per (producer, consumer
  * layout): every box of the consumer's layout, held by r consumer
@@ -151,6 +153,16 @@ static uint8_t carried(const dpi_spmd_ctx *c, uint32_t v)
 	/* a whole grad op split along the batch holds partial sums anyway */
 	bool grad = c->bidx[v] == -2 && dp_op_role(g, v) == DP_ROLE_GRAD;
 	return !(own & p) || (grad && own == p) ? p : 0;
+}
+
+/* Whether v has a consumer through a data edge: one that can reduce the
+ * partial sums v would carry. */
+static bool has_data_consumer(const dp_graph *g, uint32_t v)
+{
+	for (uint32_t i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+		if (!g->edges[g->succ_edge[i]].control)
+			return true;
+	return false;
 }
 
 /* The box of the consumer instance on device d: [lo, hi) per axis. */
@@ -444,6 +456,12 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 		return nomem(err);
 	for (uint32_t k = 0; k < g->nops; k++)
 		c->carry[g->topo[k]] = carried(c, g->topo[k]);
+	/* a linear op that no op reads (the end of a gradient's sums in a
+	 * graph without updates) reduces its inputs: carried partial sums
+	 * would never be reduced */
+	for (uint32_t v = 0; v < g->nops; v++)
+		if (c->carry[v] && !has_data_consumer(g, v))
+			c->carry[v] = 0;
 	dp_status st = DP_OK;
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
