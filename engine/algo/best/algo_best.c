@@ -167,13 +167,17 @@ typedef struct best_cand {
 	const dp_algo *algo;
 } best_cand;
 
+/* the registry's algorithms and best's own candidates (room for the latter
+ * is kept however long the registry grows) */
+#define BEST_MAX_CANDS 64
+
 typedef struct best_ctx {
 	const dp_graph *g;
 	const dp_machine *m;
 	const dp_algo_opts *o;
 	const dp_progress *p;
 	dp_err *err;
-	const dp_algo *cands[64];
+	const dp_algo *cands[BEST_MAX_CANDS];
 	size_t ncands;
 	uint32_t total, done; /* candidate runs planned and made */
 	double t0;
@@ -438,12 +442,13 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 	c.t0 = now_s();
 	size_t n;
 	const dp_algo *const *all = dp_algo_compared(&n);
-	for (size_t i = 0; i < n && c.ncands < 64; i++)
+	const size_t nown = sizeof best_own / sizeof *best_own;
+	for (size_t i = 0; i < n && c.ncands < BEST_MAX_CANDS - nown; i++)
 		if (all[i]->run && all[i] != &dpi_algo_best &&
 		    all[i] != &dpi_algo_msr_dp)
 			c.cands[c.ncands++] = all[i];
 	bool few = (double)g->nops * m->k <= BEST_FEW_WORK;
-	for (size_t i = 0; !few && i < sizeof best_own / sizeof *best_own; i++)
+	for (size_t i = 0; !few && i < nown; i++)
 		c.cands[c.ncands++] = &best_own[i];
 	int kmin = m->k;
 	if (few) {
