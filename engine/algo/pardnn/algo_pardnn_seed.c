@@ -34,6 +34,11 @@
  *   (algo_pardnn_layers.c), on graphs of 2..128 layer units; first in the
  *   table, since it starts from the mapped placement in c->place. Its
  *   phases run only when it beats the mapped placement.
+ * - lanes: best's lanes placement (best_lanes.c: ops follow their main
+ *   input, each device's share of each time window kept), where ops x K >
+ *   DPI_LANES_MIN_WORK, as in best: on the generated towers it keeps one
+ *   tower per device. Its phases run only when it beats the mapped
+ *   placement. PD_SEED_LANES_ANY makes it at any size (tests).
  *
  * Each seed that runs gets the phases after mapping (refinement, memory,
  * polish) quietly (no progress reports, so the phases are still reported
