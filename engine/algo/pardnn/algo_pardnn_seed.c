@@ -38,7 +38,7 @@
  *   input, each device's share of each time window kept), where ops x K >
  *   DPI_LANES_MIN_WORK, as in best: on the generated towers it keeps one
  *   tower per device. Its phases run only when it beats the mapped
- *   placement. PD_SEED_LANES_ANY makes it at any size (tests).
+ *   placement and its makespan is shorter too. PD_SEED_LANES_ANY makes it at any size (tests).
  *
  * Each seed that runs gets the phases after mapping (refinement, memory,
  * polish) quietly (no progress reports, so the phases are still reported
@@ -145,18 +145,23 @@ typedef struct pd_seed {
 	bool (*apply)(const pd_ctx *c);
 	dp_status (*make)(pd_ctx *c, int32_t *pl, dp_err *e);
 	bool must_win; /* its phases run only when it beats the mapped one */
+	bool faster;   /* ... and only when its makespan is shorter too */
 	bool full;     /* its phases get the whole budget, else a smaller one */
 } pd_seed;
 
 static const pd_seed pd_seeds[] = {
 	/* first: it starts from the mapped placement in c->place */
-	{PD_SEED_LAYERS, 0, parts_apply, dpi_pd_seed_layers, true, false},
-	{PD_SEED_BRANCHES, 0, branches_apply, seed_branches, true, true},
-	{PD_SEED_METF, 0, list_apply, seed_metf, false, false},
-	{PD_SEED_HEFT, 0, list_apply, seed_heft, false, false},
-	{PD_SEED_PARTS, 0, parts_apply, dpi_pd_seed_parts, false, false},
-	{PD_SEED_STAGES, 0, stages_apply, seed_msrdp, true, false},
-	{PD_SEED_LANES, PD_SEED_LANES_ANY, lanes_apply, seed_lanes, true,
+	{PD_SEED_LAYERS, 0, parts_apply, dpi_pd_seed_layers, true, false,
+	 false},
+	{PD_SEED_BRANCHES, 0, branches_apply, seed_branches, true, false, true},
+	{PD_SEED_METF, 0, list_apply, seed_metf, false, false, false},
+	{PD_SEED_HEFT, 0, list_apply, seed_heft, false, false, false},
+	{PD_SEED_PARTS, 0, parts_apply, dpi_pd_seed_parts, false, false, false},
+	{PD_SEED_STAGES, 0, stages_apply, seed_msrdp, true, false, false},
+	/* its phases run only when it is faster at mapping too: under tight
+	 * caps, less overflow alone made them run at 100k ops K=16 and lose
+	 * (0.6 s of CPU) */
+	{PD_SEED_LANES, PD_SEED_LANES_ANY, lanes_apply, seed_lanes, true, true,
 	 false},
 };
 
@@ -250,7 +255,9 @@ dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
 		}
 		if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &sc)))
 			goto out;
-		if (s->must_win && !dpi_pd_better(&sc, &mapped_sc))
+		if (s->must_win &&
+		    (!dpi_pd_better(&sc, &mapped_sc) ||
+		     (s->faster && sc.makespan >= mapped_sc.makespan)))
 			continue;
 		uint32_t whole = c->sim_budget;
 		c->sim_budget = seed_budget(c, s);
