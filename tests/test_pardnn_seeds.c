@@ -2,12 +2,16 @@
  * seeds"; issue 15): with them pardnn is never worse than without them, nor
  * than the m-ETF, HEFT and msr-dp plans they start from (memory overflow
  * first, then makespan), pins and groups stay honoured, on graphs where the
- * pardnn of before lost to m-ETF by more than 5 % it now matches it, and
- * independent copies of a network stay whole. */
+ * pardnn of before lost to m-ETF by more than 5 % it now matches it,
+ * independent copies of a network stay whole, and where ops x K is above
+ * DPI_LANES_MIN_WORK pardnn is no worse than best's lanes plan (the lanes
+ * seed; forced at any size by PD_SEED_LANES_ANY it is never worse than
+ * without it, deterministic, and keeps pins and groups). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/best.h"
 #include "internal/pardnn.h"
 #include "lib/fixtures.h"
 #include "lib/pardnn_fixtures.h"
@@ -243,7 +247,92 @@ static void test_pardnn_copies_keep_whole(void)
 	dp_graph_free(one);
 }
 
+static bool lanes_plan(const dp_graph *g, const dp_machine *m, int32_t *pl,
+		       sim_out *out)
+{
+	dp_err err;
+	return dpi_best_lanes(g, m, pl, &err) == DP_OK &&
+	       test_placement_valid(g, m, pl) &&
+	       simulate(g, m, pl, DP_CONT_PORT, out) == DP_OK;
+}
+
+static dp_graph *gen_towers(uint32_t ops)
+{
+	dp_gen_opts o;
+	dp_gen_opts_default(&o);
+	o.ops = ops;
+	o.towers = 4;
+	dp_graph *g = NULL;
+	if (dp_gen_graph(&o, &g, NULL) != DP_OK)
+		abort();
+	return g;
+}
+
+/* pardnn with which against which without the lanes seed and against the
+ * lanes plan: no worse than either; the same plan twice. */
+static void check_lanes(const dp_graph *g, int k, int64_t cap, unsigned which)
+{
+	dp_machine m;
+	machine_with(&m, k, cap);
+	int32_t *pl = malloc(g->nops * sizeof *pl);
+	int32_t *again = malloc(g->nops * sizeof *again);
+	REQUIRE(pl && again);
+	sim_out with = {0}, without = {0}, lanes = {0}, twice = {0};
+	REQUIRE(lanes_plan(g, &m, pl, &lanes));
+	REQUIRE(pardnn_with(g, &m, which & ~(PD_SEED_LANES | PD_SEED_LANES_ANY),
+			    pl, &without));
+	REQUIRE(pardnn_with(g, &m, which, again, &twice));
+	REQUIRE(pardnn_with(g, &m, which, pl, &with));
+	if (!no_worse(&with, &without) || !no_worse(&with, &lanes))
+		test_fail(__FILE__, __LINE__,
+			  "%s K=%d cap %lld: with lanes %.1f us (over %lld), "
+			  "without %.1f us (over %lld), lanes plan %.1f us "
+			  "(over %lld)",
+			  g->name, k, (long long)cap, with.makespan,
+			  (long long)with.over, without.makespan,
+			  (long long)without.over, lanes.makespan,
+			  (long long)lanes.over);
+	CHECK(memcmp(pl, again, g->nops * sizeof *pl) == 0);
+	free(pl);
+	free(again);
+	dp_machine_free(&m);
+}
+
+/* The seed forced on small graphs: generated towers (where lanes keeps one
+ * tower per device) and random graphs with pins and groups, with and
+ * without caps. */
+static void test_pardnn_lanes_seed_small(void)
+{
+	dp_graph *g = gen_towers(3000);
+	check_lanes(g, 4, DP_CAP_UNLIMITED, PD_SEED_ALL | PD_SEED_LANES_ANY);
+	check_lanes(g, 8, DP_CAP_UNLIMITED, PD_SEED_ALL | PD_SEED_LANES_ANY);
+	dp_graph_free(g);
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		rand_opts ro = {400, seed, 4, true, true};
+		g = random_dag(&ro);
+		int64_t peak = one_device_peak(g);
+		check_lanes(g, 4, DP_CAP_UNLIMITED,
+			    PD_SEED_ALL | PD_SEED_LANES_ANY);
+		check_lanes(g, 4, peak / 4 + peak / 8,
+			    PD_SEED_ALL | PD_SEED_LANES_ANY);
+		dp_graph_free(g);
+	}
+}
+
+/* Above the threshold the seed is made without being forced: 30,000 ops of
+ * towers on 4 devices (ops x K = 120,000), where the lanes plan is far
+ * better than pardnn's other seeds. */
+static void test_pardnn_lanes_seed_large(void)
+{
+	dp_graph *g = gen_towers(30000);
+	REQUIRE((double)g->nops * 4 > DPI_LANES_MIN_WORK);
+	check_lanes(g, 4, DP_CAP_UNLIMITED, PD_SEED_ALL);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_pardnn_list_seeds_never_worse),
 	  TEST(test_pardnn_matches_metf_where_it_lost),
 	  TEST(test_pardnn_list_seeds_bounded),
-	  TEST(test_pardnn_copies_keep_whole))
+	  TEST(test_pardnn_copies_keep_whole),
+	  TEST(test_pardnn_lanes_seed_small),
+	  TEST(test_pardnn_lanes_seed_large))

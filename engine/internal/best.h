@@ -33,7 +33,9 @@ void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d);
 /* best's "lanes" candidate (best_lanes.c): ops follow their main input in
  * a depth-first topological order while each device keeps its share of
  * every time window; pins and colocation groups kept. Writes g->nops
- * entries of pl. */
+ * entries of pl. Also pardnn's lanes seed (algo_pardnn_seed.c). Both use
+ * it only where ops x K > DPI_LANES_MIN_WORK (best's large graphs). */
+#define DPI_LANES_MIN_WORK 100000.0
 dp_status dpi_best_lanes(const dp_graph *g, const dp_machine *m, int32_t *pl,
 			 dp_err *err);
 

@@ -141,7 +141,10 @@ enum {
 	PD_SEED_PARTS = 8u,    /* independent parts on device groups */
 	PD_SEED_STAGES = 16u,  /* msr-dp's contiguous stages (mid-size) */
 	PD_SEED_LAYERS = 32u,  /* whole layer units, searched (few layers) */
-	PD_SEED_ALL = 63u,
+	PD_SEED_LANES = 64u,   /* best's lanes (ops x K > DPI_LANES_MIN_WORK) */
+	PD_SEED_ALL = 127u,
+	/* not a seed: the lanes seed at any size (tests; not in PD_SEED_ALL) */
+	PD_SEED_LANES_ANY = 128u,
 };
 /* The parts seed (algo_pardnn_parts.c) into pl: when two or more weakly
  * connected parts each hold 1/(2K) of the work, each gets devices of its

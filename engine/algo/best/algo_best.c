@@ -43,7 +43,7 @@
 
 #define BEST_TOP 3
 /* fewer-device runs when nops x K is at most this */
-#define BEST_FEW_WORK 100000.0
+#define BEST_FEW_WORK DPI_LANES_MIN_WORK
 /* simulations of one polish: about this many op and edge visits */
 #define BEST_POLISH_WORK 2e6
 #define BEST_POLISH_MIN_SIMS 4

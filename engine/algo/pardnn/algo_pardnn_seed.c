@@ -34,6 +34,11 @@
  *   (algo_pardnn_layers.c), on graphs of 2..128 layer units; first in the
  *   table, since it starts from the mapped placement in c->place. Its
  *   phases run only when it beats the mapped placement.
+ * - lanes: best's lanes placement (best_lanes.c: ops follow their main
+ *   input, each device's share of each time window kept), where ops x K >
+ *   DPI_LANES_MIN_WORK, as in best: on the generated towers it keeps one
+ *   tower per device. Its phases run only when it beats the mapped
+ *   placement and its makespan is shorter too. PD_SEED_LANES_ANY makes it at any size (tests).
  *
  * Each seed that runs gets the phases after mapping (refinement, memory,
  * polish) quietly (no progress reports, so the phases are still reported
@@ -51,6 +56,7 @@
 #include <string.h>
 
 #include "internal/algo_int.h"
+#include "internal/best.h"
 #include "internal/pardnn.h"
 
 extern const dp_algo dpi_algo_metf;
@@ -96,6 +102,11 @@ static dp_status seed_msrdp(pd_ctx *c, int32_t *pl, dp_err *e)
 	return seed_algo(c, &dpi_algo_msr_dp, pl, e);
 }
 
+static dp_status seed_lanes(pd_ctx *c, int32_t *pl, dp_err *e)
+{
+	return dpi_best_lanes(c->g, c->m, pl, e);
+}
+
 static bool branches_apply(const pd_ctx *c)
 {
 	return c->n >= 8 * (uint32_t)c->k;
@@ -122,22 +133,36 @@ static bool stages_apply(const pd_ctx *c)
 	return c->n >= PD_STAGES_MIN_OPS && small_work(c);
 }
 
+/* best's large graphs (DPI_LANES_MIN_WORK), where lanes wins there */
+static bool lanes_apply(const pd_ctx *c)
+{
+	return c->k >= 2 && (double)c->n * c->k > DPI_LANES_MIN_WORK;
+}
+
 typedef struct pd_seed {
 	unsigned bit; /* PD_SEED_* */
+	unsigned any; /* a which bit that makes it regardless of apply, or 0 */
 	bool (*apply)(const pd_ctx *c);
 	dp_status (*make)(pd_ctx *c, int32_t *pl, dp_err *e);
 	bool must_win; /* its phases run only when it beats the mapped one */
+	bool faster;   /* ... and only when its makespan is shorter too */
 	bool full;     /* its phases get the whole budget, else a smaller one */
 } pd_seed;
 
 static const pd_seed pd_seeds[] = {
 	/* first: it starts from the mapped placement in c->place */
-	{PD_SEED_LAYERS, parts_apply, dpi_pd_seed_layers, true, false},
-	{PD_SEED_BRANCHES, branches_apply, seed_branches, true, true},
-	{PD_SEED_METF, list_apply, seed_metf, false, false},
-	{PD_SEED_HEFT, list_apply, seed_heft, false, false},
-	{PD_SEED_PARTS, parts_apply, dpi_pd_seed_parts, false, false},
-	{PD_SEED_STAGES, stages_apply, seed_msrdp, true, false},
+	{PD_SEED_LAYERS, 0, parts_apply, dpi_pd_seed_layers, true, false,
+	 false},
+	{PD_SEED_BRANCHES, 0, branches_apply, seed_branches, true, false, true},
+	{PD_SEED_METF, 0, list_apply, seed_metf, false, false, false},
+	{PD_SEED_HEFT, 0, list_apply, seed_heft, false, false, false},
+	{PD_SEED_PARTS, 0, parts_apply, dpi_pd_seed_parts, false, false, false},
+	{PD_SEED_STAGES, 0, stages_apply, seed_msrdp, true, false, false},
+	/* its phases run only when it is faster at mapping too: under tight
+	 * caps, less overflow alone made them run at 100k ops K=16 and lose
+	 * (0.6 s of CPU) */
+	{PD_SEED_LANES, PD_SEED_LANES_ANY, lanes_apply, seed_lanes, true, true,
+	 false},
 };
 
 /* The simulations a seed's phases may run: the whole budget, or for the
@@ -208,7 +233,8 @@ dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
 	uint32_t sims = c->sims; /* each pipeline starts from this count */
 	for (size_t i = 0; i < sizeof pd_seeds / sizeof pd_seeds[0]; i++) {
 		const pd_seed *s = &pd_seeds[i];
-		if (!(which & s->bit) || !s->apply(c))
+		if (!(which & (s->bit | s->any)) ||
+		    (!(which & s->any) && !s->apply(c)))
 			continue;
 		dp_err e;
 		dp_err_clear(&e);
@@ -229,7 +255,9 @@ dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
 		}
 		if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &sc)))
 			goto out;
-		if (s->must_win && !dpi_pd_better(&sc, &mapped_sc))
+		if (s->must_win &&
+		    (!dpi_pd_better(&sc, &mapped_sc) ||
+		     (s->faster && sc.makespan >= mapped_sc.makespan)))
 			continue;
 		uint32_t whole = c->sim_budget;
 		c->sim_budget = seed_budget(c, s);
