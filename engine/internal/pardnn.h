@@ -142,7 +142,8 @@ enum {
 	PD_SEED_STAGES = 16u,  /* msr-dp's contiguous stages (mid-size) */
 	PD_SEED_LAYERS = 32u,  /* whole layer units, searched (few layers) */
 	PD_SEED_LANES = 64u,   /* best's lanes (ops x K > DPI_LANES_MIN_WORK) */
-	PD_SEED_ALL = 127u,
+	PD_SEED_METIS = 256u,  /* METIS's plan as it is (as lanes: large) */
+	PD_SEED_ALL = 383u,
 	/* not a seed: the lanes seed at any size (tests; not in PD_SEED_ALL) */
 	PD_SEED_LANES_ANY = 128u,
 };
