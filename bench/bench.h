@@ -35,7 +35,10 @@ typedef struct bench_cfg {
 	bool quick;		 /* the minute-long run (make bench-quick) */
 	const char *results_dir; /* bench/results */
 	const char *graphs_dir;	 /* generated inputs (build/bench/graphs) */
-	const char *shared_dir;	 /* ../shared/benchmarks */
+	const char *data_dir;	 /* real inputs: tests/data (msr-fiddle/,
+				  * pipedream/) */
+	const char *shared_dir;	 /* holds the optional pardnn-resnet/:
+				  * ../shared/benchmarks */
 	const char *samples_dir; /* sample_graphs */
 	const char *self;	 /* this binary, for the scale children */
 	double tight;		 /* tight caps: tight x one-device peak / K */

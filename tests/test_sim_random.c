@@ -512,7 +512,7 @@ static void test_sim_invariants_on_real_graphs(void)
 	for (size_t i = 0; i < 3; i++) {
 		char path[1024];
 		snprintf(path, sizeof path, "%s/pipedream/%s/graph.txt",
-			 test_shared_dir(), models[i]);
+			 test_data_dir(), models[i]);
 		dp_graph *g = NULL;
 		dp_err err;
 		if (dp_graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {
