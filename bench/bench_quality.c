@@ -602,11 +602,9 @@ int bench_quality(const bench_cfg *cfg)
 			cfg->samples_dir, cfg->data_dir);
 		return 1;
 	}
-	if (!is_dir(cfg->data_dir))
-		printf("(%s not found: no real graphs)\n", cfg->data_dir);
 	char resnet[1024];
 	snprintf(resnet, sizeof resnet, "%s/pardnn-resnet", cfg->shared_dir);
-	if (!is_dir(resnet))
+	if (!is_dir(resnet)) /* the real msr-fiddle, PipeDream: data_dir */
 		printf("(%s not present: without the ParDNN ResNet)\n", resnet);
 	printf("== quality: makespan against the lower bound and the peers "
 	       "==\n");
