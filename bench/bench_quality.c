@@ -604,7 +604,7 @@ int bench_quality(const bench_cfg *cfg)
 	}
 	char resnet[1024];
 	snprintf(resnet, sizeof resnet, "%s/pardnn-resnet", cfg->shared_dir);
-	if (!is_dir(resnet)) /* the real msr-fiddle, PipeDream: data_dir */
+	if (!is_dir(resnet))
 		printf("(%s not present: without the ParDNN ResNet)\n", resnet);
 	printf("== quality: makespan against the lower bound and the peers "
 	       "==\n");
