@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 		.results_dir = "bench/results",
 		.graphs_dir = "build/bench/graphs",
 		.data_dir = "tests/data",
-		.shared_dir = "../shared/benchmarks",
+		.shared_dir = "../shared/benchmarks", /* pardnn-resnet */
 		.samples_dir = "sample_graphs",
 		.self = self,
 		.tight = 1.1,

@@ -6,9 +6,10 @@
  *   build/bench/bench_copies [--md] [GRAPH ...]
  *
  * For each graph (default: the sample graphs resnet50, inception-v3 and
- * gpt2-small, and the ParDNN authors' ResNet where ../shared/benchmarks
- * holds it: it states no licence, so it is not in the repository, and a
- * default graph that is not there is skipped, saying so) and N in {2, 4}:
+ * gpt2-small, and the ParDNN authors' ResNet where
+ * ../shared/benchmarks/pardnn-resnet holds it: it states no licence, so it
+ * is not in the repository, and a default graph that is not there is
+ * skipped, saying so) and N in {2, 4}:
  * a graph of N copies (ops renamed cI/NAME, colocation groups and pins
  * copied per copy), planned on K = N and K = 2N devices, link pardnn, port
  * contention, no cap, by every placement algorithm that compare runs, and

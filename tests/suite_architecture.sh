@@ -5,9 +5,12 @@
 # header is over 700 lines (engine/ and include/; the others, tests/ among
 # them), no include circle between files or modules, every include resolves
 # in the layers its folder may use, public headers include only public ones,
-# and at least 90 % of libdnnpart.a's exported symbols are dp_*. Then each
-# public header compiles on its own (a user includes any one of them first),
-# and a program that includes dnnpart.h and links libdnnpart.a alone runs.
+# and at least 90 % of libdnnpart.a's exported symbols are dp_*.
+# tools/standalone_check.py: no file cites the design brief that is not in
+# the repository, nor names a path outside it but the optional ParDNN
+# ResNet folder. Then each public header compiles on its own (a user
+# includes any one of them first), and a program that includes dnnpart.h
+# and links libdnnpart.a alone runs.
 set -u
 : "${BUILD:=build}"
 CC=${CC:-cc}
@@ -16,8 +19,10 @@ trap 'rm -rf "$TMP"' EXIT
 
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "skip - arch: no python3 for tools/arch_check.py"
+	echo "skip - standalone: no python3 for tools/standalone_check.py"
 else
 	python3 tools/arch_check.py --lib "$BUILD/libdnnpart.a"
+	python3 tools/standalone_check.py
 fi
 
 for h in include/dnnpart/*.h; do
