@@ -13,7 +13,7 @@
  * files for the plots) through include/dnnpart/afile.h.
  *
  * This is a front end: it prints and it may exit. Timing lives here only,
- * never in tests (DESIGN 7).
+ * never in tests (docs/benchmarks.md).
  */
 #ifndef DNNPART_BENCH_H
 #define DNNPART_BENCH_H

@@ -6,8 +6,8 @@
 # With a sanitizer build (make check-asan) LeakSanitizer checks each run at
 # exit; with the plain build valgrind does (definite leaks are errors).
 # Graphviz, fontconfig and pango leak inside the SVG layout child by
-# design (DESIGN 6: the layout runs in a child process for that reason);
-# tests/leaks.supp keeps valgrind quiet about those libraries only, never
+# design (docs/export.md, "SVG layout": the layout runs in a child process
+# for that reason); tests/leaks.supp keeps valgrind quiet about those libraries only, never
 # about dnnpart's own code. Without valgrind and without ASan the suite
 # says so and skips.
 set -u
