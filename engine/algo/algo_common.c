@@ -21,24 +21,6 @@ int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp)
 	return -1;
 }
 
-int64_t dpi_gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-bool dpi_graph_has_pins(const dp_graph *g)
-{
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (g->ops[u].pin >= 0)
-			return true;
-	return false;
-}
-
 dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
 				      dp_err *err)
 {
@@ -47,20 +29,6 @@ dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
 				  "%s: a pipeline needs 1 to %d "
 				  "micro-batches, got %d",
 				  name, DP_MAX_MICROBATCHES, o->microbatches);
-	return DP_OK;
-}
-
-dp_status dpi_algo_canceled(dp_err *err, const char *name)
-{
-	return dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "%s: canceled", name);
-}
-
-dp_status dpi_algo_poll(const dp_progress *p, const char *name,
-			const char *phase, double fraction, dp_err *err)
-{
-	if (dp_progress_canceled(p))
-		return dpi_algo_canceled(err, name);
-	dp_progress_report(p, phase, fraction);
 	return DP_OK;
 }
 

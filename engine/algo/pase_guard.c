@@ -258,7 +258,7 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 	for (int c = 0; !st && c < 4; c++) {
 		if (c == 1 && !second)
 			continue;
-		if ((st = dpi_algo_poll(p, "pase", "safeguard",
+		if ((st = dpi_poll(p, "pase", "safeguard",
 					0.95 + 0.0125 * c, err)))
 			break;
 		for (uint32_t u = 0; u < n; u++)
