@@ -11,7 +11,8 @@ else every file but build outputs) and checks:
     no licence and so is not copied): a line naming ../shared must name
     pardnn-resnet itself or within three lines of it.
 Prints one "ok - NAME" or "not ok - NAME: file:line ..." line per rule
-(tests/run.sh counts them); exit status 0 either way, 1 on a bad tree.
+(tests/run.sh counts them); exit status 0 either way. --root DIR checks
+another tree (the suite's test of the check itself).
 """
 import os
 import re
@@ -57,6 +58,12 @@ def text(rel):
 
 
 def main():
+    global ROOT
+    if len(sys.argv) == 3 and sys.argv[1] == '--root':
+        ROOT = os.path.abspath(sys.argv[2])
+    elif len(sys.argv) != 1:
+        sys.stderr.write('usage: standalone_check.py [--root DIR]\n')
+        return 2
     cites, outside = [], []
     for rel in files():
         lines = text(rel)
