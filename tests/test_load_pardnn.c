@@ -58,6 +58,43 @@ static uint32_t group_size(const dp_graph *g, uint32_t u)
 	return c < 0 ? 1 : g->group_off[c + 1] - g->group_off[c];
 }
 
+/* What a ParDNN folder loads as: name, ops, edges (control ones), work,
+ * param and output bytes, side-file names that named no op, host ops left
+ * out, colocation groups, the ops in them and the largest group's size. */
+struct folder_counts {
+	const char *name;
+	uint32_t nops, nedges, control;
+	double time_us;
+	int64_t param, output;
+	uint32_t unknown, cpu, groups, members, largest;
+};
+
+static void check_counts(const dp_graph *g, const struct folder_counts *w)
+{
+	CHECK_STR(g->name, w->name);
+	CHECK_INT(g->nops, w->nops);
+	CHECK_INT(g->nedges, w->nedges);
+	uint32_t control = 0;
+	for (uint32_t e = 0; e < g->nedges; e++)
+		control += g->edges[e].control;
+	CHECK_INT(control, w->control);
+	CHECK_NEAR(g->total_time_us, w->time_us, 1e-6);
+	CHECK_INT(g->total_param_bytes, w->param);
+	CHECK_INT(g->total_output_bytes, w->output);
+	CHECK_INT(g->unknown_names, w->unknown);
+	CHECK_INT(g->cpu_pinned, w->cpu);
+	CHECK_INT(g->ngroups, w->groups);
+	uint32_t members = 0, largest = 0;
+	for (uint32_t c = 0; c < g->ngroups; c++) {
+		uint32_t sz = g->group_off[c + 1] - g->group_off[c];
+		members += sz;
+		if (sz > largest)
+			largest = sz;
+	}
+	CHECK_INT(members, w->members);
+	CHECK_INT(largest, w->largest);
+}
+
 /* Expected numbers of our own folder, computed from its files
  * independently of the loader (Python over the same files):
  * - ops: the distinct names of crn_src_sink_low.dot (806) but the two
@@ -71,33 +108,17 @@ static uint32_t group_size(const dp_graph *g, uint32_t u)
  * - unknown names: none (every side-file entry names an op of the edges
  *   file; those of the host ops are skipped, not counted)        -> 0
  * - colocation: each of the 108 variables with its read and its update
- *   (a ref op named after it), 324 ops. */
+ *   (a ref op named after it): 324 ops, 3 in each group. */
 static void test_pardnn_own_counts_and_totals(void)
 {
 	dp_err err;
 	dp_graph *g = load_dir(OWN_DIR, &err);
 	REQUIRE(g);
-	CHECK_STR(g->name, "pardnn-resnet50");
-	CHECK_INT(g->nops, 804);
-	CHECK_INT(g->nedges, 1417);
-	uint32_t control = 0;
-	for (uint32_t e = 0; e < g->nedges; e++)
-		control += g->edges[e].control;
-	CHECK_INT(control, 108);
-	CHECK_NEAR(g->total_time_us, 273706.0, 1e-6);
-	CHECK_INT(g->total_param_bytes, 204456256);
-	CHECK_INT(g->total_output_bytes, 22312870724);
-	CHECK_INT(g->unknown_names, 0);
-	CHECK_INT(g->cpu_pinned, 2);
+	static const struct folder_counts want = {
+		"pardnn-resnet50", 804, 1417, 108, 273706.0, 204456256,
+		22312870724, 0, 2, 108, 324, 3};
+	check_counts(g, &want);
 	CHECK(op(g, "images") == UINT32_MAX);
-	CHECK_INT(g->ngroups, 108);
-	uint32_t members = 0;
-	for (uint32_t c = 0; c < g->ngroups; c++) {
-		uint32_t sz = g->group_off[c + 1] - g->group_off[c];
-		members += sz;
-		CHECK_INT(sz, 3);
-	}
-	CHECK_INT(members, 324);
 	dp_graph_free(g);
 }
 
@@ -170,28 +191,11 @@ static void test_pardnn_resnet_counts_and_totals(void)
 	dp_graph *g = load_resnet();
 	if (!g)
 		return;
-	CHECK_STR(g->name, "pardnn-resnet");
-	CHECK_INT(g->nops, 6094);
-	CHECK_INT(g->nedges, 10593);
-	uint32_t control = 0;
-	for (uint32_t e = 0; e < g->nedges; e++)
-		control += g->edges[e].control;
-	CHECK_INT(control, 1079);
-	CHECK_NEAR(g->total_time_us, 69781.0, 1e-6);
-	CHECK_INT(g->total_param_bytes, 1044);
-	CHECK_INT(g->total_output_bytes, 73174124);
-	CHECK_INT(g->unknown_names, 78);
-	CHECK_INT(g->cpu_pinned, 0); /* vanilla_cleaned.place has no -1 */
-	CHECK_INT(g->ngroups, 166);
-	uint32_t members = 0, largest = 0;
-	for (uint32_t c = 0; c < g->ngroups; c++) {
-		uint32_t sz = g->group_off[c + 1] - g->group_off[c];
-		members += sz;
-		if (sz > largest)
-			largest = sz;
-	}
-	CHECK_INT(members, 2546);
-	CHECK_INT(largest, 18);
+	/* vanilla_cleaned.place has no -1 */
+	static const struct folder_counts want = {
+		"pardnn-resnet", 6094, 10593, 1079, 69781.0, 1044, 73174124, 78,
+		0, 166, 2546, 18};
+	check_counts(g, &want);
 	dp_graph_free(g);
 }
 
