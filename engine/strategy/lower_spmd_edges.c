@@ -71,6 +71,10 @@
 #include "internal/spmd_tensor.h"
 
 #define MAXR DP_MAX_OP_DIMS
+/* carry[]: the mesh axes of the partial sums an op holds, and whether
+ * they came from a sum with whole inputs (its consumers reduce them) */
+#define CARRY_AXES 0x0f
+#define CARRY_MIXED 0x80
 
 typedef dpi_spmd_tensor tensor;
 
@@ -105,7 +109,7 @@ static void make_tensor(const dpi_spmd_ctx *c, uint32_t e, tensor *t)
 	}
 	dpi_spmd_tensor_make(c->g, e, c->bidx, um, vm, &c->mesh, t);
 	t->cwhole = dpi_spmd_whole(c, ed->to);
-	t->partial |= c->carry[ed->from];
+	t->partial |= c->carry[ed->from] & CARRY_AXES;
 }
 
 /* Op types linear in their data inputs taken together: on partial sums
@@ -124,27 +128,45 @@ static bool is_linear(const dp_graph *g, uint32_t v)
 	return false;
 }
 
+/* Sums: a sum of partial sums and whole tensors holds a partial sum when
+ * one part adds the whole tensors (docs/spmd.md, "Partial sums"). */
+static bool is_sum(const dp_graph *g, uint32_t v)
+{
+	const char *ty = dp_graph_str(g, g->ops[v].type);
+	return !strcmp(ty, "Add") || !strcmp(ty, "AddV2") ||
+	       !strcmp(ty, "AddN") || !strcmp(ty, "BiasAdd");
+}
+
 /* The mesh axes over which v sums its inputs' partial sums locally (see
- * the top of the file), 0 when it does not: the producers' carries are
- * known (topological order). */
+ * the top of the file), 0 when it does not, with CARRY_MIXED when some
+ * input is whole (a sum only): the producers' carries are known
+ * (topological order). */
 static uint8_t carried(const dpi_spmd_ctx *c, uint32_t v)
 {
 	const dp_graph *g = c->g;
 	if (dpi_spmd_whole(c, v) >= 0 || !is_linear(g, v))
 		return 0;
 	uint8_t p = 0;
+	bool whole = false;
 	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
 		uint32_t e = g->pred_edge[i];
 		if (g->edges[e].control)
 			continue;
-		if (dpi_spmd_whole(c, g->edges[e].from) >= 0)
+		uint32_t u = g->edges[e].from;
+		if (dpi_spmd_whole(c, u) >= 0 || (c->carry[u] & CARRY_MIXED))
 			return 0;
 		tensor t;
 		make_tensor(c, e, &t);
-		if (!t.partial || (p && t.partial != p))
+		if (!t.partial) {
+			whole = true;
+			continue;
+		}
+		if (p && t.partial != p)
 			return 0;
 		p = t.partial;
 	}
+	if (!p || (whole && !is_sum(g, v)))
+		return 0;
 	dp_dims d;
 	uint32_t n = dp_op_dims(g, v, &d) ? d.n : 1;
 	uint8_t own = 0;
@@ -152,7 +174,9 @@ static uint8_t carried(const dpi_spmd_ctx *c, uint32_t v)
 		own |= dpi_spmd_mask(c, v, i);
 	/* a whole grad op split along the batch holds partial sums anyway */
 	bool grad = c->bidx[v] == -2 && dp_op_role(g, v) == DP_ROLE_GRAD;
-	return !(own & p) || (grad && own == p) ? p : 0;
+	if (own & p && !(grad && own == p))
+		return 0;
+	return (uint8_t)(p | (whole ? CARRY_MIXED : 0));
 }
 
 /* Whether v has a consumer through a data edge: one that can reduce the
