@@ -119,6 +119,27 @@ static const char *const linear_types[] = {
 	"Identity", "Snapshot", "Reshape", "Squeeze", "ExpandDims", "Transpose",
 };
 
+/* Op types whose output over a split reduction dim is not a partial sum
+ * that a sum may carry: a cross-entropy over vocabulary-split logits
+ * all-reduces its per-position values (the maximum, the sum of
+ * exponentials) before the loss exists, as Megatron-LM's parallel
+ * cross-entropy does; its consumers reduce them at once. */
+static const char *const entropy_types[] = {
+	"SparseSoftmaxCrossEntropyWithLogits",
+	"SoftmaxCrossEntropyWithLogits",
+	"CrossEntropyLoss",
+	"cross_entropy",
+};
+
+static bool is_entropy(const dp_graph *g, uint32_t v)
+{
+	const char *ty = dp_graph_str(g, g->ops[v].type);
+	for (size_t i = 0; i < DPI_NARR(entropy_types); i++)
+		if (strcmp(ty, entropy_types[i]) == 0)
+			return true;
+	return false;
+}
+
 static bool is_linear(const dp_graph *g, uint32_t v)
 {
 	const char *ty = dp_graph_str(g, g->ops[v].type);
@@ -164,7 +185,8 @@ static uint8_t carried(const dpi_spmd_ctx *c, uint32_t v)
 		if (g->edges[e].control)
 			continue;
 		uint32_t u = g->edges[e].from;
-		if (dpi_spmd_whole(c, u) >= 0 || (c->carry[u] & CARRY_MIXED))
+		if (dpi_spmd_whole(c, u) >= 0 ||
+		    (c->carry[u] & CARRY_MIXED) || is_entropy(g, u))
 			return 0;
 		tensor t;
 		make_tensor(c, e, &t);
