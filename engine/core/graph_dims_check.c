@@ -133,17 +133,21 @@ static dp_status check_multi(const dp_graph *g, uint32_t e, const dp_dims *p,
 				dp_graph_op_name(g, ed->to));
 		want *= c.sizes[k];
 		int q = hf ? find_off(p, fn[i]) : 0;
-		if (hf && (q < 0 || p->sizes[q] != c.sizes[k]))
+		if (hf && (q < 0 || p->sizes[q] != c.sizes[k])) {
+			char got[40] = " (not one of its dims)";
+			if (q >= 0)
+				snprintf(got, sizeof got, " (size %lld)",
+					 (long long)p->sizes[q]);
 			return dpi_graph_dims_fail(
 				at, "from_dims", i, err,
-				"op '%s' has several outputs, and its output "
-				"on this edge is indexed by '%s' of size %lld "
-				"(the consumer's '%s'): expected one of its "
-				"dims [%s] of that size",
-				from, dp_graph_str(g, fn[i]),
-				(long long)c.sizes[k], dp_graph_str(g, en[i]),
+				"op '%s' has several outputs: from_dims names "
+				"'%s'%s for the consumer's '%s' of size %lld; "
+				"expected one of its dims [%s] of that size",
+				from, dp_graph_str(g, fn[i]), got,
+				dp_graph_str(g, en[i]), (long long)c.sizes[k],
 				list_names(g, p, NULL, (int)p->n, names,
 					   sizeof names));
+		}
 	}
 	bool own = g->finalized || ed->bytes >= 0;
 	int64_t has = own ? ed->bytes : g->ops[ed->from].output_bytes;
