@@ -77,8 +77,10 @@ def numel(shape):
 # a consumer calls them unless it says otherwise). Backward, weight-gradient,
 # gradient-sum and update ops take theirs from the forward op and variable.
 # The writer checks every field against the bytes (graph.h's rules) and
-# leaves out, and counts, whatever does not agree (an op whose output is
-# several tensors has dims but no out; an edge out of it has no dims).
+# leaves out, and counts, whatever does not agree. An op whose output is
+# several tensors (an input gradient of several inputs) has dims but no
+# out; an edge out of it names the consumer's dims and, in from_dims, the
+# op's own dims of the tensor it carries (docs/formats.md).
 
 
 class It:
