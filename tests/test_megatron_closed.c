@@ -61,8 +61,9 @@ static bool megatron(const dp_graph *g, int t, bool sp, dp_lowered *l)
 	return ok;
 }
 
-/* Reduces (lowered "X/rs#dD") by their source op's role, counted once per
- * source op whose name starts with prefix ("" for all). */
+/* Reduces (lowered "X/rs#dD", or "X/psum_rs#dD" after a local sum) by
+ * their source op's role, counted once per source op whose name starts
+ * with prefix ("" for all). */
 static int reduces(const dp_graph *g, const dp_lowered *l, const char *prefix,
 		   dp_role role)
 {
@@ -72,7 +73,9 @@ static int reduces(const dp_graph *g, const dp_lowered *l, const char *prefix,
 		return -1;
 	for (uint32_t u = 0; u < l->g->nops; u++) {
 		uint32_t s = l->source[u];
-		if (!strstr(dp_graph_op_name(l->g, u), "/rs#") || seen[s] ||
+		const char *nm = dp_graph_op_name(l->g, u);
+		if ((!strstr(nm, "/rs#") && !strstr(nm, "/psum_rs#")) ||
+		    seen[s] ||
 		    dp_op_role(g, s) != role ||
 		    strncmp(dp_graph_op_name(g, s), prefix, strlen(prefix)))
 			continue;

@@ -288,10 +288,11 @@ static int instances(const dpi_spmd_ctx *c, uint32_t v, int i, uint32_t *id,
 
 /* Makes the reduces of layout L (key set) of producer u, number nl, fed
  * by the instances from first on (one per device: u's, or the local sums
- * of a sum's inputs). */
+ * of a sum's inputs, whose reduces are named tag "/psum_rs"). */
 static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, uint32_t first,
 			     layout *L, int nl, dp_err *err)
 {
+	const char *tag = first == c->first[u] ? "/rs" : "/psum_rs";
 	const tensor *t = &L->key;
 	int n = t->cwhole >= 0 ? 1 : c->size;
 	L->gid = calloc((size_t)c->size, sizeof *L->gid);
@@ -326,7 +327,7 @@ static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, uint32_t first,
 			.role = DP_ROLE_NONE,
 		};
 		uint32_t id;
-		st = dpi_spmd_name(c, u, "/rs", nl, dev, err);
+		st = dpi_spmd_name(c, u, tag, nl, dev, err);
 		if (!st)
 			st = dpi_lower_add(&c->b, c->name, &lo_op, &id, err);
 		if (!st && d == 0)
