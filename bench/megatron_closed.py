@@ -25,8 +25,9 @@ The models' sizes are those of tools/gen_samples.py. With --sp it also runs
 reduce-scatters). Prints a markdown table; --write replaces the one between
 the markers in docs/benchmarks.md.
 
-usage: bench/megatron_closed.py [--dnnpart build/dnnpart] [--write]
+usage: bench/megatron_closed.py [--dnnpart build/dnnpart] [--sp] [--write]
 """
+import argparse
 import json
 import os
 import subprocess
@@ -111,15 +112,18 @@ def table(dnnpart, sp):
 
 
 def main():
-    args = sys.argv[1:]
-    dnnpart = "build/dnnpart"
-    if "--dnnpart" in args:
-        dnnpart = args[args.index("--dnnpart") + 1]
-    text = table(dnnpart, "--sp" in args)
-    if "--write" not in args:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dnnpart", default="build/dnnpart")
+    ap.add_argument("--sp", action="store_true",
+                    help="also run --sp (sequence parallelism)")
+    ap.add_argument("--write", action="store_true",
+                    help="replace the table in docs/benchmarks.md")
+    a = ap.parse_args()
+    text = table(a.dnnpart, a.sp)
+    if a.write:
+        write_between(BEGIN, END, text)
+    else:
         sys.stdout.write(text)
-        return
-    write_between(BEGIN, END, text)
 
 
 if __name__ == "__main__":

@@ -126,22 +126,25 @@ static const char *const entropy_types[] = {
 	"cross_entropy",
 };
 
-static bool is_entropy(const dp_graph *g, uint32_t v)
+/* Whether op v's type is one of the n names of types. */
+static bool type_in(const dp_graph *g, uint32_t v, const char *const *types,
+		    size_t n)
 {
 	const char *ty = dp_graph_str(g, g->ops[v].type);
-	for (size_t i = 0; i < DPI_NARR(entropy_types); i++)
-		if (strcmp(ty, entropy_types[i]) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ty, types[i]) == 0)
 			return true;
 	return false;
 }
 
+static bool is_entropy(const dp_graph *g, uint32_t v)
+{
+	return type_in(g, v, entropy_types, DPI_NARR(entropy_types));
+}
+
 static bool is_linear(const dp_graph *g, uint32_t v)
 {
-	const char *ty = dp_graph_str(g, g->ops[v].type);
-	for (size_t i = 0; i < DPI_NARR(linear_types); i++)
-		if (strcmp(ty, linear_types[i]) == 0)
-			return true;
-	return false;
+	return type_in(g, v, linear_types, DPI_NARR(linear_types));
 }
 
 /* Sums: a sum of partial sums and whole tensors holds a partial sum when
