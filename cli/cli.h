@@ -6,8 +6,9 @@
  * parses its own arguments with the shared helpers below, so that -k, --mem,
  * --link, --bw, --lat, --contention, --json, --format mean the same
  * everywhere. Commands print results to stdout and errors to stderr as
- * "dnnpart: file:line:col: message" and return the exit code (DESIGN 6:
- * 0 ok, 1 infeasible with --strict, 2 bad usage or input, 3 internal).
+ * "dnnpart: file:line:col: message" and return the exit code (docs/cli.md,
+ * "Conventions": 0 ok, 1 infeasible with --strict, 2 bad usage or input,
+ * 3 internal).
  */
 #ifndef DNNPART_CLI_H
 #define DNNPART_CLI_H

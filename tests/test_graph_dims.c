@@ -1,7 +1,8 @@
 /* test_graph_dims.c - iteration spaces, roles and the batch dim (graph.h
- * "Iteration spaces and roles", DESIGN 10): the accessors, every rule with
- * its message (from the API, native JSON and DOT), the round trip through
- * the JSON writer, and that a graph without them costs nothing more. */
+ * "Iteration spaces and roles", docs/formats.md): the accessors, every rule
+ * with its message (from the API, native JSON and DOT), the round trip
+ * through the JSON writer, and that a graph without them costs nothing
+ * more. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -288,7 +288,7 @@ static void test_five_heads_split_unevenly(void)
 
 /* Cross-device bytes of the transfers into or out of ops whose name starts
  * with prefix: one per (producer, device), as the simulator moves them
- * (DESIGN 3.1), so a reduce feeding three consumers on a device counts
+ * (docs/simulator.md), so a reduce feeding three consumers on a device counts
  * once. */
 static int64_t bytes_around(const dp_lowered *l, const char *prefix)
 {

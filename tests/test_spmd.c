@@ -1,5 +1,5 @@
 /* test_spmd.c - the spmd lowering and the dp and zero strategies
- * (strategy.h, DESIGN 10): hand-computed bytes of a Megatron-style MLP (its
+ * (strategy.h, docs/spmd.md): hand-computed bytes of a Megatron-style MLP (its
  * uneven and mesh splits are in test_spmd_mesh.c) and of data parallelism,
  * the checks with their messages, and invariants of random graphs with dims
  * under random splits. */
