@@ -92,12 +92,10 @@ static void test_errors(void)
  * with their dims). */
 static void test_several_outputs_scale(void)
 {
-	dp_graph *g = test_load_ok("tests/data/gpt2_tiny.json");
-	REQUIRE(g);
-	dp_graph *h = NULL;
-	dp_err err;
-	REQUIRE(dp_graph_with_batch(g, 6, &h, &err) == DP_OK);
 	const char *p = "model/ln_f/normalize/grad";
+	dp_graph *h = NULL, *g = test_load_ok("tests/data/gpt2_tiny.json");
+	dp_err err;
+	REQUIRE(g && dp_graph_with_batch(g, 6, &h, &err) == DP_OK);
 	uint32_t e = edge_of(g, p, "model/ln_f/rsqrt/grad");
 	uint32_t f = edge_of(h, p, "model/ln_f/rsqrt/grad");
 	const uint32_t *names;
