@@ -61,6 +61,8 @@ typedef struct cli_opts {
 	bool no_polish;
 	int microbatches; /* --microbatches (0: the algorithm's choice) */
 	int tp;		  /* --tp (0: the algorithm's choice) */
+	int zero_stage;	  /* --zero-stage 1..3 (0: zero's own, 2) */
+	long long bucket; /* --bucket in bytes (-1: the default, 25 MiB) */
 	int schedule;	  /* --schedule: a dp_schedule, -1: the algorithm's
 			     own */
 	long long batch;  /* --batch: the graph at this batch size (0: as

@@ -447,6 +447,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 	}
 	find_updates(&c);
 	dp_status st = dpi_lower_begin(&c.b, g, (uint32_t)expect, err);
+	c.b.bucket = s->bucket;
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
 			st = dpi_poll(p, "lowering", "lowering: ops",

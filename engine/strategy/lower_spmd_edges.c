@@ -223,9 +223,10 @@ static int instances(const dpi_spmd_ctx *c, uint32_t v, int i, uint32_t *id,
 	return i < c->size;
 }
 
-/* Makes the reduces of layout L (key set) of producer u, number nl. */
+/* Makes the reduces of layout L (key set) of producer u, number nl; a
+ * weight gradient's (grad) are one collective for the buckets. */
 static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, layout *L, int nl,
-			     dp_err *err)
+			     bool grad, dp_err *err)
 {
 	const tensor *t = &L->key;
 	int n = t->cwhole >= 0 ? 1 : c->size;
@@ -238,6 +239,8 @@ static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, layout *L, int nl,
 		st = nomem(err);
 		goto out;
 	}
+	if (!st && grad)
+		st = dpi_lower_grad_begin(&c->b, u, t->total, err);
 	uint8_t all = 0;
 	for (int j = 0; j < t->r; j++)
 		all |= t->cmask[j];
@@ -263,7 +266,8 @@ static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, layout *L, int nl,
 		uint32_t id;
 		st = dpi_spmd_name(c, u, "/rs", nl, dev, err);
 		if (!st)
-			st = dpi_lower_add(&c->b, c->name, &lo_op, &id, err);
+			st = (grad ? dpi_lower_add_reduce : dpi_lower_add)(
+				&c->b, c->name, &lo_op, &id, err);
 		if (!st && d == 0)
 			L->base = id;
 		if (!st)
@@ -427,7 +431,11 @@ static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 				layout *L = &(*ls)[(*nls)++];
 				memset(L, 0, sizeof *L);
 				memcpy(&L->key, &t, sizeof t);
-				st = make_layout(c, u, L, l + 1, err);
+				st = make_layout(
+					c, u, L, l + 1,
+					t.cwhole < 0 && dp_op_role(g, ed->to) ==
+								DP_ROLE_UPDATE,
+					err);
 				if (st)
 					break;
 			}
