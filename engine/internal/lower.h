@@ -85,6 +85,10 @@ dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source,
 dp_status dpi_lower_add_reduce(dpi_lower_buf *b, const char *name,
 			       const dpi_lower_op *op, uint32_t *id,
 			       dp_err *err);
+/* The earliest finish of every op of g by op times alone (no
+ * communication): the order in which a step can make them. malloc'd (the
+ * caller frees it); NULL when out of memory. */
+double *dpi_lower_ready_times(const dp_graph *g);
 /* For lower_build.c: whether an edge touches a held-back reduce, holding
  * one back, merging the buckets (before finalizing) and freeing them. */
 bool dpi_lower_held(const dpi_lower_buf *b, uint32_t from, uint32_t to);

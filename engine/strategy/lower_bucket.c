@@ -84,8 +84,7 @@ static dp_status nomem(dp_err *err)
 			  "out of memory while lowering a strategy");
 }
 
-/* Earliest finish of every op of g by op times alone. */
-static double *ready_times(const dp_graph *g)
+double *dpi_lower_ready_times(const dp_graph *g)
 {
 	double *r = calloc(g->nops ? g->nops : 1, sizeof *r);
 	for (uint32_t k = 0; r && k < g->nops; k++) {
@@ -108,7 +107,7 @@ dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source,
 	struct dpi_bucket_state *k = b->bk;
 	if (!k && !(k = b->bk = calloc(1, sizeof *k)))
 		return nomem(err);
-	if (!k->ready && !(k->ready = ready_times(b->src_g)))
+	if (!k->ready && !(k->ready = dpi_lower_ready_times(b->src_g)))
 		return nomem(err);
 	if (dpi_grow((void **)&k->set, &k->cs, (uint64_t)k->ns + 1,
 		     sizeof *k->set, 64))

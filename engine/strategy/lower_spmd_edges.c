@@ -396,6 +396,25 @@ static dp_status zero_gather(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 	return DP_OK;
 }
 
+/* An edge from a param op sharded by ZeRO stage 3 to consumer v: each
+ * instance of v reads its box of the weights from its layer's gather on
+ * its device (first gather fg, lower_spmd_fsdp.c). */
+static dp_status gathered_edge(dpi_spmd_ctx *c, const tensor *t, uint32_t fg,
+			       uint32_t v, dp_err *err)
+{
+	uint32_t id;
+	int dev;
+	dp_status st = DP_OK;
+	for (int i = 0; !st && instances(c, v, i, &id, &dev); i++) {
+		int64_t lo[MAXR], hi[MAXR];
+		cons_box(c, t, dev, lo, hi);
+		st = dpi_lower_edge(&c->b, fg + (uint32_t)dev, id,
+				    bytes_of(t, box_vol(t, lo, hi)), false,
+				    err);
+	}
+	return st;
+}
+
 /* The out-edges of producer u; ls holds its layouts. */
 static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 				int *nls, int *cap, dp_err *err)
@@ -411,6 +430,11 @@ static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 		}
 		tensor t;
 		make_tensor(c, e, &t);
+		uint32_t fg = dpi_spmd_fsdp_gather(c, u, ed->to);
+		if (fg != UINT32_MAX) {
+			st = gathered_edge(c, &t, fg, ed->to, err);
+			continue;
+		}
 		if (c->carry[ed->to])
 			t.partial = 0; /* summed on each device */
 		if (t.partial && dpi_spmd_whole(c, u) < 0) {
@@ -470,7 +494,7 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 	for (uint32_t v = 0; v < g->nops; v++)
 		if (c->carry[v] && !has_data_consumer(g, v))
 			c->carry[v] = 0;
-	dp_status st = DP_OK;
+	dp_status st = dpi_spmd_fsdp_begin(c, err);
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
 			st = dpi_poll(c->p, "lowering", "lowering: edges",
@@ -484,6 +508,7 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 		nls = 0;
 	}
 	free(ls);
+	dpi_spmd_fsdp_end(c);
 	free(c->carry);
 	c->carry = NULL;
 	return st;
