@@ -191,9 +191,11 @@ static bool same_devices(const struct dpi_bucket_state *k, const vset *a,
 	return true;
 }
 
-/* Assigns every collective its bucket; returns the number of buckets, or
- * UINT32_MAX when out of memory. */
-static uint32_t assign(struct dpi_bucket_state *k, int64_t cap)
+/* Assigns every collective its bucket, numbered in backward order, and
+ * each bucket its first collective in that order (head); returns the
+ * number of buckets, or UINT32_MAX when out of memory. */
+static uint32_t assign(struct dpi_bucket_state *k, int64_t cap,
+		       uint32_t *head)
 {
 	vset **ord = malloc((k->ns ? k->ns : 1) * sizeof *ord);
 	vset **open = malloc((k->ns ? k->ns : 1) * sizeof *open);
@@ -216,6 +218,7 @@ static uint32_t assign(struct dpi_bucket_state *k, int64_t cap)
 		if (o == nopen) {
 			open[nopen] = s;
 			fill[nopen++] = 0;
+			head[nb] = (uint32_t)(s - k->set);
 			s->bucket = nb++;
 		} else {
 			s->bucket = open[o]->bucket;
@@ -259,7 +262,8 @@ typedef struct flush {
 	dpi_lower_buf *b;
 	struct dpi_bucket_state *k;
 	uint32_t *members; /* per bucket: its collectives */
-	uint32_t *first;   /* per bucket: its first collective */
+	uint32_t *first;   /* per bucket: its first collective in backward
+			      order (its head) */
 	dp_err *err;
 } flush;
 
@@ -280,14 +284,20 @@ static dp_status add_merged(flush *f, uint32_t bk, const char *tag, int32_t dev,
 	return dpi_lower_add(f->b, name, &op, id, f->err);
 }
 
-/* The lowered ops of the held-back reduces (k->real). */
+/* The lowered ops of the held-back reduces (k->real): first those of
+ * each bucket's head (and of buckets of one), then the other members',
+ * which are the head's. */
 static dp_status make_reduces(flush *f)
 {
 	struct dpi_bucket_state *k = f->k;
 	dp_status st = DP_OK;
-	for (uint32_t i = 0; !st && i < k->ns; i++) {
+	for (uint32_t x = 0; !st && x < 2 * k->ns; x++) {
+		uint32_t i = x % k->ns;
 		const vset *s = &k->set[i];
 		uint32_t bk = s->bucket;
+		bool head = f->members[bk] == 1 || f->first[bk] == i;
+		if (head != (x < k->ns))
+			continue;
 		if (f->members[bk] == 1) {
 			for (uint32_t v = s->first; !st && v < s->first + s->n;
 			     v++)
@@ -421,19 +431,17 @@ dp_status dpi_lower_bucket_flush(dpi_lower_buf *b, dp_err *err)
 	if (!k)
 		return DP_OK;
 	flush f = {.b = b, .k = k, .err = err};
-	uint32_t nb = assign(k, b->bucket);
+	f.first = malloc(((size_t)k->ns + 1) * sizeof *f.first);
+	uint32_t nb = f.first ? assign(k, b->bucket, f.first) : UINT32_MAX;
 	dp_status st = nb == UINT32_MAX ? nomem(err) : DP_OK;
 	if (!st) {
 		f.members = calloc((size_t)nb + 1, sizeof *f.members);
-		f.first = calloc((size_t)nb + 1, sizeof *f.first);
 		k->real = malloc(((size_t)k->nv + 1) * sizeof *k->real);
-		if (!f.members || !f.first || !k->real)
+		if (!f.members || !k->real)
 			st = nomem(err);
 	}
-	for (uint32_t i = k->ns; !st && i-- > 0;) {
+	for (uint32_t i = 0; !st && i < k->ns; i++)
 		f.members[k->set[i].bucket]++;
-		f.first[k->set[i].bucket] = i;
-	}
 	if (!st)
 		st = make_reduces(&f);
 	if (!st)

@@ -333,12 +333,14 @@ static int64_t grad_buffer(const dpi_spmd_ctx *c, uint32_t u, const dp_dims *d,
 		w *= d->sizes[d->param[k]];
 	int64_t q, n, uq, un;
 	block_of(c, u, d->param, d->nparam, dev, &q, &n);
+	int64_t own = uneven_share(c, u, d, d->param, d->nparam, dev, w);
 	dp_dims ud;
 	if (c->zero_stage == 1 || dpi_spmd_whole(c, up) >= 0 ||
 	    !dp_op_dims(c->g, up, &ud) || ud.nparam <= 0)
-		return dpi_spmd_share(w, q, n);
+		return own;
 	block_of(c, up, ud.param, ud.nparam, dev, &uq, &un);
-	return un > n ? dpi_spmd_share(w, uq, un) : dpi_spmd_share(w, q, n);
+	return un > n ? uneven_share(c, up, &ud, ud.param, ud.nparam, dev, w)
+		      : own;
 }
 
 /* The update op of every param op (ctx.upd). */
