@@ -74,14 +74,17 @@ dp_status dpi_lower_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
 
 /* A weight gradient's collective (lower_bucket.c, docs/spmd.md "Gradient
  * buckets"): dpi_lower_grad_begin starts one, the gradient of `bytes`
- * (whole) that the user's op source makes; the reduces added next with
+ * (whole) that the user's op source makes, in a stream (DPI_BUCKET_GRADS,
+ * or DPI_BUCKET_GATHERS for ZeRO's all-gathers of updated weights: buckets
+ * never mix them); the reduces added next with
  * dpi_lower_add_reduce (and only they: other ops go through
  * dpi_lower_add) are its reduces. With b->bucket > 0 they are held
  * back (their ids, and edges that touch them, are resolved by
  * dpi_lower_finish, which merges the collectives of each bucket into one);
  * else dpi_lower_add_reduce is dpi_lower_add. DP_ENOMEM. */
+enum { DPI_BUCKET_GRADS = 0, DPI_BUCKET_GATHERS = 1 };
 dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source,
-			       int64_t bytes, dp_err *err);
+			       int64_t bytes, int stream, dp_err *err);
 dp_status dpi_lower_add_reduce(dpi_lower_buf *b, const char *name,
 			       const dpi_lower_op *op, uint32_t *id,
 			       dp_err *err);

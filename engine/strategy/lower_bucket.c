@@ -10,9 +10,11 @@
  *     earliest finish of their source op in the user's graph by op times
  *     alone (no communication), ties by declaration order; that is the
  *     order backward makes them;
- *   - in that order each joins the open bucket of its device set (the
- *     devices of its reduces: one per data-parallel group of a pipeline
- *     stage); once a bucket holds `bucket` bytes or more it is closed
+ *   - in that order each joins the open bucket of its stream and device
+ *     set (the devices of its reduces: one per data-parallel group of a
+ *     pipeline stage; the streams: gradients, and ZeRO's all-gathers of
+ *     updated weights, which come after the updates that the gradients
+ *     feed); once a bucket holds `bucket` bytes or more it is closed
  *     (DDP's rule: the gradient that crosses the cap is in it);
  *   - a bucket of one collective keeps its reduces and edges as declared;
  *   - a larger one becomes one collective: on each device D of its set,
@@ -42,6 +44,7 @@
 typedef struct vset {
 	uint32_t first, n; /* its reduces: vop[first .. first+n) */
 	uint32_t source;   /* the user's op whose gradient it reduces */
+	int stream;	   /* buckets never mix streams */
 	int64_t bytes;	   /* the whole gradient */
 	double ready;
 	uint32_t bucket;
@@ -100,7 +103,7 @@ double *dpi_lower_ready_times(const dp_graph *g)
 }
 
 dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source,
-			       int64_t bytes, dp_err *err)
+			       int64_t bytes, int stream, dp_err *err)
 {
 	if (b->bucket <= 0)
 		return DP_OK;
@@ -114,6 +117,7 @@ dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source,
 		return nomem(err);
 	k->set[k->ns++] = (vset){.first = k->nv,
 				 .source = source,
+				 .stream = stream,
 				 .bytes = bytes,
 				 .ready = k->ready[source]};
 	return DP_OK;
@@ -182,7 +186,7 @@ static int by_ready(const void *pa, const void *pb)
 static bool same_devices(const struct dpi_bucket_state *k, const vset *a,
 			 const vset *c)
 {
-	if (a->n != c->n)
+	if (a->n != c->n || a->stream != c->stream)
 		return false;
 	for (uint32_t i = 0; i < a->n; i++)
 		if (k->vop[a->first + i].op.device !=

@@ -240,7 +240,8 @@ static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, layout *L, int nl,
 		goto out;
 	}
 	if (!st && grad)
-		st = dpi_lower_grad_begin(&c->b, u, t->total, err);
+		st = dpi_lower_grad_begin(&c->b, u, t->total,
+					  DPI_BUCKET_GRADS, err);
 	uint8_t all = 0;
 	for (int j = 0; j < t->r; j++)
 		all |= t->cmask[j];
@@ -376,6 +377,11 @@ static dp_status zero_gather(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 	int64_t lo[MAXR], hi[MAXR];
 	for (int j = 0; j < t.r; j++)
 		lo[j] = 0, hi[j] = t.size[j];
+	/* a collective of the buckets, as DeepSpeed's all-gather buckets */
+	dp_status st0 = dpi_lower_grad_begin(&c->b, u, t.total,
+					     DPI_BUCKET_GATHERS, err);
+	if (st0)
+		return st0;
 	for (int dev = 0; dev < c->size; dev++) {
 		dpi_lower_op op = {
 			.source = u,
@@ -387,7 +393,8 @@ static dp_status zero_gather(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 		uint32_t id;
 		dp_status st = dpi_spmd_name(c, u, "/ag", 1, dev, err);
 		if (!st)
-			st = dpi_lower_add(&c->b, c->name, &op, &id, err);
+			st = dpi_lower_add_reduce(&c->b, c->name, &op, &id,
+						  err);
 		if (!st)
 			st = connect(c, &t, u, dev, lo, hi, id, 0, 1, err);
 		if (st)
