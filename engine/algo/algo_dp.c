@@ -1,5 +1,6 @@
-/* builtin_dp.c - the built-in spmd strategies `dp` (data parallelism) and
- * `zero` (ZeRO stages 1-3: data parallelism with the optimizer step and its state
+/* algo_dp.c - the built-in spmd strategies `dp` (data parallelism) and
+ * `zero` (ZeRO stages 1-3: data parallelism with the optimizer step and its
+ * state
  * split across the devices). docs/algorithms.md describes both.
  *
  * dp: a mesh [K]; every op whose dims have the graph's batch dim is split
