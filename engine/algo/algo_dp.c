@@ -1,7 +1,6 @@
 /* algo_dp.c - the built-in spmd strategies `dp` (data parallelism) and
- * `zero` (ZeRO stages 1-3: data parallelism with the optimizer step and its
- * state
- * split across the devices). docs/algorithms.md describes both.
+ * `zero` (ZeRO stages 1-3: data parallelism with the optimizer step and
+ * its state split across the devices). docs/algorithms.md describes both.
  *
  * dp: a mesh [K]; every op whose dims have the graph's batch dim is split
  * along it K ways; a whole op (no dims) with a batch role (input, forward,
