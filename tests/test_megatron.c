@@ -270,7 +270,8 @@ static void test_five_heads_split_unevenly(void)
 		{2, "w1#d1", 0, W3 - W3 * 2 / 5 + W - W * 2 / 5},
 		{4, "fc2_grad#d0", 40.0 / 5, 0},
 		{4, "fc2_grad#d3", 40.0 * 2 / 5, 0},
-		{4, "w2#d2", 0, W3 * 3 / 5 - W3 * 2 / 5 + W * 3 / 5 - W * 2 / 5},
+		{4, "w2#d2", 0,
+		 W3 * 3 / 5 - W3 * 2 / 5 + W * 3 / 5 - W * 2 / 5},
 		{4, "w2#d3", 0, W3 - W3 * 3 / 5 + W - W * 3 / 5},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

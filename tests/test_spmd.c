@@ -100,8 +100,7 @@ static void test_dp_moves_two_k_minus_one_over_k_params(void)
 			 * the variable also holds DDP's gradient buffer, the
 			 * whole gradient (128) */
 			uint32_t w = dp_graph_find(l.g, "w#d0");
-			CHECK_INT(l.g->ops[w].param_bytes,
-				  384 + 128);
+			CHECK_INT(l.g->ops[w].param_bytes, 384 + 128);
 			uint32_t fc = dp_graph_find(l.g, "fc#d0");
 			CHECK_NEAR(l.g->ops[fc].time_us, 16.0 / k, 1e-12);
 			dp_lowered_free(&l);

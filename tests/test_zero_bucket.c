@@ -223,7 +223,8 @@ static void test_zero_stage_bytes(void)
 				CHECK(has(&l, "w2/fsdp_b#d0"));
 				CHECK(!has(&l, "upd2/ag#d0"));
 				/* a gather holds its layer's whole weights */
-				uint32_t f2 = dp_graph_find(l.g, "w2/fsdp_f#d1");
+				uint32_t f2 =
+					dp_graph_find(l.g, "w2/fsdp_f#d1");
 				REQUIRE(f2 != UINT32_MAX);
 				CHECK_INT(l.g->ops[f2].output_bytes, W2);
 			} else {
@@ -245,12 +246,10 @@ static void test_stage3_prefetches_the_next_layer(void)
 	dp_strategy s;
 	dp_lowered l;
 	REQUIRE(make(&dpi_algo_zero, g, 2, 3, 0, &s, &l));
-	static const char *const want[][2] = {{"w1/fsdp_fs#d1", ""},
-					      {"w2/fsdp_fs#d1", "fc1#d1"},
-					      {"w3/fsdp_fs#d1", "fc2#d1"},
-					      {"w3/fsdp_bs#d1", "fc3#d1"},
-					      {"w2/fsdp_bs#d1", "b3#d1"},
-					      {"w1/fsdp_bs#d1", "b2#d1"}};
+	static const char *const want[][2] = {
+		{"w1/fsdp_fs#d1", ""},	     {"w2/fsdp_fs#d1", "fc1#d1"},
+		{"w3/fsdp_fs#d1", "fc2#d1"}, {"w3/fsdp_bs#d1", "fc3#d1"},
+		{"w2/fsdp_bs#d1", "b3#d1"},  {"w1/fsdp_bs#d1", "b2#d1"}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		uint32_t v = dp_graph_find(l.g, want[i][0]);
 		REQUIRE(v != UINT32_MAX);

@@ -83,8 +83,8 @@ dp_status dpi_lower_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
  * dpi_lower_finish, which merges the collectives of each bucket into one);
  * else dpi_lower_add_reduce is dpi_lower_add. DP_ENOMEM. */
 enum { DPI_BUCKET_GRADS = 0, DPI_BUCKET_GATHERS = 1 };
-dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source,
-			       int64_t bytes, int stream, dp_err *err);
+dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source, int64_t bytes,
+			       int stream, dp_err *err);
 dp_status dpi_lower_add_reduce(dpi_lower_buf *b, const char *name,
 			       const dpi_lower_op *op, uint32_t *id,
 			       dp_err *err);

@@ -39,8 +39,8 @@ typedef struct dpi_spmd_ctx {
 	dpi_lower_buf b;
 	char *name; /* scratch for lowered names */
 	size_t name_cap;
-	uint64_t work; /* steps done, for progress */
-	int zero_stage; /* the strategy's (1: gradients kept whole) */
+	uint64_t work;	  /* steps done, for progress */
+	int zero_stage;	  /* the strategy's (1: gradients kept whole) */
 	uint32_t *fsdp;	  /* stage 3, per op: its unit (a sharded param op's
 			     layer), UINT32_MAX none (lower_spmd_fsdp.c) */
 	uint32_t *fsdp_g; /* per unit and phase (forward 0, backward 1): its

@@ -77,7 +77,7 @@ struct dpi_bucket_state {
 	uint32_t ns, cs;
 	vedge *edge;
 	uint32_t ne, ce;
-	double *ready; /* per user op: earliest finish, by op times */
+	double *ready;	/* per user op: earliest finish, by op times */
 	uint32_t *real; /* per held-back reduce: its lowered op */
 };
 
@@ -102,8 +102,8 @@ double *dpi_lower_ready_times(const dp_graph *g)
 	return r;
 }
 
-dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source,
-			       int64_t bytes, int stream, dp_err *err)
+dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source, int64_t bytes,
+			       int stream, dp_err *err)
 {
 	if (b->bucket <= 0)
 		return DP_OK;
@@ -198,8 +198,7 @@ static bool same_devices(const struct dpi_bucket_state *k, const vset *a,
 /* Assigns every collective its bucket, numbered in backward order, and
  * each bucket its first collective in that order (head); returns the
  * number of buckets, or UINT32_MAX when out of memory. */
-static uint32_t assign(struct dpi_bucket_state *k, int64_t cap,
-		       uint32_t *head)
+static uint32_t assign(struct dpi_bucket_state *k, int64_t cap, uint32_t *head)
 {
 	vset **ord = malloc((k->ns ? k->ns : 1) * sizeof *ord);
 	vset **open = malloc((k->ns ? k->ns : 1) * sizeof *open);
@@ -305,9 +304,9 @@ static dp_status make_reduces(flush *f)
 		if (f->members[bk] == 1) {
 			for (uint32_t v = s->first; !st && v < s->first + s->n;
 			     v++)
-				st = dpi_lower_add(f->b, k->names + k->vop[v].name,
-						   &k->vop[v].op, &k->real[v],
-						   f->err);
+				st = dpi_lower_add(
+					f->b, k->names + k->vop[v].name,
+					&k->vop[v].op, &k->real[v], f->err);
 			continue;
 		}
 		if (f->first[bk] != i) {
@@ -323,7 +322,8 @@ static dp_status make_reduces(flush *f)
 		for (uint32_t j = 0; !st && j < s->n; j++) {
 			const dpi_lower_op *o = &k->vop[s->first + j].op;
 			st = add_merged(f, bk, "bucket", o->device,
-					o->output_bytes, &k->real[s->first + j]);
+					o->output_bytes,
+					&k->real[s->first + j]);
 		}
 	}
 	return st;
@@ -362,10 +362,11 @@ static dp_status make_edges(flush *f)
 	dp_status st = in && pk && out && dv ? DP_OK : nomem(f->err);
 	for (uint32_t i = 0; !st && i < k->ne; i++) {
 		const vedge *e = &k->edge[i];
-		uint32_t from = e->from >= VIRT ? k->real[e->from - VIRT]
-						: e->from;
+		uint32_t from =
+			e->from >= VIRT ? k->real[e->from - VIRT] : e->from;
 		uint32_t to = e->to >= VIRT ? k->real[e->to - VIRT] : e->to;
-		uint32_t bin = e->control ? UINT32_MAX : merged_bucket(f, e->to);
+		uint32_t bin =
+			e->control ? UINT32_MAX : merged_bucket(f, e->to);
 		uint32_t bout =
 			e->control ? UINT32_MAX : merged_bucket(f, e->from);
 		uint32_t dfrom = (uint32_t)b->placement[from];

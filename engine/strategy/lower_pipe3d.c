@@ -105,9 +105,8 @@ static dp_status all_reduce(p3 *c, uint32_t x, uint32_t y, int64_t bytes)
 	uint32_t k = c->rs_count[x]++;
 	uint32_t first = 0;
 	const char *nx = dp_graph_op_name(c->l1->g, x);
-	dp_status st0 =
-		dpi_lower_grad_begin(&c->b, c->l1->source[x], bytes,
-				     DPI_BUCKET_GRADS, c->err);
+	dp_status st0 = dpi_lower_grad_begin(&c->b, c->l1->source[x], bytes,
+					     DPI_BUCKET_GRADS, c->err);
 	if (st0)
 		return st0;
 	for (int r = 0; r < D; r++) {

@@ -67,8 +67,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal/poll.h"
 #include "internal/arrays.h"
+#include "internal/poll.h"
 #include "internal/spmd_tensor.h"
 
 #define MAXR DP_MAX_OP_DIMS
@@ -235,8 +235,8 @@ static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, layout *L, int nl,
 		goto out;
 	}
 	if (!st && grad)
-		st = dpi_lower_grad_begin(&c->b, u, t->total,
-					  DPI_BUCKET_GRADS, err);
+		st = dpi_lower_grad_begin(&c->b, u, t->total, DPI_BUCKET_GRADS,
+					  err);
 	uint8_t all = 0;
 	for (int j = 0; j < t->r; j++)
 		all |= t->cmask[j];
@@ -450,7 +450,9 @@ static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 					layout *q = realloc(
 						*ls, (size_t)nc * sizeof *q);
 					if (!q)
-						return dpi_nomem(err, "lowering a strategy");
+						return dpi_nomem(
+							err,
+							"lowering a strategy");
 					*ls = q;
 					*cap = nc;
 				}
@@ -500,7 +502,7 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
 			st = dpi_poll(c->p, "lowering", "lowering: edges",
-					   0.3 + 0.7 * u / g->nops, err);
+				      0.3 + 0.7 * u / g->nops, err);
 		if (!st)
 			st = producer_edges(c, u, &ls, &nls, &cap, err);
 		for (int l = 0; l < nls; l++) {

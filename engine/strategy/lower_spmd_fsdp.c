@@ -49,9 +49,8 @@ static bool backward_role(dp_role r)
 static bool sharded(const dpi_spmd_ctx *c, uint32_t u)
 {
 	dp_dims d;
-	if (dp_op_role(c->g, u) != DP_ROLE_PARAM ||
-	    dpi_spmd_whole(c, u) >= 0 || !dp_op_dims(c->g, u, &d) ||
-	    d.nparam <= 0)
+	if (dp_op_role(c->g, u) != DP_ROLE_PARAM || dpi_spmd_whole(c, u) >= 0 ||
+	    !dp_op_dims(c->g, u, &d) || d.nparam <= 0)
 		return false;
 	for (int k = 0; k < d.nparam; k++)
 		if (dpi_spmd_mask(c, u, d.param[k]))
@@ -60,8 +59,7 @@ static bool sharded(const dpi_spmd_ctx *c, uint32_t u)
 }
 
 /* Bytes of param op u's shard on dev, and of all of it (*whole). */
-static int64_t shard(const dpi_spmd_ctx *c, uint32_t u, int dev,
-		     int64_t *whole)
+static int64_t shard(const dpi_spmd_ctx *c, uint32_t u, int dev, int64_t *whole)
 {
 	dp_dims d;
 	dp_op_dims(c->g, u, &d);
@@ -92,10 +90,10 @@ static bool before(ukey a, ukey b)
 typedef struct fsdp_build {
 	dpi_spmd_ctx *c;
 	uint32_t nu;
-	uint32_t *head;	  /* per unit: its first param op */
-	uint32_t *moff;	  /* per unit: its param ops mem[moff[i]..moff[i+1]) */
+	uint32_t *head; /* per unit: its first param op */
+	uint32_t *moff; /* per unit: its param ops mem[moff[i]..moff[i+1]) */
 	uint32_t *mem;
-	ukey *key;	  /* per unit and phase: [2i + phase] */
+	ukey *key; /* per unit and phase: [2i + phase] */
 	double *ready;
 } fsdp_build;
 
@@ -140,11 +138,10 @@ static dp_status unit_ops(fsdp_build *f, uint32_t i, int ph, uint32_t trig,
 				.source = h,
 				.device = dev,
 				.micro = -1,
-				.output_bytes = pass ? total
-						     : unit_shard(f, i, dev,
-								  &wh),
-				.role = ph ? DP_ROLE_BACKWARD
-					   : DP_ROLE_FORWARD,
+				.output_bytes =
+					pass ? total
+					     : unit_shard(f, i, dev, &wh),
+				.role = ph ? DP_ROLE_BACKWARD : DP_ROLE_FORWARD,
 			};
 			const char *tag = pass ? (ph ? "/fsdp_b" : "/fsdp_f")
 					       : (ph ? "/fsdp_bs" : "/fsdp_fs");
@@ -169,12 +166,12 @@ static dp_status unit_ops(fsdp_build *f, uint32_t i, int ph, uint32_t trig,
 						shard(c, u, dev, &wh), false,
 						err);
 				}
-				uint32_t at = trig != UINT32_MAX &&
-							      dpi_spmd_whole(
-								      c, trig) <
-								      0
-						      ? (uint32_t)dev
-						      : 0;
+				uint32_t at =
+					trig != UINT32_MAX &&
+							dpi_spmd_whole(c,
+								       trig) < 0
+						? (uint32_t)dev
+						: 0;
 				if (!st && trig != UINT32_MAX)
 					st = dpi_lower_edge(&c->b,
 							    c->first[trig] + at,
@@ -182,9 +179,9 @@ static dp_status unit_ops(fsdp_build *f, uint32_t i, int ph, uint32_t trig,
 				continue;
 			}
 			for (int s = 0; !st && s < c->size; s++)
-				st = dpi_lower_edge(&c->b, send0 + (uint32_t)s,
-						    id, unit_shard(f, i, s, &wh),
-						    false, err);
+				st = dpi_lower_edge(
+					&c->b, send0 + (uint32_t)s, id,
+					unit_shard(f, i, s, &wh), false, err);
 		}
 	return st;
 }
@@ -270,17 +267,17 @@ dp_status dpi_spmd_fsdp_begin(dpi_spmd_ctx *c, dp_err *err)
 		uint32_t m = 0;
 		for (uint32_t i = 0; i < f.nu; i++)
 			if (f.key[2 * i + (uint32_t)ph].first != UINT32_MAX)
-				order[m++] = (uord){f.key[2 * i + (uint32_t)ph],
-						    i};
+				order[m++] =
+					(uord){f.key[2 * i + (uint32_t)ph], i};
 		qsort(order, m, sizeof *order, by_key);
 		if (ph == 0)
 			prev = (ukey){UINT32_MAX, 0, 0};
 		for (uint32_t j = 0; !st && j < m; j++) {
 			ukey k = order[j].k;
-			uint32_t trig = prev.first != UINT32_MAX &&
-							before(prev, k)
-						? prev.first
-						: UINT32_MAX;
+			uint32_t trig =
+				prev.first != UINT32_MAX && before(prev, k)
+					? prev.first
+					: UINT32_MAX;
 			st = unit_ops(&f, order[j].unit, ph, trig, err);
 			prev = k;
 		}
