@@ -46,6 +46,17 @@ static bool make(const dp_algo *a, const dp_graph *g, int k, int stage,
 	return true;
 }
 
+/* The chain, loaded into *g, lowered by make (the caller frees all). */
+static bool chain(const dp_algo *a, int k, int stage, int64_t bucket,
+		  dp_graph **g, dp_strategy *s, dp_lowered *l)
+{
+	*g = test_load_ok(CHAIN);
+	if (*g && make(a, *g, k, stage, bucket, s, l))
+		return true;
+	dp_graph_free(*g);
+	return false;
+}
+
 /* The gradients' collectives: reduce ops on device 0 (one per collective,
  * "SRC/rs#d0" or a bucket's "SRC/bucketB#d0"). */
 static int collectives(const dp_lowered *l)
@@ -84,6 +95,17 @@ static bool has(const dp_lowered *l, const char *name)
 	return dp_graph_find(l->g, name) != UINT32_MAX;
 }
 
+/* Every device of l (K = k) sends and receives per bytes, and the edges
+ * that cross devices carry k x per in all; then frees l and s. */
+static void check_sends_and_free(dp_lowered *l, dp_strategy *s, int k,
+				 int64_t per)
+{
+	CHECK_INT(test_cross_bytes(l), per * k);
+	CHECK_COMM_EACH(l, k, per);
+	dp_lowered_free(l);
+	dp_strategy_free(s);
+}
+
 /* Buckets close once they hold the cap or more (DDP's rule), in backward
  * order: 300 B takes grad3 (256) and grad2 (128, crossing the cap) into
  * bucket 0, named after grad3, and leaves grad1 alone; 100 B, and 0 (one
@@ -120,11 +142,7 @@ static void test_buckets_group_in_backward_order(void)
 				CHECK(has(&l, cases[c].alone));
 			if (cases[c].n < 3)
 				CHECK(!has(&l, "grad2/rs#d0"));
-			int64_t per = 2 * (k - 1) * W / k;
-			CHECK_INT(test_cross_bytes(&l), per * k);
-			CHECK_COMM_EACH(&l, k, per);
-			dp_lowered_free(&l);
-			dp_strategy_free(&s);
+			check_sends_and_free(&l, &s, k, 2 * (k - 1) * W / k);
 		}
 	dp_graph_free(g);
 }
@@ -133,11 +151,10 @@ static void test_buckets_group_in_backward_order(void)
  * grad3's and grad2's shards, and no reduce starts before grad2 ends. */
 static void test_a_bucket_waits_for_its_last_gradient(void)
 {
-	dp_graph *g = test_load_ok(CHAIN);
-	REQUIRE(g);
+	dp_graph *g;
 	dp_strategy s;
 	dp_lowered l;
-	REQUIRE(make(&dpi_algo_dp, g, 2, 0, 300, &s, &l));
+	REQUIRE(chain(&dpi_algo_dp, 2, 0, 300, &g, &s, &l));
 	uint32_t pack = dp_graph_find(l.g, "grad3/pack0#d0");
 	REQUIRE(pack != UINT32_MAX);
 	int from3 = 0, from2 = 0;
@@ -165,8 +182,13 @@ static void test_a_bucket_waits_for_its_last_gradient(void)
 
 /* Model states per device (params + gradient buffers), with W the weights'
  * bytes (4 Psi): dp 16 Psi = 4W; stage 1 8 Psi + 8 Psi/K = 2W + 2W/K;
- * stage 2 4 Psi + 12 Psi/K = W + 3W/K; stage 3 16 Psi/K = 4W/K. */
-static void test_zero_stages_hold_zeros_model_states(void)
+ * stage 2 4 Psi + 12 Psi/K = W + 3W/K; stage 3 16 Psi/K = 4W/K. Bytes per
+ * device: dp and stages 1 and 2 2(K-1)/K x W (stages 1 and 2: the
+ * gradients reduce-scattered, the updated weights all-gathered); stage 3
+ * 3(K-1)/K x W: every layer gathered for its forward and again for its
+ * backward, the gradients reduce-scattered, and no gather after the
+ * update. */
+static void test_zero_stages_closed_forms(void)
 {
 	dp_graph *g = test_load_ok(CHAIN);
 	REQUIRE(g);
@@ -195,43 +217,20 @@ static void test_zero_stages_hold_zeros_model_states(void)
 						  (long long)want);
 			}
 			CHECK_INT(s.zero_stage, stage);
-			dp_lowered_free(&l);
-			dp_strategy_free(&s);
-		}
-	dp_graph_free(g);
-}
-
-/* Bytes per device: stages 1 and 2 as dp, 2(K-1)/K x W (reduce-scatter,
- * all-gather of the updated weights); stage 3 3(K-1)/K x W: every layer
- * gathered for its forward and again for its backward, the gradients
- * reduce-scattered, and no gather after the update. */
-static void test_zero_stage_bytes(void)
-{
-	dp_graph *g = test_load_ok(CHAIN);
-	REQUIRE(g);
-	for (int k = 2; k <= 4; k += 2)
-		for (int stage = 1; stage <= 3; stage++) {
-			dp_strategy s;
-			dp_lowered l;
-			if (!make(&dpi_algo_zero, g, k, stage, 0, &s, &l))
-				continue;
-			int64_t per = (stage == 3 ? 3 : 2) * (k - 1) * W / k;
-			CHECK_COMM_EACH(&l, k, per);
-			CHECK_INT(test_cross_bytes(&l), per * k);
+			CHECK(has(&l, "w2/fsdp_f#d0") == (stage == 3));
+			CHECK(has(&l, "w2/fsdp_b#d0") == (stage == 3));
+			CHECK(has(&l, "upd2/ag#d0") ==
+			      (stage == 1 || stage == 2));
 			if (stage == 3) {
-				CHECK(has(&l, "w2/fsdp_f#d0"));
-				CHECK(has(&l, "w2/fsdp_b#d0"));
-				CHECK(!has(&l, "upd2/ag#d0"));
 				/* a gather holds its layer's whole weights */
 				uint32_t f2 =
 					dp_graph_find(l.g, "w2/fsdp_f#d1");
 				REQUIRE(f2 != UINT32_MAX);
 				CHECK_INT(l.g->ops[f2].output_bytes, W2);
-			} else {
-				CHECK(has(&l, "upd2/ag#d0"));
 			}
-			dp_lowered_free(&l);
-			dp_strategy_free(&s);
+			check_sends_and_free(&l, &s, k,
+					     (stage == 3 ? 3 : 2) * (k - 1) *
+						     W / k);
 		}
 	dp_graph_free(g);
 }
@@ -241,11 +240,10 @@ static void test_zero_stage_bytes(void)
  * waits for fc3, the next (2) for b3. */
 static void test_stage3_prefetches_the_next_layer(void)
 {
-	dp_graph *g = test_load_ok(CHAIN);
-	REQUIRE(g);
+	dp_graph *g;
 	dp_strategy s;
 	dp_lowered l;
-	REQUIRE(make(&dpi_algo_zero, g, 2, 3, 0, &s, &l));
+	REQUIRE(chain(&dpi_algo_zero, 2, 3, 0, &g, &s, &l));
 	static const char *const want[][2] = {
 		{"w1/fsdp_fs#d1", ""},	     {"w2/fsdp_fs#d1", "fc1#d1"},
 		{"w3/fsdp_fs#d1", "fc2#d1"}, {"w3/fsdp_bs#d1", "fc3#d1"},
@@ -269,6 +267,5 @@ static void test_stage3_prefetches_the_next_layer(void)
 
 TEST_MAIN(TEST(test_buckets_group_in_backward_order),
 	  TEST(test_a_bucket_waits_for_its_last_gradient),
-	  TEST(test_zero_stages_hold_zeros_model_states),
-	  TEST(test_zero_stage_bytes),
+	  TEST(test_zero_stages_closed_forms),
 	  TEST(test_stage3_prefetches_the_next_layer))

@@ -165,13 +165,7 @@ void dpi_lower_bucket_free(dpi_lower_buf *b)
 	struct dpi_bucket_state *k = b->bk;
 	if (!k)
 		return;
-	free(k->vop);
-	free(k->names);
-	free(k->set);
-	free(k->edge);
-	free(k->ready);
-	free(k->real);
-	free(k);
+	DPI_FREE_ALL(k->vop, k->names, k->set, k->edge, k->ready, k->real, k);
 	b->bk = NULL;
 }
 

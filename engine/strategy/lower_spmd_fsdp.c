@@ -97,18 +97,6 @@ typedef struct fsdp_build {
 	double *ready;
 } fsdp_build;
 
-/* A unit in a phase's order. */
-typedef struct uord {
-	ukey k;
-	uint32_t unit;
-} uord;
-
-static int by_key(const void *pa, const void *pb)
-{
-	const uord *a = pa, *b = pb;
-	return before(a->k, b->k) ? -1 : before(b->k, a->k) ? 1 : 0;
-}
-
 /* Bytes of unit i's shards on dev (and of all of it, *whole). */
 static int64_t unit_shard(const fsdp_build *f, uint32_t i, int dev,
 			  int64_t *whole)
@@ -248,7 +236,7 @@ dp_status dpi_spmd_fsdp_begin(dpi_spmd_ctx *c, dp_err *err)
 	f.moff = malloc((n + 1) * sizeof *f.moff);
 	f.mem = malloc(n * sizeof *f.mem);
 	f.key = malloc(2 * n * sizeof *f.key);
-	uord *order = malloc(n * sizeof *order);
+	uint32_t *order = malloc(n * sizeof *order);
 	c->fsdp_g = malloc(2 * n * sizeof *c->fsdp_g);
 	f.ready = dpi_lower_ready_times(g);
 	dp_status st = DP_OK;
@@ -264,21 +252,27 @@ dp_status dpi_spmd_fsdp_begin(dpi_spmd_ctx *c, dp_err *err)
 	/* each phase in order: sends triggered by the unit before */
 	ukey prev = {UINT32_MAX, 0, 0};
 	for (int ph = 0; !st && ph < 2; ph++) {
+		/* the units that have consumers in this phase, by their keys
+		 * (insertion: units are few) */
+		const ukey *key = f.key + ph;
 		uint32_t m = 0;
-		for (uint32_t i = 0; i < f.nu; i++)
-			if (f.key[2 * i + (uint32_t)ph].first != UINT32_MAX)
-				order[m++] =
-					(uord){f.key[2 * i + (uint32_t)ph], i};
-		qsort(order, m, sizeof *order, by_key);
-		if (ph == 0)
-			prev = (ukey){UINT32_MAX, 0, 0};
+		for (uint32_t i = 0; i < f.nu; i++) {
+			if (key[2 * i].first == UINT32_MAX)
+				continue;
+			uint32_t j = m++;
+			for (;
+			     j > 0 && before(key[2 * i], key[2 * order[j - 1]]);
+			     j--)
+				order[j] = order[j - 1];
+			order[j] = i;
+		}
 		for (uint32_t j = 0; !st && j < m; j++) {
-			ukey k = order[j].k;
+			ukey k = key[2 * order[j]];
 			uint32_t trig =
 				prev.first != UINT32_MAX && before(prev, k)
 					? prev.first
 					: UINT32_MAX;
-			st = unit_ops(&f, order[j].unit, ph, trig, err);
+			st = unit_ops(&f, order[j], ph, trig, err);
 			prev = k;
 		}
 		/* backward's first unit waits for forward's last unit
