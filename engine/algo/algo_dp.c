@@ -150,7 +150,8 @@ static dp_status zero_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  dp_strategy *out, dp_err *err)
 {
-	return strategize(g, m, p, out, o->zero_stage ? o->zero_stage : 2,
+	return strategize(g, m, p, out,
+			  o && o->zero_stage ? o->zero_stage : 2,
 			  err);
 }
 
