@@ -111,6 +111,10 @@ typedef struct dp_strategy {
 	 * sharded, 2 gradients too, 3 weights too (FSDP's full shard); 0 =
 	 * none (plain data parallelism keeps whole gradients) */
 	int zero_stage;
+	/* Megatron-LM's sequence parallelism (--sp): the ops its tensor
+	 * parallelism replicates are split along the sequence; recorded so
+	 * that the Megatron-LM export writes --sequence-parallel */
+	bool sp;
 } dp_strategy;
 
 /* An empty strategy (kind placement, nothing allocated, buckets of
