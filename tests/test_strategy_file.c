@@ -366,14 +366,19 @@ static void test_bad_files_say_where_and_what(void)
 	CHECK_STR(bad("\"kind\":\"spmd\",\"mesh\":[2],\"stage\":{}", 2),
 		  "2:34: stage: not part of a spmd strategy (see "
 		  "docs/formats.md)");
-	CHECK_STR(bad("\"kind\":\"spmd\",\"mesh\":[2],\"zero_stage\":4", 2),
-		  "2:39: zero_stage: expected an integer from 1 to 3, got 4");
-	CHECK_STR(bad("\"kind\":\"spmd\",\"mesh\":[2],\"bucket\":-1", 2),
-		  "2:35: bucket: expected an integer from 0 to "
-		  "9223372036854775807, got -1");
-	CHECK_STR(bad("\"kind\":\"placement\",\"bucket\":0", 2),
-		  "2:29: bucket: not part of a placement strategy (see "
-		  "docs/formats.md)");
+	/* buckets and ZeRO stages: a bad value names its key */
+	static const char *const zb[][2] = {
+		{"\"kind\":\"spmd\",\"mesh\":[2],\"zero_stage\":4",
+		 "2:39: zero_stage: expected an integer from 1 to 3, got 4"},
+		{"\"kind\":\"spmd\",\"mesh\":[2],\"bucket\":-1",
+		 "2:35: bucket: expected an integer from 0 to "
+		 "9223372036854775807, got -1"},
+		{"\"kind\":\"placement\",\"bucket\":0",
+		 "2:29: bucket: not part of a placement strategy (see "
+		 "docs/formats.md)"},
+	};
+	for (size_t i = 0; i < sizeof zb / sizeof zb[0]; i++)
+		CHECK_STR(bad(zb[i][0], 2), zb[i][1]);
 	CHECK_STR(bad("\"kind\":\"spmd\",\"meshes\":[2]", 2),
 		  "2:15: unknown key 'meshes': expected one of format, "
 		  "version, graph, kind, devices, label, algorithm, placement, "
