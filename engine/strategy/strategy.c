@@ -41,6 +41,7 @@ void dp_strategy_init(dp_strategy *s)
 	memset(s, 0, sizeof *s);
 	s->kind = DP_STRAT_PLACEMENT;
 	s->pipe.microbatches = 1;
+	s->bucket = DP_BUCKET_DEFAULT;
 }
 
 void dp_strategy_free(dp_strategy *s)
