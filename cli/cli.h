@@ -65,6 +65,9 @@ typedef struct cli_opts {
 			     own */
 	long long batch;  /* --batch: the graph at this batch size (0: as
 			     loaded) */
+	/* the levers (cli_levers.c): --precision, --recompute, --fuse, --gpu
+	 * as given, checked when parsed; NULL = the default */
+	const char *precision, *recompute, *fuse, *gpu;
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */
 	bool check_k;	     /* compare --check-k */
@@ -264,5 +267,17 @@ int cli_parse_export_opt(const char *cmd, int argc, char **argv, int *i,
  * or an exit code after printing the error. */
 int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
 		      const dp_plan *plan);
+
+/* The levers (cli_levers.c). cli_check_lever checks option name's value
+ * v (0, or 2 after a usage error); cli_levers reads them from o (2 after
+ * printing why: bf16 on a GPU without it); cli_apply_levers replaces *g
+ * by the transformed graph (freed and NULL on error: exit code returned);
+ * cli_apply_gpu sets m's levers and, with --gpu, its caps, speeds and
+ * link from the preset (before --mem, --speed, --link apply). */
+int cli_check_lever(const char *cmd, const char *name, const char *v);
+int cli_levers(const cli_opts *o, dp_levers *lv);
+int cli_apply_levers(const cli_opts *o, dp_graph **g);
+int cli_apply_gpu(const cli_opts *o, dp_machine *m);
+void cli_help_levers(FILE *out);
 
 #endif

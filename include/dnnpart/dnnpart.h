@@ -76,6 +76,7 @@
 #include "strategy.h"
 #include "plan.h"
 #include "sim.h"
+#include "levers.h"
 #include "throughput.h"
 #include "units.h"
 
