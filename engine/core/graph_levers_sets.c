@@ -177,7 +177,8 @@ typedef struct gate_ctx {
 	uint32_t *stamp;	  /* per op: the last mark set */
 	uint32_t *rd, *cand;	  /* readers, candidates */
 	uint32_t *stack;	  /* DFS */
-	uint32_t *bw_off, *bw_ops; /* backward ops by layer index */
+	uint32_t *bw_off, *bw_ops; /* backward ops of layer index i (lab):
+				      bw_ops[bw_off[i] .. bw_off[i + 1]) */
 	uint32_t *lab;		  /* layer offset -> layer index + 1 */
 	uint32_t *lstamp;	  /* per layer index: last segment that took
 				     its backward ops */
@@ -235,8 +236,8 @@ static dp_status segment_gates(gate_ctx *c, uint32_t sg, const uint32_t *ops,
 	 * backward ops */
 	uint32_t own = g->ops[ops[0]].layer;
 	uint32_t li = own ? c->lab[own] : 0;
-	for (uint32_t j = li ? c->bw_off[li - 1] : 0;
-	     li && j < c->bw_off[li]; j++) {
+	for (uint32_t j = li ? c->bw_off[li] : 0;
+	     li && j < c->bw_off[li + 1]; j++) {
 		uint32_t w = c->bw_ops[j];
 		for (uint32_t k = g->pred_off[w]; k < g->pred_off[w + 1]; k++) {
 			uint32_t p = g->edges[g->pred_edge[k]].from;
@@ -246,8 +247,8 @@ static dp_status segment_gates(gate_ctx *c, uint32_t sg, const uint32_t *ops,
 			    c->lstamp[c->lab[l] - 1] == sg)
 				continue;
 			c->lstamp[c->lab[l] - 1] = sg;
-			for (uint32_t q = c->bw_off[c->lab[l] - 1];
-			     q < c->bw_off[c->lab[l]]; q++)
+			for (uint32_t q = c->bw_off[c->lab[l]];
+			     q < c->bw_off[c->lab[l] + 1]; q++)
 				add_cand(c, c->bw_ops[q], m_cand, &ncand);
 		}
 	}
