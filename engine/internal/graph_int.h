@@ -82,4 +82,7 @@ dp_status dpi_graph_copy_op_attrs(dp_graph *ng, uint32_t v, const dp_graph *g,
 /* The machine hint and loader notes of g onto ng. */
 void dpi_graph_copy_notes(dp_graph *ng, const dp_graph *g);
 
+/* Does any op of g have a pin? (engine/core/graph.c) */
+bool dpi_graph_has_pins(const dp_graph *g);
+
 #endif
