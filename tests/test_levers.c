@@ -27,6 +27,26 @@ static dp_graph *levered(const dp_graph *g, dp_precision p, dp_recompute r,
 	return t;
 }
 
+/* levers_tiny in *g and transformed in the result (NULL after a failure
+ * is recorded; *g is then freed and NULL). */
+static dp_graph *tiny(dp_graph **g, dp_precision p, dp_recompute r,
+		      unsigned fuse, double ratio)
+{
+	dp_graph *t = NULL;
+	*g = test_load_ok(TINY);
+	if (*g && !(t = levered(*g, p, r, fuse, ratio))) {
+		dp_graph_free(*g);
+		*g = NULL;
+	}
+	return t;
+}
+
+static void free_both(dp_graph *g, dp_graph *t)
+{
+	dp_graph_free(t);
+	dp_graph_free(g);
+}
+
 static const dp_op *op(const dp_graph *g, const char *name)
 {
 	uint32_t u = dp_graph_find(g, name);
@@ -47,9 +67,7 @@ static const dp_edge *edge(const dp_graph *g, const char *a, const char *b,
 
 static void test_precision_by_role(void)
 {
-	dp_graph *g = test_load_ok(TINY);
-	REQUIRE(g);
-	dp_graph *t = levered(g, DP_PREC_BF16, DP_RECOMP_NONE, 0, 16.0);
+	dp_graph *g, *t = tiny(&g, DP_PREC_BF16, DP_RECOMP_NONE, 0, 16.0);
 	REQUIRE(t);
 	CHECK_INT(t->nops, g->nops);
 	/* weight: 1200 + a 2-byte working copy of 100 weights */
@@ -78,8 +96,7 @@ static void test_precision_by_role(void)
 	REQUIRE(d);
 	CHECK_NEAR(op(d, "a")->time_us, 80.0 * 15.7 / 125.0, 1e-9);
 	dp_graph_free(d);
-	dp_graph_free(t);
-	dp_graph_free(g);
+	free_both(g, t);
 }
 
 /* GPT-2 small in bf16: 16 bytes per parameter, as ZeRO counts (2 working
@@ -108,15 +125,12 @@ static void test_gpt2_16_bytes_per_param(void)
 	CHECK_INT(psi, 124439808); /* GPT-2 124M, tied embedding */
 	CHECK_INT(params, 14 * psi);
 	CHECK_INT(2 * grads, grads32);
-	dp_graph_free(t);
-	dp_graph_free(g);
+	free_both(g, t);
 }
 
 static void test_full_recompute(void)
 {
-	dp_graph *g = test_load_ok(TINY);
-	REQUIRE(g);
-	dp_graph *t = levered(g, DP_PREC_FP32, DP_RECOMP_FULL, 0, 0);
+	dp_graph *g, *t = tiny(&g, DP_PREC_FP32, DP_RECOMP_FULL, 0, 0);
 	REQUIRE(t);
 	/* L1 is re-run; L2 feeds the loss, so its backward follows its
 	 * forward at once: not re-run */
@@ -137,15 +151,12 @@ static void test_full_recompute(void)
 	for (int i = 0; i < 4; i++)
 		CHECK(edge(t, gates[i], "a@rc", true));
 	CHECK_INT(t->nedges, g->nedges + 3 + 4);
-	dp_graph_free(t);
-	dp_graph_free(g);
+	free_both(g, t);
 }
 
 static void test_selective_and_fused_attention(void)
 {
-	dp_graph *g = test_load_ok(TINY);
-	REQUIRE(g);
-	dp_graph *t = levered(g, DP_PREC_FP32, DP_RECOMP_SELECTIVE, 0, 0);
+	dp_graph *g, *t = tiny(&g, DP_PREC_FP32, DP_RECOMP_SELECTIVE, 0, 0);
 	REQUIRE(t);
 	/* the attention core: the scores q and e, up to the product v */
 	CHECK_INT(t->nops, g->nops + 2);
@@ -169,8 +180,7 @@ static void test_selective_and_fused_attention(void)
 	CHECK_NEAR(op(t, "e")->time_us, 400 / 7.85e6, 1e-15);
 	CHECK_NEAR(op(t, "q")->time_us, 40, 0);
 	CHECK_NEAR(op(t, "q@rc")->time_us, 40, 0);
-	dp_graph_free(t);
-	dp_graph_free(g);
+	free_both(g, t);
 }
 
 static void test_refusals(void)

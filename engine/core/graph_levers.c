@@ -121,7 +121,7 @@ typedef struct lv_build {
 static bool keeps_dims(const lv_build *b, uint32_t u)
 {
 	dp_dims d;
-	bool part = b->sets.drop && b->sets.drop[u] && b->out[u];
+	bool part = b->sets.drop && b->sets.drop[u] > 0 && b->out[u];
 	return !part || !dp_op_dims(b->g, u, &d) || d.nout < 0;
 }
 
@@ -153,7 +153,7 @@ static dp_status add_edge(lv_build *b, uint32_t e, uint32_t from, uint32_t to,
 {
 	const dp_graph *g = b->g;
 	const dp_edge *ed = &g->edges[e];
-	bool dropped = b->sets.drop && b->sets.drop[ed->from];
+	bool dropped = b->sets.drop && b->sets.drop[ed->from] > 0;
 	int64_t bytes = 0;
 	if (!ed->control) {
 		bytes = (int64_t)llround((double)ed->bytes *
@@ -179,6 +179,19 @@ static dp_status add_edge(lv_build *b, uint32_t e, uint32_t from, uint32_t to,
 	return st;
 }
 
+/* Frees b's scratch; hands the graph to *out on success, else frees it. */
+static void lv_build_end(lv_build *b, dp_status st, dp_graph **out)
+{
+	dpi_levers_sets_free(&b->sets);
+	free(b->op);
+	free(b->out);
+	free(b->copy);
+	if (st)
+		dp_graph_free(b->ng);
+	else
+		*out = b->ng;
+}
+
 static dp_status build_ops(lv_build *b, dp_err *err)
 {
 	const dp_graph *g = b->g;
@@ -187,13 +200,13 @@ static dp_status build_ops(lv_build *b, dp_err *err)
 		precision_op(g, u, b->lv, &b->op[u]);
 		int64_t out = (int64_t)llround(
 			(double)g->ops[u].output_bytes * b->op[u].scale);
-		if (b->sets.drop && b->sets.drop[u]) {
+		if (b->sets.drop && b->sets.drop[u] > 0) {
 			out -= (int64_t)llround((double)b->sets.drop[u] *
 						b->op[u].scale);
 			if (out < 0)
 				out = 0;
 		}
-		if (b->sets.fused && b->sets.fused[u])
+		if (b->sets.drop && b->sets.drop[u] >= 0)
 			b->op[u].time_us = fused_time(g, u, b->op[u].time_us);
 		b->out[u] = out;
 	}
@@ -234,7 +247,7 @@ static dp_status build_edges(lv_build *b, dp_err *err)
 	}
 	/* gates: to every copy of the segment that reads no copy of it */
 	for (uint32_t i = 0; !st && i < b->sets.ngates; i++) {
-		uint32_t sg = b->sets.gate_seg[i];
+		uint32_t sg = b->sets.gate[2 * i + 1];
 		for (uint32_t v = 0; !st && v < g->nops; v++) {
 			if (seg[v] != sg)
 				continue;
@@ -243,7 +256,7 @@ static dp_status build_edges(lv_build *b, dp_err *err)
 			     k < g->pred_off[v + 1] && root; k++)
 				root = seg[g->edges[g->pred_edge[k]].from] != sg;
 			if (root)
-				st = dp_graph_add_edge(b->ng, b->sets.gate_op[i],
+				st = dp_graph_add_edge(b->ng, b->sets.gate[2 * i],
 						       cp[v], 0, true, err);
 		}
 	}
@@ -290,14 +303,6 @@ dp_status dp_levers_apply(const dp_graph *g, const dp_levers *lv,
 		dpi_graph_copy_notes(b.ng, g);
 		st = dp_graph_finalize(b.ng, err);
 	}
-	dpi_levers_sets_free(&b.sets);
-	free(b.op);
-	free(b.out);
-	free(b.copy);
-	if (st) {
-		dp_graph_free(b.ng);
-		return st;
-	}
-	*out = b.ng;
-	return DP_OK;
+	lv_build_end(&b, st, out);
+	return st;
 }

@@ -118,10 +118,9 @@ static void mark_fused_backward(const dp_graph *g, const uint32_t *core,
 		uint32_t u = queue[head++];
 		for (uint32_t i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
 			uint32_t v = g->edges[g->succ_edge[i]].to;
-			if (s->fused[v] || !dpi_levers_redirects(g, u, v) ||
+			if (s->drop[v] >= 0 || !dpi_levers_redirects(g, u, v) ||
 			    g->ops[v].output_bytes < z / 2)
 				continue;
-			s->fused[v] = 1;
 			int64_t o = g->ops[v].output_bytes;
 			s->drop[v] = o < z ? o : z;
 			queue[n++] = v;
@@ -155,18 +154,14 @@ static dp_status add_gate(dpi_lv_sets *s, uint32_t *cap, uint32_t p,
 {
 	if (s->ngates == *cap) {
 		uint32_t c = *cap ? 2 * *cap : 64;
-		uint32_t *a = realloc(s->gate_op, c * sizeof *a);
-		if (a)
-			s->gate_op = a;
-		uint32_t *b = a ? realloc(s->gate_seg, c * sizeof *b) : NULL;
-		if (b)
-			s->gate_seg = b;
-		if (!a || !b)
+		uint32_t *a = realloc(s->gate, 2 * (size_t)c * sizeof *a);
+		if (!a)
 			return nomem(err);
+		s->gate = a;
 		*cap = c;
 	}
-	s->gate_op[s->ngates] = p;
-	s->gate_seg[s->ngates++] = sg;
+	s->gate[2 * s->ngates] = p;
+	s->gate[2 * s->ngates++ + 1] = sg;
 	return DP_OK;
 }
 
@@ -403,13 +398,14 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 	bool fuse = lv->fuse & DP_FUSE_ATTENTION;
 	s->seg = calloc(n, sizeof *s->seg);
 	if (fuse) {
-		s->drop = calloc(n, sizeof *s->drop);
-		s->fused = calloc(n, 1);
+		s->drop = malloc(n * sizeof *s->drop);
+		for (size_t u = 0; s->drop && u < n; u++)
+			s->drop[u] = -1;
 	}
 	uint32_t *core = calloc(n, sizeof *core);
 	uint32_t *queue = malloc(n * sizeof *queue);
 	dp_status st = DP_OK;
-	if (!s->seg || !core || !queue || (fuse && (!s->drop || !s->fused))) {
+	if (!s->seg || !core || !queue || (fuse && !s->drop)) {
 		st = nomem(err);
 		goto out;
 	}
@@ -445,10 +441,8 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 			if (core[u] == c && is_bmm(g, u))
 				z = g->ops[u].output_bytes;
 		for (uint32_t u = 0; u < g->nops; u++)
-			if (core[u] == c) {
-				s->fused[u] = 1;
+			if (core[u] == c)
 				s->drop[u] = g->ops[u].output_bytes;
-			}
 		mark_fused_backward(g, core, c, z, s, queue);
 	}
 	if (lv->recompute == DP_RECOMP_FULL) {
@@ -473,8 +467,6 @@ void dpi_levers_sets_free(dpi_lv_sets *s)
 {
 	free(s->seg);
 	free(s->drop);
-	free(s->fused);
-	free(s->gate_op);
-	free(s->gate_seg);
+	free(s->gate);
 	memset(s, 0, sizeof *s);
 }

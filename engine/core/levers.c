@@ -25,37 +25,38 @@ const char *dp_recompute_name(dp_recompute r)
 	return (int)r >= 0 && r < DP_RECOMP_COUNT ? recomp_names[r] : "";
 }
 
-/* Index of s in names[0..n), or -1. */
-static int find_name(const char *s, const char *const *names, int n)
+/* *out = the index of s in names[0..n); else DP_EINPUT "unknown WHAT
+ * 'S': expected EXPECTED". */
+static dp_status parse_name(const char *s, const char *const *names, int n,
+			    const char *what, const char *expected, int *out,
+			    dp_err *err)
 {
 	for (int i = 0; i < n; i++)
-		if (!strcmp(s, names[i]))
-			return i;
-	return -1;
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			return DP_OK;
+		}
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "unknown %s '%.80s': expected %s", what, s, expected);
 }
 
 dp_status dp_precision_parse(const char *s, dp_precision *out, dp_err *err)
 {
-	int i = find_name(s, prec_names, DP_PREC_COUNT);
-	if (i < 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "unknown precision '%.80s': expected fp32, "
-				  "bf16 or fp16",
-				  s);
-	*out = (dp_precision)i;
-	return DP_OK;
+	int i = 0;
+	dp_status st = parse_name(s, prec_names, DP_PREC_COUNT, "precision",
+				  "fp32, bf16 or fp16", &i, err);
+	*out = st ? *out : (dp_precision)i;
+	return st;
 }
 
 dp_status dp_recompute_parse(const char *s, dp_recompute *out, dp_err *err)
 {
-	int i = find_name(s, recomp_names, DP_RECOMP_COUNT);
-	if (i < 0)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "unknown recomputation '%.80s': expected "
-				  "none, selective or full",
-				  s);
-	*out = (dp_recompute)i;
-	return DP_OK;
+	int i = 0;
+	dp_status st = parse_name(s, recomp_names, DP_RECOMP_COUNT,
+				  "recomputation", "none, selective or full",
+				  &i, err);
+	*out = st ? *out : (dp_recompute)i;
+	return st;
 }
 
 dp_status dp_fuse_parse(const char *s, unsigned *out, dp_err *err)
@@ -107,7 +108,7 @@ bool dp_levers_keeps_fp32(const char *type)
 
 /* Vendors' data sheets: NVIDIA Tesla V100 (SXM2 16 GB), A100 (SXM4 80 GB)
  * and H100 (SXM5 80 GB); dense rates, NVLink bandwidth per direction. */
-const dp_gpu_preset dp_gpu_presets[] = {
+static const dp_gpu_preset gpu_presets[] = {
 	{"v100", 16 * GIB, 15.7, 0.0, 125.0, 150000.0, 5.0,
 	 "V100 SXM2 16 GB: 15.7 TFLOP/s fp32, 125 fp16 tensor, no bf16, "
 	 "NVLink 2 150 GB/s per direction"},
@@ -122,7 +123,7 @@ const dp_gpu_preset dp_gpu_presets[] = {
 
 const dp_gpu_preset *dp_gpu_find(const char *name)
 {
-	for (const dp_gpu_preset *p = dp_gpu_presets; name && p->name; p++)
+	for (const dp_gpu_preset *p = gpu_presets; name && p->name; p++)
 		if (!strcmp(p->name, name))
 			return p;
 	return NULL;

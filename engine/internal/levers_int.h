@@ -12,16 +12,15 @@ typedef struct dpi_lv_sets {
 	 * fused attention) */
 	uint32_t *seg;
 	uint32_t nseg;
-	/* per op: bytes of its output a fused kernel does not store (the whole
-	 * output of a fused attention core op; one scores tensor of a backward
-	 * op of one); NULL without fusion */
+	/* per op: -1 when no fused kernel runs it, else the bytes of its
+	 * output the kernel does not store (the whole output of a fused
+	 * attention core op; one scores tensor of a backward op of one); a
+	 * fused op's time is its arithmetic, not its memory traffic
+	 * (graph_levers.c). NULL without fusion */
 	int64_t *drop;
-	/* per op: 1 when a fused kernel runs it (its time is its arithmetic,
-	 * not its memory traffic: graph_levers.c) */
-	uint8_t *fused;
-	/* gates: the re-run copies of segment gate_seg[i] start after
-	 * gate_op[i] (an op of the backward pass outside the segment) */
-	uint32_t *gate_op, *gate_seg;
+	/* gates: the re-run copies of segment gate[2i+1] start after op
+	 * gate[2i] (an op of the backward pass outside the segment) */
+	uint32_t *gate;
 	uint32_t ngates;
 } dpi_lv_sets;
 

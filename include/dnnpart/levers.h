@@ -90,9 +90,7 @@ typedef struct dp_gpu_preset {
 	const char *desc;
 } dp_gpu_preset;
 
-/* v100, a100, h100; terminated by a NULL name. */
-extern const dp_gpu_preset dp_gpu_presets[];
-/* The preset called name, or NULL. */
+/* The preset called name (v100, a100, h100), or NULL. */
 const dp_gpu_preset *dp_gpu_find(const char *name);
 /* "v100, a100, h100", for messages. */
 const char *dp_gpu_names(void);
