@@ -68,6 +68,7 @@ typedef struct cli_opts {
 	/* the levers (cli_levers.c): --precision, --recompute, --fuse, --gpu
 	 * as given, checked when parsed; NULL = the default */
 	const char *precision, *recompute, *fuse, *gpu;
+	const char *levers; /* compare --levers: lever sets, checked */
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */
 	bool check_k;	     /* compare --check-k */
@@ -275,6 +276,9 @@ int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
  * cli_apply_gpu sets m's levers and, with --gpu, its caps, speeds and
  * link from the preset (before --mem, --speed, --link apply). */
 int cli_check_lever(const char *cmd, const char *name, const char *v);
+/* Checks a comma list of lever sets (dp_levers_parse_set): 0, or 2 after a
+ * usage error naming the set. */
+int cli_check_lever_sets(const char *cmd, const char *list);
 int cli_levers(const cli_opts *o, dp_levers *lv);
 int cli_apply_levers(const cli_opts *o, dp_graph **g);
 int cli_apply_gpu(const cli_opts *o, dp_machine *m);

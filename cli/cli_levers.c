@@ -27,6 +27,24 @@ int cli_check_lever(const char *cmd, const char *name, const char *v)
 	return st ? cli_usage_error(cmd, "%s: %s", name, err.msg) : 0;
 }
 
+int cli_check_lever_sets(const char *cmd, const char *list)
+{
+	char buf[1024];
+	if (!list[0] || strlen(list) >= sizeof buf)
+		return cli_usage_error(cmd, "--levers: expected lever sets "
+					    "separated by commas (none,bf16,"
+					    "bf16+full)");
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		dp_levers lv;
+		dp_err err;
+		if (dp_levers_parse_set(t, &lv, &err))
+			return cli_usage_error(cmd, "--levers: %s", err.msg);
+	}
+	return 0;
+}
+
 int cli_levers(const cli_opts *o, dp_levers *lv)
 {
 	dp_err err;

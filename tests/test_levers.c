@@ -236,6 +236,24 @@ static void test_names(void)
 	CHECK(!dp_levers_keeps_fp32("MatMul") &&
 	      !dp_levers_keeps_fp32("MatMulGradWeight"));
 	CHECK(dp_gpu_find("a100") && !dp_gpu_find("tpu"));
+	/* lever sets, as compare --levers reads them */
+	dp_levers lv;
+	char buf[64];
+	CHECK_INT(dp_levers_parse_set("bf16+full+attention", &lv, &err), DP_OK);
+	CHECK(lv.precision == DP_PREC_BF16 && lv.recompute == DP_RECOMP_FULL &&
+	      lv.fuse == DP_FUSE_ATTENTION);
+	CHECK_STR(dp_levers_set_name(&lv, buf, sizeof buf),
+		  "bf16+full+attention");
+	CHECK_INT(dp_levers_parse_set("none", &lv, &err), DP_OK);
+	CHECK(!dp_levers_active(&lv));
+	CHECK_STR(dp_levers_set_name(&lv, buf, sizeof buf), "none");
+	CHECK_INT(dp_levers_parse_set("selective+attention", &lv, &err), DP_OK);
+	CHECK_STR(dp_levers_set_name(&lv, buf, sizeof buf),
+		  "selective+attention");
+	CHECK_INPUT_MSG(dp_levers_parse_set("bf16+flash", &lv, &err), &err,
+			"unknown lever 'flash' in 'bf16+flash': expected levers "
+			"joined by '+' (fp32, bf16, fp16, selective, full, "
+			"attention, none)");
 }
 
 TEST_MAIN(TEST(test_precision_by_role), TEST(test_gpt2_16_bytes_per_param),

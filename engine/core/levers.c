@@ -85,6 +85,60 @@ const char *dp_fuse_name(unsigned fuse)
 	return fuse & DP_FUSE_ATTENTION ? "attention" : "none";
 }
 
+dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err)
+{
+	dp_levers lv;
+	memset(&lv, 0, sizeof lv);
+	const char *p = s;
+	for (;;) {
+		size_t n = strcspn(p, "+");
+		char tok[16];
+		int i = -1;
+		if (n < sizeof tok) {
+			memcpy(tok, p, n);
+			tok[n] = 0;
+			for (int j = 0; j < DP_PREC_COUNT && i < 0; j++)
+				if (!strcmp(tok, prec_names[j]))
+					lv.precision = (dp_precision)(i = j);
+			for (int j = 1; j < DP_RECOMP_COUNT && i < 0; j++)
+				if (!strcmp(tok, recomp_names[j]))
+					lv.recompute = (dp_recompute)(i = j);
+			if (i < 0 && !strcmp(tok, "attention"))
+				lv.fuse |= DP_FUSE_ATTENTION, i = 0;
+			if (i < 0 && !strcmp(tok, "none"))
+				i = 0;
+		}
+		if (i < 0)
+			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+					  "unknown lever '%.*s' in '%.80s': "
+					  "expected levers joined by '+' "
+					  "(fp32, bf16, fp16, selective, full, "
+					  "attention, none)",
+					  (int)(n > 40 ? 40 : n), p, s);
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	*out = lv;
+	return DP_OK;
+}
+
+char *dp_levers_set_name(const dp_levers *lv, char *buf, size_t size)
+{
+	if (!dp_levers_active(lv)) {
+		snprintf(buf, size, "none");
+		return buf;
+	}
+	snprintf(buf, size, "%s%s%s%s",
+		 lv->precision ? prec_names[lv->precision] : "",
+		 lv->recompute ? (lv->precision ? "+" : "") : "",
+		 lv->recompute ? recomp_names[lv->recompute] : "",
+		 lv->fuse ? (lv->precision || lv->recompute ? "+attention"
+							    : "attention")
+			  : "");
+	return buf;
+}
+
 /* Op types autocast keeps in fp32 (torch.autocast's "ops that autocast to
  * float32" on CUDA, as our op types name them; the loss by role). */
 static const char *const fp32_types[] = {

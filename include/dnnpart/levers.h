@@ -72,6 +72,14 @@ dp_status dp_fuse_parse(const char *s, unsigned *out, dp_err *err);
 /* The fusion bits as the command line writes them ("attention", "none"). */
 const char *dp_fuse_name(unsigned fuse);
 
+/* A lever set as `compare --levers` and `fit --levers` write it: levers
+ * joined by '+' ("bf16+full+attention"; "none" for the default), each one
+ * of fp32, bf16, fp16, selective, full, attention, none. Errors name the
+ * unknown lever. */
+dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err);
+/* The set in that form, into buf: "none" or the non-default levers. */
+char *dp_levers_set_name(const dp_levers *lv, char *buf, size_t size);
+
 /* Bytes per element an op of this type keeps under precision p: 2 for
  * the ops autocast runs in 2 bytes, 4 for the ones it keeps in fp32
  * (softmax, exp, log, pow, rsqrt, sums and means, the loss: by type, and
