@@ -283,5 +283,11 @@ int cli_levers(const cli_opts *o, dp_levers *lv);
 int cli_apply_levers(const cli_opts *o, dp_graph **g);
 int cli_apply_gpu(const cli_opts *o, dp_machine *m);
 void cli_help_levers(FILE *out);
+/* fit --levers (cmd_fit_levers.c): the K search of fo once per lever set
+ * of o->levers, the table, the answer, -o its plan. Returns the exit
+ * code. */
+struct dp_fit_opts;
+int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
+		   const struct dp_fit_opts *fo);
 
 #endif
