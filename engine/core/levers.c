@@ -139,6 +139,20 @@ char *dp_levers_set_name(const dp_levers *lv, char *buf, size_t size)
 	return buf;
 }
 
+dp_status dp_levers_check_file(const dp_graph *g, const char *file,
+			       dp_err *err)
+{
+	const char *mine = dp_graph_levers(g);
+	if (!file || !file[0] || !strcmp(file, mine[0] ? mine : "none"))
+		return DP_OK;
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "levers: the file was made with the levers "
+			  "'%.60s', this run has '%.60s': give the same "
+			  "--precision, --recompute and --fuse "
+			  "(docs/memory.md)",
+			  file, mine[0] ? mine : "none");
+}
+
 /* Op types autocast keeps in fp32 (torch.autocast's "ops that autocast to
  * float32" on CUDA, as our op types name them; the loss by role). */
 static const char *const fp32_types[] = {

@@ -15,13 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnnpart/levers.h"
 #include "dnnpart/load.h"
 #include "internal/spmd.h"
 
 #define TOP_KEYS                                                               \
 	"format, version, graph, kind, devices, label, algorithm, "            \
 	"placement, mesh, ops, default, stages, microbatches, schedule, "      \
-	"stage, default_stage, groups, spmd"
+	"stage, default_stage, groups, spmd, levers"
 
 /* Scans the top-level object, reading the scalars and noting where the
  * other values are. */
@@ -76,6 +77,13 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 			continue;
 		} else if (strcmp(key, "graph") == 0) {
 			st = dpi_sread_str(R, at, "graph");
+			continue;
+		} else if (strcmp(key, "levers") == 0) {
+			if ((st = dpi_sread_str(R, at, "levers")))
+				break;
+			dp_err e;
+			if (dp_levers_check_file(R->g, js->sbuf, &e))
+				return dpi_jscan_error_at(js, at, "%s", e.msg);
 			continue;
 		} else if (strcmp(key, "label") == 0 ||
 			   strcmp(key, "algorithm") == 0) {

@@ -13,6 +13,7 @@
 
 #include "dnnpart/afile.h"
 #include "dnnpart/json.h"
+#include "dnnpart/levers.h"
 #include "internal/json_file.h"
 #include "internal/strategy_file.h"
 
@@ -115,6 +116,8 @@ dp_status dp_strategy_write(const char *path, const dp_graph *g,
 	dp_json_int(&w, "devices", s->k);
 	dp_json_str(&w, "label", s->label);
 	dp_json_str(&w, "algorithm", s->algo);
+	if (g->levers)
+		dp_json_str(&w, "levers", dp_graph_levers(g));
 	switch (s->kind) {
 	case DP_STRAT_PLACEMENT:
 		dp_json_begin_object(&w, "placement");

@@ -80,6 +80,19 @@ dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err);
 /* The set in that form, into buf: "none" or the non-default levers. */
 char *dp_levers_set_name(const dp_levers *lv, char *buf, size_t size);
 
+/* The lever set a graph was made with by dp_levers_apply ("bf16+full"),
+ * "" for a graph as loaded. Strategy and placement files record it
+ * ("levers") and their readers refuse a file made with other levers. */
+static inline const char *dp_graph_levers(const dp_graph *g)
+{
+	return dp_graph_str(g, g->levers);
+}
+/* DP_EINPUT when a file made with lever set `file` ("" or NULL: none
+ * given, nothing to check) is read for g made with other ones: the
+ * message says both and what to give. */
+dp_status dp_levers_check_file(const dp_graph *g, const char *file,
+			       dp_err *err);
+
 /* Bytes per element an op of this type keeps under precision p: 2 for
  * the ops autocast runs in 2 bytes, 4 for the ones it keeps in fp32
  * (softmax, exp, log, pow, rsqrt, sums and means, the loss: by type, and
