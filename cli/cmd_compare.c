@@ -540,7 +540,5 @@ int cmd_compare_run(int argc, char **argv)
 	cli_opts o;
 	cli_opts_init(&o);
 	int rc = parse(argc, argv, &o);
-	if (rc)
-		return rc;
-	return o.levers ? compare_levers(&o) : compare_once(o);
+	return rc ? rc : o.levers ? compare_levers(&o) : compare_once(o);
 }

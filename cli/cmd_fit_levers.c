@@ -33,61 +33,59 @@ static cli_opts with_levers(const cli_opts *o, const dp_levers *lv)
 	return one;
 }
 
-/* Runs the K search of fo for one set into c. */
-static int fit_one(const cli_opts *o, const dp_algo *algo,
-		   const dp_fit_opts *fo, fit_cand *c)
+/* The K search of fo on g and m into c. */
+static dp_status fit_search(const dp_graph *g, const dp_machine *m,
+			    const dp_algo *algo, const dp_fit_opts *fo,
+			    cli_run *run, fit_cand *c)
 {
-	cli_opts one = with_levers(o, &c->lv);
-	dp_graph *g;
-	dp_machine m;
-	int rc = cli_load_graph_machine(&one, &g, &m);
-	if (rc)
-		return rc;
-	cli_run run;
-	cli_run_begin(&run, &one, "fitting");
 	dp_fit_result r;
-	rc = cli_run_end(&run, dp_fit_run(g, &m, algo, &run.ao, fo,
-					  &run.cp.p, &r, &run.err));
-	if (!rc) {
+	dp_status st = dp_fit_run(g, m, algo, &run->ao, fo, &run->cp.p, &r,
+				  &run->err);
+	if (!st) {
 		c->found = r.found;
 		c->k = r.found ? r.k : 0;
 		c->makespan = r.found ? r.makespan : 0;
 		c->probes = r.nprobes;
 		dp_fit_result_free(&r);
 	}
-	dp_machine_free(&m);
-	dp_graph_free(g);
-	return rc;
+	return st;
 }
 
-/* The plan of the answer at its K, written to o->out. */
-static int save_answer(const cli_opts *o, const dp_algo *algo,
-		       const fit_cand *c)
+/* The plan of algo on g and m, written to path. */
+static dp_status plan_save(const dp_graph *g, const dp_machine *m,
+			   const dp_algo *algo, cli_run *run, const char *path,
+			   bool force)
+{
+	dp_plan plan;
+	dp_status st =
+		dp_plan_run(g, m, algo, &run->ao, &run->cp.p, &plan, &run->err);
+	if (st)
+		return st;
+	st = plan.strat ? dp_strategy_write(path, g, plan.strat, force,
+					    &run->err)
+			: dp_placement_write_json(path, g, &plan, &run->err);
+	dp_plan_free(&plan);
+	return st;
+}
+
+/* One lever set c: the K search of fo, or without fo the plan at c's K
+ * written to o->out. */
+static int run_set(const cli_opts *o, const dp_algo *algo,
+		   const dp_fit_opts *fo, fit_cand *c)
 {
 	cli_opts one = with_levers(o, &c->lv);
-	one.k = c->k;
+	if (!fo)
+		one.k = c->k;
 	dp_graph *g;
 	dp_machine m;
 	int rc = cli_load_graph_machine(&one, &g, &m);
 	if (rc)
 		return rc;
 	cli_run run;
-	cli_run_begin(&run, &one, "planning");
-	dp_plan plan;
-	rc = cli_run_end(&run, dp_plan_run(g, &m, algo, &run.ao, &run.cp.p,
-					   &plan, &run.err));
-	if (!rc) {
-		dp_err err;
-		dp_err_clear(&err);
-		dp_status st = plan.strat ? dp_strategy_write(o->out, g,
-							      plan.strat,
-							      o->force, &err)
-					  : dp_placement_write_json(o->out, g,
-								    &plan,
-								    &err);
-		rc = st ? cli_error(&err) : 0;
-		dp_plan_free(&plan);
-	}
+	cli_run_begin(&run, &one, fo ? "fitting" : "planning");
+	rc = cli_run_end(&run, fo ? fit_search(g, &m, algo, fo, &run, c)
+				  : plan_save(g, &m, algo, &run, o->out,
+					      o->force));
 	dp_machine_free(&m);
 	dp_graph_free(g);
 	return rc;
@@ -174,7 +172,7 @@ int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
 		memset(&c[n], 0, sizeof c[n]);
 		dp_levers_parse_set(t, &c[n].lv, &err); /* checked */
 		dp_levers_set_name(&c[n].lv, c[n].name, sizeof c[n].name);
-		if ((rc = fit_one(o, algo, fo, &c[n])))
+		if ((rc = run_set(o, algo, fo, &c[n])))
 			return rc;
 		if (c[n].found &&
 		    (best < 0 || c[n].k < c[best].k ||
@@ -185,7 +183,7 @@ int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
 		print_json(o, algo, c, n, best);
 	else
 		print_table(o, c, n, best);
-	if (best >= 0 && o->out && (rc = save_answer(o, algo, &c[best])))
+	if (best >= 0 && o->out && (rc = run_set(o, algo, NULL, &c[best])))
 		return rc;
 	if (best >= 0 && o->out && !o->json)
 		printf("\n%s written to %s; check it with\n  dnnpart eval "
