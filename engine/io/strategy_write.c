@@ -118,6 +118,8 @@ dp_status dp_strategy_write(const char *path, const dp_graph *g,
 	dp_json_str(&w, "algorithm", s->algo);
 	if (g->levers)
 		dp_json_str(&w, "levers", dp_graph_levers(g));
+	if (s->sp)
+		dp_json_bool(&w, "sequence_parallel", true);
 	switch (s->kind) {
 	case DP_STRAT_PLACEMENT:
 		dp_json_begin_object(&w, "placement");
