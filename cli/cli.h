@@ -69,6 +69,10 @@ typedef struct cli_opts {
 			     own */
 	long long batch;  /* --batch: the graph at this batch size (0: as
 			     loaded) */
+	/* the levers (cli_levers.c): --precision, --recompute, --fuse, --gpu
+	 * as given, checked when parsed; NULL = the default */
+	const char *precision, *recompute, *fuse, *gpu;
+	const char *levers; /* compare --levers: lever sets, checked */
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */
 	bool check_k;	     /* compare --check-k */
@@ -268,5 +272,26 @@ int cli_parse_export_opt(const char *cmd, int argc, char **argv, int *i,
  * or an exit code after printing the error. */
 int cli_write_exports(const cli_opts *o, const dp_graph *g, const dp_machine *m,
 		      const dp_plan *plan);
+
+/* The levers (cli_levers.c). cli_check_lever checks option name's value
+ * v (0, or 2 after a usage error); cli_levers reads them from o (2 after
+ * printing why: bf16 on a GPU without it); cli_apply_levers replaces *g
+ * by the transformed graph (freed and NULL on error: exit code returned);
+ * cli_apply_gpu sets m's levers and, with --gpu, its caps, speeds and
+ * link from the preset (before --mem, --speed, --link apply). */
+int cli_check_lever(const char *cmd, const char *name, const char *v);
+/* Checks a comma list of lever sets (dp_levers_parse_set): 0, or 2 after a
+ * usage error naming the set. */
+int cli_check_lever_sets(const char *cmd, const char *list);
+int cli_levers(const cli_opts *o, dp_levers *lv);
+int cli_apply_levers(const cli_opts *o, dp_graph **g);
+int cli_apply_gpu(const cli_opts *o, dp_machine *m);
+void cli_help_levers(FILE *out);
+/* fit --levers (cmd_fit_levers.c): the K search of fo once per lever set
+ * of o->levers, the table, the answer, -o its plan. Returns the exit
+ * code. */
+struct dp_fit_opts;
+int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
+		   const struct dp_fit_opts *fo);
 
 #endif

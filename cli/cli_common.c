@@ -151,6 +151,9 @@ static int check_value(const char *cmd, const char *name, const char *v,
 				dp_machine_link_names());
 		return 0;
 	}
+	if (!strcmp(name, "--precision") || !strcmp(name, "--recompute") ||
+	    !strcmp(name, "--fuse") || !strcmp(name, "--gpu"))
+		return cli_check_lever(cmd, name, v) ? -1 : 0;
 	if (!strcmp(name, "--schedule")) {
 		dp_schedule sch;
 		if (dp_schedule_parse(v, &sch, &err))
@@ -213,7 +216,11 @@ static const struct common_opt {
 	{"--zero-stage", NULL, 'i', 3, offsetof(cli_opts, zero_stage), false},
 	{"--bucket", NULL, 0, 0, 0, true},
 	{"--batch", NULL, 'l', 1L << 30, offsetof(cli_opts, batch), false},
-	{"--format", NULL, 0, 0, 0, true}};
+	{"--format", NULL, 0, 0, 0, true},
+	{"--precision", NULL, 's', 0, offsetof(cli_opts, precision), true},
+	{"--recompute", NULL, 's', 0, offsetof(cli_opts, recompute), true},
+	{"--fuse", NULL, 's', 0, offsetof(cli_opts, fuse), true},
+	{"--gpu", NULL, 's', 0, offsetof(cli_opts, gpu), true}};
 
 int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		     cli_opts *o)
@@ -324,6 +331,7 @@ void cli_help_machine_opts(FILE *out)
 		"                     pipedream (default: detected from the "
 		"content)\n",
 		DP_MAX_DEVICES, dp_machine_link_names(), DP_MAX_MICROBATCHES);
+	cli_help_levers(out);
 }
 
 int cli_load_graph(const cli_opts *o, dp_graph **g)
@@ -332,7 +340,9 @@ int cli_load_graph(const cli_opts *o, dp_graph **g)
 	dp_err_clear(&err);
 	dp_status st = dp_graph_load(o->graph_path, o->format, g, &err);
 	int rc = cli_graph_loaded(o, st, st ? NULL : *g, &err);
-	return rc ? rc : cli_apply_batch(o, g);
+	if (!rc)
+		rc = cli_apply_batch(o, g);
+	return rc ? rc : cli_apply_levers(o, g);
 }
 
 int cli_apply_batch(const cli_opts *o, dp_graph **g)
@@ -419,10 +429,17 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
 			k = n;
 	}
 	const char *bad = NULL; /* the option whose value is refused */
+	if (k && k != m->k && dp_machine_resize(m, k, &err)) {
+		dp_machine_free(m);
+		return machine_error("-k", &err);
+	}
+	int rc = cli_apply_gpu(o, m);
+	if (rc) {
+		dp_machine_free(m);
+		return rc;
+	}
 	bool link_file = o->link && strcmp(o->link, "file") == 0;
-	if (k && k != m->k && dp_machine_resize(m, k, &err))
-		bad = "-k";
-	else if (o->mem && dp_machine_set_caps(m, o->mem, &err))
+	if (o->mem && dp_machine_set_caps(m, o->mem, &err))
 		bad = "--mem";
 	else if (o->speeds && dp_machine_set_speeds(m, o->speeds, &err))
 		bad = "--speed";

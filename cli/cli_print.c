@@ -134,6 +134,13 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	print_link(out, m);
 	fprintf(out, ", contention %s\n",
 		dp_sim_contention_name(p->contention));
+	if (dp_levers_active(&m->levers))
+		fprintf(out,
+			"levers       precision %s, recompute %s, fuse %s "
+			"(docs/memory.md)\n",
+			dp_precision_name(m->levers.precision),
+			dp_recompute_name(m->levers.recompute),
+			dp_fuse_name(m->levers.fuse));
 	if (!strcmp(p->algo, "eval")) {
 		if (p->strat && p->strat->algo[0])
 			fprintf(out,
@@ -307,6 +314,13 @@ void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m)
 	dp_json_str(w, "name", m->link_name);
 	dp_json_num(w, "bandwidth_bytes_per_s", m->bw * 1e6);
 	dp_json_num(w, "latency_us", m->lat);
+	dp_json_end_object(w);
+	if (!dp_levers_active(&m->levers))
+		return;
+	dp_json_begin_object(w, "levers");
+	dp_json_str(w, "precision", dp_precision_name(m->levers.precision));
+	dp_json_str(w, "recompute", dp_recompute_name(m->levers.recompute));
+	dp_json_str(w, "fuse", dp_fuse_name(m->levers.fuse));
 	dp_json_end_object(w);
 }
 

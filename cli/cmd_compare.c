@@ -67,6 +67,13 @@ void cmd_compare_help(FILE *out)
 		"(default 10)\n"
 		"  --budget S         best: start no further algorithm after "
 		"S seconds\n"
+		"  --levers SETS      one table per lever set, comma-separated; "
+		"a set joins\n"
+		"                     levers with '+' (none, bf16, "
+		"bf16+full, fp16+attention,\n"
+		"                     bf16+selective+attention; docs/memory.md); "
+		"replaces\n"
+		"                     --precision, --recompute and --fuse\n"
 		"  --check-k          also run each placement algorithm for "
 		"K-1 devices and\n"
 		"                     note where its plan for K is slower than "
@@ -156,6 +163,9 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 		return 1;
 	}
 	int r = cli_parse_plan_flags(cmd, argc, argv, i, o);
+	if (!r && (r = cli_opt_value(cmd, argc, argv, i, "--levers",
+				     &o->levers)) > 0)
+		return cli_check_lever_sets(cmd, o->levers) ? -1 : 1;
 	return r ? r : cli_opt_value(cmd, argc, argv, i, "--algos", &o->algos);
 }
 
@@ -394,13 +404,10 @@ static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 	dp_json_end_object(&w);
 }
 
-int cmd_compare_run(int argc, char **argv)
+/* One comparison: every algorithm on the graph and machine of o. */
+static int compare_once(cli_opts o)
 {
-	cli_opts o;
-	cli_opts_init(&o);
-	int rc = parse(argc, argv, &o);
-	if (rc)
-		return rc;
+	int rc = 0;
 	/* every algorithm, or those of --algos in their order */
 	size_t n = dp_algo_count();
 	const dp_algo **algos = calloc(n, sizeof *algos);
@@ -490,4 +497,48 @@ out:
 	dp_machine_free(&m);
 	dp_graph_free(g);
 	return rc;
+}
+
+/* --levers: one comparison per lever set, each a table under its set (a
+ * JSON array of comparisons); the exit code is the worst. */
+static int compare_levers(cli_opts *o)
+{
+	char sets[1024], name[64];
+	snprintf(sets, sizeof sets, "%s", o->levers);
+	int worst = 0, n = 0;
+	if (o->json)
+		printf("[\n");
+	for (char *save = NULL, *t = strtok_r(sets, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		dp_levers lv;
+		dp_err err;
+		dp_levers_parse_set(t, &lv, &err); /* checked when parsed */
+		cli_opts one = *o;
+		one.precision = dp_precision_name(lv.precision);
+		one.recompute = dp_recompute_name(lv.recompute);
+		one.fuse = dp_fuse_name(lv.fuse);
+		if (o->json)
+			printf("%s", n ? ",\n" : "");
+		else
+			printf("%slevers %s\n", n ? "\n" : "",
+			       dp_levers_set_name(&lv, name, sizeof name));
+		fflush(stdout);
+		n++;
+		int rc = compare_once(one);
+		if (rc > worst)
+			worst = rc;
+		if (rc >= 2)
+			break;
+	}
+	if (o->json)
+		printf("]\n");
+	return worst;
+}
+
+int cmd_compare_run(int argc, char **argv)
+{
+	cli_opts o;
+	cli_opts_init(&o);
+	int rc = parse(argc, argv, &o);
+	return rc ? rc : o.levers ? compare_levers(&o) : compare_once(o);
 }

@@ -42,6 +42,14 @@ void cmd_fit_help(FILE *out)
 		"  --device D         the smallest cap of device D, the others "
 		"as --mem gives\n"
 		"  --max-k N          the largest K to try (default 64)\n"
+		"  --levers SETS      the K search once per lever set "
+		"(none,bf16,bf16+full,\n"
+		"                     bf16+full+attention; docs/memory.md): "
+		"a table of the\n"
+		"                     sets, the answer the smallest K, then "
+		"the shortest step\n"
+		"  -o FILE            with --levers: the answer's plan, "
+		"rerun at its K\n"
 		"The algorithms are heuristics: a plan may fit at K and not at "
 		"K+1. What is\n"
 		"guaranteed is what was tried: the answer fits, and every "
@@ -93,6 +101,13 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 			return -1;
 		fa->fo.device = (int)n;
 		fa->device_given = true;
+	} else if ((r = cli_opt_value(cmd, argc, argv, i, "--levers",
+				      &o->levers))) {
+		if (r < 0 || cli_check_lever_sets(cmd, o->levers))
+			return -1;
+	} else if ((r = cli_opt_value(cmd, argc, argv, i, "-o", &o->out))) {
+		if (r < 0)
+			return -1;
 	} else {
 		return cli_parse_algo(cmd, argc, argv, i, &o->algo);
 	}
@@ -109,6 +124,13 @@ static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
 					      "--device D: one device's)");
 	if (fa->device_given)
 		fa->fo.kind = DP_FIT_DEVICE_CAP;
+	if ((o->levers || o->out) && fa->fo.kind != DP_FIT_K)
+		return cli_usage_error("fit", "--levers and -o go with the "
+					      "search of K, not --cap or "
+					      "--device");
+	if (o->out && !o->levers)
+		return cli_usage_error("fit", "-o needs --levers (the plan "
+					      "of the set that fits)");
 	return 0;
 }
 
@@ -250,6 +272,8 @@ int cmd_fit_run(int argc, char **argv)
 	if (rc)
 		return rc;
 	const dp_algo *algo = o.algo ? o.algo : dp_algo_default();
+	if (o.levers)
+		return cli_fit_levers(&o, algo, &fa.fo);
 	dp_graph *g;
 	dp_machine m;
 	if ((rc = cli_load_graph_machine(&o, &g, &m)))

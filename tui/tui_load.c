@@ -164,7 +164,7 @@ int tui_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)
 	if (rc)
 		return rc;
 	*g = j.g;
-	if ((rc = cli_apply_batch(o, g)))
+	if ((rc = cli_apply_batch(o, g)) || (rc = cli_apply_levers(o, g)))
 		return rc;
 	if ((rc = cli_make_machine(o, *g, m))) {
 		dp_graph_free(*g);

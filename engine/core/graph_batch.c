@@ -11,6 +11,7 @@
  * params, are unchanged: nothing says how they depend on the batch.
  */
 #include "dnnpart/graph.h"
+#include "internal/graph_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -53,8 +54,9 @@ static bool edge_has(const dp_graph *g, uint32_t e, const char *b)
 	return false;
 }
 
-static dp_status copy_dims(dp_graph *ng, const dp_graph *g, uint32_t u,
-			   int bi, int64_t bsize, dp_err *err)
+dp_status dpi_graph_copy_op_dims(dp_graph *ng, uint32_t v, const dp_graph *g,
+				 uint32_t u, int bi, int64_t bsize,
+				 int64_t elem, dp_err *err)
 {
 	dp_dims d;
 	if (!dp_op_dims(g, u, &d))
@@ -70,9 +72,36 @@ static dp_status copy_dims(dp_graph *ng, const dp_graph *g, uint32_t u,
 		out[i] = names[d.out[i]];
 	for (int32_t i = 0; i < d.nparam; i++)
 		param[i] = names[d.param[i]];
-	dp_dims_spec sp = {d.n,	    names,    sizes,	      d.nout,
-			   out,	    d.nparam, param,	      d.elem_bytes};
-	return dp_graph_set_op_dims(ng, u, &sp, err);
+	dp_dims_spec sp = {d.n,	     names,    sizes,  d.nout,
+			   out,	     d.nparam, param,  elem ? elem : d.elem_bytes};
+	return dp_graph_set_op_dims(ng, v, &sp, err);
+}
+
+dp_status dpi_graph_copy_op_attrs(dp_graph *ng, uint32_t v, const dp_graph *g,
+				  uint32_t u, bool colocate, dp_err *err)
+{
+	const dp_op *o = &g->ops[u];
+	dp_status st = DP_OK;
+	ng->ops[v].pin = o->pin;
+	if (o->type)
+		st = dp_graph_set_type(ng, v, dp_graph_str(g, o->type), err);
+	if (!st && o->layer)
+		st = dp_graph_set_layer(ng, v, dp_graph_str(g, o->layer), err);
+	if (!st && colocate && o->colocate >= 0)
+		st = dp_graph_set_colocate(
+			ng, v, dp_graph_str(g, g->group_label[o->colocate]),
+			err);
+	if (!st && dp_op_role(g, u) != DP_ROLE_NONE)
+		st = dp_graph_set_role(ng, v, dp_op_role(g, u), err);
+	return st;
+}
+
+/* The graph-wide fields a transformed copy keeps. */
+void dpi_graph_copy_notes(dp_graph *ng, const dp_graph *g)
+{
+	ng->hint = g->hint;
+	ng->cpu_pinned = g->cpu_pinned;
+	ng->unknown_names = g->unknown_names;
 }
 
 static dp_status build(dp_graph *ng, const dp_graph *g, int64_t batch,
@@ -120,22 +149,10 @@ static dp_status build(dp_graph *ng, const dp_graph *g, int64_t batch,
 		no->output_bytes =
 			(int64_t)llround((double)o->output_bytes * factor[u]);
 		no->param_bytes = o->param_bytes;
-		no->pin = o->pin;
-		if (o->type)
-			st = dp_graph_set_type(ng, v, dp_graph_str(g, o->type),
-					       err);
-		if (!st && o->layer)
-			st = dp_graph_set_layer(ng, v,
-						dp_graph_str(g, o->layer), err);
-		if (!st && o->colocate >= 0)
-			st = dp_graph_set_colocate(
-				ng, v,
-				dp_graph_str(g, g->group_label[o->colocate]),
-				err);
-		if (!st && dp_op_role(g, u) != DP_ROLE_NONE)
-			st = dp_graph_set_role(ng, v, dp_op_role(g, u), err);
+		st = dpi_graph_copy_op_attrs(ng, v, g, u, true, err);
 		if (!st)
-			st = copy_dims(ng, g, u, bi, bsize, err);
+			st = dpi_graph_copy_op_dims(ng, v, g, u, bi, bsize, 0,
+						    err);
 	}
 	for (uint32_t e = 0; !st && e < g->nedges; e++) {
 		const dp_edge *ed = &g->edges[e];
@@ -173,9 +190,7 @@ static dp_status build(dp_graph *ng, const dp_graph *g, int64_t batch,
 	if (!st)
 		st = dp_graph_set_batch_dim(ng, b, err);
 	if (!st) {
-		ng->hint = g->hint;
-		ng->cpu_pinned = g->cpu_pinned;
-		ng->unknown_names = g->unknown_names;
+		dpi_graph_copy_notes(ng, g);
 		st = dp_graph_finalize(ng, err);
 	}
 	return st;

@@ -72,6 +72,19 @@ int dpi_graph_grow_roles(dp_graph *g);
 size_t dpi_graph_dims_memory(const dp_graph *g);
 void dpi_graph_free_dims(dp_graph *g);
 
+/* Copy helpers for transforms that build a new graph from g
+ * (graph_batch.c, graph_levers.c). Op u of g's dims onto op v of ng, with
+ * dim bi (-1: none) of size bsize and elem bytes elem (0: u's own). */
+dp_status dpi_graph_copy_op_dims(dp_graph *ng, uint32_t v, const dp_graph *g,
+				 uint32_t u, int bi, int64_t bsize,
+				 int64_t elem, dp_err *err);
+/* Op u's pin, type, layer, role and (when colocate) colocation group onto
+ * op v of ng. */
+dp_status dpi_graph_copy_op_attrs(dp_graph *ng, uint32_t v, const dp_graph *g,
+				  uint32_t u, bool colocate, dp_err *err);
+/* The machine hint and loader notes of g onto ng. */
+void dpi_graph_copy_notes(dp_graph *ng, const dp_graph *g);
+
 /* Does any op of g have a pin? (engine/core/graph.c) */
 bool dpi_graph_has_pins(const dp_graph *g);
 

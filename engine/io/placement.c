@@ -17,6 +17,7 @@
 
 #include "dnnpart/afile.h"
 #include "dnnpart/load.h"
+#include "dnnpart/levers.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/units.h"
 #include "internal/arrays.h"
@@ -226,6 +227,13 @@ static dp_status read_json(pread *P, const char *text, size_t len, int *devices,
 			if ((st = dpi_jscan_string(&js)))
 				break;
 			snprintf(algo, algo_size, "%s", js.sbuf);
+		} else if (known && strcmp(key, "levers") == 0 &&
+			   next == '"') {
+			if ((st = dpi_jscan_string(&js)))
+				break;
+			dp_err e;
+			if (dp_levers_check_file(P->g, js.sbuf, &e))
+				st = dpi_jscan_error_at(&js, at, "%s", e.msg);
 		} else if (known && strcmp(key, "devices") == 0) {
 			size_t s, e;
 			double v;
@@ -390,6 +398,8 @@ dp_status dp_placement_write_json(const char *path, const dp_graph *g,
 		return st;
 	dp_json_int(&w, "devices", plan->k);
 	dp_json_str(&w, "algorithm", plan->algo);
+	if (g->levers)
+		dp_json_str(&w, "levers", dp_graph_levers(g));
 	dp_json_begin_object(&w, "placement");
 	for (uint32_t u = 0; u < g->nops; u++)
 		dp_json_int(&w, dp_graph_op_name(g, u), plan->placement[u]);

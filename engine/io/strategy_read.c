@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnnpart/levers.h"
 #include "dnnpart/load.h"
 #include "internal/spmd.h"
 
@@ -23,7 +24,7 @@
 	"format, version, graph, kind, devices, label, algorithm, "            \
 	"placement, mesh, ops, default, stages, microbatches, schedule, "      \
 	"stage, default_stage, groups, spmd, sequence_parallel, bucket, "      \
-	"zero_stage"
+	"zero_stage, levers"
 
 /* Scans the top-level object, reading the scalars and noting where the
  * other values are. */
@@ -80,6 +81,13 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 			continue;
 		} else if (strcmp(key, "graph") == 0) {
 			st = dpi_sread_str(R, at, "graph");
+			continue;
+		} else if (strcmp(key, "levers") == 0) {
+			if ((st = dpi_sread_str(R, at, "levers")))
+				break;
+			dp_err e;
+			if (dp_levers_check_file(R->g, js->sbuf, &e))
+				return dpi_jscan_error_at(js, at, "%s", e.msg);
 			continue;
 		} else if (strcmp(key, "sequence_parallel") == 0) {
 			bool t = !strncmp(js->text + at, "true", 4),

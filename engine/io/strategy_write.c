@@ -13,6 +13,7 @@
 
 #include "dnnpart/afile.h"
 #include "dnnpart/json.h"
+#include "dnnpart/levers.h"
 #include "internal/json_file.h"
 #include "internal/strategy_file.h"
 
@@ -119,6 +120,8 @@ dp_status dp_strategy_write(const char *path, const dp_graph *g,
 		dp_json_int(&w, "bucket", s->bucket);
 	if (s->kind == DP_STRAT_SPMD && s->zero_stage > 0)
 		dp_json_int(&w, "zero_stage", s->zero_stage);
+	if (g->levers)
+		dp_json_str(&w, "levers", dp_graph_levers(g));
 	if (s->sp)
 		dp_json_bool(&w, "sequence_parallel", true);
 	switch (s->kind) {

@@ -82,6 +82,7 @@
 #include "strategy.h"
 #include "plan.h"
 #include "sim.h"
+#include "levers.h"
 #include "throughput.h"
 #include "units.h"
 

@@ -110,6 +110,9 @@ typedef struct dp_graph {
 	uint8_t *roles;
 	uint32_t roles_cap;
 	uint32_t batch_dim;
+	/* the lever set the graph was made with (levers.h: "bf16+full"), an
+	 * offset into strs; 0 = none */
+	uint32_t levers;
 
 	/* Loader notes for the front ends to report; 0 when not applicable. */
 	uint32_t cpu_pinned;	/* ops the input pins to the host CPU (ParDNN

@@ -14,6 +14,7 @@
 
 #include "err.h"
 #include "graph.h"
+#include "levers.h"
 
 #define DP_MAX_DEVICES 1024
 #define DP_CAP_UNLIMITED INT64_MAX
@@ -35,6 +36,9 @@ typedef struct dp_machine {
 	 * .xfer_us, msr-fiddle's cost) takes that time instead of lat +
 	 * bytes/bw (bw and lat still price the edges without one) */
 	bool link_file;
+	/* the levers the plan's graph was transformed with (levers.h), for
+	 * reports: the transform itself is applied to the graph */
+	dp_levers levers;
 } dp_machine;
 
 typedef struct dp_link_preset {

@@ -1,0 +1,137 @@
+/* cli_levers.c - the levers on the command line (--precision, --recompute,
+ * --fuse, --gpu; docs/memory.md): checked with the other shared options,
+ * applied to the graph as it is loaded and to the machine as it is made,
+ * so every command and the explorer plan the same transformed step. */
+#include <string.h>
+
+#include "cli.h"
+#include "dnnpart/levers.h"
+
+int cli_check_lever(const char *cmd, const char *name, const char *v)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	dp_precision p;
+	dp_recompute r;
+	unsigned f;
+	dp_status st = DP_OK;
+	if (!strcmp(name, "--precision"))
+		st = dp_precision_parse(v, &p, &err);
+	else if (!strcmp(name, "--recompute"))
+		st = dp_recompute_parse(v, &r, &err);
+	else if (!strcmp(name, "--fuse"))
+		st = dp_fuse_parse(v, &f, &err);
+	else if (!dp_gpu_find(v))
+		return cli_usage_error(cmd, "--gpu: unknown GPU '%s' (known: %s)",
+				       v, dp_gpu_names());
+	return st ? cli_usage_error(cmd, "%s: %s", name, err.msg) : 0;
+}
+
+int cli_check_lever_sets(const char *cmd, const char *list)
+{
+	char buf[1024];
+	if (!list[0] || strlen(list) >= sizeof buf)
+		return cli_usage_error(cmd, "--levers: expected lever sets "
+					    "separated by commas (none,bf16,"
+					    "bf16+full)");
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		dp_levers lv;
+		dp_err err;
+		if (dp_levers_parse_set(t, &lv, &err))
+			return cli_usage_error(cmd, "--levers: %s", err.msg);
+	}
+	return 0;
+}
+
+int cli_levers(const cli_opts *o, dp_levers *lv)
+{
+	dp_err err;
+	memset(lv, 0, sizeof *lv);
+	/* checked when parsed (cli_check_lever) */
+	if (o->precision)
+		dp_precision_parse(o->precision, &lv->precision, &err);
+	if (o->recompute)
+		dp_recompute_parse(o->recompute, &lv->recompute, &err);
+	if (o->fuse)
+		dp_fuse_parse(o->fuse, &lv->fuse, &err);
+	const dp_gpu_preset *gpu = dp_gpu_find(o->gpu);
+	if (!gpu || lv->precision == DP_PREC_FP32)
+		return 0;
+	double half = lv->precision == DP_PREC_BF16 ? gpu->bf16_tflops
+						    : gpu->fp16_tflops;
+	if (half <= 0) {
+		fprintf(stderr,
+			"dnnpart: --precision %s: the %s has no %s tensor "
+			"cores (%s); use fp16\n",
+			dp_precision_name(lv->precision), gpu->name,
+			dp_precision_name(lv->precision), gpu->desc);
+		return 2;
+	}
+	lv->gemm_ratio = half / gpu->fp32_tflops;
+	return 0;
+}
+
+int cli_apply_levers(const cli_opts *o, dp_graph **g)
+{
+	dp_levers lv;
+	int rc = cli_levers(o, &lv);
+	if (rc || !dp_levers_active(&lv))
+		return rc;
+	dp_err err;
+	dp_err_clear(&err);
+	dp_graph *t = NULL;
+	if (dp_levers_apply(*g, &lv, &t, &err)) {
+		dp_graph_free(*g);
+		*g = NULL;
+		char buf[2048];
+		fprintf(stderr, "dnnpart: %s\n",
+			dp_err_format(&err, buf, sizeof buf));
+		return dp_status_exit_code(err.code);
+	}
+	dp_graph_free(*g);
+	*g = t;
+	return 0;
+}
+
+int cli_apply_gpu(const cli_opts *o, dp_machine *m)
+{
+	const dp_gpu_preset *gpu = dp_gpu_find(o->gpu);
+	int rc = cli_levers(o, &m->levers);
+	if (rc || !gpu)
+		return rc;
+	/* the reference device of the graphs' times is a V100 in fp32 */
+	double speed = gpu->fp32_tflops / 15.7;
+	for (int d = 0; d < m->k; d++) {
+		m->cap[d] = gpu->mem_bytes;
+		m->speed[d] = speed;
+	}
+	m->bw = gpu->link_bw;
+	m->lat = gpu->link_lat;
+	snprintf(m->link_name, sizeof m->link_name, "%s-nvlink", gpu->name);
+	return 0;
+}
+
+void cli_help_levers(FILE *out)
+{
+	fprintf(out,
+		"levers (docs/memory.md):\n"
+		"  --precision P      fp32 (default), bf16 or fp16: mixed "
+		"precision (2-byte\n"
+		"                     activations and gradients, fp32 master "
+		"weights and\n"
+		"                     Adam moments: 16 B per parameter)\n"
+		"  --recompute R      none (default), selective (re-run the "
+		"attention cores)\n"
+		"                     or full (keep each layer's input, re-run "
+		"the layer)\n"
+		"  --fuse F           none (default) or attention "
+		"(FlashAttention: no scores\n"
+		"                     stored)\n"
+		"  --gpu G            %s: memory, speed, link and 2-byte "
+		"rate from the\n"
+		"                     data sheet (--mem, --speed, --link, --bw, "
+		"--lat override)\n",
+		dp_gpu_names());
+}

@@ -1,0 +1,203 @@
+/* levers.c - the levers' names, parsers, the precision rule by op type and
+ * the GPU presets (levers.h). The transforms are in graph_levers.c. */
+#include "dnnpart/levers.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const prec_names[DP_PREC_COUNT] = {"fp32", "bf16", "fp16"};
+static const char *const recomp_names[DP_RECOMP_COUNT] = {"none", "selective",
+							  "full"};
+
+bool dp_levers_active(const dp_levers *lv)
+{
+	return lv && (lv->precision != DP_PREC_FP32 ||
+		      lv->recompute != DP_RECOMP_NONE || lv->fuse);
+}
+
+const char *dp_precision_name(dp_precision p)
+{
+	return (int)p >= 0 && p < DP_PREC_COUNT ? prec_names[p] : "";
+}
+
+const char *dp_recompute_name(dp_recompute r)
+{
+	return (int)r >= 0 && r < DP_RECOMP_COUNT ? recomp_names[r] : "";
+}
+
+/* *out = the index of s in names[0..n); else DP_EINPUT "unknown WHAT
+ * 'S': expected EXPECTED". */
+static dp_status parse_name(const char *s, const char *const *names, int n,
+			    const char *what, const char *expected, int *out,
+			    dp_err *err)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			return DP_OK;
+		}
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "unknown %s '%.80s': expected %s", what, s, expected);
+}
+
+dp_status dp_precision_parse(const char *s, dp_precision *out, dp_err *err)
+{
+	int i = 0;
+	dp_status st = parse_name(s, prec_names, DP_PREC_COUNT, "precision",
+				  "fp32, bf16 or fp16", &i, err);
+	*out = st ? *out : (dp_precision)i;
+	return st;
+}
+
+dp_status dp_recompute_parse(const char *s, dp_recompute *out, dp_err *err)
+{
+	int i = 0;
+	dp_status st = parse_name(s, recomp_names, DP_RECOMP_COUNT,
+				  "recomputation", "none, selective or full",
+				  &i, err);
+	*out = st ? *out : (dp_recompute)i;
+	return st;
+}
+
+dp_status dp_fuse_parse(const char *s, unsigned *out, dp_err *err)
+{
+	unsigned f = 0;
+	const char *p = s;
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		if (n == 9 && !strncmp(p, "attention", 9))
+			f |= DP_FUSE_ATTENTION;
+		else if (!(n == 4 && !strncmp(p, "none", 4)))
+			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+					  "unknown fusion '%.*s': expected "
+					  "attention or none",
+					  (int)(n > 80 ? 80 : n), p);
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	*out = f;
+	return DP_OK;
+}
+
+const char *dp_fuse_name(unsigned fuse)
+{
+	return fuse & DP_FUSE_ATTENTION ? "attention" : "none";
+}
+
+dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err)
+{
+	dp_levers lv;
+	memset(&lv, 0, sizeof lv);
+	const char *p = s;
+	for (;;) {
+		size_t n = strcspn(p, "+");
+		char tok[16];
+		int i = -1;
+		if (n < sizeof tok) {
+			memcpy(tok, p, n);
+			tok[n] = 0;
+			for (int j = 0; j < DP_PREC_COUNT && i < 0; j++)
+				if (!strcmp(tok, prec_names[j]))
+					lv.precision = (dp_precision)(i = j);
+			for (int j = 1; j < DP_RECOMP_COUNT && i < 0; j++)
+				if (!strcmp(tok, recomp_names[j]))
+					lv.recompute = (dp_recompute)(i = j);
+			if (i < 0 && !strcmp(tok, "attention"))
+				lv.fuse |= DP_FUSE_ATTENTION, i = 0;
+			if (i < 0 && !strcmp(tok, "none"))
+				i = 0;
+		}
+		if (i < 0)
+			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+					  "unknown lever '%.*s' in '%.80s': "
+					  "expected levers joined by '+' "
+					  "(fp32, bf16, fp16, selective, full, "
+					  "attention, none)",
+					  (int)(n > 40 ? 40 : n), p, s);
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	*out = lv;
+	return DP_OK;
+}
+
+char *dp_levers_set_name(const dp_levers *lv, char *buf, size_t size)
+{
+	if (!dp_levers_active(lv)) {
+		snprintf(buf, size, "none");
+		return buf;
+	}
+	snprintf(buf, size, "%s%s%s%s",
+		 lv->precision ? prec_names[lv->precision] : "",
+		 lv->recompute ? (lv->precision ? "+" : "") : "",
+		 lv->recompute ? recomp_names[lv->recompute] : "",
+		 lv->fuse ? (lv->precision || lv->recompute ? "+attention"
+							    : "attention")
+			  : "");
+	return buf;
+}
+
+dp_status dp_levers_check_file(const dp_graph *g, const char *file,
+			       dp_err *err)
+{
+	const char *mine = dp_graph_levers(g);
+	if (!file || !file[0] || !strcmp(file, mine[0] ? mine : "none"))
+		return DP_OK;
+	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+			  "levers: the file was made with the levers "
+			  "'%.60s', this run has '%.60s': give the same "
+			  "--precision, --recompute and --fuse "
+			  "(docs/memory.md)",
+			  file, mine[0] ? mine : "none");
+}
+
+/* Op types autocast keeps in fp32 (torch.autocast's "ops that autocast to
+ * float32" on CUDA, as our op types name them; the loss by role). */
+static const char *const fp32_types[] = {
+	"Softmax", "LogSoftmax", "Exp",	 "Log",	    "Pow",
+	"Rsqrt",   "Sum",	 "Mean", "LayerNorm", "SparseSoftmaxCrossEntropyWithLogits",
+	"SoftmaxCrossEntropyWithLogits", NULL};
+
+bool dp_levers_keeps_fp32(const char *type)
+{
+	size_t n = strlen(type);
+	/* a gradient op `TGrad` runs in T's precision */
+	if (n > 4 && !strcmp(type + n - 4, "Grad"))
+		n -= 4;
+	for (const char *const *t = fp32_types; *t; t++)
+		if (strlen(*t) == n && !strncmp(type, *t, n))
+			return true;
+	return false;
+}
+
+#define GIB ((int64_t)1 << 30)
+
+/* Vendors' data sheets: NVIDIA Tesla V100 (SXM2 16 GB), A100 (SXM4 80 GB)
+ * and H100 (SXM5 80 GB); dense rates, NVLink bandwidth per direction. */
+static const dp_gpu_preset gpu_presets[] = {
+	{"v100", 16 * GIB, 15.7, 0.0, 125.0, 150000.0, 5.0,
+	 "V100 SXM2 16 GB: 15.7 TFLOP/s fp32, 125 fp16 tensor, no bf16, "
+	 "NVLink 2 150 GB/s per direction"},
+	{"a100", 80 * GIB, 19.5, 312.0, 312.0, 300000.0, 5.0,
+	 "A100 SXM4 80 GB: 19.5 TFLOP/s fp32, 312 bf16/fp16 tensor, NVLink 3 "
+	 "300 GB/s per direction"},
+	{"h100", 80 * GIB, 67.0, 989.4, 989.4, 450000.0, 5.0,
+	 "H100 SXM5 80 GB: 67 TFLOP/s fp32, 989 bf16/fp16 tensor, NVLink 4 "
+	 "450 GB/s per direction"},
+	{NULL, 0, 0, 0, 0, 0, 0, NULL},
+};
+
+const dp_gpu_preset *dp_gpu_find(const char *name)
+{
+	for (const dp_gpu_preset *p = gpu_presets; name && p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	return NULL;
+}
+
+const char *dp_gpu_names(void)
+{
+	return "v100, a100, h100";
+}

@@ -1,0 +1,128 @@
+/* levers.h - what practitioners turn to fit a model: mixed precision,
+ * activation recomputation, fused attention (docs/memory.md).
+ *
+ * The levers are applied to a finalized graph when a plan is made, as a
+ * transform that returns a new finalized graph; the user's graph keeps its
+ * fp32 sizes. The new graph holds the user's ops first, in their order and
+ * under their names (so a placement of the user's graph places them too),
+ * then the re-run ops recomputation and fusion add (`NAME@rc`, real ops
+ * with data edges from what they re-read and control edges from the
+ * gradient that gates them), so the simulator prices their time and memory
+ * like any op. Every algorithm, strategy and report then works on it
+ * unchanged.
+ */
+#ifndef DNNPART_LEVERS_H
+#define DNNPART_LEVERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "graph.h"
+
+typedef enum dp_precision {
+	DP_PREC_FP32 = 0, /* everything in 4 bytes (the graphs' own sizes) */
+	DP_PREC_BF16,	  /* mixed precision: 2-byte activations, gradients
+			     and working weights, fp32 master weights and
+			     Adam moments (16 B per parameter) */
+	DP_PREC_FP16,	  /* the same bytes as bf16 (loss scaling costs no
+			     memory), priced with the device's fp16 rate */
+	DP_PREC_COUNT
+} dp_precision;
+
+typedef enum dp_recompute {
+	DP_RECOMP_NONE = 0,
+	DP_RECOMP_SELECTIVE, /* re-run each attention core before its
+				backward (Korthikanti et al. 2022) */
+	DP_RECOMP_FULL,	     /* keep each layer's input, re-run the layer's
+				forward just before its backward */
+	DP_RECOMP_COUNT
+} dp_recompute;
+
+/* dp_levers.fuse bits. */
+#define DP_FUSE_ATTENTION 1u /* FlashAttention: no b.a.s^2 scores stored */
+
+typedef struct dp_levers {
+	dp_precision precision;
+	dp_recompute recompute;
+	unsigned fuse; /* DP_FUSE_* bits */
+	/* throughput of a GEMM in 2 bytes / in fp32 on this device (tensor
+	 * cores); 0: the reference V100's fp16 ratio, 125 / 15.7 TFLOP/s */
+	double gemm_ratio;
+} dp_levers;
+
+/* The default 2-byte GEMM ratio (V100: 125 TFLOP/s fp16 tensor cores over
+ * 15.7 TFLOP/s fp32, the sample graphs' reference device). */
+#define DP_LEVERS_DEFAULT_GEMM_RATIO (125.0 / 15.7)
+
+/* True when any lever differs from the default (fp32, none, no fusion). */
+bool dp_levers_active(const dp_levers *lv);
+
+/* Names as the command line writes them: "fp32", "bf16", "fp16"; "none",
+ * "selective", "full". */
+const char *dp_precision_name(dp_precision p);
+const char *dp_recompute_name(dp_recompute r);
+/* Parsers; errors (DP_EINPUT) say what was expected. */
+dp_status dp_precision_parse(const char *s, dp_precision *out, dp_err *err);
+dp_status dp_recompute_parse(const char *s, dp_recompute *out, dp_err *err);
+/* A comma list of fusions ("attention"; "none" for none) into DP_FUSE_*
+ * bits. Errors name the unknown entry. */
+dp_status dp_fuse_parse(const char *s, unsigned *out, dp_err *err);
+/* The fusion bits as the command line writes them ("attention", "none"). */
+const char *dp_fuse_name(unsigned fuse);
+
+/* A lever set as `compare --levers` and `fit --levers` write it: levers
+ * joined by '+' ("bf16+full+attention"; "none" for the default), each one
+ * of fp32, bf16, fp16, selective, full, attention, none. Errors name the
+ * unknown lever. */
+dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err);
+/* The set in that form, into buf: "none" or the non-default levers. */
+char *dp_levers_set_name(const dp_levers *lv, char *buf, size_t size);
+
+/* The lever set a graph was made with by dp_levers_apply ("bf16+full"),
+ * "" for a graph as loaded. Strategy and placement files record it
+ * ("levers") and their readers refuse a file made with other levers. */
+static inline const char *dp_graph_levers(const dp_graph *g)
+{
+	return dp_graph_str(g, g->levers);
+}
+/* DP_EINPUT when a file made with lever set `file` ("" or NULL: none
+ * given, nothing to check) is read for g made with other ones: the
+ * message says both and what to give. */
+dp_status dp_levers_check_file(const dp_graph *g, const char *file,
+			       dp_err *err);
+
+/* Bytes per element an op of this type keeps under precision p: 2 for
+ * the ops autocast runs in 2 bytes, 4 for the ones it keeps in fp32
+ * (softmax, exp, log, pow, rsqrt, sums and means, the loss: by type, and
+ * a backward op `TGrad` of such a type T). */
+bool dp_levers_keeps_fp32(const char *type);
+
+/* A GPU from its vendor's data sheet (docs/memory.md cites them). */
+typedef struct dp_gpu_preset {
+	const char *name;
+	int64_t mem_bytes;
+	double fp32_tflops; /* dense, no tensor cores */
+	double bf16_tflops; /* dense tensor cores; 0: no bf16 */
+	double fp16_tflops; /* dense tensor cores */
+	double link_bw;	    /* NVLink bytes per µs, per direction */
+	double link_lat;    /* µs */
+	const char *desc;
+} dp_gpu_preset;
+
+/* The preset called name (v100, a100, h100), or NULL. */
+const dp_gpu_preset *dp_gpu_find(const char *name);
+/* "v100, a100, h100", for messages. */
+const char *dp_gpu_names(void);
+
+/* Applies lv to g (finalized) and returns a new finalized graph in *out
+ * (the caller frees it). Errors (DP_EINPUT, naming the lever): a precision
+ * other than fp32 on a graph without roles, recomputation on a graph
+ * without `layer` labels or roles, `selective` or fused attention on a
+ * graph without an attention core (a forward BatchMatMul whose result
+ * reaches another one); DP_ENOMEM. */
+dp_status dp_levers_apply(const dp_graph *g, const dp_levers *lv,
+			  dp_graph **out, dp_err *err);
+
+#endif
