@@ -46,7 +46,8 @@ try:
     import torch
     import torch.fx
     import torch.nn as nn
-    from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
+    from torch.fx.passes.shape_prop import TensorMetadata
+    import torch_trace as tt
 except ImportError as e:  # pragma: no cover - reported to the user
     sys.stderr.write("from_pytorch.py: PyTorch is not available (%s); on "
                      "Debian install python3-torch and run /usr/bin/python3\n"
@@ -674,11 +675,18 @@ def module_of(target):
 
 
 def build(model, example_inputs, name, optimizer="adam", loss="auto",
-          labels_classes=None):
-    """Traces model and returns (net, gm, info) with the training graph."""
+          real=False):
+    """Traces model and returns (net, gm, info) with the training graph.
+    Shapes come from a run on the meta device (no arithmetic, no memory),
+    or, with real, from a run on example_inputs themselves."""
     model = model.train()
-    gm = torch.fx.symbolic_trace(model)
-    ShapeProp(gm).propagate(*example_inputs)
+    meta_in = [tt.to_meta(x) for x in example_inputs]
+    gm, how = tt.trace(model, meta_in)
+    if real:
+        tt.propagate(gm, example_inputs)
+    else:
+        with tt.on_meta(gm):
+            tt.propagate(gm, meta_in)
     hints = out_hints(gm)
     net = gs.Net(name, optimizer)
     net.batch_dim = "b"
@@ -689,7 +697,7 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
     vsz = {}      # fx node -> sizes of the names in its groups
     layer_of = {}
     vars_ = {}    # parameter qualified name -> gs.Var
-    info = {"ops": {}}  # fx node name -> op name (for --measure)
+    info = {"ops": {}, "trace": how}  # fx node name -> op (--measure)
     params = dict(gm.named_parameters())
 
     def var_for(qual, axes=None):
@@ -990,11 +998,15 @@ def measure(net, gm, info, example_inputs):
 
 def export(model, example_inputs, path, name=None, optimizer="adam",
            loss="auto", measure_times=False, machine=None,
-           description=None):
+           description=None, real=False):
     """Writes the training graph of model on example_inputs to path (the
-    native dnnpart JSON). Returns a short summary string."""
+    native dnnpart JSON). Returns a short summary string. Shapes come from
+    the meta device unless real or measure_times (then from a run on
+    example_inputs). Raises tt.TraceFailure for a model that cannot be
+    traced or fails on the inputs."""
     name = name or type(model).__name__
-    net, gm, info = build(model, example_inputs, name, optimizer, loss)
+    net, gm, info = build(model, example_inputs, name, optimizer, loss,
+                          real or measure_times)
     how = ("FLOP-based on %.1f TFLOP/s at %d %%, %.0f GB/s at %d %%"
            % (gs.PEAK_FLOPS / 1e12, round(100 * gs.FLOP_EFF),
               gs.MEM_BW / 1e9, round(100 * gs.MEM_EFF)))
@@ -1015,7 +1027,9 @@ def export(model, example_inputs, path, name=None, optimizer="adam",
             "of %d compute ops and %d of %d data edges" % (
                 path, len(net.ops), len(net.edges), net.params() / 1e6, how,
                 st["compute_dims"], st["compute"], st["edge_dims"],
-                st["edges"]))
+                st["edges"])) + (
+        "; traced concretely (sizes fixed to these inputs)"
+        if info["trace"] == "concrete" else "")
 
 
 # ---- demo models (used by tests/suite_pytorch.sh and docs/pytorch.md) ----
@@ -1133,24 +1147,101 @@ DEMOS = {
 
 
 def parse_input(spec):
-    """"8x3x224x224" (float32) or "8x128:long" -> a random tensor."""
+    """"8x3x224x224" (float32) or "8x128:long" -> (shape, dtype)."""
     shape, _, kind = spec.partition(":")
-    dims = tuple(int(d) for d in shape.lower().split("x") if d)
-    if kind in ("", "float", "float32"):
-        return torch.randn(*dims)
-    if kind in ("long", "int64", "int"):
-        return torch.randint(0, 2, dims)
-    raise argparse.ArgumentTypeError("unknown input kind '%s' (expected "
-                                     "float or long)" % kind)
+    parts = shape.lower().split("x")
+    if not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(
+            "'%s': expected sizes > 0 joined by x, e.g. 8x3x224x224 or "
+            "8x128:long" % spec)
+    kinds = {"": torch.float32, "float": torch.float32,
+             "float32": torch.float32, "long": torch.int64,
+             "int64": torch.int64, "int": torch.int64}
+    if kind not in kinds:
+        raise argparse.ArgumentTypeError("'%s': unknown input kind '%s' "
+                                         "(expected float or long)"
+                                         % (spec, kind))
+    return tuple(int(p) for p in parts), kinds[kind]
+
+
+def make_input(spec, real):
+    """A tensor for (shape, dtype): on the meta device, or with real
+    values (random floats, token ids 0 and 1) for a real run."""
+    shape, dtype = spec
+    if not real:
+        return torch.empty(shape, dtype=dtype, device="meta")
+    if dtype.is_floating_point:
+        return torch.randn(*shape, dtype=dtype)
+    return torch.randint(0, 2, shape, dtype=dtype)
+
+
+class Fail(Exception):
+    """An error for the user: one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise Fail(message + " (see --help)")
+
+
+def load_model(spec, real):
+    """The nn.Module that MODULE:FACTORY returns (its weights on the meta
+    device unless real), or Fail."""
+    if ":" not in spec:
+        raise Fail("'%s': expected MODULE:FACTORY (e.g. "
+                   "torchvision.models:resnet50) or --demo NAME" % spec)
+    mod, _, fn = spec.partition(":")
+    sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(mod)
+    except ImportError as e:
+        hint = ""
+        if (getattr(e, "name", "") or "").split(".")[0] == "torchvision":
+            hint = "; on Debian install python3-torchvision (make deps)"
+        raise Fail("cannot load %s: %s (expected MODULE:FACTORY, the module "
+                   "importable from the current folder%s)"
+                   % (spec, tt.one_line(e), hint))
+    except Exception as e:  # noqa: BLE001 - the module's own code failed
+        raise Fail("cannot load %s: importing %s failed at %s: %s"
+                   % (spec, mod, tt.where_of(e), tt.one_line(e)))
+    factory = getattr(module, fn, None)
+    if not callable(factory):
+        raise Fail("cannot load %s: module %s has no function '%s' (expected"
+                   " MODULE:FACTORY, FACTORY returning an nn.Module)"
+                   % (spec, mod, fn))
+    model = None
+    if not real:
+        try:
+            model = tt.meta_model(factory)
+        except Exception:  # noqa: BLE001 - its init needs real weights
+            model = None
+    if model is None:
+        try:
+            model = factory()
+        except Exception as e:  # noqa: BLE001
+            raise Fail("%s() failed at %s: %s"
+                       % (spec, tt.where_of(e), tt.one_line(e)))
+    if not isinstance(model, nn.Module):
+        raise Fail("%s() returned %s, not a torch.nn.Module"
+                   % (spec, type(model).__name__))
+    return model
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(
+    try:
+        return run(argv)
+    except Fail as e:
+        sys.stderr.write("from_pytorch.py: %s\n" % e)
+        return 2
+
+
+def run(argv):
+    ap = Parser(
         description="Export a PyTorch model's training step as a dnnpart "
                     "graph (native JSON).")
     ap.add_argument("model", nargs="?",
                     help="MODULE:FACTORY, a callable returning an "
-                         "nn.Module (e.g. mypkg.models:build)")
+                         "nn.Module (e.g. torchvision.models:resnet50)")
     ap.add_argument("--demo", choices=sorted(DEMOS),
                     help="export a built-in demo model instead")
     ap.add_argument("--input", action="append", type=parse_input,
@@ -1168,6 +1259,10 @@ def main(argv):
     ap.add_argument("--measure", action="store_true",
                     help="measure op times with torch.profiler (GPU if "
                          "present, else CPU)")
+    ap.add_argument("--real", action="store_true",
+                    help="learn the shapes by running the model on real "
+                         "tensors at full size (slow; the default runs it "
+                         "on the meta device)")
     ap.add_argument("--peak-tflops", type=float, default=15.7)
     ap.add_argument("--efficiency", type=float, default=0.5)
     ap.add_argument("--mem-gbs", type=float, default=900.0)
@@ -1181,28 +1276,23 @@ def main(argv):
     gs.FLOP_EFF = a.efficiency
     gs.MEM_BW = a.mem_gbs * 1e9
     gs.MEM_EFF = a.mem_efficiency
+    real = a.real or a.measure
     torch.manual_seed(0)
     if a.demo:
         cls, inputs = DEMOS[a.demo]
         model, example = cls(), inputs()
         name = a.name or "demo-" + a.demo
+        spec = a.demo
     else:
-        if not a.model or ":" not in a.model:
-            ap.error("give MODULE:FACTORY or --demo NAME")
+        if not a.model:
+            raise Fail("give MODULE:FACTORY or --demo NAME")
         if not a.input:
-            ap.error("give the example input shape(s) with --input")
-        mod, _, fn = a.model.partition(":")
-        sys.path.insert(0, os.getcwd())
-        try:
-            factory = getattr(importlib.import_module(mod), fn)
-        except (ImportError, AttributeError) as e:
-            sys.stderr.write("from_pytorch.py: cannot load %s: %s (expected "
-                             "MODULE:FACTORY, importable from the current "
-                             "folder)\n" % (a.model, e))
-            return 2
-        model = factory()
-        example = tuple(a.input)
+            raise Fail("give the example input shape(s) with --input, e.g. "
+                       "--input 8x3x224x224")
+        model = load_model(a.model, real)
+        example = tuple(make_input(x, real) for x in a.input)
         name = a.name or type(model).__name__
+        spec = a.model
     machine = {}
     if a.devices:
         machine["devices"] = a.devices
@@ -1210,12 +1300,14 @@ def main(argv):
         machine["memory"] = a.memory
     try:
         summary = export(model, example, a.output, name, a.optimizer,
-                         a.loss, a.measure, machine)
-    except torch.fx.proxy.TraceError as e:
-        sys.stderr.write("from_pytorch.py: torch.fx cannot trace the model: "
-                         "%s\n(data-dependent control flow cannot be traced;"
-                         " see docs/pytorch.md)\n" % e)
-        return 2
+                         a.loss, a.measure, machine, real=real)
+    except tt.TraceFailure as e:
+        shapes = " ".join("--input " + "x".join(str(d) for d in x.shape)
+                          for x in example)
+        msg = "%s: %s" % (e.where, e.what) if e.where else e.what
+        if e.running:
+            raise Fail("%s fails on %s: %s" % (spec, shapes, msg))
+        raise Fail("cannot trace the model %s: %s" % (spec, msg))
     print(summary)
     return 0
 
