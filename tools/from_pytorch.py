@@ -34,6 +34,7 @@ See docs/pytorch.md.
 """
 
 import argparse
+import warnings
 import importlib
 import operator
 import os
@@ -47,6 +48,7 @@ try:
     import torch.fx
     import torch.nn as nn
     from torch.fx.passes.shape_prop import TensorMetadata
+    import torch_attn as ta
     import torch_trace as tt
 except ImportError as e:  # pragma: no cover - reported to the user
     sys.stderr.write("from_pytorch.py: PyTorch is not available (%s); on "
@@ -669,6 +671,92 @@ def regroup(axes, shape):
     return split[0] if split and not split[1] else None
 
 
+def is_identity(node, gm):
+    """Whether node is a dropout with p = 0 (PyTorch returns its input:
+    no op, nothing saved)."""
+    if node.op == "call_module":
+        m = gm.get_submodule(node.target)
+        return isinstance(m, (nn.Dropout, nn.Dropout1d, nn.Dropout2d,
+                              nn.Dropout3d, nn.AlphaDropout)) and m.p == 0
+    if node.op == "call_function" and node.target is \
+            torch.nn.functional.dropout:
+        p = node.kwargs.get("p", node.args[1] if len(node.args) > 1
+                            else 0.5)
+        return p == 0
+    return False
+
+
+def batch_axes(gm, meta_in):
+    """The batch size (the first input's first axis), after recording in
+    node.meta["shape2"] each node's output shape at twice that batch (an
+    axis that doubles holds the batch); None when the model does not run at
+    twice the batch."""
+    if not meta_in or not meta_in[0].dim():
+        return None
+    big = [torch.empty((2 * x.shape[0],) + tuple(x.shape[1:]),
+                       dtype=x.dtype, device="meta") if x.dim() else x
+           for x in meta_in]
+    try:
+        with tt.on_meta(gm):
+            tt.propagate(gm, big)
+    except tt.TraceFailure:
+        return None
+    for node in gm.graph.nodes:
+        ms = metas(node.meta.pop("tensor_meta", None))
+        if len(ms) == 1:
+            node.meta["shape2"] = tuple(int(z) for z in ms[0].shape)
+    return int(meta_in[0].shape[0])
+
+
+def generic_space(shape, shape2, batch, elem, acts, wshapes):
+    """(It, output groups) of a call the bridge has no rule for: its
+    output's axes, the batch axis (the one that doubles with the batch,
+    shape2) named b (split b x rest when it holds more), the others d1,
+    d2, ...; each weight's axes under names of their own (a vector the size
+    of an output axis indexes that axis); an input of the output's sizes is
+    indexed by the output's names. Enough for --batch to scale the op and
+    for its gradients to have dims; strategies that split other dims leave
+    it whole."""
+    dims, og, taken, k = [], [], {"b"}, 1
+    for i, z in enumerate(shape):
+        doubles = shape2 is not None and len(shape2) == len(shape) and \
+            batch and shape2[i] == 2 * z and z % batch == 0 and \
+            "b" not in [n for n, _ in dims]
+        g = []
+        if doubles:
+            g.append(("b", batch))
+            if z != batch:
+                g.append((fresh("d%d" % k, taken), z // batch))
+        elif z != 1:  # an axis of size 1 indexes nothing
+            g.append((fresh("d%d" % k, taken), z))
+        for n, _ in g:
+            taken.add(n)
+        k += 1
+        dims += g
+        og.append([n for n, _ in g])
+    out = [n for n, _ in dims]
+    ws = []
+    for wi, ws_shape in enumerate(wshapes):
+        names = None
+        if len(ws_shape) == 1:
+            names = next(([n] for n, z in reversed(dims)
+                          if z == ws_shape[0] and n != "b"), None)
+        if names is None:
+            names = []
+            for j, z in enumerate(ws_shape):
+                n = fresh("w%d_%d" % (wi, j), taken)
+                taken.add(n)
+                names.append(n)
+                dims.append((n, z))
+        ws.append(names)
+    it = gs.It(dims, out, ws[0] if ws else None, elem=elem,
+               ws=ws if ws else None)
+    sizes = [z for n, z in dims if n in out]
+    it.ins = [out if t.axes is not None and
+              [z for _, z in t.axes] == sizes else None for t in acts]
+    return it, og
+
+
 def module_of(target):
     """"layer1.0.conv1" -> "layer1.0" (the layer label)."""
     return target.rsplit(".", 1)[0] if "." in target else target
@@ -682,6 +770,7 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
     model = model.train()
     meta_in = [tt.to_meta(x) for x in example_inputs]
     gm, how = tt.trace(model, meta_in)
+    batch = batch_axes(gm, meta_in)
     if real:
         tt.propagate(gm, example_inputs)
     else:
@@ -697,6 +786,7 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
     vsz = {}      # fx node -> sizes of the names in its groups
     layer_of = {}
     vars_ = {}    # parameter qualified name -> gs.Var
+    packs = {}    # fx node of a namedtuple(...) -> its fields' nodes
     info = {"ops": {}, "trace": how}  # fx node name -> op (--measure)
     params = dict(gm.named_parameters())
 
@@ -753,9 +843,20 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                 grp[node], vsz[node] = regroup(v.axes, v.shape), dict(v.axes)
                 layer_of[node] = module_of(node.target)
             continue
+        if node.op == "call_function" and isinstance(node.target, type) \
+                and issubclass(node.target, tuple):
+            packs[node] = list(node.all_input_nodes)  # a namedtuple
+            continue
         typ = call_name(node, gm)
         if not ms:
             continue  # size(), dim(): shape arithmetic, no tensor
+        if is_identity(node, gm) and ins and \
+                node.all_input_nodes[0] in tens:
+            a = node.all_input_nodes[0]  # dropout with p = 0: the input
+            tens[node], grp[node], vsz[node] = tens[a], grp.get(a), \
+                vsz.get(a)
+            layer_of[node] = layer_of.get(a, "input")
+            continue
         if ((node.op == "call_method" and node.target in VIEW_METHODS) or
                 (node.op == "call_function" and node.target in VIEW_FUNCS)):
             if ins:
@@ -796,6 +897,20 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                     None if g is None else g[1]
                 layer_of[node] = in_layers[0] if in_layers else "input"
             continue
+        if node.op == "call_module" and ta.expandable(
+                node, gm.get_submodule(node.target)) and \
+                ta.qkv_args(node)[0] in tens:
+            net.layer = node.target
+            xa = ta.qkv_args(node)[0]
+            got = ta.expand(net, node.name, node.target,
+                            gm.get_submodule(node.target), tens[xa],
+                            view(xa), var_for, elem_size(ms[0].dtype))
+            if got is not None:
+                t, og = got
+                t.grad = True
+                tens[node], grp[node], vsz[node] = t, og, dict(t.axes)
+                layer_of[node] = net.layer
+                continue
         weights, extra_param, quals = [], 0, []
         if node.op == "call_module":
             mod = gm.get_submodule(node.target)
@@ -817,6 +932,12 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                                      tuple(ms[0].shape),
                                      elem_size(ms[0].dtype),
                                      hints.get(node))
+            if it is None:
+                it, og = generic_space(tuple(ms[0].shape),
+                                       node.meta.get("shape2"), batch,
+                                       elem_size(ms[0].dtype), acts,
+                                       [tuple(params[q].shape)
+                                        for q in quals])
         for i, q in enumerate(quals):
             names = it.wnames(i) if it is not None else None
             weights.append(var_for(q, None if names is None else
@@ -872,34 +993,50 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
     if out_node is None:
         raise ValueError("the traced graph has no output")
     out_nodes = [a for a in out_node.all_input_nodes if a in tens]
+    for a in out_node.all_input_nodes:  # a namedtuple of outputs
+        out_nodes += [p for p in packs.get(a, []) if p in tens]
     if not out_nodes:
         raise ValueError("the model returns no tensor")
-    logits = tens[out_nodes[0]]
-    lv = view(out_nodes[0])
+    # the loss reads the first output and every other output of its shape
+    # (an auxiliary classifier's logits, as Inception's and GoogLeNet's)
+    outs = [a for a in out_nodes
+            if tuple(tens[a].shape) == tuple(tens[out_nodes[0]].shape)]
+    logits = [tens[a] for a in outs]
+    lv = view(outs[0])
     net.layer = "loss"
     if loss == "auto":
-        loss = "xent" if len(logits.shape) == 2 else "mean"
+        loss = "xent" if len(logits[0].shape) == 2 else "mean"
     names = [n for g in lv[0] for n in g] if lv else None
+
+    def loss_ins():
+        """The loss's names for each output's axes (positional)."""
+        got = []
+        for a in outs:
+            v = view(a)
+            flat = [n for g in v[0] for n in g] if v else None
+            got.append(edge_names(tens[a], dict(zip(flat, names)))
+                       if flat is not None and len(flat) == len(names)
+                       else None)
+        return got
+    n_el = sum(gs.numel(t.shape) for t in logits)
     if loss == "xent":
-        b = logits.shape[0]
+        b = logits[0].shape[0]
         lab = net._op("input:labels", "Input", 0.0, 8 * b, "input",
                       role="input", it=gs.It([("b", b)], ["b"], elem=8))
         labels = gs.T(lab, (b,), False, 8 * b, [("b", b)])
         it = None
         if lv and len(lv[0]) == 2 and len(lv[0][0]) == 1:
-            it = gs.It(list(logits.axes), [], ins=[
-                edge_names(logits, {n: n for n in names}),
-                [lv[0][0][0]]])
+            it = gs.It(list(logits[0].axes), [],
+                       ins=loss_ins() + [[lv[0][0][0]]])
         per = net.op("loss/cross_entropy", "CrossEntropyLoss",
-                     [logits, labels], (), 5 * gs.numel(logits.shape),
-                     save_in=(0, 1), it=it if it is not None else False)
+                     logits + [labels], (), 5 * n_el,
+                     save_in=tuple(range(len(logits) + 1)),
+                     it=it if it is not None else False)
     else:
         it = None
         if lv:
-            it = gs.It(list(logits.axes), [], ins=[
-                edge_names(logits, {n: n for n in names})])
-        per = net.op("loss/mean", "Mean", [logits], (),
-                     gs.numel(logits.shape),
+            it = gs.It(list(logits[0].axes), [], ins=loss_ins())
+        per = net.op("loss/mean", "Mean", logits, (), n_el,
                      it=it if it is not None else False)
     net.backward(per)
     net.update()
@@ -1277,6 +1414,7 @@ def run(argv):
     gs.MEM_BW = a.mem_gbs * 1e9
     gs.MEM_EFF = a.mem_efficiency
     real = a.real or a.measure
+    warnings.simplefilter("ignore")  # torchvision's notices on init
     torch.manual_seed(0)
     if a.demo:
         cls, inputs = DEMOS[a.demo]
