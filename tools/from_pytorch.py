@@ -758,7 +758,8 @@ def generic_space(shape, shape2, batch, elem, acts, wshapes):
 
 
 def module_of(target):
-    """"layer1.0.conv1" -> "layer1.0" (the layer label)."""
+    """"layer1.0.conv1.weight" -> "layer1.0.conv1" (the module that holds
+    a parameter)."""
     return target.rsplit(".", 1)[0] if "." in target else target
 
 
@@ -914,7 +915,7 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
         weights, extra_param, quals = [], 0, []
         if node.op == "call_module":
             mod = gm.get_submodule(node.target)
-            net.layer = module_of(node.target)
+            net.layer = node.target  # leaf-module granularity
             quals = [node.target + "." + pn
                      for pn, _ in mod.named_parameters()]
             extra_param = sum(b.numel() * b.element_size()
