@@ -4,15 +4,16 @@ torchvision (0.14 on Debian: 80 models).
 
 Converts each with tools/from_pytorch.py at batch 64 of its own image size
 (the model's image_size where it has one, else the crop of its default
-weights' transforms, else 224), one process per model, and records the wall
-time, the peak resident memory (/usr/bin/time's maximum RSS), the graph's
-op count, the parameters in the graph (Variable param_bytes / 12: fp32
-weight with Adam's two copies) against torchvision's own count (the model's
-parameters, built on the meta device), and whether every compute op has
-dims. Prints a markdown table (docs/benchmarks.md) and writes the rows as
+weights' transforms, else 224), one process per model (--jobs at a time),
+and records the wall time, the CPU time (user + system), the peak resident
+memory (/usr/bin/time's maximum RSS), the graph's op count, the parameters
+in the graph (Variable param_bytes / 12: fp32 weight with Adam's two
+copies) against torchvision's own count (the model's parameters, built on
+the meta device), and whether every compute op has dims. Prints a markdown
+table (docs/benchmarks.md) and writes the rows as
 JSON with --json FILE. Usage, from the repository root:
   /usr/bin/python3 bench/torch_models.py [--only NAME ...] [--batch 64] \\
-      [--json bench/results/torch_models.json]
+      [--jobs 3] [--json bench/results/torch_models.json]
 """
 
 import argparse
@@ -48,7 +49,7 @@ def one(name, batch, tmp):
     want = sum(p.numel() for p in model.parameters())
     size = image_size(name, model)
     out = os.path.join(tmp, name + ".json")
-    cmd = ["/usr/bin/time", "-f", "maxrss_kb %M", sys.executable,
+    cmd = ["/usr/bin/time", "-f", "maxrss_kb %M cpu_s %U %S", sys.executable,
            "tools/from_pytorch.py", "torchvision.models:" + name,
            "--input", "%dx3x%dx%d" % (batch, size, size), "-o", out]
     t0 = time.monotonic()
@@ -59,7 +60,9 @@ def one(name, batch, tmp):
            "ok": r.returncode == 0}
     for line in r.stderr.splitlines():
         if line.startswith("maxrss_kb "):
-            row["peak_mib"] = round(int(line.split()[1]) / 1024.0, 1)
+            f = line.split()
+            row["peak_mib"] = round(int(f[1]) / 1024.0, 1)
+            row["cpu_seconds"] = round(float(f[3]) + float(f[4]), 2)
     if r.returncode != 0:
         row["error"] = (r.stderr.strip().splitlines() or ["?"])[0]
         return row
@@ -79,41 +82,48 @@ def main(argv):
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--json")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="conversions at a time")
     a = ap.parse_args(argv)
     import torch
     import torchvision
     import torchvision.models as tvm
     names = a.only or tvm.list_models(module=tvm)
-    rows = []
+    from concurrent.futures import ThreadPoolExecutor
+
+    def job(n):
+        r = one(n, a.batch, tmp)
+        sys.stderr.write("%s: %s s (%s s CPU), %s MiB%s\n" % (
+            n, r["seconds"], r.get("cpu_seconds"), r.get("peak_mib"),
+            "" if r["ok"] else " FAILED " + r.get("error", "")))
+        return r
     with tempfile.TemporaryDirectory() as tmp:
-        for n in names:
-            rows.append(one(n, a.batch, tmp))
-            r = rows[-1]
-            sys.stderr.write("%s: %s s, %s MiB%s\n" % (
-                n, r["seconds"], r.get("peak_mib"),
-                "" if r["ok"] else " FAILED " + r.get("error", "")))
+        with ThreadPoolExecutor(max_workers=max(a.jobs, 1)) as ex:
+            rows = list(ex.map(job, names))
     print("torchvision %s, PyTorch %s, batch %d; %d models\n" % (
         torchvision.__version__, torch.__version__, a.batch, len(rows)))
-    print("| model | input | seconds | peak MiB | ops | parameters | "
-          "= torchvision | dims on compute ops |")
-    print("|---|---|---:|---:|---:|---:|---|---:|")
+    print("| model | input | seconds | CPU s | peak MiB | ops | parameters |"
+          " = torchvision | dims on compute ops |")
+    print("|---|---|---:|---:|---:|---:|---:|---|---:|")
     for r in rows:
         if not r["ok"]:
-            print("| %s | %s | %.1f | %s | failed: %s | | | |" % (
-                r["model"], r["input"], r["seconds"], r.get("peak_mib"),
-                r.get("error", "")))
+            print("| %s | %s | %.1f | %s | %s | failed: %s | | | |" % (
+                r["model"], r["input"], r["seconds"], r.get("cpu_seconds"),
+                r.get("peak_mib"), r.get("error", "")))
             continue
-        print("| %s | %s | %.1f | %.0f | %d | %d | %s | %s |" % (
-            r["model"], r["input"], r["seconds"], r.get("peak_mib", 0),
+        print("| %s | %s | %.1f | %.1f | %.0f | %d | %d | %s | %s |" % (
+            r["model"], r["input"], r["seconds"], r.get("cpu_seconds", 0),
+            r.get("peak_mib", 0),
             r["ops"], r["graph_params"],
             "yes" if r["graph_params"] == r["torchvision_params"] else
             "NO (%d)" % r["torchvision_params"], r["dims"]))
     ok = [r for r in rows if r["ok"]]
     if ok:
-        print("\n%d of %d converted; slowest %.1f s (%s), most memory %.0f "
-              "MiB (%s); parameters equal in %d" % (
+        print("\n%d of %d converted; slowest %.1f s (%s; %.1f s CPU), most "
+              "memory %.0f MiB (%s); parameters equal in %d" % (
                   len(ok), len(rows), max(r["seconds"] for r in ok),
                   max(ok, key=lambda r: r["seconds"])["model"],
+                  max(ok, key=lambda r: r["seconds"]).get("cpu_seconds", 0),
                   max(r.get("peak_mib", 0) for r in ok),
                   max(ok, key=lambda r: r.get("peak_mib", 0))["model"],
                   sum(r["graph_params"] == r["torchvision_params"]

@@ -772,11 +772,14 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
     meta_in = [tt.to_meta(x) for x in example_inputs]
     gm, how = tt.trace(model, meta_in)
     batch = batch_axes(gm, meta_in)
-    if real:
-        tt.propagate(gm, example_inputs)
-    else:
-        with tt.on_meta(gm):
-            tt.propagate(gm, meta_in)
+    try:
+        if real:
+            tt.propagate(gm, example_inputs)
+        else:
+            with tt.on_meta(gm):
+                tt.propagate(gm, meta_in)
+    except tt.TraceFailure as e:
+        raise tt.located(model, meta_in, e)
     hints = out_hints(gm)
     net = gs.Net(name, optimizer)
     net.batch_dim = "b"

@@ -40,10 +40,11 @@ class TraceFailure(Exception):
     """A model that cannot be traced or run on its example inputs: where
     (FILE:LINE of the model's Python, or None) and what."""
 
-    def __init__(self, where, what, running=False):
+    def __init__(self, where, what, running=False, node=None):
         super().__init__("%s: %s" % (where, what) if where else what)
         self.where, self.what = where, what
         self.running = running  # failed running the traced graph
+        self.node = node  # the name of the fx node that failed
 
 
 def _user_frame(tb_frames):
@@ -133,9 +134,9 @@ class _Tracer(torch.fx.Tracer):
     """torch.fx's tracer with unpacking that works on Python 3.11; with
     concrete inputs (meta tensors), sizes are ints (see the top)."""
 
-    def __init__(self, inputs=None):
+    def __init__(self, inputs=None, stacks=False):
         super().__init__()
-        self.record_stack_traces = True
+        self.record_stack_traces = stacks  # costs a third of the trace
         self.concrete = inputs is not None
         self.inputs = list(inputs or [])
         self.vals = {}
@@ -208,16 +209,17 @@ class _Tracer(torch.fx.Tracer):
             "does not know")
 
 
-def trace(model, meta_inputs):
+def trace(model, meta_inputs, stacks=False):
     """(GraphModule, how): how is "symbolic" or "concrete"; raises
     TraceFailure when neither works. The model's weights are untouched (the
-    concrete trace runs on meta copies of them, see on_meta)."""
+    concrete trace runs on meta copies of them, see on_meta). stacks: each
+    node records the Python stack that made it (for error messages)."""
     try:
-        graph, how = _Tracer().trace(model), "symbolic"
+        graph, how = _Tracer(None, stacks).trace(model), "symbolic"
     except Exception:  # noqa: BLE001 - any failure: try the concrete way
         try:
             with on_meta(model):
-                graph = _Tracer(list(meta_inputs)).trace(model)
+                graph = _Tracer(list(meta_inputs), True).trace(model)
             how = "concrete"
         except Exception as e:  # noqa: BLE001
             raise TraceFailure(where_of(e), one_line(e))
@@ -234,7 +236,7 @@ class _Prop(torch.fx.Interpreter):
             raise TraceFailure(_node_where(n) or where_of(e),
                                "%s (in %s%s)" % (one_line(e), n.name,
                                                  _shapes(n, self.env)),
-                               True)
+                               True, n.name)
         found = []
 
         def meta(obj):
@@ -277,6 +279,22 @@ def _node_where(n):
 def propagate(gm, inputs):
     """Records node.meta["tensor_meta"] for every node (see the top)."""
     _Prop(gm).run(*inputs)
+
+
+def located(model, meta_inputs, failure):
+    """failure (of propagate on a graph traced without stacks) with the
+    model's FILE:LINE of the node that failed, found by tracing again with
+    stacks."""
+    if not failure.running or failure.node is None:
+        return failure
+    try:
+        gm, _ = trace(model, meta_inputs, True)
+    except TraceFailure:
+        return failure
+    for n in gm.graph.nodes:
+        if n.name == failure.node and _node_where(n):
+            return TraceFailure(_node_where(n), failure.what, True, n.name)
+    return failure
 
 
 class on_meta:
