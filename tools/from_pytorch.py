@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """from_pytorch.py - export a PyTorch model's training step as a dnnpart graph.
 
-The forward graph is traced with torch.fx (symbolic_trace) and run once on
-the example inputs (ShapeProp) for every tensor's shape, dtype and whether a
-weight influences it. From it, the training step is built the way
+The forward graph is traced with torch.fx and run on the meta device at the
+example inputs' shapes (tools/torch_trace.py: no arithmetic, no memory) for
+every tensor's shape, dtype and whether a weight influences it; with --real
+or --measure on real tensors. nn.MultiheadAttention becomes the ops PyTorch
+runs for it (tools/torch_attn.py). From it, the training step is built the way
 tools/gen_samples.py builds the sample graphs (same code): one op per traced
 call (views, reshapes and tuple indexing are folded into their producer),
 one Variable op per parameter holding weight + optimizer state, a loss op,
@@ -12,11 +14,12 @@ gradient per parameter), and one optimizer update per parameter, colocated
 with its Variable. Buffers (batch-norm running statistics) are persistent
 memory of the op that owns them.
 
-Every op whose shapes say it gets an iteration space (dims, out, param,
-elem_bytes; edges the consumer's dims; batch_dim "b", the inputs' first
-axis): Linear, matmul, Conv2d, pooling, embedding, norms, element-wise
-calls and reductions, and the backward and update ops built from them (see
-docs/pytorch.md).
+Every op gets an iteration space (dims, out, param, elem_bytes; edges the
+consumer's dims; batch_dim "b", the inputs' first axis): named by rules for
+Linear, matmul, Conv2d, pooling, embedding, norms, element-wise calls and
+reductions, else plain (the batch axis b and d1, d2, ...), and the backward
+and update ops built from them (see docs/pytorch.md). Layers are leaf
+modules.
 
 Times are FLOP-based on a reference GPU (roofline: V100 fp32 by default, see
 --peak-tflops and friends), or, with --measure, measured with torch.profiler
