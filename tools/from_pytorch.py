@@ -1228,7 +1228,7 @@ class DemoTransformer(nn.Module):
         self.emb = nn.Embedding(vocab, d)
         block_layers(self, d)
         self.head = nn.Linear(d, vocab)
-        self.d = d  # not x.shape: unpacking a traced shape fails in fx
+        self.d = d  # the width as an attribute (x.shape would do as well)
 
     def forward(self, ids):
         x = self.emb(ids)
