@@ -91,6 +91,31 @@ static int gather(const dp_graph *g, graph_facts *f)
 	return 0;
 }
 
+/* Warns when some ops have dims and some compute ops (any role but input
+ * and param) have none: --batch leaves those as they are and strategies
+ * cannot split them. */
+static void warn_dimless(const dp_graph *g)
+{
+	uint32_t with = 0, without = 0, first = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		dp_dims d;
+		dp_role r = dp_op_role(g, u);
+		if (dp_op_dims(g, u, &d))
+			with++;
+		else if (r != DP_ROLE_INPUT && r != DP_ROLE_PARAM && !without++)
+			first = u;
+	}
+	if (with && without)
+		fprintf(stderr,
+			"dnnpart: warning: %s: %u compute op%s without dims "
+			"(first: %s): --batch leaves %s as %s, and no "
+			"strategy splits %s\n",
+			g->source, without, without == 1 ? "" : "s",
+			dp_graph_op_name(g, first), without == 1 ? "it" : "them",
+			without == 1 ? "it is" : "they are",
+			without == 1 ? "it" : "them");
+}
+
 static const char *type_name(const dp_graph *g, uint32_t off)
 {
 	return off ? dp_graph_str(g, off) : "(none)";
@@ -304,6 +329,7 @@ int cmd_info_run(int argc, char **argv)
 	graph_facts f;
 	rc = gather(g, &f);
 	if (!rc) {
+		warn_dimless(g);
 		if (o.json)
 			info_json(stdout, g, fmt, &f);
 		else

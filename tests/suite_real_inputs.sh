@@ -119,7 +119,8 @@ bad pardnn-duration "$D/pardnn_bad_duration" \
 	"$D/pardnn_bad_duration/nodes_average_durations.txt:2:"
 bad pardnn-missing "$D/pardnn_no_durations" "no durations file"
 
-# the sample graphs are what the generator makes
+# the sample graphs are what the generator makes (but resnet152 and
+# vit-b16, made by the PyTorch bridge: tests/suite_pytorch.sh checks those)
 py=
 for p in python3 /usr/bin/python3; do
 	if command -v "$p" >/dev/null 2>&1; then
@@ -132,6 +133,7 @@ if [ -z "$py" ]; then
 elif "$py" tools/gen_samples.py --out "$TMP/samples" 2>"$TMP/err"; then
 	diffs=
 	for f in sample_graphs/*.json; do
+		case "${f##*/}" in resnet152.json | vit-b16.json) continue ;; esac
 		cmp -s "$f" "$TMP/samples/${f##*/}" || diffs="$diffs ${f##*/}"
 	done
 	for f in "$TMP"/samples/*.json; do

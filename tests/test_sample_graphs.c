@@ -16,14 +16,17 @@
 
 #define MAX_SAMPLES 32
 
-static void test_samples_six_architectures_present(void)
+/* Six from tools/gen_samples.py, two from the PyTorch bridge
+ * (tools/torch_samples.sh: resnet152, vit-b16). */
+static void test_samples_eight_architectures_present(void)
 {
 	char names[MAX_SAMPLES][512];
 	int n = test_list_files("sample_graphs", ".json", names, MAX_SAMPLES);
-	CHECK_INT(n, 6);
-	static const char *want[] = {"bert-large",   "gpt2-small", "gpt2-xl",
-				     "inception-v3", "lstm-lm",	   "resnet50"};
-	for (int i = 0; i < 6 && i < n; i++) {
+	CHECK_INT(n, 8);
+	static const char *want[] = {"bert-large", "gpt2-small",   "gpt2-xl",
+				     "inception-v3", "lstm-lm",	   "resnet152",
+				     "resnet50",   "vit-b16"};
+	for (int i = 0; i < 8 && i < n; i++) {
 		char p[512];
 		snprintf(p, sizeof p, "sample_graphs/%s.json", want[i]);
 		CHECK_STR(names[i], p);
@@ -274,7 +277,7 @@ static void test_samples_dim_names_follow_the_convention(void)
 	dp_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_samples_six_architectures_present),
+TEST_MAIN(TEST(test_samples_eight_architectures_present),
 	  TEST(test_samples_default_names_a_sample),
 	  TEST(test_samples_load_and_plan_single_and_mtopo),
 	  TEST(test_samples_gpt2_xl_does_not_fit_one_device),

@@ -19,6 +19,7 @@ tmux tmux
 dot graphviz
 rsvg-convert librsvg2-bin
 torch python3-torch
+torchvision python3-torchvision
 '
 
 missing=''
@@ -28,6 +29,8 @@ have() {
 	# the PyTorch bridge (tools/from_pytorch.py, tests/suite_pytorch.sh)
 	# runs on Debian's python3 and its python3-torch
 	torch) /usr/bin/python3 -c 'import torch, torch.fx' >/dev/null 2>&1 ;;
+	# its torchvision models: tests/suite_pytorch.sh, tools/torch_samples.sh
+	torchvision) /usr/bin/python3 -c 'import torchvision.models' >/dev/null 2>&1 ;;
 	lib*|ncursesw|cbc) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" ;;
 	*) command -v "$1" >/dev/null 2>&1 ;;
 	esac

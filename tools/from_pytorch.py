@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """from_pytorch.py - export a PyTorch model's training step as a dnnpart graph.
 
-The forward graph is traced with torch.fx (symbolic_trace) and run once on
-the example inputs (ShapeProp) for every tensor's shape, dtype and whether a
-weight influences it. From it, the training step is built the way
+The forward graph is traced with torch.fx and run on the meta device at the
+example inputs' shapes (tools/torch_trace.py: no arithmetic, no memory) for
+every tensor's shape, dtype and whether a weight influences it; with --real
+or --measure on real tensors. nn.MultiheadAttention becomes the ops PyTorch
+runs for it (tools/torch_attn.py). From it, the training step is built the way
 tools/gen_samples.py builds the sample graphs (same code): one op per traced
 call (views, reshapes and tuple indexing are folded into their producer),
 one Variable op per parameter holding weight + optimizer state, a loss op,
@@ -12,11 +14,12 @@ gradient per parameter), and one optimizer update per parameter, colocated
 with its Variable. Buffers (batch-norm running statistics) are persistent
 memory of the op that owns them.
 
-Every op whose shapes say it gets an iteration space (dims, out, param,
-elem_bytes; edges the consumer's dims; batch_dim "b", the inputs' first
-axis): Linear, matmul, Conv2d, pooling, embedding, norms, element-wise
-calls and reductions, and the backward and update ops built from them (see
-docs/pytorch.md).
+Every op gets an iteration space (dims, out, param, elem_bytes; edges the
+consumer's dims; batch_dim "b", the inputs' first axis): named by rules for
+Linear, matmul, Conv2d, pooling, embedding, norms, element-wise calls and
+reductions, else plain (the batch axis b and d1, d2, ...), and the backward
+and update ops built from them (see docs/pytorch.md). Layers are leaf
+modules.
 
 Times are FLOP-based on a reference GPU (roofline: V100 fp32 by default, see
 --peak-tflops and friends), or, with --measure, measured with torch.profiler
@@ -34,6 +37,7 @@ See docs/pytorch.md.
 """
 
 import argparse
+import warnings
 import importlib
 import operator
 import os
@@ -46,7 +50,9 @@ try:
     import torch
     import torch.fx
     import torch.nn as nn
-    from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
+    from torch.fx.passes.shape_prop import TensorMetadata
+    import torch_attn as ta
+    import torch_trace as tt
 except ImportError as e:  # pragma: no cover - reported to the user
     sys.stderr.write("from_pytorch.py: PyTorch is not available (%s); on "
                      "Debian install python3-torch and run /usr/bin/python3\n"
@@ -668,17 +674,115 @@ def regroup(axes, shape):
     return split[0] if split and not split[1] else None
 
 
+def is_identity(node, gm):
+    """Whether node is a dropout with p = 0 (PyTorch returns its input:
+    no op, nothing saved)."""
+    if node.op == "call_module":
+        m = gm.get_submodule(node.target)
+        return isinstance(m, (nn.Dropout, nn.Dropout1d, nn.Dropout2d,
+                              nn.Dropout3d, nn.AlphaDropout)) and m.p == 0
+    if node.op == "call_function" and node.target is \
+            torch.nn.functional.dropout:
+        p = node.kwargs.get("p", node.args[1] if len(node.args) > 1
+                            else 0.5)
+        return p == 0
+    return False
+
+
+def batch_axes(gm, meta_in):
+    """The batch size (the first input's first axis), after recording in
+    node.meta["shape2"] each node's output shape at twice that batch (an
+    axis that doubles holds the batch); None when the model does not run at
+    twice the batch."""
+    if not meta_in or not meta_in[0].dim():
+        return None
+    big = [torch.empty((2 * x.shape[0],) + tuple(x.shape[1:]),
+                       dtype=x.dtype, device="meta") if x.dim() else x
+           for x in meta_in]
+    try:
+        with tt.on_meta(gm):
+            tt.propagate(gm, big)
+    except tt.TraceFailure:
+        return None
+    for node in gm.graph.nodes:
+        ms = metas(node.meta.pop("tensor_meta", None))
+        if len(ms) == 1:
+            node.meta["shape2"] = tuple(int(z) for z in ms[0].shape)
+    return int(meta_in[0].shape[0])
+
+
+def generic_space(shape, shape2, batch, elem, acts, wshapes):
+    """(It, output groups) of a call the bridge has no rule for: its
+    output's axes, the batch axis (the one that doubles with the batch,
+    shape2) named b (split b x rest when it holds more), the others d1,
+    d2, ...; each weight's axes under names of their own (a vector the size
+    of an output axis indexes that axis); an input of the output's sizes is
+    indexed by the output's names. Enough for --batch to scale the op and
+    for its gradients to have dims; strategies that split other dims leave
+    it whole."""
+    dims, og, taken, k = [], [], {"b"}, 1
+    for i, z in enumerate(shape):
+        doubles = shape2 is not None and len(shape2) == len(shape) and \
+            batch and shape2[i] == 2 * z and z % batch == 0 and \
+            "b" not in [n for n, _ in dims]
+        g = []
+        if doubles:
+            g.append(("b", batch))
+            if z != batch:
+                g.append((fresh("d%d" % k, taken), z // batch))
+        elif z != 1:  # an axis of size 1 indexes nothing
+            g.append((fresh("d%d" % k, taken), z))
+        for n, _ in g:
+            taken.add(n)
+        k += 1
+        dims += g
+        og.append([n for n, _ in g])
+    out = [n for n, _ in dims]
+    ws = []
+    for wi, ws_shape in enumerate(wshapes):
+        names = None
+        if len(ws_shape) == 1:
+            names = next(([n] for n, z in reversed(dims)
+                          if z == ws_shape[0] and n != "b"), None)
+        if names is None:
+            names = []
+            for j, z in enumerate(ws_shape):
+                n = fresh("w%d_%d" % (wi, j), taken)
+                taken.add(n)
+                names.append(n)
+                dims.append((n, z))
+        ws.append(names)
+    it = gs.It(dims, out, ws[0] if ws else None, elem=elem,
+               ws=ws if ws else None)
+    sizes = [z for n, z in dims if n in out]
+    it.ins = [out if t.axes is not None and
+              [z for _, z in t.axes] == sizes else None for t in acts]
+    return it, og
+
+
 def module_of(target):
-    """"layer1.0.conv1" -> "layer1.0" (the layer label)."""
+    """"layer1.0.conv1.weight" -> "layer1.0.conv1" (the module that holds
+    a parameter)."""
     return target.rsplit(".", 1)[0] if "." in target else target
 
 
 def build(model, example_inputs, name, optimizer="adam", loss="auto",
-          labels_classes=None):
-    """Traces model and returns (net, gm, info) with the training graph."""
+          real=False):
+    """Traces model and returns (net, gm, info) with the training graph.
+    Shapes come from a run on the meta device (no arithmetic, no memory),
+    or, with real, from a run on example_inputs themselves."""
     model = model.train()
-    gm = torch.fx.symbolic_trace(model)
-    ShapeProp(gm).propagate(*example_inputs)
+    meta_in = [tt.to_meta(x) for x in example_inputs]
+    gm, how = tt.trace(model, meta_in)
+    batch = batch_axes(gm, meta_in)
+    try:
+        if real:
+            tt.propagate(gm, example_inputs)
+        else:
+            with tt.on_meta(gm):
+                tt.propagate(gm, meta_in)
+    except tt.TraceFailure as e:
+        raise tt.located(model, meta_in, e)
     hints = out_hints(gm)
     net = gs.Net(name, optimizer)
     net.batch_dim = "b"
@@ -689,7 +793,8 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
     vsz = {}      # fx node -> sizes of the names in its groups
     layer_of = {}
     vars_ = {}    # parameter qualified name -> gs.Var
-    info = {"ops": {}}  # fx node name -> op name (for --measure)
+    packs = {}    # fx node of a namedtuple(...) -> its fields' nodes
+    info = {"ops": {}, "trace": how}  # fx node name -> op (--measure)
     params = dict(gm.named_parameters())
 
     def var_for(qual, axes=None):
@@ -745,9 +850,20 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                 grp[node], vsz[node] = regroup(v.axes, v.shape), dict(v.axes)
                 layer_of[node] = module_of(node.target)
             continue
+        if node.op == "call_function" and isinstance(node.target, type) \
+                and issubclass(node.target, tuple):
+            packs[node] = list(node.all_input_nodes)  # a namedtuple
+            continue
         typ = call_name(node, gm)
         if not ms:
             continue  # size(), dim(): shape arithmetic, no tensor
+        if is_identity(node, gm) and ins and \
+                node.all_input_nodes[0] in tens:
+            a = node.all_input_nodes[0]  # dropout with p = 0: the input
+            tens[node], grp[node], vsz[node] = tens[a], grp.get(a), \
+                vsz.get(a)
+            layer_of[node] = layer_of.get(a, "input")
+            continue
         if ((node.op == "call_method" and node.target in VIEW_METHODS) or
                 (node.op == "call_function" and node.target in VIEW_FUNCS)):
             if ins:
@@ -788,10 +904,24 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                     None if g is None else g[1]
                 layer_of[node] = in_layers[0] if in_layers else "input"
             continue
+        if node.op == "call_module" and ta.expandable(
+                node, gm.get_submodule(node.target)) and \
+                ta.qkv_args(node)[0] in tens:
+            net.layer = node.target
+            xa = ta.qkv_args(node)[0]
+            got = ta.expand(net, node.name, node.target,
+                            gm.get_submodule(node.target), tens[xa],
+                            view(xa), var_for, elem_size(ms[0].dtype))
+            if got is not None:
+                t, og = got
+                t.grad = True
+                tens[node], grp[node], vsz[node] = t, og, dict(t.axes)
+                layer_of[node] = net.layer
+                continue
         weights, extra_param, quals = [], 0, []
         if node.op == "call_module":
             mod = gm.get_submodule(node.target)
-            net.layer = module_of(node.target)
+            net.layer = node.target  # leaf-module granularity
             quals = [node.target + "." + pn
                      for pn, _ in mod.named_parameters()]
             extra_param = sum(b.numel() * b.element_size()
@@ -809,6 +939,12 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
                                      tuple(ms[0].shape),
                                      elem_size(ms[0].dtype),
                                      hints.get(node))
+            if it is None:
+                it, og = generic_space(tuple(ms[0].shape),
+                                       node.meta.get("shape2"), batch,
+                                       elem_size(ms[0].dtype), acts,
+                                       [tuple(params[q].shape)
+                                        for q in quals])
         for i, q in enumerate(quals):
             names = it.wnames(i) if it is not None else None
             weights.append(var_for(q, None if names is None else
@@ -864,34 +1000,50 @@ def build(model, example_inputs, name, optimizer="adam", loss="auto",
     if out_node is None:
         raise ValueError("the traced graph has no output")
     out_nodes = [a for a in out_node.all_input_nodes if a in tens]
+    for a in out_node.all_input_nodes:  # a namedtuple of outputs
+        out_nodes += [p for p in packs.get(a, []) if p in tens]
     if not out_nodes:
         raise ValueError("the model returns no tensor")
-    logits = tens[out_nodes[0]]
-    lv = view(out_nodes[0])
+    # the loss reads the first output and every other output of its shape
+    # (an auxiliary classifier's logits, as Inception's and GoogLeNet's)
+    outs = [a for a in out_nodes
+            if tuple(tens[a].shape) == tuple(tens[out_nodes[0]].shape)]
+    logits = [tens[a] for a in outs]
+    lv = view(outs[0])
     net.layer = "loss"
     if loss == "auto":
-        loss = "xent" if len(logits.shape) == 2 else "mean"
+        loss = "xent" if len(logits[0].shape) == 2 else "mean"
     names = [n for g in lv[0] for n in g] if lv else None
+
+    def loss_ins():
+        """The loss's names for each output's axes (positional)."""
+        got = []
+        for a in outs:
+            v = view(a)
+            flat = [n for g in v[0] for n in g] if v else None
+            got.append(edge_names(tens[a], dict(zip(flat, names)))
+                       if flat is not None and len(flat) == len(names)
+                       else None)
+        return got
+    n_el = sum(gs.numel(t.shape) for t in logits)
     if loss == "xent":
-        b = logits.shape[0]
+        b = logits[0].shape[0]
         lab = net._op("input:labels", "Input", 0.0, 8 * b, "input",
                       role="input", it=gs.It([("b", b)], ["b"], elem=8))
         labels = gs.T(lab, (b,), False, 8 * b, [("b", b)])
         it = None
         if lv and len(lv[0]) == 2 and len(lv[0][0]) == 1:
-            it = gs.It(list(logits.axes), [], ins=[
-                edge_names(logits, {n: n for n in names}),
-                [lv[0][0][0]]])
+            it = gs.It(list(logits[0].axes), [],
+                       ins=loss_ins() + [[lv[0][0][0]]])
         per = net.op("loss/cross_entropy", "CrossEntropyLoss",
-                     [logits, labels], (), 5 * gs.numel(logits.shape),
-                     save_in=(0, 1), it=it if it is not None else False)
+                     logits + [labels], (), 5 * n_el,
+                     save_in=tuple(range(len(logits) + 1)),
+                     it=it if it is not None else False)
     else:
         it = None
         if lv:
-            it = gs.It(list(logits.axes), [], ins=[
-                edge_names(logits, {n: n for n in names})])
-        per = net.op("loss/mean", "Mean", [logits], (),
-                     gs.numel(logits.shape),
+            it = gs.It(list(logits[0].axes), [], ins=loss_ins())
+        per = net.op("loss/mean", "Mean", logits, (), n_el,
                      it=it if it is not None else False)
     net.backward(per)
     net.update()
@@ -990,11 +1142,15 @@ def measure(net, gm, info, example_inputs):
 
 def export(model, example_inputs, path, name=None, optimizer="adam",
            loss="auto", measure_times=False, machine=None,
-           description=None):
+           description=None, real=False):
     """Writes the training graph of model on example_inputs to path (the
-    native dnnpart JSON). Returns a short summary string."""
+    native dnnpart JSON). Returns a short summary string. Shapes come from
+    the meta device unless real or measure_times (then from a run on
+    example_inputs). Raises tt.TraceFailure for a model that cannot be
+    traced or fails on the inputs."""
     name = name or type(model).__name__
-    net, gm, info = build(model, example_inputs, name, optimizer, loss)
+    net, gm, info = build(model, example_inputs, name, optimizer, loss,
+                          real or measure_times)
     how = ("FLOP-based on %.1f TFLOP/s at %d %%, %.0f GB/s at %d %%"
            % (gs.PEAK_FLOPS / 1e12, round(100 * gs.FLOP_EFF),
               gs.MEM_BW / 1e9, round(100 * gs.MEM_EFF)))
@@ -1015,7 +1171,9 @@ def export(model, example_inputs, path, name=None, optimizer="adam",
             "of %d compute ops and %d of %d data edges" % (
                 path, len(net.ops), len(net.edges), net.params() / 1e6, how,
                 st["compute_dims"], st["compute"], st["edge_dims"],
-                st["edges"]))
+                st["edges"])) + (
+        "; traced concretely (sizes fixed to these inputs)"
+        if info["trace"] == "concrete" else "")
 
 
 # ---- demo models (used by tests/suite_pytorch.sh and docs/pytorch.md) ----
@@ -1070,7 +1228,7 @@ class DemoTransformer(nn.Module):
         self.emb = nn.Embedding(vocab, d)
         block_layers(self, d)
         self.head = nn.Linear(d, vocab)
-        self.d = d  # not x.shape: unpacking a traced shape fails in fx
+        self.d = d  # the width as an attribute (x.shape would do as well)
 
     def forward(self, ids):
         x = self.emb(ids)
@@ -1133,24 +1291,101 @@ DEMOS = {
 
 
 def parse_input(spec):
-    """"8x3x224x224" (float32) or "8x128:long" -> a random tensor."""
+    """"8x3x224x224" (float32) or "8x128:long" -> (shape, dtype)."""
     shape, _, kind = spec.partition(":")
-    dims = tuple(int(d) for d in shape.lower().split("x") if d)
-    if kind in ("", "float", "float32"):
-        return torch.randn(*dims)
-    if kind in ("long", "int64", "int"):
-        return torch.randint(0, 2, dims)
-    raise argparse.ArgumentTypeError("unknown input kind '%s' (expected "
-                                     "float or long)" % kind)
+    parts = shape.lower().split("x")
+    if not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(
+            "'%s': expected sizes > 0 joined by x, e.g. 8x3x224x224 or "
+            "8x128:long" % spec)
+    kinds = {"": torch.float32, "float": torch.float32,
+             "float32": torch.float32, "long": torch.int64,
+             "int64": torch.int64, "int": torch.int64}
+    if kind not in kinds:
+        raise argparse.ArgumentTypeError("'%s': unknown input kind '%s' "
+                                         "(expected float or long)"
+                                         % (spec, kind))
+    return tuple(int(p) for p in parts), kinds[kind]
+
+
+def make_input(spec, real):
+    """A tensor for (shape, dtype): on the meta device, or with real
+    values (random floats, token ids 0 and 1) for a real run."""
+    shape, dtype = spec
+    if not real:
+        return torch.empty(shape, dtype=dtype, device="meta")
+    if dtype.is_floating_point:
+        return torch.randn(*shape, dtype=dtype)
+    return torch.randint(0, 2, shape, dtype=dtype)
+
+
+class Fail(Exception):
+    """An error for the user: one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise Fail(message + " (see --help)")
+
+
+def load_model(spec, real):
+    """The nn.Module that MODULE:FACTORY returns (its weights on the meta
+    device unless real), or Fail."""
+    if ":" not in spec:
+        raise Fail("'%s': expected MODULE:FACTORY (e.g. "
+                   "torchvision.models:resnet50) or --demo NAME" % spec)
+    mod, _, fn = spec.partition(":")
+    sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(mod)
+    except ImportError as e:
+        hint = ""
+        if (getattr(e, "name", "") or "").split(".")[0] == "torchvision":
+            hint = "; on Debian install python3-torchvision (make deps)"
+        raise Fail("cannot load %s: %s (expected MODULE:FACTORY, the module "
+                   "importable from the current folder%s)"
+                   % (spec, tt.one_line(e), hint))
+    except Exception as e:  # noqa: BLE001 - the module's own code failed
+        raise Fail("cannot load %s: importing %s failed at %s: %s"
+                   % (spec, mod, tt.where_of(e), tt.one_line(e)))
+    factory = getattr(module, fn, None)
+    if not callable(factory):
+        raise Fail("cannot load %s: module %s has no function '%s' (expected"
+                   " MODULE:FACTORY, FACTORY returning an nn.Module)"
+                   % (spec, mod, fn))
+    model = None
+    if not real:
+        try:
+            model = tt.meta_model(factory)
+        except Exception:  # noqa: BLE001 - its init needs real weights
+            model = None
+    if model is None:
+        try:
+            model = factory()
+        except Exception as e:  # noqa: BLE001
+            raise Fail("%s() failed at %s: %s"
+                       % (spec, tt.where_of(e), tt.one_line(e)))
+    if not isinstance(model, nn.Module):
+        raise Fail("%s() returned %s, not a torch.nn.Module"
+                   % (spec, type(model).__name__))
+    return model
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(
+    try:
+        return run(argv)
+    except Fail as e:
+        sys.stderr.write("from_pytorch.py: %s\n" % e)
+        return 2
+
+
+def run(argv):
+    ap = Parser(
         description="Export a PyTorch model's training step as a dnnpart "
                     "graph (native JSON).")
     ap.add_argument("model", nargs="?",
                     help="MODULE:FACTORY, a callable returning an "
-                         "nn.Module (e.g. mypkg.models:build)")
+                         "nn.Module (e.g. torchvision.models:resnet50)")
     ap.add_argument("--demo", choices=sorted(DEMOS),
                     help="export a built-in demo model instead")
     ap.add_argument("--input", action="append", type=parse_input,
@@ -1168,6 +1403,10 @@ def main(argv):
     ap.add_argument("--measure", action="store_true",
                     help="measure op times with torch.profiler (GPU if "
                          "present, else CPU)")
+    ap.add_argument("--real", action="store_true",
+                    help="learn the shapes by running the model on real "
+                         "tensors at full size (slow; the default runs it "
+                         "on the meta device)")
     ap.add_argument("--peak-tflops", type=float, default=15.7)
     ap.add_argument("--efficiency", type=float, default=0.5)
     ap.add_argument("--mem-gbs", type=float, default=900.0)
@@ -1181,28 +1420,24 @@ def main(argv):
     gs.FLOP_EFF = a.efficiency
     gs.MEM_BW = a.mem_gbs * 1e9
     gs.MEM_EFF = a.mem_efficiency
+    real = a.real or a.measure
+    warnings.simplefilter("ignore")  # torchvision's notices on init
     torch.manual_seed(0)
     if a.demo:
         cls, inputs = DEMOS[a.demo]
         model, example = cls(), inputs()
         name = a.name or "demo-" + a.demo
+        spec = a.demo
     else:
-        if not a.model or ":" not in a.model:
-            ap.error("give MODULE:FACTORY or --demo NAME")
+        if not a.model:
+            raise Fail("give MODULE:FACTORY or --demo NAME")
         if not a.input:
-            ap.error("give the example input shape(s) with --input")
-        mod, _, fn = a.model.partition(":")
-        sys.path.insert(0, os.getcwd())
-        try:
-            factory = getattr(importlib.import_module(mod), fn)
-        except (ImportError, AttributeError) as e:
-            sys.stderr.write("from_pytorch.py: cannot load %s: %s (expected "
-                             "MODULE:FACTORY, importable from the current "
-                             "folder)\n" % (a.model, e))
-            return 2
-        model = factory()
-        example = tuple(a.input)
+            raise Fail("give the example input shape(s) with --input, e.g. "
+                       "--input 8x3x224x224")
+        model = load_model(a.model, real)
+        example = tuple(make_input(x, real) for x in a.input)
         name = a.name or type(model).__name__
+        spec = a.model
     machine = {}
     if a.devices:
         machine["devices"] = a.devices
@@ -1210,12 +1445,14 @@ def main(argv):
         machine["memory"] = a.memory
     try:
         summary = export(model, example, a.output, name, a.optimizer,
-                         a.loss, a.measure, machine)
-    except torch.fx.proxy.TraceError as e:
-        sys.stderr.write("from_pytorch.py: torch.fx cannot trace the model: "
-                         "%s\n(data-dependent control flow cannot be traced;"
-                         " see docs/pytorch.md)\n" % e)
-        return 2
+                         a.loss, a.measure, machine, real=real)
+    except tt.TraceFailure as e:
+        shapes = " ".join("--input " + "x".join(str(d) for d in x.shape)
+                          for x in example)
+        msg = "%s: %s" % (e.where, e.what) if e.where else e.what
+        if e.running:
+            raise Fail("%s fails on %s: %s" % (spec, shapes, msg))
+        raise Fail("cannot trace the model %s: %s" % (spec, msg))
     print(summary)
     return 0
 

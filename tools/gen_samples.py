@@ -1323,9 +1323,9 @@ MODELS = {
         "training step, batch 8 x 1024 tokens, fp32, Adam",
         {"devices": 4, "memory": "16GiB"}),
     "gpt2-xl": (
-        lambda: gpt2("gpt2-xl", 48, 1600, 25, batch=1, seq=1024),
+        lambda: gpt2("gpt2-xl", 48, 1600, 25, batch=8, seq=1024),
         "GPT-2 XL (1.56B parameters; 48 layers, d=1600, 25 heads), "
-        "training step, batch 1 x 1024 tokens, fp32, Adam",
+        "training step, batch 8 x 1024 tokens, fp32, Adam",
         {"devices": 8, "memory": "16GiB"}),
     "bert-large": (
         lambda: bert("bert-large", 24, 1024, 16, 4096, batch=4, seq=512),
