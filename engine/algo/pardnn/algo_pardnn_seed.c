@@ -113,7 +113,7 @@ static dp_status seed_metis(pd_ctx *c, int32_t *pl, dp_err *e)
 
 static dp_status seed_lanes(pd_ctx *c, int32_t *pl, dp_err *e)
 {
-	return dpi_lanes(c->g, c->m, pl, e);
+	return dpi_lanes_shared(c->o->shared, c->g, c->m, pl, e);
 }
 
 static bool branches_apply(const pd_ctx *c)
