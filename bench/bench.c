@@ -178,7 +178,8 @@ int main(int argc, char **argv)
 	if (only && !valid_sections(only)) {
 		fprintf(stderr,
 			"dnnpart-bench: --only: expected a comma list of "
-			"scale, quality, interactive, strategies; got '%s'\n",
+			"scale, quality, interactive, strategies, speed; got "
+			"'%s'\n",
 			only);
 		return 2;
 	}
