@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "dnnpart/algo.h"
-#include "dnnpart/gen.h"
 #include "dnnpart/plan.h"
 #include "internal/algo_int.h"
 #include "internal/best.h"
@@ -525,12 +524,7 @@ static void test_best_is_the_default(void)
  * neither read nor written. */
 static void test_best_shared_seeds_same_plan(void)
 {
-	dp_gen_opts go;
-	dp_gen_opts_default(&go);
-	go.ops = 26000;
-	go.towers = 4;
-	dp_graph *g = NULL;
-	REQUIRE(dp_gen_graph(&go, &g, NULL) == DP_OK);
+	dp_graph *g = gen_towers(26000);
 	dp_machine m, other;
 	machine_with(&m, 4, DP_CAP_UNLIMITED);
 	machine_with(&other, 4, DP_CAP_UNLIMITED);
