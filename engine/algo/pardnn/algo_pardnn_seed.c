@@ -40,17 +40,23 @@
  *   tower per device. Its phases run only when it beats the mapped
  *   placement and its makespan is shorter too. PD_SEED_LANES_ANY makes it at any size (tests).
  *
- * Each seed that runs gets the phases after mapping (refinement, memory,
- * polish) quietly (no progress reports, so the phases are still reported
- * once and in order; cancel still works), the branches seed with the
- * mapped placement's simulation budget, the others with seed_budget()'s;
- * the mapped placement runs last, exactly as without other seeds, and the
- * best final plan is kept (a seed must be strictly better than the mapped
- * plan): pardnn with the seeds is never worse than without them. A seed
- * whose maker fails (METIS's own malloc, an error of a scheduler) only
- * means one seed less; cancel and out-of-memory still end the run. Last,
- * on graphs of the list seeds' size, the plan kept is polished once more
- * with a budget of its own (final_polish).
+ * Every seed is made and scored first (make_seeds). Then the phases after
+ * mapping (refinement, memory, polish) run on each seed that may run them
+ * and on the mapped placement, best score at mapping first: a seed quietly
+ * (no progress reports, so the phases are still reported once and in
+ * order; cancel still works), the branches seed with the mapped
+ * placement's simulation budget, the others with seed_budget()'s; the
+ * mapped placement reported, exactly as without other seeds. Each run
+ * starts from its own placement and the same count of simulations, so the
+ * order changes no plan. On large graphs (large_graph) a placement whose
+ * score at mapping is out of reach of the best final plan so far
+ * (within_reach) is not run. The best final plan is kept (a seed must be
+ * strictly better than the mapped plan; equals in table order): where
+ * every run is made, pardnn with the seeds is never worse than without
+ * them. A seed whose maker fails (METIS's own malloc, an error of a
+ * scheduler) only means one seed less; cancel and out-of-memory still end
+ * the run. Last, on graphs of the list seeds' size, the plan kept is
+ * polished once more with a budget of its own (final_polish).
  */
 #include <stdlib.h>
 #include <string.h>
