@@ -17,8 +17,9 @@ device (the largest over the devices):
   every column-parallel GEMM and the word embedding (and BERT's LM output
   bias) / T, layer norms, position and token-type embeddings, the biases of
   row-parallel GEMMs, BERT's pooler, LM transform and next-sentence head
-  whole; 12 bytes per parameter (fp32 weight + Adam's two moments, as the
-  samples count a variable's param_bytes).
+  whole; 16 bytes per parameter (fp32 weight, its gradient buffer and
+  Adam's two moments: the samples' param_bytes of 12 plus the persistent
+  gradient buffer the lowering counts, docs/spmd.md "Gradient buffers").
 
 The models' sizes are those of tools/gen_samples.py. With --sp it also runs
 `--sp` (sequence parallelism: the same bytes, as all-gathers and
@@ -39,7 +40,7 @@ from pase_goals import write_between  # noqa: E402
 BEGIN = "<!-- megatron-closed:begin (bench/megatron_closed.py --write) -->"
 END = "<!-- megatron-closed:end -->"
 E = 4  # fp32
-PARAM_BYTES = 12  # weight + Adam m, v
+PARAM_BYTES = 16  # fp32 weight + its gradient buffer + Adam m, v
 
 GPT2 = dict(L=12, h=768, b=8, s=1024, V=50257, ctx=1024)
 BERT = dict(L=24, h=1024, ff=4096, b=4, s=512, V=30522, pos=512, types=2,

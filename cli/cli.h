@@ -62,6 +62,8 @@ typedef struct cli_opts {
 	bool no_polish;
 	int microbatches; /* --microbatches (0: the algorithm's choice) */
 	int tp;		  /* --tp (0: the algorithm's choice) */
+	int zero_stage;	  /* --zero-stage 1..3 (0: zero's own, 2) */
+	long long bucket; /* --bucket in bytes (-1: the default, 25 MiB) */
 	bool sp;	  /* --sp: sequence parallelism (megatron, hybrid) */
 	int schedule;	  /* --schedule: a dp_schedule, -1: the algorithm's
 			     own */

@@ -20,6 +20,7 @@ void cli_opts_init(cli_opts *o)
 	o->format = DP_FMT_AUTO;
 	o->contention = DP_CONT_PORT;
 	o->schedule = -1;
+	o->bucket = -1;
 }
 
 int cli_error(const dp_err *err)
@@ -157,6 +158,17 @@ static int check_value(const char *cmd, const char *name, const char *v,
 		o->schedule = (int)sch;
 		return 0;
 	}
+	if (!strcmp(name, "--bucket")) {
+		int64_t b;
+		if (dp_units_parse_bytes(v, &b, &err))
+			return cli_usage_error(cmd,
+					       "--bucket: %s; expected a size "
+					       "such as 25MiB, or 0 for one "
+					       "collective per gradient",
+					       err.msg);
+		o->bucket = b;
+		return 0;
+	}
 	if (!strcmp(name, "--objective")) {
 		if (strcmp(v, "step") && strcmp(v, "throughput"))
 			return cli_usage_error(cmd,
@@ -198,6 +210,8 @@ static const struct common_opt {
 	{"--microbatches", "-M", 'i', DP_MAX_MICROBATCHES,
 	 offsetof(cli_opts, microbatches), false},
 	{"--tp", NULL, 'i', DP_MAX_DEVICES, offsetof(cli_opts, tp), false},
+	{"--zero-stage", NULL, 'i', 3, offsetof(cli_opts, zero_stage), false},
+	{"--bucket", NULL, 0, 0, 0, true},
 	{"--batch", NULL, 'l', 1L << 30, offsetof(cli_opts, batch), false},
 	{"--format", NULL, 0, 0, 0, true}};
 
@@ -288,6 +302,14 @@ void cli_help_machine_opts(FILE *out)
 		"  --tp T             tensor-parallel size (default: the "
 		"algorithm's choice;\n"
 		"                     not eval, export)\n"
+		"  --zero-stage Z     zero's ZeRO stage: 1 optimizer state, 2 "
+		"also gradients\n"
+		"                     (default), 3 also weights (FSDP full "
+		"shard); not eval\n"
+		"  --bucket SIZE      gradient buckets of the all-reduces, as "
+		"DDP's (default\n"
+		"                     25MiB; 0 = one collective per "
+		"gradient); not eval\n"
 		"  --sp               sequence parallelism with --tp T > 1 "
 		"(megatron, hybrid):\n"
 		"                     the ops tensor parallelism replicates "
@@ -490,6 +512,8 @@ int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
 int cli_refuse_planning_opts(const char *cmd, const cli_opts *o, bool objective)
 {
 	const char *opt = o->tp		    ? "--tp"
+			  : o->zero_stage   ? "--zero-stage"
+			  : o->bucket >= 0  ? "--bucket"
 			  : o->sp	    ? "--sp"
 			  : o->microbatches ? "-M"
 			  : !objective && o->objective != DP_OBJ_STEP
@@ -549,6 +573,9 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	ao->polish = !o->no_polish;
 	ao->microbatches = o->microbatches;
 	ao->tp = o->tp;
+	ao->zero_stage = o->zero_stage;
+	if (o->bucket >= 0)
+		ao->bucket = o->bucket;
 	ao->sp = o->sp;
 	ao->schedule = o->schedule;
 	if (o->time_limit_s > 0)

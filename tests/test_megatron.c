@@ -255,7 +255,9 @@ static void test_five_heads_split_unevenly(void)
 	check_block(true, "heads", 5);
 	dp_graph *g = block(true, "heads", 5);
 	REQUIRE(g);
-	const int64_t W3 = 3 * H * 5 * 4; /* w1's param bytes */
+	/* w1's param bytes: its weights W and two optimizer states, and the
+	 * gradient buffer, W again, split as the weights are */
+	const int64_t W = H * 5 * 4, W3 = 3 * W;
 	static const struct {
 		int t;
 		const char *op;
@@ -264,12 +266,13 @@ static void test_five_heads_split_unevenly(void)
 	} want[] = {
 		{2, "fc1#d0", 40.0 * 2 / 5, 0},
 		{2, "fc1#d1", 40.0 * 3 / 5, 0},
-		{2, "w1#d0", 0, W3 * 2 / 5},
-		{2, "w1#d1", 0, W3 - W3 * 2 / 5},
+		{2, "w1#d0", 0, W3 * 2 / 5 + W * 2 / 5},
+		{2, "w1#d1", 0, W3 - W3 * 2 / 5 + W - W * 2 / 5},
 		{4, "fc2_grad#d0", 40.0 / 5, 0},
 		{4, "fc2_grad#d3", 40.0 * 2 / 5, 0},
-		{4, "w2#d2", 0, W3 * 3 / 5 - W3 * 2 / 5},
-		{4, "w2#d3", 0, W3 - W3 * 3 / 5},
+		{4, "w2#d2", 0,
+		 W3 * 3 / 5 - W3 * 2 / 5 + W * 3 / 5 - W * 2 / 5},
+		{4, "w2#d3", 0, W3 - W3 * 3 / 5 + W - W * 3 / 5},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		dp_strategy s;

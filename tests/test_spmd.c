@@ -96,9 +96,11 @@ static void test_dp_moves_two_k_minus_one_over_k_params(void)
 			int64_t per = 2 * (k - 1) * 128 / k;
 			CHECK_INT(test_cross_bytes(&l), per * k);
 			CHECK_COMM_EACH(&l, k, per);
-			/* replicated weights and update keep their bytes */
+			/* replicated weights and update keep their bytes;
+			 * the variable also holds DDP's gradient buffer, the
+			 * whole gradient (128) */
 			uint32_t w = dp_graph_find(l.g, "w#d0");
-			CHECK_INT(l.g->ops[w].param_bytes, 384);
+			CHECK_INT(l.g->ops[w].param_bytes, 384 + 128);
 			uint32_t fc = dp_graph_find(l.g, "fc#d0");
 			CHECK_NEAR(l.g->ops[fc].time_us, 16.0 / k, 1e-12);
 			dp_lowered_free(&l);
@@ -123,10 +125,11 @@ static void test_zero_splits_update_and_moves_what_dp_moves(void)
 		CHECK_INT(test_cross_bytes(&l), per * k);
 		uint32_t u = dp_graph_find(l.g, "update#d2");
 		CHECK_INT(l.g->ops[u].param_bytes, 256 / k);
-		/* the variable keeps its 128 bytes of weights whole and a
-		 * quarter of the rest (gradient, optimizer state) */
+		/* the variable keeps its 128 bytes of weights whole, a
+		 * quarter of the rest (optimizer state) and, ZeRO stage 2, a
+		 * quarter of the gradient buffer (128) */
 		uint32_t w = dp_graph_find(l.g, "w#d2");
-		CHECK_INT(l.g->ops[w].param_bytes, 128 + 256 / k);
+		CHECK_INT(l.g->ops[w].param_bytes, 128 + 256 / k + 128 / k);
 		CHECK_NEAR(l.g->ops[u].time_us, 1.0, 1e-12);
 		uint32_t ag = dp_graph_find(l.g, "update/ag#d3");
 		REQUIRE(ag != UINT32_MAX);

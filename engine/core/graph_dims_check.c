@@ -45,8 +45,7 @@ static const char *list_sizes(const dp_dims *d, const uint8_t *idx, int n,
 	return buf;
 }
 
-/* Index of the dim with name offset off in d, or -1. */
-static int find_off(const dp_dims *d, uint32_t off)
+int dpi_dims_find_off(const dp_dims *d, uint32_t off)
 {
 	for (uint32_t i = 0; i < d->n; i++)
 		if (d->name_off[i] == off)
@@ -124,7 +123,7 @@ static dp_status check_multi(const dp_graph *g, uint32_t e, const dp_dims *p,
 	int64_t want = p->elem_bytes;
 	char names[300];
 	for (int i = 0; i < n; i++) {
-		int k = has_c ? find_off(&c, en[i]) : -1;
+		int k = has_c ? dpi_dims_find_off(&c, en[i]) : -1;
 		if (k < 0)
 			return dpi_graph_dims_fail(
 				at, "dims", i, err,
@@ -132,7 +131,7 @@ static dp_status check_multi(const dp_graph *g, uint32_t e, const dp_dims *p,
 				dp_graph_str(g, en[i]),
 				dp_graph_op_name(g, ed->to));
 		want *= c.sizes[k];
-		int q = hf ? find_off(p, fn[i]) : 0;
+		int q = hf ? dpi_dims_find_off(p, fn[i]) : 0;
 		if (hf && (q < 0 || p->sizes[q] != c.sizes[k])) {
 			char got[40] = " (not one of its dims)";
 			if (q >= 0)
@@ -208,7 +207,7 @@ dp_status dpi_graph_check_edge_dims(const dp_graph *g, uint32_t e,
 	bool has_c = dp_op_dims(g, ed->to, &c);
 	for (int i = 0; i < n; i++) {
 		const char *nm = dp_graph_str(g, en[i]);
-		int k = find_off(&c, en[i]);
+		int k = dpi_dims_find_off(&c, en[i]);
 		if (k < 0 && !has_c)
 			return dpi_graph_dims_fail(
 				at, "dims", i, err,
@@ -261,7 +260,7 @@ dp_status dpi_graph_check_batch_dim(const dp_graph *g, dp_err *err)
 		return DP_OK;
 	for (uint32_t u = 0; u < g->nops; u++) {
 		dp_dims d;
-		if (dp_op_dims(g, u, &d) && find_off(&d, g->batch_dim) >= 0)
+		if (dp_op_dims(g, u, &d) && dpi_dims_find_off(&d, g->batch_dim) >= 0)
 			return DP_OK;
 	}
 	return dpi_graph_dims_fail(

@@ -75,4 +75,8 @@ void dpi_graph_free_dims(dp_graph *g);
 /* Does any op of g have a pin? (engine/core/graph.c) */
 bool dpi_graph_has_pins(const dp_graph *g);
 
+/* Index of the dim with name offset off in d, or -1
+ * (engine/core/graph_dims_check.c). */
+int dpi_dims_find_off(const dp_dims *d, uint32_t off);
+
 #endif

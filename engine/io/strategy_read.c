@@ -11,6 +11,7 @@
  */
 #include "internal/strategy_file.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@
 #define TOP_KEYS                                                               \
 	"format, version, graph, kind, devices, label, algorithm, "            \
 	"placement, mesh, ops, default, stages, microbatches, schedule, "      \
-	"stage, default_stage, groups, spmd, sequence_parallel"
+	"stage, default_stage, groups, spmd, sequence_parallel, bucket, "      \
+	"zero_stage"
 
 /* Scans the top-level object, reading the scalars and noting where the
  * other values are. */
@@ -41,7 +43,9 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 				    {"stage", &t->stage},
 				    {"default_stage", &t->def_stage},
 				    {"groups", &t->groups},
-				    {"spmd", &t->spmd}};
+				    {"spmd", &t->spmd},
+				    {"bucket", &t->bucket},
+				    {"zero_stage", &t->zero_stage}};
 	jscan_iter it;
 	dp_status st = dpi_jscan_object_begin(js, &it, "the top-level object");
 	size_t k_off;
@@ -138,6 +142,9 @@ static dp_status check_keys(dpi_sread *R, const dpi_sread_top *t,
 		{t->def_stage, "default_stage", 1u << DP_STRAT_PIPELINE},
 		{t->groups, "groups", 1u << DP_STRAT_PIPELINE},
 		{t->spmd, "spmd", 1u << DP_STRAT_PIPELINE},
+		{t->bucket, "bucket",
+		 1u << DP_STRAT_SPMD | 1u << DP_STRAT_PIPELINE},
+		{t->zero_stage, "zero_stage", 1u << DP_STRAT_SPMD},
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (keys[i].at && !(keys[i].kinds & (1u << kind)))
@@ -523,6 +530,14 @@ dp_status dpi_strategy_parse(const char *path, const char *text, size_t len,
 					devices, s.k - 1);
 	if (!st && devices)
 		s.k = (int)devices;
+	/* absent in files written before buckets and stages: the defaults */
+	long v;
+	if (!st && t.bucket &&
+	    !(st = dpi_sread_int(&R, t.bucket, "bucket", 0, LONG_MAX, &v)))
+		s.bucket = v;
+	if (!st && t.zero_stage &&
+	    !(st = dpi_sread_int(&R, t.zero_stage, "zero_stage", 1, 3, &v)))
+		s.zero_stage = (int)v;
 	dpi_jscan_free(&R.js);
 	if (st) {
 		dp_strategy_free(&s);

@@ -1,5 +1,5 @@
 /* lower_spmd_edges.c - the edges of an spmd lowering (internal/spmd.h,
- * DESIGN 10).
+ * docs/spmd.md).
  *
  * Every data edge u -> v carries a tensor. Its axes, and how the producer
  * and the consumer split each of them, come from the edge:
@@ -67,8 +67,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal/poll.h"
 #include "internal/arrays.h"
+#include "internal/poll.h"
 #include "internal/spmd_tensor.h"
 
 #define MAXR DP_MAX_OP_DIMS
@@ -286,9 +286,10 @@ static int instances(const dpi_spmd_ctx *c, uint32_t v, int i, uint32_t *id,
 
 /* Makes the reduces of layout L (key set) of producer u, number nl, fed
  * by the instances from first on (one per device: u's, or the local sums
- * of a sum's inputs, whose reduces are named tag "/psum_rs"). */
+ * of a sum's inputs, whose reduces are named tag "/psum_rs"); a weight
+ * gradient's (grad) are one collective for the buckets. */
 static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, uint32_t first,
-			     layout *L, int nl, dp_err *err)
+			     layout *L, int nl, bool grad, dp_err *err)
 {
 	const char *tag = first == c->first[u] ? "/rs" : "/psum_rs";
 	const tensor *t = &L->key;
@@ -302,6 +303,9 @@ static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, uint32_t first,
 		st = dpi_nomem(err, "lowering a strategy");
 		goto out;
 	}
+	if (!st && grad)
+		st = dpi_lower_grad_begin(&c->b, u, t->total, DPI_BUCKET_GRADS,
+					  err);
 	uint8_t all = 0;
 	for (int j = 0; j < t->r; j++)
 		all |= t->cmask[j];
@@ -327,7 +331,8 @@ static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, uint32_t first,
 		uint32_t id;
 		st = dpi_spmd_name(c, u, tag, nl, dev, err);
 		if (!st)
-			st = dpi_lower_add(&c->b, c->name, &lo_op, &id, err);
+			st = (grad ? dpi_lower_add_reduce : dpi_lower_add)(
+				&c->b, c->name, &lo_op, &id, err);
 		if (!st && d == 0)
 			L->base = id;
 		if (!st)
@@ -422,7 +427,8 @@ static dp_status psum_edge(dpi_spmd_ctx *c, uint32_t u, uint32_t v,
 		memset(&L, 0, sizeof L);
 		L.key = *t;
 		if (!st)
-			st = make_layout(c, v, c->psum[v], &L, 1, err);
+			st = make_layout(c, v, c->psum[v], &L, 1, false,
+					 err);
 		if (!st)
 			st = reduce_edge(c, v, t, &L, err);
 		free(L.gid);
@@ -503,6 +509,11 @@ static dp_status zero_gather(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 	int64_t lo[MAXR], hi[MAXR];
 	for (int j = 0; j < t.r; j++)
 		lo[j] = 0, hi[j] = t.size[j];
+	/* a collective of the buckets, as DeepSpeed's all-gather buckets */
+	dp_status st0 = dpi_lower_grad_begin(&c->b, u, t.total,
+					     DPI_BUCKET_GATHERS, err);
+	if (st0)
+		return st0;
 	for (int dev = 0; dev < c->size; dev++) {
 		dpi_lower_op op = {
 			.source = u,
@@ -514,13 +525,33 @@ static dp_status zero_gather(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 		uint32_t id;
 		dp_status st = dpi_spmd_name(c, u, "/ag", 1, dev, err);
 		if (!st)
-			st = dpi_lower_add(&c->b, c->name, &op, &id, err);
+			st = dpi_lower_add_reduce(&c->b, c->name, &op, &id,
+						  err);
 		if (!st)
 			st = connect(c, &t, u, dev, lo, hi, id, 0, 1, err);
 		if (st)
 			return st;
 	}
 	return DP_OK;
+}
+
+/* An edge from a param op sharded by ZeRO stage 3 to consumer v: each
+ * instance of v reads its box of the weights from its layer's gather on
+ * its device (first gather fg, lower_spmd_fsdp.c). */
+static dp_status gathered_edge(dpi_spmd_ctx *c, const tensor *t, uint32_t fg,
+			       uint32_t v, dp_err *err)
+{
+	uint32_t id;
+	int dev;
+	dp_status st = DP_OK;
+	for (int i = 0; !st && instances(c, v, i, &id, &dev); i++) {
+		int64_t lo[MAXR], hi[MAXR];
+		cons_box(c, t, dev, lo, hi);
+		st = dpi_lower_edge(&c->b, fg + (uint32_t)dev, id,
+				    bytes_of(t, box_vol(t, lo, hi)), false,
+				    err);
+	}
+	return st;
 }
 
 /* The out-edges of producer u; ls holds its layouts. */
@@ -538,6 +569,11 @@ static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 		}
 		tensor t;
 		make_tensor(c, e, &t);
+		uint32_t fg = dpi_spmd_fsdp_gather(c, u, ed->to);
+		if (fg != UINT32_MAX) {
+			st = gathered_edge(c, &t, fg, ed->to, err);
+			continue;
+		}
 		if (c->carry[ed->to])
 			t.partial = 0; /* summed on each device */
 		tensor key;
@@ -558,15 +594,20 @@ static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 					layout *q = realloc(
 						*ls, (size_t)nc * sizeof *q);
 					if (!q)
-						return dpi_nomem(err, "lowering a strategy");
+						return dpi_nomem(
+							err,
+							"lowering a strategy");
 					*ls = q;
 					*cap = nc;
 				}
 				layout *L = &(*ls)[(*nls)++];
 				memset(L, 0, sizeof *L);
 				memcpy(&L->key, &t, sizeof t);
-				st = make_layout(c, u, c->first[u], L, l + 1,
-						 err);
+				st = make_layout(
+					c, u, c->first[u], L, l + 1,
+					t.cwhole < 0 && dp_op_role(g, ed->to) ==
+								DP_ROLE_UPDATE,
+					err);
 				if (st)
 					break;
 			}
@@ -605,11 +646,11 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 	for (uint32_t v = 0; v < g->nops; v++)
 		if (c->carry[v] && !has_data_consumer(g, v))
 			c->carry[v] = 0;
-	dp_status st = DP_OK;
+	dp_status st = dpi_spmd_fsdp_begin(c, err);
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
 			st = dpi_poll(c->p, "lowering", "lowering: edges",
-					   0.3 + 0.7 * u / g->nops, err);
+				      0.3 + 0.7 * u / g->nops, err);
 		if (!st)
 			st = producer_edges(c, u, &ls, &nls, &cap, err);
 		for (int l = 0; l < nls; l++) {
@@ -619,6 +660,7 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 		nls = 0;
 	}
 	free(ls);
+	dpi_spmd_fsdp_end(c);
 	free(c->carry);
 	free(c->psum);
 	c->carry = NULL;

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "internal/graph_int.h"
 #include "internal/intmath.h"
 #include "internal/spmd.h"
 
@@ -50,15 +51,6 @@ static bool has_batch(const dp_graph *g, const int8_t *bidx, uint32_t u,
 	return true;
 }
 
-/* Index of the dim with name offset off in d, or -1. */
-static int find_dim(const dp_dims *d, uint32_t off)
-{
-	for (uint32_t i = 0; i < d->n; i++)
-		if (d->name_off[i] == off)
-			return (int)i;
-	return -1;
-}
-
 /* The masks of u's split dims except skip (-1: none). */
 static uint8_t other_masks(const dp_graph *g, uint32_t u, const uint8_t *mask,
 			   int skip)
@@ -89,10 +81,10 @@ static void multi_output(const dp_graph *g, uint32_t e, const dp_dims *pd,
 	t->r = ne;
 	t->eb = pd->elem_bytes;
 	for (int j = 0; j < ne; j++) {
-		int k = find_dim(cd, names[j]);
+		int k = dpi_dims_find_off(cd, names[j]);
 		t->size[j] = k >= 0 ? cd->sizes[k] : 1;
 		t->cmask[j] = k >= 0 ? vmask[k] : 0;
-		int q = find_dim(pd, hf ? from[j] : names[j]);
+		int q = dpi_dims_find_off(pd, hf ? from[j] : names[j]);
 		if (q < 0 || pd->sizes[q] != t->size[j]) {
 			known = false;
 			continue;
