@@ -4,7 +4,7 @@
  *                             [--limit S] [--results DIR] [--graphs DIR]
  *                             [--data DIR] [--shared DIR] [--samples DIR]
  *
- * Runs the scale, quality, interactive and strategies sections (bench.h),
+ * Runs the scale, quality, interactive, strategies and speed sections (bench.h),
  * printing their tables and writing bench/results/[quick-]SECTION.json. Run
  * it from the repository root. Exit status: 0, 1 when a measurement failed,
  * 2 on a bad option.
@@ -21,7 +21,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: dnnpart-bench [--quick] [--only scale,quality,"
-		"interactive,strategies]\n"
+		"interactive,strategies,speed]\n"
 		"                     [--placement] [--tight F] [--limit S]\n"
 		"                     [--results DIR] [--graphs DIR]\n"
 		"                     [--data DIR] [--shared DIR] "
@@ -37,7 +37,9 @@ static void usage(FILE *out)
 		"runs\n"
 		"  --only LIST    sections to run (default: all; strategies: "
 		"strategize, lower\n"
-		"                 and simulate sample graphs)\n"
+		"                 and simulate sample graphs; speed: pardnn's "
+		"and best's\n"
+		"                 plan CPU time beside earlier releases')\n"
 		"  --placement    quality: only the placement algorithms "
 		"and best (no\n"
 		"                 strategies; results in "
@@ -76,12 +78,12 @@ static bool has_section(const char *only, const char *name)
 static bool valid_sections(const char *only)
 {
 	static const char *names[] = {"scale", "quality", "interactive",
-				      "strategies"};
+				      "strategies", "speed"};
 	const char *p = only;
 	for (;;) {
 		size_t n = strcspn(p, ",");
 		bool ok = false;
-		for (int s = 0; s < 4; s++)
+		for (int s = 0; s < 5; s++)
 			ok |= strlen(names[s]) == n &&
 			      strncmp(p, names[s], n) == 0;
 		if (!ok)
@@ -184,7 +186,8 @@ int main(int argc, char **argv)
 	if (only && !valid_sections(only)) {
 		fprintf(stderr,
 			"dnnpart-bench: --only: expected a comma list of "
-			"scale, quality, interactive, strategies; got '%s'\n",
+			"scale, quality, interactive, strategies, speed; got "
+			"'%s'\n",
 			only);
 		return 2;
 	}
@@ -199,6 +202,8 @@ int main(int argc, char **argv)
 		rc |= bench_interactive(&cfg);
 	if (has_section(only, "strategies"))
 		rc |= bench_strategies(&cfg);
+	if (has_section(only, "speed"))
+		rc |= bench_speed(&cfg);
 	printf("dnnpart-bench: %s run done in %.0f s%s\n",
 	       cfg.quick ? "quick" : "full", bench_now() - t0,
 	       rc ? " (some measurements failed, see above)" : "");

@@ -1,6 +1,6 @@
 /* bench.h - the benchmark driver's shared pieces (bench/, not the engine).
  *
- * build/bench/dnnpart-bench runs four sections and prints their tables:
+ * build/bench/dnnpart-bench runs five sections and prints their tables:
  *   scale        load and planning time, peak RSS against graph size
  *                (bench_scale.c; every measurement in its own process);
  *   quality      makespan, xLB, speedup and feasibility of every algorithm
@@ -8,7 +8,9 @@
  *   interactive  cap change -> new plan on screen, through the explorer's
  *                worker and views (bench_interactive.c);
  *   strategies   a strategy algorithm, its lowering and the simulation of
- *                the lowered graph, peak RSS (bench_strategies.c).
+ *                the lowered graph, peak RSS (bench_strategies.c);
+ *   speed        pardnn's and best's plan CPU time on the generated 100k
+ *                and 1M-op graphs beside earlier releases' (bench_speed.c).
  * Each section also writes bench/results/[quick-]SECTION.json (and .tsv
  * files for the plots) through include/dnnpart/afile.h.
  *
@@ -59,6 +61,8 @@ void bench_plan_row_fill(bench_plan_row *r, const dp_plan *p);
 
 /* Monotonic clock in seconds. */
 double bench_now(void);
+/* CPU time of this process in seconds (user + system) */
+double bench_cpu_now(void);
 /* Median of n values (n >= 1); v is sorted in place. */
 double bench_median(double *v, int n);
 /* Growth exponent between (n1, t1) and (n2, t2): log(t2/t1)/log(n2/n1);
@@ -134,6 +138,13 @@ int bench_reference(const bench_cfg *cfg, cJSON *root);
 
 /* The scale section's child modes (argv after "--child"). */
 int bench_scale_child(int argc, char **argv);
+/* Runs `self --child ARGS...` (at most 9) under timeout_s into *c; 0 when
+ * it exited 0 within the time (else the error is on stderr). */
+int bench_run_child(const bench_cfg *cfg, char **args, double timeout_s,
+		    bench_child *c);
+/* pardnn's and best's plan CPU time at 100k and 1M ops beside the
+ * reference runs of bench/results/speed_reference.tsv (bench_speed.c) */
+int bench_speed(const bench_cfg *cfg);
 /* The strategies section's child ("--child strategy ..."). */
 int bench_strategy_child(int argc, char **argv);
 

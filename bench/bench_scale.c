@@ -71,8 +71,7 @@ static int make_graph(uint32_t n, const char *path, double *secs)
 	return 0;
 }
 
-/* Runs the child; returns 0 when it produced its lines. */
-static int run_child(const bench_cfg *cfg, char **args, double timeout_s,
+int bench_run_child(const bench_cfg *cfg, char **args, double timeout_s,
 		     bench_child *c)
 {
 	char *argv[12];
@@ -111,7 +110,7 @@ static int measure_size(const bench_cfg *cfg, uint32_t n, int runs,
 	snprintf(rbuf, sizeof rbuf, "%d", runs);
 	char *la[] = {"load", (char *)path, rbuf, NULL};
 	bench_child c;
-	if (run_child(cfg, la, 600, &c) != 0)
+	if (bench_run_child(cfg, la, 600, &c) != 0)
 		return -1;
 	double loads[MAX_RUNS];
 	int nl = 0;
@@ -130,7 +129,7 @@ static int measure_size(const bench_cfg *cfg, uint32_t n, int runs,
 	si->load_max = loads[nl - 1];
 	si->load_med = bench_median(loads, nl);
 	char *pa[] = {"peak", (char *)path, NULL};
-	if (run_child(cfg, pa, 600, &c) != 0)
+	if (bench_run_child(cfg, pa, 600, &c) != 0)
 		return -1;
 	long long peak = -1;
 	if (sscanf(c.out, "peak %lld", &peak) != 1 || peak < 0)
@@ -388,7 +387,7 @@ static int measure_row(const bench_cfg *cfg, const scale_row *rows, int nrows,
 	bench_child c;
 	/* the limit per run, plus loading and the detailed simulation */
 	double lim = cfg->limit_s * runs + 60 + 10 * si->load_med;
-	if (run_child(cfg, pa, lim, &c) != 0) {
+	if (bench_run_child(cfg, pa, lim, &c) != 0) {
 		snprintf(r->skip, sizeof r->skip, "%s",
 			 c.timed_out ? "killed at the time limit" : "failed");
 		return -1;

@@ -8,7 +8,8 @@
  *       "peak BYTES": the one-device peak (the base of the tight caps)
  *   dnnpart-bench --child plan FILE ALGO K CAP_BYTES R
  *       loads FILE once ("load S"), runs ALGO R times on K devices with
- *       every cap CAP_BYTES (0 = none): "plan S" x R, "phase NAME S" for
+ *       every cap CAP_BYTES (0 = none): "plan S CPU_S" x R (wall and
+ *       process CPU time of the run), "phase NAME S" for
  *       the last run's progress phases, "rss_plan_kb N" (peak RSS of load +
  *       planning, before anything else), then simulates the placement with
  *       detail as `dnnpart plan` does: "result MAKESPAN_US XLB FEASIBLE S".
@@ -132,10 +133,10 @@ static int child_plan(const char *path, const char *algo_name, int k,
 	for (int r = 0; r < runs; r++) {
 		memset(&pc, 0, sizeof pc);
 		dp_progress p = {on_progress, &pc, NULL};
-		double t0 = bench_now();
+		double t0 = bench_now(), c0 = bench_cpu_now();
 		pc.t0 = t0;
 		dp_status st = dp_algo_place(algo, g, &m, &o, &p, pl, &err);
-		double t1 = bench_now();
+		double t1 = bench_now(), c1 = bench_cpu_now();
 		on_progress(&pc, "end", 1);
 		if (st != DP_OK) {
 			free(pl);
@@ -143,7 +144,7 @@ static int child_plan(const char *path, const char *algo_name, int k,
 			dp_graph_free(g);
 			return child_error(&err);
 		}
-		printf("plan %.6f\n", t1 - t0);
+		printf("plan %.6f %.6f\n", t1 - t0, c1 - c0);
 		fflush(stdout);
 	}
 	for (int i = 0; i < pc.n; i++)

@@ -65,7 +65,25 @@ bad() {
 }
 bad bad_option_unknown "unknown or incomplete option '--bogus'" --bogus
 bad bad_option_missing_value "unknown or incomplete option '--only'" --only
-bad bad_option_section "expected a comma list of scale, quality, interactive, strategies; got 'speed'" --only speed
+bad bad_option_section "expected a comma list of scale, quality, interactive, strategies, speed; got 'sped'" --only sped
+
+# the speed section reads its reference runs first: a malformed line is
+# named by file and line, and nothing is measured
+mkdir -p "$tmp/r_speed"
+printf 'ref\tops\tk\tcaps\talgo\tplan_cpu_s\tmakespan_us\nv1\t100000\tfour\tnone\tpardnn\t0.5\t1\n' \
+	>"$tmp/r_speed/speed_reference.tsv"
+"$bench" --only speed --results "$tmp/r_speed" --graphs "$tmp/none" \
+	>"$tmp/speed.out" 2>"$tmp/speed.err"
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	notok speed_bad_reference "exit 0 with a malformed reference file"
+elif ! grep -q 'speed_reference.tsv:2: expected ref, ops, k, caps, algo, plan_cpu_s, makespan_us' "$tmp/speed.err"; then
+	notok speed_bad_reference "stderr: $(head -n 1 "$tmp/speed.err")"
+elif [ -e "$tmp/none" ]; then
+	notok speed_bad_reference "made graphs despite the error"
+else
+	ok speed_bad_reference
+fi
 bad bad_option_tight_text "--tight: expected a number > 0, got 'abc'" --tight abc
 bad bad_option_tight_zero "--tight: expected a number > 0, got '0'" --tight 0
 bad bad_option_limit_negative "--limit: expected a number > 0, got '-1'" --limit -1

@@ -3,13 +3,16 @@
  * and without caps), runs every one but those listed in not_run, more
  * devices never hurt (its plan for K is
  * never worse than its plan for K-1 priced on the same K devices), pins and
- * groups kept, deterministic, the budget cut-off reported, cancel. */
+ * groups kept, deterministic, the budget cut-off reported, cancel; the
+ * lanes and METIS placements its candidate runs share give the plan that
+ * making them afresh gives. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dnnpart/algo.h"
 #include "dnnpart/plan.h"
+#include "internal/algo_int.h"
 #include "internal/best.h"
 #include "lib/fixtures.h"
 #include "lib/pardnn_fixtures.h"
@@ -513,6 +516,56 @@ static void test_best_is_the_default(void)
 	CHECK_STR(dp_algo_at(dp_algo_count() - 1)->name, "best");
 }
 
+/* Where ops x K > DPI_LANES_MIN_WORK, pardnn makes lanes and METIS as
+ * seeds and best's lanes and metis candidates copy them
+ * (dp_algo_opts.shared): best's plan and what it started from are the same
+ * as with every run making them afresh; what pardnn keeps is what lanes
+ * and metis make on their own; a shared struct for another machine is
+ * neither read nor written. */
+static void test_best_shared_seeds_same_plan(void)
+{
+	dp_graph *g = gen_towers(26000);
+	dp_machine m, other;
+	machine_with(&m, 4, DP_CAP_UNLIMITED);
+	machine_with(&other, 4, DP_CAP_UNLIMITED);
+	REQUIRE((double)g->nops * m.k > DPI_LANES_MIN_WORK);
+	size_t bytes = g->nops * sizeof(int32_t);
+	int32_t *a = malloc(bytes), *b = malloc(bytes);
+	int32_t *lanes = malloc(bytes), *metis = malloc(bytes);
+	REQUIRE(a && b && lanes && metis);
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	dp_algo_origin oa, ob;
+	dp_err err;
+	o.origin = &oa;
+	REQUIRE(dpi_best_place(g, &m, &o, NULL, true, a, &err) == DP_OK);
+	o.origin = &ob;
+	REQUIRE(dpi_best_place(g, &m, &o, NULL, false, b, &err) == DP_OK);
+	CHECK(memcmp(a, b, bytes) == 0);
+	CHECK_STR(oa.best_of, ob.best_of);
+	CHECK(oa.ran == ob.ran);
+	dp_algo_shared sh = {g, &m, {lanes, metis}, {false, false}};
+	dp_algo_shared elsewhere = {g, &other, {b, b}, {false, false}};
+	o.origin = NULL;
+	o.shared = &elsewhere;
+	REQUIRE(run_algo("pardnn", g, &m, &o, a, NULL) == DP_OK);
+	CHECK(!elsewhere.has[DPI_SHARED_LANES] &&
+	      !elsewhere.has[DPI_SHARED_METIS]);
+	o.shared = &sh;
+	REQUIRE(run_algo("pardnn", g, &m, &o, a, NULL) == DP_OK);
+	CHECK(sh.has[DPI_SHARED_LANES] && sh.has[DPI_SHARED_METIS]);
+	REQUIRE(dpi_lanes(g, &m, b, &err) == DP_OK);
+	CHECK(memcmp(lanes, b, bytes) == 0);
+	REQUIRE(run_algo("metis", g, &m, NULL, b, NULL) == DP_OK);
+	CHECK(memcmp(metis, b, bytes) == 0);
+	free(a);
+	free(b);
+	free(lanes);
+	free(metis);
+	dp_machine_free(&other);
+	test_free(g, &m, NULL);
+}
+
 TEST_MAIN(TEST(test_best_never_worse_than_any_algorithm_it_ran),
 	  TEST(test_best_never_worse_on_a_real_graph),
 	  TEST(test_best_runs_every_algorithm_not_listed),
@@ -522,4 +575,5 @@ TEST_MAIN(TEST(test_best_never_worse_than_any_algorithm_it_ran),
 	  TEST(test_best_chain_stays_on_one_device),
 	  TEST(test_best_is_deterministic),
 	  TEST(test_best_budget_reports_the_cutoff), TEST(test_best_cancel),
-	  TEST(test_best_anytime_plans_improve), TEST(test_best_is_the_default))
+	  TEST(test_best_anytime_plans_improve), TEST(test_best_is_the_default),
+	  TEST(test_best_shared_seeds_same_plan))

@@ -256,18 +256,6 @@ static bool lanes_plan(const dp_graph *g, const dp_machine *m, int32_t *pl,
 	       simulate(g, m, pl, DP_CONT_PORT, out) == DP_OK;
 }
 
-static dp_graph *gen_towers(uint32_t ops)
-{
-	dp_gen_opts o;
-	dp_gen_opts_default(&o);
-	o.ops = ops;
-	o.towers = 4;
-	dp_graph *g = NULL;
-	if (dp_gen_graph(&o, &g, NULL) != DP_OK)
-		abort();
-	return g;
-}
-
 /* pardnn with which against which without the lanes seed and against the
  * lanes plan: no worse than either; the same plan twice. */
 static void check_lanes(const dp_graph *g, int k, int64_t cap, unsigned which)

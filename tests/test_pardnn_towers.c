@@ -117,12 +117,7 @@ static void test_pardnn_fork_join_towers(void)
  * second seed (docs/algorithms.md) keeps pardnn within 10 % of METIS. */
 static void test_pardnn_generated_towers(void)
 {
-	dp_gen_opts o;
-	dp_gen_opts_default(&o);
-	o.ops = 50000;
-	o.towers = 4;
-	dp_graph *g = NULL;
-	REQUIRE(dp_gen_graph(&o, &g, NULL) == DP_OK);
+	dp_graph *g = gen_towers(50000);
 	dp_machine m;
 	machine_with(&m, 8, DP_CAP_UNLIMITED);
 	int32_t *pl = malloc(g->nops * sizeof *pl);

@@ -1,5 +1,7 @@
 /* algo_common.c - the options every algorithm starts from and the helpers
  * the algorithms share (see algo.h and internal/algo_int.h). */
+#include <string.h>
+
 #include "dnnpart/algo.h"
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
@@ -21,6 +23,33 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->origin = NULL;
 	o->interim = NULL;
 	o->interim_ud = NULL;
+	o->shared = NULL;
+}
+
+/* Whether sh holds placements for g on m (the same objects). */
+static bool shared_for(const dp_algo_shared *sh, const dp_graph *g,
+		       const dp_machine *m)
+{
+	return sh && sh->g == g && sh->m == m;
+}
+
+bool dpi_shared_get(const dp_algo_shared *sh, const dp_graph *g,
+		    const dp_machine *m, dpi_shared_kind kind, int32_t *pl)
+{
+	if (!shared_for(sh, g, m) || !sh->has[kind])
+		return false;
+	memcpy(pl, sh->pl[kind], (size_t)g->nops * sizeof *pl);
+	return true;
+}
+
+void dpi_shared_put(dp_algo_shared *sh, const dp_graph *g,
+		    const dp_machine *m, dpi_shared_kind kind,
+		    const int32_t *pl)
+{
+	if (!shared_for(sh, g, m) || !sh->pl[kind])
+		return;
+	memcpy(sh->pl[kind], pl, (size_t)g->nops * sizeof *pl);
+	sh->has[kind] = true;
 }
 
 const dp_algo_opts *dpi_algo_opts_or_default(const dp_algo_opts *o,

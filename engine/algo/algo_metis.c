@@ -480,8 +480,13 @@ static dp_status metis_run(const dp_graph *g, const dp_machine *m,
 			   const dp_algo_opts *o, const dp_progress *p,
 			   int32_t *placement, dp_err *err)
 {
-	(void)o;
-	return metis_place(g, m, p, 0, placement, err);
+	dp_algo_shared *sh = o ? o->shared : NULL;
+	if (dpi_shared_get(sh, g, m, DPI_SHARED_METIS, placement))
+		return DP_OK;
+	dp_status st = metis_place(g, m, p, 0, placement, err);
+	if (!st)
+		dpi_shared_put(sh, g, m, DPI_SHARED_METIS, placement);
+	return st;
 }
 
 dp_status dpi_metis_windows(const dp_graph *g, const dp_machine *m, int nwin,

@@ -173,3 +173,14 @@ out:
 	dpi_ls_cons_free(&cons);
 	return st;
 }
+
+dp_status dpi_lanes_shared(dp_algo_shared *sh, const dp_graph *g,
+			   const dp_machine *m, int32_t *pl, dp_err *err)
+{
+	if (dpi_shared_get(sh, g, m, DPI_SHARED_LANES, pl))
+		return DP_OK;
+	dp_status st = dpi_lanes(g, m, pl, err);
+	if (!st)
+		dpi_shared_put(sh, g, m, DPI_SHARED_LANES, pl);
+	return st;
+}

@@ -23,6 +23,36 @@
 const dp_algo_opts *dpi_algo_opts_or_default(const dp_algo_opts *o,
 					     dp_algo_opts *def);
 
+/* Placements shared between runs on one graph and one machine
+ * (dp_algo_opts.shared): best gives one to its candidate runs, so that
+ * pardnn's lanes and METIS seeds and best's lanes and metis candidates are
+ * made once. Its owner sets g, m (the objects the runs get) and a buffer
+ * of g->nops entries per kind (NULL: that kind is not kept), has[] false;
+ * the first run that makes a kind keeps it (dpi_shared_put), the later
+ * ones copy it (dpi_shared_get). A run on another graph or machine (a
+ * part's pardnn inside pardnn, a strategy's) neither reads nor writes it. */
+typedef enum dpi_shared_kind {
+	DPI_SHARED_LANES, /* dpi_lanes (engine/internal/best.h) */
+	DPI_SHARED_METIS, /* the metis algorithm's placement */
+	DPI_SHARED_KINDS
+} dpi_shared_kind;
+
+typedef struct dp_algo_shared {
+	const dp_graph *g;
+	const dp_machine *m;
+	int32_t *pl[DPI_SHARED_KINDS];
+	bool has[DPI_SHARED_KINDS];
+} dp_algo_shared;
+
+/* Copies the placement of kind that sh keeps for g on m into pl (g->nops
+ * entries); false (pl untouched) when it keeps none. */
+bool dpi_shared_get(const dp_algo_shared *sh, const dp_graph *g,
+		    const dp_machine *m, dpi_shared_kind kind, int32_t *pl);
+/* Keeps pl as the placement of kind for g on m when sh is for them. */
+void dpi_shared_put(dp_algo_shared *sh, const dp_graph *g,
+		    const dp_machine *m, dpi_shared_kind kind,
+		    const int32_t *pl);
+
 /* The device colocation group grp is pinned to (the pin of any member: a
  * finalized graph has no group with two different pins), or -1. */
 int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp);

@@ -38,6 +38,18 @@ void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d);
 #define DPI_LANES_MIN_WORK 100000.0
 dp_status dpi_lanes(const dp_graph *g, const dp_machine *m, int32_t *pl,
 			 dp_err *err);
+/* dpi_lanes through sh (dp_algo_opts.shared, may be NULL): copied when sh
+ * keeps it for g on m, else made and kept there. */
+struct dp_algo_shared;
+dp_status dpi_lanes_shared(struct dp_algo_shared *sh, const dp_graph *g,
+			   const dp_machine *m, int32_t *pl, dp_err *err);
+
+/* best itself (engine/plan/algo_best.c); share: its candidate runs share
+ * the lanes and METIS placements (dp_algo_opts.shared), as the registry's
+ * best does; false makes them afresh in every run (tests: the same plan). */
+dp_status dpi_best_place(const dp_graph *g, const dp_machine *m,
+			 const dp_algo_opts *o, const dp_progress *p, bool share,
+			 int32_t *placement, dp_err *err);
 
 /* The shared local search on the simulator: moves single ops (or their
  * whole colocation group) across devices along the schedule's critical

@@ -114,8 +114,7 @@ static dp_status lanes_run(const dp_graph *g, const dp_machine *m,
 			   const dp_algo_opts *o, const dp_progress *p,
 			   int32_t *placement, dp_err *err)
 {
-	(void)o;
-	dp_status st = dpi_lanes(g, m, placement, err);
+	dp_status st = dpi_lanes_shared(o->shared, g, m, placement, err);
 	if (!st && dp_progress_canceled(p))
 		st = dpi_canceled(err, "best");
 	return st;
@@ -192,6 +191,10 @@ typedef struct best_ctx {
 	/* the last placement passed to o->interim (anytime) */
 	dpi_best_score shown_sc;
 	bool shown;
+	/* what one candidate makes and another would make again (pardnn's
+	 * lanes and METIS seeds, best's lanes and metis), per device count;
+	 * NULL buffers when not shared */
+	dp_algo_shared shared;
 } best_ctx;
 
 /* Passes pl to o->interim when it beats every placement passed before
@@ -241,6 +244,11 @@ static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
 	sub.bound = NULL;
 	sub.origin = NULL;
 	sub.interim = NULL;
+	c->shared.g = c->g;
+	c->shared.m = mk;
+	for (int i = 0; i < DPI_SHARED_KINDS; i++)
+		c->shared.has[i] = false;
+	sub.shared = &c->shared;
 	dp_sim_opts so = {.contention = c->o->contention};
 	dp_sim_result r;
 	memset(&r, 0, sizeof r);
@@ -427,9 +435,9 @@ static dp_status run_devices(best_ctx *c, int kk, dp_sim *sfull)
 	return DP_OK;
 }
 
-static dp_status best_place(const dp_graph *g, const dp_machine *m,
-			    const dp_algo_opts *o, const dp_progress *p,
-			    int32_t *placement, dp_err *err)
+dp_status dpi_best_place(const dp_graph *g, const dp_machine *m,
+			 const dp_algo_opts *o, const dp_progress *p, bool share,
+			 int32_t *placement, dp_err *err)
 {
 	dp_algo_opts def;
 	best_ctx c;
@@ -468,6 +476,8 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 	bool ok = c.scratch && c.best_pl;
 	for (int i = 0; i < BEST_TOP; i++)
 		ok = ok && c.top[i].pl;
+	for (int i = 0; share && i < DPI_SHARED_KINDS; i++)
+		ok = ok && (c.shared.pl[i] = malloc(bytes));
 	dp_sim *sfull = ok ? dp_sim_new(g, m, err) : NULL;
 	if (!ok)
 		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
@@ -493,7 +503,16 @@ static dp_status best_place(const dp_graph *g, const dp_machine *m,
 	free(c.best_pl);
 	for (int i = 0; i < BEST_TOP; i++)
 		free(c.top[i].pl);
+	for (int i = 0; i < DPI_SHARED_KINDS; i++)
+		free(c.shared.pl[i]);
 	return st;
+}
+
+static dp_status best_place(const dp_graph *g, const dp_machine *m,
+			    const dp_algo_opts *o, const dp_progress *p,
+			    int32_t *placement, dp_err *err)
+{
+	return dpi_best_place(g, m, o, p, true, placement, err);
 }
 
 const dp_algo dpi_algo_best = {

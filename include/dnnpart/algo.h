@@ -139,12 +139,17 @@ typedef struct dp_algo_opts {
 	void (*interim)(void *ud, const int32_t *placement,
 			const dp_algo_origin *from);
 	void *interim_ud;
+	/* engine-internal, leave it NULL: placements that one run makes and a
+	 * later run on the same graph and machine would make again (best
+	 * gives its candidate runs one, so that pardnn's lanes and METIS
+	 * seeds are made once with best's lanes and metis candidates) */
+	struct dp_algo_shared *shared;
 } dp_algo_opts;
 
 /* Defaults: port contention, polish on, the strategies' own choices
  * (schedule -1), buckets of DP_BUCKET_DEFAULT, zero's
  * stage 2, a time limit of 10 s, no bound, no budget, no origin, no
- * interim. */
+ * interim, nothing shared. */
 void dp_algo_opts_default(dp_algo_opts *o);
 
 typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,

@@ -109,6 +109,19 @@ static inline dp_status run_algo(const char *name, const dp_graph *g,
 	return dp_algo_place(a, g, m, o ? o : &def, NULL, pl, err);
 }
 
+/* The generator's towers (dnnpart gen, 4 towers) of about ops ops. */
+static inline dp_graph *gen_towers(uint32_t ops)
+{
+	dp_gen_opts o;
+	dp_gen_opts_default(&o);
+	o.ops = ops;
+	o.towers = 4;
+	dp_graph *g = NULL;
+	if (dp_gen_graph(&o, &g, NULL) != DP_OK)
+		abort();
+	return g;
+}
+
 /* fixtures.h's test_placement_valid, by its older name. */
 #define placement_valid test_placement_valid
 

@@ -40,17 +40,23 @@
  *   tower per device. Its phases run only when it beats the mapped
  *   placement and its makespan is shorter too. PD_SEED_LANES_ANY makes it at any size (tests).
  *
- * Each seed that runs gets the phases after mapping (refinement, memory,
- * polish) quietly (no progress reports, so the phases are still reported
- * once and in order; cancel still works), the branches seed with the
- * mapped placement's simulation budget, the others with seed_budget()'s;
- * the mapped placement runs last, exactly as without other seeds, and the
- * best final plan is kept (a seed must be strictly better than the mapped
- * plan): pardnn with the seeds is never worse than without them. A seed
- * whose maker fails (METIS's own malloc, an error of a scheduler) only
- * means one seed less; cancel and out-of-memory still end the run. Last,
- * on graphs of the list seeds' size, the plan kept is polished once more
- * with a budget of its own (final_polish).
+ * Every seed is made and scored first (make_seeds). Then the phases after
+ * mapping (refinement, memory, polish) run on each seed that may run them
+ * and on the mapped placement, best score at mapping first: a seed quietly
+ * (no progress reports, so the phases are still reported once and in
+ * order; cancel still works), the branches seed with the mapped
+ * placement's simulation budget, the others with seed_budget()'s; the
+ * mapped placement reported, exactly as without other seeds. Each run
+ * starts from its own placement and the same count of simulations, so the
+ * order changes no plan. On large graphs (large_graph) a placement whose
+ * score at mapping is out of reach of the best final plan so far
+ * (within_reach) is not run. The best final plan is kept (a seed must be
+ * strictly better than the mapped plan; equals in table order): where
+ * every run is made, pardnn with the seeds is never worse than without
+ * them. A seed whose maker fails (METIS's own malloc, an error of a
+ * scheduler) only means one seed less; cancel and out-of-memory still end
+ * the run. Last, on graphs of the list seeds' size, the plan kept is
+ * polished once more with a budget of its own (final_polish).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +77,9 @@ extern const dp_algo dpi_algo_metis;
 #define PD_EXTRA_WORK 2e6
 #define PD_FINAL_WORK 4e6
 #define PD_FINAL_MAX 600u
+/* on large graphs, the phases run on a placement only when its makespan
+ * at mapping is within this factor of the best final plan so far */
+#define PD_REACH 1.25
 
 static dp_status seed_branches(pd_ctx *c, int32_t *pl, dp_err *e)
 {
@@ -110,7 +119,7 @@ static dp_status seed_metis(pd_ctx *c, int32_t *pl, dp_err *e)
 
 static dp_status seed_lanes(pd_ctx *c, int32_t *pl, dp_err *e)
 {
-	return dpi_lanes(c->g, c->m, pl, e);
+	return dpi_lanes_shared(c->o->shared, c->g, c->m, pl, e);
 }
 
 static bool branches_apply(const pd_ctx *c)
@@ -139,8 +148,10 @@ static bool stages_apply(const pd_ctx *c)
 	return c->n >= PD_STAGES_MIN_OPS && small_work(c);
 }
 
-/* best's large graphs (DPI_LANES_MIN_WORK), where lanes wins there */
-static bool lanes_apply(const pd_ctx *c)
+/* best's large graphs (ops x K > DPI_LANES_MIN_WORK): where the lanes and
+ * METIS seeds are made (lanes wins there) and where the phases run only on
+ * placements within reach of the best plan so far */
+static bool large_graph(const pd_ctx *c)
 {
 	return c->k >= 2 && (double)c->n * c->k > DPI_LANES_MIN_WORK;
 }
@@ -167,11 +178,11 @@ static const pd_seed pd_seeds[] = {
 	/* its phases run only when it is faster at mapping too: under tight
 	 * caps, less overflow alone made them run at 100k ops K=16 and lose
 	 * (0.6 s of CPU) */
-	{PD_SEED_LANES, PD_SEED_LANES_ANY, lanes_apply, seed_lanes, true, true,
+	{PD_SEED_LANES, PD_SEED_LANES_ANY, large_graph, seed_lanes, true, true,
 	 false},
 	/* METIS's own plan, as best's metis candidate: on the generated
 	 * 100k-op graph at K=16 it is 13 % faster than every other seed */
-	{PD_SEED_METIS, 0, lanes_apply, seed_metis, true, true, false},
+	{PD_SEED_METIS, 0, large_graph, seed_metis, true, true, false},
 };
 
 /* The simulations a seed's phases may run: the whole budget, or for the
@@ -226,76 +237,186 @@ static dp_status final_polish(pd_ctx *c)
 	return st;
 }
 
-dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
+/* One placement whose phases may run: a seed, or the mapped placement
+ * (s NULL). pl holds its start, then its final plan. */
+typedef struct pd_cand {
+	const pd_seed *s;
+	int32_t *pl;
+	pd_score start, fin;
+	bool ran;
+} pd_cand;
+
+#define PD_NSEEDS (sizeof pd_seeds / sizeof pd_seeds[0])
+
+/* Whether a placement that starts at *start may still beat *top, the best
+ * final plan so far: it has less overflow, or a makespan within
+ * PD_REACH x top's. */
+static bool within_reach(const pd_score *start, const pd_score *top)
 {
-	size_t bytes = ((size_t)c->n + 1) * sizeof(int32_t);
-	int32_t *mapped = malloc(bytes), *best = malloc(bytes);
-	dp_status st = DP_OK;
-	if (!mapped || !best) {
-		st = dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
-				"out of memory in pardnn");
-		goto out;
-	}
-	memcpy(mapped, c->place, (size_t)c->n * sizeof *mapped);
-	pd_score mapped_sc = c->cur, best_sc = {0, 0}, sc;
-	bool have = false;
-	uint32_t sims = c->sims; /* each pipeline starts from this count */
-	for (size_t i = 0; i < sizeof pd_seeds / sizeof pd_seeds[0]; i++) {
+	return start->over < top->over ||
+	       start->makespan <= PD_REACH * top->makespan;
+}
+
+/* Makes the seeds in which that apply, each into its own buffer in cand
+ * (c->place holds the mapped placement before each maker), scored at
+ * mapping; *n: how many may run their phases; *last: the one still in
+ * c->place with its simulation in c->res, or NULL. */
+static dp_status make_seeds(pd_ctx *c, unsigned which, const int32_t *mapped,
+			    const pd_score *mapped_sc, pd_cand *cand,
+			    size_t *n, const pd_cand **last)
+{
+	size_t bytes = (size_t)c->n * sizeof *mapped;
+	*n = 0;
+	*last = NULL;
+	for (size_t i = 0; i < PD_NSEEDS; i++) {
 		const pd_seed *s = &pd_seeds[i];
 		if (!(which & (s->bit | s->any)) ||
 		    (!(which & s->any) && !s->apply(c)))
 			continue;
 		dp_err e;
 		dp_err_clear(&e);
-		st = s->make(c, c->place, &e);
-		if (st == DP_ECANCELED) {
-			st = dpi_canceled(c->err, "pardnn");
-			goto out;
-		}
+		memcpy(c->place, mapped, bytes);
+		*last = NULL;
+		dp_status st = s->make(c, c->place, &e);
+		if (st == DP_ECANCELED)
+			return dpi_canceled(c->err, "pardnn");
 		if (st == DP_ENOMEM) {
 			if (c->err)
 				*c->err = e;
-			goto out;
+			return st;
 		}
 		c->res_has = 0;
-		if (st) { /* no seed */
-			st = DP_OK;
+		if (st) /* no seed */
 			continue;
-		}
-		if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &sc)))
-			goto out;
+		/* the score alone: its phases simulate it again with the
+		 * critical path */
+		pd_score sc;
+		if ((st = dpi_pd_simulate(c, PD_MEM, &sc)))
+			return st;
 		if (s->must_win &&
-		    (!dpi_pd_better(&sc, &mapped_sc) ||
-		     (s->faster && sc.makespan >= mapped_sc.makespan)))
+		    (!dpi_pd_better(&sc, mapped_sc) ||
+		     (s->faster && sc.makespan >= mapped_sc->makespan)))
 			continue;
+		pd_cand *x = &cand[(*n)++];
+		x->s = s;
+		x->start = sc;
+		x->pl = malloc(bytes + sizeof *mapped);
+		if (!x->pl)
+			return dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+					  "out of memory in pardnn");
+		memcpy(x->pl, c->place, bytes);
+		*last = x;
+	}
+	return DP_OK;
+}
+
+/* Runs the phases after mapping on x from the sims count sims: quietly with
+ * seed_budget()'s simulations for a seed, reported with the whole budget
+ * for the mapped placement (exactly as without other seeds). in_place: x
+ * is in c->place with its simulation in c->res (its critical path is then
+ * added to it, the same as simulating it again). */
+static dp_status run_cand(pd_ctx *c, pd_cand *x, bool in_place, uint32_t sims,
+			  dp_status (*rest)(pd_ctx *))
+{
+	pd_score sc;
+	dp_status st;
+	if (in_place) {
+		st = dpi_pd_ensure(c, PD_PATH | PD_MEM, &sc);
+	} else {
+		memcpy(c->place, x->pl, (size_t)c->n * sizeof *x->pl);
+		c->res_has = 0;
+		st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &sc);
+	}
+	if (st)
+		return st;
+	if (!x->s) {
+		c->cur = sc;
+		c->sims = sims;
+		st = rest(c);
+	} else {
 		uint32_t whole = c->sim_budget;
-		c->sim_budget = seed_budget(c, s);
+		c->sim_budget = seed_budget(c, x->s);
 		st = run_quiet(c, rest, sc, sims);
 		c->sim_budget = whole;
-		if (st)
+	}
+	if (st)
+		return st;
+	memcpy(x->pl, c->place, (size_t)c->n * sizeof *x->pl);
+	x->fin = c->cur;
+	x->ran = true;
+	return DP_OK;
+}
+
+/* The plan kept: the best final plan of the seeds (the first in table
+ * order among equals), unless the mapped placement's (the last of cand,
+ * when it ran) is as good. */
+static const pd_cand *kept_plan(const pd_cand *cand, size_t n)
+{
+	const pd_cand *best = NULL;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (cand[i].ran && (!best || dpi_pd_better(&cand[i].fin,
+							   &best->fin)))
+			best = &cand[i];
+	const pd_cand *mapped = &cand[n - 1];
+	if (mapped->ran && (!best || !dpi_pd_better(&best->fin, &mapped->fin)))
+		return mapped;
+	return best;
+}
+
+dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
+{
+	size_t bytes = ((size_t)c->n + 1) * sizeof(int32_t);
+	pd_cand cand[PD_NSEEDS + 1];
+	memset(cand, 0, sizeof cand);
+	size_t n = 0, order[PD_NSEEDS + 1];
+	uint32_t sims = c->sims; /* each pipeline starts from this count */
+	pd_score mapped_sc = c->cur;
+	const pd_cand *last = NULL;
+	int32_t *mapped = malloc(bytes);
+	if (mapped)
+		memcpy(mapped, c->place, (size_t)c->n * sizeof *mapped);
+	dp_status st = mapped ? make_seeds(c, which, mapped, &mapped_sc, cand,
+					   &n, &last)
+			      : dp_err_set(c->err, DP_ENOMEM, NULL, 0, 0,
+					   "out of memory in pardnn");
+	if (st)
+		goto out;
+	/* the paper's seed, the mapped placement, last */
+	cand[n] = (pd_cand){NULL, mapped, mapped_sc, mapped_sc, false};
+	mapped = NULL;
+	n++;
+	/* best start first (equals in table order), so that on large graphs
+	 * the placements out of reach of the best plan so far are known */
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+		for (; j > 0 && dpi_pd_better(&cand[i].start,
+					      &cand[order[j - 1]].start);
+		     j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	bool prune = large_graph(c);
+	pd_score top = {0, 0};
+	bool have_top = false;
+	for (size_t i = 0; i < n; i++) {
+		pd_cand *x = &cand[order[i]];
+		if (prune && have_top && !within_reach(&x->start, &top))
+			continue;
+		if ((st = run_cand(c, x, x == last, sims, rest)))
 			goto out;
-		if (!have || dpi_pd_better(&c->cur, &best_sc)) {
-			memcpy(best, c->place, (size_t)c->n * sizeof *best);
-			best_sc = c->cur;
-			have = true;
-		}
+		last = NULL;
+		if (!have_top || dpi_pd_better(&x->fin, &top))
+			top = x->fin;
+		have_top = true;
 	}
-	/* the paper's seed: the mapped placement */
-	memcpy(c->place, mapped, (size_t)c->n * sizeof *mapped);
+	const pd_cand *k = kept_plan(cand, n);
+	memcpy(c->place, k->pl, (size_t)c->n * sizeof *k->pl);
+	c->cur = k->fin;
 	c->res_has = 0;
-	if ((st = dpi_pd_simulate(c, PD_PATH | PD_MEM, &c->cur)))
-		goto out;
-	c->sims = sims; /* the same run as without other seeds */
-	if ((st = rest(c)))
-		goto out;
-	if (have && dpi_pd_better(&best_sc, &c->cur)) {
-		memcpy(c->place, best, (size_t)c->n * sizeof *best);
-		c->cur = best_sc;
-		c->res_has = 0;
-	}
 	st = final_polish(c);
 out:
 	free(mapped);
-	free(best);
+	for (size_t i = 0; i < n; i++)
+		free(cand[i].pl);
 	return st;
 }
