@@ -316,10 +316,15 @@ static void check_invariants(const dp_graph *g, const run *x)
 		char want[64];
 		snprintf(want, sizeof want, "@m%d", l->micro[v]);
 		bool prefix = strncmp(vn, un, n) == 0;
-		bool is_acc = prefix && strncmp(vn + n, "/acc@m", 6) == 0;
+		/* the accumulations and the sends of a backward block */
+		size_t tag = !prefix			       ? 0
+			     : strncmp(vn + n, "/acc@m", 6) == 0 ? 4
+			     : strncmp(vn + n, "/send@m", 7) == 0 ? 5
+								 : 0;
+		bool is_acc = tag > 0;
 		if (!prefix ||
 		    (l->micro[v] < 0 ? vn[n] != '\0'
-				     : strcmp(vn + n + (is_acc ? 4 : 0), want)))
+				     : strcmp(vn + n + tag, want)))
 			bad++;
 		if (!is_acc) {
 			copies[u]++;

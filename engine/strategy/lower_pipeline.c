@@ -42,8 +42,10 @@ typedef struct lctx {
 	uint32_t total;	     /* lowered ops */
 	uint32_t *base;	     /* user's op -> its first lowered op */
 	uint32_t *acc;	     /* user's op -> its acc@m1, or 0: none */
+	uint32_t *send;	     /* g's op -> its send@m0, 0: none (yet) */
 	int32_t *blk;	     /* lowered op -> its block, -1: none */
-	uint8_t *inner;	   /* lowered op: 1 has a pred in its block, 2 a succ */
+	uint8_t *inner; /* lowered op: 1 has a pred in its block, 2 a succ,
+			   4 a send */
 	uint32_t *blk_off; /* nblocks + 1 */
 	uint32_t *srcs, *sinks;
 	uint32_t *src_off, *sink_off;
@@ -139,6 +141,23 @@ static bool feeds_once(const dp_graph *g, const uint8_t *kind, uint32_t u)
 	return false;
 }
 
+/* Whether u (of the backward kind) sends data to a copied op of another
+ * stage: its block then ends with M sends (`name/send@m<i>`). */
+static bool sends_out(const lctx *c, uint32_t u)
+{
+	const dp_graph *g = c->g;
+	if (c->kind[u] != DPI_PIPE_BWD)
+		return false;
+	int32_t su = c->s->pipe.stage[src_of(c, u)];
+	for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+		const dp_edge *e = &g->edges[g->succ_edge[j]];
+		if (!e->control && c->kind[e->to] != DPI_PIPE_ONCE &&
+		    c->s->pipe.stage[src_of(c, e->to)] != su)
+			return true;
+	}
+	return false;
+}
+
 static dp_status add_op(lctx *c, uint32_t u, int micro, const char *tag,
 			const dpi_lower_op *lo)
 {
@@ -196,9 +215,40 @@ static dp_status lower_op(lctx *c, uint32_t u)
 		uint32_t prev = i == 1 ? c->base[u] : a - 1;
 		uint32_t copy = c->base[u] + (uint32_t)i;
 		st = edge(c, prev, a, lg->ops[prev].output_bytes, false);
+		/* the copy stays a sink of its block, the sum one too */
+		c->inner[a] |= 8 | 1;
 		if (!st)
-			st = edge(c, copy, a, lg->ops[copy].output_bytes,
-				  false);
+			st = dpi_lower_edge(&c->b, copy, a,
+					    lg->ops[copy].output_bytes, false,
+					    c->err);
+	}
+	return st;
+}
+
+/* u's sends: M ops of no time and no bytes, copy i's data edge (of no
+ * bytes: u's output stays live until sent, and is not counted twice) into
+ * send i, which sends to the other stage. Made after every copy, a send is
+ * the last of its block's sinks in op order, so the chain of sinks puts it
+ * after the whole block: a backward block's input gradient leaves when its
+ * weight gradients are done too, as Megatron-LM and
+ * torch.distributed.pipelining run a backward (one autograd call, then the
+ * send). */
+static dp_status add_sends(lctx *c, uint32_t u)
+{
+	dpi_lower_op lo = dpi_lower_op_of(c->g, u, op_device(c, u));
+	lo.source = src_of(c, u);
+	lo.time_us = 0;
+	lo.output_bytes = lo.param_bytes = lo.temp_bytes = 0;
+	c->send[u] = c->b.g->nops;
+	dp_status st = DP_OK;
+	for (int i = 0; !st && i < c->M; i++) {
+		lo.micro = i;
+		st = add_op(c, u, i, "/send", &lo);
+		if (!st)
+			c->inner[c->b.g->nops - 1] |= 4;
+		if (!st)
+			st = edge(c, c->base[u] + (uint32_t)i,
+				  c->send[u] + (uint32_t)i, 0, false);
 	}
 	return st;
 }
@@ -231,10 +281,17 @@ static dp_status lower_edge(lctx *c, const dp_edge *e)
 	}
 	bool tsplit, osplit;
 	dpi_pipe_scaling(c->ug, src_of(c, u), &tsplit, &osplit);
+	bool via = !e->control && c->kind[u] == DPI_PIPE_BWD &&
+		   c->s->pipe.stage[src_of(c, u)] !=
+			   c->s->pipe.stage[src_of(c, v)];
+	if (via && c->send[u] == 0)
+		st = add_sends(c, u);
 	for (int i = 0; !st && i < M; i++) {
 		int64_t bytes =
 			osplit ? dpi_pipe_share(e->bytes, M, i) : e->bytes;
-		st = edge(c, c->base[u] + (uint32_t)i, c->base[v] + (uint32_t)i,
+		uint32_t from = via ? c->send[u] + (uint32_t)i
+				    : c->base[u] + (uint32_t)i;
+		st = edge(c, from, c->base[v] + (uint32_t)i,
 			  e->control ? 0 : bytes, e->control);
 	}
 	return st;
@@ -287,12 +344,40 @@ static dp_status collect_ends(lctx *c, uint32_t nblocks)
 	return DP_OK;
 }
 
-/* Links block a (before) to block b: a's sinks in a chain, the last to
- * every source of b. */
+/* Links block a (before) to block b: a's sinks in a chain (in op order: a
+ * weight gradient's copy and its running sum are both sinks), the last to
+ * every source of b. b < 0: a is its stage's last block; when it sends,
+ * its sinks but the sums go to its first send, the sends in a chain, the
+ * last to the sums: the backward is whole before its input gradient
+ * leaves, and that send has its link before the gradient all-reduce that
+ * the last sums start (data parallel stages). */
 static dp_status link_blocks(lctx *c, int32_t a, int32_t b)
 {
 	dp_status st = DP_OK;
 	uint32_t k0 = c->sink_off[a], k1 = c->sink_off[a + 1];
+	if (b < 0) {
+		uint32_t ks = k0;
+		while (ks < k1 && !(c->inner[c->sinks[ks]] & 4))
+			ks++; /* the first send (sends come last) */
+		if (ks == k1)
+			return DP_OK;
+		for (uint32_t k = k0; !st && k < k1; k++) {
+			uint32_t x = c->sinks[k];
+			if (c->inner[x] & 4) {
+				if (k + 1 < k1 && (c->inner[c->sinks[k + 1]] & 4))
+					st = dpi_lower_edge(&c->b, x,
+							    c->sinks[k + 1], 0,
+							    true, c->err);
+			} else if (c->inner[x] & 8) {
+				st = dpi_lower_edge(&c->b, c->sinks[k1 - 1], x,
+						    0, true, c->err);
+			} else {
+				st = dpi_lower_edge(&c->b, x, c->sinks[ks], 0,
+						    true, c->err);
+			}
+		}
+		return st;
+	}
 	for (uint32_t k = k0; !st && k + 1 < k1; k++)
 		st = dpi_lower_edge(&c->b, c->sinks[k], c->sinks[k + 1], 0,
 				    true, c->err);
@@ -351,6 +436,8 @@ static dp_status order_blocks(lctx *c)
 					st = link_blocks(c, prev, k);
 				prev = k;
 			}
+			if (!st && prev >= 0)
+				st = link_blocks(c, prev, -1);
 		}
 		if (!st)
 			st = dpi_algo_poll(c->p, "lowering", "lowering: order",
@@ -368,11 +455,12 @@ static dp_status count_ops(lctx *c)
 		size_t len = strlen(dp_graph_op_name(g, u));
 		longest = len > longest ? len : longest;
 		c->acc[u] = 0;
+		c->send[u] = 0;
 		if (c->kind[u] == DPI_PIPE_ONCE) {
 			total++;
 			continue;
 		}
-		total += (uint64_t)c->M;
+		total += (uint64_t)c->M * (sends_out(c, u) ? 2u : 1u);
 		if (c->M > 1 && feeds_once(g, c->kind, u)) {
 			c->acc[u] = 1; /* set to its id when added */
 			total += (uint64_t)c->M - 1;
@@ -396,7 +484,7 @@ static dp_status count_ops(lctx *c)
 
 static void ctx_free(lctx *c)
 {
-	DPI_FREE_ALL(c->base, c->acc, c->blk, c->inner, c->srcs, c->sinks,
+	DPI_FREE_ALL(c->base, c->acc, c->send, c->blk, c->inner, c->srcs, c->sinks,
 		     c->src_off, c->sink_off, c->name);
 }
 
@@ -419,7 +507,8 @@ dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
 	size_t n = g->nops ? g->nops : 1;
 	c.base = malloc(n * sizeof *c.base);
 	c.acc = malloc(n * sizeof *c.acc);
-	dp_status st = c.base && c.acc ? count_ops(&c) : nomem(err);
+	c.send = malloc(n * sizeof *c.send);
+	dp_status st = c.base && c.acc && c.send ? count_ops(&c) : nomem(err);
 	bool begun = false;
 	if (!st) {
 		st = dpi_lower_begin(&c.b, ug, c.total, err);
