@@ -52,6 +52,7 @@ typedef struct cli_opts {
 	const char *link;    /* --link preset */
 	const char *bw;	     /* --bw */
 	const char *lat;     /* --lat */
+	const char *kernel;  /* --kernel-overhead */
 	dp_contention contention;
 	dp_objective objective; /* --objective step|throughput */
 	const dp_algo *algo;	/* --algo (NULL: the default) */

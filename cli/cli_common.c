@@ -168,7 +168,8 @@ static int check_value(const char *cmd, const char *name, const char *v,
 	}
 	dp_status st =
 		!strcmp(name, "--bw")	 ? dp_units_parse_bandwidth(v, &x, &err)
-		: !strcmp(name, "--lat") ? dp_units_parse_time(v, &x, &err)
+		: !strcmp(name, "--lat") || !strcmp(name, "--kernel-overhead")
+			? dp_units_parse_time(v, &x, &err)
 		: !strcmp(name, "--contention")
 			? dp_sim_contention_parse(v, &o->contention, &err)
 			: dp_load_format_parse(v, &o->format, &err);
@@ -192,6 +193,7 @@ static const struct common_opt {
 	{"--link", NULL, 's', 0, offsetof(cli_opts, link), true},
 	{"--bw", NULL, 's', 0, offsetof(cli_opts, bw), true},
 	{"--lat", NULL, 's', 0, offsetof(cli_opts, lat), true},
+	{"--kernel-overhead", NULL, 's', 0, offsetof(cli_opts, kernel), true},
 	{"--objective", NULL, 0, 0, 0, true},
 	{"--schedule", NULL, 0, 0, 0, true},
 	{"--contention", NULL, 0, 0, 0, true},
@@ -266,6 +268,13 @@ void cli_help_machine_opts(FILE *out)
 		"  --contention M     port (default: one send and one receive "
 		"at a time per\n"
 		"                     device) or none (transfers never wait)\n"
+		"  --kernel-overhead T  what a kernel costs however small "
+		"its work (default\n"
+		"                     5us): a micro-batch or shard of an op "
+		"of t us doing a\n"
+		"                     fraction f of it takes o + (t - o) f, "
+		"o = min(t, T);\n"
+		"                     0 = work divides perfectly\n"
 		"  --objective O      step (default: the makespan of one step) "
 		"or throughput:\n"
 		"                     the max load over devices, time per "
@@ -416,6 +425,9 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
 	else if (!bad && o->reserve &&
 		 dp_machine_set_reserve(m, o->reserve, &err))
 		bad = "--reserve";
+	else if (!bad && o->kernel &&
+		 dp_units_parse_time(o->kernel, &m->kernel_us, &err))
+		bad = "--kernel-overhead";
 	if (bad) {
 		dp_machine_free(m);
 		return machine_error(bad, &err);

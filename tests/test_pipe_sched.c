@@ -49,11 +49,13 @@ static dp_graph *chain(int S, double tf, double tb, double tw, int64_t out)
 	return test_finalized(g);
 }
 
-static void machine(dp_machine *m, int k)
+/* K devices, free links, a kernel overhead of o us. */
+static void machine(dp_machine *m, int k, double o)
 {
 	REQUIRE(dp_machine_init(m, k, NULL) == DP_OK);
 	m->lat = 0;
 	m->bw = 1e6;
+	m->kernel_us = o;
 }
 
 /* The step of g under algo with M micro-batches on S = K stages, in
@@ -105,7 +107,7 @@ static void test_whole_backward_blocks(void)
 {
 	dp_graph *g = chain(4, 8, 8, 8, 0);
 	dp_machine m;
-	machine(&m, 4);
+	machine(&m, 4, 0);
 	const char *algos[] = {"1f1b", "gpipe"};
 	for (int i = 0; i < 2; i++) {
 		double f = 8.0 / 8, b = 8.0 / 8, w = 8.0 / 8;
@@ -120,4 +122,72 @@ static void test_whole_backward_blocks(void)
 	dp_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_whole_backward_blocks))
+/* The price of small work: a copy doing a fraction f of an op of t us
+ * takes o + (t - o) f, o = min(t, the overhead). The chain above with an
+ * overhead of 5 us: each copy of a layer's 8 us op (f = 1/8) takes
+ * 5 + 3/8 = 5.375 us, the step (M + S - 1) x 3 x 5.375 = 177.375 us;
+ * the default overhead is 5 us. An op of 2 us (less than the overhead)
+ * gains nothing from the split: each copy takes 2 us. */
+static void test_kernel_overhead_on_micro_batches(void)
+{
+	dp_graph *g = chain(4, 8, 8, 8, 0);
+	dp_machine m;
+	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
+	CHECK_NEAR(m.kernel_us, 5, 0);
+	dp_machine_free(&m);
+	machine(&m, 4, 5);
+	double c = 5 + (8 - 5) / 8.0;
+	CHECK_NEAR(step_of(g, &m, "1f1b", 8, -1), (8 + 4 - 1) * 3 * c, 1e-9);
+	CHECK_NEAR(step_of(g, &m, "gpipe", 8, -1), (8 + 4 - 1) * 3 * c, 1e-9);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+	g = chain(4, 2, 2, 2, 0);
+	machine(&m, 4, 5);
+	CHECK_NEAR(step_of(g, &m, "1f1b", 8, -1), (8 + 4 - 1) * 3 * 2.0, 1e-9);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* The same price on data-parallel shards: dp on K = 4 splits each op of
+ * the chain 4 ways along the batch; a shard of an 8 us op takes
+ * 5 + 3/4 = 5.75 us with the overhead, 2 us without. */
+static void test_kernel_overhead_on_shards(void)
+{
+	dp_graph *g = chain(2, 8, 8, 8, 4096);
+	const dp_algo *a = dp_algo_find("dp");
+	REQUIRE(a && a->strategize);
+	for (int i = 0; i < 2; i++) {
+		double o = i ? 5 : 0;
+		dp_machine m;
+		machine(&m, 4, o);
+		dp_strategy s;
+		dp_strategy_init(&s);
+		dp_lowered l;
+		memset(&l, 0, sizeof l);
+		dp_err err;
+		dp_err_clear(&err);
+		uint32_t f0 = dp_graph_find(g, "f0");
+		if (a->strategize(g, &m, NULL, NULL, &s, &err) ||
+		    dp_strategy_lower(g, &m, &s, NULL, &l, &err)) {
+			test_fail(__FILE__, __LINE__, "dp: %s", err.msg);
+		} else {
+			int shards = 0;
+			for (uint32_t v = 0; v < l.g->nops; v++)
+				if (l.source[v] == f0 &&
+				    l.g->ops[v].time_us > 0) {
+					shards++;
+					CHECK_NEAR(l.g->ops[v].time_us,
+						   o + (8 - o) / 4, 1e-12);
+				}
+			CHECK_INT(shards, 4);
+		}
+		dp_lowered_free(&l);
+		dp_strategy_free(&s);
+		dp_machine_free(&m);
+	}
+	dp_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_whole_backward_blocks),
+	  TEST(test_kernel_overhead_on_micro_batches),
+	  TEST(test_kernel_overhead_on_shards))
