@@ -60,6 +60,8 @@ static void machine(dp_machine *m, int k, double o)
 
 /* The step of g under algo with M micro-batches on S = K stages, in
  * schedule sch; -1 (a test failure) when anything fails. */
+static int64_t last_peak; /* the largest device peak of step_of's run */
+
 static double step_of(const dp_graph *g, const dp_machine *m, const char *algo,
 		      int M, int sch)
 {
@@ -89,6 +91,10 @@ static double step_of(const dp_graph *g, const dp_machine *m, const char *algo,
 		test_fail(__FILE__, __LINE__, "%s M=%d: %s", algo, M, err.msg);
 	else
 		step = r.makespan;
+	last_peak = 0;
+	for (int d = 0; step >= 0 && d < r.k; d++)
+		if (r.dev[d].peak_bytes > last_peak)
+			last_peak = r.dev[d].peak_bytes;
 	dp_sim_free(sim);
 	dp_sim_result_free(&r);
 	dp_lowered_free(&l);
@@ -188,6 +194,91 @@ static void test_kernel_overhead_on_shards(void)
 	dp_graph_free(g);
 }
 
+/* ZB-H1 (Qi et al. 2023) on S equal stages with F, B and W of one unit
+ * each per micro-batch, free links: 1F1B's bubble is (S - 1)(F + B + W)
+ * per device, ZB-H1's (S - 1)(F + B - W) (W fills the cool-down's gaps),
+ * a third of it. S = 4, M = 8 (8 us per layer each, 1 us per copy): 24
+ * us of work per device, 1F1B 24 + 9 = 33, ZB-H1 24 + 3 = 27; M = 16:
+ * 57 and 51. Its peak memory is about 1F1B's (stage s defers at most s
+ * Ws, so at most S micro-batches are live on any stage, as on 1F1B's
+ * stage 0; here one micro-batch's activation more: 10/9 of it). */
+static void test_zb_h1_third_of_the_bubble(void)
+{
+	dp_graph *g = chain(4, 8, 8, 8, 1 << 20);
+	dp_machine m;
+	machine(&m, 4, 0);
+	m.bw = 1e15; /* 1 MiB activations, ~1e-9 us a transfer */
+	int Ms[] = {8, 16};
+	for (int i = 0; i < 2; i++) {
+		int M = Ms[i], S = 4;
+		double u = 8.0 / M, work = M * 3 * u;
+		double t1 = step_of(g, &m, "1f1b", M, DP_SCHED_1F1B);
+		int64_t p1 = last_peak;
+		double tz = step_of(g, &m, "1f1b", M, DP_SCHED_ZBH1);
+		int64_t pz = last_peak;
+		CHECK_NEAR(t1, work + (S - 1) * 3 * u, 1e-6);
+		CHECK_NEAR(tz, work + (S - 1) * (u + u - u), 1e-6);
+		CHECK((tz - work) <= 0.4 * (t1 - work));
+		/* a deferred W keeps its layer's input and the gradient it
+		 * got: at most one micro-batch's activation more */
+		CHECK(pz > 0 && pz <= p1 + (1 << 20) / M);
+	}
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* zb-h1 needs grad ops, and a weight gradient feeding an input gradient
+ * would run before it: both refused with what to do. */
+static void test_zb_h1_refuses_what_it_cannot_split(void)
+{
+	dp_graph *g = dp_graph_new("nograd");
+	uint32_t f = test_add_role_op(g, "f", 4, 64, DP_ROLE_FORWARD);
+	uint32_t l = test_add_role_op(g, "loss", 1, 4, DP_ROLE_LOSS);
+	test_add_edge(g, f, l);
+	test_add_grad(g, f, l, 4, 64);
+	g = test_finalized(g);
+	dp_machine m;
+	machine(&m, 1, 0);
+	const dp_algo *a = dp_algo_find("1f1b");
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.schedule = DP_SCHED_ZBH1;
+	dp_strategy s;
+	dp_strategy_init(&s);
+	dp_err err;
+	CHECK_INT(a->strategize(g, &m, &o, NULL, &s, &err), DP_EINPUT);
+	CHECK(strstr(err.msg, "1f1b: schedule zb-h1") &&
+	      strstr(err.msg, "has no op of role grad"));
+	dp_strategy_free(&s);
+	dp_graph_free(g);
+	/* x -> f -> loss -> f/grad_w (grad) -> f/grad (backward) */
+	g = dp_graph_new("wfeedsb");
+	f = test_add_role_op(g, "f", 4, 64, DP_ROLE_FORWARD);
+	l = test_add_role_op(g, "loss", 1, 4, DP_ROLE_LOSS);
+	uint32_t w = test_add_role_op(g, "f/grad_w", 4, 0, DP_ROLE_GRAD);
+	uint32_t b = test_add_role_op(g, "f/grad", 4, 64, DP_ROLE_BACKWARD);
+	const uint32_t e[][2] = {{f, l}, {l, w}, {w, b}};
+	test_add_edges(g, e, 3);
+	g = test_finalized(g);
+	REQUIRE(dp_strategy_alloc(&s, DP_STRAT_PIPELINE, g, 1, &err) == DP_OK);
+	s.k = 1;
+	s.pipe.microbatches = 2;
+	s.pipe.schedule = DP_SCHED_ZBH1;
+	CHECK_INT(dp_strategy_check(g, &m, &s, &err), DP_EINPUT);
+	CHECK_STR(err.msg, "schedule zb-h1: weight-gradient op 'f/grad_w' "
+			   "(role grad) feeds backward op 'f/grad', but a "
+			   "stage runs its weight gradients (W) after its "
+			   "input gradients (B); use 1f1b, or give 'f/grad' "
+			   "the role grad");
+	s.pipe.schedule = DP_SCHED_1F1B;
+	CHECK_INT(dp_strategy_check(g, &m, &s, &err), DP_OK);
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_whole_backward_blocks),
+	  TEST(test_zb_h1_third_of_the_bubble),
+	  TEST(test_zb_h1_refuses_what_it_cannot_split),
 	  TEST(test_kernel_overhead_on_micro_batches),
 	  TEST(test_kernel_overhead_on_shards))

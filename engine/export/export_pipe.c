@@ -241,6 +241,12 @@ static void write_pippy(FILE *f, const dp_graph *g, const dp_plan *plan,
 	       g, plan, c);
 	fprintf(f, "#   usage: docs/export.md (torchrun with one rank per "
 		   "stage; build() gives\n#   this rank's schedule)\n");
+	if (c->s->pipe.schedule == DP_SCHED_ZBH1)
+		fprintf(f, "#   zb-h1: torch's zero-bubble schedules "
+			   "(ScheduleInterleavedZeroBubble,\n#   "
+			   "ScheduleZBVZeroBubble) take several stages per "
+			   "rank; one stage per rank\n#   runs Schedule1F1B, "
+			   "with 1F1B's step, not the plan's\n");
 	if (c->dp > 1 || c->tp > 1)
 		fprintf(f,
 			"#   each stage runs on %d devices (dp %d x tp %d): "
@@ -393,6 +399,11 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 	if (c->s->pipe.schedule == DP_SCHED_GPIPE)
 		fprintf(f, "#   Megatron runs its pipelines in 1F1B: the same "
 			   "bubble as this GPipe plan, less memory\n");
+	if (c->s->pipe.schedule == DP_SCHED_ZBH1)
+		fprintf(f, "#   zb-h1 is not in Megatron-LM: it runs 1F1B "
+			   "(the zero-bubble schedules are\n#   in the "
+			   "authors' fork of Megatron-LM, sail-sg/"
+			   "zero-bubble-pipeline-parallelism)\n");
 	char dev[32];
 	uint32_t from = 0;
 	for (int st = 0; st < c->S; st++) {

@@ -373,13 +373,11 @@ static dp_status rd_pipeline(dpi_sread *R, const dpi_sread_top *t,
 	dp_schedule sched = DP_SCHED_GPIPE;
 	if (!st && t->schedule &&
 	    !(st = dpi_sread_str(R, t->schedule, "schedule"))) {
-		if (strcmp(js->sbuf, "1f1b") == 0)
-			sched = DP_SCHED_1F1B;
-		else if (strcmp(js->sbuf, "gpipe") != 0)
+		if (dp_schedule_parse(js->sbuf, &sched, NULL))
 			st = dpi_jscan_error_at(
 				js, t->schedule,
-				"schedule: expected \"gpipe\" or "
-				"\"1f1b\", got \"%.60s\"",
+				"schedule: expected \"gpipe\", \"1f1b\" "
+				"or \"zb-h1\", got \"%.60s\"",
 				js->sbuf);
 	}
 	if (st)

@@ -39,6 +39,7 @@ typedef struct lctx {
 	dpi_lower_buf b;
 	int S, M;
 	const uint8_t *kind; /* g's op -> dpi_pipe_kind */
+	uint8_t *wop;	     /* user's op -> 1: in the W blocks (zb-h1) */
 	uint32_t total;	     /* lowered ops */
 	uint32_t *base;	     /* user's op -> its first lowered op */
 	uint32_t *acc;	     /* user's op -> its acc@m1, or 0: none */
@@ -75,12 +76,21 @@ static int32_t op_device(const lctx *c, uint32_t x)
 	return c->s->pipe.group[c->s->pipe.group_off[stage] + sub_of(c, x)];
 }
 
+/* The phase of u's blocks: 0 forward, 1 backward (B), 2 the weight
+ * gradients (W: ops of role grad) when the schedule splits them off. */
+static int phase_of(const lctx *c, uint32_t u)
+{
+	if (c->kind[u] != DPI_PIPE_BWD)
+		return 0;
+	return c->wop && c->wop[src_of(c, u)] ? 2 : 1;
+}
+
 /* Blocks are kept apart per device of a group: each runs its own order. */
 static int32_t block_of(const lctx *c, uint32_t u, int micro)
 {
-	int phase = c->kind[u] == DPI_PIPE_BWD;
 	int32_t stage = c->s->pipe.stage[src_of(c, u)];
-	return ((stage * 2 + phase) * c->M + micro) * c->G + sub_of(c, u);
+	return ((stage * 3 + phase_of(c, u)) * c->M + micro) * c->G +
+	       sub_of(c, u);
 }
 
 /* Appends prefix and the decimal v (>= 0) at dst; returns the length. */
@@ -387,49 +397,62 @@ static dp_status link_blocks(lctx *c, int32_t a, int32_t b)
 	return st;
 }
 
-/* The i-th block (0 .. 2M-1) that stage s runs: GPipe F0..F(M-1) then
- * B0..B(M-1); 1F1B (PipeDream-flush) w = min(S-s-1, M) warm-up forwards
- * F0..F(w-1), then F(w+i) (while there is one) and B(i) in turn. */
-static void schedule_at(dp_schedule sch, int S, int M, int s, int i, int *phase,
-			int *micro)
+/* The blocks stage s of S runs, in order, as (phase, micro-batch) pairs
+ * into ph[], mi[] (room for 3M); returns their number.
+ *   gpipe: F0..F(M-1), then B0..B(M-1);
+ *   1f1b (PipeDream-flush): w = min(S-s-1, M) warm-up forwards, then
+ *     F(w+j) B(j) while forwards remain, then the remaining backwards;
+ *   zb-h1 (Qi et al. 2023): 1F1B's order of F and B (B: the input
+ *     gradients only), each B followed by the oldest pending W (weight
+ *     gradients) once more than s are pending in the steady state, and by
+ *     one W in the cool-down; the last s Ws at the end. So stage s defers
+ *     at most s Ws: F-without-W micro-batches stay at most S, 1F1B's
+ *     stash on stage 0. */
+static int schedule_seq(dp_schedule sch, int S, int M, int s, int *ph,
+			int *mi)
 {
+	int n = 0, f = 0, b = 0, w = 0;
+#define PUT(p, m) (ph[n] = (p), mi[n] = (m), n++)
 	if (sch == DP_SCHED_GPIPE) {
-		*phase = i >= M;
-		*micro = i % M;
-		return;
+		for (int i = 0; i < 2 * M; i++)
+			PUT(i >= M, i % M);
+		return n;
 	}
-	int w = S - s - 1 < M ? S - s - 1 : M;
-	if (i < w) {
-		*phase = 0;
-		*micro = i;
-		return;
+	int warm = S - s - 1 < M ? S - s - 1 : M;
+	bool zb = sch == DP_SCHED_ZBH1;
+	while (f < warm)
+		PUT(0, f++);
+	while (b < M) {
+		bool steady = f < M;
+		if (steady)
+			PUT(0, f++);
+		PUT(1, b++);
+		if (zb && (!steady || b - w > s))
+			PUT(2, w++);
 	}
-	int r = i - w; /* steady state and cool-down: F(w+j) B(j) pairs */
-	int fwd_left = M - w;
-	if (r < 2 * fwd_left) {
-		*phase = r % 2;
-		*micro = r % 2 ? r / 2 : w + r / 2;
-		return;
-	}
-	*phase = 1;
-	*micro = fwd_left + (r - 2 * fwd_left);
+	while (zb && w < M)
+		PUT(2, w++);
+#undef PUT
+	return n;
 }
 
 static dp_status order_blocks(lctx *c)
 {
 	int S = c->S, M = c->M;
-	uint32_t nblocks = (uint32_t)S * 2u * (uint32_t)M * (uint32_t)c->G;
+	uint32_t nblocks = (uint32_t)S * 3u * (uint32_t)M * (uint32_t)c->G;
 	dp_status st = collect_ends(c, nblocks);
+	int *ph = st ? NULL : malloc((size_t)M * 2 * 3 * sizeof *ph);
+	if (!st && !ph)
+		st = nomem(c->err);
+	int *mi = ph ? ph + 3 * M : NULL;
 	for (int s = 0; !st && s < S; s++) {
+		int n = schedule_seq(c->s->pipe.schedule, S, M, s, ph, mi);
 		for (int r = 0; !st && r < c->G; r++) {
 			int32_t prev = -1;
-			for (int i = 0; !st && i < 2 * M; i++) {
-				int phase, micro;
-				schedule_at(c->s->pipe.schedule, S, M, s, i,
-					    &phase, &micro);
-				int32_t k =
-					((s * 2 + phase) * M + micro) * c->G +
-					r;
+			for (int i = 0; !st && i < n; i++) {
+				int32_t k = ((s * 3 + ph[i]) * M + mi[i]) *
+						    c->G +
+					    r;
 				if (c->src_off[k] == c->src_off[k + 1])
 					continue; /* an empty block */
 				if (prev >= 0)
@@ -443,6 +466,7 @@ static dp_status order_blocks(lctx *c)
 			st = dpi_algo_poll(c->p, "lowering", "lowering: order",
 					   0.9 + 0.1 * (s + 1) / S, c->err);
 	}
+	free(ph);
 	return st;
 }
 
@@ -484,7 +508,7 @@ static dp_status count_ops(lctx *c)
 
 static void ctx_free(lctx *c)
 {
-	DPI_FREE_ALL(c->base, c->acc, c->send, c->blk, c->inner, c->srcs, c->sinks,
+	DPI_FREE_ALL(c->base, c->acc, c->send, c->wop, c->blk, c->inner, c->srcs, c->sinks,
 		     c->src_off, c->sink_off, c->name);
 }
 
@@ -508,7 +532,13 @@ dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
 	c.base = malloc(n * sizeof *c.base);
 	c.acc = malloc(n * sizeof *c.acc);
 	c.send = malloc(n * sizeof *c.send);
-	dp_status st = c.base && c.acc && c.send ? count_ops(&c) : nomem(err);
+	bool zb = s->pipe.schedule == DP_SCHED_ZBH1;
+	uint8_t *ukind = zb ? dpi_pipe_kinds(ug) : NULL;
+	c.wop = ukind ? dpi_pipe_w_ops(ug, s, ukind) : NULL;
+	free(ukind);
+	dp_status st = c.base && c.acc && c.send && (c.wop || !zb)
+			       ? count_ops(&c)
+			       : nomem(err);
 	bool begun = false;
 	if (!st) {
 		st = dpi_lower_begin(&c.b, ug, c.total, err);

@@ -69,8 +69,9 @@ static const char *unknown_why(const dp_graph *g, uint32_t u)
 dp_status dpi_pipe_check_batch_known(const dp_graph *g, const dp_algo_opts *o,
 				     const char *name, dp_err *err)
 {
-	if (o && o->microbatches == 1)
-		return DP_OK;
+	dp_status st = dpi_pipe_check_zb_roles(g, o, name, err);
+	if (st || (o && o->microbatches == 1))
+		return st;
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (dpi_pipe_batch_unknown(g, u))
 			return dp_err_set(
@@ -371,10 +372,10 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 		return bad(g, err,
 			   "a pipeline needs 1 to %d micro-batches, got %d",
 			   DP_MAX_MICROBATCHES, M);
-	if (pp->schedule != DP_SCHED_GPIPE && pp->schedule != DP_SCHED_1F1B)
+	if (pp->schedule < DP_SCHED_GPIPE || pp->schedule > DP_SCHED_ZBH1)
 		return bad(g, err,
-			   "unknown pipeline schedule %d: expected gpipe or "
-			   "1f1b",
+			   "unknown pipeline schedule %d: expected gpipe, "
+			   "1f1b or zb-h1",
 			   (int)pp->schedule);
 	int used = 0;
 	dp_status st = check_groups(g, m, pp, D, &used, err);
@@ -392,6 +393,8 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 	st = check_ops(g, s, kd, M, D, err);
 	if (!st)
 		st = check_edges(g, pp, kd, err);
+	if (!st && pp->schedule == DP_SCHED_ZBH1)
+		st = dpi_pipe_check_zb(g, s, kd, err);
 	free(kd);
 	return st;
 }

@@ -50,14 +50,17 @@ typedef enum dp_strategy_kind {
 
 typedef enum dp_schedule {
 	DP_SCHED_GPIPE = 0, /* all forwards, then all backwards */
-	DP_SCHED_1F1B	    /* warm-up of S-s-1 forwards, then one F one B */
+	DP_SCHED_1F1B,	    /* warm-up of S-s-1 forwards, then one F one B */
+	DP_SCHED_ZBH1	    /* zero bubble H1: 1F1B with the backward split
+			       into B (input gradients) and W (weight
+			       gradients, role grad), W deferred */
 } dp_schedule;
 
-/* "placement", "spmd", "pipeline"; "gpipe", "1f1b". */
+/* "placement", "spmd", "pipeline"; "gpipe", "1f1b", "zb-h1". */
 const char *dp_strategy_kind_name(dp_strategy_kind k);
 const char *dp_schedule_name(dp_schedule s);
-/* "gpipe" or "1f1b" into *out; else DP_EINPUT "unknown schedule 'X'
- * (known: gpipe, 1f1b)" (*out untouched). */
+/* "gpipe", "1f1b" or "zb-h1" into *out; else DP_EINPUT "unknown schedule
+ * 'X' (known: gpipe, 1f1b, zb-h1)" (*out untouched). */
 dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err);
 
 #define DP_MAX_MESH_AXES 4
