@@ -24,6 +24,7 @@
 
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
+#include "internal/nomem.h"
 #include "internal/pase.h"
 
 /* Most vertices in a dependent set (a table of 2^16 entries holds at most
@@ -50,11 +51,6 @@ typedef struct solver {
 	step *steps;
 	size_t nsteps, cap_steps;
 } solver;
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "pase: out of memory");
-}
 
 static bool pool_add(solver *s, const uint32_t *v, uint32_t n, uint32_t *off)
 {
@@ -140,7 +136,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 	dp_status st = DP_OK;
 	*nfixed = 0;
 	if (!s.dom || !s.fixed || !s.fidx || !s.last || !F || !E || !T) {
-		st = nomem(err);
+		st = dpi_nomem(err, "running pase");
 		goto out;
 	}
 	T[0] = 0;
@@ -158,7 +154,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = g->topo[i];
 		if ((i & 255) == 0 &&
-		    (st = dpi_algo_poll(p, "pase", "dynamic programming",
+		    (st = dpi_poll(p, "pase", "dynamic programming",
 					0.2 + 0.75 * i / n, err)))
 			goto out;
 		uint32_t dv = s.dom[v];
@@ -176,7 +172,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 			nT = nn;
 			step *sp = step_add(&s);
 			if (!sp) {
-				st = nomem(err);
+				st = dpi_nomem(err, "running pase");
 				goto out;
 			}
 			sp->v = UINT32_MAX;
@@ -199,7 +195,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 		if (nm)
 			M = nm;
 		if (!nve || !nm) {
-			st = nomem(err);
+			st = dpi_nomem(err, "running pase");
 			goto out;
 		}
 		/* pair matrices per dependent vertex, unary for fixed ones */
@@ -274,7 +270,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 		step *sp = step_add(&s);
 		if (!sp || !pool_add(&s, E, nEv, &sp->eoff) ||
 		    !pool_add(&s, F, nF2, &sp->foff)) {
-			st = nomem(err);
+			st = dpi_nomem(err, "running pase");
 			goto out;
 		}
 		sp->v = v;
@@ -285,7 +281,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 			nT2 *= rad(&s, F[j]);
 		double *nt = realloc(T, nT2 * sizeof *T);
 		if (!nt) {
-			st = nomem(err);
+			st = dpi_nomem(err, "running pase");
 			goto out;
 		}
 		T = nt;
@@ -294,7 +290,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 		} else {
 			sp->arg = malloc(nT2 * sizeof *sp->arg);
 			if (!sp->arg) {
-				st = nomem(err);
+				st = dpi_nomem(err, "running pase");
 				goto out;
 			}
 			for (size_t f = 0; f < nT2; f++)
@@ -384,7 +380,7 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 {
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
-	dp_status st = dpi_algo_poll(p, "pase", "configurations", 0, err);
+	dp_status st = dpi_poll(p, "pase", "configurations", 0, err);
 	if (!st)
 		st = dp_algo_check_pins(g, m, err);
 	if (st)
@@ -403,7 +399,7 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	dp_strategy s;
 	dp_strategy_init(&s);
 	if (!choice || !second)
-		st = nomem(err);
+		st = dpi_nomem(err, "running pase");
 	/* every search reads the edges' costs from one table */
 	if (!st)
 		st = dpi_pase_etab_build(&pm, p, err);
@@ -453,13 +449,13 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		snprintf(s.label, sizeof s.label, "pase %.18s%.40s", mesh,
 			 note);
 		snprintf(s.algo, sizeof s.algo, "pase");
-		st = dpi_algo_poll(p, "pase", "expert layout", 0.99, err);
+		st = dpi_poll(p, "pase", "expert layout", 0.99, err);
 	}
 	if (!st && extras)
 		st = dpi_pase_expert(&pm, o, best_ms, best_fit, &s, &expert,
 				     err);
 	if (!st)
-		st = dpi_algo_poll(p, "pase", "done", 1, err);
+		st = dpi_poll(p, "pase", "done", 1, err);
 	free(choice);
 	free(second);
 	dpi_pase_etab_free(&pm);

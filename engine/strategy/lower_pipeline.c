@@ -18,7 +18,8 @@
  * sink to each source of the next block: linear in size, and free on one
  * device (a control edge there arrives when its producer ends).
  */
-#include "internal/algo_int.h"
+#include "internal/nomem.h"
+#include "internal/poll.h"
 #include "internal/arrays.h"
 #include "internal/lower.h"
 #include "internal/pipeline.h"
@@ -53,12 +54,6 @@ typedef struct lctx {
 	char *name;
 	size_t name_cap;
 } lctx;
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while lowering a pipeline");
-}
 
 static uint32_t src_of(const lctx *c, uint32_t x)
 {
@@ -314,7 +309,7 @@ static dp_status collect_ends(lctx *c, uint32_t nblocks)
 	c->src_off = calloc((size_t)nblocks + 1, sizeof *c->src_off);
 	c->sink_off = calloc((size_t)nblocks + 1, sizeof *c->sink_off);
 	if (!c->src_off || !c->sink_off)
-		return nomem(c->err);
+		return dpi_nomem(c->err, "lowering a pipeline");
 	uint32_t ns = 0, nk = 0;
 	for (uint32_t x = 0; x < n; x++) {
 		if (c->blk[x] < 0)
@@ -337,7 +332,7 @@ static dp_status collect_ends(lctx *c, uint32_t nblocks)
 	uint32_t *fs = malloc((size_t)nblocks * 2 * sizeof *fs);
 	if (!c->srcs || !c->sinks || !fs) {
 		free(fs);
-		return nomem(c->err);
+		return dpi_nomem(c->err, "lowering a pipeline");
 	}
 	memcpy(fs, c->src_off, (size_t)nblocks * sizeof *fs);
 	memcpy(fs + nblocks, c->sink_off, (size_t)nblocks * sizeof *fs);
@@ -443,7 +438,7 @@ static dp_status order_blocks(lctx *c)
 	dp_status st = collect_ends(c, nblocks);
 	int *ph = st ? NULL : malloc((size_t)M * 2 * 3 * sizeof *ph);
 	if (!st && !ph)
-		st = nomem(c->err);
+		st = dpi_nomem(c->err, "lowering a pipeline");
 	int *mi = ph ? ph + 3 * M : NULL;
 	for (int s = 0; !st && s < S; s++) {
 		int n = schedule_seq(c->s->pipe.schedule, S, M, s, ph, mi);
@@ -463,7 +458,7 @@ static dp_status order_blocks(lctx *c)
 				st = link_blocks(c, prev, -1);
 		}
 		if (!st)
-			st = dpi_algo_poll(c->p, "lowering", "lowering: order",
+			st = dpi_poll(c->p, "lowering", "lowering: order",
 					   0.9 + 0.1 * (s + 1) / S, c->err);
 	}
 	free(ph);
@@ -502,7 +497,7 @@ static dp_status count_ops(lctx *c)
 	c->blk = malloc((size_t)(total ? total : 1) * sizeof *c->blk);
 	c->inner = calloc(total ? total : 1, 1);
 	if (!c->name || !c->blk || !c->inner)
-		return nomem(c->err);
+		return dpi_nomem(c->err, "lowering a pipeline");
 	return DP_OK;
 }
 
@@ -538,7 +533,7 @@ dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
 	free(ukind);
 	dp_status st = c.base && c.acc && c.send && (c.wop || !zb)
 			       ? count_ops(&c)
-			       : nomem(err);
+			       : dpi_nomem(err, "lowering a pipeline");
 	bool begun = false;
 	if (!st) {
 		st = dpi_lower_begin(&c.b, ug, c.total, err);
@@ -546,14 +541,14 @@ dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
 	}
 	for (uint32_t i = 0; !st && i < g->nops; i++) {
 		if ((i & 4095) == 0)
-			st = dpi_algo_poll(p, "lowering", "lowering: ops",
+			st = dpi_poll(p, "lowering", "lowering: ops",
 					   0.5 * i / g->nops, err);
 		if (!st)
 			st = lower_op(&c, g->topo[i]);
 	}
 	for (uint32_t e = 0; !st && e < g->nedges; e++) {
 		if ((e & 4095) == 0)
-			st = dpi_algo_poll(p, "lowering", "lowering: edges",
+			st = dpi_poll(p, "lowering", "lowering: edges",
 					   0.5 + 0.4 * e / g->nedges, err);
 		if (!st)
 			st = lower_edge(&c, &g->edges[e]);
@@ -576,7 +571,7 @@ dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
 	(void)m;
 	dpi_pipe_src ps = {.g = g, .kind = dpi_pipe_kinds(g)};
 	if (!ps.kind)
-		return nomem(err);
+		return dpi_nomem(err, "lowering a pipeline");
 	dp_status st = dpi_lower_pipeline_of(g, s, &ps, p, out, err);
 	free(ps.kind);
 	return st;

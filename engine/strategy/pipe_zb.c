@@ -10,6 +10,7 @@
  * and runs with B. A W op may not feed a B op (W runs after B): such a
  * graph, or one without grad ops, is refused.
  */
+#include "internal/nomem.h"
 #include "internal/pipeline.h"
 
 #include <stdlib.h>
@@ -62,8 +63,7 @@ dp_status dpi_pipe_check_zb(const dp_graph *g, const dp_strategy *s,
 {
 	uint8_t *w = dpi_pipe_w_ops(g, s, kd);
 	if (!w)
-		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-				  "out of memory while checking a pipeline");
+		return dpi_nomem(err, "checking a pipeline");
 	bool any = false;
 	for (uint32_t u = 0; u < g->nops && !any; u++)
 		any = w[u];

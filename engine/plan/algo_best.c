@@ -74,7 +74,7 @@ extern const dp_algo dpi_algo_msr_dp;
 /* Extra candidates on large graphs (nops x K > BEST_FEW_WORK, where best
  * runs for K only and its deeper searches do not run): METIS balanced in
  * each of W time windows of the critical path (dpi_metis_windows,
- * pardnn's branches seed with 4), for these W, and lanes (best_lanes.c).
+ * pardnn's branches seed with 4), for these W, and lanes (engine/algo/lanes.c).
  * More windows than pardnn's keep parallel branches (towers) apart along
  * more of the step; lanes keeps one branch per device where branches and
  * devices match. On the bench's generated graphs (docs/benchmarks.md,
@@ -90,7 +90,7 @@ static dp_status windows_place(const dp_graph *g, const dp_machine *m, int nwin,
 	dp_progress_report(p, "metis", 0.0);
 	dp_status st = dpi_metis_windows(g, m, nwin, placement, err);
 	if (!st && dp_progress_canceled(p))
-		st = dpi_algo_canceled(err, "best");
+		st = dpi_canceled(err, "best");
 	return st;
 }
 
@@ -115,9 +115,9 @@ static dp_status lanes_run(const dp_graph *g, const dp_machine *m,
 			   int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = dpi_best_lanes(g, m, placement, err);
+	dp_status st = dpi_lanes(g, m, placement, err);
 	if (!st && dp_progress_canceled(p))
-		st = dpi_algo_canceled(err, "best");
+		st = dpi_canceled(err, "best");
 	return st;
 }
 
@@ -133,7 +133,7 @@ static const dp_algo best_own[] = {
 	 .run = windows12_run},
 	{.name = "lanes",
 	 .summary = "ops follow their data, each device's share of each "
-		    "time window kept (best_lanes.c)",
+		    "time window kept (engine/algo/lanes.c)",
 	 .source = "ours",
 	 .run = lanes_run},
 };
@@ -257,14 +257,14 @@ static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
 		snprintf(bm.phase, sizeof bm.phase, "best: %s, K=%d",
 			 c->cands[i]->name, mk->k);
 		dp_progress sp = {meter_fn, &bm, c->p ? c->p->cancel : NULL};
-		if ((st = dpi_algo_poll(c->p, "best", bm.phase, bm.lo, c->err)))
+		if ((st = dpi_poll(c->p, "best", bm.phase, bm.lo, c->err)))
 			break;
 		dp_err e2;
 		dp_err_clear(&e2);
 		st = dp_algo_place(c->cands[i], c->g, mk, &sub, &sp, c->scratch,
 				   &e2);
 		if (st == DP_ECANCELED) {
-			st = dpi_algo_canceled(c->err, "best");
+			st = dpi_canceled(c->err, "best");
 			break;
 		}
 		if (st == DP_ENOMEM) {
