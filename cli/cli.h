@@ -62,6 +62,7 @@ typedef struct cli_opts {
 	bool no_polish;
 	int microbatches; /* --microbatches (0: the algorithm's choice) */
 	int tp;		  /* --tp (0: the algorithm's choice) */
+	int virtual_stages; /* --virtual-stages (0: none) */
 	int schedule;	  /* --schedule: a dp_schedule, -1: the algorithm's
 			     own */
 	long long batch;  /* --batch: the graph at this batch size (0: as

@@ -200,6 +200,8 @@ static const struct common_opt {
 	{"--microbatches", "-M", 'i', DP_MAX_MICROBATCHES,
 	 offsetof(cli_opts, microbatches), false},
 	{"--tp", NULL, 'i', DP_MAX_DEVICES, offsetof(cli_opts, tp), false},
+	{"--virtual-stages", NULL, 'i', DP_MAX_VIRTUAL_STAGES,
+	 offsetof(cli_opts, virtual_stages), false},
 	{"--batch", NULL, 'l', 1L << 30, offsetof(cli_opts, batch), false},
 	{"--format", NULL, 0, 0, 0, true}};
 
@@ -295,6 +297,10 @@ void cli_help_machine_opts(FILE *out)
 		"  --tp T             tensor-parallel size (default: the "
 		"algorithm's choice;\n"
 		"                     not eval, export)\n"
+		"  --virtual-stages V interleaved 1F1B (gpipe, 1f1b): each "
+		"device holds V\n"
+		"                     chunks of the model, 1..%d (not eval, "
+		"export)\n"
 		"  --batch B          the step at batch size B: what the "
 		"graph's "
 		"dims index by\n"
@@ -304,7 +310,8 @@ void cli_help_machine_opts(FILE *out)
 		"pardnn, fiddle,\n"
 		"                     pipedream (default: detected from the "
 		"content)\n",
-		DP_MAX_DEVICES, dp_machine_link_names(), DP_MAX_MICROBATCHES);
+		DP_MAX_DEVICES, dp_machine_link_names(), DP_MAX_MICROBATCHES,
+		DP_MAX_VIRTUAL_STAGES);
 }
 
 int cli_load_graph(const cli_opts *o, dp_graph **g)
@@ -546,6 +553,7 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	ao->polish = !o->no_polish;
 	ao->microbatches = o->microbatches;
 	ao->tp = o->tp;
+	ao->virtual_stages = o->virtual_stages;
 	ao->schedule = o->schedule;
 	if (o->time_limit_s > 0)
 		ao->time_limit_s = o->time_limit_s;

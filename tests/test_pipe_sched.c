@@ -60,7 +60,8 @@ static void machine(dp_machine *m, int k, double o)
 
 /* The step of g under algo with M micro-batches on S = K stages, in
  * schedule sch; -1 (a test failure) when anything fails. */
-static int64_t last_peak; /* the largest device peak of step_of's run */
+static int64_t last_peak;
+static int want_v; /* --virtual-stages of step_of's runs (0: none) */ /* the largest device peak of step_of's run */
 
 static double step_of(const dp_graph *g, const dp_machine *m, const char *algo,
 		      int M, int sch)
@@ -74,6 +75,7 @@ static double step_of(const dp_graph *g, const dp_machine *m, const char *algo,
 	dp_algo_opts_default(&o);
 	o.microbatches = M;
 	o.schedule = sch;
+	o.virtual_stages = want_v;
 	dp_strategy s;
 	dp_strategy_init(&s);
 	dp_lowered l;
@@ -277,7 +279,31 @@ static void test_zb_h1_refuses_what_it_cannot_split(void)
 	dp_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_whole_backward_blocks),
+/* Interleaved 1F1B (Megatron-LM, Narayanan et al. 2021): S devices of V
+ * chunks each on a chain of S V equal layers, free links. With a device's
+ * forward and backward of tf and tb per micro-batch (all its chunks), the
+ * step is M (tf + tb) + (S - 1)(tf + tb) / V: the bubble falls V times.
+ * 8 layers of 8 us forward and 8 us backward (no weight gradient time),
+ * S = 4, M = 8: V = 2 gives tf = tb = 2 and 8 x 4 + 3 x 4 / 2 = 38 us,
+ * against 1F1B's (M + S - 1)(tf + tb) = 44 on the same cut. */
+static void test_interleaved_closed_form(void)
+{
+	dp_graph *g = chain(8, 8, 8, 0, 0);
+	dp_machine m;
+	machine(&m, 4, 0);
+	int M = 8, S = 4, V = 2;
+	double tf = V * 8.0 / M, tb = V * 8.0 / M;
+	want_v = V;
+	double tv = step_of(g, &m, "1f1b", M, -1);
+	want_v = 0;
+	CHECK_NEAR(tv, M * (tf + tb) + (S - 1) * (tf + tb) / V, 1e-9);
+	CHECK_NEAR(step_of(g, &m, "1f1b", M, -1), (M + S - 1) * (tf + tb),
+		   1e-9);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_interleaved_closed_form), TEST(test_whole_backward_blocks),
 	  TEST(test_zb_h1_third_of_the_bubble),
 	  TEST(test_zb_h1_refuses_what_it_cannot_split),
 	  TEST(test_kernel_overhead_on_micro_batches),

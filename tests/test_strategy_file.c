@@ -363,7 +363,8 @@ static void test_bad_files_say_where_and_what(void)
 	CHECK_STR(bad("\"kind\":\"spmd\",\"meshes\":[2]", 2),
 		  "2:15: unknown key 'meshes': expected one of format, "
 		  "version, graph, kind, devices, label, algorithm, placement, "
-		  "mesh, ops, default, stages, microbatches, schedule, stage, "
+		  "mesh, ops, default, stages, microbatches, schedule, "
+		  "virtual_stages, stage, "
 		  "default_stage, groups, spmd");
 	CHECK_STR(bad("\"kind\":\"spmd\"", 2),
 		  "1:1: missing \"mesh\": the device mesh, such as [8] or "

@@ -27,6 +27,7 @@
  */
 #include "internal/algo_int.h"
 #include "internal/lower.h"
+#include "internal/nomem.h"
 #include "internal/pipeline.h"
 
 #include <stdio.h>
@@ -350,6 +351,55 @@ int dpi_pipe_default_microbatches(const dp_graph *g, int S)
 	return M;
 }
 
+/* The numbered block of a layer path: its prefix through the first
+ * component whose last character is a digit ("model/h3" of
+ * "model/h3/attn", "layers/7"); 0 when there is none. */
+static size_t numbered_prefix(const char *l)
+{
+	size_t k = 0;
+	while (l[k]) {
+		size_t c = strcspn(l + k, "/.");
+		if (c > 0 && l[k + c - 1] >= '0' && l[k + c - 1] <= '9')
+			return k + c;
+		k += c + (l[k + c] ? 1 : 0);
+	}
+	return 0;
+}
+
+/* --virtual-stages V: S stages of V chunks each cut the model's layers
+ * (its numbered blocks, "model/h3", in forward order; Megatron-LM's
+ * transformer layers) into S V chunks, so V must divide the layers per
+ * stage (Megatron-LM's --num-layers-per-virtual-pipeline-stage is their
+ * quotient). A graph without numbered layers is cut by forward time. */
+static dp_status virtual_layers(const dp_graph *g, const uint8_t *kd, int S,
+				int V, const char *name, dp_err *err)
+{
+	if (V <= 1)
+		return DP_OK;
+	uint32_t layers = 0;
+	const char *last = "";
+	size_t last_n = 0;
+	for (uint32_t i = 0; i < g->nops; i++) {
+		uint32_t u = g->topo[i];
+		const char *l = dp_graph_str(g, g->ops[u].layer);
+		size_t n = kd[u] == DPI_PIPE_FWD ? numbered_prefix(l) : 0;
+		if (n == 0 || (n == last_n && strncmp(l, last, n) == 0))
+			continue;
+		layers++;
+		last = l;
+		last_n = n;
+	}
+	if (layers == 0 || (layers % (uint32_t)S == 0 &&
+			    (layers / (uint32_t)S) % (uint32_t)V == 0))
+		return DP_OK;
+	return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+			  "%s: --virtual-stages %d does not divide the layers "
+			  "per stage: %u layers on %d stages%s; choose V "
+			  "dividing the layers per stage",
+			  name, V, layers, S,
+			  layers % (uint32_t)S ? " do not split evenly" : "");
+}
+
 dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 			const dp_algo_opts *o, const dp_progress *p,
 			dp_schedule sch, const char *name, int S_want,
@@ -375,11 +425,20 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 				  "out of memory while cutting a pipeline");
 	for (uint32_t u = 0; u < g->nops; u++)
 		stage[u] = -1;
-	int S = 1;
+	int S = 1, V = o->virtual_stages > 1 ? o->virtual_stages : 1;
 	uint8_t *kd = dpi_pipe_kinds(g);
-	st = kd ? assign_stages(g, kd, S_want, given, name, stage, &S, err)
+	st = kd ? virtual_layers(g, kd, S_want, V, name, err)
 		: dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 			     "out of memory while cutting a pipeline");
+	if (!st)
+		st = assign_stages(g, kd, S_want * V, given, name, stage, &S,
+				   err);
+	if (!st && V > 1 && S != S_want * V)
+		st = dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				"%s: --virtual-stages %d: %d stages of %d "
+				"chunks need %d chunks of forward ops, but "
+				"only %d could be cut",
+				name, V, S_want, V, S_want * V, S);
 	dp_strategy s;
 	dp_strategy_init(&s);
 	if (!st)
@@ -392,13 +451,24 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	if (g->nops)
 		memcpy(s.pipe.stage, stage, (size_t)g->nops * sizeof *stage);
 	free(stage);
+	if (V > 1) { /* chunk c on device c mod S_want */
+		s.pipe.virtual_stages = V;
+		s.k = S_want;
+		for (int c = 0; c < S; c++)
+			s.pipe.group[c] = c % S_want;
+	}
 	s.pipe.microbatches = o->microbatches > 0
 				      ? o->microbatches
 				      : default_microbatches(g, kd, S);
 	free(kd);
 	s.pipe.schedule = sch;
-	snprintf(s.label, sizeof s.label, "%s S=%d M=%d", dp_schedule_name(sch),
-		 S, s.pipe.microbatches);
+	if (V > 1)
+		snprintf(s.label, sizeof s.label, "%s S=%d V=%d M=%d",
+			 dp_schedule_name(sch), S_want, V,
+			 s.pipe.microbatches);
+	else
+		snprintf(s.label, sizeof s.label, "%s S=%d M=%d",
+			 dp_schedule_name(sch), S, s.pipe.microbatches);
 	snprintf(s.algo, sizeof s.algo, "%s", name);
 	st = dp_strategy_check(g, m, &s, err);
 	if (st == DP_EINPUT && err) {
@@ -437,7 +507,8 @@ static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 		st = dpi_pipe_check_batch_known(g, o, name, err);
 	if (st)
 		return st;
-	if (!o || o->microbatches == 0)
+	if ((!o || o->microbatches == 0) &&
+	    !(o && o->virtual_stages > 1))
 		return dpi_pipe_search(g, m, o, p, name, sch, out, err);
 	return dpi_pipe_make(g, m, o, p, sch, name, m->k, NULL, out, err);
 }

@@ -21,7 +21,7 @@
 #define TOP_KEYS                                                               \
 	"format, version, graph, kind, devices, label, algorithm, "            \
 	"placement, mesh, ops, default, stages, microbatches, schedule, "      \
-	"stage, default_stage, groups, spmd"
+	"virtual_stages, stage, default_stage, groups, spmd"
 
 /* Scans the top-level object, reading the scalars and noting where the
  * other values are. */
@@ -38,6 +38,7 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 				    {"stages", &t->stages},
 				    {"microbatches", &t->micro},
 				    {"schedule", &t->schedule},
+				    {"virtual_stages", &t->virt},
 				    {"stage", &t->stage},
 				    {"default_stage", &t->def_stage},
 				    {"groups", &t->groups},
@@ -122,6 +123,7 @@ static dp_status check_keys(dpi_sread *R, const dpi_sread_top *t,
 		{t->stages, "stages", 1u << DP_STRAT_PIPELINE},
 		{t->micro, "microbatches", 1u << DP_STRAT_PIPELINE},
 		{t->schedule, "schedule", 1u << DP_STRAT_PIPELINE},
+		{t->virt, "virtual_stages", 1u << DP_STRAT_PIPELINE},
 		{t->stage, "stage", 1u << DP_STRAT_PIPELINE},
 		{t->def_stage, "default_stage", 1u << DP_STRAT_PIPELINE},
 		{t->groups, "groups", 1u << DP_STRAT_PIPELINE},
@@ -226,7 +228,8 @@ static dp_status rd_groups(dpi_sread *R, size_t off, dp_pipeline *pp, int gsize)
 			if ((st = dpi_sread_int(R, at, R->path, 0,
 						DP_MAX_DEVICES - 1, &d)))
 				break;
-			if (n < gsize && owner[d] >= 0) {
+			if (n < gsize && owner[d] >= 0 &&
+			    pp->virtual_stages <= 1) {
 				st = dpi_jscan_error_at(js, at,
 							"%s: device %ld is "
 							"already in groups[%d]",
@@ -370,6 +373,10 @@ static dp_status rd_pipeline(dpi_sread *R, const dpi_sread_top *t,
 	if (!st && t->micro)
 		st = dpi_sread_int(R, t->micro, "microbatches", 1,
 				   DP_MAX_MICROBATCHES, &M);
+	long V = 1;
+	if (!st && t->virt)
+		st = dpi_sread_int(R, t->virt, "virtual_stages", 1,
+				   DP_MAX_VIRTUAL_STAGES, &V);
 	dp_schedule sched = DP_SCHED_GPIPE;
 	if (!st && t->schedule &&
 	    !(st = dpi_sread_str(R, t->schedule, "schedule"))) {
@@ -388,6 +395,7 @@ static dp_status rd_pipeline(dpi_sread *R, const dpi_sread_top *t,
 	dp_pipeline *pp = &s->pipe;
 	pp->microbatches = (int)M;
 	pp->schedule = sched;
+	pp->virtual_stages = V > 1 ? (int)V : 0;
 	dpi_sread_top in;
 	memset(&in, 0, sizeof in);
 	const jscan_slot spmd_keys[] = {

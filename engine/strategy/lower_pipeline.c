@@ -431,21 +431,53 @@ static int schedule_seq(dp_schedule sch, int S, int M, int s, int *ph,
 	return n;
 }
 
+/* Interleaved 1F1B (Megatron-LM's virtual pipeline) on device d of P,
+ * V chunks each (chunk v of the device is stage v P + d): M V virtual
+ * micro-batches; virtual forward k is micro-batch (k / (P V)) P + k % P of
+ * the device's chunk (k / P) % V, virtual backward k the same micro-batch
+ * of chunk V - 1 - (k / P) % V; w = min((P - d - 1) 2 + (V - 1) P, M V)
+ * warm-up forwards, then F(w + j) B(j) pairs, then the remaining
+ * backwards. Into ch[], ph[], mi[] (room for 2 M V); returns their number. */
+static int interleaved_seq(int P, int V, int M, int d, int *ch, int *ph,
+			   int *mi)
+{
+	int n = 0, total = M * V, f = 0, b = 0;
+	int warm = (P - d - 1) * 2 + (V - 1) * P;
+	warm = warm < total ? warm : total;
+	while (n < 2 * total) {
+		bool fw = f < warm || (f < total && (n - warm) % 2 == 0);
+		int k = fw ? f++ : b++;
+		int v = (k / P) % V;
+		ch[n] = (fw ? v : V - 1 - v) * P + d;
+		ph[n] = fw ? 0 : 1;
+		mi[n] = (k / (P * V)) * P + k % P;
+		n++;
+	}
+	return n;
+}
+
 static dp_status order_blocks(lctx *c)
 {
 	int S = c->S, M = c->M;
+	int V = c->s->pipe.virtual_stages > 1 ? c->s->pipe.virtual_stages : 1;
+	int P = S / V; /* devices (groups); chunk s on group s mod P */
 	uint32_t nblocks = (uint32_t)S * 3u * (uint32_t)M * (uint32_t)c->G;
 	dp_status st = collect_ends(c, nblocks);
-	int *ph = st ? NULL : malloc((size_t)M * 2 * 3 * sizeof *ph);
+	size_t room = (size_t)M * 3 * (size_t)V;
+	int *ph = st ? NULL : malloc(room * 3 * sizeof *ph);
 	if (!st && !ph)
 		st = dpi_nomem(c->err, "lowering a pipeline");
-	int *mi = ph ? ph + 3 * M : NULL;
-	for (int s = 0; !st && s < S; s++) {
-		int n = schedule_seq(c->s->pipe.schedule, S, M, s, ph, mi);
+	int *mi = ph ? ph + room : NULL, *ch = ph ? ph + 2 * room : NULL;
+	for (int d = 0; !st && d < P; d++) {
+		int n = V > 1 ? interleaved_seq(P, V, M, d, ch, ph, mi)
+			      : schedule_seq(c->s->pipe.schedule, S, M, d, ph,
+					     mi);
+		for (int i = 0; V == 1 && i < n; i++)
+			ch[i] = d;
 		for (int r = 0; !st && r < c->G; r++) {
 			int32_t prev = -1;
 			for (int i = 0; !st && i < n; i++) {
-				int32_t k = ((s * 3 + ph[i]) * M + mi[i]) *
+				int32_t k = ((ch[i] * 3 + ph[i]) * M + mi[i]) *
 						    c->G +
 					    r;
 				if (c->src_off[k] == c->src_off[k + 1])
@@ -459,7 +491,7 @@ static dp_status order_blocks(lctx *c)
 		}
 		if (!st)
 			st = dpi_poll(c->p, "lowering", "lowering: order",
-					   0.9 + 0.1 * (s + 1) / S, c->err);
+				      0.9 + 0.1 * (d + 1) / P, c->err);
 	}
 	free(ph);
 	return st;

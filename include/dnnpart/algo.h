@@ -100,6 +100,7 @@ typedef struct dp_algo_opts {
 	 * parallel size; 0 = the algorithm's own choice */
 	int microbatches;
 	int tp;
+	int virtual_stages; /* --virtual-stages V: interleaved 1F1B (0: 1) */
 	/* pipelines: the schedule their micro-batches run in, a dp_schedule
 	 * (strategy.h: DP_SCHED_GPIPE, DP_SCHED_1F1B), or -1 for the
 	 * algorithm's own (gpipe's, 1f1b's; pipedream and hybrid: 1F1B) */

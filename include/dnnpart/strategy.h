@@ -65,6 +65,7 @@ dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err);
 
 #define DP_MAX_MESH_AXES 4
 #define DP_MAX_MICROBATCHES 4096
+#define DP_MAX_VIRTUAL_STAGES 64
 
 /* An spmd split of every op over a device mesh. */
 typedef struct dp_spmd {
@@ -87,6 +88,11 @@ typedef struct dp_pipeline {
 	int32_t *stage;	  /* per op: its stage, 0..S-1 */
 	int microbatches; /* M, 1..DP_MAX_MICROBATCHES */
 	dp_schedule schedule;
+	/* V > 1: interleaved 1F1B (Megatron-LM's virtual pipeline): the
+	 * nstages stages are chunks of the model, chunk c on the group of
+	 * chunk c mod (nstages / V), so each group holds V non-adjacent
+	 * chunks; 0 or 1: none */
+	int virtual_stages;
 	/* stage s runs on devices group[group_off[s] .. group_off[s+1]);
 	 * each group has the size of the inner spmd mesh (1 without one) */
 	int32_t *group_off; /* S + 1 */
