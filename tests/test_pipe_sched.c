@@ -303,7 +303,55 @@ static void test_interleaved_closed_form(void)
 	dp_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_interleaved_closed_form), TEST(test_whole_backward_blocks),
+/* Stages cut by device speed (HetPipe's balance): 12 equal layers (f 100
+ * us, b 200 us, no weight-gradient time), M = 8, speeds 2,2,1,1, free
+ * links. Per micro-batch a layer takes 37.5 us (12.5 + 25). The cut by
+ * speed gives the fast devices 4 layers and the slow ones 2: every stage
+ * takes 75 us a micro-batch (25 forward, 50 backward), the step
+ * (M + S - 1) x 75 = 825 us. The equal cut (3 layers each) run on the
+ * same devices: the slow stages take 112.5 us a micro-batch, the step
+ * M x 112.5 + 56.25 + 56.25 + 112.5 = 1125 us; the cut by speed is 26.7 %
+ * shorter. */
+static void test_stages_cut_by_device_speed(void)
+{
+	dp_graph *g = chain(12, 100, 200, 0, 0);
+	dp_machine eq, fast;
+	machine(&eq, 4, 0);
+	machine(&fast, 4, 0);
+	REQUIRE(dp_machine_set_speeds(&fast, "2,2,1,1", NULL) == DP_OK);
+	CHECK_NEAR(step_of(g, &fast, "1f1b", 8, -1), 11 * 75.0, 1e-9);
+	/* the equal cut, priced on the fast machine */
+	const dp_algo *a = dp_algo_find("1f1b");
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = 8;
+	dp_strategy s;
+	dp_strategy_init(&s);
+	dp_lowered l;
+	memset(&l, 0, sizeof l);
+	dp_sim_result r;
+	memset(&r, 0, sizeof r);
+	dp_err err;
+	dp_sim *sim = NULL;
+	if (a->strategize(g, &eq, &o, NULL, &s, &err) ||
+	    dp_strategy_lower(g, &fast, &s, NULL, &l, &err) ||
+	    !(sim = dp_sim_new(l.g, &fast, &err)) ||
+	    dp_sim_run(sim, l.placement, NULL, &r, &err))
+		test_fail(__FILE__, __LINE__, "equal cut: %s", err.msg);
+	else
+		CHECK_NEAR(r.makespan, 8 * 112.5 + 56.25 + 56.25 + 112.5, 1e-9);
+	CHECK(11 * 75.0 <= 0.85 * (8 * 112.5 + 225));
+	dp_sim_free(sim);
+	dp_sim_result_free(&r);
+	dp_lowered_free(&l);
+	dp_strategy_free(&s);
+	dp_machine_free(&eq);
+	dp_machine_free(&fast);
+	dp_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_interleaved_closed_form),
+	  TEST(test_stages_cut_by_device_speed), TEST(test_whole_backward_blocks),
 	  TEST(test_zb_h1_third_of_the_bubble),
 	  TEST(test_zb_h1_refuses_what_it_cannot_split),
 	  TEST(test_kernel_overhead_on_micro_batches),

@@ -34,39 +34,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int greedy_stages(const double *t, uint32_t n, double bound)
+/* The stages a greedy cut of the n op times t (in order) needs when stage
+ * c holds at most bound x sp[c] (sp: the speed of its device; NULL: 1),
+ * S + 1 when S do not suffice. */
+static int greedy_stages(const double *t, uint32_t n, double bound,
+			 const double *sp, int S)
 {
-	int k = 1;
+	int k = 0;
 	double cur = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (cur > 0 && cur + t[i] > bound) {
+	for (uint32_t i = 0; i < n && k < S; i++) {
+		if (cur > 0 && cur + t[i] > bound * (sp ? sp[k] : 1)) {
 			k++;
 			cur = 0;
 		}
 		cur += t[i];
 	}
-	return k;
+	return k + 1;
 }
 
-/* Stage of each of the n forward ops (times t, in order) into st. */
-static void cut_forward(const double *t, uint32_t n, int S, int32_t *st)
+/* Stage of each of the n forward ops (times t, in order) into st: S runs
+ * whose times over their device's speed (sp, NULL: all 1) have the least
+ * largest value, so a faster device takes more (HetPipe's balance). */
+static void cut_forward(const double *t, uint32_t n, int S, const double *sp,
+			int32_t *st)
 {
-	double total = 0, tmax = 0;
+	double total = 0, tmax = 0, ssum = 0, smin = 1e300, smax = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		total += t[i];
 		tmax = t[i] > tmax ? t[i] : tmax;
+	}
+	for (int c = 0; c < S; c++) {
+		double v = sp ? sp[c] : 1;
+		ssum += v;
+		smin = v < smin ? v : smin;
+		smax = v > smax ? v : smax;
 	}
 	if (!(total > 0)) {
 		for (uint32_t i = 0; i < n; i++)
 			st[i] = (int32_t)((uint64_t)i * (uint64_t)S / n);
 		return;
 	}
-	double lo = total / S > tmax ? total / S : tmax, hi = total;
-	if (greedy_stages(t, n, lo) <= S)
+	double lo = total / ssum > tmax / smax ? total / ssum : tmax / smax;
+	double hi = total / smin;
+	if (greedy_stages(t, n, lo, sp, S) <= S)
 		hi = lo;
 	for (int it = 0; it < 100 && hi - lo > 1e-9 * hi; it++) {
 		double mid = lo + (hi - lo) / 2;
-		if (greedy_stages(t, n, mid) <= S)
+		if (greedy_stages(t, n, mid, sp, S) <= S)
 			hi = mid;
 		else
 			lo = mid;
@@ -77,7 +91,8 @@ static void cut_forward(const double *t, uint32_t n, int S, int32_t *st)
 	for (uint32_t i = 0; i < n; i++) {
 		bool forced = n - i == (uint32_t)(S - 1 - c);
 		if (c < S - 1 && cnt > 0 &&
-		    (forced || (cur > 0 && cur + t[i] > hi))) {
+		    (forced ||
+		     (cur > 0 && cur + t[i] > hi * (sp ? sp[c] : 1)))) {
 			c++;
 			cur = 0;
 			cnt = 0;
@@ -258,8 +273,9 @@ static dp_status clamp_forward(const dp_graph *g, const uint8_t *kd,
  * forward ops take those stages; else they are cut balanced into
  * min(S_want, their number). */
 static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
-			       const int32_t *given, const char *name,
-			       int32_t *stage, int *S_out, dp_err *err)
+			       const int32_t *given, const double *sp,
+			       const char *name, int32_t *stage, int *S_out,
+			       dp_err *err)
 {
 	uint32_t nf = 0;
 	for (uint32_t u = 0; u < g->nops; u++)
@@ -286,7 +302,7 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 	if (given)
 		memcpy(fs, given, (size_t)nf * sizeof *fs);
 	else
-		cut_forward(t, nf, S, fs);
+		cut_forward(t, nf, S, sp, fs);
 	i = 0;
 	for (uint32_t k = 0; k < g->nops; k++)
 		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
@@ -430,9 +446,16 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	st = kd ? virtual_layers(g, kd, S_want, V, name, err)
 		: dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 			     "out of memory while cutting a pipeline");
+	/* stage (chunk) c on device c mod S_want: its speed */
+	double *sp = st ? NULL : malloc((size_t)S_want * V * sizeof *sp);
+	if (!st && !sp)
+		st = dpi_nomem(err, "cutting a pipeline");
+	for (int c = 0; !st && c < S_want * V; c++)
+		sp[c] = c % S_want < m->k ? m->speed[c % S_want] : 1;
 	if (!st)
-		st = assign_stages(g, kd, S_want * V, given, name, stage, &S,
-				   err);
+		st = assign_stages(g, kd, S_want * V, given, sp, name, stage,
+				   &S, err);
+	free(sp);
 	if (!st && V > 1 && S != S_want * V)
 		st = dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 				"%s: --virtual-stages %d: %d stages of %d "
