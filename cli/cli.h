@@ -60,12 +60,12 @@ typedef struct cli_opts {
 	bool json;
 	bool strict;
 	bool no_polish;
-	int microbatches; /* --microbatches (0: the algorithm's choice) */
-	int tp;		  /* --tp (0: the algorithm's choice) */
-	int virtual_stages; /* --virtual-stages (0: none) */
-	int schedule;	  /* --schedule: a dp_schedule, -1: the algorithm's
+	int microbatches;    /* --microbatches (0: the algorithm's choice) */
+	int tp;		     /* --tp (0: the algorithm's choice) */
+	int virtual_stages;  /* --virtual-stages (0: none) */
+	int schedule;	     /* --schedule: a dp_schedule, -1: the algorithm's
 			     own */
-	long long batch;  /* --batch: the graph at this batch size (0: as
+	long long batch;     /* --batch: the graph at this batch size (0: as
 			     loaded) */
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */

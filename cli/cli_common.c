@@ -167,7 +167,7 @@ static int check_value(const char *cmd, const char *name, const char *v,
 		return 0;
 	}
 	dp_status st =
-		!strcmp(name, "--bw")	 ? dp_units_parse_bandwidth(v, &x, &err)
+		!strcmp(name, "--bw") ? dp_units_parse_bandwidth(v, &x, &err)
 		: !strcmp(name, "--lat") || !strcmp(name, "--kernel-overhead")
 			? dp_units_parse_time(v, &x, &err)
 		: !strcmp(name, "--contention")

@@ -17,8 +17,8 @@
 /* S layers, one per stage: param p<i> -> forward f<i> (tf us), its input
  * gradient f<i>/grad (backward, tb us) and its weight gradient
  * f<i>/grad_w (grad, tw us; reads the layer's input and the gradient that
- * arrives) -> update p<i>/adam (0 us). Outputs of out bytes; weight
- * gradients of 0 bytes. */
+ * arrives) -> update p<i>/adam (0 us); tw < 0: no weight gradients nor
+ * updates. Outputs of out bytes; weight gradients of 0 bytes. */
 static dp_graph *chain(int S, double tf, double tb, double tw, int64_t out)
 {
 	dp_graph *g = dp_graph_new("chain");
@@ -36,6 +36,10 @@ static dp_graph *chain(int S, double tf, double tb, double tw, int64_t out)
 	prev_b = test_add_role_op(g, "loss", 0, out, DP_ROLE_LOSS);
 	test_add_edge(g, f[S - 1], prev_b);
 	for (int i = S - 1; i >= 0; i--) {
+		if (tw < 0) {
+			prev_b = test_add_grad(g, f[i], prev_b, tb, out);
+			continue;
+		}
 		snprintf(name, sizeof name, "f%d/grad_w", i);
 		uint32_t w = test_add_role_op(g, name, tw, 0, DP_ROLE_GRAD);
 		test_add_edge(g, prev_b, w);
@@ -58,13 +62,14 @@ static void machine(dp_machine *m, int k, double o)
 	m->kernel_us = o;
 }
 
-/* The step of g under algo with M micro-batches on S = K stages, in
- * schedule sch; -1 (a test failure) when anything fails. */
-static int64_t last_peak;
-static int want_v; /* --virtual-stages of step_of's runs (0: none) */ /* the largest device peak of step_of's run */
+static int64_t last_peak; /* the largest device peak of step_on's run */
+static int want_v;	  /* --virtual-stages of step_on's runs (0: none) */
 
-static double step_of(const dp_graph *g, const dp_machine *m, const char *algo,
-		      int M, int sch)
+/* The step of g under algo with M micro-batches on S = K stages, in
+ * schedule sch, the strategy made for mp and priced on mr; -1 (a test
+ * failure) when anything fails. The largest device peak in last_peak. */
+static double step_on(const dp_graph *g, const dp_machine *mp,
+		      const dp_machine *mr, const char *algo, int M, int sch)
 {
 	const dp_algo *a = dp_algo_find(algo);
 	if (!a || !a->strategize) {
@@ -76,19 +81,17 @@ static double step_of(const dp_graph *g, const dp_machine *m, const char *algo,
 	o.microbatches = M;
 	o.schedule = sch;
 	o.virtual_stages = want_v;
-	dp_strategy s;
-	dp_strategy_init(&s);
-	dp_lowered l;
-	memset(&l, 0, sizeof l);
-	dp_sim_result r;
-	memset(&r, 0, sizeof r);
+	dp_lowered l = {0};
+	dp_sim_result r = {0};
+	dp_sim *sim = NULL;
+	double step = -1;
 	dp_err err;
 	dp_err_clear(&err);
-	double step = -1;
-	dp_sim *sim = NULL;
-	if (a->strategize(g, m, &o, NULL, &s, &err) ||
-	    dp_strategy_lower(g, m, &s, NULL, &l, &err) ||
-	    !(sim = dp_sim_new(l.g, m, &err)) ||
+	dp_strategy s;
+	dp_strategy_init(&s);
+	if (a->strategize(g, mp, &o, NULL, &s, &err) ||
+	    dp_strategy_lower(g, mr, &s, NULL, &l, &err) ||
+	    !(sim = dp_sim_new(l.g, mr, &err)) ||
 	    dp_sim_run(sim, l.placement, NULL, &r, &err))
 		test_fail(__FILE__, __LINE__, "%s M=%d: %s", algo, M, err.msg);
 	else
@@ -102,6 +105,12 @@ static double step_of(const dp_graph *g, const dp_machine *m, const char *algo,
 	dp_lowered_free(&l);
 	dp_strategy_free(&s);
 	return step;
+}
+
+static double step_of(const dp_graph *g, const dp_machine *m, const char *algo,
+		      int M, int sch)
+{
+	return step_on(g, m, m, algo, M, sch);
 }
 
 /* 1F1B and GPipe with whole backward blocks: on S equal stages with F, B
@@ -233,12 +242,7 @@ static void test_zb_h1_third_of_the_bubble(void)
  * would run before it: both refused with what to do. */
 static void test_zb_h1_refuses_what_it_cannot_split(void)
 {
-	dp_graph *g = dp_graph_new("nograd");
-	uint32_t f = test_add_role_op(g, "f", 4, 64, DP_ROLE_FORWARD);
-	uint32_t l = test_add_role_op(g, "loss", 1, 4, DP_ROLE_LOSS);
-	test_add_edge(g, f, l);
-	test_add_grad(g, f, l, 4, 64);
-	g = test_finalized(g);
+	dp_graph *g = chain(1, 4, 4, -1, 64); /* no grad ops */
 	dp_machine m;
 	machine(&m, 1, 0);
 	const dp_algo *a = dp_algo_find("1f1b");
@@ -255,8 +259,8 @@ static void test_zb_h1_refuses_what_it_cannot_split(void)
 	dp_graph_free(g);
 	/* x -> f -> loss -> f/grad_w (grad) -> f/grad (backward) */
 	g = dp_graph_new("wfeedsb");
-	f = test_add_role_op(g, "f", 4, 64, DP_ROLE_FORWARD);
-	l = test_add_role_op(g, "loss", 1, 4, DP_ROLE_LOSS);
+	uint32_t f = test_add_role_op(g, "f", 4, 64, DP_ROLE_FORWARD);
+	uint32_t l = test_add_role_op(g, "loss", 1, 4, DP_ROLE_LOSS);
 	uint32_t w = test_add_role_op(g, "f/grad_w", 4, 0, DP_ROLE_GRAD);
 	uint32_t b = test_add_role_op(g, "f/grad", 4, 64, DP_ROLE_BACKWARD);
 	const uint32_t e[][2] = {{f, l}, {l, w}, {w, b}};
@@ -321,37 +325,17 @@ static void test_stages_cut_by_device_speed(void)
 	REQUIRE(dp_machine_set_speeds(&fast, "2,2,1,1", NULL) == DP_OK);
 	CHECK_NEAR(step_of(g, &fast, "1f1b", 8, -1), 11 * 75.0, 1e-9);
 	/* the equal cut, priced on the fast machine */
-	const dp_algo *a = dp_algo_find("1f1b");
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	o.microbatches = 8;
-	dp_strategy s;
-	dp_strategy_init(&s);
-	dp_lowered l;
-	memset(&l, 0, sizeof l);
-	dp_sim_result r;
-	memset(&r, 0, sizeof r);
-	dp_err err;
-	dp_sim *sim = NULL;
-	if (a->strategize(g, &eq, &o, NULL, &s, &err) ||
-	    dp_strategy_lower(g, &fast, &s, NULL, &l, &err) ||
-	    !(sim = dp_sim_new(l.g, &fast, &err)) ||
-	    dp_sim_run(sim, l.placement, NULL, &r, &err))
-		test_fail(__FILE__, __LINE__, "equal cut: %s", err.msg);
-	else
-		CHECK_NEAR(r.makespan, 8 * 112.5 + 56.25 + 56.25 + 112.5, 1e-9);
+	CHECK_NEAR(step_on(g, &eq, &fast, "1f1b", 8, -1),
+		   8 * 112.5 + 56.25 + 56.25 + 112.5, 1e-9);
 	CHECK(11 * 75.0 <= 0.85 * (8 * 112.5 + 225));
-	dp_sim_free(sim);
-	dp_sim_result_free(&r);
-	dp_lowered_free(&l);
-	dp_strategy_free(&s);
 	dp_machine_free(&eq);
 	dp_machine_free(&fast);
 	dp_graph_free(g);
 }
 
 TEST_MAIN(TEST(test_interleaved_closed_form),
-	  TEST(test_stages_cut_by_device_speed), TEST(test_whole_backward_blocks),
+	  TEST(test_stages_cut_by_device_speed),
+	  TEST(test_whole_backward_blocks),
 	  TEST(test_zb_h1_third_of_the_bubble),
 	  TEST(test_zb_h1_refuses_what_it_cannot_split),
 	  TEST(test_kernel_overhead_on_micro_batches),

@@ -318,16 +318,12 @@ static void check_invariants(const dp_graph *g, const run *x)
 		snprintf(want, sizeof want, "@m%d", l->micro[v]);
 		bool prefix = strncmp(vn, un, n) == 0;
 		/* the accumulations and the sends of a backward block */
-		size_t tag = !prefix			       ? 0
-			     : strncmp(vn + n, "/acc@m", 6) == 0 ? 4
-			     : strncmp(vn + n, "/send@m", 7) == 0 ? 5
-								 : 0;
-		bool is_acc = tag > 0;
-		if (!prefix ||
-		    (l->micro[v] < 0 ? vn[n] != '\0'
-				     : strcmp(vn + n + tag, want)))
+		size_t tag = prefix && !strncmp(vn + n, "/acc@m", 6) ? 4 : 0;
+		tag = prefix && !strncmp(vn + n, "/send@m", 7) ? 5 : tag;
+		if (!prefix || (l->micro[v] < 0 ? vn[n] != '\0'
+						: strcmp(vn + n + tag, want)))
 			bad++;
-		if (!is_acc) {
+		if (!tag) {
 			copies[u]++;
 			time[u] += lg->ops[v].time_us;
 			bytes[u] += lg->ops[v].output_bytes;

@@ -351,7 +351,8 @@ static void test_bad_files_say_where_and_what(void)
 	CHECK_STR(bad("\"kind\":\"pipeline\",\"stages\":2,\"schedule\":"
 		      "\"zb\"",
 		      2),
-		  "2:41: schedule: expected \"gpipe\", \"1f1b\" or \"zb-h1\", got "
+		  "2:41: schedule: expected \"gpipe\", \"1f1b\" or \"zb-h1\", "
+		  "got "
 		  "\"zb\"");
 	CHECK_STR(bad("\"kind\":\"pipeline\",\"stages\":2,\"spmd\":{\"mesh\":"
 		      "[2]},\"groups\":[[0,1],[1,2]]",

@@ -487,8 +487,7 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	s.pipe.schedule = sch;
 	if (V > 1)
 		snprintf(s.label, sizeof s.label, "%s S=%d V=%d M=%d",
-			 dp_schedule_name(sch), S_want, V,
-			 s.pipe.microbatches);
+			 dp_schedule_name(sch), S_want, V, s.pipe.microbatches);
 	else
 		snprintf(s.label, sizeof s.label, "%s S=%d M=%d",
 			 dp_schedule_name(sch), S, s.pipe.microbatches);
@@ -530,8 +529,7 @@ static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 		st = dpi_pipe_check_batch_known(g, o, name, err);
 	if (st)
 		return st;
-	if ((!o || o->microbatches == 0) &&
-	    !(o && o->virtual_stages > 1))
+	if ((!o || o->microbatches == 0) && !(o && o->virtual_stages > 1))
 		return dpi_pipe_search(g, m, o, p, name, sch, out, err);
 	return dpi_pipe_make(g, m, o, p, sch, name, m->k, NULL, out, err);
 }

@@ -97,8 +97,8 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 			e->mem_static += (double)o->output_bytes / pu;
 			continue;
 		}
-		e->t += dpi_kernel_time(o->time_us,
-					1.0 / pu / (ts ? M : 1), m->kernel_us);
+		e->t += dpi_kernel_time(o->time_us, 1.0 / pu / (ts ? M : 1),
+					m->kernel_us);
 		if (kd[u] == DPI_PIPE_FWD)
 			e->act += (double)o->output_bytes / pu / (os ? M : 1);
 	}

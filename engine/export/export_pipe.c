@@ -237,7 +237,7 @@ static void write_pippy(FILE *f, const dp_graph *g, const dp_plan *plan,
 	char name[512], dev[32];
 	bool gpipe = c->s->pipe.schedule == DP_SCHED_GPIPE;
 	int V = c->s->pipe.virtual_stages > 1 ? c->s->pipe.virtual_stages : 1;
-	const char *cls = V > 1	 ? "ScheduleInterleaved1F1B"
+	const char *cls = V > 1	  ? "ScheduleInterleaved1F1B"
 			  : gpipe ? "ScheduleGPipe"
 				  : "Schedule1F1B";
 	header(f, "torch.distributed.pipelining split (PyTorch 2.4 or later)",

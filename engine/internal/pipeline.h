@@ -145,8 +145,9 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
  * malloc'ed, one per forward op in topological order) and their number *S
  * for M micro-batches and D devices per stage, with the program's slowest
  * stage in *cost. DP_EINPUT when nothing fits the caps. */
-dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M, int D,
-		     int *S, int32_t **fs, double *cost, dp_err *err);
+dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M,
+			    int D, int *S, int32_t **fs, double *cost,
+			    dp_err *err);
 
 /* The stage search of gpipe and 1f1b (algo_hybrid.c) for the algorithm
  * called name, in schedule sch: S among the divisors of K, M among powers

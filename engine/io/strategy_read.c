@@ -29,20 +29,14 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 			bool *seen_format)
 {
 	jscan *js = &R->js;
-	const jscan_slot slots[] = {{"kind", &t->kind},
-				    {"devices", &t->devices},
-				    {"mesh", &t->mesh},
-				    {"ops", &t->ops},
-				    {"default", &t->def},
-				    {"placement", &t->placement},
-				    {"stages", &t->stages},
-				    {"microbatches", &t->micro},
-				    {"schedule", &t->schedule},
-				    {"virtual_stages", &t->virt},
-				    {"stage", &t->stage},
-				    {"default_stage", &t->def_stage},
-				    {"groups", &t->groups},
-				    {"spmd", &t->spmd}};
+	const jscan_slot slots[] = {
+		{"kind", &t->kind},	    {"devices", &t->devices},
+		{"mesh", &t->mesh},	    {"ops", &t->ops},
+		{"default", &t->def},	    {"placement", &t->placement},
+		{"stages", &t->stages},	    {"microbatches", &t->micro},
+		{"schedule", &t->schedule}, {"virtual_stages", &t->virt},
+		{"stage", &t->stage},	    {"default_stage", &t->def_stage},
+		{"groups", &t->groups},	    {"spmd", &t->spmd}};
 	jscan_iter it;
 	dp_status st = dpi_jscan_object_begin(js, &it, "the top-level object");
 	size_t k_off;

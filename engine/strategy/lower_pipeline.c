@@ -18,11 +18,11 @@
  * sink to each source of the next block: linear in size, and free on one
  * device (a control edge there arrives when its producer ends).
  */
-#include "internal/nomem.h"
-#include "internal/poll.h"
 #include "internal/arrays.h"
 #include "internal/lower.h"
+#include "internal/nomem.h"
 #include "internal/pipeline.h"
+#include "internal/poll.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,9 +46,9 @@ typedef struct lctx {
 	uint32_t *acc;	     /* user's op -> its acc@m1, or 0: none */
 	uint32_t *send;	     /* g's op -> its send@m0, 0: none (yet) */
 	int32_t *blk;	     /* lowered op -> its block, -1: none */
-	uint8_t *inner; /* lowered op: 1 has a pred in its block, 2 a succ,
+	uint8_t *inner;	     /* lowered op: 1 has a pred in its block, 2 a succ,
 			   4 a send */
-	uint32_t *blk_off; /* nblocks + 1 */
+	uint32_t *blk_off;   /* nblocks + 1 */
 	uint32_t *srcs, *sinks;
 	uint32_t *src_off, *sink_off;
 	char *name;
@@ -369,7 +369,8 @@ static dp_status link_blocks(lctx *c, int32_t a, int32_t b)
 		for (uint32_t k = k0; !st && k < k1; k++) {
 			uint32_t x = c->sinks[k];
 			if (c->inner[x] & 4) {
-				if (k + 1 < k1 && (c->inner[c->sinks[k + 1]] & 4))
+				if (k + 1 < k1 &&
+				    (c->inner[c->sinks[k + 1]] & 4))
 					st = dpi_lower_edge(&c->b, x,
 							    c->sinks[k + 1], 0,
 							    true, c->err);
@@ -403,8 +404,7 @@ static dp_status link_blocks(lctx *c, int32_t a, int32_t b)
  *     one W in the cool-down; the last s Ws at the end. So stage s defers
  *     at most s Ws: F-without-W micro-batches stay at most S, 1F1B's
  *     stash on stage 0. */
-static int schedule_seq(dp_schedule sch, int S, int M, int s, int *ph,
-			int *mi)
+static int schedule_seq(dp_schedule sch, int S, int M, int s, int *ph, int *mi)
 {
 	int n = 0, f = 0, b = 0, w = 0;
 #define PUT(p, m) (ph[n] = (p), mi[n] = (m), n++)
@@ -535,8 +535,8 @@ static dp_status count_ops(lctx *c)
 
 static void ctx_free(lctx *c)
 {
-	DPI_FREE_ALL(c->base, c->acc, c->send, c->wop, c->blk, c->inner, c->srcs, c->sinks,
-		     c->src_off, c->sink_off, c->name);
+	DPI_FREE_ALL(c->base, c->acc, c->send, c->wop, c->blk, c->inner,
+		     c->srcs, c->sinks, c->src_off, c->sink_off, c->name);
 }
 
 dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
@@ -574,14 +574,14 @@ dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
 	for (uint32_t i = 0; !st && i < g->nops; i++) {
 		if ((i & 4095) == 0)
 			st = dpi_poll(p, "lowering", "lowering: ops",
-					   0.5 * i / g->nops, err);
+				      0.5 * i / g->nops, err);
 		if (!st)
 			st = lower_op(&c, g->topo[i]);
 	}
 	for (uint32_t e = 0; !st && e < g->nedges; e++) {
 		if ((e & 4095) == 0)
 			st = dpi_poll(p, "lowering", "lowering: edges",
-					   0.5 + 0.4 * e / g->nedges, err);
+				      0.5 + 0.4 * e / g->nedges, err);
 		if (!st)
 			st = lower_edge(&c, &g->edges[e]);
 	}

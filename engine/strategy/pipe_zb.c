@@ -41,7 +41,7 @@ uint8_t *dpi_pipe_w_ops(const dp_graph *g, const dp_strategy *s,
 }
 
 #define NO_GRAD                                                                \
-	"schedule zb-h1 splits each backward into input gradients (B) and "   \
+	"schedule zb-h1 splits each backward into input gradients (B) and "    \
 	"weight gradients (W: ops of role grad), but graph '%s' has no op of " \
 	"role grad%s; give the weight-gradient ops the role grad "             \
 	"(docs/formats.md) or use 1f1b"

@@ -205,11 +205,15 @@ static dp_status check_groups(const dp_graph *g, const dp_machine *m,
 		if (s >= P) {
 			int32_t a0 = pp->group_off[s % P];
 			for (int32_t i = a; !st && i < b; i++)
-				if (b - a != D || pp->group[i] != pp->group[a0 + i - a])
+				if (b - a != D ||
+				    pp->group[i] != pp->group[a0 + i - a])
 					st = bad(g, err,
-						 "interleaved pipeline: chunk %d "
-						 "must run on the devices of chunk "
-						 "%d (chunk c on the group of c mod "
+						 "interleaved pipeline: chunk "
+						 "%d "
+						 "must run on the devices of "
+						 "chunk "
+						 "%d (chunk c on the group of "
+						 "c mod "
 						 "%d)",
 						 s, s % P, P);
 			continue;

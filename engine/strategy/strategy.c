@@ -19,9 +19,9 @@ const char *dp_strategy_kind_name(dp_strategy_kind k)
 
 const char *dp_schedule_name(dp_schedule s)
 {
-	static const char *const names[] = {
-		[DP_SCHED_GPIPE] = "gpipe", [DP_SCHED_1F1B] = "1f1b",
-		[DP_SCHED_ZBH1] = "zb-h1"};
+	static const char *const names[] = {[DP_SCHED_GPIPE] = "gpipe",
+					    [DP_SCHED_1F1B] = "1f1b",
+					    [DP_SCHED_ZBH1] = "zb-h1"};
 	return DPI_NAME_OF(names, s, "");
 }
 
@@ -229,7 +229,8 @@ static void kernel_overhead(const dp_graph *g, const dp_machine *m,
 		return;
 	dp_graph *lg = l->g;
 	for (uint32_t v = 0; v < lg->nops; v++) {
-		double t = g->ops[l->source[v]].time_us, tv = lg->ops[v].time_us;
+		double t = g->ops[l->source[v]].time_us,
+		       tv = lg->ops[v].time_us;
 		if (!(tv > 0 && tv < t))
 			continue;
 		double nt = dpi_kernel_time(t, tv / t, m->kernel_us);
