@@ -20,6 +20,7 @@ void cli_opts_init(cli_opts *o)
 	o->format = DP_FMT_AUTO;
 	o->contention = DP_CONT_PORT;
 	o->schedule = -1;
+	o->bucket = -1;
 }
 
 int cli_error(const dp_err *err)
@@ -157,6 +158,17 @@ static int check_value(const char *cmd, const char *name, const char *v,
 		o->schedule = (int)sch;
 		return 0;
 	}
+	if (!strcmp(name, "--bucket")) {
+		int64_t b;
+		if (dp_units_parse_bytes(v, &b, &err))
+			return cli_usage_error(cmd,
+					       "--bucket: %s; expected a size "
+					       "such as 25MiB, or 0 for one "
+					       "collective per gradient",
+					       err.msg);
+		o->bucket = b;
+		return 0;
+	}
 	if (!strcmp(name, "--objective")) {
 		if (strcmp(v, "step") && strcmp(v, "throughput"))
 			return cli_usage_error(cmd,
@@ -202,6 +214,8 @@ static const struct common_opt {
 	{"--tp", NULL, 'i', DP_MAX_DEVICES, offsetof(cli_opts, tp), false},
 	{"--virtual-stages", NULL, 'i', DP_MAX_VIRTUAL_STAGES,
 	 offsetof(cli_opts, virtual_stages), false},
+	{"--zero-stage", NULL, 'i', 3, offsetof(cli_opts, zero_stage), false},
+	{"--bucket", NULL, 0, 0, 0, true},
 	{"--batch", NULL, 'l', 1L << 30, offsetof(cli_opts, batch), false},
 	{"--format", NULL, 0, 0, 0, true}};
 
@@ -215,6 +229,10 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 	}
 	if (!strcmp(a, "--force")) {
 		o->force = true;
+		return 1;
+	}
+	if (!strcmp(a, "--sp")) {
+		o->sp = true;
 		return 1;
 	}
 	for (size_t j = 0; j < sizeof common_opts / sizeof *common_opts; j++) {
@@ -301,6 +319,18 @@ void cli_help_machine_opts(FILE *out)
 		"device holds V\n"
 		"                     chunks of the model, 1..%d (not eval, "
 		"export)\n"
+		"  --zero-stage Z     zero's ZeRO stage: 1 optimizer state, 2 "
+		"also gradients\n"
+		"                     (default), 3 also weights (FSDP full "
+		"shard); not eval\n"
+		"  --bucket SIZE      gradient buckets of the all-reduces, as "
+		"DDP's (default\n"
+		"                     25MiB; 0 = one collective per "
+		"gradient); not eval\n"
+		"  --sp               sequence parallelism with --tp T > 1 "
+		"(megatron, hybrid):\n"
+		"                     the ops tensor parallelism replicates "
+		"split along s\n"
 		"  --batch B          the step at batch size B: what the "
 		"graph's "
 		"dims index by\n"
@@ -503,6 +533,9 @@ int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
 int cli_refuse_planning_opts(const char *cmd, const cli_opts *o, bool objective)
 {
 	const char *opt = o->tp		    ? "--tp"
+			  : o->zero_stage   ? "--zero-stage"
+			  : o->bucket >= 0  ? "--bucket"
+			  : o->sp	    ? "--sp"
 			  : o->microbatches ? "-M"
 			  : !objective && o->objective != DP_OBJ_STEP
 				  ? "--objective"
@@ -525,6 +558,14 @@ bool cli_algo_takes_tp(const dp_algo *a)
 int cli_check_tp(const cli_opts *o, const dp_machine *m,
 		 const dp_algo *const *algos, size_t n)
 {
+	if (o->sp && o->tp < 2) {
+		fprintf(stderr,
+			"dnnpart: --sp needs --tp T > 1: sequence parallelism "
+			"splits along the sequence the ops that T-way tensor "
+			"parallelism replicates (%s)\n",
+			o->tp ? "--tp 1 has none" : "give --tp");
+		return 2;
+	}
 	const dp_algo *a = NULL;
 	for (size_t i = 0; !a && i < n; i++)
 		a = cli_algo_takes_tp(algos[i]) ? algos[i] : NULL;
@@ -554,6 +595,10 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	ao->microbatches = o->microbatches;
 	ao->tp = o->tp;
 	ao->virtual_stages = o->virtual_stages;
+	ao->zero_stage = o->zero_stage;
+	if (o->bucket >= 0)
+		ao->bucket = o->bucket;
+	ao->sp = o->sp;
 	ao->schedule = o->schedule;
 	if (o->time_limit_s > 0)
 		ao->time_limit_s = o->time_limit_s;

@@ -1,5 +1,5 @@
 /* test_spmd.c - the spmd lowering and the dp and zero strategies
- * (strategy.h, DESIGN 10): hand-computed bytes of a Megatron-style MLP (its
+ * (strategy.h, docs/spmd.md): hand-computed bytes of a Megatron-style MLP (its
  * uneven and mesh splits are in test_spmd_mesh.c) and of data parallelism,
  * the checks with their messages, and invariants of random graphs with dims
  * under random splits. */
@@ -96,9 +96,11 @@ static void test_dp_moves_two_k_minus_one_over_k_params(void)
 			int64_t per = 2 * (k - 1) * 128 / k;
 			CHECK_INT(test_cross_bytes(&l), per * k);
 			CHECK_COMM_EACH(&l, k, per);
-			/* replicated weights and update keep their bytes */
+			/* replicated weights and update keep their bytes;
+			 * the variable also holds DDP's gradient buffer, the
+			 * whole gradient (128) */
 			uint32_t w = dp_graph_find(l.g, "w#d0");
-			CHECK_INT(l.g->ops[w].param_bytes, 384);
+			CHECK_INT(l.g->ops[w].param_bytes, 384 + 128);
 			uint32_t fc = dp_graph_find(l.g, "fc#d0");
 			CHECK_NEAR(l.g->ops[fc].time_us, 16.0 / k, 1e-12);
 			dp_lowered_free(&l);
@@ -123,10 +125,11 @@ static void test_zero_splits_update_and_moves_what_dp_moves(void)
 		CHECK_INT(test_cross_bytes(&l), per * k);
 		uint32_t u = dp_graph_find(l.g, "update#d2");
 		CHECK_INT(l.g->ops[u].param_bytes, 256 / k);
-		/* the variable keeps its 128 bytes of weights whole and a
-		 * quarter of the rest (gradient, optimizer state) */
+		/* the variable keeps its 128 bytes of weights whole, a
+		 * quarter of the rest (optimizer state) and, ZeRO stage 2, a
+		 * quarter of the gradient buffer (128) */
 		uint32_t w = dp_graph_find(l.g, "w#d2");
-		CHECK_INT(l.g->ops[w].param_bytes, 128 + 256 / k);
+		CHECK_INT(l.g->ops[w].param_bytes, 128 + 256 / k + 128 / k);
 		CHECK_NEAR(l.g->ops[u].time_us, 1.0, 1e-12);
 		uint32_t ag = dp_graph_find(l.g, "update/ag#d3");
 		REQUIRE(ag != UINT32_MAX);
@@ -521,7 +524,9 @@ static void test_random_graphs_keep_the_invariants(void)
 		free(tsum);
 		/* each consumer instance of an edge with dims receives its
 		 * box: the bytes of its in-edges from lowered ops of the
-		 * producer (instances or reduces, not gathers) */
+		 * producer (instances or reduces, not gathers); a sum whose
+		 * inputs' partial sums are added on each device first
+		 * ("v/psum#dD") receives it from its own reduces */
 		for (uint32_t e = 0; e < g->nedges; e++) {
 			const dp_edge *ed = &g->edges[e];
 			const uint32_t *names;
@@ -531,13 +536,20 @@ static void test_random_graphs_keep_the_invariants(void)
 				if (l.source[c] != ed->to ||
 				    strchr(dp_graph_op_name(l.g, c), '/'))
 					continue;
+				char ps[160];
+				snprintf(ps, sizeof ps, "%s/psum#d0",
+					 dp_graph_op_name(g, ed->to));
+				uint32_t from = dp_graph_find(l.g, ps) !=
+							UINT32_MAX
+						? ed->to
+						: ed->from;
 				int64_t got = 0;
 				for (uint32_t i = l.g->pred_off[c];
 				     i < l.g->pred_off[c + 1]; i++) {
 					const dp_edge *le =
 						&l.g->edges[l.g->pred_edge[i]];
 					if (!le->control &&
-					    l.source[le->from] == ed->from)
+					    l.source[le->from] == from)
 						got += le->bytes;
 				}
 				int64_t want =

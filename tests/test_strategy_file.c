@@ -127,6 +127,8 @@ static void test_spmd_round_trip(void)
 	s.spmd.axes[fc * DP_MAX_OP_DIMS + 2] = 2; /* n on axis 1 */
 	s.spmd.axes[dp_graph_find(g, "tail") * DP_MAX_OP_DIMS] = 3;
 	s.spmd.device[dp_graph_find(g, "loss")] = 5;
+	s.bucket = 12345;
+	s.zero_stage = 3;
 	const char *p = test_tmp_path("rt.json");
 	REQUIRE(dp_strategy_write(p, g, &s, false, &err) == DP_OK);
 	CHECK(dp_strategy_is_file(p));
@@ -136,6 +138,8 @@ static void test_spmd_round_trip(void)
 	CHECK_STR(r.label, "megatron 2x4");
 	CHECK_STR(r.algo, "hand");
 	same_spmd(g, &s.spmd, &r.spmd);
+	CHECK_INT(r.bucket, 12345);
+	CHECK_INT(r.zero_stage, 3);
 	dp_strategy_free(&r);
 	/* never over a file unless told */
 	CHECK(dp_strategy_write(p, g, &s, false, &err) == DP_EINPUT);
@@ -257,6 +261,9 @@ static void test_tiny_dp_file_equals_dp(void)
 	dp_strategy r, d;
 	CHECK_STR(read_msg(p, g, 4, &r), "");
 	CHECK_STR(r.label, "spmd 4");
+	/* a file without them: DDP's 25 MiB buckets, no ZeRO stage */
+	CHECK_INT(r.bucket, 25 << 20);
+	CHECK_INT(r.zero_stage, 0);
 	dp_machine m;
 	dp_err err;
 	REQUIRE(dp_machine_init(&m, 4, &err) == DP_OK);
@@ -361,12 +368,26 @@ static void test_bad_files_say_where_and_what(void)
 	CHECK_STR(bad("\"kind\":\"spmd\",\"mesh\":[2],\"stage\":{}", 2),
 		  "2:34: stage: not part of a spmd strategy (see "
 		  "docs/formats.md)");
+	/* buckets and ZeRO stages: a bad value names its key */
+	static const char *const zb[][2] = {
+		{"\"kind\":\"spmd\",\"mesh\":[2],\"zero_stage\":4",
+		 "2:39: zero_stage: expected an integer from 1 to 3, got 4"},
+		{"\"kind\":\"spmd\",\"mesh\":[2],\"bucket\":-1",
+		 "2:35: bucket: expected an integer from 0 to "
+		 "9223372036854775807, got -1"},
+		{"\"kind\":\"placement\",\"bucket\":0",
+		 "2:29: bucket: not part of a placement strategy (see "
+		 "docs/formats.md)"},
+	};
+	for (size_t i = 0; i < sizeof zb / sizeof zb[0]; i++)
+		CHECK_STR(bad(zb[i][0], 2), zb[i][1]);
 	CHECK_STR(bad("\"kind\":\"spmd\",\"meshes\":[2]", 2),
 		  "2:15: unknown key 'meshes': expected one of format, "
 		  "version, graph, kind, devices, label, algorithm, placement, "
 		  "mesh, ops, default, stages, microbatches, schedule, "
 		  "virtual_stages, stage, "
-		  "default_stage, groups, spmd");
+		  "default_stage, groups, spmd, sequence_parallel, bucket, "
+		  "zero_stage");
 	CHECK_STR(bad("\"kind\":\"spmd\"", 2),
 		  "1:1: missing \"mesh\": the device mesh, such as [8] or "
 		  "[2,4]");

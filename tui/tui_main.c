@@ -388,6 +388,8 @@ int tui_main(int argc, char **argv)
 	dp_machine_free(&m);
 	s.st.microbatches = o.microbatches;
 	s.st.schedule = o.schedule;
+	s.st.zero_stage = o.zero_stage;
+	s.st.bucket = o.bucket;
 	s.w = worker_new(&err);
 	if (!s.w) {
 		state_free(&s.st);

@@ -155,6 +155,7 @@ dp_status state_init(vstate *st, dp_graph *g, const dp_machine *m,
 	st->algo = algo ? algo : dp_algo_default();
 	st->contention = c;
 	st->schedule = -1;
+	st->bucket = -1;
 	st->gen = 1;
 	st->sort = SORT_START;
 	reset_selection(st);
@@ -269,6 +270,9 @@ void state_algo_opts(const vstate *st, dp_algo_opts *o)
 	o->contention = st->contention;
 	o->microbatches = st->microbatches;
 	o->schedule = st->schedule;
+	o->zero_stage = st->zero_stage;
+	if (st->bucket >= 0)
+		o->bucket = st->bucket;
 }
 
 const dp_graph *state_plan_graph(const vstate *st)

@@ -122,6 +122,9 @@ typedef struct vstate {
 	int microbatches; /* of a pipeline strategy; 0 = its own choice */
 	int schedule;	  /* of a pipeline strategy: a dp_schedule, -1 = its
 			     own (S cycles it) */
+	int zero_stage;	  /* zero's ZeRO stage, 0 = its own (from the
+			     command line; no key changes it) */
+	long long bucket; /* gradient bucket in bytes, -1 = the default */
 	long long batch;  /* batch size st->g was made for from base (0:
 			     as loaded) */
 	dp_graph *base;	  /* owned: the graph as loaded when st->g is it at

@@ -12,7 +12,10 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->microbatches = 0;
 	o->tp = 0;
 	o->virtual_stages = 0;
+	o->sp = false;
 	o->schedule = -1;
+	o->bucket = DP_BUCKET_DEFAULT;
+	o->zero_stage = 0;
 	o->time_limit_s = 10.0;
 	o->bound = NULL;
 	o->budget_s = 0;

@@ -1,6 +1,6 @@
 /* algo_dp.c - the built-in spmd strategies `dp` (data parallelism) and
- * `zero` (ZeRO-1/2: data parallelism with the optimizer step and its state
- * split across the devices). docs/algorithms.md describes both.
+ * `zero` (ZeRO stages 1-3: data parallelism with the optimizer step and
+ * its state split across the devices). docs/algorithms.md describes both.
  *
  * dp: a mesh [K]; every op whose dims have the graph's batch dim is split
  * along it K ways; a whole op (no dims) with a batch role (input, forward,
@@ -14,7 +14,12 @@
  * the first of them that K divides: each device updates (and keeps the
  * optimizer state of) 1/K of the weights; the gradient then needs only a
  * reduce-scatter, and the lowering adds an all-gather of the updated
- * weights (u/ag#dD), so the bytes moved equal dp's.
+ * weights (u/ag#dD), so the bytes moved equal dp's. That is ZeRO stage 2
+ * (the default); stage 1 prices the same transfers but keeps every
+ * gradient whole until the update; stage 3 (FSDP's full shard) splits the
+ * param ops too, on the first param dim that K divides, and the lowering
+ * gathers each layer's weights before its forward and again before its
+ * backward (docs/spmd.md, "ZeRO stages").
  */
 #include <stdio.h>
 #include <string.h>
@@ -58,9 +63,10 @@ dp_status dp_strategy_check_data_parallel(const dp_graph *g, const char *name,
 }
 
 static dp_status strategize(const dp_graph *g, const dp_machine *m,
-			    const dp_progress *p, dp_strategy *out, bool zero,
+			    const dp_progress *p, dp_strategy *out, int stage,
 			    dp_err *err)
 {
+	bool zero = stage > 0;
 	const char *name = zero ? "zero" : "dp";
 	int k = m->k;
 	dp_status st = dpi_poll(p, name, "splitting", 0, err);
@@ -108,7 +114,9 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 			ax[b] = 1;
 			continue;
 		}
-		if (!zero || k == 1 || dp_op_role(g, u) != DP_ROLE_UPDATE)
+		dp_role r = dp_op_role(g, u);
+		if (!zero || k == 1 ||
+		    (r != DP_ROLE_UPDATE && (stage < 3 || r != DP_ROLE_PARAM)))
 			continue;
 		for (int i = 0; i < d.nparam; i++)
 			if (d.sizes[d.param[i]] % k == 0) {
@@ -120,7 +128,11 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 		dp_strategy_free(&s);
 		return st;
 	}
-	snprintf(s.label, sizeof s.label, "%s %d", name, k);
+	s.zero_stage = stage;
+	if (zero && stage != 2)
+		snprintf(s.label, sizeof s.label, "zero-%d %d", stage, k);
+	else
+		snprintf(s.label, sizeof s.label, "%s %d", name, k);
 	snprintf(s.algo, sizeof s.algo, "%s", name);
 	*out = s;
 	return DP_OK;
@@ -131,23 +143,24 @@ static dp_status dp_run(const dp_graph *g, const dp_machine *m,
 			dp_strategy *out, dp_err *err)
 {
 	(void)o;
-	return strategize(g, m, p, out, false, err);
+	return strategize(g, m, p, out, 0, err);
 }
 
 static dp_status zero_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  dp_strategy *out, dp_err *err)
 {
-	(void)o;
-	return strategize(g, m, p, out, true, err);
+	return strategize(g, m, p, out,
+			  o && o->zero_stage ? o->zero_stage : 2,
+			  err);
 }
 
 const dp_algo dpi_algo_dp = {
 	.name = "dp",
 	.summary = "data parallelism: every op split along the batch on all "
 		   "K devices, weights replicated, gradients all-reduced",
-	.source = "data parallelism as in Megatron-LM and PyTorch DDP (DESIGN "
-		  "10)",
+	.source = "data parallelism as in Megatron-LM and PyTorch DDP "
+		  "(docs/algorithms.md)",
 	.run = NULL,
 	.strategize = dp_run,
 };
@@ -155,9 +168,9 @@ const dp_algo dpi_algo_dp = {
 const dp_algo dpi_algo_zero = {
 	.name = "zero",
 	.summary = "dp with the optimizer step and its state split K ways "
-		   "(ZeRO-1/2): gradients reduce-scattered, weights "
-		   "all-gathered",
-	.source = "Rajbhandari et al., ZeRO, SC 2020 (stages 1 and 2)",
+		   "(ZeRO stage 1, 2 by default, 3 = FSDP: --zero-stage)",
+	.source = "Rajbhandari et al., ZeRO, SC 2020 (stages 1 to 3); "
+		  "DeepSpeed, PyTorch FSDP",
 	.run = NULL,
 	.strategize = zero_run,
 };

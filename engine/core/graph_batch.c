@@ -5,8 +5,9 @@
  * graph's batch dim gets that dim's size times batch / B (B: the batch
  * dim's size in the first op that has it), its time and temp scale by the
  * same factor, its output bytes too when its output is indexed by the batch
- * dim; a data edge scales when its dims name the consumer's batch dim (or,
- * without dims, when its producer's output scales). Ops without dims, and
+ * dim (or it has several outputs); a data edge scales when its dims name
+ * the consumer's batch dim (or, without dims, when its producer's output
+ * scales). Ops without dims, and
  * params, are unchanged: nothing says how they depend on the batch.
  */
 #include "dnnpart/graph.h"
@@ -14,6 +15,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "internal/graph_int.h"
 
 int64_t dp_graph_batch_size(const dp_graph *g)
 {
@@ -106,7 +109,9 @@ static dp_status build(dp_graph *ng, const dp_graph *g, int64_t batch,
 					(long long)b0);
 			bsize = d.sizes[bi] * batch / b0;
 			f = (double)bsize / (double)d.sizes[bi];
-			factor[u] = out_has(&d, bi) ? f : 1.0;
+			/* an op with several outputs (no out): its
+			 * tensors are its inputs' gradients, batched */
+			factor[u] = d.nout < 0 || out_has(&d, bi) ? f : 1.0;
 		} else {
 			factor[u] = 1.0;
 		}
@@ -140,7 +145,7 @@ static dp_status build(dp_graph *ng, const dp_graph *g, int64_t batch,
 		if (ed->control)
 			f = 0;
 		else if (n >= 0)
-			f = edge_has(g, e, b) ? factor[ed->from] : 1.0;
+			f = edge_has(g, e, b) ? (double)batch / (double)b0 : 1.0;
 		else
 			f = factor[ed->from];
 		int64_t bytes =
@@ -149,11 +154,20 @@ static dp_status build(dp_graph *ng, const dp_graph *g, int64_t batch,
 					    ed->control, err)))
 			break;
 		if (n >= 0) {
-			const char *dn[DP_MAX_OP_DIMS];
-			for (int i = 0; i < n && i < DP_MAX_OP_DIMS; i++)
+			const char *dn[DP_MAX_OP_DIMS], *fn[DP_MAX_OP_DIMS];
+			const uint32_t *from;
+			bool hf = dp_edge_from_dims(g, e, &from) >= 0;
+			for (int i = 0; i < n && i < DP_MAX_OP_DIMS; i++) {
 				dn[i] = dp_graph_str(g, names[i]);
-			st = dp_graph_set_edge_dims(ng, ng->nedges - 1,
-						    (uint32_t)n, dn, err);
+				fn[i] = hf ? dp_graph_str(g, from[i]) : NULL;
+			}
+			dpi_dims_at at = {NULL, -1};
+			st = dpi_graph_set_edge_dims(ng, ng->nedges - 1,
+						     (uint32_t)n, dn,
+						     hf ? fn : NULL, &at, err);
+			if (st == DP_EINPUT)
+				dpi_graph_dims_label(ng, true, ng->nedges - 1,
+						     &at, err);
 		}
 	}
 	if (!st)

@@ -164,7 +164,7 @@ static int trimmed(const char *s, char *buf, size_t size)
 /* Multiplier of a size unit ("" and "B" = 1); 0 when unknown, -1 when it
  * is a unit of bits ("Gb", "gb", "Mib": a lower-case b). Prefix letters are
  * case-insensitive; kB..TB decimal, KiB..TiB and bare letters binary
- * (DESIGN 2). */
+ * (docs/formats.md, "Units"). */
 static double size_unit(const char *u)
 {
 	static const char prefixes[] = "kmgt";

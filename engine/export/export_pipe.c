@@ -485,6 +485,8 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 	if (V > 1)
 		fprintf(f, "  --num-layers-per-virtual-pipeline-stage %u\n",
 			counts[0]);
+	if (c->s->sp && c->tp > 1)
+		fprintf(f, "  --sequence-parallel\n");
 	if (!even && middle)
 		fprintf(f,
 			"  --decoder-first-pipeline-num-layers %u\n"

@@ -1,5 +1,5 @@
-/* lower.h - building a lowered graph (strategy.h, DESIGN 10; internal to
- * the engine: engine/strategy/).
+/* lower.h - building a lowered graph (strategy.h, docs/spmd.md,
+ * docs/pipeline.md; internal to the engine: engine/strategy/).
  *
  * Every kind of strategy lowers to a new graph plus a placement of it, each
  * lowered op remembering the user's op it came from and its micro-batch.
@@ -22,6 +22,11 @@ typedef struct dpi_lower_buf {
 	uint32_t *source;
 	int32_t *micro;
 	uint32_t cap;
+	/* gradient buckets (lower_bucket.c): the bucket size in bytes, set
+	 * after dpi_lower_begin (0: every gradient's collective as declared),
+	 * and the reduces and edges held back for them */
+	int64_t bucket;
+	struct dpi_bucket_state *bk;
 } dpi_lower_buf;
 
 /* Starts a lowered graph of src_g, named after it, with room for about
@@ -77,6 +82,34 @@ dp_status dpi_lower_add(dpi_lower_buf *b, const char *name,
 /* Adds a data edge of bytes (>= 0), or a control edge. */
 dp_status dpi_lower_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
 			 int64_t bytes, bool control, dp_err *err);
+
+/* A weight gradient's collective (lower_bucket.c, docs/spmd.md "Gradient
+ * buckets"): dpi_lower_grad_begin starts one, the gradient of `bytes`
+ * (whole) that the user's op source makes, in a stream (DPI_BUCKET_GRADS,
+ * or DPI_BUCKET_GATHERS for ZeRO's all-gathers of updated weights: buckets
+ * never mix them); the reduces added next with
+ * dpi_lower_add_reduce (and only they: other ops go through
+ * dpi_lower_add) are its reduces. With b->bucket > 0 they are held
+ * back (their ids, and edges that touch them, are resolved by
+ * dpi_lower_finish, which merges the collectives of each bucket into one);
+ * else dpi_lower_add_reduce is dpi_lower_add. DP_ENOMEM. */
+enum { DPI_BUCKET_GRADS = 0, DPI_BUCKET_GATHERS = 1 };
+dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source, int64_t bytes,
+			       int stream, dp_err *err);
+dp_status dpi_lower_add_reduce(dpi_lower_buf *b, const char *name,
+			       const dpi_lower_op *op, uint32_t *id,
+			       dp_err *err);
+/* The earliest finish of every op of g by op times alone (no
+ * communication): the order in which a step can make them. malloc'd (the
+ * caller frees it); NULL when out of memory. */
+double *dpi_lower_ready_times(const dp_graph *g);
+/* For lower_build.c: whether an edge touches a held-back reduce, holding
+ * one back, merging the buckets (before finalizing) and freeing them. */
+bool dpi_lower_held(const dpi_lower_buf *b, uint32_t from, uint32_t to);
+dp_status dpi_lower_hold_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
+			      int64_t bytes, bool control, dp_err *err);
+dp_status dpi_lower_bucket_flush(dpi_lower_buf *b, dp_err *err);
+void dpi_lower_bucket_free(dpi_lower_buf *b);
 
 /* Finalizes the lowered graph and moves everything into *out (b is then
  * empty). On failure b is freed. */

@@ -32,6 +32,8 @@ typedef struct dpi_spmd_ctx {
 	uint8_t *carry;	 /* per op: mesh axes over which it holds partial
 			    sums summed from its inputs' (a linear op;
 			    lower_spmd_edges.c), 0 none */
+	uint32_t *psum;	 /* per sum op split on its inputs' partial axes:
+			    its first local sum "v/psum#d0", 0 none yet */
 	uint32_t *first; /* per op: its first lowered op; a
 					   whole-placed op has one, the
 					   others one per mesh device, in
@@ -39,7 +41,12 @@ typedef struct dpi_spmd_ctx {
 	dpi_lower_buf b;
 	char *name; /* scratch for lowered names */
 	size_t name_cap;
-	uint64_t work; /* steps done, for progress */
+	uint64_t work;	  /* steps done, for progress */
+	int zero_stage;	  /* the strategy's (1: gradients kept whole) */
+	uint32_t *fsdp;	  /* stage 3, per op: its unit (a sharded param op's
+			     layer), UINT32_MAX none (lower_spmd_fsdp.c) */
+	uint32_t *fsdp_g; /* per unit and phase (forward 0, backward 1): its
+			     gather on device 0 (one per device after it) */
 } dpi_spmd_ctx;
 
 /* Coordinate of mesh device d on axis a. */
@@ -132,6 +139,14 @@ int64_t dpi_spmd_share(int64_t total, int64_t q, int64_t n);
  * > 1) + "#d" + dev, e.g. "fc1#d3", "fc2/rs#d0", "fc2/rs2#d0"; DP_ENOMEM. */
 dp_status dpi_spmd_name(dpi_spmd_ctx *c, uint32_t u, const char *tag,
 			int layout, int dev, dp_err *err);
+
+/* ZeRO stage 3 (lower_spmd_fsdp.c): the per-layer gathers of the sharded
+ * weights (nothing under other stages); the first gather (device 0's) that
+ * feeds consumer v of param op u, UINT32_MAX when u's edge to v is an
+ * ordinary one; and freeing what begin made. */
+dp_status dpi_spmd_fsdp_begin(dpi_spmd_ctx *c, dp_err *err);
+uint32_t dpi_spmd_fsdp_gather(const dpi_spmd_ctx *c, uint32_t u, uint32_t v);
+void dpi_spmd_fsdp_end(dpi_spmd_ctx *c);
 
 /* Connects every data and control edge of the graph (lower_spmd_edges.c). */
 dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err);

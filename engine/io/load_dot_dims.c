@@ -1,4 +1,4 @@
-/* load_dot_dims.c - iteration spaces in DOT (DESIGN 10, docs/formats.md):
+/* load_dot_dims.c - iteration spaces in DOT (docs/formats.md):
  * node attributes dims="b=8,s=1024,k=768", out="b,s,n", param="k,n",
  * elem_bytes=2 and edge attribute dims="b,s,k". The graph checks the
  * rules (graph_dims.c); errors name the node or edge, the attribute and a
@@ -229,7 +229,8 @@ dp_status dpi_dot_read_edge_dims(dload *D, Agedge_t *ed, uint32_t e)
 		return st;
 	dpi_dims_at at = {NULL, -1};
 	dp_err err;
-	if (dpi_graph_set_edge_dims(D->g, e, (uint32_t)n, names, &at, &err) ||
+	if (dpi_graph_set_edge_dims(D->g, e, (uint32_t)n, names, NULL, &at,
+				    &err) ||
 	    dpi_graph_check_edge_dims(D->g, e, &at, &err))
 		return dims_error(D, "edge", label,
 				  guess_edge_line(D->text, from, to, at.field),

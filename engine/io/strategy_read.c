@@ -11,6 +11,7 @@
  */
 #include "internal/strategy_file.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@
 #define TOP_KEYS                                                               \
 	"format, version, graph, kind, devices, label, algorithm, "            \
 	"placement, mesh, ops, default, stages, microbatches, schedule, "      \
-	"virtual_stages, stage, default_stage, groups, spmd"
+	"virtual_stages, stage, default_stage, groups, spmd, "                 \
+	"sequence_parallel, bucket, "                                          \
+	"zero_stage"
 
 /* Scans the top-level object, reading the scalars and noting where the
  * other values are. */
@@ -36,7 +39,8 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 		{"stages", &t->stages},	    {"microbatches", &t->micro},
 		{"schedule", &t->schedule}, {"virtual_stages", &t->virt},
 		{"stage", &t->stage},	    {"default_stage", &t->def_stage},
-		{"groups", &t->groups},	    {"spmd", &t->spmd}};
+		{"groups", &t->groups},	    {"spmd", &t->spmd},
+		{"bucket", &t->bucket},	    {"zero_stage", &t->zero_stage}};
 	jscan_iter it;
 	dp_status st = dpi_jscan_object_begin(js, &it, "the top-level object");
 	size_t k_off;
@@ -71,6 +75,18 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 			continue;
 		} else if (strcmp(key, "graph") == 0) {
 			st = dpi_sread_str(R, at, "graph");
+			continue;
+		} else if (strcmp(key, "sequence_parallel") == 0) {
+			bool t = !strncmp(js->text + at, "true", 4),
+			     f = !strncmp(js->text + at, "false", 5);
+			if (!t && !f)
+				return dpi_jscan_error_at(
+					js, at,
+					"sequence_parallel: expected true or "
+					"false, got %s",
+					dpi_jscan_kind(js));
+			s->sp = t;
+			st = dpi_jscan_value(js, NULL, NULL);
 			continue;
 		} else if (strcmp(key, "label") == 0 ||
 			   strcmp(key, "algorithm") == 0) {
@@ -122,6 +138,9 @@ static dp_status check_keys(dpi_sread *R, const dpi_sread_top *t,
 		{t->def_stage, "default_stage", 1u << DP_STRAT_PIPELINE},
 		{t->groups, "groups", 1u << DP_STRAT_PIPELINE},
 		{t->spmd, "spmd", 1u << DP_STRAT_PIPELINE},
+		{t->bucket, "bucket",
+		 1u << DP_STRAT_SPMD | 1u << DP_STRAT_PIPELINE},
+		{t->zero_stage, "zero_stage", 1u << DP_STRAT_SPMD},
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (keys[i].at && !(keys[i].kinds & (1u << kind)))
@@ -511,6 +530,14 @@ dp_status dpi_strategy_parse(const char *path, const char *text, size_t len,
 					devices, s.k - 1);
 	if (!st && devices)
 		s.k = (int)devices;
+	/* absent in files written before buckets and stages: the defaults */
+	long v;
+	if (!st && t.bucket &&
+	    !(st = dpi_sread_int(&R, t.bucket, "bucket", 0, LONG_MAX, &v)))
+		s.bucket = v;
+	if (!st && t.zero_stage &&
+	    !(st = dpi_sread_int(&R, t.zero_stage, "zero_stage", 1, 3, &v)))
+		s.zero_stage = (int)v;
 	dpi_jscan_free(&R.js);
 	if (st) {
 		dp_strategy_free(&s);
@@ -522,6 +549,7 @@ dp_status dpi_strategy_parse(const char *path, const char *text, size_t len,
 	else if (kind == DP_STRAT_SPMD)
 		spmd_label(&s);
 	memcpy(s.algo, hdr.algo, sizeof s.algo);
+	s.sp = hdr.sp;
 	*out = s;
 	return DP_OK;
 }

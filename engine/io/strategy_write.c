@@ -117,6 +117,12 @@ dp_status dp_strategy_write(const char *path, const dp_graph *g,
 	dp_json_int(&w, "devices", s->k);
 	dp_json_str(&w, "label", s->label);
 	dp_json_str(&w, "algorithm", s->algo);
+	if (s->kind != DP_STRAT_PLACEMENT)
+		dp_json_int(&w, "bucket", s->bucket);
+	if (s->kind == DP_STRAT_SPMD && s->zero_stage > 0)
+		dp_json_int(&w, "zero_stage", s->zero_stage);
+	if (s->sp)
+		dp_json_bool(&w, "sequence_parallel", true);
 	switch (s->kind) {
 	case DP_STRAT_PLACEMENT:
 		dp_json_begin_object(&w, "placement");

@@ -3,8 +3,8 @@
  * dp_plan_run() times an algorithm, checks that what it returned is a valid
  * placement (a broken algorithm is an internal error, not a bad plan), and
  * simulates it with detail; dp_plan_evaluate() simulates a given placement.
- * Both add the bounds (DESIGN 3: LB, xLB, speedup) and whether the whole
- * graph would fit on device 0 alone.
+ * Both add the bounds (docs/simulator.md: LB, xLB, speedup) and whether the
+ * whole graph would fit on device 0 alone.
  */
 #include "dnnpart/plan.h"
 #include "internal/algo_int.h"
@@ -226,6 +226,7 @@ static dp_status run_strategy(const dp_graph *g, const dp_machine *m,
 				algo->name, s.nops, g->nops);
 	if (!st) {
 		snprintf(s.algo, sizeof s.algo, "%s", algo->name);
+		s.bucket = o->bucket;
 		st = plan_strategy(g, m, &s, algo->name, o->contention, p, ms,
 				   plan, err);
 	}

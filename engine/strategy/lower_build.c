@@ -113,6 +113,8 @@ dp_status dpi_lower_add(dpi_lower_buf *b, const char *name,
 dp_status dpi_lower_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
 			 int64_t bytes, bool control, dp_err *err)
 {
+	if (dpi_lower_held(b, from, to))
+		return dpi_lower_hold_edge(b, from, to, bytes, control, err);
 	if (b->g->nedges >= LOWER_MAX_EDGES)
 		return too_large(b, "edges", LOWER_MAX_EDGES, err);
 	return dp_graph_add_edge(b->g, from, to, control ? 0 : bytes, control,
@@ -121,7 +123,9 @@ dp_status dpi_lower_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
 
 dp_status dpi_lower_finish(dpi_lower_buf *b, dp_lowered *out, dp_err *err)
 {
-	dp_status st = dp_graph_finalize(b->g, err);
+	dp_status st = dpi_lower_bucket_flush(b, err);
+	if (!st)
+		st = dp_graph_finalize(b->g, err);
 	if (st) {
 		dpi_lower_abort(b);
 		return st;
@@ -136,6 +140,7 @@ dp_status dpi_lower_finish(dpi_lower_buf *b, dp_lowered *out, dp_err *err)
 
 void dpi_lower_abort(dpi_lower_buf *b)
 {
+	dpi_lower_bucket_free(b);
 	dp_graph_free(b->g);
 	free(b->placement);
 	free(b->source);

@@ -1,5 +1,5 @@
 /* lower_pipe3d.c - a pipeline whose stages are data parallel (the 3D case
- * with T = 1; DESIGN 10, docs/pipeline.md "Stages on several devices").
+ * with T = 1; docs/pipeline.md "Stages on several devices").
  *
  * The pipeline is first lowered as if every stage ran on one device
  * (lower_pipeline.c: micro-batch copies, accumulation chains, the
@@ -19,7 +19,8 @@
  *     group: D reduce ops `name/rs#d<dev>` (0 µs), replica q sends block r
  *     (1/D of the bytes) to reduce r, and reduce r sends its block to every
  *     replica of the consumer: 2 (D-1)/D x the bytes per device, as a ring
- *     all-reduce moves.
+ *     all-reduce moves. These are the gradients' collectives that
+ *     buckets merge (lower_bucket.c).
  * Names: the one-device name + "#d<dev>", e.g. "fc1@m2#d5".
  */
 #include "internal/lower.h"
@@ -102,8 +103,12 @@ static dp_status all_reduce(p3 *c, uint32_t x, uint32_t y, int64_t bytes)
 {
 	int D = c->D;
 	uint32_t k = c->rs_count[x]++;
-	uint32_t first = c->b.g->nops;
+	uint32_t first = 0;
 	const char *nx = dp_graph_op_name(c->l1->g, x);
+	dp_status st0 = dpi_lower_grad_begin(&c->b, c->l1->source[x], bytes,
+					     DPI_BUCKET_GRADS, c->err);
+	if (st0)
+		return st0;
 	for (int r = 0; r < D; r++) {
 		dpi_lower_op lo = {
 			.source = c->l1->source[x],
@@ -119,7 +124,9 @@ static dp_status all_reduce(p3 *c, uint32_t x, uint32_t y, int64_t bytes)
 			snprintf(c->name, sizeof c->name, "%s/rs#d%d", nx,
 				 (int)lo.device);
 		uint32_t id;
-		dp_status st = dpi_lower_add(&c->b, c->name, &lo, &id, c->err);
+		dp_status st =
+			dpi_lower_add_reduce(&c->b, c->name, &lo, &id, c->err);
+		first = r == 0 ? id : first;
 		for (int q = 0; !st && q < D; q++)
 			st = dpi_lower_edge(
 				&c->b, x * (uint32_t)D + (uint32_t)q, id,
@@ -210,6 +217,7 @@ dp_status dpi_lower_pipeline3d(const dp_graph *g, const dp_machine *m,
 					  "out of memory while lowering a "
 					  "pipeline");
 		begun = !st;
+		c.b.bucket = s->bucket;
 	}
 	if (!st)
 		st = add_ops(&c);

@@ -1,5 +1,5 @@
 /* lower_spmd.c - spmd strategies: their check and the instances of every op
- * (strategy.h, DESIGN 10; the edges are in lower_spmd_edges.c).
+ * (strategy.h, docs/spmd.md; the edges are in lower_spmd_edges.c).
  *
  * An op on every device (device -1) becomes one instance per mesh device,
  * "NAME#dD". The mesh is row-major: device D has coordinates (c0, c1, ...)
@@ -317,6 +317,32 @@ static int64_t zero_param_bytes(const dpi_spmd_ctx *c, uint32_t u,
 	return w + dpi_spmd_share(own - w, q, n);
 }
 
+/* The persistent gradient buffer of param op u's instance on dev (dims
+ * d): its weights' block, the gradient the update reads; where the update
+ * is split more finely (ZeRO stage 2 and 3) the update's block of it,
+ * except under stage 1, which keeps the whole gradient until the update.
+ * None without an update or params. */
+static int64_t grad_buffer(const dpi_spmd_ctx *c, uint32_t u, const dp_dims *d,
+			   int dev)
+{
+	uint32_t up = c->upd[u];
+	if (up == UINT32_MAX || d->nparam <= 0 || !c->g->ops[u].param_bytes)
+		return 0;
+	int64_t w = d->elem_bytes;
+	for (int k = 0; k < d->nparam; k++)
+		w *= d->sizes[d->param[k]];
+	int64_t q, n, uq, un;
+	block_of(c, u, d->param, d->nparam, dev, &q, &n);
+	int64_t own = uneven_share(c, u, d, d->param, d->nparam, dev, w);
+	dp_dims ud;
+	if (c->zero_stage == 1 || dpi_spmd_whole(c, up) >= 0 ||
+	    !dp_op_dims(c->g, up, &ud) || ud.nparam <= 0)
+		return own;
+	block_of(c, up, ud.param, ud.nparam, dev, &uq, &un);
+	return un > n ? uneven_share(c, up, &ud, ud.param, ud.nparam, dev, w)
+		      : own;
+}
+
 /* The update op of every param op (ctx.upd). */
 static void find_updates(dpi_spmd_ctx *c)
 {
@@ -389,6 +415,8 @@ static dp_status add_instances(dpi_spmd_ctx *c, uint32_t u, dp_err *err)
 		if (has && np == 1 && dp_op_role(c->g, u) == DP_ROLE_PARAM)
 			lo.param_bytes =
 				zero_param_bytes(c, u, &d, dev, lo.param_bytes);
+		if (has && dp_op_role(c->g, u) == DP_ROLE_PARAM)
+			lo.param_bytes += grad_buffer(c, u, &d, dev);
 		uint32_t id;
 		dp_status st = dpi_spmd_name(c, u, "", 1, dev, err);
 		if (!st)
@@ -406,7 +434,8 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 			 dp_lowered *out, dp_err *err)
 {
 	(void)m;
-	dpi_spmd_ctx c = {.g = g, .sp = &s->spmd, .p = p};
+	dpi_spmd_ctx c = {
+		.g = g, .sp = &s->spmd, .p = p, .zero_stage = s->zero_stage};
 	c.size = dp_spmd_size(c.sp);
 	for (int a = c.sp->naxes - 1, st = 1; a >= 0; a--) {
 		c.stride[a] = st;
@@ -447,6 +476,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 	}
 	find_updates(&c);
 	dp_status st = dpi_lower_begin(&c.b, g, (uint32_t)expect, err);
+	c.b.bucket = s->bucket;
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
 			st = dpi_poll(p, "lowering", "lowering: ops",

@@ -1,5 +1,6 @@
 /* strategy.c - strategies: their life cycle, the checks every kind shares
- * and the dispatch of lowering by kind (strategy.h, DESIGN 10). */
+ * and the dispatch of lowering by kind (strategy.h; docs/formats.md "Strategy
+ * files"). */
 #include "dnnpart/strategy.h"
 #include "internal/arrays.h"
 #include "internal/lower.h"
@@ -43,6 +44,7 @@ void dp_strategy_init(dp_strategy *s)
 	memset(s, 0, sizeof *s);
 	s->kind = DP_STRAT_PLACEMENT;
 	s->pipe.microbatches = 1;
+	s->bucket = DP_BUCKET_DEFAULT;
 }
 
 void dp_strategy_free(dp_strategy *s)

@@ -92,19 +92,32 @@ typedef struct dp_algo_origin {
 	bool relabeled;
 } dp_algo_origin;
 
+/* DDP's default bucket: 25 MiB (bucket_cap_mb). */
+#define DP_BUCKET_DEFAULT ((int64_t)25 << 20)
+
 typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
 	dp_objective objective;
 	bool polish; /* pardnn: run the polish phase (default on) */
-	/* strategies (DESIGN 10): micro-batches of a pipeline and the tensor
-	 * parallel size; 0 = the algorithm's own choice */
+	/* strategies (docs/pipeline.md, docs/spmd.md): micro-batches of a
+	 * pipeline and the tensor parallel size; 0 = the algorithm's own
+	 * choice */
 	int microbatches;
 	int tp;
 	int virtual_stages; /* --virtual-stages V: interleaved 1F1B (0: 1) */
+	/* megatron, hybrid: sequence parallelism (needs a tensor-parallel
+	 * size > 1): the ops tensor parallelism replicates split along the
+	 * sequence dim `s` */
+	bool sp;
 	/* pipelines: the schedule their micro-batches run in, a dp_schedule
 	 * (strategy.h: DP_SCHED_GPIPE, DP_SCHED_1F1B), or -1 for the
 	 * algorithm's own (gpipe's, 1f1b's; pipedream and hybrid: 1F1B) */
 	int schedule;
+	/* strategies that reduce weight gradients: the bucket size in bytes
+	 * (default DP_BUCKET_DEFAULT, 0 = one collective per gradient); zero:
+	 * the ZeRO stage 1..3 (0 = its own, 2) */
+	int64_t bucket;
+	int zero_stage;
 	/* ilp: the solver's time limit in seconds, > 0 (default 10); the
 	 * best placement found by then is returned */
 	double time_limit_s;
@@ -130,7 +143,8 @@ typedef struct dp_algo_opts {
 } dp_algo_opts;
 
 /* Defaults: port contention, polish on, the strategies' own choices
- * (schedule -1), a time limit of 10 s, no bound, no budget, no origin, no
+ * (schedule -1), buckets of DP_BUCKET_DEFAULT, zero's
+ * stage 2, a time limit of 10 s, no bound, no budget, no origin, no
  * interim. */
 void dp_algo_opts_default(dp_algo_opts *o);
 

@@ -207,7 +207,7 @@ dp_status dp_graph_check_number(const char *field, const char *opname, double v,
  * the field). The file name for messages is g->source. */
 dp_status dp_graph_finalize(dp_graph *g, dp_err *err);
 
-/* ---- Iteration spaces and roles (DESIGN 10, docs/formats.md) ----
+/* ---- Iteration spaces and roles (docs/formats.md) ----
  *
  * Optional fields that strategies splitting ops and micro-batches need; a
  * graph without them loads and behaves as before, and its ops and edges
@@ -245,6 +245,11 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err);
  *     position; its bytes (given, else the producer's output_bytes)
  *     equal the producer's out tensor (product(out sizes) x the
  *     producer's elem_bytes);
+ *   - a producer with dims but no out has several output tensors: an edge
+ *     out of it may give dims (each a dim of the consumer) and from_dims
+ *     (the producer's dims of that output, one per dim, of the same
+ *     sizes); the bytes equal product(sizes) x the producer's elem_bytes;
+ *     from_dims on an edge whose producer has out is an error;
  *   - the batch dim is a dim of at least one op.
  * Errors are DP_EINPUT with a message naming the op and what was expected;
  * loaders add the file position. */
@@ -305,6 +310,11 @@ dp_status dp_graph_set_edge_dims(dp_graph *g, uint32_t e, uint32_t n,
  * offsets into g->strs (valid until the graph changes); -1, with *name_off
  * NULL, when the edge has none. */
 int dp_edge_dims(const dp_graph *g, uint32_t e, const uint32_t **name_off);
+/* The producer's dims that index edge e's tensor (`from_dims`, given for an
+ * edge out of an op with several outputs, aligned with its dims): their
+ * number, -1 with *name_off NULL when the edge has none. */
+int dp_edge_from_dims(const dp_graph *g, uint32_t e,
+		      const uint32_t **name_off);
 
 /* Sets the graph's batch dim ("" or NULL: none). Checks the name's syntax;
  * that some op has it is checked by dp_graph_finalize(). */
@@ -325,7 +335,7 @@ int64_t dp_graph_batch_size(const dp_graph *g);
 dp_status dp_graph_with_batch(const dp_graph *g, int64_t batch,
 			      dp_graph **out, dp_err *err);
 
-/* What an op does in the training step (DESIGN 10). */
+/* What an op does in the training step (docs/formats.md). */
 typedef enum dp_role {
 	DP_ROLE_NONE = 0, /* not given */
 	DP_ROLE_INPUT,	  /* reads a batch of data */

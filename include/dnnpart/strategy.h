@@ -1,4 +1,5 @@
-/* strategy.h - ways to split a model beyond op placement (DESIGN 10).
+/* strategy.h - ways to split a model beyond op placement (docs/spmd.md,
+ * docs/pipeline.md).
  *
  * A strategy says how a training step runs on K devices. Three kinds:
  *
@@ -110,9 +111,24 @@ typedef struct dp_strategy {
 	dp_spmd spmd;	    /* DP_STRAT_SPMD, or the split inside every
 			       stage of a DP_STRAT_PIPELINE */
 	dp_pipeline pipe;   /* DP_STRAT_PIPELINE */
+	/* gradient buckets (docs/spmd.md, "Gradient buckets"): the weight
+	 * gradients' all-reduces and reduce-scatters are grouped, in the
+	 * order the gradients become ready, into buckets of at least this many
+	 * bytes, one collective each, as PyTorch DDP does; 0 = one collective
+	 * per gradient. dp_strategy_init: DP_BUCKET_DEFAULT */
+	int64_t bucket;
+	/* the ZeRO stage of an spmd strategy (zero): 1 optimizer state
+	 * sharded, 2 gradients too, 3 weights too (FSDP's full shard); 0 =
+	 * none (plain data parallelism keeps whole gradients) */
+	int zero_stage;
+	/* Megatron-LM's sequence parallelism (--sp): the ops its tensor
+	 * parallelism replicates are split along the sequence; recorded so
+	 * that the Megatron-LM export writes --sequence-parallel */
+	bool sp;
 } dp_strategy;
 
-/* An empty strategy (kind placement, nothing allocated). */
+/* An empty strategy (kind placement, nothing allocated, buckets of
+ * DP_BUCKET_DEFAULT, no ZeRO stage). */
 void dp_strategy_init(dp_strategy *s);
 void dp_strategy_free(dp_strategy *s);
 
