@@ -53,6 +53,7 @@ typedef struct cli_opts {
 	const char *link;    /* --link preset */
 	const char *bw;	     /* --bw */
 	const char *lat;     /* --lat */
+	const char *kernel;  /* --kernel-overhead */
 	dp_contention contention;
 	dp_objective objective; /* --objective step|throughput */
 	const dp_algo *algo;	/* --algo (NULL: the default) */
@@ -60,14 +61,15 @@ typedef struct cli_opts {
 	bool json;
 	bool strict;
 	bool no_polish;
-	int microbatches; /* --microbatches (0: the algorithm's choice) */
-	int tp;		  /* --tp (0: the algorithm's choice) */
-	int zero_stage;	  /* --zero-stage 1..3 (0: zero's own, 2) */
-	long long bucket; /* --bucket in bytes (-1: the default, 25 MiB) */
-	bool sp;	  /* --sp: sequence parallelism (megatron, hybrid) */
-	int schedule;	  /* --schedule: a dp_schedule, -1: the algorithm's
+	int microbatches;    /* --microbatches (0: the algorithm's choice) */
+	int tp;		     /* --tp (0: the algorithm's choice) */
+	int virtual_stages;  /* --virtual-stages (0: none) */
+	int zero_stage;	     /* --zero-stage 1..3 (0: zero's own, 2) */
+	long long bucket;    /* --bucket in bytes (-1: the default, 25 MiB) */
+	bool sp;	     /* --sp: sequence parallelism (megatron, hybrid) */
+	int schedule;	     /* --schedule: a dp_schedule, -1: the algorithm's
 			     own */
-	long long batch;  /* --batch: the graph at this batch size (0: as
+	long long batch;     /* --batch: the graph at this batch size (0: as
 			     loaded) */
 	/* the levers (cli_levers.c): --precision, --recompute, --fuse, --gpu
 	 * as given, checked when parsed; NULL = the default */

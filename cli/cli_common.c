@@ -182,8 +182,9 @@ static int check_value(const char *cmd, const char *name, const char *v,
 		return 0;
 	}
 	dp_status st =
-		!strcmp(name, "--bw")	 ? dp_units_parse_bandwidth(v, &x, &err)
-		: !strcmp(name, "--lat") ? dp_units_parse_time(v, &x, &err)
+		!strcmp(name, "--bw") ? dp_units_parse_bandwidth(v, &x, &err)
+		: !strcmp(name, "--lat") || !strcmp(name, "--kernel-overhead")
+			? dp_units_parse_time(v, &x, &err)
 		: !strcmp(name, "--contention")
 			? dp_sim_contention_parse(v, &o->contention, &err)
 			: dp_load_format_parse(v, &o->format, &err);
@@ -207,12 +208,15 @@ static const struct common_opt {
 	{"--link", NULL, 's', 0, offsetof(cli_opts, link), true},
 	{"--bw", NULL, 's', 0, offsetof(cli_opts, bw), true},
 	{"--lat", NULL, 's', 0, offsetof(cli_opts, lat), true},
+	{"--kernel-overhead", NULL, 's', 0, offsetof(cli_opts, kernel), true},
 	{"--objective", NULL, 0, 0, 0, true},
 	{"--schedule", NULL, 0, 0, 0, true},
 	{"--contention", NULL, 0, 0, 0, true},
 	{"--microbatches", "-M", 'i', DP_MAX_MICROBATCHES,
 	 offsetof(cli_opts, microbatches), false},
 	{"--tp", NULL, 'i', DP_MAX_DEVICES, offsetof(cli_opts, tp), false},
+	{"--virtual-stages", NULL, 'i', DP_MAX_VIRTUAL_STAGES,
+	 offsetof(cli_opts, virtual_stages), false},
 	{"--zero-stage", NULL, 'i', 3, offsetof(cli_opts, zero_stage), false},
 	{"--bucket", NULL, 0, 0, 0, true},
 	{"--batch", NULL, 'l', 1L << 30, offsetof(cli_opts, batch), false},
@@ -291,6 +295,9 @@ void cli_help_machine_opts(FILE *out)
 		"  --contention M     port (default: one send and one receive "
 		"at a time per\n"
 		"                     device) or none (transfers never wait)\n"
+		"  --kernel-overhead T  a kernel's cost however small its "
+		"work (default 5us;\n                     0: work divides "
+		"perfectly; docs/simulator.md)\n"
 		"  --objective O      step (default: the makespan of one step) "
 		"or throughput:\n"
 		"                     the max load over devices, time per "
@@ -304,11 +311,15 @@ void cli_help_machine_opts(FILE *out)
 		"(not eval, export)\n"
 		"  --schedule S       a pipeline's schedule: gpipe (all "
 		"forwards, then all\n"
-		"                     backwards) or 1f1b (default: the "
+		"                     backwards), 1f1b or zb-h1 (1F1B with "
+		"the weight\n"
+		"                     gradients deferred; default: the "
 		"algorithm's own)\n"
 		"  --tp T             tensor-parallel size (default: the "
 		"algorithm's choice;\n"
 		"                     not eval, export)\n"
+		"  --virtual-stages V interleaved 1F1B (1f1b): V chunks per "
+		"device, 1..%d\n"
 		"  --zero-stage Z     zero's ZeRO stage: 1 optimizer state, 2 "
 		"also gradients\n"
 		"                     (default), 3 also weights (FSDP full "
@@ -330,7 +341,8 @@ void cli_help_machine_opts(FILE *out)
 		"pardnn, fiddle,\n"
 		"                     pipedream (default: detected from the "
 		"content)\n",
-		DP_MAX_DEVICES, dp_machine_link_names(), DP_MAX_MICROBATCHES);
+		DP_MAX_DEVICES, dp_machine_link_names(), DP_MAX_MICROBATCHES,
+		DP_MAX_VIRTUAL_STAGES);
 	cli_help_levers(out);
 }
 
@@ -463,6 +475,9 @@ int cli_make_machine(const cli_opts *o, const dp_graph *g, dp_machine *m)
 	else if (!bad && o->reserve &&
 		 dp_machine_set_reserve(m, o->reserve, &err))
 		bad = "--reserve";
+	else if (!bad && o->kernel &&
+		 dp_units_parse_time(o->kernel, &m->kernel_us, &err))
+		bad = "--kernel-overhead";
 	if (bad) {
 		dp_machine_free(m);
 		return machine_error(bad, &err);
@@ -590,6 +605,7 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	ao->polish = !o->no_polish;
 	ao->microbatches = o->microbatches;
 	ao->tp = o->tp;
+	ao->virtual_stages = o->virtual_stages;
 	ao->zero_stage = o->zero_stage;
 	if (o->bucket >= 0)
 		ao->bucket = o->bucket;

@@ -61,7 +61,7 @@ for geo in 80x24 120x40; do
 		else
 			notok "tui_timeline_microbatch_colours_$sfx" "$bgs coloured digit kinds on GPU0"
 		fi
-		# ---- S: 1f1b, rerun, S: gpipe again ----
+		# ---- S: 1f1b, rerun, S: zb-h1, S: gpipe again ----
 		keys S
 		if wait_for 'sched 1f1b' 5 && wait_for '1f1b S=4 M=8' 20 &&
 			wait_settled && screen | grep -q 'gpipe: makespan'; then
@@ -69,12 +69,20 @@ for geo in 80x24 120x40; do
 		else
 			notok "tui_schedule_key_1f1b_$sfx" "no 1f1b rerun after S"
 		fi
+		# S: zb-h1 (this graph has no grad ops: the rerun says so),
+		# S: gpipe again
+		keys S
+		if wait_for 'sched zb-h1' 5 && wait_for 'STALE' 20; then
+			ok "tui_schedule_key_zbh1_$sfx"
+		else
+			notok "tui_schedule_key_zbh1_$sfx" "no zb-h1 after S S"
+		fi
 		keys S
 		if wait_for 'sched gpipe' 5 && wait_for 'gpipe S=4 M=8' 20 &&
 			wait_settled; then
 			ok "tui_schedule_key_back_$sfx"
 		else
-			notok "tui_schedule_key_back_$sfx" "no gpipe rerun after S S"
+			notok "tui_schedule_key_back_$sfx" "no gpipe rerun after S S S"
 		fi
 		# ---- e: the framework exports, by extension ----
 		for x in 'pippy.py|PiPPy split|"model.h1": SplitPoint.BEGINNING' \

@@ -53,6 +53,7 @@ static dp_graph *two_layers(void)
 static void four_devices(dp_machine *m, double lat)
 {
 	REQUIRE(dp_machine_init(m, 4, NULL) == DP_OK);
+	m->kernel_us = 0; /* exact shares, as the hand computations take */
 	m->lat = lat;
 	m->bw = 100;
 }
@@ -189,15 +190,17 @@ static dp_strategy hybrid_vs(const dp_graph *g, const dp_machine *m,
 
 /* hybrid searches a space that holds 1f1b's plan on the same devices and
  * pipedream's: its step is no longer than either that fits; a cancel
- * leaves nothing. */
+ * leaves nothing. (Not gpipe's: hybrid runs the 1F1B order, and with
+ * whole backward blocks and slow links GPipe's order can be shorter:
+ * 38 us against 1F1B's 39.5 here.) */
 static void test_hybrid_no_slower_than_pipelines(void)
 {
 	dp_graph *g = two_layers();
 	REQUIRE(g);
 	dp_machine m;
 	four_devices(&m, 1);
-	const char *others[] = {"1f1b", "gpipe", "pipedream"};
-	dp_strategy h = hybrid_vs(g, &m, others, 3);
+	const char *others[] = {"1f1b", "pipedream"};
+	dp_strategy h = hybrid_vs(g, &m, others, 2);
 	CHECK(h.k <= 4);
 	dp_strategy_free(&h);
 	dp_machine_free(&m);

@@ -358,7 +358,9 @@ static void test_bad_files_say_where_and_what(void)
 	CHECK_STR(bad("\"kind\":\"pipeline\",\"stages\":2,\"schedule\":"
 		      "\"zb\"",
 		      2),
-		  "2:41: schedule: expected \"gpipe\" or \"1f1b\", got \"zb\"");
+		  "2:41: schedule: expected \"gpipe\", \"1f1b\" or \"zb-h1\", "
+		  "got "
+		  "\"zb\"");
 	CHECK_STR(bad("\"kind\":\"pipeline\",\"stages\":2,\"spmd\":{\"mesh\":"
 		      "[2]},\"groups\":[[0,1],[1,2]]",
 		      4),
@@ -382,7 +384,8 @@ static void test_bad_files_say_where_and_what(void)
 	CHECK_STR(bad("\"kind\":\"spmd\",\"meshes\":[2]", 2),
 		  "2:15: unknown key 'meshes': expected one of format, "
 		  "version, graph, kind, devices, label, algorithm, placement, "
-		  "mesh, ops, default, stages, microbatches, schedule, stage, "
+		  "mesh, ops, default, stages, microbatches, schedule, "
+		  "virtual_stages, stage, "
 		  "default_stage, groups, spmd, sequence_parallel, bucket, "
 		  "zero_stage, levers");
 	CHECK_STR(bad("\"kind\":\"spmd\"", 2),

@@ -331,6 +331,9 @@ static void test_schedule_key_cycles_a_pipeline_only(void)
 	CHECK_STR(p.algo, "gpipe");
 	state_set_plan(&st, &p, st.gen);
 	settings_schedule(&st);
+	CHECK_INT(st.schedule, DP_SCHED_ZBH1);
+	CHECK_CONTAINS(st.status, "schedule zb-h1");
+	settings_schedule(&st); /* gpipe -> 1f1b -> zb-h1 -> gpipe */
 	CHECK_INT(st.schedule, DP_SCHED_GPIPE);
 	state_free(&st);
 

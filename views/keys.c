@@ -86,7 +86,8 @@ const key_binding key_table[] = {
 	{K('U'), "U", 0, NULL, "double the micro-batches of pipelines",
 	 ACT_MB_RAISE, KG_MACHINE, false},
 	{K('S'), "S", 0, NULL,
-	 "pipeline schedule: gpipe / 1f1b (reprices the pipeline on screen)",
+	 "pipeline schedule: gpipe / 1f1b / zb-h1 (reprices the pipeline on "
+	 "screen)",
 	 ACT_SCHEDULE, KG_MACHINE, false},
 	{K('x'), "x", 0, NULL, "halve the batch size (graphs with a batch dim)",
 	 ACT_BATCH_LOWER, KG_MACHINE, false},

@@ -273,14 +273,18 @@ unsigned settings_schedule(vstate *st)
 	}
 	int cur =
 		st->schedule >= 0 ? st->schedule : (int)p->strat->pipe.schedule;
-	st->schedule = cur == DP_SCHED_GPIPE ? DP_SCHED_1F1B : DP_SCHED_GPIPE;
+	/* gpipe -> 1f1b -> zb-h1 -> gpipe */
+	st->schedule = cur == DP_SCHED_ZBH1 ? DP_SCHED_GPIPE : cur + 1;
 	unsigned r = settings_changed(st);
 	state_status(st, false, "schedule %s for pipelines: %s",
 		     dp_schedule_name((dp_schedule)st->schedule),
-		     st->schedule == DP_SCHED_GPIPE
-			     ? "all forwards, then all backwards"
-			     : "warm-up forwards, then one forward one "
-			       "backward");
+		     st->schedule == DP_SCHED_GPIPE ? "all forwards, then all "
+						      "backwards"
+		     : st->schedule == DP_SCHED_1F1B
+			     ? "warm-up forwards, then one forward one "
+			       "backward"
+			     : "1F1B with the weight gradients deferred "
+			       "into the bubbles");
 	return r;
 }
 

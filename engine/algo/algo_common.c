@@ -13,6 +13,7 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->polish = true;
 	o->microbatches = 0;
 	o->tp = 0;
+	o->virtual_stages = 0;
 	o->sp = false;
 	o->schedule = -1;
 	o->bucket = DP_BUCKET_DEFAULT;

@@ -27,45 +27,60 @@
  */
 #include "internal/algo_int.h"
 #include "internal/lower.h"
+#include "internal/nomem.h"
 #include "internal/pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int greedy_stages(const double *t, uint32_t n, double bound)
+/* The stages a greedy cut of the n op times t (in order) needs when stage
+ * c holds at most bound x sp[c] (sp: the speed of its device; NULL: 1),
+ * S + 1 when S do not suffice. */
+static int greedy_stages(const double *t, uint32_t n, double bound,
+			 const double *sp, int S)
 {
-	int k = 1;
+	int k = 0;
 	double cur = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (cur > 0 && cur + t[i] > bound) {
+	for (uint32_t i = 0; i < n && k < S; i++) {
+		if (cur > 0 && cur + t[i] > bound * (sp ? sp[k] : 1)) {
 			k++;
 			cur = 0;
 		}
 		cur += t[i];
 	}
-	return k;
+	return k + 1;
 }
 
-/* Stage of each of the n forward ops (times t, in order) into st. */
-static void cut_forward(const double *t, uint32_t n, int S, int32_t *st)
+/* Stage of each of the n forward ops (times t, in order) into st: S runs
+ * whose times over their device's speed (sp, NULL: all 1) have the least
+ * largest value, so a faster device takes more (HetPipe's balance). */
+static void cut_forward(const double *t, uint32_t n, int S, const double *sp,
+			int32_t *st)
 {
-	double total = 0, tmax = 0;
+	double total = 0, tmax = 0, ssum = 0, smin = 1e300, smax = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		total += t[i];
 		tmax = t[i] > tmax ? t[i] : tmax;
+	}
+	for (int c = 0; c < S; c++) {
+		double v = sp ? sp[c] : 1;
+		ssum += v;
+		smin = v < smin ? v : smin;
+		smax = v > smax ? v : smax;
 	}
 	if (!(total > 0)) {
 		for (uint32_t i = 0; i < n; i++)
 			st[i] = (int32_t)((uint64_t)i * (uint64_t)S / n);
 		return;
 	}
-	double lo = total / S > tmax ? total / S : tmax, hi = total;
-	if (greedy_stages(t, n, lo) <= S)
+	double lo = total / ssum > tmax / smax ? total / ssum : tmax / smax;
+	double hi = total / smin;
+	if (greedy_stages(t, n, lo, sp, S) <= S)
 		hi = lo;
 	for (int it = 0; it < 100 && hi - lo > 1e-9 * hi; it++) {
 		double mid = lo + (hi - lo) / 2;
-		if (greedy_stages(t, n, mid) <= S)
+		if (greedy_stages(t, n, mid, sp, S) <= S)
 			hi = mid;
 		else
 			lo = mid;
@@ -76,7 +91,8 @@ static void cut_forward(const double *t, uint32_t n, int S, int32_t *st)
 	for (uint32_t i = 0; i < n; i++) {
 		bool forced = n - i == (uint32_t)(S - 1 - c);
 		if (c < S - 1 && cnt > 0 &&
-		    (forced || (cur > 0 && cur + t[i] > hi))) {
+		    (forced ||
+		     (cur > 0 && cur + t[i] > hi * (sp ? sp[c] : 1)))) {
 			c++;
 			cur = 0;
 			cnt = 0;
@@ -257,8 +273,9 @@ static dp_status clamp_forward(const dp_graph *g, const uint8_t *kd,
  * forward ops take those stages; else they are cut balanced into
  * min(S_want, their number). */
 static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
-			       const int32_t *given, const char *name,
-			       int32_t *stage, int *S_out, dp_err *err)
+			       const int32_t *given, const double *sp,
+			       const char *name, int32_t *stage, int *S_out,
+			       dp_err *err)
 {
 	uint32_t nf = 0;
 	for (uint32_t u = 0; u < g->nops; u++)
@@ -285,7 +302,7 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 	if (given)
 		memcpy(fs, given, (size_t)nf * sizeof *fs);
 	else
-		cut_forward(t, nf, S, fs);
+		cut_forward(t, nf, S, sp, fs);
 	i = 0;
 	for (uint32_t k = 0; k < g->nops; k++)
 		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
@@ -350,6 +367,55 @@ int dpi_pipe_default_microbatches(const dp_graph *g, int S)
 	return M;
 }
 
+/* The numbered block of a layer path: its prefix through the first
+ * component whose last character is a digit ("model/h3" of
+ * "model/h3/attn", "layers/7"); 0 when there is none. */
+static size_t numbered_prefix(const char *l)
+{
+	size_t k = 0;
+	while (l[k]) {
+		size_t c = strcspn(l + k, "/.");
+		if (c > 0 && l[k + c - 1] >= '0' && l[k + c - 1] <= '9')
+			return k + c;
+		k += c + (l[k + c] ? 1 : 0);
+	}
+	return 0;
+}
+
+/* --virtual-stages V: S stages of V chunks each cut the model's layers
+ * (its numbered blocks, "model/h3", in forward order; Megatron-LM's
+ * transformer layers) into S V chunks, so V must divide the layers per
+ * stage (Megatron-LM's --num-layers-per-virtual-pipeline-stage is their
+ * quotient). A graph without numbered layers is cut by forward time. */
+static dp_status virtual_layers(const dp_graph *g, const uint8_t *kd, int S,
+				int V, const char *name, dp_err *err)
+{
+	if (V <= 1)
+		return DP_OK;
+	uint32_t layers = 0;
+	const char *last = "";
+	size_t last_n = 0;
+	for (uint32_t i = 0; i < g->nops; i++) {
+		uint32_t u = g->topo[i];
+		const char *l = dp_graph_str(g, g->ops[u].layer);
+		size_t n = kd[u] == DPI_PIPE_FWD ? numbered_prefix(l) : 0;
+		if (n == 0 || (n == last_n && strncmp(l, last, n) == 0))
+			continue;
+		layers++;
+		last = l;
+		last_n = n;
+	}
+	if (layers == 0 || (layers % (uint32_t)S == 0 &&
+			    (layers / (uint32_t)S) % (uint32_t)V == 0))
+		return DP_OK;
+	return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+			  "%s: --virtual-stages %d does not divide the layers "
+			  "per stage: %u layers on %d stages%s; choose V "
+			  "dividing the layers per stage",
+			  name, V, layers, S,
+			  layers % (uint32_t)S ? " do not split evenly" : "");
+}
+
 dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 			const dp_algo_opts *o, const dp_progress *p,
 			dp_schedule sch, const char *name, int S_want,
@@ -363,10 +429,10 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	st = dpi_algo_check_microbatches(o, name, err);
 	if (st)
 		return st;
-	if (sch != DP_SCHED_GPIPE && sch != DP_SCHED_1F1B)
+	if (sch < DP_SCHED_GPIPE || sch > DP_SCHED_ZBH1)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "%s: a pipeline's schedule is gpipe or "
-				  "1f1b, got %d",
+				  "%s: a pipeline's schedule is gpipe, 1f1b "
+				  "or zb-h1, got %d",
 				  name, (int)sch);
 	int32_t *stage =
 		malloc((size_t)(g->nops ? g->nops : 1) * sizeof *stage);
@@ -375,11 +441,27 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 				  "out of memory while cutting a pipeline");
 	for (uint32_t u = 0; u < g->nops; u++)
 		stage[u] = -1;
-	int S = 1;
+	int S = 1, V = o->virtual_stages > 1 ? o->virtual_stages : 1;
 	uint8_t *kd = dpi_pipe_kinds(g);
-	st = kd ? assign_stages(g, kd, S_want, given, name, stage, &S, err)
+	st = kd ? virtual_layers(g, kd, S_want, V, name, err)
 		: dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 			     "out of memory while cutting a pipeline");
+	/* stage (chunk) c on device c mod S_want: its speed */
+	double *sp = st ? NULL : malloc((size_t)S_want * V * sizeof *sp);
+	if (!st && !sp)
+		st = dpi_nomem(err, "cutting a pipeline");
+	for (int c = 0; !st && c < S_want * V; c++)
+		sp[c] = c % S_want < m->k ? m->speed[c % S_want] : 1;
+	if (!st)
+		st = assign_stages(g, kd, S_want * V, given, sp, name, stage,
+				   &S, err);
+	free(sp);
+	if (!st && V > 1 && S != S_want * V)
+		st = dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				"%s: --virtual-stages %d: %d stages of %d "
+				"chunks need %d chunks of forward ops, but "
+				"only %d could be cut",
+				name, V, S_want, V, S_want * V, S);
 	dp_strategy s;
 	dp_strategy_init(&s);
 	if (!st)
@@ -392,13 +474,23 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	if (g->nops)
 		memcpy(s.pipe.stage, stage, (size_t)g->nops * sizeof *stage);
 	free(stage);
+	if (V > 1) { /* chunk c on device c mod S_want */
+		s.pipe.virtual_stages = V;
+		s.k = S_want;
+		for (int c = 0; c < S; c++)
+			s.pipe.group[c] = c % S_want;
+	}
 	s.pipe.microbatches = o->microbatches > 0
 				      ? o->microbatches
 				      : default_microbatches(g, kd, S);
 	free(kd);
 	s.pipe.schedule = sch;
-	snprintf(s.label, sizeof s.label, "%s S=%d M=%d", dp_schedule_name(sch),
-		 S, s.pipe.microbatches);
+	if (V > 1)
+		snprintf(s.label, sizeof s.label, "%s S=%d V=%d M=%d",
+			 dp_schedule_name(sch), S_want, V, s.pipe.microbatches);
+	else
+		snprintf(s.label, sizeof s.label, "%s S=%d M=%d",
+			 dp_schedule_name(sch), S, s.pipe.microbatches);
 	snprintf(s.algo, sizeof s.algo, "%s", name);
 	st = dp_strategy_check(g, m, &s, err);
 	if (st == DP_EINPUT && err) {
@@ -418,8 +510,7 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 
 dp_schedule dpi_pipe_schedule(const dp_algo_opts *o, dp_schedule own)
 {
-	if (o &&
-	    (o->schedule == DP_SCHED_GPIPE || o->schedule == DP_SCHED_1F1B))
+	if (o && o->schedule >= DP_SCHED_GPIPE && o->schedule <= DP_SCHED_ZBH1)
 		return (dp_schedule)o->schedule;
 	return own;
 }
@@ -438,7 +529,7 @@ static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 		st = dpi_pipe_check_batch_known(g, o, name, err);
 	if (st)
 		return st;
-	if (!o || o->microbatches == 0)
+	if ((!o || o->microbatches == 0) && !(o && o->virtual_stages > 1))
 		return dpi_pipe_search(g, m, o, p, name, sch, out, err);
 	return dpi_pipe_make(g, m, o, p, sch, name, m->k, NULL, out, err);
 }

@@ -6,7 +6,8 @@
  *
  * Per stage s, per micro-batch: t_s = the time of its micro-batched ops,
  * each op's time divided by the parts its split makes (and by M when its
- * time scales with the batch), + its communication: an edge into a later
+ * time scales with the batch) and priced with the kernel overhead as the
+ * lowering prices it (dpi_kernel_time), + its communication: an edge into a later
  * or earlier stage moves its bytes (/ M, / the batch parts) between two
  * devices; an edge whose producer holds partial sums of a dim split
  * inside the stage (tensor parallelism) is a ring all-reduce over the T
@@ -96,7 +97,8 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 			e->mem_static += (double)o->output_bytes / pu;
 			continue;
 		}
-		e->t += o->time_us / pu / (ts ? M : 1);
+		e->t += dpi_kernel_time(o->time_us, 1.0 / pu / (ts ? M : 1),
+					m->kernel_us);
 		if (kd[u] == DPI_PIPE_FWD)
 			e->act += (double)o->output_bytes / pu / (os ? M : 1);
 	}

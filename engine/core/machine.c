@@ -58,6 +58,7 @@ dp_status dp_machine_init(dp_machine *m, int k, dp_err *err)
 				  "out of memory for %d devices", k);
 	}
 	m->k = k;
+	m->kernel_us = DP_KERNEL_OVERHEAD_US;
 	for (int d = 0; d < k; d++) {
 		m->cap[d] = DP_CAP_UNLIMITED;
 		m->speed[d] = 1.0;

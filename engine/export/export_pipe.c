@@ -236,11 +236,20 @@ static void write_pippy(FILE *f, const dp_graph *g, const dp_plan *plan,
 {
 	char name[512], dev[32];
 	bool gpipe = c->s->pipe.schedule == DP_SCHED_GPIPE;
-	const char *cls = gpipe ? "ScheduleGPipe" : "Schedule1F1B";
+	int V = c->s->pipe.virtual_stages > 1 ? c->s->pipe.virtual_stages : 1;
+	const char *cls = V > 1	  ? "ScheduleInterleaved1F1B"
+			  : gpipe ? "ScheduleGPipe"
+				  : "Schedule1F1B";
 	header(f, "torch.distributed.pipelining split (PyTorch 2.4 or later)",
 	       g, plan, c);
 	fprintf(f, "#   usage: docs/export.md (torchrun with one rank per "
 		   "stage; build() gives\n#   this rank's schedule)\n");
+	if (c->s->pipe.schedule == DP_SCHED_ZBH1)
+		fprintf(f, "#   zb-h1: torch's zero-bubble schedules "
+			   "(ScheduleInterleavedZeroBubble,\n#   "
+			   "ScheduleZBVZeroBubble) take several stages per "
+			   "rank; one stage per rank\n#   runs Schedule1F1B, "
+			   "with 1F1B's step, not the plan's\n");
 	if (c->dp > 1 || c->tp > 1)
 		fprintf(f,
 			"#   each stage runs on %d devices (dp %d x tp %d): "
@@ -285,11 +294,21 @@ static void write_pippy(FILE *f, const dp_graph *g, const dp_plan *plan,
 		"    pipe = pipeline(module, mb_args=(example_microbatch,),\n"
 		"                    split_spec=SPLIT_SPEC)\n"
 		"    assert pipe.num_stages == N_STAGES, pipe.num_stages\n"
-		"    rank = dist.get_rank(group)\n"
-		"    stage = pipe.build_stage(rank, device, group)\n"
-		"    return %s(stage, n_microbatches=N_MICROBATCHES, "
-		"loss_fn=loss_fn)\n",
-		dp_schedule_name(c->s->pipe.schedule), cls);
+		"    rank = dist.get_rank(group)\n",
+		dp_schedule_name(c->s->pipe.schedule));
+	if (V > 1) /* chunk v P + rank on this rank, Megatron's order */
+		fprintf(f,
+			"    stages = [pipe.build_stage(rank + v * %d, device, "
+			"group)\n              for v in range(%d)]\n"
+			"    return %s(stages, n_microbatches=N_MICROBATCHES, "
+			"loss_fn=loss_fn)\n",
+			c->S / V, V, cls);
+	else
+		fprintf(f,
+			"    stage = pipe.build_stage(rank, device, group)\n"
+			"    return %s(stage, n_microbatches=N_MICROBATCHES, "
+			"loss_fn=loss_fn)\n",
+			cls);
 }
 
 /* ---- Megatron-LM ---- */
@@ -393,6 +412,11 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 	if (c->s->pipe.schedule == DP_SCHED_GPIPE)
 		fprintf(f, "#   Megatron runs its pipelines in 1F1B: the same "
 			   "bubble as this GPipe plan, less memory\n");
+	if (c->s->pipe.schedule == DP_SCHED_ZBH1)
+		fprintf(f, "#   zb-h1 is not in Megatron-LM: it runs 1F1B "
+			   "(the zero-bubble schedules are\n#   in the "
+			   "authors' fork of Megatron-LM, sail-sg/"
+			   "zero-bubble-pipeline-parallelism)\n");
 	char dev[32];
 	uint32_t from = 0;
 	for (int st = 0; st < c->S; st++) {
@@ -412,11 +436,13 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 	if (batch <= 0)
 		fprintf(f, "#   the graph states no batch size (batch_dim): "
 			   "one sample per micro-batch\n");
-	int world = c->S * c->group;
+	int V = c->s->pipe.virtual_stages > 1 ? c->s->pipe.virtual_stages : 1;
+	int P = c->S / V; /* Megatron's pipeline size: the device groups */
+	int world = P * c->group;
 	fprintf(f,
 		"#   data parallel = world size / (pp x tp) = %d / (%d "
 		"x %d) = %d\n",
-		world, c->S, c->tp, c->dp);
+		world, P, c->tp, c->dp);
 	if (world < plan->k)
 		fprintf(f,
 			"#   the plan leaves %d of the %d devices idle: "
@@ -425,6 +451,14 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 	bool even = true, middle = true;
 	for (int st = 1; st < c->S; st++)
 		even = even && counts[st] == counts[0];
+	if (V > 1 && !even) {
+		free(counts);
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "an interleaved pipeline's chunks hold "
+				  "different numbers of layers; Megatron-LM's "
+				  "--num-layers-per-virtual-pipeline-stage "
+				  "needs equal chunks");
+	}
 	for (int st = 2; st + 1 < c->S; st++)
 		middle = middle && counts[st] == counts[1];
 	if (!even) {
@@ -446,8 +480,11 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 		"  --num-layers %u\n"
 		"  --micro-batch-size %lld\n"
 		"  --global-batch-size %lld\n",
-		c->S, c->tp, layers, (long long)(mbs > 0 ? mbs : 1),
+		P, c->tp, layers, (long long)(mbs > 0 ? mbs : 1),
 		(long long)(batch > 0 ? batch : (int64_t)c->M * c->dp));
+	if (V > 1)
+		fprintf(f, "  --num-layers-per-virtual-pipeline-stage %u\n",
+			counts[0]);
 	if (c->s->sp && c->tp > 1)
 		fprintf(f, "  --sequence-parallel\n");
 	if (!even && middle)

@@ -62,6 +62,17 @@ static inline dpi_lower_op dpi_lower_op_of(const dp_graph *g, uint32_t u,
 	};
 }
 
+/* The price of small work (docs/simulator.md): a kernel doing a fraction
+ * f (0 < f < 1) of an op of t µs takes o + (t - o) f, o = min(t,
+ * overhead); t f when overhead is 0, t when f is 1. */
+static inline double dpi_kernel_time(double t, double f, double overhead)
+{
+	if (!(overhead > 0) || !(f < 1) || !(t > 0))
+		return t * f;
+	double o = overhead < t ? overhead : t;
+	return o + (t - o) * f;
+}
+
 /* Adds an op called name (type and layer of op->source) and stores its id
  * in *id. A name that is taken (a user's op already called "a#d1") is
  * DP_EINPUT naming both. */

@@ -36,6 +36,20 @@ typedef enum dpi_pipe_kind {
  * when out of memory. */
 uint8_t *dpi_pipe_kinds(const dp_graph *g);
 
+/* zb-h1 (pipe_zb.c): per op of g under s, 1 when it runs in the W blocks
+ * (a grad op, of the backward kind in kd, that sends nothing to another
+ * stage), else 0; malloc'ed, NULL when out of memory. And the check that g
+ * has W ops and that none feeds a backward op outside W (DP_EINPUT). */
+uint8_t *dpi_pipe_w_ops(const dp_graph *g, const dp_strategy *s,
+			const uint8_t *kd);
+dp_status dpi_pipe_check_zb(const dp_graph *g, const dp_strategy *s,
+			    const uint8_t *kd, dp_err *err);
+/* Before a search: when o asks for zb-h1, that g has ops of role grad
+ * (else DP_EINPUT naming algorithm name); dpi_pipe_check_batch_known
+ * runs it. */
+dp_status dpi_pipe_check_zb_roles(const dp_graph *g, const dp_algo_opts *o,
+				  const char *name, dp_err *err);
+
 /* How the micro-batch copies of op u (of the forward or backward kind)
  * share its cost. *time_split: each copy takes time / M and temp / M
  * (false: each does the whole op's work, an op whose dims do not contain
@@ -54,7 +68,8 @@ bool dpi_pipe_batch_unknown(const dp_graph *g, uint32_t u);
 /* Refuses, as algorithm name, to pipeline g in micro-batches when an op's
  * batch is unknown (dpi_pipe_batch_unknown), naming the first such op;
  * DP_OK when there is none or o asks for one micro-batch (o->microbatches
- * == 1: nothing is split). DP_EINPUT with the message in err. */
+ * == 1: nothing is split). DP_EINPUT with the message in err. Also
+ * dpi_pipe_check_zb_roles. */
 dp_status dpi_pipe_check_batch_known(const dp_graph *g, const dp_algo_opts *o,
 				     const char *name, dp_err *err);
 
@@ -130,8 +145,9 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
  * malloc'ed, one per forward op in topological order) and their number *S
  * for M micro-batches and D devices per stage, with the program's slowest
  * stage in *cost. DP_EINPUT when nothing fits the caps. */
-dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M, int D,
-		     int *S, int32_t **fs, double *cost, dp_err *err);
+dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M,
+			    int D, int *S, int32_t **fs, double *cost,
+			    dp_err *err);
 
 /* The stage search of gpipe and 1f1b (algo_hybrid.c) for the algorithm
  * called name, in schedule sch: S among the divisors of K, M among powers

@@ -26,7 +26,7 @@ const char *dpi_strategy_batch_key(const dp_graph *g);
 
 /* Where each top-level value starts (0: absent; offset 0 is the '{'). */
 typedef struct dpi_sread_top {
-	size_t kind, devices, mesh, ops, def, placement, stages, micro,
+	size_t kind, devices, mesh, ops, def, placement, stages, micro, virt,
 		schedule, stage, def_stage, groups, spmd, bucket, zero_stage;
 } dpi_sread_top;
 

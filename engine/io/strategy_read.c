@@ -23,8 +23,8 @@
 #define TOP_KEYS                                                               \
 	"format, version, graph, kind, devices, label, algorithm, "            \
 	"placement, mesh, ops, default, stages, microbatches, schedule, "      \
-	"stage, default_stage, groups, spmd, sequence_parallel, bucket, "      \
-	"zero_stage, levers"
+	"virtual_stages, stage, default_stage, groups, spmd, "                 \
+	"sequence_parallel, bucket, zero_stage, levers"
 
 /* Scans the top-level object, reading the scalars and noting where the
  * other values are. */
@@ -32,21 +32,15 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 			bool *seen_format)
 {
 	jscan *js = &R->js;
-	const jscan_slot slots[] = {{"kind", &t->kind},
-				    {"devices", &t->devices},
-				    {"mesh", &t->mesh},
-				    {"ops", &t->ops},
-				    {"default", &t->def},
-				    {"placement", &t->placement},
-				    {"stages", &t->stages},
-				    {"microbatches", &t->micro},
-				    {"schedule", &t->schedule},
-				    {"stage", &t->stage},
-				    {"default_stage", &t->def_stage},
-				    {"groups", &t->groups},
-				    {"spmd", &t->spmd},
-				    {"bucket", &t->bucket},
-				    {"zero_stage", &t->zero_stage}};
+	const jscan_slot slots[] = {
+		{"kind", &t->kind},	    {"devices", &t->devices},
+		{"mesh", &t->mesh},	    {"ops", &t->ops},
+		{"default", &t->def},	    {"placement", &t->placement},
+		{"stages", &t->stages},	    {"microbatches", &t->micro},
+		{"schedule", &t->schedule}, {"virtual_stages", &t->virt},
+		{"stage", &t->stage},	    {"default_stage", &t->def_stage},
+		{"groups", &t->groups},	    {"spmd", &t->spmd},
+		{"bucket", &t->bucket},	    {"zero_stage", &t->zero_stage}};
 	jscan_iter it;
 	dp_status st = dpi_jscan_object_begin(js, &it, "the top-level object");
 	size_t k_off;
@@ -146,6 +140,7 @@ static dp_status check_keys(dpi_sread *R, const dpi_sread_top *t,
 		{t->stages, "stages", 1u << DP_STRAT_PIPELINE},
 		{t->micro, "microbatches", 1u << DP_STRAT_PIPELINE},
 		{t->schedule, "schedule", 1u << DP_STRAT_PIPELINE},
+		{t->virt, "virtual_stages", 1u << DP_STRAT_PIPELINE},
 		{t->stage, "stage", 1u << DP_STRAT_PIPELINE},
 		{t->def_stage, "default_stage", 1u << DP_STRAT_PIPELINE},
 		{t->groups, "groups", 1u << DP_STRAT_PIPELINE},
@@ -253,7 +248,8 @@ static dp_status rd_groups(dpi_sread *R, size_t off, dp_pipeline *pp, int gsize)
 			if ((st = dpi_sread_int(R, at, R->path, 0,
 						DP_MAX_DEVICES - 1, &d)))
 				break;
-			if (n < gsize && owner[d] >= 0) {
+			if (n < gsize && owner[d] >= 0 &&
+			    pp->virtual_stages <= 1) {
 				st = dpi_jscan_error_at(js, at,
 							"%s: device %ld is "
 							"already in groups[%d]",
@@ -397,16 +393,18 @@ static dp_status rd_pipeline(dpi_sread *R, const dpi_sread_top *t,
 	if (!st && t->micro)
 		st = dpi_sread_int(R, t->micro, "microbatches", 1,
 				   DP_MAX_MICROBATCHES, &M);
+	long V = 1;
+	if (!st && t->virt)
+		st = dpi_sread_int(R, t->virt, "virtual_stages", 1,
+				   DP_MAX_VIRTUAL_STAGES, &V);
 	dp_schedule sched = DP_SCHED_GPIPE;
 	if (!st && t->schedule &&
 	    !(st = dpi_sread_str(R, t->schedule, "schedule"))) {
-		if (strcmp(js->sbuf, "1f1b") == 0)
-			sched = DP_SCHED_1F1B;
-		else if (strcmp(js->sbuf, "gpipe") != 0)
+		if (dp_schedule_parse(js->sbuf, &sched, NULL))
 			st = dpi_jscan_error_at(
 				js, t->schedule,
-				"schedule: expected \"gpipe\" or "
-				"\"1f1b\", got \"%.60s\"",
+				"schedule: expected \"gpipe\", \"1f1b\" "
+				"or \"zb-h1\", got \"%.60s\"",
 				js->sbuf);
 	}
 	if (st)
@@ -417,6 +415,7 @@ static dp_status rd_pipeline(dpi_sread *R, const dpi_sread_top *t,
 	dp_pipeline *pp = &s->pipe;
 	pp->microbatches = (int)M;
 	pp->schedule = sched;
+	pp->virtual_stages = V > 1 ? (int)V : 0;
 	dpi_sread_top in;
 	memset(&in, 0, sizeof in);
 	const jscan_slot spmd_keys[] = {

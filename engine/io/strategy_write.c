@@ -73,6 +73,8 @@ static void write_pipeline(dp_json *w, const dp_graph *g, const dp_strategy *s)
 	dp_json_int(w, "stages", pp->nstages);
 	dp_json_int(w, "microbatches", pp->microbatches);
 	dp_json_str(w, "schedule", dp_schedule_name(pp->schedule));
+	if (pp->virtual_stages > 1)
+		dp_json_int(w, "virtual_stages", pp->virtual_stages);
 	dp_json_begin_object(w, "stage");
 	for (uint32_t u = 0; u < g->nops; u++)
 		dp_json_int(w, dp_graph_op_name(g, u), pp->stage[u]);

@@ -18,11 +18,11 @@
  * sink to each source of the next block: linear in size, and free on one
  * device (a control edge there arrives when its producer ends).
  */
-#include "internal/nomem.h"
-#include "internal/poll.h"
 #include "internal/arrays.h"
 #include "internal/lower.h"
+#include "internal/nomem.h"
 #include "internal/pipeline.h"
+#include "internal/poll.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,12 +40,15 @@ typedef struct lctx {
 	dpi_lower_buf b;
 	int S, M;
 	const uint8_t *kind; /* g's op -> dpi_pipe_kind */
+	uint8_t *wop;	     /* user's op -> 1: in the W blocks (zb-h1) */
 	uint32_t total;	     /* lowered ops */
 	uint32_t *base;	     /* user's op -> its first lowered op */
 	uint32_t *acc;	     /* user's op -> its acc@m1, or 0: none */
+	uint32_t *send;	     /* g's op -> its send@m0, 0: none (yet) */
 	int32_t *blk;	     /* lowered op -> its block, -1: none */
-	uint8_t *inner;	   /* lowered op: 1 has a pred in its block, 2 a succ */
-	uint32_t *blk_off; /* nblocks + 1 */
+	uint8_t *inner;	     /* lowered op: 1 has a pred in its block, 2 a succ,
+			   4 a send */
+	uint32_t *blk_off;   /* nblocks + 1 */
 	uint32_t *srcs, *sinks;
 	uint32_t *src_off, *sink_off;
 	char *name;
@@ -68,12 +71,21 @@ static int32_t op_device(const lctx *c, uint32_t x)
 	return c->s->pipe.group[c->s->pipe.group_off[stage] + sub_of(c, x)];
 }
 
+/* The phase of u's blocks: 0 forward, 1 backward (B), 2 the weight
+ * gradients (W: ops of role grad) when the schedule splits them off. */
+static int phase_of(const lctx *c, uint32_t u)
+{
+	if (c->kind[u] != DPI_PIPE_BWD)
+		return 0;
+	return c->wop && c->wop[src_of(c, u)] ? 2 : 1;
+}
+
 /* Blocks are kept apart per device of a group: each runs its own order. */
 static int32_t block_of(const lctx *c, uint32_t u, int micro)
 {
-	int phase = c->kind[u] == DPI_PIPE_BWD;
 	int32_t stage = c->s->pipe.stage[src_of(c, u)];
-	return ((stage * 2 + phase) * c->M + micro) * c->G + sub_of(c, u);
+	return ((stage * 3 + phase_of(c, u)) * c->M + micro) * c->G +
+	       sub_of(c, u);
 }
 
 /* Appends prefix and the decimal v (>= 0) at dst; returns the length. */
@@ -129,6 +141,23 @@ static bool feeds_once(const dp_graph *g, const uint8_t *kind, uint32_t u)
 	for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
 		const dp_edge *e = &g->edges[g->succ_edge[j]];
 		if (!e->control && kind[e->to] == DPI_PIPE_ONCE)
+			return true;
+	}
+	return false;
+}
+
+/* Whether u (of the backward kind) sends data to a copied op of another
+ * stage: its block then ends with M sends (`name/send@m<i>`). */
+static bool sends_out(const lctx *c, uint32_t u)
+{
+	const dp_graph *g = c->g;
+	if (c->kind[u] != DPI_PIPE_BWD)
+		return false;
+	int32_t su = c->s->pipe.stage[src_of(c, u)];
+	for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+		const dp_edge *e = &g->edges[g->succ_edge[j]];
+		if (!e->control && c->kind[e->to] != DPI_PIPE_ONCE &&
+		    c->s->pipe.stage[src_of(c, e->to)] != su)
 			return true;
 	}
 	return false;
@@ -191,9 +220,40 @@ static dp_status lower_op(lctx *c, uint32_t u)
 		uint32_t prev = i == 1 ? c->base[u] : a - 1;
 		uint32_t copy = c->base[u] + (uint32_t)i;
 		st = edge(c, prev, a, lg->ops[prev].output_bytes, false);
+		/* the copy stays a sink of its block, the sum one too */
+		c->inner[a] |= 8 | 1;
 		if (!st)
-			st = edge(c, copy, a, lg->ops[copy].output_bytes,
-				  false);
+			st = dpi_lower_edge(&c->b, copy, a,
+					    lg->ops[copy].output_bytes, false,
+					    c->err);
+	}
+	return st;
+}
+
+/* u's sends: M ops of no time and no bytes, copy i's data edge (of no
+ * bytes: u's output stays live until sent, and is not counted twice) into
+ * send i, which sends to the other stage. Made after every copy, a send is
+ * the last of its block's sinks in op order, so the chain of sinks puts it
+ * after the whole block: a backward block's input gradient leaves when its
+ * weight gradients are done too, as Megatron-LM and
+ * torch.distributed.pipelining run a backward (one autograd call, then the
+ * send). */
+static dp_status add_sends(lctx *c, uint32_t u)
+{
+	dpi_lower_op lo = dpi_lower_op_of(c->g, u, op_device(c, u));
+	lo.source = src_of(c, u);
+	lo.time_us = 0;
+	lo.output_bytes = lo.param_bytes = lo.temp_bytes = 0;
+	c->send[u] = c->b.g->nops;
+	dp_status st = DP_OK;
+	for (int i = 0; !st && i < c->M; i++) {
+		lo.micro = i;
+		st = add_op(c, u, i, "/send", &lo);
+		if (!st)
+			c->inner[c->b.g->nops - 1] |= 4;
+		if (!st)
+			st = edge(c, c->base[u] + (uint32_t)i,
+				  c->send[u] + (uint32_t)i, 0, false);
 	}
 	return st;
 }
@@ -226,10 +286,17 @@ static dp_status lower_edge(lctx *c, const dp_edge *e)
 	}
 	bool tsplit, osplit;
 	dpi_pipe_scaling(c->ug, src_of(c, u), &tsplit, &osplit);
+	bool via = !e->control && c->kind[u] == DPI_PIPE_BWD &&
+		   c->s->pipe.stage[src_of(c, u)] !=
+			   c->s->pipe.stage[src_of(c, v)];
+	if (via && c->send[u] == 0)
+		st = add_sends(c, u);
 	for (int i = 0; !st && i < M; i++) {
 		int64_t bytes =
 			osplit ? dpi_pipe_share(e->bytes, M, i) : e->bytes;
-		st = edge(c, c->base[u] + (uint32_t)i, c->base[v] + (uint32_t)i,
+		uint32_t from = via ? c->send[u] + (uint32_t)i
+				    : c->base[u] + (uint32_t)i;
+		st = edge(c, from, c->base[v] + (uint32_t)i,
 			  e->control ? 0 : bytes, e->control);
 	}
 	return st;
@@ -282,12 +349,41 @@ static dp_status collect_ends(lctx *c, uint32_t nblocks)
 	return DP_OK;
 }
 
-/* Links block a (before) to block b: a's sinks in a chain, the last to
- * every source of b. */
+/* Links block a (before) to block b: a's sinks in a chain (in op order: a
+ * weight gradient's copy and its running sum are both sinks), the last to
+ * every source of b. b < 0: a is its stage's last block; when it sends,
+ * its sinks but the sums go to its first send, the sends in a chain, the
+ * last to the sums: the backward is whole before its input gradient
+ * leaves, and that send has its link before the gradient all-reduce that
+ * the last sums start (data parallel stages). */
 static dp_status link_blocks(lctx *c, int32_t a, int32_t b)
 {
 	dp_status st = DP_OK;
 	uint32_t k0 = c->sink_off[a], k1 = c->sink_off[a + 1];
+	if (b < 0) {
+		uint32_t ks = k0;
+		while (ks < k1 && !(c->inner[c->sinks[ks]] & 4))
+			ks++; /* the first send (sends come last) */
+		if (ks == k1)
+			return DP_OK;
+		for (uint32_t k = k0; !st && k < k1; k++) {
+			uint32_t x = c->sinks[k];
+			if (c->inner[x] & 4) {
+				if (k + 1 < k1 &&
+				    (c->inner[c->sinks[k + 1]] & 4))
+					st = dpi_lower_edge(&c->b, x,
+							    c->sinks[k + 1], 0,
+							    true, c->err);
+			} else if (c->inner[x] & 8) {
+				st = dpi_lower_edge(&c->b, c->sinks[k1 - 1], x,
+						    0, true, c->err);
+			} else {
+				st = dpi_lower_edge(&c->b, x, c->sinks[ks], 0,
+						    true, c->err);
+			}
+		}
+		return st;
+	}
 	for (uint32_t k = k0; !st && k + 1 < k1; k++)
 		st = dpi_lower_edge(&c->b, c->sinks[k], c->sinks[k + 1], 0,
 				    true, c->err);
@@ -297,60 +393,107 @@ static dp_status link_blocks(lctx *c, int32_t a, int32_t b)
 	return st;
 }
 
-/* The i-th block (0 .. 2M-1) that stage s runs: GPipe F0..F(M-1) then
- * B0..B(M-1); 1F1B (PipeDream-flush) w = min(S-s-1, M) warm-up forwards
- * F0..F(w-1), then F(w+i) (while there is one) and B(i) in turn. */
-static void schedule_at(dp_schedule sch, int S, int M, int s, int i, int *phase,
-			int *micro)
+/* The blocks stage s of S runs, in order, as (phase, micro-batch) pairs
+ * into ph[], mi[] (room for 3M); returns their number.
+ *   gpipe: F0..F(M-1), then B0..B(M-1);
+ *   1f1b (PipeDream-flush): w = min(S-s-1, M) warm-up forwards, then
+ *     F(w+j) B(j) while forwards remain, then the remaining backwards;
+ *   zb-h1 (Qi et al. 2023): 1F1B's order of F and B (B: the input
+ *     gradients only), each B followed by the oldest pending W (weight
+ *     gradients) once more than s are pending in the steady state, and by
+ *     one W in the cool-down; the last s Ws at the end. So stage s defers
+ *     at most s Ws: F-without-W micro-batches stay at most S, 1F1B's
+ *     stash on stage 0. */
+static int schedule_seq(dp_schedule sch, int S, int M, int s, int *ph, int *mi)
 {
+	int n = 0, f = 0, b = 0, w = 0;
+#define PUT(p, m) (ph[n] = (p), mi[n] = (m), n++)
 	if (sch == DP_SCHED_GPIPE) {
-		*phase = i >= M;
-		*micro = i % M;
-		return;
+		for (int i = 0; i < 2 * M; i++)
+			PUT(i >= M, i % M);
+		return n;
 	}
-	int w = S - s - 1 < M ? S - s - 1 : M;
-	if (i < w) {
-		*phase = 0;
-		*micro = i;
-		return;
+	int warm = S - s - 1 < M ? S - s - 1 : M;
+	bool zb = sch == DP_SCHED_ZBH1;
+	while (f < warm)
+		PUT(0, f++);
+	while (b < M) {
+		bool steady = f < M;
+		if (steady)
+			PUT(0, f++);
+		PUT(1, b++);
+		if (zb && (!steady || b - w > s))
+			PUT(2, w++);
 	}
-	int r = i - w; /* steady state and cool-down: F(w+j) B(j) pairs */
-	int fwd_left = M - w;
-	if (r < 2 * fwd_left) {
-		*phase = r % 2;
-		*micro = r % 2 ? r / 2 : w + r / 2;
-		return;
+	while (zb && w < M)
+		PUT(2, w++);
+#undef PUT
+	return n;
+}
+
+/* Interleaved 1F1B (Megatron-LM's virtual pipeline) on device d of P,
+ * V chunks each (chunk v of the device is stage v P + d): M V virtual
+ * micro-batches; virtual forward k is micro-batch (k / (P V)) P + k % P of
+ * the device's chunk (k / P) % V, virtual backward k the same micro-batch
+ * of chunk V - 1 - (k / P) % V; w = min((P - d - 1) 2 + (V - 1) P, M V)
+ * warm-up forwards, then F(w + j) B(j) pairs, then the remaining
+ * backwards. Into ch[], ph[], mi[] (room for 2 M V); returns their number. */
+static int interleaved_seq(int P, int V, int M, int d, int *ch, int *ph,
+			   int *mi)
+{
+	int n = 0, total = M * V, f = 0, b = 0;
+	int warm = (P - d - 1) * 2 + (V - 1) * P;
+	warm = warm < total ? warm : total;
+	while (n < 2 * total) {
+		bool fw = f < warm || (f < total && (n - warm) % 2 == 0);
+		int k = fw ? f++ : b++;
+		int v = (k / P) % V;
+		ch[n] = (fw ? v : V - 1 - v) * P + d;
+		ph[n] = fw ? 0 : 1;
+		mi[n] = (k / (P * V)) * P + k % P;
+		n++;
 	}
-	*phase = 1;
-	*micro = fwd_left + (r - 2 * fwd_left);
+	return n;
 }
 
 static dp_status order_blocks(lctx *c)
 {
 	int S = c->S, M = c->M;
-	uint32_t nblocks = (uint32_t)S * 2u * (uint32_t)M * (uint32_t)c->G;
+	int V = c->s->pipe.virtual_stages > 1 ? c->s->pipe.virtual_stages : 1;
+	int P = S / V; /* devices (groups); chunk s on group s mod P */
+	uint32_t nblocks = (uint32_t)S * 3u * (uint32_t)M * (uint32_t)c->G;
 	dp_status st = collect_ends(c, nblocks);
-	for (int s = 0; !st && s < S; s++) {
+	size_t room = (size_t)M * 3 * (size_t)V;
+	int *ph = st ? NULL : malloc(room * 3 * sizeof *ph);
+	if (!st && !ph)
+		st = dpi_nomem(c->err, "lowering a pipeline");
+	int *mi = ph ? ph + room : NULL, *ch = ph ? ph + 2 * room : NULL;
+	for (int d = 0; !st && d < P; d++) {
+		int n = V > 1 ? interleaved_seq(P, V, M, d, ch, ph, mi)
+			      : schedule_seq(c->s->pipe.schedule, S, M, d, ph,
+					     mi);
+		for (int i = 0; V == 1 && i < n; i++)
+			ch[i] = d;
 		for (int r = 0; !st && r < c->G; r++) {
 			int32_t prev = -1;
-			for (int i = 0; !st && i < 2 * M; i++) {
-				int phase, micro;
-				schedule_at(c->s->pipe.schedule, S, M, s, i,
-					    &phase, &micro);
-				int32_t k =
-					((s * 2 + phase) * M + micro) * c->G +
-					r;
+			for (int i = 0; !st && i < n; i++) {
+				int32_t k = ((ch[i] * 3 + ph[i]) * M + mi[i]) *
+						    c->G +
+					    r;
 				if (c->src_off[k] == c->src_off[k + 1])
 					continue; /* an empty block */
 				if (prev >= 0)
 					st = link_blocks(c, prev, k);
 				prev = k;
 			}
+			if (!st && prev >= 0)
+				st = link_blocks(c, prev, -1);
 		}
 		if (!st)
 			st = dpi_poll(c->p, "lowering", "lowering: order",
-					   0.9 + 0.1 * (s + 1) / S, c->err);
+				      0.9 + 0.1 * (d + 1) / P, c->err);
 	}
+	free(ph);
 	return st;
 }
 
@@ -363,11 +506,12 @@ static dp_status count_ops(lctx *c)
 		size_t len = strlen(dp_graph_op_name(g, u));
 		longest = len > longest ? len : longest;
 		c->acc[u] = 0;
+		c->send[u] = 0;
 		if (c->kind[u] == DPI_PIPE_ONCE) {
 			total++;
 			continue;
 		}
-		total += (uint64_t)c->M;
+		total += (uint64_t)c->M * (sends_out(c, u) ? 2u : 1u);
 		if (c->M > 1 && feeds_once(g, c->kind, u)) {
 			c->acc[u] = 1; /* set to its id when added */
 			total += (uint64_t)c->M - 1;
@@ -391,8 +535,8 @@ static dp_status count_ops(lctx *c)
 
 static void ctx_free(lctx *c)
 {
-	DPI_FREE_ALL(c->base, c->acc, c->blk, c->inner, c->srcs, c->sinks,
-		     c->src_off, c->sink_off, c->name);
+	DPI_FREE_ALL(c->base, c->acc, c->send, c->wop, c->blk, c->inner,
+		     c->srcs, c->sinks, c->src_off, c->sink_off, c->name);
 }
 
 dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
@@ -414,7 +558,14 @@ dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
 	size_t n = g->nops ? g->nops : 1;
 	c.base = malloc(n * sizeof *c.base);
 	c.acc = malloc(n * sizeof *c.acc);
-	dp_status st = c.base && c.acc ? count_ops(&c) : dpi_nomem(err, "lowering a pipeline");
+	c.send = malloc(n * sizeof *c.send);
+	bool zb = s->pipe.schedule == DP_SCHED_ZBH1;
+	uint8_t *ukind = zb ? dpi_pipe_kinds(ug) : NULL;
+	c.wop = ukind ? dpi_pipe_w_ops(ug, s, ukind) : NULL;
+	free(ukind);
+	dp_status st = c.base && c.acc && c.send && (c.wop || !zb)
+			       ? count_ops(&c)
+			       : dpi_nomem(err, "lowering a pipeline");
 	bool begun = false;
 	if (!st) {
 		st = dpi_lower_begin(&c.b, ug, c.total, err);
@@ -423,14 +574,14 @@ dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
 	for (uint32_t i = 0; !st && i < g->nops; i++) {
 		if ((i & 4095) == 0)
 			st = dpi_poll(p, "lowering", "lowering: ops",
-					   0.5 * i / g->nops, err);
+				      0.5 * i / g->nops, err);
 		if (!st)
 			st = lower_op(&c, g->topo[i]);
 	}
 	for (uint32_t e = 0; !st && e < g->nedges; e++) {
 		if ((e & 4095) == 0)
 			st = dpi_poll(p, "lowering", "lowering: edges",
-					   0.5 + 0.4 * e / g->nedges, err);
+				      0.5 + 0.4 * e / g->nedges, err);
 		if (!st)
 			st = lower_edge(&c, &g->edges[e]);
 	}

@@ -69,8 +69,9 @@ static const char *unknown_why(const dp_graph *g, uint32_t u)
 dp_status dpi_pipe_check_batch_known(const dp_graph *g, const dp_algo_opts *o,
 				     const char *name, dp_err *err)
 {
-	if (o && o->microbatches == 1)
-		return DP_OK;
+	dp_status st = dpi_pipe_check_zb_roles(g, o, name, err);
+	if (st || (o && o->microbatches == 1))
+		return st;
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (dpi_pipe_batch_unknown(g, u))
 			return dp_err_set(
@@ -192,8 +193,31 @@ static dp_status check_groups(const dp_graph *g, const dp_machine *m,
 				  "out of memory while checking a pipeline");
 	dp_status st = DP_OK;
 	*used = 0;
+	int V = pp->virtual_stages > 1 ? pp->virtual_stages : 1;
+	int P = S / V; /* the groups; chunk s >= P reuses group s mod P */
+	if (S % V)
+		st = bad(g, err,
+			 "an interleaved pipeline of %d virtual stages needs a "
+			 "number of chunks (stages) that %d divides, got %d",
+			 V, V, S);
 	for (int s = 0; !st && s < S; s++) {
 		int32_t a = pp->group_off[s], b = pp->group_off[s + 1];
+		if (s >= P) {
+			int32_t a0 = pp->group_off[s % P];
+			for (int32_t i = a; !st && i < b; i++)
+				if (b - a != D ||
+				    pp->group[i] != pp->group[a0 + i - a])
+					st = bad(g, err,
+						 "interleaved pipeline: chunk "
+						 "%d "
+						 "must run on the devices of "
+						 "chunk "
+						 "%d (chunk c on the group of "
+						 "c mod "
+						 "%d)",
+						 s, s % P, P);
+			continue;
+		}
 		if (b - a != D) {
 			st = D == 1 ? bad(g, err,
 					  "pipeline stage %d has a group of %d "
@@ -371,11 +395,27 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 		return bad(g, err,
 			   "a pipeline needs 1 to %d micro-batches, got %d",
 			   DP_MAX_MICROBATCHES, M);
-	if (pp->schedule != DP_SCHED_GPIPE && pp->schedule != DP_SCHED_1F1B)
+	if (pp->schedule < DP_SCHED_GPIPE || pp->schedule > DP_SCHED_ZBH1)
 		return bad(g, err,
-			   "unknown pipeline schedule %d: expected gpipe or "
-			   "1f1b",
+			   "unknown pipeline schedule %d: expected gpipe, "
+			   "1f1b or zb-h1",
 			   (int)pp->schedule);
+	int V = pp->virtual_stages;
+	if (V < 0 || V > DP_MAX_VIRTUAL_STAGES)
+		return bad(g, err,
+			   "a pipeline's virtual stages are 1 to %d, got %d",
+			   DP_MAX_VIRTUAL_STAGES, V);
+	if (V > 1 && pp->schedule != DP_SCHED_1F1B)
+		return bad(g, err,
+			   "an interleaved pipeline (%d virtual stages) runs "
+			   "the 1f1b schedule, not %s",
+			   V, dp_schedule_name(pp->schedule));
+	if (V > 1 && M % (pp->nstages / V))
+		return bad(g, err,
+			   "an interleaved pipeline needs micro-batches that "
+			   "its %d devices' stages divide (Megatron-LM's "
+			   "rule), got M = %d",
+			   pp->nstages / V, M);
 	int used = 0;
 	dp_status st = check_groups(g, m, pp, D, &used, err);
 	if (st)
@@ -392,6 +432,8 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 	st = check_ops(g, s, kd, M, D, err);
 	if (!st)
 		st = check_edges(g, pp, kd, err);
+	if (!st && pp->schedule == DP_SCHED_ZBH1)
+		st = dpi_pipe_check_zb(g, s, kd, err);
 	free(kd);
 	return st;
 }

@@ -20,20 +20,23 @@ const char *dp_strategy_kind_name(dp_strategy_kind k)
 
 const char *dp_schedule_name(dp_schedule s)
 {
-	static const char *const names[] = {
-		[DP_SCHED_GPIPE] = "gpipe", [DP_SCHED_1F1B] = "1f1b"};
+	static const char *const names[] = {[DP_SCHED_GPIPE] = "gpipe",
+					    [DP_SCHED_1F1B] = "1f1b",
+					    [DP_SCHED_ZBH1] = "zb-h1"};
 	return DPI_NAME_OF(names, s, "");
 }
 
 dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err)
 {
-	for (int s = DP_SCHED_GPIPE; s <= DP_SCHED_1F1B; s++)
+	for (int s = DP_SCHED_GPIPE; s <= DP_SCHED_ZBH1; s++)
 		if (strcmp(text, dp_schedule_name((dp_schedule)s)) == 0) {
 			*out = (dp_schedule)s;
 			return DP_OK;
 		}
 	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-			  "unknown schedule '%s' (known: gpipe, 1f1b)", text);
+			  "unknown schedule '%s' (known: gpipe, 1f1b, "
+			  "zb-h1)",
+			  text);
 }
 
 void dp_strategy_init(dp_strategy *s)
@@ -215,6 +218,29 @@ static dp_status lower_placement(const dp_graph *g, const dp_strategy *s,
 	return dpi_lower_finish(&b, out, err);
 }
 
+/* The price of small work (docs/simulator.md): every lowered op that runs
+ * a fraction f = t' / t of its source op's time t (0 < t' < t: a
+ * micro-batch copy, a shard, or both) takes o + (t - o) f, o = min(t,
+ * m->kernel_us). Applied once, here, to whatever the lowerings built (they
+ * nest: a pipeline of spmd shards divides twice). Ops of no time (sums,
+ * sends, reduces) and whole copies keep theirs. */
+static void kernel_overhead(const dp_graph *g, const dp_machine *m,
+			    dp_lowered *l)
+{
+	if (!(m->kernel_us > 0))
+		return;
+	dp_graph *lg = l->g;
+	for (uint32_t v = 0; v < lg->nops; v++) {
+		double t = g->ops[l->source[v]].time_us,
+		       tv = lg->ops[v].time_us;
+		if (!(tv > 0 && tv < t))
+			continue;
+		double nt = dpi_kernel_time(t, tv / t, m->kernel_us);
+		lg->total_time_us += nt - tv;
+		lg->ops[v].time_us = nt;
+	}
+}
+
 dp_status dp_strategy_lower(const dp_graph *g, const dp_machine *m,
 			    const dp_strategy *s, const dp_progress *p,
 			    dp_lowered *out, dp_err *err)
@@ -226,16 +252,23 @@ dp_status dp_strategy_lower(const dp_graph *g, const dp_machine *m,
 	case DP_STRAT_PLACEMENT:
 		return lower_placement(g, s, out, err);
 	case DP_STRAT_SPMD:
-		return dpi_lower_spmd(g, m, s, p, out, err);
+		st = dpi_lower_spmd(g, m, s, p, out, err);
+		break;
 	case DP_STRAT_PIPELINE:
 		if (dpi_pipe_is_tp(g, s))
-			return dpi_lower_pipeline_tp(g, m, s, p, out, err);
-		if (s->spmd.naxes > 0)
-			return dpi_lower_pipeline3d(g, m, s, p, out, err);
-		return dpi_lower_pipeline(g, m, s, p, out, err);
+			st = dpi_lower_pipeline_tp(g, m, s, p, out, err);
+		else if (s->spmd.naxes > 0)
+			st = dpi_lower_pipeline3d(g, m, s, p, out, err);
+		else
+			st = dpi_lower_pipeline(g, m, s, p, out, err);
+		break;
+	default:
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "unknown strategy kind %d", (int)s->kind);
 	}
-	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-			  "unknown strategy kind %d", (int)s->kind);
+	if (!st)
+		kernel_overhead(g, m, out);
+	return st;
 }
 
 void dp_lowered_free(dp_lowered *l)

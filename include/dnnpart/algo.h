@@ -104,6 +104,7 @@ typedef struct dp_algo_opts {
 	 * choice */
 	int microbatches;
 	int tp;
+	int virtual_stages; /* --virtual-stages V: interleaved 1F1B (0: 1) */
 	/* megatron, hybrid: sequence parallelism (needs a tensor-parallel
 	 * size > 1): the ops tensor parallelism replicates split along the
 	 * sequence dim `s` */
@@ -162,15 +163,14 @@ struct dp_strategy;
  * (strategy.h) instead of a placement: *out is initialised by the caller
  * (dp_strategy_init) and filled by the algorithm for g and m. */
 typedef dp_status (*dp_strategy_fn)(const dp_graph *g, const dp_machine *m,
-				    const dp_algo_opts *o,
-				    const dp_progress *p,
+				    const dp_algo_opts *o, const dp_progress *p,
 				    struct dp_strategy *out, dp_err *err);
 
 typedef struct dp_algo {
-	const char *name;    /* user-facing name, e.g. "pardnn" */
-	const char *summary; /* one line for menus and --help */
-	const char *source;  /* paper or origin, one line */
-	dp_algo_fn run;	     /* a placement algorithm, or NULL */
+	const char *name;	   /* user-facing name, e.g. "pardnn" */
+	const char *summary;	   /* one line for menus and --help */
+	const char *source;	   /* paper or origin, one line */
+	dp_algo_fn run;		   /* a placement algorithm, or NULL */
 	dp_strategy_fn strategize; /* a strategy algorithm, or NULL: one of
 				      run and strategize is set */
 	/* runs only when named (plan --algo, compare --algos, the explorer's

@@ -39,7 +39,16 @@ typedef struct dp_machine {
 	/* the levers the plan's graph was transformed with (levers.h), for
 	 * reports: the transform itself is applied to the graph */
 	dp_levers levers;
+	/* What a kernel costs however little work it does (launch, setup),
+	 * µs >= 0: a lowered op that runs a fraction f of its op's work
+	 * (a micro-batch, a data- or tensor-parallel shard) takes
+	 * o + (t - o) f of the op's time t, o = min(t, kernel_us)
+	 * (dp_strategy_lower; docs/simulator.md). Default
+	 * DP_KERNEL_OVERHEAD_US; 0: work divides perfectly. */
+	double kernel_us;
 } dp_machine;
+
+#define DP_KERNEL_OVERHEAD_US 5.0
 
 typedef struct dp_link_preset {
 	const char *name;

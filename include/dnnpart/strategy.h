@@ -51,18 +51,22 @@ typedef enum dp_strategy_kind {
 
 typedef enum dp_schedule {
 	DP_SCHED_GPIPE = 0, /* all forwards, then all backwards */
-	DP_SCHED_1F1B	    /* warm-up of S-s-1 forwards, then one F one B */
+	DP_SCHED_1F1B,	    /* warm-up of S-s-1 forwards, then one F one B */
+	DP_SCHED_ZBH1	    /* zero bubble H1: 1F1B with the backward split
+			       into B (input gradients) and W (weight
+			       gradients, role grad), W deferred */
 } dp_schedule;
 
-/* "placement", "spmd", "pipeline"; "gpipe", "1f1b". */
+/* "placement", "spmd", "pipeline"; "gpipe", "1f1b", "zb-h1". */
 const char *dp_strategy_kind_name(dp_strategy_kind k);
 const char *dp_schedule_name(dp_schedule s);
-/* "gpipe" or "1f1b" into *out; else DP_EINPUT "unknown schedule 'X'
- * (known: gpipe, 1f1b)" (*out untouched). */
+/* "gpipe", "1f1b" or "zb-h1" into *out; else DP_EINPUT "unknown schedule
+ * 'X' (known: gpipe, 1f1b, zb-h1)" (*out untouched). */
 dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err);
 
 #define DP_MAX_MESH_AXES 4
 #define DP_MAX_MICROBATCHES 4096
+#define DP_MAX_VIRTUAL_STAGES 64
 
 /* An spmd split of every op over a device mesh. */
 typedef struct dp_spmd {
@@ -85,6 +89,11 @@ typedef struct dp_pipeline {
 	int32_t *stage;	  /* per op: its stage, 0..S-1 */
 	int microbatches; /* M, 1..DP_MAX_MICROBATCHES */
 	dp_schedule schedule;
+	/* V > 1: interleaved 1F1B (Megatron-LM's virtual pipeline): the
+	 * nstages stages are chunks of the model, chunk c on the group of
+	 * chunk c mod (nstages / V), so each group holds V non-adjacent
+	 * chunks; 0 or 1: none */
+	int virtual_stages;
 	/* stage s runs on devices group[group_off[s] .. group_off[s+1]);
 	 * each group has the size of the inner spmd mesh (1 without one) */
 	int32_t *group_off; /* S + 1 */

@@ -1,0 +1,342 @@
+/* test_pipe_sched.c - the pipeline schedules against their closed forms on
+ * chains of equal layers (docs/pipeline.md): whole backward blocks under
+ * 1F1B and GPipe (Megatron-LM, torch.distributed.pipelining), the price
+ * of small work on micro-batch copies. Every expected step is computed
+ * here from its formula, not read from the program. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/sim.h"
+#include "dnnpart/strategy.h"
+#include "lib/testlib.h"
+
+/* S layers, one per stage: param p<i> -> forward f<i> (tf us), its input
+ * gradient f<i>/grad (backward, tb us) and its weight gradient
+ * f<i>/grad_w (grad, tw us; reads the layer's input and the gradient that
+ * arrives) -> update p<i>/adam (0 us); tw < 0: no weight gradients nor
+ * updates. Outputs of out bytes; weight gradients of 0 bytes. */
+static dp_graph *chain(int S, double tf, double tb, double tw, int64_t out)
+{
+	dp_graph *g = dp_graph_new("chain");
+	uint32_t f[16], p[16], in, prev_b;
+	char name[48];
+	in = test_add_role_op(g, "x", 0, out, DP_ROLE_INPUT);
+	for (int i = 0; i < S; i++) {
+		snprintf(name, sizeof name, "p%d", i);
+		p[i] = test_add_role_op(g, name, 0, 0, DP_ROLE_PARAM);
+		snprintf(name, sizeof name, "f%d", i);
+		f[i] = test_add_role_op(g, name, tf, out, DP_ROLE_FORWARD);
+		test_add_edge(g, p[i], f[i]);
+		test_add_edge(g, i ? f[i - 1] : in, f[i]);
+	}
+	prev_b = test_add_role_op(g, "loss", 0, out, DP_ROLE_LOSS);
+	test_add_edge(g, f[S - 1], prev_b);
+	for (int i = S - 1; i >= 0; i--) {
+		if (tw < 0) {
+			prev_b = test_add_grad(g, f[i], prev_b, tb, out);
+			continue;
+		}
+		snprintf(name, sizeof name, "f%d/grad_w", i);
+		uint32_t w = test_add_role_op(g, name, tw, 0, DP_ROLE_GRAD);
+		test_add_edge(g, prev_b, w);
+		test_add_edge(g, i ? f[i - 1] : in, w);
+		snprintf(name, sizeof name, "p%d/adam", i);
+		uint32_t u = test_add_role_op(g, name, 0, 0, DP_ROLE_UPDATE);
+		test_add_edge(g, w, u);
+		test_add_edge(g, p[i], u);
+		prev_b = test_add_grad(g, f[i], prev_b, tb, out);
+	}
+	return test_finalized(g);
+}
+
+/* K devices, free links, a kernel overhead of o us. */
+static void machine(dp_machine *m, int k, double o)
+{
+	REQUIRE(dp_machine_init(m, k, NULL) == DP_OK);
+	m->lat = 0;
+	m->bw = 1e6;
+	m->kernel_us = o;
+}
+
+static int64_t last_peak; /* the largest device peak of step_on's run */
+static int want_v;	  /* --virtual-stages of step_on's runs (0: none) */
+
+/* The step of g under algo with M micro-batches on S = K stages, in
+ * schedule sch, the strategy made for mp and priced on mr; -1 (a test
+ * failure) when anything fails. The largest device peak in last_peak. */
+static double step_on(const dp_graph *g, const dp_machine *mp,
+		      const dp_machine *mr, const char *algo, int M, int sch)
+{
+	const dp_algo *a = dp_algo_find(algo);
+	if (!a || !a->strategize) {
+		test_fail(__FILE__, __LINE__, "no algorithm %s", algo);
+		return -1;
+	}
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = M;
+	o.schedule = sch;
+	o.virtual_stages = want_v;
+	dp_lowered l = {0};
+	dp_sim_result r = {0};
+	dp_sim *sim = NULL;
+	double step = -1;
+	dp_err err;
+	dp_err_clear(&err);
+	dp_strategy s;
+	dp_strategy_init(&s);
+	if (a->strategize(g, mp, &o, NULL, &s, &err) ||
+	    dp_strategy_lower(g, mr, &s, NULL, &l, &err) ||
+	    !(sim = dp_sim_new(l.g, mr, &err)) ||
+	    dp_sim_run(sim, l.placement, NULL, &r, &err))
+		test_fail(__FILE__, __LINE__, "%s M=%d: %s", algo, M, err.msg);
+	else
+		step = r.makespan;
+	last_peak = 0;
+	for (int d = 0; step >= 0 && d < r.k; d++)
+		if (r.dev[d].peak_bytes > last_peak)
+			last_peak = r.dev[d].peak_bytes;
+	dp_sim_free(sim);
+	dp_sim_result_free(&r);
+	dp_lowered_free(&l);
+	dp_strategy_free(&s);
+	return step;
+}
+
+static double step_of(const dp_graph *g, const dp_machine *m, const char *algo,
+		      int M, int sch)
+{
+	return step_on(g, m, m, algo, M, sch);
+}
+
+/* 1F1B and GPipe with whole backward blocks: on S equal stages with F, B
+ * and W of f, b, w us per micro-batch and free links, every stage's block
+ * of one micro-batch is F or B+W, and the step is the classic
+ * (M + S - 1)(f + b + w). S = 4, M = 8, 8 us each per layer (1 us per
+ * micro-batch): 11 x 3 = 33 us. Sending the input gradient before the
+ * weight gradients (zero-bubble's B/W split) shortens the backward's path
+ * through the stages: 32 us and 56 us here; the frameworks do not. */
+static void test_whole_backward_blocks(void)
+{
+	dp_graph *g = chain(4, 8, 8, 8, 0);
+	dp_machine m;
+	machine(&m, 4, 0);
+	const char *algos[] = {"1f1b", "gpipe"};
+	for (int i = 0; i < 2; i++) {
+		double f = 8.0 / 8, b = 8.0 / 8, w = 8.0 / 8;
+		CHECK_NEAR(step_of(g, &m, algos[i], 8, -1),
+			   (8 + 4 - 1) * (f + b + w), 1e-9);
+		/* M = 2: w = S-s-1 warm-up forwards cover all of them */
+		f = b = w = 4;
+		CHECK_NEAR(step_of(g, &m, algos[i], 2, -1),
+			   (2 + 4 - 1) * (f + b + w), 1e-9);
+	}
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* The price of small work: a copy doing a fraction f of an op of t us
+ * takes o + (t - o) f, o = min(t, the overhead). The chain above with an
+ * overhead of 5 us: each copy of a layer's 8 us op (f = 1/8) takes
+ * 5 + 3/8 = 5.375 us, the step (M + S - 1) x 3 x 5.375 = 177.375 us;
+ * the default overhead is 5 us. An op of 2 us (less than the overhead)
+ * gains nothing from the split: each copy takes 2 us. */
+static void test_kernel_overhead_on_micro_batches(void)
+{
+	dp_graph *g = chain(4, 8, 8, 8, 0);
+	dp_machine m;
+	REQUIRE(dp_machine_init(&m, 4, NULL) == DP_OK);
+	CHECK_NEAR(m.kernel_us, 5, 0);
+	dp_machine_free(&m);
+	machine(&m, 4, 5);
+	double c = 5 + (8 - 5) / 8.0;
+	CHECK_NEAR(step_of(g, &m, "1f1b", 8, -1), (8 + 4 - 1) * 3 * c, 1e-9);
+	CHECK_NEAR(step_of(g, &m, "gpipe", 8, -1), (8 + 4 - 1) * 3 * c, 1e-9);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+	g = chain(4, 2, 2, 2, 0);
+	machine(&m, 4, 5);
+	CHECK_NEAR(step_of(g, &m, "1f1b", 8, -1), (8 + 4 - 1) * 3 * 2.0, 1e-9);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* The same price on data-parallel shards: dp on K = 4 splits each op of
+ * the chain 4 ways along the batch; a shard of an 8 us op takes
+ * 5 + 3/4 = 5.75 us with the overhead, 2 us without. */
+static void test_kernel_overhead_on_shards(void)
+{
+	dp_graph *g = chain(2, 8, 8, 8, 4096);
+	const dp_algo *a = dp_algo_find("dp");
+	REQUIRE(a && a->strategize);
+	for (int i = 0; i < 2; i++) {
+		double o = i ? 5 : 0;
+		dp_machine m;
+		machine(&m, 4, o);
+		dp_strategy s;
+		dp_strategy_init(&s);
+		dp_lowered l;
+		memset(&l, 0, sizeof l);
+		dp_err err;
+		dp_err_clear(&err);
+		uint32_t f0 = dp_graph_find(g, "f0");
+		if (a->strategize(g, &m, NULL, NULL, &s, &err) ||
+		    dp_strategy_lower(g, &m, &s, NULL, &l, &err)) {
+			test_fail(__FILE__, __LINE__, "dp: %s", err.msg);
+		} else {
+			int shards = 0;
+			for (uint32_t v = 0; v < l.g->nops; v++)
+				if (l.source[v] == f0 &&
+				    l.g->ops[v].time_us > 0) {
+					shards++;
+					CHECK_NEAR(l.g->ops[v].time_us,
+						   o + (8 - o) / 4, 1e-12);
+				}
+			CHECK_INT(shards, 4);
+		}
+		dp_lowered_free(&l);
+		dp_strategy_free(&s);
+		dp_machine_free(&m);
+	}
+	dp_graph_free(g);
+}
+
+/* ZB-H1 (Qi et al. 2023) on S equal stages with F, B and W of one unit
+ * each per micro-batch, free links: 1F1B's bubble is (S - 1)(F + B + W)
+ * per device, ZB-H1's (S - 1)(F + B - W) (W fills the cool-down's gaps),
+ * a third of it. S = 4, M = 8 (8 us per layer each, 1 us per copy): 24
+ * us of work per device, 1F1B 24 + 9 = 33, ZB-H1 24 + 3 = 27; M = 16:
+ * 57 and 51. Its peak memory is about 1F1B's (stage s defers at most s
+ * Ws, so at most S micro-batches are live on any stage, as on 1F1B's
+ * stage 0; here one micro-batch's activation more: 10/9 of it). */
+static void test_zb_h1_third_of_the_bubble(void)
+{
+	dp_graph *g = chain(4, 8, 8, 8, 1 << 20);
+	dp_machine m;
+	machine(&m, 4, 0);
+	m.bw = 1e15; /* 1 MiB activations, ~1e-9 us a transfer */
+	int Ms[] = {8, 16};
+	for (int i = 0; i < 2; i++) {
+		int M = Ms[i], S = 4;
+		double u = 8.0 / M, work = M * 3 * u;
+		double t1 = step_of(g, &m, "1f1b", M, DP_SCHED_1F1B);
+		int64_t p1 = last_peak;
+		double tz = step_of(g, &m, "1f1b", M, DP_SCHED_ZBH1);
+		int64_t pz = last_peak;
+		CHECK_NEAR(t1, work + (S - 1) * 3 * u, 1e-6);
+		CHECK_NEAR(tz, work + (S - 1) * (u + u - u), 1e-6);
+		CHECK((tz - work) <= 0.4 * (t1 - work));
+		/* a deferred W keeps its layer's input and the gradient it
+		 * got: at most one micro-batch's activation more */
+		CHECK(pz > 0 && pz <= p1 + (1 << 20) / M);
+	}
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* zb-h1 needs grad ops, and a weight gradient feeding an input gradient
+ * would run before it: both refused with what to do. */
+static void test_zb_h1_refuses_what_it_cannot_split(void)
+{
+	dp_graph *g = chain(1, 4, 4, -1, 64); /* no grad ops */
+	dp_machine m;
+	machine(&m, 1, 0);
+	const dp_algo *a = dp_algo_find("1f1b");
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.schedule = DP_SCHED_ZBH1;
+	dp_strategy s;
+	dp_strategy_init(&s);
+	dp_err err;
+	CHECK_INT(a->strategize(g, &m, &o, NULL, &s, &err), DP_EINPUT);
+	CHECK(strstr(err.msg, "1f1b: schedule zb-h1") &&
+	      strstr(err.msg, "has no op of role grad"));
+	dp_strategy_free(&s);
+	dp_graph_free(g);
+	/* x -> f -> loss -> f/grad_w (grad) -> f/grad (backward) */
+	g = dp_graph_new("wfeedsb");
+	uint32_t f = test_add_role_op(g, "f", 4, 64, DP_ROLE_FORWARD);
+	uint32_t l = test_add_role_op(g, "loss", 1, 4, DP_ROLE_LOSS);
+	uint32_t w = test_add_role_op(g, "f/grad_w", 4, 0, DP_ROLE_GRAD);
+	uint32_t b = test_add_role_op(g, "f/grad", 4, 64, DP_ROLE_BACKWARD);
+	const uint32_t e[][2] = {{f, l}, {l, w}, {w, b}};
+	test_add_edges(g, e, 3);
+	g = test_finalized(g);
+	REQUIRE(dp_strategy_alloc(&s, DP_STRAT_PIPELINE, g, 1, &err) == DP_OK);
+	s.k = 1;
+	s.pipe.microbatches = 2;
+	s.pipe.schedule = DP_SCHED_ZBH1;
+	CHECK_INT(dp_strategy_check(g, &m, &s, &err), DP_EINPUT);
+	CHECK_STR(err.msg, "schedule zb-h1: weight-gradient op 'f/grad_w' "
+			   "(role grad) feeds backward op 'f/grad', but a "
+			   "stage runs its weight gradients (W) after its "
+			   "input gradients (B); use 1f1b, or give 'f/grad' "
+			   "the role grad");
+	s.pipe.schedule = DP_SCHED_1F1B;
+	CHECK_INT(dp_strategy_check(g, &m, &s, &err), DP_OK);
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Interleaved 1F1B (Megatron-LM, Narayanan et al. 2021): S devices of V
+ * chunks each on a chain of S V equal layers, free links. With a device's
+ * forward and backward of tf and tb per micro-batch (all its chunks), the
+ * step is M (tf + tb) + (S - 1)(tf + tb) / V: the bubble falls V times.
+ * 8 layers of 8 us forward and 8 us backward (no weight gradient time),
+ * S = 4, M = 8: V = 2 gives tf = tb = 2 and 8 x 4 + 3 x 4 / 2 = 38 us,
+ * against 1F1B's (M + S - 1)(tf + tb) = 44 on the same cut. */
+static void test_interleaved_closed_form(void)
+{
+	dp_graph *g = chain(8, 8, 8, 0, 0);
+	dp_machine m;
+	machine(&m, 4, 0);
+	int M = 8, S = 4, V = 2;
+	double tf = V * 8.0 / M, tb = V * 8.0 / M;
+	want_v = V;
+	double tv = step_of(g, &m, "1f1b", M, -1);
+	want_v = 0;
+	CHECK_NEAR(tv, M * (tf + tb) + (S - 1) * (tf + tb) / V, 1e-9);
+	CHECK_NEAR(step_of(g, &m, "1f1b", M, -1), (M + S - 1) * (tf + tb),
+		   1e-9);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Stages cut by device speed (HetPipe's balance): 12 equal layers (f 100
+ * us, b 200 us, no weight-gradient time), M = 8, speeds 2,2,1,1, free
+ * links. Per micro-batch a layer takes 37.5 us (12.5 + 25). The cut by
+ * speed gives the fast devices 4 layers and the slow ones 2: every stage
+ * takes 75 us a micro-batch (25 forward, 50 backward), the step
+ * (M + S - 1) x 75 = 825 us. The equal cut (3 layers each) run on the
+ * same devices: the slow stages take 112.5 us a micro-batch, the step
+ * M x 112.5 + 56.25 + 56.25 + 112.5 = 1125 us; the cut by speed is 26.7 %
+ * shorter. */
+static void test_stages_cut_by_device_speed(void)
+{
+	dp_graph *g = chain(12, 100, 200, 0, 0);
+	dp_machine eq, fast;
+	machine(&eq, 4, 0);
+	machine(&fast, 4, 0);
+	REQUIRE(dp_machine_set_speeds(&fast, "2,2,1,1", NULL) == DP_OK);
+	CHECK_NEAR(step_of(g, &fast, "1f1b", 8, -1), 11 * 75.0, 1e-9);
+	/* the equal cut, priced on the fast machine */
+	CHECK_NEAR(step_on(g, &eq, &fast, "1f1b", 8, -1),
+		   8 * 112.5 + 56.25 + 56.25 + 112.5, 1e-9);
+	CHECK(11 * 75.0 <= 0.85 * (8 * 112.5 + 225));
+	dp_machine_free(&eq);
+	dp_machine_free(&fast);
+	dp_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_interleaved_closed_form),
+	  TEST(test_stages_cut_by_device_speed),
+	  TEST(test_whole_backward_blocks),
+	  TEST(test_zb_h1_third_of_the_bubble),
+	  TEST(test_zb_h1_refuses_what_it_cannot_split),
+	  TEST(test_kernel_overhead_on_micro_batches),
+	  TEST(test_kernel_overhead_on_shards))
