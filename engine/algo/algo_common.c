@@ -1,8 +1,24 @@
-/* algo_common.c - helpers shared by the algorithms (see algo.h and
- * internal/algo_int.h). */
+/* algo_common.c - the options every algorithm starts from and the helpers
+ * the algorithms share (see algo.h and internal/algo_int.h). */
 #include "dnnpart/algo.h"
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
+
+void dp_algo_opts_default(dp_algo_opts *o)
+{
+	o->contention = DP_CONT_PORT;
+	o->objective = DP_OBJ_STEP;
+	o->polish = true;
+	o->microbatches = 0;
+	o->tp = 0;
+	o->schedule = -1;
+	o->time_limit_s = 10.0;
+	o->bound = NULL;
+	o->budget_s = 0;
+	o->origin = NULL;
+	o->interim = NULL;
+	o->interim_ud = NULL;
+}
 
 const dp_algo_opts *dpi_algo_opts_or_default(const dp_algo_opts *o,
 					     dp_algo_opts *def)
@@ -21,24 +37,6 @@ int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp)
 	return -1;
 }
 
-int64_t dpi_gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-bool dpi_graph_has_pins(const dp_graph *g)
-{
-	for (uint32_t u = 0; u < g->nops; u++)
-		if (g->ops[u].pin >= 0)
-			return true;
-	return false;
-}
-
 dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
 				      dp_err *err)
 {
@@ -48,38 +46,6 @@ dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
 				  "micro-batches, got %d",
 				  name, DP_MAX_MICROBATCHES, o->microbatches);
 	return DP_OK;
-}
-
-dp_status dpi_algo_canceled(dp_err *err, const char *name)
-{
-	return dp_err_set(err, DP_ECANCELED, NULL, 0, 0, "%s: canceled", name);
-}
-
-dp_status dpi_algo_poll(const dp_progress *p, const char *name,
-			const char *phase, double fraction, dp_err *err)
-{
-	if (dp_progress_canceled(p))
-		return dpi_algo_canceled(err, name);
-	dp_progress_report(p, phase, fraction);
-	return DP_OK;
-}
-
-dp_status dp_algo_place(const dp_algo *algo, const dp_graph *g,
-			const dp_machine *m, const dp_algo_opts *o,
-			const dp_progress *p, int32_t *placement, dp_err *err)
-{
-	dp_algo_opts def;
-	o = dpi_algo_opts_or_default(o, &def);
-	if (!algo->run)
-		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "'%s' splits ops or micro-batches: it makes "
-				  "a strategy, not a placement of the graph's "
-				  "ops",
-				  algo->name);
-	dp_status st = dp_algo_check_pins(g, m, err);
-	if (st)
-		return st;
-	return algo->run(g, m, o, p, placement, err);
 }
 
 dp_status dp_algo_check_pins(const dp_graph *g, const dp_machine *m,

@@ -454,7 +454,7 @@ static dp_status contig_run(const dp_graph *g, const dp_machine *m,
 		rc = -1;
 	if (rc) {
 		contig_free(&c);
-		return rc == -2 ? dpi_algo_canceled(err, "contig")
+		return rc == -2 ? dpi_canceled(err, "contig")
 				: dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 					     "out of memory for contig on %u "
 					     "ops",

@@ -275,7 +275,7 @@ dp_status dpi_heft_run(const heft_problem *pb, heft_schedule *out, dp_err *err)
 
 	for (uint32_t i = 0; i < n; i++) {
 		if ((i & 1023) == 0 &&
-		    (st = dpi_algo_poll(pb->progress, "heft", "heft",
+		    (st = dpi_poll(pb->progress, "heft", "heft",
 					(double)i / (n ? n : 1), err))) {
 			work_free(&w, k);
 			return st;

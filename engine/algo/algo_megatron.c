@@ -141,7 +141,7 @@ static dp_status search(const dp_graph *g, const int8_t *dim, int tmax,
 	for (int t = 1; t <= (tp > 0 ? k : tmax); t++) {
 		if (!candidate(g, k, tp, t, any_batch))
 			continue;
-		if ((st = dpi_algo_poll(p, "megatron", "splitting",
+		if ((st = dpi_poll(p, "megatron", "splitting",
 					(double)t / k, err)))
 			break;
 		dp_strategy s;
@@ -174,7 +174,7 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 			      dp_strategy *out, dp_err *err)
 {
 	int k = m->k;
-	dp_status st = dpi_algo_poll(p, "megatron", "splitting", 0, err);
+	dp_status st = dpi_poll(p, "megatron", "splitting", 0, err);
 	if (!st)
 		st = dp_algo_check_pins(g, m, err);
 	if (st)
@@ -197,7 +197,7 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 	free(dim);
 	if (st)
 		return st;
-	return dpi_algo_poll(p, "megatron", "splitting", 1, err);
+	return dpi_poll(p, "megatron", "splitting", 1, err);
 }
 
 DPI_ALGO_ENTRY(megatron, "megatron",

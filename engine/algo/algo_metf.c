@@ -351,7 +351,7 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 	for (uint32_t placed = 0; placed < n; placed++) {
 		dp_status st;
 		if ((placed & 1023) == 0 &&
-		    (st = dpi_algo_poll(s->p, "metf", "metf",
+		    (st = dpi_poll(s->p, "metf", "metf",
 					(double)placed / n, err))) {
 			attempt_free(s);
 			return st;

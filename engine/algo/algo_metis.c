@@ -406,7 +406,7 @@ static dp_status metis_place(const dp_graph *g, const dp_machine *m,
 		for (idx_t c = 1; c < ncon; c++)
 			ubvec[c] = 1.10f;
 		if (dp_progress_canceled(p)) {
-			st = dpi_algo_canceled(err, nwin ? "pardnn" : "metis");
+			st = dpi_canceled(err, nwin ? "pardnn" : "metis");
 			goto out;
 		}
 		dp_progress_report(p, "metis", 0.2);
@@ -452,7 +452,7 @@ static dp_status metis_place(const dp_graph *g, const dp_machine *m,
 		}
 	}
 	if (dp_progress_canceled(p)) {
-		st = dpi_algo_canceled(err, nwin ? "pardnn" : "metis");
+		st = dpi_canceled(err, nwin ? "pardnn" : "metis");
 		goto out;
 	}
 	map_parts(&mg, part, k, to_dev);

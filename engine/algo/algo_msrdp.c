@@ -275,7 +275,7 @@ static dp_status solve(msr_dp *d, const msr_ideals *id, double ub,
 		free(d->back);
 		d->val = NULL;
 		d->back = NULL;
-		return dpi_algo_canceled(err, "msr-dp");
+		return dpi_canceled(err, "msr-dp");
 	}
 	if (!isinf(v))
 		backtrack(d, id, dev_of_unit);
@@ -318,7 +318,7 @@ static dp_status msrdp_run(const dp_graph *g, const dp_machine *m,
 	uint32_t max =
 		cells < MSR_MAX_IDEALS ? (uint32_t)cells : MSR_MAX_IDEALS;
 	bool complete = false;
-	if ((st = dpi_algo_poll(p, "msr-dp", "chain", 0.0, err)) ||
+	if ((st = dpi_poll(p, "msr-dp", "chain", 0.0, err)) ||
 	    (st = dpi_msr_ideals_chain(g, &u, MSR_CHAIN_BLOCKS, &chain, err)) ||
 	    (st = dpi_msr_ideals_all(&u, max, p, &all, &complete, err)))
 		goto done;

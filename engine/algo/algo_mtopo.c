@@ -106,7 +106,7 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 	for (uint32_t i = 0; i < n; i++) {
 		dp_status st;
 		if (i % MTOPO_POLL == 0 &&
-		    (st = dpi_algo_poll(p, "mtopo", "mtopo: filling devices",
+		    (st = dpi_poll(p, "mtopo", "mtopo: filling devices",
 					(double)i / (double)n, err))) {
 			free(used);
 			free(budget);

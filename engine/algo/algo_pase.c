@@ -158,7 +158,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = g->topo[i];
 		if ((i & 255) == 0 &&
-		    (st = dpi_algo_poll(p, "pase", "dynamic programming",
+		    (st = dpi_poll(p, "pase", "dynamic programming",
 					0.2 + 0.75 * i / n, err)))
 			goto out;
 		uint32_t dv = s.dom[v];
@@ -384,7 +384,7 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 {
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
-	dp_status st = dpi_algo_poll(p, "pase", "configurations", 0, err);
+	dp_status st = dpi_poll(p, "pase", "configurations", 0, err);
 	if (!st)
 		st = dp_algo_check_pins(g, m, err);
 	if (st)
@@ -453,13 +453,13 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 		snprintf(s.label, sizeof s.label, "pase %.18s%.40s", mesh,
 			 note);
 		snprintf(s.algo, sizeof s.algo, "pase");
-		st = dpi_algo_poll(p, "pase", "expert layout", 0.99, err);
+		st = dpi_poll(p, "pase", "expert layout", 0.99, err);
 	}
 	if (!st && extras)
 		st = dpi_pase_expert(&pm, o, best_ms, best_fit, &s, &expert,
 				     err);
 	if (!st)
-		st = dpi_algo_poll(p, "pase", "done", 1, err);
+		st = dpi_poll(p, "pase", "done", 1, err);
 	free(choice);
 	free(second);
 	dpi_pase_etab_free(&pm);

@@ -512,7 +512,7 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 {
 	static const double lambdas[] = {1.0 / 16, 0.25, 1, 4, 16, 64};
 	const int nl = (int)(sizeof lambdas / sizeof lambdas[0]);
-	dp_status st = dpi_algo_poll(p, "tofu", "splitting", 0, err);
+	dp_status st = dpi_poll(p, "tofu", "splitting", 0, err);
 	if (!st)
 		st = dp_algo_check_pins(g, m, err);
 	if (st)
@@ -590,7 +590,7 @@ out:
 			 " on %d of %d", k, m->k);
 	snprintf(best.s.algo, sizeof best.s.algo, "tofu");
 	*out = best.s;
-	return dpi_algo_poll(p, "tofu", "splitting", 1, err);
+	return dpi_poll(p, "tofu", "splitting", 1, err);
 }
 
 const dp_algo dpi_algo_tofu = {

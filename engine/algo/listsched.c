@@ -493,7 +493,7 @@ dp_status dpi_ls_verify(const char *algo, const dp_graph *g,
 		if (st)
 			goto out;
 		if (dp_progress_canceled(p)) {
-			st = dpi_algo_canceled(err, algo);
+			st = dpi_canceled(err, algo);
 			goto out;
 		}
 		st = dp_sim_run(sim, try, &so, &r, err);

@@ -140,7 +140,7 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	find_or_add(&e, tmp, 0.0, 0.0, 0);
 	for (uint32_t i = 0; i < e.ni && !over; i++) {
 		if ((i & 1023) == 0 &&
-		    (st = dpi_algo_poll(p, "msr-dp", "ideals", 0.3 * i / e.max,
+		    (st = dpi_poll(p, "msr-dp", "ideals", 0.3 * i / e.max,
 					err)))
 			goto done;
 		const uint64_t *b = e.bits + (uint64_t)i * e.w;

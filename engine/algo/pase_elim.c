@@ -577,7 +577,7 @@ dp_status dpi_pase_solve_elim(const dpi_pase_model *pm, const dp_progress *p,
 		if (E.napool + h.size > budget)
 			goto out; /* not solved: the caller degrades */
 		if ((left & 255) == 0 &&
-		    (st = dpi_algo_poll(p, "pase", "dynamic programming",
+		    (st = dpi_poll(p, "pase", "dynamic programming",
 					0.2 + 0.75 * (n - left) / (n ? n : 1),
 					err)))
 			break;

@@ -44,7 +44,7 @@ dp_status dpi_pase_etab_build(dpi_pase_model *pm, const dp_progress *p,
 	dp_status st = DP_OK;
 	for (uint32_t e = 0; e < ne; e++) {
 		if ((e & 4095) == 0 &&
-		    (st = dpi_algo_poll(p, "pase", "edge costs", 0.2, err)))
+		    (st = dpi_poll(p, "pase", "edge costs", 0.2, err)))
 			break;
 		if (eoff[e + 1] == eoff[e])
 			continue;

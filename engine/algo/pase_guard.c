@@ -15,6 +15,7 @@
 
 #include "dnnpart/sim.h"
 #include "internal/algo_int.h"
+#include "internal/megatron.h"
 #include "internal/pase.h"
 
 dp_status dpi_pase_fill(const dpi_pase_model *pm, const uint32_t *choice,
@@ -209,9 +210,7 @@ dp_status dpi_pase_expert(const dpi_pase_model *pm, const dp_algo_opts *o,
 			  dp_err *err)
 {
 	*won = false;
-	const dp_algo *mg = dp_algo_find("megatron");
-	if (!mg || !mg->strategize)
-		return DP_OK;
+	const dp_algo *mg = &dpi_algo_megatron;
 	dp_strategy t;
 	dp_strategy_init(&t);
 	dp_err e2;
@@ -258,7 +257,7 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 	for (int c = 0; !st && c < 4; c++) {
 		if (c == 1 && !second)
 			continue;
-		if ((st = dpi_algo_poll(p, "pase", "safeguard",
+		if ((st = dpi_poll(p, "pase", "safeguard",
 					0.95 + 0.0125 * c, err)))
 			break;
 		for (uint32_t u = 0; u < n; u++)

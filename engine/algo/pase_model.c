@@ -313,7 +313,7 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 	dp_status st = DP_OK;
 	for (uint32_t u = 0; u < n; u++) {
 		if ((u & 1023) == 0 &&
-		    (st = dpi_algo_poll(p, "pase", "configurations",
+		    (st = dpi_poll(p, "pase", "configurations",
 					0.2 * u / (n ? n : 1), err)))
 			break;
 		pm->off[u] = tot;

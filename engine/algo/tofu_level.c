@@ -326,7 +326,7 @@ dp_status dpi_tofu_solve_level(dpi_tofu_search *t, double frac, dp_err *err)
 	double combos = 1;
 	for (uint32_t k = 0; k < t->ng && combos <= EXHAUSTIVE; k++)
 		combos *= t->ncand[k];
-	dp_status st = dpi_algo_poll(t->p, "tofu", "splitting", frac, err);
+	dp_status st = dpi_poll(t->p, "tofu", "splitting", frac, err);
 	if (st)
 		return st;
 	if (combos <= EXHAUSTIVE) {
@@ -344,7 +344,7 @@ dp_status dpi_tofu_solve_level(dpi_tofu_search *t, double frac, dp_err *err)
 	descend(t, t->a);
 	double cost = total(t, t->a);
 	for (int round = 0; round < 4; round++) {
-		if ((st = dpi_algo_poll(t->p, "tofu", "splitting", frac, err)))
+		if ((st = dpi_poll(t->p, "tofu", "splitting", frac, err)))
 			return st;
 		viterbi(t, t->a, t->b);
 		descend(t, t->b);

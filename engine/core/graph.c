@@ -394,3 +394,11 @@ dp_status dp_graph_check_number(const char *field, const char *opname, double v,
 			  "%s of op '%s' must be a finite number >= 0, got %g",
 			  field, opname, v);
 }
+
+bool dpi_graph_has_pins(const dp_graph *g)
+{
+	for (uint32_t u = 0; u < g->nops; u++)
+		if (g->ops[u].pin >= 0)
+			return true;
+	return false;
+}

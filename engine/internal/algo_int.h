@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #include "dnnpart/algo.h"
+#include "internal/intmath.h"
+#include "internal/poll.h"
 
 /* o itself, or the defaults (dp_algo_opts_default) written into *def when
  * o is NULL. */
@@ -25,26 +27,12 @@ const dp_algo_opts *dpi_algo_opts_or_default(const dp_algo_opts *o,
  * finalized graph has no group with two different pins), or -1. */
 int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp);
 
-/* The greatest common divisor of a and b (gcd(0, b) = b). */
-int64_t dpi_gcd64(int64_t a, int64_t b);
-
-/* Does any op of g have a pin? */
-bool dpi_graph_has_pins(const dp_graph *g);
-
 /* DP_OK when o's micro-batches are 0 (the default) to
  * DP_MAX_MICROBATCHES, else DP_EINPUT with "NAME: a pipeline needs 1 to
  * N micro-batches, got M". */
 dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
 				      dp_err *err);
 
-/* DP_ECANCELED with "NAME: canceled" in err. */
-dp_status dpi_algo_canceled(dp_err *err, const char *name);
-
-/* The periodic check of a running algorithm: dpi_algo_canceled when p's
- * flag is raised, else reports phase at fraction (0..1) and returns DP_OK.
- * p may be NULL. */
-dp_status dpi_algo_poll(const dp_progress *p, const char *name,
-			const char *phase, double fraction, dp_err *err);
 
 /* Defines const dp_algo dpi_algo_ID, the entry engine/algo/algo.c lists:
  * named ID itself (what --algo takes), so the symbol and the name cannot

@@ -69,4 +69,7 @@ int dpi_graph_grow_roles(dp_graph *g);
 size_t dpi_graph_dims_memory(const dp_graph *g);
 void dpi_graph_free_dims(dp_graph *g);
 
+/* Does any op of g have a pin? (engine/core/graph.c) */
+bool dpi_graph_has_pins(const dp_graph *g);
+
 #endif

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "dnnpart/algo.h"
 #include "dnnpart/strategy.h"
 
 /* Whether every op with dim `name` has a size that t divides. */
@@ -22,5 +23,9 @@ bool dpi_megatron_divides(const dp_graph *g, const char *name, int t);
  * placed whole on its pin. DP_ENOMEM is the only error. */
 dp_status dpi_megatron_layout(const dp_graph *g, dp_strategy *s, int d, int t,
 			      dp_err *err);
+
+/* megatron's registry entry (engine/algo/algo_megatron.c): pase's
+ * safeguard runs it directly, not through the registry above it. */
+extern const dp_algo dpi_algo_megatron;
 
 #endif

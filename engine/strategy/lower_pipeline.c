@@ -18,7 +18,7 @@
  * sink to each source of the next block: linear in size, and free on one
  * device (a control edge there arrives when its producer ends).
  */
-#include "internal/algo_int.h"
+#include "internal/poll.h"
 #include "internal/arrays.h"
 #include "internal/lower.h"
 #include "internal/pipeline.h"
@@ -353,7 +353,7 @@ static dp_status order_blocks(lctx *c)
 			}
 		}
 		if (!st)
-			st = dpi_algo_poll(c->p, "lowering", "lowering: order",
+			st = dpi_poll(c->p, "lowering", "lowering: order",
 					   0.9 + 0.1 * (s + 1) / S, c->err);
 	}
 	return st;
@@ -427,14 +427,14 @@ dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
 	}
 	for (uint32_t i = 0; !st && i < g->nops; i++) {
 		if ((i & 4095) == 0)
-			st = dpi_algo_poll(p, "lowering", "lowering: ops",
+			st = dpi_poll(p, "lowering", "lowering: ops",
 					   0.5 * i / g->nops, err);
 		if (!st)
 			st = lower_op(&c, g->topo[i]);
 	}
 	for (uint32_t e = 0; !st && e < g->nedges; e++) {
 		if ((e & 4095) == 0)
-			st = dpi_algo_poll(p, "lowering", "lowering: edges",
+			st = dpi_poll(p, "lowering", "lowering: edges",
 					   0.5 + 0.4 * e / g->nedges, err);
 		if (!st)
 			st = lower_edge(&c, &g->edges[e]);

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal/algo_int.h"
+#include "internal/poll.h"
 
 int dpi_spmd_mask_parts(const dpi_spmd_ctx *c, uint8_t mask)
 {
@@ -449,7 +449,7 @@ dp_status dpi_lower_spmd(const dp_graph *g, const dp_machine *m,
 	dp_status st = dpi_lower_begin(&c.b, g, (uint32_t)expect, err);
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
-			st = dpi_algo_poll(p, "lowering", "lowering: ops",
+			st = dpi_poll(p, "lowering", "lowering: ops",
 					   0.3 * u / g->nops, err);
 		if (!st)
 			st = add_instances(&c, u, err);

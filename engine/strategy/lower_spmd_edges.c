@@ -66,7 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal/algo_int.h"
+#include "internal/poll.h"
 #include "internal/arrays.h"
 #include "internal/spmd_tensor.h"
 
@@ -465,7 +465,7 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 	dp_status st = DP_OK;
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0)
-			st = dpi_algo_poll(c->p, "lowering", "lowering: edges",
+			st = dpi_poll(c->p, "lowering", "lowering: edges",
 					   0.3 + 0.7 * u / g->nops, err);
 		if (!st)
 			st = producer_edges(c, u, &ls, &nls, &cap, err);

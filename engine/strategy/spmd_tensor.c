@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "internal/algo_int.h"
+#include "internal/intmath.h"
 #include "internal/spmd.h"
 
 void dpi_mesh_init(dpi_mesh *m, int naxes, const int *size)

@@ -58,7 +58,7 @@ mc_gent dpi_mc_gainq_pop(mc_gainq *q)
 
 dp_status dpi_mc_poll(mc_ctx *c, double fraction)
 {
-	return dpi_algo_poll(c->p, "mincut", "mincut", fraction, c->err);
+	return dpi_poll(c->p, "mincut", "mincut", fraction, c->err);
 }
 
 dp_status dpi_mc_nomem(mc_ctx *c)
@@ -266,7 +266,7 @@ static dp_status fm_pass(mc_ctx *c, int l, bool rebal, double *won)
 			return dpi_mc_nomem(c);
 	while (c->heap.len) {
 		if ((++pops & 4095) == 0 && dp_progress_canceled(c->p))
-			return dpi_algo_canceled(c->err, "mincut");
+			return dpi_canceled(c->err, "mincut");
 		mc_gent e = dpi_mc_gainq_pop(&c->heap);
 		uint32_t v = e.v;
 		int32_t q;

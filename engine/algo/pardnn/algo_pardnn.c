@@ -39,7 +39,7 @@ void dpi_pd_progress(const pd_ctx *c, const char *phase, double lo, double hi,
 dp_status dpi_pd_check_cancel(pd_ctx *c)
 {
 	if (dp_progress_canceled(c->p))
-		return dpi_algo_canceled(c->err, "pardnn");
+		return dpi_canceled(c->err, "pardnn");
 	return DP_OK;
 }
 

@@ -249,7 +249,7 @@ dp_status dpi_pd_seeds(pd_ctx *c, unsigned which, dp_status (*rest)(pd_ctx *))
 		dp_err_clear(&e);
 		st = s->make(c, c->place, &e);
 		if (st == DP_ECANCELED) {
-			st = dpi_algo_canceled(c->err, "pardnn");
+			st = dpi_canceled(c->err, "pardnn");
 			goto out;
 		}
 		if (st == DP_ENOMEM) {

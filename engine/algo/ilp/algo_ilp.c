@@ -58,7 +58,7 @@ static dp_status warm_start(const dp_graph *g, const dp_machine *m,
 	dp_sim_opts so = {.contention = DP_CONT_NONE, .skip_memory = true};
 	dp_status st = DP_OK;
 	for (size_t i = 0; i < sizeof heur / sizeof heur[0]; i++) {
-		if ((st = dpi_algo_poll(p, "ilp", "ilp: warm start",
+		if ((st = dpi_poll(p, "ilp", "ilp: warm start",
 					0.02 * (double)i, err)))
 			break;
 		dp_err e2;
@@ -168,7 +168,7 @@ static dp_status ilp_algo_run(const dp_graph *g, const dp_machine *m,
 				  "how far it proves optimality in its time "
 				  "limit); use another algorithm",
 				  g->nops, DPI_ILP_MAX_OPS);
-	dp_status st = dpi_algo_poll(p, "ilp", "ilp", 0, err);
+	dp_status st = dpi_poll(p, "ilp", "ilp", 0, err);
 	if (st)
 		return st;
 	if (m->k == 1 || g->nops == 0)
@@ -188,7 +188,7 @@ static dp_status ilp_algo_run(const dp_graph *g, const dp_machine *m,
 	}
 	if ((st = warm_start(g, m, o, p, &r.w, err)))
 		goto out;
-	if ((st = dpi_algo_poll(p, "ilp", "ilp: building the MILP", 0.08, err)))
+	if ((st = dpi_poll(p, "ilp", "ilp: building the MILP", 0.08, err)))
 		goto out;
 	if ((st = dpi_ilp_build(&r.md, g, m, r.w.have ? r.w.pl : NULL,
 				r.w.makespan, err)))

@@ -211,7 +211,7 @@ dp_status dpi_best_polish(dp_sim *s, const dp_graph *g, const dp_machine *m,
 	for (int round = 0; round < BEST_POLISH_MAX_ROUNDS && t.sims < max_sims;
 	     round++) {
 		if (dp_progress_canceled(p)) {
-			st = dpi_algo_canceled(err, "best");
+			st = dpi_canceled(err, "best");
 			break;
 		}
 		if ((st = dp_sim_run(s, pl, &od, &cur, err)))
@@ -249,7 +249,7 @@ static dp_status descend(best_try *t, const dp_machine *m, uint32_t max_sims,
 			if (grp >= 0 && g->group_ops[g->group_off[grp]] != u)
 				continue;
 			if (dp_progress_canceled(p)) {
-				st = dpi_algo_canceled(err, "best");
+				st = dpi_canceled(err, "best");
 				break;
 			}
 			bool kept = false;

@@ -26,6 +26,7 @@
  * and when none fits, the one with the least peak / cap.
  */
 #include "internal/algo_int.h"
+#include "internal/graph_int.h"
 #include "internal/grow.h"
 #include "internal/megatron.h"
 #include "internal/pipeline.h"
@@ -383,7 +384,7 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 					st = make_one(g, m, o, p, &h, L, err);
 				}
 			if (!st)
-				st = dpi_algo_poll(
+				st = dpi_poll(
 					p, name, "search: candidates",
 					0.3 * x / (K / T) / K * T, err);
 		}
@@ -498,7 +499,7 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 {
 	dp_algo_opts def;
 	o = dpi_algo_opts_or_default(o, &def);
-	dp_status st = dpi_algo_poll(p, name, "search", 0, err);
+	dp_status st = dpi_poll(p, name, "search", 0, err);
 	if (st)
 		return st;
 	cand_list L;
@@ -528,7 +529,7 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 		if (st == DP_EINPUT)
 			st = DP_OK;
 		if (!st)
-			st = dpi_algo_poll(p, name, "search: simulating",
+			st = dpi_poll(p, name, "search: simulating",
 					   0.3 + 0.7 * (i + 1) / L.n, err);
 	}
 	free(mark);
@@ -577,7 +578,7 @@ static dp_status hybrid_strategize(const dp_graph *g, const dp_machine *m,
 {
 	dp_schedule sch = dpi_pipe_schedule(o, DP_SCHED_1F1B);
 	bool fits = false;
-	dp_status st = dpi_algo_poll(p, "hybrid", "search", 0, err);
+	dp_status st = dpi_poll(p, "hybrid", "search", 0, err);
 	if (!st)
 		st = dpi_pipe_check_batch_known(g, o, "hybrid", err);
 	if (st)

@@ -188,7 +188,7 @@ dp_status dpi_best_exhaust(dp_sim *s, const dp_graph *g, const dp_machine *m,
 	bool have = false;
 	do {
 		if (*tried % EXHAUST_POLL == 0 &&
-		    (st = dpi_algo_poll(p, "best", "best: every placement",
+		    (st = dpi_poll(p, "best", "best: every placement",
 					(double)*tried / total, err)))
 			break;
 		if ((st = dp_sim_run(s, cur, &oc, &r, err)))

@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "internal/algo_int.h"
+
 extern const dp_algo dpi_algo_pardnn;
 extern const dp_algo dpi_algo_single;
 extern const dp_algo dpi_algo_mtopo;
@@ -45,22 +47,6 @@ static const dp_algo *const registry[] = {
 };
 
 #define NREG (sizeof registry / sizeof registry[0])
-
-void dp_algo_opts_default(dp_algo_opts *o)
-{
-	o->contention = DP_CONT_PORT;
-	o->objective = DP_OBJ_STEP;
-	o->polish = true;
-	o->microbatches = 0;
-	o->tp = 0;
-	o->schedule = -1;
-	o->time_limit_s = 10.0;
-	o->bound = NULL;
-	o->budget_s = 0;
-	o->origin = NULL;
-	o->interim = NULL;
-	o->interim_ud = NULL;
-}
 
 size_t dp_algo_count(void)
 {
@@ -186,4 +172,22 @@ dp_status dp_algo_parse_list(const char *spec, const dp_algo **out, size_t cap,
 	}
 	*n = got;
 	return DP_OK;
+}
+
+dp_status dp_algo_place(const dp_algo *algo, const dp_graph *g,
+			const dp_machine *m, const dp_algo_opts *o,
+			const dp_progress *p, int32_t *placement, dp_err *err)
+{
+	dp_algo_opts def;
+	o = dpi_algo_opts_or_default(o, &def);
+	if (!algo->run)
+		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				  "'%s' splits ops or micro-batches: it makes "
+				  "a strategy, not a placement of the graph's "
+				  "ops",
+				  algo->name);
+	dp_status st = dp_algo_check_pins(g, m, err);
+	if (st)
+		return st;
+	return algo->run(g, m, o, p, placement, err);
 }

@@ -23,6 +23,7 @@
  * tests/test_pipedream.c, but no strategy can carry its result yet.
  */
 #include "internal/algo_int.h"
+#include "internal/graph_int.h"
 #include "internal/pipedream.h"
 #include "internal/pipeline.h"
 
@@ -209,7 +210,7 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 			       const dp_algo_opts *o, const dp_progress *p,
 			       dp_strategy *out, dp_err *err)
 {
-	dp_status st = dpi_algo_poll(p, "pipedream", "layers", 0, err);
+	dp_status st = dpi_poll(p, "pipedream", "layers", 0, err);
 	if (st)
 		return st;
 	dp_algo_opts def;
@@ -259,7 +260,7 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 		} else {
 			free(fs);
 		}
-		st = dpi_algo_poll(p, "pipedream", "layers", 0.6 * D / m->k,
+		st = dpi_poll(p, "pipedream", "layers", 0.6 * D / m->k,
 				   err);
 		if (st) {
 			free(bestfs);

@@ -217,7 +217,7 @@ dp_status dpi_ilp_solve(const ilp_model *md, const int *start_cols,
 			kill_child(pid, &status);
 			close(fds[0]);
 			free(buf);
-			return dpi_algo_canceled(err, "ilp");
+			return dpi_canceled(err, "ilp");
 		}
 		if (!eof && el > hard) {
 			/* no answer in time: the caller keeps its warm start */

@@ -63,7 +63,7 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 {
 	const char *name = zero ? "zero" : "dp";
 	int k = m->k;
-	dp_status st = dpi_algo_poll(p, name, "splitting", 0, err);
+	dp_status st = dpi_poll(p, name, "splitting", 0, err);
 	if (!st)
 		st = dp_strategy_check_data_parallel(g, name, err);
 	if (!st)
@@ -79,7 +79,7 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 	const char *bd = dp_graph_batch_dim(g);
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		if ((u & 4095) == 0 &&
-		    (st = dpi_algo_poll(p, name, "splitting",
+		    (st = dpi_poll(p, name, "splitting",
 					(double)u / g->nops, err)))
 			break;
 		uint8_t *ax = &s.spmd.axes[(size_t)u * DP_MAX_OP_DIMS];

@@ -90,7 +90,7 @@ static dp_status windows_place(const dp_graph *g, const dp_machine *m, int nwin,
 	dp_progress_report(p, "metis", 0.0);
 	dp_status st = dpi_metis_windows(g, m, nwin, placement, err);
 	if (!st && dp_progress_canceled(p))
-		st = dpi_algo_canceled(err, "best");
+		st = dpi_canceled(err, "best");
 	return st;
 }
 
@@ -117,7 +117,7 @@ static dp_status lanes_run(const dp_graph *g, const dp_machine *m,
 	(void)o;
 	dp_status st = dpi_best_lanes(g, m, placement, err);
 	if (!st && dp_progress_canceled(p))
-		st = dpi_algo_canceled(err, "best");
+		st = dpi_canceled(err, "best");
 	return st;
 }
 
@@ -257,14 +257,14 @@ static dp_status run_candidates(best_ctx *c, const dp_machine *mk, dp_sim *sk)
 		snprintf(bm.phase, sizeof bm.phase, "best: %s, K=%d",
 			 c->cands[i]->name, mk->k);
 		dp_progress sp = {meter_fn, &bm, c->p ? c->p->cancel : NULL};
-		if ((st = dpi_algo_poll(c->p, "best", bm.phase, bm.lo, c->err)))
+		if ((st = dpi_poll(c->p, "best", bm.phase, bm.lo, c->err)))
 			break;
 		dp_err e2;
 		dp_err_clear(&e2);
 		st = dp_algo_place(c->cands[i], c->g, mk, &sub, &sp, c->scratch,
 				   &e2);
 		if (st == DP_ECANCELED) {
-			st = dpi_algo_canceled(c->err, "best");
+			st = dpi_canceled(c->err, "best");
 			break;
 		}
 		if (st == DP_ENOMEM) {

@@ -355,7 +355,7 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 			dp_schedule sch, const char *name, int S_want,
 			const int32_t *given, dp_strategy *out, dp_err *err)
 {
-	dp_status st = dpi_algo_poll(p, name, "stages", 0, err);
+	dp_status st = dpi_poll(p, name, "stages", 0, err);
 	if (st)
 		return st;
 	dp_algo_opts def;
@@ -407,7 +407,7 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 			   "%s: %s", name, was.msg);
 	}
 	if (!st)
-		st = dpi_algo_poll(p, name, "stages", 1, err);
+		st = dpi_poll(p, name, "stages", 1, err);
 	if (st) {
 		dp_strategy_free(&s);
 		return st;
@@ -433,7 +433,7 @@ static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 {
 	const char *name = dp_schedule_name(own);
 	dp_schedule sch = dpi_pipe_schedule(o, own);
-	dp_status st = dpi_algo_poll(p, name, "stages", 0, err);
+	dp_status st = dpi_poll(p, name, "stages", 0, err);
 	if (!st)
 		st = dpi_pipe_check_batch_known(g, o, name, err);
 	if (st)
