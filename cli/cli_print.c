@@ -110,6 +110,8 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	if (p->lowered)
 		fprintf(out, "lowered      %u ops, %u edges (strategy %s)\n",
 			p->lowered->nops, p->lowered->nedges, p->strategy);
+	if (p->strat && p->strat->note[0])
+		fprintf(out, "pins         %s\n", p->strat->note);
 	fprintf(out, "machine      %d device%s, ", m->k, m->k == 1 ? "" : "s");
 	print_caps(out, m);
 	if (dp_machine_has_reserve(m)) {

@@ -137,6 +137,10 @@ static void interim_plan(void *ud, const int32_t *pl,
 	}
 	snprintf(r->plan.algo, sizeof r->plan.algo, "%s", j->algo->name);
 	r->plan.origin = *from;
+	/* found this far into the search: not "planned in 0 us" */
+	pthread_mutex_lock(&jr->w->mu);
+	r->plan.plan_ms = job_meter_elapsed(&jr->w->meter) * 1000.0;
+	pthread_mutex_unlock(&jr->w->mu);
 	r->kind = j->kind;
 	r->g = j->g;
 	r->gen = j->gen;

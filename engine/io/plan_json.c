@@ -121,6 +121,8 @@ void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *p)
 	if (p->lowered) {
 		/* a strategy: what it is and the graph it was lowered to */
 		dp_json_str(w, "strategy", p->strategy);
+		if (p->strat && p->strat->note[0])
+			dp_json_str(w, "strategy_note", p->strat->note);
 		dp_json_str(w, "strategy_kind", dp_strategy_kind_name(p->kind));
 		dp_json_int(w, "lowered_ops", p->lowered->nops);
 		dp_json_int(w, "lowered_edges", p->lowered->nedges);
