@@ -125,6 +125,30 @@ static const char *what_name(dp_fit_kind k)
 	return k == DP_FIT_K ? "k" : k == DP_FIT_CAP ? "cap" : "device_cap";
 }
 
+/* A pipeline answer with M > 1 micro-batches fits partly because of
+ * gradient accumulation: say so, with what it means for the step. */
+static void print_accumulation(FILE *out, const dp_fit_probe *p)
+{
+	if (p->microbatches <= 1)
+		return;
+	int M = p->microbatches, S = p->stages;
+	fprintf(out,
+		"pipeline     %s: gradient accumulation over %d "
+		"micro-batches (each 1/%d of the batch)\n"
+		"             every device adds up their gradients before one "
+		"update: the same step\n",
+		p->strategy, M, M);
+	if (!strncmp(p->strategy, "gpipe", 5))
+		fprintf(out, "             as the whole batch; gpipe keeps the "
+			     "activations of all %d until their backward\n",
+			M);
+	else
+		fprintf(out,
+			"             as the whole batch, with the activations "
+			"of at most %d micro-batch%s live\n",
+			S < M ? S : M, (S < M ? S : M) == 1 ? "" : "es");
+}
+
 static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
 			const dp_algo *algo, const dp_fit_result *r)
 {
@@ -154,12 +178,19 @@ static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
 			"bounds       %s (largest single-op footprint) .. "
 			"one-device peak\n",
 			dp_units_fmt_bytes(r->lower, a, sizeof a));
-	fprintf(out, "\nprobe     K  cap           makespan  result\n");
+	/* a strategy's probes say what it made ("1f1b S=1 M=8") */
+	bool plans = false;
+	for (size_t i = 0; i < r->nprobes; i++)
+		plans |= r->probes[i].strategy[0] != '\0';
+	fprintf(out, "\nprobe     K  cap           makespan  %sresult\n",
+		plans ? "plan                  " : "");
 	for (size_t i = 0; i < r->nprobes; i++) {
 		const dp_fit_probe *p = &r->probes[i];
 		fprintf(out, "%5zu  %4d  %-10s  %11s  ", i + 1, p->k,
 			fmt_cap(p->cap, a, sizeof a),
 			dp_units_fmt_time(p->makespan, b, sizeof b));
+		if (plans)
+			fprintf(out, "%-20s  ", p->strategy);
 		if (p->feasible)
 			fprintf(out, "fits\n");
 		else
@@ -199,6 +230,7 @@ static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
 	if (r->kind != DP_FIT_K)
 		fprintf(out, "resolution   %s\n",
 			dp_units_fmt_bytes(r->resolution, a, sizeof a));
+	print_accumulation(out, &r->answer);
 }
 
 static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
@@ -221,6 +253,15 @@ static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
 		dp_json_int(&w, "k", r->k);
 		cli_json_caps(&w, "caps_bytes", r->caps, r->k);
 		dp_json_num(&w, "makespan_us", r->makespan);
+		if (r->answer.strategy[0])
+			dp_json_str(&w, "strategy", r->answer.strategy);
+		if (r->answer.microbatches > 0) {
+			dp_json_int(&w, "stages", r->answer.stages);
+			dp_json_int(&w, "microbatches",
+				    r->answer.microbatches);
+			dp_json_bool(&w, "gradient_accumulation",
+				     r->answer.microbatches > 1);
+		}
 	} else {
 		dp_json_null(&w, "k");
 		dp_json_null(&w, "caps_bytes");
@@ -237,6 +278,8 @@ static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
 		cli_json_cap(&w, "cap_bytes", p->cap);
 		dp_json_num(&w, "makespan_us", p->makespan);
 		dp_json_bool(&w, "feasible", p->feasible);
+		if (p->strategy[0])
+			dp_json_str(&w, "strategy", p->strategy);
 		if (!p->feasible) {
 			dp_json_int(&w, "worst_device", p->worst);
 			dp_json_int(&w, "over_bytes", p->over);
