@@ -17,6 +17,7 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/err.h"
+#include "dnnpart/explain.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
@@ -68,6 +69,7 @@ typedef struct cli_opts {
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */
 	bool check_k;	     /* compare --check-k */
+	bool explain;	     /* plan --explain */
 	bool force;	     /* --force: outputs may replace existing files */
 	const char *out;     /* -o placement file */
 	const char *dot, *svg, *png, *pdf, *trace, *csv, *device_map,
@@ -224,8 +226,15 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 /* The human table and the --json object for a plan (eval, plan). */
 void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
 		    const dp_plan *plan);
+/* x: the explanation to add as "explain" (plan --explain), or NULL. */
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
-			 const dp_plan *plan);
+			 const dp_plan *plan, const dp_explain *x);
+/* `plan --explain` (cli_explain.c): why the plan takes what it takes, as
+ * text after the report, and as the "explain" member of --json. */
+void cli_print_explain(FILE *out, const dp_graph *g, const dp_plan *plan,
+		       const dp_explain *x);
+void cli_json_explain(dp_json *w, const dp_graph *g, const dp_plan *plan,
+		      const dp_explain *x);
 /* The report's line `max load` (--objective throughput: plan, eval). */
 void cli_print_max_load(FILE *out, const dp_plan *plan);
 /* The members every --json report starts with: graph, source, ops, edges,

@@ -313,8 +313,9 @@ void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m)
 }
 
 static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
-		      const dp_plan *p)
+		      const dp_plan *p, const dp_explain *x)
 {
+	const dp_graph *ug = g;
 	const dp_sim_result *r = &p->sim;
 	dp_json w;
 	dp_json_init(&w, out);
@@ -341,6 +342,8 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 		dp_json_end_object(&w);
 	}
 	dp_json_end_array(&w);
+	if (x)
+		cli_json_explain(&w, ug, p, x);
 	dp_json_end_object(&w);
 }
 
@@ -361,9 +364,9 @@ void cli_json_caps(dp_json *w, const char *key, const int64_t *caps, int k)
 }
 
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
-			 const dp_plan *plan)
+			 const dp_plan *plan, const dp_explain *x)
 {
-	plan_json(out, g, m, plan);
+	plan_json(out, g, m, plan, x);
 }
 
 void cli_print_max_load(FILE *out, const dp_plan *plan)

@@ -82,6 +82,11 @@ void cmd_plan_help(FILE *out)
 		"  --json             print one JSON object instead of the "
 		"table\n"
 		"  --strict           exit 1 when the plan is infeasible\n"
+		"  --explain          why: what bounds the step, what holds "
+		"each device's peak,\n"
+		"                     and changes (one more device, caps, "
+		"other strategies),\n"
+		"                     each rerun (with --json: \"explain\")\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"Output files are written to a temporary name and renamed "
@@ -99,6 +104,10 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 {
 	(void)ctx;
 	int r;
+	if (!strcmp(argv[*i], "--explain")) {
+		o->explain = true;
+		return 1;
+	}
 	if ((r = cli_parse_plan_flags(cmd, argc, argv, i, o)) ||
 	    (r = cli_parse_algo(cmd, argc, argv, i, &o->algo)) ||
 	    (r = cli_opt_value(cmd, argc, argv, i, "-o", &o->out)))
@@ -213,6 +222,7 @@ int cmd_plan_run(int argc, char **argv)
 	cli_run run;
 	cli_run_begin(&run, &o, "planning");
 	dp_plan plan;
+	dp_explain x, *xp = NULL;
 	rc = cli_run_end(&run, dp_plan_run(g, &m, algo, &run.ao, &run.cp.p,
 					   &plan, &run.err));
 	if (rc)
@@ -237,10 +247,22 @@ int cmd_plan_run(int argc, char **argv)
 	 * which is the one the user chose */
 	if (o.out && (rc = save_placement(&o, g, &plan)))
 		goto out_plan;
+	if (o.explain) {
+		dp_explain_opts eo = {.changes = true};
+		cli_run_begin(&run, &o, "explaining");
+		rc = cli_run_end(&run, dp_explain_plan(g, &m, algo, &run.ao,
+						       &plan, &eo, &run.cp.p,
+						       &x, &run.err));
+		if (rc)
+			goto out_plan;
+		xp = &x;
+	}
 	if (o.json) {
-		cli_print_plan_json(stdout, g, &m, &plan);
+		cli_print_plan_json(stdout, g, &m, &plan, xp);
 	} else {
 		cli_print_plan(stdout, g, &m, &plan);
+		if (xp)
+			cli_print_explain(stdout, g, &plan, xp);
 		if (o.objective == DP_OBJ_THROUGHPUT)
 			cli_print_max_load(stdout, &plan);
 		if (o.out)
@@ -253,6 +275,8 @@ int cmd_plan_run(int argc, char **argv)
 		goto out_plan;
 	rc = o.strict && !plan.feasible ? 1 : 0;
 out_plan:
+	if (xp)
+		dp_explain_free(xp);
 	dp_plan_free(&plan);
 out:
 	dp_machine_free(&m);

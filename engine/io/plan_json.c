@@ -47,7 +47,7 @@ const char *dp_mem_role_name(dp_mem_role r)
 	return (unsigned)r < DP_MEMR_COUNT ? mem_role_names[r] : "";
 }
 
-static dp_mem_role mem_role_of(const dp_graph *g, const dp_live_tensor *t)
+dp_mem_role dp_plan_live_role(const dp_graph *g, const dp_live_tensor *t)
 {
 	dp_role r = t->op < g->nops ? dp_op_role(g, t->op) : DP_ROLE_NONE;
 	switch (t->kind) {
@@ -74,7 +74,7 @@ void dp_plan_peak_by_role(const dp_graph *g, const dp_plan *p, int dev,
 	if (dev < 0 || dev >= p->k || !r->live || !r->live_off)
 		return;
 	for (uint32_t i = r->live_off[dev]; i < r->live_off[dev + 1]; i++)
-		out[mem_role_of(g, &r->live[i])] += r->live[i].bytes;
+		out[dp_plan_live_role(g, &r->live[i])] += r->live[i].bytes;
 }
 
 static void device_json(dp_json *w, const dp_graph *g, const dp_plan *p, int d)
