@@ -7,7 +7,8 @@
 # automatic; a pin that empties a pipeline's stages is named in the header
 # and the status; the memory bars share one scale, so a longer bar is more
 # memory; best's first plans say when they were found, never "planned in
-# 0 us". Every wait polls with a timeout. Environment: DNNPART (the binary).
+# 0 us"; the Why view says what bounds the step, what holds a device's peak
+# and which reruns help. Every wait polls with a timeout. Environment: DNNPART (the binary).
 set -u
 . tests/lib/suite.sh
 . tests/lib/tmux.sh
@@ -158,5 +159,28 @@ if wait_for 'best: makespan' 60 && wait_settled; then
 	fi
 else
 	notok anytime_plans_never_say_planned_in_0_us "no plan on screen"
+fi
+$T kill-session -t "$S" >/dev/null 2>&1
+
+# ---- the Why view: bounds, the peak's holders, and reruns that help ----
+start why 120 40 "\"$graph\" -k 4 --algo metis"
+if wait_for 'metis: makespan' 30 && wait_settled; then
+	keys 8
+	if wait_for 'What bounds the step' 5 &&
+		screen | grep -Eq '^\* (compute|communication|device waits) ' &&
+		screen | grep -q "What holds GPU0's peak" &&
+		wait_for '^  \+ algo [a-z0-9-]+ ' 60; then
+		ok why_view_bounds_holders_and_changes
+	else
+		notok why_view_bounds_holders_and_changes "no bounds, holders or changes"
+	fi
+	keys j
+	if wait_for "What holds GPU1's peak" 5; then
+		ok why_view_down_picks_the_device
+	else
+		notok why_view_down_picks_the_device "still GPU0"
+	fi
+else
+	notok why_view_bounds_holders_and_changes "no plan on screen"
 fi
 $T kill-session -t "$S" >/dev/null 2>&1
