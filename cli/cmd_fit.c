@@ -11,6 +11,7 @@
 #include "dnnpart/fit.h"
 #include "dnnpart/json.h"
 #include "dnnpart/units.h"
+#include "fmt.h"
 
 void cmd_fit_help(FILE *out)
 {
@@ -109,15 +110,6 @@ static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
 	if (fa->device_given)
 		fa->fo.kind = DP_FIT_DEVICE_CAP;
 	return 0;
-}
-
-static const char *fmt_cap(int64_t cap, char *b, size_t n)
-{
-	if (cap == DP_CAP_UNLIMITED) {
-		snprintf(b, n, "none");
-		return b;
-	}
-	return dp_units_fmt_bytes(cap, b, n);
 }
 
 static const char *what_name(dp_fit_kind k)

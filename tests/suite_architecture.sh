@@ -5,7 +5,9 @@
 # header is over 700 lines (engine/ and include/; the others, tests/ among
 # them), no include circle between files or modules, every include resolves
 # in the layers its folder may use, public headers include only public ones,
-# and at least 90 % of libdnnpart.a's exported symbols are dp_*. Then each
+# and at least 90 % of libdnnpart.a's exported symbols are dp_*.
+# tools/arch_symbols.py: the engine's folders call only down their floors
+# (read from the objects with nm; no circle). Then each
 # public header compiles on its own (a user includes any one of them first),
 # and a program that includes dnnpart.h and links libdnnpart.a alone runs.
 set -u
@@ -18,6 +20,21 @@ if ! command -v python3 >/dev/null 2>&1; then
 	echo "skip - arch: no python3 for tools/arch_check.py"
 else
 	python3 tools/arch_check.py --lib "$BUILD/libdnnpart.a"
+	# the floors, from the objects' symbols (tools/arch_symbols.py)
+	python3 tools/arch_symbols.py --build "$BUILD"
+	# ... and that check fails on a call up a floor and on a circle: core
+	# calling plan, and plan calling core back
+	mkdir -p "$TMP/up/engine/core" "$TMP/up/engine/plan"
+	printf 'int plan_fn(void);\nint core_fn(void) { return plan_fn(); }\n' >"$TMP/core.c"
+	printf 'int core_fn(void);\nint plan_fn(void) { return core_fn() + 1; }\n' >"$TMP/plan.c"
+	$CC -c "$TMP/core.c" -o "$TMP/up/engine/core/core.o" &&
+		$CC -c "$TMP/plan.c" -o "$TMP/up/engine/plan/plan.o"
+	out=$(python3 tools/arch_symbols.py --build "$TMP/up" --every-object)
+	case "$out" in
+	*"not ok - arch/symbols-calls-go-down: engine/core (floor 0) calls engine/plan (floor 5): core.o uses plan_fn"*"not ok - arch/symbols-no-folder-circle: engine/core <-> engine/plan"*)
+		echo "ok - arch/symbols-check-catches-a-call-up" ;;
+	*) echo "not ok - arch/symbols-check-catches-a-call-up: printed: $out" ;;
+	esac
 fi
 
 for h in include/dnnpart/*.h; do
@@ -79,5 +96,34 @@ if command -v python3 >/dev/null 2>&1; then
 		echo "ok - arch/doc-drawing-current"
 	else
 		echo "not ok - arch/doc-drawing-current: docs/architecture.md differs from 'python3 tools/arch_check.py --report': $(diff "$TMP/doc" "$TMP/report" | head -c 300)"
+	fi
+fi
+
+# ... and the floors drawing that arch_symbols.py prints; every engine
+# folder with sources is named in the tree of docs/architecture.md
+if command -v python3 >/dev/null 2>&1; then
+	python3 tools/arch_symbols.py --build "$BUILD" --report >"$TMP/floors"
+	sed -n '/^<!-- arch_symbols --report -->$/,/^<!-- end -->$/p' \
+		docs/architecture.md | sed '1,2d;$d' | sed '$d' >"$TMP/floors_doc"
+	if cmp -s "$TMP/floors" "$TMP/floors_doc"; then
+		echo "ok - arch/doc-floors-current"
+	else
+		echo "not ok - arch/doc-floors-current: docs/architecture.md differs from 'python3 tools/arch_symbols.py --report': $(diff "$TMP/floors_doc" "$TMP/floors" | head -c 300)"
+	fi
+	missing=''
+	for d in $(find engine -name '*.c' | xargs -n1 dirname | sort -u); do
+		sub=${d#engine/}
+		grep -q "^  $sub/ " docs/architecture.md || missing="$missing $d"
+	done
+	# ... and every source file the tree names exists
+	for f in $(sed -n '/^## The tree$/,/^## /p' docs/architecture.md |
+		grep -o '[a-z_0-9][a-z_0-9]*\.c' | sort -u); do
+		[ -n "$(find engine cli views jobs tui tests tools bench -name "$f" 2>/dev/null | head -1)" ] ||
+			[ -e "$f" ] || missing="$missing $f"
+	done
+	if [ -z "$missing" ]; then
+		echo "ok - arch/doc-tree-names-every-engine-folder"
+	else
+		echo "not ok - arch/doc-tree-names-every-engine-folder: not in the tree of docs/architecture.md, or named there and missing:$missing"
 	fi
 fi

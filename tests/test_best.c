@@ -219,7 +219,7 @@ static int32_t *lanes_of(const dp_graph *g, int k)
 	machine_with(&m, k, DP_CAP_UNLIMITED);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	dp_err err;
-	if (!pl || dpi_best_lanes(g, &m, pl, &err) != DP_OK) {
+	if (!pl || dpi_lanes(g, &m, pl, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "lanes on %d devices failed", k);
 		free(pl);
 		pl = NULL;

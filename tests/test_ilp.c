@@ -1,4 +1,4 @@
-/* test_ilp.c - ilp, the exact MILP (engine/algo/algo_ilp.c, ilp_model.c,
+/* test_ilp.c - ilp, the exact MILP (engine/algo/ilp/algo_ilp.c, ilp_model.c,
  * ilp_solve.c), against brute force on tiny graphs.
  *
  * For every placement of a tiny graph (3-7 ops, K = 2-3) the test computes

@@ -251,7 +251,7 @@ static bool lanes_plan(const dp_graph *g, const dp_machine *m, int32_t *pl,
 		       sim_out *out)
 {
 	dp_err err;
-	return dpi_best_lanes(g, m, pl, &err) == DP_OK &&
+	return dpi_lanes(g, m, pl, &err) == DP_OK &&
 	       test_placement_valid(g, m, pl) &&
 	       simulate(g, m, pl, DP_CONT_PORT, out) == DP_OK;
 }

@@ -1,6 +1,6 @@
 /* test_pipedream.c - the PipeDream planner: its dynamic program against a
  * hand computation and brute force, caps, and the `pipedream` strategy
- * (internal/pipedream.h, engine/strategy/builtin_pipedream.c). */
+ * (internal/pipedream.h, engine/algo/algo_pipedream.c). */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -25,24 +25,24 @@
  * leaves one device for layers 1..2 (4 µs); cuts cost 2 x 1 = 2. The
  * optimum is 4 µs: stages {0} x2, {1,2} x1, {3} x2, and no other plan
  * reaches it. */
-static const dpi_pd_layer hand[4] = {
+static const dpi_pipedream_layer hand[4] = {
 	{8, 1, 0, 0, 10}, {2, 1, 40, 0, 0}, {2, 1, 40, 0, 0}, {8, 1, 0, 0, 0}};
 
 /* The hand chain on 5 devices at 1 byte/µs and no latency, capped at cap. */
-static dpi_pd_problem hand_problem(int64_t cap)
+static dpi_pipedream_problem hand_problem(int64_t cap)
 {
-	return (dpi_pd_problem){
+	return (dpi_pipedream_problem){
 		.layers = hand, .n = 4, .k = 5, .bw = 1, .cap = cap};
 }
 
 static void test_hand_chain_split_and_replication(void)
 {
-	dpi_pd_problem pb = hand_problem(DP_CAP_UNLIMITED);
+	dpi_pipedream_problem pb = hand_problem(DP_CAP_UNLIMITED);
 	int S = 0, rep[8];
 	uint32_t cut[9];
 	double cost = 0;
 	dp_err err;
-	REQUIRE(dpi_pd_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
+	REQUIRE(dpi_pipedream_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
 	CHECK_NEAR(cost, 4.0, 1e-12);
 	REQUIRE(S == 3);
 	CHECK_INT(cut[0], 0);
@@ -55,7 +55,7 @@ static void test_hand_chain_split_and_replication(void)
 	/* one device fewer: no stage of layer 0 or 3 below 8 µs fits with
 	 * the middle, so 8 */
 	pb.k = 4;
-	REQUIRE(dpi_pd_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
+	REQUIRE(dpi_pipedream_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
 	CHECK_NEAR(cost, 8.0, 1e-12);
 }
 
@@ -65,17 +65,17 @@ static void test_hand_chain_split_and_replication(void)
  * planner returns then fits. */
 static void test_caps_are_honoured(void)
 {
-	dpi_pd_problem pb = hand_problem(19);
+	dpi_pipedream_problem pb = hand_problem(19);
 	uint32_t best_cut[4] = {0, 1, 3, 4};
 	int best_rep[3] = {2, 1, 2};
-	CHECK(isinf(dpi_pd_cost(&pb, 3, best_cut, best_rep)));
+	CHECK(isinf(dpi_pipedream_cost(&pb, 3, best_cut, best_rep)));
 	int S = 0, rep[8];
 	uint32_t cut[9];
 	double cost = 0;
 	dp_err err;
-	REQUIRE(dpi_pd_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
+	REQUIRE(dpi_pipedream_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
 	CHECK(cost > 4.0);
-	CHECK_NEAR(dpi_pd_cost(&pb, S, cut, rep), cost, 1e-12);
+	CHECK_NEAR(dpi_pipedream_cost(&pb, S, cut, rep), cost, 1e-12);
 	for (int s = 0; s < S; s++)
 		if (cut[s] == 0) {
 			int q = S - s, r = rep[s];
@@ -83,13 +83,13 @@ static void test_caps_are_honoured(void)
 		}
 	/* nothing fits: a clear error */
 	pb.cap = 5;
-	CHECK_INT(dpi_pd_solve(&pb, &S, cut, rep, &cost, &err), DP_EINPUT);
+	CHECK_INT(dpi_pipedream_solve(&pb, &S, cut, rep, &cost, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "fits 5 bytes");
 }
 
 /* Brute force: every contiguous split and every replication vector with
  * at most K devices (every stage r = fixed when fixed > 0). */
-static double brute(const dpi_pd_problem *pb)
+static double brute(const dpi_pipedream_problem *pb)
 {
 	double best = INFINITY;
 	uint32_t n = pb->n;
@@ -107,7 +107,7 @@ static double brute(const dpi_pd_problem *pb)
 		for (int s = 0; s < S; s++)
 			rep[s] = pb->rep > 0 ? pb->rep : 1;
 		for (;;) {
-			double c = dpi_pd_cost(pb, S, cut, rep);
+			double c = dpi_pipedream_cost(pb, S, cut, rep);
 			best = c < best ? c : best;
 			if (pb->rep > 0)
 				break;
@@ -129,7 +129,7 @@ static void test_equals_brute_force_on_small_chains(void)
 	uint64_t rs = 14;
 	int cases = 0, capped = 0;
 	for (int it = 0; it < 300; it++) {
-		dpi_pd_layer l[7];
+		dpi_pipedream_layer l[7];
 		uint32_t n = 1 + test_randn(&rs, 7);
 		for (uint32_t i = 0; i < n; i++) {
 			l[i].time_us = (double)(1 + test_randn(&rs, 20));
@@ -138,7 +138,7 @@ static void test_equals_brute_force_on_small_chains(void)
 			l[i].stat = test_randn(&rs, 20);
 			l[i].stash = test_randn(&rs, 10);
 		}
-		dpi_pd_problem pb = {
+		dpi_pipedream_problem pb = {
 			.layers = l,
 			.n = n,
 			.k = 1 + (int)test_randn(&rs, 5),
@@ -155,7 +155,7 @@ static void test_equals_brute_force_on_small_chains(void)
 		uint32_t cut[9];
 		double cost = 0;
 		dp_err err;
-		dp_status st = dpi_pd_solve(&pb, &S, cut, rep, &cost, &err);
+		dp_status st = dpi_pipedream_solve(&pb, &S, cut, rep, &cost, &err);
 		if (isinf(want)) {
 			CHECK_INT(st, DP_EINPUT);
 			capped++;
@@ -163,7 +163,7 @@ static void test_equals_brute_force_on_small_chains(void)
 		}
 		REQUIRE(st == DP_OK);
 		CHECK_NEAR(cost, want, 1e-9 * (1 + want));
-		CHECK_NEAR(dpi_pd_cost(&pb, S, cut, rep), cost, 1e-12);
+		CHECK_NEAR(dpi_pipedream_cost(&pb, S, cut, rep), cost, 1e-12);
 		cases++;
 	}
 	CHECK(cases > 100);
@@ -288,7 +288,7 @@ static void test_sync_model_matches_the_simulator(void)
 	int32_t *fs = NULL;
 	double cost = 0;
 	dp_err err;
-	REQUIRE(dpi_pd_cut(g, m, 4, 2, &S, &fs, &cost, &err) == DP_OK);
+	REQUIRE(dpi_pipedream_cut(g, m, 4, 2, &S, &fs, &cost, &err) == DP_OK);
 	free(fs);
 	CHECK_INT(S, 1);
 	CHECK_NEAR(cost, 20.0 / 4 / 2 + 2.0 * 1 / 2 * W / 1000 / 4, 1e-9);

@@ -1,4 +1,4 @@
-/* builtin_dp.c - the built-in spmd strategies `dp` (data parallelism) and
+/* algo_dp.c - the built-in spmd strategies `dp` (data parallelism) and
  * `zero` (ZeRO-1/2: data parallelism with the optimizer step and its state
  * split across the devices). docs/algorithms.md describes both.
  *

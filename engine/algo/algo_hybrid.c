@@ -1,11 +1,11 @@
-/* builtin_hybrid.c - `hybrid` (Megatron-LM's 3D parallelism: a pipeline
+/* algo_hybrid.c - `hybrid` (Megatron-LM's 3D parallelism: a pipeline
  * of stages that are data parallel D ways and tensor parallel T ways,
  * searched over (S, T, D, M) with S x T x D = K) and the stage search of
  * `gpipe` and `1f1b` (docs/algorithms.md#hybrid).
  *
  * A candidate is a pipeline of S stages on D x T devices each (D = T = 1
  * for gpipe and 1f1b), M micro-batches, cut either where forward time
- * balances (builtin_pipe.c) or by pipedream's program (builtin_pipedream.c)
+ * balances (algo_pipe.c) or by pipedream's program (algo_pipedream.c)
  * for that D, with Megatron's layout inside the stages when T > 1
  * (internal/megatron.h). Candidates, in this order:
  *   T: 1, then (hybrid, no pins) the divisors of K that divide every `f`
@@ -275,7 +275,7 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 		dp_machine sub = *m;
 		sub.k = h->S * D;
 		double cost;
-		st = dpi_pd_cut(g, &sub, h->M, D, &Sc, &fs, &cost, NULL);
+		st = dpi_pipedream_cut(g, &sub, h->M, D, &Sc, &fs, &cost, NULL);
 		if (st == DP_EINPUT)
 			return DP_OK;
 		if (st)

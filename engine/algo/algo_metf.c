@@ -26,6 +26,7 @@
 #include "internal/arrays.h"
 #include "internal/grow.h"
 #include "internal/listsched.h"
+#include "internal/nomem.h"
 
 typedef struct oplist {
 	uint32_t *a;
@@ -305,13 +306,6 @@ static void attempt_free(metf *s)
 	s->npred = NULL;
 }
 
-static dp_status nomem(dp_err *err, uint32_t n)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while scheduling %u ops with m-ETF",
-			  n);
-}
-
 static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 			      bool *overflowed, dp_err *err)
 {
@@ -334,7 +328,7 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 	    dpi_ls_ports_init(&s->ports, s->k) || !s->arr || !s->rdy ||
 	    !s->blocked || !s->c) {
 		attempt_free(s);
-		return nomem(err, n);
+		return dpi_nomem(err, "scheduling %u ops with m-ETF", n);
 	}
 	if ((st = dpi_ls_cons_init(&s->cons, g, err)) ||
 	    (st = dpi_ls_mem_init(&s->mem, g, s->k, s->dev, cap, err))) {
@@ -399,7 +393,7 @@ static dp_status metf_attempt(void *ctx, const int64_t *cap, int32_t *placement,
 	return DP_OK;
 oom:
 	attempt_free(s);
-	return nomem(err, n);
+	return dpi_nomem(err, "scheduling %u ops with m-ETF", n);
 }
 
 static dp_status metf_run(const dp_graph *g, const dp_machine *m,
@@ -420,7 +414,7 @@ static dp_status metf_run(const dp_graph *g, const dp_machine *m,
 	double *wbar = malloc(nn * sizeof *wbar);
 	double *cbar = malloc(((size_t)g->nedges + 1) * sizeof *cbar);
 	if (!s.rank || !wbar || !cbar) {
-		st = nomem(err, g->nops);
+		st = dpi_nomem(err, "scheduling %u ops with m-ETF", g->nops);
 		goto out;
 	}
 	/* the simulator's priority (DESIGN 3.1), used to break ties */

@@ -24,6 +24,7 @@
 
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
+#include "internal/nomem.h"
 #include "internal/pase.h"
 
 /* Most vertices in a dependent set (a table of 2^16 entries holds at most
@@ -50,11 +51,6 @@ typedef struct solver {
 	step *steps;
 	size_t nsteps, cap_steps;
 } solver;
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "pase: out of memory");
-}
 
 static bool pool_add(solver *s, const uint32_t *v, uint32_t n, uint32_t *off)
 {
@@ -140,7 +136,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 	dp_status st = DP_OK;
 	*nfixed = 0;
 	if (!s.dom || !s.fixed || !s.fidx || !s.last || !F || !E || !T) {
-		st = nomem(err);
+		st = dpi_nomem(err, "running pase");
 		goto out;
 	}
 	T[0] = 0;
@@ -176,7 +172,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 			nT = nn;
 			step *sp = step_add(&s);
 			if (!sp) {
-				st = nomem(err);
+				st = dpi_nomem(err, "running pase");
 				goto out;
 			}
 			sp->v = UINT32_MAX;
@@ -199,7 +195,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 		if (nm)
 			M = nm;
 		if (!nve || !nm) {
-			st = nomem(err);
+			st = dpi_nomem(err, "running pase");
 			goto out;
 		}
 		/* pair matrices per dependent vertex, unary for fixed ones */
@@ -274,7 +270,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 		step *sp = step_add(&s);
 		if (!sp || !pool_add(&s, E, nEv, &sp->eoff) ||
 		    !pool_add(&s, F, nF2, &sp->foff)) {
-			st = nomem(err);
+			st = dpi_nomem(err, "running pase");
 			goto out;
 		}
 		sp->v = v;
@@ -285,7 +281,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 			nT2 *= rad(&s, F[j]);
 		double *nt = realloc(T, nT2 * sizeof *T);
 		if (!nt) {
-			st = nomem(err);
+			st = dpi_nomem(err, "running pase");
 			goto out;
 		}
 		T = nt;
@@ -294,7 +290,7 @@ dp_status dpi_pase_solve_window(const dpi_pase_model *pm, const dp_progress *p,
 		} else {
 			sp->arg = malloc(nT2 * sizeof *sp->arg);
 			if (!sp->arg) {
-				st = nomem(err);
+				st = dpi_nomem(err, "running pase");
 				goto out;
 			}
 			for (size_t f = 0; f < nT2; f++)
@@ -403,7 +399,7 @@ static dp_status pase_run(const dp_graph *g, const dp_machine *m,
 	dp_strategy s;
 	dp_strategy_init(&s);
 	if (!choice || !second)
-		st = nomem(err);
+		st = dpi_nomem(err, "running pase");
 	/* every search reads the edges' costs from one table */
 	if (!st)
 		st = dpi_pase_etab_build(&pm, p, err);

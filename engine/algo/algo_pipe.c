@@ -1,4 +1,4 @@
-/* builtin_pipe.c - the reference pipeline strategies `gpipe` and `1f1b`
+/* algo_pipe.c - the reference pipeline strategies `gpipe` and `1f1b`
  * (DESIGN 10, docs/algorithms.md): one stage per device, cut where each
  * stage's forward time is balanced, M micro-batches in the schedule's
  * order. The lowering (lower_pipeline.c) and the simulator then price the

@@ -1,9 +1,9 @@
-/* builtin_pipedream.c - the `pipedream` planner (docs/algorithms.md
+/* algo_pipedream.c - the `pipedream` planner (docs/algorithms.md
  * #pipedream): the forward-kind ops (internal/pipeline.h) in a topological
  * order, coarsened to layers by their `layer` field (consecutive ops of one
  * layer are one unit; at most PD_MAX_UNITS units, merged evenly beyond),
  * are priced as the chain of internal/pipedream.h and cut by its dynamic
- * program; the other ops follow their forward ops as in builtin_pipe.c,
+ * program; the other ops follow their forward ops as in algo_pipe.c,
  * and the pipeline runs 1F1B.
  *
  * Per unit, per micro-batch (M: --microbatches, or the default for K
@@ -19,7 +19,7 @@
  * size (lowered by lower_pipe3d.c), so the planner solves the program once
  * per width D dividing K with every stage on D devices (rep = D, S <= K/D)
  * and keeps the best. The free replication of the paper (a width per
- * stage) is dpi_pd_solve with rep = 0, tested against brute force in
+ * stage) is dpi_pipedream_solve with rep = 0, tested against brute force in
  * tests/test_pipedream.c, but no strategy can carry its result yet.
  */
 #include "internal/algo_int.h"
@@ -36,7 +36,7 @@
 typedef struct pd_units {
 	uint32_t *unit; /* per op: its unit, UINT32_MAX none */
 	uint32_t n;
-	dpi_pd_layer *l;
+	dpi_pipedream_layer *l;
 } pd_units;
 
 static uint32_t fwd_unit_of_preds(const dp_graph *g, const uint8_t *kd,
@@ -120,7 +120,7 @@ static int make_units(const dp_graph *g, const uint8_t *kd, int M, pd_units *U)
 				un = fwd_unit_of_preds(g, kd, U->unit, u, true);
 			U->unit[u] = un = un == UINT32_MAX ? n - 1 : un;
 		}
-		dpi_pd_layer *l = &U->l[un];
+		dpi_pipedream_layer *l = &U->l[un];
 		l->time_us += o->time_us / M;
 		l->stat += o->param_bytes;
 		if (r == DP_ROLE_PARAM) {
@@ -154,7 +154,7 @@ static int make_units(const dp_graph *g, const uint8_t *kd, int M, pd_units *U)
 	return 0;
 }
 
-dp_status dpi_pd_cut(const dp_graph *g, const dp_machine *m, int M, int D,
+dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M, int D,
 		     int *S, int32_t **fs, double *cost, dp_err *err)
 {
 	pd_units U = {0};
@@ -174,7 +174,7 @@ dp_status dpi_pd_cut(const dp_graph *g, const dp_machine *m, int M, int D,
 		int64_t cap = DP_CAP_UNLIMITED;
 		for (int d = 0; d < m->k; d++)
 			cap = m->cap[d] < cap ? m->cap[d] : cap;
-		dpi_pd_problem pb = {.layers = U.l,
+		dpi_pipedream_problem pb = {.layers = U.l,
 				     .n = U.n,
 				     .k = m->k,
 				     .rep = D,
@@ -184,7 +184,7 @@ dp_status dpi_pd_cut(const dp_graph *g, const dp_machine *m, int M, int D,
 				     .m = M};
 		uint32_t cut[DP_MAX_DEVICES + 1];
 		int rep[DP_MAX_DEVICES];
-		st = dpi_pd_solve(&pb, S, cut, rep, cost, err);
+		st = dpi_pipedream_solve(&pb, S, cut, rep, cost, err);
 		if (!st && !(*fs = malloc((size_t)g->nops * sizeof **fs + 1)))
 			st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 					"out of memory in the pipedream "
@@ -242,7 +242,7 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 		int S = 0;
 		int32_t *fs = NULL;
 		double cost = 0;
-		dp_status s1 = dpi_pd_cut(g, m, M, D, &S, &fs, &cost,
+		dp_status s1 = dpi_pipedream_cut(g, m, M, D, &S, &fs, &cost,
 					  bestD ? NULL : &e1);
 		if (s1 == DP_ENOMEM) {
 			free(bestfs);

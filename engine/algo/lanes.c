@@ -1,4 +1,4 @@
-/* best_lanes.c - best's "lanes" candidate (ours; docs/algorithms.md,
+/* engine/algo/lanes.c - best's "lanes" candidate (ours; docs/algorithms.md,
  * "best", step 1): ops follow their data, in depth-first order, while a
  * device keeps its share of each time window.
  *
@@ -112,7 +112,7 @@ static int32_t heaviest_neighbour(const dp_graph *g, const int32_t *pl,
 	return d;
 }
 
-dp_status dpi_best_lanes(const dp_graph *g, const dp_machine *m, int32_t *pl,
+dp_status dpi_lanes(const dp_graph *g, const dp_machine *m, int32_t *pl,
 			 dp_err *err)
 {
 	uint32_t n = g->nops;

@@ -6,18 +6,13 @@
 #include "internal/algo_int.h"
 #include "internal/arrays.h"
 #include "internal/msrdp.h"
+#include "internal/nomem.h"
 #include "internal/sort_key.h"
 
 /* Work bound of the enumeration and the frontiers: ideals x (units + unit
  * edges) steps, and frontier entries kept. */
 #define MSR_WORK 100000000.0
 #define MSR_FRONTIER_MAX 40000000u
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory for msr-dp's ideals");
-}
 
 void dpi_msr_ideals_free(msr_ideals *id)
 {
@@ -133,7 +128,7 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	dp_status st = DP_OK;
 	bool over = false;
 	if (!e.bits || !e.time || !e.mem || !e.cnt || !e.slots || !tmp) {
-		st = nomem(err);
+		st = dpi_nomem(err, "computing msr-dp's ideals");
 		goto done;
 	}
 	memset(tmp, 0, (size_t)e.w * sizeof *tmp);
@@ -177,7 +172,7 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	id->fr_off = malloc(((size_t)e.ni + 1) * sizeof *id->fr_off);
 	if (!keys || !id->bits || !id->time || !id->mem || !id->fr_off) {
 		free(keys);
-		st = nomem(err);
+		st = dpi_nomem(err, "computing msr-dp's ideals");
 		goto done;
 	}
 	for (uint32_t i = 0; i < e.ni; i++)
@@ -193,7 +188,7 @@ dp_status dpi_msr_ideals_all(const msr_units *u, uint32_t max_ideals,
 	free(keys);
 	int fr = frontiers(u, id);
 	if (fr < 0)
-		st = nomem(err);
+		st = dpi_nomem(err, "computing msr-dp's ideals");
 	else if (fr > 0)
 		*complete = true;
 done:
@@ -238,7 +233,7 @@ static dp_status chain_comm(const dp_graph *g, const msr_units *u,
 		free(d);
 		free(blk);
 		free(cb);
-		return nomem(err);
+		return dpi_nomem(err, "computing msr-dp's ideals");
 	}
 	for (uint32_t t = 0; t < nb; t++)
 		for (uint32_t a = id->pos[t]; a < id->pos[t + 1]; a++)
@@ -299,7 +294,7 @@ dp_status dpi_msr_ideals_chain(const dp_graph *g, const msr_units *u,
 	uint32_t n = nu < nb ? nu : nb;
 	id->pos = malloc(((size_t)n + 2) * sizeof *id->pos);
 	if (!id->pos)
-		return nomem(err);
+		return dpi_nomem(err, "computing msr-dp's ideals");
 	double total = 0;
 	for (uint32_t a = 0; a < nu; a++)
 		total += u->utime[a];
@@ -323,7 +318,7 @@ dp_status dpi_msr_ideals_chain(const dp_graph *g, const msr_units *u,
 	id->mem = malloc((size_t)ni * sizeof *id->mem);
 	if (!id->time || !id->mem) {
 		dpi_msr_ideals_free(id);
-		return nomem(err);
+		return dpi_nomem(err, "computing msr-dp's ideals");
 	}
 	double t = 0, m = 0;
 	uint32_t a = 0;

@@ -8,14 +8,9 @@
 #include "internal/arrays.h"
 #include "internal/minheap.h"
 #include "internal/msrdp.h"
+#include "internal/nomem.h"
 
 #define NONE UINT32_MAX
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory for msr-dp's units");
-}
 
 static uint32_t uf_find(uint32_t *par, uint32_t x)
 {
@@ -369,7 +364,7 @@ done:
 	if (st) {
 		dpi_msr_units_free(u);
 		if (st == DP_ENOMEM)
-			return nomem(err);
+			return dpi_nomem(err, "computing msr-dp's units");
 		return dp_err_set(err, st, NULL, 0, 0,
 				  "msr-dp: the units do not form a DAG");
 	}

@@ -16,6 +16,7 @@
  * cheapest by the local estimate (shard time plus, for a split reduction
  * dim, the all-reduce of the output block), ties in enumeration order.
  */
+#include "internal/nomem.h"
 #include "internal/pase.h"
 
 #include <math.h>
@@ -27,11 +28,6 @@
 #include "internal/spmd_tensor.h"
 
 #define PORTS_MAX DPI_PASE_PORTS_MAX
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "pase: out of memory");
-}
 
 static void make_mesh(dpi_pase_model *pm, int k)
 {
@@ -298,7 +294,7 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 	    (pm->size <= PORTS_MAX && (!pm->mat || !pm->ports))) {
 		free(cs);
 		dpi_pase_model_free(pm);
-		return nomem(err);
+		return dpi_nomem(err, "running pase");
 	}
 	const char *bd = dp_graph_batch_dim(g);
 	for (uint32_t u = 0; u < n; u++) {

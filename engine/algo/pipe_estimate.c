@@ -1,6 +1,6 @@
 /* pipe_estimate.c - an analytic step time and peak memory of a pipeline
  * strategy (internal/pipeline.h, dpi_pipe_estimate), for the stage
- * searches (builtin_hybrid.c) to rank candidates before the simulator
+ * searches (algo_hybrid.c) to rank candidates before the simulator
  * prices the best few. A model, not the simulator: docs/algorithms.md
  * #hybrid says what it leaves out.
  *

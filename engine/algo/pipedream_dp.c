@@ -20,7 +20,7 @@ typedef struct pd_pre {
 	double *c, *w, *st, *sh; /* prefix sums, n + 1 */
 } pd_pre;
 
-static double stage_time(const dpi_pd_problem *pb, const pd_pre *x, uint32_t i,
+static double stage_time(const dpi_pipedream_problem *pb, const pd_pre *x, uint32_t i,
 			 uint32_t j, int r, int q)
 {
 	double c = x->c[j] - x->c[i], w = x->w[j] - x->w[i];
@@ -44,7 +44,7 @@ static double stage_time(const dpi_pd_problem *pb, const pd_pre *x, uint32_t i,
 	return t;
 }
 
-static int pre_make(const dpi_pd_problem *pb, pd_pre *x)
+static int pre_make(const dpi_pipedream_problem *pb, pd_pre *x)
 {
 	size_t n = (size_t)pb->n + 1;
 	x->c = calloc(4 * n, sizeof(double));
@@ -54,7 +54,7 @@ static int pre_make(const dpi_pd_problem *pb, pd_pre *x)
 	x->st = x->w + n;
 	x->sh = x->st + n;
 	for (uint32_t i = 0; i < pb->n; i++) {
-		const dpi_pd_layer *l = &pb->layers[i];
+		const dpi_pipedream_layer *l = &pb->layers[i];
 		x->c[i + 1] = x->c[i] + l->time_us;
 		x->w[i + 1] = x->w[i] + (double)l->weights;
 		x->st[i + 1] = x->st[i] + (double)l->stat;
@@ -63,7 +63,7 @@ static int pre_make(const dpi_pd_problem *pb, pd_pre *x)
 	return 0;
 }
 
-double dpi_pd_cost(const dpi_pd_problem *pb, int S, const uint32_t *cut,
+double dpi_pipedream_cost(const dpi_pipedream_problem *pb, int S, const uint32_t *cut,
 		   const int *rep)
 {
 	pd_pre x;
@@ -81,7 +81,7 @@ double dpi_pd_cost(const dpi_pd_problem *pb, int S, const uint32_t *cut,
 	return used > pb->k ? INFINITY : worst;
 }
 
-dp_status dpi_pd_solve(const dpi_pd_problem *pb, int *S, uint32_t *cut,
+dp_status dpi_pipedream_solve(const dpi_pipedream_problem *pb, int *S, uint32_t *cut,
 		       int *rep, double *cost, dp_err *err)
 {
 	uint32_t n = pb->n;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "internal/nomem.h"
 #include "internal/utf8.h"
 
 /* Length of the character at s if a terminal shows it as text: UTF-8 that
@@ -89,6 +90,17 @@ dp_status dp_err_set(dp_err *err, dp_status code, const char *file, int line,
 	dp_err_setv(err, code, file, line, col, fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+dp_status dpi_nomem(dp_err *err, const char *doing, ...)
+{
+	char what[sizeof err->msg - 32];
+	va_list ap;
+	va_start(ap, doing);
+	vsnprintf(what, sizeof what, doing, ap);
+	va_end(ap);
+	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "out of memory while %s",
+			  what);
 }
 
 char *dp_err_format(const dp_err *err, char *buf, unsigned long size)

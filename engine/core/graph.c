@@ -11,6 +11,7 @@
 #include "internal/graph_int.h"
 #include "internal/grow.h"
 #include "internal/minheap.h"
+#include "internal/nomem.h"
 #include "internal/utf8.h"
 
 #define EMPTY UINT32_MAX
@@ -23,12 +24,6 @@ static uint64_t hash_str(const char *s)
 		h *= 1099511628211ull;
 	}
 	return h;
-}
-
-static dp_status nomem(dp_err *err, const char *what)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while storing %s", what);
 }
 
 /* Appends s to the arena; returns its offset or UINT32_MAX on failure. */
@@ -119,7 +114,7 @@ static dp_status set_str(char **dst, const char *s, dp_err *err)
 {
 	char *c = strdup(s ? s : "");
 	if (!c)
-		return nomem(err, "a name");
+		return dpi_nomem(err, "storing %s", "a name");
 	free(*dst);
 	*dst = c;
 	return DP_OK;
@@ -232,14 +227,14 @@ dp_status dpi_graph_reserve(dp_graph *g, uint32_t nops, uint32_t nedges,
 	if (dpi_grow((void **)&g->ops, &g->ops_cap, nops, sizeof *g->ops, 64) ||
 	    dpi_grow((void **)&g->edges, &g->edges_cap, nedges,
 		     sizeof *g->edges, 64))
-		return nomem(err, "ops and edges");
+		return dpi_nomem(err, "storing %s", "ops and edges");
 	if (nops && table_reserve(&g->name_hash, &g->name_hash_cap, nops - 1))
-		return nomem(err, "the op name index");
+		return dpi_nomem(err, "storing %s", "the op name index");
 	if (g->strs_len + name_bytes > g->strs_cap &&
 	    g->strs_len + name_bytes <= UINT32_MAX) {
 		char *q = realloc(g->strs, g->strs_len + name_bytes);
 		if (!q)
-			return nomem(err, "op names");
+			return dpi_nomem(err, "storing %s", "op names");
 		g->strs = q;
 		g->strs_cap = g->strs_len + name_bytes;
 	}
@@ -264,7 +259,7 @@ dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 		return DP_EINPUT;
 	/* one hash of the name finds a duplicate and the slot for it */
 	if (table_reserve(&g->name_hash, &g->name_hash_cap, g->nops))
-		return nomem(err, "the op name index");
+		return dpi_nomem(err, "storing %s", "the op name index");
 	uint32_t h = (uint32_t)hash_str(name);
 	uint32_t slot =
 		table_slot(g, g->name_hash, g->name_hash_cap, op_key, name, h);
@@ -280,10 +275,10 @@ dp_status dp_graph_add_op(dp_graph *g, const char *name, uint32_t *id,
 	if (dpi_grow((void **)&g->ops, &g->ops_cap, g->nops + 1, sizeof *g->ops,
 		     64) ||
 	    dpi_graph_grow_roles(g))
-		return nomem(err, "ops");
+		return dpi_nomem(err, "storing %s", "ops");
 	uint32_t off = arena_add(g, name);
 	if (off == EMPTY)
-		return nomem(err, "op names");
+		return dpi_nomem(err, "storing %s", "op names");
 	dp_op *op = &g->ops[g->nops];
 	memset(op, 0, sizeof *op);
 	op->name = off;
@@ -311,7 +306,7 @@ dp_status dpi_graph_intern(dp_graph *g, const char *s, const char *what,
 		if (o == EMPTY ||
 		    table_insert(g, &g->intern_hash, &g->intern_hash_cap,
 				 g->nintern, intern_key, o))
-			return nomem(err, "strings");
+			return dpi_nomem(err, "storing %s", "strings");
 		g->nintern++;
 	}
 	*off = o;
@@ -347,11 +342,11 @@ dp_status dp_graph_set_colocate(dp_graph *g, uint32_t op, const char *label,
 			return st;
 		if (dpi_grow((void **)&g->group_label, &g->groups_cap,
 			     g->ngroups + 1, sizeof *g->group_label, 64))
-			return nomem(err, "colocation groups");
+			return dpi_nomem(err, "storing %s", "colocation groups");
 		g->group_label[g->ngroups] = off;
 		if (table_insert(g, &g->group_hash, &g->group_hash_cap,
 				 g->ngroups, group_key, g->ngroups))
-			return nomem(err, "colocation groups");
+			return dpi_nomem(err, "storing %s", "colocation groups");
 		grp = g->ngroups++;
 	}
 	g->ops[op].colocate = (int32_t)grp;
@@ -375,7 +370,7 @@ dp_status dp_graph_add_edge(dp_graph *g, uint32_t from, uint32_t to,
 				  DP_MAX_EDGES);
 	if (dpi_grow((void **)&g->edges, &g->edges_cap, g->nedges + 1,
 		     sizeof *g->edges, 64))
-		return nomem(err, "edges");
+		return dpi_nomem(err, "storing %s", "edges");
 	dp_edge *e = &g->edges[g->nedges++];
 	e->from = from;
 	e->to = to;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "internal/graph_int.h"
+#include "internal/nomem.h"
 
 #define MAX_SIZE ((int64_t)1 << 62)
 
@@ -68,12 +69,6 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n)
 	return h;
 }
 
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while storing dims");
-}
-
 static int hash_insert(uint32_t *tab, uint32_t cap, const dp_graph *g,
 		       uint32_t word)
 {
@@ -115,7 +110,7 @@ static dp_status rec_store(dp_graph *g, const unsigned char *rec, size_t len,
 			nc *= 2;
 		unsigned char *q = realloc(g->dims, nc);
 		if (!q)
-			return nomem(err);
+			return dpi_nomem(err, "storing dims");
 		if (!g->dims_cap)
 			memset(q, 0, 8);
 		g->dims = q;
@@ -125,7 +120,7 @@ static dp_status rec_store(dp_graph *g, const unsigned char *rec, size_t len,
 		uint32_t nc = g->dims_hash_cap ? g->dims_hash_cap * 2 : 256;
 		uint32_t *nt = calloc(nc, sizeof *nt);
 		if (!nt)
-			return nomem(err);
+			return dpi_nomem(err, "storing dims");
 		for (uint32_t i = 0; i < g->dims_hash_cap; i++)
 			if (g->dims_hash[i])
 				hash_insert(nt, nc, g, g->dims_hash[i]);

@@ -11,14 +11,9 @@
 
 #include "internal/graph_int.h"
 #include "internal/minheap.h"
+#include "internal/nomem.h"
 
 #define EMPTY UINT32_MAX
-
-static dp_status nomem(dp_err *err, const char *what)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while storing %s", what);
-}
 
 /* Builds off/idx CSR arrays of edge ids keyed by from (succ) or to (pred). */
 static int build_csr(const dp_graph *g, bool by_to, uint32_t **off_out,
@@ -69,7 +64,7 @@ static dp_status report_cycle(const dp_graph *g, const uint32_t *indeg,
 	if (!seen || !walk) {
 		free(seen);
 		free(walk);
-		return nomem(err, "the cycle report");
+		return dpi_nomem(err, "storing %s", "the cycle report");
 	}
 	memset(seen, 0, (size_t)n * sizeof *seen);
 	uint32_t len = 0, u = start;
@@ -127,7 +122,7 @@ static dp_status build_topo(dp_graph *g, dp_err *err)
 	if (!indeg || !g->topo || !g->topo_pos || !ready) {
 		free(indeg);
 		free(ready);
-		return nomem(err, "the topological order");
+		return dpi_nomem(err, "storing %s", "the topological order");
 	}
 	for (uint32_t e = 0; e < g->nedges; e++)
 		indeg[g->edges[e].to]++;
@@ -164,7 +159,7 @@ static dp_status build_groups(dp_graph *g, dp_err *err)
 	g->group_ops =
 		malloc((size_t)(members ? members : 1) * sizeof *g->group_ops);
 	if (!g->group_off || !g->group_ops)
-		return nomem(err, "colocation groups");
+		return dpi_nomem(err, "storing %s", "colocation groups");
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (g->ops[u].colocate >= 0)
 			g->group_off[g->ops[u].colocate + 1]++;
@@ -172,7 +167,7 @@ static dp_status build_groups(dp_graph *g, dp_err *err)
 		g->group_off[i + 1] += g->group_off[i];
 	uint32_t *cur = malloc((size_t)(c ? c : 1) * sizeof *cur);
 	if (!cur)
-		return nomem(err, "colocation groups");
+		return dpi_nomem(err, "storing %s", "colocation groups");
 	memcpy(cur, g->group_off, (size_t)c * sizeof *cur);
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (g->ops[u].colocate >= 0)
@@ -306,7 +301,7 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err)
 	}
 	if (build_csr(g, false, &g->succ_off, &g->succ_edge) ||
 	    build_csr(g, true, &g->pred_off, &g->pred_edge))
-		return nomem(err, "adjacency lists");
+		return dpi_nomem(err, "storing %s", "adjacency lists");
 	st = build_topo(g, err);
 	if (st)
 		return st;

@@ -268,21 +268,21 @@ dp_status dpi_export_picture(const dpi_picture_job *j, uint32_t auto_limit,
 
 /* ---- Graphviz label text ---- */
 
-void dpi_sbuf_reset(dp_sbuf *b)
+void dpi_sbuf_reset(dpi_sbuf *b)
 {
 	b->len = 0;
 	if (b->s)
 		b->s[0] = '\0';
 }
 
-void dpi_sbuf_free(dp_sbuf *b)
+void dpi_sbuf_free(dpi_sbuf *b)
 {
 	free(b->s);
 	b->s = NULL;
 	b->len = b->cap = 0;
 }
 
-static bool sbuf_reserve(dp_sbuf *b, size_t extra)
+static bool sbuf_reserve(dpi_sbuf *b, size_t extra)
 {
 	if (b->oom)
 		return false;
@@ -301,7 +301,7 @@ static bool sbuf_reserve(dp_sbuf *b, size_t extra)
 	return true;
 }
 
-static void sbuf_putn(dp_sbuf *b, const char *s, size_t n)
+static void sbuf_putn(dpi_sbuf *b, const char *s, size_t n)
 {
 	if (!sbuf_reserve(b, n))
 		return;
@@ -310,12 +310,12 @@ static void sbuf_putn(dp_sbuf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-void dpi_sbuf_puts(dp_sbuf *b, const char *s)
+void dpi_sbuf_puts(dpi_sbuf *b, const char *s)
 {
 	sbuf_putn(b, s, strlen(s));
 }
 
-void dpi_sbuf_printf(dp_sbuf *b, const char *fmt, ...)
+void dpi_sbuf_printf(dpi_sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -329,7 +329,7 @@ void dpi_sbuf_printf(dp_sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-void dpi_sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars)
+void dpi_sbuf_put_label(dpi_sbuf *b, const char *s, size_t max_chars)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t chars = 0;

@@ -21,7 +21,7 @@
 typedef struct dot_ctx {
 	Agraph_t *root;
 	Agraph_t **clusters;
-	dp_sbuf sb;
+	dpi_sbuf sb;
 	char num[64];
 	/* node attributes */
 	Agsym_t *n_label, *n_tooltip, *n_fill, *n_color, *n_pen, *n_style,
@@ -51,7 +51,7 @@ static void graph_label(dot_ctx *x, const dp_graph *g, const dp_machine *m,
 			const dp_plan *plan, const dp_coarse *c, int time_ranks)
 {
 	char a[64], b[64];
-	dp_sbuf *sb = &x->sb;
+	dpi_sbuf *sb = &x->sb;
 	dpi_sbuf_reset(sb);
 	dpi_sbuf_put_label(sb, g->name ? g->name : "graph", 60);
 	dpi_sbuf_printf(sb, ": %s on %d device%s", plan->algo, plan->k,
@@ -159,7 +159,7 @@ static void op_tooltip(dot_ctx *x, const dp_graph *g, const dp_plan *plan,
 {
 	const dp_op *op = &g->ops[u];
 	char a[48], b[48], c[48], d[48], e[48];
-	dp_sbuf *sb = &x->sb;
+	dpi_sbuf *sb = &x->sb;
 	dpi_sbuf_reset(sb);
 	dpi_sbuf_put_label(sb, dp_graph_op_name(g, u), 0);
 	if (op->type) {
@@ -189,7 +189,7 @@ static void group_label(dot_ctx *x, const dp_graph *g, const dp_coarse *c,
 			const dp_cnode *nd, bool tooltip)
 {
 	char t[48], o[48], p[48];
-	dp_sbuf *sb = &x->sb;
+	dpi_sbuf *sb = &x->sb;
 	dpi_sbuf_reset(sb);
 	if (nd->label) {
 		dpi_sbuf_put_label(sb, c->strs + nd->label,

@@ -82,7 +82,7 @@ static void bound_dot(Agraph_t *G)
  * label instead, so that the picture still says what each color is. */
 static void add_legend(Agraph_t *G)
 {
-	dp_sbuf sb = {0};
+	dpi_sbuf sb = {0};
 	char *label = agget(G, "label");
 	dpi_sbuf_puts(&sb, label ? label : "");
 	for (Agraph_t *s = agfstsubg(G); s; s = agnxtsubg(s)) {
@@ -268,7 +268,7 @@ static bool timeline_place(Agraph_t *G)
 /* The graph title says how the picture reads. */
 static void timeline_title(Agraph_t *G)
 {
-	dp_sbuf sb = {0};
+	dpi_sbuf sb = {0};
 	char *label = agget(G, "label");
 	dpi_sbuf_puts(&sb, label ? label : "");
 	dpi_sbuf_puts(&sb, "\\ntimeline: one column per device, its ops top to "

@@ -34,7 +34,7 @@ dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
 				      dp_err *err);
 
 
-/* Defines const dp_algo dpi_algo_ID, the entry engine/algo/algo.c lists:
+/* Defines const dp_algo dpi_algo_ID, the entry engine/plan/registry.c lists:
  * named ID itself (what --algo takes), so the symbol and the name cannot
  * differ, with its one-line summary, its source and its run function. */
 #define DPI_ALGO_DEFINE(id, summary_, source_, run_)                           \

@@ -1,4 +1,4 @@
-/* best.h - the parts of `best` (engine/algo/best/): how a placement is
+/* best.h - the parts of `best` (engine/plan/): how a placement is
  * scored, and the shared local search that polishes the best few
  * candidates (internal to the engine; docs/algorithms.md, "best").
  */
@@ -30,13 +30,13 @@ bool dpi_best_better(const dpi_best_score *a, const dpi_best_score *b);
 /* Puts op u and its whole colocation group on device d in pl. */
 void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d);
 
-/* best's "lanes" candidate (best_lanes.c): ops follow their main input in
+/* best's "lanes" candidate (engine/algo/lanes.c): ops follow their main input in
  * a depth-first topological order while each device keeps its share of
  * every time window; pins and colocation groups kept. Writes g->nops
  * entries of pl. Also pardnn's lanes seed (algo_pardnn_seed.c). Both use
  * it only where ops x K > DPI_LANES_MIN_WORK (best's large graphs). */
 #define DPI_LANES_MIN_WORK 100000.0
-dp_status dpi_best_lanes(const dp_graph *g, const dp_machine *m, int32_t *pl,
+dp_status dpi_lanes(const dp_graph *g, const dp_machine *m, int32_t *pl,
 			 dp_err *err);
 
 /* The shared local search on the simulator: moves single ops (or their

@@ -24,17 +24,17 @@
 /* Appends s to the buffer as text for a Graphviz escString attribute:
  * backslashes doubled, control characters shown as '?', invalid UTF-8 as
  * U+FFFD, at most max_chars characters (then "..."; 0 = no limit). */
-typedef struct dp_sbuf {
+typedef struct dpi_sbuf {
 	char *s;
 	size_t len, cap;
 	bool oom;
-} dp_sbuf;
-void dpi_sbuf_reset(dp_sbuf *b);
-void dpi_sbuf_free(dp_sbuf *b);
-void dpi_sbuf_puts(dp_sbuf *b, const char *s);
-void dpi_sbuf_printf(dp_sbuf *b, const char *fmt, ...)
+} dpi_sbuf;
+void dpi_sbuf_reset(dpi_sbuf *b);
+void dpi_sbuf_free(dpi_sbuf *b);
+void dpi_sbuf_puts(dpi_sbuf *b, const char *s);
+void dpi_sbuf_printf(dpi_sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void dpi_sbuf_put_label(dp_sbuf *b, const char *s, size_t max_chars);
+void dpi_sbuf_put_label(dpi_sbuf *b, const char *s, size_t max_chars);
 
 /* What a picture export was asked for (the arguments of
  * dpi_export_dot_write and dpi_export_svg_write). */

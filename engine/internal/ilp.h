@@ -1,9 +1,9 @@
 /* ilp.h - the exact MILP behind `ilp` (internal to the engine).
  *
- * engine/algo/ilp_model.c builds the mixed-integer program of a placement
+ * engine/algo/ilp/ilp_model.c builds the mixed-integer program of a placement
  * and its schedule (docs/algorithms.md, "ilp", states it row by row);
- * engine/algo/ilp_solve.c solves it with COIN-OR CBC in a child process;
- * engine/algo/algo_ilp.c is the registry entry that drives both. The model
+ * engine/algo/ilp/ilp_solve.c solves it with COIN-OR CBC in a child process;
+ * engine/algo/ilp/algo_ilp.c is the registry entry that drives both. The model
  * is plain arrays (no CBC type), so tests can read it.
  *
  * Times in the model are scaled: one model unit is 1 / scale µs, with the

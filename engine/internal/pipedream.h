@@ -1,5 +1,5 @@
 /* pipedream.h - the PipeDream planner's dynamic program over layers
- * (Narayanan et al., SOSP 2019, section 3.1; engine/strategy/pipedream_dp.c,
+ * (Narayanan et al., SOSP 2019, section 3.1; engine/algo/pipedream_dp.c,
  * docs/algorithms.md#pipedream). Internal to the engine.
  *
  * The model is a chain of n layers (units of the graph's forward ops in a
@@ -31,16 +31,16 @@
 
 #include "dnnpart/err.h"
 
-typedef struct dpi_pd_layer {
+typedef struct dpi_pipedream_layer {
 	double time_us;	 /* forward + backward per micro-batch */
 	int64_t act;	 /* bytes sent to the next layer per micro-batch */
 	int64_t weights; /* bytes all-reduced between replicas */
 	int64_t stat;	 /* bytes held once (params, grads, state) */
 	int64_t stash;	 /* activation bytes kept per in-flight micro-batch */
-} dpi_pd_layer;
+} dpi_pipedream_layer;
 
-typedef struct dpi_pd_problem {
-	const dpi_pd_layer *layers;
+typedef struct dpi_pipedream_problem {
+	const dpi_pipedream_layer *layers;
 	uint32_t n; /* >= 1 */
 	int k;	    /* devices, >= 1 */
 	int rep;    /* 0: any replication per stage (the paper); r > 0:
@@ -50,19 +50,19 @@ typedef struct dpi_pd_problem {
 	int m;	     /* micro-batches per step: at most m are in flight,
 			and the weight sync is paid once per m (0: no
 			bound, the sync paid per micro-batch) */
-} dpi_pd_problem;
+} dpi_pipedream_problem;
 
 /* The best plan: *S stages, stage s = layers cut[s] .. cut[s+1]-1 (cut has
  * room for k + 1 entries) on rep[s] replicas (room for k), and its slowest
  * stage in *cost. DP_EINPUT when no plan fits the cap (the message names
  * the layer count and the cap), DP_ENOMEM. Deterministic: among equal
  * costs, fewer stages, then earlier cuts. */
-dp_status dpi_pd_solve(const dpi_pd_problem *pb, int *S, uint32_t *cut,
+dp_status dpi_pipedream_solve(const dpi_pipedream_problem *pb, int *S, uint32_t *cut,
 		       int *rep, double *cost, dp_err *err);
 
 /* The cost of one given plan in the same model (for tests and for the
  * planner's report): +inf when a stage does not fit. */
-double dpi_pd_cost(const dpi_pd_problem *pb, int S, const uint32_t *cut,
+double dpi_pipedream_cost(const dpi_pipedream_problem *pb, int S, const uint32_t *cut,
 		   const int *rep);
 
 #endif

@@ -78,18 +78,18 @@ uint32_t dpi_pipe_mirror(const dp_graph *g, uint32_t u);
  * (in the graph's topological order) take the stages in given (one per
  * forward op, non-decreasing, 0..S_want-1), or, with given NULL, are cut
  * into min(S_want, their number) runs of balanced forward time; the other
- * ops follow as builtin_pipe.c says; M from o (or the default). Checked
- * with dp_strategy_check. builtin_pipe.c. */
+ * ops follow as algo_pipe.c says; M from o (or the default). Checked
+ * with dp_strategy_check. algo_pipe.c. */
 dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 			const dp_algo_opts *o, const dp_progress *p,
 			dp_schedule sch, const char *name, int S_want,
 			const int32_t *given, dp_strategy *out, dp_err *err);
 
 /* The schedule a pipeline algorithm whose own is own runs: o's when it
- * names one (dp_algo_opts.schedule), else own (builtin_pipe.c). */
+ * names one (dp_algo_opts.schedule), else own (algo_pipe.c). */
 dp_schedule dpi_pipe_schedule(const dp_algo_opts *o, dp_schedule own);
 
-/* The default M of a pipeline of S stages on g (builtin_pipe.c). */
+/* The default M of a pipeline of S stages on g (algo_pipe.c). */
 int dpi_pipe_default_microbatches(const dp_graph *g, int S);
 
 /* The gcd of the batch-dim sizes of g's copied ops (0: none has one):
@@ -115,7 +115,7 @@ dp_status dpi_pipe_none_made(const dp_graph *g, const dp_machine *m,
  * T: stage s on devices sDT .. sDT+DT-1; with T = 1 an spmd mesh [D]
  * splitting the batch of every copied op (lower_pipe3d.c), else a mesh
  * [D, T] with Megatron's layout (internal/megatron.h; lower_pipe_tp.c).
- * DP_ENOMEM. builtin_hybrid.c. */
+ * DP_ENOMEM. algo_hybrid.c. */
 dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
 			 dp_err *err);
 
@@ -126,14 +126,14 @@ dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
 double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 			 const dp_strategy *s, int D, int64_t *peak);
 
-/* pipedream's cut (builtin_pipedream.c): the forward ops' stages (*fs,
+/* pipedream's cut (algo_pipedream.c): the forward ops' stages (*fs,
  * malloc'ed, one per forward op in topological order) and their number *S
  * for M micro-batches and D devices per stage, with the program's slowest
  * stage in *cost. DP_EINPUT when nothing fits the caps. */
-dp_status dpi_pd_cut(const dp_graph *g, const dp_machine *m, int M, int D,
+dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M, int D,
 		     int *S, int32_t **fs, double *cost, dp_err *err);
 
-/* The stage search of gpipe and 1f1b (builtin_hybrid.c) for the algorithm
+/* The stage search of gpipe and 1f1b (algo_hybrid.c) for the algorithm
  * called name, in schedule sch: S among the divisors of K, M among powers
  * of two (or o's), cut balanced or by pipedream's program, each candidate
  * simulated; the shortest that fits. */

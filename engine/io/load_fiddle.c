@@ -49,6 +49,7 @@
 #include "internal/json_scan.h"
 #include "internal/load_host.h"
 #include "internal/load_util.h"
+#include "internal/nomem.h"
 #include "internal/sort_key.h"
 
 #define MS_TO_US 1000.0
@@ -65,12 +66,6 @@ typedef struct fd_id {
 	double id;
 	uint32_t op;
 } fd_id;
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while loading an msr-fiddle graph");
-}
 
 /* Line and column (1-based) of byte offset off. */
 static void line_col(const char *t, size_t off, int *line, int *col)
@@ -312,7 +307,7 @@ static dp_status colocate_colors(fd_state *s, const double *colors)
 	uint32_t n = s->g->nops, m = 0;
 	double *sorted = malloc(((size_t)n + 1) * sizeof *sorted);
 	if (!sorted)
-		return nomem(s->err);
+		return dpi_nomem(s->err, "loading an msr-fiddle graph");
 	for (uint32_t u = 0; u < n; u++)
 		if (!isnan(colors[u]))
 			sorted[m++] = colors[u];
@@ -524,7 +519,7 @@ static dp_status parse(fd_state *s, const cJSON *root, dp_graph **out)
 	bool *host = calloc(n, sizeof *host);
 	uint32_t nhost = 0;
 	if (!ids || !colors || !host)
-		st = nomem(s->err);
+		st = dpi_nomem(s->err, "loading an msr-fiddle graph");
 	if (!st)
 		st = read_ids(s, nodes, ids);
 	if (!st)

@@ -2,18 +2,12 @@
  * internal/load_host.h). */
 #include "internal/load_host.h"
 #include "internal/arrays.h"
+#include "internal/nomem.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while leaving host-CPU ops out of "
-			  "the graph");
-}
 
 /* Copies op u of t into g as a new op. */
 static dp_status copy_op(const dp_graph *t, uint32_t u, dp_graph *g,
@@ -96,7 +90,7 @@ dp_status dpi_load_drop_host_ops(const dp_graph *t, const bool *host,
 	uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
 	dp_status st = DP_OK;
 	if (!g || !newid || !seen || !found || !stack) {
-		st = nomem(err);
+		st = dpi_nomem(err, "leaving host-CPU ops out of the graph");
 		goto done;
 	}
 	if ((st = dp_graph_set_source(g, t->source, err)))

@@ -58,6 +58,7 @@
 #include "internal/arrays.h"
 #include "internal/load_host.h"
 #include "internal/load_util.h"
+#include "internal/nomem.h"
 #include "internal/pardnn_folder.h"
 #include "internal/unionfind.h"
 
@@ -81,12 +82,6 @@ typedef struct pd_state {
 	uint32_t nhost;
 	char na[PD_NAME_MAX], nb[PD_NAME_MAX]; /* names being parsed */
 } pd_state;
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while loading a ParDNN folder");
-}
 
 /* ---- edges file ---- */
 
@@ -139,7 +134,7 @@ static dp_status edge_line(void *ctx, const char *path, char *raw, char *line,
 			s->ef = f;
 		uint32_t *t = f ? realloc(s->et, (size_t)nc * sizeof *t) : NULL;
 		if (!t)
-			return nomem(err);
+			return dpi_nomem(err, "loading a ParDNN folder");
 		s->et = t;
 		s->ne_cap = nc;
 	}
@@ -313,7 +308,7 @@ static dp_status colocate_refs(pd_state *s, dp_err *err)
 {
 	bool *fed = calloc((size_t)s->n + 1, sizeof *fed);
 	if (!fed)
-		return nomem(err);
+		return dpi_nomem(err, "loading a ParDNN folder");
 	for (uint32_t e = 0; e < s->ne; e++) {
 		uint32_t a = s->ef[e], b = s->et[e];
 		if (s->kind[b] == K_REF && s->kind[a] == K_VAR) {
@@ -327,7 +322,7 @@ static dp_status colocate_refs(pd_state *s, dp_err *err)
 			continue;
 		char *buf = strdup(dp_graph_op_name(s->t, u));
 		if (!buf) {
-			st = nomem(err);
+			st = dpi_nomem(err, "loading a ParDNN folder");
 			break;
 		}
 		for (char *sl = strrchr(buf, '/'); sl; sl = strrchr(buf, '/')) {
@@ -354,7 +349,7 @@ static dp_status label_groups(pd_state *s, dp_err *err)
 	if (!size || !label) {
 		free(size);
 		free(label);
-		return nomem(err);
+		return dpi_nomem(err, "loading a ParDNN folder");
 	}
 	for (uint32_t u = 0; u < n; u++)
 		label[u] = NONE;
@@ -373,7 +368,7 @@ static dp_status label_groups(pd_state *s, dp_err *err)
 		/* a copy: the label is interned into the arena it comes from */
 		char *lab = strdup(dp_graph_op_name(s->t, label[r]));
 		st = lab ? dp_graph_set_colocate(s->t, u, lab, err)
-			 : nomem(err);
+			 : dpi_nomem(err, "loading a ParDNN folder");
 		free(lab);
 	}
 	free(size);
@@ -463,7 +458,7 @@ static dp_status alloc_arrays(pd_state *s, dp_err *err)
 	s->host = calloc(n, sizeof *s->host);
 	s->uf = malloc(n * sizeof *s->uf);
 	if (!s->kind || !s->time || !s->tsz || !s->mem || !s->host || !s->uf)
-		return nomem(err);
+		return dpi_nomem(err, "loading a ParDNN folder");
 	for (uint32_t u = 0; u < s->n; u++) {
 		const char *nm = dp_graph_op_name(s->t, u);
 		s->kind[u] = strcmp(nm, "src") == 0   ? K_SRC

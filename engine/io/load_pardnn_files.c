@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "internal/load_util.h"
+#include "internal/nomem.h"
 #include "internal/pardnn_folder.h"
 
 static const struct pd_role_def {
@@ -35,12 +36,6 @@ static const struct pd_role_def {
 		     "collocations.txt", false},
 	[R_PLACE] = {"placement file", "*.place", "vanilla*", false},
 };
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while loading a ParDNN folder");
-}
 
 static char *path_join(const char *dir, const char *name)
 {
@@ -77,7 +72,7 @@ dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT],
 		char *full = path_join(dir, de->d_name);
 		struct stat sb;
 		if (!full) {
-			st = nomem(err);
+			st = dpi_nomem(err, "loading a ParDNN folder");
 			break;
 		}
 		bool reg = stat(full, &sb) == 0 && S_ISREG(sb.st_mode);
@@ -88,13 +83,13 @@ dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT],
 			cap = cap ? cap * 2 : 32;
 			char **q = realloc(names, cap * sizeof *q);
 			if (!q) {
-				st = nomem(err);
+				st = dpi_nomem(err, "loading a ParDNN folder");
 				break;
 			}
 			names = q;
 		}
 		if (!(names[n] = strdup(de->d_name))) {
-			st = nomem(err);
+			st = dpi_nomem(err, "loading a ParDNN folder");
 			break;
 		}
 		n++;
@@ -139,7 +134,7 @@ dp_status dpi_pardnn_find_files(const char *dir, char *files[R_COUNT],
 					rd->prefer ? rd->prefer : "");
 		else if (nmatch > 0 &&
 			 !(files[r] = path_join(dir, names[pick])))
-			st = nomem(err);
+			st = dpi_nomem(err, "loading a ParDNN folder");
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -163,7 +158,7 @@ dp_status dpi_pardnn_read_lines(const char *path, pd_line_fn fn, void *ctx,
 			cap = cap ? cap * 2 : 1 << 20;
 			char *q = realloc(buf, cap + 1);
 			if (!q) {
-				st = nomem(err);
+				st = dpi_nomem(err, "loading a ParDNN folder");
 				break;
 			}
 			buf = q;

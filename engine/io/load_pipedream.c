@@ -38,6 +38,7 @@
 #include "internal/arrays.h"
 #include "internal/grow.h"
 #include "internal/load_util.h"
+#include "internal/nomem.h"
 
 #define MS_TO_US 1000.0
 
@@ -64,12 +65,6 @@ typedef struct pd_state {
 	char **edge_names; /* 2 per pending edge, resolved after parsing */
 	int *edge_lines;
 } pd_state;
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while loading a PipeDream graph");
-}
 
 static dp_status syntax(const pd_state *s, int line, int col, dp_err *err,
 			const char *what)
@@ -213,7 +208,7 @@ static dp_status parse_layer(pd_state *s, char *ln, int line, dp_err *err)
 		return syntax(s, line, 1, err, "empty layer name");
 	if (dpi_grow((void **)&s->layers, &s->layers_cap, s->nlayers + 1,
 		     sizeof *s->layers, 64))
-		return nomem(err);
+		return dpi_nomem(err, "loading a PipeDream graph");
 	pd_layer *L = &s->layers[s->nlayers];
 	memset(L, 0, sizeof *L);
 	L->line = line;
@@ -263,12 +258,12 @@ static dp_status parse_edge(pd_state *s, char *ln, int line, dp_err *err)
 	uint32_t n = s->nedges;
 	if (dpi_grow((void **)&s->edges, &s->edges_cap, n + 1, sizeof *s->edges,
 		     64))
-		return nomem(err);
+		return dpi_nomem(err, "loading a PipeDream graph");
 	size_t cap = s->edges_cap;
 	const dpi_arr arrs[] = {DPI_ARR(s->edge_names, cap * 2),
 				DPI_ARR(s->edge_lines, cap)};
 	if (dpi_arrays_resize(arrs, DPI_NARR(arrs)))
-		return nomem(err);
+		return dpi_nomem(err, "loading a PipeDream graph");
 	s->edge_names[2 * n] = a;
 	s->edge_names[2 * n + 1] = b;
 	s->edge_lines[n] = line;
@@ -413,7 +408,7 @@ dp_status dp_load_pipedream(const char *path, const char *text, size_t len,
 	s.g = dp_graph_new(NULL);
 	dp_status st = DP_OK;
 	if (!buf || !s.g) {
-		st = nomem(err);
+		st = dpi_nomem(err, "loading a PipeDream graph");
 		goto done;
 	}
 	memcpy(buf, text, len);

@@ -74,7 +74,7 @@ extern const dp_algo dpi_algo_msr_dp;
 /* Extra candidates on large graphs (nops x K > BEST_FEW_WORK, where best
  * runs for K only and its deeper searches do not run): METIS balanced in
  * each of W time windows of the critical path (dpi_metis_windows,
- * pardnn's branches seed with 4), for these W, and lanes (best_lanes.c).
+ * pardnn's branches seed with 4), for these W, and lanes (engine/algo/lanes.c).
  * More windows than pardnn's keep parallel branches (towers) apart along
  * more of the step; lanes keeps one branch per device where branches and
  * devices match. On the bench's generated graphs (docs/benchmarks.md,
@@ -115,7 +115,7 @@ static dp_status lanes_run(const dp_graph *g, const dp_machine *m,
 			   int32_t *placement, dp_err *err)
 {
 	(void)o;
-	dp_status st = dpi_best_lanes(g, m, placement, err);
+	dp_status st = dpi_lanes(g, m, placement, err);
 	if (!st && dp_progress_canceled(p))
 		st = dpi_canceled(err, "best");
 	return st;
@@ -133,7 +133,7 @@ static const dp_algo best_own[] = {
 	 .run = windows12_run},
 	{.name = "lanes",
 	 .summary = "ops follow their data, each device's share of each "
-		    "time window kept (best_lanes.c)",
+		    "time window kept (engine/algo/lanes.c)",
 	 .source = "ours",
 	 .run = lanes_run},
 };

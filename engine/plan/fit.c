@@ -10,15 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/nomem.h"
+
 #define MIB ((int64_t)1 << 20)
 #define DEFAULT_MAX_K 64
 #define HI_DOUBLINGS 4
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while searching what fits");
-}
 
 int64_t dp_fit_min_cap(const dp_graph *g)
 {
@@ -61,7 +57,7 @@ static dp_status add_probe(fit_ctx *c, const dp_fit_probe *pr)
 		size_t n = c->probes_cap ? 2 * c->probes_cap : 16;
 		dp_fit_probe *np = realloc(r->probes, n * sizeof *np);
 		if (!np)
-			return nomem(c->err);
+			return dpi_nomem(c->err, "searching what fits");
 		r->probes = np;
 		c->probes_cap = n;
 	}
@@ -78,7 +74,7 @@ static dp_status keep_answer(fit_ctx *c, const dp_machine *m,
 	dp_fit_result *r = c->r;
 	int64_t *caps = malloc((size_t)m->k * sizeof *caps);
 	if (!caps)
-		return nomem(c->err);
+		return dpi_nomem(c->err, "searching what fits");
 	memcpy(caps, m->cap, (size_t)m->k * sizeof *caps);
 	free(r->caps);
 	r->caps = caps;
@@ -241,7 +237,7 @@ static dp_status one_device_peak(fit_ctx *c, const dp_machine *m, int64_t *peak)
 	int32_t *zero = calloc(c->g->nops ? c->g->nops : 1, sizeof *zero);
 	if (!zero) {
 		dp_machine_free(&m1);
-		return nomem(c->err);
+		return dpi_nomem(c->err, "searching what fits");
 	}
 	dp_plan plan;
 	st = dp_plan_evaluate(c->g, &m1, zero, c->ao->contention, &plan,

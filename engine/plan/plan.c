@@ -9,16 +9,11 @@
 #include "dnnpart/plan.h"
 #include "internal/algo_int.h"
 #include "internal/clock.h"
+#include "internal/nomem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static dp_status nomem(dp_err *err, const char *what)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while allocating %s for a plan", what);
-}
 
 /* An algorithm's placement must put every op on a device, honour pins and
  * keep colocation groups together (algo.h); anything else is a bug in the
@@ -77,7 +72,7 @@ static dp_status one_device_peak(dp_sim *s, const dp_graph *g,
 	}
 	int32_t *zero = calloc(g->nops ? g->nops : 1, sizeof *zero);
 	if (!zero)
-		return nomem(err, "the one-device placement");
+		return dpi_nomem(err, "allocating %s for a plan", "the one-device placement");
 	dp_sim_result r1;
 	memset(&r1, 0, sizeof r1);
 	dp_sim_opts o = {.contention = DP_CONT_PORT, .detail = false};
@@ -121,7 +116,7 @@ static dp_status plan_simulate(const dp_graph *g, const dp_graph *user,
 		int32_t *zero = NULL;
 		if (!st &&
 		    !(zero = calloc(user->nops ? user->nops : 1, sizeof *zero)))
-			st = nomem(err, "the one-device placement");
+			st = dpi_nomem(err, "allocating %s for a plan", "the one-device placement");
 		dp_sim_result r1;
 		memset(&r1, 0, sizeof r1);
 		dp_sim_opts o1 = {.contention = DP_CONT_PORT, .detail = false};
@@ -175,7 +170,7 @@ static dp_status plan_strategy(const dp_graph *g, const dp_machine *m,
 		int32_t *pl =
 			malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 		if (!pl)
-			return nomem(err, "the placement");
+			return dpi_nomem(err, "allocating %s for a plan", "the placement");
 		if (g->nops)
 			memcpy(pl, s->placement, (size_t)g->nops * sizeof *pl);
 		return plan_simulate(g, NULL, m, pl, algo, c, plan_ms, plan,
@@ -204,7 +199,7 @@ static dp_status plan_strategy(const dp_graph *g, const dp_machine *m,
 		free(q.strat);
 		q.strat = NULL;
 		dp_plan_free(&q);
-		return st ? st : nomem(err, "the strategy");
+		return st ? st : dpi_nomem(err, "allocating %s for a plan", "the strategy");
 	}
 	*plan = q;
 	return DP_OK;
@@ -299,7 +294,7 @@ static dp_status plan_run(const dp_graph *g, const dp_machine *m,
 	mine.origin = &origin;
 	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 	if (!pl)
-		return nomem(err, "the placement");
+		return dpi_nomem(err, "allocating %s for a plan", "the placement");
 	/* an algorithm that forgets an op is caught by the check below */
 	for (uint32_t u = 0; u < g->nops; u++)
 		pl[u] = -1;
@@ -327,7 +322,7 @@ dp_status dp_plan_evaluate(const dp_graph *g, const dp_machine *m,
 {
 	int32_t *pl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *pl);
 	if (!pl)
-		return nomem(err, "the placement");
+		return dpi_nomem(err, "allocating %s for a plan", "the placement");
 	if (g->nops)
 		memcpy(pl, placement, (size_t)g->nops * sizeof *pl);
 	return plan_simulate(g, NULL, m, pl, "eval", c, 0, plan, err);

@@ -17,14 +17,8 @@
 
 #include "internal/arrays.h"
 #include "internal/minheap.h"
+#include "internal/nomem.h"
 #include "internal/sim_int.h"
-
-static dp_status nomem(dp_err *err, const char *what)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while allocating %s for the simulator",
-			  what);
-}
 
 /* ---- the event queue: a binary min-heap on (t, key) ---- */
 
@@ -84,7 +78,7 @@ static dp_status result_reserve(dp_sim_result *r, uint32_t n, int k,
 		if (resize((void **)&r->start, n, sizeof *r->start) ||
 		    resize((void **)&r->end, n, sizeof *r->end) ||
 		    resize((void **)&r->avail, n, sizeof *r->avail))
-			return nomem(err, "the schedule");
+			return dpi_nomem(err, "allocating %s for the simulator", "the schedule");
 		r->cap_ops = n;
 	}
 	if (r->cap_k < k) {
@@ -94,13 +88,13 @@ static dp_status result_reserve(dp_sim_result *r, uint32_t n, int k,
 			   sizeof *r->live_off) ||
 		    resize((void **)&r->curve_off, kk + 1,
 			   sizeof *r->curve_off))
-			return nomem(err, "device statistics");
+			return dpi_nomem(err, "allocating %s for the simulator", "device statistics");
 		r->cap_k = k;
 	}
 	if (detail && r->cap_cp < n) {
 		if (resize((void **)&r->cp_ops, n, sizeof *r->cp_ops) ||
 		    resize((void **)&r->cp_cause, n, sizeof *r->cp_cause))
-			return nomem(err, "the critical path");
+			return dpi_nomem(err, "allocating %s for the simulator", "the critical path");
 		r->cap_cp = n;
 	}
 	return DP_OK;
@@ -179,7 +173,7 @@ static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 		order_targets(s, nt);
 		if (dpi_grow((void **)&r->xfers, &r->cap_xfers,
 			     (uint64_t)r->nxfers + nt, sizeof *r->xfers, 64))
-			return nomem(err, "transfers");
+			return dpi_nomem(err, "allocating %s for the simulator", "transfers");
 		for (uint32_t i = 0; i < nt; i++) {
 			uint32_t b = s->touched[i];
 			int64_t bytes = s->xbytes[b];

@@ -17,14 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/nomem.h"
 #include "internal/sim_int.h"
-
-static dp_status nomem(dp_err *err, const char *what)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while allocating %s for the simulator",
-			  what);
-}
 
 /* Non-negative doubles order like their bit patterns. */
 static inline uint64_t time_bits(double t)
@@ -98,7 +92,7 @@ static dp_status free_times(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 	const dp_graph *g = s->g;
 	if (dpi_grow((void **)&s->copyfree, &s->cap_copyfree, r->nxfers,
 		     sizeof *s->copyfree, 64))
-		return nomem(err, "transfer free times");
+		return dpi_nomem(err, "allocating %s for the simulator", "transfer free times");
 	for (uint32_t u = 0; u < s->n; u++) {
 		uint32_t d = (uint32_t)pl[u];
 		uint32_t x0 = s->xoff[u], xn = s->xnum[u];
@@ -193,7 +187,7 @@ static dp_status build_curves(dp_sim *s, const sim_mem_event *ev, size_t n,
 	r->curve_off[k] = (uint32_t)total;
 	if (dpi_grow((void **)&r->curve, &r->cap_curve, total, sizeof *r->curve,
 		     64))
-		return nomem(err, "memory curves");
+		return dpi_nomem(err, "allocating %s for the simulator", "memory curves");
 	/* dcount[d] becomes the index of d's current point */
 	for (int d = 0; d < k; d++) {
 		uint32_t p = r->curve_off[d];
@@ -286,7 +280,7 @@ static dp_status build_live(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 			r->live_off[k] = (uint32_t)total;
 			if (dpi_grow((void **)&r->live, &r->cap_live, total,
 				     sizeof *r->live, 64))
-				return nomem(err, "live tensors");
+				return dpi_nomem(err, "allocating %s for the simulator", "live tensors");
 			out = r->live;
 		}
 	}
@@ -325,11 +319,11 @@ dp_status dpi_sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
 		size_t nc = need + need / 4;
 		sim_mem_event *a = realloc(s->mev, nc * sizeof *a);
 		if (!a)
-			return nomem(err, "memory events");
+			return dpi_nomem(err, "allocating %s for the simulator", "memory events");
 		s->mev = a;
 		sim_mem_event *b = realloc(s->mtmp, nc * sizeof *b);
 		if (!b)
-			return nomem(err, "memory events");
+			return dpi_nomem(err, "allocating %s for the simulator", "memory events");
 		s->mtmp = b;
 		s->cap_mev = nc;
 	}

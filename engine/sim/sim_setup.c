@@ -8,15 +8,9 @@
 #include <string.h>
 
 #include "internal/arrays.h"
+#include "internal/nomem.h"
 #include "internal/sim_int.h"
 #include "internal/sort_key.h"
-
-static dp_status nomem(dp_err *err, const char *what)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while allocating %s for the simulator",
-			  what);
-}
 
 void dp_sim_free(dp_sim *s)
 {
@@ -105,7 +99,7 @@ static dp_status setup_file_link(dp_sim *s, dp_err *err)
 	s->xcost_edge = malloc(ne * sizeof *s->xcost_edge);
 	s->xcost = malloc((size_t)s->k * sizeof *s->xcost);
 	if (!s->xcost_edge || !s->xcost)
-		return nomem(err, "transfer times");
+		return dpi_nomem(err, "allocating %s for the simulator", "transfer times");
 	for (uint32_t j = 0; j < g->nedges; j++) {
 		uint32_t e = g->succ_edge[j];
 		double x = dp_edge_xfer_us(g, e);
@@ -152,7 +146,7 @@ static dp_status compute_priorities(dp_sim *s, dp_err *err)
 	}
 	dpi_sort_key *keys = malloc((size_t)(s->n ? s->n : 1) * sizeof *keys);
 	if (!keys)
-		return nomem(err, "priorities");
+		return dpi_nomem(err, "allocating %s for the simulator", "priorities");
 	for (uint32_t u = 0; u < s->n; u++)
 		keys[u] = (dpi_sort_key){s->rank[u], g->topo_pos[u], u};
 	/* higher rank first; equal ranks: smaller topological index first */
@@ -181,7 +175,7 @@ dp_sim *dp_sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
 	}
 	dp_sim *s = calloc(1, sizeof *s);
 	if (!s) {
-		nomem(err, "its state");
+		dpi_nomem(err, "allocating %s for the simulator", "its state");
 		return NULL;
 	}
 	s->g = g;
@@ -230,7 +224,7 @@ dp_sim *dp_sim_new(const dp_graph *g, const dp_machine *m, dp_err *err)
 	    !s->last || !s->send_free || !s->recv_free || !s->xend ||
 	    !s->xbytes || !s->xidx || !s->touched || !s->dirty_flag ||
 	    !s->dirty || !s->level || !s->last_t || !s->dcount || !s->hist) {
-		nomem(err, "per-op buffers");
+		dpi_nomem(err, "allocating %s for the simulator", "per-op buffers");
 		dp_sim_free(s);
 		return NULL;
 	}
@@ -283,7 +277,7 @@ dp_status dp_sim_bounds_checked(const dp_graph *g, const dp_machine *m,
 	dp_status st = DP_OK;
 	if (cp < 0) {
 		cp = 0;
-		st = nomem(err, "the graph critical path");
+		st = dpi_nomem(err, "allocating %s for the simulator", "the graph critical path");
 	}
 	b->graph_cp_us = cp;
 	b->work_bound_us = sum > 0 ? g->total_time_us / sum : 0;

@@ -2,6 +2,7 @@
 #include "internal/arrays.h"
 #include "internal/graph_int.h"
 #include "internal/lower.h"
+#include "internal/nomem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,6 @@ static dp_status too_large(const dpi_lower_buf *b, const char *what,
 			  b->src_g->name, max, what);
 }
 
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while lowering a strategy");
-}
-
 static dp_status grow(dpi_lower_buf *b, uint32_t need, dp_err *err)
 {
 	if (need <= b->cap)
@@ -41,7 +36,7 @@ static dp_status grow(dpi_lower_buf *b, uint32_t need, dp_err *err)
 				DPI_ARR(b->source, cap),
 				DPI_ARR(b->micro, cap)};
 	if (dpi_arrays_resize(arrs, DPI_NARR(arrs)))
-		return nomem(err);
+		return dpi_nomem(err, "lowering a strategy");
 	b->cap = cap;
 	return DP_OK;
 }
@@ -53,7 +48,7 @@ dp_status dpi_lower_begin(dpi_lower_buf *b, const dp_graph *src_g,
 	b->src_g = src_g;
 	b->g = dp_graph_new(src_g->name);
 	if (!b->g)
-		return nomem(err);
+		return dpi_nomem(err, "lowering a strategy");
 	dp_status st = grow(b, expect_ops ? expect_ops : 1, err);
 	/* names: the source's average length and a suffix ("@m12#d3") */
 	size_t names = 0;

@@ -18,6 +18,7 @@
  * sink to each source of the next block: linear in size, and free on one
  * device (a control edge there arrives when its producer ends).
  */
+#include "internal/nomem.h"
 #include "internal/poll.h"
 #include "internal/arrays.h"
 #include "internal/lower.h"
@@ -50,12 +51,6 @@ typedef struct lctx {
 	char *name;
 	size_t name_cap;
 } lctx;
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while lowering a pipeline");
-}
 
 static uint32_t src_of(const lctx *c, uint32_t x)
 {
@@ -247,7 +242,7 @@ static dp_status collect_ends(lctx *c, uint32_t nblocks)
 	c->src_off = calloc((size_t)nblocks + 1, sizeof *c->src_off);
 	c->sink_off = calloc((size_t)nblocks + 1, sizeof *c->sink_off);
 	if (!c->src_off || !c->sink_off)
-		return nomem(c->err);
+		return dpi_nomem(c->err, "lowering a pipeline");
 	uint32_t ns = 0, nk = 0;
 	for (uint32_t x = 0; x < n; x++) {
 		if (c->blk[x] < 0)
@@ -270,7 +265,7 @@ static dp_status collect_ends(lctx *c, uint32_t nblocks)
 	uint32_t *fs = malloc((size_t)nblocks * 2 * sizeof *fs);
 	if (!c->srcs || !c->sinks || !fs) {
 		free(fs);
-		return nomem(c->err);
+		return dpi_nomem(c->err, "lowering a pipeline");
 	}
 	memcpy(fs, c->src_off, (size_t)nblocks * sizeof *fs);
 	memcpy(fs + nblocks, c->sink_off, (size_t)nblocks * sizeof *fs);
@@ -390,7 +385,7 @@ static dp_status count_ops(lctx *c)
 	c->blk = malloc((size_t)(total ? total : 1) * sizeof *c->blk);
 	c->inner = calloc(total ? total : 1, 1);
 	if (!c->name || !c->blk || !c->inner)
-		return nomem(c->err);
+		return dpi_nomem(c->err, "lowering a pipeline");
 	return DP_OK;
 }
 
@@ -419,7 +414,7 @@ dp_status dpi_lower_pipeline_of(const dp_graph *ug, const dp_strategy *s,
 	size_t n = g->nops ? g->nops : 1;
 	c.base = malloc(n * sizeof *c.base);
 	c.acc = malloc(n * sizeof *c.acc);
-	dp_status st = c.base && c.acc ? count_ops(&c) : nomem(err);
+	dp_status st = c.base && c.acc ? count_ops(&c) : dpi_nomem(err, "lowering a pipeline");
 	bool begun = false;
 	if (!st) {
 		st = dpi_lower_begin(&c.b, ug, c.total, err);
@@ -457,7 +452,7 @@ dp_status dpi_lower_pipeline(const dp_graph *g, const dp_machine *m,
 	(void)m;
 	dpi_pipe_src ps = {.g = g, .kind = dpi_pipe_kinds(g)};
 	if (!ps.kind)
-		return nomem(err);
+		return dpi_nomem(err, "lowering a pipeline");
 	dp_status st = dpi_lower_pipeline_of(g, s, &ps, p, out, err);
 	free(ps.kind);
 	return st;

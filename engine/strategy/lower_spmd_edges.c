@@ -61,6 +61,7 @@
  * fill it are internal/spmd_tensor.h's (spmd_tensor.c), which pase's cost
  * model reads too, so that it prices exactly what this file moves.
  */
+#include "internal/nomem.h"
 #include "internal/spmd.h"
 
 #include <stdlib.h>
@@ -82,12 +83,6 @@ typedef struct layout {
 	int r;	       /* consumer instances per box */
 	int *gid, *members;
 } layout;
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while lowering a strategy");
-}
 
 static int64_t bytes_of(const tensor *t, int64_t vol)
 {
@@ -235,7 +230,7 @@ static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, layout *L, int nl,
 	int *rank = calloc((size_t)c->size, sizeof *rank);
 	dp_status st = DP_OK;
 	if (!L->gid || !L->members || !cnt || !rank) {
-		st = nomem(err);
+		st = dpi_nomem(err, "lowering a strategy");
 		goto out;
 	}
 	uint8_t all = 0;
@@ -420,7 +415,7 @@ static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 					layout *q = realloc(
 						*ls, (size_t)nc * sizeof *q);
 					if (!q)
-						return nomem(err);
+						return dpi_nomem(err, "lowering a strategy");
 					*ls = q;
 					*cap = nc;
 				}
@@ -453,7 +448,7 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 	int nls = 0, cap = 0;
 	c->carry = calloc(g->nops ? g->nops : 1, 1);
 	if (!c->carry)
-		return nomem(err);
+		return dpi_nomem(err, "lowering a strategy");
 	for (uint32_t k = 0; k < g->nops; k++)
 		c->carry[g->topo[k]] = carried(c, g->topo[k]);
 	/* a linear op that no op reads (the end of a gradient's sums in a

@@ -3,6 +3,7 @@
 #include "dnnpart/strategy.h"
 #include "internal/arrays.h"
 #include "internal/lower.h"
+#include "internal/nomem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,12 +51,6 @@ void dp_strategy_free(dp_strategy *s)
 	dp_strategy_init(s);
 }
 
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while allocating a strategy");
-}
-
 dp_status dp_strategy_alloc(dp_strategy *s, dp_strategy_kind kind,
 			    const dp_graph *g, int nstages, dp_err *err)
 {
@@ -96,7 +91,7 @@ dp_status dp_strategy_alloc(dp_strategy *s, dp_strategy_kind kind,
 	}
 	if (!ok) {
 		dp_strategy_free(&t);
-		return nomem(err);
+		return dpi_nomem(err, "allocating a strategy");
 	}
 	snprintf(t.label, sizeof t.label, "%s", dp_strategy_kind_name(kind));
 	*s = t;
@@ -136,7 +131,7 @@ dp_status dp_strategy_copy(dp_strategy *dst, const dp_strategy *src,
 		dup_array(src->pipe.group, ng, sizeof *t.pipe.group, &ok);
 	if (!ok) {
 		dp_strategy_free(&t);
-		return nomem(err);
+		return dpi_nomem(err, "allocating a strategy");
 	}
 	*dst = t;
 	return DP_OK;

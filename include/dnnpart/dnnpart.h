@@ -46,10 +46,16 @@
  * long as the object they came from, or for the program's life when they
  * describe a constant (dp_algo_at(), dp_load_format_name()).
  *
- * Threads. There is no global mutable state. A finalized dp_graph and a
- * dp_machine are read-only and may be shared by any number of threads. A
- * dp_sim and the buffers of a dp_sim_result are not thread-safe: use one per
- * thread. Algorithms may run in several threads at once. Long operations
+ * Threads. The library keeps three pieces of global state, each safe to use
+ * from any thread: the temporary files of the atomic files being written
+ * (engine/core/afile.c, atomic pointers, so that a signal handler can remove
+ * them), the messages Graphviz reports while a DOT file loads
+ * (engine/io/load_dot.c: Graphviz's own state is global, so DOT loads take
+ * one lock and run one at a time), and the registry's name lists, built once
+ * (engine/plan/registry.c, pthread_once). Nothing else is global. A
+ * finalized dp_graph and a dp_machine are read-only and may be shared by any
+ * number of threads. A dp_sim and the buffers of a dp_sim_result are not
+ * thread-safe: use one per thread. Algorithms may run in several threads at once. Long operations
  * take a dp_progress whose cancel flag they poll and whose callback they
  * call from the calling thread.
  *

@@ -34,7 +34,7 @@
  *   (algo_pardnn_layers.c), on graphs of 2..128 layer units; first in the
  *   table, since it starts from the mapped placement in c->place. Its
  *   phases run only when it beats the mapped placement.
- * - lanes: best's lanes placement (best_lanes.c: ops follow their main
+ * - lanes: best's lanes placement (engine/algo/lanes.c: ops follow their main
  *   input, each device's share of each time window kept), where ops x K >
  *   DPI_LANES_MIN_WORK, as in best: on the generated towers it keeps one
  *   tower per device. Its phases run only when it beats the mapped
@@ -110,7 +110,7 @@ static dp_status seed_metis(pd_ctx *c, int32_t *pl, dp_err *e)
 
 static dp_status seed_lanes(pd_ctx *c, int32_t *pl, dp_err *e)
 {
-	return dpi_best_lanes(c->g, c->m, pl, e);
+	return dpi_lanes(c->g, c->m, pl, e);
 }
 
 static bool branches_apply(const pd_ctx *c)
