@@ -13,25 +13,16 @@ static const dp_explain_bound shown[] = {
 	DP_XB_BUBBLE,  DP_XB_WORK, DP_XB_MEMORY,
 };
 
-/* What each share is of, for people. */
-static const char *bound_text(dp_explain_bound b)
-{
-	switch (b) {
-	case DP_XB_COMPUTE:
-		return "compute of the ops on the critical path";
-	case DP_XB_COMM:
-		return "transfers the critical path waits for";
-	case DP_XB_DEVICE:
-		return "the critical path waiting for a busy device";
-	case DP_XB_BUBBLE:
-		return "pipeline bubble: the share its devices wait";
-	case DP_XB_WORK:
-		return "work of the busiest device";
-	default:
-		return "what the caps cost: the makespan over the same "
-		       "algorithm without caps";
-	}
-}
+/* What each share is of, for people (by dp_explain_bound). */
+static const char *const bound_text[DP_XB_COUNT] = {
+	"compute of the ops on the critical path",
+	"transfers the critical path waits for",
+	"the critical path waiting for a busy device",
+	"pipeline bubble: the share its devices wait",
+	"work of the busiest device",
+	"what the caps cost: the makespan over the same algorithm without "
+	"caps",
+};
 
 /* The JSON keys of the shares: the names, one word each. */
 static const char *const json_key[DP_XB_COUNT] = {
@@ -59,7 +50,7 @@ void cli_print_explain(FILE *out, const dp_graph *g, const dp_plan *plan,
 		fprintf(out, "  %c %-13s %10s  %5.1f%%  %s", bd == x->bound ? '*' : ' ',
 			dp_explain_bound_name(bd),
 			dp_units_fmt_time(s->us, a, sizeof a), 100 * s->share,
-			bound_text(bd));
+			bound_text[bd]);
 		if (bd == DP_XB_WORK)
 			fprintf(out, " (GPU%d)", x->busiest);
 		fputc('\n', out);
@@ -134,13 +125,20 @@ void cli_json_explain(dp_json *w, const dp_graph *g, const dp_plan *plan,
 	dp_json_begin_array(w, "devices");
 	for (int d = 0; d < x->k; d++) {
 		const dp_explain_device *e = &x->dev[d];
+		/* the peak and what holds it: top_bytes of the live_tensors
+		 * are in top */
+		const struct {
+			const char *key;
+			int64_t v;
+		} ints[] = {{"index", d},
+			    {"peak_bytes", e->peak_bytes},
+			    {"live_tensors", e->nlive},
+			    {"top_bytes", e->top_bytes}};
 		dp_json_begin_object(w, NULL);
-		dp_json_int(w, "index", d);
-		dp_json_int(w, "peak_bytes", e->peak_bytes);
+		for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+			dp_json_int(w, ints[i].key, ints[i].v);
 		dp_json_num(w, "peak_time_us", e->peak_time);
 		cli_json_cap(w, "cap_bytes", e->cap_bytes);
-		dp_json_int(w, "live_tensors", e->nlive);
-		dp_json_int(w, "top_bytes", e->top_bytes);
 		dp_json_begin_array(w, "top");
 		for (int i = 0; i < e->ntop; i++) {
 			const dp_explain_tensor *t = &e->top[i];

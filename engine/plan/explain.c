@@ -150,22 +150,31 @@ dp_status dp_explain_plan(const dp_graph *g, const dp_machine *m,
 		st = device_peak(pg, plan, d, top, &x.dev[d], err);
 	if (!st && eo && eo->changes)
 		st = dp_explain_changes(g, m, algo, o, plan, eo, p, &x, err);
-	if (st) {
+	if (!st)
+		*out = x; /* out owns the arrays now */
+	else
 		dp_explain_free(&x);
-		return st;
-	}
-	*out = x;
-	return DP_OK;
+	return st;
 }
 
 /* ---- changes: one rerun each ---- */
 
-/* Reruns algo on m2 into change c. */
-static dp_status rerun(const dp_graph *g, const dp_machine *m2,
-		       const dp_algo *algo, const dp_algo_opts *o,
-		       const dp_progress *p, const dp_explain *x,
-		       dp_explain_change *c, dp_err *err)
+/* What every rerun of the changes shares: the graph and options, the
+ * plan's makespan and verdict to compare with, where errors go. */
+typedef struct xrun {
+	const dp_graph *g;
+	const dp_algo_opts *o;
+	const dp_progress *p;
+	double makespan;
+	bool feasible;
+	dp_err *err;
+} xrun;
+
+/* Reruns algo on m2 (run's graph and options) into change c. */
+static dp_status rerun(const xrun *run, const dp_machine *m2,
+		       const dp_algo *algo, dp_explain_change *c)
 {
+	const dp_progress *p = run->p;
 	snprintf(c->algo, sizeof c->algo, "%s", algo->name);
 	dp_progress_report(p, c->what, -1);
 	/* the algorithm sees the cancel flag, not the progress line */
@@ -173,9 +182,10 @@ static dp_status rerun(const dp_graph *g, const dp_machine *m2,
 	dp_plan q;
 	dp_err e;
 	dp_err_clear(&e);
-	c->status = dp_plan_run(g, m2, algo, o, &inner, &q, &e);
+	c->status = dp_plan_run(run->g, m2, algo, run->o, &inner, &q, &e);
 	if (c->status == DP_ECANCELED || c->status == DP_ENOMEM) {
-		*err = e;
+		if (run->err)
+			*run->err = e;
 		return c->status;
 	}
 	if (c->status) {
@@ -190,9 +200,9 @@ static dp_status rerun(const dp_graph *g, const dp_machine *m2,
 				      : 0;
 	snprintf(c->label, sizeof c->label, "%s", q.strategy);
 	/* faster: by more than 0.1 %, not by rounding */
-	c->helps = x->feasible
-			   ? c->feasible && c->makespan < x->makespan * 0.999
-			   : c->feasible;
+	c->helps = run->feasible ? c->feasible &&
+					   c->makespan < run->makespan * 0.999
+				 : c->feasible;
 	dp_plan_free(&q);
 	return DP_OK;
 }
@@ -252,6 +262,7 @@ dp_status dp_explain_changes(const dp_graph *g, const dp_machine *m,
 	dp_machine m2;
 	dp_status st = DP_OK;
 	char a[32];
+	xrun run = {g, o, p, x->makespan, x->feasible, err};
 	/* one more device, as the last one */
 	if (algo && m->k < DP_MAX_DEVICES &&
 	    !(st = dp_machine_copy(&m2, m, err))) {
@@ -261,7 +272,7 @@ dp_status dp_explain_changes(const dp_graph *g, const dp_machine *m,
 		snprintf(c->what, sizeof c->what, "K=%d (one more device)",
 			 m->k + 1);
 		if (!st)
-			st = rerun(g, &m2, algo, o, p, x, c, err);
+			st = rerun(&run, &m2, algo, c);
 		dp_machine_free(&m2);
 	}
 	/* caps raised to the largest peak (when it does not fit), and lifted:
@@ -283,7 +294,7 @@ dp_status dp_explain_changes(const dp_graph *g, const dp_machine *m,
 			snprintf(c->what, sizeof c->what,
 				 "caps %s (the largest peak)",
 				 dp_units_fmt_bytes(cap, a, sizeof a));
-		st = rerun(g, &m2, algo, o, p, x, c, err);
+		st = rerun(&run, &m2, algo, c);
 		dp_machine_free(&m2);
 		if (!st && lift && c->status == DP_OK) {
 			double cost = x->makespan - c->makespan;
@@ -298,7 +309,7 @@ dp_status dp_explain_changes(const dp_graph *g, const dp_machine *m,
 		dp_explain_change *c = &ch[x->nchanges++];
 		c->kind = DP_XC_STRATEGY;
 		snprintf(c->what, sizeof c->what, "algo %s", b->name);
-		st = rerun(g, m, b, o, p, x, c, err);
+		st = rerun(&run, m, b, c);
 	}
 	if (st)
 		return st;
