@@ -70,6 +70,9 @@ typedef struct cli_opts {
 	double budget_s;     /* --budget (best), 0 = none */
 	bool check_k;	     /* compare --check-k */
 	bool explain;	     /* plan --explain */
+	/* plan, fit --algos: what best of everything may use */
+	const dp_algo *cands[64];
+	size_t ncands;
 	bool force;	     /* --force: outputs may replace existing files */
 	const char *out;     /* -o placement file */
 	const char *dot, *svg, *png, *pdf, *trace, *csv, *device_map,
@@ -211,6 +214,12 @@ int cli_parse_algo(const char *cmd, int argc, char **argv, int *i,
 /* A comma list of algorithm names given to option opt ("--algos"), into
  * out (room for cap; dp_algo_count() is enough): 0 with *n set, or 2 after
  * a usage error naming the option (dp_algo_parse_list's message). */
+/* plan, fit: --algos LIST, what best of everything may use (o->cands); 1
+ * when argv[*i] was it, 0 when not, -1 after a usage error. */
+int cli_parse_candidates(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o);
+/* --algos with an --algo other than best: the usage error (2), else 0. */
+int cli_candidates_clash(const char *cmd, const cli_opts *o);
 int cli_algo_list(const char *cmd, const char *opt, const char *spec,
 		  const dp_algo **out, size_t cap, size_t *n);
 

@@ -53,6 +53,8 @@ void cmd_fit_help(FILE *out)
 		"\n"
 		"algorithm:\n"
 		"  --algo NAME        %s (default: best)\n"
+		"  --algos LIST       best: the algorithms it runs (default: "
+		"all)\n"
 		"  --no-polish        pardnn: skip the polish phase\n",
 		dp_algo_names());
 	cli_help_machine_opts(out);
@@ -93,6 +95,8 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 			return -1;
 		fa->fo.device = (int)n;
 		fa->device_given = true;
+	} else if ((r = cli_parse_candidates(cmd, argc, argv, i, o))) {
+		return r;
 	} else {
 		return cli_parse_algo(cmd, argc, argv, i, &o->algo);
 	}
@@ -101,7 +105,8 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 
 static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
 {
-	if (cli_parse_graph_cmd("fit", argc, argv, o, own_opt, fa))
+	if (cli_parse_graph_cmd("fit", argc, argv, o, own_opt, fa) ||
+	    cli_candidates_clash("fit", o))
 		return 2;
 	if (fa->device_given && fa->fo.kind == DP_FIT_CAP)
 		return cli_usage_error("fit", "--cap and --device: give one "

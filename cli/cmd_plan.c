@@ -63,6 +63,10 @@ void cmd_plan_help(FILE *out)
 		     "  --time-limit S     ilp: the solver's time limit in "
 		     "seconds (default 10;\n"
 		     "                     30, 2.5, 500ms, 2min)\n"
+		     "  --algos LIST       best: the algorithms it runs (default: "
+		     "its placement\n"
+		     "                     search, named best, and every "
+		     "strategy)\n"
 		     "  --budget S         best: start no further algorithm "
 		     "after S seconds\n"
 		     "                     (default: none; a cut-off is "
@@ -109,6 +113,7 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 		return 1;
 	}
 	if ((r = cli_parse_plan_flags(cmd, argc, argv, i, o)) ||
+	    (r = cli_parse_candidates(cmd, argc, argv, i, o)) ||
 	    (r = cli_parse_algo(cmd, argc, argv, i, &o->algo)) ||
 	    (r = cli_opt_value(cmd, argc, argv, i, "-o", &o->out)))
 		return r;
@@ -118,6 +123,8 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 static int parse(int argc, char **argv, cli_opts *o)
 {
 	if (cli_parse_graph_cmd("plan", argc, argv, o, own_opt, NULL))
+		return 2;
+	if (cli_candidates_clash("plan", o))
 		return 2;
 	if (o->out && !has_suffix(o->out, ".json") &&
 	    !has_suffix(o->out, ".place"))

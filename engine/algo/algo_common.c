@@ -18,6 +18,10 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->origin = NULL;
 	o->interim = NULL;
 	o->interim_ud = NULL;
+	o->interim_strategy = NULL;
+	o->candidates = NULL;
+	o->ncandidates = 0;
+	o->placements_only = false;
 }
 
 const dp_algo_opts *dpi_algo_opts_or_default(const dp_algo_opts *o,

@@ -92,6 +92,9 @@ typedef struct dp_algo_origin {
 	bool relabeled;
 } dp_algo_origin;
 
+struct dp_strategy;
+struct dp_algo;
+
 typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
 	dp_objective objective;
@@ -126,6 +129,19 @@ typedef struct dp_algo_opts {
 	void (*interim)(void *ud, const int32_t *placement,
 			const dp_algo_origin *from);
 	void *interim_ud;
+	/* best of everything (dp_plan_run with best): the same for a strategy
+	 * that beats every plan passed before (borrowed for the call); NULL:
+	 * not wanted */
+	void (*interim_strategy)(void *ud, const struct dp_strategy *s,
+				 const dp_algo_origin *from);
+	/* best: the algorithms dp_plan_run's best of everything may use
+	 * (ncandidates of them; `best` among them stands for its placement
+	 * search); NULL: every placement algorithm and every strategy */
+	const struct dp_algo *const *candidates;
+	size_t ncandidates;
+	/* best: its placement search alone, no strategies (what dp_plan_run's
+	 * best of everything runs inside) */
+	bool placements_only;
 } dp_algo_opts;
 
 /* Defaults: port contention, polish on, the strategies' own choices
@@ -137,7 +153,6 @@ typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,
 				const dp_algo_opts *o, const dp_progress *p,
 				int32_t *placement, dp_err *err);
 
-struct dp_strategy;
 
 /* An algorithm that splits ops or micro-batches returns a strategy
  * (strategy.h) instead of a placement: *out is initialised by the caller
