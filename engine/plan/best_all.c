@@ -153,9 +153,13 @@ dp_status dpi_best_all(const dp_graph *g, const dp_machine *m,
 		runs += q.origin.has_origin ? q.origin.ran : 1;
 		double ms = q.sim.makespan;
 		int64_t over = dpi_plan_over(&q);
-		bool better = !have || beats(&(kept){true, keep.sim.makespan,
-						     dpi_plan_over(&keep)},
-					     ms, over);
+		kept was = {have, keep.sim.makespan, dpi_plan_over(&keep)};
+		/* a tie goes to a plain placement: the simpler plan */
+		bool tie = have && over == was.over &&
+			   ms <= was.makespan * (1 + 1e-9) &&
+			   ms >= was.makespan * (1 - 1e-9);
+		bool better = beats(&was, ms, over) && !(tie && !q.strat);
+		better |= tie && !q.strat && keep.strat;
 		if (!better) {
 			dp_plan_free(&q);
 			continue;
