@@ -228,6 +228,10 @@ int cmd_plan_run(int argc, char **argv)
 		goto out;
 	cli_run run;
 	cli_run_begin(&run, &o, "planning");
+	/* a .place file holds a placement: best of everything keeps to its
+	 * placement search, unless --algos names what to run */
+	if (o.out && has_suffix(o.out, ".place") && !o.ncands)
+		run.ao.placements_only = true;
 	dp_plan plan;
 	dp_explain x, *xp = NULL;
 	rc = cli_run_end(&run, dp_plan_run(g, &m, algo, &run.ao, &run.cp.p,
