@@ -2,7 +2,7 @@
  *
  * `dnnpart COMMAND ...` runs a batch subcommand from the table in
  * commands.c; `dnnpart help COMMAND` and `dnnpart COMMAND --help` print its
- * help. Exit codes (DESIGN 6): 0 ok, 1 infeasible plan with --strict,
+ * help. Exit codes (docs/cli.md): 0 ok, 1 infeasible plan with --strict,
  * 2 bad usage or bad input, 3 internal error.
  */
 #include <signal.h>

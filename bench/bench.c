@@ -2,7 +2,7 @@
  *
  *   build/bench/dnnpart-bench [--quick] [--only SECTIONS] [--tight F]
  *                             [--limit S] [--results DIR] [--graphs DIR]
- *                             [--shared DIR] [--samples DIR]
+ *                             [--data DIR] [--shared DIR] [--samples DIR]
  *
  * Runs the scale, quality, interactive and strategies sections (bench.h),
  * printing their tables and writing bench/results/[quick-]SECTION.json. Run
@@ -24,7 +24,8 @@ static void usage(FILE *out)
 		"interactive,strategies]\n"
 		"                     [--placement] [--tight F] [--limit S]\n"
 		"                     [--results DIR] [--graphs DIR]\n"
-		"                     [--shared DIR] [--samples DIR]\n"
+		"                     [--data DIR] [--shared DIR] "
+		"[--samples DIR]\n"
 		"\n"
 		"Speed and memory against graph size, quality against lower "
 		"bounds and peers,\n"
@@ -50,7 +51,11 @@ static void usage(FILE *out)
 		"  --results DIR  where result files go (bench/results)\n"
 		"  --graphs DIR   where generated graphs go "
 		"(build/bench/graphs)\n"
-		"  --shared DIR   the shared benchmark graphs "
+		"  --data DIR     the real msr-fiddle and PipeDream inputs "
+		"(tests/data)\n"
+		"  --shared DIR   where the ParDNN authors' ResNet is, "
+		"pardnn-resnet/, if\n"
+		"                 anywhere: not in the repository "
 		"(../shared/benchmarks)\n"
 		"  --samples DIR  the sample graphs (sample_graphs)\n");
 }
@@ -123,7 +128,8 @@ int main(int argc, char **argv)
 		.quick = false,
 		.results_dir = "bench/results",
 		.graphs_dir = "build/bench/graphs",
-		.shared_dir = "../shared/benchmarks",
+		.data_dir = "tests/data",
+		.shared_dir = "../shared/benchmarks", /* pardnn-resnet */
 		.samples_dir = "sample_graphs",
 		.self = self,
 		.tight = 1.1,
@@ -132,8 +138,10 @@ int main(int argc, char **argv)
 	const char *only = NULL;
 	/* the options that name a folder or a list */
 	static const char *const text_opts[] = {
-		"--only", "--results", "--graphs", "--shared", "--samples"};
-	const char **text_vals[] = {&only, &cfg.results_dir, &cfg.graphs_dir,
+		"--only",   "--results", "--graphs",
+		"--data",   "--shared",	 "--samples"};
+	const char **text_vals[] = {&only,	      &cfg.results_dir,
+				    &cfg.graphs_dir,  &cfg.data_dir,
 				    &cfg.shared_dir, &cfg.samples_dir};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -13,7 +13,7 @@
  * files for the plots) through include/dnnpart/afile.h.
  *
  * This is a front end: it prints and it may exit. Timing lives here only,
- * never in tests (DESIGN 7).
+ * never in tests (docs/benchmarks.md).
  */
 #ifndef DNNPART_BENCH_H
 #define DNNPART_BENCH_H
@@ -35,7 +35,10 @@ typedef struct bench_cfg {
 	bool quick;		 /* the minute-long run (make bench-quick) */
 	const char *results_dir; /* bench/results */
 	const char *graphs_dir;	 /* generated inputs (build/bench/graphs) */
-	const char *shared_dir;	 /* ../shared/benchmarks */
+	const char *data_dir;	 /* real inputs: tests/data (msr-fiddle/,
+				  * pipedream/) */
+	const char *shared_dir;	 /* holds the optional pardnn-resnet/:
+				  * ../shared/benchmarks */
 	const char *samples_dir; /* sample_graphs */
 	const char *self;	 /* this binary, for the scale children */
 	double tight;		 /* tight caps: tight x one-device peak / K */

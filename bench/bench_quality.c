@@ -1,7 +1,8 @@
 /* bench_quality.c - quality against lower bounds and peers.
  *
- * Every graph the loaders read in ../shared/benchmarks (msr-fiddle JSONs,
- * PipeDream graph.txt files, the pardnn-resnet folder) and sample_graphs/,
+ * Every real graph the loaders read in tests/data (msr-fiddle JSONs,
+ * PipeDream graph.txt files), the ParDNN authors' pardnn-resnet folder where
+ * present (--shared; it is not in the repository) and sample_graphs/,
  * for several K and cap levels (none; loose and tight = F x one-device
  * peak / K), planned by every registered algorithm and priced by the one
  * simulator (link pardnn, port contention). Per case: makespan, xLB,
@@ -129,12 +130,12 @@ static int find_graphs(const bench_cfg *cfg, char **paths)
 	char p[1024];
 	add_entries(cfg->samples_dir, ".json", NULL, paths, &n);
 	snprintf(p, sizeof p, "%s/msr-fiddle/throughput-inputs/LayerGraphs",
-		 cfg->shared_dir);
+		 cfg->data_dir);
 	add_entries(p, ".json", NULL, paths, &n);
 	snprintf(p, sizeof p, "%s/msr-fiddle/throughput-inputs/OperatorGraphs",
-		 cfg->shared_dir);
+		 cfg->data_dir);
 	add_entries(p, ".json", NULL, paths, &n);
-	snprintf(p, sizeof p, "%s/pipedream", cfg->shared_dir);
+	snprintf(p, sizeof p, "%s/pipedream", cfg->data_dir);
 	add_entries(p, "", "graph.txt", paths, &n);
 	snprintf(p, sizeof p, "%s/pardnn-resnet", cfg->shared_dir);
 	if (is_dir(p) && n < MAX_GRAPHS)
@@ -598,16 +599,17 @@ int bench_quality(const bench_cfg *cfg)
 	int np = find_graphs(cfg, paths);
 	if (np == 0) {
 		fprintf(stderr, "bench: quality: no graphs found in %s or %s\n",
-			cfg->samples_dir, cfg->shared_dir);
+			cfg->samples_dir, cfg->data_dir);
 		return 1;
 	}
-	if (!is_dir(cfg->shared_dir))
-		printf("(%s not found: the sample graphs only)\n",
-		       cfg->shared_dir);
+	char resnet[1024];
+	snprintf(resnet, sizeof resnet, "%s/pardnn-resnet", cfg->shared_dir);
+	if (!is_dir(resnet))
+		printf("(%s not present: without the ParDNN ResNet)\n", resnet);
 	printf("== quality: makespan against the lower bound and the peers "
 	       "==\n");
 	printf("%d graphs (sample_graphs/ and %s); K in {", np,
-	       cfg->shared_dir);
+	       cfg->data_dir);
 	for (int k = 0; k < nks; k++)
 		printf("%s%d", k ? ", " : "", ks[k]);
 	printf("}; caps: none");

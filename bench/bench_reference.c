@@ -1,8 +1,10 @@
 /* bench_reference.c - the ParDNN authors' placements beside ours.
  *
- * The .place files in ../shared/benchmarks/pardnn-resnet/reference are the
- * placements the reference implementations (C++ and Python) made for the
- * ResNet graph of that folder at K = 4. They are priced by our simulator (dp_plan_evaluate;
+ * The .place files in ../shared/benchmarks/pardnn-resnet/reference (the
+ * folder --shared names; it states no licence, so it is not in the
+ * repository, and the section says "none found: skipped" without it) are
+ * the placements the reference implementations (C++ and Python) made for
+ * the ResNet graph of that folder at K = 4. They are priced by our simulator (dp_plan_evaluate;
  * ops a file leaves out go to their heaviest placed neighbour's device, as
  * `dnnpart eval` does) beside our pardnn (with and without its polish
  * phase) and the one-device plan, at K = 4, link pardnn (the reference's

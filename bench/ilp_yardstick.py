@@ -18,12 +18,12 @@ by an earlier run into the markdown table of best's gap to the optimum and
 puts it between the markers `<!-- ilp-gap:begin -->` and
 `<!-- ilp-gap:end -->` of FILE (docs/benchmarks.md).
 
-Graphs: every real graph of ../shared/benchmarks (msr-fiddle layer and
-operator graphs, PipeDream profiles) of at most 400 ops, and random DAGs of
+Graphs: every real graph of tests/data (msr-fiddle layer and operator
+graphs, PipeDream profiles; copied into the repository) of at most 400 ops, and random DAGs of
 10 to 80 ops with parallelism (each op takes one or two inputs from the 8
 ops before it; seeded, so the same every run).
 
-Usage: python3 bench/ilp_yardstick.py [--time-limit S] [--shared DIR]
+Usage: python3 bench/ilp_yardstick.py [--time-limit S] [--data DIR]
        [--dnnpart PATH] [--random-only | --real-only]
        python3 bench/ilp_yardstick.py --table TSV --write FILE
 """
@@ -217,7 +217,7 @@ def main():
     ap.add_argument("--table", help="a TSV of an earlier run")
     ap.add_argument("--write", help="with --table: the markdown file")
     ap.add_argument("--time-limit", default="10")
-    ap.add_argument("--shared", default="../shared/benchmarks")
+    ap.add_argument("--data", default="tests/data")
     ap.add_argument("--dnnpart", default="./dnnpart")
     ap.add_argument("--random-only", action="store_true")
     ap.add_argument("--real-only", action="store_true")
@@ -235,17 +235,17 @@ def main():
         real = []
         for sub in ("msr-fiddle/throughput-inputs/LayerGraphs",
                     "msr-fiddle/throughput-inputs/OperatorGraphs"):
-            d = os.path.join(a.shared, sub)
+            d = os.path.join(a.data, sub)
             if os.path.isdir(d):
                 real += [os.path.join(d, f) for f in sorted(os.listdir(d))]
-        pd = os.path.join(a.shared, "pipedream")
+        pd = os.path.join(a.data, "pipedream")
         if os.path.isdir(pd):
             real += [os.path.join(pd, m, "graph.txt")
                      for m in sorted(os.listdir(pd))
                      if os.path.isfile(os.path.join(pd, m, "graph.txt"))]
         sized = [(ops_of(a.dnnpart, p), p) for p in real]
         for n, p in sorted((n, p) for n, p in sized if n and n <= 400):
-            name = os.path.relpath(p, a.shared)
+            name = os.path.relpath(p, a.data)
             for k in (2, 4):
                 case(a.dnnpart, p, name, k, a.time_limit)
     if not a.real_only:

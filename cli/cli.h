@@ -6,8 +6,9 @@
  * parses its own arguments with the shared helpers below, so that -k, --mem,
  * --link, --bw, --lat, --contention, --json, --format mean the same
  * everywhere. Commands print results to stdout and errors to stderr as
- * "dnnpart: file:line:col: message" and return the exit code (DESIGN 6:
- * 0 ok, 1 infeasible with --strict, 2 bad usage or input, 3 internal).
+ * "dnnpart: file:line:col: message" and return the exit code (docs/cli.md,
+ * "Conventions": 0 ok, 1 infeasible with --strict, 2 bad usage or input,
+ * 3 internal).
  */
 #ifndef DNNPART_CLI_H
 #define DNNPART_CLI_H
@@ -62,6 +63,7 @@ typedef struct cli_opts {
 	bool no_polish;
 	int microbatches; /* --microbatches (0: the algorithm's choice) */
 	int tp;		  /* --tp (0: the algorithm's choice) */
+	bool sp;	  /* --sp: sequence parallelism (megatron, hybrid) */
 	int schedule;	  /* --schedule: a dp_schedule, -1: the algorithm's
 			     own */
 	long long batch;  /* --batch: the graph at this batch size (0: as

@@ -235,6 +235,10 @@ int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		o->force = true;
 		return 1;
 	}
+	if (!strcmp(a, "--sp")) {
+		o->sp = true;
+		return 1;
+	}
 	for (size_t j = 0; j < sizeof common_opts / sizeof *common_opts; j++) {
 		const struct common_opt *c = &common_opts[j];
 		int r = opt_value(cmd, argc, argv, i, c->name, c->alias, &v);
@@ -306,6 +310,10 @@ void cli_help_machine_opts(FILE *out)
 		"  --tp T             tensor-parallel size (default: the "
 		"algorithm's choice;\n"
 		"                     not eval, export)\n"
+		"  --sp               sequence parallelism with --tp T > 1 "
+		"(megatron, hybrid):\n"
+		"                     the ops tensor parallelism replicates "
+		"split along s\n"
 		"  --batch B          the step at batch size B: what the "
 		"graph's "
 		"dims index by\n"
@@ -504,6 +512,7 @@ int cli_parse_plan_flags(const char *cmd, int argc, char **argv, int *i,
 int cli_refuse_planning_opts(const char *cmd, const cli_opts *o, bool objective)
 {
 	const char *opt = o->tp		    ? "--tp"
+			  : o->sp	    ? "--sp"
 			  : o->microbatches ? "-M"
 			  : !objective && o->objective != DP_OBJ_STEP
 				  ? "--objective"
@@ -526,6 +535,14 @@ bool cli_algo_takes_tp(const dp_algo *a)
 int cli_check_tp(const cli_opts *o, const dp_machine *m,
 		 const dp_algo *const *algos, size_t n)
 {
+	if (o->sp && o->tp < 2) {
+		fprintf(stderr,
+			"dnnpart: --sp needs --tp T > 1: sequence parallelism "
+			"splits along the sequence the ops that T-way tensor "
+			"parallelism replicates (%s)\n",
+			o->tp ? "--tp 1 has none" : "give --tp");
+		return 2;
+	}
 	const dp_algo *a = NULL;
 	for (size_t i = 0; !a && i < n; i++)
 		a = cli_algo_takes_tp(algos[i]) ? algos[i] : NULL;
@@ -554,6 +571,7 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	ao->polish = !o->no_polish;
 	ao->microbatches = o->microbatches;
 	ao->tp = o->tp;
+	ao->sp = o->sp;
 	ao->schedule = o->schedule;
 	if (o->time_limit_s > 0)
 		ao->time_limit_s = o->time_limit_s;

@@ -1,14 +1,14 @@
 #!/bin/sh
 # seeds.sh - builds the seed corpus of each fuzz target under OUT/TARGET/
-# from the project's test data and the shared real graphs
-# (../shared/benchmarks), at run time: nothing of the shared data is copied
-# into the repository. Run from the repository root; needs ./dnnpart (or
-# $DNNPART) for generated graphs, and skips what is missing.
+# from the project's test data (tests/data, with the real msr-fiddle and
+# PipeDream inputs and our ParDNN folder), at run time. Run from the
+# repository root; needs ./dnnpart (or $DNNPART) for generated graphs, and
+# skips what is missing.
 #
 #   sh fuzz/seeds.sh OUT
 set -u
 OUT=${1:?usage: sh fuzz/seeds.sh OUT}
-SHARED=${DNNPART_SHARED:-../shared/benchmarks}
+DATA=tests/data
 : "${DNNPART:=$PWD/dnnpart}"
 MAXSEED=262144 # bytes; larger files would only slow each run
 
@@ -38,14 +38,14 @@ seed_head() {
 seed json tests/data/json_*.json tests/cli/data/*.json
 seed dot tests/data/dot_*.dot
 seed fiddle tests/data/real/fiddle_*.json
-seed fiddle "$SHARED"/msr-fiddle/throughput-inputs/*/*.json
+seed fiddle "$DATA"/msr-fiddle/throughput-inputs/*/*.json
 seed pipedream tests/data/real/pipedream_*.txt
-seed pipedream "$SHARED"/pipedream/*/graph.txt
+seed pipedream "$DATA"/pipedream/*/graph.txt
 seed placement tests/data/place_*.place tests/data/placement_*.json \
 	tests/cli/data/*.place tests/cli/data/*placement*.json
-seed_head dot resnet_head.dot "$SHARED/pardnn-resnet/crn_src_sink_low.dot" 200
+seed_head dot resnet_head.dot "$DATA/pardnn-resnet50/crn_src_sink_low.dot" 200
 seed_head placement resnet_head.place \
-	"$SHARED/pardnn-resnet/vanilla_cleaned.place" 50
+	"$DATA/pardnn-resnet50/vanilla_cleaned.place" 50
 
 # generated graphs: valid inputs of every size class the loaders see
 if [ -x "$DNNPART" ]; then
@@ -93,7 +93,7 @@ pardnn_seed() { # NAME DIR [LINES]
 for d in tests/data/real/pardnn_*; do
 	[ -d "$d" ] && pardnn_seed "${d##*/}" "$d"
 done
-[ -d "$SHARED/pardnn-resnet" ] && pardnn_seed resnet_head "$SHARED/pardnn-resnet" 150
+pardnn_seed resnet_head "$DATA/pardnn-resnet50" 150
 
 # units: every spelling the docs promise, and near misses
 i=0

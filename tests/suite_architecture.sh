@@ -7,9 +7,12 @@
 # in the layers its folder may use, public headers include only public ones,
 # and at least 90 % of libdnnpart.a's exported symbols are dp_*.
 # tools/arch_symbols.py: the engine's folders call only down their floors
-# (read from the objects with nm; no circle). Then each
-# public header compiles on its own (a user includes any one of them first),
-# and a program that includes dnnpart.h and links libdnnpart.a alone runs.
+# (read from the objects with nm; no circle).
+# tools/standalone_check.py: no file cites the design brief that is not in
+# the repository, nor names a path outside it but the optional ParDNN
+# ResNet folder. Then each public header compiles on its own (a user
+# includes any one of them first), and a program that includes dnnpart.h
+# and links libdnnpart.a alone runs.
 set -u
 : "${BUILD:=build}"
 CC=${CC:-cc}
@@ -18,8 +21,22 @@ trap 'rm -rf "$TMP"' EXIT
 
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "skip - arch: no python3 for tools/arch_check.py"
+	echo "skip - standalone: no python3 for tools/standalone_check.py"
 else
 	python3 tools/arch_check.py --lib "$BUILD/libdnnpart.a"
+	python3 tools/standalone_check.py
+	# ... and that check fails on a citation of the brief and on a path
+	# outside (spelled in parts here, so that this file passes it)
+	mkdir -p "$TMP/st/src"
+	printf '/* see %s 3.1 */\nint x;\n' "DESI""GN" >"$TMP/st/src/a.c"
+	printf 'D=${D:-../%s/benchmarks}/msr-fiddle\n' "sha""red" >"$TMP/st/b.sh"
+	printf 'R=../%s/benchmarks/pardnn-resnet\n' "sha""red" >"$TMP/st/c.sh"
+	out=$(python3 tools/standalone_check.py --root "$TMP/st")
+	case "$out" in
+	*"not ok - standalone/no-design-citations: src/a.c:1 "*"not ok - standalone/no-reads-outside: b.sh:1 names"*)
+		echo "ok - arch/standalone-check-catches-outside" ;;
+	*) echo "not ok - arch/standalone-check-catches-outside: printed: $out" ;;
+	esac
 	# the floors, from the objects' symbols (tools/arch_symbols.py)
 	python3 tools/arch_symbols.py --build "$BUILD"
 	# ... and that check fails on a call up a floor and on a circle: core

@@ -32,7 +32,7 @@ elif ! grep -q '^usage: dnnpart-bench' "$tmp/help"; then
 	notok help_exits_0 "no usage line on stdout"
 else
 	missing=""
-	for o in --quick --only --tight --limit --results --graphs --shared --samples; do
+	for o in --quick --only --tight --limit --results --graphs --data --shared --samples; do
 		grep -q -- "$o" "$tmp/help" || missing="$missing $o"
 	done
 	if [ -n "$missing" ]; then
@@ -51,7 +51,7 @@ bad() {
 	shift 2
 	mkdir -p "$tmp/r_$name"
 	"$bench" --results "$tmp/r_$name" --samples "$tmp/none" \
-		--shared "$tmp/none" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+		--data "$tmp/none" --shared "$tmp/none" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
 	if [ "$rc" -ne 2 ]; then
 		notok "$name" "exit $rc, expected 2"
@@ -71,12 +71,13 @@ bad bad_option_tight_zero "--tight: expected a number > 0, got '0'" --tight 0
 bad bad_option_limit_negative "--limit: expected a number > 0, got '-1'" --limit -1
 bad bad_option_limit_junk "--limit: expected a number > 0, got '5s'" --limit 5s
 
-# a tiny quality run: one sample graph (695 ops), no shared benchmarks,
+# a tiny quality run: one sample graph (695 ops), no real graphs,
 # quick mode (K = 4 and 8 x caps none / loose / tight = 6 cases)
 mkdir -p "$tmp/samples" "$tmp/shared" "$tmp/results"
 cp sample_graphs/resnet50.json "$tmp/samples/"
 "$bench" --quick --only quality --samples "$tmp/samples" \
-	--shared "$tmp/shared" --results "$tmp/results" >"$tmp/q.out" 2>"$tmp/q.err"
+	--data "$tmp/shared" --shared "$tmp/shared" --results "$tmp/results" \
+	>"$tmp/q.out" 2>"$tmp/q.err"
 rc=$?
 json="$tmp/results/quick-quality.json"
 if [ "$rc" -ne 0 ]; then

@@ -6,8 +6,8 @@
 # With a sanitizer build (make check-asan) LeakSanitizer checks each run at
 # exit; with the plain build valgrind does (definite leaks are errors).
 # Graphviz, fontconfig and pango leak inside the SVG layout child by
-# design (DESIGN 6: the layout runs in a child process for that reason);
-# tests/leaks.supp keeps valgrind quiet about those libraries only, never
+# design (docs/export.md, "SVG layout": the layout runs in a child process
+# for that reason); tests/leaks.supp keeps valgrind quiet about those libraries only, never
 # about dnnpart's own code. Without valgrind and without ASan the suite
 # says so and skips.
 set -u
@@ -61,8 +61,7 @@ check info_json_out 0 info "$G" --json
 check info_dot 0 info tests/data/dot_attrs.dot
 check info_pardnn 0 info tests/data/real/pardnn_tiny
 check info_fiddle 0 info tests/data/real/fiddle_host.json
-PD=${DNNPART_SHARED:-../shared/benchmarks}/pipedream/resnet18/graph.txt
-[ -f "$PD" ] && check info_pipedream 0 info "$PD"
+check info_pipedream 0 info tests/data/pipedream/resnet18/graph.txt
 P=$TMP/p.json
 check plan_pardnn_o 0 plan "$G" -k 4 --mem 64MiB -o "$P"
 check plan_place 0 plan "$G" -k 3 --algo heft -o "$TMP/p.place"

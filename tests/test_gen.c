@@ -572,7 +572,7 @@ static void test_gen_json_write_failure_leaves_no_file(void)
 	CHECK(test_tmp_cleanup());
 }
 
-/* Iteration spaces (DESIGN 10): every op has dims and a role, the batch
+/* Iteration spaces (docs/formats.md): every op has dims and a role, the batch
  * dim is b and indexes every activation, and the edges that carry one
  * op's whole output say how the consumer indexes it. finalize checked
  * that they agree with the bytes. */

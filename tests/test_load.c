@@ -65,11 +65,11 @@ static void test_detect_other_tools_formats(void)
 {
 	dp_err err;
 	char path[1024];
-	const char *sh = test_shared_dir();
-	snprintf(path, sizeof path, "%s/pardnn-resnet", sh);
+	const char *sh = test_data_dir();
+	snprintf(path, sizeof path, "%s/pardnn-resnet50", sh);
 	CHECK_INT(detect(path, &err), DP_FMT_PARDNN);
 	/* the ParDNN folder's edge list is itself a DOT file */
-	snprintf(path, sizeof path, "%s/pardnn-resnet/crn_src_sink_low.dot",
+	snprintf(path, sizeof path, "%s/pardnn-resnet50/crn_src_sink_low.dot",
 		 sh);
 	CHECK_INT(detect(path, &err), DP_FMT_DOT);
 	static const char *const models[] = {

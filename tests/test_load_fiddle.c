@@ -13,12 +13,12 @@ static dp_graph *load_file(const char *path, dp_err *err)
 	return test_load_with(dp_load_fiddle, path, NULL, err);
 }
 
-/* A graph of the shared msr-fiddle inputs; NULL is a recorded failure. */
-static dp_graph *load_shared(const char *rel)
+/* A graph of the msr-fiddle inputs (tests/data/msr-fiddle); NULL is a recorded failure. */
+static dp_graph *load_copied(const char *rel)
 {
 	char path[512];
 	snprintf(path, sizeof path, "msr-fiddle/throughput-inputs/%s", rel);
-	return test_load_shared(dp_load_fiddle, path);
+	return test_load_data(dp_load_fiddle, path);
 }
 
 static int64_t edge_bytes_sum(const dp_graph *g)
@@ -44,7 +44,7 @@ static uint32_t group_members(const dp_graph *g)
  *   23270902776, 417 groups / 1973 members, edge bytes 35996798256 */
 static void test_fiddle_resnet50_layer_training(void)
 {
-	dp_graph *g = load_shared("LayerGraphs/resnet50_training.json");
+	dp_graph *g = load_copied("LayerGraphs/resnet50_training.json");
 	REQUIRE(g);
 	CHECK_STR(g->name, "resnet50_training");
 	CHECK_TOTALS(g, 354, 386, 462381.0, 1e-3, 38821912904, 177);
@@ -74,7 +74,7 @@ static void test_fiddle_resnet50_layer_training(void)
 
 static void test_fiddle_bert_operator_training(void)
 {
-	dp_graph *g = load_shared("OperatorGraphs/bert_L-12_training.json");
+	dp_graph *g = load_copied("OperatorGraphs/bert_L-12_training.json");
 	REQUIRE(g);
 	CHECK_TOTALS(g, 2012, 2751, 1891742.322, 1e-3, 23270902776, 417);
 	CHECK_INT(group_members(g), 1973);
@@ -82,8 +82,8 @@ static void test_fiddle_bert_operator_training(void)
 	dp_graph_free(g);
 }
 
-/* Every shared msr-fiddle file loads and is acyclic. */
-static void test_fiddle_every_shared_file_loads(void)
+/* Every msr-fiddle file loads and is acyclic. */
+static void test_fiddle_every_file_loads(void)
 {
 	static const char *files[] = {
 		"LayerGraphs/bert24_inference.json",
@@ -104,7 +104,7 @@ static void test_fiddle_every_shared_file_loads(void)
 		"OperatorGraphs/resnet50_training.json",
 	};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		dp_graph *g = load_shared(files[i]);
+		dp_graph *g = load_copied(files[i]);
 		if (!g)
 			continue;
 		CHECK(g->nops > 0 && g->hint.devices > 0);
@@ -209,7 +209,7 @@ static void test_fiddle_graph_load_detects_format(void)
 	snprintf(path, sizeof path,
 		 "%s/msr-fiddle/throughput-inputs/OperatorGraphs/"
 		 "bert_l-3_inference.json",
-		 test_shared_dir());
+		 test_data_dir());
 	dp_err err;
 	dp_format f = DP_FMT_AUTO;
 	CHECK_INT(dp_load_detect(path, &f, &err), DP_OK);
@@ -226,7 +226,7 @@ static void test_fiddle_graph_load_detects_format(void)
 TEST_MAIN(TEST(test_fiddle_resnet50_layer_training),
 	  TEST(test_fiddle_graph_load_detects_format),
 	  TEST(test_fiddle_bert_operator_training),
-	  TEST(test_fiddle_every_shared_file_loads),
+	  TEST(test_fiddle_every_file_loads),
 	  TEST(test_fiddle_host_node_left_out),
 	  TEST(test_fiddle_malformed_files_name_file_line_and_column),
 	  TEST(test_fiddle_rejects_trailing_text_and_non_objects))

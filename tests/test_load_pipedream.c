@@ -19,12 +19,12 @@ static dp_graph *load_text(const char *text, dp_err *err)
 	return test_load_with(dp_load_pipedream, "mem/graph.txt", text, err);
 }
 
-/* A shared PipeDream profile; NULL is a recorded failure. */
-static dp_graph *load_shared(const char *model)
+/* A PipeDream profile (tests/data/pipedream); NULL is a recorded failure. */
+static dp_graph *load_copied(const char *model)
 {
 	char path[512];
 	snprintf(path, sizeof path, "pipedream/%s/graph.txt", model);
-	return test_load_shared(dp_load_pipedream, path);
+	return test_load_data(dp_load_pipedream, path);
 }
 
 static uint32_t op(const dp_graph *g, const char *name)
@@ -63,7 +63,7 @@ static bool has_edge(const dp_graph *g, const char *a, const char *b,
  * resnet50: 177 1 193 1 443.419 102228128 107 */
 static void test_pipedream_resnet50_counts_and_totals(void)
 {
-	dp_graph *g = load_shared("resnet50");
+	dp_graph *g = load_copied("resnet50");
 	REQUIRE(g);
 	CHECK_STR(g->name, "resnet50");
 	CHECK_TOTALS(g, 2 * 177 - 1, 193 + (193 - 1) + 193 + (177 - 1),
@@ -83,7 +83,7 @@ static void test_pipedream_resnet50_counts_and_totals(void)
  * parameter_size=262144.000; edges node75 -- node76, node76 -- node77. */
 static void test_pipedream_layer_becomes_forward_and_backward(void)
 {
-	dp_graph *g = load_shared("resnet50");
+	dp_graph *g = load_copied("resnet50");
 	REQUIRE(g);
 	uint32_t f = op(g, "node76"), b = op(g, "node76_bw");
 	REQUIRE(f != UINT32_MAX && b != UINT32_MAX);
@@ -118,7 +118,7 @@ static void test_pipedream_layer_becomes_forward_and_backward(void)
  * 48 3 58 4 89.416 775063808 11 */
 static void test_pipedream_gnmt_lists_and_several_inputs(void)
 {
-	dp_graph *g = load_shared("gnmt");
+	dp_graph *g = load_copied("gnmt");
 	REQUIRE(g);
 	CHECK_TOTALS(g, 2 * 48 - 3, 58 + (58 - 4) + 58 + (48 - 3), 89416.0,
 		     0.01, 775063808, 11);
@@ -128,14 +128,14 @@ static void test_pipedream_gnmt_lists_and_several_inputs(void)
 	dp_graph_free(g);
 }
 
-/* Every shared PipeDream profile loads and is acyclic. */
-static void test_pipedream_every_shared_profile_loads(void)
+/* Every PipeDream profile loads and is acyclic. */
+static void test_pipedream_every_profile_loads(void)
 {
 	static const char *models[] = {
 		"alexnet",   "vgg16",	      "resnet18",      "resnet50",
 		"resnext50", "squeezenet1_0", "nasnetamobile", "gnmt"};
 	for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
-		dp_graph *g = load_shared(models[i]);
+		dp_graph *g = load_copied(models[i]);
 		if (!g)
 			continue;
 		CHECK(g->nops > 0 && g->total_time_us > 0);
@@ -210,7 +210,7 @@ static void test_pipedream_graph_load_detects_format(void)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/pipedream/vgg16/graph.txt",
-		 test_shared_dir());
+		 test_data_dir());
 	dp_err err;
 	dp_format f = DP_FMT_AUTO;
 	CHECK_INT(dp_load_detect(path, &f, &err), DP_OK);
@@ -230,7 +230,7 @@ TEST_MAIN(TEST(test_pipedream_resnet50_counts_and_totals),
 	  TEST(test_pipedream_graph_load_detects_format),
 	  TEST(test_pipedream_layer_becomes_forward_and_backward),
 	  TEST(test_pipedream_gnmt_lists_and_several_inputs),
-	  TEST(test_pipedream_every_shared_profile_loads),
+	  TEST(test_pipedream_every_profile_loads),
 	  TEST(test_pipedream_small_graph_by_hand),
 	  TEST(test_pipedream_malformed_files_name_file_and_line),
 	  TEST(test_pipedream_empty_file_is_an_error))

@@ -288,7 +288,7 @@ static void test_five_heads_split_unevenly(void)
 
 /* Cross-device bytes of the transfers into or out of ops whose name starts
  * with prefix: one per (producer, device), as the simulator moves them
- * (DESIGN 3.1), so a reduce feeding three consumers on a device counts
+ * (docs/simulator.md), so a reduce feeding three consumers on a device counts
  * once. */
 static int64_t bytes_around(const dp_lowered *l, const char *prefix)
 {
@@ -320,7 +320,9 @@ static int64_t bytes_around(const dp_lowered *l, const char *prefix)
  * f, with their weights, gradients and updates; per block one all-reduce
  * forward after each of proj and fc2 (output Y = 8 x 32 x 64 x 4 bytes)
  * and one backward after each of fc1's and qkv's input gradients (Y
- * each), each 2(T-1) x Y across the D = 2 groups (Y/D each); no other
+ * each), each 2(T-1) x Y across the D = 2 groups (Y/D each); the
+ * embedding split over its vocabulary v (Megatron's VocabParallelEmbedding)
+ * all-reduces its output forward, as much again; no other
  * activation is reduced (every other reduce is a weight gradient's, over
  * the data-parallel groups). */
 static void test_pytorch_export_splits_heads_and_mlps(void)
@@ -335,6 +337,8 @@ static void test_pytorch_export_splits_heads_and_mlps(void)
 	}
 	CHECK_STR(s.label, "megatron 2x2");
 	static const char *const split[][2] = {
+		{"emb", "v"},
+		{"emb.weight", "v"},
 		{"blocks_0_fc1", "f"},
 		{"gelu", "f"},
 		{"blocks_0_fc2", "f"},
@@ -381,6 +385,7 @@ static void test_pytorch_export_splits_heads_and_mlps(void)
 	}
 	const int64_t Y = 8 * 32 * 64 * 4;
 	static const char *const reduced[] = {
+		"emb/rs#", /* the vocab-parallel embedding's */
 		"blocks_0_proj/rs#",	 "blocks_0_fc2/rs#",
 		"blocks_0_fc1/grad/rs#", "blocks_0_qkv/grad/rs#",
 		"blocks_1_proj/rs#",	 "blocks_1_fc2/rs#",

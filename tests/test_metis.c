@@ -164,7 +164,7 @@ static void test_metis_tiny_graph_many_devices_prints_nothing(void)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/pipedream/gnmt/graph.txt",
-		 test_shared_dir());
+		 test_data_dir());
 	dp_graph *g = NULL;
 	REQUIRE(dp_graph_load(path, DP_FMT_AUTO, &g, NULL) == DP_OK);
 	dp_machine m;

@@ -276,13 +276,12 @@ static double plan_makespan(const dp_graph *g, const dp_machine *m,
 	return ms;
 }
 
-/* With --link pardnn, in both contention models: never slower than one
- * device (K = 2, 4, 8) and, at K = 4, not slower than either reference
- * placement (the authors' C++ and Python implementations). */
-static void test_pardnn_resnet_beats_reference_placements(void)
+/* pardnn on the ParDNN folder dir with --link pardnn, in both contention
+ * models: never slower than one device (K = 2, 4, 8) and, at K = 4, not
+ * slower than any of the placements refs (files of dir/reference). */
+static void check_beats(const char *dir, const char *const *refs, int nrefs)
 {
-	char dir[512], ref[600];
-	snprintf(dir, sizeof dir, "%s/pardnn-resnet", test_shared_dir());
+	char ref[1200];
 	dp_err err;
 	dp_graph *g = test_load_ok(dir);
 	REQUIRE(g);
@@ -309,9 +308,7 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 					  "device %.0f us",
 					  dp_sim_contention_name(cont), k, ours,
 					  single);
-			static const char *refs[] = {"pardnn-cpp-K4.place",
-						     "pardnn-python-K4.place"};
-			for (int r = 0; k == 4 && r < 2; r++) {
+			for (int r = 0; k == 4 && r < nrefs; r++) {
 				snprintf(ref, sizeof ref, "%s/reference/%s",
 					 dir, refs[r]);
 				dp_placement_info info;
@@ -335,6 +332,25 @@ static void test_pardnn_resnet_beats_reference_placements(void)
 	dp_graph_free(g);
 }
 
+/* Our own folder (tests/data/pardnn-resnet50): its reference/ placement is
+ * a split into 4 blocks of equal work, not ParDNN's output. */
+static void test_pardnn_own_folder_beats_one_device_and_blocks(void)
+{
+	static const char *const refs[] = {"layers-K4.place"};
+	check_beats("tests/data/pardnn-resnet50", refs, 1);
+}
+
+/* The ParDNN authors' ResNet with their C++ and Python placements, where
+ * present. */
+static void test_pardnn_resnet_beats_reference_placements(void)
+{
+	static const char *const refs[] = {"pardnn-cpp-K4.place",
+					   "pardnn-python-K4.place"};
+	const char *dir = test_pardnn_resnet();
+	if (dir)
+		check_beats(dir, refs, 2);
+}
+
 TEST_MAIN(TEST(test_pardnn_random_graphs_invariants),
 	  TEST(test_pardnn_training_graphs_invariants),
 	  TEST(test_pardnn_cap_below_largest_op_terminates),
@@ -342,4 +358,5 @@ TEST_MAIN(TEST(test_pardnn_random_graphs_invariants),
 	  TEST(test_pardnn_one_device), TEST(test_pardnn_more_devices_than_ops),
 	  TEST(test_pardnn_empty_graph), TEST(test_pardnn_rejects_pin_beyond_k),
 	  TEST(test_pardnn_infeasible_caps_reported_by_plan),
+	  TEST(test_pardnn_own_folder_beats_one_device_and_blocks),
 	  TEST(test_pardnn_resnet_beats_reference_placements))

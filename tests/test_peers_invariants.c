@@ -1,8 +1,9 @@
 /* test_peers_invariants.c - metf, heft, metis, contig and mincut on many
  * random DAGs made here, generated training graphs (gen.h) and the real
- * graphs in ../shared/benchmarks. For each plan: every op on a valid device,
- * pins and colocation groups respected, a plan called feasible is under
- * every cap in the simulator (and one called infeasible is over one),
+ * graphs in tests/data (msr-fiddle, PipeDream, our ParDNN folder). For each
+ * plan: every op on a valid device, pins and colocation groups respected, a
+ * plan called feasible is under every cap in the simulator (and one called
+ * infeasible is over one),
  * evaluating the placement again reproduces the makespan and peaks, and a
  * second run gives the same placement bit for bit. */
 #include <dirent.h>
@@ -255,8 +256,8 @@ static void test_peers_on_generated_graphs(void)
 	}
 }
 
-/* Every loadable graph under a folder of the shared benchmarks. */
-static void run_shared(const char *path, int *loaded)
+/* One real graph of tests/data. */
+static void run_real(const char *path, int *loaded)
 {
 	dp_graph *g = test_load_ok(path);
 	REQUIRE(g);
@@ -277,18 +278,14 @@ static void run_shared(const char *path, int *loaded)
 	test_free(g, &m, NULL);
 }
 
-static void test_peers_on_shared_benchmarks(void)
+static void test_peers_on_real_graphs(void)
 {
 	char path[1600];
-	const char *base = test_shared_dir();
+	const char *base = test_data_dir();
 	struct stat sb;
-	snprintf(path, sizeof path, "%s/pardnn-resnet", base);
-	if (stat(path, &sb) != 0) {
-		printf("# %s missing: shared benchmarks skipped\n", path);
-		return;
-	}
+	snprintf(path, sizeof path, "%s/pardnn-resnet50", base);
 	int loaded = 0;
-	run_shared(path, &loaded);
+	run_real(path, &loaded);
 	static const char *const dirs[] = {
 		"msr-fiddle/throughput-inputs/LayerGraphs",
 		"msr-fiddle/throughput-inputs/OperatorGraphs", "pipedream"};
@@ -307,16 +304,17 @@ static void test_peers_on_shared_benchmarks(void)
 					snprintf(path, sizeof path, "%s/%s",
 						 dir, nm);
 				if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-					run_shared(path, &loaded);
+					run_real(path, &loaded);
 			}
 			free(ents[j]);
 		}
 		free(ents);
 	}
-	/* 1 ParDNN folder + 16 msr-fiddle files + 8 PipeDream profiles */
+	/* 1 ParDNN folder (our own) + 16 msr-fiddle files + 8 PipeDream
+	 * profiles */
 	CHECK_INT(loaded, 25);
 }
 
 TEST_MAIN(TEST(test_peers_are_registered_in_order),
 	  TEST(test_peers_on_random_dags), TEST(test_peers_on_generated_graphs),
-	  TEST(test_peers_on_shared_benchmarks))
+	  TEST(test_peers_on_real_graphs))

@@ -284,14 +284,14 @@ static void test_placement_place_round_trip(void)
 	dp_graph_free(g);
 }
 
-static void test_placement_real_pardnn_reference(void)
+/* A placement in the ParDNN reference's output format read against the
+ * folder's edges file loaded as plain DOT: our folder's layers-K4.place
+ * (tests/data/pardnn-resnet50), or the authors' own where present. */
+static void check_pardnn_reference(const char *dir, const char *place)
 {
-	char gpath[512], ppath[512];
-	snprintf(gpath, sizeof gpath, "%s/pardnn-resnet/crn_src_sink_low.dot",
-		 test_shared_dir());
-	snprintf(ppath, sizeof ppath,
-		 "%s/pardnn-resnet/reference/pardnn-cpp-K4.place",
-		 test_shared_dir());
+	char gpath[1200], ppath[1200];
+	snprintf(gpath, sizeof gpath, "%s/crn_src_sink_low.dot", dir);
+	snprintf(ppath, sizeof ppath, "%s/reference/%s", dir, place);
 	dp_graph *g = NULL;
 	dp_err err;
 	REQUIRE(dp_graph_load(gpath, DP_FMT_DOT, &g, &err) == DP_OK);
@@ -313,10 +313,23 @@ static void test_placement_real_pardnn_reference(void)
 	dp_graph_free(g);
 }
 
+static void test_placement_pardnn_reference_format(void)
+{
+	check_pardnn_reference("tests/data/pardnn-resnet50", "layers-K4.place");
+}
+
+static void test_placement_real_pardnn_reference(void)
+{
+	const char *dir = test_pardnn_resnet();
+	if (dir)
+		check_pardnn_reference(dir, "pardnn-cpp-K4.place");
+}
+
 TEST_MAIN(TEST(test_placement_json_omitted_and_cpu_ops),
 	  TEST(test_placement_place_with_crlf_and_tabs),
 	  TEST(test_placement_omitted_chains_and_ties),
 	  TEST(test_placement_errors_name_the_line),
 	  TEST(test_placement_json_round_trip_with_metrics),
 	  TEST(test_placement_place_round_trip),
+	  TEST(test_placement_pardnn_reference_format),
 	  TEST(test_placement_real_pardnn_reference))

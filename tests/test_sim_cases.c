@@ -2,7 +2,7 @@
  *
  * Each file tests/sim/NAME.case holds one small graph, a machine, a
  * placement and what the simulator must give, worked out by hand in the
- * file's comments (rules: DESIGN.md 3.1, docs/simulator.md). This runner
+ * file's comments (rules: docs/simulator.md). This runner
  * reads every case, runs the simulator and prints "ok - sim/NAME" or
  * "not ok - sim/NAME: FILE:LINE: what differed". A malformed line is a
  * failure naming the file and line. tests/sim/README says the format.

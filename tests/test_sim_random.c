@@ -1,6 +1,6 @@
 /* test_sim_random.c - simulator invariants on seeded random DAGs.
  *
- * Every case is checked against the rules of DESIGN.md 3.1 recomputed here
+ * Every case is checked against the rules of docs/simulator.md recomputed
  * independently: durations, arrivals and availability, one transfer per
  * (op, target device) with the right size and timing, device exclusivity,
  * work conservation, priority order, port exclusivity, bounds, cut counts,
@@ -340,8 +340,8 @@ static void check_critical_path(sim_ctx *cx)
 	}
 }
 
-/* Upward ranks recomputed from DESIGN 3.1 (same expression order, so they
- * must agree to the bit). */
+/* Upward ranks recomputed from docs/simulator.md (same expression order, so
+ * they must agree to the bit). */
 static bool ranks_match(const dp_graph *g, const dp_machine *m,
 			const double *rank)
 {
@@ -512,7 +512,7 @@ static void test_sim_invariants_on_real_graphs(void)
 	for (size_t i = 0; i < 3; i++) {
 		char path[1024];
 		snprintf(path, sizeof path, "%s/pipedream/%s/graph.txt",
-			 test_shared_dir(), models[i]);
+			 test_data_dir(), models[i]);
 		dp_graph *g = NULL;
 		dp_err err;
 		if (dp_graph_load(path, DP_FMT_AUTO, &g, &err) != DP_OK) {

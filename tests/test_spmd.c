@@ -1,5 +1,5 @@
 /* test_spmd.c - the spmd lowering and the dp and zero strategies
- * (strategy.h, DESIGN 10): hand-computed bytes of a Megatron-style MLP (its
+ * (strategy.h, docs/spmd.md): hand-computed bytes of a Megatron-style MLP (its
  * uneven and mesh splits are in test_spmd_mesh.c) and of data parallelism,
  * the checks with their messages, and invariants of random graphs with dims
  * under random splits. */
@@ -521,7 +521,9 @@ static void test_random_graphs_keep_the_invariants(void)
 		free(tsum);
 		/* each consumer instance of an edge with dims receives its
 		 * box: the bytes of its in-edges from lowered ops of the
-		 * producer (instances or reduces, not gathers) */
+		 * producer (instances or reduces, not gathers); a sum whose
+		 * inputs' partial sums are added on each device first
+		 * ("v/psum#dD") receives it from its own reduces */
 		for (uint32_t e = 0; e < g->nedges; e++) {
 			const dp_edge *ed = &g->edges[e];
 			const uint32_t *names;
@@ -531,13 +533,20 @@ static void test_random_graphs_keep_the_invariants(void)
 				if (l.source[c] != ed->to ||
 				    strchr(dp_graph_op_name(l.g, c), '/'))
 					continue;
+				char ps[160];
+				snprintf(ps, sizeof ps, "%s/psum#d0",
+					 dp_graph_op_name(g, ed->to));
+				uint32_t from = dp_graph_find(l.g, ps) !=
+							UINT32_MAX
+						? ed->to
+						: ed->from;
 				int64_t got = 0;
 				for (uint32_t i = l.g->pred_off[c];
 				     i < l.g->pred_off[c + 1]; i++) {
 					const dp_edge *le =
 						&l.g->edges[l.g->pred_edge[i]];
 					if (!le->control &&
-					    l.source[le->from] == ed->from)
+					    l.source[le->from] == from)
 						got += le->bytes;
 				}
 				int64_t want =

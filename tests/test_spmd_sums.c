@@ -90,10 +90,10 @@ static bool builtin(const dp_algo *a, const dp_graph *g, int k, dp_strategy *s)
 /* The types of the chain and what it moves, in halves of an all-reduce
  * ((K-1)/K x 128 bytes out of each device), under dp and zero: a linear op
  * carries its inputs' partial sums; a non-linear one (Mul) reduces every
- * partial sum it reads, and its full output makes an Add after it reduce
- * its other input, g2, as well. zero reduce-scatters partial sums into the
- * split update (half) and all-gathers the new weights (half); a full
- * gradient into it costs only the gather. */
+ * partial sum it reads; an Add of its whole output and the partial sums
+ * g2 holds a partial sum (one part adds the whole value), reduced once at
+ * the update. zero reduce-scatters partial sums into the split update
+ * (half) and all-gathers the new weights (half). */
 static const struct {
 	const char *a, *b;
 	int halves[2];	    /* dp, zero */
@@ -102,7 +102,7 @@ static const struct {
 	{"Add", "Add", {2, 2}, "acc2/rs#d0"},
 	{"AddN", "Identity", {2, 2}, "acc2/rs#d0"},
 	{"Add", "Mul", {4, 5}, "acc1/rs#d0"},
-	{"Mul", "Add", {6, 7}, "g2/rs#d0"},
+	{"Mul", "Add", {6, 6}, "acc2/rs#d0"},
 };
 
 static void test_linear_chain_reduces_once_nonlinear_forces_reduce(void)

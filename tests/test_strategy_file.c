@@ -363,7 +363,7 @@ static void test_bad_files_say_where_and_what(void)
 		  "2:15: unknown key 'meshes': expected one of format, "
 		  "version, graph, kind, devices, label, algorithm, placement, "
 		  "mesh, ops, default, stages, microbatches, schedule, stage, "
-		  "default_stage, groups, spmd");
+		  "default_stage, groups, spmd, sequence_parallel");
 	CHECK_STR(bad("\"kind\":\"spmd\"", 2),
 		  "1:1: missing \"mesh\": the device mesh, such as [8] or "
 		  "[2,4]");

@@ -1,6 +1,6 @@
 /* test_views_strategy.c - the explorer's views of a strategy's plan: the
  * plan places the ops of a lowered graph (shards, replicas, micro-batches),
- * and the views show it by the user's ops (DESIGN 10): the header names
+ * and the views show it by the user's ops (docs/tui.md): the header names
  * the strategy, Ops lists each user op once with how many lowered ops ran
  * it, Critical path groups the hops of one op, Memory splits the peak by
  * role, Op detail opens a lowered op. Drawn from real plans (1f1b and dp

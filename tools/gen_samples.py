@@ -77,8 +77,10 @@ def numel(shape):
 # a consumer calls them unless it says otherwise). Backward, weight-gradient,
 # gradient-sum and update ops take theirs from the forward op and variable.
 # The writer checks every field against the bytes (graph.h's rules) and
-# leaves out, and counts, whatever does not agree (an op whose output is
-# several tensors has dims but no out; an edge out of it has no dims).
+# leaves out, and counts, whatever does not agree. An op whose output is
+# several tensors (an input gradient of several inputs) has dims but no
+# out; an edge out of it names the consumer's dims and, in from_dims, the
+# op's own dims of the tensor it carries (docs/formats.md).
 
 
 class It:
@@ -245,6 +247,10 @@ class Net:
         self.index = {}
         self.edges = {}  # (from, to) -> bytes; insertion ordered
         self.edge_dims = {}  # (from, to) -> the consumer's dim names
+        # (from, to) -> the producer's dim names, for a producer whose
+        # output is several tensors (no out): its from_dims
+        self.edge_src = {}
+        self.gnames = {}  # (op, tensor) -> the op's names for that output
         self.recs = []
         self.vars = []
         self.layer = ""
@@ -291,14 +297,17 @@ class Net:
             o["param"] = list(it.param)
         o["elem_bytes"] = it.elem
 
-    def _edge(self, a, b, nbytes, dims=None):
+    def _edge(self, a, b, nbytes, dims=None, src=None):
         key = (a, b)
         old = self.edges.get(key, -1)
+        src = list(src) if src is not None else None
         if old < nbytes:
             self.edges[key] = nbytes
             self.edge_dims[key] = list(dims) if dims is not None else None
-        elif old == nbytes and self.edge_dims.get(key) != (
-                list(dims) if dims is not None else None):
+            self.edge_src[key] = src
+        elif old == nbytes and (self.edge_dims.get(key) != (
+                list(dims) if dims is not None else None) or
+                self.edge_src.get(key) != src):
             self.edge_dims[key] = None  # the same tensor seen two ways
 
     # -- forward building blocks --
@@ -518,7 +527,8 @@ class Net:
                                         (k + 1) * out.bytes),
                              out.bytes, r.layer, role="backward", it=sit)
                     for p in parts:
-                        self._edge(p, nm, out.bytes, out.names())
+                        self._edge(p, nm, out.bytes, out.names(),
+                                   self.gnames.get((p, out.name)))
                     dout = nm
             fout = fit.out if fit is not None else None
             fins = fit.ins if fit is not None else []
@@ -557,7 +567,8 @@ class Net:
                 self._op(nm, r.type + "Grad", op_time_us(flops, moved),
                          gbytes, r.layer, role="backward", it=git)
                 if dout:
-                    self._edge(dout, nm, out.bytes, fout)
+                    self._edge(dout, nm, out.bytes, fout,
+                               self.gnames.get((dout, out.name)))
                 for t, names in sv:
                     self._edge(t.name, nm, t.bytes, names)
                 for i, w in dxw:
@@ -565,6 +576,9 @@ class Net:
                                fit.wnames(i) if fit else None)
                 for t in ts:
                     grads.setdefault(t.name, []).append(nm)
+                    if len(ts) > 1:  # several outputs: name each
+                        self.gnames[(nm, t.name)] = in_names(
+                            r.inputs.index(t))
             for wi, w in enumerate(r.weights):
                 nm = out.name + "/grad_" + w.name.rsplit("/", 1)[-1]
                 acts = [r.inputs[i] for i in r.wsave[wi]]
@@ -585,7 +599,8 @@ class Net:
                          op_time_us(wf, moved), w.bytes, r.layer, role="grad",
                          it=wit)
                 if dout:
-                    self._edge(dout, nm, out.bytes, fout)
+                    self._edge(dout, nm, out.bytes, fout,
+                               self.gnames.get((dout, out.name)))
                 for i in r.wsave[wi]:
                     self._edge(r.inputs[i].name, nm, r.inputs[i].bytes,
                                in_names(i))
@@ -671,13 +686,27 @@ class Net:
                 continue
             p = self.ops[self.index[key[0]]]
             c = self.ops[self.index[key[1]]]
+            pd, cd = p.get("dims"), c.get("dims") or {}
+            src = self.edge_src.get(key)
+            if "out" not in p and pd is not None and src is not None:
+                # one of several outputs: from_dims name the producer's
+                ok = (len(src) == len(names) and
+                      len(set(names)) == len(names) and
+                      all(n in cd and m in pd and cd[n] == pd[m]
+                          for n, m in zip(names, src)) and
+                      numel(cd[n] for n in names) * p["elem_bytes"] == nb)
+                if not ok:
+                    self.edge_dims[key] = None
+                    why("edge dims disagree with the producer's output")
+                    continue
+                st["edge_dims"] += 1
+                continue
             if "out" not in p:
                 self.edge_dims[key] = None
-                why("edge from an op whose output is several tensors"
-                    if p.get("dims") is not None else
+                why("edge from an op whose output is several tensors "
+                    "without names" if pd is not None else
                     "edge from an op without dims")
                 continue
-            pd, cd = p["dims"], c.get("dims") or {}
             ok = (len(names) == len(p["out"]) and
                   len(set(names)) == len(names) and
                   all(n in cd and cd[n] == pd[m]
@@ -716,6 +745,9 @@ class Net:
                 e["bytes"] = nb
                 if self.edge_dims.get((a, b)) is not None:
                     e["dims"] = self.edge_dims[(a, b)]
+                    if self.edge_src.get((a, b)) is not None and \
+                            "out" not in self.ops[self.index[a]]:
+                        e["from_dims"] = self.edge_src[(a, b)]
             lines.append(json.dumps(e, separators=(",", ":")) +
                          ("," if i + 1 < len(items) else ""))
         lines.append("]}")

@@ -1,7 +1,7 @@
 /* tui.h - the interactive explorer's entry point.
  *
  * `dnnpart GRAPH [-k K] [--mem CAPS] [--algo A] [--link L] [--color=WHEN]
- * [--no-mouse]` opens the explorer on GRAPH (DESIGN 6). main() calls
+ * [--no-mouse]` opens the explorer on GRAPH (docs/tui.md). main() calls
  * tui_main() when its first argument is not a subcommand.
  */
 #ifndef DNNPART_TUI_H

@@ -1,7 +1,7 @@
 /* view_critical.c - the schedule's critical path: the ops that made the
  * step as long as it is, in order, with the device, start, duration, the
- * gap before each op and its cause (DESIGN 3.1: data, transfer, or waiting
- * for the device). */
+ * gap before each op and its cause (docs/simulator.md, "Critical paths":
+ * data, transfer, or waiting for the device). */
 #include <stdio.h>
 
 #include "dnnpart/units.h"

@@ -1,8 +1,8 @@
 /* view_memory.c - memory over time per device against its cap, on a time
  * axis of its own (z/Z, the arrows, Home/End move this view's window, not
  * the timeline's), and what the selected device holds at its peak: split
- * by role and by layer, and the tensors live then (DESIGN 3: memory
- * rules).
+ * by role and by layer, and the tensors live then (the rules:
+ * docs/simulator.md, "Memory"; the view: docs/tui.md).
  *
  * Each device gets a band of rows when there is room: the curve fills the
  * lower rows up to the usable cap (cap - reserve); above it the cap line
@@ -241,7 +241,7 @@ static void draw_live(const vstate *st, vgrid *g, vrect r)
 		 fmt_cap(s->cap_bytes, c, sizeof c));
 	grid_puts(g, r.x, r.y, r.w, ST_NORMAL, buf);
 	int title_y = r.y;
-	/* what the peak holds by role (DESIGN 10), when the graph says, and
+	/* what the peak holds by role (docs/tui.md), when the graph says, and
 	 * by layer */
 	int extra = split_rows(st, r);
 	if (extra == 2)

@@ -1,6 +1,6 @@
 /* view_timeline.c - a Gantt chart: one row per device, time across, ops on
- * the schedule's critical path highlighted (DESIGN 3: the critical path is
- * what the TUI highlights). Zoom and scroll come from the state. A
+ * the schedule's critical path highlighted (docs/simulator.md, "Critical
+ * paths"). Zoom and scroll come from the state. A
  * pipeline's cells show their micro-batch (its last digit, a colour each)
  * and the time its devices wait, the bubble (░), with each device's share
  * of the step at the right and the whole plan's in the legend. */

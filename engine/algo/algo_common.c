@@ -11,6 +11,7 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->polish = true;
 	o->microbatches = 0;
 	o->tp = 0;
+	o->sp = false;
 	o->schedule = -1;
 	o->time_limit_s = 10.0;
 	o->bound = NULL;

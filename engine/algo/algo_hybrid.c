@@ -288,6 +288,7 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 	free(fs);
 	if (st == DP_EINPUT)
 		return DP_OK;
+	s.sp = o->sp && h->T > 1; /* the layout inside each stage */
 	if (!st && (D > 1 || h->T > 1))
 		st = dpi_pipe_widen(g, &s, D, h->T, err);
 	if (!st && same_as_last(g, L, &s, D)) {
@@ -296,8 +297,9 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 	}
 	if (!st && strcmp(h->name, "hybrid") == 0)
 		snprintf(s.label, sizeof s.label,
-			 "hybrid S=%d T=%d D=%d M=%d%s", s.pipe.nstages, h->T,
-			 D, h->M, h->sch == DP_SCHED_GPIPE ? " gpipe" : "");
+			 "hybrid S=%d T=%d D=%d M=%d%s%s", s.pipe.nstages,
+			 h->T, D, h->M, h->sch == DP_SCHED_GPIPE ? " gpipe" : "",
+			 s.sp ? " sp" : "");
 	snprintf(s.algo, sizeof s.algo, "%s", h->name);
 	if (!st)
 		st = add_cand(g, m, L, &s, D, h->T, err);

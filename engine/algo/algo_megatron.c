@@ -41,8 +41,27 @@
 #include "internal/tofu.h"
 #include "internal/tp_pairs.h"
 
+/* Whether sequence parallelism splits op u along its dim i = `s` (the
+ * sequence): an op that tensor parallelism leaves whole on the tensor axis
+ * (layer norms, residual adds, dropout, the position embedding, and their
+ * gradients), not an input, whose output the sequence indexes (or that
+ * has several outputs, or is a weight gradient: it sums over s, and the
+ * tensor axis then all-reduces it, as Megatron-LM all-reduces the layer
+ * norms' gradients). */
+static bool seq_split(const dp_graph *g, uint32_t u, const dp_dims *dd, int i)
+{
+	dp_role r = dp_op_role(g, u);
+	if (i < 0 || r == DP_ROLE_INPUT || r == DP_ROLE_PARAM ||
+	    r == DP_ROLE_UPDATE)
+		return false;
+	bool in_out = dd->nout < 0 || r == DP_ROLE_GRAD;
+	for (int k = 0; k < dd->nout; k++)
+		in_out = in_out || dd->out[k] == (uint8_t)i;
+	return in_out;
+}
+
 /* Fills s (allocated, mesh [d, t]) with Megatron's layout, the tensor
- * axis on dim[u]. */
+ * axis on dim[u]; with s->sp, sequence parallelism on the rest. */
 static void layout(const dp_graph *g, const int8_t *dim, dp_strategy *s, int d,
 		   int t)
 {
@@ -62,8 +81,14 @@ static void layout(const dp_graph *g, const int8_t *dim, dp_strategy *s, int d,
 		int b = bd[0] ? dp_op_find_dim(g, u, bd) : -1;
 		if (b >= 0 && d > 1 && dd.sizes[b] % d == 0)
 			ax[b] |= 1;
-		if (t > 1 && dim[u] >= 0 && dd.sizes[dim[u]] >= t)
+		if (t > 1 && dim[u] >= 0 && dd.sizes[dim[u]] >= t) {
 			ax[dim[u]] |= 2;
+			continue;
+		}
+		int q = dp_op_find_dim(g, u, "s");
+		if (s->sp && t > 1 && q != b && seq_split(g, u, &dd, q) &&
+		    dd.sizes[q] >= t)
+			ax[q] |= 2;
 	}
 }
 
@@ -93,7 +118,7 @@ dp_status dpi_megatron_layout(const dp_graph *g, dp_strategy *s, int d, int t,
 }
 
 static dp_status make(const dp_graph *g, const int8_t *dim, const dp_machine *m,
-		      int t, dp_strategy *s, dp_err *err)
+		      int t, bool sp, dp_strategy *s, dp_err *err)
 {
 	dp_strategy_init(s);
 	dp_status st = dp_strategy_alloc(s, DP_STRAT_SPMD, g, 0, err);
@@ -103,8 +128,10 @@ static dp_status make(const dp_graph *g, const int8_t *dim, const dp_machine *m,
 	s->spmd.naxes = 2;
 	s->spmd.mesh[0] = m->k / t;
 	s->spmd.mesh[1] = t;
+	s->sp = sp && t > 1;
 	layout(g, dim, s, m->k / t, t);
-	snprintf(s->label, sizeof s->label, "megatron %dx%d", m->k / t, t);
+	snprintf(s->label, sizeof s->label, "megatron %dx%d%s", m->k / t, t,
+		 s->sp ? " sp" : "");
 	snprintf(s->algo, sizeof s->algo, "megatron");
 	return DP_OK;
 }
@@ -121,8 +148,8 @@ static bool candidate(const dp_graph *g, int k, int tp, int t, bool any_batch)
 
 /* The best layout of dims dim (see the top of the file) into *out. */
 static dp_status search(const dp_graph *g, const int8_t *dim, int tmax,
-			const dp_machine *m, int tp, const dp_progress *p,
-			dp_strategy *out, dp_err *err)
+			const dp_machine *m, int tp, bool sp,
+			const dp_progress *p, dp_strategy *out, dp_err *err)
 {
 	int k = m->k;
 	int64_t batch = dp_graph_batch_size(g);
@@ -145,7 +172,7 @@ static dp_status search(const dp_graph *g, const int8_t *dim, int tmax,
 					(double)t / k, err)))
 			break;
 		dp_strategy s;
-		if ((st = make(g, dim, m, t, &s, err)))
+		if ((st = make(g, dim, m, t, sp, &s, err)))
 			break;
 		double mem = dpi_tofu_estimate(g, &s);
 		if (!have || (best_mem > (double)cap && mem < best_mem)) {
@@ -160,7 +187,7 @@ static dp_status search(const dp_graph *g, const int8_t *dim, int tmax,
 			break;
 	}
 	if (!st && !have) /* nothing splits: data parallelism alone */
-		st = make(g, dim, m, 1, &best, err);
+		st = make(g, dim, m, 1, false, &best, err);
 	if (st) {
 		dp_strategy_free(&best);
 		return st;
@@ -193,7 +220,7 @@ static dp_status megatron_run(const dp_graph *g, const dp_machine *m,
 				  "megatron: out of memory");
 	}
 	/* nothing to split on a tensor axis: data parallelism alone */
-	st = search(g, dim, n > 0 ? k : 1, m, tp, p, out, err);
+	st = search(g, dim, n > 0 ? k : 1, m, tp, o && o->sp, p, out, err);
 	free(dim);
 	if (st)
 		return st;

@@ -46,6 +46,7 @@
 #include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
+#include "internal/megatron.h"
 #include "internal/spmd.h"
 #include "internal/tofu_search.h"
 #include "internal/tp_pairs.h"
@@ -506,6 +507,43 @@ static dp_status candidate(dpi_tofu_search *t, const dp_machine *m,
 	return DP_OK;
 }
 
+/* The safeguard (ours): Megatron-LM's layout (internal/megatron.h) on
+ * the same k devices, mesh [k/T, T] for every T > 1 dividing k, replaces
+ * *best when it simulates better. A level-by-level search meets a
+ * column/row pair one level at a time, and Megatron's pairs split over
+ * all the devices at once (its vocab-parallel embedding with its tied
+ * output layer) can beat every plan it finds. Sets *won when it did. */
+static dp_status megatron_guard(const dp_graph *g, const dp_machine *m, int k,
+				dp_contention cont, bool capped, tried *best,
+				bool *have, bool *won, dp_err *err)
+{
+	dp_status st = DP_OK;
+	for (int T = 2; !st && T <= k; T++) {
+		if (k % T)
+			continue;
+		tried c;
+		dp_strategy_init(&c.s);
+		st = dp_strategy_alloc(&c.s, DP_STRAT_SPMD, g, 0, err);
+		c.s.k = k;
+		c.s.spmd.naxes = 2;
+		c.s.spmd.mesh[0] = k / T;
+		c.s.spmd.mesh[1] = T;
+		if (!st)
+			st = dpi_megatron_layout(g, &c.s, k / T, T, err);
+		if (!st)
+			st = simulate(g, m, cont, capped, &c, err);
+		if (!st && (!*have || better(&c, best))) {
+			if (*have)
+				dp_strategy_free(&best->s);
+			*best = c;
+			*have = *won = true;
+		} else {
+			dp_strategy_free(&c.s);
+		}
+	}
+	return st;
+}
+
 static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 			  const dp_algo_opts *o, const dp_progress *p,
 			  dp_strategy *out, dp_err *err)
@@ -529,7 +567,7 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 	t.bw = m->bw;
 	tried best;
 	dp_strategy_init(&best.s);
-	bool have = false;
+	bool have = false, guard = false;
 	int round = 0, k = m->k;
 	int rounds = DPI_TOFU_NSCALES * (capped ? 2 + nl : 1);
 	if ((st = build(&t, err)) || (st = devices_to_use(&t, m, &k, err)) ||
@@ -573,6 +611,9 @@ static dp_status tofu_run(const dp_graph *g, const dp_machine *m,
 				       lambdas[first[i]] / 2, &round, rounds,
 				       &best, &have, &c, err);
 		}
+	if (!st)
+		st = megatron_guard(g, m, k, cont, capped, &best, &have, &guard,
+				    err);
 out:
 	release(&t);
 	if (st || !have) {
@@ -580,14 +621,19 @@ out:
 			dp_strategy_free(&best.s);
 		return st;
 	}
-	int pos = snprintf(best.s.label, sizeof best.s.label, "tofu ");
+	int pos = snprintf(best.s.label, sizeof best.s.label, "tofu %s",
+			   guard ? "= megatron " : "");
 	for (int a = 0; a < best.s.spmd.naxes; a++)
 		pos += snprintf(best.s.label + pos,
 				sizeof best.s.label - (size_t)pos, "%s%d",
 				a ? "x" : "", best.s.spmd.mesh[a]);
 	if (k < m->k) /* a coarser split than the machine allows */
+		pos += snprintf(best.s.label + pos,
+				sizeof best.s.label - (size_t)pos, " on %d of %d",
+				k, m->k);
+	if (guard)
 		snprintf(best.s.label + pos, sizeof best.s.label - (size_t)pos,
-			 " on %d of %d", k, m->k);
+			 " (safeguard)");
 	snprintf(best.s.algo, sizeof best.s.algo, "tofu");
 	*out = best.s;
 	return dpi_poll(p, "tofu", "splitting", 1, err);

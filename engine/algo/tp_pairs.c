@@ -243,15 +243,37 @@ static bool has_dim(const dp_graph *g, const char *name)
 	return false;
 }
 
+/* The size of the vocabulary: the largest dim `v` of any op (the word
+ * embedding's rows, the logits' classes), 0 when none. */
+static int64_t vocab_size(const dp_graph *g)
+{
+	int64_t z = 0;
+	for (uint32_t u = 0; u < g->nops; u++) {
+		dp_dims d;
+		int i = dp_op_find_dim(g, u, "v");
+		if (i >= 0 && dp_op_dims(g, u, &d) && d.sizes[i] > z)
+			z = d.sizes[i];
+	}
+	return z;
+}
+
 int dpi_tp_dims(const dp_graph *g, int8_t *dim)
 {
 	if (!has_dim(g, "f") && !has_dim(g, "heads"))
 		return dpi_tp_pairs(g, 1, dim);
+	int64_t voc = vocab_size(g);
 	int n = 0;
 	for (uint32_t u = 0; u < g->nops; u++) {
 		int f = dp_op_find_dim(g, u, "f");
 		int h = dp_op_find_dim(g, u, "heads");
-		dim[u] = (int8_t)(g->ops[u].pin >= 0 ? -1 : f >= 0 ? f : h);
+		int v = dp_op_find_dim(g, u, "v");
+		dp_dims d;
+		if (v >= 0 && dp_op_dims(g, u, &d) && d.sizes[v] != voc)
+			v = -1; /* a small table (BERT's token types) */
+		dim[u] = (int8_t)(g->ops[u].pin >= 0 ? -1
+				  : f >= 0	     ? f
+				  : h >= 0	     ? h
+						     : v);
 		n += dim[u] >= 0;
 	}
 	return n;

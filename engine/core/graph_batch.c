@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/graph_int.h"
+
 int64_t dp_graph_batch_size(const dp_graph *g)
 {
 	const char *b = dp_graph_batch_dim(g);
@@ -149,11 +151,20 @@ static dp_status build(dp_graph *ng, const dp_graph *g, int64_t batch,
 					    ed->control, err)))
 			break;
 		if (n >= 0) {
-			const char *dn[DP_MAX_OP_DIMS];
-			for (int i = 0; i < n && i < DP_MAX_OP_DIMS; i++)
+			const char *dn[DP_MAX_OP_DIMS], *fn[DP_MAX_OP_DIMS];
+			const uint32_t *from;
+			bool hf = dp_edge_from_dims(g, e, &from) >= 0;
+			for (int i = 0; i < n && i < DP_MAX_OP_DIMS; i++) {
 				dn[i] = dp_graph_str(g, names[i]);
-			st = dp_graph_set_edge_dims(ng, ng->nedges - 1,
-						    (uint32_t)n, dn, err);
+				fn[i] = hf ? dp_graph_str(g, from[i]) : NULL;
+			}
+			dpi_dims_at at = {NULL, -1};
+			st = dpi_graph_set_edge_dims(ng, ng->nedges - 1,
+						     (uint32_t)n, dn,
+						     hf ? fn : NULL, &at, err);
+			if (st == DP_EINPUT)
+				dpi_graph_dims_label(ng, true, ng->nedges - 1,
+						     &at, err);
 		}
 	}
 	if (!st)

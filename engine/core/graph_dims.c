@@ -13,7 +13,8 @@
  *
  * An op record: header, int64 sizes[n], uint32 names[n], uint8 out[nout],
  * uint8 param[nparam], zero padding to 8 bytes. An edge record: header,
- * uint32 names[n], padding. Records are written with memcpy from arrays of
+ * uint32 names[n], then (nout1 = 1: the producer's dims that index the
+ * tensor, for a producer with several outputs) uint32 from[n], padding. Records are written with memcpy from arrays of
  * those types and read through pointers of the same types.
  */
 #include <stdarg.h>
@@ -48,7 +49,7 @@ static size_t pad8(size_t n)
 static size_t rec_len(const rec_hdr *h)
 {
 	if (h->kind == REC_EDGE)
-		return pad8(sizeof *h + 4 * (size_t)h->n);
+		return pad8(sizeof *h + 4 * (size_t)h->n * (h->nout1 ? 2 : 1));
 	size_t nout = h->nout1 ? h->nout1 - 1u : 0;
 	size_t nparam = h->nparam1 ? h->nparam1 - 1u : 0;
 	return pad8(sizeof *h + 12 * (size_t)h->n + nout + nparam);
@@ -441,7 +442,8 @@ int dp_op_find_dim(const dp_graph *g, uint32_t op, const char *name)
 }
 
 dp_status dpi_graph_set_edge_dims(dp_graph *g, uint32_t e, uint32_t n,
-				  const char *const *names, dpi_dims_at *at,
+				  const char *const *names,
+				  const char *const *from, dpi_dims_at *at,
 				  dp_err *err)
 {
 	if (e >= g->nedges || g->finalized)
@@ -451,21 +453,25 @@ dp_status dpi_graph_set_edge_dims(dp_graph *g, uint32_t e, uint32_t n,
 			at, "dims", -1, err,
 			"%u dims: a tensor may have at most %d", n,
 			DP_MAX_OP_DIMS);
-	uint32_t offs[DP_MAX_OP_DIMS];
+	uint32_t offs[2 * DP_MAX_OP_DIMS];
 	for (uint32_t i = 0; i < n; i++) {
 		dp_status st = intern_dim(g, names, i, offs,
 					  "appears twice (a tensor is indexed "
 					  "by each dim at most once)",
 					  at, err);
+		if (!st && from)
+			st = intern_dim(g, from, i, offs + n,
+					"appears twice in from_dims", at, err);
 		if (st)
 			return st;
 	}
 	unsigned char rec[REC_MAX];
 	memset(rec, 0, sizeof rec);
-	rec_hdr h = {REC_EDGE, (uint8_t)n, 0, 0, 0};
+	rec_hdr h = {REC_EDGE, (uint8_t)n, from ? 1 : 0, 0, 0};
 	memcpy(rec, &h, sizeof h);
 	if (n)
-		memcpy(rec + sizeof h, offs, n * sizeof(uint32_t));
+		memcpy(rec + sizeof h, offs,
+		       (from ? 2 : 1) * n * sizeof(uint32_t));
 	return rec_store(g, rec, rec_len(&h), &g->edges[e].dims, err);
 }
 
@@ -473,7 +479,7 @@ dp_status dp_graph_set_edge_dims(dp_graph *g, uint32_t e, uint32_t n,
 				 const char *const *names, dp_err *err)
 {
 	dpi_dims_at at = {NULL, -1};
-	dp_status st = dpi_graph_set_edge_dims(g, e, n, names, &at, err);
+	dp_status st = dpi_graph_set_edge_dims(g, e, n, names, NULL, &at, err);
 	if (st == DP_EINPUT)
 		dpi_graph_dims_label(g, true, e, &at, err);
 	return st;
@@ -490,6 +496,17 @@ int dp_edge_dims(const dp_graph *g, uint32_t e, const uint32_t **name_off)
 	*name_off = (const uint32_t *)(const void *)((const unsigned char *)h +
 						     sizeof *h);
 	return h->n;
+}
+
+int dp_edge_from_dims(const dp_graph *g, uint32_t e, const uint32_t **name_off)
+{
+	const uint32_t *names;
+	int n = dp_edge_dims(g, e, &names);
+	*name_off = NULL;
+	if (n < 0 || !rec_at(g, g->edges[e].dims)->nout1)
+		return -1;
+	*name_off = names + n;
+	return n;
 }
 
 dp_status dp_graph_set_batch_dim(dp_graph *g, const char *name, dp_err *err)

@@ -107,6 +107,61 @@ dp_status dpi_graph_check_op_dims(const dp_graph *g, uint32_t op,
 	return DP_OK;
 }
 
+/* Edge e out of an op p with several outputs (dims, no out): each of
+ * the edge's dims is a dim of the consumer; from_dims, when given, name
+ * the producer's dims of that output, of the same sizes; the bytes are
+ * product(sizes) x the producer's elem_bytes. */
+static dp_status check_multi(const dp_graph *g, uint32_t e, const dp_dims *p,
+			     dpi_dims_at *at, dp_err *err)
+{
+	const dp_edge *ed = &g->edges[e];
+	const char *from = dp_graph_op_name(g, ed->from);
+	const uint32_t *en, *fn;
+	int n = dp_edge_dims(g, e, &en);
+	bool hf = dp_edge_from_dims(g, e, &fn) >= 0;
+	dp_dims c;
+	bool has_c = dp_op_dims(g, ed->to, &c);
+	int64_t want = p->elem_bytes;
+	char names[300];
+	for (int i = 0; i < n; i++) {
+		int k = has_c ? find_off(&c, en[i]) : -1;
+		if (k < 0)
+			return dpi_graph_dims_fail(
+				at, "dims", i, err,
+				"'%s' is not a dim of the consumer '%s'",
+				dp_graph_str(g, en[i]),
+				dp_graph_op_name(g, ed->to));
+		want *= c.sizes[k];
+		int q = hf ? find_off(p, fn[i]) : 0;
+		if (hf && (q < 0 || p->sizes[q] != c.sizes[k])) {
+			char got[40] = " (not one of its dims)";
+			if (q >= 0)
+				snprintf(got, sizeof got, " (size %lld)",
+					 (long long)p->sizes[q]);
+			return dpi_graph_dims_fail(
+				at, "from_dims", i, err,
+				"op '%s' has several outputs: from_dims names "
+				"'%s'%s for the consumer's '%s' of size %lld; "
+				"expected one of its dims [%s] of that size",
+				from, dp_graph_str(g, fn[i]), got,
+				dp_graph_str(g, en[i]), (long long)c.sizes[k],
+				list_names(g, p, NULL, (int)p->n, names,
+					   sizeof names));
+		}
+	}
+	bool own = g->finalized || ed->bytes >= 0;
+	int64_t has = own ? ed->bytes : g->ops[ed->from].output_bytes;
+	if (own && has != want)
+		return dpi_graph_dims_fail(
+			at, "bytes", -1, err,
+			"op '%s' has several outputs: the one on this edge "
+			"(its dims' sizes x %lld bytes) has %lld bytes, got "
+			"%lld",
+			from, (long long)p->elem_bytes, (long long)want,
+			(long long)has);
+	return DP_OK;
+}
+
 dp_status dpi_graph_check_edge_dims(const dp_graph *g, uint32_t e,
 				    dpi_dims_at *at, dp_err *err)
 {
@@ -124,7 +179,18 @@ dp_status dpi_graph_check_edge_dims(const dp_graph *g, uint32_t e,
 			"dims");
 	dp_dims p, c;
 	char names[300], sizes[300];
-	if (!dp_op_dims(g, ed->from, &p) || p.nout < 0)
+	const uint32_t *fn;
+	bool has_p = dp_op_dims(g, ed->from, &p);
+	if (dp_edge_from_dims(g, e, &fn) >= 0 && has_p && p.nout >= 0)
+		return dpi_graph_dims_fail(
+			at, "from_dims", -1, err,
+			"the producer '%s' has one output (out [%s]): "
+			"from_dims are for an op with several outputs",
+			from,
+			list_names(g, &p, p.out, p.nout, names, sizeof names));
+	if (has_p && p.nout < 0)
+		return check_multi(g, e, &p, at, err);
+	if (!has_p)
 		return dpi_graph_dims_fail(
 			at, "dims", -1, err,
 			"the producer '%s' has no out: edge dims name, "

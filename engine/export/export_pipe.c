@@ -448,6 +448,8 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 		"  --global-batch-size %lld\n",
 		c->S, c->tp, layers, (long long)(mbs > 0 ? mbs : 1),
 		(long long)(batch > 0 ? batch : (int64_t)c->M * c->dp));
+	if (c->s->sp && c->tp > 1)
+		fprintf(f, "  --sequence-parallel\n");
 	if (!even && middle)
 		fprintf(f,
 			"  --decoder-first-pipeline-num-layers %u\n"

@@ -38,8 +38,11 @@ dp_status dpi_graph_dims_fail(dpi_dims_at *at, const char *field, int index,
 dp_status dpi_graph_set_op_dims(dp_graph *g, uint32_t op,
 				const dp_dims_spec *spec, dpi_dims_at *at,
 				dp_err *err);
+/* from: NULL, or the producer's n dims that index the tensor (an edge out
+ * of an op with several outputs: `from_dims`). */
 dp_status dpi_graph_set_edge_dims(dp_graph *g, uint32_t e, uint32_t n,
-				  const char *const *names, dpi_dims_at *at,
+				  const char *const *names,
+				  const char *const *from, dpi_dims_at *at,
 				  dp_err *err);
 
 /* Puts the op (edge when edge is true) and the field in front of err->msg:

@@ -20,7 +20,9 @@ bool dpi_megatron_divides(const dp_graph *g, const char *name, int t);
  * tensor dim (`heads` or `f`, or the column/row pairs found by structure,
  * internal/tp_pairs.h), unevenly where t does not divide it; whole ops of
  * a batch role split along their implicit batch when d > 1; a pinned op is
- * placed whole on its pin. DP_ENOMEM is the only error. */
+ * placed whole on its pin; with s->sp (sequence parallelism) the ops the
+ * tensor axis leaves whole that index their output by the sequence `s`
+ * are split along it on axis 1. DP_ENOMEM is the only error. */
 dp_status dpi_megatron_layout(const dp_graph *g, dp_strategy *s, int d, int t,
 			      dp_err *err);
 

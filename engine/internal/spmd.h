@@ -32,6 +32,8 @@ typedef struct dpi_spmd_ctx {
 	uint8_t *carry;	 /* per op: mesh axes over which it holds partial
 			    sums summed from its inputs' (a linear op;
 			    lower_spmd_edges.c), 0 none */
+	uint32_t *psum;	 /* per sum op split on its inputs' partial axes:
+			    its first local sum "v/psum#d0", 0 none yet */
 	uint32_t *first; /* per op: its first lowered op; a
 					   whole-placed op has one, the
 					   others one per mesh device, in

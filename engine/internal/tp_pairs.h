@@ -31,7 +31,9 @@
 int dpi_tp_pairs(const dp_graph *g, int64_t min_size, int8_t *dim);
 
 /* Megatron's tensor-parallel dim of every op (-1 none): `f`, else
- * `heads`, when the graph names them (the samples' convention,
+ * `heads`, else the vocabulary `v` (a dim `v` of the largest size: the
+ * word embedding, the logits and the cross-entropy split over the
+ * vocabulary), when the graph names f or heads (the samples' convention,
  * docs/formats.md); else dpi_tp_pairs(). Pinned ops get -1. Returns the
  * number of ops with one, -1 when out of memory. */
 int dpi_tp_dims(const dp_graph *g, int8_t *dim);

@@ -229,7 +229,8 @@ dp_status dpi_dot_read_edge_dims(dload *D, Agedge_t *ed, uint32_t e)
 		return st;
 	dpi_dims_at at = {NULL, -1};
 	dp_err err;
-	if (dpi_graph_set_edge_dims(D->g, e, (uint32_t)n, names, &at, &err) ||
+	if (dpi_graph_set_edge_dims(D->g, e, (uint32_t)n, names, NULL, &at,
+				    &err) ||
 	    dpi_graph_check_edge_dims(D->g, e, &at, &err))
 		return dims_error(D, "edge", label,
 				  guess_edge_line(D->text, from, to, at.field),

@@ -175,14 +175,25 @@ dp_status dpi_json_read_op_dims(jload *L, const cJSON *o, uint32_t id)
 
 dp_status dpi_json_read_edge_dims(jload *L, const cJSON *o, uint32_t e)
 {
-	const char *names[DP_MAX_OP_DIMS];
-	int32_t n;
+	const char *names[DP_MAX_OP_DIMS], *from[DP_MAX_OP_DIMS];
+	int32_t n, nf;
 	dp_status st = get_dim_list(L, o, "dims", names, &n);
-	if (st || n < 0)
+	if (!st)
+		st = get_dim_list(L, o, "from_dims", from, &nf);
+	if (st)
 		return st;
+	if (nf >= 0 && nf != n)
+		return dpi_json_field_error(
+			L, "from_dims",
+			"expected %d names, one per name of the edge's dims "
+			"(the producer's dims of the same axes), got %d",
+			n < 0 ? 0 : n, nf);
+	if (n < 0)
+		return DP_OK;
 	dpi_dims_at at = {NULL, -1};
 	dp_err err;
-	if (dpi_graph_set_edge_dims(L->g, e, (uint32_t)n, names, &at, &err) ||
+	if (dpi_graph_set_edge_dims(L->g, e, (uint32_t)n, names,
+				    nf >= 0 ? from : NULL, &at, &err) ||
 	    dpi_graph_check_edge_dims(L->g, e, &at, &err))
 		return dims_error(L, o, &at, &err);
 	return DP_OK;

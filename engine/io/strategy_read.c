@@ -21,7 +21,7 @@
 #define TOP_KEYS                                                               \
 	"format, version, graph, kind, devices, label, algorithm, "            \
 	"placement, mesh, ops, default, stages, microbatches, schedule, "      \
-	"stage, default_stage, groups, spmd"
+	"stage, default_stage, groups, spmd, sequence_parallel"
 
 /* Scans the top-level object, reading the scalars and noting where the
  * other values are. */
@@ -78,6 +78,18 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 			if (!(st = dpi_sread_str(R, at, "graph")))
 				snprintf(R->made_for, sizeof R->made_for,
 					 "%s", js->sbuf);
+			continue;
+		} else if (strcmp(key, "sequence_parallel") == 0) {
+			bool t = !strncmp(js->text + at, "true", 4),
+			     f = !strncmp(js->text + at, "false", 5);
+			if (!t && !f)
+				return dpi_jscan_error_at(
+					js, at,
+					"sequence_parallel: expected true or "
+					"false, got %s",
+					dpi_jscan_kind(js));
+			s->sp = t;
+			st = dpi_jscan_value(js, NULL, NULL);
 			continue;
 		} else if (strcmp(key, "label") == 0 ||
 			   strcmp(key, "algorithm") == 0) {
@@ -543,6 +555,7 @@ static dp_status parse(const char *path, const char *text, size_t len,
 	else if (kind == DP_STRAT_SPMD)
 		spmd_label(&s);
 	memcpy(s.algo, hdr.algo, sizeof s.algo);
+	s.sp = hdr.sp;
 	*out = s;
 	return DP_OK;
 }

@@ -115,6 +115,8 @@ dp_status dp_strategy_write(const char *path, const dp_graph *g,
 	dp_json_int(&w, "devices", s->k);
 	dp_json_str(&w, "label", s->label);
 	dp_json_str(&w, "algorithm", s->algo);
+	if (s->sp)
+		dp_json_bool(&w, "sequence_parallel", true);
 	switch (s->kind) {
 	case DP_STRAT_PLACEMENT:
 		dp_json_begin_object(&w, "placement");

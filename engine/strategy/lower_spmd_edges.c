@@ -72,6 +72,10 @@
 #include "internal/spmd_tensor.h"
 
 #define MAXR DP_MAX_OP_DIMS
+/* carry[]: the mesh axes of the partial sums an op holds, and whether
+ * they came from a sum with whole inputs (its consumers reduce them) */
+#define CARRY_AXES 0x0f
+#define CARRY_MIXED 0x80
 
 typedef dpi_spmd_tensor tensor;
 
@@ -100,7 +104,7 @@ static void make_tensor(const dpi_spmd_ctx *c, uint32_t e, tensor *t)
 	}
 	dpi_spmd_tensor_make(c->g, e, c->bidx, um, vm, &c->mesh, t);
 	t->cwhole = dpi_spmd_whole(c, ed->to);
-	t->partial |= c->carry[ed->from];
+	t->partial |= c->carry[ed->from] & CARRY_AXES;
 }
 
 /* Op types linear in their data inputs taken together: on partial sums
@@ -110,44 +114,96 @@ static const char *const linear_types[] = {
 	"Identity", "Snapshot", "Reshape", "Squeeze", "ExpandDims", "Transpose",
 };
 
-static bool is_linear(const dp_graph *g, uint32_t v)
+/* Op types whose output over a split reduction dim is not a partial sum
+ * that a sum may carry: a cross-entropy over vocabulary-split logits
+ * all-reduces its per-position values (the maximum, the sum of
+ * exponentials) before the loss exists, as Megatron-LM's parallel
+ * cross-entropy does; its consumers reduce them at once. */
+static const char *const entropy_types[] = {
+	"SparseSoftmaxCrossEntropyWithLogits",
+	"SoftmaxCrossEntropyWithLogits",
+	"CrossEntropyLoss",
+	"cross_entropy",
+};
+
+/* Whether op v's type is one of the n names of types. */
+static bool type_in(const dp_graph *g, uint32_t v, const char *const *types,
+		    size_t n)
 {
 	const char *ty = dp_graph_str(g, g->ops[v].type);
-	for (size_t i = 0; i < DPI_NARR(linear_types); i++)
-		if (strcmp(ty, linear_types[i]) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ty, types[i]) == 0)
 			return true;
 	return false;
 }
 
+static bool is_entropy(const dp_graph *g, uint32_t v)
+{
+	return type_in(g, v, entropy_types, DPI_NARR(entropy_types));
+}
+
+static bool is_linear(const dp_graph *g, uint32_t v)
+{
+	return type_in(g, v, linear_types, DPI_NARR(linear_types));
+}
+
+/* Sums: a sum of partial sums and whole tensors holds a partial sum when
+ * one part adds the whole tensors (docs/spmd.md, "Partial sums"). */
+static bool is_sum(const dp_graph *g, uint32_t v)
+{
+	const char *ty = dp_graph_str(g, g->ops[v].type);
+	return !strcmp(ty, "Add") || !strcmp(ty, "AddV2") ||
+	       !strcmp(ty, "AddN") || !strcmp(ty, "BiasAdd");
+}
+
+/* The mesh axes that split some dim of v. */
+static uint8_t own_mask(const dpi_spmd_ctx *c, uint32_t v)
+{
+	dp_dims d;
+	uint32_t n = dp_op_dims(c->g, v, &d) ? d.n : 1;
+	uint8_t own = 0;
+	for (uint32_t i = 0; i < n; i++)
+		own |= dpi_spmd_mask(c, v, i);
+	return own;
+}
+
 /* The mesh axes over which v sums its inputs' partial sums locally (see
- * the top of the file), 0 when it does not: the producers' carries are
- * known (topological order). */
+ * the top of the file), 0 when it does not, with CARRY_MIXED when some
+ * input is whole (a sum only): the producers' carries are known
+ * (topological order). */
 static uint8_t carried(const dpi_spmd_ctx *c, uint32_t v)
 {
 	const dp_graph *g = c->g;
 	if (dpi_spmd_whole(c, v) >= 0 || !is_linear(g, v))
 		return 0;
 	uint8_t p = 0;
+	bool whole = false;
 	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
 		uint32_t e = g->pred_edge[i];
 		if (g->edges[e].control)
 			continue;
-		if (dpi_spmd_whole(c, g->edges[e].from) >= 0)
+		uint32_t u = g->edges[e].from;
+		if (dpi_spmd_whole(c, u) >= 0 ||
+		    (c->carry[u] & CARRY_MIXED) || is_entropy(g, u))
 			return 0;
 		tensor t;
 		make_tensor(c, e, &t);
-		if (!t.partial || (p && t.partial != p))
+		if (!t.partial) {
+			whole = true;
+			continue;
+		}
+		if (p && t.partial != p)
 			return 0;
 		p = t.partial;
 	}
-	dp_dims d;
-	uint32_t n = dp_op_dims(g, v, &d) ? d.n : 1;
-	uint8_t own = 0;
-	for (uint32_t i = 0; i < n; i++)
-		own |= dpi_spmd_mask(c, v, i);
+	if (!p || (whole && !is_sum(g, v)))
+		return 0;
+	uint8_t own = own_mask(c, v);
 	/* a whole grad op split along the batch holds partial sums anyway */
 	bool grad = c->bidx[v] == -2 && dp_op_role(g, v) == DP_ROLE_GRAD;
-	return !(own & p) || (grad && own == p) ? p : 0;
+	if (own & p && !(grad && own == p))
+		return 0;
+	return (uint8_t)(p | (whole ? CARRY_MIXED : 0));
 }
 
 /* Whether v has a consumer through a data edge: one that can reduce the
@@ -175,32 +231,42 @@ static int64_t box_vol(const tensor *t, const int64_t *lo, const int64_t *hi)
 	return v;
 }
 
-/* Where connect's messages go: lowered op `to`, from u's instances. */
+/* Where connect's messages go: lowered op `to`, from the producer's
+ * instances (first: the first one's id; one per device unless whole). */
 typedef struct conn {
 	dpi_spmd_ctx *c;
-	uint32_t u, to;
+	uint32_t first, to;
+	bool whole;
 	dp_err *err;
 } conn;
 
 static dp_status conn_edge(void *arg, int dev, int64_t bytes)
 {
 	conn *x = arg;
-	uint32_t from = x->c->first[x->u];
-	if (dpi_spmd_whole(x->c, x->u) < 0)
-		from += (uint32_t)dev;
+	uint32_t from = x->first + (x->whole ? 0 : (uint32_t)dev);
 	return dpi_lower_edge(&x->c->b, from, x->to, bytes, false, x->err);
 }
 
-/* Edges into lowered op `to` from every instance of u whose box meets
- * [lo, hi), chunk k of r of each intersection; replicas chosen by ref's
- * coordinates. */
+/* Edges into lowered op `to` from every producer instance (first, whole:
+ * as conn's) whose box meets [lo, hi), chunk k of r of each intersection;
+ * replicas chosen by ref's coordinates. */
+static dp_status connect_from(dpi_spmd_ctx *c, const tensor *t, uint32_t first,
+			      bool whole, int ref, const int64_t *lo,
+			      const int64_t *hi, uint32_t to, int k, int r,
+			      dp_err *err)
+{
+	conn x = {c, first, to, whole, err};
+	return dpi_spmd_tensor_sources(t, &c->mesh, ref, lo, hi, k, r,
+				       conn_edge, &x);
+}
+
+/* The same from the instances of op u. */
 static dp_status connect(dpi_spmd_ctx *c, const tensor *t, uint32_t u, int ref,
 			 const int64_t *lo, const int64_t *hi, uint32_t to,
 			 int k, int r, dp_err *err)
 {
-	conn x = {c, u, to, err};
-	return dpi_spmd_tensor_sources(t, &c->mesh, ref, lo, hi, k, r,
-				       conn_edge, &x);
+	return connect_from(c, t, c->first[u], dpi_spmd_whole(c, u) >= 0, ref,
+			    lo, hi, to, k, r, err);
 }
 
 /* Every instance of v (id, device). */
@@ -218,10 +284,13 @@ static int instances(const dpi_spmd_ctx *c, uint32_t v, int i, uint32_t *id,
 	return i < c->size;
 }
 
-/* Makes the reduces of layout L (key set) of producer u, number nl. */
-static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, layout *L, int nl,
-			     dp_err *err)
+/* Makes the reduces of layout L (key set) of producer u, number nl, fed
+ * by the instances from first on (one per device: u's, or the local sums
+ * of a sum's inputs, whose reduces are named tag "/psum_rs"). */
+static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, uint32_t first,
+			     layout *L, int nl, dp_err *err)
 {
+	const char *tag = first == c->first[u] ? "/rs" : "/psum_rs";
 	const tensor *t = &L->key;
 	int n = t->cwhole >= 0 ? 1 : c->size;
 	L->gid = calloc((size_t)c->size, sizeof *L->gid);
@@ -256,14 +325,14 @@ static dp_status make_layout(dpi_spmd_ctx *c, uint32_t u, layout *L, int nl,
 			.role = DP_ROLE_NONE,
 		};
 		uint32_t id;
-		st = dpi_spmd_name(c, u, "/rs", nl, dev, err);
+		st = dpi_spmd_name(c, u, tag, nl, dev, err);
 		if (!st)
 			st = dpi_lower_add(&c->b, c->name, &lo_op, &id, err);
 		if (!st && d == 0)
 			L->base = id;
 		if (!st)
-			st = connect(c, t, u, dev, lo, hi, id, rank[d], L->r,
-				     err);
+			st = connect_from(c, t, first, false, dev, lo, hi, id,
+					  rank[d], L->r, err);
 	}
 out:
 	free(cnt);
@@ -296,6 +365,73 @@ static dp_status reduce_edge(dpi_spmd_ctx *c, uint32_t v, const tensor *t,
 		}
 	}
 	return DP_OK;
+}
+
+/* A sum v split on the axes of its inputs' partial sums, with two or more
+ * inputs whose tensors are the same (same blocks, same partial axes: the
+ * input gradients of Q, K and V meeting the residual's under sequence
+ * parallelism): their partial sums are added on each device first
+ * ("v/psum#dD", time 0), and that sum is reduce-scattered once. Returns
+ * how many inputs have key's tensor (0 when v is not such a sum). */
+static int psum_key(const dpi_spmd_ctx *c, uint32_t v, tensor *key)
+{
+	const dp_graph *g = c->g;
+	if (!is_sum(g, v) || dpi_spmd_whole(c, v) >= 0 || c->carry[v])
+		return 0;
+	uint8_t own = own_mask(c, v);
+	int n = 0;
+	for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+		uint32_t e = g->pred_edge[i];
+		if (g->edges[e].control ||
+		    dpi_spmd_whole(c, g->edges[e].from) >= 0)
+			continue;
+		tensor t;
+		make_tensor(c, e, &t);
+		if (!(t.partial & own))
+			continue;
+		if (!n)
+			*key = t;
+		n += !memcmp(key, &t, sizeof t);
+	}
+	return n >= 2 ? n : 0;
+}
+
+/* Edge u -> v into such a sum: u's instance on each device feeds the
+ * local sum there; the first such edge makes the local sums and their
+ * reduce into v. */
+static dp_status psum_edge(dpi_spmd_ctx *c, uint32_t u, uint32_t v,
+			   const tensor *t, dp_err *err)
+{
+	dp_status st = DP_OK;
+	if (!c->psum[v]) {
+		for (int d = 0; !st && d < c->size; d++) {
+			dpi_lower_op op = {.source = v,
+					   .device = d,
+					   .micro = -1,
+					   .output_bytes = t->total,
+					   .role = DP_ROLE_NONE};
+			uint32_t id;
+			st = dpi_spmd_name(c, v, "/psum", 1, d, err);
+			if (!st)
+				st = dpi_lower_add(&c->b, c->name, &op, &id,
+						   err);
+			if (!st && d == 0)
+				c->psum[v] = id;
+		}
+		layout L;
+		memset(&L, 0, sizeof L);
+		L.key = *t;
+		if (!st)
+			st = make_layout(c, v, c->psum[v], &L, 1, err);
+		if (!st)
+			st = reduce_edge(c, v, t, &L, err);
+		free(L.gid);
+		free(L.members);
+	}
+	for (int d = 0; !st && d < c->size; d++)
+		st = dpi_lower_edge(&c->b, c->first[u] + (uint32_t)d,
+				    c->psum[v] + (uint32_t)d, 0, false, err);
+	return st;
 }
 
 static dp_status control_edge(dpi_spmd_ctx *c, uint32_t u, uint32_t v,
@@ -404,6 +540,13 @@ static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 		make_tensor(c, e, &t);
 		if (c->carry[ed->to])
 			t.partial = 0; /* summed on each device */
+		tensor key;
+		if (t.partial && dpi_spmd_whole(c, u) < 0 &&
+		    psum_key(c, ed->to, &key) &&
+		    !memcmp(&key, &t, sizeof t)) {
+			st = psum_edge(c, u, ed->to, &t, err);
+			continue;
+		}
 		if (t.partial && dpi_spmd_whole(c, u) < 0) {
 			int l = 0;
 			while (l < *nls &&
@@ -422,7 +565,8 @@ static dp_status producer_edges(dpi_spmd_ctx *c, uint32_t u, layout **ls,
 				layout *L = &(*ls)[(*nls)++];
 				memset(L, 0, sizeof *L);
 				memcpy(&L->key, &t, sizeof t);
-				st = make_layout(c, u, L, l + 1, err);
+				st = make_layout(c, u, c->first[u], L, l + 1,
+						 err);
 				if (st)
 					break;
 			}
@@ -447,8 +591,12 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 	layout *ls = NULL;
 	int nls = 0, cap = 0;
 	c->carry = calloc(g->nops ? g->nops : 1, 1);
-	if (!c->carry)
+	c->psum = calloc(g->nops ? g->nops : 1, sizeof *c->psum);
+	if (!c->carry || !c->psum) {
+		free(c->carry);
+		free(c->psum);
 		return dpi_nomem(err, "lowering a strategy");
+	}
 	for (uint32_t k = 0; k < g->nops; k++)
 		c->carry[g->topo[k]] = carried(c, g->topo[k]);
 	/* a linear op that no op reads (the end of a gradient's sums in a
@@ -472,6 +620,8 @@ dp_status dpi_spmd_edges(dpi_spmd_ctx *c, dp_err *err)
 	}
 	free(ls);
 	free(c->carry);
+	free(c->psum);
 	c->carry = NULL;
+	c->psum = NULL;
 	return st;
 }

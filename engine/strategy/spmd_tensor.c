@@ -50,6 +50,15 @@ static bool has_batch(const dp_graph *g, const int8_t *bidx, uint32_t u,
 	return true;
 }
 
+/* Index of the dim with name offset off in d, or -1. */
+static int find_dim(const dp_dims *d, uint32_t off)
+{
+	for (uint32_t i = 0; i < d->n; i++)
+		if (d->name_off[i] == off)
+			return (int)i;
+	return -1;
+}
+
 /* The masks of u's split dims except skip (-1: none). */
 static uint8_t other_masks(const dp_graph *g, uint32_t u, const uint8_t *mask,
 			   int skip)
@@ -61,6 +70,41 @@ static uint8_t other_masks(const dp_graph *g, uint32_t u, const uint8_t *mask,
 		if ((int)i != skip)
 			mk |= mask[i];
 	return mk;
+}
+
+/* Edge e out of an op with several outputs (dims, no out), with dims: the
+ * producer's dim of axis j is from_dims[j] when given, else the consumer's
+ * name when the producer has a dim of that name and size; its split dims
+ * outside them are reductions (partial sums). When some axis has none,
+ * the producer is taken to hold the consumer's block (no partial sums). */
+static void multi_output(const dp_graph *g, uint32_t e, const dp_dims *pd,
+			 const dp_dims *cd, const uint8_t *umask,
+			 const uint8_t *vmask, dpi_spmd_tensor *t)
+{
+	const uint32_t *names, *from;
+	int ne = dp_edge_dims(g, e, &names);
+	bool hf = dp_edge_from_dims(g, e, &from) >= 0;
+	uint32_t used = 0;
+	bool known = true;
+	t->r = ne;
+	t->eb = pd->elem_bytes;
+	for (int j = 0; j < ne; j++) {
+		int k = find_dim(cd, names[j]);
+		t->size[j] = k >= 0 ? cd->sizes[k] : 1;
+		t->cmask[j] = k >= 0 ? vmask[k] : 0;
+		int q = find_dim(pd, hf ? from[j] : names[j]);
+		if (q < 0 || pd->sizes[q] != t->size[j]) {
+			known = false;
+			continue;
+		}
+		used |= 1u << q;
+		t->pmask[j] = umask[q];
+	}
+	for (uint32_t i = 0; known && i < pd->n; i++)
+		if (!(used & (1u << i)))
+			t->partial |= umask[i];
+	for (int j = 0; !known && j < ne; j++)
+		t->pmask[j] = t->cmask[j];
 }
 
 void dpi_spmd_tensor_make(const dp_graph *g, uint32_t e, const int8_t *bidx,
@@ -93,6 +137,8 @@ void dpi_spmd_tensor_make(const dp_graph *g, uint32_t e, const int8_t *bidx,
 		for (uint32_t i = 0; i < pd.n; i++)
 			if (!(in_out & (1u << i)))
 				t->partial |= umask[i];
+	} else if (ne >= 0 && hp && hc && pd.nout < 0) {
+		multi_output(g, e, &pd, &cd, umask, vmask, t);
 	} else if (has_batch(g, bidx, u, umask, true, &pb) &&
 		   has_batch(g, bidx, v, vmask, false, &cb)) {
 		int64_t a = dpi_mesh_parts(m, pb), b = dpi_mesh_parts(m, cb);
@@ -100,8 +146,11 @@ void dpi_spmd_tensor_make(const dp_graph *g, uint32_t e, const int8_t *bidx,
 		t->size[0] = a / dpi_gcd64(a, b) * b;
 		t->pmask[0] = pb;
 		t->cmask[0] = cb;
-		t->partial =
-			other_masks(g, u, umask, bidx[u] >= 0 ? bidx[u] : 0);
+		/* an op with several outputs: the consumer's block, not
+		 * partial sums (its outputs' indexing is unknown) */
+		if (!(hp && pd.nout < 0))
+			t->partial = other_masks(g, u, umask,
+						 bidx[u] >= 0 ? bidx[u] : 0);
 		t->eb = t->total % t->size[0] == 0 ? t->total / t->size[0] : 0;
 	} else {
 		int64_t pv = cd.elem_bytes;

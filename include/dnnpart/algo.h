@@ -103,6 +103,10 @@ typedef struct dp_algo_opts {
 	 * parallel size; 0 = the algorithm's own choice */
 	int microbatches;
 	int tp;
+	/* megatron, hybrid: sequence parallelism (needs a tensor-parallel
+	 * size > 1): the ops tensor parallelism replicates split along the
+	 * sequence dim `s` */
+	bool sp;
 	/* pipelines: the schedule their micro-batches run in, a dp_schedule
 	 * (strategy.h: DP_SCHED_GPIPE, DP_SCHED_1F1B), or -1 for the
 	 * algorithm's own (gpipe's, 1f1b's; pipedream and hybrid: 1F1B) */

@@ -245,6 +245,11 @@ dp_status dp_graph_finalize(dp_graph *g, dp_err *err);
  *     position; its bytes (given, else the producer's output_bytes)
  *     equal the producer's out tensor (product(out sizes) x the
  *     producer's elem_bytes);
+ *   - a producer with dims but no out has several output tensors: an edge
+ *     out of it may give dims (each a dim of the consumer) and from_dims
+ *     (the producer's dims of that output, one per dim, of the same
+ *     sizes); the bytes equal product(sizes) x the producer's elem_bytes;
+ *     from_dims on an edge whose producer has out is an error;
  *   - the batch dim is a dim of at least one op.
  * Errors are DP_EINPUT with a message naming the op and what was expected;
  * loaders add the file position. */
@@ -305,6 +310,11 @@ dp_status dp_graph_set_edge_dims(dp_graph *g, uint32_t e, uint32_t n,
  * offsets into g->strs (valid until the graph changes); -1, with *name_off
  * NULL, when the edge has none. */
 int dp_edge_dims(const dp_graph *g, uint32_t e, const uint32_t **name_off);
+/* The producer's dims that index edge e's tensor (`from_dims`, given for an
+ * edge out of an op with several outputs, aligned with its dims): their
+ * number, -1 with *name_off NULL when the edge has none. */
+int dp_edge_from_dims(const dp_graph *g, uint32_t e,
+		      const uint32_t **name_off);
 
 /* Sets the graph's batch dim ("" or NULL: none). Checks the name's syntax;
  * that some op has it is checked by dp_graph_finalize(). */

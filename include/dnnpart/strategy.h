@@ -105,6 +105,10 @@ typedef struct dp_strategy {
 	dp_spmd spmd;	    /* DP_STRAT_SPMD, or the split inside every
 			       stage of a DP_STRAT_PIPELINE */
 	dp_pipeline pipe;   /* DP_STRAT_PIPELINE */
+	/* Megatron-LM's sequence parallelism (--sp): the ops its tensor
+	 * parallelism replicates are split along the sequence; recorded so
+	 * that the Megatron-LM export writes --sequence-parallel */
+	bool sp;
 } dp_strategy;
 
 /* An empty strategy (kind placement, nothing allocated). */

@@ -42,7 +42,8 @@ void sim_seed_fail(sim_ctx *cx, const char *file, int line, const char *fmt,
 		   ...) __attribute__((format(printf, 4, 5)));
 
 /* Peaks, peak times, live tensors (with detail) and memory curves of
- * every device agree with intervals recomputed from DESIGN 3.1's rules. */
+ * every device agree with intervals recomputed from the rules of
+ * docs/simulator.md ("Memory"). */
 void sim_check_memory(sim_ctx *cx, bool detail);
 
 #endif

@@ -9,12 +9,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dnnpart/load.h"
 
-static bool cur_failed;
-static char cur_msg[2048];
+static bool cur_failed, cur_skipped;
+static char cur_msg[2048], cur_skip[512];
 
 void test_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -37,10 +38,31 @@ bool test_failed(void)
 	return cur_failed;
 }
 
-const char *test_shared_dir(void)
+void test_skip(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cur_skip, sizeof cur_skip, fmt, ap);
+	va_end(ap);
+	cur_skipped = true;
+}
+
+const char *test_data_dir(void)
+{
+	return "tests/data";
+}
+
+const char *test_pardnn_resnet(void)
+{
+	static char dir[1024];
 	const char *e = getenv("DNNPART_SHARED");
-	return e && e[0] ? e : "../shared/benchmarks";
+	snprintf(dir, sizeof dir, "%s/pardnn-resnet",
+		 e && e[0] ? e : "../shared/benchmarks");
+	struct stat sb;
+	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return dir;
+	test_skip("%s not present", dir);
+	return NULL;
 }
 
 /* With arguments, runs only the tests whose names contain one of them. */
@@ -56,12 +78,14 @@ int test_main(const struct test_case *cases, int n, int argc, char **argv)
 			if (!want)
 				continue;
 		}
-		cur_failed = false;
+		cur_failed = cur_skipped = false;
 		cur_msg[0] = '\0';
 		cases[i].fn();
 		if (cur_failed) {
 			failed++;
 			printf("not ok - %s: %s\n", cases[i].name, cur_msg);
+		} else if (cur_skipped) {
+			printf("skip - %s: %s\n", cases[i].name, cur_skip);
 		} else {
 			printf("ok - %s\n", cases[i].name);
 		}

@@ -33,9 +33,18 @@ bool test_failed(void);
 struct dp_err;
 void test_fail_err(const char *file, int line, const char *what,
 		   const struct dp_err *err);
-/* Directory of the repository's shared/ benchmarks ("../shared/benchmarks"
- * relative to the repository root; DNNPART_SHARED overrides). */
-const char *test_shared_dir(void);
+/* Marks the running test skipped: it prints "skip - NAME: why" (counted as
+ * skipped, never as passed) unless it also recorded a failure. */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The folder of the real inputs copied into the repository, relative to its
+ * root: "tests/data" (msr-fiddle/ and pipedream/, each with its LICENSE.txt
+ * and a SOURCE.md saying where it came from). */
+const char *test_data_dir(void);
+/* The ParDNN authors' ResNet folder, which states no licence and so is not
+ * in the repository: $DNNPART_SHARED/pardnn-resnet (default
+ * ../shared/benchmarks/pardnn-resnet). When it is not there: NULL, and the
+ * running test is marked skipped (test_skip). */
+const char *test_pardnn_resnet(void);
 /* Reads a whole file with the engine's dp_load_read_file; NULL when it cannot
  * (the caller frees). len may be NULL. */
 char *test_read_file(const char *path, size_t *len);
@@ -63,9 +72,9 @@ dp_graph *test_load_with(test_text_loader load, const char *path,
  * a case missing a line or a FROM not in base is a failure. */
 int test_check_edits(const char *path, const char *base, test_text_loader load,
 		     const char *name);
-/* Loads the file rel under test_shared_dir() with load (test_load_with);
+/* Loads the file rel under test_data_dir() with load (test_load_with);
  * NULL, recorded as a failure with the error, when it cannot be. */
-dp_graph *test_load_shared(test_text_loader load, const char *rel);
+dp_graph *test_load_data(test_text_loader load, const char *rel);
 /* A native JSON graph given as text, loaded as the file "t.json" (its
  * source, for messages) and finalized; NULL, recorded as a test failure
  * with the error, when it cannot be. */

@@ -1,5 +1,5 @@
 /* testlib_text.c - the text and edit-case readers of testlib.h: a graph
- * loaded from text or a shared file, the edit tables (test_check_edits),
+ * loaded from text or a file of tests/data, the edit tables (test_check_edits),
  * dims as text and small graphs from text (test_graph_text). */
 #include "testlib.h"
 
@@ -32,10 +32,10 @@ dp_graph *test_load_with(test_text_loader load, const char *path,
 	return test_loaded(st, g, err);
 }
 
-dp_graph *test_load_shared(test_text_loader load, const char *rel)
+dp_graph *test_load_data(test_text_loader load, const char *rel)
 {
 	char path[1024];
-	snprintf(path, sizeof path, "%s/%s", test_shared_dir(), rel);
+	snprintf(path, sizeof path, "%s/%s", test_data_dir(), rel);
 	dp_err err;
 	dp_graph *g = test_load_with(load, path, NULL, &err);
 	if (!g)
