@@ -104,29 +104,29 @@ else
 	echo "not ok - arch/public-api-only-program: does not build: $(head -c 400 "$TMP/user.err")"
 fi
 
-# docs/architecture.md shows the drawing arch_check.py prints today
-if command -v python3 >/dev/null 2>&1; then
-	python3 tools/arch_check.py --report >"$TMP/report"
-	sed -n '/^<!-- arch_check --report -->$/,/^<!-- end -->$/p' \
-		docs/architecture.md | sed '1,2d;$d' | sed '$d' >"$TMP/doc"
-	if cmp -s "$TMP/report" "$TMP/doc"; then
-		echo "ok - arch/doc-drawing-current"
+# docs/architecture.md shows the drawings the checks print today: doc_drawing
+# NAME MARK COMMAND... compares COMMAND's output with the block after
+# "<!-- MARK -->" in docs/architecture.md
+doc_drawing() {
+	name=$1 mark=$2
+	shift 2
+	"$@" >"$TMP/$name.now"
+	sed -n "/^<!-- $mark -->\$/,/^<!-- end -->\$/p" \
+		docs/architecture.md | sed '1,2d;$d' | sed '$d' >"$TMP/$name.doc"
+	if cmp -s "$TMP/$name.now" "$TMP/$name.doc"; then
+		echo "ok - arch/$name"
 	else
-		echo "not ok - arch/doc-drawing-current: docs/architecture.md differs from 'python3 tools/arch_check.py --report': $(diff "$TMP/doc" "$TMP/report" | head -c 300)"
+		echo "not ok - arch/$name: docs/architecture.md differs from '$*': $(diff "$TMP/$name.doc" "$TMP/$name.now" | head -c 300)"
 	fi
-fi
+}
 
-# ... and the floors drawing that arch_symbols.py prints; every engine
-# folder with sources is named in the tree of docs/architecture.md
+# ... the include drawing and the floors; every engine folder with sources
+# is named in the tree of docs/architecture.md
 if command -v python3 >/dev/null 2>&1; then
-	python3 tools/arch_symbols.py --build "$BUILD" --report >"$TMP/floors"
-	sed -n '/^<!-- arch_symbols --report -->$/,/^<!-- end -->$/p' \
-		docs/architecture.md | sed '1,2d;$d' | sed '$d' >"$TMP/floors_doc"
-	if cmp -s "$TMP/floors" "$TMP/floors_doc"; then
-		echo "ok - arch/doc-floors-current"
-	else
-		echo "not ok - arch/doc-floors-current: docs/architecture.md differs from 'python3 tools/arch_symbols.py --report': $(diff "$TMP/floors_doc" "$TMP/floors" | head -c 300)"
-	fi
+	doc_drawing doc-drawing-current 'arch_check --report' \
+		python3 tools/arch_check.py --report
+	doc_drawing doc-floors-current 'arch_symbols --report' \
+		python3 tools/arch_symbols.py --build "$BUILD" --report
 	missing=''
 	for d in $(find engine -name '*.c' | xargs -n1 dirname | sort -u); do
 		sub=${d#engine/}

@@ -85,4 +85,28 @@ static void test_errors(void)
 	dp_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_quarter_batch), TEST(test_errors))
+/* An op with several outputs (tests/data/gpt2_tiny.json, batch 2: the
+ * layer norm's normalize gradient, dx and dr) and its edges with
+ * from_dims: at batch 6 each edge that the batch indexes carries 3x its
+ * bytes, the op's output too, and the graph loads (its edges' bytes agree
+ * with their dims). */
+static void test_several_outputs_scale(void)
+{
+	const char *p = "model/ln_f/normalize/grad";
+	dp_graph *h = NULL, *g = test_load_ok("tests/data/gpt2_tiny.json");
+	dp_err err;
+	REQUIRE(g && dp_graph_with_batch(g, 6, &h, &err) == DP_OK);
+	uint32_t e = edge_of(g, p, "model/ln_f/rsqrt/grad");
+	uint32_t f = edge_of(h, p, "model/ln_f/rsqrt/grad");
+	const uint32_t *names;
+	REQUIRE(e != UINT32_MAX && f != UINT32_MAX);
+	CHECK(dp_edge_from_dims(h, f, &names) >= 0);
+	CHECK_INT(h->edges[f].bytes, 3 * g->edges[e].bytes);
+	CHECK_INT(h->ops[dp_graph_find(h, p)].output_bytes,
+		  3 * g->ops[dp_graph_find(g, p)].output_bytes);
+	dp_graph_free(h);
+	dp_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_quarter_batch), TEST(test_errors),
+	  TEST(test_several_outputs_scale))

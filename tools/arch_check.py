@@ -96,7 +96,8 @@ def include_graph(files):
 
 
 def cycles(graph):
-    """Strongly connected components of more than one file (Tarjan)."""
+    """Strongly connected components of more than one node (Tarjan): graph
+    maps a node to the nodes it depends on (a list, or a dict's keys)."""
     index, low, stack, on, out = {}, {}, [], set(), []
     counter = [0]
     sys.setrecursionlimit(10000)
@@ -127,6 +128,25 @@ def cycles(graph):
         if v not in index:
             visit(v)
     return out
+
+
+class Checker:
+    """Prints "ok - arch/NAME" or "not ok - arch/NAME: the first 8
+    problems" per rule and counts the rules broken (also for
+    tools/arch_symbols.py)."""
+
+    def __init__(self):
+        self.bad = 0
+
+    def check(self, name, problems):
+        if problems:
+            self.bad += 1
+            shown = '; '.join(problems[:8])
+            more = len(problems) - 8
+            print('not ok - arch/%s: %s%s' % (name, shown,
+                  ' (+%d more)' % more if more > 0 else ''))
+        else:
+            print('ok - arch/%s' % name)
 
 
 def module_graph(graph):
@@ -170,18 +190,8 @@ def main(argv):
     if '--report' in argv:
         report(graph)
         return 0
-    bad = 0
-
-    def check(name, problems):
-        nonlocal bad
-        if problems:
-            bad += 1
-            shown = '; '.join(problems[:8])
-            more = len(problems) - 8
-            print('not ok - arch/%s: %s%s' % (name, shown,
-                  ' (+%d more)' % more if more > 0 else ''))
-        else:
-            print('ok - arch/%s' % name)
+    checker = Checker()
+    check = checker.check
 
     check('engine-root-empty',
           [f for f in files if f.startswith('engine/') and f.count('/') == 1])
@@ -247,7 +257,7 @@ def main(argv):
                                 (len(syms) - len(other), len(syms),
                                  100 * share, ' '.join(other[:20])))
             check('exports-prefixed', problems)
-    return 1 if bad else 0
+    return 1 if checker.bad else 0
 
 
 if __name__ == '__main__':

@@ -21,6 +21,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from arch_check import Checker, cycles  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # floor -> the engine folders on it, lowest first. A folder may call the
@@ -73,39 +76,6 @@ def call_graph(build, every):
     return graph
 
 
-def circles(graph):
-    """Strongly connected components of more than one folder (Tarjan)."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph.get(v, {})):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
-
-
 def report(graph):
     for i, fl in enumerate(FLOORS):
         for f in fl:
@@ -126,17 +96,8 @@ def main(argv):
     if '--report' in argv:
         report(graph)
         return 0
-    bad = 0
-
-    def check(name, problems):
-        nonlocal bad
-        if problems:
-            bad += 1
-            more = len(problems) - 8
-            print('not ok - arch/%s: %s%s' % (name, '; '.join(problems[:8]),
-                  ' (+%d more)' % more if more > 0 else ''))
-        else:
-            print('ok - arch/%s' % name)
+    checker = Checker()
+    check = checker.check
 
     folders = sorted({f for _, f in objects(build, every)})
     check('symbols-every-folder-has-a-floor',
@@ -155,8 +116,8 @@ def main(argv):
                              if len(graph[a][b]) > 1 else ''))
     check('symbols-calls-go-down', up)
     check('symbols-no-folder-circle',
-          [' <-> '.join(c) for c in circles(graph)])
-    return 1 if bad else 0
+          [' <-> '.join(c) for c in cycles(graph)])
+    return 1 if checker.bad else 0
 
 
 if __name__ == '__main__':

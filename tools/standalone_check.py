@@ -4,8 +4,9 @@
 Reads every file of the tree (the tracked ones where git knows the tree,
 else every file but build outputs) and checks:
   - standalone/no-design-citations: no file cites the design brief that is
-    not in the repository ("DESIGN 3.1", "DESIGN.md", "DESIGN section 10"):
-    what the code relies on is in docs/, and citations point there;
+    not in the repository (its name in capitals followed by a section
+    number, or its file name): what the code relies on is in docs/, and
+    citations point there;
   - standalone/no-reads-outside: no file names a path in ../shared, except
     the optional ParDNN authors' ResNet folder (pardnn-resnet, which states
     no licence and so is not copied): a line naming ../shared must name

@@ -146,8 +146,8 @@ const dp_algo dpi_algo_dp = {
 	.name = "dp",
 	.summary = "data parallelism: every op split along the batch on all "
 		   "K devices, weights replicated, gradients all-reduced",
-	.source = "data parallelism as in Megatron-LM and PyTorch DDP (DESIGN "
-		  "10)",
+	.source = "data parallelism as in Megatron-LM and PyTorch DDP "
+		  "(docs/algorithms.md)",
 	.run = NULL,
 	.strategize = dp_run,
 };

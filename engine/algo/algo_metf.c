@@ -15,8 +15,9 @@
  * every ready pair: per device, a heap of ready ops whose inputs are not on
  * the device yet, keyed by their arrival time there, and a heap of ops that
  * could start as soon as the device is free, keyed by priority (upward
- * rank, DESIGN 3.1). Keys are lower bounds that only grow (port contention
- * can delay an arrival), so stale entries are re-keyed when they surface.
+ * rank, docs/simulator.md). Keys are lower bounds that only grow (port
+ * contention can delay an arrival), so stale entries are re-keyed when they
+ * surface.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,8 @@ static int oplist_push(oplist *l, uint32_t v)
 }
 
 /* Transfer of u's output (bytes) to device d: start and end, using and, when
- * reserve is set, reserving the ports (DESIGN 3.1, contention `port`). */
+ * reserve is set, reserving the ports (docs/simulator.md, contention
+ * `port`). */
 static double xfer(metf *s, uint32_t u, int32_t d, int64_t bytes, bool reserve,
 		   double *xstart)
 {
@@ -417,7 +419,7 @@ static dp_status metf_run(const dp_graph *g, const dp_machine *m,
 		st = dpi_nomem(err, "scheduling %u ops with m-ETF", g->nops);
 		goto out;
 	}
-	/* the simulator's priority (DESIGN 3.1), used to break ties */
+	/* the simulator's priority (docs/simulator.md), used to break ties */
 	double mean_speed = dp_machine_sum_speed(m) / m->k;
 	for (uint32_t v = 0; v < g->nops; v++)
 		wbar[v] = g->ops[v].time_us / mean_speed;

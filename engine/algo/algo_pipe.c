@@ -1,5 +1,5 @@
 /* algo_pipe.c - the reference pipeline strategies `gpipe` and `1f1b`
- * (DESIGN 10, docs/algorithms.md): one stage per device, cut where each
+ * (docs/algorithms.md): one stage per device, cut where each
  * stage's forward time is balanced, M micro-batches in the schedule's
  * order. The lowering (lower_pipeline.c) and the simulator then price the
  * bubble, the activation stash and the transfers between stages.

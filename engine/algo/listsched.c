@@ -387,10 +387,10 @@ int dpi_ls_mem_place(ls_mem *m, uint32_t v, double s, double f)
 	int32_t d = m->dev[v];
 	dpi_ls_mem_advance(m, s);
 	m->params[d] = sat_add(m->params[d], op->param_bytes);
-	/* DESIGN 3.1: the output lives from the op's start until its last
-	 * local consumer and its last outgoing transfer end (a graph output
-	 * until its own end); temp while it runs. An interval that ends by
-	 * the clock is empty and allocates nothing. */
+	/* docs/simulator.md, "Memory": the output lives from the op's start
+	 * until its last local consumer and its last outgoing transfer end (a
+	 * graph output until its own end); temp while it runs. An interval that
+	 * ends by the clock is empty and allocates nothing. */
 	m->out_free[v] = f;
 	if (m->open_cons[v] > 0) {
 		alloc_bytes(m, d, op->output_bytes);

@@ -1,7 +1,7 @@
 /* pase_ports.c - what a resharding costs in the simulator's port model,
  * for the `pase` cost model (internal/pase.h; docs/algorithms.md#pase).
  *
- * The simulator (DESIGN 3.1) reserves each device's send and receive
+ * The simulator (docs/simulator.md) reserves each device's send and receive
  * ports in the order transfers are created: producers in increasing
  * device number, each to its targets in increasing device number, a
  * transfer starting when both its ports are free. An all-gather over K

@@ -5,8 +5,9 @@
  * graph's batch dim gets that dim's size times batch / B (B: the batch
  * dim's size in the first op that has it), its time and temp scale by the
  * same factor, its output bytes too when its output is indexed by the batch
- * dim; a data edge scales when its dims name the consumer's batch dim (or,
- * without dims, when its producer's output scales). Ops without dims, and
+ * dim (or it has several outputs); a data edge scales when its dims name
+ * the consumer's batch dim (or, without dims, when its producer's output
+ * scales). Ops without dims, and
  * params, are unchanged: nothing says how they depend on the batch.
  */
 #include "dnnpart/graph.h"
@@ -108,7 +109,9 @@ static dp_status build(dp_graph *ng, const dp_graph *g, int64_t batch,
 					(long long)b0);
 			bsize = d.sizes[bi] * batch / b0;
 			f = (double)bsize / (double)d.sizes[bi];
-			factor[u] = out_has(&d, bi) ? f : 1.0;
+			/* an op with several outputs (no out): its
+			 * tensors are its inputs' gradients, batched */
+			factor[u] = d.nout < 0 || out_has(&d, bi) ? f : 1.0;
 		} else {
 			factor[u] = 1.0;
 		}
@@ -142,7 +145,7 @@ static dp_status build(dp_graph *ng, const dp_graph *g, int64_t batch,
 		if (ed->control)
 			f = 0;
 		else if (n >= 0)
-			f = edge_has(g, e, b) ? factor[ed->from] : 1.0;
+			f = edge_has(g, e, b) ? (double)batch / (double)b0 : 1.0;
 		else
 			f = factor[ed->from];
 		int64_t bytes =

@@ -1,5 +1,5 @@
 /* graph_dims.c - storing and reading iteration spaces and the batch dim
- * (graph.h "Iteration spaces and roles", DESIGN 10); the rules that tie
+ * (graph.h "Iteration spaces and roles", docs/formats.md); the rules that tie
  * them to bytes and to other ops are in graph_dims_check.c, roles in
  * graph_roles.c.
  *

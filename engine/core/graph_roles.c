@@ -1,5 +1,5 @@
 /* graph_roles.c - what each op does in the training step (graph.h
- * dp_role, DESIGN 10): one byte per op, allocated when the first role is
+ * dp_role, docs/formats.md): one byte per op, allocated when the first role is
  * set. */
 #include <stdlib.h>
 #include <string.h>

@@ -166,7 +166,8 @@ static int trimmed(const char *s, char *buf, size_t size)
  * "Gib"), as network people write them. A unit all in lower case ("gb",
  * "mib", "b") is the same size in bytes as in upper case: people type
  * `--mem 16gb` meaning bytes. Prefix letters are otherwise
- * case-insensitive; kB..TB decimal, KiB..TiB and bare letters binary. */
+ * case-insensitive; kB..TB decimal, KiB..TiB and bare letters binary
+ * (docs/formats.md, "Units"). */
 static double size_unit(const char *u)
 {
 	static const char prefixes[] = "kmgt";

@@ -1,7 +1,7 @@
 /* export_coarsen.c - the picture DOT and SVG exports draw (coarsen.h).
  *
  * Graphviz's dot needs seconds for a few thousand nodes and hours for a
- * hundred thousand, so big graphs are drawn as groups of ops (DESIGN 6):
+ * hundred thousand, so big graphs are drawn as groups of ops (docs/export.md):
  * first by `layer` scope and device, shortening the layer path until the
  * groups fit; else by runs of consecutive ops of one device's schedule
  * (its start order, which is a topological order of that device's ops).

@@ -4,7 +4,7 @@
  * memory and filled with the device's color; ops (or groups of ops, see
  * coarsen.h) as boxes labelled with name, time and memory; cross-device
  * edges labelled with the bytes they move; the schedule's critical path
- * (DESIGN 3.1) bold and red. An op-by-op DOT also carries the input
+ * (docs/simulator.md) bold and red. An op-by-op DOT also carries the input
  * format's attributes (time_us, output_bytes, ..., edge bytes), so that
  * dnnpart can load it back as a graph, plus device, start_us and end_us.
  */

@@ -1,7 +1,7 @@
 /* export_svg.c - SVG of the partition, laid out by Graphviz in a child.
  *
  * Graphviz is not thread-safe, leaks per layout, prints its warnings to
- * stderr and can take minutes on a large graph (DESIGN 6). So the layout
+ * stderr and can take minutes on a large graph (docs/export.md). So the layout
  * runs in a forked child: it builds the graph with cgraph, lays it out with
  * gvc and renders into the temporary file of an afile, then leaves with
  * _exit. Its stdout and stderr go to a pipe that the parent reads, so

@@ -1,5 +1,5 @@
 /* gen_dims.c - the iteration spaces and roles of the generated graph
- * (DESIGN 10, graph.h): what lets strategies split its ops and batches.
+ * (docs/formats.md, graph.h): what lets strategies split its ops and batches.
  *
  * Activations are [b, c, h, w] (batch, channels, height, width; the batch
  * dim "b" is the graph's batch_dim). Each forward op's dims are its loop

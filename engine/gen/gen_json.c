@@ -71,7 +71,7 @@ static void put_dim_list(FILE *f, const dp_graph *g, const char *key,
 	putc(']', f);
 }
 
-/* The op's iteration space (DESIGN 10), when it has one. */
+/* The op's iteration space (docs/formats.md), when it has one. */
 static void put_dims(FILE *f, const dp_graph *g, uint32_t u)
 {
 	dp_dims d;

@@ -2,14 +2,14 @@
  *
  * A dp_coarse maps every op to a drawn node. Without coarsening each op is
  * its own node. Graphs too large to lay out quickly are coarsened to at most
- * max_nodes nodes (DESIGN 6): ops of one `layer` scope on one device form a
- * node (shortening layer paths "a/b/c" -> "a/b" until they fit), else runs
- * of consecutive ops of one device's schedule form a node. The schedule's
- * critical path stays visible: its ops are kept as nodes of their own when
- * there are few enough of them, otherwise the nodes that hold them are
- * marked. Edges between two nodes are merged into one that carries the sum
- * of their bytes; the critical path's hops are flagged on the edges, and a
- * hop that waited for the device (no graph edge) becomes an extra edge.
+ * max_nodes nodes (docs/export.md): ops of one `layer` scope on one device form
+ * a node (shortening layer paths "a/b/c" -> "a/b" until they fit), else runs of
+ * consecutive ops of one device's schedule form a node. The schedule's critical
+ * path stays visible: its ops are kept as nodes of their own when there are few
+ * enough of them, otherwise the nodes that hold them are marked. Edges between
+ * two nodes are merged into one that carries the sum of their bytes; the
+ * critical path's hops are flagged on the edges, and a hop that waited for the
+ * device (no graph edge) becomes an extra edge.
  *
  * A coarsened picture is also thinned: groups of a training graph are
  * joined by many long edges (forward activations feed the backward pass),

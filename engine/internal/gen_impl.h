@@ -3,7 +3,7 @@
  *   gen_ops.c    the PRNG, the cost model, forward ops and blocks
  *   gen.c        the network (stem, towers, head), backward pass, updates
  *   gen_scale.c  the scale rule (dp_gen_compute_scale)
- *   gen_dims.c   iteration spaces and roles of the ops (DESIGN 10)
+ *   gen_dims.c   iteration spaces and roles of the ops (docs/formats.md)
  *   gen_json.c   the native JSON writer
  */
 #ifndef DNNPART_GEN_IMPL_H

@@ -4,9 +4,9 @@
  *   ascending, then rank descending, then tie ascending: "earliest first,
  *   then highest priority, then smallest topological index".
  * - ls_cons: pins and colocation groups as "the one device an op may use".
- * - ls_ports: the send and receive ports of contention `port` (DESIGN
- *   3.1), with scratch times for trying an op on a device.
- * - ls_mem: the simulator's memory liveness rules (DESIGN 3.1) applied
+ * - ls_ports: the send and receive ports of contention `port`
+ *   (docs/simulator.md), with scratch times for trying an op on a device.
+ * - ls_mem: the simulator's memory liveness rules (docs/simulator.md) applied
  *   incrementally while a list scheduler places ops one at a time, so that
  *   the scheduler can ask "does op v fit on device d now?".
  * - dpi_ls_verify: runs a scheduler, simulates its placement and, when a device
@@ -114,7 +114,7 @@ typedef struct ls_input {
 } ls_input;
 
 /* A received copy of op u's output on device dev, made by one transfer
- * shared by every consumer of u there (DESIGN 3.1). */
+ * shared by every consumer of u there (docs/simulator.md). */
 typedef struct ls_copy {
 	int32_t dev;
 	uint32_t next; /* next copy of the same op, UINT32_MAX = none */

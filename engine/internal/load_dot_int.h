@@ -18,7 +18,7 @@ typedef struct dload {
 	dp_err *err;
 	/* attribute symbols (NULL when no object declares them) */
 	Agsym_t *time, *out, *param, *temp, *type, *layer, *coloc, *pin;
-	Agsym_t *dims, *dout, *dparam, *elem, *role; /* DESIGN 10 */
+	Agsym_t *dims, *dout, *dparam, *elem, *role; /* docs/formats.md */
 	Agsym_t *ebytes, *econtrol, *edims;
 } dload;
 

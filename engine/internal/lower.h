@@ -1,5 +1,5 @@
-/* lower.h - building a lowered graph (strategy.h, DESIGN 10; internal to
- * the engine: engine/strategy/).
+/* lower.h - building a lowered graph (strategy.h, docs/spmd.md,
+ * docs/pipeline.md; internal to the engine: engine/strategy/).
  *
  * Every kind of strategy lowers to a new graph plus a placement of it, each
  * lowered op remembering the user's op it came from and its micro-batch.

@@ -16,8 +16,9 @@
  *   algo_pardnn.c         entry point, shared helpers, simulation budget
  *
  * Every accept/reject decision on the makespan or on memory after mapping is
- * taken on a dp_sim_run() of the one simulator (DESIGN 3); the estimates used
- * before (levels, loads, communication) only order and propose moves.
+ * taken on a dp_sim_run() of the one simulator (docs/simulator.md); the
+ * estimates used before (levels, loads, communication) only order and propose
+ * moves.
  *
  * Colocation: slicing and mapping work on single ops; right after mapping
  * every colocation group is put on one device (by a work-weighted vote), and

@@ -132,7 +132,7 @@ static inline double dpi_pase_ecost(const dpi_pase_model *pm, uint32_t e,
 			(cv - pm->off[b])];
 }
 
-/* The simulator's port reservation (DESIGN 3.1) replayed on one set of
+/* The simulator's port reservation (docs/simulator.md) replayed on one set of
  * messages: bytes[s * k + d] from device s to d (0: none), created in
  * order of s then d, all ready at time 0; returns when the last ends.
  * send_free and recv_free: k doubles of scratch. */

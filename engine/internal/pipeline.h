@@ -1,5 +1,5 @@
 /* pipeline.h - what the pipeline lowering, its check and the gpipe/1f1b
- * built-ins share (engine/strategy/; DESIGN 10, docs/pipeline.md).
+ * built-ins share (engine/strategy/; docs/pipeline.md).
  *
  * Each op of the user's graph is one of three kinds in a pipeline:
  *   once      param and update ops: one copy per step;

@@ -119,7 +119,8 @@ dp_status dpi_sim_memory(dp_sim *s, const int32_t *pl, bool live, bool curves,
  * peaks = params at time 0, feasibility on params alone, empty lists. */
 void dpi_sim_memory_skipped(dp_sim *s, dp_sim_result *r);
 
-/* sim_path.c: the schedule's critical path (DESIGN 3.1) into r->cp_*. */
+/* sim_path.c: the schedule's critical path (docs/simulator.md) into
+ * r->cp_*. */
 dp_status dpi_sim_critical_path(dp_sim *s, const int32_t *pl, dp_sim_result *r,
 				dp_err *err);
 

@@ -1,5 +1,4 @@
-/* load_dot.c - graphs in Graphviz DOT, read with cgraph (DESIGN 5,
- * docs/formats.md).
+/* load_dot.c - graphs in Graphviz DOT, read with cgraph (docs/formats.md).
  *
  * Node attributes carry the op fields under the JSON names (time_us,
  * output_bytes, param_bytes, temp_bytes, type, layer, colocate, pin), edge

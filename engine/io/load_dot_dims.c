@@ -1,4 +1,4 @@
-/* load_dot_dims.c - iteration spaces in DOT (DESIGN 10, docs/formats.md):
+/* load_dot_dims.c - iteration spaces in DOT (docs/formats.md):
  * node attributes dims="b=8,s=1024,k=768", out="b,s,n", param="k,n",
  * elem_bytes=2 and edge attribute dims="b,s,k". The graph checks the
  * rules (graph_dims.c); errors name the node or edge, the attribute and a

@@ -1,5 +1,4 @@
-/* load_json.c - the native dnnpart JSON graph format (DESIGN 5,
- * docs/formats.md).
+/* load_json.c - the native dnnpart JSON graph format (docs/formats.md).
  *
  * Files may hold millions of ops, so the file is never parsed into one cJSON
  * tree: the streaming scanner (json_scan.c) walks the top-level object and

@@ -1,8 +1,8 @@
-/* load_json_dims.c - iteration spaces in the native JSON (DESIGN 10,
- * docs/formats.md "Iteration spaces and roles"): an op's dims, out, param
- * and elem_bytes, an edge's dims. The graph checks the rules
- * (graph_dims.c); this file reads the members and puts each error at the
- * value it is about ("ops[2].dims.k", "edges[0].dims[1]"). */
+/* load_json_dims.c - iteration spaces in the native JSON (docs/formats.md
+ * "Iteration spaces and roles"): an op's dims, out, param and elem_bytes, an
+ * edge's dims. The graph checks the rules (graph_dims.c); this file reads the
+ * members and puts each error at the value it is about ("ops[2].dims.k",
+ * "edges[0].dims[1]"). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -25,7 +25,7 @@
  * graph and the first k' devices, best(K) considers every plan best(K-1)
  * could return, priced on the same K devices: more devices never hurt.
  * (Priced on K-1 devices the same placement can differ a little: the list
- * scheduler's priorities weigh communication by (K-1)/K, DESIGN 3.1.)
+ * scheduler's priorities weigh communication by (K-1)/K: docs/simulator.md.)
  *
  * The budget (dp_algo_opts.budget_s) is checked only before a candidate
  * run starts, in that fixed order, after at least one has run: the result

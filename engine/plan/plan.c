@@ -3,8 +3,8 @@
  * dp_plan_run() times an algorithm, checks that what it returned is a valid
  * placement (a broken algorithm is an internal error, not a bad plan), and
  * simulates it with detail; dp_plan_evaluate() simulates a given placement.
- * Both add the bounds (DESIGN 3: LB, xLB, speedup) and whether the whole
- * graph would fit on device 0 alone.
+ * Both add the bounds (docs/simulator.md: LB, xLB, speedup) and whether the
+ * whole graph would fit on device 0 alone.
  */
 #include "dnnpart/plan.h"
 #include "internal/algo_int.h"

@@ -32,8 +32,8 @@ extern const dp_algo dpi_algo_megatron;
 
 extern const dp_algo dpi_algo_best;
 
-/* placements first, then the strategies (DESIGN 10), then those run only
- * on request (dp_algo_compared() is a prefix of this table); best, which
+/* placements first, then the strategies (docs/algorithms.md), then those run
+ * only on request (dp_algo_compared() is a prefix of this table); best, which
  * runs the placements, last, so that the explorer's `a` goes from best (the
  * default) to pardnn in one key */
 static const dp_algo *const registry[] = {

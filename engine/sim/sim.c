@@ -1,5 +1,5 @@
 /* sim.c - the discrete-event simulator: the event loop and dp_sim_run()
- * (see sim.h, DESIGN.md 3.1 and docs/simulator.md). Setup and priorities
+ * (see sim.h and docs/simulator.md). Setup and priorities
  * are in sim_setup.c, memory accounting in sim_memory.c, the schedule's
  * critical path in sim_path.c.
  *
@@ -139,7 +139,8 @@ static void order_targets(dp_sim *s, uint32_t nt)
 
 /* Op u ended on its device at t: create its transfers (increasing target
  * device, ports reserved in creation order) and deliver its output to every
- * consumer (DESIGN 3.1, "Transfers" and "Arrival"). */
+ * consumer (docs/simulator.md, "Communication" and
+ * "Scheduling"). */
 static dp_status op_end(dp_sim *s, const int32_t *pl, dp_contention cont,
 			uint32_t u, double t, dp_sim_result *r, dp_err *err)
 {

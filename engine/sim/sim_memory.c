@@ -1,5 +1,5 @@
-/* sim_memory.c - time-resolved memory per device (DESIGN 3.1, "Memory
- * intervals"): peaks always; when asked, the tensors live at each peak and
+/* sim_memory.c - time-resolved memory per device (docs/simulator.md,
+ * "Memory"): peaks always; when asked, the tensors live at each peak and
  * the memory curves. A run with skip_memory calls dpi_sim_memory_skipped()
  * instead.
  *

@@ -1,5 +1,5 @@
-/* sim_path.c - the critical path of a simulated schedule (DESIGN 3.1,
- * "Schedule critical path").
+/* sim_path.c - the critical path of a simulated schedule (docs/simulator.md,
+ * "Critical paths").
  *
  * From the op that ends last, walk back through whatever made each op start
  * when it did: when it started as soon as its inputs were there (and that
@@ -11,8 +11,8 @@
  */
 #include "internal/sim_int.h"
 
-/* When u's output (or control signal) reached v's device (DESIGN 3.1,
- * "Arrival"), recomputed with the same expressions as the event loop so
+/* When u's output (or control signal) reached v's device (docs/simulator.md,
+ * "Scheduling"), recomputed with the same expressions as the event loop so
  * that it compares exactly with avail(v). */
 static double arrival(const dp_sim *s, const int32_t *pl,
 		      const dp_sim_result *r, const dp_edge *e)

@@ -1,6 +1,6 @@
 /* sim_setup.c - building a simulator: machine and size checks, packed
- * successor lists, upward ranks and the priority order (DESIGN 3.1,
- * "Priority"); plus the bounds and the names of the simulator's enums.
+ * successor lists, upward ranks and the priority order (docs/simulator.md,
+ * "Scheduling"); plus the bounds and the names of the simulator's enums.
  * The event loop is in sim.c.
  */
 #include <math.h>
@@ -112,7 +112,7 @@ static dp_status setup_file_link(dp_sim *s, dp_err *err)
 	return DP_OK;
 }
 
-/* Upward rank (DESIGN 3.1, after HEFT, Topcuoglu et al. 2002):
+/* Upward rank (docs/simulator.md, after HEFT, Topcuoglu et al. 2002):
  * rank(u) = time_us(u) / mean_speed + max over successors v of
  * (cbar(u,v) + rank(v)), cbar = (K-1)/K * (lat + bytes/bw) with uniform
  * links (lat alone for control edges). Then each op gets its position in

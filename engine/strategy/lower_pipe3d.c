@@ -1,5 +1,5 @@
 /* lower_pipe3d.c - a pipeline whose stages are data parallel (the 3D case
- * with T = 1; DESIGN 10, docs/pipeline.md "Stages on several devices").
+ * with T = 1; docs/pipeline.md "Stages on several devices").
  *
  * The pipeline is first lowered as if every stage ran on one device
  * (lower_pipeline.c: micro-batch copies, accumulation chains, the

@@ -1,5 +1,5 @@
 /* lower_pipe_tp.c - a pipeline whose stages are tensor parallel (the 3D
- * case with T > 1; DESIGN 10, docs/pipeline.md "Stages on several
+ * case with T > 1; docs/pipeline.md "Stages on several
  * devices").
  *
  * The split inside the stages is first lowered as an spmd strategy on one

@@ -1,5 +1,5 @@
-/* lower_pipeline.c - lowering of pipeline strategies (DESIGN 10,
- * docs/pipeline.md): micro-batch copies, gradient accumulation and the
+/* lower_pipeline.c - lowering of pipeline strategies
+ * (docs/pipeline.md): micro-batch copies, gradient accumulation and the
  * schedule's order as control edges, for the one simulator to price.
  *
  * Every op of the forward or backward kind (internal/pipeline.h) becomes

@@ -1,5 +1,5 @@
 /* lower_spmd.c - spmd strategies: their check and the instances of every op
- * (strategy.h, DESIGN 10; the edges are in lower_spmd_edges.c).
+ * (strategy.h, docs/spmd.md; the edges are in lower_spmd_edges.c).
  *
  * An op on every device (device -1) becomes one instance per mesh device,
  * "NAME#dD". The mesh is row-major: device D has coordinates (c0, c1, ...)

@@ -1,5 +1,5 @@
 /* lower_spmd_edges.c - the edges of an spmd lowering (internal/spmd.h,
- * DESIGN 10).
+ * docs/spmd.md).
  *
  * Every data edge u -> v carries a tensor. Its axes, and how the producer
  * and the consumer split each of them, come from the edge:

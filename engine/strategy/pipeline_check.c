@@ -1,6 +1,6 @@
 /* pipeline_check.c - the kinds of ops in a pipeline and the checks a
  * pipeline strategy must pass before it is lowered (internal/pipeline.h,
- * lower.h; DESIGN 10, docs/pipeline.md). */
+ * lower.h; docs/pipeline.md). */
 #include "internal/lower.h"
 #include "internal/pipeline.h"
 

@@ -1,5 +1,6 @@
 /* strategy.c - strategies: their life cycle, the checks every kind shares
- * and the dispatch of lowering by kind (strategy.h, DESIGN 10). */
+ * and the dispatch of lowering by kind (strategy.h; docs/formats.md "Strategy
+ * files"). */
 #include "dnnpart/strategy.h"
 #include "internal/arrays.h"
 #include "internal/lower.h"

@@ -99,8 +99,9 @@ typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
 	dp_objective objective;
 	bool polish; /* pardnn: run the polish phase (default on) */
-	/* strategies (DESIGN 10): micro-batches of a pipeline and the tensor
-	 * parallel size; 0 = the algorithm's own choice */
+	/* strategies (docs/pipeline.md, docs/spmd.md): micro-batches of a
+	 * pipeline and the tensor parallel size; 0 = the algorithm's own
+	 * choice */
 	int microbatches;
 	int tp;
 	/* megatron, hybrid: sequence parallelism (needs a tensor-parallel

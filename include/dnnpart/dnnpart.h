@@ -11,7 +11,7 @@
  *   load.h       reading graphs (native JSON, DOT, ParDNN, msr-fiddle,
  *                PipeDream), format detected by content
  *   machine.h    dp_machine: K devices, caps, speeds, link presets
- *   sim.h        the simulator (DESIGN 3.1, docs/simulator.md)
+ *   sim.h        the simulator (docs/simulator.md)
  *   algo.h       the algorithm registry and the partitioner interface
  *   plan.h       a placement with its simulated schedule and metrics
  *   placement.h  placement files (native JSON, ParDNN .place)

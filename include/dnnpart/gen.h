@@ -29,7 +29,7 @@
  * 100k and 1M ops it and the simulated peak are 18-21 GiB. Past about 10M
  * ops even the smallest model (width 4, 32x32, batch 1) exceeds it.
  *
- * Every op carries its iteration space and role (DESIGN 10): activations
+ * Every op carries its iteration space and role (docs/formats.md): activations
  * are [b, c, h, w] with b the graph's batch_dim, each op's dims are its loop
  * nest (a conv's b, k, c, h, w, r, s), and the edges that carry one op's
  * whole output say which of the consumer's dims index it; see

@@ -207,7 +207,7 @@ dp_status dp_graph_check_number(const char *field, const char *opname, double v,
  * the field). The file name for messages is g->source. */
 dp_status dp_graph_finalize(dp_graph *g, dp_err *err);
 
-/* ---- Iteration spaces and roles (DESIGN 10, docs/formats.md) ----
+/* ---- Iteration spaces and roles (docs/formats.md) ----
  *
  * Optional fields that strategies splitting ops and micro-batches need; a
  * graph without them loads and behaves as before, and its ops and edges
@@ -335,7 +335,7 @@ int64_t dp_graph_batch_size(const dp_graph *g);
 dp_status dp_graph_with_batch(const dp_graph *g, int64_t batch,
 			      dp_graph **out, dp_err *err);
 
-/* What an op does in the training step (DESIGN 10). */
+/* What an op does in the training step (docs/formats.md). */
 typedef enum dp_role {
 	DP_ROLE_NONE = 0, /* not given */
 	DP_ROLE_INPUT,	  /* reads a batch of data */

@@ -156,12 +156,12 @@ double dp_plan_max_peak_ratio(const dp_plan *plan);
 double dp_plan_bubble(const dp_plan *plan, int dev);
 
 /* What the bytes live at a device's memory peak are, by the role of the
- * ops that hold them (DESIGN 10, "memory by role"): params (param memory of
- * ops other than updates), gradients (outputs of grad ops), optimizer
+ * ops that hold them (docs/simulator.md, "Memory by role"): params (param
+ * memory of ops other than updates), gradients (outputs of grad ops), optimizer
  * state (param memory and outputs of update ops), activations (every other
- * output), received copies (tensors a device received from another) and
- * temp (workspace of running ops). Without roles in the graph every output
- * counts as an activation and every param as params. */
+ * output), received copies (tensors a device received from another) and temp
+ * (workspace of running ops). Without roles in the graph every output counts as
+ * an activation and every param as params. */
 typedef enum dp_mem_role {
 	DP_MEMR_PARAMS = 0,
 	DP_MEMR_GRADIENTS,

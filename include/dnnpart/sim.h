@@ -1,6 +1,6 @@
 /* sim.h - the discrete-event simulator: one cost model for every placement.
  *
- * The rules are DESIGN.md section 3.1 and docs/simulator.md, exactly:
+ * The rules are docs/simulator.md's, exactly:
  * list scheduling by upward rank, one transfer per (tensor, target device),
  * contention models port (default) and none, time-resolved memory per device,
  * the schedule's critical path with the cause of each hop, lower bounds.
@@ -151,7 +151,7 @@ typedef struct dp_sim dp_sim;
 dp_sim *dp_sim_new(const dp_graph *g, const dp_machine *m, dp_err *err);
 void dp_sim_free(dp_sim *s);
 
-/* Upward rank (priority) of each op, as DESIGN 3.1 defines it. */
+/* Upward rank (priority) of each op, as docs/simulator.md defines it. */
 const double *dp_sim_ranks(const dp_sim *s);
 
 /* Simulates placement (nops device indices) and fills r. r must be zeroed

@@ -1,4 +1,5 @@
-/* strategy.h - ways to split a model beyond op placement (DESIGN 10).
+/* strategy.h - ways to split a model beyond op placement (docs/spmd.md,
+ * docs/pipeline.md).
  *
  * A strategy says how a training step runs on K devices. Three kinds:
  *

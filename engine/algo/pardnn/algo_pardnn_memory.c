@@ -5,8 +5,8 @@
  * them, cheapest first by (communication the move adds + 1) / (bytes it
  * frees), to the device with the most headroom on which they still fit.
  *
- * The memory model is the simulator's time-resolved one (DESIGN 3.1): each
- * round simulates with detail, and the live tensors at each over-cap
+ * The memory model is the simulator's time-resolved one (docs/simulator.md):
+ * each round simulates with detail, and the live tensors at each over-cap
  * device's peak say who holds memory there:
  *   - a param or temp entry is held by its op: moving the op frees it;
  *   - an output or a received copy that still has consumers to run on the
