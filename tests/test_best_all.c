@@ -131,13 +131,13 @@ static void test_best_all_passes_strategies_as_they_come(void)
 {
 	dp_graph *g = pipe4();
 	REQUIRE(g);
-	dp_machine m;
-	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	int n = 0;
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
-	o.interim_strategy = count_strategy;
+	o.interim_strategy = count_strategy; /* placements: not counted */
 	o.interim_ud = &n;
+	dp_machine m;
+	REQUIRE(test_machine_make(&m, 2, NULL, NULL));
 	dp_plan b;
 	dp_err err;
 	REQUIRE(dp_plan_run(g, &m, dp_algo_find("best"), &o, NULL, &b, &err) ==
