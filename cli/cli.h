@@ -18,6 +18,7 @@
 
 #include "dnnpart/algo.h"
 #include "dnnpart/err.h"
+#include "dnnpart/explain.h"
 #include "dnnpart/graph.h"
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
@@ -78,6 +79,10 @@ typedef struct cli_opts {
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */
 	bool check_k;	     /* compare --check-k */
+	bool explain;	     /* plan --explain */
+	/* plan, fit --algos: what best of everything may use */
+	const dp_algo *cands[64];
+	size_t ncands;
 	bool force;	     /* --force: outputs may replace existing files */
 	const char *out;     /* -o placement file */
 	const char *dot, *svg, *png, *pdf, *trace, *csv, *device_map,
@@ -219,6 +224,12 @@ int cli_parse_algo(const char *cmd, int argc, char **argv, int *i,
 /* A comma list of algorithm names given to option opt ("--algos"), into
  * out (room for cap; dp_algo_count() is enough): 0 with *n set, or 2 after
  * a usage error naming the option (dp_algo_parse_list's message). */
+/* plan, fit: --algos LIST, what best of everything may use (o->cands); 1
+ * when argv[*i] was it, 0 when not, -1 after a usage error. */
+int cli_parse_candidates(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o);
+/* --algos with an --algo other than best: the usage error (2), else 0. */
+int cli_candidates_clash(const char *cmd, const cli_opts *o);
 int cli_algo_list(const char *cmd, const char *opt, const char *spec,
 		  const dp_algo **out, size_t cap, size_t *n);
 
@@ -234,8 +245,15 @@ int cli_eval_placement(cli_opts *o, const dp_graph *g, const char *path,
 /* The human table and the --json object for a plan (eval, plan). */
 void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
 		    const dp_plan *plan);
+/* x: the explanation to add as "explain" (plan --explain), or NULL. */
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
-			 const dp_plan *plan);
+			 const dp_plan *plan, const dp_explain *x);
+/* `plan --explain` (cli_explain.c): why the plan takes what it takes, as
+ * text after the report, and as the "explain" member of --json. */
+void cli_print_explain(FILE *out, const dp_graph *g, const dp_plan *plan,
+		       const dp_explain *x);
+void cli_json_explain(dp_json *w, const dp_graph *g, const dp_plan *plan,
+		      const dp_explain *x);
 /* The report's line `max load` (--objective throughput: plan, eval). */
 void cli_print_max_load(FILE *out, const dp_plan *plan);
 /* The members every --json report starts with: graph, source, ops, edges,

@@ -104,6 +104,28 @@ int cli_parse_algo(const char *cmd, int argc, char **argv, int *i,
 	return *algo ? 1 : -1;
 }
 
+int cli_parse_candidates(const char *cmd, int argc, char **argv, int *i,
+			 cli_opts *o)
+{
+	const char *v;
+	int r = opt_value(cmd, argc, argv, i, "--algos", NULL, &v);
+	if (r <= 0)
+		return r;
+	if (cli_algo_list(cmd, "--algos", v, o->cands, 64, &o->ncands))
+		return -1;
+	return 1;
+}
+
+int cli_candidates_clash(const char *cmd, const cli_opts *o)
+{
+	if (!o->ncands || !o->algo || o->algo == dp_algo_find("best"))
+		return 0;
+	return cli_usage_error(cmd,
+			       "--algos names what best (the default) runs; "
+			       "--algo %s runs %s alone: give one",
+			       o->algo->name, o->algo->name);
+}
+
 int cli_algo_list(const char *cmd, const char *opt, const char *spec,
 		  const dp_algo **out, size_t cap, size_t *n)
 {
@@ -614,6 +636,10 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 	if (o->time_limit_s > 0)
 		ao->time_limit_s = o->time_limit_s;
 	ao->budget_s = o->budget_s;
+	if (o->ncands) {
+		ao->candidates = o->cands;
+		ao->ncandidates = o->ncands;
+	}
 }
 
 int cli_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)

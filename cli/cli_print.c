@@ -110,6 +110,8 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	if (p->lowered)
 		fprintf(out, "lowered      %u ops, %u edges (strategy %s)\n",
 			p->lowered->nops, p->lowered->nedges, p->strategy);
+	if (p->strat && p->strat->note[0])
+		fprintf(out, "pins         %s\n", p->strat->note);
 	fprintf(out, "machine      %d device%s, ", m->k, m->k == 1 ? "" : "s");
 	print_caps(out, m);
 	if (dp_machine_has_reserve(m)) {
@@ -325,8 +327,9 @@ void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m)
 }
 
 static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
-		      const dp_plan *p)
+		      const dp_plan *p, const dp_explain *x)
 {
+	const dp_graph *ug = g;
 	const dp_sim_result *r = &p->sim;
 	dp_json w;
 	dp_json_init(&w, out);
@@ -353,6 +356,8 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 		dp_json_end_object(&w);
 	}
 	dp_json_end_array(&w);
+	if (x)
+		cli_json_explain(&w, ug, p, x);
 	dp_json_end_object(&w);
 }
 
@@ -373,9 +378,9 @@ void cli_json_caps(dp_json *w, const char *key, const int64_t *caps, int k)
 }
 
 void cli_print_plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
-			 const dp_plan *plan)
+			 const dp_plan *plan, const dp_explain *x)
 {
-	plan_json(out, g, m, plan);
+	plan_json(out, g, m, plan, x);
 }
 
 void cli_print_max_load(FILE *out, const dp_plan *plan)

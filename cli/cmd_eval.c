@@ -74,7 +74,7 @@ int cmd_eval_run(int argc, char **argv)
 		return rc;
 	}
 	if (o.json)
-		cli_print_plan_json(stdout, g, &m, &plan);
+		cli_print_plan_json(stdout, g, &m, &plan, NULL);
 	else
 		cli_print_plan(stdout, g, &m, &plan);
 	if (!o.json && o.objective == DP_OBJ_THROUGHPUT)

@@ -61,6 +61,8 @@ void cmd_fit_help(FILE *out)
 		"\n"
 		"algorithm:\n"
 		"  --algo NAME        %s (default: best)\n"
+		"  --algos LIST       best: the algorithms it runs (default: "
+		"all)\n"
 		"  --no-polish        pardnn: skip the polish phase\n",
 		dp_algo_names());
 	cli_help_machine_opts(out);
@@ -108,6 +110,8 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 	} else if ((r = cli_opt_value(cmd, argc, argv, i, "-o", &o->out))) {
 		if (r < 0)
 			return -1;
+	} else if ((r = cli_parse_candidates(cmd, argc, argv, i, o))) {
+		return r;
 	} else {
 		return cli_parse_algo(cmd, argc, argv, i, &o->algo);
 	}
@@ -116,7 +120,8 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 
 static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
 {
-	if (cli_parse_graph_cmd("fit", argc, argv, o, own_opt, fa))
+	if (cli_parse_graph_cmd("fit", argc, argv, o, own_opt, fa) ||
+	    cli_candidates_clash("fit", o))
 		return 2;
 	if (fa->device_given && fa->fo.kind == DP_FIT_CAP)
 		return cli_usage_error("fit", "--cap and --device: give one "
@@ -137,6 +142,30 @@ static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
 static const char *what_name(dp_fit_kind k)
 {
 	return k == DP_FIT_K ? "k" : k == DP_FIT_CAP ? "cap" : "device_cap";
+}
+
+/* A pipeline answer with M > 1 micro-batches fits partly because of
+ * gradient accumulation: say so, with what it means for the step. */
+static void print_accumulation(FILE *out, const dp_fit_probe *p)
+{
+	if (p->microbatches <= 1)
+		return;
+	int M = p->microbatches, S = p->stages;
+	fprintf(out,
+		"pipeline     %s: gradient accumulation over %d "
+		"micro-batches (each 1/%d of the batch)\n"
+		"             every device adds up their gradients before one "
+		"update: the same step\n",
+		p->strategy, M, M);
+	if (!strncmp(p->strategy, "gpipe", 5))
+		fprintf(out, "             as the whole batch; gpipe keeps the "
+			     "activations of all %d until their backward\n",
+			M);
+	else
+		fprintf(out,
+			"             as the whole batch, with the activations "
+			"of at most %d micro-batch%s live\n",
+			S < M ? S : M, (S < M ? S : M) == 1 ? "" : "es");
 }
 
 static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
@@ -168,12 +197,19 @@ static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
 			"bounds       %s (largest single-op footprint) .. "
 			"one-device peak\n",
 			dp_units_fmt_bytes(r->lower, a, sizeof a));
-	fprintf(out, "\nprobe     K  cap           makespan  result\n");
+	/* a strategy's probes say what it made ("1f1b S=1 M=8") */
+	bool plans = false;
+	for (size_t i = 0; i < r->nprobes; i++)
+		plans |= r->probes[i].strategy[0] != '\0';
+	fprintf(out, "\nprobe     K  cap           makespan  %sresult\n",
+		plans ? "plan                  " : "");
 	for (size_t i = 0; i < r->nprobes; i++) {
 		const dp_fit_probe *p = &r->probes[i];
 		fprintf(out, "%5zu  %4d  %-10s  %11s  ", i + 1, p->k,
 			fmt_cap(p->cap, a, sizeof a),
 			dp_units_fmt_time(p->makespan, b, sizeof b));
+		if (plans)
+			fprintf(out, "%-20s  ", p->strategy);
 		if (p->feasible)
 			fprintf(out, "fits\n");
 		else
@@ -213,6 +249,7 @@ static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
 	if (r->kind != DP_FIT_K)
 		fprintf(out, "resolution   %s\n",
 			dp_units_fmt_bytes(r->resolution, a, sizeof a));
+	print_accumulation(out, &r->answer);
 }
 
 static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
@@ -235,6 +272,15 @@ static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
 		dp_json_int(&w, "k", r->k);
 		cli_json_caps(&w, "caps_bytes", r->caps, r->k);
 		dp_json_num(&w, "makespan_us", r->makespan);
+		if (r->answer.strategy[0])
+			dp_json_str(&w, "strategy", r->answer.strategy);
+		if (r->answer.microbatches > 0) {
+			dp_json_int(&w, "stages", r->answer.stages);
+			dp_json_int(&w, "microbatches",
+				    r->answer.microbatches);
+			dp_json_bool(&w, "gradient_accumulation",
+				     r->answer.microbatches > 1);
+		}
 	} else {
 		dp_json_null(&w, "k");
 		dp_json_null(&w, "caps_bytes");
@@ -251,6 +297,8 @@ static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
 		cli_json_cap(&w, "cap_bytes", p->cap);
 		dp_json_num(&w, "makespan_us", p->makespan);
 		dp_json_bool(&w, "feasible", p->feasible);
+		if (p->strategy[0])
+			dp_json_str(&w, "strategy", p->strategy);
 		if (!p->feasible) {
 			dp_json_int(&w, "worst_device", p->worst);
 			dp_json_int(&w, "over_bytes", p->over);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "dnnpart/units.h"
+#include "fmt.h"
 
 /* Op types shown, most frequent first. */
 #define TYPES_SHOWN 6
@@ -22,6 +23,11 @@ typedef struct graph_facts {
 	uint32_t control_edges, grouped_ops, pinned_ops, path_len;
 	double cp_us, parallelism;
 	int64_t param, output, temp, total, largest;
+	/* parameters: the elements of the param tensors the ops name
+	 * (param dims); param_ops hold param bytes, counted_ops of them name
+	 * their param dims */
+	int64_t nparams;
+	uint32_t param_ops, counted_ops;
 	uint32_t largest_op;
 	type_count *types; /* distinct types, most frequent first */
 	uint32_t ntypes;
@@ -42,6 +48,25 @@ static int cmp_types(const void *a, const void *b)
 		return x->count < y->count ? 1 : -1;
 	return strcmp(dp_graph_str(sort_graph, x->type),
 		      dp_graph_str(sort_graph, y->type));
+}
+
+/* Adds op u's parameters to f: the product of its param dims. param_bytes
+ * counts bytes, which may hold the gradients and the optimizer state too
+ * (Adam's two moments: 3x the weights), so the count comes from the dims,
+ * never from the bytes. */
+static void count_params(const dp_graph *g, uint32_t u, graph_facts *f)
+{
+	if (g->ops[u].param_bytes <= 0)
+		return;
+	f->param_ops++;
+	dp_dims d;
+	if (!dp_op_dims(g, u, &d) || d.nparam < 0)
+		return;
+	int64_t n = 1;
+	for (int32_t i = 0; i < d.nparam; i++)
+		n *= d.sizes[d.param[i]];
+	f->nparams += n;
+	f->counted_ops++;
 }
 
 /* Fills f; returns 0, or an exit code after printing the error. */
@@ -65,6 +90,7 @@ static int gather(const dp_graph *g, graph_facts *f)
 		}
 		f->grouped_ops += op->colocate >= 0;
 		f->pinned_ops += op->pin >= 0;
+		count_params(g, u, f);
 	}
 	f->cp_us = dp_graph_critical_path(g, 1.0, NULL, &f->path_len);
 	uint32_t *t = malloc(((size_t)g->nops + 1) * sizeof *t);
@@ -121,6 +147,35 @@ static const char *type_name(const dp_graph *g, uint32_t off)
 	return off ? dp_graph_str(g, off) : "(none)";
 }
 
+/* "parameters  124,439,808 (124.4 M) ...": the count the param dims give,
+ * and what it leaves out. */
+static void print_params(FILE *out, const graph_facts *f)
+{
+	char a[48];
+	if (!f->param_ops) {
+		fprintf(out, "parameters     0 (no op holds param bytes)\n");
+		return;
+	}
+	if (!f->counted_ops) {
+		fprintf(out,
+			"parameters     unknown: no op with params names its "
+			"param dims (params above are bytes)\n");
+		return;
+	}
+	char m[32] = "";
+	if (f->nparams >= 1000000)
+		snprintf(m, sizeof m, " (%.1f M)", (double)f->nparams / 1e6);
+	fprintf(out, "parameters     %s%s%s in the param dims of %u op%s",
+		f->counted_ops < f->param_ops ? "at least " : "",
+		fmt_count((uint64_t)f->nparams, a, sizeof a), m,
+		f->counted_ops, f->counted_ops == 1 ? "" : "s");
+	uint32_t more = f->param_ops - f->counted_ops;
+	if (more)
+		fprintf(out, "; %u more hold%s param bytes without dims",
+			more, more == 1 ? "s" : "");
+	fputc('\n', out);
+}
+
 static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 			const graph_facts *f)
 {
@@ -152,6 +207,7 @@ static void print_human(FILE *out, const dp_graph *g, dp_format fmt,
 		"               %s in all (param + output + temp of every "
 		"op)\n",
 		dp_units_fmt_bytes(f->total, a, sizeof a));
+	print_params(out, f);
 	if (g->nops)
 		fprintf(out, "largest op     %s  (%s)\n",
 			dp_graph_op_name(g, f->largest_op),
@@ -223,6 +279,12 @@ static void info_json(FILE *out, const dp_graph *g, dp_format fmt,
 	dp_json_int(&w, "critical_path_ops", f->path_len);
 	dp_json_num(&w, "parallelism", f->parallelism);
 	dp_json_int(&w, "param_bytes", f->param);
+	if (f->counted_ops)
+		dp_json_int(&w, "parameters", f->nparams);
+	else
+		dp_json_null(&w, "parameters");
+	dp_json_int(&w, "param_ops", f->param_ops);
+	dp_json_int(&w, "param_ops_with_dims", f->counted_ops);
 	dp_json_int(&w, "output_bytes", f->output);
 	dp_json_int(&w, "temp_bytes", f->temp);
 	dp_json_int(&w, "max_temp_bytes", g->max_temp_bytes);

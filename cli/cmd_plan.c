@@ -63,6 +63,10 @@ void cmd_plan_help(FILE *out)
 		     "  --time-limit S     ilp: the solver's time limit in "
 		     "seconds (default 10;\n"
 		     "                     30, 2.5, 500ms, 2min)\n"
+		     "  --algos LIST       best: the algorithms it runs (default: "
+		     "its placement\n"
+		     "                     search, named best, and every "
+		     "strategy)\n"
 		     "  --budget S         best: start no further algorithm "
 		     "after S seconds\n"
 		     "                     (default: none; a cut-off is "
@@ -82,6 +86,11 @@ void cmd_plan_help(FILE *out)
 		"  --json             print one JSON object instead of the "
 		"table\n"
 		"  --strict           exit 1 when the plan is infeasible\n"
+		"  --explain          why: what bounds the step, what holds "
+		"each device's peak,\n"
+		"                     and changes (one more device, caps, "
+		"other strategies),\n"
+		"                     each rerun (with --json: \"explain\")\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"Output files are written to a temporary name and renamed "
@@ -99,7 +108,12 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 {
 	(void)ctx;
 	int r;
+	if (!strcmp(argv[*i], "--explain")) {
+		o->explain = true;
+		return 1;
+	}
 	if ((r = cli_parse_plan_flags(cmd, argc, argv, i, o)) ||
+	    (r = cli_parse_candidates(cmd, argc, argv, i, o)) ||
 	    (r = cli_parse_algo(cmd, argc, argv, i, &o->algo)) ||
 	    (r = cli_opt_value(cmd, argc, argv, i, "-o", &o->out)))
 		return r;
@@ -109,6 +123,8 @@ static int own_opt(const char *cmd, int argc, char **argv, int *i, cli_opts *o,
 static int parse(int argc, char **argv, cli_opts *o)
 {
 	if (cli_parse_graph_cmd("plan", argc, argv, o, own_opt, NULL))
+		return 2;
+	if (cli_candidates_clash("plan", o))
 		return 2;
 	if (o->out && !has_suffix(o->out, ".json") &&
 	    !has_suffix(o->out, ".place"))
@@ -212,7 +228,12 @@ int cmd_plan_run(int argc, char **argv)
 		goto out;
 	cli_run run;
 	cli_run_begin(&run, &o, "planning");
+	/* a .place file holds a placement: best of everything keeps to its
+	 * placement search, unless --algos names what to run */
+	if (o.out && has_suffix(o.out, ".place") && !o.ncands)
+		run.ao.placements_only = true;
 	dp_plan plan;
+	dp_explain x, *xp = NULL;
 	rc = cli_run_end(&run, dp_plan_run(g, &m, algo, &run.ao, &run.cp.p,
 					   &plan, &run.err));
 	if (rc)
@@ -237,10 +258,22 @@ int cmd_plan_run(int argc, char **argv)
 	 * which is the one the user chose */
 	if (o.out && (rc = save_placement(&o, g, &plan)))
 		goto out_plan;
+	if (o.explain) {
+		dp_explain_opts eo = {.changes = true};
+		cli_run_begin(&run, &o, "explaining");
+		rc = cli_run_end(&run, dp_explain_plan(g, &m, algo, &run.ao,
+						       &plan, &eo, &run.cp.p,
+						       &x, &run.err));
+		if (rc)
+			goto out_plan;
+		xp = &x;
+	}
 	if (o.json) {
-		cli_print_plan_json(stdout, g, &m, &plan);
+		cli_print_plan_json(stdout, g, &m, &plan, xp);
 	} else {
 		cli_print_plan(stdout, g, &m, &plan);
+		if (xp)
+			cli_print_explain(stdout, g, &plan, xp);
 		if (o.objective == DP_OBJ_THROUGHPUT)
 			cli_print_max_load(stdout, &plan);
 		if (o.out)
@@ -253,6 +286,8 @@ int cmd_plan_run(int argc, char **argv)
 		goto out_plan;
 	rc = o.strict && !plan.feasible ? 1 : 0;
 out_plan:
+	if (xp)
+		dp_explain_free(xp);
 	dp_plan_free(&plan);
 out:
 	dp_machine_free(&m);

@@ -155,7 +155,8 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 	st.op = op;
 	if (op == UINT32_MAX && st.plan->sim.cp_len)
 		st.op = st.plan->sim.cp_ops[st.plan->sim.cp_len - 1];
-	if (view == VIEW_COMPARE)
+	/* Compare's table, and Why's changes from it */
+	if (view == VIEW_COMPARE || view == VIEW_WHY)
 		compare_all(&st);
 	vgrid grid;
 	if (grid_init(&grid, (int)w, (int)h) != 0 ||

@@ -121,22 +121,29 @@ static void run_fit(worker *w, job *j)
 /* An intermediate placement of an anytime algorithm (best): simulated and
  * queued as a plan result of the running job, so the explorer shows it
  * while the algorithm goes on. Out of memory, it is dropped. */
-static void interim_plan(void *ud, const int32_t *pl,
-			 const dp_algo_origin *from)
+/* Queues an interim plan of the running plan job (made by make from what
+ * the anytime algorithm passed); out of memory or on failure it is
+ * dropped. */
+static void interim_push(job_run *jr, const dp_algo_origin *from,
+			 dp_status (*make)(const job *j, const void *what,
+					   dp_plan *plan, dp_err *err),
+			 const void *what)
 {
-	job_run *jr = ud;
 	const job *j = jr->j;
 	worker_result *r = calloc(1, sizeof *r);
 	if (!r)
 		return;
 	dp_err err;
-	if (dp_plan_evaluate(j->g, &j->m, pl, j->o.contention, &r->plan,
-			     &err) != DP_OK) {
+	if (make(j, what, &r->plan, &err) != DP_OK) {
 		free(r);
 		return;
 	}
 	snprintf(r->plan.algo, sizeof r->plan.algo, "%s", j->algo->name);
 	r->plan.origin = *from;
+	/* found this far into the search: not "planned in 0 us" */
+	pthread_mutex_lock(&jr->w->mu);
+	r->plan.plan_ms = job_meter_elapsed(&jr->w->meter) * 1000.0;
+	pthread_mutex_unlock(&jr->w->mu);
 	r->kind = j->kind;
 	r->g = j->g;
 	r->gen = j->gen;
@@ -144,6 +151,35 @@ static void interim_plan(void *ud, const int32_t *pl,
 	r->status = DP_OK;
 	r->interim = true;
 	push_result(jr->w, r);
+}
+
+static dp_status eval_placement(const job *j, const void *pl, dp_plan *plan,
+				dp_err *err)
+{
+	return dp_plan_evaluate(j->g, &j->m, pl, j->o.contention, plan, err);
+}
+
+static dp_status eval_strategy(const job *j, const void *s, dp_plan *plan,
+			       dp_err *err)
+{
+	return dp_plan_evaluate_strategy(j->g, &j->m, s, j->o.contention, NULL,
+					 plan, err);
+}
+
+/* An intermediate placement of an anytime algorithm (best): simulated and
+ * queued as a plan result of the running job, so the explorer shows it
+ * while the algorithm goes on. */
+static void interim_plan(void *ud, const int32_t *pl,
+			 const dp_algo_origin *from)
+{
+	interim_push(ud, from, eval_placement, pl);
+}
+
+/* The same for a strategy that best of everything found better. */
+static void interim_strategy(void *ud, const dp_strategy *s,
+			     const dp_algo_origin *from)
+{
+	interim_push(ud, from, eval_strategy, s);
 }
 
 /* A plan job runs its algorithm, a compare job every algorithm of the
@@ -156,6 +192,7 @@ static void run_job(worker *w, job *j)
 	dp_run_hooks hooks = {before_algo, after_algo, &jr};
 	if (!jr.compare) { /* anytime: best shows its plans as they come */
 		o.interim = interim_plan;
+		o.interim_strategy = interim_strategy;
 		o.interim_ud = &jr;
 	}
 	size_t n;

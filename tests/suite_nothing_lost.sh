@@ -99,7 +99,7 @@ rm -f "$OUT/both.dot"
 printf 'old\n' >"$OUT/keep.json"
 chmod 640 "$OUT/keep.json"
 if "$DNNPART" plan "$G" -k 4 -o "$OUT/keep.json" --force >/dev/null 2>"$TMP/se" &&
-	grep -q '"dnnpart-placement"' "$OUT/keep.json" &&
+	grep -Eq '"dnnpart-(placement|strategy)"' "$OUT/keep.json" &&
 	[ "$(stat -c %a "$OUT/keep.json")" = 640 ] && [ -z "$(leftovers)" ]; then
 	echo "ok - overwrite_keeps_permissions"
 else

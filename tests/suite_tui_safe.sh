@@ -74,8 +74,8 @@ for size in 80x24 200x60; do
 		fi
 		keys s C-u "$out" Enter
 		if wait_for 'overwrite\? \(y/N\)' 10 && keys y &&
-			wait_for 'saved the .* placement' 10 &&
-			grep -q '"dnnpart-placement"' "$out"; then
+			wait_for 'saved the .* (placement|strategy)' 10 &&
+			grep -Eq '"dnnpart-(placement|strategy)"' "$out"; then
 			ok "tui_save_over_a_file_with_y_replaces_it_$tag"
 		else
 			notok "tui_save_over_a_file_with_y_replaces_it_$tag" \

@@ -92,7 +92,7 @@ static uint64_t check_best(const char *what, const dp_graph *g,
 	o.contention = c;
 	dp_plan p;
 	dp_err err;
-	if (dp_plan_run(g, m, dp_algo_find("best"), &o, NULL, &p, &err)) {
+	if (test_best_placements(g, m, &o, &p, &err)) {
 		test_fail(__FILE__, __LINE__, "%s: best failed: %s", what,
 			  err.msg);
 		return 0;
@@ -134,7 +134,7 @@ static dp_graph *case_graph(uint32_t n, uint64_t seed, int k, bool groups,
 static bool best_plan(const dp_graph *g, const dp_machine *m, dp_plan *p)
 {
 	dp_err err;
-	if (dp_plan_run(g, m, dp_algo_find("best"), NULL, NULL, p, &err) ==
+	if (test_best_placements(g, m, NULL, p, &err) ==
 	    DP_OK)
 		return true;
 	test_fail(__FILE__, __LINE__, "best failed: %s", err.msg);

@@ -80,12 +80,13 @@ static void test_units_bad_size_says_what_was_expected(void)
 		{"16Gi", "bad size '16Gi'"},
 		{"16PB", "bad size '16PB'"},
 		{"16iB", "bad size '16iB'"},
-		{"16Gb", "bad size '16Gb': 'Gb' is bits (lower-case b)"},
-		{"16gb", "'gb' is bits"},
+		{"16Gb", "bad size '16Gb': 'Gb' is bits (an upper-case "
+			 "prefix with a lower-case b)"},
 		{"512Mb", "'Mb' is bits"},
-		{"1kb", "'kb' is bits"},
+		{"1Kb", "'Kb' is bits"},
 		{"2Gib", "'Gib' is bits"},
-		{"4096b", "'b' is bits"},
+		{"2GIb", "'GIb' is bits"},
+		{"16gbb", "bad size '16gbb'"},
 		{"1e400", "too large"},
 		{"4194305TiB", "too large (at most 2^62 bytes"},
 		{"99999999999999999999", "too large"},
@@ -138,9 +139,39 @@ static void test_units_bandwidth_in_bits_is_an_error(void)
 	double bw = 7;
 	CHECK_INT(dp_units_parse_bandwidth("100Gb/s", &bw, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "'Gb/s' is bits");
-	CHECK_INT(dp_units_parse_bandwidth("100gb/s", &bw, &err), DP_EINPUT);
 	CHECK(bw == 7);
 	CHECK_INT(dp_units_parse_bandwidth("100GB/s", &bw, &err), DP_OK);
+	/* all in lower case it is bytes, as with sizes */
+	CHECK_INT(dp_units_parse_bandwidth("100gb/s", &bw, &err), DP_OK);
+	CHECK(bw == 100e9 / 1e6);
+}
+
+/* `--mem 16gb` means bytes to the person who types it: a unit all in lower
+ * case is the same size as in upper case; only an upper-case prefix with a
+ * lower-case b ("Gb") is bits. */
+static void test_units_lower_case_units_are_bytes(void)
+{
+	dp_err err;
+	int64_t b = 0;
+	static const struct {
+		const char *text;
+		int64_t want;
+	} ok[] = {
+		{"16gb", 16000000000LL},    {"16GB", 16000000000LL},
+		{"16gib", 17179869184LL},   {"16GiB", 17179869184LL},
+		{"512mb", 512000000LL},	    {"1kb", 1000},
+		{"4096b", 4096},	    {"2tib", 2199023255552LL},
+		{"1.5 gb", 1500000000LL},
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		dp_err_clear(&err);
+		if (dp_units_parse_size(ok[i].text, &b, &err) != DP_OK ||
+		    b != ok[i].want)
+			test_fail(__FILE__, __LINE__,
+				  "'%s': %lld bytes (%s), want %lld",
+				  ok[i].text, (long long)b, err.msg,
+				  (long long)ok[i].want);
+	}
 }
 
 static void test_units_bandwidth_is_bytes_per_us(void)
@@ -347,6 +378,7 @@ TEST_MAIN(TEST(test_units_sizes_parse_every_unit),
 	  TEST(test_units_bad_size_says_what_was_expected),
 	  TEST(test_units_size_needs_a_unit),
 	  TEST(test_units_bandwidth_in_bits_is_an_error),
+	  TEST(test_units_lower_case_units_are_bytes),
 	  TEST(test_units_bandwidth_is_bytes_per_us),
 	  TEST(test_units_time_is_microseconds),
 	  TEST(test_units_format_three_digits),

@@ -74,7 +74,7 @@ static void test_tab_reaches_every_view_and_wraps(void)
 		CHECK(seen[v]);
 	CHECK_INT(st.view, VIEW_DEVICES);
 	press(&st, VK_BTAB);
-	CHECK_INT(st.view, VIEW_COMPARE);
+	CHECK_INT(st.view, VIEW_WHY);
 	press(&st, '3');
 	CHECK_INT(st.view, VIEW_MEMORY);
 	/* entering Compare for the first time asks for a comparison */

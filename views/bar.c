@@ -31,7 +31,7 @@ void bar_load(vgrid *g, int x, int y, int w, double frac, bool stale)
 
 /* Scale of a memory bar: the cap sits at 80 % (headroom shows), unless the
  * peak is beyond 125 % of it. */
-static double mem_scale(int64_t peak, int64_t cap)
+double bar_mem_scale(int64_t peak, int64_t cap)
 {
 	if (cap == DP_CAP_UNLIMITED)
 		return peak > 0 ? (double)peak : 1.0;
@@ -45,7 +45,7 @@ int bar_cap_cell(int n, int64_t peak, int64_t cap)
 {
 	if (cap == DP_CAP_UNLIMITED || n < 1)
 		return -1;
-	int c = (int)floor((double)cap / mem_scale(peak, cap) * n);
+	int c = (int)floor((double)cap / bar_mem_scale(peak, cap) * n);
 	if (c > n - 1)
 		c = n - 1;
 	if (c < 0)
@@ -56,11 +56,11 @@ int bar_cap_cell(int n, int64_t peak, int64_t cap)
 void bar_memory(vgrid *g, int x, int y, int w, int64_t peak, int64_t cap,
 		bool stale)
 {
-	bar_memory_reserve(g, x, y, w, peak, cap, 0, peak, stale);
+	bar_memory_reserve(g, x, y, w, peak, cap, 0, 0, stale);
 }
 
 void bar_memory_reserve(vgrid *g, int x, int y, int w, int64_t peak,
-			int64_t usable, int64_t reserve, int64_t largest,
+			int64_t usable, int64_t reserve, int64_t scale,
 			bool stale)
 {
 	if (w < 3)
@@ -70,11 +70,17 @@ void bar_memory_reserve(vgrid *g, int x, int y, int w, int64_t peak,
 	/* the device's cap: what the plan may use plus the reserve */
 	int64_t cap = usable == DP_CAP_UNLIMITED ? usable : usable + reserve;
 	int n = w - 2;
-	/* without a cap, the bars share one scale: the largest peak */
-	double s = cap == DP_CAP_UNLIMITED && largest > peak
-			   ? (double)largest
-			   : mem_scale(peak, cap);
-	int c = bar_cap_cell(n, peak, cap);
+	/* the bars of all devices share one scale (the largest of theirs),
+	 * so that a longer bar always means more memory; each marks its own
+	 * cap on it */
+	double s = bar_mem_scale(peak, cap);
+	if ((double)scale > s)
+		s = (double)scale;
+	int c = -1;
+	if (cap != DP_CAP_UNLIMITED) {
+		c = (int)floor((double)cap / s * n);
+		c = c > n - 1 ? n - 1 : c < 0 ? 0 : c;
+	}
 	/* the first cell of the reserve (c when there is none) */
 	int u = c;
 	if (reserve > 0 && c >= 0) {

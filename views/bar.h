@@ -42,12 +42,18 @@ void bar_memory(vgrid *g, int x, int y, int w, int64_t peak, int64_t cap,
 /* The same with a reserve (machine.h): usable is what the plan may use,
  * usable + reserve the cap, where the mark is; the reserve's cells show
  * GLYPH_RESERVE, and a peak above usable is over (the whole fill then in
- * the over style, not only past the cap). Without a cap the bar is scaled
- * to largest (the largest peak of the devices shown, so that bars compare;
- * pass peak for a bar of its own). */
+ * the over style, not only past the cap). scale: the bytes the whole bar
+ * stands for when that is more than its own bar_mem_scale(), so that the
+ * bars of several devices compare (pass the largest bar_mem_scale() of
+ * them; 0 for a bar of its own). */
 void bar_memory_reserve(vgrid *g, int x, int y, int w, int64_t peak,
-			int64_t usable, int64_t reserve, int64_t largest,
+			int64_t usable, int64_t reserve, int64_t scale,
 			bool stale);
+
+/* The bytes a bar of its own stands for: the cap at 80 % of it (headroom
+ * shows) unless the peak is beyond 125 % of the cap; the peak without a
+ * cap. */
+double bar_mem_scale(int64_t peak, int64_t cap);
 
 /* The cell (0-based, inside the brackets) where bar_memory puts the cap
  * mark on an n-cell interior, or -1 when there is none. */

@@ -237,6 +237,46 @@ int text_width(const char *s)
 	return n;
 }
 
+int text_wrap(const char *s, int w, int max, text_line *lines)
+{
+	int n = 0;
+	if (w < 1)
+		return 0;
+	while (*s && n < max) {
+		/* the longest run of at most w cells, cut after its last
+		 * space when it has one and the text goes on */
+		const char *p = s, *cut = NULL;
+		int cells = 0;
+		while (*p && cells < w) {
+			if (*p == ' ')
+				cut = p;
+			utf8_next(&p);
+			cells++;
+		}
+		if (*p && *p != ' ' && cut && cut > s)
+			p = cut;
+		lines[n].start = s;
+		lines[n].len = (int)(p - s);
+		n++;
+		s = p;
+		while (*s == ' ')
+			s++;
+	}
+	return n;
+}
+
+int grid_puts_n(vgrid *g, int x, int y, int maxw, vstyle st, const char *s,
+		int len)
+{
+	const char *end = s + len;
+	int n = 0;
+	while (s < end && *s && n < maxw) {
+		grid_put(g, x + n, y, utf8_next(&s), st);
+		n++;
+	}
+	return n;
+}
+
 int grid_puts(vgrid *g, int x, int y, int maxw, vstyle st, const char *s)
 {
 	if (maxw < 0)

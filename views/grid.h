@@ -70,6 +70,20 @@ void grid_puts_mid(vgrid *g, int x, int y, int w, vstyle st, const char *s);
  * column where it starts. */
 int grid_puts_right(vgrid *g, int x_end, int y, vstyle st, const char *s);
 
+/* One line of wrapped text: len bytes from start. */
+typedef struct text_line {
+	const char *start;
+	int len;
+} text_line;
+/* Breaks s into at most max lines of at most w cells each, after the last
+ * space that keeps a line within w (mid-word only for a word longer than
+ * w); spaces at a break are dropped. Returns the number of lines (text
+ * left over when max is reached is not in them). */
+int text_wrap(const char *s, int w, int max, text_line *lines);
+/* grid_puts of the first len bytes of s. */
+int grid_puts_n(vgrid *g, int x, int y, int maxw, vstyle st, const char *s,
+		int len);
+
 /* Number of cells text takes (codepoints in UTF-8; invalid bytes count as
  * one cell each). */
 int text_width(const char *s);

@@ -81,9 +81,10 @@ const key_binding key_table[] = {
 	 KG_MACHINE, false},
 	{K('B'), "B", 0, NULL, "double the link bandwidth", ACT_BW_RAISE,
 	 KG_MACHINE, false},
-	{K('u'), "u", 0, NULL, "halve the micro-batches of pipelines",
+	{K('u'), "u", 0, NULL, "halve the micro-batches of pipelines (below 1: automatic again)",
 	 ACT_MB_LOWER, KG_MACHINE, false},
-	{K('U'), "U", 0, NULL, "double the micro-batches of pipelines",
+	{K('U'), "U", 0, NULL, "double the micro-batches of pipelines (up to the batch size; past it: "
+	 "automatic again)",
 	 ACT_MB_RAISE, KG_MACHINE, false},
 	{K('S'), "S", 0, NULL,
 	 "pipeline schedule: gpipe / 1f1b / zb-h1 (reprices the pipeline on "

@@ -262,7 +262,11 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 		    buf);
 	x = segment(g, x, y, right, n, lb);
 	x = segment(g, x, y, right, n, sp);
-	snprintf(buf, sizeof buf, "planned in %s",
+	/* a plan for the current settings while the rerun goes on is one
+	 * an anytime search (best) found on its way */
+	snprintf(buf, sizeof buf,
+		 st->running && !stale ? "found at %s, searching on"
+				       : "planned in %s",
 		 dp_units_fmt_time(p->plan_ms * 1000.0, a, sizeof a));
 	segment(g, x, y, right, ST_DIM, buf);
 	if (stale)
@@ -322,12 +326,19 @@ static void draw_panel_row(const vstate *st, const vlayout *l, vgrid *g, int d,
 		 stale);
 	grid_puts_right(g, l->x_pct + l->w_pct, y, num,
 			fmt_pct(s->busy_us, mk, buf, sizeof buf));
-	int64_t largest = 0;
-	for (int i = 0; i < p->sim.k; i++)
-		if (p->sim.dev[i].peak_bytes > largest)
-			largest = p->sim.dev[i].peak_bytes;
+	/* one scale for every device's bar: a longer bar is more memory */
+	double scale = 0;
+	for (int i = 0; i < p->sim.k; i++) {
+		const dp_device_stats *e = &p->sim.dev[i];
+		int64_t cap = e->cap_bytes == DP_CAP_UNLIMITED
+				      ? e->cap_bytes
+				      : e->cap_bytes + e->reserve_bytes;
+		double b = bar_mem_scale(e->peak_bytes, cap);
+		scale = b > scale ? b : scale;
+	}
 	bar_memory_reserve(g, l->x_mem, y, l->w_mem, s->peak_bytes,
-			   s->cap_bytes, s->reserve_bytes, largest, stale);
+			   s->cap_bytes, s->reserve_bytes, (int64_t)scale,
+			   stale);
 	bool over = s->cap_bytes != DP_CAP_UNLIMITED &&
 		    s->peak_bytes > s->cap_bytes;
 	int x = l->x_memtxt;
@@ -395,7 +406,9 @@ static void draw_tabs(const vstate *st, vgrid *g, vrect r)
 		grid_puts_right(g, r.w, r.y, ST_TAB_ACTIVE, label);
 }
 
-static void draw_status(const vstate *st, vgrid *g, vrect r)
+/* The status line r; a message longer than it takes rows above it, down
+ * to the top of above (the main view). */
+static void draw_status(const vstate *st, vgrid *g, vrect r, vrect above)
 {
 	int y = r.y, x = 0;
 	if (st->prompt != PROMPT_NONE) {
@@ -416,16 +429,9 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		grid_put(g, x, y, ' ', ST_SELECTED); /* the cursor */
 		return;
 	}
-	char buf[200], secs[32];
-	bool busy = st->file_job != PROMPT_NONE || st->running ||
-		    st->comparing || st->fitting;
-	/* an error while a job runs is news (a key refused, a bad cap): it
-	 * goes first, in at most half the line, so the progress still shows */
-	bool error_first = busy && st->status[0] && st->status_error;
-	if (error_first) {
-		x += grid_puts(g, x, y, r.w / 2, ST_ERROR, st->status);
-		x += 2;
-	}
+	/* what the jobs in progress say, then the message */
+	char job[2][200], secs[32];
+	int nj = 0, jw = 0;
 	if (st->file_job != PROMPT_NONE) {
 		/* the file's name, not its folder: the line is short */
 		const char *base = strrchr(st->file_path, '/');
@@ -434,7 +440,7 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 		if (st->file_fraction >= 0)
 			snprintf(pct, sizeof pct, " %3.0f%%",
 				 100.0 * st->file_fraction);
-		snprintf(buf, sizeof buf, "%s %.64s: %s%s %ss (%s)",
+		snprintf(job[nj++], sizeof job[0], "%s %.64s: %s%s %ss (%s)",
 			 st->file_cancelling	       ? "cancelling"
 			 : st->file_job == PROMPT_OPEN ? "opening"
 						       : "exporting",
@@ -444,8 +450,6 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 					st->file_elapsed_s),
 			 st->file_cancelling ? "waiting for it to stop"
 					     : "Esc cancels");
-		x += grid_puts(g, x, y, r.w, ST_HEADER, buf);
-		x += 2;
 	}
 	if (st->running || st->comparing || st->fitting) {
 		const char *what = st->running	 ? "rerunning"
@@ -453,28 +457,52 @@ static void draw_status(const vstate *st, vgrid *g, vrect r)
 						 : "comparing";
 		const char *who =
 			st->running || st->fitting ? st->algo->name : "all";
+		char pct[16] = "";
 		if (st->fraction >= 0)
-			snprintf(buf, sizeof buf,
-				 "%s %s: %s %3.0f%% %ss (Esc cancels)", what,
-				 who, st->phase[0] ? st->phase : "starting",
-				 100.0 * st->fraction,
-				 dp_units_fmt_c(secs, sizeof secs, "%.1f",
-						st->elapsed_s));
-		else
-			snprintf(buf, sizeof buf, "%s %s: %s %ss (Esc cancels)",
-				 what, who,
-				 st->phase[0] ? st->phase : "starting",
-				 dp_units_fmt_c(secs, sizeof secs, "%.1f",
-						st->elapsed_s));
-		x += grid_puts(g, x, y, r.w, ST_HEADER, buf);
+			snprintf(pct, sizeof pct, " %3.0f%%",
+				 100.0 * st->fraction);
+		snprintf(job[nj++], sizeof job[0], "%s %s: %s%s %ss (Esc cancels)",
+			 what, who, st->phase[0] ? st->phase : "starting", pct,
+			 dp_units_fmt_c(secs, sizeof secs, "%.1f",
+					st->elapsed_s));
+	}
+	for (int j = 0; j < nj; j++)
+		jw += text_width(job[j]) + 2;
+	const char *msg = st->status[0] ? st->status : NULL;
+	vstyle ms = st->status_error ? ST_ERROR : ST_NORMAL;
+	int mw = msg ? text_width(msg) : 0;
+	/* an error while a job runs is news (a key refused, a bad cap): it
+	 * goes first, in at most half the line, so the progress still shows */
+	bool first = msg && nj && st->status_error && mw <= r.w / 2;
+	bool inline_msg = msg && (first || mw <= r.w - jw);
+	if (first) {
+		x += grid_puts(g, x, y, r.w / 2, ST_ERROR, msg);
 		x += 2;
 	}
-	if (st->status[0] && !error_first)
-		grid_puts(g, x, y, r.w - x,
-			  st->status_error ? ST_ERROR : ST_NORMAL, st->status);
-	else if (!st->running && state_plan_stale(st))
+	for (int j = 0; j < nj; j++) {
+		x += grid_puts(g, x, y, r.w - x, ST_HEADER, job[j]);
+		x += 2;
+	}
+	if (msg && inline_msg && !first)
+		grid_puts(g, x, y, r.w - x, ms, msg);
+	else if (!msg && !st->running && state_plan_stale(st))
 		grid_puts(g, x, y, r.w - x, ST_STALE,
 			  "the plan shown is for earlier settings: r reruns");
+	/* a message too long for what is left of the line is shown whole,
+	 * wrapped on the rows above it (over the bottom of the view) */
+	if (msg && !inline_msg) {
+		text_line lines[8];
+		int n = text_wrap(msg, r.w, 8, lines);
+		int last = nj ? y - 1 : y;
+		int top = last - n + 1;
+		if (top < above.y)
+			top = above.y;
+		for (int i = 0; top + i <= last && i < n; i++) {
+			grid_fill(g, (vrect){0, top + i, r.w, 1}, ' ', ms);
+			grid_puts_n(g, 0, top + i, r.w, ms, lines[i].start,
+				    lines[i].len);
+		}
+	}
 }
 
 static void draw_keys(vgrid *g, vrect r)
@@ -542,7 +570,7 @@ void screen_draw(const vstate *st, vgrid *g)
 	draw_panel(st, &l, g);
 	draw_tabs(st, g, l.tabs);
 	draw_main(st, g, l.main);
-	draw_status(st, g, l.status);
+	draw_status(st, g, l.status, l.main);
 	draw_keys(g, l.keys);
 }
 

@@ -237,24 +237,50 @@ unsigned settings_contention(vstate *st)
 	return r;
 }
 
+/* u / U: halve or double the micro-batches of pipelines, within 1 and
+ * the most the step allows (the batch size, when the graph has one: a
+ * micro-batch holds at least one sample). Past either end the count goes
+ * back to automatic (each pipeline's own choice, as `dnnpart compare`
+ * makes it), so that u/U is never a one-way street. */
 unsigned settings_microbatches(vstate *st, bool raise)
 {
+	int64_t batch = dp_graph_batch_size(st->g);
+	int most = batch > 0 && batch < DP_MAX_MICROBATCHES
+			   ? (int)batch
+			   : DP_MAX_MICROBATCHES;
 	int mb = st->microbatches;
 	if (!mb)
 		mb = st->plan && st->plan->strat &&
 				     st->plan->kind == DP_STRAT_PIPELINE
 			     ? st->plan->strat->pipe.microbatches
 			     : 4;
+	bool was_auto = st->microbatches == 0;
 	mb = raise ? mb * 2 : mb / 2;
-	if (mb < 1 || mb > DP_MAX_MICROBATCHES) {
-		state_status(st, true, "micro-batches stay within 1..%d",
-			     DP_MAX_MICROBATCHES);
-		return AR_REDRAW;
+	if (mb < 1 || mb > most) {
+		if (was_auto) {
+			state_status(st, true,
+				     "micro-batches stay within 1..%d%s; they "
+				     "are automatic now",
+				     most,
+				     most < DP_MAX_MICROBATCHES
+					     ? " (the batch size)"
+					     : "");
+			return AR_REDRAW;
+		}
+		st->microbatches = 0;
+		unsigned r = settings_changed(st);
+		state_status(st, false,
+			     "micro-batches automatic again: each pipeline "
+			     "picks its own (%s went past %d)",
+			     raise ? "U" : "u", raise ? most : 1);
+		return r;
 	}
 	st->microbatches = mb;
 	unsigned r = settings_changed(st);
-	state_status(st, false, "%d micro-batch%s for pipelines", mb,
-		     mb == 1 ? "" : "es");
+	state_status(st, false,
+		     "%d micro-batch%s for pipelines (u/U past 1 or %d: "
+		     "automatic again)",
+		     mb, mb == 1 ? "" : "es", most);
 	return r;
 }
 

@@ -232,6 +232,13 @@ void state_set_plan(vstate *st, dp_plan *plan, unsigned gen)
 	}
 	*p = *plan;
 	memset(plan, 0, sizeof *plan);
+	/* what pins did to a strategy (a pipeline's empty stages) is news
+	 * the first time a plan says it */
+	const char *note = p->strat ? p->strat->note : "";
+	const char *was = st->plan && st->plan->strat ? st->plan->strat->note
+						      : "";
+	if (note[0] && strcmp(note, was) != 0)
+		state_status(st, false, "%s: %s", p->algo, note);
 	/* the plan on screen becomes the one the Diff view compares with */
 	free_plan(&st->prev);
 	st->prev = st->plan;

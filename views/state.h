@@ -39,6 +39,7 @@
 	X(OPS, ops)                                                         \
 	X(OP, op)                                                           \
 	X(COMPARE, compare)                                                 \
+	X(WHY, why)                                                         \
 	X(DIFF, diff)                                                       \
 	X(HELP, help)
 

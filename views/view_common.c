@@ -167,9 +167,22 @@ void view_message(vgrid *g, vrect r, vstyle st, const char *msg)
 {
 	if (r.w <= 0 || r.h <= 0)
 		return;
-	int w = text_width(msg);
-	int x = r.x + (w < r.w ? (r.w - w) / 2 : 0);
-	grid_puts(g, x, r.y + r.h / 2, r.x + r.w - x, st, msg);
+	/* centred; a message wider than r wraps onto lines of its own,
+	 * centred as a block, so that it shows whole */
+	text_line lines[16];
+	int n = text_wrap(msg, r.w, r.h < 16 ? r.h : 16, lines);
+	int y = r.y + r.h / 2 - n / 2;
+	if (y < r.y)
+		y = r.y;
+	for (int i = 0; i < n; i++) {
+		int w = 0;
+		for (const char *p = lines[i].start;
+		     p < lines[i].start + lines[i].len;)
+			w += (utf8_next(&p), 1);
+		int x = r.x + (w < r.w ? (r.w - w) / 2 : 0);
+		grid_puts_n(g, x, y + i, r.x + r.w - x, st, lines[i].start,
+			    lines[i].len);
+	}
 }
 
 void view_scroll_note(vgrid *g, vrect r, int y, int first, int shown, int total)

@@ -71,10 +71,15 @@ static void compare_draw(const vstate *st, vgrid *g, vrect r)
 		    (best < 0 || row->makespan < st->cmp[best].makespan))
 			best = i;
 	}
+	/* micro-batches set by u/U price every pipeline row with them
+	 * (`dnnpart compare -M`); automatic, each picks its own */
+	char mb[40] = "";
+	if (st->microbatches)
+		snprintf(mb, sizeof mb, ", M=%d (u/U)", st->microbatches);
 	snprintf(buf, sizeof buf,
-		 "%d algorithms on K=%d, link %s (*: fastest that fits, >: "
+		 "%d algorithms on K=%d%s, link %s (*: fastest that fits, >: "
 		 "current)%s",
-		 st->ncmp, st->m.k, st->m.link_name,
+		 st->ncmp, st->m.k, mb, st->m.link_name,
 		 st->comparing ? " (running)"
 		 : current     ? "; Enter adopts the row"
 			       : "; settings changed since: r reruns");

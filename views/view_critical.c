@@ -130,7 +130,7 @@ static void critical_draw(const vstate *st, vgrid *g, vrect r)
 /* a class reads best with its hooks side by side */
 /* clang-format off */
 const view_class view_critical_class = {
-	VIEW_CLASS(VIEW_CRITICAL, "critical", "Critical path", "Critical",
+	VIEW_CLASS(VIEW_CRITICAL, "critical", "Critical path", "Crit",
 		   critical_draw, critical_list, critical_seek),
 	.aliases = {"cp", "critical-path"}, .needs_plan = true,
 	.enter = critical_enter,

@@ -25,6 +25,10 @@ void dp_algo_opts_default(dp_algo_opts *o)
 	o->interim = NULL;
 	o->interim_ud = NULL;
 	o->shared = NULL;
+	o->interim_strategy = NULL;
+	o->candidates = NULL;
+	o->ncandidates = 0;
+	o->placements_only = false;
 }
 
 /* Whether sh holds placements for g on m (the same objects). */

@@ -26,6 +26,7 @@
  * at most 4 S.
  */
 #include "internal/algo_int.h"
+#include "internal/graph_int.h"
 #include "internal/lower.h"
 #include "internal/nomem.h"
 #include "internal/pipeline.h"
@@ -345,6 +346,69 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 	return st;
 }
 
+/* A pipeline's pins can leave stages without a forward op: a forward op
+ * pinned to device p puts every forward op after it in stage p or later
+ * (stages run forward ops in order), one pinned to p every forward op
+ * before it in stage p or earlier; a stage without forward work (ops that
+ * take time) idles its device. When that happens the label says how
+ * many stages are empty and s->note which pin did it and why. */
+static void pin_note(const dp_graph *g, const uint8_t *kd, dp_strategy *s)
+{
+	int S = s->pipe.nstages, empty = 0, first_empty = -1, last_empty = -1;
+	if (S < 2 || !dpi_graph_has_pins(g))
+		return;
+	for (int st = 0; st < S; st++) {
+		/* empty: no forward op that takes time (an input may be
+		 * there) */
+		bool any = false;
+		for (uint32_t u = 0; u < g->nops && !any; u++)
+			any = (dpi_pipe_kind)kd[u] == DPI_PIPE_FWD &&
+			      s->pipe.stage[u] == st && g->ops[u].time_us > 0;
+		if (!any) {
+			empty++;
+			first_empty = first_empty < 0 ? st : first_empty;
+			last_empty = st;
+		}
+	}
+	if (!empty)
+		return;
+	/* the pin that pushed: the first pinned forward op (in the step's
+	 * order) pinned past an empty stage, else the last pinned before one */
+	uint32_t who = UINT32_MAX;
+	bool later = true;
+	for (uint32_t k = 0; k < g->nops && who == UINT32_MAX; k++) {
+		uint32_t u = g->topo[k];
+		if ((dpi_pipe_kind)kd[u] == DPI_PIPE_FWD && g->ops[u].pin >= 0 &&
+		    g->ops[u].pin > first_empty)
+			who = u;
+	}
+	for (uint32_t k = g->nops; k-- > 0 && who == UINT32_MAX;) {
+		uint32_t u = g->topo[k];
+		if ((dpi_pipe_kind)kd[u] == DPI_PIPE_FWD && g->ops[u].pin >= 0 &&
+		    g->ops[u].pin < last_empty) {
+			who = u;
+			later = false;
+		}
+	}
+	size_t n = strlen(s->label);
+	snprintf(s->label + n, sizeof s->label - n, ", %d stage%s empty (pins)",
+		 empty, empty == 1 ? "" : "s");
+	if (who == UINT32_MAX) {
+		snprintf(s->note, sizeof s->note,
+			 "the pins leave %d of %d stages without forward work "
+			 "(a pipeline runs forward ops in stage order)",
+			 empty, S);
+		return;
+	}
+	int p = g->ops[who].pin;
+	snprintf(s->note, sizeof s->note,
+		 "op '%.60s' is pinned to GPU%d, and a pipeline runs forward "
+		 "ops in stage order: every forward op %s it runs in stage %d "
+		 "or %s, so %d of %d stages get no forward work",
+		 dp_graph_op_name(g, who), p, later ? "after" : "before", p,
+		 later ? "later" : "earlier", empty, S);
+}
+
 /* The default number of micro-batches for S stages (see the top). */
 static int default_microbatches(const dp_graph *g, const uint8_t *kd, int S)
 {
@@ -483,7 +547,6 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	s.pipe.microbatches = o->microbatches > 0
 				      ? o->microbatches
 				      : default_microbatches(g, kd, S);
-	free(kd);
 	s.pipe.schedule = sch;
 	if (V > 1)
 		snprintf(s.label, sizeof s.label, "%s S=%d V=%d M=%d",
@@ -491,6 +554,8 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	else
 		snprintf(s.label, sizeof s.label, "%s S=%d M=%d",
 			 dp_schedule_name(sch), S, s.pipe.microbatches);
+	pin_note(g, kd, &s);
+	free(kd);
 	snprintf(s.algo, sizeof s.algo, "%s", name);
 	st = dp_strategy_check(g, m, &s, err);
 	if (st == DP_EINPUT && err) {

@@ -162,7 +162,10 @@ static int trimmed(const char *s, char *buf, size_t size)
 }
 
 /* Multiplier of a size unit ("" and "B" = 1); 0 when unknown, -1 when it
- * is a unit of bits ("Gb", "gb", "Mib": a lower-case b). Prefix letters are
+ * is a unit of bits: an upper-case letter with a lower-case b ("Gb", "Mb",
+ * "Gib"), as network people write them. A unit all in lower case ("gb",
+ * "mib", "b") is the same size in bytes as in upper case: people type
+ * `--mem 16gb` meaning bytes. Prefix letters are otherwise
  * case-insensitive; kB..TB decimal, KiB..TiB and bare letters binary
  * (docs/formats.md, "Units"). */
 static double size_unit(const char *u)
@@ -170,12 +173,16 @@ static double size_unit(const char *u)
 	static const char prefixes[] = "kmgt";
 	if (!u[0])
 		return 1;
-	if (u[0] == 'B' && !u[1])
-		return 1;
-	if (u[0] == 'b' && !u[1])
+	size_t n = strlen(u);
+	bool upper = false;
+	for (size_t i = 0; i < n; i++)
+		upper |= isupper((unsigned char)u[i]) != 0;
+	if (u[n - 1] == 'b' && upper)
 		return -1;
+	if ((u[0] == 'B' || u[0] == 'b') && !u[1])
+		return 1;
 	const char *p = strchr(prefixes, tolower((unsigned char)u[0]));
-	if (!p || !u[0])
+	if (!p)
 		return 0;
 	int e = (int)(p - prefixes) + 1;
 	const char *rest = u + 1;
@@ -183,11 +190,8 @@ static double size_unit(const char *u)
 		return pow(1024, e);
 	if (rest[0] == 'i' || rest[0] == 'I')
 		rest++;
-	if ((rest[0] == 'B' || rest[0] == 'b') && !rest[1]) {
-		if (rest[0] == 'b')
-			return -1;
+	if ((rest[0] == 'B' || rest[0] == 'b') && !rest[1])
 		return pow(rest == u + 1 ? 1000 : 1024, e);
-	}
 	return 0;
 }
 
@@ -224,9 +228,9 @@ static dp_status parse_size(const char *s, bool need_unit, int64_t *bytes,
 		mult = size_unit(u);
 	if (mult < 0)
 		return bad(err,
-			   "bad size '%s': '%s' is bits (lower-case "
-			   "b); sizes are in bytes: B, kB, MB, GB or "
-			   "KiB, MiB, GiB",
+			   "bad size '%s': '%s' is bits (an upper-case "
+			   "prefix with a lower-case b); sizes are in "
+			   "bytes: B, kB, MB, GB (or gb), KiB, MiB, GiB",
 			   t, u);
 	if (mult == 0)
 		return bad(err,
@@ -291,10 +295,13 @@ dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 						return bad(
 							err,
 							"bad bandwidth '%s': "
-							"'%s' is bits (lower-"
-							"case b); bandwidths "
-							"are in bytes per "
-							"second: GB/s, GiB/s",
+							"'%s' is bits (an "
+							"upper-case prefix "
+							"with a lower-case "
+							"b); bandwidths are "
+							"in bytes per "
+							"second: GB/s (or "
+							"gb/s), GiB/s",
 							t, u);
 				}
 			}

@@ -34,6 +34,7 @@ typedef struct dpi_sread {
 	jscan js;
 	const dp_graph *g;
 	char path[512]; /* the path of the value being read, for messages */
+	char made_for[128]; /* the file's "graph": the graph it was made for */
 } dpi_sread;
 
 dp_status dpi_sread_nomem(dpi_sread *R);

@@ -74,7 +74,9 @@ static dp_status rd_top(dpi_sread *R, dpi_sread_top *t, dp_strategy *s,
 			st = dpi_sread_int(R, at, "version", 1, 1, &v);
 			continue;
 		} else if (strcmp(key, "graph") == 0) {
-			st = dpi_sread_str(R, at, "graph");
+			if (!(st = dpi_sread_str(R, at, "graph")))
+				snprintf(R->made_for, sizeof R->made_for,
+					 "%s", js->sbuf);
 			continue;
 		} else if (strcmp(key, "levers") == 0) {
 			if ((st = dpi_sread_str(R, at, "levers")))
@@ -466,8 +468,25 @@ static dp_status rd_pipeline(dpi_sread *R, const dpi_sread_top *t,
 	return st;
 }
 
-dp_status dpi_strategy_parse(const char *path, const char *text, size_t len,
-			     const dp_graph *g, dp_strategy *out, dp_err *err)
+/* An error in a file made for another graph (its "graph" names another):
+ * most likely the wrong file, so the message says which graph it was for. */
+static void name_the_graph(const char *made_for, const dp_graph *g,
+			   dp_status st, dp_err *err)
+{
+	if (st != DP_EINPUT || !err || !made_for[0] ||
+	    (g->name && strcmp(made_for, g->name) == 0))
+		return;
+	size_t n = strlen(err->msg);
+	snprintf(err->msg + n, sizeof err->msg - n,
+		 " (this strategy file was made for the graph '%.100s', not "
+		 "'%.100s')",
+		 made_for, g->name ? g->name : "");
+}
+
+/* dpi_strategy_parse; made_for (128 bytes) gets the file's "graph". */
+static dp_status parse(const char *path, const char *text, size_t len,
+		       const dp_graph *g, dp_strategy *out, char *made_for,
+		       dp_err *err)
 {
 	dpi_sread R;
 	memset(&R, 0, sizeof R);
@@ -546,7 +565,9 @@ dp_status dpi_strategy_parse(const char *path, const char *text, size_t len,
 	    !(st = dpi_sread_int(&R, t.zero_stage, "zero_stage", 1, 3, &v)))
 		s.zero_stage = (int)v;
 	dpi_jscan_free(&R.js);
+	memcpy(made_for, R.made_for, sizeof R.made_for);
 	if (st) {
+		name_the_graph(R.made_for, g, st, err);
 		dp_strategy_free(&s);
 		return st;
 	}
@@ -561,6 +582,13 @@ dp_status dpi_strategy_parse(const char *path, const char *text, size_t len,
 	return DP_OK;
 }
 
+dp_status dpi_strategy_parse(const char *path, const char *text, size_t len,
+			     const dp_graph *g, dp_strategy *out, dp_err *err)
+{
+	char made_for[128];
+	return parse(path, text, len, g, out, made_for, err);
+}
+
 dp_status dp_strategy_read(const char *path, const dp_graph *g,
 			   const dp_machine *m, dp_strategy *s, dp_err *err)
 {
@@ -570,7 +598,8 @@ dp_status dp_strategy_read(const char *path, const dp_graph *g,
 	if (st)
 		return st;
 	dp_strategy t;
-	st = dpi_strategy_parse(path, text, len, g, &t, err);
+	char made_for[128] = "";
+	st = parse(path, text, len, g, &t, made_for, err);
 	free(text);
 	if (st)
 		return st;
@@ -594,6 +623,7 @@ dp_status dp_strategy_read(const char *path, const dp_graph *g,
 			snprintf(err->file, sizeof err->file, "%s", path);
 			err->line = err->col = 0;
 		}
+		name_the_graph(made_for, g, st, err);
 		dp_strategy_free(&t);
 		return st;
 	}

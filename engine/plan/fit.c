@@ -65,9 +65,12 @@ static dp_status add_probe(fit_ctx *c, const dp_fit_probe *pr)
 	return DP_OK;
 }
 
-/* Keeps m's caps as the answer (a feasible probe). */
-static dp_status keep_answer(fit_ctx *c, const dp_machine *m, double ms)
+/* Keeps m's caps as the answer (a feasible probe pr). */
+static dp_status keep_answer(fit_ctx *c, const dp_machine *m,
+			     const dp_fit_probe *pr)
 {
+	double ms = pr->makespan;
+	c->r->answer = *pr;
 	dp_fit_result *r = c->r;
 	int64_t *caps = malloc((size_t)m->k * sizeof *caps);
 	if (!caps)
@@ -113,11 +116,16 @@ static dp_status probe(fit_ctx *c, const dp_machine *m, int64_t cap,
 	if (pr.worst >= 0)
 		pr.over = plan.sim.dev[pr.worst].peak_bytes -
 			  plan.sim.dev[pr.worst].cap_bytes;
+	snprintf(pr.strategy, sizeof pr.strategy, "%s", plan.strategy);
+	if (plan.kind == DP_STRAT_PIPELINE && plan.strat) {
+		pr.stages = plan.strat->pipe.nstages;
+		pr.microbatches = plan.strat->pipe.microbatches;
+	}
 	dp_plan_free(&plan);
 	*feasible = pr.feasible;
 	st = add_probe(c, &pr);
 	if (!st && pr.feasible)
-		st = keep_answer(c, m, pr.makespan);
+		st = keep_answer(c, m, &pr);
 	return st;
 }
 

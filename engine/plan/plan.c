@@ -8,6 +8,7 @@
  */
 #include "dnnpart/plan.h"
 #include "internal/algo_int.h"
+#include "internal/best_all.h"
 #include "internal/clock.h"
 #include "internal/nomem.h"
 
@@ -266,6 +267,17 @@ dp_status dp_plan_run(const dp_graph *g, const dp_machine *m,
 {
 	dp_machine tmp;
 	const dp_machine *am;
+	/* best is best of everything: its placement search and every
+	 * strategy (best_all.c), unless it runs inside that or for the
+	 * throughput objective, which only placements serve */
+	if (algo == dp_algo_find("best") && o && !o->placements_only &&
+	    o->objective == DP_OBJ_STEP)
+		return dpi_best_all(g, m, algo, o, p, plan, err);
+	if (algo == dp_algo_find("best") && !o) {
+		dp_algo_opts def;
+		dp_algo_opts_default(&def);
+		return dpi_best_all(g, m, algo, &def, p, plan, err);
+	}
 	dp_status st = usable_machine(m, &tmp, &am, err);
 	if (st)
 		return st;
@@ -346,28 +358,46 @@ dp_status dp_plan_run_all(const dp_graph *g, const dp_machine *m,
 {
 	static const dp_run_hooks none = {NULL, NULL, NULL};
 	const dp_run_hooks *h = hooks ? hooks : &none;
-	for (size_t i = 0; i < n; i++) {
-		if (dp_progress_canceled(p))
-			return DP_ECANCELED;
+	/* what ran, so that best of everything reuses it (best_all.c) */
+	dpi_ran *ran = calloc(n ? n : 1, sizeof *ran);
+	if (!ran)
+		return DP_ENOMEM;
+	const dp_algo *best = dp_algo_find("best"), *cands[64];
+	dp_status done = DP_OK;
+	for (size_t i = 0; i < n && !done; i++) {
+		if (dp_progress_canceled(p)) {
+			done = DP_ECANCELED;
+			break;
+		}
 		if (h->before)
 			h->before(h->ud, i, algos[i]);
+		dp_algo_opts def, mine;
+		mine = *dpi_algo_opts_or_default(o, &def);
+		if (algos[i] == best && i && !mine.candidates) {
+			mine.ncandidates = dpi_best_reuse(best, ran, i, cands, 64);
+			mine.candidates = cands;
+		}
 		dp_run_result r;
 		memset(&r, 0, sizeof r);
 		r.algo = algos[i];
 		dp_err err;
 		dp_err_clear(&err);
-		r.status = dp_plan_run(g, m, algos[i], o, p, &r.plan, &err);
+		r.status = dp_plan_run(g, m, algos[i], &mine, p, &r.plan, &err);
 		if (r.status != DP_OK)
 			dp_err_format(&err, r.msg, sizeof r.msg);
+		ran[i] = (dpi_ran){algos[i], r.status == DP_OK,
+				   r.status ? 0 : r.plan.sim.makespan,
+				   r.status ? 0 : dpi_plan_over(&r.plan)};
 		bool canceled = r.status == DP_ECANCELED;
 		if (h->after)
 			h->after(h->ud, i, &r);
 		else
 			dp_plan_free(&r.plan);
 		if (canceled)
-			return DP_ECANCELED;
+			done = DP_ECANCELED;
 	}
-	return DP_OK;
+	free(ran);
+	return done;
 }
 
 void dp_plan_free(dp_plan *plan)

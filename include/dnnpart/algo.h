@@ -95,6 +95,9 @@ typedef struct dp_algo_origin {
 /* DDP's default bucket: 25 MiB (bucket_cap_mb). */
 #define DP_BUCKET_DEFAULT ((int64_t)25 << 20)
 
+struct dp_strategy;
+struct dp_algo;
+
 typedef struct dp_algo_opts {
 	dp_contention contention; /* the model the algorithm optimises for */
 	dp_objective objective;
@@ -145,6 +148,19 @@ typedef struct dp_algo_opts {
 	 * gives its candidate runs one, so that pardnn's lanes and METIS
 	 * seeds are made once with best's lanes and metis candidates) */
 	struct dp_algo_shared *shared;
+	/* best of everything (dp_plan_run with best): the same for a strategy
+	 * that beats every plan passed before (borrowed for the call); NULL:
+	 * not wanted */
+	void (*interim_strategy)(void *ud, const struct dp_strategy *s,
+				 const dp_algo_origin *from);
+	/* best: the algorithms dp_plan_run's best of everything may use
+	 * (ncandidates of them; `best` among them stands for its placement
+	 * search); NULL: every placement algorithm and every strategy */
+	const struct dp_algo *const *candidates;
+	size_t ncandidates;
+	/* best: its placement search alone, no strategies (what dp_plan_run's
+	 * best of everything runs inside) */
+	bool placements_only;
 } dp_algo_opts;
 
 /* Defaults: port contention, polish on, the strategies' own choices
@@ -157,7 +173,6 @@ typedef dp_status (*dp_algo_fn)(const dp_graph *g, const dp_machine *m,
 				const dp_algo_opts *o, const dp_progress *p,
 				int32_t *placement, dp_err *err);
 
-struct dp_strategy;
 
 /* An algorithm that splits ops or micro-batches returns a strategy
  * (strategy.h) instead of a placement: *out is initialised by the caller

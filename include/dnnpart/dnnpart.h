@@ -72,6 +72,7 @@
 #include "afile.h"
 #include "algo.h"
 #include "err.h"
+#include "explain.h"
 #include "export.h"
 #include "fit.h"
 #include "gen.h"

@@ -61,6 +61,12 @@ typedef struct dp_fit_probe {
 	bool feasible;
 	int worst;    /* the device most over its cap, -1 if none */
 	int64_t over; /* that device's peak - cap (0 if feasible) */
+	char strategy[64]; /* the plan's strategy label, "" for a placement */
+	/* a pipeline's stages and micro-batches (0 and 0 for no pipeline):
+	 * M > 1 micro-batches add up their gradients before one update
+	 * (gradient accumulation), which is how a pipeline of one stage fits
+	 * where a placement does not */
+	int stages, microbatches;
 } dp_fit_probe;
 
 typedef struct dp_fit_result {
@@ -69,6 +75,7 @@ typedef struct dp_fit_result {
 	int k;
 	int64_t *caps; /* k caps of the answer (owned), NULL when !found */
 	double makespan;
+	dp_fit_probe answer; /* the probe that is the answer, when found */
 	int k_step;    /* DP_FIT_K: the K probed are its multiples (an algorithm
 		       that takes a tensor-parallel size T: T), else 1 */
 	int device;    /* DP_FIT_DEVICE_CAP: the device searched */

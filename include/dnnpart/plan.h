@@ -172,6 +172,9 @@ typedef enum dp_mem_role {
 	DP_MEMR_COUNT
 } dp_mem_role;
 
+/* The role of tensor t, live on a device at its peak (dp_sim_result.live),
+ * in the plan's graph g (dp_plan_graph). */
+dp_mem_role dp_plan_live_role(const dp_graph *g, const dp_live_tensor *t);
 /* "params", "gradients", "optimizer", "activations", "copies", "temp". */
 const char *dp_mem_role_name(dp_mem_role r);
 /* Fills out[DP_MEMR_COUNT] with device dev's peak bytes by role; they add

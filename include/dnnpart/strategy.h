@@ -107,6 +107,10 @@ typedef struct dp_strategy {
 	char label[64];	    /* for people: "placement", "spmd 2x4",
 			    "1f1b S=4 M=16", "dp 8", ... */
 	char algo[32];	    /* the algorithm that made it, "" if none */
+	/* what pins did to it, for people ("" when nothing to say): a pipeline
+	 * whose pins leave stages without a forward op names the pin and why
+	 * (not saved in strategy files) */
+	char note[256];
 	int32_t *placement; /* DP_STRAT_PLACEMENT: nops devices */
 	dp_spmd spmd;	    /* DP_STRAT_SPMD, or the split inside every
 			       stage of a DP_STRAT_PIPELINE */

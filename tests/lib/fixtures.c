@@ -632,3 +632,16 @@ void test_check_comm_each(const char *file, int line, const dp_lowered *l,
 				(long long)bytes);
 	dp_sim_result_free(&r);
 }
+
+dp_status test_best_placements(const dp_graph *g, const dp_machine *m,
+			       const dp_algo_opts *o, dp_plan *plan,
+			       dp_err *err)
+{
+	dp_algo_opts mine;
+	if (o)
+		mine = *o;
+	else
+		dp_algo_opts_default(&mine);
+	mine.placements_only = true;
+	return dp_plan_run(g, m, dp_algo_find("best"), &mine, NULL, plan, err);
+}

@@ -84,6 +84,13 @@ dp_graph *test_algo_graph(uint32_t n, uint64_t seed, const char *name);
  * when it cannot be built. */
 dp_graph *test_layered_chain(uint32_t n);
 
+/* dp_plan_run of best's placement search alone (placements_only), with o
+ * (NULL: the defaults): what best's own tests check, best of everything
+ * aside. */
+dp_status test_best_placements(const dp_graph *g, const dp_machine *m,
+			       const dp_algo_opts *o, dp_plan *plan,
+			       dp_err *err);
+
 /* Evaluates placement pl of g on a fresh k-device machine m (the caller
  * frees m and plan) with port contention; false, after printing why to
  * stderr, when it cannot (a recorded failure when g is NULL, so that a

@@ -692,6 +692,6 @@ static dp_status pardnn_run(const dp_graph *g, const dp_machine *m,
 
 DPI_ALGO_DEFINE(pardnn,
 		"ParDNN: critical-path slicing, load/comm mapping, "
-		"refinement, memory-overflow moves (default)",
+		"refinement, memory-overflow moves",
 		"Qararyah et al., Parallel Computing 2021 (arXiv 2008.08636)",
 		pardnn_run);
