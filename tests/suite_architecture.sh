@@ -144,3 +144,11 @@ if command -v python3 >/dev/null 2>&1; then
 		echo "not ok - arch/doc-tree-names-every-engine-folder: not in the tree of docs/architecture.md, or named there and missing:$missing"
 	fi
 fi
+
+# one "out of memory" error in the engine: dpi_nomem (internal/nomem.h)
+copies=$(grep -rln 'static dp_status nomem(' engine 2>/dev/null | tr '\n' ' ')
+if [ -z "$copies" ]; then
+	echo "ok - arch/one-nomem"
+else
+	echo "not ok - arch/one-nomem: a static nomem() of their own (use dpi_nomem): $copies"
+fi

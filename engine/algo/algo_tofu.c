@@ -312,8 +312,15 @@ static dp_status simulate(const dp_graph *g, const dp_machine *m,
 			  dp_contention cont, bool capped, tried *x,
 			  dp_err *err)
 {
+	/* candidates are ranked with one reduce per gradient: merging them
+	 * into buckets (docs/spmd.md) sorts every collective's edges, which
+	 * at K = 1024 cost minutes over tofu's search; the plan tofu returns
+	 * is lowered with the buckets (dp_plan_run) */
 	dp_lowered l;
+	int64_t bucket = x->s.bucket;
+	x->s.bucket = 0;
 	dp_status st = dp_strategy_lower(g, m, &x->s, NULL, &l, err);
+	x->s.bucket = bucket;
 	if (st)
 		return st;
 	dp_sim *sim = dp_sim_new(l.g, m, err);

@@ -27,16 +27,11 @@
 
 #include "internal/graph_int.h"
 #include "internal/levers_int.h"
+#include "internal/nomem.h"
 
 /* Element-wise operations per µs of the reference device (V100 fp32 at
  * 50 %, the sample graphs' 7.85 TFLOP/s): a fused element-wise op's time. */
 #define LV_ELEMS_PER_US 7.85e6
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while applying the levers");
-}
 
 static bool is_gemm(const char *type)
 {
@@ -281,7 +276,7 @@ dp_status dp_levers_apply(const dp_graph *g, const dp_levers *lv,
 		st = dpi_levers_sets(g, lv, &b.sets, err);
 	else if (!(b.sets.seg = calloc(g->nops ? g->nops : 1,
 				       sizeof *b.sets.seg)))
-		st = nomem(err);
+		st = dpi_nomem(err, "applying the levers");
 	if (st)
 		return st;
 	size_t n = g->nops ? g->nops : 1;
@@ -290,7 +285,7 @@ dp_status dp_levers_apply(const dp_graph *g, const dp_levers *lv,
 	b.copy = malloc(n * sizeof *b.copy);
 	b.ng = dp_graph_new(g->name);
 	if (!b.op || !b.out || !b.copy || !b.ng)
-		st = nomem(err);
+		st = dpi_nomem(err, "applying the levers");
 	if (!st && g->source[0])
 		st = dp_graph_set_source(b.ng, g->source, err);
 	if (!st)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal/levers_int.h"
+#include "internal/nomem.h"
 
 /* Ops a BFS from a scores BatchMatMul visits at most. */
 #define CORE_MAX 64
@@ -33,12 +34,6 @@ bool dpi_levers_redirects(const dp_graph *g, uint32_t u, uint32_t v)
 static bool is_bmm(const dp_graph *g, uint32_t u)
 {
 	return !strncmp(dp_graph_str(g, g->ops[u].type), "BatchMatMul", 11);
-}
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while applying the levers");
 }
 
 /* The attention core that starts at the forward BatchMatMul a: the ops
@@ -135,7 +130,7 @@ static dp_status layer_segments(const dp_graph *g, dpi_lv_sets *s,
 {
 	uint32_t *lab = calloc((size_t)g->strs_len + 1, sizeof *lab);
 	if (!lab)
-		return nomem(err);
+		return dpi_nomem(err, "applying the levers");
 	for (uint32_t u = 0; u < g->nops; u++) {
 		uint32_t l = g->ops[u].layer;
 		if (!l || dp_op_role(g, u) != DP_ROLE_FORWARD)
@@ -156,7 +151,7 @@ static dp_status add_gate(dpi_lv_sets *s, uint32_t *cap, uint32_t p,
 		uint32_t c = *cap ? 2 * *cap : 64;
 		uint32_t *a = realloc(s->gate, 2 * (size_t)c * sizeof *a);
 		if (!a)
-			return nomem(err);
+			return dpi_nomem(err, "applying the levers");
 		s->gate = a;
 		*cap = c;
 	}
@@ -290,7 +285,7 @@ static dp_status backward_by_layer(gate_ctx *c, dp_err *err)
 	uint32_t nl = 0;
 	c->lab = calloc(g->strs_len + 1, sizeof *c->lab);
 	if (!c->lab)
-		return nomem(err);
+		return dpi_nomem(err, "applying the levers");
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (g->ops[u].layer && is_bwd(dp_op_role(g, u)) &&
 		    !c->lab[g->ops[u].layer])
@@ -299,7 +294,7 @@ static dp_status backward_by_layer(gate_ctx *c, dp_err *err)
 	c->lstamp = calloc((size_t)nl + 1, sizeof *c->lstamp);
 	c->bw_ops = malloc(((size_t)g->nops + 1) * sizeof *c->bw_ops);
 	if (!c->bw_off || !c->bw_ops || !c->lstamp)
-		return nomem(err);
+		return dpi_nomem(err, "applying the levers");
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (g->ops[u].layer && is_bwd(dp_op_role(g, u)))
 			c->bw_off[c->lab[g->ops[u].layer] + 1]++;
@@ -328,7 +323,7 @@ static dp_status find_gates(const dp_graph *g, dpi_lv_sets *s, dp_err *err)
 	c.stack = malloc(((size_t)g->nedges + nn) * sizeof *c.stack);
 	dp_status st = DP_OK;
 	if (!off || !ops || !c.stamp || !c.rd || !c.cand || !c.stack)
-		st = nomem(err);
+		st = dpi_nomem(err, "applying the levers");
 	if (!st)
 		st = backward_by_layer(&c, err);
 	if (st)
@@ -406,7 +401,7 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 	uint32_t *queue = malloc(n * sizeof *queue);
 	dp_status st = DP_OK;
 	if (!s->seg || !core || !queue || (fuse && !s->drop)) {
-		st = nomem(err);
+		st = dpi_nomem(err, "applying the levers");
 		goto out;
 	}
 	bool layers = false;

@@ -9,6 +9,8 @@
 
 #include "dnnpart/units.h"
 
+#include "internal/nomem.h"
+
 static const char *const bound_names[DP_XB_COUNT] = {
 	"compute", "communication", "device waits",
 	"bubble",  "work",	    "memory"};
@@ -16,12 +18,6 @@ static const char *const bound_names[DP_XB_COUNT] = {
 const char *dp_explain_bound_name(dp_explain_bound b)
 {
 	return (unsigned)b < DP_XB_COUNT ? bound_names[b] : "";
-}
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory explaining a plan");
 }
 
 void dp_explain_free(dp_explain *x)
@@ -94,7 +90,7 @@ static dp_status device_peak(const dp_graph *pg, const dp_plan *plan, int d,
 	e->nlive = hi - lo;
 	dp_explain_tensor *all = malloc((size_t)(hi - lo + 1) * sizeof *all);
 	if (!all)
-		return nomem(err);
+		return dpi_nomem(err, "explaining a plan");
 	for (uint32_t i = lo; i < hi; i++) {
 		const dp_live_tensor *t = &r->live[i];
 		dp_explain_tensor *o = &all[i - lo];
@@ -142,7 +138,7 @@ dp_status dp_explain_plan(const dp_graph *g, const dp_machine *m,
 	set_share(&x, DP_XB_WORK, plan->k ? r->dev[x.busiest].busy_us : 0);
 	x.dev = calloc((size_t)(plan->k ? plan->k : 1), sizeof *x.dev);
 	if (!x.dev)
-		return nomem(err);
+		return dpi_nomem(err, "explaining a plan");
 	int top = eo && eo->top > 0 ? eo->top : 5;
 	const dp_graph *pg = dp_plan_graph(plan, g);
 	dp_status st = DP_OK;
@@ -255,7 +251,7 @@ dp_status dp_explain_changes(const dp_graph *g, const dp_machine *m,
 	size_t most = nnames + 3;
 	dp_explain_change *ch = calloc(most, sizeof *ch);
 	if (!ch)
-		return nomem(err);
+		return dpi_nomem(err, "explaining a plan");
 	free(x->changes);
 	x->changes = ch;
 	x->nchanges = 0;

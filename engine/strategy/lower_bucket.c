@@ -38,6 +38,7 @@
 
 #include "internal/arrays.h"
 #include "internal/grow.h"
+#include "internal/nomem.h"
 
 #define VIRT 0x80000000u /* ids of held-back reduces: VIRT + index */
 
@@ -81,12 +82,6 @@ struct dpi_bucket_state {
 	uint32_t *real; /* per held-back reduce: its lowered op */
 };
 
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while lowering a strategy");
-}
-
 double *dpi_lower_ready_times(const dp_graph *g)
 {
 	double *r = calloc(g->nops ? g->nops : 1, sizeof *r);
@@ -109,12 +104,12 @@ dp_status dpi_lower_grad_begin(dpi_lower_buf *b, uint32_t source, int64_t bytes,
 		return DP_OK;
 	struct dpi_bucket_state *k = b->bk;
 	if (!k && !(k = b->bk = calloc(1, sizeof *k)))
-		return nomem(err);
+		return dpi_nomem(err, "lowering a strategy");
 	if (!k->ready && !(k->ready = dpi_lower_ready_times(b->src_g)))
-		return nomem(err);
+		return dpi_nomem(err, "lowering a strategy");
 	if (dpi_grow((void **)&k->set, &k->cs, (uint64_t)k->ns + 1,
 		     sizeof *k->set, 64))
-		return nomem(err);
+		return dpi_nomem(err, "lowering a strategy");
 	k->set[k->ns++] = (vset){.first = k->nv,
 				 .source = source,
 				 .stream = stream,
@@ -135,7 +130,7 @@ dp_status dpi_lower_add_reduce(dpi_lower_buf *b, const char *name,
 		     sizeof *k->vop, 64) ||
 	    dpi_grow((void **)&k->names, &k->ncap, (uint64_t)k->nlen + len, 1,
 		     1024))
-		return nomem(err);
+		return dpi_nomem(err, "lowering a strategy");
 	k->vop[k->nv] = (vop){*op, k->nlen, k->ns - 1};
 	memcpy(k->names + k->nlen, name, len);
 	k->nlen += (uint32_t)len;
@@ -155,7 +150,7 @@ dp_status dpi_lower_hold_edge(dpi_lower_buf *b, uint32_t from, uint32_t to,
 	struct dpi_bucket_state *k = b->bk;
 	if (dpi_grow((void **)&k->edge, &k->ce, (uint64_t)k->ne + 1,
 		     sizeof *k->edge, 256))
-		return nomem(err);
+		return dpi_nomem(err, "lowering a strategy");
 	k->edge[k->ne++] = (vedge){from, to, bytes, control};
 	return DP_OK;
 }
@@ -353,7 +348,7 @@ static dp_status make_edges(flush *f)
 	tri *pd = NULL;
 	uint32_t *pack = NULL;
 	uint32_t nin = 0, npk = 0, nout = 0, ndv = 0, npd = 0;
-	dp_status st = in && pk && out && dv ? DP_OK : nomem(f->err);
+	dp_status st = in && pk && out && dv ? DP_OK : dpi_nomem(f->err, "lowering a strategy");
 	for (uint32_t i = 0; !st && i < k->ne; i++) {
 		const vedge *e = &k->edge[i];
 		uint32_t from =
@@ -384,7 +379,7 @@ static dp_status make_edges(flush *f)
 		pd = malloc((size_t)(npk + 1) * sizeof *pd);
 		pack = malloc((size_t)(npk + 1) * sizeof *pack);
 		if (!pd || !pack)
-			st = nomem(f->err);
+			st = dpi_nomem(f->err, "lowering a strategy");
 	}
 	/* pack ops, one per (bucket, device), holding what they send */
 	for (uint32_t i = 0; !st && i < npk; i++) {
@@ -432,12 +427,12 @@ dp_status dpi_lower_bucket_flush(dpi_lower_buf *b, dp_err *err)
 	flush f = {.b = b, .k = k, .err = err};
 	f.first = malloc(((size_t)k->ns + 1) * sizeof *f.first);
 	uint32_t nb = f.first ? assign(k, b->bucket, f.first) : UINT32_MAX;
-	dp_status st = nb == UINT32_MAX ? nomem(err) : DP_OK;
+	dp_status st = nb == UINT32_MAX ? dpi_nomem(err, "lowering a strategy") : DP_OK;
 	if (!st) {
 		f.members = calloc((size_t)nb + 1, sizeof *f.members);
 		k->real = malloc(((size_t)k->nv + 1) * sizeof *k->real);
 		if (!f.members || !k->real)
-			st = nomem(err);
+			st = dpi_nomem(err, "lowering a strategy");
 	}
 	for (uint32_t i = 0; !st && i < k->ns; i++)
 		f.members[k->set[i].bucket]++;

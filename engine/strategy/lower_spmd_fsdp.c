@@ -27,18 +27,13 @@
  * With the gradients' reduce-scatter that makes 3(K-1)/K x the weights
  * sent per device per step.
  */
+#include "internal/nomem.h"
 #include "internal/spmd.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal/arrays.h"
-
-static dp_status nomem(dp_err *err)
-{
-	return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-			  "out of memory while lowering a strategy");
-}
 
 static bool backward_role(dp_role r)
 {
@@ -242,7 +237,7 @@ dp_status dpi_spmd_fsdp_begin(dpi_spmd_ctx *c, dp_err *err)
 	dp_status st = DP_OK;
 	if (!c->fsdp || !f.head || !f.moff || !f.mem || !f.key || !order ||
 	    !c->fsdp_g || !f.ready)
-		st = nomem(err);
+		st = dpi_nomem(err, "lowering a strategy");
 	if (!st)
 		make_units(&f);
 	for (uint32_t i = 0; !st && i < 2 * f.nu; i++)
