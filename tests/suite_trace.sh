@@ -55,7 +55,11 @@ fi
 if "$DNNPART" export "$G" "$TMP/p.json" -k 4 -o "$TMP/e.trace.json" \
 	>"$TMP/so" 2>"$TMP/se" && grep -q "Perfetto trace" "$TMP/so"; then
 	check trace_export "$TMP/e.trace.json"
-	if grep -q '"algorithm": "best"' "$TMP/e.trace.json"; then
+	# the algorithm that made the saved plan (best of everything saves
+	# the strategy it chose, under that strategy's name)
+	alg=$(grep -o '"algorithm": *"[^"]*"' "$TMP/p.json" | head -n 1 |
+		sed 's/.*: *//')
+	if [ -n "$alg" ] && grep -q "\"algorithm\": $alg" "$TMP/e.trace.json"; then
 		echo "ok - trace_export_names_the_algorithm"
 	else
 		echo "not ok - trace_export_names_the_algorithm: $(grep -m1 algorithm "$TMP/e.trace.json")"

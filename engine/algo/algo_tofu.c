@@ -300,6 +300,8 @@ static dp_status alloc_like(const dp_graph *g, const dp_strategy *tmpl,
 	return DP_OK;
 }
 
+#define TOFU_BUCKETS_MAX_K 64
+
 /* A searched strategy as the simulator sees it. */
 typedef struct tried {
 	dp_strategy s;
@@ -312,13 +314,15 @@ static dp_status simulate(const dp_graph *g, const dp_machine *m,
 			  dp_contention cont, bool capped, tried *x,
 			  dp_err *err)
 {
-	/* candidates are ranked with one reduce per gradient: merging them
-	 * into buckets (docs/spmd.md) sorts every collective's edges, which
-	 * at K = 1024 cost minutes over tofu's search; the plan tofu returns
-	 * is lowered with the buckets (dp_plan_run) */
+	/* past TOFU_BUCKETS_MAX_K devices candidates are ranked with one
+	 * reduce per gradient: merging them into buckets (docs/spmd.md)
+	 * sorts every collective's edges, which at K = 1024 cost minutes
+	 * over tofu's search; the plan tofu returns is lowered with the
+	 * buckets (dp_plan_run) */
 	dp_lowered l;
 	int64_t bucket = x->s.bucket;
-	x->s.bucket = 0;
+	if (m->k > TOFU_BUCKETS_MAX_K)
+		x->s.bucket = 0;
 	dp_status st = dp_strategy_lower(g, m, &x->s, NULL, &l, err);
 	x->s.bucket = bucket;
 	if (st)
