@@ -83,19 +83,21 @@ session wrap 80 24 "\"$graph\" -k 2 --algo metis" 'metis: makespan' wrap_cases
 # ---- u/U: within 1..batch size (64), then automatic again ----
 # (the header has "  M=64  " while u/U set it, before the plan's label)
 mb_cases() {
+	keys U # the automatic 16, doubled
+	wait_for '32 micro-batches for pipelines' 5 && wait_settled
 	keys U
 	wait_for '64 micro-batches for pipelines' 5 && wait_settled &&
 		row 1 | grep -q '  M=64  .*S=4 M=64'
 	verdict microbatches_up_to_the_batch_size "no M=64 plan after U"
 	keys U
 	wait_for 'micro-batches automatic again' 5 && wait_settled &&
-		! row 1 | grep -q '  M=[0-9]' && row 1 | grep -q 'S=4 M=32' &&
+		! row 1 | grep -q '  M=[0-9]' && row 1 | grep -q 'S=4 M=16' &&
 		! screen | grep -q 'failed'
 	verdict microbatches_past_the_batch_come_back_to_automatic \
 		"U past 64 did not return to automatic"
 	keys u
-	wait_for '16 micro-batches' 5 && wait_settled
-	keys u u u u u # 8 4 2 1, then past 1
+	wait_for '8 micro-batches' 5 && wait_settled
+	keys u u u u # 4 2 1, then past 1
 	wait_for 'micro-batches automatic again' 10 && wait_settled &&
 		! row 1 | grep -q '  M=[0-9]'
 	verdict microbatches_below_one_come_back_to_automatic \
@@ -105,7 +107,7 @@ mb_cases() {
 	wait_for 'algorithms on K=4, link' 5
 	verdict compare_with_automatic_microbatches "Compare still has an M"
 }
-session mb 120 30 "\"$graph\" -k 4 --algo 1f1b" '1f1b S=[0-9]+ M=32' mb_cases
+session mb 120 30 "\"$graph\" -k 4 --algo 1f1b" '1f1b S=[0-9]+ M=16' mb_cases
 
 # ---- a pin that empties a pipeline's stages says so ----
 pin_cases() {

@@ -314,17 +314,15 @@ static dp_status simulate(const dp_graph *g, const dp_machine *m,
 			  dp_contention cont, bool capped, tried *x,
 			  dp_err *err)
 {
-	/* past TOFU_BUCKETS_MAX_K devices candidates are ranked with one
-	 * reduce per gradient: merging them into buckets (docs/spmd.md)
-	 * sorts every collective's edges, which at K = 1024 cost minutes
-	 * over tofu's search; the plan tofu returns is lowered with the
-	 * buckets (dp_plan_run) */
+	/* past TOFU_BUCKETS_MAX_K devices tofu's plans keep one reduce per
+	 * gradient, as they are ranked: merging them into buckets
+	 * (docs/spmd.md) sorts every collective's edges, which at K = 1024
+	 * cost minutes over tofu's search (dp_plan_run keeps a strategy's
+	 * bucket 0) */
 	dp_lowered l;
-	int64_t bucket = x->s.bucket;
 	if (m->k > TOFU_BUCKETS_MAX_K)
 		x->s.bucket = 0;
 	dp_status st = dp_strategy_lower(g, m, &x->s, NULL, &l, err);
-	x->s.bucket = bucket;
 	if (st)
 		return st;
 	dp_sim *sim = dp_sim_new(l.g, m, err);

@@ -227,7 +227,10 @@ static dp_status run_strategy(const dp_graph *g, const dp_machine *m,
 				algo->name, s.nops, g->nops);
 	if (!st) {
 		snprintf(s.algo, sizeof s.algo, "%s", algo->name);
-		s.bucket = o->bucket;
+		/* the user's buckets, unless the algorithm chose one reduce
+		 * per gradient (tofu past 64 devices, algo_tofu.c) */
+		if (s.bucket != 0)
+			s.bucket = o->bucket;
 		st = plan_strategy(g, m, &s, algo->name, o->contention, p, ms,
 				   plan, err);
 	}
