@@ -87,9 +87,16 @@ static dp_status run_one(const all_ctx *c, const dp_algo *a,
 	return dp_plan_run(c->g, c->m, a, &mine, p, q, err);
 }
 
+/* Past this many devices best of everything leaves tofu out unless
+ * --algos names it: its search there takes a minute and more (2,000 ops,
+ * K = 1024, caps: 76 s of CPU), while compare and --algo tofu still run
+ * it. */
+#define BEST_ALL_TOFU_MAX_K 64
+
 /* The candidates in the order they run: o->candidates in fast_first's
- * order, or every strategy of "every algorithm" and best. */
-static size_t order(const dp_algo_opts *o, const dp_algo *best,
+ * order, or every strategy of "every algorithm" and best (tofu only up to
+ * BEST_ALL_TOFU_MAX_K devices). */
+static size_t order(const dp_algo_opts *o, const dp_algo *best, int k,
 		    const dp_algo **out, size_t cap)
 {
 	size_t n = 0, nc;
@@ -104,6 +111,9 @@ static size_t order(const dp_algo_opts *o, const dp_algo *best,
 			in = a == best;
 			for (size_t j = 0; j < nc && !in; j++)
 				in = every[j] == a && a->strategize;
+			if (in && k > BEST_ALL_TOFU_MAX_K &&
+			    !strcmp(a->name, "tofu"))
+				in = false;
 		}
 		if (a && in && n < cap)
 			out[n++] = a;
@@ -124,7 +134,7 @@ dp_status dpi_best_all(const dp_graph *g, const dp_machine *m,
 		       const dp_progress *p, dp_plan *plan, dp_err *err)
 {
 	const dp_algo *cand[64];
-	size_t n = order(o, best, cand, 64);
+	size_t n = order(o, best, m->k, cand, 64);
 	all_ctx c = {g, m, o, {false, 0, 0}};
 	dp_plan keep;
 	memset(&keep, 0, sizeof keep);
@@ -203,7 +213,7 @@ size_t dpi_best_reuse(const dp_algo *best, const dpi_ran *ran, size_t nran,
 	dp_algo_opts every;
 	dp_algo_opts_default(&every);
 	const dp_algo *all[64];
-	size_t nall = order(&every, best, all, 64), n = 0;
+	size_t nall = order(&every, best, 0, all, 64), n = 0;
 	kept k = {false, 0, 0};
 	const dp_algo *winner = NULL;
 	for (size_t i = 0; i < nran; i++)
