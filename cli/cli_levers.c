@@ -77,8 +77,13 @@ int cli_apply_levers(const cli_opts *o, dp_graph **g)
 {
 	dp_levers lv;
 	int rc = cli_levers(o, &lv);
-	if (rc || !dp_levers_active(&lv))
+	if (rc) { /* as on the other error paths: the caller's graph goes */
+		dp_graph_free(*g);
+		*g = NULL;
 		return rc;
+	}
+	if (!dp_levers_active(&lv))
+		return 0;
 	dp_err err;
 	dp_err_clear(&err);
 	dp_graph *t = NULL;
