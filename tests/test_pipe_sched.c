@@ -14,6 +14,9 @@
 #include "dnnpart/strategy.h"
 #include "lib/testlib.h"
 
+static bool chain_layers;	 /* chain(): layer labels "layers/<i>" */
+static const double *chain_tbs; /* chain(): layer i's backward time */
+
 /* S layers, one per stage: param p<i> -> forward f<i> (tf us), its input
  * gradient f<i>/grad (backward, tb us) and its weight gradient
  * f<i>/grad_w (grad, tw us; reads the layer's input and the gradient that
@@ -30,14 +33,18 @@ static dp_graph *chain(int S, double tf, double tb, double tw, int64_t out)
 		p[i] = test_add_role_op(g, name, 0, 0, DP_ROLE_PARAM);
 		snprintf(name, sizeof name, "f%d", i);
 		f[i] = test_add_role_op(g, name, tf, out, DP_ROLE_FORWARD);
+		snprintf(name, sizeof name, "layers/%d", i);
+		if (chain_layers)
+			CHECK(dp_graph_set_layer(g, f[i], name, NULL) == DP_OK);
 		test_add_edge(g, p[i], f[i]);
 		test_add_edge(g, i ? f[i - 1] : in, f[i]);
 	}
 	prev_b = test_add_role_op(g, "loss", 0, out, DP_ROLE_LOSS);
 	test_add_edge(g, f[S - 1], prev_b);
 	for (int i = S - 1; i >= 0; i--) {
+		double tbi = chain_tbs ? chain_tbs[i] : tb;
 		if (tw < 0) {
-			prev_b = test_add_grad(g, f[i], prev_b, tb, out);
+			prev_b = test_add_grad(g, f[i], prev_b, tbi, out);
 			continue;
 		}
 		snprintf(name, sizeof name, "f%d/grad_w", i);
@@ -48,7 +55,7 @@ static dp_graph *chain(int S, double tf, double tb, double tw, int64_t out)
 		uint32_t u = test_add_role_op(g, name, 0, 0, DP_ROLE_UPDATE);
 		test_add_edge(g, w, u);
 		test_add_edge(g, p[i], u);
-		prev_b = test_add_grad(g, f[i], prev_b, tb, out);
+		prev_b = test_add_grad(g, f[i], prev_b, tbi, out);
 	}
 	return test_finalized(g);
 }
@@ -64,6 +71,8 @@ static void machine(dp_machine *m, int k, double o)
 
 static int64_t last_peak; /* the largest device peak of step_on's run */
 static int want_v;	  /* --virtual-stages of step_on's runs (0: none) */
+static dp_strategy last_s; /* step_on's strategy (its shape and label) */
+static double last_busy[16]; /* step_on's busy time per device */
 
 /* The step of g under algo with M micro-batches on S = K stages, in
  * schedule sch, the strategy made for mp and priced on mr; -1 (a test
@@ -97,9 +106,15 @@ static double step_on(const dp_graph *g, const dp_machine *mp,
 	else
 		step = r.makespan;
 	last_peak = 0;
-	for (int d = 0; step >= 0 && d < r.k; d++)
+	for (int d = 0; step >= 0 && d < r.k; d++) {
 		if (r.dev[d].peak_bytes > last_peak)
 			last_peak = r.dev[d].peak_bytes;
+		last_busy[d % 16] = r.dev[d].busy_us;
+	}
+	last_s.pipe.nstages = s.pipe.nstages;
+	last_s.pipe.microbatches = s.pipe.microbatches;
+	last_s.pipe.virtual_stages = s.pipe.virtual_stages;
+	memcpy(last_s.label, s.label, sizeof s.label);
 	dp_sim_free(sim);
 	dp_sim_result_free(&r);
 	dp_lowered_free(&l);
@@ -307,6 +322,64 @@ static void test_interleaved_closed_form(void)
 	dp_graph_free(g);
 }
 
+/* 1f1b's own search (no -M, no --virtual-stages) tries V on a graph of
+ * numbered layers: 8 equal layers "layers/<i>" (8 us forward, 8 us
+ * backward), K = 4, free links. It picks an interleaved plan, says V in
+ * its label, and its step is the closed form for the P devices, V and M
+ * it chose: per micro-batch a device's forward takes tf = 64 / (P M) and
+ * its backward as much, the step M (tf + tb) + (P - 1)(tf + tb) / V.
+ * --virtual-stages 1 pins V = 1: no V in the label, and a longer step. */
+static void test_search_tries_virtual_stages(void)
+{
+	chain_layers = true;
+	dp_graph *g = chain(8, 8, 8, 0, 0);
+	chain_layers = false;
+	dp_machine m;
+	machine(&m, 4, 0);
+	double tv = step_of(g, &m, "1f1b", 0, -1);
+	int V = last_s.pipe.virtual_stages, M = last_s.pipe.microbatches;
+	int P = V > 0 ? last_s.pipe.nstages / V : 0;
+	CHECK(V > 1);
+	char want[32];
+	snprintf(want, sizeof want, "V=%d", V);
+	CHECK(strstr(last_s.label, want) != NULL);
+	double tf = 64.0 / (P * M), tb = tf;
+	CHECK_NEAR(tv, M * (tf + tb) + (P - 1) * (tf + tb) / V, 1e-9);
+	want_v = 1;
+	double t1 = step_of(g, &m, "1f1b", 0, -1);
+	want_v = 0;
+	CHECK(last_s.pipe.virtual_stages <= 1);
+	CHECK(strstr(last_s.label, "V=") == NULL);
+	CHECK(tv < t1);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Interleaved chunks are cut by forward + backward time, then balanced
+ * per device: 8 layers of 8 us forward, the backward of layers 0 and 1
+ * 40 us, of the others 8 us; K = 2, V = 2, M = 4, free links. Cut by
+ * forward time (two layers a chunk), device 0 would hold layers 0, 1, 4,
+ * 5 (2 x 48 + 2 x 16 = 128 us) and device 1 64 us; the cut by both gives
+ * each device 96 us. */
+static void test_chunks_cut_by_forward_and_backward(void)
+{
+	static const double tbs[8] = {40, 40, 8, 8, 8, 8, 8, 8};
+	chain_tbs = tbs;
+	chain_layers = true;
+	dp_graph *g = chain(8, 8, 8, 0, 0);
+	chain_tbs = NULL;
+	chain_layers = false;
+	dp_machine m;
+	machine(&m, 2, 0);
+	want_v = 2;
+	CHECK(step_of(g, &m, "1f1b", 4, -1) > 0);
+	want_v = 0;
+	CHECK_NEAR(last_busy[0], 96, 1e-9);
+	CHECK_NEAR(last_busy[1], 96, 1e-9);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 /* Stages cut by device speed (HetPipe's balance): 12 equal layers (f 100
  * us, b 200 us, no weight-gradient time), M = 8, speeds 2,2,1,1, free
  * links. Per micro-batch a layer takes 37.5 us (12.5 + 25). The cut by
@@ -334,6 +407,8 @@ static void test_stages_cut_by_device_speed(void)
 }
 
 TEST_MAIN(TEST(test_interleaved_closed_form),
+	  TEST(test_search_tries_virtual_stages),
+	  TEST(test_chunks_cut_by_forward_and_backward),
 	  TEST(test_stages_cut_by_device_speed),
 	  TEST(test_whole_backward_blocks),
 	  TEST(test_zb_h1_third_of_the_bubble),

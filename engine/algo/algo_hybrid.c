@@ -73,16 +73,17 @@ dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
 			 dp_err *err)
 {
 	int S = s->pipe.nstages, W = D * T;
+	int P = S / (s->pipe.virtual_stages > 1 ? s->pipe.virtual_stages : 1);
 	int32_t *grp = realloc(s->pipe.group, (size_t)S * W * sizeof *grp);
 	if (!grp)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while widening a pipeline");
 	s->pipe.group = grp;
-	for (int i = 0; i < S * W; i++)
-		grp[i] = i;
+	for (int i = 0; i < S * W; i++) /* chunk c on the group of c mod P */
+		grp[i] = (i / W % P) * W + i % W;
 	for (int i = 0; i <= S; i++)
 		s->pipe.group_off[i] = i * W;
-	s->k = S * W;
+	s->k = P * W;
 	if (T > 1) {
 		s->spmd.naxes = 2;
 		s->spmd.mesh[0] = D;
@@ -256,7 +257,7 @@ static bool tp_ok(const dp_graph *g, int T, bool even_heads)
 typedef struct shape {
 	const char *name;
 	dp_schedule sch;
-	int S, T, D, M;
+	int S, T, D, M, V;
 	bool dp_cut;
 } shape;
 
@@ -268,6 +269,7 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 {
 	dp_algo_opts oo = *o;
 	oo.microbatches = h->M;
+	oo.virtual_stages = h->V;
 	int32_t *fs = NULL;
 	int Sc = h->S, D = h->D;
 	dp_status st = DP_OK;
@@ -295,11 +297,16 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 		dp_strategy_free(&s);
 		return DP_OK;
 	}
-	if (!st && strcmp(h->name, "hybrid") == 0)
+	if (!st && strcmp(h->name, "hybrid") == 0) {
+		char v[16] = "";
+		if (h->V > 1)
+			snprintf(v, sizeof v, " V=%d", h->V);
 		snprintf(s.label, sizeof s.label,
-			 "hybrid S=%d T=%d D=%d M=%d%s%s", s.pipe.nstages,
-			 h->T, D, h->M, h->sch == DP_SCHED_GPIPE ? " gpipe" : "",
+			 "hybrid S=%d T=%d D=%d%s M=%d%s%s",
+			 s.pipe.nstages / (h->V > 1 ? h->V : 1), h->T, D, v,
+			 h->M, h->sch == DP_SCHED_GPIPE ? " gpipe" : "",
 			 s.sp ? " sp" : "");
+	}
 	snprintf(s.algo, sizeof s.algo, "%s", h->name);
 	if (!st)
 		st = add_cand(g, m, L, &s, D, h->T, err);
@@ -338,7 +345,30 @@ static int micro_choices(const dp_algo_opts *o, int64_t G, int S, int D,
 	return nm;
 }
 
-/* Every candidate, in the order (T, D or S, M, cut). */
+/* The virtual stages (interleaved 1F1B) to try on S stages: o's when
+ * given (--virtual-stages pins V); else 1, and under 1F1B every V > 1
+ * that divides the layers per stage (Megatron-LM's rule), S V at most
+ * the forward ops. Into Vs; returns how many. */
+static int virtual_choices(const dp_graph *g, const dp_algo_opts *o,
+			   dp_schedule sch, int S, uint32_t nf, int *Vs)
+{
+	int nv = 0;
+	Vs[nv++] = o->virtual_stages > 0 ? o->virtual_stages : 1;
+	if (o->virtual_stages > 0 || sch != DP_SCHED_1F1B || S < 2)
+		return nv;
+	uint8_t *kd = dpi_pipe_kinds(g);
+	uint32_t layers = kd ? dpi_pipe_layer_count(g, kd) : 0;
+	free(kd);
+	if (layers == 0 || layers % (uint32_t)S)
+		return nv;
+	uint32_t per = layers / (uint32_t)S;
+	for (uint32_t v = 2; v <= per && v <= DP_MAX_VIRTUAL_STAGES; v++)
+		if (per % v == 0 && (uint64_t)S * v <= nf)
+			Vs[nv++] = (int)v;
+	return nv;
+}
+
+/* Every candidate, in the order (T, D or S, V, M, cut). */
 static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 			   const dp_algo_opts *o, const dp_progress *p,
 			   const char *name, dp_schedule sch, bool hybrid,
@@ -379,12 +409,20 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 			if ((uint32_t)S > nf || (D > 1 && !dp_ok))
 				continue;
 			int Ms[4], nm = micro_choices(o, G, S, D, Ms);
-			for (int i = 0; !st && i < nm; i++)
-				for (int c = 0; !st && c < 2; c++) {
-					shape h = {name, sch,	S,     T,
-						   D,	 Ms[i], c == 1};
-					st = make_one(g, m, o, p, &h, L, err);
-				}
+			int Vs[DP_MAX_VIRTUAL_STAGES + 1];
+			int nv = virtual_choices(g, o, sch, S, nf, Vs);
+			for (int v = 0; !st && v < nv; v++)
+				for (int i = 0; !st && i < nm; i++)
+					for (int c = 0; !st && c < 2; c++) {
+						shape h = {name,  sch,	 S,
+							   T,	  D,	 Ms[i],
+							   Vs[v], c == 1};
+						if (Vs[v] > 1 &&
+						    (c == 1 || Ms[i] % S))
+							continue;
+						st = make_one(g, m, o, p, &h,
+							      L, err);
+					}
 			if (!st)
 				st = dpi_poll(
 					p, name, "search: candidates",
@@ -394,7 +432,8 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
-/* Simulated, in the order of the ranking: in each of three classes (every
+/* Simulated, in the order of the ranking, for plain pipelines and for
+ * interleaved ones (V > 1) apart: in each of three classes (every
  * candidate; those without tensor parallelism, T = 1, where the estimate
  * is closest to the simulator; those with one device per stage as well,
  * what gpipe's and 1f1b's own search simulates) the best by the estimate
@@ -419,12 +458,17 @@ static bool near_leader(const cand *c0, const cand *c)
 			    : (double)c->peak <= HYBRID_NEAR * (double)c0->peak;
 }
 
-/* Whether c is in class cls: 0 every candidate, 1 those without tensor
- * parallelism (T = 1), 2 those with one device per stage as well (gpipe's
- * and 1f1b's own space). */
+/* Whether c is in class cls: cls mod 3 is 0 for every candidate, 1 for
+ * those without tensor parallelism (T = 1), 2 for those with one device
+ * per stage as well (gpipe's and 1f1b's own space); cls / 3 is 0 for
+ * plain pipelines, 1 for interleaved ones (V > 1), so that each kind has
+ * its leaders simulated. */
 static bool in_class(const cand *c, int cls)
 {
-	return cls == 0 || (c->T == 1 && (cls == 1 || c->D == 1));
+	int k = cls % 3;
+	if ((c->s.pipe.virtual_stages > 1) != (cls >= 3))
+		return false;
+	return k == 0 || (c->T == 1 && (k == 1 || c->D == 1));
 }
 
 /* Marks the candidates of class cls to simulate: its leader, and those
@@ -441,7 +485,7 @@ static void select_class(const cand_list *L, uint8_t *mark, int cls)
 			break;
 		/* one device per stage, while the overall leader is estimated
 		 * to fit and to be much faster: not worth its simulation */
-		if (!c0 && cls == 2 && L->v[0].est_fits && c->est_fits &&
+		if (!c0 && cls % 3 == 2 && L->v[0].est_fits && c->est_fits &&
 		    c->est > HYBRID_FAR * L->v[0].est)
 			break;
 		/* not estimated to fit, and both slower and larger than one
@@ -519,7 +563,7 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 	if (!st && !mark)
 		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				"out of memory while searching pipelines");
-	for (int cls = 0; !st && cls < 3; cls++)
+	for (int cls = 0; !st && cls < 6; cls++)
 		select_class(&L, mark, cls);
 	/* the marked ones, then up to HYBRID_SIM more that are estimated to
 	 * fit while none simulated fits */

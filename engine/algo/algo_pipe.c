@@ -55,9 +55,12 @@ static int greedy_stages(const double *t, uint32_t n, double bound,
 
 /* Stage of each of the n forward ops (times t, in order) into st: S runs
  * whose times over their device's speed (sp, NULL: all 1) have the least
- * largest value, so a faster device takes more (HetPipe's balance). */
+ * largest value, so a faster device takes more (HetPipe's balance). With
+ * alone, an op longer than that bound may be a run of its own and the
+ * others still balance below it (interleaved chunks: one large op, a
+ * language model's head, would otherwise set the bound of every chunk). */
 static void cut_forward(const double *t, uint32_t n, int S, const double *sp,
-			int32_t *st)
+			bool alone, int32_t *st)
 {
 	double total = 0, tmax = 0, ssum = 0, smin = 1e300, smax = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -75,7 +78,8 @@ static void cut_forward(const double *t, uint32_t n, int S, const double *sp,
 			st[i] = (int32_t)((uint64_t)i * (uint64_t)S / n);
 		return;
 	}
-	double lo = total / ssum > tmax / smax ? total / ssum : tmax / smax;
+	double lo = total / ssum > tmax / smax || alone ? total / ssum
+						       : tmax / smax;
 	double hi = total / smin;
 	if (greedy_stages(t, n, lo, sp, S) <= S)
 		hi = lo;
@@ -272,9 +276,11 @@ static dp_status clamp_forward(const dp_graph *g, const uint8_t *kd,
 /* Fills stage (nops, -1 on entry) with S stages; *S_out gets S. With
  * given (a stage per forward op in topological order, S_want stages) the
  * forward ops take those stages; else they are cut balanced into
- * min(S_want, their number). */
+ * min(S_want, their number). With S_want > P (interleaved chunks, chunk
+ * c on device c mod P) the cut balances forward + backward time, per
+ * chunk and then per device (dpi_pipe_balance_chunks). */
 static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
-			       const int32_t *given, const double *sp,
+			       int P, const int32_t *given, const double *sp,
 			       const char *name, int32_t *stage, int *S_out,
 			       dp_err *err)
 {
@@ -296,15 +302,20 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while cutting a pipeline");
 	}
-	uint32_t i = 0;
-	for (uint32_t k = 0; k < g->nops; k++)
-		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
-			t[i++] = g->ops[g->topo[k]].time_us;
+	bool chunks = !given && S_want > P;
+	if (dpi_pipe_cut_times(g, kd, chunks, t)) {
+		free(t);
+		free(fs);
+		free(bound);
+		return dpi_nomem(err, "cutting a pipeline");
+	}
 	if (given)
 		memcpy(fs, given, (size_t)nf * sizeof *fs);
 	else
-		cut_forward(t, nf, S, sp, fs);
-	i = 0;
+		cut_forward(t, nf, S, sp, chunks, fs);
+	if (chunks && S == S_want)
+		dpi_pipe_balance_chunks(t, nf, S, P, sp, fs);
+	uint32_t i = 0;
 	for (uint32_t k = 0; k < g->nops; k++)
 		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
 			stage[g->topo[k]] = fs[i++];
@@ -431,21 +442,6 @@ int dpi_pipe_default_microbatches(const dp_graph *g, int S)
 	return M;
 }
 
-/* The numbered block of a layer path: its prefix through the first
- * component whose last character is a digit ("model/h3" of
- * "model/h3/attn", "layers/7"); 0 when there is none. */
-static size_t numbered_prefix(const char *l)
-{
-	size_t k = 0;
-	while (l[k]) {
-		size_t c = strcspn(l + k, "/.");
-		if (c > 0 && l[k + c - 1] >= '0' && l[k + c - 1] <= '9')
-			return k + c;
-		k += c + (l[k + c] ? 1 : 0);
-	}
-	return 0;
-}
-
 /* --virtual-stages V: S stages of V chunks each cut the model's layers
  * (its numbered blocks, "model/h3", in forward order; Megatron-LM's
  * transformer layers) into S V chunks, so V must divide the layers per
@@ -456,19 +452,7 @@ static dp_status virtual_layers(const dp_graph *g, const uint8_t *kd, int S,
 {
 	if (V <= 1)
 		return DP_OK;
-	uint32_t layers = 0;
-	const char *last = "";
-	size_t last_n = 0;
-	for (uint32_t i = 0; i < g->nops; i++) {
-		uint32_t u = g->topo[i];
-		const char *l = dp_graph_str(g, g->ops[u].layer);
-		size_t n = kd[u] == DPI_PIPE_FWD ? numbered_prefix(l) : 0;
-		if (n == 0 || (n == last_n && strncmp(l, last, n) == 0))
-			continue;
-		layers++;
-		last = l;
-		last_n = n;
-	}
+	uint32_t layers = dpi_pipe_layer_count(g, kd);
 	if (layers == 0 || (layers % (uint32_t)S == 0 &&
 			    (layers / (uint32_t)S) % (uint32_t)V == 0))
 		return DP_OK;
@@ -517,7 +501,7 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	for (int c = 0; !st && c < S_want * V; c++)
 		sp[c] = c % S_want < m->k ? m->speed[c % S_want] : 1;
 	if (!st)
-		st = assign_stages(g, kd, S_want * V, given, sp, name, stage,
+		st = assign_stages(g, kd, S_want * V, S_want, given, sp, name, stage,
 				   &S, err);
 	free(sp);
 	if (!st && V > 1 && S != S_want * V)
