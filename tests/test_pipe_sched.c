@@ -380,6 +380,59 @@ static void test_chunks_cut_by_forward_and_backward(void)
 	dp_graph_free(g);
 }
 
+/* Backward ops whose names mirror nothing ("bwd3" for f3) find their
+ * stage by their `layer` label: 8 layers "layers/<i>", f<i> and bwd<i>
+ * in the same layer, K = 4, M = 4. Each bwd<i> runs on f<i>'s stage (by
+ * the structural rule alone every one went to the last stage: each is fed
+ * by the next one's output). */
+static void test_backward_stage_by_layer_label(void)
+{
+	dp_graph *g = dp_graph_new("renamed");
+	uint32_t f[8], prev = test_add_role_op(g, "x", 0, 1024, DP_ROLE_INPUT);
+	char name[32], layer[32];
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "f%d", i);
+		snprintf(layer, sizeof layer, "layers/%d", i);
+		f[i] = test_add_op(g, name, 10, 1024, layer);
+		CHECK(dp_graph_set_role(g, f[i], DP_ROLE_FORWARD, NULL) ==
+		      DP_OK);
+		test_add_edge(g, prev, f[i]);
+		prev = f[i];
+	}
+	uint32_t b = test_add_role_op(g, "loss", 0, 1024, DP_ROLE_LOSS);
+	test_add_edge(g, prev, b);
+	uint32_t bw[8];
+	for (int i = 7; i >= 0; i--) {
+		snprintf(name, sizeof name, "bwd%d", i);
+		snprintf(layer, sizeof layer, "layers/%d", i);
+		bw[i] = test_add_op(g, name, 20, 1024, layer);
+		CHECK(dp_graph_set_role(g, bw[i], DP_ROLE_BACKWARD, NULL) ==
+		      DP_OK);
+		test_add_edge(g, b, bw[i]);
+		test_add_edge(g, f[i], bw[i]);
+		b = bw[i];
+	}
+	g = test_finalized(g);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, 4, 0);
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = 4;
+	dp_strategy s;
+	dp_strategy_init(&s);
+	dp_err err;
+	REQUIRE(dp_algo_find("1f1b")->strategize(g, &m, &o, NULL, &s, &err) ==
+		DP_OK);
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(s.pipe.stage[bw[i]], s.pipe.stage[f[i]]);
+	CHECK_INT(s.pipe.stage[f[0]], 0);
+	CHECK_INT(s.pipe.stage[f[7]], 3);
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 /* Stages cut by device speed (HetPipe's balance): 12 equal layers (f 100
  * us, b 200 us, no weight-gradient time), M = 8, speeds 2,2,1,1, free
  * links. Per micro-batch a layer takes 37.5 us (12.5 + 25). The cut by
@@ -409,6 +462,7 @@ static void test_stages_cut_by_device_speed(void)
 TEST_MAIN(TEST(test_interleaved_closed_form),
 	  TEST(test_search_tries_virtual_stages),
 	  TEST(test_chunks_cut_by_forward_and_backward),
+	  TEST(test_backward_stage_by_layer_label),
 	  TEST(test_stages_cut_by_device_speed),
 	  TEST(test_whole_backward_blocks),
 	  TEST(test_zb_h1_third_of_the_bubble),

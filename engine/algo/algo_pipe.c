@@ -11,9 +11,11 @@
  *   param     the earliest stage of a forward op it feeds (else of any op
  *             it feeds, else 0);
  *   backward  the stage of the forward op it mirrors (dpi_pipe_mirror:
- *   grad      by name), but never later than a backward op that feeds it
- *             (backward data goes to the same or an earlier stage); without
- *             a mirror, or when it mirrors a param (a sum of a shared
+ *   grad      by name; when no op has the name it points to, the first
+ *             forward op of its `layer` label: dpi_pipe_owners), but never
+ *             later than a backward op that feeds it (backward data goes
+ *             to the same or an earlier stage); without a mirror, or when
+ *             it mirrors a param (a sum of a shared
  *             weight's gradients), the earliest stage of the backward ops
  *             that feed it, else the latest of its forward inputs, else
  *             the last;
@@ -127,8 +129,8 @@ static int32_t min_succ_stage(const dp_graph *g, const uint8_t *kd,
  * descendants) and at most the earliest stage of its backward inputs;
  * *against gets the input that is earlier than lo, when one is. */
 static int32_t backward_stage(const dp_graph *g, const uint8_t *kd,
-			      const int32_t *stage, uint32_t u, int S,
-			      int32_t lo, uint32_t *against)
+			      const int32_t *stage, const uint32_t *own,
+			      uint32_t u, int S, int32_t lo, uint32_t *against)
 {
 	int32_t cap = S - 1, fmax = -1;
 	bool has_bwd = false;
@@ -148,7 +150,8 @@ static int32_t backward_stage(const dp_graph *g, const uint8_t *kd,
 		}
 	}
 	int32_t want;
-	uint32_t mir = dpi_pipe_mirror(g, u);
+	/* own: the mirror by name, else the first forward op of u's layer */
+	uint32_t mir = own[u] != UINT32_MAX ? own[u] : dpi_pipe_mirror(g, u);
 	if (g->ops[u].pin >= 0)
 		want = g->ops[u].pin;
 	else if (mir != UINT32_MAX && stage[mir] >= 0 &&
@@ -321,7 +324,9 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 			stage[g->topo[k]] = fs[i++];
 	free(t);
 	free(fs);
-	dp_status st = pin_bounds(g, kd, S, name, bound, err);
+	uint32_t *own = dpi_pipe_owners(g, kd);
+	dp_status st = own ? pin_bounds(g, kd, S, name, bound, err)
+			   : dpi_nomem(err, "cutting a pipeline");
 	if (!st)
 		st = clamp_forward(g, kd, name, bound, stage, err);
 	for (uint32_t u = 0; !st && u < g->nops; u++)
@@ -332,8 +337,8 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 		if ((dpi_pipe_kind)kd[u] != DPI_PIPE_BWD)
 			continue;
 		uint32_t against;
-		stage[u] =
-			backward_stage(g, kd, stage, u, S, bound[u], &against);
+		stage[u] = backward_stage(g, kd, stage, own, u, S, bound[u],
+					  &against);
 		if (against != UINT32_MAX ||
 		    (g->ops[u].pin >= 0 && stage[u] != g->ops[u].pin))
 			st = pin_conflict(g, name, "backward", u, against,
@@ -353,6 +358,7 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 		if ((dpi_pipe_kind)kd[u] == DPI_PIPE_ONCE && g->ops[u].pin >= 0)
 			stage[u] = g->ops[u].pin;
 	free(bound);
+	free(own);
 	*S_out = S;
 	return st;
 }
