@@ -12,6 +12,8 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
+#include "internal/pipeline.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 static bool chain_layers;	 /* chain(): layer labels "layers/<i>" */
@@ -73,6 +75,9 @@ static int64_t last_peak; /* the largest device peak of step_on's run */
 static int want_v;	  /* --virtual-stages of step_on's runs (0: none) */
 static dp_strategy last_s; /* step_on's strategy (its shape and label) */
 static double last_busy[16]; /* step_on's busy time per device */
+static int64_t last_peaks[16]; /* step_on's peak per device */
+static bool last_fits;	      /* step_on's plan fits every cap */
+static int32_t last_stage[64];  /* step_on's stage of the first 64 ops */
 
 /* The step of g under algo with M micro-batches on S = K stages, in
  * schedule sch, the strategy made for mp and priced on mr; -1 (a test
@@ -110,7 +115,11 @@ static double step_on(const dp_graph *g, const dp_machine *mp,
 		if (r.dev[d].peak_bytes > last_peak)
 			last_peak = r.dev[d].peak_bytes;
 		last_busy[d % 16] = r.dev[d].busy_us;
+		last_peaks[d % 16] = r.dev[d].peak_bytes;
 	}
+	last_fits = r.feasible;
+	if (s.kind == DP_STRAT_PIPELINE && s.pipe.stage)
+		memcpy(last_stage, s.pipe.stage, sizeof last_stage);
 	last_s.pipe.nstages = s.pipe.nstages;
 	last_s.pipe.microbatches = s.pipe.microbatches;
 	last_s.pipe.virtual_stages = s.pipe.virtual_stages;
@@ -433,6 +442,60 @@ static void test_backward_stage_by_layer_label(void)
 	dp_graph_free(g);
 }
 
+/* Layers of f0..f7 on stage 0 in last_stage (g: test_train_chain). */
+static int layers_on_stage0(const dp_graph *g)
+{
+	int n = 0;
+	for (int i = 0; i < 8; i++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "f%d", i);
+		uint32_t u = dp_graph_find(g, nm);
+		n += u < 64 && last_stage[u] == 0;
+	}
+	return n;
+}
+
+/* The stage search fits memory with time (BPipe's observation: under
+ * 1F1B stage 0 keeps the most activations). 8 equal layers (100 us
+ * forward, 200 us backward), each with 1 MiB of weights and a 64 MiB
+ * output, K = 2, plain 1F1B. Without caps the cut is 4 and 4 layers.
+ * With M = 16 a layer's activation is 4 MiB a micro-batch, and so is the
+ * input's; stage 0 keeps 2 micro-batches, so L layers there take
+ * L x (1 + 2 x 4) + 2 x 4 = 9 L + 8 MiB (the model of
+ * dpi_pipe_cut_memory): under a cap of 30 MiB on device 0 (1 GiB on
+ * device 1) at most 2 layers. The time-balanced cut (36 + 8 = 44 MiB)
+ * overflows, and so would pipedream's program, which holds every stage
+ * to the smallest cap; the memory cut puts x, f0, f1 on stage 0, and the
+ * search's plan fits in the simulator. */
+static void test_stage_cut_fits_memory(void)
+{
+	dp_graph *g = test_train_chain(8, 100, 200, 0, 64 << 20, 1 << 20);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, 2, 0);
+	want_v = 1;
+	CHECK(step_of(g, &m, "1f1b", 16, -1) > 0);
+	CHECK_INT(layers_on_stage0(g), 4);
+	m.cap[0] = 30 << 20;
+	m.cap[1] = 1 << 30;
+	int32_t *fs = NULL;
+	REQUIRE(dpi_pipe_cut_memory(g, &m, 2, 16, DP_SCHED_1F1B, &fs, NULL) ==
+		DP_OK);
+	/* forward ops in order: x, f0 .. f7, loss */
+	for (int i = 0; i < 10; i++)
+		CHECK_INT(fs[i], i < 3 ? 0 : 1);
+	free(fs);
+	CHECK(step_of(g, &m, "1f1b", 16, -1) > 0); /* the balanced cut */
+	CHECK(!last_fits);
+	CHECK(step_of(g, &m, "1f1b", 0, -1) > 0); /* the search */
+	CHECK(last_fits);
+	CHECK_INT(last_s.pipe.nstages, 2);
+	CHECK_INT(layers_on_stage0(g), 2);
+	want_v = 0;
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 /* Stages cut by device speed (HetPipe's balance): 12 equal layers (f 100
  * us, b 200 us, no weight-gradient time), M = 8, speeds 2,2,1,1, free
  * links. Per micro-batch a layer takes 37.5 us (12.5 + 25). The cut by
@@ -463,6 +526,7 @@ TEST_MAIN(TEST(test_interleaved_closed_form),
 	  TEST(test_search_tries_virtual_stages),
 	  TEST(test_chunks_cut_by_forward_and_backward),
 	  TEST(test_backward_stage_by_layer_label),
+	  TEST(test_stage_cut_fits_memory),
 	  TEST(test_stages_cut_by_device_speed),
 	  TEST(test_whole_backward_blocks),
 	  TEST(test_zb_h1_third_of_the_bubble),

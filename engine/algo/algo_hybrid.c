@@ -258,7 +258,7 @@ typedef struct shape {
 	const char *name;
 	dp_schedule sch;
 	int S, T, D, M, V;
-	bool dp_cut;
+	int cut; /* 0 balanced, 1 pipedream's program, 2 fitted to memory */
 } shape;
 
 /* Makes the candidate of shape h and adds it to L; DP_EINPUT from making
@@ -273,11 +273,14 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 	int32_t *fs = NULL;
 	int Sc = h->S, D = h->D;
 	dp_status st = DP_OK;
-	if (h->dp_cut) {
+	if (h->cut) {
 		dp_machine sub = *m;
 		sub.k = h->S * D;
 		double cost;
-		st = dpi_pipedream_cut(g, &sub, h->M, D, &Sc, &fs, &cost, NULL);
+		st = h->cut == 1 ? dpi_pipedream_cut(g, &sub, h->M, D, &Sc, &fs,
+						     &cost, NULL)
+				 : dpi_pipe_cut_memory(g, m, h->S, h->M, h->sch,
+						       &fs, NULL);
 		if (st == DP_EINPUT)
 			return DP_OK;
 		if (st)
@@ -345,27 +348,26 @@ static int micro_choices(const dp_algo_opts *o, int64_t G, int S, int D,
 	return nm;
 }
 
-/* The virtual stages (interleaved 1F1B) to try on S stages: o's when
- * given (--virtual-stages pins V); else 1, and under 1F1B every V > 1
- * that divides the layers per stage (Megatron-LM's rule), S V at most
- * the forward ops. Into Vs; returns how many. */
-static int virtual_choices(const dp_graph *g, const dp_algo_opts *o,
-			   dp_schedule sch, int S, uint32_t nf, int *Vs)
+/* The candidates of shape h by each cut: balanced, pipedream's program,
+ * and, when the balanced one is estimated not to fit the caps and its
+ * stages are one device each, the cut fitted to memory (pipe_memcut.c).
+ * Interleaved (V > 1): the balanced chunks only, with M that S divides. */
+static dp_status cuts(const dp_graph *g, const dp_machine *m,
+		      const dp_algo_opts *o, const dp_progress *p,
+		      cand_list *L, dp_err *err, shape h)
 {
-	int nv = 0;
-	Vs[nv++] = o->virtual_stages > 0 ? o->virtual_stages : 1;
-	if (o->virtual_stages > 0 || sch != DP_SCHED_1F1B || S < 2)
-		return nv;
-	uint8_t *kd = dpi_pipe_kinds(g);
-	uint32_t layers = kd ? dpi_pipe_layer_count(g, kd) : 0;
-	free(kd);
-	if (layers == 0 || layers % (uint32_t)S)
-		return nv;
-	uint32_t per = layers / (uint32_t)S;
-	for (uint32_t v = 2; v <= per && v <= DP_MAX_VIRTUAL_STAGES; v++)
-		if (per % v == 0 && (uint64_t)S * v <= nf)
-			Vs[nv++] = (int)v;
-	return nv;
+	dp_status st = DP_OK;
+	bool over = false;
+	for (h.cut = 0; !st && h.cut < 3; h.cut++) {
+		if ((h.V > 1 && (h.cut > 0 || h.M % h.S)) ||
+		    (h.cut == 2 && (!over || h.D > 1 || h.T > 1)))
+			continue;
+		uint32_t n = L->n;
+		st = make_one(g, m, o, p, &h, L, err);
+		if (h.cut == 0)
+			over = L->n > n && !L->v[L->n - 1].est_fits;
+	}
+	return st;
 }
 
 /* Every candidate, in the order (T, D or S, V, M, cut). */
@@ -410,19 +412,12 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 				continue;
 			int Ms[4], nm = micro_choices(o, G, S, D, Ms);
 			int Vs[DP_MAX_VIRTUAL_STAGES + 1];
-			int nv = virtual_choices(g, o, sch, S, nf, Vs);
+			int nv = dpi_pipe_virtual_choices(g, o, sch, S, nf, Vs);
 			for (int v = 0; !st && v < nv; v++)
 				for (int i = 0; !st && i < nm; i++)
-					for (int c = 0; !st && c < 2; c++) {
-						shape h = {name,  sch,	 S,
-							   T,	  D,	 Ms[i],
-							   Vs[v], c == 1};
-						if (Vs[v] > 1 &&
-						    (c == 1 || Ms[i] % S))
-							continue;
-						st = make_one(g, m, o, p, &h,
-							      L, err);
-					}
+					st = cuts(g, m, o, p, L, err,
+						  (shape){name, sch, S, T, D,
+							  Ms[i], Vs[v], 0});
 			if (!st)
 				st = dpi_poll(
 					p, name, "search: candidates",

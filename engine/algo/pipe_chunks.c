@@ -9,11 +9,14 @@
  *   - each forward op's time with its backward time (dpi_pipe_cut_times),
  *     what an interleaved cut balances;
  *   - the model's numbered layers (dpi_pipe_layer_count), the unit of
- *     --virtual-stages as Megatron-LM counts it;
+ *     --virtual-stages as Megatron-LM counts it, and the V a search tries
+ *     (dpi_pipe_virtual_choices);
  *   - the device balance of S V chunks (dpi_pipe_balance_chunks).
  */
 #include "internal/graph_int.h"
 #include "internal/pipeline.h"
+
+#include "dnnpart/algo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +146,29 @@ uint32_t dpi_pipe_layer_count(const dp_graph *g, const uint8_t *kd)
 		last_n = n;
 	}
 	return layers;
+}
+
+/* The virtual stages (interleaved 1F1B) to try on S stages: o's when
+ * given (--virtual-stages pins V); else 1, and under 1F1B every V > 1
+ * that divides the layers per stage (Megatron-LM's rule), S V at most
+ * the forward ops. Into Vs; returns how many. */
+int dpi_pipe_virtual_choices(const dp_graph *g, const dp_algo_opts *o,
+			     dp_schedule sch, int S, uint32_t nf, int *Vs)
+{
+	int nv = 0;
+	Vs[nv++] = o->virtual_stages > 0 ? o->virtual_stages : 1;
+	if (o->virtual_stages > 0 || sch != DP_SCHED_1F1B || S < 2)
+		return nv;
+	uint8_t *kd = dpi_pipe_kinds(g);
+	uint32_t layers = kd ? dpi_pipe_layer_count(g, kd) : 0;
+	free(kd);
+	if (layers == 0 || layers % (uint32_t)S)
+		return nv;
+	uint32_t per = layers / (uint32_t)S;
+	for (uint32_t v = 2; v <= per && v <= DP_MAX_VIRTUAL_STAGES; v++)
+		if (per % v == 0 && (uint64_t)S * v <= nf)
+			Vs[nv++] = (int)v;
+	return nv;
 }
 
 /* The device loads (time / speed) of chunks given by their first op. */

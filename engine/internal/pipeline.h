@@ -102,6 +102,12 @@ dp_status dpi_pipe_cut_times(const dp_graph *g, const uint8_t *kd,
 /* The model's numbered layers ("model/h3" of the layer labels of forward
  * ops, runs in topological order): Megatron-LM's transformer layers. */
 uint32_t dpi_pipe_layer_count(const dp_graph *g, const uint8_t *kd);
+/* The virtual stages a search tries on S stages (nf forward ops), into Vs
+ * (room for DP_MAX_VIRTUAL_STAGES + 1); returns how many: o's V when
+ * given, else 1 and, under 1F1B, every V > 1 dividing the layers per
+ * stage with S V <= nf. */
+int dpi_pipe_virtual_choices(const dp_graph *g, const dp_algo_opts *o,
+			     dp_schedule sch, int S, uint32_t nf, int *Vs);
 /* Moves ops between neighbouring chunks of the cut fs (chunk of each of
  * the n forward ops, times t, non-decreasing 0..C-1; chunk c on device
  * c mod P of speed sp[c mod P]) while that lowers the most loaded
@@ -170,6 +176,17 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M,
 			    int D, int *S, int32_t **fs, double *cost,
 			    dp_err *err);
+
+/* pipe_memcut.c: the forward ops' stages (*fs, malloc'ed, one per forward
+ * op in topological order) of S stages on devices 0..S-1 of m with M
+ * micro-batches under sch, cut for the least largest forward time / speed
+ * among the cuts whose every stage's estimated memory (its params and
+ * optimizer state + the activations of the micro-batches it keeps) fits
+ * its device's cap. DP_EINPUT when no device has a cap or no cut fits;
+ * DP_ENOMEM. */
+dp_status dpi_pipe_cut_memory(const dp_graph *g, const dp_machine *m, int S,
+			      int M, dp_schedule sch, int32_t **fs,
+			      dp_err *err);
 
 /* The stage search of gpipe and 1f1b (algo_hybrid.c) for the algorithm
  * called name, in schedule sch: S among the divisors of K, M among powers

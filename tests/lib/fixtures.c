@@ -143,7 +143,7 @@ dp_graph *test_layered_chain(uint32_t n)
 }
 
 dp_graph *test_train_chain(int n, double tf, double tb, double tw,
-			   int64_t out)
+			   int64_t out, int64_t params)
 {
 	dp_graph *g = dp_graph_new("chain");
 	uint32_t prev = test_add_role_op(g, "x", 0, out, DP_ROLE_INPUT);
@@ -155,6 +155,7 @@ dp_graph *test_train_chain(int n, double tf, double tb, double tw,
 		p[i] = test_add_role_op(g, name, 0, 0, DP_ROLE_PARAM);
 		snprintf(name, sizeof name, "f%d", i);
 		f[i] = test_add_role_op(g, name, tf, out, DP_ROLE_FORWARD);
+		g->ops[f[i]].param_bytes = params;
 		snprintf(name, sizeof name, "layers/%d", i);
 		dp_graph_set_layer(g, f[i], name, NULL);
 		test_add_edge(g, p[i], f[i]);

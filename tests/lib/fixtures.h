@@ -85,11 +85,12 @@ dp_graph *test_algo_graph(uint32_t n, uint64_t seed, const char *name);
 dp_graph *test_layered_chain(uint32_t n);
 
 /* A finalized training chain of n <= 16 layers "layers/<i>": input x ->
- * f<i> (role forward, tf µs, out bytes, param p<i>) -> loss; backward:
- * f<i>/grad_w (role grad, tw µs) -> update p<i>/adam, then f<i>/grad
- * (role backward, tb µs, out bytes). NULL when it cannot be built. */
+ * f<i> (role forward, tf µs, out bytes, params bytes of weights, param op
+ * p<i>) -> loss; backward: f<i>/grad_w (role grad, tw µs) -> update
+ * p<i>/adam, then f<i>/grad (role backward, tb µs, out bytes). NULL when
+ * it cannot be built. */
 dp_graph *test_train_chain(int n, double tf, double tb, double tw,
-			   int64_t out);
+			   int64_t out, int64_t params);
 
 /* dp_plan_run of best's placement search alone (placements_only), with o
  * (NULL: the defaults): what best's own tests check, best of everything
