@@ -114,6 +114,7 @@ typedef struct cand {
 	int64_t peak;
 	bool est_fits;
 	uint32_t order; /* made in this order: ties keep the first */
+	bool memcut;	/* cut fitted to memory: simulated when none fits */
 } cand;
 
 typedef struct cand_list {
@@ -151,6 +152,7 @@ static dp_status add_cand(const dp_graph *g, const dp_machine *m, cand_list *L,
 	c->est = dpi_pipe_estimate(g, m, s, D, &c->peak);
 	c->est_fits = c->peak <= L->cap_min;
 	c->order = L->n++;
+	c->memcut = false;
 	c->s = *s;
 	dp_strategy_init(s);
 	return DP_OK;
@@ -313,6 +315,8 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 	snprintf(s.algo, sizeof s.algo, "%s", h->name);
 	if (!st)
 		st = add_cand(g, m, L, &s, D, h->T, err);
+	if (!st && h->cut == 2)
+		L->v[L->n - 1].memcut = true;
 	dp_strategy_free(&s);
 	return st;
 }
@@ -474,7 +478,7 @@ static void select_class(const cand_list *L, uint8_t *mark, int cls)
 	int n = 0;
 	for (uint32_t i = 0; i < L->n && n < HYBRID_SIM; i++) {
 		const cand *c = &L->v[i];
-		if (!in_class(c, cls))
+		if (!in_class(c, cls) || c->memcut)
 			continue;
 		if (c0 && !near_leader(c0, c))
 			break;
@@ -563,8 +567,8 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 	/* the marked ones, then up to HYBRID_SIM more that are estimated to
 	 * fit while none simulated fits */
 	for (uint32_t i = 0, extra = 0; !st && i < L.n; i++) {
-		if (!mark[i] &&
-		    (b.fits || !L.v[i].est_fits || extra++ >= HYBRID_SIM))
+		if (!mark[i] && (L.v[i].memcut || b.fits ||
+				 !L.v[i].est_fits || extra++ >= HYBRID_SIM))
 			continue;
 		st = consider(g, m, o, p, &L.v[i].s, &b, err);
 		if (st == DP_EINPUT)
@@ -572,6 +576,14 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 		if (!st)
 			st = dpi_poll(p, name, "search: simulating",
 					   0.3 + 0.7 * (i + 1) / L.n, err);
+	}
+	/* then, while none fits, the cuts fitted to memory, best first */
+	for (uint32_t i = 0, n = 0; !st && i < L.n && n < HYBRID_SIM; i++) {
+		if (b.fits || !L.v[i].memcut)
+			continue;
+		n++;
+		st = consider(g, m, o, p, &L.v[i].s, &b, err);
+		st = st == DP_EINPUT ? DP_OK : st;
 	}
 	free(mark);
 	for (uint32_t i = 0; i < L.n; i++)
