@@ -170,7 +170,7 @@ static void test_trace_of_a_known_plan(void)
 static void test_trace_shows_pipeline_blocks(void)
 {
 	for (int c = 0; c < 2; c++) {
-		dp_graph *g = test_train_chain(8, 100, 100, 100, 1 << 20, 0);
+		dp_graph *g = test_train_chain(8, 100, NULL, 100, 1 << 20, 0);
 		dp_machine m;
 		REQUIRE(g && dp_machine_init(&m, 2, NULL) == DP_OK);
 		dp_algo_opts o;

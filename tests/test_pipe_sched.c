@@ -16,50 +16,20 @@
 #include "lib/fixtures.h"
 #include "lib/testlib.h"
 
-static bool chain_layers;	 /* chain(): layer labels "layers/<i>" */
 static const double *chain_tbs; /* chain(): layer i's backward time */
 
-/* S layers, one per stage: param p<i> -> forward f<i> (tf us), its input
- * gradient f<i>/grad (backward, tb us) and its weight gradient
- * f<i>/grad_w (grad, tw us; reads the layer's input and the gradient that
- * arrives) -> update p<i>/adam (0 us); tw < 0: no weight gradients nor
- * updates. Outputs of out bytes; weight gradients of 0 bytes. */
+/* S layers, one per stage (test_train_chain, layers "layers/<i>"): param
+ * p<i> -> forward f<i> (tf us), its input gradient f<i>/grad (backward, tb
+ * us, or chain_tbs[i]) and its weight gradient f<i>/grad_w (grad, tw us;
+ * reads the layer's input and the gradient that arrives) -> update
+ * p<i>/adam (0 us); tw < 0: no weight gradients nor updates. Outputs of
+ * out bytes; weight gradients of 0 bytes. */
 static dp_graph *chain(int S, double tf, double tb, double tw, int64_t out)
 {
-	dp_graph *g = dp_graph_new("chain");
-	uint32_t f[16], p[16], in, prev_b;
-	char name[48];
-	in = test_add_role_op(g, "x", 0, out, DP_ROLE_INPUT);
-	for (int i = 0; i < S; i++) {
-		snprintf(name, sizeof name, "p%d", i);
-		p[i] = test_add_role_op(g, name, 0, 0, DP_ROLE_PARAM);
-		snprintf(name, sizeof name, "f%d", i);
-		f[i] = test_add_role_op(g, name, tf, out, DP_ROLE_FORWARD);
-		snprintf(name, sizeof name, "layers/%d", i);
-		if (chain_layers)
-			CHECK(dp_graph_set_layer(g, f[i], name, NULL) == DP_OK);
-		test_add_edge(g, p[i], f[i]);
-		test_add_edge(g, i ? f[i - 1] : in, f[i]);
-	}
-	prev_b = test_add_role_op(g, "loss", 0, out, DP_ROLE_LOSS);
-	test_add_edge(g, f[S - 1], prev_b);
-	for (int i = S - 1; i >= 0; i--) {
-		double tbi = chain_tbs ? chain_tbs[i] : tb;
-		if (tw < 0) {
-			prev_b = test_add_grad(g, f[i], prev_b, tbi, out);
-			continue;
-		}
-		snprintf(name, sizeof name, "f%d/grad_w", i);
-		uint32_t w = test_add_role_op(g, name, tw, 0, DP_ROLE_GRAD);
-		test_add_edge(g, prev_b, w);
-		test_add_edge(g, i ? f[i - 1] : in, w);
-		snprintf(name, sizeof name, "p%d/adam", i);
-		uint32_t u = test_add_role_op(g, name, 0, 0, DP_ROLE_UPDATE);
-		test_add_edge(g, w, u);
-		test_add_edge(g, p[i], u);
-		prev_b = test_add_grad(g, f[i], prev_b, tbi, out);
-	}
-	return test_finalized(g);
+	double tbs[16];
+	for (int i = 0; i < S && i < 16; i++)
+		tbs[i] = chain_tbs ? chain_tbs[i] : tb;
+	return test_train_chain(S, tf, tbs, tw, out, 0);
 }
 
 /* K devices, free links, a kernel overhead of o us. */
@@ -340,9 +310,7 @@ static void test_interleaved_closed_form(void)
  * --virtual-stages 1 pins V = 1: no V in the label, and a longer step. */
 static void test_search_tries_virtual_stages(void)
 {
-	chain_layers = true;
 	dp_graph *g = chain(8, 8, 8, 0, 0);
-	chain_layers = false;
 	dp_machine m;
 	machine(&m, 4, 0);
 	double tv = step_of(g, &m, "1f1b", 0, -1);
@@ -374,10 +342,8 @@ static void test_chunks_cut_by_forward_and_backward(void)
 {
 	static const double tbs[8] = {40, 40, 8, 8, 8, 8, 8, 8};
 	chain_tbs = tbs;
-	chain_layers = true;
 	dp_graph *g = chain(8, 8, 8, 0, 0);
 	chain_tbs = NULL;
-	chain_layers = false;
 	dp_machine m;
 	machine(&m, 2, 0);
 	want_v = 2;
@@ -394,32 +360,34 @@ static void test_chunks_cut_by_forward_and_backward(void)
  * in the same layer, K = 4, M = 4. Each bwd<i> runs on f<i>'s stage (by
  * the structural rule alone every one went to the last stage: each is fed
  * by the next one's output). */
+static uint32_t layer_op(dp_graph *g, const char *prefix, int i, double t,
+			 dp_role role)
+{
+	char name[32], layer[32];
+	snprintf(name, sizeof name, "%s%d", prefix, i);
+	snprintf(layer, sizeof layer, "layers/%d", i);
+	uint32_t u = test_add_op(g, name, t, 1024, layer);
+	CHECK(dp_graph_set_role(g, u, role, NULL) == DP_OK);
+	return u;
+}
+
 static void test_backward_stage_by_layer_label(void)
 {
 	dp_graph *g = dp_graph_new("renamed");
-	uint32_t f[8], prev = test_add_role_op(g, "x", 0, 1024, DP_ROLE_INPUT);
-	char name[32], layer[32];
+	uint32_t f[8], bw[8];
+	uint32_t prev = test_add_role_op(g, "x", 0, 1024, DP_ROLE_INPUT);
 	for (int i = 0; i < 8; i++) {
-		snprintf(name, sizeof name, "f%d", i);
-		snprintf(layer, sizeof layer, "layers/%d", i);
-		f[i] = test_add_op(g, name, 10, 1024, layer);
-		CHECK(dp_graph_set_role(g, f[i], DP_ROLE_FORWARD, NULL) ==
-		      DP_OK);
+		f[i] = layer_op(g, "f", i, 10, DP_ROLE_FORWARD);
 		test_add_edge(g, prev, f[i]);
 		prev = f[i];
 	}
-	uint32_t b = test_add_role_op(g, "loss", 0, 1024, DP_ROLE_LOSS);
-	test_add_edge(g, prev, b);
-	uint32_t bw[8];
+	prev = test_add_role_op(g, "loss", 0, 1024, DP_ROLE_LOSS);
+	test_add_edge(g, f[7], prev);
 	for (int i = 7; i >= 0; i--) {
-		snprintf(name, sizeof name, "bwd%d", i);
-		snprintf(layer, sizeof layer, "layers/%d", i);
-		bw[i] = test_add_op(g, name, 20, 1024, layer);
-		CHECK(dp_graph_set_role(g, bw[i], DP_ROLE_BACKWARD, NULL) ==
-		      DP_OK);
-		test_add_edge(g, b, bw[i]);
+		bw[i] = layer_op(g, "bwd", i, 20, DP_ROLE_BACKWARD);
+		test_add_edge(g, prev, bw[i]);
 		test_add_edge(g, f[i], bw[i]);
-		b = bw[i];
+		prev = bw[i];
 	}
 	g = test_finalized(g);
 	REQUIRE(g);
@@ -457,8 +425,8 @@ static int layers_on_stage0(const dp_graph *g)
 
 /* The stage search fits memory with time (BPipe's observation: under
  * 1F1B stage 0 keeps the most activations). 8 equal layers (100 us
- * forward, 200 us backward), each with 1 MiB of weights and a 64 MiB
- * output, K = 2, plain 1F1B. Without caps the cut is 4 and 4 layers.
+ * forward, 100 us backward, no weight gradients nor updates), each
+ * with 1 MiB of weights and a 64 MiB output, K = 2, plain 1F1B. Without caps the cut is 4 and 4 layers.
  * With M = 16 a layer's activation is 4 MiB a micro-batch, and so is the
  * input's; stage 0 keeps 2 micro-batches, so L layers there take
  * L x (1 + 2 x 4) + 2 x 4 = 9 L + 8 MiB (the model of
@@ -469,7 +437,7 @@ static int layers_on_stage0(const dp_graph *g)
  * search's plan fits in the simulator. */
 static void test_stage_cut_fits_memory(void)
 {
-	dp_graph *g = test_train_chain(8, 100, 200, 0, 64 << 20, 1 << 20);
+	dp_graph *g = test_train_chain(8, 100, NULL, -1, 64 << 20, 1 << 20);
 	REQUIRE(g);
 	dp_machine m;
 	machine(&m, 2, 0);

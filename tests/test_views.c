@@ -177,7 +177,7 @@ static void test_views_golden_120x40_feasible(void)
  * activations; on 2 devices with a free link. */
 static bool pipe_state(vstate *st)
 {
-	dp_graph *g = test_train_chain(8, 100, 100, 100, 1 << 20, 0);
+	dp_graph *g = test_train_chain(8, 100, NULL, 100, 1 << 20, 0);
 	dp_machine m;
 	if (!g || dp_machine_init(&m, 2, NULL) != DP_OK) {
 		dp_graph_free(g);

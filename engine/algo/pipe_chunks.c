@@ -13,6 +13,7 @@
  *     (dpi_pipe_virtual_choices);
  *   - the device balance of S V chunks (dpi_pipe_balance_chunks).
  */
+#include "internal/arrays.h"
 #include "internal/graph_int.h"
 #include "internal/pipeline.h"
 
@@ -54,8 +55,7 @@ uint32_t *dpi_pipe_owners(const dp_graph *g, const uint8_t *kd)
 	uint32_t *own = malloc(n * sizeof *own);
 	layer_op *v = malloc(n * sizeof *v);
 	if (!own || !v) {
-		free(own);
-		free(v);
+		DPI_FREE_ALL(own, v);
 		return NULL;
 	}
 	uint32_t nv = 0;
@@ -93,8 +93,7 @@ dp_status dpi_pipe_cut_times(const dp_graph *g, const uint8_t *kd,
 					  sizeof *idx)
 				 : NULL;
 	if (with_bwd && (!own || !idx)) {
-		free(own);
-		free(idx);
+		DPI_FREE_ALL(own, idx);
 		return DP_ENOMEM;
 	}
 	uint32_t i = 0;
