@@ -415,7 +415,7 @@ static int layers_on_stage0(const dp_graph *g)
 {
 	int n = 0;
 	for (int i = 0; i < 8; i++) {
-		char nm[8];
+		char nm[16];
 		snprintf(nm, sizeof nm, "f%d", i);
 		uint32_t u = dp_graph_find(g, nm);
 		n += u < 64 && last_stage[u] == 0;
