@@ -88,8 +88,10 @@ static double step_on(const dp_graph *g, const dp_machine *mp,
 		last_peaks[d % 16] = r.dev[d].peak_bytes;
 	}
 	last_fits = r.feasible;
-	if (s.kind == DP_STRAT_PIPELINE && s.pipe.stage)
-		memcpy(last_stage, s.pipe.stage, sizeof last_stage);
+	for (uint32_t u = 0; s.kind == DP_STRAT_PIPELINE && s.pipe.stage &&
+			    u < g->nops && u < 64;
+	     u++)
+		last_stage[u] = s.pipe.stage[u];
 	last_s.pipe.nstages = s.pipe.nstages;
 	last_s.pipe.microbatches = s.pipe.microbatches;
 	last_s.pipe.virtual_stages = s.pipe.virtual_stages;
