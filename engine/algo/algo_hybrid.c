@@ -476,16 +476,18 @@ static void select_class(const cand_list *L, uint8_t *mark, int cls)
 {
 	const cand *c0 = NULL;
 	int n = 0;
-	bool plain = false; /* a plain candidate of the class ranked before */
+	const cand *pl = NULL; /* the plain leader of the class, if before */
 	/* interleaved classes: their leader alone, when the estimate ranks it
-	 * before every plain one (each costs a simulation of a larger
-	 * lowered graph, and 1f1b's three classes are one) */
+	 * before the plain leader or gives it a shorter step (each costs a
+	 * simulation of a larger lowered graph; 1f1b's three classes are
+	 * one) */
 	for (uint32_t i = 0; i < L->n && n < (cls >= 3 ? 1 : HYBRID_SIM); i++) {
 		const cand *c = &L->v[i];
-		plain = plain || (cls >= 3 && in_class(c, cls - 3) && !c->memcut);
+		if (!pl && cls >= 3 && in_class(c, cls - 3) && !c->memcut)
+			pl = c;
 		if (!in_class(c, cls) || c->memcut)
 			continue;
-		if (plain)
+		if (pl && c->est >= pl->est)
 			break;
 		if (c0 && !near_leader(c0, c))
 			break;
