@@ -133,9 +133,15 @@ static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
 		return cli_usage_error("fit", "--levers and -o go with the "
 					      "search of K, not --cap or "
 					      "--device");
-	if (o->out && !o->levers)
-		return cli_usage_error("fit", "-o needs --levers (the plan "
-					      "of the set that fits)");
+	if (o->out && o->levers && !strcmp(o->levers, "none"))
+		return cli_usage_error("fit", "-o writes the plan of the lever "
+					      "search; --levers none is the "
+					      "plain search of K");
+	if (o->out && (o->precision || o->recompute || o->fuse))
+		return cli_usage_error("fit", "-o writes the plan of the lever "
+					      "search; --precision, --recompute "
+					      "and --fuse fix the levers (use "
+					      "--levers SET)");
 	return 0;
 }
 
@@ -319,9 +325,16 @@ int cmd_fit_run(int argc, char **argv)
 	int rc = parse(argc, argv, &o, &fa);
 	if (rc)
 		return rc;
+	/* the lever search, unless the levers are fixed (--precision,
+	 * --recompute, --fuse), none (--levers none) or a cap is searched */
+	if (fa.fo.kind == DP_FIT_K && !o.precision && !o.recompute &&
+	    !o.fuse && !(o.levers && !strcmp(o.levers, "none"))) {
+		bool plain = false;
+		rc = cli_fit_levers(&o, o.algo, &fa.fo, &plain);
+		if (!plain)
+			return rc;
+	}
 	const dp_algo *algo = o.algo ? o.algo : dp_algo_default();
-	if (o.levers)
-		return cli_fit_levers(&o, algo, &fa.fo);
 	dp_graph *g;
 	dp_machine m;
 	if ((rc = cli_load_graph_machine(&o, &g, &m)))
