@@ -313,6 +313,9 @@ void cli_help_levers(FILE *out);
  * its plan. *plain is set, with nothing printed, when the graph takes no
  * lever (fit then runs its plain search). Returns the exit code. */
 struct dp_fit_opts;
+struct dp_fit_probe;
+/* A pipeline answer's gradient accumulation, in words (cmd_fit.c). */
+void cli_fit_print_accumulation(FILE *out, const struct dp_fit_probe *p);
 int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
 		   const struct dp_fit_opts *fo, bool *plain);
 

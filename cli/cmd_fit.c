@@ -23,16 +23,35 @@ void cmd_fit_help(FILE *out)
 		"                   [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
 		"\n"
-		"Finds what fits by rerunning the algorithm, never by "
-		"estimate:\n"
-		"  (default)          the smallest K (1..--max-k) with which "
-		"the algorithm\n"
-		"                     finds a feasible plan under the caps of "
-		"--mem: K doubles\n"
-		"                     until a plan fits, then every K between "
-		"the last one\n"
-		"                     that did not and that one is tried, "
-		"upward\n"
+		"Finds what fits by rerunning, never by estimate alone:\n"
+		"  (default)          the smallest K (1..--max-k) at which a "
+		"combination of a\n"
+		"                     strategy (dp, zero stage 1-3, megatron, "
+		"1f1b, hybrid;\n"
+		"                     --algo: that one) and a lever set "
+		"(precision x recompute\n"
+		"                     x fusion) fits the caps of --mem, and "
+		"the fastest there:\n"
+		"                     K doubles until one fits, then every K "
+		"between is tried;\n"
+		"                     per K the heaviest and lightest sets "
+		"first, the rest by\n"
+		"                     estimate (work / speeds), pruned when "
+		"no faster than the\n"
+		"                     fastest fit or a set saving as much did "
+		"not fit\n"
+		"                     (docs/memory.md). On a graph that takes "
+		"no lever, or with\n"
+		"                     --precision/--recompute/--fuse: the "
+		"plain search below\n"
+		"  --levers SETS      the lever sets to search (none,bf16,"
+		"bf16+full,...);\n"
+		"                     --levers none: the plain search of K "
+		"(fp32, no levers)\n"
+		"                     with --algo (default best)\n"
+		"  -o FILE            the lever search's plan, rerun at its K "
+		"(eval --strict\n"
+		"                     checks it with the levers fit prints)\n"
 		"  --cap              the smallest cap, the same on every "
 		"device, for K devices:\n"
 		"                     bisection between the largest single-op "
@@ -42,14 +61,6 @@ void cmd_fit_help(FILE *out)
 		"  --device D         the smallest cap of device D, the others "
 		"as --mem gives\n"
 		"  --max-k N          the largest K to try (default 64)\n"
-		"  --levers SETS      the K search once per lever set "
-		"(none,bf16,bf16+full,\n"
-		"                     bf16+full+attention; docs/memory.md): "
-		"a table of the\n"
-		"                     sets, the answer the smallest K, then "
-		"the shortest step\n"
-		"  -o FILE            with --levers: the answer's plan, "
-		"rerun at its K\n"
 		"The algorithms are heuristics: a plan may fit at K and not at "
 		"K+1. What is\n"
 		"guaranteed is what was tried: the answer fits, and every "
@@ -152,7 +163,7 @@ static const char *what_name(dp_fit_kind k)
 
 /* A pipeline answer with M > 1 micro-batches fits partly because of
  * gradient accumulation: say so, with what it means for the step. */
-static void print_accumulation(FILE *out, const dp_fit_probe *p)
+void cli_fit_print_accumulation(FILE *out, const dp_fit_probe *p)
 {
 	if (p->microbatches <= 1)
 		return;
@@ -255,7 +266,7 @@ static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
 	if (r->kind != DP_FIT_K)
 		fprintf(out, "resolution   %s\n",
 			dp_units_fmt_bytes(r->resolution, a, sizeof a));
-	print_accumulation(out, &r->answer);
+	cli_fit_print_accumulation(out, &r->answer);
 }
 
 static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,

@@ -121,6 +121,10 @@ static void print_human(const cli_opts *o, const dp_graph *g,
 	       "reruns\n",
 	       o->algo ? o->algo->name : "7 strategies", s->nsets,
 	       s->nsets == 1 ? "" : "s", s->runs);
+	if (r->k_step > 1)
+		printf("K            multiples of %d only (%s runs on K that "
+		       "its --tp %d divides)\n",
+		       r->k_step, o->algo ? o->algo->name : "", r->k_step);
 	if (s->nrefused)
 		printf("left out     %zu lever set%s the graph refuses (%s)\n",
 		       s->nrefused, s->nrefused == 1 ? "" : "s", s->refused);
@@ -185,6 +189,7 @@ static void print_human(const cli_opts *o, const dp_graph *g,
 	if (x->made_fit[0])
 		printf("made fit by  %s (without it %s did not fit at K=%d)\n",
 		       x->made_fit, dp_fit_cand_strategy(x, c, sizeof c), x->k);
+	cli_fit_print_accumulation(stdout, &x->run);
 }
 
 static void json_levers(dp_json *w, const char *set)
@@ -212,6 +217,10 @@ static void json_cand(dp_json *w, const char *key, const dp_fit_cand *x)
 	dp_json_str(w, "strategy", x->run.strategy);
 	dp_json_num(w, "makespan_us", x->run.makespan);
 	dp_json_bool(w, "feasible", x->run.feasible);
+	if (x->run.microbatches > 0) {
+		dp_json_int(w, "stages", x->run.stages);
+		dp_json_int(w, "microbatches", x->run.microbatches);
+	}
 	if (x->run.feasible)
 		dp_json_str(w, "made_fit", x->made_fit);
 	else

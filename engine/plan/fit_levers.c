@@ -312,14 +312,29 @@ static bool heavier_failed(search_ctx *c, size_t first, size_t i, size_t j)
 	return false;
 }
 
-/* Whether no other set saves at least as much as set j in every lever
- * (and more in one). */
-static bool heaviest(const search_ctx *c, size_t j)
+/* Whether no other set saves more than set j (heavy) or less (!heavy)
+ * in some lever and at least as much (as little) in the others. */
+static bool extreme(const search_ctx *c, size_t j, bool heavy)
 {
-	for (size_t l = 0; l < c->nsets; l++)
-		if (l != j && saves_as_much(&c->sets[l], &c->sets[j]) &&
-		    !saves_as_much(&c->sets[j], &c->sets[l]))
+	for (size_t l = 0; l < c->nsets; l++) {
+		const lset *a = &c->sets[heavy ? l : j],
+			   *b = &c->sets[heavy ? j : l];
+		if (l != j && saves_as_much(a, b) && !saves_as_much(b, a))
 			return false;
+	}
+	return true;
+}
+
+/* Whether the runs of strategy i at this K keep the table's order: no
+ * set fits where one saving at least as much did not. */
+static bool order_holds(search_ctx *c, size_t first, size_t i)
+{
+	for (size_t a = 0; a < c->nsets; a++)
+		for (size_t b = 0; b < c->nsets; b++)
+			if (a != b && saves_as_much(&c->sets[b], &c->sets[a]) &&
+			    ran(find_cand(c, first, i, a), true) &&
+			    ran(find_cand(c, first, i, b), false))
+				return false;
 	return true;
 }
 
@@ -409,11 +424,14 @@ static dp_status probe_k(void *ctx, const dp_machine *m, const dp_progress *p,
 		for (j = 0; j < c->nsets; j++) {
 			if ((st = add_cand(c, m, i, j, &x, err)))
 				return st;
-			if (heaviest(c, j) &&
+			if ((extreme(c, j, true) || extreme(c, j, false)) &&
 			    (st = run_cand(c, m, p, i, j, x, err)))
 				return st;
 			alive[i] |= ran(x, true);
 		}
+	bool trust[MAX_STRATS];
+	for (i = 0; i < c->nstrats; i++)
+		trust[i] = order_holds(c, first, i);
 	/* the rest by estimate (stable: strategy, then set order) */
 	size_t n = c->s->ncands - first;
 	dp_fit_cand **order = malloc(n * sizeof *order);
@@ -440,7 +458,7 @@ static dp_status probe_k(void *ctx, const dp_machine *m, const dp_progress *p,
 		if (x->skip != DP_FIT_SKIP_BOUND ||
 		    (best >= 0 && x->bound >= best))
 			continue;
-		if (!alive[i] || heavier_failed(c, first, i, j)) {
+		if (!alive[i] || (trust[i] && heavier_failed(c, first, i, j))) {
 			x->skip = DP_FIT_SKIP_HEAVIER;
 			continue;
 		}
