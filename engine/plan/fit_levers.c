@@ -509,14 +509,11 @@ dp_status dp_fit_search_run(const dp_graph *g, const dp_machine *m,
 			    const dp_fit_search_opts *so, const dp_progress *p,
 			    dp_fit_search *s, dp_err *err)
 {
-	dp_err local;
-	if (!err)
-		err = &local;
+	dp_err scratch;
 	dp_algo_opts def;
-	if (!ao) {
-		dp_algo_opts_default(&def);
-		ao = &def;
-	}
+	dp_algo_opts_default(&def);
+	err = err ? err : &scratch;
+	ao = ao ? ao : &def;
 	search_ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return dpi_nomem(err, "searching the levers");
