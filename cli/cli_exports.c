@@ -32,6 +32,7 @@ static void print_line(FILE *out, const cli_export_job *j,
 		break;
 	case DP_EXPORT_PIPPY:
 	case DP_EXPORT_MEGATRON:
+	case DP_EXPORT_DEEPSPEED:
 		fprintf(out, ", %u stage%s", r->entries,
 			r->entries == 1 ? "" : "s");
 		break;
