@@ -23,6 +23,7 @@ static void print_line(FILE *out, const cli_export_job *j,
 				r->layout_s);
 		break;
 	case DP_EXPORT_DEVMAP_TORCH:
+	case DP_EXPORT_TORCHWRAP:
 		fprintf(out, ", %u layer%s", r->entries,
 			r->entries == 1 ? "" : "s");
 		break;

@@ -20,6 +20,7 @@ void cmd_export_help(FILE *out)
 		"                      [--device-map F] [--tf-map F]\n"
 		"                      [--pippy F] [--megatron F] "
 		"[--deepspeed F]\n"
+		"                      [--torch F]\n"
 		"                      [-o F]... [--json]\n"
 		"                      [--coarsen auto|never|always] "
 		"[--max-nodes N]\n"
@@ -60,13 +61,17 @@ void cmd_export_help(FILE *out)
 		"or pipeline plan:\n"
 		"                     batch sizes, ZeRO stage, bf16/fp16, "
 		"activation checkpointing\n"
+		"  --torch F          a dp or zero plan as PyTorch wrapping "
+		"(a Python file):\n"
+		"                     DDP, ZeroRedundancyOptimizer, FSDP, "
+		"checkpoint_wrapper\n"
 		"  -o F               kind from the name: .dot .gv .svg .png "
 		".pdf .json .place\n"
 		"                     .csv .devmap.json (PyTorch map) .tf.txt "
 		"(TensorFlow)\n"
 		"                     .trace.json (trace) .pippy.py "
 		".megatron.sh\n"
-		"                     .deepspeed.json; repeatable\n"
+		"                     .deepspeed.json .torch.py; repeatable\n"
 		"picture (DOT, SVG, PNG, PDF; a trace coarsens above %u "
 		"events):\n"
 		"  --coarsen MODE     auto (default: SVG above --max-nodes "
@@ -155,6 +160,7 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 		{"--pippy", DP_EXPORT_PIPPY},
 		{"--megatron", DP_EXPORT_MEGATRON},
 		{"--deepspeed", DP_EXPORT_DEEPSPEED},
+		{"--torch", DP_EXPORT_TORCHWRAP},
 	};
 	const char *v;
 	int r;

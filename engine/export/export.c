@@ -27,6 +27,7 @@ static const struct {
 	{".pippy.py", DP_EXPORT_PIPPY},
 	{".megatron.sh", DP_EXPORT_MEGATRON},
 	{".deepspeed.json", DP_EXPORT_DEEPSPEED},
+	{".torch.py", DP_EXPORT_TORCHWRAP},
 	{".dot", DP_EXPORT_DOT},
 	{".gv", DP_EXPORT_DOT},
 	{".svg", DP_EXPORT_SVG},
@@ -59,7 +60,7 @@ dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 			  "(Chrome / Perfetto trace) .pippy.py "
 			  "(torch.distributed.pipelining split) .megatron.sh "
 			  "(Megatron-LM arguments) .deepspeed.json (DeepSpeed "
-			  "config)");
+			  "config) .torch.py (PyTorch DDP / FSDP wrapping)");
 }
 
 const char *dp_export_kind_name(dp_export_kind kind)
@@ -91,6 +92,8 @@ const char *dp_export_kind_name(dp_export_kind kind)
 		return "Megatron-LM arguments";
 	case DP_EXPORT_DEEPSPEED:
 		return "DeepSpeed config";
+	case DP_EXPORT_TORCHWRAP:
+		return "PyTorch wrapping";
 	}
 	return "unknown";
 }
@@ -208,6 +211,8 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 		return dpi_export_pipe_write(path, kind, user, plan, rep, err);
 	case DP_EXPORT_DEEPSPEED:
 		return dpi_export_deepspeed_write(path, user, plan, rep, err);
+	case DP_EXPORT_TORCHWRAP:
+		return dpi_export_torchwrap_write(path, user, plan, rep, err);
 	}
 	return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
 			  "export: unknown kind %d", (int)kind);

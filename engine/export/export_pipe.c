@@ -336,7 +336,7 @@ static void write_pippy(FILE *f, const dp_graph *g, const dp_plan *plan,
 /* The length of u's block: its layer path up to the end of its first
  * component that ends in a digit ("model/h3" of "model/h3/attn"), 0 when
  * it has none. */
-static size_t block_len(const dp_graph *g, uint32_t u)
+size_t dpi_export_block_len(const dp_graph *g, uint32_t u)
 {
 	const char *l = layer_of(g, u);
 	for (size_t k = 0;; k++)
@@ -356,7 +356,7 @@ static uint32_t count_blocks(const dp_graph *g, const pipe_cut *c,
 	size_t last_n = 0;
 	for (uint32_t i = 0; i < c->nfwd; i++) {
 		uint32_t u = c->fwd[i];
-		size_t n = block_len(g, u);
+		size_t n = dpi_export_block_len(g, u);
 		const char *l = layer_of(g, u);
 		if (!n || (last && n == last_n && strncmp(l, last, n) == 0))
 			continue;

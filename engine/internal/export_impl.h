@@ -130,6 +130,16 @@ typedef struct dpi_plan_shape {
 dp_status dpi_export_plan_shape(const char *path, const dp_graph *g,
 				const dp_plan *plan, dpi_plan_shape *sh,
 				dp_err *err);
+/* The length of op u's block, its layer path up to the end of its first
+ * component that ends in a digit ("model/h3" of "model/h3/attn"): what
+ * Megatron counts as a layer; 0 when it has none (export_pipe.c). */
+size_t dpi_export_block_len(const dp_graph *g, uint32_t u);
+/* A PyTorch file that wraps the model as a dp or zero plan runs it: DDP,
+ * ZeroRedundancyOptimizer (stage 1), FSDP (stages 2 and 3), with
+ * activation checkpointing of the blocks and bf16/fp16 (export_levers.c). */
+dp_status dpi_export_torchwrap_write(const char *path, const dp_graph *g,
+				     const dp_plan *plan,
+				     dp_export_report *rep, dp_err *err);
 /* Megatron-LM's arguments for the levers g was made with (its "levers")
  * and a ZeRO stage (1, 2: the distributed optimizer; 0: none), one per
  * line (export_levers.c). */

@@ -38,13 +38,17 @@ typedef enum dp_export_kind {
 				   data parallel or pipeline plan (batch
 				   sizes, ZeRO stage, precision, activation
 				   checkpointing; export_levers.c) */
+	DP_EXPORT_TORCHWRAP,	/* .torch.py: a dp or zero plan as PyTorch
+				   wrapping (DDP, ZeroRedundancyOptimizer,
+				   FSDP, activation checkpointing) */
 } dp_export_kind;
 
 /* Picks the kind from a file name's extension (.dot .gv .svg .png .pdf
  * .json .place .csv; "*.devmap.json" or "*.torch.json" = torch device map,
  * "*.tf.txt" = TensorFlow device strings, "*.trace.json" = trace,
  * "*.pippy.py" = torch.distributed.pipelining split, "*.megatron.sh" =
- * Megatron-LM arguments, "*.deepspeed.json" = DeepSpeed config). Unknown
+ * Megatron-LM arguments, "*.deepspeed.json" = DeepSpeed config,
+ * "*.torch.py" = PyTorch wrapping of a dp or zero plan). Unknown
  * extension: DP_EINPUT listing them. PiPPy needs a pipeline plan, Megatron
  * a pipeline or a data / tensor parallel one, DeepSpeed a data parallel
  * or pipeline one: exporting another plan as them is DP_EINPUT saying so,
