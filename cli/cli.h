@@ -318,5 +318,10 @@ struct dp_fit_probe;
 void cli_fit_print_accumulation(FILE *out, const struct dp_fit_probe *p);
 int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
 		   const struct dp_fit_opts *fo, bool *plain);
+/* The plan of algo at K devices with the lever set levers ("none") and
+ * ZeRO stage zero_stage (0: o's), rerun and written to o->out (a strategy
+ * or placement file). Returns the exit code. */
+int cli_fit_write_plan(const cli_opts *o, const dp_algo *algo, int k,
+		       int zero_stage, const char *levers);
 
 #endif

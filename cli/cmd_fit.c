@@ -374,6 +374,11 @@ int cmd_fit_run(int argc, char **argv)
 	else
 		print_human(stdout, g, &m, algo, &r);
 	rc = o.strict && !r.found ? 1 : 0;
+	/* -o here: a graph that takes no lever (the others were refused) */
+	if (o.out && r.found &&
+	    !(rc = cli_fit_write_plan(&o, algo, r.k, o.zero_stage, "none")) &&
+	    !o.json)
+		printf("\nplan written to %s\n", o.out);
 	dp_fit_result_free(&r);
 out:
 	dp_machine_free(&m);

@@ -14,18 +14,18 @@
 #include "dnnpart/units.h"
 #include "fmt.h"
 
-/* The plan of candidate c, written to o->out. */
-static int save_plan(const cli_opts *o, const dp_fit_cand *c)
+int cli_fit_write_plan(const cli_opts *o, const dp_algo *algo, int k,
+		       int zero_stage, const char *levers)
 {
 	dp_levers lv;
 	dp_err err;
-	dp_levers_parse_set(c->levers, &lv, &err); /* the search's own */
+	dp_levers_parse_set(levers, &lv, &err); /* the search's own */
 	cli_opts one = *o;
 	one.precision = dp_precision_name(lv.precision);
 	one.recompute = dp_recompute_name(lv.recompute);
 	one.fuse = dp_fuse_name(lv.fuse);
-	one.k = c->k;
-	one.zero_stage = c->zero_stage;
+	one.k = k;
+	one.zero_stage = zero_stage;
 	dp_graph *g;
 	dp_machine m;
 	int rc = cli_load_graph_machine(&one, &g, &m);
@@ -34,7 +34,7 @@ static int save_plan(const cli_opts *o, const dp_fit_cand *c)
 	cli_run run;
 	cli_run_begin(&run, &one, "planning");
 	dp_plan plan;
-	dp_status st = dp_plan_run(g, &m, c->algo, &run.ao, &run.cp.p, &plan,
+	dp_status st = dp_plan_run(g, &m, algo, &run.ao, &run.cp.p, &plan,
 				   &run.err);
 	if (!st) {
 		st = plan.strat ? dp_strategy_write(o->out, g, plan.strat,
@@ -311,7 +311,11 @@ int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
 		else
 			print_human(o, g, &m, &s);
 		if (s.best >= 0 && o->out &&
-		    !(rc = save_plan(o, &s.cands[s.best])) && !o->json) {
+		    !(rc = cli_fit_write_plan(o, s.cands[s.best].algo,
+					      s.cands[s.best].k,
+					      s.cands[s.best].zero_stage,
+					      s.cands[s.best].levers)) &&
+		    !o->json) {
 			char args[512];
 			machine_args(o, args, sizeof args);
 			dp_levers lv;
