@@ -49,7 +49,7 @@ void cmd_fit_help(FILE *out)
 		"                     --levers none: the plain search of K "
 		"(fp32, no levers)\n"
 		"                     with --algo (default best)\n"
-		"  -o FILE            the lever search's plan, rerun at its K "
+		"  -o FILE            the answer's plan, rerun at its K "
 		"(eval --strict\n"
 		"                     checks it with the levers fit prints)\n"
 		"  --cap              the smallest cap, the same on every "
