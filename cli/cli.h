@@ -305,6 +305,12 @@ int cli_check_lever(const char *cmd, const char *name, const char *v);
 int cli_check_lever_sets(const char *cmd, const char *list);
 int cli_levers(const cli_opts *o, dp_levers *lv);
 int cli_apply_levers(const cli_opts *o, dp_graph **g);
+/* Whether --recompute is auto without its layers: then the graph is
+ * loaded without levers and cli_apply_auto, once the machine is made,
+ * chooses the layers (with --algo's algorithm, else pardnn) and applies
+ * every lever, setting m's levers to the choice. */
+bool cli_wants_auto(const cli_opts *o);
+int cli_apply_auto(const cli_opts *o, dp_graph **g, dp_machine *m);
 int cli_apply_gpu(const cli_opts *o, dp_machine *m);
 void cli_help_levers(FILE *out);
 /* fit --levers (cmd_fit_levers.c): the K search of fo once per lever set

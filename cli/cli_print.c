@@ -136,12 +136,13 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	print_link(out, m);
 	fprintf(out, ", contention %s\n",
 		dp_sim_contention_name(p->contention));
+	char rbuf[8192];
 	if (dp_levers_active(&m->levers))
 		fprintf(out,
 			"levers       precision %s, recompute %s, fuse %s "
 			"(docs/memory.md)\n",
 			dp_precision_name(m->levers.precision),
-			dp_recompute_name(m->levers.recompute),
+			dp_levers_recompute_str(&m->levers, rbuf, sizeof rbuf),
 			dp_fuse_name(m->levers.fuse));
 	if (!strcmp(p->algo, "eval")) {
 		if (p->strat && p->strat->algo[0])
@@ -322,6 +323,11 @@ void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m)
 	dp_json_begin_object(w, "levers");
 	dp_json_str(w, "precision", dp_precision_name(m->levers.precision));
 	dp_json_str(w, "recompute", dp_recompute_name(m->levers.recompute));
+	if (m->levers.recompute == DP_RECOMP_AUTO && m->levers.rc_chosen) {
+		char rbuf[8192];
+		dp_levers_recompute_str(&m->levers, rbuf, sizeof rbuf);
+		dp_json_str(w, "recompute_layers", rbuf + 5);
+	}
 	dp_json_str(w, "fuse", dp_fuse_name(m->levers.fuse));
 	dp_json_end_object(w);
 }

@@ -503,7 +503,7 @@ out:
  * JSON array of comparisons); the exit code is the worst. */
 static int compare_levers(cli_opts *o)
 {
-	char sets[1024], name[64];
+	char sets[1024], name[8192], rbuf[8192];
 	snprintf(sets, sizeof sets, "%s", o->levers);
 	int worst = 0, n = 0;
 	if (o->json)
@@ -515,7 +515,7 @@ static int compare_levers(cli_opts *o)
 		dp_levers_parse_set(t, &lv, &err); /* checked when parsed */
 		cli_opts one = *o;
 		one.precision = dp_precision_name(lv.precision);
-		one.recompute = dp_recompute_name(lv.recompute);
+		one.recompute = dp_levers_recompute_str(&lv, rbuf, sizeof rbuf);
 		one.fuse = dp_fuse_name(lv.fuse);
 		if (o->json)
 			printf("%s", n ? ",\n" : "");

@@ -19,7 +19,8 @@
 static dp_graph *levered(const dp_graph *g, dp_precision p, dp_recompute r,
 			 unsigned fuse, double ratio)
 {
-	dp_levers lv = {p, r, fuse, ratio};
+	dp_levers lv = {.precision = p, .recompute = r, .fuse = fuse,
+			 .gemm_ratio = ratio};
 	dp_graph *t = NULL;
 	dp_err err;
 	if (dp_levers_apply(g, &lv, &t, &err))
@@ -193,7 +194,7 @@ static void test_refusals(void)
 	REQUIRE(dp_graph_add_edge(g, 0, 1, -1, false, &err) == DP_OK);
 	REQUIRE(dp_graph_finalize(g, &err) == DP_OK);
 	dp_graph *t = NULL;
-	dp_levers lv = {DP_PREC_FP32, DP_RECOMP_FULL, 0, 0};
+	dp_levers lv = {.recompute = DP_RECOMP_FULL};
 	CHECK_INPUT_MSG(dp_levers_apply(g, &lv, &t, &err), &err,
 			"--recompute full: graph 'plain' has no forward ops "
 			"with `layer` labels (docs/memory.md)");
@@ -201,11 +202,11 @@ static void test_refusals(void)
 	CHECK_INT(dp_levers_apply(g, &lv, &t, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "--recompute selective: graph 'plain' has no "
 				"attention core");
-	lv = (dp_levers){DP_PREC_BF16, DP_RECOMP_NONE, 0, 0};
+	lv = (dp_levers){.precision = DP_PREC_BF16};
 	CHECK_INT(dp_levers_apply(g, &lv, &t, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "--precision bf16: graph 'plain' has no op "
 				"roles");
-	lv = (dp_levers){DP_PREC_FP32, DP_RECOMP_NONE, DP_FUSE_ATTENTION, 0};
+	lv = (dp_levers){.fuse = DP_FUSE_ATTENTION};
 	CHECK_INT(dp_levers_apply(g, &lv, &t, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "--fuse attention: graph 'plain' has no");
 	CHECK(t == NULL);
@@ -218,8 +219,10 @@ static void test_names(void)
 		{"fp32", "fp32"}, {"bf16", "bf16"}, {"fp16", "fp16"}};
 	CHECK_PARSE_NAMES(prec, dp_precision, dp_precision_parse,
 			  dp_precision_name);
-	static const char *rc[][2] = {
-		{"none", "none"}, {"selective", "selective"}, {"full", "full"}};
+	static const char *rc[][2] = {{"none", "none"},
+				      {"selective", "selective"},
+				      {"full", "full"},
+				      {"auto", "auto"}};
 	CHECK_PARSE_NAMES(rc, dp_recompute, dp_recompute_parse,
 			  dp_recompute_name);
 	dp_err err;
@@ -253,7 +256,7 @@ static void test_names(void)
 	CHECK_INPUT_MSG(dp_levers_parse_set("bf16+flash", &lv, &err), &err,
 			"unknown lever 'flash' in 'bf16+flash': expected levers "
 			"joined by '+' (fp32, bf16, fp16, selective, full, "
-			"attention, none)");
+			"auto, auto:LAYERS, attention, none)");
 }
 
 TEST_MAIN(TEST(test_precision_by_role), TEST(test_gpt2_16_bytes_per_param),

@@ -294,7 +294,7 @@ dp_status dp_levers_apply(const dp_graph *g, const dp_levers *lv,
 		st = build_edges(&b, err);
 	if (!st)
 		st = dp_graph_set_batch_dim(b.ng, dp_graph_batch_dim(g), err);
-	char name[64];
+	char name[8192];
 	if (!st)
 		st = dpi_graph_intern(b.ng, dp_levers_set_name(lv, name, sizeof name),
 				      "levers", &b.ng->levers, err);

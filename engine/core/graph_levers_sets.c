@@ -416,8 +416,12 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 			    !core[a] && mark_core(g, a, ncore + 1, core))
 				ncore++;
 		}
-	if (lv->recompute == DP_RECOMP_FULL && !layers) {
-		st = refuse(g, err, "--recompute full",
+	bool by_layer = lv->recompute == DP_RECOMP_FULL ||
+			lv->recompute == DP_RECOMP_AUTO;
+	if (by_layer && !layers) {
+		st = refuse(g, err,
+			    lv->recompute == DP_RECOMP_AUTO ? "--recompute auto"
+							    : "--recompute full",
 			    "forward ops with `layer` labels");
 		goto out;
 	}
@@ -440,10 +444,16 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 				s->drop[u] = g->ops[u].output_bytes;
 		mark_fused_backward(g, core, c, z, s, queue);
 	}
-	if (lv->recompute == DP_RECOMP_FULL) {
+	if (by_layer) {
 		st = layer_segments(g, s, err);
 		if (!st)
 			drop_head_layers(g, s);
+		/* auto: the chosen layers only (segment i + 1 is layer i) */
+		for (uint32_t u = 0; !st && u < g->nops &&
+				     lv->recompute == DP_RECOMP_AUTO;
+		     u++)
+			if (s->seg[u] && !dp_levers_rc_has(lv, s->seg[u] - 1))
+				s->seg[u] = 0;
 	} else if (ncore) {
 		memcpy(s->seg, core, n * sizeof *core);
 		s->nseg = ncore;
