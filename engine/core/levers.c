@@ -258,12 +258,16 @@ dp_status dp_levers_check_file(const dp_graph *g, const char *file,
 	const char *mine = dp_graph_levers(g);
 	if (!file || !file[0] || !strcmp(file, mine[0] ? mine : "none"))
 		return DP_OK;
+	const char *rc = strstr(file, "auto:");
+	size_t n = rc ? strcspn(rc, "+") : 0;
 	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 			  "levers: the file was made with the levers "
 			  "'%.60s', this run has '%.60s': give the same "
-			  "--precision, --recompute and --fuse "
+			  "--precision, --recompute and --fuse%s%.*s%s "
 			  "(docs/memory.md)",
-			  file, mine[0] ? mine : "none");
+			  file, mine[0] ? mine : "none",
+			  rc ? " (auto's layers: --recompute " : "",
+			  (int)(n > 200 ? 200 : n), rc ? rc : "", rc ? ")" : "");
 }
 
 /* Op types autocast keeps in fp32 (torch.autocast's "ops that autocast to
