@@ -111,19 +111,33 @@ static void test_dp_brute_force_random(void)
 	CHECK(!pick[0] && !pick[1]);
 }
 
+/* The layers of the graph at path under lv (*g the graph, *n layers);
+ * NULL after a failure is recorded (then *g is NULL too). */
+static dp_lv_layer *layers_of(const char *path, const dp_levers *lv,
+			      dp_graph **g, uint32_t *n)
+{
+	dp_lv_layer *L = NULL;
+	dp_err err;
+	*g = test_load_ok(path);
+	if (*g && dp_levers_layers(*g, lv, &L, n, &err)) {
+		FAIL_ERR("dp_levers_layers", &err);
+		dp_graph_free(*g);
+		*g = NULL;
+	}
+	return L;
+}
+
 /* levers_tiny: L1 (a: MatMul 400 B 80 µs, s: Softmax 400 B 10 µs), L2
  * (q, e, v: the head, feeding the loss). a is read by s only, s also by
  * L2's backward (v_g, q_g): re-running L1 frees nothing. In bf16, s keeps
  * 4 bytes (Softmax stays fp32) and a takes 80 / r. */
 static void test_layers_by_hand(void)
 {
-	dp_graph *g = test_load_ok("tests/data/levers_tiny.json");
-	REQUIRE(g);
-	dp_lv_layer *L = NULL;
+	dp_graph *g;
 	uint32_t n = 0;
-	dp_err err;
 	dp_levers lv = {.precision = DP_PREC_BF16, .gemm_ratio = 8};
-	REQUIRE(dp_levers_layers(g, &lv, &L, &n, &err) == DP_OK);
+	dp_lv_layer *L = layers_of("tests/data/levers_tiny.json", &lv, &g, &n);
+	REQUIRE(L);
 	CHECK_INT(n, 2);
 	CHECK_STR(L[0].name, "L1");
 	CHECK(L[0].eligible && !L[1].eligible);
@@ -142,13 +156,12 @@ static void test_layers_by_hand(void)
  * answer costs the same. */
 static void test_dp_brute_force_graph(void)
 {
-	dp_graph *g = test_load_ok("tests/data/gpt2_tiny.json");
-	REQUIRE(g);
-	dp_lv_layer *L = NULL;
+	dp_graph *g;
 	uint32_t n = 0;
 	dp_err err;
 	dp_levers lv = {.precision = DP_PREC_BF16};
-	REQUIRE(dp_levers_layers(g, &lv, &L, &n, &err) == DP_OK);
+	dp_lv_layer *L = layers_of("tests/data/gpt2_tiny.json", &lv, &g, &n);
+	REQUIRE(L);
 	REQUIRE(n >= 4 && n <= 16);
 	int64_t save[16], total = 0;
 	double cost[16];
@@ -214,13 +227,13 @@ static dp_status plan_peak(const dp_graph *g, const dp_levers *lv,
  * less than the DP's first answer by more than what the estimate misses. */
 static void test_auto_fits(void)
 {
-	dp_graph *g = test_load_ok("tests/data/gpt2_tiny.json");
-	REQUIRE(g);
+	dp_levers none = {.precision = DP_PREC_BF16}, full = none;
+	full.recompute = DP_RECOMP_FULL;
 	dp_machine m;
 	dp_err err;
 	REQUIRE(dp_machine_init(&m, 1, &err) == DP_OK);
-	dp_levers none = {.precision = DP_PREC_BF16}, full = none;
-	full.recompute = DP_RECOMP_FULL;
+	dp_graph *g = test_load_ok("tests/data/gpt2_tiny.json");
+	REQUIRE(g);
 	int64_t p0 = 0, p1 = 0;
 	double s0 = 0, s1 = 0;
 	bool f;
