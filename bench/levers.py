@@ -32,6 +32,11 @@ SETS = [
     ("bf16, fuse attention", ["--precision", "bf16", "--fuse", "attention"]),
     ("bf16, fuse attention, recompute full",
      ["--precision", "bf16", "--fuse", "attention", "--recompute", "full"]),
+    ("fp32, fuse elementwise", ["--fuse", "elementwise"]),
+    ("bf16, fuse elementwise", ["--precision", "bf16", "--fuse",
+                                "elementwise"]),
+    ("bf16, fuse attention,elementwise",
+     ["--precision", "bf16", "--fuse", "attention,elementwise"]),
 ]
 
 

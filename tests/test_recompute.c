@@ -332,13 +332,15 @@ static void test_refusals_and_names(void)
 	lv.precision = DP_PREC_BF16;
 	CHECK_STR(dp_levers_set_name(&lv, buf, sizeof buf),
 		  "bf16+auto:0-3.7.9-10");
-	CHECK_INT(dp_levers_parse_set("bf16+auto:0-3.7.9-10", &lv, &err),
-		  DP_OK);
-	CHECK_STR(dp_levers_set_name(&lv, buf, sizeof buf),
-		  "bf16+auto:0-3.7.9-10");
-	CHECK_INT(dp_levers_parse_set("auto+attention", &lv, &err), DP_OK);
-	CHECK(lv.recompute == DP_RECOMP_AUTO && !lv.rc_chosen);
-	CHECK_STR(dp_levers_set_name(&lv, buf, sizeof buf), "auto+attention");
+	/* lever sets with auto, read and written back */
+	const char *sets[] = {"bf16+auto:0-3.7.9-10", "auto+attention",
+			      "fp16+auto:-"};
+	for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+		CHECK_INT(dp_levers_parse_set(sets[i], &lv, &err), DP_OK);
+		CHECK(lv.recompute == DP_RECOMP_AUTO);
+		CHECK_INT(lv.rc_chosen, i != 1);
+		CHECK_STR(dp_levers_set_name(&lv, buf, sizeof buf), sets[i]);
+	}
 	const char *bad[] = {"auto:", "auto:3-1", "auto:1,2", "auto:1.",
 			     "auto:x", "auto:1024"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)

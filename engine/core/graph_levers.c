@@ -18,7 +18,9 @@
  * start the copies just before the backward pass needs them. A fused op
  * stores none of what its kernel keeps on chip (its `drop` bytes) and
  * takes the time of its arithmetic: its elements at the reference
- * device's rate, when that is less than its own time.
+ * device's rate, when that is less than its own time; a fused op that
+ * still writes its whole output (a chain's output or statistic) keeps its
+ * time, the memory traffic of that write.
  */
 #include <math.h>
 #include <stdio.h>
@@ -201,7 +203,7 @@ static dp_status build_ops(lv_build *b, dp_err *err)
 			if (out < 0)
 				out = 0;
 		}
-		if (b->sets.drop && b->sets.drop[u] >= 0)
+		if (b->sets.drop && b->sets.drop[u] > 0)
 			b->op[u].time_us = fused_time(g, u, b->op[u].time_us);
 		b->out[u] = out;
 	}
@@ -239,6 +241,15 @@ static dp_status build_edges(lv_build *b, dp_err *err)
 					      ? cp[u]
 					      : u,
 				      cp[v], err);
+	}
+	/* a fused chain's inputs, to the backward ops that recompute it */
+	for (uint32_t i = 0; !st && i < b->sets.nextra; i++) {
+		uint32_t p = b->sets.extra[2 * i], r = b->sets.extra[2 * i + 1];
+		uint32_t from = cp[p] != UINT32_MAX &&
+					dpi_levers_redirects(g, p, r)
+				? cp[p]
+				: p;
+		st = dp_graph_add_edge(b->ng, from, r, b->out[p], false, err);
 	}
 	/* gates: to every copy of the segment that reads no copy of it */
 	for (uint32_t i = 0; !st && i < b->sets.ngates; i++) {

@@ -143,21 +143,27 @@ static dp_status layer_segments(const dp_graph *g, dpi_lv_sets *s,
 	return DP_OK;
 }
 
+dp_status dpi_levers_push_pair(uint32_t **arr, uint32_t *n, uint32_t *cap,
+				uint32_t a, uint32_t b, dp_err *err)
+{
+	if (*n == *cap) {
+		uint32_t c = *cap ? 2 * *cap : 64;
+		uint32_t *p = realloc(*arr, 2 * (size_t)c * sizeof *p);
+		if (!p)
+			return dpi_nomem(err, "applying the levers");
+		*arr = p;
+		*cap = c;
+	}
+	(*arr)[2 * *n] = a;
+	(*arr)[2 * (*n)++ + 1] = b;
+	return DP_OK;
+}
+
 /* Appends gate p of segment sg. */
 static dp_status add_gate(dpi_lv_sets *s, uint32_t *cap, uint32_t p,
 			  uint32_t sg, dp_err *err)
 {
-	if (s->ngates == *cap) {
-		uint32_t c = *cap ? 2 * *cap : 64;
-		uint32_t *a = realloc(s->gate, 2 * (size_t)c * sizeof *a);
-		if (!a)
-			return dpi_nomem(err, "applying the levers");
-		s->gate = a;
-		*cap = c;
-	}
-	s->gate[2 * s->ngates] = p;
-	s->gate[2 * s->ngates++ + 1] = sg;
-	return DP_OK;
+	return dpi_levers_push_pair(&s->gate, &s->ngates, cap, p, sg, err);
 }
 
 /* Scratch of the gate search. */
@@ -391,8 +397,9 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 	memset(s, 0, sizeof *s);
 	size_t n = g->nops ? g->nops : 1;
 	bool fuse = lv->fuse & DP_FUSE_ATTENTION;
+	bool ew = lv->fuse & DP_FUSE_ELEMENTWISE;
 	s->seg = calloc(n, sizeof *s->seg);
-	if (fuse) {
+	if (fuse || ew) {
 		s->drop = malloc(n * sizeof *s->drop);
 		for (size_t u = 0; s->drop && u < n; u++)
 			s->drop[u] = -1;
@@ -400,7 +407,7 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 	uint32_t *core = calloc(n, sizeof *core);
 	uint32_t *queue = malloc(n * sizeof *queue);
 	dp_status st = DP_OK;
-	if (!s->seg || !core || !queue || (fuse && !s->drop)) {
+	if (!s->seg || !core || !queue || ((fuse || ew) && !s->drop)) {
 		st = dpi_nomem(err, "applying the levers");
 		goto out;
 	}
@@ -444,6 +451,8 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 				s->drop[u] = g->ops[u].output_bytes;
 		mark_fused_backward(g, core, c, z, s, queue);
 	}
+	if (ew && (st = dpi_levers_fuse_elementwise(g, s, err)))
+		goto out;
 	if (by_layer) {
 		st = layer_segments(g, s, err);
 		if (!st)
@@ -473,5 +482,6 @@ void dpi_levers_sets_free(dpi_lv_sets *s)
 	free(s->seg);
 	free(s->drop);
 	free(s->gate);
+	free(s->extra);
 	memset(s, 0, sizeof *s);
 }

@@ -137,10 +137,12 @@ dp_status dp_fuse_parse(const char *s, unsigned *out, dp_err *err)
 		size_t n = strcspn(p, ",");
 		if (n == 9 && !strncmp(p, "attention", 9))
 			f |= DP_FUSE_ATTENTION;
+		else if (n == 11 && !strncmp(p, "elementwise", 11))
+			f |= DP_FUSE_ELEMENTWISE;
 		else if (!(n == 4 && !strncmp(p, "none", 4)))
 			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 					  "unknown fusion '%.*s': expected "
-					  "attention or none",
+					  "attention, elementwise or none",
 					  (int)(n > 80 ? 80 : n), p);
 		if (!p[n])
 			break;
@@ -152,7 +154,9 @@ dp_status dp_fuse_parse(const char *s, unsigned *out, dp_err *err)
 
 const char *dp_fuse_name(unsigned fuse)
 {
-	return fuse & DP_FUSE_ATTENTION ? "attention" : "none";
+	static const char *const names[4] = {"none", "attention", "elementwise",
+					     "attention,elementwise"};
+	return names[fuse & 3u];
 }
 
 dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err)
@@ -174,6 +178,8 @@ dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err)
 					lv.precision = (dp_precision)(i = j);
 			if (i < 0 && !strcmp(tok, "attention"))
 				lv.fuse |= DP_FUSE_ATTENTION, i = 0;
+			if (i < 0 && !strcmp(tok, "elementwise"))
+				lv.fuse |= DP_FUSE_ELEMENTWISE, i = 0;
 			if (i < 0 && !strcmp(tok, "none"))
 				i = 0;
 		}
@@ -182,7 +188,8 @@ dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err)
 					  "unknown lever '%.*s' in '%.80s': "
 					  "expected levers joined by '+' "
 					  "(fp32, bf16, fp16, selective, full, "
-					  "auto, auto:LAYERS, attention, none)",
+					  "auto, auto:LAYERS, attention, "
+					  "elementwise, none)",
 					  (int)(n > 40 ? 40 : n), p, s);
 		if (!p[n])
 			break;
@@ -233,10 +240,13 @@ char *dp_levers_set_name(const dp_levers *lv, char *buf, size_t size)
 		dp_levers_recompute_str(lv, buf + n, size - n);
 		n += strlen(buf + n);
 	}
-	if (lv->fuse)
-		snprintf(buf + n, size - n, "%s%s",
-			 lv->precision || lv->recompute ? "+" : "",
-			 dp_fuse_name(lv->fuse));
+	if (lv->fuse & DP_FUSE_ATTENTION) {
+		snprintf(buf + n, size - n, "%s%s", n ? "+" : "", "attention");
+		n += strlen(buf + n);
+	}
+	if (lv->fuse & DP_FUSE_ELEMENTWISE)
+		snprintf(buf + n, size - n, "%s%s", n ? "+" : "",
+			 "elementwise");
 	return buf;
 }
 

@@ -49,6 +49,9 @@ typedef enum dp_recompute {
 
 /* dp_levers.fuse bits. */
 #define DP_FUSE_ATTENTION 1u /* FlashAttention: no b.a.s^2 scores stored */
+#define DP_FUSE_ELEMENTWISE 2u /* fused element-wise chains (GELU,
+				  LayerNorm, softmax, bias + activation):
+				  their intermediates stay on chip */
 
 typedef struct dp_levers {
 	dp_precision precision;
@@ -98,10 +101,11 @@ dp_status dp_levers_parse_recompute(const char *s, dp_levers *lv,
 /* --recompute's value for lv: its name, or "auto:LAYERS" when auto's
  * layers are chosen; into buf. */
 char *dp_levers_recompute_str(const dp_levers *lv, char *buf, size_t size);
-/* A comma list of fusions ("attention"; "none" for none) into DP_FUSE_*
- * bits. Errors name the unknown entry. */
+/* A comma list of fusions ("attention", "elementwise"; "none" for none)
+ * into DP_FUSE_* bits. Errors name the unknown entry. */
 dp_status dp_fuse_parse(const char *s, unsigned *out, dp_err *err);
-/* The fusion bits as the command line writes them ("attention", "none"). */
+/* The fusion bits as the command line writes them ("attention",
+ * "elementwise", "attention,elementwise", "none"). */
 const char *dp_fuse_name(unsigned fuse);
 
 /* A lever set as `compare --levers` and `fit --levers` write it: levers
