@@ -37,6 +37,10 @@ SETS = [
                                 "elementwise"]),
     ("bf16, fuse attention,elementwise",
      ["--precision", "bf16", "--fuse", "attention,elementwise"]),
+    ("bf16, offload optimizer", ["--precision", "bf16", "--offload",
+                                 "optimizer"]),
+    ("bf16, offload params", ["--precision", "bf16", "--offload",
+                              "params"]),
 ]
 
 

@@ -75,6 +75,7 @@ typedef struct cli_opts {
 	/* the levers (cli_levers.c): --precision, --recompute, --fuse, --gpu
 	 * as given, checked when parsed; NULL = the default */
 	const char *precision, *recompute, *fuse, *gpu;
+	const char *offload, *host_mem; /* --offload, --host-mem */
 	const char *levers; /* compare --levers: lever sets, checked */
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */

@@ -174,7 +174,8 @@ static int check_value(const char *cmd, const char *name, const char *v,
 		return 0;
 	}
 	if (!strcmp(name, "--precision") || !strcmp(name, "--recompute") ||
-	    !strcmp(name, "--fuse") || !strcmp(name, "--gpu"))
+	    !strcmp(name, "--fuse") || !strcmp(name, "--gpu") ||
+	    !strcmp(name, "--offload") || !strcmp(name, "--host-mem"))
 		return cli_check_lever(cmd, name, v) ? -1 : 0;
 	if (!strcmp(name, "--schedule")) {
 		dp_schedule sch;
@@ -246,7 +247,9 @@ static const struct common_opt {
 	{"--precision", NULL, 's', 0, offsetof(cli_opts, precision), true},
 	{"--recompute", NULL, 's', 0, offsetof(cli_opts, recompute), true},
 	{"--fuse", NULL, 's', 0, offsetof(cli_opts, fuse), true},
-	{"--gpu", NULL, 's', 0, offsetof(cli_opts, gpu), true}};
+	{"--gpu", NULL, 's', 0, offsetof(cli_opts, gpu), true},
+	{"--offload", NULL, 's', 0, offsetof(cli_opts, offload), true},
+	{"--host-mem", NULL, 's', 0, offsetof(cli_opts, host_mem), true}};
 
 int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		     cli_opts *o)

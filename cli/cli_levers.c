@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "dnnpart/levers.h"
+#include "dnnpart/units.h"
 #include "dnnpart/recompute.h"
 
 int cli_check_lever(const char *cmd, const char *name, const char *v)
@@ -23,6 +24,16 @@ int cli_check_lever(const char *cmd, const char *name, const char *v)
 		st = dp_levers_parse_recompute(v, &lv, &err);
 	else if (!strcmp(name, "--fuse"))
 		st = dp_fuse_parse(v, &f, &err);
+	else if (!strcmp(name, "--offload"))
+		st = dp_offload_parse(v, &lv.offload, &err);
+	else if (!strcmp(name, "--host-mem")) {
+		int64_t b = 0;
+		if (dp_units_parse_size(v, &b, &err) || b <= 0)
+			return cli_usage_error(cmd,
+					       "--host-mem: expected a size "
+					       "above 0 (512GiB), got '%s'",
+					       v);
+	}
 	else if (!dp_gpu_find(v))
 		return cli_usage_error(cmd, "--gpu: unknown GPU '%s' (known: %s)",
 				       v, dp_gpu_names());
@@ -58,6 +69,10 @@ int cli_levers(const cli_opts *o, dp_levers *lv)
 		dp_levers_parse_recompute(o->recompute, lv, &err);
 	if (o->fuse)
 		dp_fuse_parse(o->fuse, &lv->fuse, &err);
+	if (o->offload)
+		dp_offload_parse(o->offload, &lv->offload, &err);
+	if (o->host_mem)
+		dp_units_parse_size(o->host_mem, &lv->host_mem, &err);
 	const dp_gpu_preset *gpu = dp_gpu_find(o->gpu);
 	if (!gpu || lv->precision == DP_PREC_FP32)
 		return 0;
@@ -175,6 +190,14 @@ void cli_help_levers(FILE *out)
 		"                     their inputs, not their intermediates) or "
 		"both,\n"
 		"                     attention,elementwise\n"
+		"  --offload O        none (default), optimizer (ZeRO-Offload: "
+		"master weights,\n"
+		"                     Adam's moments and the update on the "
+		"host) or params\n"
+		"                     (the working weights too, fetched before "
+		"use)\n"
+		"  --host-mem SIZE    host memory --offload may fill (default "
+		"1TiB)\n"
 		"  --gpu G            %s: memory, speed, link and 2-byte "
 		"rate from the\n"
 		"                     data sheet (--mem, --speed, --link, --bw, "

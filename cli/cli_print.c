@@ -144,6 +144,14 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 			dp_precision_name(m->levers.precision),
 			dp_levers_recompute_str(&m->levers, rbuf, sizeof rbuf),
 			dp_fuse_name(m->levers.fuse));
+	if (m->levers.offload) {
+		char hb[32], hm[32];
+		fprintf(out, "offload      %s: the host holds %s of %s\n",
+			dp_offload_name(m->levers.offload),
+			dp_units_fmt_bytes(g->host_bytes, hb, sizeof hb),
+			dp_units_fmt_bytes(dp_levers_host_mem(&m->levers),
+					      hm, sizeof hm));
+	}
 	if (!strcmp(p->algo, "eval")) {
 		if (p->strat && p->strat->algo[0])
 			fprintf(out,
@@ -329,6 +337,12 @@ void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m)
 		dp_json_str(w, "recompute_layers", rbuf + 5);
 	}
 	dp_json_str(w, "fuse", dp_fuse_name(m->levers.fuse));
+	if (m->levers.offload) {
+		dp_json_str(w, "offload", dp_offload_name(m->levers.offload));
+		dp_json_int(w, "host_bytes", g->host_bytes);
+		dp_json_int(w, "host_mem_bytes",
+			    dp_levers_host_mem(&m->levers));
+	}
 	dp_json_end_object(w);
 }
 

@@ -71,9 +71,10 @@ void cmd_compare_help(FILE *out)
 		"a set joins\n"
 		"                     levers with '+' (none, bf16, "
 		"bf16+full, fp16+attention,\n"
-		"                     bf16+auto+attention+elementwise; "
-		"docs/memory.md); replaces\n"
-		"                     --precision, --recompute and --fuse\n"
+		"                     bf16+auto+elementwise+offload-optimizer; "
+		"docs/memory.md);\n"
+		"                     replaces --precision, --recompute, --fuse "
+		"and --offload\n"
 		"  --check-k          also run each placement algorithm for "
 		"K-1 devices and\n"
 		"                     note where its plan for K is slower than "
@@ -517,6 +518,7 @@ static int compare_levers(cli_opts *o)
 		one.precision = dp_precision_name(lv.precision);
 		one.recompute = dp_levers_recompute_str(&lv, rbuf, sizeof rbuf);
 		one.fuse = dp_fuse_name(lv.fuse);
+		one.offload = dp_offload_name(lv.offload);
 		if (o->json)
 			printf("%s", n ? ",\n" : "");
 		else

@@ -30,6 +30,7 @@ static cli_opts with_levers(const cli_opts *o, const dp_levers *lv)
 	one.precision = dp_precision_name(lv->precision);
 	one.recompute = dp_recompute_name(lv->recompute);
 	one.fuse = dp_fuse_name(lv->fuse);
+	one.offload = dp_offload_name(lv->offload);
 	return one;
 }
 

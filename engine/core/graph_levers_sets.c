@@ -467,6 +467,21 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 		memcpy(s->seg, core, n * sizeof *core);
 		s->nseg = ncore;
 	}
+	/* --offload params: each weight is fetched again before the
+	 * backward of its layer reads it */
+	for (uint32_t u = 0; !st && lv->offload == DP_OFFLOAD_PARAMS &&
+			     u < g->nops;
+	     u++) {
+		if (dp_op_role(g, u) != DP_ROLE_PARAM || !g->ops[u].layer)
+			continue;
+		bool read = false;
+		for (uint32_t k = g->succ_off[u];
+		     k < g->succ_off[u + 1] && !read; k++)
+			read = dpi_levers_redirects(
+				g, u, g->edges[g->succ_edge[k]].to);
+		if (read)
+			s->seg[u] = ++s->nseg;
+	}
 	if (!st)
 		st = find_gates(g, s, err);
 out:

@@ -12,7 +12,16 @@ static const char *const recomp_names[DP_RECOMP_COUNT] = {"none", "selective",
 bool dp_levers_active(const dp_levers *lv)
 {
 	return lv && (lv->precision != DP_PREC_FP32 ||
-		      lv->recompute != DP_RECOMP_NONE || lv->fuse);
+		      lv->recompute != DP_RECOMP_NONE || lv->fuse ||
+		      lv->offload != DP_OFFLOAD_NONE);
+}
+
+static const char *const offload_names[DP_OFFLOAD_COUNT] = {
+	"none", "optimizer", "params"};
+
+const char *dp_offload_name(dp_offload o)
+{
+	return (int)o >= 0 && o < DP_OFFLOAD_COUNT ? offload_names[o] : "";
 }
 
 const char *dp_precision_name(dp_precision p)
@@ -46,6 +55,16 @@ dp_status dp_precision_parse(const char *s, dp_precision *out, dp_err *err)
 	dp_status st = parse_name(s, prec_names, DP_PREC_COUNT, "precision",
 				  "fp32, bf16 or fp16", &i, err);
 	*out = st ? *out : (dp_precision)i;
+	return st;
+}
+
+dp_status dp_offload_parse(const char *s, dp_offload *out, dp_err *err)
+{
+	int i = 0;
+	dp_status st = parse_name(s, offload_names, DP_OFFLOAD_COUNT,
+				  "offload", "none, optimizer or params", &i,
+				  err);
+	*out = st ? *out : (dp_offload)i;
 	return st;
 }
 
@@ -183,13 +202,18 @@ dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err)
 			if (i < 0 && !strcmp(tok, "none"))
 				i = 0;
 		}
+		if (i < 0 && n == 17 && !strncmp(p, "offload-optimizer", n))
+			lv.offload = DP_OFFLOAD_OPTIMIZER, i = 0;
+		if (i < 0 && n == 14 && !strncmp(p, "offload-params", n))
+			lv.offload = DP_OFFLOAD_PARAMS, i = 0;
 		if (i < 0)
 			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 					  "unknown lever '%.*s' in '%.80s': "
 					  "expected levers joined by '+' "
 					  "(fp32, bf16, fp16, selective, full, "
 					  "auto, auto:LAYERS, attention, "
-					  "elementwise, none)",
+					  "elementwise, offload-optimizer, "
+					  "offload-params, none)",
 					  (int)(n > 40 ? 40 : n), p, s);
 		if (!p[n])
 			break;
@@ -244,9 +268,14 @@ char *dp_levers_set_name(const dp_levers *lv, char *buf, size_t size)
 		snprintf(buf + n, size - n, "%s%s", n ? "+" : "", "attention");
 		n += strlen(buf + n);
 	}
-	if (lv->fuse & DP_FUSE_ELEMENTWISE)
+	if (lv->fuse & DP_FUSE_ELEMENTWISE) {
 		snprintf(buf + n, size - n, "%s%s", n ? "+" : "",
 			 "elementwise");
+		n += strlen(buf + n);
+	}
+	if (lv->offload)
+		snprintf(buf + n, size - n, "%soffload-%s", n ? "+" : "",
+			 offload_names[lv->offload]);
 	return buf;
 }
 
@@ -273,7 +302,7 @@ dp_status dp_levers_check_file(const dp_graph *g, const char *file,
 	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 			  "levers: the file was made with the levers "
 			  "'%.60s', this run has '%.60s': give the same "
-			  "--precision, --recompute and --fuse%s%.*s%s "
+			  "--precision, --recompute, --fuse and --offload%s%.*s%s "
 			  "(docs/memory.md)",
 			  file, mine[0] ? mine : "none",
 			  rc ? " (auto's layers: --recompute " : "",

@@ -43,6 +43,25 @@ typedef enum dp_recompute {
 	DP_RECOMP_COUNT
 } dp_recompute;
 
+typedef enum dp_offload {
+	DP_OFFLOAD_NONE = 0,
+	DP_OFFLOAD_OPTIMIZER, /* ZeRO-Offload: fp32 master weights, Adam's
+				 moments, the fp32 gradient and the update
+				 on the host */
+	DP_OFFLOAD_PARAMS,    /* also the working weights (ZeRO-Infinity):
+				 fetched before the forward and again before
+				 the backward */
+	DP_OFFLOAD_COUNT
+} dp_offload;
+
+/* The host side of --offload (docs/memory.md): a PCIe 4.0 x16 link
+ * (bytes per µs per direction, µs), the CPU's Adam rate (parameters per
+ * µs) and the host memory when none is given. */
+#define DP_HOST_LINK_BW 25000.0
+#define DP_HOST_LINK_LAT 10.0
+#define DP_CPU_ADAM_RATE 1000.0
+#define DP_HOST_MEM_DEFAULT ((int64_t)1 << 40)
+
 /* Layers dp_levers.rc_sel can name (64 per word). */
 #define DP_RC_SEL_WORDS 16
 #define DP_RC_MAX_LAYERS (64 * DP_RC_SEL_WORDS)
@@ -65,6 +84,8 @@ typedef struct dp_levers {
 	 * (dp_levers_layers) */
 	uint64_t rc_sel[DP_RC_SEL_WORDS];
 	bool rc_chosen; /* rc_sel holds a choice (its name says it) */
+	dp_offload offload;
+	int64_t host_mem; /* host bytes --offload may use; 0: the default */
 } dp_levers;
 
 /* Layer i of rc_sel. */
@@ -92,6 +113,14 @@ const char *dp_recompute_name(dp_recompute r);
 /* Parsers; errors (DP_EINPUT) say what was expected. */
 dp_status dp_precision_parse(const char *s, dp_precision *out, dp_err *err);
 dp_status dp_recompute_parse(const char *s, dp_recompute *out, dp_err *err);
+const char *dp_offload_name(dp_offload o); /* "none", "optimizer", "params" */
+/* The host memory --offload may use: lv->host_mem, else the default. */
+static inline int64_t dp_levers_host_mem(const dp_levers *lv)
+{
+	return lv->host_mem > 0 ? lv->host_mem : DP_HOST_MEM_DEFAULT;
+}
+dp_status dp_offload_parse(const char *s, dp_offload *out, dp_err *err);
+
 /* --recompute's value into lv->recompute: a name above, or
  * "auto:LAYERS", auto with its layers given (rc_sel, rc_chosen; LAYERS as
  * dp_levers_set_name writes them: "0-5.9", "-" for none), which is how a
@@ -111,7 +140,8 @@ const char *dp_fuse_name(unsigned fuse);
 /* A lever set as `compare --levers` and `fit --levers` write it: levers
  * joined by '+' ("bf16+full+attention"; "none" for the default), each one
  * of fp32, bf16, fp16, selective, full, auto, auto:LAYERS, attention,
- * none. Errors name the unknown lever. */
+ * elementwise, offload-optimizer, offload-params, none. Errors name the
+ * unknown lever. */
 dp_status dp_levers_parse_set(const char *s, dp_levers *out, dp_err *err);
 /* The set in that form, into buf: "none" or the non-default levers;
  * auto with its layers, "auto:0-3.7" ("auto:-" for none), which is what
