@@ -200,6 +200,11 @@ static dp_status add_op(lv_build *b, uint32_t u, const char *name,
 	no->temp_bytes = (int64_t)llround((double)g->ops[u].temp_bytes * r->scale);
 	no->param_bytes = orig ? r->param_bytes : 0;
 	st = dpi_graph_copy_op_attrs(b->ng, *v, g, u, orig, err);
+	/* a weight's second fetch (--offload params) is part of the backward
+	 * pass, with no weight of its own */
+	bool fetch = !orig && dp_op_role(g, u) == DP_ROLE_PARAM;
+	if (!st && fetch)
+		st = dp_graph_set_role(b->ng, *v, DP_ROLE_BACKWARD, err);
 	if (!st && keeps_dims(b, u))
 		st = dpi_graph_copy_op_dims(b->ng, *v, g, u, -1, 0, r->elem,
 					    err);
