@@ -323,7 +323,8 @@ static void test_names(void)
 	CHECK_INPUT_MSG(dp_levers_parse_set("bf16+flash", &lv, &err), &err,
 			"unknown lever 'flash' in 'bf16+flash': expected levers "
 			"joined by '+' (fp32, bf16, fp16, selective, full, "
-			"auto, auto:LAYERS, attention, elementwise, none)");
+			"auto, auto:LAYERS, attention, elementwise, "
+			"offload-optimizer, offload-params, none)");
 }
 
 TEST_MAIN(TEST(test_precision_by_role), TEST(test_gpt2_16_bytes_per_param),
