@@ -117,12 +117,17 @@ int cli_apply_levers(const cli_opts *o, dp_graph **g)
 {
 	dp_levers lv;
 	int rc = cli_levers(o, &lv);
+	if (rc) { /* as on the other error paths: the caller's graph goes */
+		dp_graph_free(*g);
+		*g = NULL;
+		return rc;
+	}
 	/* auto's layers are chosen with the machine (cli_apply_auto); without
 	 * one, the other levers */
-	if (!rc && lv.recompute == DP_RECOMP_AUTO && !lv.rc_chosen)
+	if (lv.recompute == DP_RECOMP_AUTO && !lv.rc_chosen)
 		lv.recompute = DP_RECOMP_NONE;
-	if (rc || !dp_levers_active(&lv))
-		return rc;
+	if (!dp_levers_active(&lv))
+		return 0;
 	dp_err err;
 	dp_err_clear(&err);
 	dp_graph *t = NULL;
@@ -134,8 +139,11 @@ int cli_apply_auto(const cli_opts *o, dp_graph **g, dp_machine *m)
 {
 	dp_levers lv;
 	int rc = cli_levers(o, &lv);
-	if (rc)
+	if (rc) {
+		dp_graph_free(*g);
+		*g = NULL;
 		return rc;
+	}
 	const dp_algo *algo = o->algo ? o->algo : dp_algo_find("pardnn");
 	dp_algo_opts ao;
 	cli_algo_opts(o, &ao);
