@@ -187,7 +187,7 @@ clean:
 # explorer runs them. bench_pardnn.c and bench_peers.c are standalone tools.
 BENCH_TOOL_SRC := bench/bench_pardnn.c bench/bench_peers.c bench/bench_msrdp.c \
 	bench/bench_bound.c \
-	bench/bench_copies.c bench/bench_pasemodel.c
+	bench/bench_copies.c bench/bench_pasemodel.c bench/bench_recompute.c
 BENCH_SRC := $(filter-out $(BENCH_TOOL_SRC),$(sort $(wildcard bench/bench*.c)))
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 BENCH_BIN := $(BUILD)/bench/dnnpart-bench

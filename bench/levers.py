@@ -32,6 +32,15 @@ SETS = [
     ("bf16, fuse attention", ["--precision", "bf16", "--fuse", "attention"]),
     ("bf16, fuse attention, recompute full",
      ["--precision", "bf16", "--fuse", "attention", "--recompute", "full"]),
+    ("fp32, fuse elementwise", ["--fuse", "elementwise"]),
+    ("bf16, fuse elementwise", ["--precision", "bf16", "--fuse",
+                                "elementwise"]),
+    ("bf16, fuse attention,elementwise",
+     ["--precision", "bf16", "--fuse", "attention,elementwise"]),
+    ("bf16, offload optimizer", ["--precision", "bf16", "--offload",
+                                 "optimizer"]),
+    ("bf16, offload params", ["--precision", "bf16", "--offload",
+                              "params"]),
 ]
 
 

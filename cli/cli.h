@@ -75,6 +75,7 @@ typedef struct cli_opts {
 	/* the levers (cli_levers.c): --precision, --recompute, --fuse, --gpu
 	 * as given, checked when parsed; NULL = the default */
 	const char *precision, *recompute, *fuse, *gpu;
+	const char *offload, *host_mem; /* --offload, --host-mem */
 	const char *levers; /* compare --levers: lever sets, checked */
 	double time_limit_s; /* --time-limit (ilp), 0 = the default */
 	double budget_s;     /* --budget (best), 0 = none */
@@ -305,6 +306,12 @@ int cli_check_lever(const char *cmd, const char *name, const char *v);
 int cli_check_lever_sets(const char *cmd, const char *list);
 int cli_levers(const cli_opts *o, dp_levers *lv);
 int cli_apply_levers(const cli_opts *o, dp_graph **g);
+/* Whether --recompute is auto without its layers: then the graph is
+ * loaded without levers and cli_apply_auto, once the machine is made,
+ * chooses the layers (with --algo's algorithm, else pardnn) and applies
+ * every lever, setting m's levers to the choice. */
+bool cli_wants_auto(const cli_opts *o);
+int cli_apply_auto(const cli_opts *o, dp_graph **g, dp_machine *m);
 int cli_apply_gpu(const cli_opts *o, dp_machine *m);
 void cli_help_levers(FILE *out);
 /* fit's lever search (cmd_fit_levers.c): dp_fit_search_run with the

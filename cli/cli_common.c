@@ -174,7 +174,8 @@ static int check_value(const char *cmd, const char *name, const char *v,
 		return 0;
 	}
 	if (!strcmp(name, "--precision") || !strcmp(name, "--recompute") ||
-	    !strcmp(name, "--fuse") || !strcmp(name, "--gpu"))
+	    !strcmp(name, "--fuse") || !strcmp(name, "--gpu") ||
+	    !strcmp(name, "--offload") || !strcmp(name, "--host-mem"))
 		return cli_check_lever(cmd, name, v) ? -1 : 0;
 	if (!strcmp(name, "--schedule")) {
 		dp_schedule sch;
@@ -246,7 +247,9 @@ static const struct common_opt {
 	{"--precision", NULL, 's', 0, offsetof(cli_opts, precision), true},
 	{"--recompute", NULL, 's', 0, offsetof(cli_opts, recompute), true},
 	{"--fuse", NULL, 's', 0, offsetof(cli_opts, fuse), true},
-	{"--gpu", NULL, 's', 0, offsetof(cli_opts, gpu), true}};
+	{"--gpu", NULL, 's', 0, offsetof(cli_opts, gpu), true},
+	{"--offload", NULL, 's', 0, offsetof(cli_opts, offload), true},
+	{"--host-mem", NULL, 's', 0, offsetof(cli_opts, host_mem), true}};
 
 int cli_parse_common(const char *cmd, int argc, char **argv, int *i,
 		     cli_opts *o)
@@ -340,8 +343,9 @@ void cli_help_machine_opts(FILE *out)
 		"  --tp T             tensor-parallel size (default: the "
 		"algorithm's choice;\n"
 		"                     not eval, export)\n"
-		"  --virtual-stages V interleaved 1F1B (1f1b): V chunks per "
-		"device, 1..%d\n"
+		"  --virtual-stages V interleaved 1F1B (1f1b, hybrid): V chunks "
+		"per device,\n"
+		"                     1..%d (default: searched)\n"
 		"  --zero-stage Z     zero's ZeRO stage: 1 optimizer state, 2 "
 		"also gradients\n"
 		"                     (default), 3 also weights (FSDP full "
@@ -368,14 +372,19 @@ void cli_help_machine_opts(FILE *out)
 	cli_help_levers(out);
 }
 
-int cli_load_graph(const cli_opts *o, dp_graph **g)
+/* The graph with --batch, without the levers. */
+static int load_graph_batch(const cli_opts *o, dp_graph **g)
 {
 	dp_err err;
 	dp_err_clear(&err);
 	dp_status st = dp_graph_load(o->graph_path, o->format, g, &err);
 	int rc = cli_graph_loaded(o, st, st ? NULL : *g, &err);
-	if (!rc)
-		rc = cli_apply_batch(o, g);
+	return rc ? rc : cli_apply_batch(o, g);
+}
+
+int cli_load_graph(const cli_opts *o, dp_graph **g)
+{
+	int rc = load_graph_batch(o, g);
 	return rc ? rc : cli_apply_levers(o, g);
 }
 
@@ -644,12 +653,14 @@ void cli_algo_opts(const cli_opts *o, dp_algo_opts *ao)
 
 int cli_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)
 {
-	int rc = cli_load_graph(o, g);
+	bool autorc = cli_wants_auto(o);
+	int rc = autorc ? load_graph_batch(o, g) : cli_load_graph(o, g);
 	if (rc)
 		return rc;
 	if ((rc = cli_make_machine(o, *g, m))) {
 		dp_graph_free(*g);
 		*g = NULL;
-	}
+	} else if (autorc && (rc = cli_apply_auto(o, g, m)))
+		dp_machine_free(m);
 	return rc;
 }

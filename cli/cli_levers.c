@@ -6,21 +6,34 @@
 
 #include "cli.h"
 #include "dnnpart/levers.h"
+#include "dnnpart/units.h"
+#include "dnnpart/recompute.h"
 
 int cli_check_lever(const char *cmd, const char *name, const char *v)
 {
 	dp_err err;
 	dp_err_clear(&err);
 	dp_precision p;
-	dp_recompute r;
+	dp_levers lv;
+	memset(&lv, 0, sizeof lv);
 	unsigned f;
 	dp_status st = DP_OK;
 	if (!strcmp(name, "--precision"))
 		st = dp_precision_parse(v, &p, &err);
 	else if (!strcmp(name, "--recompute"))
-		st = dp_recompute_parse(v, &r, &err);
+		st = dp_levers_parse_recompute(v, &lv, &err);
 	else if (!strcmp(name, "--fuse"))
 		st = dp_fuse_parse(v, &f, &err);
+	else if (!strcmp(name, "--offload"))
+		st = dp_offload_parse(v, &lv.offload, &err);
+	else if (!strcmp(name, "--host-mem")) {
+		int64_t b = 0;
+		if (dp_units_parse_size(v, &b, &err) || b <= 0)
+			return cli_usage_error(cmd,
+					       "--host-mem: expected a size "
+					       "above 0 (512GiB), got '%s'",
+					       v);
+	}
 	else if (!dp_gpu_find(v))
 		return cli_usage_error(cmd, "--gpu: unknown GPU '%s' (known: %s)",
 				       v, dp_gpu_names());
@@ -53,9 +66,13 @@ int cli_levers(const cli_opts *o, dp_levers *lv)
 	if (o->precision)
 		dp_precision_parse(o->precision, &lv->precision, &err);
 	if (o->recompute)
-		dp_recompute_parse(o->recompute, &lv->recompute, &err);
+		dp_levers_parse_recompute(o->recompute, lv, &err);
 	if (o->fuse)
 		dp_fuse_parse(o->fuse, &lv->fuse, &err);
+	if (o->offload)
+		dp_offload_parse(o->offload, &lv->offload, &err);
+	if (o->host_mem)
+		dp_units_parse_size(o->host_mem, &lv->host_mem, &err);
 	const dp_gpu_preset *gpu = dp_gpu_find(o->gpu);
 	if (!gpu || lv->precision == DP_PREC_FP32)
 		return 0;
@@ -73,26 +90,70 @@ int cli_levers(const cli_opts *o, dp_levers *lv)
 	return 0;
 }
 
+bool cli_wants_auto(const cli_opts *o)
+{
+	dp_levers lv;
+	dp_err err;
+	memset(&lv, 0, sizeof lv);
+	return o->recompute &&
+	       !dp_levers_parse_recompute(o->recompute, &lv, &err) &&
+	       lv.recompute == DP_RECOMP_AUTO && !lv.rc_chosen;
+}
+
+/* Replaces *g by t after dp_levers_apply or dp_recompute_auto said st. */
+static int replace_graph(dp_status st, const dp_err *err, dp_graph **g,
+			 dp_graph *t)
+{
+	dp_graph_free(*g);
+	*g = st ? NULL : t;
+	if (!st)
+		return 0;
+	char buf[2048];
+	fprintf(stderr, "dnnpart: %s\n", dp_err_format(err, buf, sizeof buf));
+	return dp_status_exit_code(err->code);
+}
+
 int cli_apply_levers(const cli_opts *o, dp_graph **g)
 {
 	dp_levers lv;
 	int rc = cli_levers(o, &lv);
-	if (rc || !dp_levers_active(&lv))
+	if (rc) { /* as on the other error paths: the caller's graph goes */
+		dp_graph_free(*g);
+		*g = NULL;
 		return rc;
+	}
+	/* auto's layers are chosen with the machine (cli_apply_auto); without
+	 * one, the other levers */
+	if (lv.recompute == DP_RECOMP_AUTO && !lv.rc_chosen)
+		lv.recompute = DP_RECOMP_NONE;
+	if (!dp_levers_active(&lv))
+		return 0;
 	dp_err err;
 	dp_err_clear(&err);
 	dp_graph *t = NULL;
-	if (dp_levers_apply(*g, &lv, &t, &err)) {
+	dp_status st = dp_levers_apply(*g, &lv, &t, &err);
+	return replace_graph(st, &err, g, t);
+}
+
+int cli_apply_auto(const cli_opts *o, dp_graph **g, dp_machine *m)
+{
+	dp_levers lv;
+	int rc = cli_levers(o, &lv);
+	if (rc) {
 		dp_graph_free(*g);
 		*g = NULL;
-		char buf[2048];
-		fprintf(stderr, "dnnpart: %s\n",
-			dp_err_format(&err, buf, sizeof buf));
-		return dp_status_exit_code(err.code);
+		return rc;
 	}
-	dp_graph_free(*g);
-	*g = t;
-	return 0;
+	const dp_algo *algo = o->algo ? o->algo : dp_algo_find("pardnn");
+	dp_algo_opts ao;
+	cli_algo_opts(o, &ao);
+	dp_err err;
+	dp_err_clear(&err);
+	dp_graph *t = NULL;
+	dp_rc_auto rep;
+	dp_status st = dp_recompute_auto(*g, &lv, m, algo, &ao, NULL,
+					 &m->levers, &t, &rep, &err);
+	return replace_graph(st, &err, g, t);
 }
 
 int cli_apply_gpu(const cli_opts *o, dp_machine *m)
@@ -123,12 +184,28 @@ void cli_help_levers(FILE *out)
 		"weights and\n"
 		"                     Adam moments: 16 B per parameter)\n"
 		"  --recompute R      none (default), selective (re-run the "
-		"attention cores)\n"
-		"                     or full (keep each layer's input, re-run "
-		"the layer)\n"
-		"  --fuse F           none (default) or attention "
+		"attention cores),\n"
+		"                     full (keep each layer's input, re-run "
+		"the layer) or\n"
+		"                     auto (the layers that make the plan fit "
+		"the caps with\n"
+		"                     the least added time; auto:LAYERS gives "
+		"them again)\n"
+		"  --fuse F           none (default), attention "
 		"(FlashAttention: no scores\n"
-		"                     stored)\n"
+		"                     stored), elementwise (fused element-wise "
+		"chains keep\n"
+		"                     their inputs, not their intermediates) or "
+		"both,\n"
+		"                     attention,elementwise\n"
+		"  --offload O        none (default), optimizer (ZeRO-Offload: "
+		"master weights,\n"
+		"                     Adam's moments and the update on the "
+		"host) or params\n"
+		"                     (the working weights too, fetched before "
+		"use)\n"
+		"  --host-mem SIZE    host memory --offload may fill (default "
+		"1TiB)\n"
 		"  --gpu G            %s: memory, speed, link and 2-byte "
 		"rate from the\n"
 		"                     data sheet (--mem, --speed, --link, --bw, "

@@ -136,13 +136,22 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	print_link(out, m);
 	fprintf(out, ", contention %s\n",
 		dp_sim_contention_name(p->contention));
+	char rbuf[8192];
 	if (dp_levers_active(&m->levers))
 		fprintf(out,
 			"levers       precision %s, recompute %s, fuse %s "
 			"(docs/memory.md)\n",
 			dp_precision_name(m->levers.precision),
-			dp_recompute_name(m->levers.recompute),
+			dp_levers_recompute_str(&m->levers, rbuf, sizeof rbuf),
 			dp_fuse_name(m->levers.fuse));
+	if (m->levers.offload) {
+		char hb[32], hm[32];
+		fprintf(out, "offload      %s: the host holds %s of %s\n",
+			dp_offload_name(m->levers.offload),
+			dp_units_fmt_bytes(g->host_bytes, hb, sizeof hb),
+			dp_units_fmt_bytes(dp_levers_host_mem(&m->levers),
+					      hm, sizeof hm));
+	}
 	if (!strcmp(p->algo, "eval")) {
 		if (p->strat && p->strat->algo[0])
 			fprintf(out,
@@ -322,7 +331,18 @@ void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m)
 	dp_json_begin_object(w, "levers");
 	dp_json_str(w, "precision", dp_precision_name(m->levers.precision));
 	dp_json_str(w, "recompute", dp_recompute_name(m->levers.recompute));
+	if (m->levers.recompute == DP_RECOMP_AUTO && m->levers.rc_chosen) {
+		char rbuf[8192];
+		dp_levers_recompute_str(&m->levers, rbuf, sizeof rbuf);
+		dp_json_str(w, "recompute_layers", rbuf + 5);
+	}
 	dp_json_str(w, "fuse", dp_fuse_name(m->levers.fuse));
+	if (m->levers.offload) {
+		dp_json_str(w, "offload", dp_offload_name(m->levers.offload));
+		dp_json_int(w, "host_bytes", g->host_bytes);
+		dp_json_int(w, "host_mem_bytes",
+			    dp_levers_host_mem(&m->levers));
+	}
 	dp_json_end_object(w);
 }
 

@@ -71,9 +71,10 @@ void cmd_compare_help(FILE *out)
 		"a set joins\n"
 		"                     levers with '+' (none, bf16, "
 		"bf16+full, fp16+attention,\n"
-		"                     bf16+selective+attention; docs/memory.md); "
-		"replaces\n"
-		"                     --precision, --recompute and --fuse\n"
+		"                     bf16+auto+elementwise+offload-optimizer; "
+		"docs/memory.md);\n"
+		"                     replaces --precision, --recompute, --fuse "
+		"and --offload\n"
 		"  --check-k          also run each placement algorithm for "
 		"K-1 devices and\n"
 		"                     note where its plan for K is slower than "
@@ -503,7 +504,7 @@ out:
  * JSON array of comparisons); the exit code is the worst. */
 static int compare_levers(cli_opts *o)
 {
-	char sets[1024], name[64];
+	char sets[1024], name[8192], rbuf[8192];
 	snprintf(sets, sizeof sets, "%s", o->levers);
 	int worst = 0, n = 0;
 	if (o->json)
@@ -515,8 +516,9 @@ static int compare_levers(cli_opts *o)
 		dp_levers_parse_set(t, &lv, &err); /* checked when parsed */
 		cli_opts one = *o;
 		one.precision = dp_precision_name(lv.precision);
-		one.recompute = dp_recompute_name(lv.recompute);
+		one.recompute = dp_levers_recompute_str(&lv, rbuf, sizeof rbuf);
 		one.fuse = dp_fuse_name(lv.fuse);
+		one.offload = dp_offload_name(lv.offload);
 		if (o->json)
 			printf("%s", n ? ",\n" : "");
 		else

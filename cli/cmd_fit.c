@@ -174,10 +174,17 @@ void cli_fit_print_accumulation(FILE *out, const dp_fit_probe *p)
 		"             every device adds up their gradients before one "
 		"update: the same step\n",
 		p->strategy, M, M);
+	int V = p->virtual_stages, w = 2 * (S - 1) + (V - 1) * S + 1;
 	if (!strncmp(p->strategy, "gpipe", 5))
 		fprintf(out, "             as the whole batch; gpipe keeps the "
 			     "activations of all %d until their backward\n",
 			M);
+	else if (V > 1) /* Megatron-LM's warm-up on the first device */
+		fprintf(out,
+			"             as the whole batch; interleaved, device 0 "
+			"keeps the activations of\n             %d chunks of "
+			"micro-batches live (each 1/%d of its layers)\n",
+			w < M * V ? w : M * V, V);
 	else
 		fprintf(out,
 			"             as the whole batch, with the activations "

@@ -24,6 +24,7 @@ int cli_fit_write_plan(const cli_opts *o, const dp_algo *algo, int k,
 	one.precision = dp_precision_name(lv.precision);
 	one.recompute = dp_recompute_name(lv.recompute);
 	one.fuse = dp_fuse_name(lv.fuse);
+	one.offload = dp_offload_name(lv.offload);
 	one.k = k;
 	one.zero_stage = zero_stage;
 	dp_graph *g;

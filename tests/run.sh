@@ -16,7 +16,10 @@
 # run start first ($BUILD/test-times.txt, else build/test-times.txt).
 # Each suite's line ends with its wall time; $BUILD/test-times.txt lists
 # wall, user and system seconds per suite, most CPU time first.
-# Environment: BUILD (build folder), DNNPART (the binary under test), JOBS.
+# Environment: BUILD (build folder), DNNPART (the binary under test), JOBS,
+# SUITES (space-separated shell patterns of the suite names to run, and
+# !patterns of those not to, e.g. "test_* !test_best suite_bad_inputs";
+# default every suite).
 set -u
 : "${BUILD:=build}"
 : "${DNNPART:=$PWD/dnnpart}"
@@ -53,19 +56,42 @@ pass=0
 fail=0
 skip=0
 
+# wanted NAME: whether SUITES (unset: every suite) names the suite: a
+# pattern that matches it and no !pattern that does
+wanted() {
+	[ -z "${SUITES:-}" ] && return 0
+	set -f # the patterns are for case, not for the files here
+	hit=1
+	for pat in $SUITES; do
+		# shellcheck disable=SC2254
+		case $pat in
+		!*) case $1 in ${pat#!}) set +f; return 1 ;; esac ;;
+		*) case $1 in $pat) hit=0 ;; esac ;;
+		esac
+	done
+	set +f
+	return $hit
+}
+
 # the suites, one "IDX KIND PATH NAME" line each, in report order
 n=0
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	case "$t" in *.d|*.o) continue ;; esac
+	wanted "$(basename "$t")" || continue
 	n=$((n + 1))
 	echo "$n bin $t $(basename "$t")"
 done >"$dir/list"
 for s in tests/suite_*.sh; do
 	[ -f "$s" ] || continue
+	wanted "$(basename "$s" .sh)" || continue
 	n=$((n + 1))
 	echo "$n sh $s $(basename "$s" .sh)"
 done >>"$dir/list"
+if [ ! -s "$dir/list" ]; then
+	echo "run.sh: SUITES=\"${SUITES:-}\" names no suite of $BUILD/tests or tests/" >&2
+	exit 2
+fi
 
 # start order: longest wall time of the last run first, new suites before
 # those, then report order
@@ -125,8 +151,9 @@ touch "$dir/done"
 wait "$reporter"
 read -r pass fail skip <"$dir/counts"
 
-# the side file: most CPU time (user + system) first
-{
+# the side file: most CPU time (user + system) first (a run of some suites
+# only leaves the last whole run's)
+if [ -z "${SUITES:-}" ]; then {
 	echo "# suite wall_s user_s sys_s cpu_s (JOBS=$JOBS; most CPU time first)"
 	awk '{ printf "%s %s %s %s %.2f\n", $1, $2, $3, $4, $3 + $4 }' "$dir/times" |
 		sort -k5,5gr -k1,1 |
@@ -134,6 +161,7 @@ read -r pass fail skip <"$dir/counts"
 			END { printf "# total %.2f %.2f %.2f %.2f (sum over suites)\n", w, u, s, u + s }'
 	echo "$start $(date +%s.%N)" | awk '{ printf "# run wall %.2f s\n", $2 - $1 }'
 } >"$BUILD/test-times.txt.tmp" && mv "$BUILD/test-times.txt.tmp" "$BUILD/test-times.txt"
+fi
 
 if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"

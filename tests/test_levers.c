@@ -19,7 +19,8 @@
 static dp_graph *levered(const dp_graph *g, dp_precision p, dp_recompute r,
 			 unsigned fuse, double ratio)
 {
-	dp_levers lv = {p, r, fuse, ratio};
+	dp_levers lv = {.precision = p, .recompute = r, .fuse = fuse,
+			 .gemm_ratio = ratio};
 	dp_graph *t = NULL;
 	dp_err err;
 	if (dp_levers_apply(g, &lv, &t, &err))
@@ -183,6 +184,60 @@ static void test_selective_and_fused_attention(void)
 	free_both(g, t);
 }
 
+/* levers_ew: m (MatMul, 400 B) -> the chain b (BiasAdd), t (Tanh), mu
+ * (Mean, 16 B: a statistic), y (Mul, read by L2's o) of L1; backward y_g
+ * (800 B, reads t and mu), t_g (reads y_g and b), b_g (reads t_g only).
+ * Fused: b and t are intermediates (0 B stored); mu (16 x 16 < 400) and
+ * the output y keep theirs; y_g and t_g read an intermediate, so they are
+ * the fused backward kernel and read the chain's input m (400 B each);
+ * y_g, read by t_g only, stores nothing; t_g, read by b_g, keeps 400 B.
+ * A fused op that stores nothing takes its elements (the larger of its
+ * output and largest input, 4 bytes each) at 7.85e6 per µs; one that
+ * writes its output keeps its time. */
+static void test_fused_elementwise(void)
+{
+	dp_graph *g = test_load_ok("tests/data/levers_ew.json");
+	REQUIRE(g);
+	dp_graph *t = levered(g, DP_PREC_FP32, DP_RECOMP_NONE,
+			      DP_FUSE_ELEMENTWISE, 0);
+	REQUIRE(t);
+	CHECK_INT(t->nops, g->nops);
+	CHECK_INT(op(t, "b")->output_bytes, 0);
+	CHECK_INT(op(t, "t")->output_bytes, 0);
+	CHECK_INT(op(t, "mu")->output_bytes, 16);
+	CHECK_INT(op(t, "y")->output_bytes, 400);
+	CHECK_INT(op(t, "y_g")->output_bytes, 0);
+	CHECK_INT(op(t, "t_g")->output_bytes, 400);
+	CHECK_INT(op(t, "b_g")->output_bytes, 400);
+	CHECK_INT(op(t, "m")->output_bytes, 400);
+	CHECK_INT(edge(t, "b", "t", false)->bytes, 0);
+	CHECK_INT(edge(t, "t", "y_g", false)->bytes, 0);
+	CHECK_INT(edge(t, "mu", "y", false)->bytes, 16);
+	CHECK_INT(edge(t, "y", "o", false)->bytes, 400);
+	/* the saved input, to each fused backward op: 2 more edges */
+	CHECK_INT(edge(t, "m", "y_g", false)->bytes, 400);
+	CHECK_INT(edge(t, "m", "t_g", false)->bytes, 400);
+	CHECK(!edge(t, "m", "b_g", false));
+	CHECK_INT(t->nedges, g->nedges + 2);
+	CHECK_NEAR(op(t, "b")->time_us, 100 / 7.85e6, 1e-15);
+	CHECK_NEAR(op(t, "t")->time_us, 100 / 7.85e6, 1e-15);
+	CHECK_NEAR(op(t, "y_g")->time_us, 200 / 7.85e6, 1e-15);
+	/* what writes its output keeps its time */
+	CHECK_NEAR(op(t, "mu")->time_us, 4, 0);
+	CHECK_NEAR(op(t, "y")->time_us, 10, 0);
+	CHECK_NEAR(op(t, "t_g")->time_us, 10, 0);
+	CHECK_NEAR(op(t, "b_g")->time_us, 10, 0);
+	CHECK_NEAR(op(t, "m")->time_us, 80, 0);
+	dp_graph_free(t);
+	/* bf16: y and m in 2 bytes, mu's Mean stays fp32 */
+	t = levered(g, DP_PREC_BF16, DP_RECOMP_NONE, DP_FUSE_ELEMENTWISE, 0);
+	REQUIRE(t);
+	CHECK_INT(op(t, "y")->output_bytes, 200);
+	CHECK_INT(op(t, "mu")->output_bytes, 16);
+	CHECK_INT(edge(t, "m", "t_g", false)->bytes, 200);
+	free_both(g, t);
+}
+
 static void test_refusals(void)
 {
 	dp_graph *g = dp_graph_new("plain");
@@ -193,7 +248,7 @@ static void test_refusals(void)
 	REQUIRE(dp_graph_add_edge(g, 0, 1, -1, false, &err) == DP_OK);
 	REQUIRE(dp_graph_finalize(g, &err) == DP_OK);
 	dp_graph *t = NULL;
-	dp_levers lv = {DP_PREC_FP32, DP_RECOMP_FULL, 0, 0};
+	dp_levers lv = {.recompute = DP_RECOMP_FULL};
 	CHECK_INPUT_MSG(dp_levers_apply(g, &lv, &t, &err), &err,
 			"--recompute full: graph 'plain' has no forward ops "
 			"with `layer` labels (docs/memory.md)");
@@ -201,13 +256,18 @@ static void test_refusals(void)
 	CHECK_INT(dp_levers_apply(g, &lv, &t, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "--recompute selective: graph 'plain' has no "
 				"attention core");
-	lv = (dp_levers){DP_PREC_BF16, DP_RECOMP_NONE, 0, 0};
+	lv = (dp_levers){.precision = DP_PREC_BF16};
 	CHECK_INT(dp_levers_apply(g, &lv, &t, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "--precision bf16: graph 'plain' has no op "
 				"roles");
-	lv = (dp_levers){DP_PREC_FP32, DP_RECOMP_NONE, DP_FUSE_ATTENTION, 0};
+	lv = (dp_levers){.fuse = DP_FUSE_ATTENTION};
 	CHECK_INT(dp_levers_apply(g, &lv, &t, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "--fuse attention: graph 'plain' has no");
+	lv = (dp_levers){.fuse = DP_FUSE_ELEMENTWISE};
+	CHECK_INPUT_MSG(dp_levers_apply(g, &lv, &t, &err), &err,
+			"--fuse elementwise: graph 'plain' has no element-wise "
+			"chain (two or more forward element-wise ops of one "
+			"layer linked by a data edge; docs/memory.md)");
 	CHECK(t == NULL);
 	dp_graph_free(g);
 }
@@ -218,8 +278,10 @@ static void test_names(void)
 		{"fp32", "fp32"}, {"bf16", "bf16"}, {"fp16", "fp16"}};
 	CHECK_PARSE_NAMES(prec, dp_precision, dp_precision_parse,
 			  dp_precision_name);
-	static const char *rc[][2] = {
-		{"none", "none"}, {"selective", "selective"}, {"full", "full"}};
+	static const char *rc[][2] = {{"none", "none"},
+				      {"selective", "selective"},
+				      {"full", "full"},
+				      {"auto", "auto"}};
 	CHECK_PARSE_NAMES(rc, dp_recompute, dp_recompute_parse,
 			  dp_recompute_name);
 	dp_err err;
@@ -231,7 +293,11 @@ static void test_names(void)
 	CHECK_INT(dp_fuse_parse("attention", &f, &err), DP_OK);
 	CHECK_INT(f, DP_FUSE_ATTENTION);
 	CHECK_INPUT_MSG(dp_fuse_parse("attention,gelu", &f, &err), &err,
-			"unknown fusion 'gelu': expected attention or none");
+			"unknown fusion 'gelu': expected attention, "
+			"elementwise or none");
+	CHECK_INT(dp_fuse_parse("elementwise,attention", &f, &err), DP_OK);
+	CHECK_INT(f, DP_FUSE_ATTENTION | DP_FUSE_ELEMENTWISE);
+	CHECK_STR(dp_fuse_name(f), "attention,elementwise");
 	CHECK(dp_levers_keeps_fp32("Softmax") && dp_levers_keeps_fp32("ExpGrad"));
 	CHECK(!dp_levers_keeps_fp32("MatMul") &&
 	      !dp_levers_keeps_fp32("MatMulGradWeight"));
@@ -250,12 +316,17 @@ static void test_names(void)
 	CHECK_INT(dp_levers_parse_set("selective+attention", &lv, &err), DP_OK);
 	CHECK_STR(dp_levers_set_name(&lv, buf, sizeof buf),
 		  "selective+attention");
+	CHECK_INT(dp_levers_parse_set("bf16+elementwise+attention", &lv, &err),
+		  DP_OK);
+	CHECK_STR(dp_levers_set_name(&lv, buf, sizeof buf),
+		  "bf16+attention+elementwise");
 	CHECK_INPUT_MSG(dp_levers_parse_set("bf16+flash", &lv, &err), &err,
 			"unknown lever 'flash' in 'bf16+flash': expected levers "
 			"joined by '+' (fp32, bf16, fp16, selective, full, "
-			"attention, none)");
+			"auto, auto:LAYERS, attention, elementwise, "
+			"offload-optimizer, offload-params, none)");
 }
 
 TEST_MAIN(TEST(test_precision_by_role), TEST(test_gpt2_16_bytes_per_param),
 	  TEST(test_full_recompute), TEST(test_selective_and_fused_attention),
-	  TEST(test_refusals), TEST(test_names))
+	  TEST(test_fused_elementwise), TEST(test_refusals), TEST(test_names))

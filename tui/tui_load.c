@@ -164,11 +164,14 @@ int tui_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)
 	if (rc)
 		return rc;
 	*g = j.g;
-	if ((rc = cli_apply_batch(o, g)) || (rc = cli_apply_levers(o, g)))
+	bool autorc = cli_wants_auto(o);
+	if ((rc = cli_apply_batch(o, g)) ||
+	    (!autorc && (rc = cli_apply_levers(o, g))))
 		return rc;
 	if ((rc = cli_make_machine(o, *g, m))) {
 		dp_graph_free(*g);
 		*g = NULL;
-	}
+	} else if (autorc && (rc = cli_apply_auto(o, g, m)))
+		dp_machine_free(m);
 	return rc;
 }

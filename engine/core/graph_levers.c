@@ -18,13 +18,16 @@
  * start the copies just before the backward pass needs them. A fused op
  * stores none of what its kernel keeps on chip (its `drop` bytes) and
  * takes the time of its arithmetic: its elements at the reference
- * device's rate, when that is less than its own time.
+ * device's rate, when that is less than its own time; a fused op that
+ * still writes its whole output (a chain's output or statistic) keeps its
+ * time, the memory traffic of that write.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnnpart/units.h"
 #include "internal/graph_int.h"
 #include "internal/levers_int.h"
 #include "internal/nomem.h"
@@ -38,13 +41,78 @@ static bool is_gemm(const char *type)
 	return strstr(type, "MatMul") || strstr(type, "Conv");
 }
 
-/* What precision does to one op. */
+/* What precision and offload do to one op. */
 typedef struct lv_op {
 	double scale;	/* of its output, temp and outgoing edges */
 	double time_us; /* its new time */
 	int64_t param_bytes;
 	int64_t elem; /* new elem_bytes of its dims, 0: unchanged */
+	int64_t out;  /* its output bytes when set (>= 0): a fetched weight */
+	int64_t host; /* bytes it keeps in host memory (--offload) */
 } lv_op;
+
+/* A weight's parameters: its fp32 bytes w over 4, from its dims, else a
+ * third of its params (weight, Adam's m and v). */
+static int64_t weight_bytes(const dp_graph *g, uint32_t u)
+{
+	dp_dims d;
+	int64_t w = g->ops[u].param_bytes / 3;
+	if (dp_op_dims(g, u, &d) && d.nparam > 0) {
+		w = d.elem_bytes;
+		for (int32_t i = 0; i < d.nparam; i++)
+			w *= d.sizes[d.param[i]];
+	}
+	return w;
+}
+
+/* A weight (role param) under precision and offload: params on the
+ * device, bytes on the host; docs/memory.md has the table. */
+static void param_op(const dp_graph *g, uint32_t u, const dp_levers *lv,
+		     lv_op *r)
+{
+	int64_t w = weight_bytes(g, u);
+	bool mixed = lv->precision != DP_PREC_FP32;
+	int64_t work = mixed ? w / 2 : w; /* the working weights */
+	if (lv->offload && mixed) {
+		/* what stays is the 2-byte working copy, and its edges */
+		r->elem = 2;
+		r->scale = 0.5;
+	}
+	switch (lv->offload) {
+	case DP_OFFLOAD_OPTIMIZER: /* master, m, v and the fp32 gradient */
+		r->param_bytes = work;
+		r->host = mixed ? 4 * w : 3 * w;
+		break;
+	case DP_OFFLOAD_PARAMS: /* the working weights too, fetched */
+		r->param_bytes = 0;
+		r->host = mixed ? 4 * w + work : 4 * w;
+		r->out = work;
+		r->time_us = (double)work / DP_HOST_LINK_BW + DP_HOST_LINK_LAT;
+		break;
+	default:
+		r->param_bytes = g->ops[u].param_bytes + (mixed ? w / 2 : 0);
+	}
+}
+
+/* An update under offload: on the host, its time is the gradient's copy
+ * over the host link, the CPU's Adam and (optimizer) the working
+ * weights' copy back; the graph's sizes are fp32, so its parameters are
+ * its gradient bytes over 4. */
+static double offload_update_time(const dp_graph *g, uint32_t u,
+				  const dp_levers *lv)
+{
+	int64_t grad = 0;
+	for (uint32_t k = g->pred_off[u]; k < g->pred_off[u + 1]; k++) {
+		const dp_edge *e = &g->edges[g->pred_edge[k]];
+		grad += e->control ? 0 : e->bytes;
+	}
+	double n = (double)grad / 4, eb = lv->precision ? 2 : 4;
+	double t = n * eb / DP_HOST_LINK_BW + n / DP_CPU_ADAM_RATE +
+		   DP_HOST_LINK_LAT;
+	if (lv->offload == DP_OFFLOAD_OPTIMIZER)
+		t += n * eb / DP_HOST_LINK_BW + DP_HOST_LINK_LAT;
+	return t;
+}
 
 static void precision_op(const dp_graph *g, uint32_t u, const dp_levers *lv,
 			 lv_op *r)
@@ -56,21 +124,17 @@ static void precision_op(const dp_graph *g, uint32_t u, const dp_levers *lv,
 	r->time_us = o->time_us;
 	r->param_bytes = o->param_bytes;
 	r->elem = 0;
-	if (lv->precision == DP_PREC_FP32)
+	r->out = -1;
+	r->host = 0;
+	if (role == DP_ROLE_PARAM &&
+	    (lv->precision != DP_PREC_FP32 || lv->offload))
+		param_op(g, u, lv, r);
+	if (role == DP_ROLE_UPDATE && lv->offload)
+		r->time_us = offload_update_time(g, u, lv);
+	if (lv->precision == DP_PREC_FP32 || role == DP_ROLE_PARAM)
 		return;
 	dp_dims d;
 	bool dims = dp_op_dims(g, u, &d);
-	if (role == DP_ROLE_PARAM) {
-		/* w: the fp32 weight; the param holds w, m and v (Adam) */
-		int64_t w = o->param_bytes / 3;
-		if (dims && d.nparam > 0) {
-			w = d.elem_bytes;
-			for (int32_t i = 0; i < d.nparam; i++)
-				w *= d.sizes[d.param[i]];
-		}
-		r->param_bytes = o->param_bytes + w / 2;
-		return;
-	}
 	if (role == DP_ROLE_INPUT || role == DP_ROLE_UPDATE ||
 	    role == DP_ROLE_LOSS || dp_levers_keeps_fp32(type) ||
 	    (dims && d.elem_bytes != 4))
@@ -136,6 +200,11 @@ static dp_status add_op(lv_build *b, uint32_t u, const char *name,
 	no->temp_bytes = (int64_t)llround((double)g->ops[u].temp_bytes * r->scale);
 	no->param_bytes = orig ? r->param_bytes : 0;
 	st = dpi_graph_copy_op_attrs(b->ng, *v, g, u, orig, err);
+	/* a weight's second fetch (--offload params) is part of the backward
+	 * pass, with no weight of its own */
+	bool fetch = !orig && dp_op_role(g, u) == DP_ROLE_PARAM;
+	if (!st && fetch)
+		st = dp_graph_set_role(b->ng, *v, DP_ROLE_BACKWARD, err);
 	if (!st && keeps_dims(b, u))
 		st = dpi_graph_copy_op_dims(b->ng, *v, g, u, -1, 0, r->elem,
 					    err);
@@ -201,9 +270,10 @@ static dp_status build_ops(lv_build *b, dp_err *err)
 			if (out < 0)
 				out = 0;
 		}
-		if (b->sets.drop && b->sets.drop[u] >= 0)
+		if (b->sets.drop && b->sets.drop[u] > 0)
 			b->op[u].time_us = fused_time(g, u, b->op[u].time_us);
-		b->out[u] = out;
+		b->out[u] = b->op[u].out >= 0 ? b->op[u].out : out;
+		b->ng->host_bytes += b->op[u].host;
 	}
 	for (uint32_t u = 0; !st && u < g->nops; u++) {
 		uint32_t v;
@@ -240,6 +310,15 @@ static dp_status build_edges(lv_build *b, dp_err *err)
 					      : u,
 				      cp[v], err);
 	}
+	/* a fused chain's inputs, to the backward ops that recompute it */
+	for (uint32_t i = 0; !st && i < b->sets.nextra; i++) {
+		uint32_t p = b->sets.extra[2 * i], r = b->sets.extra[2 * i + 1];
+		uint32_t from = cp[p] != UINT32_MAX &&
+					dpi_levers_redirects(g, p, r)
+				? cp[p]
+				: p;
+		st = dp_graph_add_edge(b->ng, from, r, b->out[p], false, err);
+	}
 	/* gates: to every copy of the segment that reads no copy of it */
 	for (uint32_t i = 0; !st && i < b->sets.ngates; i++) {
 		uint32_t sg = b->sets.gate[2 * i + 1];
@@ -272,7 +351,8 @@ dp_status dp_levers_apply(const dp_graph *g, const dp_levers *lv,
 	b.g = g;
 	b.lv = lv;
 	dp_status st = DP_OK;
-	if (lv->recompute != DP_RECOMP_NONE || lv->fuse)
+	if (lv->recompute != DP_RECOMP_NONE || lv->fuse ||
+	    lv->offload == DP_OFFLOAD_PARAMS)
 		st = dpi_levers_sets(g, lv, &b.sets, err);
 	else if (!(b.sets.seg = calloc(g->nops ? g->nops : 1,
 				       sizeof *b.sets.seg)))
@@ -294,10 +374,20 @@ dp_status dp_levers_apply(const dp_graph *g, const dp_levers *lv,
 		st = build_edges(&b, err);
 	if (!st)
 		st = dp_graph_set_batch_dim(b.ng, dp_graph_batch_dim(g), err);
-	char name[64];
+	char name[8192];
 	if (!st)
 		st = dpi_graph_intern(b.ng, dp_levers_set_name(lv, name, sizeof name),
 				      "levers", &b.ng->levers, err);
+	char hb[32], hm[32];
+	if (!st && b.ng->host_bytes > dp_levers_host_mem(lv))
+		st = dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+				"--offload %s: the host would hold %s of model "
+				"states, more than its %s (--host-mem)",
+				dp_offload_name(lv->offload),
+				dp_units_fmt_bytes(b.ng->host_bytes, hb,
+						   sizeof hb),
+				dp_units_fmt_bytes(dp_levers_host_mem(lv), hm,
+						   sizeof hm));
 	if (!st) {
 		dpi_graph_copy_notes(b.ng, g);
 		st = dp_graph_finalize(b.ng, err);

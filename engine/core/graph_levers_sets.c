@@ -143,21 +143,27 @@ static dp_status layer_segments(const dp_graph *g, dpi_lv_sets *s,
 	return DP_OK;
 }
 
+dp_status dpi_levers_push_pair(uint32_t **arr, uint32_t *n, uint32_t *cap,
+				uint32_t a, uint32_t b, dp_err *err)
+{
+	if (*n == *cap) {
+		uint32_t c = *cap ? 2 * *cap : 64;
+		uint32_t *p = realloc(*arr, 2 * (size_t)c * sizeof *p);
+		if (!p)
+			return dpi_nomem(err, "applying the levers");
+		*arr = p;
+		*cap = c;
+	}
+	(*arr)[2 * *n] = a;
+	(*arr)[2 * (*n)++ + 1] = b;
+	return DP_OK;
+}
+
 /* Appends gate p of segment sg. */
 static dp_status add_gate(dpi_lv_sets *s, uint32_t *cap, uint32_t p,
 			  uint32_t sg, dp_err *err)
 {
-	if (s->ngates == *cap) {
-		uint32_t c = *cap ? 2 * *cap : 64;
-		uint32_t *a = realloc(s->gate, 2 * (size_t)c * sizeof *a);
-		if (!a)
-			return dpi_nomem(err, "applying the levers");
-		s->gate = a;
-		*cap = c;
-	}
-	s->gate[2 * s->ngates] = p;
-	s->gate[2 * s->ngates++ + 1] = sg;
-	return DP_OK;
+	return dpi_levers_push_pair(&s->gate, &s->ngates, cap, p, sg, err);
 }
 
 /* Scratch of the gate search. */
@@ -391,8 +397,9 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 	memset(s, 0, sizeof *s);
 	size_t n = g->nops ? g->nops : 1;
 	bool fuse = lv->fuse & DP_FUSE_ATTENTION;
+	bool ew = lv->fuse & DP_FUSE_ELEMENTWISE;
 	s->seg = calloc(n, sizeof *s->seg);
-	if (fuse) {
+	if (fuse || ew) {
 		s->drop = malloc(n * sizeof *s->drop);
 		for (size_t u = 0; s->drop && u < n; u++)
 			s->drop[u] = -1;
@@ -400,7 +407,7 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 	uint32_t *core = calloc(n, sizeof *core);
 	uint32_t *queue = malloc(n * sizeof *queue);
 	dp_status st = DP_OK;
-	if (!s->seg || !core || !queue || (fuse && !s->drop)) {
+	if (!s->seg || !core || !queue || ((fuse || ew) && !s->drop)) {
 		st = dpi_nomem(err, "applying the levers");
 		goto out;
 	}
@@ -416,8 +423,12 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 			    !core[a] && mark_core(g, a, ncore + 1, core))
 				ncore++;
 		}
-	if (lv->recompute == DP_RECOMP_FULL && !layers) {
-		st = refuse(g, err, "--recompute full",
+	bool by_layer = lv->recompute == DP_RECOMP_FULL ||
+			lv->recompute == DP_RECOMP_AUTO;
+	if (by_layer && !layers) {
+		st = refuse(g, err,
+			    lv->recompute == DP_RECOMP_AUTO ? "--recompute auto"
+							    : "--recompute full",
 			    "forward ops with `layer` labels");
 		goto out;
 	}
@@ -440,13 +451,36 @@ dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 				s->drop[u] = g->ops[u].output_bytes;
 		mark_fused_backward(g, core, c, z, s, queue);
 	}
-	if (lv->recompute == DP_RECOMP_FULL) {
+	if (ew && (st = dpi_levers_fuse_elementwise(g, s, err)))
+		goto out;
+	if (by_layer) {
 		st = layer_segments(g, s, err);
 		if (!st)
 			drop_head_layers(g, s);
+		/* auto: the chosen layers only (segment i + 1 is layer i) */
+		for (uint32_t u = 0; !st && u < g->nops &&
+				     lv->recompute == DP_RECOMP_AUTO;
+		     u++)
+			if (s->seg[u] && !dp_levers_rc_has(lv, s->seg[u] - 1))
+				s->seg[u] = 0;
 	} else if (ncore) {
 		memcpy(s->seg, core, n * sizeof *core);
 		s->nseg = ncore;
+	}
+	/* --offload params: each weight is fetched again before the
+	 * backward of its layer reads it */
+	for (uint32_t u = 0; !st && lv->offload == DP_OFFLOAD_PARAMS &&
+			     u < g->nops;
+	     u++) {
+		if (dp_op_role(g, u) != DP_ROLE_PARAM || !g->ops[u].layer)
+			continue;
+		bool read = false;
+		for (uint32_t k = g->succ_off[u];
+		     k < g->succ_off[u + 1] && !read; k++)
+			read = dpi_levers_redirects(
+				g, u, g->edges[g->succ_edge[k]].to);
+		if (read)
+			s->seg[u] = ++s->nseg;
 	}
 	if (!st)
 		st = find_gates(g, s, err);
@@ -463,5 +497,6 @@ void dpi_levers_sets_free(dpi_lv_sets *s)
 	free(s->seg);
 	free(s->drop);
 	free(s->gate);
+	free(s->extra);
 	memset(s, 0, sizeof *s);
 }

@@ -192,7 +192,7 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 		return dpi_export_svg_write(path, kind, g, m, plan, &o,
 					    progress, rep, err);
 	case DP_EXPORT_TRACE:
-		return dpi_export_trace_write(path, g, m, plan, &o, progress,
+		return dpi_export_trace_write(path, g, user, m, plan, &o, progress,
 					      rep, err);
 	case DP_EXPORT_JSON:
 		rep->entries = g->nops;

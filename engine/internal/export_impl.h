@@ -99,6 +99,7 @@ dp_status dpi_export_svg_write(const char *path, dp_export_kind kind,
 			       dp_err *err);
 /* The Chrome / Perfetto trace of the schedule (export_trace.c). */
 dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
+				 const dp_graph *user,
 				 const dp_machine *m, const dp_plan *plan,
 				 const dp_export_opts *o, const dp_progress *p,
 				 dp_export_report *rep, dp_err *err);

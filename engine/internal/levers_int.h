@@ -22,6 +22,11 @@ typedef struct dpi_lv_sets {
 	 * gate[2i] (an op of the backward pass outside the segment) */
 	uint32_t *gate;
 	uint32_t ngates;
+	/* extra data edges extra[2i] -> extra[2i+1], with the producer's
+	 * bytes: a fused element-wise chain's inputs, read by the backward
+	 * ops that recompute its intermediates (graph_levers_fuse.c) */
+	uint32_t *extra;
+	uint32_t nextra;
 } dpi_lv_sets;
 
 /* Whether the data edge u -> v, from a re-run op u, is read in the
@@ -34,5 +39,16 @@ bool dpi_levers_redirects(const dp_graph *g, uint32_t u, uint32_t v);
 dp_status dpi_levers_sets(const dp_graph *g, const dp_levers *lv,
 			  dpi_lv_sets *s, dp_err *err);
 void dpi_levers_sets_free(dpi_lv_sets *s);
+
+/* Appends the pair (a, b) to *arr (*n pairs, room for *cap); DP_ENOMEM. */
+dp_status dpi_levers_push_pair(uint32_t **arr, uint32_t *n, uint32_t *cap,
+				uint32_t a, uint32_t b, dp_err *err);
+
+/* --fuse elementwise: marks in s->drop (allocated, -1 where nothing
+ * fused it yet) what the fused element-wise chains keep on chip, and in
+ * s->extra the inputs their backward reads. DP_EINPUT when g has no
+ * chain; DP_ENOMEM. */
+dp_status dpi_levers_fuse_elementwise(const dp_graph *g, dpi_lv_sets *s,
+				      dp_err *err);
 
 #endif

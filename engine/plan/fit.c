@@ -106,7 +106,9 @@ dp_status dpi_fit_rerun(const dp_graph *g, const dp_machine *m,
 			   plan.sim.dev[pr->worst].cap_bytes;
 	snprintf(pr->strategy, sizeof pr->strategy, "%s", plan.strategy);
 	if (plan.kind == DP_STRAT_PIPELINE && plan.strat) {
-		pr->stages = plan.strat->pipe.nstages;
+		int V = plan.strat->pipe.virtual_stages;
+		pr->virtual_stages = V > 1 ? V : 1;
+		pr->stages = plan.strat->pipe.nstages / pr->virtual_stages;
 		pr->microbatches = plan.strat->pipe.microbatches;
 	}
 	dp_plan_free(&plan);

@@ -65,8 +65,9 @@ typedef struct dp_fit_probe {
 	/* a pipeline's stages and micro-batches (0 and 0 for no pipeline):
 	 * M > 1 micro-batches add up their gradients before one update
 	 * (gradient accumulation), which is how a pipeline of one stage fits
-	 * where a placement does not */
-	int stages, microbatches;
+	 * where a placement does not; stages counts devices' stages, each of
+	 * virtual_stages chunks (1: not interleaved) */
+	int stages, microbatches, virtual_stages;
 	char levers[48]; /* the lever search: the probe's lever set */
 } dp_fit_probe;
 

@@ -113,6 +113,8 @@ typedef struct dp_graph {
 	/* the lever set the graph was made with (levers.h: "bf16+full"), an
 	 * offset into strs; 0 = none */
 	uint32_t levers;
+	/* bytes --offload keeps in host memory (levers.h), 0 = none */
+	int64_t host_bytes;
 
 	/* Loader notes for the front ends to report; 0 when not applicable. */
 	uint32_t cpu_pinned;	/* ops the input pins to the host CPU (ParDNN
