@@ -148,11 +148,11 @@ static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
 		return cli_usage_error("fit", "-o writes the plan of the lever "
 					      "search; --levers none is the "
 					      "plain search of K");
-	if (o->out && (o->precision || o->recompute || o->fuse))
+	if (o->out && (o->precision || o->recompute || o->fuse || o->offload))
 		return cli_usage_error("fit", "-o writes the plan of the lever "
-					      "search; --precision, --recompute "
-					      "and --fuse fix the levers (use "
-					      "--levers SET)");
+					      "search; --precision, --recompute, "
+					      "--fuse and --offload fix the "
+					      "levers (use --levers SET)");
 	return 0;
 }
 
@@ -344,9 +344,10 @@ int cmd_fit_run(int argc, char **argv)
 	if (rc)
 		return rc;
 	/* the lever search, unless the levers are fixed (--precision,
-	 * --recompute, --fuse), none (--levers none) or a cap is searched */
+	 * --recompute, --fuse, --offload), none (--levers none) or a cap is
+	 * searched */
 	if (fa.fo.kind == DP_FIT_K && !o.precision && !o.recompute &&
-	    !o.fuse && !(o.levers && !strcmp(o.levers, "none"))) {
+	    !o.fuse && !o.offload && !(o.levers && !strcmp(o.levers, "none"))) {
 		bool plain = false;
 		rc = cli_fit_levers(&o, o.algo, &fa.fo, &plain);
 		if (!plain)

@@ -324,11 +324,13 @@ int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
 			dp_levers_parse_set(s.cands[s.best].levers, &lv, &e);
 			printf("\nplan written to %s; check it with\n  dnnpart "
 			       "eval --strict %s %s%s --precision %s "
-			       "--recompute %s --fuse %s\n",
+			       "--recompute %s --fuse %s%s%s\n",
 			       o->out, o->graph_path, o->out, args,
 			       dp_precision_name(lv.precision),
 			       dp_recompute_name(lv.recompute),
-			       dp_fuse_name(lv.fuse));
+			       dp_fuse_name(lv.fuse),
+			       lv.offload ? " --offload " : "",
+			       lv.offload ? dp_offload_name(lv.offload) : "");
 		}
 		if (!rc && o->strict && s.best < 0)
 			rc = 1;

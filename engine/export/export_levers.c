@@ -43,88 +43,109 @@ void dpi_export_megatron_levers(FILE *f, const dp_graph *g, int zero_stage)
 		fprintf(f, "  --use-distributed-optimizer\n");
 }
 
-dp_status dpi_export_deepspeed_write(const char *path, const dp_graph *g,
-				     const dp_plan *plan,
-				     dp_export_report *rep, dp_err *err)
+/* The shape of plan for a DeepSpeed config (torch false) or a PyTorch
+ * wrapping (torch true): DP_EINPUT for what the framework does not run. */
+static dp_status framework_shape(const char *path, const dp_graph *g,
+				 const dp_plan *plan, bool torch,
+				 dpi_plan_shape *sh, dp_err *err)
 {
-	dpi_plan_shape sh;
-	dp_status st = dpi_export_plan_shape(path, g, plan, &sh, err);
+	dp_status st = dpi_export_plan_shape(path, g, plan, sh, err);
 	if (st)
 		return st;
-	if (sh.tp > 1)
+	if (torch && (sh->pipe || sh->tp > 1))
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "a PyTorch wrapping export takes a dp or "
+				  "zero plan, and this one is %s: export it "
+				  "with --pippy (pipelines) or --megatron",
+				  sh->pipe ? "a pipeline" : "tensor parallel");
+	if (sh->tp > 1)
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "this plan splits ops over %d devices "
 				  "(tensor parallelism), which DeepSpeed runs "
 				  "through Megatron-DeepSpeed: export it as "
 				  "Megatron-LM arguments (.megatron.sh)",
-				  sh.tp);
-	if (sh.pipe && sh.S > 1 && sh.zero_stage > 1)
+				  sh->tp);
+	if (sh->pipe && sh->S > 1 && sh->zero_stage > 1)
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
 				  "DeepSpeed's pipeline engine takes ZeRO "
 				  "stage 0 or 1, not %d",
-				  sh.zero_stage);
-	dp_levers lv = levers_of(g);
+				  sh->zero_stage);
+	return DP_OK;
+}
+
+/* Micro-batch size of a DeepSpeed config: the graph's batch over the
+ * micro-batches of a step (one sample when it states none). */
+static int64_t ds_micro(const dp_graph *g, const dpi_plan_shape *sh)
+{
 	int64_t batch = dp_graph_batch_size(g);
-	int64_t per = (int64_t)sh.M * sh.dp; /* micro-batches per step */
-	int64_t mbs = batch > 0 && batch >= per ? batch / per : 1;
-	dp_afile af;
-	if ((st = dp_afile_open(&af, path, err)))
-		return st;
+	int64_t per = (int64_t)sh->M * sh->dp;
+	return batch > 0 && batch >= per ? batch / per : 1;
+}
+
+static void write_deepspeed(FILE *f, const dp_graph *g,
+			    const dpi_plan_shape *sh, const dp_levers *lv)
+{
+	int64_t mbs = ds_micro(g, sh);
 	dp_json w;
-	dp_json_init(&w, af.f);
+	dp_json_init(&w, f);
 	dp_json_begin_object(&w, NULL);
 	/* DeepSpeed checks train_batch_size = micro-batch x accumulation
 	 * x data parallel size */
-	dp_json_int(&w, "train_batch_size", mbs * per);
+	dp_json_int(&w, "train_batch_size", mbs * sh->M * sh->dp);
 	dp_json_int(&w, "train_micro_batch_size_per_gpu", mbs);
-	dp_json_int(&w, "gradient_accumulation_steps", sh.M);
+	dp_json_int(&w, "gradient_accumulation_steps", sh->M);
 	dp_json_begin_object(&w, "zero_optimization");
-	dp_json_int(&w, "stage", sh.zero_stage);
+	dp_json_int(&w, "stage", sh->zero_stage);
 	dp_json_end_object(&w);
 	dp_json_begin_object(&w, "bf16");
-	dp_json_bool(&w, "enabled", lv.precision == DP_PREC_BF16);
+	dp_json_bool(&w, "enabled", lv->precision == DP_PREC_BF16);
 	dp_json_end_object(&w);
 	dp_json_begin_object(&w, "fp16");
-	dp_json_bool(&w, "enabled", lv.precision == DP_PREC_FP16);
+	dp_json_bool(&w, "enabled", lv->precision == DP_PREC_FP16);
 	dp_json_end_object(&w);
-	if (lv.recompute != DP_RECOMP_NONE) {
+	if (lv->recompute != DP_RECOMP_NONE) {
 		dp_json_begin_object(&w, "activation_checkpointing");
 		dp_json_bool(&w, "partition_activations", false);
 		dp_json_bool(&w, "cpu_checkpointing", false);
 		dp_json_bool(&w, "contiguous_memory_optimization", false);
-		dp_json_int(&w, "number_checkpoints", sh.layers);
+		dp_json_int(&w, "number_checkpoints", sh->layers);
 		dp_json_bool(&w, "synchronize_checkpoint_boundary", false);
 		dp_json_bool(&w, "profile", false);
 		dp_json_end_object(&w);
 	}
 	dp_json_end_object(&w);
-	fputc('\n', af.f);
-	st = dp_afile_commit(&af, err);
-	if (st)
-		return st;
-	rep->entries = (uint32_t)sh.S;
+	fputc('\n', f);
+}
+
+/* The note of a DeepSpeed config: its sizes, and what the model's code
+ * does for the levers. */
+static void deepspeed_note(dp_export_report *rep, const char *path,
+			   const dp_graph *g, const dpi_plan_shape *sh,
+			   const dp_levers *lv)
+{
+	int64_t mbs = ds_micro(g, sh), batch = dp_graph_batch_size(g);
+	int64_t step = mbs * sh->M * sh->dp;
 	int n = snprintf(rep->note, sizeof rep->note,
 			 "%s: data parallel %d, %d micro-batch%s of %lld "
 			 "per step",
-			 path, sh.dp, sh.M, sh.M == 1 ? "" : "es",
+			 path, sh->dp, sh->M, sh->M == 1 ? "" : "es",
 			 (long long)mbs);
-	if (batch > 0 && mbs * per != batch && n > 0)
+	if (batch > 0 && step != batch && n > 0)
 		n += snprintf(rep->note + n, sizeof rep->note - (size_t)n,
 			      " (the graph's batch %lld does not split "
 			      "evenly: %lld per step)",
-			      (long long)batch, (long long)(mbs * per));
-	if (lv.recompute != DP_RECOMP_NONE && n > 0)
+			      (long long)batch, (long long)step);
+	if (lv->recompute != DP_RECOMP_NONE && n > 0)
 		n += snprintf(rep->note + n, sizeof rep->note - (size_t)n,
 			      "; the model's code wraps %s in "
 			      "deepspeed.checkpointing.checkpoint",
-			      lv.recompute == DP_RECOMP_FULL
+			      lv->recompute == DP_RECOMP_FULL
 				      ? "each layer"
 				      : "each attention core");
-	if ((lv.fuse & DP_FUSE_ATTENTION) && n > 0)
+	if ((lv->fuse & DP_FUSE_ATTENTION) && n > 0)
 		snprintf(rep->note + n, sizeof rep->note - (size_t)n,
 			 "; fused attention is the model's kernel "
 			 "(FlashAttention), not a DeepSpeed setting");
-	return DP_OK;
 }
 
 /* ---- PyTorch: DDP / ZeRO / FSDP with checkpointing ---- */
@@ -266,28 +287,41 @@ static void write_torchwrap(FILE *f, const dp_graph *g, const dp_plan *plan,
 			   "                                   **adam)\n");
 }
 
-dp_status dpi_export_torchwrap_write(const char *path, const dp_graph *g,
-				     const dp_plan *plan,
-				     dp_export_report *rep, dp_err *err)
+/* A DeepSpeed config (torch false) or a PyTorch wrapping of plan. */
+static dp_status framework_write(const char *path, const dp_graph *g,
+				 const dp_plan *plan, bool torch,
+				 dp_export_report *rep, dp_err *err)
 {
 	dpi_plan_shape sh;
-	dp_status st = dpi_export_plan_shape(path, g, plan, &sh, err);
+	dp_status st = framework_shape(path, g, plan, torch, &sh, err);
 	if (st)
 		return st;
-	if (sh.pipe || sh.tp > 1)
-		return dp_err_set(err, DP_EINPUT, path, 0, 0,
-				  "a PyTorch wrapping export takes a dp or "
-				  "zero plan, and this one is %s: export it "
-				  "with --pippy (pipelines) or --megatron",
-				  sh.pipe ? "a pipeline"
-					  : "tensor parallel");
 	dp_levers lv = levers_of(g);
 	dp_afile af;
 	if ((st = dp_afile_open(&af, path, err)))
 		return st;
-	write_torchwrap(af.f, g, plan, &sh, &lv);
+	if (torch)
+		write_torchwrap(af.f, g, plan, &sh, &lv);
+	else
+		write_deepspeed(af.f, g, &sh, &lv);
 	if ((st = dp_afile_commit(&af, err)))
 		return st;
-	rep->entries = sh.layers;
+	rep->entries = torch ? sh.layers : (uint32_t)sh.S;
+	if (!torch)
+		deepspeed_note(rep, path, g, &sh, &lv);
 	return DP_OK;
+}
+
+dp_status dpi_export_deepspeed_write(const char *path, const dp_graph *g,
+				     const dp_plan *plan,
+				     dp_export_report *rep, dp_err *err)
+{
+	return framework_write(path, g, plan, false, rep, err);
+}
+
+dp_status dpi_export_torchwrap_write(const char *path, const dp_graph *g,
+				     const dp_plan *plan,
+				     dp_export_report *rep, dp_err *err)
+{
+	return framework_write(path, g, plan, true, rep, err);
 }

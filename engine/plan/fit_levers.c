@@ -12,8 +12,9 @@
 #include "internal/fit_int.h"
 #include "internal/nomem.h"
 
-/* Lever dimensions: precision, recomputation, fusion. */
-#define NDIMS 3
+/* Lever dimensions: precision, recomputation, fused attention, fused
+ * element-wise chains, offload. */
+#define NDIMS 5
 
 /* A lever value as a set names it, its dimension and its rank there
  * (memory saved: a higher rank keeps no more than a lower one; rank 0,
@@ -25,9 +26,15 @@ typedef struct lever_value {
 } lever_value;
 
 static const lever_value lever_table[] = {
-	{"bf16", 0, 1, true},	   {"fp16", 0, 1, false},
-	{"selective", 1, 1, true}, {"full", 1, 2, true},
+	{"bf16", 0, 1, true},
+	{"fp16", 0, 1, false},
+	{"selective", 1, 1, true},
+	{"full", 1, 2, true},
 	{"attention", 2, 1, true},
+	/* searched when --levers lists them (docs/memory.md) */
+	{"elementwise", 3, 1, false},
+	{"offload-optimizer", 4, 1, false},
+	{"offload-params", 4, 2, false},
 };
 #define NVALUES (sizeof lever_table / sizeof lever_table[0])
 
@@ -167,6 +174,15 @@ static dp_status make_sets(search_ctx *c, const dp_fit_search_opts *so,
 		dp_status st = dp_levers_parse_set(t, &l->lv, err);
 		if (st)
 			return st;
+		if (l->lv.recompute == DP_RECOMP_AUTO)
+			return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
+					  "lever set '%.40s': fit searches "
+					  "none, selective and full "
+					  "recomputation; auto chooses its "
+					  "layers for one plan (plan "
+					  "--recompute auto at the K fit "
+					  "finds)",
+					  t);
 		l->lv.gemm_ratio = so->gemm_ratio;
 		dp_levers_set_name(&l->lv, l->name, sizeof l->name);
 		rank_set(l);
