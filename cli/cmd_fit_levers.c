@@ -100,16 +100,6 @@ static void print_cand(const dp_fit_cand *c, bool best)
 		       dp_units_fmt_bytes(c->run.over, b, sizeof b));
 }
 
-/* Whether candidate a (run) is listed after b: fits first, by makespan,
- * then by how much over. */
-static bool row_after(const dp_fit_cand *a, const dp_fit_cand *b)
-{
-	if (a->run.feasible != b->run.feasible)
-		return !a->run.feasible;
-	return a->run.feasible ? a->run.makespan > b->run.makespan
-			       : a->run.over > b->run.over;
-}
-
 static void print_human(const cli_opts *o, const dp_graph *g,
 			const dp_machine *m, const dp_fit_search *s)
 {
@@ -145,33 +135,16 @@ static void print_human(const cli_opts *o, const dp_graph *g,
 			printf("device %d over by %s\n", p->worst,
 			       dp_units_fmt_bytes(p->over, c, sizeof c));
 	}
-	int k = r->found ? r->k : r->nprobes ? r->probes[r->nprobes - 1].k : 0;
+	int k = dp_fit_search_k(s);
 	size_t skipped[4] = {0};
 	printf("\ncandidates at K=%d (run; the fastest fit first)\n"
 	       "  strategy  levers                   plan                   "
 	       "  makespan  estimate  result\n",
 	       k);
-	size_t *rows = malloc((s->ncands + 1) * sizeof *rows), n = 0;
-	for (size_t i = 0; rows && i < s->ncands; i++)
-		if (s->cands[i].k == k && s->cands[i].skip != DP_FIT_RAN)
-			skipped[s->cands[i].skip]++;
-		else if (s->cands[i].k == k)
-			rows[n++] = i;
-	/* fits by makespan, then the others by how much they are over */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && row_after(&s->cands[rows[j - 1]],
-						      &s->cands[rows[j]]);
-		     j--) {
-			size_t t = rows[j];
-			rows[j] = rows[j - 1];
-			rows[j - 1] = t;
-		}
+	size_t *rows = malloc((s->ncands + 1) * sizeof *rows);
+	size_t n = rows ? dp_fit_search_rows(s, k, rows, skipped) : 0;
 	for (size_t i = 0; i < n; i++)
 		print_cand(&s->cands[rows[i]], (int)rows[i] == s->best);
-	for (size_t i = 0; rows && i < s->ncands; i++)
-		if (s->cands[i].k == k &&
-		    s->cands[i].skip == DP_FIT_SKIP_REFUSED)
-			print_cand(&s->cands[i], false);
 	free(rows);
 	for (int w = DP_FIT_SKIP_BOUND; w <= DP_FIT_SKIP_HEAVIER; w++)
 		if (skipped[w])

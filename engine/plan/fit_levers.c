@@ -566,6 +566,52 @@ void dp_fit_search_free(dp_fit_search *s)
 	s->best = -1;
 }
 
+/* Whether candidate a (run) is listed after b: fits first, by makespan,
+ * then by how much over. */
+static bool row_after(const dp_fit_cand *a, const dp_fit_cand *b)
+{
+	if (a->run.feasible != b->run.feasible)
+		return !a->run.feasible;
+	return a->run.feasible ? a->run.makespan > b->run.makespan
+			       : a->run.over > b->run.over;
+}
+
+size_t dp_fit_search_rows(const dp_fit_search *s, int k, size_t *rows,
+			  size_t skipped[4])
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->ncands; i++) {
+		const dp_fit_cand *x = &s->cands[i];
+		if (x->k != k)
+			continue;
+		if (x->skip == DP_FIT_RAN)
+			rows[n++] = i;
+		else if (skipped)
+			skipped[x->skip]++;
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && row_after(&s->cands[rows[j - 1]],
+						      &s->cands[rows[j]]);
+		     j--) {
+			size_t t = rows[j];
+			rows[j] = rows[j - 1];
+			rows[j - 1] = t;
+		}
+	for (size_t i = 0; i < s->ncands; i++)
+		if (s->cands[i].k == k &&
+		    s->cands[i].skip == DP_FIT_SKIP_REFUSED)
+			rows[n++] = i;
+	return n;
+}
+
+int dp_fit_search_k(const dp_fit_search *s)
+{
+	const dp_fit_result *r = &s->r;
+	return r->found	   ? r->k
+	       : r->nprobes ? r->probes[r->nprobes - 1].k
+			    : 0;
+}
+
 char *dp_fit_cand_strategy(const dp_fit_cand *c, char *buf, size_t size)
 {
 	if (c->zero_stage && !strcmp(c->algo->name, "zero"))

@@ -183,6 +183,16 @@ dp_status dp_fit_search_run(const dp_graph *g, const dp_machine *m,
 			    const dp_fit_search_opts *so, const dp_progress *p,
 			    dp_fit_search *s, dp_err *err);
 void dp_fit_search_free(dp_fit_search *s);
+/* The table of candidates at K = k as fit lists them: into rows (room for
+ * s->ncands) the indexes of the candidates run at k, those that fit first
+ * by makespan, then the others by how much they are over, then the ones
+ * refused; returns how many. *skipped (NULL: not wanted; DP_FIT_SKIP_*
+ * indexed, 4 entries) counts the candidates at k not run, by why. */
+size_t dp_fit_search_rows(const dp_fit_search *s, int k, size_t *rows,
+			  size_t skipped[4]);
+/* The K whose candidates fit lists: the answer's, else the last probed
+ * (0 when none). */
+int dp_fit_search_k(const dp_fit_search *s);
 /* The candidate's name as fit prints it: "zero-3", "1f1b", "pardnn". */
 char *dp_fit_cand_strategy(const dp_fit_cand *c, char *buf, size_t size);
 
