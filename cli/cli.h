@@ -306,6 +306,9 @@ int cli_check_lever(const char *cmd, const char *name, const char *v);
 int cli_check_lever_sets(const char *cmd, const char *list);
 int cli_levers(const cli_opts *o, dp_levers *lv);
 int cli_apply_levers(const cli_opts *o, dp_graph **g);
+/* The same, keeping the graph before the levers in *plain (left alone
+ * when no lever applies). */
+int cli_apply_levers_keep(const cli_opts *o, dp_graph **g, dp_graph **plain);
 /* Whether --recompute is auto without its layers: then the graph is
  * loaded without levers and cli_apply_auto, once the machine is made,
  * chooses the layers (with --algo's algorithm, else pardnn) and applies

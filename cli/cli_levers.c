@@ -100,11 +100,15 @@ bool cli_wants_auto(const cli_opts *o)
 	       lv.recompute == DP_RECOMP_AUTO && !lv.rc_chosen;
 }
 
-/* Replaces *g by t after dp_levers_apply or dp_recompute_auto said st. */
+/* Replaces *g by t after dp_levers_apply or dp_recompute_auto said st;
+ * with keep, *keep takes the old *g instead of its being freed. */
 static int replace_graph(dp_status st, const dp_err *err, dp_graph **g,
-			 dp_graph *t)
+			 dp_graph *t, dp_graph **keep)
 {
-	dp_graph_free(*g);
+	if (keep && !st)
+		*keep = *g;
+	else
+		dp_graph_free(*g);
 	*g = st ? NULL : t;
 	if (!st)
 		return 0;
@@ -114,6 +118,11 @@ static int replace_graph(dp_status st, const dp_err *err, dp_graph **g,
 }
 
 int cli_apply_levers(const cli_opts *o, dp_graph **g)
+{
+	return cli_apply_levers_keep(o, g, NULL);
+}
+
+int cli_apply_levers_keep(const cli_opts *o, dp_graph **g, dp_graph **plain)
 {
 	dp_levers lv;
 	int rc = cli_levers(o, &lv);
@@ -132,7 +141,7 @@ int cli_apply_levers(const cli_opts *o, dp_graph **g)
 	dp_err_clear(&err);
 	dp_graph *t = NULL;
 	dp_status st = dp_levers_apply(*g, &lv, &t, &err);
-	return replace_graph(st, &err, g, t);
+	return replace_graph(st, &err, g, t, plain);
 }
 
 int cli_apply_auto(const cli_opts *o, dp_graph **g, dp_machine *m)
@@ -153,7 +162,7 @@ int cli_apply_auto(const cli_opts *o, dp_graph **g, dp_machine *m)
 	dp_rc_auto rep;
 	dp_status st = dp_recompute_auto(*g, &lv, m, algo, &ao, NULL,
 					 &m->levers, &t, &rep, &err);
-	return replace_graph(st, &err, g, t);
+	return replace_graph(st, &err, g, t, NULL);
 }
 
 int cli_apply_gpu(const cli_opts *o, dp_machine *m)

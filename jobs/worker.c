@@ -106,6 +106,20 @@ static void run_fit(worker *w, job *j)
 	dp_progress p = {job_meter_report, &w->meter, &w->cancel};
 	dp_err err;
 	dp_err_clear(&err);
+	/* the lever search needs the graph as loaded (no lever applied); it
+	 * says when the graph takes none (nsets 1, no probe) */
+	dp_fit_search_opts so = {.gemm_ratio = j->m.levers.gemm_ratio,
+				 .fp16 = j->m.levers.precision == DP_PREC_FP16,
+				 .stop_without_levers = true};
+	if (!dp_graph_levers(j->g)[0]) {
+		r->status = dp_fit_search_run(j->g, &j->m, &j->o, &so, &p,
+					      &r->search, &err);
+		r->fit_levers = !r->status && !(r->search.nsets == 1 &&
+						 !r->search.r.nprobes);
+		if (r->status || r->fit_levers)
+			goto done;
+		dp_fit_search_free(&r->search);
+	}
 	dp_fit_opts fk = {.kind = DP_FIT_K};
 	dp_fit_opts fc = {.kind = DP_FIT_DEVICE_CAP, .device = j->fit_dev};
 	r->status = dp_fit_run(j->g, &j->m, j->algo, &j->o, &fk, &p, &r->fit_k,
@@ -113,6 +127,7 @@ static void run_fit(worker *w, job *j)
 	if (!r->status)
 		r->status = dp_fit_run(j->g, &j->m, j->algo, &j->o, &fc, &p,
 				       &r->fit_cap, &err);
+done:
 	if (r->status)
 		dp_err_format(&err, r->msg, sizeof r->msg);
 	push_result(w, r);
@@ -409,6 +424,7 @@ void worker_result_free(worker_result *r)
 	dp_plan_free(&r->plan);
 	dp_fit_result_free(&r->fit_k);
 	dp_fit_result_free(&r->fit_cap);
+	dp_fit_search_free(&r->search);
 	free(r);
 }
 

@@ -30,7 +30,9 @@
 typedef enum job_kind {
 	JOB_PLAN = 0,
 	JOB_COMPARE = 1,
-	JOB_FIT = 2, /* what fits: the smallest K, and one device's cap */
+	JOB_FIT = 2, /* what fits: the lever search (as `dnnpart fit`), or
+			where the graph takes no lever the smallest K and
+			one device's cap */
 } job_kind;
 
 typedef struct worker_result {
@@ -45,6 +47,10 @@ typedef struct worker_result {
 	 * the smallest cap of device fit_dev, the others as they are */
 	dp_fit_result fit_k, fit_cap;
 	int fit_dev;
+	/* the lever search, when it ran (fit_levers): then fit_k and fit_cap
+	 * are empty */
+	bool fit_levers;
+	dp_fit_search search;
 	/* a plan job's intermediate plan (an anytime algorithm, best: the
 	 * best so far while it runs); the job's final result follows */
 	bool interim;
@@ -83,9 +89,11 @@ dp_status worker_submit(worker *w, job_kind kind, const dp_graph *g,
 			const dp_machine *m, const dp_algo *algo,
 			const dp_algo_opts *o, unsigned gen, dp_err *err);
 
-/* Queues a fit job (dp_fit_run twice: the smallest K for m's caps, then
- * the smallest cap of device dev with m's other caps) with algorithm algo
- * and options o (NULL: defaults). Its one result has kind JOB_FIT. It
+/* Queues a fit job: on a graph made with no lever, the lever search of
+ * `dnnpart fit` (dp_fit_search_run, every strategy and lever set); where
+ * the graph has levers or takes none, dp_fit_run twice (the smallest K for
+ * m's caps, then the smallest cap of device dev with m's other caps) with
+ * algorithm algo and options o (NULL: defaults). Its one result has kind JOB_FIT. It
  * supersedes a running or pending fit job; a plan job supersedes it (the
  * settings it was for have changed). DP_ENOMEM when m cannot be copied. */
 dp_status worker_submit_fit(worker *w, const dp_graph *g, const dp_machine *m,

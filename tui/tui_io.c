@@ -23,6 +23,7 @@
 #include "dnnpart/placement.h"
 #include "dnnpart/units.h"
 #include "tui_session.h"
+#include "view.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -191,12 +192,35 @@ static void stop_worker(tui_session *s)
 	session_sync_jobs(s);
 }
 
+/* Applies the levers lv to the session's lever-free graph (the plan is
+ * rerun by the caller); false after saying why in the status line. */
+static bool relever(vstate *st, const dp_levers *lv)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	dp_graph *lg = NULL;
+	const dp_graph *plain = st->plain ? st->plain : st->g;
+	if (dp_levers_active(lv) &&
+	    dp_levers_apply(plain, lv, &lg, &err) != DP_OK) {
+		state_status(st, true, "levers: %s", err.msg);
+		return false;
+	}
+	if (state_relever(st, lg, &err) != DP_OK) {
+		dp_graph_free(lg);
+		state_status(st, true, "levers: %s", err.msg);
+		return false;
+	}
+	return true;
+}
+
 void session_rebatch(tui_session *s)
 {
 	vstate *st = &s->st;
 	dp_err err;
 	dp_err_clear(&err);
-	const dp_graph *base = st->base ? st->base : st->g;
+	const dp_graph *base = st->base	   ? st->base
+			       : st->plain ? st->plain
+					   : st->g;
 	dp_graph *g = NULL;
 	if (dp_graph_with_batch(base, st->batch, &g, &err) != DP_OK) {
 		state_status(st, true, "batch size %lld: %s", st->batch,
@@ -206,7 +230,47 @@ void session_rebatch(tui_session *s)
 	}
 	/* the file runner never runs during a rebatch (settings_batch) */
 	stop_worker(s);
+	/* the levers go onto the graph at the new size */
+	bool levers = st->plain != NULL;
+	if (levers && state_relever(st, NULL, &err) != DP_OK) {
+		dp_graph_free(g);
+		state_status(st, true, "batch size %lld: %s", st->batch,
+			     err.msg);
+		return;
+	}
 	state_rebatch(st, g);
+	if (levers)
+		relever(st, &st->m.levers);
+	session_start(s, JOB_PLAN);
+}
+
+void session_fit_adopt(tui_session *s)
+{
+	vstate *st = &s->st;
+	const dp_fit_cand *c =
+		&st->fit_search.cands[st->fit_rows[st->fit_cursor]];
+	dp_levers lv;
+	dp_err err;
+	dp_err_clear(&err);
+	if (dp_levers_parse_set(c->levers, &lv, &err) != DP_OK ||
+	    dp_machine_resize(&st->m, c->k, &err) != DP_OK) {
+		state_status(st, true, "not adopted: %s", err.msg);
+		return;
+	}
+	lv.gemm_ratio = st->m.levers.gemm_ratio;
+	lv.host_mem = st->m.levers.host_mem;
+	stop_worker(s);
+	if (!relever(st, &lv))
+		return;
+	st->m.levers = lv;
+	st->algo = c->algo;
+	st->zero_stage = c->zero_stage;
+	state_algo_changed(st);
+	state_settings_changed(st);
+	char n[32];
+	state_status(st, false, "adopted %s on K=%d with levers %s",
+		     dp_fit_cand_strategy(c, n, sizeof n), c->k, c->levers);
+	view_leave(st);
 	session_start(s, JOB_PLAN);
 }
 

@@ -106,8 +106,10 @@ static void print_line(const char *path, const char *size, const char *what,
 	fprintf(stderr, "\r%s\033[K", line);
 }
 
-int tui_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)
+int tui_load_graph_machine(const cli_opts *o, dp_graph **g, dp_graph **plain,
+			   dp_machine *m)
 {
+	*plain = NULL;
 	bool show = isatty(STDERR_FILENO);
 	struct stat fst;
 	bool file = stat(o->graph_path, &fst) == 0 && S_ISREG(fst.st_mode);
@@ -166,11 +168,12 @@ int tui_load_graph_machine(const cli_opts *o, dp_graph **g, dp_machine *m)
 	*g = j.g;
 	bool autorc = cli_wants_auto(o);
 	if ((rc = cli_apply_batch(o, g)) ||
-	    (!autorc && (rc = cli_apply_levers(o, g))))
+	    (!autorc && (rc = cli_apply_levers_keep(o, g, plain))))
 		return rc;
 	if ((rc = cli_make_machine(o, *g, m))) {
 		dp_graph_free(*g);
-		*g = NULL;
+		dp_graph_free(*plain);
+		*g = *plain = NULL;
 	} else if (autorc && (rc = cli_apply_auto(o, g, m)))
 		dp_machine_free(m);
 	return rc;

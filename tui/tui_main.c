@@ -120,8 +120,14 @@ static void session_start_fit(tui_session *s)
 	dp_algo_opts ao;
 	state_algo_opts(st, &ao);
 	int dev = st->dev < st->m.k ? st->dev : st->m.k - 1;
-	if (worker_submit_fit(s->w, st->g, &st->m, st->algo, &ao, dev, st->gen,
-			      &err) != DP_OK) {
+	/* the lever search runs on the graph as loaded, its sets on it: the
+	 * machine without the session's levers */
+	dp_machine m = st->m;
+	if (st->plain)
+		m.levers = (dp_levers){.gemm_ratio = st->m.levers.gemm_ratio,
+				       .host_mem = st->m.levers.host_mem};
+	if (worker_submit_fit(s->w, st->plain ? st->plain : st->g, &m,
+			      st->algo, &ao, dev, st->gen, &err) != DP_OK) {
 		state_status(st, true, "cannot start the fit search: %s",
 			     err.msg);
 		return;
@@ -164,10 +170,12 @@ static void sync_progress(tui_session *s)
 static void apply_result(tui_session *s, worker_result *r)
 {
 	vstate *st = &s->st;
-	if (r->g != st->g)
+	if (r->g != st->g && r->g != st->plain)
 		return; /* made for a graph that is gone */
 	if (r->kind == JOB_FIT) {
-		if (r->status == DP_OK)
+		if (r->status == DP_OK && r->fit_levers)
+			state_fit_search_done(st, r->gen, &r->search);
+		else if (r->status == DP_OK)
 			state_fit_done(st, r->gen, r->fit_dev, &r->fit_k,
 				       &r->fit_cap);
 		else if (r->status != DP_ECANCELED && r->gen == st->gen)
@@ -245,6 +253,8 @@ static bool handle(tui_session *s, unsigned bits)
 		session_start(s, JOB_COMPARE);
 	if (bits & AR_FIT)
 		session_start_fit(s);
+	if (bits & AR_FIT_ADOPT)
+		session_fit_adopt(s);
 	if (bits & AR_FULL_REDRAW)
 		s->full_redraw = true;
 	if (bits & AR_IO)
@@ -372,9 +382,9 @@ int tui_main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o, &color, &no_mouse, &algo);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	dp_graph *g;
+	dp_graph *g, *plain;
 	dp_machine m;
-	if ((rc = tui_load_graph_machine(&o, &g, &m)))
+	if ((rc = tui_load_graph_machine(&o, &g, &plain, &m)))
 		return rc;
 	tui_session s;
 	memset(&s, 0, sizeof s);
@@ -383,9 +393,11 @@ int tui_main(int argc, char **argv)
 	if (state_init(&s.st, g, &m, algo, o.contention, &err) != DP_OK) {
 		dp_machine_free(&m);
 		dp_graph_free(g);
+		dp_graph_free(plain);
 		return cli_error(&err);
 	}
 	dp_machine_free(&m);
+	s.st.plain = plain;
 	s.st.microbatches = o.microbatches;
 	s.st.schedule = o.schedule;
 	s.st.zero_stage = o.zero_stage;

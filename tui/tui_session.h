@@ -34,6 +34,10 @@ void session_do_io(tui_session *s);
 /* Rebuilds the graph at the batch size st->batch (AR_REBATCH) once no job
  * runs on the old one, and reruns the plan. */
 void session_rebatch(tui_session *s);
+/* Adopts the Fit view's row under the cursor (AR_FIT_ADOPT): its K,
+ * strategy, ZeRO stage and levers, the graph rebuilt from the lever-free
+ * one; reruns the plan. */
+void session_fit_adopt(tui_session *s);
 /* Writes the pins changed by p, P, y, Y into the graph (AR_REPIN) once no
  * job reads it; the plan job that follows honours them. */
 void session_repin(tui_session *s);

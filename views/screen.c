@@ -123,6 +123,13 @@ static void draw_header(const vstate *st, vgrid *g, vrect r)
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
 	snprintf(buf, sizeof buf, "algo %s", st->algo->name);
 	x = segment(g, x, y, r.w, ST_HEADER, buf);
+	/* the levers the graph was made with (--precision ..., the Fit
+	 * view's Enter, the lever keys) */
+	if (dp_graph_levers(st->g)[0]) {
+		snprintf(buf, sizeof buf, "levers %.60s",
+			 dp_graph_levers(st->g));
+		x = segment(g, x, y, r.w, ST_HEADER, buf);
+	}
 	/* the knobs strategies read: batch size (x/X), micro-batches (u/U),
 	 * schedule (S) */
 	int64_t batch = dp_graph_batch_size(st->g);
@@ -401,7 +408,10 @@ static void draw_tabs(const vstate *st, vgrid *g, vrect r)
 		return;
 	char label[32];
 	snprintf(label, sizeof label, " %s %s ",
-		 st->view == VIEW_HELP ? "?" : "d", view_current(st)->name);
+		 st->view == VIEW_HELP	 ? "?"
+		 : st->view == VIEW_FIT ? "f"
+					: "d",
+		 view_current(st)->name);
 	if (tabs_width(full) + 1 + text_width(label) <= r.w)
 		grid_puts_right(g, r.w, r.y, ST_TAB_ACTIVE, label);
 }

@@ -170,13 +170,15 @@ void state_free(vstate *st)
 	free_compare(st);
 	free(st->cmp);
 	free_op_arrays(st);
+	state_fit_search_free(st);
 	dp_machine_free(&st->m);
 	dp_graph_free(st->g);
 	dp_graph_free(st->base);
+	dp_graph_free(st->plain);
 	memset(st, 0, sizeof *st);
 }
 
-dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err)
+dp_status state_replace_graph(vstate *st, dp_graph *g, dp_err *err)
 {
 	dp_graph *old = st->g;
 	st->g = g;
@@ -185,17 +187,27 @@ dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err)
 		st->g = old;
 		return s;
 	}
-	dp_graph_free(old);
-	/* a new graph is at its own batch size */
-	dp_graph_free(st->base);
-	st->base = NULL;
-	st->batch = 0;
 	free_plan(&st->plan);
 	free_plan(&st->prev);
 	st->plan_error[0] = '\0';
-	st->filter[0] = st->search[0] = '\0';
 	reset_selection(st);
 	state_settings_changed(st);
+	return DP_OK;
+}
+
+dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err)
+{
+	dp_graph *old = st->g;
+	dp_status s = state_replace_graph(st, g, err);
+	if (s != DP_OK)
+		return s;
+	dp_graph_free(old);
+	/* a new graph is at its own batch size, without levers */
+	dp_graph_free(st->base);
+	dp_graph_free(st->plain);
+	st->base = st->plain = NULL;
+	st->batch = 0;
+	st->filter[0] = st->search[0] = '\0';
 	return DP_OK;
 }
 
@@ -259,9 +271,12 @@ void state_apply_pins(vstate *st)
 		return;
 	for (uint32_t u = 0; u < st->g->nops; u++)
 		st->g->ops[u].pin = st->pins[u];
-	if (st->base)
-		for (uint32_t u = 0; u < st->base->nops && u < st->g->nops; u++)
-			st->base->ops[u].pin = st->pins[u];
+	dp_graph *other[2] = {st->base, st->plain};
+	for (int i = 0; i < 2; i++)
+		for (uint32_t u = 0; other[i] && u < other[i]->nops &&
+				     u < st->g->nops;
+		     u++)
+			other[i]->ops[u].pin = st->pins[u];
 	st->pins_dirty = false;
 }
 

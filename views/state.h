@@ -41,6 +41,7 @@
 	X(COMPARE, compare)                                                 \
 	X(WHY, why)                                                         \
 	X(DIFF, diff)                                                       \
+	X(FIT, fit)                                                         \
 	X(HELP, help)
 
 typedef enum view_id {
@@ -130,6 +131,9 @@ typedef struct vstate {
 			     as loaded) */
 	dp_graph *base;	  /* owned: the graph as loaded when st->g is it at
 			     another batch size, else NULL */
+	dp_graph *plain;  /* owned: st->g before its levers (at st->g's batch
+			     size) when levers made st->g, else NULL; its
+			     lever set is dp_graph_levers(st->g), m.levers */
 	unsigned gen;	  /* bumped by every change of the settings */
 
 	/* the pins the next rerun uses, one per op of st->g (-1: free): they
@@ -186,6 +190,14 @@ typedef struct vstate {
 	bool fit_cap_found;   /* the smallest cap of fit_dev: fit_cap */
 	int64_t fit_cap;
 	int fit_probes; /* reruns the two searches made */
+	/* the lever search (`dnnpart fit`'s), when the last fit job ran it
+	 * (the Fit view): owned; fit_rows the candidates listed at its K
+	 * (dp_fit_search_rows), fit_cursor the one Enter adopts */
+	bool fit_levers;
+	dp_fit_search fit_search;
+	size_t *fit_rows;
+	int fit_nrows, fit_cursor;
+	size_t fit_skipped[4];
 
 	/* ---- navigation (never changes the plan) ---- */
 	view_id view;
@@ -342,6 +354,19 @@ bool state_compare_adopt(vstate *st, int i);
  * line says them when gen is the current one. */
 void state_fit_done(vstate *st, unsigned gen, int dev, const dp_fit_result *k,
 		    const dp_fit_result *cap);
+/* Replaces st->g by g (taken over) at the same batch size: the plan and
+ * the views' arrays go (state_set_graph keeps the rest); the old graph is
+ * the caller's. */
+dp_status state_replace_graph(vstate *st, dp_graph *g, dp_err *err);
+/* Makes lg (st->plain, or st->g when that has no lever, with levers
+ * applied; taken over) the session's graph, or with lg NULL the lever-free
+ * one again. */
+dp_status state_relever(vstate *st, dp_graph *lg, dp_err *err);
+/* Stores a lever search for settings generation gen (taken over: *s is
+ * left empty) and shows the Fit view when gen is current. */
+void state_fit_search_done(vstate *st, unsigned gen, dp_fit_search *s);
+/* Frees the lever search kept (state_free, a new graph). */
+void state_fit_search_free(vstate *st);
 /* Whether the cached fit answers are for the current settings. */
 bool state_fit_current(const vstate *st);
 /* "fits with 4 devices; GPU1 fits with 17.3 GiB" (or what was not found)
