@@ -244,6 +244,26 @@ void session_rebatch(tui_session *s)
 	session_start(s, JOB_PLAN);
 }
 
+void session_relever(tui_session *s)
+{
+	vstate *st = &s->st;
+	dp_levers lv = st->lv_next;
+	stop_worker(s);
+	if (!relever(st, &lv)) {
+		session_start(s, JOB_PLAN);
+		return;
+	}
+	st->m.levers = lv;
+	state_settings_changed(st);
+	char r[64];
+	state_status(st, false, "precision %s, recompute %s: levers %s",
+		     dp_precision_name(lv.precision),
+		     dp_levers_recompute_str(&lv, r, sizeof r),
+		     dp_graph_levers(st->g)[0] ? dp_graph_levers(st->g)
+					       : "none");
+	session_start(s, JOB_PLAN);
+}
+
 void session_fit_adopt(tui_session *s)
 {
 	vstate *st = &s->st;

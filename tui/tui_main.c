@@ -255,6 +255,8 @@ static bool handle(tui_session *s, unsigned bits)
 		session_start_fit(s);
 	if (bits & AR_FIT_ADOPT)
 		session_fit_adopt(s);
+	if (bits & AR_RELEVER)
+		session_relever(s);
 	if (bits & AR_FULL_REDRAW)
 		s->full_redraw = true;
 	if (bits & AR_IO)

@@ -38,6 +38,10 @@ void session_rebatch(tui_session *s);
  * strategy, ZeRO stage and levers, the graph rebuilt from the lever-free
  * one; reruns the plan. */
 void session_fit_adopt(tui_session *s);
+/* Rebuilds the graph with the levers st.lv_next (F, K: AR_RELEVER) from
+ * the lever-free one and reruns the plan; a lever the graph refuses is
+ * said in the status line and nothing changes. */
+void session_relever(tui_session *s);
 /* Writes the pins changed by p, P, y, Y into the graph (AR_REPIN) once no
  * job reads it; the plan job that follows honours them. */
 void session_repin(tui_session *s);

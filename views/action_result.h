@@ -22,6 +22,8 @@ enum {
 	AR_FIT = 1 << 10,	 /* start a fit job for the selected device */
 	AR_REPIN = 1 << 11, /* st->pins changed: the front end stops the jobs
 			       on st->g, then state_apply_pins */
+	AR_RELEVER = 1 << 13, /* st->lv_next: the front end rebuilds st->g
+				 with those levers (session_relever) */
 	AR_FIT_ADOPT = 1 << 12, /* Enter in the Fit view: the front end
 				   adopts the row (session_fit_adopt) */
 };

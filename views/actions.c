@@ -311,6 +311,9 @@ unsigned actions_run(vstate *st, int w, int h, key_action act, int key)
 	case ACT_BATCH_LOWER:
 	case ACT_BATCH_RAISE:
 		return settings_batch(st, act == ACT_BATCH_RAISE);
+	case ACT_PRECISION:
+	case ACT_RECOMPUTE:
+		return settings_lever(st, act == ACT_RECOMPUTE);
 	case ACT_ALGO_NEXT:
 	case ACT_ALGO_PREV:
 		return settings_algo(st, act == ACT_ALGO_NEXT ? 1 : -1);

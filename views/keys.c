@@ -94,6 +94,12 @@ const key_binding key_table[] = {
 	 ACT_BATCH_LOWER, KG_MACHINE, false},
 	{K('X'), "X", 0, NULL, "double the batch size", ACT_BATCH_RAISE,
 	 KG_MACHINE, false},
+	{K('F'), "F", 0, NULL,
+	 "precision: fp32 / bf16 / fp16 (mixed precision, docs/memory.md)",
+	 ACT_PRECISION, KG_MACHINE, false},
+	{K('K'), "K", 0, NULL,
+	 "activation recomputation (checkpointing): none / selective / full",
+	 ACT_RECOMPUTE, KG_MACHINE, false},
 
 	/* plan */
 	{K('a', VK_F9), "a F9", 9, "Algo", "next algorithm", ACT_ALGO_NEXT,
@@ -119,8 +125,9 @@ const key_binding key_table[] = {
 	 "rerun the plan; in Compare: rerun every algorithm", ACT_RERUN,
 	 KG_PLAN, false},
 	{K('f'), "f", 0, NULL,
-	 "what fits: the smallest K for the caps and the selected device's "
-	 "smallest cap, by reruns",
+	 "what fits: the smallest K and the fastest strategy and levers there "
+	 "(Enter adopts a row); a graph that takes no lever: the smallest K "
+	 "and the selected device's smallest cap, by reruns",
 	 ACT_FIT, KG_PLAN, true},
 
 	/* ops view */

@@ -81,6 +81,8 @@ typedef enum key_action {
 	ACT_SCHEDULE, /* the next pipeline schedule */
 	ACT_BATCH_LOWER,
 	ACT_BATCH_RAISE,
+	ACT_PRECISION, /* the next precision: fp32, bf16, fp16 */
+	ACT_RECOMPUTE, /* the next recomputation: none, selective, full */
 	ACT_ALGO_NEXT,
 	ACT_ALGO_PREV,
 	ACT_CONTENTION,

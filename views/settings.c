@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "dnnpart/units.h"
 #include "fmt.h"
@@ -339,4 +340,22 @@ unsigned settings_batch(vstate *st, bool raise)
 	state_status(st, false, "batch size %lld (loaded at %lld)", nb,
 		     (long long)b0);
 	return AR_REDRAW | AR_REBATCH;
+}
+
+unsigned settings_lever(vstate *st, bool recompute)
+{
+	dp_levers lv = st->m.levers;
+	if (recompute) {
+		/* none, selective, full; auto's choice goes back to none */
+		lv.recompute = lv.recompute >= DP_RECOMP_FULL
+				       ? DP_RECOMP_NONE
+				       : (dp_recompute)(lv.recompute + 1);
+		memset(lv.rc_sel, 0, sizeof lv.rc_sel);
+		lv.rc_chosen = false;
+	} else {
+		lv.precision = (dp_precision)((lv.precision + 1) %
+					      DP_PREC_COUNT);
+	}
+	st->lv_next = lv;
+	return AR_REDRAW | AR_RELEVER;
 }

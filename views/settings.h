@@ -45,6 +45,9 @@ unsigned settings_schedule(vstate *st);
  * to rebuild the graph (AR_REBATCH); an error in the status line when the
  * graph has no batch dim or a file job runs on the graph. */
 unsigned settings_batch(vstate *st, bool raise);
+/* F (precision) or K (recompute): the next value into st->lv_next, for
+ * the front end to apply (AR_RELEVER). */
+unsigned settings_lever(vstate *st, bool recompute);
 
 /* The cap n steps of m (n < 0) or M (n > 0) away from base: four steps
  * an octave, base x 2^q x (1, 1.25, 1.5 or 1.75), shown exactly (16 GiB:

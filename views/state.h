@@ -134,6 +134,7 @@ typedef struct vstate {
 	dp_graph *plain;  /* owned: st->g before its levers (at st->g's batch
 			     size) when levers made st->g, else NULL; its
 			     lever set is dp_graph_levers(st->g), m.levers */
+	dp_levers lv_next; /* the levers F or K asked for (AR_RELEVER) */
 	unsigned gen;	  /* bumped by every change of the settings */
 
 	/* the pins the next rerun uses, one per op of st->g (-1: free): they
