@@ -7,7 +7,11 @@
 # bars (░ before the cap mark) and counts against the cap as `dnnpart plan`
 # counts it. The Memory view: its own zoom and time axis, the cap line
 # broken by '!' where the curve crosses it, the peak by layer; m from no cap
-# and M back is no cap again; the Ops search says "n of m".
+# and M back is no cap again; the Ops search says "n of m". On a graph that
+# takes levers, f shows `dnnpart fit`'s lever search (its answer row as the
+# CLI prints it), Enter adopts it (K, strategy, levers in the header, the
+# same makespan), F and K cycle precision and recomputation, x keeps the
+# levers; a graph without roles refuses F; Esc cancels the lever search.
 # Prints "ok - NAME" / "not ok - NAME: why" / "skip".
 set -u
 . tests/lib/suite.sh
@@ -115,6 +119,108 @@ if "$DNNPART" gen --ops 20000 --seed 3 -o "$big" >/dev/null 2>&1; then
 	fi
 else
 	echo "not ok - tui_fit_esc_cancels: dnnpart gen failed"
+fi
+
+# ---- f on a graph that takes levers: fit's lever search, its table, Enter
+# adopts a row (K, strategy, levers), the header says the levers; F and K
+# cycle precision and recomputation ----
+lv=tests/data/levers_tiny.json
+"$DNNPART" fit "$lv" --mem 5KiB >"$tmp/lv.out" 2>&1
+ans=$(sed -n 's/^answer  *fits with \([0-9]*\) devices*: \(.*\), levers \([a-z0-9+]*\) (makespan \(.*\))$/\1|\2|\3|\4/p' "$tmp/lv.out")
+lv_k=${ans%%|*}
+lv_rest=${ans#*|}
+lv_levers=$(echo "$lv_rest" | cut -d'|' -f2)
+lv_ms=$(echo "$lv_rest" | cut -d'|' -f3)
+lv_first=$(sed -n 's/^\* \([a-z0-9-]*\) .*/\1/p' "$tmp/lv.out")
+lv_re=$(echo "$lv_levers" | sed 's/+/\\+/g') # for grep -E
+if [ -z "$lv_k" ] || [ -z "$lv_levers" ] || [ -z "$lv_first" ]; then
+	echo "not ok - tui_fit_levers_setup: dnnpart fit gave no answer: $(tail -3 "$tmp/lv.out")"
+else
+	echo "# dnnpart fit (levers): K=$lv_k $lv_first $lv_levers $lv_ms"
+	for size in 80x24 200x60; do
+		start "${size%x*}" "${size#*x}" "" "$lv" --mem 5KiB --algo pardnn
+		if ! wait_for 'INFEASIBLE' || ! wait_for 'F10Quit'; then
+			notok "tui_fit_levers_table_$size" "no plan on screen"
+			continue
+		fi
+		keys f
+		# the table: the probes, then the candidates at the answer's K,
+		# the answer first (the row `dnnpart fit` marks with '*')
+		if wait_for "candidates at K=$lv_k" 10 &&
+			screen | grep -q '^probe  *K  *plan' &&
+			screen | grep -Eq "^\* $lv_first +$lv_re +.* $lv_ms +fits" &&
+			screen | grep -q "fits with $lv_k device"; then
+			ok "tui_fit_levers_table_$size"
+		else
+			notok "tui_fit_levers_table_$size" "no table like dnnpart fit's: $(screen | head -12)"
+			continue
+		fi
+		# Enter adopts the answer's row: K, strategy and levers, rerun
+		keys Enter
+		if wait_for "adopted $lv_first on K=$lv_k with levers $lv_re" 10 &&
+			wait_settled && row 1 | grep -q "K=$lv_k .* levers $lv_levers" &&
+			row 2 | grep -q "makespan $lv_ms  FEASIBLE"; then
+			ok "tui_fit_levers_enter_adopts_$size"
+		else
+			notok "tui_fit_levers_enter_adopts_$size" "rows 1-2: $(row 1) / $(row 2)"
+			continue
+		fi
+		# F: the next precision (bf16 -> fp16), K: recomputation
+		keys F
+		if wait_for 'precision fp16, recompute none' 5 &&
+			wait_settled && row 1 | grep -q 'levers fp16'; then
+			keys K
+			if wait_for 'precision fp16, recompute selective' 5 &&
+				wait_settled && row 1 | grep -q 'levers fp16+selective'; then
+				ok "tui_lever_keys_$size"
+			else
+				notok "tui_lever_keys_$size" "K: $(row 1)"
+			fi
+		else
+			notok "tui_lever_keys_$size" "F: $(row 1)"
+		fi
+		# x halves the batch: the levers stay, applied at the new size
+		keys x
+		if wait_for 'batch size 5 \(loaded at 10\)' 5 && wait_settled &&
+			row 1 | grep -q 'levers fp16+selective[^ ]*  batch 5\*'; then
+			ok "tui_levers_kept_on_rebatch_$size"
+		else
+			notok "tui_levers_kept_on_rebatch_$size" "$(row 1)"
+		fi
+	done
+fi
+# a graph without roles or layers: F says why and changes nothing; f keeps
+# the plain search (the tests above)
+start 100 30 "" "$graph" -k 2 --mem 25MiB --algo pardnn
+if wait_for 'F10Quit' && wait_settled; then
+	keys F
+	if wait_for "levers: --precision bf16: graph 'blocks6' has no op roles" 5 &&
+		! row 1 | grep -q 'levers' && wait_settled &&
+		screen | grep -q 'INFEASIBLE'; then
+		ok tui_lever_key_refused_without_roles
+	else
+		notok tui_lever_key_refused_without_roles "$(screen | tail -3)"
+	fi
+else
+	notok tui_lever_key_refused_without_roles "no plan on screen"
+fi
+# Esc cancels the lever search (gpt2-xl at batch 8: seconds of reruns)
+start 100 30 "" sample_graphs/gpt2-xl.json --batch 8 --mem 16GiB --algo dp
+if wait_for 'F10Quit' 60 && wait_settled 60; then
+	keys f
+	if wait_for 'fitting' 20; then
+		keys Escape
+		if wait_gone 'fitting' 10 && screen | grep -q 'cancelled' &&
+			! screen | grep -q 'candidates at K='; then
+			ok tui_fit_levers_esc_cancels
+		else
+			notok tui_fit_levers_esc_cancels "still fitting, or a table after Esc"
+		fi
+	else
+		notok tui_fit_levers_esc_cancels "no 'fitting' progress"
+	fi
+else
+	notok tui_fit_levers_esc_cancels "no plan for gpt2-xl"
 fi
 
 # ---- R: the reserve, in the bars and in feasibility ----

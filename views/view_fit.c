@@ -90,8 +90,8 @@ static void draw_cand(const vstate *st, vgrid *g, vrect r, int y, int row,
 						   ? '*' : ' ',
 		 dp_fit_cand_strategy(c, n, sizeof n));
 	view_cell(g, &x, y, 12, ns, buf);
-	view_cell(g, &x, y, 22, ns, ran ? c->run.strategy : "-");
 	view_cell(g, &x, y, 25, ns, c->levers);
+	view_cell(g, &x, y, 22, ns, ran ? c->run.strategy : "-");
 	view_cell(g, &x, y, 11, ns,
 		  ran ? dp_units_fmt_time(c->run.makespan, t, sizeof t) : "-");
 	if (!ran)
@@ -145,8 +145,8 @@ static void fit_draw(const vstate *st, vgrid *g, vrect r)
 		 "candidates at K=%d (*: the answer; Enter adopts the row)",
 		 dp_fit_search_k(f));
 	grid_puts(g, r.x, y, r.w, ST_HEADER, buf);
-	const view_col ch[] = {{"  strategy", 12}, {"plan", 22},
-			       {"levers", 25},	   {"step", 11},
+	const view_col ch[] = {{"  strategy", 12}, {"levers", 25},
+			       {"plan", 22},	   {"step", 11},
 			       {"fits / over, made fit by", r.w - 70}};
 	view_table_head(g, r, y + 1, ch, 5);
 	view_list l;
