@@ -121,7 +121,7 @@ static void fit_draw(const vstate *st, vgrid *g, vrect r)
 	vstyle ns = current ? ST_NORMAL : ST_STALE;
 	char buf[400], a[32];
 	snprintf(buf, sizeof buf,
-		 "smallest K for caps %s (GPU0's), then the fastest plan: 7 "
+		 "smallest K for caps %s, then the fastest plan there: 7 "
 		 "strategies x %zu lever sets, %zu reruns%s",
 		 dp_units_fmt_bytes(st->m.cap[0], a, sizeof a), f->nsets,
 		 f->runs,
