@@ -146,15 +146,16 @@ else
 		keys f
 		# the table: the probes, then the candidates at the answer's K,
 		# the answer first (the row `dnnpart fit` marks with '*')
-		if wait_for "candidates at K=$lv_k" 10 &&
-			screen | grep -q '^probe  *K  *plan' &&
-			screen | grep -Eq "^\* $lv_first +$lv_re +.* $lv_ms +fits" &&
-			screen | grep -q "fits with $lv_k device"; then
-			ok "tui_fit_levers_table_$size"
-		else
-			notok "tui_fit_levers_table_$size" "no table like dnnpart fit's: $(screen | head -12)"
+		wait_for "candidates at K=$lv_k" 10
+		shown=$(screen)
+		echo "$shown" | grep -q '^probe  *K  *plan' &&
+			echo "$shown" | grep -Eq "^\* $lv_first +$lv_re +.* $lv_ms +fits" &&
+			echo "$shown" | grep -q "fits with $lv_k device"
+		if [ $? -ne 0 ]; then
+			notok "tui_fit_levers_table_$size" "no table like dnnpart fit's: $(echo "$shown" | head -12)"
 			continue
 		fi
+		ok "tui_fit_levers_table_$size"
 		# Enter adopts the answer's row: K, strategy and levers, rerun
 		keys Enter
 		if wait_for "adopted $lv_first on K=$lv_k with levers $lv_re" 10 &&

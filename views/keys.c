@@ -94,11 +94,9 @@ const key_binding key_table[] = {
 	 ACT_BATCH_LOWER, KG_MACHINE, false},
 	{K('X'), "X", 0, NULL, "double the batch size", ACT_BATCH_RAISE,
 	 KG_MACHINE, false},
-	{K('F'), "F", 0, NULL,
-	 "precision: fp32 / bf16 / fp16 (mixed precision, docs/memory.md)",
-	 ACT_PRECISION, KG_MACHINE, false},
-	{K('K'), "K", 0, NULL,
-	 "activation recomputation (checkpointing): none / selective / full",
+	{K('F'), "F", 0, NULL, "precision: fp32 / bf16 / fp16", ACT_PRECISION,
+	 KG_MACHINE, false},
+	{K('K'), "K", 0, NULL, "recompute: none / selective / full",
 	 ACT_RECOMPUTE, KG_MACHINE, false},
 
 	/* plan */
