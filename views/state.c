@@ -202,6 +202,7 @@ dp_status state_set_graph(vstate *st, dp_graph *g, dp_err *err)
 	if (s != DP_OK)
 		return s;
 	dp_graph_free(old);
+	state_fit_search_free(st); /* the table was for the old graph */
 	/* a new graph is at its own batch size, without levers */
 	dp_graph_free(st->base);
 	dp_graph_free(st->plain);
