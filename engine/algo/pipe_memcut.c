@@ -18,6 +18,7 @@
  * ops while both its time and its memory allow; both only grow with the
  * ops, so the greedy cut reaches furthest and decides feasibility).
  */
+#include "internal/arrays.h"
 #include "internal/graph_int.h"
 #include "internal/nomem.h"
 #include "internal/pipeline.h"
@@ -178,15 +179,10 @@ dp_status dpi_pipe_cut_memory(const dp_graph *g, const dp_machine *m, int S,
 	}
 	if (!st && greedy(&c, hi, fs) > S)
 		st = DP_EINPUT;
-	free(kd);
-	free(own);
-	free(rank);
-	free(idx);
-	free(v);
-	if (st) {
+	DPI_FREE_ALL(kd, own, rank, idx, v);
+	if (!st)
+		*fs_out = fs;
+	else
 		free(fs);
-		return st;
-	}
-	*fs_out = fs;
-	return DP_OK;
+	return st;
 }
