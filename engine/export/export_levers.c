@@ -96,6 +96,20 @@ static void write_deepspeed(FILE *f, const dp_graph *g,
 	dp_json_int(&w, "gradient_accumulation_steps", sh->M);
 	dp_json_begin_object(&w, "zero_optimization");
 	dp_json_int(&w, "stage", sh->zero_stage);
+	/* ZeRO-Offload: the optimizer state and its update on the CPU;
+	 * ZeRO-Infinity's parameter offload (stage 3) also the weights */
+	if (lv->offload >= DP_OFFLOAD_OPTIMIZER) {
+		dp_json_begin_object(&w, "offload_optimizer");
+		dp_json_str(&w, "device", "cpu");
+		dp_json_bool(&w, "pin_memory", true);
+		dp_json_end_object(&w);
+	}
+	if (lv->offload == DP_OFFLOAD_PARAMS) {
+		dp_json_begin_object(&w, "offload_param");
+		dp_json_str(&w, "device", "cpu");
+		dp_json_bool(&w, "pin_memory", true);
+		dp_json_end_object(&w);
+	}
 	dp_json_end_object(&w);
 	dp_json_begin_object(&w, "bf16");
 	dp_json_bool(&w, "enabled", lv->precision == DP_PREC_BF16);
@@ -297,6 +311,21 @@ static dp_status framework_write(const char *path, const dp_graph *g,
 	if (st)
 		return st;
 	dp_levers lv = levers_of(g);
+	/* DeepSpeed offloads the optimizer only under ZeRO (stages 1-3),
+	 * and the parameters only under stage 3 */
+	if (!torch && lv.offload == DP_OFFLOAD_OPTIMIZER && sh.zero_stage < 1)
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "DeepSpeed offloads the optimizer "
+				  "(offload_optimizer) only under ZeRO stages "
+				  "1-3, and this plan is stage 0: plan it "
+				  "with zero");
+	if (!torch && lv.offload == DP_OFFLOAD_PARAMS && sh.zero_stage != 3)
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "DeepSpeed offloads the parameters "
+				  "(offload_param) only under ZeRO stage 3, "
+				  "and this plan is stage %d: plan it with "
+				  "zero --zero-stage 3",
+				  sh.zero_stage);
 	dp_afile af;
 	if ((st = dp_afile_open(&af, path, err)))
 		return st;
