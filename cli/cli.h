@@ -314,11 +314,21 @@ bool cli_wants_auto(const cli_opts *o);
 int cli_apply_auto(const cli_opts *o, dp_graph **g, dp_machine *m);
 int cli_apply_gpu(const cli_opts *o, dp_machine *m);
 void cli_help_levers(FILE *out);
-/* fit --levers (cmd_fit_levers.c): the K search of fo once per lever set
- * of o->levers, the table, the answer, -o its plan. Returns the exit
- * code. */
+/* fit's lever search (cmd_fit_levers.c): dp_fit_search_run with the
+ * lever sets of o->levers (NULL: the table's), algo (NULL: the strategy
+ * table) and fo's max_k; prints the probes, the candidates, the answer, -o
+ * its plan. *plain is set, with nothing printed, when the graph takes no
+ * lever (fit then runs its plain search). Returns the exit code. */
 struct dp_fit_opts;
+struct dp_fit_probe;
+/* A pipeline answer's gradient accumulation, in words (cmd_fit.c). */
+void cli_fit_print_accumulation(FILE *out, const struct dp_fit_probe *p);
 int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
-		   const struct dp_fit_opts *fo);
+		   const struct dp_fit_opts *fo, bool *plain);
+/* The plan of algo at K devices with the lever set levers ("none") and
+ * ZeRO stage zero_stage (0: o's), rerun and written to o->out (a strategy
+ * or placement file). Returns the exit code. */
+int cli_fit_write_plan(const cli_opts *o, const dp_algo *algo, int k,
+		       int zero_stage, const char *levers);
 
 #endif

@@ -23,6 +23,7 @@ static void print_line(FILE *out, const cli_export_job *j,
 				r->layout_s);
 		break;
 	case DP_EXPORT_DEVMAP_TORCH:
+	case DP_EXPORT_TORCHWRAP:
 		fprintf(out, ", %u layer%s", r->entries,
 			r->entries == 1 ? "" : "s");
 		break;
@@ -32,6 +33,7 @@ static void print_line(FILE *out, const cli_export_job *j,
 		break;
 	case DP_EXPORT_PIPPY:
 	case DP_EXPORT_MEGATRON:
+	case DP_EXPORT_DEEPSPEED:
 		fprintf(out, ", %u stage%s", r->entries,
 			r->entries == 1 ? "" : "s");
 		break;

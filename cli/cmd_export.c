@@ -18,7 +18,9 @@ void cmd_export_help(FILE *out)
 		"[--pdf F] [--dot F]\n"
 		"                      [--trace F] [--csv F]\n"
 		"                      [--device-map F] [--tf-map F]\n"
-		"                      [--pippy F] [--megatron F]\n"
+		"                      [--pippy F] [--megatron F] "
+		"[--deepspeed F]\n"
+		"                      [--torch F]\n"
 		"                      [-o F]... [--json]\n"
 		"                      [--coarsen auto|never|always] "
 		"[--max-nodes N]\n"
@@ -50,16 +52,26 @@ void cmd_export_help(FILE *out)
 		"for PyTorch's\n"
 		"                     torch.distributed.pipelining (a Python "
 		"file)\n"
-		"  --megatron F       a pipeline's pp/tp/dp sizes, batch sizes "
-		"and layers per\n"
-		"                     stage as Megatron-LM arguments (a bash "
-		"array)\n"
+		"  --megatron F       a pipeline's (or dp, zero, megatron's) "
+		"pp/tp/dp sizes,\n"
+		"                     batch sizes, layers per stage and levers "
+		"as Megatron-LM\n"
+		"                     arguments (a bash array)\n"
+		"  --deepspeed F      a DeepSpeed config (JSON) of a dp, zero "
+		"or pipeline plan:\n"
+		"                     batch sizes, ZeRO stage, bf16/fp16, "
+		"activation checkpointing\n"
+		"  --torch F          a dp or zero plan as PyTorch wrapping "
+		"(a Python file):\n"
+		"                     DDP, ZeroRedundancyOptimizer, FSDP, "
+		"checkpoint_wrapper\n"
 		"  -o F               kind from the name: .dot .gv .svg .png "
 		".pdf .json .place\n"
 		"                     .csv .devmap.json (PyTorch map) .tf.txt "
 		"(TensorFlow)\n"
 		"                     .trace.json (trace) .pippy.py "
-		".megatron.sh; repeatable\n"
+		".megatron.sh\n"
+		"                     .deepspeed.json .torch.py; repeatable\n"
 		"picture (DOT, SVG, PNG, PDF; a trace coarsens above %u "
 		"events):\n"
 		"  --coarsen MODE     auto (default: SVG above --max-nodes "
@@ -147,6 +159,8 @@ static int export_opt(int argc, char **argv, int *i, export_args *x)
 		{"--tf-map", DP_EXPORT_DEVMAP_TF},
 		{"--pippy", DP_EXPORT_PIPPY},
 		{"--megatron", DP_EXPORT_MEGATRON},
+		{"--deepspeed", DP_EXPORT_DEEPSPEED},
+		{"--torch", DP_EXPORT_TORCHWRAP},
 	};
 	const char *v;
 	int r;

@@ -23,16 +23,35 @@ void cmd_fit_help(FILE *out)
 		"                   [--link PRESET | --bw BW --lat LAT] "
 		"[--contention port|none]\n"
 		"\n"
-		"Finds what fits by rerunning the algorithm, never by "
-		"estimate:\n"
-		"  (default)          the smallest K (1..--max-k) with which "
-		"the algorithm\n"
-		"                     finds a feasible plan under the caps of "
-		"--mem: K doubles\n"
-		"                     until a plan fits, then every K between "
-		"the last one\n"
-		"                     that did not and that one is tried, "
-		"upward\n"
+		"Finds what fits by rerunning, never by estimate alone:\n"
+		"  (default)          the smallest K (1..--max-k) at which a "
+		"combination of a\n"
+		"                     strategy (dp, zero stage 1-3, megatron, "
+		"1f1b, hybrid;\n"
+		"                     --algo: that one) and a lever set "
+		"(precision x recompute\n"
+		"                     x fusion) fits the caps of --mem, and "
+		"the fastest there:\n"
+		"                     K doubles until one fits, then every K "
+		"between is tried;\n"
+		"                     per K the heaviest and lightest sets "
+		"first, the rest by\n"
+		"                     estimate (work / speeds), pruned when "
+		"no faster than the\n"
+		"                     fastest fit or a set saving as much did "
+		"not fit\n"
+		"                     (docs/memory.md). On a graph that takes "
+		"no lever, or with\n"
+		"                     --precision/--recompute/--fuse: the "
+		"plain search below\n"
+		"  --levers SETS      the lever sets to search (none,bf16,"
+		"bf16+full,...);\n"
+		"                     --levers none: the plain search of K "
+		"(fp32, no levers)\n"
+		"                     with --algo (default best)\n"
+		"  -o FILE            the answer's plan, rerun at its K "
+		"(eval --strict\n"
+		"                     checks it with the levers fit prints)\n"
 		"  --cap              the smallest cap, the same on every "
 		"device, for K devices:\n"
 		"                     bisection between the largest single-op "
@@ -42,14 +61,6 @@ void cmd_fit_help(FILE *out)
 		"  --device D         the smallest cap of device D, the others "
 		"as --mem gives\n"
 		"  --max-k N          the largest K to try (default 64)\n"
-		"  --levers SETS      the K search once per lever set "
-		"(none,bf16,bf16+full,\n"
-		"                     bf16+full+attention; docs/memory.md): "
-		"a table of the\n"
-		"                     sets, the answer the smallest K, then "
-		"the shortest step\n"
-		"  -o FILE            with --levers: the answer's plan, "
-		"rerun at its K\n"
 		"The algorithms are heuristics: a plan may fit at K and not at "
 		"K+1. What is\n"
 		"guaranteed is what was tried: the answer fits, and every "
@@ -133,9 +144,15 @@ static int parse(int argc, char **argv, cli_opts *o, fit_args *fa)
 		return cli_usage_error("fit", "--levers and -o go with the "
 					      "search of K, not --cap or "
 					      "--device");
-	if (o->out && !o->levers)
-		return cli_usage_error("fit", "-o needs --levers (the plan "
-					      "of the set that fits)");
+	if (o->out && o->levers && !strcmp(o->levers, "none"))
+		return cli_usage_error("fit", "-o writes the plan of the lever "
+					      "search; --levers none is the "
+					      "plain search of K");
+	if (o->out && (o->precision || o->recompute || o->fuse || o->offload))
+		return cli_usage_error("fit", "-o writes the plan of the lever "
+					      "search; --precision, --recompute, "
+					      "--fuse and --offload fix the "
+					      "levers (use --levers SET)");
 	return 0;
 }
 
@@ -146,7 +163,7 @@ static const char *what_name(dp_fit_kind k)
 
 /* A pipeline answer with M > 1 micro-batches fits partly because of
  * gradient accumulation: say so, with what it means for the step. */
-static void print_accumulation(FILE *out, const dp_fit_probe *p)
+void cli_fit_print_accumulation(FILE *out, const dp_fit_probe *p)
 {
 	if (p->microbatches <= 1)
 		return;
@@ -157,10 +174,17 @@ static void print_accumulation(FILE *out, const dp_fit_probe *p)
 		"             every device adds up their gradients before one "
 		"update: the same step\n",
 		p->strategy, M, M);
+	int V = p->virtual_stages, w = 2 * (S - 1) + (V - 1) * S + 1;
 	if (!strncmp(p->strategy, "gpipe", 5))
 		fprintf(out, "             as the whole batch; gpipe keeps the "
 			     "activations of all %d until their backward\n",
 			M);
+	else if (V > 1) /* Megatron-LM's warm-up on the first device */
+		fprintf(out,
+			"             as the whole batch; interleaved, device 0 "
+			"keeps the activations of\n             %d chunks of "
+			"micro-batches live (each 1/%d of its layers)\n",
+			w < M * V ? w : M * V, V);
 	else
 		fprintf(out,
 			"             as the whole batch, with the activations "
@@ -249,7 +273,7 @@ static void print_human(FILE *out, const dp_graph *g, const dp_machine *m,
 	if (r->kind != DP_FIT_K)
 		fprintf(out, "resolution   %s\n",
 			dp_units_fmt_bytes(r->resolution, a, sizeof a));
-	print_accumulation(out, &r->answer);
+	cli_fit_print_accumulation(out, &r->answer);
 }
 
 static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
@@ -319,9 +343,17 @@ int cmd_fit_run(int argc, char **argv)
 	int rc = parse(argc, argv, &o, &fa);
 	if (rc)
 		return rc;
+	/* the lever search, unless the levers are fixed (--precision,
+	 * --recompute, --fuse, --offload), none (--levers none) or a cap is
+	 * searched */
+	if (fa.fo.kind == DP_FIT_K && !o.precision && !o.recompute &&
+	    !o.fuse && !o.offload && !(o.levers && !strcmp(o.levers, "none"))) {
+		bool plain = false;
+		rc = cli_fit_levers(&o, o.algo, &fa.fo, &plain);
+		if (!plain)
+			return rc;
+	}
 	const dp_algo *algo = o.algo ? o.algo : dp_algo_default();
-	if (o.levers)
-		return cli_fit_levers(&o, algo, &fa.fo);
 	dp_graph *g;
 	dp_machine m;
 	if ((rc = cli_load_graph_machine(&o, &g, &m)))
@@ -350,6 +382,11 @@ int cmd_fit_run(int argc, char **argv)
 	else
 		print_human(stdout, g, &m, algo, &r);
 	rc = o.strict && !r.found ? 1 : 0;
+	/* -o here: a graph that takes no lever (the others were refused) */
+	if (o.out && r.found &&
+	    !(rc = cli_fit_write_plan(&o, algo, r.k, o.zero_stage, "none")) &&
+	    !o.json)
+		printf("\nplan written to %s\n", o.out);
 	dp_fit_result_free(&r);
 out:
 	dp_machine_free(&m);

@@ -10,9 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dnnpart/algo.h"
 #include "dnnpart/export.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* a -> b -> c with a and c on GPU 0 and b on GPU 1: two transfers */
@@ -160,6 +162,89 @@ static void test_trace_of_a_known_plan(void)
 	dp_graph_free(g);
 }
 
+/* A pipeline's op slices say their micro-batch, block and chunk: an
+ * interleaved 1F1B of 8 layers on 2 devices (V = 2, M = 4) puts f0..f1 in
+ * chunk 0 and f4..f5 in chunk 1 of device 0 (F blocks), their gradients
+ * in B blocks; under zb-h1 the weight gradients are W blocks. Every
+ * expected value is the strategy's, not the trace's. */
+static void test_trace_shows_pipeline_blocks(void)
+{
+	for (int c = 0; c < 2; c++) {
+		dp_graph *g = test_train_chain(8, 100, NULL, 100, 1 << 20, 0);
+		dp_machine m;
+		REQUIRE(g && dp_machine_init(&m, 2, NULL) == DP_OK);
+		dp_algo_opts o;
+		dp_algo_opts_default(&o);
+		o.microbatches = 4;
+		o.virtual_stages = c == 0 ? 2 : 0;
+		o.schedule = c == 0 ? DP_SCHED_1F1B : DP_SCHED_ZBH1;
+		dp_plan plan;
+		dp_err err;
+		REQUIRE(dp_plan_run(g, &m, dp_algo_find("1f1b"), &o, NULL,
+				    &plan, &err) == DP_OK);
+		const char *path = test_tmp_path("pipe.trace.json");
+		REQUIRE(dp_export_write_opts(path, DP_EXPORT_TRACE, g, &m,
+					     &plan, NULL, NULL, NULL,
+					     &err) == DP_OK);
+		char *text = test_read_file(path, NULL);
+		cJSON *doc = text ? cJSON_Parse(text) : NULL;
+		free(text);
+		REQUIRE(doc);
+		const cJSON *e;
+		int f = 0, b = 0, w = 0, once = 0, chunk1 = 0;
+		const int32_t *stage = plan.strat->pipe.stage;
+		cJSON_ArrayForEach(
+			e, cJSON_GetObjectItemCaseSensitive(doc, "traceEvents"))
+		{
+			const cJSON *args =
+				cJSON_GetObjectItemCaseSensitive(e, "args");
+			const char *blk = str(args, "block");
+			if (strcmp(str(e, "ph"), "X") || !blk[0])
+				continue;
+			/* "f4@m2": the user's op f4, micro-batch 2 */
+			char name[64];
+			snprintf(name, sizeof name, "%s", str(e, "name"));
+			char *at = strchr(name, '@');
+			if (!at) {
+				CHECK_STR(blk, "once");
+				once++;
+				continue;
+			}
+			CHECK_INT((int)num(args, "micro_batch"), atoi(at + 2));
+			*at = '\0';
+			uint32_t u = dp_graph_find(g, name);
+			if (u == UINT32_MAX) /* sends, sums */
+				continue;
+			dp_role r = dp_op_role(g, u);
+			const char *want = r == DP_ROLE_FORWARD		 ? "F"
+					   : r == DP_ROLE_GRAD && c == 1 ? "W"
+									 : "B";
+			if (r == DP_ROLE_FORWARD || r == DP_ROLE_GRAD ||
+			    r == DP_ROLE_BACKWARD)
+				CHECK_STR(blk, want);
+			f += !strcmp(blk, "F");
+			b += !strcmp(blk, "B");
+			w += !strcmp(blk, "W");
+			if (c == 0) {
+				CHECK_INT((int)num(args, "chunk"),
+					  stage[u] / 2);
+				chunk1 += stage[u] / 2 == 1;
+			} else {
+				CHECK(!cJSON_GetObjectItemCaseSensitive(
+					args, "chunk"));
+			}
+		}
+		CHECK(f >= 8 * 4 && b >= 8 * 4);
+		CHECK(c == 0 ? w == 0 : w == 8 * 4);
+		CHECK(c == 1 || chunk1 > 0);
+		CHECK(once > 0);
+		cJSON_Delete(doc);
+		dp_plan_free(&plan);
+		dp_machine_free(&m);
+		dp_graph_free(g);
+	}
+}
+
 static void test_trace_canceled_writes_nothing(void)
 {
 	dp_graph *g;
@@ -201,5 +286,6 @@ static void test_trace_cleanup(void)
 }
 
 TEST_MAIN(TEST(test_trace_of_a_known_plan),
+	  TEST(test_trace_shows_pipeline_blocks),
 	  TEST(test_trace_canceled_writes_nothing),
 	  TEST(test_picture_kinds_by_name), TEST(test_trace_cleanup))

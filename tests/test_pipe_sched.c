@@ -12,45 +12,24 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
+#include "internal/pipeline.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
-/* S layers, one per stage: param p<i> -> forward f<i> (tf us), its input
- * gradient f<i>/grad (backward, tb us) and its weight gradient
- * f<i>/grad_w (grad, tw us; reads the layer's input and the gradient that
- * arrives) -> update p<i>/adam (0 us); tw < 0: no weight gradients nor
- * updates. Outputs of out bytes; weight gradients of 0 bytes. */
+static const double *chain_tbs; /* chain(): layer i's backward time */
+
+/* S layers, one per stage (test_train_chain, layers "layers/<i>"): param
+ * p<i> -> forward f<i> (tf us), its input gradient f<i>/grad (backward, tb
+ * us, or chain_tbs[i]) and its weight gradient f<i>/grad_w (grad, tw us;
+ * reads the layer's input and the gradient that arrives) -> update
+ * p<i>/adam (0 us); tw < 0: no weight gradients nor updates. Outputs of
+ * out bytes; weight gradients of 0 bytes. */
 static dp_graph *chain(int S, double tf, double tb, double tw, int64_t out)
 {
-	dp_graph *g = dp_graph_new("chain");
-	uint32_t f[16], p[16], in, prev_b;
-	char name[48];
-	in = test_add_role_op(g, "x", 0, out, DP_ROLE_INPUT);
-	for (int i = 0; i < S; i++) {
-		snprintf(name, sizeof name, "p%d", i);
-		p[i] = test_add_role_op(g, name, 0, 0, DP_ROLE_PARAM);
-		snprintf(name, sizeof name, "f%d", i);
-		f[i] = test_add_role_op(g, name, tf, out, DP_ROLE_FORWARD);
-		test_add_edge(g, p[i], f[i]);
-		test_add_edge(g, i ? f[i - 1] : in, f[i]);
-	}
-	prev_b = test_add_role_op(g, "loss", 0, out, DP_ROLE_LOSS);
-	test_add_edge(g, f[S - 1], prev_b);
-	for (int i = S - 1; i >= 0; i--) {
-		if (tw < 0) {
-			prev_b = test_add_grad(g, f[i], prev_b, tb, out);
-			continue;
-		}
-		snprintf(name, sizeof name, "f%d/grad_w", i);
-		uint32_t w = test_add_role_op(g, name, tw, 0, DP_ROLE_GRAD);
-		test_add_edge(g, prev_b, w);
-		test_add_edge(g, i ? f[i - 1] : in, w);
-		snprintf(name, sizeof name, "p%d/adam", i);
-		uint32_t u = test_add_role_op(g, name, 0, 0, DP_ROLE_UPDATE);
-		test_add_edge(g, w, u);
-		test_add_edge(g, p[i], u);
-		prev_b = test_add_grad(g, f[i], prev_b, tb, out);
-	}
-	return test_finalized(g);
+	double tbs[16];
+	for (int i = 0; i < S && i < 16; i++)
+		tbs[i] = chain_tbs ? chain_tbs[i] : tb;
+	return test_train_chain(S, tf, tbs, tw, out, 0);
 }
 
 /* K devices, free links, a kernel overhead of o us. */
@@ -62,8 +41,13 @@ static void machine(dp_machine *m, int k, double o)
 	m->kernel_us = o;
 }
 
-static int64_t last_peak; /* the largest device peak of step_on's run */
-static int want_v;	  /* --virtual-stages of step_on's runs (0: none) */
+static int64_t last_peak;    /* the largest device peak of step_on's run */
+static int want_v;	     /* --virtual-stages of step_on's runs (0: none) */
+static dp_strategy last_s;   /* step_on's strategy (its shape and label) */
+static double last_busy[16]; /* step_on's busy time per device */
+static int64_t last_peaks[16]; /* step_on's peak per device */
+static bool last_fits;	       /* step_on's plan fits every cap */
+static int32_t last_stage[64]; /* step_on's stage of the first 64 ops */
 
 /* The step of g under algo with M micro-batches on S = K stages, in
  * schedule sch, the strategy made for mp and priced on mr; -1 (a test
@@ -97,9 +81,21 @@ static double step_on(const dp_graph *g, const dp_machine *mp,
 	else
 		step = r.makespan;
 	last_peak = 0;
-	for (int d = 0; step >= 0 && d < r.k; d++)
+	for (int d = 0; step >= 0 && d < r.k; d++) {
 		if (r.dev[d].peak_bytes > last_peak)
 			last_peak = r.dev[d].peak_bytes;
+		last_busy[d % 16] = r.dev[d].busy_us;
+		last_peaks[d % 16] = r.dev[d].peak_bytes;
+	}
+	last_fits = r.feasible;
+	for (uint32_t u = 0; s.kind == DP_STRAT_PIPELINE && s.pipe.stage &&
+			     u < g->nops && u < 64;
+	     u++)
+		last_stage[u] = s.pipe.stage[u];
+	last_s.pipe.nstages = s.pipe.nstages;
+	last_s.pipe.microbatches = s.pipe.microbatches;
+	last_s.pipe.virtual_stages = s.pipe.virtual_stages;
+	memcpy(last_s.label, s.label, sizeof s.label);
 	dp_sim_free(sim);
 	dp_sim_result_free(&r);
 	dp_lowered_free(&l);
@@ -307,6 +303,169 @@ static void test_interleaved_closed_form(void)
 	dp_graph_free(g);
 }
 
+/* 1f1b's own search (no -M, no --virtual-stages) tries V on a graph of
+ * numbered layers: 8 equal layers "layers/<i>" (8 us forward, 8 us
+ * backward), K = 4, free links. It picks an interleaved plan, says V in
+ * its label, and its step is the closed form for the P devices, V and M
+ * it chose: per micro-batch a device's forward takes tf = 64 / (P M) and
+ * its backward as much, the step M (tf + tb) + (P - 1)(tf + tb) / V.
+ * --virtual-stages 1 pins V = 1: no V in the label, and a longer step. */
+static void test_search_tries_virtual_stages(void)
+{
+	dp_graph *g = chain(8, 8, 8, 0, 0);
+	dp_machine m;
+	machine(&m, 4, 0);
+	double tv = step_of(g, &m, "1f1b", 0, -1);
+	int V = last_s.pipe.virtual_stages, M = last_s.pipe.microbatches;
+	int P = V > 0 ? last_s.pipe.nstages / V : 0;
+	CHECK(V > 1);
+	char want[32];
+	snprintf(want, sizeof want, "V=%d", V);
+	CHECK(strstr(last_s.label, want) != NULL);
+	double tf = 64.0 / (P * M), tb = tf;
+	CHECK_NEAR(tv, M * (tf + tb) + (P - 1) * (tf + tb) / V, 1e-9);
+	want_v = 1;
+	double t1 = step_of(g, &m, "1f1b", 0, -1);
+	want_v = 0;
+	CHECK(last_s.pipe.virtual_stages <= 1);
+	CHECK(strstr(last_s.label, "V=") == NULL);
+	CHECK(tv < t1);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Interleaved chunks are cut by forward + backward time, then balanced
+ * per device: 8 layers of 8 us forward, the backward of layers 0 and 1
+ * 40 us, of the others 8 us; K = 2, V = 2, M = 4, free links. Cut by
+ * forward time (two layers a chunk), device 0 would hold layers 0, 1, 4,
+ * 5 (2 x 48 + 2 x 16 = 128 us) and device 1 64 us; the cut by both gives
+ * each device 96 us. */
+static void test_chunks_cut_by_forward_and_backward(void)
+{
+	static const double tbs[8] = {40, 40, 8, 8, 8, 8, 8, 8};
+	chain_tbs = tbs;
+	dp_graph *g = chain(8, 8, 8, 0, 0);
+	chain_tbs = NULL;
+	dp_machine m;
+	machine(&m, 2, 0);
+	want_v = 2;
+	CHECK(step_of(g, &m, "1f1b", 4, -1) > 0);
+	want_v = 0;
+	CHECK_NEAR(last_busy[0], 96, 1e-9);
+	CHECK_NEAR(last_busy[1], 96, 1e-9);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Backward ops whose names mirror nothing ("bwd3" for f3) find their
+ * stage by their `layer` label: 8 layers "layers/<i>", f<i> and bwd<i>
+ * in the same layer, K = 4, M = 4. Each bwd<i> runs on f<i>'s stage (by
+ * the structural rule alone every one went to the last stage: each is fed
+ * by the next one's output). */
+static uint32_t layer_op(dp_graph *g, const char *prefix, int i, double t,
+			 dp_role role)
+{
+	char name[32], layer[32];
+	snprintf(name, sizeof name, "%s%d", prefix, i);
+	snprintf(layer, sizeof layer, "layers/%d", i);
+	uint32_t u = test_add_op(g, name, t, 1024, layer);
+	CHECK(dp_graph_set_role(g, u, role, NULL) == DP_OK);
+	return u;
+}
+
+static void test_backward_stage_by_layer_label(void)
+{
+	dp_graph *g = dp_graph_new("renamed");
+	uint32_t f[8], bw[8];
+	uint32_t prev = test_add_role_op(g, "x", 0, 1024, DP_ROLE_INPUT);
+	for (int i = 0; i < 8; i++) {
+		f[i] = layer_op(g, "f", i, 10, DP_ROLE_FORWARD);
+		test_add_edge(g, prev, f[i]);
+		prev = f[i];
+	}
+	prev = test_add_role_op(g, "loss", 0, 1024, DP_ROLE_LOSS);
+	test_add_edge(g, f[7], prev);
+	for (int i = 7; i >= 0; i--) {
+		bw[i] = layer_op(g, "bwd", i, 20, DP_ROLE_BACKWARD);
+		test_add_edge(g, prev, bw[i]);
+		test_add_edge(g, f[i], bw[i]);
+		prev = bw[i];
+	}
+	g = test_finalized(g);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, 4, 0);
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = 4;
+	dp_strategy s;
+	dp_strategy_init(&s);
+	dp_err err;
+	REQUIRE(dp_algo_find("1f1b")->strategize(g, &m, &o, NULL, &s, &err) ==
+		DP_OK);
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(s.pipe.stage[bw[i]], s.pipe.stage[f[i]]);
+	CHECK_INT(s.pipe.stage[f[0]], 0);
+	CHECK_INT(s.pipe.stage[f[7]], 3);
+	dp_strategy_free(&s);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* Layers of f0..f7 on stage 0 in last_stage (g: test_train_chain). */
+static int layers_on_stage0(const dp_graph *g)
+{
+	int n = 0;
+	for (int i = 0; i < 8; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "f%d", i);
+		uint32_t u = dp_graph_find(g, nm);
+		n += u < 64 && last_stage[u] == 0;
+	}
+	return n;
+}
+
+/* The stage search fits memory with time (BPipe's observation: under
+ * 1F1B stage 0 keeps the most activations). 8 equal layers (100 us
+ * forward, 100 us backward, no weight gradients nor updates), each
+ * with 1 MiB of weights and a 64 MiB output, K = 2, plain 1F1B. Without caps the cut is 4 and 4 layers.
+ * With M = 16 a layer's activation is 4 MiB a micro-batch, and so is the
+ * input's; stage 0 keeps 2 micro-batches, so L layers there take
+ * L x (1 + 2 x 4) + 2 x 4 = 9 L + 8 MiB (the model of
+ * dpi_pipe_cut_memory): under a cap of 30 MiB on device 0 (1 GiB on
+ * device 1) at most 2 layers. The time-balanced cut (36 + 8 = 44 MiB)
+ * overflows, and so would pipedream's program, which holds every stage
+ * to the smallest cap; the memory cut puts x, f0, f1 on stage 0, and the
+ * search's plan fits in the simulator. */
+static void test_stage_cut_fits_memory(void)
+{
+	dp_graph *g = test_train_chain(8, 100, NULL, -1, 64 << 20, 1 << 20);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, 2, 0);
+	want_v = 1;
+	CHECK(step_of(g, &m, "1f1b", 16, -1) > 0);
+	CHECK_INT(layers_on_stage0(g), 4);
+	m.cap[0] = 30 << 20;
+	m.cap[1] = 1 << 30;
+	int32_t *fs = NULL;
+	REQUIRE(dpi_pipe_cut_memory(g, &m, 2, 16, DP_SCHED_1F1B, &fs, NULL) ==
+		DP_OK);
+	/* forward ops in order: x, f0 .. f7, loss */
+	for (int i = 0; i < 10; i++)
+		CHECK_INT(fs[i], i < 3 ? 0 : 1);
+	free(fs);
+	CHECK(step_of(g, &m, "1f1b", 16, -1) > 0); /* the balanced cut */
+	CHECK(!last_fits);
+	CHECK(step_of(g, &m, "1f1b", 0, -1) > 0); /* the search */
+	CHECK(last_fits);
+	CHECK_INT(last_s.pipe.nstages, 2);
+	CHECK_INT(layers_on_stage0(g), 2);
+	want_v = 0;
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 /* Stages cut by device speed (HetPipe's balance): 12 equal layers (f 100
  * us, b 200 us, no weight-gradient time), M = 8, speeds 2,2,1,1, free
  * links. Per micro-batch a layer takes 37.5 us (12.5 + 25). The cut by
@@ -334,6 +493,10 @@ static void test_stages_cut_by_device_speed(void)
 }
 
 TEST_MAIN(TEST(test_interleaved_closed_form),
+	  TEST(test_search_tries_virtual_stages),
+	  TEST(test_chunks_cut_by_forward_and_backward),
+	  TEST(test_backward_stage_by_layer_label),
+	  TEST(test_stage_cut_fits_memory),
 	  TEST(test_stages_cut_by_device_speed),
 	  TEST(test_whole_backward_blocks),
 	  TEST(test_zb_h1_third_of_the_bubble),

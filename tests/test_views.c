@@ -8,6 +8,7 @@
 
 #include "bar.h"
 #include "grid.h"
+#include "lib/fixtures.h"
 #include "lib/screen_text.h"
 #include "lib/testlib.h"
 #include "screen.h"
@@ -169,6 +170,67 @@ static void test_views_golden_120x40_feasible(void)
 {
 	for (int v = 0; v < VIEW_COUNT; v++)
 		golden_view((view_id)v, false, 120, 40);
+}
+
+/* A training chain of 8 layers "layers/<i>" (forward 100 us, input
+ * gradient 100 us, weight gradient of role grad 100 us, its update), 1 MiB
+ * activations; on 2 devices with a free link. */
+static bool pipe_state(vstate *st)
+{
+	dp_graph *g = test_train_chain(8, 100, NULL, 100, 1 << 20, 0);
+	dp_machine m;
+	if (!g || dp_machine_init(&m, 2, NULL) != DP_OK) {
+		dp_graph_free(g);
+		return false;
+	}
+	m.bw = 1e12;
+	m.lat = 0;
+	dp_status r = state_init(st, g, &m, dp_algo_find("1f1b"),
+				 DP_CONT_PORT, NULL);
+	dp_machine_free(&m);
+	if (r != DP_OK)
+		dp_graph_free(g);
+	return r == DP_OK;
+}
+
+/* The Timeline of interleaved 1F1B (2 devices of 2 chunks: letters a and
+ * b) and of zb-h1 (deferred weight gradients: w), M = 4; golden text and
+ * styles, and the glyphs checked here. */
+static void test_timeline_shows_chunks_and_w_blocks(void)
+{
+	for (int c = 0; c < 2; c++) {
+		vstate st;
+		REQUIRE(pipe_state(&st));
+		dp_algo_opts o;
+		state_algo_opts(&st, &o);
+		o.microbatches = 4;
+		o.virtual_stages = c == 0 ? 2 : 0;
+		o.schedule = c == 0 ? DP_SCHED_1F1B : DP_SCHED_ZBH1;
+		dp_plan p;
+		dp_err err;
+		REQUIRE(dp_plan_run(st.g, &st.m, st.algo, &o, NULL, &p, &err) ==
+			DP_OK);
+		p.plan_ms = 0.05; /* the golden pins it */
+		state_set_plan(&st, &p, st.gen);
+		st.view = VIEW_TIMELINE;
+		REQUIRE(state_prepare(&st) == DP_OK);
+		char *t = render_styled(&st, 120, 40);
+		REQUIRE(t);
+		check_golden(c == 0 ? "timeline_interleaved_120x40"
+				    : "timeline_zbh1_120x40",
+			     t);
+		if (c == 0) {
+			CHECK_CONTAINS(t, "a-b chunk (colour: micro-batch)");
+			CHECK(strstr(t, "aaa") && strstr(t, "bbb"));
+			CHECK(strstr(t, "w weight") == NULL);
+		} else {
+			CHECK_CONTAINS(t, "w weight gradients (W)");
+			CHECK(strstr(t, "www") != NULL);
+			CHECK_CONTAINS(t, "0-9 micro-batch");
+		}
+		free(t);
+		state_free(&st);
+	}
 }
 
 static bool row_contains(const char *text, int row, const char *needle)
@@ -378,4 +440,5 @@ TEST_MAIN(TEST(test_views_golden_80x24), TEST(test_views_golden_200x60),
 	  TEST(test_memory_bar_marks_cap_and_overflow),
 	  TEST(test_load_bar_fills_in_eighths),
 	  TEST(test_grid_keeps_one_cell_per_glyph),
-	  TEST(test_views_survive_every_size))
+	  TEST(test_views_survive_every_size),
+	  TEST(test_timeline_shows_chunks_and_w_blocks))

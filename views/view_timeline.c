@@ -3,7 +3,10 @@
  * paths"). Zoom and scroll come from the state. A
  * pipeline's cells show their micro-batch (its last digit, a colour each)
  * and the time its devices wait, the bubble (░), with each device's share
- * of the step at the right and the whole plan's in the legend. */
+ * of the step at the right and the whole plan's in the legend. Under
+ * interleaved 1F1B a cell shows its chunk instead (a letter: a the
+ * device's first chunk, b its second, ..., coloured by micro-batch), and
+ * zb-h1's deferred weight-gradient blocks show w (dp_plan_pipe_blocks). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,15 +23,34 @@ typedef struct tl_cell {
 	double mb_ov; /* overlap of the op whose micro-batch the cell shows */
 	int32_t mb;   /* that micro-batch, -1: none */
 	uint8_t crit, sel, in;
+	uint8_t chunk; /* that op's chunk (interleaved) */
+	char kind;     /* its block: 'F', 'B', 'W' (dp_pipe_block), 0 */
 } tl_cell;
+
+/* What a pipeline cell of micro-batch m shows: the chunk's letter when
+ * interleaved, w in a deferred weight-gradient block, else m's last
+ * digit. */
+static uint32_t mb_glyph(const tl_cell *tc, bool interleaved)
+{
+	if (tc->kind == 'W')
+		return 'w';
+	if (interleaved)
+		return (uint32_t)('a' + (tc->chunk < 25 ? tc->chunk : 25));
+	return (uint32_t)('0' + tc->mb % 10);
+}
 
 #define GLYPH_XFER 0x2500u   /* ─ a transfer arriving */
 #define GLYPH_BUBBLE 0x2591u /* ░ a pipeline device waiting */
 #define BUBBLE_W 5	     /* the bubble column: " 27%" */
 
-static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, int lanes)
+static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, int lanes,
+			bool w_blocks)
 {
 	char buf[160];
+	const dp_strategy *s = st->plan->strat;
+	int V = s && st->plan->kind == DP_STRAT_PIPELINE
+			? s->pipe.virtual_stages
+			: 0;
 	int x = r.x;
 	grid_put(g, x, y, GLYPH_FULL, ST_BAR_OK);
 	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " busy  ");
@@ -36,10 +58,17 @@ static void draw_legend(const vstate *st, vgrid *g, vrect r, int y, int lanes)
 	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " partly  ");
 	grid_put(g, x, y, GLYPH_CRIT, ST_CRITICAL);
 	x += 1 + grid_puts(g, x + 1, y, -1, ST_DIM, " critical path  ");
-	if (st->plan->micro) {
+	if (st->plan->micro && V > 1) {
+		snprintf(buf, sizeof buf, "a-%c chunk (colour: micro-batch)  ",
+			 'a' + (V < 26 ? V - 1 : 25));
+		x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM, buf);
+	} else if (st->plan->micro) {
 		x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM,
 			       "0-9 micro-batch  ");
 	}
+	if (w_blocks)
+		x += grid_puts(g, x, y, r.x + r.w - x, ST_DIM,
+			       "w weight gradients (W)  ");
 	double bubble = dp_plan_bubble(st->plan, -1);
 	if (bubble >= 0) {
 		grid_put(g, x, y, GLYPH_BUBBLE, ST_BUBBLE);
@@ -103,6 +132,12 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 	bool stale = state_plan_stale(st);
 	for (size_t i = 0; i < (size_t)rows * (size_t)n; i++)
 		cells[i].mb = -1;
+	/* NULL for a placement, or out of memory: digits only */
+	dp_pipe_block *blk = pipe ? dp_plan_pipe_blocks(p, st->g) : NULL;
+	bool interleaved = blk && p->strat->pipe.virtual_stages > 1;
+	bool w_blocks = false;
+	for (uint32_t u = 0; blk && u < p->nops && !w_blocks; u++)
+		w_blocks = blk[u].kind == 'W';
 	for (uint32_t u = 0; dt > 0 && u < p->nops; u++) {
 		int d = p->placement[u] - first;
 		double s = p->sim.start[u], e = p->sim.end[u];
@@ -125,6 +160,8 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 			if (p->micro && p->micro[u] >= 0 && ov > tc->mb_ov) {
 				tc->mb_ov = ov;
 				tc->mb = p->micro[u];
+				tc->chunk = blk ? blk[u].chunk : 0;
+				tc->kind = blk ? blk[u].kind : 0;
 			}
 			if (st->on_cp[u])
 				tc->crit = 1;
@@ -164,9 +201,9 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 				ch = GLYPH_CRIT;
 				sty = ST_CRITICAL;
 			} else if (tc->busy >= 0.5 * dt && tc->mb >= 0) {
-				/* the micro-batch's last digit: 0 1 2 .., and
-				 * a colour of its own */
-				ch = (uint32_t)('0' + tc->mb % 10);
+				/* the micro-batch's last digit: 0 1 2 .. (or
+				 * the chunk, or w), and a colour of its own */
+				ch = mb_glyph(tc, interleaved);
 				sty = (vstyle)(ST_MB0 + tc->mb % ST_MB_COLORS);
 			} else if (tc->busy >= 0.5 * dt) {
 				ch = GLYPH_FULL;
@@ -190,7 +227,8 @@ static void timeline_draw(const vstate *st, vgrid *g, vrect r)
 		}
 	}
 	free(cells);
-	draw_legend(st, g, r, r.y + r.h - 1, lanes);
+	free(blk);
+	draw_legend(st, g, r, r.y + r.h - 1, lanes, w_blocks);
 }
 
 /* a class reads best with its hooks side by side */

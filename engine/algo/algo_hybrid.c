@@ -73,16 +73,17 @@ dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
 			 dp_err *err)
 {
 	int S = s->pipe.nstages, W = D * T;
+	int P = S / (s->pipe.virtual_stages > 1 ? s->pipe.virtual_stages : 1);
 	int32_t *grp = realloc(s->pipe.group, (size_t)S * W * sizeof *grp);
 	if (!grp)
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while widening a pipeline");
 	s->pipe.group = grp;
-	for (int i = 0; i < S * W; i++)
-		grp[i] = i;
+	for (int i = 0; i < S * W; i++) /* chunk c on the group of c mod P */
+		grp[i] = (i / W % P) * W + i % W;
 	for (int i = 0; i <= S; i++)
 		s->pipe.group_off[i] = i * W;
-	s->k = S * W;
+	s->k = P * W;
 	if (T > 1) {
 		s->spmd.naxes = 2;
 		s->spmd.mesh[0] = D;
@@ -113,6 +114,7 @@ typedef struct cand {
 	int64_t peak;
 	bool est_fits;
 	uint32_t order; /* made in this order: ties keep the first */
+	bool memcut;	/* cut fitted to memory: simulated when none fits */
 } cand;
 
 typedef struct cand_list {
@@ -150,6 +152,7 @@ static dp_status add_cand(const dp_graph *g, const dp_machine *m, cand_list *L,
 	c->est = dpi_pipe_estimate(g, m, s, D, &c->peak);
 	c->est_fits = c->peak <= L->cap_min;
 	c->order = L->n++;
+	c->memcut = false;
 	c->s = *s;
 	dp_strategy_init(s);
 	return DP_OK;
@@ -256,8 +259,8 @@ static bool tp_ok(const dp_graph *g, int T, bool even_heads)
 typedef struct shape {
 	const char *name;
 	dp_schedule sch;
-	int S, T, D, M;
-	bool dp_cut;
+	int S, T, D, M, V;
+	int cut; /* 0 balanced, 1 pipedream's program, 2 fitted to memory */
 } shape;
 
 /* Makes the candidate of shape h and adds it to L; DP_EINPUT from making
@@ -268,14 +271,18 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 {
 	dp_algo_opts oo = *o;
 	oo.microbatches = h->M;
+	oo.virtual_stages = h->V;
 	int32_t *fs = NULL;
 	int Sc = h->S, D = h->D;
 	dp_status st = DP_OK;
-	if (h->dp_cut) {
+	if (h->cut) {
 		dp_machine sub = *m;
 		sub.k = h->S * D;
 		double cost;
-		st = dpi_pipedream_cut(g, &sub, h->M, D, &Sc, &fs, &cost, NULL);
+		st = h->cut == 1 ? dpi_pipedream_cut(g, &sub, h->M, D, &Sc, &fs,
+						     &cost, NULL)
+				 : dpi_pipe_cut_memory(g, m, h->S, h->M, h->sch,
+						       &fs, NULL);
 		if (st == DP_EINPUT)
 			return DP_OK;
 		if (st)
@@ -295,14 +302,21 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 		dp_strategy_free(&s);
 		return DP_OK;
 	}
-	if (!st && strcmp(h->name, "hybrid") == 0)
+	if (!st && strcmp(h->name, "hybrid") == 0) {
+		char v[16] = "";
+		if (h->V > 1)
+			snprintf(v, sizeof v, " V=%d", h->V);
 		snprintf(s.label, sizeof s.label,
-			 "hybrid S=%d T=%d D=%d M=%d%s%s", s.pipe.nstages,
-			 h->T, D, h->M, h->sch == DP_SCHED_GPIPE ? " gpipe" : "",
+			 "hybrid S=%d T=%d D=%d%s M=%d%s%s",
+			 s.pipe.nstages / (h->V > 1 ? h->V : 1), h->T, D, v,
+			 h->M, h->sch == DP_SCHED_GPIPE ? " gpipe" : "",
 			 s.sp ? " sp" : "");
+	}
 	snprintf(s.algo, sizeof s.algo, "%s", h->name);
 	if (!st)
 		st = add_cand(g, m, L, &s, D, h->T, err);
+	if (!st && h->cut == 2)
+		L->v[L->n - 1].memcut = true;
 	dp_strategy_free(&s);
 	return st;
 }
@@ -338,7 +352,29 @@ static int micro_choices(const dp_algo_opts *o, int64_t G, int S, int D,
 	return nm;
 }
 
-/* Every candidate, in the order (T, D or S, M, cut). */
+/* The candidates of shape h by each cut: balanced, pipedream's program,
+ * and, when the balanced one is estimated not to fit the caps and its
+ * stages are one device each, the cut fitted to memory (pipe_memcut.c).
+ * Interleaved (V > 1): the balanced chunks only, with M that S divides. */
+static dp_status cuts(const dp_graph *g, const dp_machine *m,
+		      const dp_algo_opts *o, const dp_progress *p,
+		      cand_list *L, dp_err *err, shape h)
+{
+	dp_status st = DP_OK;
+	bool over = false;
+	for (h.cut = 0; !st && h.cut < 3; h.cut++) {
+		if ((h.V > 1 && (h.cut > 0 || h.M % h.S)) ||
+		    (h.cut == 2 && (!over || h.D > 1 || h.T > 1)))
+			continue;
+		uint32_t n = L->n;
+		st = make_one(g, m, o, p, &h, L, err);
+		if (h.cut == 0)
+			over = L->n > n && !L->v[L->n - 1].est_fits;
+	}
+	return st;
+}
+
+/* Every candidate, in the order (T, D or S, V, M, cut). */
 static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 			   const dp_algo_opts *o, const dp_progress *p,
 			   const char *name, dp_schedule sch, bool hybrid,
@@ -379,12 +415,13 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 			if ((uint32_t)S > nf || (D > 1 && !dp_ok))
 				continue;
 			int Ms[4], nm = micro_choices(o, G, S, D, Ms);
-			for (int i = 0; !st && i < nm; i++)
-				for (int c = 0; !st && c < 2; c++) {
-					shape h = {name, sch,	S,     T,
-						   D,	 Ms[i], c == 1};
-					st = make_one(g, m, o, p, &h, L, err);
-				}
+			int Vs[DP_MAX_VIRTUAL_STAGES + 1];
+			int nv = dpi_pipe_virtual_choices(g, o, sch, S, nf, Vs);
+			for (int v = 0; !st && v < nv; v++)
+				for (int i = 0; !st && i < nm; i++)
+					st = cuts(g, m, o, p, L, err,
+						  (shape){name, sch, S, T, D,
+							  Ms[i], Vs[v], 0});
 			if (!st)
 				st = dpi_poll(
 					p, name, "search: candidates",
@@ -394,7 +431,8 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 	return st;
 }
 
-/* Simulated, in the order of the ranking: in each of three classes (every
+/* Simulated, in the order of the ranking, for plain pipelines and for
+ * interleaved ones (V > 1) apart: in each of three classes (every
  * candidate; those without tensor parallelism, T = 1, where the estimate
  * is closest to the simulator; those with one device per stage as well,
  * what gpipe's and 1f1b's own search simulates) the best by the estimate
@@ -419,12 +457,17 @@ static bool near_leader(const cand *c0, const cand *c)
 			    : (double)c->peak <= HYBRID_NEAR * (double)c0->peak;
 }
 
-/* Whether c is in class cls: 0 every candidate, 1 those without tensor
- * parallelism (T = 1), 2 those with one device per stage as well (gpipe's
- * and 1f1b's own space). */
+/* Whether c is in class cls: cls mod 3 is 0 for every candidate, 1 for
+ * those without tensor parallelism (T = 1), 2 for those with one device
+ * per stage as well (gpipe's and 1f1b's own space); cls / 3 is 0 for
+ * plain pipelines, 1 for interleaved ones (V > 1), so that each kind has
+ * its leaders simulated. */
 static bool in_class(const cand *c, int cls)
 {
-	return cls == 0 || (c->T == 1 && (cls == 1 || c->D == 1));
+	int k = cls % 3;
+	if ((c->s.pipe.virtual_stages > 1) != (cls >= 3))
+		return false;
+	return k == 0 || (c->T == 1 && (k == 1 || c->D == 1));
 }
 
 /* Marks the candidates of class cls to simulate: its leader, and those
@@ -433,15 +476,24 @@ static void select_class(const cand_list *L, uint8_t *mark, int cls)
 {
 	const cand *c0 = NULL;
 	int n = 0;
-	for (uint32_t i = 0; i < L->n && n < HYBRID_SIM; i++) {
+	const cand *pl = NULL; /* the plain leader of the class, if before */
+	/* interleaved classes: their leader alone, when the estimate ranks it
+	 * before the plain leader or gives it a shorter step (each costs a
+	 * simulation of a larger lowered graph; 1f1b's three classes are
+	 * one) */
+	for (uint32_t i = 0; i < L->n && n < (cls >= 3 ? 1 : HYBRID_SIM); i++) {
 		const cand *c = &L->v[i];
-		if (!in_class(c, cls))
+		if (!pl && cls >= 3 && in_class(c, cls - 3) && !c->memcut)
+			pl = c;
+		if (!in_class(c, cls) || c->memcut)
 			continue;
+		if (pl && c->est >= pl->est)
+			break;
 		if (c0 && !near_leader(c0, c))
 			break;
 		/* one device per stage, while the overall leader is estimated
 		 * to fit and to be much faster: not worth its simulation */
-		if (!c0 && cls == 2 && L->v[0].est_fits && c->est_fits &&
+		if (!c0 && cls % 3 == 2 && L->v[0].est_fits && c->est_fits &&
 		    c->est > HYBRID_FAR * L->v[0].est)
 			break;
 		/* not estimated to fit, and both slower and larger than one
@@ -519,13 +571,13 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 	if (!st && !mark)
 		st = dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				"out of memory while searching pipelines");
-	for (int cls = 0; !st && cls < 3; cls++)
+	for (int cls = 0; !st && cls < 6; cls++)
 		select_class(&L, mark, cls);
 	/* the marked ones, then up to HYBRID_SIM more that are estimated to
 	 * fit while none simulated fits */
 	for (uint32_t i = 0, extra = 0; !st && i < L.n; i++) {
-		if (!mark[i] &&
-		    (b.fits || !L.v[i].est_fits || extra++ >= HYBRID_SIM))
+		if (!mark[i] && (L.v[i].memcut || b.fits ||
+				 !L.v[i].est_fits || extra++ >= HYBRID_SIM))
 			continue;
 		st = consider(g, m, o, p, &L.v[i].s, &b, err);
 		if (st == DP_EINPUT)
@@ -533,6 +585,14 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 		if (!st)
 			st = dpi_poll(p, name, "search: simulating",
 					   0.3 + 0.7 * (i + 1) / L.n, err);
+	}
+	/* then, while none fits, the cuts fitted to memory, best first */
+	for (uint32_t i = 0, n = 0; !st && i < L.n && n < HYBRID_SIM; i++) {
+		if (b.fits || !L.v[i].memcut)
+			continue;
+		n++;
+		st = consider(g, m, o, p, &L.v[i].s, &b, err);
+		st = st == DP_EINPUT ? DP_OK : st;
 	}
 	free(mark);
 	for (uint32_t i = 0; i < L.n; i++)

@@ -11,9 +11,11 @@
  *   param     the earliest stage of a forward op it feeds (else of any op
  *             it feeds, else 0);
  *   backward  the stage of the forward op it mirrors (dpi_pipe_mirror:
- *   grad      by name), but never later than a backward op that feeds it
- *             (backward data goes to the same or an earlier stage); without
- *             a mirror, or when it mirrors a param (a sum of a shared
+ *   grad      by name; when no op has the name it points to, the first
+ *             forward op of its `layer` label: dpi_pipe_owners), but never
+ *             later than a backward op that feeds it (backward data goes
+ *             to the same or an earlier stage); without a mirror, or when
+ *             it mirrors a param (a sum of a shared
  *             weight's gradients), the earliest stage of the backward ops
  *             that feed it, else the latest of its forward inputs, else
  *             the last;
@@ -55,9 +57,12 @@ static int greedy_stages(const double *t, uint32_t n, double bound,
 
 /* Stage of each of the n forward ops (times t, in order) into st: S runs
  * whose times over their device's speed (sp, NULL: all 1) have the least
- * largest value, so a faster device takes more (HetPipe's balance). */
+ * largest value, so a faster device takes more (HetPipe's balance). With
+ * alone, an op longer than that bound may be a run of its own and the
+ * others still balance below it (interleaved chunks: one large op, a
+ * language model's head, would otherwise set the bound of every chunk). */
 static void cut_forward(const double *t, uint32_t n, int S, const double *sp,
-			int32_t *st)
+			bool alone, int32_t *st)
 {
 	double total = 0, tmax = 0, ssum = 0, smin = 1e300, smax = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -75,7 +80,8 @@ static void cut_forward(const double *t, uint32_t n, int S, const double *sp,
 			st[i] = (int32_t)((uint64_t)i * (uint64_t)S / n);
 		return;
 	}
-	double lo = total / ssum > tmax / smax ? total / ssum : tmax / smax;
+	double lo = total / ssum > tmax / smax || alone ? total / ssum
+						       : tmax / smax;
 	double hi = total / smin;
 	if (greedy_stages(t, n, lo, sp, S) <= S)
 		hi = lo;
@@ -123,8 +129,8 @@ static int32_t min_succ_stage(const dp_graph *g, const uint8_t *kd,
  * descendants) and at most the earliest stage of its backward inputs;
  * *against gets the input that is earlier than lo, when one is. */
 static int32_t backward_stage(const dp_graph *g, const uint8_t *kd,
-			      const int32_t *stage, uint32_t u, int S,
-			      int32_t lo, uint32_t *against)
+			      const int32_t *stage, const uint32_t *own,
+			      uint32_t u, int S, int32_t lo, uint32_t *against)
 {
 	int32_t cap = S - 1, fmax = -1;
 	bool has_bwd = false;
@@ -144,7 +150,8 @@ static int32_t backward_stage(const dp_graph *g, const uint8_t *kd,
 		}
 	}
 	int32_t want;
-	uint32_t mir = dpi_pipe_mirror(g, u);
+	/* own: the mirror by name, else the first forward op of u's layer */
+	uint32_t mir = own[u] != UINT32_MAX ? own[u] : dpi_pipe_mirror(g, u);
 	if (g->ops[u].pin >= 0)
 		want = g->ops[u].pin;
 	else if (mir != UINT32_MAX && stage[mir] >= 0 &&
@@ -272,9 +279,11 @@ static dp_status clamp_forward(const dp_graph *g, const uint8_t *kd,
 /* Fills stage (nops, -1 on entry) with S stages; *S_out gets S. With
  * given (a stage per forward op in topological order, S_want stages) the
  * forward ops take those stages; else they are cut balanced into
- * min(S_want, their number). */
+ * min(S_want, their number). With S_want > P (interleaved chunks, chunk
+ * c on device c mod P) the cut balances forward + backward time, per
+ * chunk and then per device (dpi_pipe_balance_chunks). */
 static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
-			       const int32_t *given, const double *sp,
+			       int P, const int32_t *given, const double *sp,
 			       const char *name, int32_t *stage, int *S_out,
 			       dp_err *err)
 {
@@ -296,21 +305,28 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
 				  "out of memory while cutting a pipeline");
 	}
-	uint32_t i = 0;
-	for (uint32_t k = 0; k < g->nops; k++)
-		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
-			t[i++] = g->ops[g->topo[k]].time_us;
+	bool chunks = !given && S_want > P;
+	if (dpi_pipe_cut_times(g, kd, chunks, t)) {
+		free(t);
+		free(fs);
+		free(bound);
+		return dpi_nomem(err, "cutting a pipeline");
+	}
 	if (given)
 		memcpy(fs, given, (size_t)nf * sizeof *fs);
 	else
-		cut_forward(t, nf, S, sp, fs);
-	i = 0;
+		cut_forward(t, nf, S, sp, chunks, fs);
+	if (chunks && S == S_want)
+		dpi_pipe_balance_chunks(t, nf, S, P, sp, fs);
+	uint32_t i = 0;
 	for (uint32_t k = 0; k < g->nops; k++)
 		if ((dpi_pipe_kind)kd[g->topo[k]] == DPI_PIPE_FWD)
 			stage[g->topo[k]] = fs[i++];
 	free(t);
 	free(fs);
-	dp_status st = pin_bounds(g, kd, S, name, bound, err);
+	uint32_t *own = dpi_pipe_owners(g, kd);
+	dp_status st = own ? pin_bounds(g, kd, S, name, bound, err)
+			   : dpi_nomem(err, "cutting a pipeline");
 	if (!st)
 		st = clamp_forward(g, kd, name, bound, stage, err);
 	for (uint32_t u = 0; !st && u < g->nops; u++)
@@ -321,8 +337,8 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 		if ((dpi_pipe_kind)kd[u] != DPI_PIPE_BWD)
 			continue;
 		uint32_t against;
-		stage[u] =
-			backward_stage(g, kd, stage, u, S, bound[u], &against);
+		stage[u] = backward_stage(g, kd, stage, own, u, S, bound[u],
+					  &against);
 		if (against != UINT32_MAX ||
 		    (g->ops[u].pin >= 0 && stage[u] != g->ops[u].pin))
 			st = pin_conflict(g, name, "backward", u, against,
@@ -342,6 +358,7 @@ static dp_status assign_stages(const dp_graph *g, const uint8_t *kd, int S_want,
 		if ((dpi_pipe_kind)kd[u] == DPI_PIPE_ONCE && g->ops[u].pin >= 0)
 			stage[u] = g->ops[u].pin;
 	free(bound);
+	free(own);
 	*S_out = S;
 	return st;
 }
@@ -431,21 +448,6 @@ int dpi_pipe_default_microbatches(const dp_graph *g, int S)
 	return M;
 }
 
-/* The numbered block of a layer path: its prefix through the first
- * component whose last character is a digit ("model/h3" of
- * "model/h3/attn", "layers/7"); 0 when there is none. */
-static size_t numbered_prefix(const char *l)
-{
-	size_t k = 0;
-	while (l[k]) {
-		size_t c = strcspn(l + k, "/.");
-		if (c > 0 && l[k + c - 1] >= '0' && l[k + c - 1] <= '9')
-			return k + c;
-		k += c + (l[k + c] ? 1 : 0);
-	}
-	return 0;
-}
-
 /* --virtual-stages V: S stages of V chunks each cut the model's layers
  * (its numbered blocks, "model/h3", in forward order; Megatron-LM's
  * transformer layers) into S V chunks, so V must divide the layers per
@@ -456,19 +458,7 @@ static dp_status virtual_layers(const dp_graph *g, const uint8_t *kd, int S,
 {
 	if (V <= 1)
 		return DP_OK;
-	uint32_t layers = 0;
-	const char *last = "";
-	size_t last_n = 0;
-	for (uint32_t i = 0; i < g->nops; i++) {
-		uint32_t u = g->topo[i];
-		const char *l = dp_graph_str(g, g->ops[u].layer);
-		size_t n = kd[u] == DPI_PIPE_FWD ? numbered_prefix(l) : 0;
-		if (n == 0 || (n == last_n && strncmp(l, last, n) == 0))
-			continue;
-		layers++;
-		last = l;
-		last_n = n;
-	}
+	uint32_t layers = dpi_pipe_layer_count(g, kd);
 	if (layers == 0 || (layers % (uint32_t)S == 0 &&
 			    (layers / (uint32_t)S) % (uint32_t)V == 0))
 		return DP_OK;
@@ -517,7 +507,7 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	for (int c = 0; !st && c < S_want * V; c++)
 		sp[c] = c % S_want < m->k ? m->speed[c % S_want] : 1;
 	if (!st)
-		st = assign_stages(g, kd, S_want * V, given, sp, name, stage,
+		st = assign_stages(g, kd, S_want * V, S_want, given, sp, name, stage,
 				   &S, err);
 	free(sp);
 	if (!st && V > 1 && S != S_want * V)

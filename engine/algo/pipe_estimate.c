@@ -22,6 +22,12 @@
  * output bytes of its once ops / their parts) + the activations of one
  * micro-batch (the outputs of its forward ops) x the micro-batches in
  * flight: min(S - s, M) for 1F1B, M for GPipe.
+ * Interleaved (V chunks per device, chunk c on device c mod P, P = S / V):
+ * T_d = the sum of device d's chunks' t_s; step = M max_d T_d + (sum_s t_s
+ * - max_d T_d) / V + max_d once_d (Megatron-LM's fill, (P-1) T / V on
+ * equal chunks); device d holds its chunks' static memory + its
+ * activations x min(2 (P-d-1) + (V-1) P + 1, M V) / V (the virtual
+ * micro-batches of its warm-up, each of one chunk).
  */
 #include "internal/lower.h"
 #include "internal/pipeline.h"
@@ -129,6 +135,30 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 			 parts_of(s, g, v) <= D)
 			e->t += (double)(po - 1) / po * b / D / bw +
 				(po - 1) * lat; /* an all-gather */
+	}
+	int V = s->pipe.virtual_stages > 1 ? s->pipe.virtual_stages : 1;
+	if (V > 1 && S % V == 0) {
+		int P = S / V;
+		for (int c = P; c < S; c++) { /* fold chunks onto devices */
+			st[c % P].t += st[c].t;
+			st[c % P].once += st[c].once;
+			st[c % P].mem_static += st[c].mem_static;
+			st[c % P].act += st[c].act;
+		}
+		double sum = 0, tmax = 0, omax = 0, mmax = 0;
+		for (int d = 0; d < P; d++) {
+			sum += st[d].t;
+			tmax = st[d].t > tmax ? st[d].t : tmax;
+			omax = st[d].once > omax ? st[d].once : omax;
+			int w = 2 * (P - d - 1) + (V - 1) * P + 1;
+			w = w < M * V ? w : M * V;
+			double mem = st[d].mem_static + st[d].act * w / V;
+			mmax = mem > mmax ? mem : mmax;
+		}
+		free(st);
+		free(kd);
+		*peak = mmax > 9e18 ? INT64_MAX : (int64_t)mmax;
+		return M * tmax + (sum - tmax) / V + omax;
 	}
 	double sum = 0, tmax = 0, omax = 0, mmax = 0;
 	for (int i = 0; i < S; i++) {

@@ -26,6 +26,8 @@ static const struct {
 	{".trace.json", DP_EXPORT_TRACE},
 	{".pippy.py", DP_EXPORT_PIPPY},
 	{".megatron.sh", DP_EXPORT_MEGATRON},
+	{".deepspeed.json", DP_EXPORT_DEEPSPEED},
+	{".torch.py", DP_EXPORT_TORCHWRAP},
 	{".dot", DP_EXPORT_DOT},
 	{".gv", DP_EXPORT_DOT},
 	{".svg", DP_EXPORT_SVG},
@@ -57,7 +59,8 @@ dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 			  ".tf.txt (TensorFlow device strings) .trace.json "
 			  "(Chrome / Perfetto trace) .pippy.py "
 			  "(torch.distributed.pipelining split) .megatron.sh "
-			  "(Megatron-LM arguments)");
+			  "(Megatron-LM arguments) .deepspeed.json (DeepSpeed "
+			  "config) .torch.py (PyTorch DDP / FSDP wrapping)");
 }
 
 const char *dp_export_kind_name(dp_export_kind kind)
@@ -87,6 +90,10 @@ const char *dp_export_kind_name(dp_export_kind kind)
 		return "PiPPy split";
 	case DP_EXPORT_MEGATRON:
 		return "Megatron-LM arguments";
+	case DP_EXPORT_DEEPSPEED:
+		return "DeepSpeed config";
+	case DP_EXPORT_TORCHWRAP:
+		return "PyTorch wrapping";
 	}
 	return "unknown";
 }
@@ -185,7 +192,7 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 		return dpi_export_svg_write(path, kind, g, m, plan, &o,
 					    progress, rep, err);
 	case DP_EXPORT_TRACE:
-		return dpi_export_trace_write(path, g, m, plan, &o, progress,
+		return dpi_export_trace_write(path, g, user, m, plan, &o, progress,
 					      rep, err);
 	case DP_EXPORT_JSON:
 		rep->entries = g->nops;
@@ -202,6 +209,10 @@ dp_status dp_export_write_opts(const char *path, dp_export_kind kind,
 	case DP_EXPORT_PIPPY:
 	case DP_EXPORT_MEGATRON:
 		return dpi_export_pipe_write(path, kind, user, plan, rep, err);
+	case DP_EXPORT_DEEPSPEED:
+		return dpi_export_deepspeed_write(path, user, plan, rep, err);
+	case DP_EXPORT_TORCHWRAP:
+		return dpi_export_torchwrap_write(path, user, plan, rep, err);
 	}
 	return dp_err_set(err, DP_EINTERNAL, path, 0, 0,
 			  "export: unknown kind %d", (int)kind);

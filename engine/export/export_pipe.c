@@ -24,6 +24,8 @@
 /* What both exports read of a pipeline plan. */
 typedef struct pipe_cut {
 	const dp_strategy *s;
+	bool pipe; /* a pipeline; else an spmd strategy: one stage of every
+		      device, one micro-batch */
 	int S, M, dp, tp, group; /* group: devices per stage (dp x tp) */
 	uint32_t *fwd;		 /* the forward ops in topological order */
 	uint32_t nfwd;
@@ -103,19 +105,26 @@ static dp_status cut_make(const char *path, const char *what, const dp_graph *g,
 {
 	memset(c, 0, sizeof *c);
 	const dp_strategy *s = plan->strat;
-	if (!s || s->kind != DP_STRAT_PIPELINE)
+	bool spmd_ok = strcmp(what, "PiPPy") != 0;
+	if (!s || (s->kind != DP_STRAT_PIPELINE &&
+		   !(spmd_ok && s->kind == DP_STRAT_SPMD)))
 		return dp_err_set(err, DP_EINPUT, path, 0, 0,
-				  "a %s export needs a pipeline, and this "
+				  "a %s export needs a pipeline%s, and this "
 				  "plan (%s) is %s; plan with gpipe, 1f1b, "
-				  "pipedream or hybrid",
-				  what, plan->algo,
+				  "pipedream or hybrid%s",
+				  what, spmd_ok ? " or a data / tensor "
+						  "parallel strategy" : "",
+				  plan->algo,
 				  s && s->kind == DP_STRAT_SPMD
 					  ? "an spmd strategy"
-					  : "a placement");
+					  : "a placement",
+				  spmd_ok ? " (or dp, zero, megatron)" : "");
 	c->s = s;
-	c->S = s->pipe.nstages;
-	c->M = s->pipe.microbatches;
-	c->group = s->pipe.group_off[1] - s->pipe.group_off[0];
+	c->pipe = s->kind == DP_STRAT_PIPELINE;
+	c->S = c->pipe ? s->pipe.nstages : 1;
+	c->M = c->pipe ? s->pipe.microbatches : 1;
+	c->group = c->pipe ? s->pipe.group_off[1] - s->pipe.group_off[0]
+			   : plan->k;
 	c->dp = dp_width(g, s);
 	c->dp = c->dp < 1 || c->group % c->dp ? 1 : c->dp;
 	c->tp = c->group / c->dp;
@@ -204,8 +213,8 @@ static const char *stage_devices(const pipe_cut *c, int st, char *buf,
 				 size_t size)
 {
 	const dp_pipeline *pp = &c->s->pipe;
-	int a = pp->group[pp->group_off[st]];
-	int b = pp->group[pp->group_off[st + 1] - 1];
+	int a = c->pipe ? pp->group[pp->group_off[st]] : 0;
+	int b = c->pipe ? pp->group[pp->group_off[st + 1] - 1] : c->group - 1;
 	if (a == b)
 		snprintf(buf, size, "GPU%d", a);
 	else
@@ -216,10 +225,21 @@ static const char *stage_devices(const pipe_cut *c, int st, char *buf,
 static void header(FILE *f, const char *what, const dp_graph *g,
 		   const dp_plan *plan, const pipe_cut *c)
 {
-	fprintf(f, "# %s for the pipeline dnnpart planned\n", what);
+	fprintf(f, "# %s for the %s dnnpart planned\n", what,
+		c->pipe ? "pipeline" : "plan");
 	fprintf(f, "#   graph %s", g->name ? g->name : "graph");
 	if (g->source && g->source[0])
 		fprintf(f, " (%s)", g->source);
+	if (!c->pipe) {
+		fprintf(f,
+			"\n#   plan %s by %s on %d devices: dp %d x tp %d"
+			"%s%.0d\n",
+			plan->strategy, c->s->algo[0] ? c->s->algo : plan->algo,
+			plan->k, c->dp, c->tp,
+			c->s->zero_stage ? ", ZeRO stage " : "",
+			c->s->zero_stage);
+		return;
+	}
 	fprintf(f,
 		"\n#   plan %s by %s on %d devices: %d stage%s of %d "
 		"device%s (dp %d x tp %d), %d micro-batch%s, schedule %s\n",
@@ -244,7 +264,7 @@ static void write_pippy(FILE *f, const dp_graph *g, const dp_plan *plan,
 	       g, plan, c);
 	fprintf(f, "#   usage: docs/export.md (torchrun with one rank per "
 		   "stage; build() gives\n#   this rank's schedule)\n");
-	if (c->s->pipe.schedule == DP_SCHED_ZBH1)
+	if (c->pipe && c->s->pipe.schedule == DP_SCHED_ZBH1)
 		fprintf(f, "#   zb-h1: torch's zero-bubble schedules "
 			   "(ScheduleInterleavedZeroBubble,\n#   "
 			   "ScheduleZBVZeroBubble) take several stages per "
@@ -316,7 +336,7 @@ static void write_pippy(FILE *f, const dp_graph *g, const dp_plan *plan,
 /* The length of u's block: its layer path up to the end of its first
  * component that ends in a digit ("model/h3" of "model/h3/attn"), 0 when
  * it has none. */
-static size_t block_len(const dp_graph *g, uint32_t u)
+size_t dpi_export_block_len(const dp_graph *g, uint32_t u)
 {
 	const char *l = layer_of(g, u);
 	for (size_t k = 0;; k++)
@@ -336,7 +356,7 @@ static uint32_t count_blocks(const dp_graph *g, const pipe_cut *c,
 	size_t last_n = 0;
 	for (uint32_t i = 0; i < c->nfwd; i++) {
 		uint32_t u = c->fwd[i];
-		size_t n = block_len(g, u);
+		size_t n = dpi_export_block_len(g, u);
 		const char *l = layer_of(g, u);
 		if (!n || (last && n == last_n && strncmp(l, last, n) == 0))
 			continue;
@@ -346,7 +366,7 @@ static uint32_t count_blocks(const dp_graph *g, const pipe_cut *c,
 			continue;
 		last = l;
 		last_n = n;
-		counts[c->s->pipe.stage[u]]++;
+		counts[c->pipe ? c->s->pipe.stage[u] : 0]++;
 		total++;
 	}
 	return total;
@@ -408,11 +428,20 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 				  "Megatron's layers by (a layer such as "
 				  "model/h3 or layers/7 on the forward ops)");
 	}
+	if (!c->pipe && c->s->zero_stage == 3) {
+		free(counts);
+		return dp_err_set(err, DP_EINPUT, path, 0, 0,
+				  "Megatron-LM has no ZeRO stage 3 (its "
+				  "distributed optimizer shards the optimizer "
+				  "state and gradients: stages 1 and 2); "
+				  "export this plan as a DeepSpeed config "
+				  "(.deepspeed.json)");
+	}
 	header(f, "Megatron-LM arguments", g, plan, c);
-	if (c->s->pipe.schedule == DP_SCHED_GPIPE)
+	if (c->pipe && c->s->pipe.schedule == DP_SCHED_GPIPE)
 		fprintf(f, "#   Megatron runs its pipelines in 1F1B: the same "
 			   "bubble as this GPipe plan, less memory\n");
-	if (c->s->pipe.schedule == DP_SCHED_ZBH1)
+	if (c->pipe && c->s->pipe.schedule == DP_SCHED_ZBH1)
 		fprintf(f, "#   zb-h1 is not in Megatron-LM: it runs 1F1B "
 			   "(the zero-bubble schedules are\n#   in the "
 			   "authors' fork of Megatron-LM, sail-sg/"
@@ -436,7 +465,9 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 	if (batch <= 0)
 		fprintf(f, "#   the graph states no batch size (batch_dim): "
 			   "one sample per micro-batch\n");
-	int V = c->s->pipe.virtual_stages > 1 ? c->s->pipe.virtual_stages : 1;
+	int V = c->pipe && c->s->pipe.virtual_stages > 1
+			? c->s->pipe.virtual_stages
+			: 1;
 	int P = c->S / V; /* Megatron's pipeline size: the device groups */
 	int world = P * c->group;
 	fprintf(f,
@@ -497,8 +528,32 @@ static dp_status write_megatron(FILE *f, const char *path, const dp_graph *g,
 		write_layout(f, counts, c->S);
 		fprintf(f, "\"\n");
 	}
+	dpi_export_megatron_levers(f, g, c->pipe ? 0 : c->s->zero_stage);
 	fprintf(f, ")\n");
 	free(counts);
+	return DP_OK;
+}
+
+/* ---- a plan's shape, for the DeepSpeed config ---- */
+
+dp_status dpi_export_plan_shape(const char *path, const dp_graph *g,
+				const dp_plan *plan, dpi_plan_shape *sh,
+				dp_err *err)
+{
+	pipe_cut c;
+	dp_status st = cut_make(path, "DeepSpeed", g, plan, &c, err);
+	if (st)
+		return st;
+	uint32_t *counts = calloc((size_t)c.S, sizeof *counts);
+	*sh = (dpi_plan_shape){c.pipe,
+			       c.S,
+			       c.M,
+			       c.dp,
+			       c.tp,
+			       c.pipe ? 0 : c.s->zero_stage,
+			       counts ? count_blocks(g, &c, counts) : 0};
+	free(counts);
+	cut_free(&c);
 	return DP_OK;
 }
 

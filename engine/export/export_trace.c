@@ -9,7 +9,10 @@
  * receive slice) per transfer, and a "memory" counter ("C") with the bytes
  * in use and the cap as a second series. Times are the simulator's µs,
  * which is the format's unit. Every op slice's args say its op, type,
- * layer, bytes and whether it is on the schedule's critical path.
+ * layer, bytes and whether it is on the schedule's critical path; a
+ * pipeline's also its micro-batch, its block (F forward, B backward, W
+ * zb-h1's deferred weight gradients, once) and, interleaved, its chunk
+ * on the device (dp_plan_pipe_blocks).
  *
  * Perfetto's JSON importer gives up near 900 MB of JSON; a trace of more
  * than DP_EXPORT_TRACE_MAX_EVENTS events is coarsened: memory curves are
@@ -43,6 +46,7 @@ typedef struct trace_ctx {
 	uint32_t curve_step; /* memory points merged into one (1 = all) */
 	uint32_t xfers_kept;
 	uint64_t events;
+	dp_pipe_block *blk; /* per op of a pipeline plan, else NULL */
 } trace_ctx;
 
 static void meta(trace_ctx *x, const char *what, int pid, int tid,
@@ -136,6 +140,16 @@ static void op_slice(trace_ctx *x, uint32_t u)
 		dp_json_str(
 			&x->w, "critical_cause",
 			dp_sim_hop_cause_name((dp_hop_cause)x->crit_cause[u]));
+	if (x->blk && x->blk[u].kind != 'O') {
+		const dp_strategy *st = x->plan->strat;
+		char kind[2] = {x->blk[u].kind, 0};
+		dp_json_int(&x->w, "micro_batch", x->plan->micro[u]);
+		dp_json_str(&x->w, "block", kind);
+		if (st->pipe.virtual_stages > 1)
+			dp_json_int(&x->w, "chunk", x->blk[u].chunk);
+	} else if (x->blk) {
+		dp_json_str(&x->w, "block", "once");
+	}
 	slice_end(x);
 }
 
@@ -515,11 +529,14 @@ static dp_status write_trace(trace_ctx *x, dp_afile *af, const char *path,
 }
 
 dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
-				 const dp_machine *m, const dp_plan *plan,
-				 const dp_export_opts *o, const dp_progress *p,
-				 dp_export_report *rep, dp_err *err)
+				 const dp_graph *user, const dp_machine *m,
+				 const dp_plan *plan, const dp_export_opts *o,
+				 const dp_progress *p, dp_export_report *rep,
+				 dp_err *err)
 {
 	trace_ctx x = {.g = g, .plan = plan};
+	/* NULL (no block args) for a placement; out of memory: the same */
+	x.blk = g != user ? dp_plan_pipe_blocks(plan, user) : NULL;
 	size_t n = (size_t)g->nops + 1, nx = (size_t)plan->sim.nxfers + 1;
 	x.crit_cause = malloc(n);
 	x.crit_dst = malloc(n * sizeof *x.crit_dst);
@@ -565,6 +582,6 @@ dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
 	}
 out:
 	DPI_FREE_ALL(x.crit_cause, x.crit_dst, x.keep_xfer, x.send_lane,
-		     x.recv_lane);
+		     x.recv_lane, x.blk);
 	return st;
 }

@@ -99,6 +99,7 @@ dp_status dpi_export_svg_write(const char *path, dp_export_kind kind,
 			       dp_err *err);
 /* The Chrome / Perfetto trace of the schedule (export_trace.c). */
 dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
+				 const dp_graph *user,
 				 const dp_machine *m, const dp_plan *plan,
 				 const dp_export_opts *o, const dp_progress *p,
 				 dp_export_report *rep, dp_err *err);
@@ -111,10 +112,44 @@ dp_status dpi_export_torch_write(const char *path, const dp_graph *g,
 dp_status dpi_export_tf_write(const char *path, const dp_graph *g,
 			      const dp_plan *plan, dp_export_report *rep,
 			      dp_err *err);
-/* A pipeline plan's stages for PiPPy or Megatron (export_pipe.c); g is the
- * user's graph (the one the strategy's stages index). */
+/* A pipeline plan's stages for PiPPy or Megatron, or (Megatron) a data /
+ * tensor parallel one's sizes (export_pipe.c); g is the user's graph (the
+ * one the strategy's stages index). */
 dp_status dpi_export_pipe_write(const char *path, dp_export_kind kind,
 				const dp_graph *g, const dp_plan *plan,
 				dp_export_report *rep, dp_err *err);
+/* What a framework's config needs of a plan: a pipeline's stages and
+ * micro-batches, or one stage of an spmd strategy; the data and tensor
+ * parallel widths of a stage, the ZeRO stage (spmd), the numbered layers
+ * (blocks) of the graph. */
+typedef struct dpi_plan_shape {
+	bool pipe;
+	int S, M, dp, tp, zero_stage;
+	uint32_t layers;
+} dpi_plan_shape;
+/* DP_EINPUT for a placement (export_pipe.c). */
+dp_status dpi_export_plan_shape(const char *path, const dp_graph *g,
+				const dp_plan *plan, dpi_plan_shape *sh,
+				dp_err *err);
+/* The length of op u's block, its layer path up to the end of its first
+ * component that ends in a digit ("model/h3" of "model/h3/attn"): what
+ * Megatron counts as a layer; 0 when it has none (export_pipe.c). */
+size_t dpi_export_block_len(const dp_graph *g, uint32_t u);
+/* A PyTorch file that wraps the model as a dp or zero plan runs it: DDP,
+ * ZeroRedundancyOptimizer (stage 1), FSDP (stages 2 and 3), with
+ * activation checkpointing of the blocks and bf16/fp16 (export_levers.c). */
+dp_status dpi_export_torchwrap_write(const char *path, const dp_graph *g,
+				     const dp_plan *plan,
+				     dp_export_report *rep, dp_err *err);
+/* Megatron-LM's arguments for the levers g was made with (its "levers")
+ * and a ZeRO stage (1, 2: the distributed optimizer; 0: none), one per
+ * line (export_levers.c). */
+void dpi_export_megatron_levers(FILE *f, const dp_graph *g, int zero_stage);
+/* A DeepSpeed config (JSON) for a data parallel (dp, zero) or pipeline
+ * plan: batch sizes, ZeRO stage, precision, activation checkpointing
+ * (export_levers.c); g is the user's graph. */
+dp_status dpi_export_deepspeed_write(const char *path, const dp_graph *g,
+				     const dp_plan *plan,
+				     dp_export_report *rep, dp_err *err);
 
 #endif

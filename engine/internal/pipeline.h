@@ -88,6 +88,34 @@ static inline int64_t dpi_pipe_share(int64_t v, int m, int i)
  * (for an update: a param op). UINT32_MAX when none does. */
 uint32_t dpi_pipe_mirror(const dp_graph *g, uint32_t u);
 
+/* pipe_chunks.c. The forward op each op belongs to, indexed by op: a
+ * forward op itself; a backward op the forward op it mirrors
+ * (dpi_pipe_mirror), else, when no op of that name exists, the first
+ * forward op (topological order) with its `layer` label; UINT32_MAX for
+ * the rest. malloc'ed, NULL when out of memory. */
+uint32_t *dpi_pipe_owners(const dp_graph *g, const uint8_t *kd);
+/* Into t (one per forward op, topological order): its time_us, plus with
+ * with_bwd the time of the backward ops it owns (dpi_pipe_owners).
+ * DP_ENOMEM. */
+dp_status dpi_pipe_cut_times(const dp_graph *g, const uint8_t *kd,
+			     bool with_bwd, double *t);
+/* The model's numbered layers ("model/h3" of the layer labels of forward
+ * ops, runs in topological order): Megatron-LM's transformer layers. */
+uint32_t dpi_pipe_layer_count(const dp_graph *g, const uint8_t *kd);
+/* The virtual stages a search tries on S stages (nf forward ops), into Vs
+ * (room for DP_MAX_VIRTUAL_STAGES + 1); returns how many: o's V when
+ * given, else 1 and, under 1F1B, every V > 1 dividing the layers per
+ * stage with S V <= nf. */
+int dpi_pipe_virtual_choices(const dp_graph *g, const dp_algo_opts *o,
+			     dp_schedule sch, int S, uint32_t nf, int *Vs);
+/* Moves ops between neighbouring chunks of the cut fs (chunk of each of
+ * the n forward ops, times t, non-decreasing 0..C-1; chunk c on device
+ * c mod P of speed sp[c mod P]) while that lowers the most loaded
+ * device's time: an interleaved pipeline's step is M x that load plus a
+ * fill that shrinks with V. Each chunk keeps an op. */
+void dpi_pipe_balance_chunks(const double *t, uint32_t n, int C, int P,
+			     const double *sp, int32_t *fs);
+
 /* A pipeline strategy of S_want stages (one device each, stage s on device
  * s) for the algorithm called name, in schedule sch: the forward-kind ops
  * (in the graph's topological order) take the stages in given (one per
@@ -148,6 +176,17 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M,
 			    int D, int *S, int32_t **fs, double *cost,
 			    dp_err *err);
+
+/* pipe_memcut.c: the forward ops' stages (*fs, malloc'ed, one per forward
+ * op in topological order) of S stages on devices 0..S-1 of m with M
+ * micro-batches under sch, cut for the least largest forward time / speed
+ * among the cuts whose every stage's estimated memory (its params and
+ * optimizer state + the activations of the micro-batches it keeps) fits
+ * its device's cap. DP_EINPUT when no device has a cap or no cut fits;
+ * DP_ENOMEM. */
+dp_status dpi_pipe_cut_memory(const dp_graph *g, const dp_machine *m, int S,
+			      int M, dp_schedule sch, int32_t **fs,
+			      dp_err *err);
 
 /* The stage search of gpipe and 1f1b (algo_hybrid.c) for the algorithm
  * called name, in schedule sch: S among the divisors of K, M among powers

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/fit_int.h"
 #include "internal/nomem.h"
 
 #define MIB ((int64_t)1 << 20)
@@ -47,6 +48,8 @@ typedef struct fit_ctx {
 	dp_fit_result *r;
 	size_t probes_cap;
 	int bound; /* an upper bound of the probe count, for the fraction */
+	dpi_fit_prober run; /* NULL: one dp_plan_run of algo per probe */
+	void *run_ctx;
 	dp_err *err;
 } fit_ctx;
 
@@ -84,6 +87,34 @@ static dp_status keep_answer(fit_ctx *c, const dp_machine *m,
 	return DP_OK;
 }
 
+dp_status dpi_fit_rerun(const dp_graph *g, const dp_machine *m,
+			const dp_algo *algo, const dp_algo_opts *ao,
+			const dp_progress *p, dp_fit_probe *pr, dp_err *err)
+{
+	dp_plan plan;
+	dp_status st = dp_plan_run(g, m, algo, ao, p, &plan, err);
+	if (st)
+		return st;
+	memset(pr, 0, sizeof *pr);
+	pr->k = m->k;
+	pr->cap = m->cap[0];
+	pr->makespan = plan.sim.makespan;
+	pr->feasible = plan.feasible;
+	pr->worst = dp_plan_worst_device(&plan);
+	if (pr->worst >= 0)
+		pr->over = plan.sim.dev[pr->worst].peak_bytes -
+			   plan.sim.dev[pr->worst].cap_bytes;
+	snprintf(pr->strategy, sizeof pr->strategy, "%s", plan.strategy);
+	if (plan.kind == DP_STRAT_PIPELINE && plan.strat) {
+		int V = plan.strat->pipe.virtual_stages;
+		pr->virtual_stages = V > 1 ? V : 1;
+		pr->stages = plan.strat->pipe.nstages / pr->virtual_stages;
+		pr->microbatches = plan.strat->pipe.microbatches;
+	}
+	dp_plan_free(&plan);
+	return DP_OK;
+}
+
 /* One rerun on m; cap is what the probe records as its cap. */
 static dp_status probe(fit_ctx *c, const dp_machine *m, int64_t cap,
 		       bool *feasible)
@@ -102,26 +133,13 @@ static dp_status probe(fit_ctx *c, const dp_machine *m, int64_t cap,
 	/* the algorithm sees the cancel flag, not the progress line: the
 	 * search reports its own */
 	dp_progress inner = {NULL, NULL, c->p ? c->p->cancel : NULL};
-	dp_plan plan;
-	dp_status st =
-		dp_plan_run(c->g, m, c->algo, c->ao, &inner, &plan, c->err);
+	dp_fit_probe pr;
+	dp_status st = c->run ? c->run(c->run_ctx, m, &inner, &pr, c->err)
+			      : dpi_fit_rerun(c->g, m, c->algo, c->ao, &inner,
+					      &pr, c->err);
 	if (st)
 		return st;
-	dp_fit_probe pr = {.k = m->k,
-			   .cap = cap,
-			   .makespan = plan.sim.makespan,
-			   .feasible = plan.feasible,
-			   .worst = dp_plan_worst_device(&plan),
-			   .over = 0};
-	if (pr.worst >= 0)
-		pr.over = plan.sim.dev[pr.worst].peak_bytes -
-			  plan.sim.dev[pr.worst].cap_bytes;
-	snprintf(pr.strategy, sizeof pr.strategy, "%s", plan.strategy);
-	if (plan.kind == DP_STRAT_PIPELINE && plan.strat) {
-		pr.stages = plan.strat->pipe.nstages;
-		pr.microbatches = plan.strat->pipe.microbatches;
-	}
-	dp_plan_free(&plan);
+	pr.cap = cap;
 	*feasible = pr.feasible;
 	st = add_probe(c, &pr);
 	if (!st && pr.feasible)
@@ -319,6 +337,15 @@ dp_status dp_fit_run(const dp_graph *g, const dp_machine *m,
 		     const dp_fit_opts *fo, const dp_progress *p,
 		     dp_fit_result *r, dp_err *err)
 {
+	return dpi_fit_search(g, m, algo, ao, fo, p, NULL, NULL, r, err);
+}
+
+dp_status dpi_fit_search(const dp_graph *g, const dp_machine *m,
+			 const dp_algo *algo, const dp_algo_opts *ao,
+			 const dp_fit_opts *fo, const dp_progress *p,
+			 dpi_fit_prober run, void *run_ctx, dp_fit_result *r,
+			 dp_err *err)
+{
 	dp_err local;
 	if (!err)
 		err = &local;
@@ -348,6 +375,8 @@ dp_status dp_fit_run(const dp_graph *g, const dp_machine *m,
 		     .p = p,
 		     .r = &res,
 		     .bound = fo->kind == DP_FIT_K ? 2 * max_k : 64,
+		     .run = run,
+		     .run_ctx = run_ctx,
 		     .err = err};
 	dp_status st = fo->kind == DP_FIT_K ? fit_k(&c, m, max_k)
 					    : fit_cap(&c, m, res.device);

@@ -3,8 +3,10 @@
  * device's peak by role (see dnnpart/plan.h). The JSON writer
  * (io/plan_json.c) and the explanation (explain.c) read them. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "dnnpart/plan.h"
+#include "internal/pipeline.h"
 
 double dp_plan_max_peak_ratio(const dp_plan *p)
 {
@@ -39,6 +41,37 @@ double dp_plan_bubble(const dp_plan *p, int dev)
 		return -1;
 	double b = 1 - busy / ((double)n * p->sim.makespan);
 	return b < 0 ? 0 : b;
+}
+
+dp_pipe_block *dp_plan_pipe_blocks(const dp_plan *p, const dp_graph *g)
+{
+	const dp_strategy *s = p->strat;
+	if (p->kind != DP_STRAT_PIPELINE || !s || !p->source || !p->micro ||
+	    !g || s->nops != g->nops)
+		return NULL;
+	int V = s->pipe.virtual_stages > 1 ? s->pipe.virtual_stages : 1;
+	int P = s->pipe.nstages / V;
+	uint8_t *kd = dpi_pipe_kinds(g);
+	uint8_t *w = kd && s->pipe.schedule == DP_SCHED_ZBH1
+			     ? dpi_pipe_w_ops(g, s, kd)
+			     : NULL;
+	dp_pipe_block *b =
+		kd ? malloc((p->nops ? p->nops : 1) * sizeof *b) : NULL;
+	for (uint32_t i = 0; b && P > 0 && i < p->nops; i++) {
+		uint32_t u = p->source[i];
+		if (u >= g->nops) {
+			b[i] = (dp_pipe_block){0, 'O'};
+			continue;
+		}
+		b[i].chunk = (uint8_t)(s->pipe.stage[u] / P);
+		b[i].kind = kd[u] == DPI_PIPE_ONCE || p->micro[i] < 0 ? 'O'
+			    : kd[u] == DPI_PIPE_FWD		      ? 'F'
+			    : w && w[u]				      ? 'W'
+								      : 'B';
+	}
+	free(kd);
+	free(w);
+	return b;
 }
 
 static const char *const mem_role_names[DP_MEMR_COUNT] = {

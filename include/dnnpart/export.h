@@ -34,16 +34,25 @@ typedef enum dp_export_kind {
 	DP_EXPORT_MEGATRON,	/* .megatron.sh: a pipeline's pp/tp/dp sizes
 				   and layers per stage as Megatron-LM
 				   arguments (export_pipe.c) */
+	DP_EXPORT_DEEPSPEED,	/* .deepspeed.json: a DeepSpeed config of a
+				   data parallel or pipeline plan (batch
+				   sizes, ZeRO stage, precision, activation
+				   checkpointing; export_levers.c) */
+	DP_EXPORT_TORCHWRAP,	/* .torch.py: a dp or zero plan as PyTorch
+				   wrapping (DDP, ZeroRedundancyOptimizer,
+				   FSDP, activation checkpointing) */
 } dp_export_kind;
 
 /* Picks the kind from a file name's extension (.dot .gv .svg .png .pdf
  * .json .place .csv; "*.devmap.json" or "*.torch.json" = torch device map,
  * "*.tf.txt" = TensorFlow device strings, "*.trace.json" = trace,
  * "*.pippy.py" = torch.distributed.pipelining split, "*.megatron.sh" =
- * Megatron-LM arguments). Unknown extension: DP_EINPUT listing them. The
- * last two need a pipeline plan: exporting another plan as them is
- * DP_EINPUT saying so, as is a graph without the layer names they split
- * at. */
+ * Megatron-LM arguments, "*.deepspeed.json" = DeepSpeed config,
+ * "*.torch.py" = PyTorch wrapping of a dp or zero plan). Unknown
+ * extension: DP_EINPUT listing them. PiPPy needs a pipeline plan, Megatron
+ * a pipeline or a data / tensor parallel one, DeepSpeed a data parallel
+ * or pipeline one: exporting another plan as them is DP_EINPUT saying so,
+ * as is a graph without the layer names they split at. */
 dp_status dp_export_kind_from_path(const char *path, dp_export_kind *kind,
 				   dp_err *err);
 const char *dp_export_kind_name(dp_export_kind kind);

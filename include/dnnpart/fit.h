@@ -65,8 +65,10 @@ typedef struct dp_fit_probe {
 	/* a pipeline's stages and micro-batches (0 and 0 for no pipeline):
 	 * M > 1 micro-batches add up their gradients before one update
 	 * (gradient accumulation), which is how a pipeline of one stage fits
-	 * where a placement does not */
-	int stages, microbatches;
+	 * where a placement does not; stages counts devices' stages, each of
+	 * virtual_stages chunks (1: not interleaved) */
+	int stages, microbatches, virtual_stages;
+	char levers[48]; /* the lever search: the probe's lever set */
 } dp_fit_probe;
 
 typedef struct dp_fit_result {
@@ -105,5 +107,83 @@ void dp_fit_result_free(dp_fit_result *r);
  * must hold whatever the placement (param + output + temp of one op, or
  * the params of one colocation group). */
 int64_t dp_fit_min_cap(const dp_graph *g);
+
+
+/* The lever search (docs/memory.md, "What fit searches"): the K search of
+ * DP_FIT_K where each probe of K tries combinations of a strategy (dp,
+ * zero stage 1, 2, 3, megatron, 1f1b, hybrid; or one given algorithm) and
+ * a lever set (precision x recomputation x fusion: every combination of
+ * the lever table, or the sets given), each a real rerun on the graph the
+ * set transforms, and keeps the fastest that fits. A probe fits when one
+ * combination does. The search is bounded, in this order per K:
+ *  1. each strategy with its heaviest sets (those no other set saves more
+ *     memory than in every lever, by the table's order: fp32 < bf16 = fp16,
+ *     none < selective < full, none < attention); a strategy none of them
+ *     fits is not run with the others (they keep more memory);
+ *  2. the others in the order of their estimate, the set's work over the
+ *     K devices' speeds (no plan of it is faster); one is not run when its
+ *     estimate is no better than the fastest fit found, or when a set of
+ *     the strategy that saves at least as much in every lever did not fit;
+ *  3. the fastest fit's sets less one lever each, so that "made it fit"
+ *     (the levers without which that strategy did not fit) rests on runs.
+ * A lever set the graph refuses (bf16 without roles, full without layers)
+ * is left out and said in `refused`. */
+typedef enum dp_fit_skip {
+	DP_FIT_RAN = 0,	   /* run: the fields below hold its plan */
+	DP_FIT_SKIP_BOUND, /* its estimate >= the fastest fit at this K */
+	DP_FIT_SKIP_HEAVIER, /* a set saving at least as much did not fit */
+	DP_FIT_SKIP_REFUSED, /* the strategy refused the graph or K: note */
+} dp_fit_skip;
+
+typedef struct dp_fit_cand {
+	int k;
+	char levers[48]; /* the lever set ("bf16+full", "none") */
+	const dp_algo *algo;
+	int zero_stage; /* zero's stage 1..3, else 0 */
+	double bound;	/* the estimate: work / speeds, µs */
+	dp_fit_skip skip;
+	dp_fit_probe run; /* when run (skip DP_FIT_RAN) */
+	char made_fit[48]; /* feasible: the levers without which this
+			      strategy did not fit at k ("bf16+full"), "" */
+	char note[120];	   /* DP_FIT_SKIP_REFUSED: why */
+} dp_fit_cand;
+
+typedef struct dp_fit_search_opts {
+	const char *levers; /* lever sets, comma-separated (levers.h); NULL:
+			       every combination of the lever table */
+	bool fp16; /* the table's 2-byte precision is fp16 (a GPU with no
+		      bf16), not bf16 */
+	double gemm_ratio; /* levers.h (0: the default) */
+	const dp_algo *algo; /* NULL: the strategy table; else it alone (zero
+				without a stage in ao: stages 1, 2 and 3) */
+	int max_k;	     /* as dp_fit_opts */
+	/* return at once, nsets 1 and no probe, when the graph takes no
+	 * lever of the default sets (fit then runs its plain search) */
+	bool stop_without_levers;
+} dp_fit_search_opts;
+
+typedef struct dp_fit_search {
+	dp_fit_result r; /* the K search; each probe the fastest fit at its
+			    K (else the run least over) */
+	dp_fit_cand *cands; /* every combination at every K probed */
+	size_t ncands;
+	int best;      /* the answer's candidate, -1 when nothing fits */
+	size_t runs;   /* reruns made */
+	size_t nsets;  /* lever sets searched */
+	size_t nrefused; /* lever sets the graph refused */
+	char refused[200]; /* the first: "bf16: why" */
+} dp_fit_search;
+
+/* Runs the lever search on g (finalized, as loaded: fp32, no levers) and
+ * m with options ao (NULL: defaults). Errors: DP_EINPUT for a bad lever
+ * set or max_k, or when the graph refuses every set; what dp_fit_run
+ * returns. On success *s is overwritten (dp_fit_search_free). */
+dp_status dp_fit_search_run(const dp_graph *g, const dp_machine *m,
+			    const dp_algo_opts *ao,
+			    const dp_fit_search_opts *so, const dp_progress *p,
+			    dp_fit_search *s, dp_err *err);
+void dp_fit_search_free(dp_fit_search *s);
+/* The candidate's name as fit prints it: "zero-3", "1f1b", "pardnn". */
+char *dp_fit_cand_strategy(const dp_fit_cand *c, char *buf, size_t size);
 
 #endif

@@ -155,6 +155,21 @@ double dp_plan_max_peak_ratio(const dp_plan *plan);
  * -1 when the plan is no pipeline, dev runs no op or the step is empty. */
 double dp_plan_bubble(const dp_plan *plan, int dev);
 
+/* Where a lowered op of a pipeline plan runs in the schedule: the chunk
+ * of its device it belongs to (0..V-1 under interleaved 1F1B, V virtual
+ * stages; else 0) and its block's kind: 'F' forward, 'B' backward (with
+ * zb-h1: the input gradients), 'W' zb-h1's deferred weight gradients,
+ * 'O' an op that runs once per step (params, updates). */
+typedef struct dp_pipe_block {
+	uint8_t chunk;
+	char kind;
+} dp_pipe_block;
+
+/* The block of each of plan's p->nops lowered ops (g: the user's graph
+ * the plan was made for, as dp_plan_graph takes it); malloc'ed, for the
+ * caller to free. NULL when the plan is no pipeline (or out of memory). */
+dp_pipe_block *dp_plan_pipe_blocks(const dp_plan *plan, const dp_graph *g);
+
 /* What the bytes live at a device's memory peak are, by the role of the
  * ops that hold them (docs/simulator.md, "Memory by role"): params (param
  * memory of ops other than updates), gradients (outputs of grad ops), optimizer

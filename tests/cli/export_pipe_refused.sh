@@ -1,5 +1,6 @@
-# the pipeline exports refuse what is no pipeline (a heft placement, a
-# megatron spmd strategy, named by the algorithm that made it) and a graph
+# the pipeline exports refuse what is no pipeline (a heft placement; a
+# megatron spmd strategy for PiPPy, which Megatron-LM's arguments take:
+# named by the algorithm that made it) and a graph
 # without layer names to split at (one micro-batch: its ops have no dims
 # nor roles, so no more), with exit status 2 and no file
 D="$TMP/export_pipe_refused"
@@ -12,7 +13,7 @@ echo "placement: $?"
 $DNNPART plan tests/data/json_dims.json -k 2 --algo megatron -o "$D/s.json" \
 	>/dev/null || exit 9
 $DNNPART export tests/data/json_dims.json "$D/s.json" \
-	--megatron "$D/s.megatron.sh"
+	--pippy "$D/s.pippy.py"
 echo "spmd: $?"
 $DNNPART plan tests/data/json_minimal.json -k 2 --algo gpipe -M 1 \
 	-o "$D/m.json" >/dev/null || exit 9

@@ -142,6 +142,45 @@ dp_graph *test_layered_chain(uint32_t n)
 	return test_finalized(g);
 }
 
+dp_graph *test_train_chain(int n, double tf, const double *tb, double tw,
+			   int64_t out, int64_t params)
+{
+	dp_graph *g = dp_graph_new("chain");
+	uint32_t in = test_add_role_op(g, "x", 0, out, DP_ROLE_INPUT);
+	uint32_t f[16], p[16];
+	char name[32];
+	n = n < 16 ? n : 16;
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "p%d", i);
+		p[i] = test_add_role_op(g, name, 0, 0, DP_ROLE_PARAM);
+		snprintf(name, sizeof name, "f%d", i);
+		f[i] = test_add_role_op(g, name, tf, out, DP_ROLE_FORWARD);
+		g->ops[f[i]].param_bytes = params;
+		snprintf(name, sizeof name, "layers/%d", i);
+		dp_graph_set_layer(g, f[i], name, NULL);
+		test_add_edge(g, p[i], f[i]);
+		test_add_edge(g, i ? f[i - 1] : in, f[i]);
+	}
+	uint32_t b = test_add_role_op(g, "loss", 0, out, DP_ROLE_LOSS);
+	test_add_edge(g, f[n - 1], b);
+	for (int i = n - 1; i >= 0; i--) {
+		if (tw >= 0) {
+			snprintf(name, sizeof name, "f%d/grad_w", i);
+			uint32_t w =
+				test_add_role_op(g, name, tw, 0, DP_ROLE_GRAD);
+			test_add_edge(g, b, w);
+			test_add_edge(g, i ? f[i - 1] : in, w);
+			snprintf(name, sizeof name, "p%d/adam", i);
+			uint32_t u =
+				test_add_role_op(g, name, 0, 0, DP_ROLE_UPDATE);
+			test_add_edge(g, w, u);
+			test_add_edge(g, p[i], u);
+		}
+		b = test_add_grad(g, f[i], b, tb ? tb[i] : tf, out);
+	}
+	return test_finalized(g);
+}
+
 bool test_evaluate(const dp_graph *g, int k, const int32_t *pl, dp_machine *m,
 		   dp_plan *plan)
 {

@@ -84,6 +84,15 @@ dp_graph *test_algo_graph(uint32_t n, uint64_t seed, const char *name);
  * when it cannot be built. */
 dp_graph *test_layered_chain(uint32_t n);
 
+/* A finalized training chain of n <= 16 layers "layers/<i>": input x ->
+ * f<i> (role forward, tf µs, out bytes, params bytes of weights, param op
+ * p<i>) -> loss; backward: f<i>/grad_w (role grad, tw µs; reads the
+ * layer's input and the gradient that arrives) -> update p<i>/adam, then
+ * f<i>/grad (role backward, tb[i] µs, tb NULL: tf, out bytes); tw < 0: no
+ * weight gradients nor updates. NULL when it cannot be built. */
+dp_graph *test_train_chain(int n, double tf, const double *tb, double tw,
+			   int64_t out, int64_t params);
+
 /* dp_plan_run of best's placement search alone (placements_only), with o
  * (NULL: the defaults): what best's own tests check, best of everything
  * aside. */

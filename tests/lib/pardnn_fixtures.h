@@ -72,6 +72,7 @@ static inline dp_status simulate(const dp_graph *g, const dp_machine *m,
 				 const int32_t *pl, dp_contention cont,
 				 sim_out *out)
 {
+	*out = (sim_out){0}; /* a failed run leaves it zero */
 	dp_err err;
 	dp_sim *s = dp_sim_new(g, m, &err);
 	if (!s)
