@@ -259,27 +259,25 @@ static bool radix_tri(tri *t, uint32_t n)
 		free(cnt);
 		return false;
 	}
-	tri *src = t, *dst = tmp;
+	tri *buf[2] = {t, tmp}; /* the pass reads buf[at], writes the other */
+	int at = 0;
 	for (int d = 0; d < 6; d++) {
+		const tri *src = buf[at];
 		memset(cnt, 0, 65536 * sizeof *cnt);
 		for (uint32_t i = 0; i < n; i++)
 			cnt[tri_digit(&src[i], d)]++;
 		if (cnt[tri_digit(&src[0], d)] == n)
 			continue; /* one digit: already in order */
-		uint32_t sum = 0;
-		for (uint32_t v = 0; v < 65536; v++) {
-			uint32_t c = cnt[v];
-			cnt[v] = sum;
-			sum += c;
+		for (uint32_t v = 0, sum = 0; v < 65536; v++) {
+			sum += cnt[v];
+			cnt[v] = sum - cnt[v]; /* where digit v starts */
 		}
 		for (uint32_t i = 0; i < n; i++)
-			dst[cnt[tri_digit(&src[i], d)]++] = src[i];
-		tri *x = src;
-		src = dst;
-		dst = x;
+			buf[1 - at][cnt[tri_digit(&src[i], d)]++] = src[i];
+		at = 1 - at;
 	}
-	if (src != t)
-		memcpy(t, src, (size_t)n * sizeof *t);
+	if (at)
+		memcpy(t, tmp, (size_t)n * sizeof *t);
 	free(tmp);
 	free(cnt);
 	return true;
