@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dnnpart/algo.h"
 #include "dnnpart/export.h"
 #include "dnnpart/machine.h"
-#include "dnnpart/algo.h"
 #include "dnnpart/plan.h"
 #include "lib/fixtures.h"
 #include "lib/testlib.h"
@@ -216,7 +216,7 @@ static void test_trace_shows_pipeline_blocks(void)
 			if (u == UINT32_MAX) /* sends, sums */
 				continue;
 			dp_role r = dp_op_role(g, u);
-			const char *want = r == DP_ROLE_FORWARD ? "F"
+			const char *want = r == DP_ROLE_FORWARD		 ? "F"
 					   : r == DP_ROLE_GRAD && c == 1 ? "W"
 									 : "B";
 			if (r == DP_ROLE_FORWARD || r == DP_ROLE_GRAD ||
@@ -226,7 +226,8 @@ static void test_trace_shows_pipeline_blocks(void)
 			b += !strcmp(blk, "B");
 			w += !strcmp(blk, "W");
 			if (c == 0) {
-				CHECK_INT((int)num(args, "chunk"), stage[u] / 2);
+				CHECK_INT((int)num(args, "chunk"),
+					  stage[u] / 2);
 				chunk1 += stage[u] / 2 == 1;
 			} else {
 				CHECK(!cJSON_GetObjectItemCaseSensitive(

@@ -81,7 +81,7 @@ static void check_towers(const char *algo, int k, bool fork_join)
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	REQUIRE(pl != NULL);
 	REQUIRE(run_algo(algo, g, &m, NULL, pl, NULL) == DP_OK);
-	sim_out s;
+	sim_out s = {0};
 	REQUIRE(simulate(g, &m, pl, DP_CONT_PORT, &s) == DP_OK);
 	double chain = CHAIN_OPS * OP_US,
 	       xfer = dp_machine_comm(&m, 0, 1, OUT_BYTES);

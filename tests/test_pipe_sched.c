@@ -41,13 +41,13 @@ static void machine(dp_machine *m, int k, double o)
 	m->kernel_us = o;
 }
 
-static int64_t last_peak; /* the largest device peak of step_on's run */
-static int want_v;	  /* --virtual-stages of step_on's runs (0: none) */
-static dp_strategy last_s; /* step_on's strategy (its shape and label) */
+static int64_t last_peak;    /* the largest device peak of step_on's run */
+static int want_v;	     /* --virtual-stages of step_on's runs (0: none) */
+static dp_strategy last_s;   /* step_on's strategy (its shape and label) */
 static double last_busy[16]; /* step_on's busy time per device */
 static int64_t last_peaks[16]; /* step_on's peak per device */
-static bool last_fits;	      /* step_on's plan fits every cap */
-static int32_t last_stage[64];  /* step_on's stage of the first 64 ops */
+static bool last_fits;	       /* step_on's plan fits every cap */
+static int32_t last_stage[64]; /* step_on's stage of the first 64 ops */
 
 /* The step of g under algo with M micro-batches on S = K stages, in
  * schedule sch, the strategy made for mp and priced on mr; -1 (a test
@@ -89,7 +89,7 @@ static double step_on(const dp_graph *g, const dp_machine *mp,
 	}
 	last_fits = r.feasible;
 	for (uint32_t u = 0; s.kind == DP_STRAT_PIPELINE && s.pipe.stage &&
-			    u < g->nops && u < 64;
+			     u < g->nops && u < 64;
 	     u++)
 		last_stage[u] = s.pipe.stage[u];
 	last_s.pipe.nstages = s.pipe.nstages;

@@ -89,9 +89,8 @@ dp_status dpi_pipe_cut_times(const dp_graph *g, const uint8_t *kd,
 			     bool with_bwd, double *t)
 {
 	uint32_t *own = with_bwd ? dpi_pipe_owners(g, kd) : NULL;
-	uint32_t *idx = with_bwd ? malloc((g->nops ? g->nops : 1) *
-					  sizeof *idx)
-				 : NULL;
+	uint32_t *idx =
+		with_bwd ? malloc((g->nops ? g->nops : 1) * sizeof *idx) : NULL;
 	if (with_bwd && (!own || !idx)) {
 		DPI_FREE_ALL(own, idx);
 		return DP_ENOMEM;
@@ -171,8 +170,8 @@ int dpi_pipe_virtual_choices(const dp_graph *g, const dp_algo_opts *o,
 }
 
 /* The device loads (time / speed) of chunks given by their first op. */
-static void device_loads(const double *t, const uint32_t *first, int C,
-			 int P, const double *sp, double *load)
+static void device_loads(const double *t, const uint32_t *first, int C, int P,
+			 const double *sp, double *load)
 {
 	for (int d = 0; d < P; d++)
 		load[d] = 0;

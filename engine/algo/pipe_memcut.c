@@ -18,6 +18,7 @@
  * ops while both its time and its memory allow; both only grow with the
  * ops, so the greedy cut reaches furthest and decides feasibility).
  */
+#include "internal/arrays.h"
 #include "internal/graph_int.h"
 #include "internal/nomem.h"
 #include "internal/pipeline.h"
@@ -133,13 +134,17 @@ dp_status dpi_pipe_cut_memory(const dp_graph *g, const dp_machine *m, int S,
 	uint8_t *kd = dpi_pipe_kinds(g);
 	uint32_t *own = kd ? dpi_pipe_owners(g, kd) : NULL;
 	size_t n = g->nops ? g->nops : 1;
-	uint32_t *rank = malloc(n * sizeof *rank), *idx = malloc(n * sizeof *idx);
+	uint32_t *rank = malloc(n * sizeof *rank),
+		 *idx = malloc(n * sizeof *idx);
 	double *v = calloc(3 * n, sizeof *v);
 	int32_t *fs = malloc(n * sizeof *fs);
 	dp_status st = DP_OK;
 	if (!kd || !own || !rank || !idx || !v || !fs)
 		st = dpi_nomem(err, "cutting a pipeline by memory");
-	memcut c = {.sp = m->speed, .cap = m->cap, .S = S, .M = M,
+	memcut c = {.sp = m->speed,
+		    .cap = m->cap,
+		    .S = S,
+		    .M = M,
 		    .gpipe = sch == DP_SCHED_GPIPE};
 	double total = 0, smin = 1e300, ssum = 0;
 	for (uint32_t k = 0; !st && k < g->nops; k++) {
@@ -174,15 +179,10 @@ dp_status dpi_pipe_cut_memory(const dp_graph *g, const dp_machine *m, int S,
 	}
 	if (!st && greedy(&c, hi, fs) > S)
 		st = DP_EINPUT;
-	free(kd);
-	free(own);
-	free(rank);
-	free(idx);
-	free(v);
-	if (st) {
+	DPI_FREE_ALL(kd, own, rank, idx, v);
+	if (!st)
+		*fs_out = fs;
+	else
 		free(fs);
-		return st;
-	}
-	*fs_out = fs;
-	return DP_OK;
+	return st;
 }

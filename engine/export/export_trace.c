@@ -529,9 +529,10 @@ static dp_status write_trace(trace_ctx *x, dp_afile *af, const char *path,
 }
 
 dp_status dpi_export_trace_write(const char *path, const dp_graph *g,
-				 const dp_graph *user, const dp_machine *m, const dp_plan *plan,
-				 const dp_export_opts *o, const dp_progress *p,
-				 dp_export_report *rep, dp_err *err)
+				 const dp_graph *user, const dp_machine *m,
+				 const dp_plan *plan, const dp_export_opts *o,
+				 const dp_progress *p, dp_export_report *rep,
+				 dp_err *err)
 {
 	trace_ctx x = {.g = g, .plan = plan};
 	/* NULL (no block args) for a placement; out of memory: the same */

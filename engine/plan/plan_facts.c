@@ -55,8 +55,8 @@ dp_pipe_block *dp_plan_pipe_blocks(const dp_plan *p, const dp_graph *g)
 	uint8_t *w = kd && s->pipe.schedule == DP_SCHED_ZBH1
 			     ? dpi_pipe_w_ops(g, s, kd)
 			     : NULL;
-	dp_pipe_block *b = kd ? malloc((p->nops ? p->nops : 1) * sizeof *b)
-			      : NULL;
+	dp_pipe_block *b =
+		kd ? malloc((p->nops ? p->nops : 1) * sizeof *b) : NULL;
 	for (uint32_t i = 0; b && P > 0 && i < p->nops; i++) {
 		uint32_t u = p->source[i];
 		if (u >= g->nops) {
@@ -65,9 +65,9 @@ dp_pipe_block *dp_plan_pipe_blocks(const dp_plan *p, const dp_graph *g)
 		}
 		b[i].chunk = (uint8_t)(s->pipe.stage[u] / P);
 		b[i].kind = kd[u] == DPI_PIPE_ONCE || p->micro[i] < 0 ? 'O'
-			    : kd[u] == DPI_PIPE_FWD		     ? 'F'
-			    : w && w[u]				     ? 'W'
-								     : 'B';
+			    : kd[u] == DPI_PIPE_FWD		      ? 'F'
+			    : w && w[u]				      ? 'W'
+								      : 'B';
 	}
 	free(kd);
 	free(w);
