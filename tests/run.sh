@@ -18,8 +18,8 @@
 # wall, user and system seconds per suite, most CPU time first.
 # Environment: BUILD (build folder), DNNPART (the binary under test), JOBS,
 # SUITES (space-separated shell patterns of the suite names to run, and
-# !patterns of those not to, e.g. "test_* !test_best suite_bad_inputs";
-# default every suite).
+# !patterns of those not to, e.g. "test_* !test_best suite_bad_inputs" or
+# "!suite_hostile_settings"; default every suite).
 set -u
 : "${BUILD:=build}"
 : "${DNNPART:=$PWD/dnnpart}"
@@ -57,19 +57,21 @@ fail=0
 skip=0
 
 # wanted NAME: whether SUITES (unset: every suite) names the suite: a
-# pattern that matches it and no !pattern that does
+# pattern that matches it (or no pattern but !patterns) and no !pattern
+# that does
 wanted() {
 	[ -z "${SUITES:-}" ] && return 0
 	set -f # the patterns are for case, not for the files here
-	hit=1
+	hit=1 some=1
 	for pat in $SUITES; do
 		# shellcheck disable=SC2254
 		case $pat in
 		!*) case $1 in ${pat#!}) set +f; return 1 ;; esac ;;
-		*) case $1 in $pat) hit=0 ;; esac ;;
+		*) some=0; case $1 in $pat) hit=0 ;; esac ;;
 		esac
 	done
 	set +f
+	[ "$some" -eq 1 ] && return 0
 	return $hit
 }
 
