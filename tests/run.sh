@@ -62,16 +62,19 @@ skip=0
 wanted() {
 	[ -z "${SUITES:-}" ] && return 0
 	set -f # the patterns are for case, not for the files here
-	hit=1 some=1
+	hit=1 positive=0 # a pattern matched; how many plain patterns
 	for pat in $SUITES; do
 		# shellcheck disable=SC2254
 		case $pat in
 		!*) case $1 in ${pat#!}) set +f; return 1 ;; esac ;;
-		*) some=0; case $1 in $pat) hit=0 ;; esac ;;
+		*)
+			positive=$((positive + 1))
+			case $1 in $pat) hit=0 ;; esac
+			;;
 		esac
 	done
 	set +f
-	[ "$some" -eq 1 ] && return 0
+	[ "$positive" -eq 0 ] && return 0 # !patterns alone
 	return $hit
 }
 
