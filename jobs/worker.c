@@ -109,7 +109,8 @@ static void run_fit(worker *w, job *j)
 	/* the lever search needs the graph as loaded (no lever applied); it
 	 * says when the graph takes none (nsets 1, no probe) */
 	dp_fit_search_opts so = {.gemm_ratio = j->m.levers.gemm_ratio,
-				 .fp16 = j->m.levers.precision == DP_PREC_FP16,
+				 .fp16 = j->m.levers.no_bf16 ||
+					 j->m.levers.precision == DP_PREC_FP16,
 				 .stop_without_levers = true};
 	if (!dp_graph_levers(j->g)[0]) {
 		r->status = dp_fit_search_run(j->g, &j->m, &j->o, &so, &p,

@@ -125,6 +125,7 @@ static void session_start_fit(tui_session *s)
 	dp_machine m = st->m;
 	if (st->plain)
 		m.levers = (dp_levers){.gemm_ratio = st->m.levers.gemm_ratio,
+				       .no_bf16 = st->m.levers.no_bf16,
 				       .host_mem = st->m.levers.host_mem};
 	if (worker_submit_fit(s->w, st->plain ? st->plain : st->g, &m,
 			      st->algo, &ao, dev, st->gen, &err) != DP_OK) {
