@@ -333,7 +333,14 @@ static void test_schedule_key_cycles_a_pipeline_only(void)
 	settings_schedule(&st);
 	CHECK_INT(st.schedule, DP_SCHED_ZBH1);
 	CHECK_CONTAINS(st.status, "schedule zb-h1");
-	settings_schedule(&st); /* gpipe -> 1f1b -> zb-h1 -> gpipe */
+	settings_schedule(&st);
+	CHECK_INT(st.schedule, DP_SCHED_STASH);
+	CHECK_CONTAINS(st.status, "schedule stash");
+	settings_schedule(&st);
+	CHECK_INT(st.schedule, DP_SCHED_2BW);
+	CHECK_CONTAINS(st.status, "schedule 2bw");
+	/* gpipe -> 1f1b -> zb-h1 -> stash -> 2bw -> gpipe */
+	settings_schedule(&st);
 	CHECK_INT(st.schedule, DP_SCHED_GPIPE);
 	state_free(&st);
 
