@@ -36,6 +36,18 @@ typedef enum dpi_pipe_kind {
  * when out of memory. */
 uint8_t *dpi_pipe_kinds(const dp_graph *g);
 
+/* The weight bytes among op u's param bytes (pipe_async.c): its param
+ * tensor (product of its param dims x elem_bytes, at most param_bytes)
+ * when its dims give one, else all its param bytes; 0 for an update op
+ * (optimizer state). */
+int64_t dpi_pipe_weight_bytes(const dp_graph *g, uint32_t u);
+/* The extra weight versions a lowered op of the user's op u (ug) holds
+ * under s's schedule when it has pb param bytes (u's, or a shard's):
+ * (versions - 1) x its weights, versions dp_schedule_versions of u's
+ * stage; 0 under a synchronous schedule. */
+int64_t dpi_pipe_stash_bytes(const dp_graph *ug, const dp_strategy *s,
+			     uint32_t u, int64_t pb);
+
 /* zb-h1 (pipe_zb.c): per op of g under s, 1 when it runs in the W blocks
  * (a grad op, of the backward kind in kd, that sends nothing to another
  * stage), else 0; malloc'ed, NULL when out of memory. And the check that g

@@ -1,0 +1,114 @@
+/* test_pipe_async.c - the asynchronous pipeline schedules (stash,
+ * PipeDream's weight stashing; 2bw, PipeDream-2BW) on chains of equal
+ * layers (docs/pipeline.md, "Asynchronous pipelines"): the extra weight
+ * versions each stage holds and the steady-state step, against their
+ * closed forms computed here from the formulas. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dnnpart/algo.h"
+#include "dnnpart/graph.h"
+#include "dnnpart/machine.h"
+#include "dnnpart/plan.h"
+#include "dnnpart/strategy.h"
+#include "internal/pipeline.h"
+#include "lib/fixtures.h"
+#include "lib/testlib.h"
+
+/* K devices, free links (no latency, a huge bandwidth), no kernel
+ * overhead. */
+static void machine(dp_machine *m, int k)
+{
+	REQUIRE(dp_machine_init(m, k, NULL) == DP_OK);
+	m->lat = 0;
+	m->bw = 1e9;
+	m->kernel_us = 0;
+}
+
+/* g under `1f1b` with M micro-batches on S = K stages in schedule sch,
+ * into *p (a test failure and false when anything fails). */
+static bool plan_of(const dp_graph *g, const dp_machine *m, int M, int sch,
+		    dp_plan *p)
+{
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = M;
+	o.schedule = sch;
+	o.contention = DP_CONT_NONE;
+	dp_err err;
+	dp_err_clear(&err);
+	if (dp_plan_run(g, m, dp_algo_find("1f1b"), &o, NULL, p, &err)) {
+		FAIL_ERR("1f1b", &err);
+		return false;
+	}
+	return true;
+}
+
+/* Stage s of S holds (versions - 1) x its weights more than under 1F1B:
+ * stash S - s versions, 2bw 2. 8 equal layers of W bytes of weights on 4
+ * stages (2 layers each), M = 8: every device's peak rises by exactly
+ * (v - 1) 2 W, and the rise is counted as params in the peak by role. */
+static void test_weight_versions_memory(void)
+{
+	const int64_t W = (int64_t)3 << 20;
+	const int S = 4, L = 8;
+	double tb[16];
+	for (int i = 0; i < L; i++)
+		tb[i] = 2;
+	dp_graph *g = test_train_chain(L, 1, tb, 1, (int64_t)1 << 20, W);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, S);
+	dp_plan base, as;
+	REQUIRE(plan_of(g, &m, 8, DP_SCHED_1F1B, &base));
+	const dp_graph *bg = dp_plan_graph(&base, g);
+	for (int sch = DP_SCHED_STASH; sch <= DP_SCHED_2BW; sch++) {
+		if (!plan_of(g, &m, 8, sch, &as))
+			continue;
+		const dp_graph *ag = dp_plan_graph(&as, g);
+		for (int s = 0; s < S; s++) {
+			int v = sch == DP_SCHED_STASH ? S - s : 2;
+			int64_t extra = (int64_t)(v - 1) * (L / S) * W;
+			CHECK_INT(as.sim.dev[s].peak_bytes -
+					  base.sim.dev[s].peak_bytes,
+				  extra);
+			int64_t rb[DP_MEMR_COUNT], ra[DP_MEMR_COUNT];
+			dp_plan_peak_by_role(bg, &base, s, rb);
+			dp_plan_peak_by_role(ag, &as, s, ra);
+			CHECK_INT(ra[DP_MEMR_PARAMS] - rb[DP_MEMR_PARAMS],
+				  extra);
+		}
+		dp_plan_free(&as);
+	}
+	dp_plan_free(&base);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
+/* An op's weights are its param tensor when its dims say so: a variable
+ * of [v, h] floats whose param_bytes also hold Adam's two moments (3 x)
+ * has v h 4 bytes of weights; an update op has none. */
+static void test_weight_bytes_by_param_dims(void)
+{
+	dp_graph *g = dp_graph_new("w");
+	uint32_t p = test_add_role_op(g, "wte", 0, 0, DP_ROLE_PARAM);
+	uint32_t u = test_add_role_op(g, "wte/adam", 0, 0, DP_ROLE_UPDATE);
+	uint32_t f = test_add_role_op(g, "f", 1, 0, DP_ROLE_FORWARD);
+	const char *names[] = {"v", "h"};
+	int64_t sizes[] = {100, 8};
+	dp_dims_spec d = {.n = 2, .names = names, .sizes = sizes, .nout = -1,
+			  .nparam = 2, .param = names, .elem_bytes = 4};
+	dp_err err;
+	REQUIRE(dp_graph_set_op_dims(g, p, &d, &err) == DP_OK);
+	g->ops[p].param_bytes = 3 * 100 * 8 * 4;
+	g->ops[u].param_bytes = 100;
+	g->ops[f].param_bytes = 77;
+	CHECK_INT(dpi_pipe_weight_bytes(g, p), 100 * 8 * 4);
+	CHECK_INT(dpi_pipe_weight_bytes(g, u), 0);
+	CHECK_INT(dpi_pipe_weight_bytes(g, f), 77);
+	dp_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_weight_versions_memory),
+	  TEST(test_weight_bytes_by_param_dims))
