@@ -110,5 +110,60 @@ static void test_weight_bytes_by_param_dims(void)
 	dp_graph_free(g);
 }
 
+/* The steady step on S equal stages with forward f, backward b (input and
+ * weight gradients) and update u per stage, free links: 1F1B's simulated
+ * step is (M + S - 1)(f + b) + u (the fill and drain every step, then the
+ * update); without a flush a step is the busiest device's work, M (f + b)
+ * + u under 2bw (one update per M micro-batches) and M (f + b) + u +
+ * (M - 1) u under stash (an update after every micro-batch). S = 4, M = 8
+ * and 16, f = 1, b = 2 (1 + 1), u = 2 us; the simulated makespan of the
+ * asynchronous plans stays 1F1B's. */
+static void test_steady_step_closed_form(void)
+{
+	const int S = 4;
+	const double u = 2;
+	dp_machine m;
+	machine(&m, S);
+	for (int M = 8; M <= 16; M += 8) {
+		double tbs[16];
+		for (int i = 0; i < S; i++)
+			tbs[i] = 1.0 * M;
+		/* per micro-batch: forward 1, input gradient 1, weight
+		 * gradient 1 */
+		dp_graph *g = test_train_chain(S, 1.0 * M, tbs, 1.0 * M, 0, 0);
+		REQUIRE(g);
+		for (int i = 0; i < S; i++) {
+			char name[32];
+			snprintf(name, sizeof name, "p%d/adam", i);
+			uint32_t x = dp_graph_find(g, name);
+			REQUIRE(x != UINT32_MAX);
+			g->ops[x].time_us = u;
+		}
+		double f = 1, b = 2;
+		dp_plan p;
+		if (plan_of(g, &m, M, DP_SCHED_1F1B, &p)) {
+			CHECK_NEAR(p.sim.makespan, (M + S - 1) * (f + b) + u,
+				   1e-6);
+			CHECK_NEAR(p.steady_us, 0, 0);
+			dp_plan_free(&p);
+		}
+		if (plan_of(g, &m, M, DP_SCHED_2BW, &p)) {
+			double want = M * (f + b) + u;
+			CHECK_NEAR(p.steady_us, want, 0.02 * want);
+			CHECK_NEAR(p.sim.makespan, (M + S - 1) * (f + b) + u,
+				   1e-6);
+			dp_plan_free(&p);
+		}
+		if (plan_of(g, &m, M, DP_SCHED_STASH, &p)) {
+			double want = M * (f + b) + u + (M - 1) * u;
+			CHECK_NEAR(p.steady_us, want, 0.02 * want);
+			dp_plan_free(&p);
+		}
+		dp_graph_free(g);
+	}
+	dp_machine_free(&m);
+}
+
 TEST_MAIN(TEST(test_weight_versions_memory),
-	  TEST(test_weight_bytes_by_param_dims))
+	  TEST(test_weight_bytes_by_param_dims),
+	  TEST(test_steady_step_closed_form))

@@ -174,7 +174,8 @@ static int cand_cmp(const void *pa, const void *pb)
 typedef struct cand_best {
 	dp_strategy s;
 	bool have, fits;
-	double makespan, over; /* over: max peak / cap */
+	double makespan, over; /* over: max peak / cap; makespan: the
+				  steady step of an asynchronous schedule */
 } cand_best;
 
 /* Lowers and simulates s; keeps it in *b when better (s is then owned by
@@ -208,10 +209,12 @@ static dp_status consider(const dp_graph *g, const dp_machine *m,
 			over = f > over ? f : over;
 		}
 		bool fits = r.feasible;
-		bool better =
-			!b->have || (fits && !b->fits) ||
-			(fits == b->fits &&
-			 (fits ? r.makespan < b->makespan : over < b->over));
+		/* an asynchronous schedule's step is its steady one */
+		double t = dpi_pipe_steady_us(g, s, l.source, l.placement, &r);
+		t = t > 0 ? t : r.makespan;
+		bool better = !b->have || (fits && !b->fits) ||
+			      (fits == b->fits &&
+			       (fits ? t < b->makespan : over < b->over));
 		if (better) {
 			if (b->have)
 				dp_strategy_free(&b->s);
@@ -219,7 +222,7 @@ static dp_status consider(const dp_graph *g, const dp_machine *m,
 			dp_strategy_init(s);
 			b->have = true;
 			b->fits = fits;
-			b->makespan = r.makespan;
+			b->makespan = t;
 			b->over = over;
 		}
 	}

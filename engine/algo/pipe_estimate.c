@@ -175,8 +175,19 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 			     (nv - 1) * st[i].wts;
 		mmax = mem > mmax ? mem : mmax;
 	}
+	/* an asynchronous schedule's steady step: the busiest stage, with
+	 * stash's update after every micro-batch */
+	double busy = 0;
+	for (int i = 0; i < S; i++) {
+		double b = M * st[i].t +
+			   st[i].once *
+				   (s->pipe.schedule == DP_SCHED_STASH ? M : 1);
+		busy = b > busy ? b : busy;
+	}
 	free(st);
 	free(kd);
 	*peak = mmax > 9e18 ? INT64_MAX : (int64_t)mmax;
+	if (dp_schedule_is_async(s->pipe.schedule))
+		return busy;
 	return sum + (M - 1) * tmax + omax;
 }
