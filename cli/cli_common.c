@@ -602,6 +602,9 @@ bool cli_algo_takes_tp(const dp_algo *a)
 int cli_check_tp(const cli_opts *o, const dp_machine *m,
 		 const dp_algo *const *algos, size_t n)
 {
+	int rc = cli_check_async(o, algos, n);
+	if (rc)
+		return rc;
 	if (o->sp && o->tp < 2) {
 		fprintf(stderr,
 			"dnnpart: --sp needs --tp T > 1: sequence parallelism "
