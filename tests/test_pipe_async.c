@@ -164,6 +164,45 @@ static void test_steady_step_closed_form(void)
 	dp_machine_free(&m);
 }
 
+/* Without -M the search ranks an asynchronous plan by its steady step,
+ * which a fill does not lengthen, so with a per-kernel overhead fewer
+ * micro-batches win: stash takes M = 1, 2bw the least M >= S
+ * (PipeDream-2BW's rule), where 1F1B takes more to shrink its fill. Each
+ * chosen plan's steady step is at most that of the plan with 1F1B's M. */
+static void test_search_takes_few_microbatches(void)
+{
+	const int S = 4;
+	double tbs[16];
+	for (int i = 0; i < S; i++)
+		tbs[i] = 400;
+	dp_graph *g = test_train_chain(S, 200, tbs, 200, 0, 0);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, S);
+	m.kernel_us = 5;
+	dp_plan p, q;
+	REQUIRE(plan_of(g, &m, 0, DP_SCHED_1F1B, &p));
+	int M1 = p.strat->pipe.microbatches;
+	CHECK(M1 > S);
+	dp_plan_free(&p);
+	int want[2] = {1, S};
+	for (int sch = DP_SCHED_STASH; sch <= DP_SCHED_2BW; sch++) {
+		if (!plan_of(g, &m, 0, sch, &p))
+			continue;
+		CHECK_INT(p.strat->pipe.nstages, S);
+		CHECK_INT(p.strat->pipe.microbatches,
+			  want[sch - DP_SCHED_STASH]);
+		if (plan_of(g, &m, M1, sch, &q)) {
+			CHECK(p.steady_us <= q.steady_us);
+			dp_plan_free(&q);
+		}
+		dp_plan_free(&p);
+	}
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_weight_versions_memory),
 	  TEST(test_weight_bytes_by_param_dims),
-	  TEST(test_steady_step_closed_form))
+	  TEST(test_steady_step_closed_form),
+	  TEST(test_search_takes_few_microbatches))

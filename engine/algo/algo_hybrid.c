@@ -327,31 +327,41 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 /* The micro-batch counts for S stages of D-way data parallel groups: o's,
  * else the two largest powers of two <= 8 S that M x D divides the batch
  * with, and the built-ins' default; 1 as well when S = 1 (no pipeline:
- * plain data or tensor parallelism). Returns how many, into Ms[4]. */
-static int micro_choices(const dp_algo_opts *o, int64_t G, int S, int D,
-			 int *Ms)
+ * plain data or tensor parallelism). Asynchronous schedules pay no fill
+ * per step: the least M too (2bw: every M >= S, PipeDream-2BW's rule).
+ * Returns how many, into Ms[4]. */
+static int micro_choices(const dp_algo_opts *o, dp_schedule sch, int64_t G,
+			 int S, int D, int *Ms)
 {
 	int nm = 0;
+	int lo = sch == DP_SCHED_2BW ? S : 1; /* the least M */
 	if (o->microbatches) {
 		if (G == 0 || G % ((int64_t)o->microbatches * D) == 0)
 			Ms[nm++] = o->microbatches;
 		return nm;
 	}
+	int least = 0;
 	for (int M = 1; M <= 8 * S; M *= 2) {
-		if (G > 0 && G % ((int64_t)M * D))
+		if ((G > 0 && G % ((int64_t)M * D)) || M < lo)
 			continue;
+		least = least ? least : M;
 		Ms[1] = Ms[0];
 		Ms[0] = M;
 		nm = nm < 2 ? nm + 1 : 2;
 	}
 	int Md = dpi_pipe_pick_microbatches(G, 4 * S, D);
-	if (Md > 0 && (nm < 1 || Md != Ms[0]) && (nm < 2 || Md != Ms[1]))
+	if (Md >= lo && (nm < 1 || Md != Ms[0]) && (nm < 2 || Md != Ms[1]))
 		Ms[nm++] = Md;
 	bool one = false;
 	for (int i = 0; i < nm; i++)
 		one = one || Ms[i] == 1;
 	if (S == 1 && !one && (G == 0 || G % D == 0))
 		Ms[nm++] = 1;
+	bool have = false;
+	for (int i = 0; i < nm; i++)
+		have = have || Ms[i] == least;
+	if (dp_schedule_is_async(sch) && least && !have && nm < 4)
+		Ms[nm++] = least;
 	return nm;
 }
 
@@ -417,7 +427,7 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 			int D = hybrid ? x : 1, S = hybrid ? K / T / x : x;
 			if ((uint32_t)S > nf || (D > 1 && !dp_ok))
 				continue;
-			int Ms[4], nm = micro_choices(o, G, S, D, Ms);
+			int Ms[4], nm = micro_choices(o, sch, G, S, D, Ms);
 			int Vs[DP_MAX_VIRTUAL_STAGES + 1];
 			int nv = dpi_pipe_virtual_choices(g, o, sch, S, nf, Vs);
 			for (int v = 0; !st && v < nv; v++)
