@@ -31,13 +31,13 @@ static void machine(dp_machine *m, int k)
 static bool plan_of(const dp_graph *g, const dp_machine *m, int M, int sch,
 		    dp_plan *p)
 {
+	dp_err err;
+	dp_err_clear(&err);
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	o.microbatches = M;
 	o.schedule = sch;
 	o.contention = DP_CONT_NONE;
-	dp_err err;
-	dp_err_clear(&err);
 	if (dp_plan_run(g, m, dp_algo_find("1f1b"), &o, NULL, p, &err)) {
 		FAIL_ERR("1f1b", &err);
 		return false;
@@ -91,22 +91,28 @@ static void test_weight_versions_memory(void)
  * has v h 4 bytes of weights; an update op has none. */
 static void test_weight_bytes_by_param_dims(void)
 {
+	/* wte: [100, 8] floats, 3 x that in param_bytes; its update's 100
+	 * bytes of optimizer state; f: 77 bytes and no dims */
+	static const struct {
+		const char *name;
+		dp_role role;
+		int64_t bytes, weights;
+	} op[] = {{"wte", DP_ROLE_PARAM, 3 * 100 * 8 * 4, 100 * 8 * 4},
+		  {"wte/adam", DP_ROLE_UPDATE, 100, 0},
+		  {"f", DP_ROLE_FORWARD, 77, 77}};
 	dp_graph *g = dp_graph_new("w");
-	uint32_t p = test_add_role_op(g, "wte", 0, 0, DP_ROLE_PARAM);
-	uint32_t u = test_add_role_op(g, "wte/adam", 0, 0, DP_ROLE_UPDATE);
-	uint32_t f = test_add_role_op(g, "f", 1, 0, DP_ROLE_FORWARD);
+	for (int i = 0; i < 3; i++)
+		test_add_role_op(g, op[i].name, i == 2, 0, op[i].role);
 	const char *names[] = {"v", "h"};
 	int64_t sizes[] = {100, 8};
 	dp_dims_spec d = {.n = 2, .names = names, .sizes = sizes, .nout = -1,
 			  .nparam = 2, .param = names, .elem_bytes = 4};
 	dp_err err;
-	REQUIRE(dp_graph_set_op_dims(g, p, &d, &err) == DP_OK);
-	g->ops[p].param_bytes = 3 * 100 * 8 * 4;
-	g->ops[u].param_bytes = 100;
-	g->ops[f].param_bytes = 77;
-	CHECK_INT(dpi_pipe_weight_bytes(g, p), 100 * 8 * 4);
-	CHECK_INT(dpi_pipe_weight_bytes(g, u), 0);
-	CHECK_INT(dpi_pipe_weight_bytes(g, f), 77);
+	REQUIRE(dp_graph_set_op_dims(g, 0, &d, &err) == DP_OK);
+	for (uint32_t i = 0; i < 3; i++) {
+		g->ops[i].param_bytes = op[i].bytes;
+		CHECK_INT(dpi_pipe_weight_bytes(g, i), op[i].weights);
+	}
 	dp_graph_free(g);
 }
 
