@@ -361,6 +361,9 @@ unsigned settings_lever(vstate *st, bool recompute)
 	} else {
 		lv.precision = (dp_precision)((lv.precision + 1) %
 					      DP_PREC_COUNT);
+		/* a GPU without bf16 (--gpu v100): fp32, fp16 */
+		if (lv.no_bf16 && lv.precision == DP_PREC_BF16)
+			lv.precision = DP_PREC_FP16;
 	}
 	st->lv_next = lv;
 	return AR_REDRAW | AR_RELEVER;
