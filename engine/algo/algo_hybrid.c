@@ -328,13 +328,13 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
  * else the two largest powers of two <= 8 S that M x D divides the batch
  * with, and the built-ins' default; 1 as well when S = 1 (no pipeline:
  * plain data or tensor parallelism). Asynchronous schedules pay no fill
- * per step: the least M too (2bw: every M >= S, PipeDream-2BW's rule).
+ * per step: the least M >= S too (pipeline_check.c says why).
  * Returns how many, into Ms[4]. */
 static int micro_choices(const dp_algo_opts *o, dp_schedule sch, int64_t G,
 			 int S, int D, int *Ms)
 {
 	int nm = 0;
-	int lo = sch == DP_SCHED_2BW ? S : 1; /* the least M */
+	int lo = dp_schedule_is_async(sch) ? S : 1; /* the least M */
 	if (o->microbatches) {
 		if (G == 0 || G % ((int64_t)o->microbatches * D) == 0)
 			Ms[nm++] = o->microbatches;

@@ -413,6 +413,15 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 			   "when an update spans M >= S of them), got M = %d "
 			   "for %d stages",
 			   M, pp->nstages);
+	if (pp->schedule == DP_SCHED_STASH && M < pp->nstages)
+		return bad(g, err,
+			   "schedule stash needs at least as many micro-batches "
+			   "as stages: without a flush stage s holds S - s "
+			   "micro-batches in flight, and one simulated step "
+			   "holds them (and prices their activations and "
+			   "weight versions) only when M >= S; got M = %d for "
+			   "%d stages",
+			   M, pp->nstages);
 	if (V > 1 && dp_schedule_is_async(pp->schedule))
 		return bad(g, err,
 			   "an interleaved pipeline (%d virtual stages) has "
