@@ -209,7 +209,69 @@ static void test_search_takes_few_microbatches(void)
 	dp_graph_free(g);
 }
 
+/* Forward ops on stage 0 of fs (x, f0 .. f7, loss in order: the layers
+ * f<i> there). */
+static int layers_on_stage0(const int32_t *fs, int L)
+{
+	int n = 0;
+	for (int i = 1; i <= L; i++)
+		n += fs[i] == 0;
+	return n;
+}
+
+/* The memory-fitted cut and pipedream's program count stash's weight
+ * versions. 8 layers of W = 8 MiB of weights (no dims: all their
+ * param_bytes) and 2 MiB outputs, K = 2, M = 2: a layer's activation is
+ * 1 MiB a micro-batch, and so is the input x's. Stage 0 keeps 2
+ * micro-batches, so L layers there take 8 L + 2 (L + 1) = 10 L + 2 MiB
+ * under 1F1B, and under stash (2 versions on stage 0 of 2) 8 L more,
+ * 18 L + 2. Under a cap of 50 MiB on device 0 (1 GiB on device 1) 1F1B
+ * keeps the time-balanced 4 | 4 (42 MiB), stash must take L = 2 (38 MiB;
+ * 3 layers take 56): x, f0, f1 on stage 0. The search's stash plan then
+ * fits in the simulator, with fewer than 4 layers on stage 0. */
+static void test_memory_cut_counts_versions(void)
+{
+	const int L = 8;
+	const int64_t MiB = (int64_t)1 << 20;
+	dp_graph *g = test_train_chain(L, 1, NULL, 1, 2 * MiB, 8 * MiB);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, 2);
+	m.cap[0] = 50 * MiB;
+	m.cap[1] = 1024 * MiB;
+	int32_t *fs = NULL;
+	REQUIRE(dpi_pipe_cut_memory(g, &m, 2, 2, DP_SCHED_1F1B, &fs, NULL) ==
+		DP_OK);
+	CHECK_INT(layers_on_stage0(fs, L), 4);
+	free(fs);
+	REQUIRE(dpi_pipe_cut_memory(g, &m, 2, 2, DP_SCHED_STASH, &fs, NULL) ==
+		DP_OK);
+	CHECK_INT(fs[0], 0);
+	CHECK_INT(layers_on_stage0(fs, L), 2);
+	free(fs);
+	dp_plan p;
+	if (plan_of(g, &m, 2, DP_SCHED_1F1B, &p)) { /* 4 | 4 fits 1F1B */
+		CHECK(p.sim.feasible);
+		dp_plan_free(&p);
+	}
+	if (plan_of(g, &m, 0, DP_SCHED_STASH, &p)) {
+		CHECK(p.sim.feasible);
+		CHECK_INT(p.strat->pipe.nstages, 2);
+		int n0 = 0;
+		for (int i = 0; i < L; i++) {
+			char nm[16];
+			snprintf(nm, sizeof nm, "f%d", i);
+			n0 += p.strat->pipe.stage[dp_graph_find(g, nm)] == 0;
+		}
+		CHECK(n0 < 4);
+		dp_plan_free(&p);
+	}
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_weight_versions_memory),
+	  TEST(test_memory_cut_counts_versions),
 	  TEST(test_weight_bytes_by_param_dims),
 	  TEST(test_steady_step_closed_form),
 	  TEST(test_search_takes_few_microbatches))

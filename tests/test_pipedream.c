@@ -26,7 +26,10 @@
  * optimum is 4 µs: stages {0} x2, {1,2} x1, {3} x2, and no other plan
  * reaches it. */
 static const dpi_pipedream_layer hand[4] = {
-	{8, 1, 0, 0, 10}, {2, 1, 40, 0, 0}, {2, 1, 40, 0, 0}, {8, 1, 0, 0, 0}};
+	{8, 1, 0, 0, 10, 0},
+	{2, 1, 40, 0, 0, 0},
+	{2, 1, 40, 0, 0, 0},
+	{8, 1, 0, 0, 0, 0}};
 
 /* The hand chain on 5 devices at 1 byte/µs and no latency, capped at cap. */
 static dpi_pipedream_problem hand_problem(int64_t cap)
@@ -85,6 +88,46 @@ static void test_caps_are_honoured(void)
 	pb.cap = 5;
 	CHECK_INT(dpi_pipedream_solve(&pb, &S, cut, rep, &cost, &err), DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "fits 5 bytes");
+}
+
+/* The weight versions of an asynchronous schedule count in the program's
+ * memory. Four equal layers of 1 µs, 10 bytes of weights (all of their
+ * static memory) and 1 byte of activation, K = 2 stages of one device,
+ * M = 2, cap 34. Under 1F1B a stage of L layers first of 2 holds 10 L +
+ * 2 L, last 10 L + L: the cut 2 | 2 (24 and 22 bytes) fits, cost 2.
+ * stash: stage 0 of 2 holds 2 versions, 10 L more: 2 | 2 needs 44, so
+ * the program cuts 1 | 3 (10 + 2 + 10 = 22 and 30 + 3 = 33), cost 3.
+ * 2bw: 2 versions on both, 1 | 3 needs 63 on stage 1 and 2 | 2 44 on
+ * stage 0, one stage 40 + 4 + 40: nothing fits. */
+static void test_async_versions_in_memory(void)
+{
+	dpi_pipedream_layer l[4];
+	for (int i = 0; i < 4; i++)
+		l[i] = (dpi_pipedream_layer){.time_us = 1, .act = 0,
+					     .weights = 0, .stat = 10,
+					     .stash = 1, .wts = 10};
+	dpi_pipedream_problem pb = {.layers = l, .n = 4, .k = 2, .rep = 1,
+				    .bw = 1, .cap = 34, .m = 2,
+				    .sch = DP_SCHED_1F1B};
+	int S = 0, rep[4];
+	uint32_t cut[5];
+	double cost = 0;
+	dp_err err;
+	REQUIRE(dpi_pipedream_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
+	CHECK_INT(S, 2);
+	CHECK_INT(cut[1], 2);
+	CHECK_NEAR(cost, 2.0, 1e-12);
+	pb.sch = DP_SCHED_STASH;
+	uint32_t even[3] = {0, 2, 4};
+	int one[2] = {1, 1};
+	CHECK(isinf(dpi_pipedream_cost(&pb, 2, even, one)));
+	REQUIRE(dpi_pipedream_solve(&pb, &S, cut, rep, &cost, &err) == DP_OK);
+	CHECK_INT(S, 2);
+	CHECK_INT(cut[1], 1);
+	CHECK_NEAR(cost, 3.0, 1e-12);
+	pb.sch = DP_SCHED_2BW;
+	CHECK_INT(dpi_pipedream_solve(&pb, &S, cut, rep, &cost, &err),
+		  DP_EINPUT);
 }
 
 /* Brute force: every contiguous split and every replication vector with
@@ -288,7 +331,8 @@ static void test_sync_model_matches_the_simulator(void)
 	int32_t *fs = NULL;
 	double cost = 0;
 	dp_err err;
-	REQUIRE(dpi_pipedream_cut(g, m, 4, 2, &S, &fs, &cost, &err) == DP_OK);
+	REQUIRE(dpi_pipedream_cut(g, m, 4, 2, DP_SCHED_1F1B, &S, &fs, &cost,
+				  &err) == DP_OK);
 	free(fs);
 	CHECK_INT(S, 1);
 	CHECK_NEAR(cost, 20.0 / 4 / 2 + 2.0 * 1 / 2 * W / 1000 / 4, 1e-9);
@@ -305,6 +349,7 @@ static void test_sync_model_matches_the_simulator(void)
 
 TEST_MAIN(TEST(test_hand_chain_split_and_replication),
 	  TEST(test_caps_are_honoured),
+	  TEST(test_async_versions_in_memory),
 	  TEST(test_equals_brute_force_on_small_chains),
 	  TEST(test_planner_cuts_the_hand_chain),
 	  TEST(test_sync_model_matches_the_simulator))

@@ -282,8 +282,8 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 		dp_machine sub = *m;
 		sub.k = h->S * D;
 		double cost;
-		st = h->cut == 1 ? dpi_pipedream_cut(g, &sub, h->M, D, &Sc, &fs,
-						     &cost, NULL)
+		st = h->cut == 1 ? dpi_pipedream_cut(g, &sub, h->M, D, h->sch,
+						     &Sc, &fs, &cost, NULL)
 				 : dpi_pipe_cut_memory(g, m, h->S, h->M, h->sch,
 						       &fs, NULL);
 		if (st == DP_EINPUT)

@@ -13,7 +13,9 @@
  * activation across each cut: the bytes / M of the forward edges that
  * cross it; weights: the outputs of the param ops it consumes first;
  * static memory: params, their outputs, gradient buffers and the update's
- * state; stash: the outputs / M of its forward ops.
+ * state; stash: the outputs / M of its forward ops; weights: of its ops
+ * (dpi_pipe_weight_bytes), once more per extra version of an asynchronous
+ * schedule.
  *
  * Replication: a pipeline strategy gives every stage a group of the same
  * size (lowered by lower_pipe3d.c), so the planner solves the program once
@@ -123,6 +125,7 @@ static int make_units(const dp_graph *g, const uint8_t *kd, int M, pd_units *U)
 		dpi_pipedream_layer *l = &U->l[un];
 		l->time_us += o->time_us / M;
 		l->stat += o->param_bytes;
+		l->wts += dpi_pipe_weight_bytes(g, u);
 		if (r == DP_ROLE_PARAM) {
 			l->stat += o->output_bytes;
 			l->weights += o->output_bytes > o->param_bytes
@@ -154,8 +157,9 @@ static int make_units(const dp_graph *g, const uint8_t *kd, int M, pd_units *U)
 	return 0;
 }
 
-dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M, int D,
-		     int *S, int32_t **fs, double *cost, dp_err *err)
+dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M,
+			    int D, dp_schedule sch, int *S, int32_t **fs,
+			    double *cost, dp_err *err)
 {
 	pd_units U = {0};
 	uint8_t *kd = dpi_pipe_kinds(g);
@@ -181,7 +185,8 @@ dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M, int D
 				     .bw = m->bw,
 				     .lat = m->lat,
 				     .cap = cap,
-				     .m = M};
+				     .m = M,
+				     .sch = sch};
 		uint32_t cut[DP_MAX_DEVICES + 1];
 		int rep[DP_MAX_DEVICES];
 		st = dpi_pipedream_solve(&pb, S, cut, rep, cost, err);
@@ -224,6 +229,7 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 	 * stage on D devices; the least slowest stage wins, then the
 	 * smaller D */
 	int64_t G = dpi_pipe_batch_gcd(g, NULL);
+	dp_schedule sch = dpi_pipe_schedule(o, DP_SCHED_1F1B);
 	double best = 0;
 	int bestD = 0, bestS = 0, bestM = 0;
 	int32_t *bestfs = NULL;
@@ -242,8 +248,8 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 		int S = 0;
 		int32_t *fs = NULL;
 		double cost = 0;
-		dp_status s1 = dpi_pipedream_cut(g, m, M, D, &S, &fs, &cost,
-					  bestD ? NULL : &e1);
+		dp_status s1 = dpi_pipedream_cut(g, m, M, D, sch, &S, &fs,
+						 &cost, bestD ? NULL : &e1);
 		if (s1 == DP_ENOMEM) {
 			free(bestfs);
 			return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
@@ -276,7 +282,6 @@ static dp_status pd_strategize(const dp_graph *g, const dp_machine *m,
 	}
 	dp_algo_opts oo = *o;
 	oo.microbatches = bestM;
-	dp_schedule sch = dpi_pipe_schedule(o, DP_SCHED_1F1B);
 	st = dpi_pipe_make(g, m, &oo, p, sch, "pipedream", bestS, bestfs, out,
 			   err);
 	free(bestfs);

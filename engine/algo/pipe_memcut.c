@@ -9,10 +9,13 @@
  * al., ICML 2023; BPipe moves activations between stages, we move layers).
  * Here each forward op i carries its time t_i, the memory that stays with
  * its stage (s_i: the params of the ops it owns, dpi_pipe_owners, and the
- * whole outputs of its params and updates) and its activation a_i (its
- * output per micro-batch), and stage c of S needs
- *   sum s_i + fl_c sum a_i <= the cap of device c,
- * fl_c = min(S - c, M) (GPipe: M): the model of dpi_pipe_estimate. The cut
+ * whole outputs of its params and updates), its weights w_i (those ops'
+ * dpi_pipe_weight_bytes) and its activation a_i (its output per
+ * micro-batch), and stage c of S needs
+ *   sum s_i + fl_c sum a_i + (v_c - 1) sum w_i <= the cap of device c,
+ * fl_c = min(S - c, M) (GPipe: M), v_c = dp_schedule_versions (the weight
+ * versions of an asynchronous schedule; 1 otherwise): the model of
+ * dpi_pipe_estimate. The cut
  * is the least largest time / speed among the contiguous cuts that meet
  * every cap: a bisection on that bound with greedy packing (a stage takes
  * ops while both its time and its memory allow; both only grow with the
@@ -27,22 +30,34 @@
 
 typedef struct memcut {
 	const double *t, *sp;
-	const double *stat, *act;
+	const double *stat, *act, *wts;
 	const int64_t *cap;
 	uint32_t n;
 	int S, M;
-	bool gpipe;
+	dp_schedule sch;
 } memcut;
 
 static double in_flight(const memcut *c, int s)
 {
-	return c->gpipe ? c->M : (c->S - s < c->M ? c->S - s : c->M);
+	return c->sch == DP_SCHED_GPIPE ? c->M
+					: (c->S - s < c->M ? c->S - s : c->M);
 }
 
-static bool fits(const memcut *c, int s, double st, double ac)
+/* Whether stage s holds static st, activations ac per micro-batch and
+ * weights wt within its cap (m[0..2]: st, ac, wt). */
+static bool fits(const memcut *c, int s, const double *m)
 {
+	int v = dp_schedule_versions(c->sch, c->S, s);
 	return c->cap[s] == DP_CAP_UNLIMITED ||
-	       st + in_flight(c, s) * ac <= (double)c->cap[s];
+	       m[0] + in_flight(c, s) * m[1] + (v - 1) * m[2] <=
+		       (double)c->cap[s];
+}
+
+/* Whether stage s fits with op i added to what it holds (m). */
+static bool fits_with(const memcut *c, int s, const double *m, uint32_t i)
+{
+	double w[3] = {m[0] + c->stat[i], m[1] + c->act[i], m[2] + c->wts[i]};
+	return fits(c, s, w);
 }
 
 /* The greedy cut under time bound b into fs (when not NULL); the stages
@@ -50,24 +65,25 @@ static bool fits(const memcut *c, int s, double st, double ac)
 static int greedy(const memcut *c, double b, int32_t *fs)
 {
 	int s = 0;
-	double ct = 0, cs = 0, ca = 0;
+	double ct = 0, mem[3] = {0, 0, 0};
 	uint32_t cnt = 0;
 	for (uint32_t i = 0; i < c->n; i++) {
 		bool room_t = ct + c->t[i] <= b * c->sp[s] || cnt == 0;
-		bool room_m = fits(c, s, cs + c->stat[i], ca + c->act[i]);
+		bool room_m = fits_with(c, s, mem, i);
 		/* leave one op for each stage still to come */
 		bool forced = fs && c->n - i == (uint32_t)(c->S - 1 - s);
 		if (cnt > 0 && (!room_t || !room_m || forced)) {
 			if (++s >= c->S)
 				return c->S + 1;
-			ct = cs = ca = 0;
+			ct = mem[0] = mem[1] = mem[2] = 0;
 			cnt = 0;
 		}
-		if (!fits(c, s, cs + c->stat[i], ca + c->act[i]))
+		if (!fits_with(c, s, mem, i))
 			return c->S + 1;
 		ct += c->t[i];
-		cs += c->stat[i];
-		ca += c->act[i];
+		mem[0] += c->stat[i];
+		mem[1] += c->act[i];
+		mem[2] += c->wts[i];
 		cnt++;
 		if (fs)
 			fs[i] = s;
@@ -97,11 +113,12 @@ static uint32_t once_owner(const dp_graph *g, const uint8_t *kd,
 	return best;
 }
 
-/* Fills the per forward op memory (stat, act; idx: forward op -> its
+/* Fills the per forward op memory (stat, act, wts; idx: forward op -> its
  * index) as the top says. */
 static void op_memory(const dp_graph *g, const uint8_t *kd, int M,
 		      const uint32_t *own, const uint32_t *rank,
-		      const uint32_t *idx, double *stat, double *act)
+		      const uint32_t *idx, double *stat, double *act,
+		      double *wts)
 {
 	for (uint32_t u = 0; u < g->nops; u++) {
 		const dp_op *o = &g->ops[u];
@@ -111,6 +128,7 @@ static void op_memory(const dp_graph *g, const uint8_t *kd, int M,
 		if (w == UINT32_MAX)
 			continue;
 		stat[idx[w]] += (double)o->param_bytes;
+		wts[idx[w]] += (double)dpi_pipe_weight_bytes(g, u);
 		if (k == DPI_PIPE_ONCE)
 			stat[idx[w]] += (double)o->output_bytes;
 		if (k == DPI_PIPE_FWD) {
@@ -136,7 +154,7 @@ dp_status dpi_pipe_cut_memory(const dp_graph *g, const dp_machine *m, int S,
 	size_t n = g->nops ? g->nops : 1;
 	uint32_t *rank = malloc(n * sizeof *rank),
 		 *idx = malloc(n * sizeof *idx);
-	double *v = calloc(3 * n, sizeof *v);
+	double *v = calloc(4 * n, sizeof *v);
 	int32_t *fs = malloc(n * sizeof *fs);
 	dp_status st = DP_OK;
 	if (!kd || !own || !rank || !idx || !v || !fs)
@@ -145,7 +163,7 @@ dp_status dpi_pipe_cut_memory(const dp_graph *g, const dp_machine *m, int S,
 		    .cap = m->cap,
 		    .S = S,
 		    .M = M,
-		    .gpipe = sch == DP_SCHED_GPIPE};
+		    .sch = sch};
 	double total = 0, smin = 1e300, ssum = 0;
 	for (uint32_t k = 0; !st && k < g->nops; k++) {
 		uint32_t u = g->topo[k];
@@ -157,10 +175,12 @@ dp_status dpi_pipe_cut_memory(const dp_graph *g, const dp_machine *m, int S,
 		c.t = v;
 		c.stat = v + n;
 		c.act = v + 2 * n;
+		c.wts = v + 3 * n;
 		st = dpi_pipe_cut_times(g, kd, false, v);
 	}
 	if (!st)
-		op_memory(g, kd, M, own, rank, idx, v + n, v + 2 * n);
+		op_memory(g, kd, M, own, rank, idx, v + n, v + 2 * n,
+			  v + 3 * n);
 	for (uint32_t i = 0; i < c.n; i++)
 		total += v[i];
 	for (int s = 0; s < S; s++) {

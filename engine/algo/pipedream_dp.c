@@ -17,7 +17,7 @@
 #include <string.h>
 
 typedef struct pd_pre {
-	double *c, *w, *st, *sh; /* prefix sums, n + 1 */
+	double *c, *w, *st, *sh, *wv; /* prefix sums, n + 1 */
 } pd_pre;
 
 static double stage_time(const dpi_pipedream_problem *pb, const pd_pre *x, uint32_t i,
@@ -25,6 +25,8 @@ static double stage_time(const dpi_pipedream_problem *pb, const pd_pre *x, uint3
 {
 	double c = x->c[j] - x->c[i], w = x->w[j] - x->w[i];
 	double st = x->st[j] - x->st[i], sh = x->sh[j] - x->sh[i];
+	/* q stages from this one to the last: it is stage S - q of S */
+	st += (dp_schedule_versions(pb->sch, q, 0) - 1) * (x->wv[j] - x->wv[i]);
 	if (pb->m > 0 && q > pb->m)
 		q = pb->m;
 	double inflight = (double)((q + r - 1) / r);
@@ -47,18 +49,20 @@ static double stage_time(const dpi_pipedream_problem *pb, const pd_pre *x, uint3
 static int pre_make(const dpi_pipedream_problem *pb, pd_pre *x)
 {
 	size_t n = (size_t)pb->n + 1;
-	x->c = calloc(4 * n, sizeof(double));
+	x->c = calloc(5 * n, sizeof(double));
 	if (!x->c)
 		return -1;
 	x->w = x->c + n;
 	x->st = x->w + n;
 	x->sh = x->st + n;
+	x->wv = x->sh + n;
 	for (uint32_t i = 0; i < pb->n; i++) {
 		const dpi_pipedream_layer *l = &pb->layers[i];
 		x->c[i + 1] = x->c[i] + l->time_us;
 		x->w[i + 1] = x->w[i] + (double)l->weights;
 		x->st[i + 1] = x->st[i] + (double)l->stat;
 		x->sh[i + 1] = x->sh[i] + (double)l->stash;
+		x->wv[i + 1] = x->wv[i] + (double)l->wts;
 	}
 	return 0;
 }

@@ -18,7 +18,9 @@
  *   memory     = static(i..j) + ceil(q / r) x stash(i..j) on each replica,
  *                where q is the stage's number of in-flight micro-batches
  *                under 1F1B: the stages from it to the last (S - s), at
- *                most M.
+ *                most M; under an asynchronous schedule also (v - 1) x
+ *                weights(i..j), v = dp_schedule_versions of the stage
+ *                (stash: S - s, 2bw: 2), each replica holding them whole.
  *
  * The slowest stage (max over stages of T and over cuts of comm) is
  * minimised over contiguous splits and replication counts whose replicas
@@ -30,6 +32,7 @@
 #include <stdint.h>
 
 #include "dnnpart/err.h"
+#include "dnnpart/strategy.h"
 
 typedef struct dpi_pipedream_layer {
 	double time_us;	 /* forward + backward per micro-batch */
@@ -37,6 +40,8 @@ typedef struct dpi_pipedream_layer {
 	int64_t weights; /* bytes all-reduced between replicas */
 	int64_t stat;	 /* bytes held once (params, grads, state) */
 	int64_t stash;	 /* activation bytes kept per in-flight micro-batch */
+	int64_t wts;	 /* weights (dpi_pipe_weight_bytes): copied once per
+			    extra version of an asynchronous schedule */
 } dpi_pipedream_layer;
 
 typedef struct dpi_pipedream_problem {
@@ -50,6 +55,7 @@ typedef struct dpi_pipedream_problem {
 	int m;	     /* micro-batches per step: at most m are in flight,
 			and the weight sync is paid once per m (0: no
 			bound, the sync paid per micro-batch) */
+	dp_schedule sch; /* its weight versions count in the memory */
 } dpi_pipedream_problem;
 
 /* The best plan: *S stages, stage s = layers cut[s] .. cut[s+1]-1 (cut has

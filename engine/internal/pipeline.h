@@ -196,17 +196,20 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 
 /* pipedream's cut (algo_pipedream.c): the forward ops' stages (*fs,
  * malloc'ed, one per forward op in topological order) and their number *S
- * for M micro-batches and D devices per stage, with the program's slowest
- * stage in *cost. DP_EINPUT when nothing fits the caps. */
+ * for M micro-batches and D devices per stage under sch (its weight
+ * versions, dp_schedule_versions, count in the memory), with the
+ * program's slowest stage in *cost. DP_EINPUT when nothing fits the
+ * caps. */
 dp_status dpi_pipedream_cut(const dp_graph *g, const dp_machine *m, int M,
-			    int D, int *S, int32_t **fs, double *cost,
-			    dp_err *err);
+			    int D, dp_schedule sch, int *S, int32_t **fs,
+			    double *cost, dp_err *err);
 
 /* pipe_memcut.c: the forward ops' stages (*fs, malloc'ed, one per forward
  * op in topological order) of S stages on devices 0..S-1 of m with M
  * micro-batches under sch, cut for the least largest forward time / speed
  * among the cuts whose every stage's estimated memory (its params and
- * optimizer state + the activations of the micro-batches it keeps) fits
+ * optimizer state + the activations of the micro-batches it keeps + the
+ * extra weight versions of an asynchronous sch) fits
  * its device's cap. DP_EINPUT when no device has a cap or no cut fits;
  * DP_ENOMEM. */
 dp_status dpi_pipe_cut_memory(const dp_graph *g, const dp_machine *m, int S,
