@@ -26,8 +26,9 @@ static void machine(dp_machine *m, int k)
 	m->kernel_us = 0;
 }
 
-/* g under `1f1b` with M micro-batches on S = K stages in schedule sch,
- * into *p (a test failure and false when anything fails). */
+/* g under `1f1b` in schedule sch into *p: with M > 0 micro-batches on
+ * S = K stages cut by forward time (test_pipe_strategize), with M = 0
+ * searched. A test failure and false when anything fails. */
 static bool plan_of(const dp_graph *g, const dp_machine *m, int M, int sch,
 		    dp_plan *p)
 {
@@ -38,7 +39,13 @@ static bool plan_of(const dp_graph *g, const dp_machine *m, int M, int sch,
 	o.microbatches = M;
 	o.schedule = sch;
 	o.contention = DP_CONT_NONE;
-	if (dp_plan_run(g, m, dp_algo_find("1f1b"), &o, NULL, p, &err)) {
+	dp_strategy s;
+	dp_status st = test_pipe_strategize("1f1b", g, m, &o, &s, &err);
+	if (!st)
+		st = dp_plan_evaluate_strategy(g, m, &s, DP_CONT_NONE, NULL, p,
+					       &err);
+	dp_strategy_free(&s);
+	if (st) {
 		FAIL_ERR("1f1b", &err);
 		return false;
 	}

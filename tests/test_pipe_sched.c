@@ -49,8 +49,8 @@ static int64_t last_peaks[16]; /* step_on's peak per device */
 static bool last_fits;	       /* step_on's plan fits every cap */
 static int32_t last_stage[64]; /* step_on's stage of the first 64 ops */
 
-/* The step of g under algo with M micro-batches on S = K stages, in
- * schedule sch, the strategy made for mp and priced on mr; -1 (a test
+/* The step of g under algo with M micro-batches on S = K stages
+ * (test_pipe_strategize; M = 0: the algorithm's search), in schedule sch, the strategy made for mp and priced on mr; -1 (a test
  * failure) when anything fails. The largest device peak in last_peak. */
 static double step_on(const dp_graph *g, const dp_machine *mp,
 		      const dp_machine *mr, const char *algo, int M, int sch)
@@ -73,7 +73,7 @@ static double step_on(const dp_graph *g, const dp_machine *mp,
 	dp_err_clear(&err);
 	dp_strategy s;
 	dp_strategy_init(&s);
-	if (a->strategize(g, mp, &o, NULL, &s, &err) ||
+	if (test_pipe_strategize(algo, g, mp, &o, &s, &err) ||
 	    dp_strategy_lower(g, mr, &s, NULL, &l, &err) ||
 	    !(sim = dp_sim_new(l.g, mr, &err)) ||
 	    dp_sim_run(sim, l.placement, NULL, &r, &err))
@@ -401,8 +401,7 @@ static void test_backward_stage_by_layer_label(void)
 	dp_strategy s;
 	dp_strategy_init(&s);
 	dp_err err;
-	REQUIRE(dp_algo_find("1f1b")->strategize(g, &m, &o, NULL, &s, &err) ==
-		DP_OK);
+	REQUIRE(test_pipe_strategize("1f1b", g, &m, &o, &s, &err) == DP_OK);
 	for (int i = 0; i < 8; i++)
 		CHECK_INT(s.pipe.stage[bw[i]], s.pipe.stage[f[i]]);
 	CHECK_INT(s.pipe.stage[f[0]], 0);
@@ -492,7 +491,48 @@ static void test_stages_cut_by_device_speed(void)
 	dp_graph_free(g);
 }
 
+/* -M M pins M only: gpipe and 1f1b search S (dividing K) and V with it,
+ * and the plan of S = K stages cut by forward time (what -M made before)
+ * is among the candidates and always simulated, so the search's step is
+ * never longer. 4 equal layers (8 us forward, 8 us backward), K = 4,
+ * M = 4, a latency of 50 us per transfer: each stage boundary costs
+ * 100 us a micro-batch, more than a layer's work, so fewer stages win;
+ * the label says what was chosen. */
+static void test_microbatches_given_search_the_rest(void)
+{
+	dp_graph *g = chain(4, 8, 8, -1, 0);
+	dp_machine m;
+	machine(&m, 4, 0);
+	m.lat = 50;
+	const char *algos[] = {"1f1b", "gpipe"};
+	for (int i = 0; i < 2; i++) {
+		double fixed = step_of(g, &m, algos[i], 4, -1);
+		CHECK_INT(last_s.pipe.nstages, 4);
+		dp_algo_opts o;
+		dp_algo_opts_default(&o);
+		o.microbatches = 4;
+		dp_plan p;
+		dp_err err;
+		if (dp_plan_run(g, &m, dp_algo_find(algos[i]), &o, NULL, &p,
+				&err)) {
+			FAIL_ERR(algos[i], &err);
+			continue;
+		}
+		int S = p.strat->pipe.nstages;
+		CHECK_INT(p.strat->pipe.microbatches, 4);
+		CHECK(S < 4 && 4 % S == 0);
+		CHECK(p.sim.makespan <= fixed);
+		char want[32];
+		snprintf(want, sizeof want, "%s S=%d M=4", algos[i], S);
+		CHECK_STR(p.strat->label, want);
+		dp_plan_free(&p);
+	}
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_interleaved_closed_form),
+	  TEST(test_microbatches_given_search_the_rest),
 	  TEST(test_search_tries_virtual_stages),
 	  TEST(test_chunks_cut_by_forward_and_backward),
 	  TEST(test_backward_stage_by_layer_label),

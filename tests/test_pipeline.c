@@ -12,6 +12,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
+#include "lib/fixtures.h"
 #include "lib/testlib.h"
 
 /* K devices of no cap, links of latency 0 and bandwidth bw. */
@@ -70,14 +71,19 @@ typedef struct run {
 	dp_sim_result r;
 } run;
 
-/* Strategize, lower and simulate; false (a test failure) when any fails. */
+/* Strategize (gpipe and 1f1b with M > 0: S = K stages,
+ * test_pipe_strategize), lower and simulate; false (a test failure) when
+ * any fails. */
 static bool run_pipe(const char *algo, const dp_graph *g, const dp_machine *m,
 		     int M, run *x)
 {
 	memset(x, 0, sizeof *x);
 	dp_err err;
 	dp_err_clear(&err);
-	if (strategize(algo, g, m, M, &x->s, &err) ||
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = M;
+	if (test_pipe_strategize(algo, g, m, &o, &x->s, &err) ||
 	    dp_strategy_lower(g, m, &x->s, NULL, &x->l, &err)) {
 		test_fail(__FILE__, __LINE__, "%s: %s", algo, err.msg);
 		return false;

@@ -84,6 +84,8 @@ typedef struct cand {
 	bool est_fits;
 	uint32_t order; /* made in this order: ties keep the first */
 	bool memcut;	/* cut fitted to memory: simulated when none fits */
+	bool fixed;	/* gpipe's or 1f1b's plan for a given M before the
+			   search took it (S = K, balanced): simulated */
 } cand;
 
 typedef struct cand_list {
@@ -122,6 +124,7 @@ static dp_status add_cand(const dp_graph *g, const dp_machine *m, cand_list *L,
 	c->est_fits = c->peak <= L->cap_min;
 	c->order = L->n++;
 	c->memcut = false;
+	c->fixed = false;
 	c->s = *s;
 	dp_strategy_init(s);
 	return DP_OK;
@@ -289,6 +292,9 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 		st = add_cand(g, m, L, &s, D, h->T, err);
 	if (!st && h->cut == 2)
 		L->v[L->n - 1].memcut = true;
+	if (!st && o->microbatches && strcmp(h->name, "hybrid") &&
+	    h->S == m->k && h->cut == 0 && h->V <= 1)
+		L->v[L->n - 1].fixed = true;
 	dp_strategy_free(&s);
 	return st;
 }
@@ -521,6 +527,8 @@ static dp_status search(const dp_graph *g, const dp_machine *m,
 				"out of memory while searching pipelines");
 	for (int cls = 0; !st && cls < 6; cls++)
 		select_class(&L, mark, cls);
+	for (uint32_t i = 0; !st && i < L.n; i++) /* never worse than it */
+		mark[i] |= L.v[i].fixed;
 	/* the marked ones, then up to HYBRID_SIM more that are estimated to
 	 * fit while none simulated fits */
 	for (uint32_t i = 0, extra = 0; !st && i < L.n; i++) {

@@ -570,9 +570,11 @@ dp_schedule dpi_pipe_schedule(const dp_algo_opts *o, dp_schedule own)
 	return own;
 }
 
-/* Without --microbatches the stages and M are searched
- * (dpi_pipe_search); with it, one stage per device, cut balanced. The
- * schedule is own unless o names one (--schedule, the explorer's S). */
+/* The stages, V and M are searched (dpi_pipe_search), M fixed when o
+ * gives it (when no candidate of that M can be made, the plan of S = K
+ * is made or says why not); with --virtual-stages V > 1, one stage per
+ * device with V chunks each and the given or default M. The schedule is own unless o names one
+ * (--schedule, the explorer's S). */
 static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 				 const dp_algo_opts *o, const dp_progress *p,
 				 dp_strategy *out, dp_err *err, dp_schedule own)
@@ -584,8 +586,15 @@ static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 		st = dpi_pipe_check_batch_known(g, o, name, err);
 	if (st)
 		return st;
-	if ((!o || o->microbatches == 0) && !(o && o->virtual_stages > 1))
-		return dpi_pipe_search(g, m, o, p, name, sch, out, err);
+	if (!(o && o->virtual_stages > 1)) {
+		st = dpi_pipe_search(g, m, o, p, name, sch, out, err);
+		if (st != DP_EINPUT || !o || o->microbatches == 0)
+			return st;
+		/* nothing made with that M: the plan of S = K says why
+		 * (a pin, the batch), or is made */
+		if (err)
+			dp_err_clear(err);
+	}
 	return dpi_pipe_make(g, m, o, p, sch, name, m->k, NULL, out, err);
 }
 
@@ -606,8 +615,8 @@ static dp_status f1b1_strategize(const dp_graph *g, const dp_machine *m,
 const dp_algo dpi_algo_gpipe = {
 	.name = "gpipe",
 	.summary = "pipeline: stages S | K, M and cut searched by simulation "
-		   "(--microbatches M: S = K, cut where forward time "
-		   "balances); all forwards then all backwards",
+		   "(--microbatches M: M fixed, the rest searched); all "
+		   "forwards then all backwards",
 	.source = "Huang et al., GPipe, NeurIPS 2019",
 	.strategize = gpipe_strategize,
 };
