@@ -14,6 +14,7 @@
 #include "dnnpart/strategy.h"
 #include "internal/pipeline.h"
 #include "lib/fixtures.h"
+#include "lib/pipe_case.h"
 #include "lib/testlib.h"
 
 /* K devices, free links (no latency, a huge bandwidth), no kernel

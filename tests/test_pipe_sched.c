@@ -14,6 +14,7 @@
 #include "dnnpart/strategy.h"
 #include "internal/pipeline.h"
 #include "lib/fixtures.h"
+#include "lib/pipe_case.h"
 #include "lib/testlib.h"
 
 static const double *chain_tbs; /* chain(): layer i's backward time */
@@ -497,7 +498,8 @@ static void test_stages_cut_by_device_speed(void)
  * never longer. 4 equal layers (8 us forward, 8 us backward), K = 4,
  * M = 4, a latency of 50 us per transfer: each stage boundary costs
  * 100 us a micro-batch, more than a layer's work, so fewer stages win;
- * the label says what was chosen. */
+ * the label says what was chosen. Pins that no stage order honours get
+ * the S = K plan's message. */
 static void test_microbatches_given_search_the_rest(void)
 {
 	dp_graph *g = chain(4, 8, 8, -1, 0);
@@ -527,6 +529,20 @@ static void test_microbatches_given_search_the_rest(void)
 		CHECK_STR(p.strat->label, want);
 		dp_plan_free(&p);
 	}
+	/* pins that no stage order honours: no candidate, and the plan of
+	 * S = K says why */
+	g->ops[dp_graph_find(g, "f1")].pin = 2;
+	g->ops[dp_graph_find(g, "f2")].pin = 1;
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = 4;
+	dp_strategy s;
+	dp_strategy_init(&s);
+	dp_err err;
+	CHECK_INT(dp_algo_find("1f1b")->strategize(g, &m, &o, NULL, &s, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "1f1b: op 'f1' is pinned to device 2, but a "
+				"forward op that depends on it is pinned");
 	dp_machine_free(&m);
 	dp_graph_free(g);
 }

@@ -12,7 +12,7 @@
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
 #include "dnnpart/strategy.h"
-#include "lib/fixtures.h"
+#include "lib/pipe_case.h"
 #include "lib/testlib.h"
 
 /* K devices of no cap, links of latency 0 and bandwidth bw. */
@@ -51,18 +51,16 @@ static dp_graph *pipe_graph(int S, double t, int64_t out, bool backward)
 	return test_finalized(g);
 }
 
+/* algo's strategy with M micro-batches (gpipe and 1f1b with M > 0: S = K
+ * stages cut by forward time, test_pipe_strategize). */
 static dp_status strategize(const char *algo, const dp_graph *g,
 			    const dp_machine *m, int M, dp_strategy *s,
 			    dp_err *err)
 {
-	const dp_algo *a = dp_algo_find(algo);
-	if (!a || !a->strategize)
-		return DP_EINTERNAL;
 	dp_algo_opts o;
 	dp_algo_opts_default(&o);
 	o.microbatches = M;
-	dp_strategy_init(s);
-	return a->strategize(g, m, &o, NULL, s, err);
+	return test_pipe_strategize(algo, g, m, &o, s, err);
 }
 
 typedef struct run {
@@ -71,19 +69,14 @@ typedef struct run {
 	dp_sim_result r;
 } run;
 
-/* Strategize (gpipe and 1f1b with M > 0: S = K stages,
- * test_pipe_strategize), lower and simulate; false (a test failure) when
- * any fails. */
+/* Strategize, lower and simulate; false (a test failure) when any fails. */
 static bool run_pipe(const char *algo, const dp_graph *g, const dp_machine *m,
 		     int M, run *x)
 {
 	memset(x, 0, sizeof *x);
 	dp_err err;
 	dp_err_clear(&err);
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	o.microbatches = M;
-	if (test_pipe_strategize(algo, g, m, &o, &x->s, &err) ||
+	if (strategize(algo, g, m, M, &x->s, &err) ||
 	    dp_strategy_lower(g, m, &x->s, NULL, &x->l, &err)) {
 		test_fail(__FILE__, __LINE__, "%s: %s", algo, err.msg);
 		return false;

@@ -9,7 +9,6 @@
 #include "dnnpart/export.h"
 #include "dnnpart/load.h"
 #include "testlib.h"
-#include "internal/pipeline.h"
 
 void test_machine_init(test_machine *tm, int k, double bw, double lat)
 {
@@ -684,21 +683,4 @@ dp_status test_best_placements(const dp_graph *g, const dp_machine *m,
 		dp_algo_opts_default(&mine);
 	mine.placements_only = true;
 	return dp_plan_run(g, m, dp_algo_find("best"), &mine, NULL, plan, err);
-}
-
-dp_status test_pipe_strategize(const char *algo, const dp_graph *g,
-			       const dp_machine *m, const dp_algo_opts *o,
-			       dp_strategy *s, dp_err *err)
-{
-	const dp_algo *a = dp_algo_find(algo);
-	dp_strategy_init(s);
-	if (!a || !a->strategize)
-		return dp_err_set(err, DP_EINTERNAL, NULL, 0, 0,
-				  "no algorithm %s", algo);
-	bool gp = strcmp(algo, "gpipe") == 0;
-	if (!o || o->microbatches <= 0 || (!gp && strcmp(algo, "1f1b")))
-		return a->strategize(g, m, o, NULL, s, err);
-	dp_schedule sch =
-		dpi_pipe_schedule(o, gp ? DP_SCHED_GPIPE : DP_SCHED_1F1B);
-	return dpi_pipe_make(g, m, o, NULL, sch, algo, m->k, NULL, s, err);
 }

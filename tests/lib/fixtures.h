@@ -261,12 +261,4 @@ void test_check_comm_each(const char *file, int line, const dp_lowered *l,
 /* Simulates l on a fresh k-device machine into r (the caller frees it);
  * false, a recorded failure, when it cannot. */
 bool test_simulate_lowered(const dp_lowered *l, int k, dp_sim_result *r);
-/* algo's strategy for o into s; for gpipe and 1f1b with o->microbatches
- * M > 0 the plan of S = K stages cut where forward time balances, with M
- * micro-batches (what they made for a given M before they searched S and
- * V with it fixed): the tests of the lowering and its closed forms that
- * need every device a stage. */
-dp_status test_pipe_strategize(const char *algo, const dp_graph *g,
-			       const dp_machine *m, const dp_algo_opts *o,
-			       dp_strategy *s, dp_err *err);
 #endif
