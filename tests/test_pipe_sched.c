@@ -506,15 +506,15 @@ static void test_microbatches_given_search_the_rest(void)
 	dp_machine m;
 	machine(&m, 4, 0);
 	m.lat = 50;
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	o.microbatches = 4;
+	dp_err err;
 	const char *algos[] = {"1f1b", "gpipe"};
 	for (int i = 0; i < 2; i++) {
 		double fixed = step_of(g, &m, algos[i], 4, -1);
 		CHECK_INT(last_s.pipe.nstages, 4);
-		dp_algo_opts o;
-		dp_algo_opts_default(&o);
-		o.microbatches = 4;
 		dp_plan p;
-		dp_err err;
 		if (dp_plan_run(g, &m, dp_algo_find(algos[i]), &o, NULL, &p,
 				&err)) {
 			FAIL_ERR(algos[i], &err);
@@ -533,12 +533,8 @@ static void test_microbatches_given_search_the_rest(void)
 	 * S = K says why */
 	g->ops[dp_graph_find(g, "f1")].pin = 2;
 	g->ops[dp_graph_find(g, "f2")].pin = 1;
-	dp_algo_opts o;
-	dp_algo_opts_default(&o);
-	o.microbatches = 4;
 	dp_strategy s;
 	dp_strategy_init(&s);
-	dp_err err;
 	CHECK_INT(dp_algo_find("1f1b")->strategize(g, &m, &o, NULL, &s, &err),
 		  DP_EINPUT);
 	CHECK_CONTAINS(err.msg, "1f1b: op 'f1' is pinned to device 2, but a "
