@@ -278,7 +278,53 @@ static void test_memory_cut_counts_versions(void)
 	dp_graph_free(g);
 }
 
+/* An asynchronous schedule on one stage is no pipeline, so the searches
+ * take none: 4 layers (8 us forward, 16 us backward) with 500 us per
+ * transfer, where one stage would be the fastest, still get S >= 2 under
+ * stash and 2bw from 1f1b and hybrid, and hybrid's label names the
+ * schedule; on one device nothing is made, and the message says why. */
+static void test_async_needs_two_stages(void)
+{
+	dp_graph *g = test_train_chain(4, 8, NULL, 8, 0, 0);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, 4);
+	m.lat = 500;
+	dp_algo_opts o;
+	dp_algo_opts_default(&o);
+	dp_plan p;
+	dp_err err;
+	for (int sch = DP_SCHED_STASH; sch <= DP_SCHED_2BW; sch++)
+		for (int a = 0; a < 2; a++) {
+			const char *algo = a ? "hybrid" : "1f1b";
+			o.schedule = sch;
+			if (dp_plan_run(g, &m, dp_algo_find(algo), &o, NULL, &p,
+					&err)) {
+				FAIL_ERR(algo, &err);
+				continue;
+			}
+			CHECK(p.strat->pipe.nstages >= 2);
+			const char *l = p.strat->label;
+			const char *nm = dp_schedule_name((dp_schedule)sch);
+			CHECK(a ? strlen(l) > strlen(nm) &&
+					  !strcmp(l + strlen(l) - strlen(nm), nm)
+				: !strncmp(l, nm, strlen(nm)));
+			dp_plan_free(&p);
+		}
+	dp_machine one;
+	machine(&one, 1);
+	dp_strategy s;
+	dp_strategy_init(&s);
+	CHECK_INT(dp_algo_find("1f1b")->strategize(g, &one, &o, NULL, &s, &err),
+		  DP_EINPUT);
+	CHECK_CONTAINS(err.msg, "schedule 2bw needs a pipeline of at least 2");
+	dp_machine_free(&one);
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_weight_versions_memory),
+	  TEST(test_async_needs_two_stages),
 	  TEST(test_memory_cut_counts_versions),
 	  TEST(test_weight_bytes_by_param_dims),
 	  TEST(test_steady_step_closed_form),

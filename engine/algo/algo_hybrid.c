@@ -264,6 +264,12 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 			return dp_err_set(err, st, NULL, 0, 0,
 					  "%s: out of memory", h->name);
 	}
+	/* an asynchronous schedule on one stage is no pipeline: nothing to
+	 * run without a flush, and 2bw's second version buys nothing */
+	if (dp_schedule_is_async(h->sch) && Sc < 2) {
+		free(fs);
+		return DP_OK;
+	}
 	dp_strategy s;
 	dp_strategy_init(&s);
 	st = dpi_pipe_make(g, m, &oo, p, h->sch, h->name, Sc, fs, &s, err);
@@ -281,10 +287,11 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 		char v[16] = "";
 		if (h->V > 1)
 			snprintf(v, sizeof v, " V=%d", h->V);
+		bool own = h->sch == DP_SCHED_1F1B; /* else named */
 		snprintf(s.label, sizeof s.label,
-			 "hybrid S=%d T=%d D=%d%s M=%d%s%s",
+			 "hybrid S=%d T=%d D=%d%s M=%d%s%s%s",
 			 s.pipe.nstages / (h->V > 1 ? h->V : 1), h->T, D, v,
-			 h->M, h->sch == DP_SCHED_GPIPE ? " gpipe" : "",
+			 h->M, own ? "" : " ", own ? "" : dp_schedule_name(h->sch),
 			 s.sp ? " sp" : "");
 	}
 	snprintf(s.algo, sizeof s.algo, "%s", h->name);

@@ -572,7 +572,8 @@ dp_schedule dpi_pipe_schedule(const dp_algo_opts *o, dp_schedule own)
 
 /* The stages, V and M are searched (dpi_pipe_search), M fixed when o
  * gives it (when no candidate of that M can be made, the plan of S = K
- * is made or says why not); with --virtual-stages V > 1, one stage per
+ * is made or says why not, except under an asynchronous schedule, whose
+ * search refuses one stage); with --virtual-stages V > 1, one stage per
  * device with V chunks each and the given or default M. The schedule is own unless o names one
  * (--schedule, the explorer's S). */
 static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
@@ -588,7 +589,8 @@ static dp_status pipe_strategize(const dp_graph *g, const dp_machine *m,
 		return st;
 	if (!(o && o->virtual_stages > 1)) {
 		st = dpi_pipe_search(g, m, o, p, name, sch, out, err);
-		if (st != DP_EINPUT || !o || o->microbatches == 0)
+		if (st != DP_EINPUT || !o || o->microbatches == 0 ||
+		    dp_schedule_is_async(sch))
 			return st;
 		/* nothing made with that M: the plan of S = K says why
 		 * (a pin, the batch), or is made */

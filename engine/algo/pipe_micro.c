@@ -67,6 +67,16 @@ dp_status dpi_pipe_none_made(const dp_graph *g, const dp_machine *m,
 					    "groups, M x D must divide it)",
 				  ms, shown > 12 ? ", ..." : "");
 	}
+	if (dp_schedule_is_async(dpi_pipe_schedule(o, DP_SCHED_1F1B)))
+		return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
+				  "%s: schedule %s needs a pipeline of at "
+				  "least 2 stages (one stage has nothing to "
+				  "run without a flush) and M >= S "
+				  "micro-batches that divide the batch; none "
+				  "could be made on %d device%s for this graph",
+				  name, dp_schedule_name(dpi_pipe_schedule(
+						o, DP_SCHED_1F1B)),
+				  m->k, m->k == 1 ? "" : "s");
 	return dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 			  "%s: no pipeline of stages that divide %d devices "
 			  "and micro-batches that divide the batch could be "
