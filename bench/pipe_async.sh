@@ -1,8 +1,9 @@
 #!/bin/sh
 # pipe_async.sh - the asynchronous schedules' numbers in docs/benchmarks.md
 # ("Results: asynchronous pipelines"): gpt2-small and bert-large (batch 8)
-# on K = 4, S = 4, M = 8 under `1f1b`, in 1F1B, stash (PipeDream's weight
-# stashing) and 2bw (PipeDream-2BW): the simulated makespan, the steady
+# on K = 4, M = 8 under `1f1b` (-M 8: S, V and the cut searched with it),
+# in 1F1B, stash (PipeDream's weight stashing) and 2bw (PipeDream-2BW):
+# the strategy chosen, the simulated makespan, the steady
 # step (0: none, a synchronous schedule pays fill and drain every step),
 # the time per step that throughput ranks by, and device 0's peak (stage
 # 0, which holds the most versions) with its `params` at that peak. Prints markdown
@@ -11,8 +12,8 @@
 # Usage: sh bench/pipe_async.sh [DNNPART]
 set -eu
 D=${1:-./dnnpart}
-echo "| graph | schedule | makespan | steady step | time per step | peak (device 0) | params at device 0's peak |"
-echo "|---|---|---|---|---|---|---|"
+echo "| graph | schedule | strategy | makespan | steady step | time per step | peak (device 0) | params at device 0's peak |"
+echo "|---|---|---|---|---|---|---|---|"
 for x in "sample_graphs/gpt2-small.json gpt2-small" \
 	"sample_graphs/bert-large.json bert-large --batch 8"; do
 	set -- $x
@@ -28,8 +29,8 @@ mk = d["makespan_us"] / 1000
 st = d.get("steady_step_us", 0) / 1000
 dev0 = d["devices"][0]
 role = dev0.get("peak_by_role", {})
-print("| %s | %s | %.1f ms | %s | %.1f ms | %.2f GiB | %.0f MiB |" % (
-    sys.argv[1], sys.argv[2], mk, "%.1f ms" % st if st else "-",
+print("| %s | %s | %s | %.1f ms | %s | %.1f ms | %.2f GiB | %.0f MiB |" % (
+    sys.argv[1], sys.argv[2], d["strategy"], mk, "%.1f ms" % st if st else "-",
     st if st else mk, dev0["peak_bytes"] / 2**30,
     role.get("params", 0) / 2**20))' "$name" "$sch"
 	done
