@@ -47,9 +47,8 @@ bool dpi_shared_get(const dp_algo_shared *sh, const dp_graph *g,
 	return true;
 }
 
-void dpi_shared_put(dp_algo_shared *sh, const dp_graph *g,
-		    const dp_machine *m, dpi_shared_kind kind,
-		    const int32_t *pl)
+void dpi_shared_put(dp_algo_shared *sh, const dp_graph *g, const dp_machine *m,
+		    dpi_shared_kind kind, const int32_t *pl)
 {
 	if (!shared_for(sh, g, m) || !sh->pl[kind])
 		return;
@@ -116,4 +115,31 @@ void dp_algo_apply_constraints(const dp_graph *g, int32_t *placement)
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (g->ops[u].pin >= 0)
 			placement[u] = g->ops[u].pin;
+}
+
+int32_t dpi_earliest_input_device(const dp_graph *g, const dp_sim_result *r,
+				  int k, const int32_t *pl, uint32_t v,
+				  const dpi_input_cost *cost)
+{
+	int32_t best = -1;
+	double best_t = 0;
+	for (int32_t e = 0; e < k; e++) {
+		if (e == pl[v] ||
+		    (cost->allowed && !cost->allowed(cost->ud, e)))
+			continue;
+		double t = 0;
+		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+			uint32_t ed = g->pred_edge[i];
+			double a = r->end[g->edges[ed].from] +
+				   cost->comm(cost->ud, ed, e);
+			if (a > t)
+				t = a;
+		}
+		if (best < 0 || t < best_t ||
+		    (t == best_t && r->dev[e].busy_us < r->dev[best].busy_us)) {
+			best = e;
+			best_t = t;
+		}
+	}
+	return best;
 }

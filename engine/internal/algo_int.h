@@ -63,6 +63,23 @@ int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp);
 dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
 				      dp_err *err);
 
+/* How an input of v reaches device e (the polishes' earliest device). */
+typedef struct dpi_input_cost {
+	/* the transfer time of edge's data to device e (0 when local) */
+	double (*comm)(const void *ud, uint32_t edge, int32_t e);
+	/* whether v may go to e; NULL: every device */
+	bool (*allowed)(const void *ud, int32_t e);
+	const void *ud;
+} dpi_input_cost;
+
+/* The device other than pl[v] (of k) where v's inputs would arrive first in
+ * r's schedule: the latest r->end[from] + comm of its in-edges, among the
+ * allowed devices; ties: the less busy device, then the smaller index. -1
+ * if none is allowed. */
+int32_t dpi_earliest_input_device(const dp_graph *g, const dp_sim_result *r,
+				  int k, const int32_t *pl, uint32_t v,
+				  const dpi_input_cost *cost);
+
 
 /* Defines const dp_algo dpi_algo_ID, the entry engine/plan/registry.c lists:
  * named ID itself (what --algo takes), so the symbol and the name cannot

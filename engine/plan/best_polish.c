@@ -70,33 +70,19 @@ void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
 		pl[g->group_ops[i]] = d;
 }
 
-/* The device other than v's where v's inputs would arrive first in r's
- * schedule; ties: the less busy device, then the smaller index. */
-static int32_t earliest_input_device(const dp_graph *g, const dp_machine *m,
-				     const dp_sim_result *r, const int32_t *pl,
-				     uint32_t v)
+/* The graph and machine a round's placement is on. */
+typedef struct input_ud {
+	const dp_graph *g;
+	const dp_machine *m;
+	const int32_t *pl;
+} input_ud;
+
+static double input_comm(const void *ud, uint32_t edge, int32_t e)
 {
-	int32_t best = -1;
-	double best_t = 0;
-	for (int32_t e = 0; e < m->k; e++) {
-		if (e == pl[v])
-			continue;
-		double t = 0;
-		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
-			const dp_edge *ed = &g->edges[g->pred_edge[i]];
-			double a = r->end[ed->from] +
-				   dp_machine_comm(m, pl[ed->from], e,
-						   ed->control ? 0 : ed->bytes);
-			if (a > t)
-				t = a;
-		}
-		if (best < 0 || t < best_t ||
-		    (t == best_t && r->dev[e].busy_us < r->dev[best].busy_us)) {
-			best = e;
-			best_t = t;
-		}
-	}
-	return best;
+	const input_ud *x = ud;
+	const dp_edge *ed = &x->g->edges[edge];
+	return dp_machine_comm(x->m, x->pl[ed->from], e,
+			       ed->control ? 0 : ed->bytes);
 }
 
 /* The moves of one round, in the order they are tried. */
@@ -111,8 +97,11 @@ static uint32_t round_moves(const dp_graph *g, const dp_machine *m,
 			mv[n++] = (best_move){b, pl[a]};
 			mv[n++] = (best_move){a, pl[b]};
 		} else if (r->cp_cause[i] == DP_HOP_DEVICE && m->k > 1) {
+			input_ud x = {g, m, pl};
+			dpi_input_cost cost = {input_comm, NULL, &x};
 			mv[n++] = (best_move){
-				b, earliest_input_device(g, m, r, pl, b)};
+				b, dpi_earliest_input_device(g, r, m->k, pl, b,
+							     &cost)};
 		}
 	}
 	return n;
