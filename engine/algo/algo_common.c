@@ -73,6 +73,17 @@ int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp)
 	return -1;
 }
 
+void dpi_algo_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
+{
+	int32_t c = g->ops[u].colocate;
+	if (c < 0) {
+		pl[u] = d;
+		return;
+	}
+	for (uint32_t i = g->group_off[c]; i < g->group_off[c + 1]; i++)
+		pl[g->group_ops[i]] = d;
+}
+
 dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
 				      dp_err *err)
 {

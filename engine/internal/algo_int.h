@@ -57,6 +57,9 @@ void dpi_shared_put(dp_algo_shared *sh, const dp_graph *g,
  * finalized graph has no group with two different pins), or -1. */
 int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp);
 
+/* Puts op u and its whole colocation group on device d in pl. */
+void dpi_algo_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d);
+
 /* DP_OK when o's micro-batches are 0 (the default) to
  * DP_MAX_MICROBATCHES, else DP_EINPUT with "NAME: a pipeline needs 1 to
  * N micro-batches, got M". */

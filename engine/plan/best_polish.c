@@ -59,17 +59,6 @@ static bool movable(const dp_graph *g, uint32_t u)
 	return c < 0 || dpi_algo_group_pin(g, (uint32_t)c) < 0;
 }
 
-void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
-{
-	int32_t c = g->ops[u].colocate;
-	if (c < 0) {
-		pl[u] = d;
-		return;
-	}
-	for (uint32_t i = g->group_off[c]; i < g->group_off[c + 1]; i++)
-		pl[g->group_ops[i]] = d;
-}
-
 /* The graph and machine a round's placement is on. */
 typedef struct input_ud {
 	const dp_graph *g;
@@ -153,7 +142,7 @@ static dp_status try_move(best_try *t, uint32_t u, int32_t to, bool *kept,
 	int32_t from = t->pl[u];
 	if (to < 0 || to == from || !movable(t->g, u))
 		return DP_OK;
-	dpi_best_unit_set(t->g, t->pl, u, to);
+	dpi_algo_unit_set(t->g, t->pl, u, to);
 	dp_status st = dp_sim_run(t->s, t->pl, &t->oc, &t->cand, err);
 	if (st)
 		return st;
@@ -169,7 +158,7 @@ static dp_status try_move(best_try *t, uint32_t u, int32_t to, bool *kept,
 		}
 	}
 	if (!*kept)
-		dpi_best_unit_set(t->g, t->pl, u, from);
+		dpi_algo_unit_set(t->g, t->pl, u, from);
 	return st;
 }
 
@@ -294,7 +283,7 @@ dp_status dpi_best_restarts(dp_sim *s, const dp_graph *g, const dp_machine *m,
 	while (!st && t.sims < max_sims && m->k > 1) {
 		for (uint32_t u = 0; u < g->nops; u++) /* a random start */
 			if (movable(g, u))
-				dpi_best_unit_set(g, cur, u,
+				dpi_algo_unit_set(g, cur, u,
 						  (int32_t)(next_rand(&seed) %
 							    (uint64_t)m->k));
 		if ((st = dp_sim_run(s, cur, &oc, &t.cand, err)))
