@@ -169,9 +169,16 @@ int cli_refuse_planning_opts(const char *cmd, const cli_opts *o,
  * it). */
 bool cli_algo_takes_tp(const dp_algo *a);
 /* --tp T for the n algorithms of algos on machine m: when one of them takes
- * it, T must divide K. Returns 0, or 2 after printing which T do. */
+ * it, T must divide K. Returns 0, or 2 after printing which T do. Also
+ * --schedule stash or 2bw: not with --virtual-stages > 1, and with one
+ * algorithm only a pipeline one (gpipe, 1f1b, pipedream, hybrid); else 2
+ * after printing why. */
 int cli_check_tp(const cli_opts *o, const dp_machine *m,
 		 const dp_algo *const *algos, size_t n);
+/* The asynchronous part of that: --schedule stash or 2bw with
+ * --virtual-stages > 1, or with one algorithm that is no pipeline one.
+ * 0, or 2 after printing why (cli_schedule.c). */
+int cli_check_async(const cli_opts *o, const dp_algo *const *algos, size_t n);
 
 /* The algorithm options the command line asked for: the defaults with
  * --contention, --no-polish, --time-limit and --budget applied. */

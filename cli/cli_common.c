@@ -336,10 +336,12 @@ void cli_help_machine_opts(FILE *out)
 		"(not eval, export)\n"
 		"  --schedule S       a pipeline's schedule: gpipe (all "
 		"forwards, then all\n"
-		"                     backwards), 1f1b or zb-h1 (1F1B with "
+		"                     backwards), 1f1b, zb-h1 (1F1B with "
 		"the weight\n"
-		"                     gradients deferred; default: the "
-		"algorithm's own)\n"
+		"                     gradients deferred), stash or 2bw "
+		"(asynchronous:\n"
+		"                     PipeDream, PipeDream-2BW); default: "
+		"the algorithm's own\n"
 		"  --tp T             tensor-parallel size (default: the "
 		"algorithm's choice;\n"
 		"                     not eval, export)\n"
@@ -600,6 +602,9 @@ bool cli_algo_takes_tp(const dp_algo *a)
 int cli_check_tp(const cli_opts *o, const dp_machine *m,
 		 const dp_algo *const *algos, size_t n)
 {
+	int rc = cli_check_async(o, algos, n);
+	if (rc)
+		return rc;
 	if (o->sp && o->tp < 2) {
 		fprintf(stderr,
 			"dnnpart: --sp needs --tp T > 1: sequence parallelism "

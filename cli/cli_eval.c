@@ -73,6 +73,17 @@ static int eval_strategy(cli_opts *o, const dp_graph *g, const char *path,
 		dp_strategy_free(&s);
 		return 2;
 	}
+	if (o->schedule >= 0 && s.pipe.virtual_stages > 1 &&
+	    dp_schedule_is_async((dp_schedule)o->schedule)) {
+		fprintf(stderr,
+			"dnnpart: --schedule %s: %s is an interleaved pipeline "
+			"(%d virtual stages), and an asynchronous schedule has "
+			"no interleaved form\n",
+			dp_schedule_name((dp_schedule)o->schedule), path,
+			s.pipe.virtual_stages);
+		dp_strategy_free(&s);
+		return 2;
+	}
 	if (o->schedule >= 0) {
 		const char *rest = strchr(s.label, ' ');
 		char label[sizeof s.label];

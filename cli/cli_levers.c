@@ -74,7 +74,14 @@ int cli_levers(const cli_opts *o, dp_levers *lv)
 	if (o->host_mem)
 		dp_units_parse_size(o->host_mem, &lv->host_mem, &err);
 	const dp_gpu_preset *gpu = dp_gpu_find(o->gpu);
-	if (!gpu || lv->precision == DP_PREC_FP32)
+	if (!gpu)
+		return 0;
+	/* the GPU's 2-byte ratio even in fp32: the explorer's F and fit
+	 * switch precision in the session (bf16 where it has it, else fp16) */
+	lv->no_bf16 = gpu->bf16_tflops <= 0;
+	lv->gemm_ratio = (lv->no_bf16 ? gpu->fp16_tflops : gpu->bf16_tflops) /
+			 gpu->fp32_tflops;
+	if (lv->precision == DP_PREC_FP32)
 		return 0;
 	double half = lv->precision == DP_PREC_BF16 ? gpu->bf16_tflops
 						    : gpu->fp16_tflops;

@@ -169,6 +169,14 @@ static void print_summary(FILE *out, const dp_graph *g, const dp_machine *m,
 	fprintf(out, "makespan     %s  (%s us)\n",
 		dp_units_fmt_time(p->sim.makespan, a, sizeof a),
 		cli_fmt_us(p->sim.makespan, x, sizeof x));
+	if (p->steady_us > 0)
+		fprintf(out,
+			"steady step  %s  (%s us; %s without a flush: fill and "
+			"drain paid once)\n",
+			dp_units_fmt_time(p->steady_us, a, sizeof a),
+			cli_fmt_us(p->steady_us, x, sizeof x),
+			p->strat ? dp_schedule_name(p->strat->pipe.schedule)
+				 : "");
 	fprintf(out,
 		"lower bound  %s = max(graph critical path %s, work / speeds "
 		"%s); makespan = %.2f x LB\n",

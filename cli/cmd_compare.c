@@ -179,7 +179,12 @@ static int parse(int argc, char **argv, cli_opts *o)
  * -1 when none is feasible. ok[i] says whether plan i exists. */
 static double score(const dp_plan *p, dp_objective obj)
 {
-	return obj == DP_OBJ_THROUGHPUT ? p->max_load : p->sim.makespan;
+	/* an asynchronous pipeline streams without a flush: its time per
+	 * step (one run of the user's graph, as max load's) is its steady
+	 * step */
+	if (obj == DP_OBJ_THROUGHPUT)
+		return p->steady_us > 0 ? p->steady_us : p->max_load;
+	return p->sim.makespan;
 }
 
 static int best_plan(const dp_plan *plans, const bool *ok, size_t n,
@@ -341,14 +346,19 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 		       dp_units_fmt_time(p->sim.makespan, t, sizeof t));
 		if (tp)
 			printf("%10s ",
-			       dp_units_fmt_time(p->max_load, t, sizeof t));
+			       dp_units_fmt_time(score(p, obj), t, sizeof t));
 		printf("%7.2f %8.2f %8s %8s %11s %9u %10s", p->xlb, p->speedup,
 		       p->feasible ? "yes" : "NO", ratio,
 		       dp_units_fmt_bytes(p->sim.cut_bytes, b, sizeof b),
 		       p->sim.cut_edges,
 		       dp_units_fmt_time(p->plan_ms * 1000.0, pt, sizeof pt));
-		/* a strategy says what it made: "1f1b S=4 M=16" */
-		printf(p->strategy[0] ? "  %s\n" : "%s\n", p->strategy);
+		/* a strategy says what it made: "1f1b S=4 M=16", and an
+		 * asynchronous pipeline its steady step */
+		printf(p->strategy[0] ? "  %s" : "%s", p->strategy);
+		if (p->steady_us > 0)
+			printf(" (steady step %s)",
+			       dp_units_fmt_time(p->steady_us, t, sizeof t));
+		printf("\n");
 	}
 	print_why(algos, na, why, n);
 	bool any = false;
@@ -357,7 +367,8 @@ static void print_table(const dp_algo **algos, const dp_plan *plans,
 	if (best >= 0)
 		printf("\nbest: %s (*: the %s among the feasible plans)\n",
 		       algos[best]->name,
-		       tp ? "smallest max load (time per sample)"
+		       tp ? "smallest max load (time per sample; an "
+			    "asynchronous pipeline's: its steady step)"
 			  : "shortest makespan");
 	else if (any)
 		printf("\nno algorithm met the memory caps\n");

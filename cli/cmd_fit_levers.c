@@ -256,14 +256,11 @@ int cli_fit_levers(const cli_opts *o, const dp_algo *algo,
 	dp_machine m;
 	if ((rc = cli_load_graph_machine(o, &g, &m)))
 		return rc;
-	const dp_gpu_preset *gpu = dp_gpu_find(o->gpu);
+	/* the --gpu preset's 2-byte precision and GEMM ratio (cli_levers) */
 	dp_fit_search_opts so = {
 		.levers = o->levers,
-		.fp16 = gpu && gpu->bf16_tflops <= 0,
-		.gemm_ratio = gpu ? (gpu->bf16_tflops > 0 ? gpu->bf16_tflops
-							  : gpu->fp16_tflops) /
-					    gpu->fp32_tflops
-				  : 0,
+		.fp16 = m.levers.no_bf16,
+		.gemm_ratio = m.levers.gemm_ratio,
 		.algo = algo,
 		.max_k = fo->max_k,
 		.stop_without_levers = true};

@@ -11,6 +11,7 @@
 #include "screen.h"
 #include "state.h"
 #include "view.h"
+#include "worker.h"
 
 /* The views, wrapped under --view's column: "devices (default), ...". */
 static void help_views(FILE *out)
@@ -91,6 +92,30 @@ static void compare_all(vstate *st)
 	free(algos);
 }
 
+/* Fit's answer for the Fit view, as the explorer's f computes it (on the
+ * worker there, here in this thread). */
+static void fit_now(vstate *st)
+{
+	worker_result *r = calloc(1, sizeof *r);
+	if (!r) {
+		state_status(st, true, "fit search failed: out of memory");
+		return;
+	}
+	dp_algo_opts ao;
+	state_algo_opts(st, &ao);
+	dp_machine m;
+	int dev;
+	const dp_graph *g = state_fit_input(st, &m, &dev);
+	worker_fit_compute(g, &m, st->algo, &ao, dev, NULL, r);
+	if (r->status == DP_OK && r->fit_levers)
+		state_fit_search_done(st, st->gen, &r->search);
+	else if (r->status == DP_OK)
+		state_fit_done(st, st->gen, dev, &r->fit_k, &r->fit_cap);
+	else
+		state_status(st, true, "fit search failed: %s", r->msg);
+	worker_result_free(r);
+}
+
 static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 		long h, long dev, const char *opname, bool ascii)
 {
@@ -158,6 +183,8 @@ static int show(const cli_opts *o, const dp_algo *algo, int view, long w,
 	/* Compare's table, and Why's changes from it */
 	if (view == VIEW_COMPARE || view == VIEW_WHY)
 		compare_all(&st);
+	if (view == VIEW_FIT) /* the search f starts in the explorer */
+		fit_now(&st);
 	vgrid grid;
 	if (grid_init(&grid, (int)w, (int)h) != 0 ||
 	    state_prepare(&st) != DP_OK) {

@@ -92,6 +92,37 @@ static void after_algo(void *ud, size_t i, dp_run_result *rr)
 	push_result(jr->w, r);
 }
 
+void worker_fit_compute(const dp_graph *g, const dp_machine *m,
+			const dp_algo *algo, const dp_algo_opts *o, int dev,
+			const dp_progress *p, worker_result *r)
+{
+	dp_err err;
+	dp_err_clear(&err);
+	r->fit_dev = dev;
+	/* the lever search needs the graph as loaded (no lever applied); it
+	 * says when the graph takes none (nsets 1, no probe) */
+	dp_fit_search_opts so = {.gemm_ratio = m->levers.gemm_ratio,
+				 .fp16 = m->levers.no_bf16 ||
+					 m->levers.precision == DP_PREC_FP16,
+				 .stop_without_levers = true};
+	if (!dp_graph_levers(g)[0]) {
+		r->status = dp_fit_search_run(g, m, o, &so, p, &r->search, &err);
+		r->fit_levers = !r->status && !(r->search.nsets == 1 &&
+						 !r->search.r.nprobes);
+		if (r->status || r->fit_levers)
+			goto done;
+		dp_fit_search_free(&r->search);
+	}
+	dp_fit_opts fk = {.kind = DP_FIT_K};
+	dp_fit_opts fc = {.kind = DP_FIT_DEVICE_CAP, .device = dev};
+	r->status = dp_fit_run(g, m, algo, o, &fk, p, &r->fit_k, &err);
+	if (!r->status)
+		r->status = dp_fit_run(g, m, algo, o, &fc, p, &r->fit_cap, &err);
+done:
+	if (r->status)
+		dp_err_format(&err, r->msg, sizeof r->msg);
+}
+
 /* A fit job: the two searches, one result. */
 static void run_fit(worker *w, job *j)
 {
@@ -102,34 +133,8 @@ static void run_fit(worker *w, job *j)
 	r->g = j->g;
 	r->gen = j->gen;
 	r->row = -1;
-	r->fit_dev = j->fit_dev;
 	dp_progress p = {job_meter_report, &w->meter, &w->cancel};
-	dp_err err;
-	dp_err_clear(&err);
-	/* the lever search needs the graph as loaded (no lever applied); it
-	 * says when the graph takes none (nsets 1, no probe) */
-	dp_fit_search_opts so = {.gemm_ratio = j->m.levers.gemm_ratio,
-				 .fp16 = j->m.levers.precision == DP_PREC_FP16,
-				 .stop_without_levers = true};
-	if (!dp_graph_levers(j->g)[0]) {
-		r->status = dp_fit_search_run(j->g, &j->m, &j->o, &so, &p,
-					      &r->search, &err);
-		r->fit_levers = !r->status && !(r->search.nsets == 1 &&
-						 !r->search.r.nprobes);
-		if (r->status || r->fit_levers)
-			goto done;
-		dp_fit_search_free(&r->search);
-	}
-	dp_fit_opts fk = {.kind = DP_FIT_K};
-	dp_fit_opts fc = {.kind = DP_FIT_DEVICE_CAP, .device = j->fit_dev};
-	r->status = dp_fit_run(j->g, &j->m, j->algo, &j->o, &fk, &p, &r->fit_k,
-			       &err);
-	if (!r->status)
-		r->status = dp_fit_run(j->g, &j->m, j->algo, &j->o, &fc, &p,
-				       &r->fit_cap, &err);
-done:
-	if (r->status)
-		dp_err_format(&err, r->msg, sizeof r->msg);
+	worker_fit_compute(j->g, &j->m, j->algo, &j->o, j->fit_dev, &p, r);
 	push_result(w, r);
 }
 

@@ -100,6 +100,14 @@ dp_status worker_submit_fit(worker *w, const dp_graph *g, const dp_machine *m,
 			    const dp_algo *algo, const dp_algo_opts *o, int dev,
 			    unsigned gen, dp_err *err);
 
+/* What a fit job computes, in the calling thread: into r (zeroed by the
+ * caller) its status and msg, and the lever search (fit_levers) or
+ * fit_k and fit_cap, as worker_submit_fit describes; p may be NULL. For
+ * `dnnpart show --view fit`, which runs it without a worker. */
+void worker_fit_compute(const dp_graph *g, const dp_machine *m,
+			const dp_algo *algo, const dp_algo_opts *o, int dev,
+			const dp_progress *p, worker_result *r);
+
 /* Cancels the running job and drops pending ones: all of them, or only
  * plan jobs. */
 void worker_cancel(worker *w, bool plan_only);

@@ -75,6 +75,7 @@ check export_svg 0 export "$D" "$TMP/dp.place" --svg "$TMP/e.svg"
 check show_timeline 0 show "$G" --view timeline -k 3
 check show_compare 0 show "$D" --view compare
 check show_op 0 show "$D" --view op --op left
+check show_fit_levers 0 show tests/data/levers_tiny.json --mem 5KiB --algo pardnn --view fit
 
 # ---- error paths: one bad input per loader, bad settings ----
 check bad_json 2 info tests/bad/json_truncated_in_op.json

@@ -190,6 +190,32 @@ else
 		fi
 	done
 fi
+# --gpu v100 (no bf16 tensor cores): F goes fp32 -> fp16, and f's lever
+# search takes fp16 where it would take bf16, as `dnnpart fit --gpu v100`
+v100=$("$DNNPART" fit "$lv" --mem 5KiB --gpu v100 2>&1 |
+	sed -n 's/^answer  *fits with .*, levers \([a-z0-9+]*\) (makespan .*/\1/p')
+start 100 30 "" "$lv" --mem 5KiB --gpu v100 --algo pardnn
+if [ -z "$v100" ]; then
+	notok tui_fit_v100_fp16 "dnnpart fit --gpu v100 gave no answer"
+elif wait_for 'F10Quit' && wait_settled; then
+	keys f
+	if wait_for 'candidates at K=' 10 &&
+		screen | grep -Eq "^\* [a-z0-9-]+ +$(echo "$v100" | sed 's/+/\\+/g') " &&
+		! screen | grep -q 'bf16'; then
+		ok tui_fit_v100_fp16
+	else
+		notok tui_fit_v100_fp16 "want levers $v100, no bf16: $(screen | head -14)"
+	fi
+	keys Escape
+	keys F
+	if wait_for 'precision fp16, recompute none' 5; then
+		ok tui_precision_v100_skips_bf16
+	else
+		notok tui_precision_v100_skips_bf16 "F: $(screen | tail -2)"
+	fi
+else
+	notok tui_fit_v100_fp16 "no plan on screen"
+fi
 # a graph without roles or layers: F says why and changes nothing; f keeps
 # the plain search (the tests above)
 start 100 30 "" "$graph" -k 2 --mem 25MiB --algo pardnn

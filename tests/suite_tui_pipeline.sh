@@ -1,8 +1,8 @@
 #!/bin/sh
 # suite_tui_pipeline.sh - a pipeline plan in the real explorer, through a
 # private tmux server, at 80x24 and 120x40, in colour and NO_COLOR: `S`
-# cycles the schedule (the header says `sched 1f1b`, the rerun's label
-# `1f1b S=4 M=8`, again `gpipe`); the Timeline draws the bubble (░, its
+# cycles the schedule (gpipe, 1f1b, zb-h1, stash, 2bw: the header says
+# `sched 1f1b`, the rerun's label `1f1b S=4 M=8`, at last `gpipe` again); the Timeline draws the bubble (░, its
 # share in the legend and per device at the right) and gives micro-batches
 # colours of their own only in colour (their digits in both); `e` writes
 # the PiPPy and Megatron exports by extension; on a plan that is no
@@ -77,12 +77,22 @@ for geo in 80x24 120x40; do
 		else
 			notok "tui_schedule_key_zbh1_$sfx" "no zb-h1 after S S"
 		fi
+		# S: stash, S: 2bw (asynchronous: reruns in 1F1B's order)
+		for a in stash 2bw; do
+			keys S
+			if wait_for "sched $a" 5 && wait_for "$a S=4 M=8" 20 &&
+				wait_settled; then
+				ok "tui_schedule_key_${a}_$sfx"
+			else
+				notok "tui_schedule_key_${a}_$sfx" "no $a rerun after S"
+			fi
+		done
 		keys S
 		if wait_for 'sched gpipe' 5 && wait_for 'gpipe S=4 M=8' 20 &&
 			wait_settled; then
 			ok "tui_schedule_key_back_$sfx"
 		else
-			notok "tui_schedule_key_back_$sfx" "no gpipe rerun after S S S"
+			notok "tui_schedule_key_back_$sfx" "no gpipe rerun after S x5"
 		fi
 		# ---- e: the framework exports, by extension ----
 		for x in 'pippy.py|PiPPy split|"model.h1": SplitPoint.BEGINNING' \

@@ -226,6 +226,38 @@ static void test_pipeline_round_trip(void)
 	dp_graph_free(g);
 }
 
+/* every schedule by name, the asynchronous ones too, read and written */
+static void test_pipeline_schedules_by_name(void)
+{
+	dp_graph *g = graph();
+	REQUIRE(g);
+	for (int sch = DP_SCHED_GPIPE; sch <= DP_SCHED_LAST; sch++) {
+		char text[256];
+		snprintf(text, sizeof text,
+			 "{\"format\":\"dnnpart-strategy\",\"kind\":"
+			 "\"pipeline\",\"stages\":2,\"microbatches\":2,"
+			 "\"schedule\":\"%s\",\"stage\":{\"x\":0,\"fc\":1,"
+			 "\"loss\":1}}",
+			 dp_schedule_name((dp_schedule)sch));
+		dp_strategy r, w;
+		dp_err err;
+		REQUIRE(dpi_strategy_parse("p.json", text, strlen(text), g, &r,
+					   &err) == DP_OK);
+		CHECK_INT(r.pipe.schedule, sch);
+		const char *p = test_tmp_path("sched.json");
+		REQUIRE(dp_strategy_write(p, g, &r, true, &err) == DP_OK);
+		size_t len;
+		char *t = test_read_file(p, &len);
+		REQUIRE(t);
+		REQUIRE(dpi_strategy_parse(p, t, len, g, &w, &err) == DP_OK);
+		free(t);
+		CHECK_INT(w.pipe.schedule, sch);
+		dp_strategy_free(&w);
+		dp_strategy_free(&r);
+	}
+	dp_graph_free(g);
+}
+
 static void test_pipeline_default_stage_follows_forward(void)
 {
 	dp_graph *g = graph();
@@ -358,9 +390,8 @@ static void test_bad_files_say_where_and_what(void)
 	CHECK_STR(bad("\"kind\":\"pipeline\",\"stages\":2,\"schedule\":"
 		      "\"zb\"",
 		      2),
-		  "2:41: schedule: expected \"gpipe\", \"1f1b\" or \"zb-h1\", "
-		  "got "
-		  "\"zb\"");
+		  "2:41: schedule: expected \"gpipe\", \"1f1b\", \"zb-h1\", "
+		  "\"stash\" or \"2bw\", got \"zb\"");
 	CHECK_STR(bad("\"kind\":\"pipeline\",\"stages\":2,\"spmd\":{\"mesh\":"
 		      "[2]},\"groups\":[[0,1],[1,2]]",
 		      4),
@@ -438,6 +469,7 @@ static void test_cleanup(void)
 
 TEST_MAIN(TEST(test_spmd_round_trip), TEST(test_placement_round_trip),
 	  TEST(test_pipeline_round_trip),
+	  TEST(test_pipeline_schedules_by_name),
 	  TEST(test_pipeline_default_stage_follows_forward),
 	  TEST(test_tiny_dp_file_equals_dp),
 	  TEST(test_parts_resolve_to_mesh_axes),

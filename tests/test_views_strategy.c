@@ -333,7 +333,26 @@ static void test_schedule_key_cycles_a_pipeline_only(void)
 	settings_schedule(&st);
 	CHECK_INT(st.schedule, DP_SCHED_ZBH1);
 	CHECK_CONTAINS(st.status, "schedule zb-h1");
-	settings_schedule(&st); /* gpipe -> 1f1b -> zb-h1 -> gpipe */
+	settings_schedule(&st);
+	CHECK_INT(st.schedule, DP_SCHED_STASH);
+	CHECK_CONTAINS(st.status, "schedule stash");
+	settings_schedule(&st);
+	CHECK_INT(st.schedule, DP_SCHED_2BW);
+	CHECK_CONTAINS(st.status, "schedule 2bw");
+	/* an asynchronous plan shows its steady step beside the makespan */
+	state_algo_opts(&st, &o);
+	o.microbatches = 4;
+	REQUIRE(dp_plan_run(st.g, &st.m, st.algo, &o, NULL, &p, &err) == DP_OK);
+	CHECK(p.steady_us > 0 && p.steady_us < p.sim.makespan);
+	state_set_plan(&st, &p, st.gen);
+	t = draw(&st, VIEW_DEVICES, 120, 40);
+	REQUIRE(t);
+	CHECK_CONTAINS(t, "steady ");
+	CHECK_CONTAINS(t, "steady step: ");
+	CHECK_CONTAINS(t, "(2bw, no flush");
+	free(t);
+	/* gpipe -> 1f1b -> zb-h1 -> stash -> 2bw -> gpipe */
+	settings_schedule(&st);
 	CHECK_INT(st.schedule, DP_SCHED_GPIPE);
 	state_free(&st);
 

@@ -278,6 +278,7 @@ void session_fit_adopt(tui_session *s)
 		return;
 	}
 	lv.gemm_ratio = st->m.levers.gemm_ratio;
+	lv.no_bf16 = st->m.levers.no_bf16;
 	lv.host_mem = st->m.levers.host_mem;
 	stop_worker(s);
 	if (!relever(st, &lv))

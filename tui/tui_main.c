@@ -119,15 +119,13 @@ static void session_start_fit(tui_session *s)
 	dp_err_clear(&err);
 	dp_algo_opts ao;
 	state_algo_opts(st, &ao);
-	int dev = st->dev < st->m.k ? st->dev : st->m.k - 1;
 	/* the lever search runs on the graph as loaded, its sets on it: the
 	 * machine without the session's levers */
-	dp_machine m = st->m;
-	if (st->plain)
-		m.levers = (dp_levers){.gemm_ratio = st->m.levers.gemm_ratio,
-				       .host_mem = st->m.levers.host_mem};
-	if (worker_submit_fit(s->w, st->plain ? st->plain : st->g, &m,
-			      st->algo, &ao, dev, st->gen, &err) != DP_OK) {
+	dp_machine m;
+	int dev;
+	const dp_graph *g = state_fit_input(st, &m, &dev);
+	if (worker_submit_fit(s->w, g, &m, st->algo, &ao, dev, st->gen,
+			      &err) != DP_OK) {
 		state_status(st, true, "cannot start the fit search: %s",
 			     err.msg);
 		return;

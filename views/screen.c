@@ -240,6 +240,11 @@ static void draw_summary(const vstate *st, vgrid *g, vrect r)
 	snprintf(buf, sizeof buf, "makespan %s",
 		 dp_units_fmt_time(p->sim.makespan, a, sizeof a));
 	x = segment(g, x, y, right, n, buf);
+	if (p->steady_us > 0) { /* an asynchronous pipeline, no flush */
+		snprintf(buf, sizeof buf, "steady %s",
+			 dp_units_fmt_time(p->steady_us, a, sizeof a));
+		x = segment(g, x, y, right, n, buf);
+	}
 	/* the verdict comes before the ratios, so that it is never the part
 	 * a narrow screen drops */
 	dp_units_fmt_c(lb, sizeof lb, "\xc3\x97LB %.2f", p->xlb);

@@ -300,8 +300,8 @@ unsigned settings_schedule(vstate *st)
 	}
 	int cur =
 		st->schedule >= 0 ? st->schedule : (int)p->strat->pipe.schedule;
-	/* gpipe -> 1f1b -> zb-h1 -> gpipe */
-	st->schedule = cur == DP_SCHED_ZBH1 ? DP_SCHED_GPIPE : cur + 1;
+	/* gpipe -> 1f1b -> zb-h1 -> stash -> 2bw -> gpipe */
+	st->schedule = cur == DP_SCHED_LAST ? DP_SCHED_GPIPE : cur + 1;
 	unsigned r = settings_changed(st);
 	state_status(st, false, "schedule %s for pipelines: %s",
 		     dp_schedule_name((dp_schedule)st->schedule),
@@ -310,8 +310,14 @@ unsigned settings_schedule(vstate *st)
 		     : st->schedule == DP_SCHED_1F1B
 			     ? "warm-up forwards, then one forward one "
 			       "backward"
-			     : "1F1B with the weight gradients deferred "
-			       "into the bubbles");
+		     : st->schedule == DP_SCHED_ZBH1
+			     ? "1F1B with the weight gradients deferred "
+			       "into the bubbles"
+		     : st->schedule == DP_SCHED_STASH
+			     ? "1F1B without flush, a weight version per "
+			       "micro-batch in flight (PipeDream)"
+			     : "1F1B without flush, two weight versions "
+			       "(PipeDream-2BW)");
 	return r;
 }
 
@@ -355,6 +361,9 @@ unsigned settings_lever(vstate *st, bool recompute)
 	} else {
 		lv.precision = (dp_precision)((lv.precision + 1) %
 					      DP_PREC_COUNT);
+		/* a GPU without bf16 (--gpu v100): fp32, fp16 */
+		if (lv.no_bf16 && lv.precision == DP_PREC_BF16)
+			lv.precision = DP_PREC_FP16;
 	}
 	st->lv_next = lv;
 	return AR_REDRAW | AR_RELEVER;

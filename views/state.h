@@ -368,6 +368,11 @@ dp_status state_relever(vstate *st, dp_graph *lg, dp_err *err);
 void state_fit_search_done(vstate *st, unsigned gen, dp_fit_search *s);
 /* Frees the lever search kept (state_free, a new graph). */
 void state_fit_search_free(vstate *st);
+/* What a fit search (f) runs on: returns the graph as loaded (the lever
+ * search chooses the levers) and sets *m to a shallow copy of the session's
+ * machine (its arrays shared: do not free) without the session's levers
+ * where the graph had some, and *dev to the selected device. */
+const dp_graph *state_fit_input(const vstate *st, dp_machine *m, int *dev);
 /* Whether the cached fit answers are for the current settings. */
 bool state_fit_current(const vstate *st);
 /* "fits with 4 devices; GPU1 fits with 17.3 GiB" (or what was not found)

@@ -83,6 +83,18 @@ void state_fit_search_free(vstate *st)
 	st->fit_levers = false;
 }
 
+const dp_graph *state_fit_input(const vstate *st, dp_machine *m, int *dev)
+{
+	*dev = st->dev < st->m.k ? st->dev : st->m.k - 1;
+	*m = st->m;
+	if (!st->plain)
+		return st->g;
+	m->levers = (dp_levers){.gemm_ratio = st->m.levers.gemm_ratio,
+				.no_bf16 = st->m.levers.no_bf16,
+				.host_mem = st->m.levers.host_mem};
+	return st->plain;
+}
+
 void state_fit_search_done(vstate *st, unsigned gen, dp_fit_search *s)
 {
 	state_fit_search_free(st);

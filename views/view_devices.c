@@ -143,6 +143,14 @@ static int detail_lines(const vstate *st, char lines[][200], int max)
 			dp_units_fmt_time(p->bounds.work_bound_us, b, sizeof b),
 			dp_units_fmt_time(p->bounds.lb_us, c, sizeof c),
 			dp_units_fmt_c(x, sizeof x, "%.2f", p->xlb));
+	if (n < max && p->steady_us > 0)
+		snprintf(lines[n++], 200,
+			 "steady step: %s (%s, no flush: fill and drain paid "
+			 "once; makespan %s with them)",
+			 dp_units_fmt_time(p->steady_us, a, sizeof a),
+			 p->strat ? dp_schedule_name(p->strat->pipe.schedule)
+				  : "",
+			 dp_units_fmt_time(p->sim.makespan, b, sizeof b));
 	if (n < max)
 		snprintf(
 			lines[n++], 200,

@@ -174,7 +174,8 @@ static int cand_cmp(const void *pa, const void *pb)
 typedef struct cand_best {
 	dp_strategy s;
 	bool have, fits;
-	double makespan, over; /* over: max peak / cap */
+	double makespan, over; /* over: max peak / cap; makespan: the
+				  steady step of an asynchronous schedule */
 } cand_best;
 
 /* Lowers and simulates s; keeps it in *b when better (s is then owned by
@@ -208,10 +209,12 @@ static dp_status consider(const dp_graph *g, const dp_machine *m,
 			over = f > over ? f : over;
 		}
 		bool fits = r.feasible;
-		bool better =
-			!b->have || (fits && !b->fits) ||
-			(fits == b->fits &&
-			 (fits ? r.makespan < b->makespan : over < b->over));
+		/* an asynchronous schedule's step is its steady one */
+		double t = dpi_pipe_steady_us(g, s, l.source, l.placement, &r);
+		t = t > 0 ? t : r.makespan;
+		bool better = !b->have || (fits && !b->fits) ||
+			      (fits == b->fits &&
+			       (fits ? t < b->makespan : over < b->over));
 		if (better) {
 			if (b->have)
 				dp_strategy_free(&b->s);
@@ -219,7 +222,7 @@ static dp_status consider(const dp_graph *g, const dp_machine *m,
 			dp_strategy_init(s);
 			b->have = true;
 			b->fits = fits;
-			b->makespan = r.makespan;
+			b->makespan = t;
 			b->over = over;
 		}
 	}
@@ -324,31 +327,41 @@ static dp_status make_one(const dp_graph *g, const dp_machine *m,
 /* The micro-batch counts for S stages of D-way data parallel groups: o's,
  * else the two largest powers of two <= 8 S that M x D divides the batch
  * with, and the built-ins' default; 1 as well when S = 1 (no pipeline:
- * plain data or tensor parallelism). Returns how many, into Ms[4]. */
-static int micro_choices(const dp_algo_opts *o, int64_t G, int S, int D,
-			 int *Ms)
+ * plain data or tensor parallelism). Asynchronous schedules pay no fill
+ * per step: the least M >= S too (pipeline_check.c says why).
+ * Returns how many, into Ms[4]. */
+static int micro_choices(const dp_algo_opts *o, dp_schedule sch, int64_t G,
+			 int S, int D, int *Ms)
 {
 	int nm = 0;
+	int lo = dp_schedule_is_async(sch) ? S : 1; /* the least M */
 	if (o->microbatches) {
 		if (G == 0 || G % ((int64_t)o->microbatches * D) == 0)
 			Ms[nm++] = o->microbatches;
 		return nm;
 	}
+	int least = 0;
 	for (int M = 1; M <= 8 * S; M *= 2) {
-		if (G > 0 && G % ((int64_t)M * D))
+		if ((G > 0 && G % ((int64_t)M * D)) || M < lo)
 			continue;
+		least = least ? least : M;
 		Ms[1] = Ms[0];
 		Ms[0] = M;
 		nm = nm < 2 ? nm + 1 : 2;
 	}
 	int Md = dpi_pipe_pick_microbatches(G, 4 * S, D);
-	if (Md > 0 && (nm < 1 || Md != Ms[0]) && (nm < 2 || Md != Ms[1]))
+	if (Md >= lo && (nm < 1 || Md != Ms[0]) && (nm < 2 || Md != Ms[1]))
 		Ms[nm++] = Md;
 	bool one = false;
 	for (int i = 0; i < nm; i++)
 		one = one || Ms[i] == 1;
 	if (S == 1 && !one && (G == 0 || G % D == 0))
 		Ms[nm++] = 1;
+	bool have = false;
+	for (int i = 0; i < nm; i++)
+		have = have || Ms[i] == least;
+	if (dp_schedule_is_async(sch) && least && !have && nm < 4)
+		Ms[nm++] = least;
 	return nm;
 }
 
@@ -414,7 +427,7 @@ static dp_status enumerate(const dp_graph *g, const dp_machine *m,
 			int D = hybrid ? x : 1, S = hybrid ? K / T / x : x;
 			if ((uint32_t)S > nf || (D > 1 && !dp_ok))
 				continue;
-			int Ms[4], nm = micro_choices(o, G, S, D, Ms);
+			int Ms[4], nm = micro_choices(o, sch, G, S, D, Ms);
 			int Vs[DP_MAX_VIRTUAL_STAGES + 1];
 			int nv = dpi_pipe_virtual_choices(g, o, sch, S, nf, Vs);
 			for (int v = 0; !st && v < nv; v++)

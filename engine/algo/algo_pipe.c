@@ -483,10 +483,10 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 	st = dpi_algo_check_microbatches(o, name, err);
 	if (st)
 		return st;
-	if (sch < DP_SCHED_GPIPE || sch > DP_SCHED_ZBH1)
+	if (sch < DP_SCHED_GPIPE || sch > DP_SCHED_LAST)
 		return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-				  "%s: a pipeline's schedule is gpipe, 1f1b "
-				  "or zb-h1, got %d",
+				  "%s: a pipeline's schedule is gpipe, 1f1b, "
+				  "zb-h1, stash or 2bw, got %d",
 				  name, (int)sch);
 	int32_t *stage =
 		malloc((size_t)(g->nops ? g->nops : 1) * sizeof *stage);
@@ -565,7 +565,7 @@ dp_status dpi_pipe_make(const dp_graph *g, const dp_machine *m,
 
 dp_schedule dpi_pipe_schedule(const dp_algo_opts *o, dp_schedule own)
 {
-	if (o && o->schedule >= DP_SCHED_GPIPE && o->schedule <= DP_SCHED_ZBH1)
+	if (o && o->schedule >= DP_SCHED_GPIPE && o->schedule <= DP_SCHED_LAST)
 		return (dp_schedule)o->schedule;
 	return own;
 }

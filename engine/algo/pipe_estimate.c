@@ -72,6 +72,7 @@ static int parts_by_out(const dp_strategy *s, const dp_graph *g, uint32_t u,
 
 typedef struct est_stage {
 	double t, once, mem_static, act;
+	double wts; /* weights (not optimizer state): asynchronous versions */
 } est_stage;
 
 double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
@@ -98,6 +99,7 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 		if (dp_only && pu == 1 && ts)
 			pu = D; /* lower_pipe3d.c splits every batched op */
 		e->mem_static += (double)o->param_bytes / pu;
+		e->wts += (double)dpi_pipe_weight_bytes(g, u) / pu;
 		if (kd[u] == DPI_PIPE_ONCE) {
 			e->once += o->time_us / pu;
 			e->mem_static += (double)o->output_bytes / pu;
@@ -168,11 +170,24 @@ double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,
 		int fl = s->pipe.schedule == DP_SCHED_GPIPE ? M
 			 : S - i < M			    ? S - i
 							    : M;
-		double mem = st[i].mem_static + st[i].act * fl;
+		int nv = dp_schedule_versions(s->pipe.schedule, S, i);
+		double mem = st[i].mem_static + st[i].act * fl +
+			     (nv - 1) * st[i].wts;
 		mmax = mem > mmax ? mem : mmax;
+	}
+	/* an asynchronous schedule's steady step: the busiest stage, with
+	 * stash's update after every micro-batch */
+	double busy = 0;
+	for (int i = 0; i < S; i++) {
+		double b = M * st[i].t +
+			   st[i].once *
+				   (s->pipe.schedule == DP_SCHED_STASH ? M : 1);
+		busy = b > busy ? b : busy;
 	}
 	free(st);
 	free(kd);
 	*peak = mmax > 9e18 ? INT64_MAX : (int64_t)mmax;
+	if (dp_schedule_is_async(s->pipe.schedule))
+		return busy;
 	return sum + (M - 1) * tmax + omax;
 }

@@ -564,6 +564,22 @@ dp_status dpi_export_pipe_write(const char *path, dp_export_kind kind,
 				dp_export_report *rep, dp_err *err)
 {
 	const char *what = kind == DP_EXPORT_PIPPY ? "PiPPy" : "Megatron";
+	const dp_strategy *ps = plan->strat;
+	if (ps && ps->kind == DP_STRAT_PIPELINE &&
+	    dp_schedule_is_async(ps->pipe.schedule))
+		return dp_err_set(
+			err, DP_EINPUT, path, 0, 0,
+			"%s has no asynchronous schedule: the plan's schedule "
+			"%s keeps several weight versions and never flushes "
+			"(PipeDream%s), while %s flushes the pipeline every "
+			"step; re-plan with --schedule 1f1b (or zb-h1) to "
+			"export it",
+			kind == DP_EXPORT_PIPPY ? "torch.distributed.pipelining"
+						: "Megatron-LM",
+			dp_schedule_name(ps->pipe.schedule),
+			ps->pipe.schedule == DP_SCHED_2BW ? "-2BW" : "",
+			kind == DP_EXPORT_PIPPY ? "every one of its schedules"
+						: "its 1F1B schedule");
 	pipe_cut c;
 	dp_status st = cut_make(path, what, g, plan, &c, err);
 	if (st)

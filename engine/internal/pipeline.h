@@ -36,6 +36,29 @@ typedef enum dpi_pipe_kind {
  * when out of memory. */
 uint8_t *dpi_pipe_kinds(const dp_graph *g);
 
+/* The weight bytes among op u's param bytes (pipe_async.c): its param
+ * tensor (product of its param dims x elem_bytes, at most param_bytes)
+ * when its dims give one, else all its param bytes; 0 for an update op
+ * (optimizer state). */
+int64_t dpi_pipe_weight_bytes(const dp_graph *g, uint32_t u);
+/* The extra weight versions a lowered op of the user's op u (ug) holds
+ * under s's schedule when it has pb param bytes (u's, or a shard's):
+ * (versions - 1) x its weights, versions dp_schedule_versions of u's
+ * stage; 0 under a synchronous schedule. */
+int64_t dpi_pipe_stash_bytes(const dp_graph *ug, const dp_strategy *s,
+			     uint32_t u, int64_t pb);
+
+/* The steady-state step of a pipeline s with an asynchronous schedule
+ * (pipe_async.c): from r, the simulated step of its lowered graph
+ * (source: lowered op -> ug's op, NULL: the same; placement: lowered op
+ * -> device), the largest over devices of busy (plus, under stash, M - 1
+ * times the device's update ops' time), receiving and sending time. 0
+ * for a synchronous schedule or a strategy that is no pipeline. */
+struct dp_sim_result;
+double dpi_pipe_steady_us(const dp_graph *ug, const dp_strategy *s,
+			  const uint32_t *source, const int32_t *placement,
+			  const struct dp_sim_result *r);
+
 /* zb-h1 (pipe_zb.c): per op of g under s, 1 when it runs in the W blocks
  * (a grad op, of the backward kind in kd, that sends nothing to another
  * stage), else 0; malloc'ed, NULL when out of memory. And the check that g
@@ -163,7 +186,9 @@ dp_status dpi_pipe_widen(const dp_graph *g, dp_strategy *s, int D, int T,
 			 dp_err *err);
 
 /* An analytic step time (µs) of pipeline s on m, its stages D-way data
- * parallel, and in *peak the largest memory of a device (bytes), for
+ * parallel (under an asynchronous schedule its steady step: the busiest
+ * stage, stash's updates M times), and in *peak the largest memory of a
+ * device (bytes, the extra weight versions included), for
  * ranking candidates before simulating them (pipe_estimate.c; a model, not
  * the simulator). 1e300 and INT64_MAX when out of memory. */
 double dpi_pipe_estimate(const dp_graph *g, const dp_machine *m,

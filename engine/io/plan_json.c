@@ -54,6 +54,8 @@ void dp_plan_write_metrics(dp_json *w, const dp_graph *g, const dp_plan *p)
 	}
 	dp_json_str(w, "contention", dp_sim_contention_name(p->contention));
 	dp_json_num(w, "makespan_us", r->makespan);
+	if (p->steady_us > 0)
+		dp_json_num(w, "steady_step_us", p->steady_us);
 	dp_json_num(w, "lower_bound_us", p->bounds.lb_us);
 	dp_json_num(w, "graph_critical_path_us", p->bounds.graph_cp_us);
 	dp_json_num(w, "work_bound_us", p->bounds.work_bound_us);

@@ -405,8 +405,9 @@ static dp_status rd_pipeline(dpi_sread *R, const dpi_sread_top *t,
 		if (dp_schedule_parse(js->sbuf, &sched, NULL))
 			st = dpi_jscan_error_at(
 				js, t->schedule,
-				"schedule: expected \"gpipe\", \"1f1b\" "
-				"or \"zb-h1\", got \"%.60s\"",
+				"schedule: expected \"gpipe\", \"1f1b\", "
+				"\"zb-h1\", \"stash\" or \"2bw\", got "
+				"\"%.60s\"",
 				js->sbuf);
 	}
 	if (st)

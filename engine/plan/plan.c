@@ -11,6 +11,7 @@
 #include "internal/best_all.h"
 #include "internal/clock.h"
 #include "internal/nomem.h"
+#include "internal/pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,7 @@ static dp_status plan_strategy(const dp_graph *g, const dp_machine *m,
 		return st;
 	}
 	q.kind = s->kind;
+	q.steady_us = dpi_pipe_steady_us(g, s, low.source, q.placement, &q.sim);
 	snprintf(q.strategy, sizeof q.strategy, "%s", s->label);
 	q.lowered = low.g;
 	q.source = low.source;

@@ -180,6 +180,10 @@ static dp_status lower_op(lctx *c, uint32_t u)
 	const dp_op *o = &c->g->ops[u];
 	dpi_lower_op lo = dpi_lower_op_of(c->g, u, op_device(c, u));
 	lo.source = src_of(c, u);
+	/* asynchronous schedules: the extra weight versions, persistent */
+	int64_t pb = lo.param_bytes +
+		     dpi_pipe_stash_bytes(c->ug, c->s, lo.source, lo.param_bytes);
+	lo.param_bytes = pb;
 	c->base[u] = c->b.g->nops;
 	if (c->kind[u] == DPI_PIPE_ONCE) {
 		name_op(c, u, "", -1);
@@ -200,7 +204,7 @@ static dp_status lower_op(lctx *c, uint32_t u)
 					 : o->output_bytes;
 		lo.temp_bytes = tsplit ? dpi_pipe_share(o->temp_bytes, M, i)
 				       : o->temp_bytes;
-		lo.param_bytes = i == 0 ? o->param_bytes : 0;
+		lo.param_bytes = i == 0 ? pb : 0;
 		st = add_op(c, u, i, "", &lo);
 	}
 	if (st || c->acc[u] == 0)

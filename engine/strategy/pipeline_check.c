@@ -395,16 +395,40 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 		return bad(g, err,
 			   "a pipeline needs 1 to %d micro-batches, got %d",
 			   DP_MAX_MICROBATCHES, M);
-	if (pp->schedule < DP_SCHED_GPIPE || pp->schedule > DP_SCHED_ZBH1)
+	if (pp->schedule < DP_SCHED_GPIPE || pp->schedule > DP_SCHED_LAST)
 		return bad(g, err,
 			   "unknown pipeline schedule %d: expected gpipe, "
-			   "1f1b or zb-h1",
+			   "1f1b, zb-h1, stash or 2bw",
 			   (int)pp->schedule);
 	int V = pp->virtual_stages;
 	if (V < 0 || V > DP_MAX_VIRTUAL_STAGES)
 		return bad(g, err,
 			   "a pipeline's virtual stages are 1 to %d, got %d",
 			   DP_MAX_VIRTUAL_STAGES, V);
+	if (pp->schedule == DP_SCHED_2BW && M < pp->nstages)
+		return bad(g, err,
+			   "schedule 2bw needs at least as many micro-batches "
+			   "as stages (PipeDream-2BW's rule: two weight "
+			   "versions cover the micro-batches in flight only "
+			   "when an update spans M >= S of them), got M = %d "
+			   "for %d stages",
+			   M, pp->nstages);
+	if (pp->schedule == DP_SCHED_STASH && M < pp->nstages)
+		return bad(g, err,
+			   "schedule stash needs at least as many micro-batches "
+			   "as stages: without a flush stage s holds S - s "
+			   "micro-batches in flight, and one simulated step "
+			   "holds them (and prices their activations and "
+			   "weight versions) only when M >= S; got M = %d for "
+			   "%d stages",
+			   M, pp->nstages);
+	if (V > 1 && dp_schedule_is_async(pp->schedule))
+		return bad(g, err,
+			   "an interleaved pipeline (%d virtual stages) has "
+			   "no asynchronous schedule: %s runs one stage per "
+			   "device (PipeDream's weight versions are per "
+			   "stage)",
+			   V, dp_schedule_name(pp->schedule));
 	if (V > 1 && pp->schedule != DP_SCHED_1F1B)
 		return bad(g, err,
 			   "an interleaved pipeline (%d virtual stages) runs "

@@ -22,20 +22,22 @@ const char *dp_schedule_name(dp_schedule s)
 {
 	static const char *const names[] = {[DP_SCHED_GPIPE] = "gpipe",
 					    [DP_SCHED_1F1B] = "1f1b",
-					    [DP_SCHED_ZBH1] = "zb-h1"};
+					    [DP_SCHED_ZBH1] = "zb-h1",
+					    [DP_SCHED_STASH] = "stash",
+					    [DP_SCHED_2BW] = "2bw"};
 	return DPI_NAME_OF(names, s, "");
 }
 
 dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err)
 {
-	for (int s = DP_SCHED_GPIPE; s <= DP_SCHED_ZBH1; s++)
+	for (int s = DP_SCHED_GPIPE; s <= DP_SCHED_LAST; s++)
 		if (strcmp(text, dp_schedule_name((dp_schedule)s)) == 0) {
 			*out = (dp_schedule)s;
 			return DP_OK;
 		}
 	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
 			  "unknown schedule '%s' (known: gpipe, 1f1b, "
-			  "zb-h1)",
+			  "zb-h1, stash, 2bw)",
 			  text);
 }
 

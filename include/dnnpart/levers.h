@@ -79,6 +79,9 @@ typedef struct dp_levers {
 	/* throughput of a GEMM in 2 bytes / in fp32 on this device (tensor
 	 * cores); 0: the reference V100's fp16 ratio, 125 / 15.7 TFLOP/s */
 	double gemm_ratio;
+	/* the device has no bf16 tensor cores (a V100, `--gpu`): the 2-byte
+	 * precision is fp16 (the explorer's F and fit skip bf16) */
+	bool no_bf16;
 	/* DP_RECOMP_AUTO: bit i set = re-run layer i, the layers numbered
 	 * from 0 in the order their first forward op appears in the graph
 	 * (dp_levers_layers) */

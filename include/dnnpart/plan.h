@@ -52,6 +52,13 @@ typedef struct dp_plan {
 	 * graph: a strategy's is its lowered graph's, which holds all the
 	 * micro-batches (and replicas) of that run */
 	double max_load;
+	/* an asynchronous pipeline's (stash, 2bw: no flush) steady-state step
+	 * in µs: one step of M micro-batches once the fill is paid, the
+	 * busiest device's busy, receiving or sending time of the simulated
+	 * step, with stash's M - 1 extra updates (docs/pipeline.md,
+	 * "Asynchronous pipelines"); 0 for every other plan. sim.makespan
+	 * stays the simulated step, fill and drain included */
+	double steady_us;
 	bool feasible;	/* every device's peak <= its cap */
 	/* whether all ops on one device of the first device's kind would fit
 	 * under the first device's cap (peak of the all-on-device-0 schedule) */

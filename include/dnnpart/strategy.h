@@ -12,7 +12,7 @@
  *              their role is input/forward/backward/grad/loss, split evenly
  *              along the batch by the axes given for their one implicit
  *              dim (a split grad op's parts hold partial sums);
- *   pipeline   a stage per op, M micro-batches, a schedule (gpipe or 1f1b),
+ *   pipeline   a stage per op, M micro-batches, a schedule (dp_schedule),
  *              and per stage a group of devices; with an spmd split inside
  *              every stage (its mesh has the shape of every stage's group:
  *              the 3D case) or none (each stage on one device).
@@ -52,16 +52,37 @@ typedef enum dp_strategy_kind {
 typedef enum dp_schedule {
 	DP_SCHED_GPIPE = 0, /* all forwards, then all backwards */
 	DP_SCHED_1F1B,	    /* warm-up of S-s-1 forwards, then one F one B */
-	DP_SCHED_ZBH1	    /* zero bubble H1: 1F1B with the backward split
+	DP_SCHED_ZBH1,	    /* zero bubble H1: 1F1B with the backward split
 			       into B (input gradients) and W (weight
 			       gradients, role grad), W deferred */
+	DP_SCHED_STASH,	    /* PipeDream's weight stashing: 1F1B's order,
+			       no flush, S - s weight versions on stage s,
+			       an update after every micro-batch */
+	DP_SCHED_2BW	    /* PipeDream-2BW: 1F1B's order, no flush, two
+			       weight versions, one update per M */
 } dp_schedule;
+#define DP_SCHED_LAST DP_SCHED_2BW
 
-/* "placement", "spmd", "pipeline"; "gpipe", "1f1b", "zb-h1". */
+/* Asynchronous schedules (stash, 2bw) have no flush: docs/pipeline.md,
+ * "Asynchronous pipelines". */
+static inline bool dp_schedule_is_async(dp_schedule s)
+{
+	return s == DP_SCHED_STASH || s == DP_SCHED_2BW;
+}
+
+/* The weight versions stage s of S holds under sch: S - s with stash,
+ * 2 with 2bw, 1 otherwise. */
+static inline int dp_schedule_versions(dp_schedule sch, int S, int s)
+{
+	return sch == DP_SCHED_STASH ? S - s : sch == DP_SCHED_2BW ? 2 : 1;
+}
+
+/* "placement", "spmd", "pipeline"; "gpipe", "1f1b", "zb-h1", "stash",
+ * "2bw". */
 const char *dp_strategy_kind_name(dp_strategy_kind k);
 const char *dp_schedule_name(dp_schedule s);
-/* "gpipe", "1f1b" or "zb-h1" into *out; else DP_EINPUT "unknown schedule
- * 'X' (known: gpipe, 1f1b, zb-h1)" (*out untouched). */
+/* A schedule's name (dp_schedule_name) into *out; else DP_EINPUT "unknown
+ * schedule 'X' (known: gpipe, 1f1b, zb-h1, stash, 2bw)" (*out untouched). */
 dp_status dp_schedule_parse(const char *text, dp_schedule *out, dp_err *err);
 
 #define DP_MAX_MESH_AXES 4
