@@ -5,6 +5,7 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
+#include "internal/spmd.h"
 
 void dp_algo_opts_default(dp_algo_opts *o)
 {
@@ -82,6 +83,22 @@ void dpi_algo_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
 	}
 	for (uint32_t i = g->group_off[c]; i < g->group_off[c + 1]; i++)
 		pl[g->group_ops[i]] = d;
+}
+
+int dpi_algo_spmd_op_start(const dp_graph *g, uint32_t u, int data,
+			   dp_strategy *s, dp_dims *d)
+{
+	if (g->ops[u].pin >= 0) {
+		s->spmd.device[u] = g->ops[u].pin;
+		return -2;
+	}
+	if (!dp_op_dims(g, u, d)) {
+		if (data > 1 && dpi_spmd_batch_role(dp_op_role(g, u)))
+			s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS] = 1;
+		return -2;
+	}
+	const char *bd = dp_graph_batch_dim(g);
+	return bd[0] ? dp_op_find_dim(g, u, bd) : -1;
 }
 
 dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,

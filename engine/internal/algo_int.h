@@ -60,6 +60,15 @@ int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp);
 /* Puts op u and its whole colocation group on device d in pl. */
 void dpi_algo_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d);
 
+/* The part of an SPMD layout (dp, zero, megatron) every op starts with, on
+ * a mesh whose axis 0 is data parallel of size data: a pinned op goes whole
+ * to its pin, and an op without dims is split along axis 0 when its role
+ * splits along the batch and data > 1; both return -2 (u is laid out).
+ * Otherwise *d gets u's dims and the result is the index of its batch dim,
+ * -1 when it has none. */
+int dpi_algo_spmd_op_start(const dp_graph *g, uint32_t u, int data,
+			   struct dp_strategy *s, dp_dims *d);
+
 /* DP_OK when o's micro-batches are 0 (the default) to
  * DP_MAX_MICROBATCHES, else DP_EINPUT with "NAME: a pipeline needs 1 to
  * N micro-batches, got M". */
