@@ -31,31 +31,48 @@ int32_t dpi_pd_move_unit(pd_ctx *c, uint32_t rep, int32_t to)
 	return from;
 }
 
-/* Calls visit(ud, e, x) for every edge e between an op of rep's unit and
- * an op x outside its colocation group, in a fixed order: the members in
- * unit order, each one's in-edges, then its out-edges. */
-static void unit_outside_edges(const pd_ctx *c, uint32_t rep,
-			       void (*visit)(void *ud, uint32_t e, uint32_t x),
-			       void *ud)
+typedef void (*edge_visit)(void *ud, uint32_t e, uint32_t x);
+
+/* Calls visit(ud, e, x) for every edge e of op u, x its other end: u's
+ * in-edges, then its out-edges. */
+static void op_edges(const dp_graph *g, uint32_t u, edge_visit visit, void *ud)
 {
-	const dp_graph *g = c->g;
-	uint32_t len;
-	const uint32_t *mem = dpi_pd_unit(g, &rep, &len);
-	int32_t grp = g->ops[rep].colocate;
-	for (uint32_t i = 0; i < len; i++) {
-		uint32_t u = mem[i];
-		for (int out = 0; out < 2; out++) {
-			const uint32_t *off = out ? g->succ_off : g->pred_off;
-			const uint32_t *edge =
-				out ? g->succ_edge : g->pred_edge;
-			for (uint32_t j = off[u]; j < off[u + 1]; j++) {
-				const dp_edge *ed = &g->edges[edge[j]];
-				uint32_t x = out ? ed->to : ed->from;
-				if (grp < 0 || g->ops[x].colocate != grp)
-					visit(ud, edge[j], x);
-			}
+	for (int out = 0; out < 2; out++) {
+		const uint32_t *off = out ? g->succ_off : g->pred_off;
+		const uint32_t *edge = out ? g->succ_edge : g->pred_edge;
+		for (uint32_t j = off[u]; j < off[u + 1]; j++) {
+			const dp_edge *ed = &g->edges[edge[j]];
+			visit(ud, edge[j], out ? ed->to : ed->from);
 		}
 	}
+}
+
+/* A visit passed on only for edges to ops outside colocation group grp. */
+typedef struct outside {
+	const dp_graph *g;
+	int32_t grp;
+	edge_visit visit;
+	void *ud;
+} outside;
+
+static void if_outside(void *ud, uint32_t e, uint32_t x)
+{
+	const outside *o = ud;
+	if (o->grp < 0 || o->g->ops[x].colocate != o->grp)
+		o->visit(o->ud, e, x);
+}
+
+/* Calls visit(ud, e, x) for every edge e between an op of rep's unit and
+ * an op x outside its colocation group: the members in unit order, each
+ * by op_edges. */
+static void unit_outside_edges(const pd_ctx *c, uint32_t rep, edge_visit visit,
+			       void *ud)
+{
+	uint32_t len;
+	const uint32_t *mem = dpi_pd_unit(c->g, &rep, &len);
+	outside o = {c->g, c->g->ops[rep].colocate, visit, ud};
+	for (uint32_t i = 0; i < len; i++)
+		op_edges(c->g, mem[i], if_outside, &o);
 }
 
 /* dpi_pd_comm_delta's sum, or dpi_pd_comm_delta_all's costs per device */
@@ -121,4 +138,23 @@ int32_t dpi_pd_sole_neighbour_device(const pd_ctx *c, uint32_t rep, bool succ)
 		}
 	}
 	return dev == c->place[rep] ? -1 : dev;
+}
+
+typedef struct placed_comm {
+	const pd_ctx *c;
+	double *comm;
+} placed_comm;
+
+static void add_if_placed(void *ud, uint32_t e, uint32_t x)
+{
+	const placed_comm *a = ud;
+	int32_t d = a->c->place[x];
+	if (d >= 0)
+		a->comm[d] += a->c->c[e];
+}
+
+void dpi_pd_add_placed_comm(const pd_ctx *c, uint32_t u, double *comm)
+{
+	placed_comm a = {c, comm};
+	op_edges(c->g, u, add_if_placed, &a);
 }
