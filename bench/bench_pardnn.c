@@ -27,35 +27,7 @@
 #include "dnnpart/graph.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/sim.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-typedef struct phase_clock {
-	char phase[16];
-	double t0, start;
-	char line[256];
-	size_t pos;
-} phase_clock;
-
-static void on_progress(void *ud, const char *phase, double f)
-{
-	(void)f;
-	phase_clock *pc = ud;
-	if (strcmp(pc->phase, phase) == 0)
-		return;
-	double t = now_s();
-	if (pc->phase[0] && pc->pos < sizeof pc->line)
-		pc->pos += (size_t)snprintf(pc->line + pc->pos,
-					    sizeof pc->line - pc->pos,
-					    " %s=%.3f", pc->phase, t - pc->t0);
-	snprintf(pc->phase, sizeof pc->phase, "%s", phase);
-	pc->t0 = t;
-}
+#include "phase_clock.h"
 
 static uint64_t rng(uint64_t *s)
 {
@@ -151,16 +123,23 @@ int main(int argc, char **argv)
 			}
 			int32_t *pl = malloc(g->nops * sizeof *pl);
 			phase_clock pc;
-			memset(&pc, 0, sizeof pc);
-			dp_progress p = {on_progress, &pc, NULL};
+			dp_progress p = {phase_clock_report, &pc, NULL};
 			dp_algo_opts ao;
 			dp_algo_opts_default(&ao);
-			double t0 = now_s();
-			pc.t0 = t0;
+			double t0 = phase_clock_now();
+			phase_clock_start(&pc, t0);
 			dp_status st = dp_algo_place(dp_algo_find("pardnn"), g,
 						     &m, &ao, &p, pl, &err);
-			double t1 = now_s();
-			on_progress(&pc, "end", 1);
+			double t1 = phase_clock_now();
+			phase_clock_stop(&pc);
+			char line[256];
+			size_t pos = 0;
+			line[0] = '\0';
+			for (int i = 0; i < pc.n && pos < sizeof line; i++)
+				pos += (size_t)snprintf(line + pos,
+							sizeof line - pos,
+							" %s=%.3f", pc.names[i],
+							pc.secs[i]);
 			if (st) {
 				fprintf(stderr, "pardnn: %s\n", err.msg);
 				return 3;
@@ -169,15 +148,15 @@ int main(int argc, char **argv)
 			dp_sim_result r;
 			memset(&r, 0, sizeof r);
 			dp_sim_opts so = {.contention = DP_CONT_PORT, .detail = false};
-			double ts = now_s();
+			double ts = phase_clock_now();
 			dp_sim_run(s, pl, &so, &r, NULL);
-			double te = now_s();
+			double te = phase_clock_now();
 			struct rusage ru;
 			getrusage(RUSAGE_SELF, &ru);
 			printf("ops=%u edges=%u k=%d time=%.3fs [%s ] "
 			       "sim=%.3fs "
 			       "makespan=%.0fus feasible=%d maxrss=%ldMiB\n",
-			       g->nops, g->nedges, k, t1 - t0, pc.line, te - ts,
+			       g->nops, g->nedges, k, t1 - t0, line, te - ts,
 			       r.makespan, r.feasible, ru.ru_maxrss / 1024);
 			fflush(stdout);
 			dp_sim_result_free(&r);

@@ -23,30 +23,7 @@
 #include "dnnpart/load.h"
 #include "dnnpart/machine.h"
 #include "dnnpart/plan.h"
-
-typedef struct phase_clock {
-	char phase[32];
-	double t0;
-	char names[16][32];
-	double secs[16];
-	int n;
-} phase_clock;
-
-/* Progress callback: a phase ends when the next one reports. */
-static void on_progress(void *ud, const char *phase, double f)
-{
-	(void)f;
-	phase_clock *pc = ud;
-	if (!phase || strcmp(pc->phase, phase) == 0)
-		return;
-	double t = bench_now();
-	if (pc->phase[0] && pc->n < 16) {
-		memcpy(pc->names[pc->n], pc->phase, sizeof pc->names[0]);
-		pc->secs[pc->n++] = t - pc->t0;
-	}
-	snprintf(pc->phase, sizeof pc->phase, "%s", phase);
-	pc->t0 = t;
-}
+#include "phase_clock.h"
 
 static int child_error(const dp_err *err)
 {
@@ -131,13 +108,12 @@ static int child_plan(const char *path, const char *algo_name, int k,
 	dp_algo_opts_default(&o);
 	phase_clock pc;
 	for (int r = 0; r < runs; r++) {
-		memset(&pc, 0, sizeof pc);
-		dp_progress p = {on_progress, &pc, NULL};
+		dp_progress p = {phase_clock_report, &pc, NULL};
 		double t0 = bench_now(), c0 = bench_cpu_now();
-		pc.t0 = t0;
+		phase_clock_start(&pc, t0);
 		dp_status st = dp_algo_place(algo, g, &m, &o, &p, pl, &err);
 		double t1 = bench_now(), c1 = bench_cpu_now();
-		on_progress(&pc, "end", 1);
+		phase_clock_stop(&pc);
 		if (st != DP_OK) {
 			free(pl);
 			dp_machine_free(&m);

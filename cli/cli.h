@@ -264,9 +264,15 @@ void cli_json_explain(dp_json *w, const dp_graph *g, const dp_plan *plan,
 		      const dp_explain *x);
 /* The report's line `max load` (--objective throughput: plan, eval). */
 void cli_print_max_load(FILE *out, const dp_plan *plan);
-/* The members every --json report starts with: graph, source, ops, edges,
- * k and the link (through the engine's one JSON writer, dnnpart/json.h). */
-void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m);
+/* Starts a --json report on out (through the engine's one JSON writer,
+ * dnnpart/json.h): its object, the graph's name and source, the file it
+ * came from as given (NULL: null). */
+void cli_json_begin(dp_json *w, FILE *out, const dp_graph *g,
+		    const char *source);
+/* Starts the --json report of a plan or a comparison: cli_json_begin,
+ * then ops, edges, k, the link and the levers. */
+void cli_json_head(dp_json *w, FILE *out, const dp_graph *g,
+		   const dp_machine *m);
 /* A memory cap in bytes as JSON, null when unlimited; the array of k caps
  * (compare's machine, fit's answer). */
 void cli_json_cap(dp_json *w, const char *key, int64_t cap);

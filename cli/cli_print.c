@@ -322,10 +322,19 @@ void cli_print_plan(FILE *out, const dp_graph *g, const dp_machine *m,
 /* ---- JSON ---- */
 
 /* The graph, machine and link members every JSON report starts with. */
-void cli_json_head(dp_json *w, const dp_graph *g, const dp_machine *m)
+void cli_json_begin(dp_json *w, FILE *out, const dp_graph *g,
+		    const char *source)
 {
+	dp_json_init(w, out);
+	dp_json_begin_object(w, NULL);
 	dp_json_str(w, "graph", g->name);
-	dp_json_str(w, "source", g->source ? g->source : "");
+	dp_json_str(w, "source", source);
+}
+
+void cli_json_head(dp_json *w, FILE *out, const dp_graph *g,
+		   const dp_machine *m)
+{
+	cli_json_begin(w, out, g, g->source ? g->source : "");
 	dp_json_int(w, "ops", g->nops);
 	dp_json_int(w, "edges", g->nedges);
 	dp_json_int(w, "k", m->k);
@@ -360,9 +369,7 @@ static void plan_json(FILE *out, const dp_graph *g, const dp_machine *m,
 	const dp_graph *ug = g;
 	const dp_sim_result *r = &p->sim;
 	dp_json w;
-	dp_json_init(&w, out);
-	dp_json_begin_object(&w, NULL);
-	cli_json_head(&w, g, m);
+	cli_json_head(&w, out, g, m);
 	dp_json_num(&w, "plan_ms", p->plan_ms);
 	g = dp_plan_graph(p, g);
 	dp_plan_write_metrics(&w, g, p);

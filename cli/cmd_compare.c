@@ -384,9 +384,7 @@ static void compare_json(FILE *out, const dp_graph *g, const dp_machine *m,
 {
 	int best = best_plan(plans, ok, n, obj);
 	dp_json w;
-	dp_json_init(&w, out);
-	dp_json_begin_object(&w, NULL);
-	cli_json_head(&w, g, m);
+	cli_json_head(&w, out, g, m);
 	cli_json_caps(&w, "caps_bytes", m->cap, m->k);
 	dp_json_str(&w, "contention", dp_sim_contention_name(c));
 	dp_json_str(&w, "objective",

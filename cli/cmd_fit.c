@@ -280,10 +280,7 @@ static void print_json(FILE *out, const dp_graph *g, const dp_algo *algo,
 		       const dp_fit_result *r)
 {
 	dp_json w;
-	dp_json_init(&w, out);
-	dp_json_begin_object(&w, NULL);
-	dp_json_str(&w, "graph", g->name);
-	dp_json_str(&w, "source", g->source ? g->source : "");
+	cli_json_begin(&w, out, g, g->source ? g->source : "");
 	dp_json_int(&w, "ops", g->nops);
 	dp_json_str(&w, "algorithm", algo->name);
 	dp_json_str(&w, "search", what_name(r->kind));

@@ -206,10 +206,7 @@ static void print_json(const cli_opts *o, const dp_graph *g,
 		       const dp_fit_search *s)
 {
 	dp_json w;
-	dp_json_init(&w, stdout);
-	dp_json_begin_object(&w, NULL);
-	dp_json_str(&w, "graph", g->name);
-	dp_json_str(&w, "source", o->graph_path);
+	cli_json_begin(&w, stdout, g, o->graph_path);
 	dp_json_int(&w, "ops", g->nops);
 	dp_json_str(&w, "search", "k");
 	dp_json_int(&w, "lever_sets", (long long)s->nsets);

@@ -266,10 +266,7 @@ static void info_json(FILE *out, const dp_graph *g, dp_format fmt,
 		      const graph_facts *f)
 {
 	dp_json w;
-	dp_json_init(&w, out);
-	dp_json_begin_object(&w, NULL);
-	dp_json_str(&w, "graph", g->name);
-	dp_json_str(&w, "source", g->source);
+	cli_json_begin(&w, out, g, g->source);
 	dp_json_str(&w, "format", dp_load_format_name(fmt));
 	dp_json_int(&w, "ops", g->nops);
 	dp_json_int(&w, "edges", g->nedges);

@@ -5,8 +5,6 @@
 #include "fuzz_util.h"
 #include "dnnpart/placement.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 /* Six ops with names the seeds use (a, b, c, d, "x y", "\u00e9") and one
  * colocation group, so that valid placements get far. */
 static const char graph_text[] =
@@ -24,16 +22,8 @@ static const char graph_text[] =
 	"{\"from\":\"d\",\"to\":\"x y\",\"control\":true},"
 	"{\"from\":\"x y\",\"to\":\"\\u00e9\"}]}";
 
-static const dp_graph *fixed_graph(void)
+static int read_and_eval(const dp_graph *g, const char *path)
 {
-	static dp_graph *g;
-	return fuzz_fixed_graph(&g, graph_text, sizeof graph_text - 1);
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	const dp_graph *g = fixed_graph();
-	const char *path = fuzz_write("placement", data, size);
 	int32_t pl[16];
 	dp_placement_info info;
 	dp_err err;
@@ -63,3 +53,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp_machine_free(&m);
 	return 0;
 }
+
+FUZZ_FILE_TARGET("placement", graph_text, read_and_eval)

@@ -6,8 +6,6 @@
 #include "dnnpart/strategy.h"
 #include "fuzz_util.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 /* x -> fc (with w) -> loss; fc -> grad -> update: names and dims the
  * seeds use (b 8, k 4, n 8). */
 static const char graph_text[] =
@@ -35,16 +33,8 @@ static const char graph_text[] =
 	"{\"from\":\"grad\",\"to\":\"update\",\"dims\":[\"k\",\"n\"]},"
 	"{\"from\":\"w\",\"to\":\"update\",\"control\":true}]}";
 
-static const dp_graph *fixed_graph(void)
+static int read_lower_and_run(const dp_graph *g, const char *path)
 {
-	static dp_graph *g;
-	return fuzz_fixed_graph(&g, graph_text, sizeof graph_text - 1);
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	const dp_graph *g = fixed_graph();
-	const char *path = fuzz_write("strategy", data, size);
 	dp_machine m;
 	dp_err err;
 	if (dp_machine_init(&m, 16, &err))
@@ -75,3 +65,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp_machine_free(&m);
 	return 0;
 }
+
+FUZZ_FILE_TARGET("strategy", graph_text, read_lower_and_run)

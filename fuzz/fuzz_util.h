@@ -143,20 +143,35 @@ static inline const char *fuzz_write(const char *name, const void *data,
 	return path;
 }
 
-/* The graph of a target that reads files against a fixed graph (placement,
- * strategy): text (native JSON, len bytes) loaded and finalized on the
- * first call into *g, which later calls return. */
-static inline const dp_graph *fuzz_fixed_graph(dp_graph **g, const char *text,
-					       size_t len)
+/* The whole of a target that reads files against a fixed graph (placement,
+ * strategy): the bytes written as the file NAME, then check on it and the
+ * graph of text (native JSON, len bytes), loaded and finalized on the first
+ * call and kept for the later ones (a target has one fixed graph). */
+static inline int fuzz_file_target(const char *text, size_t len,
+				   const char *name, const uint8_t *data,
+				   size_t size,
+				   int (*check)(const dp_graph *g,
+						const char *path))
 {
-	if (!*g) {
+	static dp_graph *g;
+	if (!g) {
 		dp_err err;
-		if (dp_load_json("fz.json", text, len, g, &err) ||
-		    dp_graph_finalize(*g, &err))
+		if (dp_load_json("fz.json", text, len, &g, &err) ||
+		    dp_graph_finalize(g, &err))
 			fuzz_fail("the fixed graph does not load", &err);
 	}
-	return *g;
+	return check(g, fuzz_write(name, data, size));
 }
+
+/* Defines the libFuzzer entry of such a target: fuzz_file_target with the
+ * fixed graph graph_text[] and check. */
+#define FUZZ_FILE_TARGET(name, graph_text, check)                              \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);          \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)           \
+	{                                                                      \
+		return fuzz_file_target(graph_text, sizeof graph_text - 1,    \
+					name, data, size, check);              \
+	}
 
 /* A text loader's signature (dnnpart/load.h). */
 typedef dp_status (*fuzz_text_loader)(const char *path, const char *text,

@@ -52,21 +52,15 @@ for geo in 80x24 200x60; do
 		to=2
 		[ "$dev" = GPU2 ] && to=1
 		keys "$to" Enter
-		if wait_for "pinned $op to GPU$to \\(([0-9]+) ops?\\)" 10 && wait_settled &&
-			row 1 | grep -Eq '[0-9]+ pins?' && screen | grep -q 'pinned (@)'; then
-			ok "tui_pin_counts_and_marks_$sfx"
-		else
-			notok "tui_pin_counts_and_marks_$sfx" "no count or mark after p $to (op '$op' on $dev)"
-		fi
+		wait_for "pinned $op to GPU$to \\(([0-9]+) ops?\\)" 10 && wait_settled &&
+			row 1 | grep -Eq '[0-9]+ pins?' && screen | grep -q 'pinned (@)'
+		verdict "tui_pin_counts_and_marks_$sfx" "no count or mark after p $to (op '$op' on $dev)"
 		# ---- the replan honours it: filter to the op, its row says the
 		# device and carries the mark ----
 		keys '\' C-u "$op" Enter
-		if wait_for "^[0-9]+ of 400 ops .*filter '$op'" 5 &&
-			screen | grep -F "$op " | grep -q "GPU$to .*@"; then
-			ok "tui_replan_honours_the_pin_$sfx"
-		else
-			notok "tui_replan_honours_the_pin_$sfx" "row of $op not on GPU$to with @"
-		fi
+		wait_for "^[0-9]+ of 400 ops .*filter '$op'" 5 &&
+			screen | grep -F "$op " | grep -q "GPU$to .*@"
+		verdict "tui_replan_honours_the_pin_$sfx" "row of $op not on GPU$to with @"
 		# the mark is coloured only in colour
 		pinrow=$($T capture-pane -p -e -t "$S" | grep -F "$op" | head -n 1)
 		if [ "$col" = NO_COLOR ]; then
@@ -83,15 +77,12 @@ for geo in 80x24 200x60; do
 		keys '\' C-u Enter
 		# ---- d: the diff's numbers ----
 		keys d
-		if wait_for 'Diff: before pardnn K=3' 5 &&
+		wait_for 'Diff: before pardnn K=3' 5 &&
 			screen | grep -Eq "makespan $mk0 → [0-9.]+ [a-z]+" &&
 			screen | grep -Eq 'moved [1-9][0-9]* of 400 ops' &&
 			screen | grep -q 'peak before' &&
-			screen | grep -Eq '^GPU2 +[0-9.]+ [KMG]?i?B +[0-9.]+ [KMG]?i?B'; then
-			ok "tui_diff_shows_makespan_peaks_and_moves_$sfx"
-		else
-			notok "tui_diff_shows_makespan_peaks_and_moves_$sfx" "no diff numbers (makespan before $mk0)"
-		fi
+			screen | grep -Eq '^GPU2 +[0-9.]+ [KMG]?i?B +[0-9.]+ [KMG]?i?B'
+		verdict "tui_diff_shows_makespan_peaks_and_moves_$sfx" "no diff numbers (makespan before $mk0)"
 		# the pinned op is among the moved ones, to GPU$to (the list may be
 		# longer than the screen: page through it)
 		found=0
@@ -103,31 +94,19 @@ for geo in 80x24 200x60; do
 			keys PgDn
 			sleep 0.1
 		done
-		if [ $found = 1 ]; then
-			ok "tui_diff_lists_the_pinned_op_$sfx"
-		else
-			notok "tui_diff_lists_the_pinned_op_$sfx" "no row '$op $dev GPU$to'"
-		fi
+		[ $found = 1 ]
+		verdict "tui_diff_lists_the_pinned_op_$sfx" "no row '$op $dev GPU$to'"
 		keys Escape
-		if wait_for 'sorted by' 5 && ! screen | grep -q 'Diff: before'; then
-			ok "tui_diff_esc_goes_back_$sfx"
-		else
-			notok "tui_diff_esc_goes_back_$sfx" "still in the diff"
-		fi
+		wait_for 'sorted by' 5 && ! screen | grep -q 'Diff: before'
+		verdict "tui_diff_esc_goes_back_$sfx" "still in the diff"
 		# ---- P pins the layer, Y frees every pin ----
 		keys g P 0 Enter
-		if wait_for 'pinned layer .* to GPU0 \([0-9]+ ops\)' 10 && wait_settled; then
-			ok "tui_pin_layer_$sfx"
-		else
-			notok "tui_pin_layer_$sfx" "no 'pinned layer' message"
-		fi
+		wait_for 'pinned layer .* to GPU0 \([0-9]+ ops\)' 10 && wait_settled
+		verdict "tui_pin_layer_$sfx" "no 'pinned layer' message"
 		keys Y
-		if wait_for 'freed every op' 5 && wait_settled &&
-			! row 1 | grep -Eq '[0-9]+ pins?' && ! screen | grep -q '@$'; then
-			ok "tui_unpin_all_$sfx"
-		else
-			notok "tui_unpin_all_$sfx" "pins left after Y"
-		fi
+		wait_for 'freed every op' 5 && wait_settled &&
+			! row 1 | grep -Eq '[0-9]+ pins?' && ! screen | grep -q '@$'
+		verdict "tui_unpin_all_$sfx" "pins left after Y"
 		$T kill-session -t "$S" >/dev/null 2>&1
 	done
 done

@@ -37,6 +37,26 @@ static dp_graph *fork_join(void)
 	return test_finalized(g);
 }
 
+/* fork_join() planned: placement pl on k devices, evaluated. */
+typedef struct fj_plan {
+	dp_graph *g;
+	int32_t pl[5];
+	dp_machine m;
+	dp_plan plan;
+} fj_plan;
+
+static bool fj_evaluate(fj_plan *f, int k, const int32_t pl[5])
+{
+	f->g = fork_join();
+	memcpy(f->pl, pl, sizeof f->pl);
+	return test_evaluate(f->g, k, f->pl, &f->m, &f->plan);
+}
+
+static void fj_free(fj_plan *f)
+{
+	test_free(f->g, &f->m, &f->plan);
+}
+
 static const char *get(void *obj, const char *attr)
 {
 	char *v = agget(obj, (char *)attr);
@@ -51,6 +71,25 @@ static bool on_path(const dp_plan *plan, uint32_t u)
 	return false;
 }
 
+/* Writes the DOT of plan, coarsened to at most max_nodes nodes, as the
+ * temporary file name; its path, or NULL (recorded as a failure). */
+static const char *write_coarse(const char *name, int max_nodes,
+				const dp_graph *g, const dp_machine *m,
+				const dp_plan *plan, dp_export_report *rep)
+{
+	dp_export_opts o;
+	dp_export_opts_default(&o);
+	o.coarsen = DP_COARSEN_ALWAYS;
+	o.max_nodes = max_nodes;
+	dp_err err;
+	const char *path = test_tmp_path(name);
+	if (dp_export_write_opts(path, DP_EXPORT_DOT, g, m, plan, &o, NULL, rep,
+				 &err) == DP_OK)
+		return path;
+	test_fail(__FILE__, __LINE__, "export %s: %s", name, err.msg);
+	return NULL;
+}
+
 static bool is_hop(const dp_plan *plan, uint32_t a, uint32_t b)
 {
 	for (uint32_t i = 1; i < plan->sim.cp_len; i++)
@@ -61,13 +100,10 @@ static bool is_hop(const dp_plan *plan, uint32_t a, uint32_t b)
 
 static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 {
-	dp_graph *g = fork_join();
-	int32_t pl[] = {0, 0, 1, 1, 0};
-	dp_machine m;
-	dp_plan plan;
-	REQUIRE(test_evaluate(g, 3, pl, &m, &plan)); /* device 2 stays empty */
+	fj_plan f; /* on 3 devices: device 2 stays empty */
+	REQUIRE(fj_evaluate(&f, 3, (const int32_t[]){0, 0, 1, 1, 0}));
 	const char *path = test_tmp_path("fj.dot");
-	Agraph_t *G = test_dot_of(path, g, &m, &plan);
+	Agraph_t *G = test_dot_of(path, f.g, &f.m, &f.plan);
 	REQUIRE(G);
 	int clusters = 0, devs[3] = {0};
 	uint32_t seen[5] = {0};
@@ -80,9 +116,9 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 		CHECK_CONTAINS(get(s, "label"), "GPU");
 		CHECK_CONTAINS(get(s, "label"), "peak memory");
 		for (Agnode_t *n = agfstnode(s); n; n = agnxtnode(s, n)) {
-			uint32_t u = dp_graph_find(g, agnameof(n));
+			uint32_t u = dp_graph_find(f.g, agnameof(n));
 			REQUIRE(u != UINT32_MAX);
-			CHECK_INT(pl[u], d);
+			CHECK_INT(f.pl[u], d);
 			seen[u]++;
 			CHECK_INT(atoi(get(n, "device")), d);
 		}
@@ -102,49 +138,47 @@ static void test_dot_has_one_cluster_per_device_with_its_ops(void)
 	REQUIRE(in && join);
 	CHECK(strcmp(get(in, "fillcolor"), get(join, "fillcolor")) != 0);
 	agclose(G);
-	test_free(g, &m, &plan);
+	fj_free(&f);
 }
 
 static void test_dot_marks_the_critical_path_and_only_it(void)
 {
-	dp_graph *g = fork_join();
-	int32_t pl[] = {0, 0, 1, 1, 0};
-	dp_machine m;
-	dp_plan plan;
-	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
-	REQUIRE(plan.sim.cp_len >= 3);
+	fj_plan f;
+	REQUIRE(fj_evaluate(&f, 2, (const int32_t[]){0, 0, 1, 1, 0}));
+	REQUIRE(f.plan.sim.cp_len >= 3);
 	const char *path = test_tmp_path("cp.dot");
-	Agraph_t *G = test_dot_of(path, g, &m, &plan);
+	Agraph_t *G = test_dot_of(path, f.g, &f.m, &f.plan);
 	REQUIRE(G);
 	int crit_nodes = 0, crit_edges = 0;
 	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n)) {
-		uint32_t u = dp_graph_find(g, agnameof(n));
+		uint32_t u = dp_graph_find(f.g, agnameof(n));
 		REQUIRE(u != UINT32_MAX);
 		bool red = strcmp(get(n, "color"), CRIT) == 0 &&
 			   strcmp(get(n, "penwidth"), "3") == 0 &&
 			   strstr(get(n, "style"), "bold") != NULL;
-		CHECK_INT(red, on_path(&plan, u));
+		CHECK_INT(red, on_path(&f.plan, u));
 		CHECK_INT(strcmp(get(n, "critical"), "true") == 0,
-			  on_path(&plan, u));
+			  on_path(&f.plan, u));
 		crit_nodes += red;
 		for (Agedge_t *e = agfstout(G, n); e; e = agnxtout(G, e)) {
-			uint32_t a = dp_graph_find(g, agnameof(agtail(e)));
-			uint32_t b = dp_graph_find(g, agnameof(aghead(e)));
+			uint32_t a = dp_graph_find(f.g, agnameof(agtail(e)));
+			uint32_t b = dp_graph_find(f.g, agnameof(aghead(e)));
 			bool ered = strcmp(get(e, "color"), CRIT) == 0 &&
 				    strcmp(get(e, "penwidth"), "3") == 0;
-			CHECK_INT(ered, is_hop(&plan, a, b));
+			CHECK_INT(ered, is_hop(&f.plan, a, b));
 			crit_edges += ered;
 			/* cross-device data edges carry their bytes */
-			bool cross = pl[a] != pl[b] && !get(e, "control")[0];
+			bool cross =
+				f.pl[a] != f.pl[b] && !get(e, "control")[0];
 			CHECK_INT(get(e, "label")[0] != '\0', cross);
 		}
 	}
-	CHECK_INT(crit_nodes, plan.sim.cp_len);
+	CHECK_INT(crit_nodes, f.plan.sim.cp_len);
 	/* a hop that waited for the device has no graph edge: an op-by-op
 	 * DOT stays a loadable graph, so it draws none */
 	int hops = 0;
-	for (uint32_t i = 1; i < plan.sim.cp_len; i++)
-		hops += plan.sim.cp_cause[i] != DP_HOP_DEVICE;
+	for (uint32_t i = 1; i < f.plan.sim.cp_len; i++)
+		hops += f.plan.sim.cp_cause[i] != DP_HOP_DEVICE;
 	CHECK_INT(crit_edges, hops);
 	/* the label of the transfer left -> join names its size */
 	Agnode_t *l = agnode(G, "left", 0), *j = agnode(G, "join", 0);
@@ -155,34 +189,31 @@ static void test_dot_marks_the_critical_path_and_only_it(void)
 	CHECK_STR(get(e, "bytes"), "2097152");
 	CHECK(agnode(G, "right, \"quoted\"\\x", 0) != NULL);
 	agclose(G);
-	test_free(g, &m, &plan);
+	fj_free(&f);
 }
 
 static void test_dot_loads_back_as_the_same_graph(void)
 {
-	dp_graph *g = fork_join();
-	int32_t pl[] = {0, 1, 1, 0, 0};
-	dp_machine m;
-	dp_plan plan;
-	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
+	fj_plan f;
+	REQUIRE(fj_evaluate(&f, 2, (const int32_t[]){0, 1, 1, 0, 0}));
 	const char *path = test_tmp_path("back.dot");
-	REQUIRE(test_export(path, DP_EXPORT_DOT, g, &m, &plan));
+	REQUIRE(test_export(path, DP_EXPORT_DOT, f.g, &f.m, &f.plan));
 	dp_err err;
 	dp_graph *h = NULL;
 	if (dp_graph_load(path, DP_FMT_DOT, &h, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "reload: %s", err.msg);
 		goto out;
 	}
-	CHECK_INT(h->nops, g->nops);
-	CHECK_INT(h->nedges, g->nedges);
-	for (uint32_t u = 0; u < g->nops; u++) {
-		uint32_t v = dp_graph_find(h, dp_graph_op_name(g, u));
+	CHECK_INT(h->nops, f.g->nops);
+	CHECK_INT(h->nedges, f.g->nedges);
+	for (uint32_t u = 0; u < f.g->nops; u++) {
+		uint32_t v = dp_graph_find(h, dp_graph_op_name(f.g, u));
 		REQUIRE(v != UINT32_MAX);
-		CHECK_NEAR(h->ops[v].time_us, g->ops[u].time_us, 0);
-		CHECK_INT(h->ops[v].output_bytes, g->ops[u].output_bytes);
-		CHECK_INT(h->ops[v].param_bytes, g->ops[u].param_bytes);
+		CHECK_NEAR(h->ops[v].time_us, f.g->ops[u].time_us, 0);
+		CHECK_INT(h->ops[v].output_bytes, f.g->ops[u].output_bytes);
+		CHECK_INT(h->ops[v].param_bytes, f.g->ops[u].param_bytes);
 		CHECK_STR(dp_graph_str(h, h->ops[v].layer),
-			  dp_graph_str(g, g->ops[u].layer));
+			  dp_graph_str(f.g, f.g->ops[u].layer));
 	}
 	uint32_t controls = 0;
 	for (uint32_t i = 0; i < h->nedges; i++)
@@ -190,17 +221,14 @@ static void test_dot_loads_back_as_the_same_graph(void)
 	CHECK_INT(controls, 1);
 	dp_graph_free(h);
 out:
-	test_free(g, &m, &plan);
+	fj_free(&f);
 }
 
-/* A chain with skip connections; op i is in layer
- * "stage{i/(n/4)}/block{i/100}/unit{i/10}". */
 /* A 30,000-op graph is coarsened for DOT when asked: at most
  * max_nodes nodes, every op counted once, one cluster per device. */
 static void test_dot_coarsened_groups_cover_every_op(void)
 {
 	dp_graph *g = test_layered_chain(30000);
-	dp_err err;
 	REQUIRE(g);
 	int32_t *pl = malloc(g->nops * sizeof *pl);
 	REQUIRE(pl);
@@ -209,14 +237,9 @@ static void test_dot_coarsened_groups_cover_every_op(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 4, pl, &m, &plan));
-	dp_export_opts o;
-	dp_export_opts_default(&o);
-	o.coarsen = DP_COARSEN_ALWAYS;
-	o.max_nodes = 500;
 	dp_export_report rep;
-	const char *path = test_tmp_path("coarse.dot");
-	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o,
-				     NULL, &rep, &err) == DP_OK);
+	const char *path = write_coarse("coarse.dot", 500, g, &m, &plan, &rep);
+	REQUIRE(path);
 	CHECK(rep.coarsened);
 	CHECK(rep.nodes <= 500);
 	/* 3,000 units and 300 blocks: the layer paths are cut to 2 levels,
@@ -275,15 +298,9 @@ static void test_dot_runs_keep_a_short_critical_path(void)
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 3, pl, &m, &plan));
 	REQUIRE(plan.sim.cp_len <= 25);
-	dp_export_opts o;
-	dp_export_opts_default(&o);
-	o.coarsen = DP_COARSEN_ALWAYS;
-	o.max_nodes = 100;
 	dp_export_report rep;
-	dp_err err;
-	const char *path = test_tmp_path("runs.dot");
-	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o,
-				     NULL, &rep, &err) == DP_OK);
+	const char *path = write_coarse("runs.dot", 100, g, &m, &plan, &rep);
+	REQUIRE(path);
 	CHECK_CONTAINS(rep.method, "runs of up to");
 	CHECK_CONTAINS(rep.method, "critical-path ops drawn singly");
 	CHECK(rep.nodes <= 100);
@@ -321,15 +338,13 @@ static void raise_cancel(void *ud, const char *phase, double f)
 
 static void test_dot_failure_or_cancel_keeps_the_old_file(void)
 {
-	dp_graph *g = fork_join();
-	int32_t pl[] = {0, 0, 1, 1, 0};
-	dp_machine m;
-	dp_plan plan;
-	REQUIRE(test_evaluate(g, 2, pl, &m, &plan));
+	fj_plan f;
+	REQUIRE(fj_evaluate(&f, 2, (const int32_t[]){0, 0, 1, 1, 0}));
 	atomic_int cancel = 0;
 	dp_progress p = {raise_cancel, &cancel, &cancel};
-	CHECK_EXPORT_KEEPS_OLD(DP_EXPORT_DOT, "keep.dot", g, &m, &plan, &p);
-	test_free(g, &m, &plan);
+	CHECK_EXPORT_KEEPS_OLD(DP_EXPORT_DOT, "keep.dot", f.g, &f.m, &f.plan,
+			       &p);
+	fj_free(&f);
 }
 
 static void test_dot_cleanup(void)
@@ -362,15 +377,9 @@ static void test_dot_largest_groups_one_level_finer(void)
 	dp_machine m;
 	dp_plan plan;
 	REQUIRE(test_evaluate(g, 1, pl, &m, &plan));
-	dp_export_opts o;
-	dp_export_opts_default(&o);
-	o.coarsen = DP_COARSEN_ALWAYS;
-	o.max_nodes = 16;
 	dp_export_report rep;
-	dp_err err;
-	const char *path = test_tmp_path("finer.dot");
-	REQUIRE(dp_export_write_opts(path, DP_EXPORT_DOT, g, &m, &plan, &o,
-				     NULL, &rep, &err) == DP_OK);
+	const char *path = write_coarse("finer.dot", 16, g, &m, &plan, &rep);
+	REQUIRE(path);
 	CHECK_INT(rep.nodes, 5);
 	CHECK_CONTAINS(
 		rep.method,

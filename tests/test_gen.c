@@ -12,12 +12,33 @@
 
 #define GiB ((int64_t)1 << 30)
 
-static dp_graph *make(uint32_t ops, uint64_t seed)
+/* The default options with the op count and seed given. */
+static dp_gen_opts opts_for(uint32_t ops, uint64_t seed)
 {
 	dp_gen_opts o;
 	dp_gen_opts_default(&o);
 	o.ops = ops;
 	o.seed = seed;
+	return o;
+}
+
+/* The default options with the scale fixed by hand (0: the rule picks). */
+static dp_gen_opts scaled(uint32_t ops, uint32_t towers, uint32_t width,
+			  uint32_t batch, uint32_t image)
+{
+	dp_gen_opts o;
+	dp_gen_opts_default(&o);
+	o.ops = ops;
+	o.towers = towers;
+	o.width = width;
+	o.batch = batch;
+	o.image = image;
+	return o;
+}
+
+static dp_graph *make(uint32_t ops, uint64_t seed)
+{
+	dp_gen_opts o = opts_for(ops, seed);
 	dp_graph *g = NULL;
 	dp_err err;
 	dp_err_clear(&err);
@@ -66,13 +87,8 @@ static void test_gen_makes_exactly_the_requested_op_count(void)
 		{20001, 2, 16, 0, 96},
 	};
 	for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
-		dp_gen_opts o;
-		dp_gen_opts_default(&o);
-		o.ops = forced[i][0];
-		o.towers = forced[i][1];
-		o.width = forced[i][2];
-		o.batch = forced[i][3];
-		o.image = forced[i][4];
+		dp_gen_opts o = scaled(forced[i][0], forced[i][1], forced[i][2],
+				       forced[i][3], forced[i][4]);
 		dp_graph *g = make_opts(&o);
 		REQUIRE(g);
 		CHECK_INT(g->nops, forced[i][0]);
@@ -108,12 +124,8 @@ static void test_gen_rejects_counts_out_of_range(void)
 		{37, 8, 0, 0, 0, "with 8 towers: expected at least 38 ops"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		dp_gen_opts_default(&o);
-		o.ops = bad[i].ops;
-		o.towers = bad[i].towers;
-		o.width = bad[i].width;
-		o.batch = bad[i].batch;
-		o.image = bad[i].image;
+		o = scaled(bad[i].ops, bad[i].towers, bad[i].width,
+			   bad[i].batch, bad[i].image);
 		dp_err_clear(&err);
 		CHECK_INT(dp_gen_graph(&o, &g, &err), DP_EINPUT);
 		CHECK_CONTAINS(err.msg, bad[i].msg);
@@ -365,10 +377,7 @@ static void test_gen_one_device_peak_is_in_band(void)
 	static const uint32_t sizes[][2] = {
 		{10000, 1}, {30000, 2}, {100000, 1}};
 	for (size_t i = 0; i < 3; i++) {
-		dp_gen_opts o;
-		dp_gen_opts_default(&o);
-		o.ops = sizes[i][0];
-		o.seed = sizes[i][1];
+		dp_gen_opts o = opts_for(sizes[i][0], sizes[i][1]);
 		dp_gen_scale sc;
 		REQUIRE(dp_gen_compute_scale(&o, &sc, NULL) == DP_OK);
 		dp_graph *g = make_opts(&o);
@@ -413,13 +422,7 @@ static void test_gen_parallelism_grows_with_size(void)
 /* Options fix the scale; the rule fills in only what is left. */
 static void test_gen_scale_options_are_respected(void)
 {
-	dp_gen_opts o;
-	dp_gen_opts_default(&o);
-	o.ops = 3000;
-	o.towers = 3;
-	o.width = 8;
-	o.batch = 4;
-	o.image = 64;
+	dp_gen_opts o = scaled(3000, 3, 8, 4, 64);
 	dp_gen_scale sc;
 	REQUIRE(dp_gen_compute_scale(&o, &sc, NULL) == DP_OK);
 	CHECK_INT(sc.towers, 3);
@@ -442,9 +445,7 @@ static void test_gen_scale_options_are_respected(void)
 	dp_graph_free(g);
 
 	/* only the batch fixed: the rule picks width and image around it */
-	dp_gen_opts_default(&o);
-	o.ops = 100000;
-	o.batch = 2;
+	o = scaled(100000, 0, 0, 2, 0);
 	REQUIRE(dp_gen_compute_scale(&o, &sc, NULL) == DP_OK);
 	CHECK_INT(sc.batch, 2);
 	CHECK_INT(sc.image, 224); /* 2 samples fit at the largest image */
@@ -510,10 +511,7 @@ static void test_gen_updates_are_independent(void)
 
 static void test_gen_json_reads_back_identically(void)
 {
-	dp_gen_opts o;
-	dp_gen_opts_default(&o);
-	o.ops = 3001;
-	o.seed = 5;
+	dp_gen_opts o = opts_for(3001, 5);
 	o.devices = 4;
 	o.memory_bytes = (int64_t)16 << 30;
 	dp_graph *g = NULL, *back = NULL;
@@ -578,10 +576,8 @@ static void test_gen_json_write_failure_leaves_no_file(void)
  * that they agree with the bytes. */
 static void test_gen_ops_have_dims_and_roles(void)
 {
-	dp_gen_opts o;
-	dp_gen_opts_default(&o);
-	o.ops = 3001;
-	o.towers = 8; /* a concat of 8 towers in the head */
+	/* a concat of 8 towers in the head */
+	dp_gen_opts o = scaled(3001, 8, 0, 0, 0);
 	dp_graph *g = make_opts(&o);
 	REQUIRE(g);
 	CHECK_STR(dp_graph_batch_dim(g), "b");

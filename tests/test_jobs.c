@@ -53,126 +53,135 @@ static void check_same_as_alone(const dp_graph *g, const dp_machine *m,
 	dp_plan_free(&alone);
 }
 
-/* A worker, the test graph of n ops (test_algo_graph) in *g and a machine
- * of k devices in m; NULL (recorded as a failure) when one cannot be made.
- * The caller frees them with worker_free and test_free. */
-static worker *setup(uint32_t n, int k, dp_graph **g, dp_machine *m)
+/* What a worker test runs on: a worker, the test graph of n ops
+ * (test_algo_graph), a machine of k devices and the algorithm it plans
+ * with (NULL for a compare job). */
+typedef struct jobs_fx {
+	worker *w;
+	dp_graph *g;
+	dp_machine m;
+	const dp_algo *algo;
+} jobs_fx;
+
+/* Makes f with the algorithm named algo (NULL: none); false (recorded as a
+ * failure) when a part cannot be made. The caller frees it with teardown. */
+static bool setup(jobs_fx *f, uint32_t n, int k, const char *algo)
 {
 	dp_err err;
-	*g = test_algo_graph(n, 11, "jobs");
-	if (!*g || dp_machine_init(m, k, &err) != DP_OK) {
+	f->algo = algo ? dp_algo_find(algo) : NULL;
+	if (algo && !f->algo) {
+		test_fail(__FILE__, __LINE__, "no algorithm %s", algo);
+		return false;
+	}
+	f->g = test_algo_graph(n, 11, "jobs");
+	if (!f->g || dp_machine_init(&f->m, k, &err) != DP_OK) {
 		test_fail(__FILE__, __LINE__, "no graph or machine");
-		dp_graph_free(*g);
-		return NULL;
+		dp_graph_free(f->g);
+		return false;
 	}
-	worker *w = worker_new(&err);
-	if (!w) {
+	f->w = worker_new(&err);
+	if (!f->w) {
 		test_fail(__FILE__, __LINE__, "worker_new: %s", err.msg);
-		test_free(*g, m, NULL);
+		test_free(f->g, &f->m, NULL);
 	}
-	return w;
+	return f->w != NULL;
+}
+
+static void teardown(jobs_fx *f)
+{
+	worker_free(f->w);
+	test_free(f->g, &f->m, NULL);
 }
 
 static void test_worker_plan_job_is_the_algorithm_alone(void)
 {
-	dp_graph *g;
-	dp_machine m;
+	jobs_fx f;
 	dp_err err;
-	worker *w = setup(80, 3, &g, &m);
-	REQUIRE(w);
-	const dp_algo *heft = dp_algo_find("heft");
-	REQUIRE(heft);
-	CHECK_INT(
-		worker_submit(w, JOB_PLAN, g, &m, heft, opts(DP_CONT_NONE), 7, &err),
-		DP_OK);
+	REQUIRE(setup(&f, 80, 3, "heft"));
+	const dp_algo *heft = f.algo;
+	CHECK_INT(worker_submit(f.w, JOB_PLAN, f.g, &f.m, heft,
+				opts(DP_CONT_NONE), 7, &err),
+		  DP_OK);
 	/* the job copied the machine: changing ours does not reach it */
-	m.cap[0] = 1;
-	worker_wait_idle(w);
-	CHECK(readable(worker_fd(w), 1000));
-	worker_result *r = worker_take(w);
+	f.m.cap[0] = 1;
+	worker_wait_idle(f.w);
+	CHECK(readable(worker_fd(f.w), 1000));
+	worker_result *r = worker_take(f.w);
 	REQUIRE(r);
 	CHECK_INT(r->kind, JOB_PLAN);
-	CHECK(r->g == g);
+	CHECK(r->g == f.g);
 	CHECK_INT(r->gen, 7);
 	CHECK_INT(r->row, -1);
 	CHECK_INT(r->status, DP_OK);
-	m.cap[0] = DP_CAP_UNLIMITED;
-	check_same_as_alone(g, &m, heft, &r->plan);
+	f.m.cap[0] = DP_CAP_UNLIMITED;
+	check_same_as_alone(f.g, &f.m, heft, &r->plan);
 	worker_result_free(r);
 	/* taken: nothing more, and the pipe is drained */
-	CHECK(worker_take(w) == NULL);
-	CHECK(!readable(worker_fd(w), 0));
+	CHECK(worker_take(f.w) == NULL);
+	CHECK(!readable(worker_fd(f.w), 0));
 	worker_status ws;
-	worker_get_status(w, &ws);
+	worker_get_status(f.w, &ws);
 	CHECK(!ws.busy);
 	CHECK(!ws.plan_queued && !ws.compare_queued);
-	worker_free(w);
-	test_free(g, &m, NULL);
+	teardown(&f);
 }
 
 static void test_worker_compare_job_gives_every_row_in_order(void)
 {
-	dp_graph *g;
-	dp_machine m;
+	jobs_fx f;
 	dp_err err;
-	worker *w = setup(60, 3, &g, &m);
-	REQUIRE(w);
-	CHECK_INT(worker_submit(w, JOB_COMPARE, g, &m, NULL, opts(DP_CONT_NONE), 3,
-				&err),
+	REQUIRE(setup(&f, 60, 3, NULL));
+	CHECK_INT(worker_submit(f.w, JOB_COMPARE, f.g, &f.m, NULL,
+				opts(DP_CONT_NONE), 3, &err),
 		  DP_OK);
-	worker_wait_idle(w);
+	worker_wait_idle(f.w);
 	size_t rows = 0, ncompared;
 	const dp_algo *const *every = dp_algo_compared(&ncompared);
 	worker_result *r;
-	while ((r = worker_take(w))) {
+	while ((r = worker_take(f.w))) {
 		CHECK_INT(r->kind, JOB_COMPARE);
 		CHECK_INT(r->gen, 3);
 		CHECK_INT(r->row, rows);
 		/* a strategy may not apply to this graph (DP_EINPUT, as when
 		 * run alone); every placement algorithm plans it */
-		const dp_algo *a = (size_t)r->row < ncompared
-					   ? every[r->row]
-					   : NULL;
+		const dp_algo *a =
+			(size_t)r->row < ncompared ? every[r->row] : NULL;
 		if (a && a->strategize && r->status == DP_EINPUT) {
 			dp_plan alone;
-			CHECK_INT(dp_plan_run(g, &m, a, opts(DP_CONT_NONE), NULL,
-					      &alone, &err),
+			CHECK_INT(dp_plan_run(f.g, &f.m, a, opts(DP_CONT_NONE),
+					      NULL, &alone, &err),
 				  DP_EINPUT);
 		} else {
 			CHECK_INT(r->status, DP_OK);
 		}
 		if (r->status == DP_OK && r->row >= 0 &&
 		    (size_t)r->row < ncompared)
-			check_same_as_alone(g, &m, every[r->row], &r->plan);
+			check_same_as_alone(f.g, &f.m, every[r->row], &r->plan);
 		rows++;
 		worker_result_free(r);
 	}
 	/* every algorithm but those run only on request (ilp) */
 	CHECK_INT(rows, ncompared);
-	worker_free(w);
-	test_free(g, &m, NULL);
+	teardown(&f);
 }
 
 static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
 {
-	dp_graph *g;
-	dp_machine m;
+	jobs_fx f;
 	dp_err err;
-	worker *w = setup(3000, 4, &g, &m);
-	REQUIRE(w);
-	const dp_algo *pardnn = dp_algo_find("pardnn");
-	REQUIRE(pardnn);
+	REQUIRE(setup(&f, 3000, 4, "pardnn"));
+	const dp_algo *pardnn = f.algo;
 	/* three plans in a row: the last one always comes back, done; the
 	 * others come back cancelled, done (too quick to stop) or not at all */
 	for (unsigned gen = 1; gen <= 3; gen++)
-		CHECK_INT(worker_submit(w, JOB_PLAN, g, &m, pardnn,
+		CHECK_INT(worker_submit(f.w, JOB_PLAN, f.g, &f.m, pardnn,
 					opts(DP_CONT_PORT), gen, &err),
 			  DP_OK);
-	worker_wait_idle(w);
+	worker_wait_idle(f.w);
 	unsigned last = 0;
 	int n = 0;
 	worker_result *r;
-	while ((r = worker_take(w))) {
+	while ((r = worker_take(f.w))) {
 		CHECK(r->gen > last);
 		last = r->gen;
 		CHECK(r->status == DP_OK || r->status == DP_ECANCELED);
@@ -183,20 +192,19 @@ static void test_worker_newer_plan_supersedes_and_cancel_stops(void)
 	CHECK_INT(last, 3);
 	/* a compare job cancelled at once: the worker goes idle without
 	 * running every row (the first, pardnn on 3000 ops, polls the flag) */
-	CHECK_INT(worker_submit(w, JOB_COMPARE, g, &m, NULL, opts(DP_CONT_PORT), 4,
-				&err),
+	CHECK_INT(worker_submit(f.w, JOB_COMPARE, f.g, &f.m, NULL,
+				opts(DP_CONT_PORT), 4, &err),
 		  DP_OK);
-	worker_cancel(w, false);
-	worker_wait_idle(w);
+	worker_cancel(f.w, false);
+	worker_wait_idle(f.w);
 	size_t rows = 0;
-	while ((r = worker_take(w))) {
+	while ((r = worker_take(f.w))) {
 		CHECK_INT(r->row, rows);
 		rows++;
 		worker_result_free(r);
 	}
 	CHECK(rows < dp_algo_count());
-	worker_free(w);
-	test_free(g, &m, NULL);
+	teardown(&f);
 }
 
 /* Waits up to 30 s for the file job's result. */

@@ -284,11 +284,10 @@ static void test_names(void)
 				      {"auto", "auto"}};
 	CHECK_PARSE_NAMES(rc, dp_recompute, dp_recompute_parse,
 			  dp_recompute_name);
+	CHECK_PARSE_REFUSES(dp_precision, dp_precision_parse, "fp8",
+			    "unknown precision 'fp8': expected fp32, bf16 or "
+			    "fp16");
 	dp_err err;
-	dp_precision p;
-	CHECK_INPUT_MSG(dp_precision_parse("fp8", &p, &err), &err,
-			"unknown precision 'fp8': expected fp32, bf16 or "
-			"fp16");
 	unsigned f = 9;
 	CHECK_INT(dp_fuse_parse("attention", &f, &err), DP_OK);
 	CHECK_INT(f, DP_FUSE_ATTENTION);

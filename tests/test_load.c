@@ -193,11 +193,9 @@ static void test_format_names_and_parse(void)
 	};
 	CHECK_PARSE_NAMES(ok, dp_format, dp_load_format_parse,
 			  dp_load_format_name);
-	dp_err err;
-	dp_format f;
-	CHECK_INT(dp_load_format_parse("xml", &f, &err), DP_EINPUT);
-	CHECK_STR(err.msg, "unknown format 'xml': expected one of auto, json, "
-			   "dot, pardnn, fiddle, pipedream");
+	CHECK_PARSE_REFUSES(dp_format, dp_load_format_parse, "xml",
+			    "unknown format 'xml': expected one of auto, json, "
+			    "dot, pardnn, fiddle, pipedream");
 	CHECK_STR(dp_load_format_name(DP_FMT_JSON), "json");
 	CHECK_STR(dp_load_format_name(DP_FMT_PIPEDREAM), "pipedream");
 	CHECK_STR(dp_load_format_name((dp_format)99), "unknown");

@@ -126,10 +126,9 @@ static void test_host_memory_and_names(void)
 	static const char *names[][2] = {
 		{"none", "none"}, {"optimizer", "optimizer"}, {"params", "params"}};
 	CHECK_PARSE_NAMES(names, dp_offload, dp_offload_parse, dp_offload_name);
-	dp_offload o;
-	CHECK_INPUT_MSG(dp_offload_parse("cpu", &o, &err), &err,
-			"unknown offload 'cpu': expected none, optimizer or "
-			"params");
+	CHECK_PARSE_REFUSES(dp_offload, dp_offload_parse, "cpu",
+			    "unknown offload 'cpu': expected none, "
+			    "optimizer or params");
 	char buf[64];
 	CHECK_INT(dp_levers_parse_set("bf16+offload-params", &lv, &err), DP_OK);
 	CHECK(lv.offload == DP_OFFLOAD_PARAMS && dp_levers_active(&lv));

@@ -63,22 +63,27 @@ static void test_plan_evaluate_metrics(void)
 
 static void test_plan_worst_device_is_largest_overflow(void)
 {
+	/* the caps of devices 0 and 1 (peaks 1600 and 550), the worst one */
+	static const struct {
+		int64_t cap0, cap1;
+		int worst;
+	} cases[] = {
+		{1000, 100, 0}, /* over by 600 and by 450 */
+		{1500, 100, 1}, /* over by 100 and by 450 */
+	};
 	test_machine tm;
 	dp_graph *g = test_abc_chain(&tm);
 	int32_t pl[] = {0, 0, 1};
-	dp_plan plan;
-	tm.cap[0] = 1000; /* over by 600 */
-	tm.cap[1] = 100;  /* over by 450 */
-	REQUIRE(dp_plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, NULL) ==
-		DP_OK);
-	CHECK(!plan.feasible);
-	CHECK_INT(dp_plan_worst_device(&plan), 0);
-	dp_plan_free(&plan);
-	tm.cap[0] = 1500; /* over by 100 */
-	REQUIRE(dp_plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan, NULL) ==
-		DP_OK);
-	CHECK_INT(dp_plan_worst_device(&plan), 1);
-	dp_plan_free(&plan);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		dp_plan plan;
+		tm.cap[0] = cases[i].cap0;
+		tm.cap[1] = cases[i].cap1;
+		REQUIRE(dp_plan_evaluate(g, &tm.m, pl, DP_CONT_PORT, &plan,
+					 NULL) == DP_OK);
+		CHECK(!plan.feasible);
+		CHECK_INT(dp_plan_worst_device(&plan), cases[i].worst);
+		dp_plan_free(&plan);
+	}
 	dp_graph_free(g);
 }
 

@@ -5,6 +5,7 @@
 #include "dnnpart/algo.h"
 #include "dnnpart/strategy.h"
 #include "internal/algo_int.h"
+#include "internal/spmd.h"
 
 void dp_algo_opts_default(dp_algo_opts *o)
 {
@@ -47,9 +48,8 @@ bool dpi_shared_get(const dp_algo_shared *sh, const dp_graph *g,
 	return true;
 }
 
-void dpi_shared_put(dp_algo_shared *sh, const dp_graph *g,
-		    const dp_machine *m, dpi_shared_kind kind,
-		    const int32_t *pl)
+void dpi_shared_put(dp_algo_shared *sh, const dp_graph *g, const dp_machine *m,
+		    dpi_shared_kind kind, const int32_t *pl)
 {
 	if (!shared_for(sh, g, m) || !sh->pl[kind])
 		return;
@@ -72,6 +72,33 @@ int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp)
 		if (g->ops[g->group_ops[i]].pin >= 0)
 			return g->ops[g->group_ops[i]].pin;
 	return -1;
+}
+
+void dpi_algo_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
+{
+	int32_t c = g->ops[u].colocate;
+	if (c < 0) {
+		pl[u] = d;
+		return;
+	}
+	for (uint32_t i = g->group_off[c]; i < g->group_off[c + 1]; i++)
+		pl[g->group_ops[i]] = d;
+}
+
+int dpi_algo_spmd_op_start(const dp_graph *g, uint32_t u, int data,
+			   dp_strategy *s, dp_dims *d)
+{
+	if (g->ops[u].pin >= 0) {
+		s->spmd.device[u] = g->ops[u].pin;
+		return -2;
+	}
+	if (!dp_op_dims(g, u, d)) {
+		if (data > 1 && dpi_spmd_batch_role(dp_op_role(g, u)))
+			s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS] = 1;
+		return -2;
+	}
+	const char *bd = dp_graph_batch_dim(g);
+	return bd[0] ? dp_op_find_dim(g, u, bd) : -1;
 }
 
 dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
@@ -116,4 +143,31 @@ void dp_algo_apply_constraints(const dp_graph *g, int32_t *placement)
 	for (uint32_t u = 0; u < g->nops; u++)
 		if (g->ops[u].pin >= 0)
 			placement[u] = g->ops[u].pin;
+}
+
+int32_t dpi_earliest_input_device(const dp_graph *g, const dp_sim_result *r,
+				  int k, const int32_t *pl, uint32_t v,
+				  const dpi_input_cost *cost)
+{
+	int32_t best = -1;
+	double best_t = 0;
+	for (int32_t e = 0; e < k; e++) {
+		if (e == pl[v] ||
+		    (cost->allowed && !cost->allowed(cost->ud, e)))
+			continue;
+		double t = 0;
+		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
+			uint32_t ed = g->pred_edge[i];
+			double a = r->end[g->edges[ed].from] +
+				   cost->comm(cost->ud, ed, e);
+			if (a > t)
+				t = a;
+		}
+		if (best < 0 || t < best_t ||
+		    (t == best_t && r->dev[e].busy_us < r->dev[best].busy_us)) {
+			best = e;
+			best_t = t;
+		}
+	}
+	return best;
 }

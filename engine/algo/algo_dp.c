@@ -89,17 +89,10 @@ static dp_status strategize(const dp_graph *g, const dp_machine *m,
 					(double)u / g->nops, err)))
 			break;
 		uint8_t *ax = &s.spmd.axes[(size_t)u * DP_MAX_OP_DIMS];
-		if (g->ops[u].pin >= 0) {
-			s.spmd.device[u] = g->ops[u].pin;
-			continue;
-		}
 		dp_dims d;
-		if (!dp_op_dims(g, u, &d)) {
-			if (k > 1 && dpi_spmd_batch_role(dp_op_role(g, u)))
-				ax[0] = 1;
+		int b = dpi_algo_spmd_op_start(g, u, k, &s, &d);
+		if (b == -2)
 			continue;
-		}
-		int b = bd[0] ? dp_op_find_dim(g, u, bd) : -1;
 		if (b >= 0 && d.sizes[b] % k != 0) {
 			st = dp_err_set(err, DP_EINPUT, g->source, 0, 0,
 					"%s: op '%s' has the batch dim '%s' of "

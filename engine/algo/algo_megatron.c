@@ -65,20 +65,12 @@ static bool seq_split(const dp_graph *g, uint32_t u, const dp_dims *dd, int i)
 static void layout(const dp_graph *g, const int8_t *dim, dp_strategy *s, int d,
 		   int t)
 {
-	const char *bd = dp_graph_batch_dim(g);
 	for (uint32_t u = 0; u < g->nops; u++) {
 		uint8_t *ax = &s->spmd.axes[(size_t)u * DP_MAX_OP_DIMS];
-		if (g->ops[u].pin >= 0) {
-			s->spmd.device[u] = g->ops[u].pin;
-			continue;
-		}
 		dp_dims dd;
-		if (!dp_op_dims(g, u, &dd)) {
-			if (d > 1 && dpi_spmd_batch_role(dp_op_role(g, u)))
-				ax[0] = 1;
+		int b = dpi_algo_spmd_op_start(g, u, d, s, &dd);
+		if (b == -2)
 			continue;
-		}
-		int b = bd[0] ? dp_op_find_dim(g, u, bd) : -1;
 		if (b >= 0 && d > 1 && dd.sizes[b] % d == 0)
 			ax[b] |= 1;
 		if (t > 1 && dim[u] >= 0 && dd.sizes[dim[u]] >= t) {

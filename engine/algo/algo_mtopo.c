@@ -45,18 +45,6 @@ static int64_t group_memory(const dp_graph *g, uint32_t grp)
 	return sum;
 }
 
-static void place_unit(const dp_graph *g, uint32_t u, int32_t dev,
-		       int32_t *placement)
-{
-	int32_t grp = g->ops[u].colocate;
-	if (grp < 0) {
-		placement[u] = dev;
-		return;
-	}
-	for (uint32_t i = g->group_off[grp]; i < g->group_off[grp + 1]; i++)
-		placement[g->group_ops[i]] = dev;
-}
-
 static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 			   const dp_algo_opts *o, const dp_progress *p,
 			   int32_t *placement, dp_err *err)
@@ -99,7 +87,7 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 			continue;
 		used[pin] += grp >= 0 ? group_memory(g, (uint32_t)grp)
 				      : op_memory(&g->ops[u]);
-		place_unit(g, u, pin, placement);
+		dpi_algo_unit_set(g, placement, u, pin);
 	}
 
 	int d = 0;
@@ -121,7 +109,7 @@ static dp_status mtopo_run(const dp_graph *g, const dp_machine *m,
 		while (d < k - 1 && used[d] > 0 && used[d] + mem > budget[d])
 			d++;
 		used[d] += mem;
-		place_unit(g, u, d, placement);
+		dpi_algo_unit_set(g, placement, u, d);
 	}
 	dp_progress_report(p, "mtopo: done", 1.0);
 	free(used);

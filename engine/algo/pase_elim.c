@@ -633,10 +633,9 @@ dp_status dpi_pase_solve_best(const dpi_pase_model *pm, const dp_progress *p,
 		return st;
 	/* the bound was hit: the coarsened graph, kept when cheaper */
 	uint32_t n = pm->g->nops, cfixed = 0;
-	uint32_t *alt = malloc((n + 1u) * sizeof *alt);
+	uint32_t *alt = dpi_pase_choice_new(pm, err);
 	if (!alt)
-		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-				  "pase: out of memory");
+		return DP_ENOMEM;
 	double ccost = 0;
 	bool csolved = false;
 	st = dpi_pase_solve_elim(pm, p, limit, true, alt, &ccost, &cfixed,

@@ -76,23 +76,20 @@ dp_status dpi_pase_fit(dpi_pase_model *pm, const dp_progress *p,
 	double work = 0;
 	for (uint32_t u = 0; u < n; u++)
 		work += pm->node[choice[u]];
-	uint32_t *alt = malloc((n + 1u) * sizeof *alt);
-	uint32_t *best = malloc((n + 1u) * sizeof *best);
-	if (!alt || !best) {
+	uint32_t *alt = dpi_pase_choice_new(pm, err);
+	uint32_t *best = alt ? dpi_pase_choice_new(pm, err) : NULL;
+	if (!best) {
 		free(alt);
-		free(best);
-		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-				  "pase: out of memory");
+		return DP_ENOMEM;
 	}
 	/* first the most memory can buy: when even that does not fit, the
 	 * fastest choice stays (the result is honestly infeasible) */
 	double lo = est0 > 0 ? work / est0 / 4 : 1, top = lo * SPAN;
-	uint32_t *most = malloc((n + 1u) * sizeof *most);
+	uint32_t *most = dpi_pase_choice_new(pm, err);
 	if (!most) {
 		free(alt);
 		free(best);
-		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-				  "pase: out of memory");
+		return DP_ENOMEM;
 	}
 	bool fit = false, found = false;
 	st = try_lambda(pm, p, top, target, most, &found, err);

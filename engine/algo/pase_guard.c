@@ -246,10 +246,9 @@ dp_status dpi_pase_guard(const dpi_pase_model *pm, const dp_progress *p,
 {
 	const dp_graph *g = pm->g;
 	uint32_t n = g->nops;
-	uint32_t *alt = malloc((n + 1u) * sizeof *alt);
+	uint32_t *alt = dpi_pase_choice_new(pm, err);
 	if (!alt)
-		return dp_err_set(err, DP_ENOMEM, NULL, 0, 0,
-				  "pase: out of memory");
+		return DP_ENOMEM;
 	double best = 0;
 	bool best_fits = false;
 	*which = 0;

@@ -353,6 +353,14 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 	return DP_OK;
 }
 
+uint32_t *dpi_pase_choice_new(const dpi_pase_model *pm, dp_err *err)
+{
+	uint32_t *c = malloc(((size_t)pm->g->nops + 1) * sizeof *c);
+	if (!c)
+		dp_err_set(err, DP_ENOMEM, NULL, 0, 0, "pase: out of memory");
+	return c;
+}
+
 void dpi_pase_model_free(dpi_pase_model *pm)
 {
 	free(pm->off);

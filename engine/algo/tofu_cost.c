@@ -26,29 +26,11 @@ static int batch_index(const dp_graph *g, uint32_t u)
 	return bd[0] ? dp_op_find_dim(g, u, bd) : -1;
 }
 
-/* Does u have the batch (as a producer: in its out)? *i: its index. */
-static bool has_batch(const dp_graph *g, uint32_t u, bool producer, int *i)
+/* The dim of u that carries the batch on an edge (as a producer: in its
+ * out), by the lowering's rule; -1 when none does. */
+static int batch_of(const dp_graph *g, uint32_t u, bool producer)
 {
-	int b = batch_index(g, u);
-	if (b == -2) {
-		dp_role r = dp_op_role(g, u);
-		*i = 0;
-		return dpi_spmd_batch_role(r) &&
-		       !(producer && r == DP_ROLE_GRAD);
-	}
-	if (b < 0)
-		return false;
-	if (producer) {
-		dp_dims d;
-		dp_op_dims(g, u, &d);
-		bool in = d.nout < 0;
-		for (int k = 0; k < d.nout; k++)
-			in = in || d.out[k] == (uint8_t)b;
-		if (!in)
-			return false;
-	}
-	*i = b;
-	return true;
+	return dpi_spmd_batch_dim(g, (int8_t)batch_index(g, u), u, producer);
 }
 
 static void classify(const dp_graph *g, uint32_t e, dpi_tofu_edge *t)
@@ -73,7 +55,8 @@ static void classify(const dp_graph *g, uint32_t e, dpi_tofu_edge *t)
 				if (cd.name_off[k] == names[j])
 					t->cmap[k] = (int8_t)j;
 		}
-	} else if (has_batch(g, u, true, &pb) && has_batch(g, v, false, &cb)) {
+	} else if ((pb = batch_of(g, u, true)) >= 0 &&
+		   (cb = batch_of(g, v, false)) >= 0) {
 		t->pmap[pb] = 0;
 		t->cmap[cb] = 0;
 	} else {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal/graph_int.h"
+#include "internal/names.h"
 
 static const char *const role_names[DP_ROLE_COUNT] = {
 	"", "input", "param", "forward", "backward", "grad", "update", "loss",
@@ -17,15 +18,15 @@ const char *dp_role_name(dp_role r)
 
 dp_status dp_role_parse(const char *s, dp_role *out, dp_err *err)
 {
-	for (int r = DP_ROLE_NONE + 1; r < DP_ROLE_COUNT; r++)
-		if (!strcmp(s, role_names[r])) {
-			*out = (dp_role)r;
-			return DP_OK;
-		}
-	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-			  "unknown role '%.80s': expected one of input, param, "
-			  "forward, backward, grad, update, loss",
-			  s);
+	int i = 0;
+	dp_status st = dpi_parse_name(
+		s, role_names + DP_ROLE_NONE + 1,
+		DP_ROLE_COUNT - DP_ROLE_NONE - 1, "role",
+		"one of input, param, forward, backward, grad, update, loss",
+		&i, err);
+	if (!st)
+		*out = (dp_role)(DP_ROLE_NONE + 1 + i);
+	return st;
 }
 
 int dpi_graph_grow_roles(dp_graph *g)

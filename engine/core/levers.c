@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "internal/names.h"
+
 static const char *const prec_names[DP_PREC_COUNT] = {"fp32", "bf16", "fp16"};
 static const char *const recomp_names[DP_RECOMP_COUNT] = {"none", "selective",
 							  "full", "auto"};
@@ -34,26 +36,11 @@ const char *dp_recompute_name(dp_recompute r)
 	return (int)r >= 0 && r < DP_RECOMP_COUNT ? recomp_names[r] : "";
 }
 
-/* *out = the index of s in names[0..n); else DP_EINPUT "unknown WHAT
- * 'S': expected EXPECTED". */
-static dp_status parse_name(const char *s, const char *const *names, int n,
-			    const char *what, const char *expected, int *out,
-			    dp_err *err)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(s, names[i])) {
-			*out = i;
-			return DP_OK;
-		}
-	return dp_err_set(err, DP_EINPUT, NULL, 0, 0,
-			  "unknown %s '%.80s': expected %s", what, s, expected);
-}
-
 dp_status dp_precision_parse(const char *s, dp_precision *out, dp_err *err)
 {
 	int i = 0;
-	dp_status st = parse_name(s, prec_names, DP_PREC_COUNT, "precision",
-				  "fp32, bf16 or fp16", &i, err);
+	dp_status st = dpi_parse_name(s, prec_names, DP_PREC_COUNT, "precision",
+				      "fp32, bf16 or fp16", &i, err);
 	*out = st ? *out : (dp_precision)i;
 	return st;
 }
@@ -61,9 +48,9 @@ dp_status dp_precision_parse(const char *s, dp_precision *out, dp_err *err)
 dp_status dp_offload_parse(const char *s, dp_offload *out, dp_err *err)
 {
 	int i = 0;
-	dp_status st = parse_name(s, offload_names, DP_OFFLOAD_COUNT,
-				  "offload", "none, optimizer or params", &i,
-				  err);
+	dp_status st =
+		dpi_parse_name(s, offload_names, DP_OFFLOAD_COUNT, "offload",
+			       "none, optimizer or params", &i, err);
 	*out = st ? *out : (dp_offload)i;
 	return st;
 }
@@ -71,10 +58,9 @@ dp_status dp_offload_parse(const char *s, dp_offload *out, dp_err *err)
 dp_status dp_recompute_parse(const char *s, dp_recompute *out, dp_err *err)
 {
 	int i = 0;
-	dp_status st = parse_name(s, recomp_names, DP_RECOMP_COUNT,
-				  "recomputation",
-				  "none, selective, full or auto",
-				  &i, err);
+	dp_status st = dpi_parse_name(s, recomp_names, DP_RECOMP_COUNT,
+				      "recomputation",
+				      "none, selective, full or auto", &i, err);
 	*out = st ? *out : (dp_recompute)i;
 	return st;
 }

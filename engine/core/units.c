@@ -132,8 +132,6 @@ char *dp_units_fmt_num(double v, char *buf, size_t size)
 	return buf;
 }
 
-/* Copies s without leading/trailing white space into buf; returns its
- * length, or -1 when it does not fit. */
 /* DP_EINPUT with a message: the error of every parser below. */
 static dp_status bad(dp_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -147,18 +145,27 @@ static dp_status bad(dp_err *err, const char *fmt, ...)
 	return st;
 }
 
-static int trimmed(const char *s, char *buf, size_t size)
+#define ARG_MAX 256 /* the longest value a parser reads, with its NUL */
+
+/* Copies s (NULL: "") without leading/trailing white space into buf of
+ * ARG_MAX bytes. An empty or too long value is an error that names what
+ * the value is ("size", "time") and, when empty, what was expected. */
+static dp_status trimmed(const char *s, char *buf, const char *what,
+			 const char *expect, dp_err *err)
 {
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t n = strlen(s);
-	while (n && isspace((unsigned char)s[n - 1]))
+	const char *b = s ? s : "";
+	while (isspace((unsigned char)*b))
+		b++;
+	size_t n = strlen(b);
+	while (n && isspace((unsigned char)b[n - 1]))
 		n--;
-	if (n >= size)
-		return -1;
-	memcpy(buf, s, n);
+	if (n == 0)
+		return bad(err, "empty %s: %s", what, expect);
+	if (n >= ARG_MAX)
+		return bad(err, "bad %s '%.40s...': too long", what, s);
+	memcpy(buf, b, n);
 	buf[n] = '\0';
-	return (int)n;
+	return DP_OK;
 }
 
 /* Multiplier of a size unit ("" and "B" = 1); 0 when unknown, -1 when it
@@ -213,15 +220,13 @@ static int split_number(const char *t, double *v, const char **unit)
 static dp_status parse_size(const char *s, bool need_unit, int64_t *bytes,
 			    dp_err *err)
 {
-	char t[256];
-	int n = trimmed(s ? s : "", t, sizeof t);
-	if (n == 0)
-		return bad(err,
-			   "empty size: expected a number with %s "
-			   "unit " SIZE_UNITS,
-			   need_unit ? "a" : "an optional");
-	if (n < 0)
-		return bad(err, "bad size '%.40s...': too long", s);
+	char t[ARG_MAX], expect[128];
+	snprintf(expect, sizeof expect,
+		 "expected a number with %s unit " SIZE_UNITS,
+		 need_unit ? "a" : "an optional");
+	dp_status st = trimmed(s, t, "size", expect, err);
+	if (st)
+		return st;
 	double v, mult = 0;
 	const char *u = "";
 	if (split_number(t, &v, &u))
@@ -233,10 +238,7 @@ static dp_status parse_size(const char *s, bool need_unit, int64_t *bytes,
 			   "bytes: B, kB, MB, GB (or gb), KiB, MiB, GiB",
 			   t, u);
 	if (mult == 0)
-		return bad(err,
-			   "bad size '%s': expected a number with %s "
-			   "unit " SIZE_UNITS,
-			   t, need_unit ? "a" : "an optional");
+		return bad(err, "bad size '%s': %s", t, expect);
 	if (need_unit && !u[0])
 		return bad(err,
 			   "a size needs a unit, e.g. %sGiB or %sGB "
@@ -267,16 +269,14 @@ dp_status dp_units_parse_size(const char *s, int64_t *bytes, dp_err *err)
 dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 				   dp_err *err)
 {
-	char t[256];
-	int n = trimmed(s ? s : "", t, sizeof t);
+	char t[ARG_MAX];
 	static const char expect[] =
 		"expected bytes per second such as 130GB/s, 5.7GB/s or "
 		"900GiB/s (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB per "
 		"second; a plain number is bytes/s)";
-	if (n == 0)
-		return bad(err, "empty bandwidth: %s", expect);
-	if (n < 0)
-		return bad(err, "bad bandwidth '%.40s...': too long", s);
+	dp_status st = trimmed(s, t, "bandwidth", expect, err);
+	if (st)
+		return st;
 	double v, mult = 0;
 	const char *u;
 	if (split_number(t, &v, &u)) {
@@ -328,15 +328,13 @@ dp_status dp_units_parse_bandwidth(const char *s, double *bytes_per_us,
 
 dp_status dp_units_parse_time(const char *s, double *us, dp_err *err)
 {
-	char t[256];
-	int n = trimmed(s ? s : "", t, sizeof t);
+	char t[ARG_MAX];
 	static const char expect[] =
 		"expected a number with an optional unit ns, us, µs, ms, s "
 		"(a plain number is µs)";
-	if (n == 0)
-		return bad(err, "empty time: %s", expect);
-	if (n < 0)
-		return bad(err, "bad time '%.40s...': too long", s);
+	dp_status st = trimmed(s, t, "time", expect, err);
+	if (st)
+		return st;
 	static const struct {
 		const char *u;
 		double mult;

@@ -57,11 +57,40 @@ void dpi_shared_put(dp_algo_shared *sh, const dp_graph *g,
  * finalized graph has no group with two different pins), or -1. */
 int32_t dpi_algo_group_pin(const dp_graph *g, uint32_t grp);
 
+/* Puts op u and its whole colocation group on device d in pl. */
+void dpi_algo_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d);
+
+/* The part of an SPMD layout (dp, zero, megatron) every op starts with, on
+ * a mesh whose axis 0 is data parallel of size data: a pinned op goes whole
+ * to its pin, and an op without dims is split along axis 0 when its role
+ * splits along the batch and data > 1; both return -2 (u is laid out).
+ * Otherwise *d gets u's dims and the result is the index of its batch dim,
+ * -1 when it has none. */
+int dpi_algo_spmd_op_start(const dp_graph *g, uint32_t u, int data,
+			   struct dp_strategy *s, dp_dims *d);
+
 /* DP_OK when o's micro-batches are 0 (the default) to
  * DP_MAX_MICROBATCHES, else DP_EINPUT with "NAME: a pipeline needs 1 to
  * N micro-batches, got M". */
 dp_status dpi_algo_check_microbatches(const dp_algo_opts *o, const char *name,
 				      dp_err *err);
+
+/* How an input of v reaches device e (the polishes' earliest device). */
+typedef struct dpi_input_cost {
+	/* the transfer time of edge's data to device e (0 when local) */
+	double (*comm)(const void *ud, uint32_t edge, int32_t e);
+	/* whether v may go to e; NULL: every device */
+	bool (*allowed)(const void *ud, int32_t e);
+	const void *ud;
+} dpi_input_cost;
+
+/* The device other than pl[v] (of k) where v's inputs would arrive first in
+ * r's schedule: the latest r->end[from] + comm of its in-edges, among the
+ * allowed devices; ties: the less busy device, then the smaller index. -1
+ * if none is allowed. */
+int32_t dpi_earliest_input_device(const dp_graph *g, const dp_sim_result *r,
+				  int k, const int32_t *pl, uint32_t v,
+				  const dpi_input_cost *cost);
 
 
 /* Defines const dp_algo dpi_algo_ID, the entry engine/plan/registry.c lists:

@@ -27,9 +27,6 @@ dpi_best_score dpi_best_score_of(const dp_sim_result *r);
 /* Whether a is strictly better than b. */
 bool dpi_best_better(const dpi_best_score *a, const dpi_best_score *b);
 
-/* Puts op u and its whole colocation group on device d in pl. */
-void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d);
-
 /* best's "lanes" candidate (engine/algo/lanes.c): ops follow their main input in
  * a depth-first topological order while each device keeps its share of
  * every time window; pins and colocation groups kept. Writes g->nops

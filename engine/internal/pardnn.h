@@ -218,6 +218,9 @@ double dpi_pd_comm_delta(const pd_ctx *c, uint32_t rep, int32_t to);
 /* dpi_pd_comm_delta for every device at once: delta[d] for d < k (k entries;
  * delta[own device] = 0). One pass over the unit's edges. */
 void dpi_pd_comm_delta_all(const pd_ctx *c, uint32_t rep, double *delta);
+/* Adds to comm[d] the cost of each edge of op u (in-edges, then out-edges)
+ * to an op already placed on d (place >= 0). */
+void dpi_pd_add_placed_comm(const pd_ctx *c, uint32_t u, double *comm);
 
 /* Bytes the unit of rep would add to device e at e's peak time in the
  * current result (c->res, with peaks): its params, the temps and outputs of

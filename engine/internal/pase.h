@@ -83,6 +83,9 @@ dp_status dpi_pase_model_build(dpi_pase_model *pm, const dp_graph *g,
 			       const dp_machine *m, const dp_progress *p,
 			       dp_err *err);
 void dpi_pase_model_free(dpi_pase_model *pm);
+/* A choice (a configuration per op of pm's graph), not filled in; NULL
+ * with err set to DP_ENOMEM ("pase: out of memory") when there is no room. */
+uint32_t *dpi_pase_choice_new(const dpi_pase_model *pm, dp_err *err);
 
 /* Time in µs to bring edge e's tensor from its producer under global
  * config cu to its consumer under global config cv, as the lowering moves

@@ -143,7 +143,7 @@ static bool next_placement(const dp_graph *g, const uint32_t *rep, int32_t *dig,
 			dig[j] = 0;
 		int32_t before = j > 0 ? pmax[j - 1] : -1;
 		pmax[j] = dig[j] > before ? dig[j] : before;
-		dpi_best_unit_set(g, pl, rep[j], dig[j]);
+		dpi_algo_unit_set(g, pl, rep[j], dig[j]);
 	}
 	return true;
 }
@@ -176,7 +176,7 @@ dp_status dpi_best_exhaust(dp_sim *s, const dp_graph *g, const dp_machine *m,
 	}
 	for (uint32_t i = 0; i < n; i++) { /* the first: all on device 0 */
 		dig[i] = pmax[i] = 0;
-		dpi_best_unit_set(g, cur, rep[i], 0);
+		dpi_algo_unit_set(g, cur, rep[i], 0);
 	}
 	bool caps = false;
 	for (int d = 0; d < m->k; d++)

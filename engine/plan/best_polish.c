@@ -59,44 +59,19 @@ static bool movable(const dp_graph *g, uint32_t u)
 	return c < 0 || dpi_algo_group_pin(g, (uint32_t)c) < 0;
 }
 
-void dpi_best_unit_set(const dp_graph *g, int32_t *pl, uint32_t u, int32_t d)
-{
-	int32_t c = g->ops[u].colocate;
-	if (c < 0) {
-		pl[u] = d;
-		return;
-	}
-	for (uint32_t i = g->group_off[c]; i < g->group_off[c + 1]; i++)
-		pl[g->group_ops[i]] = d;
-}
+/* The graph and machine a round's placement is on. */
+typedef struct input_ud {
+	const dp_graph *g;
+	const dp_machine *m;
+	const int32_t *pl;
+} input_ud;
 
-/* The device other than v's where v's inputs would arrive first in r's
- * schedule; ties: the less busy device, then the smaller index. */
-static int32_t earliest_input_device(const dp_graph *g, const dp_machine *m,
-				     const dp_sim_result *r, const int32_t *pl,
-				     uint32_t v)
+static double input_comm(const void *ud, uint32_t edge, int32_t e)
 {
-	int32_t best = -1;
-	double best_t = 0;
-	for (int32_t e = 0; e < m->k; e++) {
-		if (e == pl[v])
-			continue;
-		double t = 0;
-		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
-			const dp_edge *ed = &g->edges[g->pred_edge[i]];
-			double a = r->end[ed->from] +
-				   dp_machine_comm(m, pl[ed->from], e,
-						   ed->control ? 0 : ed->bytes);
-			if (a > t)
-				t = a;
-		}
-		if (best < 0 || t < best_t ||
-		    (t == best_t && r->dev[e].busy_us < r->dev[best].busy_us)) {
-			best = e;
-			best_t = t;
-		}
-	}
-	return best;
+	const input_ud *x = ud;
+	const dp_edge *ed = &x->g->edges[edge];
+	return dp_machine_comm(x->m, x->pl[ed->from], e,
+			       ed->control ? 0 : ed->bytes);
 }
 
 /* The moves of one round, in the order they are tried. */
@@ -111,8 +86,11 @@ static uint32_t round_moves(const dp_graph *g, const dp_machine *m,
 			mv[n++] = (best_move){b, pl[a]};
 			mv[n++] = (best_move){a, pl[b]};
 		} else if (r->cp_cause[i] == DP_HOP_DEVICE && m->k > 1) {
+			input_ud x = {g, m, pl};
+			dpi_input_cost cost = {input_comm, NULL, &x};
 			mv[n++] = (best_move){
-				b, earliest_input_device(g, m, r, pl, b)};
+				b, dpi_earliest_input_device(g, r, m->k, pl, b,
+							     &cost)};
 		}
 	}
 	return n;
@@ -164,7 +142,7 @@ static dp_status try_move(best_try *t, uint32_t u, int32_t to, bool *kept,
 	int32_t from = t->pl[u];
 	if (to < 0 || to == from || !movable(t->g, u))
 		return DP_OK;
-	dpi_best_unit_set(t->g, t->pl, u, to);
+	dpi_algo_unit_set(t->g, t->pl, u, to);
 	dp_status st = dp_sim_run(t->s, t->pl, &t->oc, &t->cand, err);
 	if (st)
 		return st;
@@ -180,7 +158,7 @@ static dp_status try_move(best_try *t, uint32_t u, int32_t to, bool *kept,
 		}
 	}
 	if (!*kept)
-		dpi_best_unit_set(t->g, t->pl, u, from);
+		dpi_algo_unit_set(t->g, t->pl, u, from);
 	return st;
 }
 
@@ -305,7 +283,7 @@ dp_status dpi_best_restarts(dp_sim *s, const dp_graph *g, const dp_machine *m,
 	while (!st && t.sims < max_sims && m->k > 1) {
 		for (uint32_t u = 0; u < g->nops; u++) /* a random start */
 			if (movable(g, u))
-				dpi_best_unit_set(g, cur, u,
+				dpi_algo_unit_set(g, cur, u,
 						  (int32_t)(next_rand(&seed) %
 							    (uint64_t)m->k));
 		if ((st = dp_sim_run(s, cur, &oc, &t.cand, err)))

@@ -258,6 +258,14 @@ dp_graph *test_random_dag_with(uint64_t seed, const test_dag_opts *o,
 			CHECK_STR(name(v_), (cases)[i_][1]);                   \
 		}                                                              \
 	} while (0)
+/* CHECK_PARSE_REFUSES(T, parse, text, want): parse refuses text as a T:
+ * DP_EINPUT with exactly the message want. */
+#define CHECK_PARSE_REFUSES(T, parse, text, want)                              \
+	do {                                                                   \
+		T v_;                                                          \
+		dp_err e_;                                                     \
+		CHECK_INPUT_MSG(parse(text, &v_, &e_), &e_, want);             \
+	} while (0)
 /* CHECK_INPUT_MSG(call, err, want): call returns DP_EINPUT and fills err
  * with exactly the message want. */
 #define CHECK_INPUT_MSG(call, err, want)                                       \

@@ -60,6 +60,11 @@ screen() { $T capture-pane -p -t "$S" 2>/dev/null; }
 row() { screen | sed -n "${1}p"; }
 keys() { $T send-keys -t "$S" "$@" 2>/dev/null; }
 ok() { echo "ok - $1"; }
+# verdict NAME WHY: ok NAME when the command just before it succeeded
+# (its status, $?), else notok NAME WHY.
+verdict() {
+	if [ $? -eq 0 ]; then ok "$1"; else notok "$1" "$2"; fi
+}
 # notok NAME WHY: the failure, then the screen as comment lines.
 # When the session is gone (a blank screen) it says so, and what the
 # pane runs when it is there but blank.

@@ -206,20 +206,7 @@ dp_status dpi_pd_map(pd_ctx *c)
 		for (uint32_t i = lo_i; i < hi_i; i++) {
 			uint32_t u = c->path_ops[i];
 			work += c->w[u];
-			for (uint32_t j = g->pred_off[u];
-			     j < g->pred_off[u + 1]; j++) {
-				uint32_t e = g->pred_edge[j];
-				int32_t d = c->place[g->edges[e].from];
-				if (d >= 0)
-					comm[d] += c->c[e];
-			}
-			for (uint32_t j = g->succ_off[u];
-			     j < g->succ_off[u + 1]; j++) {
-				uint32_t e = g->succ_edge[j];
-				int32_t d = c->place[g->edges[e].to];
-				if (d >= 0)
-					comm[d] += c->c[e];
-			}
+			dpi_pd_add_placed_comm(c, u, comm);
 		}
 		int best = 0;
 		double bcost = 0;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/algo_int.h"
 #include "internal/pardnn.h"
 #include "internal/sort_key.h"
 
@@ -33,33 +34,32 @@ static bool fits_on(const pd_ctx *c, uint32_t rep, int32_t e)
 	return head >= 0 && dpi_pd_need_on(c, rep, e) <= head;
 }
 
+/* The unit of v and the search's state, for dpi_earliest_input_device. */
+typedef struct input_ud {
+	const pd_ctx *c;
+	uint32_t rep;
+} input_ud;
+
+static double input_comm(const void *ud, uint32_t edge, int32_t e)
+{
+	const pd_ctx *c = ((const input_ud *)ud)->c;
+	return c->place[c->g->edges[edge].from] != e ? c->c[edge] : 0;
+}
+
+static bool input_fits(const void *ud, int32_t e)
+{
+	const input_ud *x = ud;
+	return fits_on(x->c, x->rep, e);
+}
+
 /* Device other than v's where v's inputs would arrive first, among devices
  * with room for v's unit; -1 if none. */
 static int32_t earliest_input_device(const pd_ctx *c, uint32_t v)
 {
-	const dp_graph *g = c->g;
-	const dp_sim_result *r = c->res;
-	uint32_t rep = dpi_pd_rep(g, v);
-	int32_t best = -1;
-	double best_t = 0;
-	for (int32_t e = 0; e < c->k; e++) {
-		if (e == c->place[v] || !fits_on(c, rep, e))
-			continue;
-		double t = 0;
-		for (uint32_t i = g->pred_off[v]; i < g->pred_off[v + 1]; i++) {
-			uint32_t ed = g->pred_edge[i], p = g->edges[ed].from;
-			double a =
-				r->end[p] + (c->place[p] != e ? c->c[ed] : 0);
-			if (a > t)
-				t = a;
-		}
-		if (best < 0 || t < best_t ||
-		    (t == best_t && r->dev[e].busy_us < r->dev[best].busy_us)) {
-			best = e;
-			best_t = t;
-		}
-	}
-	return best;
+	input_ud x = {c, dpi_pd_rep(c->g, v)};
+	dpi_input_cost cost = {input_comm, input_fits, &x};
+	return dpi_earliest_input_device(c->g, c->res, c->k, c->place, v,
+					 &cost);
 }
 
 /* A proposed move, sorted by dpi_sort_key_desc: largest gain first, ties
