@@ -405,22 +405,21 @@ dp_status dpi_strategy_check_pipeline(const dp_graph *g, const dp_machine *m,
 		return bad(g, err,
 			   "a pipeline's virtual stages are 1 to %d, got %d",
 			   DP_MAX_VIRTUAL_STAGES, V);
-	if (pp->schedule == DP_SCHED_2BW && M < pp->nstages)
-		return bad(g, err,
-			   "schedule 2bw needs at least as many micro-batches "
-			   "as stages (PipeDream-2BW's rule: two weight "
-			   "versions cover the micro-batches in flight only "
-			   "when an update spans M >= S of them), got M = %d "
-			   "for %d stages",
-			   M, pp->nstages);
-	if (pp->schedule == DP_SCHED_STASH && M < pp->nstages)
-		return bad(g, err,
-			   "schedule stash needs at least as many micro-batches "
-			   "as stages: without a flush stage s holds S - s "
-			   "micro-batches in flight, and one simulated step "
-			   "holds them (and prices their activations and "
-			   "weight versions) only when M >= S; got M = %d for "
-			   "%d stages",
+	/* both asynchronous schedules need M >= S, each for its reason */
+	if (dp_schedule_is_async(pp->schedule) && M < pp->nstages)
+		return bad(g, err, "%s got M = %d for %d stages",
+			   pp->schedule == DP_SCHED_2BW
+				   ? "schedule 2bw needs at least as many "
+				     "micro-batches as stages (PipeDream-2BW's "
+				     "rule: two weight versions cover the "
+				     "micro-batches in flight only when an "
+				     "update spans M >= S of them),"
+				   : "schedule stash needs at least as many "
+				     "micro-batches as stages: without a flush "
+				     "stage s holds S - s micro-batches in "
+				     "flight, and one simulated step holds them "
+				     "(and prices their activations and weight "
+				     "versions) only when M >= S;",
 			   M, pp->nstages);
 	if (V > 1 && dp_schedule_is_async(pp->schedule))
 		return bad(g, err,
