@@ -3,7 +3,6 @@
 #include "cli.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* An asynchronous schedule (stash, 2bw) has no interleaved form, and
  * applies only to a pipeline algorithm when one algorithm is run. */
@@ -21,12 +20,7 @@ int cli_check_async(const cli_opts *o, const dp_algo *const *algos, size_t n)
 			o->virtual_stages, sch);
 		return 2;
 	}
-	static const char *const pipes[] = {"gpipe", "1f1b", "pipedream",
-					    "hybrid"};
-	bool pipe = false;
-	for (size_t k = 0; n == 1 && k < sizeof pipes / sizeof *pipes; k++)
-		pipe = pipe || !strcmp(algos[0]->name, pipes[k]);
-	if (n != 1 || pipe)
+	if (n != 1 || algos[0]->takes_schedule)
 		return 0;
 	fprintf(stderr,
 		"dnnpart: --schedule %s: an asynchronous schedule applies to "

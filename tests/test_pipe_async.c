@@ -323,9 +323,56 @@ static void test_async_needs_two_stages(void)
 	dp_graph_free(g);
 }
 
+/* takes_schedule marks exactly the algorithms that make a pipeline in the
+ * schedule asked for (the command line refuses an asynchronous schedule
+ * with any other): every strategy algorithm of the registry, asked for
+ * 2bw on a chain of 8 layers and 4 devices, makes a 2bw pipeline when it
+ * takes the schedule and no pipeline otherwise; a placement algorithm
+ * never takes it. */
+static void test_takes_schedule_is_the_pipelines(void)
+{
+	double tbs[8];
+	for (int i = 0; i < 8; i++)
+		tbs[i] = 400;
+	dp_graph *g = test_train_chain(8, 200, tbs, 200, 0, 0);
+	REQUIRE(g);
+	dp_machine m;
+	machine(&m, 4);
+	int npipes = 0;
+	for (size_t i = 0; i < dp_algo_count(); i++) {
+		const dp_algo *a = dp_algo_at(i);
+		if (!a->strategize) {
+			CHECK(!a->takes_schedule);
+			continue;
+		}
+		dp_algo_opts o;
+		dp_algo_opts_default(&o);
+		o.schedule = DP_SCHED_2BW;
+		dp_strategy s;
+		dp_err err;
+		dp_err_clear(&err);
+		if (a->strategize(g, &m, &o, NULL, &s, &err) != DP_OK) {
+			FAIL_ERR(a->name, &err);
+			continue;
+		}
+		bool pipe2bw = s.kind == DP_STRAT_PIPELINE &&
+			       s.pipe.schedule == DP_SCHED_2BW;
+		if (pipe2bw != a->takes_schedule)
+			printf("# %s: takes_schedule %d, made %s\n", a->name,
+			       a->takes_schedule, s.label);
+		CHECK(pipe2bw == a->takes_schedule);
+		npipes += a->takes_schedule;
+		dp_strategy_free(&s);
+	}
+	CHECK_INT(npipes, 4); /* gpipe, 1f1b, pipedream, hybrid */
+	dp_machine_free(&m);
+	dp_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_weight_versions_memory),
 	  TEST(test_async_needs_two_stages),
 	  TEST(test_memory_cut_counts_versions),
 	  TEST(test_weight_bytes_by_param_dims),
 	  TEST(test_steady_step_closed_form),
-	  TEST(test_search_takes_few_microbatches))
+	  TEST(test_search_takes_few_microbatches),
+	  TEST(test_takes_schedule_is_the_pipelines))

@@ -647,4 +647,5 @@ const dp_algo dpi_algo_hybrid = {
 	.source = "Narayanan et al., Megatron-LM 3D parallelism, SC 2021",
 	.strategize = hybrid_strategize,
 	.takes_tp = true,
+	.takes_schedule = true,
 };

@@ -621,6 +621,7 @@ const dp_algo dpi_algo_gpipe = {
 		   "forwards then all backwards",
 	.source = "Huang et al., GPipe, NeurIPS 2019",
 	.strategize = gpipe_strategize,
+	.takes_schedule = true,
 };
 
 const dp_algo dpi_algo_1f1b = {
@@ -630,4 +631,5 @@ const dp_algo dpi_algo_1f1b = {
 		   "not M",
 	.source = "Narayanan et al., PipeDream-Flush, ICML 2021; Megatron-LM",
 	.strategize = f1b1_strategize,
+	.takes_schedule = true,
 };

@@ -303,4 +303,5 @@ const dp_algo dpi_algo_pipedream = {
 		   "cut transfer, all-reduce) is least, memory caps kept; 1F1B",
 	.source = "Narayanan et al., PipeDream, SOSP 2019",
 	.strategize = pd_strategize,
+	.takes_schedule = true,
 };

@@ -195,6 +195,9 @@ typedef struct dp_algo {
 	/* honours dp_algo_opts.tp when it is > 0: a tensor-parallel size T
 	 * that must divide K (megatron, hybrid); the others ignore it */
 	bool takes_tp;
+	/* honours dp_algo_opts.schedule: a pipeline algorithm (gpipe, 1f1b,
+	 * pipedream, hybrid), whose stages are searched for that order */
+	bool takes_schedule;
 } dp_algo;
 
 /* The registry, in display order: pardnn first; best (the default) last. */
